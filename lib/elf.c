@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A checked view over the bytes of an ELF object, from a file or memory.
+ *
+ * Fields are read by offset and width in the object's own byte order
+ * (gABI "ELF Header", "Program Header", "Sections"); no structure is ever
+ * overlaid on the bytes.  Files are read with pread(): the first page at
+ * open time (headers and notes normally live there), other ranges only when
+ * asked for, so a view costs one read for most binaries.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfview.h"
+
+#define HEAD_SIZE 4096u
+
+struct chunk {
+        struct chunk *next;
+        uint64_t off, len;
+        uint8_t data[];
+};
+
+static int read_full(int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got) {
+        uint64_t done = 0;
+        while (done < len) {
+                ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return pn_error(-errno, "read failed: %s", strerror(errno));
+                }
+                if (n == 0)
+                        break;
+                done += (uint64_t)n;
+        }
+        *got = done;
+        return 0;
+}
+
+const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err) {
+        if (!pn_range_ok(off, len, e->size)) {
+                *err = pn_error(-EBADMSG, "range 0x%llx+0x%llx lies outside the file (size 0x%llx)",
+                                (unsigned long long)off, (unsigned long long)len,
+                                (unsigned long long)e->size);
+                return NULL;
+        }
+        if (e->mem)
+                return e->mem + off;
+        if (off + len <= e->head_len)
+                return e->head + off;
+        for (struct chunk *c = e->chunks; c; c = c->next)
+                if (off >= c->off && off + len <= c->off + c->len)
+                        return c->data + (off - c->off);
+        struct chunk *c = malloc(sizeof *c + (len ? len : 1));
+        if (!c) {
+                *err = pn_error(-ENOMEM, "out of memory");
+                return NULL;
+        }
+        uint64_t got;
+        int r = read_full(e->fd, c->data, len, off, &got);
+        if (r < 0 || got != len) {
+                free(c);
+                *err = r < 0 ? r : pn_error(-EBADMSG, "file shrank while being read");
+                return NULL;
+        }
+        c->off = off;
+        c->len = len;
+        c->next = e->chunks;
+        e->chunks = c;
+        return c->data;
+}
+
+/* Parses the ELF header and program headers; section headers wait. */
+static int parse_header(pkgnote_elf *e) {
+        int err;
+        const uint8_t *h = pn_elf_bytes(e, 0, 16, &err);
+        if (!h || memcmp(h, "\177ELF", 4) != 0)
+                return pn_error(-ENOEXEC, "not an ELF file");
+        if (h[4] != 1 && h[4] != 2)
+                return pn_error(-EBADMSG, "unknown ELF class %u", h[4]);
+        if (h[5] != 1 && h[5] != 2)
+                return pn_error(-EBADMSG, "unknown ELF data encoding %u", h[5]);
+        e->is64 = h[4] == 2;
+        e->be = h[5] == 2;
+        bool be = e->be;
+        uint64_t ehsize = e->is64 ? 64 : 52;
+        h = pn_elf_bytes(e, 0, ehsize, &err);
+        if (!h)
+                return pn_error(-EBADMSG, "truncated ELF header");
+        e->type = pn_rd16(h + 16, be);
+        e->machine = pn_rd16(h + 18, be);
+        if (e->is64) {
+                e->phoff = pn_rd64(h + 32, be);
+                e->shoff = pn_rd64(h + 40, be);
+        } else {
+                e->phoff = pn_rd32(h + 28, be);
+                e->shoff = pn_rd32(h + 32, be);
+        }
+        const uint8_t *t = h + (e->is64 ? 54 : 42);
+        e->phentsize = pn_rd16(t, be);
+        e->phnum = pn_rd16(t + 2, be);
+        e->shentsize = pn_rd16(t + 4, be);
+        e->shnum = pn_rd16(t + 6, be);
+        e->shstrndx = pn_rd16(t + 8, be);
+
+        /* gABI extended numbering: counts that do not fit live in section 0. */
+        if (e->shoff != 0 && (e->phnum == 0xffff || e->shnum == 0 || e->shstrndx == 0xffff)) {
+                uint64_t shent = e->is64 ? 64 : 40;
+                if (e->shentsize < shent)
+                        return pn_error(-EBADMSG, "section header size %u too small", e->shentsize);
+                const uint8_t *s0 = pn_elf_bytes(e, e->shoff, shent, &err);
+                if (!s0)
+                        return pn_error(-EBADMSG, "section header 0 (extended numbering) lies outside the file");
+                uint64_t size = e->is64 ? pn_rd64(s0 + 32, be) : pn_rd32(s0 + 20, be);
+                uint32_t link = pn_rd32(s0 + (e->is64 ? 40 : 24), be);
+                uint32_t info = pn_rd32(s0 + (e->is64 ? 44 : 28), be);
+                if (e->phnum == 0xffff)
+                        e->phnum = info;
+                if (e->shnum == 0)
+                        e->shnum = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+                if (e->shstrndx == 0xffff)
+                        e->shstrndx = link;
+        } else if (e->shoff == 0)
+                e->shnum = 0;
+
+        if (e->phnum > PKGNOTE_MAX_PHDRS)
+                return pn_error(-E2BIG, "%u program headers, more than the limit of %u", e->phnum,
+                                PKGNOTE_MAX_PHDRS);
+        if (e->phnum == 0)
+                return 0;
+        uint64_t phent = e->is64 ? 56 : 32;
+        if (e->phentsize < phent)
+                return pn_error(-EBADMSG, "program header size %u too small", e->phentsize);
+        const uint8_t *p = pn_elf_bytes(e, e->phoff, (uint64_t)e->phnum * e->phentsize, &err);
+        if (!p)
+                return pn_error(-EBADMSG, "program headers lie outside the file");
+        e->phdrs = calloc(e->phnum, sizeof *e->phdrs);
+        if (!e->phdrs)
+                return pn_error(-ENOMEM, "out of memory");
+        for (uint32_t i = 0; i < e->phnum; i++, p += e->phentsize) {
+                pkgnote_phdr *ph = &e->phdrs[i];
+                ph->type = pn_rd32(p, be);
+                if (e->is64) {
+                        ph->flags = pn_rd32(p + 4, be);
+                        ph->offset = pn_rd64(p + 8, be);
+                        ph->vaddr = pn_rd64(p + 16, be);
+                        ph->filesz = pn_rd64(p + 32, be);
+                        ph->memsz = pn_rd64(p + 40, be);
+                        ph->align = pn_rd64(p + 48, be);
+                } else {
+                        ph->offset = pn_rd32(p + 4, be);
+                        ph->vaddr = pn_rd32(p + 8, be);
+                        ph->filesz = pn_rd32(p + 16, be);
+                        ph->memsz = pn_rd32(p + 20, be);
+                        ph->flags = pn_rd32(p + 24, be);
+                        ph->align = pn_rd32(p + 28, be);
+                }
+        }
+        return 0;
+}
+
+static int elf_new(pkgnote_elf **ret) {
+        pkgnote_elf *e = calloc(1, sizeof *e);
+        if (!e)
+                return pn_error(-ENOMEM, "out of memory");
+        e->fd = -1;
+        *ret = e;
+        return 0;
+}
+
+static int elf_finish(pkgnote_elf *e, pkgnote_elf **ret) {
+        int r = parse_header(e);
+        if (r < 0) {
+                pkgnote_elf_free(e);
+                return r;
+        }
+        *ret = e;
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_elf_from_memory(const void *data, size_t size, pkgnote_elf **ret) {
+        pkgnote_elf *e = NULL;
+        if (!data && size)
+                return pn_error(-EINVAL, "no data");
+        int r = elf_new(&e);
+        if (r < 0)
+                return r;
+        e->mem = data ? data : (const uint8_t *)"";
+        e->size = size;
+        return elf_finish(e, ret);
+}
+
+/* Reads a non-seekable input (pipe, character device) whole, bounded. */
+static int slurp(pkgnote_elf *e, int fd) {
+        size_t cap = 0, len = 0;
+        uint8_t *buf = NULL;
+        for (;;) {
+                if (len == cap) {
+                        if (cap >= PKGNOTE_MAX_READ) {
+                                free(buf);
+                                return pn_error(-E2BIG, "input larger than %u bytes", PKGNOTE_MAX_READ);
+                        }
+                        cap = cap ? cap * 2 : 65536;
+                        uint8_t *n = realloc(buf, cap);
+                        if (!n) {
+                                free(buf);
+                                return pn_error(-ENOMEM, "out of memory");
+                        }
+                        buf = n;
+                }
+                ssize_t n = read(fd, buf + len, cap - len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        int r = -errno;
+                        free(buf);
+                        return pn_error(r, "read failed: %s", strerror(-r));
+                }
+                if (n == 0)
+                        break;
+                len += (size_t)n;
+        }
+        e->owned = buf;
+        e->mem = buf ? buf : (const uint8_t *)"";
+        e->size = len;
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret) {
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return pn_error(-errno, "cannot stat: %s", strerror(errno));
+        if (S_ISDIR(st.st_mode))
+                return pn_error(-EISDIR, "is a directory");
+        pkgnote_elf *e = NULL;
+        int r = elf_new(&e);
+        if (r < 0)
+                return r;
+        if (S_ISREG(st.st_mode)) {
+                e->fd = fd;
+                e->size = (uint64_t)st.st_size;
+                uint64_t want = e->size < HEAD_SIZE ? e->size : HEAD_SIZE, got;
+                r = read_full(fd, e->head, want, 0, &got);
+                if (r < 0) {
+                        pkgnote_elf_free(e);
+                        return r;
+                }
+                e->head_len = got;
+                if (got < want)
+                        e->size = got; /* shrank under us: trust what was read */
+        } else {
+                r = slurp(e, fd);
+                if (r < 0) {
+                        pkgnote_elf_free(e);
+                        return r;
+                }
+        }
+        return elf_finish(e, ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_elf_open(const char *path, pkgnote_elf **ret) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return pn_error(-errno, "cannot open: %s", strerror(errno));
+        pkgnote_elf *e = NULL;
+        int r = pkgnote_elf_open_fd(fd, &e);
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        e->own_fd = true;
+        *ret = e;
+        return 0;
+}
+
+PKGNOTE_PUBLIC void pkgnote_elf_free(pkgnote_elf *e) {
+        if (!e)
+                return;
+        while (e->chunks) {
+                struct chunk *c = e->chunks;
+                e->chunks = c->next;
+                free(c);
+        }
+        if (e->own_fd && e->fd >= 0)
+                close(e->fd);
+        for (size_t i = 0; i < e->n_problems; i++)
+                free(e->problems[i].message);
+        free(e->problems);
+        free(e->owned);
+        free(e->phdrs);
+        free(e->shdrs);
+        free(e->notes);
+        free(e);
+}
+
+PKGNOTE_PUBLIC int pkgnote_elf_class(const pkgnote_elf *e) {
+        return e->is64 ? 64 : 32;
+}
+PKGNOTE_PUBLIC int pkgnote_elf_big_endian(const pkgnote_elf *e) {
+        return e->be;
+}
+PKGNOTE_PUBLIC unsigned pkgnote_elf_type(const pkgnote_elf *e) {
+        return e->type;
+}
+PKGNOTE_PUBLIC unsigned pkgnote_elf_machine(const pkgnote_elf *e) {
+        return e->machine;
+}
+PKGNOTE_PUBLIC uint64_t pkgnote_elf_size(const pkgnote_elf *e) {
+        return e->size;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_elf_type_name(unsigned type) {
+        static const char *const names[] = {"NONE", "REL", "EXEC", "DYN", "CORE"};
+        return type < ELEMENTSOF(names) ? names[type] : NULL;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_machine_name(unsigned machine, int elf_class) {
+        bool is64 = elf_class == 64;
+        switch (machine) {
+        case 2: return is64 ? "sparc64" : "sparc";
+        case 3: return "i386";
+        case 4: return "m68k";
+        case 8: return is64 ? "mips64" : "mips";
+        case 15: return "parisc";
+        case 18: return "sparc";
+        case 20: return "ppc";
+        case 21: return "ppc64";
+        case 22: return is64 ? "s390x" : "s390";
+        case 40: return "arm";
+        case 42: return "sh";
+        case 43: return "sparc64";
+        case 50: return "ia64";
+        case 62: return is64 ? "x86-64" : "x32";
+        case 183: return "aarch64";
+        case 243: return is64 ? "riscv64" : "riscv32";
+        case 247: return "bpf";
+        case 258: return is64 ? "loongarch64" : "loongarch32";
+        case 0x9026: return "alpha";
+        default: return NULL;
+        }
+}
+
+PKGNOTE_PUBLIC int pkgnote_elf_phdrs(pkgnote_elf *e, const pkgnote_phdr **ret) {
+        *ret = e->phdrs;
+        return (int)e->phnum;
+}
+
+/* Section names bounded by the table: a name must end inside it. */
+static const char *section_name(const uint8_t *tab, uint64_t tab_len, uint32_t off) {
+        if (!tab || off >= tab_len)
+                return "";
+        const void *nul = memchr(tab + off, 0, tab_len - off);
+        return nul ? (const char *)tab + off : "";
+}
+
+static int read_shdrs(pkgnote_elf *e) {
+        int err;
+        if (e->shnum == 0)
+                return 0;
+        if (e->shnum > PKGNOTE_MAX_SHDRS)
+                return pn_error(-E2BIG, "%u section headers, more than the limit of %u", e->shnum,
+                                PKGNOTE_MAX_SHDRS);
+        uint64_t shent = e->is64 ? 64 : 40;
+        if (e->shentsize < shent)
+                return pn_error(-EBADMSG, "section header size %u too small", e->shentsize);
+        const uint8_t *p = pn_elf_bytes(e, e->shoff, (uint64_t)e->shnum * e->shentsize, &err);
+        if (!p)
+                return pn_error(-EBADMSG, "section headers lie outside the file");
+        pkgnote_shdr *s = calloc(e->shnum, sizeof *s);
+        if (!s)
+                return pn_error(-ENOMEM, "out of memory");
+        bool be = e->be;
+        uint32_t *name_off = calloc(e->shnum, sizeof *name_off);
+        if (!name_off) {
+                free(s);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        for (uint32_t i = 0; i < e->shnum; i++, p += e->shentsize) {
+                name_off[i] = pn_rd32(p, be);
+                s[i].type = pn_rd32(p + 4, be);
+                if (e->is64) {
+                        s[i].flags = pn_rd64(p + 8, be);
+                        s[i].addr = pn_rd64(p + 16, be);
+                        s[i].offset = pn_rd64(p + 24, be);
+                        s[i].size = pn_rd64(p + 32, be);
+                        s[i].align = pn_rd64(p + 48, be);
+                } else {
+                        s[i].flags = pn_rd32(p + 8, be);
+                        s[i].addr = pn_rd32(p + 12, be);
+                        s[i].offset = pn_rd32(p + 16, be);
+                        s[i].size = pn_rd32(p + 20, be);
+                        s[i].align = pn_rd32(p + 32, be);
+                }
+        }
+        const uint8_t *tab = NULL;
+        uint64_t tab_len = 0;
+        if (e->shstrndx != 0 && e->shstrndx < e->shnum && s[e->shstrndx].type != 8 /* NOBITS */) {
+                tab_len = s[e->shstrndx].size;
+                if (tab_len > PKGNOTE_MAX_SHSTRTAB)
+                        tab_len = 0;
+                else
+                        tab = pn_elf_bytes(e, s[e->shstrndx].offset, tab_len, &err);
+                if (!tab)
+                        pn_elf_problem(e, -EBADMSG, "section name table lies outside the file");
+        }
+        for (uint32_t i = 0; i < e->shnum; i++)
+                s[i].name = section_name(tab, tab_len, name_off[i]);
+        free(name_off);
+        e->shdrs = s;
+        e->n_shdrs = e->shnum;
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_elf_shdrs(pkgnote_elf *e, const pkgnote_shdr **ret) {
+        if (!e->shdrs_read) {
+                e->shdrs_read = true;
+                e->shdrs_err = read_shdrs(e);
+        }
+        if (e->shdrs_err < 0)
+                return e->shdrs_err;
+        *ret = e->shdrs;
+        return (int)e->n_shdrs;
+}
+
+int pn_elf_problem(pkgnote_elf *e, int err, const char *fmt, ...) {
+        if (e->n_problems >= 16)
+                return err; /* enough to explain; do not grow on hostile input */
+        struct pn_problem *p = realloc(e->problems, (e->n_problems + 1) * sizeof *p);
+        if (!p)
+                return err;
+        e->problems = p;
+        char *msg;
+        va_list ap;
+        va_start(ap, fmt);
+        if (vasprintf(&msg, fmt, ap) < 0)
+                msg = NULL;
+        va_end(ap);
+        if (!msg)
+                return err;
+        p[e->n_problems].err = err;
+        p[e->n_problems].message = msg;
+        e->n_problems++;
+        return err;
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_elf_problem_count(const pkgnote_elf *e) {
+        return e->n_problems;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_elf_problem(const pkgnote_elf *e, size_t i, int *error) {
+        if (i >= e->n_problems)
+                return NULL;
+        if (error)
+                *error = e->problems[i].err;
+        return e->problems[i].message;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The ELF view's private state, shared by elf.c and note.c. */
+#ifndef PKGNOTE_ELFVIEW_H
+#define PKGNOTE_ELFVIEW_H
+
+#include <stdarg.h>
+
+#include "internal.h"
+
+struct chunk;
+
+struct pn_problem {
+        int err;
+        char *message;
+};
+
+struct pkgnote_elf {
+        const uint8_t *mem; /* whole object in memory, or NULL for a file */
+        uint8_t *owned;     /* memory we allocated (non-seekable input) */
+        int fd;
+        bool own_fd;
+        uint64_t size;
+        uint8_t head[4096]; /* first page of a file */
+        uint64_t head_len;
+        struct chunk *chunks;
+
+        bool is64, be;
+        unsigned type, machine;
+        uint64_t phoff, shoff;
+        unsigned phentsize, shentsize;
+        uint32_t phnum, shnum, shstrndx;
+        pkgnote_phdr *phdrs;
+
+        bool shdrs_read;
+        int shdrs_err;
+        pkgnote_shdr *shdrs;
+        uint32_t n_shdrs;
+
+        bool notes_read;
+        int notes_err;
+        pkgnote_note *notes;
+        size_t n_notes;
+
+        struct pn_problem *problems;
+        size_t n_problems;
+};
+
+/* Records a non-fatal problem with the object (kept, bounded) and returns ERR. */
+int pn_elf_problem(pkgnote_elf *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Private helpers shared by the library's files. */
+#ifndef PKGNOTE_INTERNAL_H
+#define PKGNOTE_INTERNAL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pkgnote.h"
+
+#define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
+#define ALIGN_UP(x, a) (((x) + ((a)-1)) & ~((uint64_t)(a)-1))
+
+/* Records a formatted reason for pkgnote_last_error() and returns ERR
+ * (a negative errno), so failures read: return pn_error(-EBADMSG, "...").  */
+int pn_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pn_error_clear(void);
+
+/* Overflow-checked "does [off, off+len) fit in size". */
+static inline bool pn_range_ok(uint64_t off, uint64_t len, uint64_t size) {
+        return off <= size && len <= size - off;
+}
+
+/* Explicit-byte-order reads from a buffer the caller has bounds-checked. */
+static inline uint16_t pn_rd16(const uint8_t *p, bool be) {
+        return be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+}
+static inline uint32_t pn_rd32(const uint8_t *p, bool be) {
+        return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+                  : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+static inline uint64_t pn_rd64(const uint8_t *p, bool be) {
+        return be ? (uint64_t)pn_rd32(p, true) << 32 | pn_rd32(p + 4, true)
+                  : (uint64_t)pn_rd32(p + 4, false) << 32 | pn_rd32(p, false);
+}
+static inline void pn_wr16(uint8_t *p, uint16_t v, bool be) {
+        p[be ? 0 : 1] = (uint8_t)(v >> 8);
+        p[be ? 1 : 0] = (uint8_t)v;
+}
+static inline void pn_wr32(uint8_t *p, uint32_t v, bool be) {
+        for (int i = 0; i < 4; i++)
+                p[be ? 3 - i : i] = (uint8_t)(v >> (8 * i));
+}
+static inline void pn_wr64(uint8_t *p, uint64_t v, bool be) {
+        for (int i = 0; i < 8; i++)
+                p[be ? 7 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Returns a pointer to LEN bytes at file offset OFF of the object, reading
+ * them when needed; NULL (with pn_error set, *err = -EBADMSG or an I/O
+ * errno) when the range lies outside the file.  Valid until the view is
+ * freed.  Every access to object bytes goes through here. */
+const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err);
+
+/* Validates a JSON string value per the spec: UTF-8 and no control
+ * characters (C0, DEL, C1).  0 or -EINVAL with pn_error set. */
+int pn_check_string(const char *s, const char *what);
+
+#endif

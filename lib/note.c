@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Note walking and encoding (gABI "Note Section").
+ *
+ * A note is a 12-byte header (namesz, descsz, type) followed by the name
+ * and the descriptor, each padded to the note alignment: 4, or 8 for
+ * regions aligned to 8 (as GNU property notes are).  Padding is relative
+ * to the start of the region, which the producer aligned.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "elfview.h"
+
+enum { PT_LOAD = 1, PT_NOTE = 4, SHT_NOTE = 7 };
+#define FIRST_PAGE 4096u
+
+static int add_note(pkgnote_elf *e, size_t *cap, const pkgnote_note *n) {
+        if (e->n_notes >= PKGNOTE_MAX_NOTES)
+                return pn_elf_problem(e, -E2BIG, "more than %u notes, ignoring the rest", PKGNOTE_MAX_NOTES);
+        if (e->n_notes == *cap) {
+                size_t ncap = *cap ? *cap * 2 : 16;
+                pkgnote_note *p = realloc(e->notes, ncap * sizeof *p);
+                if (!p)
+                        return pn_error(-ENOMEM, "out of memory");
+                e->notes = p;
+                *cap = ncap;
+        }
+        e->notes[e->n_notes++] = *n;
+        return 0;
+}
+
+/* Walks the notes in file bytes [off, off+len).  A malformed note ends the
+ * region (its length fields can no longer be trusted) and is recorded as a
+ * problem; notes before it are kept. */
+static int walk_region(pkgnote_elf *e, size_t *cap, uint64_t off, uint64_t len, uint32_t align,
+                       unsigned where, const char *section, const char *what) {
+        int err;
+        if (len == 0)
+                return 0;
+        const uint8_t *base = pn_elf_bytes(e, off, len, &err);
+        if (!base)
+                return pn_elf_problem(e, err, "%s at offset 0x%llx: lies outside the file", what,
+                                      (unsigned long long)off);
+        uint64_t pos = 0;
+        while (pos < len) {
+                if (len - pos < 12) {
+                        for (uint64_t i = pos; i < len; i++)
+                                if (base[i] != 0)
+                                        return pn_elf_problem(e, -EBADMSG,
+                                                "%s at offset 0x%llx: %llu stray bytes after the last note",
+                                                what, (unsigned long long)off, (unsigned long long)(len - pos));
+                        return 0; /* zero padding at the end of the region */
+                }
+                const uint8_t *h = base + pos;
+                pkgnote_note n = {0};
+                n.namesz = pn_rd32(h, e->be);
+                n.descsz = pn_rd32(h + 4, e->be);
+                n.type = pn_rd32(h + 8, e->be);
+                uint64_t name_at = pos + 12;
+                uint64_t desc_at = ALIGN_UP(name_at + n.namesz, align);
+                uint64_t end = ALIGN_UP(desc_at + n.descsz, align);
+                /* 64-bit arithmetic on 32-bit sizes cannot overflow here. */
+                if (name_at + n.namesz > len)
+                        return pn_elf_problem(e, -EBADMSG,
+                                              "note at offset 0x%llx: name size %u runs past the end of the %s",
+                                              (unsigned long long)(off + pos), n.namesz, what);
+                if (desc_at + n.descsz > len)
+                        return pn_elf_problem(e, -EBADMSG,
+                                              "note at offset 0x%llx: descriptor size %u runs past the end of the %s",
+                                              (unsigned long long)(off + pos), n.descsz, what);
+                n.name = (const char *)base + name_at;
+                n.desc = base + desc_at;
+                n.align = align;
+                n.offset = off + pos;
+                /* The final padding may be cut off by the region's end. */
+                n.size = (end > len ? len : end) - pos;
+                n.where = where;
+                n.section = section;
+                int r = add_note(e, cap, &n);
+                if (r < 0)
+                        return r;
+                pos = end;
+        }
+        return 0;
+}
+
+static int cmp_note(const void *a, const void *b) {
+        const pkgnote_note *x = a, *y = b;
+        if (x->offset != y->offset)
+                return x->offset < y->offset ? -1 : 1;
+        /* Keep segment entries before section entries for merging. */
+        return (int)(x->where & PKGNOTE_NOTE_IN_SECTION) - (int)(y->where & PKGNOTE_NOTE_IN_SECTION);
+}
+
+static bool inside_load(pkgnote_elf *e, uint64_t off, uint64_t len) {
+        for (uint32_t i = 0; i < e->phnum; i++) {
+                const pkgnote_phdr *p = &e->phdrs[i];
+                if (p->type == PT_LOAD && off >= p->offset && pn_range_ok(off - p->offset, len, p->filesz))
+                        return true;
+        }
+        return false;
+}
+
+static int read_notes(pkgnote_elf *e) {
+        size_t cap = 0;
+        int r;
+        for (uint32_t i = 0; i < e->phnum; i++) {
+                const pkgnote_phdr *p = &e->phdrs[i];
+                if (p->type != PT_NOTE)
+                        continue;
+                r = walk_region(e, &cap, p->offset, p->filesz, p->align == 8 ? 8 : 4,
+                                PKGNOTE_NOTE_IN_SEGMENT, NULL, "PT_NOTE segment");
+                if (r == -ENOMEM)
+                        return r;
+        }
+        const pkgnote_shdr *s;
+        int ns = pkgnote_elf_shdrs(e, &s);
+        if (ns < 0)
+                pn_elf_problem(e, ns, "section headers: %s", pkgnote_last_error());
+        for (int i = 0; i < ns; i++) {
+                if (s[i].type != SHT_NOTE)
+                        continue;
+                r = walk_region(e, &cap, s[i].offset, s[i].size, s[i].align == 8 ? 8 : 4,
+                                PKGNOTE_NOTE_IN_SECTION, s[i].name, "note section");
+                if (r == -ENOMEM)
+                        return r;
+        }
+        if (e->n_notes == 0)
+                return 0;
+
+        /* One entry per offset: a segment and a section usually cover the
+         * same note.  Merge their flags and keep the section name. */
+        qsort(e->notes, e->n_notes, sizeof *e->notes, cmp_note);
+        size_t out = 0;
+        for (size_t i = 0; i < e->n_notes; i++) {
+                pkgnote_note *n = &e->notes[i];
+                if (out > 0 && e->notes[out - 1].offset == n->offset) {
+                        pkgnote_note *m = &e->notes[out - 1];
+                        m->where |= n->where;
+                        if (!m->section)
+                                m->section = n->section;
+                        continue;
+                }
+                e->notes[out++] = *n;
+        }
+        e->n_notes = out;
+        for (size_t i = 0; i < e->n_notes; i++) {
+                pkgnote_note *n = &e->notes[i];
+                if ((n->where & PKGNOTE_NOTE_IN_SEGMENT) && inside_load(e, n->offset, n->size)) {
+                        n->where |= PKGNOTE_NOTE_LOADED;
+                        if (n->offset + n->size <= FIRST_PAGE)
+                                n->where |= PKGNOTE_NOTE_FIRST_PAGE;
+                }
+        }
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_elf_notes(pkgnote_elf *e, const pkgnote_note **ret) {
+        if (!e->notes_read) {
+                e->notes_read = true;
+                e->notes_err = read_notes(e);
+        }
+        if (e->notes_err < 0)
+                return e->notes_err;
+        *ret = e->notes;
+        return (int)e->n_notes;
+}
+
+PKGNOTE_PUBLIC int pkgnote_note_is(const pkgnote_note *n, const char *owner, uint32_t type) {
+        size_t len = strlen(owner) + 1;
+        return n->type == type && n->namesz == len && memcmp(n->name, owner, len) == 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_note_json(const pkgnote_note *n, const char **json, size_t *len) {
+        if (n->descsz > PKGNOTE_MAX_DESC)
+                return pn_error(-E2BIG, "descriptor of %u bytes, more than the limit of %u", n->descsz,
+                                PKGNOTE_MAX_DESC);
+        const uint8_t *nul = memchr(n->desc, 0, n->descsz);
+        if (!nul)
+                return pn_error(-EBADMSG, "descriptor is not NUL-terminated");
+        /* Whatever follows the first NUL must be padding. */
+        for (const uint8_t *p = nul; p < n->desc + n->descsz; p++)
+                if (*p)
+                        return pn_error(-EBADMSG, "descriptor has bytes after its terminating NUL");
+        *json = (const char *)n->desc;
+        *len = (size_t)(nul - n->desc);
+        return 0;
+}
+
+#define MAX_BUILD_ID 64u
+
+PKGNOTE_PUBLIC int pkgnote_elf_build_id(pkgnote_elf *e, const uint8_t **id, size_t *len) {
+        const pkgnote_note *n;
+        int c = pkgnote_elf_notes(e, &n);
+        if (c < 0)
+                return c;
+        for (int i = 0; i < c; i++)
+                if (pkgnote_note_is(&n[i], PKGNOTE_OWNER_GNU, PKGNOTE_NT_GNU_BUILD_ID) &&
+                    n[i].descsz > 0 && n[i].descsz <= MAX_BUILD_ID) {
+                        *id = n[i].desc;
+                        *len = n[i].descsz;
+                        return 1;
+                }
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_note_encode(const char *owner, uint32_t type, const void *desc,
+                                       size_t desc_len, int big_endian, uint8_t **ret,
+                                       size_t *ret_len) {
+        size_t namesz = strlen(owner) + 1;
+        if (desc_len > PKGNOTE_MAX_DESC)
+                return pn_error(-E2BIG, "descriptor of %zu bytes, more than the limit of %u", desc_len,
+                                PKGNOTE_MAX_DESC);
+        if (namesz > 256)
+                return pn_error(-EINVAL, "owner name too long");
+        size_t total = 12 + ALIGN_UP(namesz, 4) + ALIGN_UP(desc_len, 4);
+        uint8_t *b = calloc(1, total);
+        if (!b)
+                return pn_error(-ENOMEM, "out of memory");
+        pn_wr32(b, (uint32_t)namesz, big_endian);
+        pn_wr32(b + 4, (uint32_t)desc_len, big_endian);
+        pn_wr32(b + 8, type, big_endian);
+        memcpy(b + 12, owner, namesz);
+        if (desc_len)
+                memcpy(b + 12 + ALIGN_UP(namesz, 4), desc, desc_len);
+        *ret = b;
+        *ret_len = total;
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_package_note_encode(const char *json, int big_endian, uint8_t **ret,
+                                               size_t *ret_len) {
+        /* ld.bfd: descsz is strlen + 1 rounded up to 4, the padding NULs
+         * counted in the descriptor (binutils ld/ldelf.c). */
+        size_t len = strlen(json);
+        if (len + 1 > PKGNOTE_MAX_JSON)
+                return pn_error(-E2BIG, "JSON of %zu bytes, more than the limit of %u", len,
+                                PKGNOTE_MAX_JSON);
+        size_t padded = ALIGN_UP(len + 1, 4);
+        char *desc = calloc(1, padded);
+        if (!desc)
+                return pn_error(-ENOMEM, "out of memory");
+        memcpy(desc, json, len);
+        int r = pkgnote_note_encode(PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA, desc, padded,
+                                    big_endian, ret, ret_len);
+        free(desc);
+        return r;
+}

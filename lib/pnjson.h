@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* JSON helpers over jansson shared by metadata.c and dlopen.c. */
+#ifndef PKGNOTE_PNJSON_H
+#define PKGNOTE_PNJSON_H
+
+#include <jansson.h>
+
+#include "internal.h"
+
+/* Parses LEN bytes as one JSON array or object with the note's rules:
+ * size and depth limits, unique names, valid UTF-8, no NUL.  -E2BIG over a
+ * limit, -EBADMSG otherwise, with pn_error set. */
+int pn_json_load(const char *text, size_t len, json_t **ret);
+
+/* Compact, raw UTF-8, stored key order; -EINVAL (pn_error set) when a
+ * string or key holds a control character. */
+int pn_json_dump(const json_t *v, char **ret);
+
+/* Calls FN for every string (keys included) in V; stops at the first
+ * non-zero return and returns it. */
+int pn_json_each_string(const json_t *v, int (*fn)(const char *s, const char *key, void *u), void *u);
+
+#endif

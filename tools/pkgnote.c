@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* pkgnote: the package note tool.  Dispatches to one file per subcommand. */
+#include <locale.h>
+#include <string.h>
+
+#include "config.h"
+#include "tool.h"
+
+static const struct {
+        const char *name;
+        int (*fn)(int argc, char **argv);
+        const char *summary;
+} commands[] = {
+        {"show", cmd_show, "print the package notes of ELF files"},
+        {"generate", cmd_generate, "make a package note for a linker or build"},
+        {"lint", cmd_lint, "check ELF files against the package note spec"},
+};
+
+static int usage(FILE *f) {
+        fprintf(f,
+                "Usage: pkgnote COMMAND [OPTIONS] [ARGS]\n"
+                "\n"
+                "Read and write the ELF package note (FDO_PACKAGING_METADATA).\n"
+                "\n"
+                "Commands:\n");
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+                fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "\nRun 'pkgnote COMMAND --help' for a command's options; see pkgnote(1).\n");
+        return f == stdout ? EXIT_OK : EXIT_FAILURE_;
+}
+
+int main(int argc, char **argv) {
+        /* Output never depends on the user's locale: JSON and golden files
+         * must be byte-stable. */
+        setlocale(LC_ALL, "C");
+        if (argc < 2)
+                return usage(stderr);
+        if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
+                return usage(stdout);
+        if (!strcmp(argv[1], "--version")) {
+                printf("pkgnote %s\n", PACKAGE_VERSION);
+                return EXIT_OK;
+        }
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+                if (!strcmp(argv[1], commands[i].name))
+                        return commands[i].fn(argc - 1, argv + 1);
+        fprintf(stderr, "pkgnote: unknown command '%s'\n", argv[1]);
+        return usage(stderr);
+}

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* pkgnote show: the package notes of ELF files, as text, JSON or one field. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+enum { PT_INTERP = 3 };
+
+struct show_opts {
+        bool json;
+        const char *field;
+        bool with_path;
+};
+
+/* The object's kind in the words systemd-analyze inspect-elf uses: a PIE
+ * is an ET_DYN with an interpreter, and is an executable to its users. */
+static const char *elf_kind(pkgnote_elf *e) {
+        const pkgnote_phdr *ph;
+        int n;
+        switch (pkgnote_elf_type(e)) {
+        case 1: return "relocatable";
+        case 2: return "executable";
+        case 3:
+                n = pkgnote_elf_phdrs(e, &ph);
+                for (int i = 0; i < n; i++)
+                        if (ph[i].type == PT_INTERP)
+                                return "executable";
+                return "shared object";
+        case 4: return "core";
+        default: return "unknown";
+        }
+}
+
+static void architecture(pkgnote_elf *e, char *buf, size_t len) {
+        const char *m = pkgnote_machine_name(pkgnote_elf_machine(e), pkgnote_elf_class(e));
+        if (m)
+                snprintf(buf, len, "%s", m);
+        else
+                snprintf(buf, len, "machine-%u", pkgnote_elf_machine(e));
+}
+
+static void print_text(const char *path, pkgnote_elf *e, const pkgnote_info *info) {
+        char arch[32];
+        architecture(e, arch, sizeof arch);
+        fputs("path: ", stdout);
+        tool_print_escaped(stdout, path);
+        printf("\n  elfType: %s\n  architecture: %s (ELF%d, %s-endian)\n", elf_kind(e), arch,
+               pkgnote_elf_class(e), pkgnote_elf_big_endian(e) ? "big" : "little");
+        const char *id = pkgnote_info_build_id(info);
+        printf("  buildId: %s\n", id ? id : "(none)");
+        size_t np = pkgnote_info_package_count(info);
+        if (np == 0)
+                printf("  package: (no package note)\n");
+        for (size_t i = 0; i < np; i++) {
+                const pkgnote_metadata *m = pkgnote_info_package(info, i);
+                const pkgnote_note *n = pkgnote_info_package_note(info, i);
+                printf("  package%s:", np > 1 ? (i == 0 ? " (primary)" : " (additional)") : "");
+                if (n->section) {
+                        fputs(" section ", stdout);
+                        tool_print_escaped(stdout, n->section);
+                }
+                printf(" offset 0x%llx\n", (unsigned long long)n->offset);
+                for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
+                        const char *key = pkgnote_metadata_key(m, k);
+                        const char *v = pkgnote_metadata_get(m, key);
+                        fputs("    ", stdout);
+                        tool_print_escaped(stdout, key);
+                        fputs(": ", stdout);
+                        char *j = NULL;
+                        if (v)
+                                tool_print_escaped(stdout, v);
+                        else if (pkgnote_metadata_value_json(m, k, &j) >= 0)
+                                tool_print_escaped(stdout, j);
+                        free(j);
+                        fputc('\n', stdout);
+                }
+        }
+        for (size_t i = 0; i < pkgnote_info_dlopen_count(info); i++) {
+                const pkgnote_dlopen *d = pkgnote_info_dlopen(info, i);
+                for (size_t k = 0; k < pkgnote_dlopen_count(d); k++) {
+                        fputs("  dlopen:", stdout);
+                        for (size_t j = 0; j < pkgnote_dlopen_soname_count(d, k); j++) {
+                                fputs(j ? " | " : " ", stdout);
+                                tool_print_escaped(stdout, pkgnote_dlopen_soname(d, k, j));
+                        }
+                        static const char *const keys[] = {"feature", "priority", "description"};
+                        for (size_t j = 0; j < 3; j++) {
+                                const char *v = pkgnote_dlopen_get(d, k, keys[j]);
+                                if (v) {
+                                        printf("%s%s: ", j == 0 || !pkgnote_dlopen_get(d, k, "feature") ? " (" : ", ", keys[j]);
+                                        tool_print_escaped(stdout, v);
+                                }
+                        }
+                        if (pkgnote_dlopen_get(d, k, "feature") || pkgnote_dlopen_get(d, k, "priority") ||
+                            pkgnote_dlopen_get(d, k, "description"))
+                                fputc(')', stdout);
+                        fputc('\n', stdout);
+                }
+        }
+}
+
+static void print_json(const char *path, pkgnote_elf *e, const pkgnote_info *info) {
+        char arch[32];
+        architecture(e, arch, sizeof arch);
+        fputs("{\"path\":", stdout);
+        tool_print_json_string(stdout, path);
+        printf(",\"elfType\":\"%s\",\"elfClass\":%d,\"byteOrder\":\"%s\",\"architecture\":\"%s\",\"machine\":%u",
+               elf_kind(e), pkgnote_elf_class(e), pkgnote_elf_big_endian(e) ? "big" : "little", arch,
+               pkgnote_elf_machine(e));
+        const char *id = pkgnote_info_build_id(info);
+        if (id)
+                printf(",\"buildId\":\"%s\"", id);
+        else
+                fputs(",\"buildId\":null", stdout);
+        /* The notes exactly as stored: the parser accepted them, so they
+         * are valid JSON and are copied through byte for byte. */
+        fputs(",\"packages\":[", stdout);
+        for (size_t i = 0; i < pkgnote_info_package_count(info); i++)
+                printf("%s%s", i ? "," : "", pkgnote_info_package_json(info, i));
+        fputs("],\"dlopen\":[", stdout);
+        size_t printed = 0;
+        for (size_t i = 0; i < pkgnote_info_dlopen_count(info); i++) {
+                char *j;
+                if (pkgnote_dlopen_to_json(pkgnote_info_dlopen(info, i), &j) < 0)
+                        continue;
+                /* Each note is an array; the output is their concatenation. */
+                size_t len = strlen(j);
+                if (len > 2)
+                        printf("%s%.*s", printed++ ? "," : "", (int)(len - 2), j + 1);
+                free(j);
+        }
+        fputs("]}\n", stdout);
+}
+
+static bool print_field(const char *path, const char *field, pkgnote_elf *e, const pkgnote_info *info,
+                        bool with_path) {
+        char buf[32];
+        const char *v = NULL;
+        char *j = NULL;
+        if (!strcmp(field, "buildId"))
+                v = pkgnote_info_build_id(info);
+        else if (!strcmp(field, "elfType"))
+                v = elf_kind(e);
+        else if (!strcmp(field, "architecture") && pkgnote_info_package_count(info) == 0) {
+                architecture(e, buf, sizeof buf);
+                v = buf;
+        } else if (pkgnote_info_package_count(info) > 0) {
+                const pkgnote_metadata *m = pkgnote_info_package(info, 0);
+                v = pkgnote_metadata_get(m, field);
+                for (size_t k = 0; !v && k < pkgnote_metadata_count(m); k++)
+                        if (!strcmp(pkgnote_metadata_key(m, k), field) && pkgnote_metadata_value_json(m, k, &j) >= 0)
+                                v = j;
+        }
+        if (!v)
+                return false;
+        if (with_path) {
+                tool_print_escaped(stdout, path);
+                fputs(": ", stdout);
+        }
+        tool_print_escaped(stdout, v);
+        fputc('\n', stdout);
+        free(j);
+        return true;
+}
+
+/* Returns 0, 1 (no package note / field) or 2 (error). */
+static int show_one(const char *path, const struct show_opts *o) {
+        pkgnote_elf *e;
+        int r = !strcmp(path, "-") ? pkgnote_elf_open_fd(STDIN_FILENO, &e) : pkgnote_elf_open(path, &e);
+        if (r < 0)
+                return tool_error(path, r == -ENOEXEC ? "not an ELF file" : "cannot read", r);
+        pkgnote_info *info;
+        r = pkgnote_info_read(e, &info);
+        if (r < 0) {
+                pkgnote_elf_free(e);
+                return tool_error(path, "cannot read notes", r);
+        }
+        int ret = pkgnote_info_package_count(info) > 0 ? EXIT_OK : EXIT_NOTFOUND;
+        if (o->field) {
+                if (!print_field(path, o->field, e, info, o->with_path))
+                        ret = EXIT_NOTFOUND;
+        } else if (o->json)
+                print_json(path, e, info);
+        else
+                print_text(path, e, info);
+        for (size_t i = 0; i < pkgnote_info_problem_count(info); i++) {
+                fprintf(stderr, "%s: '", program_name);
+                tool_print_escaped(stderr, path);
+                fputs("': ", stderr);
+                tool_print_escaped(stderr, pkgnote_info_problem(info, i, NULL));
+                fputc('\n', stderr);
+                ret = EXIT_FAILURE_;
+        }
+        pkgnote_info_free(info);
+        pkgnote_elf_free(e);
+        return ret;
+}
+
+static void show_help(void) {
+        printf("Usage: pkgnote show [--json] [--field KEY] FILE...\n"
+               "\n"
+               "Print the package notes of ELF files ('-' reads standard input).\n"
+               "\n"
+               "  -j, --json       one JSON object per file and line\n"
+               "  -f, --field KEY  print only KEY of the primary package note\n"
+               "                   (also buildId, elfType, architecture)\n"
+               "  -h, --help       show this help\n"
+               "\n"
+               "Exit status: 0 every file has a package note, 1 some file has none\n"
+               "(or lacks KEY), 2 an error.\n");
+}
+
+int cmd_show(int argc, char **argv) {
+        static const struct option longopts[] = {
+                {"json", no_argument, NULL, 'j'},
+                {"field", required_argument, NULL, 'f'},
+                {"help", no_argument, NULL, 'h'},
+                {0},
+        };
+        struct show_opts o = {0};
+        int c;
+        while ((c = getopt_long(argc, argv, "jf:h", longopts, NULL)) >= 0)
+                switch (c) {
+                case 'j': o.json = true; break;
+                case 'f': o.field = optarg; break;
+                case 'h': show_help(); return EXIT_OK;
+                default: return EXIT_FAILURE_;
+                }
+        if (optind >= argc)
+                return tool_fail("show: no FILE given (see 'pkgnote show --help')");
+        o.with_path = argc - optind > 1;
+        int ret = EXIT_OK;
+        for (int i = optind; i < argc; i++) {
+                int r = show_one(argv[i], &o);
+                if (r > ret)
+                        ret = r;
+        }
+        if (fflush(stdout) != 0)
+                return tool_fail("cannot write output: %s", strerror(errno));
+        return ret;
+}

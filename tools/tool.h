@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Shared by the pkgnote subcommands. */
+#ifndef PKGNOTE_TOOL_H
+#define PKGNOTE_TOOL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pkgnote.h"
+
+/* Exit codes shared by every subcommand. */
+enum {
+        EXIT_OK = 0,
+        EXIT_NOTFOUND = 1, /* show: a file has no package note; lint: an error finding */
+        EXIT_FAILURE_ = 2, /* unreadable, not ELF, malformed, bad usage */
+};
+
+int cmd_show(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
+
+/* "pkgnote: 'PATH': WHAT: REASON" on stderr.  REASON is the library's
+ * detailed message when it has one, else strerror(-err).  Returns 2. */
+int tool_error(const char *path, const char *what, int err);
+/* "pkgnote: MESSAGE" on stderr, printf-style; returns 2. */
+int tool_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Writes S to F with C0/DEL/C1 control characters and invalid UTF-8
+ * shown as \xNN, so a hostile note cannot drive the terminal. */
+void tool_print_escaped(FILE *f, const char *s);
+/* Same, for LEN bytes that need not be NUL-terminated. */
+void tool_print_escaped_n(FILE *f, const char *s, size_t len);
+
+/* Writes S as a JSON string (quotes included): raw UTF-8, with \" \\ and
+ * \u00XX for control characters. */
+void tool_print_json_string(FILE *f, const char *s);
+
+extern const char *program_name;
+
+#endif
