@@ -275,6 +275,12 @@ PKGNOTE_PUBLIC const char *pkgnote_info_build_id(const pkgnote_info *info);
 PKGNOTE_PUBLIC size_t pkgnote_info_problem_count(const pkgnote_info *info);
 PKGNOTE_PUBLIC const char *pkgnote_info_problem(const pkgnote_info *info, size_t i, int *error);
 
+/* ------------------------------------------------------------------ */
+/* Generators (lib/emit.c, lib/osrelease.c)                            */
+
+/* ------------------------------------------------------------------ */
+/* Lint (lib/lint.c)                                                   */
+
 #ifdef __cplusplus
 }
 #endif
