@@ -30,6 +30,8 @@ PKGNOTE_PUBLIC const char *const *pkgnote_metadata_known_keys(void) {
         return known_keys;
 }
 
+static size_t utf8_invalid_at(const char *s, size_t len);
+
 /* Depth of nesting, found without recursion on the raw text so that an
  * over-deep document is refused before any parser descends into it. */
 static unsigned json_depth(const char *s, size_t len) {
@@ -58,6 +60,9 @@ int pn_json_load(const char *text, size_t len, json_t **ret) {
                 return pn_error(-E2BIG, "JSON of %zu bytes, more than the limit of %u", len, PKGNOTE_MAX_JSON);
         if (memchr(text, 0, len))
                 return pn_error(-EBADMSG, "JSON contains a NUL byte");
+        size_t bad = utf8_invalid_at(text, len);
+        if (bad < len)
+                return pn_error(-EBADMSG, "JSON is not valid UTF-8 at byte %zu", bad);
         unsigned depth = json_depth(text, len);
         if (depth > PKGNOTE_MAX_JSON_DEPTH)
                 return pn_error(-E2BIG, "JSON nested %u levels deep, more than the limit of %u", depth,
@@ -93,13 +98,16 @@ static bool has_control(const char *s) {
         return false;
 }
 
-static bool valid_utf8(const char *s) {
+/* Offset of the first byte that is not valid UTF-8 (RFC 3629: no
+ * overlongs, surrogates or code points past U+10FFFF), or LEN. */
+static size_t utf8_invalid_at(const char *s, size_t len) {
         const unsigned char *p = (const unsigned char *)s;
-        while (*p) {
-                unsigned c = *p, n;
+        size_t i = 0;
+        while (i < len) {
+                unsigned c = p[i], n;
                 uint32_t cp;
                 if (c < 0x80) {
-                        p++;
+                        i++;
                         continue;
                 } else if (c >= 0xc2 && c <= 0xdf)
                         n = 1, cp = c & 0x1f;
@@ -108,18 +116,25 @@ static bool valid_utf8(const char *s) {
                 else if (c >= 0xf0 && c <= 0xf4)
                         n = 3, cp = c & 0x07;
                 else
-                        return false;
-                for (unsigned i = 1; i <= n; i++) {
-                        if ((p[i] & 0xc0) != 0x80)
-                                return false;
-                        cp = cp << 6 | (p[i] & 0x3f);
+                        return i;
+                if (len - i <= n)
+                        return i;
+                for (unsigned k = 1; k <= n; k++) {
+                        if ((p[i + k] & 0xc0) != 0x80)
+                                return i;
+                        cp = cp << 6 | (p[i + k] & 0x3f);
                 }
                 if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
                     (cp >= 0xd800 && cp <= 0xdfff))
-                        return false;
-                p += n + 1;
+                        return i;
+                i += n + 1;
         }
-        return true;
+        return len;
+}
+
+static bool valid_utf8(const char *s) {
+        size_t len = strlen(s);
+        return utf8_invalid_at(s, len) == len;
 }
 
 int pn_check_string(const char *s, const char *what) {

@@ -1,1 +1,208 @@
-int main(void){return 0;}
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The metadata object: parsing rules, accessors, building, serialization. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "pkgnote.h"
+#include "testlib.h"
+
+static const char *debian =
+        "{\"type\":\"deb\",\"os\":\"Debian\",\"name\":\"systemd\",\"version\":\"252.38-1~deb12u1\","
+        "\"architecture\":\"amd64\",\"debugInfoUrl\":\"https://debuginfod.debian.net\"}";
+
+static int parse(const char *s, pkgnote_metadata **m) {
+        return pkgnote_metadata_parse(s, strlen(s), m);
+}
+
+static void test_accessors(void) {
+        pkgnote_metadata *m;
+        CHECK_INT(parse(debian, &m), 0);
+        CHECK_STR(pkgnote_metadata_type(m), "deb");
+        CHECK_STR(pkgnote_metadata_os(m), "Debian");
+        CHECK_STR(pkgnote_metadata_name(m), "systemd");
+        CHECK_STR(pkgnote_metadata_version(m), "252.38-1~deb12u1");
+        CHECK_STR(pkgnote_metadata_architecture(m), "amd64");
+        CHECK_STR(pkgnote_metadata_debug_info_url(m), "https://debuginfod.debian.net");
+        CHECK(pkgnote_metadata_os_version(m) == NULL);
+        CHECK(pkgnote_metadata_os_cpe(m) == NULL);
+        CHECK(pkgnote_metadata_app_cpe(m) == NULL);
+        CHECK_INT(pkgnote_metadata_count(m), 6);
+        CHECK_STR(pkgnote_metadata_key(m, 0), "type");
+        CHECK_STR(pkgnote_metadata_key(m, 5), "debugInfoUrl");
+        CHECK(pkgnote_metadata_key(m, 6) == NULL);
+        /* Serialization keeps the stored order and compact form. */
+        char *s;
+        CHECK_INT(pkgnote_metadata_to_json(m, &s), 0);
+        CHECK_STR(s, debian);
+        free(s);
+        CHECK_INT(pkgnote_metadata_check(m, debian, strlen(debian), NULL, NULL), 0);
+        pkgnote_metadata_free(m);
+        const char *const *k = pkgnote_metadata_known_keys();
+        CHECK_STR(k[0], "type");
+        CHECK_STR(k[8], "debugInfoUrl");
+        CHECK(k[9] == NULL);
+}
+
+static void test_unknown_keys_kept(void) {
+        const char *j = "{\"name\":\"x\",\"extra\":{\"n\":[1,true,null]},\"count\":3}";
+        pkgnote_metadata *m;
+        CHECK_INT(parse(j, &m), 0);
+        CHECK_INT(pkgnote_metadata_count(m), 3);
+        CHECK(pkgnote_metadata_get(m, "extra") == NULL); /* not a string */
+        char *v;
+        CHECK_INT(pkgnote_metadata_value_json(m, 1, &v), 0);
+        CHECK_STR(v, "{\"n\":[1,true,null]}");
+        free(v);
+        CHECK_INT(pkgnote_metadata_to_json(m, &v), 0);
+        CHECK_STR(v, j);
+        free(v);
+        pkgnote_metadata_free(m);
+}
+
+static void test_build(void) {
+        pkgnote_metadata *m;
+        CHECK_INT(pkgnote_metadata_new(&m), 0);
+        CHECK_INT(pkgnote_metadata_set(m, "type", "rpm"), 0);
+        CHECK_INT(pkgnote_metadata_set(m, "name", "Ελληνικά-名前-😀"), 0);
+        CHECK_INT(pkgnote_metadata_set(m, "version", "1\"2\\3/4"), 0);
+        CHECK_INT(pkgnote_metadata_set(m, "type", "deb"), 0); /* replaced in place */
+        char *s;
+        CHECK_INT(pkgnote_metadata_to_json(m, &s), 0);
+        /* Raw UTF-8, never \u escapes; only " and \ escaped; / left alone. */
+        CHECK_STR(s, "{\"type\":\"deb\",\"name\":\"Ελληνικά-名前-😀\",\"version\":\"1\\\"2\\\\3/4\"}");
+        free(s);
+        CHECK_INT(pkgnote_metadata_set(m, "name", "a\nb"), -EINVAL);
+        CHECK(strstr(pkgnote_last_error(), "control character") != NULL);
+        CHECK_INT(pkgnote_metadata_set(m, "name", "tab\there"), -EINVAL);
+        CHECK_INT(pkgnote_metadata_set(m, "name", "del\x7f"), -EINVAL);
+        CHECK_INT(pkgnote_metadata_set(m, "name", "c1\xc2\x85"), -EINVAL);
+        CHECK_INT(pkgnote_metadata_set(m, "name", "bad\xff"), -EINVAL);
+        CHECK(strstr(pkgnote_last_error(), "UTF-8") != NULL);
+        CHECK_INT(pkgnote_metadata_set(m, "", "x"), -EINVAL);
+        CHECK_INT(pkgnote_metadata_set(m, "k\x01", "x"), -EINVAL);
+        CHECK_INT(pkgnote_metadata_set_json(m, "extra", "[1,{\"a\":\"b\"}]"), 0);
+        CHECK_INT(pkgnote_metadata_set_json(m, "extra2", "\"a\\u0001\""), -EINVAL);
+        CHECK_INT(pkgnote_metadata_set_json(m, "extra3", "{\"a\":1,\"a\":2}"), -EINVAL);
+        CHECK_INT(pkgnote_metadata_set_json(m, "extra4", "[1,"), -EINVAL);
+        CHECK_INT(pkgnote_metadata_remove(m, "version"), 1);
+        CHECK_INT(pkgnote_metadata_remove(m, "version"), 0);
+        CHECK_INT(pkgnote_metadata_to_json(m, &s), 0);
+        CHECK_STR(s, "{\"type\":\"deb\",\"name\":\"Ελληνικά-名前-😀\",\"extra\":[1,{\"a\":\"b\"}]}");
+        free(s);
+        pkgnote_metadata_free(m);
+}
+
+struct findings {
+        int n;
+        char text[1024];
+};
+
+static void collect(void *u, int err, const char *msg) {
+        struct findings *f = u;
+        f->n++;
+        strncat(f->text, msg, sizeof f->text - strlen(f->text) - 2);
+        strcat(f->text, "|");
+}
+
+static void test_check(void) {
+        /* Parsing tolerates what the spec forbids but a reader must show:
+         * check() names each problem. */
+        const char *j = "{\"name\":\"a\\nb\",\"version\":2,\"os\":\"\",\"x\":\"\\u00e9\"}";
+        pkgnote_metadata *m;
+        CHECK_INT(parse(j, &m), 0);
+        struct findings f = {0};
+        CHECK_INT(pkgnote_metadata_check(m, j, strlen(j), collect, &f), 4);
+        CHECK(strstr(f.text, "\"version\" is not a string") != NULL);
+        CHECK(strstr(f.text, "\"os\" is empty") != NULL);
+        CHECK(strstr(f.text, "control character") != NULL);
+        CHECK(strstr(f.text, "\\u escape") != NULL);
+        char *s;
+        CHECK_INT(pkgnote_metadata_to_json(m, &s), -EINVAL); /* cannot be written */
+        pkgnote_metadata_free(m);
+        /* An escaped backslash followed by u is not a \u escape. */
+        j = "{\"name\":\"a\\\\u\"}";
+        CHECK_INT(parse(j, &m), 0);
+        CHECK_INT(pkgnote_metadata_check(m, j, strlen(j), NULL, NULL), 0);
+        pkgnote_metadata_free(m);
+}
+
+static void test_parse_errors(void) {
+        pkgnote_metadata *m;
+        CHECK_INT(parse("", &m), -EBADMSG);
+        CHECK_INT(parse("[]", &m), -EBADMSG);
+        CHECK(strstr(pkgnote_last_error(), "not an object") != NULL);
+        CHECK_INT(parse("\"str\"", &m), -EBADMSG);
+        CHECK_INT(parse("{\"a\":1}x", &m), -EBADMSG);
+        CHECK_INT(parse("{\"a\":\"\\u0000\"}", &m), -EBADMSG);
+        CHECK_INT(pkgnote_metadata_parse("{\"a\":\"b\0\"}", 9, &m), -EBADMSG);
+        CHECK(strstr(pkgnote_last_error(), "NUL") != NULL);
+        CHECK_INT(parse("{\"a\":\"\xed\xa0\x80\"}", &m), -EBADMSG); /* UTF-8 surrogate */
+        CHECK_INT(parse("{\"a\":\"\xc0\xaf\"}", &m), -EBADMSG);     /* overlong */
+        CHECK_INT(parse("{\"a\":1,\"a\":1}", &m), -EBADMSG);
+        /* Exactly at the depth limit parses; one more does not. */
+        char deep[256] = "{\"a\":";
+        for (unsigned i = 1; i < PKGNOTE_MAX_JSON_DEPTH; i++)
+                strcat(deep, "[");
+        for (unsigned i = 1; i < PKGNOTE_MAX_JSON_DEPTH; i++)
+                strcat(deep, "]");
+        strcat(deep, "}");
+        CHECK_INT(parse(deep, &m), 0);
+        pkgnote_metadata_free(m);
+        deep[4] = '[';
+        memmove(deep + 5, deep + 4, strlen(deep + 4) + 1);
+        deep[4] = ':';
+        size_t l = strlen(deep);
+        memmove(deep + l - 1, "]}", 3);
+        CHECK_INT(parse(deep, &m), -E2BIG);
+        /* Size limit. */
+        char *big = malloc(PKGNOTE_MAX_JSON + 16);
+        strcpy(big, "{\"a\":\"");
+        memset(big + 6, 'x', PKGNOTE_MAX_JSON);
+        strcpy(big + 6 + PKGNOTE_MAX_JSON, "\"}");
+        CHECK_INT(parse(big, &m), -E2BIG);
+        free(big);
+}
+
+/* Every truncated prefix of a valid document is an error, not a crash. */
+static void test_truncated_prefixes(void) {
+        size_t len = strlen(debian);
+        for (size_t cut = 0; cut < len; cut++) {
+                char *p = malloc(cut ? cut : 1);
+                memcpy(p, debian, cut);
+                pkgnote_metadata *m;
+                CHECK_INT(pkgnote_metadata_parse(p, cut, &m), -EBADMSG);
+                free(p);
+        }
+}
+
+static void test_dlopen(void) {
+        pkgnote_dlopen *d;
+        const char *j = "[{\"soname\":[\"libz.so.1\"],\"feature\":\"zlib\",\"description\":\"compression\",\"priority\":\"suggested\"},{\"soname\":[]}]";
+        CHECK_INT(pkgnote_dlopen_parse(j, strlen(j), &d), 0);
+        CHECK_INT(pkgnote_dlopen_count(d), 2);
+        CHECK_STR(pkgnote_dlopen_get(d, 0, "feature"), "zlib");
+        CHECK_INT(pkgnote_dlopen_soname_count(d, 1), 0);
+        char *s;
+        CHECK_INT(pkgnote_dlopen_to_json(d, &s), 0);
+        CHECK_STR(s, j);
+        free(s);
+        pkgnote_dlopen_free(d);
+        CHECK_INT(pkgnote_dlopen_parse("{}", 2, &d), -EBADMSG);
+        CHECK_INT(pkgnote_dlopen_parse("[1]", 3, &d), -EBADMSG);
+        CHECK_INT(pkgnote_dlopen_parse("[{\"soname\":[1]}]", 16, &d), -EBADMSG);
+        pkgnote_dlopen_free(NULL);
+        pkgnote_metadata_free(NULL);
+        pkgnote_elf_free(NULL);
+        pkgnote_info_free(NULL);
+}
+
+int main(void) {
+        RUN(test_accessors);
+        RUN(test_unknown_keys_kept);
+        RUN(test_build);
+        RUN(test_check);
+        RUN(test_parse_errors);
+        RUN(test_truncated_prefixes);
+        RUN(test_dlopen);
+        return test_summary();
+}
