@@ -64,7 +64,7 @@ static void print_text(const char *path, pkgnote_elf *e, const pkgnote_info *inf
                         fputs(" section ", stdout);
                         tool_print_escaped(stdout, n->section);
                 }
-                printf(" offset 0x%llx\n", (unsigned long long)n->offset);
+                fputc('\n', stdout);
                 for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
                         const char *key = pkgnote_metadata_key(m, k);
                         const char *v = pkgnote_metadata_get(m, key);
@@ -173,7 +173,7 @@ static int show_one(const char *path, const struct show_opts *o) {
         pkgnote_elf *e;
         int r = !strcmp(path, "-") ? pkgnote_elf_open_fd(STDIN_FILENO, &e) : pkgnote_elf_open(path, &e);
         if (r < 0)
-                return tool_error(path, r == -ENOEXEC ? "not an ELF file" : "cannot read", r);
+                return tool_error(path, "cannot read", r);
         pkgnote_info *info;
         r = pkgnote_info_read(e, &info);
         if (r < 0) {
