@@ -1,0 +1,59 @@
+# Thin wrapper over meson for the two quick-start commands:
+#   make demo    set up, build and run a real demonstration
+#   make check   set up, build and run the whole test suite
+# Missing Debian packages are installed with apt-get when run as root;
+# otherwise the exact command to run is printed.
+
+BUILD ?= build
+SAN_BUILD ?= build-sanitize
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME ?= 600
+MESON ?= meson
+
+DEPS_BUILD = gcc make meson ninja-build pkg-config libjansson-dev libdw-dev binutils python3
+DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld-16 mold \
+	gcc-aarch64-linux-gnu gcc-s390x-linux-gnu gcc-i686-linux-gnu qemu-user-static systemd
+
+.PHONY: all build demo check check-sanitize fuzz deps-build deps-test install clean
+
+all: build
+
+deps-build:
+	@sh dist/install-deps.sh $(DEPS_BUILD)
+
+deps-test:
+	@sh dist/install-deps.sh $(DEPS_TEST)
+
+$(BUILD)/build.ninja:
+	$(MESON) setup $(BUILD)
+
+build: deps-build $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+demo: build
+	@sh dist/demo.sh $(BUILD)/pkgnote
+
+check: deps-test $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+	$(MESON) test -C $(BUILD) --print-errorlogs --num-processes 2
+
+$(SAN_BUILD)/build.ninja:
+	$(MESON) setup $(SAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false
+
+check-sanitize: deps-test $(SAN_BUILD)/build.ninja
+	ninja -C $(SAN_BUILD)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		$(MESON) test -C $(SAN_BUILD) --print-errorlogs --num-processes 2 --timeout-multiplier 3
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false
+
+fuzz: deps-test $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD)
+	sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TIME)
+
+install: build
+	$(MESON) install -C $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)
