@@ -25,7 +25,7 @@ struct chunk {
         uint8_t data[];
 };
 
-static int read_full(int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got) {
+static int read_full(pkgnote_elf *e, int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got) {
         uint64_t done = 0;
         while (done < len) {
                 ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
@@ -39,6 +39,7 @@ static int read_full(int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t 
                 done += (uint64_t)n;
         }
         *got = done;
+        e->bytes_read += done;
         return 0;
 }
 
@@ -62,7 +63,7 @@ const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err
                 return NULL;
         }
         uint64_t got;
-        int r = read_full(e->fd, c->data, len, off, &got);
+        int r = read_full(e, e->fd, c->data, len, off, &got);
         if (r < 0 || got != len) {
                 free(c);
                 *err = r < 0 ? r : pn_error(-EBADMSG, "file shrank while being read");
@@ -195,6 +196,17 @@ PKGNOTE_PUBLIC int pkgnote_elf_from_memory(const void *data, size_t size, pkgnot
         return elf_finish(e, ret);
 }
 
+int pn_elf_from_prefix(const void *data, size_t size, pkgnote_elf **ret) {
+        pkgnote_elf *e = NULL;
+        int r = elf_new(&e);
+        if (r < 0)
+                return r;
+        e->mem = data ? data : (const uint8_t *)"";
+        e->size = size;
+        e->partial = true;
+        return elf_finish(e, ret);
+}
+
 /* Reads a non-seekable input (pipe, character device) whole, bounded. */
 static int slurp(pkgnote_elf *e, int fd) {
         size_t cap = 0, len = 0;
@@ -245,7 +257,7 @@ PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret) {
                 e->fd = fd;
                 e->size = (uint64_t)st.st_size;
                 uint64_t want = e->size < HEAD_SIZE ? e->size : HEAD_SIZE, got;
-                r = read_full(fd, e->head, want, 0, &got);
+                r = read_full(e, fd, e->head, want, 0, &got);
                 if (r < 0) {
                         pkgnote_elf_free(e);
                         return r;
@@ -368,6 +380,8 @@ static int read_shdrs(pkgnote_elf *e) {
         uint64_t shent = e->is64 ? 64 : 40;
         if (e->shentsize < shent)
                 return pn_error(-EBADMSG, "section header size %u too small", e->shentsize);
+        if (e->partial && !pn_range_ok(e->shoff, (uint64_t)e->shnum * e->shentsize, e->size))
+                return 0; /* not part of the bytes we have */
         const uint8_t *p = pn_elf_bytes(e, e->shoff, (uint64_t)e->shnum * e->shentsize, &err);
         if (!p)
                 return pn_error(-EBADMSG, "section headers lie outside the file");

@@ -23,6 +23,11 @@ struct pkgnote_elf {
         uint8_t head[4096]; /* first page of a file */
         uint64_t head_len;
         struct chunk *chunks;
+        uint64_t bytes_read; /* through read(2)/pread(2), for benchmarks */
+
+        /* The bytes are only a prefix of the object (a module's page dumped
+         * into a core): what lies beyond is absent, not malformed. */
+        bool partial;
 
         bool is64, be;
         unsigned type, machine;
@@ -44,6 +49,11 @@ struct pkgnote_elf {
         struct pn_problem *problems;
         size_t n_problems;
 };
+
+/* A view over the first SIZE bytes of an object whose rest is absent:
+ * section headers beyond them are ignored, notes beyond them reported
+ * with -ENODATA. */
+int pn_elf_from_prefix(const void *data, size_t size, pkgnote_elf **ret);
 
 /* Records a non-fatal problem with the object (kept, bounded) and returns ERR. */
 int pn_elf_problem(pkgnote_elf *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

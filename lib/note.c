@@ -38,6 +38,9 @@ static int walk_region(pkgnote_elf *e, size_t *cap, uint64_t off, uint64_t len, 
         int err;
         if (len == 0)
                 return 0;
+        if (e->partial && !pn_range_ok(off, len, e->size))
+                return pn_elf_problem(e, -ENODATA, "%s at offset 0x%llx: lies beyond the bytes available", what,
+                                      (unsigned long long)off);
         const uint8_t *base = pn_elf_bytes(e, off, len, &err);
         if (!base)
                 return pn_elf_problem(e, err, "%s at offset 0x%llx: lies outside the file", what,

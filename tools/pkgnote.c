@@ -14,6 +14,7 @@ static const struct {
         {"show", cmd_show, "print the package notes of ELF files"},
         {"generate", cmd_generate, "make a package note for a linker or build"},
         {"lint", cmd_lint, "check ELF files against the package note spec"},
+        {"core", cmd_core, "which packages crashed, from a core dump"},
 };
 
 static int usage(FILE *f) {

@@ -1,0 +1,800 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Core files: process facts from the core's own notes, and every module
+ * (each file mapped at offset 0, plus the vDSO) with its build-id and
+ * package notes read from the page the kernel dumped for it.
+ *
+ * The kernel (fs/binfmt_elf.c) writes the ELF header, the program headers,
+ * one PT_NOTE holding CORE notes (NT_PRSTATUS per thread, NT_PRPSINFO,
+ * NT_SIGINFO, NT_AUXV, NT_FILE), then each mapping as a PT_LOAD whose
+ * p_filesz is what was dumped: for file mappings at offset 0 only the
+ * first page, and only when that page starts with an ELF header
+ * (coredump_filter bit 4).  So a module's header, program headers and
+ * linked-in notes are in the core, and nothing else of the file is.
+ *
+ * Only the ranges needed are read: the header, program headers and note
+ * segment, then one page per module, sorted by offset.  That order lets
+ * a compressed core be read as a stream (core-source.c).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "elfview.h"
+
+enum {
+        NT_PRSTATUS = 1,
+        NT_PRPSINFO = 3,
+        NT_AUXV = 6,
+        NT_SIGINFO = 0x53494749,
+        NT_FILE = 0x46494c45,
+        AT_PHDR = 3,
+        AT_ENTRY = 9,
+        AT_EXECFN = 31,
+        AT_SYSINFO_EHDR = 33,
+        PT_LOAD = 1,
+        PT_NOTE = 4,
+};
+
+#define VDSO_BYTES 8192u
+#define EXECFN_BYTES 4096u
+#define MAX_PAGE 65536u /* largest page size of any Linux port */
+
+struct range {
+        uint64_t off, len;
+        const uint8_t *data; /* NULL until fetched, or when unavailable */
+        uint8_t *owned;
+};
+
+struct mapping {
+        uint64_t start, end, pgoff; /* pgoff in bytes */
+        const char *path;
+};
+
+struct pkgnote_module {
+        char *path;
+        uint64_t start, end;
+        bool is_vdso, deleted;
+        size_t range; /* index into ranges, or SIZE_MAX */
+        pkgnote_info *info;
+        char *build_id;      /* from the core, or NULL */
+        char *disk_build_id; /* from the disk copy when one was read */
+        int source;
+        char *reason;        /* why metadata is missing or was not used */
+};
+
+struct pkgnote_core {
+        struct pn_core_source *src;
+        pkgnote_elf *view; /* over the core file, or over the streamed prefix */
+        uint8_t *prefix;
+        bool is64, be;
+        unsigned machine;
+        uint64_t page; /* the kernel's page size, from NT_FILE */
+
+        int pid, uid, gid, signal, ppid;
+        bool have_pid, have_ids, have_signal;
+        uint64_t fault_addr;
+        bool have_fault_addr;
+        char comm[17];
+        char args[81];
+        char *exe;
+        pkgnote_thread_info *threads;
+        size_t n_threads;
+
+        uint64_t auxv_phdr, auxv_entry, auxv_execfn, auxv_vdso;
+
+        struct mapping *maps;
+        size_t n_maps;
+        char *file_note; /* copy of NT_FILE's descriptor, paths point into it */
+
+        struct range *ranges;
+        size_t n_ranges;
+
+        pkgnote_module *modules;
+        size_t n_modules;
+        size_t main_module;
+
+        char **problems;
+        size_t n_problems;
+};
+
+static void core_problem(pkgnote_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void core_problem(pkgnote_core *c, const char *fmt, ...) {
+        if (c->n_problems >= 64)
+                return;
+        char **p = realloc(c->problems, (c->n_problems + 1) * sizeof *p);
+        if (!p)
+                return;
+        c->problems = p;
+        va_list ap;
+        va_start(ap, fmt);
+        if (vasprintf(&p[c->n_problems], fmt, ap) >= 0)
+                c->n_problems++;
+        va_end(ap);
+}
+
+static uint64_t rd_word(const pkgnote_core *c, const uint8_t *p) {
+        return c->is64 ? pn_rd64(p, c->be) : pn_rd32(p, c->be);
+}
+
+static void copy_cstr(char *dst, size_t cap, const uint8_t *src, size_t len) {
+        size_t n = 0;
+        while (n < len && n + 1 < cap && src[n])
+                n++;
+        memcpy(dst, src, n);
+        dst[n] = 0;
+}
+
+/* elf_prstatus: elf_siginfo (3 ints), short pr_cursig, then two longs
+ * (sigpend, sighold), then pid, ppid, pgrp, sid (ints). */
+static void parse_prstatus(pkgnote_core *c, const pkgnote_note *n) {
+        size_t pid_at = c->is64 ? 32 : 24;
+        if (n->descsz < pid_at + 8)
+                return core_problem(c, "NT_PRSTATUS of %u bytes is too short", n->descsz);
+        int tid = (int)pn_rd32(n->desc + pid_at, c->be);
+        int sig = (int16_t)pn_rd16(n->desc + 12, c->be);
+        if (c->n_threads < PKGNOTE_MAX_THREADS) {
+                pkgnote_thread_info *t = realloc(c->threads, (c->n_threads + 1) * sizeof *t);
+                if (t) {
+                        c->threads = t;
+                        t[c->n_threads++] = (pkgnote_thread_info){.tid = tid, .signal = sig};
+                }
+        }
+        if (!c->have_pid) { /* the first thread is the one that crashed */
+                c->pid = tid;
+                c->ppid = (int)pn_rd32(n->desc + pid_at + 4, c->be);
+                c->have_pid = true;
+                if (!c->have_signal && sig > 0) {
+                        c->signal = sig;
+                        c->have_signal = true;
+                }
+        }
+}
+
+/* elf_prpsinfo: 4 chars, long pr_flag, uid, gid, pid, ppid, pgrp, sid,
+ * fname[16], psargs[80].  uid/gid are 16 bits wide on some 32-bit ABIs
+ * (i386, arm), 32 elsewhere; the descriptor size tells which. */
+static void parse_prpsinfo(pkgnote_core *c, const pkgnote_note *n) {
+        size_t ids, id_size, fname;
+        if (n->descsz == 136)
+                ids = 16, id_size = 4, fname = 40;
+        else if (n->descsz == 128)
+                ids = 8, id_size = 4, fname = 32;
+        else if (n->descsz == 124)
+                ids = 8, id_size = 2, fname = 28;
+        else
+                return core_problem(c, "NT_PRPSINFO of %u bytes has an unknown layout", n->descsz);
+        const uint8_t *d = n->desc;
+        c->uid = id_size == 4 ? (int)pn_rd32(d + ids, c->be) : pn_rd16(d + ids, c->be);
+        c->gid = id_size == 4 ? (int)pn_rd32(d + ids + 4, c->be) : pn_rd16(d + ids + 2, c->be);
+        c->have_ids = true;
+        copy_cstr(c->comm, sizeof c->comm, d + fname, 16);
+        copy_cstr(c->args, sizeof c->args, d + fname + 16, 80);
+        /* psargs pads with spaces */
+        for (size_t l = strlen(c->args); l > 0 && c->args[l - 1] == ' '; l--)
+                c->args[l - 1] = 0;
+}
+
+static void parse_siginfo(pkgnote_core *c, const pkgnote_note *n) {
+        if (n->descsz < 12)
+                return;
+        c->signal = (int)pn_rd32(n->desc, c->be);
+        c->have_signal = true;
+        /* si_addr for the fault signals: after three ints, aligned to a word. */
+        size_t at = c->is64 ? 16 : 12;
+        /* si_addr means a faulting address only when the kernel raised the
+         * signal (si_code > 0), not for kill(2) (SI_USER, 0). */
+        int code = (int)pn_rd32(n->desc + 8, c->be);
+        if (code > 0 && (c->signal == 4 || c->signal == 7 || c->signal == 8 || c->signal == 11)) {
+                if (n->descsz >= at + (c->is64 ? 8 : 4)) {
+                        c->fault_addr = rd_word(c, n->desc + at);
+                        c->have_fault_addr = true;
+                }
+        }
+}
+
+static void parse_auxv(pkgnote_core *c, const pkgnote_note *n) {
+        size_t w = c->is64 ? 8 : 4;
+        for (size_t i = 0; i + 2 * w <= n->descsz; i += 2 * w) {
+                uint64_t type = rd_word(c, n->desc + i), val = rd_word(c, n->desc + i + w);
+                if (type == 0)
+                        break;
+                if (type == AT_PHDR)
+                        c->auxv_phdr = val;
+                else if (type == AT_ENTRY)
+                        c->auxv_entry = val;
+                else if (type == AT_EXECFN)
+                        c->auxv_execfn = val;
+                else if (type == AT_SYSINFO_EHDR)
+                        c->auxv_vdso = val;
+        }
+}
+
+/* NT_FILE: count, page size, count x (start, end, offset in pages), then
+ * count NUL-terminated paths (fs/binfmt_elf.c fill_files_note()). */
+static int parse_file_note(pkgnote_core *c, const pkgnote_note *n) {
+        size_t w = c->is64 ? 8 : 4;
+        if (n->descsz < 2 * w)
+                return pn_error(-EBADMSG, "NT_FILE of %u bytes is too short", n->descsz);
+        uint64_t count = rd_word(c, n->desc), page = rd_word(c, n->desc + w);
+        if (count > PKGNOTE_MAX_MAPPINGS)
+                return pn_error(-E2BIG, "NT_FILE lists %llu mappings, more than the limit of %u",
+                                (unsigned long long)count, PKGNOTE_MAX_MAPPINGS);
+        if (count > (n->descsz - 2 * w) / (3 * w))
+                return pn_error(-EBADMSG, "NT_FILE lists %llu mappings but holds room for fewer",
+                                (unsigned long long)count);
+        if (page == 0 || page > MAX_PAGE || (page & (page - 1)))
+                return pn_error(-EBADMSG, "NT_FILE page size %llu is not a power of two up to 64 KiB",
+                                (unsigned long long)page);
+        c->file_note = malloc(n->descsz + 1);
+        c->maps = calloc(count ? count : 1, sizeof *c->maps);
+        if (!c->file_note || !c->maps)
+                return pn_error(-ENOMEM, "out of memory");
+        memcpy(c->file_note, n->desc, n->descsz);
+        c->file_note[n->descsz] = 0;
+        const char *names = c->file_note + 2 * w + count * 3 * w;
+        const char *end = c->file_note + n->descsz;
+        for (uint64_t i = 0; i < count; i++) {
+                const uint8_t *e = (const uint8_t *)c->file_note + 2 * w + i * 3 * w;
+                struct mapping *m = &c->maps[i];
+                m->start = rd_word(c, e);
+                m->end = rd_word(c, e + w);
+                uint64_t pgoff = rd_word(c, e + 2 * w);
+                m->pgoff = pgoff > UINT64_MAX / page ? UINT64_MAX : pgoff * page;
+                if (names >= end)
+                        return pn_error(-EBADMSG, "NT_FILE has fewer paths than mappings");
+                const char *nul = memchr(names, 0, (size_t)(end - names));
+                if (!nul)
+                        return pn_error(-EBADMSG, "NT_FILE path %llu is not NUL-terminated", (unsigned long long)i);
+                m->path = names;
+                names = nul + 1;
+                if (m->end < m->start)
+                        return pn_error(-EBADMSG, "NT_FILE mapping %llu ends before it starts", (unsigned long long)i);
+        }
+        c->n_maps = count;
+        c->page = page;
+        return 0;
+}
+
+/* The PT_LOAD that dumped bytes for ADDR: file offset and bytes available. */
+static bool dumped_at(pkgnote_core *c, uint64_t addr, uint64_t *off, uint64_t *avail) {
+        const pkgnote_phdr *ph;
+        int n = pkgnote_elf_phdrs(c->view, &ph);
+        for (int i = 0; i < n; i++) {
+                if (ph[i].type != PT_LOAD || addr < ph[i].vaddr)
+                        continue;
+                uint64_t delta = addr - ph[i].vaddr;
+                if (delta >= ph[i].filesz || ph[i].offset > UINT64_MAX - delta)
+                        continue;
+                *off = ph[i].offset + delta;
+                *avail = ph[i].filesz - delta;
+                return true;
+        }
+        return false;
+}
+
+static size_t want_range(pkgnote_core *c, uint64_t addr, uint64_t max) {
+        uint64_t off, avail;
+        if (!dumped_at(c, addr, &off, &avail))
+                return SIZE_MAX;
+        struct range *r = realloc(c->ranges, (c->n_ranges + 1) * sizeof *r);
+        if (!r)
+                return SIZE_MAX;
+        c->ranges = r;
+        r[c->n_ranges] = (struct range){.off = off, .len = avail < max ? avail : max};
+        return c->n_ranges++;
+}
+
+static int cmp_range_ptr(const void *a, const void *b) {
+        const struct range *x = *(struct range *const *)a, *y = *(struct range *const *)b;
+        return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Reads every wanted range in file order: a stream can only go forward. */
+static int fetch_ranges(pkgnote_core *c) {
+        if (c->n_ranges == 0)
+                return 0;
+        struct range **order = malloc(c->n_ranges * sizeof *order);
+        if (!order)
+                return pn_error(-ENOMEM, "out of memory");
+        for (size_t i = 0; i < c->n_ranges; i++)
+                order[i] = &c->ranges[i];
+        qsort(order, c->n_ranges, sizeof *order, cmp_range_ptr);
+        for (size_t i = 0; i < c->n_ranges; i++) {
+                struct range *r = order[i];
+                int err;
+                if (!c->src) {
+                        r->data = pn_elf_bytes(c->view, r->off, r->len, &err);
+                        if (!r->data)
+                                core_problem(c, "dumped bytes at offset 0x%llx: %s", (unsigned long long)r->off,
+                                             pkgnote_last_error());
+                        continue;
+                }
+                /* Overlapping ranges (hostile PT_LOADs) are served from the
+                 * earlier copy instead of rewinding the stream. */
+                struct range *prev = i ? order[i - 1] : NULL;
+                if (prev && prev->data && r->off >= prev->off && r->off + r->len <= prev->off + prev->len) {
+                        r->data = prev->data + (r->off - prev->off);
+                        continue;
+                }
+                r->owned = malloc(r->len ? r->len : 1);
+                if (!r->owned) {
+                        free(order);
+                        return pn_error(-ENOMEM, "out of memory");
+                }
+                uint64_t got = 0;
+                int k = pn_core_source_read(c->src, r->off, r->owned, r->len, &got);
+                if (k < 0 || got < r->len) {
+                        core_problem(c, "dumped bytes at offset 0x%llx: %s", (unsigned long long)r->off,
+                                     k < 0 ? pkgnote_last_error() : "core ends early");
+                        free(r->owned);
+                        r->owned = NULL;
+                        continue;
+                }
+                r->data = r->owned;
+        }
+        free(order);
+        return 0;
+}
+
+static const char deleted_suffix[] = " (deleted)";
+
+static int add_module(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, bool vdso) {
+        if (c->n_modules >= PKGNOTE_MAX_MODULES) {
+                core_problem(c, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
+                return 0;
+        }
+        pkgnote_module *m = realloc(c->modules, (c->n_modules + 1) * sizeof *m);
+        if (!m)
+                return pn_error(-ENOMEM, "out of memory");
+        c->modules = m;
+        m += c->n_modules;
+        *m = (pkgnote_module){.start = start, .end = end, .is_vdso = vdso, .range = SIZE_MAX};
+        size_t l = strlen(path), sl = sizeof deleted_suffix - 1;
+        if (l > sl && !strcmp(path + l - sl, deleted_suffix)) {
+                m->deleted = true;
+                l -= sl;
+        }
+        m->path = strndup(path, l);
+        if (!m->path)
+                return pn_error(-ENOMEM, "out of memory");
+        /* The kernel dumps one page of a file mapping: read no more. */
+        m->range = want_range(c, start, vdso ? VDSO_BYTES : c->page);
+        c->n_modules++;
+        return 0;
+}
+
+static void module_set_reason(pkgnote_module *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void module_set_reason(pkgnote_module *m, const char *fmt, ...) {
+        free(m->reason);
+        va_list ap;
+        va_start(ap, fmt);
+        if (vasprintf(&m->reason, fmt, ap) < 0)
+                m->reason = NULL;
+        va_end(ap);
+}
+
+/* Reads the module's header, program headers and notes from its dumped
+ * page.  Returns true when they are complete there (all PT_NOTEs inside
+ * the page), so disk need not be consulted. */
+static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
+        *is_elf = false;
+        if (m->range == SIZE_MAX || !c->ranges[m->range].data)
+                return false;
+        const struct range *r = &c->ranges[m->range];
+        if (r->len < 4 || memcmp(r->data, "\177ELF", 4) != 0)
+                return false;
+        *is_elf = true;
+        pkgnote_elf *e;
+        if (pn_elf_from_prefix(r->data, r->len, &e) < 0) {
+                module_set_reason(m, "dumped header unreadable: %s", pkgnote_last_error());
+                return false;
+        }
+        pkgnote_info *info;
+        if (pkgnote_info_read(e, &info) < 0) {
+                pkgnote_elf_free(e);
+                return false;
+        }
+        const char *id = pkgnote_info_build_id(info);
+        if (id)
+                m->build_id = strdup(id);
+        bool complete = true;
+        for (size_t i = 0; i < pkgnote_info_problem_count(info); i++) {
+                int err;
+                pkgnote_info_problem(info, i, &err);
+                if (err == -ENODATA)
+                        complete = false;
+        }
+        m->info = info;
+        m->source = PKGNOTE_SOURCE_CORE;
+        pkgnote_elf_free(e); /* info keeps copies of all it needs */
+        return complete || pkgnote_info_package_count(info) > 0;
+}
+
+static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, bool *is_elf) {
+        *is_elf = false;
+        if (m->deleted) {
+                module_set_reason(m, "file deleted since it was mapped");
+                return;
+        }
+        int fd = pn_open_in_root(rootfd, m->path);
+        if (fd < 0) {
+                module_set_reason(m, "not on disk: %s", strerror(-fd));
+                return;
+        }
+        pkgnote_elf *e;
+        int r = pkgnote_elf_open_fd(fd, &e);
+        if (r < 0) {
+                close(fd);
+                if (r != -ENOEXEC)
+                        module_set_reason(m, "disk copy unreadable: %s", pkgnote_last_error());
+                return;
+        }
+        *is_elf = true;
+        pkgnote_info *info;
+        if (pkgnote_info_read(e, &info) < 0) {
+                pkgnote_elf_free(e);
+                close(fd);
+                module_set_reason(m, "disk copy unreadable: %s", pkgnote_last_error());
+                return;
+        }
+        const char *id = pkgnote_info_build_id(info);
+        free(m->disk_build_id);
+        m->disk_build_id = id ? strdup(id) : NULL;
+        if (!m->build_id) {
+                module_set_reason(m, "not in the core; the disk copy cannot be verified without a build-id");
+                pkgnote_info_free(info);
+        } else if (!id || strcmp(id, m->build_id) != 0) {
+                m->source = PKGNOTE_SOURCE_DISK_MISMATCH;
+                module_set_reason(m, "disk copy has build-id %s, the core %s: changed since the crash",
+                                  id ? id : "(none)", m->build_id);
+                pkgnote_info_free(info);
+        } else {
+                pkgnote_info_free(m->info);
+                m->info = info;
+                m->source = PKGNOTE_SOURCE_DISK;
+        }
+        pkgnote_elf_free(e);
+        close(fd);
+}
+
+static void resolve_modules(pkgnote_core *c, const pkgnote_core_options *o) {
+        int rootfd = -1;
+        bool disk = !(o && o->no_disk);
+        if (disk && o && o->root) {
+                rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (rootfd < 0) {
+                        core_problem(c, "cannot open root directory '%s': %s", o->root, strerror(errno));
+                        disk = false;
+                }
+        }
+        size_t out = 0;
+        for (size_t i = 0; i < c->n_modules; i++) {
+                pkgnote_module *m = &c->modules[i];
+                bool is_elf = false, disk_elf = false;
+                bool complete = module_from_core(c, m, &is_elf);
+                if (!complete && disk && !m->is_vdso)
+                        module_from_disk(c, m, rootfd, &disk_elf);
+                if (!is_elf && !disk_elf && !(m->range == SIZE_MAX && !disk && !m->is_vdso)) {
+                        /* Not an ELF object (a locale archive, a font): not a module. */
+                        free(m->path);
+                        free(m->build_id);
+                        free(m->disk_build_id);
+                        free(m->reason);
+                        pkgnote_info_free(m->info);
+                        continue;
+                }
+                if (!is_elf && !disk_elf) {
+                        /* No page dumped and disk reading off: it may be ELF. */
+                        module_set_reason(m, "not in the core, and disk reading is off");
+                }
+                if (m->source == PKGNOTE_SOURCE_CORE && !complete && !m->reason)
+                        module_set_reason(m, "notes lie beyond the dumped page");
+                c->modules[out++] = *m;
+        }
+        c->n_modules = out;
+        if (rootfd >= 0)
+                close(rootfd);
+}
+
+static void find_main_module(pkgnote_core *c) {
+        c->main_module = SIZE_MAX;
+        uint64_t keys[2] = {c->auxv_phdr, c->auxv_entry};
+        for (size_t k = 0; k < 2 && c->main_module == SIZE_MAX; k++) {
+                if (!keys[k])
+                        continue;
+                /* The mapping holding the address names the file; its module
+                 * is the offset-0 mapping of that file below the address. */
+                const char *path = NULL;
+                for (size_t i = 0; i < c->n_maps; i++)
+                        if (keys[k] >= c->maps[i].start && keys[k] < c->maps[i].end)
+                                path = c->maps[i].path;
+                if (!path)
+                        continue;
+                size_t pl = strlen(path), sl = sizeof deleted_suffix - 1;
+                if (pl > sl && !strcmp(path + pl - sl, deleted_suffix))
+                        pl -= sl;
+                for (size_t i = 0; i < c->n_modules; i++) {
+                        pkgnote_module *m = &c->modules[i];
+                        if (!m->is_vdso && m->start <= keys[k] && strlen(m->path) == pl &&
+                            !strncmp(m->path, path, pl) &&
+                            (c->main_module == SIZE_MAX || m->start > c->modules[c->main_module].start))
+                                c->main_module = i;
+                }
+        }
+        if (c->main_module == SIZE_MAX && c->n_modules > 0 && !c->modules[0].is_vdso)
+                c->main_module = 0;
+}
+
+static int cmp_module(const void *a, const void *b) {
+        const pkgnote_module *x = a, *y = b;
+        return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
+        pkgnote_elf *v = c->view;
+        if (pkgnote_elf_type(v) != 4)
+                return pn_error(-EINVAL, "not a core file (ELF type %s)",
+                                pkgnote_elf_type_name(pkgnote_elf_type(v)) ? pkgnote_elf_type_name(pkgnote_elf_type(v)) : "unknown");
+        c->is64 = pkgnote_elf_class(v) == 64;
+        c->page = 4096;
+        c->be = pkgnote_elf_big_endian(v);
+        c->machine = pkgnote_elf_machine(v);
+        const pkgnote_note *n;
+        int cnt = pkgnote_elf_notes(v, &n);
+        if (cnt < 0)
+                return cnt;
+        for (size_t i = 0; i < pkgnote_elf_problem_count(v); i++)
+                core_problem(c, "%s", pkgnote_elf_problem(v, i, NULL));
+        const pkgnote_note *file_note = NULL;
+        for (int i = 0; i < cnt; i++) {
+                if (!pkgnote_note_is(&n[i], "CORE", n[i].type))
+                        continue;
+                switch (n[i].type) {
+                case NT_PRSTATUS: parse_prstatus(c, &n[i]); break;
+                case NT_PRPSINFO: parse_prpsinfo(c, &n[i]); break;
+                case NT_SIGINFO:
+                        if (!c->have_fault_addr)
+                                parse_siginfo(c, &n[i]);
+                        break;
+                case NT_AUXV:
+                        if (!c->auxv_phdr && !c->auxv_entry)
+                                parse_auxv(c, &n[i]);
+                        break;
+                case NT_FILE:
+                        if (!file_note)
+                                file_note = &n[i];
+                        break;
+                }
+        }
+        if (file_note) {
+                int r = parse_file_note(c, file_note);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        core_problem(c, "%s", pkgnote_last_error());
+                        c->n_maps = 0;
+                }
+        } else
+                core_problem(c, "the core has no NT_FILE note: modules cannot be listed");
+
+        /* Modules: every mapping at file offset 0, once per start address. */
+        for (size_t i = 0; i < c->n_maps; i++) {
+                const struct mapping *m = &c->maps[i];
+                if (m->pgoff != 0)
+                        continue;
+                bool dup = false;
+                for (size_t k = 0; k < c->n_modules && !dup; k++)
+                        dup = c->modules[k].start == m->start;
+                if (dup)
+                        continue;
+                /* A module ends where its last mapping of the same file does. */
+                uint64_t end = m->end;
+                for (size_t k = i + 1; k < c->n_maps && !strcmp(c->maps[k].path, m->path) && c->maps[k].pgoff != 0; k++)
+                        end = c->maps[k].end;
+                int r = add_module(c, m->path, m->start, end, false);
+                if (r < 0)
+                        return r;
+        }
+        if (c->auxv_vdso) {
+                int r = add_module(c, "[vdso]", c->auxv_vdso, c->auxv_vdso + VDSO_BYTES, true);
+                if (r < 0)
+                        return r;
+        }
+        size_t execfn = c->auxv_execfn ? want_range(c, c->auxv_execfn, EXECFN_BYTES) : SIZE_MAX;
+        int r = fetch_ranges(c);
+        if (r < 0)
+                return r;
+        if (execfn != SIZE_MAX && c->ranges[execfn].data) {
+                const struct range *x = &c->ranges[execfn];
+                if (memchr(x->data, 0, x->len))
+                        c->exe = strdup((const char *)x->data);
+        }
+        resolve_modules(c, o);
+        qsort(c->modules, c->n_modules, sizeof *c->modules, cmp_module);
+        find_main_module(c);
+        if (!c->exe && c->main_module != SIZE_MAX)
+                c->exe = strdup(c->modules[c->main_module].path);
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_core_open(const char *path, const pkgnote_core_options *o, pkgnote_core **ret) {
+        int fd = !strcmp(path, "-") ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return pn_error(-errno, "cannot open: %s", strerror(errno));
+        int r = pkgnote_core_open_fd(fd, o, ret);
+        close(fd);
+        return r;
+}
+
+PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *o, pkgnote_core **ret) {
+        pkgnote_core *c = calloc(1, sizeof *c);
+        if (!c)
+                return pn_error(-ENOMEM, "out of memory");
+        /* Plain seekable cores are read in place; compressed or piped ones
+         * as a forward stream. */
+        int r = pn_core_source_open(fd, &c->src);
+        if (r >= 0 && c->src) {
+                uint64_t len;
+                r = pn_core_source_prefix(c->src, &c->prefix, &len);
+                if (r >= 0)
+                        r = pkgnote_elf_from_memory(c->prefix, len, &c->view);
+        } else if (r >= 0) {
+                int dfd = dup(fd);
+                r = dfd < 0 ? pn_error(-errno, "dup: %s", strerror(errno)) : pkgnote_elf_open_fd(dfd, &c->view);
+                if (r >= 0)
+                        c->view->own_fd = true;
+                else if (dfd >= 0)
+                        close(dfd);
+        }
+        if (r >= 0)
+                r = read_core(c, o);
+        if (r < 0) {
+                pkgnote_core_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const pkgnote_core_options *o,
+                                            pkgnote_core **ret) {
+        pkgnote_core *c = calloc(1, sizeof *c);
+        if (!c)
+                return pn_error(-ENOMEM, "out of memory");
+        int r = pkgnote_elf_from_memory(data, size, &c->view);
+        if (r >= 0)
+                r = read_core(c, o);
+        if (r < 0) {
+                pkgnote_core_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
+        if (!c)
+                return;
+        for (size_t i = 0; i < c->n_modules; i++) {
+                pkgnote_module *m = &c->modules[i];
+                free(m->path);
+                free(m->build_id);
+                free(m->disk_build_id);
+                free(m->reason);
+                pkgnote_info_free(m->info);
+        }
+        for (size_t i = 0; i < c->n_ranges; i++)
+                free(c->ranges[i].owned);
+        for (size_t i = 0; i < c->n_problems; i++)
+                free(c->problems[i]);
+        free(c->problems);
+        free(c->ranges);
+        free(c->modules);
+        free(c->maps);
+        free(c->file_note);
+        free(c->threads);
+        free(c->exe);
+        pkgnote_elf_free(c->view);
+        free(c->prefix);
+        pn_core_source_free(c->src);
+        free(c);
+}
+
+PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_info *ret) {
+        *ret = (pkgnote_process_info){
+                .pid = c->have_pid ? c->pid : -1,
+                .ppid = c->have_pid ? c->ppid : -1,
+                .uid = c->have_ids ? c->uid : -1,
+                .gid = c->have_ids ? c->gid : -1,
+                .signal = c->have_signal ? c->signal : 0,
+                .has_fault_address = c->have_fault_addr,
+                .fault_address = c->fault_addr,
+                .command = c->comm[0] ? c->comm : NULL,
+                .arguments = c->args[0] ? c->args : NULL,
+                .executable = c->exe,
+                .elf_class = c->is64 ? 64 : 32,
+                .big_endian = c->be,
+                .machine = c->machine,
+                .n_threads = c->n_threads,
+                .threads = c->threads,
+        };
+        return 0;
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_core_module_count(const pkgnote_core *c) {
+        return c->n_modules;
+}
+
+PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_module(const pkgnote_core *c, size_t i) {
+        return i < c->n_modules ? &c->modules[i] : NULL;
+}
+
+PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_main_module(const pkgnote_core *c) {
+        return c->main_module < c->n_modules ? &c->modules[c->main_module] : NULL;
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_core_problem_count(const pkgnote_core *c) {
+        return c->n_problems;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_core_problem(const pkgnote_core *c, size_t i) {
+        return i < c->n_problems ? c->problems[i] : NULL;
+}
+
+PKGNOTE_PUBLIC uint64_t pkgnote_core_bytes_read(const pkgnote_core *c) {
+        return c->src ? pn_core_source_bytes_read(c->src) : c->view->bytes_read;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_module_path(const pkgnote_module *m) {
+        return m->path;
+}
+PKGNOTE_PUBLIC uint64_t pkgnote_module_start(const pkgnote_module *m) {
+        return m->start;
+}
+PKGNOTE_PUBLIC uint64_t pkgnote_module_end(const pkgnote_module *m) {
+        return m->end;
+}
+PKGNOTE_PUBLIC const char *pkgnote_module_build_id(const pkgnote_module *m) {
+        return m->build_id;
+}
+PKGNOTE_PUBLIC const char *pkgnote_module_disk_build_id(const pkgnote_module *m) {
+        return m->disk_build_id;
+}
+PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_info(const pkgnote_module *m) {
+        return m->source == PKGNOTE_SOURCE_CORE || m->source == PKGNOTE_SOURCE_DISK ? m->info : NULL;
+}
+PKGNOTE_PUBLIC int pkgnote_module_source(const pkgnote_module *m) {
+        return m->source;
+}
+PKGNOTE_PUBLIC const char *pkgnote_module_reason(const pkgnote_module *m) {
+        return m->reason;
+}
+PKGNOTE_PUBLIC int pkgnote_module_is_vdso(const pkgnote_module *m) {
+        return m->is_vdso;
+}
+PKGNOTE_PUBLIC int pkgnote_module_deleted(const pkgnote_module *m) {
+        return m->deleted;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_source_name(int source) {
+        switch (source) {
+        case PKGNOTE_SOURCE_CORE: return "core";
+        case PKGNOTE_SOURCE_DISK: return "disk";
+        case PKGNOTE_SOURCE_DISK_MISMATCH: return "disk-mismatch";
+        default: return "none";
+        }
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_signal_name(int sig) {
+        static const char *const names[] = {
+                NULL,    "HUP",  "INT",  "QUIT", "ILL",    "TRAP", "ABRT",   "BUS",  "FPE",  "KILL", "USR1",
+                "SEGV",  "USR2", "PIPE", "ALRM", "TERM",   "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN",
+                "TTOU",  "URG",  "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH",  "IO",   "PWR",  "SYS",
+        };
+        return sig > 0 && (size_t)sig < ELEMENTSOF(names) ? names[sig] : NULL;
+}
