@@ -276,10 +276,271 @@ PKGNOTE_PUBLIC size_t pkgnote_info_problem_count(const pkgnote_info *info);
 PKGNOTE_PUBLIC const char *pkgnote_info_problem(const pkgnote_info *info, size_t i, int *error);
 
 /* ------------------------------------------------------------------ */
+/* Core files (lib/core.c)                                             */
+
+#define PKGNOTE_MAX_MAPPINGS (1u << 20) /* NT_FILE entries */
+#define PKGNOTE_MAX_MODULES 4096u       /* modules per core */
+#define PKGNOTE_MAX_THREADS 4096u       /* threads listed per core */
+
+typedef struct pkgnote_core pkgnote_core;
+typedef struct pkgnote_module pkgnote_module;
+
+typedef struct pkgnote_core_options {
+        /* Where module paths resolve when a note must come from disk: the
+         * container's or image's root; NULL means the host's "/".  Paths
+         * never escape it ("..", symlinks). */
+        const char *root;
+        /* Never read module files from disk. */
+        int no_disk;
+} pkgnote_core_options;
+
+typedef struct pkgnote_thread_info {
+        int tid;
+        int signal; /* pending signal of the thread (pr_cursig) */
+} pkgnote_thread_info;
+
+typedef struct pkgnote_process_info {
+        int pid, ppid, uid, gid; /* -1 when the core does not say */
+        int signal;              /* 0 when unknown */
+        int has_fault_address;
+        uint64_t fault_address;  /* si_addr for SIGSEGV, SIGBUS, SIGILL, SIGFPE */
+        const char *command;     /* pr_fname, or NULL */
+        const char *arguments;   /* pr_psargs (first 80 bytes), or NULL */
+        const char *executable;  /* AT_EXECFN, else the main module's path */
+        int elf_class, big_endian;
+        unsigned machine;
+        size_t n_threads;
+        const pkgnote_thread_info *threads; /* the crashing thread first */
+} pkgnote_process_info;
+
+/* Where a module's metadata came from. */
+enum {
+        PKGNOTE_SOURCE_NONE = 0,      /* not available */
+        PKGNOTE_SOURCE_CORE = 1,      /* the page dumped into the core */
+        PKGNOTE_SOURCE_DISK = 2,      /* the file on disk, build-id verified */
+        PKGNOTE_SOURCE_DISK_MISMATCH = 3, /* the disk copy differs: not used */
+};
+
+/* Opens a core file ("-" for standard input): plain, or compressed with
+ * zstd, xz or lz4 (detected by content, read as a stream).  -ENOEXEC when
+ * it is none of these, -EINVAL when it is ELF but not a core.  Problems
+ * that leave the rest readable (a bad NT_FILE, an unreadable module) do
+ * not fail the call: see pkgnote_core_problem(). */
+PKGNOTE_PUBLIC int pkgnote_core_open(const char *path, const pkgnote_core_options *o, pkgnote_core **ret);
+PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *o, pkgnote_core **ret);
+PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const pkgnote_core_options *o,
+                                            pkgnote_core **ret);
+PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c);
+
+/* Process facts; the strings live as long as C. */
+PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_info *ret);
+
+/* Modules in address order: each file mapped at offset 0 that is ELF,
+ * once per start address, and the vDSO. */
+PKGNOTE_PUBLIC size_t pkgnote_core_module_count(const pkgnote_core *c);
+PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_module(const pkgnote_core *c, size_t i);
+/* The executable's module, or NULL. */
+PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_main_module(const pkgnote_core *c);
+
+PKGNOTE_PUBLIC size_t pkgnote_core_problem_count(const pkgnote_core *c);
+PKGNOTE_PUBLIC const char *pkgnote_core_problem(const pkgnote_core *c, size_t i);
+/* Bytes read from the core file so far (compressed bytes for a stream). */
+PKGNOTE_PUBLIC uint64_t pkgnote_core_bytes_read(const pkgnote_core *c);
+
+PKGNOTE_PUBLIC const char *pkgnote_module_path(const pkgnote_module *m);
+PKGNOTE_PUBLIC uint64_t pkgnote_module_start(const pkgnote_module *m);
+PKGNOTE_PUBLIC uint64_t pkgnote_module_end(const pkgnote_module *m);
+/* Build-id from the core's page (lowercase hex), or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_module_build_id(const pkgnote_module *m);
+/* Build-id of the disk copy when it was read, or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_module_disk_build_id(const pkgnote_module *m);
+/* The notes used (from the core or the verified disk copy), or NULL. */
+PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_info(const pkgnote_module *m);
+PKGNOTE_PUBLIC int pkgnote_module_source(const pkgnote_module *m);
+/* Why metadata is missing or was not used, or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_module_reason(const pkgnote_module *m);
+PKGNOTE_PUBLIC int pkgnote_module_is_vdso(const pkgnote_module *m);
+/* 1 when the kernel marked the mapped file deleted. */
+PKGNOTE_PUBLIC int pkgnote_module_deleted(const pkgnote_module *m);
+
+/* "core", "disk", "disk-mismatch", "none". */
+PKGNOTE_PUBLIC const char *pkgnote_source_name(int source);
+/* "SEGV", "ABRT", ... without "SIG", or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_signal_name(int sig);
+
+/* ------------------------------------------------------------------ */
 /* Generators (lib/emit.c, lib/osrelease.c)                            */
+
+/* os-release(5): shell-style assignments, read with the shell's quoting
+ * rules and without any expansion.  Malformed lines are skipped and
+ * counted, never fatal. */
+typedef struct pkgnote_os_release pkgnote_os_release;
+
+PKGNOTE_PUBLIC int pkgnote_os_release_parse(const char *text, size_t len, pkgnote_os_release **ret);
+/* Reads ROOT/etc/os-release, else ROOT/usr/lib/os-release (ROOT NULL or
+ * "" means "/"); symlinks are resolved inside ROOT.  -ENOENT when neither
+ * exists, -E2BIG over 64 KiB. */
+PKGNOTE_PUBLIC int pkgnote_os_release_read(const char *root, pkgnote_os_release **ret);
+PKGNOTE_PUBLIC void pkgnote_os_release_free(pkgnote_os_release *o);
+/* The value of KEY ("ID", "VERSION_ID", "CPE_NAME", ...) or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_os_release_get(const pkgnote_os_release *o, const char *key);
+/* The file read by pkgnote_os_release_read(), else NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_os_release_path(const pkgnote_os_release *o);
+PKGNOTE_PUBLIC size_t pkgnote_os_release_problem_count(const pkgnote_os_release *o);
+
+/* An rpm package's NAME-[EPOCH:]VERSION-RELEASE.ARCH (or yum's
+ * EPOCH:NAME-VERSION-RELEASE.ARCH), split.  ARCH must be one rpm knows
+ * (including noarch, src, nosrc), so a string without one is refused
+ * instead of its dist tag being taken for an architecture.  The strings
+ * point into buffer_, released by pkgnote_nevra_clear(); epoch is NULL
+ * when absent. */
+typedef struct pkgnote_nevra {
+        const char *name, *epoch, *version, *release, *arch;
+        char *buffer_;
+} pkgnote_nevra;
+
+PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *nevra, pkgnote_nevra *ret);
+PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n);
+
+/* Where a generated note goes: ELF class, byte order, machine, and the
+ * e_flags a relocatable object needs to link with the platform's usual
+ * ABI (for example hard-float on armhf, lp64d on riscv64). */
+typedef struct pkgnote_target {
+        const char *name;   /* canonical name: "x86_64", "s390x", "ELF32BE", ... */
+        int elf_class;      /* 32 or 64 */
+        int big_endian;     /* 1 or 0 */
+        unsigned machine;   /* e_machine; 0 (EM_NONE) for the ELFnnXE forms */
+        uint32_t flags;     /* e_flags */
+} pkgnote_target;
+
+/* Accepts an architecture (x86_64, amd64, i386..i686, aarch64, arm64,
+ * aarch64_be, armhf, armel, s390x, ppc64le, ppc64, ppc, riscv64,
+ * loongarch64), a GNU triplet whose first part is one of those
+ * (s390x-linux-gnu, arm-linux-gnueabihf), a BFD name (elf64-x86-64,
+ * elf64-s390, ...), or ELF32LE, ELF32BE, ELF64LE, ELF64BE, which give
+ * class and byte order but no machine.  -EINVAL otherwise. */
+PKGNOTE_PUBLIC int pkgnote_target_parse(const char *spec, pkgnote_target *ret);
+/* The target pkgnote itself was built for. */
+PKGNOTE_PUBLIC void pkgnote_target_host(pkgnote_target *ret);
+
+/* The generators below take the note's JSON text, which must be one
+ * valid JSON object without control characters (-EINVAL otherwise), and
+ * return malloc()ed output.  The note they describe is always the one
+ * pkgnote_package_note_encode() makes, byte for byte as ld.bfd
+ * --package-metadata writes it. */
+
+/* A relocatable ELF object (ET_REL) holding the note in an allocated,
+ * 4-aligned SHT_NOTE section .note.package, an empty .note.GNU-stack (so
+ * linking it does not make the stack executable), an empty symbol table
+ * and .shstrtab.  -EINVAL when T has no machine. */
+PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t, uint8_t **ret,
+                                       size_t *ret_len);
+/* GNU assembler source for the same sections; assembles unchanged with
+ * gas on any ELF target and with clang's integrated assembler. */
+PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret);
+/* A linker script that inserts .note.package after .note.gnu.build-id:
+ * for ld.bfd >= 2.38 (-Wl,-dT,FILE or -Wl,-T,FILE) and ld.lld >= 15
+ * (-Wl,-T,FILE; lld needs a .note.gnu.build-id to insert after).  The
+ * header words are LONG()s, which the linker writes in the output's byte
+ * order, so one script serves every target.  gold (no INSERT) and mold
+ * (no SECTIONS) cannot use it. */
+PKGNOTE_PUBLIC int pkgnote_emit_linker_script(const char *json, char **ret);
+
+/* Linkers, for choosing how to pass the note. */
+enum {
+        PKGNOTE_LINKER_UNKNOWN = 0,
+        PKGNOTE_LINKER_BFD,
+        PKGNOTE_LINKER_GOLD,
+        PKGNOTE_LINKER_LLD,
+        PKGNOTE_LINKER_MOLD,
+};
+
+typedef struct pkgnote_linker {
+        int kind;                     /* PKGNOTE_LINKER_* */
+        unsigned major, minor;        /* 0.0 when unknown; gold: its binutils version */
+} pkgnote_linker;
+
+/* "bfd" (also "ld"), "gold", "lld", "mold" to PKGNOTE_LINKER_*, else 0. */
+PKGNOTE_PUBLIC int pkgnote_linker_kind_from_name(const char *name);
+PKGNOTE_PUBLIC const char *pkgnote_linker_kind_name(int kind);
+/* Identifies a linker from the output of "LINKER --version" (LEN bytes).
+ * -EINVAL when it is none of the four. */
+PKGNOTE_PUBLIC int pkgnote_linker_identify(const char *version_output, size_t len, pkgnote_linker *ret);
+/* 1 when the linker takes --package-metadata=JSON: bfd and gold from
+ * binutils 2.39, lld 15, mold 1.3. */
+PKGNOTE_PUBLIC int pkgnote_linker_has_package_metadata(const pkgnote_linker *l);
+
+enum {
+        PKGNOTE_LDFLAGS_SHELL = 0, /* for a POSIX shell command line */
+        PKGNOTE_LDFLAGS_MAKE = 1,  /* for a make variable or recipe: also $ -> $$, # -> \# */
+};
+
+/* Quotes ARG as one word for STYLE: single quotes when needed, ' as '\''. */
+PKGNOTE_PUBLIC int pkgnote_ldflags_quote(const char *arg, int style, char **ret);
+/* "-Xlinker '--package-metadata=JSON'" quoted for STYLE.  -Xlinker (not
+ * -Wl,) because the compiler driver splits -Wl, arguments at commas. */
+PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style, char **ret);
 
 /* ------------------------------------------------------------------ */
 /* Lint (lib/lint.c)                                                   */
+
+/* Kinds of CPE name accepted by pkgnote_cpe_check(). */
+enum {
+        PKGNOTE_CPE_FS = 1,       /* CPE 2.3 formatted string, all 11 components */
+        PKGNOTE_CPE_FS_SHORT = 2, /* CPE 2.3 formatted string missing trailing components */
+        PKGNOTE_CPE_URI = 3,      /* CPE 2.2 URI ("cpe:/..."), also the 2.3 URI binding */
+};
+
+/* Checks the syntax of CPE, as os-release CPE_NAME and the osCpe and
+ * appCpe keys hold it: a CPE 2.3 formatted string (NISTIR 7695 6.2:
+ * "cpe:2.3:" and 11 components, '\' quoting, '*' and '?' only at the
+ * ends of a component) or a CPE 2.2 URI (CPE 2.2 5.3 / NISTIR 7695 6.1:
+ * "cpe:/" and up to 7 components, '%' encoding).  Returns one of
+ * PKGNOTE_CPE_*, or -EINVAL with the reason in pkgnote_last_error().
+ * A formatted string with fewer components, as the spec's own example
+ * "cpe:2.3:o:fedoraproject:fedora:33", gives PKGNOTE_CPE_FS_SHORT. */
+PKGNOTE_PUBLIC int pkgnote_cpe_check(const char *cpe);
+
+typedef enum pkgnote_lint_severity {
+        PKGNOTE_LINT_WARNING = 1, /* allowed, but loses information or trips readers */
+        PKGNOTE_LINT_ERROR = 2,   /* breaks the spec, or readers miss or misread the note */
+} pkgnote_lint_severity;
+
+/* "warning" or "error" (NULL for other values). */
+PKGNOTE_PUBLIC const char *pkgnote_lint_severity_name(int severity);
+
+/* One kind of finding.  IDs are stable and never reused. */
+typedef struct pkgnote_lint_check {
+        const char *id;               /* short, e.g. "bad-cpe" */
+        pkgnote_lint_severity severity;
+        const char *summary;          /* one line of English */
+} pkgnote_lint_check;
+
+/* The I-th known check, NULL past the last one. */
+PKGNOTE_PUBLIC const pkgnote_lint_check *pkgnote_lint_check_get(size_t i);
+
+#define PKGNOTE_LINT_NO_OFFSET UINT64_MAX
+
+typedef struct pkgnote_lint_finding {
+        const pkgnote_lint_check *check; /* what was found, and how bad it is */
+        /* One line, valid until the callback returns.  It may quote bytes
+         * from the file (owners, keys, values): escape before printing. */
+        const char *message;
+        uint64_t offset; /* file offset of the note concerned, or PKGNOTE_LINT_NO_OFFSET */
+} pkgnote_lint_finding;
+
+typedef void (*pkgnote_lint_fn)(void *userdata, const pkgnote_lint_finding *finding);
+
+/* Checks the package notes of E against the spec and against what
+ * readers (core dumps, systemd-coredump, readelf, SBOM scanners) need:
+ * presence, owner and type, the descriptor's JSON, well-known keys and
+ * CPE syntax, and where the note lies (PT_NOTE inside a PT_LOAD within
+ * the first page for executables and shared objects; an allocated,
+ * 4-byte aligned SHT_NOTE section for relocatable objects).  Calls FN
+ * (may be NULL) for each finding, in a stable order.  Returns the number
+ * of error findings, or a negative errno (-ENOMEM) when the object could
+ * not be checked at all. */
+PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userdata);
 
 #ifdef __cplusplus
 }
