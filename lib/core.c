@@ -44,66 +44,7 @@ enum {
 #define EXECFN_BYTES 4096u
 #define MAX_PAGE 65536u /* largest page size of any Linux port */
 
-struct range {
-        uint64_t off, len;
-        const uint8_t *data; /* NULL until fetched, or when unavailable */
-        uint8_t *owned;
-};
-
-struct mapping {
-        uint64_t start, end, pgoff; /* pgoff in bytes */
-        const char *path;
-};
-
-struct pkgnote_module {
-        char *path;
-        uint64_t start, end;
-        bool is_vdso, deleted;
-        size_t range; /* index into ranges, or SIZE_MAX */
-        pkgnote_info *info;
-        char *build_id;      /* from the core, or NULL */
-        char *disk_build_id; /* from the disk copy when one was read */
-        int source;
-        char *reason;        /* why metadata is missing or was not used */
-};
-
-struct pkgnote_core {
-        struct pn_core_source *src;
-        pkgnote_elf *view; /* over the core file, or over the streamed prefix */
-        uint8_t *prefix;
-        bool is64, be;
-        unsigned machine;
-        uint64_t page; /* the kernel's page size, from NT_FILE */
-
-        int pid, uid, gid, signal, ppid;
-        bool have_pid, have_ids, have_signal;
-        uint64_t fault_addr;
-        bool have_fault_addr;
-        char comm[17];
-        char args[81];
-        char *exe;
-        pkgnote_thread_info *threads;
-        size_t n_threads;
-
-        uint64_t auxv_phdr, auxv_entry, auxv_execfn, auxv_vdso;
-
-        struct mapping *maps;
-        size_t n_maps;
-        char *file_note; /* copy of NT_FILE's descriptor, paths point into it */
-
-        struct range *ranges;
-        size_t n_ranges;
-
-        pkgnote_module *modules;
-        size_t n_modules;
-        size_t main_module;
-
-        char **problems;
-        size_t n_problems;
-};
-
-static void core_problem(pkgnote_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void core_problem(pkgnote_core *c, const char *fmt, ...) {
+void pn_core_problem(pkgnote_core *c, const char *fmt, ...) {
         if (c->n_problems >= 64)
                 return;
         char **p = realloc(c->problems, (c->n_problems + 1) * sizeof *p);
@@ -134,7 +75,7 @@ static void copy_cstr(char *dst, size_t cap, const uint8_t *src, size_t len) {
 static void parse_prstatus(pkgnote_core *c, const pkgnote_note *n) {
         size_t pid_at = c->is64 ? 32 : 24;
         if (n->descsz < pid_at + 8)
-                return core_problem(c, "NT_PRSTATUS of %u bytes is too short", n->descsz);
+                return pn_core_problem(c, "NT_PRSTATUS of %u bytes is too short", n->descsz);
         int tid = (int)pn_rd32(n->desc + pid_at, c->be);
         int sig = (int16_t)pn_rd16(n->desc + 12, c->be);
         if (c->n_threads < PKGNOTE_MAX_THREADS) {
@@ -167,15 +108,18 @@ static void parse_prpsinfo(pkgnote_core *c, const pkgnote_note *n) {
         else if (n->descsz == 124)
                 ids = 8, id_size = 2, fname = 28;
         else
-                return core_problem(c, "NT_PRPSINFO of %u bytes has an unknown layout", n->descsz);
+                return pn_core_problem(c, "NT_PRPSINFO of %u bytes has an unknown layout", n->descsz);
         const uint8_t *d = n->desc;
         c->uid = id_size == 4 ? (int)pn_rd32(d + ids, c->be) : pn_rd16(d + ids, c->be);
         c->gid = id_size == 4 ? (int)pn_rd32(d + ids + 4, c->be) : pn_rd16(d + ids + 2, c->be);
         c->have_ids = true;
         copy_cstr(c->comm, sizeof c->comm, d + fname, 16);
-        copy_cstr(c->args, sizeof c->args, d + fname + 16, 80);
+        char args[81];
+        copy_cstr(args, sizeof args, d + fname + 16, 80);
+        free(c->args);
+        c->args = strdup(args);
         /* psargs pads with spaces */
-        for (size_t l = strlen(c->args); l > 0 && c->args[l - 1] == ' '; l--)
+        for (size_t l = c->args ? strlen(c->args) : 0; l > 0 && c->args[l - 1] == ' '; l--)
                 c->args[l - 1] = 0;
 }
 
@@ -197,10 +141,10 @@ static void parse_siginfo(pkgnote_core *c, const pkgnote_note *n) {
         }
 }
 
-static void parse_auxv(pkgnote_core *c, const pkgnote_note *n) {
+void pn_core_parse_auxv(pkgnote_core *c, const uint8_t *desc, size_t len) {
         size_t w = c->is64 ? 8 : 4;
-        for (size_t i = 0; i + 2 * w <= n->descsz; i += 2 * w) {
-                uint64_t type = rd_word(c, n->desc + i), val = rd_word(c, n->desc + i + w);
+        for (size_t i = 0; i + 2 * w <= len; i += 2 * w) {
+                uint64_t type = rd_word(c, desc + i), val = rd_word(c, desc + i + w);
                 if (type == 0)
                         break;
                 if (type == AT_PHDR)
@@ -310,7 +254,7 @@ static int fetch_ranges(pkgnote_core *c) {
                 if (!c->src) {
                         r->data = pn_elf_bytes(c->view, r->off, r->len, &err);
                         if (!r->data)
-                                core_problem(c, "dumped bytes at offset 0x%llx: %s", (unsigned long long)r->off,
+                                pn_core_problem(c, "dumped bytes at offset 0x%llx: %s", (unsigned long long)r->off,
                                              pkgnote_last_error());
                         continue;
                 }
@@ -329,7 +273,7 @@ static int fetch_ranges(pkgnote_core *c) {
                 uint64_t got = 0;
                 int k = pn_core_source_read(c->src, r->off, r->owned, r->len, &got);
                 if (k < 0 || got < r->len) {
-                        core_problem(c, "dumped bytes at offset 0x%llx: %s", (unsigned long long)r->off,
+                        pn_core_problem(c, "dumped bytes at offset 0x%llx: %s", (unsigned long long)r->off,
                                      k < 0 ? pkgnote_last_error() : "core ends early");
                         free(r->owned);
                         r->owned = NULL;
@@ -341,11 +285,10 @@ static int fetch_ranges(pkgnote_core *c) {
         return 0;
 }
 
-static const char deleted_suffix[] = " (deleted)";
 
 static int add_module(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, bool vdso) {
         if (c->n_modules >= PKGNOTE_MAX_MODULES) {
-                core_problem(c, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
+                pn_core_problem(c, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
                 return 0;
         }
         pkgnote_module *m = realloc(c->modules, (c->n_modules + 1) * sizeof *m);
@@ -354,8 +297,8 @@ static int add_module(pkgnote_core *c, const char *path, uint64_t start, uint64_
         c->modules = m;
         m += c->n_modules;
         *m = (pkgnote_module){.start = start, .end = end, .is_vdso = vdso, .range = SIZE_MAX};
-        size_t l = strlen(path), sl = sizeof deleted_suffix - 1;
-        if (l > sl && !strcmp(path + l - sl, deleted_suffix)) {
+        size_t l = strlen(path), sl = sizeof PN_DELETED_SUFFIX - 1;
+        if (l > sl && !strcmp(path + l - sl, PN_DELETED_SUFFIX)) {
                 m->deleted = true;
                 l -= sl;
         }
@@ -368,8 +311,7 @@ static int add_module(pkgnote_core *c, const char *path, uint64_t start, uint64_
         return 0;
 }
 
-static void module_set_reason(pkgnote_module *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void module_set_reason(pkgnote_module *m, const char *fmt, ...) {
+void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) {
         free(m->reason);
         va_list ap;
         va_start(ap, fmt);
@@ -391,7 +333,7 @@ static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
         *is_elf = true;
         pkgnote_elf *e;
         if (pn_elf_from_prefix(r->data, r->len, &e) < 0) {
-                module_set_reason(m, "dumped header unreadable: %s", pkgnote_last_error());
+                pn_module_set_reason(m, "dumped header unreadable: %s", pkgnote_last_error());
                 return false;
         }
         pkgnote_info *info;
@@ -418,12 +360,12 @@ static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
 static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, bool *is_elf) {
         *is_elf = false;
         if (m->deleted) {
-                module_set_reason(m, "file deleted since it was mapped");
+                pn_module_set_reason(m, "file deleted since it was mapped");
                 return;
         }
         int fd = pn_open_in_root(rootfd, m->path);
         if (fd < 0) {
-                module_set_reason(m, "not on disk: %s", strerror(-fd));
+                pn_module_set_reason(m, "not on disk: %s", strerror(-fd));
                 return;
         }
         pkgnote_elf *e;
@@ -431,7 +373,7 @@ static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, boo
         if (r < 0) {
                 close(fd);
                 if (r != -ENOEXEC)
-                        module_set_reason(m, "disk copy unreadable: %s", pkgnote_last_error());
+                        pn_module_set_reason(m, "disk copy unreadable: %s", pkgnote_last_error());
                 return;
         }
         *is_elf = true;
@@ -439,18 +381,18 @@ static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, boo
         if (pkgnote_info_read(e, &info) < 0) {
                 pkgnote_elf_free(e);
                 close(fd);
-                module_set_reason(m, "disk copy unreadable: %s", pkgnote_last_error());
+                pn_module_set_reason(m, "disk copy unreadable: %s", pkgnote_last_error());
                 return;
         }
         const char *id = pkgnote_info_build_id(info);
         free(m->disk_build_id);
         m->disk_build_id = id ? strdup(id) : NULL;
         if (!m->build_id) {
-                module_set_reason(m, "not in the core; the disk copy cannot be verified without a build-id");
+                pn_module_set_reason(m, "not in the core; the disk copy cannot be verified without a build-id");
                 pkgnote_info_free(info);
         } else if (!id || strcmp(id, m->build_id) != 0) {
                 m->source = PKGNOTE_SOURCE_DISK_MISMATCH;
-                module_set_reason(m, "disk copy has build-id %s, the core %s: changed since the crash",
+                pn_module_set_reason(m, "disk copy has build-id %s, the core %s: changed since the crash",
                                   id ? id : "(none)", m->build_id);
                 pkgnote_info_free(info);
         } else {
@@ -468,7 +410,7 @@ static void resolve_modules(pkgnote_core *c, const pkgnote_core_options *o) {
         if (disk && o && o->root) {
                 rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (rootfd < 0) {
-                        core_problem(c, "cannot open root directory '%s': %s", o->root, strerror(errno));
+                        pn_core_problem(c, "cannot open root directory '%s': %s", o->root, strerror(errno));
                         disk = false;
                 }
         }
@@ -490,10 +432,10 @@ static void resolve_modules(pkgnote_core *c, const pkgnote_core_options *o) {
                 }
                 if (!is_elf && !disk_elf) {
                         /* No page dumped and disk reading off: it may be ELF. */
-                        module_set_reason(m, "not in the core, and disk reading is off");
+                        pn_module_set_reason(m, "not in the core, and disk reading is off");
                 }
                 if (m->source == PKGNOTE_SOURCE_CORE && !complete && !m->reason)
-                        module_set_reason(m, "notes lie beyond the dumped page");
+                        pn_module_set_reason(m, "notes lie beyond the dumped page");
                 c->modules[out++] = *m;
         }
         c->n_modules = out;
@@ -501,36 +443,24 @@ static void resolve_modules(pkgnote_core *c, const pkgnote_core_options *o) {
                 close(rootfd);
 }
 
-static void find_main_module(pkgnote_core *c) {
+void pn_core_find_main_module(pkgnote_core *c) {
         c->main_module = SIZE_MAX;
+        /* The module whose mappings hold the program headers or the entry
+         * point the kernel gave the process. */
         uint64_t keys[2] = {c->auxv_phdr, c->auxv_entry};
-        for (size_t k = 0; k < 2 && c->main_module == SIZE_MAX; k++) {
-                if (!keys[k])
-                        continue;
-                /* The mapping holding the address names the file; its module
-                 * is the offset-0 mapping of that file below the address. */
-                const char *path = NULL;
-                for (size_t i = 0; i < c->n_maps; i++)
-                        if (keys[k] >= c->maps[i].start && keys[k] < c->maps[i].end)
-                                path = c->maps[i].path;
-                if (!path)
-                        continue;
-                size_t pl = strlen(path), sl = sizeof deleted_suffix - 1;
-                if (pl > sl && !strcmp(path + pl - sl, deleted_suffix))
-                        pl -= sl;
-                for (size_t i = 0; i < c->n_modules; i++) {
-                        pkgnote_module *m = &c->modules[i];
-                        if (!m->is_vdso && m->start <= keys[k] && strlen(m->path) == pl &&
-                            !strncmp(m->path, path, pl) &&
-                            (c->main_module == SIZE_MAX || m->start > c->modules[c->main_module].start))
+        for (size_t k = 0; k < 2 && c->main_module == SIZE_MAX; k++)
+                for (size_t i = 0; keys[k] && i < c->n_modules; i++) {
+                        const pkgnote_module *m = &c->modules[i];
+                        if (!m->is_vdso && keys[k] >= m->start && keys[k] < m->end) {
                                 c->main_module = i;
+                                break;
+                        }
                 }
-        }
         if (c->main_module == SIZE_MAX && c->n_modules > 0 && !c->modules[0].is_vdso)
                 c->main_module = 0;
 }
 
-static int cmp_module(const void *a, const void *b) {
+int pn_core_cmp_module(const void *a, const void *b) {
         const pkgnote_module *x = a, *y = b;
         return x->start < y->start ? -1 : x->start > y->start;
 }
@@ -549,7 +479,7 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         if (cnt < 0)
                 return cnt;
         for (size_t i = 0; i < pkgnote_elf_problem_count(v); i++)
-                core_problem(c, "%s", pkgnote_elf_problem(v, i, NULL));
+                pn_core_problem(c, "%s", pkgnote_elf_problem(v, i, NULL));
         const pkgnote_note *file_note = NULL;
         for (int i = 0; i < cnt; i++) {
                 if (!pkgnote_note_is(&n[i], "CORE", n[i].type))
@@ -563,7 +493,7 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                         break;
                 case NT_AUXV:
                         if (!c->auxv_phdr && !c->auxv_entry)
-                                parse_auxv(c, &n[i]);
+                                pn_core_parse_auxv(c, n[i].desc, n[i].descsz);
                         break;
                 case NT_FILE:
                         if (!file_note)
@@ -576,11 +506,11 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
-                        core_problem(c, "%s", pkgnote_last_error());
+                        pn_core_problem(c, "%s", pkgnote_last_error());
                         c->n_maps = 0;
                 }
         } else
-                core_problem(c, "the core has no NT_FILE note: modules cannot be listed");
+                pn_core_problem(c, "the core has no NT_FILE note: modules cannot be listed");
 
         /* Modules: every mapping at file offset 0, once per start address. */
         for (size_t i = 0; i < c->n_maps; i++) {
@@ -615,8 +545,8 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                         c->exe = strdup((const char *)x->data);
         }
         resolve_modules(c, o);
-        qsort(c->modules, c->n_modules, sizeof *c->modules, cmp_module);
-        find_main_module(c);
+        qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
+        pn_core_find_main_module(c);
         if (!c->exe && c->main_module != SIZE_MAX)
                 c->exe = strdup(c->modules[c->main_module].path);
         return 0;
@@ -699,6 +629,7 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
         free(c->file_note);
         free(c->threads);
         free(c->exe);
+        free(c->args);
         pkgnote_elf_free(c->view);
         free(c->prefix);
         pn_core_source_free(c->src);
@@ -715,7 +646,7 @@ PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_i
                 .has_fault_address = c->have_fault_addr,
                 .fault_address = c->fault_addr,
                 .command = c->comm[0] ? c->comm : NULL,
-                .arguments = c->args[0] ? c->args : NULL,
+                .arguments = c->args && c->args[0] ? c->args : NULL,
                 .executable = c->exe,
                 .elf_class = c->is64 ? 64 : 32,
                 .big_endian = c->be,
@@ -766,7 +697,10 @@ PKGNOTE_PUBLIC const char *pkgnote_module_disk_build_id(const pkgnote_module *m)
         return m->disk_build_id;
 }
 PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_info(const pkgnote_module *m) {
-        return m->source == PKGNOTE_SOURCE_CORE || m->source == PKGNOTE_SOURCE_DISK ? m->info : NULL;
+        return m->source == PKGNOTE_SOURCE_CORE || m->source == PKGNOTE_SOURCE_DISK ||
+                               m->source == PKGNOTE_SOURCE_MAPPED
+                       ? m->info
+                       : NULL;
 }
 PKGNOTE_PUBLIC int pkgnote_module_source(const pkgnote_module *m) {
         return m->source;
@@ -780,12 +714,16 @@ PKGNOTE_PUBLIC int pkgnote_module_is_vdso(const pkgnote_module *m) {
 PKGNOTE_PUBLIC int pkgnote_module_deleted(const pkgnote_module *m) {
         return m->deleted;
 }
+PKGNOTE_PUBLIC int pkgnote_module_replaced(const pkgnote_module *m) {
+        return m->replaced;
+}
 
 PKGNOTE_PUBLIC const char *pkgnote_source_name(int source) {
         switch (source) {
         case PKGNOTE_SOURCE_CORE: return "core";
         case PKGNOTE_SOURCE_DISK: return "disk";
         case PKGNOTE_SOURCE_DISK_MISMATCH: return "disk-mismatch";
+        case PKGNOTE_SOURCE_MAPPED: return "mapped";
         default: return "none";
         }
 }

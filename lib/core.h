@@ -5,6 +5,77 @@
 
 #include "internal.h"
 
+#define PN_DELETED_SUFFIX " (deleted)"
+
+struct range {
+        uint64_t off, len;
+        const uint8_t *data; /* NULL until fetched, or when unavailable */
+        uint8_t *owned;
+};
+
+struct mapping {
+        uint64_t start, end, pgoff; /* pgoff in bytes */
+        const char *path;
+};
+
+struct pkgnote_module {
+        char *path;
+        uint64_t start, end;
+        bool is_vdso, deleted;
+        bool replaced; /* a process's file differs from the one at its path now */
+        uint64_t dev, ino; /* a process's mapped file, from /proc/PID/maps */
+        size_t range; /* index into ranges, or SIZE_MAX */
+        pkgnote_info *info;
+        char *build_id;      /* from the core, or NULL */
+        char *disk_build_id; /* from the disk copy when one was read */
+        int source;
+        char *reason;        /* why metadata is missing or was not used */
+};
+
+struct pkgnote_core {
+        struct pn_core_source *src;
+        pkgnote_elf *view; /* over the core file, or over the streamed prefix */
+        uint8_t *prefix;
+        bool is64, be;
+        unsigned machine;
+        uint64_t page; /* the kernel's page size, from NT_FILE */
+
+        int pid, uid, gid, signal, ppid;
+        bool have_pid, have_ids, have_signal;
+        uint64_t fault_addr;
+        bool have_fault_addr;
+        char comm[17];
+        char *args;
+        char *exe;
+        pkgnote_thread_info *threads;
+        size_t n_threads;
+
+        uint64_t auxv_phdr, auxv_entry, auxv_execfn, auxv_vdso;
+
+        struct mapping *maps;
+        size_t n_maps;
+        char *file_note; /* copy of NT_FILE's descriptor, paths point into it */
+
+        struct range *ranges;
+        size_t n_ranges;
+
+        pkgnote_module *modules;
+        size_t n_modules;
+        size_t main_module;
+
+        char **problems;
+        size_t n_problems;
+};
+
+void pn_core_problem(pkgnote_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reads AT_PHDR, AT_ENTRY, AT_EXECFN, AT_SYSINFO_EHDR from an auxv in the
+ * core's class and byte order. */
+void pn_core_parse_auxv(pkgnote_core *c, const uint8_t *desc, size_t len);
+/* Picks the executable's module through AT_PHDR/AT_ENTRY (modules sorted). */
+void pn_core_find_main_module(pkgnote_core *c);
+int pn_core_cmp_module(const void *a, const void *b);
+
 /* A core read forward only: compressed (zstd, xz, lz4) or from a pipe. */
 struct pn_core_source;
 

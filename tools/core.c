@@ -41,6 +41,8 @@ static void print_module_text(const pkgnote_module *m) {
         tool_print_escaped(stdout, pkgnote_module_path(m));
         if (pkgnote_module_deleted(m))
                 fputs(" (deleted)", stdout);
+        if (pkgnote_module_replaced(m))
+                fputs(" (replaced on disk)", stdout);
         if (info && pkgnote_info_package_count(info) > 0) {
                 fputs(" from ", stdout);
                 for (size_t i = 0; i < pkgnote_info_package_count(info); i++) {
@@ -125,7 +127,8 @@ static void print_text(const pkgnote_core *c, const struct stack_report *st) {
         fputc('\n', stdout);
         for (size_t i = 0; i < pkgnote_core_module_count(c); i++)
                 print_module_text(pkgnote_core_module(c, i));
-        stack_print_text(st, stdout);
+        if (st)
+                stack_print_text(st, stdout);
 }
 
 static void print_packages_json(const pkgnote_info *info) {
@@ -193,14 +196,19 @@ static void print_json(const pkgnote_core *c, const struct stack_report *st) {
                         json_opt_string("diskBuildId", pkgnote_module_disk_build_id(m));
                 if (pkgnote_module_deleted(m))
                         fputs(",\"deleted\":true", stdout);
+                if (pkgnote_module_replaced(m))
+                        fputs(",\"replaced\":true", stdout);
                 if (pkgnote_module_is_vdso(m))
                         fputs(",\"vdso\":true", stdout);
                 if (pkgnote_module_reason(m))
                         json_opt_string("reason", pkgnote_module_reason(m));
                 fputc('}', stdout);
         }
-        fputs("],\"threads\":", stdout);
-        stack_print_json(st, c, stdout);
+        fputs("]", stdout);
+        if (st) {
+                fputs(",\"threads\":", stdout);
+                stack_print_json(st, c, stdout);
+        }
         fputs("}\n", stdout);
 }
 
@@ -268,6 +276,53 @@ int cmd_core(int argc, char **argv) {
         if (o.stats)
                 fprintf(stderr, "bytes read from core: %" PRIu64 "\n", pkgnote_core_bytes_read(c));
         stack_free(&st);
+        pkgnote_core_free(c);
+        if (fflush(stdout) != 0)
+                return tool_fail("cannot write output: %s", strerror(errno));
+        return EXIT_OK;
+}
+
+static void pid_help(void) {
+        printf("Usage: pkgnote pid [--json] PID\n"
+               "\n"
+               "The module report of a running process: every mapped ELF file with its\n"
+               "build-id and package notes, read from the files as mapped\n"
+               "(/proc/PID/map_files), so a library deleted or replaced on disk since it\n"
+               "was loaded shows what is really in memory, and is flagged.\n"
+               "\n"
+               "  -j, --json   one JSON object\n"
+               "  -h, --help   show this help\n");
+}
+
+int cmd_pid(int argc, char **argv) {
+        static const struct option longopts[] = {
+                {"json", no_argument, NULL, 'j'},
+                {"help", no_argument, NULL, 'h'},
+                {0},
+        };
+        bool json = false;
+        int ch;
+        while ((ch = getopt_long(argc, argv, "jh", longopts, NULL)) >= 0)
+                switch (ch) {
+                case 'j': json = true; break;
+                case 'h': pid_help(); return EXIT_OK;
+                default: return EXIT_FAILURE_;
+                }
+        if (optind + 1 != argc)
+                return tool_fail("pid: expected exactly one PID (see 'pkgnote pid --help')");
+        char *end;
+        errno = 0;
+        long pid = strtol(argv[optind], &end, 10);
+        if (errno || *end || end == argv[optind] || pid <= 0 || pid > INT32_MAX)
+                return tool_fail("pid: '%s' is not a process ID", argv[optind]);
+        pkgnote_core *c;
+        int r = pkgnote_process_open((int)pid, &c);
+        if (r < 0)
+                return tool_error(argv[optind], "cannot read process", r);
+        if (json)
+                print_json(c, NULL);
+        else
+                print_text(c, NULL);
         pkgnote_core_free(c);
         if (fflush(stdout) != 0)
                 return tool_fail("cannot write output: %s", strerror(errno));

@@ -15,6 +15,7 @@ static const struct {
         {"generate", cmd_generate, "make a package note for a linker or build"},
         {"lint", cmd_lint, "check ELF files against the package note spec"},
         {"core", cmd_core, "which packages crashed, from a core dump"},
+        {"pid", cmd_pid, "the packages mapped by a running process"},
 };
 
 static int usage(FILE *f) {
