@@ -319,6 +319,7 @@ enum {
         PKGNOTE_SOURCE_CORE = 1,      /* the page dumped into the core */
         PKGNOTE_SOURCE_DISK = 2,      /* the file on disk, build-id verified */
         PKGNOTE_SOURCE_DISK_MISMATCH = 3, /* the disk copy differs: not used */
+        PKGNOTE_SOURCE_MAPPED = 4,    /* a running process's mapped file */
 };
 
 /* Opens a core file ("-" for standard input): plain, or compressed with
@@ -363,7 +364,17 @@ PKGNOTE_PUBLIC int pkgnote_module_is_vdso(const pkgnote_module *m);
 /* 1 when the kernel marked the mapped file deleted. */
 PKGNOTE_PUBLIC int pkgnote_module_deleted(const pkgnote_module *m);
 
-/* "core", "disk", "disk-mismatch", "none". */
+/* 1 when a running process maps a file other than the one now at its
+ * path (replaced on disk by an upgrade). */
+PKGNOTE_PUBLIC int pkgnote_module_replaced(const pkgnote_module *m);
+
+/* A running process as a core without registers: modules from
+ * /proc/PID/maps, notes read through /proc/PID/map_files (the files as
+ * mapped, even if deleted or replaced since), process facts from
+ * /proc/PID/status, comm, cmdline, exe and auxv. */
+PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret);
+
+/* "core", "disk", "disk-mismatch", "mapped", "none". */
 PKGNOTE_PUBLIC const char *pkgnote_source_name(int source);
 /* "SEGV", "ABRT", ... without "SIG", or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_signal_name(int sig);
