@@ -359,13 +359,14 @@ static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
 
 static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, bool *is_elf) {
         *is_elf = false;
-        if (m->deleted) {
-                pn_module_set_reason(m, "file deleted since it was mapped");
-                return;
-        }
+        /* A file marked deleted may have been replaced by an upgrade: what
+         * is at the path now is read, and used only if its build-id matches. */
         int fd = pn_open_in_root(rootfd, m->path);
         if (fd < 0) {
-                pn_module_set_reason(m, "not on disk: %s", strerror(-fd));
+                if (m->deleted)
+                        pn_module_set_reason(m, "file deleted since it was mapped");
+                else
+                        pn_module_set_reason(m, "not on disk: %s", strerror(-fd));
                 return;
         }
         pkgnote_elf *e;

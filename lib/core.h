@@ -24,6 +24,7 @@ struct pkgnote_module {
         bool is_vdso, deleted;
         bool replaced; /* a process's file differs from the one at its path now */
         uint64_t dev, ino; /* a process's mapped file, from /proc/PID/maps */
+        uint64_t first_end; /* end of the module's first mapping (map_files name) */
         size_t range; /* index into ranges, or SIZE_MAX */
         pkgnote_info *info;
         char *build_id;      /* from the core, or NULL */

@@ -102,12 +102,19 @@ static void read_identity(pkgnote_core *c, int pid) {
  * it is still the same inode. */
 static int open_mapped(int pid, pkgnote_module *m, bool *replaced) {
         char path[96];
-        snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
+        snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->first_end);
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         struct stat now, st;
-        bool on_disk = !m->deleted && stat(m->path, &now) == 0;
+        /* An upgrade renames a new file over the path: the kernel then
+         * calls the mapped one deleted, though a file is at its path. */
+        bool on_disk = stat(m->path, &now) == 0;
+        if (m->deleted && on_disk) {
+                m->deleted = false;
+                *replaced = true;
+        }
         if (fd >= 0) {
-                *replaced = !m->deleted && (!on_disk || (fstat(fd, &st) == 0 && (st.st_dev != now.st_dev || st.st_ino != now.st_ino)));
+                if (!m->deleted && on_disk && fstat(fd, &st) == 0 && (st.st_dev != now.st_dev || st.st_ino != now.st_ino))
+                        *replaced = true;
                 return fd;
         }
         if (m->deleted)
@@ -115,7 +122,7 @@ static int open_mapped(int pid, pkgnote_module *m, bool *replaced) {
         fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return -errno;
-        if (fstat(fd, &st) < 0 || st.st_ino != m->ino || st.st_dev != m->dev) {
+        if (*replaced || fstat(fd, &st) < 0 || st.st_ino != m->ino || st.st_dev != m->dev) {
                 close(fd);
                 *replaced = true;
                 return -ESTALE;
@@ -167,7 +174,7 @@ static int read_modules(pkgnote_core *c, int pid) {
                 }
                 c->modules = m;
                 m += c->n_modules;
-                *m = (pkgnote_module){.start = start, .end = end, .is_vdso = vdso, .range = SIZE_MAX};
+                *m = (pkgnote_module){.start = start, .end = end, .first_end = end, .is_vdso = vdso, .range = SIZE_MAX};
                 size_t l = strlen(path), sl = sizeof PN_DELETED_SUFFIX - 1;
                 if (l > sl && !strcmp(path + l - sl, PN_DELETED_SUFFIX)) {
                         m->deleted = true;
