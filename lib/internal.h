@@ -54,6 +54,10 @@ static inline void pn_wr64(uint8_t *p, uint64_t v, bool be) {
  * freed.  Every access to object bytes goes through here. */
 const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err);
 
+/* Offset of the first byte of S that is not valid UTF-8 (RFC 3629: no
+ * overlongs, surrogates or code points past U+10FFFF), or LEN. */
+size_t pn_utf8_invalid_at(const char *s, size_t len);
+
 /* Validates a JSON string value per the spec: UTF-8 and no control
  * characters (C0, DEL, C1).  0 or -EINVAL with pn_error set. */
 int pn_check_string(const char *s, const char *what);

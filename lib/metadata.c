@@ -30,8 +30,6 @@ PKGNOTE_PUBLIC const char *const *pkgnote_metadata_known_keys(void) {
         return known_keys;
 }
 
-static size_t utf8_invalid_at(const char *s, size_t len);
-
 /* Depth of nesting, found without recursion on the raw text so that an
  * over-deep document is refused before any parser descends into it. */
 static unsigned json_depth(const char *s, size_t len) {
@@ -60,7 +58,7 @@ int pn_json_load(const char *text, size_t len, json_t **ret) {
                 return pn_error(-E2BIG, "JSON of %zu bytes, more than the limit of %u", len, PKGNOTE_MAX_JSON);
         if (memchr(text, 0, len))
                 return pn_error(-EBADMSG, "JSON contains a NUL byte");
-        size_t bad = utf8_invalid_at(text, len);
+        size_t bad = pn_utf8_invalid_at(text, len);
         if (bad < len)
                 return pn_error(-EBADMSG, "JSON is not valid UTF-8 at byte %zu", bad);
         unsigned depth = json_depth(text, len);
@@ -100,7 +98,7 @@ static bool has_control(const char *s) {
 
 /* Offset of the first byte that is not valid UTF-8 (RFC 3629: no
  * overlongs, surrogates or code points past U+10FFFF), or LEN. */
-static size_t utf8_invalid_at(const char *s, size_t len) {
+size_t pn_utf8_invalid_at(const char *s, size_t len) {
         const unsigned char *p = (const unsigned char *)s;
         size_t i = 0;
         while (i < len) {
@@ -134,7 +132,7 @@ static size_t utf8_invalid_at(const char *s, size_t len) {
 
 static bool valid_utf8(const char *s) {
         size_t len = strlen(s);
-        return utf8_invalid_at(s, len) == len;
+        return pn_utf8_invalid_at(s, len) == len;
 }
 
 int pn_check_string(const char *s, const char *what) {

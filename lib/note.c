@@ -105,6 +105,46 @@ static bool inside_load(pkgnote_elf *e, uint64_t off, uint64_t len) {
         return false;
 }
 
+/* True when [off, off+len) walks as notes of alignment ALIGN to its end. */
+static bool walks_clean(pkgnote_elf *e, uint64_t off, uint64_t len, uint32_t align) {
+        int err;
+        const uint8_t *b = pn_range_ok(off, len, e->size) ? pn_elf_bytes(e, off, len, &err) : NULL;
+        if (!b)
+                return false;
+        uint64_t pos = 0;
+        while (len - pos >= 12) {
+                uint64_t desc_at = ALIGN_UP(pos + 12 + pn_rd32(b + pos, e->be), align);
+                uint64_t end = desc_at + pn_rd32(b + pos + 4, e->be);
+                if (end > len)
+                        return false;
+                pos = ALIGN_UP(end, align);
+        }
+        return true;
+}
+
+/* The alignment to walk a PT_NOTE with.  gABI: 8 when p_align is 8.  But
+ * some linkers (mold 1.x) put 4-byte notes (build-id, package) into the
+ * same 8-aligned PT_NOTE as the GNU property note; such a segment only
+ * walks cleanly with 4, which also walks property notes correctly (their
+ * name is 4 bytes and their descriptor a multiple of 8). */
+static uint32_t segment_align(pkgnote_elf *e, const pkgnote_phdr *p) {
+        if (p->align != 8)
+                return 4;
+        if (!walks_clean(e, p->offset, p->filesz, 8) && walks_clean(e, p->offset, p->filesz, 4))
+                return 4;
+        return 8;
+}
+
+/* Whether a PT_LOAD starting at file offset 0 maps bytes [0, end). */
+static bool first_load_covers(pkgnote_elf *e, uint64_t end) {
+        for (uint32_t i = 0; i < e->phnum; i++) {
+                const pkgnote_phdr *p = &e->phdrs[i];
+                if (p->type == PT_LOAD && p->offset == 0 && p->filesz >= end)
+                        return true;
+        }
+        return false;
+}
+
 static int read_notes(pkgnote_elf *e) {
         size_t cap = 0;
         int r;
@@ -112,7 +152,7 @@ static int read_notes(pkgnote_elf *e) {
                 const pkgnote_phdr *p = &e->phdrs[i];
                 if (p->type != PT_NOTE)
                         continue;
-                r = walk_region(e, &cap, p->offset, p->filesz, p->align == 8 ? 8 : 4,
+                r = walk_region(e, &cap, p->offset, p->filesz, segment_align(e, p),
                                 PKGNOTE_NOTE_IN_SEGMENT, NULL, "PT_NOTE segment");
                 if (r == -ENOMEM)
                         return r;
@@ -148,11 +188,15 @@ static int read_notes(pkgnote_elf *e) {
                 e->notes[out++] = *n;
         }
         e->n_notes = out;
+        /* The kernel dumps the first page of a mapping at offset 0: a note
+         * reaches a core when it, the ELF header and the program headers
+         * lie in that page and the PT_LOAD mapping offset 0 covers it. */
+        bool headers_in_page = e->phoff + (uint64_t)e->phnum * e->phentsize <= FIRST_PAGE;
         for (size_t i = 0; i < e->n_notes; i++) {
                 pkgnote_note *n = &e->notes[i];
                 if ((n->where & PKGNOTE_NOTE_IN_SEGMENT) && inside_load(e, n->offset, n->size)) {
                         n->where |= PKGNOTE_NOTE_LOADED;
-                        if (n->offset + n->size <= FIRST_PAGE)
+                        if (headers_in_page && n->offset + n->size <= FIRST_PAGE && first_load_covers(e, n->offset + n->size))
                                 n->where |= PKGNOTE_NOTE_FIRST_PAGE;
                 }
         }

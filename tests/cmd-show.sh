@@ -89,4 +89,21 @@ grep -q "package (primary)" out && grep -q "name: second" out && pass "two notes
 run show --field name two
 expect_out "hello" "--field reads the primary note"
 
+# Regression: mold 1.x puts 4-byte notes into the 8-aligned PT_NOTE of the
+# GNU property note; walking it with 8-byte padding loses the package note.
+if command -v mold >/dev/null; then
+        cc -o moldbin main.c -fuse-ld=mold -Xlinker "--package-metadata=$JSON" || fatal "cannot link with mold"
+        run show --field name moldbin
+        expect_status 0 "mixed-alignment PT_NOTE (mold): no error"
+        expect_out "hello" "mixed-alignment PT_NOTE (mold): note found"
+else
+        skip "mixed-alignment PT_NOTE (mold)" "mold not installed"
+fi
+
+# Regression: paths that are not UTF-8, or hold C1 controls, keep --json valid.
+cp hello "$(printf 'bad\377name\302\205x')"
+run show --json "$(printf 'bad\377name\302\205x')"
+python3 -c 'import json; d=json.load(open("out")); assert d["path"]=="bad\\xffname\x85x", d["path"]' \
+        && pass "--json escapes non-UTF-8 paths" || fail "--json escapes non-UTF-8 paths" "$(cat out)"
+
 finish

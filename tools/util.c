@@ -74,14 +74,28 @@ void tool_print_escaped(FILE *f, const char *s) {
 }
 
 void tool_print_json_string(FILE *f, const char *s) {
+        const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
         fputc('"', f);
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        while (p < end) {
+                size_t n = *p < 0x20 || *p == 0x7f ? 1 : utf8_len(p, end);
+                if (n == 0) {
+                        /* Not UTF-8 (possible in paths) or a C1 control:
+                         * the text \xNN, as the text output shows it, so
+                         * the output stays valid JSON. */
+                        if (*p == 0xc2 && p + 1 < end && p[1] >= 0x80 && p[1] <= 0x9f) {
+                                fprintf(f, "\\u%04x", p[1]);
+                                p += 2;
+                        } else
+                                fprintf(f, "\\\\x%02x", *p++);
+                        continue;
+                }
                 if (*p == '"' || *p == '\\')
                         fprintf(f, "\\%c", *p);
                 else if (*p < 0x20 || *p == 0x7f)
                         fprintf(f, "\\u%04x", *p);
                 else
-                        fputc(*p, f);
+                        fwrite(p, 1, n, f);
+                p += n;
         }
         fputc('"', f);
 }
