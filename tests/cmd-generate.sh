@@ -1,1 +1,345 @@
-exit 77
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# pkgnote generate: metadata sources, key order, every output format, and
+# the raw note against ld.bfd --package-metadata.
+# Environment: PKGNOTE (the binary), SRCDIR, LC_ALL=C.  Exit 0, 77 skip, 1 fail.
+
+set -u
+: "${PKGNOTE:?PKGNOTE must name the pkgnote binary}"
+export LC_ALL=C
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/cmd-generate.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT INT TERM
+failed=0 passed=0
+
+ok() { passed=$((passed + 1)); echo "ok - $1"; }
+not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; for l in "$@"; do printf '#   %s\n' "$l"; done; }
+skip() { echo "ok - $1 # SKIP $2"; }
+have() { command -v "$1" >/dev/null 2>&1; }
+# The package note JSON readelf shows for FILE (with or without -W it
+# may share a line with the note type).
+note_of() { readelf -n "$1" 2>/dev/null | sed -n 's/^.*Packaging Metadata: //p'; }
+
+# expect NAME WANT COMMAND...: stdout must equal WANT and the exit status be 0.
+expect() {
+        name=$1 want=$2
+        shift 2
+        got=$("$@" 2>"$T/err")
+        rc=$?
+        if [ "$rc" -eq 0 ] && [ "$got" = "$want" ]; then
+                ok "$name"
+        else
+                not_ok "$name" "command: $*" "exit status: $rc" "want: $want" "got:  $got" "stderr: $(cat "$T/err")"
+        fi
+}
+
+# expect_fail NAME STDERR-PATTERN COMMAND...: exit status 2, stderr matches.
+expect_fail() {
+        name=$1 pattern=$2
+        shift 2
+        "$@" >"$T/out" 2>"$T/err"
+        rc=$?
+        if [ "$rc" -eq 2 ] && grep -q -e "$pattern" "$T/err"; then
+                ok "$name"
+        else
+                not_ok "$name" "command: $*" "exit status: $rc (want 2)" "stderr: $(cat "$T/err")" \
+                        "stderr should match: $pattern"
+        fi
+}
+
+G="$PKGNOTE generate"
+N="$PKGNOTE generate --no-os-release"
+
+# ---------------------------------------------------------------- usage
+$G --help >"$T/help" 2>&1
+rc=$?
+missing=""
+for opt in --type --name --version --architecture --os --os-version --os-cpe --app-cpe --debuginfod-url \
+        --rpm --metadata --root --no-os-release --format --output --target --linker --ld --ldflags-style \
+        json note linker-script asm object ldflags shell make; do
+        grep -q -e "$opt" "$T/help" || missing="$missing $opt"
+done
+if [ "$rc" -eq 0 ] && [ -z "$missing" ]; then ok "help documents every option"; else
+        not_ok "help documents every option" "exit status $rc" "missing:$missing"; fi
+
+expect_fail "unknown format" "^pkgnote: generate: --format: unknown format 'xml'" $N --format xml
+expect_fail "unknown target" "^pkgnote: generate: --target: unknown target 'vax'" $N --target vax -F note -o "$T/x"
+expect_fail "unknown linker" "^pkgnote: generate: --linker: unknown linker 'ld64'" $N --linker ld64
+expect_fail "unknown ldflags style" "^pkgnote: generate: --ldflags-style" $N --ldflags-style cmake
+expect_fail "stray argument" "^pkgnote: generate: unexpected argument 'foo'" $N foo
+expect_fail "unknown option" "unrecognized option" $N --frobnicate
+expect_fail "empty value" "^pkgnote: generate: --name: empty value" $N --name ""
+
+# ------------------------------------------------------------ metadata
+expect "canonical key order" \
+        '{"type":"deb","os":"debian","osVersion":"12","name":"n","version":"1.0-1","architecture":"amd64","osCpe":"cpe:2.3:o:debian:debian_linux:12","appCpe":"cpe:2.3:a:x:n:1.0","debugInfoUrl":"https://debuginfod.debian.net/"}' \
+        $N --debuginfod-url https://debuginfod.debian.net/ --app-cpe cpe:2.3:a:x:n:1.0 \
+        --os-cpe cpe:2.3:o:debian:debian_linux:12 --architecture amd64 --version 1.0-1 --name n \
+        --os-version 12 --os debian --type deb
+
+expect "rpm NEVRA" '{"type":"rpm","name":"foo","version":"1.2-3.fc40","architecture":"x86_64"}' \
+        $N --rpm foo-1.2-3.fc40.x86_64
+expect "rpm NEVRA with epoch (dropped, as %{version}-%{release})" \
+        '{"type":"rpm","name":"foo","version":"1.2-3.fc40","architecture":"x86_64"}' $N --rpm foo-2:1.2-3.fc40.x86_64
+expect "rpm E:NVRA" '{"type":"rpm","name":"perl","version":"5.38.2-506.fc40","architecture":"aarch64"}' \
+        $N --rpm 4:perl-5.38.2-506.fc40.aarch64
+expect "rpm source NEVRA sets no architecture" '{"type":"rpm","name":"kernel","version":"6.8.5-301.fc40"}' \
+        $N --rpm kernel-6.8.5-301.fc40.src
+expect "key options override --rpm" '{"type":"rpm","name":"foo-src","version":"1.2-3.fc40","architecture":"noarch"}' \
+        $N --rpm foo-1.2-3.fc40.x86_64 --name foo-src --architecture noarch
+expect_fail "NEVRA without architecture" "^pkgnote: generate: --rpm: 'foo-1.2-3.fc40' is not NAME-\[EPOCH:\]VERSION-RELEASE.ARCH" \
+        $N --rpm foo-1.2-3.fc40
+
+expect "--metadata extra keys after the well-known ones, in given order" \
+        '{"type":"deb","name":"n","zeta":"1","alpha":[1,{"b":null}],"mid":true}' \
+        $N --metadata '{"zeta":"1","name":"n","alpha":[1,{"b":null}]}' --metadata '{"mid":true,"type":"deb"}'
+expect "key options win over --metadata" '{"name":"cli","extra":"x"}' \
+        $N --metadata '{"name":"json","extra":"x"}' --name cli
+expect "later --metadata replaces earlier keys" '{"name":"second","a":"2","b":"1"}' \
+        $N --metadata '{"a":"1","b":"1","name":"first"}' --metadata '{"a":"2","name":"second"}'
+printf '{"type":"apk","name":"from-file"}\n' >"$T/meta.json"
+expect "--metadata @FILE" '{"type":"apk","name":"from-file"}' $N --metadata "@$T/meta.json"
+expect "--metadata @- reads stdin" '{"type":"alpm","x":"y"}' \
+        sh -c "printf '%s' '{\"type\":\"alpm\",\"x\":\"y\"}' | $N --metadata @-"
+expect_fail "--metadata invalid JSON" "^pkgnote: generate: --metadata: invalid JSON" $N --metadata '{"a":'
+expect_fail "--metadata array" "^pkgnote: generate: --metadata: " $N --metadata '[1]'
+expect_fail "--metadata duplicate key" "^pkgnote: generate: --metadata: invalid JSON" $N --metadata '{"a":"1","a":"2"}'
+expect_fail "--metadata non-string well-known key" '^pkgnote: generate: --metadata: well-known key "version" must be a string' \
+        $N --metadata '{"version":1}'
+expect_fail "--metadata missing file" "^pkgnote: generate: --metadata: cannot read '$T/none.json'" $N --metadata "@$T/none.json"
+expect_fail "--metadata control character" "^pkgnote: generate: --metadata: .*control character" \
+        $N --metadata '{"a":"x\u0007y"}'
+
+# Names in any script survive byte for byte.
+u='Ωμέγα-παράδειγμα 漢字テスト 🎉🐧 Ünïcödé'
+expect "non-ASCII values" "{\"name\":\"$u\",\"version\":\"1\"}" $N --name "$u" --version 1
+expect "quotes and backslashes are JSON-escaped" '{"name":"a\"b\\c'"'"'d"}' $N --name 'a"b\c'"'"'d'
+
+tab=$(printf 'a\tb')
+expect_fail "control character names the option" \
+        "^pkgnote: generate: --name: .*control character" $N --name "$tab"
+expect_fail "control character in --app-cpe" "^pkgnote: generate: --app-cpe: .*control character" \
+        $N --app-cpe "$(printf 'x\033[31m')"
+expect_fail "C1 control character" "^pkgnote: generate: --version: .*control character" \
+        $N --version "$(printf '1\302\2052')"
+expect_fail "invalid UTF-8" "^pkgnote: generate: --name: .*UTF-8" $N --name "$(printf 'a\377b')"
+
+# ---------------------------------------------------------- os-release
+R="$T/root"
+mkdir -p "$R/etc" "$R/usr/lib"
+cat >"$R/usr/lib/os-release" <<'EOF'
+# a comment
+NAME="Test \"Quoted\" Linux"
+ID=testos
+  VERSION_ID='41.0'
+CPE_NAME="cpe:2.3:o:test:test\$os:41"
+BAD LINE
+EOF
+ln -s /usr/lib/os-release "$R/etc/os-release" # absolute: must resolve inside --root
+expect "os-release from --root (absolute symlink, quoting)" \
+        '{"type":"rpm","os":"testos","osVersion":"41.0","name":"x"}' $G --root "$R" --type rpm --name x
+expect "--os-cpe auto" '{"os":"testos","osVersion":"41.0","osCpe":"cpe:2.3:o:test:test$os:41"}' \
+        $G --root "$R" --os-cpe auto
+expect "options override os-release" '{"os":"mine","osVersion":"41.0"}' $G --root "$R" --os mine
+expect "--metadata overrides os-release" '{"os":"testos","osVersion":"7"}' $G --root "$R" --metadata '{"osVersion":"7"}'
+expect "--no-os-release" '{"name":"x"}' $G --root "$R" --no-os-release --name x
+rm "$R/etc/os-release"
+printf 'ID=etcos\n' >"$R/etc/os-release"
+expect "etc/os-release wins over usr/lib" '{"os":"etcos"}' $G --root "$R"
+rm "$R/etc/os-release"
+expect "fallback to usr/lib/os-release" '{"os":"testos","osVersion":"41.0"}' $G --root "$R"
+mkdir -p "$T/empty"
+expect_fail "missing os-release under --root" "^pkgnote: generate: os-release: neither" $G --root "$T/empty"
+mkdir -p "$T/nocpe/etc" && printf 'ID=x\n' >"$T/nocpe/etc/os-release"
+expect_fail "--os-cpe auto without CPE_NAME" "^pkgnote: generate: --os-cpe auto: .* has no CPE_NAME" \
+        $G --root "$T/nocpe" --os-cpe auto
+expect_fail "--os-cpe auto with --no-os-release" "^pkgnote: generate: --os-cpe auto needs os-release" \
+        $N --os-cpe auto
+if [ -r /etc/os-release ] || [ -r /usr/lib/os-release ]; then
+        id=$(sh -c '. /etc/os-release 2>/dev/null || . /usr/lib/os-release; printf %s "$ID"')
+        got=$($G)
+        case $got in
+        "{\"os\":\"$id\""*) ok "host os-release by default" ;;
+        *) not_ok "host os-release by default" "got $got, want os $id" ;;
+        esac
+fi
+
+# --------------------------------------------------------------- output
+J='{"type":"deb","name":"Ωμέγα 漢字 🎉","version":"1:2.0-1","q":"a\"b\\c'"'"'d $HOME #x"}'
+expect "json format is the compact JSON" "$J" $N --metadata "$J"
+$N --metadata "$J" -o "$T/out.json"
+if [ "$(cat "$T/out.json")" = "$J" ] && [ "$(wc -l <"$T/out.json")" -eq 1 ]; then ok "-o writes the JSON and a newline"; else
+        not_ok "-o writes the JSON and a newline" "got: $(cat "$T/out.json")"; fi
+
+# -o is atomic: same-directory temporary, umask honoured, nothing left behind.
+printf 'old' >"$T/atomic"
+(umask 027 && $N --name n -o "$T/atomic")
+mode=$(stat -c %a "$T/atomic")
+left=$(find "$T" -maxdepth 1 -name '.atomic.*' | wc -l)
+if [ "$(cat "$T/atomic")" = '{"name":"n"}' ] && [ "$mode" = 640 ] && [ "$left" -eq 0 ]; then ok "-o replaces atomically"; else
+        not_ok "-o replaces atomically" "content $(cat "$T/atomic"), mode $mode (want 640), $left temporaries left"; fi
+expect_fail "-o into a missing directory" "cannot create a temporary file beside it" $N -o "$T/no/such/file"
+
+# The raw note, byte for byte as ld.bfd --package-metadata writes it.
+if have gcc && have objcopy; then
+        printf 'int main(void) { return 0; }\n' >"$T/m.c"
+        for json in "$J" '{}' '{"a":"123"}' '{"a":"1234"}'; do
+                $N --metadata "$json" -F note -o "$T/gen.note"
+                if gcc -fuse-ld=bfd "$T/m.c" -o "$T/ld.out" -Xlinker "--package-metadata=$json" 2>"$T/err" &&
+                        objcopy -O binary --only-section=.note.package "$T/ld.out" "$T/ld.note" &&
+                        cmp -s "$T/gen.note" "$T/ld.note"; then
+                        ok "note identical to ld.bfd --package-metadata for $json"
+                else
+                        not_ok "note identical to ld.bfd --package-metadata for $json" "$(cat "$T/err")" \
+                                "gen: $(od -An -tx1 "$T/gen.note" | head -3)" "ld:  $(od -An -tx1 "$T/ld.note" 2>/dev/null | head -3)"
+                fi
+        done
+else
+        skip "note identical to ld.bfd" "gcc or objcopy missing"
+fi
+# Big-endian: the cross linker's own note for s390x.
+if have s390x-linux-gnu-gcc && have s390x-linux-gnu-objcopy; then
+        $N --metadata "$J" -F note -t s390x-linux-gnu -o "$T/gen-be.note"
+        if s390x-linux-gnu-gcc "$T/m.c" -o "$T/ld-be.out" -Xlinker "--package-metadata=$J" 2>"$T/err" &&
+                s390x-linux-gnu-objcopy -O binary --only-section=.note.package "$T/ld-be.out" "$T/ld-be.note" &&
+                cmp -s "$T/gen-be.note" "$T/ld-be.note"; then
+                ok "big-endian note identical to s390x ld.bfd"
+        else
+                not_ok "big-endian note identical to s390x ld.bfd" "$(cat "$T/err")"
+        fi
+else
+        skip "big-endian note identical to s390x ld.bfd" "s390x-linux-gnu-gcc missing"
+fi
+$N -F note -t ELF64BE --name n -o "$T/be.note"
+if [ "$(od -An -tx1 -N12 "$T/be.note" | tr -d ' \n')" = "0000000400000010cafe1a7e" ]; then ok "note header in --target byte order"; else
+        not_ok "note header in --target byte order" "$(od -An -tx1 -N12 "$T/be.note")"; fi
+
+# Binary formats are not written to a terminal.
+if have script; then
+        script -qec "$N -F note" /dev/null >"$T/tty" 2>&1
+        if grep -q "refusing to write binary output to a terminal" "$T/tty"; then ok "binary output refused on a terminal"; else
+                not_ok "binary output refused on a terminal" "$(cat "$T/tty")"; fi
+else
+        skip "binary output refused on a terminal" "script(1) missing"
+fi
+
+# Objects for every target parse back, with the right header.
+for t in x86_64:X86-64:ELF64:little i686:80386:ELF32:little aarch64:AArch64:ELF64:little \
+        s390x-linux-gnu:S/390:ELF64:big ppc64le:PowerPC64:ELF64:little riscv64:RISC-V:ELF64:little \
+        arm-linux-gnueabihf:ARM:ELF32:little; do
+        tgt=${t%%:*} rest=${t#*:}
+        mach=${rest%%:*} rest=${rest#*:}
+        cls=${rest%%:*} order=${rest#*:}
+        $N --metadata "$J" -F object -t "$tgt" -o "$T/o-$tgt.o"
+        h=$(readelf -hW "$T/o-$tgt.o" 2>&1)
+        n=$(note_of "$T/o-$tgt.o")
+        s=$($PKGNOTE show --json "$T/o-$tgt.o" 2>&1)
+        if printf "%s\n" "$h" | grep -q "Class: *$cls" && printf "%s\n" "$h" | grep -q "$order endian" &&
+                printf "%s\n" "$h" | grep -q "Machine: .*$mach" && printf "%s\n" "$h" | grep -q "REL (Relocatable" &&
+                [ "$n" = "$J" ] && printf "%s\n" "$s" | grep -qF "\"packages\":[$J]"; then
+                ok "object for $tgt"
+        else
+                not_ok "object for $tgt" "$h" "readelf -n: $n" "show: $s"
+        fi
+done
+expect_fail "object needs a machine" "^pkgnote: generate: object: target ELF64BE names no machine" \
+        $N -F object -t ELF64BE -o "$T/x.o"
+
+# Assembler source assembles for each architecture we have a compiler for.
+$N --metadata "$J" -F asm -o "$T/note.s"
+for cc in gcc clang aarch64-linux-gnu-gcc s390x-linux-gnu-gcc i686-linux-gnu-gcc; do
+        if ! have $cc; then skip "asm with $cc" "$cc missing"; continue; fi
+        if $cc -c "$T/note.s" -o "$T/asm-$cc.o" 2>"$T/err"; then
+                n=$(note_of "$T/asm-$cc.o")
+                stack=$(readelf -SW "$T/asm-$cc.o" | grep -c 'note.GNU-stack')
+                if [ "$n" = "$J" ] && [ "$stack" -eq 1 ]; then ok "asm with $cc"; else
+                        not_ok "asm with $cc" "readelf -n: $n" "GNU-stack sections: $stack"; fi
+        else
+                not_ok "asm with $cc" "$(cat "$T/err")"
+        fi
+done
+
+# Linker script: refused for linkers that cannot take one.
+expect_fail "linker-script refused for gold" "^pkgnote: generate: gold has no INSERT" $N -F linker-script --linker gold
+expect_fail "linker-script refused for mold" "^pkgnote: generate: mold does not read SECTIONS" $N -F linker-script --linker mold
+$N --metadata "$J" -F linker-script -o "$T/note.ld"
+if grep -q 'INSERT AFTER .note.gnu.build-id;' "$T/note.ld" && grep -q 'TYPE = SHT_NOTE' "$T/note.ld"; then
+        ok "linker-script content"
+else
+        not_ok "linker-script content" "$(cat "$T/note.ld")"
+fi
+
+# ------------------------------------------------------------- ldflags
+if have ld.bfd && have gcc; then
+        flags=$($N --metadata "$J" -F ldflags --ld ld.bfd)
+        # The words must survive the shell: eval them as a build would.
+        if eval "gcc \"\$T/m.c\" -o \"\$T/fl.out\" $flags" 2>"$T/err" &&
+                [ "$(note_of "$T/fl.out")" = "$J" ]; then
+                ok "ldflags (shell) for ld.bfd"
+        else
+                not_ok "ldflags (shell) for ld.bfd" "flags: $flags" "$(cat "$T/err")"
+        fi
+        case $flags in
+        "-Xlinker '--package-metadata="*) ok "ldflags uses -Xlinker, not -Wl," ;;
+        *) not_ok "ldflags uses -Xlinker, not -Wl," "$flags" ;;
+        esac
+        if have make; then
+                mflags=$($N --metadata "$J" -F ldflags --ld ld.bfd --ldflags-style make)
+                printf 'LDFLAGS = %s\nall:\n\tgcc m.c -o mk.out $(LDFLAGS)\n' "$mflags" >"$T/Makefile"
+                if make -s -C "$T" >"$T/err" 2>&1 &&
+                        [ "$(note_of "$T/mk.out")" = "$J" ]; then
+                        ok "ldflags (make) through a Makefile"
+                else
+                        not_ok "ldflags (make) through a Makefile" "flags: $mflags" "$(cat "$T/err")"
+                fi
+        else
+                skip "ldflags (make) through a Makefile" "make missing"
+        fi
+        expect_fail "ldflags --linker mismatch" "^pkgnote: generate: --ld: 'ld.bfd' is bfd, not lld" \
+                $N -F ldflags --linker lld --ld ld.bfd
+        LD=ld.bfd expect "ldflags honours \$LD" "-Xlinker '--package-metadata={\"name\":\"n\"}'" $N --name n -F ldflags
+else
+        skip "ldflags for ld.bfd" "ld.bfd or gcc missing"
+fi
+expect_fail "ldflags with a linker that cannot run" "^pkgnote: generate: cannot run 'no-such-ld-here --version'" \
+        $N -F ldflags --ld no-such-ld-here
+
+# A fake old ld.bfd and lld: the fallback files.
+mkdir -p "$T/bin"
+printf '#!/bin/sh\necho "GNU ld (GNU Binutils) 2.38"\n' >"$T/bin/old-bfd"
+printf '#!/bin/sh\necho "GNU ld (GNU Binutils) 2.35.2"\n' >"$T/bin/older-bfd"
+chmod +x "$T/bin/old-bfd" "$T/bin/older-bfd"
+expect_fail "old linker without -o" "^pkgnote: generate: bfd 2.38 has no --package-metadata; give -o FILE to write a linker script" \
+        $N -F ldflags --ld "$T/bin/old-bfd"
+flags=$(cd "$T" && $N --metadata "$J" -F ldflags --ld "$T/bin/old-bfd" -o fallback.ld)
+if [ "$flags" = "-Wl,-dT,$(cd "$T" && pwd -P)/fallback.ld" ] && grep -q 'SHT_NOTE' "$T/fallback.ld"; then
+        ok "ld.bfd 2.38 falls back to -Wl,-dT and a script"
+        if have gcc && eval "gcc -fuse-ld=bfd \"\$T/m.c\" -o \"\$T/fb.out\" $flags" 2>"$T/err" &&
+                [ "$(note_of "$T/fb.out")" = "$J" ]; then
+                ok "fallback script links"
+        else
+                not_ok "fallback script links" "$(cat "$T/err")"
+        fi
+else
+        not_ok "ld.bfd 2.38 falls back to -Wl,-dT and a script" "flags: $flags"
+fi
+flags=$($N --metadata "$J" -F ldflags --ld "$T/bin/older-bfd" -o "$T/fallback.o")
+if [ "$flags" = "$(cd "$T" && pwd -P)/fallback.o" ] && readelf -hW "$T/fallback.o" | grep -q 'REL (Relocatable'; then
+        ok "ld.bfd 2.35 falls back to an object file"
+else
+        not_ok "ld.bfd 2.35 falls back to an object file" "flags: $flags"
+fi
+if have ld.lld && ld.lld --version | grep -q 'LLD 1[0-4]\.'; then
+        flags=$($N --metadata "$J" -F ldflags --linker lld --ld ld.lld -o "$T/lld-old.o")
+        if have clang && eval "clang -fuse-ld=lld \"\$T/m.c\" -o \"\$T/lldold.out\" $flags" 2>"$T/err" &&
+                [ "$(note_of "$T/lldold.out")" = "$J" ]; then
+                ok "old ld.lld ($(ld.lld --version | head -1 | sed 's/ (.*//')) links the fallback object"
+        else
+                not_ok "old ld.lld links the fallback object" "flags: $flags" "$(cat "$T/err" 2>/dev/null)"
+        fi
+else
+        skip "old ld.lld links the fallback object" "no ld.lld older than 15 here"
+fi
+
+echo "# $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

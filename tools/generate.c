@@ -1,2 +1,761 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * pkgnote generate: build package metadata from options, rpm NEVRAs,
+ * JSON and os-release, and write it as JSON, a raw note, a linker
+ * script, assembler source, a relocatable object or linker flags.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "tool.h"
-int cmd_generate(int argc, char **argv) { return tool_fail("generate: not built yet"); }
+
+extern char **environ;
+
+enum format { FMT_JSON, FMT_NOTE, FMT_SCRIPT, FMT_ASM, FMT_OBJECT, FMT_LDFLAGS };
+
+static const char *const format_names[] = {
+        [FMT_JSON] = "json",   [FMT_NOTE] = "note",     [FMT_SCRIPT] = "linker-script",
+        [FMT_ASM] = "asm",     [FMT_OBJECT] = "object", [FMT_LDFLAGS] = "ldflags",
+};
+
+/* The well-known keys in canonical order; options fill them by index. */
+enum { K_TYPE, K_OS, K_OS_VERSION, K_NAME, K_VERSION, K_ARCH, K_OS_CPE, K_APP_CPE, K_DEBUG_URL, N_KEYS };
+
+static const struct {
+        const char *key, *option;
+} key_options[N_KEYS] = {
+        [K_TYPE] = {PKGNOTE_KEY_TYPE, "--type"},
+        [K_OS] = {PKGNOTE_KEY_OS, "--os"},
+        [K_OS_VERSION] = {PKGNOTE_KEY_OS_VERSION, "--os-version"},
+        [K_NAME] = {PKGNOTE_KEY_NAME, "--name"},
+        [K_VERSION] = {PKGNOTE_KEY_VERSION, "--version"},
+        [K_ARCH] = {PKGNOTE_KEY_ARCHITECTURE, "--architecture"},
+        [K_OS_CPE] = {PKGNOTE_KEY_OS_CPE, "--os-cpe"},
+        [K_APP_CPE] = {PKGNOTE_KEY_APP_CPE, "--app-cpe"},
+        [K_DEBUG_URL] = {PKGNOTE_KEY_DEBUG_INFO_URL, "--debuginfod-url"},
+};
+
+struct gen_opts {
+        const char *value[N_KEYS];
+        const char *rpm;
+        const char **metadata;
+        size_t n_metadata;
+        const char *root;
+        bool no_os_release;
+        bool os_cpe_auto;
+        enum format format;
+        const char *output;
+        const char *target;
+        int linker;
+        const char *ld;
+        int ldflags_style;
+};
+
+static void generate_help(void) {
+        printf("Usage: pkgnote generate [OPTIONS]\n"
+               "\n"
+               "Make the package note (FDO_PACKAGING_METADATA) for a build.\n"
+               "\n"
+               "Metadata (each sets one well-known key):\n"
+               "      --type TYPE             packaging format: rpm, deb, apk, alpm, ...\n"
+               "      --name NAME             source package name\n"
+               "      --version VERSION       package version (rpm: VERSION-RELEASE)\n"
+               "      --architecture ARCH     binary package architecture\n"
+               "      --os ID                 os-release ID\n"
+               "      --os-version VERSION    os-release VERSION_ID\n"
+               "      --os-cpe CPE|auto       OS CPE; 'auto' takes os-release CPE_NAME\n"
+               "      --app-cpe CPE           upstream application CPE\n"
+               "      --debuginfod-url URL    debuginfod server (key debugInfoUrl)\n"
+               "      --rpm NEVRA             type rpm, and name, version and architecture from\n"
+               "                              NAME-[EPOCH:]VERSION-RELEASE.ARCH, e.g.\n"
+               "                              foo-2:1.2-3.fc40.x86_64; version is VERSION-RELEASE\n"
+               "                              without the epoch, as rpm's %%{version}-%%{release};\n"
+               "                              ARCH src or nosrc sets no architecture\n"
+               "      --metadata JSON|@FILE   a JSON object of further keys (@- reads stdin);\n"
+               "                              may be repeated, later documents replace keys of\n"
+               "                              earlier ones\n"
+               "      --root DIR              read os-release below DIR\n"
+               "      --no-os-release         do not read os-release\n"
+               "\n"
+               "Precedence, highest first: the key options above, --rpm, --metadata,\n"
+               "os-release.  Unless --no-os-release is given, os and osVersion default to\n"
+               "ID and VERSION_ID of DIR/etc/os-release, else DIR/usr/lib/os-release\n"
+               "(DIR is / without --root).  Keys are written in the order type, os,\n"
+               "osVersion, name, version, architecture, osCpe, appCpe, debugInfoUrl, then\n"
+               "the other --metadata keys in the order given.  Values are UTF-8 and may\n"
+               "not contain control characters.\n"
+               "\n"
+               "Output:\n"
+               "  -F, --format FORMAT         json (default): the JSON and a newline\n"
+               "                              note: the raw note, as ld --package-metadata\n"
+               "                                writes it\n"
+               "                              linker-script: for ld.bfd >= 2.38 (-Wl,-dT,FILE)\n"
+               "                                and ld.lld >= 15 (-Wl,-T,FILE; needs a\n"
+               "                                build-id); gold and mold cannot use one\n"
+               "                              asm: GNU assembler source (gcc -c FILE.s)\n"
+               "                              object: a relocatable ELF object to link in;\n"
+               "                                works with every linker\n"
+               "                              ldflags: compiler-driver options for the linker\n"
+               "  -o, --output FILE           write to FILE (atomically) instead of standard\n"
+               "                              output; with ldflags, where to write a linker\n"
+               "                              script or object when the linker is too old\n"
+               "  -t, --target TARGET         for note and object: x86_64, i686, aarch64,\n"
+               "                              aarch64_be, armhf, armel, s390x, ppc64le, ppc64,\n"
+               "                              ppc, riscv64, loongarch64, a GNU triplet such as\n"
+               "                              s390x-linux-gnu, or ELF32LE/ELF32BE/ELF64LE/\n"
+               "                              ELF64BE (note only); default: this machine.\n"
+               "                              asm and linker-script need none: the assembler\n"
+               "                              and linker write the header in target order\n"
+               "      --linker KIND           bfd, gold, lld or mold: the linker the compiler\n"
+               "                              driver runs (ldflags, linker-script)\n"
+               "      --ld PROGRAM            the linker to ask for its version (ldflags);\n"
+               "                              default $LD, else ld.bfd/ld.gold/ld.lld/mold for\n"
+               "                              --linker, else ld\n"
+               "      --ldflags-style STYLE   shell (default): words for a POSIX shell command\n"
+               "                              line; make: also $ as $$ and # as \\#, for a\n"
+               "                              make variable\n"
+               "  -h, --help                  show this help\n"
+               "\n"
+               "ldflags prints one line: -Xlinker '--package-metadata=JSON' when the linker\n"
+               "has that option (bfd and gold from binutils 2.39, lld 15, mold 1.3), quoted\n"
+               "for STYLE; -Xlinker because compiler drivers split -Wl, at commas.  Older\n"
+               "linkers need -o FILE: for ld.bfd 2.38 a linker script is written there and\n"
+               "-Wl,-dT,FILE printed, for the others an object file whose path is printed.\n"
+               "\n"
+               "note and object are binary and are not written to a terminal.\n"
+               "Exit status: 0 success, 2 bad usage or invalid input.\n");
+}
+
+static int fail_lib(const char *what, int err) {
+        const char *detail = pkgnote_last_error();
+        return tool_fail("generate: %s: %s", what, detail && *detail ? detail : strerror(-err));
+}
+
+/* Reads a whole small file (or stdin for "-") for --metadata @FILE. */
+static int read_small(const char *path, char **ret, size_t *ret_len) {
+        int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) : STDIN_FILENO;
+        if (fd < 0)
+                return -errno;
+        size_t cap = PKGNOTE_MAX_JSON + 1, n = 0;
+        char *buf = malloc(cap + 1);
+        int r = 0;
+        if (!buf)
+                r = -ENOMEM;
+        while (buf) {
+                ssize_t k = read(fd, buf + n, cap - n);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0) {
+                        r = -errno;
+                        break;
+                }
+                if (k == 0)
+                        break;
+                n += (size_t)k;
+                if (n >= cap) {
+                        r = -E2BIG;
+                        break;
+                }
+        }
+        if (fd != STDIN_FILENO)
+                close(fd);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        buf[n] = 0;
+        *ret = buf;
+        *ret_len = n;
+        return 0;
+}
+
+/* Merges every --metadata document into DOCS, in order. */
+static int load_metadata(const struct gen_opts *o, pkgnote_metadata *docs) {
+        for (size_t i = 0; i < o->n_metadata; i++) {
+                const char *arg = o->metadata[i];
+                char *text = NULL;
+                size_t len = 0;
+                if (arg[0] == '@') {
+                        int r = read_small(arg + 1, &text, &len);
+                        if (r == -E2BIG)
+                                return tool_fail("generate: --metadata: '%s' is larger than %u bytes", arg + 1,
+                                                 PKGNOTE_MAX_JSON);
+                        if (r < 0)
+                                return tool_fail("generate: --metadata: cannot read '%s': %s", arg + 1, strerror(-r));
+                } else
+                        len = strlen(arg);
+                pkgnote_metadata *m;
+                int r = pkgnote_metadata_parse(text ? text : arg, len, &m);
+                free(text);
+                if (r < 0)
+                        return fail_lib("--metadata", r);
+                for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
+                        char *vj;
+                        const char *key = pkgnote_metadata_key(m, k);
+                        r = pkgnote_metadata_value_json(m, k, &vj);
+                        if (r >= 0) {
+                                r = pkgnote_metadata_set_json(docs, key, vj);
+                                free(vj);
+                        }
+                        if (r < 0) {
+                                pkgnote_metadata_free(m);
+                                return fail_lib("--metadata", r);
+                        }
+                }
+                pkgnote_metadata_free(m);
+        }
+        for (size_t k = 0; k < N_KEYS; k++)
+                for (size_t i = 0; i < pkgnote_metadata_count(docs); i++)
+                        if (!strcmp(pkgnote_metadata_key(docs, i), key_options[k].key) &&
+                            !pkgnote_metadata_get(docs, key_options[k].key))
+                                return tool_fail("generate: --metadata: well-known key \"%s\" must be a string",
+                                                 key_options[k].key);
+        return 0;
+}
+
+/* Reads os-release; *RET is NULL when an implicit one is missing.
+ * Returns 0 or an exit code. */
+static int load_os_release(const struct gen_opts *o, pkgnote_os_release **ret) {
+        pkgnote_os_release *osr;
+        int r = pkgnote_os_release_read(o->root, &osr);
+        if (r < 0) {
+                /* Only an os-release the user asked for is required. */
+                if (r == -ENOENT && !o->root && !o->os_cpe_auto) {
+                        fprintf(stderr, "%s: generate: %s, ignoring\n", program_name, pkgnote_last_error());
+                        *ret = NULL;
+                        return 0;
+                }
+                return fail_lib("os-release", r);
+        }
+        *ret = osr;
+        return 0;
+}
+
+static int build_json(const struct gen_opts *o, char **ret) {
+        const char *value[N_KEYS] = {0};
+        const char *source[N_KEYS] = {0};
+        pkgnote_nevra nevra = {0};
+        pkgnote_metadata *docs = NULL, *out = NULL;
+        pkgnote_os_release *osr = NULL;
+        char *rpm_version = NULL;
+        int ret_code = EXIT_FAILURE_, r;
+
+        if (pkgnote_metadata_new(&docs) < 0 || pkgnote_metadata_new(&out) < 0) {
+                tool_fail("generate: out of memory");
+                goto finish;
+        }
+        if (load_metadata(o, docs) != 0)
+                goto finish;
+        for (size_t k = 0; k < N_KEYS; k++)
+                if ((value[k] = pkgnote_metadata_get(docs, key_options[k].key)))
+                        source[k] = "--metadata";
+
+        if (o->rpm) {
+                if ((r = pkgnote_nevra_parse(o->rpm, &nevra)) < 0) {
+                        fail_lib("--rpm", r);
+                        goto finish;
+                }
+                /* UAPI.8: an rpm's version is VERSION-RELEASE; the epoch is
+                 * left out, as rpm's %{version}-%{release} leaves it out. */
+                size_t vlen = strlen(nevra.version) + 1 + strlen(nevra.release) + 1;
+                if (!(rpm_version = malloc(vlen))) {
+                        tool_fail("generate: out of memory");
+                        goto finish;
+                }
+                snprintf(rpm_version, vlen, "%s-%s", nevra.version, nevra.release);
+                value[K_TYPE] = "rpm";
+                value[K_NAME] = nevra.name;
+                value[K_VERSION] = rpm_version;
+                source[K_TYPE] = source[K_NAME] = source[K_VERSION] = "--rpm";
+                /* A source package's NEVRA says nothing about the binary
+                 * package's architecture. */
+                if (strcmp(nevra.arch, "src") && strcmp(nevra.arch, "nosrc")) {
+                        value[K_ARCH] = nevra.arch;
+                        source[K_ARCH] = "--rpm";
+                }
+        }
+        for (size_t k = 0; k < N_KEYS; k++)
+                if (o->value[k]) {
+                        value[k] = o->value[k];
+                        source[k] = key_options[k].option;
+                }
+
+        bool want_os = !o->value[K_OS] || !o->value[K_OS_VERSION] || o->os_cpe_auto;
+        if (o->os_cpe_auto && o->no_os_release) {
+                tool_fail("generate: --os-cpe auto needs os-release, but --no-os-release was given");
+                goto finish;
+        }
+        if (!o->no_os_release && want_os) {
+                if (load_os_release(o, &osr) != 0)
+                        goto finish;
+                if (osr) {
+                        static const struct {
+                                int key;
+                                const char *var;
+                        } from_osr[] = {{K_OS, "ID"}, {K_OS_VERSION, "VERSION_ID"}, {K_OS_CPE, "CPE_NAME"}};
+                        for (size_t i = 0; i < 3; i++) {
+                                int k = from_osr[i].key;
+                                const char *v = pkgnote_os_release_get(osr, from_osr[i].var);
+                                if (k == K_OS_CPE) {
+                                        if (!o->os_cpe_auto)
+                                                continue;
+                                        if (!v || !*v) {
+                                                tool_fail("generate: --os-cpe auto: %s has no CPE_NAME",
+                                                          pkgnote_os_release_path(osr));
+                                                goto finish;
+                                        }
+                                        value[k] = v;
+                                        source[k] = pkgnote_os_release_path(osr);
+                                } else if (!value[k] && v && *v) {
+                                        value[k] = v;
+                                        source[k] = pkgnote_os_release_path(osr);
+                                }
+                        }
+                }
+        }
+
+        for (size_t k = 0; k < N_KEYS; k++) {
+                if (!value[k])
+                        continue;
+                if (!*value[k]) {
+                        tool_fail("generate: %s: empty value for \"%s\"", source[k], key_options[k].key);
+                        goto finish;
+                }
+                if ((r = pkgnote_metadata_set(out, key_options[k].key, value[k])) < 0) {
+                        fail_lib(source[k], r);
+                        goto finish;
+                }
+        }
+        for (size_t i = 0; i < pkgnote_metadata_count(docs); i++) {
+                const char *key = pkgnote_metadata_key(docs, i);
+                bool known = false;
+                for (size_t k = 0; k < N_KEYS && !known; k++)
+                        known = !strcmp(key, key_options[k].key);
+                if (known)
+                        continue;
+                char *vj;
+                r = pkgnote_metadata_value_json(docs, i, &vj);
+                if (r >= 0) {
+                        r = pkgnote_metadata_set_json(out, key, vj);
+                        free(vj);
+                }
+                if (r < 0) {
+                        fail_lib("--metadata", r);
+                        goto finish;
+                }
+        }
+        if ((r = pkgnote_metadata_to_json(out, ret)) < 0) {
+                fail_lib("metadata", r);
+                goto finish;
+        }
+        ret_code = EXIT_OK;
+finish:
+        free(rpm_version);
+        pkgnote_nevra_clear(&nevra);
+        pkgnote_os_release_free(osr);
+        pkgnote_metadata_free(docs);
+        pkgnote_metadata_free(out);
+        return ret_code;
+}
+
+/* Writes all of LEN bytes to FD. */
+static int write_all(int fd, const void *data, size_t len) {
+        const char *p = data;
+        while (len > 0) {
+                ssize_t k = write(fd, p, len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                p += k;
+                len -= (size_t)k;
+        }
+        return 0;
+}
+
+/* Re-reads FD from the start and compares it with DATA. */
+static int verify_fd(int fd, const uint8_t *data, size_t len) {
+        uint8_t buf[8192];
+        size_t done = 0;
+        if (lseek(fd, 0, SEEK_SET) != 0)
+                return -errno;
+        for (;;) {
+                ssize_t k = read(fd, buf, sizeof buf);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                if ((size_t)k > len - done || memcmp(buf, data + done, (size_t)k))
+                        return -EIO;
+                done += (size_t)k;
+        }
+        return done == len ? 0 : -EIO;
+}
+
+/* Writes PATH atomically: a temporary file beside it, fsync, re-read and
+ * compare, rename, fsync the directory.  Returns 0 or an exit code. */
+static int write_file(const char *path, const void *data, size_t len) {
+        const char *slash = strrchr(path, '/');
+        size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+        const char *base = slash ? slash + 1 : path;
+        if (!*base)
+                return tool_fail("generate: -o: '%s' names a directory", path);
+        size_t tlen = dirlen + 1 + strlen(base) + sizeof ".XXXXXX";
+        char *tmp = malloc(tlen);
+        if (!tmp)
+                return tool_fail("generate: out of memory");
+        snprintf(tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
+        int fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0) {
+                int e = errno;
+                free(tmp);
+                fprintf(stderr, "%s: '", program_name);
+                tool_print_escaped(stderr, path);
+                fprintf(stderr, "': cannot create a temporary file beside it: %s\n", strerror(e));
+                return EXIT_FAILURE_;
+        }
+        mode_t mask = umask(0);
+        umask(mask);
+        const char *what = "cannot write";
+        int r = write_all(fd, data, len);
+        if (r >= 0 && fchmod(fd, 0666 & ~mask) < 0)
+                r = -errno;
+        if (r >= 0 && fsync(fd) < 0)
+                r = -errno, what = "cannot sync";
+        if (r >= 0 && (r = verify_fd(fd, data, len)) < 0)
+                what = "written data does not read back";
+        if (close(fd) < 0 && r >= 0)
+                r = -errno;
+        if (r >= 0 && rename(tmp, path) < 0)
+                r = -errno, what = "cannot rename the temporary file onto it";
+        if (r < 0) {
+                unlink(tmp);
+                free(tmp);
+                fprintf(stderr, "%s: '", program_name);
+                tool_print_escaped(stderr, path);
+                fprintf(stderr, "': %s: %s\n", what, strerror(-r));
+                return EXIT_FAILURE_;
+        }
+        free(tmp);
+        /* Make the rename itself durable. */
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? path : ".");
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) {
+                (void)fsync(dfd);
+                close(dfd);
+        }
+        return EXIT_OK;
+}
+
+static int write_output(const char *path, const void *data, size_t len, bool binary) {
+        if (path && strcmp(path, "-"))
+                return write_file(path, data, len);
+        if (binary && isatty(STDOUT_FILENO))
+                return tool_fail("generate: refusing to write binary output to a terminal (use -o FILE or a redirection)");
+        int r = write_all(STDOUT_FILENO, data, len);
+        if (r < 0)
+                return tool_fail("generate: cannot write output: %s", strerror(-r));
+        return EXIT_OK;
+}
+
+/* Runs "PROGRAM --version" and identifies the linker from its first line. */
+static int probe_linker(const char *program, pkgnote_linker *ret) {
+        int pipefd[2];
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return tool_fail("generate: cannot create a pipe: %s", strerror(errno));
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+        posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        char *argv[] = {(char *)program, (char *)"--version", NULL};
+        pid_t pid;
+        int r = posix_spawnp(&pid, program, &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        close(pipefd[1]);
+        if (r != 0) {
+                close(pipefd[0]);
+                return tool_fail("generate: cannot run '%s --version': %s", program, strerror(r));
+        }
+        char buf[4096];
+        size_t n = 0;
+        for (;;) {
+                ssize_t k = read(pipefd[0], buf + n, sizeof buf - 1 - n);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        break;
+                n += (size_t)k;
+                if (n == sizeof buf - 1) {
+                        /* Drain the rest so the child is not blocked. */
+                        char sink[4096];
+                        while (read(pipefd[0], sink, sizeof sink) > 0)
+                                ;
+                        break;
+                }
+        }
+        close(pipefd[0]);
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return tool_fail("generate: '%s --version' failed", program);
+        buf[n] = 0;
+        r = pkgnote_linker_identify(buf, n, ret);
+        if (r < 0)
+                return fail_lib(program, r);
+        return EXIT_OK;
+}
+
+static int emit_ldflags(const struct gen_opts *o, const char *json) {
+        static const char *const default_program[] = {
+                [PKGNOTE_LINKER_BFD] = "ld.bfd",
+                [PKGNOTE_LINKER_GOLD] = "ld.gold",
+                [PKGNOTE_LINKER_LLD] = "ld.lld",
+                [PKGNOTE_LINKER_MOLD] = "mold",
+        };
+        const char *program = o->ld;
+        const char *env_ld = getenv("LD");
+        if (!program && !o->linker && env_ld && *env_ld)
+                program = env_ld;
+        if (!program)
+                program = o->linker ? default_program[o->linker] : "ld";
+        pkgnote_linker l;
+        int r = probe_linker(program, &l);
+        if (r != EXIT_OK)
+                return r;
+        if (o->linker && l.kind != o->linker)
+                return tool_fail("generate: --ld: '%s' is %s, not %s", program, pkgnote_linker_kind_name(l.kind),
+                                 pkgnote_linker_kind_name(o->linker));
+        char *line = NULL;
+        if (pkgnote_linker_has_package_metadata(&l)) {
+                r = pkgnote_ldflags_package_metadata(json, o->ldflags_style, &line);
+                if (r < 0)
+                        return fail_lib("ldflags", r);
+        } else {
+                /* Too old for --package-metadata: a linker script where bfd
+                 * can read ours (2.38 has TYPE =), an object otherwise. */
+                bool script = l.kind == PKGNOTE_LINKER_BFD && (l.major > 2 || (l.major == 2 && l.minor >= 38));
+                if (!o->output || !strcmp(o->output, "-"))
+                        return tool_fail("generate: %s %u.%u has no --package-metadata; give -o FILE to write %s for it",
+                                         pkgnote_linker_kind_name(l.kind), l.major, l.minor,
+                                         script ? "a linker script" : "an object file");
+                if (strchr(o->output, ',') && script)
+                        return tool_fail("generate: -o: '%s' contains a comma, which -Wl, would split", o->output);
+                uint8_t *data;
+                size_t len;
+                if (script) {
+                        char *text;
+                        r = pkgnote_emit_linker_script(json, &text);
+                        if (r >= 0) {
+                                data = (uint8_t *)text;
+                                len = strlen(text);
+                        }
+                } else {
+                        pkgnote_target t;
+                        r = 0;
+                        if (o->target)
+                                r = pkgnote_target_parse(o->target, &t);
+                        else
+                                pkgnote_target_host(&t);
+                        if (r >= 0)
+                                r = pkgnote_emit_object(json, &t, &data, &len);
+                }
+                if (r < 0)
+                        return fail_lib(script ? "linker-script" : "object", r);
+                r = write_file(o->output, data, len);
+                free(data);
+                if (r != EXIT_OK)
+                        return r;
+                /* The build may link in another directory. */
+                char *abs = realpath(o->output, NULL);
+                if (!abs)
+                        return tool_fail("generate: -o: cannot resolve '%s': %s", o->output, strerror(errno));
+                size_t wlen = strlen(abs) + sizeof "-Wl,-dT,";
+                char *word = malloc(wlen);
+                if (!word) {
+                        free(abs);
+                        return tool_fail("generate: out of memory");
+                }
+                snprintf(word, wlen, "%s%s", script ? "-Wl,-dT," : "", abs);
+                free(abs);
+                r = pkgnote_ldflags_quote(word, o->ldflags_style, &line);
+                free(word);
+                if (r < 0)
+                        return fail_lib("ldflags", r);
+        }
+        printf("%s\n", line);
+        free(line);
+        if (fflush(stdout) != 0)
+                return tool_fail("generate: cannot write output: %s", strerror(errno));
+        return EXIT_OK;
+}
+
+static int emit(const struct gen_opts *o, const char *json) {
+        pkgnote_target t;
+        int r;
+        if (o->target) {
+                if ((r = pkgnote_target_parse(o->target, &t)) < 0)
+                        return fail_lib("--target", r);
+        } else
+                pkgnote_target_host(&t);
+
+        uint8_t *data = NULL;
+        size_t len = 0;
+        const char *what = format_names[o->format];
+        switch (o->format) {
+        case FMT_JSON: {
+                len = strlen(json);
+                char *s = malloc(len + 2);
+                if (!s)
+                        return tool_fail("generate: out of memory");
+                memcpy(s, json, len);
+                s[len++] = '\n';
+                s[len] = 0;
+                data = (uint8_t *)s;
+                r = 0;
+                break;
+        }
+        case FMT_NOTE:
+                r = pkgnote_package_note_encode(json, t.big_endian, &data, &len);
+                break;
+        case FMT_OBJECT:
+                r = pkgnote_emit_object(json, &t, &data, &len);
+                break;
+        case FMT_ASM:
+                r = pkgnote_emit_asm(json, (char **)&data);
+                len = r >= 0 ? strlen((char *)data) : 0;
+                break;
+        case FMT_SCRIPT:
+                if (o->linker == PKGNOTE_LINKER_GOLD)
+                        return tool_fail("generate: gold has no INSERT in linker scripts, so no script can add the note; use --format object or ldflags");
+                if (o->linker == PKGNOTE_LINKER_MOLD)
+                        return tool_fail("generate: mold does not read SECTIONS linker scripts; use --format object or ldflags");
+                r = pkgnote_emit_linker_script(json, (char **)&data);
+                len = r >= 0 ? strlen((char *)data) : 0;
+                break;
+        case FMT_LDFLAGS:
+                return emit_ldflags(o, json);
+        default:
+                return tool_fail("generate: unknown format");
+        }
+        if (r < 0)
+                return fail_lib(what, r);
+        r = write_output(o->output, data, len, o->format == FMT_NOTE || o->format == FMT_OBJECT);
+        free(data);
+        return r;
+}
+
+int cmd_generate(int argc, char **argv) {
+        enum {
+                /* Same order as K_*: the option's value lands in value[c - OPT_TYPE]. */
+                OPT_TYPE = 0x100, OPT_OS, OPT_OS_VERSION, OPT_NAME, OPT_VERSION, OPT_ARCH, OPT_OS_CPE,
+                OPT_APP_CPE, OPT_DEBUG_URL, OPT_RPM, OPT_METADATA, OPT_ROOT, OPT_NO_OS_RELEASE, OPT_LINKER,
+                OPT_LD, OPT_LDFLAGS_STYLE,
+        };
+        static const struct option longopts[] = {
+                {"type", required_argument, NULL, OPT_TYPE},
+                {"name", required_argument, NULL, OPT_NAME},
+                {"version", required_argument, NULL, OPT_VERSION},
+                {"architecture", required_argument, NULL, OPT_ARCH},
+                {"os", required_argument, NULL, OPT_OS},
+                {"os-version", required_argument, NULL, OPT_OS_VERSION},
+                {"os-cpe", required_argument, NULL, OPT_OS_CPE},
+                {"app-cpe", required_argument, NULL, OPT_APP_CPE},
+                {"debuginfod-url", required_argument, NULL, OPT_DEBUG_URL},
+                {"rpm", required_argument, NULL, OPT_RPM},
+                {"metadata", required_argument, NULL, OPT_METADATA},
+                {"root", required_argument, NULL, OPT_ROOT},
+                {"no-os-release", no_argument, NULL, OPT_NO_OS_RELEASE},
+                {"format", required_argument, NULL, 'F'},
+                {"output", required_argument, NULL, 'o'},
+                {"target", required_argument, NULL, 't'},
+                {"linker", required_argument, NULL, OPT_LINKER},
+                {"ld", required_argument, NULL, OPT_LD},
+                {"ldflags-style", required_argument, NULL, OPT_LDFLAGS_STYLE},
+                {"help", no_argument, NULL, 'h'},
+                {0},
+        };
+        struct gen_opts o = {.format = FMT_JSON};
+        int c, ret = EXIT_FAILURE_;
+        o.metadata = calloc((size_t)argc + 1, sizeof *o.metadata);
+        if (!o.metadata)
+                return tool_fail("generate: out of memory");
+        while ((c = getopt_long(argc, argv, "F:o:t:h", longopts, NULL)) >= 0) {
+                if (c >= OPT_TYPE && c <= OPT_DEBUG_URL) {
+                        /* The key options are in key_options[] order. */
+                        bool cpe_auto = c == OPT_OS_CPE && !strcmp(optarg, "auto");
+                        if (c == OPT_OS_CPE)
+                                o.os_cpe_auto = cpe_auto;
+                        o.value[c - OPT_TYPE] = cpe_auto ? NULL : optarg;
+                        continue;
+                }
+                switch (c) {
+                case OPT_RPM: o.rpm = optarg; break;
+                case OPT_METADATA: o.metadata[o.n_metadata++] = optarg; break;
+                case OPT_ROOT: o.root = optarg; break;
+                case OPT_NO_OS_RELEASE: o.no_os_release = true; break;
+                case 'F': {
+                        size_t f;
+                        for (f = 0; f < sizeof format_names / sizeof *format_names; f++)
+                                if (!strcmp(optarg, format_names[f]))
+                                        break;
+                        if (f == sizeof format_names / sizeof *format_names) {
+                                tool_fail("generate: --format: unknown format '%s' (json, note, linker-script, asm, object, ldflags)", optarg);
+                                goto out;
+                        }
+                        o.format = (enum format)f;
+                        break;
+                }
+                case 'o': o.output = optarg; break;
+                case 't': o.target = optarg; break;
+                case OPT_LINKER:
+                        o.linker = pkgnote_linker_kind_from_name(optarg);
+                        if (!o.linker) {
+                                tool_fail("generate: --linker: unknown linker '%s' (bfd, gold, lld, mold)", optarg);
+                                goto out;
+                        }
+                        break;
+                case OPT_LD: o.ld = optarg; break;
+                case OPT_LDFLAGS_STYLE:
+                        if (!strcmp(optarg, "shell"))
+                                o.ldflags_style = PKGNOTE_LDFLAGS_SHELL;
+                        else if (!strcmp(optarg, "make"))
+                                o.ldflags_style = PKGNOTE_LDFLAGS_MAKE;
+                        else {
+                                tool_fail("generate: --ldflags-style: unknown style '%s' (shell, make)", optarg);
+                                goto out;
+                        }
+                        break;
+                case 'h':
+                        generate_help();
+                        ret = EXIT_OK;
+                        goto out;
+                default:
+                        goto out;
+                }
+        }
+        if (optind < argc) {
+                tool_fail("generate: unexpected argument '%s' (see 'pkgnote generate --help')", argv[optind]);
+                goto out;
+        }
+        char *json;
+        if ((ret = build_json(&o, &json)) != EXIT_OK)
+                goto out;
+        ret = emit(&o, json);
+        free(json);
+out:
+        free(o.metadata);
+        return ret;
+}
