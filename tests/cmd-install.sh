@@ -1,0 +1,47 @@
+#!/bin/sh
+# meson install: binary, library, header, pkg-config file and manual page,
+# and a program built against the installed library alone through
+# pkg-config (which also proves only pkgnote_* symbols are exported).
+. "$SRCDIR/tests/lib.sh"
+: "${BUILDDIR:?BUILDDIR must name the meson build directory}"
+meson install -C "$BUILDDIR" --destdir "$T/root" --no-rebuild --quiet > install.log 2>&1 \
+        || fatal "meson install failed: $(cat install.log)"
+prefix=$(meson introspect "$BUILDDIR" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
+libdir=$(meson introspect "$BUILDDIR" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="libdir"][0])')
+sanitize=$(meson introspect "$BUILDDIR" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="b_sanitize"][0])')
+# A sanitizer build's library needs its runtime in the program too.
+SANFLAGS=
+[ "$sanitize" != none ] && SANFLAGS="-fsanitize=$sanitize"
+R="$T/root$prefix"
+for f in bin/pkgnote include/pkgnote.h share/man/man1/pkgnote.1 "$libdir/pkgconfig/libpkgnote.pc" "$libdir/libpkgnote.so"; do
+        [ -e "$R/$f" ] && pass "installs $f" || fail "installs $f"
+done
+cat > use.c <<'C'
+#include <pkgnote.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+        pkgnote_elf *e;
+        pkgnote_info *info;
+        if (pkgnote_elf_open(argv[1], &e) < 0 || pkgnote_info_read(e, &info) < 0) {
+                fprintf(stderr, "%s\n", pkgnote_last_error());
+                return 2;
+        }
+        printf("%s\n", pkgnote_info_package_count(info) ? pkgnote_metadata_name(pkgnote_info_package(info, 0)) : "-");
+        pkgnote_info_free(info);
+        pkgnote_elf_free(e);
+        return argc > 2;
+}
+C
+# The .pc file names the final prefix: point it into the staging root.
+sed "s|^prefix=.*|prefix=$R|" "$R/$libdir/pkgconfig/libpkgnote.pc" > libpkgnote.pc
+if cc $SANFLAGS -o use use.c $(PKG_CONFIG_PATH=. pkg-config --cflags --libs libpkgnote) 2> cc.log; then
+        pass "builds against the installed library with pkg-config"
+else
+        fail "builds against the installed library with pkg-config" "$(cat cc.log)"
+fi
+cc -shared -fPIC -o noted.so -x c /dev/null -Xlinker '--package-metadata={"name":"installed"}' || fatal "cc failed"
+out=$(ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH="$R/$libdir" ./use noted.so 2>&1)
+[ "$out" = installed ] && pass "the installed library reads a note" || fail "the installed library reads a note" "$out"
+exported=$(nm -D --defined-only "$R/$libdir/libpkgnote.so" | awk '$2 ~ /^[TDB]$/ {print $3}' | grep -v '^pkgnote_' | head -5)
+[ -z "$exported" ] && pass "exports only pkgnote_* symbols" || fail "exports only pkgnote_* symbols" "$exported"
+finish
