@@ -553,6 +553,12 @@ typedef void (*pkgnote_lint_fn)(void *userdata, const pkgnote_lint_finding *find
  * not be checked at all. */
 PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userdata);
 
+/* ------------------------------------------------------------------ */
+/* Stamp (lib/stamp.c)                                                 */
+
+/* ------------------------------------------------------------------ */
+/* Scan and SBOM (lib/scan.c, lib/sbom.c)                              */
+
 #ifdef __cplusplus
 }
 #endif

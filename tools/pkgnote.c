@@ -16,6 +16,8 @@ static const struct {
         {"lint", cmd_lint, "check ELF files against the package note spec"},
         {"core", cmd_core, "which packages crashed, from a core dump"},
         {"pid", cmd_pid, "the packages mapped by a running process"},
+        {"stamp", cmd_stamp, "add, replace or remove the note in linked binaries"},
+        {"scan", cmd_scan, "inventory of file trees and images, SBOMs"},
 };
 
 static int usage(FILE *f) {

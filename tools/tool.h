@@ -20,6 +20,8 @@ int cmd_generate(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 int cmd_core(int argc, char **argv);
 int cmd_pid(int argc, char **argv);
+int cmd_stamp(int argc, char **argv);
+int cmd_scan(int argc, char **argv);
 
 /* "pkgnote: 'PATH': WHAT: REASON" on stderr.  REASON is the library's
  * detailed message when it has one, else strerror(-err).  Returns 2. */
