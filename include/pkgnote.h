@@ -306,7 +306,7 @@ typedef struct pkgnote_process_info {
         uint64_t fault_address;  /* si_addr for SIGSEGV, SIGBUS, SIGILL, SIGFPE */
         const char *command;     /* pr_fname, or NULL */
         const char *arguments;   /* pr_psargs (first 80 bytes), or NULL */
-        const char *executable;  /* AT_EXECFN, else the main module's path */
+        const char *executable;  /* AT_EXECFN when absolute, else the main module's path */
         int elf_class, big_endian;
         unsigned machine;
         size_t n_threads;

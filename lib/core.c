@@ -548,8 +548,12 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         resolve_modules(c, o);
         qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
         pn_core_find_main_module(c);
-        if (!c->exe && c->main_module != SIZE_MAX)
+        /* AT_EXECFN is the path as the program was started, maybe
+         * relative; the executable's mapping names the file itself. */
+        if (c->main_module != SIZE_MAX && (!c->exe || c->exe[0] != '/')) {
+                free(c->exe);
                 c->exe = strdup(c->modules[c->main_module].path);
+        }
         return 0;
 }
 

@@ -5,7 +5,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "crashdir.h"
 #include "stack.h"
 #include "tool.h"
 
@@ -15,56 +17,56 @@ struct core_opts {
 };
 
 /* "deb systemd-252.38-1~deb12u1 (amd64)" from a package note. */
-static void print_package_words(const pkgnote_metadata *m) {
+static void print_package_words(FILE *out, const pkgnote_metadata *m) {
         const char *type = pkgnote_metadata_type(m), *name = pkgnote_metadata_name(m);
         const char *version = pkgnote_metadata_version(m), *arch = pkgnote_metadata_architecture(m);
         if (type) {
-                tool_print_escaped(stdout, type);
-                fputc(' ', stdout);
+                tool_print_escaped(out, type);
+                fputc(' ', out);
         }
-        tool_print_escaped(stdout, name ? name : "(unnamed)");
+        tool_print_escaped(out, name ? name : "(unnamed)");
         if (version) {
-                fputc('-', stdout);
-                tool_print_escaped(stdout, version);
+                fputc('-', out);
+                tool_print_escaped(out, version);
         }
         if (arch) {
-                fputs(" (", stdout);
-                tool_print_escaped(stdout, arch);
-                fputc(')', stdout);
+                fputs(" (", out);
+                tool_print_escaped(out, arch);
+                fputc(')', out);
         }
 }
 
-static void print_module_text(const pkgnote_module *m) {
+static void print_module_text(FILE *out, const pkgnote_module *m) {
         const pkgnote_info *info = pkgnote_module_info(m);
         const char *id = pkgnote_module_build_id(m);
-        fputs("Module ", stdout);
-        tool_print_escaped(stdout, pkgnote_module_path(m));
+        fputs("Module ", out);
+        tool_print_escaped(out, pkgnote_module_path(m));
         if (pkgnote_module_deleted(m))
-                fputs(" (deleted)", stdout);
+                fputs(" (deleted)", out);
         if (pkgnote_module_replaced(m))
-                fputs(" (replaced on disk)", stdout);
+                fputs(" (replaced on disk)", out);
         if (info && pkgnote_info_package_count(info) > 0) {
-                fputs(" from ", stdout);
+                fputs(" from ", out);
                 for (size_t i = 0; i < pkgnote_info_package_count(info); i++) {
                         if (i)
-                                fputs(" and ", stdout);
-                        print_package_words(pkgnote_info_package(info, i));
+                                fputs(" and ", out);
+                        print_package_words(out, pkgnote_info_package(info, i));
                 }
         } else if (info)
-                fputs(" without package note", stdout);
+                fputs(" without package note", out);
         else
-                fputs(" with package metadata not available", stdout);
+                fputs(" with package metadata not available", out);
         if (id)
-                printf(", build-id %s", id);
+                fprintf(out, ", build-id %s", id);
         if (pkgnote_module_source(m) == PKGNOTE_SOURCE_DISK)
-                fputs(" (note read from disk, build-id verified)", stdout);
-        fputc('\n', stdout);
+                fputs(" (note read from disk, build-id verified)", out);
+        fputc('\n', out);
         const char *why = pkgnote_module_reason(m);
         if (why && (!info || pkgnote_module_source(m) == PKGNOTE_SOURCE_DISK_MISMATCH ||
                     pkgnote_info_package_count(info) == 0)) {
-                fputs("        ", stdout);
-                tool_print_escaped(stdout, why);
-                fputc('\n', stdout);
+                fputs("        ", out);
+                tool_print_escaped(out, why);
+                fputc('\n', out);
         }
 }
 
@@ -76,140 +78,142 @@ static const char *arch_name(const pkgnote_process_info *p, char *buf, size_t le
         return buf;
 }
 
-static void print_text(const pkgnote_core *c, const struct stack_report *st) {
+static void print_text(FILE *out, const pkgnote_core *c, const struct stack_report *st) {
         pkgnote_process_info p;
         char buf[32];
         pkgnote_core_process(c, &p);
         if (p.pid >= 0) {
-                printf("           PID: %d", p.pid);
+                fprintf(out, "           PID: %d", p.pid);
                 if (p.command) {
-                        fputs(" (", stdout);
-                        tool_print_escaped(stdout, p.command);
-                        fputc(')', stdout);
+                        fputs(" (", out);
+                        tool_print_escaped(out, p.command);
+                        fputc(')', out);
                 }
-                fputc('\n', stdout);
+                fputc('\n', out);
         }
         if (p.uid >= 0)
-                printf("           UID: %d\n           GID: %d\n", p.uid, p.gid);
+                fprintf(out, "           UID: %d\n           GID: %d\n", p.uid, p.gid);
         if (p.signal > 0) {
                 const char *sn = pkgnote_signal_name(p.signal);
-                printf("        Signal: %d (%s)\n", p.signal, sn ? sn : "unknown");
+                fprintf(out, "        Signal: %d (%s)\n", p.signal, sn ? sn : "unknown");
         }
         if (p.has_fault_address)
-                printf(" Fault address: 0x%" PRIx64 "\n", p.fault_address);
+                fprintf(out, " Fault address: 0x%" PRIx64 "\n", p.fault_address);
         if (p.arguments) {
-                fputs("  Command Line: ", stdout);
-                tool_print_escaped(stdout, p.arguments);
-                fputc('\n', stdout);
+                fputs("  Command Line: ", out);
+                tool_print_escaped(out, p.arguments);
+                fputc('\n', out);
         }
         if (p.executable) {
-                fputs("    Executable: ", stdout);
-                tool_print_escaped(stdout, p.executable);
-                fputc('\n', stdout);
+                fputs("    Executable: ", out);
+                tool_print_escaped(out, p.executable);
+                fputc('\n', out);
         }
-        printf("  Architecture: %s (ELF%d, %s-endian)\n", arch_name(&p, buf, sizeof buf), p.elf_class,
+        fprintf(out, "  Architecture: %s (ELF%d, %s-endian)\n", arch_name(&p, buf, sizeof buf), p.elf_class,
                p.big_endian ? "big" : "little");
         const pkgnote_module *main = pkgnote_core_main_module(c);
         const pkgnote_info *mi = main ? pkgnote_module_info(main) : NULL;
-        fputs("       Package: ", stdout);
+        fputs("       Package: ", out);
         if (mi && pkgnote_info_package_count(mi) > 0) {
                 const pkgnote_metadata *m = pkgnote_info_package(mi, 0);
                 const char *name = pkgnote_metadata_name(m), *version = pkgnote_metadata_version(m);
-                tool_print_escaped(stdout, name ? name : "(unnamed)");
+                tool_print_escaped(out, name ? name : "(unnamed)");
                 if (version) {
-                        fputc('/', stdout);
-                        tool_print_escaped(stdout, version);
+                        fputc('/', out);
+                        tool_print_escaped(out, version);
                 }
-                fputc('\n', stdout);
+                fputc('\n', out);
         } else
-                fputs("n/a\n", stdout);
-        printf("       Modules: %zu\n", pkgnote_core_module_count(c));
-        fputc('\n', stdout);
+                fputs("n/a\n", out);
+        fprintf(out, "       Modules: %zu\n", pkgnote_core_module_count(c));
+        fputc('\n', out);
         for (size_t i = 0; i < pkgnote_core_module_count(c); i++)
-                print_module_text(pkgnote_core_module(c, i));
+                print_module_text(out, pkgnote_core_module(c, i));
         if (st)
-                stack_print_text(st, stdout);
+                stack_print_text(st, out);
 }
 
-static void print_packages_json(const pkgnote_info *info) {
-        fputc('[', stdout);
+static void print_packages_json(FILE *out, const pkgnote_info *info) {
+        fputc('[', out);
         for (size_t i = 0; info && i < pkgnote_info_package_count(info); i++)
-                printf("%s%s", i ? "," : "", pkgnote_info_package_json(info, i));
-        fputc(']', stdout);
+                fprintf(out, "%s%s", i ? "," : "", pkgnote_info_package_json(info, i));
+        fputc(']', out);
 }
 
-static void json_opt_string(const char *key, const char *v) {
-        printf(",\"%s\":", key);
+static void json_opt_string(FILE *out, const char *key, const char *v) {
+        fprintf(out, ",\"%s\":", key);
         if (v)
-                tool_print_json_string(stdout, v);
+                tool_print_json_string(out, v);
         else
-                fputs("null", stdout);
+                fputs("null", out);
 }
 
-static void json_opt_int(const char *key, int v) {
+static void json_opt_int(FILE *out, const char *key, int v) {
         if (v >= 0)
-                printf(",\"%s\":%d", key, v);
+                fprintf(out, ",\"%s\":%d", key, v);
         else
-                printf(",\"%s\":null", key);
+                fprintf(out, ",\"%s\":null", key);
 }
 
-static void print_json(const pkgnote_core *c, const struct stack_report *st) {
+void core_print_json(FILE *out, const pkgnote_core *c, const struct stack_report *st, const char *extra) {
         pkgnote_process_info p;
         char buf[32];
         pkgnote_core_process(c, &p);
-        printf("{\"pid\":");
+        fprintf(out, "{\"pid\":");
         if (p.pid >= 0)
-                printf("%d", p.pid);
+                fprintf(out, "%d", p.pid);
         else
-                fputs("null", stdout);
-        json_opt_int("ppid", p.ppid);
-        json_opt_int("uid", p.uid);
-        json_opt_int("gid", p.gid);
-        json_opt_int("signal", p.signal > 0 ? p.signal : -1);
-        json_opt_string("signalName", pkgnote_signal_name(p.signal));
+                fputs("null", out);
+        json_opt_int(out, "ppid", p.ppid);
+        json_opt_int(out, "uid", p.uid);
+        json_opt_int(out, "gid", p.gid);
+        json_opt_int(out, "signal", p.signal > 0 ? p.signal : -1);
+        json_opt_string(out, "signalName", pkgnote_signal_name(p.signal));
         if (p.has_fault_address)
-                printf(",\"faultAddress\":\"0x%" PRIx64 "\"", p.fault_address);
-        json_opt_string("command", p.command);
-        json_opt_string("commandLine", p.arguments);
-        json_opt_string("executable", p.executable);
-        printf(",\"architecture\":\"%s\",\"elfClass\":%d,\"byteOrder\":\"%s\"", arch_name(&p, buf, sizeof buf),
+                fprintf(out, ",\"faultAddress\":\"0x%" PRIx64 "\"", p.fault_address);
+        json_opt_string(out, "command", p.command);
+        json_opt_string(out, "commandLine", p.arguments);
+        json_opt_string(out, "executable", p.executable);
+        fprintf(out, ",\"architecture\":\"%s\",\"elfClass\":%d,\"byteOrder\":\"%s\"", arch_name(&p, buf, sizeof buf),
                p.elf_class, p.big_endian ? "big" : "little");
         const pkgnote_module *main = pkgnote_core_main_module(c);
         const pkgnote_info *mi = main ? pkgnote_module_info(main) : NULL;
-        fputs(",\"package\":", stdout);
+        fputs(",\"package\":", out);
         if (mi && pkgnote_info_package_count(mi) > 0)
-                fputs(pkgnote_info_package_json(mi, 0), stdout);
+                fputs(pkgnote_info_package_json(mi, 0), out);
         else
-                fputs("null", stdout);
-        fputs(",\"modules\":[", stdout);
+                fputs("null", out);
+        fputs(",\"modules\":[", out);
         for (size_t i = 0; i < pkgnote_core_module_count(c); i++) {
                 const pkgnote_module *m = pkgnote_core_module(c, i);
-                fputs(i ? ",{\"path\":" : "{\"path\":", stdout);
-                tool_print_json_string(stdout, pkgnote_module_path(m));
-                printf(",\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64 "\"", pkgnote_module_start(m),
+                fputs(i ? ",{\"path\":" : "{\"path\":", out);
+                tool_print_json_string(out, pkgnote_module_path(m));
+                fprintf(out, ",\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64 "\"", pkgnote_module_start(m),
                        pkgnote_module_end(m));
-                json_opt_string("buildId", pkgnote_module_build_id(m));
-                fputs(",\"packages\":", stdout);
-                print_packages_json(pkgnote_module_info(m));
-                printf(",\"source\":\"%s\"", pkgnote_source_name(pkgnote_module_source(m)));
+                json_opt_string(out, "buildId", pkgnote_module_build_id(m));
+                fputs(",\"packages\":", out);
+                print_packages_json(out, pkgnote_module_info(m));
+                fprintf(out, ",\"source\":\"%s\"", pkgnote_source_name(pkgnote_module_source(m)));
                 if (pkgnote_module_source(m) == PKGNOTE_SOURCE_DISK_MISMATCH)
-                        json_opt_string("diskBuildId", pkgnote_module_disk_build_id(m));
+                        json_opt_string(out, "diskBuildId", pkgnote_module_disk_build_id(m));
                 if (pkgnote_module_deleted(m))
-                        fputs(",\"deleted\":true", stdout);
+                        fputs(",\"deleted\":true", out);
                 if (pkgnote_module_replaced(m))
-                        fputs(",\"replaced\":true", stdout);
+                        fputs(",\"replaced\":true", out);
                 if (pkgnote_module_is_vdso(m))
-                        fputs(",\"vdso\":true", stdout);
+                        fputs(",\"vdso\":true", out);
                 if (pkgnote_module_reason(m))
-                        json_opt_string("reason", pkgnote_module_reason(m));
-                fputc('}', stdout);
+                        json_opt_string(out, "reason", pkgnote_module_reason(m));
+                fputc('}', out);
         }
-        fputs("]", stdout);
+        fputs("]", out);
         if (st) {
-                fputs(",\"threads\":", stdout);
-                stack_print_json(st, c, stdout);
+                fputs(",\"threads\":", out);
+                stack_print_json(st, c, out);
         }
-        fputs("}\n", stdout);
+        if (extra)
+                fprintf(out, ",%s", extra);
+        fputs("}\n", out);
 }
 
 static void core_help(void) {
@@ -256,6 +260,11 @@ int cmd_core(int argc, char **argv) {
         if (optind + 1 != argc)
                 return tool_fail("core: expected exactly one CORE (see 'pkgnote core --help')");
         const char *path = argv[optind];
+        /* Not a file: an entry of 'pkgnote list' (a PID or command name). */
+        char entry[4096];
+        if (strcmp(path, "-") && access(path, F_OK) < 0 && errno == ENOENT &&
+            crash_find(crash_state_dir(NULL), path, entry, sizeof entry) > 0)
+                path = entry;
         pkgnote_core *c;
         int r = pkgnote_core_open(path, &o.lib, &c);
         if (r < 0)
@@ -263,9 +272,9 @@ int cmd_core(int argc, char **argv) {
         struct stack_report st;
         stack_collect(&st, path, c, o.all_threads);
         if (o.json)
-                print_json(c, &st);
+                core_print_json(stdout, c, &st, NULL);
         else
-                print_text(c, &st);
+                print_text(stdout, c, &st);
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++) {
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, path);
@@ -320,9 +329,9 @@ int cmd_pid(int argc, char **argv) {
         if (r < 0)
                 return tool_error(argv[optind], "cannot read process", r);
         if (json)
-                print_json(c, NULL);
+                core_print_json(stdout, c, NULL, NULL);
         else
-                print_text(c, NULL);
+                print_text(stdout, c, NULL);
         pkgnote_core_free(c);
         if (fflush(stdout) != 0)
                 return tool_fail("cannot write output: %s", strerror(errno));

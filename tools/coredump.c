@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * pkgnote-coredump: a kernel.core_pattern pipe handler for machines
+ * without systemd-coredump.
+ *
+ *   |/usr/libexec/pkgnote-coredump %P %u %g %s %t %c %h %e
+ *
+ * Reads the core from standard input as fast as it comes (the crashing
+ * process is held until the kernel has written it), compresses it with
+ * zstd into the state directory, then, with standard input closed, writes
+ * the JSON report beside it, enforces the size limits (oldest entries
+ * first) and logs one line with the executable's package.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "crashdir.h"
+#include "tool.h"
+
+#if HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+struct handler {
+        const char *state_dir;
+        uint64_t max_core;  /* uncompressed bytes kept per core */
+        uint64_t max_use;   /* bytes the state directory may hold */
+        const char *log_file;
+        int pid, uid, gid, sig;
+        int64_t time;
+        long long core_limit;
+        const char *host, *comm;
+};
+
+static void log_line(const struct handler *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void log_line(const struct handler *h, const char *fmt, ...) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        /* Hostile names must not forge log lines. */
+        for (char *p = msg; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        *p = '?';
+        if (h->log_file) {
+                FILE *f = fopen(h->log_file, "ae");
+                if (f) {
+                        fprintf(f, "%s\n", msg);
+                        fclose(f);
+                }
+        } else
+                syslog(LOG_CRIT, "%s", msg);
+}
+
+static int write_all(int fd, const void *buf, size_t len) {
+        const uint8_t *p = buf;
+        while (len) {
+                ssize_t n = write(fd, p, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                p += n;
+                len -= (size_t)n;
+        }
+        return 0;
+}
+
+/* Copies standard input into FD, compressed when zstd is built in, up to
+ * MAX bytes; the rest of the input is read and dropped so the kernel is
+ * never left waiting.  *truncated tells whether that happened. */
+static int store_core(int fd, uint64_t max, uint64_t *size, bool *truncated) {
+        static uint8_t in[1 << 17];
+        *size = 0;
+        *truncated = false;
+#if HAVE_ZSTD
+        ZSTD_CCtx *z = ZSTD_createCCtx();
+        static uint8_t out[1 << 17];
+        if (!z)
+                return -ENOMEM;
+        ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, 3);
+        ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
+#endif
+        int r = 0;
+        for (;;) {
+                ssize_t n = read(STDIN_FILENO, in, sizeof in);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        r = -errno;
+                        break;
+                }
+                size_t keep = (size_t)n;
+                if (*size + keep > max) {
+                        keep = (size_t)(max - *size);
+                        *truncated = true;
+                }
+                *size += keep;
+                bool end = n == 0;
+#if HAVE_ZSTD
+                ZSTD_inBuffer ib = {in, keep, 0};
+                for (;;) {
+                        ZSTD_outBuffer ob = {out, sizeof out, 0};
+                        size_t left = ZSTD_compressStream2(z, &ob, &ib, end ? ZSTD_e_end : ZSTD_e_continue);
+                        if (ZSTD_isError(left)) {
+                                r = -EIO;
+                                break;
+                        }
+                        if ((r = write_all(fd, out, ob.pos)) < 0)
+                                break;
+                        if (end ? left == 0 : ib.pos == ib.size)
+                                break;
+                }
+#else
+                r = write_all(fd, in, keep);
+#endif
+                if (r < 0 || end)
+                        break;
+        }
+#if HAVE_ZSTD
+        ZSTD_freeCCtx(z);
+#endif
+        return r;
+}
+
+/* Writes the JSON report of CORE into FD (stdout redirected there). */
+static int write_report(const struct handler *h, const char *core_path, const char *report_path,
+                        char *package, size_t package_len) {
+        pkgnote_core *c;
+        /* The files the process mapped are on this machine: disk fallback
+         * stays on, verified by build-id. */
+        pkgnote_core_options o = {0};
+        int r = pkgnote_core_open(core_path, &o, &c);
+        package[0] = 0;
+        if (r < 0)
+                return r;
+        const pkgnote_module *m = pkgnote_core_main_module(c);
+        const pkgnote_info *info = m ? pkgnote_module_info(m) : NULL;
+        if (info && pkgnote_info_package_count(info) > 0) {
+                const pkgnote_metadata *md = pkgnote_info_package(info, 0);
+                snprintf(package, package_len, "%s%s%s", pkgnote_metadata_name(md) ? pkgnote_metadata_name(md) : "?",
+                         pkgnote_metadata_version(md) ? "/" : "",
+                         pkgnote_metadata_version(md) ? pkgnote_metadata_version(md) : "");
+        }
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.tmp", report_path);
+        FILE *f = fopen(tmp, "wxe");
+        if (!f) {
+                pkgnote_core_free(c);
+                return -errno;
+        }
+        crash_write_report(f, c, h->time, h->host, core_path);
+        bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
+        ok = fclose(f) == 0 && ok;
+        pkgnote_core_free(c);
+        if (!ok || rename(tmp, report_path) < 0) {
+                unlink(tmp);
+                return -EIO;
+        }
+        return 0;
+}
+
+static uint64_t parse_size(const char *s, const char *what) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        uint64_t mul = 1;
+        if (*end == 'K' || *end == 'k')
+                mul = 1ull << 10, end++;
+        else if (*end == 'M')
+                mul = 1ull << 20, end++;
+        else if (*end == 'G')
+                mul = 1ull << 30, end++;
+        if (errno || end == s || *end || v > UINT64_MAX / mul) {
+                tool_fail("pkgnote-coredump: %s: '%s' is not a size (bytes, or with K, M, G)", what, s);
+                exit(EXIT_FAILURE_);
+        }
+        return v * mul;
+}
+
+static void usage(void) {
+        printf("Usage: pkgnote-coredump [OPTIONS] PID UID GID SIGNAL TIME CORELIMIT HOST COMM\n"
+               "\n"
+               "A kernel.core_pattern pipe handler: stores the core read from standard\n"
+               "input, compressed, with a JSON report of its packages beside it.  Install:\n"
+               "  echo '|/usr/libexec/pkgnote-coredump %%P %%u %%g %%s %%t %%c %%h %%e' \\\n"
+               "      > /proc/sys/kernel/core_pattern\n"
+               "\n"
+               "  -d, --state-dir DIR      where entries go (default %s)\n"
+               "  -s, --max-core-size N    keep at most N bytes of one core (default 2G)\n"
+               "  -u, --max-use N          keep the directory under N bytes (default 4G),\n"
+               "                           removing the oldest entries first\n"
+               "  -l, --log-file FILE      append the log line there instead of syslog\n"
+               "  -h, --help               show this help\n",
+               CRASH_DEFAULT_DIR);
+}
+
+int main(int argc, char **argv) {
+        static const struct option longopts[] = {
+                {"state-dir", required_argument, NULL, 'd'},
+                {"max-core-size", required_argument, NULL, 's'},
+                {"max-use", required_argument, NULL, 'u'},
+                {"log-file", required_argument, NULL, 'l'},
+                {"help", no_argument, NULL, 'h'},
+                {0},
+        };
+        program_name = "pkgnote-coredump";
+        struct handler h = {.state_dir = crash_state_dir(NULL), .max_core = 2ull << 30, .max_use = 4ull << 30};
+        int ch;
+        while ((ch = getopt_long(argc, argv, "+d:s:u:l:h", longopts, NULL)) >= 0)
+                switch (ch) {
+                case 'd': h.state_dir = optarg; break;
+                case 's': h.max_core = parse_size(optarg, "--max-core-size"); break;
+                case 'u': h.max_use = parse_size(optarg, "--max-use"); break;
+                case 'l': h.log_file = optarg; break;
+                case 'h': usage(); return EXIT_OK;
+                default: return EXIT_FAILURE_;
+                }
+        if (argc - optind != 8) {
+                tool_fail("expected PID UID GID SIGNAL TIME CORELIMIT HOST COMM (%%P %%u %%g %%s %%t %%c %%h %%e), got %d arguments",
+                          argc - optind);
+                return EXIT_FAILURE_;
+        }
+        char **a = argv + optind;
+        h.pid = atoi(a[0]);
+        h.uid = atoi(a[1]);
+        h.gid = atoi(a[2]);
+        h.sig = atoi(a[3]);
+        h.time = strtoll(a[4], NULL, 10);
+        h.core_limit = strtoll(a[5], NULL, 10);
+        h.host = a[6];
+        h.comm = a[7];
+        openlog("pkgnote-coredump", LOG_PID, LOG_DAEMON);
+        umask(0077);
+
+        if (mkdir(h.state_dir, 0700) < 0 && errno != EEXIST) {
+                log_line(&h, "process %d (%s) crashed with signal %d; cannot create %s: %s", h.pid, h.comm, h.sig,
+                         h.state_dir, strerror(errno));
+                return EXIT_FAILURE_;
+        }
+        /* RLIMIT_CORE 0: the process asked for no core.  Keep nothing. */
+        if (h.core_limit == 0) {
+                log_line(&h, "process %d (%s) of user %d crashed with signal %d; core not stored (RLIMIT_CORE is 0)",
+                         h.pid, h.comm, h.uid, h.sig);
+                return EXIT_OK;
+        }
+        char name[512], core_path[4096], tmp_path[4200], report_path[4096];
+        crash_entry_name(name, sizeof name, h.comm, h.uid, h.pid, h.time);
+        snprintf(core_path, sizeof core_path, "%s/%s%s", h.state_dir, name, CRASH_CORE_SUFFIX);
+        snprintf(tmp_path, sizeof tmp_path, "%s.tmp", core_path);
+        snprintf(report_path, sizeof report_path, "%s/%s%s", h.state_dir, name, CRASH_REPORT_SUFFIX);
+        int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+                log_line(&h, "process %d (%s) crashed with signal %d; cannot write %s: %s", h.pid, h.comm, h.sig,
+                         tmp_path, strerror(errno));
+                return EXIT_FAILURE_;
+        }
+        uint64_t size;
+        bool truncated;
+        int r = store_core(fd, h.max_core, &size, &truncated);
+        close(STDIN_FILENO); /* the kernel may let the process go now */
+        if (r >= 0 && fsync(fd) < 0)
+                r = -errno;
+        close(fd);
+        if (r < 0 || rename(tmp_path, core_path) < 0) {
+                unlink(tmp_path);
+                log_line(&h, "process %d (%s) crashed with signal %d; storing the core failed: %s", h.pid, h.comm,
+                         h.sig, strerror(r < 0 ? -r : errno));
+                return EXIT_FAILURE_;
+        }
+        char package[256];
+        r = write_report(&h, core_path, report_path, package, sizeof package);
+        crash_enforce_limits(h.state_dir, h.max_use, name);
+        const char *sn = pkgnote_signal_name(h.sig);
+        log_line(&h, "process %d (%s) of user %d crashed with signal %d (%s), package %s; core %s%s%s", h.pid, h.comm,
+                 h.uid, h.sig, sn ? sn : "?", package[0] ? package : "n/a", core_path,
+                 truncated ? " (truncated at the size limit)" : "", r < 0 ? " (no report: core unreadable)" : "");
+        return EXIT_OK;
+}

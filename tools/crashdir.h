@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The crash directory shared by pkgnote-coredump (writer) and
+ * pkgnote list / core (readers): one compressed core and one JSON report
+ * per crash, named core.COMM.UID.PID.TIME. */
+#ifndef PKGNOTE_CRASHDIR_H
+#define PKGNOTE_CRASHDIR_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "pkgnote.h"
+#include "stack.h"
+
+#define CRASH_DEFAULT_DIR "/var/lib/pkgnote/coredump"
+#if HAVE_ZSTD
+#define CRASH_CORE_SUFFIX ".zst"
+#else
+#define CRASH_CORE_SUFFIX ""
+#endif
+#define CRASH_REPORT_SUFFIX ".json"
+
+/* OVERRIDE when given, else $PKGNOTE_COREDUMP_DIR, else the default. */
+const char *crash_state_dir(const char *override);
+/* "core.COMM.UID.PID.TIME" with COMM reduced to [A-Za-z0-9_.-]. */
+void crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
+/* The report: pkgnote core --json with "time", "hostname", "coreFile". */
+void crash_write_report(FILE *f, const pkgnote_core *c, int64_t time, const char *host, const char *core_path);
+/* Removes whole entries, oldest first, until the directory holds at most
+ * MAX_USE bytes; never the entry named KEEP. */
+void crash_enforce_limits(const char *dir, uint64_t max_use, const char *keep);
+
+/* The core file of the newest entry of DIR whose PID (WHAT numeric) or
+ * command or entry name is WHAT: 1 and its path, 0 when none. */
+int crash_find(const char *dir, const char *what, char *core_path, size_t len);
+
+/* From tools/core.c. */
+void core_print_json(FILE *out, const pkgnote_core *c, const struct stack_report *st, const char *extra);
+
+#endif
