@@ -1,0 +1,50 @@
+# bash completion for pkgnote(1)
+_pkgnote() {
+        local cur prev words cword
+        _init_completion || return
+        local commands="show generate lint core pid list stamp scan"
+        if [[ $cword -eq 1 ]]; then
+                COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+                return
+        fi
+        local cmd=${words[1]} opts
+        case $cmd in
+        show) opts="--json --field --help" ;;
+        generate)
+                opts="--type --name --version --architecture --os --os-version --os-cpe --app-cpe
+                      --debuginfod-url --rpm --metadata --root --no-os-release --format --output
+                      --target --linker --ld --ldflags-style --help" ;;
+        lint) opts="--json --quiet --list-checks --help" ;;
+        core) opts="--json --root --no-disk --all-threads --stats --help" ;;
+        pid) opts="--json --help" ;;
+        list) opts="--json --state-dir --help" ;;
+        stamp) opts="$(pkgnote stamp --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
+        scan) opts="$(pkgnote scan --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
+        esac
+        case $prev in
+        --format | -F)
+                case $cmd in
+                generate) COMPREPLY=($(compgen -W "json note linker-script asm object ldflags" -- "$cur")) ;;
+                scan) COMPREPLY=($(compgen -W "table json spdx cyclonedx" -- "$cur")) ;;
+                esac
+                return ;;
+        --linker) COMPREPLY=($(compgen -W "bfd gold lld mold" -- "$cur")); return ;;
+        --ldflags-style) COMPREPLY=($(compgen -W "shell make" -- "$cur")); return ;;
+        --type) COMPREPLY=($(compgen -W "rpm deb apk alpm" -- "$cur")); return ;;
+        --target | -t)
+                COMPREPLY=($(compgen -W "x86_64 i686 aarch64 aarch64_be armhf armel s390x ppc64le ppc64 ppc riscv64 loongarch64 ELF32LE ELF32BE ELF64LE ELF64BE" -- "$cur"))
+                return ;;
+        --field | -f)
+                COMPREPLY=($(compgen -W "type os osVersion name version architecture osCpe appCpe debugInfoUrl buildId elfType" -- "$cur"))
+                return ;;
+        --root | --state-dir | -d | -r) _filedir -d; return ;;
+        --output | -o | --ld | --metadata) _filedir; return ;;
+        esac
+        if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+        elif [[ $cmd == pid ]]; then
+                _pids
+        else
+                _filedir
+        fi
+} && complete -F _pkgnote pkgnote
