@@ -13,7 +13,9 @@ sanitize=$(meson introspect "$BUILDDIR" --buildoptions | python3 -c 'import json
 SANFLAGS=
 [ "$sanitize" != none ] && SANFLAGS="-fsanitize=$sanitize"
 R="$T/root$prefix"
-for f in bin/pkgnote include/pkgnote.h share/man/man1/pkgnote.1 "$libdir/pkgconfig/libpkgnote.pc" "$libdir/libpkgnote.so"; do
+libexecdir=$(meson introspect "$BUILDDIR" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="libexecdir"][0])')
+for f in bin/pkgnote "$libexecdir/pkgnote-coredump" include/pkgnote.h share/man/man1/pkgnote.1 share/man/man3/libpkgnote.3 \
+        share/man/man8/pkgnote-coredump.8 share/bash-completion/completions/pkgnote "$libdir/pkgconfig/libpkgnote.pc" "$libdir/libpkgnote.so"; do
         [ -e "$R/$f" ] && pass "installs $f" || fail "installs $f"
 done
 cat > use.c <<'C'
