@@ -546,7 +546,8 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                         c->exe = strdup((const char *)x->data);
         }
         resolve_modules(c, o);
-        qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
+        if (c->n_modules > 1)
+                qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
         pn_core_find_main_module(c);
         /* AT_EXECFN is the path as the program was started, maybe
          * relative; the executable's mapping names the file itself. */

@@ -244,34 +244,57 @@ static int slurp(pkgnote_elf *e, int fd) {
 }
 
 PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret) {
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return pn_error(-errno, "cannot stat: %s", strerror(errno));
-        if (S_ISDIR(st.st_mode))
-                return pn_error(-EISDIR, "is a directory");
         pkgnote_elf *e = NULL;
         int r = elf_new(&e);
         if (r < 0)
                 return r;
-        if (S_ISREG(st.st_mode)) {
-                e->fd = fd;
-                e->size = (uint64_t)st.st_size;
-                uint64_t want = e->size < HEAD_SIZE ? e->size : HEAD_SIZE, got;
-                r = read_full(e, fd, e->head, want, 0, &got);
-                if (r < 0) {
-                        pkgnote_elf_free(e);
-                        return r;
-                }
-                e->head_len = got;
-                if (got < want)
-                        e->size = got; /* shrank under us: trust what was read */
-        } else {
+        /* Read the first page before anything else: most files met in a
+         * scan are not ELF, and for them that one read is all it costs. */
+        ssize_t n;
+        do
+                n = pread(fd, e->head, HEAD_SIZE, 0);
+        while (n < 0 && errno == EINTR);
+        r = n < 0 ? pn_error(-errno, "read failed: %s", strerror(errno)) : 0;
+        uint64_t got = n > 0 ? (uint64_t)n : 0;
+        e->bytes_read += got;
+        if (r == -ESPIPE) {
+                /* A pipe or socket: read it whole, bounded. */
                 r = slurp(e, fd);
                 if (r < 0) {
                         pkgnote_elf_free(e);
                         return r;
                 }
+                return elf_finish(e, ret);
         }
+        if (r < 0) {
+                pkgnote_elf_free(e);
+                return r == -EISDIR ? pn_error(-EISDIR, "is a directory") : r;
+        }
+        e->head_len = got;
+        if (got < 4 || memcmp(e->head, "\177ELF", 4) != 0) {
+                pkgnote_elf_free(e);
+                return pn_error(-ENOEXEC, "not an ELF file");
+        }
+        struct stat st;
+        if (fstat(fd, &st) < 0) {
+                r = pn_error(-errno, "cannot stat: %s", strerror(errno));
+                pkgnote_elf_free(e);
+                return r;
+        }
+        if (S_ISREG(st.st_mode) && got < HEAD_SIZE && (uint64_t)st.st_size > got) {
+                /* A short read that was not the end of the file. */
+                uint64_t more;
+                r = read_full(e, fd, e->head + got, HEAD_SIZE - got, got, &more);
+                if (r < 0) {
+                        pkgnote_elf_free(e);
+                        return r;
+                }
+                got += more;
+                e->head_len = got;
+        }
+        e->fd = fd;
+        /* A file that shrank under us, or a device: trust what was read. */
+        e->size = S_ISREG(st.st_mode) && (uint64_t)st.st_size >= got ? (uint64_t)st.st_size : got;
         return elf_finish(e, ret);
 }
 

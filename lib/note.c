@@ -112,7 +112,7 @@ static bool walks_clean(pkgnote_elf *e, uint64_t off, uint64_t len, uint32_t ali
         if (!b)
                 return false;
         uint64_t pos = 0;
-        while (len - pos >= 12) {
+        while (pos < len && len - pos >= 12) {
                 uint64_t desc_at = ALIGN_UP(pos + 12 + pn_rd32(b + pos, e->be), align);
                 uint64_t end = desc_at + pn_rd32(b + pos + 4, e->be);
                 if (end > len)

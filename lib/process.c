@@ -286,7 +286,8 @@ PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret) {
                 c->modules[out++] = *m;
         }
         c->n_modules = out;
-        qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
+        if (c->n_modules > 1)
+                qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
         pn_core_find_main_module(c);
         *ret = c;
         return 0;

@@ -126,6 +126,28 @@ static void test_align8(void) {
         pkgnote_elf_free(e);
 }
 
+/* Regression: an 8-aligned PT_NOTE whose last note ends 4 bytes short of
+ * an 8-byte boundary made the alignment probe read past the segment (the
+ * fuzzer found it; the sanitizer build catches the over-read here, as the
+ * segment ends the buffer). */
+static void test_align8_short_end(void) {
+        size_t n = mk_note(blob_a, false, "FDO", 4, 0xcafe1a7e, "{}\0", 4, 4, 4); /* 20 bytes */
+        struct mk_spec s = {.is64 = true, .type = 2, .machine = 62, .no_sections = true};
+        s.blobs[0] = (struct mk_blob){blob_a, n, 8, true, false, NULL};
+        s.n_blobs = 1;
+        size_t len = mk_elf(&s, image, sizeof image);
+        uint8_t *exact = malloc(len);
+        memcpy(exact, image, len);
+        pkgnote_elf *e;
+        CHECK_INT(pkgnote_elf_from_memory(exact, len, &e), 0);
+        pkgnote_info *info;
+        CHECK_INT(pkgnote_info_read(e, &info), 0);
+        CHECK_INT(pkgnote_info_package_count(info), 1);
+        pkgnote_info_free(info);
+        pkgnote_elf_free(e);
+        free(exact);
+}
+
 static void test_xnum(void) {
         for (int stripped = 0; stripped < 2; stripped++) {
                 struct mk_spec s = {.is64 = true, .type = 2, .machine = 62, .xnum = true, .no_sections = stripped};
@@ -364,6 +386,7 @@ int main(void) {
         RUN(test_stripped_sections);
         RUN(test_section_only);
         RUN(test_align8);
+        RUN(test_align8_short_end);
         RUN(test_xnum);
         RUN(test_several_notes);
         RUN(test_dlopen);

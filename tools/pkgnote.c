@@ -2,6 +2,7 @@
 /* pkgnote: the package note tool.  Dispatches to one file per subcommand. */
 #include <locale.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "tool.h"
@@ -38,6 +39,11 @@ int main(int argc, char **argv) {
         /* Output never depends on the user's locale: JSON and golden files
          * must be byte-stable. */
         setlocale(LC_ALL, "C");
+        /* Messages are whole lines; on a terminal each is written as it
+         * comes, elsewhere they are batched (exit flushes them), so a run
+         * over thousands of non-ELF files does not cost a write each. */
+        static char errbuf[1 << 16];
+        setvbuf(stderr, errbuf, isatty(STDERR_FILENO) ? _IOLBF : _IOFBF, sizeof errbuf);
         if (argc < 2)
                 return usage(stderr);
         if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
