@@ -221,6 +221,25 @@ static bool dumped_at(pkgnote_core *c, uint64_t addr, uint64_t *off, uint64_t *a
         return false;
 }
 
+/* qsort has no context argument: the mappings being sorted. */
+static const struct mapping *cand_maps;
+
+static int cmp_cand(const void *a, const void *b) {
+        size_t x = *(const size_t *)a, y = *(const size_t *)b;
+        uint64_t sx = cand_maps[x].start, sy = cand_maps[y].start;
+        return sx < sy ? -1 : sx > sy ? 1 : (x > y) - (x < y);
+}
+
+/* Whether any PT_LOAD of the core maps ADDR, dumped or not. */
+static bool mapped_at(pkgnote_core *c, uint64_t addr) {
+        const pkgnote_phdr *ph;
+        int n = pkgnote_elf_phdrs(c->view, &ph);
+        for (int i = 0; i < n; i++)
+                if (ph[i].type == PT_LOAD && addr >= ph[i].vaddr && addr - ph[i].vaddr < ph[i].memsz)
+                        return true;
+        return false;
+}
+
 static size_t want_range(pkgnote_core *c, uint64_t addr, uint64_t max) {
         uint64_t off, avail;
         if (!dumped_at(c, addr, &off, &avail))
@@ -307,6 +326,7 @@ static int add_module(pkgnote_core *c, const char *path, uint64_t start, uint64_
                 return pn_error(-ENOMEM, "out of memory");
         /* The kernel dumps one page of a file mapping: read no more. */
         m->range = want_range(c, start, vdso ? VDSO_BYTES : c->page);
+        m->not_dumped = m->range == SIZE_MAX && mapped_at(c, start);
         c->n_modules++;
         return 0;
 }
@@ -415,6 +435,13 @@ static void resolve_modules(pkgnote_core *c, const pkgnote_core_options *o) {
                         disk = false;
                 }
         }
+        /* The kernel dumps the first page of every readable offset-0 file
+         * mapping that starts with an ELF header (coredump_filter bit 4).
+         * When it did so for some module, a mapping it left undumped is
+         * not ELF. */
+        bool pages_dumped = false;
+        for (size_t i = 0; i < c->n_modules; i++)
+                pages_dumped |= !c->modules[i].is_vdso && c->modules[i].range != SIZE_MAX;
         size_t out = 0;
         for (size_t i = 0; i < c->n_modules; i++) {
                 pkgnote_module *m = &c->modules[i];
@@ -422,7 +449,8 @@ static void resolve_modules(pkgnote_core *c, const pkgnote_core_options *o) {
                 bool complete = module_from_core(c, m, &is_elf);
                 if (!complete && disk && !m->is_vdso)
                         module_from_disk(c, m, rootfd, &disk_elf);
-                if (!is_elf && !disk_elf && !(m->range == SIZE_MAX && !disk && !m->is_vdso)) {
+                bool maybe_elf = m->range == SIZE_MAX && !disk && !m->is_vdso && !(m->not_dumped && pages_dumped);
+                if (!is_elf && !disk_elf && !maybe_elf) {
                         /* Not an ELF object (a locale archive, a font): not a module. */
                         free(m->path);
                         free(m->build_id);
@@ -513,24 +541,37 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         } else
                 pn_core_problem(c, "the core has no NT_FILE note: modules cannot be listed");
 
-        /* Modules: every mapping at file offset 0, once per start address. */
-        for (size_t i = 0; i < c->n_maps; i++) {
-                const struct mapping *m = &c->maps[i];
-                if (m->pgoff != 0)
-                        continue;
-                bool dup = false;
-                for (size_t k = 0; k < c->n_modules && !dup; k++)
-                        dup = c->modules[k].start == m->start;
-                if (dup)
+        /* Modules: every mapping at file offset 0, once per start address.
+         * An offset-0 mapping right after one of the same file continues
+         * that module: without separate code the loader maps the data
+         * segment from page 0 too (-z noseparate-code, s390x, arm). */
+        size_t *cand = malloc((c->n_maps ? c->n_maps : 1) * sizeof *cand), nc = 0;
+        if (!cand)
+                return pn_error(-ENOMEM, "out of memory");
+        for (size_t i = 0; i < c->n_maps; i++)
+                if (c->maps[i].pgoff == 0 && !(i > 0 && !strcmp(c->maps[i - 1].path, c->maps[i].path)))
+                        cand[nc++] = i;
+        /* Sorted by start, duplicates are neighbours: linear, whatever
+         * NT_FILE claims. */
+        cand_maps = c->maps;
+        qsort(cand, nc, sizeof *cand, cmp_cand);
+        for (size_t j = 0; j < nc && c->n_modules < PKGNOTE_MAX_MODULES; j++) {
+                const struct mapping *m = &c->maps[cand[j]];
+                if (j > 0 && c->maps[cand[j - 1]].start == m->start)
                         continue;
                 /* A module ends where its last mapping of the same file does. */
                 uint64_t end = m->end;
-                for (size_t k = i + 1; k < c->n_maps && !strcmp(c->maps[k].path, m->path) && c->maps[k].pgoff != 0; k++)
+                for (size_t k = cand[j] + 1; k < c->n_maps && !strcmp(c->maps[k].path, m->path); k++)
                         end = c->maps[k].end;
                 int r = add_module(c, m->path, m->start, end, false);
-                if (r < 0)
+                if (r < 0) {
+                        free(cand);
                         return r;
+                }
         }
+        if (nc > 0 && c->n_modules >= PKGNOTE_MAX_MODULES)
+                pn_core_problem(c, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
+        free(cand);
         if (c->auxv_vdso) {
                 int r = add_module(c, "[vdso]", c->auxv_vdso, c->auxv_vdso + VDSO_BYTES, true);
                 if (r < 0)

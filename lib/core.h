@@ -22,6 +22,7 @@ struct pkgnote_module {
         char *path;
         uint64_t start, end;
         bool is_vdso, deleted;
+        bool not_dumped; /* the core maps its start but dumped no byte of it */
         bool replaced; /* a process's file differs from the one at its path now */
         uint64_t dev, ino; /* a process's mapped file, from /proc/PID/maps */
         uint64_t first_end; /* end of the module's first mapping (map_files name) */

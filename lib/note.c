@@ -38,9 +38,18 @@ static int walk_region(pkgnote_elf *e, size_t *cap, uint64_t off, uint64_t len, 
         int err;
         if (len == 0)
                 return 0;
-        if (e->partial && !pn_range_ok(off, len, e->size))
-                return pn_elf_problem(e, -ENODATA, "%s at offset 0x%llx: lies beyond the bytes available", what,
-                                      (unsigned long long)off);
+        /* In a prefix view (a module's page in a core) the region may run
+         * past the bytes there are: walk what is there, and report the rest
+         * as absent (-ENODATA), not malformed. */
+        bool cut = false;
+        if (e->partial && !pn_range_ok(off, len, e->size)) {
+                if (off >= e->size)
+                        return pn_elf_problem(e, -ENODATA, "%s at offset 0x%llx: lies beyond the bytes available",
+                                              what, (unsigned long long)off);
+                len = e->size - off;
+                cut = true;
+        }
+        int bad = cut ? -ENODATA : -EBADMSG;
         const uint8_t *base = pn_elf_bytes(e, off, len, &err);
         if (!base)
                 return pn_elf_problem(e, err, "%s at offset 0x%llx: lies outside the file", what,
@@ -48,12 +57,12 @@ static int walk_region(pkgnote_elf *e, size_t *cap, uint64_t off, uint64_t len, 
         uint64_t pos = 0;
         while (pos < len) {
                 if (len - pos < 12) {
-                        for (uint64_t i = pos; i < len; i++)
+                        for (uint64_t i = pos; !cut && i < len; i++)
                                 if (base[i] != 0)
                                         return pn_elf_problem(e, -EBADMSG,
                                                 "%s at offset 0x%llx: %llu stray bytes after the last note",
                                                 what, (unsigned long long)off, (unsigned long long)(len - pos));
-                        return 0; /* zero padding at the end of the region */
+                        break; /* zero padding at the end of the region */
                 }
                 const uint8_t *h = base + pos;
                 pkgnote_note n = {0};
@@ -65,13 +74,15 @@ static int walk_region(pkgnote_elf *e, size_t *cap, uint64_t off, uint64_t len, 
                 uint64_t end = ALIGN_UP(desc_at + n.descsz, align);
                 /* 64-bit arithmetic on 32-bit sizes cannot overflow here. */
                 if (name_at + n.namesz > len)
-                        return pn_elf_problem(e, -EBADMSG,
+                        return pn_elf_problem(e, bad,
                                               "note at offset 0x%llx: name size %u runs past the end of the %s",
-                                              (unsigned long long)(off + pos), n.namesz, what);
+                                              (unsigned long long)(off + pos), n.namesz,
+                                              cut ? "bytes available" : what);
                 if (desc_at + n.descsz > len)
-                        return pn_elf_problem(e, -EBADMSG,
+                        return pn_elf_problem(e, bad,
                                               "note at offset 0x%llx: descriptor size %u runs past the end of the %s",
-                                              (unsigned long long)(off + pos), n.descsz, what);
+                                              (unsigned long long)(off + pos), n.descsz,
+                                              cut ? "bytes available" : what);
                 n.name = (const char *)base + name_at;
                 n.desc = base + desc_at;
                 n.align = align;
@@ -85,6 +96,9 @@ static int walk_region(pkgnote_elf *e, size_t *cap, uint64_t off, uint64_t len, 
                         return r;
                 pos = end;
         }
+        if (cut)
+                return pn_elf_problem(e, -ENODATA, "%s at offset 0x%llx: continues beyond the bytes available",
+                                      what, (unsigned long long)off);
         return 0;
 }
 
