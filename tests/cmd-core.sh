@@ -1,1 +1,509 @@
-exit 77
+#!/bin/sh
+# pkgnote core on real kernel cores (x86-64): a program with libraries from
+# several "packages" crashes for real (SIGSEGV, SIGABRT), the kernel writes
+# the core into the test directory, and every fact pkgnote reports is
+# compared with what readelf says about the files and what the test knows
+# about the process.  Also: deleted and replaced files, --no-disk, --root
+# confinement, compressed and piped cores, a Debian journalctl core checked
+# against systemd-analyze, and the error paths.
+. "$SRCDIR/tests/lib.sh"
+
+[ "$(uname -m)" = x86_64 ] || { echo "1..0 # SKIP x86-64 only"; exit 77; }
+for t in gcc readelf python3; do
+        command -v $t > /dev/null || { echo "1..0 # SKIP $t missing"; exit 77; }
+done
+case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
+'|'* | /*) echo "1..0 # SKIP core_pattern does not write a core into the working directory"; exit 77 ;;
+esac
+(ulimit -c unlimited) 2>/dev/null || { echo "1..0 # SKIP cannot raise the core size limit"; exit 77; }
+
+# ---------------------------------------------------------------- fixtures
+M_JSON='{"type":"deb","os":"debian","osVersion":"12","name":"crasher","version":"2.0-1","architecture":"amd64"}'
+A_JSON='{"type":"deb","os":"debian","name":"alpha","version":"1.2-3","architecture":"amd64"}'
+A2_JSON='{"type":"deb","os":"debian","name":"alpha","version":"1.2-4","architecture":"amd64"}'
+B_JSON='{"type":"rpm","os":"fedora","osVersion":"40","name":"beta","version":"4.5-6.fc40","architecture":"x86_64"}'
+F1_JSON='{"type":"deb","os":"debian","name":"far","version":"1.0-1","architecture":"amd64"}'
+F2_JSON='{"type":"deb","os":"debian","name":"far","version":"2.0-1","architecture":"amd64"}'
+S_JSON='{"type":"deb","os":"debian","name":"straddle","version":"3.0-1","architecture":"amd64"}'
+export M_JSON A_JSON B_JSON F1_JSON F2_JSON S_JSON
+
+mkdir src bin
+for l in alpha beta plain far straddle; do
+        echo "int ${l}_value(void) { return ${#l}; }" > src/$l.c
+done
+cat > src/sum.c <<'C'
+int alpha_value(void), beta_value(void), plain_value(void), far_value(void), straddle_value(void);
+int sum_values(void) { return alpha_value() + beta_value() + plain_value() + far_value() + straddle_value(); }
+C
+
+# Notes beyond the first page.  The kernel dumps only the first page of
+# a mapping, so these packages must come from disk.
+#  - "far": build-id in a PT_NOTE of its own inside the first page, then
+#    6000 bytes of filler, then the package note in a second PT_NOTE.
+#  - "straddle": one PT_NOTE holding the build-id, a 6000-byte note of
+#    another owner and the package note; the segment straddles the end of
+#    the dumped page but the build-id lies wholly inside it.
+note_bytes() {
+        python3 - "$1" <<'PY'
+import sys
+j = sys.argv[1].encode() + b"\0"
+j += b"\0" * (-len(j) % 4)
+print('\t.balign 4\n\t.long 4, %d, 0xcafe1a7e\n\t.asciz "FDO"' % len(j))
+print('\t.byte ' + ','.join(str(b) for b in j))
+PY
+}
+far_asm() {
+        printf '\t.section .filler,"a",@progbits\n\t.fill 6000, 1, 0x41\n'
+        printf '\t.section .note.pkgfar,"a",@note\n'
+        note_bytes "$1"
+        printf '\t.section .note.GNU-stack,"",@progbits\n'
+}
+cat > src/far.ld <<'LD'
+SECTIONS {
+  .filler : { *(.filler) }
+  .note.pkgfar : { *(.note.pkgfar) }
+} INSERT AFTER .note.gnu.build-id;
+LD
+straddle_asm() {
+        printf '\t.section .note.package,"a",@note\n\t.balign 4\n'
+        printf '\t.long 4, 6000, 0x7e57\n\t.asciz "BIG"\n\t.fill 6000, 1, 0x41\n'
+        note_bytes "$1"
+        printf '\t.section .note.GNU-stack,"",@progbits\n'
+}
+far_asm "$F1_JSON" > src/far1.s
+far_asm "$F2_JSON" > src/far2.s
+straddle_asm "$S_JSON" > src/straddle.s
+
+LD=-fuse-ld=bfd
+gcc -shared -fPIC $LD -o bin/libalpha.so src/alpha.c -Xlinker "--package-metadata=$A_JSON" || fatal "cannot link libalpha"
+gcc -shared -fPIC $LD -o alpha2.so src/alpha.c -Xlinker "--package-metadata=$A2_JSON" || fatal "cannot link alpha2"
+gcc -shared -fPIC $LD -o bin/libbeta.so src/beta.c -Xlinker "--package-metadata=$B_JSON" || fatal "cannot link libbeta"
+gcc -shared -fPIC $LD -o bin/libplain.so src/plain.c || fatal "cannot link libplain"
+gcc -shared -fPIC $LD -o bin/libfar.so src/far.c src/far1.s -Wl,-T,src/far.ld || fatal "cannot link libfar"
+gcc -shared -fPIC $LD -o far2.so src/far.c src/far2.s -Wl,-T,src/far.ld || fatal "cannot link far2"
+gcc -shared -fPIC $LD -o bin/libstraddle.so src/straddle.c src/straddle.s || fatal "cannot link libstraddle"
+gcc -g -O0 $LD -o bin/crasher "$SRCDIR/tests/core/crasher.c" src/sum.c -Lbin -lalpha -lbeta -lplain -lfar -lstraddle \
+        -Wl,-rpath,'$ORIGIN' -Xlinker "--package-metadata=$M_JSON" || fatal "cannot link the crasher"
+
+build_id() { readelf -n "$1" | sed -n 's/^ *Build ID: //p' | head -n 1; }
+ID_M=$(build_id bin/crasher)
+ID_A=$(build_id bin/libalpha.so)
+ID_A2=$(build_id alpha2.so)
+ID_B=$(build_id bin/libbeta.so)
+ID_P=$(build_id bin/libplain.so)
+ID_F1=$(build_id bin/libfar.so)
+ID_F2=$(build_id far2.so)
+ID_S=$(build_id bin/libstraddle.so)
+LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+ID_LIBC=$(build_id "$LIBC")
+export T ID_M ID_A ID_A2 ID_B ID_P ID_F1 ID_F2 ID_S ID_LIBC
+[ -n "$ID_F1" ] && [ -n "$ID_F2" ] && [ "$ID_F1" != "$ID_F2" ] || fatal "far builds need distinct build-ids"
+readelf -nW bin/libfar.so | grep -q '"version":"1.0-1"' || fatal "libfar lacks its package note"
+# The layouts must be what the tests below rely on (PT_NOTE offset, size).
+python3 - bin/libfar.so bin/libstraddle.so <<'PY' || fatal "the beyond-the-page layouts are not as intended"
+import subprocess, sys
+def notes(f):
+    out = subprocess.run(["readelf", "-lW", f], capture_output=True, text=True).stdout
+    return [(int(l.split()[1], 16), int(l.split()[4], 16)) for l in out.splitlines() if l.split()[:1] == ["NOTE"]]
+far, straddle = notes(sys.argv[1]), notes(sys.argv[2])
+assert len(far) == 2 and far[0][0] + far[0][1] <= 4096 and far[1][0] >= 4096, far
+assert len(straddle) == 1 and straddle[0][0] < 4096 < straddle[0][0] + straddle[0][1], straddle
+PY
+
+# crash DIR ARGS...: runs ARGS in DIR with cores enabled; sets CPID and CORE.
+crash() {
+        _d=$1
+        shift
+        mkdir -p "$_d"
+        (cd "$_d" && ulimit -c unlimited && exec "$@") > /dev/null 2>&1 &
+        CPID=$!
+        { wait $CPID; } 2>/dev/null
+        CORE=$(ls "$_d"/core* 2>/dev/null | head -n 1)
+}
+# start_waiting DIR: runs "crasher wait DIR/go" in DIR, returns when it is ready.
+start_waiting() {
+        mkdir -p "$1"
+        (cd "$1" && ulimit -c unlimited && exec "$2" wait "$T/$1/go") > /dev/null 2>&1 &
+        CPID=$!
+        for _i in $(seq 1 500); do
+                [ -e "$1/go.ready" ] && return 0
+                sleep 0.02
+        done
+        fatal "the waiting crasher did not start"
+}
+finish_waiting() {
+        touch "$1/go"
+        { wait $CPID; } 2>/dev/null
+        CORE=$(ls "$1"/core* 2>/dev/null | head -n 1)
+}
+
+# jcheck NAME FILE EXPR: EXPR (Python) must hold for the JSON in FILE, with
+# d the object, mod(basename) a module, E the environment.
+jcheck() {
+        if python3 - "$2" "$3" > pyerr 2>&1 <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+E = os.environ
+def mod(base):
+    found = [m for m in d["modules"] if os.path.basename(m["path"]) == base]
+    assert len(found) == 1, "module %s: %d matches" % (base, len(found))
+    return found[0]
+def pkg(m, i=0):
+    return m["packages"][i] if len(m["packages"]) > i else {}
+def frames():
+    return [f.get("function") or "" for t in d["threads"][:1] for f in t["frames"]]
+ok = eval(sys.argv[2])
+if not ok:
+    print("false:", sys.argv[2])
+    sys.exit(1)
+PY
+        then pass "$1"; else fail "$1" "$(tr '\n' ' ' < pyerr)"; fi
+}
+# tcheck NAME LINE: the text output (file out) holds LINE exactly.
+tcheck() {
+        if grep -qxF -- "$2" out; then pass "$1"; else fail "$1" "no line '$2' in: $(cat out)"; fi
+}
+
+# ---------------------------------------------------------------- SIGSEGV
+# The crasher also maps a data file, as programs map locale archives: a
+# file mapping at offset 0 that is not ELF, so not a module.
+printf 'plain data, not an ELF object\n%4000s\n' x > bin/data.txt
+export CRASHER_MAP="$T/bin/data.txt"
+crash segv "$T/bin/crasher" segv
+unset CRASHER_MAP
+[ -n "$CORE" ] || { echo "1..0 # SKIP the kernel wrote no core"; exit 77; }
+SEGV_CORE=$CORE
+export PID=$CPID UID_=$(id -u) GID_=$(id -g)
+
+run core --json "$SEGV_CORE"
+expect_status 0 "segv: core --json exits 0"
+cp out segv.json
+jcheck "segv: pid is the crashed process" segv.json 'd["pid"] == int(E["PID"])'
+jcheck "segv: ppid is set" segv.json 'd["ppid"] > 0'
+jcheck "segv: signal 11 SEGV" segv.json 'd["signal"] == 11 and d["signalName"] == "SEGV"'
+jcheck "segv: fault address of the write" segv.json 'd["faultAddress"] == "0x10"'
+jcheck "segv: uid and gid" segv.json 'd["uid"] == int(E["UID_"]) and d["gid"] == int(E["GID_"])'
+jcheck "segv: command and command line" segv.json 'd["command"] == "crasher" and d["commandLine"] == E["T"] + "/bin/crasher segv"'
+jcheck "segv: executable" segv.json 'd["executable"] == E["T"] + "/bin/crasher"'
+jcheck "segv: architecture" segv.json 'd["architecture"] == "x86-64" and d["elfClass"] == 64 and d["byteOrder"] == "little"'
+jcheck "segv: package of the executable" segv.json 'd["package"] == json.loads(E["M_JSON"])'
+jcheck "segv: executable module" segv.json 'mod("crasher")["path"] == E["T"] + "/bin/crasher" and mod("crasher")["buildId"] == E["ID_M"] and mod("crasher")["packages"] == [json.loads(E["M_JSON"])] and mod("crasher")["source"] == "core"'
+jcheck "segv: libalpha from its deb note" segv.json 'mod("libalpha.so")["buildId"] == E["ID_A"] and mod("libalpha.so")["packages"] == [json.loads(E["A_JSON"])] and mod("libalpha.so")["source"] == "core"'
+jcheck "segv: libbeta from its rpm note" segv.json 'mod("libbeta.so")["buildId"] == E["ID_B"] and mod("libbeta.so")["packages"] == [json.loads(E["B_JSON"])] and mod("libbeta.so")["source"] == "core"'
+jcheck "segv: libplain without note" segv.json 'mod("libplain.so")["buildId"] == E["ID_P"] and mod("libplain.so")["packages"] == [] and mod("libplain.so")["source"] == "core"'
+jcheck "segv: libc without note" segv.json 'mod("libc.so.6")["buildId"] == E["ID_LIBC"] and mod("libc.so.6")["packages"] == [] and mod("libc.so.6")["source"] == "core"'
+jcheck "segv: the dynamic linker" segv.json 'mod("ld-linux-x86-64.so.2")["source"] == "core" and len(mod("ld-linux-x86-64.so.2")["buildId"]) == 40'
+jcheck "segv: the vDSO" segv.json 'mod("[vdso]").get("vdso") is True and len(mod("[vdso]")["buildId"]) == 40 and mod("[vdso]")["source"] == "core"'
+jcheck "segv: libfar's note read from disk, build-id verified" segv.json 'mod("libfar.so")["buildId"] == E["ID_F1"] and mod("libfar.so")["packages"] == [json.loads(E["F1_JSON"])] and mod("libfar.so")["source"] == "disk"'
+# Regression: a PT_NOTE that straddles the end of the dumped page lost
+# every note in it, even the build-id lying wholly inside the page, so the
+# disk copy could not be verified and the package was lost.
+jcheck "bug-straddling-pt-note-loses-build-id: build-id from the core page" segv.json 'mod("libstraddle.so")["buildId"] == E["ID_S"]'
+jcheck "bug-straddling-pt-note-loses-build-id: package from the verified disk copy" segv.json 'mod("libstraddle.so")["source"] == "disk" and mod("libstraddle.so")["packages"] == [json.loads(E["S_JSON"])]'
+jcheck "segv: exactly the expected modules" segv.json 'sorted(os.path.basename(m["path"]) for m in d["modules"]) == sorted(["crasher", "libalpha.so", "libbeta.so", "libplain.so", "libfar.so", "libstraddle.so", "libc.so.6", "ld-linux-x86-64.so.2", "[vdso]"])'
+jcheck "segv: modules in address order" segv.json '[int(m["start"], 16) for m in d["modules"]] == sorted(int(m["start"], 16) for m in d["modules"])'
+jcheck "segv: the mapped data file is not a module" segv.json 'not any(m["path"].endswith("/data.txt") for m in d["modules"])'
+jcheck "segv: nothing flagged deleted" segv.json 'not any(m.get("deleted") for m in d["modules"])'
+# Build-ids also as eu-readelf sees them, where installed.
+if command -v eu-readelf > /dev/null; then
+        EU_A=$(eu-readelf -n bin/libalpha.so | sed -n 's/^ *Build ID: //p' | head -n 1)
+        [ "$EU_A" = "$ID_A" ] && pass "eu-readelf agrees on libalpha's build-id" || fail "eu-readelf agrees on libalpha's build-id" "$EU_A vs $ID_A"
+fi
+
+"$PKGNOTE" core "$SEGV_CORE" 2>/dev/null | grep -q "built without elfutils libdw" && NO_LIBDW=1 || NO_LIBDW=
+if [ -z "$NO_LIBDW" ]; then
+        jcheck "segv: stack of the crashing thread names crash_here" segv.json 'd["threads"][0]["tid"] == int(E["PID"]) and "crash_here" in frames() and "main" in frames()'
+        jcheck "segv: crash_here is the innermost frame" segv.json 'frames()[0] == "crash_here"'
+fi
+
+run core "$SEGV_CORE"
+expect_status 0 "segv: text output exits 0"
+cp out segv.txt
+tcheck "segv: text PID line" "           PID: $PID (crasher)"
+tcheck "segv: text signal line" "        Signal: 11 (SEGV)"
+tcheck "segv: text fault address" " Fault address: 0x10"
+tcheck "segv: text executable" "    Executable: $T/bin/crasher"
+tcheck "segv: text Package line" "       Package: crasher/2.0-1"
+tcheck "segv: text architecture" "  Architecture: x86-64 (ELF64, little-endian)"
+tcheck "segv: text modules count" "       Modules: 9"
+tcheck "segv: text libalpha line" "Module $T/bin/libalpha.so from deb alpha-1.2-3 (amd64), build-id $ID_A"
+tcheck "segv: text libbeta line" "Module $T/bin/libbeta.so from rpm beta-4.5-6.fc40 (x86_64), build-id $ID_B"
+tcheck "segv: text libplain line" "Module $T/bin/libplain.so without package note, build-id $ID_P"
+tcheck "segv: text libfar line" "Module $T/bin/libfar.so from deb far-1.0-1 (amd64), build-id $ID_F1 (note read from disk, build-id verified)"
+if grep -q "^Stack trace of thread $PID:" out && grep -q '^#0 .* crash_here (crasher + 0x' out; then
+        pass "segv: text stack trace starts in crash_here"
+elif [ -n "$NO_LIBDW" ]; then
+        skip "segv: text stack trace starts in crash_here" "no libdw"
+else
+        fail "segv: text stack trace starts in crash_here" "$(grep -A3 'Stack trace' out)"
+fi
+run core --stats "$SEGV_CORE"
+read_bytes=$(sed -n 's/^bytes read from core: //p' err)
+size=$(stat -c %s "$SEGV_CORE")
+if [ -n "$read_bytes" ] && [ "$read_bytes" -gt 0 ] && [ "$read_bytes" -lt $((size / 2)) ]; then
+        pass "segv: --stats reports reading under half of the core ($read_bytes of $size)"
+else
+        fail "segv: --stats reports reading under half of the core" "'$read_bytes' of $size"
+fi
+
+# ---------------------------------------------------------------- SIGABRT
+crash abrt "$T/bin/crasher" abort
+if [ -n "$CORE" ]; then
+        export APID=$CPID
+        run core --json "$CORE"
+        expect_status 0 "abort: core --json exits 0"
+        cp out abrt.json
+        jcheck "abort: pid and signal 6 ABRT" abrt.json 'd["pid"] == int(E["APID"]) and d["signal"] == 6 and d["signalName"] == "ABRT"'
+        jcheck "abort: no fault address for a raised signal" abrt.json '"faultAddress" not in d'
+        jcheck "abort: same packages as the segv core" abrt.json 'sorted((m["path"], m["buildId"], json.dumps(m["packages"])) for m in d["modules"]) == sorted((m["path"], m["buildId"], json.dumps(m["packages"])) for m in json.load(open("segv.json"))["modules"])'
+        jcheck "abort: stack reaches main" abrt.json 'd["threads"] == [] or "main" in frames()'
+        run core "$CORE"
+        tcheck "abort: text signal line" "        Signal: 6 (ABRT)"
+else
+        fail "abort: the kernel wrote a core"
+fi
+
+# ----------------------------------------- -z noseparate-code layouts
+# Without separate code (the default on s390x, ppc64, arm, and -z
+# noseparate-code here), the RW segment's file offset lies inside the first
+# page, so the loader maps it with file offset 0 too and the kernel dumps
+# that mapping as well: NT_FILE lists two offset-0 mappings of one file.
+# It is still one module.
+N_JSON='{"type":"deb","os":"debian","name":"nosep","version":"0.9-1","architecture":"amd64"}'
+export N_JSON
+mkdir nosep
+gcc -shared -fPIC $LD -Wl,-z,noseparate-code -o nosep/libnosep.so src/alpha.c -Xlinker "--package-metadata=$N_JSON" || fatal "cannot link libnosep"
+printf 'int alpha_value(void);\nint main(void) { volatile int *p = (int *)0x10; *p = alpha_value(); return 0; }\n' > src/nosep.c
+gcc $LD -Wl,-z,noseparate-code -o nosep/nosep src/nosep.c -Lnosep -lnosep -Wl,-rpath,'$ORIGIN' -Xlinker "--package-metadata=$N_JSON" || fatal "cannot link nosep"
+crash nosep-crash "$T/nosep/nosep"
+if [ -n "$CORE" ]; then
+        run core --json "$CORE"
+        cp out nosep.json
+        jcheck "noseparate-code: both files reported with their package" nosep.json 'all(pkg(m)["name"] == "nosep" for m in d["modules"] if "/nosep/" in m["path"]) and {m["path"] for m in d["modules"]} >= {E["T"] + "/nosep/nosep", E["T"] + "/nosep/libnosep.so"}'
+        jcheck "bug-noseparate-code-module-listed-twice: each file is one module" nosep.json 'sorted(m["path"] for m in d["modules"] if "/nosep/" in m["path"]) == sorted([E["T"] + "/nosep/nosep", E["T"] + "/nosep/libnosep.so"])'
+else
+        fail "noseparate-code: the kernel wrote a core"
+fi
+
+# ------------------------------------- files deleted or replaced while running
+mkdir -p del
+cp bin/crasher bin/libalpha.so bin/libbeta.so bin/libplain.so bin/libfar.so bin/libstraddle.so del/
+start_waiting delrun "$T/del/crasher"
+rm del/crasher
+cp far2.so del/far2.so && mv del/far2.so del/libfar.so   # rename over: the mapping's file is now unlinked
+finish_waiting delrun
+if [ -n "$CORE" ]; then
+        run core --json "$CORE"
+        expect_status 0 "deleted: core --json exits 0"
+        cp out del.json
+        jcheck "deleted: executable flagged deleted" del.json 'mod("crasher")["path"] == E["T"] + "/del/crasher" and mod("crasher").get("deleted") is True'
+        jcheck "deleted: executable's note still read from the core page" del.json 'mod("crasher")["source"] == "core" and mod("crasher")["packages"] == [json.loads(E["M_JSON"])] and d["package"]["name"] == "crasher"'
+        jcheck "deleted: replaced library flagged deleted" del.json 'mod("libfar.so").get("deleted") is True and mod("libfar.so")["buildId"] == E["ID_F1"]'
+        jcheck "deleted: the new build at that path is not used" del.json 'mod("libfar.so")["packages"] == [] and mod("libfar.so")["source"] != "disk" and ("deleted" in mod("libfar.so")["reason"] or "changed since the crash" in mod("libfar.so")["reason"])'
+jcheck "deleted: a file gone from disk says so" del.json 'mod("crasher").get("reason") is None or "deleted" in mod("crasher")["reason"]'
+        run core "$CORE"
+        tcheck "deleted: text names the deleted executable" "Module $T/del/crasher (deleted) from deb crasher-2.0-1 (amd64), build-id $ID_M"
+else
+        fail "deleted: the kernel wrote a core"
+fi
+
+# ---------------------------------------------------------------- --no-disk
+run core --json --no-disk "$SEGV_CORE"
+expect_status 0 "--no-disk exits 0"
+cp out nodisk.json
+jcheck "--no-disk: libfar not read from disk" nodisk.json 'mod("libfar.so")["source"] == "core" and mod("libfar.so")["packages"] == [] and mod("libfar.so")["buildId"] == E["ID_F1"] and "beyond the dumped page" in mod("libfar.so")["reason"]'
+jcheck "--no-disk: no module read from disk" nodisk.json 'all(m["source"] in ("core", "none") for m in d["modules"])'
+jcheck "--no-disk: the other modules unchanged" nodisk.json '[m for m in d["modules"] if not m["path"].endswith(("/libfar.so", "/libstraddle.so", "/data.txt"))] == [m for m in json.load(open("segv.json"))["modules"] if not m["path"].endswith(("/libfar.so", "/libstraddle.so"))]'
+# The kernel dumps the first page of every readable offset-0 file mapping
+# that starts with an ELF header; the data file got a PT_LOAD with nothing
+# dumped, which says it is not ELF.  It must not become a module.
+jcheck "bug-no-disk-lists-non-elf-mappings: the mapped data file is not a module" nodisk.json 'not any(m["path"].endswith("/data.txt") for m in d["modules"])'
+
+# ---------------------------------------------------------------- --root
+mkdir -p "root$T/bin"
+cp bin/libfar.so "root$T/bin/libfar.so"
+mv bin/libfar.so bin/libfar.so.away   # the host path must not be what answers
+run core --json --root root "$SEGV_CORE"
+cp out root.json
+jcheck "--root: libfar read inside the root" root.json 'mod("libfar.so")["source"] == "disk" and mod("libfar.so")["packages"] == [json.loads(E["F1_JSON"])]'
+mv bin/libfar.so.away bin/libfar.so
+# Symlinks inside the root that would lead to the real, matching file if
+# they escaped: absolute, and relative with enough "..".
+rm "root$T/bin/libfar.so"
+ln -s "$T/bin/libfar.so" "root$T/bin/libfar.so"
+run core --json --root root "$SEGV_CORE"
+cp out root-abs.json
+jcheck "--root: an absolute symlink does not escape" root-abs.json 'mod("libfar.so")["source"] != "disk" and mod("libfar.so")["packages"] == [] and mod("libfar.so")["reason"].startswith("not on disk")'
+rm "root$T/bin/libfar.so"
+ups=../../../../../../../../../../../../../../../../../../../../
+[ -e "root$T/bin/$ups$T/bin/libfar.so" ] || fatal "the relative escape path is wrong"
+ln -s "$ups$T/bin/libfar.so" "root$T/bin/libfar.so"
+run core --json --root root "$SEGV_CORE"
+cp out root-rel.json
+jcheck "--root: a ../../.. symlink does not escape" root-rel.json 'mod("libfar.so")["source"] != "disk" and mod("libfar.so")["packages"] == [] and mod("libfar.so")["reason"].startswith("not on disk")'
+rm "root$T/bin/libfar.so"
+ln -s /etc/passwd "root$T/bin/libfar.so"
+run core --json --root root "$SEGV_CORE"
+cp out root-passwd.json
+jcheck "--root: a symlink to /etc/passwd is not followed out" root-passwd.json 'mod("libfar.so")["reason"].startswith("not on disk")'
+run core --json --root "$T/no/such/dir" "$SEGV_CORE"
+expect_status 0 "--root: a missing root is a problem, not a failure"
+expect_err "cannot open root directory" "--root: a missing root is reported"
+
+# ---------------------------------------------------------------- compressed
+strip_threads() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("threads"); print(json.dumps(d, sort_keys=True))' "$1"; }
+strip_threads segv.json > plain.nothreads
+sed '/^Stack trace/,$d' segv.txt > plain.text
+for z in zstd xz lz4; do
+        if ! command -v $z > /dev/null; then
+                skip "$z: compressed core" "$z missing"
+                continue
+        fi
+        $z -q -c "$SEGV_CORE" > core.$z 2>/dev/null || $z -c "$SEGV_CORE" > core.$z
+        run core --json core.$z
+        expect_status 0 "$z: core --json exits 0"
+        cp out $z.json
+        strip_threads $z.json > $z.nothreads
+        cmp -s plain.nothreads $z.nothreads && pass "$z: same report as the plain core" || fail "$z: same report as the plain core" "$(diff plain.nothreads $z.nothreads)"
+        jcheck "$z: no stack trace from a compressed core" $z.json 'd["threads"] == []'
+        run core core.$z
+        sed '/^Stack trace/,$d' out > $z.text
+        cmp -s plain.text $z.text && pass "$z: same text as the plain core" || fail "$z: same text as the plain core" "$(diff plain.text $z.text)"
+        tcheck "$z: says why there is no stack trace" "Stack trace unavailable: stack traces need an uncompressed core file"
+        "$PKGNOTE" core --json - < core.$z > out 2> err
+        STATUS=$?
+        expect_status 0 "$z: from standard input exits 0"
+        strip_threads out > $z.stdin
+        cmp -s plain.nothreads $z.stdin && pass "$z: same report from standard input" || fail "$z: same report from standard input" "$(diff plain.nothreads $z.stdin)"
+        "$PKGNOTE" core --stats core.$z > /dev/null 2> err
+        zread=$(sed -n 's/^bytes read from core: //p' err)
+        [ "$zread" -gt 0 ] 2>/dev/null && [ "$zread" -le "$(stat -c %s core.$z)" ] && pass "$z: --stats counts compressed bytes" || fail "$z: --stats counts compressed bytes" "'$zread'"
+        # A truncated compressed core: an error or problems, never a crash.
+        head -c $(($(stat -c %s core.$z) / 2)) core.$z > half.$z
+        run core --json half.$z
+        [ "$STATUS" -eq 0 ] || [ "$STATUS" -eq 2 ] && pass "$z: a truncated stream fails cleanly" || fail "$z: a truncated stream fails cleanly" "status $STATUS"
+done
+cat "$SEGV_CORE" | "$PKGNOTE" core --json - > out 2> err
+STATUS=$?
+expect_status 0 "pipe: a plain core on standard input"
+strip_threads out > pipe.nothreads
+cmp -s plain.nothreads pipe.nothreads && pass "pipe: same report as the file" || fail "pipe: same report as the file" "$(diff plain.nothreads pipe.nothreads)"
+
+# ------------------------------- files replaced on disk after the crash
+# A package upgrade after the crash: the notes found in the core stay; only
+# where disk had to be read is the mismatch seen, and then nothing is used.
+mv far2.so bin/libfar.so
+mv alpha2.so bin/libalpha.so
+run core --json "$SEGV_CORE"
+expect_status 0 "replaced: core --json exits 0"
+cp out replaced.json
+jcheck "replaced: libfar is disk-mismatch" replaced.json 'mod("libfar.so")["source"] == "disk-mismatch" and mod("libfar.so")["buildId"] == E["ID_F1"] and mod("libfar.so")["diskBuildId"] == E["ID_F2"]'
+jcheck "replaced: the mismatched note is not used" replaced.json 'mod("libfar.so")["packages"] == [] and "changed since the crash" in mod("libfar.so")["reason"]'
+jcheck "replaced: libalpha still from the core, old version" replaced.json 'mod("libalpha.so")["source"] == "core" and mod("libalpha.so")["buildId"] == E["ID_A"] and pkg(mod("libalpha.so"))["version"] == "1.2-3" and "diskBuildId" not in mod("libalpha.so")'
+jcheck "replaced: only libfar is disk-mismatch" replaced.json '[m["path"] for m in d["modules"] if m["source"] == "disk-mismatch"] == [E["T"] + "/bin/libfar.so"]'
+run core "$SEGV_CORE"
+grep -A1 "^Module $T/bin/libfar.so " out | grep -q "changed since the crash" && pass "replaced: text explains the mismatch" || fail "replaced: text explains the mismatch" "$(cat out)"
+
+# ----------------------------------------------- a Debian systemd binary
+if [ -x /usr/bin/journalctl ] && readelf -nW /usr/bin/journalctl | grep -q 'Packaging Metadata' && command -v systemd-analyze > /dev/null; then
+        mkdir jd
+        (cd jd && ulimit -c unlimited && exec /usr/bin/journalctl -f) > /dev/null 2>&1 &
+        JPID=$!
+        for i in $(seq 1 250); do
+                grep -q libsystemd-shared /proc/$JPID/maps 2>/dev/null && break
+                sleep 0.02
+        done
+        sleep 0.2
+        kill -SEGV $JPID 2>/dev/null
+        { wait $JPID; } 2>/dev/null
+        JCORE=$(ls jd/core* 2>/dev/null | head -n 1)
+        if [ -n "$JCORE" ]; then
+                export JPID
+                run core --json "$JCORE"
+                expect_status 0 "journalctl: core --json exits 0"
+                cp out jd.json
+                jcheck "journalctl: pid, SEGV sent by kill" jd.json 'd["pid"] == int(E["JPID"]) and d["signal"] == 11 and "faultAddress" not in d'
+                jcheck "journalctl: the systemd package" jd.json 'd["package"]["name"] == "systemd" and d["executable"] == "/usr/bin/journalctl"'
+                jcheck "journalctl: libsystemd-shared from systemd" jd.json '[pkg(m)["name"] for m in d["modules"] if os.path.basename(m["path"]).startswith("libsystemd-shared")] == ["systemd"]'
+                systemd-analyze inspect-elf --json=short "$JCORE" > sa.json 2> sa.err
+                if python3 - jd.json sa.json > cmp.txt 2>&1 <<'PY'
+import json, os, sys
+ours = json.load(open(sys.argv[1]))
+theirs = json.load(open(sys.argv[2]))
+keys = ("name", "version", "type", "architecture", "os")
+compared = 0
+bad = []
+for key, v in theirs.items():
+    if not isinstance(v, dict):
+        continue
+    if key.startswith("/"):
+        match = [m for m in ours["modules"] if m["path"] == key]
+    else:
+        match = [m for m in ours["modules"] if os.path.basename(m["path"]) == key]
+        if not match:  # keyed by soname, which may differ from the file name
+            match = [m for m in ours["modules"] if v.get("buildId") and m["buildId"] == v["buildId"]]
+    if len(match) != 1:
+        bad.append("%s: %d modules match" % (key, len(match)))
+        continue
+    m = match[0]
+    p = m["packages"][0] if m["packages"] else {}
+    for k in keys:
+        if p.get(k) != v.get(k):
+            bad.append("%s: %s %r vs %r" % (key, k, p.get(k), v.get(k)))
+    if m["buildId"] != v.get("buildId"):
+        bad.append("%s: buildId %r vs %r" % (key, m["buildId"], v.get("buildId")))
+    compared += 1
+# Modules with a note that systemd left out must be explained by its
+# name-keyed deduplication only: no module of ours with a note is missing
+# from its report unless another module of that name exists.
+for m in ours["modules"]:
+    if m["packages"] and not m.get("vdso"):
+        if m["path"] not in theirs and os.path.basename(m["path"]) not in theirs:
+            bad.append("%s: has a note systemd did not report" % m["path"])
+print("compared", compared)
+for b in bad:
+    print(b)
+sys.exit(1 if bad or compared < 2 else 0)
+PY
+                then pass "journalctl: agrees with systemd-analyze inspect-elf ($(head -n 1 cmp.txt))"
+                else fail "journalctl: agrees with systemd-analyze inspect-elf" "$(tr '\n' ';' < cmp.txt) $(cat sa.err)"
+                fi
+        else
+                fail "journalctl: the kernel wrote a core"
+        fi
+else
+        skip "journalctl: Debian systemd core" "no noted journalctl or no systemd-analyze"
+fi
+
+# ---------------------------------------------------------------- errors
+run core bin/crasher
+expect_status 2 "error: a non-core ELF exits 2"
+expect_err "pkgnote: 'bin/crasher': cannot read core: not a core file (ELF type DYN)" "error: says it is not a core"
+printf 'this is only text\n' > text.txt
+run core text.txt
+expect_status 2 "error: a text file exits 2"
+expect_err "pkgnote: 'text.txt': cannot read core: not an ELF core, nor a zstd, xz or lz4 compressed one" "error: says it is neither ELF nor compressed"
+run core missing.core
+expect_status 2 "error: a missing file exits 2"
+expect_err "pkgnote: 'missing.core': cannot read core: cannot open: No such file or directory" "error: names the missing file"
+: > empty
+run core empty
+expect_status 2 "error: an empty file exits 2"
+run core .
+expect_status 2 "error: a directory exits 2"
+head -c 64 "$SEGV_CORE" > header-only
+run core header-only
+expect_status 2 "error: a core cut inside its headers exits 2"
+head -c 8192 "$SEGV_CORE" > cut.core
+run core --json cut.core
+[ "$STATUS" -eq 0 ] || [ "$STATUS" -eq 2 ] && pass "error: a core cut after its notes fails cleanly" || fail "error: a core cut after its notes fails cleanly" "status $STATUS"
+if command -v zstd > /dev/null; then
+        zstd -q -c text.txt > text.zst
+        run core text.zst
+        expect_status 2 "error: a compressed non-ELF exits 2"
+        expect_err "does not hold an ELF core" "error: says the stream holds no core"
+fi
+run core
+expect_status 2 "error: no argument exits 2"
+
+finish

@@ -1,1 +1,822 @@
-int main(void){return 77;}
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The core reader over cores built in memory in the kernel's layouts
+ * (tests/core/corebuild.c): a valid core in each class and byte order,
+ * every truncated prefix of it, and hostile variants of each part:
+ * NT_FILE, the process notes, the program headers of the core and of the
+ * modules' dumped pages.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pkgnote.h"
+#include "testlib.h"
+
+#include "core/corebuild.c"
+
+#define JSON_EXE "{\"type\":\"deb\",\"os\":\"debian\",\"name\":\"prog\",\"version\":\"1.0-1\",\"architecture\":\"amd64\"}"
+#define JSON_LIB "{\"type\":\"rpm\",\"name\":\"libthing\",\"version\":\"2.3-4.fc40\",\"architecture\":\"x86_64\"}"
+
+static const uint8_t id_exe[20] = {0xe0, 0xe1, 0xe2, 0xe3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+static const uint8_t id_lib[20] = {0x11, 0x22, 0x33, 0x44, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+#define ID_EXE "e0e1e2e30102030405060708090a0b0c0d0e0f10"
+#define ID_LIB "112233440102030405060708090a0b0c0d0e0f10"
+
+static uint8_t page_exe[4096], page_lib[4096], page_stack[4096];
+static uint8_t region[8192];
+
+/* The first page of a linked object: ELF header, PT_LOAD, PT_NOTE with a
+ * build-id and (when JSON) a package note. */
+static void module_page(uint8_t *page, bool is64, bool be, uint16_t machine, const uint8_t id[20], const char *json) {
+        size_t n = mk_note(region, be, "GNU", 4, 3, id, 20, 20, 4);
+        if (json)
+                n += mk_package_note(region + n, be, json, false);
+        struct mk_spec s = {.is64 = is64, .be = be, .type = 3, .machine = machine, .no_sections = true};
+        s.blobs[0] = (struct mk_blob){region, n, 4, true, false, NULL};
+        s.n_blobs = 1;
+        memset(page, 0, 4096);
+        CHECK(mk_elf(&s, page, 4096) > 0);
+}
+
+#define EXE_BASE 0x08048000u
+#define LIB_BASE 0x40000000u
+#define STACK 0x7ffe0000u
+#define EXECFN_AT 3000u
+#define EXE_PATH "/usr/bin/prog"
+#define LIB_PATH "/usr/lib/libthing.so.1"
+
+/* A small valid core: executable (2 mappings), library (2 mappings), an
+ * anonymous stack page holding the AT_EXECFN string, two threads. */
+static void base_spec(struct cb_spec *s, bool is64, bool be) {
+        uint16_t machine = be ? 22 : is64 ? 62 : 3;
+        memset(s, 0, sizeof *s);
+        s->is64 = is64;
+        s->be = be;
+        s->machine = machine;
+        s->tids[0] = 100;
+        s->tids[1] = 101;
+        s->n_threads = 2;
+        s->ppid = 1;
+        s->uid = 1000;
+        s->gid = 1001;
+        s->signal = 11;
+        s->si_code = 1;
+        s->fault_addr = 0x10;
+        s->comm = "prog";
+        s->args = "prog --flag";
+        s->prpsinfo_size = is64 ? 136 : 124;
+        module_page(page_exe, is64, be, machine, id_exe, JSON_EXE);
+        module_page(page_lib, is64, be, machine, id_lib, JSON_LIB);
+        memset(page_stack, 0, sizeof page_stack);
+        strcpy((char *)page_stack + EXECFN_AT, EXE_PATH);
+        s->maps[0] = (struct cb_map){EXE_BASE, EXE_BASE + 0x1000, 0, EXE_PATH, page_exe, 4096};
+        s->maps[1] = (struct cb_map){EXE_BASE + 0x1000, EXE_BASE + 0x3000, 1, EXE_PATH, NULL, 0};
+        s->maps[2] = (struct cb_map){LIB_BASE, LIB_BASE + 0x1000, 0, LIB_PATH, page_lib, 4096};
+        s->maps[3] = (struct cb_map){LIB_BASE + 0x1000, LIB_BASE + 0x5000, 1, LIB_PATH, NULL, 0};
+        s->maps[4] = (struct cb_map){STACK, STACK + 0x1000, 0, NULL, page_stack, 4096};
+        s->n_maps = 5;
+        s->auxv[0][0] = CB_AT_PHDR;
+        s->auxv[0][1] = EXE_BASE + (is64 ? 64 : 52);
+        s->auxv[1][0] = CB_AT_ENTRY;
+        s->auxv[1][1] = EXE_BASE + 0x1000;
+        s->auxv[2][0] = CB_AT_EXECFN;
+        s->auxv[2][1] = STACK + EXECFN_AT;
+        s->n_auxv = 3;
+}
+
+static volatile size_t sink;
+static void touch_str(const char *s) {
+        if (s)
+                sink += strlen(s);
+}
+
+/* Calls every accessor, as a caller would. */
+static void touch_core(const pkgnote_core *c) {
+        pkgnote_process_info p;
+        CHECK_INT(pkgnote_core_process(c, &p), 0);
+        touch_str(p.command);
+        touch_str(p.arguments);
+        touch_str(p.executable);
+        for (size_t i = 0; i < p.n_threads; i++)
+                sink += (size_t)p.threads[i].tid + (size_t)p.threads[i].signal;
+        for (size_t i = 0; i < pkgnote_core_module_count(c); i++) {
+                const pkgnote_module *m = pkgnote_core_module(c, i);
+                touch_str(pkgnote_module_path(m));
+                touch_str(pkgnote_module_build_id(m));
+                touch_str(pkgnote_module_disk_build_id(m));
+                touch_str(pkgnote_module_reason(m));
+                touch_str(pkgnote_source_name(pkgnote_module_source(m)));
+                sink += pkgnote_module_start(m) + pkgnote_module_end(m) + (size_t)pkgnote_module_is_vdso(m) +
+                        (size_t)pkgnote_module_deleted(m);
+                const pkgnote_info *info = pkgnote_module_info(m);
+                for (size_t k = 0; info && k < pkgnote_info_package_count(info); k++) {
+                        touch_str(pkgnote_info_package_json(info, k));
+                        touch_str(pkgnote_metadata_name(pkgnote_info_package(info, k)));
+                }
+        }
+        CHECK(pkgnote_core_module(c, pkgnote_core_module_count(c)) == NULL);
+        const pkgnote_module *main = pkgnote_core_main_module(c);
+        if (main)
+                touch_str(pkgnote_module_path(main));
+        for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
+                CHECK(pkgnote_core_problem(c, i) && pkgnote_core_problem(c, i)[0]);
+        CHECK(pkgnote_core_problem(c, pkgnote_core_problem_count(c)) == NULL);
+        sink += pkgnote_core_bytes_read(c);
+}
+
+static const pkgnote_core_options no_disk = {.no_disk = 1};
+
+static uint8_t *core_buf;
+static size_t core_len;
+
+/* Builds S into core_buf, freeing the previous one. */
+static void build(const struct cb_spec *s) {
+        free(core_buf);
+        core_buf = NULL;
+        core_len = cb_build(s, &core_buf);
+}
+
+static pkgnote_core *open_spec(const struct cb_spec *s, int expect) {
+        build(s);
+        CHECK(core_len > 0);
+        pkgnote_core *c = NULL;
+        int r = pkgnote_core_from_memory(core_buf, core_len, &no_disk, &c);
+        CHECK_INT(r, expect);
+        if (r < 0) {
+                CHECK(pkgnote_last_error() && pkgnote_last_error()[0]);
+                return NULL;
+        }
+        touch_core(c);
+        return c;
+}
+
+static const pkgnote_module *find(const pkgnote_core *c, const char *path) {
+        for (size_t i = 0; i < pkgnote_core_module_count(c); i++)
+                if (!strcmp(pkgnote_module_path(pkgnote_core_module(c, i)), path))
+                        return pkgnote_core_module(c, i);
+        return NULL;
+}
+
+static bool has_problem(const pkgnote_core *c, const char *needle) {
+        for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
+                if (strstr(pkgnote_core_problem(c, i), needle))
+                        return true;
+        fprintf(stderr, "no problem containing \"%s\" among %zu:\n", needle, pkgnote_core_problem_count(c));
+        for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
+                fprintf(stderr, "  %s\n", pkgnote_core_problem(c, i));
+        return false;
+}
+
+static const char *package_name(const pkgnote_module *m) {
+        const pkgnote_info *info = m ? pkgnote_module_info(m) : NULL;
+        return info && pkgnote_info_package_count(info) ? pkgnote_metadata_name(pkgnote_info_package(info, 0)) : NULL;
+}
+
+static void test_valid_all_layouts(void) {
+        for (int v = 0; v < 4; v++) {
+                bool is64 = v & 1, be = v & 2;
+                struct cb_spec s;
+                base_spec(&s, is64, be);
+                pkgnote_core *c = open_spec(&s, 0);
+                if (!c)
+                        continue;
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                CHECK_INT(p.pid, 100);
+                CHECK_INT(p.ppid, 1);
+                CHECK_INT(p.uid, 1000);
+                CHECK_INT(p.gid, 1001);
+                CHECK_INT(p.signal, 11);
+                CHECK_INT(p.has_fault_address, 1);
+                CHECK_INT(p.fault_address, 0x10);
+                CHECK_STR(p.command, "prog");
+                CHECK_STR(p.arguments, "prog --flag");
+                CHECK_STR(p.executable, EXE_PATH);
+                CHECK_INT(p.elf_class, is64 ? 64 : 32);
+                CHECK_INT(p.big_endian, be);
+                CHECK_INT(p.n_threads, 2);
+                CHECK_INT(p.threads[0].tid, 100);
+                CHECK_INT(p.threads[0].signal, 11);
+                CHECK_INT(p.threads[1].tid, 101);
+                CHECK_INT(pkgnote_core_module_count(c), 2);
+                const pkgnote_module *exe = pkgnote_core_module(c, 0), *lib = pkgnote_core_module(c, 1);
+                CHECK_STR(pkgnote_module_path(exe), EXE_PATH);
+                CHECK_INT(pkgnote_module_start(exe), EXE_BASE);
+                CHECK_INT(pkgnote_module_end(exe), EXE_BASE + 0x3000);
+                CHECK_STR(pkgnote_module_build_id(exe), ID_EXE);
+                CHECK_INT(pkgnote_module_source(exe), PKGNOTE_SOURCE_CORE);
+                CHECK_STR(package_name(exe), "prog");
+                CHECK(pkgnote_core_main_module(c) == exe);
+                CHECK_STR(pkgnote_module_path(lib), LIB_PATH);
+                CHECK_INT(pkgnote_module_end(lib), LIB_BASE + 0x5000);
+                CHECK_STR(pkgnote_module_build_id(lib), ID_LIB);
+                CHECK_STR(package_name(lib), "libthing");
+                CHECK_INT(pkgnote_core_problem_count(c), 0);
+                pkgnote_core_free(c);
+        }
+}
+
+/* Every strict prefix: an error with a reason, or a core with problems. */
+static void test_truncated_prefixes(void) {
+        for (int v = 0; v < 4; v++) {
+                bool is64 = v & 1, be = v & 2;
+                struct cb_spec s;
+                base_spec(&s, is64, be);
+                uint8_t *full;
+                size_t len = cb_build(&s, &full);
+                CHECK(len > 0);
+                size_t silent = 0, first_silent = 0;
+                for (size_t n = 0; n < len; n++) {
+                        /* A fresh allocation of exactly N bytes, so the
+                         * sanitizers catch any read past the end. */
+                        uint8_t *b = malloc(n ? n : 1);
+                        memcpy(b, full, n);
+                        pkgnote_core *c = NULL;
+                        int r = pkgnote_core_from_memory(b, n, &no_disk, &c);
+                        if (r < 0) {
+                                CHECK(r == -ENOEXEC || r == -EBADMSG || r == -EINVAL || r == -ENODATA || r == -E2BIG);
+                                CHECK(pkgnote_last_error() && pkgnote_last_error()[0]);
+                        } else {
+                                touch_core(c);
+                                if (pkgnote_core_problem_count(c) == 0 && !silent++)
+                                        first_silent = n;
+                                pkgnote_core_free(c);
+                        }
+                        free(b);
+                }
+                if (silent)
+                        fprintf(stderr, "class %d %s: %zu prefixes (first %zu of %zu) read without any problem\n",
+                                is64 ? 64 : 32, be ? "BE" : "LE", silent, first_silent, len);
+                CHECK_INT(silent, 0);
+                free(full);
+        }
+}
+
+/* NT_FILE descriptor by hand: count, page, entries, names. */
+static size_t file_note(uint8_t *d, bool is64, bool be, uint64_t count, uint64_t page, size_t entries,
+                        const uint64_t (*e)[3], const char *names, size_t names_len) {
+        unsigned w = is64 ? 8 : 4;
+        cb_put(d, count, w, be);
+        cb_put(d + w, page, w, be);
+        for (size_t i = 0; i < entries; i++)
+                for (int k = 0; k < 3; k++)
+                        cb_put(d + 2 * w + (i * 3 + (size_t)k) * w, e[i][k], w, be);
+        memcpy(d + 2 * w + entries * 3 * w, names, names_len);
+        return 2 * w + entries * 3 * w + names_len;
+}
+
+static uint8_t fdesc[1 << 16];
+
+static void expect_file_problem(bool is64, size_t len, const char *needle) {
+        struct cb_spec s;
+        base_spec(&s, is64, false);
+        s.file_note = fdesc;
+        s.file_note_len = len;
+        pkgnote_core *c = open_spec(&s, 0);
+        if (!c)
+                return;
+        CHECK(has_problem(c, needle));
+        CHECK_INT(pkgnote_core_module_count(c), 0);
+        pkgnote_process_info p;
+        pkgnote_core_process(c, &p);
+        CHECK_INT(p.pid, 100); /* the process facts survive */
+        CHECK_STR(p.executable, EXE_PATH);
+        pkgnote_core_free(c);
+}
+
+static void test_file_note_hostile(void) {
+        static const uint64_t one[1][3] = {{EXE_BASE, EXE_BASE + 0x1000, 0}};
+        static const uint64_t two[2][3] = {{EXE_BASE, EXE_BASE + 0x1000, 0}, {LIB_BASE, LIB_BASE + 0x1000, 0}};
+        for (int v = 0; v < 2; v++) {
+                bool is64 = v;
+                size_t n;
+                n = file_note(fdesc, is64, false, is64 ? (1ull << 40) : 0xffffffffu, 4096, 1, one, EXE_PATH, sizeof EXE_PATH);
+                expect_file_problem(is64, n, "more than the limit");
+                n = file_note(fdesc, is64, false, PKGNOTE_MAX_MAPPINGS, 4096, 1, one, EXE_PATH, sizeof EXE_PATH);
+                expect_file_problem(is64, n, "room for fewer");
+                /* One entry more than the descriptor holds (names included). */
+                n = file_note(fdesc, is64, false, 2, 4096, 1, one, "", 0);
+                expect_file_problem(is64, n, "room for fewer");
+                n = file_note(fdesc, is64, false, 1, 0, 1, one, EXE_PATH, sizeof EXE_PATH);
+                expect_file_problem(is64, n, "page size");
+                n = file_note(fdesc, is64, false, 1, 4097, 1, one, EXE_PATH, sizeof EXE_PATH);
+                expect_file_problem(is64, n, "page size");
+                n = file_note(fdesc, is64, false, 1, 1u << 20, 1, one, EXE_PATH, sizeof EXE_PATH);
+                expect_file_problem(is64, n, "page size");
+                /* The last path runs to the end of the descriptor. */
+                n = file_note(fdesc, is64, false, 1, 4096, 1, one, EXE_PATH, strlen(EXE_PATH));
+                expect_file_problem(is64, n, "not NUL-terminated");
+                n = file_note(fdesc, is64, false, 2, 4096, 2, two, EXE_PATH, sizeof EXE_PATH);
+                expect_file_problem(is64, n, "fewer paths");
+                static const uint64_t backwards[1][3] = {{EXE_BASE + 0x1000, EXE_BASE, 0}};
+                n = file_note(fdesc, is64, false, 1, 4096, 1, backwards, EXE_PATH, sizeof EXE_PATH);
+                expect_file_problem(is64, n, "ends before it starts");
+                n = file_note(fdesc, is64, false, 0, 4096, 0, one, "", 0);
+                expect_file_problem(is64, 2 * (is64 ? 8 : 4) - 1, "too short");
+        }
+}
+
+/* Paths an attacker controls: "..", control characters, a huge page
+ * offset.  They are reported as they are; nothing is read outside the
+ * root. */
+static void test_file_note_hostile_paths(void) {
+        static const char names[] = "/../../../../etc/passwd\0/lib/\033[31mred\a\n.so\0/usr/lib/x.so";
+        static const uint64_t e[3][3] = {
+                {EXE_BASE, EXE_BASE + 0x1000, 0},
+                {LIB_BASE, LIB_BASE + 0x1000, 0},
+                {0x50000000u, 0x50001000u, UINT64_MAX / 2}, /* page offset overflows when scaled */
+        };
+        char root[] = "/tmp/pkgnote-test-core.XXXXXX";
+        CHECK(mkdtemp(root) != NULL);
+        size_t n = file_note(fdesc, true, false, 3, 4096, 3, e, names, sizeof names);
+        struct cb_spec s;
+        base_spec(&s, true, false);
+        s.file_note = fdesc;
+        s.file_note_len = n;
+        build(&s);
+        pkgnote_core_options o = {.root = root};
+        pkgnote_core *c = NULL;
+        CHECK_INT(pkgnote_core_from_memory(core_buf, core_len, &o, &c), 0);
+        if (c) {
+                touch_core(c);
+                const pkgnote_module *up = find(c, "/../../../../etc/passwd");
+                const pkgnote_module *ctl = find(c, "/lib/\033[31mred\a\n.so");
+                CHECK(up != NULL);
+                CHECK(ctl != NULL);
+                CHECK(find(c, "/usr/lib/x.so") == NULL); /* not at file offset 0 */
+                if (up) {
+                        /* The dumped page is the executable's: its notes are used. */
+                        CHECK_STR(pkgnote_module_build_id(up), ID_EXE);
+                        CHECK_INT(pkgnote_module_source(up), PKGNOTE_SOURCE_CORE);
+                }
+                if (ctl)
+                        CHECK_STR(package_name(ctl), "libthing");
+                pkgnote_core_free(c);
+        }
+        /* No page dumped for them: disk inside an empty root finds nothing. */
+        static const uint64_t undumped[2][3] = {{0x60000000u, 0x60001000u, 0}, {0x61000000u, 0x61001000u, 0}};
+        n = file_note(fdesc, true, false, 2, 4096, 2, undumped, names, sizeof "/../../../../etc/passwd" + sizeof "/lib/\033[31mred\a\n.so");
+        base_spec(&s, true, false);
+        s.file_note = fdesc;
+        s.file_note_len = n;
+        build(&s);
+        c = NULL;
+        CHECK_INT(pkgnote_core_from_memory(core_buf, core_len, &o, &c), 0);
+        if (c) {
+                touch_core(c);
+                /* Neither is an ELF file inside the root: not modules. */
+                CHECK(find(c, "/../../../../etc/passwd") == NULL);
+                pkgnote_core_free(c);
+        }
+        c = NULL;
+        CHECK_INT(pkgnote_core_from_memory(core_buf, core_len, &no_disk, &c), 0);
+        if (c) {
+                const pkgnote_module *up = find(c, "/../../../../etc/passwd");
+                CHECK(up != NULL);
+                if (up) {
+                        CHECK_INT(pkgnote_module_source(up), PKGNOTE_SOURCE_NONE);
+                        CHECK(pkgnote_module_reason(up) && strstr(pkgnote_module_reason(up), "disk reading is off"));
+                }
+                pkgnote_core_free(c);
+        }
+        rmdir(root);
+}
+
+/* 2^18 mappings at file offset 0 (a quarter of the NT_FILE limit), with
+ * distinct start addresses and with 4000 start addresses repeated: the
+ * reader must stay fast whatever the count.  Checking each mapping against
+ * every module found so far is quadratic: about a second here, five at
+ * the limit (and minutes under AddressSanitizer); sorting makes it
+ * milliseconds. */
+static void test_bug_nt_file_quadratic_module_dedup(void) {
+        size_t count = PKGNOTE_MAX_MAPPINGS / 4;
+        size_t len = 16 + count * 24 + count * 2;
+        uint8_t *d = calloc(1, len);
+        for (int v = 0; v < 2; v++) {
+                cb_put(d, count, 8, false);
+                cb_put(d + 8, 4096, 8, false);
+                for (size_t i = 0; i < count; i++) {
+                        uint64_t start = 0x100000000ull + (v ? i % 4000 : i) * 0x2000;
+                        cb_put(d + 16 + i * 24, start, 8, false);
+                        cb_put(d + 16 + i * 24 + 8, start + 0x1000, 8, false);
+                }
+                for (size_t i = 0; i < count; i++)
+                        d[16 + count * 24 + 2 * i] = (uint8_t)('a' + i % 26);
+                struct cb_spec s;
+                base_spec(&s, true, false);
+                s.file_note = d;
+                s.file_note_len = len;
+                struct timespec t0, t1;
+                clock_gettime(CLOCK_MONOTONIC, &t0);
+                pkgnote_core *c = open_spec(&s, 0);
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+                double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+                if (c) {
+                        if (v == 0)
+                                CHECK(has_problem(c, "more than 4096 modules"));
+                        else /* no page dumped and disk off: kept, unread */
+                                CHECK_INT(pkgnote_core_module_count(c), 4000);
+                        pkgnote_core_free(c);
+                }
+                fprintf(stderr, "%s start addresses: %zu mappings read in %.2f s\n", v ? "4000 repeated" : "distinct",
+                        count, secs);
+                CHECK(secs <= 0.5);
+        }
+        free(d);
+}
+
+/* The module's dumped page is hostile: program headers outside the page,
+ * a PT_NOTE outside it or overflowing, absurd counts. */
+static void test_module_headers_hostile(void) {
+        for (int v = 0; v < 6; v++) {
+                struct cb_spec s;
+                base_spec(&s, true, false);
+                uint8_t *note = page_lib + 64 + 56;
+                switch (v) {
+                case 0: cb_put(page_lib + 32, 0x10000, 8, false); break;             /* e_phoff beyond the page */
+                case 1: cb_put(page_lib + 32, UINT64_MAX - 8, 8, false); break;      /* e_phoff overflowing */
+                case 2: cb_put(page_lib + 56, 0xfff0, 2, false); break;              /* e_phnum huge */
+                case 3: cb_put(note + 8, 0x7000, 8, false); break;                   /* PT_NOTE beyond the page */
+                case 4: cb_put(note + 8, UINT64_MAX - 16, 8, false);                 /* p_offset + p_filesz wraps */
+                        cb_put(note + 32, 64, 8, false);
+                        break;
+                case 5: cb_put(note + 32, UINT64_MAX, 8, false); break;              /* p_filesz huge */
+                }
+                pkgnote_core *c = open_spec(&s, 0);
+                if (!c)
+                        continue;
+                const pkgnote_module *lib = find(c, LIB_PATH), *exe = find(c, EXE_PATH);
+                CHECK(exe && pkgnote_module_source(exe) == PKGNOTE_SOURCE_CORE);
+                CHECK_STR(package_name(exe), "prog");
+                CHECK(lib != NULL);
+                if (lib) {
+                        /* No package from a page that cannot be read; a
+                         * PT_NOTE that only claims too much (v 5) still
+                         * yields the notes wholly inside the page. */
+                        if (v != 5)
+                                CHECK(package_name(lib) == NULL);
+                        else
+                                CHECK_STR(package_name(lib), "libthing");
+                        if (v == 3)
+                                CHECK(pkgnote_module_reason(lib) && strstr(pkgnote_module_reason(lib), "beyond"));
+                }
+                pkgnote_core_free(c);
+        }
+}
+
+/* A PT_NOTE that runs past the end of the dumped page, its first note
+ * (the build-id) wholly inside: that note must still be read, and the rest
+ * reported as beyond the page, so the disk copy can be verified. */
+static void test_bug_straddling_pt_note_loses_build_id(void) {
+        for (int v = 0; v < 2; v++) {
+                bool is64 = v;
+                struct cb_spec s;
+                base_spec(&s, is64, false);
+                /* The library's PT_NOTE (second program header) grows to 6000 bytes. */
+                uint8_t *note = page_lib + (is64 ? 64 + 56 : 52 + 32);
+                if (is64) {
+                        cb_put(note + 32, 6000, 8, false);
+                        cb_put(note + 40, 6000, 8, false);
+                } else {
+                        cb_put(note + 16, 6000, 4, false);
+                        cb_put(note + 20, 6000, 4, false);
+                }
+                pkgnote_core *c = open_spec(&s, 0);
+                if (!c)
+                        continue;
+                const pkgnote_module *lib = find(c, LIB_PATH);
+                CHECK(lib != NULL);
+                if (lib) {
+                        CHECK_STR(pkgnote_module_build_id(lib), ID_LIB);
+                        /* The package note inside the page is found too. */
+                        CHECK_STR(package_name(lib), "libthing");
+                }
+                pkgnote_core_free(c);
+        }
+}
+
+/* Without separate code the loader maps the RW segment from file offset 0
+ * as well, so NT_FILE lists two offset-0 mappings of one file (real cores
+ * of s390x, ppc64, arm programs, and x86-64 with -z noseparate-code).  One
+ * file, one module, ending at its last mapping. */
+static void test_bug_noseparate_code_module_listed_twice(void) {
+        for (int v = 0; v < 2; v++) {
+                bool be = v;
+                struct cb_spec s;
+                base_spec(&s, true, be);
+                /* exe: r-x at offset 0, rw- at offset 0 (first page again). */
+                s.maps[1] = (struct cb_map){EXE_BASE + 0x1000, EXE_BASE + 0x2000, 0, EXE_PATH, page_exe, 4096};
+                pkgnote_core *c = open_spec(&s, 0);
+                if (!c)
+                        continue;
+                CHECK_INT(pkgnote_core_module_count(c), 2);
+                const pkgnote_module *exe = find(c, EXE_PATH);
+                CHECK(exe != NULL);
+                if (exe) {
+                        CHECK_INT(pkgnote_module_start(exe), EXE_BASE);
+                        CHECK_INT(pkgnote_module_end(exe), EXE_BASE + 0x2000);
+                }
+                pkgnote_core_free(c);
+        }
+}
+
+/* A file mapped at offset 0 whose PT_LOAD holds nothing: the kernel dumps
+ * the first page of every readable offset-0 file mapping that starts with
+ * an ELF header (coredump_filter bit 4, evidently on since the other
+ * modules' pages are there), so this file is not ELF: not a module, with
+ * disk reading off as with it on. */
+static void test_bug_no_disk_lists_non_elf_mappings(void) {
+        struct cb_spec s;
+        base_spec(&s, true, false);
+        s.maps[s.n_maps++] = (struct cb_map){0x50000000u, 0x50001000u, 0, "/usr/lib/locale/C.utf8/LC_CTYPE", NULL, 0};
+        pkgnote_core *c = open_spec(&s, 0);
+        if (c) {
+                CHECK(find(c, "/usr/lib/locale/C.utf8/LC_CTYPE") == NULL);
+                CHECK_INT(pkgnote_core_module_count(c), 2);
+                pkgnote_core_free(c);
+        }
+}
+
+/* Overlapping and unordered PT_LOADs: the modules still come out in
+ * address order, each read from its own bytes. */
+static void test_loads_unordered_overlapping(void) {
+        struct cb_spec s;
+        base_spec(&s, true, false);
+        struct cb_map tmp = s.maps[0];
+        s.maps[0] = s.maps[4];
+        s.maps[4] = tmp;
+        tmp = s.maps[1];
+        s.maps[1] = s.maps[2];
+        s.maps[2] = tmp;
+        pkgnote_core *c = open_spec(&s, 0);
+        if (c) {
+                CHECK_INT(pkgnote_core_module_count(c), 2);
+                CHECK_STR(pkgnote_module_path(pkgnote_core_module(c, 0)), EXE_PATH);
+                CHECK_STR(package_name(pkgnote_core_module(c, 1)), "libthing");
+                CHECK_INT(pkgnote_core_problem_count(c), 0);
+                pkgnote_core_free(c);
+        }
+        /* Two PT_LOADs over the same file bytes and overlapping addresses. */
+        base_spec(&s, true, false);
+        build(&s);
+        uint8_t *exe_ph = core_buf + cb_phdr_offset(&s, 1), *lib_ph = core_buf + cb_phdr_offset(&s, 3);
+        memcpy(lib_ph + 8, exe_ph + 8, 8);                       /* same p_offset */
+        cb_put(exe_ph + 40, LIB_BASE - EXE_BASE + 0x2000, 8, false); /* exe's memsz covers the library */
+        pkgnote_core *c2 = NULL;
+        CHECK_INT(pkgnote_core_from_memory(core_buf, core_len, &no_disk, &c2), 0);
+        if (c2) {
+                touch_core(c2);
+                CHECK(find(c2, EXE_PATH) != NULL);
+                pkgnote_core_free(c2);
+        }
+        /* A PT_LOAD whose data lies beyond the core, and one at offset ~0. */
+        base_spec(&s, true, false);
+        build(&s);
+        cb_put(core_buf + cb_phdr_offset(&s, 3) + 8, core_len + 4096, 8, false);
+        cb_put(core_buf + cb_phdr_offset(&s, 1) + 8, UINT64_MAX - 100, 8, false);
+        c2 = NULL;
+        CHECK_INT(pkgnote_core_from_memory(core_buf, core_len, &no_disk, &c2), 0);
+        if (c2) {
+                touch_core(c2);
+                CHECK(has_problem(c2, "offset"));
+                pkgnote_core_free(c2);
+        }
+}
+
+/* The core's own PT_NOTE is hostile. */
+static void test_core_note_segment_hostile(void) {
+        for (int v = 0; v < 4; v++) {
+                struct cb_spec s;
+                base_spec(&s, true, false);
+                build(&s);
+                uint8_t *ph = core_buf + cb_phdr_offset(&s, 0);
+                switch (v) {
+                case 0: cb_put(ph + 32, 1ull << 62, 8, false); break;       /* p_filesz huge */
+                case 1: cb_put(ph + 8, core_len + 1, 8, false); break;      /* beyond the file */
+                case 2: cb_put(ph + 8, UINT64_MAX - 3, 8, false); break;    /* wraps */
+                case 3: /* the first note's descsz */
+                        cb_put(core_buf + cb_phdr_offset(&s, 1 + s.n_maps) + 4, 0xfffffff0u, 4, false);
+                        break;
+                }
+                pkgnote_core *c = NULL;
+                int r = pkgnote_core_from_memory(core_buf, core_len, &no_disk, &c);
+                if (r < 0)
+                        CHECK(pkgnote_last_error() && pkgnote_last_error()[0]);
+                else {
+                        touch_core(c);
+                        CHECK(pkgnote_core_problem_count(c) > 0);
+                        pkgnote_core_free(c);
+                }
+        }
+}
+
+/* NT_PRPSINFO: 136 bytes (64-bit), 128 (32-bit ids, ppc32), 124 (16-bit
+ * ids: i386, arm, s390 compat), in both byte orders; others refused. */
+static void test_prpsinfo_layouts(void) {
+        static const struct {
+                bool is64;
+                unsigned size;
+                int uid, gid;
+        } cases[] = {
+                {true, 136, 70000, 70001},
+                {false, 128, 70000, 70001},
+                {false, 124, 65534, 1234},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+                for (int be = 0; be < 2; be++) {
+                        struct cb_spec s;
+                        base_spec(&s, cases[i].is64, be);
+                        s.prpsinfo_size = cases[i].size;
+                        s.uid = cases[i].uid;
+                        s.gid = cases[i].gid;
+                        s.comm = "fifteen-chars-x";
+                        s.args = "a very long command line that goes on and on, more than eighty bytes in all, yes indeed";
+                        pkgnote_core *c = open_spec(&s, 0);
+                        if (!c)
+                                continue;
+                        pkgnote_process_info p;
+                        pkgnote_core_process(c, &p);
+                        CHECK_INT(p.uid, cases[i].uid);
+                        CHECK_INT(p.gid, cases[i].gid);
+                        CHECK_STR(p.command, "fifteen-chars-x");
+                        CHECK(p.arguments && strlen(p.arguments) == 79);
+                        CHECK(p.arguments && !strncmp(p.arguments, s.args, 79));
+                        CHECK_INT(pkgnote_core_problem_count(c), 0);
+                        pkgnote_core_free(c);
+                }
+        struct cb_spec s;
+        base_spec(&s, true, false);
+        s.prpsinfo_size = 100;
+        pkgnote_core *c = open_spec(&s, 0);
+        if (c) {
+                CHECK(has_problem(c, "unknown layout"));
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                CHECK_INT(p.uid, -1);
+                CHECK(p.command == NULL);
+                pkgnote_core_free(c);
+        }
+        /* A 16-byte command with no NUL and psargs padded with spaces. */
+        base_spec(&s, true, true);
+        s.comm = "sixteen-chars-xy";
+        s.args = "prog arg      ";
+        c = open_spec(&s, 0);
+        if (c) {
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                CHECK_STR(p.command, "sixteen-chars-xy");
+                CHECK_STR(p.arguments, "prog arg");
+                pkgnote_core_free(c);
+        }
+}
+
+static void test_process_notes_hostile(void) {
+        /* NT_PRSTATUS too short, no siginfo: no pid, signal from nowhere. */
+        struct cb_spec s;
+        base_spec(&s, true, false);
+        s.prstatus_size = 20;
+        s.no_siginfo = true;
+        pkgnote_core *c = open_spec(&s, 0);
+        if (c) {
+                CHECK(has_problem(c, "NT_PRSTATUS of 20 bytes is too short"));
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                CHECK_INT(p.pid, -1);
+                CHECK_INT(p.signal, 0);
+                CHECK_INT(p.has_fault_address, 0);
+                pkgnote_core_free(c);
+        }
+        /* kill(2): si_code SI_USER, si_addr is not an address. */
+        base_spec(&s, true, false);
+        s.si_code = 0;
+        s.fault_addr = 0x1234;
+        c = open_spec(&s, 0);
+        if (c) {
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                CHECK_INT(p.signal, 11);
+                CHECK_INT(p.has_fault_address, 0);
+                pkgnote_core_free(c);
+        }
+        /* No NT_FILE, no auxv, no prpsinfo: still a core, with a problem. */
+        base_spec(&s, false, true);
+        s.no_file_note = s.no_auxv = s.no_prpsinfo = true;
+        c = open_spec(&s, 0);
+        if (c) {
+                CHECK(has_problem(c, "no NT_FILE"));
+                CHECK_INT(pkgnote_core_module_count(c), 0);
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                CHECK(p.executable == NULL);
+                CHECK_INT(p.pid, 100);
+                pkgnote_core_free(c);
+        }
+        /* AT_EXECFN at a page without a NUL, then at an address not dumped:
+         * the executable's module path is used instead. */
+        for (int v = 0; v < 2; v++) {
+                base_spec(&s, true, false);
+                if (v == 0) {
+                        memset(page_stack, 'A', sizeof page_stack);
+                        s.maps[4].data = page_stack;
+                } else
+                        s.auxv[2][1] = 0xdead0000u;
+                c = open_spec(&s, 0);
+                if (c) {
+                        pkgnote_process_info p;
+                        pkgnote_core_process(c, &p);
+                        CHECK_STR(p.executable, EXE_PATH);
+                        pkgnote_core_free(c);
+                }
+        }
+        /* More threads than the limits: the note count per object
+         * (PKGNOTE_MAX_NOTES) is met first, and said. */
+        base_spec(&s, true, false);
+        s.more_threads = PKGNOTE_MAX_THREADS + 10;
+        c = open_spec(&s, 0);
+        if (c) {
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                CHECK(p.n_threads > 4000 && p.n_threads <= PKGNOTE_MAX_THREADS);
+                CHECK(has_problem(c, "notes, ignoring the rest"));
+                CHECK_INT(p.pid, 100);
+                CHECK_INT(p.threads[0].tid, 100);
+                CHECK_INT(p.threads[2].tid, 10000);
+                CHECK_INT(pkgnote_core_module_count(c), 2);
+                pkgnote_core_free(c);
+        }
+}
+
+static void test_not_a_core(void) {
+        pkgnote_core *c = NULL;
+        CHECK_INT(pkgnote_core_from_memory("hello, world", 12, &no_disk, &c), -ENOEXEC);
+        CHECK(pkgnote_last_error() && pkgnote_last_error()[0]);
+        CHECK_INT(pkgnote_core_from_memory(page_exe, 0, &no_disk, &c), -ENOEXEC);
+        struct cb_spec s;
+        base_spec(&s, true, false);
+        CHECK_INT(pkgnote_core_from_memory(page_exe, sizeof page_exe, &no_disk, &c), -EINVAL);
+        CHECK(strstr(pkgnote_last_error(), "not a core file") != NULL);
+        CHECK(c == NULL);
+        pkgnote_core_free(NULL);
+}
+
+/* More modules than the limit: the first 4096 kept, the rest reported. */
+static void test_module_limit(void) {
+        size_t count = PKGNOTE_MAX_MODULES + 100;
+        size_t len = 16 + count * 24 + count * 2;
+        uint8_t *d = calloc(1, len);
+        cb_put(d, count, 8, false);
+        cb_put(d + 8, 4096, 8, false);
+        for (size_t i = 0; i < count; i++) {
+                /* Every mapping starts at the library's dumped page. */
+                cb_put(d + 16 + i * 24, LIB_BASE, 8, false);
+                cb_put(d + 16 + i * 24 + 8, LIB_BASE + 0x1000 + i, 8, false);
+        }
+        for (size_t i = 0; i < count; i++)
+                /* Alternating paths: an offset-0 mapping right after one of
+                 * the same file would continue that module. */
+                d[16 + count * 24 + 2 * i] = i % 2 ? 'y' : 'x';
+        struct cb_spec s;
+        base_spec(&s, true, false);
+        s.file_note = d;
+        s.file_note_len = len;
+        pkgnote_core *c = open_spec(&s, 0);
+        if (c) {
+                /* One start address: one module. */
+                CHECK_INT(pkgnote_core_module_count(c), 1);
+                pkgnote_core_free(c);
+        }
+        for (size_t i = 0; i < count; i++) {
+                cb_put(d + 16 + i * 24, LIB_BASE + i * 0x10000, 8, false);
+                cb_put(d + 16 + i * 24 + 8, LIB_BASE + i * 0x10000 + 0x1000, 8, false);
+        }
+        c = open_spec(&s, 0);
+        if (c) {
+                CHECK(has_problem(c, "more than 4096 modules"));
+                CHECK(pkgnote_core_module_count(c) <= PKGNOTE_MAX_MODULES);
+                pkgnote_core_free(c);
+        }
+        free(d);
+}
+
+int main(void) {
+        RUN(test_valid_all_layouts);
+        RUN(test_truncated_prefixes);
+        RUN(test_file_note_hostile);
+        RUN(test_file_note_hostile_paths);
+        RUN(test_module_headers_hostile);
+        RUN(test_loads_unordered_overlapping);
+        RUN(test_core_note_segment_hostile);
+        RUN(test_prpsinfo_layouts);
+        RUN(test_process_notes_hostile);
+        RUN(test_not_a_core);
+        RUN(test_module_limit);
+        RUN(test_bug_straddling_pt_note_loses_build_id);
+        RUN(test_bug_noseparate_code_module_listed_twice);
+        RUN(test_bug_no_disk_lists_non_elf_mappings);
+        RUN(test_bug_nt_file_quadratic_module_dedup);
+        free(core_buf);
+        return test_summary();
+}

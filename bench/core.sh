@@ -1,0 +1,191 @@
+#!/bin/sh
+# Benchmark of `pkgnote core` on a real 1 GiB core with many modules:
+# Debian's python3 importing its extension modules and holding a 1 GiB
+# bytearray of non-zero bytes (so the pages are really dumped), killed with
+# SIGSEGV.  Timed beside systemd-analyze inspect-elf and eu-unstrip -n
+# --core on the plain core, and beside zstd -dc on a zstd-compressed copy.
+# Bytes read come from `pkgnote core --stats`.
+#
+#   bench/core.sh [PKGNOTE]      (default: build/pkgnote; writes bench/results-core.txt)
+#
+# Goals: >= 10x faster than systemd-analyze, < 1 MiB read from the core,
+# compressed <= 1.2x the time of zstd -dc.  Timings are the best of RUNS
+# (default 5) with a warm page cache.  The cores are deleted at the end.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+PKGNOTE=$(realpath "${1:-$here/../build/pkgnote}")
+RUNS=${RUNS:-5}
+SIZE_MIB=${SIZE_MIB:-1024}
+PY=/usr/bin/python3
+[ -x "$PKGNOTE" ] || { echo "no pkgnote binary at $PKGNOTE" >&2; exit 2; }
+[ -x $PY ] || PY=$(command -v python3)
+case $(cat /proc/sys/kernel/core_pattern) in
+'|'* | /*) echo "core_pattern does not write cores into the working directory" >&2; exit 77 ;;
+esac
+ulimit -c unlimited
+W=$(mktemp -d "${TMPDIR:-/var/tmp}/pkgnote-bench-core.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+
+# ------------------------------------------------------------ the core
+cat > victim.py <<'PY'
+import importlib, os, sys, time
+names = """ssl sqlite3 ctypes decimal json hashlib lzma bz2 zlib socket select array
+math _datetime csv pyexpat unicodedata mmap readline curses _asyncio
+_multiprocessing _posixsubprocess binascii _struct _uuid _queue _lsprof audioop
+_dbm _bisect _heapq _random _pickle _elementtree _contextvars _hashlib termios
+fcntl grp resource _opcode _json _zoneinfo _statistics _crypt _curses_panel
+apt_pkg yaml _cffi_backend dbus""".split()
+for n in names:
+    try:
+        importlib.import_module(n)
+    except Exception:
+        pass
+big = bytearray(b"\x5a") * (int(sys.argv[1]) << 20)
+open("ready", "w").write(str(sum(1 for l in open("/proc/self/maps") if ".so" in l and " 00000000 " in l)))
+while True:
+    time.sleep(1)
+PY
+$PY victim.py "$SIZE_MIB" &
+pid=$!
+while [ ! -s ready ]; do sleep 0.1; done
+libs=$(cat ready)
+kill -SEGV $pid
+wait $pid 2>/dev/null || true
+core=$(ls core* | head -n 1)
+core_bytes=$(stat -c %s "$core")
+modules=$("$PKGNOTE" core --json "$core" 2>/dev/null | $PY -c 'import json,sys; print(len(json.load(sys.stdin)["modules"]))')
+echo "core: $core_bytes bytes, $libs shared objects mapped, $modules modules reported"
+zstd -q -T0 -c "$core" > core.zst
+zst_bytes=$(stat -c %s core.zst)
+
+# ------------------------------------------------------------ timing
+# best CMD...: "WALL CPU", the best wall time and the best CPU time (user +
+# system, of the command and its children) of RUNS runs after one warm-up,
+# in seconds.  CPU time is the fairer measure on a loaded machine.
+best() {
+        $PY - "$RUNS" "$@" <<'PY'
+import resource, subprocess, sys, time
+runs, cmd = int(sys.argv[1]), sys.argv[2:]
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+def once():
+    c0 = cpu()
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    wall = time.perf_counter() - t
+    return wall, cpu() - c0
+once()
+res = [once() for _ in range(runs)]
+print("%.4f %.4f" % (min(w for w, _ in res), min(c for _, c in res)))
+PY
+}
+# The library alone (open, read, free; no stack trace, no printing), when
+# the internal static library lies beside the binary.
+lib=$(dirname "$PKGNOTE")/libpkgnote-internal.a
+cat > libtime.c <<'C'
+#include <stdio.h>
+#include <time.h>
+#include "pkgnote.h"
+int main(int argc, char **argv) {
+        pkgnote_core_options o = {0};
+        double best = 1e9;
+        for (int i = 0; i < 6; i++) {
+                struct timespec a, b;
+                pkgnote_core *c;
+                clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+                if (pkgnote_core_open(argv[1], &o, &c) < 0)
+                        return 1;
+                pkgnote_core_free(c);
+                clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+                double t = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+                if (i && t < best) /* the first run warms up */
+                        best = t;
+        }
+        printf("%.6f\n", best);
+        return 0;
+}
+C
+t_lib=nan
+t_lib_zst=nan
+if [ -f "$lib" ] && cc -O2 -I"$here/../include" libtime.c "$lib" $(pkg-config --libs jansson libzstd liblzma liblz4) -o libtime 2>/dev/null; then
+        t_lib=$(./libtime "$core")
+        t_lib_zst=$(./libtime core.zst)
+fi
+t_pn=$(best "$PKGNOTE" core --json "$core")
+t_pn_nodisk=$(best "$PKGNOTE" core --json --no-disk "$core")
+t_sa=$(best systemd-analyze inspect-elf --json=short "$core")
+t_eu=$(best eu-unstrip -n --core "$core")
+t_pn_zst=$(best "$PKGNOTE" core --json core.zst)
+t_zstd=$(best sh -c 'zstd -q -dc core.zst > /dev/null')
+read_plain=$("$PKGNOTE" core --stats "$core" 2>&1 > /dev/null | sed -n 's/^bytes read from core: //p')
+read_zst=$("$PKGNOTE" core --stats core.zst 2>&1 > /dev/null | sed -n 's/^bytes read from core: //p')
+
+# Agreement: every module systemd reports a package for, pkgnote reports too.
+"$PKGNOTE" core --json "$core" > pn.json 2>/dev/null
+systemd-analyze inspect-elf --json=short "$core" > sa.json 2>/dev/null || echo '{}' > sa.json
+agree=$($PY - <<'PY'
+import json, os
+ours = json.load(open("pn.json"))
+theirs = json.load(open("sa.json"))
+n = bad = 0
+for k, v in theirs.items():
+    if not isinstance(v, dict):
+        continue
+    n += 1
+    # systemd keys the executable by path and libraries by soname, which
+    # may differ from the file name: match by build-id too.
+    m = [m for m in ours["modules"] if m["path"] == k or os.path.basename(m["path"]) == k
+         or (v.get("buildId") and m["buildId"] == v.get("buildId"))]
+    if not m or not m[0]["packages"] or m[0]["packages"][0].get("version") != v.get("version"):
+        bad += 1
+print("%d/%d" % (n - bad, n))
+PY
+)
+
+$PY - "$t_pn" "$t_pn_nodisk" "$t_sa" "$t_eu" "$t_pn_zst" "$t_zstd" "$read_plain" "$read_zst" \
+        "$core_bytes" "$zst_bytes" "$modules" "$libs" "$agree" "$RUNS" "$t_lib" "$t_lib_zst" > report.txt <<'PY'
+import sys
+def pair(s):
+    w, c = s.split()
+    return float(w), float(c)
+(t_pn, t_nd, t_sa, t_eu, t_z, t_zstd) = map(pair, sys.argv[1:7])
+read_plain, read_zst, core_bytes, zst_bytes, modules, libs = map(int, sys.argv[7:13])
+agree, runs = sys.argv[13], sys.argv[14]
+t_lib, t_lib_z = float(sys.argv[15]), float(sys.argv[16])
+ms = lambda t: "%8.1f ms" % (t * 1000)
+print("pkgnote core benchmark: %.2f GiB core, %d modules (%d shared objects), best of %s warm runs"
+      % (core_bytes / 2**30, modules, libs, runs))
+print()
+print("%-48s %11s %11s %12s" % ("command", "wall", "cpu", "cpu ratio"))
+def row(name, t, base):
+    print("%-48s %11s %11s %12s" % (name, ms(t[0]), ms(t[1]), "%.2fx" % (t[1] / base[1]) if base[1] else "-"))
+row("pkgnote core --json CORE (with stack trace)", t_pn, t_pn)
+row("pkgnote core --json --no-disk CORE", t_nd, t_pn)
+print("%-48s %11s %11s %12s" % ("libpkgnote alone: open, read, free", "", ms(t_lib), "%.3fx" % (t_lib / t_pn[1])))
+row("systemd-analyze inspect-elf --json=short CORE", t_sa, t_pn)
+row("eu-unstrip -n --core CORE", t_eu, t_pn)
+print()
+row("pkgnote core --json CORE.zst", t_z, t_z)
+print("%-48s %11s %11s %12s" % ("libpkgnote alone on CORE.zst", "", ms(t_lib_z), "%.2fx" % (t_lib_z / t_z[1])))
+row("zstd -dc CORE.zst > /dev/null", t_zstd, t_z)
+print()
+print("bytes read, plain core: %d (%.1f KiB of %d MiB)" % (read_plain, read_plain / 1024, core_bytes >> 20))
+print("bytes read, zstd core:  %d of %d (all of it: a stream must be decompressed to its last module page)"
+      % (read_zst, zst_bytes))
+print("packages agreeing with systemd-analyze: %s" % agree)
+print()
+goals = [
+    ("CLI >= 10x faster than systemd-analyze (cpu)", t_sa[1] >= 10 * t_pn[1], "%.1fx" % (t_sa[1] / t_pn[1])),
+    ("CLI >= 10x faster than systemd-analyze (wall)", t_sa[0] >= 10 * t_pn[0], "%.1fx" % (t_sa[0] / t_pn[0])),
+    ("library >= 10x faster than systemd-analyze", t_sa[1] >= 10 * t_lib, "%.0fx" % (t_sa[1] / t_lib)),
+    ("bytes read < 1 MiB", read_plain < 2**20, "%d" % read_plain),
+    ("zstd core <= 1.2x zstd -dc (cpu)", t_z[1] <= 1.2 * t_zstd[1], "%.2fx" % (t_z[1] / t_zstd[1])),
+    ("zstd core <= 1.2x zstd -dc (wall)", t_z[0] <= 1.2 * t_zstd[0], "%.2fx" % (t_z[0] / t_zstd[0])),
+]
+for name, ok, val in goals:
+    print("goal %-46s %-6s (%s)" % (name, "met" if ok else "MISSED", val))
+PY
+cat report.txt
+cp report.txt "$here/results-core.txt"

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Fuzzes the core reader: bytes -> pkgnote_core_from_memory (disk reading
+ * off) -> process facts, threads, every module with its build-id, source,
+ * reason and package notes, the problems -> every accessor.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkgnote.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Enough for headers, CORE notes and a few dumped pages; bigger inputs
+ * only slow the fuzzer down. */
+#define MAX_INPUT (1u << 20)
+
+static volatile size_t sink;
+
+static void touch_str(const char *s) {
+        if (s)
+                sink += strlen(s);
+}
+
+static void touch_info(const pkgnote_info *info) {
+        touch_str(pkgnote_info_build_id(info));
+        sink += pkgnote_info_package_note_count(info);
+        for (size_t i = 0; i < pkgnote_info_package_count(info); i++) {
+                const pkgnote_metadata *m = pkgnote_info_package(info, i);
+                const pkgnote_note *n = pkgnote_info_package_note(info, i);
+                const char *json = pkgnote_info_package_json(info, i);
+                if (!m || !n || !json)
+                        abort();
+                touch_str(json);
+                touch_str(pkgnote_metadata_type(m));
+                touch_str(pkgnote_metadata_name(m));
+                touch_str(pkgnote_metadata_version(m));
+                touch_str(pkgnote_metadata_architecture(m));
+                touch_str(pkgnote_metadata_os(m));
+                for (size_t k = 0; k < pkgnote_metadata_count(m); k++)
+                        touch_str(pkgnote_metadata_key(m, k));
+        }
+        for (size_t i = 0; i < pkgnote_info_dlopen_count(info); i++)
+                if (!pkgnote_info_dlopen(info, i))
+                        abort();
+        for (size_t i = 0; i < pkgnote_info_problem_count(info); i++) {
+                int err = 0;
+                touch_str(pkgnote_info_problem(info, i, &err));
+        }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        if (size > MAX_INPUT)
+                return 0;
+        /* A private copy so ASan catches reads past the end exactly. */
+        uint8_t *buf = malloc(size ? size : 1);
+        if (!buf)
+                return 0;
+        if (size)
+                memcpy(buf, data, size);
+
+        static const pkgnote_core_options opts = {.no_disk = 1};
+        pkgnote_core *c = NULL;
+        if (pkgnote_core_from_memory(buf, size, &opts, &c) < 0) {
+                const char *e = pkgnote_last_error();
+                if (!e || !*e)
+                        abort(); /* every failure says why */
+                free(buf);
+                return 0;
+        }
+
+        pkgnote_process_info p;
+        if (pkgnote_core_process(c, &p) < 0)
+                abort();
+        touch_str(p.command);
+        touch_str(p.arguments);
+        touch_str(p.executable);
+        sink += (size_t)p.pid + (size_t)p.ppid + (size_t)p.uid + (size_t)p.gid + (size_t)p.signal;
+        sink += (size_t)p.fault_address + (size_t)p.elf_class + p.machine;
+        touch_str(pkgnote_signal_name(p.signal));
+        touch_str(pkgnote_machine_name(p.machine, p.elf_class));
+        if (p.n_threads > PKGNOTE_MAX_THREADS)
+                abort();
+        for (size_t i = 0; i < p.n_threads; i++)
+                sink += (size_t)p.threads[i].tid + (size_t)p.threads[i].signal;
+
+        size_t n = pkgnote_core_module_count(c);
+        if (n > PKGNOTE_MAX_MODULES + 1 /* the vDSO */)
+                abort();
+        uint64_t prev = 0;
+        for (size_t i = 0; i < n; i++) {
+                const pkgnote_module *m = pkgnote_core_module(c, i);
+                if (!m || !pkgnote_module_path(m))
+                        abort();
+                touch_str(pkgnote_module_path(m));
+                if (pkgnote_module_start(m) < prev)
+                        abort(); /* documented: address order */
+                prev = pkgnote_module_start(m);
+                sink += pkgnote_module_end(m);
+                touch_str(pkgnote_module_build_id(m));
+                touch_str(pkgnote_module_disk_build_id(m));
+                touch_str(pkgnote_module_reason(m));
+                int src = pkgnote_module_source(m);
+                if (src == PKGNOTE_SOURCE_DISK || src == PKGNOTE_SOURCE_DISK_MISMATCH)
+                        abort(); /* disk reading is off */
+                touch_str(pkgnote_source_name(src));
+                sink += (size_t)pkgnote_module_is_vdso(m) + (size_t)pkgnote_module_deleted(m);
+                const pkgnote_info *info = pkgnote_module_info(m);
+                if (info)
+                        touch_info(info);
+        }
+        if (pkgnote_core_module(c, n))
+                abort();
+        const pkgnote_module *main = pkgnote_core_main_module(c);
+        if (main)
+                touch_str(pkgnote_module_path(main));
+        for (size_t i = 0; i < pkgnote_core_problem_count(c); i++) {
+                const char *msg = pkgnote_core_problem(c, i);
+                if (!msg)
+                        abort();
+                touch_str(msg);
+        }
+        sink += pkgnote_core_bytes_read(c);
+
+        pkgnote_core_free(c);
+        free(buf);
+        return 0;
+}
