@@ -12,7 +12,8 @@ MESON ?= meson
 
 DEPS_BUILD = gcc make meson ninja-build pkg-config libjansson-dev libdw-dev libzstd-dev liblzma-dev liblz4-dev libarchive-dev binutils python3
 DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld-16 mold \
-	gcc-aarch64-linux-gnu gcc-s390x-linux-gnu gcc-i686-linux-gnu qemu-user-static systemd zstd xz-utils lz4
+	gcc-aarch64-linux-gnu gcc-s390x-linux-gnu gcc-i686-linux-gnu qemu-user-static systemd zstd xz-utils lz4 \
+	cmake rpm cpio debhelper dpkg-dev
 
 .PHONY: all build demo check check-sanitize fuzz deps-build deps-test install clean
 

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# debian/rules snippet: the ELF package note (FDO_PACKAGING_METADATA) in
+# every executable and shared library the package links with the build
+# flags.  In debian/rules, before /usr/share/dpkg/default.mk or
+# buildflags.mk (whose dpkg-buildflags call must see the appended flags):
+#
+#   include /usr/share/pkgnote/pkgnote.mk
+#   %:
+#           dh $@
+#
+# The note says: type deb, name the source package, version its full
+# version (with the epoch, as dpkg-parsechangelog gives it), architecture
+# DEB_HOST_ARCH; os and osVersion are the build environment's os-release
+# ID and VERSION_ID (with no os-release, os is the dpkg vendor, lowercased).
+#
+# How: when debian/rules is read, an object holding the note is made in
+# debian/.debhelper/pkgnote/ (dh_clean removes it) and its path is added
+# to LDFLAGS through DEB_LDFLAGS_MAINT_APPEND, so dh, dpkg-buildflags and
+# every build system (make, autotools, meson, CMake) link it in, with gcc or
+# clang and any linker.  A path has nothing to quote, which matters:
+# buildflags.mk hands DEB_LDFLAGS_MAINT_APPEND to a shell in double quotes,
+# and make expands $ in LDFLAGS taken from the environment.
+#
+# Relocatable (-r) links get LDFLAGS too; the note's section is in a COMDAT
+# group named after a hash of the note, so the linker keeps one copy when
+# such a partial object is linked with the note object again.
+#
+# Variables (set before the include to change them):
+#   PKGNOTE             the pkgnote program (default: pkgnote on PATH)
+#   PKGNOTE_ENABLED     0 turns the snippet off; so does
+#                       DEB_BUILD_OPTIONS=nopkgnote
+#   PKGNOTE_NAME, PKGNOTE_VERSION, PKGNOTE_ARCH, PKGNOTE_OS
+#   PKGNOTE_EXTRA_ARGS  more 'pkgnote generate' options, such as
+#                       --debuginfod-url https://debuginfod.debian.net
+#   PKGNOTE_CC          the compiler driver that assembles the object
+#                       (default $(CC); for cross builds include
+#                       /usr/share/dpkg/buildtools.mk first)
+
+PKGNOTE ?= pkgnote
+PKGNOTE_ENABLED ?= 1
+
+ifneq ($(PKGNOTE_ENABLED),0)
+ifeq (,$(filter nopkgnote,$(DEB_BUILD_OPTIONS)))
+
+PKGNOTE_NAME ?= $(or $(DEB_SOURCE),$(shell dpkg-parsechangelog -SSource))
+PKGNOTE_VERSION ?= $(or $(DEB_VERSION),$(shell dpkg-parsechangelog -SVersion))
+PKGNOTE_ARCH ?= $(or $(DEB_HOST_ARCH),$(shell dpkg-architecture -qDEB_HOST_ARCH))
+# The raw note depends only on the host's byte order (its words are 4
+# bytes for ELF32 and ELF64 alike), which covers every Debian architecture.
+PKGNOTE_BITS ?= $(or $(DEB_HOST_ARCH_BITS),$(shell dpkg-architecture -qDEB_HOST_ARCH_BITS))
+PKGNOTE_ENDIAN ?= $(or $(DEB_HOST_ARCH_ENDIAN),$(shell dpkg-architecture -qDEB_HOST_ARCH_ENDIAN))
+PKGNOTE_TARGET ?= ELF$(PKGNOTE_BITS)$(if $(filter big,$(PKGNOTE_ENDIAN)),BE,LE)
+PKGNOTE_OS ?= $(if $(wildcard /etc/os-release /usr/lib/os-release),,$(shell dpkg-vendor --query Vendor | tr A-Z a-z))
+PKGNOTE_EXTRA_ARGS ?=
+PKGNOTE_CC ?= $(CC)
+PKGNOTE_DIR ?= $(CURDIR)/debian/.debhelper/pkgnote
+PKGNOTE_OBJECT = $(PKGNOTE_DIR)/note-$(PKGNOTE_ARCH).o
+
+# The raw note from pkgnote, in the host's byte order; the
+# assembler puts it into the COMDAT group.  The object is replaced only
+# when the note changed, so rereading debian/rules relinks nothing.
+PKGNOTE_STATUS := $(shell set -e; d='$(PKGNOTE_DIR)'; mkdir -p "$$d"; \
+	'$(PKGNOTE)' generate --type deb --name '$(PKGNOTE_NAME)' --version '$(PKGNOTE_VERSION)' \
+		--architecture '$(PKGNOTE_ARCH)' $(if $(PKGNOTE_OS),--os '$(PKGNOTE_OS)') $(PKGNOTE_EXTRA_ARGS) \
+		--format note --target '$(PKGNOTE_TARGET)' -o "$$d/note.bin.new"; \
+	if [ -s '$(PKGNOTE_OBJECT)' ] && cmp -s "$$d/note.bin.new" "$$d/note.bin"; then rm -f "$$d/note.bin.new"; echo ok; exit 0; fi; \
+	mv -f "$$d/note.bin.new" "$$d/note.bin"; \
+	sig=pkgnote.note.$$(sha256sum < "$$d/note.bin" | cut -c1-32); \
+	printf '\t.section .note.package,"aG",%%note,%s,comdat\n\t.balign 4\n\t.incbin "%s"\n\t.section .note.GNU-stack,"",%%progbits\n' \
+		"$$sig" "$$d/note.bin" > "$$d/note.s"; \
+	$(PKGNOTE_CC) -c "$$d/note.s" -o '$(PKGNOTE_OBJECT).tmp'; \
+	mv -f '$(PKGNOTE_OBJECT).tmp' '$(PKGNOTE_OBJECT)'; \
+	echo ok)
+ifneq ($(PKGNOTE_STATUS),ok)
+$(error pkgnote.mk: cannot make the package note object with $(PKGNOTE))
+endif
+
+export DEB_LDFLAGS_MAINT_APPEND += $(PKGNOTE_OBJECT)
+
+endif
+endif
