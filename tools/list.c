@@ -170,8 +170,9 @@ int cmd_list(int argc, char **argv) {
                 printf("%-23s %7" JSON_INTEGER_FORMAT " %5" JSON_INTEGER_FORMAT " %4s ", when,
                        json_integer_value(json_object_get(j, "pid")), json_integer_value(json_object_get(j, "uid")),
                        sig ? sig : "-");
-                tool_print_escaped(stdout, str(j, "executable") ? str(j, "executable") : "n/a");
-                fputc(' ', stdout);
+                const char *exe = str(j, "executable") ? str(j, "executable") : "n/a";
+                tool_print_escaped(stdout, exe);
+                printf("%*s ", strlen(exe) < 32 ? (int)(32 - strlen(exe)) : 0, "");
                 tool_print_escaped(stdout, pkg);
                 fputc('\n', stdout);
         }
