@@ -20,7 +20,6 @@ struct pkgnote_elf {
         int fd;
         bool own_fd;
         uint64_t size;
-        uint8_t head[4096]; /* first page of a file */
         uint64_t head_len;
         struct chunk *chunks;
         uint64_t bytes_read; /* through read(2)/pread(2), for benchmarks */
@@ -48,6 +47,9 @@ struct pkgnote_elf {
 
         struct pn_problem *problems;
         size_t n_problems;
+
+        /* Last, so that a new view clears all but it. */
+        uint8_t head[4096]; /* first page of a file */
 };
 
 /* A view over the first SIZE bytes of an object whose rest is absent:

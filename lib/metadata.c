@@ -306,8 +306,9 @@ PKGNOTE_PUBLIC int pkgnote_metadata_set_json(pkgnote_metadata *m, const char *ke
         size_t len = strlen(value_json);
         if (len > PKGNOTE_MAX_JSON)
                 return pn_error(-E2BIG, "value of %zu bytes, more than the limit of %u", len, PKGNOTE_MAX_JSON);
-        if (json_depth(value_json, len) > PKGNOTE_MAX_JSON_DEPTH)
-                return pn_error(-E2BIG, "value nested deeper than %u levels", PKGNOTE_MAX_JSON_DEPTH);
+        /* The value sits one level below the top object. */
+        if (json_depth(value_json, len) > PKGNOTE_MAX_JSON_DEPTH - 1)
+                return pn_error(-E2BIG, "value nested deeper than %u levels", PKGNOTE_MAX_JSON_DEPTH - 1);
         json_error_t jerr;
         json_t *v = json_loadb(value_json, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
         if (!v)
@@ -328,7 +329,18 @@ PKGNOTE_PUBLIC int pkgnote_metadata_remove(pkgnote_metadata *m, const char *key)
 }
 
 PKGNOTE_PUBLIC int pkgnote_metadata_to_json(const pkgnote_metadata *m, char **ret) {
-        return pn_json_dump(m->obj, ret);
+        char *s = NULL;
+        int r = pn_json_dump(m->obj, &s);
+        if (r < 0)
+                return r;
+        /* Never write what a reader would refuse. */
+        size_t len = strlen(s);
+        if (len > PKGNOTE_MAX_JSON) {
+                free(s);
+                return pn_error(-E2BIG, "JSON of %zu bytes, more than the limit of %u", len, PKGNOTE_MAX_JSON);
+        }
+        *ret = s;
+        return 0;
 }
 
 struct check_ctx {

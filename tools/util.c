@@ -53,20 +53,21 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end) {
 }
 
 void tool_print_escaped_n(FILE *f, const char *s, size_t len) {
-        const unsigned char *p = (const unsigned char *)s, *end = p + len;
+        const unsigned char *p = (const unsigned char *)s, *end = p + len, *run = p;
         while (p < end) {
                 size_t n = *p < 0x20 || *p == 0x7f ? 0 : utf8_len(p, end);
-                if (n == 0) {
-                        fprintf(f, "\\x%02x", *p);
-                        p++;
+                if (n != 0 && *p != '\\') {
+                        p += n; /* part of a run written in one go */
                         continue;
                 }
-                if (*p == '\\')
-                        fputs("\\\\", f);
+                fwrite(run, 1, (size_t)(p - run), f);
+                if (n == 0)
+                        fprintf(f, "\\x%02x", *p);
                 else
-                        fwrite(p, 1, n, f);
-                p += n;
+                        fputs("\\\\", f);
+                run = ++p;
         }
+        fwrite(run, 1, (size_t)(p - run), f);
 }
 
 void tool_print_escaped(FILE *f, const char *s) {
