@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Fuzzes the JSON layer: the same bytes go to the package metadata parser
+ * and to the dlopen parser; whatever parses must serialize, and the
+ * serialization must parse back and serialize to the very same text.  The
+ * bytes are also used as a value for pkgnote_metadata_set_json() and
+ * pkgnote_metadata_set(), whose results must round-trip as well.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkgnote.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Twice the library's JSON limit, so the limit itself is exercised. */
+#define MAX_INPUT (128u << 10)
+
+static volatile size_t sink;
+
+static void touch_str(const char *s) {
+        if (s)
+                sink += strlen(s);
+}
+
+static void count_report(void *userdata, int error, const char *message) {
+        if (error >= 0)
+                abort();
+        *(size_t *)userdata += 1;
+        touch_str(message);
+}
+
+/* TEXT came out of pkgnote_metadata_to_json(): it must parse again, unless
+ * it outgrew the size limit, and serialize to itself. */
+static void metadata_round_trip(const char *text) {
+        size_t len = strlen(text);
+        pkgnote_metadata *m = NULL;
+        int r = pkgnote_metadata_parse(text, len, &m);
+        if (r == -E2BIG && len > PKGNOTE_MAX_JSON)
+                return;
+        if (r < 0)
+                abort();
+        char *again = NULL;
+        if (pkgnote_metadata_to_json(m, &again) < 0 || strcmp(again, text) != 0)
+                abort();
+        free(again);
+        pkgnote_metadata_free(m);
+}
+
+static void dlopen_round_trip(const char *text) {
+        size_t len = strlen(text);
+        pkgnote_dlopen *d = NULL;
+        int r = pkgnote_dlopen_parse(text, len, &d);
+        if (r == -E2BIG && len > PKGNOTE_MAX_JSON)
+                return;
+        if (r < 0)
+                abort();
+        char *again = NULL;
+        if (pkgnote_dlopen_to_json(d, &again) < 0 || strcmp(again, text) != 0)
+                abort();
+        free(again);
+        pkgnote_dlopen_free(d);
+}
+
+static void fuzz_metadata(const char *text, size_t len) {
+        pkgnote_metadata *m = NULL;
+        if (pkgnote_metadata_parse(text, len, &m) < 0) {
+                touch_str(pkgnote_last_error());
+                return;
+        }
+        for (const char *const *k = pkgnote_metadata_known_keys(); *k; k++)
+                touch_str(pkgnote_metadata_get(m, *k));
+        touch_str(pkgnote_metadata_type(m));
+        touch_str(pkgnote_metadata_os(m));
+        touch_str(pkgnote_metadata_os_version(m));
+        touch_str(pkgnote_metadata_name(m));
+        touch_str(pkgnote_metadata_version(m));
+        touch_str(pkgnote_metadata_architecture(m));
+        touch_str(pkgnote_metadata_os_cpe(m));
+        touch_str(pkgnote_metadata_app_cpe(m));
+        touch_str(pkgnote_metadata_debug_info_url(m));
+        size_t n = pkgnote_metadata_count(m);
+        for (size_t i = 0; i < n; i++) {
+                const char *key = pkgnote_metadata_key(m, i);
+                if (!key)
+                        abort();
+                touch_str(pkgnote_metadata_get(m, key));
+                char *v = NULL;
+                if (pkgnote_metadata_value_json(m, i, &v) < 0)
+                        abort();
+                free(v);
+        }
+        if (pkgnote_metadata_key(m, n) != NULL)
+                abort();
+
+        size_t reports = 0;
+        int c = pkgnote_metadata_check(m, text, len, count_report, &reports);
+        if (c < 0 || (size_t)c != reports)
+                abort();
+        if (pkgnote_metadata_check(m, NULL, 0, NULL, NULL) < 0)
+                abort();
+
+        char *out = NULL;
+        if (pkgnote_metadata_to_json(m, &out) >= 0) {
+                metadata_round_trip(out);
+                free(out);
+        }
+
+        /* Editing keeps the key cache and the serialization consistent. */
+        if (n > 0) {
+                char *first = strdup(pkgnote_metadata_key(m, 0));
+                if (!first || pkgnote_metadata_remove(m, first) != 1 ||
+                    pkgnote_metadata_count(m) != n - 1 || pkgnote_metadata_get(m, first))
+                        abort();
+                free(first);
+                if (pkgnote_metadata_to_json(m, &out) >= 0) {
+                        metadata_round_trip(out);
+                        free(out);
+                }
+        }
+        pkgnote_metadata_free(m);
+}
+
+static void fuzz_dlopen(const char *text, size_t len) {
+        pkgnote_dlopen *d = NULL;
+        if (pkgnote_dlopen_parse(text, len, &d) < 0) {
+                touch_str(pkgnote_last_error());
+                return;
+        }
+        for (size_t i = 0; i < pkgnote_dlopen_count(d); i++) {
+                size_t ns = pkgnote_dlopen_soname_count(d, i);
+                for (size_t j = 0; j < ns; j++)
+                        if (!pkgnote_dlopen_soname(d, i, j))
+                                abort(); /* the parser promised strings */
+                touch_str(pkgnote_dlopen_get(d, i, "feature"));
+                touch_str(pkgnote_dlopen_get(d, i, "description"));
+                touch_str(pkgnote_dlopen_get(d, i, "priority"));
+        }
+        char *out = NULL;
+        if (pkgnote_dlopen_to_json(d, &out) < 0)
+                abort();
+        dlopen_round_trip(out);
+        free(out);
+        pkgnote_dlopen_free(d);
+}
+
+/* The input as a value set on a fresh object, both as JSON and as a
+ * plain string. */
+static void fuzz_set(const char *cstr) {
+        pkgnote_metadata *m = NULL;
+        if (pkgnote_metadata_new(&m) < 0)
+                return;
+        if (pkgnote_metadata_set_json(m, "value", cstr) >= 0) {
+                char *v = NULL;
+                if (pkgnote_metadata_count(m) != 1 || pkgnote_metadata_value_json(m, 0, &v) < 0)
+                        abort();
+                free(v);
+        }
+        if (pkgnote_metadata_set(m, "name", cstr) >= 0 &&
+            strcmp(pkgnote_metadata_name(m), cstr) != 0)
+                abort();
+        char *out = NULL;
+        if (pkgnote_metadata_to_json(m, &out) >= 0) {
+                metadata_round_trip(out);
+                free(out);
+        }
+        pkgnote_metadata_free(m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        if (size > MAX_INPUT)
+                return 0;
+        /* Exact-size copy: the parsers take a length and need no NUL, and
+         * ASan should see any read past it. */
+        char *text = malloc(size ? size : 1);
+        if (!text)
+                return 0;
+        if (size)
+                memcpy(text, data, size);
+        fuzz_metadata(text, size);
+        fuzz_dlopen(text, size);
+        free(text);
+
+        if (!memchr(data, 0, size)) {
+                char *cstr = malloc(size + 1);
+                if (!cstr)
+                        return 0;
+                memcpy(cstr, data, size);
+                cstr[size] = 0;
+                fuzz_set(cstr);
+                free(cstr);
+        }
+        return 0;
+}
