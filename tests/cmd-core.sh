@@ -506,4 +506,13 @@ fi
 run core
 expect_status 2 "error: no argument exits 2"
 
+# --no-stack: the same report without unwinding.
+run core --no-stack "$SEGV_CORE"
+expect_status 0 "--no-stack exits 0"
+if grep -q "Stack trace" out; then fail "--no-stack prints no stack trace"; else pass "--no-stack prints no stack trace"; fi
+grep -q "^Module " out && pass "--no-stack still lists modules" || fail "--no-stack still lists modules"
+run core --no-stack --json "$SEGV_CORE"
+python3 -c 'import json; d=json.load(open("out")); assert "threads" not in d and d["modules"], d.keys()' \
+        && pass "--no-stack --json has modules and no threads" || fail "--no-stack --json has modules and no threads"
+
 finish

@@ -12,7 +12,7 @@
 #include "tool.h"
 
 struct core_opts {
-        bool json, all_threads, stats;
+        bool json, all_threads, stats, no_stack;
         pkgnote_core_options lib;
 };
 
@@ -227,6 +227,7 @@ static void core_help(void) {
                "  -r, --root DIR     resolve module paths inside DIR (a container's root)\n"
                "  -n, --no-disk      never read module files from disk\n"
                "  -a, --all-threads  stack traces of every thread, not just the crashing one\n"
+               "  -S, --no-stack     no stack traces: packages and modules only (faster)\n"
                "      --stats        print bytes read from the core on standard error\n"
                "  -h, --help         show this help\n"
                "\n"
@@ -241,18 +242,20 @@ int cmd_core(int argc, char **argv) {
                 {"root", required_argument, NULL, 'r'},
                 {"no-disk", no_argument, NULL, 'n'},
                 {"all-threads", no_argument, NULL, 'a'},
+                {"no-stack", no_argument, NULL, 'S'},
                 {"stats", no_argument, NULL, OPT_STATS},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
         struct core_opts o = {0};
         int ch;
-        while ((ch = getopt_long(argc, argv, "jr:nah", longopts, NULL)) >= 0)
+        while ((ch = getopt_long(argc, argv, "jr:naSh", longopts, NULL)) >= 0)
                 switch (ch) {
                 case 'j': o.json = true; break;
                 case 'r': o.lib.root = optarg; break;
                 case 'n': o.lib.no_disk = 1; break;
                 case 'a': o.all_threads = true; break;
+                case 'S': o.no_stack = true; break;
                 case OPT_STATS: o.stats = true; break;
                 case 'h': core_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
@@ -269,12 +272,13 @@ int cmd_core(int argc, char **argv) {
         int r = pkgnote_core_open(path, &o.lib, &c);
         if (r < 0)
                 return tool_error(path, "cannot read core", r);
-        struct stack_report st;
-        stack_collect(&st, path, c, o.all_threads);
+        struct stack_report st = {0};
+        if (!o.no_stack)
+                stack_collect(&st, path, c, o.all_threads);
         if (o.json)
-                core_print_json(stdout, c, &st, NULL);
+                core_print_json(stdout, c, o.no_stack ? NULL : &st, NULL);
         else
-                print_text(stdout, c, &st);
+                print_text(stdout, c, o.no_stack ? NULL : &st);
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++) {
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, path);

@@ -69,6 +69,8 @@ static void unwind_child(int outfd, const char *path, const char *exe, bool all)
         FILE *out = fdopen(outfd, "w");
         if (!out)
                 _exit(3);
+        /* Offline by design: never let libdw ask a debuginfod server. */
+        unsetenv("DEBUGINFOD_URLS");
         elf_version(EV_CURRENT);
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
