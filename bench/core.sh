@@ -114,7 +114,7 @@ if [ -f "$lib" ] && cc -O2 -I"$here/../include" libtime.c "$lib" $(pkg-config --
         t_lib_zst=$(./libtime core.zst)
 fi
 t_pn=$(best "$PKGNOTE" core --json "$core")
-t_pn_nodisk=$(best "$PKGNOTE" core --json --no-disk "$core")
+t_pn_nodisk=$(best "$PKGNOTE" core --json --no-stack "$core")
 t_sa=$(best systemd-analyze inspect-elf --json=short "$core")
 t_eu=$(best eu-unstrip -n --core "$core")
 t_pn_zst=$(best "$PKGNOTE" core --json core.zst)
@@ -162,7 +162,7 @@ print("%-48s %11s %11s %12s" % ("command", "wall", "cpu", "cpu ratio"))
 def row(name, t, base):
     print("%-48s %11s %11s %12s" % (name, ms(t[0]), ms(t[1]), "%.2fx" % (t[1] / base[1]) if base[1] else "-"))
 row("pkgnote core --json CORE (with stack trace)", t_pn, t_pn)
-row("pkgnote core --json --no-disk CORE", t_nd, t_pn)
+row("pkgnote core --json --no-stack CORE", t_nd, t_pn)
 print("%-48s %11s %11s %12s" % ("libpkgnote alone: open, read, free", "", ms(t_lib), "%.3fx" % (t_lib / t_pn[1])))
 row("systemd-analyze inspect-elf --json=short CORE", t_sa, t_pn)
 row("eu-unstrip -n --core CORE", t_eu, t_pn)
