@@ -556,8 +556,255 @@ PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userda
 /* ------------------------------------------------------------------ */
 /* Stamp (lib/stamp.c)                                                 */
 
+/* Adds, replaces or removes the package note of an already linked
+ * executable or shared object (ET_EXEC, ET_DYN: the note is reached
+ * through a PT_NOTE inside a PT_LOAD) or of a relocatable object
+ * (ET_REL, kernel modules: an allocated SHT_NOTE section .note.package).
+ * Code and data addresses never change, and existing notes stay where
+ * every reader (and a kernel core dump) finds them. */
+
+enum {
+        PKGNOTE_STAMP_REMOVE = 1u << 0, /* take the package notes out instead */
+        /* Proceed with what is refused otherwise: a hard-linked target
+         * (the other names keep the old file), a read-only target, a
+         * kernel module with an appended signature (the signature, which
+         * stamping invalidates, is dropped: sign the module again). */
+        PKGNOTE_STAMP_FORCE = 1u << 1,
+};
+
+/* Where the note went; pkgnote_stamp_placement_name() gives the words. */
+enum {
+        PKGNOTE_PLACE_NONE = 0,    /* removing: there was no package note */
+        PKGNOTE_PLACE_UNCHANGED,   /* the same note was already there */
+        PKGNOTE_PLACE_REPLACED,    /* over the old package note, in its room */
+        PKGNOTE_PLACE_AFTER_NOTES, /* first page: extends the PT_NOTE of the existing notes */
+        PKGNOTE_PLACE_MERGED,      /* first page: with a copy of the existing 4-byte notes */
+        PKGNOTE_PLACE_FREE_SLOT,   /* a PT_NULL program header became its PT_NOTE */
+        PKGNOTE_PLACE_MOVED_PHDRS, /* first page: program headers moved, within that page */
+        PKGNOTE_PLACE_PADDING,     /* padding after a segment, outside the first page */
+        PKGNOTE_PLACE_APPENDED,    /* a new segment at the end, with the program headers */
+        PKGNOTE_PLACE_SECTION,     /* relocatable object: section .note.package */
+        PKGNOTE_PLACE_REMOVED,
+};
+
+typedef struct pkgnote_stamp_result {
+        int placement;          /* PKGNOTE_PLACE_* */
+        int relocatable;        /* an ET_REL object: sections only, no pages */
+        int first_page;         /* note in file bytes [0, 4096), so kernel core dumps carry it */
+        int phdrs_first_page;   /* program headers still in the first page (cores keep build-ids) */
+        int phdrs_moved;        /* the program header table moved */
+        int tables_moved;       /* .interp, .gnu.hash, .hash or .dynsym moved to make room
+                                 * (PT_INTERP and DT_ entries follow them) */
+        int notes_moved;        /* existing notes moved within the first page */
+        int signature_removed;  /* a kernel module's appended signature was dropped */
+        uint64_t note_offset;   /* file offset of the package note (0 when removed) */
+        uint64_t note_size;
+        uint64_t size;          /* size of the result */
+        int64_t bytes_added;    /* size of the result minus size of the input */
+} pkgnote_stamp_result;
+
+/* Stamps SIZE bytes at DATA with the package note for JSON (one JSON
+ * object without control characters; ignored with PKGNOTE_STAMP_REMOVE)
+ * and returns the malloc()ed result.  The result is parsed back and
+ * checked (note present, build-id and other notes kept) before it is
+ * returned.  Stamping the result again with the same JSON gives the same
+ * bytes.  Errors: -ENOEXEC not ELF, -EBADMSG malformed, -EINVAL bad JSON,
+ * a core file or another ELF type, -ENOSPC no safe place for the note,
+ * -EPERM a signed kernel module without PKGNOTE_STAMP_FORCE, -E2BIG a
+ * table over its limit. */
+PKGNOTE_PUBLIC int pkgnote_stamp_memory(const void *data, size_t size, const char *json, unsigned flags,
+                                        uint8_t **ret, size_t *ret_len, pkgnote_stamp_result *result);
+
+/* Stamps the file PATH.  OUTPUT NULL (or equal to PATH) replaces PATH
+ * atomically: a temporary file beside it, written, fsync()ed, read back
+ * and checked, then renamed over it, keeping mode, owner, timestamps and
+ * extended attributes (security.capability included).  A symbolic link
+ * is followed and its target replaced.  Otherwise the result goes to
+ * OUTPUT the same way (permission bits of PATH) and PATH is untouched.
+ * When nothing changes, nothing is written.  Further errors: -EMLINK a
+ * hard-linked target, -EROFS a read-only target (both unless
+ * PKGNOTE_STAMP_FORCE), errno values of the file operations. */
+PKGNOTE_PUBLIC int pkgnote_stamp_file(const char *path, const char *output, const char *json, unsigned flags,
+                                      pkgnote_stamp_result *result);
+
+/* "unchanged", "replaced", "after-notes", "merged", "free-slot",
+ * "moved-phdrs", "padding", "appended", "section", "removed", "none". */
+PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement);
+
 /* ------------------------------------------------------------------ */
 /* Scan and SBOM (lib/scan.c, lib/sbom.c)                              */
+
+/* Limits of a scan; going over one skips the item with -E2BIG (named in
+ * the scan's problems), never the whole scan. */
+#define PKGNOTE_MAX_SCAN_PATH 4096u          /* bytes in a path */
+#define PKGNOTE_MAX_SCAN_MEMBER (256u << 20) /* archive member read whole */
+#define PKGNOTE_MAX_SCAN_METADATA (4u << 20) /* image manifest, index, config */
+#define PKGNOTE_MAX_SCAN_LAYERS 1024u        /* layers per image */
+#define PKGNOTE_MAX_SCAN_ENTRIES (16u << 20) /* archive members per input */
+
+/* An inventory of the ELF objects in file trees, single files and
+ * archives: plain or compressed tar files of a root filesystem, "docker
+ * save" archives and OCI image layouts (directory or tar).  Images are
+ * reported as their final merged filesystem: layers are applied in order
+ * with whiteouts (".wh.NAME" files and ".wh..wh..opq" opaque directories)
+ * honoured.  Archives are read as streams, never extracted.
+ *
+ * Symbolic links are never followed (not even a PATH given to
+ * pkgnote_scan_add()).  Files that cannot be read are counted and listed
+ * among the problems; the scan goes on.  Files are examined by a pool of
+ * threads; results are sorted by path, so they do not depend on timing. */
+typedef struct pkgnote_scan pkgnote_scan;
+typedef struct pkgnote_scan_object pkgnote_scan_object;
+
+enum {
+        PKGNOTE_SCAN_ONE_FILE_SYSTEM = 1u << 0, /* do not enter other file systems */
+        PKGNOTE_SCAN_CHECKSUMS = 1u << 1,       /* SHA-1 and SHA-256 of objects with a package note */
+};
+
+typedef struct pkgnote_scan_options {
+        unsigned flags;      /* PKGNOTE_SCAN_* */
+        unsigned threads;    /* worker threads; 0: one per online CPU */
+        /* ELF archive members up to this size are read whole (bounded
+         * memory: at most twice this much is buffered at once); larger ones
+         * only their first part, so notes found through section headers
+         * at the end may be missed (reported as a problem).  0: the
+         * default, PKGNOTE_MAX_SCAN_MEMBER. */
+        uint64_t max_member;
+        /* Called now and then from the thread that called
+         * pkgnote_scan_add(), with the number of files and bytes scanned
+         * so far (bytes: sizes of the files examined in directories, bytes
+         * of archive read).  May be NULL. */
+        void (*progress)(void *userdata, uint64_t files, uint64_t bytes);
+        void *userdata;
+} pkgnote_scan_options;
+
+/* What an input turned out to be (pkgnote_scan_add()'s return value). */
+enum {
+        PKGNOTE_SCAN_INPUT_FILE = 1,      /* a single file */
+        PKGNOTE_SCAN_INPUT_DIRECTORY = 2, /* a directory tree */
+        PKGNOTE_SCAN_INPUT_ARCHIVE = 3,   /* a tar (or cpio) archive of a root filesystem */
+        PKGNOTE_SCAN_INPUT_DOCKER = 4,    /* a "docker save" archive */
+        PKGNOTE_SCAN_INPUT_OCI = 5,       /* an OCI image layout, directory or archive */
+};
+
+/* OPTIONS may be NULL for the defaults. */
+PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote_scan **ret);
+PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s);
+
+/* Scans PATH ("-" reads an archive from standard input) and adds what it
+ * holds to the inventory.  Returns a PKGNOTE_SCAN_INPUT_* kind, or a
+ * negative errno when PATH could not be scanned at all (missing, a
+ * symbolic link (-ELOOP), an archive that is not readable to the end,
+ * an image whose manifest is broken (-EBADMSG)).  Unreadable files inside
+ * an input are problems, not failures. */
+PKGNOTE_PUBLIC int pkgnote_scan_add(pkgnote_scan *s, const char *path);
+
+typedef struct pkgnote_scan_stats {
+        uint64_t inputs;        /* successful pkgnote_scan_add() calls */
+        uint64_t files;         /* regular files (archive hard links included) */
+        uint64_t bytes;         /* their total size */
+        uint64_t directories;
+        uint64_t symlinks;      /* symbolic links, never followed */
+        uint64_t special;       /* FIFOs, sockets, device nodes: never opened */
+        uint64_t unreadable;    /* files and directories that could not be read */
+        uint64_t other_fs;      /* not entered: on another file system */
+        uint64_t whited_out;    /* image entries removed by whiteouts */
+        uint64_t objects;       /* ELF objects */
+        uint64_t with_note;     /* ... with at least one package note */
+        uint64_t without_note;  /* ... without */
+        uint64_t malformed;     /* ... with a malformed note or header */
+        uint64_t packages;      /* distinct package notes */
+} pkgnote_scan_stats;
+
+PKGNOTE_PUBLIC void pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_stats *ret);
+
+/* Problems met (unreadable files and directories, unsafe archive paths,
+ * limits), sorted by input and path: count, and the I-th with its path
+ * (as reported for objects) and errno. */
+PKGNOTE_PUBLIC size_t pkgnote_scan_problem_count(const pkgnote_scan *s);
+PKGNOTE_PUBLIC const char *pkgnote_scan_problem(const pkgnote_scan *s, size_t i, const char **path,
+                                                int *error);
+
+/* The ELF objects found, sorted by input (in the order added) and then
+ * by path (bytewise).  Paths: for a directory, PATH joined with the path
+ * inside it; for a single file, PATH; for an archive or image, the
+ * absolute path inside it ("/usr/bin/ls"). */
+PKGNOTE_PUBLIC size_t pkgnote_scan_object_count(const pkgnote_scan *s);
+PKGNOTE_PUBLIC const pkgnote_scan_object *pkgnote_scan_object_get(const pkgnote_scan *s, size_t i);
+
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_path(const pkgnote_scan_object *o);
+/* Index of the input (0 for the first pkgnote_scan_add()). */
+PKGNOTE_PUBLIC size_t pkgnote_scan_object_input(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC uint64_t pkgnote_scan_object_size(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC unsigned pkgnote_scan_object_elf_type(const pkgnote_scan_object *o); /* e_type */
+PKGNOTE_PUBLIC unsigned pkgnote_scan_object_machine(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC int pkgnote_scan_object_class(const pkgnote_scan_object *o);      /* 32 or 64 */
+PKGNOTE_PUBLIC int pkgnote_scan_object_big_endian(const pkgnote_scan_object *o); /* 1 or 0 */
+/* "executable" (ET_EXEC, or ET_DYN with PT_INTERP), "shared object",
+ * "relocatable", "core", "unknown": the words of pkgnote show. */
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_kind(const pkgnote_scan_object *o);
+/* Lowercase hex, or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_build_id(const pkgnote_scan_object *o);
+/* Package notes as pkgnote_info_read() gives them: identical ones once,
+ * the primary first; the JSON exactly as stored. */
+PKGNOTE_PUBLIC size_t pkgnote_scan_object_package_count(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const pkgnote_metadata *pkgnote_scan_object_package(const pkgnote_scan_object *o, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_package_json(const pkgnote_scan_object *o, size_t i);
+/* dlopen notes: the I-th note's array as compact JSON. */
+PKGNOTE_PUBLIC size_t pkgnote_scan_object_dlopen_count(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_dlopen_json(const pkgnote_scan_object *o, size_t i);
+/* Malformed notes and the like (see pkgnote_info_problem()). */
+PKGNOTE_PUBLIC size_t pkgnote_scan_object_problem_count(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_problem(const pkgnote_scan_object *o, size_t i);
+/* Lowercase hex digests of the whole file, or NULL (only with
+ * PKGNOTE_SCAN_CHECKSUMS, and only for objects with a package note). */
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha1(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha256(const pkgnote_scan_object *o);
+
+/* The distinct package notes (JSON text compared byte for byte), sorted
+ * by type, os, name, version, architecture, then JSON text; each with the
+ * objects that carry it (in object order). */
+PKGNOTE_PUBLIC size_t pkgnote_scan_package_count(const pkgnote_scan *s);
+PKGNOTE_PUBLIC const pkgnote_metadata *pkgnote_scan_package(const pkgnote_scan *s, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_scan_package_json(const pkgnote_scan *s, size_t i);
+PKGNOTE_PUBLIC size_t pkgnote_scan_package_object_count(const pkgnote_scan *s, size_t i);
+PKGNOTE_PUBLIC const pkgnote_scan_object *pkgnote_scan_package_object(const pkgnote_scan *s, size_t i,
+                                                                      size_t j);
+
+/* The package URL of a note (purl-spec): pkg:rpm/OS/NAME@VERSION,
+ * pkg:deb/OS/NAME@VERSION, pkg:apk/OS/NAME@VERSION for those types,
+ * pkg:generic/NAME@VERSION otherwise; qualifiers arch, distro (OS-VERSION)
+ * and, for rpm, epoch, sorted by key; components percent-encoded except
+ * for ALPHA, DIGIT, "-._~" and ":"; namespace (and for deb and apk the
+ * name) lowercased as the purl types require.  -ENODATA when the note has
+ * no name.  The result is malloc()ed. */
+PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret);
+
+enum {
+        PKGNOTE_SBOM_SPDX = 1,      /* SPDX 2.3 JSON */
+        PKGNOTE_SBOM_CYCLONEDX = 2, /* CycloneDX 1.5 JSON */
+};
+
+typedef struct pkgnote_sbom_options {
+        const char *name;     /* document name (the scanned path); NULL: "pkgnote-scan" */
+        int64_t created;      /* creation time, seconds since the epoch; < 0: now */
+        /* Non-zero: the SPDX namespace and CycloneDX serial number are
+         * derived from the document's content instead of chosen at random,
+         * so equal inputs and times give byte-identical documents. */
+        int reproducible;
+        const char *tool_version; /* written as the creating tool's version; NULL: the library's */
+} pkgnote_sbom_options;
+
+/* An SBOM of the scan: one package (component) per distinct package
+ * note, with its purl and CPEs (osCpe, appCpe; CPE 2.3 formatted strings
+ * missing trailing components are completed with "*"), and the objects
+ * carrying the note as evidence (SPDX: file elements with their
+ * checksums, which need PKGNOTE_SCAN_CHECKSUMS, related to the package as
+ * "evident-by"; CycloneDX: evidence.occurrences).  Deterministic apart
+ * from the creation time and the namespace or serial number.  OPTIONS may
+ * be NULL.  The result is malloc()ed, pretty-printed JSON. */
+PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const pkgnote_sbom_options *options,
+                                      char **ret);
 
 #ifdef __cplusplus
 }

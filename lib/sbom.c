@@ -1,2 +1,527 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * SBOMs of a scan: SPDX 2.3 and CycloneDX 1.5 JSON, written with jansson,
+ * and the package URL (purl-spec) of a note.
+ *
+ * One package (component) per distinct package note; the objects that
+ * carry it are the evidence.  Everything is in scan order (sorted), so a
+ * document depends only on what was scanned, the creation time and the
+ * namespace or serial number.
+ */
+#include "config.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
 #include "internal.h"
+
+/* ------------------------------------------------------------------ */
+/* purl                                                                */
+
+/* purl-spec "Character encoding": everything but ALPHA, DIGIT, "-._~"
+ * and ":" is percent-encoded (UTF-8 bytes, uppercase hex). */
+static void pct(FILE *f, const char *s, bool lower) {
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+                unsigned char c = *p;
+                if (lower && c >= 'A' && c <= 'Z')
+                        c = (unsigned char)(c - 'A' + 'a');
+                if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~:", c))
+                        fputc(c, f);
+                else
+                        fprintf(f, "%%%02X", c);
+        }
+}
+
+static bool nonempty(const char *s) {
+        return s && *s;
+}
+
+PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret) {
+        const char *type = pkgnote_metadata_type(m), *os = pkgnote_metadata_os(m);
+        const char *osv = pkgnote_metadata_os_version(m), *name = pkgnote_metadata_name(m);
+        const char *version = pkgnote_metadata_version(m), *arch = pkgnote_metadata_architecture(m);
+        if (!nonempty(name))
+                return pn_error(-ENODATA, "the note has no name");
+        /* The purl types whose namespace is the distribution; their rules
+         * (purl-spec PURL-TYPES): rpm keeps the name's case, deb and apk
+         * lowercase it; all three lowercase the namespace. */
+        const char *ptype = "generic";
+        if (type && (!strcasecmp(type, "rpm") || !strcasecmp(type, "deb") || !strcasecmp(type, "apk")))
+                ptype = !strcasecmp(type, "rpm") ? "rpm" : !strcasecmp(type, "deb") ? "deb" : "apk";
+        bool distro_type = strcmp(ptype, "generic") != 0;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return pn_error(-ENOMEM, "out of memory");
+        fprintf(f, "pkg:%s/", ptype);
+        if (distro_type && nonempty(os)) {
+                pct(f, os, true);
+                fputc('/', f);
+        }
+        pct(f, name, distro_type && strcmp(ptype, "rpm") != 0);
+        /* rpm carries the epoch as a qualifier (E:V-R -> V-R, epoch=E);
+         * deb keeps it in the version, as dpkg writes it. */
+        const char *ver = version, *epoch = NULL;
+        size_t elen = 0;
+        if (!strcmp(ptype, "rpm") && nonempty(version)) {
+                elen = strspn(version, "0123456789");
+                if (elen > 0 && version[elen] == ':' && version[elen + 1]) {
+                        epoch = version;
+                        ver = version + elen + 1;
+                }
+        }
+        if (nonempty(ver)) {
+                fputc('@', f);
+                pct(f, ver, false);
+        }
+        /* Qualifiers, sorted by key. */
+        char sep = '?';
+        if (nonempty(arch)) {
+                fprintf(f, "%carch=", sep);
+                pct(f, arch, false);
+                sep = '&';
+        }
+        if (nonempty(os)) {
+                fprintf(f, "%cdistro=", sep);
+                pct(f, os, true);
+                if (nonempty(osv)) {
+                        fputc('-', f);
+                        pct(f, osv, false);
+                }
+                sep = '&';
+        }
+        if (epoch)
+                fprintf(f, "%cepoch=%.*s", sep, (int)elen, epoch);
+        if (fclose(f) != 0 || !buf) {
+                free(buf);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        *ret = buf;
+        return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+
+/* A JSON string of S; bytes that are not UTF-8 (possible in paths) as the
+ * text \xNN, as the command's text output shows them. */
+static json_t *jstr(const char *s) {
+        size_t len = strlen(s);
+        if (pn_utf8_invalid_at(s, len) == len)
+                return json_string(s);
+        char *b = malloc(4 * len + 1), *o = b;
+        if (!b)
+                return NULL;
+        size_t i = 0;
+        while (i < len) {
+                size_t bad = i + pn_utf8_invalid_at(s + i, len - i);
+                memcpy(o, s + i, bad - i);
+                o += bad - i;
+                if (bad < len)
+                        o += sprintf(o, "\\x%02x", (unsigned char)s[bad]);
+                i = bad + 1;
+        }
+        *o = 0;
+        json_t *v = json_string(b);
+        free(b);
+        return v;
+}
+
+/* Adds KEY: V to O; V may be NULL after a failed allocation, which is
+ * remembered in *ERR. */
+static void put(json_t *o, const char *key, json_t *v, int *err) {
+        if (!v || json_object_set_new(o, key, v) < 0)
+                *err = -ENOMEM;
+}
+
+static void push(json_t *a, json_t *v, int *err) {
+        if (!v || json_array_append_new(a, v) < 0)
+                *err = -ENOMEM;
+}
+
+/* A CPE as SBOM consumers expect it: CPE 2.3 formatted strings completed
+ * to 11 components; anything pkgnote_cpe_check() refuses is left out. */
+static char *cpe_full(const char *cpe, bool *is23) {
+        int k = cpe ? pkgnote_cpe_check(cpe) : -EINVAL;
+        if (k < 0)
+                return NULL;
+        *is23 = k != PKGNOTE_CPE_URI;
+        if (k != PKGNOTE_CPE_FS_SHORT)
+                return strdup(cpe);
+        /* Count unescaped colons: "cpe:2.3:" plus 11 components has 12. */
+        size_t colons = 0;
+        for (const char *p = cpe; *p; p++) {
+                if (*p == '\\' && p[1])
+                        p++;
+                else if (*p == ':')
+                        colons++;
+        }
+        size_t len = strlen(cpe);
+        size_t add = colons < 12 ? 12 - colons : 0;
+        char *r = malloc(len + 2 * add + 1);
+        if (!r)
+                return NULL;
+        memcpy(r, cpe, len);
+        for (size_t i = 0; i < add; i++)
+                memcpy(r + len + 2 * i, ":*", 2);
+        r[len + 2 * add] = 0;
+        return r;
+}
+
+static void timestamp(int64_t t, char buf[32]) {
+        time_t tt = t < 0 ? time(NULL) : (time_t)t;
+        struct tm tm;
+        gmtime_r(&tt, &tm);
+        strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* A version 4 UUID (RFC 4122 4.4) from 16 bytes. */
+static void uuid_format(uint8_t b[16], char out[37]) {
+        b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+        b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+        snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* Random, or with REPRODUCIBLE derived from TEXT (two FNV-1a passes with
+ * different offsets: not cryptographic, only stable and well spread). */
+static int make_uuid(const char *text, int reproducible, char out[37]) {
+        uint8_t b[16];
+        if (reproducible) {
+                uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
+                for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+                        h1 = (h1 ^ *p) * 0x100000001b3ULL;
+                        h2 = (h2 ^ *p) * 0x100000001b3ULL;
+                        h2 ^= h2 >> 29;
+                }
+                pn_wr64(b, h1, true);
+                pn_wr64(b + 8, h2, true);
+        } else {
+                size_t got = 0;
+                while (got < sizeof b) {
+                        ssize_t n = getrandom(b + got, sizeof b - got, 0);
+                        if (n < 0) {
+                                if (errno == EINTR)
+                                        continue;
+                                return pn_error(-errno, "cannot get random bytes: %s", strerror(errno));
+                        }
+                        got += (size_t)n;
+                }
+        }
+        uuid_format(b, out);
+        return 0;
+}
+
+static int dump(json_t *doc, char **ret) {
+        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (!s)
+                return pn_error(-ENOMEM, "out of memory");
+        *ret = s;
+        return 0;
+}
+
+static const char *field(const pkgnote_metadata *m, const char *key) {
+        const char *v = pkgnote_metadata_get(m, key);
+        return v && *v ? v : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* SPDX 2.3                                                            */
+
+/* The index of OB: objects are sorted by input, then path, and a path
+ * is listed once per input. */
+static size_t object_index(const pkgnote_scan *s, const pkgnote_scan_object *ob) {
+        size_t lo = 0, hi = pkgnote_scan_object_count(s);
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                const pkgnote_scan_object *x = pkgnote_scan_object_get(s, mid);
+                if (x == ob)
+                        return mid;
+                size_t a = pkgnote_scan_object_input(x), b = pkgnote_scan_object_input(ob);
+                int c = a != b ? (a < b ? -1 : 1) : strcmp(pkgnote_scan_object_path(x), pkgnote_scan_object_path(ob));
+                if (c < 0)
+                        lo = mid + 1;
+                else if (c > 0)
+                        hi = mid;
+                else
+                        break; /* paths are unique within an input */
+        }
+        return SIZE_MAX;
+}
+
+static json_t *spdx_ref(const char *category, const char *type, const char *locator) {
+        return json_pack("{s:s, s:s, s:s}", "referenceCategory", category, "referenceType", type,
+                         "referenceLocator", locator);
+}
+
+static json_t *spdx_relationship(const char *from, const char *type, const char *to, const char *comment) {
+        json_t *r = json_pack("{s:s, s:s, s:s}", "spdxElementId", from, "relationshipType", type,
+                              "relatedSpdxElement", to);
+        if (r && comment && json_object_set_new(r, "comment", json_string(comment)) < 0) {
+                json_decref(r);
+                return NULL;
+        }
+        return r;
+}
+
+static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
+        int err = 0;
+        char created[32], id[64], fid[64];
+        timestamp(o->created, created);
+        json_t *doc = json_object(), *pkgs = json_array(), *files = json_array(), *rels = json_array();
+        if (!doc || !pkgs || !files || !rels) {
+                json_decref(doc), json_decref(pkgs), json_decref(files), json_decref(rels);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        put(doc, "spdxVersion", json_string("SPDX-2.3"), &err);
+        put(doc, "dataLicense", json_string("CC0-1.0"), &err);
+        put(doc, "SPDXID", json_string("SPDXRef-DOCUMENT"), &err);
+        put(doc, "name", jstr(o->name ? o->name : "pkgnote-scan"), &err);
+        put(doc, "documentNamespace", json_string(""), &err); /* set below */
+        char creator[96];
+        snprintf(creator, sizeof creator, "Tool: pkgnote-%s", o->tool_version ? o->tool_version : PACKAGE_VERSION);
+        put(doc, "creationInfo", json_pack("{s:s, s:[s]}", "created", created, "creators", creator), &err);
+
+        /* Files: the objects with a package note, in object order. */
+        size_t n_obj = pkgnote_scan_object_count(s);
+        size_t *file_no = calloc(n_obj ? n_obj : 1, sizeof *file_no);
+        if (!file_no)
+                err = -ENOMEM;
+        size_t n_files = 0;
+        for (size_t i = 0; i < n_obj && !err; i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                const char *sha1 = pkgnote_scan_object_sha1(ob), *sha256 = pkgnote_scan_object_sha256(ob);
+                if (!sha1 || !sha256)
+                        continue; /* SPDX requires checksums of files */
+                file_no[i] = ++n_files;
+                snprintf(fid, sizeof fid, "SPDXRef-File-%zu", n_files);
+                const char *path = pkgnote_scan_object_path(ob);
+                char *name = NULL;
+                if (asprintf(&name, "%s%s", path[0] == '/' ? "." : "./", path) < 0) {
+                        err = -ENOMEM;
+                        break;
+                }
+                json_t *f = json_object();
+                put(f, "SPDXID", json_string(fid), &err);
+                put(f, "fileName", jstr(name), &err);
+                free(name);
+                put(f, "fileTypes", json_pack("[s]", "BINARY"), &err);
+                put(f, "checksums",
+                    json_pack("[{s:s, s:s}, {s:s, s:s}]", "algorithm", "SHA1", "checksumValue", sha1, "algorithm",
+                              "SHA256", "checksumValue", sha256),
+                    &err);
+                const char *bid = pkgnote_scan_object_build_id(ob);
+                if (bid) {
+                        char c[160];
+                        snprintf(c, sizeof c, "GNU build-id %s", bid);
+                        put(f, "comment", json_string(c), &err);
+                }
+                push(files, f, &err);
+        }
+
+        size_t np = pkgnote_scan_package_count(s);
+        for (size_t i = 0; i < np && !err; i++) {
+                const pkgnote_metadata *m = pkgnote_scan_package(s, i);
+                snprintf(id, sizeof id, "SPDXRef-Package-%zu", i + 1);
+                json_t *p = json_object(), *refs = json_array();
+                if (!p || !refs) {
+                        json_decref(p), json_decref(refs);
+                        err = -ENOMEM;
+                        break;
+                }
+                put(p, "SPDXID", json_string(id), &err);
+                put(p, "name", jstr(field(m, PKGNOTE_KEY_NAME) ? field(m, PKGNOTE_KEY_NAME) : "unknown"), &err);
+                if (field(m, PKGNOTE_KEY_VERSION))
+                        put(p, "versionInfo", jstr(field(m, PKGNOTE_KEY_VERSION)), &err);
+                put(p, "downloadLocation", json_string("NOASSERTION"), &err);
+                put(p, "filesAnalyzed", json_false(), &err);
+                put(p, "licenseConcluded", json_string("NOASSERTION"), &err);
+                put(p, "licenseDeclared", json_string("NOASSERTION"), &err);
+                put(p, "copyrightText", json_string("NOASSERTION"), &err);
+                char *purl = NULL;
+                if (pkgnote_purl(m, &purl) >= 0) {
+                        push(refs, spdx_ref("PACKAGE-MANAGER", "purl", purl), &err);
+                        free(purl);
+                }
+                static const char *const cpe_keys[] = {PKGNOTE_KEY_APP_CPE, PKGNOTE_KEY_OS_CPE};
+                for (size_t k = 0; k < ELEMENTSOF(cpe_keys); k++) {
+                        bool is23;
+                        char *cpe = cpe_full(field(m, cpe_keys[k]), &is23);
+                        if (cpe)
+                                push(refs, spdx_ref("SECURITY", is23 ? "cpe23Type" : "cpe22Type", cpe), &err);
+                        free(cpe);
+                }
+                if (json_array_size(refs))
+                        put(p, "externalRefs", refs, &err);
+                else
+                        json_decref(refs);
+                size_t no = pkgnote_scan_package_object_count(s, i);
+                char *info = NULL;
+                if (asprintf(&info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s", no,
+                             no == 1 ? "" : "s") >= 0)
+                        put(p, "sourceInfo", json_string(info), &err);
+                else
+                        err = -ENOMEM;
+                free(info);
+                char *c = NULL;
+                if (asprintf(&c, "package note: %s", pkgnote_scan_package_json(s, i)) >= 0)
+                        put(p, "comment", jstr(c), &err);
+                free(c);
+                push(pkgs, p, &err);
+                push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), &err);
+                for (size_t j = 0; j < no; j++) {
+                        const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
+                        size_t q = object_index(s, ob), k = q < n_obj ? file_no[q] : 0;
+                        if (!k)
+                                continue;
+                        snprintf(fid, sizeof fid, "SPDXRef-File-%zu", k);
+                        push(rels, spdx_relationship(id, "OTHER", fid, "evident-by: the file carries this package note"),
+                             &err);
+                }
+        }
+        free(file_no);
+        put(doc, "packages", pkgs, &err);
+        put(doc, "files", files, &err);
+        put(doc, "relationships", rels, &err);
+        if (err) {
+                json_decref(doc);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        char *text = NULL, uuid[37], ns[128];
+        int r = dump(doc, &text);
+        if (r >= 0) {
+                r = make_uuid(text, o->reproducible, uuid);
+                free(text);
+        }
+        if (r >= 0) {
+                snprintf(ns, sizeof ns, "https://spdx.org/spdxdocs/pkgnote-scan-%s", uuid);
+                put(doc, "documentNamespace", json_string(ns), &err);
+                r = err ? pn_error(-ENOMEM, "out of memory") : dump(doc, ret);
+        }
+        json_decref(doc);
+        return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* CycloneDX 1.5                                                       */
+
+static json_t *cdx_property(const char *name, const char *value) {
+        json_t *p = json_object();
+        int err = 0;
+        if (!p)
+                return NULL;
+        put(p, "name", json_string(name), &err);
+        put(p, "value", jstr(value), &err);
+        if (err) {
+                json_decref(p);
+                return NULL;
+        }
+        return p;
+}
+
+static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
+        int err = 0;
+        char created[32], ref[64];
+        timestamp(o->created, created);
+        json_t *doc = json_object(), *comps = json_array();
+        if (!doc || !comps) {
+                json_decref(doc), json_decref(comps);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        put(doc, "bomFormat", json_string("CycloneDX"), &err);
+        put(doc, "specVersion", json_string("1.5"), &err);
+        put(doc, "serialNumber", json_string(""), &err); /* set below */
+        put(doc, "version", json_integer(1), &err);
+        json_t *tool = json_pack("{s:s, s:s, s:s}", "type", "application", "name", "pkgnote", "version",
+                                 o->tool_version ? o->tool_version : PACKAGE_VERSION);
+        json_t *meta = json_pack("{s:s, s:{s:[o]}}", "timestamp", created, "tools", "components", tool);
+        if (meta && o->name)
+                put(meta, "properties", json_pack("[o]", cdx_property("pkgnote:scanned", o->name)), &err);
+        put(doc, "metadata", meta, &err);
+        size_t np = pkgnote_scan_package_count(s);
+        for (size_t i = 0; i < np && !err; i++) {
+                const pkgnote_metadata *m = pkgnote_scan_package(s, i);
+                snprintf(ref, sizeof ref, "pkgnote-package-%zu", i + 1);
+                json_t *c = json_object(), *props = json_array(), *occ = json_array();
+                if (!c || !props || !occ) {
+                        json_decref(c), json_decref(props), json_decref(occ);
+                        err = -ENOMEM;
+                        break;
+                }
+                put(c, "type", json_string("library"), &err);
+                put(c, "bom-ref", json_string(ref), &err);
+                put(c, "name", jstr(field(m, PKGNOTE_KEY_NAME) ? field(m, PKGNOTE_KEY_NAME) : "unknown"), &err);
+                if (field(m, PKGNOTE_KEY_VERSION))
+                        put(c, "version", jstr(field(m, PKGNOTE_KEY_VERSION)), &err);
+                /* One CPE per component: the application's, else the OS's. */
+                bool is23;
+                char *cpe = cpe_full(field(m, PKGNOTE_KEY_APP_CPE), &is23);
+                if (!cpe)
+                        cpe = cpe_full(field(m, PKGNOTE_KEY_OS_CPE), &is23);
+                if (cpe)
+                        put(c, "cpe", json_string(cpe), &err);
+                free(cpe);
+                char *purl = NULL;
+                if (pkgnote_purl(m, &purl) >= 0) {
+                        put(c, "purl", json_string(purl), &err);
+                        free(purl);
+                }
+                /* Every string key of the note, so nothing is lost. */
+                for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
+                        const char *key = pkgnote_metadata_key(m, k), *v = key ? pkgnote_metadata_get(m, key) : NULL;
+                        if (!v)
+                                continue;
+                        char name[160];
+                        snprintf(name, sizeof name, "pkgnote:note:%s", key);
+                        push(props, cdx_property(name, v), &err);
+                }
+                if (json_array_size(props))
+                        put(c, "properties", props, &err);
+                else
+                        json_decref(props);
+                for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
+                        const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
+                        json_t *x = json_object();
+                        if (x)
+                                put(x, "location", jstr(pkgnote_scan_object_path(ob)), &err);
+                        push(occ, x, &err);
+                }
+                put(c, "evidence", json_pack("{s:o}", "occurrences", occ), &err);
+                push(comps, c, &err);
+        }
+        put(doc, "components", comps, &err);
+        if (err) {
+                json_decref(doc);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        char *text = NULL, uuid[37], serial[64];
+        int r = dump(doc, &text);
+        if (r >= 0) {
+                r = make_uuid(text, o->reproducible, uuid);
+                free(text);
+        }
+        if (r >= 0) {
+                snprintf(serial, sizeof serial, "urn:uuid:%s", uuid);
+                put(doc, "serialNumber", json_string(serial), &err);
+                r = err ? pn_error(-ENOMEM, "out of memory") : dump(doc, ret);
+        }
+        json_decref(doc);
+        return r;
+}
+
+PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const pkgnote_sbom_options *options,
+                                      char **ret) {
+        pkgnote_sbom_options o = {.created = -1};
+        if (options)
+                o = *options;
+        switch (format) {
+        case PKGNOTE_SBOM_SPDX: return spdx(s, &o, ret);
+        case PKGNOTE_SBOM_CYCLONEDX: return cyclonedx(s, &o, ret);
+        default: return pn_error(-EINVAL, "unknown SBOM format %d", format);
+        }
+}

@@ -1,1 +1,328 @@
-exit 77
+#!/bin/sh
+# pkgnote scan: a synthetic root filesystem as a directory, a compressed
+# tar, a two-layer "docker save" archive and an OCI layout (directory and
+# tar) with whiteouts; unreadable files; SPDX and CycloneDX checked against
+# the official schemas; and this machine's /usr against readelf -n.
+. "$SRCDIR/tests/lib.sh"
+chmod 755 "$T" # the unreadable-file case runs as nobody
+H="$SRCDIR/tests/scan"
+
+# ---- fixtures: three packages, objects with and without notes ----
+cat > main.c <<'C'
+int main(void) { return 0; }
+C
+cat > lib.c <<'C'
+int lib(void) { return 1; }
+C
+# A dlopen note (type 0x407c0c0a), as systemd's ELF_NOTE_DLOPEN makes it.
+cat > dlopen.s <<'S'
+        .section .note.dlopen,"a"
+        .balign 4
+        .long 4
+        .long 2f - 1f
+        .long 0x407c0c0a
+        .asciz "FDO"
+1:      .asciz "[{\"feature\":\"zstd\",\"description\":\"compression\",\"priority\":\"recommended\",\"soname\":[\"libzstd.so.1\"]}]"
+2:      .balign 4
+        .section .note.GNU-stack,"",@progbits
+S
+A='{"type":"deb","os":"debian","osVersion":"12","name":"alpha","version":"1.0-1","architecture":"amd64","appCpe":"cpe:2.3:a:example:alpha:1.0:*:*:*:*:*:*:*"}'
+B='{"type":"rpm","os":"fedora","osVersion":"40","name":"beta","version":"2:2.0-1.fc40","architecture":"x86_64","osCpe":"cpe:2.3:o:fedoraproject:fedora:40"}'
+G='{"type":"apk","os":"alpine","osVersion":"3.19","name":"libgamma++","version":"3.1-r0","architecture":"x86_64"}'
+link() { # OUT JSON [ARGS...]
+        out=$1 json=$2
+        shift 2
+        cc -o "$out" -fuse-ld=bfd -Xlinker "--package-metadata=$json" "$@" || fatal "cannot link $out"
+}
+R=rootfs
+mkdir -p $R/usr/bin $R/usr/sbin $R/usr/lib $R/etc $R/run $R/dev $R/usr/share/doc $R/private
+link $R/usr/bin/alpha "$A" main.c
+link $R/usr/lib/libalpha.so.1 "$A" -shared -fPIC lib.c dlopen.s
+link $R/usr/bin/beta "$B" main.c
+link $R/usr/sbin/beta-helper "$B" main.c
+link $R/usr/bin/gamma "$G" main.c
+cc -o $R/usr/bin/plain main.c || fatal "cannot link plain"
+cc -o $R/usr/lib/plain.so -shared -fPIC lib.c || fatal "cannot link plain.so"
+# Two package notes: the linker's and one from a linked-in object.
+"$PKGNOTE" generate --no-os-release --type deb --os debian --name delta --version 4.0 -F object -o delta.o ||
+        fatal "cannot generate the object"
+link $R/usr/bin/twonotes "$A" main.c delta.o
+# A relocatable object: its note is in a section only, no PT_NOTE.
+cp delta.o $R/usr/lib/delta.o
+# Stripped section headers: found through PT_NOTE only.
+cp $R/usr/bin/alpha $R/usr/bin/stripped
+python3 - $R/usr/bin/stripped <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(0x28); f.write(struct.pack("<Q", 0))
+    f.seek(0x3c); f.write(struct.pack("<HH", 0, 0))
+PY
+cp $R/usr/bin/alpha $R/private/secret-alpha
+printf 'ID=debian\n' > $R/etc/os-release
+printf 'hello\n' > $R/usr/share/doc/readme
+: > $R/usr/share/doc/empty
+printf '\177EL' > $R/usr/share/doc/almost-elf
+ln -s loop2 $R/loop1
+ln -s loop1 $R/loop2
+ln -s . $R/usr/lib/self
+ln -s alpha $R/usr/bin/alpha-link
+ln -s /usr/bin/alpha $R/usr/bin/abs-link
+mkfifo $R/run/fifo || fatal "mkfifo"
+if mknod $R/dev/null2 c 1 3 2>/dev/null; then devices=1; else devices=0; fi
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' $R/run/sock || fatal "socket"
+specials=$((2 + devices))
+
+EXPECTED_OBJECTS='/private/secret-alpha executable alpha@1.0-1
+/usr/bin/alpha executable alpha@1.0-1
+/usr/bin/beta executable beta@2:2.0-1.fc40
+/usr/bin/gamma executable libgamma++@3.1-r0
+/usr/bin/plain executable -
+/usr/bin/stripped executable alpha@1.0-1
+/usr/bin/twonotes executable alpha@1.0-1 delta@4.0
+/usr/lib/delta.o relocatable delta@4.0
+/usr/lib/libalpha.so.1 shared-object alpha@1.0-1 dlopen
+/usr/lib/plain.so shared-object -
+/usr/sbin/beta-helper executable beta@2:2.0-1.fc40'
+
+# ---- the directory ----
+run scan --format json $R
+expect_status 0 "directory scan exits 0"
+python3 "$H/inventory.py" "$R" objects withNote withoutNote packages symlinks special unreadable < out > inv
+printf '%s\nobjects=11\nwithNote=9\nwithoutNote=2\npackages=4\nsymlinks=5\nspecial=%s\nunreadable=0\n' \
+        "$EXPECTED_OBJECTS" "$specials" > want
+if diff -u want inv > diff.txt; then pass "directory: exact inventory"; else fail "directory: exact inventory"; sed 's/^/# /' diff.txt; fi
+
+run scan $R
+expect_status 0 "table output exits 0"
+sed -n '1,/^$/p' out > pkgs
+cat > want <<'EOF'
+TYPE  OS      NAME        VERSION       ARCHITECTURE  OBJECTS
+apk   alpine  libgamma++  3.1-r0        x86_64              1
+deb   debian  alpha       1.0-1         amd64               5
+deb   debian  delta       4.0           -                   2
+rpm   fedora  beta        2:2.0-1.fc40  x86_64              2
+
+EOF
+if diff -u want pkgs > diff.txt; then pass "table: packages"; else fail "table: packages"; sed 's/^/# /' diff.txt; fi
+grep -q '^Objects without a package note (2):$' out && grep -q '^  rootfs/usr/lib/plain.so (shared object, x86-64)$' out &&
+        pass "table: objects without a note" || fail "table: objects without a note"
+grep -q '^  ELF objects           11$' out && pass "table: totals" || fail "table: totals"
+
+run scan --format json $R/usr/bin/alpha
+expect_status 0 "a single file"
+python3 "$H/inventory.py" < out | head -n 1 > inv
+expect_out_file() { if [ "$(cat inv)" = "$1" ]; then pass "$2"; else fail "$2" "got '$(cat inv)'"; fi; }
+expect_out_file "rootfs/usr/bin/alpha executable alpha@1.0-1" "single file: its object"
+
+run scan $R/loop1
+expect_status 2 "a symlink PATH is not followed"
+expect_err "is a symbolic link" "says why"
+
+# Deterministic whatever the thread count.
+"$PKGNOTE" scan --format json -j 1 $R > one 2>/dev/null
+"$PKGNOTE" scan --format json -j 7 $R > seven 2>/dev/null
+cmp -s one seven && pass "output independent of the number of threads" || fail "output independent of the number of threads"
+
+# Unreadable files and directories, as a user who cannot read them.
+chmod 000 $R/private
+if command -v setpriv > /dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$PKGNOTE" scan --format json $R > out 2> err
+        STATUS=$?
+        expect_status 1 "unreadable directory: exit 1, the scan goes on"
+        expect_err "pkgnote: 'rootfs/private': cannot open directory: Permission denied, ignoring" "unreadable directory named"
+        python3 "$H/inventory.py" "$R" objects unreadable < out | tail -n 2 > inv
+        expect_out_file "$(printf 'objects=10\nunreadable=1')" "unreadable directory counted, the rest scanned"
+        chmod 755 $R/private
+        chmod 000 $R/private/secret-alpha
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$PKGNOTE" scan --format json $R > out 2> err
+        expect_err "pkgnote: 'rootfs/private/secret-alpha': cannot open: Permission denied, ignoring" "unreadable file named"
+        python3 "$H/inventory.py" "$R" objects unreadable < out | tail -n 2 > inv
+        expect_out_file "$(printf 'objects=10\nunreadable=1')" "unreadable file counted"
+        chmod 644 $R/private/secret-alpha
+else
+        skip "unreadable files and directories" "cannot switch to an unprivileged user (root reads everything)"
+fi
+chmod 755 $R/private
+
+# ---- a compressed tar of the same tree ----
+tar -C $R --exclude=./run/sock -czf rootfs.tar.gz . || fatal "tar"
+run scan --format json rootfs.tar.gz
+expect_status 0 "compressed tar scan exits 0"
+python3 "$H/inventory.py" "" objects withNote packages symlinks special unreadable < out > inv
+printf '%s\nobjects=11\nwithNote=9\npackages=4\nsymlinks=5\nspecial=%s\nunreadable=0\n' \
+        "$EXPECTED_OBJECTS" $((specials - 1)) > want
+if diff -u want inv > diff.txt; then pass "tar.gz: same inventory as the directory"; else fail "tar.gz: same inventory as the directory"; sed 's/^/# /' diff.txt; fi
+"$PKGNOTE" scan --format json $R | python3 -c '
+import json, sys
+for l in sys.stdin:
+    d = json.loads(l)
+    if "path" in d: print(d["path"][len("rootfs"):], d["buildId"], d["packages"], d["dlopen"])' > dir.notes
+python3 -c '
+import json, sys
+for l in open("out"):
+    d = json.loads(l)
+    if "path" in d: print(d["path"], d["buildId"], d["packages"], d["dlopen"])' > tar.notes
+cmp -s dir.notes tar.notes && pass "tar.gz: build-ids and notes equal the directory's" || fail "tar.gz: build-ids and notes equal the directory's"
+
+# ---- a two-layer docker save archive with whiteouts ----
+# The upper layer deletes /usr/bin/gamma, makes /usr/sbin opaque (beta-helper
+# goes, new-helper comes) and replaces /usr/bin/plain with a noted binary.
+U=upper
+mkdir -p $U/usr/bin $U/usr/sbin
+: > $U/usr/bin/.wh.gamma
+: > $U/usr/sbin/.wh..wh..opq
+cp $R/usr/bin/plain $U/usr/sbin/new-helper
+cp $R/usr/bin/beta $U/usr/bin/plain
+rm -f $R/run/sock
+EXPECTED_IMAGE='/private/secret-alpha executable alpha@1.0-1
+/usr/bin/alpha executable alpha@1.0-1
+/usr/bin/beta executable beta@2:2.0-1.fc40
+/usr/bin/plain executable beta@2:2.0-1.fc40
+/usr/bin/stripped executable alpha@1.0-1
+/usr/bin/twonotes executable alpha@1.0-1 delta@4.0
+/usr/lib/delta.o relocatable delta@4.0
+/usr/lib/libalpha.so.1 shared-object alpha@1.0-1 dlopen
+/usr/lib/plain.so shared-object -
+/usr/sbin/new-helper executable -
+objects=10
+packages=3
+whitedOut=2'
+python3 "$H/images.py" docker docker.tar $R $U || fatal "cannot build the docker archive"
+run scan --format json docker.tar
+expect_status 0 "docker save archive scan exits 0"
+python3 "$H/inventory.py" "" objects packages whitedOut < out > inv
+printf '%s\n' "$EXPECTED_IMAGE" > want
+if diff -u want inv > diff.txt; then pass "docker save: merged view, whiteouts honoured"; else fail "docker save: merged view, whiteouts honoured"; sed 's/^/# /' diff.txt; fi
+grep -q '"path":"/usr/bin/gamma"' out && fail "docker save: whited-out binary not listed" || pass "docker save: whited-out binary not listed"
+cat docker.tar | "$PKGNOTE" scan --format json - > out2 2>&1
+python3 "$H/inventory.py" "" objects packages whitedOut < out2 > inv
+if diff -u want inv > diff.txt; then pass "docker save from a pipe"; else fail "docker save from a pipe"; sed 's/^/# /' diff.txt; fi
+
+# ---- OCI layout, directory and tar ----
+python3 "$H/images.py" oci oci $R $U || fatal "cannot build the OCI layout"
+run scan --format json oci
+expect_status 0 "OCI layout directory scan exits 0"
+python3 "$H/inventory.py" "" objects packages whitedOut < out > inv
+if diff -u want inv > diff.txt; then pass "OCI layout: merged view, whiteouts honoured"; else fail "OCI layout: merged view, whiteouts honoured"; sed 's/^/# /' diff.txt; fi
+tar -C oci -cf oci.tar . || fatal "tar"
+run scan --format json oci.tar
+python3 "$H/inventory.py" "" objects packages whitedOut < out > inv
+if diff -u want inv > diff.txt; then pass "OCI layout tar: merged view"; else fail "OCI layout tar: merged view"; sed 's/^/# /' diff.txt; fi
+
+# Hostile member names never escape: ".." is refused, "/" and "./" stripped.
+python3 - <<'PY'
+import io, tarfile
+with tarfile.open("evil.tar", "w") as t:
+    for name in ("../../etc/evil", "/abs/x", "./a/./b//c", "a/../../x"):
+        data = b"x"
+        i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))
+    with open("rootfs/usr/bin/alpha", "rb") as f:
+        data = f.read()
+    i = tarfile.TarInfo("/./usr//bin/../alpha-escape"); i.size = len(data); t.addfile(i, io.BytesIO(data))
+    i = tarfile.TarInfo("ok/alpha"); i.size = len(data); t.addfile(i, io.BytesIO(data))
+PY
+run scan --format json evil.tar
+expect_status 1 "hostile names: exit 1"
+expect_err "'../../etc/evil': unsafe member name, skipped" "'..' refused"
+python3 "$H/inventory.py" "" files unreadable < out > inv
+expect_out_file "$(printf '/ok/alpha executable alpha@1.0-1\nfiles=3\nunreadable=3')" "hostile names: normalised paths"
+
+# ---- SBOMs ----
+run scan --format spdx -o doc.spdx.json $R
+expect_status 0 "SPDX exits 0"
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx $R > s1.json 2>/dev/null
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx -j 1 $R > s2.json 2>/dev/null
+cmp -s s1.json s2.json && pass "SPDX: reproducible with SOURCE_DATE_EPOCH" || fail "SPDX: reproducible with SOURCE_DATE_EPOCH"
+"$PKGNOTE" scan --format spdx $R > s3.json 2>/dev/null
+python3 - <<'PY' && pass "SPDX: only creation time and namespace vary" || fail "SPDX: only creation time and namespace vary"
+import json
+a, b = json.load(open("s1.json")), json.load(open("doc.spdx.json"))
+assert a["creationInfo"]["created"] == "2023-11-14T22:13:20Z", a["creationInfo"]
+for d in (a, b):
+    del d["creationInfo"]["created"], d["documentNamespace"]
+assert a == b
+PY
+python3 - <<'PY' && pass "SPDX: packages, purls, CPEs, files" || fail "SPDX: packages, purls, CPEs, files"
+import json
+d = json.load(open("s1.json"))
+pk = {p["name"]: p for p in d["packages"]}
+assert sorted(pk) == ["alpha", "beta", "delta", "libgamma++"], sorted(pk)
+refs = lambda p: {(r["referenceType"], r["referenceLocator"]) for r in p.get("externalRefs", [])}
+assert refs(pk["alpha"]) == {("purl", "pkg:deb/debian/alpha@1.0-1?arch=amd64&distro=debian-12"),
+                             ("cpe23Type", "cpe:2.3:a:example:alpha:1.0:*:*:*:*:*:*:*")}, refs(pk["alpha"])
+assert refs(pk["beta"]) == {("purl", "pkg:rpm/fedora/beta@2.0-1.fc40?arch=x86_64&distro=fedora-40&epoch=2"),
+                            ("cpe23Type", "cpe:2.3:o:fedoraproject:fedora:40:*:*:*:*:*:*:*")}, refs(pk["beta"])
+assert refs(pk["libgamma++"]) == {("purl", "pkg:apk/alpine/libgamma%2B%2B@3.1-r0?arch=x86_64&distro=alpine-3.19")}
+assert refs(pk["delta"]) == {("purl", "pkg:deb/debian/delta@4.0?distro=debian")}, refs(pk["delta"])
+files = {f["SPDXID"]: f["fileName"] for f in d["files"]}
+ev = sorted(files[r["relatedSpdxElement"]] for r in d["relationships"]
+            if r["spdxElementId"] == pk["alpha"]["SPDXID"] and r["relationshipType"] == "OTHER")
+assert ev == ["./rootfs/private/secret-alpha", "./rootfs/usr/bin/alpha", "./rootfs/usr/bin/stripped",
+              "./rootfs/usr/bin/twonotes", "./rootfs/usr/lib/libalpha.so.1"], ev
+for f in d["files"]:
+    assert [c["algorithm"] for c in f["checksums"]] == ["SHA1", "SHA256"]
+PY
+sha=$(sha256sum $R/usr/bin/beta | cut -d' ' -f1)
+grep -q "$sha" s1.json && pass "SPDX: SHA-256 matches sha256sum" || fail "SPDX: SHA-256 matches sha256sum"
+sha=$(sha1sum $R/usr/lib/delta.o | cut -d' ' -f1)
+grep -q "$sha" s1.json && pass "SPDX: SHA-1 matches sha1sum" || fail "SPDX: SHA-1 matches sha1sum"
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx docker.tar > sd.json 2>/dev/null
+grep -q "$(sha256sum $R/usr/bin/beta | cut -d' ' -f1)" sd.json && pass "SPDX of an image: member checksums" ||
+        fail "SPDX of an image: member checksums"
+
+run scan --format cyclonedx -o doc.cdx.json docker.tar
+expect_status 0 "CycloneDX exits 0"
+python3 - <<'PY' && pass "CycloneDX: components, purls, evidence" || fail "CycloneDX: components, purls, evidence"
+import json
+d = json.load(open("doc.cdx.json"))
+c = {x["name"]: x for x in d["components"]}
+assert sorted(c) == ["alpha", "beta", "delta"], sorted(c)
+assert c["beta"]["purl"] == "pkg:rpm/fedora/beta@2.0-1.fc40?arch=x86_64&distro=fedora-40&epoch=2"
+assert c["beta"]["cpe"] == "cpe:2.3:o:fedoraproject:fedora:40:*:*:*:*:*:*:*"
+assert [o["location"] for o in c["beta"]["evidence"]["occurrences"]] == ["/usr/bin/beta", "/usr/bin/plain"]
+PY
+
+schemas="$SRCDIR/../shared/schemas"
+if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
+        skip "SBOMs validate against the official schemas" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
+elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+        skip "SBOMs validate against the official schemas" "node and npm are not installed"
+else
+        ajv="${BUILDDIR:-$HOME}/npm-ajv"
+        if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
+                npm install --silent --no-audit --no-fund --prefix "$ajv" ajv ajv-formats > npm.log 2>&1
+        fi
+        if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
+                skip "SBOMs validate against the official schemas" "cannot install ajv from npm: $(tail -n 1 npm.log)"
+        else
+                "$PKGNOTE" scan --format cyclonedx $R > r.cdx.json 2>/dev/null
+                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx; do
+                        if node "$H/validate.js" "$ajv" "$schemas" "${f#*:}" "${f%%:*}" > v.txt 2>&1; then
+                                pass "${f%%:*} validates against the ${f#*:} schema"
+                        else
+                                fail "${f%%:*} validates against the ${f#*:} schema"; sed 's/^/# /' v.txt | head -n 20
+                        fi
+                done
+                node "$H/validate.js" "$ajv" "$schemas" cyclonedx r.cdx.json > v.txt 2>&1 &&
+                        pass "CycloneDX of a directory validates" || { fail "CycloneDX of a directory validates"; sed 's/^/# /' v.txt | head; }
+                echo '{"spdxVersion":"SPDX-2.3"}' > bad.json
+                node "$H/validate.js" "$ajv" "$schemas" spdx bad.json > /dev/null 2>&1 &&
+                        fail "the validator rejects an incomplete document" || pass "the validator rejects an incomplete document"
+        fi
+fi
+
+# ---- this machine's /usr against readelf -n ----
+if [ -d /usr ] && command -v readelf > /dev/null; then
+        python3 "$H/usr-crosscheck.py" "$PKGNOTE" /usr > cross.txt 2>&1
+        while IFS= read -r line; do
+                case $line in
+                "ok - "*) pass "/usr: ${line#ok - }" ;;
+                "not ok - "*) fail "/usr: ${line#not ok - }" ;;
+                *) echo "$line" ;;
+                esac
+        done < cross.txt
+else
+        skip "/usr against readelf -n" "readelf not installed"
+fi
+
+finish

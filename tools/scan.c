@@ -1,2 +1,448 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* pkgnote scan: the ELF objects and package notes of trees, archives and
+ * images, as a table, JSON lines, SPDX or CycloneDX. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
 #include "tool.h"
-int cmd_scan(int argc, char **argv) { return tool_fail("scan: not built yet"); }
+
+enum { FMT_TABLE, FMT_JSON, FMT_SPDX, FMT_CYCLONEDX };
+
+struct scan_opts {
+        int format;
+        const char *output;
+        unsigned flags;
+        unsigned threads;
+        int progress; /* -1: when stderr is a terminal */
+        char **inputs;
+        int n_inputs;
+};
+
+static bool progress_shown;
+
+static void show_progress(void *userdata, uint64_t files, uint64_t bytes) {
+        (void)userdata;
+        fprintf(stderr, "\r%s: scanning: %llu files, %.1f MiB\033[K", program_name, (unsigned long long)files,
+                (double)bytes / (1024.0 * 1024.0));
+        fflush(stderr);
+        progress_shown = true;
+}
+
+static void clear_progress(void) {
+        if (progress_shown) {
+                fputs("\r\033[K", stderr);
+                progress_shown = false;
+        }
+}
+
+static const char *architecture(const pkgnote_scan_object *o, char *buf, size_t len) {
+        const char *m = pkgnote_machine_name(pkgnote_scan_object_machine(o), pkgnote_scan_object_class(o));
+        if (m)
+                return m;
+        snprintf(buf, len, "machine-%u", pkgnote_scan_object_machine(o));
+        return buf;
+}
+
+/* S escaped for a terminal, malloc()ed. */
+static char *escaped(const char *s) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        tool_print_escaped(f, s ? s : "-");
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* Width in columns, counting UTF-8 sequences as one. */
+static size_t width(const char *s) {
+        size_t n = 0;
+        for (; *s; s++)
+                n += ((unsigned char)*s & 0xc0) != 0x80;
+        return n;
+}
+
+static void pad(FILE *f, const char *s, size_t w) {
+        fputs(s, f);
+        for (size_t n = width(s); n < w; n++)
+                fputc(' ', f);
+}
+
+static int cmp_ptr(const void *a, const void *b) {
+        uintptr_t x = (uintptr_t) * (const void *const *)a, y = (uintptr_t) * (const void *const *)b;
+        return x < y ? -1 : x > y;
+}
+
+static const char *const columns[] = {"type", "os", "name", "version", "architecture"};
+#define NCOLS 5
+
+struct row {
+        char *cell[NCOLS];
+        size_t objects;
+};
+
+static void print_table(FILE *f, const pkgnote_scan *s) {
+        size_t np = pkgnote_scan_package_count(s);
+        struct row *rows = calloc(np ? np : 1, sizeof *rows);
+        size_t nr = 0;
+        size_t w[NCOLS + 1] = {4, 2, 4, 7, 12, 7};
+        /* Packages that differ only in keys the table does not show
+         * (osVersion, CPEs, ...) are one row. */
+        for (size_t i = 0; rows && i < np;) {
+                const pkgnote_metadata *m = pkgnote_scan_package(s, i);
+                size_t e = i + 1;
+                while (e < np) {
+                        const pkgnote_metadata *x = pkgnote_scan_package(s, e);
+                        bool same = true;
+                        for (int k = 0; k < NCOLS && same; k++) {
+                                const char *a = pkgnote_metadata_get(m, columns[k]), *b = pkgnote_metadata_get(x, columns[k]);
+                                same = !strcmp(a ? a : "", b ? b : "");
+                        }
+                        if (!same)
+                                break;
+                        e++;
+                }
+                size_t n = 0;
+                for (size_t q = i; q < e; q++)
+                        n += pkgnote_scan_package_object_count(s, q);
+                const void **objs = calloc(n ? n : 1, sizeof *objs);
+                size_t k = 0;
+                for (size_t q = i; objs && q < e; q++)
+                        for (size_t j = 0; j < pkgnote_scan_package_object_count(s, q); j++)
+                                objs[k++] = pkgnote_scan_package_object(s, q, j);
+                size_t distinct = 0;
+                if (objs) {
+                        qsort(objs, k, sizeof *objs, cmp_ptr);
+                        for (size_t q = 0; q < k; q++)
+                                distinct += q == 0 || objs[q] != objs[q - 1];
+                }
+                free(objs);
+                struct row *r = &rows[nr++];
+                r->objects = distinct;
+                for (int c = 0; c < NCOLS; c++) {
+                        const char *v = pkgnote_metadata_get(m, columns[c]);
+                        r->cell[c] = escaped(v && *v ? v : "-");
+                        if (r->cell[c] && width(r->cell[c]) > w[c])
+                                w[c] = width(r->cell[c]);
+                }
+                i = e;
+        }
+        if (nr == 0)
+                fputs("No package notes found.\n", f);
+        else {
+                static const char *const heads[] = {"TYPE", "OS", "NAME", "VERSION", "ARCHITECTURE"};
+                for (int c = 0; c < NCOLS; c++) {
+                        pad(f, heads[c], w[c]);
+                        fputs("  ", f);
+                }
+                fputs("OBJECTS\n", f);
+                for (size_t i = 0; i < nr; i++) {
+                        for (int c = 0; c < NCOLS; c++) {
+                                pad(f, rows[i].cell[c] ? rows[i].cell[c] : "?", w[c]);
+                                fputs("  ", f);
+                        }
+                        fprintf(f, "%7zu\n", rows[i].objects);
+                }
+        }
+        for (size_t i = 0; i < nr; i++)
+                for (int c = 0; c < NCOLS; c++)
+                        free(rows[i].cell[c]);
+        free(rows);
+
+        pkgnote_scan_stats st;
+        pkgnote_scan_get_stats(s, &st);
+        if (st.without_note > 0) {
+                fprintf(f, "\nObjects without a package note (%llu):\n", (unsigned long long)st.without_note);
+                for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                        const pkgnote_scan_object *o = pkgnote_scan_object_get(s, i);
+                        if (pkgnote_scan_object_package_count(o))
+                                continue;
+                        char buf[32];
+                        fputs("  ", f);
+                        tool_print_escaped(f, pkgnote_scan_object_path(o));
+                        fprintf(f, " (%s, %s)\n", pkgnote_scan_object_kind(o), architecture(o, buf, sizeof buf));
+                }
+        }
+        fprintf(f,
+                "\nTotals:\n"
+                "  packages              %llu\n"
+                "  ELF objects           %llu\n"
+                "    with a package note %llu\n"
+                "    without             %llu\n"
+                "    malformed notes     %llu\n"
+                "  regular files         %llu (%llu bytes)\n"
+                "  directories           %llu\n"
+                "  symbolic links        %llu (not followed)\n"
+                "  special files         %llu (not opened)\n"
+                "  unreadable            %llu\n",
+                (unsigned long long)st.packages, (unsigned long long)st.objects,
+                (unsigned long long)st.with_note, (unsigned long long)st.without_note,
+                (unsigned long long)st.malformed, (unsigned long long)st.files, (unsigned long long)st.bytes,
+                (unsigned long long)st.directories, (unsigned long long)st.symlinks,
+                (unsigned long long)st.special, (unsigned long long)st.unreadable);
+        if (st.other_fs)
+                fprintf(f, "  other file systems    %llu (not entered)\n", (unsigned long long)st.other_fs);
+        if (st.whited_out)
+                fprintf(f, "  whited out            %llu (image layers)\n", (unsigned long long)st.whited_out);
+}
+
+static void print_json(FILE *f, const pkgnote_scan *s, char **inputs) {
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                const pkgnote_scan_object *o = pkgnote_scan_object_get(s, i);
+                char buf[32];
+                fputs("{\"path\":", f);
+                tool_print_json_string(f, pkgnote_scan_object_path(o));
+                fputs(",\"input\":", f);
+                tool_print_json_string(f, inputs[pkgnote_scan_object_input(o)]);
+                fprintf(f, ",\"elfType\":\"%s\",\"elfClass\":%d,\"byteOrder\":\"%s\",\"architecture\":",
+                        pkgnote_scan_object_kind(o), pkgnote_scan_object_class(o),
+                        pkgnote_scan_object_big_endian(o) ? "big" : "little");
+                tool_print_json_string(f, architecture(o, buf, sizeof buf));
+                fprintf(f, ",\"machine\":%u", pkgnote_scan_object_machine(o));
+                const char *id = pkgnote_scan_object_build_id(o);
+                if (id)
+                        fprintf(f, ",\"buildId\":\"%s\"", id);
+                else
+                        fputs(",\"buildId\":null", f);
+                /* The notes as stored: the parser accepted them as JSON. */
+                fputs(",\"packages\":[", f);
+                for (size_t k = 0; k < pkgnote_scan_object_package_count(o); k++)
+                        fprintf(f, "%s%s", k ? "," : "", pkgnote_scan_object_package_json(o, k));
+                fputs("],\"dlopen\":[", f);
+                size_t printed = 0;
+                for (size_t k = 0; k < pkgnote_scan_object_dlopen_count(o); k++) {
+                        const char *j = pkgnote_scan_object_dlopen_json(o, k);
+                        size_t len = strlen(j);
+                        if (len > 2)
+                                fprintf(f, "%s%.*s", printed++ ? "," : "", (int)(len - 2), j + 1);
+                }
+                fputs("]", f);
+                if (pkgnote_scan_object_problem_count(o)) {
+                        fputs(",\"problems\":[", f);
+                        for (size_t k = 0; k < pkgnote_scan_object_problem_count(o); k++) {
+                                if (k)
+                                        fputc(',', f);
+                                tool_print_json_string(f, pkgnote_scan_object_problem(o, k));
+                        }
+                        fputc(']', f);
+                }
+                fputs("}\n", f);
+        }
+        pkgnote_scan_stats st;
+        pkgnote_scan_get_stats(s, &st);
+        fprintf(f,
+                "{\"summary\":{\"inputs\":%llu,\"objects\":%llu,\"withNote\":%llu,\"withoutNote\":%llu,"
+                "\"malformed\":%llu,\"packages\":%llu,\"files\":%llu,\"bytes\":%llu,\"directories\":%llu,"
+                "\"symlinks\":%llu,\"special\":%llu,\"unreadable\":%llu,\"otherFileSystems\":%llu,"
+                "\"whitedOut\":%llu,\"problems\":%zu}}\n",
+                (unsigned long long)st.inputs, (unsigned long long)st.objects, (unsigned long long)st.with_note,
+                (unsigned long long)st.without_note, (unsigned long long)st.malformed,
+                (unsigned long long)st.packages, (unsigned long long)st.files, (unsigned long long)st.bytes,
+                (unsigned long long)st.directories, (unsigned long long)st.symlinks,
+                (unsigned long long)st.special, (unsigned long long)st.unreadable,
+                (unsigned long long)st.other_fs, (unsigned long long)st.whited_out,
+                pkgnote_scan_problem_count(s));
+}
+
+/* Writes the report to the output: standard output, or a temporary file
+ * beside FILE renamed over it once complete. */
+static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
+        char *sbom = NULL;
+        if (o->format == FMT_SPDX || o->format == FMT_CYCLONEDX) {
+                pkgnote_sbom_options so = {.created = -1, .name = o->n_inputs == 1 ? o->inputs[0] : NULL};
+                const char *sde = getenv("SOURCE_DATE_EPOCH");
+                if (sde && *sde) {
+                        char *end;
+                        errno = 0;
+                        long long t = strtoll(sde, &end, 10);
+                        if (errno || *end || t < 0)
+                                return tool_fail("scan: SOURCE_DATE_EPOCH '%s' is not a number of seconds", sde);
+                        so.created = t;
+                        so.reproducible = 1;
+                }
+                int r = pkgnote_sbom_write(s, o->format == FMT_SPDX ? PKGNOTE_SBOM_SPDX : PKGNOTE_SBOM_CYCLONEDX, &so,
+                                           &sbom);
+                if (r < 0)
+                        return tool_error(o->output ? o->output : "-", "cannot write the SBOM", r);
+        }
+        FILE *f = stdout;
+        char *tmp = NULL;
+        if (o->output && strcmp(o->output, "-") != 0) {
+                if (asprintf(&tmp, "%s.XXXXXX", o->output) < 0) {
+                        free(sbom);
+                        return tool_fail("out of memory");
+                }
+                int fd = mkostemp(tmp, O_CLOEXEC);
+                if (fd < 0 || !(f = fdopen(fd, "w"))) {
+                        int r = tool_fail("'%s': cannot create: %s", o->output, strerror(errno));
+                        if (fd >= 0) {
+                                close(fd);
+                                unlink(tmp);
+                        }
+                        free(tmp);
+                        free(sbom);
+                        return r;
+                }
+                (void)fchmod(fd, 0644);
+        }
+        if (sbom) {
+                fputs(sbom, f);
+                fputc('\n', f);
+        } else if (o->format == FMT_JSON)
+                print_json(f, s, o->inputs);
+        else
+                print_table(f, s);
+        free(sbom);
+        int r = EXIT_OK;
+        if (f == stdout) {
+                if (fflush(stdout) != 0 || ferror(stdout))
+                        r = tool_fail("cannot write output: %s", strerror(errno));
+        } else {
+                if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0)
+                        r = tool_fail("'%s': cannot write: %s", o->output, strerror(errno));
+                if (fclose(f) != 0 && r == EXIT_OK)
+                        r = tool_fail("'%s': cannot write: %s", o->output, strerror(errno));
+                if (r == EXIT_OK && rename(tmp, o->output) < 0)
+                        r = tool_fail("'%s': cannot write: %s", o->output, strerror(errno));
+                if (r != EXIT_OK)
+                        unlink(tmp);
+        }
+        free(tmp);
+        return r;
+}
+
+static void print_problem(const char *path, const char *msg) {
+        fprintf(stderr, "%s: '", program_name);
+        tool_print_escaped(stderr, path);
+        fputs("': ", stderr);
+        tool_print_escaped(stderr, msg);
+        fputs(", ignoring\n", stderr);
+}
+
+static void scan_help(void) {
+        printf("Usage: pkgnote scan [--format table|json|spdx|cyclonedx] [-o FILE] [--one-file-system] PATH...\n"
+               "\n"
+               "Inventory the ELF objects and package notes of directory trees, files,\n"
+               "tar archives of root filesystems, 'docker save' archives and OCI image\n"
+               "layouts (directory or tar).  Images are reported as their merged\n"
+               "filesystem.  Symbolic links are never followed.  PATH '-' reads an\n"
+               "archive from standard input.\n"
+               "\n"
+               "  -f, --format FORMAT    table (default), json (one object per line and a\n"
+               "                         summary line), spdx (SPDX 2.3), cyclonedx (1.5)\n"
+               "  -o, --output FILE      write the report to FILE instead of standard output\n"
+               "  -x, --one-file-system  do not enter directories on other file systems\n"
+               "  -j, --threads N        worker threads (default: one per CPU)\n"
+               "      --progress / --no-progress\n"
+               "                         progress line on standard error (default: when it\n"
+               "                         is a terminal)\n"
+               "  -h, --help             show this help\n"
+               "\n"
+               "SOURCE_DATE_EPOCH, when set, fixes the SBOM creation time and makes its\n"
+               "namespace or serial number reproducible.\n"
+               "\n"
+               "Exit status: 0 everything was read, 1 some files could not be read or\n"
+               "hold malformed notes (they are named on standard error), 2 a PATH could\n"
+               "not be scanned or the report not written.\n");
+}
+
+int cmd_scan(int argc, char **argv) {
+        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS };
+        static const struct option longopts[] = {
+                {"format", required_argument, NULL, 'f'},
+                {"output", required_argument, NULL, 'o'},
+                {"one-file-system", no_argument, NULL, 'x'},
+                {"threads", required_argument, NULL, 'j'},
+                {"progress", no_argument, NULL, OPT_PROGRESS},
+                {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+                {"help", no_argument, NULL, 'h'},
+                {0},
+        };
+        struct scan_opts o = {.format = FMT_TABLE, .progress = -1};
+        int c;
+        while ((c = getopt_long(argc, argv, "f:o:xj:h", longopts, NULL)) >= 0)
+                switch (c) {
+                case 'f':
+                        if (!strcmp(optarg, "table"))
+                                o.format = FMT_TABLE;
+                        else if (!strcmp(optarg, "json"))
+                                o.format = FMT_JSON;
+                        else if (!strcmp(optarg, "spdx") || !strcmp(optarg, "spdx-json"))
+                                o.format = FMT_SPDX;
+                        else if (!strcmp(optarg, "cyclonedx") || !strcmp(optarg, "cyclonedx-json"))
+                                o.format = FMT_CYCLONEDX;
+                        else
+                                return tool_fail("scan: unknown format '%s' (table, json, spdx, cyclonedx)", optarg);
+                        break;
+                case 'o': o.output = optarg; break;
+                case 'x': o.flags |= PKGNOTE_SCAN_ONE_FILE_SYSTEM; break;
+                case 'j': {
+                        char *end;
+                        long n = strtol(optarg, &end, 10);
+                        if (*end || n < 1 || n > 64)
+                                return tool_fail("scan: --threads takes a number from 1 to 64");
+                        o.threads = (unsigned)n;
+                        break;
+                }
+                case OPT_PROGRESS: o.progress = 1; break;
+                case OPT_NO_PROGRESS: o.progress = 0; break;
+                case 'h': scan_help(); return EXIT_OK;
+                default: return EXIT_FAILURE_;
+                }
+        if (optind >= argc)
+                return tool_fail("scan: no PATH given (see 'pkgnote scan --help')");
+        o.inputs = argv + optind;
+        o.n_inputs = argc - optind;
+        if (o.format == FMT_SPDX)
+                o.flags |= PKGNOTE_SCAN_CHECKSUMS; /* SPDX files need them */
+        if (o.progress < 0)
+                o.progress = isatty(STDERR_FILENO);
+
+        pkgnote_scan_options so = {.flags = o.flags, .threads = o.threads};
+        if (o.progress)
+                so.progress = show_progress;
+        pkgnote_scan *s;
+        int r = pkgnote_scan_new(&so, &s);
+        if (r < 0)
+                return tool_error("scan", "cannot start", r);
+        int ret = EXIT_OK;
+        for (int i = 0; i < o.n_inputs; i++) {
+                r = pkgnote_scan_add(s, o.inputs[i]);
+                if (r < 0) {
+                        clear_progress();
+                        tool_error(o.inputs[i], "cannot scan", r);
+                        ret = EXIT_FAILURE_;
+                }
+        }
+        clear_progress();
+        for (size_t i = 0; i < pkgnote_scan_problem_count(s); i++) {
+                const char *path;
+                const char *msg = pkgnote_scan_problem(s, i, &path, NULL);
+                print_problem(path, msg);
+                if (ret == EXIT_OK)
+                        ret = EXIT_NOTFOUND;
+        }
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                for (size_t k = 0; k < pkgnote_scan_object_problem_count(ob); k++) {
+                        print_problem(pkgnote_scan_object_path(ob), pkgnote_scan_object_problem(ob, k));
+                        if (ret == EXIT_OK)
+                                ret = EXIT_NOTFOUND;
+                }
+        }
+        r = write_report(&o, s);
+        pkgnote_scan_free(s);
+        return r != EXIT_OK ? r : ret;
+}
