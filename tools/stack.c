@@ -14,8 +14,53 @@
 #include "tool.h"
 
 #if HAVE_LIBDW
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+
+/* libdw is loaded with dlopen() in the unwinding child only: linking it
+ * would make every pkgnote start pay for loading it and its dependencies,
+ * though only stack traces need it. */
+#define DW_FUNCS(X)                                                                            \
+        X(dwfl_addrmodule) X(dwfl_begin) X(dwfl_build_id_find_elf) X(dwfl_core_file_attach)    \
+        X(dwfl_core_file_report) X(dwfl_errmsg) X(dwfl_frame_pc) X(dwfl_getthreads)            \
+        X(dwfl_module_addrname) X(dwfl_module_info) X(dwfl_report_end)                         \
+        X(dwfl_standard_find_debuginfo) X(dwfl_thread_getframes) X(dwfl_thread_tid) X(elf_begin) \
+        X(elf_version)
+static struct {
+#define FIELD(f) __typeof__(f) *f;
+        DW_FUNCS(FIELD)
+#undef FIELD
+} dw;
+
+static const char *load_libdw(void) {
+        void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+                return "elfutils libdw (libdw.so.1) is not installed";
+#define LOAD(f)                                      \
+        if (!(dw.f = (__typeof__(f) *)dlsym(h, #f))) \
+                return "libdw lacks " #f;
+        DW_FUNCS(LOAD)
+#undef LOAD
+        return NULL;
+}
+
+#define dwfl_addrmodule dw.dwfl_addrmodule
+#define dwfl_begin dw.dwfl_begin
+#define dwfl_build_id_find_elf dw.dwfl_build_id_find_elf
+#define dwfl_core_file_attach dw.dwfl_core_file_attach
+#define dwfl_core_file_report dw.dwfl_core_file_report
+#define dwfl_errmsg dw.dwfl_errmsg
+#define dwfl_frame_pc dw.dwfl_frame_pc
+#define dwfl_getthreads dw.dwfl_getthreads
+#define dwfl_module_addrname dw.dwfl_module_addrname
+#define dwfl_module_info dw.dwfl_module_info
+#define dwfl_report_end dw.dwfl_report_end
+#define dwfl_standard_find_debuginfo dw.dwfl_standard_find_debuginfo
+#define dwfl_thread_getframes dw.dwfl_thread_getframes
+#define dwfl_thread_tid dw.dwfl_thread_tid
+#define elf_begin dw.elf_begin
+#define elf_version dw.elf_version
 
 #define UNWIND_TIMEOUT_MS 20000
 
@@ -61,14 +106,20 @@ static int thread_cb(Dwfl_Thread *thread, void *userdata) {
 
 static void unwind_child(int outfd, const char *path, const char *exe, bool all) {
         static char *debuginfo_path = NULL;
-        static const Dwfl_Callbacks callbacks = {
+        FILE *out = fdopen(outfd, "w");
+        if (!out)
+                _exit(3);
+        const char *missing = load_libdw();
+        if (missing) {
+                fprintf(out, "E\t%s\n", missing);
+                fclose(out);
+                _exit(0);
+        }
+        const Dwfl_Callbacks callbacks = {
                 .find_elf = dwfl_build_id_find_elf,
                 .find_debuginfo = dwfl_standard_find_debuginfo,
                 .debuginfo_path = &debuginfo_path,
         };
-        FILE *out = fdopen(outfd, "w");
-        if (!out)
-                _exit(3);
         /* Offline by design: never let libdw ask a debuginfod server. */
         unsetenv("DEBUGINFOD_URLS");
         elf_version(EV_CURRENT);
