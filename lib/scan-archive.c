@@ -1,0 +1,767 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Archives: a tar (or cpio) of a root filesystem, a "docker save"
+ * archive, and OCI image layouts, as an archive or a directory.
+ *
+ * Archives are streams (libarchive).  An ELF member is read whole into
+ * memory up to a size cap (the notes may be found only through the section
+ * headers at its end) and handed to the workers; the in-flight bytes are
+ * bounded.  Larger members are read as a prefix only.  Every member of a
+ * layer becomes an entry (scan-layers.c merges them), and the image's
+ * manifest, which gives the order of its layers, is kept when met.
+ */
+#include "config.h"
+
+#if HAVE_LIBARCHIVE
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "scan-private.h"
+
+#define HEAD 4096u
+
+/* Where an inner archive (an image layer) reads from: a byte range of a
+ * file, which can be skipped without reading, or the current member of
+ * the outer archive, after the bytes already peeked at. */
+struct source {
+        int fd;
+        uint64_t off, len, pos;
+        struct archive *outer;
+        const uint8_t *peek;
+        size_t peek_len;
+        uint8_t *buf;
+};
+
+static la_ssize_t source_read(struct archive *a, void *data, const void **out) {
+        struct source *src = data;
+        if (src->peek_len) {
+                *out = src->peek;
+                la_ssize_t n = (la_ssize_t)src->peek_len;
+                src->peek_len = 0;
+                return n;
+        }
+        if (src->outer) {
+                la_ssize_t n = archive_read_data(src->outer, src->buf, IO_CHUNK);
+                if (n < 0)
+                        archive_set_error(a, EIO, "%s", archive_error_string(src->outer));
+                *out = src->buf;
+                return n < 0 ? -1 : n;
+        }
+        uint64_t want = src->len - src->pos < IO_CHUNK ? src->len - src->pos : IO_CHUNK;
+        if (want == 0)
+                return 0;
+        ssize_t n;
+        do
+                n = pread(src->fd, src->buf, want, (off_t)(src->off + src->pos));
+        while (n < 0 && errno == EINTR);
+        if (n < 0) {
+                archive_set_error(a, errno, "read failed: %s", strerror(errno));
+                return -1;
+        }
+        src->pos += (uint64_t)n;
+        *out = src->buf;
+        return n;
+}
+
+static la_int64_t source_skip(struct archive *a, void *data, la_int64_t request) {
+        struct source *src = data;
+        if (src->outer || src->peek_len || request <= 0)
+                return 0;
+        uint64_t k = src->len - src->pos < (uint64_t)request ? src->len - src->pos : (uint64_t)request;
+        src->pos += k;
+        return (la_int64_t)k;
+}
+
+struct actx {
+        pkgnote_scan *s;
+        struct pool *pool;
+        size_t input;
+        const char *display; /* the input, for problems about the archive itself */
+        uint8_t head[HEAD];
+        /* small JSON members of an image archive, by path */
+        char **meta_names;
+        char **meta_data;
+        size_t *meta_len;
+        size_t n_meta;
+        struct layer *layers;
+        size_t n_layers;
+};
+
+static la_ssize_t read_fully(struct archive *a, void *buf, size_t len) {
+        size_t done = 0;
+        while (done < len) {
+                la_ssize_t n = archive_read_data(a, (uint8_t *)buf + done, len - done);
+                if (n < 0)
+                        return n;
+                if (n == 0)
+                        break;
+                done += (size_t)n;
+        }
+        return (la_ssize_t)done;
+}
+
+static void member_problem(struct actx *c, const char *norm, int err, const char *what) {
+        char *abs = pn_scan_join("/", norm);
+        pn_scan_add_problem(c->s, c->input, abs ? abs : norm, err, "%s", what);
+        free(abs);
+}
+
+/* A regular file member: only its first bytes unless it is ELF. */
+static int member_file(struct actx *c, struct archive *a, struct archive_entry *ent, struct entry *e) {
+        pkgnote_scan *s = c->s;
+        int64_t size = archive_entry_size_is_set(ent) ? archive_entry_size(ent) : -1;
+        e->size = size > 0 ? (uint64_t)size : 0;
+        atomic_fetch_add(&s->prog_files, 1);
+        if (size == 0)
+                return 0;
+        la_ssize_t n = read_fully(a, c->head, HEAD);
+        if (n < 0) {
+                member_problem(c, e->path, -EIO, archive_error_string(a));
+                atomic_fetch_add(&s->c.unreadable, 1);
+                return n == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
+        }
+        if (n < 4 || memcmp(c->head, "\177ELF", 4) != 0)
+                return 0;
+        if (size < 0)
+                size = (int64_t)s->opts.max_member + 1; /* unknown: read up to the cap */
+        uint64_t want = (uint64_t)size < s->opts.max_member ? (uint64_t)size : s->opts.max_member;
+        if (want < (uint64_t)n)
+                want = (uint64_t)n;
+        char *abs = pn_scan_join("/", e->path);
+        struct pkgnote_scan_object *o = abs ? pn_scan_object_new(abs, c->input) : NULL;
+        free(abs);
+        uint8_t *buf = o ? malloc(want) : NULL;
+        if (!buf) {
+                pn_scan_object_free(o);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        memcpy(buf, c->head, (size_t)n);
+        la_ssize_t m = (uint64_t)n < want ? read_fully(a, buf + n, want - (uint64_t)n) : 0;
+        if (m < 0) {
+                member_problem(c, e->path, -EIO, archive_error_string(a));
+                atomic_fetch_add(&s->c.unreadable, 1);
+                free(buf);
+                pn_scan_object_free(o);
+                return 0;
+        }
+        size_t got = (size_t)n + (size_t)m;
+        bool partial = got < (uint64_t)size && got == want;
+        if (s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) {
+                /* Checksums need every byte, also past the cap; only
+                 * objects with a note keep them, which the worker
+                 * decides later, so all ELF members are summed. */
+                struct pn_sums sum;
+                pn_sums_init(&sum);
+                pn_sums_update(&sum, buf, got);
+                uint8_t tmp[16384];
+                for (;;) {
+                        la_ssize_t k = archive_read_data(a, tmp, sizeof tmp);
+                        if (k <= 0) {
+                                if (k == 0) {
+                                        pn_sums_final(&sum, o->sha1, o->sha256);
+                                        o->has_sums = true;
+                                }
+                                break;
+                        }
+                        pn_sums_update(&sum, tmp, (size_t)k);
+                }
+        }
+        o->size = size >= 0 && !partial ? got : (uint64_t)size;
+        e->obj = o;
+        struct job j = {.kind = JOB_MEMBER, .buf = buf, .len = got, .partial = partial, .obj = o};
+        pn_pool_submit(c->pool, &j);
+        return 0;
+}
+
+/* Adds one member to L.  IMAGE: the layer of an image, where ".wh."
+ * names are whiteouts. */
+static int member(struct actx *c, struct archive *a, struct archive_entry *ent, struct layer *l, const char *norm,
+                  bool image) {
+        if (!*norm)
+                return 0; /* the root directory */
+        if (image) {
+                const char *slash = strrchr(norm, '/');
+                const char *base = slash ? slash + 1 : norm;
+                if (strncmp(base, ".wh.", 4) == 0) {
+                        size_t dlen = slash ? (size_t)(slash - norm) : 0;
+                        char path[PKGNOTE_MAX_SCAN_PATH + 1];
+                        if (!strcmp(base, ".wh..wh..opq")) {
+                                memcpy(path, norm, dlen);
+                                path[dlen] = 0;
+                                return pn_layer_add(l, path, E_OPAQUE) ? 0 : -ENOMEM;
+                        }
+                        if (!strncmp(base, ".wh..wh.", 8))
+                                return 0; /* aufs bookkeeping, not a file */
+                        snprintf(path, sizeof path, "%.*s%s%s", (int)dlen, norm, dlen ? "/" : "", base + 4);
+                        return pn_layer_add(l, path, E_WHITEOUT) ? 0 : -ENOMEM;
+                }
+        }
+        const char *hard = archive_entry_hardlink(ent);
+        if (hard) {
+                char t[PKGNOTE_MAX_SCAN_PATH + 1];
+                if (pn_scan_normalize_path(hard, t, sizeof t) <= 0) {
+                        member_problem(c, norm, -EXDEV, "hard link target outside the archive, ignored");
+                        return 0;
+                }
+                struct entry *e = pn_layer_add(l, norm, E_HARDLINK);
+                if (!e || !(e->target = strdup(t)))
+                        return -ENOMEM;
+                return 0;
+        }
+        switch (archive_entry_filetype(ent)) {
+        case AE_IFREG: {
+                struct entry *e = pn_layer_add(l, norm, E_FILE);
+                return e ? member_file(c, a, ent, e) : -ENOMEM;
+        }
+        case AE_IFDIR: return pn_layer_add(l, norm, E_DIR) ? 0 : -ENOMEM;
+        case AE_IFLNK: return pn_layer_add(l, norm, E_SYMLINK) ? 0 : -ENOMEM;
+        default: return pn_layer_add(l, norm, E_SPECIAL) ? 0 : -ENOMEM;
+        }
+}
+
+static struct archive *archive_new(bool outer) {
+        struct archive *a = archive_read_new();
+        if (!a)
+                return NULL;
+        archive_read_support_filter_all(a);
+        archive_read_support_format_tar(a);
+        if (outer)
+                archive_read_support_format_cpio(a);
+        return a;
+}
+
+enum { MEMBER_END = 0, MEMBER_OK, MEMBER_DAMAGED, MEMBER_SKIPPED };
+
+/* Reads the next header of A into *ENT and the member's normalised name
+ * into NORM.  Returns MEMBER_OK; MEMBER_END; MEMBER_DAMAGED, a header
+ * libarchive can read past, for the caller to report where it belongs;
+ * MEMBER_SKIPPED, an unsafe name, reported here; -ENOEXEC when the first
+ * header fails (A is no archive at all), or -EBADMSG. */
+static int next_member(struct actx *c, struct archive *a, bool *first, struct archive_entry **ent,
+                       char norm[PKGNOTE_MAX_SCAN_PATH + 1]) {
+        int r = archive_read_next_header(a, ent);
+        if (r == ARCHIVE_EOF)
+                return MEMBER_END;
+        if (r == ARCHIVE_FATAL)
+                return pn_error(*first ? -ENOEXEC : -EBADMSG, "%s", archive_error_string(a));
+        *first = false;
+        if (r == ARCHIVE_RETRY)
+                return MEMBER_DAMAGED;
+        const char *name = archive_entry_pathname(*ent);
+        int k = name ? pn_scan_normalize_path(name, norm, PKGNOTE_MAX_SCAN_PATH + 1) : -EBADMSG;
+        if (k < 0) {
+                pn_scan_add_problem(c->s, c->input, name ? name : "", k, "unsafe member name, skipped: %s",
+                                    name ? pkgnote_last_error() : "no name");
+                atomic_fetch_add(&c->s->c.unreadable, 1);
+                return MEMBER_SKIPPED;
+        }
+        return MEMBER_OK;
+}
+
+/* Reads every member of A into L.  Returns 0, -ENOEXEC when A is not an
+ * archive at all (nothing read), or another negative errno. */
+static int read_members(struct actx *c, struct archive *a, struct layer *l, bool image) {
+        struct archive_entry *ent;
+        bool first = true;
+        for (;;) {
+                char norm[PKGNOTE_MAX_SCAN_PATH + 1];
+                int k = next_member(c, a, &first, &ent, norm);
+                if (k <= 0)
+                        return k;
+                if (k == MEMBER_DAMAGED) {
+                        member_problem(c, l->name ? l->name : "", -EBADMSG, archive_error_string(a));
+                        continue;
+                }
+                if (k == MEMBER_SKIPPED)
+                        continue;
+                if ((k = member(c, a, ent, l, norm, image)) < 0)
+                        return k;
+                atomic_store(&c->s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
+                pn_scan_progress(c->s, false);
+        }
+}
+
+/* Scans an image layer from SRC into a new layer named NAME.  A member
+ * that is not an archive is dropped silently (an image archive holds
+ * configs and manifests too). */
+static int scan_layer(struct actx *c, struct source *src, const char *name) {
+        if (c->n_layers >= PKGNOTE_MAX_SCAN_LAYERS)
+                return pn_error(-E2BIG, "more than %u layers", PKGNOTE_MAX_SCAN_LAYERS);
+        struct layer *x = realloc(c->layers, (c->n_layers + 1) * sizeof *x);
+        if (!x)
+                return pn_error(-ENOMEM, "out of memory");
+        c->layers = x;
+        struct layer *l = &c->layers[c->n_layers];
+        memset(l, 0, sizeof *l);
+        if (!(l->name = strdup(name)))
+                return pn_error(-ENOMEM, "out of memory");
+        c->n_layers++;
+        struct archive *a = archive_new(false);
+        if (!a || !(src->buf = malloc(IO_CHUNK))) {
+                archive_read_free(a);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        int r = ARCHIVE_OK;
+        r = archive_read_open2(a, src, NULL, source_read, source_skip, NULL);
+        if (r == ARCHIVE_OK)
+                r = read_members(c, a, l, true);
+        else
+                r = -ENOEXEC;
+        if (r == -ENOEXEC) {
+                /* Kept empty: an image archive holds configs too, and a
+                 * manifest naming it as a layer is told below. */
+                l->not_archive = true;
+                r = 0;
+        } else if (r < 0) {
+                char *abs = pn_scan_join("/", name);
+                pn_scan_add_problem(c->s, c->input, abs ? abs : name, r, "layer: %s", pkgnote_last_error());
+                free(abs);
+                atomic_fetch_add(&c->s->c.unreadable, 1);
+                r = 0;
+        }
+        archive_read_free(a);
+        free(src->buf);
+        src->buf = NULL;
+        return r;
+}
+
+/* ---- image manifests ---- */
+
+static bool is_hex(const char *s, size_t min) {
+        size_t n = strspn(s, "0123456789abcdef");
+        return n >= min && s[n] == 0;
+}
+
+/* "blobs/ALG/HEX" for DIGEST "ALG:HEX" (OCI image spec "Digests"). */
+static char *digest_path(const char *digest) {
+        const char *colon = digest ? strchr(digest, ':') : NULL;
+        if (!colon || colon == digest || (size_t)(colon - digest) > 32 || !is_hex(colon + 1, 32))
+                return NULL;
+        for (const char *p = digest; p < colon; p++)
+                if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789+._-", *p))
+                        return NULL;
+        char *r;
+        if (asprintf(&r, "blobs/%.*s/%s", (int)(colon - digest), digest, colon + 1) < 0)
+                return NULL;
+        return r;
+}
+
+/* Member names that can be image layers: "ID/layer.tar", "ID.tar"
+ * (docker save) and "blobs/ALG/HEX" (OCI). */
+static bool layer_name(const char *p) {
+        const char *slash = strchr(p, '/');
+        if (slash && !strcmp(slash, "/layer.tar"))
+                return (size_t)(slash - p) >= 32 && strspn(p, "0123456789abcdef") == (size_t)(slash - p);
+        size_t n = strspn(p, "0123456789abcdef");
+        if (n >= 32 && !strcmp(p + n, ".tar"))
+                return true;
+        if (strncmp(p, "blobs/", 6) != 0 || !(slash = strchr(p + 6, '/')))
+                return false;
+        return !strchr(slash + 1, '/') && is_hex(slash + 1, 32);
+}
+
+static bool meta_name(const char *p) {
+        return !strcmp(p, "manifest.json") || !strcmp(p, "index.json") || !strcmp(p, "oci-layout");
+}
+
+typedef int (*blob_fn)(void *u, const char *name, json_t **ret);
+
+static int meta_json(struct actx *c, const char *name, json_t **ret) {
+        for (size_t i = 0; i < c->n_meta; i++)
+                if (!strcmp(c->meta_names[i], name)) {
+                        json_error_t jerr;
+                        json_t *v = json_loadb(c->meta_data[i], c->meta_len[i], JSON_REJECT_DUPLICATES, &jerr);
+                        if (!v)
+                                return pn_error(-EBADMSG, "%s: invalid JSON: %s", name, jerr.text);
+                        *ret = v;
+                        return 0;
+                }
+        return pn_error(-ENOENT, "%s: missing", name);
+}
+
+static int archive_blob(void *u, const char *name, json_t **ret) {
+        return meta_json(u, name, ret);
+}
+
+static void free_names(char **names, size_t n) {
+        for (size_t i = 0; names && i < n; i++)
+                free(names[i]);
+        free(names);
+}
+
+/* The layer paths of the image, bottom first: from a docker
+ * manifest.json or an OCI index.json (following nested indexes). */
+static int image_layers(pkgnote_scan *s, size_t input, const char *display, bool docker, blob_fn get, void *u,
+                        char ***ret, size_t *ret_n) {
+        json_t *root = NULL, *layers = NULL;
+        int r;
+        char **names = NULL;
+        size_t n = 0;
+        json_t *owned[6] = {0};
+        size_t n_owned = 0;
+        if (docker) {
+                if ((r = get(u, "manifest.json", &root)) < 0)
+                        return r;
+                owned[n_owned++] = root;
+                json_t *img = json_array_get(root, 0);
+                if (!json_is_object(img)) {
+                        r = pn_error(-EBADMSG, "manifest.json: not an array of images");
+                        goto out;
+                }
+                if (json_array_size(root) > 1)
+                        pn_scan_add_problem(s, input, display, 0, "holds %zu images; reporting the first",
+                                    json_array_size(root));
+                layers = json_object_get(img, "Layers");
+        } else {
+                if ((r = get(u, "index.json", &root)) < 0)
+                        return r;
+                owned[n_owned++] = root;
+                json_t *cur = root;
+                for (;;) {
+                        json_t *ms = json_object_get(cur, "manifests");
+                        if (!json_is_array(ms)) {
+                                layers = json_object_get(cur, "layers");
+                                break;
+                        }
+                        if (cur == root && json_array_size(ms) > 1)
+                                pn_scan_add_problem(s, input, display, 0, "holds %zu manifests; reporting the first",
+                                            json_array_size(ms));
+                        char *path = digest_path(json_string_value(json_object_get(json_array_get(ms, 0), "digest")));
+                        if (!path || n_owned == ELEMENTSOF(owned)) {
+                                free(path);
+                                r = pn_error(-EBADMSG, "index.json: no usable manifest digest");
+                                goto out;
+                        }
+                        r = get(u, path, &cur);
+                        free(path);
+                        if (r < 0)
+                                goto out;
+                        owned[n_owned++] = cur;
+                }
+        }
+        if (!json_is_array(layers)) {
+                r = pn_error(-EBADMSG, "image manifest lists no layers");
+                goto out;
+        }
+        if (json_array_size(layers) > PKGNOTE_MAX_SCAN_LAYERS) {
+                r = pn_error(-E2BIG, "more than %u layers", PKGNOTE_MAX_SCAN_LAYERS);
+                goto out;
+        }
+        names = calloc(json_array_size(layers) + 1, sizeof *names);
+        if (!names) {
+                r = pn_error(-ENOMEM, "out of memory");
+                goto out;
+        }
+        for (size_t i = 0; i < json_array_size(layers); i++) {
+                json_t *v = json_array_get(layers, i);
+                char *p;
+                if (docker) {
+                        char norm[PKGNOTE_MAX_SCAN_PATH + 1];
+                        const char *str = json_string_value(v);
+                        p = str && pn_scan_normalize_path(str, norm, sizeof norm) > 0 ? strdup(norm) : NULL;
+                } else
+                        p = digest_path(json_string_value(json_object_get(v, "digest")));
+                if (!p) {
+                        r = pn_error(-EBADMSG, "layer %zu: bad name or digest", i);
+                        goto out;
+                }
+                names[n++] = p;
+        }
+        *ret = names;
+        *ret_n = n;
+        names = NULL;
+        r = 0;
+out:
+        free_names(names, n);
+        for (size_t i = 0; i < n_owned; i++)
+                json_decref(owned[i]);
+        return r;
+}
+
+static int keep_meta(struct actx *c, const char *name, struct archive *a, const uint8_t *head, size_t head_len,
+                     int64_t size) {
+        if (size < 0 || (uint64_t)size > PKGNOTE_MAX_SCAN_METADATA)
+                return 0;
+        char *data = malloc((size_t)size + 1), *nm = strdup(name);
+        char **n1 = realloc(c->meta_names, (c->n_meta + 1) * sizeof *n1);
+        if (n1)
+                c->meta_names = n1;
+        char **n2 = realloc(c->meta_data, (c->n_meta + 1) * sizeof *n2);
+        if (n2)
+                c->meta_data = n2;
+        size_t *n3 = realloc(c->meta_len, (c->n_meta + 1) * sizeof *n3);
+        if (n3)
+                c->meta_len = n3;
+        if (!data || !nm || !n1 || !n2 || !n3) {
+                free(data);
+                free(nm);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        size_t k = head_len < (size_t)size ? head_len : (size_t)size;
+        memcpy(data, head, k);
+        la_ssize_t m = k < (size_t)size ? read_fully(a, data + k, (size_t)size - k) : 0;
+        if (m < 0) {
+                free(data);
+                free(nm);
+                return 0;
+        }
+        c->meta_names[c->n_meta] = nm;
+        c->meta_data[c->n_meta] = data;
+        c->meta_len[c->n_meta] = k + (size_t)m;
+        c->n_meta++;
+        return 0;
+}
+
+static bool looks_like_json(const uint8_t *p, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (!strchr(" \t\r\n", p[i]))
+                        return p[i] == '{' || p[i] == '[';
+        return false;
+}
+
+static void actx_clear(struct actx *c) {
+        for (size_t i = 0; i < c->n_meta; i++) {
+                free(c->meta_names[i]);
+                free(c->meta_data[i]);
+        }
+        free(c->meta_names);
+        free(c->meta_data);
+        free(c->meta_len);
+        for (size_t i = 0; i < c->n_layers; i++)
+                pn_layer_clear(&c->layers[i]);
+        free(c->layers);
+}
+
+/* Merges the layers named NAMES (in order) or, when there are none, ROOT. */
+static int finish_image(struct actx *c, char **names, size_t n) {
+        struct layer **order = calloc(n ? n : 1, sizeof *order);
+        if (!order)
+                return pn_error(-ENOMEM, "out of memory");
+        int r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                for (size_t k = 0; k < c->n_layers && !order[i]; k++)
+                        if (!strcmp(c->layers[k].name, names[i]))
+                                order[i] = &c->layers[k];
+                if (!order[i])
+                        r = pn_error(-EBADMSG, "layer %s: missing", names[i]);
+                else if (order[i]->not_archive)
+                        pn_scan_add_problem(c->s, c->input, names[i], -ENOEXEC, "layer is not a tar archive, ignored");
+        }
+        if (r >= 0)
+                r = pn_merge_layers(c->s, c->input, order, n);
+        free(order);
+        return r;
+}
+
+/* An archive on FD: a root filesystem, or a docker/OCI image. */
+int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) {
+        struct archive *a = archive_new(true);
+        if (!a)
+                return pn_error(-ENOMEM, "out of memory");
+        struct stat st;
+        bool seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+        if (archive_read_open_fd(a, fd, IO_CHUNK) != ARCHIVE_OK) {
+                int r = pn_error(-ENOEXEC, "%s", archive_error_string(a));
+                archive_read_free(a);
+                return r;
+        }
+        struct pool p;
+        int r = pn_pool_start(&p, s, input);
+        if (r < 0) {
+                archive_read_free(a);
+                return r;
+        }
+        struct actx *c = calloc(1, sizeof *c);
+        struct layer root = {0};
+        if (!c) {
+                pn_pool_finish(&p);
+                archive_read_free(a);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        c->s = s, c->pool = &p, c->input = input, c->display = display;
+        bool first = true, has_manifest = false, has_index = false, has_layout = false;
+        struct archive_entry *ent;
+        for (;;) {
+                char norm[PKGNOTE_MAX_SCAN_PATH + 1];
+                r = next_member(c, a, &first, &ent, norm);
+                if (r <= 0)
+                        break;
+                if (r == MEMBER_DAMAGED) {
+                        pn_scan_add_problem(s, input, display, -EBADMSG, "%s", archive_error_string(a));
+                        continue;
+                }
+                if (r == MEMBER_SKIPPED)
+                        continue;
+                bool reg = archive_entry_filetype(ent) == AE_IFREG && !archive_entry_hardlink(ent);
+                int64_t size = archive_entry_size_is_set(ent) ? archive_entry_size(ent) : -1;
+                if (reg && (layer_name(norm) || meta_name(norm))) {
+                        /* Kept for the image view; in a root filesystem
+                         * these are plain non-ELF files. */
+                        struct entry *e = pn_layer_add(&root, norm, E_FILE);
+                        if (!e) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        e->size = size > 0 ? (uint64_t)size : 0;
+                        uint64_t data_off = (uint64_t)archive_filter_bytes(a, 0);
+                        la_ssize_t n = read_fully(a, c->head, HEAD);
+                        if (n < 0) {
+                                member_problem(c, norm, -EIO, archive_error_string(a));
+                                continue;
+                        }
+                        has_manifest |= !strcmp(norm, "manifest.json");
+                        has_index |= !strcmp(norm, "index.json");
+                        has_layout |= !strcmp(norm, "oci-layout");
+                        if (meta_name(norm) || looks_like_json(c->head, (size_t)n)) {
+                                r = keep_meta(c, norm, a, c->head, (size_t)n, size);
+                        } else {
+                                /* A plain outer archive on a file: the layer is a
+                                 * byte range of it, read (and skipped) directly. */
+                                struct source src = {.fd = -1};
+                                uint8_t check[HEAD];
+                                if (seekable && archive_filter_count(a) == 1 &&
+                                    archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE && size >= n &&
+                                    archive_entry_sparse_count(ent) == 0 &&
+                                    pread(fd, check, (size_t)n, (off_t)data_off) == n &&
+                                    memcmp(check, c->head, (size_t)n) == 0) {
+                                        src.fd = fd, src.off = data_off, src.len = (uint64_t)size;
+                                } else {
+                                        src.outer = a, src.peek = c->head, src.peek_len = (size_t)n;
+                                }
+                                r = scan_layer(c, &src, norm);
+                        }
+                        if (r < 0)
+                                break;
+                        continue;
+                }
+                if ((r = member(c, a, ent, &root, norm, false)) < 0)
+                        break;
+                atomic_store(&s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
+                pn_scan_progress(s, false);
+        }
+        pn_pool_finish(&p);
+        int kind = PKGNOTE_SCAN_INPUT_ARCHIVE;
+        if (r >= 0) {
+                char **names = NULL;
+                size_t n = 0;
+                if (has_manifest || (has_index && has_layout)) {
+                        kind = has_manifest ? PKGNOTE_SCAN_INPUT_DOCKER : PKGNOTE_SCAN_INPUT_OCI;
+                        r = image_layers(s, input, display, has_manifest, archive_blob, c, &names, &n);
+                        if (r >= 0)
+                                r = finish_image(c, names, n);
+                } else {
+                        struct layer *one = &root;
+                        r = pn_merge_layers(s, input, &one, 1);
+                }
+                free_names(names, n);
+        }
+        atomic_store(&s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
+        pn_layer_clear(&root);
+        actx_clear(c);
+        free(c);
+        archive_read_free(a);
+        return r < 0 ? r : kind;
+}
+
+/* ---- OCI image layout directories ---- */
+
+struct oci_dir {
+        int dirfd;
+};
+
+static int open_below(int dirfd, const char *rel) {
+        /* Components are opened one by one without following symlinks. */
+        char buf[PKGNOTE_MAX_SCAN_PATH + 1];
+        if (pn_scan_normalize_path(rel, buf, sizeof buf) <= 0)
+                return -EXDEV;
+        int cur = dup(dirfd);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, "/", &save); t && cur >= 0;) {
+                char *next = strtok_r(NULL, "/", &save);
+                int fd = openat(cur, t, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+                                                (next ? O_DIRECTORY : 0));
+                int err = errno;
+                close(cur);
+                cur = fd < 0 ? -err : fd;
+                t = next;
+        }
+        if (cur < 0)
+                return cur;
+        struct stat st;
+        if (fstat(cur, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(cur);
+                return -EINVAL;
+        }
+        return cur;
+}
+
+static int oci_blob(void *u, const char *name, json_t **ret) {
+        struct oci_dir *o = u;
+        int fd = open_below(o->dirfd, name);
+        if (fd < 0)
+                return pn_error(fd, "%s: cannot open: %s", name, strerror(-fd));
+        json_error_t jerr;
+        FILE *f = fdopen(fd, "r");
+        struct stat st;
+        if (!f || fstat(fd, &st) < 0 || st.st_size > (off_t)PKGNOTE_MAX_SCAN_METADATA) {
+                if (f)
+                        fclose(f);
+                else
+                        close(fd);
+                return pn_error(-E2BIG, "%s: larger than %u bytes", name, PKGNOTE_MAX_SCAN_METADATA);
+        }
+        json_t *v = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+        fclose(f);
+        if (!v)
+                return pn_error(-EBADMSG, "%s: invalid JSON: %s", name, jerr.text);
+        *ret = v;
+        return 0;
+}
+
+int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *display) {
+        struct oci_dir od = {dirfd};
+        char **names = NULL;
+        size_t n = 0;
+        int r = image_layers(s, input, display, false, oci_blob, &od, &names, &n);
+        if (r < 0)
+                return r;
+        struct pool p;
+        struct actx *c = calloc(1, sizeof *c);
+        if (!c || (r = pn_pool_start(&p, s, input)) < 0) {
+                free(c);
+                free_names(names, n);
+                return c ? r : pn_error(-ENOMEM, "out of memory");
+        }
+        c->s = s, c->pool = &p, c->input = input, c->display = display;
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                int fd = open_below(dirfd, names[i]);
+                struct stat st;
+                if (fd < 0 || fstat(fd, &st) < 0) {
+                        r = pn_error(fd < 0 ? fd : -errno, "layer %s: cannot open: %s", names[i],
+                                     strerror(fd < 0 ? -fd : errno));
+                        if (fd >= 0)
+                                close(fd);
+                        break;
+                }
+                struct source src = {.fd = fd, .len = (uint64_t)st.st_size};
+                r = scan_layer(c, &src, names[i]);
+                close(fd);
+        }
+        pn_pool_finish(&p);
+        if (r >= 0)
+                r = finish_image(c, names, n);
+        free_names(names, n);
+        actx_clear(c);
+        free(c);
+        return r < 0 ? r : PKGNOTE_SCAN_INPUT_OCI;
+}
+#endif /* HAVE_LIBARCHIVE */

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The scan's private state, shared by its files:
+ *   scan.c          the scan, its objects, problems, inputs and results
+ *   scan-walk.c     the worker pool, directory trees and single files
+ *   scan-archive.c  tar archives, docker and OCI images (libarchive)
+ *   scan-layers.c   archive entries and the merge of image layers
+ *   hash.c          SHA-1 and SHA-256 for the SBOM's file checksums
+ */
+#ifndef PKGNOTE_SCAN_PRIVATE_H
+#define PKGNOTE_SCAN_PRIVATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "internal.h"
+
+#define QUEUE_CAP 256u
+#define MAX_THREADS 64u
+#define IO_CHUNK (256u << 10)
+
+/* ------------------------------------------------------------------ */
+/* SHA-1 (FIPS 180-4 6.1) and SHA-256 (6.2), computed together         */
+
+struct pn_sums {
+        uint32_t h1[5], h2[8];
+        uint8_t buf[64];
+        size_t n;
+        uint64_t len;
+};
+
+void pn_sums_init(struct pn_sums *s);
+void pn_sums_update(struct pn_sums *s, const void *data, size_t len);
+/* Pads S (which is spent afterwards) and writes both digests in hex. */
+void pn_sums_final(struct pn_sums *s, char sha1[41], char sha256[65]);
+
+/* ------------------------------------------------------------------ */
+/* Objects and the scan                                                */
+
+struct pkgnote_scan_object {
+        char *path;
+        size_t input;
+        uint64_t size;
+        unsigned type, machine;
+        int elf_class;
+        bool be, interp, elf, has_sums;
+        char *build_id;
+        size_t n_packages;
+        char **package_json;
+        pkgnote_metadata **packages;
+        size_t n_dlopen;
+        char **dlopen_json;
+        size_t n_problems;
+        char **problems;
+        char sha1[41], sha256[65];
+};
+
+struct problem {
+        char *path;
+        char *message;
+        int err;
+        size_t input;
+};
+
+struct package {
+        const char *json;
+        const pkgnote_metadata *meta;
+        const pkgnote_scan_object **objects;
+        size_t n_objects;
+};
+
+struct counters {
+        _Atomic uint64_t files, bytes, directories, symlinks, special, unreadable, other_fs;
+};
+
+struct pkgnote_scan {
+        pkgnote_scan_options opts;
+        size_t n_inputs;
+        uint64_t inputs_ok;
+        pthread_mutex_t lock; /* objects and problems, while workers run */
+        struct pkgnote_scan_object **objects;
+        size_t n_objects, cap_objects;
+        struct problem *problems;
+        size_t n_problems, cap_problems;
+        struct counters c;
+        uint64_t whited_out;
+        /* progress */
+        _Atomic uint64_t prog_files, prog_bytes;
+        uint64_t last_progress;
+        /* package index, built on first use */
+        struct package *packages;
+        size_t n_packages;
+        bool packages_valid;
+};
+
+struct pkgnote_scan_object *pn_scan_object_new(const char *path, size_t input);
+void pn_scan_object_free(struct pkgnote_scan_object *o);
+int pn_scan_object_add_problem(struct pkgnote_scan_object *o, const char *msg);
+/* Copies what the scan keeps of E (which may be freed right after). */
+int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e);
+/* A deep copy of SRC named PATH (a hard link to it), or NULL. */
+struct pkgnote_scan_object *pn_scan_object_clone(const struct pkgnote_scan_object *src, const char *path);
+
+/* Records a problem; safe from workers. */
+void pn_scan_add_problem(pkgnote_scan *s, size_t input, const char *path, int err, const char *fmt, ...)
+        __attribute__((format(printf, 5, 6)));
+/* Adds O (taking it, freed on failure); safe from workers. */
+int pn_scan_add_object(pkgnote_scan *s, struct pkgnote_scan_object *o);
+/* Calls the progress callback, at most every 100 ms unless FORCE. */
+void pn_scan_progress(pkgnote_scan *s, bool force);
+/* DIR "/" NAME, without doubling a trailing slash of DIR; NULL without memory. */
+char *pn_scan_join(const char *dir, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* The worker pool                                                     */
+
+struct dirref;
+
+enum { JOB_FILE = 1, JOB_MEMBER };
+
+struct job {
+        int kind;
+        char *path;
+        /* JOB_FILE: N_NAMES files of the directory DIR, whose path is PATH */
+        struct dirref *dir;
+        char **names;
+        size_t n_names;
+        /* JOB_MEMBER: LEN bytes at BUF (the whole member unless PARTIAL),
+         * results into OBJ, owned by the layer's entry */
+        uint8_t *buf;
+        size_t len;
+        bool partial;
+        struct pkgnote_scan_object *obj;
+};
+
+struct pool {
+        pkgnote_scan *s;
+        size_t input;
+        dev_t dev; /* for PKGNOTE_SCAN_ONE_FILE_SYSTEM */
+        pthread_mutex_t lock;
+        pthread_cond_t more, room;
+        struct job ring[QUEUE_CAP];
+        size_t head, count;
+        uint64_t inflight, inflight_limit;
+        bool done;
+        pthread_t threads[MAX_THREADS];
+        unsigned n_threads;
+};
+
+int pn_pool_start(struct pool *p, pkgnote_scan *s, size_t input);
+/* Queues J (taking its resources); waits while the queue is full or too
+ * many bytes are in flight. */
+void pn_pool_submit(struct pool *p, struct job *j);
+/* Waits for every queued job and stops the workers. */
+void pn_pool_finish(struct pool *p);
+
+/* ------------------------------------------------------------------ */
+/* Inputs: each returns a PKGNOTE_SCAN_INPUT_* or a negative errno     */
+
+/* The tree below the directory ROOTFD (taken), whose path is PATH. */
+int pn_scan_tree(pkgnote_scan *s, size_t input, int rootfd, const char *path);
+/* A single regular file that is not an archive: one ELF object or none. */
+int pn_scan_file(pkgnote_scan *s, size_t input, int fd, const char *path, const struct stat *st);
+/* An archive on FD: a root filesystem, or a docker/OCI image; -ENOEXEC
+ * when FD holds no archive. */
+int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display);
+/* An OCI image layout directory. */
+int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *display);
+
+/* ------------------------------------------------------------------ */
+/* Archive entries and layers                                          */
+
+enum { E_FILE = 1, E_DIR, E_SYMLINK, E_SPECIAL, E_HARDLINK, E_WHITEOUT, E_OPAQUE };
+
+struct entry {
+        char *path; /* normalised, without leading "/" */
+        char *target; /* E_HARDLINK: normalised target */
+        uint8_t kind;
+        bool taken;
+        uint64_t size;
+        struct pkgnote_scan_object *obj; /* ELF members */
+        const struct entry *resolved;   /* E_HARDLINK: the file it names */
+};
+
+struct layer {
+        char *name;
+        bool not_archive; /* an image member named like a layer that is none */
+        struct entry *e;
+        size_t n, cap;
+};
+
+/* Normalises a path from an archive: no leading "/" or "./", no empty or
+ * "." components; refuses ".." (it could only point outside the root)
+ * and over-long paths.  Returns the length ("" is the root itself). */
+int pn_scan_normalize_path(const char *in, char *out, size_t size);
+
+void pn_layer_clear(struct layer *l);
+/* A new entry of L, or NULL (with pn_error set but for a failed realloc). */
+struct entry *pn_layer_add(struct layer *l, const char *path, int kind);
+/* Applies LAYERS bottom to top and adds what is left to the scan. */
+int pn_merge_layers(pkgnote_scan *s, size_t input, struct layer **layers, size_t n);
+
+#endif
