@@ -22,9 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <archive.h>
-#include <archive_entry.h>
-
+#include "archive-dl.h"
 #include "scan-private.h"
 
 #define HEAD 4096u
@@ -564,6 +562,9 @@ static int finish_image(struct actx *c, char **names, size_t n) {
 
 /* An archive on FD: a root filesystem, or a docker/OCI image. */
 int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) {
+        int lr = pn_archive_load();
+        if (lr < 0)
+                return lr;
         struct archive *a = archive_new(true);
         if (!a)
                 return pn_error(-ENOMEM, "out of memory");
@@ -728,6 +729,9 @@ static int oci_blob(void *u, const char *name, json_t **ret) {
 }
 
 int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *display) {
+        int lr = pn_archive_load();
+        if (lr < 0)
+                return lr;
         struct oci_dir od = {dirfd};
         char **names = NULL;
         size_t n = 0;
