@@ -1,1 +1,356 @@
-int main(void){return 77;}
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Unit tests for lib/stamp.c over images built in memory. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "testlib.h"
+
+static const char json1[] = "{\"type\":\"deb\",\"name\":\"hello\",\"version\":\"1.0-1\"}";
+static const char json_short[] = "{\"name\":\"h\"}";
+static const char json_long[] =
+        "{\"type\":\"deb\",\"os\":\"debian\",\"osVersion\":\"12\",\"name\":\"hello-world-with-a-long-name\","
+        "\"version\":\"1.0.0-1+deb12u1\",\"architecture\":\"amd64\",\"debugInfoUrl\":\"https://debuginfod.debian.net\"}";
+
+static const uint8_t build_id_desc[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+
+/* The primary package note's JSON of an image, or NULL. */
+static char *primary_json(const uint8_t *d, size_t n, unsigned *where) {
+        pkgnote_elf *e;
+        pkgnote_info *info;
+        char *ret = NULL;
+        if (pkgnote_elf_from_memory(d, n, &e) < 0)
+                return NULL;
+        if (pkgnote_info_read(e, &info) == 0) {
+                if (pkgnote_info_package_count(info) > 0) {
+                        ret = strdup(pkgnote_info_package_json(info, 0));
+                        if (where)
+                                *where = pkgnote_info_package_note(info, 0)->where;
+                }
+                pkgnote_info_free(info);
+        }
+        pkgnote_elf_free(e);
+        return ret;
+}
+
+static bool has_build_id(const uint8_t *d, size_t n) {
+        pkgnote_elf *e;
+        const uint8_t *id;
+        size_t len;
+        bool ok = false;
+        if (pkgnote_elf_from_memory(d, n, &e) < 0)
+                return false;
+        ok = pkgnote_elf_build_id(e, &id, &len) == 1 && len == 20 && !memcmp(id, build_id_desc, 20);
+        pkgnote_elf_free(e);
+        return ok;
+}
+
+/* An ET_DYN image: PT_LOAD, a 4-aligned PT_NOTE with the build-id (and
+ * EXTRA, a package note, when given), zero bytes after them (ROOM) that
+ * no section covers, then the section name table and headers. */
+static size_t mk_linked_aligned(uint8_t *out, size_t cap, bool is64, bool be, size_t room, const char *extra,
+                                bool sections, size_t pad_before, unsigned align) {
+        static uint8_t blob[4096];
+        size_t n = mk_note(blob, be, "GNU", 4, 3, build_id_desc, 20, 20, 4);
+        if (extra)
+                n += mk_package_note(blob + n, be, extra, false);
+        size_t notes = n;
+        memset(blob + n, 0, room);
+        struct mk_spec s = {.is64 = is64, .be = be, .type = 3, .machine = is64 ? 62 : 3, .n_blobs = 1,
+                            .no_sections = !sections, .pad_before = pad_before};
+        s.blobs[0] = (struct mk_blob){.data = blob, .len = notes + room, .align = align, .segment = true,
+                                      .section = true, .name = ".note.gnu.build-id"};
+        size_t len = mk_elf(&s, out, cap);
+        if (!len || !room)
+                return len;
+        /* Shrink the PT_NOTE (entry 1) and the section (1) to the notes. */
+        size_t phent = is64 ? 56 : 32, ph = (is64 ? 64 : 52) + phent;
+        if (is64) {
+                pn_wr64(out + ph + 32, notes, be);
+                pn_wr64(out + ph + 40, notes, be);
+        } else {
+                pn_wr32(out + ph + 16, (uint32_t)notes, be);
+                pn_wr32(out + ph + 20, (uint32_t)notes, be);
+        }
+        if (sections) {
+                uint64_t shoff = is64 ? pn_rd64(out + 40, be) : pn_rd32(out + 32, be);
+                size_t shent = is64 ? 64 : 40;
+                if (is64)
+                        pn_wr64(out + shoff + shent + 32, notes, be);
+                else
+                        pn_wr32(out + shoff + shent + 20, (uint32_t)notes, be);
+        }
+        return len;
+}
+
+static size_t mk_linked(uint8_t *out, size_t cap, bool is64, bool be, size_t room, const char *extra, bool sections,
+                        size_t pad_before) {
+        return mk_linked_aligned(out, cap, is64, be, room, extra, sections, pad_before, 4);
+}
+
+static int stamp(const uint8_t *in, size_t n, const char *json, unsigned flags, uint8_t **out, size_t *out_len,
+                 pkgnote_stamp_result *r) {
+        return pkgnote_stamp_memory(in, n, json, flags, out, out_len, r);
+}
+
+static void check_cycle(const uint8_t *img, size_t n, int want_placement, bool want_first_page) {
+        uint8_t *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+        size_t na = 0, nb = 0, nc = 0, nd = 0;
+        pkgnote_stamp_result r;
+        unsigned where = 0;
+        CHECK_INT(stamp(img, n, json1, 0, &a, &na, &r), 0);
+        if (!a)
+                return;
+        CHECK_INT(r.placement, want_placement);
+        CHECK_INT(r.first_page, want_first_page);
+        CHECK_INT(r.size, na);
+        CHECK_INT(r.bytes_added, (int64_t)na - (int64_t)n);
+        char *j = primary_json(a, na, &where);
+        CHECK_STR(j, json1);
+        free(j);
+        CHECK(where & PKGNOTE_NOTE_LOADED);
+        CHECK_INT(!!(where & PKGNOTE_NOTE_FIRST_PAGE), want_first_page);
+        CHECK(has_build_id(a, na));
+
+        /* Again with the same metadata: the very same bytes. */
+        CHECK_INT(stamp(a, na, json1, 0, &b, &nb, &r), 0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_UNCHANGED);
+        CHECK(nb == na && !memcmp(a, b, na));
+
+        /* A shorter note takes the old one's room. */
+        free(b);
+        b = NULL;
+        CHECK_INT(stamp(a, na, json_short, 0, &b, &nb, &r), 0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_REPLACED);
+        CHECK_INT(nb, na);
+        j = primary_json(b, nb, NULL);
+        CHECK_STR(j, json_short);
+        free(j);
+
+        /* A longer one goes elsewhere; the old one is gone. */
+        CHECK_INT(stamp(b, nb, json_long, 0, &c, &nc, &r), 0);
+        j = primary_json(c, nc, NULL);
+        CHECK_STR(j, json_long);
+        free(j);
+        CHECK(has_build_id(c, nc));
+
+        /* Removal leaves no package note, the build-id stays. */
+        CHECK_INT(stamp(c, nc, NULL, PKGNOTE_STAMP_REMOVE, &d, &nd, &r), 0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_REMOVED);
+        j = primary_json(d, nd, NULL);
+        CHECK(j == NULL);
+        free(j);
+        CHECK(has_build_id(d, nd));
+        free(c);
+        c = NULL;
+        /* Removing again changes nothing; stamping again works. */
+        CHECK_INT(stamp(d, nd, NULL, PKGNOTE_STAMP_REMOVE, &c, &nc, &r), 0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_NONE);
+        free(c);
+        c = NULL;
+        CHECK_INT(stamp(d, nd, json1, 0, &c, &nc, &r), 0);
+        j = primary_json(c, nc, NULL);
+        CHECK_STR(j, json1);
+        free(j);
+        free(a);
+        free(b);
+        free(c);
+        free(d);
+}
+
+static void test_merged(void) {
+        static uint8_t img[8192];
+        for (int v = 0; v < 4; v++) {
+                size_t n = mk_linked(img, sizeof img, v & 1, v & 2, 0, NULL, true, 512);
+                CHECK(n > 0);
+                check_cycle(img, n, PKGNOTE_PLACE_MERGED, true);
+        }
+}
+
+static void test_after_notes(void) {
+        static uint8_t img[8192];
+        for (int v = 0; v < 4; v++) {
+                bool is64 = v & 1, be = v & 2;
+                size_t n = mk_linked(img, sizeof img, is64, be, 256, NULL, true, 0);
+                CHECK(n > 0);
+                check_cycle(img, n, PKGNOTE_PLACE_AFTER_NOTES, true);
+        }
+}
+
+static void test_moved_phdrs(void) {
+        static uint8_t img[8192];
+        for (int v = 0; v < 4; v++) {
+                bool is64 = v & 1, be = v & 2;
+                /* Room only before the notes, none after them, and the
+                 * notes 8-aligned: nothing to merge with. */
+                size_t n = mk_linked_aligned(img, sizeof img, is64, be, 0, NULL, true, 512, 8);
+                CHECK(n > 0);
+                check_cycle(img, n, PKGNOTE_PLACE_MOVED_PHDRS, true);
+        }
+}
+
+static void test_appended(void) {
+        static uint8_t img[8192];
+        for (int v = 0; v < 8; v++) {
+                bool is64 = v & 1, be = v & 2, sections = !(v & 4);
+                size_t n = mk_linked(img, sizeof img, is64, be, 0, NULL, sections, 0);
+                CHECK(n > 0);
+                check_cycle(img, n, PKGNOTE_PLACE_APPENDED, false);
+                uint8_t *out;
+                size_t len;
+                pkgnote_stamp_result r;
+                if (stamp(img, n, json1, 0, &out, &len, &r) != 0)
+                        continue;
+                /* A tiny file: the moved headers are still below 4096. */
+                CHECK_INT(r.phdrs_moved, 1);
+                /* The new PT_LOAD is page-aligned past the old one. */
+                pkgnote_elf *e;
+                const pkgnote_phdr *ph;
+                CHECK_INT(pkgnote_elf_from_memory(out, len, &e), 0);
+                int np = pkgnote_elf_phdrs(e, &ph), loads = 0;
+                for (int i = 0; i < np; i++)
+                        if (ph[i].type == 1) {
+                                loads++;
+                                CHECK_INT(ph[i].vaddr % 4096, ph[i].offset % 4096);
+                        }
+                CHECK_INT(loads, 2);
+                CHECK_INT(np, 4);
+                pkgnote_elf_free(e);
+                free(out);
+        }
+}
+
+/* A package note put there by the linker, beside the build-id. */
+static void test_linker_note(void) {
+        static uint8_t img[8192];
+        for (int v = 0; v < 2; v++) {
+                size_t n = mk_linked(img, sizeof img, true, v, 128, json_short, true, 0);
+                uint8_t *out = NULL;
+                size_t len;
+                pkgnote_stamp_result r;
+                CHECK_INT(stamp(img, n, json1, 0, &out, &len, &r), 0);
+                char *j = primary_json(out, len, NULL);
+                CHECK_STR(j, json1);
+                free(j);
+                CHECK(has_build_id(out, len));
+                /* Only one package note is left. */
+                pkgnote_elf *e;
+                pkgnote_info *info;
+                CHECK_INT(pkgnote_elf_from_memory(out, len, &e), 0);
+                CHECK_INT(pkgnote_info_read(e, &info), 0);
+                CHECK_INT(pkgnote_info_package_note_count(info), 1);
+                pkgnote_info_free(info);
+                pkgnote_elf_free(e);
+                free(out);
+        }
+}
+
+static void test_refusals(void) {
+        static uint8_t img[8192];
+        uint8_t *out = NULL;
+        size_t len;
+        pkgnote_stamp_result r;
+        CHECK_INT(stamp((const uint8_t *)"hello, world", 12, json1, 0, &out, &len, &r), -ENOEXEC);
+        size_t n = mk_linked(img, sizeof img, true, false, 256, NULL, true, 0);
+        CHECK_INT(stamp(img, n, "[1,2]", 0, &out, &len, &r), -EINVAL);
+        CHECK_INT(stamp(img, n, "{\"a\":\"\\u0001\"}", 0, &out, &len, &r), -EINVAL);
+        CHECK_INT(stamp(img, n, NULL, 0, &out, &len, &r), -EINVAL);
+        img[16] = 4; /* ET_CORE */
+        CHECK_INT(stamp(img, n, json1, 0, &out, &len, &r), -EINVAL);
+        CHECK(strstr(pkgnote_last_error(), "core") != NULL);
+        CHECK(out == NULL);
+}
+
+/* Relocatable objects: a section, replaced in place, removed; signed
+ * kernel modules refused unless forced. */
+static void test_relocatable(void) {
+        static const char *const targets[] = {"x86_64", "s390x", "i686", "ppc"};
+        for (size_t t = 0; t < ELEMENTSOF(targets); t++) {
+                pkgnote_target tg;
+                uint8_t *obj, *a = NULL, *b = NULL, *c = NULL;
+                size_t n, na, nb, nc;
+                pkgnote_stamp_result r;
+                CHECK_INT(pkgnote_target_parse(targets[t], &tg), 0);
+                CHECK_INT(pkgnote_emit_object(json_short, &tg, &obj, &n), 0);
+                CHECK_INT(stamp(obj, n, NULL, PKGNOTE_STAMP_REMOVE, &a, &na, &r), 0);
+                CHECK_INT(r.placement, PKGNOTE_PLACE_REMOVED);
+                CHECK(primary_json(a, na, NULL) == NULL);
+                CHECK_INT(stamp(a, na, json_long, 0, &b, &nb, &r), 0);
+                CHECK_INT(r.placement, PKGNOTE_PLACE_SECTION);
+                CHECK_INT(r.relocatable, 1);
+                unsigned where = 0;
+                char *j = primary_json(b, nb, &where);
+                CHECK_STR(j, json_long);
+                free(j);
+                CHECK(where & PKGNOTE_NOTE_IN_SECTION);
+                CHECK_INT(stamp(b, nb, json_long, 0, &c, &nc, &r), 0);
+                CHECK_INT(r.placement, PKGNOTE_PLACE_UNCHANGED);
+                CHECK(nc == nb && !memcmp(b, c, nb));
+                free(c);
+                c = NULL;
+                CHECK_INT(stamp(obj, n, json1, 0, &c, &nc, &r), 0);
+                CHECK_INT(r.placement, PKGNOTE_PLACE_SECTION); /* bigger than the old one */
+                free(c);
+
+                /* A signed module: "~Module signature appended~\n" trailer. */
+                size_t sig = 16, total = n + sig + 12 + 28;
+                uint8_t *signed_obj = calloc(1, total);
+                memcpy(signed_obj, obj, n);
+                memset(signed_obj + n, 0x5a, sig);
+                uint8_t *ms = signed_obj + n + sig;
+                ms[2] = 2; /* PKEY_ID_PKCS7 */
+                pn_wr32(ms + 8, (uint32_t)sig, true);
+                memcpy(ms + 12, "~Module signature appended~\n", 28);
+                c = NULL;
+                CHECK_INT(stamp(signed_obj, total, json1, 0, &c, &nc, &r), -EPERM);
+                CHECK_INT(stamp(signed_obj, total, json1, PKGNOTE_STAMP_FORCE, &c, &nc, &r), 0);
+                CHECK_INT(r.signature_removed, 1);
+                j = primary_json(c, nc, NULL);
+                CHECK_STR(j, json1);
+                free(j);
+                CHECK(nc >= 28 && memcmp(c + nc - 28, "~Module signature appended~\n", 28) != 0);
+                free(c);
+                free(signed_obj);
+                free(obj);
+                free(a);
+                free(b);
+        }
+}
+
+/* Every prefix of a stamped image is handled without a crash: an error,
+ * or (rarely) a result that parses. */
+static void test_truncated(void) {
+        static uint8_t img[8192];
+        size_t n = mk_linked(img, sizeof img, true, false, 256, NULL, true, 0);
+        uint8_t *full;
+        size_t nf;
+        pkgnote_stamp_result r;
+        CHECK_INT(stamp(img, n, json1, 0, &full, &nf, &r), 0);
+        for (size_t len = 0; len < nf; len++) {
+                uint8_t *copy = malloc(len ? len : 1), *out = NULL;
+                size_t nout;
+                memcpy(copy, full, len);
+                int ret = stamp(copy, len, json_long, 0, &out, &nout, &r);
+                if (ret == 0) {
+                        char *j = primary_json(out, nout, NULL);
+                        CHECK_STR(j, json_long);
+                        free(j);
+                }
+                free(out);
+                free(copy);
+        }
+        free(full);
+}
+
+int main(void) {
+        RUN(test_after_notes);
+        RUN(test_merged);
+        RUN(test_moved_phdrs);
+        RUN(test_appended);
+        RUN(test_linker_note);
+        RUN(test_refusals);
+        RUN(test_relocatable);
+        RUN(test_truncated);
+        return test_summary();
+}

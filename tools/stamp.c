@@ -1,2 +1,193 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* pkgnote stamp: add, replace or remove the package note of linked
+ * binaries and relocatable objects, in place and atomically. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metaopts.h"
 #include "tool.h"
-int cmd_stamp(int argc, char **argv) { return tool_fail("stamp: not built yet"); }
+
+struct stamp_opts {
+        struct meta_opts meta;
+        const char *output;
+        bool remove, force, json, quiet;
+};
+
+static void stamp_help(void) {
+        printf("Usage: pkgnote stamp [METADATA OPTIONS] [-o OUT] [--remove] FILE...\n"
+               "\n"
+               "Give already linked executables, shared objects and relocatable objects\n"
+               "(.o, kernel modules .ko) their package note (FDO_PACKAGING_METADATA), or\n"
+               "replace or remove it.  Each FILE is replaced atomically (a temporary file\n"
+               "beside it, synced, read back and checked, then renamed over it) keeping\n"
+               "its mode, owner, timestamps and extended attributes.  Stamping again with\n"
+               "the same metadata leaves a file byte for byte the same.\n"
+               "\n"
+               "%s"
+               "Stamping:\n"
+               "  -o, --output OUT            write the result to OUT and leave FILE as it is\n"
+               "                              (one FILE only)\n"
+               "      --remove                take the package note out (no metadata options)\n"
+               "      --force                 stamp hard-linked files (only this name gets the\n"
+               "                              note), read-only files, and kernel modules with\n"
+               "                              an appended signature (the signature is dropped:\n"
+               "                              sign the module again)\n"
+               "  -j, --json                  one JSON object per file and line\n"
+               "  -q, --quiet                 print only problems\n"
+               "  -h, --help                  show this help\n"
+               "\n"
+               "The note goes into the first page of the file when there is room, with\n"
+               "the program headers, so that kernel core dumps carry it.  Otherwise it goes\n"
+               "into padding after a segment or into a new segment at the end, and a\n"
+               "warning says that kernel core dumps will not carry it (pkgnote core then\n"
+               "reads it from the file on disk, build-id verified).  Code and data\n"
+               "addresses never change.\n"
+               "\n"
+               "Exit status: 0 every file was stamped, 2 an error (the file is untouched).\n",
+               meta_opts_help);
+}
+
+static const char *placement_text(const pkgnote_stamp_result *r) {
+        switch (r->placement) {
+        case PKGNOTE_PLACE_NONE: return "no package note to remove";
+        case PKGNOTE_PLACE_UNCHANGED: return "already carries this note, unchanged";
+        case PKGNOTE_PLACE_REPLACED: return "note replaced in its place";
+        case PKGNOTE_PLACE_AFTER_NOTES:
+                return r->tables_moved ? "note added in the first page, after the existing notes (dynamic symbol tables moved to make room)"
+                                     : "note added in the first page, after the existing notes";
+        case PKGNOTE_PLACE_MERGED: return "note added in the first page, beside a copy of the existing notes";
+        case PKGNOTE_PLACE_FREE_SLOT: return "note added in the first page, in a free program header";
+        case PKGNOTE_PLACE_MOVED_PHDRS: return "note added in the first page, program headers moved within it";
+        case PKGNOTE_PLACE_PADDING:
+                return r->notes_moved ? "note added in padding after a segment (existing notes moved within the first page to make room for its program header)"
+                                      : "note added in padding after a segment";
+        case PKGNOTE_PLACE_APPENDED: return "note added in a new segment at the end";
+        case PKGNOTE_PLACE_SECTION: return "note added in section .note.package";
+        case PKGNOTE_PLACE_REMOVED: return "note removed";
+        default: return "done";
+        }
+}
+
+static void print_warning(const char *path, const char *what) {
+        fprintf(stderr, "%s: '", program_name);
+        tool_print_escaped(stderr, path);
+        fprintf(stderr, "': %s\n", what);
+}
+
+static void print_json(const char *path, const pkgnote_stamp_result *r) {
+        fputs("{\"path\":", stdout);
+        tool_print_json_string(stdout, path);
+        printf(",\"placement\":\"%s\",\"relocatable\":%s,\"firstPage\":%s,\"phdrsFirstPage\":%s,"
+               "\"phdrsMoved\":%s,\"tablesMoved\":%s,\"notesMoved\":%s,\"signatureRemoved\":%s,\"noteOffset\":%" PRIu64
+               ",\"noteSize\":%" PRIu64 ",\"size\":%" PRIu64 ",\"bytesAdded\":%" PRId64 "}\n",
+               pkgnote_stamp_placement_name(r->placement), r->relocatable ? "true" : "false",
+               r->first_page ? "true" : "false", r->phdrs_first_page ? "true" : "false",
+               r->phdrs_moved ? "true" : "false", r->tables_moved ? "true" : "false", r->notes_moved ? "true" : "false",
+               r->signature_removed ? "true" : "false", r->note_offset, r->note_size, r->size, r->bytes_added);
+}
+
+static int stamp_one(const char *path, const char *json, const struct stamp_opts *o) {
+        unsigned flags = (o->remove ? PKGNOTE_STAMP_REMOVE : 0) | (o->force ? PKGNOTE_STAMP_FORCE : 0);
+        pkgnote_stamp_result r;
+        int err = pkgnote_stamp_file(path, o->output, json, flags, &r);
+        if (err < 0) {
+                if (o->json) {
+                        const char *d = pkgnote_last_error();
+                        fputs("{\"path\":", stdout);
+                        tool_print_json_string(stdout, path);
+                        fputs(",\"error\":", stdout);
+                        tool_print_json_string(stdout, d && *d ? d : strerror(-err));
+                        fputs("}\n", stdout);
+                }
+                return tool_error(path, o->remove ? "cannot remove the note" : "cannot stamp", err);
+        }
+        if (o->json)
+                print_json(path, &r);
+        else if (!o->quiet) {
+                tool_print_escaped(stdout, o->output ? o->output : path);
+                printf(": %s", placement_text(&r));
+                if (r.bytes_added)
+                        printf(", %+" PRId64 " bytes", r.bytes_added);
+                fputc('\n', stdout);
+        }
+        bool placed = r.placement != PKGNOTE_PLACE_NONE && r.placement != PKGNOTE_PLACE_REMOVED;
+        if (placed && !r.relocatable && !r.first_page)
+                print_warning(path, "the note is not in the first page: kernel core dumps will not carry it (pkgnote core reads it from disk, build-id verified)");
+        if (placed && !r.relocatable && !r.phdrs_first_page)
+                print_warning(path, "the program headers are no longer in the first page: kernel core dumps of this file lose its build-id and notes");
+        if (r.signature_removed)
+                print_warning(path, "the appended module signature was dropped: sign the module again");
+        return EXIT_OK;
+}
+
+int cmd_stamp(int argc, char **argv) {
+        enum { OPT_REMOVE = META_OPT_END, OPT_FORCE };
+        static const struct option longopts[] = {
+                META_LONG_OPTIONS,
+                {"output", required_argument, NULL, 'o'},
+                {"remove", no_argument, NULL, OPT_REMOVE},
+                {"force", no_argument, NULL, OPT_FORCE},
+                {"json", no_argument, NULL, 'j'},
+                {"quiet", no_argument, NULL, 'q'},
+                {"help", no_argument, NULL, 'h'},
+                {0},
+        };
+        struct stamp_opts o = {0};
+        int c, ret = EXIT_FAILURE_;
+        bool any_meta = false;
+        if (meta_opts_init(&o.meta, "stamp", argc) < 0)
+                return tool_fail("stamp: out of memory");
+        while ((c = getopt_long(argc, argv, "o:jqh", longopts, NULL)) >= 0) {
+                if (meta_opts_handle(&o.meta, c, optarg)) {
+                        any_meta = true;
+                        continue;
+                }
+                switch (c) {
+                case 'o': o.output = optarg; break;
+                case OPT_REMOVE: o.remove = true; break;
+                case OPT_FORCE: o.force = true; break;
+                case 'j': o.json = true; break;
+                case 'q': o.quiet = true; break;
+                case 'h':
+                        stamp_help();
+                        ret = EXIT_OK;
+                        goto out;
+                default: goto out;
+                }
+        }
+        if (optind >= argc) {
+                tool_fail("stamp: no FILE given (see 'pkgnote stamp --help')");
+                goto out;
+        }
+        if (o.output && argc - optind > 1) {
+                tool_fail("stamp: -o takes one FILE, %d given", argc - optind);
+                goto out;
+        }
+        if (o.remove && any_meta) {
+                tool_fail("stamp: --remove takes no metadata options");
+                goto out;
+        }
+        char *json = NULL;
+        if (!o.remove && (ret = meta_opts_build_json(&o.meta, &json)) != EXIT_OK)
+                goto out;
+        /* A full disk or a file size limit must give an error to clean
+         * up after, not kill us with the temporary file left behind. */
+        signal(SIGXFSZ, SIG_IGN);
+        ret = EXIT_OK;
+        for (int i = optind; i < argc; i++) {
+                int r = stamp_one(argv[i], json, &o);
+                if (r > ret)
+                        ret = r;
+        }
+        free(json);
+        if (fflush(stdout) != 0)
+                ret = tool_fail("cannot write output: %s", strerror(errno));
+out:
+        meta_opts_done(&o.meta);
+        return ret;
+}
