@@ -2,6 +2,8 @@
 /* pkgnote stamp: add, replace or remove the package note of linked
  * binaries and relocatable objects, in place and atomically. */
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -15,11 +17,11 @@
 struct stamp_opts {
         struct meta_opts meta;
         const char *output;
-        bool remove, force, json, quiet;
+        bool remove, force, json, quiet, tree;
 };
 
 static void stamp_help(void) {
-        printf("Usage: pkgnote stamp [METADATA OPTIONS] [-o OUT] [--remove] FILE...\n"
+        printf("Usage: pkgnote stamp [METADATA OPTIONS] [-o OUT] [--remove] [--tree] FILE...\n"
                "\n"
                "Give already linked executables, shared objects and relocatable objects\n"
                "(.o, kernel modules .ko) their package note (FDO_PACKAGING_METADATA), or\n"
@@ -37,6 +39,10 @@ static void stamp_help(void) {
                "                              note), read-only files, and kernel modules with\n"
                "                              an appended signature (the signature is dropped:\n"
                "                              sign the module again)\n"
+               "  -t, --tree                  each FILE is a directory (a staging tree): every\n"
+               "                              executable, shared object and kernel module in\n"
+               "                              it, never following symbolic links; separate\n"
+               "                              debug files and non-ELF files are left alone\n"
                "  -j, --json                  one JSON object per file and line\n"
                "  -q, --quiet                 print only problems\n"
                "  -h, --help                  show this help\n"
@@ -125,6 +131,68 @@ static int stamp_one(const char *path, const char *json, const struct stamp_opts
         return EXIT_OK;
 }
 
+/* --tree: the walk's state (nftw has no user pointer). */
+static struct {
+        const char *json;
+        const struct stamp_opts *o;
+        int ret;
+        unsigned stamped, skipped;
+} tree;
+
+/* Separate debug information (/usr/lib/debug, *.debug) has the same ELF
+ * type as its binary but no code: a note there means nothing. */
+static bool is_debug_file(const char *path) {
+        size_t l = strlen(path);
+        return strstr(path, "/usr/lib/debug/") || (l > 6 && !strcmp(path + l - 6, ".debug"));
+}
+
+static int tree_visit(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+        (void)ftw;
+        if (type == FTW_DNR) {
+                tool_error(path, "cannot read directory", -EACCES);
+                tree.ret = EXIT_FAILURE_;
+                return 0;
+        }
+        if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size < 52 || is_debug_file(path))
+                return 0;
+        pkgnote_elf *e;
+        if (pkgnote_elf_open(path, &e) < 0)
+                return 0; /* not ELF, or unreadable: not ours to stamp */
+        unsigned t = pkgnote_elf_type(e);
+        pkgnote_elf_free(e);
+        if (t != 1 && t != 2 && t != 3)
+                return 0;
+        if (st->st_nlink > 1 && !tree.o->force) {
+                fprintf(stderr, "%s: '", program_name);
+                tool_print_escaped(stderr, path);
+                fputs("': has other hard links, which would keep the old contents (--force to stamp anyway), ignoring\n", stderr);
+                tree.skipped++;
+                return 0;
+        }
+        int r = stamp_one(path, tree.json, tree.o);
+        if (r > tree.ret)
+                tree.ret = r;
+        if (r == EXIT_OK)
+                tree.stamped++;
+        return 0;
+}
+
+static int stamp_tree(const char *dir, const char *json, const struct stamp_opts *o) {
+        struct stat st;
+        if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+                return tool_fail("stamp: --tree: '%s' is not a directory", dir);
+        tree.json = json;
+        tree.o = o;
+        tree.ret = EXIT_OK;
+        tree.stamped = tree.skipped = 0;
+        if (nftw(dir, tree_visit, 32, FTW_PHYS) < 0)
+                return tool_error(dir, "cannot walk", -errno);
+        if (!o->quiet && !o->json)
+                fprintf(stderr, "%s: %s: %u ELF files %s, %u skipped\n", program_name, dir, tree.stamped,
+                        o->remove ? "without a package note now" : "carry the note", tree.skipped);
+        return tree.ret;
+}
+
 int cmd_stamp(int argc, char **argv) {
         enum { OPT_REMOVE = META_OPT_END, OPT_FORCE };
         static const struct option longopts[] = {
@@ -134,6 +202,7 @@ int cmd_stamp(int argc, char **argv) {
                 {"force", no_argument, NULL, OPT_FORCE},
                 {"json", no_argument, NULL, 'j'},
                 {"quiet", no_argument, NULL, 'q'},
+                {"tree", no_argument, NULL, 't'},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -142,7 +211,7 @@ int cmd_stamp(int argc, char **argv) {
         bool any_meta = false;
         if (meta_opts_init(&o.meta, "stamp", argc) < 0)
                 return tool_fail("stamp: out of memory");
-        while ((c = getopt_long(argc, argv, "o:jqh", longopts, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "o:jqth", longopts, NULL)) >= 0) {
                 if (meta_opts_handle(&o.meta, c, optarg)) {
                         any_meta = true;
                         continue;
@@ -153,6 +222,7 @@ int cmd_stamp(int argc, char **argv) {
                 case OPT_FORCE: o.force = true; break;
                 case 'j': o.json = true; break;
                 case 'q': o.quiet = true; break;
+                case 't': o.tree = true; break;
                 case 'h':
                         stamp_help();
                         ret = EXIT_OK;
@@ -168,6 +238,10 @@ int cmd_stamp(int argc, char **argv) {
                 tool_fail("stamp: -o takes one FILE, %d given", argc - optind);
                 goto out;
         }
+        if (o.output && o.tree) {
+                tool_fail("stamp: -o and --tree do not go together");
+                goto out;
+        }
         if (o.remove && any_meta) {
                 tool_fail("stamp: --remove takes no metadata options");
                 goto out;
@@ -180,7 +254,7 @@ int cmd_stamp(int argc, char **argv) {
         signal(SIGXFSZ, SIG_IGN);
         ret = EXIT_OK;
         for (int i = optind; i < argc; i++) {
-                int r = stamp_one(argv[i], json, &o);
+                int r = o.tree ? stamp_tree(argv[i], json, &o) : stamp_one(argv[i], json, &o);
                 if (r > ret)
                         ret = r;
         }
