@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Stamping's private state, shared by its files:
+ *   stamp.c        entry points, the order of placements, relocatable
+ *                  objects, and the check of the result
+ *   stamp-edit.c   rewriting primitives: the output buffer, the header
+ *                  tables, writing and removing notes, sections
+ *   stamp-place.c  placements of the note in linked files, and the free
+ *                  space they use
+ *   stamp-file.c   pkgnote_stamp_file(): reading the input, writing the
+ *                  result through a temporary file beside the target
+ */
+#ifndef PKGNOTE_STAMP_PRIVATE_H
+#define PKGNOTE_STAMP_PRIVATE_H
+
+#include "elfview.h"
+
+/* gABI values. */
+enum { ET_REL = 1, ET_EXEC = 2, ET_DYN = 3, ET_CORE = 4 };
+enum { PT_NULL = 0, PT_LOAD = 1, PT_DYNAMIC = 2, PT_INTERP = 3, PT_NOTE = 4, PT_PHDR = 6 };
+#define PT_GNU_PROPERTY 0x6474e553u
+enum { PF_X = 1, PF_W = 2, PF_R = 4 };
+enum { SHT_NULL = 0, SHT_SYMTAB = 2, SHT_RELA = 4, SHT_HASH = 5, SHT_REL = 9, SHT_NOTE = 7, SHT_NOBITS = 8, SHT_DYNSYM = 11 };
+#define SHT_GNU_HASH 0x6ffffff6u
+#define SHF_ALLOC 2u
+#define DT_NULL 0u
+#define DT_HASH 4u
+#define DT_SYMTAB 6u
+#define DT_GNU_HASH 0x6ffffef5u
+#define SHN_LORESERVE 0xff00u
+#define PN_XNUM 0xffffu
+
+/* Dynamic tables moved at most to make room after the notes. */
+#define MAX_MOVED 3
+
+struct ph {
+        uint32_t type, flags;
+        uint64_t offset, vaddr, paddr, filesz, memsz, align;
+};
+
+struct sh {
+        uint32_t name, type;
+        uint64_t flags, addr, offset, size;
+        uint32_t link, info;
+        uint64_t align, entsize;
+};
+
+struct range {
+        uint64_t a, b;
+};
+
+struct stamp {
+        pkgnote_elf *e; /* view over the input */
+        bool is64, be;
+        unsigned type;
+        uint64_t in_len;
+
+        uint8_t *b; /* the result being built */
+        uint64_t len, cap;
+        bool mapped; /* b is a private (copy-on-write) mapping of the input file */
+
+        struct ph *ph;
+        size_t phnum, phcap;
+        uint64_t phoff;
+        unsigned phentsize;
+
+        struct sh *sh;
+        size_t shnum, shcap, shnum_read;
+        uint64_t shoff;
+        unsigned shentsize;
+        uint32_t shstrndx;
+        uint8_t *names; /* the section name table, copied */
+        uint64_t names_len;
+        bool names_grew, table_grew, tail_cut;
+
+        const uint8_t *note; /* the new note */
+        size_t note_len;
+        long note_section; /* section to cover the note, or -1 */
+
+        struct range reserved[1 + MAX_MOVED]; /* kept free while placing other things */
+        size_t n_reserved;
+        pkgnote_stamp_result *res;
+};
+
+/* An address-sized word (ELF class) in explicit byte order. */
+static inline void pn_put_word(uint8_t *p, uint64_t v, bool is64, bool be) {
+        if (is64)
+                pn_wr64(p, v, be);
+        else
+                pn_wr32(p, (uint32_t)v, be);
+}
+
+static inline uint64_t pn_get_word(const uint8_t *p, bool is64, bool be) {
+        return is64 ? pn_rd64(p, be) : pn_rd32(p, be);
+}
+
+/* ------------------------------------------------------------------ */
+/* stamp.c                                                             */
+
+/* Stamps DATA.  MAP_FD >= 0: the file DATA was read from, whose private
+ * mapping then holds the result (*RET_MAPPED, RET_CAP bytes to unmap). */
+int pn_stamp_run(const void *data, size_t size, const char *json, unsigned flags, int map_fd, uint8_t **ret,
+                 size_t *ret_len, bool *ret_mapped, uint64_t *ret_cap, pkgnote_stamp_result *result);
+/* Frees a result of pn_stamp_run(). */
+void pn_stamp_release_buffer(uint8_t *b, uint64_t cap, bool mapped);
+
+/* ------------------------------------------------------------------ */
+/* stamp-edit.c: the output buffer                                     */
+
+int pn_stamp_reserve(struct stamp *s, uint64_t len);
+/* Makes the result LEN bytes long; new bytes are zero. */
+int pn_stamp_resize(struct stamp *s, uint64_t len);
+int pn_stamp_put(struct stamp *s, uint64_t off, const void *p, uint64_t n);
+int pn_stamp_zero(struct stamp *s, uint64_t off, uint64_t n);
+bool pn_stamp_is_zero(const struct stamp *s, uint64_t a, uint64_t b);
+
+/* stamp-edit.c: the tables */
+
+int pn_stamp_read_phdrs(struct stamp *s);
+int pn_stamp_read_shdrs(struct stamp *s);
+const char *pn_stamp_section_name(const struct stamp *s, size_t i);
+/* Writes the program and section header tables and the ELF header
+ * fields that locate and count them (gABI extended numbering kept). */
+int pn_stamp_flush_tables(struct stamp *s);
+
+/* stamp-edit.c: notes and sections */
+
+bool pn_is_package_note(const pkgnote_note *n);
+/* Writes the new note at OFF, ROOM bytes long: the descriptor is
+ * NUL-padded to fill the room, as the spec allows. */
+int pn_stamp_write_note(struct stamp *s, uint64_t off, uint64_t room);
+/* Takes every package note out of the PT_NOTE segments; returns the
+ * number of notes removed. */
+int pn_stamp_remove_segment_notes(struct stamp *s);
+/* Drops the unloaded tail so new data can go there; the section name
+ * table and section header table are written again after it. */
+int pn_stamp_cut_tail(struct stamp *s, bool with_names);
+/* The SHT_NOTE section .note.package, or -1. */
+long pn_stamp_find_note_section(const struct stamp *s);
+/* Points section NOTE_SECTION (or a new .note.package) at the note. */
+int pn_stamp_cover_note(struct stamp *s, uint64_t addr);
+/* After removal: an emptied .note.package that is the last section goes. */
+int pn_stamp_drop_empty_note_section(struct stamp *s);
+
+/* ------------------------------------------------------------------ */
+/* stamp-place.c: placements for linked files                          */
+
+/* Each returns 1 when the note was placed, 0 when that placement does
+ * not fit (nothing changed), or a negative errno. */
+
+bool pn_stamp_phdrs_in_first_page(const struct stamp *s);
+/* The PT_NOTE with the 4-byte aligned notes in the first page, or -1. */
+long pn_stamp_first_page_note_segment(const struct stamp *s);
+int pn_stamp_place_after_notes(struct stamp *s, long seg);
+int pn_stamp_place_moving_tables(struct stamp *s, long seg);
+int pn_stamp_place_in_slot(struct stamp *s, bool first_page);
+int pn_stamp_place_merged(struct stamp *s, long seg);
+int pn_stamp_place_moving_phdrs(struct stamp *s);
+int pn_stamp_place_sliding(struct stamp *s, bool grow);
+/* The last resort: fails with -ENOSPC or -E2BIG rather than return 0. */
+int pn_stamp_place_appended(struct stamp *s, bool needs_section);
+
+#endif
