@@ -161,7 +161,7 @@ PKGNOTE_PUBLIC void pkgnote_target_host(pkgnote_target *ret) {
 }
 
 /* Validates the JSON every generator receives and encodes its note. */
-static int note_for(const char *json, int big_endian, uint8_t **note, size_t *note_len) {
+int pn_package_note_checked(const char *json, int big_endian, uint8_t **note, size_t *note_len) {
         if (!json)
                 return pn_error(-EINVAL, "no JSON given");
         pkgnote_metadata *m;
@@ -226,7 +226,7 @@ PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t
         bool is64 = t->elf_class == 64, be = t->big_endian;
         uint8_t *note;
         size_t note_len;
-        int r = note_for(json, be, &note, &note_len);
+        int r = pn_package_note_checked(json, be, &note, &note_len);
         if (r < 0)
                 return r;
 
@@ -349,7 +349,7 @@ PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret) {
         size_t note_len;
         /* .long is in the assembler's byte order, so the little-endian
          * encoding is only used for the descriptor bytes. */
-        int r = note_for(json, 0, &note, &note_len);
+        int r = pn_package_note_checked(json, 0, &note, &note_len);
         if (r < 0)
                 return r;
         uint32_t descsz = pn_rd32(note + 4, false);
@@ -379,7 +379,7 @@ PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret) {
 PKGNOTE_PUBLIC int pkgnote_emit_linker_script(const char *json, char **ret) {
         uint8_t *note;
         size_t note_len;
-        int r = note_for(json, 0, &note, &note_len);
+        int r = pn_package_note_checked(json, 0, &note, &note_len);
         if (r < 0)
                 return r;
         uint32_t descsz = pn_rd32(note + 4, false);
@@ -566,7 +566,7 @@ PKGNOTE_PUBLIC int pkgnote_ldflags_quote(const char *arg, int style, char **ret)
 PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style, char **ret) {
         uint8_t *note;
         size_t note_len;
-        int r = note_for(json, 0, &note, &note_len);
+        int r = pn_package_note_checked(json, 0, &note, &note_len);
         if (r < 0)
                 return r;
         free(note);

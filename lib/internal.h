@@ -62,4 +62,9 @@ size_t pn_utf8_invalid_at(const char *s, size_t len);
  * characters (C0, DEL, C1).  0 or -EINVAL with pn_error set. */
 int pn_check_string(const char *s, const char *what);
 
+/* The package note for JSON as pkgnote_package_note_encode() makes it,
+ * after checking that JSON is one object a reader accepts and that holds
+ * no control character (-EINVAL otherwise). */
+int pn_package_note_checked(const char *json, int big_endian, uint8_t **note, size_t *note_len);
+
 #endif

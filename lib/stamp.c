@@ -303,22 +303,6 @@ out:
 /* Entry points                                                        */
 
 /* Validates the JSON as every generator does and encodes the note. */
-static int encode_note(const char *json, bool be, uint8_t **note, size_t *len) {
-        if (!json)
-                return pn_error(-EINVAL, "no JSON given");
-        pkgnote_metadata *m;
-        int r = pkgnote_metadata_parse(json, strlen(json), &m);
-        if (r < 0)
-                return r == -E2BIG ? r : pn_error(-EINVAL, "%s", pkgnote_last_error());
-        char *check;
-        r = pkgnote_metadata_to_json(m, &check); /* refuses control characters */
-        pkgnote_metadata_free(m);
-        if (r < 0)
-                return r;
-        free(check);
-        return pkgnote_package_note_encode(json, be, note, len);
-}
-
 /* The length of the ELF object before a kernel module's appended
  * signature, or SIZE when there is none. */
 static int module_signature(const uint8_t *d, size_t size, size_t *elf_len) {
@@ -398,7 +382,7 @@ int pn_stamp_run(const void *data, size_t size, const char *json, unsigned flags
                 r = pn_error(-EINVAL, "ELF type %u is not an executable, shared object or relocatable object", s.type);
                 goto out;
         }
-        if (!remove && (r = encode_note(json, s.be, &note, &s.note_len)) < 0)
+        if (!remove && (r = pn_package_note_checked(json, s.be, &note, &s.note_len)) < 0)
                 goto out;
         s.note = note;
         if ((r = pn_stamp_read_phdrs(&s)) < 0 || (r = pn_stamp_read_shdrs(&s)) < 0)
