@@ -305,29 +305,43 @@ static int fetch_ranges(pkgnote_core *c) {
 }
 
 
-static int add_module(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, bool vdso) {
+pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, bool vdso,
+                                   int *err) {
+        *err = 0;
         if (c->n_modules >= PKGNOTE_MAX_MODULES) {
                 pn_core_problem(c, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
-                return 0;
+                return NULL;
         }
         pkgnote_module *m = realloc(c->modules, (c->n_modules + 1) * sizeof *m);
-        if (!m)
-                return pn_error(-ENOMEM, "out of memory");
+        if (!m) {
+                *err = pn_error(-ENOMEM, "out of memory");
+                return NULL;
+        }
         c->modules = m;
         m += c->n_modules;
-        *m = (pkgnote_module){.start = start, .end = end, .is_vdso = vdso, .range = SIZE_MAX};
+        *m = (pkgnote_module){.start = start, .end = end, .first_end = end, .is_vdso = vdso, .range = SIZE_MAX};
         size_t l = strlen(path), sl = sizeof PN_DELETED_SUFFIX - 1;
         if (l > sl && !strcmp(path + l - sl, PN_DELETED_SUFFIX)) {
                 m->deleted = true;
                 l -= sl;
         }
         m->path = strndup(path, l);
-        if (!m->path)
-                return pn_error(-ENOMEM, "out of memory");
+        if (!m->path) {
+                *err = pn_error(-ENOMEM, "out of memory");
+                return NULL;
+        }
+        c->n_modules++;
+        return m;
+}
+
+static int add_module(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, bool vdso) {
+        int err;
+        pkgnote_module *m = pn_core_new_module(c, path, start, end, vdso, &err);
+        if (!m)
+                return err;
         /* The kernel dumps one page of a file mapping: read no more. */
         m->range = want_range(c, start, vdso ? VDSO_BYTES : c->page);
         m->not_dumped = m->range == SIZE_MAX && mapped_at(c, start);
-        c->n_modules++;
         return 0;
 }
 

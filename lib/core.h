@@ -69,6 +69,10 @@ struct pkgnote_core {
         size_t n_problems;
 };
 
+/* Appends a module for PATH (a " (deleted)" suffix becomes the flag);
+ * NULL at the module limit (reported, *err 0) or on -ENOMEM (*err). */
+pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, bool vdso,
+                                   int *err);
 void pn_core_problem(pkgnote_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Reads AT_PHDR, AT_ENTRY, AT_EXECFN, AT_SYSINFO_EHDR from an auxv in the

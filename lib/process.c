@@ -163,29 +163,12 @@ static int read_modules(pkgnote_core *c, int pid) {
                         last->end = end; /* later mappings of the same file */
                 if ((path[0] != '/' || off != 0) && !vdso)
                         continue;
-                if (c->n_modules >= PKGNOTE_MAX_MODULES) {
-                        pn_core_problem(c, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
-                        break;
-                }
-                pkgnote_module *m = realloc(c->modules, (c->n_modules + 1) * sizeof *m);
+                int err;
+                pkgnote_module *m = pn_core_new_module(c, path, start, end, vdso, &err);
                 if (!m) {
                         free(maps);
-                        return pn_error(-ENOMEM, "out of memory");
+                        return err;
                 }
-                c->modules = m;
-                m += c->n_modules;
-                *m = (pkgnote_module){.start = start, .end = end, .first_end = end, .is_vdso = vdso, .range = SIZE_MAX};
-                size_t l = strlen(path), sl = sizeof PN_DELETED_SUFFIX - 1;
-                if (l > sl && !strcmp(path + l - sl, PN_DELETED_SUFFIX)) {
-                        m->deleted = true;
-                        l -= sl;
-                }
-                m->path = strndup(path, l);
-                if (!m->path) {
-                        free(maps);
-                        return pn_error(-ENOMEM, "out of memory");
-                }
-                c->n_modules++;
                 last = m;
                 /* Device and inode, to recognise the file if map_files is shut. */
                 m->dev = makedev(maj, min);
