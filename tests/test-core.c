@@ -421,9 +421,10 @@ static void test_bug_nt_file_quadratic_module_dedup(void) {
                                 CHECK_INT(pkgnote_core_module_count(c), 4000);
                         pkgnote_core_free(c);
                 }
+                /* Reported, not asserted: speed belongs to benchmarks, and a
+                 * quadratic walk shows here as minutes (and a test timeout). */
                 fprintf(stderr, "%s start addresses: %zu mappings read in %.2f s\n", v ? "4000 repeated" : "distinct",
                         count, secs);
-                CHECK(secs <= 0.5);
         }
         free(d);
 }
