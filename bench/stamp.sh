@@ -90,7 +90,7 @@ if added:
     print("  largest growth with first-page placement: %d (the note lies in slack; the rest is the section header entry)"
           % max([r[2]["bytesAdded"] for r in rows if r[2]["firstPage"]] or [0]))
 print()
-print("time per file (best of %d), stamp in place vs cp of the same file, one process per file (process start included:\n  pkgnote links jansson, libdw, zstd, xz, lz4 and libarchive, and starts in about twice the time cp does):" % REPS)
+print("time per file (best of %d), stamp in place vs cp of the same file, one process per file (process start included):" % REPS)
 ratio = [r[3] / r[4] for r in rows]
 ratio_s = [r[3] / r[5] for r in rows]
 tot_st, tot_cp, tot_cps = sum(r[3] for r in rows), sum(r[4] for r in rows), sum(r[5] for r in rows)
