@@ -344,19 +344,29 @@ static void comment_json(struct text *t, const char *prefix, const char *json) {
         text_add(t, " */\n");
 }
 
-PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret) {
-        uint8_t *note;
+/* The note in little-endian form (its descriptor bytes are what the
+ * texts spell out) and the comment that opens both texts. */
+static int text_begin(struct text *t, const char *json, uint8_t **note, uint32_t *descsz) {
         size_t note_len;
-        /* .long is in the assembler's byte order, so the little-endian
-         * encoding is only used for the descriptor bytes. */
-        int r = pn_package_note_checked(json, 0, &note, &note_len);
+        int r = pn_package_note_checked(json, 0, note, &note_len);
         if (r < 0)
                 return r;
-        uint32_t descsz = pn_rd32(note + 4, false);
+        *descsz = pn_rd32(*note + 4, false);
+        comment_json(t, "/* Package metadata note (FDO_PACKAGING_METADATA): ", json);
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret) {
+        uint8_t *note;
+        uint32_t descsz;
         struct text t = {0};
+        /* .long is in the assembler's byte order, so the little-endian
+         * encoding is only used for the descriptor bytes. */
+        int r = text_begin(&t, json, &note, &descsz);
+        if (r < 0)
+                return r;
         /* The section type is spelled %note: gas takes @ or % on every ELF
          * target, but @ starts a comment on 32-bit arm; clang takes both. */
-        comment_json(&t, "/* Package metadata note (FDO_PACKAGING_METADATA): ", json);
         text_add(&t, "\t.section .note.package,\"a\",%%note\n"
                      "\t.balign 4\n"
                      "\t.long 4\t\t\t/* namesz: \"FDO\" and its NUL */\n"
@@ -378,13 +388,11 @@ PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret) {
 
 PKGNOTE_PUBLIC int pkgnote_emit_linker_script(const char *json, char **ret) {
         uint8_t *note;
-        size_t note_len;
-        int r = pn_package_note_checked(json, 0, &note, &note_len);
+        uint32_t descsz;
+        struct text t = {0};
+        int r = text_begin(&t, json, &note, &descsz);
         if (r < 0)
                 return r;
-        uint32_t descsz = pn_rd32(note + 4, false);
-        struct text t = {0};
-        comment_json(&t, "/* Package metadata note (FDO_PACKAGING_METADATA): ", json);
         /* TYPE = SHT_NOTE makes the section a note (and read-only) for both
          * ld.bfd >= 2.38 and ld.lld >= 15, so it lands in PT_NOTE; lld 16
          * rejects bfd's READONLY keyword.  INSERT keeps the default script. */
