@@ -221,13 +221,19 @@ static bool dumped_at(pkgnote_core *c, uint64_t addr, uint64_t *off, uint64_t *a
         return false;
 }
 
-/* qsort has no context argument: the mappings being sorted. */
-static const struct mapping *cand_maps;
+/* A module candidate: its start address and its NT_FILE index, sorted by
+ * both (the key travels with the entry, so sorting needs no shared state
+ * and stays thread-safe). */
+struct cand {
+        uint64_t start;
+        size_t index;
+};
 
 static int cmp_cand(const void *a, const void *b) {
-        size_t x = *(const size_t *)a, y = *(const size_t *)b;
-        uint64_t sx = cand_maps[x].start, sy = cand_maps[y].start;
-        return sx < sy ? -1 : sx > sy ? 1 : (x > y) - (x < y);
+        const struct cand *x = a, *y = b;
+        if (x->start != y->start)
+                return x->start < y->start ? -1 : 1;
+        return (x->index > y->index) - (x->index < y->index);
 }
 
 /* Whether any PT_LOAD of the core maps ADDR, dumped or not. */
@@ -559,23 +565,23 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
          * An offset-0 mapping right after one of the same file continues
          * that module: without separate code the loader maps the data
          * segment from page 0 too (-z noseparate-code, s390x, arm). */
-        size_t *cand = malloc((c->n_maps ? c->n_maps : 1) * sizeof *cand), nc = 0;
+        struct cand *cand = malloc((c->n_maps ? c->n_maps : 1) * sizeof *cand);
+        size_t nc = 0;
         if (!cand)
                 return pn_error(-ENOMEM, "out of memory");
         for (size_t i = 0; i < c->n_maps; i++)
                 if (c->maps[i].pgoff == 0 && !(i > 0 && !strcmp(c->maps[i - 1].path, c->maps[i].path)))
-                        cand[nc++] = i;
+                        cand[nc++] = (struct cand){c->maps[i].start, i};
         /* Sorted by start, duplicates are neighbours: linear, whatever
          * NT_FILE claims. */
-        cand_maps = c->maps;
         qsort(cand, nc, sizeof *cand, cmp_cand);
         for (size_t j = 0; j < nc && c->n_modules < PKGNOTE_MAX_MODULES; j++) {
-                const struct mapping *m = &c->maps[cand[j]];
-                if (j > 0 && c->maps[cand[j - 1]].start == m->start)
+                const struct mapping *m = &c->maps[cand[j].index];
+                if (j > 0 && cand[j - 1].start == m->start)
                         continue;
                 /* A module ends where its last mapping of the same file does. */
                 uint64_t end = m->end;
-                for (size_t k = cand[j] + 1; k < c->n_maps && !strcmp(c->maps[k].path, m->path); k++)
+                for (size_t k = cand[j].index + 1; k < c->n_maps && !strcmp(c->maps[k].path, m->path); k++)
                         end = c->maps[k].end;
                 int r = add_module(c, m->path, m->start, end, false);
                 if (r < 0) {
