@@ -9,9 +9,7 @@
 #    and of the cross toolchain's own libc.
 . "$SRCDIR/tests/lib.sh"
 
-for t in cc readelf python3; do
-        command -v $t > /dev/null || { echo "1..0 # SKIP $t missing"; exit 77; }
-done
+require cc readelf python3
 export T
 cc -O1 -Wall -o mkcore "$SRCDIR/tests/core/mkcore.c" "$SRCDIR/tests/core/corebuild.c" || fatal "cannot build mkcore"
 
@@ -57,7 +55,9 @@ case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
 '|'* | /*) have_cores= ;;
 *) have_cores=1 ;;
 esac
-if command -v i686-linux-gnu-gcc > /dev/null && [ -n "$have_cores" ] && (ulimit -c unlimited) 2>/dev/null; then
+if ! command -v i686-linux-gnu-gcc > /dev/null; then
+        missing "i386: real core" i686-linux-gnu-gcc
+elif [ -n "$have_cores" ] && (ulimit -c unlimited) 2>/dev/null; then
         mkdir i386
         i686-linux-gnu-gcc -shared -fPIC -o i386/liblib32.so lib.c -Xlinker "--package-metadata=$IL_JSON" || fatal "cannot link the i386 library"
         i686-linux-gnu-gcc -g -O0 -o i386/prog32 prog.c -Li386 -llib32 -Wl,-rpath,'$ORIGIN' -Xlinker "--package-metadata=$I_JSON" || fatal "cannot link the i386 program"
@@ -93,7 +93,7 @@ if command -v i686-linux-gnu-gcc > /dev/null && [ -n "$have_cores" ] && (ulimit 
                 fi
         fi
 else
-        skip "i386: real core" "no i686-linux-gnu-gcc or no cores here"
+        skip "i386: real core" "no core dumps here"
 fi
 
 # ------------------------------------------- fixtures: s390x, s390, aarch64
@@ -131,7 +131,7 @@ XL_JSON='{"type":"rpm","os":"fedora","osVersion":"41","name":"xlib","version":"0
 cross() {
         name=$1 gcc=$2 flags=$3 mkflags=$4 libc=$5
         if ! command -v $gcc > /dev/null; then
-                skip "$name: fixture core" "$gcc missing"
+                missing "$name: fixture core" "$gcc"
                 return
         fi
         mkdir $name

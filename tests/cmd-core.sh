@@ -233,7 +233,7 @@ tcheck "segv: text libfar line" "Module $T/bin/libfar.so from deb far-1.0-1 (amd
 if grep -q "^Stack trace of thread $PID:" out && grep -q '^#0 .* crash_here (crasher + 0x' out; then
         pass "segv: text stack trace starts in crash_here"
 elif [ -n "$NO_LIBDW" ]; then
-        skip "segv: text stack trace starts in crash_here" "no libdw"
+        missing "segv: text stack trace starts in crash_here" "libdw (libdw-dev at build time)"
 else
         fail "segv: text stack trace starts in crash_here" "$(grep -A3 'Stack trace' out)"
 fi
@@ -356,7 +356,7 @@ strip_threads segv.json > plain.nothreads
 sed '/^Stack trace/,$d' segv.txt > plain.text
 for z in zstd xz lz4; do
         if ! command -v $z > /dev/null; then
-                skip "$z: compressed core" "$z missing"
+                missing "$z: compressed core" "$z"
                 continue
         fi
         $z -q -c "$SEGV_CORE" > core.$z 2>/dev/null || $z -c "$SEGV_CORE" > core.$z
@@ -405,7 +405,9 @@ run core "$SEGV_CORE"
 grep -A1 "^Module $T/bin/libfar.so " out | grep -q "changed since the crash" && pass "replaced: text explains the mismatch" || fail "replaced: text explains the mismatch" "$(cat out)"
 
 # ----------------------------------------------- a Debian systemd binary
-if [ -x /usr/bin/journalctl ] && readelf -nW /usr/bin/journalctl | grep -q 'Packaging Metadata' && command -v systemd-analyze > /dev/null; then
+if ! command -v systemd-analyze > /dev/null || [ ! -x /usr/bin/journalctl ]; then
+        missing "journalctl: Debian systemd core" "systemd (journalctl, systemd-analyze)"
+elif readelf -nW /usr/bin/journalctl | grep -q 'Packaging Metadata' && command -v systemd-analyze > /dev/null; then
         mkdir jd
         (cd jd && ulimit -c unlimited && exec /usr/bin/journalctl -f) > /dev/null 2>&1 &
         JPID=$!
@@ -472,7 +474,7 @@ PY
                 fail "journalctl: the kernel wrote a core"
         fi
 else
-        skip "journalctl: Debian systemd core" "no noted journalctl or no systemd-analyze"
+        skip "journalctl: Debian systemd core" "this journalctl has no package note"
 fi
 
 # ---------------------------------------------------------------- errors

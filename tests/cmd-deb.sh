@@ -78,7 +78,7 @@ for combo in meson:gcc cmake:clang; do
         bs=${combo%%:*} cc=${combo#*:}
         name="$bs + $cc"
         if ! have $bs || ! have $cc || { [ $bs = meson ] && ! have ninja; }; then
-                skip "$name" "$bs or $cc is not installed"
+                missing "$name" "$bs, ninja or $cc"
                 continue
         fi
         if ! debbuild $bs-$cc $bs $cc; then

@@ -105,7 +105,7 @@ check() {
 jobs_dirs=""
 for cc in gcc clang; do
         if ! have $cc; then
-                skip "$cc: every build" "$cc is not installed"
+                missing "$cc: every build" "$cc"
                 continue
         fi
         for ld in bfd gold lld mold; do
@@ -116,7 +116,7 @@ for cc in gcc clang; do
                 mold) ok=$(have mold && echo y) ;;
                 esac
                 if [ -z "$ok" ]; then
-                        skip "$cc + $ld: every build" "no $ld linker (lld >= 15 for lld) installed"
+                        missing "$cc + $ld: every build" "the $ld linker (lld >= 15 for lld)"
                         continue
                 fi
                 batch=""
@@ -127,7 +127,7 @@ for cc in gcc clang; do
                         cmake) need=cmake ;;
                         esac
                         if ! have $need; then
-                                skip "$cc + $ld + $sys" "$need is not installed"
+                                missing "$cc + $ld + $sys" "$need"
                                 continue
                         fi
                         for route in object ldflags; do

@@ -15,6 +15,12 @@ failed=0 passed=0
 ok() { passed=$((passed + 1)); echo "ok - $1"; }
 not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; for l in "$@"; do printf '#   %s\n' "$l"; done; }
 skip() { echo "ok - $1 # SKIP $2"; }
+# missing NAME TOOL: NAME cannot run without TOOL; under PKGNOTE_STRICT=1
+# (make check, which installs every tool used here) that is a failure.
+missing() {
+        if [ "${PKGNOTE_STRICT:-0}" = 1 ]; then not_ok "$1" "required tool missing: $2 (make deps-test installs it)"
+        else skip "$1" "$2 is not installed"; fi
+}
 have() { command -v "$1" >/dev/null 2>&1; }
 # The package note JSON readelf shows for FILE (with or without -W it
 # may share a line with the note type).
@@ -195,7 +201,7 @@ if have gcc && have objcopy; then
                 fi
         done
 else
-        skip "note identical to ld.bfd" "gcc or objcopy missing"
+        missing "note identical to ld.bfd" "gcc, objcopy"
 fi
 # Big-endian: the cross linker's own note for s390x.
 if have s390x-linux-gnu-gcc && have s390x-linux-gnu-objcopy; then
@@ -208,7 +214,7 @@ if have s390x-linux-gnu-gcc && have s390x-linux-gnu-objcopy; then
                 not_ok "big-endian note identical to s390x ld.bfd" "$(cat "$T/err")"
         fi
 else
-        skip "big-endian note identical to s390x ld.bfd" "s390x-linux-gnu-gcc missing"
+        missing "big-endian note identical to s390x ld.bfd" s390x-linux-gnu-gcc
 fi
 $N -F note -t ELF64BE --name n -o "$T/be.note"
 if [ "$(od -An -tx1 -N12 "$T/be.note" | tr -d ' \n')" = "0000000400000010cafe1a7e" ]; then ok "note header in --target byte order"; else
@@ -220,7 +226,7 @@ if have script; then
         if grep -q "refusing to write binary output to a terminal" "$T/tty"; then ok "binary output refused on a terminal"; else
                 not_ok "binary output refused on a terminal" "$(cat "$T/tty")"; fi
 else
-        skip "binary output refused on a terminal" "script(1) missing"
+        missing "binary output refused on a terminal" "script (bsdutils)"
 fi
 
 # Objects for every target parse back, with the right header.
@@ -248,7 +254,7 @@ expect_fail "object needs a machine" "^pkgnote: generate: object: target ELF64BE
 # Assembler source assembles for each architecture we have a compiler for.
 $N --metadata "$J" -F asm -o "$T/note.s"
 for cc in gcc clang aarch64-linux-gnu-gcc s390x-linux-gnu-gcc i686-linux-gnu-gcc; do
-        if ! have $cc; then skip "asm with $cc" "$cc missing"; continue; fi
+        if ! have $cc; then missing "asm with $cc" $cc; continue; fi
         if $cc -c "$T/note.s" -o "$T/asm-$cc.o" 2>"$T/err"; then
                 n=$(note_of "$T/asm-$cc.o")
                 stack=$(readelf -SW "$T/asm-$cc.o" | grep -c 'note.GNU-stack')
@@ -293,13 +299,13 @@ if have ld.bfd && have gcc; then
                         not_ok "ldflags (make) through a Makefile" "flags: $mflags" "$(cat "$T/err")"
                 fi
         else
-                skip "ldflags (make) through a Makefile" "make missing"
+                missing "ldflags (make) through a Makefile" make
         fi
         expect_fail "ldflags --linker mismatch" "^pkgnote: generate: --ld: 'ld.bfd' is bfd, not lld" \
                 $N -F ldflags --linker lld --ld ld.bfd
         LD=ld.bfd expect "ldflags honours \$LD" "-Xlinker '--package-metadata={\"name\":\"n\"}'" $N --name n -F ldflags
 else
-        skip "ldflags for ld.bfd" "ld.bfd or gcc missing"
+        missing "ldflags for ld.bfd" "ld.bfd, gcc"
 fi
 expect_fail "ldflags with a linker that cannot run" "^pkgnote: generate: cannot run 'no-such-ld-here --version'" \
         $N -F ldflags --ld no-such-ld-here
@@ -338,7 +344,7 @@ if have ld.lld && ld.lld --version | grep -q 'LLD 1[0-4]\.'; then
                 not_ok "old ld.lld links the fallback object" "flags: $flags" "$(cat "$T/err" 2>/dev/null)"
         fi
 else
-        skip "old ld.lld links the fallback object" "no ld.lld older than 15 here"
+        missing "old ld.lld links the fallback object" "ld.lld older than 15 (lld)"
 fi
 
 echo "# $passed passed, $failed failed"

@@ -20,8 +20,15 @@ ok() { passed=$((passed + 1)); echo "ok - $1"; }
 not_ok() { failed=$((failed + 1)); echo "not ok - $1"; shift; for l in "$@"; do printf '#   %s\n' "$l"; done; }
 skip() { skipped=$((skipped + 1)); echo "ok - $1 # SKIP $2"; }
 have() { command -v "$1" >/dev/null 2>&1; }
+# missing NAME TOOL: NAME cannot run without TOOL; under PKGNOTE_STRICT=1
+# (make check, which installs every tool used here) that is a failure.
+missing() {
+        if [ "${PKGNOTE_STRICT:-0}" = 1 ]; then not_ok "$1" "required tool missing: $2 (make deps-test installs it)"
+        else skip "$1" "$2 is not installed"; fi
+}
 
 if ! have readelf || ! have gcc; then
+        [ "${PKGNOTE_STRICT:-0}" = 1 ] && { echo "not ok - required tools missing: readelf, gcc"; exit 1; }
         echo "# SKIP: readelf and gcc are needed"
         exit 77
 fi
@@ -96,7 +103,7 @@ fi
 
 for cc in gcc clang; do
         if ! have $cc; then
-                skip "$cc: all linkers" "$cc is not installed"
+                missing "$cc: all linkers" $cc
                 continue
         fi
         for ld in bfd gold lld mold; do
@@ -112,7 +119,7 @@ for cc in gcc clang; do
                 mold) drv="-fuse-ld=mold" prog=mold ;;
                 esac
                 if [ -z "$prog" ] || ! have "$prog"; then
-                        skip "$cc + $ld" "no $ld linker (lld >= 15 for lld) installed"
+                        missing "$cc + $ld" "the $ld linker (lld >= 15 for lld)"
                         continue
                 fi
                 for form in flag script object; do
@@ -172,7 +179,7 @@ done
 for triple in aarch64-linux-gnu s390x-linux-gnu i686-linux-gnu; do
         cc=$triple-gcc
         if ! have $cc; then
-                skip "$triple: cross builds" "$cc is not installed"
+                missing "$triple: cross builds" $cc
                 continue
         fi
         case $triple in

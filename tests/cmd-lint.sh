@@ -9,6 +9,7 @@ set -u
 
 for tool in gcc objcopy readelf od; do
         if ! command -v "$tool" >/dev/null 2>&1; then
+                [ "${PKGNOTE_STRICT:-0}" = 1 ] && { echo "not ok - required tool missing: $tool"; exit 1; }
                 echo "ok - cmd-lint # SKIP $tool is not installed"
                 exit 77
         fi
@@ -28,6 +29,12 @@ fail() {
         failed=$((failed + 1))
 }
 skip() { echo "ok - $1 # SKIP $2"; }
+# missing NAME TOOL: NAME cannot run without TOOL; under PKGNOTE_STRICT=1
+# (make check, which installs every tool used here) that is a failure.
+missing() {
+        if [ "${PKGNOTE_STRICT:-0}" = 1 ]; then fail "$1" "required tool missing: $2 (make deps-test installs it)"
+        else skip "$1" "$2 is not installed"; fi
+}
 
 # Runs pkgnote lint; leaves stdout in $T/out, stderr in $T/err, status in $rc.
 run_lint() {
@@ -154,31 +161,31 @@ for ld in bfd gold mold; do
         if gcc -fuse-ld=$ld -Xlinker --package-metadata="$JSON" "$T/main.c" -o "$T/ld-$ld" 2>"$T/ld.err"; then
                 linked "ld.$ld executable" "$T/ld-$ld"
         else
-                skip "ld.$ld executable" "cannot link: $(head -n 1 "$T/ld.err")"
+                missing "ld.$ld executable" "a working ld.$ld ($(head -n 1 "$T/ld.err"))"
         fi
 done
 if command -v clang >/dev/null 2>&1 && [ -x /usr/bin/ld.lld-16 ] &&
         clang --ld-path=/usr/bin/ld.lld-16 -Xlinker --package-metadata="$JSON" "$T/main.c" -o "$T/ld-lld" 2>"$T/ld.err"; then
         linked "ld.lld executable" "$T/ld-lld"
 else
-        skip "ld.lld executable" "clang with ld.lld-16 not available"
+        missing "ld.lld executable" "clang with ld.lld-16"
 fi
 if gcc -shared -fPIC -Xlinker --package-metadata="$JSON" "$T/main.c" -o "$T/lib.so" 2>"$T/ld.err"; then
         linked "shared object" "$T/lib.so"
 else
-        skip "shared object" "$(head -n 1 "$T/ld.err")"
+        missing "shared object" "a working gcc -shared ($(head -n 1 "$T/ld.err"))"
 fi
 if gcc -static -Xlinker --package-metadata="$JSON" "$T/main.c" -o "$T/static" 2>/dev/null; then
         linked "static executable" "$T/static"
 else
-        skip "static executable" "no static libc"
+        missing "static executable" "static libc (libc6-dev)"
 fi
 for cross in i686-linux-gnu-gcc s390x-linux-gnu-gcc aarch64-linux-gnu-gcc; do
         if command -v $cross >/dev/null 2>&1 &&
                 $cross -Xlinker --package-metadata="$JSON" "$T/main.c" -o "$T/$cross" 2>/dev/null; then
                 linked "$cross executable" "$T/$cross"
         else
-                skip "$cross executable" "cross compiler not usable"
+                missing "$cross executable" "a working $cross with its libc"
         fi
 done
 

@@ -77,7 +77,7 @@ check() {
 
 for cc in gcc clang; do
         if ! have $cc; then
-                skip "rpm built with $cc" "$cc is not installed"
+                missing "rpm built with $cc" "$cc"
                 continue
         fi
         if ! rpmbuild_in $cc --define "__cc $cc"; then

@@ -286,7 +286,7 @@ schemas="$SRCDIR/../shared/schemas"
 if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
         skip "SBOMs validate against the official schemas" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
 elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-        skip "SBOMs validate against the official schemas" "node and npm are not installed"
+        missing "SBOMs validate against the official schemas" "node and npm"
 else
         ajv="${BUILDDIR:-$HOME}/npm-ajv"
         if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
@@ -322,7 +322,7 @@ if [ -d /usr ] && command -v readelf > /dev/null; then
                 esac
         done < cross.txt
 else
-        skip "/usr against readelf -n" "readelf not installed"
+        missing "/usr against readelf -n" readelf
 fi
 
 finish

@@ -97,7 +97,7 @@ if command -v mold >/dev/null; then
         expect_status 0 "mixed-alignment PT_NOTE (mold): no error"
         expect_out "hello" "mixed-alignment PT_NOTE (mold): note found"
 else
-        skip "mixed-alignment PT_NOTE (mold)" "mold not installed"
+        missing "mixed-alignment PT_NOTE (mold)" mold
 fi
 
 # Regression: paths that are not UTF-8, or hold C1 controls, keep --json valid.

@@ -6,7 +6,7 @@
 # (PKGNOTE_STAMP_SAMPLE files per kind, "all" for every one; 0 skips).
 . "$SRCDIR/tests/lib.sh"
 
-command -v cc > /dev/null || { echo "1..0 # SKIP no C compiler"; exit 77; }
+require cc
 M='--no-os-release --type deb --os debian --os-version 12 --name hello --version 1.0-1 --architecture amd64'
 JSON='{"type":"deb","os":"debian","osVersion":"12","name":"hello","version":"1.0-1","architecture":"amd64"}'
 
@@ -107,10 +107,12 @@ after=$(stat -c '%a %u %g %Y' h4)
 [ "$before" = "$after" ] && pass "mode, owner, mtime kept" || fail "mode, owner, mtime kept" "$before -> $after"
 if [ $have_xattr = 1 ]; then
         [ "$(getfattr --only-values -n user.pkgnote h4 2>/dev/null)" = kept ] && pass "user xattr kept" || fail "user xattr kept"
-else skip "user xattr kept" "no user xattrs here"; fi
+elif ! command -v setfattr > /dev/null; then missing "user xattr kept" "setfattr (attr)"
+else skip "user xattr kept" "this file system takes no user xattrs"; fi
 if [ $have_caps = 1 ]; then
         getcap h4 | grep -q cap_net_raw && pass "security.capability kept" || fail "security.capability kept" "$(getcap h4)"
-else skip "security.capability kept" "setcap not usable"; fi
+elif ! command -v setcap > /dev/null; then missing "security.capability kept" "setcap (libcap2-bin)"
+else skip "security.capability kept" "cannot set file capabilities here"; fi
 ls -a | grep -q '\.pkgnote-' && fail "no temporary files left" || pass "no temporary files left"
 
 # Symbolic link: the target is stamped, the link stays a link.
@@ -209,9 +211,8 @@ fi
 # ---------------------------------------------------------------- foreign architectures
 for t in aarch64-linux-gnu:qemu-aarch64-static s390x-linux-gnu:qemu-s390x-static i686-linux-gnu:; do
         triplet=${t%%:*}; emu=${t#*:}
-        if ! command -v "$triplet-gcc" > /dev/null || { [ -n "$emu" ] && ! command -v "$emu" > /dev/null; }; then
-                skip "$triplet" "no cross compiler or emulator"; continue
-        fi
+        if ! command -v "$triplet-gcc" > /dev/null; then missing "$triplet" "$triplet-gcc"; continue; fi
+        if [ -n "$emu" ] && ! command -v "$emu" > /dev/null; then missing "$triplet" "$emu (qemu-user-static)"; continue; fi
         for link in dyn static; do
                 flags=""; [ $link = static ] && flags=-static
                 "$triplet-gcc" $flags -o "x-$triplet-$link" crash.c 2> /dev/null || { skip "$triplet $link" "cannot link"; continue; }
@@ -257,7 +258,7 @@ cp hello r1; "$PKGNOTE" stamp -q $M r1; "$PKGNOTE" stamp -q --remove r1
 if [ "${PKGNOTE_STAMP_SAMPLE:-150}" = 0 ]; then
         skip "corpus" "PKGNOTE_STAMP_SAMPLE=0"
 elif ! command -v eu-elflint > /dev/null; then
-        skip "corpus" "eu-elflint not installed"
+        missing "corpus" eu-elflint
 else
         sh "$SRCDIR/tests/stamp/corpus.sh" "$T/corpus" > corpus.out 2>&1
         cat corpus.out

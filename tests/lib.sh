@@ -13,6 +13,22 @@ pass() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
 fail() { FAILED=$((FAILED + 1)); echo "not ok - $1"; [ $# -gt 1 ] && echo "# $2"; return 0; }
 fatal() { echo "Bail out! $1"; exit 99; }
 skip() { echo "ok - $1 # SKIP ${2:-}"; }
+# missing NAME TOOL: check NAME cannot run because TOOL is absent. make
+# check installs every tool the suite uses and sets PKGNOTE_STRICT=1, so
+# there an absent tool is a failure, never a skip.
+missing() {
+        if [ "${PKGNOTE_STRICT:-0}" = 1 ]; then fail "$1" "required tool missing: $2 (make deps-test installs it)"
+        else skip "$1" "$2 is not installed"; fi
+}
+# require TOOL...: the whole script needs each TOOL (skipped without, or a
+# failure under PKGNOTE_STRICT=1).
+require() {
+        for _t; do
+                command -v "$_t" > /dev/null 2>&1 && continue
+                [ "${PKGNOTE_STRICT:-0}" = 1 ] && { echo "not ok - required tool missing: $_t (make deps-test installs it)"; exit 1; }
+                echo "1..0 # SKIP $_t is not installed"; exit 77
+        done
+}
 
 # run ARGS...: runs pkgnote, keeping stdout in out, stderr in err, status in STATUS.
 run() {
