@@ -138,6 +138,26 @@ static void fuzz_dlopen(const char *text, size_t len) {
                 touch_str(pkgnote_dlopen_get(d, i, "description"));
                 touch_str(pkgnote_dlopen_get(d, i, "priority"));
         }
+        size_t problems = 0;
+        if ((size_t)pkgnote_dlopen_check(d, count_report, &problems) != problems)
+                abort();
+        for (size_t i = 0; i < pkgnote_dlopen_count(d); i++)
+                touch_str(pkgnote_dlopen_priority_name(pkgnote_dlopen_priority(d, i)));
+        /* Dependencies from the note in every format; what is added
+         * must come out in each. */
+        pkgnote_deps *deps = NULL;
+        if (pkgnote_deps_new(&deps) == 0 && pkgnote_deps_add(deps, "f", len & 1 ? 64 : 32, 62, 0, d) == 0) {
+                for (size_t i = 0; i < pkgnote_deps_count(deps); i++)
+                        touch_str(pkgnote_deps_sonames(deps, i));
+                for (int f = PKGNOTE_DEPS_RPM; f <= PKGNOTE_DEPS_JSON; f += 2) {
+                        char *formatted = NULL;
+                        if (pkgnote_deps_format(deps, f, &formatted) < 0)
+                                abort();
+                        touch_str(formatted);
+                        free(formatted);
+                }
+        }
+        pkgnote_deps_free(deps);
         char *out = NULL;
         if (pkgnote_dlopen_to_json(d, &out) < 0)
                 abort();

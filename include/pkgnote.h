@@ -238,6 +238,64 @@ PKGNOTE_PUBLIC const char *pkgnote_dlopen_get(const pkgnote_dlopen *d, size_t i,
 /* Compact JSON of the array; control characters \u-escaped. */
 PKGNOTE_PUBLIC int pkgnote_dlopen_to_json(const pkgnote_dlopen *d, char **ret);
 
+/* Priorities of a dlopen entry, weakest first. */
+enum {
+        PKGNOTE_DLOPEN_SUGGESTED = 1,
+        PKGNOTE_DLOPEN_RECOMMENDED = 2,
+        PKGNOTE_DLOPEN_REQUIRED = 3,
+};
+/* The priority of entry I: "recommended" when it names none (as the spec
+ * tells readers to assume), -EBADMSG for a value outside the three. */
+PKGNOTE_PUBLIC int pkgnote_dlopen_priority(const pkgnote_dlopen *d, size_t i);
+/* "suggested", "recommended", "required", or NULL for another value. */
+PKGNOTE_PUBLIC const char *pkgnote_dlopen_priority_name(int priority);
+/* Checks D against the spec and what packaging tools need: each entry has
+ * a non-empty "soname" list of names that look like sonames (no '/', a
+ * ".so" part: lib*.so.N), no soname twice in an entry and no entry
+ * repeating another's list, "feature" and "description" strings, a known
+ * "priority".  Calls REPORT once per problem (may be NULL) and returns
+ * their number. */
+PKGNOTE_PUBLIC int pkgnote_dlopen_check(const pkgnote_dlopen *d, pkgnote_report_fn report, void *userdata);
+
+/* ------------------------------------------------------------------ */
+/* dlopen dependencies (lib/deps.c)                                    */
+
+/* The dlopen notes of several files merged into package dependencies:
+ * one dependency per list of alternative sonames, the strongest priority
+ * of its mentions winning. */
+typedef struct pkgnote_deps pkgnote_deps;
+
+enum {
+        PKGNOTE_DEPS_RPM = 1,  /* "Requires: libfoo.so.1()(64bit)" lines */
+        PKGNOTE_DEPS_DEB = 2,  /* dlopen:Depends=/Recommends=/Suggests= substvars */
+        PKGNOTE_DEPS_JSON = 3, /* one array of merged, resolved entries */
+};
+
+PKGNOTE_PUBLIC int pkgnote_deps_new(pkgnote_deps **ret);
+PKGNOTE_PUBLIC void pkgnote_deps_free(pkgnote_deps *d);
+/* Adds every entry of NOTE, found in PATH, an object of ELF class
+ * ELF_CLASS (32 or 64), MACHINE (e_machine) and byte order BIG_ENDIAN;
+ * these decide rpm's ABI suffix and which dpkg architecture ships a
+ * soname.  -EBADMSG (nothing added) when NOTE fails pkgnote_dlopen_check()
+ * in a way that leaves no dependency to take (no sonames, bad priority). */
+PKGNOTE_PUBLIC int pkgnote_deps_add(pkgnote_deps *d, const char *path, int elf_class, unsigned machine,
+                                    int big_endian, const pkgnote_dlopen *note);
+/* Finds which packages ship each soname in the dpkg database under ROOT
+ * (NULL: "/"), reading the *.list files of ROOT/var/lib/dpkg/info, never
+ * leaving ROOT.
+ * Returns how many dependencies no package ships (0: all resolved). */
+PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root);
+PKGNOTE_PUBLIC size_t pkgnote_deps_count(const pkgnote_deps *d);
+/* Dependency I: its priority, its sonames as "liba.so.1 or libb.so.2",
+ * and whether pkgnote_deps_resolve_dpkg() found a package for it (1), did
+ * not (0), or was not run (-ENODATA).  Strings live as long as D. */
+PKGNOTE_PUBLIC int pkgnote_deps_priority(const pkgnote_deps *d, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_deps_sonames(const pkgnote_deps *d, size_t i);
+PKGNOTE_PUBLIC int pkgnote_deps_resolved(const pkgnote_deps *d, size_t i);
+/* The dependencies in FORMAT (PKGNOTE_DEPS_*), in a malloc()ed string
+ * ending in a newline.  DEB needs pkgnote_deps_resolve_dpkg() first. */
+PKGNOTE_PUBLIC int pkgnote_deps_format(const pkgnote_deps *d, int format, char **ret);
+
 /* ------------------------------------------------------------------ */
 /* Object summary                                                      */
 

@@ -62,6 +62,11 @@ size_t pn_utf8_invalid_at(const char *s, size_t len);
  * characters (C0, DEL, C1).  0 or -EINVAL with pn_error set. */
 int pn_check_string(const char *s, const char *what);
 
+/* Does S look like a soname dlopen() is given: a file name without blank
+ * or control characters, with a ".so" that ends it or starts its version
+ * (libfoo.so.1, libfoo-2.4.so)? */
+bool pn_soname_shaped(const char *s);
+
 /* The package note for JSON as pkgnote_package_note_encode() makes it,
  * after checking that JSON is one object a reader accepts and that holds
  * no control character (-EINVAL otherwise). */

@@ -20,6 +20,7 @@ static const struct {
         {"list", cmd_list, "the crashes pkgnote-coredump collected"},
         {"stamp", cmd_stamp, "add, replace or remove the note in linked binaries"},
         {"scan", cmd_scan, "inventory of file trees and images, SBOMs"},
+        {"deps", cmd_deps, "package dependencies from dlopen notes"},
 };
 
 static int usage(FILE *f) {

@@ -23,6 +23,7 @@ int cmd_pid(int argc, char **argv);
 int cmd_stamp(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_deps(int argc, char **argv);
 
 /* "pkgnote: 'PATH': WHAT: REASON" on stderr.  REASON is the library's
  * detailed message when it has one, else strerror(-err).  Returns 2. */

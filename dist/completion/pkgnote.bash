@@ -2,7 +2,7 @@
 _pkgnote() {
         local cur prev words cword
         _init_completion || return
-        local commands="show generate lint core pid list stamp scan"
+        local commands="show generate lint core pid list stamp scan deps"
         if [[ $cword -eq 1 ]]; then
                 COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
                 return
@@ -20,14 +20,17 @@ _pkgnote() {
         list) opts="--json --state-dir --help" ;;
         stamp) opts="$(pkgnote stamp --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
         scan) opts="$(pkgnote scan --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
+        deps) opts="--format --root --rpm-generator --help" ;;
         esac
         case $prev in
         --format | -F)
                 case $cmd in
                 generate) COMPREPLY=($(compgen -W "json note linker-script asm object ldflags" -- "$cur")) ;;
                 scan) COMPREPLY=($(compgen -W "table json spdx cyclonedx" -- "$cur")) ;;
+                deps) COMPREPLY=($(compgen -W "rpm deb json" -- "$cur")) ;;
                 esac
                 return ;;
+        --rpm-generator) COMPREPLY=($(compgen -W "requires recommends suggests" -- "$cur")); return ;;
         --linker) COMPREPLY=($(compgen -W "bfd gold lld mold" -- "$cur")); return ;;
         --ldflags-style) COMPREPLY=($(compgen -W "shell make" -- "$cur")); return ;;
         --type) COMPREPLY=($(compgen -W "rpm deb apk alpm" -- "$cur")); return ;;

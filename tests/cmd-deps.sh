@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# pkgnote deps: dlopen notes compiled the way systemd's ELF_NOTE_DLOPEN
+# emits them, in programs built for x86-64, i386 and s390x, turned into
+# rpm dependencies and Debian substvars; Debian packages found in this
+# machine's dpkg database are checked against dpkg-query -S.
+. "$SRCDIR/tests/lib.sh"
+require cc readelf
+
+# note.c: one dlopen note per DL_n macro, laid out as ELF_NOTE_DLOPEN does.
+mknote() {
+        {
+                echo '#define NOTE(id, text) __attribute__((section(".note.dlopen"), used, aligned(4))) static const struct { unsigned namesz, descsz, type; char name[4]; char desc[(sizeof(text) + 3) & ~3]; } id = {4, sizeof(text), 0x407c0c0a, "FDO", text};'
+                n=0
+                for j; do
+                        n=$((n + 1))
+                        printf 'NOTE(note%d, "%s")\n' $n "$(printf '%s' "$j" | sed 's/"/\\"/g')"
+                done
+                echo 'int main(void) { return 0; }'
+        } > note.c
+}
+Z='[{"feature":"zstd","description":"zstd compression","priority":"recommended","soname":["libzstd.so.1"]}]'
+L='[{"feature":"lz4","priority":"suggested","soname":["liblz4.so.1","liblz4.so.2"]},{"feature":"none","priority":"required","soname":["libnosuchlib.so.7"]}]'
+Z2='[{"feature":"zstd-required","priority":"required","soname":["libzstd.so.1"]}]'
+mknote "$Z" "$L"
+cc -o prog note.c || fatal "cannot build prog"
+mknote "$Z2"
+cc -o prog2 note.c || fatal "cannot build prog2"
+
+run show --json prog
+grep -qF '"dlopen":[{"feature":"zstd","description":"zstd compression","priority":"recommended","soname":["libzstd.so.1"]},{"feature":"lz4"' out && pass "show reads the compiled notes" || fail "show reads the compiled notes" "$(cat out)"
+
+run deps prog
+expect_status 0 "rpm: exit 0"
+expect_out "Requires: libnosuchlib.so.7()(64bit)
+Recommends: libzstd.so.1()(64bit)
+Suggests: (liblz4.so.1()(64bit) or liblz4.so.2()(64bit))" "rpm: one line per entry, by priority, alternatives as a rich dependency"
+
+run deps --format rpm prog prog2
+expect_out "Requires: libzstd.so.1()(64bit)
+Requires: libnosuchlib.so.7()(64bit)
+Suggests: (liblz4.so.1()(64bit) or liblz4.so.2()(64bit))" "rpm: the same soname from two files merged, the strongest priority wins"
+
+for t in i686-linux-gnu:"" s390x-linux-gnu:"()(64bit)"; do
+        triplet=${t%%:*} suffix=${t#*:}
+        if ! command -v $triplet-gcc > /dev/null; then missing "rpm: $triplet ABI marker" $triplet-gcc; continue; fi
+        mknote "$Z"
+        $triplet-gcc -o prog-$triplet note.c || { fail "rpm: $triplet ABI marker" "cannot link"; continue; }
+        run deps prog-$triplet
+        expect_out "Recommends: libzstd.so.1$suffix" "rpm: $triplet ABI marker"
+done
+
+# Debian: the packages that ship the sonames here, as dpkg itself says.
+owner() { dpkg-query -S "*/x86_64-linux-gnu/$1" 2>/dev/null | sed 's/[:,].*//' | head -n 1; }
+zpkg=$(owner libzstd.so.1) lpkg=$(owner liblz4.so.1)
+if [ -n "$zpkg" ] && [ -n "$lpkg" ]; then
+        run deps --format deb prog
+        expect_status 1 "deb: a soname no package ships: exit 1"
+        expect_err "no installed package ships libnosuchlib.so.7 (required)" "deb: the missing soname is named"
+        expect_out "dlopen:Depends=
+dlopen:Recommends=$zpkg
+dlopen:Suggests=$lpkg" "deb: substvars name the packages dpkg-query -S names ($zpkg, $lpkg)"
+        run deps --format json prog2
+        expect_status 0 "json: exit 0"
+        expect_out '[{"priority":"required","soname":["libzstd.so.1"],"features":["zstd-required"],"files":["prog2"],"rpm":"libzstd.so.1()(64bit)","deb":"'"$zpkg"'"}]' "json: merged and resolved"
+else
+        missing "deb: packages from this machine's dpkg database" "libzstd1, liblz4-1 and dpkg"
+fi
+
+# A root of its own: only its database is read.
+mkdir -p root/var/lib/dpkg/info
+printf '/usr/lib/x86_64-linux-gnu/libzstd.so.1\n' > 'root/var/lib/dpkg/info/libzstd-test1:amd64.list'
+printf '/usr/lib/i386-linux-gnu/liblz4.so.2\n' > 'root/var/lib/dpkg/info/liblz4-test:i386.list'
+printf '/lib/liblz4.so.2\n' > 'root/var/lib/dpkg/info/liblz4-plain.list'
+run deps --format deb --root root prog
+expect_out "dlopen:Depends=
+dlopen:Recommends=libzstd-test1
+dlopen:Suggests=liblz4-plain" "deb --root: the root's packages, of the program's architecture"
+rm -rf root/var && ln -s / root/var
+run deps --format deb --root root prog
+expect_status 2 "deb --root: a database behind a symlink out of the root is not read"
+expect_err "cannot read the dpkg database" "deb --root: says why"
+[ ! -s out ] && pass "deb --root: nothing printed on failure" || fail "deb --root: nothing printed on failure" "$(cat out)"
+
+# rpm's file attribute generator protocol.
+printf 'prog\n\nprog2\n' | "$PKGNOTE" deps --rpm-generator requires > out 2> err
+STATUS=$?
+expect_status 0 "rpm generator: exit 0"
+expect_out ";prog
+libnosuchlib.so.7()(64bit)
+;prog2
+libzstd.so.1()(64bit)" "rpm generator: ;FILE then its Requires"
+
+# Bad input: nothing printed, exit 2.
+mknote '[{"soname":["libok.so.1"]},{"soname":["libz.so.1"],"priority":"sometimes"}]'
+cc -o badprio note.c || fatal "cannot build badprio"
+run deps badprio prog
+expect_status 2 "bad priority: exit 2"
+expect_err "priority is not" "bad priority: says why"
+[ ! -s out ] && pass "bad priority: no partial output" || fail "bad priority: no partial output" "$(cat out)"
+mknote '[{"soname":["/usr/lib/libz.so.1"]}]'
+cc -o badname note.c || fatal "cannot build badname"
+run deps badname
+expect_status 2 "a path for a soname: exit 2"
+expect_err "does not look like a soname" "a path for a soname: says why"
+mknote '{"soname":["libz.so.1"]}'
+cc -o notarray note.c || fatal "cannot build notarray"
+run deps notarray
+expect_status 2 "a note that is not an array: exit 2"
+expect_err "malformed dlopen note" "a note that is not an array: says why"
+printf 'not elf' > text
+run deps text
+expect_status 2 "not ELF: exit 2"
+run deps --format spdx prog
+expect_status 2 "unknown format: exit 2"
+run deps
+expect_status 2 "no file: exit 2"
+run deps --rpm-generator provides
+expect_status 2 "unknown generator kind: exit 2"
+cc -o plain -x c - <<'EOC'
+int main(void) { return 0; }
+EOC
+run deps plain
+expect_status 0 "no dlopen note: exit 0"
+expect_out "" "no dlopen note: no dependency"
+finish

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* pkgnote deps: the dlopen notes of ELF files as package dependencies. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+static void deps_help(void) {
+        printf("Usage: pkgnote deps [--format rpm|deb|json] [--root DIR] FILE...\n"
+               "       pkgnote deps --rpm-generator requires|recommends|suggests\n"
+               "\n"
+               "Turn the dlopen notes of ELF files into package dependencies: one per\n"
+               "entry, entries naming the same sonames merged, the strongest priority\n"
+               "winning (required > recommended > suggested; recommended when unnamed).\n"
+               "\n"
+               "  -f, --format rpm   Requires:/Recommends:/Suggests: lines, sonames as rpm\n"
+               "                     names them (libfoo.so.1()(64bit) for 64-bit objects),\n"
+               "                     alternatives as (a or b) (the default)\n"
+               "  -f, --format deb   dlopen:Depends=, dlopen:Recommends=, dlopen:Suggests=\n"
+               "                     substvars: the Debian packages that ship each soname,\n"
+               "                     found in the dpkg database; alternatives as a | b\n"
+               "  -f, --format json  the merged list with rpm and Debian names\n"
+               "  -r, --root DIR     read the dpkg database of DIR instead of /\n"
+               "      --rpm-generator KIND\n"
+               "                     run as rpm's file attribute dependency generator\n"
+               "                     (multifile protocol): file names on standard input,\n"
+               "                     the KIND dependencies of each on standard output\n"
+               "  -h, --help         show this help\n"
+               "\n"
+               "Exit status: 0 done, 1 a soname no installed package ships (deb, json;\n"
+               "the rest is still printed), 2 a file could not be read, is not ELF or\n"
+               "holds a malformed dlopen note (then nothing is printed).\n");
+}
+
+/* Warns about each problem of a dlopen note that still gives dependencies. */
+struct warn_ctx {
+        const char *path;
+};
+static void warn_problem(void *u, int error, const char *message) {
+        (void)error;
+        struct warn_ctx *w = u;
+        fprintf(stderr, "%s: '", program_name);
+        tool_print_escaped(stderr, w->path);
+        fputs("': warning: ", stderr);
+        tool_print_escaped(stderr, message);
+        fputc('\n', stderr);
+}
+
+/* Adds the dlopen notes of PATH to D.  Returns 0 or EXIT_FAILURE_. */
+static int add_file(pkgnote_deps *d, const char *path, bool warn) {
+        pkgnote_elf *e;
+        pkgnote_info *info = NULL;
+        int r = pkgnote_elf_open(path, &e);
+        if (r < 0)
+                return tool_error(path, r == -ENOEXEC ? "not ELF" : "cannot read", r);
+        r = pkgnote_info_read(e, &info);
+        if (r < 0) {
+                pkgnote_elf_free(e);
+                return tool_error(path, "cannot read notes", r);
+        }
+        int ret = 0;
+        for (size_t i = 0; i < pkgnote_info_problem_count(info); i++) {
+                int err;
+                const char *msg = pkgnote_info_problem(info, i, &err);
+                if (msg && strstr(msg, "dlopen")) {
+                        fprintf(stderr, "%s: '", program_name);
+                        tool_print_escaped(stderr, path);
+                        fputs("': malformed dlopen note: ", stderr);
+                        tool_print_escaped(stderr, msg);
+                        fputc('\n', stderr);
+                        ret = EXIT_FAILURE_;
+                }
+        }
+        for (size_t i = 0; ret == 0 && i < pkgnote_info_dlopen_count(info); i++) {
+                const pkgnote_dlopen *n = pkgnote_info_dlopen(info, i);
+                struct warn_ctx w = {path};
+                if (warn)
+                        pkgnote_dlopen_check(n, warn_problem, &w);
+                r = pkgnote_deps_add(d, path, pkgnote_elf_class(e), pkgnote_elf_machine(e), pkgnote_elf_big_endian(e), n);
+                if (r < 0)
+                        ret = tool_error(path, "unusable dlopen note", r);
+        }
+        pkgnote_info_free(info);
+        pkgnote_elf_free(e);
+        return ret;
+}
+
+/* rpm's multifile protocol: for each file name on standard input, a line
+ * ";FILE" and then its dependencies of one kind, bare. */
+static int rpm_generator(const char *kind) {
+        static const char *const kinds[] = {[PKGNOTE_DLOPEN_SUGGESTED] = "suggests",
+                                            [PKGNOTE_DLOPEN_RECOMMENDED] = "recommends",
+                                            [PKGNOTE_DLOPEN_REQUIRED] = "requires"};
+        int want = 0;
+        for (int p = PKGNOTE_DLOPEN_SUGGESTED; p <= PKGNOTE_DLOPEN_REQUIRED; p++)
+                if (!strcasecmp(kind, kinds[p]))
+                        want = p;
+        if (!want)
+                return tool_fail("deps: --rpm-generator: '%s' is not requires, recommends or suggests", kind);
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t len;
+        int ret = EXIT_OK;
+        while ((len = getline(&line, &cap, stdin)) > 0) {
+                if (line[len - 1] == '\n')
+                        line[--len] = '\0';
+                if (!*line)
+                        continue;
+                pkgnote_deps *d;
+                if (pkgnote_deps_new(&d) < 0) {
+                        ret = tool_fail("deps: out of memory");
+                        break;
+                }
+                char *text = NULL;
+                int r = add_file(d, line, false);
+                if (r == 0 && pkgnote_deps_format(d, PKGNOTE_DEPS_RPM, &text) < 0)
+                        r = tool_error(line, "cannot list dependencies", -ENOMEM);
+                if (r != 0)
+                        ret = r;
+                else {
+                        /* "Requires: x" lines of the wanted kind, bare. */
+                        printf(";%s\n", line);
+                        size_t tl = strlen(kinds[want]);
+                        for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+                                nl = strchr(l, '\n');
+                                if (nl)
+                                        *nl = '\0';
+                                if (!strncasecmp(l, kinds[want], tl) && l[tl] == ':')
+                                        printf("%s\n", l + tl + 2);
+                        }
+                }
+                free(text);
+                pkgnote_deps_free(d);
+        }
+        free(line);
+        if (fflush(stdout) != 0)
+                return tool_fail("cannot write output: %s", strerror(errno));
+        return ret;
+}
+
+int cmd_deps(int argc, char **argv) {
+        enum { OPT_GENERATOR = 0x100 };
+        static const struct option longopts[] = {
+                {"format", required_argument, NULL, 'f'},
+                {"root", required_argument, NULL, 'r'},
+                {"rpm-generator", required_argument, NULL, OPT_GENERATOR},
+                {"help", no_argument, NULL, 'h'},
+                {0},
+        };
+        int format = PKGNOTE_DEPS_RPM, c;
+        const char *root = NULL, *generator = NULL;
+        while ((c = getopt_long(argc, argv, "f:r:h", longopts, NULL)) >= 0)
+                switch (c) {
+                case 'f':
+                        if (!strcmp(optarg, "rpm"))
+                                format = PKGNOTE_DEPS_RPM;
+                        else if (!strcmp(optarg, "deb"))
+                                format = PKGNOTE_DEPS_DEB;
+                        else if (!strcmp(optarg, "json"))
+                                format = PKGNOTE_DEPS_JSON;
+                        else
+                                return tool_fail("deps: --format: '%s' is not rpm, deb or json", optarg);
+                        break;
+                case 'r': root = optarg; break;
+                case OPT_GENERATOR: generator = optarg; break;
+                case 'h': deps_help(); return EXIT_OK;
+                default: return EXIT_FAILURE_;
+                }
+        if (generator) {
+                if (optind < argc)
+                        return tool_fail("deps: --rpm-generator reads file names from standard input, not arguments");
+                return rpm_generator(generator);
+        }
+        if (optind >= argc)
+                return tool_fail("deps: no FILE given (see 'pkgnote deps --help')");
+        pkgnote_deps *d;
+        if (pkgnote_deps_new(&d) < 0)
+                return tool_fail("deps: out of memory");
+        int ret = EXIT_OK;
+        for (int i = optind; i < argc; i++)
+                if (add_file(d, argv[i], true) != 0)
+                        ret = EXIT_FAILURE_;
+        if (ret == EXIT_OK && format != PKGNOTE_DEPS_RPM) {
+                /* JSON names Debian packages where a dpkg database exists;
+                 * deb needs one. */
+                bool need = format == PKGNOTE_DEPS_DEB || root;
+                if (need || access("/var/lib/dpkg/info", F_OK) == 0) {
+                        int r = pkgnote_deps_resolve_dpkg(d, root);
+                        if (r < 0)
+                                ret = tool_error(root ? root : "/", "cannot read the dpkg database", r);
+                        for (size_t i = 0; r > 0 && i < pkgnote_deps_count(d); i++)
+                                if (pkgnote_deps_resolved(d, i) == 0) {
+                                        fprintf(stderr, "%s: deps: no installed package ships ", program_name);
+                                        tool_print_escaped(stderr, pkgnote_deps_sonames(d, i));
+                                        fprintf(stderr, " (%s)\n", pkgnote_dlopen_priority_name(pkgnote_deps_priority(d, i)));
+                                        ret = EXIT_NOTFOUND;
+                                }
+                }
+        }
+        char *text = NULL;
+        if (ret != EXIT_FAILURE_) {
+                int r = pkgnote_deps_format(d, format, &text);
+                if (r < 0)
+                        ret = tool_error("-", "cannot list dependencies", r);
+                else
+                        fputs(text, stdout);
+        }
+        free(text);
+        pkgnote_deps_free(d);
+        if (fflush(stdout) != 0)
+                return tool_fail("cannot write output: %s", strerror(errno));
+        return ret;
+}
