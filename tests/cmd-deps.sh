@@ -83,13 +83,50 @@ expect_err "cannot read the dpkg database" "deb --root: says why"
 [ ! -s out ] && pass "deb --root: nothing printed on failure" || fail "deb --root: nothing printed on failure" "$(cat out)"
 
 # rpm's file attribute generator protocol.
-printf 'prog\n\nprog2\n' | "$PKGNOTE" deps --rpm-generator requires > out 2> err
+printf 'prog\n\nprog2\n' | "$PKGNOTE" deps --rpm-generator requires --rpm-multifile > out 2> err
 STATUS=$?
 expect_status 0 "rpm generator: exit 0"
 expect_out ";prog
 libnosuchlib.so.7()(64bit)
 ;prog2
-libzstd.so.1()(64bit)" "rpm generator: ;FILE then its Requires"
+libzstd.so.1()(64bit)" "rpm generator, multifile: ;FILE then its Requires"
+echo prog | "$PKGNOTE" deps --rpm-generator suggests > out 2> err
+expect_out "(liblz4.so.1()(64bit) or liblz4.so.2()(64bit))" "rpm generator: one file's Suggests, bare"
+
+# A staging tree: ELF files only, symlinks and debug files skipped.
+mkdir -p stage/usr/bin stage/usr/lib/debug/usr/bin stage/usr/share/doc
+cp prog stage/usr/bin/ && cp prog2 stage/usr/lib/debug/usr/bin/prog2.debug && ln -s ../../../prog2 stage/usr/bin/link
+echo text > stage/usr/share/doc/README
+run deps --tree stage
+expect_status 0 "--tree: exit 0"
+expect_out "Requires: libnosuchlib.so.7()(64bit)
+Recommends: libzstd.so.1()(64bit)
+Suggests: (liblz4.so.1()(64bit) or liblz4.so.2()(64bit))" "--tree: the tree's programs only"
+run deps --tree stage/usr/share/doc/README
+expect_status 2 "--tree of a file: exit 2"
+
+# rpmbuild with dist/rpm/pkgnote_dlopen.attr beside rpm's own attributes.
+if command -v rpmbuild > /dev/null && command -v rpm > /dev/null; then
+        mkdir -p attrs
+        cp "$(rpm --eval '%{_fileattrsdir}')"/*.attr attrs/ && cp "$SRCDIR/dist/rpm/pkgnote_dlopen.attr" attrs/
+        # rpm reads the macros of /usr/lib/rpm/fileattrs at start; --load
+        # stands in for installing the file there.
+        if rpmbuild --load "$SRCDIR/dist/rpm/pkgnote_dlopen.attr" --define "_topdir $T/rpmtop" --define "_fileattrsdir $T/attrs" --define "__pkgnote $PKGNOTE" \
+                --define "prog $T/prog" -bb "$SRCDIR/tests/rpm/dlopen.spec" > rpmbuild.log 2>&1; then
+                rpmfile=$(ls rpmtop/RPMS/*/dlopen-test-1.0-1.*.rpm | head -n 1)
+                rpm -qp --requires "$rpmfile" > req 2>/dev/null
+                grep -qxF 'libnosuchlib.so.7()(64bit)' req && ! grep -qF 'libzstd' req &&
+                        pass "rpmbuild: Requires from the notes" || fail "rpmbuild: Requires from the notes" "$(cat req)"
+                [ "$(rpm -qp --suggests "$rpmfile")" = "(liblz4.so.1()(64bit) or liblz4.so.2()(64bit))" ] &&
+                        pass "rpmbuild: Suggests as a rich dependency" || fail "rpmbuild: Suggests as a rich dependency" "$(rpm -qp --suggests "$rpmfile")"
+                [ "$(rpm -qp --recommends "$rpmfile")" = "libzstd.so.1()(64bit)" ] && pass "rpmbuild: Recommends from the notes" ||
+                        fail "rpmbuild: Recommends from the notes" "$(rpm -qp --recommends "$rpmfile")"
+        else
+                fail "rpmbuild with the dlopen attribute" "$(tail -n 5 rpmbuild.log)"
+        fi
+else
+        missing "rpmbuild with the dlopen attribute" "rpmbuild (rpm)"
+fi
 
 # Bad input: nothing printed, exit 2.
 mknote '[{"soname":["libok.so.1"]},{"soname":["libz.so.1"],"priority":"sometimes"}]'

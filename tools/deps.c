@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pkgnote deps: the dlopen notes of ELF files as package dependencies. */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tool.h"
 
 static void deps_help(void) {
         printf("Usage: pkgnote deps [--format rpm|deb|json] [--root DIR] FILE...\n"
-               "       pkgnote deps --rpm-generator requires|recommends|suggests\n"
+               "       pkgnote deps [--format rpm|deb|json] [--root DIR] --tree DIR\n"
+               "       pkgnote deps --rpm-generator requires|recommends|suggests [--rpm-multifile]\n"
                "\n"
                "Turn the dlopen notes of ELF files into package dependencies: one per\n"
                "entry, entries naming the same sonames merged, the strongest priority\n"
@@ -26,10 +29,14 @@ static void deps_help(void) {
                "                     found in the dpkg database; alternatives as a | b\n"
                "  -f, --format json  the merged list with rpm and Debian names\n"
                "  -r, --root DIR     read the dpkg database of DIR instead of /\n"
+               "  -t, --tree DIR     every ELF file under DIR (a package's staging\n"
+               "                     directory; symlinks and usr/lib/debug are skipped)\n"
                "      --rpm-generator KIND\n"
-               "                     run as rpm's file attribute dependency generator\n"
-               "                     (multifile protocol): file names on standard input,\n"
-               "                     the KIND dependencies of each on standard output\n"
+               "                     run as rpm's file attribute dependency generator:\n"
+               "                     file names on standard input, the KIND dependencies\n"
+               "                     of the files on standard output\n"
+               "      --rpm-multifile  rpm's multifile protocol: ';FILE' before each\n"
+               "                     file's dependencies\n"
                "  -h, --help         show this help\n"
                "\n"
                "Exit status: 0 done, 1 a soname no installed package ships (deb, json;\n"
@@ -51,11 +58,14 @@ static void warn_problem(void *u, int error, const char *message) {
         fputc('\n', stderr);
 }
 
-/* Adds the dlopen notes of PATH to D.  Returns 0 or EXIT_FAILURE_. */
-static int add_file(pkgnote_deps *d, const char *path, bool warn) {
+/* Adds the dlopen notes of PATH to D.  Returns 0 or EXIT_FAILURE_; a file
+ * that is not ELF is skipped when SKIP_NON_ELF. */
+static int add_file(pkgnote_deps *d, const char *path, bool warn, bool skip_non_elf) {
         pkgnote_elf *e;
         pkgnote_info *info = NULL;
         int r = pkgnote_elf_open(path, &e);
+        if (r == -ENOEXEC && skip_non_elf)
+                return 0;
         if (r < 0)
                 return tool_error(path, r == -ENOEXEC ? "not ELF" : "cannot read", r);
         r = pkgnote_info_read(e, &info);
@@ -90,9 +100,46 @@ static int add_file(pkgnote_deps *d, const char *path, bool warn) {
         return ret;
 }
 
-/* rpm's multifile protocol: for each file name on standard input, a line
- * ";FILE" and then its dependencies of one kind, bare. */
-static int rpm_generator(const char *kind) {
+/* The tree walk's state: nftw() passes none. */
+static struct {
+        pkgnote_deps *d;
+        size_t root_len;
+        int ret;
+} tree;
+
+static int tree_visit(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+        (void)st, (void)ftw;
+        /* Separate debug files carry the notes of the programs they
+         * belong to; they are not programs of the package. */
+        const char *rel = path + tree.root_len;
+        while (*rel == '/')
+                rel++;
+        if (type == FTW_D && !strcmp(rel, "usr/lib/debug"))
+                return FTW_SKIP_SUBTREE;
+        if (type == FTW_DNR || type == FTW_NS) {
+                fprintf(stderr, "%s: '", program_name);
+                tool_print_escaped(stderr, path);
+                fprintf(stderr, "': cannot read: %s\n", strerror(errno));
+                tree.ret = EXIT_FAILURE_;
+        } else if (type == FTW_F && S_ISREG(st->st_mode) && add_file(tree.d, path, true, true) != 0)
+                tree.ret = EXIT_FAILURE_;
+        return FTW_CONTINUE;
+}
+
+static int add_tree(pkgnote_deps *d, const char *dir) {
+        struct stat st;
+        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+                return tool_fail("deps: --tree: '%s' is not a directory", dir);
+        tree.d = d, tree.root_len = strlen(dir), tree.ret = 0;
+        if (nftw(dir, tree_visit, 64, FTW_PHYS | FTW_ACTIONRETVAL) < 0)
+                return tool_fail("deps: cannot walk '%s': %s", dir, strerror(errno));
+        return tree.ret;
+}
+
+/* rpm's file attribute generator: for each file name on standard input,
+ * its dependencies of one kind, bare; with MULTIFILE (rpm 4.19's
+ * multifile protocol) after a line ";FILE". */
+static int rpm_generator(const char *kind, bool multifile) {
         static const char *const kinds[] = {[PKGNOTE_DLOPEN_SUGGESTED] = "suggests",
                                             [PKGNOTE_DLOPEN_RECOMMENDED] = "recommends",
                                             [PKGNOTE_DLOPEN_REQUIRED] = "requires"};
@@ -117,14 +164,15 @@ static int rpm_generator(const char *kind) {
                         break;
                 }
                 char *text = NULL;
-                int r = add_file(d, line, false);
+                int r = add_file(d, line, false, false);
                 if (r == 0 && pkgnote_deps_format(d, PKGNOTE_DEPS_RPM, &text) < 0)
                         r = tool_error(line, "cannot list dependencies", -ENOMEM);
                 if (r != 0)
                         ret = r;
                 else {
                         /* "Requires: x" lines of the wanted kind, bare. */
-                        printf(";%s\n", line);
+                        if (multifile)
+                                printf(";%s\n", line);
                         size_t tl = strlen(kinds[want]);
                         for (char *l = text, *nl; l && *l; l = nl ? nl + 1 : NULL) {
                                 nl = strchr(l, '\n');
@@ -144,17 +192,20 @@ static int rpm_generator(const char *kind) {
 }
 
 int cmd_deps(int argc, char **argv) {
-        enum { OPT_GENERATOR = 0x100 };
+        enum { OPT_GENERATOR = 0x100, OPT_MULTIFILE };
         static const struct option longopts[] = {
                 {"format", required_argument, NULL, 'f'},
                 {"root", required_argument, NULL, 'r'},
+                {"tree", required_argument, NULL, 't'},
                 {"rpm-generator", required_argument, NULL, OPT_GENERATOR},
+                {"rpm-multifile", no_argument, NULL, OPT_MULTIFILE},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
         int format = PKGNOTE_DEPS_RPM, c;
-        const char *root = NULL, *generator = NULL;
-        while ((c = getopt_long(argc, argv, "f:r:h", longopts, NULL)) >= 0)
+        const char *root = NULL, *generator = NULL, *tree_dir = NULL;
+        bool multifile = false;
+        while ((c = getopt_long(argc, argv, "f:r:t:h", longopts, NULL)) >= 0)
                 switch (c) {
                 case 'f':
                         if (!strcmp(optarg, "rpm"))
@@ -167,24 +218,28 @@ int cmd_deps(int argc, char **argv) {
                                 return tool_fail("deps: --format: '%s' is not rpm, deb or json", optarg);
                         break;
                 case 'r': root = optarg; break;
+                case 't': tree_dir = optarg; break;
                 case OPT_GENERATOR: generator = optarg; break;
+                case OPT_MULTIFILE: multifile = true; break;
                 case 'h': deps_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
         if (generator) {
                 if (optind < argc)
                         return tool_fail("deps: --rpm-generator reads file names from standard input, not arguments");
-                return rpm_generator(generator);
+                return rpm_generator(generator, multifile);
         }
-        if (optind >= argc)
+        if (optind >= argc && !tree_dir)
                 return tool_fail("deps: no FILE given (see 'pkgnote deps --help')");
         pkgnote_deps *d;
         if (pkgnote_deps_new(&d) < 0)
                 return tool_fail("deps: out of memory");
         int ret = EXIT_OK;
         for (int i = optind; i < argc; i++)
-                if (add_file(d, argv[i], true) != 0)
+                if (add_file(d, argv[i], true, false) != 0)
                         ret = EXIT_FAILURE_;
+        if (tree_dir && add_tree(d, tree_dir) != 0)
+                ret = EXIT_FAILURE_;
         if (ret == EXIT_OK && format != PKGNOTE_DEPS_RPM) {
                 /* JSON names Debian packages where a dpkg database exists;
                  * deb needs one. */
