@@ -128,6 +128,54 @@ else
         missing "rpmbuild with the dlopen attribute" "rpmbuild (rpm)"
 fi
 
+# dpkg-buildpackage with dist/debian/dh_pkgnote_dlopen after dh_shlibdeps.
+if [ -n "$zpkg" ] && [ -n "$lpkg" ] && command -v dpkg-buildpackage > /dev/null && command -v dh > /dev/null; then
+        mkdir -p debpkg/debian/source debpkg/bin
+        cp prog debpkg/dlprog
+        ln -s "$PKGNOTE" debpkg/bin/pkgnote
+        ln -s "$SRCDIR/dist/debian/dh_pkgnote_dlopen" debpkg/bin/dh_pkgnote_dlopen
+        echo '3.0 (native)' > debpkg/debian/source/format
+        cat > debpkg/debian/changelog <<'EOC'
+dltest (1.0) unstable; urgency=medium
+
+  * Test package.
+
+ -- Test <test@example.org>  Thu, 03 Dec 2026 12:00:00 +0000
+EOC
+        cat > debpkg/debian/control <<'EOC'
+Source: dltest
+Section: misc
+Priority: optional
+Maintainer: Test <test@example.org>
+Build-Depends: debhelper-compat (= 13)
+Standards-Version: 4.6.2
+
+Package: dltest
+Architecture: any
+Depends: ${shlibs:Depends}, ${misc:Depends}, ${dlopen:Depends}
+Recommends: ${dlopen:Recommends}
+Suggests: ${dlopen:Suggests}
+Description: dlopen note test
+ A program with dlopen notes.
+EOC
+        printf '#!/usr/bin/make -f\n%%:\n\tdh $@\noverride_dh_auto_install:\n\tinstall -D -m 0755 dlprog debian/dltest/usr/bin/dlprog\noverride_dh_strip:\noverride_dh_dwz:\nexecute_after_dh_shlibdeps:\n\tdh_pkgnote_dlopen\n' > debpkg/debian/rules
+        chmod +x debpkg/debian/rules
+        if (cd debpkg && PATH="$T/debpkg/bin:$PATH" dpkg-buildpackage -b -us -uc -d) > dpkg.log 2>&1; then
+                deb=$(ls dltest_1.0_*.deb | head -n 1)
+                [ "$(dpkg-deb -f "$deb" Recommends)" = "$zpkg" ] && pass "dpkg-buildpackage: Recommends from the notes ($zpkg)" ||
+                        fail "dpkg-buildpackage: Recommends from the notes" "$(dpkg-deb -f "$deb")"
+                [ "$(dpkg-deb -f "$deb" Suggests)" = "$lpkg" ] && pass "dpkg-buildpackage: Suggests from the notes ($lpkg)" ||
+                        fail "dpkg-buildpackage: Suggests from the notes" "$(dpkg-deb -f "$deb")"
+                grep -q "dh_pkgnote_dlopen: dltest: warning: some dlopen sonames are shipped by no installed package" dpkg.log &&
+                        pass "dpkg-buildpackage: the unshipped required soname is a warning" ||
+                        fail "dpkg-buildpackage: the unshipped required soname is a warning" "$(grep dh_pkgnote dpkg.log)"
+        else
+                fail "dpkg-buildpackage with dh_pkgnote_dlopen" "$(tail -n 8 dpkg.log)"
+        fi
+else
+        missing "dpkg-buildpackage with dh_pkgnote_dlopen" "dpkg-buildpackage, dh (dpkg-dev, debhelper), libzstd1, liblz4-1"
+fi
+
 # Bad input: nothing printed, exit 2.
 mknote '[{"soname":["libok.so.1"]},{"soname":["libz.so.1"],"priority":"sometimes"}]'
 cc -o badprio note.c || fatal "cannot build badprio"
