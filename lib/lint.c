@@ -230,6 +230,7 @@ enum check {
         C_MISSPELLED_KEY,
         C_NO_BUILD_ID,
         C_UNSUPPORTED_TYPE,
+        C_BAD_DLOPEN,
         _C_MAX,
 };
 
@@ -269,6 +270,7 @@ static const pkgnote_lint_check checks[_C_MAX] = {
         [C_MISSPELLED_KEY] = {"misspelled-key", W, "a key differs from a well-known key only in case or punctuation"},
         [C_NO_BUILD_ID] = {"no-build-id", W, "the object has no GNU build-id, which core dump readers key on"},
         [C_UNSUPPORTED_TYPE] = {"unsupported-type", W, "not an executable, shared object or relocatable object; not checked"},
+        [C_BAD_DLOPEN] = {"bad-dlopen", E, "a dlopen note is not an array of entries with soname lists and known priorities"},
 };
 #undef E
 #undef W
@@ -792,6 +794,32 @@ static void check_other_note(struct lint *l, const pkgnote_note *n) {
         }
 }
 
+struct dlopen_report {
+        struct lint *l;
+        const pkgnote_note *n;
+};
+static void report_dlopen_problem(void *u, int error, const char *message) {
+        (void)error;
+        struct dlopen_report *r = u;
+        report(r->l, C_BAD_DLOPEN, r->n->offset, "dlopen note at 0x%llx: %s", (unsigned long long)r->n->offset, message);
+}
+
+/* A dlopen note as packaging tools read it (pkgnote deps, rpm and Debian
+ * generators): every problem pkgnote_dlopen_check() finds. */
+static void check_dlopen(struct lint *l, const pkgnote_note *n) {
+        const char *json;
+        size_t len;
+        pkgnote_dlopen *d;
+        if (pkgnote_note_json(n, &json, &len) < 0 || pkgnote_dlopen_parse(json, len, &d) < 0) {
+                report(l, C_BAD_DLOPEN, n->offset, "dlopen note at 0x%llx: %s", (unsigned long long)n->offset,
+                       pkgnote_last_error());
+                return;
+        }
+        struct dlopen_report r = {l, n};
+        pkgnote_dlopen_check(d, report_dlopen_problem, &r);
+        pkgnote_dlopen_free(d);
+}
+
 PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userdata) {
         struct lint l = {.e = e, .fn = fn, .userdata = userdata};
         unsigned type = pkgnote_elf_type(e);
@@ -832,6 +860,10 @@ PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userda
         const pkgnote_note *first = NULL;
         for (int i = 0; i < c; i++) {
                 const pkgnote_note *n = &notes[i];
+                if (pkgnote_note_is(n, PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_DLOPEN_METADATA)) {
+                        check_dlopen(&l, n);
+                        continue;
+                }
                 if (!pkgnote_note_is(n, PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA)) {
                         check_other_note(&l, n);
                         continue;

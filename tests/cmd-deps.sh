@@ -179,17 +179,29 @@ fi
 # Bad input: nothing printed, exit 2.
 mknote '[{"soname":["libok.so.1"]},{"soname":["libz.so.1"],"priority":"sometimes"}]'
 cc -o badprio note.c || fatal "cannot build badprio"
+run lint badprio
+expect_status 1 "lint: a bad priority is an error"
+off=$(readelf -SW badprio | sed -n 's/.* \.note\.dlopen *NOTE *[0-9a-f]* \([0-9a-f]*\) .*/\1/p')
+expect_out "badprio: error: bad-dlopen: dlopen note at $(printf '0x%x' "0x$off"): dlopen entry 1: priority \"sometimes\" is not \"required\", \"recommended\" or \"suggested\"
+badprio: error: no-package-note: no package note (owner \"FDO\", type 0xcafe1a7e)" "lint: bad-dlopen names the note, the entry and the value"
+run lint prog
+grep -q "bad-dlopen" out && fail "lint: good dlopen notes pass" "$(cat out)" || pass "lint: good dlopen notes pass"
 run deps badprio prog
 expect_status 2 "bad priority: exit 2"
 expect_err "priority is not" "bad priority: says why"
 [ ! -s out ] && pass "bad priority: no partial output" || fail "bad priority: no partial output" "$(cat out)"
 mknote '[{"soname":["/usr/lib/libz.so.1"]}]'
 cc -o badname note.c || fatal "cannot build badname"
+run lint badname
+grep -qF 'bad-dlopen: dlopen note at' out && grep -qF 'dlopen entry 0: "/usr/lib/libz.so.1" does not look like a soname' out &&
+        pass "lint: a path for a soname" || fail "lint: a path for a soname" "$(cat out)"
 run deps badname
 expect_status 2 "a path for a soname: exit 2"
 expect_err "does not look like a soname" "a path for a soname: says why"
 mknote '{"soname":["libz.so.1"]}'
 cc -o notarray note.c || fatal "cannot build notarray"
+run lint notarray
+grep -qF 'dlopen metadata is not a JSON array' out && pass "lint: a note that is not an array" || fail "lint: a note that is not an array" "$(cat out)"
 run deps notarray
 expect_status 2 "a note that is not an array: exit 2"
 expect_err "malformed dlopen note" "a note that is not an array: says why"
