@@ -292,6 +292,11 @@ PKGNOTE_PUBLIC size_t pkgnote_deps_count(const pkgnote_deps *d);
 PKGNOTE_PUBLIC int pkgnote_deps_priority(const pkgnote_deps *d, size_t i);
 PKGNOTE_PUBLIC const char *pkgnote_deps_sonames(const pkgnote_deps *d, size_t i);
 PKGNOTE_PUBLIC int pkgnote_deps_resolved(const pkgnote_deps *d, size_t i);
+/* The J-th alternative soname and the K-th feature of dependency I. */
+PKGNOTE_PUBLIC size_t pkgnote_deps_soname_count(const pkgnote_deps *d, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_deps_soname(const pkgnote_deps *d, size_t i, size_t j);
+PKGNOTE_PUBLIC size_t pkgnote_deps_feature_count(const pkgnote_deps *d, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_deps_feature(const pkgnote_deps *d, size_t i, size_t k);
 /* The dependencies in FORMAT (PKGNOTE_DEPS_*), in a malloc()ed string
  * ending in a newline.  DEB needs pkgnote_deps_resolve_dpkg() first. */
 PKGNOTE_PUBLIC int pkgnote_deps_format(const pkgnote_deps *d, int format, char **ret);

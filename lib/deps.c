@@ -223,6 +223,18 @@ PKGNOTE_PUBLIC const char *pkgnote_deps_sonames(const pkgnote_deps *d, size_t i)
 PKGNOTE_PUBLIC int pkgnote_deps_resolved(const pkgnote_deps *d, size_t i) {
         return i < d->n ? d->v[i].resolved : -EINVAL;
 }
+PKGNOTE_PUBLIC size_t pkgnote_deps_soname_count(const pkgnote_deps *d, size_t i) {
+        return i < d->n ? json_array_size(d->v[i].sonames) : 0;
+}
+PKGNOTE_PUBLIC const char *pkgnote_deps_soname(const pkgnote_deps *d, size_t i, size_t j) {
+        return i < d->n ? json_string_value(json_array_get(d->v[i].sonames, j)) : NULL;
+}
+PKGNOTE_PUBLIC size_t pkgnote_deps_feature_count(const pkgnote_deps *d, size_t i) {
+        return i < d->n ? json_array_size(d->v[i].features) : 0;
+}
+PKGNOTE_PUBLIC const char *pkgnote_deps_feature(const pkgnote_deps *d, size_t i, size_t k) {
+        return i < d->n ? json_string_value(json_array_get(d->v[i].features, k)) : NULL;
+}
 
 /* ------------------------------------------------------------ dpkg */
 

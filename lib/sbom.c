@@ -231,6 +231,130 @@ static const char *field(const pkgnote_metadata *m, const char *key) {
 }
 
 /* ------------------------------------------------------------------ */
+/* dlopen dependencies                                                 */
+
+/* What the dlopen notes of each package's objects ask for: per package,
+ * its merged dependencies; and every soname named, in order of first
+ * mention, each with the package of the scan that ships it (an object of
+ * that name carrying a package note), if any, and the strongest priority
+ * anything gives it.  A malformed dlopen note adds nothing. */
+struct sbom_dl {
+        pkgnote_deps **deps; /* per package */
+        size_t np;
+        char **soname;
+        size_t *provider;    /* package index, or SIZE_MAX */
+        int *priority;
+        size_t n, cap;
+};
+
+static void dl_free(struct sbom_dl *dl) {
+        for (size_t i = 0; i < dl->np; i++)
+                pkgnote_deps_free(dl->deps ? dl->deps[i] : NULL);
+        for (size_t i = 0; i < dl->n; i++)
+                free(dl->soname[i]);
+        free(dl->deps), free(dl->soname), free(dl->provider), free(dl->priority);
+}
+
+/* The package of the scan that ships SONAME: one whose object has that
+ * file name. */
+static size_t dl_provider(const pkgnote_scan *s, const char *soname) {
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                const char *path = pkgnote_scan_object_path(ob), *base = strrchr(path, '/');
+                if (strcmp(base ? base + 1 : path, soname) || pkgnote_scan_object_package_count(ob) == 0)
+                        continue;
+                const char *json = pkgnote_scan_object_package_json(ob, 0);
+                for (size_t p = 0; json && p < pkgnote_scan_package_count(s); p++)
+                        if (!strcmp(pkgnote_scan_package_json(s, p), json))
+                                return p;
+        }
+        return SIZE_MAX;
+}
+
+/* Index of SONAME in DL, added when new; SIZE_MAX when out of memory. */
+static size_t dl_soname(struct sbom_dl *dl, const pkgnote_scan *s, const char *soname) {
+        for (size_t k = 0; k < dl->n; k++)
+                if (!strcmp(dl->soname[k], soname))
+                        return k;
+        if (dl->n == dl->cap) {
+                size_t cap = dl->cap ? 2 * dl->cap : 16;
+                char **a = realloc(dl->soname, cap * sizeof *a);
+                if (a)
+                        dl->soname = a;
+                size_t *b = realloc(dl->provider, cap * sizeof *b);
+                if (b)
+                        dl->provider = b;
+                int *c = realloc(dl->priority, cap * sizeof *c);
+                if (c)
+                        dl->priority = c;
+                if (!a || !b || !c)
+                        return SIZE_MAX;
+                dl->cap = cap;
+        }
+        if (!(dl->soname[dl->n] = strdup(soname)))
+                return SIZE_MAX;
+        dl->provider[dl->n] = dl_provider(s, soname);
+        dl->priority[dl->n] = 0;
+        return dl->n++;
+}
+
+static int dl_collect(const pkgnote_scan *s, struct sbom_dl *dl) {
+        *dl = (struct sbom_dl){.np = pkgnote_scan_package_count(s)};
+        dl->deps = calloc(dl->np ? dl->np : 1, sizeof *dl->deps);
+        if (!dl->deps)
+                return -ENOMEM;
+        for (size_t i = 0; i < dl->np; i++) {
+                if (pkgnote_deps_new(&dl->deps[i]) < 0)
+                        return -ENOMEM;
+                for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
+                        const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
+                        for (size_t k = 0; k < pkgnote_scan_object_dlopen_count(ob); k++) {
+                                const char *json = pkgnote_scan_object_dlopen_json(ob, k);
+                                pkgnote_dlopen *d;
+                                if (!json || pkgnote_dlopen_parse(json, strlen(json), &d) < 0)
+                                        continue;
+                                int r = pkgnote_deps_add(dl->deps[i], pkgnote_scan_object_path(ob),
+                                                         pkgnote_scan_object_class(ob), pkgnote_scan_object_machine(ob),
+                                                         pkgnote_scan_object_big_endian(ob), d);
+                                pkgnote_dlopen_free(d);
+                                if (r == -ENOMEM)
+                                        return r;
+                        }
+                }
+                for (size_t k = 0; k < pkgnote_deps_count(dl->deps[i]); k++)
+                        for (size_t a = 0; a < pkgnote_deps_soname_count(dl->deps[i], k); a++) {
+                                size_t x = dl_soname(dl, s, pkgnote_deps_soname(dl->deps[i], k, a));
+                                if (x == SIZE_MAX)
+                                        return -ENOMEM;
+                                if (pkgnote_deps_priority(dl->deps[i], k) > dl->priority[x])
+                                        dl->priority[x] = pkgnote_deps_priority(dl->deps[i], k);
+                        }
+        }
+        pn_error_clear();
+        return 0;
+}
+
+/* "dlopen(), priority P, feature F, G; alternatives: a or b" for
+ * dependency K of package I. */
+static char *dl_comment(const pkgnote_deps *d, size_t k) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        fprintf(f, "dlopen(), priority %s", pkgnote_dlopen_priority_name(pkgnote_deps_priority(d, k)));
+        for (size_t j = 0; j < pkgnote_deps_feature_count(d, k); j++)
+                fprintf(f, "%s%s", j ? ", " : ", feature ", pkgnote_deps_feature(d, k, j));
+        if (pkgnote_deps_soname_count(d, k) > 1)
+                fprintf(f, "; alternatives: %s", pkgnote_deps_sonames(d, k));
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* ------------------------------------------------------------------ */
 /* SPDX 2.3                                                            */
 
 /* The index of OB: objects are sorted by input, then path, and a path
@@ -385,6 +509,47 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
                 }
         }
         free(file_no);
+
+        /* dlopen dependencies: a package element per soname no scanned
+         * package ships; required ones DEPENDS_ON, the others
+         * OPTIONAL_DEPENDENCY_OF, each with the note's priority. */
+        struct sbom_dl dl = {0};
+        if (!err && dl_collect(s, &dl) < 0)
+                err = -ENOMEM;
+        for (size_t k = 0; !err && k < dl.n; k++) {
+                if (dl.provider[k] != SIZE_MAX)
+                        continue;
+                snprintf(id, sizeof id, "SPDXRef-Soname-%zu", k + 1);
+                push(pkgs,
+                     json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "SPDXID", id, "name", dl.soname[k], "downloadLocation",
+                               "NOASSERTION", "filesAnalyzed", 0, "primaryPackagePurpose", "LIBRARY", "comment",
+                               "a library the scanned objects load with dlopen(), named by its soname; no scanned package ships it"),
+                     &err);
+        }
+        for (size_t i = 0; !err && i < dl.np; i++) {
+                char pid[64];
+                snprintf(pid, sizeof pid, "SPDXRef-Package-%zu", i + 1);
+                for (size_t k = 0; !err && k < pkgnote_deps_count(dl.deps[i]); k++) {
+                        char *c = dl_comment(dl.deps[i], k);
+                        bool required = pkgnote_deps_priority(dl.deps[i], k) == PKGNOTE_DLOPEN_REQUIRED;
+                        for (size_t a = 0; c && a < pkgnote_deps_soname_count(dl.deps[i], k); a++) {
+                                size_t x = dl_soname(&dl, s, pkgnote_deps_soname(dl.deps[i], k, a));
+                                if (x == SIZE_MAX || dl.provider[x] == i)
+                                        continue;
+                                if (dl.provider[x] != SIZE_MAX)
+                                        snprintf(id, sizeof id, "SPDXRef-Package-%zu", dl.provider[x] + 1);
+                                else
+                                        snprintf(id, sizeof id, "SPDXRef-Soname-%zu", x + 1);
+                                push(rels, required ? spdx_relationship(pid, "DEPENDS_ON", id, c)
+                                                    : spdx_relationship(id, "OPTIONAL_DEPENDENCY_OF", pid, c),
+                                     &err);
+                        }
+                        if (!c)
+                                err = -ENOMEM;
+                        free(c);
+                }
+        }
+        dl_free(&dl);
         put(doc, "packages", pkgs, &err);
         put(doc, "files", files, &err);
         put(doc, "relationships", rels, &err);
@@ -494,7 +659,69 @@ static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char 
                 put(c, "evidence", json_pack("{s:o}", "occurrences", occ), &err);
                 push(comps, c, &err);
         }
+
+        /* dlopen dependencies: the package's own properties say what each
+         * note asks for and how much ("pkgnote:dlopen:required" = "liba.so.1
+         * or libb.so.2"); the dependency graph points at the scanned
+         * package that ships a soname, else at a component for the soname,
+         * whose scope is that of the strongest request. */
+        struct sbom_dl dl = {0};
+        json_t *deps = json_array();
+        if (!err && (!deps || dl_collect(s, &dl) < 0))
+                err = -ENOMEM;
+        for (size_t k = 0; !err && k < dl.n; k++) {
+                if (dl.provider[k] != SIZE_MAX)
+                        continue;
+                snprintf(ref, sizeof ref, "pkgnote-soname-%zu", k + 1);
+                json_t *c = json_pack("{s:s, s:s, s:s, s:s}", "type", "library", "bom-ref", ref, "name", dl.soname[k],
+                                      "scope", dl.priority[k] == PKGNOTE_DLOPEN_REQUIRED ? "required" : "optional");
+                if (c)
+                        put(c, "properties",
+                            json_pack("[o]", cdx_property("pkgnote:dlopen:priority", pkgnote_dlopen_priority_name(dl.priority[k]))),
+                            &err);
+                push(comps, c, &err);
+        }
+        for (size_t i = 0; !err && i < dl.np; i++) {
+                if (pkgnote_deps_count(dl.deps[i]) == 0)
+                        continue;
+                json_t *on = json_array(), *c = json_array_get(comps, i), *props = json_object_get(c, "properties");
+                if (!on || !c) {
+                        json_decref(on);
+                        err = -ENOMEM;
+                        break;
+                }
+                if (!props) {
+                        props = json_array();
+                        put(c, "properties", props, &err);
+                }
+                for (size_t k = 0; !err && k < pkgnote_deps_count(dl.deps[i]); k++) {
+                        char name[64];
+                        snprintf(name, sizeof name, "pkgnote:dlopen:%s", pkgnote_dlopen_priority_name(pkgnote_deps_priority(dl.deps[i], k)));
+                        push(props, cdx_property(name, pkgnote_deps_sonames(dl.deps[i], k)), &err);
+                        for (size_t a = 0; a < pkgnote_deps_soname_count(dl.deps[i], k); a++) {
+                                size_t x = dl_soname(&dl, s, pkgnote_deps_soname(dl.deps[i], k, a));
+                                if (x == SIZE_MAX || dl.provider[x] == i)
+                                        continue;
+                                if (dl.provider[x] != SIZE_MAX)
+                                        snprintf(ref, sizeof ref, "pkgnote-package-%zu", dl.provider[x] + 1);
+                                else
+                                        snprintf(ref, sizeof ref, "pkgnote-soname-%zu", x + 1);
+                                bool seen = false;
+                                for (size_t q = 0; q < json_array_size(on); q++)
+                                        seen |= !strcmp(json_string_value(json_array_get(on, q)), ref);
+                                if (!seen)
+                                        push(on, json_string(ref), &err);
+                        }
+                }
+                snprintf(ref, sizeof ref, "pkgnote-package-%zu", i + 1);
+                push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), &err);
+        }
+        dl_free(&dl);
         put(doc, "components", comps, &err);
+        if (json_array_size(deps))
+                put(doc, "dependencies", deps, &err);
+        else
+                json_decref(deps);
         if (err) {
                 json_decref(doc);
                 return pn_error(-ENOMEM, "out of memory");

@@ -176,6 +176,60 @@ else
         missing "dpkg-buildpackage with dh_pkgnote_dlopen" "dpkg-buildpackage, dh (dpkg-dev, debhelper), libzstd1, liblz4-1"
 fi
 
+# SBOMs: what the dlopen notes of a scanned package ask for.  prog (its
+# own package) asks for libzstd.so.1 (shipped by a scanned package),
+# libnosuchlib.so.7 (required) and liblz4.so.1 or .2 (suggested).
+mkdir -p sbom/usr/bin sbom/usr/lib
+echo 'int f(void) { return 1; }' > lib.c
+cc -shared -fPIC -o sbom/usr/lib/libzstd.so.1 lib.c -Xlinker '--package-metadata={"type":"deb","os":"debian","name":"libzstd","version":"1.5-1"}' ||
+        fatal "cannot build the library"
+mknote "$Z" "$L"
+cc -o sbom/usr/bin/prog note.c -Xlinker '--package-metadata={"type":"deb","os":"debian","name":"prog","version":"2.0-1"}' ||
+        fatal "cannot build the program"
+"$PKGNOTE" scan --format cyclonedx sbom > sbom.cdx.json && "$PKGNOTE" scan --format spdx sbom > sbom.spdx.json ||
+        fail "scan writes the SBOMs"
+if python3 - sbom.cdx.json sbom.spdx.json > py.out 2>&1 <<'PY'
+import json, sys
+cdx = json.load(open(sys.argv[1]))
+comp = {c["bom-ref"]: c for c in cdx["components"]}
+names = {c["name"]: c["bom-ref"] for c in cdx["components"]}
+prog = comp[names["prog"]]
+props = [(p["name"], p["value"]) for p in prog["properties"] if p["name"].startswith("pkgnote:dlopen:")]
+assert props == [("pkgnote:dlopen:recommended", "libzstd.so.1"), ("pkgnote:dlopen:suggested", "liblz4.so.1 or liblz4.so.2"),
+                 ("pkgnote:dlopen:required", "libnosuchlib.so.7")], props
+deps = {d["ref"]: d["dependsOn"] for d in cdx["dependencies"]}
+assert deps == {names["prog"]: [names["libzstd"], names["liblz4.so.1"], names["liblz4.so.2"], names["libnosuchlib.so.7"]]}, deps
+assert comp[names["libnosuchlib.so.7"]]["scope"] == "required" and comp[names["liblz4.so.2"]]["scope"] == "optional"
+assert "libzstd.so.1" not in names  # shipped by a scanned package: no component of its own
+spdx = json.load(open(sys.argv[2]))
+ids = {p["name"]: p["SPDXID"] for p in spdx["packages"]}
+rels = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in spdx["relationships"]}
+assert (ids["prog"], "DEPENDS_ON", ids["libnosuchlib.so.7"]) in rels
+assert (ids["libzstd"], "OPTIONAL_DEPENDENCY_OF", ids["prog"]) in rels
+assert (ids["liblz4.so.2"], "OPTIONAL_DEPENDENCY_OF", ids["prog"]) in rels
+assert "libzstd.so.1" not in ids
+c = [r["comment"] for r in spdx["relationships"] if r["relatedSpdxElement"] == ids["prog"] and r["spdxElementId"] == ids["liblz4.so.1"]]
+assert c == ["dlopen(), priority suggested, feature lz4; alternatives: liblz4.so.1 or liblz4.so.2"], c
+PY
+then pass "SBOMs: dlopen dependencies as CycloneDX dependencies and SPDX relationships"
+else fail "SBOMs: dlopen dependencies as CycloneDX dependencies and SPDX relationships" "$(cat py.out)"; fi
+schemas="$SRCDIR/../shared/schemas" ajv="${BUILDDIR:-$HOME}/npm-ajv-deps"
+if [ -f "$schemas/spdx-2.3.schema.json" ] && command -v npm > /dev/null && [ ! -d "$ajv/node_modules/ajv-formats" ]; then
+        npm install --silent --no-audit --no-fund --prefix "$ajv" ajv ajv-formats > npm.log 2>&1
+fi
+if [ ! -f "$schemas/spdx-2.3.schema.json" ]; then
+        skip "SBOMs with dlopen dependencies validate" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
+elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+        missing "SBOMs with dlopen dependencies validate" "node and npm"
+elif [ -d "$ajv/node_modules/ajv-formats" ]; then
+        for f in sbom.spdx.json:spdx sbom.cdx.json:cyclonedx; do
+                node "$SRCDIR/tests/scan/validate.js" "$ajv" "$schemas" "${f#*:}" "${f%%:*}" > v.txt 2>&1 &&
+                        pass "${f%%:*} with dlopen dependencies validates" || fail "${f%%:*} with dlopen dependencies validates" "$(head -n 20 v.txt)"
+        done
+else
+        skip "SBOMs with dlopen dependencies validate" "cannot install ajv from npm: $(tail -n 1 npm.log)"
+fi
+
 # Bad input: nothing printed, exit 2.
 mknote '[{"soname":["libok.so.1"]},{"soname":["libz.so.1"],"priority":"sometimes"}]'
 cc -o badprio note.c || fatal "cannot build badprio"

@@ -246,7 +246,10 @@ python3 - <<'PY' && pass "SPDX: packages, purls, CPEs, files" || fail "SPDX: pac
 import json
 d = json.load(open("s1.json"))
 pk = {p["name"]: p for p in d["packages"]}
-assert sorted(pk) == ["alpha", "beta", "delta", "libgamma++"], sorted(pk)
+# libzstd.so.1: what libalpha.so.1's dlopen note recommends.
+assert sorted(pk) == ["alpha", "beta", "delta", "libgamma++", "libzstd.so.1"], sorted(pk)
+assert {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in d["relationships"]
+        if r["spdxElementId"] == pk["libzstd.so.1"]["SPDXID"]} == {(pk["libzstd.so.1"]["SPDXID"], "OPTIONAL_DEPENDENCY_OF", pk["alpha"]["SPDXID"])}
 refs = lambda p: {(r["referenceType"], r["referenceLocator"]) for r in p.get("externalRefs", [])}
 assert refs(pk["alpha"]) == {("purl", "pkg:deb/debian/alpha@1.0-1?arch=amd64&distro=debian-12"),
                              ("cpe23Type", "cpe:2.3:a:example:alpha:1.0:*:*:*:*:*:*:*")}, refs(pk["alpha"])
@@ -276,7 +279,9 @@ python3 - <<'PY' && pass "CycloneDX: components, purls, evidence" || fail "Cyclo
 import json
 d = json.load(open("doc.cdx.json"))
 c = {x["name"]: x for x in d["components"]}
-assert sorted(c) == ["alpha", "beta", "delta"], sorted(c)
+assert sorted(c) == ["alpha", "beta", "delta", "libzstd.so.1"], sorted(c)
+assert c["libzstd.so.1"]["scope"] == "optional"
+assert d["dependencies"] == [{"ref": c["alpha"]["bom-ref"], "dependsOn": [c["libzstd.so.1"]["bom-ref"]]}], d["dependencies"]
 assert c["beta"]["purl"] == "pkg:rpm/fedora/beta@2.0-1.fc40?arch=x86_64&distro=fedora-40&epoch=2"
 assert c["beta"]["cpe"] == "cpe:2.3:o:fedoraproject:fedora:40:*:*:*:*:*:*:*"
 assert [o["location"] for o in c["beta"]["evidence"]["occurrences"]] == ["/usr/bin/beta", "/usr/bin/plain"]
