@@ -13,6 +13,10 @@
 # 2. over a "docker save"-style archive of at least 500 MiB built here
 #    with tar from the tree's contents, against tar -xOf ARCHIVE >/dev/null.
 #    The archive is deleted afterwards.
+# 3. over docker save archives whose upper layer whites out every second
+#    file of the lower one ($WHITE_FILES files, default 20000), against the
+#    same archive with plain files in place of the whiteouts, and at twice
+#    the size (the merge must not grow quadratically).
 #
 # Each timing is the best of $RUNS after one untimed run.
 # Usage: bench/scan.sh [PKGNOTE [ROOT]]   (defaults: build/pkgnote /usr)
@@ -109,6 +113,41 @@ aobjs=$("$pkgnote" scan --format json --no-progress "$tmp/image.tar" 2>/dev/null
         python3 -c 'import json, sys; print(json.load(sys.stdin)["summary"]["objects"])')
 rm -f "$tmp/image.tar"
 
+# Whiteouts: a lower layer of FILES empty files, an upper one removing
+# every second file (as a layer deleting a big package does); the same
+# upper layer with plain files instead of whiteouts is the reference, and
+# doubling both sizes shows how the merge grows.
+wfiles=${WHITE_FILES:-20000}
+white_image() { # OUT FILES WHITEOUTS PREFIX
+        python3 - "$@" <<'PY'
+import hashlib, io, json, sys, tarfile
+out, nf, nw, prefix = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def layer(names):
+    b = io.BytesIO()
+    with tarfile.open(fileobj=b, mode="w") as t:
+        for n in names:
+            t.addfile(tarfile.TarInfo(n))
+    return b.getvalue()
+path = lambda i, p: "usr/lib/pkg%d/dir%d/%sfile%d" % (i % 100, i % 1000, p, i)
+layers = [layer(path(i, "") for i in range(nf)), layer(path(i, prefix) for i in range(0, 2 * nw, 2))]
+ids = [hashlib.sha256(l).hexdigest() for l in layers]
+with tarfile.open(out, "w") as t:
+    for i, l in zip(ids, layers):
+        x = tarfile.TarInfo(i + "/layer.tar"); x.size = len(l); t.addfile(x, io.BytesIO(l))
+    m = json.dumps([{"Config": "c.json", "Layers": [i + "/layer.tar" for i in ids]}]).encode()
+    x = tarfile.TarInfo("manifest.json"); x.size = len(m); t.addfile(x, io.BytesIO(m))
+PY
+}
+printf 'whiteouts: %s files, %s whiteouts, best of %s...\n' "$wfiles" $((wfiles / 2)) "$runs" >&2
+white_image "$tmp/w1.tar" "$wfiles" $((wfiles / 2)) .wh.
+white_image "$tmp/w2.tar" $((2 * wfiles)) "$wfiles" .wh.
+white_image "$tmp/w0.tar" "$wfiles" $((wfiles / 2)) new.
+t_w0=$(measure "'$pkgnote' scan --no-progress '$tmp/w0.tar' > /dev/null")
+t_w1=$(measure "'$pkgnote' scan --no-progress '$tmp/w1.tar' > /dev/null")
+t_w2=$(measure "'$pkgnote' scan --no-progress '$tmp/w2.tar' > /dev/null")
+t_wt=$(measure "tar -xOf '$tmp/w1.tar' > /dev/null")
+rm -f "$tmp/w0.tar" "$tmp/w1.tar" "$tmp/w2.tar"
+
 {
         printf '# pkgnote scan benchmark, %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
         printf '# %s; %s CPUs; load average %s; %s\n' "$(uname -srm)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
@@ -139,4 +178,12 @@ rm -f "$tmp/image.tar"
         echo "$t_ascan $t_tar" | awk '{ t = $2 / $1
                 printf "# goal: scan throughput >= 0.8x tar -xO: %.2fx (%s)\n", t, (t >= 0.8) ? "met" : "MISSED" }'
         echo "$t_apipe $t_tar" | awk '{ printf "# from a pipe (no seeking): %.2fx tar -xO\n", $2 / $1 }'
+        printf '#\n# whiteouts: docker save layout, %s files in the lower layer, every second one whited out\n' "$wfiles"
+        printf '%-28s %10s %10s\n' tool seconds 'x plain'
+        for x in "pkgnote-scan(plain-upper) $t_w0" "pkgnote-scan(whiteouts) $t_w1" "pkgnote-scan(2x-whiteouts) $t_w2" \
+                "tar-xO $t_wt"; do
+                echo "$x $t_w0" | awk '{ printf "%-28s %10.3f %10.2f\n", $1, $2, $2 / $3 }'
+        done
+        echo "$t_w2 $t_w1" | awk '{ r = $1 / $2
+                printf "# goal: twice the whiteouts and files <= 2.5x the time (not quadratic): %.2fx (%s)\n", r, (r <= 2.5) ? "met" : "MISSED" }'
 } | tee "$results"

@@ -197,8 +197,8 @@ static int member(struct actx *c, struct archive *a, struct archive_entry *ent, 
                                 path[dlen] = 0;
                                 return pn_layer_add(l, path, E_OPAQUE) ? 0 : -ENOMEM;
                         }
-                        if (!strncmp(base, ".wh..wh.", 8))
-                                return 0; /* aufs bookkeeping, not a file */
+                        if (!strncmp(base, ".wh..wh.", 8) || !base[4])
+                                return 0; /* aufs bookkeeping, or a whiteout of no name */
                         snprintf(path, sizeof path, "%.*s%s%s", (int)dlen, norm, dlen ? "/" : "", base + 4);
                         return pn_layer_add(l, path, E_WHITEOUT) ? 0 : -ENOMEM;
                 }

@@ -81,134 +81,225 @@ struct entry *pn_layer_add(struct layer *l, const char *path, int kind) {
         return e;
 }
 
-/* Path -> entry, open addressing; a removed path keeps its slot with a
- * NULL entry. */
-struct map {
-        const char **keys;
-        const struct entry **vals;
-        size_t cap, used;
+/* The merged file system, as a tree of path components.  Each node is
+ * a component under its parent (found through a hash of the parent and
+ * the name) and lists its children, so that a whiteout or an opaque
+ * directory removes exactly the subtree below it, in time proportional
+ * to what it removes: every node is created once and removed at most
+ * once, however many whiteouts a layer holds.  Node 0 is the root; as a
+ * link, 0 means none (the root is nobody's child). */
+struct node {
+        const char *name; /* not terminated: a component of an entry's path */
+        uint32_t len;
+        uint32_t parent, child, next, prev;
+        bool dead; /* removed, with its subtree; new nodes take its place */
+        const struct entry *e; /* NULL: a directory only implied by paths below it */
 };
 
-static uint64_t hash_str(const char *s) {
-        uint64_t h = 0xcbf29ce484222325ULL;
-        for (; *s; s++)
-                h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
-        return h;
+struct tree {
+        struct node *n;
+        size_t n_nodes, cap_nodes;
+        uint32_t *slots; /* node index + 1; 0 is empty */
+        size_t cap_slots, used_slots; /* used_slots counts dead nodes until a rehash */
+};
+
+static uint64_t hash_child(uint32_t parent, const char *name, size_t len) {
+        uint64_t h = 0xcbf29ce484222325ULL ^ parent;
+        for (size_t i = 0; i < len; i++)
+                h = (h ^ (uint8_t)name[i]) * 0x100000001b3ULL;
+        return h ^ (h >> 29);
 }
 
-static size_t map_slot(const struct map *m, const char *key) {
-        size_t i = (size_t)hash_str(key) & (m->cap - 1);
-        while (m->keys[i] && strcmp(m->keys[i], key) != 0)
-                i = (i + 1) & (m->cap - 1);
-        return i;
-}
-
-static int map_set(struct map *m, const char *key, const struct entry *v) {
-        if ((m->used + 1) * 2 > m->cap) {
-                struct map n = {.cap = m->cap ? 2 * m->cap : 1024};
-                n.keys = calloc(n.cap, sizeof *n.keys);
-                n.vals = calloc(n.cap, sizeof *n.vals);
-                if (!n.keys || !n.vals) {
-                        free(n.keys);
-                        free(n.vals);
-                        return -ENOMEM;
-                }
-                for (size_t i = 0; i < m->cap; i++)
-                        if (m->keys[i] && m->vals[i]) {
-                                size_t k = map_slot(&n, m->keys[i]);
-                                n.keys[k] = m->keys[i];
-                                n.vals[k] = m->vals[i];
-                                n.used++;
-                        }
-                free(m->keys);
-                free(m->vals);
-                *m = n;
+/* The live child NAME of PARENT, or 0. */
+static uint32_t tree_child(const struct tree *t, uint32_t parent, const char *name, size_t len) {
+        if (t->cap_slots == 0)
+                return 0;
+        size_t mask = t->cap_slots - 1;
+        for (size_t i = (size_t)hash_child(parent, name, len) & mask; t->slots[i]; i = (i + 1) & mask) {
+                const struct node *x = &t->n[t->slots[i] - 1];
+                if (!x->dead && x->parent == parent && x->len == len && memcmp(x->name, name, len) == 0)
+                        return t->slots[i] - 1;
         }
-        size_t i = map_slot(m, key);
-        if (!m->keys[i]) {
-                m->keys[i] = key;
-                m->used++;
-        }
-        m->vals[i] = v;
         return 0;
 }
 
-static const struct entry *map_get(const struct map *m, const char *key) {
-        if (m->cap == 0)
-                return NULL;
-        size_t i = map_slot(m, key);
-        return m->keys[i] ? m->vals[i] : NULL;
+static void slot_put(struct tree *t, uint32_t k) {
+        const struct node *x = &t->n[k];
+        size_t mask = t->cap_slots - 1, i = (size_t)hash_child(x->parent, x->name, x->len) & mask;
+        while (t->slots[i])
+                i = (i + 1) & mask;
+        t->slots[i] = k + 1;
+        t->used_slots++;
 }
 
-/* Removes everything strictly below DIR; returns the number removed. */
-static uint64_t map_del_under(struct map *m, const char *dir) {
-        size_t len = strlen(dir);
-        uint64_t n = 0;
-        for (size_t i = 0; i < m->cap; i++)
-                if (m->vals[i] && strncmp(m->keys[i], dir, len) == 0 && m->keys[i][len] == '/') {
-                        m->vals[i] = NULL;
-                        n++;
+/* A new child NAME of PARENT, first in its list; 0 without memory. */
+static uint32_t tree_add(struct tree *t, uint32_t parent, const char *name, size_t len) {
+        if (t->n_nodes >= UINT32_MAX - 1)
+                return 0;
+        if (t->n_nodes == t->cap_nodes) {
+                size_t cap = t->cap_nodes ? 2 * t->cap_nodes : 1024;
+                struct node *x = realloc(t->n, cap * sizeof *x);
+                if (!x)
+                        return 0;
+                t->n = x;
+                t->cap_nodes = cap;
+        }
+        if ((t->used_slots + 1) * 2 > t->cap_slots) {
+                /* Rehash the live nodes only, dropping the removed ones. */
+                size_t cap = t->cap_slots ? t->cap_slots : 1024;
+                size_t live = 0;
+                for (size_t i = 1; i < t->n_nodes; i++)
+                        live += !t->n[i].dead;
+                while ((live + 1) * 4 > cap)
+                        cap *= 2;
+                uint32_t *slots = calloc(cap, sizeof *slots);
+                if (!slots)
+                        return 0;
+                free(t->slots);
+                t->slots = slots;
+                t->cap_slots = cap;
+                t->used_slots = 0;
+                for (size_t i = 1; i < t->n_nodes; i++)
+                        if (!t->n[i].dead)
+                                slot_put(t, (uint32_t)i);
+        }
+        uint32_t k = (uint32_t)t->n_nodes++;
+        struct node *p = &t->n[parent];
+        t->n[k] = (struct node){.name = name, .len = (uint32_t)len, .parent = parent, .next = p->child};
+        if (p->child)
+                t->n[p->child].prev = k;
+        p->child = k;
+        slot_put(t, k);
+        return k;
+}
+
+/* The node of PATH (normalised; "" is the root): 1 and *RET when found
+ * or, with CREATE, made (with the directories above it); 0 when absent;
+ * -ENOMEM. */
+static int tree_find(struct tree *t, const char *path, bool create, uint32_t *ret) {
+        uint32_t cur = 0;
+        for (const char *p = path; *p;) {
+                const char *c = p;
+                while (*p && *p != '/')
+                        p++;
+                uint32_t k = tree_child(t, cur, c, (size_t)(p - c));
+                if (!k) {
+                        if (!create)
+                                return 0;
+                        if (!(k = tree_add(t, cur, c, (size_t)(p - c))))
+                                return -ENOMEM;
                 }
-        return n;
+                cur = k;
+                if (*p)
+                        p++;
+        }
+        *ret = cur;
+        return 1;
 }
 
-static uint64_t map_del(struct map *m, const char *key) {
-        if (m->cap == 0)
-                return 0;
-        size_t i = map_slot(m, key);
-        if (!m->keys[i] || !m->vals[i])
-                return 0;
-        m->vals[i] = NULL;
-        return 1;
+/* Removes node X (not the root) and everything below it; returns the
+ * number of entries removed. */
+static uint64_t tree_kill(struct tree *t, uint32_t x) {
+        struct node *n = &t->n[x];
+        if (n->prev)
+                t->n[n->prev].next = n->next;
+        else
+                t->n[n->parent].child = n->next;
+        if (n->next)
+                t->n[n->next].prev = n->prev;
+        n->next = n->prev = 0;
+        /* Pre-order walk of the detached subtree, without recursion (paths
+         * may be thousands of components deep). */
+        uint64_t removed = 0;
+        for (uint32_t cur = x;;) {
+                t->n[cur].dead = true;
+                removed += t->n[cur].e != NULL;
+                if (t->n[cur].child) {
+                        cur = t->n[cur].child;
+                        continue;
+                }
+                while (cur != x && !t->n[cur].next)
+                        cur = t->n[cur].parent;
+                if (cur == x)
+                        return removed;
+                cur = t->n[cur].next;
+        }
+}
+
+/* Removes everything strictly below X; returns the number of entries. */
+static uint64_t tree_kill_below(struct tree *t, uint32_t x) {
+        uint64_t removed = 0;
+        while (t->n[x].child)
+                removed += tree_kill(t, t->n[x].child);
+        return removed;
+}
+
+/* The entry at PATH, or NULL. */
+static const struct entry *tree_get(struct tree *t, const char *path) {
+        uint32_t k;
+        return tree_find(t, path, false, &k) > 0 ? t->n[k].e : NULL;
 }
 
 /* Applies LAYERS bottom to top and adds what is left to the scan. */
 int pn_merge_layers(pkgnote_scan *s, size_t input, struct layer **layers, size_t n) {
-        struct map m = {0};
+        struct tree t = {0};
         int r = 0;
+        t.n = malloc(1024 * sizeof *t.n);
+        if (!t.n)
+                return pn_error(-ENOMEM, "out of memory");
+        t.cap_nodes = 1024;
+        t.n[0] = (struct node){.name = ""};
+        t.n_nodes = 1;
         for (size_t li = 0; li < n && r >= 0; li++) {
                 struct layer *l = layers[li];
                 /* Whiteouts hide lower layers only, wherever they lie in
                  * this layer's stream: apply them before its entries. */
                 for (size_t i = 0; i < l->n; i++) {
                         const struct entry *e = &l->e[i];
-                        if (e->kind == E_WHITEOUT)
-                                s->whited_out += map_del(&m, e->path) + map_del_under(&m, e->path);
-                        else if (e->kind == E_OPAQUE)
-                                s->whited_out += map_del_under(&m, e->path);
+                        uint32_t k;
+                        if (e->kind != E_WHITEOUT && e->kind != E_OPAQUE)
+                                continue;
+                        if (tree_find(&t, e->path, false, &k) <= 0)
+                                continue;
+                        if (e->kind == E_OPAQUE) /* the root too: ".wh..wh..opq" at the top */
+                                s->whited_out += tree_kill_below(&t, k);
+                        else if (k != 0)
+                                s->whited_out += tree_kill(&t, k);
                 }
                 for (size_t i = 0; i < l->n && r >= 0; i++) {
                         struct entry *e = &l->e[i];
-                        if (e->kind == E_WHITEOUT || e->kind == E_OPAQUE)
+                        uint32_t k;
+                        if (e->kind == E_WHITEOUT || e->kind == E_OPAQUE || !*e->path)
                                 continue;
-                        const struct entry *old = map_get(&m, e->path);
-                        if (old && old->kind == E_DIR && e->kind != E_DIR)
-                                map_del_under(&m, e->path); /* a directory replaced by a file */
+                        if ((r = tree_find(&t, e->path, true, &k)) < 0)
+                                break;
+                        if (e->kind != E_DIR)
+                                tree_kill_below(&t, k); /* a directory replaced by a file */
                         if (e->kind == E_HARDLINK) {
-                                const struct entry *t = map_get(&m, e->target);
-                                if (t && t->kind == E_HARDLINK)
-                                        t = t->resolved;
-                                if (!t || t->kind != E_FILE) {
+                                const struct entry *to = tree_get(&t, e->target);
+                                if (to && to->kind == E_HARDLINK)
+                                        to = to->resolved;
+                                if (!to || to->kind != E_FILE) {
                                         pn_scan_add_problem(s, input, e->path, -ENOENT,
                                                     "hard link to a missing file, counted as an empty file");
-                                        t = NULL;
+                                        to = NULL;
                                 }
-                                e->resolved = t;
+                                e->resolved = to;
                         }
-                        r = map_set(&m, e->path, e);
+                        t.n[k].e = e;
                 }
         }
         if (r < 0) {
-                free(m.keys);
-                free(m.vals);
+                free(t.n);
+                free(t.slots);
                 return pn_error(-ENOMEM, "out of memory");
         }
         /* Hard links first: their copies read objects that a plain entry
          * hands over below. */
         for (int pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < m.cap; i++) {
-                        struct entry *e = (struct entry *)m.vals[i];
-                        if (!e)
+                for (size_t i = 1; i < t.n_nodes; i++) {
+                        struct entry *e = (struct entry *)t.n[i].e;
+                        if (!e || t.n[i].dead)
                                 continue;
                         if (pass == 0) {
                                 switch (e->kind) {
@@ -234,8 +325,8 @@ int pn_merge_layers(pkgnote_scan *s, size_t input, struct layer **layers, size_t
                         }
                         free(abs);
                 }
-        free(m.keys);
-        free(m.vals);
+        free(t.n);
+        free(t.slots);
         return 0;
 }
 

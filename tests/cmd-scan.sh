@@ -209,6 +209,25 @@ run scan --format json oci.tar
 python3 "$H/inventory.py" "" objects packages whitedOut < out > inv
 if diff -u want inv > diff.txt; then pass "OCI layout tar: merged view"; else fail "OCI layout tar: merged view"; sed 's/^/# /' diff.txt; fi
 
+# An opaque whiteout at a layer's root hides every lower file: the merged
+# image holds only what the upper layer brings (once the empty directory
+# name of the root matched nothing, and removed files were listed).
+U2=upper-opaque-root
+mkdir -p $U2/usr/bin
+: > $U2/.wh..wh..opq
+cp $R/usr/bin/beta $U2/usr/bin/only
+python3 "$H/images.py" docker opaque-root.tar $R $U2 || fatal "cannot build the docker archive"
+python3 "$H/images.py" oci opaque-root $R $U2 || fatal "cannot build the OCI layout"
+for img in opaque-root.tar opaque-root; do
+        run scan --format json $img
+        python3 "$H/inventory.py" "" objects packages < out > inv
+        printf '/usr/bin/only executable beta@2:2.0-1.fc40\nobjects=1\npackages=1\n' > want
+        if diff -u want inv > diff.txt; then pass "opaque whiteout at the root: $img"; else fail "opaque whiteout at the root: $img"; sed 's/^/# /' diff.txt; fi
+done
+"$PKGNOTE" scan --format spdx opaque-root.tar > opq.spdx.json 2>/dev/null
+grep -q '"alpha"' opq.spdx.json && fail "opaque whiteout at the root: removed packages stay out of the SBOM" ||
+        pass "opaque whiteout at the root: removed packages stay out of the SBOM"
+
 # Hostile member names never escape: ".." is refused, "/" and "./" stripped.
 python3 - <<'PY'
 import io, tarfile

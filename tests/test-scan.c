@@ -311,6 +311,67 @@ static void test_archive(void) {
         CHECK_INT(st.whited_out, 3);
         pkgnote_scan_free(s);
 
+        /* Merge rules beyond plain whiteouts: an opaque whiteout at the
+         * root of a layer hides the whole lower tree; a non-directory
+         * replaces a directory only implied by the paths below it; a
+         * whiteout of no name (".wh.") removes nothing. */
+        const struct member lower2[] = {
+                {"usr/bin/a", AE_IFREG, elf_a, la, NULL},
+                {"opt/y/deep", AE_IFREG, elf_b, lb, NULL},
+                {"srv/kept", AE_IFREG, elf_b, lb, NULL},
+        };
+        const struct member mid[] = {
+                {"opt/y", AE_IFLNK, NULL, 0, "/tmp"},
+                {"srv/.wh.", AE_IFREG, "", 0, NULL},
+        };
+        const struct member top[] = {
+                {".wh..wh..opq", AE_IFREG, "", 0, NULL},
+                {"usr/bin/b", AE_IFREG, elf_b, lb, NULL},
+        };
+        char l3[256];
+        snprintf(l3, sizeof l3, "%s/l3.tar", dir);
+        write_tar(l1, lower2, 3);
+        write_tar(l2, mid, 2);
+        write_tar(l3, top, 2);
+        size_t n3;
+        uint8_t *d3;
+        d1 = read_file(l1, &n1), d2 = read_file(l2, &n2), d3 = read_file(l3, &n3);
+        CHECK(d1 && d2 && d3);
+        const char *id3 = "3333333333333333333333333333333333333333333333333333333333333333";
+        char n3s[100];
+        snprintf(n3s, sizeof n3s, "%s/layer.tar", id3);
+        snprintf(manifest, sizeof manifest, "[{\"Config\":\"c.json\",\"Layers\":[\"%s\",\"%s\"]}]", n1s, n2s);
+        const struct member img2[] = {
+                {n1s, AE_IFREG, d1, n1, NULL},
+                {n2s, AE_IFREG, d2, n2, NULL},
+                {n3s, AE_IFREG, d3, n3, NULL},
+                {"manifest.json", AE_IFREG, manifest, strlen(manifest), NULL},
+        };
+        snprintf(p, sizeof p, "%s/img2.tar", dir);
+        write_tar(p, img2, 4);
+        CHECK_INT(pkgnote_scan_new(NULL, &s), 0);
+        CHECK_INT(pkgnote_scan_add(s, p), PKGNOTE_SCAN_INPUT_DOCKER);
+        static const char *const want2[] = {"/srv/kept", "/usr/bin/a"};
+        CHECK_INT(pkgnote_scan_object_count(s), 2);
+        for (size_t i = 0; i < 2 && i < pkgnote_scan_object_count(s); i++)
+                CHECK_STR(pkgnote_scan_object_path(pkgnote_scan_object_get(s, i)), want2[i]);
+        pkgnote_scan_free(s);
+        snprintf(manifest, sizeof manifest, "[{\"Config\":\"c.json\",\"Layers\":[\"%s\",\"%s\",\"%s\"]}]", n1s,
+                 n2s, n3s);
+        const struct member img3[] = {
+                img2[0], img2[1], img2[2], {"manifest.json", AE_IFREG, manifest, strlen(manifest), NULL},
+        };
+        write_tar(p, img3, 4);
+        free(d1), free(d2), free(d3);
+        CHECK_INT(pkgnote_scan_new(NULL, &s), 0);
+        CHECK_INT(pkgnote_scan_add(s, p), PKGNOTE_SCAN_INPUT_DOCKER);
+        CHECK_INT(pkgnote_scan_object_count(s), 1);
+        if (pkgnote_scan_object_count(s) == 1)
+                CHECK_STR(pkgnote_scan_object_path(pkgnote_scan_object_get(s, 0)), "/usr/bin/b");
+        pkgnote_scan_get_stats(s, &st);
+        CHECK_INT(st.whited_out, 3); /* usr/bin/a, the symlink opt/y and srv/kept (opt/y/deep went before) */
+        pkgnote_scan_free(s);
+
         /* A manifest naming a missing layer fails the input. */
         snprintf(manifest, sizeof manifest, "[{\"Layers\":[\"%s\",\"33333333333333333333333333333333/layer.tar\"]}]", n1s);
         const struct member bad[] = {
