@@ -712,8 +712,10 @@ PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement);
  * with whiteouts (".wh.NAME" files and ".wh..wh..opq" opaque directories)
  * honoured.  Archives are read as streams, never extracted.
  *
- * Symbolic links are never followed (not even a PATH given to
- * pkgnote_scan_add()).  Files that cannot be read are counted and listed
+ * Symbolic links inside an input are never followed; a PATH given to
+ * pkgnote_scan_add() that is one is (as find -H does).  Directory trees
+ * are walked holding a bounded number of descriptors, however deep.
+ * Files that cannot be read are counted and listed
  * among the problems; the scan goes on.  Files are examined by a pool of
  * threads; results are sorted by path, so they do not depend on timing. */
 typedef struct pkgnote_scan pkgnote_scan;
@@ -756,8 +758,8 @@ PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s);
 
 /* Scans PATH ("-" reads an archive from standard input) and adds what it
  * holds to the inventory.  Returns a PKGNOTE_SCAN_INPUT_* kind, or a
- * negative errno when PATH could not be scanned at all (missing, a
- * symbolic link (-ELOOP), an archive that is not readable to the end,
+ * negative errno when PATH could not be scanned at all (missing or a
+ * dangling symbolic link (-ENOENT), an archive not readable to the end,
  * an image whose manifest is broken (-EBADMSG)).  Unreadable files inside
  * an input are problems, not failures. */
 PKGNOTE_PUBLIC int pkgnote_scan_add(pkgnote_scan *s, const char *path);

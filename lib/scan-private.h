@@ -144,6 +144,7 @@ struct pool {
         struct job ring[QUEUE_CAP];
         size_t head, count;
         uint64_t inflight, inflight_limit;
+        unsigned busy; /* jobs being run */
         bool done;
         pthread_t threads[MAX_THREADS];
         unsigned n_threads;
@@ -201,5 +202,20 @@ void pn_layer_clear(struct layer *l);
 struct entry *pn_layer_add(struct layer *l, const char *path, int kind);
 /* Applies LAYERS bottom to top and adds what is left to the scan. */
 int pn_merge_layers(pkgnote_scan *s, size_t input, struct layer **layers, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* Image manifests (scan-archive.c)                                    */
+
+typedef struct json_t json_t;
+/* Reads the JSON document NAME of an image ("manifest.json", "index.json"
+ * or "blobs/ALG/HEX") into *RET; a negative errno, with pn_error set. */
+typedef int (*pn_blob_fn)(void *u, const char *name, json_t **ret);
+
+/* The layer paths of the image, bottom first, into *RET (N_RET of them,
+ * each a normalised relative path; free with pn_free_names()): from a
+ * docker manifest.json or an OCI index.json (following nested indexes). */
+int pn_image_layers(pkgnote_scan *s, size_t input, const char *display, bool docker, pn_blob_fn get, void *u,
+                    char ***ret, size_t *ret_n);
+void pn_free_names(char **names, size_t n);
 
 #endif

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,29 +31,28 @@
 /* ------------------------------------------------------------------ */
 /* The worker pool                                                     */
 
+/* A directory of a tree walk.  The walker alone creates, closes and
+ * frees them (REFS counts its uses: the children and pending
+ * subdirectories naming it, and the list of open directories); workers
+ * only pin one while a job reads files through its descriptor, which is
+ * never closed while pinned. */
 struct dirref {
-        int fd;
-        atomic_uint refs;
+        int fd;               /* -1 while closed: reopened from the parent by name */
+        atomic_uint pins;
+        unsigned refs, depth;
+        struct dirref *parent;
+        char *name; /* inside parent */
+        dev_t dev;
+        ino_t ino; /* a reopened directory must be the one listed */
 };
-
-static struct dirref *dirref_get(struct dirref *d) {
-        atomic_fetch_add(&d->refs, 1);
-        return d;
-}
-
-static void dirref_put(struct dirref *d) {
-        if (d && atomic_fetch_sub(&d->refs, 1) == 1) {
-                close(d->fd);
-                free(d);
-        }
-}
 
 static void job_clear(struct job *j) {
         for (size_t i = 0; i < j->n_names; i++)
                 free(j->names[i]);
         free(j->names);
         free(j->path);
-        dirref_put(j->dir);
+        if (j->dir)
+                atomic_fetch_sub(&j->dir->pins, 1);
         free(j->buf);
 }
 
@@ -186,6 +186,7 @@ static void *worker(void *arg) {
                 struct job j = p->ring[p->head];
                 p->head = (p->head + 1) % QUEUE_CAP;
                 p->count--;
+                p->busy++;
                 pthread_mutex_unlock(&p->lock);
                 if (j.kind == JOB_FILE) {
                         for (size_t i = 0; i < j.n_names; i++)
@@ -199,6 +200,7 @@ static void *worker(void *arg) {
                 job_clear(&j);
                 pthread_mutex_lock(&p->lock);
                 p->inflight -= len;
+                p->busy--;
                 pthread_cond_broadcast(&p->room);
                 pthread_mutex_unlock(&p->lock);
         }
@@ -243,6 +245,14 @@ void pn_pool_submit(struct pool *p, struct job *j) {
         pn_scan_progress(p->s, false);
 }
 
+/* Waits until every queued job is done, the workers still running. */
+static void pool_drain(struct pool *p) {
+        pthread_mutex_lock(&p->lock);
+        while (p->count > 0 || p->busy > 0)
+                pthread_cond_wait(&p->room, &p->lock);
+        pthread_mutex_unlock(&p->lock);
+}
+
 /* Waits for every queued job and stops the workers. */
 void pn_pool_finish(struct pool *p) {
         pthread_mutex_lock(&p->lock);
@@ -265,41 +275,179 @@ struct pending {
         char *path;
 };
 
+/* A walk keeps at most BUDGET directories open, however deep the tree:
+ * a directory waiting for its subdirectories to be visited may be closed
+ * and is then reopened from its nearest open ancestor, one component at
+ * a time, without following symlinks, and checked to be the directory
+ * first listed (device and inode). */
+struct walk {
+        pkgnote_scan *s;
+        struct pool *p;
+        struct dirref *root;
+        struct dirref **open; /* every directory with a descriptor, but the root */
+        size_t n_open, budget;
+        struct pending *stack;
+        size_t n, cap;
+};
+
+/* Drops one use of D, freeing it (and then its parent) when unused. */
+static void walk_put(struct dirref *d) {
+        while (d && --d->refs == 0) {
+                struct dirref *up = d->parent;
+                free(d->name);
+                free(d);
+                d = up;
+        }
+}
+
+static void walk_close(struct walk *w, size_t i) {
+        struct dirref *d = w->open[i];
+        w->open[i] = w->open[--w->n_open];
+        close(d->fd);
+        d->fd = -1;
+        walk_put(d);
+}
+
+/* Closes directories until one more may be opened: first every unpinned
+ * one that nothing waits for, else the shallowest unpinned one (the walk
+ * goes deep first, so it needs those last).  When the workers pin them
+ * all, waits for the workers. */
+static void walk_make_room(struct walk *w) {
+        while (w->n_open >= w->budget) {
+                size_t best = SIZE_MAX, before = w->n_open;
+                for (size_t i = w->n_open; i-- > 0;) {
+                        const struct dirref *d = w->open[i];
+                        if (atomic_load(&d->pins) > 0)
+                                continue;
+                        if (d->refs == 1)
+                                walk_close(w, i);
+                        else if (best == SIZE_MAX || d->depth < w->open[best]->depth)
+                                best = i;
+                }
+                if (w->n_open < before)
+                        continue; /* BEST may have moved; room was made anyway */
+                if (best != SIZE_MAX) {
+                        walk_close(w, best);
+                        continue;
+                }
+                pool_drain(w->p);
+                size_t pinned = 0;
+                for (size_t i = 0; i < w->n_open; i++)
+                        pinned += atomic_load(&w->open[i]->pins) > 0;
+                if (pinned == w->n_open)
+                        return; /* only the walk's own: the caller goes over by one */
+        }
+}
+
+/* Opens the directory NAME below the open directory PARENT, making room
+ * for it first, and fills *ST; a descriptor or a negative errno. */
+static int walk_openat(struct walk *w, struct dirref *parent, const char *name, struct stat *st) {
+        atomic_fetch_add(&parent->pins, 1); /* kept open while making room */
+        walk_make_room(w);
+        atomic_fetch_sub(&parent->pins, 1);
+        int fd = openat(parent->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, st) < 0) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+/* Lists D, which has just been given descriptor FD, among the open
+ * directories (going over the budget by one when the walk's own pins
+ * left no room); -ENOMEM. */
+static int walk_track(struct walk *w, struct dirref *d, int fd) {
+        if (w->n_open == w->budget) {
+                struct dirref **x = realloc(w->open, (w->budget + 1) * sizeof *x);
+                if (!x)
+                        return -ENOMEM;
+                w->open = x, w->budget++;
+        }
+        d->fd = fd;
+        d->refs++;
+        w->open[w->n_open++] = d;
+        return 0;
+}
+
+/* Opens NAME below the open directory PARENT as a new directory of the
+ * walk, taking PARENT's use and NAME; on failure a negative errno, NAME
+ * freed and PARENT's use dropped. */
+static int walk_enter(struct walk *w, struct dirref *parent, char *name, struct dirref **ret) {
+        struct stat st;
+        int fd = walk_openat(w, parent, name, &st);
+        struct dirref *d = fd >= 0 ? malloc(sizeof *d) : NULL;
+        if (d) {
+                *d = (struct dirref){.fd = -1, .depth = parent->depth + 1, .parent = parent, .name = name,
+                                     .dev = st.st_dev, .ino = st.st_ino};
+                atomic_init(&d->pins, 0);
+                if (walk_track(w, d, fd) == 0) {
+                        *ret = d;
+                        return 0;
+                }
+                free(d);
+        }
+        if (fd >= 0)
+                close(fd);
+        free(name);
+        walk_put(parent);
+        return fd < 0 ? fd : -ENOMEM;
+}
+
+/* Makes sure D has a descriptor, reopening it and the closed directories
+ * above it from the nearest open one.  -ESTALE when a directory on the
+ * way is no longer the one listed (renamed or replaced meanwhile). */
+static int walk_reopen(struct walk *w, struct dirref *d) {
+        while (d->fd < 0) {
+                struct dirref *up = d;
+                while (up->parent->fd < 0)
+                        up = up->parent;
+                /* UP is closed, its parent open: reopen UP in place. */
+                struct stat st;
+                int fd = walk_openat(w, up->parent, up->name, &st);
+                if (fd < 0)
+                        return fd;
+                if (st.st_dev != up->dev || st.st_ino != up->ino) {
+                        close(fd);
+                        return -ESTALE;
+                }
+                if (walk_track(w, up, fd) < 0) {
+                        close(fd);
+                        return -ENOMEM;
+                }
+        }
+        return 0;
+}
 
 /* Queues the files collected in CHUNK, which starts over empty. */
 static int submit_chunk(struct pool *p, struct job *chunk, struct dirref *ref, const char *path) {
         struct job j = {.kind = JOB_FILE, .names = chunk->names, .n_names = chunk->n_names};
         if (!(j.path = strdup(path)))
                 return -ENOMEM;
-        j.dir = dirref_get(ref);
+        atomic_fetch_add(&ref->pins, 1);
+        j.dir = ref;
         chunk->names = NULL;
         chunk->n_names = 0;
         pn_pool_submit(p, &j);
         return 0;
 }
 
-/* Lists one directory: regular files to the pool, directories onto the
- * stack, the rest counted. */
-static int list_dir(pkgnote_scan *s, struct pool *p, int fd, const char *path, struct pending **stack,
-                    size_t *n, size_t *cap) {
-        int dfd = dup(fd);
+/* Lists the open directory REF: regular files to the pool, directories
+ * onto the stack, the rest counted. */
+static int list_dir(struct walk *w, struct dirref *ref, const char *path) {
+        pkgnote_scan *s = w->s;
+        struct pool *p = w->p;
+        int dfd = dup(ref->fd);
         DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
         if (!d) {
                 if (dfd >= 0)
                         close(dfd);
                 atomic_fetch_add(&s->c.unreadable, 1);
                 pn_scan_add_problem(s, p->input, path, -errno, "cannot read directory: %s", strerror(errno));
-                close(fd);
                 return 0;
         }
-        struct dirref *ref = malloc(sizeof *ref);
-        if (!ref) {
-                closedir(d);
-                close(fd);
-                return pn_error(-ENOMEM, "out of memory");
-        }
-        ref->fd = fd;
-        atomic_init(&ref->refs, 1);
         atomic_fetch_add(&s->c.directories, 1);
         size_t plen = strlen(path);
         struct job chunk = {.kind = JOB_FILE};
@@ -319,7 +467,7 @@ static int list_dir(pkgnote_scan *s, struct pool *p, int fd, const char *path, s
                 unsigned char type = de->d_type;
                 if (type == DT_UNKNOWN) {
                         struct stat st;
-                        if (fstatat(fd, nm, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        if (fstatat(ref->fd, nm, &st, AT_SYMLINK_NOFOLLOW) < 0)
                                 type = DT_REG; /* let the worker report it */
                         else
                                 type = S_ISDIR(st.st_mode)   ? DT_DIR
@@ -347,22 +495,23 @@ static int list_dir(pkgnote_scan *s, struct pool *p, int fd, const char *path, s
                         continue;
                 }
                 if (type == DT_DIR) {
-                        if (*n == *cap) {
-                                size_t nc = *cap ? 2 * *cap : 64;
-                                struct pending *x = realloc(*stack, nc * sizeof *x);
+                        if (w->n == w->cap) {
+                                size_t nc = w->cap ? 2 * w->cap : 64;
+                                struct pending *x = realloc(w->stack, nc * sizeof *x);
                                 if (!x) {
                                         free(full);
                                         goto oom;
                                 }
-                                *stack = x;
-                                *cap = nc;
+                                w->stack = x;
+                                w->cap = nc;
                         }
                         char *name = strdup(nm);
                         if (!name) {
                                 free(full);
                                 goto oom;
                         }
-                        (*stack)[(*n)++] = (struct pending){dirref_get(ref), name, full};
+                        ref->refs++;
+                        w->stack[w->n++] = (struct pending){ref, name, full};
                 } else {
                         free(full);
                         if (!chunk.names && !(chunk.names = malloc(CHUNK * sizeof *chunk.names)))
@@ -376,13 +525,21 @@ static int list_dir(pkgnote_scan *s, struct pool *p, int fd, const char *path, s
         closedir(d);
         int r = chunk.n_names ? submit_chunk(p, &chunk, ref, path) : 0;
         job_clear(&chunk);
-        dirref_put(ref);
         return r < 0 ? pn_error(-ENOMEM, "out of memory") : 0;
 oom:
         closedir(d);
         job_clear(&chunk);
-        dirref_put(ref);
         return pn_error(-ENOMEM, "out of memory");
+}
+
+/* Directories the walk may hold open: half of what the process may open
+ * beyond a reserve for the workers' files, the output and the rest. */
+static size_t walk_budget(const pkgnote_scan *s) {
+        struct rlimit rl;
+        uint64_t lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur : 1024;
+        uint64_t reserve = 16 + s->opts.threads;
+        uint64_t b = lim > reserve ? (lim - reserve) / 2 : 0;
+        return b < 2 ? 2 : b > 1024 ? 1024 : (size_t)b;
 }
 
 int pn_scan_tree(pkgnote_scan *s, size_t input, int rootfd, const char *path) {
@@ -392,51 +549,75 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, int rootfd, const char *path) {
                 close(rootfd);
                 return pn_error(-errno, "cannot stat: %s", strerror(errno));
         }
+        struct walk w = {.s = s, .p = &p, .budget = walk_budget(s)};
+        w.open = malloc(w.budget * sizeof *w.open);
+        w.root = calloc(1, sizeof *w.root);
+        if (!w.open || !w.root) {
+                free(w.open);
+                free(w.root);
+                close(rootfd);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        /* The root is never closed nor freed before the end: the walk holds a use. */
+        *w.root = (struct dirref){.fd = rootfd, .refs = 1, .dev = st.st_dev, .ino = st.st_ino};
+        atomic_init(&w.root->pins, 0);
         int r = pn_pool_start(&p, s, input);
         if (r < 0) {
                 close(rootfd);
+                free(w.root);
+                free(w.open);
                 return r;
         }
         p.dev = st.st_dev;
-        struct pending *stack = NULL;
-        size_t n = 0, cap = 0;
-        r = list_dir(s, &p, rootfd, path, &stack, &n, &cap);
-        while (r >= 0 && n > 0) {
-                struct pending it = stack[--n];
-                int fd = openat(it.parent->fd, it.name,
-                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-                int err = errno;
-                dirref_put(it.parent);
-                free(it.name);
-                if (fd < 0) {
-                        if (err == ELOOP || err == ENOTDIR)
-                                atomic_fetch_add(&s->c.symlinks, err == ELOOP);
+        r = list_dir(&w, w.root, path);
+        while (r >= 0 && w.n > 0) {
+                struct pending it = w.stack[--w.n];
+                struct dirref *d = NULL;
+                int err = walk_reopen(&w, it.parent);
+                if (err < 0 && err != -ENOMEM)
+                        err = -ESTALE; /* renamed, removed or replaced: the path no longer leads there */
+                if (err == 0)
+                        err = walk_enter(&w, it.parent, it.name, &d);
+                else {
+                        free(it.name);
+                        walk_put(it.parent);
+                }
+                if (err < 0) {
+                        if (err == -ELOOP || err == -ENOTDIR)
+                                atomic_fetch_add(&s->c.symlinks, err == -ELOOP);
+                        else if (err == -ENOMEM)
+                                r = pn_error(-ENOMEM, "out of memory");
                         else {
                                 atomic_fetch_add(&s->c.unreadable, 1);
-                                pn_scan_add_problem(s, input, it.path, -err, "cannot open directory: %s", strerror(err));
+                                pn_scan_add_problem(s, input, it.path, err, "cannot open directory: %s",
+                                                    err == -ESTALE ? "a directory above it changed during the scan"
+                                                                   : strerror(-err));
                         }
                         free(it.path);
                         continue;
                 }
-                if (s->opts.flags & PKGNOTE_SCAN_ONE_FILE_SYSTEM) {
-                        struct stat ds;
-                        if (fstat(fd, &ds) < 0 || ds.st_dev != p.dev) {
-                                atomic_fetch_add(&s->c.other_fs, 1);
-                                close(fd);
-                                free(it.path);
-                                continue;
-                        }
-                }
-                r = list_dir(s, &p, fd, it.path, &stack, &n, &cap);
+                if ((s->opts.flags & PKGNOTE_SCAN_ONE_FILE_SYSTEM) && d->dev != p.dev)
+                        atomic_fetch_add(&s->c.other_fs, 1);
+                else
+                        r = list_dir(&w, d, it.path);
                 free(it.path);
         }
-        while (n > 0) {
-                dirref_put(stack[--n].parent);
-                free(stack[n].name);
-                free(stack[n].path);
+        while (w.n > 0) {
+                walk_put(w.stack[--w.n].parent);
+                free(w.stack[w.n].name);
+                free(w.stack[w.n].path);
         }
-        free(stack);
+        free(w.stack);
         pn_pool_finish(&p);
+        while (w.n_open > 0) {
+                struct dirref *d = w.open[--w.n_open];
+                close(d->fd);
+                d->fd = -1;
+                walk_put(d);
+        }
+        free(w.open);
+        close(rootfd);
+        free(w.root);
         return r;
 }
 

@@ -318,11 +318,12 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path) {
                 if (fd < 0)
                         return pn_error(-errno, "cannot read standard input: %s", strerror(errno));
         } else {
-                if (lstat(path, &st) < 0)
+                /* A symbolic link named as the input is followed (as
+                 * find -H does): the user chose it.  Links inside it
+                 * never are. */
+                if (stat(path, &st) < 0)
                         return pn_error(-errno, "cannot open: %s", strerror(errno));
-                if (S_ISLNK(st.st_mode))
-                        return pn_error(-ELOOP, "is a symbolic link, which scan never follows (name its target)");
-                fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ? O_NONBLOCK : 0));
+                fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ? O_NONBLOCK : 0));
                 if (fd < 0)
                         return pn_error(-errno, "cannot open: %s", strerror(errno));
         }

@@ -114,9 +114,40 @@ python3 "$H/inventory.py" < out | head -n 1 > inv
 expect_out_file() { if [ "$(cat inv)" = "$1" ]; then pass "$2"; else fail "$2" "got '$(cat inv)'"; fi; }
 expect_out_file "rootfs/usr/bin/alpha executable alpha@1.0-1" "single file: its object"
 
+# A symlink named on the command line is followed (as find -H does) and
+# reported under its own name; links inside what it leads to are not.
+ln -s $R rootlink
+ln -s $R/usr/bin/alpha alpha-link
+run scan --format json rootlink
+expect_status 0 "a symlink PATH to a directory is followed"
+python3 "$H/inventory.py" "rootlink" objects symlinks < out > inv
+"$PKGNOTE" scan --format json $R 2>/dev/null | python3 "$H/inventory.py" "$R" objects symlinks > want
+if diff -u want inv > diff.txt; then pass "symlink PATH: the tree it names, links inside not followed"; else
+        fail "symlink PATH: the tree it names, links inside not followed"; sed 's/^/# /' diff.txt; fi
+grep -q '"path":"rootlink/usr/bin/alpha"' out && pass "symlink PATH: reported under the name given" ||
+        fail "symlink PATH: reported under the name given"
+run scan --format json alpha-link
+expect_status 0 "a symlink PATH to a file is followed"
+grep -q '"path":"alpha-link",.*"name":"alpha"' out && pass "symlink PATH to a file: its object" ||
+        fail "symlink PATH to a file: its object"
 run scan $R/loop1
-expect_status 2 "a symlink PATH is not followed"
-expect_err "is a symbolic link" "says why"
+expect_status 2 "a symlink loop as PATH fails"
+expect_err "Too many levels of symbolic links" "says why"
+
+# A tree deeper than the descriptors the process may open: the walk
+# closes and reopens directories instead of losing what lies below.
+# Every level holds a subdirectory with a program and the next level.
+d=deep
+i=0
+while [ $i -lt 300 ]; do
+        mkdir -p $d/x && cp $R/usr/bin/alpha $d/x/prog && d=$d/y || fatal "cannot build the deep tree"
+        i=$((i + 1))
+done
+(ulimit -n 24 && exec "$PKGNOTE" scan --format json deep) > out 2> err
+STATUS=$?
+expect_status 0 "300 levels under ulimit -n 24: exit 0"
+python3 "$H/inventory.py" deep objects unreadable < out | tail -n 2 > inv
+expect_out_file "$(printf 'objects=300\nunreadable=0')" "300 levels under ulimit -n 24: every object found"
 
 # Deterministic whatever the thread count.
 "$PKGNOTE" scan --format json -j 1 $R > one 2>/dev/null

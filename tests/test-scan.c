@@ -151,13 +151,19 @@ static void test_tree(void) {
         CHECK_INT(pkgnote_scan_package_count(s), 1);
         CHECK_INT(pkgnote_scan_package_object_count(s, 0), 2);
 
-        /* A symlink as PATH is refused, the scan stays usable. */
+        /* A symlink as PATH is followed, named as given; a missing
+         * PATH fails and the scan stays usable. */
         snprintf(p, sizeof p, "%s/tree/link", dir);
-        CHECK_INT(pkgnote_scan_add(s, p), -ELOOP);
+        CHECK_INT(pkgnote_scan_add(s, p), PKGNOTE_SCAN_INPUT_DIRECTORY);
+        CHECK_INT(pkgnote_scan_object_count(s), 4);
+        snprintf(p, sizeof p, "%s/tree/link/a", dir);
+        CHECK(find(s, p) != NULL);
+        snprintf(p, sizeof p, "%s/tree/missing", dir);
+        CHECK_INT(pkgnote_scan_add(s, p), -ENOENT);
         snprintf(p, sizeof p, "%s/tree/sub/a", dir);
         CHECK_INT(pkgnote_scan_add(s, p), PKGNOTE_SCAN_INPUT_FILE);
-        CHECK_INT(pkgnote_scan_object_count(s), 4);
-        CHECK_INT(pkgnote_scan_object_input(pkgnote_scan_object_get(s, 3)), 2);
+        CHECK_INT(pkgnote_scan_object_count(s), 5);
+        CHECK_INT(pkgnote_scan_object_input(pkgnote_scan_object_get(s, 4)), 3);
 
         /* Reproducible SBOMs. */
         pkgnote_sbom_options so = {.created = 0, .reproducible = 1, .name = "tree"};
