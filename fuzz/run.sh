@@ -3,12 +3,13 @@
 # committed corpus, one after another; new inputs go to fuzz/corpus-NAME-run
 # (ignored by git).  Fold them in with:
 #   BUILD/fuzz/fuzz-NAME -merge=1 fuzz/corpus/NAME fuzz/corpus-NAME-run
+# HARNESSES="image archive" runs only those.
 set -eu
 BUILD=${1:-build-fuzz}
 SECONDS_EACH=${2:-600}
 cd "$(dirname "$0")/.."
 status=0
-for h in elf metadata core; do
+for h in ${HARNESSES:-elf metadata core image archive}; do
         mkdir -p "fuzz/corpus-$h-run"
         echo "== fuzz-$h for ${SECONDS_EACH}s"
         "$BUILD/fuzz/fuzz-$h" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -max_len=1048576 \

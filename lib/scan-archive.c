@@ -308,8 +308,14 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
                 archive_read_free(a);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        int r = ARCHIVE_OK;
-        r = archive_read_open2(a, src, NULL, source_read, source_skip, NULL);
+        if (src->peek_len) {
+                /* The bytes peeked at sit in c->head, which this layer's
+                 * own members are read into while libarchive may still
+                 * copy from the block handed to it: give it a copy. */
+                memcpy(src->buf, src->peek, src->peek_len);
+                src->peek = src->buf;
+        }
+        int r = archive_read_open2(a, src, NULL, source_read, source_skip, NULL);
         if (r == ARCHIVE_OK)
                 r = read_members(c, a, l, true);
         else
@@ -371,8 +377,6 @@ static bool meta_name(const char *p) {
         return !strcmp(p, "manifest.json") || !strcmp(p, "index.json") || !strcmp(p, "oci-layout");
 }
 
-typedef int (*blob_fn)(void *u, const char *name, json_t **ret);
-
 static int meta_json(struct actx *c, const char *name, json_t **ret) {
         for (size_t i = 0; i < c->n_meta; i++)
                 if (!strcmp(c->meta_names[i], name)) {
@@ -390,16 +394,14 @@ static int archive_blob(void *u, const char *name, json_t **ret) {
         return meta_json(u, name, ret);
 }
 
-static void free_names(char **names, size_t n) {
+void pn_free_names(char **names, size_t n) {
         for (size_t i = 0; names && i < n; i++)
                 free(names[i]);
         free(names);
 }
 
-/* The layer paths of the image, bottom first: from a docker
- * manifest.json or an OCI index.json (following nested indexes). */
-static int image_layers(pkgnote_scan *s, size_t input, const char *display, bool docker, blob_fn get, void *u,
-                        char ***ret, size_t *ret_n) {
+int pn_image_layers(pkgnote_scan *s, size_t input, const char *display, bool docker, pn_blob_fn get, void *u,
+                    char ***ret, size_t *ret_n) {
         json_t *root = NULL, *layers = NULL;
         int r;
         char **names = NULL;
@@ -479,7 +481,7 @@ static int image_layers(pkgnote_scan *s, size_t input, const char *display, bool
         names = NULL;
         r = 0;
 out:
-        free_names(names, n);
+        pn_free_names(names, n);
         for (size_t i = 0; i < n_owned; i++)
                 json_decref(owned[i]);
         return r;
@@ -656,14 +658,14 @@ int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) 
                 size_t n = 0;
                 if (has_manifest || (has_index && has_layout)) {
                         kind = has_manifest ? PKGNOTE_SCAN_INPUT_DOCKER : PKGNOTE_SCAN_INPUT_OCI;
-                        r = image_layers(s, input, display, has_manifest, archive_blob, c, &names, &n);
+                        r = pn_image_layers(s, input, display, has_manifest, archive_blob, c, &names, &n);
                         if (r >= 0)
                                 r = finish_image(c, names, n);
                 } else {
                         struct layer *one = &root;
                         r = pn_merge_layers(s, input, &one, 1);
                 }
-                free_names(names, n);
+                pn_free_names(names, n);
         }
         atomic_store(&s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
         pn_layer_clear(&root);
@@ -735,14 +737,14 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
         struct oci_dir od = {dirfd};
         char **names = NULL;
         size_t n = 0;
-        int r = image_layers(s, input, display, false, oci_blob, &od, &names, &n);
+        int r = pn_image_layers(s, input, display, false, oci_blob, &od, &names, &n);
         if (r < 0)
                 return r;
         struct pool p;
         struct actx *c = calloc(1, sizeof *c);
         if (!c || (r = pn_pool_start(&p, s, input)) < 0) {
                 free(c);
-                free_names(names, n);
+                pn_free_names(names, n);
                 return c ? r : pn_error(-ENOMEM, "out of memory");
         }
         c->s = s, c->pool = &p, c->input = input, c->display = display;
@@ -763,7 +765,7 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
         pn_pool_finish(&p);
         if (r >= 0)
                 r = finish_image(c, names, n);
-        free_names(names, n);
+        pn_free_names(names, n);
         actx_clear(c);
         free(c);
         return r < 0 ? r : PKGNOTE_SCAN_INPUT_OCI;
