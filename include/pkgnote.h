@@ -476,6 +476,36 @@ typedef struct pkgnote_nevra {
 PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *nevra, pkgnote_nevra *ret);
 PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n);
 
+/* Package metadata from what a build states (lib/compose.c): the one
+ * implementation of pkgnote(1)'s METADATA PRECEDENCE, used by generate,
+ * stamp and the build integrations.  Highest first: a key field; an rpm
+ * NEVRA (type, name, version, architecture); the JSON documents, whose
+ * keys, values and key order are kept; os-release, which adds os and
+ * osVersion only when no os was stated at all, osVersion alone when the os
+ * field equals its ID, and osCpe only when the osCpe field is "auto".
+ * Keys absent from the documents follow theirs in canonical order. */
+typedef struct pkgnote_compose pkgnote_compose;
+
+PKGNOTE_PUBLIC int pkgnote_compose_new(pkgnote_compose **ret);
+PKGNOTE_PUBLIC void pkgnote_compose_free(pkgnote_compose *c);
+/* An explicit value for the well-known KEY (the last one given counts);
+ * -EINVAL for an unknown key, an empty value or a control character. */
+PKGNOTE_PUBLIC int pkgnote_compose_set(pkgnote_compose *c, const char *key, const char *value);
+/* NAME-[EPOCH:]VERSION-RELEASE.ARCH; a src/nosrc ARCH sets no architecture. */
+PKGNOTE_PUBLIC int pkgnote_compose_rpm(pkgnote_compose *c, const char *nevra);
+/* A JSON object of LEN bytes; a later document replaces the keys it
+ * shares with earlier ones in place.  Well-known keys must be strings. */
+PKGNOTE_PUBLIC int pkgnote_compose_document(pkgnote_compose *c, const char *json, size_t len);
+/* Which os-release to read (ROOT NULL: "/"), and whether to read one at
+ * all (USE 0).  A missing os-release is an error only under an explicit
+ * ROOT or with osCpe "auto". */
+PKGNOTE_PUBLIC int pkgnote_compose_os_release(pkgnote_compose *c, const char *root, int use);
+/* The compact JSON (malloc()ed). */
+PKGNOTE_PUBLIC int pkgnote_compose_json(pkgnote_compose *c, char **ret);
+/* After pkgnote_compose_json(): why an implicit os-release was not
+ * used, or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_compose_warning(const pkgnote_compose *c);
+
 /* Where a generated note goes: ELF class, byte order, machine, and the
  * e_flags a relocatable object needs to link with the platform's usual
  * ABI (for example hard-float on armhf, lp64d on riscv64). */

@@ -96,12 +96,12 @@ expect "key options override --rpm" '{"type":"rpm","name":"foo-src","version":"1
 expect_fail "NEVRA without architecture" "^pkgnote: generate: --rpm: 'foo-1.2-3.fc40' is not NAME-\[EPOCH:\]VERSION-RELEASE.ARCH" \
         $N --rpm foo-1.2-3.fc40
 
-expect "--metadata extra keys after the well-known ones, in given order" \
-        '{"type":"deb","name":"n","zeta":"1","alpha":[1,{"b":null}],"mid":true}' \
+expect "--metadata keeps the documents' key order" \
+        '{"zeta":"1","name":"n","alpha":[1,{"b":null}],"mid":true,"type":"deb"}' \
         $N --metadata '{"zeta":"1","name":"n","alpha":[1,{"b":null}]}' --metadata '{"mid":true,"type":"deb"}'
 expect "key options win over --metadata" '{"name":"cli","extra":"x"}' \
         $N --metadata '{"name":"json","extra":"x"}' --name cli
-expect "later --metadata replaces earlier keys" '{"name":"second","a":"2","b":"1"}' \
+expect "later --metadata replaces earlier keys in place" '{"a":"2","b":"1","name":"second"}' \
         $N --metadata '{"a":"1","b":"1","name":"first"}' --metadata '{"a":"2","name":"second"}'
 printf '{"type":"apk","name":"from-file"}\n' >"$T/meta.json"
 expect "--metadata @FILE" '{"type":"apk","name":"from-file"}' $N --metadata "@$T/meta.json"
@@ -146,8 +146,9 @@ expect "os-release from --root (absolute symlink, quoting)" \
         '{"type":"rpm","os":"testos","osVersion":"41.0","name":"x"}' $G --root "$R" --type rpm --name x
 expect "--os-cpe auto" '{"os":"testos","osVersion":"41.0","osCpe":"cpe:2.3:o:test:test$os:41"}' \
         $G --root "$R" --os-cpe auto
-expect "options override os-release" '{"os":"mine","osVersion":"41.0"}' $G --root "$R" --os mine
-expect "--metadata overrides os-release" '{"os":"testos","osVersion":"7"}' $G --root "$R" --metadata '{"osVersion":"7"}'
+expect "another --os takes nothing from os-release" '{"os":"mine"}' $G --root "$R" --os mine
+expect "--metadata osVersion kept, os added after it" '{"osVersion":"7","os":"testos"}' \
+        $G --root "$R" --metadata '{"osVersion":"7"}'
 expect "--no-os-release" '{"name":"x"}' $G --root "$R" --no-os-release --name x
 rm "$R/etc/os-release"
 printf 'ID=etcos\n' >"$R/etc/os-release"
@@ -168,6 +169,71 @@ if [ -r /etc/os-release ] || [ -r /usr/lib/os-release ]; then
         "{\"os\":\"$id\""*) ok "host os-release by default" ;;
         *) not_ok "host os-release by default" "got $got, want os $id" ;;
         esac
+fi
+
+# ------------------------------------------------ metadata precedence
+# One row of pkgnote(1)'s METADATA PRECEDENCE table each.  D is a Debian
+# build root, F a Fedora one.
+D="$T/deb-root" F="$T/fedora-root"
+mkdir -p "$D/etc" "$F/etc"
+printf 'ID=debian\nVERSION_ID="12"\nNAME="Debian GNU/Linux"\n' >"$D/etc/os-release"
+printf 'ID=fedora\nVERSION_ID=40\nCPE_NAME="cpe:/o:fedoraproject:fedora:40"\n' >"$F/etc/os-release"
+FEDORA='{"type":"rpm","os":"fedora","name":"hello","version":"1.0-1.fc40"}'
+expect "precedence: a --metadata document is taken verbatim" "$FEDORA" $G --root "$D" --metadata "$FEDORA"
+expect "precedence: document key order kept" '{"version":"1","os":"fedora","name":"x","type":"rpm"}' \
+        $G --root "$D" --metadata '{"version":"1","os":"fedora","name":"x","type":"rpm"}'
+expect "precedence: document os equal to ID adds nothing" '{"os":"debian","name":"x"}' \
+        $G --root "$D" --metadata '{"os":"debian","name":"x"}'
+expect "precedence: document without os gets os-release's" '{"name":"x","os":"debian","osVersion":"12"}' \
+        $G --root "$D" --metadata '{"name":"x"}'
+expect "precedence: --os fedora on a Debian root takes no osVersion" \
+        '{"type":"rpm","os":"fedora","name":"a","version":"1"}' $G --root "$D" --type rpm --os fedora --name a --version 1
+expect "precedence: --os equal to ID fills osVersion" '{"os":"debian","osVersion":"12","name":"a"}' \
+        $G --root "$D" --os debian --name a
+expect "precedence: no os at all: os and osVersion from os-release" '{"os":"debian","osVersion":"12","name":"a"}' \
+        $G --root "$D" --name a
+expect "precedence: osCpe only on request" '{"os":"fedora","osVersion":"40"}' $G --root "$F"
+expect "precedence: --os-cpe auto with the os of os-release" \
+        '{"os":"fedora","osVersion":"40","osCpe":"cpe:/o:fedoraproject:fedora:40"}' $G --root "$F" --os fedora --os-cpe auto
+expect_fail "precedence: --os-cpe auto refuses another OS's CPE" \
+        "^pkgnote: generate: --os-cpe auto: .*/etc/os-release is for ID 'fedora', not for os 'debian'" \
+        $G --root "$F" --os debian --os-cpe auto
+expect_fail "precedence: --os-cpe auto checks a document's os too" "is for ID 'fedora', not for os 'arch'" \
+        $G --root "$F" --metadata '{"os":"arch"}' --os-cpe auto
+expect "precedence: explicit --os-version wins over os-release" '{"os":"debian","osVersion":"13"}' \
+        $G --root "$D" --os-version 13
+expect "precedence: explicit fields replace document keys in place, others follow" \
+        '{"os":"fedora","osVersion":"41","name":"x","type":"rpm","appCpe":"cpe:2.3:a:x:x:1"}' \
+        $G --root "$D" --metadata '{"os":"fedora","osVersion":"40","name":"x"}' --os-version 41 --type rpm \
+        --app-cpe cpe:2.3:a:x:x:1
+expect "precedence: --rpm over a document, key fields over --rpm" \
+        '{"name":"over","version":"1.2-3.fc40","os":"fedora","type":"rpm","architecture":"x86_64"}' \
+        $G --root "$D" --metadata '{"name":"doc","version":"0","os":"fedora"}' --rpm foo-1.2-3.fc40.x86_64 --name over
+expect "precedence: --root decides which os-release" '{"os":"fedora","osVersion":"40"}' $G --root "$F"
+expect "precedence: --no-os-release reads none" '{"name":"x"}' $G --root "$D" --no-os-release --name x
+# The cases of the report, on this host's own os-release.
+if [ -r /etc/os-release ] || [ -r /usr/lib/os-release ]; then
+        expect "precedence: Fedora document on this host stays Fedora's" "$FEDORA" $G --metadata "$FEDORA"
+        expect "precedence: Fedora fields on this host get no host osVersion" \
+                '{"type":"rpm","os":"fedora","name":"a","version":"1"}' $G --type rpm --os fedora --name a --version 1
+else
+        skip "precedence: this host's os-release" "no os-release here"
+fi
+# stamp (one file and --tree) goes through the same rule.
+if have cc; then
+        printf 'int main(void){return 0;}\n' >"$T/p.c"
+        cc -o "$T/p" "$T/p.c" && mkdir -p "$T/tree" && cp "$T/p" "$T/tree/p"
+        $PKGNOTE stamp --root "$D" --metadata "$FEDORA" "$T/p" 2>"$T/err"
+        got=$(note_of "$T/p")
+        if [ "$got" = "$FEDORA" ]; then ok "precedence: stamp takes the document verbatim"; else
+                not_ok "precedence: stamp takes the document verbatim" "got $got" "$(cat "$T/err")"; fi
+        $PKGNOTE stamp --tree --root "$D" --type rpm --os fedora --name a --version 1 "$T/tree" 2>"$T/err"
+        got=$(note_of "$T/tree/p")
+        want='{"type":"rpm","os":"fedora","name":"a","version":"1"}'
+        if [ "$got" = "$want" ]; then ok "precedence: stamp --tree adds no host osVersion"; else
+                not_ok "precedence: stamp --tree adds no host osVersion" "got $got" "$(cat "$T/err")"; fi
+else
+        skip "precedence: stamp" "no cc"
 fi
 
 # --------------------------------------------------------------- output

@@ -256,6 +256,15 @@ rm -f huge huge.orig huge.expected .huge.pkgnote-* big big.orig
 cp hello r1; "$PKGNOTE" stamp -q $M r1; "$PKGNOTE" stamp -q --remove r1
 [ "$(./r1 a)" = "$(./hello a)" ] && pass "remove after stamp: same behaviour" || fail "remove after stamp: same behaviour"
 
+# Messages about metadata name the command that failed.
+cp hello named
+"$PKGNOTE" stamp --no-os-release --name "" named > out 2> err
+if [ $? -eq 2 ] && grep -q '^pkgnote: stamp: --name: empty value' err && cmp -s named hello; then
+        pass "stamp --name '': says stamp, file untouched"
+else
+        fail "stamp --name '': says stamp, file untouched" "$(cat err)"
+fi
+
 # ---------------------------------------------------------------- this machine's files
 if [ "${PKGNOTE_STAMP_SAMPLE:-150}" = 0 ]; then
         skip "corpus" "PKGNOTE_STAMP_SAMPLE=0"

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The metadata object: parsing rules, accessors, building, serialization. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pkgnote.h"
 #include "testlib.h"
@@ -196,6 +199,76 @@ static void test_dlopen(void) {
         pkgnote_info_free(NULL);
 }
 
+/* Composes metadata under ROOT from a document (may be NULL) and fields
+ * given as key, value pairs; returns the JSON or NULL. */
+static char *compose(const char *root, const char *doc, const char *nevra, ...) {
+        pkgnote_compose *c;
+        char *json = NULL;
+        if (pkgnote_compose_new(&c) < 0)
+                return NULL;
+        int r = doc ? pkgnote_compose_document(c, doc, strlen(doc)) : 0;
+        if (r >= 0 && nevra)
+                r = pkgnote_compose_rpm(c, nevra);
+        va_list ap;
+        va_start(ap, nevra);
+        for (const char *k; r >= 0 && (k = va_arg(ap, const char *));)
+                r = pkgnote_compose_set(c, k, va_arg(ap, const char *));
+        va_end(ap);
+        if (r >= 0)
+                r = pkgnote_compose_os_release(c, root, 1);
+        if (r >= 0)
+                r = pkgnote_compose_json(c, &json);
+        pkgnote_compose_free(c);
+        return r < 0 ? NULL : json;
+}
+
+#define CHECK_COMPOSE(want, ...)                                                       \
+        do {                                                                           \
+                char *_j = compose(__VA_ARGS__, NULL);                                 \
+                CHECK_STR(_j, want);                                                   \
+                free(_j);                                                              \
+        } while (0)
+
+static void test_compose_precedence(void) {
+        char dir[] = "/tmp/test-metadata.XXXXXX";
+        CHECK(mkdtemp(dir) != NULL);
+        char path[256];
+        snprintf(path, sizeof path, "%s/etc", dir);
+        CHECK_INT(mkdir(path, 0755), 0);
+        snprintf(path, sizeof path, "%s/etc/os-release", dir);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (!f)
+                return;
+        fputs("ID=debian\nVERSION_ID=\"12\"\nCPE_NAME=cpe:/o:debian:debian_linux:12\n", f);
+        fclose(f);
+
+        const char *fedora = "{\"type\":\"rpm\",\"os\":\"fedora\",\"name\":\"hello\",\"version\":\"1.0-1.fc40\"}";
+        CHECK_COMPOSE(fedora, dir, fedora, NULL);
+        CHECK_COMPOSE("{\"type\":\"rpm\",\"os\":\"fedora\",\"name\":\"a\"}", dir, NULL, NULL, "type", "rpm", "os",
+                      "fedora", "name", "a");
+        CHECK_COMPOSE("{\"os\":\"debian\",\"osVersion\":\"12\"}", dir, NULL, NULL, "os", "debian");
+        CHECK_COMPOSE("{\"os\":\"debian\",\"osVersion\":\"12\",\"name\":\"a\"}", dir, NULL, NULL, "name", "a");
+        CHECK_COMPOSE("{\"n\":1,\"os\":\"debian\",\"osVersion\":\"12\"}", dir, "{\"n\":1}", NULL);
+        CHECK_COMPOSE("{\"os\":\"debian\",\"osVersion\":\"12\",\"osCpe\":\"cpe:/o:debian:debian_linux:12\"}", dir,
+                      NULL, NULL, "osCpe", "auto");
+        CHECK(compose(dir, NULL, NULL, "os", "fedora", "osCpe", "auto", NULL) == NULL);
+        CHECK(strstr(pkgnote_last_error(), "not for os 'fedora'") != NULL);
+        CHECK_COMPOSE("{\"name\":\"cli\",\"os\":\"x\",\"type\":\"rpm\",\"version\":\"1-2\",\"architecture\":\"noarch\"}",
+                      dir, "{\"name\":\"doc\",\"os\":\"x\"}", "n-1-2.noarch", "name", "cli");
+        CHECK(compose(dir, "{\"name\":1}", NULL, NULL) == NULL);
+        CHECK(compose(dir, NULL, NULL, "name", "", NULL) == NULL);
+        CHECK(compose(dir, NULL, NULL, "nme", "x", NULL) == NULL);
+
+        snprintf(path, sizeof path, "%s/etc/os-release", dir);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/etc", dir);
+        rmdir(path);
+        /* An explicit root must have one. */
+        CHECK(compose(dir, NULL, NULL, "name", "a", NULL) == NULL);
+        rmdir(dir);
+}
+
 int main(void) {
         RUN(test_accessors);
         RUN(test_unknown_keys_kept);
@@ -204,5 +277,6 @@ int main(void) {
         RUN(test_parse_errors);
         RUN(test_truncated_prefixes);
         RUN(test_dlopen);
+        RUN(test_compose_precedence);
         return test_summary();
 }

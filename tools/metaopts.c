@@ -47,16 +47,17 @@ const char meta_opts_help[] =
                "                              ARCH src or nosrc sets no architecture\n"
                "      --metadata JSON|@FILE   a JSON object of further keys (@- reads stdin);\n"
                "                              may be repeated, later documents replace keys of\n"
-               "                              earlier ones\n"
+               "                              earlier ones in place\n"
                "      --root DIR              read os-release below DIR\n"
                "      --no-os-release         do not read os-release\n"
                "\n"
-               "Precedence, highest first: the key options above, --rpm, --metadata,\n"
-               "os-release.  Unless --no-os-release is given, os and osVersion default to\n"
-               "ID and VERSION_ID of DIR/etc/os-release, else DIR/usr/lib/os-release\n"
-               "(DIR is / without --root).  Keys are written in the order type, os,\n"
-               "osVersion, name, version, architecture, osCpe, appCpe, debugInfoUrl, then\n"
-               "the other --metadata keys in the order given.  Values are UTF-8 and may\n"
+               "Precedence, highest first: the key options, --rpm, --metadata (taken\n"
+               "verbatim, key order included), os-release.  os-release (DIR/etc/os-release,\n"
+               "else DIR/usr/lib/os-release; DIR is / without --root) gives os and osVersion\n"
+               "only when no os was given at all, osVersion alone when --os equals its ID,\n"
+               "and osCpe only for --os-cpe auto.  Keys follow the documents' order, then\n"
+               "type, os, osVersion, name, version, architecture, osCpe, appCpe,\n"
+               "debugInfoUrl.  See pkgnote(1), METADATA PRECEDENCE.  Values are UTF-8 and may\n"
                "not contain control characters.\n"
                "\n";
 
@@ -79,10 +80,7 @@ void meta_opts_done(struct meta_opts *o) {
 bool meta_opts_handle(struct meta_opts *o, int c, const char *arg) {
         if (c >= META_OPT_TYPE && c <= META_OPT_DEBUG_URL) {
                 /* The key options are in key_options[] order. */
-                bool cpe_auto = c == META_OPT_OS_CPE && !strcmp(arg, "auto");
-                if (c == META_OPT_OS_CPE)
-                        o->os_cpe_auto = cpe_auto;
-                o->value[c - META_OPT_TYPE] = cpe_auto ? NULL : arg;
+                o->value[c - META_OPT_TYPE] = arg;
                 return true;
         }
         switch (c) {
@@ -132,192 +130,54 @@ static int read_small(const char *path, char **ret, size_t *ret_len) {
         return 0;
 }
 
-/* Merges every --metadata document into DOCS, in order. */
-static int load_metadata(const struct meta_opts *o, pkgnote_metadata *docs) {
+/* Feeds the options to the library's precedence rule (lib/compose.c). */
+int meta_opts_build_json(const struct meta_opts *o, char **ret) {
+        pkgnote_compose *c = NULL;
+        int r;
+        if (pkgnote_compose_new(&c) < 0)
+                return tool_fail("%s: out of memory", o->cmd);
         for (size_t i = 0; i < o->n_metadata; i++) {
                 const char *arg = o->metadata[i];
                 char *text = NULL;
-                size_t len = 0;
+                size_t len = strlen(arg);
                 if (arg[0] == '@') {
-                        int r = read_small(arg + 1, &text, &len);
-                        if (r == -E2BIG)
-                                return tool_fail("%s: --metadata: '%s' is larger than %u bytes", o->cmd, arg + 1,
-                                                 PKGNOTE_MAX_JSON);
-                        if (r < 0)
-                                return tool_fail("%s: --metadata: cannot read '%s': %s", o->cmd, arg + 1, strerror(-r));
-                } else
-                        len = strlen(arg);
-                pkgnote_metadata *m;
-                int r = pkgnote_metadata_parse(text ? text : arg, len, &m);
-                free(text);
-                if (r < 0)
-                        return fail_lib(o, "--metadata", r);
-                for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
-                        char *vj;
-                        const char *key = pkgnote_metadata_key(m, k);
-                        r = pkgnote_metadata_value_json(m, k, &vj);
-                        if (r >= 0) {
-                                r = pkgnote_metadata_set_json(docs, key, vj);
-                                free(vj);
+                        r = read_small(arg + 1, &text, &len);
+                        if (r == -E2BIG) {
+                                r = tool_fail("%s: --metadata: '%s' is larger than %u bytes", o->cmd, arg + 1,
+                                              PKGNOTE_MAX_JSON);
+                                goto finish;
                         }
                         if (r < 0) {
-                                pkgnote_metadata_free(m);
-                                return fail_lib(o, "--metadata", r);
+                                r = tool_fail("%s: --metadata: cannot read '%s': %s", o->cmd, arg + 1, strerror(-r));
+                                goto finish;
                         }
                 }
-                pkgnote_metadata_free(m);
-        }
-        for (size_t k = 0; k < N_KEYS; k++)
-                for (size_t i = 0; i < pkgnote_metadata_count(docs); i++)
-                        if (!strcmp(pkgnote_metadata_key(docs, i), key_options[k].key) &&
-                            !pkgnote_metadata_get(docs, key_options[k].key))
-                                return tool_fail("generate: --metadata: well-known key \"%s\" must be a string",
-                                                 key_options[k].key);
-        return 0;
-}
-
-/* Reads os-release; *RET is NULL when an implicit one is missing.
- * Returns 0 or an exit code. */
-static int load_os_release(const struct meta_opts *o, pkgnote_os_release **ret) {
-        pkgnote_os_release *osr;
-        int r = pkgnote_os_release_read(o->root, &osr);
-        if (r < 0) {
-                /* Only an os-release the user asked for is required. */
-                if (r == -ENOENT && !o->root && !o->os_cpe_auto) {
-                        fprintf(stderr, "%s: %s: %s, ignoring\n", program_name, o->cmd, pkgnote_last_error());
-                        *ret = NULL;
-                        return 0;
-                }
-                return fail_lib(o, "os-release", r);
-        }
-        *ret = osr;
-        return 0;
-}
-
-int meta_opts_build_json(const struct meta_opts *o, char **ret) {
-        const char *value[N_KEYS] = {0};
-        const char *source[N_KEYS] = {0};
-        pkgnote_nevra nevra = {0};
-        pkgnote_metadata *docs = NULL, *out = NULL;
-        pkgnote_os_release *osr = NULL;
-        char *rpm_version = NULL;
-        int ret_code = EXIT_FAILURE_, r;
-
-        if (pkgnote_metadata_new(&docs) < 0 || pkgnote_metadata_new(&out) < 0) {
-                tool_fail("%s: out of memory", o->cmd);
-                goto finish;
-        }
-        if (load_metadata(o, docs) != 0)
-                goto finish;
-        for (size_t k = 0; k < N_KEYS; k++)
-                if ((value[k] = pkgnote_metadata_get(docs, key_options[k].key)))
-                        source[k] = "--metadata";
-
-        if (o->rpm) {
-                if ((r = pkgnote_nevra_parse(o->rpm, &nevra)) < 0) {
-                        fail_lib(o, "--rpm", r);
-                        goto finish;
-                }
-                /* UAPI.8: an rpm's version is VERSION-RELEASE; the epoch is
-                 * left out, as rpm's %{version}-%{release} leaves it out. */
-                size_t vlen = strlen(nevra.version) + 1 + strlen(nevra.release) + 1;
-                if (!(rpm_version = malloc(vlen))) {
-                        tool_fail("%s: out of memory", o->cmd);
-                        goto finish;
-                }
-                snprintf(rpm_version, vlen, "%s-%s", nevra.version, nevra.release);
-                value[K_TYPE] = "rpm";
-                value[K_NAME] = nevra.name;
-                value[K_VERSION] = rpm_version;
-                source[K_TYPE] = source[K_NAME] = source[K_VERSION] = "--rpm";
-                /* A source package's NEVRA says nothing about the binary
-                 * package's architecture. */
-                if (strcmp(nevra.arch, "src") && strcmp(nevra.arch, "nosrc")) {
-                        value[K_ARCH] = nevra.arch;
-                        source[K_ARCH] = "--rpm";
-                }
-        }
-        for (size_t k = 0; k < N_KEYS; k++)
-                if (o->value[k]) {
-                        value[k] = o->value[k];
-                        source[k] = key_options[k].option;
-                }
-
-        bool want_os = !o->value[K_OS] || !o->value[K_OS_VERSION] || o->os_cpe_auto;
-        if (o->os_cpe_auto && o->no_os_release) {
-                tool_fail("%s: --os-cpe auto needs os-release, but --no-os-release was given", o->cmd);
-                goto finish;
-        }
-        if (!o->no_os_release && want_os) {
-                if (load_os_release(o, &osr) != 0)
-                        goto finish;
-                if (osr) {
-                        static const struct {
-                                int key;
-                                const char *var;
-                        } from_osr[] = {{K_OS, "ID"}, {K_OS_VERSION, "VERSION_ID"}, {K_OS_CPE, "CPE_NAME"}};
-                        for (size_t i = 0; i < 3; i++) {
-                                int k = from_osr[i].key;
-                                const char *v = pkgnote_os_release_get(osr, from_osr[i].var);
-                                if (k == K_OS_CPE) {
-                                        if (!o->os_cpe_auto)
-                                                continue;
-                                        if (!v || !*v) {
-                                                tool_fail("%s: --os-cpe auto: %s has no CPE_NAME", o->cmd,
-                                                          pkgnote_os_release_path(osr));
-                                                goto finish;
-                                        }
-                                        value[k] = v;
-                                        source[k] = pkgnote_os_release_path(osr);
-                                } else if (!value[k] && v && *v) {
-                                        value[k] = v;
-                                        source[k] = pkgnote_os_release_path(osr);
-                                }
-                        }
-                }
-        }
-
-        for (size_t k = 0; k < N_KEYS; k++) {
-                if (!value[k])
-                        continue;
-                if (!*value[k]) {
-                        tool_fail("generate: %s: empty value for \"%s\"", source[k], key_options[k].key);
-                        goto finish;
-                }
-                if ((r = pkgnote_metadata_set(out, key_options[k].key, value[k])) < 0) {
-                        fail_lib(o, source[k], r);
-                        goto finish;
-                }
-        }
-        for (size_t i = 0; i < pkgnote_metadata_count(docs); i++) {
-                const char *key = pkgnote_metadata_key(docs, i);
-                bool known = false;
-                for (size_t k = 0; k < N_KEYS && !known; k++)
-                        known = !strcmp(key, key_options[k].key);
-                if (known)
-                        continue;
-                char *vj;
-                r = pkgnote_metadata_value_json(docs, i, &vj);
-                if (r >= 0) {
-                        r = pkgnote_metadata_set_json(out, key, vj);
-                        free(vj);
-                }
+                r = pkgnote_compose_document(c, text ? text : arg, len);
+                free(text);
                 if (r < 0) {
-                        fail_lib(o, "--metadata", r);
+                        r = fail_lib(o, "--metadata", r);
                         goto finish;
                 }
         }
-        if ((r = pkgnote_metadata_to_json(out, ret)) < 0) {
-                fail_lib(o, "metadata", r);
+        if (o->rpm && (r = pkgnote_compose_rpm(c, o->rpm)) < 0) {
+                r = fail_lib(o, "--rpm", r);
                 goto finish;
         }
-        ret_code = EXIT_OK;
+        for (size_t k = 0; k < N_KEYS; k++)
+                if (o->value[k] && (r = pkgnote_compose_set(c, key_options[k].key, o->value[k])) < 0) {
+                        r = fail_lib(o, key_options[k].option, r);
+                        goto finish;
+                }
+        if ((r = pkgnote_compose_os_release(c, o->root, !o->no_os_release)) < 0 ||
+            (r = pkgnote_compose_json(c, ret)) < 0) {
+                /* The library's message names the source. */
+                r = tool_fail("%s: %s", o->cmd, pkgnote_last_error());
+                goto finish;
+        }
+        if (pkgnote_compose_warning(c))
+                fprintf(stderr, "%s: %s: %s, ignoring\n", program_name, o->cmd, pkgnote_compose_warning(c));
+        r = EXIT_OK;
 finish:
-        free(rpm_version);
-        pkgnote_nevra_clear(&nevra);
-        pkgnote_os_release_free(osr);
-        pkgnote_metadata_free(docs);
-        pkgnote_metadata_free(out);
-        return ret_code;
+        pkgnote_compose_free(c);
+        return r;
 }
-

@@ -53,7 +53,6 @@ struct meta_opts {
         size_t n_metadata;
         const char *root;
         bool no_os_release;
-        bool os_cpe_auto;
 };
 
 /* The "Metadata" part of --help, ending in an empty line. */
