@@ -536,11 +536,21 @@ PKGNOTE_PUBLIC void pkgnote_target_host(pkgnote_target *ret);
 /* A relocatable ELF object (ET_REL) holding the note in an allocated,
  * 4-aligned SHT_NOTE section .note.package, an empty .note.GNU-stack (so
  * linking it does not make the stack executable), an empty symbol table
- * and .shstrtab.  -EINVAL when T has no machine. */
+ * and .shstrtab.  For x86-64, i386 and aarch64 it also holds a
+ * .note.gnu.property (8-aligned in ELF64, 4 in ELF32) whose
+ * X86_FEATURE_1_AND / AARCH64_FEATURE_1_AND claims every feature bit:
+ * linkers AND-merge these, so the output keeps exactly the IBT, SHSTK,
+ * BTI, PAC... of the other inputs.  -EINVAL when T has no machine. */
 PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t, uint8_t **ret,
                                        size_t *ret_len);
-/* GNU assembler source for the same sections; assembles unchanged with
- * gas on any ELF target and with clang's integrated assembler. */
+/* GNU assembler source for the same sections, for target T (NULL: this
+ * machine; only its GNU property note depends on it); assembles unchanged
+ * with gas on any ELF target and with clang's integrated assembler.  The
+ * note's section is in a COMDAT group named pkgnote.note.HASH (HASH: 32
+ * hex digits of the note's SHA-256), so a relocatable (-r) output holding
+ * it, linked again with the same note, keeps one copy. */
+PKGNOTE_PUBLIC int pkgnote_emit_asm_target(const char *json, const pkgnote_target *t, char **ret);
+/* pkgnote_emit_asm_target() for this machine. */
 PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret);
 /* A linker script that inserts .note.package after .note.gnu.build-id:
  * for ld.bfd >= 2.38 (-Wl,-dT,FILE or -Wl,-T,FILE) and ld.lld >= 15

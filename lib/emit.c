@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scan-private.h"
 
 /* gABI values used by the object writer. */
 enum {
@@ -51,6 +52,7 @@ static const struct target_entry {
         uint32_t flags;
 } targets[] = {
         {"x86_64", "amd64 x86-64 elf64-x86-64", 64, 0, EM_X86_64, 0},
+        {"x32", "elf32-x86-64", 32, 0, EM_X86_64, 0},
         {"i386", "i486 i586 i686 x86 elf32-i386", 32, 0, EM_386, 0},
         {"aarch64", "arm64 elf64-littleaarch64", 64, 0, EM_AARCH64, 0},
         {"aarch64_be", "arm64be elf64-bigaarch64", 64, 1, EM_AARCH64, 0},
@@ -110,7 +112,9 @@ PKGNOTE_PUBLIC int pkgnote_target_parse(const char *spec, pkgnote_target *ret) {
                  * picks soft or hard float on 32-bit arm. */
                 size_t n = strcspn(spec, "-");
                 const char *abi = strrchr(spec, '-') + 1;
-                if (n >= 3 && !strncasecmp(spec, "arm", 3) && !strncmp(abi, "gnueabi", 7))
+                if (!strcmp(abi, "gnux32"))
+                        e = find_target("x32", 3);
+                else if (n >= 3 && !strncasecmp(spec, "arm", 3) && !strncmp(abi, "gnueabi", 7))
                         e = find_target(!strcmp(abi, "gnueabihf") ? "armhf" : "armel", 5);
                 else
                         e = find_target(spec, n);
@@ -125,7 +129,7 @@ PKGNOTE_PUBLIC int pkgnote_target_parse(const char *spec, pkgnote_target *ret) {
 PKGNOTE_PUBLIC void pkgnote_target_host(pkgnote_target *ret) {
         const char *name =
 #if defined(__x86_64__) && defined(__ILP32__)
-                "ELF32LE";
+                "x32";
 #elif defined(__x86_64__)
                 "x86_64";
 #elif defined(__i386__)
@@ -178,13 +182,62 @@ int pn_package_note_checked(const char *json, int big_endian, uint8_t **note, si
 }
 
 /* ------------------------------------------------------------------ */
+/* GNU property note                                                   */
+
+/* Linkers AND-merge the *_FEATURE_1_AND properties of .note.gnu.property
+ * over all inputs, and an input without the property clears it (binutils
+ * elfxx-x86.c and elfnn-aarch64.c, lld, mold, gold alike).  A note object
+ * that carries none would strip IBT/SHSTK or BTI/PAC from every program
+ * it is linked into.  It holds no code, so it can truthfully claim every
+ * feature bit binutils defines: ANDed with the other inputs, that leaves
+ * their result unchanged.  No OR-merged property (ISA_1_NEEDED, ...) is
+ * written, since it could only turn something on. */
+#define NT_GNU_PROPERTY_TYPE_0 5u
+#define GNU_PROPERTY_X86_FEATURE_1_AND 0xc0000002u
+#define GNU_PROPERTY_AARCH64_FEATURE_1_AND 0xc0000000u
+/* IBT, SHSTK, LAM_U48, LAM_U57 */
+#define X86_FEATURE_1_ALL 0xfu
+/* BTI, PAC, GCS */
+#define AARCH64_FEATURE_1_ALL 0x7u
+
+int pn_gnu_property_note(const pkgnote_target *t, uint8_t buf[PN_GNU_PROPERTY_MAX], size_t *len) {
+        uint32_t type, bits;
+        if (t->machine == EM_X86_64 || t->machine == EM_386) {
+                type = GNU_PROPERTY_X86_FEATURE_1_AND;
+                bits = X86_FEATURE_1_ALL;
+        } else if (t->machine == EM_AARCH64 && t->elf_class == 64) {
+                type = GNU_PROPERTY_AARCH64_FEATURE_1_AND;
+                bits = AARCH64_FEATURE_1_ALL;
+        } else {
+                *len = 0;
+                return 0;
+        }
+        /* gABI/x86-64 psABI: the descriptor is an array of properties, each
+         * padded to 8 bytes in ELF64 and 4 in ELF32, and so is the note. */
+        bool be = t->big_endian;
+        size_t align = t->elf_class == 64 ? 8 : 4;
+        uint32_t descsz = (uint32_t)ALIGN_UP(8 + 4, align);
+        memset(buf, 0, PN_GNU_PROPERTY_MAX);
+        pn_wr32(buf, 4, be);
+        pn_wr32(buf + 4, descsz, be);
+        pn_wr32(buf + 8, NT_GNU_PROPERTY_TYPE_0, be);
+        memcpy(buf + 12, "GNU", 4);
+        pn_wr32(buf + 16, type, be);
+        pn_wr32(buf + 20, 4, be);
+        pn_wr32(buf + 24, bits, be);
+        *len = 16 + descsz;
+        return 1;
+}
+
+/* ------------------------------------------------------------------ */
 /* Relocatable object                                                  */
 
-/* Section indices of the object we write. */
-enum { SEC_NULL, SEC_NOTE, SEC_STACK, SEC_SYMTAB, SEC_STRTAB, SEC_SHSTRTAB, N_SECTIONS };
+/* Section indices of the object we write; SEC_PROPERTY only for targets
+ * with a GNU property note, so the others' objects stay as they were. */
+enum { SEC_NULL, SEC_NOTE, SEC_STACK, SEC_SYMTAB, SEC_STRTAB, SEC_SHSTRTAB, SEC_PROPERTY, N_SECTIONS };
 
-static const char shstrtab[] = "\0.note.package\0.note.GNU-stack\0.symtab\0.strtab\0.shstrtab";
-enum { NAME_NOTE = 1, NAME_STACK = 15, NAME_SYMTAB = 31, NAME_STRTAB = 39, NAME_SHSTRTAB = 47 };
+static const char shstrtab[] = "\0.note.package\0.note.GNU-stack\0.symtab\0.strtab\0.shstrtab\0.note.gnu.property";
+enum { NAME_NOTE = 1, NAME_STACK = 15, NAME_SYMTAB = 31, NAME_STRTAB = 39, NAME_SHSTRTAB = 47, NAME_PROPERTY = 57 };
 
 struct shdr {
         uint32_t name, type;
@@ -230,16 +283,24 @@ PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t
         if (r < 0)
                 return r;
 
-        /* Layout: ELF header, note (4-aligned), symbol table (one null
-         * symbol), string table (one NUL), section names, section headers. */
+        uint8_t prop[PN_GNU_PROPERTY_MAX];
+        size_t prop_len;
+        bool has_prop = pn_gnu_property_note(t, prop, &prop_len) > 0;
+        size_t n_sections = has_prop ? N_SECTIONS : SEC_PROPERTY;
+        size_t shstr_len = has_prop ? sizeof shstrtab : NAME_PROPERTY;
+
+        /* Layout: ELF header, note (4-aligned), GNU property note (word-
+         * aligned), symbol table (one null symbol), string table (one NUL),
+         * section names, section headers. */
         size_t ehsize = is64 ? 64 : 52, shentsize = is64 ? 64 : 40, symsize = is64 ? 24 : 16;
         size_t word = is64 ? 8 : 4;
         size_t off_note = ehsize;
-        size_t off_sym = ALIGN_UP(off_note + note_len, word);
+        size_t off_prop = ALIGN_UP(off_note + note_len, word);
+        size_t off_sym = ALIGN_UP(off_prop + (has_prop ? prop_len : 0), word);
         size_t off_str = off_sym + symsize;
         size_t off_shstr = off_str + 1;
-        size_t off_sh = ALIGN_UP(off_shstr + sizeof shstrtab, word);
-        size_t total = off_sh + N_SECTIONS * shentsize;
+        size_t off_sh = ALIGN_UP(off_shstr + shstr_len, word);
+        size_t total = off_sh + n_sections * shentsize;
         uint8_t *b = calloc(1, total);
         if (!b) {
                 free(note);
@@ -263,11 +324,13 @@ PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t
         pn_wr16(b + p + 6, 0, be); /* e_phentsize */
         pn_wr16(b + p + 8, 0, be); /* e_phnum */
         pn_wr16(b + p + 10, (uint16_t)shentsize, be);
-        pn_wr16(b + p + 12, N_SECTIONS, be);
+        pn_wr16(b + p + 12, (uint16_t)n_sections, be);
         pn_wr16(b + p + 14, SEC_SHSTRTAB, be);
 
         memcpy(b + off_note, note, note_len);
-        memcpy(b + off_shstr, shstrtab, sizeof shstrtab);
+        memcpy(b + off_shstr, shstrtab, shstr_len);
+        if (has_prop)
+                memcpy(b + off_prop, prop, prop_len);
         free(note);
 
         const struct shdr sh[N_SECTIONS] = {
@@ -280,9 +343,11 @@ PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t
                                 .link = SEC_STRTAB, .info = 1, .align = word, .entsize = symsize},
                 [SEC_STRTAB] = {.name = NAME_STRTAB, .type = SHT_STRTAB, .offset = off_str, .size = 1, .align = 1},
                 [SEC_SHSTRTAB] = {.name = NAME_SHSTRTAB, .type = SHT_STRTAB, .offset = off_shstr,
-                                  .size = sizeof shstrtab, .align = 1},
+                                  .size = shstr_len, .align = 1},
+                [SEC_PROPERTY] = {.name = NAME_PROPERTY, .type = SHT_NOTE, .flags = SHF_ALLOC, .offset = off_prop,
+                                  .size = prop_len, .align = word},
         };
-        for (size_t i = 0; i < N_SECTIONS; i++)
+        for (size_t i = 0; i < n_sections; i++)
                 put_shdr(b + off_sh + i * shentsize, &sh[i], is64, be);
         *ret = b;
         *ret_len = total;
@@ -356,7 +421,12 @@ static int text_begin(struct text *t, const char *json, uint8_t **note, uint32_t
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret) {
+PKGNOTE_PUBLIC int pkgnote_emit_asm_target(const char *json, const pkgnote_target *target, char **ret) {
+        pkgnote_target host;
+        if (!target) {
+                pkgnote_target_host(&host);
+                target = &host;
+        }
         uint8_t *note;
         uint32_t descsz;
         struct text t = {0};
@@ -365,25 +435,49 @@ PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret) {
         int r = text_begin(&t, json, &note, &descsz);
         if (r < 0)
                 return r;
-        /* The section type is spelled %note: gas takes @ or % on every ELF
+        /* A COMDAT group named after the note's hash: when a -r output that
+         * holds the note is linked again with the note, one copy stays.
+         * The section type is spelled %note: gas takes @ or % on every ELF
          * target, but @ starts a comment on 32-bit arm; clang takes both. */
-        text_add(&t, "\t.section .note.package,\"a\",%%note\n"
+        struct pn_sums sums;
+        char sha1[41], sha256[65];
+        pn_sums_init(&sums);
+        pn_sums_update(&sums, note, 16 + descsz);
+        pn_sums_final(&sums, sha1, sha256);
+        text_add(&t, "\t.section .note.package,\"aG\",%%note,pkgnote.note.%.32s,comdat\n"
                      "\t.balign 4\n"
                      "\t.long 4\t\t\t/* namesz: \"FDO\" and its NUL */\n"
                      "\t.long %u\t\t/* descsz: JSON, NUL, padding */\n"
                      "\t.long 0xcafe1a7e\t/* type */\n"
                      "\t.byte 0x46, 0x44, 0x4f, 0x00\t/* \"FDO\" */\n",
-                 descsz);
+                 sha256, descsz);
         /* The descriptor as bytes: no assembler string escaping to get
          * wrong for quotes, backslashes or UTF-8. */
         const uint8_t *desc = note + 16;
         for (uint32_t i = 0; i < descsz; i++)
                 text_add(&t, "%s0x%02x%s", i % 16 == 0 ? "\t.byte " : "", desc[i],
                          i % 16 == 15 || i + 1 == descsz ? "\n" : ", ");
-        text_add(&t, "\t.balign 4\n"
-                     "\t.section .note.GNU-stack,\"\",%%progbits\n");
         free(note);
+        uint8_t prop[PN_GNU_PROPERTY_MAX];
+        size_t prop_len;
+        if (pn_gnu_property_note(target, prop, &prop_len) > 0) {
+                /* See pn_gnu_property_note(): keeps -fcf-protection's IBT and
+                 * SHSTK, -mbranch-protection's BTI and PAC. */
+                text_add(&t, "\t.section .note.gnu.property,\"a\",%%note\n"
+                             "\t.balign %zu\n",
+                         pn_gnu_property_align(target));
+                for (size_t i = 0; i < prop_len; i += 4)
+                        if (i == 12)
+                                text_add(&t, "\t.byte 0x47, 0x4e, 0x55, 0x00\t/* \"GNU\" */\n");
+                        else
+                                text_add(&t, "\t.long 0x%x\n", pn_rd32(prop + i, target->big_endian));
+        }
+        text_add(&t, "\t.section .note.GNU-stack,\"\",%%progbits\n");
         return text_finish(&t, ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret) {
+        return pkgnote_emit_asm_target(json, NULL, ret);
 }
 
 PKGNOTE_PUBLIC int pkgnote_emit_linker_script(const char *json, char **ret) {

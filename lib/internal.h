@@ -72,4 +72,14 @@ bool pn_soname_shaped(const char *s);
  * no control character (-EINVAL otherwise). */
 int pn_package_note_checked(const char *json, int big_endian, uint8_t **note, size_t *note_len);
 
+/* The .note.gnu.property note that keeps every AND-merged feature of a
+ * link as the other inputs have it (lib/emit.c): 1 and *LEN bytes in BUF
+ * for x86 and aarch64, 0 and no note for other machines. */
+#define PN_GNU_PROPERTY_MAX 32
+int pn_gnu_property_note(const pkgnote_target *t, uint8_t buf[PN_GNU_PROPERTY_MAX], size_t *len);
+/* Its alignment: the ELF class's word. */
+static inline size_t pn_gnu_property_align(const pkgnote_target *t) {
+        return t->elf_class == 64 ? 8 : 4;
+}
+
 #endif

@@ -8,6 +8,7 @@
  * descriptor), then object-wide ones (no note, no build-id).  Messages may
  * quote keys and values from the note; callers escape them for output.
  */
+#include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,6 @@
 
 #include "elfview.h"
 #include "pnjson.h"
-
-enum { ET_REL = 1, ET_EXEC = 2, ET_DYN = 3 };
-enum { PT_LOAD = 1, PT_NOTE = 4, SHT_NOTE = 7, SHF_ALLOC = 2 };
 
 /* The kernel keeps only the first page of a file mapping in a core dump
  * (fs/binfmt_elf.c, vma_dump_size(): coredump_filter bit 4).  4096 is the
@@ -231,6 +229,7 @@ enum check {
         C_NO_BUILD_ID,
         C_UNSUPPORTED_TYPE,
         C_BAD_DLOPEN,
+        C_DROPS_HARDENING,
         _C_MAX,
 };
 
@@ -271,6 +270,7 @@ static const pkgnote_lint_check checks[_C_MAX] = {
         [C_NO_BUILD_ID] = {"no-build-id", W, "the object has no GNU build-id, which core dump readers key on"},
         [C_UNSUPPORTED_TYPE] = {"unsupported-type", W, "not an executable, shared object or relocatable object; not checked"},
         [C_BAD_DLOPEN] = {"bad-dlopen", E, "a dlopen note is not an array of entries with soname lists and known priorities"},
+        [C_DROPS_HARDENING] = {"drops-hardening", W, "a note object for x86 or aarch64 lacks the GNU property note, so it strips IBT/SHSTK or BTI/PAC from every program it is linked into"},
 };
 #undef E
 #undef W
@@ -820,6 +820,45 @@ static void check_dlopen(struct lint *l, const pkgnote_note *n) {
         pkgnote_dlopen_free(d);
 }
 
+/* A note object (relocatable, a package note, no code) for a target whose
+ * linkers AND-merge GNU_PROPERTY_*_FEATURE_1_AND must claim the features
+ * itself, or every program linked with it loses them.  A linked binary
+ * keeps no record of which input cleared a property, so only the object
+ * can be judged. */
+static void check_note_object_properties(struct lint *l, const pkgnote_note *notes, int c) {
+        unsigned machine = pkgnote_elf_machine(l->e);
+        bool is64 = pkgnote_elf_class(l->e) == 64, be = pkgnote_elf_big_endian(l->e);
+        uint32_t type, need;
+        const char *what;
+        if (machine == EM_X86_64 || machine == EM_386)
+                type = 0xc0000002u, need = 0x3u, what = "GNU_PROPERTY_X86_FEATURE_1_AND with IBT and SHSTK";
+        else if (machine == EM_AARCH64 && is64)
+                type = 0xc0000000u, need = 0x3u, what = "GNU_PROPERTY_AARCH64_FEATURE_1_AND with BTI and PAC";
+        else
+                return;
+        for (int i = 0; i < l->n_sh; i++)
+                if (l->sh[i].flags & SHF_EXECINSTR)
+                        return; /* code: its marks are its compiler's business */
+        for (int i = 0; i < c; i++) {
+                const pkgnote_note *n = &notes[i];
+                if (!is_owner(n, "GNU") || n->type != NT_GNU_PROPERTY_TYPE_0)
+                        continue;
+                /* gABI: pr_type, pr_datasz, data padded to the word. */
+                size_t step = is64 ? 8 : 4;
+                for (size_t p = 0; p + 8 <= n->descsz;) {
+                        uint32_t pt = pn_rd32(n->desc + p, be), sz = pn_rd32(n->desc + p + 4, be);
+                        if (sz > n->descsz - p - 8)
+                                break;
+                        if (pt == type && sz == 4 && (pn_rd32(n->desc + p + 8, be) & need) == need)
+                                return;
+                        p += ALIGN_UP(8 + (size_t)sz, step);
+                }
+        }
+        report(l, C_DROPS_HARDENING, PKGNOTE_LINT_NO_OFFSET,
+               "note object without %s: linkers AND-merge it, so every program linked with this object loses them (make it with 'pkgnote generate --format object' or '--format asm')",
+               what);
+}
+
 PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userdata) {
         struct lint l = {.e = e, .fn = fn, .userdata = userdata};
         unsigned type = pkgnote_elf_type(e);
@@ -903,6 +942,8 @@ PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userda
                 report(&l, C_NO_PACKAGE_NOTE, PKGNOTE_LINT_NO_OFFSET,
                        package_section ? "section .note.package holds no package note (owner \"FDO\", type 0xcafe1a7e)"
                                        : "no package note (owner \"FDO\", type 0xcafe1a7e)");
+        if (type == ET_REL && first)
+                check_note_object_properties(&l, notes, c);
         if (type != ET_REL) {
                 const uint8_t *id;
                 size_t id_len;

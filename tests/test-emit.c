@@ -357,11 +357,43 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
         CHECK_INT(pkgnote_elf_size(e), len);
         CHECK_INT(pkgnote_elf_problem_count(e), 0);
 
+        /* x86 and aarch64 objects carry the AND-neutral GNU property note:
+         * NT_GNU_PROPERTY_TYPE_0, one FEATURE_1_AND property claiming every
+         * bit binutils defines, padded to the ELF class's word. */
+        bool want_prop = t->machine == 62 || t->machine == 3 || t->machine == 183;
+        uint32_t prop_type = t->machine == 183 ? 0xc0000000u : 0xc0000002u;
+        uint32_t prop_bits = t->machine == 183 ? 0x7u : 0xfu;
+        size_t word = t->elf_class == 64 ? 8 : 4;
         const pkgnote_shdr *sh;
         int ns = pkgnote_elf_shdrs(e, &sh);
-        CHECK_INT(ns, 6);
-        bool stack = false, note = false;
+        CHECK_INT(ns, want_prop ? 7 : 6);
+        bool stack = false, note = false, prop = false;
         for (int i = 0; i < ns; i++) {
+                if (!strcmp(sh[i].name, ".note.gnu.property")) {
+                        prop = true;
+                        CHECK_INT(sh[i].type, 7);
+                        CHECK_INT(sh[i].flags, 2);
+                        CHECK_INT(sh[i].align, word);
+                        CHECK_INT(sh[i].offset % word, 0);
+                        CHECK_INT(sh[i].size, 16 + (word == 8 ? 16 : 12));
+                        const uint8_t *p = obj + sh[i].offset;
+                        bool be = t->big_endian;
+                        uint32_t w[7];
+                        for (int k = 0; k < 7; k++)
+                                w[k] = be ? (uint32_t)p[4 * k] << 24 | (uint32_t)p[4 * k + 1] << 16 |
+                                                    (uint32_t)p[4 * k + 2] << 8 | p[4 * k + 3]
+                                          : (uint32_t)p[4 * k + 3] << 24 | (uint32_t)p[4 * k + 2] << 16 |
+                                                    (uint32_t)p[4 * k + 1] << 8 | p[4 * k];
+                        CHECK_INT(w[0], 4);
+                        CHECK_INT(w[1], word == 8 ? 16 : 12);
+                        CHECK_INT(w[2], 5);
+                        CHECK(!memcmp(p + 12, "GNU", 4));
+                        CHECK_INT(w[4], prop_type);
+                        CHECK_INT(w[5], 4);
+                        CHECK_INT(w[6], prop_bits);
+                        if (word == 8)
+                                CHECK(!memcmp(p + 28, "\0\0\0\0", 4));
+                }
                 if (!strcmp(sh[i].name, ".note.GNU-stack")) {
                         stack = true;
                         CHECK_INT(sh[i].size, 0);
@@ -377,11 +409,12 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
         }
         CHECK(stack);
         CHECK(note);
+        CHECK(prop == want_prop);
 
         const pkgnote_note *n;
         int nn = pkgnote_elf_notes(e, &n);
-        CHECK_INT(nn, 1);
-        if (nn == 1) {
+        CHECK_INT(nn, want_prop ? 2 : 1);
+        if (nn >= 1) {
                 CHECK(pkgnote_note_is(&n[0], PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA));
                 CHECK_STR(n[0].section, ".note.package");
                 const char *j;
@@ -490,13 +523,38 @@ static void test_text_forms(void) {
         char *s;
         const char *json = "{\"name\":\"a*/b\"}";
         CHECK_INT(pkgnote_emit_asm(json, &s), 0);
-        CHECK(strstr(s, ".section .note.package,\"a\",%note\n") != NULL);
+        /* A COMDAT group named after the note's SHA-256. */
+        CHECK(strstr(s, ".section .note.package,\"aG\",%note,pkgnote.note.") != NULL);
+        CHECK(strstr(s, ",comdat\n") != NULL);
         CHECK(strstr(s, ".section .note.GNU-stack,\"\",%progbits\n") != NULL);
         CHECK(strstr(s, ".long 0xcafe1a7e") != NULL);
         CHECK(strstr(s, ".long 16\t") != NULL); /* 15 bytes + NUL */
         CHECK(strstr(s, "*\\/b") != NULL);      /* the comment cannot end early */
         CHECK(strstr(s, "a*/b") == NULL);
         free(s);
+
+        /* The GNU property note follows the target, not this machine. */
+        static const struct {
+                const char *target, *has, *lacks;
+        } prop[] = {
+                {"x86_64", "\t.balign 8\n\t.long 0x4\n\t.long 0x10\n\t.long 0x5\n", ".long 0xc0000000"},
+                {"i686", "\t.balign 4\n\t.long 0x4\n\t.long 0xc\n\t.long 0x5\n", ".long 0xc0000000"},
+                {"x32", "\t.long 0xc0000002\n\t.long 0x4\n\t.long 0xf\n", "0x10\n"},
+                {"aarch64", "\t.long 0xc0000000\n\t.long 0x4\n\t.long 0x7\n", ".long 0xc0000002"},
+                {"s390x", ".note.GNU-stack", ".note.gnu.property"},
+                {"ELF64LE", ".note.GNU-stack", ".note.gnu.property"},
+        };
+        for (size_t i = 0; i < sizeof prop / sizeof *prop; i++) {
+                pkgnote_target t;
+                CHECK_INT(pkgnote_target_parse(prop[i].target, &t), 0);
+                CHECK_INT(pkgnote_emit_asm_target(json, &t, &s), 0);
+                checks += 2;
+                if (!strstr(s, prop[i].has))
+                        fail(__FILE__, __LINE__, "asm for %s lacks '%s'", prop[i].target, prop[i].has);
+                if (strstr(s, prop[i].lacks))
+                        fail(__FILE__, __LINE__, "asm for %s has '%s'", prop[i].target, prop[i].lacks);
+                free(s);
+        }
 
         CHECK_INT(pkgnote_emit_linker_script(json, &s), 0);
         CHECK(strstr(s, ".note.package (TYPE = SHT_NOTE) : ALIGN(4)") != NULL);

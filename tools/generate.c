@@ -58,13 +58,14 @@ static void generate_help(void) {
                "  -o, --output FILE           write to FILE (atomically) instead of standard\n"
                "                              output; with ldflags, where to write a linker\n"
                "                              script or object when the linker is too old\n"
-               "  -t, --target TARGET         for note and object: x86_64, i686, aarch64,\n"
+               "  -t, --target TARGET         for note, object and asm: x86_64, i686, aarch64,\n"
                "                              aarch64_be, armhf, armel, s390x, ppc64le, ppc64,\n"
                "                              ppc, riscv64, loongarch64, a GNU triplet such as\n"
                "                              s390x-linux-gnu, or ELF32LE/ELF32BE/ELF64LE/\n"
-               "                              ELF64BE (note only); default: this machine.\n"
-               "                              asm and linker-script need none: the assembler\n"
-               "                              and linker write the header in target order\n"
+               "                              ELF64BE (note and asm only); default: this\n"
+               "                              machine.  object and asm carry the target's GNU\n"
+               "                              property note (x86, aarch64), which keeps the\n"
+               "                              program's IBT/SHSTK or BTI/PAC marks\n"
                "      --linker KIND           bfd, gold, lld or mold: the linker the compiler\n"
                "                              driver runs (ldflags, linker-script)\n"
                "      --ld PROGRAM            the linker to ask for its version (ldflags);\n"
@@ -358,7 +359,7 @@ static int emit(const struct gen_opts *o, const char *json) {
                 r = pkgnote_emit_object(json, &t, &data, &len);
                 break;
         case FMT_ASM:
-                r = pkgnote_emit_asm(json, (char **)&data);
+                r = pkgnote_emit_asm_target(json, &t, (char **)&data);
                 len = r >= 0 ? strlen((char *)data) : 0;
                 break;
         case FMT_SCRIPT:

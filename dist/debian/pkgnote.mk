@@ -45,29 +45,31 @@ ifeq (,$(filter nopkgnote,$(DEB_BUILD_OPTIONS)))
 PKGNOTE_NAME ?= $(or $(DEB_SOURCE),$(shell dpkg-parsechangelog -SSource))
 PKGNOTE_VERSION ?= $(or $(DEB_VERSION),$(shell dpkg-parsechangelog -SVersion))
 PKGNOTE_ARCH ?= $(or $(DEB_HOST_ARCH),$(shell dpkg-architecture -qDEB_HOST_ARCH))
-# The raw note depends only on the host's byte order (its words are 4
-# bytes for ELF32 and ELF64 alike), which covers every Debian architecture.
+# The target of the assembler source: the host's GNU type, which gives
+# x86 and aarch64 the GNU property note that keeps IBT/SHSTK or BTI/PAC;
+# an architecture pkgnote does not know gets ELFnnLE/BE (no such note;
+# the assembler writes the real class and byte order).
+PKGNOTE_GNU_TYPE ?= $(or $(DEB_HOST_GNU_TYPE),$(shell dpkg-architecture -qDEB_HOST_GNU_TYPE))
 PKGNOTE_BITS ?= $(or $(DEB_HOST_ARCH_BITS),$(shell dpkg-architecture -qDEB_HOST_ARCH_BITS))
 PKGNOTE_ENDIAN ?= $(or $(DEB_HOST_ARCH_ENDIAN),$(shell dpkg-architecture -qDEB_HOST_ARCH_ENDIAN))
-PKGNOTE_TARGET ?= ELF$(PKGNOTE_BITS)$(if $(filter big,$(PKGNOTE_ENDIAN)),BE,LE)
+PKGNOTE_TARGET ?= $(shell '$(PKGNOTE)' generate --no-os-release --target '$(PKGNOTE_GNU_TYPE)' >/dev/null 2>&1 && \
+	echo '$(PKGNOTE_GNU_TYPE)' || echo ELF$(PKGNOTE_BITS)$(if $(filter big,$(PKGNOTE_ENDIAN)),BE,LE))
 PKGNOTE_OS ?= $(if $(wildcard /etc/os-release /usr/lib/os-release),,$(shell dpkg-vendor --query Vendor | tr A-Z a-z))
 PKGNOTE_EXTRA_ARGS ?=
 PKGNOTE_CC ?= $(CC)
 PKGNOTE_DIR ?= $(CURDIR)/debian/.debhelper/pkgnote
 PKGNOTE_OBJECT = $(PKGNOTE_DIR)/note-$(PKGNOTE_ARCH).o
 
-# The raw note from pkgnote, in the host's byte order; the
-# assembler puts it into the COMDAT group.  The object is replaced only
-# when the note changed, so rereading debian/rules relinks nothing.
+# The assembler source from pkgnote (the note in a COMDAT group, so that
+# copies from -r links collapse into one); the compiler driver assembles
+# it.  The object is replaced only when the source changed, so rereading
+# debian/rules relinks nothing.
 PKGNOTE_STATUS := $(shell set -e; d='$(PKGNOTE_DIR)'; mkdir -p "$$d"; \
 	'$(PKGNOTE)' generate --type deb --name '$(PKGNOTE_NAME)' --version '$(PKGNOTE_VERSION)' \
 		--architecture '$(PKGNOTE_ARCH)' $(if $(PKGNOTE_OS),--os '$(PKGNOTE_OS)') $(PKGNOTE_EXTRA_ARGS) \
-		--format note --target '$(PKGNOTE_TARGET)' -o "$$d/note.bin.new"; \
-	if [ -s '$(PKGNOTE_OBJECT)' ] && cmp -s "$$d/note.bin.new" "$$d/note.bin"; then rm -f "$$d/note.bin.new"; echo ok; exit 0; fi; \
-	mv -f "$$d/note.bin.new" "$$d/note.bin"; \
-	sig=pkgnote.note.$$(sha256sum < "$$d/note.bin" | cut -c1-32); \
-	printf '\t.section .note.package,"aG",%%note,%s,comdat\n\t.balign 4\n\t.incbin "%s"\n\t.section .note.GNU-stack,"",%%progbits\n' \
-		"$$sig" "$$d/note.bin" > "$$d/note.s"; \
+		--format asm --target '$(PKGNOTE_TARGET)' -o "$$d/note.s.new"; \
+	if [ -s '$(PKGNOTE_OBJECT)' ] && cmp -s "$$d/note.s.new" "$$d/note.s"; then rm -f "$$d/note.s.new"; echo ok; exit 0; fi; \
+	mv -f "$$d/note.s.new" "$$d/note.s"; \
 	$(PKGNOTE_CC) -c "$$d/note.s" -o '$(PKGNOTE_OBJECT).tmp'; \
 	mv -f '$(PKGNOTE_OBJECT).tmp' '$(PKGNOTE_OBJECT)'; \
 	echo ok)
