@@ -171,7 +171,9 @@ cross() {
 run=none
 have qemu-aarch64-static && run=qemu-aarch64-static
 cross aarch64-linux-gnu aarch64 a64.c -mbranch-protection=standard "AArch64 feature: BTI, PAC" $run
-# i686 programs do not run on every x86-64 kernel; the marks are checked.
-cross i686-linux-gnu i686 x86.c -fcf-protection "x86 feature: IBT, SHSTK" none
+# i686 programs run under qemu: not every x86-64 kernel has IA-32 emulation.
+run=none
+have qemu-i386-static && run=qemu-i386-static
+cross i686-linux-gnu i686 x86.c -fcf-protection "x86 feature: IBT, SHSTK" $run
 
 finish
