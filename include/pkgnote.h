@@ -583,6 +583,16 @@ PKGNOTE_PUBLIC int pkgnote_linker_identify(const char *version_output, size_t le
 /* 1 when the linker takes --package-metadata=JSON: bfd and gold from
  * binutils 2.39, lld 15, mold 1.3. */
 PKGNOTE_PUBLIC int pkgnote_linker_has_package_metadata(const pkgnote_linker *l);
+/* 1 when the linker percent-decodes the --package-metadata argument:
+ * ld.bfd from binutils 2.44 (%XX, %[comma] and similar names; a '%'
+ * starting neither is kept), lld 21 and mold 2.36 (%XX only; any other
+ * '%' is an error).  gold never decodes. */
+PKGNOTE_PUBLIC int pkgnote_linker_decodes_package_metadata(const pkgnote_linker *l);
+/* S percent-encoded as every decoding linker reads it back: letters,
+ * digits and "-._~:/@+=" stay, every other byte (',' '%' '"' '{' '['
+ * spaces, quotes, non-ASCII ...) becomes %XX with upper-case hex.  The
+ * result needs no shell quoting and has no comma for -Wl, to split. */
+PKGNOTE_PUBLIC int pkgnote_percent_encode(const char *s, char **ret);
 
 enum {
         PKGNOTE_LDFLAGS_SHELL = 0, /* for a POSIX shell command line */
@@ -594,6 +604,13 @@ PKGNOTE_PUBLIC int pkgnote_ldflags_quote(const char *arg, int style, char **ret)
 /* "-Xlinker '--package-metadata=JSON'" quoted for STYLE.  -Xlinker (not
  * -Wl,) because the compiler driver splits -Wl, arguments at commas. */
 PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style, char **ret);
+/* The options for linker L: for one that decodes percent escapes
+ * (pkgnote_linker_decodes_package_metadata()),
+ * "-Wl,--package-metadata=ENCODED", which survives -Wl, comma splitting,
+ * shells and make unquoted and keeps a literal '%' as %25; otherwise
+ * pkgnote_ldflags_package_metadata(), where a '%' needs no escape. */
+PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata_for(const char *json, const pkgnote_linker *l, int style,
+                                                        char **ret);
 
 /* ------------------------------------------------------------------ */
 /* Lint (lib/lint.c)                                                   */

@@ -631,6 +631,47 @@ PKGNOTE_PUBLIC int pkgnote_linker_has_package_metadata(const pkgnote_linker *l) 
         }
 }
 
+PKGNOTE_PUBLIC int pkgnote_linker_decodes_package_metadata(const pkgnote_linker *l) {
+        switch (l->kind) {
+        case PKGNOTE_LINKER_BFD:
+                return at_least(l, 2, 44); /* binutils commit b0cc81e8, PR ld/32003 */
+        case PKGNOTE_LINKER_LLD:
+                return at_least(l, 21, 0);
+        case PKGNOTE_LINKER_MOLD:
+                return at_least(l, 2, 36); /* mold 7ddc8f46: --encoded-package-metadata renamed */
+        default:
+                return 0; /* gold takes the argument as it is */
+        }
+}
+
+/* Bytes that stay as they are: no decoder treats them specially, no
+ * shell or make quotes them and -Wl, does not split at them. */
+static bool percent_plain(unsigned char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               (c && strchr("-._~:/@+=", c));
+}
+
+PKGNOTE_PUBLIC int pkgnote_percent_encode(const char *s, char **ret) {
+        size_t n = 0;
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+                n += percent_plain(*p) ? 1 : 3;
+        char *out = malloc(n + 1), *o = out;
+        if (!out)
+                return pn_error(-ENOMEM, "out of memory");
+        static const char hex[] = "0123456789ABCDEF";
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+                if (percent_plain(*p))
+                        *o++ = (char)*p;
+                else {
+                        *o++ = '%';
+                        *o++ = hex[*p >> 4];
+                        *o++ = hex[*p & 15];
+                }
+        *o = 0;
+        *ret = out;
+        return 0;
+}
+
 static bool shell_safe(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                strchr("+,-./:=@_%^", c);
@@ -665,13 +706,20 @@ PKGNOTE_PUBLIC int pkgnote_ldflags_quote(const char *arg, int style, char **ret)
         return text_finish(&t, ret);
 }
 
-PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style, char **ret) {
+/* Refuses what no note may hold, as every other generator does. */
+static int check_json(const char *json) {
         uint8_t *note;
         size_t note_len;
         int r = pn_package_note_checked(json, 0, &note, &note_len);
+        if (r >= 0)
+                free(note);
+        return r;
+}
+
+PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style, char **ret) {
+        int r = check_json(json);
         if (r < 0)
                 return r;
-        free(note);
         size_t n = strlen(json);
         char *arg = malloc(sizeof "--package-metadata=" + n);
         if (!arg)
@@ -686,5 +734,19 @@ PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style,
         struct text t = {0};
         text_add(&t, "-Xlinker %s", q);
         free(q);
+        return text_finish(&t, ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata_for(const char *json, const pkgnote_linker *l, int style,
+                                                        char **ret) {
+        if (!l || !pkgnote_linker_decodes_package_metadata(l))
+                return pkgnote_ldflags_package_metadata(json, style, ret);
+        char *enc;
+        int r = check_json(json);
+        if (r < 0 || (r = pkgnote_percent_encode(json, &enc)) < 0)
+                return r;
+        struct text t = {0};
+        text_add(&t, "-Wl,--package-metadata=%s", enc);
+        free(enc);
         return text_finish(&t, ret);
 }

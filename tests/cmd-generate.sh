@@ -401,6 +401,24 @@ if [ "$flags" = "$(cd "$T" && pwd -P)/fallback.o" ] && readelf -hW "$T/fallback.
 else
         not_ok "ld.bfd 2.35 falls back to an object file" "flags: $flags"
 fi
+# Linkers that percent-decode --package-metadata (faked: none is
+# installed here): the encoded form, which no shell, make or -Wl, changes.
+PJ='{"name":"a,b c","v":"100%","w":"%41"}'
+PE='-Wl,--package-metadata=%7B%22name%22:%22a%2Cb%20c%22%2C%22v%22:%22100%25%22%2C%22w%22:%22%2541%22%7D'
+for v in "GNU ld (GNU Binutils) 2.44" "Ubuntu LLD 21.1.0 (compatible with GNU linkers)" "mold 2.36.0 (compatible with GNU ld)"; do
+        printf '#!/bin/sh\necho "%s"\n' "$v" >"$T/bin/new-ld"
+        chmod +x "$T/bin/new-ld"
+        flags=$($N --metadata "$PJ" -F ldflags --ld "$T/bin/new-ld")
+        eval "set -- $flags"
+        if [ "$flags" = "$PE" ] && [ "$#" -eq 1 ] && [ "$1" = "$PE" ]; then ok "ldflags percent-encoded for $v"; else
+                not_ok "ldflags percent-encoded for $v" "got $flags" "want $PE"; fi
+done
+printf 'L = %s\nall:\n\t@printf "%%s\\n" $(L)\n' "$($N --metadata "$PJ" -F ldflags --ld "$T/bin/new-ld" --ldflags-style make)" >"$T/Makefile.enc"
+got=$(make -s -f "$T/Makefile.enc" 2>&1)
+if [ "$got" = "$PE" ]; then ok "percent-encoded ldflags survive make"; else not_ok "percent-encoded ldflags survive make" "$got"; fi
+printf '#!/bin/sh\necho "GNU gold (GNU Binutils 2.44) 1.16"\n' >"$T/bin/new-ld"
+expect "gold never decodes: quoted JSON" "-Xlinker '--package-metadata={\"v\":\"100%\"}'" \
+        $N --metadata '{"v":"100%"}' -F ldflags --ld "$T/bin/new-ld"
 if have ld.lld && ld.lld --version | grep -q 'LLD 1[0-4]\.'; then
         flags=$($N --metadata "$J" -F ldflags --linker lld --ld ld.lld -o "$T/lld-old.o")
         if have clang && eval "clang -fuse-ld=lld \"\$T/m.c\" -o \"\$T/lldold.out\" $flags" 2>"$T/err" &&

@@ -634,6 +634,137 @@ static void test_ldflags(void) {
         free(s);
 }
 
+/* ------------------------------------------------------------------ */
+/* Percent-encoding, checked against each linker's own decoding rules  */
+
+static int hexval(char c) {
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
+/* ld.bfd >= 2.44 (ld/lexsup.c): %XX, %[name] for a few names, and any
+ * other '%' kept as it is. */
+static char *decode_bfd(const char *s) {
+        static const struct {
+                const char *name;
+                char c;
+        } names[] = {{"comma", ','}, {"lbrace", '{'}, {"rbrace", '}'}, {"quot", '"'}, {"space", ' '}};
+        char *out = malloc(strlen(s) + 1), *o = out;
+        while (*s) {
+                if (s[0] == '%' && hexval(s[1]) >= 0 && hexval(s[2]) >= 0) {
+                        *o++ = (char)(hexval(s[1]) << 4 | hexval(s[2]));
+                        s += 3;
+                        continue;
+                }
+                bool named = false;
+                for (size_t i = 0; s[0] == '%' && s[1] == '[' && i < sizeof names / sizeof *names && !named; i++) {
+                        size_t n = strlen(names[i].name);
+                        if (!strncmp(s + 2, names[i].name, n) && s[2 + n] == ']') {
+                                *o++ = names[i].c;
+                                s += 3 + n;
+                                named = true;
+                        }
+                }
+                if (!named)
+                        *o++ = *s++;
+        }
+        *o = 0;
+        return out;
+}
+
+/* lld >= 21 and mold >= 2.36: %XX only; any other '%' is an error (NULL). */
+static char *decode_strict(const char *s) {
+        char *out = malloc(strlen(s) + 1), *o = out;
+        while (*s) {
+                if (*s != '%') {
+                        *o++ = *s++;
+                        continue;
+                }
+                if (hexval(s[1]) < 0 || hexval(s[2]) < 0) {
+                        free(out);
+                        return NULL;
+                }
+                *o++ = (char)(hexval(s[1]) << 4 | hexval(s[2]));
+                s += 3;
+        }
+        *o = 0;
+        return out;
+}
+
+static void test_percent_encoding(void) {
+        static const char *const inputs[] = {
+                "{\"type\":\"deb\",\"name\":\"a,b\"}",
+                "{\"v\":\"100%\"}",
+                "{\"v\":\"%25 stays %25\"}",
+                "{\"v\":\"%[comma] is not a comma\"}",
+                "{\"v\":\"%%41%\"}",
+                "{\"name\":\"Ωμέγα 漢字 🎉\",\"q\":\"a\\\"b\\\\c'd $HOME #x\"}",
+                "{\"u\":\"https://debuginfod.example.org/~x:1@h+y=z\"}",
+        };
+        for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+                char *enc;
+                CHECK_INT(pkgnote_percent_encode(inputs[i], &enc), 0);
+                /* Nothing a shell, make, -Wl, or a decoder treats specially. */
+                checks++;
+                if (strspn(enc, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/@+=%") != strlen(enc))
+                        fail(__FILE__, __LINE__, "encoding of '%s' has unsafe bytes: %s", inputs[i], enc);
+                char *bfd = decode_bfd(enc), *strict = decode_strict(enc);
+                CHECK_STR(bfd, inputs[i]);
+                CHECK_STR(strict, inputs[i]);
+                free(bfd);
+                free(strict);
+                free(enc);
+        }
+        char *enc;
+        CHECK_INT(pkgnote_percent_encode("a,%b{", &enc), 0);
+        CHECK_STR(enc, "a%2C%25b%7B");
+        free(enc);
+
+        /* The rules the decoders above model: a raw '%' is mangled by bfd
+         * (%41 -> A) or refused by lld and mold, hence always %25. */
+        char *d = decode_bfd("x%41%[comma]%q");
+        CHECK_STR(d, "xA,%q");
+        free(d);
+        CHECK(decode_strict("100%") == NULL);
+
+        /* Which linkers decode: ld.bfd 2.44, lld 21, mold 2.36; never gold. */
+        static const struct {
+                int kind;
+                unsigned major, minor;
+                int decodes;
+        } lk[] = {
+                {PKGNOTE_LINKER_BFD, 2, 43, 0},  {PKGNOTE_LINKER_BFD, 2, 44, 1},  {PKGNOTE_LINKER_BFD, 3, 0, 1},
+                {PKGNOTE_LINKER_GOLD, 2, 44, 0}, {PKGNOTE_LINKER_LLD, 20, 1, 0}, {PKGNOTE_LINKER_LLD, 21, 0, 1},
+                {PKGNOTE_LINKER_MOLD, 2, 35, 0}, {PKGNOTE_LINKER_MOLD, 2, 36, 1}, {PKGNOTE_LINKER_MOLD, 1, 10, 0},
+        };
+        for (size_t i = 0; i < sizeof lk / sizeof *lk; i++) {
+                pkgnote_linker l = {.kind = lk[i].kind, .major = lk[i].major, .minor = lk[i].minor};
+                checks++;
+                if (pkgnote_linker_decodes_package_metadata(&l) != lk[i].decodes)
+                        fail(__FILE__, __LINE__, "%s %u.%u: decodes should be %d", pkgnote_linker_kind_name(l.kind),
+                             l.major, l.minor, lk[i].decodes);
+        }
+
+        /* ldflags: encoded for a decoding linker, quoted JSON otherwise. */
+        const char *json = "{\"name\":\"a,b\",\"v\":\"5%\"}";
+        pkgnote_linker mold236 = {.kind = PKGNOTE_LINKER_MOLD, .major = 2, .minor = 36};
+        pkgnote_linker bfd240 = {.kind = PKGNOTE_LINKER_BFD, .major = 2, .minor = 40};
+        char *line;
+        CHECK_INT(pkgnote_ldflags_package_metadata_for(json, &mold236, PKGNOTE_LDFLAGS_MAKE, &line), 0);
+        CHECK_STR(line, "-Wl,--package-metadata=%7B%22name%22:%22a%2Cb%22%2C%22v%22:%225%25%22%7D");
+        free(line);
+        CHECK_INT(pkgnote_ldflags_package_metadata_for(json, &bfd240, PKGNOTE_LDFLAGS_SHELL, &line), 0);
+        CHECK_STR(line, "-Xlinker '--package-metadata={\"name\":\"a,b\",\"v\":\"5%\"}'");
+        free(line);
+        CHECK_INT(pkgnote_ldflags_package_metadata_for("{\"a\":\"\\u0007\"}", &mold236, PKGNOTE_LDFLAGS_SHELL, &line),
+                  -EINVAL);
+}
+
 int main(void) {
         test_os_release_quoting();
         test_os_release_root();
@@ -644,6 +775,7 @@ int main(void) {
         test_text_forms();
         test_linkers();
         test_ldflags();
+        test_percent_encoding();
         if (failures) {
                 fprintf(stderr, "test-emit: %d of %d checks failed\n", failures, checks);
                 return 1;

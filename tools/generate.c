@@ -78,7 +78,10 @@ static void generate_help(void) {
                "\n"
                "ldflags prints one line: -Xlinker '--package-metadata=JSON' when the linker\n"
                "has that option (bfd and gold from binutils 2.39, lld 15, mold 1.3), quoted\n"
-               "for STYLE; -Xlinker because compiler drivers split -Wl, at commas.  Older\n"
+               "for STYLE; -Xlinker because compiler drivers split -Wl, at commas.  A linker\n"
+               "that percent-decodes the option (ld.bfd 2.44, lld 21, mold 2.36) gets\n"
+               "-Wl,--package-metadata=%%7B%%22type%%22... instead: no commas, nothing to quote,\n"
+               "and a literal %% as %%25 so that the linker does not decode it.  Older\n"
                "linkers need -o FILE: for ld.bfd 2.38 a linker script is written there and\n"
                "-Wl,-dT,FILE printed, for the others an object file whose path is printed.\n"
                "\n"
@@ -265,7 +268,7 @@ static int emit_ldflags(const struct gen_opts *o, const char *json) {
                                  pkgnote_linker_kind_name(o->linker));
         char *line = NULL;
         if (pkgnote_linker_has_package_metadata(&l)) {
-                r = pkgnote_ldflags_package_metadata(json, o->ldflags_style, &line);
+                r = pkgnote_ldflags_package_metadata_for(json, &l, o->ldflags_style, &line);
                 if (r < 0)
                         return fail_lib("ldflags", r);
         } else {
