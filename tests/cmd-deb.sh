@@ -101,6 +101,102 @@ for combo in meson:gcc cmake:clang; do
         fi
 done
 
+# ------------------------------------------------ the distribution's note
+# Ubuntu's dpkg adds a note of its own: through the LDFLAGS of
+# dpkg-buildflags (1.22.6ubuntu11: a gcc -specs file passing
+# --package-metadata; simulated by a vendor module for a vendor "Ubuntu"
+# in DPKG_ORIGINS_DIR) or through ELF_PACKAGE_METADATA in the environment
+# (1.22.11ubuntu1 and later; its compilers are patched to read it, so here
+# only its removal from the build's environment can be checked).
+UBUNTU_NOTE="{\"type\":\"deb\",\"os\":\"ubuntu\",\"name\":\"hello\",\"version\":\"$VERSION\",\"architecture\":\"$ARCH\"}"
+mkdir -p ubuntu/origins ubuntu/perl/Dpkg/Vendor
+printf 'Vendor: Ubuntu\nVendor-URL: https://www.ubuntu.com/\nBugs: https://bugs.launchpad.net/ubuntu/+filebug\nParent: Debian\n' >ubuntu/origins/ubuntu
+printf '*link:\n+ --package-metadata=%s\n' "$(printf '%s' "$UBUNTU_NOTE" | sed 's/"/\\"/g')" >ubuntu/elf-package-metadata.specs
+cat >ubuntu/perl/Dpkg/Vendor/Ubuntu.pm <<'EOF'
+# Ubuntu's dpkg from 1.22.6ubuntu11, as far as the note goes: its vendor
+# hook adds a gcc -specs file that passes --package-metadata to LDFLAGS.
+package Dpkg::Vendor::Ubuntu;
+use strict;
+use warnings;
+use parent qw(Dpkg::Vendor::Debian);
+
+sub run_hook {
+    my ($self, $hook, @params) = @_;
+    my @ret = $self->SUPER::run_hook($hook, @params);
+    $params[0]->append('LDFLAGS', "-specs=$ENV{PKGNOTE_TEST_UBUNTU_SPECS}")
+        if $hook eq 'update-buildflags';
+    return @ret;
+}
+
+1;
+EOF
+ubuntu_env() {
+        DEB_VENDOR=Ubuntu DPKG_ORIGINS_DIR="$T/ubuntu/origins" PERL5LIB="$T/ubuntu/perl" \
+                PKGNOTE_TEST_UBUNTU_SPECS="$T/ubuntu/elf-package-metadata.specs" "$@"
+}
+# The snippet alone, read by make: what it says and what it leaves.
+printf 'include %s\nprint:\n\t@echo "LDFLAGS=$$(dpkg-buildflags --get LDFLAGS)"\n\t@echo "EPM=[$$ELF_PACKAGE_METADATA]"\n' \
+        "$SRCDIR/dist/debian/pkgnote.mk" >ubuntu/rules
+snippet() { (cd ubuntu && DEB_SOURCE=hello DEB_VERSION=$VERSION "$@" make -s -f rules print) 2>&1; }
+out=$(snippet ubuntu_env env)
+case $out in
+"pkgnote.mk: taking over the package note from the distribution (-specs=$T/ubuntu/elf-package-metadata.specs removed)"*"LDFLAGS=-Wl,-z,relro $T/ubuntu/debian/.debhelper/pkgnote/note-$ARCH.o"*) pass "Ubuntu -specs: taken over, said in the log" ;;
+*) fail "Ubuntu -specs: taken over, said in the log" "$out" ;;
+esac
+out=$(snippet ubuntu_env env PKGNOTE_DISTRIBUTION_NOTE=stand-aside)
+case $out in
+"pkgnote.mk: the distribution adds the package note (-specs=$T/ubuntu/elf-package-metadata.specs); standing aside"*"LDFLAGS=-Wl,-z,relro -specs=$T/ubuntu/elf-package-metadata.specs"*) pass "Ubuntu -specs: stand-aside leaves it alone" ;;
+*) fail "Ubuntu -specs: stand-aside leaves it alone" "$out" ;;
+esac
+out=$(snippet env ELF_PACKAGE_METADATA="$UBUNTU_NOTE")
+case $out in
+"pkgnote.mk: taking over the package note from the distribution (ELF_PACKAGE_METADATA removed)"*"EPM=[]"*) pass "ELF_PACKAGE_METADATA: taken over, not passed on" ;;
+*) fail "ELF_PACKAGE_METADATA: taken over, not passed on" "$out" ;;
+esac
+out=$(snippet env ELF_PACKAGE_METADATA="$UBUNTU_NOTE" PKGNOTE_DISTRIBUTION_NOTE=stand-aside)
+case $out in
+*"standing aside"*"LDFLAGS=-Wl,-z,relro"*"EPM=[$UBUNTU_NOTE]"*) pass "ELF_PACKAGE_METADATA: stand-aside passes it on, adds nothing" ;;
+*) fail "ELF_PACKAGE_METADATA: stand-aside passes it on, adds nothing" "$out" ;;
+esac
+case $(snippet env) in
+*pkgnote.mk:*) fail "no distribution note: nothing said" "$(snippet env)" ;;
+*) pass "no distribution note: nothing said" ;;
+esac
+
+# Whole builds under the simulated Ubuntu: one note each, and whose.
+# one_note NAME WANT: the programs of build NAME carry one note, WANT.
+one_note() {
+        f="$T/$1.root/usr/bin/hello"
+        n=$(readelf -n "$f" 2>/dev/null | grep -c 'FDO_PACKAGING_METADATA')
+        j=$("$PKGNOTE" show --json "$f" 2>&1)
+        case "$n $j" in
+        "1 "*"\"packages\":[$2],"*) pass "$1: one note, the expected one" ;;
+        *) fail "$1: one note, the expected one" "$n notes: $j; want $2" ;;
+        esac
+}
+if have meson && have ninja && have gcc; then
+        for mode in ubuntu-only:0:take-over ubuntu-take-over:1:take-over ubuntu-stand-aside:1:stand-aside; do
+                name=${mode%%:*} rest=${mode#*:}
+                if (
+                        export DEB_VENDOR=Ubuntu DPKG_ORIGINS_DIR="$T/ubuntu/origins" PERL5LIB="$T/ubuntu/perl" \
+                                PKGNOTE_TEST_UBUNTU_SPECS="$T/ubuntu/elf-package-metadata.specs" \
+                                PKGNOTE_ENABLED=${rest%%:*} PKGNOTE_DISTRIBUTION_NOTE=${rest#*:}
+                        debbuild $name meson gcc
+                ); then
+                        case $name in
+                        ubuntu-take-over) one_note $name "$EXPECTED"
+                                grep -q '^pkgnote.mk: taking over' "$T/$name.log" && pass "$name: said in the build log" ||
+                                        fail "$name: said in the build log" "$(grep pkgnote.mk "$T/$name.log" | head -n 3)" ;;
+                        *) one_note $name "$UBUNTU_NOTE" ;;
+                        esac
+                else
+                        fail "$name: dpkg-buildpackage" "$(tail -n 30 "$T/$name.log" | sed 's/^/#   /')"
+                fi
+        done
+else
+        missing "builds under the simulated Ubuntu" "meson, ninja, gcc"
+fi
+
 # The opt-out: no note at all.
 if have meson && have ninja && have gcc; then
         if debbuild off meson gcc nopkgnote; then

@@ -104,6 +104,67 @@ for cc in gcc clang; do
         fi
 done
 
+# A distribution that adds its own note: Fedora's package-notes-srpm-macros
+# (the values of its rpm/macros.package-notes-srpm) with the gcc -specs
+# file redhat-package-notes, and a %build_ldflags and %set_build_flags
+# that pass %_package_note_flags on as redhat-rpm-config's do.
+cat >redhat-package-notes <<'EOF'
+*link:
++ --package-metadata={\"type\":\"rpm\",\"name\":\"%:getenv(RPM_PACKAGE_NAME \",\"version\":\"%:getenv(RPM_PACKAGE_VERSION -%:getenv(RPM_PACKAGE_RELEASE \",\"architecture\":\"%:getenv(RPM_ARCH \",\"osCpe\":\"cpe:/o:fedoraproject:fedora:40\"}))))
+EOF
+cat >fedora.macros <<EOF
+%toolchain gcc
+%_package_note_linker   %["%_target_cpu" == "armv7hl" && "%{toolchain}" == "clang" ? "lld" : "bfd"]
+%_package_note_file     1
+%_generate_package_note_file %{nil}
+%_package_note_status   %{!?_package_note_flags:0}%{?_package_note_flags:%[0%{?_package_note_file:1} && 0%{?name:1} && "%_target_cpu" != "noarch" && "%{toolchain}" != "clang" ? 1 : 0]}
+%_package_note_flags    %[%_package_note_status ? "-specs=$T/redhat-package-notes" : ""]
+%build_ldflags -Wl,-z,relro %{?_package_note_flags}
+%set_build_flags LDFLAGS="\${LDFLAGS:-%{build_ldflags}}" ; export LDFLAGS
+EOF
+FEDORA_NOTE="{\"type\":\"rpm\",\"name\":\"hello\",\"version\":\"$VR\",\"architecture\":\"$ARCH\",\"osCpe\":\"cpe:/o:fedoraproject:fedora:40\"}"
+# fedora_check NAME WANT: one package note, WANT, in the program and the
+# library.  (hello-partial is left out: Fedora's link spec passes
+# --package-metadata to -r links too, so a program linked from a partial
+# object carries its note twice whatever pkgnote does.)
+fedora_check() {
+        problems=""
+        for f in "$T/$1.root/usr/bin/hello" "$T/$1.root"/usr/lib*/libgreet.so.1; do
+                n=$(readelf -n "$f" 2>/dev/null | grep -c 'FDO_PACKAGING_METADATA')
+                j=$("$PKGNOTE" show --json "$f" 2>&1)
+                [ "$n" -eq 1 ] || problems="$problems$f: $n package notes; "
+                case $j in *"\"packages\":[$2],"*) ;; *) problems="$problems$f: $j, want $2; " ;; esac
+        done
+        if [ -z "$problems" ]; then pass "$1: one note, the expected one"; else fail "$1: one note, the expected one" "$problems"; fi
+}
+# log_says NAME PATTERN: the build log of NAME has a line matching PATTERN.
+log_says() {
+        if grep -q "$2" "$T/$1.log"; then pass "$1: the build log says so"; else
+                fail "$1: the build log says so" "$(grep -i pkgnote "$T/$1.log" | head -n 5)"; fi
+}
+if have gcc; then
+        if rpmbuild_in fedora-only --load "$T/fedora.macros" --undefine _pkgnote_enabled && unpack fedora-only; then
+                fedora_check fedora-only "$FEDORA_NOTE"
+        else
+                fail "fedora-only: rpmbuild" "$(tail -n 30 "$T/fedora-only.log" | sed 's/^/#   /')"
+        fi
+        if rpmbuild_in fedora-take-over --load "$T/fedora.macros" && unpack fedora-take-over; then
+                fedora_check fedora-take-over "$EXPECTED"
+                log_says fedora-take-over "^pkgnote: taking over the package note from the distribution (_package_note_flags: -specs=$T/redhat-package-notes"
+        else
+                fail "fedora-take-over: rpmbuild" "$(tail -n 30 "$T/fedora-take-over.log" | sed 's/^/#   /')"
+        fi
+        if rpmbuild_in fedora-stand-aside --load "$T/fedora.macros" --define "_pkgnote_distribution_note stand-aside" &&
+                unpack fedora-stand-aside; then
+                fedora_check fedora-stand-aside "$FEDORA_NOTE"
+                log_says fedora-stand-aside '^pkgnote: the distribution adds the package note .*standing aside'
+        else
+                fail "fedora-stand-aside: rpmbuild" "$(tail -n 30 "$T/fedora-stand-aside.log" | sed 's/^/#   /')"
+        fi
+else
+        skip "Fedora's own note" "gcc is not installed"
+fi
+
 # The opt-out: no note at all.
 if rpmbuild_in off --undefine _pkgnote_enabled && unpack off; then
         "$PKGNOTE" show "$T/off.root/usr/bin/hello" >out 2>&1

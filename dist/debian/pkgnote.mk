@@ -35,6 +35,21 @@
 #   PKGNOTE_CC          the compiler driver that assembles the object
 #                       (default $(CC); for cross builds include
 #                       /usr/share/dpkg/buildtools.mk first)
+#   PKGNOTE_DISTRIBUTION_NOTE  take-over or stand-aside, see below
+#
+# The distribution's own note: Ubuntu's dpkg (1.22.6ubuntu11 and later)
+# adds one to every binary, through the LDFLAGS of dpkg-buildflags (a gcc
+# -specs file whose link spec passes --package-metadata, or a
+# --package-metadata option) or, from 1.22.11ubuntu1, through
+# ELF_PACKAGE_METADATA in the environment, which its compilers and linkers
+# turn into a note when no option names one.  Both at once would put two
+# different notes in every binary, so when the snippet finds either, the
+# build log says what it did (a "pkgnote.mk:" line), after
+# PKGNOTE_DISTRIBUTION_NOTE:
+#   take-over (default)  pkgnote's note alone: the distribution's flags go
+#                        into DEB_LDFLAGS_MAINT_STRIP and
+#                        ELF_PACKAGE_METADATA is unexported;
+#   stand-aside          the distribution's note alone: nothing is added.
 
 PKGNOTE ?= pkgnote
 PKGNOTE_ENABLED ?= 1
@@ -42,6 +57,26 @@ PKGNOTE_ENABLED ?= 1
 ifneq ($(PKGNOTE_ENABLED),0)
 ifeq (,$(filter nopkgnote,$(DEB_BUILD_OPTIONS)))
 
+PKGNOTE_DISTRIBUTION_NOTE ?= take-over
+# LDFLAGS words that add a note: a package-metadata option, or a -specs
+# file that passes one.
+PKGNOTE_DIST_FLAGS := $(strip $(foreach w,$(shell dpkg-buildflags --get LDFLAGS 2>/dev/null),\
+	$(if $(findstring package-metadata,$(w)),$(w),$(if $(and $(filter -specs=% --specs=%,$(w)),$(if $(findstring ',$(w)),,x)),\
+	$(if $(shell grep -ls -e package-metadata -- '$(patsubst --specs=%,%,$(patsubst -specs=%,%,$(w)))' 2>/dev/null),$(w))))))
+PKGNOTE_DIST := $(strip $(PKGNOTE_DIST_FLAGS) $(if $(ELF_PACKAGE_METADATA),ELF_PACKAGE_METADATA))
+PKGNOTE_ACTIVE := 1
+ifneq ($(PKGNOTE_DIST),)
+ifeq ($(PKGNOTE_DISTRIBUTION_NOTE),stand-aside)
+$(info pkgnote.mk: the distribution adds the package note ($(PKGNOTE_DIST)); standing aside, as PKGNOTE_DISTRIBUTION_NOTE is stand-aside)
+PKGNOTE_ACTIVE := 0
+else
+$(info pkgnote.mk: taking over the package note from the distribution ($(PKGNOTE_DIST) removed); the binaries carry the note pkgnote makes)
+export DEB_LDFLAGS_MAINT_STRIP += $(PKGNOTE_DIST_FLAGS)
+unexport ELF_PACKAGE_METADATA
+endif
+endif
+
+ifneq ($(PKGNOTE_ACTIVE),0)
 PKGNOTE_NAME ?= $(or $(DEB_SOURCE),$(shell dpkg-parsechangelog -SSource))
 PKGNOTE_VERSION ?= $(or $(DEB_VERSION),$(shell dpkg-parsechangelog -SVersion))
 PKGNOTE_ARCH ?= $(or $(DEB_HOST_ARCH),$(shell dpkg-architecture -qDEB_HOST_ARCH))
@@ -79,5 +114,6 @@ endif
 
 export DEB_LDFLAGS_MAINT_APPEND += $(PKGNOTE_OBJECT)
 
+endif
 endif
 endif
