@@ -46,4 +46,13 @@ out=$(ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH="$R/$libdir" ./use noted.so 2>
 [ "$out" = installed ] && pass "the installed library reads a note" || fail "the installed library reads a note" "$out"
 exported=$(nm -D --defined-only "$R/$libdir/libpkgnote.so" | awk '$2 ~ /^[TDB]$/ {print $3}' | grep -v '^pkgnote_' | head -5)
 [ -z "$exported" ] && pass "exports only pkgnote_* symbols" || fail "exports only pkgnote_* symbols" "$exported"
+# pkgnote(1)'s SYNOPSIS names every command that pkgnote --help lists.
+syn=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$SRCDIR/man/pkgnote.1")
+cmds=$("$PKGNOTE" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p')
+absent=""
+for c in $cmds; do
+        printf '%s\n' "$syn" | grep -q "^\.B pkgnote $c\( \|\$\)" || absent="$absent $c"
+done
+if [ -n "$cmds" ] && [ -z "$absent" ]; then pass "pkgnote(1) SYNOPSIS names every command"; else
+        fail "pkgnote(1) SYNOPSIS names every command" "missing:$absent"; fi
 finish
