@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz-input.h"
 #include "pkgnote.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -190,25 +191,15 @@ static void fuzz_set(const char *cstr) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        if (size > MAX_INPUT)
-                return 0;
-        /* Exact-size copy: the parsers take a length and need no NUL, and
-         * ASan should see any read past it. */
-        char *text = malloc(size ? size : 1);
+        char *text = fuzz_copy(data, size, MAX_INPUT);
         if (!text)
                 return 0;
-        if (size)
-                memcpy(text, data, size);
         fuzz_metadata(text, size);
         fuzz_dlopen(text, size);
         free(text);
 
-        if (!memchr(data, 0, size)) {
-                char *cstr = malloc(size + 1);
-                if (!cstr)
-                        return 0;
-                memcpy(cstr, data, size);
-                cstr[size] = 0;
+        char *cstr = fuzz_string(data, size);
+        if (cstr) {
                 fuzz_set(cstr);
                 free(cstr);
         }
