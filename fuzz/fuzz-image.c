@@ -3,7 +3,9 @@
  * Fuzzes the image descriptions: a docker manifest.json or an OCI
  * index.json, with the manifests and nested indexes it leads to.  The
  * input is split at NUL bytes (which JSON text cannot hold): the first
- * byte chooses docker (odd) or OCI, the first part is manifest.json or
+ * byte chooses docker (odd) or OCI and the image asked for (a tag, a
+ * digest, an index, a platform, or verified digests; by default digests
+ * are trusted, which no real input can forge), the first part is manifest.json or
  * index.json, and every blob asked for gets the next part in turn, so
  * that chains of indexes, loops and mismatched documents are all reached.
  * Every layer name returned must be a normalised relative path.
@@ -11,8 +13,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "scan-private.h"
 
@@ -26,7 +26,7 @@ struct parts {
         size_t n, next;
 };
 
-static int get(void *u, const char *name, json_t **ret) {
+static int get(void *u, const char *name, void **data, size_t *len) {
         struct parts *x = u;
         size_t i = 0;
         if (strcmp(name, "manifest.json") != 0 && strcmp(name, "index.json") != 0) {
@@ -34,18 +34,33 @@ static int get(void *u, const char *name, json_t **ret) {
                         return pn_error(-ENOENT, "%s: missing", name);
                 i = 1 + x->next++ % (x->n - 1);
         }
-        json_error_t jerr;
-        json_t *v = json_loadb(x->p[i], x->len[i], JSON_REJECT_DUPLICATES, &jerr);
-        if (!v)
-                return pn_error(-EBADMSG, "%s: invalid JSON: %s", name, jerr.text);
-        *ret = v;
+        if (!(*data = malloc(x->len[i] ? x->len[i] : 1)))
+                return pn_error(-ENOMEM, "out of memory");
+        memcpy(*data, x->p[i], x->len[i]);
+        *len = x->len[i];
         return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (size < 1 || size > MAX_INPUT)
                 return 0;
+        /* The first byte: docker or OCI, and which image to ask for. */
         bool docker = data[0] & 1;
+        struct pn_image_sel sel = {.index = -1, .trust_digests = true};
+        static const char *const tags[] = {"v1", "v2", "a:1", "docker.io/library/b:2"};
+        static const char *const platforms[][3] = {{"linux", "arm64", "v8"}, {"linux", "amd64", NULL}};
+        switch ((data[0] >> 1) & 7) {
+        case 1: sel.tag = tags[(data[0] >> 4) & 3]; break;
+        case 2: sel.digest = "sha256:0000000000000000000000000000000000000000000000000000000000000000"; break;
+        case 3: sel.index = (data[0] >> 4) & 3; break;
+        case 4:
+                sel.os = platforms[(data[0] >> 4) & 1][0];
+                sel.arch = platforms[(data[0] >> 4) & 1][1];
+                sel.variant = platforms[(data[0] >> 4) & 1][2];
+                break;
+        case 5: sel.trust_digests = false; break;
+        default: break;
+        }
         struct parts x = {.n = 0};
         const char *p = (const char *)data + 1, *end = (const char *)data + size;
         while (x.n < 64) {
@@ -62,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         char **names = NULL;
         size_t n = 0;
-        if (pn_image_layers(s, 0, "fuzz", docker, get, &x, &names, &n) >= 0) {
+        if (pn_image_layers(s, 0, "fuzz", &sel, docker, get, &x, &names, &n) >= 0) {
                 if (n > PKGNOTE_MAX_SCAN_LAYERS)
                         abort();
                 for (size_t i = 0; i < n; i++) {

@@ -821,6 +821,25 @@ PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s);
  * an input are problems, not failures. */
 PKGNOTE_PUBLIC int pkgnote_scan_add(pkgnote_scan *s, const char *path);
 
+/* PATH may also name an image the way skopeo and podman do:
+ *   oci:DIR[:TAG|@DIGEST]        an OCI image layout directory
+ *   oci-archive:FILE[:TAG]       a tar of one
+ *   docker-archive:FILE[:REPO:TAG|:@N]   a "docker save" archive (@N: the
+ *                                Nth image, from 0)
+ * Without a tag, a layout or archive holding several images reports the
+ * first, naming the others in a problem.  pkgnote_scan_add_image() chooses
+ * the image with IMAGE ("TAG", "REPO:TAG", "@DIGEST" or "@N"; NULL: as
+ * pkgnote_scan_add()); naming it in PATH too is -EINVAL.  An unknown tag
+ * or digest is -ENOENT, its message naming those present; an index or
+ * manifest whose content does not match its digest is -EBADMSG. */
+PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, const char *image);
+
+/* The platform chosen in multi-platform images added from now on,
+ * "OS/ARCH[/VARIANT]" as the OCI image spec names them ("linux/arm64/v8");
+ * NULL: this machine's (the default).  When an index offers none that
+ * matches, the input fails with -ENOENT naming the platforms present. */
+PKGNOTE_PUBLIC int pkgnote_scan_set_platform(pkgnote_scan *s, const char *platform);
+
 typedef struct pkgnote_scan_stats {
         uint64_t inputs;        /* successful pkgnote_scan_add() calls */
         uint64_t files;         /* regular files (archive hard links included) */

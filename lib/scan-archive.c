@@ -15,7 +15,6 @@
 #if HAVE_LIBARCHIVE
 
 #include <fcntl.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,25 +339,6 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
 
 /* ---- image manifests ---- */
 
-static bool is_hex(const char *s, size_t min) {
-        size_t n = strspn(s, "0123456789abcdef");
-        return n >= min && s[n] == 0;
-}
-
-/* "blobs/ALG/HEX" for DIGEST "ALG:HEX" (OCI image spec "Digests"). */
-static char *digest_path(const char *digest) {
-        const char *colon = digest ? strchr(digest, ':') : NULL;
-        if (!colon || colon == digest || (size_t)(colon - digest) > 32 || !is_hex(colon + 1, 32))
-                return NULL;
-        for (const char *p = digest; p < colon; p++)
-                if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789+._-", *p))
-                        return NULL;
-        char *r;
-        if (asprintf(&r, "blobs/%.*s/%s", (int)(colon - digest), digest, colon + 1) < 0)
-                return NULL;
-        return r;
-}
-
 /* Member names that can be image layers: "ID/layer.tar", "ID.tar"
  * (docker save) and "blobs/ALG/HEX" (OCI). */
 static bool layer_name(const char *p) {
@@ -370,121 +350,24 @@ static bool layer_name(const char *p) {
                 return true;
         if (strncmp(p, "blobs/", 6) != 0 || !(slash = strchr(p + 6, '/')))
                 return false;
-        return !strchr(slash + 1, '/') && is_hex(slash + 1, 32);
+        return !strchr(slash + 1, '/') && pn_is_hex(slash + 1, 32);
 }
 
 static bool meta_name(const char *p) {
         return !strcmp(p, "manifest.json") || !strcmp(p, "index.json") || !strcmp(p, "oci-layout");
 }
 
-static int meta_json(struct actx *c, const char *name, json_t **ret) {
+static int archive_blob(void *u, const char *name, void **data, size_t *len) {
+        const struct actx *c = u;
         for (size_t i = 0; i < c->n_meta; i++)
                 if (!strcmp(c->meta_names[i], name)) {
-                        json_error_t jerr;
-                        json_t *v = json_loadb(c->meta_data[i], c->meta_len[i], JSON_REJECT_DUPLICATES, &jerr);
-                        if (!v)
-                                return pn_error(-EBADMSG, "%s: invalid JSON: %s", name, jerr.text);
-                        *ret = v;
+                        if (!(*data = malloc(c->meta_len[i] ? c->meta_len[i] : 1)))
+                                return pn_error(-ENOMEM, "out of memory");
+                        memcpy(*data, c->meta_data[i], c->meta_len[i]);
+                        *len = c->meta_len[i];
                         return 0;
                 }
         return pn_error(-ENOENT, "%s: missing", name);
-}
-
-static int archive_blob(void *u, const char *name, json_t **ret) {
-        return meta_json(u, name, ret);
-}
-
-void pn_free_names(char **names, size_t n) {
-        for (size_t i = 0; names && i < n; i++)
-                free(names[i]);
-        free(names);
-}
-
-int pn_image_layers(pkgnote_scan *s, size_t input, const char *display, bool docker, pn_blob_fn get, void *u,
-                    char ***ret, size_t *ret_n) {
-        json_t *root = NULL, *layers = NULL;
-        int r;
-        char **names = NULL;
-        size_t n = 0;
-        json_t *owned[6] = {0};
-        size_t n_owned = 0;
-        if (docker) {
-                if ((r = get(u, "manifest.json", &root)) < 0)
-                        return r;
-                owned[n_owned++] = root;
-                json_t *img = json_array_get(root, 0);
-                if (!json_is_object(img)) {
-                        r = pn_error(-EBADMSG, "manifest.json: not an array of images");
-                        goto out;
-                }
-                if (json_array_size(root) > 1)
-                        pn_scan_add_problem(s, input, display, 0, "holds %zu images; reporting the first",
-                                    json_array_size(root));
-                layers = json_object_get(img, "Layers");
-        } else {
-                if ((r = get(u, "index.json", &root)) < 0)
-                        return r;
-                owned[n_owned++] = root;
-                json_t *cur = root;
-                for (;;) {
-                        json_t *ms = json_object_get(cur, "manifests");
-                        if (!json_is_array(ms)) {
-                                layers = json_object_get(cur, "layers");
-                                break;
-                        }
-                        if (cur == root && json_array_size(ms) > 1)
-                                pn_scan_add_problem(s, input, display, 0, "holds %zu manifests; reporting the first",
-                                            json_array_size(ms));
-                        char *path = digest_path(json_string_value(json_object_get(json_array_get(ms, 0), "digest")));
-                        if (!path || n_owned == ELEMENTSOF(owned)) {
-                                free(path);
-                                r = pn_error(-EBADMSG, "index.json: no usable manifest digest");
-                                goto out;
-                        }
-                        r = get(u, path, &cur);
-                        free(path);
-                        if (r < 0)
-                                goto out;
-                        owned[n_owned++] = cur;
-                }
-        }
-        if (!json_is_array(layers)) {
-                r = pn_error(-EBADMSG, "image manifest lists no layers");
-                goto out;
-        }
-        if (json_array_size(layers) > PKGNOTE_MAX_SCAN_LAYERS) {
-                r = pn_error(-E2BIG, "more than %u layers", PKGNOTE_MAX_SCAN_LAYERS);
-                goto out;
-        }
-        names = calloc(json_array_size(layers) + 1, sizeof *names);
-        if (!names) {
-                r = pn_error(-ENOMEM, "out of memory");
-                goto out;
-        }
-        for (size_t i = 0; i < json_array_size(layers); i++) {
-                json_t *v = json_array_get(layers, i);
-                char *p;
-                if (docker) {
-                        char norm[PKGNOTE_MAX_SCAN_PATH + 1];
-                        const char *str = json_string_value(v);
-                        p = str && pn_scan_normalize_path(str, norm, sizeof norm) > 0 ? strdup(norm) : NULL;
-                } else
-                        p = digest_path(json_string_value(json_object_get(v, "digest")));
-                if (!p) {
-                        r = pn_error(-EBADMSG, "layer %zu: bad name or digest", i);
-                        goto out;
-                }
-                names[n++] = p;
-        }
-        *ret = names;
-        *ret_n = n;
-        names = NULL;
-        r = 0;
-out:
-        pn_free_names(names, n);
-        for (size_t i = 0; i < n_owned; i++)
-                json_decref(owned[i]);
-        return r;
 }
 
 static int keep_meta(struct actx *c, const char *name, struct archive *a, const uint8_t *head, size_t head_len,
@@ -656,9 +539,21 @@ int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) 
         if (r >= 0) {
                 char **names = NULL;
                 size_t n = 0;
-                if (has_manifest || (has_index && has_layout)) {
-                        kind = has_manifest ? PKGNOTE_SCAN_INPUT_DOCKER : PKGNOTE_SCAN_INPUT_OCI;
-                        r = pn_image_layers(s, input, display, has_manifest, archive_blob, c, &names, &n);
+                /* A docker 25 save holds both descriptions; the reference
+                 * may say which to read. */
+                bool oci = has_index && has_layout, docker = has_manifest;
+                int t = s->sel.transport;
+                if (t == PN_IMAGE_DOCKER_ARCHIVE && !docker)
+                        r = pn_error(-EINVAL, "not a docker archive (no manifest.json)");
+                else if (t == PN_IMAGE_OCI_ARCHIVE && !oci)
+                        r = pn_error(-EINVAL, "not an OCI image layout archive (no oci-layout and index.json)");
+                else if (!docker && !oci && (s->sel.tag || s->sel.digest || s->sel.index >= 0))
+                        r = pn_error(-EINVAL, "not an image, so there is no image to choose in it");
+                else if (docker || oci) {
+                        if (docker && oci) /* a digest names an OCI manifest */
+                                docker = t == PN_IMAGE_DOCKER_ARCHIVE || (t != PN_IMAGE_OCI_ARCHIVE && !s->sel.digest);
+                        kind = docker ? PKGNOTE_SCAN_INPUT_DOCKER : PKGNOTE_SCAN_INPUT_OCI;
+                        r = pn_image_layers(s, input, display, &s->sel, docker, archive_blob, c, &names, &n);
                         if (r >= 0)
                                 r = finish_image(c, names, n);
                 } else {
@@ -707,26 +602,37 @@ static int open_below(int dirfd, const char *rel) {
         return cur;
 }
 
-static int oci_blob(void *u, const char *name, json_t **ret) {
+static int oci_blob(void *u, const char *name, void **data, size_t *len) {
         struct oci_dir *o = u;
         int fd = open_below(o->dirfd, name);
         if (fd < 0)
                 return pn_error(fd, "%s: cannot open: %s", name, strerror(-fd));
-        json_error_t jerr;
-        FILE *f = fdopen(fd, "r");
         struct stat st;
-        if (!f || fstat(fd, &st) < 0 || st.st_size > (off_t)PKGNOTE_MAX_SCAN_METADATA) {
-                if (f)
-                        fclose(f);
+        char *buf = NULL;
+        int r = 0;
+        if (fstat(fd, &st) < 0)
+                r = pn_error(-errno, "%s: cannot stat: %s", name, strerror(errno));
+        else if (st.st_size > (off_t)PKGNOTE_MAX_SCAN_METADATA)
+                r = pn_error(-E2BIG, "%s: larger than %u bytes", name, PKGNOTE_MAX_SCAN_METADATA);
+        else if (!(buf = malloc((size_t)st.st_size + 1)))
+                r = pn_error(-ENOMEM, "out of memory");
+        size_t got = 0;
+        while (r == 0 && got < (size_t)st.st_size) {
+                ssize_t k = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        r = pn_error(k < 0 ? -errno : -EIO, "%s: cannot read: %s", name, k < 0 ? strerror(errno) : "file shrank");
                 else
-                        close(fd);
-                return pn_error(-E2BIG, "%s: larger than %u bytes", name, PKGNOTE_MAX_SCAN_METADATA);
+                        got += (size_t)k;
         }
-        json_t *v = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-        fclose(f);
-        if (!v)
-                return pn_error(-EBADMSG, "%s: invalid JSON: %s", name, jerr.text);
-        *ret = v;
+        close(fd);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        *data = buf;
+        *len = got;
         return 0;
 }
 
@@ -737,7 +643,9 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
         struct oci_dir od = {dirfd};
         char **names = NULL;
         size_t n = 0;
-        int r = pn_image_layers(s, input, display, false, oci_blob, &od, &names, &n);
+        if (s->sel.transport == PN_IMAGE_OCI_ARCHIVE || s->sel.transport == PN_IMAGE_DOCKER_ARCHIVE)
+                return pn_error(-EINVAL, "a directory, not an archive");
+        int r = pn_image_layers(s, input, display, &s->sel, false, oci_blob, &od, &names, &n);
         if (r < 0)
                 return r;
         struct pool p;

@@ -71,6 +71,19 @@ struct package {
         size_t n_objects;
 };
 
+/* What an image reference said its input is. */
+enum { PN_IMAGE_ANY = 0, PN_IMAGE_OCI, PN_IMAGE_OCI_ARCHIVE, PN_IMAGE_DOCKER_ARCHIVE };
+
+/* The image of an input to scan: at most one of TAG, DIGEST, INDEX. */
+struct pn_image_sel {
+        int transport;      /* PN_IMAGE_* */
+        const char *tag;    /* an OCI "org.opencontainers.image.ref.name", or a docker REPO:TAG */
+        const char *digest; /* "ALG:HEX" of an OCI manifest or index */
+        long index;         /* a docker archive's image number, or -1 */
+        const char *os, *arch, *variant; /* of a multi-platform image; ARCH NULL: this machine's */
+        bool trust_digests; /* fuzzing only: nested documents reached without forging digests */
+};
+
 struct counters {
         _Atomic uint64_t files, bytes, directories, symlinks, special, unreadable, other_fs;
 };
@@ -86,6 +99,8 @@ struct pkgnote_scan {
         size_t n_problems, cap_problems;
         struct counters c;
         uint64_t whited_out;
+        struct pn_image_sel sel; /* the image of the input being added */
+        char *platform;          /* sel's OS, ARCH and VARIANT, NUL-separated */
         /* progress */
         _Atomic uint64_t prog_files, prog_bytes;
         uint64_t last_progress;
@@ -204,18 +219,31 @@ struct entry *pn_layer_add(struct layer *l, const char *path, int kind);
 int pn_merge_layers(pkgnote_scan *s, size_t input, struct layer **layers, size_t n);
 
 /* ------------------------------------------------------------------ */
-/* Image manifests (scan-archive.c)                                    */
+/* Image references and manifests (scan-image.c)                      */
 
-typedef struct json_t json_t;
-/* Reads the JSON document NAME of an image ("manifest.json", "index.json"
- * or "blobs/ALG/HEX") into *RET; a negative errno, with pn_error set. */
-typedef int (*pn_blob_fn)(void *u, const char *name, json_t **ret);
+/* Parses "oci:DIR[:TAG|@DIGEST]", "oci-archive:FILE[:TAG]" and
+ * "docker-archive:FILE[:REPO:TAG|:@N]": 1 with *PATH (malloc()ed) and SEL
+ * set (its strings point into REF), 0 when REF names no transport, or a
+ * negative errno. */
+int pn_image_ref_parse(const char *ref, char **path, struct pn_image_sel *sel);
+/* Sets the image of SEL from IMAGE ("TAG", "REPO:TAG", "@DIGEST", "@N")
+ * for TRANSPORT (PN_IMAGE_ANY: whatever the input turns out to be). */
+int pn_image_select(const char *image, int transport, struct pn_image_sel *sel);
+/* Whether S is lowercase hex of at least MIN digits. */
+bool pn_is_hex(const char *s, size_t min);
 
-/* The layer paths of the image, bottom first, into *RET (N_RET of them,
- * each a normalised relative path; free with pn_free_names()): from a
- * docker manifest.json or an OCI index.json (following nested indexes). */
-int pn_image_layers(pkgnote_scan *s, size_t input, const char *display, bool docker, pn_blob_fn get, void *u,
-                    char ***ret, size_t *ret_n);
+/* Reads the document NAME of an image ("manifest.json", "index.json" or
+ * "blobs/ALG/HEX") into *DATA (malloc()ed, *LEN bytes); a negative errno,
+ * with pn_error set. */
+typedef int (*pn_blob_fn)(void *u, const char *name, void **data, size_t *len);
+
+/* The layer paths of the image SEL chooses, bottom first, into *RET
+ * (N_RET of them, each a normalised relative path; free with
+ * pn_free_names()): from a docker manifest.json or an OCI index.json,
+ * following nested indexes (verified against their digests) to the
+ * manifest. */
+int pn_image_layers(pkgnote_scan *s, size_t input, const char *display, const struct pn_image_sel *sel, bool docker,
+                    pn_blob_fn get, void *u, char ***ret, size_t *ret_n);
 void pn_free_names(char **names, size_t n);
 
 #endif

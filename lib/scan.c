@@ -248,6 +248,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote
         }
         if (s->opts.threads > MAX_THREADS)
                 s->opts.threads = MAX_THREADS;
+        s->sel.index = -1;
         pthread_mutex_init(&s->lock, NULL);
         *ret = s;
         return 0;
@@ -274,6 +275,7 @@ PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s) {
         packages_clear(s);
         free(s->objects);
         free(s->problems);
+        free(s->platform);
         pthread_mutex_destroy(&s->lock);
         free(s);
 }
@@ -310,7 +312,8 @@ static int cmp_problems(const void *a, const void *b) {
         return c ? c : strcmp(x->message, y->message);
 }
 
-static int add_input(pkgnote_scan *s, size_t input, const char *path) {
+/* Scans PATH, named DISPLAY in problems (an image reference). */
+static int add_input(pkgnote_scan *s, size_t input, const char *path, const char *display) {
         int fd;
         struct stat st;
         if (!strcmp(path, "-")) {
@@ -332,16 +335,22 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path) {
                 close(fd);
                 return r;
         }
+        const struct pn_image_sel *sel = &s->sel;
+        bool image = sel->transport || sel->tag || sel->digest || sel->index >= 0;
         if (S_ISDIR(st.st_mode)) {
 #if HAVE_LIBARCHIVE
                 struct stat l1, l2;
                 if (fstatat(fd, "oci-layout", &l1, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(l1.st_mode) &&
                     fstatat(fd, "index.json", &l2, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(l2.st_mode)) {
-                        int r = pn_scan_oci_dir(s, input, fd, path);
+                        int r = pn_scan_oci_dir(s, input, fd, display);
                         close(fd);
                         return r;
                 }
 #endif
+                if (image) {
+                        close(fd);
+                        return pn_error(-EINVAL, "not an OCI image layout (no oci-layout and index.json)");
+                }
                 /* The path as given, without trailing slashes. */
                 char *p = strdup(path);
                 if (!p) {
@@ -362,9 +371,13 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path) {
                         close(fd);
                         return r;
                 }
+                if (sel->transport == PN_IMAGE_OCI) {
+                        close(fd);
+                        return pn_error(-EINVAL, "not a directory: oci: names an image layout directory (oci-archive: its tar)");
+                }
                 if (n < 4 || memcmp(magic, "\177ELF", 4) != 0) {
 #if HAVE_LIBARCHIVE
-                        int r = pn_scan_archive(s, input, fd, path);
+                        int r = pn_scan_archive(s, input, fd, display);
                         if (r != -ENOEXEC) {
                                 close(fd);
                                 if (r >= 0) {
@@ -373,6 +386,10 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path) {
                                 return r;
                         }
 #endif
+                }
+                if (image) {
+                        close(fd);
+                        return pn_error(-EINVAL, "not an image archive");
                 }
                 int r = pn_scan_file(s, input, fd, path, &st);
                 close(fd);
@@ -384,7 +401,8 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path) {
                 int fl = fcntl(fd, F_GETFL);
                 if (fl >= 0)
                         (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-                int r = pn_scan_archive(s, input, fd, path);
+                int r = sel->transport == PN_IMAGE_OCI ? pn_error(-EINVAL, "not an image layout directory")
+                                                       : pn_scan_archive(s, input, fd, display);
                 close(fd);
                 if (r == -ENOEXEC)
                         return pn_error(-ENOEXEC, "not an archive");
@@ -395,14 +413,61 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path) {
         return pn_error(-EINVAL, "not a file, directory or archive");
 }
 
+/* PATH, or the file of the image reference it is, with the image chosen
+ * by the reference or IMAGE (not both) in s->sel; *FILE is malloc()ed. */
+static int image_of(pkgnote_scan *s, const char *path, const char *image, char **file) {
+        struct pn_image_sel *sel = &s->sel;
+        const char *os = sel->os, *arch = sel->arch, *variant = sel->variant;
+        *sel = (struct pn_image_sel){.index = -1};
+        int r = strcmp(path, "-") ? pn_image_ref_parse(path, file, sel) : 0;
+        sel->os = os, sel->arch = arch, sel->variant = variant;
+        if (r < 0 || !image)
+                return r;
+        if (sel->tag || sel->digest || sel->index >= 0)
+                return pn_error(-EINVAL, "the image is named twice, in the reference and by --image");
+        return pn_image_select(image, sel->transport, sel);
+}
+
 PKGNOTE_PUBLIC int pkgnote_scan_add(pkgnote_scan *s, const char *path) {
+        return pkgnote_scan_add_image(s, path, NULL);
+}
+
+PKGNOTE_PUBLIC int pkgnote_scan_set_platform(pkgnote_scan *s, const char *platform) {
+        if (!s)
+                return pn_error(-EINVAL, "no scan");
+        char *p = NULL;
+        if (platform) {
+                const char *a = strchr(platform, '/'), *b = a ? strchr(a + 1, '/') : NULL;
+                if (!a || a == platform || !a[1] || a[1] == '/' || (b && (!b[1] || strchr(b + 1, '/'))))
+                        return pn_error(-EINVAL, "'%s': not OS/ARCH[/VARIANT]", platform);
+                if (!(p = strdup(platform)))
+                        return pn_error(-ENOMEM, "out of memory");
+        }
+        free(s->platform);
+        s->platform = p;
+        s->sel.os = s->sel.arch = s->sel.variant = NULL;
+        if (p) {
+                char *a = strchr(p, '/'), *b = strchr(a + 1, '/');
+                *a = 0;
+                if (b)
+                        *b = 0;
+                s->sel.os = p, s->sel.arch = a + 1, s->sel.variant = b ? b + 1 : NULL;
+        }
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, const char *image) {
         if (!s || !path)
                 return pn_error(-EINVAL, "no path");
         size_t input = s->n_inputs++;
         size_t first_object = s->n_objects, first_problem = s->n_problems;
         packages_clear(s);
         pn_error_clear();
-        int r = add_input(s, input, path);
+        char *file = NULL;
+        int r = image_of(s, path, image, &file);
+        if (r >= 0)
+                r = add_input(s, input, file ? file : path, path);
+        free(file);
         /* Results arrive in completion order; sort this input's. */
         if (s->n_objects > first_object)
                 qsort(s->objects + first_object, s->n_objects - first_object, sizeof *s->objects, cmp_objects);

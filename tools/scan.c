@@ -22,6 +22,7 @@ struct scan_opts {
         unsigned flags;
         unsigned threads;
         int progress; /* -1: when stderr is a terminal */
+        const char *image, *platform;
         char **inputs;
         int n_inputs;
 };
@@ -332,19 +333,26 @@ static void print_problem(const char *path, const char *msg) {
 }
 
 static void scan_help(void) {
-        printf("Usage: pkgnote scan [--format table|json|spdx|cyclonedx] [-o FILE] [--one-file-system] PATH...\n"
+        printf("Usage: pkgnote scan [--format table|json|spdx|cyclonedx] [-o FILE] [--one-file-system]\n"
+               "                    [--image IMAGE] [--platform OS/ARCH[/VARIANT]] PATH...\n"
                "\n"
                "Inventory the ELF objects and package notes of directory trees, files,\n"
                "tar archives of root filesystems, 'docker save' archives and OCI image\n"
                "layouts (directory or tar).  Images are reported as their merged\n"
-               "filesystem.  Symbolic links are never followed.  PATH '-' reads an\n"
-               "archive from standard input.\n"
+               "filesystem.  Symbolic links inside trees are never followed; a PATH that\n"
+               "is one is.  PATH '-' reads an archive from standard input.  PATH may name\n"
+               "an image as skopeo does: oci:DIR[:TAG|@DIGEST], oci-archive:FILE[:TAG],\n"
+               "docker-archive:FILE[:REPO:TAG|:@N].\n"
                "\n"
                "  -f, --format FORMAT    table (default), json (one object per line and a\n"
                "                         summary line), spdx (SPDX 2.3), cyclonedx (1.5)\n"
                "  -o, --output FILE      write the report to FILE instead of standard output\n"
                "  -x, --one-file-system  do not enter directories on other file systems\n"
                "  -j, --threads N        worker threads (default: one per CPU)\n"
+               "      --image IMAGE      the image of a layout or archive holding several:\n"
+               "                         TAG, REPO:TAG, @DIGEST or @N (the Nth, from 0)\n"
+               "      --platform OS/ARCH[/VARIANT]\n"
+               "                         of a multi-platform image (default: this machine's)\n"
                "      --progress / --no-progress\n"
                "                         progress line on standard error (default: when it\n"
                "                         is a terminal)\n"
@@ -359,7 +367,7 @@ static void scan_help(void) {
 }
 
 int cmd_scan(int argc, char **argv) {
-        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS };
+        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM };
         static const struct option longopts[] = {
                 {"format", required_argument, NULL, 'f'},
                 {"output", required_argument, NULL, 'o'},
@@ -367,6 +375,8 @@ int cmd_scan(int argc, char **argv) {
                 {"threads", required_argument, NULL, 'j'},
                 {"progress", no_argument, NULL, OPT_PROGRESS},
                 {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+                {"image", required_argument, NULL, OPT_IMAGE},
+                {"platform", required_argument, NULL, OPT_PLATFORM},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -398,6 +408,8 @@ int cmd_scan(int argc, char **argv) {
                 }
                 case OPT_PROGRESS: o.progress = 1; break;
                 case OPT_NO_PROGRESS: o.progress = 0; break;
+                case OPT_IMAGE: o.image = optarg; break;
+                case OPT_PLATFORM: o.platform = optarg; break;
                 case 'h': scan_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
@@ -417,9 +429,13 @@ int cmd_scan(int argc, char **argv) {
         int r = pkgnote_scan_new(&so, &s);
         if (r < 0)
                 return tool_error("scan", "cannot start", r);
+        if (o.platform && (r = pkgnote_scan_set_platform(s, o.platform)) < 0) {
+                pkgnote_scan_free(s);
+                return tool_error("scan", "--platform", r);
+        }
         int ret = EXIT_OK;
         for (int i = 0; i < o.n_inputs; i++) {
-                r = pkgnote_scan_add(s, o.inputs[i]);
+                r = pkgnote_scan_add_image(s, o.inputs[i], o.image);
                 if (r < 0) {
                         clear_progress();
                         tool_error(o.inputs[i], "cannot scan", r);
