@@ -363,7 +363,7 @@ typedef struct pkgnote_thread_info {
 } pkgnote_thread_info;
 
 typedef struct pkgnote_process_info {
-        int pid, ppid, uid, gid; /* -1 when the core does not say */
+        int pid, ppid, uid, gid; /* -1 when the core does not say; pid is the process (thread group) */
         int signal;              /* 0 when unknown */
         int has_fault_address;
         uint64_t fault_address;  /* si_addr for SIGSEGV, SIGBUS, SIGILL, SIGFPE */
@@ -374,6 +374,9 @@ typedef struct pkgnote_process_info {
         unsigned machine;
         size_t n_threads;
         const pkgnote_thread_info *threads; /* the crashing thread first */
+        int tid;                 /* the crashing thread's id (a core's first NT_PRSTATUS), or -1;
+                                  * pid is the process's (NT_PRPSINFO), which differs when
+                                  * another thread than the main one crashed */
 } pkgnote_process_info;
 
 /* Where a module's metadata came from. */

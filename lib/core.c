@@ -32,10 +32,6 @@ enum {
         NT_AUXV = 6,
         NT_SIGINFO = 0x53494749,
         NT_FILE = 0x46494c45,
-        AT_PHDR = 3,
-        AT_ENTRY = 9,
-        AT_EXECFN = 31,
-        AT_SYSINFO_EHDR = 33,
         PT_LOAD = 1,
         PT_NOTE = 4,
 };
@@ -58,113 +54,13 @@ void pn_core_problem(pkgnote_core *c, const char *fmt, ...) {
         va_end(ap);
 }
 
-static uint64_t rd_word(const pkgnote_core *c, const uint8_t *p) {
-        return c->is64 ? pn_rd64(p, c->be) : pn_rd32(p, c->be);
-}
-
-static void copy_cstr(char *dst, size_t cap, const uint8_t *src, size_t len) {
-        size_t n = 0;
-        while (n < len && n + 1 < cap && src[n])
-                n++;
-        memcpy(dst, src, n);
-        dst[n] = 0;
-}
-
-/* elf_prstatus: elf_siginfo (3 ints), short pr_cursig, then two longs
- * (sigpend, sighold), then pid, ppid, pgrp, sid (ints). */
-static void parse_prstatus(pkgnote_core *c, const pkgnote_note *n) {
-        size_t pid_at = c->is64 ? 32 : 24;
-        if (n->descsz < pid_at + 8)
-                return pn_core_problem(c, "NT_PRSTATUS of %u bytes is too short", n->descsz);
-        int tid = (int)pn_rd32(n->desc + pid_at, c->be);
-        int sig = (int16_t)pn_rd16(n->desc + 12, c->be);
-        if (c->n_threads < PKGNOTE_MAX_THREADS) {
-                pkgnote_thread_info *t = realloc(c->threads, (c->n_threads + 1) * sizeof *t);
-                if (t) {
-                        c->threads = t;
-                        t[c->n_threads++] = (pkgnote_thread_info){.tid = tid, .signal = sig};
-                }
-        }
-        if (!c->have_pid) { /* the first thread is the one that crashed */
-                c->pid = tid;
-                c->ppid = (int)pn_rd32(n->desc + pid_at + 4, c->be);
-                c->have_pid = true;
-                if (!c->have_signal && sig > 0) {
-                        c->signal = sig;
-                        c->have_signal = true;
-                }
-        }
-}
-
-/* elf_prpsinfo: 4 chars, long pr_flag, uid, gid, pid, ppid, pgrp, sid,
- * fname[16], psargs[80].  uid/gid are 16 bits wide on some 32-bit ABIs
- * (i386, arm), 32 elsewhere; the descriptor size tells which. */
-static void parse_prpsinfo(pkgnote_core *c, const pkgnote_note *n) {
-        size_t ids, id_size, fname;
-        if (n->descsz == 136)
-                ids = 16, id_size = 4, fname = 40;
-        else if (n->descsz == 128)
-                ids = 8, id_size = 4, fname = 32;
-        else if (n->descsz == 124)
-                ids = 8, id_size = 2, fname = 28;
-        else
-                return pn_core_problem(c, "NT_PRPSINFO of %u bytes has an unknown layout", n->descsz);
-        const uint8_t *d = n->desc;
-        c->uid = id_size == 4 ? (int)pn_rd32(d + ids, c->be) : pn_rd16(d + ids, c->be);
-        c->gid = id_size == 4 ? (int)pn_rd32(d + ids + 4, c->be) : pn_rd16(d + ids + 2, c->be);
-        c->have_ids = true;
-        copy_cstr(c->comm, sizeof c->comm, d + fname, 16);
-        char args[81];
-        copy_cstr(args, sizeof args, d + fname + 16, 80);
-        free(c->args);
-        c->args = strdup(args);
-        /* psargs pads with spaces */
-        for (size_t l = c->args ? strlen(c->args) : 0; l > 0 && c->args[l - 1] == ' '; l--)
-                c->args[l - 1] = 0;
-}
-
-static void parse_siginfo(pkgnote_core *c, const pkgnote_note *n) {
-        if (n->descsz < 12)
-                return;
-        c->signal = (int)pn_rd32(n->desc, c->be);
-        c->have_signal = true;
-        /* si_addr for the fault signals: after three ints, aligned to a word. */
-        size_t at = c->is64 ? 16 : 12;
-        /* si_addr means a faulting address only when the kernel raised the
-         * signal (si_code > 0), not for kill(2) (SI_USER, 0). */
-        int code = (int)pn_rd32(n->desc + 8, c->be);
-        if (code > 0 && (c->signal == 4 || c->signal == 7 || c->signal == 8 || c->signal == 11)) {
-                if (n->descsz >= at + (c->is64 ? 8 : 4)) {
-                        c->fault_addr = rd_word(c, n->desc + at);
-                        c->have_fault_addr = true;
-                }
-        }
-}
-
-void pn_core_parse_auxv(pkgnote_core *c, const uint8_t *desc, size_t len) {
-        size_t w = c->is64 ? 8 : 4;
-        for (size_t i = 0; i + 2 * w <= len; i += 2 * w) {
-                uint64_t type = rd_word(c, desc + i), val = rd_word(c, desc + i + w);
-                if (type == 0)
-                        break;
-                if (type == AT_PHDR)
-                        c->auxv_phdr = val;
-                else if (type == AT_ENTRY)
-                        c->auxv_entry = val;
-                else if (type == AT_EXECFN)
-                        c->auxv_execfn = val;
-                else if (type == AT_SYSINFO_EHDR)
-                        c->auxv_vdso = val;
-        }
-}
-
 /* NT_FILE: count, page size, count x (start, end, offset in pages), then
  * count NUL-terminated paths (fs/binfmt_elf.c fill_files_note()). */
 static int parse_file_note(pkgnote_core *c, const pkgnote_note *n) {
         size_t w = c->is64 ? 8 : 4;
         if (n->descsz < 2 * w)
                 return pn_error(-EBADMSG, "NT_FILE of %u bytes is too short", n->descsz);
-        uint64_t count = rd_word(c, n->desc), page = rd_word(c, n->desc + w);
+        uint64_t count = pn_core_word(c, n->desc), page = pn_core_word(c, n->desc + w);
         if (count > PKGNOTE_MAX_MAPPINGS)
                 return pn_error(-E2BIG, "NT_FILE lists %llu mappings, more than the limit of %u",
                                 (unsigned long long)count, PKGNOTE_MAX_MAPPINGS);
@@ -185,9 +81,9 @@ static int parse_file_note(pkgnote_core *c, const pkgnote_note *n) {
         for (uint64_t i = 0; i < count; i++) {
                 const uint8_t *e = (const uint8_t *)c->file_note + 2 * w + i * 3 * w;
                 struct mapping *m = &c->maps[i];
-                m->start = rd_word(c, e);
-                m->end = rd_word(c, e + w);
-                uint64_t pgoff = rd_word(c, e + 2 * w);
+                m->start = pn_core_word(c, e);
+                m->end = pn_core_word(c, e + w);
+                uint64_t pgoff = pn_core_word(c, e + 2 * w);
                 m->pgoff = pgoff > UINT64_MAX / page ? UINT64_MAX : pgoff * page;
                 if (names >= end)
                         return pn_error(-EBADMSG, "NT_FILE has fewer paths than mappings");
@@ -534,11 +430,11 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                 if (!pkgnote_note_is(&n[i], "CORE", n[i].type))
                         continue;
                 switch (n[i].type) {
-                case NT_PRSTATUS: parse_prstatus(c, &n[i]); break;
-                case NT_PRPSINFO: parse_prpsinfo(c, &n[i]); break;
+                case NT_PRSTATUS: pn_core_parse_prstatus(c, &n[i]); break;
+                case NT_PRPSINFO: pn_core_parse_prpsinfo(c, &n[i]); break;
                 case NT_SIGINFO:
                         if (!c->have_fault_addr)
-                                parse_siginfo(c, &n[i]);
+                                pn_core_parse_siginfo(c, &n[i]);
                         break;
                 case NT_AUXV:
                         if (!c->auxv_phdr && !c->auxv_entry)
@@ -550,6 +446,7 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                         break;
                 }
         }
+        pn_core_settle_ids(c);
         if (file_note) {
                 int r = parse_file_note(c, file_note);
                 if (r == -ENOMEM)
@@ -706,7 +603,8 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
 PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_info *ret) {
         *ret = (pkgnote_process_info){
                 .pid = c->have_pid ? c->pid : -1,
-                .ppid = c->have_pid ? c->ppid : -1,
+                .tid = c->have_tid ? c->tid : -1,
+                .ppid = c->have_ppid ? c->ppid : -1,
                 .uid = c->have_ids ? c->uid : -1,
                 .gid = c->have_ids ? c->gid : -1,
                 .signal = c->have_signal ? c->signal : 0,

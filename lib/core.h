@@ -43,7 +43,8 @@ struct pkgnote_core {
         uint64_t page; /* the kernel's page size, from NT_FILE */
 
         int pid, uid, gid, signal, ppid;
-        bool have_pid, have_ids, have_signal;
+        int tid, prstatus_ppid; /* the crashing thread, from the first NT_PRSTATUS */
+        bool have_pid, have_ppid, have_tid, have_ids, have_signal;
         uint64_t fault_addr;
         bool have_fault_addr;
         char comm[17];
@@ -75,6 +76,25 @@ pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t s
                                    int *err);
 void pn_core_problem(pkgnote_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A long of the core's class and byte order. */
+static inline uint64_t pn_core_word(const pkgnote_core *c, const uint8_t *p) {
+        return c->is64 ? pn_rd64(p, c->be) : pn_rd32(p, c->be);
+}
+
+/* Offsets of the process notes' fields for an architecture (core-notes.c). */
+struct pn_core_layout {
+        size_t word, id_size;
+        size_t prstatus_pid, prstatus_min;
+        size_t prpsinfo_uid, prpsinfo_pid, prpsinfo_fname, prpsinfo_size;
+};
+/* Whether MACHINE is a Linux port whose layout is known; L is filled
+ * either way (natural alignment, 32-bit ids for unknown ones). */
+bool pn_core_layout(unsigned machine, bool is64, struct pn_core_layout *l);
+void pn_core_parse_prstatus(pkgnote_core *c, const pkgnote_note *n);
+void pn_core_parse_prpsinfo(pkgnote_core *c, const pkgnote_note *n);
+void pn_core_parse_siginfo(pkgnote_core *c, const pkgnote_note *n);
+/* Settles the process and parent ids once every note is read. */
+void pn_core_settle_ids(pkgnote_core *c);
 /* Reads AT_PHDR, AT_ENTRY, AT_EXECFN, AT_SYSINFO_EHDR from an auxv in the
  * core's class and byte order. */
 void pn_core_parse_auxv(pkgnote_core *c, const uint8_t *desc, size_t len);

@@ -60,7 +60,7 @@ static void read_status(pkgnote_core *c, int pid) {
         char *save = NULL;
         for (char *line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
                 if (!strncmp(line, "PPid:", 5))
-                        c->ppid = atoi(line + 5);
+                        c->ppid = atoi(line + 5), c->have_ppid = true;
                 else if (!strncmp(line, "Uid:", 4))
                         c->uid = atoi(line + 4), c->have_ids = true;
                 else if (!strncmp(line, "Gid:", 4))

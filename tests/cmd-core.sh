@@ -82,7 +82,7 @@ gcc -shared -fPIC $LD -o bin/libplain.so src/plain.c || fatal "cannot link libpl
 gcc -shared -fPIC $LD -o bin/libfar.so src/far.c src/far1.s -Wl,-T,src/far.ld || fatal "cannot link libfar"
 gcc -shared -fPIC $LD -o far2.so src/far.c src/far2.s -Wl,-T,src/far.ld || fatal "cannot link far2"
 gcc -shared -fPIC $LD -o bin/libstraddle.so src/straddle.c src/straddle.s || fatal "cannot link libstraddle"
-gcc -g -O0 $LD -o bin/crasher "$SRCDIR/tests/core/crasher.c" src/sum.c -Lbin -lalpha -lbeta -lplain -lfar -lstraddle \
+gcc -g -O0 -pthread $LD -o bin/crasher "$SRCDIR/tests/core/crasher.c" src/sum.c -Lbin -lalpha -lbeta -lplain -lfar -lstraddle \
         -Wl,-rpath,'$ORIGIN' -Xlinker "--package-metadata=$M_JSON" || fatal "cannot link the crasher"
 
 build_id() { readelf -n "$1" | sed -n 's/^ *Build ID: //p' | head -n 1; }
@@ -244,6 +244,30 @@ if [ -n "$read_bytes" ] && [ "$read_bytes" -gt 0 ] && [ "$read_bytes" -lt $((siz
         pass "segv: --stats reports reading under half of the core ($read_bytes of $size)"
 else
         fail "segv: --stats reports reading under half of the core" "'$read_bytes' of $size"
+fi
+
+# ------------------------------------------- a thread other than main crashes
+# Regression: "pid" was the crashing thread's id (the first NT_PRSTATUS).
+# The process id is NT_PRPSINFO's; eu-stack shows both ("PID N - core",
+# "TID M:"), and the kernel names the core after the process.
+crash thread "$T/bin/crasher" thread
+if [ -n "$CORE" ]; then
+        export TPID=$CPID
+        run core --json --no-stack "$CORE"
+        cp out thread.json
+        jcheck "bug-pid-is-crashing-thread: pid is the process" thread.json 'd["pid"] == int(E["TPID"])'
+        jcheck "bug-pid-is-crashing-thread: tid is another thread" thread.json 'd["tid"] is not None and d["tid"] != d["pid"]'
+        if command -v eu-stack > /dev/null; then
+                eu-stack --core="$CORE" -e bin/crasher > eustack.txt 2>/dev/null
+                export EU_PID=$(sed -n 's/^PID \([0-9]*\) - core$/\1/p' eustack.txt | head -n 1)
+                export EU_TIDS=$(sed -n 's/^TID \([0-9]*\):$/\1/p' eustack.txt | tr '\n' ' ')
+                jcheck "bug-pid-is-crashing-thread: eu-stack agrees on pid and the first TID" thread.json 'd["pid"] == int(E["EU_PID"]) and d["tid"] == int(E["EU_TIDS"].split()[0])'
+        fi
+        run core --no-stack "$CORE"
+        grep -qx "           PID: $TPID (crasher)" out && grep -q "^           TID: [0-9]* (the thread that crashed)$" out &&
+                pass "bug-pid-is-crashing-thread: text shows PID and TID" || fail "bug-pid-is-crashing-thread: text shows PID and TID" "$(head -3 out)"
+else
+        fail "thread crash left a core" "none in thread/"
 fi
 
 # ---------------------------------------------------------------- SIGABRT

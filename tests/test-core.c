@@ -12,10 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "pkgnote.h"
 #include "testlib.h"
 
 #include "core/corebuild.c"
+#include "core/layouts.h"
 
 #define JSON_EXE "{\"type\":\"deb\",\"os\":\"debian\",\"name\":\"prog\",\"version\":\"1.0-1\",\"architecture\":\"amd64\"}"
 #define JSON_LIB "{\"type\":\"rpm\",\"name\":\"libthing\",\"version\":\"2.3-4.fc40\",\"architecture\":\"x86_64\"}"
@@ -614,8 +616,8 @@ static void test_core_note_segment_hostile(void) {
         }
 }
 
-/* NT_PRPSINFO: 136 bytes (64-bit), 128 (32-bit ids, ppc32), 124 (16-bit
- * ids: i386, arm, s390 compat), in both byte orders; others refused. */
+/* NT_PRPSINFO of a machine no port is known for: 136 bytes (64-bit), 128
+ * (32-bit ids), 124 (16-bit ids), in both byte orders; others refused. */
 static void test_prpsinfo_layouts(void) {
         static const struct {
                 bool is64;
@@ -630,6 +632,7 @@ static void test_prpsinfo_layouts(void) {
                 for (int be = 0; be < 2; be++) {
                         struct cb_spec s;
                         base_spec(&s, cases[i].is64, be);
+                        s.machine = 0x7777; /* no known port: the size decides */
                         s.prpsinfo_size = cases[i].size;
                         s.uid = cases[i].uid;
                         s.gid = cases[i].gid;
@@ -675,7 +678,8 @@ static void test_prpsinfo_layouts(void) {
 }
 
 static void test_process_notes_hostile(void) {
-        /* NT_PRSTATUS too short, no siginfo: no pid, signal from nowhere. */
+        /* NT_PRSTATUS too short, no siginfo: no thread id, signal from
+         * nowhere; the process id still comes from NT_PRPSINFO. */
         struct cb_spec s;
         base_spec(&s, true, false);
         s.prstatus_size = 20;
@@ -685,7 +689,8 @@ static void test_process_notes_hostile(void) {
                 CHECK(has_problem(c, "NT_PRSTATUS of 20 bytes is too short"));
                 pkgnote_process_info p;
                 pkgnote_core_process(c, &p);
-                CHECK_INT(p.pid, -1);
+                CHECK_INT(p.tid, -1);
+                CHECK_INT(p.pid, 100);
                 CHECK_INT(p.signal, 0);
                 CHECK_INT(p.has_fault_address, 0);
                 pkgnote_core_free(c);
@@ -702,7 +707,8 @@ static void test_process_notes_hostile(void) {
                 CHECK_INT(p.has_fault_address, 0);
                 pkgnote_core_free(c);
         }
-        /* No NT_FILE, no auxv, no prpsinfo: still a core, with a problem. */
+        /* No NT_FILE, no auxv, no prpsinfo: still a core, with a problem.
+         * Two threads: the crashing one's id is not the process's. */
         base_spec(&s, false, true);
         s.no_file_note = s.no_auxv = s.no_prpsinfo = true;
         c = open_spec(&s, 0);
@@ -712,7 +718,19 @@ static void test_process_notes_hostile(void) {
                 pkgnote_process_info p;
                 pkgnote_core_process(c, &p);
                 CHECK(p.executable == NULL);
+                CHECK_INT(p.pid, -1);
+                CHECK_INT(p.tid, 100);
+                CHECK_INT(p.ppid, 1);
+                pkgnote_core_free(c);
+        }
+        /* The same with one thread: that thread is the process. */
+        s.n_threads = 1;
+        c = open_spec(&s, 0);
+        if (c) {
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
                 CHECK_INT(p.pid, 100);
+                CHECK_INT(p.tid, 100);
                 pkgnote_core_free(c);
         }
         /* AT_EXECFN at a page without a NUL, then at an address not dumped:
@@ -746,6 +764,99 @@ static void test_process_notes_hostile(void) {
                 CHECK_INT(p.threads[0].tid, 100);
                 CHECK_INT(p.threads[2].tid, 10000);
                 CHECK_INT(pkgnote_core_module_count(c), 2);
+                pkgnote_core_free(c);
+        }
+}
+
+/* Regression: the process id was the first NT_PRSTATUS's pr_pid, which is
+ * the crashing thread; when another thread than the main one crashed, it
+ * is not the process (eu-stack: "PID 100 - core", "TID 104").  The process
+ * id is NT_PRPSINFO's, the crashing thread's reported apart. */
+static void test_bug_pid_is_crashing_thread(void) {
+        for (int v = 0; v < 4; v++) {
+                struct cb_spec s;
+                base_spec(&s, v & 1, v & 2);
+                s.pid = 100;
+                s.tids[0] = 104;
+                s.tids[1] = 100;
+                pkgnote_core *c = open_spec(&s, 0);
+                if (!c)
+                        continue;
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                CHECK_INT(p.pid, 100);
+                CHECK_INT(p.tid, 104);
+                CHECK_INT(p.ppid, 1);
+                CHECK_INT(p.threads[0].tid, 104);
+                CHECK_INT(p.n_threads, 2);
+                pkgnote_core_free(c);
+        }
+}
+
+/* Regression: NT_PRSTATUS and NT_PRPSINFO offsets were assumed from the
+ * class alone; on m68k (longs aligned to 2 bytes) pid and ppid were read
+ * 2 bytes off.  Each Linux port's layout (layouts.h, checked against the
+ * port's compiler by cmd-core-cross): the reader's offsets, then a core
+ * in that layout read back field by field. */
+static void test_bug_process_note_layouts_per_architecture(void) {
+#define ROW(row, cc, machine_, class_, be_, uid_type, st_pid, ps_uid, ps_pid, ps_fname, ps_size)                   \
+        {machine_, class_ == 64, be_, sizeof(uid_type), {st_pid, ps_uid, sizeof(uid_type), ps_pid, ps_fname, ps_size}},
+        static const struct {
+                unsigned machine;
+                bool is64, be;
+                size_t uid_size;
+                struct cb_layout l;
+        } rows[] = {PN_LAYOUTS(ROW)};
+#undef ROW
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                struct pn_core_layout l;
+                CHECK(pn_core_layout(rows[i].machine, rows[i].is64, &l));
+                CHECK_INT(l.prstatus_pid, rows[i].l.prstatus_pid);
+                CHECK_INT(l.prpsinfo_uid, rows[i].l.prpsinfo_uid);
+                CHECK_INT(l.id_size, rows[i].uid_size);
+                CHECK_INT(l.prpsinfo_pid, rows[i].l.prpsinfo_pid);
+                CHECK_INT(l.prpsinfo_fname, rows[i].l.prpsinfo_fname);
+                CHECK_INT(l.prpsinfo_size, rows[i].l.prpsinfo_size);
+
+                struct cb_spec s;
+                base_spec(&s, rows[i].is64, rows[i].be);
+                s.machine = (uint16_t)rows[i].machine;
+                s.layout = &rows[i].l;
+                s.prpsinfo_size = 0;
+                s.pid = 4321;
+                s.tids[0] = 4325;
+                s.tids[1] = 4321;
+                s.ppid = 77;
+                s.uid = rows[i].uid_size == 2 ? 65000 : 70000;
+                s.gid = rows[i].uid_size == 2 ? 1234 : 70001;
+                pkgnote_core *c = open_spec(&s, 0);
+                if (!c)
+                        continue;
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                CHECK_INT(p.pid, 4321);
+                CHECK_INT(p.tid, 4325);
+                CHECK_INT(p.ppid, 77);
+                CHECK_INT(p.uid, s.uid);
+                CHECK_INT(p.gid, s.gid);
+                CHECK_STR(p.command, "prog");
+                CHECK_STR(p.arguments, "prog --flag");
+                CHECK_INT(p.threads[1].tid, 4321);
+                CHECK_INT(pkgnote_core_problem_count(c), 0);
+                pkgnote_core_free(c);
+        }
+        /* A known port with another port's NT_PRPSINFO size: read by its
+         * size, and said. */
+        struct cb_spec s;
+        base_spec(&s, false, false);
+        s.prpsinfo_size = 128; /* i386's is 124 */
+        pkgnote_core *c = open_spec(&s, 0);
+        if (c) {
+                CHECK(has_problem(c, "does not have this architecture's layout (124 bytes)"));
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                CHECK_INT(p.uid, 1000);
+                CHECK_STR(p.command, "prog");
                 pkgnote_core_free(c);
         }
 }
@@ -818,6 +929,8 @@ int main(void) {
         RUN(test_bug_noseparate_code_module_listed_twice);
         RUN(test_bug_no_disk_lists_non_elf_mappings);
         RUN(test_bug_nt_file_quadratic_module_dedup);
+        RUN(test_bug_pid_is_crashing_thread);
+        RUN(test_bug_process_note_layouts_per_architecture);
         free(core_buf);
         return test_summary();
 }

@@ -91,6 +91,8 @@ static void print_text(FILE *out, const pkgnote_core *c, const struct stack_repo
                 }
                 fputc('\n', out);
         }
+        if (p.tid >= 0 && p.tid != p.pid)
+                fprintf(out, "           TID: %d (the thread that crashed)\n", p.tid);
         if (p.uid >= 0)
                 fprintf(out, "           UID: %d\n           GID: %d\n", p.uid, p.gid);
         if (p.signal > 0) {
@@ -164,6 +166,7 @@ void core_print_json(FILE *out, const pkgnote_core *c, const struct stack_report
                 fprintf(out, "%d", p.pid);
         else
                 fputs("null", out);
+        json_opt_int(out, "tid", p.tid);
         json_opt_int(out, "ppid", p.ppid);
         json_opt_int(out, "uid", p.uid);
         json_opt_int(out, "gid", p.gid);

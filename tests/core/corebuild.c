@@ -71,7 +71,7 @@ static void fill_prstatus(const struct cb_spec *s, uint8_t *d, int tid, int sig)
         bool be = s->be;
         cb_put(d, (uint64_t)sig, 4, be);         /* pr_info.si_signo */
         cb_put(d + 12, (uint64_t)sig, 2, be);    /* pr_cursig */
-        size_t pid = s->is64 ? 32 : 24;
+        size_t pid = s->layout ? s->layout->prstatus_pid : s->is64 ? 32 : 24;
         cb_put(d + pid, (uint64_t)tid, 4, be);
         cb_put(d + pid + 4, (uint64_t)s->ppid, 4, be);
         cb_put(d + pid + 8, (uint64_t)s->tids[0], 4, be); /* pgrp */
@@ -82,7 +82,10 @@ static void fill_prpsinfo(const struct cb_spec *s, uint8_t *d, unsigned size) {
         bool be = s->be;
         size_t uid, pid, fname;
         unsigned idw;
-        if (size == 136)
+        if (s->layout)
+                uid = s->layout->prpsinfo_uid, idw = s->layout->uid_size, pid = s->layout->prpsinfo_pid,
+                fname = s->layout->prpsinfo_fname;
+        else if (size == 136)
                 uid = 16, idw = 4, pid = 24, fname = 40;
         else if (size == 128)
                 uid = 8, idw = 4, pid = 16, fname = 32;
@@ -92,7 +95,7 @@ static void fill_prpsinfo(const struct cb_spec *s, uint8_t *d, unsigned size) {
         d[1] = 'R'; /* pr_sname */
         cb_put(d + uid, (uint64_t)s->uid, idw, be);
         cb_put(d + uid + idw, (uint64_t)s->gid, idw, be);
-        cb_put(d + pid, (uint64_t)s->tids[0], 4, be);
+        cb_put(d + pid, (uint64_t)(s->pid ? s->pid : s->tids[0]), 4, be);
         cb_put(d + pid + 4, (uint64_t)s->ppid, 4, be);
         cb_put(d + pid + 8, (uint64_t)s->tids[0], 4, be);
         cb_put(d + pid + 12, (uint64_t)s->tids[0], 4, be);
@@ -113,7 +116,10 @@ size_t cb_build(const struct cb_spec *s, uint8_t **out) {
         size_t ehsize = is64 ? 64 : 52, phent = is64 ? 56 : 32;
         size_t phnum = 1 + s->n_maps;
         unsigned prstatus = s->prstatus_size ? s->prstatus_size : is64 ? 336 : 144;
-        unsigned prpsinfo = s->prpsinfo_size ? s->prpsinfo_size : is64 ? 136 : 128;
+        unsigned prpsinfo = s->prpsinfo_size ? s->prpsinfo_size
+                            : s->layout ? s->layout->prpsinfo_size
+                            : is64       ? 136
+                                         : 128;
         size_t n_threads = s->n_threads ? s->n_threads : 1;
 
         uint8_t *fnote = NULL;

@@ -62,6 +62,11 @@ struct cb_note {
         size_t len;
 };
 
+/* Field offsets of the process notes (a row of layouts.h). */
+struct cb_layout {
+        unsigned prstatus_pid, prpsinfo_uid, uid_size, prpsinfo_pid, prpsinfo_fname, prpsinfo_size;
+};
+
 struct cb_spec {
         bool is64, be;
         uint16_t machine;
@@ -69,7 +74,9 @@ struct cb_spec {
         int tids[CB_MAX_THREADS];  /* the crashing thread first */
         size_t n_threads;
         size_t more_threads;       /* further NT_PRSTATUS notes, tids 10000 on */
+        int pid;                   /* NT_PRPSINFO's process id; 0: tids[0] */
         int ppid, uid, gid;
+        const struct cb_layout *layout; /* NULL: by class and prpsinfo_size */
         int signal, si_code;
         uint64_t fault_addr;
         unsigned prpsinfo_size;    /* 124, 128 or 136; 0: 136 or 128 by class */

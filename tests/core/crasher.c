@@ -9,11 +9,15 @@
  *   crasher wait FILE     writes FILE.ready, waits until FILE exists, then
  *                         crashes like "segv" (lets a test change the disk
  *                         while the process runs)
+ *   crasher thread        crashes like "segv" in a second thread, while the
+ *                         main thread waits for it: the crashing thread's
+ *                         id is not the process's
  *
  * With CRASHER_MAP=FILE in the environment it first maps FILE's first page
  * read-only, as programs map locale archives and other data files.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +33,11 @@ __attribute__((noinline)) void crash_here(volatile int *where) {
         *where = sum_values();
 }
 
+static void *crash_thread(void *arg) {
+        crash_here((volatile int *)(unsigned long)0x10);
+        return arg;
+}
+
 int main(int argc, char **argv) {
         if (argc < 2)
                 return 2;
@@ -41,6 +50,13 @@ int main(int argc, char **argv) {
         }
         if (!strcmp(argv[1], "abort"))
                 abort();
+        if (!strcmp(argv[1], "thread")) {
+                pthread_t t;
+                if (pthread_create(&t, NULL, crash_thread, NULL) != 0)
+                        return 4;
+                pthread_join(t, NULL);
+                return 5;
+        }
         if (!strcmp(argv[1], "wait") && argc > 2) {
                 char ready[4096];
                 snprintf(ready, sizeof ready, "%s.ready", argv[2]);
