@@ -16,7 +16,8 @@ DEPS_BUILD = gcc make meson ninja-build pkg-config libjansson-dev libdw-dev libz
 # make check a test whose tool is missing fails (PKGNOTE_STRICT=1).
 DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross \
-	gcc-i686-linux-gnu libc6-dev-i386-cross qemu-user-static libc6-dev \
+	gcc-i686-linux-gnu libc6-dev-i386-cross gcc-m68k-linux-gnu gcc-sh4-linux-gnu gcc-hppa-linux-gnu \
+	qemu-user-static libc6-dev \
 	systemd zstd xz-utils lz4 cmake rpm rpm2cpio cpio debhelper dpkg-dev \
 	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo
 

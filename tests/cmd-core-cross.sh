@@ -177,6 +177,23 @@ export XP_JSON XL_JSON CLASS=64 ORDER=little ARCH=aarch64 XUID=70001 XGID=70002
 BASE_EXE=aaaad0000000 BASE_LIB=ffff80000000 BASE_LIBC=ffff90000000
 cross aarch64 aarch64-linux-gnu-gcc "" "-64 -le -m 183 --prpsinfo 136 --prstatus 392" /usr/aarch64-linux-gnu/lib/libc.so.6
 
+# The process-note offsets pkgnote uses (tests/core/layouts.h, which
+# test-core checks the reader against) are the kernel structs' real
+# layouts: each row compiles only when the port's own compiler agrees.
+rows=$(sed -n 's/^ *LAYOUT(\([0-9]*\), .*/\1/p' "$SRCDIR/tests/core/layouts.h")
+[ -n "$rows" ] || fail "layouts.h lists ports" "no LAYOUT rows"
+for i in $rows; do
+        cc=$(sed -n "s/^ *LAYOUT($i, \"\([^\"]*\)\".*/\1/p" "$SRCDIR/tests/core/layouts.h")
+        what=$(sed -n "s/^ *LAYOUT($i, \"[^\"]*\", \([0-9]*\), \([0-9]*\),.*/machine \1, ELFCLASS\2/p" "$SRCDIR/tests/core/layouts.h")
+        if ! command -v "${cc%% *}" > /dev/null; then
+                missing "process-note layout of $what matches the compiler ($cc)" "${cc%% *}"
+        elif $cc -DROW="$i" -fsyntax-only "$SRCDIR/tests/core/layouts.c" 2> lerr; then
+                pass "process-note layout of $what matches the compiler ($cc)"
+        else
+                fail "process-note layout of $what matches the compiler ($cc)" "$(grep error lerr | head -n 3)"
+        fi
+done
+
 # A big-endian core through a compressed stream reads the same.
 if [ -f s390x.core ] && command -v zstd > /dev/null; then
         zstd -q -c s390x.core > s390x.core.zst
