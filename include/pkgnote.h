@@ -369,7 +369,8 @@ typedef struct pkgnote_process_info {
         uint64_t fault_address;  /* si_addr for SIGSEGV, SIGBUS, SIGILL, SIGFPE */
         const char *command;     /* pr_fname, or NULL */
         const char *arguments;   /* pr_psargs (first 80 bytes), or NULL */
-        const char *executable;  /* AT_EXECFN when absolute, else the main module's path */
+        const char *executable;  /* AT_EXECFN when absolute, else the main module's path, else
+                                  * AT_EXECFN as given, else pr_fname; NULL, never "", if none */
         int elf_class, big_endian;
         unsigned machine;
         size_t n_threads;
@@ -444,6 +445,39 @@ PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret);
 PKGNOTE_PUBLIC const char *pkgnote_source_name(int source);
 /* "SEGV", "ABRT", ... without "SIG", or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_signal_name(int sig);
+
+/* Stack traces of a core's threads (lib/stack.c), with elfutils libdw
+ * when it is installed: loaded at run time, in a child process that is
+ * not dumpable, with limits and a timeout, so a hostile core cannot crash
+ * or hang the caller.  The child reads the core C already holds open (or
+ * its bytes, for pkgnote_core_from_memory()), never its path; a core read
+ * as a stream (compressed, a pipe) has no trace.  Module files are opened
+ * as the core reader opens them: not at all with no_disk, only inside the
+ * root with root, only regular files, and only when their build-id is the
+ * core's.  The core must stay open during the call.
+ *
+ * Returns 0 with a stack object, whose pkgnote_stack_unavailable() says
+ * why it holds no thread when it holds none; -ENOMEM.  Strings live as
+ * long as the stack object. */
+#define PKGNOTE_STACK_ALL_THREADS 1u /* else the crashing thread only */
+#define PKGNOTE_STACK_MAX_THREADS 64u
+#define PKGNOTE_STACK_MAX_FRAMES 64u
+typedef struct pkgnote_stack pkgnote_stack;
+PKGNOTE_PUBLIC int pkgnote_core_stack(const pkgnote_core *c, unsigned flags, pkgnote_stack **ret);
+PKGNOTE_PUBLIC void pkgnote_stack_free(pkgnote_stack *st);
+/* Why there is no trace, or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_stack_unavailable(const pkgnote_stack *st);
+PKGNOTE_PUBLIC size_t pkgnote_stack_thread_count(const pkgnote_stack *st);
+/* The thread's id, or -1 past the end. */
+PKGNOTE_PUBLIC int pkgnote_stack_thread_tid(const pkgnote_stack *st, size_t thread);
+PKGNOTE_PUBLIC size_t pkgnote_stack_frame_count(const pkgnote_stack *st, size_t thread);
+/* Frame I of a thread, innermost first: its address, the module's file
+ * name (or NULL) and the offset from the module's start, the function
+ * (or NULL).  0 or NULL past the end. */
+PKGNOTE_PUBLIC uint64_t pkgnote_stack_frame_pc(const pkgnote_stack *st, size_t thread, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_stack_frame_module(const pkgnote_stack *st, size_t thread, size_t i);
+PKGNOTE_PUBLIC uint64_t pkgnote_stack_frame_module_offset(const pkgnote_stack *st, size_t thread, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_stack_frame_function(const pkgnote_stack *st, size_t thread, size_t i);
 
 /* ------------------------------------------------------------------ */
 /* Generators (lib/emit.c, lib/osrelease.c)                            */

@@ -328,6 +328,10 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
         return 0;
 }
 
+bool pn_core_source_compressed(const struct pn_core_source *s) {
+        return s->kind != RAW;
+}
+
 uint64_t pn_core_source_bytes_read(const struct pn_core_source *s) {
         return s->bytes_read;
 }

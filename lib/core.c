@@ -412,6 +412,9 @@ int pn_core_cmp_module(const void *a, const void *b) {
 
 static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         pkgnote_elf *v = c->view;
+        c->no_disk = o && o->no_disk;
+        if (o && o->root && !(c->root = strdup(o->root)))
+                return pn_error(-ENOMEM, "out of memory");
         if (pkgnote_elf_type(v) != 4)
                 return pn_error(-EINVAL, "not a core file (ELF type %s)",
                                 pkgnote_elf_type_name(pkgnote_elf_type(v)) ? pkgnote_elf_type_name(pkgnote_elf_type(v)) : "unknown");
@@ -500,7 +503,8 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                 return r;
         if (execfn != SIZE_MAX && c->ranges[execfn].data) {
                 const struct range *x = &c->ranges[execfn];
-                if (memchr(x->data, 0, x->len))
+                /* An empty string (AT_EXECFN at zeroed bytes) names nothing. */
+                if (x->len > 0 && x->data[0] && memchr(x->data, 0, x->len))
                         c->exe = strdup((const char *)x->data);
         }
         resolve_modules(c, o);
@@ -513,6 +517,9 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                 free(c->exe);
                 c->exe = strdup(c->modules[c->main_module].path);
         }
+        /* Last, the command name the kernel kept (at most 15 bytes). */
+        if (!c->exe && c->comm[0])
+                c->exe = strdup(c->comm);
         return 0;
 }
 
@@ -594,6 +601,7 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
         free(c->threads);
         free(c->exe);
         free(c->args);
+        free(c->root);
         pkgnote_elf_free(c->view);
         free(c->prefix);
         pn_core_source_free(c->src);

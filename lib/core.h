@@ -36,6 +36,8 @@ struct pkgnote_module {
 
 struct pkgnote_core {
         struct pn_core_source *src;
+        char *root;   /* the options, for the unwinder */
+        bool no_disk;
         pkgnote_elf *view; /* over the core file, or over the streamed prefix */
         uint8_t *prefix;
         bool is64, be;
@@ -114,6 +116,7 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
 /* Reads LEN bytes at OFF, which must not lie before what was already
  * read (-ESPIPE); *got is short only at the end of the core. */
 int pn_core_source_read(struct pn_core_source *s, uint64_t off, uint8_t *buf, uint64_t len, uint64_t *got);
+bool pn_core_source_compressed(const struct pn_core_source *s);
 /* Bytes read from the file descriptor (compressed bytes for a stream). */
 uint64_t pn_core_source_bytes_read(const struct pn_core_source *s);
 void pn_core_source_free(struct pn_core_source *s);

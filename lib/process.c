@@ -119,9 +119,10 @@ static int open_mapped(int pid, pkgnote_module *m, bool *replaced) {
         }
         if (m->deleted)
                 return -ENOENT;
-        fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        /* Never a device or a FIFO left at the path: regular files only. */
+        fd = pn_open_in_root(-1, m->path);
         if (fd < 0)
-                return -errno;
+                return fd;
         if (*replaced || fstat(fd, &st) < 0 || st.st_ino != m->ino || st.st_dev != m->dev) {
                 close(fd);
                 *replaced = true;
@@ -132,17 +133,28 @@ static int open_mapped(int pid, pkgnote_module *m, bool *replaced) {
 }
 
 /* One maps line: "start-end perms offset major:minor inode   path". */
-static bool parse_maps_line(const char *line, uint64_t *start, uint64_t *end, uint64_t *off, unsigned *maj,
+static bool parse_maps_line(char *line, uint64_t *start, uint64_t *end, uint64_t *off, unsigned *maj,
                             unsigned *min, uint64_t *ino, const char **path) {
         int pos = 0;
         char perms[8];
         if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 "%n", start, end, perms, off, maj,
                    min, ino, &pos) != 7)
                 return false;
-        const char *p = line + pos;
+        char *p = line + pos;
         while (*p == ' ')
                 p++;
         *path = p;
+        /* The kernel writes a newline in a name as "\012" (seq_file_path()
+         * escapes "\n" only, so this is the one escape to undo). */
+        char *w = p;
+        for (const char *r = p; *r; r++) {
+                if (r[0] == '\\' && r[1] == '0' && r[2] == '1' && r[3] == '2') {
+                        *w++ = '\n';
+                        r += 3;
+                } else
+                        *w++ = *r;
+        }
+        *w = 0;
         return true;
 }
 

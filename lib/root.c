@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Opening a path from a hostile source (a core's NT_FILE, an image)
- * inside a root directory.  openat2(RESOLVE_IN_ROOT) makes ".." and
- * absolute symlinks resolve as if ROOT were "/"; where the kernel lacks
- * it (before 5.6) the path is walked one component at a time without
- * following any symlink and ".." is refused.
+ * Opening a path from a hostile source (a core's NT_FILE, an image),
+ * either inside a root directory or on the host, so that nothing but a
+ * regular file is ever opened: some devices act on open(2), and a FIFO
+ * blocks it.
+ *
+ * The path is first resolved to an O_PATH descriptor, which opens
+ * nothing; only when fstat() says it is a regular file is that very inode
+ * opened for reading, through /proc/self/fd (a reopen, no second lookup
+ * that could be raced).
+ *
+ * Inside a root, openat2(RESOLVE_IN_ROOT) makes ".." and absolute
+ * symlinks resolve as if ROOT were "/".  On the host, no symlink is
+ * followed at all (RESOLVE_NO_SYMLINKS): the kernel wrote NT_FILE's paths
+ * fully resolved, so a symlink found there now was put there since.
+ * Where the kernel lacks openat2 (before 5.6) the path is walked one
+ * component at a time with O_NOFOLLOW and ".." is refused.
  */
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,11 +28,11 @@
 
 #include "core.h"
 
-static int walk_nofollow(int rootfd, const char *path) {
+static int walk_nofollow(int dirfd, const char *path) {
         char *copy = strdup(path), *save = NULL;
         if (!copy)
                 return -ENOMEM;
-        int dir = dup(rootfd);
+        int dir = dirfd >= 0 ? dup(dirfd) : open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (dir < 0) {
                 free(copy);
                 return -errno;
@@ -33,8 +45,7 @@ static int walk_nofollow(int rootfd, const char *path) {
                         free(copy);
                         return -EXDEV;
                 }
-                int fd = openat(dir, tok, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
-                                                  (next ? O_DIRECTORY : 0));
+                int fd = openat(dir, tok, O_PATH | O_CLOEXEC | O_NOFOLLOW | (next ? O_DIRECTORY : 0));
                 int err = -errno;
                 close(dir);
                 if (fd < 0) {
@@ -48,34 +59,55 @@ static int walk_nofollow(int rootfd, const char *path) {
         return dir;
 }
 
-int pn_open_in_root(int rootfd, const char *path) {
-        int fd;
-        if (rootfd < 0)
-                fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        else {
-                struct open_how how = {
-                        .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-                        .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-                };
-                fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
-                if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
-                        fd = walk_nofollow(rootfd, path);
-                        if (fd < 0) {
-                                errno = -fd;
-                                fd = -1;
-                        }
-                }
-        }
-        if (fd < 0)
+/* An O_PATH descriptor for PATH, resolved as described above. */
+static int resolve(int rootfd, const char *path) {
+        struct open_how how = {
+                .flags = O_PATH | O_CLOEXEC,
+                .resolve = rootfd >= 0 ? RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS
+                                       : RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        int fd = (int)syscall(SYS_openat2, rootfd >= 0 ? rootfd : AT_FDCWD, path, &how, sizeof how);
+        if (fd >= 0)
+                return fd;
+        if (errno != ENOSYS && errno != EPERM)
                 return -errno;
+        return walk_nofollow(rootfd, path);
+}
+
+int pn_open_in_root(int rootfd, const char *path) {
+        int pfd = resolve(rootfd, path);
+        if (pfd < 0)
+                return pfd;
         struct stat st;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                close(fd);
+        if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(pfd);
                 return -EINVAL;
         }
-        /* Reads must block normally from here on. */
-        int fl = fcntl(fd, F_GETFL);
-        if (fl >= 0)
-                (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-        return fd;
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
+        int fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+                /* No /proc: open by path again, without blocking, and
+                 * accept it only if it is still the inode checked. */
+                struct open_how how = {
+                        .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW,
+                        .resolve = rootfd >= 0 ? RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS
+                                               : RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+                };
+                fd = (int)syscall(SYS_openat2, rootfd >= 0 ? rootfd : AT_FDCWD, path, &how, sizeof how);
+                struct stat now;
+                if (fd >= 0 && (fstat(fd, &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)) {
+                        close(fd);
+                        fd = -1;
+                        errno = ESTALE;
+                }
+                if (fd >= 0) {
+                        int fl = fcntl(fd, F_GETFL);
+                        if (fl >= 0)
+                                (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+                }
+        }
+        int err = errno;
+        close(pfd);
+        return fd >= 0 ? fd : -err;
 }

@@ -374,6 +374,72 @@ run core --json --root "$T/no/such/dir" "$SEGV_CORE"
 expect_status 0 "--root: a missing root is a problem, not a failure"
 expect_err "cannot open root directory" "--root: a missing root is reported"
 
+# ------------------------------------ no device or FIFO is ever opened
+# Regression: a module file missing from the core was opened by its path,
+# following symlinks, and checked for being a regular file only after the
+# open; a FIFO (or a device, which may act on open) left at the path or
+# behind a symlink was opened.  A writer blocked on the FIFO tells: it
+# gets through only if something opens the FIFO for reading.
+mv bin/libfar.so libfar.keep
+mkfifo trap.fifo
+for how in fifo symlink; do
+        rm -f bin/libfar.so opened
+        if [ $how = fifo ]; then mkfifo bin/libfar.so; target=bin/libfar.so; else ln -s "$T/trap.fifo" bin/libfar.so; target=trap.fifo; fi
+        sh -c 'exec 3> "$1"; echo yes > opened' sh "$target" &
+        writer=$!
+        run core --json --no-stack "$SEGV_CORE"
+        sleep 0.3
+        kill $writer 2> /dev/null
+        wait $writer 2> /dev/null
+        [ "$STATUS" -eq 0 ] && [ ! -e opened ] && pass "bug-core-opens-fifo: a $how at a module's path is not opened" ||
+                fail "bug-core-opens-fifo: a $how at a module's path is not opened" "status $STATUS, opened: $(cat opened 2> /dev/null)"
+        cp out fifo-$how.json
+        jcheck "bug-core-opens-fifo: the $how is not read as the module" fifo-$how.json 'mod("libfar.so")["source"] != "disk" and mod("libfar.so")["packages"] == []'
+done
+# A symlink to a device: refused without opening it (/dev/null is safe to
+# name; what matters is that it is not read as the module).
+rm -f bin/libfar.so
+ln -s /dev/null bin/libfar.so
+run core --json --no-stack "$SEGV_CORE"
+cp out dev.json
+jcheck "bug-core-opens-fifo: a symlink to a device is not the module" dev.json 'mod("libfar.so")["source"] != "disk" and mod("libfar.so")["reason"].startswith("not on disk")'
+rm -f bin/libfar.so
+mv libfar.keep bin/libfar.so
+
+# ------------------------------------------- the unwinder, --no-disk, --root
+# Regression: the unwinder child ignored --no-disk and --root and opened
+# the executable and libraries by their paths as seen from the working
+# directory.  Now it reads module files as the module reader does.
+if [ -z "$NO_LIBDW" ]; then
+        fnames() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(f.get("function") or "-" for f in d["threads"][0]["frames"]))' "$1"; }
+        run core --json --no-disk "$SEGV_CORE"
+        cp out stack-nodisk.json
+        jcheck "bug-unwinder-ignores-no-disk: frames without symbols from any file" stack-nodisk.json 'len(d["threads"]) == 1 and len(d["threads"][0]["frames"]) >= 1 and "crash_here" not in frames()'
+        mkdir -p elsewhere
+        (cd elsewhere && "$PKGNOTE" core --json "$T/$SEGV_CORE" > ../stack-elsewhere.json 2> /dev/null)
+        [ "$(fnames stack-elsewhere.json)" = "$(fnames segv.json)" ] &&
+                pass "bug-unwinder-ignores-no-disk: the same frames from another working directory" ||
+                fail "bug-unwinder-ignores-no-disk: the same frames from another working directory" "$(fnames stack-elsewhere.json) vs $(fnames segv.json)"
+        # The executable moved into a root: named from there under --root,
+        # not at all without it, and not from a rebuilt copy (other build-id).
+        mkdir -p "sroot$T/bin"
+        mv bin/crasher "sroot$T/bin/crasher"
+        run core --json "$SEGV_CORE"
+        cp out stack-gone.json
+        jcheck "bug-unwinder-ignores-root: without the file, no crash_here" stack-gone.json '"crash_here" not in frames()'
+        run core --json --root sroot "$SEGV_CORE"
+        cp out stack-root.json
+        jcheck "bug-unwinder-ignores-root: the root's copy names crash_here" stack-root.json 'frames()[0] == "crash_here"'
+        cp "sroot$T/bin/crasher" crasher.keep
+        gcc -g -O0 -pthread $LD -o "sroot$T/bin/crasher" "$SRCDIR/tests/core/crasher.c" src/sum.c -Lbin -lalpha -lbeta -lplain -lfar -lstraddle \
+                -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 -Wl,-rpath,'$ORIGIN' || fatal "cannot rebuild the crasher"
+        [ "$(build_id "sroot$T/bin/crasher")" != "$ID_M" ] || fatal "the rebuilt crasher has the same build-id"
+        run core --json --root sroot "$SEGV_CORE"
+        cp out stack-rebuilt.json
+        jcheck "bug-unwinder-ignores-root: a copy with another build-id is not used" stack-rebuilt.json '"crash_here" not in frames()'
+        mv crasher.keep bin/crasher
+fi
+
 # ---------------------------------------------------------------- compressed
 strip_threads() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("threads"); print(json.dumps(d, sort_keys=True))' "$1"; }
 strip_threads segv.json > plain.nothreads
@@ -412,6 +478,16 @@ STATUS=$?
 expect_status 0 "pipe: a plain core on standard input"
 strip_threads out > pipe.nothreads
 cmp -s plain.nothreads pipe.nothreads && pass "pipe: same report as the file" || fail "pipe: same report as the file" "$(diff plain.nothreads pipe.nothreads)"
+# Regression: a core read from a named pipe was opened again by path for
+# the stack trace, and that blocking open waited forever for a writer.
+mkfifo core.fifo
+cat "$SEGV_CORE" > core.fifo &
+timeout 60 "$PKGNOTE" core core.fifo > out 2> err
+STATUS=$?
+expect_status 0 "bug-core-fifo-hangs: a core from a FIFO finishes"
+tcheck "bug-core-fifo-hangs: says why there is no stack trace" "Stack trace unavailable: stack traces need a core file, not a pipe"
+kill $! 2> /dev/null
+wait 2> /dev/null
 
 # ------------------------------- files replaced on disk after the crash
 # A package upgrade after the crash: the notes found in the core stay; only

@@ -58,6 +58,33 @@ grep -q "prog (deleted) from deb prog-3.1" out && pass "text names the deleted e
 kill $PID 2>/dev/null
 wait $PID 2>/dev/null
 
+# Regression: a mapped file whose name holds a newline was shown with the
+# kernel's "\012" escape of /proc/PID/maps instead of the name itself.
+nl='
+'
+cc -shared -fPIC -o "lib${nl}line.so" lib.c -Xlinker "--package-metadata=$(note nlname 1.0)" || fatal "cannot build lib-newline"
+cat > dl.c <<'C'
+#include <dlfcn.h>
+#include <unistd.h>
+int main(int argc, char **argv) { if (argc < 2 || !dlopen(argv[1], RTLD_NOW)) return 1; pause(); return 0; }
+C
+cc -o dlprog dl.c -ldl || fatal "cannot build dlprog"
+./dlprog "$T/lib${nl}line.so" &
+DPID=$!
+sleep 0.3
+grep -q 'line.so' /proc/$DPID/maps && grep -q '\\012' /proc/$DPID/maps || fatal "the kernel does not show the escaped name"
+run pid --json $DPID
+export WANT="$T/lib${nl}line.so"
+python3 - <<'PY' && pass "bug-pid-escaped-newline: the name is decoded" || fail "bug-pid-escaped-newline: the name is decoded" "$(cat out)"
+import json, os
+d = json.load(open("out"))
+m = [m for m in d["modules"] if m["path"] == os.environ["WANT"]]
+assert len(m) == 1, [x["path"] for x in d["modules"]]
+assert m[0]["packages"][0]["name"] == "nlname", m[0]
+PY
+kill $DPID 2>/dev/null
+wait $DPID 2>/dev/null
+
 run pid 999999999
 expect_status 2 "a missing process exits 2"
 run pid notapid

@@ -861,6 +861,34 @@ static void test_bug_process_note_layouts_per_architecture(void) {
         }
 }
 
+/* Regression: AT_EXECFN pointing at zeros with no NT_FILE gave the
+ * executable "" (eu-unstrip -n --core names no main module either).  An
+ * empty name is no name: the main module, then pr_fname, else NULL. */
+static void test_bug_empty_executable_name(void) {
+        for (int v = 0; v < 3; v++) {
+                struct cb_spec s;
+                base_spec(&s, true, false);
+                memset(page_stack, 0, sizeof page_stack);
+                s.maps[4].data = page_stack;
+                if (v >= 1)
+                        s.no_file_note = true;
+                if (v == 2)
+                        s.no_prpsinfo = true;
+                pkgnote_core *c = open_spec(&s, 0);
+                if (!c)
+                        continue;
+                pkgnote_process_info p;
+                pkgnote_core_process(c, &p);
+                if (v == 0)
+                        CHECK_STR(p.executable, EXE_PATH);
+                else if (v == 1)
+                        CHECK_STR(p.executable, "prog");
+                else
+                        CHECK(p.executable == NULL);
+                pkgnote_core_free(c);
+        }
+}
+
 static void test_not_a_core(void) {
         pkgnote_core *c = NULL;
         CHECK_INT(pkgnote_core_from_memory("hello, world", 12, &no_disk, &c), -ENOEXEC);
@@ -930,6 +958,7 @@ int main(void) {
         RUN(test_bug_no_disk_lists_non_elf_mappings);
         RUN(test_bug_nt_file_quadratic_module_dedup);
         RUN(test_bug_pid_is_crashing_thread);
+        RUN(test_bug_empty_executable_name);
         RUN(test_bug_process_note_layouts_per_architecture);
         free(core_buf);
         return test_summary();

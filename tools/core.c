@@ -78,7 +78,7 @@ static const char *arch_name(const pkgnote_process_info *p, char *buf, size_t le
         return buf;
 }
 
-static void print_text(FILE *out, const pkgnote_core *c, const struct stack_report *st) {
+static void print_text(FILE *out, const pkgnote_core *c, const pkgnote_stack *st) {
         pkgnote_process_info p;
         char buf[32];
         pkgnote_core_process(c, &p);
@@ -157,7 +157,7 @@ static void json_opt_int(FILE *out, const char *key, int v) {
                 fprintf(out, ",\"%s\":null", key);
 }
 
-void core_print_json(FILE *out, const pkgnote_core *c, const struct stack_report *st, const char *extra) {
+void core_print_json(FILE *out, const pkgnote_core *c, const pkgnote_stack *st, const char *extra) {
         pkgnote_process_info p;
         char buf[32];
         pkgnote_core_process(c, &p);
@@ -212,7 +212,7 @@ void core_print_json(FILE *out, const pkgnote_core *c, const struct stack_report
         fputs("]", out);
         if (st) {
                 fputs(",\"threads\":", out);
-                stack_print_json(st, c, out);
+                stack_print_json(st, out);
         }
         if (extra)
                 fprintf(out, ",%s", extra);
@@ -275,13 +275,16 @@ int cmd_core(int argc, char **argv) {
         int r = pkgnote_core_open(path, &o.lib, &c);
         if (r < 0)
                 return tool_error(path, "cannot read core", r);
-        struct stack_report st = {0};
-        if (!o.no_stack)
-                stack_collect(&st, path, c, o.all_threads);
+        /* The unwinder reads the core already open, never PATH again. */
+        pkgnote_stack *st = NULL;
+        if (!o.no_stack && (r = pkgnote_core_stack(c, o.all_threads ? PKGNOTE_STACK_ALL_THREADS : 0, &st)) < 0) {
+                pkgnote_core_free(c);
+                return tool_error(path, "cannot unwind", r);
+        }
         if (o.json)
-                core_print_json(stdout, c, o.no_stack ? NULL : &st, NULL);
+                core_print_json(stdout, c, st, NULL);
         else
-                print_text(stdout, c, o.no_stack ? NULL : &st);
+                print_text(stdout, c, st);
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++) {
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, path);
@@ -291,7 +294,7 @@ int cmd_core(int argc, char **argv) {
         }
         if (o.stats)
                 fprintf(stderr, "bytes read from core: %" PRIu64 "\n", pkgnote_core_bytes_read(c));
-        stack_free(&st);
+        pkgnote_stack_free(st);
         pkgnote_core_free(c);
         if (fflush(stdout) != 0)
                 return tool_fail("cannot write output: %s", strerror(errno));

@@ -41,6 +41,7 @@ struct handler {
         int64_t time;
         long long core_limit;
         const char *host, *comm;
+        int root_fd; /* the crashed process's root directory, or -1 */
 };
 
 static void log_line(const struct handler *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -140,8 +141,14 @@ static int write_report(const struct handler *h, const char *core_path, const ch
                         char *package, size_t package_len) {
         pkgnote_core *c;
         /* The files the process mapped are on this machine: disk fallback
-         * stays on, verified by build-id. */
+         * stays on, verified by build-id, and resolved inside the process's
+         * own root (a container's file of that name is not the host's). */
         pkgnote_core_options o = {0};
+        char root[64];
+        if (h->root_fd >= 0) {
+                snprintf(root, sizeof root, "/proc/self/fd/%d", h->root_fd);
+                o.root = root;
+        }
         int r = pkgnote_core_open(core_path, &o, &c);
         package[0] = 0;
         if (r < 0)
@@ -242,6 +249,11 @@ int main(int argc, char **argv) {
         h.core_limit = strtoll(a[5], NULL, 10);
         h.host = a[6];
         h.comm = a[7];
+        /* Taken now, while the process waits for its core to be read: once
+         * it is reaped, /proc/PID is gone or another process's. */
+        char proc_root[64];
+        snprintf(proc_root, sizeof proc_root, "/proc/%d/root", h.pid);
+        h.root_fd = h.pid > 0 ? open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
         openlog("pkgnote-coredump", LOG_PID, LOG_DAEMON);
         umask(0077);
 

@@ -35,6 +35,6 @@ void crash_enforce_limits(const char *dir, uint64_t max_use, const char *keep);
 int crash_find(const char *dir, const char *what, char *core_path, size_t len);
 
 /* From tools/core.c. */
-void core_print_json(FILE *out, const pkgnote_core *c, const struct stack_report *st, const char *extra);
+void core_print_json(FILE *out, const pkgnote_core *c, const pkgnote_stack *st, const char *extra);
 
 #endif
