@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         touch_str(p.command);
         touch_str(p.arguments);
         touch_str(p.executable);
-        sink += (size_t)p.pid + (size_t)p.ppid + (size_t)p.uid + (size_t)p.gid + (size_t)p.signal;
+        sink += (size_t)p.pid + (size_t)p.tid + (size_t)p.ppid + (size_t)p.uid + (size_t)p.gid + (size_t)p.signal;
         sink += (size_t)p.fault_address + (size_t)p.elf_class + p.machine;
         touch_str(pkgnote_signal_name(p.signal));
         touch_str(pkgnote_machine_name(p.machine, p.elf_class));
@@ -101,6 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 touch_str(pkgnote_module_build_id(m));
                 touch_str(pkgnote_module_disk_build_id(m));
                 touch_str(pkgnote_module_reason(m));
+                if (!pkgnote_module_found_by(m))
+                        abort(); /* every module says how it was found */
+                touch_str(pkgnote_module_found_by(m));
                 int src = pkgnote_module_source(m);
                 if (src == PKGNOTE_SOURCE_DISK || src == PKGNOTE_SOURCE_DISK_MISMATCH)
                         abort(); /* disk reading is off */

@@ -48,7 +48,8 @@ extern "C" {
 #define PKGNOTE_MAX_DESC (1u << 20)       /* one note descriptor */
 #define PKGNOTE_MAX_JSON (64u << 10)      /* one JSON document */
 #define PKGNOTE_MAX_JSON_DEPTH 32u        /* nesting of arrays/objects */
-#define PKGNOTE_MAX_PHDRS 65536u          /* program headers */
+#define PKGNOTE_MAX_PHDRS (1u << 20)      /* program headers: a core has one per
+                                           * mapping, as many as NT_FILE lists */
 #define PKGNOTE_MAX_SHDRS (1u << 20)      /* section headers */
 #define PKGNOTE_MAX_SHSTRTAB (16u << 20)  /* section name table */
 #define PKGNOTE_MAX_READ (64u << 20)      /* bytes read from a non-seekable file */
@@ -103,6 +104,12 @@ PKGNOTE_PUBLIC int pkgnote_elf_shdrs(pkgnote_elf *e, const pkgnote_shdr **ret);
 /* Problems met while reading the object that did not stop the reading
  * (a malformed note region, an unreadable section name table): count, and
  * the I-th reason with its errno. */
+/* Why notes were read from the section table rather than a PT_NOTE that
+ * describes another file's bytes (a separate debug file, made by eu-strip
+ * -f or objcopy --only-keep-debug, keeps the stripped file's program
+ * headers), or NULL.  Not a problem: the notes read are right.  Lives as
+ * long as E. */
+PKGNOTE_PUBLIC const char *pkgnote_elf_notes_warning(pkgnote_elf *e);
 PKGNOTE_PUBLIC size_t pkgnote_elf_problem_count(const pkgnote_elf *e);
 PKGNOTE_PUBLIC const char *pkgnote_elf_problem(const pkgnote_elf *e, size_t i, int *error);
 
@@ -427,6 +434,11 @@ PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_info(const pkgnote_module *m);
 PKGNOTE_PUBLIC int pkgnote_module_source(const pkgnote_module *m);
 /* Why metadata is missing or was not used, or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_module_reason(const pkgnote_module *m);
+/* How the module was found: "nt-file" (the core's NT_FILE note), "auxv"
+ * (the vDSO), "link-map" (the dynamic linker's list in a core without
+ * NT_FILE), "elf-header" (an ELF header in its dumped memory), "maps"
+ * (a running process's /proc/PID/maps).  A static string. */
+PKGNOTE_PUBLIC const char *pkgnote_module_found_by(const pkgnote_module *m);
 PKGNOTE_PUBLIC int pkgnote_module_is_vdso(const pkgnote_module *m);
 /* 1 when the kernel marked the mapped file deleted. */
 PKGNOTE_PUBLIC int pkgnote_module_deleted(const pkgnote_module *m);

@@ -54,6 +54,7 @@ enum {
         EM_SH = 42,
         EM_X86_64 = 62,
         AT_PHDR = 3,
+        AT_PHNUM = 5,
         AT_ENTRY = 9,
         AT_EXECFN = 31,
         AT_SYSINFO_EHDR = 33,
@@ -183,6 +184,8 @@ void pn_core_parse_auxv(pkgnote_core *c, const uint8_t *desc, size_t len) {
                         break;
                 if (type == AT_PHDR)
                         c->auxv_phdr = val;
+                else if (type == AT_PHNUM)
+                        c->auxv_phnum = val;
                 else if (type == AT_ENTRY)
                         c->auxv_entry = val;
                 else if (type == AT_EXECFN)

@@ -101,7 +101,7 @@ static int parse_file_note(pkgnote_core *c, const pkgnote_note *n) {
 }
 
 /* The PT_LOAD that dumped bytes for ADDR: file offset and bytes available. */
-static bool dumped_at(pkgnote_core *c, uint64_t addr, uint64_t *off, uint64_t *avail) {
+bool pn_core_dumped_at(pkgnote_core *c, uint64_t addr, uint64_t *off, uint64_t *avail) {
         const pkgnote_phdr *ph;
         int n = pkgnote_elf_phdrs(c->view, &ph);
         for (int i = 0; i < n; i++) {
@@ -144,7 +144,7 @@ static bool mapped_at(pkgnote_core *c, uint64_t addr) {
 
 static size_t want_range(pkgnote_core *c, uint64_t addr, uint64_t max) {
         uint64_t off, avail;
-        if (!dumped_at(c, addr, &off, &avail))
+        if (!pn_core_dumped_at(c, addr, &off, &avail))
                 return SIZE_MAX;
         struct range *r = realloc(c->ranges, (c->n_ranges + 1) * sizeof *r);
         if (!r)
@@ -236,14 +236,25 @@ pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t s
         return m;
 }
 
-static int add_module(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, bool vdso) {
+/* Adds a module for the NT_FILE mappings FIRST..LAST-1 (one file), or the
+ * vDSO when FIRST is SIZE_MAX. */
+static int add_module(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, size_t first, size_t last,
+                      const char *how) {
         int err;
+        bool vdso = first == SIZE_MAX && !strcmp(how, "auxv");
         pkgnote_module *m = pn_core_new_module(c, path, start, end, vdso, &err);
         if (!m)
                 return err;
+        m->found_by = how;
         /* The kernel dumps one page of a file mapping: read no more. */
         m->range = want_range(c, start, vdso ? VDSO_BYTES : c->page);
         m->not_dumped = m->range == SIZE_MAX && mapped_at(c, start);
+        /* Its first mapping not dumped, a later one of the same file at
+         * offset 0 may have been (the data segment of a -z noseparate-code
+         * layout, 64 KiB-page systems): the same header page. */
+        for (size_t k = first == SIZE_MAX ? last : first + 1; m->range == SIZE_MAX && k < last; k++)
+                if (c->maps[k].pgoff == 0 && (m->range = want_range(c, c->maps[k].start, c->page)) != SIZE_MAX)
+                        m->not_dumped = false;
         return 0;
 }
 
@@ -339,6 +350,10 @@ static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, boo
         }
         pkgnote_elf_free(e);
         close(fd);
+}
+
+static int add_found_module(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, const char *how) {
+        return add_module(c, path, start, end, SIZE_MAX, SIZE_MAX, how);
 }
 
 static void resolve_modules(pkgnote_core *c, const pkgnote_core_options *o) {
@@ -458,8 +473,7 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                         pn_core_problem(c, "%s", pkgnote_last_error());
                         c->n_maps = 0;
                 }
-        } else
-                pn_core_problem(c, "the core has no NT_FILE note: modules cannot be listed");
+        }
 
         /* Modules: every mapping at file offset 0, once per start address.
          * An offset-0 mapping right after one of the same file continues
@@ -481,9 +495,10 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                         continue;
                 /* A module ends where its last mapping of the same file does. */
                 uint64_t end = m->end;
-                for (size_t k = cand[j].index + 1; k < c->n_maps && !strcmp(c->maps[k].path, m->path); k++)
+                size_t k = cand[j].index + 1;
+                for (; k < c->n_maps && !strcmp(c->maps[k].path, m->path); k++)
                         end = c->maps[k].end;
-                int r = add_module(c, m->path, m->start, end, false);
+                int r = add_module(c, m->path, m->start, end, cand[j].index, k, "nt-file");
                 if (r < 0) {
                         free(cand);
                         return r;
@@ -492,8 +507,14 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         if (nc > 0 && c->n_modules >= PKGNOTE_MAX_MODULES)
                 pn_core_problem(c, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
         free(cand);
+        if (!file_note) {
+                pn_core_problem(c, "the core has no NT_FILE note: modules are looked for in its memory");
+                int r = pn_core_discover_modules(c, add_found_module);
+                if (r < 0)
+                        return r;
+        }
         if (c->auxv_vdso) {
-                int r = add_module(c, "[vdso]", c->auxv_vdso, c->auxv_vdso + VDSO_BYTES, true);
+                int r = add_module(c, "[vdso]", c->auxv_vdso, c->auxv_vdso + VDSO_BYTES, SIZE_MAX, SIZE_MAX, "auxv");
                 if (r < 0)
                         return r;
         }
@@ -513,7 +534,7 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         pn_core_find_main_module(c);
         /* AT_EXECFN is the path as the program was started, maybe
          * relative; the executable's mapping names the file itself. */
-        if (c->main_module != SIZE_MAX && (!c->exe || c->exe[0] != '/')) {
+        if (c->main_module != SIZE_MAX && c->modules[c->main_module].path[0] == '/' && (!c->exe || c->exe[0] != '/')) {
                 free(c->exe);
                 c->exe = strdup(c->modules[c->main_module].path);
         }
@@ -677,6 +698,9 @@ PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_info(const pkgnote_module *m) 
 }
 PKGNOTE_PUBLIC int pkgnote_module_source(const pkgnote_module *m) {
         return m->source;
+}
+PKGNOTE_PUBLIC const char *pkgnote_module_found_by(const pkgnote_module *m) {
+        return m->found_by;
 }
 PKGNOTE_PUBLIC const char *pkgnote_module_reason(const pkgnote_module *m) {
         return m->reason;

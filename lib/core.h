@@ -31,6 +31,7 @@ struct pkgnote_module {
         char *build_id;      /* from the core, or NULL */
         char *disk_build_id; /* from the disk copy when one was read */
         int source;
+        const char *found_by; /* "nt-file", "link-map", "elf-header", "auxv" */
         char *reason;        /* why metadata is missing or was not used */
 };
 
@@ -55,7 +56,7 @@ struct pkgnote_core {
         pkgnote_thread_info *threads;
         size_t n_threads;
 
-        uint64_t auxv_phdr, auxv_entry, auxv_execfn, auxv_vdso;
+        uint64_t auxv_phdr, auxv_phnum, auxv_entry, auxv_execfn, auxv_vdso;
 
         struct mapping *maps;
         size_t n_maps;
@@ -103,6 +104,14 @@ void pn_core_parse_auxv(pkgnote_core *c, const uint8_t *desc, size_t len);
 /* Picks the executable's module through AT_PHDR/AT_ENTRY (modules sorted). */
 void pn_core_find_main_module(pkgnote_core *c);
 int pn_core_cmp_module(const void *a, const void *b);
+
+/* The core's file offset of the bytes dumped for ADDR, and how many there
+ * are from there, when a PT_LOAD dumped them. */
+bool pn_core_dumped_at(pkgnote_core *c, uint64_t addr, uint64_t *off, uint64_t *avail);
+/* Adds a module found by HOW (a static string). */
+typedef int (*pn_core_add_fn)(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, const char *how);
+/* Modules of a core without NT_FILE, from its memory (core-discover.c). */
+int pn_core_discover_modules(pkgnote_core *c, pn_core_add_fn add);
 
 /* A core read forward only: compressed (zstd, xz, lz4) or from a pipe. */
 struct pn_core_source;

@@ -330,6 +330,7 @@ PKGNOTE_PUBLIC void pkgnote_elf_free(pkgnote_elf *e) {
         for (size_t i = 0; i < e->n_problems; i++)
                 free(e->problems[i].message);
         free(e->problems);
+        free(e->notes_warning);
         free(e->owned);
         free(e->phdrs);
         free(e->shdrs);
@@ -487,6 +488,12 @@ int pn_elf_problem(pkgnote_elf *e, int err, const char *fmt, ...) {
         p[e->n_problems].message = msg;
         e->n_problems++;
         return err;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_elf_notes_warning(pkgnote_elf *e) {
+        const pkgnote_note *n;
+        (void)pkgnote_elf_notes(e, &n);
+        return e->notes_warning;
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_elf_problem_count(const pkgnote_elf *e) {

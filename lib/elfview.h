@@ -47,6 +47,8 @@ struct pkgnote_elf {
 
         struct pn_problem *problems;
         size_t n_problems;
+        /* Set when a PT_NOTE was passed over for the section table. */
+        char *notes_warning;
 
         /* Last, so that a new view clears all but it. */
         uint8_t head[4096]; /* first page of a file */

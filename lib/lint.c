@@ -230,6 +230,7 @@ enum check {
         C_UNSUPPORTED_TYPE,
         C_BAD_DLOPEN,
         C_DROPS_HARDENING,
+        C_DEBUG_FILE,
         _C_MAX,
 };
 
@@ -271,6 +272,7 @@ static const pkgnote_lint_check checks[_C_MAX] = {
         [C_UNSUPPORTED_TYPE] = {"unsupported-type", W, "not an executable, shared object or relocatable object; not checked"},
         [C_BAD_DLOPEN] = {"bad-dlopen", E, "a dlopen note is not an array of entries with soname lists and known priorities"},
         [C_DROPS_HARDENING] = {"drops-hardening", W, "a note object for x86 or aarch64 lacks the GNU property note, so it strips IBT/SHSTK or BTI/PAC from every program it is linked into"},
+        [C_DEBUG_FILE] = {"separate-debug-file", W, "the program headers describe another file (a separate debug file): notes are read from the sections and their layout is not checked"},
 };
 #undef E
 #undef W
@@ -884,6 +886,11 @@ PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userda
 
         for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++)
                 report(&l, C_MALFORMED_NOTE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_elf_problem(e, i, NULL));
+        /* A separate debug file: its segments are the stripped file's, so
+         * where its notes would be loaded cannot be judged from it. */
+        bool debug_file = pkgnote_elf_notes_warning(e) != NULL;
+        if (debug_file)
+                report(&l, C_DEBUG_FILE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_elf_notes_warning(e));
 
         bool package_section = false;
         for (int i = 0; i < l.n_sh; i++) {
@@ -910,7 +917,7 @@ PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userda
                 const pkgnote_shdr *sec = note_section(&l, n);
                 if (type == ET_REL)
                         check_rel_layout(&l, n, sec);
-                else
+                else if (!debug_file)
                         check_linked_layout(&l, n, sec);
 
                 /* Compare with the earlier package notes: an identical copy

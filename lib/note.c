@@ -7,6 +7,7 @@
  * regions aligned to 8 (as GNU property notes are).  Padding is relative
  * to the start of the region, which the producer aligned.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,20 +160,50 @@ static bool first_load_covers(pkgnote_elf *e, uint64_t end) {
         return false;
 }
 
+/* Whether the section table says PT_NOTE P describes another file's
+ * bytes.  A separate debug file (eu-strip -f, objcopy --only-keep-debug)
+ * keeps the stripped file's program headers, but its allocated sections
+ * became SHT_NOBITS and its notes moved, so P_OFFSET points at unrelated
+ * bytes (or at another note, at another address).  A linker starts a
+ * PT_NOTE at a note section, at the same offset and address; when the
+ * object has note sections and none starts there, the sections are the
+ * truth.  Core files have no such sections and are never judged so. */
+static bool segment_stale(const pkgnote_elf *e, const pkgnote_phdr *p, const pkgnote_shdr *s, int ns) {
+        bool any = false;
+        if (e->type == 4 /* ET_CORE */)
+                return false;
+        for (int i = 0; i < ns; i++) {
+                if (s[i].type != SHT_NOTE)
+                        continue;
+                if (s[i].offset == p->offset && (s[i].addr == p->vaddr || s[i].addr == 0))
+                        return false;
+                any = true;
+        }
+        return any;
+}
+
 static int read_notes(pkgnote_elf *e) {
         size_t cap = 0;
         int r;
+        const pkgnote_shdr *s;
+        int ns = pkgnote_elf_shdrs(e, &s);
         for (uint32_t i = 0; i < e->phnum; i++) {
                 const pkgnote_phdr *p = &e->phdrs[i];
                 if (p->type != PT_NOTE)
                         continue;
+                if (ns > 0 && segment_stale(e, p, s, ns)) {
+                        if (!e->notes_warning &&
+                            asprintf(&e->notes_warning,
+                                     "PT_NOTE at offset 0x%llx holds no note section: the program headers describe another file (a separate debug file?); notes were read from the sections",
+                                     (unsigned long long)p->offset) < 0)
+                                e->notes_warning = NULL;
+                        continue;
+                }
                 r = walk_region(e, &cap, p->offset, p->filesz, segment_align(e, p),
                                 PKGNOTE_NOTE_IN_SEGMENT, NULL, "PT_NOTE segment");
                 if (r == -ENOMEM)
                         return r;
         }
-        const pkgnote_shdr *s;
-        int ns = pkgnote_elf_shdrs(e, &s);
         if (ns < 0)
                 pn_elf_problem(e, ns, "section headers: %s", pkgnote_last_error());
         for (int i = 0; i < ns; i++) {

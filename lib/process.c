@@ -182,6 +182,7 @@ static int read_modules(pkgnote_core *c, int pid) {
                         return err;
                 }
                 last = m;
+                m->found_by = "maps";
                 /* Device and inode, to recognise the file if map_files is shut. */
                 m->dev = makedev(maj, min);
                 m->ino = ino;

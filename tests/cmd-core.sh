@@ -331,6 +331,43 @@ else
         fail "deleted: the kernel wrote a core"
 fi
 
+# ----------------------------------------------------- a core without NT_FILE
+# Regression: a core without NT_FILE (kernels before 3.7, other dumpers)
+# listed no module.  The real core with its NT_FILE note renamed: modules
+# come from the dynamic linker's list and the ELF headers in its memory,
+# as eu-unstrip -n --core finds them, and the report says how.
+python3 - "$SEGV_CORE" nofile.core <<'PY' || fatal "cannot hide NT_FILE"
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+phoff, phnum = struct.unpack_from("<Q", b, 32)[0], struct.unpack_from("<H", b, 56)[0]
+hidden = 0
+for i in range(phnum):
+    t, _, off, _, _, fsz = struct.unpack_from("<IIQQQQ", b, phoff + 56 * i)
+    pos = off
+    while t == 4 and pos + 12 <= off + fsz:
+        nsz, dsz, typ = struct.unpack_from("<III", b, pos)
+        if typ == 0x46494c45:
+            struct.pack_into("<I", b, pos + 8, 0x46494c00)
+            hidden += 1
+        pos += 12 + (nsz + 3) // 4 * 4 + (dsz + 3) // 4 * 4
+assert hidden == 1
+open(sys.argv[2], "wb").write(b)
+PY
+run core --json --no-stack nofile.core
+expect_status 0 "bug-no-nt-file-no-modules: core --json exits 0"
+cp out nofile.json
+jcheck "bug-no-nt-file-no-modules: the executable, by its ELF header" nofile.json 'mod("crasher")["foundBy"] == "elf-header" and mod("crasher")["buildId"] == E["ID_M"] and mod("crasher")["packages"] == [json.loads(E["M_JSON"])]'
+jcheck "bug-no-nt-file-no-modules: libalpha named by the link_map chain" nofile.json 'mod("libalpha.so")["foundBy"] == "link-map" and mod("libalpha.so")["packages"] == [json.loads(E["A_JSON"])]'
+jcheck "bug-no-nt-file-no-modules: the same modules and starts as with NT_FILE" nofile.json 'sorted((m["start"], m["buildId"]) for m in d["modules"]) == sorted((m["start"], m["buildId"]) for m in json.load(open("segv.json"))["modules"])'
+if command -v eu-unstrip > /dev/null; then
+        eu-unstrip -n --core=nofile.core > eu-nofile.txt 2> /dev/null
+        export EU_NOFILE="$(cat eu-nofile.txt)"
+        jcheck "bug-no-nt-file-no-modules: eu-unstrip -n --core finds the same starts and build-ids" nofile.json 'sorted((int(m["start"], 16), m["buildId"]) for m in d["modules"]) == sorted((int(l.split("+")[0], 16), l.split()[1].split("@")[0]) for l in E["EU_NOFILE"].splitlines())'
+else
+        missing "bug-no-nt-file-no-modules: eu-unstrip -n --core finds the same starts and build-ids" eu-unstrip
+fi
+jcheck "bug-no-nt-file-no-modules: NT_FILE modules say so" segv.json 'all(m["foundBy"] == ("auxv" if m.get("vdso") else "nt-file") for m in d["modules"])'
+
 # ---------------------------------------------------------------- --no-disk
 run core --json --no-disk "$SEGV_CORE"
 expect_status 0 "--no-disk exits 0"

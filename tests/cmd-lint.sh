@@ -335,12 +335,13 @@ else
         fail "several files, summary" "status $rc" "$(cat "$T/out" "$T/err")"
 fi
 
+# Regression: the message said it twice ("not an ELF file: not an ELF file").
 printf 'not an ELF file\n' >"$T/text"
 run_lint "$T/text"
-if [ "$rc" -eq 2 ] && grep -q "^pkgnote: '$T/text': not an ELF file: " "$T/err" && [ ! -s "$T/out" ]; then
-        pass "not an ELF file"
+if [ "$rc" -eq 2 ] && grep -qx "pkgnote: '$T/text': cannot read: not an ELF file" "$T/err" && [ ! -s "$T/out" ]; then
+        pass "bug-lint-not-elf-said-twice: not an ELF file, said once"
 else
-        fail "not an ELF file" "status $rc" "$(cat "$T/err")"
+        fail "bug-lint-not-elf-said-twice: not an ELF file, said once" "status $rc" "$(cat "$T/err")"
 fi
 
 run_lint "$T/missing" "$T/owner"

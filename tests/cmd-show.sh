@@ -106,4 +106,106 @@ run show --json "$(printf 'bad\377name\302\205x')"
 python3 -c 'import json; d=json.load(open("out")); assert d["path"]=="bad\\xffname\x85x", d["path"]' \
         && pass "--json escapes non-UTF-8 paths" || fail "--json escapes non-UTF-8 paths" "$(cat out)"
 
+# ------------------------------------- extended program header numbering
+# Regression: a valid file with more than 65,536 program headers (gABI
+# extended numbering: e_phnum PN_XNUM, the count in section 0's sh_info)
+# was refused as over a limit, though readelf reads it.  Cores of processes
+# with many mappings have that many PT_LOADs.
+python3 - xnum.elf "$JSON" <<'PY' || fatal "cannot build the PN_XNUM file"
+import struct, sys
+n = 70000
+j = sys.argv[2].encode() + b"\0"
+j += b"\0" * (-len(j) % 4)
+note = struct.pack("<III", 4, len(j), 0xcafe1a7e) + b"FDO\0" + j
+phoff, noteoff = 64, 64 + 56 * n
+shoff = noteoff + len(note)
+size = shoff + 64
+eh = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+eh += struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, 0x400000, phoff, shoff, 0, 64, 56, 0xffff, 64, 1, 0)
+ph = struct.pack("<IIQQQQQQ", 1, 4, 0, 0x400000, 0x400000, size, size, 0x1000)
+ph += struct.pack("<IIQQQQQQ", 4, 4, noteoff, 0x400000 + noteoff, 0x400000 + noteoff, len(note), len(note), 4)
+ph += bytes(56) * (n - 2)
+sh0 = struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, n, 0, 0)
+open(sys.argv[1], "wb").write(eh + ph + note + sh0)
+PY
+readelf -lW xnum.elf 2> /dev/null | grep -q "There are 70000 program headers" || fatal "readelf does not read xnum.elf's 70000 program headers"
+run show --json xnum.elf
+expect_status 0 "bug-pn-xnum-over-limit: show reads 70000 program headers (readelf does)"
+python3 -c 'import json; d=json.load(open("out")); assert d["packages"][0]["name"] == "hello", d' &&
+        pass "bug-pn-xnum-over-limit: the note behind them" || fail "bug-pn-xnum-over-limit: the note behind them" "$(cat out err)"
+
+# ------------------------------------------------ separate debug files
+# Regression: debug files keep the stripped file's program headers, so
+# their PT_NOTE points at unrelated bytes; show exited 2, lint reported
+# malformed-note, scan counted them malformed.  readelf and eu-readelf
+# read their note sections; so does pkgnote now, with a warning.
+mkdir dbg
+cat > lib2.c <<'C'
+int twice(int x) { return 2 * x; }
+C
+cc -g -o dbg/prog main.c -fuse-ld=bfd -Xlinker "--package-metadata=$JSON" || fatal "cannot link prog"
+cc -g -shared -fPIC -o dbg/lib.so lib2.c -fuse-ld=bfd -Xlinker "--package-metadata=$JSON" || fatal "cannot link lib.so"
+made=0
+for f in prog lib.so; do
+        if command -v eu-strip > /dev/null; then
+                cp dbg/$f $f.s && eu-strip -f dbg/$f.eu.debug $f.s && made=$((made + 1))
+        else
+                missing "eu-strip -f debug file of $f" eu-strip
+        fi
+        objcopy --only-keep-debug dbg/$f dbg/$f.objcopy.debug && made=$((made + 1))
+done
+[ $made -ge 2 ] || fatal "no debug files made"
+STALE=0
+for d in dbg/*.debug; do
+        # The reference view: readelf reads the package note from the sections.
+        readelf -nW "$d" 2> /dev/null | grep -q '"name":"hello"' || fatal "readelf does not see the note in $d"
+        if command -v eu-readelf > /dev/null; then
+                eu-readelf -n "$d" 2> /dev/null | grep -q 'hello' || fatal "eu-readelf does not see the note in $d"
+        fi
+        # Whether its PT_NOTE describes another file's bytes: no note
+        # section at the segment's offset and address.
+        if python3 - "$d" <<'PY'
+import subprocess, sys
+ph = subprocess.run(["readelf", "-lW", sys.argv[1]], capture_output=True, text=True).stdout
+sh = subprocess.run(["readelf", "-SW", sys.argv[1]], capture_output=True, text=True).stdout
+notes = [(int(l.split()[1], 16), int(l.split()[2], 16)) for l in ph.splitlines() if l.split()[:1] == ["NOTE"]]
+secs = set()
+for l in sh.splitlines():
+    if " NOTE " in l:
+        w = l.replace("[ ", "[").split()
+        i = w.index("NOTE")
+        secs.add((int(w[i + 2], 16), int(w[i + 1], 16)))
+sys.exit(0 if notes and any(n not in secs for n in notes) else 1)
+PY
+        then stale=1; STALE=$((STALE + 1)); else stale=0; fi
+        run show --json "$d"
+        expect_status 0 "bug-debug-file-malformed: show reads $d"
+        python3 -c 'import json,sys; d=json.load(open("out")); assert d["packages"][0]["name"] == "hello", d' &&
+                pass "bug-debug-file-malformed: $d holds the package" || fail "bug-debug-file-malformed: $d holds the package" "$(cat out err)"
+        if [ $stale = 1 ]; then
+                expect_err "warning: PT_NOTE at offset" "bug-debug-file-malformed: show warns about $d"
+        else
+                [ ! -s err ] && pass "bug-debug-file-malformed: $d's PT_NOTE is its own: no warning" ||
+                        fail "bug-debug-file-malformed: $d's PT_NOTE is its own: no warning" "$(cat err)"
+        fi
+        run lint "$d"
+        expect_status 0 "bug-debug-file-malformed: lint passes $d"
+        grep -q "malformed-note" out err && fail "bug-debug-file-malformed: no malformed-note for $d" "$(cat out)" ||
+                pass "bug-debug-file-malformed: no malformed-note for $d"
+        if [ $stale = 1 ]; then
+                grep -q "separate-debug-file" out && pass "bug-debug-file-malformed: lint names $d a separate debug file" ||
+                        fail "bug-debug-file-malformed: lint names $d a separate debug file" "$(cat out)"
+        fi
+done
+# eu-strip -f moves an executable's notes (its .interp became SHT_NOBITS).
+[ $STALE -ge 1 ] && pass "bug-debug-file-malformed: some debug file has another file's PT_NOTE ($STALE)" ||
+        fail "bug-debug-file-malformed: some debug file has another file's PT_NOTE" "none: the fixture does not show the case"
+run scan --format json dbg
+python3 -c '
+import json, sys
+lines = [json.loads(l) for l in open("out")]
+s = [l for l in lines if "summary" in l][0]["summary"]
+assert s["malformed"] == 0 and s["withNote"] == s["objects"], s
+' && pass "bug-debug-file-malformed: scan counts none malformed" || fail "bug-debug-file-malformed: scan counts none malformed" "$(tail -n 1 out)"
+
 finish

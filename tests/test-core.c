@@ -526,6 +526,104 @@ static void test_bug_noseparate_code_module_listed_twice(void) {
         }
 }
 
+/* Regression: a module's header page was looked for only at its first
+ * mapping.  When that one was not dumped but a later mapping of the same
+ * file at offset 0 was (64 KiB-page systems, -z noseparate-code), the
+ * module had no build-id and no notes. */
+static void test_bug_header_page_from_later_mapping(void) {
+        for (int v = 0; v < 4; v++) {
+                struct cb_spec s;
+                base_spec(&s, v & 1, v & 2);
+                s.maps[0].data = NULL;
+                s.maps[0].data_len = 0;
+                s.maps[1] = (struct cb_map){EXE_BASE + 0x1000, EXE_BASE + 0x2000, 0, EXE_PATH, page_exe, 4096};
+                pkgnote_core *c = open_spec(&s, 0);
+                if (!c)
+                        continue;
+                const pkgnote_module *exe = find(c, EXE_PATH);
+                CHECK(exe != NULL);
+                if (exe) {
+                        CHECK_INT(pkgnote_module_start(exe), EXE_BASE);
+                        CHECK_STR(pkgnote_module_build_id(exe), ID_EXE);
+                        CHECK_INT(pkgnote_module_source(exe), PKGNOTE_SOURCE_CORE);
+                        const pkgnote_info *info = pkgnote_module_info(exe);
+                        CHECK(info && pkgnote_info_package_count(info) == 1);
+                }
+                pkgnote_core_free(c);
+        }
+}
+
+/* Regression: a core without NT_FILE (kernels before 3.7, other dumpers)
+ * listed no module.  Modules are now found as eu-unstrip finds them: ELF
+ * headers in dumped memory, named through the dynamic linker's r_debug
+ * and link_map chain (here: a chain that loops back on itself, and a
+ * library whose header page was not dumped). */
+static void test_bug_no_nt_file_lists_no_modules(void) {
+        static uint8_t data[4096];
+        for (int v = 0; v < 4; v++) {
+                bool is64 = v & 1, be = v & 2;
+                unsigned w = is64 ? 8 : 4, pe = is64 ? 56 : 32;
+                const uint64_t D = 0x50000000u;
+                struct cb_spec s;
+                base_spec(&s, is64, be);
+                s.no_file_note = true;
+                memset(data, 0, sizeof data);
+                /* The executable's program headers, as AT_PHDR shows them:
+                 * PT_PHDR at vaddr 0 (bias D), PT_DYNAMIC at 0x100. */
+                cb_put(data, 6, 4, be);
+                cb_put(data + pe, 2, 4, be);
+                cb_put(data + pe + (is64 ? 16 : 8), 0x100, w, be);
+                cb_put(data + 0x100, 21, w, be); /* DT_DEBUG */
+                cb_put(data + 0x100 + w, D + 0x200, w, be);
+                cb_put(data + 0x200, 1, 4, be); /* r_version */
+                cb_put(data + 0x200 + w, D + 0x300, w, be);
+                static const struct { uint64_t addr; unsigned name; unsigned next; } lm[] = {
+                        {0, 0x800, 0x340}, {LIB_BASE, 0x810, 0x380}, {0x60000000u, 0x840, 0x300},
+                };
+                for (size_t i = 0; i < 3; i++) {
+                        uint8_t *l = data + (i == 0 ? 0x300 : i == 1 ? 0x340 : 0x380);
+                        cb_put(l, lm[i].addr, w, be);
+                        cb_put(l + w, D + lm[i].name, w, be);
+                        cb_put(l + 3 * w, D + lm[i].next, w, be); /* the last links back: a loop */
+                }
+                strcpy((char *)data + 0x810, LIB_PATH);
+                strcpy((char *)data + 0x840, "/usr/lib/notdumped.so");
+                s.maps[5] = (struct cb_map){D, D + 0x1000, 0, NULL, data, sizeof data};
+                s.n_maps = 6;
+                s.auxv[0][1] = D;
+                s.auxv[1][1] = EXE_BASE + 0x40; /* AT_ENTRY, inside the page's PT_LOAD */
+                s.auxv[3][0] = 5; /* AT_PHNUM */
+                s.auxv[3][1] = 2;
+                s.n_auxv = 4;
+                pkgnote_core *c = open_spec(&s, 0);
+                if (!c)
+                        continue;
+                CHECK(has_problem(c, "no NT_FILE"));
+                CHECK_INT(pkgnote_core_module_count(c), 3);
+                /* make-seeds: the fuzzer's seed for this path. */
+                const char *seed = getenv("PKGNOTE_CORE_SEED");
+                FILE *f = seed && v == 1 ? fopen(seed, "wbe") : NULL;
+                if (f) {
+                        fwrite(core_buf, 1, core_len, f);
+                        fclose(f);
+                }
+                const pkgnote_module *exe = find(c, EXE_PATH), *lib = find(c, LIB_PATH), *nd = find(c, "/usr/lib/notdumped.so");
+                CHECK(exe && lib && nd);
+                if (exe && lib && nd) {
+                        CHECK_STR(pkgnote_module_found_by(exe), "elf-header");
+                        CHECK_STR(pkgnote_module_build_id(exe), ID_EXE);
+                        CHECK_INT(pkgnote_module_start(exe), EXE_BASE);
+                        CHECK(pkgnote_core_main_module(c) == exe);
+                        CHECK_STR(pkgnote_module_found_by(lib), "link-map");
+                        CHECK_STR(pkgnote_module_build_id(lib), ID_LIB);
+                        CHECK(pkgnote_module_info(lib) && pkgnote_info_package_count(pkgnote_module_info(lib)) == 1);
+                        CHECK_STR(pkgnote_module_found_by(nd), "link-map");
+                        CHECK_INT(pkgnote_module_start(nd), 0x60000000u);
+                }
+                pkgnote_core_free(c);
+        }
+}
+
 /* A file mapped at offset 0 whose PT_LOAD holds nothing: the kernel dumps
  * the first page of every readable offset-0 file mapping that starts with
  * an ELF header (coredump_filter bit 4, evidently on since the other
@@ -714,7 +812,10 @@ static void test_process_notes_hostile(void) {
         c = open_spec(&s, 0);
         if (c) {
                 CHECK(has_problem(c, "no NT_FILE"));
-                CHECK_INT(pkgnote_core_module_count(c), 0);
+                /* No auxv, no dynamic linker's list: the dumped ELF headers. */
+                CHECK_INT(pkgnote_core_module_count(c), 2);
+                for (size_t i = 0; i < pkgnote_core_module_count(c); i++)
+                        CHECK_STR(pkgnote_module_found_by(pkgnote_core_module(c, i)), "elf-header");
                 pkgnote_process_info p;
                 pkgnote_core_process(c, &p);
                 CHECK(p.executable == NULL);
@@ -959,6 +1060,8 @@ int main(void) {
         RUN(test_bug_nt_file_quadratic_module_dedup);
         RUN(test_bug_pid_is_crashing_thread);
         RUN(test_bug_empty_executable_name);
+        RUN(test_bug_header_page_from_later_mapping);
+        RUN(test_bug_no_nt_file_lists_no_modules);
         RUN(test_bug_process_note_layouts_per_architecture);
         free(core_buf);
         return test_summary();

@@ -197,6 +197,7 @@ void core_print_json(FILE *out, const pkgnote_core *c, const pkgnote_stack *st, 
                 fputs(",\"packages\":", out);
                 print_packages_json(out, pkgnote_module_info(m));
                 fprintf(out, ",\"source\":\"%s\"", pkgnote_source_name(pkgnote_module_source(m)));
+                json_opt_string(out, "foundBy", pkgnote_module_found_by(m));
                 if (pkgnote_module_source(m) == PKGNOTE_SOURCE_DISK_MISMATCH)
                         json_opt_string(out, "diskBuildId", pkgnote_module_disk_build_id(m));
                 if (pkgnote_module_deleted(m))

@@ -53,7 +53,7 @@ static int lint_one(const char *path, const struct lint_opts *o, size_t *errors,
         pkgnote_elf *e;
         int r = !strcmp(path, "-") ? pkgnote_elf_open_fd(STDIN_FILENO, &e) : pkgnote_elf_open(path, &e);
         if (r < 0)
-                return tool_error(path, r == -ENOEXEC ? "not an ELF file" : "cannot read", r);
+                return tool_error(path, "cannot read", r);
         struct lint_run run = {.o = o, .path = path};
         r = pkgnote_lint(e, on_finding, &run);
         pkgnote_elf_free(e);

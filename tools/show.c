@@ -188,6 +188,14 @@ static int show_one(const char *path, const struct show_opts *o) {
                 print_json(path, e, info);
         else
                 print_text(path, e, info);
+        const char *warning = pkgnote_elf_notes_warning(e);
+        if (warning) { /* the notes read are right: not an error */
+                fprintf(stderr, "%s: '", program_name);
+                tool_print_escaped(stderr, path);
+                fputs("': warning: ", stderr);
+                tool_print_escaped(stderr, warning);
+                fputc('\n', stderr);
+        }
         for (size_t i = 0; i < pkgnote_info_problem_count(info); i++) {
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, path);
