@@ -87,6 +87,55 @@ feed segv.core 104 11 1700000300 --max-use $((size * 3))
 ls "$STATE" | grep -q "^core\.______x_fake\.0\.106\." && pass "hostile COMM sanitised in the name" || fail "hostile COMM sanitised in the name" "$(ls "$STATE")"
 [ "$(grep -c '^fake' log)" -eq 0 ] && pass "hostile COMM cannot forge a log line" || fail "hostile COMM cannot forge a log line"
 
+# The crashed process's own root.  Regression: the handler resolved module
+# paths on the host, where a container's file of that name is not the
+# process's (or is a device someone left there).  A library whose package
+# note lies beyond its first page must come from disk: it exists only in
+# the root of a chrooted process, which the handler now reads through
+# /proc/PID/root.
+cc -O1 -o mkcore "$SRCDIR/tests/core/mkcore.c" "$SRCDIR/tests/core/corebuild.c" || fatal "cannot build mkcore"
+cat > far.ld <<'LD'
+SECTIONS {
+  .filler : { *(.filler) }
+  .note.pkgfar : { *(.note.pkgfar) }
+} INSERT AFTER .note.gnu.build-id;
+LD
+python3 - > far.s <<'PY'
+j = b'{"type":"deb","name":"inroot","version":"7.0-1","architecture":"amd64"}\0'
+j += b"\0" * (-len(j) % 4)
+print('\t.section .filler,"a",@progbits\n\t.fill 6000, 1, 0x41')
+print('\t.section .note.pkgfar,"a",@note\n\t.balign 4\n\t.long 4, %d, 0xcafe1a7e\n\t.asciz "FDO"' % len(j))
+print('\t.byte ' + ','.join(str(b) for b in j))
+print('\t.section .note.GNU-stack,"",@progbits')
+PY
+echo 'int far_value(void) { return 3; }' > far.c
+echo '#include <unistd.h>
+int main(void) { pause(); return 0; }' > sleeper.c
+mkdir -p croot/opt/inroot
+cc -shared -fPIC -fuse-ld=bfd -o croot/opt/inroot/libfar.so far.c far.s -Wl,-T,far.ld || fatal "cannot link libfar"
+if cc -static -o croot/sleeper sleeper.c; then
+        chroot croot /sleeper 2> /dev/null &
+        SPID=$!
+        sleep 0.3
+        if [ "$(readlink /proc/$SPID/root)" = "$T/croot" ]; then
+                ./mkcore -o far.core -64 -le -m 62 --pid $SPID --comm sleeper --module 0x7f0000000000:/opt/inroot/libfar.so:croot/opt/inroot/libfar.so ||
+                        fatal "mkcore failed"
+                feed far.core $SPID 11 1700000600
+                python3 - "$STATE/core.crasher.0.$SPID.1700000600.json" <<'PY' && pass "bug-handler-host-paths: a module read inside the process's root" || fail "bug-handler-host-paths: a module read inside the process's root" "$(cat "$STATE/core.crasher.0.$SPID.1700000600.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = [m for m in d["modules"] if m["path"] == "/opt/inroot/libfar.so"][0]
+assert m["source"] == "disk" and m["packages"][0]["name"] == "inroot", m
+PY
+        else
+                missing "bug-handler-host-paths: a module read inside the process's root" "chroot"
+        fi
+        kill $SPID 2> /dev/null
+        wait $SPID 2> /dev/null
+else
+        missing "bug-handler-host-paths: a module read inside the process's root" "static linking (libc6-dev)"
+fi
+
 "$HANDLER" 1 2 3 > /dev/null 2> err
 [ $? -eq 2 ] && grep -q "expected PID UID GID" err && pass "wrong arguments: exit 2 with a message" || fail "wrong arguments: exit 2 with a message"
 PKGNOTE_COREDUMP_DIR="$T/nonexistent" run list
