@@ -162,24 +162,21 @@ static bool first_load_covers(pkgnote_elf *e, uint64_t end) {
 
 /* Whether the section table says PT_NOTE P describes another file's
  * bytes.  A separate debug file (eu-strip -f, objcopy --only-keep-debug)
- * keeps the stripped file's program headers, but its allocated sections
- * became SHT_NOBITS and its notes moved, so P_OFFSET points at unrelated
- * bytes (or at another note, at another address).  A linker starts a
- * PT_NOTE at a note section, at the same offset and address; when the
- * object has note sections and none starts there, the sections are the
- * truth.  Core files have no such sections and are never judged so. */
+ * keeps the stripped file's program headers and its sections' addresses,
+ * but its allocated sections became SHT_NOBITS and its notes moved, so
+ * P_OFFSET points at unrelated bytes (or at another note).  A linker
+ * starts a PT_NOTE at a note section, at the same address and offset:
+ * when the note section at the segment's address lies at another offset,
+ * the sections are the truth.  A segment no section starts at (a note
+ * added after linking) is read as it is.  Core files have no such
+ * sections and are never judged so. */
 static bool segment_stale(const pkgnote_elf *e, const pkgnote_phdr *p, const pkgnote_shdr *s, int ns) {
-        bool any = false;
-        if (e->type == 4 /* ET_CORE */)
+        if (e->type == 4 /* ET_CORE */ || p->vaddr == 0)
                 return false;
-        for (int i = 0; i < ns; i++) {
-                if (s[i].type != SHT_NOTE)
-                        continue;
-                if (s[i].offset == p->offset && (s[i].addr == p->vaddr || s[i].addr == 0))
-                        return false;
-                any = true;
-        }
-        return any;
+        for (int i = 0; i < ns; i++)
+                if (s[i].type == SHT_NOTE && s[i].addr == p->vaddr)
+                        return s[i].offset != p->offset;
+        return false;
 }
 
 static int read_notes(pkgnote_elf *e) {
