@@ -739,6 +739,9 @@ enum {
          * kernel module with an appended signature (the signature, which
          * stamping invalidates, is dropped: sign the module again). */
         PKGNOTE_STAMP_FORCE = 1u << 1,
+        /* Fail with -ENOSPC rather than put the note of an executable or
+         * shared object where kernel core dumps do not carry it. */
+        PKGNOTE_STAMP_REQUIRE_FIRST_PAGE = 1u << 2,
 };
 
 /* Where the note went; pkgnote_stamp_placement_name() gives the words. */
@@ -751,8 +754,10 @@ enum {
         PKGNOTE_PLACE_FREE_SLOT,   /* a PT_NULL program header became its PT_NOTE */
         PKGNOTE_PLACE_MOVED_PHDRS, /* first page: program headers moved, within that page */
         PKGNOTE_PLACE_PADDING,     /* padding after a segment, outside the first page */
-        PKGNOTE_PLACE_APPENDED,    /* a new segment at the end, with the program headers */
-        PKGNOTE_PLACE_SECTION,     /* relocatable object: section .note.package */
+        PKGNOTE_PLACE_APPENDED,    /* a new segment at the end, with the program headers
+                                    * (only when they were not in the first page) */
+        PKGNOTE_PLACE_SECTION,     /* section .note.package: relocatable objects; linked
+                                    * files where nothing else keeps the first page (not loaded) */
         PKGNOTE_PLACE_REMOVED,
 };
 
@@ -762,9 +767,9 @@ typedef struct pkgnote_stamp_result {
         int first_page;         /* note in file bytes [0, 4096), so kernel core dumps carry it */
         int phdrs_first_page;   /* program headers still in the first page (cores keep build-ids) */
         int phdrs_moved;        /* the program header table moved */
-        int tables_moved;       /* .interp, .gnu.hash, .hash or .dynsym moved to make room
-                                 * (PT_INTERP and DT_ entries follow them) */
-        int notes_moved;        /* existing notes moved within the first page */
+        int tables_moved;       /* tables of dynamic linking (.gnu.hash, .dynsym, .rela.dyn, ...)
+                                 * moved to make room (DT_ entries and sections follow them) */
+        int notes_moved;        /* always 0: existing notes never move */
         int signature_removed;  /* a kernel module's appended signature was dropped */
         uint64_t note_offset;   /* file offset of the package note (0 when removed) */
         uint64_t note_size;

@@ -323,6 +323,7 @@ int pn_stamp_remove_segment_notes(struct stamp *s) {
                         if (later_kept && n->size % n->align)
                                 return pn_error(-ENOSPC, "cannot take out the package note at offset 0x%llx without misaligning the notes after it",
                                                 (unsigned long long)n->offset);
+                        s->notes_closed_up |= later_kept;
                         if (ncut == ELEMENTSOF(cut))
                                 return pn_error(-E2BIG, "too many package notes in one segment");
                         cut[ncut++] = (struct range){n->offset, n->offset + n->size};
@@ -475,13 +476,26 @@ int pn_stamp_cover_note(struct stamp *s, uint64_t addr) {
         }
         struct sh *h = &s->sh[k];
         h->type = SHT_NOTE;
-        h->flags = SHF_ALLOC;
+        h->flags = s->note_flags;
         h->addr = addr;
         h->offset = s->res->note_offset;
         h->size = s->res->note_size;
         h->align = 4;
         h->entsize = 0;
         return rewrite_section_tail(s);
+}
+
+/* Appends the note after the file's data, for a section to cover: the
+ * section name table (when NEEDS_NAME) and header table follow it. */
+int pn_stamp_append_note(struct stamp *s, bool needs_name) {
+        pn_stamp_cut_tail(s, needs_name);
+        uint64_t off = ALIGN_UP(s->len, 4);
+        int r = pn_stamp_resize(s, off + s->note_len);
+        if (r < 0 || (r = pn_stamp_write_note(s, off, s->note_len)) < 0)
+                return r;
+        s->res->placement = PKGNOTE_PLACE_SECTION;
+        s->table_grew = true; /* the table is rewritten after the data */
+        return 0;
 }
 
 /* After removal: an emptied .note.package that is the last section goes. */

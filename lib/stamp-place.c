@@ -3,20 +3,15 @@
  * Placements of the package note in linked files (ET_EXEC, ET_DYN), in
  * the order lib/stamp.c tries them, and the free space they use: unused
  * zero bytes that a read-only PT_LOAD maps, or may map by growing over
- * padding inside pages it already maps.  The dynamic tables, .interp and
- * the existing notes may move to make room; PT_LOAD addresses never
+ * padding inside pages it already maps.  Existing notes, .interp and the
+ * program headers' place in the first page never change; the tables of
+ * dynamic linking move in stamp-tables.c; PT_LOAD addresses never
  * change.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "stamp-private.h"
-
-/* What the kernel dumps of a mapped file, and the page granularity we
- * assume for mappings: 4096 is the smallest page size, so staying inside
- * a 4 KiB page is safe on kernels with larger pages too. */
-#define FIRST_PAGE 4096u
-#define PAGE 4096u
 
 /* ------------------------------------------------------------------ */
 /* Free space                                                          */
@@ -29,7 +24,7 @@ static int cmp_range(const void *a, const void *b) {
 /* Everything in the result that holds bytes someone reads: headers,
  * tables, sections, segments other than PT_LOAD (whose contents the
  * sections describe; without section headers, PT_LOADs count whole). */
-static int occupied(const struct stamp *s, struct range **ret, size_t *ret_n) {
+int pn_stamp_occupied(const struct stamp *s, struct range **ret, size_t *ret_n) {
         size_t cap = 4 + ELEMENTSOF(s->reserved) + s->phnum + s->shnum, n = 0;
         struct range *r = calloc(cap, sizeof *r);
         if (!r)
@@ -64,20 +59,18 @@ static int occupied(const struct stamp *s, struct range **ret, size_t *ret_n) {
         return 0;
 }
 
-static bool overlaps_any(const struct range *occ, size_t n, uint64_t a, uint64_t b) {
+bool pn_stamp_overlaps_any(const struct range *occ, size_t n, uint64_t a, uint64_t b) {
         for (size_t i = 0; i < n; i++)
                 if (occ[i].a < b && a < occ[i].b)
                         return true;
         return false;
 }
 
-enum { HOST_FIRST_PAGE = 1, HOST_NO_EXEC = 2 };
-
 /* The PT_LOAD that maps bytes [a, b) once grown over them, or -1.  It
  * must be readable and not writable, and growing it (only over its
  * padding, only when it has no bss) must stay inside pages it already
  * maps and away from every other PT_LOAD. */
-static long host_for(const struct stamp *s, uint64_t a, uint64_t b, unsigned how) {
+long pn_stamp_host_for(const struct stamp *s, uint64_t a, uint64_t b, unsigned how) {
         for (size_t i = 0; i < s->phnum; i++) {
                 const struct ph *p = &s->ph[i];
                 if (p->type != PT_LOAD || !(p->flags & PF_R) || (p->flags & PF_W))
@@ -114,18 +107,18 @@ static long host_for(const struct stamp *s, uint64_t a, uint64_t b, unsigned how
 }
 
 /* Finds SIZE unused, zero bytes aligned to ALIGN below LIMIT that a
- * PT_LOAD maps (see host_for()); returns the offset or UINT64_MAX. */
+ * PT_LOAD maps (see pn_stamp_host_for()); returns the offset or UINT64_MAX. */
 static uint64_t find_free(struct stamp *s, uint64_t size, uint64_t align, uint64_t limit, unsigned how,
                           long *host) {
         struct range *occ, *real;
         size_t n, nreal;
-        if (occupied(s, &occ, &n) < 0)
+        if (pn_stamp_occupied(s, &occ, &n) < 0)
                 return UINT64_MAX;
         /* Growing a PT_LOAD over bytes reserved for other new data is
          * fine; over anything already there it is not. */
         size_t keep = s->n_reserved;
         s->n_reserved = 0;
-        int r = occupied(s, &real, &nreal);
+        int r = pn_stamp_occupied(s, &real, &nreal);
         s->n_reserved = keep;
         if (r < 0) {
                 free(occ);
@@ -141,12 +134,12 @@ static uint64_t find_free(struct stamp *s, uint64_t size, uint64_t align, uint64
                         gap_end = limit;
                 uint64_t a = ALIGN_UP(gap_start, align);
                 if (gap_end > gap_start && a + size <= gap_end && a + size > a) {
-                        long h = host_for(s, a, a + size, how);
+                        long h = pn_stamp_host_for(s, a, a + size, how);
                         if (h >= 0) {
                                 const struct ph *p = &s->ph[h];
                                 uint64_t end = p->offset + p->filesz;
                                 uint64_t z = a < end ? a : end; /* growing maps [end, a) too */
-                                if (!overlaps_any(occ, n, a, a + size) && !overlaps_any(real, nreal, z, a) &&
+                                if (!pn_stamp_overlaps_any(occ, n, a, a + size) && !pn_stamp_overlaps_any(real, nreal, z, a) &&
                                     pn_stamp_is_zero(s, z, a + size)) {
                                         found = a;
                                         *host = h;
@@ -163,19 +156,19 @@ static uint64_t find_free(struct stamp *s, uint64_t size, uint64_t align, uint64
 
 /* A home for SIZE bytes anywhere in the file: padding of a segment that
  * is not executable when there is some, else of any read-only one. */
-static uint64_t find_home(struct stamp *s, uint64_t size, uint64_t align, long *host) {
+uint64_t pn_stamp_find_home(struct stamp *s, uint64_t size, uint64_t align, long *host) {
         uint64_t off = find_free(s, size, align, s->len, HOST_NO_EXEC, host);
         return off != UINT64_MAX ? off : find_free(s, size, align, s->len, 0, host);
 }
 
 /* Grows PT_LOAD H over [a, b) when needed. */
-static void grow_host(struct stamp *s, long h, uint64_t b) {
+void pn_stamp_grow_host(struct stamp *s, long h, uint64_t b) {
         struct ph *p = &s->ph[h];
         if (b > p->offset + p->filesz)
                 p->filesz = p->memsz = b - p->offset;
 }
 
-static uint64_t vaddr_of(const struct stamp *s, long h, uint64_t off) {
+uint64_t pn_stamp_vaddr_of(const struct stamp *s, long h, uint64_t off) {
         return s->ph[h].vaddr + (off - s->ph[h].offset);
 }
 static uint64_t paddr_of(const struct stamp *s, long h, uint64_t off) {
@@ -213,137 +206,26 @@ int pn_stamp_place_after_notes(struct stamp *s, long seg) {
         uint64_t a = p->offset + p->filesz, b = a + s->note_len;
         if (a % 4 || b > FIRST_PAGE)
                 return 0;
-        long h = host_for(s, a, b, HOST_FIRST_PAGE);
+        long h = pn_stamp_host_for(s, a, b, HOST_FIRST_PAGE);
         if (h < 0)
                 return 0;
         struct range *occ;
         size_t n;
-        int r = occupied(s, &occ, &n);
+        int r = pn_stamp_occupied(s, &occ, &n);
         if (r < 0)
                 return r;
         const struct ph *hp = &s->ph[h];
         uint64_t hend = hp->offset + hp->filesz, z = a < hend ? a : hend;
-        bool ok = !overlaps_any(occ, n, z, b) && pn_stamp_is_zero(s, z, b);
+        bool ok = !pn_stamp_overlaps_any(occ, n, z, b) && pn_stamp_is_zero(s, z, b);
         free(occ);
         if (!ok)
                 return 0;
         if ((r = pn_stamp_write_note(s, a, s->note_len)) < 0)
                 return r;
-        grow_host(s, h, b);
+        pn_stamp_grow_host(s, h, b);
         p->filesz += s->note_len;
         p->memsz += s->note_len;
         s->res->placement = PKGNOTE_PLACE_AFTER_NOTES;
-        return 1;
-}
-
-/* Reads the dynamic section: the index of the entry with TAG and VALUE. */
-static long dynamic_entry(const struct stamp *s, uint64_t tag, uint64_t value, uint64_t *at) {
-        size_t w = s->is64 ? 8 : 4;
-        for (size_t i = 0; i < s->phnum; i++) {
-                const struct ph *p = &s->ph[i];
-                if (p->type != PT_DYNAMIC || !pn_range_ok(p->offset, p->filesz, s->len))
-                        continue;
-                for (uint64_t o = 0; o + 2 * w <= p->filesz; o += 2 * w) {
-                        uint64_t t = pn_get_word(s->b + p->offset + o, s->is64, s->be);
-                        if (t == DT_NULL)
-                                break;
-                        if (t == tag && pn_get_word(s->b + p->offset + o + w, s->is64, s->be) == value) {
-                                *at = p->offset + o + w;
-                                return (long)i;
-                        }
-                }
-        }
-        return -1;
-}
-
-/* The dynamic tag through which the loader finds a section of TYPE
- * that stamping may move, or 0 when it may not move. */
-static uint64_t movable_tag(uint32_t type) {
-        switch (type) {
-        case SHT_GNU_HASH: return DT_GNU_HASH;
-        case SHT_HASH: return DT_HASH;
-        case SHT_DYNSYM: return DT_SYMTAB;
-        default: return 0;
-        }
-}
-
-/* Moves the symbol hash tables (and, when they are too small to make
- * room, the dynamic symbol table) that follow the first-page notes into
- * padding of a read-only segment, so the notes' PT_NOTE can grow over
- * the room they leave.  The loader reaches these tables only through
- * DT_GNU_HASH, DT_HASH and DT_SYMTAB, which are updated; symbols refer
- * to them by index, never by address.  As few as possible move. */
-int pn_stamp_place_moving_tables(struct stamp *s, long seg) {
-        if (s->shnum == 0)
-                return 0;
-        const struct ph *p = &s->ph[seg];
-        uint64_t a = p->offset + p->filesz, need = a + s->note_len;
-        if (need > FIRST_PAGE)
-                return 0;
-        /* The sections right after the notes, in file order. */
-        size_t move[MAX_MOVED], nmove = 0;
-        uint64_t reach = a;
-        while (reach < need) {
-                long next = -1;
-                for (size_t i = 0; i < s->shnum; i++) {
-                        const struct sh *h = &s->sh[i];
-                        if (h->type == SHT_NULL || h->type == SHT_NOBITS || h->size == 0 || h->offset < reach)
-                                continue;
-                        if (next < 0 || h->offset < s->sh[next].offset)
-                                next = (long)i;
-                }
-                if (next < 0)
-                        return 0;
-                const struct sh *h = &s->sh[next];
-                if (h->offset >= need)
-                        break;
-                if (!movable_tag(h->type) || !(h->flags & SHF_ALLOC) || nmove == MAX_MOVED)
-                        return 0;
-                move[nmove++] = (size_t)next;
-                reach = h->offset + h->size;
-        }
-        if (nmove == 0)
-                return 0;
-        uint64_t dyn_at[MAX_MOVED];
-        for (size_t k = 0; k < nmove; k++) {
-                const struct sh *h = &s->sh[move[k]];
-                if (dynamic_entry(s, movable_tag(h->type), h->addr, &dyn_at[k]) < 0)
-                        return 0;
-        }
-        /* Find homes for all of them first, so failing changes nothing. */
-        uint64_t dest[MAX_MOVED];
-        long host[MAX_MOVED];
-        s->reserved[0] = (struct range){a, need};
-        s->n_reserved = 1;
-        for (size_t k = 0; k < nmove; k++) {
-                const struct sh *h = &s->sh[move[k]];
-                uint64_t al = h->align ? h->align : 1;
-                dest[k] = find_home(s, h->size, al, &host[k]);
-                if (dest[k] == UINT64_MAX) {
-                        s->n_reserved = 0;
-                        return 0;
-                }
-                s->reserved[s->n_reserved++] = (struct range){dest[k], dest[k] + h->size};
-        }
-        s->n_reserved = 0;
-        for (size_t k = 0; k < nmove; k++) {
-                struct sh *h = &s->sh[move[k]];
-                int r = pn_stamp_put(s, dest[k], s->b + h->offset, h->size);
-                if (r < 0)
-                        return r;
-                grow_host(s, host[k], dest[k] + h->size);
-                uint64_t addr = vaddr_of(s, host[k], dest[k]);
-                /* The old bytes go: the notes' segment grows over them. */
-                if ((r = pn_stamp_zero(s, h->offset, h->size)) < 0)
-                        return r;
-                pn_put_word(s->b + dyn_at[k], addr, s->is64, s->be);
-                h->offset = dest[k];
-                h->addr = addr;
-        }
-        int r = pn_stamp_place_after_notes(s, seg);
-        if (r <= 0)
-                return r < 0 ? r : pn_error(-EBADMSG, "internal: no room after moving the dynamic tables");
-        s->res->tables_moved = 1;
         return 1;
 }
 
@@ -355,7 +237,7 @@ static long free_slot(const struct stamp *s) {
 }
 
 static void set_note_phdr(struct stamp *s, size_t i, long h, uint64_t off, uint64_t size) {
-        s->ph[i] = (struct ph){.type = PT_NOTE, .flags = PF_R, .offset = off, .vaddr = vaddr_of(s, h, off),
+        s->ph[i] = (struct ph){.type = PT_NOTE, .flags = PF_R, .offset = off, .vaddr = pn_stamp_vaddr_of(s, h, off),
                                .paddr = paddr_of(s, h, off), .filesz = size, .memsz = size, .align = 4};
 }
 
@@ -364,13 +246,13 @@ int pn_stamp_place_in_slot(struct stamp *s, bool first_page) {
         if (slot < 0)
                 return 0;
         uint64_t off = first_page ? find_free(s, s->note_len, 4, FIRST_PAGE, HOST_FIRST_PAGE, &h)
-                                  : find_home(s, s->note_len, 4, &h);
+                                  : pn_stamp_find_home(s, s->note_len, 4, &h);
         if (off == UINT64_MAX)
                 return 0;
         int r = pn_stamp_write_note(s, off, s->note_len);
         if (r < 0)
                 return r;
-        grow_host(s, h, off + s->note_len);
+        pn_stamp_grow_host(s, h, off + s->note_len);
         set_note_phdr(s, (size_t)slot, h, off, s->note_len);
         s->res->placement = first_page ? PKGNOTE_PLACE_FREE_SLOT : PKGNOTE_PLACE_PADDING;
         return 1;
@@ -383,13 +265,13 @@ int pn_stamp_place_merged(struct stamp *s, long seg) {
         uint64_t off = find_free(s, size, 4, FIRST_PAGE, HOST_FIRST_PAGE, &h);
         if (off == UINT64_MAX)
                 return 0;
-        uint64_t old = p->offset, delta_v = vaddr_of(s, h, off) - p->vaddr;
+        uint64_t old = p->offset, delta_v = pn_stamp_vaddr_of(s, h, off) - p->vaddr;
         int r = pn_stamp_put(s, off, s->b + old, p->filesz);
         if (r < 0 || (r = pn_stamp_write_note(s, off + p->filesz, s->note_len)) < 0)
                 return r;
         /* The sections stay on the original notes: symbols (__abi_tag)
          * are defined in them, and the original bytes stay in place. */
-        grow_host(s, h, off + size);
+        pn_stamp_grow_host(s, h, off + size);
         p->offset = off;
         p->vaddr += delta_v;
         p->paddr += delta_v;
@@ -428,7 +310,7 @@ static void update_pt_phdr(struct stamp *s, long h) {
                 if (p->type != PT_PHDR)
                         continue;
                 p->offset = s->phoff;
-                p->vaddr = vaddr_of(s, h, s->phoff);
+                p->vaddr = pn_stamp_vaddr_of(s, h, s->phoff);
                 p->paddr = paddr_of(s, h, s->phoff);
                 p->filesz = p->memsz = size;
         }
@@ -446,251 +328,13 @@ int pn_stamp_place_moving_phdrs(struct stamp *s) {
         int r = pn_stamp_write_note(s, note_at, s->note_len);
         if (r < 0)
                 return r;
-        grow_host(s, h, note_at + s->note_len);
+        pn_stamp_grow_host(s, h, note_at + s->note_len);
         add_note_phdr(s, &h, note_at);
         s->phoff = off;
         update_pt_phdr(s, h);
         s->res->placement = PKGNOTE_PLACE_MOVED_PHDRS;
         s->res->phdrs_moved = 1;
         return 1;
-}
-
-/* Symbols defined in section SEC (st_shndx) follow it by DELTA, so that
- * symbol tables keep pointing into it (__abi_tag lives in .note.ABI-tag). */
-static void shift_symbols(struct stamp *s, size_t sec, uint64_t delta) {
-        size_t ent = s->is64 ? 24 : 16;
-        for (size_t k = 0; k < s->shnum; k++) {
-                const struct sh *t = &s->sh[k];
-                if ((t->type != SHT_SYMTAB && t->type != SHT_DYNSYM) || !pn_range_ok(t->offset, t->size, s->len))
-                        continue;
-                for (uint64_t o = t->offset; o + ent <= t->offset + t->size; o += ent) {
-                        uint8_t *sym = s->b + o;
-                        if (pn_rd16(sym + (s->is64 ? 6 : 14), s->be) != sec)
-                                continue;
-                        uint8_t *v = sym + (s->is64 ? 8 : 4);
-                        pn_put_word(v, pn_get_word(v, s->is64, s->be) + delta, s->is64, s->be);
-                }
-        }
-}
-
-/* Sliding: the sections between the program header table and the first
- * section that must stay are .interp, notes and the dynamic tables
- * pn_stamp_place_moving_tables() may move.  .interp (reached through PT_INTERP
- * only) and those tables move into padding of a read-only segment; the
- * notes slide down over the room, staying in the first page with their
- * PT_NOTE, PT_GNU_PROPERTY, sections and symbols.  Then either the new
- * note fits after them in the first page (GROW false), or the program
- * header table grows by one entry in place, for a PT_NOTE whose note
- * goes into padding (GROW true): the headers and the existing notes stay
- * in the first page, so core dumps keep the build-id. */
-int pn_stamp_place_sliding(struct stamp *s, bool grow) {
-        if (s->shnum == 0 || !pn_stamp_phdrs_in_first_page(s) || (grow && s->phnum + 1 >= PN_XNUM))
-                return 0;
-        long l0 = -1;
-        for (size_t i = 0; i < s->phnum; i++)
-                if (s->ph[i].type == PT_LOAD && s->ph[i].offset == 0 && s->ph[i].vaddr % PAGE == 0)
-                        l0 = (long)i;
-        if (l0 < 0)
-                return 0;
-        const struct ph *L = &s->ph[l0];
-        uint64_t P = s->phoff + (uint64_t)s->phnum * s->phentsize;
-        uint64_t limit = L->filesz < FIRST_PAGE ? L->filesz : FIRST_PAGE;
-
-        /* The run of sections from P, in file order. */
-        size_t run[32], nrun = 0;
-        uint64_t D = limit, cursor = P;
-        for (;;) {
-                long next = -1;
-                for (size_t i = 1; i < s->shnum; i++) {
-                        const struct sh *h = &s->sh[i];
-                        if (h->type == SHT_NULL || h->type == SHT_NOBITS || h->size == 0 || h->offset < cursor)
-                                continue;
-                        if (next < 0 || h->offset < s->sh[next].offset)
-                                next = (long)i;
-                }
-                if (next < 0 || s->sh[next].offset >= limit) {
-                        /* The run may end past the first page; what
-                         * stays in it is checked below. */
-                        D = next < 0 ? (cursor > limit ? cursor : limit) : s->sh[next].offset;
-                        break;
-                }
-                const struct sh *h = &s->sh[next];
-                bool interp = !strcmp(pn_stamp_section_name(s, (size_t)next), ".interp");
-                if (!(h->flags & SHF_ALLOC) || (h->type != SHT_NOTE && !interp && !movable_tag(h->type)) ||
-                    nrun == ELEMENTSOF(run)) {
-                        D = h->offset;
-                        break;
-                }
-                run[nrun++] = (size_t)next;
-                cursor = h->offset + h->size;
-        }
-        if (cursor > D)
-                return 0;
-        /* Nothing but these may live in [P, D). */
-        for (size_t i = 0; i < s->phnum; i++) {
-                const struct ph *p = &s->ph[i];
-                if (p->type == PT_LOAD || p->type == PT_NULL || p->type == PT_PHDR || p->filesz == 0 ||
-                    p->offset + p->filesz <= P || p->offset >= D)
-                        continue;
-                if (p->type != PT_NOTE && p->type != PT_GNU_PROPERTY && p->type != PT_INTERP)
-                        return 0;
-        }
-
-        /* New places: notes packed from the end of the (grown) table.
-         * The shortest run that makes room is moved. */
-        uint64_t newoff[32] = {0}, at = 0, last4 = 0, D_full = D;
-        size_t nmove = 0, nnotes = 0, m;
-        for (m = 1; m <= nrun; m++) {
-                D = m < nrun ? s->sh[run[m]].offset : D_full;
-                at = P + (grow ? s->phentsize : 0);
-                last4 = 0;
-                nmove = nnotes = 0;
-                for (size_t k = 0; k < m; k++) {
-                        const struct sh *h = &s->sh[run[k]];
-                        if (h->type != SHT_NOTE) {
-                                nmove++;
-                                continue;
-                        }
-                        nnotes++;
-                        newoff[k] = ALIGN_UP(at, h->align > 1 ? h->align : 1);
-                        at = newoff[k] + h->size;
-                        last4 = h->align <= 4 ? at : 0;
-                }
-                bool room = grow ? at <= D && at <= FIRST_PAGE : last4 && last4 + s->note_len <= D && last4 + s->note_len <= FIRST_PAGE;
-                if (nmove && nnotes && room && (m == nrun || s->sh[run[m]].type != SHT_NOTE))
-                        break;
-        }
-        if (m > nrun)
-                return 0;
-        nrun = m;
-        /* A segment over several notes keeps them together. */
-        long tail_seg = -1;
-        for (size_t i = 0; i < s->phnum; i++) {
-                const struct ph *p = &s->ph[i];
-                if ((p->type != PT_NOTE && p->type != PT_GNU_PROPERTY) || p->offset < P || p->offset >= D)
-                        continue;
-                uint64_t delta = 0;
-                bool first = true, covered = false;
-                for (size_t k = 0; k < nrun; k++) {
-                        const struct sh *h = &s->sh[run[k]];
-                        if (h->offset < p->offset || h->offset + h->size > p->offset + p->filesz)
-                                continue;
-                        if (h->type != SHT_NOTE)
-                                return 0;
-                        if (!first && newoff[k] - h->offset != delta)
-                                return 0;
-                        delta = newoff[k] - h->offset;
-                        first = false;
-                        covered |= h->offset == p->offset;
-                }
-                if (!covered)
-                        return 0;
-                if (p->type == PT_NOTE && p->align <= 4 && p->offset + delta + p->filesz == last4)
-                        tail_seg = (long)i;
-        }
-        uint64_t note_at = 0;
-        if (!grow) {
-                if (tail_seg < 0 || last4 == 0 || last4 % 4 || last4 + s->note_len > D || last4 + s->note_len > FIRST_PAGE)
-                        return 0;
-                note_at = last4;
-        }
-
-        /* Homes for what moves out, and (GROW) for the note. */
-        uint64_t dest[32];
-        long host[32], note_host = -1;
-        s->reserved[0] = (struct range){P, D};
-        s->n_reserved = 1;
-        int r = 0;
-        for (size_t k = 0; k < nrun && r == 0; k++) {
-                const struct sh *h = &s->sh[run[k]];
-                if (h->type == SHT_NOTE)
-                        continue;
-                uint64_t al = h->align ? h->align : 1;
-                dest[k] = find_home(s, h->size, al, &host[k]);
-                if (dest[k] == UINT64_MAX || s->n_reserved == ELEMENTSOF(s->reserved))
-                        r = 1;
-                else
-                        s->reserved[s->n_reserved++] = (struct range){dest[k], dest[k] + h->size};
-        }
-        if (r == 0 && grow) {
-                note_at = find_home(s, s->note_len, 4, &note_host);
-                if (note_at == UINT64_MAX)
-                        r = 1;
-        }
-        s->n_reserved = 0;
-        if (r)
-                return 0;
-        /* The dynamic entries of the tables, before anything changes. */
-        uint64_t dyn_at[32];
-        for (size_t k = 0; k < nrun; k++) {
-                const struct sh *h = &s->sh[run[k]];
-                if (movable_tag(h->type) && dynamic_entry(s, movable_tag(h->type), h->addr, &dyn_at[k]) < 0)
-                        return 0;
-        }
-
-        uint8_t *old = malloc(D - P ? D - P : 1);
-        if (!old)
-                return pn_error(-ENOMEM, "out of memory");
-        memcpy(old, s->b + P, D - P);
-        if ((r = pn_stamp_zero(s, P, D - P)) < 0)
-                goto out;
-        for (size_t k = 0; k < nrun; k++) {
-                struct sh *h = &s->sh[run[k]];
-                const uint8_t *bytes = old + (h->offset - P);
-                uint64_t off, addr;
-                if (h->type == SHT_NOTE) {
-                        off = newoff[k];
-                        addr = L->vaddr + off;
-                } else {
-                        off = dest[k];
-                        grow_host(s, host[k], dest[k] + h->size);
-                        addr = vaddr_of(s, host[k], off);
-                        if (movable_tag(h->type))
-                                pn_put_word(s->b + dyn_at[k], addr, s->is64, s->be);
-                        for (size_t i = 0; i < s->phnum; i++) {
-                                struct ph *p = &s->ph[i];
-                                if (p->type == PT_INTERP && p->offset == h->offset) {
-                                        p->paddr += addr - p->vaddr;
-                                        p->offset = off;
-                                        p->vaddr = addr;
-                                }
-                        }
-                }
-                if ((r = pn_stamp_put(s, off, bytes, h->size)) < 0)
-                        goto out;
-                for (size_t i = 0; h->type == SHT_NOTE && i < s->phnum; i++) {
-                        struct ph *p = &s->ph[i];
-                        if ((p->type == PT_NOTE || p->type == PT_GNU_PROPERTY) && p->offset == h->offset) {
-                                uint64_t delta = off - h->offset;
-                                p->offset += delta;
-                                p->vaddr += delta;
-                                p->paddr += delta;
-                        }
-                }
-                shift_symbols(s, run[k], addr - h->addr);
-                h->offset = off;
-                h->addr = addr;
-        }
-        s->res->tables_moved = 1;
-        s->res->notes_moved = 1;
-        if ((r = pn_stamp_write_note(s, note_at, s->note_len)) < 0)
-                goto out;
-        if (!grow) {
-                s->ph[tail_seg].filesz += s->note_len;
-                s->ph[tail_seg].memsz += s->note_len;
-                s->res->placement = PKGNOTE_PLACE_AFTER_NOTES;
-                r = 1;
-                goto out;
-        }
-        grow_host(s, note_host, note_at + s->note_len);
-        if (add_note_phdr(s, &note_host, note_at) <= (size_t)l0)
-                l0++;
-        update_pt_phdr(s, l0);
-        s->res->placement = PKGNOTE_PLACE_PADDING;
-        r = 1;
-out:
-        free(old);
-        return r;
 }
 
 /* The highest address a dynamic relocation reaches, counting the size of
@@ -720,7 +364,7 @@ static uint64_t relocation_reach(const struct stamp *s) {
         return reach;
 }
 
-int pn_stamp_place_appended(struct stamp *s, bool needs_section) {
+int pn_stamp_place_appended(struct stamp *s, bool needs_section, bool keep_first_page) {
         if (s->phnum + 2 >= PN_XNUM)
                 return pn_error(-E2BIG, "too many program headers to add a segment");
         uint64_t palign = PAGE, vend = 0;
@@ -760,6 +404,8 @@ int pn_stamp_place_appended(struct stamp *s, bool needs_section) {
                 vaddr = vfree + off % palign;
         uint64_t table = (uint64_t)(s->phnum + 2) * s->phentsize, note_at = off + ALIGN_UP(table, 4);
         uint64_t size = note_at + s->note_len - off;
+        if (keep_first_page && off + table > FIRST_PAGE)
+                return 0; /* a core would lose the headers and the build-id */
         if (vaddr < vend || (!s->is64 && vaddr + size > UINT32_MAX))
                 return pn_error(-ENOSPC, "no address space left for a new segment");
         int r = pn_stamp_resize(s, off + size);
@@ -777,3 +423,22 @@ int pn_stamp_place_appended(struct stamp *s, bool needs_section) {
         return 1;
 }
 
+
+/* Nothing else keeps the first page as it was: the note goes into a
+ * section .note.package of its own at the end of the file, not loaded.
+ * Readers of the file (show, scan, core reading the file from disk)
+ * find it there; the running program and its core dumps do not, but
+ * they keep the build-id and notes they had. */
+int pn_stamp_place_unloaded(struct stamp *s) {
+        if (s->shnum == 0 || !s->names || s->shstrndx >= s->shnum)
+                return pn_error(-ENOSPC, "no room for the note without moving the program headers out of the first page, "
+                                         "and no section headers to hold it elsewhere");
+        if (s->note_section < 0)
+                s->note_section = pn_stamp_find_note_section(s);
+        bool needs_name = s->note_section < 0;
+        if (needs_name && s->shnum + 1 >= SHN_LORESERVE)
+                return pn_error(-E2BIG, "too many sections to add one");
+        s->note_flags = 0;
+        int r = pn_stamp_append_note(s, needs_name);
+        return r < 0 ? r : 1;
+}

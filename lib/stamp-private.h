@@ -7,6 +7,9 @@
  *                  tables, writing and removing notes, sections
  *   stamp-place.c  placements of the note in linked files, and the free
  *                  space they use
+ *   stamp-tables.c room in the first page made by moving the tables of
+ *                  dynamic linking, and the checks that nothing but
+ *                  DT_ entries addresses them
  *   stamp-file.c   pkgnote_stamp_file(): reading the input, writing the
  *                  result through a temporary file beside the target
  */
@@ -32,6 +35,12 @@ enum { SHT_NULL = 0, SHT_SYMTAB = 2, SHT_RELA = 4, SHT_HASH = 5, SHT_REL = 9, SH
 
 /* Dynamic tables moved at most to make room after the notes. */
 #define MAX_MOVED 3
+
+/* What the kernel dumps of a mapped file, and the page granularity we
+ * assume for mappings: 4096 is the smallest page size, so staying inside
+ * a 4 KiB page is safe on kernels with larger pages too. */
+#define FIRST_PAGE 4096u
+#define PAGE 4096u
 
 struct ph {
         uint32_t type, flags;
@@ -72,10 +81,14 @@ struct stamp {
         uint8_t *names; /* the section name table, copied */
         uint64_t names_len;
         bool names_grew, table_grew, tail_cut;
+        bool phdrs_first_page_in; /* the input's program headers are in its first page */
+        bool notes_closed_up;     /* notes after a package note taken out moved up */
 
         const uint8_t *note; /* the new note */
         size_t note_len;
         long note_section; /* section to cover the note, or -1 */
+        uint64_t note_flags; /* its sh_flags */
+        bool note_unloaded;  /* in a section only, which no PT_NOTE covers */
 
         struct range reserved[1 + MAX_MOVED]; /* kept free while placing other things */
         size_t n_reserved;
@@ -139,11 +152,31 @@ int pn_stamp_cut_tail(struct stamp *s, bool with_names);
 long pn_stamp_find_note_section(const struct stamp *s);
 /* Points section NOTE_SECTION (or a new .note.package) at the note. */
 int pn_stamp_cover_note(struct stamp *s, uint64_t addr);
+/* Appends the note after the file's data, for a section to cover: the
+ * section name table (when NEEDS_NAME) and header table follow it. */
+int pn_stamp_append_note(struct stamp *s, bool needs_name);
 /* After removal: an emptied .note.package that is the last section goes. */
 int pn_stamp_drop_empty_note_section(struct stamp *s);
 
 /* ------------------------------------------------------------------ */
-/* stamp-place.c: placements for linked files                          */
+/* stamp-place.c: free space                                           */
+
+/* Everything in the result that holds bytes someone reads, sorted. */
+int pn_stamp_occupied(const struct stamp *s, struct range **ret, size_t *ret_n);
+bool pn_stamp_overlaps_any(const struct range *occ, size_t n, uint64_t a, uint64_t b);
+enum { HOST_FIRST_PAGE = 1, HOST_NO_EXEC = 2 };
+/* The read-only PT_LOAD that maps [a, b), once grown over its padding
+ * within pages it already maps, or -1. */
+long pn_stamp_host_for(const struct stamp *s, uint64_t a, uint64_t b, unsigned how);
+/* SIZE free zero bytes anywhere a read-only PT_LOAD maps or may map;
+ * the offset or UINT64_MAX, and the PT_LOAD in *HOST. */
+uint64_t pn_stamp_find_home(struct stamp *s, uint64_t size, uint64_t align, long *host);
+/* Grows PT_LOAD H over its padding up to file offset B when needed. */
+void pn_stamp_grow_host(struct stamp *s, long h, uint64_t b);
+uint64_t pn_stamp_vaddr_of(const struct stamp *s, long h, uint64_t off);
+
+/* ------------------------------------------------------------------ */
+/* Placements for linked files (stamp-place.c, stamp-tables.c)         */
 
 /* Each returns 1 when the note was placed, 0 when that placement does
  * not fit (nothing changed), or a negative errno. */
@@ -155,9 +188,13 @@ int pn_stamp_place_after_notes(struct stamp *s, long seg);
 int pn_stamp_place_moving_tables(struct stamp *s, long seg);
 int pn_stamp_place_in_slot(struct stamp *s, bool first_page);
 int pn_stamp_place_merged(struct stamp *s, long seg);
+int pn_stamp_place_shifting_tables(struct stamp *s, long seg);
 int pn_stamp_place_moving_phdrs(struct stamp *s);
-int pn_stamp_place_sliding(struct stamp *s, bool grow);
-/* The last resort: fails with -ENOSPC or -E2BIG rather than return 0. */
-int pn_stamp_place_appended(struct stamp *s, bool needs_section);
+/* A new segment at the end with the program headers; with
+ * KEEP_FIRST_PAGE only when they stay in the first page (small files). */
+int pn_stamp_place_appended(struct stamp *s, bool needs_section, bool keep_first_page);
+/* The last resort: a section of its own at the end, not loaded.  Fails
+ * with -ENOSPC or -E2BIG rather than return 0. */
+int pn_stamp_place_unloaded(struct stamp *s);
 
 #endif

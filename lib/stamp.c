@@ -6,36 +6,46 @@
  * Linked files (ET_EXEC, ET_DYN).  Readers and the loaded process find
  * notes through PT_NOTE program headers inside a PT_LOAD, and the kernel
  * writes only the first page of each mapped file into a core dump, so
- * the best place is file bytes [0, 4096) with the program headers.  No
- * code or data moves and no PT_LOAD changes its address; a PT_LOAD may
- * only grow over padding inside pages it already maps, which leaves the
- * mapping itself unchanged.  In order of preference:
+ * the best place is file bytes [0, 4096) with the program headers.
+ * Never degrade: no code or data moves, no PT_LOAD changes its address
+ * (one may only grow over padding inside pages it already maps), the
+ * program headers never leave the first page, and existing notes, the
+ * GNU property note with its PT_GNU_PROPERTY included, keep their bytes
+ * where they are (programs may read them by address); verify() checks
+ * all of it.  place_linked() tries, in this order:
  *
- *   replaced     the old package note's room, when the new note fits
- *                (its descriptor NUL-padded to the old size);
- *   after-notes  unused bytes right after the PT_NOTE holding the 4-byte
- *                notes (build-id, ABI tag) in the first page: that
- *                PT_NOTE grows, nothing else changes.  When .gnu.hash or
- *                .hash sits there, it may first move into padding of a
- *                read-only segment (DT_GNU_HASH / DT_HASH follow it; it
- *                is reached through them only);
- *   free-slot    a PT_NULL program header and unused first-page bytes;
- *   merged       that PT_NOTE's notes copied, with the new note, into
- *                unused first-page bytes, and the PT_NOTE pointed there
- *                (the originals stay in place, unreferenced);
- *   moved-phdrs  the program header table, one entry longer, and the
- *                note in unused first-page bytes;
- *   padding      outside the first page, with a PT_NULL slot: padding
- *                after a read-only segment (kernel cores lack the note,
- *                disk readers find it);
- *   appended     last resort: a new PT_LOAD at the end of the file with
- *                the program header table (two entries longer) and the
- *                note.  The program headers then leave the first page,
- *                so kernel core dumps no longer show this file's notes.
+ *   replaced        the old package note's room, when the new note fits
+ *                   (its descriptor NUL-padded to the old size), in a
+ *                   segment or in an unloaded section of an earlier stamp;
+ *   after-notes     unused bytes right after the PT_NOTE holding the
+ *                   4-byte notes in the first page: that PT_NOTE grows;
+ *   free-slot       a PT_NULL program header and unused first-page bytes;
+ *   merged          that PT_NOTE's notes copied, with the new note, into
+ *                   unused first-page bytes, the PT_NOTE pointed there
+ *                   (the originals stay in place, unreferenced);
+ *   after-notes, tables moved (stamp-tables.c): .gnu.hash / .hash /
+ *                   .dynsym after the notes move into padding of a
+ *                   read-only segment; or, next, the whole run of tables
+ *                   of dynamic linking after the notes (.gnu.hash ...
+ *                   .rela.plt, .relr.dyn) shifts up within its segment's
+ *                   padding.  Only where nothing but DT_ entries and
+ *                   section headers address them;
+ *   moved-phdrs     the program header table, one entry longer, and the
+ *                   note in unused first-page bytes;
+ *   padding         outside the first page, with a PT_NULL slot: padding
+ *                   after a read-only segment (kernel cores lack the note,
+ *                   disk readers find it);
+ *   appended        a new PT_LOAD at the end of the file with the program
+ *                   header table (two entries longer) and the note, only
+ *                   when the headers were not in the first page or stay
+ *                   there (small files);
+ *   section         last resort: an unloaded SHT_NOTE .note.package at
+ *                   the end; show and scan read it, cores and the running
+ *                   program do not.  Without section headers: -ENOSPC.
  *
- * 8-byte aligned notes (GNU properties) and their PT_NOTE and
- * PT_GNU_PROPERTY are never touched.  Section headers, when present,
- * follow: a SHT_NOTE .note.package section covers the new note.
+ * With PKGNOTE_STAMP_REQUIRE_FIRST_PAGE a note outside the first page is
+ * an error instead.  Section headers, when present, follow: a SHT_NOTE
+ * .note.package section covers the new note.
  *
  * Relocatable objects (ET_REL, kernel modules) get an allocated SHT_NOTE
  * section .note.package, added at the end of the section header table
@@ -70,72 +80,35 @@ static const pkgnote_note *primary_note(pkgnote_elf *e) {
         return NULL;
 }
 
-static int stamp_linked(struct stamp *s, bool remove) {
-        bool any_load = false;
-        for (size_t i = 0; i < s->phnum; i++)
-                any_load |= s->ph[i].type == PT_LOAD;
-        if (!any_load)
-                return pn_error(-ENOSPC, "no loadable segment: nothing would map the note");
-        const pkgnote_note *old = primary_note(s->e);
-
-        /* Over the old note, in its room. */
-        if (!remove && old && (old->where & PKGNOTE_NOTE_IN_SEGMENT) && old->size >= s->note_len &&
-            old->size % 4 == 0 && old->namesz == 4) {
-                int r = pn_stamp_write_note(s, old->offset, old->size);
-                if (r < 0)
-                        return r;
-                s->res->placement = PKGNOTE_PLACE_REPLACED;
-                return pn_stamp_flush_tables(s);
-        }
-
-        int removed = pn_stamp_remove_segment_notes(s);
-        if (removed < 0)
-                return removed;
-        if (remove) {
-                s->res->placement = removed ? PKGNOTE_PLACE_REMOVED : PKGNOTE_PLACE_NONE;
-                pn_stamp_drop_empty_note_section(s);
-                return pn_stamp_flush_tables(s);
-        }
-
+/* Tries the placements in the order the comment at the top gives. */
+static int place_linked(struct stamp *s) {
+        bool phdrs_first = pn_stamp_phdrs_in_first_page(s);
+        long seg = phdrs_first ? pn_stamp_first_page_note_segment(s) : -1;
         int r = 0;
-        long seg = pn_stamp_phdrs_in_first_page(s) ? pn_stamp_first_page_note_segment(s) : -1;
         if (seg >= 0)
                 r = pn_stamp_place_after_notes(s, seg);
-        if (r == 0 && pn_stamp_phdrs_in_first_page(s))
+        if (r == 0 && phdrs_first)
                 r = pn_stamp_place_in_slot(s, true);
         if (r == 0 && seg >= 0)
                 r = pn_stamp_place_merged(s, seg);
         if (r == 0 && seg >= 0)
                 r = pn_stamp_place_moving_tables(s, seg);
-        if (r == 0 && pn_stamp_phdrs_in_first_page(s))
+        if (r == 0 && seg >= 0)
+                r = pn_stamp_place_shifting_tables(s, seg);
+        if (r == 0 && phdrs_first)
                 r = pn_stamp_place_moving_phdrs(s);
         if (r == 0)
-                r = pn_stamp_place_sliding(s, false);
-        if (r == 0)
                 r = pn_stamp_place_in_slot(s, false);
-        if (r == 0)
-                r = pn_stamp_place_sliding(s, true);
-        bool needs_section = s->shnum > 0 && s->note_section < 0 && pn_stamp_find_note_section(s) < 0;
-        if (r == 0)
-                r = pn_stamp_place_appended(s, needs_section);
-        if (r < 0)
-                return r;
-
-        /* The note's address, from the PT_LOAD that maps it. */
-        uint64_t addr = 0;
-        for (size_t i = 0; i < s->phnum; i++) {
-                const struct ph *p = &s->ph[i];
-                if (p->type == PT_LOAD && s->res->note_offset >= p->offset &&
-                    s->res->note_offset + s->res->note_size <= p->offset + p->filesz)
-                        addr = p->vaddr + (s->res->note_offset - p->offset);
+        if (r == 0) {
+                /* Only where a core loses nothing by it: the headers
+                 * were not in the first page, or stay there. */
+                bool needs_section = s->shnum > 0 && s->note_section < 0 && pn_stamp_find_note_section(s) < 0;
+                r = pn_stamp_place_appended(s, needs_section, phdrs_first);
         }
-        if ((r = pn_stamp_cover_note(s, addr)) < 0)
-                return r;
-        return pn_stamp_flush_tables(s);
+        if (r == 0)
+                r = pn_stamp_place_unloaded(s);
+        return r;
 }
-
-/* ------------------------------------------------------------------ */
-/* Relocatable objects                                                 */
 
 /* Sections that hold package notes and nothing else. */
 static bool package_only_section(const struct stamp *s, size_t k, const pkgnote_note *n, int nn) {
@@ -154,6 +127,103 @@ static bool package_only_section(const struct stamp *s, size_t k, const pkgnote_
         }
         return found > 0 && covered == h->size;
 }
+
+/* The section of an earlier unloaded placement: only package notes, not
+ * allocated, no PT_NOTE over them; or -1. */
+static long unloaded_note_section(const struct stamp *s) {
+        const pkgnote_note *n;
+        int nn = pkgnote_elf_notes(s->e, &n);
+        for (size_t k = 1; nn > 0 && k < s->shnum; k++) {
+                if ((s->sh[k].flags & SHF_ALLOC) || !package_only_section(s, k, n, nn))
+                        continue;
+                bool loaded = false;
+                for (int i = 0; i < nn; i++)
+                        loaded |= n[i].offset >= s->sh[k].offset && n[i].offset < s->sh[k].offset + s->sh[k].size &&
+                                  (n[i].where & PKGNOTE_NOTE_IN_SEGMENT);
+                if (!loaded)
+                        return (long)k;
+        }
+        return -1;
+}
+
+/* Over the old unloaded note, in its room; or, when the new note does
+ * not fit there or is being removed, that room emptied.  Returns 1 when
+ * the note was written, 0 otherwise. */
+static int reuse_unloaded(struct stamp *s, bool remove, int *removed) {
+        long k = unloaded_note_section(s);
+        if (k < 0)
+                return 0;
+        struct sh *h = &s->sh[k];
+        s->note_section = k;
+        if (!remove && h->size >= s->note_len && h->size % 4 == 0) {
+                int r = pn_stamp_write_note(s, h->offset, h->size);
+                if (r < 0)
+                        return r;
+                s->note_unloaded = true;
+                s->res->placement = PKGNOTE_PLACE_REPLACED;
+                return 1;
+        }
+        int r = pn_stamp_zero(s, h->offset, h->size);
+        if (r < 0)
+                return r;
+        h->size = 0;
+        (*removed)++;
+        return 0;
+}
+
+static int stamp_linked(struct stamp *s, bool remove) {
+        bool any_load = false;
+        for (size_t i = 0; i < s->phnum; i++)
+                any_load |= s->ph[i].type == PT_LOAD;
+        if (!any_load)
+                return pn_error(-ENOSPC, "no loadable segment: nothing would map the note");
+        const pkgnote_note *old = primary_note(s->e);
+
+        /* Over the old note, in its room. */
+        if (!remove && old && (old->where & PKGNOTE_NOTE_IN_SEGMENT) && old->size >= s->note_len &&
+            old->size % 4 == 0 && old->namesz == 4) {
+                int r = pn_stamp_write_note(s, old->offset, old->size);
+                if (r < 0)
+                        return r;
+                s->res->placement = PKGNOTE_PLACE_REPLACED;
+                return pn_stamp_flush_tables(s);
+        }
+
+        int removed = pn_stamp_remove_segment_notes(s), r;
+        if (removed < 0)
+                return removed;
+        if ((r = reuse_unloaded(s, remove, &removed)) != 0)
+                return r < 0 ? r : pn_stamp_flush_tables(s);
+        if (remove) {
+                s->res->placement = removed ? PKGNOTE_PLACE_REMOVED : PKGNOTE_PLACE_NONE;
+                pn_stamp_drop_empty_note_section(s);
+                return pn_stamp_flush_tables(s);
+        }
+
+        if ((r = place_linked(s)) < 0)
+                return r;
+        if (s->res->placement == PKGNOTE_PLACE_SECTION) {
+                s->note_unloaded = true;
+                if ((r = pn_stamp_cover_note(s, 0)) < 0)
+                        return r;
+                return pn_stamp_flush_tables(s);
+        }
+
+        /* The note's address, from the PT_LOAD that maps it. */
+        uint64_t addr = 0;
+        for (size_t i = 0; i < s->phnum; i++) {
+                const struct ph *p = &s->ph[i];
+                if (p->type == PT_LOAD && s->res->note_offset >= p->offset &&
+                    s->res->note_offset + s->res->note_size <= p->offset + p->filesz)
+                        addr = p->vaddr + (s->res->note_offset - p->offset);
+        }
+        if ((r = pn_stamp_cover_note(s, addr)) < 0)
+                return r;
+        return pn_stamp_flush_tables(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Relocatable objects                                                 */
 
 static int stamp_relocatable(struct stamp *s, bool remove) {
         if (s->shnum == 0 || s->shstrndx >= s->shnum || !s->names)
@@ -205,12 +275,8 @@ static int stamp_relocatable(struct stamp *s, bool remove) {
                 s->note_section = pn_stamp_find_note_section(s);
         if (first < 0 && needs_name && s->shnum + 1 >= SHN_LORESERVE)
                 return pn_error(-E2BIG, "too many sections to add one");
-        pn_stamp_cut_tail(s, needs_name);
-        uint64_t off = ALIGN_UP(s->len, 4);
-        if ((r = pn_stamp_resize(s, off + s->note_len)) < 0 || (r = pn_stamp_write_note(s, off, s->note_len)) < 0)
+        if ((r = pn_stamp_append_note(s, needs_name)) < 0)
                 return r;
-        s->res->placement = PKGNOTE_PLACE_SECTION;
-        s->table_grew = true; /* the table is rewritten after the data */
         if ((r = pn_stamp_cover_note(s, 0)) < 0)
                 return r;
         return pn_stamp_flush_tables(s);
@@ -224,9 +290,35 @@ static bool same_note(const pkgnote_note *a, const pkgnote_note *b) {
                !memcmp(a->name, b->name, a->namesz) && !memcmp(a->desc, b->desc, a->descsz);
 }
 
+/* Every note but the package notes is still reachable the ways it was,
+ * maybe through copies, still in the first page when it was, and its
+ * bytes are where they were (a program may read them by address),
+ * unless taking out a package note before it closed them up. */
+static int notes_kept(const struct stamp *s, const pkgnote_note *in, int nin, const pkgnote_note *on, int non,
+                      const uint8_t *out, size_t out_len) {
+        unsigned mask = PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION | PKGNOTE_NOTE_LOADED |
+                        (s->phdrs_first_page_in ? PKGNOTE_NOTE_FIRST_PAGE : 0);
+        for (int i = 0; i < nin; i++) {
+                if (pn_is_package_note(&in[i]))
+                        continue;
+                unsigned seen = 0;
+                for (int k = 0; k < non; k++)
+                        if (same_note(&in[i], &on[k]))
+                                seen |= on[k].where;
+                if ((in[i].where & mask & seen) != (in[i].where & mask))
+                        return pn_error(-EBADMSG, "the note at offset 0x%llx was lost", (unsigned long long)in[i].offset);
+                const uint8_t *was = pn_elf_bytes(s->e, in[i].offset, in[i].size, &(int){0});
+                if (!s->notes_closed_up && (!was || !pn_range_ok(in[i].offset, in[i].size, out_len) ||
+                                            memcmp(out + in[i].offset, was, in[i].size)))
+                        return pn_error(-EBADMSG, "the note at offset 0x%llx moved", (unsigned long long)in[i].offset);
+        }
+        return 0;
+}
+
 /* Parses the result back: the note is there (or gone), every other note
- * and the build-id are still there, and still in the first page when
- * they were; no PT_LOAD moved or shrank. */
+ * and the build-id are still there, in place, and still in the first
+ * page when they were, as are the program headers; no PT_LOAD moved or
+ * shrank, and PT_GNU_PROPERTY did not change. */
 static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, const char *json, bool remove) {
         pkgnote_elf *o = NULL;
         pkgnote_info *info = NULL;
@@ -254,32 +346,32 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
                         r = pn_error(-EBADMSG, "the result's primary package note is not the new one");
                         goto out;
                 }
-                unsigned want = s->type == ET_REL ? PKGNOTE_NOTE_IN_SECTION : PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_LOADED;
+                unsigned want = s->type == ET_REL || s->note_unloaded ? PKGNOTE_NOTE_IN_SECTION
+                                                                             : PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_LOADED;
                 if ((p->where & want) != want) {
                         r = pn_error(-EBADMSG, "the new note is not reachable as it should be");
                         goto out;
                 }
                 s->res->first_page = s->type != ET_REL && (p->where & PKGNOTE_NOTE_FIRST_PAGE);
         }
-        for (int i = 0; i < nin; i++) {
-                if (pn_is_package_note(&in[i]))
-                        continue;
-                /* Still reachable the ways it was, maybe through copies. */
-                unsigned mask = PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION | PKGNOTE_NOTE_LOADED |
-                                (s->res->phdrs_first_page ? PKGNOTE_NOTE_FIRST_PAGE : 0);
-                unsigned seen = 0;
-                for (int k = 0; k < non; k++)
-                        if (same_note(&in[i], &on[k]))
-                                seen |= on[k].where;
-                bool kept = (in[i].where & mask & seen) == (in[i].where & mask);
-                if (!kept) {
-                        r = pn_error(-EBADMSG, "the note at offset 0x%llx was lost", (unsigned long long)in[i].offset);
-                        goto out;
-                }
+        if ((r = notes_kept(s, in, nin, on, non, out, out_len)) < 0)
+                goto out;
+        if (s->phdrs_first_page_in && s->type != ET_REL && !pn_stamp_phdrs_in_first_page(s)) {
+                r = pn_error(-EBADMSG, "the program headers left the first page");
+                goto out;
         }
         const pkgnote_phdr *ip, *op;
         int nip = pkgnote_elf_phdrs(s->e, &ip), nop = pkgnote_elf_phdrs(o, &op);
         for (int i = 0; i < nip; i++) {
+                if (ip[i].type == PT_GNU_PROPERTY) {
+                        bool same = false;
+                        for (int k = 0; k < nop && !same; k++)
+                                same = !memcmp(&op[k], &ip[i], sizeof op[k]);
+                        if (!same) {
+                                r = pn_error(-EBADMSG, "the GNU property segment changed");
+                                goto out;
+                        }
+                }
                 if (ip[i].type != PT_LOAD)
                         continue;
                 bool kept = false;
@@ -354,7 +446,7 @@ int pn_stamp_run(const void *data, size_t size, const char *json, unsigned flags
                      size_t *ret_len, bool *ret_mapped, uint64_t *ret_cap, pkgnote_stamp_result *result) {
         bool remove = flags & PKGNOTE_STAMP_REMOVE;
         pkgnote_stamp_result res = {0};
-        struct stamp s = {.note_section = -1, .res = &res};
+        struct stamp s = {.note_section = -1, .note_flags = SHF_ALLOC, .res = &res};
         uint8_t *note = NULL;
         size_t elf_len = size;
         if (!data && size)
@@ -387,6 +479,7 @@ int pn_stamp_run(const void *data, size_t size, const char *json, unsigned flags
         s.note = note;
         if ((r = pn_stamp_read_phdrs(&s)) < 0 || (r = pn_stamp_read_shdrs(&s)) < 0)
                 goto out;
+        s.phdrs_first_page_in = pn_stamp_phdrs_in_first_page(&s);
         /* Room for what may be appended (a segment, the section tables)
          * up front, so the copy is made once and never moved. */
         uint64_t room = 65536 + 2 * (uint64_t)s.note_len + (uint64_t)s.shnum * s.shentsize +
@@ -412,6 +505,12 @@ int pn_stamp_run(const void *data, size_t size, const char *json, unsigned flags
                 res.placement = PKGNOTE_PLACE_UNCHANGED;
         if ((r = verify(&s, s.b, (size_t)s.len, json, remove)) < 0)
                 goto out;
+        if ((flags & PKGNOTE_STAMP_REQUIRE_FIRST_PAGE) && !remove && s.type != ET_REL && !res.first_page) {
+                r = pn_error(-ENOSPC, "no room for the note in the first page without moving code-addressed bytes "
+                                      "or the program headers (it would go %s)",
+                             res.placement == PKGNOTE_PLACE_SECTION ? "into a section that is not loaded" : "outside the first page");
+                goto out;
+        }
         res.size = s.len;
         res.bytes_added = (int64_t)s.len - (int64_t)size;
         *ret = s.b;

@@ -17,7 +17,7 @@
 struct stamp_opts {
         struct meta_opts meta;
         const char *output;
-        bool remove, force, json, quiet, tree;
+        bool remove, force, json, quiet, tree, require_first_page;
 };
 
 static void stamp_help(void) {
@@ -39,6 +39,8 @@ static void stamp_help(void) {
                "                              note), read-only files, and kernel modules with\n"
                "                              an appended signature (the signature is dropped:\n"
                "                              sign the module again)\n"
+               "      --require-first-page    fail rather than put the note of an executable or\n"
+               "                              shared object where core dumps do not carry it\n"
                "  -t, --tree                  each FILE is a directory (a staging tree): every\n"
                "                              executable, shared object and kernel module in\n"
                "                              it, never following symbolic links; separate\n"
@@ -47,12 +49,14 @@ static void stamp_help(void) {
                "  -q, --quiet                 print only problems\n"
                "  -h, --help                  show this help\n"
                "\n"
-               "The note goes into the first page of the file when there is room, with\n"
-               "the program headers, so that kernel core dumps carry it.  Otherwise it goes\n"
-               "into padding after a segment or into a new segment at the end, and a\n"
-               "warning says that kernel core dumps will not carry it (pkgnote core then\n"
-               "reads it from the file on disk, build-id verified).  Code and data\n"
-               "addresses never change.\n"
+               "The note goes into the first page of the file, with the program headers,\n"
+               "so that kernel core dumps carry it; tables of dynamic linking may move\n"
+               "within their segment to make room.  Otherwise it goes into padding after a\n"
+               "segment or, when no padding keeps the first page as it was, into a section\n"
+               "that is not loaded, and a warning says that kernel core dumps will not\n"
+               "carry it (pkgnote core then reads it from the file on disk, build-id\n"
+               "verified).  The program headers, the build-id and other notes never leave\n"
+               "the first page, existing notes never move, and code and data\n"               "addresses never change.\n"
                "\n"
                "Exit status: 0 every file was stamped, 2 an error (the file is untouched).\n",
                meta_opts_help);
@@ -64,16 +68,17 @@ static const char *placement_text(const pkgnote_stamp_result *r) {
         case PKGNOTE_PLACE_UNCHANGED: return "already carries this note, unchanged";
         case PKGNOTE_PLACE_REPLACED: return "note replaced in its place";
         case PKGNOTE_PLACE_AFTER_NOTES:
-                return r->tables_moved ? "note added in the first page, after the existing notes (dynamic symbol tables moved to make room)"
+                return r->tables_moved ? "note added in the first page, after the existing notes (tables of dynamic linking moved to make room)"
                                      : "note added in the first page, after the existing notes";
         case PKGNOTE_PLACE_MERGED: return "note added in the first page, beside a copy of the existing notes";
         case PKGNOTE_PLACE_FREE_SLOT: return "note added in the first page, in a free program header";
         case PKGNOTE_PLACE_MOVED_PHDRS: return "note added in the first page, program headers moved within it";
         case PKGNOTE_PLACE_PADDING:
-                return r->notes_moved ? "note added in padding after a segment (existing notes moved within the first page to make room for its program header)"
-                                      : "note added in padding after a segment";
+                return "note added in padding after a segment";
         case PKGNOTE_PLACE_APPENDED: return "note added in a new segment at the end";
-        case PKGNOTE_PLACE_SECTION: return "note added in section .note.package";
+        case PKGNOTE_PLACE_SECTION:
+                return r->relocatable ? "note added in section .note.package"
+                                      : "note added in section .note.package, not loaded: no room keeps the first page as it was";
         case PKGNOTE_PLACE_REMOVED: return "note removed";
         default: return "done";
         }
@@ -98,7 +103,8 @@ static void print_json(const char *path, const pkgnote_stamp_result *r) {
 }
 
 static int stamp_one(const char *path, const char *json, const struct stamp_opts *o) {
-        unsigned flags = (o->remove ? PKGNOTE_STAMP_REMOVE : 0) | (o->force ? PKGNOTE_STAMP_FORCE : 0);
+        unsigned flags = (o->remove ? PKGNOTE_STAMP_REMOVE : 0) | (o->force ? PKGNOTE_STAMP_FORCE : 0) |
+                         (o->require_first_page ? PKGNOTE_STAMP_REQUIRE_FIRST_PAGE : 0);
         pkgnote_stamp_result r;
         int err = pkgnote_stamp_file(path, o->output, json, flags, &r);
         if (err < 0) {
@@ -122,7 +128,9 @@ static int stamp_one(const char *path, const char *json, const struct stamp_opts
                 fputc('\n', stdout);
         }
         bool placed = r.placement != PKGNOTE_PLACE_NONE && r.placement != PKGNOTE_PLACE_REMOVED;
-        if (placed && !r.relocatable && !r.first_page)
+        if (placed && !r.relocatable && r.placement == PKGNOTE_PLACE_SECTION)
+                print_warning(path, "the note is in a section that is not loaded: kernel core dumps and running processes will not carry it (show and scan read it from the file)");
+        else if (placed && !r.relocatable && !r.first_page)
                 print_warning(path, "the note is not in the first page: kernel core dumps will not carry it (pkgnote core reads it from disk, build-id verified)");
         if (placed && !r.relocatable && !r.phdrs_first_page)
                 print_warning(path, "the program headers are no longer in the first page: kernel core dumps of this file lose its build-id and notes");
@@ -194,12 +202,13 @@ static int stamp_tree(const char *dir, const char *json, const struct stamp_opts
 }
 
 int cmd_stamp(int argc, char **argv) {
-        enum { OPT_REMOVE = META_OPT_END, OPT_FORCE };
+        enum { OPT_REMOVE = META_OPT_END, OPT_FORCE, OPT_REQUIRE_FIRST_PAGE };
         static const struct option longopts[] = {
                 META_LONG_OPTIONS,
                 {"output", required_argument, NULL, 'o'},
                 {"remove", no_argument, NULL, OPT_REMOVE},
                 {"force", no_argument, NULL, OPT_FORCE},
+                {"require-first-page", no_argument, NULL, OPT_REQUIRE_FIRST_PAGE},
                 {"json", no_argument, NULL, 'j'},
                 {"quiet", no_argument, NULL, 'q'},
                 {"tree", no_argument, NULL, 't'},
@@ -220,6 +229,7 @@ int cmd_stamp(int argc, char **argv) {
                 case 'o': o.output = optarg; break;
                 case OPT_REMOVE: o.remove = true; break;
                 case OPT_FORCE: o.force = true; break;
+                case OPT_REQUIRE_FIRST_PAGE: o.require_first_page = true; break;
                 case 'j': o.json = true; break;
                 case 'q': o.quiet = true; break;
                 case 't': o.tree = true; break;
