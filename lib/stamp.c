@@ -240,16 +240,21 @@ static int stamp_relocatable(struct stamp *s, bool remove) {
                 if (first < 0 || s->sh[k].offset < s->sh[first].offset)
                         first = (long)k;
         }
-        if (remove) {
-                for (size_t k = 1; k < s->shnum; k++) {
-                        if (!package_only_section(s, k, notes, nn))
-                                continue;
-                        if ((r = pn_stamp_zero(s, s->sh[k].offset, s->sh[k].size)) < 0)
-                                return r;
-                        s->sh[k].size = 0;
-                        removed++;
+        /* Every package-only section but the one reused is emptied, so
+         * that stamping again finds only the new note. */
+        for (size_t k = 1; k < s->shnum; k++) {
+                if ((long)k == first && !remove && s->sh[k].size >= s->note_len)
+                        continue;
+                if (!package_only_section(s, k, notes, nn))
+                        continue;
+                if ((r = pn_stamp_zero(s, s->sh[k].offset, s->sh[k].size)) < 0)
+                        return r;
+                s->sh[k].size = 0;
+                removed++;
+                if (remove || (long)k == first)
                         s->note_section = (long)k;
-                }
+        }
+        if (remove) {
                 s->res->placement = removed ? PKGNOTE_PLACE_REMOVED : PKGNOTE_PLACE_NONE;
                 pn_stamp_drop_empty_note_section(s);
                 return pn_stamp_flush_tables(s);
@@ -264,11 +269,6 @@ static int stamp_relocatable(struct stamp *s, bool remove) {
                 s->res->note_size = s->note_len;
                 s->res->placement = PKGNOTE_PLACE_REPLACED;
                 return pn_stamp_flush_tables(s);
-        }
-        if (first >= 0) {
-                if ((r = pn_stamp_zero(s, s->sh[first].offset, s->sh[first].size)) < 0)
-                        return r;
-                s->note_section = first;
         }
         bool needs_name = first < 0 && pn_stamp_find_note_section(s) < 0;
         if (first < 0 && !needs_name)
