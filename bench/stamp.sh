@@ -5,8 +5,53 @@
 # cp takes to copy it (plain, and followed by fsync, which stamp does).
 #
 # Usage: bench/stamp.sh [PKGNOTE [DIR...]]  (default build/pkgnote)
+#        bench/stamp.sh --tree [PKGNOTE] ROOT|ROOT.tar
+#   --tree: a whole system tree (a directory, or a tar of a root such as
+#   mmdebstrap makes) is copied and stamped with one 'stamp --tree usr';
+#   reports the time, and for executables and shared libraries the share
+#   with the note in the first page, the program headers kept there, the
+#   placements, and the files left outside the first page.
 # Writes the report to standard output; bench/results-stamp.txt keeps a run.
 set -eu
+if [ "${1:-}" = --tree ]; then
+        shift
+        if [ $# -ge 2 ]; then PKGNOTE=$1; shift; else PKGNOTE=build/pkgnote; fi
+        PKGNOTE=$(readlink -f "$PKGNOTE"); SRC=$1
+        W=$(mktemp -d "${TMPDIR:-/var/tmp}/pkgnote-bench.XXXXXX")
+        trap 'rm -rf "$W"' EXIT
+        if [ -d "$SRC" ]; then cp -a "$SRC/." "$W/root"; else mkdir "$W/root" && tar -xf "$SRC" -C "$W/root"; fi
+        cd "$W/root"
+        start=$(date +%s.%N)
+        "$PKGNOTE" stamp --tree --json --force --no-os-release --type deb --name bench --version 1.0-1 usr > "$W/out" 2> "$W/err" || true
+        end=$(date +%s.%N)
+        python3 - "$W/out" "$start" "$end" <<'PY'
+import collections, json, struct, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+def kind(p):
+    try:
+        h = open(p, "rb").read(18)
+        return struct.unpack("<H" if h[5] == 1 else ">H", h[16:18])[0]
+    except Exception:
+        return 0
+linked = [r for r in rows if kind(r["path"]) in (2, 3)]
+n = len(linked)
+errors = [r for r in linked if "error" in r]
+ok = [r for r in linked if "error" not in r]
+first = sum(1 for r in ok if r["firstPage"])
+phdrs = sum(1 for r in ok if r["phdrsFirstPage"])
+print("stamp --tree usr: %d files in %.2f s; %d executables and shared libraries"
+      % (len(rows), float(sys.argv[3]) - float(sys.argv[2]), n))
+print("note in the first page: %d (%.2f%%)" % (first, 100.0 * first / max(n, 1)))
+print("program headers still in the first page: %d (%.2f%%)" % (phdrs, 100.0 * phdrs / max(n, 1)))
+print("placements: " + ", ".join("%s %d" % kv for kv in collections.Counter(r["placement"] for r in ok).most_common()))
+for r in ok:
+    if not r["firstPage"]:
+        print("  outside the first page (%s): %s" % (r["placement"], r["path"]))
+for r in errors:
+    print("  refused: %s: %s" % (r["path"], r["error"]))
+PY
+        exit 0
+fi
 PKGNOTE=${1:-build/pkgnote}
 [ $# -gt 0 ] && shift
 [ $# -gt 0 ] || set -- /usr/bin /usr/sbin
