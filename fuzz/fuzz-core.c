@@ -9,46 +9,13 @@
 #include <string.h>
 
 #include "pkgnote.h"
+#include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Enough for headers, CORE notes and a few dumped pages; bigger inputs
  * only slow the fuzzer down. */
 #define MAX_INPUT (1u << 20)
-
-static volatile size_t sink;
-
-static void touch_str(const char *s) {
-        if (s)
-                sink += strlen(s);
-}
-
-static void touch_info(const pkgnote_info *info) {
-        touch_str(pkgnote_info_build_id(info));
-        sink += pkgnote_info_package_note_count(info);
-        for (size_t i = 0; i < pkgnote_info_package_count(info); i++) {
-                const pkgnote_metadata *m = pkgnote_info_package(info, i);
-                const pkgnote_note *n = pkgnote_info_package_note(info, i);
-                const char *json = pkgnote_info_package_json(info, i);
-                if (!m || !n || !json)
-                        abort();
-                touch_str(json);
-                touch_str(pkgnote_metadata_type(m));
-                touch_str(pkgnote_metadata_name(m));
-                touch_str(pkgnote_metadata_version(m));
-                touch_str(pkgnote_metadata_architecture(m));
-                touch_str(pkgnote_metadata_os(m));
-                for (size_t k = 0; k < pkgnote_metadata_count(m); k++)
-                        touch_str(pkgnote_metadata_key(m, k));
-        }
-        for (size_t i = 0; i < pkgnote_info_dlopen_count(info); i++)
-                if (!pkgnote_info_dlopen(info, i))
-                        abort();
-        for (size_t i = 0; i < pkgnote_info_problem_count(info); i++) {
-                int err = 0;
-                touch_str(pkgnote_info_problem(info, i, &err));
-        }
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (size > MAX_INPUT)
@@ -82,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         touch_str(pkgnote_machine_name(p.machine, p.elf_class));
         if (p.n_threads > PKGNOTE_MAX_THREADS)
                 abort();
-        for (size_t i = 0; i < p.n_threads; i++)
-                sink += (size_t)p.threads[i].tid + (size_t)p.threads[i].signal;
+        if (p.n_threads)
+                touch(p.threads, p.n_threads * sizeof *p.threads);
 
         size_t n = pkgnote_core_module_count(c);
         if (n > PKGNOTE_MAX_MODULES + 1 /* the vDSO */)
@@ -111,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 sink += (size_t)pkgnote_module_is_vdso(m) + (size_t)pkgnote_module_deleted(m);
                 const pkgnote_info *info = pkgnote_module_info(m);
                 if (info)
-                        touch_info(info);
+                        touch_info_and_copy(info);
         }
         if (pkgnote_core_module(c, n))
                 abort();

@@ -13,25 +13,12 @@
 
 #include "fuzz-input.h"
 #include "pkgnote.h"
+#include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Twice the library's JSON limit, so the limit itself is exercised. */
 #define MAX_INPUT (128u << 10)
-
-static volatile size_t sink;
-
-static void touch_str(const char *s) {
-        if (s)
-                sink += strlen(s);
-}
-
-static void count_report(void *userdata, int error, const char *message) {
-        if (error >= 0)
-                abort();
-        *(size_t *)userdata += 1;
-        touch_str(message);
-}
 
 /* TEXT came out of pkgnote_metadata_to_json(): it must parse again, unless
  * it outgrew the size limit, and serialize to itself. */
@@ -71,37 +58,8 @@ static void fuzz_metadata(const char *text, size_t len) {
                 touch_str(pkgnote_last_error());
                 return;
         }
-        for (const char *const *k = pkgnote_metadata_known_keys(); *k; k++)
-                touch_str(pkgnote_metadata_get(m, *k));
-        touch_str(pkgnote_metadata_type(m));
-        touch_str(pkgnote_metadata_os(m));
-        touch_str(pkgnote_metadata_os_version(m));
-        touch_str(pkgnote_metadata_name(m));
-        touch_str(pkgnote_metadata_version(m));
-        touch_str(pkgnote_metadata_architecture(m));
-        touch_str(pkgnote_metadata_os_cpe(m));
-        touch_str(pkgnote_metadata_app_cpe(m));
-        touch_str(pkgnote_metadata_debug_info_url(m));
+        touch_metadata(m, text, len);
         size_t n = pkgnote_metadata_count(m);
-        for (size_t i = 0; i < n; i++) {
-                const char *key = pkgnote_metadata_key(m, i);
-                if (!key)
-                        abort();
-                touch_str(pkgnote_metadata_get(m, key));
-                char *v = NULL;
-                if (pkgnote_metadata_value_json(m, i, &v) < 0)
-                        abort();
-                free(v);
-        }
-        if (pkgnote_metadata_key(m, n) != NULL)
-                abort();
-
-        size_t reports = 0;
-        int c = pkgnote_metadata_check(m, text, len, count_report, &reports);
-        if (c < 0 || (size_t)c != reports)
-                abort();
-        if (pkgnote_metadata_check(m, NULL, 0, NULL, NULL) < 0)
-                abort();
 
         char *out = NULL;
         if (pkgnote_metadata_to_json(m, &out) >= 0) {
@@ -130,15 +88,7 @@ static void fuzz_dlopen(const char *text, size_t len) {
                 touch_str(pkgnote_last_error());
                 return;
         }
-        for (size_t i = 0; i < pkgnote_dlopen_count(d); i++) {
-                size_t ns = pkgnote_dlopen_soname_count(d, i);
-                for (size_t j = 0; j < ns; j++)
-                        if (!pkgnote_dlopen_soname(d, i, j))
-                                abort(); /* the parser promised strings */
-                touch_str(pkgnote_dlopen_get(d, i, "feature"));
-                touch_str(pkgnote_dlopen_get(d, i, "description"));
-                touch_str(pkgnote_dlopen_get(d, i, "priority"));
-        }
+        touch_dlopen(d);
         size_t problems = 0;
         if ((size_t)pkgnote_dlopen_check(d, count_report, &problems) != problems)
                 abort();

@@ -18,6 +18,18 @@
  *     human-readable reason in pkgnote_last_error() (per thread).
  *   - Objects are opaque, created by *_new / *_open / *_parse and released
  *     by *_free; every *_free accepts NULL.
+ *   - Lifetimes: a pointer returned by an accessor (const char *, const
+ *     arrays and structs, and the strings inside them) is owned by the
+ *     object passed in and stays valid until that object is freed, unless
+ *     its declaration says otherwise: pointers from a pkgnote_metadata end
+ *     at the next change of it (pkgnote_metadata_set/_set_json/_remove);
+ *     pointers into an object's parts (a core's modules, a scan's objects
+ *     and packages, and what they return) live as long as the core or
+ *     scan; names of constants (pkgnote_elf_type_name(),
+ *     pkgnote_machine_name(), pkgnote_source_name(), ...) and lint checks
+ *     are static.  pkgnote_last_error() lasts until the thread's next call
+ *     into the library.  Results documented as malloc()ed are the
+ *     caller's, released with free().
  *   - The library never prints.
  */
 #ifndef PKGNOTE_H
@@ -69,7 +81,7 @@ PKGNOTE_PUBLIC int pkgnote_elf_open(const char *path, pkgnote_elf **ret);
  * until pkgnote_elf_free(). */
 PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret);
 /* Same over SIZE bytes at DATA, which are not copied and must outlive
- * the view. */
+ * the view (and every pointer it hands out, which may point into DATA). */
 PKGNOTE_PUBLIC int pkgnote_elf_from_memory(const void *data, size_t size, pkgnote_elf **ret);
 PKGNOTE_PUBLIC void pkgnote_elf_free(pkgnote_elf *e);
 
@@ -146,10 +158,12 @@ PKGNOTE_PUBLIC int pkgnote_note_is(const pkgnote_note *n, const char *owner, uin
 
 /* The JSON text of an FDO package or dlopen note: the descriptor up to its
  * first NUL, which must lie inside the descriptor (-EBADMSG otherwise);
- * both descsz conventions (padded, strlen+1) are accepted. */
+ * both descsz conventions (padded, strlen+1) are accepted.  *JSON points
+ * into N's descriptor and lives as long as it. */
 PKGNOTE_PUBLIC int pkgnote_note_json(const pkgnote_note *n, const char **json, size_t *len);
 
-/* The GNU build-id of the object: 1 and its bytes, or 0 when none. */
+/* The GNU build-id of the object: 1 and its bytes (valid until
+ * pkgnote_elf_free()), or 0 when none. */
 PKGNOTE_PUBLIC int pkgnote_elf_build_id(pkgnote_elf *e, const uint8_t **id, size_t *len);
 
 /* Encodes one note: header in the given byte order, owner NUL-terminated,
@@ -322,13 +336,25 @@ typedef struct pkgnote_info pkgnote_info;
  * Primary package note: the first in file order.  That is the one the
  * kernel's first-page core dump and systemd-coredump see first, so all
  * readers agree on it; later ones usually come from objects linked in
- * with their own note (crt1.o, -r links) and are reported too. */
+ * with their own note (crt1.o, -r links) and are reported too.
+ *
+ * The summary owns copies of all it hands out and does not refer to E
+ * afterwards: E may be freed first.  Every pointer returned by the
+ * pkgnote_info_* accessors below (metadata, notes with their name,
+ * descriptor and section name, JSON text, dlopen lists, build-id,
+ * problem messages) stays valid until pkgnote_info_free() of the summary
+ * it came from, and only that. */
 PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_elf *e, pkgnote_info **ret);
+/* A deep copy of INFO, independent of it (and of whatever owns INFO: a
+ * core's module, a scan's object).  -ENOMEM, -EINVAL when INFO is NULL. */
+PKGNOTE_PUBLIC int pkgnote_info_dup(const pkgnote_info *info, pkgnote_info **ret);
 PKGNOTE_PUBLIC void pkgnote_info_free(pkgnote_info *info);
 
 PKGNOTE_PUBLIC size_t pkgnote_info_package_count(const pkgnote_info *info);
 PKGNOTE_PUBLIC const pkgnote_metadata *pkgnote_info_package(const pkgnote_info *info, size_t i);
-/* The note of package I (the first if several were identical). */
+/* The note of package I (the first if several were identical): a copy
+ * whose name is followed by one NUL beyond namesz; offset, size and
+ * where describe it in the object it was read from. */
 PKGNOTE_PUBLIC const pkgnote_note *pkgnote_info_package_note(const pkgnote_info *info, size_t i);
 /* The JSON text exactly as stored, without trailing NULs. */
 PKGNOTE_PUBLIC const char *pkgnote_info_package_json(const pkgnote_info *info, size_t i);
@@ -407,7 +433,7 @@ PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const
                                             pkgnote_core **ret);
 PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c);
 
-/* Process facts; the strings live as long as C. */
+/* Process facts; the strings and the thread array live as long as C. */
 PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_info *ret);
 
 /* Modules in address order: each file mapped at offset 0 that is ELF,
@@ -419,7 +445,8 @@ PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_main_module(const pkgnote_core
 
 PKGNOTE_PUBLIC size_t pkgnote_core_problem_count(const pkgnote_core *c);
 PKGNOTE_PUBLIC const char *pkgnote_core_problem(const pkgnote_core *c, size_t i);
-/* Bytes read from the core file so far (compressed bytes for a stream). */
+/* Bytes read from the core file so far (compressed bytes for a stream);
+ * 0 for a running process (pkgnote_process_open()). */
 PKGNOTE_PUBLIC uint64_t pkgnote_core_bytes_read(const pkgnote_core *c);
 
 PKGNOTE_PUBLIC const char *pkgnote_module_path(const pkgnote_module *m);
@@ -429,7 +456,9 @@ PKGNOTE_PUBLIC uint64_t pkgnote_module_end(const pkgnote_module *m);
 PKGNOTE_PUBLIC const char *pkgnote_module_build_id(const pkgnote_module *m);
 /* Build-id of the disk copy when it was read, or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_module_disk_build_id(const pkgnote_module *m);
-/* The notes used (from the core or the verified disk copy), or NULL. */
+/* The notes used (from the core or the verified disk copy), or NULL.
+ * Owned by the core: valid until pkgnote_core_free(); pkgnote_info_dup()
+ * keeps a copy beyond that. */
 PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_info(const pkgnote_module *m);
 PKGNOTE_PUBLIC int pkgnote_module_source(const pkgnote_module *m);
 /* Why metadata is missing or was not used, or NULL. */

@@ -672,7 +672,9 @@ PKGNOTE_PUBLIC const char *pkgnote_core_problem(const pkgnote_core *c, size_t i)
 }
 
 PKGNOTE_PUBLIC uint64_t pkgnote_core_bytes_read(const pkgnote_core *c) {
-        return c->src ? pn_core_source_bytes_read(c->src) : c->view->bytes_read;
+        if (c->src)
+                return pn_core_source_bytes_read(c->src);
+        return c->view ? c->view->bytes_read : 0; /* a running process has no core file */
 }
 
 PKGNOTE_PUBLIC const char *pkgnote_module_path(const pkgnote_module *m) {

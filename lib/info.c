@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* One pass over an object's notes: build-id, package and dlopen notes. */
+/* One pass over an object's notes: build-id, package and dlopen notes.
+ * The summary owns copies of everything it hands out, so it outlives the
+ * ELF view it was read from (a core's modules keep it after the view of
+ * the module's page or file is gone) and can be copied. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,10 +10,21 @@
 
 #include "internal.h"
 
+/* A note whose name, descriptor and section name point into BYTES. */
+struct owned_note {
+        pkgnote_note note;
+        uint8_t *bytes;
+};
+
 struct package {
         pkgnote_metadata *meta;
-        const pkgnote_note *note;
+        struct owned_note note;
         char *json;
+};
+
+struct dlopen_note {
+        pkgnote_dlopen *parsed;
+        char *json; /* as stored, for copies */
 };
 
 struct problem {
@@ -23,11 +37,36 @@ struct pkgnote_info {
         bool has_build_id;
         struct package *packages;
         size_t n_packages, n_package_notes;
-        pkgnote_dlopen **dlopen;
+        struct dlopen_note *dlopen;
         size_t n_dlopen;
         struct problem *problems;
         size_t n_problems;
 };
+
+/* Copies N with its name (NUL-terminated beyond namesz, so a reader
+ * stopping at a NUL stays inside), descriptor and section name into one
+ * allocation. */
+static int note_copy(const pkgnote_note *n, struct owned_note *ret) {
+        size_t sect = n->section ? strlen(n->section) + 1 : 0;
+        size_t size = (size_t)n->namesz + 1 + n->descsz + sect;
+        uint8_t *b = malloc(size);
+        if (!b)
+                return -ENOMEM;
+        uint8_t *name = b, *desc = b + n->namesz + 1, *section = desc + n->descsz;
+        if (n->namesz)
+                memcpy(name, n->name, n->namesz);
+        name[n->namesz] = 0;
+        if (n->descsz)
+                memcpy(desc, n->desc, n->descsz);
+        if (sect)
+                memcpy(section, n->section, sect);
+        ret->note = *n;
+        ret->note.name = (const char *)name;
+        ret->note.desc = desc;
+        ret->note.section = sect ? (const char *)section : NULL;
+        ret->bytes = b;
+        return 0;
+}
 
 static int add_problem(pkgnote_info *info, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int add_problem(pkgnote_info *info, int err, const char *fmt, ...) {
@@ -61,16 +100,15 @@ static int add_package(pkgnote_info *info, const pkgnote_note *n) {
                 return add_problem(info, r, "package note at offset 0x%llx: %s", (unsigned long long)n->offset,
                                    pkgnote_last_error());
         struct package *p = realloc(info->packages, (info->n_packages + 1) * sizeof *p);
-        char *copy = strndup(json, len);
-        if (!p || !copy) {
-                free(copy);
+        if (p)
+                info->packages = p;
+        struct owned_note copy;
+        if (!p || note_copy(n, &copy) < 0) {
                 pkgnote_metadata_free(m);
-                if (p)
-                        info->packages = p;
                 return -ENOMEM;
         }
-        info->packages = p;
-        p[info->n_packages++] = (struct package){m, n, copy};
+        /* The JSON is the copied descriptor's text, NUL-terminated there. */
+        p[info->n_packages++] = (struct package){m, copy, (char *)copy.note.desc};
         return 0;
 }
 
@@ -82,13 +120,15 @@ static int add_dlopen(pkgnote_info *info, const pkgnote_note *n) {
         if ((r = pkgnote_note_json(n, &json, &len)) < 0 || (r = pkgnote_dlopen_parse(json, len, &d)) < 0)
                 return add_problem(info, r, "dlopen note at offset 0x%llx: %s", (unsigned long long)n->offset,
                                    pkgnote_last_error());
-        pkgnote_dlopen **a = realloc(info->dlopen, (info->n_dlopen + 1) * sizeof *a);
-        if (!a) {
+        struct dlopen_note *a = realloc(info->dlopen, (info->n_dlopen + 1) * sizeof *a);
+        if (a)
+                info->dlopen = a;
+        char *copy = a ? strndup(json, len) : NULL;
+        if (!copy) {
                 pkgnote_dlopen_free(d);
                 return -ENOMEM;
         }
-        info->dlopen = a;
-        a[info->n_dlopen++] = d;
+        a[info->n_dlopen++] = (struct dlopen_note){d, copy};
         return 0;
 }
 
@@ -127,15 +167,68 @@ PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_elf *e, pkgnote_info **ret) {
         return 0;
 }
 
+/* Copies are built from the stored text: parsing it again gives the
+ * same objects, and the metadata object has no copy operation of its own. */
+static int info_copy(const pkgnote_info *src, pkgnote_info *dst) {
+        memcpy(dst->build_id, src->build_id, sizeof dst->build_id);
+        dst->has_build_id = src->has_build_id;
+        dst->n_package_notes = src->n_package_notes;
+        if (src->n_packages && !(dst->packages = calloc(src->n_packages, sizeof *dst->packages)))
+                return -ENOMEM;
+        for (size_t i = 0; i < src->n_packages; i++) {
+                const struct package *p = &src->packages[i];
+                struct package *q = &dst->packages[i];
+                if (pkgnote_metadata_parse(p->json, strlen(p->json), &q->meta) < 0)
+                        return -ENOMEM; /* it parsed before: only memory can fail */
+                dst->n_packages++;
+                if (note_copy(&p->note.note, &q->note) < 0)
+                        return -ENOMEM;
+                q->json = (char *)q->note.note.desc;
+        }
+        if (src->n_dlopen && !(dst->dlopen = calloc(src->n_dlopen, sizeof *dst->dlopen)))
+                return -ENOMEM;
+        for (size_t i = 0; i < src->n_dlopen; i++) {
+                const struct dlopen_note *d = &src->dlopen[i];
+                if (pkgnote_dlopen_parse(d->json, strlen(d->json), &dst->dlopen[i].parsed) < 0)
+                        return -ENOMEM;
+                dst->n_dlopen++;
+                if (!(dst->dlopen[i].json = strdup(d->json)))
+                        return -ENOMEM;
+        }
+        if (src->n_problems && !(dst->problems = calloc(src->n_problems, sizeof *dst->problems)))
+                return -ENOMEM;
+        for (size_t i = 0; i < src->n_problems; i++) {
+                if (!(dst->problems[i].message = strdup(src->problems[i].message)))
+                        return -ENOMEM;
+                dst->problems[i].err = src->problems[i].err;
+                dst->n_problems++;
+        }
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_info_dup(const pkgnote_info *info, pkgnote_info **ret) {
+        if (!info)
+                return pn_error(-EINVAL, "no summary to copy");
+        pkgnote_info *copy = calloc(1, sizeof *copy);
+        if (!copy || info_copy(info, copy) < 0) {
+                pkgnote_info_free(copy);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        *ret = copy;
+        return 0;
+}
+
 PKGNOTE_PUBLIC void pkgnote_info_free(pkgnote_info *info) {
         if (!info)
                 return;
         for (size_t i = 0; i < info->n_packages; i++) {
                 pkgnote_metadata_free(info->packages[i].meta);
-                free(info->packages[i].json);
+                free(info->packages[i].note.bytes);
         }
-        for (size_t i = 0; i < info->n_dlopen; i++)
-                pkgnote_dlopen_free(info->dlopen[i]);
+        for (size_t i = 0; i < info->n_dlopen; i++) {
+                pkgnote_dlopen_free(info->dlopen[i].parsed);
+                free(info->dlopen[i].json);
+        }
         for (size_t i = 0; i < info->n_problems; i++)
                 free(info->problems[i].message);
         free(info->packages);
@@ -154,7 +247,7 @@ PKGNOTE_PUBLIC const pkgnote_metadata *pkgnote_info_package(const pkgnote_info *
         return i < info->n_packages ? info->packages[i].meta : NULL;
 }
 PKGNOTE_PUBLIC const pkgnote_note *pkgnote_info_package_note(const pkgnote_info *info, size_t i) {
-        return i < info->n_packages ? info->packages[i].note : NULL;
+        return i < info->n_packages ? &info->packages[i].note.note : NULL;
 }
 PKGNOTE_PUBLIC const char *pkgnote_info_package_json(const pkgnote_info *info, size_t i) {
         return i < info->n_packages ? info->packages[i].json : NULL;
@@ -163,7 +256,7 @@ PKGNOTE_PUBLIC size_t pkgnote_info_dlopen_count(const pkgnote_info *info) {
         return info->n_dlopen;
 }
 PKGNOTE_PUBLIC const pkgnote_dlopen *pkgnote_info_dlopen(const pkgnote_info *info, size_t i) {
-        return i < info->n_dlopen ? info->dlopen[i] : NULL;
+        return i < info->n_dlopen ? info->dlopen[i].parsed : NULL;
 }
 PKGNOTE_PUBLIC const char *pkgnote_info_build_id(const pkgnote_info *info) {
         return info->has_build_id ? info->build_id : NULL;

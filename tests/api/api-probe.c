@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * API probe: uses the public API exactly as include/pkgnote.h documents
+ * it, linked with the installed-style shared library, and reads the bytes
+ * behind every pointer it is handed, at the last moment the header says
+ * the pointer is valid (after freeing what the header says it does not
+ * depend on).  Under AddressSanitizer any pointer that outlives its owner
+ * is a failure.
+ *
+ *   api-probe [--core FILE]...
+ *
+ * Always: this program's own file (it carries a package note and a dlopen
+ * note), this running process, and a scan of this file; with --core, each
+ * core file as well (a real kernel core, see tests/cmd-api-probe.sh).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pkgnote.h"
+#include "touch.h" /* the readers of every pointer, shared with the fuzzers */
+
+/* A dlopen note, as systemd's ELF_NOTE_DLOPEN makes it (gcc and clang give
+ * sections named .note* the type SHT_NOTE). */
+#define DLOPEN_JSON "[{\"feature\":\"probe\",\"description\":\"API probe\",\"priority\":\"suggested\",\"soname\":[\"libprobe.so.1\"]}]"
+static const struct {
+        uint32_t namesz, descsz, type;
+        char name[4];
+        char desc[(sizeof(DLOPEN_JSON) + 3) & ~(size_t)3];
+} dlopen_note __attribute__((used, section(".note.dlopen"), aligned(4))) = {
+        4, (sizeof(DLOPEN_JSON) + 3) & ~(size_t)3, PKGNOTE_NT_FDO_DLOPEN_METADATA, "FDO", DLOPEN_JSON,
+};
+
+static int failures, checks;
+
+#define CHECK(cond)                                                                             \
+        do {                                                                                    \
+                checks++;                                                                       \
+                if (!(cond)) {                                                                  \
+                        failures++;                                                             \
+                        fprintf(stderr, "%s:%d: check failed: %s (%s)\n", __FILE__, __LINE__, #cond, \
+                                pkgnote_last_error());                                          \
+                }                                                                               \
+        } while (0)
+
+/* Metadata: every accessor (fuzz/touch.h), and its package URL. */
+static void probe_metadata(const pkgnote_metadata *m, const char *json) {
+        touch_metadata(m, json, strlen(json));
+        char *purl = NULL;
+        if (pkgnote_purl(m, &purl) >= 0)
+                touch_str(purl);
+        free(purl);
+}
+
+/* Every accessor of a summary (fuzz/touch.h abort()s where the header
+ * is not kept), the package URLs; returns how many packages are NAME. */
+static size_t probe_info(const pkgnote_info *info, const char *name) {
+        touch_info(info);
+        size_t found = 0;
+        for (size_t i = 0; i < pkgnote_info_package_count(info); i++) {
+                const pkgnote_metadata *m = pkgnote_info_package(info, i);
+                probe_metadata(m, pkgnote_info_package_json(info, i));
+                const char *nm = pkgnote_metadata_name(m);
+                found += nm && name && strcmp(nm, name) == 0;
+        }
+        CHECK(!pkgnote_info_package(info, pkgnote_info_package_count(info)));
+        return found;
+}
+
+static void lint_finding(void *userdata, const pkgnote_lint_finding *f) {
+        touch_str(f->message);
+        touch_str(f->check->id);
+        touch_str(f->check->summary);
+        touch_str(pkgnote_lint_severity_name(f->check->severity));
+        ++*(size_t *)userdata;
+}
+
+/* A file: the view, its tables and notes, then a summary that must
+ * outlive the view, and a copy that must outlive the summary. */
+static void probe_file(const char *path) {
+        pkgnote_elf *e;
+        CHECK(pkgnote_elf_open(path, &e) == 0);
+        if (failures)
+                return;
+        sink += (unsigned long)pkgnote_elf_class(e) + (unsigned long)pkgnote_elf_big_endian(e) + pkgnote_elf_size(e);
+        touch_str(pkgnote_elf_type_name(pkgnote_elf_type(e)));
+        touch_str(pkgnote_machine_name(pkgnote_elf_machine(e), pkgnote_elf_class(e)));
+        const pkgnote_phdr *ph;
+        int n = pkgnote_elf_phdrs(e, &ph);
+        CHECK(n > 0);
+        for (int i = 0; i < n; i++)
+                touch(&ph[i], sizeof ph[i]);
+        const pkgnote_shdr *sh;
+        n = pkgnote_elf_shdrs(e, &sh);
+        CHECK(n > 0);
+        for (int i = 0; i < n; i++)
+                touch_str(sh[i].name);
+        const pkgnote_note *notes;
+        n = pkgnote_elf_notes(e, &notes);
+        CHECK(n >= 3); /* build-id, package, dlopen */
+        for (int i = 0; i < n; i++)
+                touch_note(&notes[i]);
+        const uint8_t *id;
+        size_t id_len;
+        CHECK(pkgnote_elf_build_id(e, &id, &id_len) == 1);
+        touch(id, id_len);
+        for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++) {
+                int err = 0;
+                touch_str(pkgnote_elf_problem(e, i, &err));
+        }
+        size_t findings = 0;
+        CHECK(pkgnote_lint(e, lint_finding, &findings) >= 0);
+
+        pkgnote_info *info, *copy = NULL;
+        CHECK(pkgnote_info_read(e, &info) == 0);
+        pkgnote_elf_free(e); /* documented: the summary does not refer to the view */
+        if (failures)
+                return;
+        CHECK(probe_info(info, "regress-uaf") == 1);
+        CHECK(pkgnote_info_dlopen_count(info) == 1);
+        CHECK(pkgnote_info_dup(info, &copy) == 0);
+        pkgnote_info_free(info); /* documented: the copy is independent */
+        if (copy) {
+                CHECK(probe_info(copy, "regress-uaf") == 1);
+                CHECK(pkgnote_info_dlopen_count(copy) == 1);
+        }
+        pkgnote_info_free(copy);
+}
+
+/* A core or a process; returns how many modules carry NAME's package. */
+static size_t probe_core(pkgnote_core *c, const char *name) {
+        pkgnote_process_info p;
+        CHECK(pkgnote_core_process(c, &p) == 0);
+        touch_str(p.command);
+        touch_str(p.arguments);
+        touch_str(p.executable);
+        touch_str(pkgnote_signal_name(p.signal));
+        touch_str(pkgnote_machine_name(p.machine, p.elf_class));
+        sink += (unsigned long)(p.pid + p.ppid + p.uid + p.gid) + p.fault_address;
+        if (p.n_threads)
+                touch(p.threads, p.n_threads * sizeof *p.threads);
+        size_t found = 0, n = pkgnote_core_module_count(c);
+        CHECK(n > 0);
+        pkgnote_info **copies = calloc(n ? n : 1, sizeof *copies);
+        CHECK(copies);
+        if (!copies)
+                return 0;
+        for (size_t i = 0; i < n; i++) {
+                const pkgnote_module *m = pkgnote_core_module(c, i);
+                CHECK(m);
+                if (!m)
+                        continue;
+                touch_str(pkgnote_module_path(m));
+                sink += pkgnote_module_start(m) + pkgnote_module_end(m);
+                touch_str(pkgnote_module_build_id(m));
+                touch_str(pkgnote_module_disk_build_id(m));
+                touch_str(pkgnote_module_reason(m));
+                touch_str(pkgnote_source_name(pkgnote_module_source(m)));
+                sink += (unsigned long)(pkgnote_module_is_vdso(m) + pkgnote_module_deleted(m) +
+                                        pkgnote_module_replaced(m));
+                const pkgnote_info *info = pkgnote_module_info(m);
+                if (info) {
+                        found += probe_info(info, name);
+                        CHECK(pkgnote_info_dup(info, &copies[i]) == 0);
+                }
+        }
+        CHECK(!pkgnote_core_module(c, n));
+        const pkgnote_module *main_module = pkgnote_core_main_module(c);
+        if (main_module)
+                touch_str(pkgnote_module_path(main_module));
+        for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
+                touch_str(pkgnote_core_problem(c, i));
+        sink += pkgnote_core_bytes_read(c);
+        pkgnote_core_free(c);
+        /* Copies outlive the core they were taken from. */
+        size_t again = 0;
+        for (size_t i = 0; i < n; i++)
+                if (copies[i]) {
+                        again += probe_info(copies[i], name);
+                        pkgnote_info_free(copies[i]);
+                }
+        free(copies);
+        CHECK(again == found);
+        return found;
+}
+
+static void progress(void *userdata, uint64_t files, uint64_t bytes) {
+        sink += files + bytes;
+        (void)userdata;
+}
+
+static void touch_object(const pkgnote_scan_object *o) {
+        touch_str(pkgnote_scan_object_path(o));
+        sink += pkgnote_scan_object_input(o) + pkgnote_scan_object_size(o) + pkgnote_scan_object_elf_type(o) +
+                pkgnote_scan_object_machine(o);
+        sink += (unsigned long)(pkgnote_scan_object_class(o) + pkgnote_scan_object_big_endian(o));
+        touch_str(pkgnote_scan_object_kind(o));
+        touch_str(pkgnote_scan_object_build_id(o));
+        for (size_t i = 0; i < pkgnote_scan_object_package_count(o); i++) {
+                const pkgnote_metadata *m = pkgnote_scan_object_package(o, i);
+                const char *json = pkgnote_scan_object_package_json(o, i);
+                CHECK(m && json);
+                touch_str(json);
+                if (m)
+                        probe_metadata(m, json);
+        }
+        for (size_t i = 0; i < pkgnote_scan_object_dlopen_count(o); i++)
+                touch_str(pkgnote_scan_object_dlopen_json(o, i));
+        for (size_t i = 0; i < pkgnote_scan_object_problem_count(o); i++)
+                touch_str(pkgnote_scan_object_problem(o, i));
+        touch_str(pkgnote_scan_object_sha1(o));
+        touch_str(pkgnote_scan_object_sha256(o));
+}
+
+static void probe_scan(const char *path) {
+        pkgnote_scan_options o = {.flags = PKGNOTE_SCAN_CHECKSUMS, .threads = 2, .progress = progress};
+        pkgnote_scan *s;
+        CHECK(pkgnote_scan_new(&o, &s) == 0);
+        if (failures)
+                return;
+        CHECK(pkgnote_scan_add(s, path) == PKGNOTE_SCAN_INPUT_FILE);
+        CHECK(pkgnote_scan_add(s, "/nonexistent/api-probe") < 0);
+        pkgnote_scan_stats st;
+        pkgnote_scan_get_stats(s, &st);
+        CHECK(st.objects == 1 && st.with_note == 1);
+        for (size_t i = 0; i < pkgnote_scan_problem_count(s); i++) {
+                const char *p = NULL;
+                int err = 0;
+                touch_str(pkgnote_scan_problem(s, i, &p, &err));
+                touch_str(p);
+        }
+        CHECK(pkgnote_scan_object_count(s) == 1);
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++)
+                touch_object(pkgnote_scan_object_get(s, i));
+        CHECK(pkgnote_scan_object_count(s) == 0 || pkgnote_scan_object_dlopen_count(pkgnote_scan_object_get(s, 0)) == 1);
+        CHECK(pkgnote_scan_package_count(s) == 1);
+        for (size_t i = 0; i < pkgnote_scan_package_count(s); i++) {
+                const pkgnote_metadata *m = pkgnote_scan_package(s, i);
+                const char *json = pkgnote_scan_package_json(s, i);
+                CHECK(m && json);
+                touch_str(json);
+                if (m)
+                        probe_metadata(m, json);
+                for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++)
+                        touch_object(pkgnote_scan_package_object(s, i, j));
+        }
+        for (int format = PKGNOTE_SBOM_SPDX; format <= PKGNOTE_SBOM_CYCLONEDX; format++) {
+                pkgnote_sbom_options so = {.name = "probe", .created = 0, .reproducible = 1};
+                char *doc = NULL;
+                CHECK(pkgnote_sbom_write(s, format, &so, &doc) >= 0);
+                touch_str(doc);
+                free(doc);
+        }
+        pkgnote_scan_free(s);
+}
+
+int main(int argc, char **argv) {
+        char self[4096];
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len <= 0) {
+                perror("api-probe: /proc/self/exe");
+                return 2;
+        }
+        self[len] = 0;
+        touch(&dlopen_note, sizeof dlopen_note);
+
+        probe_file(self);
+        printf("%s - file: every accessor, summary after its view, copy after its summary\n",
+               failures ? "not ok" : "ok");
+
+        int before = failures;
+        pkgnote_core *c;
+        CHECK(pkgnote_process_open(getpid(), &c) == 0);
+        if (failures == before)
+                CHECK(probe_core(c, "regress-uaf") == 1);
+        printf("%s - process: every accessor of every module, copies after the process object\n",
+               failures == before ? "ok" : "not ok");
+
+        before = failures;
+        probe_scan(self);
+        printf("%s - scan: every accessor of objects, packages and problems, both SBOMs\n",
+               failures == before ? "ok" : "not ok");
+
+        for (int i = 1; i + 1 < argc; i += 2) {
+                if (strcmp(argv[i], "--core") != 0) {
+                        fprintf(stderr, "usage: api-probe [--core FILE]...\n");
+                        return 2;
+                }
+                before = failures;
+                CHECK(pkgnote_core_open(argv[i + 1], NULL, &c) == 0);
+                if (failures == before)
+                        CHECK(probe_core(c, "api-probe-core") == 1);
+                printf("%s - core %s: every accessor of every module, copies after the core object\n",
+                       failures == before ? "ok" : "not ok", argv[i + 1]);
+        }
+        printf("# %d checks, %d failed\n", checks, failures);
+        return failures ? 1 : 0;
+}
