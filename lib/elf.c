@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "elfview.h"
+#include "output.h"
 
 #define HEAD_SIZE 4096u
 
@@ -27,20 +28,12 @@ struct chunk {
 };
 
 static int read_full(pkgnote_elf *e, int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got) {
-        uint64_t done = 0;
-        while (done < len) {
-                ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return pn_error(-errno, "read failed: %s", strerror(errno));
-                }
-                if (n == 0)
-                        break;
-                done += (uint64_t)n;
-        }
-        *got = done;
-        e->bytes_read += done;
+        ssize_t done = len > SIZE_MAX ? -EINVAL : pn_pread_full(fd, buf, (size_t)len, off);
+        *got = 0;
+        if (done < 0)
+                return pn_error((int)done, "read failed: %s", strerror((int)-done));
+        *got = (uint64_t)done;
+        e->bytes_read += (uint64_t)done;
         return 0;
 }
 

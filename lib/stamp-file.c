@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * pkgnote_stamp_file(): the input read (or mapped, when large), stamped
- * by pn_stamp_run(), and the result written through a temporary file
- * beside the target: written, fsync()ed, read back and checked, then
- * renamed over it, keeping owner, mode, timestamps and extended
- * attributes when the target is the input.
+ * pkgnote_stamp_file() and pn_stamp_at(): the input read (or mapped,
+ * when large), stamped by pn_stamp_run(), and the result written by the
+ * output rule of output.h, read back and checked before the rename.  In
+ * place, the new file keeps owner, mode, timestamps and extended
+ * attributes; the file replaced must be the file that was read.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -17,43 +17,18 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "output.h"
+#include "stamp-file.h"
 #include "stamp-private.h"
 
 /* Files from this size on are mapped rather than read and copied. */
 #define MAP_THRESHOLD (1u << 20)
 
-static int write_all(int fd, const uint8_t *p, size_t len) {
-        while (len > 0) {
-                ssize_t k = write(fd, p, len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return pn_error(-errno, "cannot write the temporary file: %s", strerror(errno));
-                p += k;
-                len -= (size_t)k;
-        }
-        return 0;
-}
-
-static int read_all(int fd, uint8_t *p, size_t len, uint64_t off) {
-        size_t done = 0;
-        while (done < len) {
-                ssize_t k = pread(fd, p + done, len - done, (off_t)(off + done));
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return pn_error(-errno, "read failed: %s", strerror(errno));
-                if (k == 0)
-                        return pn_error(-EIO, "file shrank while being read");
-                done += (size_t)k;
-        }
-        return 0;
-}
-
-/* Copies every extended attribute (security.capability, ACLs, SELinux
- * labels, user.*) from SRC to DST.  Called after fchown(), which drops
- * security.capability. */
-static int copy_xattrs(int src, int dst) {
+/* Copies every extended attribute (ACLs, SELinux labels, user.*) from
+ * SRC to the output, after fchown(), which drops security.capability.
+ * That one goes into O->caps: the commit applies it right before the
+ * rename, with the setuid and setgid bits. */
+static int copy_xattrs(int src, pn_output *o) {
         ssize_t n = flistxattr(src, NULL, 0);
         if (n < 0)
                 return errno == ENOTSUP ? 0 : pn_error(-errno, "cannot list extended attributes: %s", strerror(errno));
@@ -77,7 +52,12 @@ static int copy_xattrs(int src, int dst) {
                 value = v;
                 if (vl < 0 || (vl > 0 && (vl = fgetxattr(src, name, value, (size_t)vl)) < 0))
                         r = pn_error(-errno, "cannot read extended attribute %s: %s", name, strerror(errno));
-                else if (fsetxattr(dst, name, value, (size_t)vl, 0) < 0)
+                else if (!strcmp(name, "security.capability") && vl > 0) {
+                        free(o->caps);
+                        o->caps = value;
+                        o->caps_len = (size_t)vl;
+                        value = NULL;
+                } else if (fsetxattr(o->fd, name, value, (size_t)vl, 0) < 0)
                         r = pn_error(-errno, "cannot keep extended attribute %s: %s", name, strerror(errno));
         }
         free(value);
@@ -110,155 +90,159 @@ static int read_back(int fd, size_t len, const char *json) {
         return r;
 }
 
-/* Writes DATA to DEST through a temporary file beside it.  IN_PLACE: DEST
- * is the input (SRC, described by ST), whose owner, mode, extended
- * attributes and timestamps the new file takes; otherwise only the
- * permission bits. */
-static int write_atomic(const char *dest, const uint8_t *data, size_t len, int src, const struct stat *st,
-                        bool in_place, const char *json) {
-        const char *slash = strrchr(dest, '/');
-        size_t dirlen = slash ? (size_t)(slash - dest) + 1 : 0;
-        const char *base = slash ? slash + 1 : dest;
-        if (!*base)
-                return pn_error(-EISDIR, "names a directory");
-        size_t tlen = dirlen + strlen(base) + sizeof "..pkgnote-XXXXXX";
-        char *tmp = malloc(tlen);
-        if (!tmp)
+/* The input, read whole, or mapped when large: the result then shares
+ * the input's pages except those it changes.  (Truncating the file while
+ * it is being stamped is then fatal, SIGBUS, as for any program mapping
+ * it.) */
+struct input {
+        uint8_t *p;
+        size_t len;
+        bool mapped;
+};
+
+static int load(int fd, const struct stat *st, struct input *in) {
+        *in = (struct input){0};
+        if ((uint64_t)st->st_size > SIZE_MAX - 1)
+                return pn_error(-E2BIG, "too large to stamp here");
+        in->len = (size_t)st->st_size;
+        if (in->len >= MAP_THRESHOLD) {
+                in->p = mmap(NULL, in->len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+                if (in->p != MAP_FAILED) {
+                        in->mapped = true;
+                        return 0;
+                }
+                in->p = NULL;
+        }
+        if (!(in->p = malloc(in->len ? in->len : 1)))
                 return pn_error(-ENOMEM, "out of memory");
-        snprintf(tmp, tlen, "%.*s.%s.pkgnote-XXXXXX", (int)dirlen, dest, base);
-        int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) {
-                int r = pn_error(-errno, "cannot create a temporary file beside it: %s", strerror(errno));
-                free(tmp);
-                return r;
-        }
-        int r = write_all(fd, data, len);
-        if (r == 0 && in_place && fchown(fd, st->st_uid, st->st_gid) < 0)
-                r = pn_error(-errno, "cannot keep the owner: %s", strerror(errno));
-        if (r == 0 && fchmod(fd, in_place ? st->st_mode & 07777 : st->st_mode & 0777) < 0)
-                r = pn_error(-errno, "cannot keep the mode: %s", strerror(errno));
-        if (r == 0 && in_place)
-                r = copy_xattrs(src, fd);
-        if (r == 0 && fsync(fd) < 0)
-                r = pn_error(-errno, "cannot sync the temporary file: %s", strerror(errno));
+        ssize_t r = pn_pread_full(fd, in->p, in->len, 0);
+        if (r >= 0 && (size_t)r != in->len)
+                return pn_error(-EIO, "file shrank while being read");
+        return r < 0 ? pn_error((int)r, "read failed: %s", strerror((int)-r)) : 0;
+}
+
+static void unload(struct input *in) {
+        if (in->mapped)
+                munmap(in->p, in->len);
+        else
+                free(in->p);
+}
+
+/* Stamps the input FD (described by ST) into O and commits it; O is
+ * consumed either way.  IN_PLACE: O replaces the input, whose owner,
+ * mode, extended attributes and timestamps the new file takes, and
+ * nothing is written when nothing changes; otherwise the new file gets
+ * the input's permission bits. */
+static int stamp_into(int fd, const struct stat *st, pn_output *o, bool in_place, const char *json, unsigned flags,
+                      pkgnote_stamp_result *result, struct stat *written) {
+        struct input in;
+        uint8_t *out = NULL;
+        size_t out_len = 0;
+        bool out_mapped = false;
+        uint64_t out_cap = 0;
+        pkgnote_stamp_result res;
+        flags &= PKGNOTE_STAMP_REMOVE | PKGNOTE_STAMP_FORCE;
+        int r = load(fd, st, &in);
         if (r == 0)
-                r = read_back(fd, len, json);
-        if (r == 0 && in_place) {
+                r = pn_stamp_run(in.p, in.len, json, flags, in.mapped ? fd : -1, &out, &out_len, &out_mapped, &out_cap,
+                                 &res);
+        if (r == 0 && in_place && (res.placement == PKGNOTE_PLACE_UNCHANGED || res.placement == PKGNOTE_PLACE_NONE)) {
+                pn_output_abort(o);
+                if (written)
+                        *written = *st;
+                goto done;
+        }
+        if (r == 0 && (r = pn_write_full(o->fd, out, out_len)) < 0)
+                r = pn_error(r, "cannot write the new file: %s", strerror(-r));
+        if (r == 0 && !o->direct) {
+                o->mode = st->st_mode & (in_place ? 07777 : 0777);
+                if (in_place && fchown(o->fd, st->st_uid, st->st_gid) < 0)
+                        r = pn_error(-errno, "cannot keep the owner: %s", strerror(errno));
+                if (r == 0 && in_place)
+                        r = copy_xattrs(fd, o);
+                if (r == 0)
+                        r = read_back(o->fd, out_len, flags & PKGNOTE_STAMP_REMOVE ? NULL : json);
                 const struct timespec times[2] = {st->st_atim, st->st_mtim};
-                if (futimens(fd, times) < 0)
+                if (r == 0 && in_place && futimens(o->fd, times) < 0)
                         r = pn_error(-errno, "cannot keep the timestamps: %s", strerror(errno));
+                if (r == 0 && written && fstat(o->fd, written) < 0)
+                        r = pn_error(-errno, "cannot stat the new file: %s", strerror(errno));
         }
-        if (close(fd) < 0 && r == 0)
-                r = pn_error(-errno, "cannot write the temporary file: %s", strerror(errno));
-        if (r == 0 && rename(tmp, dest) < 0)
-                r = pn_error(-errno, "cannot rename the temporary file onto it: %s", strerror(errno));
-        if (r < 0) {
-                unlink(tmp);
-                free(tmp);
+        if (r == 0)
+                r = pn_output_commit(o);
+        else
+                pn_output_abort(o);
+done:
+        if (r == 0 && result)
+                *result = res;
+        unload(&in);
+        if (out)
+                pn_stamp_release_buffer(out, out_cap, out_mapped);
+        return r;
+}
+
+int pn_stamp_at(int dirfd, const char *name, const struct stat *expect, const char *json, unsigned flags,
+                pkgnote_stamp_result *result, struct stat *written) {
+        pn_output o;
+        unsigned of = PN_OUT_REGULAR | (flags & PN_STAMP_FOLLOW ? PN_OUT_FOLLOW : 0) |
+                      (flags & PN_STAMP_NO_DIRSYNC ? PN_OUT_NO_DIRSYNC | PN_OUT_NO_CLEAN : 0);
+        int r = pn_output_open(&o, dirfd, name, of), fd = -1;
+        if (r < 0)
                 return r;
-        }
-        free(tmp);
-        /* The directory is not synced: the new file's bytes are on disk
-         * before the rename, so after a crash the name holds either the
-         * old file or the whole new one, which is the promise; syncing the
-         * directory too would double the cost of stamping small files. */
-        return 0;
+        struct stat st;
+        struct statvfs sv;
+        if (expect && (o.st.st_dev != expect->st_dev || o.st.st_ino != expect->st_ino))
+                r = pn_error(-ESTALE, "changed while being stamped; left as it is");
+        else if ((fd = openat(o.dirfd, o.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+                r = pn_error(-errno, "cannot open: %s", strerror(errno));
+        else if (fstat(fd, &st) < 0)
+                r = pn_error(-errno, "cannot stat: %s", strerror(errno));
+        else if (st.st_dev != o.st.st_dev || st.st_ino != o.st.st_ino)
+                r = pn_error(-ESTALE, "changed while being stamped; left as it is");
+        else if (fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+                r = pn_error(-EROFS, "lies on a read-only file system");
+        else if (!(flags & PKGNOTE_STAMP_FORCE) && !(flags & PN_STAMP_LINKS_OK) && st.st_nlink > 1)
+                r = pn_error(-EMLINK, "has %ju hard links; the other names would keep the unstamped file (force to stamp this name alone)",
+                             (uintmax_t)st.st_nlink);
+        /* root may write anything: judge by the mode bits. */
+        else if (!(flags & PKGNOTE_STAMP_FORCE) &&
+                 (geteuid() == 0 ? !(st.st_mode & 0222) : faccessat(o.dirfd, o.name, W_OK, AT_EACCESS) < 0))
+                r = pn_error(-EROFS, "is read-only (force to stamp it anyway)");
+        if (r == 0)
+                r = stamp_into(fd, &st, &o, true, json, flags, result, written);
+        else
+                pn_output_abort(&o);
+        if (fd >= 0)
+                close(fd);
+        return r;
 }
 
 PKGNOTE_PUBLIC int pkgnote_stamp_file(const char *path, const char *output, const char *json, unsigned flags,
                                       pkgnote_stamp_result *result) {
         if (!path)
                 return pn_error(-EINVAL, "no file given");
-        /* A symbolic link is followed: its target is what gets stamped. */
-        char *target = realpath(path, NULL);
-        if (!target)
-                return pn_error(-errno, "cannot resolve: %s", strerror(errno));
-        uint8_t *in = NULL, *out = NULL;
-        size_t in_len = 0, out_len = 0;
-        bool in_mapped = false, out_mapped = false;
-        uint64_t out_cap = 0;
-        int r, fd = open(target, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
-                r = pn_error(-errno, "cannot open: %s", strerror(errno));
-                goto out;
-        }
-        struct stat st, ost;
-        if (fstat(fd, &st) < 0) {
+        flags &= PKGNOTE_STAMP_REMOVE | PKGNOTE_STAMP_FORCE;
+        /* In place, a symbolic link is followed: its target is stamped. */
+        if (!output)
+                return pn_stamp_at(AT_FDCWD, path, NULL, json, flags | PN_STAMP_FOLLOW, result, NULL);
+        /* To OUTPUT: always a new file there (even when OUTPUT is another
+         * name of PATH); PATH is only read. */
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return pn_error(-errno, "cannot open: %s", strerror(errno));
+        struct stat st;
+        pn_output o;
+        int r = 0;
+        if (fstat(fd, &st) < 0)
                 r = pn_error(-errno, "cannot stat: %s", strerror(errno));
-                goto out;
-        }
-        if (!S_ISREG(st.st_mode)) {
+        else if (!S_ISREG(st.st_mode))
                 r = pn_error(-EINVAL, "not a regular file");
-                goto out;
-        }
-        bool in_place = !output || !strcmp(output, path) ||
-                        (stat(output, &ost) == 0 && ost.st_dev == st.st_dev && ost.st_ino == st.st_ino);
-        if (in_place) {
-                struct statvfs sv;
-                if (fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_RDONLY)) {
-                        r = pn_error(-EROFS, "lies on a read-only file system");
-                        goto out;
-                }
-                if (!(flags & PKGNOTE_STAMP_FORCE)) {
-                        if (st.st_nlink > 1) {
-                                r = pn_error(-EMLINK, "has %ju hard links; the other names would keep the unstamped file (force to stamp this name alone)",
-                                             (uintmax_t)st.st_nlink);
-                                goto out;
-                        }
-                        /* root may write anything: judge by the mode bits. */
-                        if (geteuid() == 0 ? !(st.st_mode & 0222) : access(target, W_OK) < 0) {
-                                r = pn_error(-EROFS, "is read-only (force to stamp it anyway)");
-                                goto out;
-                        }
-                }
-        }
-        if ((uint64_t)st.st_size > SIZE_MAX - 1) {
-                r = pn_error(-E2BIG, "too large to stamp here");
-                goto out;
-        }
-        /* Large files are mapped, not copied: the result shares the
-         * input's pages except those it changes.  (Truncating the file
-         * while it is being stamped is then fatal, SIGBUS, as for any
-         * program mapping it.) */
-        in_len = (size_t)st.st_size;
-        if (in_len >= MAP_THRESHOLD) {
-                in = mmap(NULL, in_len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-                if (in == MAP_FAILED)
-                        in = NULL;
-                else
-                        in_mapped = true;
-        }
-        if (!in) {
-                if (!(in = malloc(in_len ? in_len : 1))) {
-                        r = pn_error(-ENOMEM, "out of memory");
-                        goto out;
-                }
-                if ((r = read_all(fd, in, in_len, 0)) < 0)
-                        goto out;
-        }
-        pkgnote_stamp_result res;
-        if ((r = pn_stamp_run(in, in_len, json, flags, in_mapped ? fd : -1, &out, &out_len, &out_mapped, &out_cap, &res)) < 0)
-                goto out;
-        bool same = res.placement == PKGNOTE_PLACE_UNCHANGED || res.placement == PKGNOTE_PLACE_NONE;
-        if (!(in_place && same)) {
-                const char *dest = in_place ? target : output;
-                r = write_atomic(dest, out, out_len, fd, &st, in_place,
-                                 flags & PKGNOTE_STAMP_REMOVE ? NULL : json);
-                if (r < 0)
-                        goto out;
-        }
-        if (result)
-                *result = res;
-        r = 0;
-out:
-        if (fd >= 0)
-                close(fd);
-        if (in_mapped)
-                munmap(in, in_len);
-        else
-                free(in);
-        if (out)
-                pn_stamp_release_buffer(out, out_cap, out_mapped);
-        free(target);
+        else if ((r = pn_output_open(&o, AT_FDCWD, output, PN_OUT_FOLLOW | PN_OUT_STDIO | PN_OUT_BINARY)) < 0) {
+                char why[256];
+                snprintf(why, sizeof why, "%s", pkgnote_last_error());
+                r = pn_error(r, "the output: %s", why);
+        } else
+                r = stamp_into(fd, &st, &o, false, json, flags, result, NULL);
+        close(fd);
         return r;
 }

@@ -135,6 +135,13 @@ PY
 else
         missing "bug-handler-host-paths: a module read inside the process's root" "static linking (libc6-dev)"
 fi
+# The store follows the output rule: a symbolic link planted at an entry's
+# name is never written through, and the entry is refused.
+printf 'precious\n' > precious
+ln -s "$T/precious" "$STATE/core.crasher.0.107.1700000600$(ls "$STATE" | grep -q '\.zst$' && echo .zst)"
+feed segv.core 107 11 1700000600
+[ "$(cat precious)" = precious ] && grep -q "process 107 .*cannot write" log \
+        && pass "store: a planted symlink is not written through" || fail "store: a planted symlink is not written through" "$(tail -1 log)"
 
 "$HANDLER" 1 2 3 > /dev/null 2> err
 [ $? -eq 2 ] && grep -q "expected PID UID GID" err && pass "wrong arguments: exit 2 with a message" || fail "wrong arguments: exit 2 with a message"

@@ -250,7 +250,7 @@ mode=$(stat -c %a "$T/atomic")
 left=$(find "$T" -maxdepth 1 -name '.atomic.*' | wc -l)
 if [ "$(cat "$T/atomic")" = '{"name":"n"}' ] && [ "$mode" = 640 ] && [ "$left" -eq 0 ]; then ok "-o replaces atomically"; else
         not_ok "-o replaces atomically" "content $(cat "$T/atomic"), mode $mode (want 640), $left temporaries left"; fi
-expect_fail "-o into a missing directory" "cannot create a temporary file beside it" $N -o "$T/no/such/file"
+expect_fail "-o into a missing directory" "cannot open its directory" $N -o "$T/no/such/file"
 
 # The raw note, byte for byte as ld.bfd --package-metadata writes it.
 if have gcc && have objcopy; then

@@ -26,6 +26,7 @@
 
 #include "config.h"
 #include "crashdir.h"
+#include "output.h"
 #include "tool.h"
 
 #if HAVE_ZSTD
@@ -63,20 +64,6 @@ static void log_line(const struct handler *h, const char *fmt, ...) {
                 }
         } else
                 syslog(LOG_CRIT, "%s", msg);
-}
-
-static int write_all(int fd, const void *buf, size_t len) {
-        const uint8_t *p = buf;
-        while (len) {
-                ssize_t n = write(fd, p, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                p += n;
-                len -= (size_t)n;
-        }
-        return 0;
 }
 
 /* Copies standard input into FD, compressed when zstd is built in, up to
@@ -119,13 +106,13 @@ static int store_core(int fd, uint64_t max, uint64_t *size, bool *truncated) {
                                 r = -EIO;
                                 break;
                         }
-                        if ((r = write_all(fd, out, ob.pos)) < 0)
+                        if ((r = pn_write_full(fd, out, ob.pos)) < 0)
                                 break;
                         if (end ? left == 0 : ib.pos == ib.size)
                                 break;
                 }
 #else
-                r = write_all(fd, in, keep);
+                r = pn_write_full(fd, in, keep);
 #endif
                 if (r < 0 || end)
                         break;
@@ -137,7 +124,7 @@ static int store_core(int fd, uint64_t max, uint64_t *size, bool *truncated) {
 }
 
 /* Writes the JSON report of CORE into FD (stdout redirected there). */
-static int write_report(const struct handler *h, const char *core_path, const char *report_path,
+static int write_report(const struct handler *h, const char *core_path, int dirfd, const char *report_name,
                         char *package, size_t package_len) {
         pkgnote_core *c;
         /* The files the process mapped are on this machine: disk fallback
@@ -161,22 +148,24 @@ static int write_report(const struct handler *h, const char *core_path, const ch
                          pkgnote_metadata_version(md) ? "/" : "",
                          pkgnote_metadata_version(md) ? pkgnote_metadata_version(md) : "");
         }
-        char tmp[4200];
-        snprintf(tmp, sizeof tmp, "%s.tmp", report_path);
-        FILE *f = fopen(tmp, "wxe");
-        if (!f) {
-                pkgnote_core_free(c);
-                return -errno;
-        }
-        crash_write_report(f, c, h->time, h->host, core_path);
-        bool ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-        ok = fclose(f) == 0 && ok;
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        if (f) {
+                crash_write_report(f, c, h->time, h->host, core_path);
+                r = fclose(f) == 0 ? 0 : -ENOMEM;
+        } else
+                r = -ENOMEM;
         pkgnote_core_free(c);
-        if (!ok || rename(tmp, report_path) < 0) {
-                unlink(tmp);
-                return -EIO;
+        pn_output out;
+        if (r == 0 && (r = pn_output_open(&out, dirfd, report_name, PN_OUT_EXCL)) == 0) {
+                if ((r = pn_write_full(out.fd, text, len)) == 0)
+                        r = pn_output_commit(&out);
+                else
+                        pn_output_abort(&out);
         }
-        return 0;
+        free(text);
+        return r;
 }
 
 static uint64_t parse_size(const char *s, const char *what) {
@@ -268,32 +257,34 @@ int main(int argc, char **argv) {
                          h.pid, h.comm, h.uid, h.sig);
                 return EXIT_OK;
         }
-        char name[512], core_path[4096], tmp_path[4200], report_path[4096];
+        char name[512], core_name[600], core_path[4096], report_name[600];
         crash_entry_name(name, sizeof name, h.comm, h.uid, h.pid, h.time);
-        snprintf(core_path, sizeof core_path, "%s/%s%s", h.state_dir, name, CRASH_CORE_SUFFIX);
-        snprintf(tmp_path, sizeof tmp_path, "%s.tmp", core_path);
-        snprintf(report_path, sizeof report_path, "%s/%s%s", h.state_dir, name, CRASH_REPORT_SUFFIX);
-        int fd = open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0) {
+        snprintf(core_name, sizeof core_name, "%s%s", name, CRASH_CORE_SUFFIX);
+        snprintf(core_path, sizeof core_path, "%s/%s", h.state_dir, core_name);
+        snprintf(report_name, sizeof report_name, "%s%s", name, CRASH_REPORT_SUFFIX);
+        int dirfd = open(h.state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        pn_output o;
+        int r = dirfd < 0 ? -errno : pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
+        if (r < 0) {
                 log_line(&h, "process %d (%s) crashed with signal %d; cannot write %s: %s", h.pid, h.comm, h.sig,
-                         tmp_path, strerror(errno));
+                         core_path, strerror(-r));
                 return EXIT_FAILURE_;
         }
         uint64_t size;
         bool truncated;
-        int r = store_core(fd, h.max_core, &size, &truncated);
+        r = store_core(o.fd, h.max_core, &size, &truncated);
         close(STDIN_FILENO); /* the kernel may let the process go now */
-        if (r >= 0 && fsync(fd) < 0)
-                r = -errno;
-        close(fd);
-        if (r < 0 || rename(tmp_path, core_path) < 0) {
-                unlink(tmp_path);
+        if (r == 0)
+                r = pn_output_commit(&o);
+        else
+                pn_output_abort(&o);
+        if (r < 0) {
                 log_line(&h, "process %d (%s) crashed with signal %d; storing the core failed: %s", h.pid, h.comm,
-                         h.sig, strerror(r < 0 ? -r : errno));
+                         h.sig, strerror(-r));
                 return EXIT_FAILURE_;
         }
         char package[256];
-        r = write_report(&h, core_path, report_path, package, sizeof package);
+        r = write_report(&h, core_path, dirfd, report_name, package, sizeof package);
         crash_enforce_limits(h.state_dir, h.max_use, name);
         const char *sn = pkgnote_signal_name(h.sig);
         log_line(&h, "process %d (%s) of user %d crashed with signal %d (%s), package %s; core %s%s%s", h.pid, h.comm,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "metaopts.h"
+#include "output.h"
 #include "tool.h"
 
 extern char **environ;
@@ -95,107 +96,20 @@ static int fail_lib(const char *what, int err) {
         return tool_fail("generate: %s: %s", what, detail && *detail ? detail : strerror(-err));
 }
 
-/* Writes all of LEN bytes to FD. */
-static int write_all(int fd, const void *data, size_t len) {
-        const char *p = data;
-        while (len > 0) {
-                ssize_t k = write(fd, p, len);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                p += k;
-                len -= (size_t)k;
-        }
-        return 0;
-}
-
-/* Re-reads FD from the start and compares it with DATA. */
-static int verify_fd(int fd, const uint8_t *data, size_t len) {
-        uint8_t buf[8192];
-        size_t done = 0;
-        if (lseek(fd, 0, SEEK_SET) != 0)
-                return -errno;
-        for (;;) {
-                ssize_t k = read(fd, buf, sizeof buf);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                if ((size_t)k > len - done || memcmp(buf, data + done, (size_t)k))
-                        return -EIO;
-                done += (size_t)k;
-        }
-        return done == len ? 0 : -EIO;
-}
-
-/* Writes PATH atomically: a temporary file beside it, fsync, re-read and
- * compare, rename, fsync the directory.  Returns 0 or an exit code. */
-static int write_file(const char *path, const void *data, size_t len) {
-        const char *slash = strrchr(path, '/');
-        size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-        const char *base = slash ? slash + 1 : path;
-        if (!*base)
-                return tool_fail("generate: -o: '%s' names a directory", path);
-        size_t tlen = dirlen + 1 + strlen(base) + sizeof ".XXXXXX";
-        char *tmp = malloc(tlen);
-        if (!tmp)
-                return tool_fail("generate: out of memory");
-        snprintf(tmp, tlen, "%.*s.%s.XXXXXX", (int)dirlen, path, base);
-        int fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0) {
-                int e = errno;
-                free(tmp);
-                fprintf(stderr, "%s: '", program_name);
-                tool_print_escaped(stderr, path);
-                fprintf(stderr, "': cannot create a temporary file beside it: %s\n", strerror(e));
-                return EXIT_FAILURE_;
-        }
-        mode_t mask = umask(0);
-        umask(mask);
-        const char *what = "cannot write";
-        int r = write_all(fd, data, len);
-        if (r >= 0 && fchmod(fd, 0666 & ~mask) < 0)
-                r = -errno;
-        if (r >= 0 && fsync(fd) < 0)
-                r = -errno, what = "cannot sync";
-        if (r >= 0 && (r = verify_fd(fd, data, len)) < 0)
-                what = "written data does not read back";
-        if (close(fd) < 0 && r >= 0)
-                r = -errno;
-        if (r >= 0 && rename(tmp, path) < 0)
-                r = -errno, what = "cannot rename the temporary file onto it";
-        if (r < 0) {
-                unlink(tmp);
-                free(tmp);
-                fprintf(stderr, "%s: '", program_name);
-                tool_print_escaped(stderr, path);
-                fprintf(stderr, "': %s: %s\n", what, strerror(-r));
-                return EXIT_FAILURE_;
-        }
-        free(tmp);
-        /* Make the rename itself durable. */
-        char dir[PATH_MAX];
-        snprintf(dir, sizeof dir, "%.*s", dirlen ? (int)dirlen : 1, dirlen ? path : ".");
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-                (void)fsync(dfd);
-                close(dfd);
-        }
-        return EXIT_OK;
-}
-
-static int write_output(const char *path, const void *data, size_t len, bool binary) {
-        if (path && strcmp(path, "-"))
-                return write_file(path, data, len);
-        if (binary && isatty(STDOUT_FILENO))
-                return tool_fail("generate: refusing to write binary output to a terminal (use -o FILE or a redirection)");
-        int r = write_all(STDOUT_FILENO, data, len);
-        if (r < 0)
-                return tool_fail("generate: cannot write output: %s", strerror(-r));
-        return EXIT_OK;
+/* Writes DATA to PATH by the output rule (lib/output.h), reading it
+ * back before the rename.  Returns 0 or an exit code. */
+static int write_output(const char *path, const void *data, size_t len, unsigned flags) {
+        pn_output o;
+        int r = pn_output_open(&o, AT_FDCWD, path ? path : "-", flags | PN_OUT_FOLLOW);
+        if (r == 0 && (r = pn_write_full(o.fd, data, len)) < 0)
+                pn_error(r, "cannot write: %s", strerror(-r));
+        if (r == 0 && !o.direct && (r = pn_output_verify(&o, data, len)) < 0)
+                pn_error(r, "written data does not read back");
+        if (r == 0)
+                r = pn_output_commit(&o);
+        else
+                pn_output_abort(&o);
+        return r < 0 ? tool_error(path ? path : "-", "generate", r) : EXIT_OK;
 }
 
 /* Runs "PROGRAM --version" and identifies the linker from its first line. */
@@ -302,7 +216,7 @@ static int emit_ldflags(const struct gen_opts *o, const char *json) {
                 }
                 if (r < 0)
                         return fail_lib(script ? "linker-script" : "object", r);
-                r = write_file(o->output, data, len);
+                r = write_output(o->output, data, len, 0);
                 free(data);
                 if (r != EXIT_OK)
                         return r;
@@ -380,7 +294,7 @@ static int emit(const struct gen_opts *o, const char *json) {
         }
         if (r < 0)
                 return fail_lib(what, r);
-        r = write_output(o->output, data, len, o->format == FMT_NOTE || o->format == FMT_OBJECT);
+        r = write_output(o->output, data, len, PN_OUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT ? PN_OUT_BINARY : 0));
         free(data);
         return r;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "output.h"
 #include "tool.h"
 
 enum { FMT_TABLE, FMT_JSON, FMT_SPDX, FMT_CYCLONEDX };
@@ -278,26 +279,19 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
                 if (r < 0)
                         return tool_error(o->output ? o->output : "-", "cannot write the SBOM", r);
         }
-        FILE *f = stdout;
-        char *tmp = NULL;
-        if (o->output && strcmp(o->output, "-") != 0) {
-                if (asprintf(&tmp, "%s.XXXXXX", o->output) < 0) {
-                        free(sbom);
-                        return tool_fail("out of memory");
-                }
-                int fd = mkostemp(tmp, O_CLOEXEC);
-                if (fd < 0 || !(f = fdopen(fd, "w"))) {
-                        int r = tool_fail("'%s': cannot create: %s", o->output, strerror(errno));
-                        if (fd >= 0) {
-                                close(fd);
-                                unlink(tmp);
-                        }
-                        free(tmp);
-                        free(sbom);
-                        return r;
-                }
-                (void)fchmod(fd, 0644);
+        const char *name = o->output ? o->output : "-";
+        pn_output out;
+        FILE *f = NULL;
+        int r = pn_output_open(&out, AT_FDCWD, name, PN_OUT_FOLLOW | PN_OUT_STDIO);
+        if (r == 0 && !(f = out.borrowed ? stdout : fdopen(out.fd, "w")))
+                r = pn_error(-errno, "cannot write: %s", strerror(errno));
+        if (r < 0) {
+                free(sbom);
+                pn_output_abort(&out);
+                return tool_error(name, "cannot write the report", r);
         }
+        if (!out.borrowed)
+                out.fd = -1; /* the stream owns it now */
         if (sbom) {
                 fputs(sbom, f);
                 fputc('\n', f);
@@ -306,22 +300,18 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
         else
                 print_table(f, s);
         free(sbom);
-        int r = EXIT_OK;
-        if (f == stdout) {
-                if (fflush(stdout) != 0 || ferror(stdout))
-                        r = tool_fail("cannot write output: %s", strerror(errno));
-        } else {
-                if (fflush(f) != 0 || ferror(f) || fsync(fileno(f)) < 0)
-                        r = tool_fail("'%s': cannot write: %s", o->output, strerror(errno));
-                if (fclose(f) != 0 && r == EXIT_OK)
-                        r = tool_fail("'%s': cannot write: %s", o->output, strerror(errno));
-                if (r == EXIT_OK && rename(tmp, o->output) < 0)
-                        r = tool_fail("'%s': cannot write: %s", o->output, strerror(errno));
-                if (r != EXIT_OK)
-                        unlink(tmp);
-        }
-        free(tmp);
-        return r;
+        if (fflush(f) != 0 || ferror(f))
+                r = pn_error(-errno, "cannot write: %s", strerror(errno));
+        /* The commit syncs the file: keep the descriptor open for it. */
+        if (r == 0 && !out.borrowed && (out.fd = dup(fileno(f))) < 0)
+                r = pn_error(-errno, "cannot write: %s", strerror(errno));
+        if (f != stdout && fclose(f) != 0 && r == 0)
+                r = pn_error(-errno, "cannot write: %s", strerror(errno));
+        if (r == 0)
+                r = pn_output_commit(&out);
+        else
+                pn_output_abort(&out);
+        return r < 0 ? tool_error(name, "cannot write the report", r) : EXIT_OK;
 }
 
 static void print_problem(const char *path, const char *msg) {

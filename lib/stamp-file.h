@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Stamping files relative to directory descriptors (lib/stamp-file.c)
+ * and whole trees (lib/stamp-tree.c): the library side of
+ * pkgnote stamp --tree. */
+#ifndef PKGNOTE_STAMP_FILE_H
+#define PKGNOTE_STAMP_FILE_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "pkgnote.h"
+
+enum {
+        /* Internal flags beside PKGNOTE_STAMP_*. */
+        PN_STAMP_FOLLOW = 1u << 16,      /* NAME may be a symbolic link, followed (named by the user) */
+        PN_STAMP_LINKS_OK = 1u << 17,    /* the caller takes care of the file's other names */
+        PN_STAMP_NO_DIRSYNC = 1u << 18,  /* the caller fsync()s the directory */
+};
+
+/* Stamps the regular file NAME of DIRFD in place, by the rules of
+ * pkgnote_stamp_file(), never following a symbolic link unless
+ * PN_STAMP_FOLLOW.  EXPECT (may be NULL): the file must still be this one
+ * (device and inode) when it is opened and when it is replaced.  WRITTEN
+ * (may be NULL) receives the identity of the file now at NAME, which is
+ * the old one when nothing had to change. */
+int pn_stamp_at(int dirfd, const char *name, const struct stat *expect, const char *json, unsigned flags,
+                pkgnote_stamp_result *result, struct stat *written);
+
+/* One file of a tree, as pn_stamp_tree() reports it.  PATH is the tree's
+ * name joined with the file's path in it. */
+typedef struct pn_tree_file {
+        const char *path;
+        int err;                  /* 0 stamped, < 0 failed (message in pkgnote_last_error()) */
+        const char *skipped;      /* not stamped, and why (err 0) */
+        const pkgnote_stamp_result *result; /* when stamped */
+        size_t names;             /* the file's names in the tree (hard links), 1 usually */
+} pn_tree_file;
+typedef void (*pn_tree_fn)(const pn_tree_file *f, void *userdata);
+
+/* Stamps every executable, shared object and relocatable object of the
+ * tree DIR (see pkgnote-stamp(1)), walking and writing relative to
+ * directory descriptors opened without following symbolic links.  Calls
+ * FN for each file stamped, skipped or failed.  Returns 0, or a negative
+ * errno when DIR itself cannot be walked; failures of single files go to
+ * FN only. */
+int pn_stamp_tree(const char *dir, const char *json, unsigned flags, pn_tree_fn fn, void *userdata);
+
+#endif
