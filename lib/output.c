@@ -416,6 +416,34 @@ static int install(pn_output *o) {
         return 0;
 }
 
+int pn_output_relink(int fromdir, const char *from, const struct stat *want, int dirfd, const char *name,
+                     const struct stat *old) {
+        char *tmp = NULL;
+        struct stat st;
+        int r = 0;
+        for (int i = 0; r == 0; i++) {
+                free(tmp);
+                if (!(tmp = tmp_name(name)))
+                        return pn_error(-ENOMEM, "out of memory");
+                if (linkat(fromdir, from, dirfd, tmp, 0) == 0)
+                        break;
+                if (errno != EEXIST || i == 100)
+                        r = pn_error(-errno, "cannot link it to the stamped file: %s", strerror(errno));
+        }
+        if (r == 0 && (fstatat(dirfd, tmp, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != want->st_dev ||
+                       st.st_ino != want->st_ino))
+                r = pn_error(-ESTALE, "the stamped file changed while being linked; left as it is");
+        if (r == 0 && (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != old->st_dev ||
+                       st.st_ino != old->st_ino))
+                r = pn_error(-ESTALE, "was replaced by another file meanwhile; left as it is");
+        if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+                r = pn_error(-errno, "cannot rename the link onto it: %s", strerror(errno));
+        if (r < 0 && tmp)
+                (void)unlinkat(dirfd, tmp, 0);
+        free(tmp);
+        return r;
+}
+
 int pn_output_commit(pn_output *o) {
         int r = 0;
         if (o->direct) {

@@ -86,6 +86,12 @@ int pn_output_commit(pn_output *o);
 /* Drops the temporary and frees O; the name is left as it was. */
 void pn_output_abort(pn_output *o);
 
+/* Makes NAME of DIRFD one more name of the file FROM of FROMDIR, which
+ * must be the file WANT, in place of the file OLD that NAME must still
+ * hold: a link under a temporary name, renamed over NAME. */
+int pn_output_relink(int fromdir, const char *from, const struct stat *want, int dirfd, const char *name,
+                     const struct stat *old);
+
 /* Removes NAME of DIRFD when it is a temporary of pkgnote's naming
  * (".BASE.pkgnote-XXXXXX") that is provably a leftover: a regular file
  * with one link, owned by us or by the owner of BASE, and not locked by

@@ -141,7 +141,7 @@ static int stamp_into(int fd, const struct stat *st, pn_output *o, bool in_place
         bool out_mapped = false;
         uint64_t out_cap = 0;
         pkgnote_stamp_result res;
-        flags &= PKGNOTE_STAMP_REMOVE | PKGNOTE_STAMP_FORCE;
+        flags &= ~(unsigned)(PN_STAMP_FOLLOW | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC);
         int r = load(fd, st, &in);
         if (r == 0)
                 r = pn_stamp_run(in.p, in.len, json, flags, in.mapped ? fd : -1, &out, &out_len, &out_mapped, &out_cap,
@@ -221,7 +221,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_file(const char *path, const char *output, cons
                                       pkgnote_stamp_result *result) {
         if (!path)
                 return pn_error(-EINVAL, "no file given");
-        flags &= PKGNOTE_STAMP_REMOVE | PKGNOTE_STAMP_FORCE;
+        flags &= ~(unsigned)(PN_STAMP_FOLLOW | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC);
         /* In place, a symbolic link is followed: its target is stamped. */
         if (!output)
                 return pn_stamp_at(AT_FDCWD, path, NULL, json, flags | PN_STAMP_FOLLOW, result, NULL);

@@ -255,6 +255,41 @@ chmod 755 huge; cp huge huge.orig
 pid=$!; sleep 0.3; kill -9 $pid 2> /dev/null; wait $pid 2> /dev/null
 if cmp -s huge huge.orig || cmp -s huge huge.expected; then pass "killed: target whole, old or new"; else fail "killed: target whole, old or new"; fi
 rm -f huge huge.orig huge.expected .huge.pkgnote-* big big.orig
+# Killed stamps never leave a hidden setuid copy: the temporary has no name
+# while it is written (O_TMPFILE) and gets the setuid bit only right before
+# the rename.  Kill -9 at many moments of stamping a 64 MiB setuid program.
+python3 -c 'import sys; sys.stdout.buffer.write(open("hello","rb").read() + b"\0" * (64 << 20))' > suid
+chmod 4755 suid
+i=0
+while [ $i -lt 40 ]; do
+        "$PKGNOTE" stamp -q $M --version "1.$i" suid 2> /dev/null &
+        pid=$!
+        sleep "$(awk -v i=$i 'BEGIN { printf "%.2f", (i * 53 % 150) / 100 }')"
+        kill -9 $pid 2> /dev/null; wait $pid 2> /dev/null
+        i=$((i + 1))
+done
+left=$(find . -maxdepth 1 -name '.suid.pkgnote-*' | wc -l)
+suid=$(find . -maxdepth 1 -name '.suid.pkgnote-*' -perm -4000 | wc -l)
+[ "$left" -eq 0 ] && pass "killed 40 times: no temporary left, setuid or not" || fail "killed 40 times: no temporary left, setuid or not" "$left left, $suid setuid"
+[ "$(stat -c %a suid)" = 4755 ] && pass "killed: the setuid program keeps its mode" || fail "killed: the setuid program keeps its mode" "$(stat -c %a suid)"
+# Stale temporaries of stamp's own naming are removed when provably its
+# own (our owner, one link, no live writer holding the lock); others stay.
+cp hello stale; printf x > .stale.pkgnote-Ab12Cd; chmod 4755 .stale.pkgnote-Ab12Cd
+printf x > .stale.pkgnote-Locked
+python3 -c 'import fcntl, os, sys, time
+fd = os.open(".stale.pkgnote-Locked", os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX)
+open("locked.ready", "w").close(); time.sleep(60)' &
+locker=$!
+printf x > .stale.pkgnote-Other; chown 4321 .stale.pkgnote-Other
+printf x > .stale.pkgnote-Link; ln .stale.pkgnote-Link keep-link
+printf x > .stale.pkgnote-bad.name
+i=0; while [ ! -e locked.ready ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+run stamp $M stale
+kill $locker 2> /dev/null; wait $locker 2> /dev/null
+[ ! -e .stale.pkgnote-Ab12Cd ] && pass "stale temporary of a killed stamp removed" || fail "stale temporary of a killed stamp removed"
+[ -e .stale.pkgnote-Locked ] && [ -e .stale.pkgnote-Other ] && [ -e .stale.pkgnote-Link ] && [ -e .stale.pkgnote-bad.name ] \
+        && pass "temporaries not provably stale are kept" || fail "temporaries not provably stale are kept" "$(ls -a | grep stale)"
+rm -f .stale.pkgnote-* keep-link suid .suid.pkgnote-*
 # --remove after stamp behaves like the original.
 cp hello r1; "$PKGNOTE" stamp -q $M r1; "$PKGNOTE" stamp -q --remove r1
 [ "$(./r1 a)" = "$(./hello a)" ] && pass "remove after stamp: same behaviour" || fail "remove after stamp: same behaviour"

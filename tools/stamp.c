@@ -3,7 +3,6 @@
  * binaries and relocatable objects, in place and atomically. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 
 #include "metaopts.h"
+#include "stamp-file.h"
 #include "tool.h"
 
 struct stamp_opts {
@@ -32,8 +32,9 @@ static void stamp_help(void) {
                "\n"
                "%s"
                "Stamping:\n"
-               "  -o, --output OUT            write the result to OUT and leave FILE as it is\n"
-               "                              (one FILE only)\n"
+               "  -o, --output OUT            write the result to OUT (a new file there, or\n"
+               "                              a device, FIFO, '-' for standard output) and\n"
+               "                              leave FILE as it is (one FILE only)\n"
                "      --remove                take the package note out (no metadata options)\n"
                "      --force                 stamp hard-linked files (only this name gets the\n"
                "                              note), read-only files, and kernel modules with\n"
@@ -44,7 +45,8 @@ static void stamp_help(void) {
                "  -t, --tree                  each FILE is a directory (a staging tree): every\n"
                "                              executable, shared object and kernel module in\n"
                "                              it, never following symbolic links; separate\n"
-               "                              debug files and non-ELF files are left alone\n"
+               "                              debug files and non-ELF files are left alone;\n"
+               "                              hard links in the tree share one stamped file\n"
                "  -j, --json                  one JSON object per file and line\n"
                "  -q, --quiet                 print only problems\n"
                "  -h, --help                  show this help\n"
@@ -102,11 +104,8 @@ static void print_json(const char *path, const pkgnote_stamp_result *r) {
                r->signature_removed ? "true" : "false", r->note_offset, r->note_size, r->size, r->bytes_added);
 }
 
-static int stamp_one(const char *path, const char *json, const struct stamp_opts *o) {
-        unsigned flags = (o->remove ? PKGNOTE_STAMP_REMOVE : 0) | (o->force ? PKGNOTE_STAMP_FORCE : 0) |
-                         (o->require_first_page ? PKGNOTE_STAMP_REQUIRE_FIRST_PAGE : 0);
-        pkgnote_stamp_result r;
-        int err = pkgnote_stamp_file(path, o->output, json, flags, &r);
+/* Reports one file: its error, or what happened and the warnings. */
+static int report(const char *path, int err, const pkgnote_stamp_result *r, const struct stamp_opts *o) {
         if (err < 0) {
                 if (o->json) {
                         const char *d = pkgnote_last_error();
@@ -119,86 +118,74 @@ static int stamp_one(const char *path, const char *json, const struct stamp_opts
                 return tool_error(path, o->remove ? "cannot remove the note" : "cannot stamp", err);
         }
         if (o->json)
-                print_json(path, &r);
+                print_json(path, r);
         else if (!o->quiet) {
                 tool_print_escaped(stdout, o->output ? o->output : path);
-                printf(": %s", placement_text(&r));
-                if (r.bytes_added)
-                        printf(", %+" PRId64 " bytes", r.bytes_added);
+                printf(": %s", placement_text(r));
+                if (r->bytes_added)
+                        printf(", %+" PRId64 " bytes", r->bytes_added);
                 fputc('\n', stdout);
         }
-        bool placed = r.placement != PKGNOTE_PLACE_NONE && r.placement != PKGNOTE_PLACE_REMOVED;
-        if (placed && !r.relocatable && r.placement == PKGNOTE_PLACE_SECTION)
+        bool placed = r->placement != PKGNOTE_PLACE_NONE && r->placement != PKGNOTE_PLACE_REMOVED;
+        if (placed && !r->relocatable && r->placement == PKGNOTE_PLACE_SECTION)
                 print_warning(path, "the note is in a section that is not loaded: kernel core dumps and running processes will not carry it (show and scan read it from the file)");
-        else if (placed && !r.relocatable && !r.first_page)
+        else if (placed && !r->relocatable && !r->first_page)
                 print_warning(path, "the note is not in the first page: kernel core dumps will not carry it (pkgnote core reads it from disk, build-id verified)");
-        if (placed && !r.relocatable && !r.phdrs_first_page)
+        if (placed && !r->relocatable && !r->phdrs_first_page)
                 print_warning(path, "the program headers are no longer in the first page: kernel core dumps of this file lose its build-id and notes");
-        if (r.signature_removed)
+        if (r->signature_removed)
                 print_warning(path, "the appended module signature was dropped: sign the module again");
         return EXIT_OK;
 }
 
-/* --tree: the walk's state (nftw has no user pointer). */
-static struct {
-        const char *json;
+static unsigned stamp_flags(const struct stamp_opts *o) {
+        return (o->remove ? PKGNOTE_STAMP_REMOVE : 0) | (o->force ? PKGNOTE_STAMP_FORCE : 0) |
+               (o->require_first_page ? PKGNOTE_STAMP_REQUIRE_FIRST_PAGE : 0);
+}
+
+static int stamp_one(const char *path, const char *json, const struct stamp_opts *o) {
+        unsigned flags = stamp_flags(o);
+        pkgnote_stamp_result r;
+        int err = pkgnote_stamp_file(path, o->output, json, flags, &r);
+        return report(path, err, &r, o);
+}
+
+/* --tree: the walk is the library's (lib/stamp-tree.c); this counts and
+ * reports. */
+struct tree {
         const struct stamp_opts *o;
         int ret;
         unsigned stamped, skipped;
-} tree;
+};
 
-/* Separate debug information (/usr/lib/debug, *.debug) has the same ELF
- * type as its binary but no code: a note there means nothing. */
-static bool is_debug_file(const char *path) {
-        size_t l = strlen(path);
-        return strstr(path, "/usr/lib/debug/") || (l > 6 && !strcmp(path + l - 6, ".debug"));
-}
-
-static int tree_visit(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-        (void)ftw;
-        if (type == FTW_DNR) {
-                tool_error(path, "cannot read directory", -EACCES);
-                tree.ret = EXIT_FAILURE_;
-                return 0;
-        }
-        if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size < 52 || is_debug_file(path))
-                return 0;
-        pkgnote_elf *e;
-        if (pkgnote_elf_open(path, &e) < 0)
-                return 0; /* not ELF, or unreadable: not ours to stamp */
-        unsigned t = pkgnote_elf_type(e);
-        pkgnote_elf_free(e);
-        if (t != 1 && t != 2 && t != 3)
-                return 0;
-        if (st->st_nlink > 1 && !tree.o->force) {
+static void tree_file(const pn_tree_file *f, void *userdata) {
+        struct tree *t = userdata;
+        if (f->skipped) {
                 fprintf(stderr, "%s: '", program_name);
-                tool_print_escaped(stderr, path);
-                fputs("': has other hard links, which would keep the old contents (--force to stamp anyway), ignoring\n", stderr);
-                tree.skipped++;
-                return 0;
+                tool_print_escaped(stderr, f->path);
+                fprintf(stderr, "': %s, ignoring\n", f->skipped);
+                t->skipped++;
+                return;
         }
-        int r = stamp_one(path, tree.json, tree.o);
-        if (r > tree.ret)
-                tree.ret = r;
+        int r = report(f->path, f->err, f->result, t->o);
+        if (r > t->ret)
+                t->ret = r;
         if (r == EXIT_OK)
-                tree.stamped++;
-        return 0;
+                t->stamped++;
 }
 
 static int stamp_tree(const char *dir, const char *json, const struct stamp_opts *o) {
-        struct stat st;
-        if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+        unsigned flags = stamp_flags(o);
+        struct tree t = {.o = o, .ret = EXIT_OK};
+        int r = pn_stamp_tree(dir, json, flags, tree_file, &t);
+        if (r == -ENOTDIR)
                 return tool_fail("stamp: --tree: '%s' is not a directory", dir);
-        tree.json = json;
-        tree.o = o;
-        tree.ret = EXIT_OK;
-        tree.stamped = tree.skipped = 0;
-        if (nftw(dir, tree_visit, 32, FTW_PHYS) < 0)
-                return tool_error(dir, "cannot walk", -errno);
+        if (r < 0)
+                return tool_error(dir, "cannot walk", r);
         if (!o->quiet && !o->json)
-                fprintf(stderr, "%s: %s: %u ELF files %s, %u skipped\n", program_name, dir, tree.stamped,
-                        o->remove ? "without a package note now" : "carry the note", tree.skipped);
-        return tree.ret;
+                fprintf(stderr, "%s: %s: %u ELF files %s, %u skipped\n", program_name, dir, t.stamped,
+                        o->remove ? "without a package note now" : "carry the note", t.skipped);
+        return t.ret;
 }
 
 int cmd_stamp(int argc, char **argv) {
