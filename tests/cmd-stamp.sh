@@ -80,6 +80,20 @@ run show --field name h2.out
 expect_out "hello" "-o output has the note"
 [ -x h2.out ] && pass "-o output is executable" || fail "-o output is executable"
 
+# -o OUT where OUT is a hard link of FILE: a new file at OUT, FILE never
+# modified, and no talk of hard links.
+cp hello hl; ln hl hl.out; cp hl hl.orig
+for force in "" --force; do
+        run stamp $M $force -o hl.out hl
+        if [ "$STATUS" -eq 0 ] && cmp -s hl hl.orig && [ "$("$PKGNOTE" show --field name hl.out)" = hello ] &&
+                [ "$(stat -c %i hl)" != "$(stat -c %i hl.out)" ] && ! grep -q "hard link" err; then
+                pass "-o onto a hard link of FILE ${force:-without --force}: new file at OUT, FILE untouched"
+        else
+                fail "-o onto a hard link of FILE ${force:-without --force}: new file at OUT, FILE untouched" "status $STATUS, $(cat err)"
+        fi
+        rm -f hl.out; ln hl hl.out
+done
+
 # Stripped section headers: the note is reached through PT_NOTE.
 cp hello h3; strip --strip-section-headers h3 2>/dev/null || python3 - h3 <<'PY'
 import struct, sys
