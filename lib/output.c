@@ -26,11 +26,13 @@
 #define TMP_EXTRA (1 + sizeof TMP_TAG - 1 + TMP_RAND)
 #define NAME_MAX_ 255
 
-int pn_write_full(int fd, const void *buf, size_t len) {
+int pn_write_full_room(int fd, const void *buf, size_t len, int (*room)(void *), void *userdata) {
         const uint8_t *p = buf;
         while (len > 0) {
                 ssize_t k = write(fd, p, len);
                 if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0 && (errno == ENOSPC || errno == EDQUOT) && room && room(userdata) > 0)
                         continue;
                 if (k < 0)
                         return -errno;
@@ -40,6 +42,10 @@ int pn_write_full(int fd, const void *buf, size_t len) {
                 len -= (size_t)k;
         }
         return 0;
+}
+
+int pn_write_full(int fd, const void *buf, size_t len) {
+        return pn_write_full_room(fd, buf, len, NULL, NULL);
 }
 
 /* read() when OFF is negative, else pread() from OFF on. */

@@ -33,6 +33,9 @@
 
 /* Writes all LEN bytes, retrying after EINTR and short writes: 0 or -errno. */
 int pn_write_full(int fd, const void *buf, size_t len);
+/* The same; when the disk or quota is full, calls ROOM, and goes on
+ * while it says (> 0) that it freed some. */
+int pn_write_full_room(int fd, const void *buf, size_t len, int (*room)(void *), void *userdata);
 /* Reads up to LEN bytes, retrying after EINTR and short reads: the count
  * (below LEN only at the end of the file) or -errno. */
 ssize_t pn_read_full(int fd, void *buf, size_t len);

@@ -143,6 +143,76 @@ feed segv.core 107 11 1700000600
 [ "$(cat precious)" = precious ] && grep -q "process 107 .*cannot write" log \
         && pass "store: a planted symlink is not written through" || fail "store: a planted symlink is not written through" "$(tail -1 log)"
 
+# A killed handler's leftovers: temporaries are never entries and go by
+# age; a core whose report never came and a report whose core is gone are
+# removed; whole entries stay while the store is under --max-use.
+S2="$T/state2"
+feed2() { "$HANDLER" -d "$S2" -l "$T/log2" "$@"; }
+feed2 201 0 0 11 1700001000 18446744073709551615 testhost crasher < segv.core
+Z=$(ls "$S2" | grep -q '\.zst$' && echo .zst)
+entry=$(du -b "$S2/core.crasher.0.201.1700001000$Z" "$S2/core.crasher.0.201.1700001000.json" | awk '{ s += $1 } END { print s }')
+head -c 300000 /dev/urandom > "$S2/core.crasher.0.202.1700000900$Z.tmp"
+head -c 300000 /dev/urandom > "$S2/.core.crasher.0.203.1700000950$Z.pkgnote-AbCdEf"
+cp "$S2/core.crasher.0.201.1700001000$Z" "$S2/core.crasher.0.204.1700000990$Z"
+cp "$S2/core.crasher.0.201.1700001000.json" "$S2/core.crasher.0.205.1700000995.json"
+touch -d '-2 hours' "$S2"/*.tmp "$S2"/.core.* "$S2/core.crasher.0.204.1700000990$Z"
+feed2 --max-use $((entry * 5 / 2)) 206 0 0 11 1700001100 18446744073709551615 testhost crasher < segv.core
+left=$(ls -a "$S2" | grep -v '^\.\.\?$' | sort | tr '\n' ' ')
+want=$(printf '%s\n' "core.crasher.0.201.1700001000$Z" core.crasher.0.201.1700001000.json "core.crasher.0.206.1700001100$Z" \
+        core.crasher.0.206.1700001100.json | sort | tr '\n' ' ')
+[ "$left" = "$want" ] && pass "killed handler leftovers removed, whole entries kept under --max-use" \
+        || fail "killed handler leftovers removed, whole entries kept under --max-use" "left: $left"
+
+# Concurrent crashes: handlers enforce the cap under a lock, and an entry
+# is visible (has its report) only with its core.  Every report has its
+# core afterwards, every core its report, and pkgnote core reads each.
+S3="$T/state3"
+round=0
+orphans=0
+while [ $round -lt 4 ]; do
+        i=0
+        while [ $i -lt 12 ]; do
+                "$HANDLER" -d "$S3" -l "$T/log3" --max-use $((entry * 5)) $((1000 + round * 100 + i)) 0 0 11 \
+                        $((1700002000 + round * 100 + i)) 18446744073709551615 testhost crasher < segv.core &
+                i=$((i + 1))
+        done
+        wait
+        for j in "$S3"/*.json; do
+                [ -e "${j%.json}$Z" ] || orphans=$((orphans + 1))
+        done
+        for c in "$S3"/core.*"$Z"; do
+                [ -e "${c%$Z}.json" ] || orphans=$((orphans + 1))
+        done
+        round=$((round + 1))
+done
+[ $orphans -eq 0 ] && pass "concurrent crashes: no report without its core, no core without its report" \
+        || fail "concurrent crashes: no report without its core, no core without its report" "$orphans orphans: $(ls "$S3")"
+bad=0
+for pid in $(PKGNOTE_COREDUMP_DIR="$S3" "$PKGNOTE" list --json | python3 -c 'import json, sys; [print(json.loads(l)["pid"]) for l in sys.stdin]'); do
+        PKGNOTE_COREDUMP_DIR="$S3" "$PKGNOTE" core "$pid" > /dev/null 2>&1 || bad=$((bad + 1))
+done
+[ $bad -eq 0 ] && [ "$(ls "$S3" | grep -c json)" -ge 2 ] && pass "concurrent crashes: pkgnote core reads every listed entry" \
+        || fail "concurrent crashes: pkgnote core reads every listed entry" "$bad failed"
+
+# The disk fills before --max-use: old entries rotate out, each new crash
+# is kept.  (A small tmpfs, when this machine lets us mount one.)
+mkdir small
+if mount -t tmpfs -o size=$((entry * 3 + 65536)) pkgnote-test small 2> /dev/null; then
+        ok=0
+        i=0
+        while [ $i -lt 8 ]; do
+                "$HANDLER" -d "$T/small/s" -l "$T/log4" $((300 + i)) 0 0 11 $((1700003000 + i)) 18446744073709551615 testhost crasher < segv.core && ok=$((ok + 1))
+                i=$((i + 1))
+        done
+        last="$T/small/s/core.crasher.0.307.1700003007"
+        [ $ok -eq 8 ] && [ -e "$last$Z" ] && [ -e "$last.json" ] && [ ! -e "$T/small/s/core.crasher.0.300.1700003000$Z" ] \
+                && pass "disk full before --max-use: oldest entries rotated out, new crashes kept" \
+                || fail "disk full before --max-use: oldest entries rotated out, new crashes kept" "$ok of 8 stored: $(ls "$T/small/s"); $(tail -2 "$T/log4")"
+        umount small
+else
+        skip "disk full before --max-use" "cannot mount a tmpfs here"
+fi
+
 "$HANDLER" 1 2 3 > /dev/null 2> err
 [ $? -eq 2 ] && grep -q "expected PID UID GID" err && pass "wrong arguments: exit 2 with a message" || fail "wrong arguments: exit 2 with a message"
 PKGNOTE_COREDUMP_DIR="$T/nonexistent" run list

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -66,10 +67,22 @@ static void log_line(const struct handler *h, const char *fmt, ...) {
                 syslog(LOG_CRIT, "%s", msg);
 }
 
+/* The disk filled before --max-use was reached: the oldest whole entry
+ * goes (one per call), so that a new crash is kept rather than lost. */
+struct room {
+        int dirfd;
+        const char *keep;
+};
+
+static int make_room(void *userdata) {
+        const struct room *r = userdata;
+        return crash_enforce_limits(r->dirfd, 0, r->keep, 1);
+}
+
 /* Copies standard input into FD, compressed when zstd is built in, up to
  * MAX bytes; the rest of the input is read and dropped so the kernel is
  * never left waiting.  *truncated tells whether that happened. */
-static int store_core(int fd, uint64_t max, uint64_t *size, bool *truncated) {
+static int store_core(int fd, uint64_t max, struct room *room, uint64_t *size, bool *truncated) {
         static uint8_t in[1 << 17];
         *size = 0;
         *truncated = false;
@@ -83,9 +96,7 @@ static int store_core(int fd, uint64_t max, uint64_t *size, bool *truncated) {
 #endif
         int r = 0;
         for (;;) {
-                ssize_t n = read(STDIN_FILENO, in, sizeof in);
-                if (n < 0 && errno == EINTR)
-                        continue;
+                ssize_t n = pn_read_full(STDIN_FILENO, in, sizeof in);
                 if (n < 0) {
                         r = -errno;
                         break;
@@ -106,13 +117,13 @@ static int store_core(int fd, uint64_t max, uint64_t *size, bool *truncated) {
                                 r = -EIO;
                                 break;
                         }
-                        if ((r = pn_write_full(fd, out, ob.pos)) < 0)
+                        if ((r = pn_write_full_room(fd, out, ob.pos, make_room, room)) < 0)
                                 break;
                         if (end ? left == 0 : ib.pos == ib.size)
                                 break;
                 }
 #else
-                r = pn_write_full(fd, in, keep);
+                r = pn_write_full_room(fd, in, keep, make_room, room);
 #endif
                 if (r < 0 || end)
                         break;
@@ -124,7 +135,48 @@ static int store_core(int fd, uint64_t max, uint64_t *size, bool *truncated) {
 }
 
 /* Writes the JSON report of CORE into FD (stdout redirected there). */
-static int write_report(const struct handler *h, const char *core_path, int dirfd, const char *report_name,
+/* Writes TEXT (freed) as the new file NAME of the store; 1 when written. */
+static int write_text(struct room *room, const char *name, char *text) {
+        pn_output out;
+        int r = text ? pn_output_open(&out, room->dirfd, name, PN_OUT_EXCL) : -ENOMEM;
+        if ((r == -ENOSPC || r == -EDQUOT) && make_room(room) > 0)
+                r = pn_output_open(&out, room->dirfd, name, PN_OUT_EXCL);
+        if (r == 0 && (r = pn_write_full_room(out.fd, text, strlen(text), make_room, room)) == 0)
+                r = pn_output_commit(&out);
+        else if (r == 0)
+                pn_output_abort(&out);
+        free(text);
+        return r;
+}
+
+static void printable(char *s) {
+        for (; *s; s++)
+                if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+                        *s = '?';
+}
+
+/* The report of a core that cannot be read (truncated, say): what the
+ * kernel told, so that the crash still has an entry. */
+static char *minimal_report(const struct handler *h, const char *core_path) {
+        /* json_pack() takes only UTF-8; the kernel's name may be anything. */
+        char comm[64], host[256];
+        snprintf(comm, sizeof comm, "%s", h->comm);
+        snprintf(host, sizeof host, "%s", h->host);
+        printable(comm);
+        printable(host);
+        json_t *j = json_pack("{s:I,s:I,s:I,s:I,s:I,s:s,s:s,s:s,s:s}", "pid", (json_int_t)h->pid, "uid",
+                              (json_int_t)h->uid, "gid", (json_int_t)h->gid, "signal", (json_int_t)h->sig, "time",
+                              (json_int_t)h->time, "hostname", host, "command", comm, "coreFile", core_path,
+                              "error", "the core cannot be read");
+        const char *sn = pkgnote_signal_name(h->sig);
+        if (j && sn)
+                json_object_set_new(j, "signalName", json_string(sn));
+        char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        json_decref(j);
+        return text;
+}
+
+static int write_report(const struct handler *h, const char *core_path, struct room *room, const char *report_name,
                         char *package, size_t package_len) {
         pkgnote_core *c;
         /* The files the process mapped are on this machine: disk fallback
@@ -138,8 +190,10 @@ static int write_report(const struct handler *h, const char *core_path, int dirf
         }
         int r = pkgnote_core_open(core_path, &o, &c);
         package[0] = 0;
-        if (r < 0)
-                return r;
+        if (r < 0) {
+                r = write_text(room, report_name, minimal_report(h, core_path));
+                return r < 0 ? r : 1;
+        }
         const pkgnote_module *m = pkgnote_core_main_module(c);
         const pkgnote_info *info = m ? pkgnote_module_info(m) : NULL;
         if (info && pkgnote_info_package_count(info) > 0) {
@@ -157,15 +211,7 @@ static int write_report(const struct handler *h, const char *core_path, int dirf
         } else
                 r = -ENOMEM;
         pkgnote_core_free(c);
-        pn_output out;
-        if (r == 0 && (r = pn_output_open(&out, dirfd, report_name, PN_OUT_EXCL)) == 0) {
-                if ((r = pn_write_full(out.fd, text, len)) == 0)
-                        r = pn_output_commit(&out);
-                else
-                        pn_output_abort(&out);
-        }
-        free(text);
-        return r;
+        return r == 0 ? write_text(room, report_name, text) : r;
 }
 
 static uint64_t parse_size(const char *s, const char *what) {
@@ -263,8 +309,11 @@ int main(int argc, char **argv) {
         snprintf(core_path, sizeof core_path, "%s/%s", h.state_dir, core_name);
         snprintf(report_name, sizeof report_name, "%s%s", name, CRASH_REPORT_SUFFIX);
         int dirfd = open(h.state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct room room = {dirfd, name};
         pn_output o;
         int r = dirfd < 0 ? -errno : pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
+        if ((r == -ENOSPC || r == -EDQUOT) && make_room(&room) > 0)
+                r = pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
         if (r < 0) {
                 log_line(&h, "process %d (%s) crashed with signal %d; cannot write %s: %s", h.pid, h.comm, h.sig,
                          core_path, strerror(-r));
@@ -272,8 +321,10 @@ int main(int argc, char **argv) {
         }
         uint64_t size;
         bool truncated;
-        r = store_core(o.fd, h.max_core, &size, &truncated);
+        r = store_core(o.fd, h.max_core, &room, &size, &truncated);
         close(STDIN_FILENO); /* the kernel may let the process go now */
+        /* The core first, then its report: readers see an entry once its
+         * report exists, and then its core is there. */
         if (r == 0)
                 r = pn_output_commit(&o);
         else
@@ -284,11 +335,18 @@ int main(int argc, char **argv) {
                 return EXIT_FAILURE_;
         }
         char package[256];
-        r = write_report(&h, core_path, dirfd, report_name, package, sizeof package);
-        crash_enforce_limits(h.state_dir, h.max_use, name);
+        r = write_report(&h, core_path, &room, report_name, package, sizeof package);
+        if (r < 0 && write_text(&room, report_name, minimal_report(&h, core_path)) < 0) {
+                /* A core without its report is no entry: do not leave it. */
+                (void)unlinkat(dirfd, core_name, 0);
+                log_line(&h, "process %d (%s) crashed with signal %d; storing the report failed: %s", h.pid, h.comm,
+                         h.sig, strerror(-r));
+                return EXIT_FAILURE_;
+        }
+        crash_enforce_limits(dirfd, h.max_use, name, SIZE_MAX);
         const char *sn = pkgnote_signal_name(h.sig);
         log_line(&h, "process %d (%s) of user %d crashed with signal %d (%s), package %s; core %s%s%s", h.pid, h.comm,
                  h.uid, h.sig, sn ? sn : "?", package[0] ? package : "n/a", core_path,
-                 truncated ? " (truncated at the size limit)" : "", r < 0 ? " (no report: core unreadable)" : "");
+                 truncated ? " (truncated at the size limit)" : "", r > 0 ? " (core unreadable: minimal report)" : "");
         return EXIT_OK;
 }

@@ -5,10 +5,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "crashdir.h"
+#include "output.h"
 #include "tool.h"
 
 const char *crash_state_dir(const char *override) {
@@ -46,10 +49,17 @@ void crash_write_report(FILE *f, const pkgnote_core *c, int64_t time, const char
         free(extra);
 }
 
+/* Temporaries (of pkgnote's naming, or ".tmp" of older versions) and
+ * half-made entries (a core whose handler died before its report) older
+ * than this are a killed handler's leftovers. */
+#define STALE_AGE (60 * 60)
+
 struct entry {
-        char *name; /* without suffix */
+        char *name; /* core.COMM.UID.PID.TIME, without suffix */
         int64_t time;
         uint64_t bytes;
+        bool core, report;
+        time_t mtime;
 };
 
 static int cmp_entry(const void *a, const void *b) {
@@ -57,58 +67,135 @@ static int cmp_entry(const void *a, const void *b) {
         return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->name, y->name);
 }
 
-void crash_enforce_limits(const char *dir, uint64_t max_use, const char *keep) {
-        DIR *d = opendir(dir);
-        if (!d)
-                return;
+/* The entry NAME belongs to (core.COMM.UID.PID.TIME followed by the core
+ * or report suffix, nothing else), its time and which part it is. */
+static bool entry_of(const char *name, char *entry, size_t len, int64_t *time, bool *report) {
+        size_t l = strlen(name), rl = strlen(CRASH_REPORT_SUFFIX), cl = strlen(CRASH_CORE_SUFFIX);
+        if (strncmp(name, "core.", 5))
+                return false;
+        if (l > rl && !strcmp(name + l - rl, CRASH_REPORT_SUFFIX))
+                *report = true, l -= rl;
+        else if (l > cl && !strcmp(name + l - cl, CRASH_CORE_SUFFIX))
+                *report = false, l -= cl;
+        else
+                return false;
+        if (l >= len)
+                return false;
+        memcpy(entry, name, l);
+        entry[l] = 0;
+        /* COMM.UID.PID.TIME: three numbers at the end. */
+        const char *p = entry + l;
+        for (int i = 0; i < 3; i++) {
+                const char *q = p;
+                while (q > entry + 5 && q[-1] >= '0' && q[-1] <= '9')
+                        q--;
+                if (q == p || q <= entry + 6 || q[-1] != '.')
+                        return false;
+                if (i == 0)
+                        *time = strtoll(q, NULL, 10);
+                p = q - 1;
+        }
+        return strspn(entry + 5, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == (size_t)(p - entry - 5);
+}
+
+/* Whether NAME is a temporary: pkgnote's ".NAME.pkgnote-XXXXXX" or an
+ * older version's "NAME.tmp". */
+static bool is_temporary(const char *name) {
+        size_t l = strlen(name);
+        return (name[0] == '.' && strstr(name, ".pkgnote-")) || (l > 4 && !strcmp(name + l - 4, ".tmp"));
+}
+
+static void remove_entry(int dirfd, const struct entry *e) {
+        char path[600];
+        /* The report first: readers only see entries with a report, and
+         * a report's core is then always there. */
+        snprintf(path, sizeof path, "%s%s", e->name, CRASH_REPORT_SUFFIX);
+        (void)unlinkat(dirfd, path, 0);
+        snprintf(path, sizeof path, "%s%s", e->name, CRASH_CORE_SUFFIX);
+        (void)unlinkat(dirfd, path, 0);
+}
+
+int crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_t max_remove) {
+        int lfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (lfd < 0)
+                return 0;
+        /* One handler vacuums at a time; others wait for the lock. */
+        (void)flock(lfd, LOCK_EX);
+        int dfd = dup(lfd);
+        DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+        if (!d) {
+                if (dfd >= 0)
+                        close(dfd);
+                close(lfd);
+                return 0;
+        }
         struct entry *e = NULL;
-        size_t n = 0;
+        size_t n = 0, removed = 0;
         uint64_t total = 0;
+        time_t now = time(NULL);
         struct dirent *de;
         while ((de = readdir(d))) {
-                if (strncmp(de->d_name, "core.", 5) != 0)
-                        continue;
                 struct stat st;
-                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                char name[600];
+                int64_t t = 0;
+                bool report = false;
+                if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                if (is_temporary(de->d_name)) {
+                        /* Never an entry; a writer alive holds its lock. */
+                        if (now - st.st_mtime > STALE_AGE && (pn_output_remove_stale(dirfd, de->d_name) ||
+                                                              unlinkat(dirfd, de->d_name, 0) == 0))
+                                continue;
+                        total += (uint64_t)st.st_size;
+                        continue;
+                }
+                if (!entry_of(de->d_name, name, sizeof name, &t, &report))
                         continue;
                 total += (uint64_t)st.st_size;
-                /* Group the core and its report under one entry name. */
-                char *name = strdup(de->d_name);
-                if (!name)
-                        break;
-                char *dot = strrchr(name, '.');
-                if (dot && (!strcmp(dot, ".json") || !strcmp(dot, ".zst") || !strcmp(dot, ".tmp")))
-                        *dot = 0;
                 size_t i = 0;
                 while (i < n && strcmp(e[i].name, name))
                         i++;
                 if (i == n) {
                         struct entry *ne = realloc(e, (n + 1) * sizeof *e);
-                        if (!ne) {
-                                free(name);
+                        char *copy = strdup(name);
+                        if (!ne || !copy) {
+                                free(copy);
+                                if (ne)
+                                        e = ne;
                                 break;
                         }
                         e = ne;
-                        const char *t = strrchr(name, '.');
-                        e[n++] = (struct entry){name, t ? strtoll(t + 1, NULL, 10) : 0, 0};
-                } else
-                        free(name);
-                e[i].bytes += (uint64_t)st.st_size;
-        }
-        qsort(e, n, sizeof *e, cmp_entry);
-        for (size_t i = 0; i < n && total > max_use; i++) {
-                if (!strcmp(e[i].name, keep))
-                        continue;
-                static const char *const suffixes[] = {CRASH_REPORT_SUFFIX, ".zst", ""};
-                for (size_t k = 0; k < 3; k++) {
-                        char path[4096];
-                        snprintf(path, sizeof path, "%s%s", e[i].name, suffixes[k]);
-                        (void)unlinkat(dirfd(d), path, 0);
+                        e[n++] = (struct entry){copy, t, 0, false, false, 0};
                 }
+                e[i].bytes += (uint64_t)st.st_size;
+                e[i].core |= !report;
+                e[i].report |= report;
+                if (st.st_mtime > e[i].mtime)
+                        e[i].mtime = st.st_mtime;
+        }
+        closedir(d);
+        /* A report whose core is gone, and a core whose handler died
+         * before writing its report, are no entries: removed. */
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(e[i].name, keep) &&
+                    ((e[i].report && !e[i].core) || (!e[i].report && now - e[i].mtime > STALE_AGE))) {
+                        remove_entry(dirfd, &e[i]);
+                        total -= e[i].bytes;
+                        e[i].bytes = 0;
+                }
+        if (n)
+                qsort(e, n, sizeof *e, cmp_entry);
+        for (size_t i = 0; i < n && total > max_use && removed < max_remove; i++) {
+                /* Only whole entries; one being written is not ours. */
+                if (!strcmp(e[i].name, keep) || !e[i].core || !e[i].report)
+                        continue;
+                remove_entry(dirfd, &e[i]);
                 total -= e[i].bytes;
+                removed++;
         }
         for (size_t i = 0; i < n; i++)
                 free(e[i].name);
         free(e);
-        closedir(d);
+        close(lfd); /* releases the lock */
+        return (int)removed;
 }

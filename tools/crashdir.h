@@ -26,9 +26,14 @@ const char *crash_state_dir(const char *override);
 void crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
 /* The report: pkgnote core --json with "time", "hostname", "coreFile". */
 void crash_write_report(FILE *f, const pkgnote_core *c, int64_t time, const char *host, const char *core_path);
-/* Removes whole entries, oldest first, until the directory holds at most
- * MAX_USE bytes; never the entry named KEEP. */
-void crash_enforce_limits(const char *dir, uint64_t max_use, const char *keep);
+/* Under the store's lock: removes stale temporaries and half-made
+ * entries of killed handlers, reports without their core, then whole
+ * entries, oldest first, until the directory DIRFD holds at most MAX_USE
+ * bytes or MAX_REMOVE entries went; never the entry named KEEP, nor one
+ * still being written.  Returns the number of whole entries removed.
+ * An entry exists for readers once its report does, which is written
+ * after its core and removed before it. */
+int crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
 
 /* The core file of the newest entry of DIR whose PID (WHAT numeric) or
  * command or entry name is WHAT: 1 and its path, 0 when none. */
