@@ -57,6 +57,15 @@ const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err
 /* Offset of the first byte of S that is not valid UTF-8 (RFC 3629: no
  * overlongs, surrogates or code points past U+10FFFF), or LEN. */
 size_t pn_utf8_invalid_at(const char *s, size_t len);
+/* Length of the valid UTF-8 sequence at S (AVAIL bytes there), or 0. */
+size_t pn_utf8_char(const char *s, size_t avail);
+/* The one escaping of text from input before it is shown: copies the LEN
+ * bytes at S into DST (CAP bytes, NUL-terminated) with C0, DEL and C1
+ * control characters and bytes that are not UTF-8 as \xNN, and with
+ * BACKSLASH, '\' as '\\' (unambiguous; messages leave it, so that
+ * escaping twice changes nothing).  Stops before a character that would
+ * not fit; returns the number of bytes of S consumed. */
+size_t pn_escape(char *dst, size_t cap, const char *s, size_t len, bool backslash);
 
 /* Validates a JSON string value per the spec: UTF-8 and no control
  * characters (C0, DEL, C1).  0 or -EINVAL with pn_error set. */

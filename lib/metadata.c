@@ -96,40 +96,6 @@ static bool has_control(const char *s) {
         return false;
 }
 
-/* Offset of the first byte that is not valid UTF-8 (RFC 3629: no
- * overlongs, surrogates or code points past U+10FFFF), or LEN. */
-size_t pn_utf8_invalid_at(const char *s, size_t len) {
-        const unsigned char *p = (const unsigned char *)s;
-        size_t i = 0;
-        while (i < len) {
-                unsigned c = p[i], n;
-                uint32_t cp;
-                if (c < 0x80) {
-                        i++;
-                        continue;
-                } else if (c >= 0xc2 && c <= 0xdf)
-                        n = 1, cp = c & 0x1f;
-                else if (c >= 0xe0 && c <= 0xef)
-                        n = 2, cp = c & 0x0f;
-                else if (c >= 0xf0 && c <= 0xf4)
-                        n = 3, cp = c & 0x07;
-                else
-                        return i;
-                if (len - i <= n)
-                        return i;
-                for (unsigned k = 1; k <= n; k++) {
-                        if ((p[i + k] & 0xc0) != 0x80)
-                                return i;
-                        cp = cp << 6 | (p[i + k] & 0x3f);
-                }
-                if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-                    (cp >= 0xd800 && cp <= 0xdfff))
-                        return i;
-                i += n + 1;
-        }
-        return len;
-}
-
 static bool valid_utf8(const char *s) {
         size_t len = strlen(s);
         return pn_utf8_invalid_at(s, len) == len;

@@ -130,6 +130,27 @@ expect_fail "C1 control character" "^pkgnote: generate: --version: .*control cha
         $N --version "$(printf '1\302\2052')"
 expect_fail "invalid UTF-8" "^pkgnote: generate: --name: .*UTF-8" $N --name "$(printf 'a\377b')"
 
+# Messages that quote input escape it: no control character (nor a byte
+# that is not UTF-8) reaches the terminal or a build log.
+ESC=$(printf '\033')
+printf '{"name":"a\\u001b[2J\\u001b]0;owned\\u0007b"}' > "$T/untrusted.json"
+printf '{"name":"x","a\\u009bkey":"1"}' > "$T/untrusted2.json"
+for args in "--metadata @$T/untrusted.json" "--metadata @$T/untrusted2.json" "--name a${ESC}[31mb" \
+        "--frob${ESC}[2J" "-${ESC}" "--format ${ESC}x" "--target ${ESC}x"; do
+        $N $args > /dev/null 2> "$T/err"
+        what=$(printf '%s' "$args" | cut -c1-12 | tr -c '[:alnum:]@/.-' '?')
+        if [ -s "$T/err" ] && ! LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177\200-\377]')" "$T/err"; then
+                ok "message escaped: $what"
+        else
+                not_ok "message escaped: $what" "stderr: $(od -c "$T/err" | head -5)"
+        fi
+done
+expect_fail "the escaped value is shown" '^pkgnote: generate: --metadata: string "a\\x1b\[2J' $N --metadata "@$T/untrusted.json"
+"$PKGNOTE" "frob${ESC}" > /dev/null 2> "$T/err"
+LC_ALL=C grep -q "$ESC" "$T/err" && not_ok "unknown command escaped" || ok "unknown command escaped"
+"$PKGNOTE" scan --format "${ESC}x" . > /dev/null 2> "$T/err"
+LC_ALL=C grep -q "$ESC" "$T/err" && not_ok "scan: unknown format escaped" || ok "scan: unknown format escaped"
+
 # ---------------------------------------------------------- os-release
 R="$T/root"
 mkdir -p "$R/etc" "$R/usr/lib"

@@ -253,7 +253,7 @@ int cmd_core(int argc, char **argv) {
         };
         struct core_opts o = {0};
         int ch;
-        while ((ch = getopt_long(argc, argv, "jr:naSh", longopts, NULL)) >= 0)
+        while ((ch = tool_getopt(argc, argv, "jr:naSh", longopts)) >= 0)
                 switch (ch) {
                 case 'j': o.json = true; break;
                 case 'r': o.lib.root = optarg; break;
@@ -322,7 +322,7 @@ int cmd_pid(int argc, char **argv) {
         };
         bool json = false;
         int ch;
-        while ((ch = getopt_long(argc, argv, "jh", longopts, NULL)) >= 0)
+        while ((ch = tool_getopt(argc, argv, "jh", longopts)) >= 0)
                 switch (ch) {
                 case 'j': json = true; break;
                 case 'h': pid_help(); return EXIT_OK;

@@ -261,7 +261,7 @@ int main(int argc, char **argv) {
         program_name = "pkgnote-coredump";
         struct handler h = {.state_dir = crash_state_dir(NULL), .max_core = 2ull << 30, .max_use = 4ull << 30};
         int ch;
-        while ((ch = getopt_long(argc, argv, "+d:s:u:l:h", longopts, NULL)) >= 0)
+        while ((ch = tool_getopt(argc, argv, "+d:s:u:l:h", longopts)) >= 0)
                 switch (ch) {
                 case 'd': h.state_dir = optarg; break;
                 case 's': h.max_core = parse_size(optarg, "--max-core-size"); break;

@@ -316,7 +316,7 @@ int cmd_generate(int argc, char **argv) {
         int c, ret = EXIT_FAILURE_;
         if (meta_opts_init(&o.meta, "generate", argc) < 0)
                 return tool_fail("generate: out of memory");
-        while ((c = getopt_long(argc, argv, "F:o:t:h", longopts, NULL)) >= 0) {
+        while ((c = tool_getopt(argc, argv, "F:o:t:h", longopts)) >= 0) {
                 if (meta_opts_handle(&o.meta, c, optarg))
                         continue;
                 switch (c) {

@@ -101,7 +101,7 @@ int cmd_lint(int argc, char **argv) {
         };
         struct lint_opts o = {0};
         int c;
-        while ((c = getopt_long(argc, argv, "jqh", longopts, NULL)) >= 0)
+        while ((c = tool_getopt(argc, argv, "jqh", longopts)) >= 0)
                 switch (c) {
                 case 'j': o.json = true; break;
                 case 'q': o.quiet = true; break;

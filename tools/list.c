@@ -126,7 +126,7 @@ int cmd_list(int argc, char **argv) {
         bool json = false;
         const char *dir = NULL;
         int ch;
-        while ((ch = getopt_long(argc, argv, "jd:h", longopts, NULL)) >= 0)
+        while ((ch = tool_getopt(argc, argv, "jd:h", longopts)) >= 0)
                 switch (ch) {
                 case 'j': json = true; break;
                 case 'd': dir = optarg; break;
@@ -177,7 +177,11 @@ int cmd_list(int argc, char **argv) {
                 fputc('\n', stdout);
         }
         if (!json && n == 0)
-                fprintf(stderr, "No crashes in %s.\n", dir);
+        {
+                fputs("No crashes in ", stderr);
+                tool_print_escaped(stderr, dir);
+                fputs(".\n", stderr);
+        }
         unload(c, n);
         return EXIT_OK;
 }

@@ -56,6 +56,6 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
                 if (!strcmp(argv[1], commands[i].name))
                         return commands[i].fn(argc - 1, argv + 1);
-        fprintf(stderr, "pkgnote: unknown command '%s'\n", argv[1]);
+        tool_fail("unknown command '%s'", argv[1]);
         return usage(stderr);
 }

@@ -372,7 +372,7 @@ int cmd_scan(int argc, char **argv) {
         };
         struct scan_opts o = {.format = FMT_TABLE, .progress = -1};
         int c;
-        while ((c = getopt_long(argc, argv, "f:o:xj:h", longopts, NULL)) >= 0)
+        while ((c = tool_getopt(argc, argv, "f:o:xj:h", longopts)) >= 0)
                 switch (c) {
                 case 'f':
                         if (!strcmp(optarg, "table"))

@@ -232,7 +232,7 @@ int cmd_show(int argc, char **argv) {
         };
         struct show_opts o = {0};
         int c;
-        while ((c = getopt_long(argc, argv, "jf:h", longopts, NULL)) >= 0)
+        while ((c = tool_getopt(argc, argv, "jf:h", longopts)) >= 0)
                 switch (c) {
                 case 'j': o.json = true; break;
                 case 'f': o.field = optarg; break;

@@ -182,9 +182,12 @@ static int stamp_tree(const char *dir, const char *json, const struct stamp_opts
                 return tool_fail("stamp: --tree: '%s' is not a directory", dir);
         if (r < 0)
                 return tool_error(dir, "cannot walk", r);
-        if (!o->quiet && !o->json)
-                fprintf(stderr, "%s: %s: %u ELF files %s, %u skipped\n", program_name, dir, t.stamped,
+        if (!o->quiet && !o->json) {
+                fprintf(stderr, "%s: ", program_name);
+                tool_print_escaped(stderr, dir);
+                fprintf(stderr, ": %u ELF files %s, %u skipped\n", t.stamped,
                         o->remove ? "without a package note now" : "carry the note", t.skipped);
+        }
         return t.ret;
 }
 
@@ -207,7 +210,7 @@ int cmd_stamp(int argc, char **argv) {
         bool any_meta = false;
         if (meta_opts_init(&o.meta, "stamp", argc) < 0)
                 return tool_fail("stamp: out of memory");
-        while ((c = getopt_long(argc, argv, "o:jqth", longopts, NULL)) >= 0) {
+        while ((c = tool_getopt(argc, argv, "o:jqth", longopts)) >= 0) {
                 if (meta_opts_handle(&o.meta, c, optarg)) {
                         any_meta = true;
                         continue;

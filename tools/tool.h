@@ -28,8 +28,14 @@ int cmd_deps(int argc, char **argv);
 /* "pkgnote: 'PATH': WHAT: REASON" on stderr.  REASON is the library's
  * detailed message when it has one, else strerror(-err).  Returns 2. */
 int tool_error(const char *path, const char *what, int err);
-/* "pkgnote: MESSAGE" on stderr, printf-style; returns 2. */
+/* "pkgnote: MESSAGE" on stderr, printf-style, escaped like the
+ * library's messages (pn_escape()); returns 2. */
 int tool_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+struct option;
+/* getopt_long() whose messages about bad options are escaped
+ * (tool_fail()). */
+int tool_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /* Writes S to F with C0/DEL/C1 control characters and invalid UTF-8
  * shown as \xNN, so a hostile note cannot drive the terminal. */

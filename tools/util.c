@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "internal.h"
 #include "tool.h"
 
 const char *program_name = "pkgnote";
@@ -16,58 +18,42 @@ int tool_error(const char *path, const char *what, int err) {
 }
 
 int tool_fail(const char *fmt, ...) {
+        /* Messages quote arguments and input: escaped like the library's. */
+        char raw[1024], esc[4096];
         va_list ap;
-        fprintf(stderr, "%s: ", program_name);
         va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
+        vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
-        fputc('\n', stderr);
+        pn_escape(esc, sizeof esc, raw, strlen(raw), false);
+        fprintf(stderr, "%s: %s\n", program_name, esc);
         return EXIT_FAILURE_;
 }
 
-/* Length of the valid UTF-8 sequence at P (at most END), or 0. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end) {
-        unsigned n;
-        uint32_t cp;
-        if (p[0] < 0x80)
-                return 1;
-        if (p[0] >= 0xc2 && p[0] <= 0xdf)
-                n = 1, cp = p[0] & 0x1f;
-        else if (p[0] >= 0xe0 && p[0] <= 0xef)
-                n = 2, cp = p[0] & 0x0f;
-        else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-                n = 3, cp = p[0] & 0x07;
+int tool_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts) {
+        /* getopt's own messages would quote the argument raw. */
+        opterr = 0;
+        int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+        if (c != '?')
+                return c;
+        const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+        if (strncmp(arg, "--", 2) && optopt)
+                tool_fail("%s: %s -- '%c'", argv[0], strchr(shortopts, optopt) ? "option requires an argument" : "invalid option",
+                          optopt);
+        else if (optopt)
+                tool_fail("%s: option '%s' is missing its argument, or takes none", argv[0], arg);
         else
-                return 0;
-        if ((size_t)(end - p) <= n)
-                return 0;
-        for (unsigned i = 1; i <= n; i++) {
-                if ((p[i] & 0xc0) != 0x80)
-                        return 0;
-                cp = cp << 6 | (p[i] & 0x3f);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
-                return 0; /* overlong, out of range, surrogate, or C1 control */
-        return n + 1;
+                tool_fail("%s: unrecognized option '%s'", argv[0], arg);
+        return c;
 }
 
 void tool_print_escaped_n(FILE *f, const char *s, size_t len) {
-        const unsigned char *p = (const unsigned char *)s, *end = p + len, *run = p;
-        while (p < end) {
-                size_t n = *p < 0x20 || *p == 0x7f ? 0 : utf8_len(p, end);
-                if (n != 0 && *p != '\\') {
-                        p += n; /* part of a run written in one go */
-                        continue;
-                }
-                fwrite(run, 1, (size_t)(p - run), f);
-                if (n == 0)
-                        fprintf(f, "\\x%02x", *p);
-                else
-                        fputs("\\\\", f);
-                run = ++p;
+        char buf[4096];
+        while (len > 0) {
+                size_t n = pn_escape(buf, sizeof buf, s, len, true);
+                fputs(buf, f);
+                s += n;
+                len -= n;
         }
-        fwrite(run, 1, (size_t)(p - run), f);
 }
 
 void tool_print_escaped(FILE *f, const char *s) {
@@ -78,7 +64,9 @@ void tool_print_json_string(FILE *f, const char *s) {
         const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
         fputc('"', f);
         while (p < end) {
-                size_t n = *p < 0x20 || *p == 0x7f ? 1 : utf8_len(p, end);
+                size_t n = *p < 0x20 || *p == 0x7f ? 1 : pn_utf8_char((const char *)p, (size_t)(end - p));
+                if (n == 2 && *p == 0xc2 && p[1] <= 0x9f)
+                        n = 0; /* a C1 control character */
                 if (n == 0) {
                         /* Not UTF-8 (possible in paths) or a C1 control:
                          * the text \xNN, as the text output shows it, so
