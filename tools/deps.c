@@ -205,7 +205,7 @@ int cmd_deps(int argc, char **argv) {
         int format = PKGNOTE_DEPS_RPM, c;
         const char *root = NULL, *generator = NULL, *tree_dir = NULL;
         bool multifile = false;
-        while ((c = getopt_long(argc, argv, "f:r:t:h", longopts, NULL)) >= 0)
+        while ((c = tool_getopt(argc, argv, "f:r:t:h", longopts)) >= 0)
                 switch (c) {
                 case 'f':
                         if (!strcmp(optarg, "rpm"))
