@@ -19,7 +19,7 @@ int tool_error(const char *path, const char *what, int err) {
 
 int tool_fail(const char *fmt, ...) {
         /* Messages quote arguments and input: escaped like the library's. */
-        char raw[1024], esc[4096];
+        char raw[2048], esc[8192];
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(raw, sizeof raw, fmt, ap);
@@ -50,6 +50,8 @@ void tool_print_escaped_n(FILE *f, const char *s, size_t len) {
         char buf[4096];
         while (len > 0) {
                 size_t n = pn_escape(buf, sizeof buf, s, len, true);
+                if (n == 0)
+                        break;
                 fputs(buf, f);
                 s += n;
                 len -= n;
