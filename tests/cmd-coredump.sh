@@ -163,6 +163,13 @@ want=$(printf '%s\n' "core.crasher.0.201.1700001000$Z" core.crasher.0.201.170000
 [ "$left" = "$want" ] && pass "killed handler leftovers removed, whole entries kept under --max-use" \
         || fail "killed handler leftovers removed, whole entries kept under --max-use" "left: $left"
 
+# A report without its core is no entry for list (one being removed).
+cp "$S2/core.crasher.0.206.1700001100.json" "$S2/core.crasher.0.207.1700001200.json"
+PKGNOTE_COREDUMP_DIR="$S2" run list --json
+[ "$(wc -l < out)" -eq 2 ] && ! grep -q '"pid":206.*1700001200\|1700001200' out && pass "list: a report without its core is not an entry" \
+        || fail "list: a report without its core is not an entry" "$(cat out)"
+rm -f "$S2/core.crasher.0.207.1700001200.json"
+
 # Concurrent crashes: handlers enforce the cap under a lock, and an entry
 # is visible (has its report) only with its core.  Every report has its
 # core afterwards, every core its report, and pkgnote core reads each.

@@ -2,11 +2,13 @@
 /* pkgnote list: the crashes pkgnote-coredump collected, like coredumpctl list. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "crashdir.h"
@@ -34,6 +36,13 @@ static int load(const char *dir, struct crash **ret) {
         while ((de = readdir(d))) {
                 size_t l = strlen(de->d_name), sl = strlen(CRASH_REPORT_SUFFIX);
                 if (strncmp(de->d_name, "core.", 5) || l <= sl || strcmp(de->d_name + l - sl, CRASH_REPORT_SUFFIX))
+                        continue;
+                /* An entry exists while its report and its core do: a
+                 * report alone is one being removed. */
+                char core[600];
+                struct stat st;
+                snprintf(core, sizeof core, "%.*s%s", (int)(l - sl), de->d_name, CRASH_CORE_SUFFIX);
+                if (fstatat(dirfd(d), core, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
                         continue;
                 char path[4096];
                 snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
