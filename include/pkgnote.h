@@ -822,8 +822,13 @@ PKGNOTE_PUBLIC int pkgnote_stamp_memory(const void *data, size_t size, const cha
  * atomically: a temporary file beside it, written, fsync()ed, read back
  * and checked, then renamed over it, keeping mode, owner, timestamps and
  * extended attributes (security.capability included).  A symbolic link
- * is followed and its target replaced.  Otherwise the result goes to
- * OUTPUT the same way (permission bits of PATH) and PATH is untouched.
+ * is followed and its target replaced; the file replaced must still be
+ * the file that was read (-ESTALE otherwise).  Otherwise the result goes
+ * to OUTPUT by the rule of pkgnote(1), WRITING FILES (a new file at
+ * OUTPUT, with the permission bits of PATH, even when OUTPUT is another
+ * hard link of PATH; a symbolic link's target; a device, FIFO or socket
+ * written directly; "-" and /dev/stdout standard output) and PATH is
+ * never modified.
  * When nothing changes, nothing is written.  Further errors: -EMLINK a
  * hard-linked target, -EROFS a read-only target (both unless
  * PKGNOTE_STAMP_FORCE), errno values of the file operations. */
