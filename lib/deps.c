@@ -363,6 +363,43 @@ static int scan_list(pkgnote_deps *d, int dirfd, const char *name) {
         return r;
 }
 
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorts the string array A by byte value, so that what the database
+ * gives in directory order comes out the same everywhere. */
+static int sort_strings(json_t *a) {
+        size_t n = json_array_size(a);
+        if (n < 2)
+                return 0;
+        json_t **v = malloc(n * sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                v[i] = json_incref(json_array_get(a, i));
+        /* Sort the values by their strings: pair each with its text. */
+        const char **s = malloc(n * sizeof *s);
+        if (!s) {
+                for (size_t i = 0; i < n; i++)
+                        json_decref(v[i]);
+                free(v);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                s[i] = json_string_value(v[i]);
+        qsort(s, n, sizeof *s, cmp_str);
+        int r = 0;
+        for (size_t i = 0; i < n && r == 0; i++)
+                if (json_array_set_new(a, i, json_string(s[i])) < 0)
+                        r = -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                json_decref(v[i]);
+        free(s);
+        free(v);
+        return r;
+}
+
 PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root) {
         for (size_t i = 0; i < d->n; i++) {
                 struct dep *x = &d->v[i];
@@ -398,9 +435,12 @@ PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root) 
         for (size_t i = 0; i < d->n; i++) {
                 struct dep *x = &d->v[i];
                 x->resolved = 0;
-                for (size_t j = 0; j < json_array_size(x->packages); j++)
+                for (size_t j = 0; j < json_array_size(x->packages); j++) {
+                        if (sort_strings(json_array_get(x->packages, j)) < 0)
+                                return pn_error(-ENOMEM, "out of memory");
                         if (json_array_size(json_array_get(x->packages, j)) > 0)
                                 x->resolved = 1;
+                }
                 missing += !x->resolved;
         }
         return missing;
