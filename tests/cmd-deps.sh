@@ -27,6 +27,16 @@ cc -o prog note.c || fatal "cannot build prog"
 mknote "$Z2"
 cc -o prog2 note.c || fatal "cannot build prog2"
 
+# Text: every entry's details in one pair of parentheses, whichever it has.
+mknote '[{"priority":"recommended","description":"no feature","soname":["liba.so.1"]},{"description":"only a description","soname":["libb.so.1"]},{"soname":["libc.so.9"]}]'
+cc -o showprog note.c || fatal "cannot build showprog"
+run show showprog
+grep '^  dlopen:' out > dl.txt
+printf '%s\n' "  dlopen: liba.so.1 (priority: recommended, description: no feature)" \
+        "  dlopen: libb.so.1 (description: only a description)" "  dlopen: libc.so.9" > dl.want
+cmp -s dl.txt dl.want && pass "show: dlopen details in balanced parentheses" ||
+        fail "show: dlopen details in balanced parentheses" "$(cat dl.txt)"
+
 run show --json prog
 grep -qF '"dlopen":[{"feature":"zstd","description":"zstd compression","priority":"recommended","soname":["libzstd.so.1"]},{"feature":"lz4"' out && pass "show reads the compiled notes" || fail "show reads the compiled notes" "$(cat out)"
 

@@ -88,16 +88,19 @@ static void print_text(const char *path, pkgnote_elf *e, const pkgnote_info *inf
                                 fputs(j ? " | " : " ", stdout);
                                 tool_print_escaped(stdout, pkgnote_dlopen_soname(d, k, j));
                         }
+                        /* " (feature: F, priority: P, description: D)" with
+                         * whichever of them the entry has. */
                         static const char *const keys[] = {"feature", "priority", "description"};
+                        bool open = false;
                         for (size_t j = 0; j < 3; j++) {
                                 const char *v = pkgnote_dlopen_get(d, k, keys[j]);
                                 if (v) {
-                                        printf("%s%s: ", j == 0 || !pkgnote_dlopen_get(d, k, "feature") ? " (" : ", ", keys[j]);
+                                        printf("%s%s: ", open ? ", " : " (", keys[j]);
                                         tool_print_escaped(stdout, v);
+                                        open = true;
                                 }
                         }
-                        if (pkgnote_dlopen_get(d, k, "feature") || pkgnote_dlopen_get(d, k, "priority") ||
-                            pkgnote_dlopen_get(d, k, "description"))
+                        if (open)
                                 fputc(')', stdout);
                         fputc('\n', stdout);
                 }
