@@ -26,8 +26,9 @@ has_output() {
 
 for c in generate scan stamp; do
         # A character device made here (the same as /dev/null).
-        if mknod "null-$c" c 1 3 2> /dev/null; then
-                chmod 666 "null-$c"
+        # (A file system mounted nodev, as in some containers, lets a node be
+        # made but not opened: then there is nothing to test.)
+        if mknod "null-$c" c 1 3 2> /dev/null && chmod 666 "null-$c" && { : > "null-$c"; } 2> /dev/null; then
                 ino=$(stat -c %i "null-$c")
                 "out_$c" "null-$c" > /dev/null 2> err
                 st=$?
@@ -38,7 +39,7 @@ for c in generate scan stamp; do
                 fi
                 ls -a | grep -q "^\.null-$c\." && fail "$c -o DEVICE: no temporary" || pass "$c -o DEVICE: no temporary"
         else
-                skip "$c -o DEVICE" "mknod not permitted"
+                skip "$c -o DEVICE" "device nodes cannot be made or opened here (nodev mount)"
         fi
         # A FIFO with a reader: the reader gets everything, the FIFO stays.
         mkfifo "fifo-$c"
