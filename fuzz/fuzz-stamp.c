@@ -62,8 +62,16 @@ static void check_result(const uint8_t *in, size_t n) {
         if (pkgnote_stamp_memory(in, n, json_short, 0, &b, &nb, &r) < 0)
                 die("a shorter note does not replace the note");
         expect_json(b, nb, json_short);
-        if (pkgnote_stamp_memory(in, n, NULL, PKGNOTE_STAMP_REMOVE, &c, &nc, &r) < 0)
-                die("removing the note fails");
+        if (pkgnote_stamp_memory(in, n, NULL, PKGNOTE_STAMP_REMOVE, &c, &nc, &r) < 0) {
+                /* A refusal that says why is fine on hostile input (a
+                 * note sharing its section, a check of the result that
+                 * fails); a failure inside is not. */
+                if (strstr(pkgnote_last_error(), "internal"))
+                        die("removing the note fails inside");
+                free(a);
+                free(b);
+                return;
+        }
         expect_json(c, nc, NULL);
         free(a);
         if (pkgnote_stamp_memory(c, nc, NULL, PKGNOTE_STAMP_REMOVE, &a, &na, &r) < 0)

@@ -334,8 +334,8 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
         size_t count = pkgnote_info_package_note_count(info);
         if (remove) {
                 for (int i = 0; i < non; i++)
-                        if (pn_is_package_note(&on[i]) && (on[i].where & PKGNOTE_NOTE_IN_SEGMENT)) {
-                                r = pn_error(-EBADMSG, "a package note is left at offset 0x%llx",
+                        if (pn_is_package_note(&on[i]) && (on[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION))) {
+                                r = pn_error(-ENOSPC, "cannot take out the package note at offset 0x%llx: it shares its section with other notes",
                                              (unsigned long long)on[i].offset);
                                 goto out;
                         }

@@ -1,0 +1,63 @@
+#!/bin/sh
+# A whole stamped system, crashed for real: a Debian base root (the
+# cached mmdebstrap tarball of the fresh-machine check, or
+# PKGNOTE_BASE_TAR) gets 'stamp --tree usr'; no file may lose its program
+# headers from the first page, at least 99% of executables and shared
+# libraries carry the note there; then perl, loading XS modules, is
+# killed with SIGSEGV inside the root (bwrap), and 'core --no-disk' must
+# name the package of every file module from the core alone.
+. "$SRCDIR/tests/lib.sh"
+
+BASE=${PKGNOTE_BASE_TAR:-/var/tmp/fresh-bookworm/base.tar}
+[ -f "$BASE" ] || { echo "1..0 # SKIP no base root tarball ($BASE; make one with mmdebstrap, as the fresh-machine check does)"; exit 77; }
+command -v bwrap > /dev/null || { echo "1..0 # SKIP bwrap not installed"; exit 77; }
+(ulimit -c unlimited) 2> /dev/null || { echo "1..0 # SKIP cannot raise the core size limit"; exit 77; }
+[ "$(cat /proc/sys/kernel/core_pattern 2> /dev/null)" = core ] || { echo "1..0 # SKIP core_pattern is not 'core'"; exit 77; }
+
+mkdir root && tar -xf "$BASE" -C root || fatal "cannot unpack $BASE"
+( cd root && "$PKGNOTE" stamp --tree --json --force --no-os-release --type deb --os debian --os-version 12 \
+        --name perl --version 5.36.0-7+deb12u1 --architecture amd64 usr ) > stamp.json 2> stamp.err
+python3 - stamp.json root > share.txt <<'PY'
+import json, os, struct, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+def kind(p):
+    with open(os.path.join(sys.argv[2], p), "rb") as f:
+        h = f.read(18)
+    return struct.unpack("<H" if h[5] == 1 else ">H", h[16:18])[0]
+linked = [r for r in rows if "error" not in r and kind(r["path"]) in (2, 3)]
+errors = [r for r in rows if "error" in r]
+print(len(linked), sum(r["firstPage"] for r in linked), sum(not r["phdrsFirstPage"] for r in linked), len(errors))
+for r in linked:
+    if not r["firstPage"]:
+        print("# outside the first page (%s): %s" % (r["placement"], r["path"]))
+for r in errors:
+    print("# refused: %s: %s" % (r["path"], r["error"]))
+PY
+read n first lost refused < share.txt
+grep '^#' share.txt
+[ "$n" -gt 500 ] && [ "$refused" -eq 0 ] && pass "stamp --tree usr: $n executables and shared libraries stamped" ||
+        fail "stamp --tree usr: $n executables and shared libraries stamped" "$refused refused"
+[ "$lost" -eq 0 ] && pass "no file lost its program headers from the first page" || fail "no file lost its program headers from the first page" "$lost did"
+[ $((first * 100)) -ge $((n * 99)) ] && pass "note in the first page: $first of $n" || fail "note in the first page: $first of $n"
+
+mkdir -p root/crash
+bwrap --bind "$PWD/root" / --proc /proc --dev /dev --tmpfs /tmp --chdir /crash --unshare-pid --die-with-parent \
+        /bin/sh -c 'ulimit -c unlimited; exec perl -MPOSIX -MSocket -MStorable -e "kill SEGV => \$\$; sleep 5"' > /dev/null 2>&1
+core=$(ls root/crash/core* 2> /dev/null | head -1)
+[ -n "$core" ] || fatal "perl left no core in the root"
+"$PKGNOTE" core --json --no-disk "$core" > core.json 2> core.err
+python3 - core.json > modules.txt <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+files = [m for m in d["modules"] if m["path"].startswith("/")]
+named = [m for m in files if m.get("packages")]
+print(len(files), len(named))
+for m in files:
+    print("# %s: %s from %s" % (m["path"], ", ".join(p.get("name", "?") for p in m.get("packages", [])) or "no package", m.get("source")))
+PY
+read files named < modules.txt
+grep '^#' modules.txt
+[ "$files" -ge 5 ] && [ "$named" -eq "$files" ] && pass "core --no-disk: all $files file modules name their package" ||
+        fail "core --no-disk: all $files file modules name their package" "$named did"
+grep -q 'XS\|auto/POSIX/POSIX.so' modules.txt && pass "the crash loaded XS modules" || fail "the crash loaded XS modules"
+finish
