@@ -305,7 +305,9 @@ int pn_stamp_remove_segment_notes(struct stamp *s) {
         int removed = 0;
         for (size_t i = 0; i < s->phnum; i++) {
                 struct ph *p = &s->ph[i];
-                if (p->type != PT_NOTE || p->filesz == 0)
+                /* A PT_NOTE past the end of the file cannot be closed up;
+                 * its notes inside the file are seen through the others. */
+                if (p->type != PT_NOTE || p->filesz == 0 || !pn_range_ok(p->offset, p->filesz, s->len))
                         continue;
                 struct range cut[16];
                 size_t ncut = 0;
@@ -336,6 +338,12 @@ int pn_stamp_remove_segment_notes(struct stamp *s) {
                         cut[a] = cut[z];
                         cut[z] = t;
                 }
+                /* Notes of hostile files may overlap each other or run past
+                 * their segment: nothing to close up safely then. */
+                for (size_t c = 0; c < ncut; c++)
+                        if (cut[c].b > end || cut[c].b < cut[c].a || (c > 0 && cut[c].a < cut[c - 1].b))
+                                return pn_error(-EBADMSG, "the notes of the segment at offset 0x%llx overlap: cannot take the package note out",
+                                                (unsigned long long)p->offset);
                 uint64_t out = p->offset, from = p->offset, total = 0;
                 for (size_t c = 0; c <= ncut; c++) {
                         uint64_t upto = c < ncut ? cut[c].a : end;
