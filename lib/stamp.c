@@ -71,13 +71,22 @@ static const char module_sig_magic[] = "~Module signature appended~\n";
 /* ------------------------------------------------------------------ */
 /* Linked files                                                        */
 
+/* The package note a segment holds, which stamping replaces in place;
+ * else the first one at all.  Hostile files may carry other package
+ * notes before it, in sections only: taking them for the old note made
+ * every stamp place the note anew. */
 static const pkgnote_note *primary_note(pkgnote_elf *e) {
-        const pkgnote_note *n;
+        const pkgnote_note *n, *any = NULL;
         int c = pkgnote_elf_notes(e, &n);
-        for (int i = 0; i < c; i++)
-                if (pn_is_package_note(&n[i]))
+        for (int i = 0; i < c; i++) {
+                if (!pn_is_package_note(&n[i]))
+                        continue;
+                if (n[i].where & PKGNOTE_NOTE_IN_SEGMENT)
                         return &n[i];
-        return NULL;
+                if (!any)
+                        any = &n[i];
+        }
+        return any;
 }
 
 /* Tries the placements in the order the comment at the top gives. */
