@@ -71,7 +71,7 @@ static const char module_sig_magic[] = "~Module signature appended~\n";
 /* ------------------------------------------------------------------ */
 /* Linked files                                                        */
 
-/* The package note a segment holds, which stamping replaces in place;
+/* The package note a loaded segment holds, which stamping replaces in place;
  * else the first one at all.  Hostile files may carry other package
  * notes before it, in sections only: taking them for the old note made
  * every stamp place the note anew. */
@@ -81,7 +81,8 @@ static const pkgnote_note *primary_note(pkgnote_elf *e) {
         for (int i = 0; i < c; i++) {
                 if (!pn_is_package_note(&n[i]))
                         continue;
-                if (n[i].where & PKGNOTE_NOTE_IN_SEGMENT)
+                if ((n[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_LOADED)) ==
+                    (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_LOADED))
                         return &n[i];
                 if (!any)
                         any = &n[i];
@@ -189,7 +190,8 @@ static int stamp_linked(struct stamp *s, bool remove) {
         const pkgnote_note *old = primary_note(s->e);
 
         /* Over the old note, in its room. */
-        if (!remove && old && (old->where & PKGNOTE_NOTE_IN_SEGMENT) && old->size >= s->note_len &&
+        if (!remove && old && (old->where & PKGNOTE_NOTE_IN_SEGMENT) && (old->where & PKGNOTE_NOTE_LOADED) &&
+            old->size >= s->note_len &&
             old->size % 4 == 0 && old->namesz == 4) {
                 int r = pn_stamp_write_note(s, old->offset, old->size);
                 if (r < 0)
