@@ -27,8 +27,10 @@ has_output() {
 for c in generate scan stamp; do
         # A character device made here (the same as /dev/null).
         # (A file system mounted nodev, as in some containers, lets a node be
-        # made but not opened: then there is nothing to test.)
-        if mknod "null-$c" c 1 3 2> /dev/null && chmod 666 "null-$c" && { : > "null-$c"; } 2> /dev/null; then
+        # made but not opened: then there is nothing to test.  The open is
+        # tried in a subshell: a failed redirection of the special built-in
+        # ":" ends a POSIX shell.)
+        if mknod "null-$c" c 1 3 2> /dev/null && chmod 666 "null-$c" && (: > "null-$c") 2> /dev/null; then
                 ino=$(stat -c %i "null-$c")
                 "out_$c" "null-$c" > /dev/null 2> err
                 st=$?
