@@ -85,12 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const pkgnote_module *main = pkgnote_core_main_module(c);
         if (main)
                 touch_str(pkgnote_module_path(main));
-        for (size_t i = 0; i < pkgnote_core_problem_count(c); i++) {
-                const char *msg = pkgnote_core_problem(c, i);
-                if (!msg)
-                        abort();
-                touch_str(msg);
-        }
+        for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
+                touch_problem(pkgnote_core_problem(c, i), true);
         sink += pkgnote_core_bytes_read(c);
 
         pkgnote_core_free(c);

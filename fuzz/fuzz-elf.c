@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         pkgnote_info *info = NULL;
         int r = pkgnote_info_read(e, &info);
         for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++)
-                touch_str(pkgnote_elf_problem(e, i, NULL));
+                touch_problem(pkgnote_elf_problem(e, i), true);
         pkgnote_elf_free(e);
         if (r >= 0)
                 touch_info_and_copy(info);

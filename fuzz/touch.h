@@ -8,6 +8,7 @@
 #ifndef PKGNOTE_FUZZ_TOUCH_H
 #define PKGNOTE_FUZZ_TOUCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,14 @@ static inline void touch(const void *p, size_t len) {
 static inline void touch_str(const char *s) {
         if (s)
                 touch(s, strlen(s) + 1);
+}
+
+/* A problem of any list; ERROR: it must carry a negative errno. */
+static inline void touch_problem(const pkgnote_problem *p, bool error) {
+        if (!p || !p->message || (error && p->error >= 0))
+                abort();
+        touch_str(p->message);
+        touch_str(p->path);
 }
 
 static inline void touch_note(const pkgnote_note *n) {
@@ -124,12 +133,10 @@ static inline void touch_info(const pkgnote_info *info) {
                         abort();
                 touch_dlopen(d);
         }
-        for (size_t i = 0; i < pkgnote_info_problem_count(info); i++) {
-                int err = 0;
-                touch_str(pkgnote_info_problem(info, i, &err));
-                if (err >= 0)
-                        abort();
-        }
+        for (size_t i = 0; i < pkgnote_info_problem_count(info); i++)
+                touch_problem(pkgnote_info_problem(info, i), true);
+        if (pkgnote_info_problem(info, pkgnote_info_problem_count(info)))
+                abort();
 }
 
 /* The summary, then a copy of it read after the original is freed. */

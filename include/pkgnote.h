@@ -30,6 +30,17 @@
  *     are static.  pkgnote_last_error() lasts until the thread's next call
  *     into the library.  Results documented as malloc()ed are the
  *     caller's, released with free().
+ *   - Threads: the library has no global mutable state but the per-thread
+ *     pkgnote_last_error(); different objects may be used in different
+ *     threads at once.  One object may be used from several threads at
+ *     once only through its const accessors, and only for these objects
+ *     once they are built: pkgnote_info, pkgnote_metadata, pkgnote_dlopen,
+ *     pkgnote_core with its modules, and pkgnote_scan between calls of
+ *     pkgnote_scan_add() (its package index is built once, under a lock);
+ *     the serializers pkgnote_metadata_to_json(), _value_json() and
+ *     pkgnote_dlopen_to_json() excepted (jansson before 2.13 marks the
+ *     objects it writes).  A pkgnote_elf reads lazily, even through its accessors: one thread at
+ *     a time.  tests/api/api-threads.c checks these claims.
  *   - The library never prints.
  */
 #ifndef PKGNOTE_H
@@ -68,6 +79,21 @@ extern "C" {
 
 /* The thread's last detailed error message ("" when none). */
 PKGNOTE_PUBLIC const char *pkgnote_last_error(void);
+
+/* A problem met while reading that did not stop the reading: one shape
+ * for ELF views, summaries, cores, scans and scanned objects, each with a
+ * _problem_count() and a _problem(OBJECT, I) accessor (NULL past the
+ * last).  The lists of a view, summary, core and scanned object keep at
+ * most PKGNOTE_MAX_PROBLEMS, a scan's PKGNOTE_MAX_SCAN_PROBLEMS; when more
+ * are met, the last kept one says so (-E2BIG). */
+typedef struct pkgnote_problem {
+        int error;           /* negative errno; 0 for a notice that is no error */
+        const char *path;    /* the file or archive member concerned, or NULL: the object itself */
+        const char *message; /* one line; it may quote bytes of the input: escape before printing */
+} pkgnote_problem;
+
+#define PKGNOTE_MAX_PROBLEMS 64u
+#define PKGNOTE_MAX_SCAN_PROBLEMS (1u << 16)
 
 /* ------------------------------------------------------------------ */
 /* ELF view                                                            */
@@ -113,17 +139,17 @@ PKGNOTE_PUBLIC int pkgnote_elf_phdrs(pkgnote_elf *e, const pkgnote_phdr **ret);
  * file has none (stripped section headers are not an error). */
 PKGNOTE_PUBLIC int pkgnote_elf_shdrs(pkgnote_elf *e, const pkgnote_shdr **ret);
 
-/* Problems met while reading the object that did not stop the reading
- * (a malformed note region, an unreadable section name table): count, and
- * the I-th reason with its errno. */
 /* Why notes were read from the section table rather than a PT_NOTE that
  * describes another file's bytes (a separate debug file, made by eu-strip
  * -f or objcopy --only-keep-debug, keeps the stripped file's program
  * headers), or NULL.  Not a problem: the notes read are right.  Lives as
  * long as E. */
 PKGNOTE_PUBLIC const char *pkgnote_elf_notes_warning(pkgnote_elf *e);
+
+/* Problems met while reading the object that did not stop the reading
+ * (a malformed note region, an unreadable section name table). */
 PKGNOTE_PUBLIC size_t pkgnote_elf_problem_count(const pkgnote_elf *e);
-PKGNOTE_PUBLIC const char *pkgnote_elf_problem(const pkgnote_elf *e, size_t i, int *error);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_elf_problem(const pkgnote_elf *e, size_t i);
 
 /* ------------------------------------------------------------------ */
 /* Notes                                                               */
@@ -367,9 +393,9 @@ PKGNOTE_PUBLIC const pkgnote_dlopen *pkgnote_info_dlopen(const pkgnote_info *inf
 /* Build-id as lowercase hex, or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_info_build_id(const pkgnote_info *info);
 
-/* Malformed notes met: count, and the I-th reason and errno. */
+/* The view's problems and the malformed notes met. */
 PKGNOTE_PUBLIC size_t pkgnote_info_problem_count(const pkgnote_info *info);
-PKGNOTE_PUBLIC const char *pkgnote_info_problem(const pkgnote_info *info, size_t i, int *error);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *info, size_t i);
 
 /* ------------------------------------------------------------------ */
 /* Core files (lib/core.c)                                             */
@@ -381,7 +407,16 @@ PKGNOTE_PUBLIC const char *pkgnote_info_problem(const pkgnote_info *info, size_t
 typedef struct pkgnote_core pkgnote_core;
 typedef struct pkgnote_module pkgnote_module;
 
+/* Option structs (pkgnote_core_options, pkgnote_scan_options,
+ * pkgnote_sbom_options) begin with their size, so that they can gain
+ * fields without breaking callers: set size to sizeof the struct (the
+ * PKGNOTE_*_OPTIONS_INIT initializers do), or leave it 0 to use only the
+ * fields of the first version.  A caller built against a newer header may
+ * pass a larger struct as long as the fields this library does not know
+ * are zero (-EINVAL otherwise).  Options are read during the call only. */
+
 typedef struct pkgnote_core_options {
+        size_t size; /* sizeof(pkgnote_core_options), or 0 */
         /* Where module paths resolve when a note must come from disk: the
          * container's or image's root; NULL means the host's "/".  Paths
          * never escape it ("..", symlinks). */
@@ -389,6 +424,7 @@ typedef struct pkgnote_core_options {
         /* Never read module files from disk. */
         int no_disk;
 } pkgnote_core_options;
+#define PKGNOTE_CORE_OPTIONS_INIT {.size = sizeof(pkgnote_core_options)}
 
 typedef struct pkgnote_thread_info {
         int tid;
@@ -444,7 +480,7 @@ PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_module(const pkgnote_core *c, 
 PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_main_module(const pkgnote_core *c);
 
 PKGNOTE_PUBLIC size_t pkgnote_core_problem_count(const pkgnote_core *c);
-PKGNOTE_PUBLIC const char *pkgnote_core_problem(const pkgnote_core *c, size_t i);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_core_problem(const pkgnote_core *c, size_t i);
 /* Bytes read from the core file so far (compressed bytes for a stream);
  * 0 for a running process (pkgnote_process_open()). */
 PKGNOTE_PUBLIC uint64_t pkgnote_core_bytes_read(const pkgnote_core *c);
@@ -872,6 +908,7 @@ enum {
 };
 
 typedef struct pkgnote_scan_options {
+        size_t size;         /* sizeof(pkgnote_scan_options), or 0 */
         unsigned flags;      /* PKGNOTE_SCAN_* */
         unsigned threads;    /* worker threads; 0: one per online CPU */
         /* ELF archive members up to this size are read whole (bounded
@@ -887,6 +924,7 @@ typedef struct pkgnote_scan_options {
         void (*progress)(void *userdata, uint64_t files, uint64_t bytes);
         void *userdata;
 } pkgnote_scan_options;
+#define PKGNOTE_SCAN_OPTIONS_INIT {.size = sizeof(pkgnote_scan_options)}
 
 /* What an input turned out to be (pkgnote_scan_add()'s return value). */
 enum {
@@ -897,7 +935,8 @@ enum {
         PKGNOTE_SCAN_INPUT_OCI = 5,       /* an OCI image layout, directory or archive */
 };
 
-/* OPTIONS may be NULL for the defaults. */
+/* OPTIONS may be NULL for the defaults; -EINVAL for options this library
+ * does not know (see pkgnote_core_options). */
 PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote_scan **ret);
 PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s);
 
@@ -948,11 +987,9 @@ typedef struct pkgnote_scan_stats {
 PKGNOTE_PUBLIC void pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_stats *ret);
 
 /* Problems met (unreadable files and directories, unsafe archive paths,
- * limits), sorted by input and path: count, and the I-th with its path
- * (as reported for objects) and errno. */
+ * limits), sorted by input and path; paths as reported for objects. */
 PKGNOTE_PUBLIC size_t pkgnote_scan_problem_count(const pkgnote_scan *s);
-PKGNOTE_PUBLIC const char *pkgnote_scan_problem(const pkgnote_scan *s, size_t i, const char **path,
-                                                int *error);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_scan_problem(const pkgnote_scan *s, size_t i);
 
 /* The ELF objects found, sorted by input (in the order added) and then
  * by path (bytewise).  Paths: for a directory, PATH joined with the path
@@ -972,6 +1009,10 @@ PKGNOTE_PUBLIC int pkgnote_scan_object_big_endian(const pkgnote_scan_object *o);
 /* "executable" (ET_EXEC, or ET_DYN with PT_INTERP), "shared object",
  * "relocatable", "core", "unknown": the words of pkgnote show. */
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_kind(const pkgnote_scan_object *o);
+/* The object's summary, as pkgnote_info_read() gives it (never NULL; with
+ * the problems of reading the object too); it lives as long as the scan.
+ * The accessors below are shorthands for it. */
+PKGNOTE_PUBLIC const pkgnote_info *pkgnote_scan_object_info(const pkgnote_scan_object *o);
 /* Lowercase hex, or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_build_id(const pkgnote_scan_object *o);
 /* Package notes as pkgnote_info_read() gives them: identical ones once,
@@ -982,9 +1023,10 @@ PKGNOTE_PUBLIC const char *pkgnote_scan_object_package_json(const pkgnote_scan_o
 /* dlopen notes: the I-th note's array as compact JSON. */
 PKGNOTE_PUBLIC size_t pkgnote_scan_object_dlopen_count(const pkgnote_scan_object *o);
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_dlopen_json(const pkgnote_scan_object *o, size_t i);
-/* Malformed notes and the like (see pkgnote_info_problem()). */
+/* Malformed notes, unreadable members and the like (pkgnote_info_problem()
+ * of the object's summary; their path is NULL: the object itself). */
 PKGNOTE_PUBLIC size_t pkgnote_scan_object_problem_count(const pkgnote_scan_object *o);
-PKGNOTE_PUBLIC const char *pkgnote_scan_object_problem(const pkgnote_scan_object *o, size_t i);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_scan_object_problem(const pkgnote_scan_object *o, size_t i);
 /* Lowercase hex digests of the whole file, or NULL (only with
  * PKGNOTE_SCAN_CHECKSUMS, and only for objects with a package note). */
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha1(const pkgnote_scan_object *o);
@@ -1015,6 +1057,7 @@ enum {
 };
 
 typedef struct pkgnote_sbom_options {
+        size_t size;          /* sizeof(pkgnote_sbom_options), or 0 */
         const char *name;     /* document name (the scanned path); NULL: "pkgnote-scan" */
         int64_t created;      /* creation time, seconds since the epoch; < 0: now */
         /* Non-zero: the SPDX namespace and CycloneDX serial number are
@@ -1023,6 +1066,7 @@ typedef struct pkgnote_sbom_options {
         int reproducible;
         const char *tool_version; /* written as the creating tool's version; NULL: the library's */
 } pkgnote_sbom_options;
+#define PKGNOTE_SBOM_OPTIONS_INIT {.size = sizeof(pkgnote_sbom_options), .created = -1}
 
 /* An SBOM of the scan: one package (component) per distinct package
  * note, with its purl and CPEs (osCpe, appCpe; CPE 2.3 formatted strings

@@ -191,8 +191,11 @@ static size_t walk_link_map(pkgnote_core *c, struct found **ret) {
 }
 
 int pn_core_discover_modules(pkgnote_core *c, pn_core_add_fn add) {
-        if (c->src)
-                return pn_core_problem(c, "modules of a core without NT_FILE are found only in an uncompressed core file"), 0;
+        if (c->src) {
+                pn_core_problem_err(c, -EOPNOTSUPP,
+                                    "modules of a core without NT_FILE are found only in an uncompressed core file");
+                return 0;
+        }
         struct found *chain;
         size_t n_chain = walk_link_map(c, &chain);
         bool *named = calloc(n_chain ? n_chain : 1, sizeof *named);

@@ -41,16 +41,16 @@ enum {
 #define MAX_PAGE 65536u /* largest page size of any Linux port */
 
 void pn_core_problem(pkgnote_core *c, const char *fmt, ...) {
-        if (c->n_problems >= 64)
-                return;
-        char **p = realloc(c->problems, (c->n_problems + 1) * sizeof *p);
-        if (!p)
-                return;
-        c->problems = p;
         va_list ap;
         va_start(ap, fmt);
-        if (vasprintf(&p[c->n_problems], fmt, ap) >= 0)
-                c->n_problems++;
+        (void)pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, -EBADMSG, NULL, 0, fmt, ap);
+        va_end(ap);
+}
+
+void pn_core_problem_err(pkgnote_core *c, int err, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        (void)pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, err, NULL, 0, fmt, ap);
         va_end(ap);
 }
 
@@ -211,7 +211,7 @@ pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t s
                                    int *err) {
         *err = 0;
         if (c->n_modules >= PKGNOTE_MAX_MODULES) {
-                pn_core_problem(c, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
+                pn_core_problem_err(c, -E2BIG, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
                 return NULL;
         }
         pkgnote_module *m = realloc(c->modules, (c->n_modules + 1) * sizeof *m);
@@ -292,12 +292,9 @@ static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
         if (id)
                 m->build_id = strdup(id);
         bool complete = true;
-        for (size_t i = 0; i < pkgnote_info_problem_count(info); i++) {
-                int err;
-                pkgnote_info_problem(info, i, &err);
-                if (err == -ENODATA)
+        for (size_t i = 0; i < pkgnote_info_problem_count(info); i++)
+                if (pkgnote_info_problem(info, i)->error == -ENODATA)
                         complete = false;
-        }
         m->info = info;
         m->source = PKGNOTE_SOURCE_CORE;
         pkgnote_elf_free(e); /* info keeps copies of all it needs */
@@ -362,7 +359,7 @@ static void resolve_modules(pkgnote_core *c, const pkgnote_core_options *o) {
         if (disk && o && o->root) {
                 rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (rootfd < 0) {
-                        pn_core_problem(c, "cannot open root directory '%s': %s", o->root, strerror(errno));
+                        pn_core_problem_err(c, -errno, "cannot open root directory '%s': %s", o->root, strerror(errno));
                         disk = false;
                 }
         }
@@ -442,7 +439,7 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         if (cnt < 0)
                 return cnt;
         for (size_t i = 0; i < pkgnote_elf_problem_count(v); i++)
-                pn_core_problem(c, "%s", pkgnote_elf_problem(v, i, NULL));
+                pn_core_problem_err(c, pkgnote_elf_problem(v, i)->error, "%s", pkgnote_elf_problem(v, i)->message);
         const pkgnote_note *file_note = NULL;
         for (int i = 0; i < cnt; i++) {
                 if (!pkgnote_note_is(&n[i], "CORE", n[i].type))
@@ -470,7 +467,7 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
-                        pn_core_problem(c, "%s", pkgnote_last_error());
+                        pn_core_problem_err(c, r, "%s", pkgnote_last_error());
                         c->n_maps = 0;
                 }
         }
@@ -505,10 +502,10 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                 }
         }
         if (nc > 0 && c->n_modules >= PKGNOTE_MAX_MODULES)
-                pn_core_problem(c, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
+                pn_core_problem_err(c, -E2BIG, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
         free(cand);
         if (!file_note) {
-                pn_core_problem(c, "the core has no NT_FILE note: modules are looked for in its memory");
+                pn_core_problem_err(c, -ENODATA, "the core has no NT_FILE note: modules are looked for in its memory");
                 int r = pn_core_discover_modules(c, add_found_module);
                 if (r < 0)
                         return r;
@@ -553,13 +550,19 @@ PKGNOTE_PUBLIC int pkgnote_core_open(const char *path, const pkgnote_core_option
         return r;
 }
 
-PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *o, pkgnote_core **ret) {
+#define CORE_OPTIONS_V0 PN_OPTIONS_V0(pkgnote_core_options, no_disk)
+
+PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *options, pkgnote_core **ret) {
+        pkgnote_core_options opts, *o = &opts;
+        int r = pn_options_read(&opts, sizeof opts, options, CORE_OPTIONS_V0, "core");
+        if (r < 0)
+                return r;
         pkgnote_core *c = calloc(1, sizeof *c);
         if (!c)
                 return pn_error(-ENOMEM, "out of memory");
         /* Plain seekable cores are read in place; compressed or piped ones
          * as a forward stream. */
-        int r = pn_core_source_open(fd, &c->src);
+        r = pn_core_source_open(fd, &c->src);
         if (r >= 0 && c->src) {
                 uint64_t len;
                 r = pn_core_source_prefix(c->src, &c->prefix, &len);
@@ -583,12 +586,16 @@ PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *o, p
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const pkgnote_core_options *o,
+PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const pkgnote_core_options *options,
                                             pkgnote_core **ret) {
+        pkgnote_core_options opts, *o = &opts;
+        int r = pn_options_read(&opts, sizeof opts, options, CORE_OPTIONS_V0, "core");
+        if (r < 0)
+                return r;
         pkgnote_core *c = calloc(1, sizeof *c);
         if (!c)
                 return pn_error(-ENOMEM, "out of memory");
-        int r = pkgnote_elf_from_memory(data, size, &c->view);
+        r = pkgnote_elf_from_memory(data, size, &c->view);
         if (r >= 0)
                 r = read_core(c, o);
         if (r < 0) {
@@ -612,9 +619,7 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
         }
         for (size_t i = 0; i < c->n_ranges; i++)
                 free(c->ranges[i].owned);
-        for (size_t i = 0; i < c->n_problems; i++)
-                free(c->problems[i]);
-        free(c->problems);
+        pn_problems_clear(&c->problems);
         free(c->ranges);
         free(c->modules);
         free(c->maps);
@@ -664,11 +669,11 @@ PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_main_module(const pkgnote_core
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_core_problem_count(const pkgnote_core *c) {
-        return c->n_problems;
+        return c->problems.n;
 }
 
-PKGNOTE_PUBLIC const char *pkgnote_core_problem(const pkgnote_core *c, size_t i) {
-        return i < c->n_problems ? c->problems[i] : NULL;
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_core_problem(const pkgnote_core *c, size_t i) {
+        return pn_problems_get(&c->problems, i);
 }
 
 PKGNOTE_PUBLIC uint64_t pkgnote_core_bytes_read(const pkgnote_core *c) {

@@ -4,6 +4,7 @@
 #define PKGNOTE_CORE_H
 
 #include "internal.h"
+#include "problem.h"
 
 #define PN_DELETED_SUFFIX " (deleted)"
 
@@ -69,15 +70,16 @@ struct pkgnote_core {
         size_t n_modules;
         size_t main_module;
 
-        char **problems;
-        size_t n_problems;
+        struct pn_problems problems;
 };
 
 /* Appends a module for PATH (a " (deleted)" suffix becomes the flag);
  * NULL at the module limit (reported, *err 0) or on -ENOMEM (*err). */
 pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, bool vdso,
                                    int *err);
+/* Records a problem of the core: malformed (-EBADMSG), or with ERR. */
 void pn_core_problem(pkgnote_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pn_core_problem_err(pkgnote_core *c, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A long of the core's class and byte order. */
 static inline uint64_t pn_core_word(const pkgnote_core *c, const uint8_t *p) {

@@ -320,9 +320,7 @@ PKGNOTE_PUBLIC void pkgnote_elf_free(pkgnote_elf *e) {
         }
         if (e->own_fd && e->fd >= 0)
                 close(e->fd);
-        for (size_t i = 0; i < e->n_problems; i++)
-                free(e->problems[i].message);
-        free(e->problems);
+        pn_problems_clear(&e->problems);
         free(e->notes_warning);
         free(e->owned);
         free(e->phdrs);
@@ -463,23 +461,11 @@ PKGNOTE_PUBLIC int pkgnote_elf_shdrs(pkgnote_elf *e, const pkgnote_shdr **ret) {
 }
 
 int pn_elf_problem(pkgnote_elf *e, int err, const char *fmt, ...) {
-        if (e->n_problems >= 16)
-                return err; /* enough to explain; do not grow on hostile input */
-        struct pn_problem *p = realloc(e->problems, (e->n_problems + 1) * sizeof *p);
-        if (!p)
-                return err;
-        e->problems = p;
-        char *msg;
         va_list ap;
         va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
+        /* Bounded: enough to explain, and hostile input cannot grow it. */
+        (void)pn_problems_addv(&e->problems, PKGNOTE_MAX_PROBLEMS, err, NULL, 0, fmt, ap);
         va_end(ap);
-        if (!msg)
-                return err;
-        p[e->n_problems].err = err;
-        p[e->n_problems].message = msg;
-        e->n_problems++;
         return err;
 }
 
@@ -490,13 +476,9 @@ PKGNOTE_PUBLIC const char *pkgnote_elf_notes_warning(pkgnote_elf *e) {
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_elf_problem_count(const pkgnote_elf *e) {
-        return e->n_problems;
+        return e->problems.n;
 }
 
-PKGNOTE_PUBLIC const char *pkgnote_elf_problem(const pkgnote_elf *e, size_t i, int *error) {
-        if (i >= e->n_problems)
-                return NULL;
-        if (error)
-                *error = e->problems[i].err;
-        return e->problems[i].message;
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_elf_problem(const pkgnote_elf *e, size_t i) {
+        return pn_problems_get(&e->problems, i);
 }

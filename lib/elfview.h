@@ -6,13 +6,9 @@
 #include <stdarg.h>
 
 #include "internal.h"
+#include "problem.h"
 
 struct chunk;
-
-struct pn_problem {
-        int err;
-        char *message;
-};
 
 struct pkgnote_elf {
         const uint8_t *mem; /* whole object in memory, or NULL for a file */
@@ -45,8 +41,7 @@ struct pkgnote_elf {
         pkgnote_note *notes;
         size_t n_notes;
 
-        struct pn_problem *problems;
-        size_t n_problems;
+        struct pn_problems problems;
         /* Set when a PT_NOTE was passed over for the section table. */
         char *notes_warning;
 

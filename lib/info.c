@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "problem.h"
 
 /* A note whose name, descriptor and section name point into BYTES. */
 struct owned_note {
@@ -24,12 +25,7 @@ struct package {
 
 struct dlopen_note {
         pkgnote_dlopen *parsed;
-        char *json; /* as stored, for copies */
-};
-
-struct problem {
-        int err;
-        char *message;
+        char *json; /* compact, for scans and copies */
 };
 
 struct pkgnote_info {
@@ -39,8 +35,7 @@ struct pkgnote_info {
         size_t n_packages, n_package_notes;
         struct dlopen_note *dlopen;
         size_t n_dlopen;
-        struct problem *problems;
-        size_t n_problems;
+        struct pn_problems problems;
 };
 
 /* Copies N with its name (NUL-terminated beyond namesz, so a reader
@@ -68,20 +63,12 @@ static int note_copy(const pkgnote_note *n, struct owned_note *ret) {
         return 0;
 }
 
-static int add_problem(pkgnote_info *info, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int add_problem(pkgnote_info *info, int err, const char *fmt, ...) {
-        struct problem *p = realloc(info->problems, (info->n_problems + 1) * sizeof *p);
-        if (!p)
-                return -ENOMEM;
-        info->problems = p;
+int pn_info_add_problem(pkgnote_info *info, int err, const char *path, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        int r = vasprintf(&p[info->n_problems].message, fmt, ap);
+        int r = pn_problems_addv(&info->problems, PKGNOTE_MAX_PROBLEMS, err, path, 0, fmt, ap);
         va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        p[info->n_problems++].err = err;
-        return 0;
+        return r;
 }
 
 static int add_package(pkgnote_info *info, const pkgnote_note *n) {
@@ -90,14 +77,14 @@ static int add_package(pkgnote_info *info, const pkgnote_note *n) {
         int r;
         info->n_package_notes++;
         if ((r = pkgnote_note_json(n, &json, &len)) < 0)
-                return add_problem(info, r, "package note at offset 0x%llx: %s", (unsigned long long)n->offset,
+                return pn_info_add_problem(info, r, NULL, "package note at offset 0x%llx: %s", (unsigned long long)n->offset,
                                    pkgnote_last_error());
         for (size_t i = 0; i < info->n_packages; i++)
                 if (strlen(info->packages[i].json) == len && memcmp(info->packages[i].json, json, len) == 0)
                         return 0; /* identical notes are one package */
         pkgnote_metadata *m;
         if ((r = pkgnote_metadata_parse(json, len, &m)) < 0)
-                return add_problem(info, r, "package note at offset 0x%llx: %s", (unsigned long long)n->offset,
+                return pn_info_add_problem(info, r, NULL, "package note at offset 0x%llx: %s", (unsigned long long)n->offset,
                                    pkgnote_last_error());
         struct package *p = realloc(info->packages, (info->n_packages + 1) * sizeof *p);
         if (p)
@@ -118,13 +105,13 @@ static int add_dlopen(pkgnote_info *info, const pkgnote_note *n) {
         pkgnote_dlopen *d;
         int r;
         if ((r = pkgnote_note_json(n, &json, &len)) < 0 || (r = pkgnote_dlopen_parse(json, len, &d)) < 0)
-                return add_problem(info, r, "dlopen note at offset 0x%llx: %s", (unsigned long long)n->offset,
+                return pn_info_add_problem(info, r, NULL, "dlopen note at offset 0x%llx: %s", (unsigned long long)n->offset,
                                    pkgnote_last_error());
         struct dlopen_note *a = realloc(info->dlopen, (info->n_dlopen + 1) * sizeof *a);
         if (a)
                 info->dlopen = a;
-        char *copy = a ? strndup(json, len) : NULL;
-        if (!copy) {
+        char *copy = NULL;
+        if (!a || pkgnote_dlopen_to_json(d, &copy) < 0) {
                 pkgnote_dlopen_free(d);
                 return -ENOMEM;
         }
@@ -137,14 +124,13 @@ PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_elf *e, pkgnote_info **ret) {
         int c = pkgnote_elf_notes(e, &notes);
         if (c < 0)
                 return c;
-        pkgnote_info *info = calloc(1, sizeof *info);
+        pkgnote_info *info = pn_info_new();
         if (!info)
                 return pn_error(-ENOMEM, "out of memory");
         int r = 0;
         for (size_t i = 0; i < pkgnote_elf_problem_count(e) && r >= 0; i++) {
-                int err;
-                const char *msg = pkgnote_elf_problem(e, i, &err);
-                r = add_problem(info, err, "%s", msg);
+                const pkgnote_problem *p = pkgnote_elf_problem(e, i);
+                r = pn_info_add_problem(info, p->error, p->path, "%s", p->message);
         }
         const uint8_t *id;
         size_t id_len;
@@ -195,21 +181,13 @@ static int info_copy(const pkgnote_info *src, pkgnote_info *dst) {
                 if (!(dst->dlopen[i].json = strdup(d->json)))
                         return -ENOMEM;
         }
-        if (src->n_problems && !(dst->problems = calloc(src->n_problems, sizeof *dst->problems)))
-                return -ENOMEM;
-        for (size_t i = 0; i < src->n_problems; i++) {
-                if (!(dst->problems[i].message = strdup(src->problems[i].message)))
-                        return -ENOMEM;
-                dst->problems[i].err = src->problems[i].err;
-                dst->n_problems++;
-        }
-        return 0;
+        return pn_problems_append(&dst->problems, PKGNOTE_MAX_PROBLEMS, &src->problems);
 }
 
 PKGNOTE_PUBLIC int pkgnote_info_dup(const pkgnote_info *info, pkgnote_info **ret) {
         if (!info)
                 return pn_error(-EINVAL, "no summary to copy");
-        pkgnote_info *copy = calloc(1, sizeof *copy);
+        pkgnote_info *copy = pn_info_new();
         if (!copy || info_copy(info, copy) < 0) {
                 pkgnote_info_free(copy);
                 return pn_error(-ENOMEM, "out of memory");
@@ -229,11 +207,9 @@ PKGNOTE_PUBLIC void pkgnote_info_free(pkgnote_info *info) {
                 pkgnote_dlopen_free(info->dlopen[i].parsed);
                 free(info->dlopen[i].json);
         }
-        for (size_t i = 0; i < info->n_problems; i++)
-                free(info->problems[i].message);
+        pn_problems_clear(&info->problems);
         free(info->packages);
         free(info->dlopen);
-        free(info->problems);
         free(info);
 }
 
@@ -262,12 +238,15 @@ PKGNOTE_PUBLIC const char *pkgnote_info_build_id(const pkgnote_info *info) {
         return info->has_build_id ? info->build_id : NULL;
 }
 PKGNOTE_PUBLIC size_t pkgnote_info_problem_count(const pkgnote_info *info) {
-        return info->n_problems;
+        return info->problems.n;
 }
-PKGNOTE_PUBLIC const char *pkgnote_info_problem(const pkgnote_info *info, size_t i, int *error) {
-        if (i >= info->n_problems)
-                return NULL;
-        if (error)
-                *error = info->problems[i].err;
-        return info->problems[i].message;
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *info, size_t i) {
+        return pn_problems_get(&info->problems, i);
+}
+const char *pn_info_dlopen_json(const pkgnote_info *info, size_t i) {
+        return i < info->n_dlopen ? info->dlopen[i].json : NULL;
+}
+
+pkgnote_info *pn_info_new(void) {
+        return calloc(1, sizeof(pkgnote_info));
 }

@@ -91,4 +91,20 @@ static inline size_t pn_gnu_property_align(const pkgnote_target *t) {
         return t->elf_class == 64 ? 8 : 4;
 }
 
+/* Copies the caller's options IN (NULL: all defaults) into OUT, whose
+ * struct starts with its size_t size: a size of 0 means V0_SIZE, the
+ * struct of version 0; bytes beyond OUT_SIZE must be zero.  -EINVAL
+ * otherwise, naming WHAT. */
+int pn_options_read(void *out, size_t out_size, const void *in, size_t v0_size, const char *what);
+/* Version 0 of the option structs: every field up to the last one it had. */
+#define PN_OPTIONS_V0(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
+
+/* An empty summary, for objects whose notes could not be read. */
+pkgnote_info *pn_info_new(void);
+/* Adds a problem to INFO (bounded like every problem list). */
+int pn_info_add_problem(pkgnote_info *info, int err, const char *path, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* The I-th dlopen note's array as compact JSON, or NULL. */
+const char *pn_info_dlopen_json(const pkgnote_info *info, size_t i);
+
 #endif

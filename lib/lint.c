@@ -885,7 +885,7 @@ PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userda
                 l.n_sh = 0; /* already recorded as a problem by the note walk */
 
         for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++)
-                report(&l, C_MALFORMED_NOTE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_elf_problem(e, i, NULL));
+                report(&l, C_MALFORMED_NOTE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_elf_problem(e, i)->message);
         /* A separate debug file: its segments are the stripped file's, so
          * where its notes would be loaded cannot be judged from it. */
         bool debug_file = pkgnote_elf_notes_warning(e) != NULL;

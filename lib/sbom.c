@@ -743,9 +743,12 @@ static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char 
 
 PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const pkgnote_sbom_options *options,
                                       char **ret) {
-        pkgnote_sbom_options o = {.created = -1};
-        if (options)
-                o = *options;
+        pkgnote_sbom_options o;
+        int r = pn_options_read(&o, sizeof o, options, PN_OPTIONS_V0(pkgnote_sbom_options, tool_version), "SBOM");
+        if (r < 0)
+                return r;
+        if (!options)
+                o.created = -1;
         switch (format) {
         case PKGNOTE_SBOM_SPDX: return spdx(s, &o, ret);
         case PKGNOTE_SBOM_CYCLONEDX: return cyclonedx(s, &o, ret);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The scan's private state, shared by its files:
- *   scan.c          the scan, its objects, problems, inputs and results
+ *   scan.c          the scan: dispatch of inputs, results, package index
+ *   scan-store.c    what readers write into: objects, problems, progress
  *   scan-walk.c     the worker pool, directory trees and single files
  *   scan-archive.c  tar archives, docker and OCI images (libarchive)
  *   scan-layers.c   archive entries and the merge of image layers
@@ -16,6 +17,7 @@
 #include <sys/types.h>
 
 #include "internal.h"
+#include "problem.h"
 
 #define QUEUE_CAP 256u
 #define MAX_THREADS 64u
@@ -46,22 +48,8 @@ struct pkgnote_scan_object {
         unsigned type, machine;
         int elf_class;
         bool be, interp, elf, has_sums;
-        char *build_id;
-        size_t n_packages;
-        char **package_json;
-        pkgnote_metadata **packages;
-        size_t n_dlopen;
-        char **dlopen_json;
-        size_t n_problems;
-        char **problems;
+        pkgnote_info *info; /* never NULL: notes, build-id and problems */
         char sha1[41], sha256[65];
-};
-
-struct problem {
-        char *path;
-        char *message;
-        int err;
-        size_t input;
 };
 
 struct package {
@@ -95,8 +83,7 @@ struct pkgnote_scan {
         pthread_mutex_t lock; /* objects and problems, while workers run */
         struct pkgnote_scan_object **objects;
         size_t n_objects, cap_objects;
-        struct problem *problems;
-        size_t n_problems, cap_problems;
+        struct pn_problems problems;
         struct counters c;
         uint64_t whited_out;
         struct pn_image_sel sel; /* the image of the input being added */
@@ -112,7 +99,7 @@ struct pkgnote_scan {
 
 struct pkgnote_scan_object *pn_scan_object_new(const char *path, size_t input);
 void pn_scan_object_free(struct pkgnote_scan_object *o);
-int pn_scan_object_add_problem(struct pkgnote_scan_object *o, const char *msg);
+int pn_scan_object_add_problem(struct pkgnote_scan_object *o, int err, const char *msg);
 /* Copies what the scan keeps of E (which may be freed right after). */
 int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e);
 /* A deep copy of SRC named PATH (a hard link to it), or NULL. */

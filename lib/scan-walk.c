@@ -150,7 +150,8 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
         }
         o->size = pkgnote_elf_size(e);
         pkgnote_elf_free(e);
-        if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && o->n_packages > 0 && (r = sum_fd(fd, io, o)) < 0)
+        if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && pkgnote_info_package_count(o->info) > 0 &&
+            (r = sum_fd(fd, io, o)) < 0)
                 file_problem(p, dirpath, name, r, "cannot read: %s", strerror(-r));
         pn_scan_add_object(s, o);
 out:
@@ -162,13 +163,13 @@ static void do_member(struct pool *p, struct job *j) {
         pkgnote_elf *e;
         int r = j->partial ? pn_elf_from_prefix(j->buf, j->len, &e) : pkgnote_elf_from_memory(j->buf, j->len, &e);
         if (r < 0) {
-                pn_scan_object_add_problem(j->obj, pkgnote_last_error());
+                pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
                 return;
         }
         if ((r = pn_scan_object_fill(j->obj, e)) < 0)
-                pn_scan_object_add_problem(j->obj, pkgnote_last_error());
+                pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
         if (j->partial)
-                pn_scan_object_add_problem(j->obj, "only the first part of the member was read (larger than the member size limit)");
+                pn_scan_object_add_problem(j->obj, -E2BIG, "only the first part of the member was read (larger than the member size limit)");
         pkgnote_elf_free(e);
 }
 
@@ -644,7 +645,7 @@ int pn_scan_file(pkgnote_scan *s, size_t input, int fd, const char *path, const 
         }
         o->size = pkgnote_elf_size(e);
         pkgnote_elf_free(e);
-        if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && o->n_packages > 0) {
+        if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && pkgnote_info_package_count(o->info) > 0) {
                 /* Without memory or on a read error the object has no
                  * checksums, and no problem is recorded for it. */
                 uint8_t *io = malloc(IO_CHUNK);

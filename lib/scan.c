@@ -3,243 +3,32 @@
  * Inventories: every ELF object of a file tree, a single file, a tar of
  * a root filesystem, a "docker save" archive or an OCI image layout.
  *
- * This file holds the scan itself: its objects (what is kept of each ELF
- * file once its view is freed), the problems met, the dispatch of an
- * input to its reader, and the results with the package index.  The
- * readers are scan-walk.c (directory trees, single files and the worker
- * pool all of them feed) and scan-archive.c (archives and images, whose
- * layers scan-layers.c merges).
+ * This file holds the scan itself: the dispatch of an input to its
+ * reader, and the results with the package index.  The readers are
+ * scan-walk.c (directory trees, single files and the worker pool all of
+ * them feed) and scan-archive.c (archives and images, whose layers
+ * scan-layers.c merges); they write into the store of scan-store.c.
  */
 #include "config.h"
 
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "scan-private.h"
 
-/* ------------------------------------------------------------------ */
-/* Objects                                                             */
-
-void pn_scan_object_free(struct pkgnote_scan_object *o) {
-        if (!o)
-                return;
-        for (size_t i = 0; i < o->n_packages; i++) {
-                free(o->package_json[i]);
-                pkgnote_metadata_free(o->packages[i]);
-        }
-        for (size_t i = 0; i < o->n_dlopen; i++)
-                free(o->dlopen_json[i]);
-        for (size_t i = 0; i < o->n_problems; i++)
-                free(o->problems[i]);
-        free(o->package_json);
-        free(o->packages);
-        free(o->dlopen_json);
-        free(o->problems);
-        free(o->build_id);
-        free(o->path);
-        free(o);
-}
-
-struct pkgnote_scan_object *pn_scan_object_new(const char *path, size_t input) {
-        struct pkgnote_scan_object *o = calloc(1, sizeof *o);
-        if (!o || !(o->path = strdup(path))) {
-                free(o);
-                return NULL;
-        }
-        o->input = input;
-        return o;
-}
-
-int pn_scan_object_add_problem(struct pkgnote_scan_object *o, const char *msg) {
-        char **p = realloc(o->problems, (o->n_problems + 1) * sizeof *p);
-        if (!p)
-                return -ENOMEM;
-        o->problems = p;
-        if (!(p[o->n_problems] = strdup(msg)))
-                return -ENOMEM;
-        o->n_problems++;
-        return 0;
-}
-
-/* Room for N packages in O, which has none yet. */
-static int object_alloc_packages(struct pkgnote_scan_object *o, size_t n) {
-        if (n == 0)
-                return 0;
-        o->package_json = calloc(n, sizeof *o->package_json);
-        o->packages = calloc(n, sizeof *o->packages);
-        return o->package_json && o->packages ? 0 : -ENOMEM;
-}
-
-/* Adds the package note JSON to O, copied (the text it came from is freed
- * before O) and parsed; counted before parsing so that a failure leaves
- * nothing for pn_scan_object_free() to miss. */
-static int object_add_package(struct pkgnote_scan_object *o, const char *json) {
-        char *j = strdup(json);
-        if (!j)
-                return -ENOMEM;
-        o->package_json[o->n_packages++] = j;
-        return pkgnote_metadata_parse(j, strlen(j), &o->packages[o->n_packages - 1]);
-}
-
-/* Copies what the scan keeps of E: the view and its info are freed right
- * after, so nothing may point into them. */
-int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e) {
-        pkgnote_info *info;
-        int r = pkgnote_info_read(e, &info);
+PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote_scan **ret) {
+        pkgnote_scan_options opts;
+        int r = pn_options_read(&opts, sizeof opts, options, PN_OPTIONS_V0(pkgnote_scan_options, userdata), "scan");
         if (r < 0)
                 return r;
-        o->elf = true;
-        o->type = pkgnote_elf_type(e);
-        o->machine = pkgnote_elf_machine(e);
-        o->elf_class = pkgnote_elf_class(e);
-        o->be = pkgnote_elf_big_endian(e);
-        const pkgnote_phdr *ph;
-        int n = pkgnote_elf_phdrs(e, &ph);
-        for (int i = 0; i < n; i++)
-                if (ph[i].type == 3 /* PT_INTERP */)
-                        o->interp = true;
-        r = -ENOMEM;
-        const char *id = pkgnote_info_build_id(info);
-        if (id && !(o->build_id = strdup(id)))
-                goto out;
-        size_t np = pkgnote_info_package_count(info);
-        if (object_alloc_packages(o, np) < 0)
-                goto out;
-        for (size_t i = 0; i < np; i++) {
-                int q = object_add_package(o, pkgnote_info_package_json(info, i));
-                if (q < 0) {
-                        r = q;
-                        goto out;
-                }
-        }
-        size_t nd = pkgnote_info_dlopen_count(info);
-        if (nd && !(o->dlopen_json = calloc(nd, sizeof *o->dlopen_json)))
-                goto out;
-        for (size_t i = 0; i < nd; i++) {
-                int q = pkgnote_dlopen_to_json(pkgnote_info_dlopen(info, i), &o->dlopen_json[o->n_dlopen]);
-                if (q < 0) {
-                        r = q;
-                        goto out;
-                }
-                o->n_dlopen++;
-        }
-        for (size_t i = 0; i < pkgnote_info_problem_count(info); i++)
-                if (pn_scan_object_add_problem(o, pkgnote_info_problem(info, i, NULL)) < 0)
-                        goto out;
-        r = 0;
-out:
-        pkgnote_info_free(info);
-        return r;
-}
-
-struct pkgnote_scan_object *pn_scan_object_clone(const struct pkgnote_scan_object *src, const char *path) {
-        struct pkgnote_scan_object *o = pn_scan_object_new(path, src->input);
-        if (!o)
-                return NULL;
-        o->size = src->size, o->type = src->type, o->machine = src->machine;
-        o->elf_class = src->elf_class, o->be = src->be, o->interp = src->interp, o->elf = src->elf;
-        o->has_sums = src->has_sums;
-        memcpy(o->sha1, src->sha1, sizeof o->sha1);
-        memcpy(o->sha256, src->sha256, sizeof o->sha256);
-        if (src->build_id && !(o->build_id = strdup(src->build_id)))
-                goto fail;
-        if (object_alloc_packages(o, src->n_packages) < 0)
-                goto fail;
-        for (size_t i = 0; i < src->n_packages; i++)
-                if (object_add_package(o, src->package_json[i]) < 0)
-                        goto fail;
-        if (src->n_dlopen && !(o->dlopen_json = calloc(src->n_dlopen, sizeof(char *))))
-                goto fail;
-        for (size_t i = 0; i < src->n_dlopen; i++) {
-                if (!(o->dlopen_json[i] = strdup(src->dlopen_json[i])))
-                        goto fail;
-                o->n_dlopen++;
-        }
-        for (size_t i = 0; i < src->n_problems; i++)
-                if (pn_scan_object_add_problem(o, src->problems[i]) < 0)
-                        goto fail;
-        return o;
-fail:
-        pn_scan_object_free(o);
-        return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* The scan                                                            */
-
-static uint64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-void pn_scan_progress(pkgnote_scan *s, bool force) {
-        if (!s->opts.progress)
-                return;
-        uint64_t t = now_ms();
-        if (!force && t - s->last_progress < 100)
-                return;
-        s->last_progress = t;
-        s->opts.progress(s->opts.userdata, atomic_load(&s->prog_files), atomic_load(&s->prog_bytes));
-}
-
-void pn_scan_add_problem(pkgnote_scan *s, size_t input, const char *path, int err, const char *fmt, ...) {
-        char *msg = NULL, *p = strdup(path);
-        va_list ap;
-        va_start(ap, fmt);
-        if (vasprintf(&msg, fmt, ap) < 0)
-                msg = NULL;
-        va_end(ap);
-        pthread_mutex_lock(&s->lock);
-        if (msg && p && s->n_problems == s->cap_problems) {
-                size_t cap = s->cap_problems ? 2 * s->cap_problems : 16;
-                struct problem *n = realloc(s->problems, cap * sizeof *n);
-                if (n) {
-                        s->problems = n;
-                        s->cap_problems = cap;
-                }
-        }
-        if (msg && p && s->n_problems < s->cap_problems) {
-                s->problems[s->n_problems++] = (struct problem){p, msg, err, input};
-                p = msg = NULL;
-        }
-        pthread_mutex_unlock(&s->lock);
-        free(p);
-        free(msg);
-}
-
-int pn_scan_add_object(pkgnote_scan *s, struct pkgnote_scan_object *o) {
-        int r = 0;
-        pthread_mutex_lock(&s->lock);
-        if (s->n_objects == s->cap_objects) {
-                size_t cap = s->cap_objects ? 2 * s->cap_objects : 256;
-                struct pkgnote_scan_object **n = realloc(s->objects, cap * sizeof *n);
-                if (n) {
-                        s->objects = n;
-                        s->cap_objects = cap;
-                } else
-                        r = -ENOMEM;
-        }
-        if (r == 0)
-                s->objects[s->n_objects++] = o;
-        pthread_mutex_unlock(&s->lock);
-        if (r < 0)
-                pn_scan_object_free(o);
-        return r;
-}
-
-PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote_scan **ret) {
         pkgnote_scan *s = calloc(1, sizeof *s);
         if (!s)
                 return pn_error(-ENOMEM, "out of memory");
-        if (options)
-                s->opts = *options;
+        s->opts = opts;
         if (s->opts.max_member == 0)
                 s->opts.max_member = PKGNOTE_MAX_SCAN_MEMBER;
         if (s->opts.threads == 0) {
@@ -268,29 +57,12 @@ PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s) {
                 return;
         for (size_t i = 0; i < s->n_objects; i++)
                 pn_scan_object_free(s->objects[i]);
-        for (size_t i = 0; i < s->n_problems; i++) {
-                free(s->problems[i].path);
-                free(s->problems[i].message);
-        }
+        pn_problems_clear(&s->problems);
         packages_clear(s);
         free(s->objects);
-        free(s->problems);
         free(s->platform);
         pthread_mutex_destroy(&s->lock);
         free(s);
-}
-
-char *pn_scan_join(const char *dir, const char *name) {
-        size_t a = strlen(dir), b = strlen(name);
-        bool slash = a > 0 && dir[a - 1] != '/';
-        char *p = malloc(a + slash + b + 1);
-        if (!p)
-                return NULL;
-        memcpy(p, dir, a);
-        if (slash)
-                p[a] = '/';
-        memcpy(p + a + slash, name, b + 1);
-        return p;
 }
 
 /* ------------------------------------------------------------------ */
@@ -305,10 +77,10 @@ static int cmp_objects(const void *a, const void *b) {
 }
 
 static int cmp_problems(const void *a, const void *b) {
-        const struct problem *x = a, *y = b;
+        const struct pn_problem *x = a, *y = b;
         if (x->input != y->input)
                 return x->input < y->input ? -1 : 1;
-        int c = strcmp(x->path, y->path);
+        int c = strcmp(x->path ? x->path : "", y->path ? y->path : "");
         return c ? c : strcmp(x->message, y->message);
 }
 
@@ -460,7 +232,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, con
         if (!s || !path)
                 return pn_error(-EINVAL, "no path");
         size_t input = s->n_inputs++;
-        size_t first_object = s->n_objects, first_problem = s->n_problems;
+        size_t first_object = s->n_objects, first_problem = s->problems.n;
         packages_clear(s);
         pn_error_clear();
         char *file = NULL;
@@ -471,8 +243,9 @@ PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, con
         /* Results arrive in completion order; sort this input's. */
         if (s->n_objects > first_object)
                 qsort(s->objects + first_object, s->n_objects - first_object, sizeof *s->objects, cmp_objects);
-        if (s->n_problems > first_problem)
-                qsort(s->problems + first_problem, s->n_problems - first_problem, sizeof *s->problems, cmp_problems);
+        if (s->problems.n > first_problem)
+                qsort(s->problems.v + first_problem, s->problems.n - first_problem, sizeof *s->problems.v,
+                      cmp_problems);
         pn_scan_progress(s, true);
         if (r >= 0)
                 s->inputs_ok++;
@@ -495,11 +268,12 @@ PKGNOTE_PUBLIC void pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_s
         st.whited_out = s->whited_out;
         st.objects = s->n_objects;
         for (size_t i = 0; i < s->n_objects; i++) {
-                if (s->objects[i]->n_packages)
+                const pkgnote_info *info = s->objects[i]->info;
+                if (pkgnote_info_package_count(info))
                         st.with_note++;
                 else
                         st.without_note++;
-                if (s->objects[i]->n_problems)
+                if (pkgnote_info_problem_count(info))
                         st.malformed++;
         }
         st.packages = pkgnote_scan_package_count(s);
@@ -507,17 +281,11 @@ PKGNOTE_PUBLIC void pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_s
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_scan_problem_count(const pkgnote_scan *s) {
-        return s->n_problems;
+        return s->problems.n;
 }
 
-PKGNOTE_PUBLIC const char *pkgnote_scan_problem(const pkgnote_scan *s, size_t i, const char **path, int *error) {
-        if (i >= s->n_problems)
-                return NULL;
-        if (path)
-                *path = s->problems[i].path;
-        if (error)
-                *error = s->problems[i].err;
-        return s->problems[i].message;
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_scan_problem(const pkgnote_scan *s, size_t i) {
+        return pn_problems_get(&s->problems, i);
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_scan_object_count(const pkgnote_scan *s) {
@@ -556,35 +324,38 @@ PKGNOTE_PUBLIC const char *pkgnote_scan_object_kind(const pkgnote_scan_object *o
         default: return "unknown";
         }
 }
+PKGNOTE_PUBLIC const pkgnote_info *pkgnote_scan_object_info(const pkgnote_scan_object *o) {
+        return o->info;
+}
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_build_id(const pkgnote_scan_object *o) {
-        return o->build_id;
+        return pkgnote_info_build_id(o->info);
 }
 PKGNOTE_PUBLIC size_t pkgnote_scan_object_package_count(const pkgnote_scan_object *o) {
-        return o->n_packages;
+        return pkgnote_info_package_count(o->info);
 }
 PKGNOTE_PUBLIC const pkgnote_metadata *pkgnote_scan_object_package(const pkgnote_scan_object *o, size_t i) {
-        return i < o->n_packages ? o->packages[i] : NULL;
+        return pkgnote_info_package(o->info, i);
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_package_json(const pkgnote_scan_object *o, size_t i) {
-        return i < o->n_packages ? o->package_json[i] : NULL;
+        return pkgnote_info_package_json(o->info, i);
 }
 PKGNOTE_PUBLIC size_t pkgnote_scan_object_dlopen_count(const pkgnote_scan_object *o) {
-        return o->n_dlopen;
+        return pkgnote_info_dlopen_count(o->info);
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_dlopen_json(const pkgnote_scan_object *o, size_t i) {
-        return i < o->n_dlopen ? o->dlopen_json[i] : NULL;
+        return pn_info_dlopen_json(o->info, i);
 }
 PKGNOTE_PUBLIC size_t pkgnote_scan_object_problem_count(const pkgnote_scan_object *o) {
-        return o->n_problems;
+        return pkgnote_info_problem_count(o->info);
 }
-PKGNOTE_PUBLIC const char *pkgnote_scan_object_problem(const pkgnote_scan_object *o, size_t i) {
-        return i < o->n_problems ? o->problems[i] : NULL;
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_scan_object_problem(const pkgnote_scan_object *o, size_t i) {
+        return pkgnote_info_problem(o->info, i);
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha1(const pkgnote_scan_object *o) {
-        return o->has_sums && o->n_packages ? o->sha1 : NULL;
+        return o->has_sums && pkgnote_info_package_count(o->info) ? o->sha1 : NULL;
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha256(const pkgnote_scan_object *o) {
-        return o->has_sums && o->n_packages ? o->sha256 : NULL;
+        return o->has_sums && pkgnote_info_package_count(o->info) ? o->sha256 : NULL;
 }
 
 /* ---- the package index ---- */
@@ -619,15 +390,15 @@ static int cmp_pkgref(const void *pa, const void *pb) {
 static int build_packages(pkgnote_scan *s) {
         size_t n = 0;
         for (size_t i = 0; i < s->n_objects; i++)
-                n += s->objects[i]->n_packages;
+                n += pkgnote_info_package_count(s->objects[i]->info);
         struct pkgref *refs = calloc(n ? n : 1, sizeof *refs);
         if (!refs)
                 return -ENOMEM;
         size_t k = 0;
         for (size_t i = 0; i < s->n_objects; i++)
-                for (size_t j = 0; j < s->objects[i]->n_packages; j++, k++)
-                        refs[k] = (struct pkgref){s->objects[i]->package_json[j], s->objects[i]->packages[j],
-                                                  s->objects[i], k};
+                for (size_t j = 0; j < pkgnote_info_package_count(s->objects[i]->info); j++, k++)
+                        refs[k] = (struct pkgref){pkgnote_info_package_json(s->objects[i]->info, j),
+                                                  pkgnote_info_package(s->objects[i]->info, j), s->objects[i], k};
         qsort(refs, n, sizeof *refs, cmp_pkgref);
         int r = 0;
         for (size_t i = 0; i < n && r == 0;) {
@@ -657,16 +428,17 @@ static int build_packages(pkgnote_scan *s) {
 }
 
 static const struct package *package_at(const pkgnote_scan *s, size_t i) {
-        /* The index is a cache of the objects: logically const. */
+        /* The index is a cache of the objects: logically const, built once
+         * under the lock, since const accessors may run in several threads. */
         pkgnote_scan *m = (pkgnote_scan *)s;
-        if (!m->packages_valid && build_packages(m) < 0)
-                return NULL;
-        return i < m->n_packages ? &m->packages[i] : NULL;
+        pthread_mutex_lock(&m->lock);
+        bool ok = m->packages_valid || build_packages(m) >= 0;
+        pthread_mutex_unlock(&m->lock);
+        return ok && i < m->n_packages ? &m->packages[i] : NULL;
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_scan_package_count(const pkgnote_scan *s) {
-        package_at(s, 0);
-        return s->n_packages;
+        return package_at(s, 0) ? s->n_packages : 0;
 }
 PKGNOTE_PUBLIC const pkgnote_metadata *pkgnote_scan_package(const pkgnote_scan *s, size_t i) {
         const struct package *p = package_at(s, i);

@@ -124,7 +124,8 @@ static void touch_core(const pkgnote_core *c) {
         if (main)
                 touch_str(pkgnote_module_path(main));
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
-                CHECK(pkgnote_core_problem(c, i) && pkgnote_core_problem(c, i)[0]);
+                CHECK(pkgnote_core_problem(c, i) && pkgnote_core_problem(c, i)->message[0] &&
+                      pkgnote_core_problem(c, i)->error < 0);
         CHECK(pkgnote_core_problem(c, pkgnote_core_problem_count(c)) == NULL);
         sink += pkgnote_core_bytes_read(c);
 }
@@ -164,11 +165,11 @@ static const pkgnote_module *find(const pkgnote_core *c, const char *path) {
 
 static bool has_problem(const pkgnote_core *c, const char *needle) {
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
-                if (strstr(pkgnote_core_problem(c, i), needle))
+                if (strstr(pkgnote_core_problem(c, i)->message, needle))
                         return true;
         fprintf(stderr, "no problem containing \"%s\" among %zu:\n", needle, pkgnote_core_problem_count(c));
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
-                fprintf(stderr, "  %s\n", pkgnote_core_problem(c, i));
+                fprintf(stderr, "  %s\n", pkgnote_core_problem(c, i)->message);
         return false;
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "pkgnote.h"
+#include "problem.h"
 #include "testlib.h"
 
 #define JSON_DEB "{\"type\":\"deb\",\"os\":\"debian\",\"name\":\"hello\",\"version\":\"1.0-1\",\"architecture\":\"amd64\"}"
@@ -226,10 +227,9 @@ static int problem_of(const uint8_t *region, size_t len, char *msg, size_t msg_l
         pkgnote_info *info;
         r = pkgnote_info_read(e, &info);
         if (r >= 0) {
-                int err = 0;
-                const char *m = pkgnote_info_problem(info, 0, &err);
-                snprintf(msg, msg_len, "%s", m ? m : "");
-                r = err;
+                const pkgnote_problem *p = pkgnote_info_problem(info, 0);
+                snprintf(msg, msg_len, "%s", p ? p->message : "");
+                r = p ? p->error : 0;
                 pkgnote_info_free(info);
         }
         pkgnote_elf_free(e);
@@ -381,6 +381,30 @@ static void test_encode(void) {
         free(b);
 }
 
+/* Every problem list (views, summaries, cores, scans) is one bounded
+ * shape: past its limit nothing grows, and the last entry says that more
+ * were met (-E2BIG), once. */
+static void test_problem_list_bounded(void) {
+        struct pn_problems l = {0};
+        for (int i = 0; i < 3 * (int)PKGNOTE_MAX_PROBLEMS; i++)
+                CHECK_INT(pn_problems_add(&l, PKGNOTE_MAX_PROBLEMS, -EBADMSG, i % 2 ? "p" : NULL, "bad %d", i), 0);
+        CHECK_INT(l.n, PKGNOTE_MAX_PROBLEMS);
+        const pkgnote_problem *first = pn_problems_get(&l, 0);
+        const pkgnote_problem *last = pn_problems_get(&l, PKGNOTE_MAX_PROBLEMS - 1);
+        CHECK(first && !first->path && first->error == -EBADMSG);
+        CHECK_STR(first ? first->message : NULL, "bad 0");
+        CHECK(pn_problems_get(&l, 1) && pn_problems_get(&l, 1)->path && !strcmp(pn_problems_get(&l, 1)->path, "p"));
+        CHECK(last && last->error == -E2BIG && !last->path);
+        CHECK_STR(last ? last->message : NULL, "more problems, not listed");
+        CHECK(pn_problems_get(&l, PKGNOTE_MAX_PROBLEMS) == NULL);
+        struct pn_problems copy = {0};
+        CHECK_INT(pn_problems_append(&copy, PKGNOTE_MAX_PROBLEMS, &l), 0);
+        CHECK_INT(copy.n, l.n);
+        pn_problems_clear(&l);
+        CHECK_STR(pn_problems_get(&copy, 0)->message, "bad 0"); /* the copy owns its strings */
+        pn_problems_clear(&copy);
+}
+
 int main(void) {
         RUN(test_classes_and_orders);
         RUN(test_stripped_sections);
@@ -394,5 +418,6 @@ int main(void) {
         RUN(test_truncated_prefixes);
         RUN(test_files);
         RUN(test_encode);
+        RUN(test_problem_list_bounded);
         return test_summary();
 }

@@ -290,7 +290,7 @@ int cmd_core(int argc, char **argv) {
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, path);
                 fputs("': ", stderr);
-                tool_print_escaped(stderr, pkgnote_core_problem(c, i));
+                tool_print_escaped(stderr, pkgnote_core_problem(c, i)->message);
                 fputs(", ignoring\n", stderr);
         }
         if (o.stats)

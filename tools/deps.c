@@ -75,9 +75,8 @@ static int add_file(pkgnote_deps *d, const char *path, bool warn, bool skip_non_
         }
         int ret = 0;
         for (size_t i = 0; i < pkgnote_info_problem_count(info); i++) {
-                int err;
-                const char *msg = pkgnote_info_problem(info, i, &err);
-                if (msg && strstr(msg, "dlopen")) {
+                const char *msg = pkgnote_info_problem(info, i)->message;
+                if (strstr(msg, "dlopen")) {
                         fprintf(stderr, "%s: '", program_name);
                         tool_print_escaped(stderr, path);
                         fputs("': malformed dlopen note: ", stderr);

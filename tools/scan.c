@@ -236,7 +236,7 @@ static void print_json(FILE *f, const pkgnote_scan *s, char **inputs) {
                         for (size_t k = 0; k < pkgnote_scan_object_problem_count(o); k++) {
                                 if (k)
                                         fputc(',', f);
-                                tool_print_json_string(f, pkgnote_scan_object_problem(o, k));
+                                tool_print_json_string(f, pkgnote_scan_object_problem(o, k)->message);
                         }
                         fputc(']', f);
                 }
@@ -434,16 +434,15 @@ int cmd_scan(int argc, char **argv) {
         }
         clear_progress();
         for (size_t i = 0; i < pkgnote_scan_problem_count(s); i++) {
-                const char *path;
-                const char *msg = pkgnote_scan_problem(s, i, &path, NULL);
-                print_problem(path, msg);
+                const pkgnote_problem *p = pkgnote_scan_problem(s, i);
+                print_problem(p->path ? p->path : "", p->message);
                 if (ret == EXIT_OK)
                         ret = EXIT_NOTFOUND;
         }
         for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
                 const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
                 for (size_t k = 0; k < pkgnote_scan_object_problem_count(ob); k++) {
-                        print_problem(pkgnote_scan_object_path(ob), pkgnote_scan_object_problem(ob, k));
+                        print_problem(pkgnote_scan_object_path(ob), pkgnote_scan_object_problem(ob, k)->message);
                         if (ret == EXIT_OK)
                                 ret = EXIT_NOTFOUND;
                 }

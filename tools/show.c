@@ -203,7 +203,7 @@ static int show_one(const char *path, const struct show_opts *o) {
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, path);
                 fputs("': ", stderr);
-                tool_print_escaped(stderr, pkgnote_info_problem(info, i, NULL));
+                tool_print_escaped(stderr, pkgnote_info_problem(info, i)->message);
                 fputc('\n', stderr);
                 ret = EXIT_FAILURE_;
         }

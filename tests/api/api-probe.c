@@ -13,6 +13,7 @@
  * note), this running process, and a scan of this file; with --core, each
  * core file as well (a real kernel core, see tests/cmd-api-probe.sh).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,10 +107,8 @@ static void probe_file(const char *path) {
         size_t id_len;
         CHECK(pkgnote_elf_build_id(e, &id, &id_len) == 1);
         touch(id, id_len);
-        for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++) {
-                int err = 0;
-                touch_str(pkgnote_elf_problem(e, i, &err));
-        }
+        for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++)
+                touch_problem(pkgnote_elf_problem(e, i), true);
         size_t findings = 0;
         CHECK(pkgnote_lint(e, lint_finding, &findings) >= 0);
 
@@ -171,7 +170,7 @@ static size_t probe_core(pkgnote_core *c, const char *name) {
         if (main_module)
                 touch_str(pkgnote_module_path(main_module));
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
-                touch_str(pkgnote_core_problem(c, i));
+                touch_problem(pkgnote_core_problem(c, i), true);
         sink += pkgnote_core_bytes_read(c);
         pkgnote_core_free(c);
         /* Copies outlive the core they were taken from. */
@@ -208,8 +207,11 @@ static void touch_object(const pkgnote_scan_object *o) {
         }
         for (size_t i = 0; i < pkgnote_scan_object_dlopen_count(o); i++)
                 touch_str(pkgnote_scan_object_dlopen_json(o, i));
+        CHECK(pkgnote_scan_object_info(o) != NULL);
+        if (pkgnote_scan_object_info(o))
+                probe_info(pkgnote_scan_object_info(o), NULL);
         for (size_t i = 0; i < pkgnote_scan_object_problem_count(o); i++)
-                touch_str(pkgnote_scan_object_problem(o, i));
+                touch_problem(pkgnote_scan_object_problem(o, i), true);
         touch_str(pkgnote_scan_object_sha1(o));
         touch_str(pkgnote_scan_object_sha256(o));
 }
@@ -225,12 +227,8 @@ static void probe_scan(const char *path) {
         pkgnote_scan_stats st;
         pkgnote_scan_get_stats(s, &st);
         CHECK(st.objects == 1 && st.with_note == 1);
-        for (size_t i = 0; i < pkgnote_scan_problem_count(s); i++) {
-                const char *p = NULL;
-                int err = 0;
-                touch_str(pkgnote_scan_problem(s, i, &p, &err));
-                touch_str(p);
-        }
+        for (size_t i = 0; i < pkgnote_scan_problem_count(s); i++)
+                touch_problem(pkgnote_scan_problem(s, i), false); /* notices carry 0 */
         CHECK(pkgnote_scan_object_count(s) == 1);
         for (size_t i = 0; i < pkgnote_scan_object_count(s); i++)
                 touch_object(pkgnote_scan_object_get(s, i));
@@ -256,6 +254,47 @@ static void probe_scan(const char *path) {
         pkgnote_scan_free(s);
 }
 
+/* Option structs grow: size 0 is the first version, sizeof the current
+ * one; a newer caller's larger struct works while its new fields are
+ * unset, and is refused when they are set. */
+static void probe_options(void) {
+        pkgnote_scan *s = NULL;
+        pkgnote_scan_options cur = PKGNOTE_SCAN_OPTIONS_INIT;
+        CHECK(pkgnote_scan_new(&cur, &s) == 0);
+        pkgnote_scan_free(s);
+        struct {
+                pkgnote_scan_options o;
+                uint64_t future;
+        } newer = {.o = {.size = sizeof newer, .threads = 1}};
+        CHECK(pkgnote_scan_new(&newer.o, &s) == 0);
+        pkgnote_scan_free(s);
+        newer.future = 1;
+        s = NULL;
+        CHECK(pkgnote_scan_new(&newer.o, &s) == -EINVAL && !s);
+        pkgnote_scan_options tiny = {.size = 1};
+        CHECK(pkgnote_scan_new(&tiny, &s) == -EINVAL && !s);
+
+        struct {
+                pkgnote_core_options o;
+                uint64_t future;
+        } core_newer = {.o = {.size = sizeof core_newer, .no_disk = 1}, .future = 1};
+        pkgnote_core *c = NULL;
+        CHECK(pkgnote_core_from_memory("", 0, &core_newer.o, &c) == -EINVAL && !c);
+        CHECK(pkgnote_core_open("/dev/null", &core_newer.o, &c) == -EINVAL && !c);
+
+        CHECK(pkgnote_scan_new(NULL, &s) == 0);
+        struct {
+                pkgnote_sbom_options o;
+                uint64_t future;
+        } sbom_newer = {.o = {.size = sizeof sbom_newer}, .future = 1};
+        char *doc = NULL;
+        CHECK(pkgnote_sbom_write(s, PKGNOTE_SBOM_SPDX, &sbom_newer.o, &doc) == -EINVAL && !doc);
+        pkgnote_sbom_options sbom_cur = PKGNOTE_SBOM_OPTIONS_INIT;
+        CHECK(pkgnote_sbom_write(s, PKGNOTE_SBOM_SPDX, &sbom_cur, &doc) >= 0 && doc);
+        free(doc);
+        pkgnote_scan_free(s);
+}
+
 int main(int argc, char **argv) {
         char self[4096];
         ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -276,6 +315,11 @@ int main(int argc, char **argv) {
         if (failures == before)
                 CHECK(probe_core(c, "regress-uaf") == 1);
         printf("%s - process: every accessor of every module, copies after the process object\n",
+               failures == before ? "ok" : "not ok");
+
+        before = failures;
+        probe_options();
+        printf("%s - option structs: version 0, current, a newer caller's with and without new fields\n",
                failures == before ? "ok" : "not ok");
 
         before = failures;

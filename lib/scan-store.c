@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The store a scan's readers write into: scanned objects (each holding
+ * the pkgnote_info of its file, which owns its data, so the file's view
+ * can go right after), the scan's problems, its objects and progress.
+ * The readers (scan-walk.c, scan-archive.c, scan-layers.c) and their
+ * workers call only this file; scan.c dispatches inputs to them and
+ * answers for the results, so no two files call each other.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "scan-private.h"
+
+/* ------------------------------------------------------------------ */
+/* Objects                                                             */
+
+void pn_scan_object_free(struct pkgnote_scan_object *o) {
+        if (!o)
+                return;
+        pkgnote_info_free(o->info);
+        free(o->path);
+        free(o);
+}
+
+struct pkgnote_scan_object *pn_scan_object_new(const char *path, size_t input) {
+        struct pkgnote_scan_object *o = calloc(1, sizeof *o);
+        if (!o || !(o->path = strdup(path)) || !(o->info = pn_info_new())) {
+                if (o)
+                        free(o->path);
+                free(o);
+                return NULL;
+        }
+        o->input = input;
+        return o;
+}
+
+int pn_scan_object_add_problem(struct pkgnote_scan_object *o, int err, const char *msg) {
+        return pn_info_add_problem(o->info, err, NULL, "%s", msg);
+}
+
+/* Keeps what the scan needs of E: its header fields and its summary,
+ * which owns copies of all it holds, so E may be freed right after. */
+int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e) {
+        pkgnote_info *info;
+        int r = pkgnote_info_read(e, &info);
+        if (r < 0)
+                return r;
+        pkgnote_info_free(o->info);
+        o->info = info;
+        o->elf = true;
+        o->type = pkgnote_elf_type(e);
+        o->machine = pkgnote_elf_machine(e);
+        o->elf_class = pkgnote_elf_class(e);
+        o->be = pkgnote_elf_big_endian(e);
+        const pkgnote_phdr *ph;
+        int n = pkgnote_elf_phdrs(e, &ph);
+        for (int i = 0; i < n; i++)
+                if (ph[i].type == 3 /* PT_INTERP */)
+                        o->interp = true;
+        return 0;
+}
+
+struct pkgnote_scan_object *pn_scan_object_clone(const struct pkgnote_scan_object *src, const char *path) {
+        struct pkgnote_scan_object *o = calloc(1, sizeof *o);
+        if (!o)
+                return NULL;
+        *o = *src;
+        o->path = strdup(path);
+        o->info = NULL;
+        if (!o->path || pkgnote_info_dup(src->info, &o->info) < 0) {
+                pn_scan_object_free(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* ------------------------------------------------------------------ */
+/* The store                                                           */
+
+static uint64_t now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void pn_scan_progress(pkgnote_scan *s, bool force) {
+        if (!s->opts.progress)
+                return;
+        uint64_t t = now_ms();
+        if (!force && t - s->last_progress < 100)
+                return;
+        s->last_progress = t;
+        s->opts.progress(s->opts.userdata, atomic_load(&s->prog_files), atomic_load(&s->prog_bytes));
+}
+
+void pn_scan_add_problem(pkgnote_scan *s, size_t input, const char *path, int err, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        pthread_mutex_lock(&s->lock);
+        (void)pn_problems_addv(&s->problems, PKGNOTE_MAX_SCAN_PROBLEMS, err, path, input, fmt, ap);
+        pthread_mutex_unlock(&s->lock);
+        va_end(ap);
+}
+
+int pn_scan_add_object(pkgnote_scan *s, struct pkgnote_scan_object *o) {
+        int r = 0;
+        pthread_mutex_lock(&s->lock);
+        if (s->n_objects == s->cap_objects) {
+                size_t cap = s->cap_objects ? 2 * s->cap_objects : 256;
+                struct pkgnote_scan_object **n = realloc(s->objects, cap * sizeof *n);
+                if (n) {
+                        s->objects = n;
+                        s->cap_objects = cap;
+                } else
+                        r = -ENOMEM;
+        }
+        if (r == 0)
+                s->objects[s->n_objects++] = o;
+        pthread_mutex_unlock(&s->lock);
+        if (r < 0)
+                pn_scan_object_free(o);
+        return r;
+}
+
+char *pn_scan_join(const char *dir, const char *name) {
+        size_t a = strlen(dir), b = strlen(name);
+        bool slash = a > 0 && dir[a - 1] != '/';
+        char *p = malloc(a + slash + b + 1);
+        if (!p)
+                return NULL;
+        memcpy(p, dir, a);
+        if (slash)
+                p[a] = '/';
+        memcpy(p + a + slash, name, b + 1);
+        return p;
+}
