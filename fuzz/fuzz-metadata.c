@@ -52,6 +52,45 @@ static void dlopen_round_trip(const char *text) {
         pkgnote_dlopen_free(d);
 }
 
+static uint32_t le32(const uint8_t *p) {
+        return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* TEXT parsed as dlopen metadata with PROBLEMS complaints and renders as
+ * RENDERED: a note is made exactly when there are none, and its
+ * descriptor (the JSON without whitespace outside strings, then NUL,
+ * then padding) means the same. */
+static void dlopen_note(const char *text, size_t problems, const char *rendered) {
+        uint8_t *note = NULL;
+        size_t len = 0;
+        int r = pkgnote_dlopen_note_encode(text, 0, &note, &len);
+        if (r == -E2BIG)
+                return;
+        if ((r == 0) != (problems == 0))
+                abort();
+        if (r < 0) {
+                touch_str(pkgnote_last_error());
+                return;
+        }
+        uint32_t descsz = le32(note + 4);
+        const char *desc = (const char *)note + 16;
+        if (le32(note) != 4 || le32(note + 8) != PKGNOTE_NT_FDO_DLOPEN_METADATA || memcmp(note + 12, "FDO", 4) ||
+            descsz == 0 || len != 16 + ((descsz + 3) & ~3u) || strnlen(desc, descsz) != descsz - 1 ||
+            descsz - 1 > strlen(text))
+                abort();
+        for (size_t i = 16 + descsz; i < len; i++)
+                if (note[i])
+                        abort();
+        pkgnote_dlopen *again = NULL;
+        char *out = NULL;
+        if (pkgnote_dlopen_parse(desc, descsz - 1, &again) < 0 || pkgnote_dlopen_to_json(again, &out) < 0 ||
+            strcmp(out, rendered) != 0)
+                abort();
+        free(out);
+        pkgnote_dlopen_free(again);
+        free(note);
+}
+
 static void fuzz_metadata(const char *text, size_t len) {
         pkgnote_metadata *m = NULL;
         if (pkgnote_metadata_parse(text, len, &m) < 0) {
@@ -113,6 +152,11 @@ static void fuzz_dlopen(const char *text, size_t len) {
         if (pkgnote_dlopen_to_json(d, &out) < 0)
                 abort();
         dlopen_round_trip(out);
+        /* TEXT is not NUL-terminated: a C string of it, when it has no NUL. */
+        char *cstr = memchr(text, 0, len) ? NULL : strndup(text, len);
+        if (cstr)
+                dlopen_note(cstr, problems, out);
+        free(cstr);
         free(out);
         pkgnote_dlopen_free(d);
 }

@@ -649,8 +649,13 @@ PKGNOTE_PUBLIC void pkgnote_target_host(pkgnote_target *ret);
 
 /* A relocatable ELF object (ET_REL) holding the note in an allocated,
  * 4-aligned SHT_NOTE section .note.package, an empty .note.GNU-stack (so
- * linking it does not make the stack executable), an empty symbol table
- * and .shstrtab.  For x86-64, i386 and aarch64 it also holds a
+ * linking it does not make the stack executable), a symbol table and
+ * .shstrtab.  The note's section is in a COMDAT group pkgnote.note.HASH
+ * (HASH: 32 hex digits of the SHA-256 of the note in little-endian
+ * form), so linking the object in several times keeps one note, and is
+ * SHF_GNU_RETAIN, so --gc-sections keeps it (ld.bfd and lld collect a
+ * note in a group otherwise; EI_OSABI is ELFOSABI_GNU, as gas makes
+ * such an object).  For x86-64, i386 and aarch64 it also holds a
  * .note.gnu.property (8-aligned in ELF64, 4 in ELF32) whose
  * X86_FEATURE_1_AND / AARCH64_FEATURE_1_AND claims every feature bit:
  * linkers AND-merge these, so the output keeps exactly the IBT, SHSTK,
@@ -659,10 +664,9 @@ PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t
                                        size_t *ret_len);
 /* GNU assembler source for the same sections, for target T (NULL: this
  * machine; only its GNU property note depends on it); assembles unchanged
- * with gas on any ELF target and with clang's integrated assembler.  The
- * note's section is in a COMDAT group named pkgnote.note.HASH (HASH: 32
- * hex digits of the note's SHA-256), so a relocatable (-r) output holding
- * it, linked again with the same note, keeps one copy. */
+ * with gas on any ELF target and with clang's integrated assembler (gas
+ * 2.36 and LLVM 13 or later, which know the "R" flag).  The note's section
+ * is in the same COMDAT group, with the same flags, as in the object. */
 PKGNOTE_PUBLIC int pkgnote_emit_asm_target(const char *json, const pkgnote_target *t, char **ret);
 /* pkgnote_emit_asm_target() for this machine. */
 PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret);
@@ -673,6 +677,41 @@ PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret);
  * order, so one script serves every target.  gold (no INSERT) and mold
  * (no SECTIONS) cannot use it. */
 PKGNOTE_PUBLIC int pkgnote_emit_linker_script(const char *json, char **ret);
+
+/* The dlopen note for JSON, laid out as a C struct of header, "FDO" and
+ * the JSON string is (systemd's ELF_NOTE_DLOPEN): descsz is the JSON's
+ * length plus its NUL, and NULs after it pad the descriptor to 4 bytes.
+ * JSON must be an array that pkgnote_dlopen_check() finds no fault in
+ * (-EINVAL with its first complaint otherwise); the note holds it with
+ * the whitespace outside strings removed and every other byte as given. */
+PKGNOTE_PUBLIC int pkgnote_dlopen_note_encode(const char *json, int big_endian, uint8_t **ret,
+                                              size_t *ret_len);
+
+/* Several notes generated together, by pkgnote_emit(). */
+typedef struct pkgnote_note_spec {
+        uint32_t type;    /* PKGNOTE_NT_FDO_PACKAGING_METADATA or _DLOPEN_METADATA */
+        const char *json; /* the note's JSON, checked as the functions above do */
+} pkgnote_note_spec;
+
+/* What pkgnote_emit() makes. */
+enum {
+        PKGNOTE_EMIT_NOTES = 1,     /* the notes back to back, as in a PT_NOTE */
+        PKGNOTE_EMIT_OBJECT,        /* a relocatable object, as pkgnote_emit_object() */
+        PKGNOTE_EMIT_ASM,           /* assembler source, as pkgnote_emit_asm_target() */
+        PKGNOTE_EMIT_LINKER_SCRIPT, /* a linker script, as pkgnote_emit_linker_script() */
+};
+
+/* The N notes in FORM for target T (NULL: this machine; the linker
+ * script has none): at most one package note, which comes first, then
+ * the dlopen notes in their order, no two the same (-EINVAL otherwise).
+ * The package note is as described above.  Each dlopen note is a section
+ * .note.dlopen of its own, in a COMDAT group pkgnote.dlopen.HASH and
+ * SHF_GNU_RETAIN like the package note's, so a program that links the
+ * same note in from several objects or static libraries keeps one copy,
+ * also under --gc-sections.  The text forms are NUL-terminated; *RET_LEN
+ * never counts the NUL. */
+PKGNOTE_PUBLIC int pkgnote_emit(int form, const pkgnote_note_spec *notes, size_t n, const pkgnote_target *t,
+                                uint8_t **ret, size_t *ret_len);
 
 /* Linkers, for choosing how to pass the note. */
 enum {

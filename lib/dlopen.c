@@ -139,6 +139,10 @@ static bool same_string_array(const json_t *a, const json_t *b) {
         return true;
 }
 
+static int string_has_control(const char *s, const char *key, void *u) {
+        return pn_has_control(s);
+}
+
 PKGNOTE_PUBLIC int pkgnote_dlopen_check(const pkgnote_dlopen *d, pkgnote_report_fn report, void *u) {
         int n = 0;
         size_t count = json_array_size(d->arr);
@@ -168,6 +172,8 @@ PKGNOTE_PUBLIC int pkgnote_dlopen_check(const pkgnote_dlopen *d, pkgnote_report_
                 if (json_is_string(json_object_get(o, "priority")) && pkgnote_dlopen_priority(d, i) < 0)
                         n += problem(report, u, "dlopen entry %zu: priority \"%s\" is not \"required\", \"recommended\" or \"suggested\"",
                                      i, json_string_value(json_object_get(o, "priority")));
+                if (pn_json_each_string(o, string_has_control, NULL))
+                        n += problem(report, u, "dlopen entry %zu: a key or value contains a control character", i);
                 for (size_t k = 0; k < i && ns > 0; k++)
                         if (same_string_array(s, json_object_get(json_array_get(d->arr, k), "soname"))) {
                                 n += problem(report, u, "dlopen entry %zu repeats the sonames of entry %zu", i, k);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Generators: the package note as a relocatable object, assembler source,
- * a linker script, or linker flags, plus the target and linker facts they
- * need.  Every form carries exactly the bytes pkgnote_package_note_encode()
- * makes (ld.bfd's --package-metadata layout), so whichever route a build
- * takes, readers see the same note.
+ * Generators: the package note and dlopen notes as raw notes, a
+ * relocatable object, assembler source or a linker script, and the
+ * targets they are made for.  Every form carries exactly the bytes of
+ * pkgnote_package_note_encode() (ld.bfd's --package-metadata layout) and
+ * pkgnote_dlopen_note_encode() (the ELF_NOTE_DLOPEN struct), so whichever
+ * route a build takes, readers see the same notes.  Linker flags are in
+ * lib/linker.c.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,13 @@ enum {
         EM_AARCH64 = 183,
         EM_RISCV = 243,
         EM_LOONGARCH = 258,
+        SHT_GROUP = 17,
+        SHF_GROUP = 0x200,
+        SHF_GNU_RETAIN = 0x200000,
+        GRP_COMDAT = 1,
+        ELFOSABI_GNU = 3,
+        STB_LOCAL = 0,
+        STT_NOTYPE = 0,
 };
 
 /* e_flags the linkers insist on matching. */
@@ -181,6 +189,62 @@ int pn_package_note_checked(const char *json, int big_endian, uint8_t **note, si
         return pkgnote_package_note_encode(json, big_endian, note, note_len);
 }
 
+static void first_complaint(void *u, int err, const char *msg) {
+        char *first = u;
+        if (!*first)
+                snprintf(first, 512, "%s", msg);
+}
+
+/* JSON without the whitespace outside its strings (JSON is valid). */
+static char *json_compact(const char *json) {
+        char *out = malloc(strlen(json) + 1), *o = out;
+        if (!out)
+                return NULL;
+        bool in_string = false;
+        for (const char *p = json; *p; p++) {
+                if (in_string) {
+                        if (*p == '\\' && p[1])
+                                *o++ = *p++;
+                        else if (*p == '"')
+                                in_string = false;
+                } else if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+                        continue;
+                else if (*p == '"')
+                        in_string = true;
+                *o++ = *p;
+        }
+        *o = 0;
+        return out;
+}
+
+int pn_dlopen_note_checked(const char *json, int big_endian, uint8_t **note, size_t *note_len) {
+        if (!json)
+                return pn_error(-EINVAL, "no JSON given");
+        size_t len = strlen(json);
+        if (len + 1 > PKGNOTE_MAX_JSON)
+                return pn_error(-E2BIG, "dlopen JSON of %zu bytes, more than the limit of %u", len, PKGNOTE_MAX_JSON);
+        pkgnote_dlopen *d;
+        int r = pkgnote_dlopen_parse(json, len, &d);
+        if (r < 0)
+                return r == -E2BIG ? r : pn_error(-EINVAL, "%s", pkgnote_last_error());
+        char first[512] = "";
+        int n = pkgnote_dlopen_check(d, first_complaint, first);
+        pkgnote_dlopen_free(d);
+        if (n > 0)
+                return pn_error(-EINVAL, "%s%s", first, n > 1 ? " (and more)" : "");
+        char *compact = json_compact(json);
+        if (!compact)
+                return pn_error(-ENOMEM, "out of memory");
+        r = pkgnote_note_encode(PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_DLOPEN_METADATA, compact, strlen(compact) + 1,
+                                        big_endian, note, note_len);
+        free(compact);
+        return r;
+}
+
+PKGNOTE_PUBLIC int pkgnote_dlopen_note_encode(const char *json, int big_endian, uint8_t **ret, size_t *ret_len) {
+        return pn_dlopen_note_checked(json, big_endian, ret, ret_len);
+}
+
 /* ------------------------------------------------------------------ */
 /* GNU property note                                                   */
 
@@ -230,14 +294,97 @@ int pn_gnu_property_note(const pkgnote_target *t, uint8_t buf[PN_GNU_PROPERTY_MA
 }
 
 /* ------------------------------------------------------------------ */
+/* The notes of one generator call                                     */
+
+struct gen_note {
+        uint32_t type;
+        const char *json;
+        uint8_t *le, *out; /* encoded little-endian, and in the target's order */
+        size_t len;
+        char group[65];    /* "": no group */
+};
+
+struct gen {
+        struct gen_note *v;
+        size_t n;
+};
+
+static void gen_free(struct gen *g) {
+        for (size_t i = 0; i < g->n; i++) {
+                free(g->v[i].le);
+                free(g->v[i].out);
+        }
+        free(g->v);
+}
+
+static int encode(uint32_t type, const char *json, int be, uint8_t **ret, size_t *len) {
+        return type == PKGNOTE_NT_FDO_PACKAGING_METADATA ? pn_package_note_checked(json, be, ret, len)
+                                                         : pn_dlopen_note_checked(json, be, ret, len);
+}
+
+/* Checks and encodes NOTES: the package note first, the dlopen notes in
+ * their order, each with its group name. */
+static int gen_init(struct gen *g, const pkgnote_note_spec *notes, size_t n, bool be) {
+        *g = (struct gen){0};
+        if (!notes || n == 0)
+                return pn_error(-EINVAL, "no note to generate");
+        size_t n_package = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (notes[i].type == PKGNOTE_NT_FDO_PACKAGING_METADATA)
+                        n_package++;
+                else if (notes[i].type != PKGNOTE_NT_FDO_DLOPEN_METADATA)
+                        return pn_error(-EINVAL, "note type 0x%08x is neither the package nor the dlopen note",
+                                        notes[i].type);
+        }
+        if (n_package > 1)
+                return pn_error(-EINVAL, "%zu package notes given; a binary has one", n_package);
+        g->v = calloc(n, sizeof *g->v);
+        if (!g->v)
+                return pn_error(-ENOMEM, "out of memory");
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < n; i++) {
+                        bool package = notes[i].type == PKGNOTE_NT_FDO_PACKAGING_METADATA;
+                        if (package != (pass == 0))
+                                continue;
+                        struct gen_note *x = &g->v[g->n++];
+                        x->type = notes[i].type;
+                        x->json = notes[i].json;
+                        size_t le_len;
+                        int r = encode(x->type, x->json, false, &x->le, &le_len);
+                        if (r >= 0)
+                                r = encode(x->type, x->json, be, &x->out, &x->len);
+                        if (r < 0) {
+                                if (!package)
+                                        pn_error(r, "dlopen note %zu: %s", g->n - n_package, pkgnote_last_error());
+                                gen_free(g);
+                                return r;
+                        }
+                        struct pn_sums sums;
+                        char sha1[41];
+                        pn_sums_init(&sums);
+                        pn_sums_update(&sums, x->le, x->len);
+                        pn_sums_final(&sums, sha1, x->group);
+                        x->group[32] = 0;
+                        for (size_t k = n_package; k + 1 < g->n; k++)
+                                if (g->v[k].len == x->len && !memcmp(g->v[k].le, x->le, x->len)) {
+                                        size_t a = k - n_package + 1, b = g->n - n_package;
+                                        gen_free(g);
+                                        return pn_error(-EINVAL, "dlopen notes %zu and %zu are the same", a, b);
+                                }
+                }
+        return 0;
+}
+
+static uint32_t descsz(const struct gen_note *x) {
+        return pn_rd32(x->le + 4, false);
+}
+
+static const char *section_of(const struct gen_note *x) {
+        return x->type == PKGNOTE_NT_FDO_PACKAGING_METADATA ? ".note.package" : ".note.dlopen";
+}
+
+/* ------------------------------------------------------------------ */
 /* Relocatable object                                                  */
-
-/* Section indices of the object we write; SEC_PROPERTY only for targets
- * with a GNU property note, so the others' objects stay as they were. */
-enum { SEC_NULL, SEC_NOTE, SEC_STACK, SEC_SYMTAB, SEC_STRTAB, SEC_SHSTRTAB, SEC_PROPERTY, N_SECTIONS };
-
-static const char shstrtab[] = "\0.note.package\0.note.GNU-stack\0.symtab\0.strtab\0.shstrtab\0.note.gnu.property";
-enum { NAME_NOTE = 1, NAME_STACK = 15, NAME_SYMTAB = 31, NAME_STRTAB = 39, NAME_SHSTRTAB = 47, NAME_PROPERTY = 57 };
 
 struct shdr {
         uint32_t name, type;
@@ -269,49 +416,116 @@ static void put_shdr(uint8_t *p, const struct shdr *s, bool is64, bool be) {
         put_word(p + 16 + 5 * w, s->entsize, is64, be);
 }
 
-PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t, uint8_t **ret,
-                                       size_t *ret_len) {
+/* gABI Elf32_Sym (name, value, size, info, other, shndx) and Elf64_Sym
+ * (name, info, other, shndx, value, size): a local symbol naming a group. */
+static void put_group_sym(uint8_t *p, uint32_t name, uint16_t shndx, bool is64, bool be) {
+        pn_wr32(p, name, be);
+        size_t info = is64 ? 4 : 12;
+        p[info] = (STB_LOCAL << 4) | STT_NOTYPE;
+        pn_wr16(p + info + 2, shndx, be);
+}
+
+/* The most notes one object holds. */
+enum { MAX_OBJECT_NOTES = 256 };
+
+/* Section and symbol names, offsets into one string table. */
+struct strtab {
+        char buf[64 * (MAX_OBJECT_NOTES + 8)];
+        size_t len;
+};
+
+static uint32_t strtab_add(struct strtab *s, const char *name) {
+        if (s->len == 0)
+                s->len = 1; /* the empty name */
+        if (!*name)
+                return 0;
+        for (size_t i = 1; i < s->len; i += strlen(s->buf + i) + 1)
+                if (!strcmp(s->buf + i, name))
+                        return (uint32_t)i;
+        size_t n = strlen(name) + 1;
+        uint32_t at = (uint32_t)s->len;
+        memcpy(s->buf + s->len, name, n); /* callers stay far below the size */
+        s->len += n;
+        return at;
+}
+
+/* The section table: null, then per note its COMDAT group and its
+ * section (the gABI puts a group before its members), then
+ * .note.GNU-stack, .symtab, .strtab, .shstrtab and .note.gnu.property.
+ * Each group's signature is a local symbol defined in the group, as gas
+ * makes it. */
+static int write_object(const struct gen *g, const pkgnote_target *t, uint8_t **ret, size_t *ret_len) {
         if (!t || (t->elf_class != 32 && t->elf_class != 64))
                 return pn_error(-EINVAL, "no target given");
         if (t->machine == EM_NONE)
                 return pn_error(-EINVAL, "target %s names no machine; an object file needs one (e.g. x86_64, s390x)",
                                 t->name ? t->name : "(unnamed)");
+        if (g->n > MAX_OBJECT_NOTES)
+                return pn_error(-E2BIG, "%zu notes, more than the %d one object may hold", g->n, MAX_OBJECT_NOTES);
         bool is64 = t->elf_class == 64, be = t->big_endian;
-        uint8_t *note;
-        size_t note_len;
-        int r = pn_package_note_checked(json, be, &note, &note_len);
-        if (r < 0)
-                return r;
-
         uint8_t prop[PN_GNU_PROPERTY_MAX];
         size_t prop_len;
         bool has_prop = pn_gnu_property_note(t, prop, &prop_len) > 0;
-        size_t n_sections = has_prop ? N_SECTIONS : SEC_PROPERTY;
-        size_t shstr_len = has_prop ? sizeof shstrtab : NAME_PROPERTY;
 
-        /* Layout: ELF header, note (4-aligned), GNU property note (word-
-         * aligned), symbol table (one null symbol), string table (one NUL),
-         * section names, section headers. */
         size_t ehsize = is64 ? 64 : 52, shentsize = is64 ? 64 : 40, symsize = is64 ? 24 : 16;
         size_t word = is64 ? 8 : 4;
-        size_t off_note = ehsize;
-        size_t off_prop = ALIGN_UP(off_note + note_len, word);
-        size_t off_sym = ALIGN_UP(off_prop + (has_prop ? prop_len : 0), word);
-        size_t off_str = off_sym + symsize;
-        size_t off_shstr = off_str + 1;
-        size_t off_sh = ALIGN_UP(off_shstr + shstr_len, word);
-        size_t total = off_sh + n_sections * shentsize;
-        uint8_t *b = calloc(1, total);
-        if (!b) {
-                free(note);
-                return pn_error(-ENOMEM, "out of memory");
+        struct shdr sh[2 * MAX_OBJECT_NOTES + 7] = {{0}};
+        struct strtab shstr = {0}, str = {0};
+        uint32_t sym_names[MAX_OBJECT_NOTES];
+        size_t ns = 1, off = ehsize;
+
+        /* Each note, its group's word list (GRP_COMDAT, member) after it. */
+        strtab_add(&str, "");
+        for (size_t i = 0; i < g->n; i++) {
+                const struct gen_note *x = &g->v[i];
+                char sig[64];
+                bool package = x->type == PKGNOTE_NT_FDO_PACKAGING_METADATA;
+                snprintf(sig, sizeof sig, "pkgnote.%s.%.32s", package ? "note" : "dlopen", x->group);
+                sym_names[i] = strtab_add(&str, sig);
+                sh[ns++] = (struct shdr){.name = strtab_add(&shstr, ".group"), .type = SHT_GROUP,
+                                         .offset = off + x->len, .size = 8, .info = (uint32_t)(1 + i), .align = 4,
+                                         .entsize = 4};
+                sh[ns++] = (struct shdr){.name = strtab_add(&shstr, section_of(x)), .type = SHT_NOTE,
+                                         .flags = SHF_ALLOC | SHF_GROUP | SHF_GNU_RETAIN, .offset = off,
+                                         .size = x->len, .align = 4};
+                off += x->len + 8;
         }
+        size_t off_prop = ALIGN_UP(off, word);
+        if (has_prop)
+                off = off_prop + prop_len;
+        size_t off_sym = ALIGN_UP(off, word);
+        size_t n_syms = 1 + g->n;
+        size_t off_str = off_sym + n_syms * symsize;
+        size_t off_shstr = off_str + str.len;
+        sh[ns++] = (struct shdr){.name = strtab_add(&shstr, ".note.GNU-stack"), .type = SHT_PROGBITS,
+                                 .offset = off_sym, .align = 1};
+        size_t sec_symtab = ns++, sec_strtab = ns++, sec_shstrtab = ns++;
+        /* sh_info: one past the last local symbol, which is the last. */
+        sh[sec_symtab] = (struct shdr){.name = strtab_add(&shstr, ".symtab"), .type = SHT_SYMTAB, .offset = off_sym,
+                                       .size = n_syms * symsize, .link = (uint32_t)sec_strtab,
+                                       .info = (uint32_t)n_syms, .align = word, .entsize = symsize};
+        sh[sec_strtab] = (struct shdr){.name = strtab_add(&shstr, ".strtab"), .type = SHT_STRTAB, .offset = off_str,
+                                       .size = str.len, .align = 1};
+        sh[sec_shstrtab] = (struct shdr){.name = strtab_add(&shstr, ".shstrtab"), .type = SHT_STRTAB,
+                                         .offset = off_shstr, .align = 1};
+        if (has_prop)
+                sh[ns++] = (struct shdr){.name = strtab_add(&shstr, ".note.gnu.property"), .type = SHT_NOTE,
+                                         .flags = SHF_ALLOC, .offset = off_prop, .size = prop_len, .align = word};
+        sh[sec_shstrtab].size = shstr.len;
+        for (size_t i = 0; i < g->n; i++)
+                sh[1 + 2 * i].link = (uint32_t)sec_symtab;
+        size_t off_sh = ALIGN_UP(off_shstr + shstr.len, word);
+        size_t total = off_sh + ns * shentsize;
+        uint8_t *b = calloc(1, total);
+        if (!b)
+                return pn_error(-ENOMEM, "out of memory");
 
         static const uint8_t ident[] = {0x7f, 'E', 'L', 'F'};
         memcpy(b, ident, 4);
-        b[4] = is64 ? 2 : 1; /* EI_CLASS */
-        b[5] = be ? 2 : 1;   /* EI_DATA */
-        b[6] = EV_CURRENT;   /* EI_VERSION; EI_OSABI 0 = System V */
+        b[4] = is64 ? 2 : 1;   /* EI_CLASS */
+        b[5] = be ? 2 : 1;     /* EI_DATA */
+        b[6] = EV_CURRENT;     /* EI_VERSION */
+        b[7] = ELFOSABI_GNU;   /* SHF_GNU_RETAIN is a GNU flag; gas says so too */
         pn_wr16(b + 16, ET_REL, be);
         pn_wr16(b + 18, (uint16_t)t->machine, be);
         pn_wr32(b + 20, EV_CURRENT, be);
@@ -324,30 +538,21 @@ PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t
         pn_wr16(b + p + 6, 0, be); /* e_phentsize */
         pn_wr16(b + p + 8, 0, be); /* e_phnum */
         pn_wr16(b + p + 10, (uint16_t)shentsize, be);
-        pn_wr16(b + p + 12, (uint16_t)n_sections, be);
-        pn_wr16(b + p + 14, SEC_SHSTRTAB, be);
+        pn_wr16(b + p + 12, (uint16_t)ns, be);
+        pn_wr16(b + p + 14, (uint16_t)sec_shstrtab, be);
 
-        memcpy(b + off_note, note, note_len);
-        memcpy(b + off_shstr, shstrtab, shstr_len);
+        for (size_t i = 0; i < g->n; i++) {
+                const struct shdr *grp = &sh[1 + 2 * i];
+                memcpy(b + grp[1].offset, g->v[i].out, g->v[i].len);
+                pn_wr32(b + grp->offset, GRP_COMDAT, be);
+                pn_wr32(b + grp->offset + 4, (uint32_t)(2 + 2 * i), be);
+                put_group_sym(b + off_sym + (1 + i) * symsize, sym_names[i], (uint16_t)(1 + 2 * i), is64, be);
+        }
         if (has_prop)
                 memcpy(b + off_prop, prop, prop_len);
-        free(note);
-
-        const struct shdr sh[N_SECTIONS] = {
-                [SEC_NULL] = {0},
-                [SEC_NOTE] = {.name = NAME_NOTE, .type = SHT_NOTE, .flags = SHF_ALLOC, .offset = off_note,
-                              .size = note_len, .align = 4},
-                [SEC_STACK] = {.name = NAME_STACK, .type = SHT_PROGBITS, .offset = off_sym, .align = 1},
-                /* sh_info: one past the last local symbol, here the null one. */
-                [SEC_SYMTAB] = {.name = NAME_SYMTAB, .type = SHT_SYMTAB, .offset = off_sym, .size = symsize,
-                                .link = SEC_STRTAB, .info = 1, .align = word, .entsize = symsize},
-                [SEC_STRTAB] = {.name = NAME_STRTAB, .type = SHT_STRTAB, .offset = off_str, .size = 1, .align = 1},
-                [SEC_SHSTRTAB] = {.name = NAME_SHSTRTAB, .type = SHT_STRTAB, .offset = off_shstr,
-                                  .size = shstr_len, .align = 1},
-                [SEC_PROPERTY] = {.name = NAME_PROPERTY, .type = SHT_NOTE, .flags = SHF_ALLOC, .offset = off_prop,
-                                  .size = prop_len, .align = word},
-        };
-        for (size_t i = 0; i < n_sections; i++)
+        memcpy(b + off_str, str.buf, str.len);
+        memcpy(b + off_shstr, shstr.buf, shstr.len);
+        for (size_t i = 0; i < ns; i++)
                 put_shdr(b + off_sh + i * shentsize, &sh[i], is64, be);
         *ret = b;
         *ret_len = total;
@@ -357,123 +562,165 @@ PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t
 /* ------------------------------------------------------------------ */
 /* Text outputs                                                        */
 
-struct text {
-        char *s;
-        size_t len, cap;
-        bool oom;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...) {
-        if (t->oom)
-                return;
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(NULL, 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-                t->oom = true;
-                return;
-        }
-        if (t->len + (size_t)n + 1 > t->cap) {
-                size_t cap = (t->cap ? t->cap * 2 : 1024) + (size_t)n;
-                char *s = realloc(t->s, cap);
-                if (!s) {
-                        t->oom = true;
-                        return;
-                }
-                t->s = s;
-                t->cap = cap;
-        }
-        va_start(ap, fmt);
-        vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-        va_end(ap);
-        t->len += (size_t)n;
-}
-
-static int text_finish(struct text *t, char **ret) {
-        if (t->oom || !t->s) {
-                free(t->s);
-                return pn_error(-ENOMEM, "out of memory");
-        }
-        *ret = t->s;
-        return 0;
-}
-
 /* The JSON inside a C-style comment, which both gas and ld accept: only
  * "*" "/" could end it early, so a "/" after "*" is written as "\/". */
-static void comment_json(struct text *t, const char *prefix, const char *json) {
-        text_add(t, "%s", prefix);
+static void comment_json(struct pn_text *t, const struct gen_note *x) {
+        pn_text_add(t, x->type == PKGNOTE_NT_FDO_PACKAGING_METADATA
+                               ? "/* Package metadata note (FDO_PACKAGING_METADATA): "
+                               : "/* dlopen note (FDO_DLOPEN_METADATA): ");
+        const char *json = (const char *)x->le + 16; /* as the note holds it */
         for (const char *p = json; *p; p++)
-                text_add(t, (*p == '/' && p > json && p[-1] == '*') ? "\\/" : "%c", *p);
-        text_add(t, " */\n");
+                pn_text_add(t, (*p == '/' && p > json && p[-1] == '*') ? "\\/" : "%c", *p);
+        pn_text_add(t, " */\n");
 }
 
-/* The note in little-endian form (its descriptor bytes are what the
- * texts spell out) and the comment that opens both texts. */
-static int text_begin(struct text *t, const char *json, uint8_t **note, uint32_t *descsz) {
-        size_t note_len;
-        int r = pn_package_note_checked(json, 0, note, &note_len);
-        if (r < 0)
-                return r;
-        *descsz = pn_rd32(*note + 4, false);
-        comment_json(t, "/* Package metadata note (FDO_PACKAGING_METADATA): ", json);
-        return 0;
-}
-
-PKGNOTE_PUBLIC int pkgnote_emit_asm_target(const char *json, const pkgnote_target *target, char **ret) {
-        pkgnote_target host;
-        if (!target) {
-                pkgnote_target_host(&host);
-                target = &host;
+static int write_asm(const struct gen *g, const pkgnote_target *target, char **ret) {
+        struct pn_text t = {0};
+        for (size_t i = 0; i < g->n; i++)
+                comment_json(&t, &g->v[i]);
+        for (size_t i = 0; i < g->n; i++) {
+                const struct gen_note *x = &g->v[i];
+                bool package = x->type == PKGNOTE_NT_FDO_PACKAGING_METADATA;
+                /* A COMDAT group named after the note's hash keeps one copy
+                 * of a note linked in more than once (or from a -r output
+                 * linked again with it).  The section type is spelled %note:
+                 * gas takes @ or % on every ELF target, but @ starts a
+                 * comment on 32-bit arm; clang takes both.  R (retain): ld.bfd
+                 * and lld collect a note in a group under --gc-sections,
+                 * since nothing refers to it. */
+                pn_text_add(&t,
+                            "\t.section %s,\"aGR\",%%note,pkgnote.%s.%s,comdat\n"
+                            "\t.balign 4\n"
+                            "\t.long 4\t\t\t/* namesz: \"FDO\" and its NUL */\n"
+                            "\t.long %u\t\t/* descsz: JSON, NUL%s */\n"
+                            "\t.long 0x%08x\t/* type */\n"
+                            "\t.byte 0x46, 0x44, 0x4f, 0x00\t/* \"FDO\" */\n",
+                            section_of(x), package ? "note" : "dlopen", x->group, descsz(x),
+                            package ? ", padding" : "", x->type);
+                /* The descriptor and its padding as bytes: no assembler string
+                 * escaping to get wrong for quotes, backslashes or UTF-8. */
+                const uint8_t *desc = x->le + 16;
+                size_t n = x->len - 16;
+                for (size_t k = 0; k < n; k++)
+                        pn_text_add(&t, "%s0x%02x%s", k % 16 == 0 ? "\t.byte " : "", desc[k],
+                                    k % 16 == 15 || k + 1 == n ? "\n" : ", ");
         }
-        uint8_t *note;
-        uint32_t descsz;
-        struct text t = {0};
-        /* .long is in the assembler's byte order, so the little-endian
-         * encoding is only used for the descriptor bytes. */
-        int r = text_begin(&t, json, &note, &descsz);
-        if (r < 0)
-                return r;
-        /* A COMDAT group named after the note's hash: when a -r output that
-         * holds the note is linked again with the note, one copy stays.
-         * The section type is spelled %note: gas takes @ or % on every ELF
-         * target, but @ starts a comment on 32-bit arm; clang takes both. */
-        struct pn_sums sums;
-        char sha1[41], sha256[65];
-        pn_sums_init(&sums);
-        pn_sums_update(&sums, note, 16 + descsz);
-        pn_sums_final(&sums, sha1, sha256);
-        text_add(&t, "\t.section .note.package,\"aG\",%%note,pkgnote.note.%.32s,comdat\n"
-                     "\t.balign 4\n"
-                     "\t.long 4\t\t\t/* namesz: \"FDO\" and its NUL */\n"
-                     "\t.long %u\t\t/* descsz: JSON, NUL, padding */\n"
-                     "\t.long 0xcafe1a7e\t/* type */\n"
-                     "\t.byte 0x46, 0x44, 0x4f, 0x00\t/* \"FDO\" */\n",
-                 sha256, descsz);
-        /* The descriptor as bytes: no assembler string escaping to get
-         * wrong for quotes, backslashes or UTF-8. */
-        const uint8_t *desc = note + 16;
-        for (uint32_t i = 0; i < descsz; i++)
-                text_add(&t, "%s0x%02x%s", i % 16 == 0 ? "\t.byte " : "", desc[i],
-                         i % 16 == 15 || i + 1 == descsz ? "\n" : ", ");
-        free(note);
         uint8_t prop[PN_GNU_PROPERTY_MAX];
         size_t prop_len;
         if (pn_gnu_property_note(target, prop, &prop_len) > 0) {
                 /* See pn_gnu_property_note(): keeps -fcf-protection's IBT and
                  * SHSTK, -mbranch-protection's BTI and PAC. */
-                text_add(&t, "\t.section .note.gnu.property,\"a\",%%note\n"
-                             "\t.balign %zu\n",
-                         pn_gnu_property_align(target));
+                pn_text_add(&t, "\t.section .note.gnu.property,\"a\",%%note\n"
+                                "\t.balign %zu\n",
+                            pn_gnu_property_align(target));
                 for (size_t i = 0; i < prop_len; i += 4)
                         if (i == 12)
-                                text_add(&t, "\t.byte 0x47, 0x4e, 0x55, 0x00\t/* \"GNU\" */\n");
+                                pn_text_add(&t, "\t.byte 0x47, 0x4e, 0x55, 0x00\t/* \"GNU\" */\n");
                         else
-                                text_add(&t, "\t.long 0x%x\n", pn_rd32(prop + i, target->big_endian));
+                                pn_text_add(&t, "\t.long 0x%x\n", pn_rd32(prop + i, target->big_endian));
         }
-        text_add(&t, "\t.section .note.GNU-stack,\"\",%%progbits\n");
-        return text_finish(&t, ret);
+        pn_text_add(&t, "\t.section .note.GNU-stack,\"\",%%progbits\n");
+        return pn_text_finish(&t, ret);
+}
+
+static int write_linker_script(const struct gen *g, char **ret) {
+        struct pn_text t = {0};
+        for (size_t i = 0; i < g->n; i++)
+                comment_json(&t, &g->v[i]);
+        /* TYPE = SHT_NOTE makes each section a note (and read-only) for both
+         * ld.bfd >= 2.38 and ld.lld >= 15, so it lands in PT_NOTE; lld 16
+         * rejects bfd's READONLY keyword.  INSERT keeps the default script.
+         * The dlopen notes share one output section. */
+        pn_text_add(&t, "SECTIONS\n{\n");
+        for (size_t i = 0; i < g->n; i++) {
+                const struct gen_note *x = &g->v[i];
+                if (i == 0 || x->type != g->v[i - 1].type)
+                        pn_text_add(&t, "  %s (TYPE = SHT_NOTE) : ALIGN(4)\n  {\n", section_of(x));
+                pn_text_add(&t,
+                            "    LONG(0x00000004) /* namesz */\n"
+                            "    LONG(0x%08x) /* descsz */\n"
+                            "    LONG(0x%08x) /* type */\n"
+                            "    BYTE(0x46) BYTE(0x44) BYTE(0x4f) BYTE(0x00) /* \"FDO\" */\n",
+                            descsz(x), x->type);
+                const uint8_t *desc = x->le + 16;
+                size_t n = x->len - 16;
+                for (size_t k = 0; k < n; k++)
+                        pn_text_add(&t, "%sBYTE(0x%02x)%s", k % 8 == 0 ? "    " : "", desc[k],
+                                    k % 8 == 7 || k + 1 == n ? "\n" : " ");
+                if (i + 1 == g->n || g->v[i + 1].type != x->type)
+                        pn_text_add(&t, "  }\n");
+        }
+        pn_text_add(&t, "}\nINSERT AFTER .note.gnu.build-id;\n");
+        return pn_text_finish(&t, ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_emit(int form, const pkgnote_note_spec *notes, size_t n, const pkgnote_target *t,
+                                uint8_t **ret, size_t *ret_len) {
+        pkgnote_target host;
+        if (!t) {
+                pkgnote_target_host(&host);
+                t = &host;
+        }
+        if (form < PKGNOTE_EMIT_NOTES || form > PKGNOTE_EMIT_LINKER_SCRIPT)
+                return pn_error(-EINVAL, "unknown output form %d", form);
+        struct gen g;
+        int r = gen_init(&g, notes, n, t->big_endian);
+        if (r < 0)
+                return r;
+        char *text = NULL;
+        switch (form) {
+        case PKGNOTE_EMIT_NOTES: {
+                size_t total = 0;
+                for (size_t i = 0; i < g.n; i++)
+                        total += g.v[i].len;
+                uint8_t *b = malloc(total);
+                if (!b) {
+                        r = pn_error(-ENOMEM, "out of memory");
+                        break;
+                }
+                total = 0;
+                for (size_t i = 0; i < g.n; i++) {
+                        memcpy(b + total, g.v[i].out, g.v[i].len);
+                        total += g.v[i].len;
+                }
+                *ret = b;
+                *ret_len = total;
+                break;
+        }
+        case PKGNOTE_EMIT_OBJECT:
+                r = write_object(&g, t, ret, ret_len);
+                break;
+        case PKGNOTE_EMIT_ASM:
+                r = write_asm(&g, t, &text);
+                break;
+        default:
+                r = write_linker_script(&g, &text);
+                break;
+        }
+        gen_free(&g);
+        if (r >= 0 && text) {
+                *ret = (uint8_t *)text;
+                *ret_len = strlen(text);
+        }
+        return r < 0 ? r : 0;
+}
+
+/* The single-note forms of earlier versions. */
+static int emit_package(int form, const char *json, const pkgnote_target *t, uint8_t **ret, size_t *ret_len) {
+        pkgnote_note_spec spec = {PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+        size_t len;
+        return pkgnote_emit(form, &spec, 1, t, ret, ret_len ? ret_len : &len);
+}
+
+PKGNOTE_PUBLIC int pkgnote_emit_object(const char *json, const pkgnote_target *t, uint8_t **ret,
+                                       size_t *ret_len) {
+        if (!t)
+                return pn_error(-EINVAL, "no target given");
+        return emit_package(PKGNOTE_EMIT_OBJECT, json, t, ret, ret_len);
+}
+
+PKGNOTE_PUBLIC int pkgnote_emit_asm_target(const char *json, const pkgnote_target *t, char **ret) {
+        return emit_package(PKGNOTE_EMIT_ASM, json, t, (uint8_t **)ret, NULL);
 }
 
 PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret) {
@@ -481,272 +728,5 @@ PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret) {
 }
 
 PKGNOTE_PUBLIC int pkgnote_emit_linker_script(const char *json, char **ret) {
-        uint8_t *note;
-        uint32_t descsz;
-        struct text t = {0};
-        int r = text_begin(&t, json, &note, &descsz);
-        if (r < 0)
-                return r;
-        /* TYPE = SHT_NOTE makes the section a note (and read-only) for both
-         * ld.bfd >= 2.38 and ld.lld >= 15, so it lands in PT_NOTE; lld 16
-         * rejects bfd's READONLY keyword.  INSERT keeps the default script. */
-        text_add(&t, "SECTIONS\n"
-                     "{\n"
-                     "  .note.package (TYPE = SHT_NOTE) : ALIGN(4)\n"
-                     "  {\n"
-                     "    LONG(0x00000004) /* namesz */\n"
-                     "    LONG(0x%08x) /* descsz */\n"
-                     "    LONG(0xcafe1a7e) /* type */\n"
-                     "    BYTE(0x46) BYTE(0x44) BYTE(0x4f) BYTE(0x00) /* \"FDO\" */\n",
-                 descsz);
-        const uint8_t *desc = note + 16;
-        for (uint32_t i = 0; i < descsz; i++)
-                text_add(&t, "%sBYTE(0x%02x)%s", i % 8 == 0 ? "    " : "", desc[i],
-                         i % 8 == 7 || i + 1 == descsz ? "\n" : " ");
-        text_add(&t, "  }\n"
-                     "}\n"
-                     "INSERT AFTER .note.gnu.build-id;\n");
-        free(note);
-        return text_finish(&t, ret);
-}
-
-/* ------------------------------------------------------------------ */
-/* Linkers and linker flags                                            */
-
-static const char *const linker_names[] = {
-        [PKGNOTE_LINKER_UNKNOWN] = "unknown",
-        [PKGNOTE_LINKER_BFD] = "bfd",
-        [PKGNOTE_LINKER_GOLD] = "gold",
-        [PKGNOTE_LINKER_LLD] = "lld",
-        [PKGNOTE_LINKER_MOLD] = "mold",
-};
-
-PKGNOTE_PUBLIC int pkgnote_linker_kind_from_name(const char *name) {
-        if (!name)
-                return PKGNOTE_LINKER_UNKNOWN;
-        if (!strcmp(name, "ld") || !strcmp(name, "ld.bfd"))
-                return PKGNOTE_LINKER_BFD;
-        if (!strcmp(name, "ld.gold"))
-                return PKGNOTE_LINKER_GOLD;
-        if (!strcmp(name, "ld.lld"))
-                return PKGNOTE_LINKER_LLD;
-        for (int k = PKGNOTE_LINKER_BFD; k <= PKGNOTE_LINKER_MOLD; k++)
-                if (!strcmp(name, linker_names[k]))
-                        return k;
-        return PKGNOTE_LINKER_UNKNOWN;
-}
-
-PKGNOTE_PUBLIC const char *pkgnote_linker_kind_name(int kind) {
-        if (kind < 0 || kind > PKGNOTE_LINKER_MOLD)
-                return NULL;
-        return linker_names[kind];
-}
-
-/* Reads MAJOR.MINOR at P (which must start with a digit). */
-static bool read_version(const char *p, const char *end, unsigned *major, unsigned *minor) {
-        if (p >= end || *p < '0' || *p > '9')
-                return false;
-        unsigned long a = 0, b = 0;
-        while (p < end && *p >= '0' && *p <= '9' && a < 100000)
-                a = a * 10 + (unsigned long)(*p++ - '0');
-        if (p < end && *p == '.')
-                for (p++; p < end && *p >= '0' && *p <= '9' && b < 100000; p++)
-                        b = b * 10 + (unsigned long)(*p - '0');
-        *major = (unsigned)a;
-        *minor = (unsigned)b;
-        return true;
-}
-
-/* The last blank-separated word in [p, end) that starts with a digit. */
-static const char *last_number(const char *p, const char *end) {
-        const char *found = NULL;
-        for (const char *q = p; q < end; q++)
-                if (*q >= '0' && *q <= '9' && (q == p || *(q - 1) == ' ' || *(q - 1) == '('))
-                        found = q;
-        return found;
-}
-
-static const char *find_in(const char *s, const char *end, const char *word) {
-        size_t n = strlen(word);
-        for (const char *p = s; p + n <= end; p++)
-                if (!memcmp(p, word, n))
-                        return p;
-        return NULL;
-}
-
-PKGNOTE_PUBLIC int pkgnote_linker_identify(const char *out, size_t len, pkgnote_linker *ret) {
-        /* Only the first line matters; it names the linker and version:
-         *   GNU ld (GNU Binutils for Debian) 2.40
-         *   GNU ld version 2.41-37.fc40
-         *   GNU gold (GNU Binutils for Debian 2.40) 1.16
-         *   Debian LLD 16.0.6 (compatible with GNU linkers)
-         *   mold 1.10.1 (compatible with GNU ld)  */
-        const char *nl = memchr(out, '\n', len);
-        const char *end = nl ? nl : out + len;
-        pkgnote_linker l = {0};
-        const char *p, *v = NULL;
-        /* mold and lld say "compatible with GNU ld(...)": test them first. */
-        if (len >= 5 && !memcmp(out, "mold ", 5)) {
-                l.kind = PKGNOTE_LINKER_MOLD;
-                v = out + 5;
-        } else if ((p = find_in(out, end, "LLD "))) {
-                l.kind = PKGNOTE_LINKER_LLD;
-                v = p + 4;
-        } else if ((p = find_in(out, end, "GNU gold"))) {
-                l.kind = PKGNOTE_LINKER_GOLD;
-                /* gold's own number (1.16) says nothing; binutils' is in the
-                 * parentheses. */
-                const char *open = memchr(p, '(', (size_t)(end - p));
-                const char *close = open ? memchr(open, ')', (size_t)(end - open)) : NULL;
-                if (open && close)
-                        v = last_number(open, close);
-        } else if ((p = find_in(out, end, "GNU ld"))) {
-                l.kind = PKGNOTE_LINKER_BFD;
-                const char *close = memchr(p, ')', (size_t)(end - p));
-                v = last_number(close ? close : p, end);
-        } else
-                return pn_error(-EINVAL, "not the version of ld.bfd, gold, lld or mold: \"%.*s\"",
-                                (int)(end - out > 80 ? 80 : end - out), out);
-        if (v)
-                read_version(v, end, &l.major, &l.minor);
-        *ret = l;
-        return 0;
-}
-
-static bool at_least(const pkgnote_linker *l, unsigned major, unsigned minor) {
-        return l->major > major || (l->major == major && l->minor >= minor);
-}
-
-PKGNOTE_PUBLIC int pkgnote_linker_has_package_metadata(const pkgnote_linker *l) {
-        switch (l->kind) {
-        case PKGNOTE_LINKER_BFD:
-        case PKGNOTE_LINKER_GOLD:
-                return at_least(l, 2, 39);
-        case PKGNOTE_LINKER_LLD:
-                return at_least(l, 15, 0);
-        case PKGNOTE_LINKER_MOLD:
-                return at_least(l, 1, 3);
-        default:
-                return 0;
-        }
-}
-
-PKGNOTE_PUBLIC int pkgnote_linker_decodes_package_metadata(const pkgnote_linker *l) {
-        switch (l->kind) {
-        case PKGNOTE_LINKER_BFD:
-                return at_least(l, 2, 44); /* binutils commit b0cc81e8, PR ld/32003 */
-        case PKGNOTE_LINKER_LLD:
-                return at_least(l, 21, 0);
-        case PKGNOTE_LINKER_MOLD:
-                return at_least(l, 2, 36); /* mold 7ddc8f46: --encoded-package-metadata renamed */
-        default:
-                return 0; /* gold takes the argument as it is */
-        }
-}
-
-/* Bytes that stay as they are: no decoder treats them specially, no
- * shell or make quotes them and -Wl, does not split at them. */
-static bool percent_plain(unsigned char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               (c && strchr("-._~:/@+=", c));
-}
-
-PKGNOTE_PUBLIC int pkgnote_percent_encode(const char *s, char **ret) {
-        size_t n = 0;
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-                n += percent_plain(*p) ? 1 : 3;
-        char *out = malloc(n + 1), *o = out;
-        if (!out)
-                return pn_error(-ENOMEM, "out of memory");
-        static const char hex[] = "0123456789ABCDEF";
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-                if (percent_plain(*p))
-                        *o++ = (char)*p;
-                else {
-                        *o++ = '%';
-                        *o++ = hex[*p >> 4];
-                        *o++ = hex[*p & 15];
-                }
-        *o = 0;
-        *ret = out;
-        return 0;
-}
-
-static bool shell_safe(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               strchr("+,-./:=@_%^", c);
-}
-
-PKGNOTE_PUBLIC int pkgnote_ldflags_quote(const char *arg, int style, char **ret) {
-        if (style != PKGNOTE_LDFLAGS_SHELL && style != PKGNOTE_LDFLAGS_MAKE)
-                return pn_error(-EINVAL, "unknown quoting style %d", style);
-        int r = pn_check_string(arg, "argument");
-        if (r < 0)
-                return r;
-        bool plain = *arg != 0;
-        for (const char *p = arg; *p && plain; p++)
-                plain = shell_safe(*p);
-        struct text t = {0};
-        if (!plain)
-                text_add(&t, "'");
-        for (const char *p = arg; *p; p++) {
-                if (*p == '\'')
-                        text_add(&t, "'\\''");
-                else if (style == PKGNOTE_LDFLAGS_MAKE && *p == '$')
-                        text_add(&t, "$$");
-                else if (style == PKGNOTE_LDFLAGS_MAKE && *p == '#')
-                        text_add(&t, "\\#");
-                else
-                        text_add(&t, "%c", *p);
-        }
-        if (!plain)
-                text_add(&t, "'");
-        if (!t.s)
-                text_add(&t, "%s", "");
-        return text_finish(&t, ret);
-}
-
-/* Refuses what no note may hold, as every other generator does. */
-static int check_json(const char *json) {
-        uint8_t *note;
-        size_t note_len;
-        int r = pn_package_note_checked(json, 0, &note, &note_len);
-        if (r >= 0)
-                free(note);
-        return r;
-}
-
-PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style, char **ret) {
-        int r = check_json(json);
-        if (r < 0)
-                return r;
-        size_t n = strlen(json);
-        char *arg = malloc(sizeof "--package-metadata=" + n);
-        if (!arg)
-                return pn_error(-ENOMEM, "out of memory");
-        memcpy(arg, "--package-metadata=", sizeof "--package-metadata=" - 1);
-        memcpy(arg + sizeof "--package-metadata=" - 1, json, n + 1);
-        char *q;
-        r = pkgnote_ldflags_quote(arg, style, &q);
-        free(arg);
-        if (r < 0)
-                return r;
-        struct text t = {0};
-        text_add(&t, "-Xlinker %s", q);
-        free(q);
-        return text_finish(&t, ret);
-}
-
-PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata_for(const char *json, const pkgnote_linker *l, int style,
-                                                        char **ret) {
-        if (!l || !pkgnote_linker_decodes_package_metadata(l))
-                return pkgnote_ldflags_package_metadata(json, style, ret);
-        char *enc;
-        int r = check_json(json);
-        if (r < 0 || (r = pkgnote_percent_encode(json, &enc)) < 0)
-                return r;
-        struct text t = {0};
-        text_add(&t, "-Wl,--package-metadata=%s", enc);
-        free(enc);
-        return text_finish(&t, ret);
+        return emit_package(PKGNOTE_EMIT_LINKER_SCRIPT, json, NULL, (uint8_t **)ret, NULL);
 }

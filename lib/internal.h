@@ -70,6 +70,8 @@ size_t pn_escape(char *dst, size_t cap, const char *s, size_t len, bool backslas
 /* Validates a JSON string value per the spec: UTF-8 and no control
  * characters (C0, DEL, C1).  0 or -EINVAL with pn_error set. */
 int pn_check_string(const char *s, const char *what);
+/* Does S hold a C0, DEL or C1 control character? */
+bool pn_has_control(const char *s);
 
 /* Does S look like a soname dlopen() is given: a file name without blank
  * or control characters, with a ".so" that ends it or starts its version
@@ -80,6 +82,21 @@ bool pn_soname_shaped(const char *s);
  * after checking that JSON is one object a reader accepts and that holds
  * no control character (-EINVAL otherwise). */
 int pn_package_note_checked(const char *json, int big_endian, uint8_t **note, size_t *note_len);
+
+/* The dlopen note for JSON as pkgnote_dlopen_note_encode() makes it: JSON
+ * checked as pkgnote_dlopen_check() does (-EINVAL with its first
+ * complaint) and stripped of whitespace outside strings. */
+int pn_dlopen_note_checked(const char *json, int big_endian, uint8_t **note, size_t *note_len);
+
+/* A growable text buffer (lib/text.c); a failed allocation is remembered
+ * and reported by pn_text_finish(), which hands the text over. */
+struct pn_text {
+        char *s;
+        size_t len, cap;
+        bool oom;
+};
+void pn_text_add(struct pn_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int pn_text_finish(struct pn_text *t, char **ret);
 
 /* The .note.gnu.property note that keeps every AND-merged feature of a
  * link as the other inputs have it (lib/emit.c): 1 and *LEN bytes in BUF

@@ -86,7 +86,7 @@ bool pn_is_control(const unsigned char *s, size_t *skip) {
         return false;
 }
 
-static bool has_control(const char *s) {
+bool pn_has_control(const char *s) {
         for (const unsigned char *p = (const unsigned char *)s; *p;) {
                 size_t skip;
                 if (pn_is_control(p, &skip))
@@ -104,7 +104,7 @@ static bool valid_utf8(const char *s) {
 int pn_check_string(const char *s, const char *what) {
         if (!valid_utf8(s))
                 return pn_error(-EINVAL, "%s is not valid UTF-8", what);
-        if (has_control(s))
+        if (pn_has_control(s))
                 return pn_error(-EINVAL, "%s contains a control character, which the package note format forbids", what);
         return 0;
 }
@@ -130,7 +130,7 @@ int pn_json_each_string(const json_t *v, int (*fn)(const char *s, const char *ke
 
 static int refuse_control(const char *s, const char *key, void *u) {
         (void)key, (void)u;
-        return has_control(s) ? pn_error(-EINVAL, "string \"%.40s\" contains a control character, which the package note format forbids", s) : 0;
+        return pn_has_control(s) ? pn_error(-EINVAL, "string \"%.40s\" contains a control character, which the package note format forbids", s) : 0;
 }
 
 int pn_json_dump(const json_t *v, char **ret) {
@@ -328,7 +328,7 @@ static void report(struct check_ctx *c, int err, const char *fmt, ...) {
 }
 
 static int check_control(const char *s, const char *key, void *u) {
-        if (has_control(s))
+        if (pn_has_control(s))
                 report(u, -EBADMSG, key ? "key contains a control character" : "a string value contains a control character");
         return 0;
 }

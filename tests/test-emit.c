@@ -366,8 +366,8 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
         size_t word = t->elf_class == 64 ? 8 : 4;
         const pkgnote_shdr *sh;
         int ns = pkgnote_elf_shdrs(e, &sh);
-        CHECK_INT(ns, want_prop ? 7 : 6);
-        bool stack = false, note = false, prop = false;
+        CHECK_INT(ns, want_prop ? 8 : 7);
+        bool stack = false, note = false, prop = false, group = false;
         for (int i = 0; i < ns; i++) {
                 if (!strcmp(sh[i].name, ".note.gnu.property")) {
                         prop = true;
@@ -402,13 +402,28 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
                 if (!strcmp(sh[i].name, ".note.package")) {
                         note = true;
                         CHECK_INT(sh[i].type, 7);
-                        CHECK_INT(sh[i].flags, 2);
+                        /* SHF_ALLOC | SHF_GROUP | SHF_GNU_RETAIN */
+                        CHECK_INT(sh[i].flags, 0x200202);
                         CHECK_INT(sh[i].align, 4);
                         CHECK_INT(sh[i].offset % 4, 0);
+                }
+                if (!strcmp(sh[i].name, ".group")) {
+                        /* A COMDAT group (GRP_COMDAT, then the member's index)
+                         * ahead of its one member, the package note. */
+                        group = true;
+                        CHECK_INT(sh[i].type, 17);
+                        CHECK_INT(sh[i].size, 8);
+                        bool be = t->big_endian;
+                        const uint8_t *g = obj + sh[i].offset;
+                        uint32_t flag = be ? (uint32_t)g[3] | (uint32_t)g[2] << 8 : (uint32_t)g[0] | (uint32_t)g[1] << 8;
+                        uint32_t member = be ? (uint32_t)g[7] | (uint32_t)g[6] << 8 : (uint32_t)g[4] | (uint32_t)g[5] << 8;
+                        CHECK_INT(flag, 1);
+                        CHECK((int)member > i && (int)member < ns && !strcmp(sh[member].name, ".note.package"));
                 }
         }
         CHECK(stack);
         CHECK(note);
+        CHECK(group);
         CHECK(prop == want_prop);
 
         const pkgnote_note *n;
@@ -524,7 +539,7 @@ static void test_text_forms(void) {
         const char *json = "{\"name\":\"a*/b\"}";
         CHECK_INT(pkgnote_emit_asm(json, &s), 0);
         /* A COMDAT group named after the note's SHA-256. */
-        CHECK(strstr(s, ".section .note.package,\"aG\",%note,pkgnote.note.") != NULL);
+        CHECK(strstr(s, ".section .note.package,\"aGR\",%note,pkgnote.note.") != NULL);
         CHECK(strstr(s, ",comdat\n") != NULL);
         CHECK(strstr(s, ".section .note.GNU-stack,\"\",%progbits\n") != NULL);
         CHECK(strstr(s, ".long 0xcafe1a7e") != NULL);
@@ -765,6 +780,115 @@ static void test_percent_encoding(void) {
                   -EINVAL);
 }
 
+/* Package and dlopen notes together: order, layout, groups, refusals. */
+static void test_dlopen_notes(void) {
+        static const char dl1[] = "[{\"feature\":\"a\",\"priority\":\"suggested\",\"soname\":[\"liba.so.1\"]}]";
+        static const char dl2[] = " [ {\"soname\" : [\"libb.so.2\", \"libc.so.3\"]} ]\n";
+        static const char dl2_compact[] = "[{\"soname\":[\"libb.so.2\",\"libc.so.3\"]}]";
+        static const char pkg[] = "{\"type\":\"deb\",\"name\":\"x\",\"version\":\"1\"}";
+        /* The package note comes first whatever its place in the list. */
+        const pkgnote_note_spec specs[] = {
+                {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl1},
+                {PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg},
+                {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2},
+        };
+        const char *const want_json[] = {pkg, dl1, dl2_compact};
+        const uint32_t want_type[] = {PKGNOTE_NT_FDO_PACKAGING_METADATA, PKGNOTE_NT_FDO_DLOPEN_METADATA,
+                                      PKGNOTE_NT_FDO_DLOPEN_METADATA};
+        static const char *const targets[] = {"x86_64", "i686", "s390x", "ppc", "aarch64", "riscv64"};
+        for (size_t ti = 0; ti < sizeof targets / sizeof *targets; ti++) {
+                pkgnote_target t;
+                CHECK_INT(pkgnote_target_parse(targets[ti], &t), 0);
+                uint8_t *b = NULL;
+                size_t len = 0;
+                CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_OBJECT, specs, 3, &t, &b, &len), 0);
+                pkgnote_elf *e;
+                if (!b || pkgnote_elf_from_memory(b, len, &e) < 0) {
+                        fail(__FILE__, __LINE__, "%s: object does not parse", targets[ti]);
+                        free(b);
+                        continue;
+                }
+                CHECK_INT(pkgnote_elf_problem_count(e), 0);
+                const pkgnote_note *n;
+                int nn = pkgnote_elf_notes(e, &n), k = 0;
+                for (int i = 0; i < nn; i++) {
+                        if (strcmp(n[i].name, "FDO"))
+                                continue;
+                        CHECK(k < 3);
+                        if (k >= 3)
+                                break;
+                        CHECK_INT(n[i].type, want_type[k]);
+                        CHECK_STR(n[i].section, k == 0 ? ".note.package" : ".note.dlopen");
+                        size_t wl = strlen(want_json[k]);
+                        CHECK(n[i].descsz >= wl && !memcmp(n[i].desc, want_json[k], wl));
+                        /* dlopen: descsz counts the NUL, not the padding. */
+                        CHECK_INT(n[i].descsz, k == 0 ? (wl + 1 + 3) / 4 * 4 : wl + 1);
+                        k++;
+                }
+                CHECK_INT(k, 3);
+                const pkgnote_shdr *sh;
+                int ns = pkgnote_elf_shdrs(e, &sh), groups = 0;
+                for (int i = 0; i < ns; i++)
+                        groups += sh[i].type == 17;
+                CHECK_INT(groups, 3);
+                pkgnote_elf_free(e);
+                free(b);
+
+                /* The raw form is the notes back to back. */
+                uint8_t *raw;
+                size_t raw_len, off = 0;
+                CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, specs, 3, &t, &raw, &raw_len), 0);
+                uint8_t *one;
+                size_t one_len;
+                CHECK_INT(pkgnote_package_note_encode(pkg, t.big_endian, &one, &one_len), 0);
+                CHECK(one_len <= raw_len && !memcmp(raw, one, one_len));
+                off += one_len;
+                free(one);
+                CHECK_INT(pkgnote_dlopen_note_encode(dl1, t.big_endian, &one, &one_len), 0);
+                CHECK(off + one_len <= raw_len && !memcmp(raw + off, one, one_len));
+                off += one_len;
+                free(one);
+                CHECK_INT(pkgnote_dlopen_note_encode(dl2, t.big_endian, &one, &one_len), 0);
+                CHECK(off + one_len == raw_len && !memcmp(raw + off, one, one_len));
+                free(one);
+                free(raw);
+        }
+
+        /* Text forms: one section, group and comment per note. */
+        uint8_t *text;
+        size_t text_len;
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_ASM, specs, 3, NULL, &text, &text_len), 0);
+        CHECK_INT(text_len, strlen((char *)text));
+        CHECK(strstr((char *)text, ".section .note.dlopen,\"aGR\",%note,pkgnote.dlopen.") != NULL);
+        CHECK(strstr((char *)text, "/* dlopen note (FDO_DLOPEN_METADATA): [{\"soname\":[\"libb.so.2\"") != NULL);
+        CHECK(strstr((char *)text, dl1) != NULL);
+        free(text);
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_LINKER_SCRIPT, specs, 3, NULL, &text, &text_len), 0);
+        CHECK(strstr((char *)text, ".note.package (TYPE = SHT_NOTE)") < strstr((char *)text, ".note.dlopen (TYPE = SHT_NOTE)"));
+        CHECK(strstr((char *)text, "LONG(0x407c0c0a)") != NULL);
+        free(text);
+
+        /* Refusals: nothing, two package notes, the same dlopen note
+         * twice, another note type, a bad dlopen note, an unknown form. */
+        uint8_t *x = NULL;
+        size_t xl;
+        const pkgnote_note_spec two_pkg[] = {{PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg}, {PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg}};
+        const pkgnote_note_spec same[] = {{PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2}, {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2_compact}};
+        const pkgnote_note_spec other[] = {{3, pkg}};
+        const pkgnote_note_spec bad[] = {{PKGNOTE_NT_FDO_DLOPEN_METADATA, "[{\"soname\":[\"liba.so.1\"],\"priority\":\"maybe\"}]"}};
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, specs, 0, NULL, &x, &xl), -EINVAL);
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, two_pkg, 2, NULL, &x, &xl), -EINVAL);
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, same, 2, NULL, &x, &xl), -EINVAL);
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, other, 1, NULL, &x, &xl), -EINVAL);
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_OBJECT, bad, 1, NULL, &x, &xl), -EINVAL);
+        CHECK(strstr(pkgnote_last_error(), "maybe") != NULL);
+        CHECK_INT(pkgnote_emit(0, specs, 3, NULL, &x, &xl), -EINVAL);
+        CHECK(x == NULL);
+        CHECK_INT(pkgnote_dlopen_note_encode("[]", 0, &x, &xl), -EINVAL);
+        CHECK_INT(pkgnote_dlopen_note_encode("{}", 0, &x, &xl), -EINVAL);
+        CHECK(x == NULL);
+}
+
 int main(void) {
         test_os_release_quoting();
         test_os_release_root();
@@ -776,6 +900,7 @@ int main(void) {
         test_linkers();
         test_ldflags();
         test_percent_encoding();
+        test_dlopen_notes();
         if (failures) {
                 fprintf(stderr, "test-emit: %d of %d checks failed\n", failures, checks);
                 return 1;

@@ -37,14 +37,28 @@ struct gen_opts {
         int linker;
         const char *ld;
         int ldflags_style;
+        char **dlopen; /* --dlopen texts */
+        size_t n_dlopen;
 };
 
 static void generate_help(void) {
         printf("Usage: pkgnote generate [OPTIONS]\n"
                "\n"
-               "Make the package note (FDO_PACKAGING_METADATA) for a build.\n"
+               "Make the package note (FDO_PACKAGING_METADATA) and dlopen notes\n"
+               "(FDO_DLOPEN_METADATA) for a build.\n"
                "\n"
                "%s"
+               "dlopen notes:\n"
+               "      --dlopen JSON|@FILE     a dlopen note: a JSON array of {\"feature\",\n"
+               "                              \"description\", \"priority\": \"required\" |\n"
+               "                              \"recommended\" | \"suggested\", \"soname\": [...]}\n"
+               "                              (@- reads standard input); repeat for more\n"
+               "                              notes.  Without metadata options only the\n"
+               "                              dlopen notes are made.  Each is its own\n"
+               "                              COMDAT group, SHF_GNU_RETAIN in object and\n"
+               "                              asm, so linking it in twice keeps one copy\n"
+               "                              and --gc-sections keeps it\n"
+               "\n"
                "Output:\n"
                "  -F, --format FORMAT         json (default): the JSON and a newline\n"
                "                              note: the raw note, as ld --package-metadata\n"
@@ -85,6 +99,10 @@ static void generate_help(void) {
                "and a literal %% as %%25 so that the linker does not decode it.  Older\n"
                "linkers need -o FILE: for ld.bfd 2.38 a linker script is written there and\n"
                "-Wl,-dT,FILE printed, for the others an object file whose path is printed.\n"
+               "\n"
+               "With --dlopen, json prints one JSON document per line, the package note's\n"
+               "first, and ldflags cannot be used (linker options carry only the package\n"
+               "note).\n"
                "\n"
                "note and object are binary and are not written to a terminal.\n"
                "Exit status: 0 success, 2 bad usage or invalid input.\n",
@@ -244,6 +262,68 @@ static int emit_ldflags(const struct gen_opts *o, const char *json) {
         return EXIT_OK;
 }
 
+/* The JSON of each note in NOTES (LEN bytes, little-endian), a line each. */
+static int json_lines(const uint8_t *notes, size_t len, uint8_t **ret, size_t *ret_len) {
+        size_t n = 0;
+        char *out = malloc(len + 1);
+        if (!out)
+                return tool_fail("generate: out of memory");
+        for (size_t off = 0; off + 16 <= len;) {
+                uint32_t descsz = (uint32_t)notes[off + 4] | (uint32_t)notes[off + 5] << 8 |
+                                  (uint32_t)notes[off + 6] << 16 | (uint32_t)notes[off + 7] << 24;
+                const char *json = (const char *)notes + off + 16;
+                size_t k = strnlen(json, descsz);
+                memcpy(out + n, json, k);
+                n += k;
+                out[n++] = '\n';
+                off += 16 + ((descsz + 3) & ~(size_t)3);
+        }
+        out[n] = 0;
+        *ret = (uint8_t *)out;
+        *ret_len = n;
+        return EXIT_OK;
+}
+
+/* The package note (JSON, unless NULL) and the dlopen notes together. */
+static int emit_notes(const struct gen_opts *o, const char *json, const pkgnote_target *t) {
+        pkgnote_note_spec *specs = calloc(o->n_dlopen + 1, sizeof *specs);
+        if (!specs)
+                return tool_fail("generate: out of memory");
+        size_t n = 0;
+        if (json)
+                specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+        for (size_t i = 0; i < o->n_dlopen; i++)
+                specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, o->dlopen[i]};
+        static const int forms[] = {
+                [FMT_JSON] = PKGNOTE_EMIT_NOTES,
+                [FMT_NOTE] = PKGNOTE_EMIT_NOTES,
+                [FMT_SCRIPT] = PKGNOTE_EMIT_LINKER_SCRIPT,
+                [FMT_ASM] = PKGNOTE_EMIT_ASM,
+                [FMT_OBJECT] = PKGNOTE_EMIT_OBJECT,
+        };
+        pkgnote_target le = *t;
+        if (o->format == FMT_JSON)
+                le.big_endian = 0;
+        uint8_t *data;
+        size_t len;
+        int r = pkgnote_emit(forms[o->format], specs, n, &le, &data, &len);
+        free(specs);
+        if (r < 0)
+                return fail_lib(o->n_dlopen ? "--dlopen" : format_names[o->format], r);
+        if (o->format == FMT_JSON) {
+                uint8_t *lines = NULL;
+                r = json_lines(data, len, &lines, &len);
+                free(data);
+                if (r != EXIT_OK)
+                        return r;
+                data = lines;
+        }
+        r = write_output(o->output, data, len,
+                         PN_OUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT ? PN_OUT_BINARY : 0));
+        free(data);
+        return r;
+}
+
 static int emit(const struct gen_opts *o, const char *json) {
         pkgnote_target t;
         int r;
@@ -252,6 +332,15 @@ static int emit(const struct gen_opts *o, const char *json) {
                         return fail_lib("--target", r);
         } else
                 pkgnote_target_host(&t);
+        if (o->format == FMT_SCRIPT && o->linker == PKGNOTE_LINKER_GOLD)
+                return tool_fail("generate: gold has no INSERT in linker scripts, so no script can add the note; use --format object or ldflags");
+        if (o->format == FMT_SCRIPT && o->linker == PKGNOTE_LINKER_MOLD)
+                return tool_fail("generate: mold does not read SECTIONS linker scripts; use --format object or ldflags");
+        if (o->n_dlopen) {
+                if (o->format == FMT_LDFLAGS)
+                        return tool_fail("generate: --dlopen: linker options carry only the package note; use --format object, asm or linker-script for dlopen notes");
+                return emit_notes(o, json, &t);
+        }
 
         uint8_t *data = NULL;
         size_t len = 0;
@@ -280,10 +369,6 @@ static int emit(const struct gen_opts *o, const char *json) {
                 len = r >= 0 ? strlen((char *)data) : 0;
                 break;
         case FMT_SCRIPT:
-                if (o->linker == PKGNOTE_LINKER_GOLD)
-                        return tool_fail("generate: gold has no INSERT in linker scripts, so no script can add the note; use --format object or ldflags");
-                if (o->linker == PKGNOTE_LINKER_MOLD)
-                        return tool_fail("generate: mold does not read SECTIONS linker scripts; use --format object or ldflags");
                 r = pkgnote_emit_linker_script(json, (char **)&data);
                 len = r >= 0 ? strlen((char *)data) : 0;
                 break;
@@ -300,7 +385,7 @@ static int emit(const struct gen_opts *o, const char *json) {
 }
 
 int cmd_generate(int argc, char **argv) {
-        enum { OPT_LINKER = META_OPT_END, OPT_LD, OPT_LDFLAGS_STYLE };
+        enum { OPT_LINKER = META_OPT_END, OPT_LD, OPT_LDFLAGS_STYLE, OPT_DLOPEN };
         static const struct option longopts[] = {
                 META_LONG_OPTIONS,
                 {"format", required_argument, NULL, 'F'},
@@ -309,13 +394,19 @@ int cmd_generate(int argc, char **argv) {
                 {"linker", required_argument, NULL, OPT_LINKER},
                 {"ld", required_argument, NULL, OPT_LD},
                 {"ldflags-style", required_argument, NULL, OPT_LDFLAGS_STYLE},
+                {"dlopen", required_argument, NULL, OPT_DLOPEN},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
         struct gen_opts o = {.format = FMT_JSON};
         int c, ret = EXIT_FAILURE_;
-        if (meta_opts_init(&o.meta, "generate", argc) < 0)
+        const char **dlopen_args = calloc((size_t)argc + 1, sizeof *dlopen_args);
+        size_t n_dlopen_args = 0;
+        char *json = NULL;
+        if (!dlopen_args || meta_opts_init(&o.meta, "generate", argc) < 0) {
+                free(dlopen_args);
                 return tool_fail("generate: out of memory");
+        }
         while ((c = tool_getopt(argc, argv, "F:o:t:h", longopts)) >= 0) {
                 if (meta_opts_handle(&o.meta, c, optarg))
                         continue;
@@ -342,6 +433,7 @@ int cmd_generate(int argc, char **argv) {
                         }
                         break;
                 case OPT_LD: o.ld = optarg; break;
+                case OPT_DLOPEN: dlopen_args[n_dlopen_args++] = optarg; break;
                 case OPT_LDFLAGS_STYLE:
                         if (!strcmp(optarg, "shell"))
                                 o.ldflags_style = PKGNOTE_LDFLAGS_SHELL;
@@ -364,12 +456,27 @@ int cmd_generate(int argc, char **argv) {
                 tool_fail("generate: unexpected argument '%s' (see 'pkgnote generate --help')", argv[optind]);
                 goto out;
         }
-        char *json;
-        if ((ret = meta_opts_build_json(&o.meta, &json)) != EXIT_OK)
+        if (n_dlopen_args) {
+                o.dlopen = calloc(n_dlopen_args, sizeof *o.dlopen);
+                if (!o.dlopen) {
+                        ret = tool_fail("generate: out of memory");
+                        goto out;
+                }
+                for (; o.n_dlopen < n_dlopen_args; o.n_dlopen++)
+                        if ((ret = meta_opts_read_json_arg("generate", "--dlopen", dlopen_args[o.n_dlopen],
+                                                           &o.dlopen[o.n_dlopen])) != EXIT_OK)
+                                goto out;
+        }
+        /* Only dlopen notes unless the package note is asked for. */
+        if ((!o.n_dlopen || meta_opts_any(&o.meta)) && (ret = meta_opts_build_json(&o.meta, &json)) != EXIT_OK)
                 goto out;
         ret = emit(&o, json);
-        free(json);
 out:
+        free(json);
+        for (size_t i = 0; i < o.n_dlopen; i++)
+                free(o.dlopen[i]);
+        free(o.dlopen);
+        free(dlopen_args);
         meta_opts_done(&o.meta);
         return ret;
 }

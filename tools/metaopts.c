@@ -181,3 +181,30 @@ finish:
         pkgnote_compose_free(c);
         return r;
 }
+
+bool meta_opts_any(const struct meta_opts *o) {
+        for (size_t k = 0; k < META_N_KEYS; k++)
+                if (o->value[k])
+                        return true;
+        return o->rpm || o->n_metadata > 0;
+}
+
+int meta_opts_read_json_arg(const char *cmd, const char *option, const char *arg, char **ret) {
+        if (arg[0] != '@') {
+                *ret = strdup(arg);
+                return *ret ? EXIT_OK : tool_fail("%s: out of memory", cmd);
+        }
+        char *text;
+        size_t len;
+        int r = read_small(arg + 1, &text, &len);
+        if (r == -E2BIG)
+                return tool_fail("%s: %s: '%s' is larger than %u bytes", cmd, option, arg + 1, PKGNOTE_MAX_JSON);
+        if (r < 0)
+                return tool_fail("%s: %s: cannot read '%s': %s", cmd, option, arg + 1, strerror(-r));
+        if (strlen(text) != len) {
+                free(text);
+                return tool_fail("%s: %s: '%s' contains a NUL byte", cmd, option, arg + 1);
+        }
+        *ret = text;
+        return EXIT_OK;
+}

@@ -66,5 +66,11 @@ bool meta_opts_handle(struct meta_opts *o, int c, const char *arg);
 /* The JSON for the options (malloc()ed); 0, or an exit code after
  * printing the reason. */
 int meta_opts_build_json(const struct meta_opts *o, char **ret);
+/* Was any option given that says what the package note holds (a key,
+ * --rpm, --metadata)? */
+bool meta_opts_any(const struct meta_opts *o);
+/* The text of a JSON|@FILE argument of OPTION (@- is standard input),
+ * malloc()ed; 0, or an exit code after printing the reason. */
+int meta_opts_read_json_arg(const char *cmd, const char *option, const char *arg, char **ret);
 
 #endif

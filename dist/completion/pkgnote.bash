@@ -13,7 +13,7 @@ _pkgnote() {
         generate)
                 opts="--type --name --version --architecture --os --os-version --os-cpe --app-cpe
                       --debuginfod-url --rpm --metadata --root --no-os-release --format --output
-                      --target --linker --ld --ldflags-style --help" ;;
+                      --target --linker --ld --ldflags-style --dlopen --help" ;;
         lint) opts="--json --quiet --list-checks --help" ;;
         core) opts="--json --root --no-disk --all-threads --stats --help" ;;
         pid) opts="--json --help" ;;
