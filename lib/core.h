@@ -137,5 +137,9 @@ void pn_core_source_free(struct pn_core_source *s);
  * absolute symlinks or magic links), else as given.  Only regular files;
  * returns an fd or a negative errno. */
 int pn_open_in_root(int rootfd, const char *path);
+/* Opens the directory PATH inside ROOTFD: symlinks and ".." resolve as if
+ * ROOTFD were "/" (openat2 RESOLVE_IN_ROOT); without openat2, no
+ * component may be a symlink.  An fd or a negative errno. */
+int pn_open_dir_in_root(int rootfd, const char *path);
 
 #endif

@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core.h"
 #include "pnjson.h"
 
 #ifndef EM_LOONGARCH
@@ -292,29 +293,6 @@ static bool abi_fits(const struct dep *x, const char *arch, const char *dir, siz
         return arch_ok && dir_ok;
 }
 
-/* Opens the directory PATH inside ROOTFD: symlinks and ".." resolve as if
- * ROOTFD were "/" (openat2 RESOLVE_IN_ROOT); without openat2, no
- * component may be a symlink. */
-static int open_dir_in_root(int rootfd, const char *path) {
-        struct open_how how = {
-                .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
-        if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
-                return fd < 0 ? -errno : fd;
-        int dir = dup(rootfd);
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s", path);
-        for (char *save = NULL, *tok = strtok_r(buf, "/", &save); tok && dir >= 0; tok = strtok_r(NULL, "/", &save)) {
-                int next = openat(dir, tok, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                int err = errno;
-                close(dir);
-                dir = next < 0 ? -err : next;
-        }
-        return dir;
-}
-
 /* Reads the .list file NAME of DIRFD and records, for every soname a
  * dependency wants, the package when it ships that soname in a library
  * directory of the dependency's ABI. */
@@ -416,7 +394,7 @@ PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root) 
         int rootfd = open(root ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return pn_error(-errno, "cannot open the root directory '%s': %s", root ? root : "/", strerror(errno));
-        int dirfd = open_dir_in_root(rootfd, "var/lib/dpkg/info");
+        int dirfd = pn_open_dir_in_root(rootfd, "var/lib/dpkg/info");
         close(rootfd);
         if (dirfd < 0)
                 return pn_error(dirfd, "no dpkg database in '%s' (var/lib/dpkg/info): %s", root ? root : "/", strerror(-dirfd));

@@ -111,3 +111,26 @@ int pn_open_in_root(int rootfd, const char *path) {
         close(pfd);
         return fd >= 0 ? fd : -err;
 }
+
+/* Opens the directory PATH inside ROOTFD: symlinks and ".." resolve as if
+ * ROOTFD were "/" (openat2 RESOLVE_IN_ROOT); without openat2, no
+ * component may be a symlink. */
+int pn_open_dir_in_root(int rootfd, const char *path) {
+        struct open_how how = {
+                .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        int fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+        if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+                return fd < 0 ? -errno : fd;
+        int dir = dup(rootfd);
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", path);
+        for (char *save = NULL, *tok = strtok_r(buf, "/", &save); tok && dir >= 0; tok = strtok_r(NULL, "/", &save)) {
+                int next = openat(dir, tok, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                int err = errno;
+                close(dir);
+                dir = next < 0 ? -err : next;
+        }
+        return dir;
+}

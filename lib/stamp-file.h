@@ -45,4 +45,14 @@ typedef void (*pn_tree_fn)(const pn_tree_file *f, void *userdata);
  * FN only. */
 int pn_stamp_tree(const char *dir, const char *json, unsigned flags, pn_tree_fn fn, void *userdata);
 
+/* The metadata for the file REL (its path in the tree): the JSON, or NULL
+ * with *SKIP saying why the file is left alone, or *ERR < 0 (message in
+ * pkgnote_last_error()) when that is a failure. */
+typedef const char *(*pn_tree_json_fn)(const char *rel, const char **skip, int *err, void *userdata);
+/* pn_stamp_tree() with each file's metadata from JSON_FN (JSON when it
+ * is NULL); hard links get the metadata of their first name in the tree's
+ * sorted order. */
+int pn_stamp_tree_each(const char *dir, const char *json, pn_tree_json_fn json_fn, void *json_ud, unsigned flags,
+                       pn_tree_fn fn, void *userdata);
+
 #endif

@@ -38,6 +38,8 @@ struct walk {
         const char *top;
         int rootfd;
         const char *json;
+        pn_tree_json_fn json_fn; /* per-file metadata, when not NULL */
+        void *json_ud;
         unsigned flags;
         pn_tree_fn fn;
         void *userdata;
@@ -138,6 +140,19 @@ static int add_link(struct walk *w, const struct stat *st, const char *rel) {
 
 static void walk_dir(struct walk *w, int dfd, size_t rlen);
 
+/* The metadata for the file REL, or NULL after reporting why it has none
+ * (removal needs none). */
+static const char *json_for(struct walk *w, const char *rel, size_t names) {
+        if (!w->json_fn || (w->flags & PKGNOTE_STAMP_REMOVE))
+                return w->json;
+        const char *skip = NULL;
+        int err = 0;
+        const char *json = w->json_fn(rel, &skip, &err, w->json_ud);
+        if (!json)
+                report(w, rel, err, err ? NULL : skip ? skip : "no metadata for this file", NULL, names);
+        return json;
+}
+
 /* One entry NAME of DFD; w->rel holds its path in the tree. */
 static bool visit(struct walk *w, int dfd, const char *name, size_t rlen) {
         struct stat st;
@@ -164,8 +179,11 @@ static bool visit(struct walk *w, int dfd, const char *name, size_t rlen) {
                         report(w, w->rel, pn_error(-ENOMEM, "out of memory"), NULL, NULL, 0);
                 return false;
         }
+        const char *json = json_for(w, w->rel, 1);
+        if (!json && !(w->flags & PKGNOTE_STAMP_REMOVE))
+                return false;
         pkgnote_stamp_result res;
-        int r = pn_stamp_at(dfd, name, &st, w->json, w->flags | PN_STAMP_NO_DIRSYNC, &res, NULL);
+        int r = pn_stamp_at(dfd, name, &st, json, w->flags | PN_STAMP_NO_DIRSYNC, &res, NULL);
         report(w, w->rel, r, NULL, r < 0 ? NULL : &res, 1);
         return r == 0;
 }
@@ -228,12 +246,19 @@ static void stamp_links(struct walk *w, const struct link *l, size_t n) {
                                NULL, n);
                 return;
         }
+        /* One file, one note: the metadata of its first name. */
+        const char *json = json_for(w, l[0].rel, n);
+        if (!json && !(w->flags & PKGNOTE_STAMP_REMOVE)) {
+                for (size_t i = 1; i < n; i++)
+                        report(w, l[i].rel, 0, "another name of this file has no metadata", NULL, n);
+                return;
+        }
         const char *base0;
         int d0 = open_parent(w, l[0].rel, &base0), r = d0 < 0 ? d0 : 0;
         pkgnote_stamp_result res;
         struct stat written;
         if (r == 0)
-                r = pn_stamp_at(d0, base0, &l[0].st, w->json, w->flags | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC, &res,
+                r = pn_stamp_at(d0, base0, &l[0].st, json, w->flags | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC, &res,
                                 &written);
         if (r == 0)
                 (void)fsync(d0);
@@ -255,7 +280,12 @@ static void stamp_links(struct walk *w, const struct link *l, size_t n) {
 }
 
 int pn_stamp_tree(const char *dir, const char *json, unsigned flags, pn_tree_fn fn, void *userdata) {
-        struct walk w = {.top = dir, .json = json, .fn = fn, .userdata = userdata};
+        return pn_stamp_tree_each(dir, json, NULL, NULL, flags, fn, userdata);
+}
+
+int pn_stamp_tree_each(const char *dir, const char *json, pn_tree_json_fn json_fn, void *json_ud, unsigned flags,
+                       pn_tree_fn fn, void *userdata) {
+        struct walk w = {.top = dir, .json = json, .json_fn = json_fn, .json_ud = json_ud, .fn = fn, .userdata = userdata};
         w.flags = flags & ~(unsigned)(PN_STAMP_FOLLOW | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC);
         w.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (w.rootfd < 0)

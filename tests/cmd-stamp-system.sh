@@ -1,11 +1,14 @@
 #!/bin/sh
 # A whole stamped system, crashed for real: a Debian base root (the
 # cached mmdebstrap tarball of the fresh-machine check, or
-# PKGNOTE_BASE_TAR) gets 'stamp --tree usr'; no file may lose its program
+# PKGNOTE_BASE_TAR) gets 'stamp --tree --from-dpkg', each file the
+# source package that ships it by the root's own dpkg database; no file
+# may lose its program
 # headers from the first page, at least 99% of executables and shared
 # libraries carry the note there; then perl, loading XS modules, is
 # killed with SIGSEGV inside the root (bwrap), and 'core --no-disk' must
-# name the package of every file module from the core alone.
+# name the package of every file module from the core alone, the right
+# one for each.
 . "$SRCDIR/tests/lib.sh"
 
 BASE=${PKGNOTE_BASE_TAR:-/var/tmp/fresh-bookworm/base.tar}
@@ -15,9 +18,8 @@ command -v bwrap > /dev/null || { echo "1..0 # SKIP bwrap not installed"; exit 7
 [ "$(cat /proc/sys/kernel/core_pattern 2> /dev/null)" = core ] || { echo "1..0 # SKIP core_pattern is not 'core'"; exit 77; }
 
 mkdir root && tar -xf "$BASE" -C root || fatal "cannot unpack $BASE"
-( cd root && "$PKGNOTE" stamp --tree --json --force --no-os-release --type deb --os debian --os-version 12 \
-        --name perl --version 5.36.0-7+deb12u1 --architecture amd64 usr ) > stamp.json 2> stamp.err
-python3 - stamp.json root > share.txt <<'PY'
+"$PKGNOTE" stamp --tree --json --force --from-dpkg root root/usr > stamp.json 2> stamp.err
+python3 - stamp.json . > share.txt <<'PY'
 import json, os, struct, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 def kind(p):
@@ -60,4 +62,26 @@ grep '^#' modules.txt
 [ "$files" -ge 5 ] && [ "$named" -eq "$files" ] && pass "core --no-disk: all $files file modules name their package" ||
         fail "core --no-disk: all $files file modules name their package" "$named did"
 grep -q 'XS\|auto/POSIX/POSIX.so' modules.txt && pass "the crash loaded XS modules" || fail "the crash loaded XS modules"
+# Each module names the source package that ships it: glibc for the C
+# library and the loader, perl for perl and its XS modules, libxcrypt.
+for m in 'libc.so.6: glibc ' 'ld-linux-x86-64.so.2: glibc ' '/usr/bin/perl: perl ' 'POSIX.so: perl ' 'libcrypt.so.1[.0-9]*: libxcrypt '; do
+        grep -q "$m" modules.txt && pass "the core names the package that ships ${m%%:*}" ||
+                fail "the core names the package that ships ${m%%:*}" "want '$m'"
+done
+# Every file module's package is its dpkg owner's source package.
+if command -v dpkg-query > /dev/null; then
+        bad=0
+        grep '^# /' modules.txt > module-lines.txt
+        while read -r _ path name _; do
+                path=${path%:}
+                want=$(dpkg-query --admindir=root/var/lib/dpkg -S "$path" 2> /dev/null | head -1 | cut -d: -f1)
+                [ -n "$want" ] || want=$(dpkg-query --admindir=root/var/lib/dpkg -S "$(echo "$path" | sed 's,^/usr/lib/,/lib/,')" 2> /dev/null | head -1 | cut -d: -f1)
+                src=$(dpkg-query --admindir=root/var/lib/dpkg -W -f '${source:Package}' "$want" 2> /dev/null)
+                [ "$src" = "$name" ] || { bad=$((bad + 1)); echo "# $path: core says $name, dpkg says $want ($src)"; }
+        done < module-lines.txt
+        [ "$bad" -eq 0 ] && pass "every module's package is what dpkg -S says" || fail "every module's package is what dpkg -S says" "$bad differ"
+else
+        missing "every module's package is what dpkg -S says" dpkg-query
+fi
+grep -q 'ignoring' stamp.err && echo "# left alone: $(grep -c ignoring stamp.err) (no package owns them)"
 finish

@@ -73,6 +73,10 @@ int meta_opts_init(struct meta_opts *o, const char *cmd, int argc) {
 }
 
 void meta_opts_done(struct meta_opts *o) {
+        for (size_t i = 0; o->texts && i < o->n_metadata; i++)
+                free(o->texts[i]);
+        free(o->texts);
+        o->texts = NULL;
         free(o->metadata);
         o->metadata = NULL;
 }
@@ -130,35 +134,49 @@ static int read_small(const char *path, char **ret, size_t *ret_len) {
         return 0;
 }
 
-/* Feeds the options to the library's precedence rule (lib/compose.c). */
-int meta_opts_build_json(const struct meta_opts *o, char **ret) {
-        pkgnote_compose *c = NULL;
-        int r;
-        if (pkgnote_compose_new(&c) < 0)
+/* The --metadata texts, each read once (@- can be read only once). */
+static int load_documents(struct meta_opts *o) {
+        if (o->texts || o->n_metadata == 0)
+                return EXIT_OK;
+        o->texts = calloc(o->n_metadata, sizeof *o->texts);
+        if (!o->texts)
                 return tool_fail("%s: out of memory", o->cmd);
         for (size_t i = 0; i < o->n_metadata; i++) {
-                const char *arg = o->metadata[i];
-                char *text = NULL;
-                size_t len = strlen(arg);
-                if (arg[0] == '@') {
-                        r = read_small(arg + 1, &text, &len);
-                        if (r == -E2BIG) {
-                                r = tool_fail("%s: --metadata: '%s' is larger than %u bytes", o->cmd, arg + 1,
-                                              PKGNOTE_MAX_JSON);
-                                goto finish;
-                        }
-                        if (r < 0) {
-                                r = tool_fail("%s: --metadata: cannot read '%s': %s", o->cmd, arg + 1, strerror(-r));
-                                goto finish;
-                        }
-                }
-                r = pkgnote_compose_document(c, text ? text : arg, len);
-                free(text);
-                if (r < 0) {
+                int r = meta_opts_read_json_arg(o->cmd, "--metadata", o->metadata[i], &o->texts[i]);
+                if (r != EXIT_OK)
+                        return r;
+        }
+        return EXIT_OK;
+}
+
+/* Feeds the options to the library's precedence rule (lib/compose.c). */
+int meta_opts_build_json(struct meta_opts *o, char **ret) {
+        return meta_opts_build_json_for(o, NULL, ret);
+}
+
+int meta_opts_build_json_for(struct meta_opts *o, const struct meta_file *f, char **ret) {
+        pkgnote_compose *c = NULL;
+        int r = load_documents(o);
+        if (r != EXIT_OK)
+                return r;
+        if (pkgnote_compose_new(&c) < 0)
+                return tool_fail("%s: out of memory", o->cmd);
+        for (size_t i = 0; i < o->n_metadata; i++)
+                if ((r = pkgnote_compose_document(c, o->texts[i], strlen(o->texts[i]))) < 0) {
                         r = fail_lib(o, "--metadata", r);
                         goto finish;
                 }
+        /* The file's own metadata: above the command's documents, below
+         * its --rpm and key options. */
+        if (f && f->document && (r = pkgnote_compose_document(c, f->document, strlen(f->document))) < 0) {
+                r = tool_fail("%s: %s: %s", o->cmd, f->what, pkgnote_last_error());
+                goto finish;
         }
+        for (size_t k = 0; f && k < N_KEYS; k++)
+                if (f->value[k] && (r = pkgnote_compose_set(c, key_options[k].key, f->value[k])) < 0) {
+                        r = tool_fail("%s: %s: %s", o->cmd, f->what, pkgnote_last_error());
+                        goto finish;
+                }
         if (o->rpm && (r = pkgnote_compose_rpm(c, o->rpm)) < 0) {
                 r = fail_lib(o, "--rpm", r);
                 goto finish;
@@ -168,14 +186,17 @@ int meta_opts_build_json(const struct meta_opts *o, char **ret) {
                         r = fail_lib(o, key_options[k].option, r);
                         goto finish;
                 }
-        if ((r = pkgnote_compose_os_release(c, o->root, !o->no_os_release)) < 0 ||
+        const char *root = o->root ? o->root : f ? f->root : NULL;
+        if ((r = pkgnote_compose_os_release(c, root, !o->no_os_release)) < 0 ||
             (r = pkgnote_compose_json(c, ret)) < 0) {
                 /* The library's message names the source. */
                 r = tool_fail("%s: %s", o->cmd, pkgnote_last_error());
                 goto finish;
         }
-        if (pkgnote_compose_warning(c))
+        if (pkgnote_compose_warning(c) && !o->warned) {
                 fprintf(stderr, "%s: %s: %s, ignoring\n", program_name, o->cmd, pkgnote_compose_warning(c));
+                o->warned = true;
+        }
         r = EXIT_OK;
 finish:
         pkgnote_compose_free(c);
@@ -194,8 +215,8 @@ int meta_opts_read_json_arg(const char *cmd, const char *option, const char *arg
                 *ret = strdup(arg);
                 return *ret ? EXIT_OK : tool_fail("%s: out of memory", cmd);
         }
-        char *text;
-        size_t len;
+        char *text = NULL;
+        size_t len = 0;
         int r = read_small(arg + 1, &text, &len);
         if (r == -E2BIG)
                 return tool_fail("%s: %s: '%s' is larger than %u bytes", cmd, option, arg + 1, PKGNOTE_MAX_JSON);

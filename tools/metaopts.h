@@ -53,6 +53,19 @@ struct meta_opts {
         size_t n_metadata;
         const char *root;
         bool no_os_release;
+        char **texts; /* the --metadata documents, once read */
+        bool warned;
+};
+
+/* One file's own metadata, for stamp's per-file sources: a JSON document
+ * and well-known keys (by META_OPT_TYPE - META_OPT_TYPE ... order), and
+ * the root whose os-release applies unless --root or --no-os-release.
+ * WHAT names the source in messages. */
+struct meta_file {
+        const char *what;
+        const char *document;
+        const char *value[META_N_KEYS];
+        const char *root;
 };
 
 /* The "Metadata" part of --help, ending in an empty line. */
@@ -65,7 +78,10 @@ void meta_opts_done(struct meta_opts *o);
 bool meta_opts_handle(struct meta_opts *o, int c, const char *arg);
 /* The JSON for the options (malloc()ed); 0, or an exit code after
  * printing the reason. */
-int meta_opts_build_json(const struct meta_opts *o, char **ret);
+int meta_opts_build_json(struct meta_opts *o, char **ret);
+/* The same with a file's own metadata F (may be NULL) between the
+ * --metadata documents and the --rpm and key options. */
+int meta_opts_build_json_for(struct meta_opts *o, const struct meta_file *f, char **ret);
 /* Was any option given that says what the package note holds (a key,
  * --rpm, --metadata)? */
 bool meta_opts_any(const struct meta_opts *o);

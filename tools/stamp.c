@@ -12,12 +12,14 @@
 
 #include "metaopts.h"
 #include "stamp-file.h"
+#include "stampmap.h"
 #include "tool.h"
 
 struct stamp_opts {
         struct meta_opts meta;
         const char *output;
         bool remove, force, json, quiet, tree, require_first_page;
+        struct stamp_map *map; /* per-file metadata */
 };
 
 static void stamp_help(void) {
@@ -47,6 +49,21 @@ static void stamp_help(void) {
                "                              it, never following symbolic links; separate\n"
                "                              debug files and non-ELF files are left alone;\n"
                "                              hard links in the tree share one stamped file\n"
+               "Metadata of each file (instead of one for all; the options above still\n"
+               "apply, above the file's own):\n"
+               "      --from-dpkg ROOT        the package of ROOT's dpkg database that ships\n"
+               "                              the file (FILEs and trees inside ROOT): type deb,\n"
+               "                              its source package's name and version (Source:),\n"
+               "                              its architecture; os-release from ROOT\n"
+               "      --from-rpmdb ROOT       the same from ROOT's rpm database (rpm --root):\n"
+               "                              name and VERSION-RELEASE of the source rpm\n"
+               "      --metadata-map FILE     lines PATH<TAB>JSON: PATH is the file's path in\n"
+               "                              the tree (with --tree) or as given; JSON a\n"
+               "                              document as for --metadata ('-': stdin)\n"
+               "                              Files without metadata are left alone (named on\n"
+               "                              standard error; an error for a FILE given)\n"
+               "\n"
+               "Output:\n"
                "  -j, --json                  one JSON object per file and line\n"
                "  -q, --quiet                 print only problems\n"
                "  -h, --help                  show this help\n"
@@ -145,6 +162,12 @@ static unsigned stamp_flags(const struct stamp_opts *o) {
 
 static int stamp_one(const char *path, const char *json, const struct stamp_opts *o) {
         unsigned flags = stamp_flags(o);
+        if (o->map) {
+                const char *skip = NULL;
+                int err;
+                if (!(json = stamp_map_json(o->map, NULL, path, &skip, &err)))
+                        return err < 0 ? EXIT_FAILURE_ : tool_fail("stamp: '%s': %s", path, skip);
+        }
         pkgnote_stamp_result r;
         int err = pkgnote_stamp_file(path, o->output, json, flags, &r);
         return report(path, err, &r, o);
@@ -174,10 +197,31 @@ static void tree_file(const pn_tree_file *f, void *userdata) {
                 t->stamped++;
 }
 
+struct tree_map {
+        const struct stamp_opts *o;
+        const char *dir;
+        bool failed;
+};
+
+static const char *tree_json(const char *rel, const char **skip, int *err, void *userdata) {
+        struct tree_map *tm = userdata;
+        const char *json = stamp_map_json(tm->o->map, tm->dir, rel, skip, err);
+        if (*err < 0) {
+                /* Printed already: the file is named as skipped. */
+                tm->failed = true;
+                *err = 0;
+                *skip = "its metadata is not valid (see above)";
+        }
+        return json;
+}
+
 static int stamp_tree(const char *dir, const char *json, const struct stamp_opts *o) {
         unsigned flags = stamp_flags(o);
         struct tree t = {.o = o, .ret = EXIT_OK};
-        int r = pn_stamp_tree(dir, json, flags, tree_file, &t);
+        struct tree_map tm = {.o = o, .dir = dir};
+        int r = pn_stamp_tree_each(dir, json, o->map ? tree_json : NULL, &tm, flags, tree_file, &t);
+        if (tm.failed)
+                t.ret = EXIT_FAILURE_;
         if (r == -ENOTDIR)
                 return tool_fail("stamp: --tree: '%s' is not a directory", dir);
         if (r < 0)
@@ -192,7 +236,8 @@ static int stamp_tree(const char *dir, const char *json, const struct stamp_opts
 }
 
 int cmd_stamp(int argc, char **argv) {
-        enum { OPT_REMOVE = META_OPT_END, OPT_FORCE, OPT_REQUIRE_FIRST_PAGE };
+        enum { OPT_REMOVE = META_OPT_END, OPT_FORCE, OPT_REQUIRE_FIRST_PAGE, OPT_FROM_DPKG, OPT_FROM_RPMDB,
+               OPT_METADATA_MAP };
         static const struct option longopts[] = {
                 META_LONG_OPTIONS,
                 {"output", required_argument, NULL, 'o'},
@@ -202,12 +247,17 @@ int cmd_stamp(int argc, char **argv) {
                 {"json", no_argument, NULL, 'j'},
                 {"quiet", no_argument, NULL, 'q'},
                 {"tree", no_argument, NULL, 't'},
+                {"from-dpkg", required_argument, NULL, OPT_FROM_DPKG},
+                {"from-rpmdb", required_argument, NULL, OPT_FROM_RPMDB},
+                {"metadata-map", required_argument, NULL, OPT_METADATA_MAP},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
         struct stamp_opts o = {0};
         int c, ret = EXIT_FAILURE_;
         bool any_meta = false;
+        int map_source = 0;
+        const char *map_arg = NULL, *map_option = NULL;
         if (meta_opts_init(&o.meta, "stamp", argc) < 0)
                 return tool_fail("stamp: out of memory");
         while ((c = tool_getopt(argc, argv, "o:jqth", longopts)) >= 0) {
@@ -223,6 +273,19 @@ int cmd_stamp(int argc, char **argv) {
                 case 'j': o.json = true; break;
                 case 'q': o.quiet = true; break;
                 case 't': o.tree = true; break;
+                case OPT_FROM_DPKG:
+                case OPT_FROM_RPMDB:
+                case OPT_METADATA_MAP: {
+                        const char *name = c == OPT_FROM_DPKG ? "--from-dpkg" : c == OPT_FROM_RPMDB ? "--from-rpmdb" : "--metadata-map";
+                        if (map_option) {
+                                tool_fail("stamp: %s and %s do not go together", map_option, name);
+                                goto out;
+                        }
+                        map_option = name;
+                        map_arg = optarg;
+                        map_source = c == OPT_FROM_DPKG ? STAMP_MAP_DPKG : c == OPT_FROM_RPMDB ? STAMP_MAP_RPM : STAMP_MAP_FILE;
+                        break;
+                }
                 case 'h':
                         stamp_help();
                         ret = EXIT_OK;
@@ -246,8 +309,14 @@ int cmd_stamp(int argc, char **argv) {
                 tool_fail("stamp: --remove takes no metadata options");
                 goto out;
         }
+        if (o.remove && map_option) {
+                tool_fail("stamp: --remove takes no %s", map_option);
+                goto out;
+        }
         char *json = NULL;
-        if (!o.remove && (ret = meta_opts_build_json(&o.meta, &json)) != EXIT_OK)
+        if (map_option && (ret = stamp_map_open(&o.map, &o.meta, map_source, map_arg)) != EXIT_OK)
+                goto out;
+        if (!o.remove && !o.map && (ret = meta_opts_build_json(&o.meta, &json)) != EXIT_OK)
                 goto out;
         /* A full disk or a file size limit must give an error to clean
          * up after, not kill us with the temporary file left behind. */
@@ -262,6 +331,7 @@ int cmd_stamp(int argc, char **argv) {
         if (fflush(stdout) != 0)
                 ret = tool_fail("cannot write output: %s", strerror(errno));
 out:
+        stamp_map_free(o.map);
         meta_opts_done(&o.meta);
         return ret;
 }

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Who owns a file, by a root's own package database: dpkg's status file
+ * and info/PACKAGE.list, or the rpm database through "rpm --root".  Each owner
+ * is given as the package note names it: the source package's name and
+ * version (dpkg's Source: field, rpm's source rpm), the binary package's
+ * architecture.  Files are looked up by their path in the root, with the
+ * merged-/usr aliases (/bin is /usr/bin, /lib is /usr/lib, ...) tried too.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "internal.h"
+#include "output.h"
+#include "pkgdb.h"
+
+extern char **environ;
+
+struct pn_pkgdb {
+        const char *type; /* "deb" or "rpm" */
+        struct pn_pkg *pkgs;
+        size_t npkgs, cappkgs;
+        struct file {
+                char *path;
+                size_t pkg;
+        } *files;
+        size_t nfiles, capfiles;
+};
+
+void pn_pkgdb_free(pn_pkgdb *db) {
+        if (!db)
+                return;
+        for (size_t i = 0; i < db->npkgs; i++) {
+                free(db->pkgs[i].name);
+                free(db->pkgs[i].version);
+                free(db->pkgs[i].arch);
+                free(db->pkgs[i].binary);
+        }
+        for (size_t i = 0; i < db->nfiles; i++)
+                free(db->files[i].path);
+        free(db->pkgs);
+        free(db->files);
+        free(db);
+}
+
+static int add_pkg(pn_pkgdb *db, const char *binary, const char *name, size_t name_len, const char *version,
+                   size_t version_len, const char *arch) {
+        if (db->npkgs == db->cappkgs) {
+                size_t cap = db->cappkgs ? db->cappkgs * 2 : 64;
+                struct pn_pkg *p = realloc(db->pkgs, cap * sizeof *p);
+                if (!p)
+                        return -ENOMEM;
+                db->pkgs = p;
+                db->cappkgs = cap;
+        }
+        struct pn_pkg *p = &db->pkgs[db->npkgs];
+        *p = (struct pn_pkg){strndup(name, name_len), strndup(version, version_len), strdup(arch), strdup(binary)};
+        if (!p->name || !p->version || !p->arch || !p->binary) {
+                free(p->name);
+                free(p->version);
+                free(p->arch);
+                free(p->binary);
+                return -ENOMEM;
+        }
+        db->npkgs++;
+        return 0;
+}
+
+static int add_file(pn_pkgdb *db, const char *path, size_t len, size_t pkg) {
+        if (db->nfiles == db->capfiles) {
+                size_t cap = db->capfiles ? db->capfiles * 2 : 4096;
+                struct file *f = realloc(db->files, cap * sizeof *f);
+                if (!f)
+                        return -ENOMEM;
+                db->files = f;
+                db->capfiles = cap;
+        }
+        char *p = strndup(path, len);
+        if (!p)
+                return -ENOMEM;
+        db->files[db->nfiles++] = (struct file){p, pkg};
+        return 0;
+}
+
+static int cmp_file(const void *a, const void *b) {
+        const struct file *x = a, *y = b;
+        int c = strcmp(x->path, y->path);
+        return c ? c : (x->pkg < y->pkg ? -1 : x->pkg > y->pkg);
+}
+
+static void sort_files(pn_pkgdb *db) {
+        qsort(db->files, db->nfiles, sizeof *db->files, cmp_file);
+}
+
+/* ------------------------------------------------------------ dpkg */
+
+/* Reads the whole file FD (at most MAX bytes), NUL-terminated. */
+static int read_all(int fd, size_t max, char **ret, size_t *ret_len) {
+        size_t cap = 1 << 16, n = 0;
+        char *buf = malloc(cap + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                if (n == cap) {
+                        if (cap >= max) {
+                                free(buf);
+                                return -E2BIG;
+                        }
+                        cap *= 2;
+                        char *b = realloc(buf, cap + 1);
+                        if (!b) {
+                                free(buf);
+                                return -ENOMEM;
+                        }
+                        buf = b;
+                }
+                ssize_t k = pn_read_full(fd, buf + n, cap - n);
+                if (k < 0) {
+                        free(buf);
+                        return (int)k;
+                }
+                bool eof = (size_t)k < cap - n;
+                n += (size_t)k;
+                if (eof)
+                        break;
+        }
+        buf[n] = 0;
+        *ret = buf;
+        *ret_len = n;
+        return 0;
+}
+
+/* The value of FIELD in the paragraph [p, end), or NULL; *len its length. */
+static const char *field(const char *p, const char *end, const char *name, size_t *len) {
+        size_t nl = strlen(name);
+        for (const char *line = p; line < end;) {
+                const char *eol = memchr(line, '\n', (size_t)(end - line));
+                if (!eol)
+                        eol = end;
+                if ((size_t)(eol - line) > nl && !memcmp(line, name, nl) && line[nl] == ':') {
+                        const char *v = line + nl + 1;
+                        while (v < eol && (*v == ' ' || *v == '\t'))
+                                v++;
+                        const char *e = eol;
+                        while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+                                e--;
+                        *len = (size_t)(e - v);
+                        return v;
+                }
+                line = eol + 1;
+        }
+        return NULL;
+}
+
+/* The installed packages of the status file TEXT. */
+static int parse_status(pn_pkgdb *db, const char *text, size_t len) {
+        const char *end = text + len;
+        for (const char *p = text; p < end;) {
+                const char *q = strstr(p, "\n\n");
+                const char *pe = q ? q + 1 : end;
+                size_t pl, sl, al, vl, srcl;
+                const char *pkg = field(p, pe, "Package", &pl), *st = field(p, pe, "Status", &sl),
+                           *arch = field(p, pe, "Architecture", &al), *ver = field(p, pe, "Version", &vl),
+                           *src = field(p, pe, "Source", &srcl);
+                if (pkg && st && ver && arch && sl >= 10 && !memcmp(st + sl - 10, " installed", 10) && pl < 256 &&
+                    al < 64) {
+                        char binary[256 + 64 + 2], a[64];
+                        snprintf(a, sizeof a, "%.*s", (int)al, arch);
+                        snprintf(binary, sizeof binary, "%.*s:%s", (int)pl, pkg, a);
+                        /* Source: NAME [(VERSION)]; without one, the binary's. */
+                        const char *name = pkg, *version = ver;
+                        size_t name_len = pl, version_len = vl;
+                        if (src && srcl) {
+                                name = src;
+                                name_len = strcspn(src, " (\n");
+                                if (name_len > srcl)
+                                        name_len = srcl;
+                                const char *open = memchr(src, '(', srcl), *close = open ? memchr(open, ')', srcl - (size_t)(open - src)) : NULL;
+                                if (open && close && close > open + 1) {
+                                        version = open + 1;
+                                        version_len = (size_t)(close - open - 1);
+                                }
+                        }
+                        int r = add_pkg(db, binary, name, name_len, version, version_len, a);
+                        if (r < 0)
+                                return r;
+                }
+                p = q ? q + 2 : end;
+        }
+        return 0;
+}
+
+/* The package of the .list file NAME ("pkg.list" or "pkg:arch.list"). */
+static ssize_t list_owner(const pn_pkgdb *db, const char *name) {
+        size_t nl = strlen(name) - 5;
+        const char *colon = memchr(name, ':', nl);
+        size_t pl = colon ? (size_t)(colon - name) : nl;
+        for (size_t i = 0; i < db->npkgs; i++) {
+                const char *b = db->pkgs[i].binary, *bc = strchr(b, ':');
+                if ((size_t)(bc - b) != pl || memcmp(b, name, pl))
+                        continue;
+                if (colon && (strlen(bc + 1) != nl - pl - 1 || memcmp(bc + 1, colon + 1, nl - pl - 1)))
+                        continue;
+                return (ssize_t)i;
+        }
+        return -1;
+}
+
+int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret) {
+        const char *r0 = root ? root : "/";
+        int rootfd = open(r0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+                return pn_error(-errno, "cannot open the root directory '%s': %s", r0, strerror(errno));
+        pn_pkgdb *db = calloc(1, sizeof *db);
+        int r = db ? 0 : -ENOMEM, fd = -1, dfd = -1;
+        char *text = NULL;
+        size_t len;
+        if (r == 0 && (fd = pn_open_in_root(rootfd, "var/lib/dpkg/status")) < 0)
+                r = pn_error(fd, "no dpkg database in '%s' (var/lib/dpkg/status): %s", r0, strerror(-fd));
+        if (r == 0 && (r = read_all(fd, 1u << 30, &text, &len)) < 0)
+                r = pn_error(r, "cannot read the dpkg status file: %s", strerror(-r));
+        if (r == 0) {
+                db->type = "deb";
+                r = parse_status(db, text, len);
+        }
+        if (r == 0 && (dfd = pn_open_dir_in_root(rootfd, "var/lib/dpkg/info")) < 0)
+                r = pn_error(dfd, "no dpkg database in '%s' (var/lib/dpkg/info): %s", r0, strerror(-dfd));
+        DIR *dir = r == 0 ? fdopendir(dfd) : NULL;
+        if (r == 0 && !dir)
+                r = pn_error(-errno, "cannot read the dpkg database: %s", strerror(errno));
+        if (dir)
+                dfd = -1;
+        for (struct dirent *de; r == 0 && (de = readdir(dir));) {
+                size_t nl = strlen(de->d_name);
+                if (nl <= 5 || strcmp(de->d_name + nl - 5, ".list"))
+                        continue;
+                ssize_t pkg = list_owner(db, de->d_name);
+                if (pkg < 0)
+                        continue;
+                int lf = openat(dirfd(dir), de->d_name,
+                                O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+                char *list;
+                size_t ll;
+                struct stat st;
+                if (lf < 0 || fstat(lf, &st) < 0 || !S_ISREG(st.st_mode) || read_all(lf, 1u << 28, &list, &ll) < 0) {
+                        if (lf >= 0)
+                                close(lf);
+                        continue;
+                }
+                close(lf);
+                for (char *line = list, *eol; r == 0 && line < list + ll; line = eol + 1) {
+                        eol = memchr(line, '\n', (size_t)(list + ll - line));
+                        if (!eol)
+                                eol = list + ll;
+                        if (eol > line && *line == '/')
+                                r = add_file(db, line, (size_t)(eol - line), (size_t)pkg);
+                }
+                free(list);
+        }
+        if (dir)
+                closedir(dir);
+        if (dfd >= 0)
+                close(dfd);
+        if (fd >= 0)
+                close(fd);
+        close(rootfd);
+        free(text);
+        if (r < 0) {
+                if (r == -ENOMEM)
+                        pn_error(r, "out of memory");
+                pn_pkgdb_free(db);
+                return r;
+        }
+        sort_files(db);
+        *ret = db;
+        return 0;
+}
+
+/* ------------------------------------------------------------- rpm */
+
+/* NAME-VERSION-RELEASE.src.rpm: the name and VERSION-RELEASE. */
+static bool split_srpm(const char *s, size_t len, size_t *name_len, const char **vr, size_t *vr_len) {
+        static const char *const suffixes[] = {".src.rpm", ".nosrc.rpm"};
+        for (size_t k = 0; k < ELEMENTSOF(suffixes); k++) {
+                size_t sl = strlen(suffixes[k]);
+                if (len > sl && !memcmp(s + len - sl, suffixes[k], sl)) {
+                        len -= sl;
+                        break;
+                }
+        }
+        const char *rel = NULL, *ver = NULL;
+        for (const char *p = s + len; p > s; p--)
+                if (p[-1] == '-') {
+                        if (!rel)
+                                rel = p - 1;
+                        else {
+                                ver = p - 1;
+                                break;
+                        }
+                }
+        if (!ver || ver == s)
+                return false;
+        *name_len = (size_t)(ver - s);
+        *vr = ver + 1;
+        *vr_len = (size_t)(s + len - *vr);
+        return true;
+}
+
+int pn_pkgdb_rpm(const char *root, const char *rpm, pn_pkgdb **ret) {
+        const char *r0 = root ? root : "/";
+        /* One query for every file of every package: FILE, TAB, the
+         * binary package, TAB, the source rpm, TAB, the architecture. */
+        char *argv[] = {(char *)(rpm ? rpm : "rpm"), (char *)"--root", (char *)r0, (char *)"-qa", (char *)"--qf",
+                        (char *)"[%{FILENAMES}\t%{=NAME}-%{=VERSION}-%{=RELEASE}.%{=ARCH}\t%{=SOURCERPM}\t%{=ARCH}\n]",
+                        NULL};
+        int pipefd[2];
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return pn_error(-errno, "cannot create a pipe: %s", strerror(errno));
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+        posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+        pid_t pid;
+        int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        close(pipefd[1]);
+        if (e != 0) {
+                close(pipefd[0]);
+                return pn_error(-e, "cannot run '%s': %s", argv[0], strerror(e));
+        }
+        char *text = NULL;
+        size_t len = 0;
+        int r = read_all(pipefd[0], 1u << 30, &text, &len);
+        close(pipefd[0]);
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        if (r == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+                r = pn_error(-EIO, "'%s --root %s -qa' failed: no rpm database there?", argv[0], r0);
+        else if (r < 0)
+                r = pn_error(r, "cannot read the rpm database: %s", strerror(-r));
+        pn_pkgdb *db = r == 0 ? calloc(1, sizeof *db) : NULL;
+        if (r == 0 && !db)
+                r = pn_error(-ENOMEM, "out of memory");
+        if (db)
+                db->type = "rpm";
+        for (char *line = text, *eol; r == 0 && line < text + len; line = eol + 1) {
+                eol = memchr(line, '\n', (size_t)(text + len - line));
+                if (!eol)
+                        eol = text + len;
+                *eol = 0;
+                char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL, *t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
+                if (*line != '/' || !t3)
+                        continue;
+                *t1 = *t2 = *t3 = 0;
+                const char *binary = t1 + 1, *srpm = t2 + 1, *arch = t3 + 1, *vr;
+                size_t name_len, vr_len;
+                if (!split_srpm(srpm, strlen(srpm), &name_len, &vr, &vr_len))
+                        continue;
+                size_t pkg = db->npkgs;
+                if (pkg == 0 || strcmp(db->pkgs[pkg - 1].binary, binary)) {
+                        if ((r = add_pkg(db, binary, srpm, name_len, vr, vr_len, arch)) < 0)
+                                break;
+                } else
+                        pkg--;
+                r = add_file(db, line, (size_t)(t1 - line), pkg);
+        }
+        free(text);
+        if (r < 0) {
+                if (r == -ENOMEM)
+                        pn_error(r, "out of memory");
+                pn_pkgdb_free(db);
+                return r;
+        }
+        sort_files(db);
+        *ret = db;
+        return 0;
+}
+
+/* ---------------------------------------------------------- lookup */
+
+static ssize_t find(const pn_pkgdb *db, const char *path) {
+        size_t lo = 0, hi = db->nfiles;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = strcmp(db->files[mid].path, path);
+                if (c == 0) {
+                        while (mid > 0 && !strcmp(db->files[mid - 1].path, path))
+                                mid--;
+                        return (ssize_t)db->files[mid].pkg;
+                }
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return -1;
+}
+
+const char *pn_pkgdb_type(const pn_pkgdb *db) {
+        return db->type;
+}
+
+size_t pn_pkgdb_file_count(const pn_pkgdb *db) {
+        return db->nfiles;
+}
+
+ssize_t pn_pkgdb_owner(const pn_pkgdb *db, const char *path) {
+        if (*path != '/')
+                return -1;
+        ssize_t p = find(db, path);
+        if (p >= 0)
+                return p;
+        /* merged /usr: a package may list /bin/sh for /usr/bin/sh or the
+         * other way round. */
+        static const char *const aliased[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
+        char alt[PATH_MAX + 8];
+        for (size_t k = 0; k < ELEMENTSOF(aliased); k++) {
+                size_t al = strlen(aliased[k]);
+                if (!strncmp(path, "/usr", 4) && !strncmp(path + 4, aliased[k], al)) {
+                        if (strlen(path + 4) < sizeof alt)
+                                return find(db, strcpy(alt, path + 4));
+                } else if (!strncmp(path, aliased[k], al) && strlen(path) + 4 < sizeof alt) {
+                        snprintf(alt, sizeof alt, "/usr%s", path);
+                        return find(db, alt);
+                }
+        }
+        return -1;
+}
+
+size_t pn_pkgdb_count(const pn_pkgdb *db) {
+        return db->npkgs;
+}
+
+const struct pn_pkg *pn_pkgdb_pkg(const pn_pkgdb *db, size_t i) {
+        return i < db->npkgs ? &db->pkgs[i] : NULL;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Who owns a file, by a root's package database (lib/pkgdb.c). */
+#ifndef PKGNOTE_PKGDB_H
+#define PKGNOTE_PKGDB_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* A package as the package note names it. */
+struct pn_pkg {
+        char *name;    /* the source package's name */
+        char *version; /* its version (rpm: VERSION-RELEASE) */
+        char *arch;    /* the binary package's architecture */
+        char *binary;  /* the binary package: "NAME:ARCH" (dpkg), NEVRA (rpm) */
+};
+
+typedef struct pn_pkgdb pn_pkgdb;
+
+/* The installed packages and their files, from ROOT's (NULL: "/") dpkg
+ * database, read inside ROOT (no symlink leads out of it). */
+int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret);
+/* The same from ROOT's rpm database, by running RPM (NULL: "rpm") with
+ * --root ROOT -qa once. */
+int pn_pkgdb_rpm(const char *root, const char *rpm, pn_pkgdb **ret);
+void pn_pkgdb_free(pn_pkgdb *db);
+/* "deb" or "rpm". */
+const char *pn_pkgdb_type(const pn_pkgdb *db);
+size_t pn_pkgdb_file_count(const pn_pkgdb *db);
+/* The index of the package that ships PATH (absolute, as in the root),
+ * also under its merged-/usr alias (/bin/x for /usr/bin/x and back);
+ * -1 if none. */
+ssize_t pn_pkgdb_owner(const pn_pkgdb *db, const char *path);
+size_t pn_pkgdb_count(const pn_pkgdb *db);
+const struct pn_pkg *pn_pkgdb_pkg(const pn_pkgdb *db, size_t i);
+
+#endif

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Per-file metadata for pkgnote stamp: the owner of each file from a
+ * root's dpkg or rpm database (--from-dpkg, --from-rpmdb), or the lines
+ * PATH<TAB>JSON of a map file (--metadata-map).  Each file's JSON is
+ * composed by the one precedence rule (tools/metaopts.c, lib/compose.c),
+ * once per package or map line.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkgdb.h"
+#include "stampmap.h"
+
+struct entry {
+        char *path;     /* map: the path as the map names it */
+        char *document; /* map: its JSON */
+        char *json;     /* composed, once needed */
+        int err;        /* composing failed (exit code printed once) */
+};
+
+struct stamp_map {
+        struct meta_opts *meta;
+        pn_pkgdb *db;
+        char *root;      /* the database's root, resolved */
+        size_t root_len;
+        struct entry *v; /* map lines, sorted by path; or one per package */
+        size_t n;
+        char skip[PATH_MAX + 128];
+};
+
+void stamp_map_free(struct stamp_map *m) {
+        if (!m)
+                return;
+        for (size_t i = 0; i < m->n; i++) {
+                free(m->v[i].path);
+                free(m->v[i].document);
+                free(m->v[i].json);
+        }
+        free(m->v);
+        pn_pkgdb_free(m->db);
+        free(m->root);
+        free(m);
+}
+
+static int cmp_entry(const void *a, const void *b) {
+        return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
+}
+
+/* "./a/b", "/a/b" and "a/b" name the same file of a tree. */
+static const char *tree_path(const char *p) {
+        while (p[0] == '.' && p[1] == '/')
+                p += 2;
+        while (*p == '/')
+                p++;
+        return p;
+}
+
+/* Reads the map FILE: PATH<TAB>JSON lines; empty lines and lines that
+ * start with '#' are ignored. */
+static int read_map(struct stamp_map *m, const char *file) {
+        FILE *f = strcmp(file, "-") ? fopen(file, "re") : stdin;
+        if (!f)
+                return tool_fail("stamp: --metadata-map: cannot read '%s': %s", file, strerror(errno));
+        char *line = NULL;
+        size_t cap = 0, lineno = 0, alloc = 0;
+        ssize_t len;
+        int r = EXIT_OK;
+        while (r == EXIT_OK && (len = getline(&line, &cap, f)) >= 0) {
+                lineno++;
+                if (len > 0 && line[len - 1] == '\n')
+                        line[--len] = 0;
+                if (len == 0 || line[0] == '#')
+                        continue;
+                char *tab = strchr(line, '\t');
+                if (!tab || tab == line || (size_t)len != strlen(line)) {
+                        r = tool_fail("stamp: --metadata-map: %s:%zu: not PATH<TAB>JSON", file, lineno);
+                        break;
+                }
+                *tab = 0;
+                if (m->n == alloc) {
+                        alloc = alloc ? 2 * alloc : 64;
+                        struct entry *v = realloc(m->v, alloc * sizeof *v);
+                        if (!v) {
+                                r = tool_fail("stamp: out of memory");
+                                break;
+                        }
+                        m->v = v;
+                }
+                m->v[m->n] = (struct entry){strdup(tree_path(line)), strdup(tab + 1), NULL, 0};
+                if (!m->v[m->n].path || !m->v[m->n].document) {
+                        free(m->v[m->n].path);
+                        free(m->v[m->n].document);
+                        r = tool_fail("stamp: out of memory");
+                        break;
+                }
+                m->n++;
+        }
+        if (r == EXIT_OK && ferror(f))
+                r = tool_fail("stamp: --metadata-map: cannot read '%s': %s", file, strerror(errno));
+        free(line);
+        if (f != stdin)
+                fclose(f);
+        if (r != EXIT_OK)
+                return r;
+        qsort(m->v, m->n, sizeof *m->v, cmp_entry);
+        for (size_t i = 1; i < m->n; i++)
+                if (!strcmp(m->v[i].path, m->v[i - 1].path))
+                        return tool_fail("stamp: --metadata-map: '%s' is listed twice", m->v[i].path);
+        return EXIT_OK;
+}
+
+int stamp_map_open(struct stamp_map **ret, struct meta_opts *meta, int source, const char *arg) {
+        struct stamp_map *m = calloc(1, sizeof *m);
+        if (!m)
+                return tool_fail("stamp: out of memory");
+        m->meta = meta;
+        int r = EXIT_OK;
+        if (source == STAMP_MAP_FILE)
+                r = read_map(m, arg);
+        else {
+                m->root = realpath(arg, NULL);
+                if (!m->root)
+                        r = tool_fail("stamp: %s: cannot resolve '%s': %s",
+                                      source == STAMP_MAP_DPKG ? "--from-dpkg" : "--from-rpmdb", arg, strerror(errno));
+                else {
+                        m->root_len = strcmp(m->root, "/") ? strlen(m->root) : 0;
+                        int e = source == STAMP_MAP_DPKG ? pn_pkgdb_dpkg(m->root, &m->db) : pn_pkgdb_rpm(m->root, NULL, &m->db);
+                        if (e < 0)
+                                r = tool_fail("stamp: %s: %s", source == STAMP_MAP_DPKG ? "--from-dpkg" : "--from-rpmdb",
+                                              pkgnote_last_error());
+                        else if (!(m->v = calloc(pn_pkgdb_count(m->db) + 1, sizeof *m->v)))
+                                r = tool_fail("stamp: out of memory");
+                        else
+                                m->n = pn_pkgdb_count(m->db);
+                }
+        }
+        if (r != EXIT_OK) {
+                stamp_map_free(m);
+                return r;
+        }
+        *ret = m;
+        return EXIT_OK;
+}
+
+/* The composed JSON of entry E (package P of the database, or a map
+ * line), made once. */
+static const char *entry_json(struct stamp_map *m, struct entry *e, const struct pn_pkg *p, int *err) {
+        if (e->json || e->err) {
+                *err = e->err ? -EINVAL : 0;
+                return e->json;
+        }
+        struct meta_file f = {.root = m->root};
+        char what[PATH_MAX + 64];
+        if (p) {
+                snprintf(what, sizeof what, "package %s", p->binary);
+                f.value[META_OPT_TYPE - META_OPT_TYPE] = pn_pkgdb_type(m->db);
+                f.value[META_OPT_NAME - META_OPT_TYPE] = p->name;
+                f.value[META_OPT_VERSION - META_OPT_TYPE] = p->version;
+                f.value[META_OPT_ARCH - META_OPT_TYPE] = p->arch;
+        } else {
+                snprintf(what, sizeof what, "--metadata-map: '%s'", e->path);
+                f.document = e->document;
+        }
+        f.what = what;
+        if (meta_opts_build_json_for(m->meta, &f, &e->json) != EXIT_OK) {
+                e->err = 1;
+                *err = -EINVAL;
+                return NULL;
+        }
+        *err = 0;
+        return e->json;
+}
+
+const char *stamp_map_json(struct stamp_map *m, const char *tree, const char *path, const char **skip, int *err) {
+        *err = 0;
+        if (!m->db) {
+                const char *key = tree_path(path);
+                struct entry k = {.path = (char *)key};
+                struct entry *e = bsearch(&k, m->v, m->n, sizeof *m->v, cmp_entry);
+                if (!e) {
+                        *skip = "not in the metadata map";
+                        return NULL;
+                }
+                return entry_json(m, e, NULL, err);
+        }
+        /* The file's path in the database's root. */
+        char full[PATH_MAX * 2 + 2], *abs = NULL;
+        if (tree) {
+                char *t = realpath(tree, NULL);
+                if (t)
+                        snprintf(full, sizeof full, "%s/%s", t, tree_path(path));
+                free(t);
+                abs = t ? full : NULL;
+        } else {
+                /* The directory resolved, the last name as it is (a
+                 * symbolic link is looked up as its own name). */
+                char dir[PATH_MAX];
+                const char *slash = strrchr(path, '/');
+                snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? (slash == path ? "/" : path) : ".");
+                char *d = realpath(dir, NULL);
+                if (d)
+                        snprintf(full, sizeof full, "%s/%s", strcmp(d, "/") ? d : "", slash ? slash + 1 : path);
+                free(d);
+                abs = d ? full : NULL;
+        }
+        if (!abs || strncmp(abs, m->root, m->root_len) || (m->root_len && abs[m->root_len] != '/')) {
+                snprintf(m->skip, sizeof m->skip, "outside the root %s of the package database", m->root);
+                *skip = m->skip;
+                return NULL;
+        }
+        ssize_t i = pn_pkgdb_owner(m->db, abs + m->root_len);
+        if (i < 0) {
+                snprintf(m->skip, sizeof m->skip, "no package of the %s database owns %s",
+                         !strcmp(pn_pkgdb_type(m->db), "deb") ? "dpkg" : "rpm", abs + m->root_len);
+                *skip = m->skip;
+                return NULL;
+        }
+        return entry_json(m, &m->v[i], pn_pkgdb_pkg(m->db, (size_t)i), err);
+}
