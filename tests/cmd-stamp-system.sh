@@ -11,8 +11,24 @@
 # one for each.
 . "$SRCDIR/tests/lib.sh"
 
+# The base root: PKGNOTE_BASE_TAR, the fresh-machine check's, or one made
+# here with mmdebstrap once and kept in /var/tmp for later runs.
 BASE=${PKGNOTE_BASE_TAR:-/var/tmp/fresh-bookworm/base.tar}
-[ -f "$BASE" ] || { echo "1..0 # SKIP no base root tarball ($BASE; make one with mmdebstrap, as the fresh-machine check does)"; exit 77; }
+if [ ! -f "$BASE" ]; then
+        BASE=/var/tmp/pkgnote-test-base/bookworm.tar
+        if [ ! -f "$BASE" ]; then
+                require mmdebstrap
+                mkdir -p "${BASE%/*}" || fatal "cannot make ${BASE%/*}"
+                echo "# making a Debian 12 base root with mmdebstrap (once, kept in $BASE)"
+                if ! mmdebstrap --variant=apt --include=perl bookworm "$BASE.tmp.tar" \
+                        "deb http://deb.debian.org/debian bookworm main" > mmdebstrap.log 2>&1; then
+                        rm -f "$BASE.tmp.tar"
+                        echo "1..0 # SKIP mmdebstrap could not make a base root here: $(tail -1 mmdebstrap.log)"
+                        exit 77
+                fi
+                mv "$BASE.tmp.tar" "$BASE"
+        fi
+fi
 command -v bwrap > /dev/null || { echo "1..0 # SKIP bwrap not installed"; exit 77; }
 (ulimit -c unlimited) 2> /dev/null || { echo "1..0 # SKIP cannot raise the core size limit"; exit 77; }
 [ "$(cat /proc/sys/kernel/core_pattern 2> /dev/null)" = core ] || { echo "1..0 # SKIP core_pattern is not 'core'"; exit 77; }
