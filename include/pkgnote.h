@@ -119,6 +119,10 @@ PKGNOTE_PUBLIC uint64_t pkgnote_elf_size(const pkgnote_elf *e);
 
 /* "EXEC", "DYN", "REL", "CORE" or NULL for other values. */
 PKGNOTE_PUBLIC const char *pkgnote_elf_type_name(unsigned type);
+/* The object's kind in the words systemd-analyze inspect-elf uses:
+ * "relocatable", "executable" (a PIE too: an ET_DYN with PT_INTERP),
+ * "shared object", "core" or "unknown".  Static strings. */
+PKGNOTE_PUBLIC const char *pkgnote_elf_kind(pkgnote_elf *e);
 /* Short machine name ("x86-64", "aarch64", "s390x", ...) or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_machine_name(unsigned machine, int elf_class);
 
@@ -1117,6 +1121,81 @@ typedef struct pkgnote_sbom_options {
  * be NULL.  The result is malloc()ed, pretty-printed JSON. */
 PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const pkgnote_sbom_options *options,
                                       char **ret);
+
+/* ------------------------------------------------------------------ */
+/* JSON reports (lib/json-report.c)                                    */
+
+/* The JSON the pkgnote command prints, for any program to write.  Each
+ * function stores in *RET one compact JSON object (or array), without a
+ * newline, malloc()ed: free() it.  Keys come in the order listed.  The
+ * package notes are copied as stored (their keys, order and escapes);
+ * other strings are raw UTF-8 with '"' and '\' escaped and control
+ * characters (C0, DEL, C1) as \u00xx; bytes that are not UTF-8 (paths
+ * may hold any) are written as the text \xNN, so the result is always
+ * valid JSON.  Returns 0, or -ENOMEM (-EINVAL where said). */
+
+/* A file's report ("pkgnote show --json"): path (PATH, as given), then
+ * from E (may be NULL: these keys are left out) elfType
+ * (pkgnote_elf_kind()), elfClass, byteOrder ("little", "big"),
+ * architecture (pkgnote_machine_name(), else "machine-N"), machine; then
+ * buildId (hex, or null), packages (the package notes of INFO, as
+ * stored), dlopen (the entries of every dlopen note, in one array). */
+PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_elf *e, const char *path, char **ret);
+
+/* The threads of ST, as an array of {tid, frames: [{pc, function,
+ * module, moduleOffset}]}: pc and moduleOffset are "0x..." strings,
+ * function and module strings or null. */
+PKGNOTE_PUBLIC int pkgnote_stack_to_json(const pkgnote_stack *st, char **ret);
+
+/* A member added to a core's report: KEY with STRING, or with NUMBER
+ * when STRING is NULL. */
+typedef struct pkgnote_json_member {
+        const char *key;
+        const char *string;
+        int64_t number;
+} pkgnote_json_member;
+
+/* A core's or process's report ("pkgnote core --json", "pkgnote pid
+ * --json"): pid, tid, ppid, uid, gid, signal (numbers, or null when
+ * unknown), signalName, faultAddress ("0x...", only when known), command,
+ * commandLine, executable (strings or null), architecture, elfClass,
+ * byteOrder, package (the main module's first package note, or null),
+ * modules (an array of {path, start, end ("0x..."), buildId, packages,
+ * source (pkgnote_source_name()), foundBy, diskBuildId (only for
+ * PKGNOTE_SOURCE_DISK_MISMATCH), deleted, replaced, vdso (only when
+ * true), reason (only when there is one)}); then threads
+ * (pkgnote_stack_to_json()) when ST is not NULL; then the N_EXTRA members
+ * of EXTRA (may be NULL), in their order: a crash collector's time,
+ * hostname and core file, say.  -EINVAL when an extra member has no key
+ * or one of the report's own. */
+PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_stack *st,
+                                        const pkgnote_json_member *extra, size_t n_extra, char **ret);
+
+/* A scanned object's line ("pkgnote scan --format json"): path, input
+ * (INPUT: the name the caller gave input pkgnote_scan_object_input(O)),
+ * elfType (pkgnote_scan_object_kind()), elfClass, byteOrder,
+ * architecture, machine, buildId, packages, dlopen (the entries of its
+ * dlopen notes, as stored), and problems (their messages) when it has
+ * any. */
+PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *o, const char *input, char **ret);
+/* The scan's last line: {"summary": {inputs, objects, withNote,
+ * withoutNote, malformed, packages, files, bytes, directories, symlinks,
+ * special, unreadable, otherFileSystems, whitedOut, problems}}, the
+ * counts of pkgnote_scan_get_stats() and pkgnote_scan_problem_count(). */
+PKGNOTE_PUBLIC int pkgnote_scan_summary_to_json(const pkgnote_scan *s, char **ret);
+
+/* A lint finding in the file PATH ("pkgnote lint --json"): path,
+ * severity, check (its id), message, offset (a number, or null for
+ * PKGNOTE_LINT_NO_OFFSET). */
+PKGNOTE_PUBLIC int pkgnote_lint_finding_to_json(const pkgnote_lint_finding *f, const char *path, char **ret);
+
+/* What stamping PATH did ("pkgnote stamp --json"): path, placement
+ * (pkgnote_stamp_placement_name()), relocatable, firstPage,
+ * phdrsFirstPage, phdrsMoved, tablesMoved, notesMoved, signatureRemoved
+ * (booleans), noteOffset, noteSize, size, bytesAdded.  With R NULL, why
+ * it failed: path and error (ERROR). */
+PKGNOTE_PUBLIC int pkgnote_stamp_result_to_json(const pkgnote_stamp_result *r, const char *path, const char *error,
+                                                char **ret);
 
 #ifdef __cplusplus
 }

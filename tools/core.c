@@ -135,91 +135,6 @@ static void print_text(FILE *out, const pkgnote_core *c, const pkgnote_stack *st
                 stack_print_text(st, out);
 }
 
-static void print_packages_json(FILE *out, const pkgnote_info *info) {
-        fputc('[', out);
-        for (size_t i = 0; info && i < pkgnote_info_package_count(info); i++)
-                fprintf(out, "%s%s", i ? "," : "", pkgnote_info_package_json(info, i));
-        fputc(']', out);
-}
-
-static void json_opt_string(FILE *out, const char *key, const char *v) {
-        fprintf(out, ",\"%s\":", key);
-        if (v)
-                tool_print_json_string(out, v);
-        else
-                fputs("null", out);
-}
-
-static void json_opt_int(FILE *out, const char *key, int v) {
-        if (v >= 0)
-                fprintf(out, ",\"%s\":%d", key, v);
-        else
-                fprintf(out, ",\"%s\":null", key);
-}
-
-void core_print_json(FILE *out, const pkgnote_core *c, const pkgnote_stack *st, const char *extra) {
-        pkgnote_process_info p;
-        char buf[32];
-        pkgnote_core_process(c, &p);
-        fprintf(out, "{\"pid\":");
-        if (p.pid >= 0)
-                fprintf(out, "%d", p.pid);
-        else
-                fputs("null", out);
-        json_opt_int(out, "tid", p.tid);
-        json_opt_int(out, "ppid", p.ppid);
-        json_opt_int(out, "uid", p.uid);
-        json_opt_int(out, "gid", p.gid);
-        json_opt_int(out, "signal", p.signal > 0 ? p.signal : -1);
-        json_opt_string(out, "signalName", pkgnote_signal_name(p.signal));
-        if (p.has_fault_address)
-                fprintf(out, ",\"faultAddress\":\"0x%" PRIx64 "\"", p.fault_address);
-        json_opt_string(out, "command", p.command);
-        json_opt_string(out, "commandLine", p.arguments);
-        json_opt_string(out, "executable", p.executable);
-        fprintf(out, ",\"architecture\":\"%s\",\"elfClass\":%d,\"byteOrder\":\"%s\"", arch_name(&p, buf, sizeof buf),
-               p.elf_class, p.big_endian ? "big" : "little");
-        const pkgnote_module *main = pkgnote_core_main_module(c);
-        const pkgnote_info *mi = main ? pkgnote_module_info(main) : NULL;
-        fputs(",\"package\":", out);
-        if (mi && pkgnote_info_package_count(mi) > 0)
-                fputs(pkgnote_info_package_json(mi, 0), out);
-        else
-                fputs("null", out);
-        fputs(",\"modules\":[", out);
-        for (size_t i = 0; i < pkgnote_core_module_count(c); i++) {
-                const pkgnote_module *m = pkgnote_core_module(c, i);
-                fputs(i ? ",{\"path\":" : "{\"path\":", out);
-                tool_print_json_string(out, pkgnote_module_path(m));
-                fprintf(out, ",\"start\":\"0x%" PRIx64 "\",\"end\":\"0x%" PRIx64 "\"", pkgnote_module_start(m),
-                       pkgnote_module_end(m));
-                json_opt_string(out, "buildId", pkgnote_module_build_id(m));
-                fputs(",\"packages\":", out);
-                print_packages_json(out, pkgnote_module_info(m));
-                fprintf(out, ",\"source\":\"%s\"", pkgnote_source_name(pkgnote_module_source(m)));
-                json_opt_string(out, "foundBy", pkgnote_module_found_by(m));
-                if (pkgnote_module_source(m) == PKGNOTE_SOURCE_DISK_MISMATCH)
-                        json_opt_string(out, "diskBuildId", pkgnote_module_disk_build_id(m));
-                if (pkgnote_module_deleted(m))
-                        fputs(",\"deleted\":true", out);
-                if (pkgnote_module_replaced(m))
-                        fputs(",\"replaced\":true", out);
-                if (pkgnote_module_is_vdso(m))
-                        fputs(",\"vdso\":true", out);
-                if (pkgnote_module_reason(m))
-                        json_opt_string(out, "reason", pkgnote_module_reason(m));
-                fputc('}', out);
-        }
-        fputs("]", out);
-        if (st) {
-                fputs(",\"threads\":", out);
-                stack_print_json(st, out);
-        }
-        if (extra)
-                fprintf(out, ",%s", extra);
-        fputs("}\n", out);
-}
-
 static void core_help(void) {
         printf("Usage: pkgnote core [OPTIONS] CORE\n"
                "\n"
@@ -282,9 +197,12 @@ int cmd_core(int argc, char **argv) {
                 pkgnote_core_free(c);
                 return tool_error(path, "cannot unwind", r);
         }
-        if (o.json)
-                core_print_json(stdout, c, st, NULL);
-        else
+        int ret = EXIT_OK;
+        if (o.json) {
+                char *j;
+                if ((r = tool_put_json(stdout, pkgnote_core_to_json(c, st, NULL, 0, &j), &j)) < 0)
+                        ret = tool_error(path, "cannot write the report", r);
+        } else
                 print_text(stdout, c, st);
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++) {
                 fprintf(stderr, "%s: '", program_name);
@@ -299,7 +217,7 @@ int cmd_core(int argc, char **argv) {
         pkgnote_core_free(c);
         if (fflush(stdout) != 0)
                 return tool_fail("cannot write output: %s", strerror(errno));
-        return EXIT_OK;
+        return ret;
 }
 
 static void pid_help(void) {
@@ -339,12 +257,15 @@ int cmd_pid(int argc, char **argv) {
         int r = pkgnote_process_open((int)pid, &c);
         if (r < 0)
                 return tool_error(argv[optind], "cannot read process", r);
-        if (json)
-                core_print_json(stdout, c, NULL, NULL);
-        else
+        int ret = EXIT_OK;
+        if (json) {
+                char *j;
+                if ((r = tool_put_json(stdout, pkgnote_core_to_json(c, NULL, NULL, 0, &j), &j)) < 0)
+                        ret = tool_error(argv[optind], "cannot write the report", r);
+        } else
                 print_text(stdout, c, NULL);
         pkgnote_core_free(c);
         if (fflush(stdout) != 0)
                 return tool_fail("cannot write output: %s", strerror(errno));
-        return EXIT_OK;
+        return ret;
 }

@@ -206,12 +206,17 @@ static int write_report(const struct handler *h, const char *core_path, struct r
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         if (f) {
-                crash_write_report(f, c, h->time, h->host, core_path);
-                r = fclose(f) == 0 ? 0 : -ENOMEM;
+                r = crash_write_report(f, c, h->time, h->host, core_path);
+                if (fclose(f) != 0 && r == 0)
+                        r = -ENOMEM;
         } else
                 r = -ENOMEM;
         pkgnote_core_free(c);
-        return r == 0 ? write_text(room, report_name, text) : r;
+        if (r < 0) {
+                free(text);
+                return r;
+        }
+        return write_text(room, report_name, text);
 }
 
 static uint64_t parse_size(const char *s, const char *what) {

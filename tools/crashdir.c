@@ -34,19 +34,14 @@ void crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid,
         snprintf(buf, len, "core.%s.%d.%d.%" PRId64, i ? c : "_", uid, pid, time);
 }
 
-void crash_write_report(FILE *f, const pkgnote_core *c, int64_t time, const char *host, const char *core_path) {
-        char *extra = NULL;
-        size_t len = 0;
-        FILE *m = open_memstream(&extra, &len);
-        if (m) {
-                fprintf(m, "\"time\":%" PRId64 ",\"hostname\":", time);
-                tool_print_json_string(m, host);
-                fputs(",\"coreFile\":", m);
-                tool_print_json_string(m, core_path);
-                fclose(m);
-        }
-        core_print_json(f, c, NULL, extra);
-        free(extra);
+int crash_write_report(FILE *f, const pkgnote_core *c, int64_t time, const char *host, const char *core_path) {
+        const pkgnote_json_member extra[] = {
+                {.key = "time", .number = time},
+                {.key = "hostname", .string = host},
+                {.key = "coreFile", .string = core_path},
+        };
+        char *j;
+        return tool_put_json(f, pkgnote_core_to_json(c, NULL, extra, sizeof extra / sizeof *extra, &j), &j);
 }
 
 /* Temporaries (of pkgnote's naming, or ".tmp" of older versions) and

@@ -24,8 +24,9 @@
 const char *crash_state_dir(const char *override);
 /* "core.COMM.UID.PID.TIME" with COMM reduced to [A-Za-z0-9_.-]. */
 void crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
-/* The report: pkgnote core --json with "time", "hostname", "coreFile". */
-void crash_write_report(FILE *f, const pkgnote_core *c, int64_t time, const char *host, const char *core_path);
+/* The report: pkgnote core --json with "time", "hostname", "coreFile".
+ * Returns 0 or a negative errno. */
+int crash_write_report(FILE *f, const pkgnote_core *c, int64_t time, const char *host, const char *core_path);
 /* Under the store's lock: removes stale temporaries and half-made
  * entries of killed handlers, reports without their core, then whole
  * entries, oldest first, until the directory DIRFD holds at most MAX_USE
@@ -38,8 +39,5 @@ int crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_t m
 /* The core file of the newest entry of DIR whose PID (WHAT numeric) or
  * command or entry name is WHAT: 1 and its path, 0 when none. */
 int crash_find(const char *dir, const char *what, char *core_path, size_t len);
-
-/* From tools/core.c. */
-void core_print_json(FILE *out, const pkgnote_core *c, const pkgnote_stack *st, const char *extra);
 
 #endif

@@ -19,6 +19,7 @@ struct lint_run {
         const struct lint_opts *o;
         const char *path;
         size_t errors, warnings;
+        int failed; /* a finding could not be written */
 };
 
 static void on_finding(void *userdata, const pkgnote_lint_finding *f) {
@@ -32,14 +33,10 @@ static void on_finding(void *userdata, const pkgnote_lint_finding *f) {
                 return;
         const char *severity = pkgnote_lint_severity_name(f->check->severity);
         if (run->o->json) {
-                fputs("{\"path\":", stdout);
-                tool_print_json_string(stdout, run->path);
-                printf(",\"severity\":\"%s\",\"check\":\"%s\",\"message\":", severity, f->check->id);
-                tool_print_json_string(stdout, f->message);
-                if (f->offset == PKGNOTE_LINT_NO_OFFSET)
-                        fputs(",\"offset\":null}\n", stdout);
-                else
-                        printf(",\"offset\":%" PRIu64 "}\n", f->offset);
+                char *j;
+                int r = tool_put_json(stdout, pkgnote_lint_finding_to_json(f, run->path, &j), &j);
+                if (r < 0)
+                        run->failed = r;
                 return;
         }
         tool_print_escaped(stdout, run->path);
@@ -61,6 +58,8 @@ static int lint_one(const char *path, const struct lint_opts *o, size_t *errors,
         *warnings += run.warnings;
         if (r < 0)
                 return tool_error(path, "cannot read notes", r);
+        if (run.failed < 0)
+                return tool_error(path, "cannot write a finding", run.failed);
         return r > 0 ? EXIT_NOTFOUND : EXIT_OK;
 }
 

@@ -200,62 +200,14 @@ static void print_table(FILE *f, const pkgnote_scan *s) {
                 fprintf(f, "  whited out            %llu (image layers)\n", (unsigned long long)st.whited_out);
 }
 
-static void print_json(FILE *f, const pkgnote_scan *s, char **inputs) {
-        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+static int print_json(FILE *f, const pkgnote_scan *s, char **inputs) {
+        char *j;
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < pkgnote_scan_object_count(s); i++) {
                 const pkgnote_scan_object *o = pkgnote_scan_object_get(s, i);
-                char buf[32];
-                fputs("{\"path\":", f);
-                tool_print_json_string(f, pkgnote_scan_object_path(o));
-                fputs(",\"input\":", f);
-                tool_print_json_string(f, inputs[pkgnote_scan_object_input(o)]);
-                fprintf(f, ",\"elfType\":\"%s\",\"elfClass\":%d,\"byteOrder\":\"%s\",\"architecture\":",
-                        pkgnote_scan_object_kind(o), pkgnote_scan_object_class(o),
-                        pkgnote_scan_object_big_endian(o) ? "big" : "little");
-                tool_print_json_string(f, architecture(o, buf, sizeof buf));
-                fprintf(f, ",\"machine\":%u", pkgnote_scan_object_machine(o));
-                const char *id = pkgnote_scan_object_build_id(o);
-                if (id)
-                        fprintf(f, ",\"buildId\":\"%s\"", id);
-                else
-                        fputs(",\"buildId\":null", f);
-                /* The notes as stored: the parser accepted them as JSON. */
-                fputs(",\"packages\":[", f);
-                for (size_t k = 0; k < pkgnote_scan_object_package_count(o); k++)
-                        fprintf(f, "%s%s", k ? "," : "", pkgnote_scan_object_package_json(o, k));
-                fputs("],\"dlopen\":[", f);
-                size_t printed = 0;
-                for (size_t k = 0; k < pkgnote_scan_object_dlopen_count(o); k++) {
-                        const char *j = pkgnote_scan_object_dlopen_json(o, k);
-                        size_t len = strlen(j);
-                        if (len > 2)
-                                fprintf(f, "%s%.*s", printed++ ? "," : "", (int)(len - 2), j + 1);
-                }
-                fputs("]", f);
-                if (pkgnote_scan_object_problem_count(o)) {
-                        fputs(",\"problems\":[", f);
-                        for (size_t k = 0; k < pkgnote_scan_object_problem_count(o); k++) {
-                                if (k)
-                                        fputc(',', f);
-                                tool_print_json_string(f, pkgnote_scan_object_problem(o, k)->message);
-                        }
-                        fputc(']', f);
-                }
-                fputs("}\n", f);
+                r = tool_put_json(f, pkgnote_scan_object_to_json(o, inputs[pkgnote_scan_object_input(o)], &j), &j);
         }
-        pkgnote_scan_stats st;
-        pkgnote_scan_get_stats(s, &st);
-        fprintf(f,
-                "{\"summary\":{\"inputs\":%llu,\"objects\":%llu,\"withNote\":%llu,\"withoutNote\":%llu,"
-                "\"malformed\":%llu,\"packages\":%llu,\"files\":%llu,\"bytes\":%llu,\"directories\":%llu,"
-                "\"symlinks\":%llu,\"special\":%llu,\"unreadable\":%llu,\"otherFileSystems\":%llu,"
-                "\"whitedOut\":%llu,\"problems\":%zu}}\n",
-                (unsigned long long)st.inputs, (unsigned long long)st.objects, (unsigned long long)st.with_note,
-                (unsigned long long)st.without_note, (unsigned long long)st.malformed,
-                (unsigned long long)st.packages, (unsigned long long)st.files, (unsigned long long)st.bytes,
-                (unsigned long long)st.directories, (unsigned long long)st.symlinks,
-                (unsigned long long)st.special, (unsigned long long)st.unreadable,
-                (unsigned long long)st.other_fs, (unsigned long long)st.whited_out,
-                pkgnote_scan_problem_count(s));
+        return r < 0 ? r : tool_put_json(f, pkgnote_scan_summary_to_json(s, &j), &j);
 }
 
 /* Writes the report to the output: standard output, or a temporary file
@@ -296,7 +248,7 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
                 fputs(sbom, f);
                 fputc('\n', f);
         } else if (o->format == FMT_JSON)
-                print_json(f, s, o->inputs);
+                r = print_json(f, s, o->inputs);
         else
                 print_table(f, s);
         free(sbom);

@@ -9,32 +9,11 @@
 
 #include "tool.h"
 
-enum { PT_INTERP = 3 };
-
 struct show_opts {
         bool json;
         const char *field;
         bool with_path;
 };
-
-/* The object's kind in the words systemd-analyze inspect-elf uses: a PIE
- * is an ET_DYN with an interpreter, and is an executable to its users. */
-static const char *elf_kind(pkgnote_elf *e) {
-        const pkgnote_phdr *ph;
-        int n;
-        switch (pkgnote_elf_type(e)) {
-        case 1: return "relocatable";
-        case 2: return "executable";
-        case 3:
-                n = pkgnote_elf_phdrs(e, &ph);
-                for (int i = 0; i < n; i++)
-                        if (ph[i].type == PT_INTERP)
-                                return "executable";
-                return "shared object";
-        case 4: return "core";
-        default: return "unknown";
-        }
-}
 
 static void architecture(pkgnote_elf *e, char *buf, size_t len) {
         const char *m = pkgnote_machine_name(pkgnote_elf_machine(e), pkgnote_elf_class(e));
@@ -49,7 +28,7 @@ static void print_text(const char *path, pkgnote_elf *e, const pkgnote_info *inf
         architecture(e, arch, sizeof arch);
         fputs("path: ", stdout);
         tool_print_escaped(stdout, path);
-        printf("\n  elfType: %s\n  architecture: %s (ELF%d, %s-endian)\n", elf_kind(e), arch,
+        printf("\n  elfType: %s\n  architecture: %s (ELF%d, %s-endian)\n", pkgnote_elf_kind(e), arch,
                pkgnote_elf_class(e), pkgnote_elf_big_endian(e) ? "big" : "little");
         const char *id = pkgnote_info_build_id(info);
         printf("  buildId: %s\n", id ? id : "(none)");
@@ -107,39 +86,6 @@ static void print_text(const char *path, pkgnote_elf *e, const pkgnote_info *inf
         }
 }
 
-static void print_json(const char *path, pkgnote_elf *e, const pkgnote_info *info) {
-        char arch[32];
-        architecture(e, arch, sizeof arch);
-        fputs("{\"path\":", stdout);
-        tool_print_json_string(stdout, path);
-        printf(",\"elfType\":\"%s\",\"elfClass\":%d,\"byteOrder\":\"%s\",\"architecture\":\"%s\",\"machine\":%u",
-               elf_kind(e), pkgnote_elf_class(e), pkgnote_elf_big_endian(e) ? "big" : "little", arch,
-               pkgnote_elf_machine(e));
-        const char *id = pkgnote_info_build_id(info);
-        if (id)
-                printf(",\"buildId\":\"%s\"", id);
-        else
-                fputs(",\"buildId\":null", stdout);
-        /* The notes exactly as stored: the parser accepted them, so they
-         * are valid JSON and are copied through byte for byte. */
-        fputs(",\"packages\":[", stdout);
-        for (size_t i = 0; i < pkgnote_info_package_count(info); i++)
-                printf("%s%s", i ? "," : "", pkgnote_info_package_json(info, i));
-        fputs("],\"dlopen\":[", stdout);
-        size_t printed = 0;
-        for (size_t i = 0; i < pkgnote_info_dlopen_count(info); i++) {
-                char *j;
-                if (pkgnote_dlopen_to_json(pkgnote_info_dlopen(info, i), &j) < 0)
-                        continue;
-                /* Each note is an array; the output is their concatenation. */
-                size_t len = strlen(j);
-                if (len > 2)
-                        printf("%s%.*s", printed++ ? "," : "", (int)(len - 2), j + 1);
-                free(j);
-        }
-        fputs("]}\n", stdout);
-}
-
 static bool print_field(const char *path, const char *field, pkgnote_elf *e, const pkgnote_info *info,
                         bool with_path) {
         char buf[32];
@@ -148,7 +94,7 @@ static bool print_field(const char *path, const char *field, pkgnote_elf *e, con
         if (!strcmp(field, "buildId"))
                 v = pkgnote_info_build_id(info);
         else if (!strcmp(field, "elfType"))
-                v = elf_kind(e);
+                v = pkgnote_elf_kind(e);
         else if (!strcmp(field, "architecture") && pkgnote_info_package_count(info) == 0) {
                 architecture(e, buf, sizeof buf);
                 v = buf;
@@ -187,9 +133,12 @@ static int show_one(const char *path, const struct show_opts *o) {
         if (o->field) {
                 if (!print_field(path, o->field, e, info, o->with_path))
                         ret = EXIT_NOTFOUND;
-        } else if (o->json)
-                print_json(path, e, info);
-        else
+        } else if (o->json) {
+                char *j;
+                r = tool_put_json(stdout, pkgnote_info_to_json(info, e, path, &j), &j);
+                if (r < 0)
+                        ret = tool_error(path, "cannot write the report", r);
+        } else
                 print_text(path, e, info);
         const char *warning = pkgnote_elf_notes_warning(e);
         if (warning) { /* the notes read are right: not an error */

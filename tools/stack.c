@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Stack traces as text or JSON; the library unwinds (lib/stack.c). */
+/* Stack traces as text; the library unwinds (lib/stack.c) and writes
+ * them as JSON (pkgnote_stack_to_json()). */
 #include <inttypes.h>
 
 #include "stack.h"
@@ -24,27 +25,4 @@ void stack_print_text(const pkgnote_stack *st, FILE *f) {
                         fprintf(f, " + 0x%" PRIx64 ")\n", pkgnote_stack_frame_module_offset(st, t, k));
                 }
         }
-}
-
-static void json_string_or_null(FILE *f, const char *s) {
-        if (s)
-                tool_print_json_string(f, s);
-        else
-                fputs("null", f);
-}
-
-void stack_print_json(const pkgnote_stack *st, FILE *f) {
-        fputc('[', f);
-        for (size_t t = 0; t < pkgnote_stack_thread_count(st); t++) {
-                fprintf(f, "%s{\"tid\":%d,\"frames\":[", t ? "," : "", pkgnote_stack_thread_tid(st, t));
-                for (size_t k = 0; k < pkgnote_stack_frame_count(st, t); k++) {
-                        fprintf(f, "%s{\"pc\":\"0x%" PRIx64 "\",\"function\":", k ? "," : "", pkgnote_stack_frame_pc(st, t, k));
-                        json_string_or_null(f, pkgnote_stack_frame_function(st, t, k));
-                        fputs(",\"module\":", f);
-                        json_string_or_null(f, pkgnote_stack_frame_module(st, t, k));
-                        fprintf(f, ",\"moduleOffset\":\"0x%" PRIx64 "\"}", pkgnote_stack_frame_module_offset(st, t, k));
-                }
-                fputs("]}", f);
-        }
-        fputc(']', f);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Stack traces of a core's threads, as text or JSON (the library unwinds). */
+/* Stack traces of a core's threads, as text (the library unwinds). */
 #ifndef PKGNOTE_STACK_H
 #define PKGNOTE_STACK_H
 
@@ -8,7 +8,5 @@
 #include "pkgnote.h"
 
 void stack_print_text(const pkgnote_stack *st, FILE *f);
-/* The "threads" array of the JSON report. */
-void stack_print_json(const pkgnote_stack *st, FILE *f);
 
 #endif

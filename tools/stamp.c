@@ -109,16 +109,10 @@ static void print_warning(const char *path, const char *what) {
         fprintf(stderr, "': %s\n", what);
 }
 
-static void print_json(const char *path, const pkgnote_stamp_result *r) {
-        fputs("{\"path\":", stdout);
-        tool_print_json_string(stdout, path);
-        printf(",\"placement\":\"%s\",\"relocatable\":%s,\"firstPage\":%s,\"phdrsFirstPage\":%s,"
-               "\"phdrsMoved\":%s,\"tablesMoved\":%s,\"notesMoved\":%s,\"signatureRemoved\":%s,\"noteOffset\":%" PRIu64
-               ",\"noteSize\":%" PRIu64 ",\"size\":%" PRIu64 ",\"bytesAdded\":%" PRId64 "}\n",
-               pkgnote_stamp_placement_name(r->placement), r->relocatable ? "true" : "false",
-               r->first_page ? "true" : "false", r->phdrs_first_page ? "true" : "false",
-               r->phdrs_moved ? "true" : "false", r->tables_moved ? "true" : "false", r->notes_moved ? "true" : "false",
-               r->signature_removed ? "true" : "false", r->note_offset, r->note_size, r->size, r->bytes_added);
+static void print_json(const char *path, const pkgnote_stamp_result *r, const char *error) {
+        char *j;
+        if (tool_put_json(stdout, pkgnote_stamp_result_to_json(r, path, error, &j), &j) < 0)
+                tool_error(path, "cannot write the report", -ENOMEM);
 }
 
 /* Reports one file: its error, or what happened and the warnings. */
@@ -126,16 +120,12 @@ static int report(const char *path, int err, const pkgnote_stamp_result *r, cons
         if (err < 0) {
                 if (o->json) {
                         const char *d = pkgnote_last_error();
-                        fputs("{\"path\":", stdout);
-                        tool_print_json_string(stdout, path);
-                        fputs(",\"error\":", stdout);
-                        tool_print_json_string(stdout, d && *d ? d : strerror(-err));
-                        fputs("}\n", stdout);
+                        print_json(path, NULL, d && *d ? d : strerror(-err));
                 }
                 return tool_error(path, o->remove ? "cannot remove the note" : "cannot stamp", err);
         }
         if (o->json)
-                print_json(path, r);
+                print_json(path, r, NULL);
         else if (!o->quiet) {
                 tool_print_escaped(stdout, o->output ? o->output : path);
                 printf(": %s", placement_text(r));

@@ -43,9 +43,10 @@ void tool_print_escaped(FILE *f, const char *s);
 /* Same, for LEN bytes that need not be NUL-terminated. */
 void tool_print_escaped_n(FILE *f, const char *s, size_t len);
 
-/* Writes S as a JSON string (quotes included): raw UTF-8, with \" \\ and
- * \u00XX for control characters. */
-void tool_print_json_string(FILE *f, const char *s);
+/* Writes *JSON, a line from one of the library's serializers, and a
+ * newline to F, and frees it, when R (that serializer's return value) is
+ * not negative.  Returns R. */
+int tool_put_json(FILE *f, int r, char **json);
 
 extern const char *program_name;
 

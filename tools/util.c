@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -62,31 +63,11 @@ void tool_print_escaped(FILE *f, const char *s) {
         tool_print_escaped_n(f, s, strlen(s));
 }
 
-void tool_print_json_string(FILE *f, const char *s) {
-        const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
-        fputc('"', f);
-        while (p < end) {
-                size_t n = *p < 0x20 || *p == 0x7f ? 1 : pn_utf8_char((const char *)p, (size_t)(end - p));
-                if (n == 2 && *p == 0xc2 && p[1] <= 0x9f)
-                        n = 0; /* a C1 control character */
-                if (n == 0) {
-                        /* Not UTF-8 (possible in paths) or a C1 control:
-                         * the text \xNN, as the text output shows it, so
-                         * the output stays valid JSON. */
-                        if (*p == 0xc2 && p + 1 < end && p[1] >= 0x80 && p[1] <= 0x9f) {
-                                fprintf(f, "\\u%04x", p[1]);
-                                p += 2;
-                        } else
-                                fprintf(f, "\\\\x%02x", *p++);
-                        continue;
-                }
-                if (*p == '"' || *p == '\\')
-                        fprintf(f, "\\%c", *p);
-                else if (*p < 0x20 || *p == 0x7f)
-                        fprintf(f, "\\u%04x", *p);
-                else
-                        fwrite(p, 1, n, f);
-                p += n;
+int tool_put_json(FILE *f, int r, char **json) {
+        if (r >= 0) {
+                fputs(*json, f);
+                fputc('\n', f);
+                free(*json);
         }
-        fputc('"', f);
+        return r;
 }
