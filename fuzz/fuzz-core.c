@@ -2,7 +2,8 @@
 /*
  * Fuzzes the core reader: bytes -> pkgnote_core_from_memory (disk reading
  * off) -> process facts, threads, every module with its build-id, source,
- * reason and package notes, the problems -> every accessor.
+ * reason and package notes, the problems -> every accessor, and the
+ * JSON report (parsed back).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -88,6 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
                 touch_problem(pkgnote_core_problem(c, i), true);
         sink += pkgnote_core_bytes_read(c);
+        char *j;
+        touch_json(pkgnote_core_to_json(c, NULL, NULL, 0, &j), &j);
 
         pkgnote_core_free(c);
         free(buf);

@@ -2,7 +2,8 @@
 /*
  * Fuzzes the ELF view, the note walker and the object summary: bytes ->
  * pkgnote_elf_from_memory -> headers, notes, build-id -> pkgnote_info_read
- * -> every package and dlopen accessor, serialization and check.
+ * -> every package and dlopen accessor, serialization and check, and the
+ * file's JSON report (parsed back).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -68,6 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int r = pkgnote_info_read(e, &info);
         for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++)
                 touch_problem(pkgnote_elf_problem(e, i), true);
+        char *j;
+        if (r >= 0)
+                touch_json(pkgnote_info_to_json(info, e, "fuzz", &j), &j);
         pkgnote_elf_free(e);
         if (r >= 0)
                 touch_info_and_copy(info);

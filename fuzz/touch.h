@@ -8,10 +8,13 @@
 #ifndef PKGNOTE_FUZZ_TOUCH_H
 #define PKGNOTE_FUZZ_TOUCH_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "pkgnote.h"
 
@@ -34,6 +37,22 @@ static inline void touch_problem(const pkgnote_problem *p, bool error) {
                 abort();
         touch_str(p->message);
         touch_str(p->path);
+}
+
+/* The JSON a serializer stored in *J (R its return value): one valid
+ * JSON object, or abort(); freed. */
+static inline void touch_json(int r, char **j) {
+        if (r == -ENOMEM)
+                return;
+        if (r < 0)
+                abort();
+        json_error_t err;
+        json_t *v = json_loads(*j, 0, &err);
+        if (!json_is_object(v))
+                abort();
+        json_decref(v);
+        free(*j);
+        *j = NULL;
 }
 
 static inline void touch_note(const pkgnote_note *n) {

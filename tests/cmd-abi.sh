@@ -62,7 +62,7 @@ R="$T/root$prefix"
 sed "s|^prefix=.*|prefix=$R|" "$R/$libdir/pkgconfig/libpkgnote.pc" > libpkgnote.pc
 if cc $SANFLAGS -O1 -g -o probe "$SRCDIR/tests/api/api-probe.c" -I"$SRCDIR/fuzz" \
         -Xlinker '--package-metadata={"type":"test","name":"regress-uaf","version":"1"}' \
-        $(PKG_CONFIG_PATH=. pkg-config --cflags --libs libpkgnote) 2> cc.log; then
+        $(PKG_CONFIG_PATH=. pkg-config --cflags --libs libpkgnote) $(pkg-config --cflags --libs jansson) 2> cc.log; then
         pass "the API probe builds against the installed header and library"
 else
         fail "the API probe builds against the installed header and library" "$(sed 's/^/# /' cc.log)"

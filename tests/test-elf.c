@@ -166,21 +166,30 @@ static void test_xnum(void) {
         }
 }
 
+/* An x86-64 shared object of two note blobs: blob_a (A bytes, in a
+ * PT_NOTE and section NAME_A) and blob_b (B bytes, section NAME_B, in a
+ * PT_NOTE when B_SEGMENT); its summary, and its view in *E. */
+static pkgnote_info *read_two_blobs(size_t a, const char *name_a, size_t b, bool b_segment, const char *name_b,
+                                    pkgnote_elf **e) {
+        struct mk_spec s = {.is64 = true, .type = 3, .machine = 62};
+        s.blobs[0] = (struct mk_blob){blob_a, a, 4, true, true, name_a};
+        s.blobs[1] = (struct mk_blob){blob_b, b, 4, b_segment, true, name_b};
+        s.n_blobs = 2;
+        size_t len = mk_elf(&s, image, sizeof image);
+        pkgnote_info *info = NULL;
+        CHECK_INT(pkgnote_elf_from_memory(image, len, e), 0);
+        CHECK_INT(pkgnote_info_read(*e, &info), 0);
+        return info;
+}
+
 static void test_several_notes(void) {
         /* Two identical notes are one package; a different third is another,
          * after the primary (first in file order). */
         size_t a = mk_package_note(blob_a, false, JSON_DEB, false);
         a += mk_package_note(blob_a + a, false, JSON_DEB, true);
         size_t b = mk_package_note(blob_b, false, JSON_RPM, false);
-        struct mk_spec s = {.is64 = true, .type = 3, .machine = 62};
-        s.blobs[0] = (struct mk_blob){blob_a, a, 4, true, true, ".note.package"};
-        s.blobs[1] = (struct mk_blob){blob_b, b, 4, false, true, ".note.package.extra"};
-        s.n_blobs = 2;
-        size_t len = mk_elf(&s, image, sizeof image);
         pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_from_memory(image, len, &e), 0);
-        pkgnote_info *info;
-        CHECK_INT(pkgnote_info_read(e, &info), 0);
+        pkgnote_info *info = read_two_blobs(a, ".note.package", b, false, ".note.package.extra", &e);
         CHECK_INT(pkgnote_info_package_note_count(info), 3);
         CHECK_INT(pkgnote_info_package_count(info), 2);
         CHECK_STR(pkgnote_metadata_type(pkgnote_info_package(info, 0)), "deb");
@@ -209,6 +218,32 @@ static void test_dlopen(void) {
         CHECK_STR(pkgnote_dlopen_soname(d, 0, 1), "libfoo.so.0");
         CHECK_STR(pkgnote_dlopen_get(d, 0, "priority"), "recommended");
         CHECK(pkgnote_dlopen_get(d, 0, "description") == NULL);
+        pkgnote_info_free(info);
+        pkgnote_elf_free(e);
+}
+
+/* The file's JSON report: the package note as stored (escapes and all),
+ * the dlopen entries, the path written as the pkgnote command writes it. */
+static void test_json(void) {
+        const char *pkg = "{\"name\":\"caf\\u00e9\\/x\",\"k\":\"a\\u001B\\n\"}";
+        const char *dl = "[{\"soname\":[\"libfoo.so.1\"],\"feature\":\"foo\",\"priority\":\"suggested\"}]";
+        size_t n = std_region(blob_a, false, pkg, false);
+        size_t m = mk_note(blob_b, false, "FDO", 4, 0x407c0c0a, dl, strlen(dl) + 1, (uint32_t)strlen(dl) + 1, 4);
+        pkgnote_elf *e;
+        pkgnote_info *info = read_two_blobs(n, ".note.package", m, true, ".note.dlopen", &e);
+        char *j = NULL;
+        CHECK_INT(pkgnote_info_to_json(info, e, "d/p\x1b\xff\xc2\x9b\t\"", &j), 0);
+        CHECK_STR(j, "{\"path\":\"d/p\\u001b\\\\xff\\u009b\\u0009\\\"\",\"elfType\":\"shared object\",\"elfClass\":64,"
+                     "\"byteOrder\":\"little\",\"architecture\":\"x86-64\",\"machine\":62,"
+                     "\"buildId\":\"deadbeef0102030405060708090a0b0c0d0e0f10\",\"packages\":[{\"name\":\"caf\\u00e9\\/x\","
+                     "\"k\":\"a\\u001B\\n\"}],\"dlopen\":[{\"soname\":[\"libfoo.so.1\"],\"feature\":\"foo\","
+                     "\"priority\":\"suggested\"}]}");
+        free(j);
+        j = NULL;
+        CHECK_INT(pkgnote_info_to_json(info, NULL, "p", &j), 0);
+        CHECK(j && !strncmp(j, "{\"path\":\"p\",\"buildId\":", 21));
+        free(j);
+        CHECK_STR(pkgnote_elf_kind(e), "shared object");
         pkgnote_info_free(info);
         pkgnote_elf_free(e);
 }
@@ -414,6 +449,7 @@ int main(void) {
         RUN(test_xnum);
         RUN(test_several_notes);
         RUN(test_dlopen);
+        RUN(test_json);
         RUN(test_malformed);
         RUN(test_truncated_prefixes);
         RUN(test_files);

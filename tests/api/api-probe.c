@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "pkgnote.h"
 #include "touch.h" /* the readers of every pointer, shared with the fuzzers */
 
@@ -46,6 +48,29 @@ static int failures, checks;
                 }                                                                               \
         } while (0)
 
+/* The JSON of one of the serializers (R its return value, *J its text):
+ * parsed back with jansson, of type TYPE; returns the value, or NULL. */
+static json_t *parse_json(int r, char **j, json_type type) {
+        CHECK(r == 0);
+        if (r != 0)
+                return NULL;
+        json_error_t err;
+        json_t *v = json_loads(*j, JSON_REJECT_DUPLICATES, &err);
+        if (!v)
+                fprintf(stderr, "api-probe: not JSON (%s): %s\n", err.text, *j);
+        CHECK(v && json_typeof(v) == type);
+        CHECK(!strchr(*j, '\n'));
+        free(*j);
+        *j = NULL;
+        return v;
+}
+
+/* The number of elements of the array KEY of object V, or -1. */
+static long array_size(const json_t *v, const char *key) {
+        const json_t *a = json_object_get(v, key);
+        return json_is_array(a) ? (long)json_array_size(a) : -1;
+}
+
 /* Metadata: every accessor (fuzz/touch.h), and its package URL. */
 static void probe_metadata(const pkgnote_metadata *m, const char *json) {
         touch_metadata(m, json, strlen(json));
@@ -71,6 +96,11 @@ static size_t probe_info(const pkgnote_info *info, const char *name) {
 }
 
 static void lint_finding(void *userdata, const pkgnote_lint_finding *f) {
+        char *j;
+        json_t *v = parse_json(pkgnote_lint_finding_to_json(f, "probe", &j), &j, JSON_OBJECT);
+        CHECK(v && json_string_value(json_object_get(v, "check")) &&
+              !strcmp(json_string_value(json_object_get(v, "check")), f->check->id));
+        json_decref(v);
         touch_str(f->message);
         touch_str(f->check->id);
         touch_str(f->check->summary);
@@ -114,9 +144,17 @@ static void probe_file(const char *path) {
 
         pkgnote_info *info, *copy = NULL;
         CHECK(pkgnote_info_read(e, &info) == 0);
-        pkgnote_elf_free(e); /* documented: the summary does not refer to the view */
-        if (failures)
+        if (failures) {
+                pkgnote_elf_free(e);
                 return;
+        }
+        char *j;
+        json_t *v = parse_json(pkgnote_info_to_json(info, e, path, &j), &j, JSON_OBJECT);
+        CHECK(array_size(v, "packages") == 1 && array_size(v, "dlopen") == 1);
+        CHECK(json_integer_value(json_object_get(v, "elfClass")) == pkgnote_elf_class(e));
+        CHECK(!strcmp(json_string_value(json_object_get(v, "elfType")) ?: "", pkgnote_elf_kind(e)));
+        json_decref(v);
+        pkgnote_elf_free(e); /* documented: the summary does not refer to the view */
         CHECK(probe_info(info, "regress-uaf") == 1);
         CHECK(pkgnote_info_dlopen_count(info) == 1);
         CHECK(pkgnote_info_dup(info, &copy) == 0);
@@ -124,8 +162,32 @@ static void probe_file(const char *path) {
         if (copy) {
                 CHECK(probe_info(copy, "regress-uaf") == 1);
                 CHECK(pkgnote_info_dlopen_count(copy) == 1);
+                /* Without the view: no ELF header keys. */
+                v = parse_json(pkgnote_info_to_json(copy, NULL, "\x01probe\xff", &j), &j, JSON_OBJECT);
+                CHECK(v && !json_object_get(v, "elfType") && array_size(v, "packages") == 1);
+                CHECK(v && !strcmp(json_string_value(json_object_get(v, "path")) ?: "", "\x01probe\\xff"));
+                json_decref(v);
         }
         pkgnote_info_free(copy);
+}
+
+/* A core's or process's report, with ST's threads when not NULL. */
+static void probe_core_json(const pkgnote_core *c, const pkgnote_stack *st) {
+        const pkgnote_json_member extra[] = {{.key = "time", .number = 42}, {.key = "hostname", .string = "h\tx"}};
+        char *j;
+        json_t *v = parse_json(pkgnote_core_to_json(c, st, extra, 2, &j), &j, JSON_OBJECT);
+        CHECK(array_size(v, "modules") == (long)pkgnote_core_module_count(c));
+        CHECK(st ? array_size(v, "threads") == (long)pkgnote_stack_thread_count(st) : !json_object_get(v, "threads"));
+        CHECK(json_integer_value(json_object_get(v, "time")) == 42);
+        CHECK(!strcmp(json_string_value(json_object_get(v, "hostname")) ?: "", "h\tx"));
+        json_decref(v);
+        const pkgnote_json_member dup = {.key = "pid", .number = 1};
+        CHECK(pkgnote_core_to_json(c, st, &dup, 1, &j) == -EINVAL);
+        if (st) {
+                v = parse_json(pkgnote_stack_to_json(st, &j), &j, JSON_ARRAY);
+                CHECK(v && json_array_size(v) == pkgnote_stack_thread_count(st));
+                json_decref(v);
+        }
 }
 
 /* A core or a process; returns how many modules carry NAME's package. */
@@ -172,6 +234,12 @@ static size_t probe_core(pkgnote_core *c, const char *name) {
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
                 touch_problem(pkgnote_core_problem(c, i), true);
         sink += pkgnote_core_bytes_read(c);
+        probe_core_json(c, NULL);
+        pkgnote_stack *st;
+        if (pkgnote_core_stack(c, 0, &st) >= 0) {
+                probe_core_json(c, st);
+                pkgnote_stack_free(st);
+        }
         pkgnote_core_free(c);
         /* Copies outlive the core they were taken from. */
         size_t again = 0;
@@ -214,6 +282,10 @@ static void touch_object(const pkgnote_scan_object *o) {
                 touch_problem(pkgnote_scan_object_problem(o, i), true);
         touch_str(pkgnote_scan_object_sha1(o));
         touch_str(pkgnote_scan_object_sha256(o));
+        char *j;
+        json_t *v = parse_json(pkgnote_scan_object_to_json(o, "input", &j), &j, JSON_OBJECT);
+        CHECK(array_size(v, "packages") == (long)pkgnote_scan_object_package_count(o));
+        json_decref(v);
 }
 
 static void probe_scan(const char *path) {
@@ -244,6 +316,10 @@ static void probe_scan(const char *path) {
                 for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++)
                         touch_object(pkgnote_scan_package_object(s, i, j));
         }
+        char *j;
+        json_t *v = parse_json(pkgnote_scan_summary_to_json(s, &j), &j, JSON_OBJECT);
+        CHECK(json_integer_value(json_object_get(json_object_get(v, "summary"), "objects")) == 1);
+        json_decref(v);
         for (int format = PKGNOTE_SBOM_SPDX; format <= PKGNOTE_SBOM_CYCLONEDX; format++) {
                 pkgnote_sbom_options so = {.name = "probe", .created = 0, .reproducible = 1};
                 char *doc = NULL;
@@ -252,6 +328,27 @@ static void probe_scan(const char *path) {
                 free(doc);
         }
         pkgnote_scan_free(s);
+}
+
+/* A stamp result and a failure, as JSON; control characters and bytes
+ * that are not UTF-8 written as the pkgnote command always wrote them. */
+static void probe_stamp_json(void) {
+        pkgnote_stamp_result r = {.placement = PKGNOTE_PLACE_REMOVED, .first_page = 1, .note_size = 1ull << 40,
+                                  .bytes_added = -8};
+        char *j;
+        json_t *v = parse_json(pkgnote_stamp_result_to_json(&r, "f", NULL, &j), &j, JSON_OBJECT);
+        CHECK(json_is_true(json_object_get(v, "firstPage")) && json_is_false(json_object_get(v, "relocatable")));
+        CHECK(json_integer_value(json_object_get(v, "bytesAdded")) == -8);
+        json_decref(v);
+        /* Past INT64_MAX (which jansson does not read back): exact. */
+        r.note_offset = UINT64_MAX;
+        CHECK(pkgnote_stamp_result_to_json(&r, "f", NULL, &j) == 0);
+        CHECK(j && strstr(j, ",\"noteOffset\":18446744073709551615,\"noteSize\":1099511627776,"));
+        free(j);
+        CHECK(pkgnote_stamp_result_to_json(NULL, "p\x1b\xff\xc2\x85\x7f\n", "e\"/", &j) == 0);
+        CHECK(!strcmp(j, "{\"path\":\"p\\u001b\\\\xff\\u0085\\u007f\\u000a\",\"error\":\"e\\\"/\"}"));
+        v = parse_json(0, &j, JSON_OBJECT);
+        json_decref(v);
 }
 
 /* Option structs grow: size 0 is the first version, sizeof the current
@@ -321,6 +418,10 @@ int main(int argc, char **argv) {
         probe_options();
         printf("%s - option structs: version 0, current, a newer caller's with and without new fields\n",
                failures == before ? "ok" : "not ok");
+
+        before = failures;
+        probe_stamp_json();
+        printf("%s - stamp results as JSON\n", failures == before ? "ok" : "not ok");
 
         before = failures;
         probe_scan(self);
