@@ -838,10 +838,18 @@ PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userda
  * through a PT_NOTE inside a PT_LOAD) or of a relocatable object
  * (ET_REL, kernel modules: an allocated SHT_NOTE section .note.package).
  * Code and data addresses never change, and existing notes stay where
- * every reader (and a kernel core dump) finds them. */
+ * every reader (and a kernel core dump) finds them.
+ *
+ * pkgnote_stamp_notes_memory() and pkgnote_stamp_notes_file() do the
+ * same for the dlopen note (section .note.dlopen), alone or together with
+ * the package note.  After stamping a dlopen note the file holds exactly
+ * one: a dlopen note's array holds every entry, so the others it had
+ * (several, when objects declaring some were linked together) are taken
+ * out as removal takes package notes out; a file that already holds just
+ * that note is left unchanged.  Removing takes every dlopen note out. */
 
 enum {
-        PKGNOTE_STAMP_REMOVE = 1u << 0, /* take the package notes out instead */
+        PKGNOTE_STAMP_REMOVE = 1u << 0, /* take the notes out instead (every kind given) */
         /* Proceed with what is refused otherwise: a hard-linked target
          * (the other names keep the old file), a read-only target, a
          * kernel module with an appended signature (the signature, which
@@ -879,7 +887,7 @@ typedef struct pkgnote_stamp_result {
                                  * moved to make room (DT_ entries and sections follow them) */
         int notes_moved;        /* always 0: existing notes never move */
         int signature_removed;  /* a kernel module's appended signature was dropped */
-        uint64_t note_offset;   /* file offset of the package note (0 when removed) */
+        uint64_t note_offset;   /* file offset of the note (0 when removed) */
         uint64_t note_size;
         uint64_t size;          /* size of the result */
         int64_t bytes_added;    /* size of the result minus size of the input */
@@ -913,6 +921,27 @@ PKGNOTE_PUBLIC int pkgnote_stamp_memory(const void *data, size_t size, const cha
  * PKGNOTE_STAMP_FORCE), errno values of the file operations. */
 PKGNOTE_PUBLIC int pkgnote_stamp_file(const char *path, const char *output, const char *json, unsigned flags,
                                       pkgnote_stamp_result *result);
+
+/* Stamps the N notes of NOTES (at most one of each type,
+ * PKGNOTE_NT_FDO_PACKAGING_METADATA and PKGNOTE_NT_FDO_DLOPEN_METADATA)
+ * as pkgnote_stamp_memory() does: a JSON of NULL removes the notes of that
+ * type, as PKGNOTE_STAMP_REMOVE does for every one.  A dlopen note's JSON
+ * is checked as pkgnote_dlopen_note_encode() checks it (-EINVAL with its
+ * first complaint) and stored without the white space outside strings.
+ * The notes are stamped one after the other in the order given, each
+ * with every guarantee of pkgnote_stamp_memory(), and the whole result
+ * is checked again.  RESULTS (N of them, or NULL) tells what became of
+ * each note; size and bytes_added are the whole file's.  -EINVAL: no
+ * note, an unknown type, a type given twice. */
+PKGNOTE_PUBLIC int pkgnote_stamp_notes_memory(const void *data, size_t size, const pkgnote_note_spec *notes, size_t n,
+                                              unsigned flags, uint8_t **ret, size_t *ret_len,
+                                              pkgnote_stamp_result *results);
+
+/* pkgnote_stamp_file() for the notes of pkgnote_stamp_notes_memory():
+ * the file is written once, atomically, and not at all when every note
+ * was already as asked. */
+PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output, const pkgnote_note_spec *notes,
+                                            size_t n, unsigned flags, pkgnote_stamp_result *results);
 
 /* "unchanged", "replaced", "after-notes", "merged", "free-slot",
  * "moved-phdrs", "padding", "appended", "section", "removed", "none". */
@@ -1196,6 +1225,13 @@ PKGNOTE_PUBLIC int pkgnote_lint_finding_to_json(const pkgnote_lint_finding *f, c
  * it failed: path and error (ERROR). */
 PKGNOTE_PUBLIC int pkgnote_stamp_result_to_json(const pkgnote_stamp_result *r, const char *path, const char *error,
                                                 char **ret);
+/* What pkgnote_stamp_notes_file() did to PATH for the N notes of NOTES
+ * (one or two, with their results R), as "pkgnote stamp --json" prints
+ * it: the members above for the first note, after "note": "dlopen" when
+ * that is the dlopen note; with two, the second's (the dlopen note's)
+ * members in an object "dlopen". */
+PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result *r, const pkgnote_note_spec *notes,
+                                                      size_t n, const char *path, char **ret);
 
 #ifdef __cplusplus
 }

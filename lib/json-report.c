@@ -415,6 +415,22 @@ PKGNOTE_PUBLIC int pkgnote_lint_finding_to_json(const pkgnote_lint_finding *f, c
         return jw_finish(&w, o, ret);
 }
 
+/* The members of one stamp result. */
+static void stamp_fields(jw *w, json_t *o, const pkgnote_stamp_result *r) {
+        jw_set(w, o, "placement", jw_string(w, pkgnote_stamp_placement_name(r->placement)));
+        jw_set(w, o, "relocatable", jw_bool(w, r->relocatable));
+        jw_set(w, o, "firstPage", jw_bool(w, r->first_page));
+        jw_set(w, o, "phdrsFirstPage", jw_bool(w, r->phdrs_first_page));
+        jw_set(w, o, "phdrsMoved", jw_bool(w, r->phdrs_moved));
+        jw_set(w, o, "tablesMoved", jw_bool(w, r->tables_moved));
+        jw_set(w, o, "notesMoved", jw_bool(w, r->notes_moved));
+        jw_set(w, o, "signatureRemoved", jw_bool(w, r->signature_removed));
+        jw_set(w, o, "noteOffset", jw_u64(w, r->note_offset));
+        jw_set(w, o, "noteSize", jw_u64(w, r->note_size));
+        jw_set(w, o, "size", jw_u64(w, r->size));
+        jw_set(w, o, "bytesAdded", jw_int(w, r->bytes_added));
+}
+
 PKGNOTE_PUBLIC int pkgnote_stamp_result_to_json(const pkgnote_stamp_result *r, const char *path, const char *error,
                                                 char **ret) {
         jw w = {0};
@@ -424,17 +440,24 @@ PKGNOTE_PUBLIC int pkgnote_stamp_result_to_json(const pkgnote_stamp_result *r, c
                 jw_set(&w, o, "error", jw_string(&w, error ? error : "unknown error"));
                 return jw_finish(&w, o, ret);
         }
-        jw_set(&w, o, "placement", jw_string(&w, pkgnote_stamp_placement_name(r->placement)));
-        jw_set(&w, o, "relocatable", jw_bool(&w, r->relocatable));
-        jw_set(&w, o, "firstPage", jw_bool(&w, r->first_page));
-        jw_set(&w, o, "phdrsFirstPage", jw_bool(&w, r->phdrs_first_page));
-        jw_set(&w, o, "phdrsMoved", jw_bool(&w, r->phdrs_moved));
-        jw_set(&w, o, "tablesMoved", jw_bool(&w, r->tables_moved));
-        jw_set(&w, o, "notesMoved", jw_bool(&w, r->notes_moved));
-        jw_set(&w, o, "signatureRemoved", jw_bool(&w, r->signature_removed));
-        jw_set(&w, o, "noteOffset", jw_u64(&w, r->note_offset));
-        jw_set(&w, o, "noteSize", jw_u64(&w, r->note_size));
-        jw_set(&w, o, "size", jw_u64(&w, r->size));
-        jw_set(&w, o, "bytesAdded", jw_int(&w, r->bytes_added));
+        stamp_fields(&w, o, r);
+        return jw_finish(&w, o, ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result *r, const pkgnote_note_spec *notes,
+                                                      size_t n, const char *path, char **ret) {
+        if (!r || !notes || n == 0 || n > 2)
+                return pn_error(-EINVAL, "no stamp results, or more than two");
+        jw w = {0};
+        json_t *o = jw_check(&w, json_object());
+        jw_set(&w, o, "path", jw_string(&w, path));
+        if (notes[0].type == PKGNOTE_NT_FDO_DLOPEN_METADATA)
+                jw_set(&w, o, "note", jw_string(&w, "dlopen"));
+        stamp_fields(&w, o, &r[0]);
+        if (n > 1) {
+                json_t *d = jw_check(&w, json_object());
+                stamp_fields(&w, d, &r[1]);
+                jw_set(&w, o, "dlopen", d);
+        }
         return jw_finish(&w, o, ret);
 }

@@ -3,9 +3,9 @@
  * Stamping's rewriting primitives: the result being built (a copy or a
  * private mapping of the input), the program and section header tables
  * read from the input and written back, the new note written and the
- * old package notes taken out of their segments, and the sections that
- * describe the note (.note.package, the section name table, the section
- * header table at the end of the file).
+ * old notes of its kind taken out of their segments, and the sections
+ * that describe the note (.note.package or .note.dlopen, the section
+ * name table, the section header table at the end of the file).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +13,17 @@
 
 #include "stamp-private.h"
 
-static const char note_section_name[] = ".note.package";
+static const struct pn_note_kind kinds[] = {
+        {PKGNOTE_NT_FDO_PACKAGING_METADATA, ".note.package", "package note", false, pn_package_note_checked},
+        {PKGNOTE_NT_FDO_DLOPEN_METADATA, ".note.dlopen", "dlopen note", true, pn_dlopen_note_checked},
+};
+
+const struct pn_note_kind *pn_note_kind_of(uint32_t type) {
+        for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
+                if (kinds[i].type == type)
+                        return &kinds[i];
+        return NULL;
+}
 
 /* ------------------------------------------------------------------ */
 /* The output buffer                                                   */
@@ -162,7 +172,7 @@ int pn_stamp_read_shdrs(struct stamp *s) {
                 const uint8_t *p = pn_elf_bytes(e, t->offset, t->size, &err);
                 if (!p)
                         return err;
-                s->names = malloc(t->size + sizeof note_section_name);
+                s->names = malloc(t->size + strlen(s->kind->section) + 1);
                 if (!s->names)
                         return pn_error(-ENOMEM, "out of memory");
                 memcpy(s->names, p, t->size);
@@ -261,7 +271,9 @@ int pn_stamp_flush_tables(struct stamp *s) {
 /* The note                                                            */
 
 /* Writes the new note at OFF, ROOM bytes long: the descriptor is
- * NUL-padded to fill the room, as the spec allows. */
+ * NUL-padded to fill the room, as the spec allows.  A note that fills
+ * the room as it is keeps its own descsz (a dlopen note's counts the
+ * JSON and its NUL only), so a file holding it already is unchanged. */
 int pn_stamp_write_note(struct stamp *s, uint64_t off, uint64_t room) {
         if (room < s->note_len || room % 4 || room - 16 > UINT32_MAX)
                 return pn_error(-EINVAL, "internal: note room too small");
@@ -271,7 +283,8 @@ int pn_stamp_write_note(struct stamp *s, uint64_t off, uint64_t room) {
         r = pn_stamp_put(s, off, s->note, s->note_len);
         if (r < 0)
                 return r;
-        pn_wr32(s->b + off + 4, (uint32_t)(room - 16), s->be);
+        if (room != s->note_len)
+                pn_wr32(s->b + off + 4, (uint32_t)(room - 16), s->be);
         s->res->note_offset = off;
         s->res->note_size = room;
         return 0;
@@ -289,11 +302,25 @@ static uint64_t map_cut(uint64_t x, const struct range *cut, size_t n) {
         return x - removed;
 }
 
-bool pn_is_package_note(const pkgnote_note *n) {
-        return pkgnote_note_is(n, PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA);
+bool pn_stamp_is_kind(const struct stamp *s, const pkgnote_note *n) {
+        return pkgnote_note_is(n, PKGNOTE_OWNER_FDO, s->kind->type);
 }
 
-/* Takes every package note out of the PT_NOTE segments: the other notes
+bool pn_stamp_note_matches(const pkgnote_note *n, const uint8_t *encoded, size_t encoded_len, bool be) {
+        if (encoded_len < 12)
+                return false;
+        uint32_t namesz = pn_rd32(encoded, be), descsz = pn_rd32(encoded + 4, be), type = pn_rd32(encoded + 8, be);
+        uint64_t name_room = ALIGN_UP((uint64_t)namesz, 4);
+        if (namesz != n->namesz || type != n->type || descsz > n->descsz || 12 + name_room + descsz > encoded_len ||
+            memcmp(n->name, encoded + 12, namesz) || memcmp(n->desc, encoded + 12 + name_room, descsz))
+                return false;
+        for (uint64_t i = descsz; i < n->descsz; i++)
+                if (((const uint8_t *)n->desc)[i])
+                        return false;
+        return true;
+}
+
+/* Takes every note of the kind out of the PT_NOTE segments: the other notes
  * close up (their sections follow) and the freed tail becomes zeros.  A
  * PT_NOTE left empty becomes PT_NULL, a free slot for the next stamp.
  * Returns the number of notes removed. */
@@ -317,17 +344,17 @@ int pn_stamp_remove_segment_notes(struct stamp *s) {
                         const pkgnote_note *n = &notes[k];
                         if (!(n->where & PKGNOTE_NOTE_IN_SEGMENT) || n->offset < p->offset || n->offset >= end)
                                 continue;
-                        if (!pn_is_package_note(n)) {
+                        if (!pn_stamp_is_kind(s, n)) {
                                 later_kept = true;
                                 continue;
                         }
                         /* Closing up must keep the notes after it aligned. */
                         if (later_kept && n->size % n->align)
-                                return pn_error(-ENOSPC, "cannot take out the package note at offset 0x%llx without misaligning the notes after it",
-                                                (unsigned long long)n->offset);
+                                return pn_error(-ENOSPC, "cannot take out the %s at offset 0x%llx without misaligning the notes after it",
+                                                s->kind->what, (unsigned long long)n->offset);
                         s->notes_closed_up |= later_kept;
                         if (ncut == ELEMENTSOF(cut))
-                                return pn_error(-E2BIG, "too many package notes in one segment");
+                                return pn_error(-E2BIG, "too many %ss in one segment", s->kind->what);
                         cut[ncut++] = (struct range){n->offset, n->offset + n->size};
                 }
                 if (ncut == 0)
@@ -342,8 +369,8 @@ int pn_stamp_remove_segment_notes(struct stamp *s) {
                  * their segment: nothing to close up safely then. */
                 for (size_t c = 0; c < ncut; c++)
                         if (cut[c].b > end || cut[c].b < cut[c].a || (c > 0 && cut[c].a < cut[c - 1].b))
-                                return pn_error(-EBADMSG, "the notes of the segment at offset 0x%llx overlap: cannot take the package note out",
-                                                (unsigned long long)p->offset);
+                                return pn_error(-EBADMSG, "the notes of the segment at offset 0x%llx overlap: cannot take the %s out",
+                                                (unsigned long long)p->offset, s->kind->what);
                 uint64_t out = p->offset, from = p->offset, total = 0;
                 for (size_t c = 0; c <= ncut; c++) {
                         uint64_t upto = c < ncut ? cut[c].a : end;
@@ -365,7 +392,7 @@ int pn_stamp_remove_segment_notes(struct stamp *s) {
                                 continue;
                         uint64_t a = map_cut(h->offset, cut, ncut), b = map_cut(h->offset + h->size, cut, ncut);
                         if (b == a && h->size > 0 && s->note_section < 0)
-                                s->note_section = (long)k; /* held only package notes */
+                                s->note_section = (long)k; /* held only notes of the kind */
                         h->addr -= h->offset - a;
                         h->offset = a;
                         h->size = b - a;
@@ -426,9 +453,22 @@ int pn_stamp_cut_tail(struct stamp *s, bool with_names) {
 /* ------------------------------------------------------------------ */
 /* Sections                                                            */
 
+/* Does section I hold a note of another kind, which pointing it at the
+ * new note would lose? */
+static bool holds_other_notes(const struct stamp *s, size_t i) {
+        const pkgnote_note *n;
+        int nn = pkgnote_elf_notes(s->e, &n);
+        const struct sh *h = &s->sh[i];
+        for (int k = 0; k < nn && h->size > 0; k++)
+                if (!pn_stamp_is_kind(s, &n[k]) && n[k].offset >= h->offset && n[k].offset < h->offset + h->size)
+                        return true;
+        return false;
+}
+
 long pn_stamp_find_note_section(const struct stamp *s) {
         for (size_t i = 1; i < s->shnum; i++)
-                if (s->sh[i].type == SHT_NOTE && !strcmp(pn_stamp_section_name(s, i), note_section_name))
+                if (s->sh[i].type == SHT_NOTE && !strcmp(pn_stamp_section_name(s, i), s->kind->section) &&
+                    !holds_other_notes(s, i))
                         return (long)i;
         return -1;
 }
@@ -468,7 +508,7 @@ static int rewrite_section_tail(struct stamp *s) {
         return 0;
 }
 
-/* Points section NOTE_SECTION (or a new .note.package) at the note. */
+/* Points section NOTE_SECTION (or a new section of the kind) at the note. */
 int pn_stamp_cover_note(struct stamp *s, uint64_t addr) {
         if (s->shnum == 0 || !s->names || s->shstrndx >= s->shnum)
                 return 0;
@@ -479,7 +519,7 @@ int pn_stamp_cover_note(struct stamp *s, uint64_t addr) {
                 if (s->shnum + 1 >= SHN_LORESERVE)
                         return pn_error(-E2BIG, "too many sections to add one");
                 k = (long)s->shnum++;
-                s->sh[k] = (struct sh){.name = name_offset(s, note_section_name)};
+                s->sh[k] = (struct sh){.name = name_offset(s, s->kind->section)};
                 s->table_grew = true;
         }
         struct sh *h = &s->sh[k];
@@ -506,12 +546,13 @@ int pn_stamp_append_note(struct stamp *s, bool needs_name) {
         return 0;
 }
 
-/* After removal: an emptied .note.package that is the last section goes. */
+/* After removal: an emptied section of the kind that is the last
+ * section goes. */
 int pn_stamp_drop_empty_note_section(struct stamp *s) {
         long k = s->note_section;
         if (k < 0 || s->sh[k].size > 0)
                 return 0;
-        if ((size_t)k == s->shnum - 1 && (uint32_t)k != s->shstrndx && !strcmp(pn_stamp_section_name(s, (size_t)k), note_section_name)) {
+        if ((size_t)k == s->shnum - 1 && (uint32_t)k != s->shstrndx && !strcmp(pn_stamp_section_name(s, (size_t)k), s->kind->section)) {
                 s->shnum--;
                 if (s->shoff + (uint64_t)(s->shnum + 1) * s->shentsize == s->len)
                         s->len -= s->shentsize;

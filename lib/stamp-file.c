@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * pkgnote_stamp_file() and pn_stamp_at(): the input read (or mapped,
+ * pkgnote_stamp_file(), pkgnote_stamp_notes_file() and pn_stamp_at(): the input read (or mapped,
  * when large), stamped by pn_stamp_run(), and the result written by the
  * output rule of output.h, read back and checked before the rename.  In
  * place, the new file keeps owner, mode, timestamps and extended
@@ -65,10 +65,33 @@ static int copy_xattrs(int src, pn_output *o) {
         return r;
 }
 
+/* The dlopen note of E is the one for JSON, and the only one; or there
+ * is none (JSON NULL).  -EIO otherwise. */
+static int dlopen_read_back(pkgnote_elf *e, const char *json) {
+        const pkgnote_note *n;
+        int c = pkgnote_elf_notes(e, &n), found = 0, r = 0;
+        uint8_t *note = NULL;
+        size_t note_len = 0;
+        if (c < 0)
+                return c;
+        if (json && (r = pn_dlopen_note_checked(json, pkgnote_elf_big_endian(e), &note, &note_len)) < 0)
+                return r;
+        for (int i = 0; i < c; i++) {
+                if (!pkgnote_note_is(&n[i], PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_DLOPEN_METADATA) ||
+                    !(n[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION)))
+                        continue;
+                if (!json || !pn_stamp_note_matches(&n[i], note, note_len, pkgnote_elf_big_endian(e)))
+                        r = -EIO;
+                found++;
+        }
+        free(note);
+        return r < 0 || (json && found != 1) ? -EIO : 0;
+}
+
 /* Reads the temporary file back as a reader would: its size, and the
- * library finds the note in it (or none after removal).  Only the
+ * library finds each note in it (or none after removal).  Only the
  * headers and the notes are read, not the whole file again. */
-static int read_back(int fd, size_t len, const char *json) {
+static int read_back(int fd, size_t len, const pkgnote_note_spec *specs, size_t n, bool remove_all) {
         struct stat st;
         if (fstat(fd, &st) < 0)
                 return pn_error(-errno, "cannot stat the temporary file: %s", strerror(errno));
@@ -78,10 +101,16 @@ static int read_back(int fd, size_t len, const char *json) {
         pkgnote_info *info = NULL;
         int r = pkgnote_elf_open_fd(fd, &e);
         if (r == 0 && (r = pkgnote_info_read(e, &info)) == 0) {
-                size_t n = pkgnote_info_package_count(info);
-                if (json ? n == 0 || strcmp(pkgnote_info_package_json(info, 0), json) : n > 0 &&
-                           pkgnote_info_package_note(info, 0)->where & PKGNOTE_NOTE_IN_SEGMENT)
-                        r = pn_error(-EIO, "the temporary file does not hold the expected note");
+                for (size_t i = 0; r == 0 && i < n; i++) {
+                        const char *json = remove_all ? NULL : specs[i].json;
+                        if (specs[i].type == PKGNOTE_NT_FDO_PACKAGING_METADATA) {
+                                size_t c = pkgnote_info_package_count(info);
+                                if (json ? c == 0 || strcmp(pkgnote_info_package_json(info, 0), json)
+                                         : c > 0 && pkgnote_info_package_note(info, 0)->where & PKGNOTE_NOTE_IN_SEGMENT)
+                                        r = pn_error(-EIO, "the temporary file does not hold the expected note");
+                        } else if ((r = dlopen_read_back(e, json)) < 0)
+                                r = pn_error(-EIO, "the temporary file does not hold the expected dlopen note");
+                }
         }
         if (r < 0 && r != -EIO)
                 r = pn_error(-EIO, "the temporary file does not read back: %s", pkgnote_last_error());
@@ -133,20 +162,24 @@ static void unload(struct input *in) {
  * mode, extended attributes and timestamps the new file takes, and
  * nothing is written when nothing changes; otherwise the new file gets
  * the input's permission bits. */
-static int stamp_into(int fd, const struct stat *st, pn_output *o, bool in_place, const char *json, unsigned flags,
-                      pkgnote_stamp_result *result, struct stat *written) {
+static int stamp_into(int fd, const struct stat *st, pn_output *o, bool in_place, const pkgnote_note_spec *specs,
+                      size_t n, unsigned flags, pkgnote_stamp_result *results, struct stat *written) {
         struct input in;
         uint8_t *out = NULL;
         size_t out_len = 0;
         bool out_mapped = false;
         uint64_t out_cap = 0;
-        pkgnote_stamp_result res;
+        pkgnote_stamp_result res[2];
         flags &= ~(unsigned)(PN_STAMP_FOLLOW | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC);
         int r = load(fd, st, &in);
         if (r == 0)
-                r = pn_stamp_run(in.p, in.len, json, flags, in.mapped ? fd : -1, &out, &out_len, &out_mapped, &out_cap,
-                                 &res);
-        if (r == 0 && in_place && (res.placement == PKGNOTE_PLACE_UNCHANGED || res.placement == PKGNOTE_PLACE_NONE)) {
+                r = n <= ELEMENTSOF(res) ? pn_stamp_run(in.p, in.len, specs, n, flags, in.mapped ? fd : -1, &out, &out_len,
+                                                        &out_mapped, &out_cap, res)
+                                         : pn_stamp_specs_ok(specs, n) < 0 ? -EINVAL : pn_error(-EINVAL, "too many notes");
+        bool same = true;
+        for (size_t i = 0; r == 0 && i < n; i++)
+                same &= res[i].placement == PKGNOTE_PLACE_UNCHANGED || res[i].placement == PKGNOTE_PLACE_NONE;
+        if (r == 0 && in_place && same) {
                 pn_output_abort(o);
                 if (written)
                         *written = *st;
@@ -161,7 +194,7 @@ static int stamp_into(int fd, const struct stat *st, pn_output *o, bool in_place
                 if (r == 0 && in_place)
                         r = copy_xattrs(fd, o);
                 if (r == 0)
-                        r = read_back(o->fd, out_len, flags & PKGNOTE_STAMP_REMOVE ? NULL : json);
+                        r = read_back(o->fd, out_len, specs, n, flags & PKGNOTE_STAMP_REMOVE);
                 const struct timespec times[2] = {st->st_atim, st->st_mtim};
                 if (r == 0 && in_place && futimens(o->fd, times) < 0)
                         r = pn_error(-errno, "cannot keep the timestamps: %s", strerror(errno));
@@ -173,16 +206,16 @@ static int stamp_into(int fd, const struct stat *st, pn_output *o, bool in_place
         else
                 pn_output_abort(o);
 done:
-        if (r == 0 && result)
-                *result = res;
+        if (r == 0 && results)
+                memcpy(results, res, n * sizeof *res);
         unload(&in);
         if (out)
                 pn_stamp_release_buffer(out, out_cap, out_mapped);
         return r;
 }
 
-int pn_stamp_at(int dirfd, const char *name, const struct stat *expect, const char *json, unsigned flags,
-                pkgnote_stamp_result *result, struct stat *written) {
+int pn_stamp_at(int dirfd, const char *name, const struct stat *expect, const pkgnote_note_spec *specs, size_t n,
+                unsigned flags, pkgnote_stamp_result *results, struct stat *written) {
         pn_output o;
         unsigned of = PN_OUT_REGULAR | (flags & PN_STAMP_FOLLOW ? PN_OUT_FOLLOW : 0) |
                       (flags & PN_STAMP_NO_DIRSYNC ? PN_OUT_NO_DIRSYNC | PN_OUT_NO_CLEAN : 0);
@@ -209,7 +242,7 @@ int pn_stamp_at(int dirfd, const char *name, const struct stat *expect, const ch
                  (geteuid() == 0 ? !(st.st_mode & 0222) : faccessat(o.dirfd, o.name, W_OK, AT_EACCESS) < 0))
                 r = pn_error(-EROFS, "is read-only (force to stamp it anyway)");
         if (r == 0)
-                r = stamp_into(fd, &st, &o, true, json, flags, result, written);
+                r = stamp_into(fd, &st, &o, true, specs, n, flags, results, written);
         else
                 pn_output_abort(&o);
         if (fd >= 0)
@@ -219,12 +252,23 @@ int pn_stamp_at(int dirfd, const char *name, const struct stat *expect, const ch
 
 PKGNOTE_PUBLIC int pkgnote_stamp_file(const char *path, const char *output, const char *json, unsigned flags,
                                       pkgnote_stamp_result *result) {
+        if (!json && !(flags & PKGNOTE_STAMP_REMOVE))
+                return pn_error(-EINVAL, "no JSON given");
+        pkgnote_note_spec spec = {PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+        return pkgnote_stamp_notes_file(path, output, &spec, 1, flags, result);
+}
+
+PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output, const pkgnote_note_spec *notes,
+                                            size_t n, unsigned flags, pkgnote_stamp_result *results) {
+        int r = pn_stamp_specs_ok(notes, n);
+        if (r < 0)
+                return r;
         if (!path)
                 return pn_error(-EINVAL, "no file given");
         flags &= ~(unsigned)(PN_STAMP_FOLLOW | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC);
         /* In place, a symbolic link is followed: its target is stamped. */
         if (!output)
-                return pn_stamp_at(AT_FDCWD, path, NULL, json, flags | PN_STAMP_FOLLOW, result, NULL);
+                return pn_stamp_at(AT_FDCWD, path, NULL, notes, n, flags | PN_STAMP_FOLLOW, results, NULL);
         /* To OUTPUT: always a new file there (even when OUTPUT is another
          * name of PATH); PATH is only read. */
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -232,7 +276,6 @@ PKGNOTE_PUBLIC int pkgnote_stamp_file(const char *path, const char *output, cons
                 return pn_error(-errno, "cannot open: %s", strerror(errno));
         struct stat st;
         pn_output o;
-        int r = 0;
         if (fstat(fd, &st) < 0)
                 r = pn_error(-errno, "cannot stat: %s", strerror(errno));
         else if (!S_ISREG(st.st_mode))
@@ -242,7 +285,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_file(const char *path, const char *output, cons
                 snprintf(why, sizeof why, "%s", pkgnote_last_error());
                 r = pn_error(r, "the output: %s", why);
         } else
-                r = stamp_into(fd, &st, &o, false, json, flags, result, NULL);
+                r = stamp_into(fd, &st, &o, false, notes, n, flags, results, NULL);
         close(fd);
         return r;
 }

@@ -17,14 +17,18 @@ enum {
         PN_STAMP_NO_DIRSYNC = 1u << 18,  /* the caller fsync()s the directory */
 };
 
+/* Checks SPECS as pn_stamp_run() needs them: kinds known, none twice,
+ * at least one.  -EINVAL otherwise. */
+int pn_stamp_specs_ok(const pkgnote_note_spec *specs, size_t n);
+
 /* Stamps the regular file NAME of DIRFD in place, by the rules of
  * pkgnote_stamp_file(), never following a symbolic link unless
  * PN_STAMP_FOLLOW.  EXPECT (may be NULL): the file must still be this one
  * (device and inode) when it is opened and when it is replaced.  WRITTEN
  * (may be NULL) receives the identity of the file now at NAME, which is
  * the old one when nothing had to change. */
-int pn_stamp_at(int dirfd, const char *name, const struct stat *expect, const char *json, unsigned flags,
-                pkgnote_stamp_result *result, struct stat *written);
+int pn_stamp_at(int dirfd, const char *name, const struct stat *expect, const pkgnote_note_spec *specs, size_t n,
+                unsigned flags, pkgnote_stamp_result *results, struct stat *written);
 
 /* One file of a tree, as pn_stamp_tree() reports it.  PATH is the tree's
  * name joined with the file's path in it. */
@@ -32,27 +36,29 @@ typedef struct pn_tree_file {
         const char *path;
         int err;                  /* 0 stamped, < 0 failed (message in pkgnote_last_error()) */
         const char *skipped;      /* not stamped, and why (err 0) */
-        const pkgnote_stamp_result *result; /* when stamped */
+        const pkgnote_stamp_result *result; /* when stamped: one for each note specification */
         size_t names;             /* the file's names in the tree (hard links), 1 usually */
 } pn_tree_file;
 typedef void (*pn_tree_fn)(const pn_tree_file *f, void *userdata);
 
 /* Stamps every executable, shared object and relocatable object of the
- * tree DIR (see pkgnote-stamp(1)), walking and writing relative to
+ * tree DIR with the N notes of SPECS (as pkgnote_stamp_notes_file()) (see pkgnote-stamp(1)), walking and writing relative to
  * directory descriptors opened without following symbolic links.  Calls
  * FN for each file stamped, skipped or failed.  Returns 0, or a negative
  * errno when DIR itself cannot be walked; failures of single files go to
  * FN only. */
-int pn_stamp_tree(const char *dir, const char *json, unsigned flags, pn_tree_fn fn, void *userdata);
+int pn_stamp_tree(const char *dir, const pkgnote_note_spec *specs, size_t n, unsigned flags, pn_tree_fn fn,
+                  void *userdata);
 
 /* The metadata for the file REL (its path in the tree): the JSON, or NULL
  * with *SKIP saying why the file is left alone, or *ERR < 0 (message in
  * pkgnote_last_error()) when that is a failure. */
 typedef const char *(*pn_tree_json_fn)(const char *rel, const char **skip, int *err, void *userdata);
-/* pn_stamp_tree() with each file's metadata from JSON_FN (JSON when it
- * is NULL); hard links get the metadata of their first name in the tree's
+/* pn_stamp_tree() with each file's package note metadata from JSON_FN
+ * (the JSON of the package note of SPECS when it is NULL; only when SPECS
+ * stamp a package note); hard links get the metadata of their first name in the tree's
  * sorted order. */
-int pn_stamp_tree_each(const char *dir, const char *json, pn_tree_json_fn json_fn, void *json_ud, unsigned flags,
-                       pn_tree_fn fn, void *userdata);
+int pn_stamp_tree_each(const char *dir, const pkgnote_note_spec *specs, size_t n, pn_tree_json_fn json_fn, void *json_ud,
+                       unsigned flags, pn_tree_fn fn, void *userdata);
 
 #endif

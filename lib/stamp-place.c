@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Placements of the package note in linked files (ET_EXEC, ET_DYN), in
+ * Placements of the note (package or dlopen) in linked files (ET_EXEC, ET_DYN), in
  * the order lib/stamp.c tries them, and the free space they use: unused
  * zero bytes that a read-only PT_LOAD maps, or may map by growing over
  * padding inside pages it already maps.  Existing notes, .interp and the
@@ -258,6 +258,24 @@ int pn_stamp_place_in_slot(struct stamp *s, bool first_page) {
         return 1;
 }
 
+/* Do the bytes [OFF, OFF + SIZE) of the result hold FDO package and
+ * dlopen notes, 4-byte aligned, and nothing else? */
+static bool stamped_notes_only(const struct stamp *s, uint64_t off, uint64_t size) {
+        uint64_t p = off, end = off + size;
+        while (p < end) {
+                if (end - p < 16)
+                        return false;
+                uint32_t namesz = pn_rd32(s->b + p, s->be), descsz = pn_rd32(s->b + p + 4, s->be),
+                         type = pn_rd32(s->b + p + 8, s->be);
+                uint64_t n = 12 + ALIGN_UP((uint64_t)namesz, 4) + ALIGN_UP((uint64_t)descsz, 4);
+                if (namesz != 4 || memcmp(s->b + p + 12, "FDO", 4) || n > end - p ||
+                    (type != PKGNOTE_NT_FDO_PACKAGING_METADATA && type != PKGNOTE_NT_FDO_DLOPEN_METADATA))
+                        return false;
+                p += n;
+        }
+        return true;
+}
+
 int pn_stamp_place_merged(struct stamp *s, long seg) {
         struct ph *p = &s->ph[seg];
         uint64_t size = p->filesz + s->note_len;
@@ -270,7 +288,19 @@ int pn_stamp_place_merged(struct stamp *s, long seg) {
         if (r < 0 || (r = pn_stamp_write_note(s, off + p->filesz, s->note_len)) < 0)
                 return r;
         /* The sections stay on the original notes: symbols (__abi_tag)
-         * are defined in them, and the original bytes stay in place. */
+         * are defined in them, and the original bytes stay in place.  But
+         * a section of only the notes stamping manages (a package note
+         * copied beside a new dlopen note, or the other way round) follows
+         * the copy, so that readers find that note once, and the next
+         * stamp replaces it where the segment has it. */
+        for (size_t k = 1; k < s->shnum; k++) {
+                struct sh *sec = &s->sh[k];
+                if (sec->type == SHT_NOTE && sec->size > 0 && sec->offset >= old &&
+                    sec->offset + sec->size <= old + p->filesz && stamped_notes_only(s, sec->offset, sec->size)) {
+                        sec->offset += off - old;
+                        sec->addr += delta_v;
+                }
+        }
         pn_stamp_grow_host(s, h, off + size);
         p->offset = off;
         p->vaddr += delta_v;
@@ -425,7 +455,7 @@ int pn_stamp_place_appended(struct stamp *s, bool needs_section, bool keep_first
 
 
 /* Nothing else keeps the first page as it was: the note goes into a
- * section .note.package of its own at the end of the file, not loaded.
+ * section of its own (.note.package, .note.dlopen) at the end of the file, not loaded.
  * Readers of the file (show, scan, core reading the file from disk)
  * find it there; the running program and its core dumps do not, but
  * they keep the build-id and notes they had. */

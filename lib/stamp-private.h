@@ -58,7 +58,24 @@ struct range {
         uint64_t a, b;
 };
 
+/* A kind of note that stamping adds, replaces or removes: the package
+ * note or the dlopen note.  Everything else in stamping is the same for
+ * both. */
+struct pn_note_kind {
+        uint32_t type;       /* the FDO note type */
+        const char *section; /* the section that covers it: ".note.package" */
+        const char *what;    /* "package note", for messages */
+        /* One note in the file at the most after stamping: the dlopen
+         * note's array holds every entry, so the others go. */
+        bool single;
+        int (*encode)(const char *json, int big_endian, uint8_t **note, size_t *note_len);
+};
+
+/* The kind for the FDO note TYPE, or NULL. */
+const struct pn_note_kind *pn_note_kind_of(uint32_t type);
+
 struct stamp {
+        const struct pn_note_kind *kind; /* the note stamped */
         pkgnote_elf *e; /* view over the input */
         bool is64, be;
         unsigned type;
@@ -82,7 +99,7 @@ struct stamp {
         uint64_t names_len;
         bool names_grew, table_grew, tail_cut;
         bool phdrs_first_page_in; /* the input's program headers are in its first page */
-        bool notes_closed_up;     /* notes after a package note taken out moved up */
+        bool notes_closed_up;     /* notes after a note of the kind taken out moved up */
 
         const uint8_t *note; /* the new note */
         size_t note_len;
@@ -110,10 +127,17 @@ static inline uint64_t pn_get_word(const uint8_t *p, bool is64, bool be) {
 /* ------------------------------------------------------------------ */
 /* stamp.c                                                             */
 
-/* Stamps DATA.  MAP_FD >= 0: the file DATA was read from, whose private
- * mapping then holds the result (*RET_MAPPED, RET_CAP bytes to unmap). */
-int pn_stamp_run(const void *data, size_t size, const char *json, unsigned flags, int map_fd, uint8_t **ret,
-                 size_t *ret_len, bool *ret_mapped, uint64_t *ret_cap, pkgnote_stamp_result *result);
+/* Stamps DATA with the N notes of SPECS (JSON NULL: remove that kind;
+ * every kind at most once), one kind after the other, the result of one
+ * the input of the next; RESULTS (N of them, may be NULL) says what
+ * became of each.  MAP_FD >= 0: the file DATA was read from, whose
+ * private mapping then holds the result (*RET_MAPPED, RET_CAP bytes to
+ * unmap). */
+int pn_stamp_run(const void *data, size_t size, const pkgnote_note_spec *specs, size_t n, unsigned flags, int map_fd,
+                 uint8_t **ret, size_t *ret_len, bool *ret_mapped, uint64_t *ret_cap, pkgnote_stamp_result *results);
+/* Is N the note ENCODED (as the kind's encoder makes it, in byte order
+ * BE), its descriptor maybe NUL-padded further? */
+bool pn_stamp_note_matches(const pkgnote_note *n, const uint8_t *encoded, size_t encoded_len, bool be);
 /* Frees a result of pn_stamp_run(). */
 void pn_stamp_release_buffer(uint8_t *b, uint64_t cap, bool mapped);
 
@@ -138,24 +162,26 @@ int pn_stamp_flush_tables(struct stamp *s);
 
 /* stamp-edit.c: notes and sections */
 
-bool pn_is_package_note(const pkgnote_note *n);
+/* Is N a note of the kind being stamped? */
+bool pn_stamp_is_kind(const struct stamp *s, const pkgnote_note *n);
 /* Writes the new note at OFF, ROOM bytes long: the descriptor is
  * NUL-padded to fill the room, as the spec allows. */
 int pn_stamp_write_note(struct stamp *s, uint64_t off, uint64_t room);
-/* Takes every package note out of the PT_NOTE segments; returns the
- * number of notes removed. */
+/* Takes every note of the kind out of the PT_NOTE segments; returns
+ * the number of notes removed. */
 int pn_stamp_remove_segment_notes(struct stamp *s);
 /* Drops the unloaded tail so new data can go there; the section name
  * table and section header table are written again after it. */
 int pn_stamp_cut_tail(struct stamp *s, bool with_names);
-/* The SHT_NOTE section .note.package, or -1. */
+/* The SHT_NOTE section of the kind (.note.package), or -1. */
 long pn_stamp_find_note_section(const struct stamp *s);
-/* Points section NOTE_SECTION (or a new .note.package) at the note. */
+/* Points section NOTE_SECTION (or a new section of the kind) at the note. */
 int pn_stamp_cover_note(struct stamp *s, uint64_t addr);
 /* Appends the note after the file's data, for a section to cover: the
  * section name table (when NEEDS_NAME) and header table follow it. */
 int pn_stamp_append_note(struct stamp *s, bool needs_name);
-/* After removal: an emptied .note.package that is the last section goes. */
+/* After removal: an emptied section of the kind that is the last
+ * section goes. */
 int pn_stamp_drop_empty_note_section(struct stamp *s);
 
 /* ------------------------------------------------------------------ */

@@ -37,8 +37,9 @@ struct link {
 struct walk {
         const char *top;
         int rootfd;
-        const char *json;
-        pn_tree_json_fn json_fn; /* per-file metadata, when not NULL */
+        const pkgnote_note_spec *specs; /* the notes; a package note's JSON ... */
+        size_t nspecs;
+        pn_tree_json_fn json_fn; /* ... or per-file metadata for it, when not NULL */
         void *json_ud;
         unsigned flags;
         pn_tree_fn fn;
@@ -140,17 +141,25 @@ static int add_link(struct walk *w, const struct stat *st, const char *rel) {
 
 static void walk_dir(struct walk *w, int dfd, size_t rlen);
 
-/* The metadata for the file REL, or NULL after reporting why it has none
- * (removal needs none). */
-static const char *json_for(struct walk *w, const char *rel, size_t names) {
+/* The notes for the file REL into SPECS (w->nspecs of them): the
+ * package note's metadata from w->json_fn when there is one.  false
+ * after reporting why the file has none (removal needs none). */
+static bool specs_for(struct walk *w, const char *rel, size_t names, pkgnote_note_spec *specs) {
+        memcpy(specs, w->specs, w->nspecs * sizeof *specs);
         if (!w->json_fn || (w->flags & PKGNOTE_STAMP_REMOVE))
-                return w->json;
-        const char *skip = NULL;
-        int err = 0;
-        const char *json = w->json_fn(rel, &skip, &err, w->json_ud);
-        if (!json)
-                report(w, rel, err, err ? NULL : skip ? skip : "no metadata for this file", NULL, names);
-        return json;
+                return true;
+        for (size_t i = 0; i < w->nspecs; i++) {
+                if (specs[i].type != PKGNOTE_NT_FDO_PACKAGING_METADATA || !specs[i].json)
+                        continue;
+                const char *skip = NULL;
+                int err = 0;
+                specs[i].json = w->json_fn(rel, &skip, &err, w->json_ud);
+                if (!specs[i].json) {
+                        report(w, rel, err, err ? NULL : skip ? skip : "no metadata for this file", NULL, names);
+                        return false;
+                }
+        }
+        return true;
 }
 
 /* One entry NAME of DFD; w->rel holds its path in the tree. */
@@ -179,12 +188,12 @@ static bool visit(struct walk *w, int dfd, const char *name, size_t rlen) {
                         report(w, w->rel, pn_error(-ENOMEM, "out of memory"), NULL, NULL, 0);
                 return false;
         }
-        const char *json = json_for(w, w->rel, 1);
-        if (!json && !(w->flags & PKGNOTE_STAMP_REMOVE))
+        pkgnote_note_spec specs[2];
+        if (!specs_for(w, w->rel, 1, specs))
                 return false;
-        pkgnote_stamp_result res;
-        int r = pn_stamp_at(dfd, name, &st, json, w->flags | PN_STAMP_NO_DIRSYNC, &res, NULL);
-        report(w, w->rel, r, NULL, r < 0 ? NULL : &res, 1);
+        pkgnote_stamp_result res[2];
+        int r = pn_stamp_at(dfd, name, &st, specs, w->nspecs, w->flags | PN_STAMP_NO_DIRSYNC, res, NULL);
+        report(w, w->rel, r, NULL, r < 0 ? NULL : res, 1);
         return r == 0;
 }
 
@@ -247,22 +256,22 @@ static void stamp_links(struct walk *w, const struct link *l, size_t n) {
                 return;
         }
         /* One file, one note: the metadata of its first name. */
-        const char *json = json_for(w, l[0].rel, n);
-        if (!json && !(w->flags & PKGNOTE_STAMP_REMOVE)) {
+        pkgnote_note_spec specs[2];
+        if (!specs_for(w, l[0].rel, n, specs)) {
                 for (size_t i = 1; i < n; i++)
                         report(w, l[i].rel, 0, "another name of this file has no metadata", NULL, n);
                 return;
         }
         const char *base0;
         int d0 = open_parent(w, l[0].rel, &base0), r = d0 < 0 ? d0 : 0;
-        pkgnote_stamp_result res;
+        pkgnote_stamp_result res[2];
         struct stat written;
         if (r == 0)
-                r = pn_stamp_at(d0, base0, &l[0].st, json, w->flags | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC, &res,
-                                &written);
+                r = pn_stamp_at(d0, base0, &l[0].st, specs, w->nspecs, w->flags | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC,
+                                res, &written);
         if (r == 0)
                 (void)fsync(d0);
-        report(w, l[0].rel, r, NULL, r < 0 ? NULL : &res, n);
+        report(w, l[0].rel, r, NULL, r < 0 ? NULL : res, n);
         for (size_t i = 1; i < n; i++) {
                 const char *base;
                 int d = r < 0 ? -1 : open_parent(w, l[i].rel, &base), e = r < 0 ? r : d < 0 ? d : 0;
@@ -271,7 +280,7 @@ static void stamp_links(struct walk *w, const struct link *l, size_t n) {
                         (void)fsync(d);
                 if (r < 0)
                         e = pn_error(r, "another name of this file could not be stamped");
-                report(w, l[i].rel, e, NULL, e < 0 ? NULL : &res, n);
+                report(w, l[i].rel, e, NULL, e < 0 ? NULL : res, n);
                 if (d >= 0)
                         close(d);
         }
@@ -279,13 +288,20 @@ static void stamp_links(struct walk *w, const struct link *l, size_t n) {
                 close(d0);
 }
 
-int pn_stamp_tree(const char *dir, const char *json, unsigned flags, pn_tree_fn fn, void *userdata) {
-        return pn_stamp_tree_each(dir, json, NULL, NULL, flags, fn, userdata);
+int pn_stamp_tree(const char *dir, const pkgnote_note_spec *specs, size_t n, unsigned flags, pn_tree_fn fn,
+                  void *userdata) {
+        return pn_stamp_tree_each(dir, specs, n, NULL, NULL, flags, fn, userdata);
 }
 
-int pn_stamp_tree_each(const char *dir, const char *json, pn_tree_json_fn json_fn, void *json_ud, unsigned flags,
-                       pn_tree_fn fn, void *userdata) {
-        struct walk w = {.top = dir, .json = json, .json_fn = json_fn, .json_ud = json_ud, .fn = fn, .userdata = userdata};
+int pn_stamp_tree_each(const char *dir, const pkgnote_note_spec *specs, size_t n, pn_tree_json_fn json_fn, void *json_ud,
+                       unsigned flags, pn_tree_fn fn, void *userdata) {
+        int r = pn_stamp_specs_ok(specs, n);
+        if (r < 0)
+                return r;
+        if (n > 2)
+                return pn_error(-EINVAL, "too many notes");
+        struct walk w = {.top = dir, .specs = specs, .nspecs = n, .json_fn = json_fn, .json_ud = json_ud, .fn = fn,
+                         .userdata = userdata};
         w.flags = flags & ~(unsigned)(PN_STAMP_FOLLOW | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC);
         w.rootfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (w.rootfd < 0)

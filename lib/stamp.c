@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Stamping: the package note added to, replaced in or removed from an
- * already linked executable or shared object, or a relocatable object.
+ * Stamping: the package note or the dlopen note added to, replaced in or
+ * removed from an already linked executable or shared object, or a
+ * relocatable object.  Both are stamped the same way; a kind
+ * (struct pn_note_kind) names the note type, its section and its
+ * encoder, and below "package note" stands for either.  A file may hold
+ * several dlopen notes (one per object that declared some, as systemd's
+ * are linked in); stamping leaves exactly one, the new one, since its
+ * array holds every entry: the others are taken out as removal does.
+ * Stamping both kinds stamps one after the other, in memory, and the
+ * file is written once.
  *
  * Linked files (ET_EXEC, ET_DYN).  Readers and the loaded process find
  * notes through PT_NOTE program headers inside a PT_LOAD, and the kernel
@@ -63,6 +71,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "stamp-file.h"
 #include "stamp-private.h"
 
 /* include/linux/module_signature.h: the trailer of a signed module. */
@@ -75,11 +84,11 @@ static const char module_sig_magic[] = "~Module signature appended~\n";
  * else the first one at all.  Hostile files may carry other package
  * notes before it, in sections only: taking them for the old note made
  * every stamp place the note anew. */
-static const pkgnote_note *primary_note(pkgnote_elf *e) {
+static const pkgnote_note *primary_note(const struct stamp *s) {
         const pkgnote_note *n, *any = NULL;
-        int c = pkgnote_elf_notes(e, &n);
+        int c = pkgnote_elf_notes(s->e, &n);
         for (int i = 0; i < c; i++) {
-                if (!pn_is_package_note(&n[i]))
+                if (!pn_stamp_is_kind(s, &n[i]))
                         continue;
                 if ((n[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_LOADED)) ==
                     (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_LOADED))
@@ -120,8 +129,8 @@ static int place_linked(struct stamp *s) {
         return r;
 }
 
-/* Sections that hold package notes and nothing else. */
-static bool package_only_section(const struct stamp *s, size_t k, const pkgnote_note *n, int nn) {
+/* Sections that hold notes of the kind and nothing else. */
+static bool kind_only_section(const struct stamp *s, size_t k, const pkgnote_note *n, int nn) {
         const struct sh *h = &s->sh[k];
         if (h->type != SHT_NOTE || h->size == 0)
                 return false;
@@ -130,7 +139,7 @@ static bool package_only_section(const struct stamp *s, size_t k, const pkgnote_
         for (int i = 0; i < nn; i++) {
                 if (n[i].offset < h->offset || n[i].offset >= h->offset + h->size)
                         continue;
-                if (!pn_is_package_note(&n[i]))
+                if (!pn_stamp_is_kind(s, &n[i]))
                         return false;
                 found++;
                 covered += n[i].size;
@@ -138,13 +147,13 @@ static bool package_only_section(const struct stamp *s, size_t k, const pkgnote_
         return found > 0 && covered == h->size;
 }
 
-/* The section of an earlier unloaded placement: only package notes, not
+/* The section of an earlier unloaded placement: only notes of the kind, not
  * allocated, no PT_NOTE over them; or -1. */
 static long unloaded_note_section(const struct stamp *s) {
         const pkgnote_note *n;
         int nn = pkgnote_elf_notes(s->e, &n);
         for (size_t k = 1; nn > 0 && k < s->shnum; k++) {
-                if ((s->sh[k].flags & SHF_ALLOC) || !package_only_section(s, k, n, nn))
+                if ((s->sh[k].flags & SHF_ALLOC) || !kind_only_section(s, k, n, nn))
                         continue;
                 bool loaded = false;
                 for (int i = 0; i < nn; i++)
@@ -181,28 +190,114 @@ static int reuse_unloaded(struct stamp *s, bool remove, int *removed) {
         return 0;
 }
 
+/* The room to replace in place for a kind the file keeps one note of:
+ * OLD and the notes of the kind right after it in its PT_NOTE (several
+ * objects' dlopen notes, linked into one section), when they are all
+ * the file has and every section over them covers them all or lies
+ * inside them.  0 when there is no such room. */
+static uint64_t single_room(const struct stamp *s, const pkgnote_note *old) {
+        const pkgnote_note *n;
+        int c = pkgnote_elf_notes(s->e, &n);
+        const struct ph *seg = NULL;
+        for (size_t i = 0; i < s->phnum && !seg; i++)
+                if (s->ph[i].type == PT_NOTE && old->offset >= s->ph[i].offset &&
+                    old->offset + old->size <= s->ph[i].offset + s->ph[i].filesz)
+                        seg = &s->ph[i];
+        if (!seg)
+                return 0;
+        uint64_t end = old->offset + old->size;
+        for (bool grew = true; grew;) {
+                grew = false;
+                for (int i = 0; i < c; i++)
+                        if (pn_stamp_is_kind(s, &n[i]) && n[i].offset == end && (n[i].where & PKGNOTE_NOTE_IN_SEGMENT) &&
+                            n[i].size % 4 == 0 && end + n[i].size <= seg->offset + seg->filesz) {
+                                end += n[i].size;
+                                grew = true;
+                        }
+        }
+        for (int i = 0; i < c; i++)
+                if (pn_stamp_is_kind(s, &n[i]) && (n[i].offset < old->offset || n[i].offset >= end))
+                        return 0;
+        for (size_t k = 1; k < s->shnum; k++) {
+                const struct sh *h = &s->sh[k];
+                if (h->type == SHT_NOBITS || h->size == 0 || h->offset >= end || h->offset + h->size <= old->offset)
+                        continue;
+                bool covers = h->offset <= old->offset && h->offset + h->size >= end;
+                bool inside = h->type == SHT_NOTE && h->offset >= old->offset && h->offset + h->size <= end;
+                if (!covers && !inside)
+                        return 0;
+        }
+        return end - old->offset;
+}
+
+/* After the note was written over the room [A, B): a section inside it
+ * that starts at A covers the note, the others inside it let go. */
+static void cover_room(struct stamp *s, uint64_t a, uint64_t b) {
+        for (size_t k = 1; k < s->shnum; k++) {
+                struct sh *h = &s->sh[k];
+                if (h->type != SHT_NOTE || h->size == 0 || h->offset < a || h->offset + h->size > b)
+                        continue;
+                if (h->offset == a)
+                        h->size = b - a;
+                else
+                        h->size = 0;
+        }
+}
+
+/* For a kind the file keeps one note of: sections of only such notes
+ * that no PT_NOTE reaches, loaded (the originals a merged placement
+ * left behind), let go of them; their bytes stay where a program may
+ * address them.  Sections a PT_NOTE reaches are for the segment
+ * removal, unloaded ones for reuse_unloaded(). */
+static int let_go_loaded_sections(struct stamp *s) {
+        const pkgnote_note *n;
+        int nn = pkgnote_elf_notes(s->e, &n), removed = 0;
+        if (!s->kind->single || nn <= 0)
+                return 0;
+        for (size_t k = 1; k < s->shnum; k++) {
+                if (!(s->sh[k].flags & SHF_ALLOC) || !kind_only_section(s, k, n, nn))
+                        continue;
+                bool reached = false;
+                for (int i = 0; i < nn; i++)
+                        reached |= n[i].offset >= s->sh[k].offset && n[i].offset < s->sh[k].offset + s->sh[k].size &&
+                                   (n[i].where & PKGNOTE_NOTE_IN_SEGMENT);
+                if (reached)
+                        continue;
+                s->sh[k].size = 0;
+                if (s->note_section < 0)
+                        s->note_section = (long)k;
+                removed++;
+        }
+        return removed;
+}
+
 static int stamp_linked(struct stamp *s, bool remove) {
         bool any_load = false;
         for (size_t i = 0; i < s->phnum; i++)
                 any_load |= s->ph[i].type == PT_LOAD;
         if (!any_load)
                 return pn_error(-ENOSPC, "no loadable segment: nothing would map the note");
-        const pkgnote_note *old = primary_note(s->e);
+        const pkgnote_note *old = primary_note(s);
 
-        /* Over the old note, in its room. */
+        /* Over the old note, in its room; for a kind the file keeps one
+         * note of, the room of all of them, when they follow each other. */
+        uint64_t room = !old ? 0 : s->kind->single ? single_room(s, old) : old->size;
         if (!remove && old && (old->where & PKGNOTE_NOTE_IN_SEGMENT) && (old->where & PKGNOTE_NOTE_LOADED) &&
-            old->size >= s->note_len &&
-            old->size % 4 == 0 && old->namesz == 4) {
-                int r = pn_stamp_write_note(s, old->offset, old->size);
+            room >= s->note_len && room % 4 == 0 && old->namesz == 4) {
+                int r = pn_stamp_write_note(s, old->offset, room);
                 if (r < 0)
                         return r;
+                if (room != old->size)
+                        cover_room(s, old->offset, old->offset + room);
                 s->res->placement = PKGNOTE_PLACE_REPLACED;
                 return pn_stamp_flush_tables(s);
         }
 
-        int removed = pn_stamp_remove_segment_notes(s), r;
-        if (removed < 0)
-                return removed;
+        int removed = let_go_loaded_sections(s), r;
+        int cut = pn_stamp_remove_segment_notes(s);
+        if (cut < 0)
+                return cut;
+        removed += cut;
         if ((r = reuse_unloaded(s, remove, &removed)) != 0)
                 return r < 0 ? r : pn_stamp_flush_tables(s);
         if (remove) {
@@ -246,17 +341,17 @@ static int stamp_relocatable(struct stamp *s, bool remove) {
         long first = -1;
         int removed = 0;
         for (size_t k = 1; k < s->shnum; k++) {
-                if (!package_only_section(s, k, notes, nn))
+                if (!kind_only_section(s, k, notes, nn))
                         continue;
                 if (first < 0 || s->sh[k].offset < s->sh[first].offset)
                         first = (long)k;
         }
-        /* Every package-only section but the one reused is emptied, so
-         * that stamping again finds only the new note. */
+        /* Every section of the kind's notes only but the one reused is
+         * emptied, so that stamping again finds only the new note. */
         for (size_t k = 1; k < s->shnum; k++) {
                 if ((long)k == first && !remove && s->sh[k].size >= s->note_len)
                         continue;
-                if (!package_only_section(s, k, notes, nn))
+                if (!kind_only_section(s, k, notes, nn))
                         continue;
                 if ((r = pn_stamp_zero(s, s->sh[k].offset, s->sh[k].size)) < 0)
                         return r;
@@ -301,16 +396,16 @@ static bool same_note(const pkgnote_note *a, const pkgnote_note *b) {
                !memcmp(a->name, b->name, a->namesz) && !memcmp(a->desc, b->desc, a->descsz);
 }
 
-/* Every note but the package notes is still reachable the ways it was,
+/* Every note but those of the kind is still reachable the ways it was,
  * maybe through copies, still in the first page when it was, and its
  * bytes are where they were (a program may read them by address),
- * unless taking out a package note before it closed them up. */
+ * unless taking out a note of the kind before it closed them up. */
 static int notes_kept(const struct stamp *s, const pkgnote_note *in, int nin, const pkgnote_note *on, int non,
                       const uint8_t *out, size_t out_len) {
         unsigned mask = PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION | PKGNOTE_NOTE_LOADED |
                         (s->phdrs_first_page_in ? PKGNOTE_NOTE_FIRST_PAGE : 0);
         for (int i = 0; i < nin; i++) {
-                if (pn_is_package_note(&in[i]))
+                if (pn_stamp_is_kind(s, &in[i]))
                         continue;
                 unsigned seen = 0;
                 for (int k = 0; k < non; k++)
@@ -342,19 +437,35 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
                 r = pn_error(-EBADMSG, "the result's notes do not parse");
                 goto out;
         }
-        size_t count = pkgnote_info_package_note_count(info);
         if (remove) {
                 for (int i = 0; i < non; i++)
-                        if (pn_is_package_note(&on[i]) && (on[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION))) {
-                                r = pn_error(-ENOSPC, "cannot take out the package note at offset 0x%llx: it shares its section with other notes",
-                                             (unsigned long long)on[i].offset);
+                        if (pn_stamp_is_kind(s, &on[i]) && (on[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION))) {
+                                r = pn_error(-ENOSPC, "cannot take out the %s at offset 0x%llx: it shares its section with other notes",
+                                             s->kind->what, (unsigned long long)on[i].offset);
                                 goto out;
                         }
         } else {
-                const pkgnote_note *p = count ? pkgnote_info_package_note(info, 0) : NULL;
-                const char *j = count ? pkgnote_info_package_json(info, 0) : NULL;
-                if (!p || !j || strcmp(j, json) || p->offset != s->res->note_offset) {
-                        r = pn_error(-EBADMSG, "the result's primary package note is not the new one");
+                const pkgnote_note *p = NULL;
+                if (s->kind->type == PKGNOTE_NT_FDO_PACKAGING_METADATA) {
+                        /* The primary package note, as every reader takes it. */
+                        size_t count = pkgnote_info_package_note_count(info);
+                        const char *j = count ? pkgnote_info_package_json(info, 0) : NULL;
+                        p = count ? pkgnote_info_package_note(info, 0) : NULL;
+                        if (!j || strcmp(j, json))
+                                p = NULL;
+                }
+                for (int i = 0; i < non && s->kind->single; i++) {
+                        if (!pn_stamp_is_kind(s, &on[i]))
+                                continue;
+                        if (on[i].offset != s->res->note_offset) {
+                                r = pn_error(-ENOSPC, "cannot take out the %s at offset 0x%llx: it shares its section with other notes",
+                                             s->kind->what, (unsigned long long)on[i].offset);
+                                goto out;
+                        }
+                        p = &on[i];
+                }
+                if (!p || p->offset != s->res->note_offset || !pn_stamp_note_matches(p, s->note, s->note_len, s->be)) {
+                        r = pn_error(-EBADMSG, "the result's primary %s is not the new one", s->kind->what);
                         goto out;
                 }
                 unsigned want = s->type == ET_REL || s->note_unloaded ? PKGNOTE_NOTE_IN_SECTION
@@ -451,13 +562,14 @@ static uint8_t *map_for_output(int fd, size_t len, size_t room, uint64_t *cap) {
         return b;
 }
 
-/* Stamps DATA.  MAP_FD >= 0: the file DATA was read from, whose private
- * mapping then holds the result (*RET_MAPPED, RET_CAP bytes to unmap). */
-int pn_stamp_run(const void *data, size_t size, const char *json, unsigned flags, int map_fd, uint8_t **ret,
-                     size_t *ret_len, bool *ret_mapped, uint64_t *ret_cap, pkgnote_stamp_result *result) {
-        bool remove = flags & PKGNOTE_STAMP_REMOVE;
+/* Stamps DATA with the note of KIND for JSON, or takes the notes of
+ * KIND out (JSON NULL).  MAP_FD as for pn_stamp_run(). */
+static int stamp_kind(const struct pn_note_kind *kind, const void *data, size_t size, const char *json, unsigned flags,
+                      int map_fd, uint8_t **ret, size_t *ret_len, bool *ret_mapped, uint64_t *ret_cap,
+                      pkgnote_stamp_result *result) {
+        bool remove = !json;
         pkgnote_stamp_result res = {0};
-        struct stamp s = {.note_section = -1, .note_flags = SHF_ALLOC, .res = &res};
+        struct stamp s = {.kind = kind, .note_section = -1, .note_flags = SHF_ALLOC, .res = &res};
         uint8_t *note = NULL;
         size_t elf_len = size;
         if (!data && size)
@@ -485,7 +597,7 @@ int pn_stamp_run(const void *data, size_t size, const char *json, unsigned flags
                 r = pn_error(-EINVAL, "ELF type %u is not an executable, shared object or relocatable object", s.type);
                 goto out;
         }
-        if (!remove && (r = pn_package_note_checked(json, s.be, &note, &s.note_len)) < 0)
+        if (!remove && (r = kind->encode(json, s.be, &note, &s.note_len)) < 0)
                 goto out;
         s.note = note;
         if ((r = pn_stamp_read_phdrs(&s)) < 0 || (r = pn_stamp_read_shdrs(&s)) < 0)
@@ -543,11 +655,144 @@ out:
         return r;
 }
 
+int pn_stamp_specs_ok(const pkgnote_note_spec *specs, size_t n) {
+        if (!specs || n == 0)
+                return pn_error(-EINVAL, "no note to stamp");
+        for (size_t i = 0; i < n; i++) {
+                if (!pn_note_kind_of(specs[i].type))
+                        return pn_error(-EINVAL, "note type 0x%x is not one stamping knows", specs[i].type);
+                for (size_t k = 0; k < i; k++)
+                        if (specs[k].type == specs[i].type)
+                                return pn_error(-EINVAL, "the %s is given twice", pn_note_kind_of(specs[i].type)->what);
+        }
+        return 0;
+}
+
+/* After several kinds were stamped one after the other: each note is
+ * still what its pass made it, or gone (a later pass taking notes out
+ * may have closed it up: its offset in RES follows). */
+static int check_all(const pkgnote_note_spec *specs, size_t n, bool remove_all, const uint8_t *out, size_t out_len,
+                     pkgnote_stamp_result *res) {
+        pkgnote_elf *o = NULL;
+        int r = pkgnote_elf_from_memory(out, out_len, &o);
+        if (r < 0)
+                return pn_error(-EBADMSG, "the result does not parse: %s", pkgnote_last_error());
+        const pkgnote_note *on;
+        int non = pkgnote_elf_notes(o, &on);
+        if (non < 0)
+                r = pn_error(-EBADMSG, "the result's notes do not parse");
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                const struct pn_note_kind *kind = pn_note_kind_of(specs[i].type);
+                const char *json = remove_all ? NULL : specs[i].json;
+                uint8_t *note = NULL;
+                size_t note_len = 0;
+                if (json && (r = kind->encode(json, pkgnote_elf_big_endian(o), &note, &note_len)) < 0)
+                        break;
+                const pkgnote_note *found = NULL;
+                for (int k = 0; k < non && r == 0; k++) {
+                        if (!pkgnote_note_is(&on[k], PKGNOTE_OWNER_FDO, kind->type) ||
+                            !(on[k].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION)))
+                                continue;
+                        if (!json)
+                                r = pn_error(-EBADMSG, "a %s is left in the result", kind->what);
+                        else if (!found && pn_stamp_note_matches(&on[k], note, note_len, pkgnote_elf_big_endian(o)))
+                                found = &on[k];
+                        else if (kind->single)
+                                r = pn_error(-EBADMSG, "more than one %s in the result", kind->what);
+                }
+                free(note);
+                if (r == 0 && json && !found)
+                        r = pn_error(-EBADMSG, "the result lost its new %s", kind->what);
+                if (r == 0 && json) {
+                        res[i].note_offset = found->offset;
+                        res[i].note_size = found->size;
+                        res[i].first_page = !res[i].relocatable && (found->where & PKGNOTE_NOTE_FIRST_PAGE);
+                }
+        }
+        pkgnote_elf_free(o);
+        return r;
+}
+
+int pn_stamp_run(const void *data, size_t size, const pkgnote_note_spec *specs, size_t n, unsigned flags, int map_fd,
+                 uint8_t **ret, size_t *ret_len, bool *ret_mapped, uint64_t *ret_cap, pkgnote_stamp_result *results) {
+        pkgnote_stamp_result res[2] = {{0}};
+        int r = pn_stamp_specs_ok(specs, n);
+        if (r < 0)
+                return r;
+        if (n > ELEMENTSOF(res))
+                return pn_error(-EINVAL, "internal: too many kinds of note");
+        const uint8_t *in = data;
+        size_t in_len = size;
+        uint8_t *cur = NULL;
+        size_t cur_len = 0;
+        bool cur_mapped = false;
+        uint64_t cur_cap = 0;
+        bool remove_all = flags & PKGNOTE_STAMP_REMOVE;
+        for (size_t i = 0; i < n; i++) {
+                uint8_t *b = NULL;
+                size_t bl = 0;
+                bool bm = false;
+                uint64_t bc = 0;
+                r = stamp_kind(pn_note_kind_of(specs[i].type), in, in_len, remove_all ? NULL : specs[i].json, flags,
+                               i == 0 ? map_fd : -1, &b, &bl, &bm, &bc, &res[i]);
+                if (r < 0)
+                        goto fail;
+                if (cur)
+                        pn_stamp_release_buffer(cur, cur_cap, cur_mapped);
+                cur = b;
+                cur_len = bl;
+                cur_mapped = bm;
+                cur_cap = bc;
+                in = cur;
+                in_len = cur_len;
+        }
+        if (n > 1 && (r = check_all(specs, n, remove_all, cur, cur_len, res)) < 0)
+                goto fail;
+        for (size_t i = 0; i < n; i++) {
+                /* The file as a whole: what the last pass left. */
+                res[i].signature_removed = res[0].signature_removed;
+                res[i].phdrs_first_page = res[n - 1].phdrs_first_page;
+                res[i].size = cur_len;
+                res[i].bytes_added = (int64_t)cur_len - (int64_t)size;
+                if (results)
+                        results[i] = res[i];
+        }
+        *ret = cur;
+        *ret_len = cur_len;
+        *ret_mapped = cur_mapped;
+        *ret_cap = cur_cap;
+        return 0;
+fail:
+        if (cur)
+                pn_stamp_release_buffer(cur, cur_cap, cur_mapped);
+        return r;
+}
+
+/* The note specifications of the entry points for the package note. */
+static int package_spec(const char *json, unsigned flags, pkgnote_note_spec *spec) {
+        if (!json && !(flags & PKGNOTE_STAMP_REMOVE))
+                return pn_error(-EINVAL, "no JSON given");
+        *spec = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+        return 0;
+}
+
 PKGNOTE_PUBLIC int pkgnote_stamp_memory(const void *data, size_t size, const char *json, unsigned flags,
                                         uint8_t **ret, size_t *ret_len, pkgnote_stamp_result *result) {
+        pkgnote_note_spec spec;
+        int r = package_spec(json, flags, &spec);
+        if (r < 0)
+                return r;
+        return pkgnote_stamp_notes_memory(data, size, &spec, 1, flags, ret, ret_len, result);
+}
+
+PKGNOTE_PUBLIC int pkgnote_stamp_notes_memory(const void *data, size_t size, const pkgnote_note_spec *notes, size_t n,
+                                              unsigned flags, uint8_t **ret, size_t *ret_len,
+                                              pkgnote_stamp_result *results) {
         bool mapped;
         uint64_t cap;
-        return pn_stamp_run(data, size, json, flags, -1, ret, ret_len, &mapped, &cap, result);
+        if (!ret || !ret_len)
+                return pn_error(-EINVAL, "nowhere to put the result");
+        return pn_stamp_run(data, size, notes, n, flags, -1, ret, ret_len, &mapped, &cap, results);
 }
 
 PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement) {

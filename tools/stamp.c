@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* pkgnote stamp: add, replace or remove the package note of linked
- * binaries and relocatable objects, in place and atomically. */
+/* pkgnote stamp: add, replace or remove the package note and the dlopen
+ * note of linked binaries and relocatable objects, in place and
+ * atomically. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,19 +19,25 @@
 struct stamp_opts {
         struct meta_opts meta;
         const char *output;
-        bool remove, force, json, quiet, tree, require_first_page;
+        bool remove, remove_dlopen, force, json, quiet, tree, require_first_page;
         struct stamp_map *map; /* per-file metadata */
+        pkgnote_note_spec specs[2]; /* the package note first, when stamped or removed; with map,
+                                     * the package note's JSON is each file's */
+        size_t nspecs;
 };
 
 static void stamp_help(void) {
         printf("Usage: pkgnote stamp [METADATA OPTIONS] [-o OUT] [--remove] [--tree] FILE...\n"
+               "       pkgnote stamp [METADATA OPTIONS] --dlopen JSON|@FILE [...] FILE...\n"
+               "       pkgnote stamp --remove-dlopen [...] FILE...\n"
                "\n"
                "Give already linked executables, shared objects and relocatable objects\n"
-               "(.o, kernel modules .ko) their package note (FDO_PACKAGING_METADATA), or\n"
-               "replace or remove it.  Each FILE is replaced atomically (a temporary file\n"
-               "beside it, synced, read back and checked, then renamed over it) keeping\n"
-               "its mode, owner, timestamps and extended attributes.  Stamping again with\n"
-               "the same metadata leaves a file byte for byte the same.\n"
+               "(.o, kernel modules .ko) their package note (FDO_PACKAGING_METADATA) or\n"
+               "dlopen note (FDO_DLOPEN_METADATA), or replace or remove it.  Each FILE is\n"
+               "replaced atomically (a temporary file beside it, synced, read back and\n"
+               "checked, then renamed over it) keeping its mode, owner, timestamps and\n"
+               "extended attributes.  Stamping again with the same notes leaves a file\n"
+               "byte for byte the same.\n"
                "\n"
                "%s"
                "Stamping:\n"
@@ -38,6 +45,16 @@ static void stamp_help(void) {
                "                              a device, FIFO, '-' for standard output) and\n"
                "                              leave FILE as it is (one FILE only)\n"
                "      --remove                take the package note out (no metadata options)\n"
+               "      --dlopen JSON|@FILE     the dlopen note: a JSON array of {\"feature\",\n"
+               "                              \"description\", \"priority\", \"soname\": [...]},\n"
+               "                              checked as generate --dlopen checks it (@- reads\n"
+               "                              standard input).  The file then holds exactly\n"
+               "                              this one dlopen note: the others it had (one per\n"
+               "                              object that declared some) are taken out.\n"
+               "                              Without metadata options the package note is\n"
+               "                              left as it is; with them both are stamped and\n"
+               "                              the file is written once\n"
+               "      --remove-dlopen         take every dlopen note out (not with --dlopen)\n"
                "      --force                 stamp hard-linked files (only this name gets the\n"
                "                              note), read-only files, and kernel modules with\n"
                "                              an appended signature (the signature is dropped:\n"
@@ -75,15 +92,21 @@ static void stamp_help(void) {
                "that is not loaded, and a warning says that kernel core dumps will not\n"
                "carry it (pkgnote core then reads it from the file on disk, build-id\n"
                "verified).  The program headers, the build-id and other notes never leave\n"
-               "the first page, existing notes never move, and code and data\n"               "addresses never change.\n"
+               "the first page, existing notes never move, and code and data\n"
+               "addresses never change.  The dlopen note is placed by the same rules, in\n"
+               "a section .note.dlopen.\n"
                "\n"
                "Exit status: 0 every file was stamped, 2 an error (the file is untouched).\n",
                meta_opts_help);
 }
 
-static const char *placement_text(const pkgnote_stamp_result *r) {
+static bool is_dlopen(uint32_t type) {
+        return type == PKGNOTE_NT_FDO_DLOPEN_METADATA;
+}
+
+static const char *placement_text(const pkgnote_stamp_result *r, uint32_t type) {
         switch (r->placement) {
-        case PKGNOTE_PLACE_NONE: return "no package note to remove";
+        case PKGNOTE_PLACE_NONE: return is_dlopen(type) ? "no dlopen note to remove" : "no package note to remove";
         case PKGNOTE_PLACE_UNCHANGED: return "already carries this note, unchanged";
         case PKGNOTE_PLACE_REPLACED: return "note replaced in its place";
         case PKGNOTE_PLACE_AFTER_NOTES:
@@ -96,6 +119,9 @@ static const char *placement_text(const pkgnote_stamp_result *r) {
                 return "note added in padding after a segment";
         case PKGNOTE_PLACE_APPENDED: return "note added in a new segment at the end";
         case PKGNOTE_PLACE_SECTION:
+                if (is_dlopen(type))
+                        return r->relocatable ? "note added in section .note.dlopen"
+                                              : "note added in section .note.dlopen, not loaded: no room keeps the first page as it was";
                 return r->relocatable ? "note added in section .note.package"
                                       : "note added in section .note.package, not loaded: no room keeps the first page as it was";
         case PKGNOTE_PLACE_REMOVED: return "note removed";
@@ -109,35 +135,75 @@ static void print_warning(const char *path, const char *what) {
         fprintf(stderr, "': %s\n", what);
 }
 
-static void print_json(const char *path, const pkgnote_stamp_result *r, const char *error) {
+/* One object a file (pkgnote_stamp_notes_result_to_json()), or its error. */
+static void print_json(const char *path, const pkgnote_stamp_result *r, const char *error, const struct stamp_opts *o) {
         char *j;
-        if (tool_put_json(stdout, pkgnote_stamp_result_to_json(r, path, error, &j), &j) < 0)
+        int e = r ? pkgnote_stamp_notes_result_to_json(r, o->specs, o->nspecs, path, &j)
+                  : pkgnote_stamp_result_to_json(NULL, path, error, &j);
+        if (tool_put_json(stdout, e, &j) < 0)
                 tool_error(path, "cannot write the report", -ENOMEM);
 }
 
+/* "the note", or which one when it may be either. */
+static const char *note_words(const struct stamp_opts *o, size_t i) {
+        if (o->nspecs == 1 && !is_dlopen(o->specs[i].type))
+                return "the note";
+        return is_dlopen(o->specs[i].type) ? "the dlopen note" : "the package note";
+}
+
+/* The warnings for result R of note I. */
+static void print_warnings(const char *path, const pkgnote_stamp_result *r, const struct stamp_opts *o, size_t i) {
+        char buf[512];
+        const char *note = note_words(o, i);
+        bool placed = r->placement != PKGNOTE_PLACE_NONE && r->placement != PKGNOTE_PLACE_REMOVED;
+        if (placed && !r->relocatable && r->placement == PKGNOTE_PLACE_SECTION) {
+                snprintf(buf, sizeof buf, "%s is in a section that is not loaded: kernel core dumps and running processes will not carry it (show and scan read it from the file)", note);
+                print_warning(path, buf);
+        } else if (placed && !r->relocatable && !r->first_page) {
+                snprintf(buf, sizeof buf, "%s is not in the first page: kernel core dumps will not carry it (pkgnote core reads it from disk, build-id verified)", note);
+                print_warning(path, buf);
+        }
+}
+
 /* Reports one file: its error, or what happened and the warnings. */
+static bool removing_only(const struct stamp_opts *o) {
+        for (size_t i = 0; i < o->nspecs; i++)
+                if (o->specs[i].json)
+                        return false;
+        return true;
+}
+
 static int report(const char *path, int err, const pkgnote_stamp_result *r, const struct stamp_opts *o) {
         if (err < 0) {
                 if (o->json) {
                         const char *d = pkgnote_last_error();
-                        print_json(path, NULL, d && *d ? d : strerror(-err));
+                        print_json(path, NULL, d && *d ? d : strerror(-err), o);
                 }
-                return tool_error(path, o->remove ? "cannot remove the note" : "cannot stamp", err);
+                return tool_error(path, removing_only(o) ? (o->nspecs > 1 || is_dlopen(o->specs[0].type) ? "cannot remove the notes" : "cannot remove the note") : "cannot stamp", err);
         }
         if (o->json)
-                print_json(path, r, NULL);
+                print_json(path, r, NULL, o);
         else if (!o->quiet) {
                 tool_print_escaped(stdout, o->output ? o->output : path);
-                printf(": %s", placement_text(r));
+                for (size_t i = 0; i < o->nspecs; i++) {
+                        const char *t = placement_text(&r[i], o->specs[i].type);
+                        const char *kind = o->nspecs > 1 || is_dlopen(o->specs[i].type) ? (is_dlopen(o->specs[i].type) ? "dlopen " : "package ") : "";
+                        fputs(i ? "; " : ": ", stdout);
+                        if (!strncmp(t, "note ", 5) || !strncmp(t, "already carries this note", 25))
+                                /* "note added ...": "dlopen note added ..." */
+                                printf("%.*s%s%s", !strncmp(t, "note ", 5) ? 0 : 21, t, kind, t + (!strncmp(t, "note ", 5) ? 0 : 21));
+                        else
+                                fputs(t, stdout);
+                }
                 if (r->bytes_added)
                         printf(", %+" PRId64 " bytes", r->bytes_added);
                 fputc('\n', stdout);
         }
-        bool placed = r->placement != PKGNOTE_PLACE_NONE && r->placement != PKGNOTE_PLACE_REMOVED;
-        if (placed && !r->relocatable && r->placement == PKGNOTE_PLACE_SECTION)
-                print_warning(path, "the note is in a section that is not loaded: kernel core dumps and running processes will not carry it (show and scan read it from the file)");
-        else if (placed && !r->relocatable && !r->first_page)
-                print_warning(path, "the note is not in the first page: kernel core dumps will not carry it (pkgnote core reads it from disk, build-id verified)");
+        bool placed = false;
+        for (size_t i = 0; i < o->nspecs; i++) {
+                print_warnings(path, &r[i], o, i);
+                placed |= r[i].placement != PKGNOTE_PLACE_NONE && r[i].placement != PKGNOTE_PLACE_REMOVED;
+        }
         if (placed && !r->relocatable && !r->phdrs_first_page)
                 print_warning(path, "the program headers are no longer in the first page: kernel core dumps of this file lose its build-id and notes");
         if (r->signature_removed)
@@ -145,22 +211,25 @@ static int report(const char *path, int err, const pkgnote_stamp_result *r, cons
         return EXIT_OK;
 }
 
+/* Removal is a note specification without JSON (o->specs). */
 static unsigned stamp_flags(const struct stamp_opts *o) {
-        return (o->remove ? PKGNOTE_STAMP_REMOVE : 0) | (o->force ? PKGNOTE_STAMP_FORCE : 0) |
-               (o->require_first_page ? PKGNOTE_STAMP_REQUIRE_FIRST_PAGE : 0);
+        return (o->force ? PKGNOTE_STAMP_FORCE : 0) | (o->require_first_page ? PKGNOTE_STAMP_REQUIRE_FIRST_PAGE : 0);
 }
 
-static int stamp_one(const char *path, const char *json, const struct stamp_opts *o) {
+static int stamp_one(const char *path, const struct stamp_opts *o) {
         unsigned flags = stamp_flags(o);
+        pkgnote_note_spec specs[2];
+        memcpy(specs, o->specs, sizeof specs);
         if (o->map) {
                 const char *skip = NULL;
                 int err;
-                if (!(json = stamp_map_json(o->map, NULL, path, &skip, &err)))
+                /* The package note comes first (cmd_stamp). */
+                if (!(specs[0].json = stamp_map_json(o->map, NULL, path, &skip, &err)))
                         return err < 0 ? EXIT_FAILURE_ : tool_fail("stamp: '%s': %s", path, skip);
         }
-        pkgnote_stamp_result r;
-        int err = pkgnote_stamp_file(path, o->output, json, flags, &r);
-        return report(path, err, &r, o);
+        pkgnote_stamp_result r[2];
+        int err = pkgnote_stamp_notes_file(path, o->output, specs, o->nspecs, flags, r);
+        return report(path, err, r, o);
 }
 
 /* --tree: the walk is the library's (lib/stamp-tree.c); this counts and
@@ -205,11 +274,11 @@ static const char *tree_json(const char *rel, const char **skip, int *err, void 
         return json;
 }
 
-static int stamp_tree(const char *dir, const char *json, const struct stamp_opts *o) {
+static int stamp_tree(const char *dir, const struct stamp_opts *o) {
         unsigned flags = stamp_flags(o);
         struct tree t = {.o = o, .ret = EXIT_OK};
         struct tree_map tm = {.o = o, .dir = dir};
-        int r = pn_stamp_tree_each(dir, json, o->map ? tree_json : NULL, &tm, flags, tree_file, &t);
+        int r = pn_stamp_tree_each(dir, o->specs, o->nspecs, o->map ? tree_json : NULL, &tm, flags, tree_file, &t);
         if (tm.failed)
                 t.ret = EXIT_FAILURE_;
         if (r == -ENOTDIR)
@@ -219,19 +288,24 @@ static int stamp_tree(const char *dir, const char *json, const struct stamp_opts
         if (!o->quiet && !o->json) {
                 fprintf(stderr, "%s: ", program_name);
                 tool_print_escaped(stderr, dir);
-                fprintf(stderr, ": %u ELF files %s, %u skipped\n", t.stamped,
-                        o->remove ? "without a package note now" : "carry the note", t.skipped);
+                const char *what = !removing_only(o) ? (o->nspecs > 1 ? "carry the notes" : "carry the note")
+                                   : o->nspecs > 1                ? "without package and dlopen notes now"
+                                   : is_dlopen(o->specs[0].type)  ? "without a dlopen note now"
+                                                                  : "without a package note now";
+                fprintf(stderr, ": %u ELF files %s, %u skipped\n", t.stamped, what, t.skipped);
         }
         return t.ret;
 }
 
 int cmd_stamp(int argc, char **argv) {
         enum { OPT_REMOVE = META_OPT_END, OPT_FORCE, OPT_REQUIRE_FIRST_PAGE, OPT_FROM_DPKG, OPT_FROM_RPMDB,
-               OPT_METADATA_MAP };
+               OPT_METADATA_MAP, OPT_DLOPEN, OPT_REMOVE_DLOPEN };
         static const struct option longopts[] = {
                 META_LONG_OPTIONS,
                 {"output", required_argument, NULL, 'o'},
                 {"remove", no_argument, NULL, OPT_REMOVE},
+                {"dlopen", required_argument, NULL, OPT_DLOPEN},
+                {"remove-dlopen", no_argument, NULL, OPT_REMOVE_DLOPEN},
                 {"force", no_argument, NULL, OPT_FORCE},
                 {"require-first-page", no_argument, NULL, OPT_REQUIRE_FIRST_PAGE},
                 {"json", no_argument, NULL, 'j'},
@@ -248,6 +322,8 @@ int cmd_stamp(int argc, char **argv) {
         bool any_meta = false;
         int map_source = 0;
         const char *map_arg = NULL, *map_option = NULL;
+        const char *dlopen_arg = NULL;
+        char *json = NULL, *dlopen_json = NULL;
         if (meta_opts_init(&o.meta, "stamp", argc) < 0)
                 return tool_fail("stamp: out of memory");
         while ((c = tool_getopt(argc, argv, "o:jqth", longopts)) >= 0) {
@@ -258,6 +334,14 @@ int cmd_stamp(int argc, char **argv) {
                 switch (c) {
                 case 'o': o.output = optarg; break;
                 case OPT_REMOVE: o.remove = true; break;
+                case OPT_DLOPEN:
+                        if (dlopen_arg) {
+                                tool_fail("stamp: --dlopen is given once: one dlopen note's array holds every entry");
+                                goto out;
+                        }
+                        dlopen_arg = optarg;
+                        break;
+                case OPT_REMOVE_DLOPEN: o.remove_dlopen = true; break;
                 case OPT_FORCE: o.force = true; break;
                 case OPT_REQUIRE_FIRST_PAGE: o.require_first_page = true; break;
                 case 'j': o.json = true; break;
@@ -303,25 +387,55 @@ int cmd_stamp(int argc, char **argv) {
                 tool_fail("stamp: --remove takes no %s", map_option);
                 goto out;
         }
-        char *json = NULL;
+        if (dlopen_arg && o.remove_dlopen) {
+                tool_fail("stamp: --dlopen and --remove-dlopen do not go together");
+                goto out;
+        }
+        if (dlopen_arg) {
+                uint8_t *note = NULL;
+                size_t note_len;
+                if ((ret = meta_opts_read_json_arg("stamp", "--dlopen", dlopen_arg, &dlopen_json)) != EXIT_OK)
+                        goto out;
+                /* Checked once here, so a bad array is one clear message. */
+                int r = pkgnote_dlopen_note_encode(dlopen_json, 0, &note, &note_len);
+                free(note);
+                if (r < 0) {
+                        const char *d = pkgnote_last_error();
+                        ret = tool_fail("stamp: --dlopen: %s", d && *d ? d : strerror(-r));
+                        goto out;
+                }
+        }
+        /* The package note: stamped unless only dlopen notes are asked
+         * for and no metadata option or map says what it holds. */
+        bool dlopen_only = (dlopen_arg || o.remove_dlopen) && !meta_opts_any(&o.meta) && !map_option;
         if (map_option && (ret = stamp_map_open(&o.map, &o.meta, map_source, map_arg)) != EXIT_OK)
                 goto out;
-        if (!o.remove && !o.map && (ret = meta_opts_build_json(&o.meta, &json)) != EXIT_OK)
-                goto out;
+        if (o.remove)
+                o.specs[o.nspecs++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, NULL};
+        else if (o.map) /* each file's own, filled in as it is stamped */
+                o.specs[o.nspecs++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, ""};
+        else if (!dlopen_only) {
+                if ((ret = meta_opts_build_json(&o.meta, &json)) != EXIT_OK)
+                        goto out;
+                o.specs[o.nspecs++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+        }
+        if (dlopen_arg || o.remove_dlopen)
+                o.specs[o.nspecs++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, dlopen_json};
         /* A full disk or a file size limit must give an error to clean
          * up after, not kill us with the temporary file left behind. */
         signal(SIGXFSZ, SIG_IGN);
         ret = EXIT_OK;
         for (int i = optind; i < argc; i++) {
-                int r = o.tree ? stamp_tree(argv[i], json, &o) : stamp_one(argv[i], json, &o);
+                int r = o.tree ? stamp_tree(argv[i], &o) : stamp_one(argv[i], &o);
                 if (r > ret)
                         ret = r;
         }
-        free(json);
         if (fflush(stdout) != 0)
                 ret = tool_fail("cannot write output: %s", strerror(errno));
 out:
         stamp_map_free(o.map);
+        free(json);
+        free(dlopen_json);
         meta_opts_done(&o.meta);
         return ret;
 }
