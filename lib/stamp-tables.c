@@ -350,6 +350,22 @@ static bool may_move_alone(const struct stamp *s, size_t k, bool *moving) {
         return !anything_refers(s, &m, h->offset);
 }
 
+/* Are the bytes [A, LO) between the notes and the tables that would
+ * move or shift zero and unused?  The note goes there afterwards; bytes
+ * there that are not (say, a note a section no longer covers) would
+ * leave it no room once the tables have moved. */
+static bool gap_free(const struct stamp *s, uint64_t a, uint64_t lo) {
+        struct range *occ;
+        size_t n;
+        if (lo <= a)
+                return true;
+        if (!pn_stamp_is_zero(s, a, lo) || pn_stamp_occupied(s, &occ, &n) < 0)
+                return false;
+        bool used = pn_stamp_overlaps_any(occ, n, a, lo);
+        free(occ);
+        return !used;
+}
+
 /* The sections right after the first-page notes up to NEED, in file
  * order, when they are all movable hash or symbol tables; else 0. */
 static size_t tables_in_the_way(const struct stamp *s, uint64_t a, uint64_t need, size_t move[MAX_MOVED]) {
@@ -381,6 +397,15 @@ int pn_stamp_place_moving_tables(struct stamp *s, long seg) {
         size_t move[MAX_MOVED];
         size_t nmove = need <= FIRST_PAGE ? tables_in_the_way(s, a, need, move) : 0;
         if (nmove == 0)
+                return 0;
+        /* What lies between and after the tables up to NEED stays: it must be free. */
+        uint64_t cursor = a;
+        for (size_t k = 0; k < nmove; k++) {
+                if (!gap_free(s, cursor, s->sh[move[k]].offset))
+                        return 0;
+                cursor = s->sh[move[k]].offset + s->sh[move[k]].size;
+        }
+        if (!gap_free(s, cursor, need))
                 return 0;
         int64_t dyn_at[MAX_MOVED];
         bool *moving = calloc(s->shnum, sizeof *moving);
@@ -545,7 +570,7 @@ int pn_stamp_place_shifting_tables(struct stamp *s, long seg) {
         if (!b.moving)
                 return pn_error(-ENOMEM, "out of memory");
         int r = 0;
-        if (find_block(s, a, &b)) {
+        if (find_block(s, a, &b) && gap_free(s, a, b.lo)) {
                 const struct ph *L = &s->ph[l];
                 struct span m = {L->vaddr + (b.lo - L->offset), L->vaddr + (b.hi - L->offset), b.moving};
                 if (!anything_refers(s, &m, b.lo) && (r = shift_block(s, &b, &m)) == 0) {
