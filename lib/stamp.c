@@ -193,8 +193,8 @@ static int reuse_unloaded(struct stamp *s, bool remove, int *removed) {
 /* The room to replace in place for a kind the file keeps one note of:
  * OLD and the notes of the kind right after it in its PT_NOTE (several
  * objects' dlopen notes, linked into one section), when they are all
- * the file has and every section over them covers them all or lies
- * inside them.  0 when there is no such room. */
+ * the file has and, for more than OLD, every section over them covers
+ * them all or lies inside them.  0 when there is no such room. */
 static uint64_t single_room(const struct stamp *s, const pkgnote_note *old) {
         const pkgnote_note *n;
         int c = pkgnote_elf_notes(s->e, &n);
@@ -218,6 +218,9 @@ static uint64_t single_room(const struct stamp *s, const pkgnote_note *old) {
         for (int i = 0; i < c; i++)
                 if (pn_stamp_is_kind(s, &n[i]) && (n[i].offset < old->offset || n[i].offset >= end))
                         return 0;
+        /* OLD alone: its room, as for any kind; no section changes. */
+        if (end == old->offset + old->size)
+                return old->size;
         for (size_t k = 1; k < s->shnum; k++) {
                 const struct sh *h = &s->sh[k];
                 if (h->type == SHT_NOBITS || h->size == 0 || h->offset >= end || h->offset + h->size <= old->offset)
