@@ -84,9 +84,8 @@ static const char module_sig_magic[] = "~Module signature appended~\n";
  * else the first one at all.  Hostile files may carry other package
  * notes before it, in sections only: taking them for the old note made
  * every stamp place the note anew. */
-static const pkgnote_note *primary_note(const struct stamp *s) {
-        const pkgnote_note *n, *any = NULL;
-        int c = pkgnote_elf_notes(s->e, &n);
+static const pkgnote_note *pick_primary(const struct stamp *s, const pkgnote_note *n, int c) {
+        const pkgnote_note *any = NULL;
         for (int i = 0; i < c; i++) {
                 if (!pn_stamp_is_kind(s, &n[i]))
                         continue;
@@ -97,6 +96,12 @@ static const pkgnote_note *primary_note(const struct stamp *s) {
                         any = &n[i];
         }
         return any;
+}
+
+static const pkgnote_note *primary_note(const struct stamp *s) {
+        const pkgnote_note *n;
+        int c = pkgnote_elf_notes(s->e, &n);
+        return pick_primary(s, n, c);
 }
 
 /* Tries the placements in the order the comment at the top gives. */
@@ -467,7 +472,12 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
                         }
                         p = &on[i];
                 }
-                if (!p || p->offset != s->res->note_offset || !pn_stamp_note_matches(p, s->note, s->note_len, s->be)) {
+                /* Stamping the result again must find the new note as the
+                 * one to replace, or a second stamp would change the file
+                 * (hostile files whose notes overlap what was written). */
+                const pkgnote_note *again = pick_primary(s, on, non);
+                if (!p || p->offset != s->res->note_offset || !pn_stamp_note_matches(p, s->note, s->note_len, s->be) ||
+                    !again || again->offset != p->offset) {
                         r = pn_error(-EBADMSG, "the result's primary %s is not the new one", s->kind->what);
                         goto out;
                 }
