@@ -487,6 +487,10 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
                         r = pn_error(-EBADMSG, "the new note is not reachable as it should be");
                         goto out;
                 }
+                if (want == PKGNOTE_NOTE_IN_SECTION && (!p->section || strcmp(p->section, s->kind->section))) {
+                        r = pn_error(-EBADMSG, "the new note is not in a section %s", s->kind->section);
+                        goto out;
+                }
                 s->res->first_page = s->type != ET_REL && (p->where & PKGNOTE_NOTE_FIRST_PAGE);
         }
         if ((r = notes_kept(s, in, nin, on, non, out, out_len)) < 0)
@@ -716,6 +720,12 @@ static int check_all(const pkgnote_note_spec *specs, size_t n, bool remove_all, 
                 free(note);
                 if (r == 0 && json && !found)
                         r = pn_error(-EBADMSG, "the result lost its new %s", kind->what);
+                /* A note only a section reaches must be in a section of its
+                 * kind's name, or the next stamp would not find it (a later
+                 * pass on a hostile section name table renamed it). */
+                if (r == 0 && json && !(found->where & PKGNOTE_NOTE_IN_SEGMENT) &&
+                    (!found->section || strcmp(found->section, kind->section)))
+                        r = pn_error(-EBADMSG, "the result's new %s is not in a section %s", kind->what, kind->section);
                 if (r == 0 && json) {
                         res[i].note_offset = found->offset;
                         res[i].note_size = found->size;
