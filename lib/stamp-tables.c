@@ -25,6 +25,7 @@
  * Section headers and section symbols follow.  Notes, .interp and the
  * GNU property note never move: programs may read their bytes.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -553,6 +554,31 @@ static int shift_block(struct stamp *s, const struct block *b, const struct span
         return 0;
 }
 
+/* Is everything in the bytes [A, A + note_len) the note will take after
+ * the shift part of the block B that moves out of the way: each section
+ * there one that moves, each other range there inside the block?
+ * Hostile files put overlapping sections there, which do not move. */
+static int note_room_moves(const struct stamp *s, uint64_t a, const struct block *b) {
+        uint64_t e = a + s->note_len;
+        for (size_t k = 0; k < s->shnum; k++) {
+                const struct sh *h = &s->sh[k];
+                if (h->type != SHT_NULL && h->type != SHT_NOBITS && h->size && h->offset < e && a < h->offset + h->size &&
+                    !b->moving[k])
+                        return 0;
+        }
+        struct range *occ;
+        size_t n;
+        int r = pn_stamp_occupied(s, &occ, &n);
+        if (r < 0)
+                return r;
+        r = 1;
+        for (size_t i = 0; i < n && r; i++)
+                if (occ[i].a < e && a < occ[i].b && (occ[i].a < b->lo || occ[i].b > b->hi))
+                        r = 0;
+        free(occ);
+        return r;
+}
+
 /* The tables after the first-page notes shift up within their PT_LOAD,
  * into its padding, by as much as the note needs; then the note goes
  * after the notes.  Libraries whose first page is all tables (libc.so.6)
@@ -570,7 +596,8 @@ int pn_stamp_place_shifting_tables(struct stamp *s, long seg) {
         if (!b.moving)
                 return pn_error(-ENOMEM, "out of memory");
         int r = 0;
-        if (find_block(s, a, &b) && gap_free(s, a, b.lo)) {
+        if (find_block(s, a, &b) && gap_free(s, a, b.lo) && (r = note_room_moves(s, a, &b)) > 0) {
+                r = 0;
                 const struct ph *L = &s->ph[l];
                 struct span m = {L->vaddr + (b.lo - L->offset), L->vaddr + (b.hi - L->offset), b.moving};
                 if (!anything_refers(s, &m, b.lo) && (r = shift_block(s, &b, &m)) == 0) {
