@@ -101,6 +101,19 @@ static void sort_files(pn_pkgdb *db) {
         qsort(db->files, db->nfiles, sizeof *db->files, cmp_file);
 }
 
+/* Hands DB over sorted, or frees it when R says reading failed. */
+static int finish(pn_pkgdb *db, int r, pn_pkgdb **ret) {
+        if (r < 0) {
+                if (r == -ENOMEM)
+                        pn_error(r, "out of memory");
+                pn_pkgdb_free(db);
+                return r;
+        }
+        sort_files(db);
+        *ret = db;
+        return 0;
+}
+
 /* ------------------------------------------------------------ dpkg */
 
 /* Reads the whole file FD (at most MAX bytes), NUL-terminated. */
@@ -274,15 +287,7 @@ int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret) {
                 close(fd);
         close(rootfd);
         free(text);
-        if (r < 0) {
-                if (r == -ENOMEM)
-                        pn_error(r, "out of memory");
-                pn_pkgdb_free(db);
-                return r;
-        }
-        sort_files(db);
-        *ret = db;
-        return 0;
+        return finish(db, r, ret);
 }
 
 /* ------------------------------------------------------------- rpm */
@@ -375,15 +380,7 @@ int pn_pkgdb_rpm(const char *root, const char *rpm, pn_pkgdb **ret) {
                 r = add_file(db, line, (size_t)(t1 - line), pkg);
         }
         free(text);
-        if (r < 0) {
-                if (r == -ENOMEM)
-                        pn_error(r, "out of memory");
-                pn_pkgdb_free(db);
-                return r;
-        }
-        sort_files(db);
-        *ret = db;
-        return 0;
+        return finish(db, r, ret);
 }
 
 /* ---------------------------------------------------------- lookup */
