@@ -9,7 +9,7 @@ BUILD=${1:-build-fuzz}
 SECONDS_EACH=${2:-600}
 cd "$(dirname "$0")/.."
 status=0
-for h in ${HARNESSES:-elf metadata core image archive osrelease nevra cpe stamp}; do
+for h in ${HARNESSES:-elf metadata core image archive osrelease nevra cpe stamp pkgdb}; do
         mkdir -p "fuzz/corpus-$h-run"
         echo "== fuzz-$h for ${SECONDS_EACH}s"
         # libarchive reserves read-ahead room for the name size a cpio header

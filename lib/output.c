@@ -73,6 +73,44 @@ ssize_t pn_pread_full(int fd, void *buf, size_t len, uint64_t off) {
         return off > INT64_MAX ? -EINVAL : read_loop(fd, buf, len, (int64_t)off);
 }
 
+int pn_read_all(int fd, size_t max, char **ret, size_t *ret_len) {
+        size_t cap = max < 65536 ? max : 65536, n = 0;
+        char *buf = malloc(cap + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t k = pn_read_full(fd, buf + n, cap - n);
+                if (k < 0) {
+                        free(buf);
+                        return (int)k;
+                }
+                n += (size_t)k;
+                if (n < cap)
+                        break;
+                /* Full: one more byte tells whether the file ends here. */
+                if (cap >= max) {
+                        char c;
+                        k = pn_read_full(fd, &c, 1);
+                        if (k != 0) {
+                                free(buf);
+                                return k < 0 ? (int)k : -E2BIG;
+                        }
+                        break;
+                }
+                cap = cap > max / 2 ? max : cap * 2;
+                char *b = realloc(buf, cap + 1);
+                if (!b) {
+                        free(buf);
+                        return -ENOMEM;
+                }
+                buf = b;
+        }
+        buf[n] = 0;
+        *ret = buf;
+        *ret_len = n;
+        return 0;
+}
+
 /* The descriptor PATH names when it means one of ours, else -1. */
 static int stdio_fd(const char *path) {
         if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))

@@ -41,6 +41,9 @@ int pn_write_full_room(int fd, const void *buf, size_t len, int (*room)(void *),
 ssize_t pn_read_full(int fd, void *buf, size_t len);
 /* The same from file offset OFF on (pread()). */
 ssize_t pn_pread_full(int fd, void *buf, size_t len, uint64_t off);
+/* Reads FD to its end, at most MAX bytes (-E2BIG past them), into *RET
+ * (malloc()ed, NUL-terminated; *RET_LEN the bytes read): 0 or -errno. */
+int pn_read_all(int fd, size_t max, char **ret, size_t *ret_len);
 
 enum {
         PN_OUT_FOLLOW = 1u << 0,     /* PATH was named by the user: follow symbolic links */

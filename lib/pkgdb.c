@@ -52,8 +52,24 @@ void pn_pkgdb_free(pn_pkgdb *db) {
         free(db);
 }
 
-static int add_pkg(pn_pkgdb *db, const char *binary, const char *name, size_t name_len, const char *version,
-                   size_t version_len, const char *arch) {
+pn_pkgdb *pn_pkgdb_new(const char *type) {
+        pn_pkgdb *db = calloc(1, sizeof *db);
+        if (db)
+                db->type = type;
+        return db;
+}
+
+/* A string of LEN bytes at S: not empty, no NUL, no line break. */
+static bool plain(const char *s, size_t len) {
+        return len > 0 && !memchr(s, 0, len) && !memchr(s, '\n', len) && !memchr(s, '\r', len);
+}
+
+/* Adds a package; one with an empty or multi-line part is left out. */
+static int add_pkg(pn_pkgdb *db, const char *binary, size_t binary_len, const char *name, size_t name_len,
+                   const char *version, size_t version_len, const char *arch, size_t arch_len) {
+        if (!plain(binary, binary_len) || !plain(name, name_len) || !plain(version, version_len) ||
+            !plain(arch, arch_len))
+                return 0;
         if (db->npkgs == db->cappkgs) {
                 size_t cap = db->cappkgs ? db->cappkgs * 2 : 64;
                 struct pn_pkg *p = realloc(db->pkgs, cap * sizeof *p);
@@ -63,7 +79,8 @@ static int add_pkg(pn_pkgdb *db, const char *binary, const char *name, size_t na
                 db->cappkgs = cap;
         }
         struct pn_pkg *p = &db->pkgs[db->npkgs];
-        *p = (struct pn_pkg){strndup(name, name_len), strndup(version, version_len), strdup(arch), strdup(binary)};
+        *p = (struct pn_pkg){strndup(name, name_len), strndup(version, version_len), strndup(arch, arch_len),
+                             strndup(binary, binary_len)};
         if (!p->name || !p->version || !p->arch || !p->binary) {
                 free(p->name);
                 free(p->version);
@@ -72,10 +89,13 @@ static int add_pkg(pn_pkgdb *db, const char *binary, const char *name, size_t na
                 return -ENOMEM;
         }
         db->npkgs++;
-        return 0;
+        return 1;
 }
 
+/* Adds the absolute path of LEN bytes at PATH, owned by package PKG. */
 static int add_file(pn_pkgdb *db, const char *path, size_t len, size_t pkg) {
+        if (len == 0 || path[0] != '/' || memchr(path, 0, len))
+                return 0;
         if (db->nfiles == db->capfiles) {
                 size_t cap = db->capfiles ? db->capfiles * 2 : 4096;
                 struct file *f = realloc(db->files, cap * sizeof *f);
@@ -97,68 +117,31 @@ static int cmp_file(const void *a, const void *b) {
         return c ? c : (x->pkg < y->pkg ? -1 : x->pkg > y->pkg);
 }
 
-static void sort_files(pn_pkgdb *db) {
-        qsort(db->files, db->nfiles, sizeof *db->files, cmp_file);
-}
-
-/* Hands DB over sorted, or frees it when R says reading failed. */
-static int finish(pn_pkgdb *db, int r, pn_pkgdb **ret) {
+int pn_pkgdb_seal(pn_pkgdb *db, int r, pn_pkgdb **ret) {
         if (r < 0) {
                 if (r == -ENOMEM)
                         pn_error(r, "out of memory");
                 pn_pkgdb_free(db);
                 return r;
         }
-        sort_files(db);
+        qsort(db->files, db->nfiles, sizeof *db->files, cmp_file);
         *ret = db;
         return 0;
 }
 
-/* ------------------------------------------------------------ dpkg */
-
-/* Reads the whole file FD (at most MAX bytes), NUL-terminated. */
-static int read_all(int fd, size_t max, char **ret, size_t *ret_len) {
-        size_t cap = 1 << 16, n = 0;
-        char *buf = malloc(cap + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                if (n == cap) {
-                        if (cap >= max) {
-                                free(buf);
-                                return -E2BIG;
-                        }
-                        cap *= 2;
-                        char *b = realloc(buf, cap + 1);
-                        if (!b) {
-                                free(buf);
-                                return -ENOMEM;
-                        }
-                        buf = b;
-                }
-                ssize_t k = pn_read_full(fd, buf + n, cap - n);
-                if (k < 0) {
-                        free(buf);
-                        return (int)k;
-                }
-                bool eof = (size_t)k < cap - n;
-                n += (size_t)k;
-                if (eof)
-                        break;
-        }
-        buf[n] = 0;
-        *ret = buf;
-        *ret_len = n;
-        return 0;
+/* The end of the line at LINE: its '\n', or END. */
+static const char *line_end(const char *line, const char *end) {
+        const char *eol = memchr(line, '\n', (size_t)(end - line));
+        return eol ? eol : end;
 }
+
+/* ------------------------------------------------------------ dpkg */
 
 /* The value of FIELD in the paragraph [p, end), or NULL; *len its length. */
 static const char *field(const char *p, const char *end, const char *name, size_t *len) {
         size_t nl = strlen(name);
-        for (const char *line = p; line < end;) {
-                const char *eol = memchr(line, '\n', (size_t)(end - line));
-                if (!eol)
-                        eol = end;
+        for (const char *line = p, *eol; line < end; line = eol + 1) {
+                eol = line_end(line, end);
                 if ((size_t)(eol - line) > nl && !memcmp(line, name, nl) && line[nl] == ':') {
                         const char *v = line + nl + 1;
                         while (v < eol && (*v == ' ' || *v == '\t'))
@@ -169,44 +152,48 @@ static const char *field(const char *p, const char *end, const char *name, size_
                         *len = (size_t)(e - v);
                         return v;
                 }
-                line = eol + 1;
         }
         return NULL;
 }
 
-/* The installed packages of the status file TEXT. */
-static int parse_status(pn_pkgdb *db, const char *text, size_t len) {
+/* Adds the installed package of the status paragraph [p, end). */
+static int status_paragraph(pn_pkgdb *db, const char *p, const char *end) {
+        size_t pl, sl, al, vl, srcl;
+        const char *pkg = field(p, end, "Package", &pl), *st = field(p, end, "Status", &sl),
+                   *arch = field(p, end, "Architecture", &al), *ver = field(p, end, "Version", &vl),
+                   *src = field(p, end, "Source", &srcl);
+        if (!pkg || !st || !ver || !arch || sl < 10 || memcmp(st + sl - 10, " installed", 10) || pl > 256 ||
+            al > 64)
+                return 0;
+        char binary[256 + 64 + 2];
+        int bl = snprintf(binary, sizeof binary, "%.*s:%.*s", (int)pl, pkg, (int)al, arch);
+        /* Source: NAME [(VERSION)]; without one, the binary's. */
+        const char *name = pkg, *version = ver;
+        size_t name_len = pl, version_len = vl;
+        if (src && srcl) {
+                name = src;
+                name_len = 0;
+                while (name_len < srcl && src[name_len] != ' ' && src[name_len] != '(')
+                        name_len++;
+                const char *open = memchr(src, '(', srcl),
+                           *close = open ? memchr(open, ')', srcl - (size_t)(open - src)) : NULL;
+                if (open && close && close > open + 1) {
+                        version = open + 1;
+                        version_len = (size_t)(close - open - 1);
+                }
+        }
+        int r = add_pkg(db, binary, (size_t)bl, name, name_len, version, version_len, arch, al);
+        return r < 0 ? r : 0;
+}
+
+int pn_pkgdb_add_status(pn_pkgdb *db, const char *text, size_t len) {
         const char *end = text + len;
         for (const char *p = text; p < end;) {
-                const char *q = strstr(p, "\n\n");
+                const char *q = memmem(p, (size_t)(end - p), "\n\n", 2);
                 const char *pe = q ? q + 1 : end;
-                size_t pl, sl, al, vl, srcl;
-                const char *pkg = field(p, pe, "Package", &pl), *st = field(p, pe, "Status", &sl),
-                           *arch = field(p, pe, "Architecture", &al), *ver = field(p, pe, "Version", &vl),
-                           *src = field(p, pe, "Source", &srcl);
-                if (pkg && st && ver && arch && sl >= 10 && !memcmp(st + sl - 10, " installed", 10) && pl < 256 &&
-                    al < 64) {
-                        char binary[256 + 64 + 2], a[64];
-                        snprintf(a, sizeof a, "%.*s", (int)al, arch);
-                        snprintf(binary, sizeof binary, "%.*s:%s", (int)pl, pkg, a);
-                        /* Source: NAME [(VERSION)]; without one, the binary's. */
-                        const char *name = pkg, *version = ver;
-                        size_t name_len = pl, version_len = vl;
-                        if (src && srcl) {
-                                name = src;
-                                name_len = strcspn(src, " (\n");
-                                if (name_len > srcl)
-                                        name_len = srcl;
-                                const char *open = memchr(src, '(', srcl), *close = open ? memchr(open, ')', srcl - (size_t)(open - src)) : NULL;
-                                if (open && close && close > open + 1) {
-                                        version = open + 1;
-                                        version_len = (size_t)(close - open - 1);
-                                }
-                        }
-                        int r = add_pkg(db, binary, name, name_len, version, version_len, a);
-                        if (r < 0)
-                                return r;
-                }
+                int r = status_paragraph(db, p, pe);
+                if (r < 0)
+                        return r;
                 p = q ? q + 2 : end;
         }
         return 0;
@@ -214,12 +201,15 @@ static int parse_status(pn_pkgdb *db, const char *text, size_t len) {
 
 /* The package of the .list file NAME ("pkg.list" or "pkg:arch.list"). */
 static ssize_t list_owner(const pn_pkgdb *db, const char *name) {
-        size_t nl = strlen(name) - 5;
+        size_t nl = strlen(name);
+        if (nl <= 5 || strcmp(name + nl - 5, ".list"))
+                return -1;
+        nl -= 5;
         const char *colon = memchr(name, ':', nl);
         size_t pl = colon ? (size_t)(colon - name) : nl;
         for (size_t i = 0; i < db->npkgs; i++) {
                 const char *b = db->pkgs[i].binary, *bc = strchr(b, ':');
-                if ((size_t)(bc - b) != pl || memcmp(b, name, pl))
+                if (!bc || (size_t)(bc - b) != pl || memcmp(b, name, pl))
                         continue;
                 if (colon && (strlen(bc + 1) != nl - pl - 1 || memcmp(bc + 1, colon + 1, nl - pl - 1)))
                         continue;
@@ -228,66 +218,73 @@ static ssize_t list_owner(const pn_pkgdb *db, const char *name) {
         return -1;
 }
 
-int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret) {
-        const char *r0 = root ? root : "/";
-        int rootfd = open(r0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd < 0)
-                return pn_error(-errno, "cannot open the root directory '%s': %s", r0, strerror(errno));
-        pn_pkgdb *db = calloc(1, sizeof *db);
-        int r = db ? 0 : -ENOMEM, fd = -1, dfd = -1;
-        char *text = NULL;
-        size_t len;
-        if (r == 0 && (fd = pn_open_in_root(rootfd, "var/lib/dpkg/status")) < 0)
-                r = pn_error(fd, "no dpkg database in '%s' (var/lib/dpkg/status): %s", r0, strerror(-fd));
-        if (r == 0 && (r = read_all(fd, 1u << 30, &text, &len)) < 0)
-                r = pn_error(r, "cannot read the dpkg status file: %s", strerror(-r));
-        if (r == 0) {
-                db->type = "deb";
-                r = parse_status(db, text, len);
+int pn_pkgdb_add_list(pn_pkgdb *db, const char *list_name, const char *text, size_t len) {
+        ssize_t pkg = list_owner(db, list_name);
+        if (pkg < 0)
+                return 0;
+        for (const char *line = text, *eol; line < text + len; line = eol + 1) {
+                eol = line_end(line, text + len);
+                int r = add_file(db, line, (size_t)(eol - line), (size_t)pkg);
+                if (r < 0)
+                        return r;
         }
-        if (r == 0 && (dfd = pn_open_dir_in_root(rootfd, "var/lib/dpkg/info")) < 0)
-                r = pn_error(dfd, "no dpkg database in '%s' (var/lib/dpkg/info): %s", r0, strerror(-dfd));
-        DIR *dir = r == 0 ? fdopendir(dfd) : NULL;
-        if (r == 0 && !dir)
-                r = pn_error(-errno, "cannot read the dpkg database: %s", strerror(errno));
-        if (dir)
-                dfd = -1;
+        return 0;
+}
+
+/* Reads the PACKAGE.list files of dpkg's info directory DIR. */
+static int read_lists(pn_pkgdb *db, DIR *dir) {
+        int r = 0;
         for (struct dirent *de; r == 0 && (de = readdir(dir));) {
-                size_t nl = strlen(de->d_name);
-                if (nl <= 5 || strcmp(de->d_name + nl - 5, ".list"))
+                if (list_owner(db, de->d_name) < 0)
                         continue;
-                ssize_t pkg = list_owner(db, de->d_name);
-                if (pkg < 0)
-                        continue;
-                int lf = openat(dirfd(dir), de->d_name,
-                                O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+                int lf = openat(dirfd(dir), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
                 char *list;
                 size_t ll;
                 struct stat st;
-                if (lf < 0 || fstat(lf, &st) < 0 || !S_ISREG(st.st_mode) || read_all(lf, 1u << 28, &list, &ll) < 0) {
+                if (lf < 0 || fstat(lf, &st) < 0 || !S_ISREG(st.st_mode) || pn_read_all(lf, 1u << 28, &list, &ll) < 0) {
                         if (lf >= 0)
                                 close(lf);
                         continue;
                 }
                 close(lf);
-                for (char *line = list, *eol; r == 0 && line < list + ll; line = eol + 1) {
-                        eol = memchr(line, '\n', (size_t)(list + ll - line));
-                        if (!eol)
-                                eol = list + ll;
-                        if (eol > line && *line == '/')
-                                r = add_file(db, line, (size_t)(eol - line), (size_t)pkg);
-                }
+                r = pn_pkgdb_add_list(db, de->d_name, list, ll);
                 free(list);
         }
-        if (dir)
+        return r;
+}
+
+int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret) {
+        const char *r0 = root ? root : "/";
+        int rootfd = open(r0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+                return pn_error(-errno, "cannot open the root directory '%s': %s", r0, strerror(errno));
+        pn_pkgdb *db = pn_pkgdb_new("deb");
+        int r = db ? 0 : -ENOMEM, fd = -1, dfd = -1;
+        char *text = NULL;
+        size_t len;
+        if (r == 0 && (fd = pn_open_in_root(rootfd, "var/lib/dpkg/status")) < 0)
+                r = pn_error(fd, "no dpkg database in '%s' (var/lib/dpkg/status): %s", r0, strerror(-fd));
+        if (r == 0 && (r = pn_read_all(fd, 1u << 30, &text, &len)) < 0)
+                r = pn_error(r, "cannot read the dpkg status file: %s", strerror(-r));
+        if (r == 0)
+                r = pn_pkgdb_add_status(db, text, len);
+        if (r == 0 && (dfd = pn_open_dir_in_root(rootfd, "var/lib/dpkg/info")) < 0)
+                r = pn_error(dfd, "no dpkg database in '%s' (var/lib/dpkg/info): %s", r0, strerror(-dfd));
+        DIR *dir = r == 0 ? fdopendir(dfd) : NULL;
+        if (r == 0 && !dir)
+                r = pn_error(-errno, "cannot read the dpkg database: %s", strerror(errno));
+        if (dir) {
+                dfd = -1;
+                r = read_lists(db, dir);
                 closedir(dir);
+        }
         if (dfd >= 0)
                 close(dfd);
         if (fd >= 0)
                 close(fd);
         close(rootfd);
         free(text);
-        return finish(db, r, ret);
+        return pn_pkgdb_seal(db, r, ret);
 }
 
 /* ------------------------------------------------------------- rpm */
@@ -320,10 +317,48 @@ static bool split_srpm(const char *s, size_t len, size_t *name_len, const char *
         return true;
 }
 
+int pn_pkgdb_add_rpm_query(pn_pkgdb *db, const char *text, size_t len) {
+        for (const char *line = text, *eol; line < text + len; line = eol + 1) {
+                eol = line_end(line, text + len);
+                /* FILE, TAB, the binary package, TAB, the source rpm, TAB, the architecture. */
+                const char *f[4] = {line};
+                size_t fl[4];
+                int k = 0;
+                for (const char *p = line; k < 4; k++) {
+                        const char *tab = k < 3 ? memchr(p, '\t', (size_t)(eol - p)) : NULL;
+                        f[k] = p;
+                        fl[k] = (size_t)((tab ? tab : eol) - p);
+                        if (k < 3 && !tab)
+                                break;
+                        p = tab ? tab + 1 : eol;
+                }
+                const char *vr;
+                size_t name_len, vr_len;
+                if (k < 4 || !split_srpm(f[2], fl[2], &name_len, &vr, &vr_len))
+                        continue;
+                /* The lines of one package come together. */
+                size_t pkg = db->npkgs;
+                const char *last = pkg ? db->pkgs[pkg - 1].binary : NULL;
+                if (last && strlen(last) == fl[1] && !memcmp(last, f[1], fl[1]))
+                        pkg--;
+                else {
+                        int r = add_pkg(db, f[1], fl[1], f[2], name_len, vr, vr_len, f[3], fl[3]);
+                        if (r <= 0) {
+                                if (r < 0)
+                                        return r;
+                                continue;
+                        }
+                }
+                int r = add_file(db, f[0], fl[0], pkg);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int pn_pkgdb_rpm(const char *root, const char *rpm, pn_pkgdb **ret) {
         const char *r0 = root ? root : "/";
-        /* One query for every file of every package: FILE, TAB, the
-         * binary package, TAB, the source rpm, TAB, the architecture. */
+        /* One query for every file of every package. */
         char *argv[] = {(char *)(rpm ? rpm : "rpm"), (char *)"--root", (char *)r0, (char *)"-qa", (char *)"--qf",
                         (char *)"[%{FILENAMES}\t%{=NAME}-%{=VERSION}-%{=RELEASE}.%{=ARCH}\t%{=SOURCERPM}\t%{=ARCH}\n]",
                         NULL};
@@ -344,7 +379,7 @@ int pn_pkgdb_rpm(const char *root, const char *rpm, pn_pkgdb **ret) {
         }
         char *text = NULL;
         size_t len = 0;
-        int r = read_all(pipefd[0], 1u << 30, &text, &len);
+        int r = pn_read_all(pipefd[0], 1u << 30, &text, &len);
         close(pipefd[0]);
         int status;
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -353,34 +388,11 @@ int pn_pkgdb_rpm(const char *root, const char *rpm, pn_pkgdb **ret) {
                 r = pn_error(-EIO, "'%s --root %s -qa' failed: no rpm database there?", argv[0], r0);
         else if (r < 0)
                 r = pn_error(r, "cannot read the rpm database: %s", strerror(-r));
-        pn_pkgdb *db = r == 0 ? calloc(1, sizeof *db) : NULL;
-        if (r == 0 && !db)
-                r = pn_error(-ENOMEM, "out of memory");
-        if (db)
-                db->type = "rpm";
-        for (char *line = text, *eol; r == 0 && line < text + len; line = eol + 1) {
-                eol = memchr(line, '\n', (size_t)(text + len - line));
-                if (!eol)
-                        eol = text + len;
-                *eol = 0;
-                char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL, *t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
-                if (*line != '/' || !t3)
-                        continue;
-                *t1 = *t2 = *t3 = 0;
-                const char *binary = t1 + 1, *srpm = t2 + 1, *arch = t3 + 1, *vr;
-                size_t name_len, vr_len;
-                if (!split_srpm(srpm, strlen(srpm), &name_len, &vr, &vr_len))
-                        continue;
-                size_t pkg = db->npkgs;
-                if (pkg == 0 || strcmp(db->pkgs[pkg - 1].binary, binary)) {
-                        if ((r = add_pkg(db, binary, srpm, name_len, vr, vr_len, arch)) < 0)
-                                break;
-                } else
-                        pkg--;
-                r = add_file(db, line, (size_t)(t1 - line), pkg);
-        }
+        pn_pkgdb *db = r == 0 ? pn_pkgdb_new("rpm") : NULL;
+        if (r == 0)
+                r = db ? pn_pkgdb_add_rpm_query(db, text, len) : -ENOMEM;
         free(text);
-        return finish(db, r, ret);
+        return pn_pkgdb_seal(db, r, ret);
 }
 
 /* ---------------------------------------------------------- lookup */
@@ -409,6 +421,14 @@ const char *pn_pkgdb_type(const pn_pkgdb *db) {
 
 size_t pn_pkgdb_file_count(const pn_pkgdb *db) {
         return db->nfiles;
+}
+
+const char *pn_pkgdb_file(const pn_pkgdb *db, size_t i, size_t *pkg) {
+        if (i >= db->nfiles)
+                return NULL;
+        if (pkg)
+                *pkg = db->files[i].pkg;
+        return db->files[i].path;
 }
 
 ssize_t pn_pkgdb_owner(const pn_pkgdb *db, const char *path) {

@@ -23,9 +23,29 @@ int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret);
  * --root ROOT -qa once. */
 int pn_pkgdb_rpm(const char *root, const char *rpm, pn_pkgdb **ret);
 void pn_pkgdb_free(pn_pkgdb *db);
+
+/* The steps the two above take, for other sources of the same text: an
+ * empty database of TYPE ("deb", "rpm"), or NULL. */
+pn_pkgdb *pn_pkgdb_new(const char *type);
+/* Adds the installed packages of a dpkg status file (LEN bytes at TEXT,
+ * not NUL-terminated).  A package whose name, version or architecture is
+ * empty or spans lines is left out.  0 or -ENOMEM. */
+int pn_pkgdb_add_status(pn_pkgdb *db, const char *text, size_t len);
+/* Adds the paths of dpkg's info file LIST_NAME ("PKG.list",
+ * "PKG:ARCH.list") to its package; a list no package has is ignored. */
+int pn_pkgdb_add_list(pn_pkgdb *db, const char *list_name, const char *text, size_t len);
+/* Adds the lines FILE<TAB>NEVRA<TAB>SOURCE-RPM<TAB>ARCH rpm -qa prints
+ * with the query format pn_pkgdb_rpm() gives it. */
+int pn_pkgdb_add_rpm_query(pn_pkgdb *db, const char *text, size_t len);
+/* Ends reading: frees DB when R < 0 (and returns R), else sorts it
+ * for lookups and hands it to *RET. */
+int pn_pkgdb_seal(pn_pkgdb *db, int r, pn_pkgdb **ret);
+
 /* "deb" or "rpm". */
 const char *pn_pkgdb_type(const pn_pkgdb *db);
 size_t pn_pkgdb_file_count(const pn_pkgdb *db);
+/* The I-th path, in byte order, and its package's index in *PKG. */
+const char *pn_pkgdb_file(const pn_pkgdb *db, size_t i, size_t *pkg);
 /* The index of the package that ships PATH (absolute, as in the root),
  * also under its merged-/usr alias (/bin/x for /usr/bin/x and back);
  * -1 if none. */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "metaopts.h"
+#include "output.h"
 
 /* The well-known keys in canonical order; options fill them by index. */
 enum { K_TYPE, K_OS, K_OS_VERSION, K_NAME, K_VERSION, K_ARCH, K_OS_CPE, K_APP_CPE, K_DEBUG_URL, N_KEYS };
@@ -101,37 +102,10 @@ static int read_small(const char *path, char **ret, size_t *ret_len) {
         int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) : STDIN_FILENO;
         if (fd < 0)
                 return -errno;
-        size_t cap = PKGNOTE_MAX_JSON + 1, n = 0;
-        char *buf = malloc(cap + 1);
-        int r = 0;
-        if (!buf)
-                r = -ENOMEM;
-        while (buf) {
-                ssize_t k = read(fd, buf + n, cap - n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        r = -errno;
-                        break;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t)k;
-                if (n >= cap) {
-                        r = -E2BIG;
-                        break;
-                }
-        }
+        int r = pn_read_all(fd, PKGNOTE_MAX_JSON, ret, ret_len);
         if (fd != STDIN_FILENO)
                 close(fd);
-        if (r < 0) {
-                free(buf);
-                return r;
-        }
-        buf[n] = 0;
-        *ret = buf;
-        *ret_len = n;
-        return 0;
+        return r;
 }
 
 /* The --metadata texts, each read once (@- can be read only once). */

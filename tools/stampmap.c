@@ -7,27 +7,31 @@
  * once per package or map line.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "filemap.h"
+#include "output.h"
 #include "pkgdb.h"
 #include "stampmap.h"
 
+/* What a map line or package composed to, once needed. */
 struct entry {
-        char *path;     /* map: the path as the map names it */
-        char *document; /* map: its JSON */
-        char *json;     /* composed, once needed */
-        int err;        /* composing failed (exit code printed once) */
+        char *json;
+        int err; /* composing failed (the reason printed once) */
 };
 
 struct stamp_map {
         struct meta_opts *meta;
-        pn_pkgdb *db;
-        char *root;      /* the database's root, resolved */
+        pn_pkgdb *db;     /* --from-dpkg, --from-rpmdb */
+        pn_filemap *map;  /* --metadata-map */
+        char *root;       /* the database's root, resolved */
         size_t root_len;
-        struct entry *v; /* map lines, sorted by path; or one per package */
+        struct entry *v;  /* one per map line or package */
         size_t n;
         char skip[PATH_MAX + 128];
 };
@@ -35,81 +39,32 @@ struct stamp_map {
 void stamp_map_free(struct stamp_map *m) {
         if (!m)
                 return;
-        for (size_t i = 0; i < m->n; i++) {
-                free(m->v[i].path);
-                free(m->v[i].document);
+        for (size_t i = 0; i < m->n; i++)
                 free(m->v[i].json);
-        }
         free(m->v);
         pn_pkgdb_free(m->db);
+        pn_filemap_free(m->map);
         free(m->root);
         free(m);
 }
 
-static int cmp_entry(const void *a, const void *b) {
-        return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
-}
-
-/* "./a/b", "/a/b" and "a/b" name the same file of a tree. */
-static const char *tree_path(const char *p) {
-        while (p[0] == '.' && p[1] == '/')
-                p += 2;
-        while (*p == '/')
-                p++;
-        return p;
-}
-
-/* Reads the map FILE: PATH<TAB>JSON lines; empty lines and lines that
- * start with '#' are ignored. */
+/* Reads the map FILE ("-": standard input). */
 static int read_map(struct stamp_map *m, const char *file) {
-        FILE *f = strcmp(file, "-") ? fopen(file, "re") : stdin;
-        if (!f)
-                return tool_fail("stamp: --metadata-map: cannot read '%s': %s", file, strerror(errno));
-        char *line = NULL;
-        size_t cap = 0, lineno = 0, alloc = 0;
-        ssize_t len;
-        int r = EXIT_OK;
-        while (r == EXIT_OK && (len = getline(&line, &cap, f)) >= 0) {
-                lineno++;
-                if (len > 0 && line[len - 1] == '\n')
-                        line[--len] = 0;
-                if (len == 0 || line[0] == '#')
-                        continue;
-                char *tab = strchr(line, '\t');
-                if (!tab || tab == line || (size_t)len != strlen(line)) {
-                        r = tool_fail("stamp: --metadata-map: %s:%zu: not PATH<TAB>JSON", file, lineno);
-                        break;
-                }
-                *tab = 0;
-                if (m->n == alloc) {
-                        alloc = alloc ? 2 * alloc : 64;
-                        struct entry *v = realloc(m->v, alloc * sizeof *v);
-                        if (!v) {
-                                r = tool_fail("stamp: out of memory");
-                                break;
-                        }
-                        m->v = v;
-                }
-                m->v[m->n] = (struct entry){strdup(tree_path(line)), strdup(tab + 1), NULL, 0};
-                if (!m->v[m->n].path || !m->v[m->n].document) {
-                        free(m->v[m->n].path);
-                        free(m->v[m->n].document);
-                        r = tool_fail("stamp: out of memory");
-                        break;
-                }
-                m->n++;
-        }
-        if (r == EXIT_OK && ferror(f))
-                r = tool_fail("stamp: --metadata-map: cannot read '%s': %s", file, strerror(errno));
-        free(line);
-        if (f != stdin)
-                fclose(f);
-        if (r != EXIT_OK)
-                return r;
-        qsort(m->v, m->n, sizeof *m->v, cmp_entry);
-        for (size_t i = 1; i < m->n; i++)
-                if (!strcmp(m->v[i].path, m->v[i - 1].path))
-                        return tool_fail("stamp: --metadata-map: '%s' is listed twice", m->v[i].path);
+        int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY) : STDIN_FILENO;
+        char *text = NULL;
+        size_t len;
+        int r = fd < 0 ? -errno : pn_read_all(fd, 1u << 30, &text, &len);
+        if (fd > STDIN_FILENO)
+                close(fd);
+        if (r < 0)
+                return tool_fail("stamp: --metadata-map: cannot read '%s': %s", file, strerror(-r));
+        r = pn_filemap_parse(text, len, strcmp(file, "-") ? file : "standard input", &m->map);
+        free(text);
+        if (r < 0)
+                return tool_fail("stamp: --metadata-map: %s", pkgnote_last_error());
+        m->n = pn_filemap_count(m->map);
+        if (!(m->v = calloc(m->n + 1, sizeof *m->v)))
+                return tool_fail("stamp: out of memory");
         return EXIT_OK;
 }
 
@@ -148,7 +103,9 @@ int stamp_map_open(struct stamp_map **ret, struct meta_opts *meta, int source, c
 
 /* The composed JSON of entry E (package P of the database, or a map
  * line), made once. */
-static const char *entry_json(struct stamp_map *m, struct entry *e, const struct pn_pkg *p, int *err) {
+static const char *entry_json(struct stamp_map *m, size_t i, int *err) {
+        struct entry *e = &m->v[i];
+        const struct pn_pkg *p = m->db ? pn_pkgdb_pkg(m->db, i) : NULL;
         if (e->json || e->err) {
                 *err = e->err ? -EINVAL : 0;
                 return e->json;
@@ -162,8 +119,8 @@ static const char *entry_json(struct stamp_map *m, struct entry *e, const struct
                 f.value[META_OPT_VERSION - META_OPT_TYPE] = p->version;
                 f.value[META_OPT_ARCH - META_OPT_TYPE] = p->arch;
         } else {
-                snprintf(what, sizeof what, "--metadata-map: '%s'", e->path);
-                f.document = e->document;
+                snprintf(what, sizeof what, "--metadata-map: '%s'", pn_filemap_path(m->map, i));
+                f.document = pn_filemap_document(m->map, i);
         }
         f.what = what;
         if (meta_opts_build_json_for(m->meta, &f, &e->json) != EXIT_OK) {
@@ -177,22 +134,20 @@ static const char *entry_json(struct stamp_map *m, struct entry *e, const struct
 
 const char *stamp_map_json(struct stamp_map *m, const char *tree, const char *path, const char **skip, int *err) {
         *err = 0;
-        if (!m->db) {
-                const char *key = tree_path(path);
-                struct entry k = {.path = (char *)key};
-                struct entry *e = bsearch(&k, m->v, m->n, sizeof *m->v, cmp_entry);
-                if (!e) {
+        if (m->map) {
+                ssize_t i = pn_filemap_find(m->map, path);
+                if (i < 0) {
                         *skip = "not in the metadata map";
                         return NULL;
                 }
-                return entry_json(m, e, NULL, err);
+                return entry_json(m, (size_t)i, err);
         }
         /* The file's path in the database's root. */
         char full[PATH_MAX * 2 + 2], *abs = NULL;
         if (tree) {
                 char *t = realpath(tree, NULL);
                 if (t)
-                        snprintf(full, sizeof full, "%s/%s", t, tree_path(path));
+                        snprintf(full, sizeof full, "%s/%s", t, pn_filemap_tree_path(path));
                 free(t);
                 abs = t ? full : NULL;
         } else {
@@ -219,5 +174,5 @@ const char *stamp_map_json(struct stamp_map *m, const char *tree, const char *pa
                 *skip = m->skip;
                 return NULL;
         }
-        return entry_json(m, &m->v[i], pn_pkgdb_pkg(m->db, (size_t)i), err);
+        return entry_json(m, (size_t)i, err);
 }

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Fuzzes the readers of per-file package metadata (stamp --from-dpkg,
+ * --from-rpmdb, --metadata-map).  The first byte picks the reader:
+ *   0: a dpkg status file, then NUL-separated pairs of a .list file's name
+ *      and its text;
+ *   1: the output of the rpm query pn_pkgdb_rpm() runs;
+ *   2: a metadata map.
+ * Checked: every package has a non-empty single-line name, version,
+ * architecture and binary name; every file is absolute, sorted, and found
+ * again by its owner lookup (and through the merged-/usr alias); every map
+ * entry is a tree path, listed once, found again under each spelling.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filemap.h"
+#include "fuzz-input.h"
+#include "pkgdb.h"
+#include "pkgnote.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_INPUT (1u << 20)
+
+static void check_line(const char *s) {
+        if (!s || !*s || strchr(s, '\n'))
+                abort();
+}
+
+static void check_pkgdb(const pn_pkgdb *db) {
+        for (size_t i = 0; i < pn_pkgdb_count(db); i++) {
+                const struct pn_pkg *p = pn_pkgdb_pkg(db, i);
+                check_line(p->name);
+                check_line(p->version);
+                check_line(p->arch);
+                check_line(p->binary);
+        }
+        const char *prev = NULL;
+        for (size_t i = 0; i < pn_pkgdb_file_count(db); i++) {
+                size_t pkg;
+                const char *f = pn_pkgdb_file(db, i, &pkg);
+                if (!f || f[0] != '/' || pkg >= pn_pkgdb_count(db) || (prev && strcmp(prev, f) > 0))
+                        abort();
+                prev = f;
+                ssize_t o = pn_pkgdb_owner(db, f);
+                if (o < 0 || (size_t)o >= pn_pkgdb_count(db))
+                        abort();
+                /* The alias of a merged-/usr path finds an owner too. */
+                char alt[4096];
+                if (!strncmp(f, "/usr/bin/", 9) && strlen(f) < sizeof alt) {
+                        strcpy(alt, f + 4);
+                        if (pn_pkgdb_owner(db, alt) < 0)
+                                abort();
+                }
+        }
+        if (pn_pkgdb_file(db, pn_pkgdb_file_count(db), NULL) || pn_pkgdb_pkg(db, pn_pkgdb_count(db)))
+                abort();
+}
+
+/* Status text, then NUL-separated list names and texts. */
+static void fuzz_dpkg(const char *text, size_t len) {
+        pn_pkgdb *db = pn_pkgdb_new("deb");
+        if (!db)
+                return;
+        const char *end = text + len, *nul = memchr(text, 0, len);
+        int r = pn_pkgdb_add_status(db, text, nul ? (size_t)(nul - text) : len);
+        for (const char *p = nul ? nul + 1 : end; r == 0 && p < end;) {
+                const char *name_end = memchr(p, 0, (size_t)(end - p));
+                if (!name_end)
+                        break;
+                const char *body = name_end + 1, *body_end = memchr(body, 0, (size_t)(end - body));
+                if (!body_end)
+                        body_end = end;
+                r = pn_pkgdb_add_list(db, p, body, (size_t)(body_end - body));
+                p = body_end + 1;
+        }
+        pn_pkgdb *sealed = NULL;
+        if (pn_pkgdb_seal(db, r, &sealed) == 0) {
+                check_pkgdb(sealed);
+                pn_pkgdb_free(sealed);
+        }
+}
+
+static void fuzz_rpm(const char *text, size_t len) {
+        pn_pkgdb *db = pn_pkgdb_new("rpm"), *sealed = NULL;
+        if (db && pn_pkgdb_seal(db, pn_pkgdb_add_rpm_query(db, text, len), &sealed) == 0) {
+                check_pkgdb(sealed);
+                pn_pkgdb_free(sealed);
+        }
+}
+
+static void fuzz_map(const char *text, size_t len) {
+        pn_filemap *m = NULL;
+        if (pn_filemap_parse(text, len, "map", &m) < 0) {
+                if (!pkgnote_last_error() || !*pkgnote_last_error())
+                        abort();
+                return;
+        }
+        for (size_t i = 0; i < pn_filemap_count(m); i++) {
+                const char *p = pn_filemap_path(m, i), *d = pn_filemap_document(m, i);
+                if (!p || !*p || !d || p != pn_filemap_tree_path(p) || (i && strcmp(pn_filemap_path(m, i - 1), p) >= 0))
+                        abort();
+                (void)strlen(d);
+                char spelled[4096];
+                if (strlen(p) + 3 > sizeof spelled)
+                        continue;
+                snprintf(spelled, sizeof spelled, "./%s", p);
+                if (pn_filemap_find(m, p) != (ssize_t)i || pn_filemap_find(m, spelled) != (ssize_t)i ||
+                    pn_filemap_find(m, spelled + 1) != (ssize_t)i)
+                        abort();
+        }
+        pn_filemap_free(m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        if (size < 1)
+                return 0;
+        char *text = fuzz_copy(data + 1, size - 1, MAX_INPUT);
+        if (!text)
+                return 0;
+        switch (data[0] % 3) {
+        case 0: fuzz_dpkg(text, size - 1); break;
+        case 1: fuzz_rpm(text, size - 1); break;
+        default: fuzz_map(text, size - 1); break;
+        }
+        free(text);
+        return 0;
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The readers of per-file package metadata: dpkg's status and .list
+ * files, rpm's query output, metadata maps (lib/pkgdb.c, lib/filemap.c). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filemap.h"
+#include "pkgdb.h"
+#include "pkgnote.h"
+#include "testlib.h"
+
+static const char status[] = "Package: libfoo1\n"
+                             "Status: install ok installed\n"
+                             "Architecture: amd64\n"
+                             "Source: foo (1.2-3)\n"
+                             "Version: 1.2-3+b1\n"
+                             "Description: x\n"
+                             " Package: not-a-field\n"
+                             "\n"
+                             "Package: bar\n"
+                             "Status: deinstall ok config-files\n"
+                             "Architecture: all\n"
+                             "Version: 1\n"
+                             "\n"
+                             "Package: sh\n"
+                             "Status: hold ok installed\n"
+                             "Architecture: amd64\n"
+                             "Source: dash\n"
+                             "Version: 0.5.12-2\n"
+                             "\n"
+                             "Package: empty\n"
+                             "Status: install ok installed\n"
+                             "Architecture: amd64\n"
+                             "Version: \n";
+
+static pn_pkgdb *dpkg(void) {
+        pn_pkgdb *db = pn_pkgdb_new("deb"), *sealed = NULL;
+        int r = db ? pn_pkgdb_add_status(db, status, strlen(status)) : -ENOMEM;
+        static const char foo[] = "/.\n/usr/lib/libfoo.so.1\n/usr/share/doc/libfoo1", sh[] = "/bin/sh\n",
+                          bar[] = "/etc/bar\n";
+        if (r == 0)
+                r = pn_pkgdb_add_list(db, "libfoo1:amd64.list", foo, strlen(foo));
+        if (r == 0)
+                r = pn_pkgdb_add_list(db, "sh.list", sh, strlen(sh));
+        if (r == 0)
+                r = pn_pkgdb_add_list(db, "bar.list", bar, strlen(bar));
+        if (r == 0)
+                r = pn_pkgdb_add_list(db, "libfoo1:i386.list", bar, strlen(bar));
+        CHECK_INT(pn_pkgdb_seal(db, r, &sealed), 0);
+        return sealed;
+}
+
+static void test_dpkg_status(void) {
+        pn_pkgdb *db = dpkg();
+        if (!db)
+                return;
+        /* bar is not installed; empty has no version. */
+        CHECK_INT(pn_pkgdb_count(db), 2);
+        const struct pn_pkg *p = pn_pkgdb_pkg(db, 0), *q = pn_pkgdb_pkg(db, 1);
+        CHECK_STR(p->name, "foo");
+        CHECK_STR(p->version, "1.2-3");
+        CHECK_STR(p->arch, "amd64");
+        CHECK_STR(p->binary, "libfoo1:amd64");
+        CHECK_STR(q->name, "dash");
+        CHECK_STR(q->version, "0.5.12-2");
+        CHECK(pn_pkgdb_pkg(db, 2) == NULL);
+        pn_pkgdb_free(db);
+}
+
+static void test_dpkg_lists(void) {
+        pn_pkgdb *db = dpkg();
+        if (!db)
+                return;
+        /* Files of the two installed packages only, /. included, the last
+         * line without its newline too. */
+        CHECK_INT(pn_pkgdb_file_count(db), 4);
+        CHECK_INT(pn_pkgdb_owner(db, "/usr/lib/libfoo.so.1"), 0);
+        CHECK_INT(pn_pkgdb_owner(db, "/usr/share/doc/libfoo1"), 0);
+        CHECK_INT(pn_pkgdb_owner(db, "/etc/bar"), -1);
+        CHECK_INT(pn_pkgdb_owner(db, "usr/lib/libfoo.so.1"), -1);
+        /* merged /usr, both ways */
+        CHECK_INT(pn_pkgdb_owner(db, "/bin/sh"), 1);
+        CHECK_INT(pn_pkgdb_owner(db, "/usr/bin/sh"), 1);
+        CHECK_INT(pn_pkgdb_owner(db, "/lib/libfoo.so.1"), 0);
+        size_t pkg = 9;
+        CHECK_STR(pn_pkgdb_file(db, 0, &pkg), "/.");
+        CHECK_INT(pkg, 0);
+        CHECK(pn_pkgdb_file(db, 4, NULL) == NULL);
+        CHECK_STR(pn_pkgdb_type(db), "deb");
+        pn_pkgdb_free(db);
+}
+
+static void test_rpm_query(void) {
+        static const char q[] =
+                "/usr/bin/bash\tbash-5.2.26-6.fc41.x86_64\tbash-5.2.26-6.fc41.src.rpm\tx86_64\n"
+                "/usr/lib64/libc.so.6\tglibc-2.40-1.fc41.x86_64\tglibc-2.40-1.fc41.src.rpm\tx86_64\n"
+                "/usr/lib64/libm.so.6\tglibc-2.40-1.fc41.x86_64\tglibc-2.40-1.fc41.src.rpm\tx86_64\n"
+                "(contains no files)\tgpg-pubkey-1-1.(none)\t(none)\t(none)\n"
+                "/usr/bin/odd\tname-with-dash-1-2.x86_64\tname-with-dash-1-2.src.rpm\tx86_64\n"
+                "/usr/bin/short\tshort\n"
+                "/usr/bin/last\tlast-3-4.noarch\tlast-3-4.nosrc.rpm\tnoarch";
+        pn_pkgdb *db = pn_pkgdb_new("rpm"), *sealed = NULL;
+        CHECK_INT(pn_pkgdb_seal(db, db ? pn_pkgdb_add_rpm_query(db, q, strlen(q)) : -ENOMEM, &sealed), 0);
+        if (!sealed)
+                return;
+        CHECK_INT(pn_pkgdb_count(sealed), 4);
+        CHECK_INT(pn_pkgdb_file_count(sealed), 5);
+        ssize_t i = pn_pkgdb_owner(sealed, "/usr/lib64/libm.so.6");
+        CHECK_INT(i, 1);
+        const struct pn_pkg *p = pn_pkgdb_pkg(sealed, (size_t)(i < 0 ? 0 : i));
+        CHECK_STR(p->name, "glibc");
+        CHECK_STR(p->version, "2.40-1.fc41");
+        CHECK_STR(p->binary, "glibc-2.40-1.fc41.x86_64");
+        p = pn_pkgdb_pkg(sealed, (size_t)pn_pkgdb_owner(sealed, "/usr/bin/odd"));
+        CHECK_STR(p->name, "name-with-dash");
+        CHECK_STR(p->version, "1-2");
+        p = pn_pkgdb_pkg(sealed, (size_t)pn_pkgdb_owner(sealed, "/usr/bin/last"));
+        CHECK_STR(p->name, "last");
+        CHECK_STR(p->arch, "noarch");
+        CHECK_INT(pn_pkgdb_owner(sealed, "/usr/bin/short"), -1);
+        pn_pkgdb_free(sealed);
+}
+
+static void test_filemap(void) {
+        static const char map[] = "# comment\n"
+                                  "./usr/bin/a\t{\"name\":\"a\"}\n"
+                                  "\n"
+                                  "/usr/lib/liba.so.1\t{\"name\":\"liba\"}\n"
+                                  "usr/sbin/b\t{\"name\":\"b\"}";
+        pn_filemap *m = NULL;
+        CHECK_INT(pn_filemap_parse(map, strlen(map), "m", &m), 0);
+        if (!m)
+                return;
+        CHECK_INT(pn_filemap_count(m), 3);
+        CHECK_STR(pn_filemap_path(m, 0), "usr/bin/a");
+        CHECK_INT(pn_filemap_find(m, "usr/bin/a"), 0);
+        CHECK_INT(pn_filemap_find(m, "/usr/bin/a"), 0);
+        CHECK_INT(pn_filemap_find(m, "././/usr/bin/a"), 0);
+        ssize_t i = pn_filemap_find(m, "./usr/sbin/b");
+        CHECK_INT(i, 2);
+        CHECK_STR(pn_filemap_document(m, (size_t)(i < 0 ? 0 : i)), "{\"name\":\"b\"}");
+        CHECK_INT(pn_filemap_find(m, "usr/bin"), -1);
+        CHECK(pn_filemap_path(m, 3) == NULL);
+        pn_filemap_free(m);
+}
+
+static void test_filemap_errors(void) {
+        static const struct {
+                const char *text, *error;
+        } bad[] = {
+                {"a\t{}\n\nno-tab\n", "m:3: not PATH<TAB>JSON"},
+                {"\t{}\n", "m:1: not PATH<TAB>JSON"},
+                {"./\t{}\n", "m:1: the path names no file of the tree"},
+                {"a/b\t{}\n./a/b\t{}\n", "m: 'a/b' is listed twice"},
+        };
+        for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+                pn_filemap *m = NULL;
+                CHECK_INT(pn_filemap_parse(bad[k].text, strlen(bad[k].text), "m", &m), -EINVAL);
+                CHECK(m == NULL);
+                CHECK_STR(pkgnote_last_error(), bad[k].error);
+        }
+        /* A NUL inside a line is no line of a map. */
+        static const char nul[] = "a\t{}\0x\n";
+        pn_filemap *m = NULL;
+        CHECK_INT(pn_filemap_parse(nul, sizeof nul - 1, "m", &m), -EINVAL);
+}
+
+int main(void) {
+        RUN(test_dpkg_status);
+        RUN(test_dpkg_lists);
+        RUN(test_rpm_query);
+        RUN(test_filemap);
+        RUN(test_filemap_errors);
+        return test_summary();
+}
