@@ -1195,8 +1195,10 @@ typedef struct pkgnote_json_member {
  * true), reason (only when there is one)}); then threads
  * (pkgnote_stack_to_json()) when ST is not NULL; then the N_EXTRA members
  * of EXTRA (may be NULL), in their order: a crash collector's time,
- * hostname and core file, say.  -EINVAL when an extra member has no key
- * or one of the report's own. */
+ * hostname and core file, say.  C may be NULL: the report is then the
+ * N_EXTRA members alone (what a crash collector knows of a core it
+ * cannot read).  -EINVAL when an extra member has no key or one of the
+ * report's own, or two members share a key. */
 PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_stack *st,
                                         const pkgnote_json_member *extra, size_t n_extra, char **ret);
 

@@ -304,42 +304,46 @@ static json_t *jw_module(jw *w, const pkgnote_module *m) {
         return o;
 }
 
-PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_stack *st,
-                                        const pkgnote_json_member *extra, size_t n_extra, char **ret) {
-        jw w = {0};
+/* The members of C's report, with the threads of ST when not NULL. */
+static void core_members(jw *w, json_t *o, const pkgnote_core *c, const pkgnote_stack *st) {
         pkgnote_process_info p;
-        int r = pkgnote_core_process(c, &p);
-        if (r < 0)
-                return r;
-        json_t *o = jw_check(&w, json_object());
-        jw_set(&w, o, "pid", jw_opt_int(&w, p.pid));
-        jw_set(&w, o, "tid", jw_opt_int(&w, p.tid));
-        jw_set(&w, o, "ppid", jw_opt_int(&w, p.ppid));
-        jw_set(&w, o, "uid", jw_opt_int(&w, p.uid));
-        jw_set(&w, o, "gid", jw_opt_int(&w, p.gid));
-        jw_set(&w, o, "signal", jw_opt_int(&w, p.signal > 0 ? p.signal : -1));
-        jw_set(&w, o, "signalName", jw_string(&w, pkgnote_signal_name(p.signal)));
+        pkgnote_core_process(c, &p);
+        jw_set(w, o, "pid", jw_opt_int(w, p.pid));
+        jw_set(w, o, "tid", jw_opt_int(w, p.tid));
+        jw_set(w, o, "ppid", jw_opt_int(w, p.ppid));
+        jw_set(w, o, "uid", jw_opt_int(w, p.uid));
+        jw_set(w, o, "gid", jw_opt_int(w, p.gid));
+        jw_set(w, o, "signal", jw_opt_int(w, p.signal > 0 ? p.signal : -1));
+        jw_set(w, o, "signalName", jw_string(w, pkgnote_signal_name(p.signal)));
         if (p.has_fault_address)
-                jw_set(&w, o, "faultAddress", jw_hex(&w, p.fault_address));
-        jw_set(&w, o, "command", jw_string(&w, p.command));
-        jw_set(&w, o, "commandLine", jw_string(&w, p.arguments));
-        jw_set(&w, o, "executable", jw_string(&w, p.executable));
-        jw_set(&w, o, "architecture", jw_architecture(&w, p.machine, p.elf_class));
-        jw_set(&w, o, "elfClass", jw_int(&w, p.elf_class));
-        jw_set(&w, o, "byteOrder", jw_string(&w, p.big_endian ? "big" : "little"));
+                jw_set(w, o, "faultAddress", jw_hex(w, p.fault_address));
+        jw_set(w, o, "command", jw_string(w, p.command));
+        jw_set(w, o, "commandLine", jw_string(w, p.arguments));
+        jw_set(w, o, "executable", jw_string(w, p.executable));
+        jw_set(w, o, "architecture", jw_architecture(w, p.machine, p.elf_class));
+        jw_set(w, o, "elfClass", jw_int(w, p.elf_class));
+        jw_set(w, o, "byteOrder", jw_string(w, p.big_endian ? "big" : "little"));
         const pkgnote_module *main = pkgnote_core_main_module(c);
         const pkgnote_info *mi = main ? pkgnote_module_info(main) : NULL;
         if (mi && pkgnote_info_package_count(mi) > 0) {
                 const char *j = pkgnote_info_package_json(mi, 0);
-                jw_set(&w, o, "package", jw_raw(&w, j, strlen(j)));
+                jw_set(w, o, "package", jw_raw(w, j, strlen(j)));
         } else
-                jw_set(&w, o, "package", jw_check(&w, json_null()));
-        json_t *mods = jw_check(&w, json_array());
+                jw_set(w, o, "package", jw_check(w, json_null()));
+        json_t *mods = jw_check(w, json_array());
         for (size_t i = 0; i < pkgnote_core_module_count(c); i++)
-                jw_append(&w, mods, jw_module(&w, pkgnote_core_module(c, i)));
-        jw_set(&w, o, "modules", mods);
+                jw_append(w, mods, jw_module(w, pkgnote_core_module(c, i)));
+        jw_set(w, o, "modules", mods);
         if (st)
-                jw_set(&w, o, "threads", jw_stack(&w, st));
+                jw_set(w, o, "threads", jw_stack(w, st));
+}
+
+PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_stack *st,
+                                        const pkgnote_json_member *extra, size_t n_extra, char **ret) {
+        jw w = {0};
+        json_t *o = jw_check(&w, json_object());
+        if (c)
+                core_members(&w, o, c, st);
         for (size_t i = 0; i < n_extra; i++) {
                 if (!extra[i].key || json_object_get(o, extra[i].key)) {
                         json_decref(o);

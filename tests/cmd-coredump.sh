@@ -77,6 +77,22 @@ feed segv.core 104 11 1700000300 --max-use $((size * 3))
         && pass "total cap removes the oldest entry whole" || fail "total cap removes the oldest entry whole" "$(ls "$STATE")"
 [ -e "$STATE/core.crasher.0.104.1700000300.zst" ] && pass "the new entry is kept" || fail "the new entry is kept"
 
+# A core that cannot be read still gets an entry: what the kernel told,
+# names as raw bytes (a control character, a byte that is not UTF-8).
+printf 'not a core at all\n' > junk.core
+"$HANDLER" -d "$STATE" -l "$T/log" 105 0 0 11 1700000400 18446744073709551615 "$(printf 'host\001')" \
+        "$(printf 'bad\377name')" < junk.core
+[ $? -eq 0 ] && pass "handler exits 0 on an unreadable core" || fail "handler exits 0 on an unreadable core"
+python3 - "$STATE"/core.*.105.1700000400.json <<'PY' && pass "unreadable core: the kernel's facts, valid JSON" \
+        || fail "unreadable core: the kernel's facts, valid JSON" "$(cat "$STATE"/core.*.105.*.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["error"] == "the core cannot be read", d
+assert (d["pid"], d["uid"], d["signal"], d["signalName"], d["time"]) == (105, 0, 11, "SEGV", 1700000400), d
+assert d["command"] == "bad\\xffname" and d["hostname"] == "host\u0001", d
+assert d["coreFile"].endswith(".1700000400" + (".zst" if d["coreFile"].endswith(".zst") else "")), d
+PY
+
 # RLIMIT_CORE 0 (%c): no core kept, still logged.
 "$HANDLER" -d "$STATE" -l "$T/log" 105 0 0 11 1700000400 0 testhost crasher < segv.core
 [ ! -e "$STATE/core.crasher.0.105.1700000400.zst" ] && grep -q "process 105 .*RLIMIT_CORE is 0" log \

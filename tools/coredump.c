@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -149,31 +148,24 @@ static int write_text(struct room *room, const char *name, char *text) {
         return r;
 }
 
-static void printable(char *s) {
-        for (; *s; s++)
-                if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-                        *s = '?';
-}
-
 /* The report of a core that cannot be read (truncated, say): what the
  * kernel told, so that the crash still has an entry. */
 static char *minimal_report(const struct handler *h, const char *core_path) {
-        /* json_pack() takes only UTF-8; the kernel's name may be anything. */
-        char comm[64], host[256];
-        snprintf(comm, sizeof comm, "%s", h->comm);
-        snprintf(host, sizeof host, "%s", h->host);
-        printable(comm);
-        printable(host);
-        json_t *j = json_pack("{s:I,s:I,s:I,s:I,s:I,s:s,s:s,s:s,s:s}", "pid", (json_int_t)h->pid, "uid",
-                              (json_int_t)h->uid, "gid", (json_int_t)h->gid, "signal", (json_int_t)h->sig, "time",
-                              (json_int_t)h->time, "hostname", host, "command", comm, "coreFile", core_path,
-                              "error", "the core cannot be read");
-        const char *sn = pkgnote_signal_name(h->sig);
-        if (j && sn)
-                json_object_set_new(j, "signalName", json_string(sn));
-        char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        json_decref(j);
-        return text;
+        pkgnote_json_member m[10];
+        size_t n = 0;
+        m[n++] = (pkgnote_json_member){.key = "pid", .number = h->pid};
+        m[n++] = (pkgnote_json_member){.key = "uid", .number = h->uid};
+        m[n++] = (pkgnote_json_member){.key = "gid", .number = h->gid};
+        m[n++] = (pkgnote_json_member){.key = "signal", .number = h->sig};
+        if (pkgnote_signal_name(h->sig))
+                m[n++] = (pkgnote_json_member){.key = "signalName", .string = pkgnote_signal_name(h->sig)};
+        m[n++] = (pkgnote_json_member){.key = "time", .number = h->time};
+        m[n++] = (pkgnote_json_member){.key = "hostname", .string = h->host};
+        m[n++] = (pkgnote_json_member){.key = "command", .string = h->comm};
+        m[n++] = (pkgnote_json_member){.key = "coreFile", .string = core_path};
+        m[n++] = (pkgnote_json_member){.key = "error", .string = "the core cannot be read"};
+        char *text;
+        return pkgnote_core_to_json(NULL, NULL, m, n, &text) < 0 ? NULL : text;
 }
 
 static int write_report(const struct handler *h, const char *core_path, struct room *room, const char *report_name,

@@ -194,3 +194,89 @@ int crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_t m
         close(lfd); /* releases the lock */
         return (int)removed;
 }
+
+/* ------------------------------------------------------------ reading */
+
+static const char *str(json_t *j, const char *key) {
+        return json_string_value(json_object_get(j, key));
+}
+
+static int cmp_crash(const void *a, const void *b) {
+        const struct crash *x = a, *y = b;
+        return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->report, y->report);
+}
+
+int crash_load(const char *dir, struct crash **ret, size_t *ret_n) {
+        DIR *d = opendir(dir);
+        if (!d)
+                return -errno;
+        struct crash *c = NULL;
+        size_t n = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                size_t l = strlen(de->d_name), sl = strlen(CRASH_REPORT_SUFFIX);
+                if (strncmp(de->d_name, "core.", 5) || l <= sl || strcmp(de->d_name + l - sl, CRASH_REPORT_SUFFIX))
+                        continue;
+                /* An entry exists while its report and its core do: a
+                 * report alone is one being removed. */
+                char core[600];
+                struct stat st;
+                snprintf(core, sizeof core, "%.*s%s", (int)(l - sl), de->d_name, CRASH_CORE_SUFFIX);
+                if (fstatat(dirfd(d), core, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                char path[4096];
+                snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+                json_error_t err;
+                json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+                if (!json_is_object(j)) {
+                        json_decref(j);
+                        fprintf(stderr, "%s: '", program_name);
+                        tool_print_escaped(stderr, path);
+                        fprintf(stderr, "': unreadable report, ignoring\n");
+                        continue;
+                }
+                struct crash *nc = realloc(c, (n + 1) * sizeof *c);
+                if (!nc) {
+                        json_decref(j);
+                        break;
+                }
+                c = nc;
+                c[n++] = (struct crash){strdup(path), j, json_integer_value(json_object_get(j, "time"))};
+        }
+        closedir(d);
+        qsort(c, n, sizeof *c, cmp_crash);
+        *ret = c;
+        *ret_n = n;
+        return 0;
+}
+
+void crash_unload(struct crash *c, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                json_decref(c[i].j);
+                free(c[i].report);
+        }
+        free(c);
+}
+
+int crash_find(const char *dir, const char *what, char *core_path, size_t len) {
+        struct crash *c;
+        size_t n;
+        int r = crash_load(dir, &c, &n);
+        if (r < 0)
+                return r;
+        char *end;
+        long pid = strtol(what, &end, 10);
+        bool numeric = *what && !*end;
+        size_t found = SIZE_MAX;
+        for (size_t i = n; i-- > 0 && found == SIZE_MAX;) {
+                const char *core = str(c[i].j, "coreFile"), *cmd = str(c[i].j, "command");
+                const char *base = core ? strrchr(core, '/') : NULL;
+                if ((numeric && json_integer_value(json_object_get(c[i].j, "pid")) == pid) ||
+                    (!numeric && ((cmd && !strcmp(cmd, what)) || (base && !strcmp(base + 1, what)))))
+                        found = i;
+        }
+        if (found != SIZE_MAX)
+                snprintf(core_path, len, "%s", str(c[found].j, "coreFile"));
+        crash_unload(c, n);
+        return found != SIZE_MAX;
+}

@@ -5,6 +5,7 @@
 #ifndef PKGNOTE_CRASHDIR_H
 #define PKGNOTE_CRASHDIR_H
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -35,6 +36,17 @@ int crash_write_report(FILE *f, const pkgnote_core *c, int64_t time, const char 
  * An entry exists for readers once its report does, which is written
  * after its core and removed before it. */
 int crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
+
+/* An entry of the store, as its report tells. */
+struct crash {
+        char *report; /* path of the JSON report */
+        json_t *j;    /* the report */
+        int64_t time;
+};
+/* Every entry of DIR (a report whose core exists), oldest first; an
+ * unreadable report is said on standard error and skipped.  0 or -errno. */
+int crash_load(const char *dir, struct crash **ret, size_t *ret_n);
+void crash_unload(struct crash *c, size_t n);
 
 /* The core file of the newest entry of DIR whose PID (WHAT numeric) or
  * command or entry name is WHAT: 1 and its path, 0 when none. */

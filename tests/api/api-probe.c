@@ -183,6 +183,14 @@ static void probe_core_json(const pkgnote_core *c, const pkgnote_stack *st) {
         json_decref(v);
         const pkgnote_json_member dup = {.key = "pid", .number = 1};
         CHECK(pkgnote_core_to_json(c, st, &dup, 1, &j) == -EINVAL);
+        /* Without a core: the members alone; a key given twice is refused. */
+        const pkgnote_json_member alone[] = {{.key = "pid", .number = 7}, {.key = "command", .string = "a\377"},
+                                             {.key = "pid", .number = 8}};
+        v = parse_json(pkgnote_core_to_json(NULL, NULL, alone, 2, &j), &j, JSON_OBJECT);
+        CHECK(json_object_size(v) == 2 && json_integer_value(json_object_get(v, "pid")) == 7);
+        CHECK(!strcmp(json_string_value(json_object_get(v, "command")) ?: "", "a\\xff"));
+        json_decref(v);
+        CHECK(pkgnote_core_to_json(NULL, NULL, alone, 3, &j) == -EINVAL);
         if (st) {
                 v = parse_json(pkgnote_stack_to_json(st, &j), &j, JSON_ARRAY);
                 CHECK(v && json_array_size(v) == pkgnote_stack_thread_count(st));
