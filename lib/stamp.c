@@ -441,6 +441,37 @@ static int notes_kept(const struct stamp *s, const pkgnote_note *in, int nin, co
         return 0;
 }
 
+/* Whether [off, off + size) runs past the input's END yet starts inside
+ * the result's OUT_LEN bytes. */
+static bool gains_bytes(uint64_t off, uint64_t size, uint64_t end, uint64_t out_len) {
+        return size > 0 && (off + size < off || off + size > end) && off < out_len;
+}
+
+/* A section or segment of the input that ran past its end, and that the
+ * result keeps as it was, must not cover bytes the result added: they
+ * would become its contents (a hostile or truncated file). */
+static int nothing_gains_bytes(const struct stamp *s, pkgnote_elf *o, uint64_t out_len) {
+        uint64_t end = pkgnote_elf_size(s->e);
+        const pkgnote_shdr *is, *os;
+        int nis = pkgnote_elf_shdrs(s->e, &is), nos = pkgnote_elf_shdrs(o, &os);
+        for (int i = 0; i < nis && i < nos; i++)
+                if (is[i].type != SHT_NULL && is[i].type != SHT_NOBITS && gains_bytes(is[i].offset, is[i].size, end, out_len) &&
+                    os[i].type == is[i].type && os[i].offset == is[i].offset && os[i].size == is[i].size)
+                        return pn_error(-EBADMSG, "section %d runs past the end of the file: the bytes stamping adds "
+                                                  "would become its contents", i);
+        const pkgnote_phdr *ip, *op;
+        int nip = pkgnote_elf_phdrs(s->e, &ip), nop = pkgnote_elf_phdrs(o, &op);
+        for (int i = 0; i < nip; i++) {
+                if (ip[i].type == PT_NULL || !gains_bytes(ip[i].offset, ip[i].filesz, end, out_len))
+                        continue;
+                for (int k = 0; k < nop; k++)
+                        if (op[k].type == ip[i].type && op[k].offset == ip[i].offset && op[k].filesz == ip[i].filesz)
+                                return pn_error(-EBADMSG, "program header %d runs past the end of the file: the bytes "
+                                                          "stamping adds would become its contents", i);
+        }
+        return 0;
+}
+
 /* Parses the result back: the note is there (or gone), every other note
  * and the build-id are still there, in place, and still in the first
  * page when they were, as are the program headers; no PT_LOAD moved or
@@ -506,6 +537,8 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
                 s->res->first_page = s->type != ET_REL && (p->where & PKGNOTE_NOTE_FIRST_PAGE);
         }
         if ((r = notes_kept(s, in, nin, on, non, out, out_len)) < 0)
+                goto out;
+        if ((r = nothing_gains_bytes(s, o, out_len)) < 0)
                 goto out;
         if (s->phdrs_first_page_in && s->type != ET_REL && !pn_stamp_phdrs_in_first_page(s)) {
                 r = pn_error(-EBADMSG, "the program headers left the first page");
