@@ -428,9 +428,11 @@ static int notes_kept(const struct stamp *s, const pkgnote_note *in, int nin, co
                         return pn_error(-EBADMSG, "the note at offset 0x%llx moved", (unsigned long long)in[i].offset);
         }
         /* And nothing new but the note: a section or segment that ran
-         * past the end of the input must not gain the bytes written there. */
+         * past the end of the input must not gain the bytes written there.
+         * Zeros left where a longer note was read as empty notes, which
+         * carry nothing. */
         for (int k = 0; k < non; k++) {
-                bool known = pn_stamp_is_kind(s, &on[k]);
+                bool known = pn_stamp_is_kind(s, &on[k]) || (on[k].namesz == 0 && on[k].descsz == 0 && on[k].type == 0);
                 for (int i = 0; i < nin && !known; i++)
                         known = same_note(&in[i], &on[k]);
                 if (!known)
