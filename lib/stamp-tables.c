@@ -506,7 +506,10 @@ static bool find_block(struct stamp *s, uint64_t a, struct block *b) {
                 if (next < 0 || !dynamic_table(s, (size_t)next))
                         return false;
                 const struct sh *h = &s->sh[next];
-                if (h->offset < l->offset || h->offset + h->size > l->offset + l->filesz ||
+                /* Each step moves on: a size that wraps around would
+                 * bring the cursor back to sections already taken. */
+                if (h->offset < l->offset || h->size > l->filesz || h->offset > UINT64_MAX - h->size ||
+                    h->offset + h->size > l->offset + l->filesz ||
                     h->addr - h->offset != l->vaddr - l->offset || (h->align & (h->align - 1)))
                         return false;
                 if (b->lo == UINT64_MAX)
