@@ -489,11 +489,11 @@ static uint32_t name_offset(struct stamp *s, const char *name) {
 /* Appends section data and, when needed, the name table and the
  * section header table at the end of the result. */
 static int rewrite_section_tail(struct stamp *s) {
-        if (!s->names_grew && !s->table_grew)
+        if (!s->names_grew && !s->table_grew && !s->tail_cut)
                 return 0;
         pn_stamp_cut_tail(s, s->names_grew);
         int r;
-        if (s->names_grew && s->shstrndx < s->shnum) {
+        if (s->names_grew && s->names && s->shstrndx < s->shnum) {
                 struct sh *t = &s->sh[s->shstrndx];
                 uint64_t off = s->len;
                 if ((r = pn_stamp_resize(s, off + s->names_len)) < 0 || (r = pn_stamp_put(s, off, s->names, s->names_len)) < 0)
@@ -510,8 +510,10 @@ static int rewrite_section_tail(struct stamp *s) {
 
 /* Points section NOTE_SECTION (or a new section of the kind) at the note. */
 int pn_stamp_cover_note(struct stamp *s, uint64_t addr) {
-        if (s->shnum == 0 || !s->names || s->shstrndx >= s->shnum)
+        if (s->shnum == 0)
                 return 0;
+        if (!s->names || s->shstrndx >= s->shnum)
+                return rewrite_section_tail(s); /* no names to give a section: the tables only */
         long k = s->note_section;
         if (k < 0)
                 k = pn_stamp_find_note_section(s);
