@@ -23,9 +23,8 @@
 #include <string.h>
 
 #include "core.h"
+#include "elfconst.h"
 #include "elfview.h"
-
-enum { PT_LOAD = 1, PT_DYNAMIC = 2, PT_PHDR = 6, DT_NULL = 0, DT_DEBUG = 21 };
 
 #define MAX_NAME 4096u
 #define MAX_DYN 4096u   /* dynamic entries looked at */
@@ -83,10 +82,11 @@ struct found {
  * from the dumped page, biased.  False when it is no module of this core. */
 static bool header_extent(pkgnote_core *c, uint64_t addr, uint64_t *end, uint64_t *bias) {
         const uint8_t *h = mem(c, addr, c->is64 ? 64 : 52);
-        if (!h || memcmp(h, "\177ELF", 4) || h[4] != (c->is64 ? 2 : 1) || h[5] != (c->be ? 2 : 1))
+        if (!h || memcmp(h, ELFMAG, SELFMAG) || h[EI_CLASS] != (c->is64 ? ELFCLASS64 : ELFCLASS32) ||
+            h[EI_DATA] != (c->be ? ELFDATA2MSB : ELFDATA2LSB))
                 return false;
         unsigned type = pn_rd16(h + 16, c->be), machine = pn_rd16(h + 18, c->be);
-        if ((type != 2 && type != 3) || machine != c->machine)
+        if ((type != ET_EXEC && type != ET_DYN) || machine != c->machine)
                 return false;
         uint64_t phoff = c->is64 ? pn_rd64(h + 32, c->be) : pn_rd32(h + 28, c->be);
         unsigned phentsize = pn_rd16(h + (c->is64 ? 54 : 42), c->be), phnum = pn_rd16(h + (c->is64 ? 56 : 44), c->be);

@@ -33,32 +33,7 @@
 #include <string.h>
 
 #include "core.h"
-
-enum {
-        EM_SPARC = 2,
-        EM_MIPS = 8,
-        EM_PARISC = 15,
-        EM_PPC = 20,
-        EM_PPC64 = 21,
-        EM_SPARCV9 = 43,
-        EM_IA_64 = 50,
-        EM_AARCH64 = 183,
-        EM_RISCV = 243,
-        EM_LOONGARCH = 258,
-        EM_ALPHA = 0x9026,
-        EM_386 = 3,
-        EM_68K = 4,
-        EM_SPARC32PLUS = 18,
-        EM_S390 = 22,
-        EM_ARM = 40,
-        EM_SH = 42,
-        EM_X86_64 = 62,
-        AT_PHDR = 3,
-        AT_PHNUM = 5,
-        AT_ENTRY = 9,
-        AT_EXECFN = 31,
-        AT_SYSINFO_EHDR = 33,
-};
+#include "elfconst.h"
 
 static size_t align_up(size_t x, size_t a) {
         return (x + a - 1) / a * a;

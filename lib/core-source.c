@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "core.h"
+#include "elfconst.h"
 
 #if HAVE_ZSTD
 #include <zstd.h>
@@ -187,7 +188,7 @@ static int detect(const uint8_t *m, size_t n, enum kind *k) {
                 *k = XZ;
         else if (n >= 4 && !memcmp(m, "\x04\x22\x4d\x18", 4))
                 *k = LZ4;
-        else if (n >= 4 && !memcmp(m, "\177ELF", 4))
+        else if (n >= SELFMAG && !memcmp(m, ELFMAG, SELFMAG))
                 *k = RAW;
         else
                 return pn_error(-ENOEXEC, "not an ELF core, nor a zstd, xz or lz4 compressed one");
@@ -274,14 +275,15 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
         if (!buf)
                 return pn_error(-ENOMEM, "out of memory");
         int r = pn_core_source_read(s, 0, buf, 64, &got);
-        if (r < 0 || got < 52 || memcmp(buf, "\177ELF", 4) != 0 || (buf[4] != 1 && buf[4] != 2)) {
+        if (r < 0 || got < 52 || memcmp(buf, ELFMAG, SELFMAG) != 0 ||
+            (buf[EI_CLASS] != ELFCLASS32 && buf[EI_CLASS] != ELFCLASS64)) {
                 free(buf);
                 return r < 0 ? r : pn_error(-ENOEXEC, "the %s stream does not hold an ELF core", kind_name(s->kind));
         }
-        bool is64 = buf[4] == 2, be = buf[5] == 2;
+        bool is64 = buf[EI_CLASS] == ELFCLASS64, be = buf[EI_DATA] == ELFDATA2MSB;
         uint64_t phoff = is64 ? pn_rd64(buf + 32, be) : pn_rd32(buf + 28, be);
         unsigned phentsize = pn_rd16(buf + (is64 ? 54 : 42), be), phnum = pn_rd16(buf + (is64 ? 56 : 44), be);
-        if (phnum == 0xffff) {
+        if (phnum == PN_XNUM) {
                 free(buf);
                 return pn_error(-EOPNOTSUPP, "core with more than 65534 program headers cannot be streamed; decompress it to a file first");
         }
@@ -311,7 +313,7 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
                         break;
                 for (unsigned i = 0; i < phnum; i++) {
                         const uint8_t *p = buf + phoff + (uint64_t)i * phentsize;
-                        if (pn_rd32(p, be) != 4 /* PT_NOTE */)
+                        if (pn_rd32(p, be) != PT_NOTE)
                                 continue;
                         uint64_t off = is64 ? pn_rd64(p + 8, be) : pn_rd32(p + 4, be);
                         uint64_t sz = is64 ? pn_rd64(p + 32, be) : pn_rd32(p + 16, be);

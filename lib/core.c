@@ -24,17 +24,8 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "elfconst.h"
 #include "elfview.h"
-
-enum {
-        NT_PRSTATUS = 1,
-        NT_PRPSINFO = 3,
-        NT_AUXV = 6,
-        NT_SIGINFO = 0x53494749,
-        NT_FILE = 0x46494c45,
-        PT_LOAD = 1,
-        PT_NOTE = 4,
-};
 
 #define VDSO_BYTES 8192u
 #define EXECFN_BYTES 4096u
@@ -275,7 +266,7 @@ static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
         if (m->range == SIZE_MAX || !c->ranges[m->range].data)
                 return false;
         const struct range *r = &c->ranges[m->range];
-        if (r->len < 4 || memcmp(r->data, "\177ELF", 4) != 0)
+        if (r->len < SELFMAG || memcmp(r->data, ELFMAG, SELFMAG) != 0)
                 return false;
         *is_elf = true;
         pkgnote_elf *e;
@@ -427,7 +418,7 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         c->no_disk = o && o->no_disk;
         if (o && o->root && !(c->root = strdup(o->root)))
                 return pn_error(-ENOMEM, "out of memory");
-        if (pkgnote_elf_type(v) != 4)
+        if (pkgnote_elf_type(v) != ET_CORE)
                 return pn_error(-EINVAL, "not a core file (ELF type %s)",
                                 pkgnote_elf_type_name(pkgnote_elf_type(v)) ? pkgnote_elf_type_name(pkgnote_elf_type(v)) : "unknown");
         c->is64 = pkgnote_elf_class(v) == 64;

@@ -13,7 +13,6 @@
  * linker searches, for the object's architecture.
  */
 #include <dirent.h>
-#include <elf.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -24,11 +23,8 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "elfconst.h"
 #include "pnjson.h"
-
-#ifndef EM_LOONGARCH
-#define EM_LOONGARCH 258
-#endif
 
 struct dep {
         json_t *sonames;  /* array of strings: the alternatives, in note order */

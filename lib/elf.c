@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfconst.h"
 #include "elfview.h"
 #include "output.h"
 
@@ -74,14 +75,14 @@ const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err
 static int parse_header(pkgnote_elf *e) {
         int err;
         const uint8_t *h = pn_elf_bytes(e, 0, 16, &err);
-        if (!h || memcmp(h, "\177ELF", 4) != 0)
+        if (!h || memcmp(h, ELFMAG, SELFMAG) != 0)
                 return pn_error(-ENOEXEC, "not an ELF file");
-        if (h[4] != 1 && h[4] != 2)
-                return pn_error(-EBADMSG, "unknown ELF class %u", h[4]);
-        if (h[5] != 1 && h[5] != 2)
-                return pn_error(-EBADMSG, "unknown ELF data encoding %u", h[5]);
-        e->is64 = h[4] == 2;
-        e->be = h[5] == 2;
+        if (h[EI_CLASS] != ELFCLASS32 && h[EI_CLASS] != ELFCLASS64)
+                return pn_error(-EBADMSG, "unknown ELF class %u", h[EI_CLASS]);
+        if (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB)
+                return pn_error(-EBADMSG, "unknown ELF data encoding %u", h[EI_DATA]);
+        e->is64 = h[EI_CLASS] == ELFCLASS64;
+        e->be = h[EI_DATA] == ELFDATA2MSB;
         bool be = e->be;
         uint64_t ehsize = e->is64 ? 64 : 52;
         h = pn_elf_bytes(e, 0, ehsize, &err);
@@ -104,7 +105,7 @@ static int parse_header(pkgnote_elf *e) {
         e->shstrndx = pn_rd16(t + 8, be);
 
         /* gABI extended numbering: counts that do not fit live in section 0. */
-        if (e->shoff != 0 && (e->phnum == 0xffff || e->shnum == 0 || e->shstrndx == 0xffff)) {
+        if (e->shoff != 0 && (e->phnum == PN_XNUM || e->shnum == 0 || e->shstrndx == SHN_XINDEX)) {
                 uint64_t shent = e->is64 ? 64 : 40;
                 if (e->shentsize < shent)
                         return pn_error(-EBADMSG, "section header size %u too small", e->shentsize);
@@ -114,11 +115,11 @@ static int parse_header(pkgnote_elf *e) {
                 uint64_t size = e->is64 ? pn_rd64(s0 + 32, be) : pn_rd32(s0 + 20, be);
                 uint32_t link = pn_rd32(s0 + (e->is64 ? 40 : 24), be);
                 uint32_t info = pn_rd32(s0 + (e->is64 ? 44 : 28), be);
-                if (e->phnum == 0xffff)
+                if (e->phnum == PN_XNUM)
                         e->phnum = info;
                 if (e->shnum == 0)
                         e->shnum = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-                if (e->shstrndx == 0xffff)
+                if (e->shstrndx == SHN_XINDEX)
                         e->shstrndx = link;
         } else if (e->shoff == 0)
                 e->shnum = 0;
@@ -268,7 +269,7 @@ PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret) {
                 return r == -EISDIR ? pn_error(-EISDIR, "is a directory") : r;
         }
         e->head_len = got;
-        if (got < 4 || memcmp(e->head, "\177ELF", 4) != 0) {
+        if (got < SELFMAG || memcmp(e->head, ELFMAG, SELFMAG) != 0) {
                 pkgnote_elf_free(e);
                 return pn_error(-ENOEXEC, "not an ELF file");
         }
@@ -353,25 +354,25 @@ PKGNOTE_PUBLIC const char *pkgnote_elf_type_name(unsigned type) {
 PKGNOTE_PUBLIC const char *pkgnote_machine_name(unsigned machine, int elf_class) {
         bool is64 = elf_class == 64;
         switch (machine) {
-        case 2: return is64 ? "sparc64" : "sparc";
-        case 3: return "i386";
-        case 4: return "m68k";
-        case 8: return is64 ? "mips64" : "mips";
-        case 15: return "parisc";
-        case 18: return "sparc";
-        case 20: return "ppc";
-        case 21: return "ppc64";
-        case 22: return is64 ? "s390x" : "s390";
-        case 40: return "arm";
-        case 42: return "sh";
-        case 43: return "sparc64";
-        case 50: return "ia64";
-        case 62: return is64 ? "x86-64" : "x32";
-        case 183: return "aarch64";
-        case 243: return is64 ? "riscv64" : "riscv32";
-        case 247: return "bpf";
-        case 258: return is64 ? "loongarch64" : "loongarch32";
-        case 0x9026: return "alpha";
+        case EM_SPARC: return is64 ? "sparc64" : "sparc";
+        case EM_386: return "i386";
+        case EM_68K: return "m68k";
+        case EM_MIPS: return is64 ? "mips64" : "mips";
+        case EM_PARISC: return "parisc";
+        case EM_SPARC32PLUS: return "sparc";
+        case EM_PPC: return "ppc";
+        case EM_PPC64: return "ppc64";
+        case EM_S390: return is64 ? "s390x" : "s390";
+        case EM_ARM: return "arm";
+        case EM_SH: return "sh";
+        case EM_SPARCV9: return "sparc64";
+        case EM_IA_64: return "ia64";
+        case EM_X86_64: return is64 ? "x86-64" : "x32";
+        case EM_AARCH64: return "aarch64";
+        case EM_RISCV: return is64 ? "riscv64" : "riscv32";
+        case EM_BPF: return "bpf";
+        case EM_LOONGARCH: return is64 ? "loongarch64" : "loongarch32";
+        case EM_ALPHA: return "alpha";
         default: return NULL;
         }
 }
@@ -432,7 +433,7 @@ static int read_shdrs(pkgnote_elf *e) {
         }
         const uint8_t *tab = NULL;
         uint64_t tab_len = 0;
-        if (e->shstrndx != 0 && e->shstrndx < e->shnum && s[e->shstrndx].type != 8 /* NOBITS */) {
+        if (e->shstrndx != 0 && e->shstrndx < e->shnum && s[e->shstrndx].type != SHT_NOBITS) {
                 tab_len = s[e->shstrndx].size;
                 if (tab_len > PKGNOTE_MAX_SHSTRTAB)
                         tab_len = 0;

@@ -12,45 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfconst.h"
 #include "internal.h"
 #include "scan-private.h"
 
-/* gABI values used by the object writer. */
-enum {
-        ET_REL = 1,
-        EV_CURRENT = 1,
-        SHT_PROGBITS = 1,
-        SHT_SYMTAB = 2,
-        SHT_STRTAB = 3,
-        SHT_NOTE = 7,
-        SHF_ALLOC = 2,
-        EM_NONE = 0,
-        EM_386 = 3,
-        EM_PPC = 20,
-        EM_PPC64 = 21,
-        EM_S390 = 22,
-        EM_ARM = 40,
-        EM_X86_64 = 62,
-        EM_AARCH64 = 183,
-        EM_RISCV = 243,
-        EM_LOONGARCH = 258,
-        SHT_GROUP = 17,
-        SHF_GROUP = 0x200,
-        SHF_GNU_RETAIN = 0x200000,
-        GRP_COMDAT = 1,
-        ELFOSABI_GNU = 3,
-        STB_LOCAL = 0,
-        STT_NOTYPE = 0,
-};
-
-/* e_flags the linkers insist on matching. */
-#define EF_ARM_EABI_VER5 0x05000000u
-#define EF_ARM_ABI_FLOAT_SOFT 0x200u
-#define EF_ARM_ABI_FLOAT_HARD 0x400u
+/* e_flags the linkers insist on matching: <elf.h> names all but this one
+ * (ppc64 ELFv2, a value of the field EF_PPC64_ABI). */
 #define EF_PPC64_ABI_V2 2u
-#define EF_RISCV_FLOAT_ABI_DOUBLE 0x4u
-#define EF_LOONGARCH_ABI_DOUBLE_FLOAT 0x3u
-#define EF_LOONGARCH_OBJABI_V1 0x40u
 
 static const struct target_entry {
         const char *name;
@@ -74,7 +42,7 @@ static const struct target_entry {
         {"ppc", "powerpc elf32-powerpc", 32, 1, EM_PPC, 0},
         {"riscv64", "elf64-littleriscv", 64, 0, EM_RISCV, EF_RISCV_FLOAT_ABI_DOUBLE},
         {"loongarch64", "loong64 elf64-loongarch", 64, 0, EM_LOONGARCH,
-         EF_LOONGARCH_ABI_DOUBLE_FLOAT | EF_LOONGARCH_OBJABI_V1},
+         EF_LARCH_ABI_DOUBLE_FLOAT | EF_LARCH_OBJABI_V1},
         {"ELF32LE", "elf32-little", 32, 0, EM_NONE, 0},
         {"ELF32BE", "elf32-big", 32, 1, EM_NONE, 0},
         {"ELF64LE", "elf64-little", 64, 0, EM_NONE, 0},
@@ -256,9 +224,6 @@ PKGNOTE_PUBLIC int pkgnote_dlopen_note_encode(const char *json, int big_endian, 
  * feature bit binutils defines: ANDed with the other inputs, that leaves
  * their result unchanged.  No OR-merged property (ISA_1_NEEDED, ...) is
  * written, since it could only turn something on. */
-#define NT_GNU_PROPERTY_TYPE_0 5u
-#define GNU_PROPERTY_X86_FEATURE_1_AND 0xc0000002u
-#define GNU_PROPERTY_AARCH64_FEATURE_1_AND 0xc0000000u
 /* IBT, SHSTK, LAM_U48, LAM_U57 */
 #define X86_FEATURE_1_ALL 0xfu
 /* BTI, PAC, GCS */
@@ -520,12 +485,11 @@ static int write_object(const struct gen *g, const pkgnote_target *t, uint8_t **
         if (!b)
                 return pn_error(-ENOMEM, "out of memory");
 
-        static const uint8_t ident[] = {0x7f, 'E', 'L', 'F'};
-        memcpy(b, ident, 4);
-        b[4] = is64 ? 2 : 1;   /* EI_CLASS */
-        b[5] = be ? 2 : 1;     /* EI_DATA */
-        b[6] = EV_CURRENT;     /* EI_VERSION */
-        b[7] = ELFOSABI_GNU;   /* SHF_GNU_RETAIN is a GNU flag; gas says so too */
+        memcpy(b, ELFMAG, SELFMAG);
+        b[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
+        b[EI_DATA] = be ? ELFDATA2MSB : ELFDATA2LSB;
+        b[EI_VERSION] = EV_CURRENT;
+        b[EI_OSABI] = ELFOSABI_GNU; /* SHF_GNU_RETAIN is a GNU flag; gas says so too */
         pn_wr16(b + 16, ET_REL, be);
         pn_wr16(b + 18, (uint16_t)t->machine, be);
         pn_wr32(b + 20, EV_CURRENT, be);

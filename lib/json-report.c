@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfconst.h"
 #include "pnjson.h"
 
 /* A report being built: text spliced in as is where a marker stands.  A
@@ -219,15 +220,15 @@ PKGNOTE_PUBLIC const char *pkgnote_elf_kind(pkgnote_elf *e) {
         const pkgnote_phdr *ph;
         int n;
         switch (pkgnote_elf_type(e)) {
-        case 1: return "relocatable";
-        case 2: return "executable";
-        case 3:
+        case ET_REL: return "relocatable";
+        case ET_EXEC: return "executable";
+        case ET_DYN:
                 n = pkgnote_elf_phdrs(e, &ph);
                 for (int i = 0; i < n; i++)
-                        if (ph[i].type == 3) /* PT_INTERP */
+                        if (ph[i].type == PT_INTERP)
                                 return "executable";
                 return "shared object";
-        case 4: return "core";
+        case ET_CORE: return "core";
         default: return "unknown";
         }
 }

@@ -8,20 +8,16 @@
  * descriptor), then object-wide ones (no note, no build-id).  Messages may
  * quote keys and values from the note; callers escape them for output.
  */
-#include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "elfconst.h"
 #include "elfview.h"
 #include "pnjson.h"
 
-/* The kernel keeps only the first page of a file mapping in a core dump
- * (fs/binfmt_elf.c, vma_dump_size(): coredump_filter bit 4).  4096 is the
- * smallest page size, so it holds on every architecture. */
-#define FIRST_PAGE 4096u
 /* Descriptors above this crowd the first page; the spec sets no limit. */
 #define LARGE_NOTE 1024u
 /* Bytes of a key or value quoted in a message. */
@@ -409,16 +405,16 @@ static void check_linked_layout(struct lint *l, const pkgnote_note *n, const pkg
         uint64_t ph_end = l->e->phoff + (uint64_t)l->e->phnum * l->e->phentsize;
         bool mapped = false;
         for (int i = 0; i < l->n_ph; i++)
-                if (l->ph[i].type == PT_LOAD && l->ph[i].offset < FIRST_PAGE && l->ph[i].filesz > 0)
+                if (l->ph[i].type == PT_LOAD && l->ph[i].offset < PN_FIRST_PAGE && l->ph[i].filesz > 0)
                         mapped = true;
-        if (end > FIRST_PAGE)
+        if (end > PN_FIRST_PAGE)
                 report(l, C_NOT_IN_FIRST_PAGE, n->offset,
                        "note at 0x%llx ends at 0x%llx, past the first %u bytes of the file: a kernel core dump keeps only the first page of each mapped file, so cores will not carry it",
-                       off, (unsigned long long)end, FIRST_PAGE);
-        else if (ph_end > FIRST_PAGE)
+                       off, (unsigned long long)end, PN_FIRST_PAGE);
+        else if (ph_end > PN_FIRST_PAGE)
                 report(l, C_NOT_IN_FIRST_PAGE, n->offset,
                        "program headers end at 0x%llx, past the first %u bytes of the file: a core dump keeps only the first page, so readers cannot find the note at 0x%llx there",
-                       (unsigned long long)ph_end, FIRST_PAGE, off);
+                       (unsigned long long)ph_end, PN_FIRST_PAGE, off);
         else if (!mapped)
                 report(l, C_NOT_IN_FIRST_PAGE, n->offset,
                        "no PT_LOAD maps the first page of the file, so core dumps do not carry the note at 0x%llx",
@@ -832,11 +828,15 @@ static void check_note_object_properties(struct lint *l, const pkgnote_note *not
         bool is64 = pkgnote_elf_class(l->e) == 64, be = pkgnote_elf_big_endian(l->e);
         uint32_t type, need;
         const char *what;
-        if (machine == EM_X86_64 || machine == EM_386)
-                type = 0xc0000002u, need = 0x3u, what = "GNU_PROPERTY_X86_FEATURE_1_AND with IBT and SHSTK";
-        else if (machine == EM_AARCH64 && is64)
-                type = 0xc0000000u, need = 0x3u, what = "GNU_PROPERTY_AARCH64_FEATURE_1_AND with BTI and PAC";
-        else
+        if (machine == EM_X86_64 || machine == EM_386) {
+                type = GNU_PROPERTY_X86_FEATURE_1_AND;
+                need = GNU_PROPERTY_X86_FEATURE_1_IBT | GNU_PROPERTY_X86_FEATURE_1_SHSTK;
+                what = "GNU_PROPERTY_X86_FEATURE_1_AND with IBT and SHSTK";
+        } else if (machine == EM_AARCH64 && is64) {
+                type = GNU_PROPERTY_AARCH64_FEATURE_1_AND;
+                need = GNU_PROPERTY_AARCH64_FEATURE_1_BTI | GNU_PROPERTY_AARCH64_FEATURE_1_PAC;
+                what = "GNU_PROPERTY_AARCH64_FEATURE_1_AND with BTI and PAC";
+        } else
                 return;
         for (int i = 0; i < l->n_sh; i++)
                 if (l->sh[i].flags & SHF_EXECINSTR)

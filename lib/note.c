@@ -11,10 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfconst.h"
 #include "elfview.h"
-
-enum { PT_LOAD = 1, PT_NOTE = 4, SHT_NOTE = 7 };
-#define FIRST_PAGE 4096u
 
 static int add_note(pkgnote_elf *e, size_t *cap, const pkgnote_note *n) {
         if (e->n_notes >= PKGNOTE_MAX_NOTES)
@@ -171,7 +169,7 @@ static bool first_load_covers(pkgnote_elf *e, uint64_t end) {
  * added after linking) is read as it is.  Core files have no such
  * sections and are never judged so. */
 static bool segment_stale(const pkgnote_elf *e, const pkgnote_phdr *p, const pkgnote_shdr *s, int ns) {
-        if (e->type == 4 /* ET_CORE */ || p->vaddr == 0)
+        if (e->type == ET_CORE || p->vaddr == 0)
                 return false;
         for (int i = 0; i < ns; i++)
                 if (s[i].type == SHT_NOTE && s[i].addr == p->vaddr)
@@ -233,12 +231,13 @@ static int read_notes(pkgnote_elf *e) {
         /* The kernel dumps the first page of a mapping at offset 0: a note
          * reaches a core when it, the ELF header and the program headers
          * lie in that page and the PT_LOAD mapping offset 0 covers it. */
-        bool headers_in_page = e->phoff + (uint64_t)e->phnum * e->phentsize <= FIRST_PAGE;
+        bool headers_in_page = e->phoff + (uint64_t)e->phnum * e->phentsize <= PN_FIRST_PAGE;
         for (size_t i = 0; i < e->n_notes; i++) {
                 pkgnote_note *n = &e->notes[i];
                 if ((n->where & PKGNOTE_NOTE_IN_SEGMENT) && inside_load(e, n->offset, n->size)) {
                         n->where |= PKGNOTE_NOTE_LOADED;
-                        if (headers_in_page && n->offset + n->size <= FIRST_PAGE && first_load_covers(e, n->offset + n->size))
+                        if (headers_in_page && n->offset + n->size <= PN_FIRST_PAGE &&
+                            first_load_covers(e, n->offset + n->size))
                                 n->where |= PKGNOTE_NOTE_FIRST_PAGE;
                 }
         }

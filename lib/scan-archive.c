@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "archive-dl.h"
+#include "elfconst.h"
 #include "scan-private.h"
 
 #define HEAD 4096u
@@ -126,7 +127,7 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 atomic_fetch_add(&s->c.unreadable, 1);
                 return n == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
         }
-        if (n < 4 || memcmp(c->head, "\177ELF", 4) != 0)
+        if (n < SELFMAG || memcmp(c->head, ELFMAG, SELFMAG) != 0)
                 return 0;
         if (size < 0)
                 size = (int64_t)s->opts.max_member + 1; /* unknown: read up to the cap */

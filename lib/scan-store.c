@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "elfconst.h"
 #include "scan-private.h"
 
 /* ------------------------------------------------------------------ */
@@ -59,7 +60,7 @@ int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e) {
         const pkgnote_phdr *ph;
         int n = pkgnote_elf_phdrs(e, &ph);
         for (int i = 0; i < n; i++)
-                if (ph[i].type == 3 /* PT_INTERP */)
+                if (ph[i].type == PT_INTERP)
                         o->interp = true;
         return 0;
 }

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfconst.h"
 #include "elfview.h"
 #include "scan-private.h"
 
@@ -123,14 +124,14 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
         atomic_fetch_add(&s->c.bytes, (uint64_t)st.st_size);
         atomic_fetch_add(&s->prog_files, 1);
         atomic_fetch_add(&s->prog_bytes, (uint64_t)st.st_size);
-        uint8_t head[4];
+        uint8_t head[SELFMAG];
         ssize_t n = pread(fd, head, sizeof head, 0);
         if (n < 0) {
                 atomic_fetch_add(&s->c.unreadable, 1);
                 file_problem(p, dirpath, name, -errno, "cannot read: %s", strerror(errno));
                 goto out;
         }
-        if (n < 4 || memcmp(head, "\177ELF", 4) != 0)
+        if (n < SELFMAG || memcmp(head, ELFMAG, SELFMAG) != 0)
                 goto out; /* the common case: one small read */
         pkgnote_elf *e;
         int r = pkgnote_elf_open_fd(fd, &e);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfconst.h"
 #include "scan-private.h"
 
 PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote_scan **ret) {
@@ -136,7 +137,7 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path, const char
                 return r < 0 ? r : PKGNOTE_SCAN_INPUT_DIRECTORY;
         }
         if (S_ISREG(st.st_mode)) {
-                uint8_t magic[4];
+                uint8_t magic[SELFMAG];
                 ssize_t n = pread(fd, magic, sizeof magic, 0);
                 if (n < 0) {
                         int r = pn_error(-errno, "cannot read: %s", strerror(errno));
@@ -147,7 +148,7 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path, const char
                         close(fd);
                         return pn_error(-EINVAL, "not a directory: oci: names an image layout directory (oci-archive: its tar)");
                 }
-                if (n < 4 || memcmp(magic, "\177ELF", 4) != 0) {
+                if (n < SELFMAG || memcmp(magic, ELFMAG, SELFMAG) != 0) {
 #if HAVE_LIBARCHIVE
                         int r = pn_scan_archive(s, input, fd, display);
                         if (r != -ENOEXEC) {
@@ -317,10 +318,10 @@ PKGNOTE_PUBLIC int pkgnote_scan_object_big_endian(const pkgnote_scan_object *o) 
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_kind(const pkgnote_scan_object *o) {
         switch (o->type) {
-        case 1: return "relocatable";
-        case 2: return "executable";
-        case 3: return o->interp ? "executable" : "shared object";
-        case 4: return "core";
+        case ET_REL: return "relocatable";
+        case ET_EXEC: return "executable";
+        case ET_DYN: return o->interp ? "executable" : "shared object";
+        case ET_CORE: return "core";
         default: return "unknown";
         }
 }

@@ -263,7 +263,7 @@ int pn_stamp_flush_tables(struct stamp *s) {
         uint8_t *t = h + (s->is64 ? 56 : 44);
         pn_wr16(t, (uint16_t)(s->phnum >= PN_XNUM ? PN_XNUM : s->phnum), be);
         pn_wr16(t + 4, (uint16_t)(s->shnum >= SHN_LORESERVE ? 0 : s->shnum), be);
-        pn_wr16(t + 6, (uint16_t)(s->shnum == 0 ? 0 : s->shstrndx >= SHN_LORESERVE ? 0xffff : s->shstrndx), be);
+        pn_wr16(t + 6, (uint16_t)(s->shnum == 0 ? 0 : s->shstrndx >= SHN_LORESERVE ? SHN_XINDEX : s->shstrndx), be);
         return 0;
 }
 

@@ -77,7 +77,7 @@ long pn_stamp_host_for(const struct stamp *s, uint64_t a, uint64_t b, unsigned h
                         continue;
                 if ((how & HOST_NO_EXEC) && (p->flags & PF_X))
                         continue;
-                if ((how & HOST_FIRST_PAGE) && (p->offset != 0 || b > FIRST_PAGE))
+                if ((how & HOST_FIRST_PAGE) && (p->offset != 0 || b > PN_FIRST_PAGE))
                         continue;
                 if (a < p->offset || (p->vaddr - p->offset) % PAGE != 0)
                         continue;
@@ -180,7 +180,7 @@ static uint64_t paddr_of(const struct stamp *s, long h, uint64_t off) {
 
 /* Unless the program headers are in the first page, nothing is. */
 bool pn_stamp_phdrs_in_first_page(const struct stamp *s) {
-        return s->phoff + (uint64_t)s->phnum * s->phentsize <= FIRST_PAGE;
+        return s->phoff + (uint64_t)s->phnum * s->phentsize <= PN_FIRST_PAGE;
 }
 
 /* The PT_NOTE with the 4-byte aligned notes in the first page, mapped
@@ -189,7 +189,7 @@ long pn_stamp_first_page_note_segment(const struct stamp *s) {
         for (size_t i = 0; i < s->phnum; i++) {
                 const struct ph *p = &s->ph[i];
                 if (p->type != PT_NOTE || p->align > 4 || p->filesz == 0 || p->offset % 4 ||
-                    p->offset + p->filesz > FIRST_PAGE)
+                    p->offset + p->filesz > PN_FIRST_PAGE)
                         continue;
                 for (size_t k = 0; k < s->phnum; k++) {
                         const struct ph *l = &s->ph[k];
@@ -204,7 +204,7 @@ long pn_stamp_first_page_note_segment(const struct stamp *s) {
 int pn_stamp_place_after_notes(struct stamp *s, long seg) {
         struct ph *p = &s->ph[seg];
         uint64_t a = p->offset + p->filesz, b = a + s->note_len;
-        if (a % 4 || b > FIRST_PAGE)
+        if (a % 4 || b > PN_FIRST_PAGE)
                 return 0;
         long h = pn_stamp_host_for(s, a, b, HOST_FIRST_PAGE);
         if (h < 0)
@@ -245,7 +245,7 @@ int pn_stamp_place_in_slot(struct stamp *s, bool first_page) {
         long slot = free_slot(s), h;
         if (slot < 0)
                 return 0;
-        uint64_t off = first_page ? find_free(s, s->note_len, 4, FIRST_PAGE, HOST_FIRST_PAGE, &h)
+        uint64_t off = first_page ? find_free(s, s->note_len, 4, PN_FIRST_PAGE, HOST_FIRST_PAGE, &h)
                                   : pn_stamp_find_home(s, s->note_len, 4, &h);
         if (off == UINT64_MAX)
                 return 0;
@@ -280,7 +280,7 @@ int pn_stamp_place_merged(struct stamp *s, long seg) {
         struct ph *p = &s->ph[seg];
         uint64_t size = p->filesz + s->note_len;
         long h;
-        uint64_t off = find_free(s, size, 4, FIRST_PAGE, HOST_FIRST_PAGE, &h);
+        uint64_t off = find_free(s, size, 4, PN_FIRST_PAGE, HOST_FIRST_PAGE, &h);
         if (off == UINT64_MAX)
                 return 0;
         uint64_t old = p->offset, delta_v = pn_stamp_vaddr_of(s, h, off) - p->vaddr;
@@ -351,7 +351,7 @@ int pn_stamp_place_moving_phdrs(struct stamp *s) {
                 return 0;
         uint64_t table = (uint64_t)(s->phnum + 1) * s->phentsize, al = s->is64 ? 8 : 4;
         long h;
-        uint64_t off = find_free(s, ALIGN_UP(table, 4) + s->note_len, al, FIRST_PAGE, HOST_FIRST_PAGE, &h);
+        uint64_t off = find_free(s, ALIGN_UP(table, 4) + s->note_len, al, PN_FIRST_PAGE, HOST_FIRST_PAGE, &h);
         if (off == UINT64_MAX)
                 return 0;
         uint64_t note_at = off + ALIGN_UP(table, 4);
@@ -434,7 +434,7 @@ int pn_stamp_place_appended(struct stamp *s, bool needs_section, bool keep_first
                 vaddr = vfree + off % palign;
         uint64_t table = (uint64_t)(s->phnum + 2) * s->phentsize, note_at = off + ALIGN_UP(table, 4);
         uint64_t size = note_at + s->note_len - off;
-        if (keep_first_page && off + table > FIRST_PAGE)
+        if (keep_first_page && off + table > PN_FIRST_PAGE)
                 return 0; /* a core would lose the headers and the build-id */
         if (vaddr < vend || (!s->is64 && vaddr + size > UINT32_MAX))
                 return pn_error(-ENOSPC, "no address space left for a new segment");

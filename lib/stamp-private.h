@@ -16,30 +16,15 @@
 #ifndef PKGNOTE_STAMP_PRIVATE_H
 #define PKGNOTE_STAMP_PRIVATE_H
 
+#include "elfconst.h"
 #include "elfview.h"
-
-/* gABI values. */
-enum { ET_REL = 1, ET_EXEC = 2, ET_DYN = 3, ET_CORE = 4 };
-enum { PT_NULL = 0, PT_LOAD = 1, PT_DYNAMIC = 2, PT_INTERP = 3, PT_NOTE = 4, PT_PHDR = 6 };
-#define PT_GNU_PROPERTY 0x6474e553u
-enum { PF_X = 1, PF_W = 2, PF_R = 4 };
-enum { SHT_NULL = 0, SHT_SYMTAB = 2, SHT_RELA = 4, SHT_HASH = 5, SHT_REL = 9, SHT_NOTE = 7, SHT_NOBITS = 8, SHT_DYNSYM = 11 };
-#define SHT_GNU_HASH 0x6ffffff6u
-#define SHF_ALLOC 2u
-#define DT_NULL 0u
-#define DT_HASH 4u
-#define DT_SYMTAB 6u
-#define DT_GNU_HASH 0x6ffffef5u
-#define SHN_LORESERVE 0xff00u
-#define PN_XNUM 0xffffu
 
 /* Dynamic tables moved at most to make room after the notes. */
 #define MAX_MOVED 3
 
-/* What the kernel dumps of a mapped file, and the page granularity we
- * assume for mappings: 4096 is the smallest page size, so staying inside
- * a 4 KiB page is safe on kernels with larger pages too. */
-#define FIRST_PAGE 4096u
+/* The page granularity we assume for mappings: 4096 is the smallest page
+ * size, so staying inside a 4 KiB page is safe on kernels with larger
+ * pages too.  What the kernel dumps of a mapped file is PN_FIRST_PAGE. */
 #define PAGE 4096u
 
 struct ph {

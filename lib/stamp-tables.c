@@ -31,19 +31,6 @@
 
 #include "stamp-private.h"
 
-#define SHT_STRTAB 3u
-#define SHT_RELR 19u
-#define SHT_GNU_VERDEF 0x6ffffffdu
-#define SHT_GNU_VERNEED 0x6ffffffeu
-#define SHT_GNU_VERSYM 0x6fffffffu
-#define STT_SECTION 3u
-#define SHN_UNDEF 0u
-#define DT_NEEDED 1u
-#define DT_STRTAB 5u
-#define DT_SONAME 14u
-#define DT_FLAGS_1 0x6ffffffbu
-#define DF_1_PIE 0x08000000u
-
 /* ------------------------------------------------------------------ */
 /* The dynamic section                                                 */
 
@@ -122,17 +109,19 @@ enum { TAG_VALUE, TAG_ADDRESS, TAG_UNKNOWN };
  * ranges glibc knows). */
 static int tag_kind(uint64_t tag) {
         switch (tag) {
-        case 3: case 4: case 5: case 6: case 7: case 12: case 13: case 17: case 21: case 23: case 25: case 26: case 32:
-        case 34: case 36: case 0x6ffffff0: case 0x6ffffffc: case 0x6ffffffe:
+        case DT_PLTGOT: case DT_HASH: case DT_STRTAB: case DT_SYMTAB: case DT_RELA: case DT_INIT: case DT_FINI:
+        case DT_REL: case DT_DEBUG: case DT_JMPREL: case DT_INIT_ARRAY: case DT_FINI_ARRAY: case DT_PREINIT_ARRAY:
+        case DT_SYMTAB_SHNDX: case DT_RELR: case DT_VERSYM: case DT_VERDEF: case DT_VERNEED:
                 return TAG_ADDRESS;
-        case 31:
+        case 31: /* between DT_FLAGS and DT_ENCODING: no tag has it */
                 return TAG_UNKNOWN;
-        case 0x6ffffff9: case 0x6ffffffa: case 0x6ffffffb: case 0x6ffffffd: case 0x6fffffff: case 0x7ffffffd: case 0x7fffffff:
+        case DT_RELACOUNT: case DT_RELCOUNT: case DT_FLAGS_1: case DT_VERDEFNUM: case DT_VERNEEDNUM: case DT_AUXILIARY:
+        case DT_FILTER:
                 return TAG_VALUE;
         }
-        if (tag <= 37 || (tag >= 0x6ffffd00 && tag <= 0x6ffffdff))
+        if (tag <= DT_RELRENT || (tag >= DT_VALRNGLO && tag <= DT_VALRNGHI))
                 return TAG_VALUE;
-        if (tag >= 0x6ffffe00 && tag <= 0x6ffffeff)
+        if (tag >= DT_ADDRRNGLO && tag <= DT_ADDRRNGHI)
                 return TAG_ADDRESS;
         return TAG_UNKNOWN;
 }
@@ -302,11 +291,11 @@ static void shift_section_symbols(struct stamp *s, size_t sec, uint64_t delta) {
 /* Whether section K is a table of dynamic linking (see the top). */
 static bool dynamic_table(const struct stamp *s, size_t k) {
         const struct sh *h = &s->sh[k];
-        if (!(h->flags & SHF_ALLOC) || (h->flags & 1u /* SHF_WRITE */) || (h->flags & 4u /* SHF_EXECINSTR */))
+        if (!(h->flags & SHF_ALLOC) || (h->flags & SHF_WRITE) || (h->flags & SHF_EXECINSTR))
                 return false;
         switch (h->type) {
-        case SHT_HASH: case SHT_GNU_HASH: case SHT_DYNSYM: case SHT_GNU_VERSYM: case SHT_GNU_VERDEF:
-        case SHT_GNU_VERNEED: case SHT_RELA: case SHT_REL: case SHT_RELR:
+        case SHT_HASH: case SHT_GNU_HASH: case SHT_DYNSYM: case SHT_GNU_versym: case SHT_GNU_verdef:
+        case SHT_GNU_verneed: case SHT_RELA: case SHT_REL: case SHT_RELR:
                 return true;
         case SHT_STRTAB:
                 return dynamic_entry(s, DT_STRTAB, h->addr) >= 0;
@@ -396,7 +385,7 @@ int pn_stamp_place_moving_tables(struct stamp *s, long seg) {
         const struct ph *p = &s->ph[seg];
         uint64_t a = p->offset + p->filesz, need = a + s->note_len;
         size_t move[MAX_MOVED];
-        size_t nmove = need <= FIRST_PAGE ? tables_in_the_way(s, a, need, move) : 0;
+        size_t nmove = need <= PN_FIRST_PAGE ? tables_in_the_way(s, a, need, move) : 0;
         if (nmove == 0)
                 return 0;
         /* What lies between and after the tables up to NEED stays: it must be free. */
@@ -593,7 +582,7 @@ int pn_stamp_place_shifting_tables(struct stamp *s, long seg) {
         for (size_t i = 0; i < s->phnum; i++)
                 if (s->ph[i].type == PT_LOAD && s->ph[i].offset == 0 && s->ph[i].filesz >= a)
                         l = (long)i;
-        if (s->shnum == 0 || l < 0 || a % 4 || a + s->note_len > FIRST_PAGE || !dynamically_linked(s))
+        if (s->shnum == 0 || l < 0 || a % 4 || a + s->note_len > PN_FIRST_PAGE || !dynamically_linked(s))
                 return 0;
         struct block b = {.host = l, .moving = calloc(s->shnum, sizeof(bool))};
         if (!b.moving)

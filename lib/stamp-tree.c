@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfconst.h"
 #include "internal.h"
 #include "output.h"
 #include "stamp-file.h"
@@ -75,10 +76,11 @@ static bool is_stampable(int dirfd, const char *name) {
                 return false;
         ssize_t n = pn_pread_full(fd, h, sizeof h, 0);
         close(fd);
-        if (n != (ssize_t)sizeof h || memcmp(h, "\177ELF", 4) || (h[5] != 1 && h[5] != 2))
+        if (n != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) ||
+            (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB))
                 return false;
-        unsigned type = pn_rd16(h + 16, h[5] == 2);
-        return type >= 1 && type <= 3;
+        unsigned type = pn_rd16(h + 16, h[EI_DATA] == ELFDATA2MSB);
+        return type >= ET_REL && type <= ET_DYN;
 }
 
 /* The names of DIRFD, sorted (a stable order of work and messages). */
