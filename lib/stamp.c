@@ -567,20 +567,36 @@ out:
 /* Entry points                                                        */
 
 /* Validates the JSON as every generator does and encodes the note. */
+/* Whether the first LEN bytes of D are a relocatable object (kernel
+ * modules are) whose section header table lies inside them: a signature
+ * is appended after the whole object.  The trailer's text elsewhere, in
+ * a section header at the end of an executable say, is no signature. */
+static bool module_before(const uint8_t *d, size_t len) {
+        if (len < 64 || memcmp(d, ELFMAG, SELFMAG) ||
+            (d[EI_CLASS] != ELFCLASS32 && d[EI_CLASS] != ELFCLASS64) ||
+            (d[EI_DATA] != ELFDATA2LSB && d[EI_DATA] != ELFDATA2MSB))
+                return false;
+        bool is64 = d[EI_CLASS] == ELFCLASS64, be = d[EI_DATA] == ELFDATA2MSB;
+        if (pn_rd16(d + 16, be) != ET_REL)
+                return false;
+        uint64_t shoff = is64 ? pn_rd64(d + 40, be) : pn_rd32(d + 32, be);
+        uint16_t shentsize = pn_rd16(d + (is64 ? 58 : 46), be), shnum = pn_rd16(d + (is64 ? 60 : 48), be);
+        return pn_range_ok(shoff, (uint64_t)shentsize * shnum, len);
+}
+
 /* The length of the ELF object before a kernel module's appended
  * signature, or SIZE when there is none. */
 static int module_signature(const uint8_t *d, size_t size, size_t *elf_len) {
         size_t ml = sizeof module_sig_magic - 1;
-        if (size < ml + 12 || memcmp(d + size - ml, module_sig_magic, ml)) {
-                *elf_len = size;
+        *elf_len = size;
+        if (size < ml + 12 || memcmp(d + size - ml, module_sig_magic, ml))
                 return 0;
-        }
         /* struct module_signature: algo, hash, id_type, signer_len,
          * key_id_len, 3 bytes of padding, big-endian sig_len. */
         const uint8_t *ms = d + size - ml - 12;
         uint64_t total = (uint64_t)ml + 12 + ms[3] + ms[4] + pn_rd32(ms + 8, true);
-        if (total > size)
-                return pn_error(-EBADMSG, "malformed module signature trailer");
+        if (total > size || !module_before(d, size - (size_t)total))
+                return 0; /* not a signed module: the bytes are the file's own */
         *elf_len = size - (size_t)total;
         return 1;
 }

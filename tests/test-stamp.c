@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfconst.h"
 #include "internal.h"
 #include "testlib.h"
 
@@ -354,6 +355,25 @@ static void test_relocatable(void) {
                 CHECK_STR(j, json1);
                 free(j);
                 CHECK(nc >= 28 && memcmp(c + nc - 28, "~Module signature appended~\n", 28) != 0);
+                free(c);
+                /* The trailer's text is no signature where what it would
+                 * cut off is no whole relocatable object: an executable's
+                 * last bytes, or a "signature" reaching into the section
+                 * header table.  Stamping then keeps every byte. */
+                bool be = signed_obj[EI_DATA] == ELFDATA2MSB;
+                pn_wr16(signed_obj + 16, ET_EXEC, be);
+                c = NULL;
+                r = (pkgnote_stamp_result){0};
+                CHECK(stamp(signed_obj, total, json1, 0, &c, &nc, &r) != -EPERM);
+                CHECK_INT(r.signature_removed, 0);
+                free(c);
+                pn_wr16(signed_obj + 16, ET_REL, be);
+                pn_wr32(ms + 8, (uint32_t)(sig + 8), true);
+                c = NULL;
+                r = (pkgnote_stamp_result){0};
+                CHECK_INT(stamp(signed_obj, total, json1, 0, &c, &nc, &r), 0);
+                CHECK_INT(r.signature_removed, 0);
+                CHECK(nc > total && memmem(c, nc, "~Module signature appended~\n", 28) != NULL);
                 free(c);
                 free(signed_obj);
                 free(obj);
