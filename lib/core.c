@@ -413,7 +413,9 @@ int pn_core_cmp_module(const void *a, const void *b) {
         return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
+/* Keeps the options that outlive the call, checks that the file is a
+ * core and takes its ELF facts: class, byte order, machine. */
+static int read_core_header(pkgnote_core *c, const pkgnote_core_options *o) {
         pkgnote_elf *v = c->view;
         c->no_disk = o && o->no_disk;
         if (o && o->root && !(c->root = strdup(o->root)))
@@ -425,13 +427,20 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         c->page = 4096;
         c->be = pkgnote_elf_big_endian(v);
         c->machine = pkgnote_elf_machine(v);
+        return 0;
+}
+
+/* Reads the process facts of the CORE notes, and the mappings of the
+ * first NT_FILE note, which *FILE_NOTE gets (NULL when there is none). */
+static int read_core_notes(pkgnote_core *c, const pkgnote_note **file_note) {
+        pkgnote_elf *v = c->view;
         const pkgnote_note *n;
         int cnt = pkgnote_elf_notes(v, &n);
         if (cnt < 0)
                 return cnt;
         for (size_t i = 0; i < pkgnote_elf_problem_count(v); i++)
                 pn_core_problem_err(c, pkgnote_elf_problem(v, i)->error, "%s", pkgnote_elf_problem(v, i)->message);
-        const pkgnote_note *file_note = NULL;
+        *file_note = NULL;
         for (int i = 0; i < cnt; i++) {
                 if (!pkgnote_note_is(&n[i], "CORE", n[i].type))
                         continue;
@@ -447,14 +456,14 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                                 pn_core_parse_auxv(c, n[i].desc, n[i].descsz);
                         break;
                 case NT_FILE:
-                        if (!file_note)
-                                file_note = &n[i];
+                        if (!*file_note)
+                                *file_note = &n[i];
                         break;
                 }
         }
         pn_core_settle_ids(c);
-        if (file_note) {
-                int r = parse_file_note(c, file_note);
+        if (*file_note) {
+                int r = parse_file_note(c, *file_note);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
@@ -462,11 +471,14 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                         c->n_maps = 0;
                 }
         }
+        return 0;
+}
 
-        /* Modules: every mapping at file offset 0, once per start address.
-         * An offset-0 mapping right after one of the same file continues
-         * that module: without separate code the loader maps the data
-         * segment from page 0 too (-z noseparate-code, s390x, arm). */
+/* Modules: every mapping at file offset 0, once per start address.
+ * An offset-0 mapping right after one of the same file continues
+ * that module: without separate code the loader maps the data
+ * segment from page 0 too (-z noseparate-code, s390x, arm). */
+static int add_mapped_modules(pkgnote_core *c) {
         struct cand *cand = malloc((c->n_maps ? c->n_maps : 1) * sizeof *cand);
         size_t nc = 0;
         if (!cand)
@@ -495,31 +507,43 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         if (nc > 0 && c->n_modules >= PKGNOTE_MAX_MODULES)
                 pn_core_problem_err(c, -E2BIG, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
         free(cand);
+        return 0;
+}
+
+/* The modules: those NT_FILE maps, else those found in the core's
+ * memory, and the vDSO. */
+static int add_modules(pkgnote_core *c, const pkgnote_note *file_note) {
+        int r = add_mapped_modules(c);
+        if (r < 0)
+                return r;
         if (!file_note) {
                 pn_core_problem_err(c, -ENODATA, "the core has no NT_FILE note: modules are looked for in its memory");
-                int r = pn_core_discover_modules(c, add_found_module);
+                r = pn_core_discover_modules(c, add_found_module);
                 if (r < 0)
                         return r;
         }
         if (c->auxv_vdso) {
-                int r = add_module(c, "[vdso]", c->auxv_vdso, c->auxv_vdso + VDSO_BYTES, SIZE_MAX, SIZE_MAX, "auxv");
+                r = add_module(c, "[vdso]", c->auxv_vdso, c->auxv_vdso + VDSO_BYTES, SIZE_MAX, SIZE_MAX, "auxv");
                 if (r < 0)
                         return r;
         }
-        size_t execfn = c->auxv_execfn ? want_range(c, c->auxv_execfn, EXECFN_BYTES) : SIZE_MAX;
-        int r = fetch_ranges(c);
-        if (r < 0)
-                return r;
+        return 0;
+}
+
+/* The executable's name from range EXECFN, AT_EXECFN's string, if the
+ * kernel dumped it. */
+static void exe_from_execfn(pkgnote_core *c, size_t execfn) {
         if (execfn != SIZE_MAX && c->ranges[execfn].data) {
                 const struct range *x = &c->ranges[execfn];
                 /* An empty string (AT_EXECFN at zeroed bytes) names nothing. */
                 if (x->len > 0 && x->data[0] && memchr(x->data, 0, x->len))
                         c->exe = strdup((const char *)x->data);
         }
-        resolve_modules(c, o);
-        if (c->n_modules > 1)
-                qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
-        pn_core_find_main_module(c);
+}
+
+/* The executable's name where AT_EXECFN gave none or a relative one: the
+ * main module's path, else the command name. */
+static void exe_from_modules(pkgnote_core *c) {
         /* AT_EXECFN is the path as the program was started, maybe
          * relative; the executable's mapping names the file itself. */
         if (c->main_module != SIZE_MAX && c->modules[c->main_module].path[0] == '/' && (!c->exe || c->exe[0] != '/')) {
@@ -529,6 +553,29 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         /* Last, the command name the kernel kept (at most 15 bytes). */
         if (!c->exe && c->comm[0])
                 c->exe = strdup(c->comm);
+}
+
+/* Reads the core: its notes, its modules and their packages, the
+ * executable. */
+static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
+        const pkgnote_note *file_note = NULL;
+        int r = read_core_header(c, o);
+        if (r >= 0)
+                r = read_core_notes(c, &file_note);
+        if (r >= 0)
+                r = add_modules(c, file_note);
+        if (r < 0)
+                return r;
+        size_t execfn = c->auxv_execfn ? want_range(c, c->auxv_execfn, EXECFN_BYTES) : SIZE_MAX;
+        r = fetch_ranges(c);
+        if (r < 0)
+                return r;
+        exe_from_execfn(c, execfn);
+        resolve_modules(c, o);
+        if (c->n_modules > 1)
+                qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
+        pn_core_find_main_module(c);
+        exe_from_modules(c);
         return 0;
 }
 

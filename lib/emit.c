@@ -414,77 +414,91 @@ static uint32_t strtab_add(struct strtab *s, const char *name) {
         return at;
 }
 
-/* The section table: null, then per note its COMDAT group and its
- * section (the gABI puts a group before its members), then
- * .note.GNU-stack, .symtab, .strtab, .shstrtab and .note.gnu.property.
- * Each group's signature is a local symbol defined in the group, as gas
- * makes it. */
-static int write_object(const struct gen *g, const pkgnote_target *t, uint8_t **ret, size_t *ret_len) {
-        if (!t || (t->elf_class != 32 && t->elf_class != 64))
-                return pn_error(-EINVAL, "no target given");
-        if (t->machine == EM_NONE)
-                return pn_error(-EINVAL, "target %s names no machine; an object file needs one (e.g. x86_64, s390x)",
-                                t->name ? t->name : "(unnamed)");
-        if (g->n > MAX_OBJECT_NOTES)
-                return pn_error(-E2BIG, "%zu notes, more than the %d one object may hold", g->n, MAX_OBJECT_NOTES);
-        bool is64 = t->elf_class == 64, be = t->big_endian;
+/* A relocatable object being made: its sizes, its section headers and
+ * string tables, and where each part goes.  The section table: null,
+ * then per note its COMDAT group and its section (the gABI puts a group
+ * before its members), then .note.GNU-stack, .symtab, .strtab, .shstrtab
+ * and .note.gnu.property.  Each group's signature is a local symbol
+ * defined in the group, as gas makes it. */
+struct object {
+        bool is64, be;
+        size_t ehsize, shentsize, symsize, word;
         uint8_t prop[PN_GNU_PROPERTY_MAX];
         size_t prop_len;
-        bool has_prop = pn_gnu_property_note(t, prop, &prop_len) > 0;
-
-        size_t ehsize = is64 ? 64 : 52, shentsize = is64 ? 64 : 40, symsize = is64 ? 24 : 16;
-        size_t word = is64 ? 8 : 4;
-        struct shdr sh[2 * MAX_OBJECT_NOTES + 7] = {{0}};
-        struct strtab shstr = {0}, str = {0};
+        bool has_prop;
+        struct shdr sh[2 * MAX_OBJECT_NOTES + 7];
+        size_t ns, sec_shstrtab;
+        struct strtab shstr, str;
         uint32_t sym_names[MAX_OBJECT_NOTES];
-        size_t ns = 1, off = ehsize;
+        size_t off_prop, off_sym, off_str, off_shstr, off_sh, total;
+};
 
-        /* Each note, its group's word list (GRP_COMDAT, member) after it. */
-        strtab_add(&str, "");
+/* Each note from offset OFF, its group's word list (GRP_COMDAT, member)
+ * after it: their section headers and the names of their signatures.
+ * Returns the offset after the last. */
+static size_t layout_notes(struct object *ob, const struct gen *g, size_t off) {
+        strtab_add(&ob->str, "");
         for (size_t i = 0; i < g->n; i++) {
                 const struct gen_note *x = &g->v[i];
                 char sig[64];
                 bool package = x->type == PKGNOTE_NT_FDO_PACKAGING_METADATA;
                 snprintf(sig, sizeof sig, "pkgnote.%s.%.32s", package ? "note" : "dlopen", x->group);
-                sym_names[i] = strtab_add(&str, sig);
-                sh[ns++] = (struct shdr){.name = strtab_add(&shstr, ".group"), .type = SHT_GROUP,
-                                         .offset = off + x->len, .size = 8, .info = (uint32_t)(1 + i), .align = 4,
-                                         .entsize = 4};
-                sh[ns++] = (struct shdr){.name = strtab_add(&shstr, section_of(x)), .type = SHT_NOTE,
-                                         .flags = SHF_ALLOC | SHF_GROUP | SHF_GNU_RETAIN, .offset = off,
-                                         .size = x->len, .align = 4};
+                ob->sym_names[i] = strtab_add(&ob->str, sig);
+                ob->sh[ob->ns++] = (struct shdr){.name = strtab_add(&ob->shstr, ".group"), .type = SHT_GROUP,
+                                                 .offset = off + x->len, .size = 8, .info = (uint32_t)(1 + i),
+                                                 .align = 4, .entsize = 4};
+                ob->sh[ob->ns++] = (struct shdr){.name = strtab_add(&ob->shstr, section_of(x)), .type = SHT_NOTE,
+                                                 .flags = SHF_ALLOC | SHF_GROUP | SHF_GNU_RETAIN, .offset = off,
+                                                 .size = x->len, .align = 4};
                 off += x->len + 8;
         }
-        size_t off_prop = ALIGN_UP(off, word);
-        if (has_prop)
-                off = off_prop + prop_len;
-        size_t off_sym = ALIGN_UP(off, word);
+        return off;
+}
+
+/* Lays out the object of G's notes for target T: the notes and their
+ * groups, the GNU property note, the symbol table, the string tables and
+ * the section headers, in that order. */
+static void layout_object(struct object *ob, const struct gen *g, const pkgnote_target *t) {
+        ob->is64 = t->elf_class == 64, ob->be = t->big_endian;
+        ob->has_prop = pn_gnu_property_note(t, ob->prop, &ob->prop_len) > 0;
+        ob->ehsize = ob->is64 ? 64 : 52, ob->shentsize = ob->is64 ? 64 : 40, ob->symsize = ob->is64 ? 24 : 16;
+        size_t word = ob->word = ob->is64 ? 8 : 4;
+        ob->ns = 1;
+        size_t off = layout_notes(ob, g, ob->ehsize);
+        ob->off_prop = ALIGN_UP(off, word);
+        if (ob->has_prop)
+                off = ob->off_prop + ob->prop_len;
+        ob->off_sym = ALIGN_UP(off, word);
         size_t n_syms = 1 + g->n;
-        size_t off_str = off_sym + n_syms * symsize;
-        size_t off_shstr = off_str + str.len;
-        sh[ns++] = (struct shdr){.name = strtab_add(&shstr, ".note.GNU-stack"), .type = SHT_PROGBITS,
-                                 .offset = off_sym, .align = 1};
-        size_t sec_symtab = ns++, sec_strtab = ns++, sec_shstrtab = ns++;
+        ob->off_str = ob->off_sym + n_syms * ob->symsize;
+        ob->off_shstr = ob->off_str + ob->str.len;
+        struct shdr *sh = ob->sh;
+        sh[ob->ns++] = (struct shdr){.name = strtab_add(&ob->shstr, ".note.GNU-stack"), .type = SHT_PROGBITS,
+                                     .offset = ob->off_sym, .align = 1};
+        size_t sec_symtab = ob->ns++, sec_strtab = ob->ns++, sec_shstrtab = ob->sec_shstrtab = ob->ns++;
         /* sh_info: one past the last local symbol, which is the last. */
-        sh[sec_symtab] = (struct shdr){.name = strtab_add(&shstr, ".symtab"), .type = SHT_SYMTAB, .offset = off_sym,
-                                       .size = n_syms * symsize, .link = (uint32_t)sec_strtab,
-                                       .info = (uint32_t)n_syms, .align = word, .entsize = symsize};
-        sh[sec_strtab] = (struct shdr){.name = strtab_add(&shstr, ".strtab"), .type = SHT_STRTAB, .offset = off_str,
-                                       .size = str.len, .align = 1};
-        sh[sec_shstrtab] = (struct shdr){.name = strtab_add(&shstr, ".shstrtab"), .type = SHT_STRTAB,
-                                         .offset = off_shstr, .align = 1};
-        if (has_prop)
-                sh[ns++] = (struct shdr){.name = strtab_add(&shstr, ".note.gnu.property"), .type = SHT_NOTE,
-                                         .flags = SHF_ALLOC, .offset = off_prop, .size = prop_len, .align = word};
-        sh[sec_shstrtab].size = shstr.len;
+        sh[sec_symtab] = (struct shdr){.name = strtab_add(&ob->shstr, ".symtab"), .type = SHT_SYMTAB,
+                                       .offset = ob->off_sym, .size = n_syms * ob->symsize,
+                                       .link = (uint32_t)sec_strtab, .info = (uint32_t)n_syms, .align = word,
+                                       .entsize = ob->symsize};
+        sh[sec_strtab] = (struct shdr){.name = strtab_add(&ob->shstr, ".strtab"), .type = SHT_STRTAB,
+                                       .offset = ob->off_str, .size = ob->str.len, .align = 1};
+        sh[sec_shstrtab] = (struct shdr){.name = strtab_add(&ob->shstr, ".shstrtab"), .type = SHT_STRTAB,
+                                         .offset = ob->off_shstr, .align = 1};
+        if (ob->has_prop)
+                sh[ob->ns++] = (struct shdr){.name = strtab_add(&ob->shstr, ".note.gnu.property"), .type = SHT_NOTE,
+                                             .flags = SHF_ALLOC, .offset = ob->off_prop, .size = ob->prop_len,
+                                             .align = word};
+        sh[sec_shstrtab].size = ob->shstr.len;
         for (size_t i = 0; i < g->n; i++)
                 sh[1 + 2 * i].link = (uint32_t)sec_symtab;
-        size_t off_sh = ALIGN_UP(off_shstr + shstr.len, word);
-        size_t total = off_sh + ns * shentsize;
-        uint8_t *b = calloc(1, total);
-        if (!b)
-                return pn_error(-ENOMEM, "out of memory");
+        ob->off_sh = ALIGN_UP(ob->off_shstr + ob->shstr.len, word);
+        ob->total = ob->off_sh + ob->ns * ob->shentsize;
+}
 
+/* The ELF header of OB, for target T, into B. */
+static void put_ehdr(uint8_t *b, const struct object *ob, const pkgnote_target *t) {
+        bool is64 = ob->is64, be = ob->be;
         memcpy(b, ELFMAG, SELFMAG);
         b[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
         b[EI_DATA] = be ? ELFDATA2MSB : ELFDATA2LSB;
@@ -494,32 +508,58 @@ static int write_object(const struct gen *g, const pkgnote_target *t, uint8_t **
         pn_wr16(b + 18, (uint16_t)t->machine, be);
         pn_wr32(b + 20, EV_CURRENT, be);
         /* e_entry and e_phoff stay 0; then e_shoff, e_flags, sizes. */
-        size_t p = 24 + 2 * word;
-        put_word(b + p, off_sh, is64, be);
-        p += word;
+        size_t p = 24 + 2 * ob->word;
+        put_word(b + p, ob->off_sh, is64, be);
+        p += ob->word;
         pn_wr32(b + p, t->flags, be);
-        pn_wr16(b + p + 4, (uint16_t)ehsize, be);
+        pn_wr16(b + p + 4, (uint16_t)ob->ehsize, be);
         pn_wr16(b + p + 6, 0, be); /* e_phentsize */
         pn_wr16(b + p + 8, 0, be); /* e_phnum */
-        pn_wr16(b + p + 10, (uint16_t)shentsize, be);
-        pn_wr16(b + p + 12, (uint16_t)ns, be);
-        pn_wr16(b + p + 14, (uint16_t)sec_shstrtab, be);
+        pn_wr16(b + p + 10, (uint16_t)ob->shentsize, be);
+        pn_wr16(b + p + 12, (uint16_t)ob->ns, be);
+        pn_wr16(b + p + 14, (uint16_t)ob->sec_shstrtab, be);
+}
 
+/* Everything after the ELF header into B: the notes with their groups
+ * and signature symbols, the GNU property note, the string tables and
+ * the section headers. */
+static void put_sections(uint8_t *b, const struct object *ob, const struct gen *g) {
+        bool is64 = ob->is64, be = ob->be;
         for (size_t i = 0; i < g->n; i++) {
-                const struct shdr *grp = &sh[1 + 2 * i];
+                const struct shdr *grp = &ob->sh[1 + 2 * i];
                 memcpy(b + grp[1].offset, g->v[i].out, g->v[i].len);
                 pn_wr32(b + grp->offset, GRP_COMDAT, be);
                 pn_wr32(b + grp->offset + 4, (uint32_t)(2 + 2 * i), be);
-                put_group_sym(b + off_sym + (1 + i) * symsize, sym_names[i], (uint16_t)(1 + 2 * i), is64, be);
+                put_group_sym(b + ob->off_sym + (1 + i) * ob->symsize, ob->sym_names[i], (uint16_t)(1 + 2 * i), is64,
+                              be);
         }
-        if (has_prop)
-                memcpy(b + off_prop, prop, prop_len);
-        memcpy(b + off_str, str.buf, str.len);
-        memcpy(b + off_shstr, shstr.buf, shstr.len);
-        for (size_t i = 0; i < ns; i++)
-                put_shdr(b + off_sh + i * shentsize, &sh[i], is64, be);
+        if (ob->has_prop)
+                memcpy(b + ob->off_prop, ob->prop, ob->prop_len);
+        memcpy(b + ob->off_str, ob->str.buf, ob->str.len);
+        memcpy(b + ob->off_shstr, ob->shstr.buf, ob->shstr.len);
+        for (size_t i = 0; i < ob->ns; i++)
+                put_shdr(b + ob->off_sh + i * ob->shentsize, &ob->sh[i], is64, be);
+}
+
+/* The relocatable object holding G's notes, for target T (struct object
+ * tells its layout). */
+static int write_object(const struct gen *g, const pkgnote_target *t, uint8_t **ret, size_t *ret_len) {
+        if (!t || (t->elf_class != 32 && t->elf_class != 64))
+                return pn_error(-EINVAL, "no target given");
+        if (t->machine == EM_NONE)
+                return pn_error(-EINVAL, "target %s names no machine; an object file needs one (e.g. x86_64, s390x)",
+                                t->name ? t->name : "(unnamed)");
+        if (g->n > MAX_OBJECT_NOTES)
+                return pn_error(-E2BIG, "%zu notes, more than the %d one object may hold", g->n, MAX_OBJECT_NOTES);
+        struct object ob = {0};
+        layout_object(&ob, g, t);
+        uint8_t *b = calloc(1, ob.total);
+        if (!b)
+                return pn_error(-ENOMEM, "out of memory");
+        put_ehdr(b, &ob, t);
+        put_sections(b, &ob, g);
         *ret = b;
-        *ret_len = total;
+        *ret_len = ob.total;
         return 0;
 }
 

@@ -230,6 +230,65 @@ static const char *field(const pkgnote_metadata *m, const char *key) {
         return v && *v ? v : NULL;
 }
 
+/* How a document names its elements: a prefix, then the element's number
+ * from 1 (a package's in scan order, a soname's in order of mention). */
+struct sbom_ids {
+        const char *package, *soname;
+};
+
+static const struct sbom_ids spdx_ids = {"SPDXRef-Package-", "SPDXRef-Soname-"};
+static const struct sbom_ids cdx_ids = {"pkgnote-package-", "pkgnote-soname-"};
+
+/* The name PREFIX gives the element of index I (from 0). */
+static void element_id(char id[64], const char *prefix, size_t i) {
+        snprintf(id, 64, "%s%zu", prefix, i + 1);
+}
+
+/* Adds "name" (else "unknown") and, when M has one, VERSION_KEY to O. */
+static void put_name_version(json_t *o, const pkgnote_metadata *m, const char *version_key, int *err) {
+        put(o, "name", jstr(field(m, PKGNOTE_KEY_NAME) ? field(m, PKGNOTE_KEY_NAME) : "unknown"), err);
+        if (field(m, PKGNOTE_KEY_VERSION))
+                put(o, version_key, jstr(field(m, PKGNOTE_KEY_VERSION)), err);
+}
+
+/* The element of package I, named ID; NULL when out of memory. */
+typedef json_t *(*package_element_fn)(const pkgnote_scan *s, size_t i, const char *id, void *userdata, int *err);
+
+/* Walks the packages in scan order: appends to ARRAY the element MAKE
+ * returns for each, named by IDS. */
+static void add_packages(const pkgnote_scan *s, const struct sbom_ids *ids, json_t *array, package_element_fn make,
+                         void *userdata, int *err) {
+        for (size_t i = 0; i < pkgnote_scan_package_count(s) && !*err; i++) {
+                char id[64];
+                element_id(id, ids->package, i);
+                push(array, make(s, i, id, userdata, err), err);
+        }
+}
+
+/* Ends DOC, which it takes: out of memory if building it failed (ERR),
+ * else KEY set to PREFIX and a UUID of the document's text, written to
+ * *RET. */
+static int finish_document(json_t *doc, int err, const pkgnote_sbom_options *o, const char *key, const char *prefix,
+                           char **ret) {
+        if (err) {
+                json_decref(doc);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        char *text = NULL, uuid[37], id[128];
+        int r = dump(doc, &text);
+        if (r >= 0) {
+                r = make_uuid(text, o->reproducible, uuid);
+                free(text);
+        }
+        if (r >= 0) {
+                snprintf(id, sizeof id, "%s%s", prefix, uuid);
+                put(doc, key, json_string(id), &err);
+                r = err ? pn_error(-ENOMEM, "out of memory") : dump(doc, ret);
+        }
+        json_decref(doc);
+        return r;
+}
+
 /* ------------------------------------------------------------------ */
 /* dlopen dependencies                                                 */
 
@@ -354,6 +413,40 @@ static char *dl_comment(const pkgnote_deps *d, size_t k) {
         return buf;
 }
 
+/* The element of soname K, named ID, which no scanned package ships. */
+typedef json_t *(*soname_element_fn)(const struct sbom_dl *dl, size_t k, const char *id, int *err);
+
+/* Appends to ARRAY the element MAKE returns for each soname that no
+ * scanned package ships, named by IDS. */
+static void add_sonames(const struct sbom_dl *dl, const struct sbom_ids *ids, json_t *array, soname_element_fn make,
+                        int *err) {
+        for (size_t k = 0; !*err && k < dl->n; k++) {
+                if (dl->provider[k] != SIZE_MAX)
+                        continue;
+                char id[64];
+                element_id(id, ids->soname, k);
+                push(array, make(dl, k, id, err), err);
+        }
+}
+
+/* Calls EDGE with the element each soname of dependency K of package I
+ * points at, named by IDS: the scanned package that ships it, else the
+ * soname's own element; none for a soname package I ships itself. */
+static void dl_targets(struct sbom_dl *dl, const pkgnote_scan *s, const struct sbom_ids *ids, size_t i, size_t k,
+                       void (*edge)(const char *id, void *userdata), void *userdata) {
+        for (size_t a = 0; a < pkgnote_deps_soname_count(dl->deps[i], k); a++) {
+                size_t x = dl_soname(dl, s, pkgnote_deps_soname(dl->deps[i], k, a));
+                if (x == SIZE_MAX || dl->provider[x] == i)
+                        continue;
+                char id[64];
+                if (dl->provider[x] != SIZE_MAX)
+                        element_id(id, ids->package, dl->provider[x]);
+                else
+                        element_id(id, ids->soname, x);
+                edge(id, userdata);
+        }
+}
+
 /* ------------------------------------------------------------------ */
 /* SPDX 2.3                                                            */
 
@@ -393,183 +486,213 @@ static json_t *spdx_relationship(const char *from, const char *type, const char 
         return r;
 }
 
-static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
-        int err = 0;
-        char created[32], id[64], fid[64];
+/* Adds the document's fixed fields, its name and its creation info. */
+static void spdx_header(json_t *doc, const pkgnote_sbom_options *o, int *err) {
+        char created[32];
         timestamp(o->created, created);
-        json_t *doc = json_object(), *pkgs = json_array(), *files = json_array(), *rels = json_array();
-        if (!doc || !pkgs || !files || !rels) {
-                json_decref(doc), json_decref(pkgs), json_decref(files), json_decref(rels);
-                return pn_error(-ENOMEM, "out of memory");
-        }
-        put(doc, "spdxVersion", json_string("SPDX-2.3"), &err);
-        put(doc, "dataLicense", json_string("CC0-1.0"), &err);
-        put(doc, "SPDXID", json_string("SPDXRef-DOCUMENT"), &err);
-        put(doc, "name", jstr(o->name ? o->name : "pkgnote-scan"), &err);
-        put(doc, "documentNamespace", json_string(""), &err); /* set below */
+        put(doc, "spdxVersion", json_string("SPDX-2.3"), err);
+        put(doc, "dataLicense", json_string("CC0-1.0"), err);
+        put(doc, "SPDXID", json_string("SPDXRef-DOCUMENT"), err);
+        put(doc, "name", jstr(o->name ? o->name : "pkgnote-scan"), err);
+        put(doc, "documentNamespace", json_string(""), err); /* set last */
         char creator[96];
         snprintf(creator, sizeof creator, "Tool: pkgnote-%s", o->tool_version ? o->tool_version : PACKAGE_VERSION);
-        put(doc, "creationInfo", json_pack("{s:s, s:[s]}", "created", created, "creators", creator), &err);
+        put(doc, "creationInfo", json_pack("{s:s, s:[s]}", "created", created, "creators", creator), err);
+}
 
-        /* Files: the objects with a package note, in object order. */
-        size_t n_obj = pkgnote_scan_object_count(s);
-        size_t *file_no = calloc(n_obj ? n_obj : 1, sizeof *file_no);
-        if (!file_no)
-                err = -ENOMEM;
+/* Files: the objects with a package note, in object order; FILE_NO gets
+ * each object's file number (from 1; 0 for an object without checksums,
+ * which SPDX requires of files). */
+static void spdx_files(const pkgnote_scan *s, json_t *files, size_t *file_no, int *err) {
+        char fid[64];
         size_t n_files = 0;
-        for (size_t i = 0; i < n_obj && !err; i++) {
+        for (size_t i = 0; i < pkgnote_scan_object_count(s) && !*err; i++) {
                 const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
                 const char *sha1 = pkgnote_scan_object_sha1(ob), *sha256 = pkgnote_scan_object_sha256(ob);
                 if (!sha1 || !sha256)
-                        continue; /* SPDX requires checksums of files */
+                        continue;
                 file_no[i] = ++n_files;
                 snprintf(fid, sizeof fid, "SPDXRef-File-%zu", n_files);
                 const char *path = pkgnote_scan_object_path(ob);
                 char *name = NULL;
                 if (asprintf(&name, "%s%s", path[0] == '/' ? "." : "./", path) < 0) {
-                        err = -ENOMEM;
+                        *err = -ENOMEM;
                         break;
                 }
                 json_t *f = json_object();
-                put(f, "SPDXID", json_string(fid), &err);
-                put(f, "fileName", jstr(name), &err);
+                put(f, "SPDXID", json_string(fid), err);
+                put(f, "fileName", jstr(name), err);
                 free(name);
-                put(f, "fileTypes", json_pack("[s]", "BINARY"), &err);
+                put(f, "fileTypes", json_pack("[s]", "BINARY"), err);
                 put(f, "checksums",
                     json_pack("[{s:s, s:s}, {s:s, s:s}]", "algorithm", "SHA1", "checksumValue", sha1, "algorithm",
                               "SHA256", "checksumValue", sha256),
-                    &err);
+                    err);
                 const char *bid = pkgnote_scan_object_build_id(ob);
                 if (bid) {
                         char c[160];
                         snprintf(c, sizeof c, "GNU build-id %s", bid);
-                        put(f, "comment", json_string(c), &err);
+                        put(f, "comment", json_string(c), err);
                 }
-                push(files, f, &err);
+                push(files, f, err);
         }
+}
 
-        size_t np = pkgnote_scan_package_count(s);
-        for (size_t i = 0; i < np && !err; i++) {
-                const pkgnote_metadata *m = pkgnote_scan_package(s, i);
-                snprintf(id, sizeof id, "SPDXRef-Package-%zu", i + 1);
-                json_t *p = json_object(), *refs = json_array();
-                if (!p || !refs) {
-                        json_decref(p), json_decref(refs);
-                        err = -ENOMEM;
-                        break;
-                }
-                put(p, "SPDXID", json_string(id), &err);
-                put(p, "name", jstr(field(m, PKGNOTE_KEY_NAME) ? field(m, PKGNOTE_KEY_NAME) : "unknown"), &err);
-                if (field(m, PKGNOTE_KEY_VERSION))
-                        put(p, "versionInfo", jstr(field(m, PKGNOTE_KEY_VERSION)), &err);
-                put(p, "downloadLocation", json_string("NOASSERTION"), &err);
-                put(p, "filesAnalyzed", json_false(), &err);
-                put(p, "licenseConcluded", json_string("NOASSERTION"), &err);
-                put(p, "licenseDeclared", json_string("NOASSERTION"), &err);
-                put(p, "copyrightText", json_string("NOASSERTION"), &err);
-                char *purl = NULL;
-                if (pkgnote_purl(m, &purl) >= 0) {
-                        push(refs, spdx_ref("PACKAGE-MANAGER", "purl", purl), &err);
-                        free(purl);
-                }
-                static const char *const cpe_keys[] = {PKGNOTE_KEY_APP_CPE, PKGNOTE_KEY_OS_CPE};
-                for (size_t k = 0; k < ELEMENTSOF(cpe_keys); k++) {
-                        bool is23;
-                        char *cpe = cpe_full(field(m, cpe_keys[k]), &is23);
-                        if (cpe)
-                                push(refs, spdx_ref("SECURITY", is23 ? "cpe23Type" : "cpe22Type", cpe), &err);
-                        free(cpe);
-                }
-                if (json_array_size(refs))
-                        put(p, "externalRefs", refs, &err);
-                else
-                        json_decref(refs);
-                size_t no = pkgnote_scan_package_object_count(s, i);
-                char *info = NULL;
-                if (asprintf(&info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s", no,
-                             no == 1 ? "" : "s") >= 0)
-                        put(p, "sourceInfo", json_string(info), &err);
-                else
-                        err = -ENOMEM;
-                free(info);
-                char *c = NULL;
-                if (asprintf(&c, "package note: %s", pkgnote_scan_package_json(s, i)) >= 0)
-                        put(p, "comment", jstr(c), &err);
-                free(c);
-                push(pkgs, p, &err);
-                push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), &err);
-                for (size_t j = 0; j < no; j++) {
-                        const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
-                        size_t q = object_index(s, ob), k = q < n_obj ? file_no[q] : 0;
-                        if (!k)
-                                continue;
-                        snprintf(fid, sizeof fid, "SPDXRef-File-%zu", k);
-                        push(rels, spdx_relationship(id, "OTHER", fid, "evident-by: the file carries this package note"),
-                             &err);
-                }
+/* The purl and the CPEs of M as the externalRefs of P, when it has any. */
+static void spdx_external_refs(json_t *p, const pkgnote_metadata *m, int *err) {
+        json_t *refs = json_array();
+        if (!refs) {
+                *err = -ENOMEM;
+                return;
         }
-        free(file_no);
+        char *purl = NULL;
+        if (pkgnote_purl(m, &purl) >= 0) {
+                push(refs, spdx_ref("PACKAGE-MANAGER", "purl", purl), err);
+                free(purl);
+        }
+        static const char *const cpe_keys[] = {PKGNOTE_KEY_APP_CPE, PKGNOTE_KEY_OS_CPE};
+        for (size_t k = 0; k < ELEMENTSOF(cpe_keys); k++) {
+                bool is23;
+                char *cpe = cpe_full(field(m, cpe_keys[k]), &is23);
+                if (cpe)
+                        push(refs, spdx_ref("SECURITY", is23 ? "cpe23Type" : "cpe22Type", cpe), err);
+                free(cpe);
+        }
+        if (json_array_size(refs))
+                put(p, "externalRefs", refs, err);
+        else
+                json_decref(refs);
+}
 
-        /* dlopen dependencies: a package element per soname no scanned
-         * package ships; required ones DEPENDS_ON, the others
-         * OPTIONAL_DEPENDENCY_OF, each with the note's priority. */
-        struct sbom_dl dl = {0};
-        if (!err && dl_collect(s, &dl) < 0)
-                err = -ENOMEM;
-        for (size_t k = 0; !err && k < dl.n; k++) {
-                if (dl.provider[k] != SIZE_MAX)
+/* The relationships of package ID (package I): the document describes
+ * it, and each listed file that carries its note is evidence of it. */
+static void spdx_package_relationships(const pkgnote_scan *s, size_t i, const char *id, const size_t *file_no,
+                                       json_t *rels, int *err) {
+        char fid[64];
+        push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
+        for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
+                size_t q = object_index(s, ob), k = q < pkgnote_scan_object_count(s) ? file_no[q] : 0;
+                if (!k)
                         continue;
-                snprintf(id, sizeof id, "SPDXRef-Soname-%zu", k + 1);
-                push(pkgs,
-                     json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "SPDXID", id, "name", dl.soname[k], "downloadLocation",
-                               "NOASSERTION", "filesAnalyzed", 0, "primaryPackagePurpose", "LIBRARY", "comment",
-                               "a library the scanned objects load with dlopen(), named by its soname; no scanned package ships it"),
-                     &err);
+                snprintf(fid, sizeof fid, "SPDXRef-File-%zu", k);
+                push(rels, spdx_relationship(id, "OTHER", fid, "evident-by: the file carries this package note"), err);
         }
-        for (size_t i = 0; !err && i < dl.np; i++) {
+}
+
+/* What spdx_package() adds relationships to. */
+struct spdx_packages {
+        json_t *rels;
+        const size_t *file_no;
+};
+
+/* The package element of package I, named ID, and its relationships
+ * (package_element_fn; USERDATA is a struct spdx_packages). */
+static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, void *userdata, int *err) {
+        const struct spdx_packages *sp = userdata;
+        const pkgnote_metadata *m = pkgnote_scan_package(s, i);
+        json_t *p = json_object();
+        if (!p)
+                return NULL;
+        put(p, "SPDXID", json_string(id), err);
+        put_name_version(p, m, "versionInfo", err);
+        put(p, "downloadLocation", json_string("NOASSERTION"), err);
+        put(p, "filesAnalyzed", json_false(), err);
+        put(p, "licenseConcluded", json_string("NOASSERTION"), err);
+        put(p, "licenseDeclared", json_string("NOASSERTION"), err);
+        put(p, "copyrightText", json_string("NOASSERTION"), err);
+        spdx_external_refs(p, m, err);
+        size_t no = pkgnote_scan_package_object_count(s, i);
+        char *info = NULL;
+        if (asprintf(&info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s", no,
+                     no == 1 ? "" : "s") >= 0)
+                put(p, "sourceInfo", json_string(info), err);
+        else
+                *err = -ENOMEM;
+        free(info);
+        char *c = NULL;
+        if (asprintf(&c, "package note: %s", pkgnote_scan_package_json(s, i)) >= 0)
+                put(p, "comment", jstr(c), err);
+        free(c);
+        spdx_package_relationships(s, i, id, sp->file_no, sp->rels, err);
+        return p;
+}
+
+/* The package element of soname K, which no scanned package ships
+ * (soname_element_fn). */
+static json_t *spdx_soname(const struct sbom_dl *dl, size_t k, const char *id, int *err) {
+        return json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "SPDXID", id, "name", dl->soname[k], "downloadLocation",
+                         "NOASSERTION", "filesAnalyzed", 0, "primaryPackagePurpose", "LIBRARY", "comment",
+                         "a library the scanned objects load with dlopen(), named by its soname; no scanned package ships it");
+}
+
+/* One dlopen dependency of package PID, for spdx_dependency_edge(). */
+struct spdx_dependency {
+        json_t *rels;
+        const char *pid, *comment;
+        bool required;
+        int *err;
+};
+
+/* The relationship between the package and the element ID it loads. */
+static void spdx_dependency_edge(const char *id, void *userdata) {
+        struct spdx_dependency *d = userdata;
+        push(d->rels,
+             d->required ? spdx_relationship(d->pid, "DEPENDS_ON", id, d->comment)
+                         : spdx_relationship(id, "OPTIONAL_DEPENDENCY_OF", d->pid, d->comment),
+             d->err);
+}
+
+/* The relationships of the dlopen dependencies: required ones DEPENDS_ON,
+ * the others OPTIONAL_DEPENDENCY_OF, each with the note's priority. */
+static void spdx_dlopen_relationships(const pkgnote_scan *s, struct sbom_dl *dl, json_t *rels, int *err) {
+        for (size_t i = 0; !*err && i < dl->np; i++) {
                 char pid[64];
-                snprintf(pid, sizeof pid, "SPDXRef-Package-%zu", i + 1);
-                for (size_t k = 0; !err && k < pkgnote_deps_count(dl.deps[i]); k++) {
-                        char *c = dl_comment(dl.deps[i], k);
-                        bool required = pkgnote_deps_priority(dl.deps[i], k) == PKGNOTE_DLOPEN_REQUIRED;
-                        for (size_t a = 0; c && a < pkgnote_deps_soname_count(dl.deps[i], k); a++) {
-                                size_t x = dl_soname(&dl, s, pkgnote_deps_soname(dl.deps[i], k, a));
-                                if (x == SIZE_MAX || dl.provider[x] == i)
-                                        continue;
-                                if (dl.provider[x] != SIZE_MAX)
-                                        snprintf(id, sizeof id, "SPDXRef-Package-%zu", dl.provider[x] + 1);
-                                else
-                                        snprintf(id, sizeof id, "SPDXRef-Soname-%zu", x + 1);
-                                push(rels, required ? spdx_relationship(pid, "DEPENDS_ON", id, c)
-                                                    : spdx_relationship(id, "OPTIONAL_DEPENDENCY_OF", pid, c),
-                                     &err);
-                        }
-                        if (!c)
-                                err = -ENOMEM;
+                element_id(pid, spdx_ids.package, i);
+                for (size_t k = 0; !*err && k < pkgnote_deps_count(dl->deps[i]); k++) {
+                        char *c = dl_comment(dl->deps[i], k);
+                        struct spdx_dependency d = {rels, pid, c,
+                                                    pkgnote_deps_priority(dl->deps[i], k) == PKGNOTE_DLOPEN_REQUIRED, err};
+                        if (c)
+                                dl_targets(dl, s, &spdx_ids, i, k, spdx_dependency_edge, &d);
+                        else
+                                *err = -ENOMEM;
                         free(c);
                 }
         }
+}
+
+/* The scan as an SPDX 2.3 JSON document. */
+static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
+        int err = 0;
+        json_t *doc = json_object(), *pkgs = json_array(), *files = json_array(), *rels = json_array();
+        if (!doc || !pkgs || !files || !rels) {
+                json_decref(doc), json_decref(pkgs), json_decref(files), json_decref(rels);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        spdx_header(doc, o, &err);
+        size_t n_obj = pkgnote_scan_object_count(s);
+        size_t *file_no = calloc(n_obj ? n_obj : 1, sizeof *file_no);
+        if (!file_no)
+                err = -ENOMEM;
+        else
+                spdx_files(s, files, file_no, &err);
+        struct spdx_packages sp = {rels, file_no};
+        add_packages(s, &spdx_ids, pkgs, spdx_package, &sp, &err);
+        free(file_no);
+
+        /* dlopen dependencies: a package element per soname no scanned
+         * package ships, and the relationships. */
+        struct sbom_dl dl = {0};
+        if (!err && dl_collect(s, &dl) < 0)
+                err = -ENOMEM;
+        add_sonames(&dl, &spdx_ids, pkgs, spdx_soname, &err);
+        spdx_dlopen_relationships(s, &dl, rels, &err);
         dl_free(&dl);
         put(doc, "packages", pkgs, &err);
         put(doc, "files", files, &err);
         put(doc, "relationships", rels, &err);
-        if (err) {
-                json_decref(doc);
-                return pn_error(-ENOMEM, "out of memory");
-        }
-        char *text = NULL, uuid[37], ns[128];
-        int r = dump(doc, &text);
-        if (r >= 0) {
-                r = make_uuid(text, o->reproducible, uuid);
-                free(text);
-        }
-        if (r >= 0) {
-                snprintf(ns, sizeof ns, "https://spdx.org/spdxdocs/pkgnote-scan-%s", uuid);
-                put(doc, "documentNamespace", json_string(ns), &err);
-                r = err ? pn_error(-ENOMEM, "out of memory") : dump(doc, ret);
-        }
-        json_decref(doc);
-        return r;
+        return finish_document(doc, err, o, "documentNamespace", "https://spdx.org/spdxdocs/pkgnote-scan-", ret);
 }
 
 /* ------------------------------------------------------------------ */
@@ -589,156 +712,173 @@ static json_t *cdx_property(const char *name, const char *value) {
         return p;
 }
 
+/* Adds the document's fixed fields and its metadata: the time, the tool
+ * and what was scanned. */
+static void cdx_header(json_t *doc, const pkgnote_sbom_options *o, int *err) {
+        char created[32];
+        timestamp(o->created, created);
+        put(doc, "bomFormat", json_string("CycloneDX"), err);
+        put(doc, "specVersion", json_string("1.5"), err);
+        put(doc, "serialNumber", json_string(""), err); /* set last */
+        put(doc, "version", json_integer(1), err);
+        json_t *tool = json_pack("{s:s, s:s, s:s}", "type", "application", "name", "pkgnote", "version",
+                                 o->tool_version ? o->tool_version : PACKAGE_VERSION);
+        json_t *meta = json_pack("{s:s, s:{s:[o]}}", "timestamp", created, "tools", "components", tool);
+        if (meta && o->name)
+                put(meta, "properties", json_pack("[o]", cdx_property("pkgnote:scanned", o->name)), err);
+        put(doc, "metadata", meta, err);
+}
+
+/* Every string key of M as a property of C, so nothing is lost. */
+static void cdx_note_properties(json_t *c, const pkgnote_metadata *m, int *err) {
+        json_t *props = json_array();
+        if (!props) {
+                *err = -ENOMEM;
+                return;
+        }
+        for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
+                const char *key = pkgnote_metadata_key(m, k), *v = key ? pkgnote_metadata_get(m, key) : NULL;
+                if (!v)
+                        continue;
+                char name[160];
+                snprintf(name, sizeof name, "pkgnote:note:%s", key);
+                push(props, cdx_property(name, v), err);
+        }
+        if (json_array_size(props))
+                put(c, "properties", props, err);
+        else
+                json_decref(props);
+}
+
+/* The objects that carry package I's note, as the evidence of C. */
+static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, int *err) {
+        json_t *occ = json_array();
+        if (!occ) {
+                *err = -ENOMEM;
+                return;
+        }
+        for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
+                json_t *x = json_object();
+                if (x)
+                        put(x, "location", jstr(pkgnote_scan_object_path(ob)), err);
+                push(occ, x, err);
+        }
+        put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
+}
+
+/* The component of package I, named REF (package_element_fn). */
+static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, void *userdata, int *err) {
+        const pkgnote_metadata *m = pkgnote_scan_package(s, i);
+        json_t *c = json_object();
+        if (!c)
+                return NULL;
+        put(c, "type", json_string("library"), err);
+        put(c, "bom-ref", json_string(ref), err);
+        put_name_version(c, m, "version", err);
+        /* One CPE per component: the application's, else the OS's. */
+        bool is23;
+        char *cpe = cpe_full(field(m, PKGNOTE_KEY_APP_CPE), &is23);
+        if (!cpe)
+                cpe = cpe_full(field(m, PKGNOTE_KEY_OS_CPE), &is23);
+        if (cpe)
+                put(c, "cpe", json_string(cpe), err);
+        free(cpe);
+        char *purl = NULL;
+        if (pkgnote_purl(m, &purl) >= 0) {
+                put(c, "purl", json_string(purl), err);
+                free(purl);
+        }
+        cdx_note_properties(c, m, err);
+        cdx_evidence(c, s, i, err);
+        return c;
+}
+
+/* The component of soname K, which no scanned package ships, scoped by
+ * the strongest request (soname_element_fn). */
+static json_t *cdx_soname(const struct sbom_dl *dl, size_t k, const char *ref, int *err) {
+        json_t *c = json_pack("{s:s, s:s, s:s, s:s}", "type", "library", "bom-ref", ref, "name", dl->soname[k], "scope",
+                              dl->priority[k] == PKGNOTE_DLOPEN_REQUIRED ? "required" : "optional");
+        if (c)
+                put(c, "properties",
+                    json_pack("[o]", cdx_property("pkgnote:dlopen:priority", pkgnote_dlopen_priority_name(dl->priority[k]))),
+                    err);
+        return c;
+}
+
+/* The "dependsOn" list of one package, for cdx_depends_on(). */
+struct cdx_depends {
+        json_t *on;
+        int *err;
+};
+
+/* Adds REF to the package's "dependsOn", once. */
+static void cdx_depends_on(const char *ref, void *userdata) {
+        struct cdx_depends *d = userdata;
+        bool seen = false;
+        for (size_t q = 0; q < json_array_size(d->on); q++)
+                seen |= !strcmp(json_string_value(json_array_get(d->on, q)), ref);
+        if (!seen)
+                push(d->on, json_string(ref), d->err);
+}
+
+/* The dlopen dependencies: each package's own properties say what each
+ * note asks for and how much ("pkgnote:dlopen:required" = "liba.so.1 or
+ * libb.so.2"); DEPS, the dependency graph, points at the scanned package
+ * that ships a soname, else at the soname's component. */
+static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, json_t *comps, json_t *deps, int *err) {
+        for (size_t i = 0; !*err && i < dl->np; i++) {
+                if (pkgnote_deps_count(dl->deps[i]) == 0)
+                        continue;
+                json_t *on = json_array(), *c = json_array_get(comps, i), *props = json_object_get(c, "properties");
+                if (!on || !c) {
+                        json_decref(on);
+                        *err = -ENOMEM;
+                        break;
+                }
+                if (!props) {
+                        props = json_array();
+                        put(c, "properties", props, err);
+                }
+                struct cdx_depends d = {on, err};
+                for (size_t k = 0; !*err && k < pkgnote_deps_count(dl->deps[i]); k++) {
+                        char name[64];
+                        snprintf(name, sizeof name, "pkgnote:dlopen:%s", pkgnote_dlopen_priority_name(pkgnote_deps_priority(dl->deps[i], k)));
+                        push(props, cdx_property(name, pkgnote_deps_sonames(dl->deps[i], k)), err);
+                        dl_targets(dl, s, &cdx_ids, i, k, cdx_depends_on, &d);
+                }
+                char ref[64];
+                element_id(ref, cdx_ids.package, i);
+                push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), err);
+        }
+}
+
+/* The scan as a CycloneDX 1.5 JSON BOM. */
 static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
         int err = 0;
-        char created[32], ref[64];
-        timestamp(o->created, created);
         json_t *doc = json_object(), *comps = json_array();
         if (!doc || !comps) {
                 json_decref(doc), json_decref(comps);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        put(doc, "bomFormat", json_string("CycloneDX"), &err);
-        put(doc, "specVersion", json_string("1.5"), &err);
-        put(doc, "serialNumber", json_string(""), &err); /* set below */
-        put(doc, "version", json_integer(1), &err);
-        json_t *tool = json_pack("{s:s, s:s, s:s}", "type", "application", "name", "pkgnote", "version",
-                                 o->tool_version ? o->tool_version : PACKAGE_VERSION);
-        json_t *meta = json_pack("{s:s, s:{s:[o]}}", "timestamp", created, "tools", "components", tool);
-        if (meta && o->name)
-                put(meta, "properties", json_pack("[o]", cdx_property("pkgnote:scanned", o->name)), &err);
-        put(doc, "metadata", meta, &err);
-        size_t np = pkgnote_scan_package_count(s);
-        for (size_t i = 0; i < np && !err; i++) {
-                const pkgnote_metadata *m = pkgnote_scan_package(s, i);
-                snprintf(ref, sizeof ref, "pkgnote-package-%zu", i + 1);
-                json_t *c = json_object(), *props = json_array(), *occ = json_array();
-                if (!c || !props || !occ) {
-                        json_decref(c), json_decref(props), json_decref(occ);
-                        err = -ENOMEM;
-                        break;
-                }
-                put(c, "type", json_string("library"), &err);
-                put(c, "bom-ref", json_string(ref), &err);
-                put(c, "name", jstr(field(m, PKGNOTE_KEY_NAME) ? field(m, PKGNOTE_KEY_NAME) : "unknown"), &err);
-                if (field(m, PKGNOTE_KEY_VERSION))
-                        put(c, "version", jstr(field(m, PKGNOTE_KEY_VERSION)), &err);
-                /* One CPE per component: the application's, else the OS's. */
-                bool is23;
-                char *cpe = cpe_full(field(m, PKGNOTE_KEY_APP_CPE), &is23);
-                if (!cpe)
-                        cpe = cpe_full(field(m, PKGNOTE_KEY_OS_CPE), &is23);
-                if (cpe)
-                        put(c, "cpe", json_string(cpe), &err);
-                free(cpe);
-                char *purl = NULL;
-                if (pkgnote_purl(m, &purl) >= 0) {
-                        put(c, "purl", json_string(purl), &err);
-                        free(purl);
-                }
-                /* Every string key of the note, so nothing is lost. */
-                for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
-                        const char *key = pkgnote_metadata_key(m, k), *v = key ? pkgnote_metadata_get(m, key) : NULL;
-                        if (!v)
-                                continue;
-                        char name[160];
-                        snprintf(name, sizeof name, "pkgnote:note:%s", key);
-                        push(props, cdx_property(name, v), &err);
-                }
-                if (json_array_size(props))
-                        put(c, "properties", props, &err);
-                else
-                        json_decref(props);
-                for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
-                        const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
-                        json_t *x = json_object();
-                        if (x)
-                                put(x, "location", jstr(pkgnote_scan_object_path(ob)), &err);
-                        push(occ, x, &err);
-                }
-                put(c, "evidence", json_pack("{s:o}", "occurrences", occ), &err);
-                push(comps, c, &err);
-        }
+        cdx_header(doc, o, &err);
+        add_packages(s, &cdx_ids, comps, cdx_component, NULL, &err);
 
-        /* dlopen dependencies: the package's own properties say what each
-         * note asks for and how much ("pkgnote:dlopen:required" = "liba.so.1
-         * or libb.so.2"); the dependency graph points at the scanned
-         * package that ships a soname, else at a component for the soname,
-         * whose scope is that of the strongest request. */
+        /* dlopen dependencies: a component per soname no scanned package
+         * ships, and the dependency graph. */
         struct sbom_dl dl = {0};
         json_t *deps = json_array();
         if (!err && (!deps || dl_collect(s, &dl) < 0))
                 err = -ENOMEM;
-        for (size_t k = 0; !err && k < dl.n; k++) {
-                if (dl.provider[k] != SIZE_MAX)
-                        continue;
-                snprintf(ref, sizeof ref, "pkgnote-soname-%zu", k + 1);
-                json_t *c = json_pack("{s:s, s:s, s:s, s:s}", "type", "library", "bom-ref", ref, "name", dl.soname[k],
-                                      "scope", dl.priority[k] == PKGNOTE_DLOPEN_REQUIRED ? "required" : "optional");
-                if (c)
-                        put(c, "properties",
-                            json_pack("[o]", cdx_property("pkgnote:dlopen:priority", pkgnote_dlopen_priority_name(dl.priority[k]))),
-                            &err);
-                push(comps, c, &err);
-        }
-        for (size_t i = 0; !err && i < dl.np; i++) {
-                if (pkgnote_deps_count(dl.deps[i]) == 0)
-                        continue;
-                json_t *on = json_array(), *c = json_array_get(comps, i), *props = json_object_get(c, "properties");
-                if (!on || !c) {
-                        json_decref(on);
-                        err = -ENOMEM;
-                        break;
-                }
-                if (!props) {
-                        props = json_array();
-                        put(c, "properties", props, &err);
-                }
-                for (size_t k = 0; !err && k < pkgnote_deps_count(dl.deps[i]); k++) {
-                        char name[64];
-                        snprintf(name, sizeof name, "pkgnote:dlopen:%s", pkgnote_dlopen_priority_name(pkgnote_deps_priority(dl.deps[i], k)));
-                        push(props, cdx_property(name, pkgnote_deps_sonames(dl.deps[i], k)), &err);
-                        for (size_t a = 0; a < pkgnote_deps_soname_count(dl.deps[i], k); a++) {
-                                size_t x = dl_soname(&dl, s, pkgnote_deps_soname(dl.deps[i], k, a));
-                                if (x == SIZE_MAX || dl.provider[x] == i)
-                                        continue;
-                                if (dl.provider[x] != SIZE_MAX)
-                                        snprintf(ref, sizeof ref, "pkgnote-package-%zu", dl.provider[x] + 1);
-                                else
-                                        snprintf(ref, sizeof ref, "pkgnote-soname-%zu", x + 1);
-                                bool seen = false;
-                                for (size_t q = 0; q < json_array_size(on); q++)
-                                        seen |= !strcmp(json_string_value(json_array_get(on, q)), ref);
-                                if (!seen)
-                                        push(on, json_string(ref), &err);
-                        }
-                }
-                snprintf(ref, sizeof ref, "pkgnote-package-%zu", i + 1);
-                push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), &err);
-        }
+        add_sonames(&dl, &cdx_ids, comps, cdx_soname, &err);
+        cdx_dependencies(s, &dl, comps, deps, &err);
         dl_free(&dl);
         put(doc, "components", comps, &err);
         if (json_array_size(deps))
                 put(doc, "dependencies", deps, &err);
         else
                 json_decref(deps);
-        if (err) {
-                json_decref(doc);
-                return pn_error(-ENOMEM, "out of memory");
-        }
-        char *text = NULL, uuid[37], serial[64];
-        int r = dump(doc, &text);
-        if (r >= 0) {
-                r = make_uuid(text, o->reproducible, uuid);
-                free(text);
-        }
-        if (r >= 0) {
-                snprintf(serial, sizeof serial, "urn:uuid:%s", uuid);
-                put(doc, "serialNumber", json_string(serial), &err);
-                r = err ? pn_error(-ENOMEM, "out of memory") : dump(doc, ret);
-        }
-        json_decref(doc);
-        return r;
+        return finish_document(doc, err, o, "serialNumber", "urn:uuid:", ret);
 }
 
 PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const pkgnote_sbom_options *options,

@@ -84,6 +84,8 @@ struct actx {
         struct pool *pool;
         size_t input;
         const char *display; /* the input, for problems about the archive itself */
+        int fd;              /* the outer archive */
+        bool seekable;       /* fd is a regular file */
         uint8_t head[HEAD];
         /* small JSON members of an image archive, by path */
         char **meta_names;
@@ -92,6 +94,7 @@ struct actx {
         size_t n_meta;
         struct layer *layers;
         size_t n_layers;
+        bool has_manifest, has_index, has_layout; /* image descriptions met */
 };
 
 static la_ssize_t read_fully(struct archive *a, void *buf, size_t len) {
@@ -446,6 +449,114 @@ static int finish_image(struct actx *c, char **names, size_t n) {
         return r;
 }
 
+/* Where the layer in member ENT is read from, its first N bytes in
+ * c->head: a byte range of a plain outer archive on a file, read (and
+ * skipped) directly; else the outer archive's stream, after those bytes. */
+static struct source layer_source(struct actx *c, struct archive *a, struct archive_entry *ent, uint64_t data_off,
+                                  int64_t size, la_ssize_t n) {
+        struct source src = {.fd = -1};
+        uint8_t check[HEAD];
+        if (c->seekable && archive_filter_count(a) == 1 && archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE &&
+            size >= n && archive_entry_sparse_count(ent) == 0 &&
+            pread(c->fd, check, (size_t)n, (off_t)data_off) == n && memcmp(check, c->head, (size_t)n) == 0) {
+                src.fd = c->fd, src.off = data_off, src.len = (uint64_t)size;
+        } else {
+                src.outer = a, src.peek = c->head, src.peek_len = (size_t)n;
+        }
+        return src;
+}
+
+/* A member of the outer archive A that an image holds (a layer or a
+ * description): an entry of ROOT, as a root filesystem lists it, and
+ * kept as image metadata or scanned as a layer. */
+static int image_member(struct actx *c, struct archive *a, struct archive_entry *ent, struct layer *root,
+                        const char *norm) {
+        int64_t size = archive_entry_size_is_set(ent) ? archive_entry_size(ent) : -1;
+        struct entry *e = pn_layer_add(root, norm, E_FILE);
+        if (!e)
+                return -ENOMEM;
+        e->size = size > 0 ? (uint64_t)size : 0;
+        uint64_t data_off = (uint64_t)archive_filter_bytes(a, 0);
+        la_ssize_t n = read_fully(a, c->head, HEAD);
+        if (n < 0) {
+                member_problem(c, norm, -EIO, archive_error_string(a));
+                return 0;
+        }
+        c->has_manifest |= !strcmp(norm, "manifest.json");
+        c->has_index |= !strcmp(norm, "index.json");
+        c->has_layout |= !strcmp(norm, "oci-layout");
+        if (meta_name(norm) || looks_like_json(c->head, (size_t)n))
+                return keep_meta(c, norm, a, c->head, (size_t)n, size);
+        struct source src = layer_source(c, a, ent, data_off, size, n);
+        return scan_layer(c, &src, norm);
+}
+
+/* Reads every member of the outer archive A: those an image holds as
+ * image_member(), the others as entries of ROOT. */
+static int read_outer_members(struct actx *c, struct archive *a, struct layer *root) {
+        bool first = true;
+        struct archive_entry *ent;
+        int r;
+        for (;;) {
+                char norm[PKGNOTE_MAX_SCAN_PATH + 1];
+                r = next_member(c, a, &first, &ent, norm);
+                if (r <= 0)
+                        break;
+                if (r == MEMBER_DAMAGED) {
+                        pn_scan_add_problem(c->s, c->input, c->display, -EBADMSG, "%s", archive_error_string(a));
+                        continue;
+                }
+                if (r == MEMBER_SKIPPED)
+                        continue;
+                bool reg = archive_entry_filetype(ent) == AE_IFREG && !archive_entry_hardlink(ent);
+                if (reg && (layer_name(norm) || meta_name(norm))) {
+                        /* Kept for the image view; in a root filesystem
+                         * these are plain non-ELF files. */
+                        if ((r = image_member(c, a, ent, root, norm)) < 0)
+                                break;
+                        continue;
+                }
+                if ((r = member(c, a, ent, root, norm, false)) < 0)
+                        break;
+                atomic_store(&c->s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
+                pn_scan_progress(c->s, false);
+        }
+        return r;
+}
+
+/* Merges what was read into the inventory: the image the archive holds,
+ * as its descriptions (and the reference) say, or else the root
+ * filesystem it is.  Returns the kind of input. */
+static int merge_archive(struct actx *c, struct layer *root) {
+        pkgnote_scan *s = c->s;
+        int kind = PKGNOTE_SCAN_INPUT_ARCHIVE, r;
+        char **names = NULL;
+        size_t n = 0;
+        /* A docker 25 save holds both descriptions; the reference
+         * may say which to read. */
+        bool oci = c->has_index && c->has_layout, docker = c->has_manifest;
+        int t = s->sel.transport;
+        if (t == PN_IMAGE_DOCKER_ARCHIVE && !docker)
+                r = pn_error(-EINVAL, "not a docker archive (no manifest.json)");
+        else if (t == PN_IMAGE_OCI_ARCHIVE && !oci)
+                r = pn_error(-EINVAL, "not an OCI image layout archive (no oci-layout and index.json)");
+        else if (!docker && !oci && (s->sel.tag || s->sel.digest || s->sel.index >= 0))
+                r = pn_error(-EINVAL, "not an image, so there is no image to choose in it");
+        else if (docker || oci) {
+                if (docker && oci) /* a digest names an OCI manifest */
+                        docker = t == PN_IMAGE_DOCKER_ARCHIVE || (t != PN_IMAGE_OCI_ARCHIVE && !s->sel.digest);
+                kind = docker ? PKGNOTE_SCAN_INPUT_DOCKER : PKGNOTE_SCAN_INPUT_OCI;
+                r = pn_image_layers(s, c->input, c->display, &s->sel, docker, archive_blob, c, &names, &n);
+                if (r >= 0)
+                        r = finish_image(c, names, n);
+        } else {
+                struct layer *one = root;
+                r = pn_merge_layers(s, c->input, &one, 1);
+        }
+        pn_free_names(names, n);
+        return r < 0 ? r : kind;
+}
+
 /* An archive on FD: a root filesystem, or a docker/OCI image. */
 int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) {
         int lr = pn_archive_load();
@@ -475,100 +586,17 @@ int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) 
                 return pn_error(-ENOMEM, "out of memory");
         }
         c->s = s, c->pool = &p, c->input = input, c->display = display;
-        bool first = true, has_manifest = false, has_index = false, has_layout = false;
-        struct archive_entry *ent;
-        for (;;) {
-                char norm[PKGNOTE_MAX_SCAN_PATH + 1];
-                r = next_member(c, a, &first, &ent, norm);
-                if (r <= 0)
-                        break;
-                if (r == MEMBER_DAMAGED) {
-                        pn_scan_add_problem(s, input, display, -EBADMSG, "%s", archive_error_string(a));
-                        continue;
-                }
-                if (r == MEMBER_SKIPPED)
-                        continue;
-                bool reg = archive_entry_filetype(ent) == AE_IFREG && !archive_entry_hardlink(ent);
-                int64_t size = archive_entry_size_is_set(ent) ? archive_entry_size(ent) : -1;
-                if (reg && (layer_name(norm) || meta_name(norm))) {
-                        /* Kept for the image view; in a root filesystem
-                         * these are plain non-ELF files. */
-                        struct entry *e = pn_layer_add(&root, norm, E_FILE);
-                        if (!e) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        e->size = size > 0 ? (uint64_t)size : 0;
-                        uint64_t data_off = (uint64_t)archive_filter_bytes(a, 0);
-                        la_ssize_t n = read_fully(a, c->head, HEAD);
-                        if (n < 0) {
-                                member_problem(c, norm, -EIO, archive_error_string(a));
-                                continue;
-                        }
-                        has_manifest |= !strcmp(norm, "manifest.json");
-                        has_index |= !strcmp(norm, "index.json");
-                        has_layout |= !strcmp(norm, "oci-layout");
-                        if (meta_name(norm) || looks_like_json(c->head, (size_t)n)) {
-                                r = keep_meta(c, norm, a, c->head, (size_t)n, size);
-                        } else {
-                                /* A plain outer archive on a file: the layer is a
-                                 * byte range of it, read (and skipped) directly. */
-                                struct source src = {.fd = -1};
-                                uint8_t check[HEAD];
-                                if (seekable && archive_filter_count(a) == 1 &&
-                                    archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE && size >= n &&
-                                    archive_entry_sparse_count(ent) == 0 &&
-                                    pread(fd, check, (size_t)n, (off_t)data_off) == n &&
-                                    memcmp(check, c->head, (size_t)n) == 0) {
-                                        src.fd = fd, src.off = data_off, src.len = (uint64_t)size;
-                                } else {
-                                        src.outer = a, src.peek = c->head, src.peek_len = (size_t)n;
-                                }
-                                r = scan_layer(c, &src, norm);
-                        }
-                        if (r < 0)
-                                break;
-                        continue;
-                }
-                if ((r = member(c, a, ent, &root, norm, false)) < 0)
-                        break;
-                atomic_store(&s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
-                pn_scan_progress(s, false);
-        }
+        c->fd = fd, c->seekable = seekable;
+        r = read_outer_members(c, a, &root);
         pn_pool_finish(&p);
-        int kind = PKGNOTE_SCAN_INPUT_ARCHIVE;
-        if (r >= 0) {
-                char **names = NULL;
-                size_t n = 0;
-                /* A docker 25 save holds both descriptions; the reference
-                 * may say which to read. */
-                bool oci = has_index && has_layout, docker = has_manifest;
-                int t = s->sel.transport;
-                if (t == PN_IMAGE_DOCKER_ARCHIVE && !docker)
-                        r = pn_error(-EINVAL, "not a docker archive (no manifest.json)");
-                else if (t == PN_IMAGE_OCI_ARCHIVE && !oci)
-                        r = pn_error(-EINVAL, "not an OCI image layout archive (no oci-layout and index.json)");
-                else if (!docker && !oci && (s->sel.tag || s->sel.digest || s->sel.index >= 0))
-                        r = pn_error(-EINVAL, "not an image, so there is no image to choose in it");
-                else if (docker || oci) {
-                        if (docker && oci) /* a digest names an OCI manifest */
-                                docker = t == PN_IMAGE_DOCKER_ARCHIVE || (t != PN_IMAGE_OCI_ARCHIVE && !s->sel.digest);
-                        kind = docker ? PKGNOTE_SCAN_INPUT_DOCKER : PKGNOTE_SCAN_INPUT_OCI;
-                        r = pn_image_layers(s, input, display, &s->sel, docker, archive_blob, c, &names, &n);
-                        if (r >= 0)
-                                r = finish_image(c, names, n);
-                } else {
-                        struct layer *one = &root;
-                        r = pn_merge_layers(s, input, &one, 1);
-                }
-                pn_free_names(names, n);
-        }
+        if (r >= 0)
+                r = merge_archive(c, &root);
         atomic_store(&s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
         pn_layer_clear(&root);
         actx_clear(c);
         free(c);
         archive_read_free(a);
-        return r < 0 ? r : kind;
+        return r;
 }
 
 /* ---- OCI image layout directories ---- */

@@ -95,44 +95,57 @@ struct row {
         size_t objects;
 };
 
-static void print_table(FILE *f, const pkgnote_scan *s) {
+/* The first package after I (of NP) that differs from it in a column the
+ * table shows. */
+static size_t row_end(const pkgnote_scan *s, size_t i, size_t np) {
+        const pkgnote_metadata *m = pkgnote_scan_package(s, i);
+        size_t e = i + 1;
+        while (e < np) {
+                const pkgnote_metadata *x = pkgnote_scan_package(s, e);
+                bool same = true;
+                for (int k = 0; k < NCOLS && same; k++) {
+                        const char *a = pkgnote_metadata_get(m, columns[k]), *b = pkgnote_metadata_get(x, columns[k]);
+                        same = !strcmp(a ? a : "", b ? b : "");
+                }
+                if (!same)
+                        break;
+                e++;
+        }
+        return e;
+}
+
+/* How many objects carry packages I to E (excluded), each counted once. */
+static size_t distinct_objects(const pkgnote_scan *s, size_t i, size_t e) {
+        size_t n = 0;
+        for (size_t q = i; q < e; q++)
+                n += pkgnote_scan_package_object_count(s, q);
+        const void **objs = calloc(n ? n : 1, sizeof *objs);
+        size_t k = 0;
+        for (size_t q = i; objs && q < e; q++)
+                for (size_t j = 0; j < pkgnote_scan_package_object_count(s, q); j++)
+                        objs[k++] = pkgnote_scan_package_object(s, q, j);
+        size_t distinct = 0;
+        if (objs) {
+                qsort(objs, k, sizeof *objs, cmp_ptr);
+                for (size_t q = 0; q < k; q++)
+                        distinct += q == 0 || objs[q] != objs[q - 1];
+        }
+        free(objs);
+        return distinct;
+}
+
+/* The rows of the table, *NR of them, W widened to fit their cells;
+ * packages that differ only in keys the table does not show (osVersion,
+ * CPEs, ...) are one row. */
+static struct row *table_rows(const pkgnote_scan *s, size_t w[NCOLS + 1], size_t *nr) {
         size_t np = pkgnote_scan_package_count(s);
         struct row *rows = calloc(np ? np : 1, sizeof *rows);
-        size_t nr = 0;
-        size_t w[NCOLS + 1] = {4, 2, 4, 7, 12, 7};
-        /* Packages that differ only in keys the table does not show
-         * (osVersion, CPEs, ...) are one row. */
+        *nr = 0;
         for (size_t i = 0; rows && i < np;) {
                 const pkgnote_metadata *m = pkgnote_scan_package(s, i);
-                size_t e = i + 1;
-                while (e < np) {
-                        const pkgnote_metadata *x = pkgnote_scan_package(s, e);
-                        bool same = true;
-                        for (int k = 0; k < NCOLS && same; k++) {
-                                const char *a = pkgnote_metadata_get(m, columns[k]), *b = pkgnote_metadata_get(x, columns[k]);
-                                same = !strcmp(a ? a : "", b ? b : "");
-                        }
-                        if (!same)
-                                break;
-                        e++;
-                }
-                size_t n = 0;
-                for (size_t q = i; q < e; q++)
-                        n += pkgnote_scan_package_object_count(s, q);
-                const void **objs = calloc(n ? n : 1, sizeof *objs);
-                size_t k = 0;
-                for (size_t q = i; objs && q < e; q++)
-                        for (size_t j = 0; j < pkgnote_scan_package_object_count(s, q); j++)
-                                objs[k++] = pkgnote_scan_package_object(s, q, j);
-                size_t distinct = 0;
-                if (objs) {
-                        qsort(objs, k, sizeof *objs, cmp_ptr);
-                        for (size_t q = 0; q < k; q++)
-                                distinct += q == 0 || objs[q] != objs[q - 1];
-                }
-                free(objs);
-                struct row *r = &rows[nr++];
-                r->objects = distinct;
+                size_t e = row_end(s, i, np);
+                struct row *r = &rows[(*nr)++];
+                r->objects = distinct_objects(s, i, e);
                 for (int c = 0; c < NCOLS; c++) {
                         const char *v = pkgnote_metadata_get(m, columns[c]);
                         r->cell[c] = escaped(v && *v ? v : "-");
@@ -141,42 +154,48 @@ static void print_table(FILE *f, const pkgnote_scan *s) {
                 }
                 i = e;
         }
-        if (nr == 0)
-                fputs("No package notes found.\n", f);
-        else {
-                static const char *const heads[] = {"TYPE", "OS", "NAME", "VERSION", "ARCHITECTURE"};
-                for (int c = 0; c < NCOLS; c++) {
-                        pad(f, heads[c], w[c]);
-                        fputs("  ", f);
-                }
-                fputs("OBJECTS\n", f);
-                for (size_t i = 0; i < nr; i++) {
-                        for (int c = 0; c < NCOLS; c++) {
-                                pad(f, rows[i].cell[c] ? rows[i].cell[c] : "?", w[c]);
-                                fputs("  ", f);
-                        }
-                        fprintf(f, "%7zu\n", rows[i].objects);
-                }
-        }
-        for (size_t i = 0; i < nr; i++)
-                for (int c = 0; c < NCOLS; c++)
-                        free(rows[i].cell[c]);
-        free(rows);
+        return rows;
+}
 
-        pkgnote_scan_stats st;
-        pkgnote_scan_get_stats(s, &st);
-        if (st.without_note > 0) {
-                fprintf(f, "\nObjects without a package note (%llu):\n", (unsigned long long)st.without_note);
-                for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
-                        const pkgnote_scan_object *o = pkgnote_scan_object_get(s, i);
-                        if (pkgnote_scan_object_package_count(o))
-                                continue;
-                        char buf[32];
-                        fputs("  ", f);
-                        tool_print_escaped(f, pkgnote_scan_object_path(o));
-                        fprintf(f, " (%s, %s)\n", pkgnote_scan_object_kind(o), architecture(o, buf, sizeof buf));
-                }
+/* The heading and the NR rows, in columns W wide. */
+static void print_rows(FILE *f, const struct row *rows, size_t nr, const size_t w[NCOLS + 1]) {
+        if (nr == 0) {
+                fputs("No package notes found.\n", f);
+                return;
         }
+        static const char *const heads[] = {"TYPE", "OS", "NAME", "VERSION", "ARCHITECTURE"};
+        for (int c = 0; c < NCOLS; c++) {
+                pad(f, heads[c], w[c]);
+                fputs("  ", f);
+        }
+        fputs("OBJECTS\n", f);
+        for (size_t i = 0; i < nr; i++) {
+                for (int c = 0; c < NCOLS; c++) {
+                        pad(f, rows[i].cell[c] ? rows[i].cell[c] : "?", w[c]);
+                        fputs("  ", f);
+                }
+                fprintf(f, "%7zu\n", rows[i].objects);
+        }
+}
+
+/* The objects without a package note, if there are any. */
+static void print_without_note(FILE *f, const pkgnote_scan *s, const pkgnote_scan_stats *st) {
+        if (st->without_note == 0)
+                return;
+        fprintf(f, "\nObjects without a package note (%llu):\n", (unsigned long long)st->without_note);
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                const pkgnote_scan_object *o = pkgnote_scan_object_get(s, i);
+                if (pkgnote_scan_object_package_count(o))
+                        continue;
+                char buf[32];
+                fputs("  ", f);
+                tool_print_escaped(f, pkgnote_scan_object_path(o));
+                fprintf(f, " (%s, %s)\n", pkgnote_scan_object_kind(o), architecture(o, buf, sizeof buf));
+        }
+}
+
+/* The totals of the scan. */
+static void print_totals(FILE *f, const pkgnote_scan_stats *st) {
         fprintf(f,
                 "\nTotals:\n"
                 "  packages              %llu\n"
@@ -189,15 +208,32 @@ static void print_table(FILE *f, const pkgnote_scan *s) {
                 "  symbolic links        %llu (not followed)\n"
                 "  special files         %llu (not opened)\n"
                 "  unreadable            %llu\n",
-                (unsigned long long)st.packages, (unsigned long long)st.objects,
-                (unsigned long long)st.with_note, (unsigned long long)st.without_note,
-                (unsigned long long)st.malformed, (unsigned long long)st.files, (unsigned long long)st.bytes,
-                (unsigned long long)st.directories, (unsigned long long)st.symlinks,
-                (unsigned long long)st.special, (unsigned long long)st.unreadable);
-        if (st.other_fs)
-                fprintf(f, "  other file systems    %llu (not entered)\n", (unsigned long long)st.other_fs);
-        if (st.whited_out)
-                fprintf(f, "  whited out            %llu (image layers)\n", (unsigned long long)st.whited_out);
+                (unsigned long long)st->packages, (unsigned long long)st->objects,
+                (unsigned long long)st->with_note, (unsigned long long)st->without_note,
+                (unsigned long long)st->malformed, (unsigned long long)st->files, (unsigned long long)st->bytes,
+                (unsigned long long)st->directories, (unsigned long long)st->symlinks,
+                (unsigned long long)st->special, (unsigned long long)st->unreadable);
+        if (st->other_fs)
+                fprintf(f, "  other file systems    %llu (not entered)\n", (unsigned long long)st->other_fs);
+        if (st->whited_out)
+                fprintf(f, "  whited out            %llu (image layers)\n", (unsigned long long)st->whited_out);
+}
+
+/* The table of packages, the objects without a note and the totals. */
+static void print_table(FILE *f, const pkgnote_scan *s) {
+        size_t w[NCOLS + 1] = {4, 2, 4, 7, 12, 7};
+        size_t nr;
+        struct row *rows = table_rows(s, w, &nr);
+        print_rows(f, rows, nr, w);
+        for (size_t i = 0; i < nr; i++)
+                for (int c = 0; c < NCOLS; c++)
+                        free(rows[i].cell[c]);
+        free(rows);
+
+        pkgnote_scan_stats st;
+        pkgnote_scan_get_stats(s, &st);
+        print_without_note(f, s, &st);
+        print_totals(f, &st);
 }
 
 static int print_json(FILE *f, const pkgnote_scan *s, char **inputs) {
