@@ -201,25 +201,68 @@ long pn_stamp_first_page_note_segment(const struct stamp *s) {
         return -1;
 }
 
-int pn_stamp_place_after_notes(struct stamp *s, long seg) {
-        struct ph *p = &s->ph[seg];
+/* Whether [Z, B) is zero but for the bytes of the sections VACATING
+ * (per section, or NULL), which are cleared when they move. */
+static bool zero_but_vacating(const struct stamp *s, uint64_t z, uint64_t b, const bool *vacating) {
+        if (b < z || b > s->len)
+                return false;
+        for (uint64_t x = z; x < b; x++) {
+                if (!s->b[x])
+                        continue;
+                bool cleared = false;
+                for (size_t i = 0; vacating && i < s->shnum && !cleared; i++)
+                        cleared = vacating[i] && x >= s->sh[i].offset && x - s->sh[i].offset < s->sh[i].size;
+                if (!cleared)
+                        return false;
+        }
+        return true;
+}
+
+/* Whether the note fits right after the PT_NOTE SEG once the sections
+ * VACATING (per section, or NULL) have moved away: a first-page segment
+ * maps the room, nothing else uses it and it is zero.  The host in *HOST.
+ * Moving tables asks before it moves anything, so that it never moves
+ * them for nothing. */
+int pn_stamp_after_notes_fits(struct stamp *s, long seg, const bool *vacating, long *host) {
+        const struct ph *p = &s->ph[seg];
         uint64_t a = p->offset + p->filesz, b = a + s->note_len;
         if (a % 4 || b > PN_FIRST_PAGE)
                 return 0;
         long h = pn_stamp_host_for(s, a, b, HOST_FIRST_PAGE);
         if (h < 0)
                 return 0;
+        uint32_t *types = vacating ? calloc(s->shnum, sizeof *types) : NULL;
+        if (vacating && !types)
+                return pn_error(-ENOMEM, "out of memory");
+        for (size_t i = 0; vacating && i < s->shnum; i++) /* gone for the count of what is used */
+                if (vacating[i]) {
+                        types[i] = s->sh[i].type;
+                        s->sh[i].type = SHT_NULL;
+                }
         struct range *occ;
         size_t n;
         int r = pn_stamp_occupied(s, &occ, &n);
+        for (size_t i = 0; vacating && i < s->shnum; i++)
+                if (vacating[i])
+                        s->sh[i].type = types[i];
+        free(types);
         if (r < 0)
                 return r;
         const struct ph *hp = &s->ph[h];
         uint64_t hend = hp->offset + hp->filesz, z = a < hend ? a : hend;
-        bool ok = !pn_stamp_overlaps_any(occ, n, z, b) && pn_stamp_is_zero(s, z, b);
+        bool ok = !pn_stamp_overlaps_any(occ, n, z, b) && zero_but_vacating(s, z, b, vacating);
         free(occ);
-        if (!ok)
-                return 0;
+        *host = h;
+        return ok;
+}
+
+int pn_stamp_place_after_notes(struct stamp *s, long seg) {
+        long h;
+        int r = pn_stamp_after_notes_fits(s, seg, NULL, &h);
+        if (r <= 0)
+                return r;
+        struct ph *p = &s->ph[seg];
+        uint64_t a = p->offset + p->filesz, b = a + s->note_len;
         if ((r = pn_stamp_write_note(s, a, s->note_len)) < 0)
                 return r;
         pn_stamp_grow_host(s, h, b);

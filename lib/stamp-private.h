@@ -196,6 +196,7 @@ bool pn_stamp_phdrs_in_first_page(const struct stamp *s);
 /* The PT_NOTE with the 4-byte aligned notes in the first page, or -1. */
 long pn_stamp_first_page_note_segment(const struct stamp *s);
 int pn_stamp_place_after_notes(struct stamp *s, long seg);
+int pn_stamp_after_notes_fits(struct stamp *s, long seg, const bool *vacating, long *host);
 int pn_stamp_place_moving_tables(struct stamp *s, long seg);
 int pn_stamp_place_in_slot(struct stamp *s, bool first_page);
 int pn_stamp_place_merged(struct stamp *s, long seg);

@@ -407,6 +407,18 @@ int pn_stamp_place_moving_tables(struct stamp *s, long seg) {
                 dyn_at[k] = dynamic_entry(s, movable_tag(h->type), h->addr);
                 ok = dyn_at[k] >= 0 && may_move_alone(s, move[k], moving);
         }
+        if (ok) { /* the note must fit once they are gone, or nothing moves */
+                memset(moving, 0, s->shnum * sizeof *moving);
+                for (size_t k = 0; k < nmove; k++)
+                        moving[move[k]] = true;
+                long hn;
+                int f = pn_stamp_after_notes_fits(s, seg, moving, &hn);
+                if (f < 0) {
+                        free(moving);
+                        return f;
+                }
+                ok = f > 0;
+        }
         free(moving);
         if (!ok)
                 return 0;
@@ -582,7 +594,8 @@ int pn_stamp_place_shifting_tables(struct stamp *s, long seg) {
         for (size_t i = 0; i < s->phnum; i++)
                 if (s->ph[i].type == PT_LOAD && s->ph[i].offset == 0 && s->ph[i].filesz >= a)
                         l = (long)i;
-        if (s->shnum == 0 || l < 0 || a % 4 || a + s->note_len > PN_FIRST_PAGE || !dynamically_linked(s))
+        if (s->shnum == 0 || l < 0 || a % 4 || a + s->note_len > PN_FIRST_PAGE || !dynamically_linked(s) ||
+            pn_stamp_host_for(s, a, a + s->note_len, HOST_FIRST_PAGE) < 0) /* no segment to hold it */
                 return 0;
         struct block b = {.host = l, .moving = calloc(s->shnum, sizeof(bool))};
         if (!b.moving)
