@@ -137,11 +137,9 @@ static size_t want_range(pkgnote_core *c, uint64_t addr, uint64_t max) {
         uint64_t off, avail;
         if (!pn_core_dumped_at(c, addr, &off, &avail))
                 return SIZE_MAX;
-        struct range *r = realloc(c->ranges, (c->n_ranges + 1) * sizeof *r);
-        if (!r)
+        if (PN_GROW(c->ranges, c->cap_ranges, c->n_ranges + 1) < 0)
                 return SIZE_MAX;
-        c->ranges = r;
-        r[c->n_ranges] = (struct range){.off = off, .len = avail < max ? avail : max};
+        c->ranges[c->n_ranges] = (struct range){.off = off, .len = avail < max ? avail : max};
         return c->n_ranges++;
 }
 
@@ -205,13 +203,11 @@ pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t s
                 pn_core_problem_err(c, -E2BIG, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
                 return NULL;
         }
-        pkgnote_module *m = realloc(c->modules, (c->n_modules + 1) * sizeof *m);
-        if (!m) {
+        if (PN_GROW(c->modules, c->cap_modules, c->n_modules + 1) < 0) {
                 *err = pn_error(-ENOMEM, "out of memory");
                 return NULL;
         }
-        c->modules = m;
-        m += c->n_modules;
+        pkgnote_module *m = c->modules + c->n_modules;
         *m = (pkgnote_module){.start = start, .end = end, .first_end = end, .is_vdso = vdso, .range = SIZE_MAX};
         size_t l = strlen(path), sl = sizeof PN_DELETED_SUFFIX - 1;
         if (l > sl && !strcmp(path + l - sl, PN_DELETED_SUFFIX)) {
