@@ -31,20 +31,6 @@
 #define EXECFN_BYTES 4096u
 #define MAX_PAGE 65536u /* largest page size of any Linux port */
 
-void pn_core_problem(pkgnote_core *c, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        (void)pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, -EBADMSG, NULL, 0, fmt, ap);
-        va_end(ap);
-}
-
-void pn_core_problem_err(pkgnote_core *c, int err, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        (void)pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, err, NULL, 0, fmt, ap);
-        va_end(ap);
-}
-
 /* NT_FILE: count, page size, count x (start, end, offset in pages), then
  * count NUL-terminated paths (fs/binfmt_elf.c fill_files_note()). */
 static int parse_file_note(pkgnote_core *c, const pkgnote_note *n) {
@@ -89,23 +75,6 @@ static int parse_file_note(pkgnote_core *c, const pkgnote_note *n) {
         c->n_maps = count;
         c->page = page;
         return 0;
-}
-
-/* The PT_LOAD that dumped bytes for ADDR: file offset and bytes available. */
-bool pn_core_dumped_at(pkgnote_core *c, uint64_t addr, uint64_t *off, uint64_t *avail) {
-        const pkgnote_phdr *ph;
-        int n = pkgnote_elf_phdrs(c->view, &ph);
-        for (int i = 0; i < n; i++) {
-                if (ph[i].type != PT_LOAD || addr < ph[i].vaddr)
-                        continue;
-                uint64_t delta = addr - ph[i].vaddr;
-                if (delta >= ph[i].filesz || ph[i].offset > UINT64_MAX - delta)
-                        continue;
-                *off = ph[i].offset + delta;
-                *avail = ph[i].filesz - delta;
-                return true;
-        }
-        return false;
 }
 
 /* A module candidate: its start address and its NT_FILE index, sorted by

@@ -249,6 +249,12 @@ PKGNOTE_PUBLIC int pkgnote_elf_notes(pkgnote_elf *e, const pkgnote_note **ret) {
         return (int)e->n_notes;
 }
 
+PKGNOTE_PUBLIC const char *pkgnote_elf_notes_warning(pkgnote_elf *e) {
+        const pkgnote_note *n;
+        (void)pkgnote_elf_notes(e, &n);
+        return e->notes_warning;
+}
+
 PKGNOTE_PUBLIC int pkgnote_note_is(const pkgnote_note *n, const char *owner, uint32_t type) {
         size_t len = strlen(owner) + 1;
         return n->type == type && n->namesz == len && memcmp(n->name, owner, len) == 0;
