@@ -157,7 +157,7 @@ static size_t walk_link_map(pkgnote_core *c, struct found **ret) {
         /* struct r_debug { int r_version; struct link_map *r_map; ... } */
         if (!r_debug || !word_at(c, r_debug + w, &lm))
                 return 0;
-        size_t n = 0, steps = 0;
+        size_t n = 0, cap = 0, steps = 0;
         struct found *f = NULL;
         uint64_t *seen = malloc(PKGNOTE_MAX_MODULES * sizeof *seen);
         for (; seen && lm && steps < PKGNOTE_MAX_MODULES; steps++) {
@@ -174,12 +174,10 @@ static size_t walk_link_map(pkgnote_core *c, struct found **ret) {
                         break;
                 char *s = name ? string_at(c, name) : NULL;
                 if (s && s[0]) {
-                        struct found *g = realloc(f, (n + 1) * sizeof *g);
-                        if (!g) {
+                        if (PN_GROW(f, cap, n + 1) < 0) {
                                 free(s);
                                 break;
                         }
-                        f = g;
                         f[n++] = (struct found){.bias = addr, .name = s, .ld = ld};
                 } else
                         free(s);

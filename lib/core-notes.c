@@ -82,11 +82,8 @@ void pn_core_parse_prstatus(pkgnote_core *c, const pkgnote_note *n) {
         int tid = (int)pn_rd32(n->desc + l.prstatus_pid, c->be);
         int sig = (int16_t)pn_rd16(n->desc + 12, c->be);
         if (c->n_threads < PKGNOTE_MAX_THREADS) {
-                pkgnote_thread_info *t = realloc(c->threads, (c->n_threads + 1) * sizeof *t);
-                if (t) {
-                        c->threads = t;
-                        t[c->n_threads++] = (pkgnote_thread_info){.tid = tid, .signal = sig};
-                }
+                if (PN_GROW(c->threads, c->cap_threads, c->n_threads + 1) == 0)
+                        c->threads[c->n_threads++] = (pkgnote_thread_info){.tid = tid, .signal = sig};
         }
         if (!c->have_tid) { /* the kernel writes the crashing thread first */
                 c->tid = tid;

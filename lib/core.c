@@ -31,20 +31,6 @@
 #define EXECFN_BYTES 4096u
 #define MAX_PAGE 65536u /* largest page size of any Linux port */
 
-void pn_core_problem(pkgnote_core *c, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        (void)pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, -EBADMSG, NULL, 0, fmt, ap);
-        va_end(ap);
-}
-
-void pn_core_problem_err(pkgnote_core *c, int err, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        (void)pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, err, NULL, 0, fmt, ap);
-        va_end(ap);
-}
-
 /* NT_FILE: count, page size, count x (start, end, offset in pages), then
  * count NUL-terminated paths (fs/binfmt_elf.c fill_files_note()). */
 static int parse_file_note(pkgnote_core *c, const pkgnote_note *n) {
@@ -91,23 +77,6 @@ static int parse_file_note(pkgnote_core *c, const pkgnote_note *n) {
         return 0;
 }
 
-/* The PT_LOAD that dumped bytes for ADDR: file offset and bytes available. */
-bool pn_core_dumped_at(pkgnote_core *c, uint64_t addr, uint64_t *off, uint64_t *avail) {
-        const pkgnote_phdr *ph;
-        int n = pkgnote_elf_phdrs(c->view, &ph);
-        for (int i = 0; i < n; i++) {
-                if (ph[i].type != PT_LOAD || addr < ph[i].vaddr)
-                        continue;
-                uint64_t delta = addr - ph[i].vaddr;
-                if (delta >= ph[i].filesz || ph[i].offset > UINT64_MAX - delta)
-                        continue;
-                *off = ph[i].offset + delta;
-                *avail = ph[i].filesz - delta;
-                return true;
-        }
-        return false;
-}
-
 /* A module candidate: its start address and its NT_FILE index, sorted by
  * both (the key travels with the entry, so sorting needs no shared state
  * and stays thread-safe). */
@@ -137,11 +106,9 @@ static size_t want_range(pkgnote_core *c, uint64_t addr, uint64_t max) {
         uint64_t off, avail;
         if (!pn_core_dumped_at(c, addr, &off, &avail))
                 return SIZE_MAX;
-        struct range *r = realloc(c->ranges, (c->n_ranges + 1) * sizeof *r);
-        if (!r)
+        if (PN_GROW(c->ranges, c->cap_ranges, c->n_ranges + 1) < 0)
                 return SIZE_MAX;
-        c->ranges = r;
-        r[c->n_ranges] = (struct range){.off = off, .len = avail < max ? avail : max};
+        c->ranges[c->n_ranges] = (struct range){.off = off, .len = avail < max ? avail : max};
         return c->n_ranges++;
 }
 
@@ -205,13 +172,11 @@ pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t s
                 pn_core_problem_err(c, -E2BIG, "more than %u modules, ignoring the rest", PKGNOTE_MAX_MODULES);
                 return NULL;
         }
-        pkgnote_module *m = realloc(c->modules, (c->n_modules + 1) * sizeof *m);
-        if (!m) {
+        if (PN_GROW(c->modules, c->cap_modules, c->n_modules + 1) < 0) {
                 *err = pn_error(-ENOMEM, "out of memory");
                 return NULL;
         }
-        c->modules = m;
-        m += c->n_modules;
+        pkgnote_module *m = c->modules + c->n_modules;
         *m = (pkgnote_module){.start = start, .end = end, .first_end = end, .is_vdso = vdso, .range = SIZE_MAX};
         size_t l = strlen(path), sl = sizeof PN_DELETED_SUFFIX - 1;
         if (l > sl && !strcmp(path + l - sl, PN_DELETED_SUFFIX)) {

@@ -55,7 +55,7 @@ struct pkgnote_core {
         char *args;
         char *exe;
         pkgnote_thread_info *threads;
-        size_t n_threads;
+        size_t n_threads, cap_threads;
 
         uint64_t auxv_phdr, auxv_phnum, auxv_entry, auxv_execfn, auxv_vdso;
 
@@ -64,10 +64,10 @@ struct pkgnote_core {
         char *file_note; /* copy of NT_FILE's descriptor, paths point into it */
 
         struct range *ranges;
-        size_t n_ranges;
+        size_t n_ranges, cap_ranges;
 
         pkgnote_module *modules;
-        size_t n_modules;
+        size_t n_modules, cap_modules;
         size_t main_module;
 
         struct pn_problems problems;

@@ -136,14 +136,9 @@ static struct dep *find_or_add(pkgnote_deps *d, char *rpm) {
                         free(rpm);
                         return &d->v[i];
                 }
-        if (d->n == d->cap) {
-                size_t cap = d->cap ? 2 * d->cap : 16;
-                struct dep *v = realloc(d->v, cap * sizeof *v);
-                if (!v) {
-                        free(rpm);
-                        return NULL;
-                }
-                d->v = v, d->cap = cap;
+        if (PN_GROW(d->v, d->cap, d->n + 1) < 0) {
+                free(rpm);
+                return NULL;
         }
         struct dep *x = &d->v[d->n];
         *x = (struct dep){.rpm = rpm, .resolved = -ENODATA};

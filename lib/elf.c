@@ -470,12 +470,6 @@ int pn_elf_problem(pkgnote_elf *e, int err, const char *fmt, ...) {
         return err;
 }
 
-PKGNOTE_PUBLIC const char *pkgnote_elf_notes_warning(pkgnote_elf *e) {
-        const pkgnote_note *n;
-        (void)pkgnote_elf_notes(e, &n);
-        return e->notes_warning;
-}
-
 PKGNOTE_PUBLIC size_t pkgnote_elf_problem_count(const pkgnote_elf *e) {
         return e->problems.n;
 }

@@ -65,15 +65,9 @@ static int add_line(pn_filemap *m, const char *line, const char *eol, const char
                 return pn_error(-EINVAL, "%s:%zu: the path names no file of the tree", name, lineno);
         }
         memmove(path, tp, strlen(tp) + 1);
-        if (m->n == m->cap) {
-                size_t cap = m->cap ? 2 * m->cap : 64;
-                struct entry *v = realloc(m->v, cap * sizeof *v);
-                if (!v) {
-                        free(path);
-                        return pn_error(-ENOMEM, "out of memory");
-                }
-                m->v = v;
-                m->cap = cap;
+        if (PN_GROW(m->v, m->cap, m->n + 1) < 0) {
+                free(path);
+                return pn_error(-ENOMEM, "out of memory");
         }
         char *document = strndup(tab + 1, (size_t)(eol - tab - 1));
         if (!document) {

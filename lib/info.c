@@ -32,9 +32,9 @@ struct pkgnote_info {
         char build_id[2 * 64 + 1];
         bool has_build_id;
         struct package *packages;
-        size_t n_packages, n_package_notes;
+        size_t n_packages, cap_packages, n_package_notes;
         struct dlopen_note *dlopen;
-        size_t n_dlopen;
+        size_t n_dlopen, cap_dlopen;
         struct pn_problems problems;
 };
 
@@ -86,16 +86,13 @@ static int add_package(pkgnote_info *info, const pkgnote_note *n) {
         if ((r = pkgnote_metadata_parse(json, len, &m)) < 0)
                 return pn_info_add_problem(info, r, NULL, "package note at offset 0x%llx: %s", (unsigned long long)n->offset,
                                    pkgnote_last_error());
-        struct package *p = realloc(info->packages, (info->n_packages + 1) * sizeof *p);
-        if (p)
-                info->packages = p;
         struct owned_note copy;
-        if (!p || note_copy(n, &copy) < 0) {
+        if (PN_GROW(info->packages, info->cap_packages, info->n_packages + 1) < 0 || note_copy(n, &copy) < 0) {
                 pkgnote_metadata_free(m);
                 return -ENOMEM;
         }
         /* The JSON is the copied descriptor's text, NUL-terminated there. */
-        p[info->n_packages++] = (struct package){m, copy, (char *)copy.note.desc};
+        info->packages[info->n_packages++] = (struct package){m, copy, (char *)copy.note.desc};
         return 0;
 }
 
@@ -107,15 +104,12 @@ static int add_dlopen(pkgnote_info *info, const pkgnote_note *n) {
         if ((r = pkgnote_note_json(n, &json, &len)) < 0 || (r = pkgnote_dlopen_parse(json, len, &d)) < 0)
                 return pn_info_add_problem(info, r, NULL, "dlopen note at offset 0x%llx: %s", (unsigned long long)n->offset,
                                    pkgnote_last_error());
-        struct dlopen_note *a = realloc(info->dlopen, (info->n_dlopen + 1) * sizeof *a);
-        if (a)
-                info->dlopen = a;
         char *copy = NULL;
-        if (!a || pkgnote_dlopen_to_json(d, &copy) < 0) {
+        if (PN_GROW(info->dlopen, info->cap_dlopen, info->n_dlopen + 1) < 0 || pkgnote_dlopen_to_json(d, &copy) < 0) {
                 pkgnote_dlopen_free(d);
                 return -ENOMEM;
         }
-        a[info->n_dlopen++] = (struct dlopen_note){d, copy};
+        info->dlopen[info->n_dlopen++] = (struct dlopen_note){d, copy};
         return 0;
 }
 
@@ -161,6 +155,7 @@ static int info_copy(const pkgnote_info *src, pkgnote_info *dst) {
         dst->n_package_notes = src->n_package_notes;
         if (src->n_packages && !(dst->packages = calloc(src->n_packages, sizeof *dst->packages)))
                 return -ENOMEM;
+        dst->cap_packages = src->n_packages;
         for (size_t i = 0; i < src->n_packages; i++) {
                 const struct package *p = &src->packages[i];
                 struct package *q = &dst->packages[i];
@@ -173,6 +168,7 @@ static int info_copy(const pkgnote_info *src, pkgnote_info *dst) {
         }
         if (src->n_dlopen && !(dst->dlopen = calloc(src->n_dlopen, sizeof *dst->dlopen)))
                 return -ENOMEM;
+        dst->cap_dlopen = src->n_dlopen;
         for (size_t i = 0; i < src->n_dlopen; i++) {
                 const struct dlopen_note *d = &src->dlopen[i];
                 if (pkgnote_dlopen_parse(d->json, strlen(d->json), &dst->dlopen[i].parsed) < 0)

@@ -18,6 +18,12 @@
 int pn_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pn_error_clear(void);
 
+/* Makes *ARRAY (a pointer to elements of SIZE bytes, with room for *CAP)
+ * hold at least N elements, doubling its room; 0, or -ENOMEM with the
+ * array as it was.  PN_GROW(v, cap, n) for a typed pointer V. */
+int pn_grow(void *array, size_t *cap, size_t n, size_t size);
+#define PN_GROW(v, cap, n) pn_grow(&(v), &(cap), (n), sizeof *(v))
+
 /* Overflow-checked "does [off, off+len) fit in size". */
 static inline bool pn_range_ok(uint64_t off, uint64_t len, uint64_t size) {
         return off <= size && len <= size - off;

@@ -22,7 +22,7 @@
  * (the parser refuses \u0000) can hold. */
 typedef struct jw {
         char **raw;
-        size_t n_raw;
+        size_t n_raw, cap_raw;
         bool failed;
 } jw;
 
@@ -65,11 +65,7 @@ static json_t *jw_string(jw *w, const char *s) {
 /* LEN bytes of JSON text, written as they are. */
 static json_t *jw_raw(jw *w, const char *text, size_t len) {
         char marker[24];
-        char **r = realloc(w->raw, (w->n_raw + 1) * sizeof *r);
-        if (!r)
-                return jw_check(w, NULL);
-        w->raw = r;
-        if (!(r[w->n_raw] = strndup(text, len)))
+        if (PN_GROW(w->raw, w->cap_raw, w->n_raw + 1) < 0 || !(w->raw[w->n_raw] = strndup(text, len)))
                 return jw_check(w, NULL);
         int n = snprintf(marker, sizeof marker, "%c%zu", 0, w->n_raw++);
         return jw_check(w, json_stringn_nocheck(marker, (size_t)n));
@@ -117,7 +113,7 @@ static void jw_free(jw *w) {
                 free(w->raw[i]);
         free(w->raw);
         w->raw = NULL;
-        w->n_raw = 0;
+        w->n_raw = w->cap_raw = 0;
 }
 
 static const char hexdigits[] = "0123456789abcdef";

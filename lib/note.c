@@ -17,14 +17,8 @@
 static int add_note(pkgnote_elf *e, size_t *cap, const pkgnote_note *n) {
         if (e->n_notes >= PKGNOTE_MAX_NOTES)
                 return pn_elf_problem(e, -E2BIG, "more than %u notes, ignoring the rest", PKGNOTE_MAX_NOTES);
-        if (e->n_notes == *cap) {
-                size_t ncap = *cap ? *cap * 2 : 16;
-                pkgnote_note *p = realloc(e->notes, ncap * sizeof *p);
-                if (!p)
-                        return pn_error(-ENOMEM, "out of memory");
-                e->notes = p;
-                *cap = ncap;
-        }
+        if (pn_grow(&e->notes, cap, e->n_notes + 1, sizeof *e->notes) < 0)
+                return pn_error(-ENOMEM, "out of memory");
         e->notes[e->n_notes++] = *n;
         return 0;
 }
@@ -253,6 +247,12 @@ PKGNOTE_PUBLIC int pkgnote_elf_notes(pkgnote_elf *e, const pkgnote_note **ret) {
                 return e->notes_err;
         *ret = e->notes;
         return (int)e->n_notes;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_elf_notes_warning(pkgnote_elf *e) {
+        const pkgnote_note *n;
+        (void)pkgnote_elf_notes(e, &n);
+        return e->notes_warning;
 }
 
 PKGNOTE_PUBLIC int pkgnote_note_is(const pkgnote_note *n, const char *owner, uint32_t type) {

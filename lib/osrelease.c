@@ -40,7 +40,7 @@ struct osr_var {
 
 struct pkgnote_os_release {
         struct osr_var *vars;
-        size_t n_vars;
+        size_t n_vars, cap_vars;
         size_t problems;
         char *path;
 };
@@ -57,18 +57,14 @@ static int osr_set(pkgnote_os_release *o, const char *key, size_t key_len, char 
                 o->problems++;
                 return 0;
         }
-        struct osr_var *v = realloc(o->vars, (o->n_vars + 1) * sizeof *v);
         char *k = strndup(key, key_len);
-        if (!v || !k) {
-                if (v)
-                        o->vars = v;
+        if (!k || PN_GROW(o->vars, o->cap_vars, o->n_vars + 1) < 0) {
                 free(k);
                 free(value);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        o->vars = v;
-        v[o->n_vars].key = k;
-        v[o->n_vars].value = value;
+        o->vars[o->n_vars].key = k;
+        o->vars[o->n_vars].value = value;
         o->n_vars++;
         return 0;
 }

@@ -70,14 +70,8 @@ static int add_pkg(pn_pkgdb *db, const char *binary, size_t binary_len, const ch
         if (!plain(binary, binary_len) || !plain(name, name_len) || !plain(version, version_len) ||
             !plain(arch, arch_len))
                 return 0;
-        if (db->npkgs == db->cappkgs) {
-                size_t cap = db->cappkgs ? db->cappkgs * 2 : 64;
-                struct pn_pkg *p = realloc(db->pkgs, cap * sizeof *p);
-                if (!p)
-                        return -ENOMEM;
-                db->pkgs = p;
-                db->cappkgs = cap;
-        }
+        if (PN_GROW(db->pkgs, db->cappkgs, db->npkgs + 1) < 0)
+                return -ENOMEM;
         struct pn_pkg *p = &db->pkgs[db->npkgs];
         *p = (struct pn_pkg){strndup(name, name_len), strndup(version, version_len), strndup(arch, arch_len),
                              strndup(binary, binary_len)};
@@ -96,14 +90,8 @@ static int add_pkg(pn_pkgdb *db, const char *binary, size_t binary_len, const ch
 static int add_file(pn_pkgdb *db, const char *path, size_t len, size_t pkg) {
         if (len == 0 || path[0] != '/' || memchr(path, 0, len))
                 return 0;
-        if (db->nfiles == db->capfiles) {
-                size_t cap = db->capfiles ? db->capfiles * 2 : 4096;
-                struct file *f = realloc(db->files, cap * sizeof *f);
-                if (!f)
-                        return -ENOMEM;
-                db->files = f;
-                db->capfiles = cap;
-        }
+        if (PN_GROW(db->files, db->capfiles, db->nfiles + 1) < 0)
+                return -ENOMEM;
         char *p = strndup(path, len);
         if (!p)
                 return -ENOMEM;

@@ -30,16 +30,10 @@ static int add_owned(struct pn_problems *l, size_t limit, int err, const char *p
                 free(p);
                 return -ENOMEM;
         }
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? 2 * l->cap : 4;
-                struct pn_problem *v = realloc(l->v, cap * sizeof *v);
-                if (!v) {
-                        free(message);
-                        free(p);
-                        return -ENOMEM;
-                }
-                l->v = v;
-                l->cap = cap;
+        if (PN_GROW(l->v, l->cap, l->n + 1) < 0) {
+                free(message);
+                free(p);
+                return -ENOMEM;
         }
         l->v[l->n++] = (struct pn_problem){{err, p, message}, message, p, input};
         return 0;

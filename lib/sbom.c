@@ -300,9 +300,11 @@ static int finish_document(json_t *doc, int err, const pkgnote_sbom_options *o, 
 struct sbom_dl {
         pkgnote_deps **deps; /* per package */
         size_t np;
-        char **soname;
-        size_t *provider;    /* package index, or SIZE_MAX */
-        int *priority;
+        struct dl_soname {
+                char *name;
+                size_t provider; /* package index, or SIZE_MAX */
+                int priority;
+        } *v;
         size_t n, cap;
 };
 
@@ -310,8 +312,8 @@ static void dl_free(struct sbom_dl *dl) {
         for (size_t i = 0; i < dl->np; i++)
                 pkgnote_deps_free(dl->deps ? dl->deps[i] : NULL);
         for (size_t i = 0; i < dl->n; i++)
-                free(dl->soname[i]);
-        free(dl->deps), free(dl->soname), free(dl->provider), free(dl->priority);
+                free(dl->v[i].name);
+        free(dl->deps), free(dl->v);
 }
 
 /* The package of the scan that ships SONAME: one whose object has that
@@ -333,27 +335,14 @@ static size_t dl_provider(const pkgnote_scan *s, const char *soname) {
 /* Index of SONAME in DL, added when new; SIZE_MAX when out of memory. */
 static size_t dl_soname(struct sbom_dl *dl, const pkgnote_scan *s, const char *soname) {
         for (size_t k = 0; k < dl->n; k++)
-                if (!strcmp(dl->soname[k], soname))
+                if (!strcmp(dl->v[k].name, soname))
                         return k;
-        if (dl->n == dl->cap) {
-                size_t cap = dl->cap ? 2 * dl->cap : 16;
-                char **a = realloc(dl->soname, cap * sizeof *a);
-                if (a)
-                        dl->soname = a;
-                size_t *b = realloc(dl->provider, cap * sizeof *b);
-                if (b)
-                        dl->provider = b;
-                int *c = realloc(dl->priority, cap * sizeof *c);
-                if (c)
-                        dl->priority = c;
-                if (!a || !b || !c)
-                        return SIZE_MAX;
-                dl->cap = cap;
-        }
-        if (!(dl->soname[dl->n] = strdup(soname)))
+        char *name = strdup(soname);
+        if (!name || PN_GROW(dl->v, dl->cap, dl->n + 1) < 0) {
+                free(name);
                 return SIZE_MAX;
-        dl->provider[dl->n] = dl_provider(s, soname);
-        dl->priority[dl->n] = 0;
+        }
+        dl->v[dl->n] = (struct dl_soname){name, dl_provider(s, soname), 0};
         return dl->n++;
 }
 
@@ -385,8 +374,8 @@ static int dl_collect(const pkgnote_scan *s, struct sbom_dl *dl) {
                                 size_t x = dl_soname(dl, s, pkgnote_deps_soname(dl->deps[i], k, a));
                                 if (x == SIZE_MAX)
                                         return -ENOMEM;
-                                if (pkgnote_deps_priority(dl->deps[i], k) > dl->priority[x])
-                                        dl->priority[x] = pkgnote_deps_priority(dl->deps[i], k);
+                                if (pkgnote_deps_priority(dl->deps[i], k) > dl->v[x].priority)
+                                        dl->v[x].priority = pkgnote_deps_priority(dl->deps[i], k);
                         }
         }
         pn_error_clear();
@@ -421,7 +410,7 @@ typedef json_t *(*soname_element_fn)(const struct sbom_dl *dl, size_t k, const c
 static void add_sonames(const struct sbom_dl *dl, const struct sbom_ids *ids, json_t *array, soname_element_fn make,
                         int *err) {
         for (size_t k = 0; !*err && k < dl->n; k++) {
-                if (dl->provider[k] != SIZE_MAX)
+                if (dl->v[k].provider != SIZE_MAX)
                         continue;
                 char id[64];
                 element_id(id, ids->soname, k);
@@ -436,11 +425,11 @@ static void dl_targets(struct sbom_dl *dl, const pkgnote_scan *s, const struct s
                        void (*edge)(const char *id, void *userdata), void *userdata) {
         for (size_t a = 0; a < pkgnote_deps_soname_count(dl->deps[i], k); a++) {
                 size_t x = dl_soname(dl, s, pkgnote_deps_soname(dl->deps[i], k, a));
-                if (x == SIZE_MAX || dl->provider[x] == i)
+                if (x == SIZE_MAX || dl->v[x].provider == i)
                         continue;
                 char id[64];
-                if (dl->provider[x] != SIZE_MAX)
-                        element_id(id, ids->package, dl->provider[x]);
+                if (dl->v[x].provider != SIZE_MAX)
+                        element_id(id, ids->package, dl->v[x].provider);
                 else
                         element_id(id, ids->soname, x);
                 edge(id, userdata);
@@ -621,7 +610,7 @@ static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, voi
 /* The package element of soname K, which no scanned package ships
  * (soname_element_fn). */
 static json_t *spdx_soname(const struct sbom_dl *dl, size_t k, const char *id, int *err) {
-        return json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "SPDXID", id, "name", dl->soname[k], "downloadLocation",
+        return json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "SPDXID", id, "name", dl->v[k].name, "downloadLocation",
                          "NOASSERTION", "filesAnalyzed", 0, "primaryPackagePurpose", "LIBRARY", "comment",
                          "a library the scanned objects load with dlopen(), named by its soname; no scanned package ships it");
 }
@@ -797,11 +786,11 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
 /* The component of soname K, which no scanned package ships, scoped by
  * the strongest request (soname_element_fn). */
 static json_t *cdx_soname(const struct sbom_dl *dl, size_t k, const char *ref, int *err) {
-        json_t *c = json_pack("{s:s, s:s, s:s, s:s}", "type", "library", "bom-ref", ref, "name", dl->soname[k], "scope",
-                              dl->priority[k] == PKGNOTE_DLOPEN_REQUIRED ? "required" : "optional");
+        json_t *c = json_pack("{s:s, s:s, s:s, s:s}", "type", "library", "bom-ref", ref, "name", dl->v[k].name, "scope",
+                              dl->v[k].priority == PKGNOTE_DLOPEN_REQUIRED ? "required" : "optional");
         if (c)
                 put(c, "properties",
-                    json_pack("[o]", cdx_property("pkgnote:dlopen:priority", pkgnote_dlopen_priority_name(dl->priority[k]))),
+                    json_pack("[o]", cdx_property("pkgnote:dlopen:priority", pkgnote_dlopen_priority_name(dl->v[k].priority))),
                     err);
         return c;
 }

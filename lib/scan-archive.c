@@ -88,12 +88,13 @@ struct actx {
         bool seekable;       /* fd is a regular file */
         uint8_t head[HEAD];
         /* small JSON members of an image archive, by path */
-        char **meta_names;
-        char **meta_data;
-        size_t *meta_len;
-        size_t n_meta;
+        struct meta {
+                char *name, *data;
+                size_t len;
+        } *meta;
+        size_t n_meta, cap_meta;
         struct layer *layers;
-        size_t n_layers;
+        size_t n_layers, cap_layers;
         bool has_manifest, has_index, has_layout; /* image descriptions met */
 };
 
@@ -297,10 +298,8 @@ static int read_members(struct actx *c, struct archive *a, struct layer *l, bool
 static int scan_layer(struct actx *c, struct source *src, const char *name) {
         if (c->n_layers >= PKGNOTE_MAX_SCAN_LAYERS)
                 return pn_error(-E2BIG, "more than %u layers", PKGNOTE_MAX_SCAN_LAYERS);
-        struct layer *x = realloc(c->layers, (c->n_layers + 1) * sizeof *x);
-        if (!x)
+        if (PN_GROW(c->layers, c->cap_layers, c->n_layers + 1) < 0)
                 return pn_error(-ENOMEM, "out of memory");
-        c->layers = x;
         struct layer *l = &c->layers[c->n_layers];
         memset(l, 0, sizeof *l);
         if (!(l->name = strdup(name)))
@@ -364,11 +363,11 @@ static bool meta_name(const char *p) {
 static int archive_blob(void *u, const char *name, void **data, size_t *len) {
         const struct actx *c = u;
         for (size_t i = 0; i < c->n_meta; i++)
-                if (!strcmp(c->meta_names[i], name)) {
-                        if (!(*data = malloc(c->meta_len[i] ? c->meta_len[i] : 1)))
+                if (!strcmp(c->meta[i].name, name)) {
+                        if (!(*data = malloc(c->meta[i].len ? c->meta[i].len : 1)))
                                 return pn_error(-ENOMEM, "out of memory");
-                        memcpy(*data, c->meta_data[i], c->meta_len[i]);
-                        *len = c->meta_len[i];
+                        memcpy(*data, c->meta[i].data, c->meta[i].len);
+                        *len = c->meta[i].len;
                         return 0;
                 }
         return pn_error(-ENOENT, "%s: missing", name);
@@ -379,16 +378,7 @@ static int keep_meta(struct actx *c, const char *name, struct archive *a, const 
         if (size < 0 || (uint64_t)size > PKGNOTE_MAX_SCAN_METADATA)
                 return 0;
         char *data = malloc((size_t)size + 1), *nm = strdup(name);
-        char **n1 = realloc(c->meta_names, (c->n_meta + 1) * sizeof *n1);
-        if (n1)
-                c->meta_names = n1;
-        char **n2 = realloc(c->meta_data, (c->n_meta + 1) * sizeof *n2);
-        if (n2)
-                c->meta_data = n2;
-        size_t *n3 = realloc(c->meta_len, (c->n_meta + 1) * sizeof *n3);
-        if (n3)
-                c->meta_len = n3;
-        if (!data || !nm || !n1 || !n2 || !n3) {
+        if (!data || !nm || PN_GROW(c->meta, c->cap_meta, c->n_meta + 1) < 0) {
                 free(data);
                 free(nm);
                 return pn_error(-ENOMEM, "out of memory");
@@ -401,10 +391,7 @@ static int keep_meta(struct actx *c, const char *name, struct archive *a, const 
                 free(nm);
                 return 0;
         }
-        c->meta_names[c->n_meta] = nm;
-        c->meta_data[c->n_meta] = data;
-        c->meta_len[c->n_meta] = k + (size_t)m;
-        c->n_meta++;
+        c->meta[c->n_meta++] = (struct meta){nm, data, k + (size_t)m};
         return 0;
 }
 
@@ -417,12 +404,10 @@ static bool looks_like_json(const uint8_t *p, size_t n) {
 
 static void actx_clear(struct actx *c) {
         for (size_t i = 0; i < c->n_meta; i++) {
-                free(c->meta_names[i]);
-                free(c->meta_data[i]);
+                free(c->meta[i].name);
+                free(c->meta[i].data);
         }
-        free(c->meta_names);
-        free(c->meta_data);
-        free(c->meta_len);
+        free(c->meta);
         for (size_t i = 0; i < c->n_layers; i++)
                 pn_layer_clear(&c->layers[i]);
         free(c->layers);

@@ -62,14 +62,8 @@ struct entry *pn_layer_add(struct layer *l, const char *path, int kind) {
                 pn_error(-E2BIG, "more than %u archive members", PKGNOTE_MAX_SCAN_ENTRIES);
                 return NULL;
         }
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? 2 * l->cap : 256;
-                struct entry *x = realloc(l->e, cap * sizeof *x);
-                if (!x)
-                        return NULL;
-                l->e = x;
-                l->cap = cap;
-        }
+        if (PN_GROW(l->e, l->cap, l->n + 1) < 0)
+                return NULL;
         struct entry *e = &l->e[l->n];
         memset(e, 0, sizeof *e);
         if (!(e->path = strdup(path))) {
@@ -136,14 +130,8 @@ static void slot_put(struct tree *t, uint32_t k) {
 static uint32_t tree_add(struct tree *t, uint32_t parent, const char *name, size_t len) {
         if (t->n_nodes >= UINT32_MAX - 1)
                 return 0;
-        if (t->n_nodes == t->cap_nodes) {
-                size_t cap = t->cap_nodes ? 2 * t->cap_nodes : 1024;
-                struct node *x = realloc(t->n, cap * sizeof *x);
-                if (!x)
-                        return 0;
-                t->n = x;
-                t->cap_nodes = cap;
-        }
+        if (PN_GROW(t->n, t->cap_nodes, t->n_nodes + 1) < 0)
+                return 0;
         if ((t->used_slots + 1) * 2 > t->cap_slots) {
                 /* Rehash the live nodes only, dropping the removed ones. */
                 size_t cap = t->cap_slots ? t->cap_slots : 1024;

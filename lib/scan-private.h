@@ -93,7 +93,7 @@ struct pkgnote_scan {
         uint64_t last_progress;
         /* package index, built on first use */
         struct package *packages;
-        size_t n_packages;
+        size_t n_packages, cap_packages;
         bool packages_valid;
 };
 

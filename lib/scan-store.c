@@ -110,16 +110,7 @@ void pn_scan_add_problem(pkgnote_scan *s, size_t input, const char *path, int er
 int pn_scan_add_object(pkgnote_scan *s, struct pkgnote_scan_object *o) {
         int r = 0;
         pthread_mutex_lock(&s->lock);
-        if (s->n_objects == s->cap_objects) {
-                size_t cap = s->cap_objects ? 2 * s->cap_objects : 256;
-                struct pkgnote_scan_object **n = realloc(s->objects, cap * sizeof *n);
-                if (n) {
-                        s->objects = n;
-                        s->cap_objects = cap;
-                } else
-                        r = -ENOMEM;
-        }
-        if (r == 0)
+        if ((r = PN_GROW(s->objects, s->cap_objects, s->n_objects + 1)) == 0)
                 s->objects[s->n_objects++] = o;
         pthread_mutex_unlock(&s->lock);
         if (r < 0)

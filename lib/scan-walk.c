@@ -497,15 +497,9 @@ static int list_dir(struct walk *w, struct dirref *ref, const char *path) {
                         continue;
                 }
                 if (type == DT_DIR) {
-                        if (w->n == w->cap) {
-                                size_t nc = w->cap ? 2 * w->cap : 64;
-                                struct pending *x = realloc(w->stack, nc * sizeof *x);
-                                if (!x) {
-                                        free(full);
-                                        goto oom;
-                                }
-                                w->stack = x;
-                                w->cap = nc;
+                        if (PN_GROW(w->stack, w->cap, w->n + 1) < 0) {
+                                free(full);
+                                goto oom;
                         }
                         char *name = strdup(nm);
                         if (!name) {

@@ -49,7 +49,7 @@ static void packages_clear(pkgnote_scan *s) {
                 free(s->packages[i].objects);
         free(s->packages);
         s->packages = NULL;
-        s->n_packages = 0;
+        s->n_packages = s->cap_packages = 0;
         s->packages_valid = false;
 }
 
@@ -406,11 +406,8 @@ static int build_packages(pkgnote_scan *s) {
                 size_t e = i + 1;
                 while (e < n && !strcmp(refs[e].json, refs[i].json))
                         e++;
-                struct package *x = realloc(s->packages, (s->n_packages + 1) * sizeof *x);
                 const pkgnote_scan_object **objs = calloc(e - i, sizeof *objs);
-                if (x)
-                        s->packages = x;
-                if (!x || !objs) {
+                if (!objs || PN_GROW(s->packages, s->cap_packages, s->n_packages + 1) < 0) {
                         free(objs);
                         r = -ENOMEM;
                         break;

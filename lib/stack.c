@@ -41,13 +41,13 @@ struct frame {
 struct thread {
         int tid;
         struct frame *frames;
-        size_t n_frames;
+        size_t n_frames, cap_frames;
 };
 
 struct pkgnote_stack {
         char *unavailable;
         struct thread *threads;
-        size_t n_threads;
+        size_t n_threads, cap_threads;
 };
 
 /* One record of the child: a thread, a frame of the last thread, or why
@@ -273,20 +273,16 @@ static void parse_records(pkgnote_stack *st, const uint8_t *buf, size_t len) {
                         free(st->unavailable);
                         st->unavailable = dup_bytes(a, r.len_a);
                 } else if (r.kind == REC_THREAD && st->n_threads < PKGNOTE_STACK_MAX_THREADS) {
-                        struct thread *t = realloc(st->threads, (st->n_threads + 1) * sizeof *t);
-                        if (!t)
+                        if (PN_GROW(st->threads, st->cap_threads, st->n_threads + 1) < 0)
                                 return;
-                        st->threads = t;
-                        t[st->n_threads++] = (struct thread){.tid = r.tid};
+                        st->threads[st->n_threads++] = (struct thread){.tid = r.tid};
                 } else if (r.kind == REC_FRAME && st->n_threads > 0) {
                         struct thread *t = &st->threads[st->n_threads - 1];
                         if (t->n_frames >= PKGNOTE_STACK_MAX_FRAMES)
                                 continue;
-                        struct frame *f = realloc(t->frames, (t->n_frames + 1) * sizeof *f);
-                        if (!f)
+                        if (PN_GROW(t->frames, t->cap_frames, t->n_frames + 1) < 0)
                                 return;
-                        t->frames = f;
-                        f[t->n_frames++] = (struct frame){r.pc, r.module_offset, dup_bytes(b, r.len_b),
+                        t->frames[t->n_frames++] = (struct frame){r.pc, r.module_offset, dup_bytes(b, r.len_b),
                                                           dup_bytes(a, r.len_a)};
                 }
         }

@@ -104,13 +104,9 @@ static int list_dir(int dirfd, char ***ret, size_t *n) {
         while ((de = readdir(d))) {
                 if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
                         continue;
-                if (*n == cap) {
-                        char **nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v);
-                        if (!nv) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        v = nv;
+                if (PN_GROW(v, cap, *n + 1) < 0) {
+                        r = -ENOMEM;
+                        break;
                 }
                 if (!(v[*n] = strdup(de->d_name))) {
                         r = -ENOMEM;
@@ -126,14 +122,8 @@ static int list_dir(int dirfd, char ***ret, size_t *n) {
 }
 
 static int add_link(struct walk *w, const struct stat *st, const char *rel) {
-        if (w->nlinks == w->caplinks) {
-                size_t cap = w->caplinks ? w->caplinks * 2 : 16;
-                struct link *nl = realloc(w->links, cap * sizeof *nl);
-                if (!nl)
-                        return -ENOMEM;
-                w->links = nl;
-                w->caplinks = cap;
-        }
+        if (PN_GROW(w->links, w->caplinks, w->nlinks + 1) < 0)
+                return -ENOMEM;
         char *r = strdup(rel);
         if (!r)
                 return -ENOMEM;

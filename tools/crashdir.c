@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "crashdir.h"
+#include "internal.h"
 #include "output.h"
 #include "tool.h"
 
@@ -125,7 +126,7 @@ int crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_t m
                 return 0;
         }
         struct entry *e = NULL;
-        size_t n = 0, removed = 0;
+        size_t n = 0, cap = 0, removed = 0;
         uint64_t total = 0;
         time_t now = time(NULL);
         struct dirent *de;
@@ -151,15 +152,11 @@ int crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_t m
                 while (i < n && strcmp(e[i].name, name))
                         i++;
                 if (i == n) {
-                        struct entry *ne = realloc(e, (n + 1) * sizeof *e);
                         char *copy = strdup(name);
-                        if (!ne || !copy) {
+                        if (!copy || PN_GROW(e, cap, n + 1) < 0) {
                                 free(copy);
-                                if (ne)
-                                        e = ne;
                                 break;
                         }
-                        e = ne;
                         e[n++] = (struct entry){copy, t, 0, false, false, 0};
                 }
                 e[i].bytes += (uint64_t)st.st_size;
@@ -211,7 +208,7 @@ int crash_load(const char *dir, struct crash **ret, size_t *ret_n) {
         if (!d)
                 return -errno;
         struct crash *c = NULL;
-        size_t n = 0;
+        size_t n = 0, cap = 0;
         struct dirent *de;
         while ((de = readdir(d))) {
                 size_t l = strlen(de->d_name), sl = strlen(CRASH_REPORT_SUFFIX);
@@ -235,12 +232,10 @@ int crash_load(const char *dir, struct crash **ret, size_t *ret_n) {
                         fprintf(stderr, "': unreadable report, ignoring\n");
                         continue;
                 }
-                struct crash *nc = realloc(c, (n + 1) * sizeof *c);
-                if (!nc) {
+                if (PN_GROW(c, cap, n + 1) < 0) {
                         json_decref(j);
                         break;
                 }
-                c = nc;
                 c[n++] = (struct crash){strdup(path), j, json_integer_value(json_object_get(j, "time"))};
         }
         closedir(d);
