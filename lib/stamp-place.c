@@ -220,7 +220,8 @@ static bool zero_but_vacating(const struct stamp *s, uint64_t z, uint64_t b, con
 
 /* Whether the note fits right after the PT_NOTE SEG once the sections
  * VACATING (per section, or NULL) have moved away: a first-page segment
- * maps the room, nothing else uses it and it is zero.  The host in *HOST.
+ * maps the room, nothing else uses it and it is zero.  The host in *HOST
+ * (when not NULL).
  * Moving tables asks before it moves anything, so that it never moves
  * them for nothing. */
 int pn_stamp_after_notes_fits(struct stamp *s, long seg, const bool *vacating, long *host) {
@@ -252,7 +253,8 @@ int pn_stamp_after_notes_fits(struct stamp *s, long seg, const bool *vacating, l
         uint64_t hend = hp->offset + hp->filesz, z = a < hend ? a : hend;
         bool ok = !pn_stamp_overlaps_any(occ, n, z, b) && zero_but_vacating(s, z, b, vacating);
         free(occ);
-        *host = h;
+        if (host)
+                *host = h;
         return ok;
 }
 

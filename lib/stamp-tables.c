@@ -411,8 +411,7 @@ int pn_stamp_place_moving_tables(struct stamp *s, long seg) {
                 memset(moving, 0, s->shnum * sizeof *moving);
                 for (size_t k = 0; k < nmove; k++)
                         moving[move[k]] = true;
-                long hn;
-                int f = pn_stamp_after_notes_fits(s, seg, moving, &hn);
+                int f = pn_stamp_after_notes_fits(s, seg, moving, NULL);
                 if (f < 0) {
                         free(moving);
                         return f;

@@ -566,7 +566,6 @@ out:
 /* ------------------------------------------------------------------ */
 /* Entry points                                                        */
 
-/* Validates the JSON as every generator does and encodes the note. */
 /* Whether the first LEN bytes of D are a relocatable object (kernel
  * modules are) whose section header table lies inside them: a signature
  * is appended after the whole object.  The trailer's text elsewhere, in
