@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         /* The first byte: docker or OCI, and which image to ask for. */
         bool docker = data[0] & 1;
-        struct pn_image_sel sel = {.index = -1, .trust_digests = true};
+        struct pn_image_sel sel = {.index = -1, .trust_digests = true, .path = "fuzz"};
         static const char *const tags[] = {"v1", "v2", "a:1", "docker.io/library/b:2"};
         static const char *const platforms[][3] = {{"linux", "arm64", "v8"}, {"linux", "amd64", NULL}};
         switch ((data[0] >> 1) & 7) {
@@ -75,17 +75,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         pkgnote_scan_options o = {.threads = 1};
         if (pkgnote_scan_new(&o, &s) < 0)
                 return 0;
-        char **names = NULL;
+        struct pn_image_pick *picks = NULL;
         size_t n = 0;
-        if (pn_image_layers(s, 0, "fuzz", &sel, docker, get, &x, &names, &n) >= 0) {
-                if (n > PKGNOTE_MAX_SCAN_LAYERS)
+        if (pn_image_list(s, 0, "fuzz", &sel, docker ? PN_IMAGE_DOCKER_ARCHIVE : PN_IMAGE_OCI, get, &x, &picks, &n) >= 0) {
+                if (n == 0 || n > PKGNOTE_MAX_SCAN_LAYERS)
                         abort();
-                for (size_t i = 0; i < n; i++) {
-                        char norm[PKGNOTE_MAX_SCAN_PATH + 1];
-                        if (pn_scan_normalize_path(names[i], norm, sizeof norm) <= 0 || strcmp(norm, names[i]) != 0)
+                for (size_t k = 0; k < n; k++) {
+                        const struct pkgnote_scan_image *im = picks[k].img;
+                        if (!im || !im->reference || picks[k].n_layers > PKGNOTE_MAX_SCAN_LAYERS ||
+                            im->n_layers != picks[k].n_layers)
                                 abort();
+                        for (size_t t = 0; t < im->n_tags; t++)
+                                if (strlen(im->tags[t]) > MAX_INPUT)
+                                        abort();
+                        for (size_t i = 0; i < picks[k].n_layers; i++) {
+                                char norm[PKGNOTE_MAX_SCAN_PATH + 1];
+                                const char *l = picks[k].layers[i];
+                                if (pn_scan_normalize_path(l, norm, sizeof norm) <= 0 || strcmp(norm, l) != 0)
+                                        abort();
+                        }
                 }
-                pn_free_names(names, n);
+                pn_image_picks_free(picks, n);
         } else if (!pkgnote_last_error())
                 abort();
         pkgnote_scan_free(s);

@@ -973,10 +973,15 @@ PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement);
  * threads; results are sorted by path, so they do not depend on timing. */
 typedef struct pkgnote_scan pkgnote_scan;
 typedef struct pkgnote_scan_object pkgnote_scan_object;
+typedef struct pkgnote_scan_image pkgnote_scan_image;
 
 enum {
         PKGNOTE_SCAN_ONE_FILE_SYSTEM = 1u << 0, /* do not enter other file systems */
         PKGNOTE_SCAN_CHECKSUMS = 1u << 1,       /* SHA-1 and SHA-256 of objects with a package note */
+        /* Images only: record the images of each input (see
+         * pkgnote_scan_image_count()) without reading their layers;
+         * inputs that are no image add nothing. */
+        PKGNOTE_SCAN_LIST_IMAGES = 1u << 2,
 };
 
 typedef struct pkgnote_scan_options {
@@ -1005,6 +1010,7 @@ enum {
         PKGNOTE_SCAN_INPUT_ARCHIVE = 3,   /* a tar (or cpio) archive of a root filesystem */
         PKGNOTE_SCAN_INPUT_DOCKER = 4,    /* a "docker save" archive */
         PKGNOTE_SCAN_INPUT_OCI = 5,       /* an OCI image layout, directory or archive */
+        PKGNOTE_SCAN_INPUT_STORAGE = 6,   /* images of a local container store (podman, buildah, CRI-O) */
 };
 
 /* OPTIONS may be NULL for the defaults; -EINVAL for options this library
@@ -1025,12 +1031,14 @@ PKGNOTE_PUBLIC int pkgnote_scan_add(pkgnote_scan *s, const char *path);
  *   oci-archive:FILE[:TAG]       a tar of one
  *   docker-archive:FILE[:REPO:TAG|:@N]   a "docker save" archive (@N: the
  *                                Nth image, from 0)
- * Without a tag, a layout or archive holding several images reports the
- * first, naming the others in a problem.  pkgnote_scan_add_image() chooses
- * the image with IMAGE ("TAG", "REPO:TAG", "@DIGEST" or "@N"; NULL: as
- * pkgnote_scan_add()); naming it in PATH too is -EINVAL.  An unknown tag
- * or digest is -ENOENT, its message naming those present; an index or
- * manifest whose content does not match its digest is -EBADMSG. */
+ * Without a tag, every image of a layout or archive is reported, each
+ * object labelled with its image (pkgnote_scan_object_image()); an image
+ * that cannot be read is a problem, an error only when none can.
+ * pkgnote_scan_add_image() chooses one image with IMAGE ("TAG",
+ * "REPO:TAG", "@DIGEST" or "@N"; NULL: as pkgnote_scan_add()); naming it
+ * in PATH too is -EINVAL.  An unknown tag or digest is -ENOENT, its
+ * message naming those present; an index, manifest or configuration whose
+ * content does not match its digest is -EBADMSG. */
 PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, const char *image);
 
 /* The platform chosen in multi-platform images added from now on,
@@ -1085,6 +1093,8 @@ PKGNOTE_PUBLIC const char *pkgnote_scan_object_kind(const pkgnote_scan_object *o
  * the problems of reading the object too); it lives as long as the scan.
  * The accessors below are shorthands for it. */
 PKGNOTE_PUBLIC const pkgnote_info *pkgnote_scan_object_info(const pkgnote_scan_object *o);
+/* The image the object was found in, or NULL when its input is no image. */
+PKGNOTE_PUBLIC const pkgnote_scan_image *pkgnote_scan_object_image(const pkgnote_scan_object *o);
 /* Lowercase hex, or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_build_id(const pkgnote_scan_object *o);
 /* Package notes as pkgnote_info_read() gives them: identical ones once,
@@ -1103,6 +1113,30 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_scan_object_problem(const pkgnote_
  * PKGNOTE_SCAN_CHECKSUMS, and only for objects with a package note). */
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha1(const pkgnote_scan_object *o);
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha256(const pkgnote_scan_object *o);
+
+/* The images of the inputs, in the order met (by input, then as their
+ * layout or archive lists them): what names each alone (its reference,
+ * with transport: "oci:DIR:TAG", "oci-archive:FILE:@DIGEST",
+ * "docker-archive:FILE:REPO:TAG", "containers-storage:NAME"), the digest
+ * of its manifest or index (NULL when it has none, as in a docker
+ * archive), its id (the digest of its configuration, "sha256:HEX"; NULL
+ * if unknown), its tags, its platform ("OS/ARCH[/VARIANT]" from the
+ * configuration; NULL if unknown), the bytes of its configuration and
+ * layers as stored (compressed), and its number of layers. */
+PKGNOTE_PUBLIC size_t pkgnote_scan_image_count(const pkgnote_scan *s);
+PKGNOTE_PUBLIC const pkgnote_scan_image *pkgnote_scan_image_get(const pkgnote_scan *s, size_t i);
+PKGNOTE_PUBLIC size_t pkgnote_scan_image_input(const pkgnote_scan_image *im);
+PKGNOTE_PUBLIC const char *pkgnote_scan_image_reference(const pkgnote_scan_image *im);
+PKGNOTE_PUBLIC const char *pkgnote_scan_image_digest(const pkgnote_scan_image *im);
+PKGNOTE_PUBLIC const char *pkgnote_scan_image_id(const pkgnote_scan_image *im);
+PKGNOTE_PUBLIC size_t pkgnote_scan_image_tag_count(const pkgnote_scan_image *im);
+PKGNOTE_PUBLIC const char *pkgnote_scan_image_tag(const pkgnote_scan_image *im, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_scan_image_platform(const pkgnote_scan_image *im);
+PKGNOTE_PUBLIC uint64_t pkgnote_scan_image_size(const pkgnote_scan_image *im);
+PKGNOTE_PUBLIC size_t pkgnote_scan_image_layer_count(const pkgnote_scan_image *im);
+/* One image as a JSON object ("reference", "digest", "id", "tags",
+ * "platform", "size", "layers", and "input" unless NULL), malloc()ed. */
+PKGNOTE_PUBLIC int pkgnote_scan_image_to_json(const pkgnote_scan_image *im, const char *input, char **ret);
 
 /* The distinct package notes (JSON text compared byte for byte), sorted
  * by type, os, name, version, architecture, then JSON text; each with the

@@ -354,11 +354,36 @@ PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_sta
         return jw_finish(&w, o, ret);
 }
 
+/* What names an image: reference, digest, id and tags. */
+static json_t *jw_image_names(jw *w, const pkgnote_scan_image *im) {
+        json_t *o = jw_check(w, json_object()), *tags = jw_check(w, json_array());
+        jw_set(w, o, "reference", jw_string(w, pkgnote_scan_image_reference(im)));
+        jw_set(w, o, "digest", jw_string(w, pkgnote_scan_image_digest(im)));
+        jw_set(w, o, "id", jw_string(w, pkgnote_scan_image_id(im)));
+        for (size_t i = 0; i < pkgnote_scan_image_tag_count(im); i++)
+                jw_append(w, tags, jw_string(w, pkgnote_scan_image_tag(im, i)));
+        jw_set(w, o, "tags", tags);
+        return o;
+}
+
+PKGNOTE_PUBLIC int pkgnote_scan_image_to_json(const pkgnote_scan_image *im, const char *input, char **ret) {
+        jw w = {0};
+        json_t *o = jw_image_names(&w, im);
+        if (input)
+                jw_set(&w, o, "input", jw_string(&w, input));
+        jw_set(&w, o, "platform", jw_string(&w, pkgnote_scan_image_platform(im)));
+        jw_set(&w, o, "size", jw_u64(&w, pkgnote_scan_image_size(im)));
+        jw_set(&w, o, "layers", jw_u64(&w, pkgnote_scan_image_layer_count(im)));
+        return jw_finish(&w, o, ret);
+}
+
 PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *ob, const char *input, char **ret) {
         jw w = {0};
         json_t *o = jw_check(&w, json_object());
         jw_set(&w, o, "path", jw_string(&w, pkgnote_scan_object_path(ob)));
         jw_set(&w, o, "input", jw_string(&w, input));
+        if (pkgnote_scan_object_image(ob))
+                jw_set(&w, o, "image", jw_image_names(&w, pkgnote_scan_object_image(ob)));
         jw_set(&w, o, "elfType", jw_string(&w, pkgnote_scan_object_kind(ob)));
         jw_set(&w, o, "elfClass", jw_int(&w, pkgnote_scan_object_class(ob)));
         jw_set(&w, o, "byteOrder", jw_string(&w, pkgnote_scan_object_big_endian(ob) ? "big" : "little"));
@@ -389,7 +414,8 @@ PKGNOTE_PUBLIC int pkgnote_scan_summary_to_json(const pkgnote_scan *s, char **re
                 const char *key;
                 uint64_t v;
         } n[] = {
-                {"inputs", st.inputs},           {"objects", st.objects},
+                {"inputs", st.inputs},           {"images", pkgnote_scan_image_count(s)},
+                {"objects", st.objects},
                 {"withNote", st.with_note},      {"withoutNote", st.without_note},
                 {"malformed", st.malformed},     {"packages", st.packages},
                 {"files", st.files},             {"bytes", st.bytes},

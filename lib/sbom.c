@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "scan-private.h"
 
 /* ------------------------------------------------------------------ */
 /* purl                                                                */
@@ -230,18 +231,41 @@ static const char *field(const pkgnote_metadata *m, const char *key) {
         return v && *v ? v : NULL;
 }
 
-/* How a document names its elements: a prefix, then the element's number
- * from 1 (a package's in scan order, a soname's in order of mention). */
-struct sbom_ids {
-        const char *package, *soname;
+/* What part of the scan a list of elements describes: everything, or
+ * the objects of one image (IMAGE NULL: those of no image). */
+struct scope {
+        bool all;
+        const pkgnote_scan_image *image;
 };
 
-static const struct sbom_ids spdx_ids = {"SPDXRef-Package-", "SPDXRef-Soname-"};
-static const struct sbom_ids cdx_ids = {"pkgnote-package-", "pkgnote-soname-"};
+static const struct scope everything = {.all = true};
+
+static bool in_scope(const struct scope *sc, const pkgnote_scan_object *ob) {
+        return sc->all || pkgnote_scan_object_image(ob) == sc->image;
+}
+
+/* Whether an object of package I lies in SC. */
+static bool package_in_scope(const pkgnote_scan *s, size_t i, const struct scope *sc) {
+        for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++)
+                if (in_scope(sc, pkgnote_scan_package_object(s, i, j)))
+                        return true;
+        return false;
+}
+
+/* How a document names its elements: a prefix, then the element's number
+ * from 1 (a package's in scan order, a soname's in order of mention),
+ * and the part of the scan they describe. */
+struct sbom_ids {
+        char package[48], soname[48];
+        struct scope scope;
+};
+
+static const struct sbom_ids spdx_ids = {"SPDXRef-Package-", "SPDXRef-Soname-", {.all = true}};
+static const struct sbom_ids cdx_ids = {"pkgnote-package-", "pkgnote-soname-", {.all = true}};
 
 /* The name PREFIX gives the element of index I (from 0). */
-static void element_id(char id[64], const char *prefix, size_t i) {
-        snprintf(id, 64, "%s%zu", prefix, i + 1);
+static void element_id(char id[80], const char *prefix, size_t i) {
+        snprintf(id, 80, "%s%zu", prefix, i + 1);
 }
 
 /* Adds "name" (else "unknown") and, when M has one, VERSION_KEY to O. */
@@ -254,12 +278,14 @@ static void put_name_version(json_t *o, const pkgnote_metadata *m, const char *v
 /* The element of package I, named ID; NULL when out of memory. */
 typedef json_t *(*package_element_fn)(const pkgnote_scan *s, size_t i, const char *id, void *userdata, int *err);
 
-/* Walks the packages in scan order: appends to ARRAY the element MAKE
+/* Walks the packages of the scope of IDS in scan order: appends to ARRAY the element MAKE
  * returns for each, named by IDS. */
 static void add_packages(const pkgnote_scan *s, const struct sbom_ids *ids, json_t *array, package_element_fn make,
                          void *userdata, int *err) {
         for (size_t i = 0; i < pkgnote_scan_package_count(s) && !*err; i++) {
-                char id[64];
+                if (!package_in_scope(s, i, &ids->scope))
+                        continue;
+                char id[80];
                 element_id(id, ids->package, i);
                 push(array, make(s, i, id, userdata, err), err);
         }
@@ -298,6 +324,7 @@ static int finish_document(json_t *doc, int err, const pkgnote_sbom_options *o, 
  * that name carrying a package note), if any, and the strongest priority
  * anything gives it.  A malformed dlopen note adds nothing. */
 struct sbom_dl {
+        struct scope scope;  /* the objects looked at */
         pkgnote_deps **deps; /* per package */
         size_t np;
         struct dl_soname {
@@ -316,11 +343,13 @@ static void dl_free(struct sbom_dl *dl) {
         free(dl->deps), free(dl->v);
 }
 
-/* The package of the scan that ships SONAME: one whose object has that
- * file name. */
-static size_t dl_provider(const pkgnote_scan *s, const char *soname) {
+/* The package of the scan that ships SONAME: one whose object in SC has
+ * that file name. */
+static size_t dl_provider(const pkgnote_scan *s, const struct scope *sc, const char *soname) {
         for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
                 const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                if (!in_scope(sc, ob))
+                        continue;
                 const char *path = pkgnote_scan_object_path(ob), *base = strrchr(path, '/');
                 if (strcmp(base ? base + 1 : path, soname) || pkgnote_scan_object_package_count(ob) == 0)
                         continue;
@@ -342,12 +371,12 @@ static size_t dl_soname(struct sbom_dl *dl, const pkgnote_scan *s, const char *s
                 free(name);
                 return SIZE_MAX;
         }
-        dl->v[dl->n] = (struct dl_soname){name, dl_provider(s, soname), 0};
+        dl->v[dl->n] = (struct dl_soname){name, dl_provider(s, &dl->scope, soname), 0};
         return dl->n++;
 }
 
-static int dl_collect(const pkgnote_scan *s, struct sbom_dl *dl) {
-        *dl = (struct sbom_dl){.np = pkgnote_scan_package_count(s)};
+static int dl_collect(const pkgnote_scan *s, const struct scope *sc, struct sbom_dl *dl) {
+        *dl = (struct sbom_dl){.scope = *sc, .np = pkgnote_scan_package_count(s)};
         dl->deps = calloc(dl->np ? dl->np : 1, sizeof *dl->deps);
         if (!dl->deps)
                 return -ENOMEM;
@@ -356,7 +385,7 @@ static int dl_collect(const pkgnote_scan *s, struct sbom_dl *dl) {
                         return -ENOMEM;
                 for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
                         const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
-                        for (size_t k = 0; k < pkgnote_scan_object_dlopen_count(ob); k++) {
+                        for (size_t k = 0; in_scope(sc, ob) && k < pkgnote_scan_object_dlopen_count(ob); k++) {
                                 const char *json = pkgnote_scan_object_dlopen_json(ob, k);
                                 pkgnote_dlopen *d;
                                 if (!json || pkgnote_dlopen_parse(json, strlen(json), &d) < 0)
@@ -412,7 +441,7 @@ static void add_sonames(const struct sbom_dl *dl, const struct sbom_ids *ids, js
         for (size_t k = 0; !*err && k < dl->n; k++) {
                 if (dl->v[k].provider != SIZE_MAX)
                         continue;
-                char id[64];
+                char id[80];
                 element_id(id, ids->soname, k);
                 push(array, make(dl, k, id, err), err);
         }
@@ -427,7 +456,7 @@ static void dl_targets(struct sbom_dl *dl, const pkgnote_scan *s, const struct s
                 size_t x = dl_soname(dl, s, pkgnote_deps_soname(dl->deps[i], k, a));
                 if (x == SIZE_MAX || dl->v[x].provider == i)
                         continue;
-                char id[64];
+                char id[80];
                 if (dl->v[x].provider != SIZE_MAX)
                         element_id(id, ids->package, dl->v[x].provider);
                 else
@@ -439,8 +468,8 @@ static void dl_targets(struct sbom_dl *dl, const pkgnote_scan *s, const struct s
 /* ------------------------------------------------------------------ */
 /* SPDX 2.3                                                            */
 
-/* The index of OB: objects are sorted by input, then path, and a path
- * is listed once per input. */
+/* The index of OB: objects are sorted by input, image, then path, and a
+ * path is listed once per image of an input. */
 static size_t object_index(const pkgnote_scan *s, const pkgnote_scan_object *ob) {
         size_t lo = 0, hi = pkgnote_scan_object_count(s);
         while (lo < hi) {
@@ -449,7 +478,11 @@ static size_t object_index(const pkgnote_scan *s, const pkgnote_scan_object *ob)
                 if (x == ob)
                         return mid;
                 size_t a = pkgnote_scan_object_input(x), b = pkgnote_scan_object_input(ob);
-                int c = a != b ? (a < b ? -1 : 1) : strcmp(pkgnote_scan_object_path(x), pkgnote_scan_object_path(ob));
+                const pkgnote_scan_image *ix = pkgnote_scan_object_image(x), *io = pkgnote_scan_object_image(ob);
+                size_t oa = ix ? ix->ordinal : 0, ob_ = io ? io->ordinal : 0;
+                int c = a != b     ? (a < b ? -1 : 1)
+                        : oa != ob_ ? (oa < ob_ ? -1 : 1)
+                                    : strcmp(pkgnote_scan_object_path(x), pkgnote_scan_object_path(ob));
                 if (c < 0)
                         lo = mid + 1;
                 else if (c > 0)
@@ -558,7 +591,10 @@ static void spdx_external_refs(json_t *p, const pkgnote_metadata *m, int *err) {
 static void spdx_package_relationships(const pkgnote_scan *s, size_t i, const char *id, const size_t *file_no,
                                        json_t *rels, int *err) {
         char fid[64];
-        push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
+        /* With images, the document describes them, and they contain
+         * their packages. */
+        if (!pkgnote_scan_image_count(s) || package_in_scope(s, i, &(struct scope){.image = NULL}))
+                push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
         for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
                 const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
                 size_t q = object_index(s, ob), k = q < pkgnote_scan_object_count(s) ? file_no[q] : 0;
@@ -636,7 +672,7 @@ static void spdx_dependency_edge(const char *id, void *userdata) {
  * the others OPTIONAL_DEPENDENCY_OF, each with the note's priority. */
 static void spdx_dlopen_relationships(const pkgnote_scan *s, struct sbom_dl *dl, json_t *rels, int *err) {
         for (size_t i = 0; !*err && i < dl->np; i++) {
-                char pid[64];
+                char pid[80];
                 element_id(pid, spdx_ids.package, i);
                 for (size_t k = 0; !*err && k < pkgnote_deps_count(dl->deps[i]); k++) {
                         char *c = dl_comment(dl->deps[i], k);
@@ -651,6 +687,39 @@ static void spdx_dlopen_relationships(const pkgnote_scan *s, struct sbom_dl *dl,
         }
 }
 
+/* The package element of each image, which the document describes and
+ * which contains the packages of its objects. */
+static void spdx_images(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int *err) {
+        for (size_t i = 0; !*err && i < pkgnote_scan_image_count(s); i++) {
+                const pkgnote_scan_image *im = pkgnote_scan_image_get(s, i);
+                char id[80], pid[80];
+                snprintf(id, sizeof id, "SPDXRef-Image-%zu", i + 1);
+                json_t *p = json_object();
+                put(p, "SPDXID", json_string(id), err);
+                put(p, "name", jstr(pkgnote_scan_image_reference(im)), err);
+                const char *v = pkgnote_scan_image_digest(im) ? pkgnote_scan_image_digest(im) : pkgnote_scan_image_id(im);
+                if (v)
+                        put(p, "versionInfo", jstr(v), err);
+                put(p, "downloadLocation", json_string("NOASSERTION"), err);
+                put(p, "filesAnalyzed", json_false(), err);
+                put(p, "primaryPackagePurpose", json_string("CONTAINER"), err);
+                char *c = NULL;
+                if (asprintf(&c, "container image; tags: %zu; platform: %s; id: %s", pkgnote_scan_image_tag_count(im),
+                             pkgnote_scan_image_platform(im) ? pkgnote_scan_image_platform(im) : "unknown",
+                             pkgnote_scan_image_id(im) ? pkgnote_scan_image_id(im) : "unknown") >= 0)
+                        put(p, "comment", jstr(c), err);
+                free(c);
+                push(pkgs, p, err);
+                push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
+                struct scope sc = {.image = im};
+                for (size_t k = 0; !*err && k < pkgnote_scan_package_count(s); k++)
+                        if (package_in_scope(s, k, &sc)) {
+                                element_id(pid, spdx_ids.package, k);
+                                push(rels, spdx_relationship(id, "CONTAINS", pid, NULL), err);
+                        }
+        }
+}
+
 /* The scan as an SPDX 2.3 JSON document. */
 static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
         int err = 0;
@@ -660,6 +729,7 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
                 return pn_error(-ENOMEM, "out of memory");
         }
         spdx_header(doc, o, &err);
+        spdx_images(s, pkgs, rels, &err);
         size_t n_obj = pkgnote_scan_object_count(s);
         size_t *file_no = calloc(n_obj ? n_obj : 1, sizeof *file_no);
         if (!file_no)
@@ -673,7 +743,7 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
         /* dlopen dependencies: a package element per soname no scanned
          * package ships, and the relationships. */
         struct sbom_dl dl = {0};
-        if (!err && dl_collect(s, &dl) < 0)
+        if (!err && dl_collect(s, &everything, &dl) < 0)
                 err = -ENOMEM;
         add_sonames(&dl, &spdx_ids, pkgs, spdx_soname, &err);
         spdx_dlopen_relationships(s, &dl, rels, &err);
@@ -739,8 +809,8 @@ static void cdx_note_properties(json_t *c, const pkgnote_metadata *m, int *err) 
                 json_decref(props);
 }
 
-/* The objects that carry package I's note, as the evidence of C. */
-static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, int *err) {
+/* The objects of SC that carry package I's note, as the evidence of C. */
+static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, const struct scope *sc, int *err) {
         json_t *occ = json_array();
         if (!occ) {
                 *err = -ENOMEM;
@@ -748,6 +818,8 @@ static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, int *err) {
         }
         for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
                 const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
+                if (!in_scope(sc, ob))
+                        continue;
                 json_t *x = json_object();
                 if (x)
                         put(x, "location", jstr(pkgnote_scan_object_path(ob)), err);
@@ -756,8 +828,10 @@ static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, int *err) {
         put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
 }
 
-/* The component of package I, named REF (package_element_fn). */
+/* The component of package I, named REF (package_element_fn; USERDATA
+ * is the scope). */
 static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, void *userdata, int *err) {
+        const struct scope *sc = userdata;
         const pkgnote_metadata *m = pkgnote_scan_package(s, i);
         json_t *c = json_object();
         if (!c)
@@ -779,7 +853,7 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
                 free(purl);
         }
         cdx_note_properties(c, m, err);
-        cdx_evidence(c, s, i, err);
+        cdx_evidence(c, s, i, sc, err);
         return c;
 }
 
@@ -815,11 +889,18 @@ static void cdx_depends_on(const char *ref, void *userdata) {
  * note asks for and how much ("pkgnote:dlopen:required" = "liba.so.1 or
  * libb.so.2"); DEPS, the dependency graph, points at the scanned package
  * that ships a soname, else at the soname's component. */
-static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, json_t *comps, json_t *deps, int *err) {
+static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const struct sbom_ids *ids, json_t *comps,
+                             json_t *deps, int *err) {
         for (size_t i = 0; !*err && i < dl->np; i++) {
                 if (pkgnote_deps_count(dl->deps[i]) == 0)
                         continue;
-                json_t *on = json_array(), *c = json_array_get(comps, i), *props = json_object_get(c, "properties");
+                char ref[80];
+                element_id(ref, ids->package, i);
+                json_t *c = NULL;
+                for (size_t q = 0; q < json_array_size(comps) && !c; q++)
+                        if (!strcmp(ref, json_string_value(json_object_get(json_array_get(comps, q), "bom-ref")) ?: ""))
+                                c = json_array_get(comps, q);
+                json_t *on = json_array(), *props = json_object_get(c, "properties");
                 if (!on || !c) {
                         json_decref(on);
                         *err = -ENOMEM;
@@ -834,34 +915,78 @@ static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, json_t *
                         char name[64];
                         snprintf(name, sizeof name, "pkgnote:dlopen:%s", pkgnote_dlopen_priority_name(pkgnote_deps_priority(dl->deps[i], k)));
                         push(props, cdx_property(name, pkgnote_deps_sonames(dl->deps[i], k)), err);
-                        dl_targets(dl, s, &cdx_ids, i, k, cdx_depends_on, &d);
+                        dl_targets(dl, s, ids, i, k, cdx_depends_on, &d);
                 }
-                char ref[64];
-                element_id(ref, cdx_ids.package, i);
                 push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), err);
         }
 }
 
-/* The scan as a CycloneDX 1.5 JSON BOM. */
+/* The components of the packages of IDS's scope into COMPS, with the
+ * components of the sonames they load that no package of the scope
+ * ships, and their dependencies into DEPS. */
+static void cdx_scope(const pkgnote_scan *s, const struct sbom_ids *ids, json_t *comps, json_t *deps, int *err) {
+        add_packages(s, ids, comps, cdx_component, (void *)&ids->scope, err);
+        struct sbom_dl dl = {0};
+        if (!*err && dl_collect(s, &ids->scope, &dl) < 0)
+                *err = -ENOMEM;
+        add_sonames(&dl, ids, comps, cdx_soname, err);
+        cdx_dependencies(s, &dl, ids, comps, deps, err);
+        dl_free(&dl);
+}
+
+/* The component of image I: a container holding the components of its
+ * packages (their references scoped by the image), their dependencies
+ * into DEPS. */
+static json_t *cdx_image(const pkgnote_scan *s, size_t i, json_t *deps, int *err) {
+        const pkgnote_scan_image *im = pkgnote_scan_image_get(s, i);
+        struct sbom_ids ids = {.scope = {.image = im}};
+        snprintf(ids.package, sizeof ids.package, "pkgnote-image-%zu-package-", i + 1);
+        snprintf(ids.soname, sizeof ids.soname, "pkgnote-image-%zu-soname-", i + 1);
+        char ref[80];
+        snprintf(ref, sizeof ref, "pkgnote-image-%zu", i + 1);
+        json_t *c = json_object(), *inner = json_array(), *props = json_array();
+        if (!c || !inner || !props) {
+                json_decref(c), json_decref(inner), json_decref(props);
+                *err = -ENOMEM;
+                return NULL;
+        }
+        put(c, "type", json_string("container"), err);
+        put(c, "bom-ref", json_string(ref), err);
+        put(c, "name", jstr(pkgnote_scan_image_reference(im)), err);
+        const char *version = pkgnote_scan_image_digest(im) ? pkgnote_scan_image_digest(im) : pkgnote_scan_image_id(im);
+        if (version)
+                put(c, "version", jstr(version), err);
+        for (size_t t = 0; t < pkgnote_scan_image_tag_count(im); t++)
+                push(props, cdx_property("pkgnote:image:tag", pkgnote_scan_image_tag(im, t)), err);
+        if (pkgnote_scan_image_id(im))
+                push(props, cdx_property("pkgnote:image:id", pkgnote_scan_image_id(im)), err);
+        if (pkgnote_scan_image_platform(im))
+                push(props, cdx_property("pkgnote:image:platform", pkgnote_scan_image_platform(im)), err);
+        put(c, "properties", props, err);
+        cdx_scope(s, &ids, inner, deps, err);
+        put(c, "components", inner, err);
+        return c;
+}
+
+/* The scan as a CycloneDX 1.5 JSON BOM: one component per package
+ * (whose objects are its evidence) and per soname loaded that no package
+ * ships; with images, one container component per image holding its
+ * own. */
 static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
         int err = 0;
-        json_t *doc = json_object(), *comps = json_array();
-        if (!doc || !comps) {
-                json_decref(doc), json_decref(comps);
+        json_t *doc = json_object(), *comps = json_array(), *deps = json_array();
+        if (!doc || !comps || !deps) {
+                json_decref(doc), json_decref(comps), json_decref(deps);
                 return pn_error(-ENOMEM, "out of memory");
         }
         cdx_header(doc, o, &err);
-        add_packages(s, &cdx_ids, comps, cdx_component, NULL, &err);
-
-        /* dlopen dependencies: a component per soname no scanned package
-         * ships, and the dependency graph. */
-        struct sbom_dl dl = {0};
-        json_t *deps = json_array();
-        if (!err && (!deps || dl_collect(s, &dl) < 0))
-                err = -ENOMEM;
-        add_sonames(&dl, &cdx_ids, comps, cdx_soname, &err);
-        cdx_dependencies(s, &dl, comps, deps, &err);
-        dl_free(&dl);
+        size_t ni = pkgnote_scan_image_count(s);
+        for (size_t i = 0; i < ni && !err; i++)
+                push(comps, cdx_image(s, i, deps, &err), &err);
+        struct sbom_ids loose = cdx_ids;
+        if (ni)
+                loose.scope = (struct scope){.image = NULL}; /* the objects of no image */
+        cdx_scope(s, &loose, comps, deps, &err);
         put(doc, "components", comps, &err);
         if (json_array_size(deps))
                 put(doc, "dependencies", deps, &err);

@@ -356,8 +356,12 @@ static bool layer_name(const char *p) {
         return !strchr(slash + 1, '/') && pn_is_hex(slash + 1, 32);
 }
 
+/* The descriptions of an image, and a docker archive's configurations
+ * ("HEX.json"). */
 static bool meta_name(const char *p) {
-        return !strcmp(p, "manifest.json") || !strcmp(p, "index.json") || !strcmp(p, "oci-layout");
+        size_t hex = strspn(p, "0123456789abcdef");
+        return !strcmp(p, "manifest.json") || !strcmp(p, "index.json") || !strcmp(p, "oci-layout") ||
+               (hex == 64 && !strcmp(p + hex, ".json"));
 }
 
 static int archive_blob(void *u, const char *name, void **data, size_t *len) {
@@ -413,24 +417,42 @@ static void actx_clear(struct actx *c) {
         free(c->layers);
 }
 
-/* Merges the layers named NAMES (in order) or, when there are none, ROOT. */
-static int finish_image(struct actx *c, char **names, size_t n) {
-        struct layer **order = calloc(n ? n : 1, sizeof *order);
-        if (!order)
-                return pn_error(-ENOMEM, "out of memory");
+/* The layer of C named NAME, or NULL. */
+static struct layer *layer_named(struct actx *c, const char *name) {
+        for (size_t k = 0; k < c->n_layers; k++)
+                if (!strcmp(c->layers[k].name, name))
+                        return &c->layers[k];
+        return NULL;
+}
+
+/* Records the images PICKS (taking their records) and merges the layers
+ * of each into the inventory; ROOT (the outer archive's members) gives
+ * the stored sizes of a docker archive's layers. */
+static int finish_images(struct actx *c, struct pn_image_pick *picks, size_t n, const struct layer *root) {
         int r = 0;
         for (size_t i = 0; i < n && r >= 0; i++) {
-                for (size_t k = 0; k < c->n_layers && !order[i]; k++)
-                        if (!strcmp(c->layers[k].name, names[i]))
-                                order[i] = &c->layers[k];
-                if (!order[i])
-                        r = pn_error(-EBADMSG, "layer %s: missing", names[i]);
-                else if (order[i]->not_archive)
-                        pn_scan_add_problem(c->s, c->input, names[i], -ENOEXEC, "layer is not a tar archive, ignored");
+                struct pn_image_pick *p = &picks[i];
+                struct layer **order = calloc(p->n_layers ? p->n_layers : 1, sizeof *order);
+                if (!order)
+                        return pn_error(-ENOMEM, "out of memory");
+                for (size_t k = 0; k < p->n_layers && r >= 0; k++) {
+                        if (!(order[k] = layer_named(c, p->layers[k])) && !(c->s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES))
+                                r = pn_error(-EBADMSG, "layer %s: missing", p->layers[k]);
+                        else if (order[k] && order[k]->not_archive)
+                                pn_scan_add_problem(c->s, c->input, p->layers[k], -ENOEXEC,
+                                                    "layer is not a tar archive, ignored");
+                        for (size_t e = 0; root && !p->img->digest && e < root->n; e++)
+                                if (!strcmp(root->e[e].path, p->layers[k]))
+                                        p->img->size += root->e[e].size;
+                }
+                const struct pkgnote_scan_image *im = p->img;
+                if (r >= 0)
+                        r = pn_scan_add_image_record(c->s, p->img);
+                p->img = NULL;
+                if (r >= 0 && !(c->s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES))
+                        r = pn_merge_layers(c->s, c->input, im, order, p->n_layers);
+                free(order);
         }
-        if (r >= 0)
-                r = pn_merge_layers(c->s, c->input, order, n);
-        free(order);
         return r;
 }
 
@@ -472,6 +494,8 @@ static int image_member(struct actx *c, struct archive *a, struct archive_entry 
         c->has_layout |= !strcmp(norm, "oci-layout");
         if (meta_name(norm) || looks_like_json(c->head, (size_t)n))
                 return keep_meta(c, norm, a, c->head, (size_t)n, size);
+        if (c->s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES)
+                return 0; /* only the descriptions are wanted */
         struct source src = layer_source(c, a, ent, data_off, size, n);
         return scan_layer(c, &src, norm);
 }
@@ -514,8 +538,8 @@ static int read_outer_members(struct actx *c, struct archive *a, struct layer *r
  * filesystem it is.  Returns the kind of input. */
 static int merge_archive(struct actx *c, struct layer *root) {
         pkgnote_scan *s = c->s;
-        int kind = PKGNOTE_SCAN_INPUT_ARCHIVE, r;
-        char **names = NULL;
+        int kind = PKGNOTE_SCAN_INPUT_ARCHIVE, r = 0;
+        struct pn_image_pick *picks = NULL;
         size_t n = 0;
         /* A docker 25 save holds both descriptions; the reference
          * may say which to read. */
@@ -531,14 +555,15 @@ static int merge_archive(struct actx *c, struct layer *root) {
                 if (docker && oci) /* a digest names an OCI manifest */
                         docker = t == PN_IMAGE_DOCKER_ARCHIVE || (t != PN_IMAGE_OCI_ARCHIVE && !s->sel.digest);
                 kind = docker ? PKGNOTE_SCAN_INPUT_DOCKER : PKGNOTE_SCAN_INPUT_OCI;
-                r = pn_image_layers(s, c->input, c->display, &s->sel, docker, archive_blob, c, &names, &n);
+                r = pn_image_list(s, c->input, c->display, &s->sel,
+                                  docker ? PN_IMAGE_DOCKER_ARCHIVE : PN_IMAGE_OCI_ARCHIVE, archive_blob, c, &picks, &n);
                 if (r >= 0)
-                        r = finish_image(c, names, n);
-        } else {
+                        r = finish_images(c, picks, n, docker ? root : NULL);
+        } else if (!(s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES)) {
                 struct layer *one = root;
-                r = pn_merge_layers(s, c->input, &one, 1);
+                r = pn_merge_layers(s, c->input, NULL, &one, 1);
         }
-        pn_free_names(names, n);
+        pn_image_picks_free(picks, n);
         return r < 0 ? r : kind;
 }
 
@@ -655,39 +680,44 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
         if (lr < 0)
                 return lr;
         struct oci_dir od = {dirfd};
-        char **names = NULL;
+        struct pn_image_pick *picks = NULL;
         size_t n = 0;
         if (s->sel.transport == PN_IMAGE_OCI_ARCHIVE || s->sel.transport == PN_IMAGE_DOCKER_ARCHIVE)
                 return pn_error(-EINVAL, "a directory, not an archive");
-        int r = pn_image_layers(s, input, display, &s->sel, false, oci_blob, &od, &names, &n);
+        int r = pn_image_list(s, input, display, &s->sel, PN_IMAGE_OCI, oci_blob, &od, &picks, &n);
         if (r < 0)
                 return r;
         struct pool p;
         struct actx *c = calloc(1, sizeof *c);
         if (!c || (r = pn_pool_start(&p, s, input)) < 0) {
                 free(c);
-                pn_free_names(names, n);
+                pn_image_picks_free(picks, n);
                 return c ? r : pn_error(-ENOMEM, "out of memory");
         }
         c->s = s, c->pool = &p, c->input = input, c->display = display;
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                int fd = open_below(dirfd, names[i]);
-                struct stat st;
-                if (fd < 0 || fstat(fd, &st) < 0) {
-                        r = pn_error(fd < 0 ? fd : -errno, "layer %s: cannot open: %s", names[i],
-                                     strerror(fd < 0 ? -fd : errno));
-                        if (fd >= 0)
-                                close(fd);
-                        break;
+        /* Each layer once, however many of the images share it. */
+        for (size_t i = 0; i < n && r >= 0 && !(s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES); i++)
+                for (size_t k = 0; k < picks[i].n_layers && r >= 0; k++) {
+                        const char *name = picks[i].layers[k];
+                        if (layer_named(c, name))
+                                continue;
+                        int fd = open_below(dirfd, name);
+                        struct stat st;
+                        if (fd < 0 || fstat(fd, &st) < 0) {
+                                r = pn_error(fd < 0 ? fd : -errno, "layer %s: cannot open: %s", name,
+                                             strerror(fd < 0 ? -fd : errno));
+                                if (fd >= 0)
+                                        close(fd);
+                                break;
+                        }
+                        struct source src = {.fd = fd, .len = (uint64_t)st.st_size};
+                        r = scan_layer(c, &src, name);
+                        close(fd);
                 }
-                struct source src = {.fd = fd, .len = (uint64_t)st.st_size};
-                r = scan_layer(c, &src, names[i]);
-                close(fd);
-        }
         pn_pool_finish(&p);
         if (r >= 0)
-                r = finish_image(c, names, n);
-        pn_free_names(names, n);
+                r = finish_images(c, picks, n, NULL);
+        pn_image_picks_free(picks, n);
         actx_clear(c);
         free(c);
         return r < 0 ? r : PKGNOTE_SCAN_INPUT_OCI;

@@ -251,213 +251,411 @@ static const char *platform_name(json_t *desc, char *buf, size_t size) {
         return buf;
 }
 
-/* The descriptor of MS (an index's "manifests") to follow: by the tag or
- * digest asked for at the top, then by platform; several left at the top
- * are told as a problem and the first is taken. */
-static int choose(pkgnote_scan *s, size_t input, const char *display, const struct pn_image_sel *sel, json_t *ms,
-                  bool top, json_t **ret) {
-        size_t n = json_array_size(ms);
-        if (n == 0)
-                return pn_error(-EBADMSG, "index lists no manifests");
-        bool *keep = calloc(n, sizeof *keep);
-        if (!keep)
-                return pn_error(-ENOMEM, "out of memory");
-        char *list = NULL;
-        size_t list_len = 0, left = 0;
+/* The descriptor to follow among MS, the "manifests" of a nested index:
+ * the platform SEL asks for (this machine's by default) when they name
+ * platforms, else the first. */
+static int by_platform(const struct pn_image_sel *sel, json_t *ms, json_t **ret) {
+        size_t n = json_array_size(ms), objects = 0;
         bool platforms = false;
-        int r = 0;
         for (size_t i = 0; i < n; i++) {
                 json_t *d = json_array_get(ms, i);
-                keep[i] = json_is_object(d);
-                if (top && sel->digest)
-                        keep[i] = keep[i] && !strcmp(str_or(json_string_value(json_object_get(d, "digest")), ""), sel->digest);
-                if (top && sel->tag)
-                        keep[i] = keep[i] && !strcmp(str_or(ref_name(d), ""), sel->tag);
-                platforms |= keep[i] && json_object_get(d, "platform") != NULL;
-                left += keep[i];
+                objects += json_is_object(d);
+                platforms |= json_is_object(d) && json_object_get(d, "platform") != NULL;
         }
-        if (left == 0 && !(top && (sel->tag || sel->digest))) {
-                r = pn_error(-EBADMSG, "index lists no manifest descriptors");
-                goto out;
-        }
-        if (left == 0) {
-                for (size_t i = 0; i < n; i++)
-                        list_add(&list, &list_len,
-                                 sel->tag ? ref_name(json_array_get(ms, i))
-                                          : json_string_value(json_object_get(json_array_get(ms, i), "digest")));
-                r = pn_error(-ENOENT, "no image %s '%s' (%s: %s)", sel->tag ? "tagged" : "with digest",
-                             sel->tag ? sel->tag : sel->digest, sel->tag ? "tags" : "digests", list ? list : "none");
-                goto out;
-        }
-        if (left > 1 && platforms) {
+        if (objects == 0)
+                return pn_error(-EBADMSG, "index lists no manifest descriptors");
+        if (objects > 1 && platforms) {
                 const char *os = sel->os ? sel->os : "linux", *arch = sel->arch, *variant = sel->variant;
                 if (!arch)
                         host_platform(&arch, &variant);
-                size_t matched = 0;
-                for (size_t i = 0; i < n; i++)
-                        if (keep[i] && platform_matches(json_array_get(ms, i), os, arch, variant))
-                                matched++;
-                if (matched == 0 && !sel->arch && variant) /* a host variant the index does not name */
-                        for (size_t i = 0; i < n; i++)
-                                matched += keep[i] && platform_matches(json_array_get(ms, i), os, arch, NULL);
-                if (matched == 0) {
-                        char buf[128];
-                        for (size_t i = 0; i < n; i++)
-                                if (keep[i])
-                                        list_add(&list, &list_len, platform_name(json_array_get(ms, i), buf, sizeof buf));
-                        r = pn_error(-ENOENT, "no image for platform %s/%s%s%s (platforms: %s)", os, arch,
-                                     variant ? "/" : "", variant ? variant : "", list ? list : "none");
-                        goto out;
-                }
-                left = 0;
-                for (size_t i = 0; i < n; i++) {
-                        json_t *d = json_array_get(ms, i);
-                        keep[i] = keep[i] && (platform_matches(d, os, arch, variant) ||
-                                              (!sel->arch && variant && platform_matches(d, os, arch, NULL)));
-                        left += keep[i];
-                }
-        }
-        size_t first = 0;
-        while (!keep[first])
-                first++;
-        if (left > 1 && top) {
-                for (size_t i = 0; i < n; i++)
-                        if (keep[i])
-                                list_add(&list, &list_len, ref_name(json_array_get(ms, i)));
-                pn_scan_add_problem(s, input, display, 0,
-                                    "holds %zu images (tags: %s); reporting the first (name one as oci:PATH:TAG or with --image)",
-                                    left, list ? list : "none");
-        }
-        *ret = json_array_get(ms, first);
-out:
-        free(list);
-        free(keep);
-        return r;
-}
-
-/* The image of a docker manifest.json: by index, by tag, or the first. */
-static int choose_docker(pkgnote_scan *s, size_t input, const char *display, const struct pn_image_sel *sel,
-                         json_t *root, json_t **ret) {
-        size_t n = json_array_size(root);
-        if (!json_is_array(root) || n == 0 || !json_is_object(json_array_get(root, 0)))
-                return pn_error(-EBADMSG, "manifest.json: not an array of images");
-        char *list = NULL;
-        size_t list_len = 0;
-        if (sel->index >= 0) {
-                if ((size_t)sel->index >= n)
-                        return pn_error(-ENOENT, "no image @%ld: the archive holds %zu (@0 to @%zu)", sel->index, n, n - 1);
-                *ret = json_array_get(root, (size_t)sel->index);
-                return json_is_object(*ret) ? 0 : pn_error(-EBADMSG, "manifest.json: image %ld is no object", sel->index);
-        }
-        for (size_t i = 0; i < n; i++) {
-                json_t *tags = json_object_get(json_array_get(root, i), "RepoTags");
-                for (size_t k = 0; k < json_array_size(tags); k++) {
-                        const char *t = json_string_value(json_array_get(tags, k));
-                        if (sel->tag && t && docker_tag_matches(t, sel->tag)) {
-                                free(list);
-                                *ret = json_array_get(root, i);
-                                return 0;
-                        }
-                        list_add(&list, &list_len, t);
-                }
-                if (json_array_size(tags) == 0)
-                        list_add(&list, &list_len, "(untagged)");
-        }
-        int r = 0;
-        if (sel->tag)
-                r = pn_error(-ENOENT, "no image tagged '%s' (tags: %s)", sel->tag, list ? list : "none");
-        else if (n > 1)
-                pn_scan_add_problem(s, input, display, 0,
-                                    "holds %zu images (tags: %s); reporting the first (name one as docker-archive:PATH:REPO:TAG, :@N or with --image)",
-                                    n, list ? list : "none");
-        free(list);
-        *ret = json_array_get(root, 0);
-        return r;
-}
-
-int pn_image_layers(pkgnote_scan *s, size_t input, const char *display, const struct pn_image_sel *sel, bool docker,
-                    pn_blob_fn get, void *u, char ***ret, size_t *ret_n) {
-        json_t *owned[MAX_INDEX_DEPTH + 3] = {0}, *layers = NULL, *cur;
-        size_t n_owned = 0, n = 0;
-        char **names = NULL;
-        int r;
-        if (docker) {
-                if (sel->digest)
-                        return pn_error(-EINVAL, "a docker archive names its images by REPO:TAG or @N, not by digest");
-                if ((r = load(sel, get, u, "manifest.json", NULL, -1, &owned[n_owned++])) < 0)
-                        return r;
-                json_t *img = NULL;
-                if ((r = choose_docker(s, input, display, sel, owned[0], &img)) < 0)
-                        goto out;
-                layers = json_object_get(img, "Layers");
-        } else {
-                if (sel->index >= 0)
-                        return pn_error(-EINVAL, "an OCI layout names its images by TAG or @DIGEST, not by @N");
-                if ((r = load(sel, get, u, "index.json", NULL, -1, &owned[n_owned++])) < 0)
-                        return r;
-                cur = owned[0];
-                for (;;) {
-                        json_t *ms = json_object_get(cur, "manifests"), *d = NULL;
-                        if (!json_is_array(ms)) {
-                                layers = json_object_get(cur, "layers");
+                /* An exact match first; then, for this machine's variant
+                 * an index may not name, any variant. */
+                for (int loose = 0; loose < 2; loose++) {
+                        if (loose && (sel->arch || !variant))
                                 break;
+                        for (size_t i = 0; i < n; i++) {
+                                json_t *d = json_array_get(ms, i);
+                                if (json_is_object(d) && platform_matches(d, os, arch, loose ? NULL : variant)) {
+                                        *ret = d;
+                                        return 0;
+                                }
                         }
-                        if (n_owned > MAX_INDEX_DEPTH) {
-                                r = pn_error(-ELOOP, "image indexes nested deeper than %d (an index naming itself?)",
-                                             MAX_INDEX_DEPTH);
-                                goto out;
-                        }
-                        if ((r = choose(s, input, display, sel, ms, n_owned == 1, &d)) < 0)
-                                goto out;
-                        const char *digest = json_string_value(json_object_get(d, "digest"));
-                        json_t *size = json_object_get(d, "size");
-                        char *path = digest_path(digest);
-                        if (!path) {
-                                r = pn_error(-EBADMSG, "index: no usable manifest digest");
-                                goto out;
-                        }
-                        r = load(sel, get, u, path, digest, json_is_integer(size) ? json_integer_value(size) : -1,
-                                 &owned[n_owned]);
-                        free(path);
-                        if (r < 0)
-                                goto out;
-                        cur = owned[n_owned++];
+                }
+                char *list = NULL, buf[128];
+                size_t list_len = 0;
+                for (size_t i = 0; i < n; i++)
+                        if (json_is_object(json_array_get(ms, i)))
+                                list_add(&list, &list_len, platform_name(json_array_get(ms, i), buf, sizeof buf));
+                int r = pn_error(-ENOENT, "no image for platform %s/%s%s%s (platforms: %s)", os, arch,
+                                 variant ? "/" : "", variant ? variant : "", list ? list : "none");
+                free(list);
+                return r;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (json_is_object(json_array_get(ms, i))) {
+                        *ret = json_array_get(ms, i);
+                        return 0;
+                }
+        return pn_error(-EBADMSG, "index lists no manifest descriptors");
+}
+
+struct walk {
+        pkgnote_scan *s;
+        const struct pn_image_sel *sel;
+        pn_blob_fn get;
+        void *u;
+        int kind; /* PN_IMAGE_OCI, _OCI_ARCHIVE or _DOCKER_ARCHIVE */
+};
+
+/* Loads the document descriptor D names, verified against its digest
+ * and size; WHAT names it in errors. */
+static int load_desc(const struct walk *w, json_t *d, const char *what, json_t **ret) {
+        const char *digest = json_string_value(json_object_get(d, "digest"));
+        json_t *size = json_object_get(d, "size");
+        char *path = digest_path(digest);
+        if (!path)
+                return pn_error(-EBADMSG, "%s: no usable digest", what);
+        int r = load(w->sel, w->get, w->u, path, digest, json_is_integer(size) ? json_integer_value(size) : -1, ret);
+        free(path);
+        return r;
+}
+
+/* The manifest that descriptor D leads to (the caller owns it), through
+ * nested indexes to a bounded depth. */
+static int to_manifest(const struct walk *w, json_t *d, json_t **ret) {
+        json_t *cur = NULL;
+        for (int depth = 0;; depth++) {
+                json_t *next;
+                int r = load_desc(w, d, depth ? "index" : "image", &next);
+                json_decref(cur); /* D pointed into it */
+                if (r < 0)
+                        return r;
+                cur = next;
+                json_t *ms = json_object_get(cur, "manifests");
+                if (!json_is_array(ms)) {
+                        *ret = cur;
+                        return 0;
+                }
+                if (depth + 2 > MAX_INDEX_DEPTH)
+                        r = pn_error(-ELOOP, "image indexes nested deeper than %d (an index naming itself?)",
+                                     MAX_INDEX_DEPTH);
+                else
+                        r = by_platform(w->sel, ms, &d);
+                if (r < 0) {
+                        json_decref(cur);
+                        return r;
                 }
         }
-        if (!json_is_array(layers)) {
-                r = pn_error(-EBADMSG, "image manifest lists no layers");
-                goto out;
+}
+
+void pn_scan_image_free(struct pkgnote_scan_image *im) {
+        if (!im)
+                return;
+        free(im->reference);
+        free(im->digest);
+        free(im->id);
+        pn_free_names(im->tags, im->n_tags);
+        free(im->platform);
+        free(im);
+}
+
+void pn_image_picks_free(struct pn_image_pick *p, size_t n) {
+        for (size_t i = 0; p && i < n; i++) {
+                pn_scan_image_free(p[i].img);
+                pn_free_names(p[i].layers, p[i].n_layers);
         }
-        if (json_array_size(layers) > PKGNOTE_MAX_SCAN_LAYERS) {
-                r = pn_error(-E2BIG, "more than %u layers", PKGNOTE_MAX_SCAN_LAYERS);
-                goto out;
+        free(p);
+}
+
+/* Sets the platform and id of IM from its configuration CONFIG. */
+static int config_fields(struct pkgnote_scan_image *im, json_t *config, const char *id) {
+        const char *os = json_string_value(json_object_get(config, "os"));
+        const char *arch = json_string_value(json_object_get(config, "architecture"));
+        const char *variant = json_string_value(json_object_get(config, "variant"));
+        if (!json_is_object(config))
+                return pn_error(-EBADMSG, "image configuration: not a JSON object");
+        if (id && !(im->id = strdup(id)))
+                return pn_error(-ENOMEM, "out of memory");
+        if (os && arch &&
+            asprintf(&im->platform, "%s/%s%s%s", os, arch, variant ? "/" : "", variant ? variant : "") < 0) {
+                im->platform = NULL;
+                return pn_error(-ENOMEM, "out of memory");
         }
-        if (!(names = calloc(json_array_size(layers) + 1, sizeof *names))) {
-                r = pn_error(-ENOMEM, "out of memory");
-                goto out;
-        }
-        for (size_t i = 0; i < json_array_size(layers); i++) {
+        return 0;
+}
+
+/* Appends TAG (if not there yet) to the tags of IM. */
+static int add_tag(struct pkgnote_scan_image *im, const char *tag) {
+        if (!tag)
+                return 0;
+        for (size_t i = 0; i < im->n_tags; i++)
+                if (!strcmp(im->tags[i], tag))
+                        return 0;
+        char **t = realloc(im->tags, (im->n_tags + 1) * sizeof *t);
+        if (!t)
+                return pn_error(-ENOMEM, "out of memory");
+        im->tags = t;
+        if (!(t[im->n_tags] = strdup(tag)))
+                return pn_error(-ENOMEM, "out of memory");
+        im->n_tags++;
+        return 0;
+}
+
+/* The layer names of LAYERS (a docker "Layers" list of paths, or an OCI
+ * "layers" list of descriptors) into PICK, adding OCI sizes to its image. */
+static int pick_layers(struct pn_image_pick *pick, json_t *layers, bool docker) {
+        if (!json_is_array(layers))
+                return pn_error(-EBADMSG, "image manifest lists no layers");
+        size_t n = json_array_size(layers);
+        if (n > PKGNOTE_MAX_SCAN_LAYERS)
+                return pn_error(-E2BIG, "more than %u layers", PKGNOTE_MAX_SCAN_LAYERS);
+        if (!(pick->layers = calloc(n + 1, sizeof *pick->layers)))
+                return pn_error(-ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
                 json_t *v = json_array_get(layers, i);
                 char *p;
                 if (docker) {
                         char norm[PKGNOTE_MAX_SCAN_PATH + 1];
                         const char *str = json_string_value(v);
                         p = str && pn_scan_normalize_path(str, norm, sizeof norm) > 0 ? strdup(norm) : NULL;
-                } else
+                } else {
                         p = digest_path(json_string_value(json_object_get(v, "digest")));
-                if (!p) {
-                        r = pn_error(-EBADMSG, "layer %zu: bad name or digest", i);
-                        goto out;
+                        json_t *size = json_object_get(v, "size");
+                        if (json_is_integer(size) && json_integer_value(size) > 0)
+                                pick->img->size += (uint64_t)json_integer_value(size);
                 }
-                names[n++] = p;
+                if (!p)
+                        return pn_error(-EBADMSG, "layer %zu: bad name or digest", i);
+                pick->layers[pick->n_layers++] = p;
         }
-        *ret = names;
-        *ret_n = n;
-        names = NULL;
-        r = 0;
-out:
-        pn_free_names(names, n);
-        for (size_t i = 0; i < n_owned; i++)
-                json_decref(owned[i]);
+        pick->img->n_layers = pick->n_layers;
+        return 0;
+}
+
+static const char *const prefixes[] = {
+        [PN_IMAGE_OCI] = "oci:",
+        [PN_IMAGE_OCI_ARCHIVE] = "oci-archive:",
+        [PN_IMAGE_DOCKER_ARCHIVE] = "docker-archive:",
+};
+
+/* The image an OCI top-level descriptor D names (its tags: every
+ * reference name of a descriptor of the same digest in MS). */
+static int oci_image(const struct walk *w, json_t *ms, json_t *d, struct pn_image_pick *pick) {
+        const char *digest = json_string_value(json_object_get(d, "digest"));
+        for (size_t i = 0; i < json_array_size(ms); i++) {
+                json_t *x = json_array_get(ms, i);
+                const char *xd = json_string_value(json_object_get(x, "digest"));
+                int r = xd && digest && !strcmp(xd, digest) ? add_tag(pick->img, ref_name(x)) : 0;
+                if (r < 0)
+                        return r;
+        }
+        if (digest && !(pick->img->digest = strdup(digest)))
+                return pn_error(-ENOMEM, "out of memory");
+        bool archive = w->kind == PN_IMAGE_OCI_ARCHIVE;
+        int r;
+        if (pick->img->n_tags)
+                r = asprintf(&pick->img->reference, "%s%s:%s", prefixes[w->kind], w->sel->path, pick->img->tags[0]);
+        else
+                r = asprintf(&pick->img->reference, "%s%s%s%s", prefixes[w->kind], w->sel->path, archive ? ":@" : "@",
+                             digest ? digest : "");
+        if (r < 0) {
+                pick->img->reference = NULL;
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        json_t *m;
+        if ((r = to_manifest(w, d, &m)) < 0)
+                return r;
+        r = pick_layers(pick, json_object_get(m, "layers"), false);
+        json_t *cd = json_object_get(m, "config"), *config = NULL;
+        if (r >= 0 && json_is_object(cd) && (r = load_desc(w, cd, "image configuration", &config)) >= 0) {
+                r = config_fields(pick->img, config, json_string_value(json_object_get(cd, "digest")));
+                json_t *size = json_object_get(cd, "size");
+                if (json_is_integer(size) && json_integer_value(size) > 0)
+                        pick->img->size += (uint64_t)json_integer_value(size);
+        }
+        json_decref(config);
+        json_decref(m);
         return r;
+}
+
+/* The image of entry NO of a docker manifest.json, IMG. */
+static int docker_image(const struct walk *w, json_t *img, size_t no, struct pn_image_pick *pick) {
+        json_t *tags = json_object_get(img, "RepoTags");
+        int r = 0;
+        for (size_t k = 0; k < json_array_size(tags) && r >= 0; k++)
+                r = add_tag(pick->img, json_string_value(json_array_get(tags, k)));
+        if (r < 0)
+                return r;
+        if (pick->img->n_tags)
+                r = asprintf(&pick->img->reference, "%s%s:%s", prefixes[w->kind], w->sel->path, pick->img->tags[0]);
+        else
+                r = asprintf(&pick->img->reference, "%s%s:@%zu", prefixes[w->kind], w->sel->path, no);
+        if (r < 0) {
+                pick->img->reference = NULL;
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        if ((r = pick_layers(pick, json_object_get(img, "Layers"), true)) < 0)
+                return r;
+        /* The configuration, "HEX.json" or "blobs/sha256/HEX": its name
+         * is its digest (the image's id). */
+        const char *cname = json_string_value(json_object_get(img, "Config"));
+        char norm[PKGNOTE_MAX_SCAN_PATH + 1], digest[7 + 65];
+        if (!cname || pn_scan_normalize_path(cname, norm, sizeof norm) <= 0)
+                return pn_error(-EBADMSG, "image %zu: no configuration named", no);
+        const char *base = strncmp(norm, "blobs/sha256/", 13) ? norm : norm + 13;
+        size_t hex = strspn(base, "0123456789abcdef");
+        bool named = hex == 64 && (!base[hex] || (base == norm && !strcmp(base + hex, ".json")));
+        snprintf(digest, sizeof digest, "sha256:%.64s", base);
+        json_t *config;
+        if ((r = load(w->sel, w->get, w->u, norm, named ? digest : NULL, -1, &config)) == -ENOENT) {
+                /* Its files are all there is to report: told, not fatal. */
+                pn_scan_add_problem(w->s, pick->img->input, pick->img->reference, r,
+                                    "image configuration %s is missing", norm);
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        r = config_fields(pick->img, config, named ? digest : NULL);
+        json_decref(config);
+        return r;
+}
+
+/* Lists what is present, for an error about a name that is not: the
+ * tags (or digests) of an OCI index, the tags of a docker archive. */
+static char *present(json_t *root, bool docker, bool digests) {
+        char *list = NULL;
+        size_t len = 0;
+        for (size_t i = 0; i < json_array_size(docker ? root : json_object_get(root, "manifests")); i++) {
+                json_t *d = json_array_get(docker ? root : json_object_get(root, "manifests"), i);
+                if (!docker) {
+                        list_add(&list, &len, digests ? json_string_value(json_object_get(d, "digest")) : ref_name(d));
+                        continue;
+                }
+                json_t *tags = json_object_get(d, "RepoTags");
+                for (size_t k = 0; k < json_array_size(tags); k++)
+                        list_add(&list, &len, json_string_value(json_array_get(tags, k)));
+                if (json_array_size(tags) == 0)
+                        list_add(&list, &len, "(untagged)");
+        }
+        return list;
+}
+
+/* Whether the top-level entry I of ROOT is one SEL asks for; the first
+ * of several naming the same OCI digest stands for them all. */
+static bool wanted(const struct pn_image_sel *sel, json_t *root, bool docker, size_t i) {
+        if (docker) {
+                json_t *img = json_array_get(root, i);
+                if (!json_is_object(img))
+                        return false;
+                if (sel->index >= 0)
+                        return (size_t)sel->index == i;
+                if (!sel->tag)
+                        return true;
+                json_t *tags = json_object_get(img, "RepoTags");
+                for (size_t k = 0; k < json_array_size(tags); k++) {
+                        const char *t = json_string_value(json_array_get(tags, k));
+                        if (t && docker_tag_matches(t, sel->tag))
+                                return true;
+                }
+                return false;
+        }
+        json_t *ms = json_object_get(root, "manifests"), *d = json_array_get(ms, i);
+        const char *digest = json_string_value(json_object_get(d, "digest"));
+        if (!json_is_object(d) || !digest)
+                return false;
+        if (sel->digest && strcmp(digest, sel->digest) != 0)
+                return false;
+        if (sel->tag && strcmp(str_or(ref_name(d), ""), sel->tag) != 0)
+                return false;
+        for (size_t k = 0; k < i && !sel->tag; k++)
+                if (!strcmp(str_or(json_string_value(json_object_get(json_array_get(ms, k), "digest")), ""), digest))
+                        return false; /* told with the first */
+        return true;
+}
+
+int pn_image_list(pkgnote_scan *s, size_t input, const char *display, const struct pn_image_sel *sel, int kind,
+                  pn_blob_fn get, void *u, struct pn_image_pick **ret, size_t *ret_n) {
+        struct walk w = {s, sel, get, u, kind};
+        bool docker = kind == PN_IMAGE_DOCKER_ARCHIVE;
+        json_t *root;
+        bool named = sel->tag || sel->digest || sel->index >= 0;
+        if (docker && sel->digest)
+                return pn_error(-EINVAL, "a docker archive names its images by REPO:TAG or @N, not by digest");
+        if (!docker && sel->index >= 0)
+                return pn_error(-EINVAL, "an OCI layout names its images by TAG or @DIGEST, not by @N");
+        int r = load(sel, get, u, docker ? "manifest.json" : "index.json", NULL, -1, &root);
+        if (r < 0)
+                return r;
+        size_t n = 0;
+        if (docker && (!json_is_array(root) || json_array_size(root) == 0))
+                r = pn_error(-EBADMSG, "manifest.json: not an array of images");
+        else if (!docker && !json_is_array(json_object_get(root, "manifests")))
+                r = pn_error(-EBADMSG, "index.json: no manifests");
+        else if ((n = json_array_size(docker ? root : json_object_get(root, "manifests"))) == 0)
+                r = pn_error(-EBADMSG, "%s lists no images", docker ? "manifest.json" : "index.json");
+        if (r < 0) {
+                json_decref(root);
+                return r;
+        }
+        if (n > PKGNOTE_MAX_SCAN_LAYERS) {
+                json_decref(root);
+                return pn_error(-E2BIG, "more than %u images", PKGNOTE_MAX_SCAN_LAYERS);
+        }
+        struct pn_image_pick *picks = calloc(n, sizeof *picks);
+        size_t k = 0, failed = 0;
+        int first_err = 0;
+        char *first_msg = NULL;
+        if (!picks)
+                r = pn_error(-ENOMEM, "out of memory");
+        for (size_t i = 0; r >= 0 && i < n && !(named && k); i++) {
+                if (!wanted(sel, root, docker, i))
+                        continue;
+                struct pn_image_pick *p = &picks[k];
+                if (!(p->img = calloc(1, sizeof *p->img))) {
+                        r = pn_error(-ENOMEM, "out of memory");
+                        break;
+                }
+                p->img->input = input;
+                int q = docker ? docker_image(&w, json_array_get(root, i), i, p)
+                               : oci_image(&w, json_object_get(root, "manifests"), json_array_get(json_object_get(root, "manifests"), i), p);
+                if (q >= 0) {
+                        k++;
+                        continue;
+                }
+                if (named || q == -ENOMEM) {
+                        r = q;
+                        break;
+                }
+                /* Every image asked for: one that cannot be read is told,
+                 * the others are reported. */
+                pn_scan_add_problem(s, input, display, q, "image %s: %s",
+                                    p->img->reference ? p->img->reference : "?", pkgnote_last_error());
+                if (!failed++) {
+                        first_err = q;
+                        first_msg = strdup(pkgnote_last_error());
+                }
+                pn_scan_image_free(p->img);
+                free(p->layers);
+                *p = (struct pn_image_pick){0};
+        }
+        if (r >= 0 && k == 0 && named) {
+                char *list = present(root, docker, sel->digest != NULL);
+                if (sel->index >= 0)
+                        r = pn_error(-ENOENT, "no image @%ld: the archive holds %zu (@0 to @%zu)", sel->index, n, n - 1);
+                else
+                        r = pn_error(-ENOENT, "no image %s '%s' (%s: %s)", sel->tag ? "tagged" : "with digest",
+                                     sel->tag ? sel->tag : sel->digest, sel->tag ? "tags" : "digests", list ? list : "none");
+                free(list);
+        } else if (r >= 0 && k == 0)
+                r = failed ? pn_error(first_err, "%s", first_msg ? first_msg : "no image can be read")
+                           : pn_error(-EBADMSG, "%s lists no images", docker ? "manifest.json" : "index.json");
+        free(first_msg);
+        json_decref(root);
+        if (r < 0) {
+                pn_image_picks_free(picks, k + 1);
+                return r;
+        }
+        *ret = picks;
+        *ret_n = k;
+        return 0;
 }

@@ -229,7 +229,8 @@ static const struct entry *tree_get(struct tree *t, const char *path) {
 }
 
 /* Applies LAYERS bottom to top and adds what is left to the scan. */
-int pn_merge_layers(pkgnote_scan *s, size_t input, struct layer **layers, size_t n) {
+int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, struct layer **layers,
+                    size_t n) {
         struct tree t = {0};
         int r = 0;
         t.n = malloc(1024 * sizeof *t.n);
@@ -305,11 +306,20 @@ int pn_merge_layers(pkgnote_scan *s, size_t input, struct layer **layers, size_t
                         if (pass == 0 && e->kind == E_HARDLINK && e->resolved && e->resolved->obj &&
                             e->resolved->obj->elf && (abs = pn_scan_join("/", e->path))) {
                                 struct pkgnote_scan_object *o = pn_scan_object_clone(e->resolved->obj, abs);
-                                if (o)
+                                if (o) {
+                                        o->image = image;
                                         pn_scan_add_object(s, o);
+                                }
                         } else if (pass == 1 && e->kind == E_FILE && e->obj && e->obj->elf) {
+                                /* The first image takes the object; later
+                                 * ones sharing the layer get copies. */
+                                struct pkgnote_scan_object *o = e->taken ? pn_scan_object_clone(e->obj, e->obj->path) : e->obj;
                                 e->taken = true;
-                                pn_scan_add_object(s, e->obj);
+                                if (o) {
+                                        o->image = image;
+                                        if (pn_scan_add_object(s, o) < 0 && o == e->obj)
+                                                e->obj = NULL; /* freed */
+                                }
                         }
                         free(abs);
                 }

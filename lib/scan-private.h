@@ -48,6 +48,7 @@ struct pkgnote_scan_object {
         unsigned type, machine;
         int elf_class;
         bool be, interp, elf, has_sums;
+        const struct pkgnote_scan_image *image; /* the image it is in, or NULL */
         pkgnote_info *info; /* never NULL: notes, build-id and problems */
         char sha1[41], sha256[65];
 };
@@ -60,7 +61,24 @@ struct package {
 };
 
 /* What an image reference said its input is. */
-enum { PN_IMAGE_ANY = 0, PN_IMAGE_OCI, PN_IMAGE_OCI_ARCHIVE, PN_IMAGE_DOCKER_ARCHIVE };
+enum { PN_IMAGE_ANY = 0, PN_IMAGE_OCI, PN_IMAGE_OCI_ARCHIVE, PN_IMAGE_DOCKER_ARCHIVE, PN_IMAGE_STORAGE };
+
+/* An image of an input: a tag or digest of a layout, an image of a
+ * docker archive, an image of a local container store. */
+struct pkgnote_scan_image {
+        size_t input, ordinal;   /* ordinal: among the scan's images */
+        char *reference;         /* how to name it alone, transport included */
+        char *digest;            /* of its manifest or index, if it has one */
+        char *id;                /* of its configuration ("sha256:HEX") */
+        char **tags;
+        size_t n_tags;
+        char *platform;          /* its configuration's OS/ARCH[/VARIANT] */
+        uint64_t size;           /* configuration and layers, as stored */
+        size_t n_layers;
+};
+void pn_scan_image_free(struct pkgnote_scan_image *im);
+/* Adds IM (taken, freed on failure) to the images of S. */
+int pn_scan_add_image_record(pkgnote_scan *s, struct pkgnote_scan_image *im);
 
 /* The image of an input to scan: at most one of TAG, DIGEST, INDEX. */
 struct pn_image_sel {
@@ -69,6 +87,7 @@ struct pn_image_sel {
         const char *digest; /* "ALG:HEX" of an OCI manifest or index */
         long index;         /* a docker archive's image number, or -1 */
         const char *os, *arch, *variant; /* of a multi-platform image; ARCH NULL: this machine's */
+        const char *path;   /* the layout, archive or store (for the images' references) */
         bool trust_digests; /* fuzzing only: nested documents reached without forging digests */
 };
 
@@ -87,6 +106,8 @@ struct pkgnote_scan {
         struct counters c;
         uint64_t whited_out;
         struct pn_image_sel sel; /* the image of the input being added */
+        struct pkgnote_scan_image **images;
+        size_t n_images, cap_images;
         char *platform;          /* sel's OS, ARCH and VARIANT, NUL-separated */
         /* progress */
         _Atomic uint64_t prog_files, prog_bytes;
@@ -202,8 +223,11 @@ int pn_scan_normalize_path(const char *in, char *out, size_t size);
 void pn_layer_clear(struct layer *l);
 /* A new entry of L, or NULL (with pn_error set but for a failed realloc). */
 struct entry *pn_layer_add(struct layer *l, const char *path, int kind);
-/* Applies LAYERS bottom to top and adds what is left to the scan. */
-int pn_merge_layers(pkgnote_scan *s, size_t input, struct layer **layers, size_t n);
+/* Applies LAYERS bottom to top and adds what is left to the scan, as
+ * objects of IMAGE (NULL: of no image).  Objects already handed to an
+ * earlier merge (a layer two images share) are copied. */
+int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, struct layer **layers,
+                    size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Image references and manifests (scan-image.c)                      */
@@ -224,13 +248,23 @@ bool pn_is_hex(const char *s, size_t min);
  * with pn_error set. */
 typedef int (*pn_blob_fn)(void *u, const char *name, void **data, size_t *len);
 
-/* The layer paths of the image SEL chooses, bottom first, into *RET
- * (N_RET of them, each a normalised relative path; free with
- * pn_free_names()): from a docker manifest.json or an OCI index.json,
- * following nested indexes (verified against their digests) to the
- * manifest. */
-int pn_image_layers(pkgnote_scan *s, size_t input, const char *display, const struct pn_image_sel *sel, bool docker,
-                    pn_blob_fn get, void *u, char ***ret, size_t *ret_n);
+/* An image chosen in a layout or archive: its record (for the scan) and
+ * its layers, bottom first, as normalised relative paths. */
+struct pn_image_pick {
+        struct pkgnote_scan_image *img;
+        char **layers;
+        size_t n_layers;
+};
+void pn_image_picks_free(struct pn_image_pick *p, size_t n);
+
+/* The images SEL chooses in the image description of an input of KIND
+ * (PN_IMAGE_DOCKER_ARCHIVE: manifest.json; PN_IMAGE_OCI or
+ * PN_IMAGE_OCI_ARCHIVE: index.json, a directory or a tar), into *RET (*N_RET of them): one when SEL names one, else
+ * every image, each image that cannot be read told as a problem (an error
+ * when none can).  Indexes, manifests and configurations reached by
+ * digest are verified against it. */
+int pn_image_list(pkgnote_scan *s, size_t input, const char *display, const struct pn_image_sel *sel, int kind,
+                  pn_blob_fn get, void *u, struct pn_image_pick **ret, size_t *ret_n);
 void pn_free_names(char **names, size_t n);
 
 #endif

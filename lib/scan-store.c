@@ -107,6 +107,21 @@ void pn_scan_add_problem(pkgnote_scan *s, size_t input, const char *path, int er
         va_end(ap);
 }
 
+int pn_scan_add_image_record(pkgnote_scan *s, struct pkgnote_scan_image *im) {
+        pthread_mutex_lock(&s->lock);
+        int r = PN_GROW(s->images, s->cap_images, s->n_images + 1);
+        if (r == 0) {
+                im->ordinal = s->n_images;
+                s->images[s->n_images++] = im;
+        }
+        pthread_mutex_unlock(&s->lock);
+        if (r < 0) {
+                pn_scan_image_free(im);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        return 0;
+}
+
 int pn_scan_add_object(pkgnote_scan *s, struct pkgnote_scan_object *o) {
         int r = 0;
         pthread_mutex_lock(&s->lock);

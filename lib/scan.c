@@ -61,6 +61,9 @@ PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s) {
         pn_problems_clear(&s->problems);
         packages_clear(s);
         free(s->objects);
+        for (size_t i = 0; i < s->n_images; i++)
+                pn_scan_image_free(s->images[i]);
+        free(s->images);
         free(s->platform);
         pthread_mutex_destroy(&s->lock);
         free(s);
@@ -74,6 +77,9 @@ static int cmp_objects(const void *a, const void *b) {
         const struct pkgnote_scan_object *y = *(const struct pkgnote_scan_object *const *)b;
         if (x->input != y->input)
                 return x->input < y->input ? -1 : 1;
+        size_t xi = x->image ? x->image->ordinal : 0, yi = y->image ? y->image->ordinal : 0;
+        if (xi != yi)
+                return xi < yi ? -1 : 1;
         return strcmp(x->path, y->path);
 }
 
@@ -194,6 +200,7 @@ static int image_of(pkgnote_scan *s, const char *path, const char *image, char *
         *sel = (struct pn_image_sel){.index = -1};
         int r = strcmp(path, "-") ? pn_image_ref_parse(path, file, sel) : 0;
         sel->os = os, sel->arch = arch, sel->variant = variant;
+        sel->path = *file ? *file : path;
         if (r < 0 || !image)
                 return r;
         if (sel->tag || sel->digest || sel->index >= 0)
@@ -325,6 +332,9 @@ PKGNOTE_PUBLIC const char *pkgnote_scan_object_kind(const pkgnote_scan_object *o
         default: return "unknown";
         }
 }
+PKGNOTE_PUBLIC const pkgnote_scan_image *pkgnote_scan_object_image(const pkgnote_scan_object *o) {
+        return o->image;
+}
 PKGNOTE_PUBLIC const pkgnote_info *pkgnote_scan_object_info(const pkgnote_scan_object *o) {
         return o->info;
 }
@@ -357,6 +367,42 @@ PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha1(const pkgnote_scan_object *o
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha256(const pkgnote_scan_object *o) {
         return o->has_sums && pkgnote_info_package_count(o->info) ? o->sha256 : NULL;
+}
+
+/* ---- images ---- */
+
+PKGNOTE_PUBLIC size_t pkgnote_scan_image_count(const pkgnote_scan *s) {
+        return s->n_images;
+}
+PKGNOTE_PUBLIC const pkgnote_scan_image *pkgnote_scan_image_get(const pkgnote_scan *s, size_t i) {
+        return i < s->n_images ? s->images[i] : NULL;
+}
+PKGNOTE_PUBLIC size_t pkgnote_scan_image_input(const pkgnote_scan_image *im) {
+        return im->input;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_image_reference(const pkgnote_scan_image *im) {
+        return im->reference;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_image_digest(const pkgnote_scan_image *im) {
+        return im->digest;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_image_id(const pkgnote_scan_image *im) {
+        return im->id;
+}
+PKGNOTE_PUBLIC size_t pkgnote_scan_image_tag_count(const pkgnote_scan_image *im) {
+        return im->n_tags;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_image_tag(const pkgnote_scan_image *im, size_t i) {
+        return i < im->n_tags ? im->tags[i] : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_image_platform(const pkgnote_scan_image *im) {
+        return im->platform;
+}
+PKGNOTE_PUBLIC uint64_t pkgnote_scan_image_size(const pkgnote_scan_image *im) {
+        return im->size;
+}
+PKGNOTE_PUBLIC size_t pkgnote_scan_image_layer_count(const pkgnote_scan_image *im) {
+        return im->n_layers;
 }
 
 /* ---- the package index ---- */

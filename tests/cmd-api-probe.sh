@@ -7,10 +7,28 @@
 : "${APIPROBE:?APIPROBE must name the api-probe binary}"
 
 command -v cc > /dev/null || { echo "1..0 # SKIP no C compiler"; exit 77; }
+
+# An OCI layout of two images made by umoci, the second deleting a file.
+if command -v umoci > /dev/null; then
+        umoci init --layout lay > /dev/null && umoci new --image lay:one > /dev/null &&
+                umoci unpack --image lay:one b1 > /dev/null && mkdir -p b1/rootfs/bin &&
+                cp "$APIPROBE" b1/rootfs/bin/probe && cp "$APIPROBE" b1/rootfs/bin/gone &&
+                umoci repack --image lay:one b1 > /dev/null && umoci tag --image lay:one two > /dev/null &&
+                umoci unpack --image lay:two b2 > /dev/null && rm b2/rootfs/bin/gone &&
+                umoci repack --image lay:two b2 > /dev/null || fatal "umoci cannot make the layout"
+        if "$APIPROBE" --image lay > probe.out 2>&1 && grep -q "^ok - images of lay" probe.out; then
+                pass "api probe over an image layout of two images"
+        else
+                fail "api probe over an image layout of two images" "$(sed 's/^/# /' probe.out)"
+        fi
+else
+        missing "api probe over an image layout" umoci
+fi
+
 case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
-'|'* | /*) echo "1..0 # SKIP core_pattern does not write a core into the working directory"; exit 77 ;;
+'|'* | /*) skip "api probe over a real kernel core" "core_pattern does not write a core into the working directory"; finish ;;
 esac
-(ulimit -c unlimited) 2>/dev/null || { echo "1..0 # SKIP cannot raise the core size limit"; exit 77; }
+(ulimit -c unlimited) 2>/dev/null || { skip "api probe over a real kernel core" "cannot raise the core size limit"; finish; }
 
 printf '#include <stdlib.h>\nint main(void) { abort(); }\n' > prog.c
 cc -O1 -o prog prog.c -Wl,--build-id \

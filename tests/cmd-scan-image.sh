@@ -61,10 +61,103 @@ scan "oci:lay@$d2"
 expect_image "$V2" "oci:DIR@DIGEST"
 scan lay --image "@$d2"
 expect_image "$V2" "--image @DIGEST"
+# Without a tag: every image, each object labelled with its image.
 scan lay
-[ "$STATUS" = 1 ] && grep -qF "'lay': holds 2 images (tags: v1, v2); reporting the first" err &&
-        pass "a layout of two images without a tag: the first, the tags named" ||
-        fail "a layout of two images without a tag: the first, the tags named" "$(cat err)"
+python3 - > want <<'PY'
+import json
+for m in json.load(open("lay/index.json"))["manifests"]:
+    print(m["annotations"]["org.opencontainers.image.ref.name"], m["digest"])
+PY
+python3 -c 'import json, sys
+for line in sys.stdin:
+    d = json.loads(line)
+    if "path" in d:
+        i = d["image"]
+        print(i["reference"], i["digest"], ",".join(i["tags"]), d["path"], d["packages"][0]["name"])' < out > got
+printf '%s\n' "oci:lay:v1 $(awk '$1=="v1"{print $2}' want) v1 /usr/bin/alpha alpha" \
+        "oci:lay:v1 $(awk '$1=="v1"{print $2}' want) v1 /usr/bin/gone alpha" \
+        "oci:lay:v2 $(awk '$1=="v2"{print $2}' want) v2 /usr/bin/alpha alpha" \
+        "oci:lay:v2 $(awk '$1=="v2"{print $2}' want) v2 /usr/bin/beta beta" > want.lines
+if [ "$STATUS" = 0 ] && diff -u want.lines got > diff.txt; then
+        pass "a layout of two images without a tag: both, each object with its image's reference, digest and tags"
+else
+        fail "a layout of two images without a tag: both, each object with its image's reference, digest and tags" \
+                "exit status $STATUS: $(head -c 300 err)"; sed 's/^/# /' diff.txt
+fi
+"$PKGNOTE" scan lay > table 2> err
+if awk '/^Image oci:lay:v1 \(tags: v1; linux\//{a=NR} /^Image oci:lay:v2 \(tags: v2; linux\//{b=NR} /^rpm .*beta/{r=NR}
+        END{exit !(a && b && a < b && r > b)}' table; then
+        pass "table: one part per image, beta only under v2"
+else
+        fail "table: one part per image, beta only under v2" "$(cat table)"
+fi
+
+# The images listed: reference, digest, tags, platform, size, layers, id,
+# each checked against the layout itself.
+"$PKGNOTE" scan --images --format json lay > list 2> err
+STATUS=$?
+if [ "$STATUS" = 0 ] && python3 - <<'PY' 2> check.err
+import json, os
+idx = json.load(open("lay/index.json"))
+got = [json.loads(l) for l in open("list")]
+assert len(got) == 2, got
+for m, g in zip(idx["manifests"], got):
+    tag = m["annotations"]["org.opencontainers.image.ref.name"]
+    man = json.load(open("lay/blobs/sha256/" + m["digest"][7:]))
+    cfg = json.load(open("lay/blobs/sha256/" + man["config"]["digest"][7:]))
+    size = man["config"]["size"] + sum(l["size"] for l in man["layers"])
+    want = {"reference": "oci:lay:" + tag, "digest": m["digest"], "id": man["config"]["digest"], "tags": [tag],
+            "input": "lay", "platform": cfg["os"] + "/" + cfg["architecture"], "size": size,
+            "layers": len(man["layers"])}
+    assert g == want, (g, want)
+PY
+then
+        pass "scan --images: every image with its digest, id, tags, platform, size and layers"
+else
+        fail "scan --images: every image with its digest, id, tags, platform, size and layers" "$(cat err check.err)"
+fi
+"$PKGNOTE" scan --images main.c > list 2> err
+[ $? = 2 ] && grep -qF "'main.c': holds no image" err && pass "scan --images on a file that is no image: an error" ||
+        fail "scan --images on a file that is no image: an error" "$(cat err)"
+
+# SBOMs: each image a component holding its packages.
+"$PKGNOTE" scan --format cyclonedx lay > lay.cdx.json 2> err &&
+        "$PKGNOTE" scan --format spdx lay > lay.spdx.json 2>> err
+STATUS=$?
+if [ "$STATUS" = 0 ] && python3 - <<'PY' 2> check.err
+import json
+d = json.load(open("lay.cdx.json"))
+imgs = [(c["type"], c["name"], sorted(x["name"] for x in c["components"])) for c in d["components"]]
+assert imgs == [("container", "oci:lay:v1", ["alpha"]), ("container", "oci:lay:v2", ["alpha", "beta"])], imgs
+refs = [x["bom-ref"] for c in d["components"] for x in c["components"]] + [c["bom-ref"] for c in d["components"]]
+assert len(refs) == len(set(refs)), refs
+s = json.load(open("lay.spdx.json"))
+name = {p["SPDXID"]: p["name"] for p in s["packages"]}
+contains = sorted((name[r["spdxElementId"]], name[r["relatedSpdxElement"]]) for r in s["relationships"]
+                  if r["relationshipType"] == "CONTAINS")
+assert contains == [("oci:lay:v1", "alpha"), ("oci:lay:v2", "alpha"), ("oci:lay:v2", "beta")], contains
+described = sorted(name[r["relatedSpdxElement"]] for r in s["relationships"] if r["relationshipType"] == "DESCRIBES")
+assert described == ["oci:lay:v1", "oci:lay:v2"], described
+PY
+then
+        pass "SBOMs of two images: each image a component (CycloneDX) or package (SPDX) holding its own"
+else
+        fail "SBOMs of two images: each image a component (CycloneDX) or package (SPDX) holding its own" "$(cat err check.err)"
+fi
+schemas="$SRCDIR/../shared/schemas"
+ajv="${BUILDDIR:-$HOME}/npm-ajv"
+if [ -f "$schemas/spdx-2.3.schema.json" ] && [ -d "$ajv/node_modules/ajv-formats" ] && command -v node > /dev/null; then
+        for f in lay.spdx.json:spdx lay.cdx.json:cyclonedx; do
+                if node "$H/validate.js" "$ajv" "$schemas" "${f#*:}" "${f%%:*}" > v.txt 2>&1; then
+                        pass "${f%%:*} (two images) validates against the ${f#*:} schema"
+                else
+                        fail "${f%%:*} (two images) validates against the ${f#*:} schema"; sed 's/^/# /' v.txt | head -n 20
+                fi
+        done
+else
+        skip "SBOMs of two images validate against the schemas" "the schemas or ajv are not there (cmd-scan installs ajv)"
+fi
+
 scan oci:lay:v9
 expect_error "no image tagged 'v9' (tags: v1, v2)" "unknown tag: the tags present named"
 scan oci:lay:v1 --image v2
@@ -89,6 +182,26 @@ scan docker-archive:d.tar:test/img:v3
 expect_error "no image tagged 'test/img:v3' (tags: docker.io/test/img:v2)" "docker-archive: unknown tag named"
 scan oci-archive:o.tar:v1
 expect_image "$V1" "oci-archive:FILE:TAG"
+# Two images copied by skopeo into one layout, as a tar.
+skopeo copy -q oci:lay:v1 oci:two:first > /dev/null 2>&1 && skopeo copy -q oci:lay:v2 oci:two:second > /dev/null 2>&1 &&
+        tar -C two -cf two.tar . || fatal "skopeo cannot copy into one layout"
+"$PKGNOTE" scan --format json oci-archive:two.tar > out 2> err
+STATUS=$?
+python3 -c 'import json, sys
+for line in sys.stdin:
+    d = json.loads(line)
+    if "path" in d:
+        print(d["image"]["reference"], d["path"])' < out > got
+printf '%s
+' "oci-archive:two.tar:first /usr/bin/alpha" "oci-archive:two.tar:first /usr/bin/gone"         "oci-archive:two.tar:second /usr/bin/alpha" "oci-archive:two.tar:second /usr/bin/beta" > want.lines
+if [ "$STATUS" = 0 ] && diff -u want.lines got > diff.txt; then
+        pass "oci-archive: of two images without a tag: both, labelled"
+else
+        fail "oci-archive: of two images without a tag: both, labelled" "exit status $STATUS: $(head -c 300 err)"
+        sed 's/^/# /' diff.txt
+fi
+scan oci-archive:two.tar:second
+expect_image "$V2" "oci-archive:FILE:TAG of two"
 scan oci-archive:o.tar:v2
 expect_error "no image tagged 'v2' (tags: v1)" "oci-archive: unknown tag"
 scan docker-archive:o.tar

@@ -328,8 +328,13 @@ expect_status 0 "CycloneDX exits 0"
 python3 - <<'PY' && pass "CycloneDX: components, purls, evidence" || fail "CycloneDX: components, purls, evidence"
 import json
 d = json.load(open("doc.cdx.json"))
-c = {x["name"]: x for x in d["components"]}
+# The image is a container component holding its packages.
+[img] = d["components"]
+assert img["type"] == "container" and img["name"] == "docker-archive:docker.tar:test:latest", img
+assert img["version"].startswith("sha256:"), img
+c = {x["name"]: x for x in img["components"]}
 assert sorted(c) == ["alpha", "beta", "delta", "libzstd.so.1"], sorted(c)
+assert c["alpha"]["bom-ref"].startswith("pkgnote-image-1-package-"), c["alpha"]
 assert c["libzstd.so.1"]["scope"] == "optional"
 assert d["dependencies"] == [{"ref": c["alpha"]["bom-ref"], "dependsOn": [c["libzstd.so.1"]["bom-ref"]]}], d["dependencies"]
 assert c["beta"]["purl"] == "pkg:rpm/fedora/beta@2.0-1.fc40?arch=x86_64&distro=fedora-40&epoch=2"

@@ -24,6 +24,7 @@ struct scan_opts {
         unsigned threads;
         int progress; /* -1: when stderr is a terminal */
         const char *image, *platform;
+        bool images; /* list the images instead */
         char **inputs;
         int n_inputs;
 };
@@ -114,8 +115,20 @@ static size_t row_end(const pkgnote_scan *s, size_t i, size_t np) {
         return e;
 }
 
-/* How many objects carry packages I to E (excluded), each counted once. */
-static size_t distinct_objects(const pkgnote_scan *s, size_t i, size_t e) {
+/* Which objects a part of the report shows: all, or those of one image
+ * (IMAGE NULL: of no image). */
+struct part {
+        bool all;
+        const pkgnote_scan_image *image;
+};
+
+static bool in_part(const struct part *pt, const pkgnote_scan_object *o) {
+        return pt->all || pkgnote_scan_object_image(o) == pt->image;
+}
+
+/* How many objects of PT carry packages I to E (excluded), each counted
+ * once. */
+static size_t distinct_objects(const pkgnote_scan *s, const struct part *pt, size_t i, size_t e) {
         size_t n = 0;
         for (size_t q = i; q < e; q++)
                 n += pkgnote_scan_package_object_count(s, q);
@@ -123,7 +136,8 @@ static size_t distinct_objects(const pkgnote_scan *s, size_t i, size_t e) {
         size_t k = 0;
         for (size_t q = i; objs && q < e; q++)
                 for (size_t j = 0; j < pkgnote_scan_package_object_count(s, q); j++)
-                        objs[k++] = pkgnote_scan_package_object(s, q, j);
+                        if (in_part(pt, pkgnote_scan_package_object(s, q, j)))
+                                objs[k++] = pkgnote_scan_package_object(s, q, j);
         size_t distinct = 0;
         if (objs) {
                 qsort(objs, k, sizeof *objs, cmp_ptr);
@@ -134,18 +148,22 @@ static size_t distinct_objects(const pkgnote_scan *s, size_t i, size_t e) {
         return distinct;
 }
 
-/* The rows of the table, *NR of them, W widened to fit their cells;
- * packages that differ only in keys the table does not show (osVersion,
- * CPEs, ...) are one row. */
-static struct row *table_rows(const pkgnote_scan *s, size_t w[NCOLS + 1], size_t *nr) {
+/* The rows of the table for PT, *NR of them, W widened to fit their
+ * cells; packages that differ only in keys the table does not show
+ * (osVersion, CPEs, ...) are one row. */
+static struct row *table_rows(const pkgnote_scan *s, const struct part *pt, size_t w[NCOLS + 1], size_t *nr) {
         size_t np = pkgnote_scan_package_count(s);
         struct row *rows = calloc(np ? np : 1, sizeof *rows);
         *nr = 0;
         for (size_t i = 0; rows && i < np;) {
                 const pkgnote_metadata *m = pkgnote_scan_package(s, i);
-                size_t e = row_end(s, i, np);
+                size_t e = row_end(s, i, np), objects = distinct_objects(s, pt, i, e);
+                if (objects == 0) {
+                        i = e;
+                        continue;
+                }
                 struct row *r = &rows[(*nr)++];
-                r->objects = distinct_objects(s, i, e);
+                r->objects = objects;
                 for (int c = 0; c < NCOLS; c++) {
                         const char *v = pkgnote_metadata_get(m, columns[c]);
                         r->cell[c] = escaped(v && *v ? v : "-");
@@ -178,14 +196,19 @@ static void print_rows(FILE *f, const struct row *rows, size_t nr, const size_t 
         }
 }
 
-/* The objects without a package note, if there are any. */
-static void print_without_note(FILE *f, const pkgnote_scan *s, const pkgnote_scan_stats *st) {
-        if (st->without_note == 0)
-                return;
-        fprintf(f, "\nObjects without a package note (%llu):\n", (unsigned long long)st->without_note);
+/* The objects of PT without a package note, if there are any. */
+static void print_without_note(FILE *f, const pkgnote_scan *s, const struct part *pt) {
+        size_t n = 0;
         for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
                 const pkgnote_scan_object *o = pkgnote_scan_object_get(s, i);
-                if (pkgnote_scan_object_package_count(o))
+                n += in_part(pt, o) && !pkgnote_scan_object_package_count(o);
+        }
+        if (n == 0)
+                return;
+        fprintf(f, "\nObjects without a package note (%zu):\n", n);
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                const pkgnote_scan_object *o = pkgnote_scan_object_get(s, i);
+                if (!in_part(pt, o) || pkgnote_scan_object_package_count(o))
                         continue;
                 char buf[32];
                 fputs("  ", f);
@@ -195,9 +218,11 @@ static void print_without_note(FILE *f, const pkgnote_scan *s, const pkgnote_sca
 }
 
 /* The totals of the scan. */
-static void print_totals(FILE *f, const pkgnote_scan_stats *st) {
+static void print_totals(FILE *f, const pkgnote_scan_stats *st, size_t images) {
+        fprintf(f, "\nTotals:\n");
+        if (images)
+                fprintf(f, "  images                %zu\n", images);
         fprintf(f,
-                "\nTotals:\n"
                 "  packages              %llu\n"
                 "  ELF objects           %llu\n"
                 "    with a package note %llu\n"
@@ -219,21 +244,141 @@ static void print_totals(FILE *f, const pkgnote_scan_stats *st) {
                 fprintf(f, "  whited out            %llu (image layers)\n", (unsigned long long)st->whited_out);
 }
 
-/* The table of packages, the objects without a note and the totals. */
-static void print_table(FILE *f, const pkgnote_scan *s) {
+/* The packages of PT and its objects without a note. */
+static void print_part(FILE *f, const pkgnote_scan *s, const struct part *pt) {
         size_t w[NCOLS + 1] = {4, 2, 4, 7, 12, 7};
         size_t nr;
-        struct row *rows = table_rows(s, w, &nr);
+        struct row *rows = table_rows(s, pt, w, &nr);
         print_rows(f, rows, nr, w);
         for (size_t i = 0; i < nr; i++)
                 for (int c = 0; c < NCOLS; c++)
                         free(rows[i].cell[c]);
         free(rows);
+        print_without_note(f, s, pt);
+}
 
+/* The heading of an image's part of the table. */
+static void print_image_heading(FILE *f, const pkgnote_scan_image *im, bool first) {
+        fputs(first ? "Image " : "\nImage ", f);
+        tool_print_escaped(f, pkgnote_scan_image_reference(im));
+        const char *sep = " (";
+        if (pkgnote_scan_image_tag_count(im)) {
+                fprintf(f, "%stags: ", sep);
+                for (size_t t = 0; t < pkgnote_scan_image_tag_count(im); t++) {
+                        fputs(t ? ", " : "", f);
+                        tool_print_escaped(f, pkgnote_scan_image_tag(im, t));
+                }
+                sep = "; ";
+        }
+        if (pkgnote_scan_image_platform(im)) {
+                fprintf(f, "%s", sep);
+                tool_print_escaped(f, pkgnote_scan_image_platform(im));
+                sep = "; ";
+        }
+        if (pkgnote_scan_image_id(im)) {
+                fprintf(f, "%sid ", sep);
+                tool_print_escaped(f, pkgnote_scan_image_id(im));
+                sep = "; ";
+        }
+        fputs(*sep == ';' ? "):\n" : ":\n", f);
+}
+
+/* The table of packages and of the objects without a note (for each
+ * image apart when there are images), then the totals. */
+static void print_table(FILE *f, const pkgnote_scan *s) {
+        size_t ni = pkgnote_scan_image_count(s);
+        if (ni == 0)
+                print_part(f, s, &(struct part){.all = true});
+        for (size_t i = 0; i < ni; i++) {
+                const pkgnote_scan_image *im = pkgnote_scan_image_get(s, i);
+                print_image_heading(f, im, i == 0);
+                print_part(f, s, &(struct part){.image = im});
+        }
+        bool loose = false; /* objects of inputs that are no image */
+        for (size_t i = 0; ni && i < pkgnote_scan_object_count(s) && !loose; i++)
+                loose = !pkgnote_scan_object_image(pkgnote_scan_object_get(s, i));
+        if (loose) {
+                fputs("\nNot in an image:\n", f);
+                print_part(f, s, &(struct part){.image = NULL});
+        }
         pkgnote_scan_stats st;
         pkgnote_scan_get_stats(s, &st);
-        print_without_note(f, s, &st);
-        print_totals(f, &st);
+        print_totals(f, &st, ni);
+}
+
+/* SIZE in bytes as a short human-readable figure. */
+static const char *human(uint64_t size, char buf[32]) {
+        static const char units[] = "kMGTPE";
+        if (size < 1024) {
+                snprintf(buf, 32, "%llu B", (unsigned long long)size);
+                return buf;
+        }
+        double v = (double)size;
+        int u = -1;
+        while (v >= 1024 && u < 5)
+                v /= 1024, u++;
+        snprintf(buf, 32, v < 10 ? "%.1f %ciB" : "%.0f %ciB", v, units[u]);
+        return buf;
+}
+
+/* The images of the inputs (scan --images): a table, or JSON lines. */
+static void print_images(FILE *f, const pkgnote_scan *s, bool json, char **inputs) {
+        size_t n = pkgnote_scan_image_count(s);
+        if (json) {
+                for (size_t i = 0; i < n; i++) {
+                        const pkgnote_scan_image *im = pkgnote_scan_image_get(s, i);
+                        char *j;
+                        if (tool_put_json(f, pkgnote_scan_image_to_json(im, inputs[pkgnote_scan_image_input(im)], &j), &j) < 0)
+                                return;
+                }
+                return;
+        }
+        if (n == 0) {
+                fputs("No images found.\n", f);
+                return;
+        }
+        size_t w[4] = {5, 4, 8, 6};
+        char ***cells = calloc(n, sizeof *cells);
+        for (size_t i = 0; cells && i < n; i++) {
+                const pkgnote_scan_image *im = pkgnote_scan_image_get(s, i);
+                char *tags = NULL, sz[32];
+                size_t len = 0;
+                FILE *t = open_memstream(&tags, &len);
+                for (size_t k = 0; t && k < pkgnote_scan_image_tag_count(im); k++) {
+                        fputs(k ? "," : "", t);
+                        tool_print_escaped(t, pkgnote_scan_image_tag(im, k));
+                }
+                if (t)
+                        fclose(t);
+                if (!(cells[i] = calloc(4, sizeof **cells)))
+                        break;
+                cells[i][0] = escaped(pkgnote_scan_image_reference(im));
+                cells[i][1] = tags && *tags ? tags : (free(tags), strdup("-"));
+                cells[i][2] = escaped(pkgnote_scan_image_platform(im));
+                cells[i][3] = strdup(human(pkgnote_scan_image_size(im), sz));
+                for (int c = 0; c < 4; c++)
+                        if (cells[i][c] && width(cells[i][c]) > w[c])
+                                w[c] = width(cells[i][c]);
+        }
+        static const char *const heads[] = {"IMAGE", "TAGS", "PLATFORM", "SIZE"};
+        for (int c = 0; c < 4; c++) {
+                pad(f, heads[c], w[c]);
+                fputs("  ", f);
+        }
+        fputs("LAYERS  ID\n", f);
+        for (size_t i = 0; cells && i < n; i++) {
+                const pkgnote_scan_image *im = pkgnote_scan_image_get(s, i);
+                for (int c = 0; cells[i] && c < 4; c++) {
+                        pad(f, cells[i][c] ? cells[i][c] : "?", w[c]);
+                        fputs("  ", f);
+                        free(cells[i][c]);
+                }
+                const char *id = pkgnote_scan_image_id(im);
+                const char *colon = id ? strchr(id, ':') : NULL;
+                fprintf(f, "%6zu  %.12s\n", pkgnote_scan_image_layer_count(im), colon ? colon + 1 : "-");
+                free(cells[i]);
+        }
+        free(cells);
 }
 
 static int print_json(FILE *f, const pkgnote_scan *s, char **inputs) {
@@ -250,7 +395,7 @@ static int print_json(FILE *f, const pkgnote_scan *s, char **inputs) {
  * beside FILE renamed over it once complete. */
 static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
         char *sbom = NULL;
-        if (o->format == FMT_SPDX || o->format == FMT_CYCLONEDX) {
+        if (!o->images && (o->format == FMT_SPDX || o->format == FMT_CYCLONEDX)) {
                 pkgnote_sbom_options so = {.created = -1, .name = o->n_inputs == 1 ? o->inputs[0] : NULL};
                 const char *sde = getenv("SOURCE_DATE_EPOCH");
                 if (sde && *sde) {
@@ -280,7 +425,9 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
         }
         if (!out.borrowed)
                 out.fd = -1; /* the stream owns it now */
-        if (sbom) {
+        if (o->images)
+                print_images(f, s, o->format == FMT_JSON, o->inputs);
+        else if (sbom) {
                 fputs(sbom, f);
                 fputc('\n', f);
         } else if (o->format == FMT_JSON)
@@ -331,6 +478,8 @@ static void scan_help(void) {
                "                         TAG, REPO:TAG, @DIGEST or @N (the Nth, from 0)\n"
                "      --platform OS/ARCH[/VARIANT]\n"
                "                         of a multi-platform image (default: this machine's)\n"
+               "      --images           list the images of each PATH (reference, tags,\n"
+               "                         platform, size, layers, id) instead of scanning them\n"
                "      --progress / --no-progress\n"
                "                         progress line on standard error (default: when it\n"
                "                         is a terminal)\n"
@@ -345,7 +494,7 @@ static void scan_help(void) {
 }
 
 int cmd_scan(int argc, char **argv) {
-        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM };
+        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM, OPT_IMAGES };
         static const struct option longopts[] = {
                 {"format", required_argument, NULL, 'f'},
                 {"output", required_argument, NULL, 'o'},
@@ -355,6 +504,7 @@ int cmd_scan(int argc, char **argv) {
                 {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
                 {"image", required_argument, NULL, OPT_IMAGE},
                 {"platform", required_argument, NULL, OPT_PLATFORM},
+                {"images", no_argument, NULL, OPT_IMAGES},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -388,6 +538,7 @@ int cmd_scan(int argc, char **argv) {
                 case OPT_NO_PROGRESS: o.progress = 0; break;
                 case OPT_IMAGE: o.image = optarg; break;
                 case OPT_PLATFORM: o.platform = optarg; break;
+                case OPT_IMAGES: o.images = true; break;
                 case 'h': scan_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
@@ -395,6 +546,10 @@ int cmd_scan(int argc, char **argv) {
                 return tool_fail("scan: no PATH given (see 'pkgnote scan --help')");
         o.inputs = argv + optind;
         o.n_inputs = argc - optind;
+        if (o.images && o.format != FMT_TABLE && o.format != FMT_JSON)
+                return tool_fail("scan: --images lists images as a table or JSON, not an SBOM");
+        if (o.images)
+                o.flags |= PKGNOTE_SCAN_LIST_IMAGES;
         if (o.format == FMT_SPDX)
                 o.flags |= PKGNOTE_SCAN_CHECKSUMS; /* SPDX files need them */
         if (o.progress < 0)
@@ -417,6 +572,11 @@ int cmd_scan(int argc, char **argv) {
                 if (r < 0) {
                         clear_progress();
                         tool_error(o.inputs[i], "cannot scan", r);
+                        ret = EXIT_FAILURE_;
+                } else if (o.images && r != PKGNOTE_SCAN_INPUT_DOCKER && r != PKGNOTE_SCAN_INPUT_OCI &&
+                           r != PKGNOTE_SCAN_INPUT_STORAGE) {
+                        clear_progress();
+                        tool_fail("'%s': holds no image", o.inputs[i]);
                         ret = EXIT_FAILURE_;
                 }
         }

@@ -338,6 +338,59 @@ static void probe_scan(const char *path) {
         pkgnote_scan_free(s);
 }
 
+/* An image layout holding several images: every image accessor, every
+ * object's image among them, both SBOMs; then the images listed alone. */
+static void probe_images(const char *layout) {
+        for (int list = 0; list < 2; list++) {
+                pkgnote_scan_options o = {.flags = list ? PKGNOTE_SCAN_LIST_IMAGES : 0, .threads = 2};
+                pkgnote_scan *s;
+                CHECK(pkgnote_scan_new(&o, &s) == 0);
+                if (failures)
+                        return;
+                CHECK(pkgnote_scan_add(s, layout) == PKGNOTE_SCAN_INPUT_OCI);
+                size_t n = pkgnote_scan_image_count(s);
+                CHECK(n >= 2);
+                CHECK(pkgnote_scan_image_get(s, n) == NULL);
+                for (size_t i = 0; i < n; i++) {
+                        const pkgnote_scan_image *im = pkgnote_scan_image_get(s, i);
+                        CHECK(im != NULL);
+                        if (!im)
+                                continue;
+                        touch_str(pkgnote_scan_image_reference(im));
+                        CHECK(pkgnote_scan_image_reference(im) != NULL);
+                        touch_str(pkgnote_scan_image_digest(im));
+                        touch_str(pkgnote_scan_image_id(im));
+                        touch_str(pkgnote_scan_image_platform(im));
+                        for (size_t t = 0; t < pkgnote_scan_image_tag_count(im); t++)
+                                touch_str(pkgnote_scan_image_tag(im, t));
+                        CHECK(pkgnote_scan_image_tag(im, pkgnote_scan_image_tag_count(im)) == NULL);
+                        sink += pkgnote_scan_image_input(im) + pkgnote_scan_image_size(im) +
+                                pkgnote_scan_image_layer_count(im);
+                        char *j;
+                        json_t *v = parse_json(pkgnote_scan_image_to_json(im, i ? NULL : "input", &j), &j, JSON_OBJECT);
+                        CHECK(array_size(v, "tags") == (long)pkgnote_scan_image_tag_count(im));
+                        json_decref(v);
+                }
+                CHECK(list ? pkgnote_scan_object_count(s) == 0 : pkgnote_scan_object_count(s) > 0);
+                for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                        const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                        const pkgnote_scan_image *im = pkgnote_scan_object_image(ob);
+                        bool known = false;
+                        for (size_t k = 0; k < n; k++)
+                                known |= pkgnote_scan_image_get(s, k) == im;
+                        CHECK(known);
+                        touch_object(ob);
+                }
+                for (int format = PKGNOTE_SBOM_SPDX; format <= PKGNOTE_SBOM_CYCLONEDX; format++) {
+                        char *doc = NULL;
+                        CHECK(pkgnote_sbom_write(s, format, NULL, &doc) >= 0);
+                        touch_str(doc);
+                        free(doc);
+                }
+                pkgnote_scan_free(s);
+        }
+}
+
 /* A stamp result and a failure, as JSON; control characters and bytes
  * that are not UTF-8 written as the pkgnote command always wrote them. */
 static void probe_stamp_json(void) {
@@ -437,8 +490,15 @@ int main(int argc, char **argv) {
                failures == before ? "ok" : "not ok");
 
         for (int i = 1; i + 1 < argc; i += 2) {
+                if (!strcmp(argv[i], "--image")) {
+                        before = failures;
+                        probe_images(argv[i + 1]);
+                        printf("%s - images of %s: every accessor of every image, objects' images, both SBOMs, "
+                               "the list alone\n", failures == before ? "ok" : "not ok", argv[i + 1]);
+                        continue;
+                }
                 if (strcmp(argv[i], "--core") != 0) {
-                        fprintf(stderr, "usage: api-probe [--core FILE]...\n");
+                        fprintf(stderr, "usage: api-probe [--core FILE | --image LAYOUT]...\n");
                         return 2;
                 }
                 before = failures;
