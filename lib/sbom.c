@@ -898,7 +898,7 @@ static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const st
                 element_id(ref, ids->package, i);
                 json_t *c = NULL;
                 for (size_t q = 0; q < json_array_size(comps) && !c; q++)
-                        if (!strcmp(ref, json_string_value(json_object_get(json_array_get(comps, q), "bom-ref")) ?: ""))
+                        if (!strcmp(ref, json_string_value(json_object_get(json_array_get(comps, q), "bom-ref")) ? json_string_value(json_object_get(json_array_get(comps, q), "bom-ref")) : ""))
                                 c = json_array_get(comps, q);
                 json_t *on = json_array(), *props = json_object_get(c, "properties");
                 if (!on || !c) {

@@ -450,7 +450,7 @@ static int finish_images(struct actx *c, struct pn_image_pick *picks, size_t n, 
                         r = pn_scan_add_image_record(c->s, p->img);
                 p->img = NULL;
                 if (r >= 0 && !(c->s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES))
-                        r = pn_merge_layers(c->s, c->input, im, order, p->n_layers);
+                        r = pn_merge_layers(c->s, c->input, im, order, p->n_layers, NULL);
                 free(order);
         }
         return r;
@@ -561,7 +561,7 @@ static int merge_archive(struct actx *c, struct layer *root) {
                         r = finish_images(c, picks, n, docker ? root : NULL);
         } else if (!(s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES)) {
                 struct layer *one = root;
-                r = pn_merge_layers(s, c->input, NULL, &one, 1);
+                r = pn_merge_layers(s, c->input, NULL, &one, 1, NULL);
         }
         pn_image_picks_free(picks, n);
         return r < 0 ? r : kind;
@@ -615,64 +615,9 @@ struct oci_dir {
         int dirfd;
 };
 
-static int open_below(int dirfd, const char *rel) {
-        /* Components are opened one by one without following symlinks. */
-        char buf[PKGNOTE_MAX_SCAN_PATH + 1];
-        if (pn_scan_normalize_path(rel, buf, sizeof buf) <= 0)
-                return -EXDEV;
-        int cur = dup(dirfd);
-        char *save = NULL;
-        for (char *t = strtok_r(buf, "/", &save); t && cur >= 0;) {
-                char *next = strtok_r(NULL, "/", &save);
-                int fd = openat(cur, t, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
-                                                (next ? O_DIRECTORY : 0));
-                int err = errno;
-                close(cur);
-                cur = fd < 0 ? -err : fd;
-                t = next;
-        }
-        if (cur < 0)
-                return cur;
-        struct stat st;
-        if (fstat(cur, &st) < 0 || !S_ISREG(st.st_mode)) {
-                close(cur);
-                return -EINVAL;
-        }
-        return cur;
-}
-
 static int oci_blob(void *u, const char *name, void **data, size_t *len) {
-        struct oci_dir *o = u;
-        int fd = open_below(o->dirfd, name);
-        if (fd < 0)
-                return pn_error(fd, "%s: cannot open: %s", name, strerror(-fd));
-        struct stat st;
-        char *buf = NULL;
-        int r = 0;
-        if (fstat(fd, &st) < 0)
-                r = pn_error(-errno, "%s: cannot stat: %s", name, strerror(errno));
-        else if (st.st_size > (off_t)PKGNOTE_MAX_SCAN_METADATA)
-                r = pn_error(-E2BIG, "%s: larger than %u bytes", name, PKGNOTE_MAX_SCAN_METADATA);
-        else if (!(buf = malloc((size_t)st.st_size + 1)))
-                r = pn_error(-ENOMEM, "out of memory");
-        size_t got = 0;
-        while (r == 0 && got < (size_t)st.st_size) {
-                ssize_t k = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0)
-                        r = pn_error(k < 0 ? -errno : -EIO, "%s: cannot read: %s", name, k < 0 ? strerror(errno) : "file shrank");
-                else
-                        got += (size_t)k;
-        }
-        close(fd);
-        if (r < 0) {
-                free(buf);
-                return r;
-        }
-        *data = buf;
-        *len = got;
-        return 0;
+        const struct oci_dir *o = u;
+        return pn_read_below(o->dirfd, name, PKGNOTE_MAX_SCAN_METADATA, data, len);
 }
 
 int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *display) {
@@ -701,7 +646,7 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
                         const char *name = picks[i].layers[k];
                         if (layer_named(c, name))
                                 continue;
-                        int fd = open_below(dirfd, name);
+                        int fd = pn_open_below(dirfd, name, false);
                         struct stat st;
                         if (fd < 0 || fstat(fd, &st) < 0) {
                                 r = pn_error(fd < 0 ? fd : -errno, "layer %s: cannot open: %s", name,

@@ -76,6 +76,8 @@ int pn_image_select(const char *image, int transport, struct pn_image_sel *sel) 
                 sel->digest = image + 1;
                 return 0;
         }
+        if (image[0] == '@' && transport == PN_IMAGE_STORAGE)
+                return pn_error(-EINVAL, "'%s': a store names its images by NAME[:TAG], ID or @DIGEST", image);
         if (image[0] == '@') {
                 char *end;
                 unsigned long n = strtoul(image + 1, &end, 10);
@@ -90,7 +92,35 @@ int pn_image_select(const char *image, int transport, struct pn_image_sel *sel) 
         return 0;
 }
 
+/* "containers-storage:[STORE]NAME": the store into *PATH ("" for the
+ * user's own), NAME (may be empty: every image) into SEL. */
+static int storage_ref_parse(const char *body, char **path, struct pn_image_sel *sel) {
+        const char *name = body;
+        size_t plen = 0;
+        if (*body == '[') {
+                const char *end = strchr(body, ']');
+                if (!end)
+                        return pn_error(-EINVAL, "no ']' after the store in the image reference");
+                body++;
+                plen = (size_t)(end - body);
+                name = end + 1;
+        }
+        if (!(*path = strndup(body, plen)))
+                return pn_error(-ENOMEM, "out of memory");
+        int r = *name ? pn_image_select(name, PN_IMAGE_STORAGE, sel) : 0;
+        if (r < 0) {
+                free(*path);
+                *path = NULL;
+                return r;
+        }
+        return 1;
+}
+
 int pn_image_ref_parse(const char *ref, char **path, struct pn_image_sel *sel) {
+        if (!strncmp(ref, "containers-storage:", 19)) {
+                *sel = (struct pn_image_sel){.transport = PN_IMAGE_STORAGE, .index = -1};
+                return storage_ref_parse(ref + 19, path, sel);
+        }
         size_t k = 0;
         while (k < ELEMENTSOF(transports) && strncmp(ref, transports[k].prefix, strlen(transports[k].prefix)) != 0)
                 k++;

@@ -230,7 +230,7 @@ static const struct entry *tree_get(struct tree *t, const char *path) {
 
 /* Applies LAYERS bottom to top and adds what is left to the scan. */
 int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, struct layer **layers,
-                    size_t n) {
+                    size_t n, const struct pn_merge_hook *hook) {
         struct tree t = {0};
         int r = 0;
         t.n = malloc(1024 * sizeof *t.n);
@@ -285,11 +285,15 @@ int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_ima
         }
         /* Hard links first: their copies read objects that a plain entry
          * hands over below. */
-        for (int pass = 0; pass < 2; pass++)
+        for (int pass = 0; pass < 2; pass++) {
+                if (pass == 1 && hook)
+                        hook->wait(hook->u);
                 for (size_t i = 1; i < t.n_nodes; i++) {
                         struct entry *e = (struct entry *)t.n[i].e;
                         if (!e || t.n[i].dead)
                                 continue;
+                        if (pass == 0 && hook && e->kind == E_FILE)
+                                hook->fill(hook->u, e);
                         if (pass == 0) {
                                 switch (e->kind) {
                                 case E_FILE: atomic_fetch_add(&s->c.files, 1); atomic_fetch_add(&s->c.bytes, e->size); break;
@@ -323,6 +327,7 @@ int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_ima
                         }
                         free(abs);
                 }
+        }
         free(t.n);
         free(t.slots);
         return 0;

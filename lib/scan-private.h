@@ -108,6 +108,7 @@ struct pkgnote_scan {
         struct pn_image_sel sel; /* the image of the input being added */
         struct pkgnote_scan_image **images;
         size_t n_images, cap_images;
+        const struct pkgnote_scan_image *cur_image; /* of objects added with none */
         char *platform;          /* sel's OS, ARCH and VARIANT, NUL-separated */
         /* progress */
         _Atomic uint64_t prog_files, prog_bytes;
@@ -192,6 +193,16 @@ int pn_scan_file(pkgnote_scan *s, size_t input, int fd, const char *path, const 
 int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display);
 /* An OCI image layout directory. */
 int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *display);
+/* The images of a local container store (podman, buildah, CRI-O): SPEC
+ * is "[DRIVER@]GRAPHROOT[+RUNROOT][:OPTIONS]", or "" for the user's own
+ * store as containers-storage.conf(5) says. */
+int pn_scan_storage(pkgnote_scan *s, size_t input, const char *spec, const char *display);
+/* Opens the regular file (DIR false) or directory REL below DIRFD, each
+ * component without following symbolic links; a negative errno. */
+int pn_open_below(int dirfd, const char *rel, bool dir);
+/* The file REL below DIRFD, at most MAX bytes, into *DATA (malloc()ed,
+ * NUL-terminated) and *LEN; a negative errno with pn_error set. */
+int pn_read_below(int dirfd, const char *rel, size_t max, void **data, size_t *len);
 
 /* ------------------------------------------------------------------ */
 /* Archive entries and layers                                          */
@@ -206,6 +217,7 @@ struct entry {
         uint64_t size;
         struct pkgnote_scan_object *obj; /* ELF members */
         const struct entry *resolved;   /* E_HARDLINK: the file it names */
+        uint32_t source;                /* where its content is, for a merge hook */
 };
 
 struct layer {
@@ -223,11 +235,20 @@ int pn_scan_normalize_path(const char *in, char *out, size_t size);
 void pn_layer_clear(struct layer *l);
 /* A new entry of L, or NULL (with pn_error set but for a failed realloc). */
 struct entry *pn_layer_add(struct layer *l, const char *path, int kind);
+/* Reads the content of entries whose layers were listed without it: FILL
+ * is called for each regular file the merge leaves (to set its object),
+ * then WAIT once before the objects are taken. */
+struct pn_merge_hook {
+        void (*fill)(void *u, struct entry *e);
+        void (*wait)(void *u);
+        void *u;
+};
+
 /* Applies LAYERS bottom to top and adds what is left to the scan, as
  * objects of IMAGE (NULL: of no image).  Objects already handed to an
- * earlier merge (a layer two images share) are copied. */
+ * earlier merge (a layer two images share) are copied.  HOOK may be NULL. */
 int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, struct layer **layers,
-                    size_t n);
+                    size_t n, const struct pn_merge_hook *hook);
 
 /* ------------------------------------------------------------------ */
 /* Image references and manifests (scan-image.c)                      */

@@ -95,6 +95,8 @@ static int cmp_problems(const void *a, const void *b) {
 static int add_input(pkgnote_scan *s, size_t input, const char *path, const char *display) {
         int fd;
         struct stat st;
+        if (s->sel.transport == PN_IMAGE_STORAGE)
+                return pn_scan_storage(s, input, path, display);
         if (!strcmp(path, "-")) {
                 fd = dup(STDIN_FILENO);
                 if (fd < 0)
@@ -201,6 +203,8 @@ static int image_of(pkgnote_scan *s, const char *path, const char *image, char *
         int r = strcmp(path, "-") ? pn_image_ref_parse(path, file, sel) : 0;
         sel->os = os, sel->arch = arch, sel->variant = variant;
         sel->path = *file ? *file : path;
+        if (sel->transport == PN_IMAGE_STORAGE && image && (sel->tag || sel->digest))
+                return pn_error(-EINVAL, "the image is named twice, in the reference and by --image");
         if (r < 0 || !image)
                 return r;
         if (sel->tag || sel->digest || sel->index >= 0)

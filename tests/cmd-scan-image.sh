@@ -30,23 +30,7 @@ V1='/usr/bin/alpha executable alpha@1.0-1
 V2='/usr/bin/alpha executable alpha@1.0-1
 /usr/bin/beta executable beta@2.0-1.fc40'
 
-# scan REF [OPTIONS...]: JSON report in out, inventory in inv.
-scan() {
-        ref=$1
-        shift
-        "$PKGNOTE" scan --format json "$@" "$ref" > out 2> err
-        STATUS=$?
-        python3 "$H/inventory.py" "" < out > inv
-}
-expect_image() { # WANT NAME
-        printf '%s\n' "$1" > want
-        if [ "$STATUS" = 0 ] && diff -u want inv > diff.txt; then pass "$2"; else
-                fail "$2" "exit status $STATUS: $(head -c 300 err)"; sed 's/^/# /' diff.txt 2>/dev/null; fi
-}
-expect_error() { # MESSAGE NAME
-        if [ "$STATUS" = 2 ] && grep -qF -- "$1" err && ! grep -q '"path"' out; then pass "$2"; else
-                fail "$2" "exit status $STATUS: $(head -c 300 err)"; fi
-}
+. "$H/image-checks.sh"
 
 scan oci:lay:v1
 expect_image "$V1" "oci:DIR:TAG: the first tag"
