@@ -982,6 +982,11 @@ enum {
          * pkgnote_scan_image_count()) without reading their layers;
          * inputs that are no image add nothing. */
         PKGNOTE_SCAN_LIST_IMAGES = 1u << 2,
+        /* Image layouts and archives: check every layer read against the
+         * digest its name carries (reading layers whole, also what the
+         * scan would skip); a mismatch fails the input with -EBADMSG.
+         * Indexes, manifests and configurations are always checked. */
+        PKGNOTE_SCAN_VERIFY_LAYERS = 1u << 3,
 };
 
 typedef struct pkgnote_scan_options {

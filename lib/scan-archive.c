@@ -37,10 +37,20 @@ struct source {
         const uint8_t *peek;
         size_t peek_len;
         uint8_t *buf;
+        struct pn_sums *sum; /* of every byte handed out, when verifying */
 };
+
+static la_ssize_t source_bytes(struct archive *a, struct source *src, const void **out);
 
 static la_ssize_t source_read(struct archive *a, void *data, const void **out) {
         struct source *src = data;
+        la_ssize_t n = source_bytes(a, src, out);
+        if (n > 0 && src->sum)
+                pn_sums_update(src->sum, *out, (size_t)n);
+        return n;
+}
+
+static la_ssize_t source_bytes(struct archive *a, struct source *src, const void **out) {
         if (src->peek_len) {
                 *out = src->peek;
                 la_ssize_t n = (la_ssize_t)src->peek_len;
@@ -72,8 +82,8 @@ static la_ssize_t source_read(struct archive *a, void *data, const void **out) {
 
 static la_int64_t source_skip(struct archive *a, void *data, la_int64_t request) {
         struct source *src = data;
-        if (src->outer || src->peek_len || request <= 0)
-                return 0;
+        if (src->outer || src->peek_len || src->sum || request <= 0)
+                return 0; /* a digest needs every byte read */
         uint64_t k = src->len - src->pos < (uint64_t)request ? src->len - src->pos : (uint64_t)request;
         src->pos += k;
         return (la_int64_t)k;
@@ -317,11 +327,34 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
                 memcpy(src->buf, src->peek, src->peek_len);
                 src->peek = src->buf;
         }
+        /* The digest a layer's name carries: "blobs/sha256/HEX", or a
+         * docker archive's "HEX.tar" (the digest of the tar it is). */
+        char want[65] = "";
+        struct pn_sums sum;
+        if (c->s->opts.flags & PKGNOTE_SCAN_VERIFY_LAYERS) {
+                const char *hex = !strncmp(name, "blobs/sha256/", 13) ? name + 13 : name;
+                size_t k = strspn(hex, "0123456789abcdef");
+                if (k == 64 && (!strcmp(hex + k, "") ? hex != name : !strcmp(hex + k, ".tar")))
+                        memcpy(want, hex, 65), want[64] = 0;
+                pn_sums_init(&sum);
+                src->sum = want[0] ? &sum : NULL;
+        }
         int r = archive_read_open2(a, src, NULL, source_read, source_skip, NULL);
         if (r == ARCHIVE_OK)
                 r = read_members(c, a, l, true);
         else
                 r = -ENOEXEC;
+        if (src->sum) {
+                /* The bytes after the archive's end (padding) count too. */
+                const void *out;
+                la_ssize_t k;
+                while ((k = source_read(a, src, &out)) > 0)
+                        ;
+                char sha1[41], sha256[65];
+                pn_sums_final(&sum, sha1, sha256);
+                l->verified = k == 0 && !strcmp(sha256, want) ? 1 : -1;
+                src->sum = NULL;
+        }
         if (r == -ENOEXEC) {
                 /* Kept empty: an image archive holds configs too, and a
                  * manifest naming it as a layer is told below. */
@@ -441,6 +474,11 @@ static int finish_images(struct actx *c, struct pn_image_pick *picks, size_t n, 
                         else if (order[k] && order[k]->not_archive)
                                 pn_scan_add_problem(c->s, c->input, p->layers[k], -ENOEXEC,
                                                     "layer is not a tar archive, ignored");
+                        else if (order[k] && order[k]->verified < 0)
+                                r = pn_error(-EBADMSG, "layer %s: content does not match its digest", p->layers[k]);
+                        else if (order[k] && (c->s->opts.flags & PKGNOTE_SCAN_VERIFY_LAYERS) && !order[k]->verified)
+                                pn_scan_add_problem(c->s, c->input, p->layers[k], -EOPNOTSUPP,
+                                                    "layer not verified: its name carries no digest");
                         for (size_t e = 0; root && !p->img->digest && e < root->n; e++)
                                 if (!strcmp(root->e[e].path, p->layers[k]))
                                         p->img->size += root->e[e].size;

@@ -222,6 +222,7 @@ struct entry {
 
 struct layer {
         char *name;
+        int verified; /* PKGNOTE_SCAN_VERIFY_LAYERS: 1 its digest matched, -1 not, 0 unknown */
         bool not_archive; /* an image member named like a layer that is none */
         struct entry *e;
         size_t n, cap;

@@ -232,6 +232,28 @@ esac
 scan oci:lay:multi --platform linux
 expect_error "not OS/ARCH[/VARIANT]" "--platform without an architecture"
 
+# Layers checked against their digests, on request.
+scan oci:lay:v2 --verify-layers
+expect_image "$V2" "--verify-layers: a layout whose layers match"
+scan docker-archive:d.tar --verify-layers
+expect_image "$V2" "--verify-layers: a docker archive (HEX.tar layers)"
+scan oci-archive:o.tar:v1 --verify-layers
+expect_image "$V1" "--verify-layers: an OCI archive"
+cp -r lay swapped
+python3 - <<'PY' || fatal "cannot swap the layer"
+import json, shutil
+idx = json.load(open("swapped/index.json"))
+man = {m["annotations"]["org.opencontainers.image.ref.name"]: json.load(open("swapped/blobs/sha256/" + m["digest"][7:]))
+       for m in idx["manifests"] if "annotations" in m and m["annotations"].get("org.opencontainers.image.ref.name") in ("v1", "v2")}
+top = man["v2"]["layers"][-1]["digest"][7:]
+shutil.copy("swapped/blobs/sha256/" + man["v1"]["layers"][0]["digest"][7:], "swapped/blobs/sha256/" + top)
+PY
+scan oci:swapped:v2
+[ "$STATUS" = 0 ] && pass "a layer swapped for another: unseen without --verify-layers" ||
+        fail "a layer swapped for another: unseen without --verify-layers" "$(cat err)"
+scan oci:swapped:v2 --verify-layers
+expect_error "content does not match its digest" "--verify-layers: a layer swapped for another"
+
 # Hostile layouts.
 cp -r lay bad
 python3 - <<'PY' || fatal "cannot damage the layout"

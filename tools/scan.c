@@ -483,6 +483,8 @@ static void scan_help(void) {
                "                         of a multi-platform image (default: this machine's)\n"
                "      --images           list the images of each PATH (reference, tags,\n"
                "                         platform, size, layers, id) instead of scanning them\n"
+               "      --verify-layers    check each image layer against its digest (indexes,\n"
+               "                         manifests and configurations are always checked)\n"
                "      --progress / --no-progress\n"
                "                         progress line on standard error (default: when it\n"
                "                         is a terminal)\n"
@@ -497,7 +499,7 @@ static void scan_help(void) {
 }
 
 int cmd_scan(int argc, char **argv) {
-        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM, OPT_IMAGES };
+        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM, OPT_IMAGES, OPT_VERIFY_LAYERS };
         static const struct option longopts[] = {
                 {"format", required_argument, NULL, 'f'},
                 {"output", required_argument, NULL, 'o'},
@@ -508,6 +510,7 @@ int cmd_scan(int argc, char **argv) {
                 {"image", required_argument, NULL, OPT_IMAGE},
                 {"platform", required_argument, NULL, OPT_PLATFORM},
                 {"images", no_argument, NULL, OPT_IMAGES},
+                {"verify-layers", no_argument, NULL, OPT_VERIFY_LAYERS},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -542,6 +545,7 @@ int cmd_scan(int argc, char **argv) {
                 case OPT_IMAGE: o.image = optarg; break;
                 case OPT_PLATFORM: o.platform = optarg; break;
                 case OPT_IMAGES: o.images = true; break;
+                case OPT_VERIFY_LAYERS: o.flags |= PKGNOTE_SCAN_VERIFY_LAYERS; break;
                 case 'h': scan_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
