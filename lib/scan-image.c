@@ -665,7 +665,7 @@ int pn_image_list(pkgnote_scan *s, size_t input, const char *display, const stru
                         first_msg = strdup(pkgnote_last_error());
                 }
                 pn_scan_image_free(p->img);
-                free(p->layers);
+                pn_free_names(p->layers, p->n_layers);
                 *p = (struct pn_image_pick){0};
         }
         if (r >= 0 && k == 0 && named) {
