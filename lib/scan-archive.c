@@ -133,8 +133,8 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
         int64_t size = archive_entry_size_is_set(ent) ? archive_entry_size(ent) : -1;
         e->size = size > 0 ? (uint64_t)size : 0;
         atomic_fetch_add(&s->prog_files, 1);
-        if (size == 0)
-                return 0;
+        if (size == 0 || (s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES))
+                return 0; /* listing images reads no files */
         la_ssize_t n = read_fully(a, c->head, HEAD);
         if (n < 0) {
                 member_problem(c, e->path, -EIO, archive_error_string(a));

@@ -256,9 +256,7 @@ static int find_driver(struct store *st, const char *want) {
  * containers/storage does (a whole-file fcntl() lock); waits a while for
  * a writer.  A store without the file has no such lock. */
 static int lock_read(struct store *st, const char *name, int *ret) {
-        int fd = openat(st->fd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-        if (fd < 0 && (errno == EACCES || errno == EROFS))
-                fd = openat(st->fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        int fd = openat(st->fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
                 *ret = -1;
                 return errno == ENOENT ? 0 : pn_error(-errno, "%s/%s: cannot open: %s", st->root, name, strerror(errno));
@@ -797,6 +795,13 @@ int pn_scan_storage(pkgnote_scan *s, size_t input, const char *spec, const char 
                 r = pn_error(-errno, "cannot open the container store %s: %s", st.root, strerror(errno));
         if (r >= 0)
                 r = find_driver(&st, driver);
+        struct stat rs;
+        if (r >= 0 && !strcmp(st.driver, "overlay") && geteuid() != 0 && fstat(st.fd, &rs) == 0 && rs.st_uid == 0)
+                /* Root's overlay layers mark opaque directories in the
+                 * trusted namespace, which only root can read. */
+                pn_scan_add_problem(s, input, st.root, -EPERM,
+                                    "root's overlay store read without privileges: directories its layers make "
+                                    "opaque (trusted.overlay.opaque) cannot be told, and may show files they hide");
         char name[64];
         if (r >= 0) {
                 snprintf(name, sizeof name, "%s-layers/layers.lock", st.driver);

@@ -132,6 +132,10 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path, const char
                         close(fd);
                         return pn_error(-EINVAL, "not an OCI image layout (no oci-layout and index.json)");
                 }
+                if (s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES) {
+                        close(fd);
+                        return PKGNOTE_SCAN_INPUT_DIRECTORY; /* no image in it */
+                }
                 /* The path as given, without trailing slashes. */
                 char *p = strdup(path);
                 if (!p) {
@@ -171,6 +175,10 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path, const char
                 if (image) {
                         close(fd);
                         return pn_error(-EINVAL, "not an image archive");
+                }
+                if (s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES) {
+                        close(fd);
+                        return PKGNOTE_SCAN_INPUT_FILE;
                 }
                 int r = pn_scan_file(s, input, fd, path, &st);
                 close(fd);

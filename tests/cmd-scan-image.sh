@@ -287,5 +287,20 @@ json.dump(idx, open("lay/index.json", "w"))
 PY
 scan oci:lay:deep
 expect_error "image indexes nested deeper than 4" "indexes nested without end"
+python3 - <<'PY' || fatal "cannot write the index naming itself"
+import json
+idx = json.load(open("lay/index.json"))
+d = "sha256:" + "ab" * 32
+self_ = {"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.index.v1+json", "digest": d, "size": 10}]}
+open("lay/blobs/sha256/" + "ab" * 32, "w").write(json.dumps(self_))
+idx["manifests"].append(dict(self_["manifests"][0], annotations={"org.opencontainers.image.ref.name": "self"}))
+json.dump(idx, open("lay/index.json", "w"))
+PY
+scan oci:lay:self
+expect_error "content does not match its digest" "an index that names itself: its digest cannot match"
+scan oci:lay
+[ "$STATUS" = 1 ] && grep -qF "image oci:lay:self: " err && grep -q '"path":"/usr/bin/beta"' out &&
+        pass "every image: one that cannot be read is named, the others reported" ||
+        fail "every image: one that cannot be read is named, the others reported" "status $STATUS: $(cat err)"
 
 finish

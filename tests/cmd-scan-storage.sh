@@ -135,6 +135,51 @@ else
         fail "scan --images of a store: names, digests, ids, layers" "$(cat err check.err)"
 fi
 
+# The user's own store, as containers-storage.conf says: root's graphroot,
+# and a user's rootless_storage_path (else XDG_DATA_HOME).
+printf '[storage]\ndriver = "vfs"\ngraphroot = "%s/vfs"\nrunroot = "%s/run-vfs"\n' "$W" "$W" > storage.conf
+CONTAINERS_STORAGE_CONF=$W/storage.conf scan containers-storage:img:v1
+expect_image "$V1" "the default store: graphroot of CONTAINERS_STORAGE_CONF (root)"
+CONTAINERS_STORAGE_CONF=$W/nothing.conf "$PKGNOTE" scan containers-storage:img:v1 > out 2> err
+[ $? = 2 ] && grep -qF "cannot open the container store /var/lib/containers/storage" err &&
+        pass "no configuration: root's store is /var/lib/containers/storage" ||
+        fail "no configuration: root's store is /var/lib/containers/storage" "$(cat err)"
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+        mkdir -p user/data/containers && cp -a vfs user/data/containers/storage && chmod -R a+rX user &&
+                chmod a+x "$W" && chmod -R a+w user/data/containers/storage/vfs-images user/data/containers/storage/vfs-layers
+        as_user() { setpriv --reuid 65534 --regid 65534 --clear-groups env -u CONTAINERS_STORAGE_CONF HOME="$W/user" "$@"; }
+        as_user XDG_DATA_HOME="$W/user/data" "$PKGNOTE" scan --format json containers-storage:img:v2 > out 2> err
+        STATUS=$?
+        python3 "$H/inventory.py" "" < out > inv
+        expect_image "$V2" "a user's store: XDG_DATA_HOME/containers/storage"
+        mkdir -p user/.config/containers && chmod -R a+rX user/.config &&
+                printf '[storage]\nrootless_storage_path = "%s/ustore"\n' "$W" > user/.config/containers/storage.conf
+        if [ -n "$OVERLAY" ] && command -v setfattr > /dev/null; then
+                # A rootless overlay store: the user's own, its opaque
+                # directories marked in the user namespace of xattrs.
+                cp -a overlay ustore && find ustore/overlay -type d | while read -r d; do
+                        if [ "$(getfattr --only-values -n trusted.overlay.opaque "$d" 2>/dev/null)" = y ]; then
+                                setfattr -x trusted.overlay.opaque "$d" && setfattr -n user.overlay.opaque -v y "$d"
+                        fi
+                done && chown -R 65534:65534 ustore || fatal "cannot make a rootless store"
+                as_user "$PKGNOTE" scan --format json containers-storage:img:v3 > out 2> err
+                STATUS=$?
+                python3 "$H/inventory.py" "" < out > inv
+                expect_image "$V3" "a user's overlay store (rootless_storage_path), user.overlay.opaque honoured"
+                # Root's store read by a user: the trusted xattrs are out of
+                # sight, which is said.
+                chmod -R a+rX overlay && chmod a+x overlay/overlay
+                as_user CONTAINERS_STORAGE_CONF=/dev/null "$PKGNOTE" scan --format json \
+                        "containers-storage:[$W/overlay]img:v3" > out 2> err
+                STATUS=$?
+                [ "$STATUS" = 1 ] && grep -qF "root's overlay store read without privileges" err &&
+                        pass "root's overlay store read by a user: the hidden opaque markers are told" ||
+                        fail "root's overlay store read by a user: the hidden opaque markers are told" "status $STATUS: $(cat err)"
+        fi
+else
+        skip "a user's store" "needs root and setpriv to run as another user"
+fi
+
 # An image built and committed by buildah.
 B="buildah --root $W/bst --runroot $W/brun --storage-driver vfs"
 c=$($B from scratch 2> buildah.err) && $B copy "$c" beta /usr/bin/beta > /dev/null 2>> buildah.err &&

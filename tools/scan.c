@@ -365,7 +365,7 @@ static void print_images(FILE *f, const pkgnote_scan *s, bool json, char **input
                 pad(f, heads[c], w[c]);
                 fputs("  ", f);
         }
-        fputs("LAYERS  ID\n", f);
+        fputs("LAYERS  DIGEST        ID\n", f);
         for (size_t i = 0; cells && i < n; i++) {
                 const pkgnote_scan_image *im = pkgnote_scan_image_get(s, i);
                 for (int c = 0; cells[i] && c < 4; c++) {
@@ -373,9 +373,10 @@ static void print_images(FILE *f, const pkgnote_scan *s, bool json, char **input
                         fputs("  ", f);
                         free(cells[i][c]);
                 }
-                const char *id = pkgnote_scan_image_id(im);
-                const char *colon = id ? strchr(id, ':') : NULL;
-                fprintf(f, "%6zu  %.12s\n", pkgnote_scan_image_layer_count(im), colon ? colon + 1 : "-");
+                const char *id = pkgnote_scan_image_id(im), *digest = pkgnote_scan_image_digest(im);
+                const char *ic = id ? strchr(id, ':') : NULL, *dc = digest ? strchr(digest, ':') : NULL;
+                fprintf(f, "%6zu  %-12.12s  %.12s\n", pkgnote_scan_image_layer_count(im), dc ? dc + 1 : "-",
+                        ic ? ic + 1 : "-");
                 free(cells[i]);
         }
         free(cells);
