@@ -115,6 +115,11 @@ struct store {
         int fd;            /* the graph root */
         int locks[2];
         json_t *images, *layers;
+        struct lref {
+                const char *id;
+                json_t *layer;
+        } *by_id; /* the layers with an id, sorted by it */
+        size_t n_by_id;
         struct pool pool;
         bool pool_on;
         /* overlay: the layers read so far, by id */
@@ -300,15 +305,30 @@ static int load_list(struct store *st, const char *name, json_t **ret) {
         return 0;
 }
 
+static int cmp_lref(const void *a, const void *b) {
+        return strcmp(((const struct lref *)a)->id, ((const struct lref *)b)->id);
+}
+
+/* Indexes the layers by id (a store may list many thousands, and each
+ * image walks its chain of parents). */
+static int index_layers(struct store *st) {
+        size_t n = json_array_size(st->layers);
+        if (!(st->by_id = calloc(n ? n : 1, sizeof *st->by_id)))
+                return pn_error(-ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+                json_t *l = json_array_get(st->layers, i);
+                const char *id = json_string_value(json_object_get(l, "id"));
+                if (id)
+                        st->by_id[st->n_by_id++] = (struct lref){id, l};
+        }
+        qsort(st->by_id, st->n_by_id, sizeof *st->by_id, cmp_lref);
+        return 0;
+}
+
 /* The layer of the store with ID, or NULL. */
 static json_t *layer_by_id(const struct store *st, const char *id) {
-        for (size_t i = 0; i < json_array_size(st->layers); i++) {
-                json_t *l = json_array_get(st->layers, i);
-                const char *x = json_string_value(json_object_get(l, "id"));
-                if (x && !strcmp(x, id))
-                        return l;
-        }
-        return NULL;
+        struct lref key = {id, NULL}, *f = bsearch(&key, st->by_id, st->n_by_id, sizeof *st->by_id, cmp_lref);
+        return f ? f->layer : NULL;
 }
 
 static void b64(const uint8_t *in, size_t n, char *out) {
@@ -820,10 +840,13 @@ int pn_scan_storage(pkgnote_scan *s, size_t input, const char *spec, const char 
                 r = load_list(&st, name, &st.layers);
         }
         if (r >= 0)
+                r = index_layers(&st);
+        if (r >= 0)
                 r = scan_images(&st);
         for (size_t i = 0; i < st.n_ol; i++)
                 pn_layer_clear(&st.ol[i].l);
         free(st.ol);
+        free(st.by_id);
         json_decref(st.images);
         json_decref(st.layers);
         for (int i = 0; i < 2; i++)
