@@ -189,6 +189,19 @@ scan "containers-storage:[vfs@$W/bst]built:1"
 expect_image '/usr/bin/beta executable beta@2.0-1.fc40
 /usr/lib/alpha.so executable alpha@1.0-1' "buildah: an image built and committed into a vfs store"
 
+# buildah on an overlay store: a layer of its own over skopeo's.
+if [ -n "$OVERLAY" ]; then
+        BO="buildah --root $W/overlay --runroot $W/run-overlay --storage-driver overlay"
+        if c=$($BO from localhost/img:v2 2> buildah.err) && $BO copy "$c" alpha /usr/bin/extra > /dev/null 2>> buildah.err &&
+                $BO commit -q "$c" localhost/built-ov:1 > /dev/null 2>> buildah.err; then
+                scan "containers-storage:[overlay@$W/overlay]built-ov:1"
+                expect_image "$V2
+/usr/bin/extra executable alpha@1.0-1" "buildah: an image built on an overlay store, its layer over skopeo's"
+        else
+                skip "buildah on an overlay store" "buildah cannot mount overlay here: $(tail -n 1 buildah.err)"
+        fi
+fi
+
 # A writer holding the images lock: the scan waits for it.
 python3 - "$W/vfs/vfs-images/images.lock" <<'PY' &
 import fcntl, sys, time
