@@ -39,7 +39,7 @@
 
 #define MAX_STORE_LIST (64u << 20) /* images.json, layers.json */
 #define LOCK_WAIT_MS 10000         /* for a writer to finish */
-#define MAX_DEPTH 1024             /* directories in a layer's diff */
+#define MAX_DEPTH 256              /* directories in a layer's diff, each open while below */
 
 /* ---- files below a directory ---- */
 
@@ -599,13 +599,16 @@ static void overlay_walk(struct store *st, struct layer *l, uint32_t src, int df
         closedir(d);
 }
 
-/* The layer ID of the overlay store, listed once. */
-static struct olayer *overlay_layer(struct store *st, const char *id) {
+/* The index in st->ol of the layer ID of the overlay store, listed once;
+ * a negative errno. */
+static int overlay_layer(struct store *st, const char *id) {
         for (size_t i = 0; i < st->n_ol; i++)
                 if (!strcmp(st->ol[i].id, id))
-                        return &st->ol[i];
+                        return (int)i;
+        if (st->n_ol >= 4 * PKGNOTE_MAX_SCAN_LAYERS)
+                return pn_error(-E2BIG, "more than %u layers", 4 * PKGNOTE_MAX_SCAN_LAYERS);
         if (PN_GROW(st->ol, st->cap_ol, st->n_ol + 1) < 0)
-                return NULL;
+                return pn_error(-ENOMEM, "out of memory");
         struct olayer *o = &st->ol[st->n_ol];
         memset(o, 0, sizeof *o);
         snprintf(o->id, sizeof o->id, "%s", id);
@@ -613,13 +616,11 @@ static struct olayer *overlay_layer(struct store *st, const char *id) {
         char rel[128];
         snprintf(rel, sizeof rel, "overlay/%s/diff", id);
         int fd = pn_open_below(st->fd, rel, true);
-        if (fd < 0) {
-                pn_error(fd, "layer %.12s: cannot open %s/%s: %s", id, st->root, rel, strerror(-fd));
-                return NULL;
-        }
+        if (fd < 0)
+                return pn_error(fd, "layer %.12s: cannot open %s/%s: %s", id, st->root, rel, strerror(-fd));
         st->n_ol++;
         overlay_walk(st, &o->l, (uint32_t)(st->n_ol - 1), fd, "", 0);
-        return o;
+        return (int)(st->n_ol - 1);
 }
 
 /* Reads the regular file E of a layer (merge hook): its first bytes,
@@ -720,17 +721,17 @@ static int image_files(struct store *st, const struct pkgnote_scan_image *rec, c
         struct layer **order = calloc(n ? n : 1, sizeof *order);
         if (!order)
                 return pn_error(-ENOMEM, "out of memory");
+        int *at = calloc(n ? n : 1, sizeof *at);
         const char *cur = top;
-        int r = 0;
-        for (size_t i = n; i-- > 0 && cur;) {
-                struct olayer *o = overlay_layer(st, cur);
-                if (!o) {
-                        r = pkgnote_last_error() ? -EIO : pn_error(-ENOMEM, "out of memory");
-                        break;
-                }
-                order[i] = &o->l;
+        int r = at ? 0 : pn_error(-ENOMEM, "out of memory");
+        for (size_t i = n; r >= 0 && i-- > 0 && cur;) {
+                r = at[i] = overlay_layer(st, cur);
                 cur = json_string_value(json_object_get(layer_by_id(st, cur), "parent"));
         }
+        /* Only now: listing a layer may move the others. */
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                order[i] = &st->ol[at[i]].l;
+        free(at);
         if (r >= 0 && (r = pn_pool_start(&st->pool, s, st->input)) >= 0) {
                 st->pool_on = true;
                 struct pn_merge_hook hook = {overlay_fill, overlay_wait, st};

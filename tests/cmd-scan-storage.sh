@@ -189,6 +189,21 @@ scan "containers-storage:[vfs@$W/bst]built:1"
 expect_image '/usr/bin/beta executable beta@2.0-1.fc40
 /usr/lib/alpha.so executable alpha@1.0-1' "buildah: an image built and committed into a vfs store"
 
+# An image of more layers than the reader first makes room for (eight).
+if [ -n "$OVERLAY" ]; then
+        umoci tag --image lay:v1 many && i=1 &&
+                while [ $i -le 10 ]; do
+                        umoci unpack --image lay:many m > /dev/null && cp alpha m/rootfs/usr/bin/f$i &&
+                                umoci repack --image lay:many m > /dev/null && rm -rf m || break
+                        i=$((i + 1))
+                done
+        skopeo copy -q oci:lay:many "containers-storage:[overlay@$W/overlay+$W/run-overlay]localhost/img:many" > /dev/null 2>&1 ||
+                fatal "skopeo cannot copy the image of many layers"
+        scan "containers-storage:[$W/overlay]img:many"
+        want_many=$({ printf '%s\n' "$V1"; for i in $(seq 1 10); do echo "/usr/bin/f$i executable alpha@1.0-1"; done; } | sort)
+        expect_image "$want_many" "overlay: an image of eleven layers"
+fi
+
 # buildah on an overlay store: a layer of its own over skopeo's.
 if [ -n "$OVERLAY" ]; then
         BO="buildah --root $W/overlay --runroot $W/run-overlay --storage-driver overlay"
