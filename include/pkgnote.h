@@ -1036,6 +1036,13 @@ PKGNOTE_PUBLIC int pkgnote_scan_add(pkgnote_scan *s, const char *path);
  *   oci-archive:FILE[:TAG]       a tar of one
  *   docker-archive:FILE[:REPO:TAG|:@N]   a "docker save" archive (@N: the
  *                                Nth image, from 0)
+ *   containers-storage:[[DRIVER@]ROOT]IMAGE   a local container store of
+ *                                podman, buildah or CRI-O (vfs or overlay;
+ *                                without [ROOT], the user's own as
+ *                                containers-storage.conf(5) says); IMAGE is
+ *                                NAME[:TAG], an ID or its beginning, @DIGEST,
+ *                                or nothing for every image; read under the
+ *                                store's read locks
  * Without a tag, every image of a layout or archive is reported, each
  * object labelled with its image (pkgnote_scan_object_image()); an image
  * that cannot be read is a problem, an error only when none can.
