@@ -100,6 +100,14 @@ then
 else
         fail "scan --images: every image with its digest, id, tags, platform, size and layers" "$(cat err check.err)"
 fi
+cp -r lay dup && umoci tag --image dup:v1 stable || fatal "umoci cannot tag"
+"$PKGNOTE" scan --images --format json dup > list 2> err
+python3 -c 'import json, sys
+print(" ".join(",".join(json.loads(l)["tags"]) for l in open("list")))' > got 2>&1
+[ "$(cat got)" = "v1,stable v2" ] && pass "two tags of one image: one image with both tags" ||
+        fail "two tags of one image: one image with both tags" "$(cat got err)"
+scan oci:dup:stable
+expect_image "$V1" "oci:DIR:TAG by its second tag"
 "$PKGNOTE" scan --images main.c > list 2> err
 [ $? = 2 ] && grep -qF "'main.c': holds no image" err && pass "scan --images on a file that is no image: an error" ||
         fail "scan --images on a file that is no image: an error" "$(cat err)"
