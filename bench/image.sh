@@ -36,24 +36,7 @@ tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/pkgnote-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 export LC_ALL=C
 
-now() { date +%s.%N; }
-run_once() {
-        t0=$(now)
-        sh -c "$1" > /dev/null 2>&1 || true
-        t1=$(now)
-        echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
-}
-measure() {
-        run_once "$1" > /dev/null
-        best=
-        i=0
-        while [ "$i" -lt "$runs" ]; do
-                t=$(run_once "$1")
-                best=$(echo "$best $t" | awk '{ if (NF == 1 || $2 < $1) print $NF; else print $1 }')
-                i=$((i + 1))
-        done
-        echo "$best"
-}
+. "$here/timing.sh"
 
 printf 'building the image from %s...\n' "$root" >&2
 cd "$tmp"

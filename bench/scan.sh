@@ -51,25 +51,7 @@ for l in sys.stdin:
     if "path" in d: sys.stdout.write(d["path"] + "\0")' > "$tmp/elf"
 nelf=$(tr -cd '\000' < "$tmp/elf" | wc -c)
 
-now() { date +%s.%N; }
-# One timed run of a shell command, in seconds.
-run_once() {
-        t0=$(now)
-        sh -c "$1" > /dev/null 2>&1 || true
-        t1=$(now)
-        echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
-}
-measure() {
-        run_once "$1" > /dev/null
-        best=
-        i=0
-        while [ "$i" -lt "$runs" ]; do
-                t=$(run_once "$1")
-                best=$(echo "$best $t" | awk '{ if (NF == 1 || $2 < $1) print $NF; else print $1 }')
-                i=$((i + 1))
-        done
-        echo "$best"
-}
+. "$here/timing.sh"
 
 printf 'tree: %s files (%s ELF) under %s, best of %s...\n' "$nfiles" "$nelf" "$root" "$runs" >&2
 t_floor=$(measure "xargs -0 -n $batch '$tmp/floor' < '$tmp/list'")

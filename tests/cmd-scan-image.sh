@@ -10,13 +10,8 @@ for t in umoci skopeo python3 cc; do
         command -v $t > /dev/null || { skip "image references" "$t is not installed (make deps-test)"; finish; }
 done
 
-cat > main.c <<'C'
-int main(void) { return 0; }
-C
-A='{"type":"deb","os":"debian","osVersion":"12","name":"alpha","version":"1.0-1","architecture":"amd64"}'
-B='{"type":"rpm","os":"fedora","osVersion":"40","name":"beta","version":"2.0-1.fc40","architecture":"x86_64"}'
-cc -o alpha -fuse-ld=bfd -Xlinker "--package-metadata=$A" main.c || fatal "cannot link alpha"
-cc -o beta -fuse-ld=bfd -Xlinker "--package-metadata=$B" main.c || fatal "cannot link beta"
+. "$H/image-checks.sh"
+make_programs
 
 # v1: alpha and gone; v2 (from v1): gone deleted, beta added.
 umoci init --layout lay && umoci new --image lay:v1 && umoci unpack --image lay:v1 b1 > /dev/null ||
@@ -29,8 +24,6 @@ V1='/usr/bin/alpha executable alpha@1.0-1
 /usr/bin/gone executable alpha@1.0-1'
 V2='/usr/bin/alpha executable alpha@1.0-1
 /usr/bin/beta executable beta@2.0-1.fc40'
-
-. "$H/image-checks.sh"
 
 scan oci:lay:v1
 expect_image "$V1" "oci:DIR:TAG: the first tag"

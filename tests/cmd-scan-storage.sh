@@ -10,13 +10,8 @@
 H="$SRCDIR/tests/scan"
 require umoci skopeo buildah python3 cc
 
-cat > main.c <<'C'
-int main(void) { return 0; }
-C
-A='{"type":"deb","os":"debian","osVersion":"12","name":"alpha","version":"1.0-1","architecture":"amd64"}'
-B='{"type":"rpm","os":"fedora","osVersion":"40","name":"beta","version":"2.0-1.fc40","architecture":"x86_64"}'
-cc -o alpha -fuse-ld=bfd -Xlinker "--package-metadata=$A" main.c || fatal "cannot link alpha"
-cc -o beta -fuse-ld=bfd -Xlinker "--package-metadata=$B" main.c || fatal "cannot link beta"
+. "$H/image-checks.sh"
+make_programs
 
 # v1: alpha and gone, and opt/d/old; v2 (from v1): gone deleted, beta
 # added; v3 (from v2): a layer that makes opt/d opaque and puts new in it.
@@ -54,8 +49,6 @@ for d in vfs overlay; do
 done
 OVERLAY=yes
 [ -f overlay/overlay-images/images.json ] || { OVERLAY=; skip "overlay store" "skopeo cannot make one here: $(cat skopeo.err)"; }
-
-. "$H/image-checks.sh"
 
 for d in vfs ${OVERLAY:+overlay}; do
         scan "containers-storage:[$d@$W/$d+$W/run-$d]localhost/img:v1"

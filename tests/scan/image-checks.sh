@@ -1,6 +1,18 @@
 # Sourced by the image tests (cmd-scan-image, cmd-scan-storage), with
 # tests/lib.sh, PKGNOTE and H (tests/scan) set.
 
+# make_programs: alpha and beta, two programs with the package notes of a
+# deb and an rpm package, linked here (and main.c, their source).
+make_programs() {
+        cat > main.c <<'C'
+int main(void) { return 0; }
+C
+        A='{"type":"deb","os":"debian","osVersion":"12","name":"alpha","version":"1.0-1","architecture":"amd64"}'
+        B='{"type":"rpm","os":"fedora","osVersion":"40","name":"beta","version":"2.0-1.fc40","architecture":"x86_64"}'
+        cc -o alpha -fuse-ld=bfd -Xlinker "--package-metadata=$A" main.c || fatal "cannot link alpha"
+        cc -o beta -fuse-ld=bfd -Xlinker "--package-metadata=$B" main.c || fatal "cannot link beta"
+}
+
 # scan REF [OPTIONS...]: JSON report in out, inventory in inv.
 scan() {
         ref=$1
