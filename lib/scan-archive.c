@@ -484,9 +484,10 @@ static int finish_images(struct actx *c, struct pn_image_pick *picks, size_t n, 
                                         p->img->size += root->e[e].size;
                 }
                 const struct pkgnote_scan_image *im = p->img;
-                if (r >= 0)
+                if (r >= 0) {
                         r = pn_scan_add_image_record(c->s, p->img);
-                p->img = NULL;
+                        p->img = NULL; /* the scan's now, or freed */
+                }
                 if (r >= 0 && !(c->s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES))
                         r = pn_merge_layers(c->s, c->input, im, order, p->n_layers, NULL);
                 free(order);
