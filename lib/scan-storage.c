@@ -296,12 +296,14 @@ static int load_list(struct store *st, const char *name, json_t **ret) {
         if (r < 0)
                 return r;
         json_error_t jerr;
-        *ret = json_loadb(data, len, 0, &jerr);
+        json_t *v = json_loadb(data, len, 0, &jerr);
         free(data);
-        if (!*ret || !json_is_array(*ret)) {
-                json_decref(*ret);
-                return pn_error(-EBADMSG, "%s/%s: %s", st->root, name, *ret ? "not a JSON array" : jerr.text);
+        if (!v || !json_is_array(v)) {
+                int r = pn_error(-EBADMSG, "%s/%s: %s", st->root, name, v ? "not a JSON array" : jerr.text);
+                json_decref(v);
+                return r;
         }
+        *ret = v;
         return 0;
 }
 
