@@ -299,9 +299,9 @@ static int load_list(struct store *st, const char *name, json_t **ret) {
         json_t *v = json_loadb(data, len, 0, &jerr);
         free(data);
         if (!v || !json_is_array(v)) {
-                int r = pn_error(-EBADMSG, "%s/%s: %s", st->root, name, v ? "not a JSON array" : jerr.text);
+                int e = pn_error(-EBADMSG, "%s/%s: %s", st->root, name, v ? "not a JSON array" : jerr.text);
                 json_decref(v);
-                return r;
+                return e;
         }
         *ret = v;
         return 0;
