@@ -8,7 +8,8 @@
 #   - a local container store, vfs driver (containers-storage:[vfs@...]);
 #   - a local container store, overlay driver: the image as two layers,
 #     the upper one deleting every tenth file of the lower one;
-#   - an OCI image layout (gzip-compressed layers, oci:DIR);
+#   - an OCI image layout (gzip-compressed layers, oci:DIR), against
+#     gzip -dc of its layers (what any reader of it must do);
 #   - scan --images of the overlay store (descriptions only).
 # The image is made here: umoci builds the layout from $ROOT (default
 # /usr/lib/x86_64-linux-gnu, or its parent without that), skopeo copies it
@@ -33,7 +34,13 @@ done
 [ -x "$pkgnote" ] || { echo "image.sh: '$pkgnote' is not an executable (build pkgnote first)" >&2; exit 2; }
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/pkgnote-bench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
+cleanup() {
+        # containers/storage leaves its overlay directory mounted on itself
+        awk -v t="$tmp/" 'index($2, t) == 1 { print $2 }' /proc/mounts | sort -r |
+                while read -r m; do umount -l "$m" 2>/dev/null; done
+        rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
 export LC_ALL=C
 
 . "$here/timing.sh"
@@ -65,6 +72,13 @@ t_readelf=$(measure "xargs -0 -n 500 readelf -n < '$tmp/list'")
 t_vfs=$(measure "'$pkgnote' scan --no-progress 'containers-storage:[vfs@$tmp/vfs]bench:two' > /dev/null")
 t_ovl=$(measure "'$pkgnote' scan --no-progress 'containers-storage:[overlay@$tmp/overlay]bench:two' > /dev/null")
 t_oci=$(measure "'$pkgnote' scan --no-progress 'oci:$tmp/lay:two' > /dev/null")
+# The floor of any reader of the layout: decompressing its layers.
+layers=$(python3 -c 'import json
+idx = json.load(open("lay/index.json"))
+d = [m for m in idx["manifests"] if m["annotations"]["org.opencontainers.image.ref.name"] == "two"][0]["digest"]
+m = json.load(open("lay/blobs/sha256/" + d[7:]))
+print(" ".join("lay/blobs/sha256/" + l["digest"][7:] for l in m["layers"]))')
+t_gz=$(measure "cd '$tmp' && cat $layers | gzip -dc")
 t_list=$(measure "'$pkgnote' scan --images 'containers-storage:[overlay@$tmp/overlay]' > /dev/null")
 # The same objects everywhere: the reports must agree.
 for r in "$tmp/tree" "containers-storage:[vfs@$tmp/vfs]bench:two" "containers-storage:[overlay@$tmp/overlay]bench:two" \
@@ -85,7 +99,8 @@ done | sort -u | wc -l > agree
         printf '# "x tree" is the time against scanning the same files as a directory (lower is faster)\n'
         printf '%-34s %10s %10s\n' what seconds 'x tree'
         for x in "scan-DIR $t_tree" "readelf-n(DIR) $t_readelf" "scan-containers-storage(vfs) $t_vfs" \
-                "scan-containers-storage(overlay) $t_ovl" "scan-oci-layout(gzip) $t_oci" "scan--images(overlay) $t_list"; do
+                "scan-containers-storage(overlay) $t_ovl" "scan-oci-layout(gzip) $t_oci" "gzip-dc(layers) $t_gz" \
+                "scan--images(overlay) $t_list"; do
                 echo "$x $t_tree" | awk '{ printf "%-34s %10.3f %10.2f\n", $1, $2, $2 / $3 }'
         done
         printf '# the four reports list the same objects: %s\n' "$([ "$(cat agree)" = 1 ] && echo yes || echo NO)"

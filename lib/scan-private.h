@@ -142,7 +142,7 @@ char *pn_scan_join(const char *dir, const char *name);
 
 struct dirref;
 
-enum { JOB_FILE = 1, JOB_MEMBER };
+enum { JOB_FILE = 1, JOB_MEMBER, JOB_FD };
 
 struct job {
         int kind;
@@ -157,6 +157,8 @@ struct job {
         size_t len;
         bool partial;
         struct pkgnote_scan_object *obj;
+        /* JOB_FD: an open regular file (taken), results into OBJ */
+        int fd;
 };
 
 struct pool {

@@ -625,14 +625,14 @@ static int overlay_layer(struct store *st, const char *id) {
         return (int)(st->n_ol - 1);
 }
 
-/* Reads the regular file E of a layer (merge hook): its first bytes,
- * and when it is ELF, the whole of it up to the member cap, to the
- * workers. */
+/* Opens the regular file E of a layer (merge hook) and, when it is ELF,
+ * hands it to the workers, which read only what the notes need. */
 static void overlay_fill(void *u, struct entry *e) {
         struct store *st = u;
         pkgnote_scan *s = st->s;
         struct olayer *o = &st->ol[e->source];
         atomic_fetch_add(&s->prog_files, 1);
+        atomic_fetch_add(&s->prog_bytes, e->size);
         if (o->fd < 0) {
                 char rel[128];
                 snprintf(rel, sizeof rel, "overlay/%s/diff", o->id);
@@ -641,58 +641,21 @@ static void overlay_fill(void *u, struct entry *e) {
         int fd = o->fd >= 0 ? pn_open_below(o->fd, e->path, false) : o->fd;
         char *abs = pn_scan_join("/", e->path);
         uint8_t head[SELFMAG];
-        struct stat sb;
-        if (fd < 0 || fstat(fd, &sb) < 0 || pread(fd, head, sizeof head, 0) < 0) {
+        ssize_t n = fd >= 0 ? pread(fd, head, sizeof head, 0) : -1;
+        if (fd < 0 || n < 0) {
                 int err = fd < 0 ? fd : -errno;
                 pn_scan_add_problem(s, st->input, abs ? abs : e->path, err, "cannot read: %s", strerror(-err));
                 atomic_fetch_add(&s->c.unreadable, 1);
-                goto out;
+        } else if (n == SELFMAG && !memcmp(head, ELFMAG, SELFMAG)) {
+                struct pkgnote_scan_object *obj = abs ? pn_scan_object_new(abs, st->input) : NULL;
+                if (obj) {
+                        e->obj = obj;
+                        struct job j = {.kind = JOB_FD, .fd = fd, .obj = obj};
+                        pn_pool_submit(&st->pool, &j);
+                        fd = -1; /* the job's */
+                } else
+                        pn_scan_add_problem(s, st->input, e->path, -ENOMEM, "out of memory");
         }
-        atomic_fetch_add(&s->prog_bytes, (uint64_t)sb.st_size);
-        if (sb.st_size < SELFMAG || memcmp(head, ELFMAG, SELFMAG) != 0)
-                goto out;
-        uint64_t want = (uint64_t)sb.st_size < s->opts.max_member ? (uint64_t)sb.st_size : s->opts.max_member;
-        struct pkgnote_scan_object *obj = abs ? pn_scan_object_new(abs, st->input) : NULL;
-        uint8_t *buf = obj ? malloc(want) : NULL;
-        size_t got = 0;
-        while (buf && got < want) {
-                ssize_t k = pread(fd, buf + got, want - got, (off_t)got);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0)
-                        break;
-                got += (size_t)k;
-        }
-        if (!buf || got < SELFMAG) {
-                pn_scan_add_problem(s, st->input, abs ? abs : e->path, buf ? -EIO : -ENOMEM, "cannot read: %s",
-                                    buf ? "file shrank" : "out of memory");
-                free(buf);
-                pn_scan_object_free(obj);
-                goto out;
-        }
-        if (s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) {
-                struct pn_sums sum;
-                uint8_t tmp[16384];
-                pn_sums_init(&sum);
-                pn_sums_update(&sum, buf, got);
-                for (off_t at = (off_t)got;;) {
-                        ssize_t k = pread(fd, tmp, sizeof tmp, at);
-                        if (k <= 0) {
-                                if (k == 0) {
-                                        pn_sums_final(&sum, obj->sha1, obj->sha256);
-                                        obj->has_sums = true;
-                                }
-                                break;
-                        }
-                        pn_sums_update(&sum, tmp, (size_t)k);
-                        at += k;
-                }
-        }
-        obj->size = (uint64_t)sb.st_size;
-        e->obj = obj;
-        struct job j = {.kind = JOB_MEMBER, .buf = buf, .len = got, .partial = got < (uint64_t)sb.st_size, .obj = obj};
-        pn_pool_submit(&st->pool, &j);
-out:
         if (fd >= 0)
                 close(fd);
         free(abs);

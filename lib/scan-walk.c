@@ -55,6 +55,8 @@ static void job_clear(struct job *j) {
         if (j->dir)
                 atomic_fetch_sub(&j->dir->pins, 1);
         free(j->buf);
+        if (j->kind == JOB_FD && j->fd >= 0)
+                close(j->fd);
 }
 
 /* Sets the checksums of O from the whole of FD, read through IO
@@ -174,6 +176,25 @@ static void do_member(struct pool *p, struct job *j) {
         pkgnote_elf_free(e);
 }
 
+/* An ELF file already open (a layer's file in a container store): read
+ * as files of a tree are, only what the notes need. */
+static void do_fd(struct pool *p, struct job *j, uint8_t *io) {
+        pkgnote_elf *e;
+        int r = pkgnote_elf_open_fd(j->fd, &e);
+        if (r < 0) {
+                pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
+                return;
+        }
+        if ((r = pn_scan_object_fill(j->obj, e)) < 0)
+                pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
+        else
+                j->obj->size = pkgnote_elf_size(e);
+        pkgnote_elf_free(e);
+        if (r >= 0 && (p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && pkgnote_info_package_count(j->obj->info) > 0 &&
+            (r = io ? sum_fd(j->fd, io, j->obj) : -ENOMEM) < 0)
+                pn_scan_object_add_problem(j->obj, r, r == -ENOMEM ? "out of memory" : strerror(-r));
+}
+
 static void *worker(void *arg) {
         struct pool *p = arg;
         uint8_t *io = (p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) ? malloc(IO_CHUNK) : NULL;
@@ -196,7 +217,9 @@ static void *worker(void *arg) {
                                         do_file(p, j.dir, j.path, j.names[i], io);
                                 else
                                         file_problem(p, j.path, j.names[i], -ENOMEM, "out of memory");
-                } else
+                } else if (j.kind == JOB_FD)
+                        do_fd(p, &j, io);
+                else
                         do_member(p, &j);
                 size_t len = j.kind == JOB_MEMBER ? j.len : 0;
                 job_clear(&j);

@@ -3,7 +3,13 @@
 set -u
 : "${PKGNOTE:?PKGNOTE must name the pkgnote binary}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/pkgnote-test.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT
+# Mounts a test's tools leave below T (containers/storage makes its overlay
+# directory a mount of its own) go before T does.
+umount_below() {
+        awk -v t="$1/" 'index($2, t) == 1 { print $2 }' /proc/mounts 2>/dev/null | sort -r |
+                while read -r m; do umount -l "$m" 2>/dev/null; done
+}
+trap 'umount_below "$T"; rm -rf "$T"' EXIT
 cd "$T" || exit 99
 PASSED=0
 FAILED=0
