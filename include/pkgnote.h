@@ -957,6 +957,8 @@ PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement);
 #define PKGNOTE_MAX_SCAN_METADATA (4u << 20) /* image manifest, index, config */
 #define PKGNOTE_MAX_SCAN_LAYERS 1024u        /* layers per image */
 #define PKGNOTE_MAX_SCAN_ENTRIES (16u << 20) /* archive members per input */
+#define PKGNOTE_MAX_SCAN_DEPTH 4u            /* archives inside archives */
+#define PKGNOTE_MAX_SCAN_BYTES (64ull << 30) /* default: bytes an input may decompress to */
 
 /* An inventory of the ELF objects in file trees, single files and
  * archives: plain or compressed tar files of a root filesystem, "docker
@@ -1005,6 +1007,10 @@ typedef struct pkgnote_scan_options {
          * of archive read).  May be NULL. */
         void (*progress)(void *userdata, uint64_t files, uint64_t bytes);
         void *userdata;
+        /* Archives: what one input may decompress to, all archives inside
+         * it counted; past it the input fails with -EFBIG (a
+         * decompression bomb).  0: PKGNOTE_MAX_SCAN_BYTES. */
+        uint64_t max_bytes;
 } pkgnote_scan_options;
 #define PKGNOTE_SCAN_OPTIONS_INIT {.size = sizeof(pkgnote_scan_options)}
 
@@ -1107,6 +1113,13 @@ PKGNOTE_PUBLIC const char *pkgnote_scan_object_kind(const pkgnote_scan_object *o
 PKGNOTE_PUBLIC const pkgnote_info *pkgnote_scan_object_info(const pkgnote_scan_object *o);
 /* The image the object was found in, or NULL when its input is no image. */
 PKGNOTE_PUBLIC const pkgnote_scan_image *pkgnote_scan_object_image(const pkgnote_scan_object *o);
+/* The archives inside its input the object was found in, outermost first,
+ * each as the path of the member it is within the one around it
+ * ("/data.tar.xz" of a .deb; "/var/cache/apt/archives/x.deb",
+ * "/data.tar.xz" of a .deb inside a tar); none for an object of the
+ * input's own tree. */
+PKGNOTE_PUBLIC size_t pkgnote_scan_object_container_count(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_container(const pkgnote_scan_object *o, size_t i);
 /* Lowercase hex, or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_build_id(const pkgnote_scan_object *o);
 /* Package notes as pkgnote_info_read() gives them: identical ones once,

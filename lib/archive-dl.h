@@ -19,7 +19,9 @@
         X(archive_filter_count) X(archive_read_data) X(archive_read_free) X(archive_read_new)       \
         X(archive_read_next_header) X(archive_read_open2) X(archive_read_open_fd)                   \
         X(archive_read_support_filter_all) X(archive_read_support_format_cpio)                      \
-        X(archive_read_support_format_tar) X(archive_set_error)
+        X(archive_read_support_format_tar) X(archive_set_error) X(archive_read_support_format_ar)   \
+        X(archive_read_support_format_zip) X(archive_read_support_format_iso9660)                   \
+        X(archive_read_set_options) X(archive_format)
 
 struct pn_archive_api {
 #define PN_ARCHIVE_FIELD(f) __typeof__(f) *f;
@@ -52,5 +54,10 @@ int pn_archive_load(void);
 #define archive_read_support_format_cpio pn_archive_api.archive_read_support_format_cpio
 #define archive_read_support_format_tar pn_archive_api.archive_read_support_format_tar
 #define archive_set_error pn_archive_api.archive_set_error
+#define archive_read_support_format_ar pn_archive_api.archive_read_support_format_ar
+#define archive_read_support_format_zip pn_archive_api.archive_read_support_format_zip
+#define archive_read_support_format_iso9660 pn_archive_api.archive_read_support_format_iso9660
+#define archive_read_set_options pn_archive_api.archive_read_set_options
+#define archive_format pn_archive_api.archive_format
 
 #endif

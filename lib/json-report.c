@@ -384,6 +384,12 @@ PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *ob, co
         jw_set(&w, o, "input", jw_string(&w, input));
         if (pkgnote_scan_object_image(ob))
                 jw_set(&w, o, "image", jw_image_names(&w, pkgnote_scan_object_image(ob)));
+        if (pkgnote_scan_object_container_count(ob)) {
+                json_t *ch = jw_check(&w, json_array());
+                for (size_t k = 0; k < pkgnote_scan_object_container_count(ob); k++)
+                        jw_append(&w, ch, jw_string(&w, pkgnote_scan_object_container(ob, k)));
+                jw_set(&w, o, "containers", ch);
+        }
         jw_set(&w, o, "elfType", jw_string(&w, pkgnote_scan_object_kind(ob)));
         jw_set(&w, o, "elfClass", jw_int(&w, pkgnote_scan_object_class(ob)));
         jw_set(&w, o, "byteOrder", jw_string(&w, pkgnote_scan_object_big_endian(ob) ? "big" : "little"));

@@ -106,6 +106,15 @@ struct actx {
         struct layer *layers;
         size_t n_layers, cap_layers;
         bool has_manifest, has_index, has_layout; /* image descriptions met */
+        /* Archives inside the input (a .deb's data.tar.xz, a .deb in a
+         * tar, a wheel in an image): the chain of those being read, and
+         * the layers read from each, merged apart at the end. */
+        char *chain[PKGNOTE_MAX_SCAN_DEPTH];
+        size_t depth;
+        struct layer **nested;
+        size_t n_nested, cap_nested;
+        uint64_t done_bytes; /* decompressed by archives read to the end */
+        uint8_t *scratch;    /* IO_CHUNK bytes for drain() */
 };
 
 static la_ssize_t read_fully(struct archive *a, void *buf, size_t len) {
@@ -127,7 +136,28 @@ static void member_problem(struct actx *c, const char *norm, int err, const char
         free(abs);
 }
 
-/* A regular file member: only its first bytes unless it is ELF. */
+static int scan_nested(struct actx *c, struct archive *outer, const char *path, size_t n);
+
+/* Whether the N bytes at P begin what libarchive may read as an archive
+ * here: compressed (gzip, xz, zstd, bzip2, lz4), ar (.deb), zip (wheels,
+ * jars, .conda), cpio, rpm, or tar. */
+static bool archive_magic(const uint8_t *p, size_t n) {
+        static const struct {
+                const char *m;
+                size_t len;
+        } magics[] = {
+                {"\x1f\x8b", 2},         {"\xfd" "7zXZ\0", 6}, {"\x28\xb5\x2f\xfd", 4}, {"BZh", 3},
+                {"\x04\x22\x4d\x18", 4}, {"!<arch>\n", 8},      {"PK\x03\x04", 4},       {"07070", 5},
+                {"\xed\xab\xee\xdb", 4},
+        };
+        for (size_t i = 0; i < ELEMENTSOF(magics); i++)
+                if (n >= magics[i].len && !memcmp(p, magics[i].m, magics[i].len))
+                        return true;
+        return n >= 262 && !memcmp(p + 257, "ustar", 5);
+}
+
+/* A regular file member: only its first bytes unless it is ELF, or an
+ * archive, which is opened. */
 static int member_file(struct actx *c, struct archive *a, struct archive_entry *ent, struct entry *e) {
         pkgnote_scan *s = c->s;
         int64_t size = archive_entry_size_is_set(ent) ? archive_entry_size(ent) : -1;
@@ -142,7 +172,7 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 return n == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
         }
         if (n < SELFMAG || memcmp(c->head, ELFMAG, SELFMAG) != 0)
-                return 0;
+                return n > 0 && archive_magic(c->head, (size_t)n) ? scan_nested(c, a, e->path, (size_t)n) : 0;
         if (size < 0)
                 size = (int64_t)s->opts.max_member + 1; /* unknown: read up to the cap */
         uint64_t want = (uint64_t)size < s->opts.max_member ? (uint64_t)size : s->opts.max_member;
@@ -151,6 +181,10 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
         char *abs = pn_scan_join("/", e->path);
         struct pkgnote_scan_object *o = abs ? pn_scan_object_new(abs, c->input) : NULL;
         free(abs);
+        if (o && pn_scan_object_set_containers(o, c->chain, c->depth) < 0) {
+                pn_scan_object_free(o);
+                o = NULL;
+        }
         uint8_t *buf = o ? malloc(want) : NULL;
         if (!buf) {
                 pn_scan_object_free(o);
@@ -240,14 +274,26 @@ static int member(struct actx *c, struct archive *a, struct archive_entry *ent, 
         }
 }
 
-static struct archive *archive_new(bool outer) {
+enum { READ_LAYER, READ_NESTED, READ_OUTER };
+
+/* A reader of image layers (tar), of archives inside others (tar, cpio,
+ * ar as in .deb, zip as in wheels and .conda) or of the input itself
+ * (those and ISO 9660), any compression.  Tar segments may follow each
+ * other (an Alpine .apk: gzip members of tar without their end). */
+static struct archive *archive_new(int kind) {
         struct archive *a = archive_read_new();
         if (!a)
                 return NULL;
         archive_read_support_filter_all(a);
         archive_read_support_format_tar(a);
-        if (outer)
+        if (kind != READ_LAYER) {
                 archive_read_support_format_cpio(a);
+                archive_read_support_format_ar(a);
+                archive_read_support_format_zip(a);
+                (void)archive_read_set_options(a, "tar:read_concatenated_archives");
+        }
+        if (kind == READ_OUTER)
+                archive_read_support_format_iso9660(a);
         return a;
 }
 
@@ -260,6 +306,10 @@ enum { MEMBER_END = 0, MEMBER_OK, MEMBER_DAMAGED, MEMBER_SKIPPED };
  * header fails (A is no archive at all), or -EBADMSG. */
 static int next_member(struct actx *c, struct archive *a, bool *first, struct archive_entry **ent,
                        char norm[PKGNOTE_MAX_SCAN_PATH + 1]) {
+        uint64_t bytes = c->done_bytes + (uint64_t)(archive_filter_bytes(a, 0) > 0 ? archive_filter_bytes(a, 0) : 0);
+        if (bytes > c->s->opts.max_bytes)
+                return pn_error(-EFBIG, "decompresses to more than %llu bytes, the limit of one input (max_bytes)",
+                                (unsigned long long)c->s->opts.max_bytes);
         int r = archive_read_next_header(a, ent);
         if (r == ARCHIVE_EOF)
                 return MEMBER_END;
@@ -279,6 +329,22 @@ static int next_member(struct actx *c, struct archive *a, bool *first, struct ar
         return MEMBER_OK;
 }
 
+/* Reads what is left of the current member of a compressed archive A,
+ * so that what it decompresses to counts against the limit as it goes
+ * (skipping it, libarchive would decompress it all at once). */
+static int drain(struct actx *c, struct archive *a) {
+        if (archive_filter_count(a) < 2)
+                return 0;
+        for (;;) {
+                la_ssize_t k = archive_read_data(a, c->scratch, IO_CHUNK);
+                if (k <= 0)
+                        return 0; /* an error shows at the next header */
+                if (c->done_bytes + (uint64_t)archive_filter_bytes(a, 0) > c->s->opts.max_bytes)
+                        return pn_error(-EFBIG, "decompresses to more than %llu bytes, the limit of one input (max_bytes)",
+                                        (unsigned long long)c->s->opts.max_bytes);
+        }
+}
+
 /* Reads every member of A into L.  Returns 0, -ENOEXEC when A is not an
  * archive at all (nothing read), or another negative errno. */
 static int read_members(struct actx *c, struct archive *a, struct layer *l, bool image) {
@@ -295,7 +361,7 @@ static int read_members(struct actx *c, struct archive *a, struct layer *l, bool
                 }
                 if (k == MEMBER_SKIPPED)
                         continue;
-                if ((k = member(c, a, ent, l, norm, image)) < 0)
+                if ((k = member(c, a, ent, l, norm, image)) < 0 || (k = drain(c, a)) < 0)
                         return k;
                 atomic_store(&c->s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
                 pn_scan_progress(c->s, false);
@@ -315,7 +381,7 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
         if (!(l->name = strdup(name)))
                 return pn_error(-ENOMEM, "out of memory");
         c->n_layers++;
-        struct archive *a = archive_new(false);
+        struct archive *a = archive_new(READ_LAYER);
         if (!a || !(src->buf = malloc(IO_CHUNK))) {
                 archive_read_free(a);
                 return pn_error(-ENOMEM, "out of memory");
@@ -360,6 +426,8 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
                  * manifest naming it as a layer is told below. */
                 l->not_archive = true;
                 r = 0;
+        } else if (r == -EFBIG || r == -ENOMEM) {
+                /* a limit of the whole input */
         } else if (r < 0) {
                 char *abs = pn_scan_join("/", name);
                 pn_scan_add_problem(c->s, c->input, abs ? abs : name, r, "layer: %s", pkgnote_last_error());
@@ -367,9 +435,72 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
                 atomic_fetch_add(&c->s->c.unreadable, 1);
                 r = 0;
         }
+        int64_t got = archive_filter_bytes(a, 0);
+        c->done_bytes += got > 0 ? (uint64_t)got : 0;
         archive_read_free(a);
         free(src->buf);
         src->buf = NULL;
+        return r;
+}
+
+/* Opens the member PATH of the archive OUTER, whose first N bytes are in
+ * c->head, as an archive of its own: its members go to a new nested
+ * layer, merged apart at the end.  What turns out to be no archive (a
+ * gzip-compressed text) is dropped silently. */
+static int scan_nested(struct actx *c, struct archive *outer, const char *path, size_t n) {
+        if (c->depth >= PKGNOTE_MAX_SCAN_DEPTH) {
+                char what[128];
+                snprintf(what, sizeof what, "an archive inside archives %u deep (PKGNOTE_MAX_SCAN_DEPTH), not opened",
+                         PKGNOTE_MAX_SCAN_DEPTH);
+                member_problem(c, path, -ELOOP, what);
+                return 0;
+        }
+        struct layer *l = calloc(1, sizeof *l);
+        struct source src = {.fd = -1, .outer = outer, .peek_len = n};
+        struct archive *a = archive_new(READ_NESTED);
+        if (!l || !a || !(l->name = pn_scan_join("/", path)) || !(src.buf = malloc(IO_CHUNK)) ||
+            PN_GROW(c->nested, c->cap_nested, c->n_nested + 1) < 0) {
+                if (l)
+                        free(l->name);
+                free(l);
+                free(src.buf);
+                archive_read_free(a);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        /* c->head is read into by the members below: libarchive gets a copy. */
+        memcpy(src.buf, c->head, n);
+        src.peek = src.buf;
+        c->nested[c->n_nested++] = l;
+        c->chain[c->depth++] = l->name;
+        int r = archive_read_open2(a, &src, NULL, source_read, source_skip, NULL) == ARCHIVE_OK
+                        ? read_members(c, a, l, false)
+                        : -ENOEXEC;
+        c->depth--;
+        int64_t got = archive_filter_bytes(a, 0);
+        c->done_bytes += got > 0 ? (uint64_t)got : 0;
+        if (r == -ENOEXEC)
+                r = 0;
+        else if (r < 0 && r != -EFBIG && r != -ENOMEM) {
+                member_problem(c, path, r, pkgnote_last_error() ? pkgnote_last_error() : "damaged archive");
+                atomic_fetch_add(&c->s->c.unreadable, 1);
+                r = 0;
+        }
+        archive_read_free(a);
+        free(src.buf);
+        if (l->n == 0 && c->nested[c->n_nested - 1] == l) { /* nothing in it: not kept */
+                c->n_nested--;
+                pn_layer_clear(l);
+                free(l);
+        }
+        return r;
+}
+
+/* Merges each nested layer apart: the objects of an archive inside the
+ * input, labelled with the chain of archives they are in. */
+static int merge_nested(struct actx *c) {
+        int r = 0;
+        for (size_t i = 0; i < c->n_nested && r >= 0; i++)
+                r = pn_merge_layers(c->s, c->input, NULL, &c->nested[i], 1, NULL);
         return r;
 }
 
@@ -448,6 +579,12 @@ static void actx_clear(struct actx *c) {
         for (size_t i = 0; i < c->n_layers; i++)
                 pn_layer_clear(&c->layers[i]);
         free(c->layers);
+        for (size_t i = 0; i < c->n_nested; i++) {
+                pn_layer_clear(c->nested[i]);
+                free(c->nested[i]);
+        }
+        free(c->nested);
+        free(c->scratch);
 }
 
 /* The layer of C named NAME, or NULL. */
@@ -564,7 +701,7 @@ static int read_outer_members(struct actx *c, struct archive *a, struct layer *r
                                 break;
                         continue;
                 }
-                if ((r = member(c, a, ent, root, norm, false)) < 0)
+                if ((r = member(c, a, ent, root, norm, false)) < 0 || (r = drain(c, a)) < 0)
                         break;
                 atomic_store(&c->s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
                 pn_scan_progress(c->s, false);
@@ -606,12 +743,98 @@ static int merge_archive(struct actx *c, struct layer *root) {
         return r < 0 ? r : kind;
 }
 
+/* The hex number of 8 digits at P, or -1. */
+static int64_t hex8(const char *p) {
+        int64_t v = 0;
+        for (int i = 0; i < 8; i++) {
+                int d = p[i] >= '0' && p[i] <= '9' ? p[i] - '0' : p[i] >= 'a' && p[i] <= 'f' ? p[i] - 'a' + 10
+                        : p[i] >= 'A' && p[i] <= 'F' ? p[i] - 'A' + 10 : -1;
+                if (d < 0)
+                        return -1;
+                v = v * 16 + d;
+        }
+        return v;
+}
+
+/* Where the "newc" cpio archive at OFF of FD (SIZE bytes) ends: after the
+ * member named TRAILER!!!, its data padded to 4 bytes; -1 when what is
+ * there is no such archive. */
+static int64_t cpio_end(int fd, uint64_t off, uint64_t size) {
+        for (uint64_t n = 0; n <= PKGNOTE_MAX_SCAN_ENTRIES; n++) {
+                char h[110 + 11];
+                if (off + 110 > size || pread(fd, h, sizeof h, (off_t)off) < 110 || memcmp(h, "07070", 5) != 0 ||
+                    (h[5] != '1' && h[5] != '2'))
+                        return -1;
+                int64_t namesize = hex8(h + 94), filesize = hex8(h + 54);
+                if (namesize < 0 || filesize < 0)
+                        return -1;
+                bool trailer = namesize == 11 && off + sizeof h <= size && !memcmp(h + 110, "TRAILER!!!", 11);
+                off = ((off + 110 + (uint64_t)namesize + 3) & ~(uint64_t)3) + (uint64_t)filesize;
+                off = (off + 3) & ~(uint64_t)3;
+                if (off > size)
+                        return -1;
+                if (trailer)
+                        return (int64_t)off;
+        }
+        return -1;
+}
+
+/* An initramfs: cpio archives one after the other, each compressed or
+ * not (the early microcode first, uncompressed; the root filesystem
+ * compressed), with zeros between.  The first was read; the others are
+ * read into ROOT too, later members over earlier ones as the kernel
+ * unpacks them.  Only an uncompressed segment tells where it ends: one
+ * compressed is read to the end of the file. */
+static int read_segments(struct actx *c, struct layer *root, uint64_t size) {
+        int64_t end = cpio_end(c->fd, 0, size);
+        for (int n = 1; end > 0 && (uint64_t)end < size; n++) {
+                uint64_t off = (uint64_t)end;
+                /* Zeros pad between segments. */
+                uint8_t z[4096];
+                ssize_t k = 0;
+                while (off < size && (k = pread(c->fd, z, sizeof z, (off_t)off)) > 0) {
+                        ssize_t i = 0;
+                        while (i < k && z[i] == 0)
+                                i++;
+                        off += (uint64_t)i;
+                        if (i < k)
+                                break;
+                }
+                if (off >= size || k <= 0)
+                        return 0;
+                struct source src = {.fd = c->fd, .off = off, .len = size - off};
+                struct archive *a = archive_new(READ_OUTER);
+                if (!a || !(src.buf = malloc(IO_CHUNK))) {
+                        archive_read_free(a);
+                        return pn_error(-ENOMEM, "out of memory");
+                }
+                int r = archive_read_open2(a, &src, NULL, source_read, source_skip, NULL) == ARCHIVE_OK
+                                ? read_outer_members(c, a, root)
+                                : -ENOEXEC;
+                bool plain = archive_filter_count(a) == 1;
+                int64_t got = archive_filter_bytes(a, 0);
+                c->done_bytes += got > 0 ? (uint64_t)got : 0;
+                archive_read_free(a);
+                free(src.buf);
+                if (r == -ENOEXEC) {
+                        pn_scan_add_problem(c->s, c->input, c->display, -EBADMSG,
+                                            "segment %d (at byte %llu) is no archive, ignored", n + 1,
+                                            (unsigned long long)off);
+                        return 0;
+                }
+                if (r < 0)
+                        return r;
+                end = plain ? cpio_end(c->fd, off, size) : -1;
+        }
+        return 0;
+}
+
 /* An archive on FD: a root filesystem, or a docker/OCI image. */
 int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) {
         int lr = pn_archive_load();
         if (lr < 0)
                 return lr;
-        struct archive *a = archive_new(true);
+        struct archive *a = archive_new(READ_OUTER);
         if (!a)
                 return pn_error(-ENOMEM, "out of memory");
         struct stat st;
@@ -629,7 +852,8 @@ int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) 
         }
         struct actx *c = calloc(1, sizeof *c);
         struct layer root = {0};
-        if (!c) {
+        if (!c || !(c->scratch = malloc(IO_CHUNK))) {
+                free(c);
                 pn_pool_finish(&p);
                 archive_read_free(a);
                 return pn_error(-ENOMEM, "out of memory");
@@ -637,9 +861,16 @@ int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) 
         c->s = s, c->pool = &p, c->input = input, c->display = display;
         c->fd = fd, c->seekable = seekable;
         r = read_outer_members(c, a, &root);
+        if (r >= 0 && seekable && archive_filter_count(a) == 1 &&
+            (archive_format(a) == ARCHIVE_FORMAT_CPIO_SVR4_NOCRC || archive_format(a) == ARCHIVE_FORMAT_CPIO_SVR4_CRC))
+                r = read_segments(c, &root, (uint64_t)st.st_size);
         pn_pool_finish(&p);
         if (r >= 0)
                 r = merge_archive(c, &root);
+        if (r >= 0 && !(s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES)) {
+                int q = merge_nested(c);
+                r = q < 0 ? q : r;
+        }
         atomic_store(&s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
         pn_layer_clear(&root);
         actx_clear(c);
@@ -673,7 +904,13 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
                 return r;
         struct pool p;
         struct actx *c = calloc(1, sizeof *c);
+        if (c && !(c->scratch = malloc(IO_CHUNK))) {
+                free(c);
+                c = NULL;
+        }
         if (!c || (r = pn_pool_start(&p, s, input)) < 0) {
+                if (c)
+                        free(c->scratch);
                 free(c);
                 pn_image_picks_free(picks, n);
                 return c ? r : pn_error(-ENOMEM, "out of memory");
@@ -701,6 +938,8 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
         pn_pool_finish(&p);
         if (r >= 0)
                 r = finish_images(c, picks, n, NULL);
+        if (r >= 0)
+                r = merge_nested(c);
         pn_image_picks_free(picks, n);
         actx_clear(c);
         free(c);

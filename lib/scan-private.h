@@ -49,6 +49,8 @@ struct pkgnote_scan_object {
         int elf_class;
         bool be, interp, elf, has_sums;
         const struct pkgnote_scan_image *image; /* the image it is in, or NULL */
+        char **containers; /* the archives inside the input it is in, outermost first */
+        size_t n_containers;
         pkgnote_info *info; /* never NULL: notes, build-id and problems */
         char sha1[41], sha256[65];
 };
@@ -124,6 +126,8 @@ void pn_scan_object_free(struct pkgnote_scan_object *o);
 int pn_scan_object_add_problem(struct pkgnote_scan_object *o, int err, const char *msg);
 /* Copies what the scan keeps of E (which may be freed right after). */
 int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e);
+/* Copies the N names of CHAIN into O's containers: 0 or -ENOMEM. */
+int pn_scan_object_set_containers(struct pkgnote_scan_object *o, char *const *chain, size_t n);
 /* A deep copy of SRC named PATH (a hard link to it), or NULL. */
 struct pkgnote_scan_object *pn_scan_object_clone(const struct pkgnote_scan_object *src, const char *path);
 

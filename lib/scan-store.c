@@ -23,8 +23,24 @@ void pn_scan_object_free(struct pkgnote_scan_object *o) {
         if (!o)
                 return;
         pkgnote_info_free(o->info);
+        for (size_t i = 0; i < o->n_containers; i++)
+                free(o->containers[i]);
+        free(o->containers);
         free(o->path);
         free(o);
+}
+
+int pn_scan_object_set_containers(struct pkgnote_scan_object *o, char *const *chain, size_t n) {
+        if (n == 0)
+                return 0;
+        if (!(o->containers = calloc(n, sizeof *o->containers)))
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                if (!(o->containers[i] = strdup(chain[i])))
+                        return -ENOMEM;
+                o->n_containers = i + 1;
+        }
+        return 0;
 }
 
 struct pkgnote_scan_object *pn_scan_object_new(const char *path, size_t input) {
@@ -72,7 +88,10 @@ struct pkgnote_scan_object *pn_scan_object_clone(const struct pkgnote_scan_objec
         *o = *src;
         o->path = strdup(path);
         o->info = NULL;
-        if (!o->path || pkgnote_info_dup(src->info, &o->info) < 0) {
+        o->containers = NULL;
+        o->n_containers = 0;
+        if (!o->path || pkgnote_info_dup(src->info, &o->info) < 0 ||
+            pn_scan_object_set_containers(o, src->containers, src->n_containers) < 0) {
                 pn_scan_object_free(o);
                 return NULL;
         }

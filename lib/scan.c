@@ -32,6 +32,8 @@ PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote
         s->opts = opts;
         if (s->opts.max_member == 0)
                 s->opts.max_member = PKGNOTE_MAX_SCAN_MEMBER;
+        if (s->opts.max_bytes == 0)
+                s->opts.max_bytes = PKGNOTE_MAX_SCAN_BYTES;
         if (s->opts.threads == 0) {
                 long n = sysconf(_SC_NPROCESSORS_ONLN);
                 s->opts.threads = n > 0 ? (unsigned)n : 1;
@@ -346,6 +348,12 @@ PKGNOTE_PUBLIC const char *pkgnote_scan_object_kind(const pkgnote_scan_object *o
 }
 PKGNOTE_PUBLIC const pkgnote_scan_image *pkgnote_scan_object_image(const pkgnote_scan_object *o) {
         return o->image;
+}
+PKGNOTE_PUBLIC size_t pkgnote_scan_object_container_count(const pkgnote_scan_object *o) {
+        return o->n_containers;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_container(const pkgnote_scan_object *o, size_t i) {
+        return i < o->n_containers ? o->containers[i] : NULL;
 }
 PKGNOTE_PUBLIC const pkgnote_info *pkgnote_scan_object_info(const pkgnote_scan_object *o) {
         return o->info;

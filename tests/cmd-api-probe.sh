@@ -25,6 +25,20 @@ else
         missing "api probe over an image layout" umoci
 fi
 
+# A .deb holding the probe itself: its objects are inside data.tar.
+if command -v dpkg-deb > /dev/null; then
+        mkdir -p deb/DEBIAN deb/usr/bin && cp "$APIPROBE" deb/usr/bin/probe &&
+                printf 'Package: probe\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: t\n' \
+                        > deb/DEBIAN/control && dpkg-deb -b deb probe.deb > /dev/null || fatal "dpkg-deb cannot build"
+        if "$APIPROBE" --nested probe.deb > probe.out 2>&1 && grep -q "^ok - objects inside archives" probe.out; then
+                pass "api probe over a .deb: objects inside its data tarball"
+        else
+                fail "api probe over a .deb: objects inside its data tarball" "$(sed 's/^/# /' probe.out)"
+        fi
+else
+        missing "api probe over a .deb" dpkg-deb
+fi
+
 case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
 '|'* | /*) skip "api probe over a real kernel core" "core_pattern does not write a core into the working directory"; finish ;;
 esac

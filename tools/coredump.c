@@ -212,21 +212,12 @@ static int write_report(const struct handler *h, const char *core_path, struct r
 }
 
 static uint64_t parse_size(const char *s, const char *what) {
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 10);
-        uint64_t mul = 1;
-        if (*end == 'K' || *end == 'k')
-                mul = 1ull << 10, end++;
-        else if (*end == 'M')
-                mul = 1ull << 20, end++;
-        else if (*end == 'G')
-                mul = 1ull << 30, end++;
-        if (errno || end == s || *end || v > UINT64_MAX / mul) {
+        uint64_t v;
+        if (tool_parse_size(s, &v) < 0) {
                 tool_fail("pkgnote-coredump: %s: '%s' is not a size (bytes, or with K, M, G)", what, s);
                 exit(EXIT_FAILURE_);
         }
-        return v * mul;
+        return v;
 }
 
 static void usage(void) {

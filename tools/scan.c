@@ -22,6 +22,7 @@ struct scan_opts {
         const char *output;
         unsigned flags;
         unsigned threads;
+        uint64_t max_bytes;
         int progress; /* -1: when stderr is a terminal */
         const char *image, *platform;
         bool images; /* list the images instead */
@@ -486,6 +487,8 @@ static void scan_help(void) {
                "                         platform, size, layers, id) instead of scanning them\n"
                "      --verify-layers    check each image layer against its digest (indexes,\n"
                "                         manifests and configurations are always checked)\n"
+               "      --max-bytes SIZE   what one PATH may decompress to, archives inside it\n"
+               "                         included (default 64G; K, M, G, T suffixes)\n"
                "      --progress / --no-progress\n"
                "                         progress line on standard error (default: when it\n"
                "                         is a terminal)\n"
@@ -500,7 +503,7 @@ static void scan_help(void) {
 }
 
 int cmd_scan(int argc, char **argv) {
-        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM, OPT_IMAGES, OPT_VERIFY_LAYERS };
+        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM, OPT_IMAGES, OPT_VERIFY_LAYERS, OPT_MAX_BYTES };
         static const struct option longopts[] = {
                 {"format", required_argument, NULL, 'f'},
                 {"output", required_argument, NULL, 'o'},
@@ -512,6 +515,7 @@ int cmd_scan(int argc, char **argv) {
                 {"platform", required_argument, NULL, OPT_PLATFORM},
                 {"images", no_argument, NULL, OPT_IMAGES},
                 {"verify-layers", no_argument, NULL, OPT_VERIFY_LAYERS},
+                {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -547,6 +551,10 @@ int cmd_scan(int argc, char **argv) {
                 case OPT_PLATFORM: o.platform = optarg; break;
                 case OPT_IMAGES: o.images = true; break;
                 case OPT_VERIFY_LAYERS: o.flags |= PKGNOTE_SCAN_VERIFY_LAYERS; break;
+                case OPT_MAX_BYTES:
+                        if (tool_parse_size(optarg, &o.max_bytes) < 0 || o.max_bytes == 0)
+                                return tool_fail("scan: --max-bytes: '%s' is not a size (bytes, or with K, M, G, T)", optarg);
+                        break;
                 case 'h': scan_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
@@ -563,7 +571,7 @@ int cmd_scan(int argc, char **argv) {
         if (o.progress < 0)
                 o.progress = isatty(STDERR_FILENO);
 
-        pkgnote_scan_options so = {.flags = o.flags, .threads = o.threads};
+        pkgnote_scan_options so = {.size = sizeof so, .flags = o.flags, .threads = o.threads, .max_bytes = o.max_bytes};
         if (o.progress)
                 so.progress = show_progress;
         pkgnote_scan *s;

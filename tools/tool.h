@@ -31,6 +31,8 @@ int tool_error(const char *path, const char *what, int err);
 /* "pkgnote: MESSAGE" on stderr, printf-style, escaped like the
  * library's messages (pn_escape()); returns 2. */
 int tool_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* S as a number of bytes, with an optional K, M, G or T (powers of 1024). */
+int tool_parse_size(const char *s, uint64_t *ret);
 
 struct option;
 /* getopt_long() whose messages about bad options are escaped

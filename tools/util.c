@@ -71,3 +71,22 @@ int tool_put_json(FILE *f, int r, char **json) {
         }
         return r;
 }
+
+int tool_parse_size(const char *s, uint64_t *ret) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        uint64_t mul = 1;
+        if (*end == 'K' || *end == 'k')
+                mul = 1ull << 10, end++;
+        else if (*end == 'M')
+                mul = 1ull << 20, end++;
+        else if (*end == 'G')
+                mul = 1ull << 30, end++;
+        else if (*end == 'T')
+                mul = 1ull << 40, end++;
+        if (errno || end == s || *end || s[0] == '-' || v > UINT64_MAX / mul)
+                return -EINVAL;
+        *ret = v * mul;
+        return 0;
+}

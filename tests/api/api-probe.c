@@ -288,6 +288,9 @@ static void touch_object(const pkgnote_scan_object *o) {
                 probe_info(pkgnote_scan_object_info(o), NULL);
         for (size_t i = 0; i < pkgnote_scan_object_problem_count(o); i++)
                 touch_problem(pkgnote_scan_object_problem(o, i), true);
+        for (size_t i = 0; i < pkgnote_scan_object_container_count(o); i++)
+                touch_str(pkgnote_scan_object_container(o, i));
+        CHECK(pkgnote_scan_object_container(o, pkgnote_scan_object_container_count(o)) == NULL);
         touch_str(pkgnote_scan_object_sha1(o));
         touch_str(pkgnote_scan_object_sha256(o));
         char *j;
@@ -338,6 +341,16 @@ static void probe_scan(const char *path) {
         pkgnote_scan_free(s);
 }
 
+/* Both SBOMs of S, with the default options. */
+static void probe_sboms(const pkgnote_scan *s) {
+        for (int format = PKGNOTE_SBOM_SPDX; format <= PKGNOTE_SBOM_CYCLONEDX; format++) {
+                char *doc = NULL;
+                CHECK(pkgnote_sbom_write(s, format, NULL, &doc) >= 0);
+                touch_str(doc);
+                free(doc);
+        }
+}
+
 /* An image layout holding several images: every image accessor, every
  * object's image among them, both SBOMs; then the images listed alone. */
 static void probe_images(const char *layout) {
@@ -381,14 +394,30 @@ static void probe_images(const char *layout) {
                         CHECK(known);
                         touch_object(ob);
                 }
-                for (int format = PKGNOTE_SBOM_SPDX; format <= PKGNOTE_SBOM_CYCLONEDX; format++) {
-                        char *doc = NULL;
-                        CHECK(pkgnote_sbom_write(s, format, NULL, &doc) >= 0);
-                        touch_str(doc);
-                        free(doc);
-                }
+                probe_sboms(s);
                 pkgnote_scan_free(s);
         }
+}
+
+/* Any input (an artefact: its objects inside archives inside it): every
+ * object, its chain of containers, both SBOMs; NESTED: some object must
+ * be inside an archive. */
+static void probe_any(const char *path, bool nested) {
+        pkgnote_scan_options o = {.flags = PKGNOTE_SCAN_CHECKSUMS, .threads = 2};
+        pkgnote_scan *s;
+        CHECK(pkgnote_scan_new(&o, &s) == 0);
+        if (failures)
+                return;
+        CHECK(pkgnote_scan_add(s, path) > 0);
+        CHECK(pkgnote_scan_object_count(s) > 0);
+        size_t in_archive = 0;
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                touch_object(pkgnote_scan_object_get(s, i));
+                in_archive += pkgnote_scan_object_container_count(pkgnote_scan_object_get(s, i)) > 0;
+        }
+        CHECK(!nested || in_archive > 0);
+        probe_sboms(s);
+        pkgnote_scan_free(s);
 }
 
 /* A stamp result and a failure, as JSON; control characters and bytes
@@ -490,6 +519,13 @@ int main(int argc, char **argv) {
                failures == before ? "ok" : "not ok");
 
         for (int i = 1; i + 1 < argc; i += 2) {
+                if (!strcmp(argv[i], "--nested")) {
+                        before = failures;
+                        probe_any(argv[i + 1], true);
+                        printf("%s - objects inside archives inside %s: every accessor, their containers, both SBOMs\n",
+                               failures == before ? "ok" : "not ok", argv[i + 1]);
+                        continue;
+                }
                 if (!strcmp(argv[i], "--image")) {
                         before = failures;
                         probe_images(argv[i + 1]);
@@ -498,7 +534,7 @@ int main(int argc, char **argv) {
                         continue;
                 }
                 if (strcmp(argv[i], "--core") != 0) {
-                        fprintf(stderr, "usage: api-probe [--core FILE | --image LAYOUT]...\n");
+                        fprintf(stderr, "usage: api-probe [--core FILE | --image LAYOUT | --nested ARTEFACT]...\n");
                         return 2;
                 }
                 before = failures;
