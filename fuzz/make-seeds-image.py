@@ -163,3 +163,39 @@ def oci_tar(layers):
 
 put(arc_dir, "oci-layout.tar", oci_tar([lower, upper]))
 put(arc_dir, "oci-opaque-root.tar", oci_tar([lower, upper, top]))
+
+
+# Artefacts: a .deb (ar of debian-binary, control and data tarballs), an
+# Alpine .apk (gzip members of tar, the first cut short of its end), a wheel
+# and a .conda (zip, one holding a nested tar), an initramfs of two cpio
+# segments (plain, then gzip), and a .deb inside a tar.
+def ar(members):
+    b = b"!<arch>\n"
+    for name, data in members:
+        b += b"%-16s%-12d%-6d%-6d%-8s%-10d`\n" % (name.encode(), 0, 0, 0, b"100644", len(data)) + data
+        b += b"\n" * (len(data) % 2)
+    return b
+
+
+def zipped(members):
+    import zipfile
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members:
+            z.writestr(zipfile.ZipInfo(name, (2023, 1, 1, 0, 0, 0)), data)
+    return b.getvalue()
+
+
+deb = ar([("debian-binary", b"2.0\n"), ("control.tar.gz", gzip.compress(tar([("control", b"Package: x\n")]), mtime=0)),
+          ("data.tar.gz", gzip.compress(tar([("usr/bin/prog", ELF), ("usr/lib/x", ELF)]), mtime=0))])
+put(arc_dir, "package.deb", deb)
+cut = tar([(".PKGINFO", b"pkgname = x\n")]).rstrip(b"\0")
+put(arc_dir, "package.apk", gzip.compress(cut + b"\0" * (-len(cut) % 512), mtime=0) +
+    gzip.compress(tar([("usr/lib/x", ELF)]), mtime=0))
+put(arc_dir, "wheel.whl", zipped([("pkg/_native.so", ELF), ("pkg-1.dist-info/METADATA", b"Name: pkg\n")]))
+put(arc_dir, "package.conda", zipped([("metadata.json", b"{}"),
+                                      ("pkg-x-1-0.tar.gz", gzip.compress(tar([("lib/x.so", ELF)]), mtime=0))]))
+early = cpio([("kernel/x86/microcode/GenuineIntel.bin", b"\x01" * 64)])
+put(arc_dir, "initramfs.img", early + b"\0" * (-len(early) % 512) +
+    gzip.compress(cpio([("usr/bin/prog", ELF), ("init", ELF)]), mtime=0))
+put(arc_dir, "nested-deb.tar", tar([("var/cache/apt/archives/x.deb", deb), ("usr/bin/prog", ELF)]))
