@@ -3,9 +3,9 @@
 # .deb and .udeb (dpkg-deb, each compression; one from the apt cache when
 # the archive is reachable), .rpm (rpmbuild, each payload compression), an
 # Alpine-style .apk (tar and gzip segments), a wheel and a .conda (Python's
-# zipfile, tar, zstd), a conda .tar.bz2, initramfs images as dracut and
-# initramfs-tools lay them out (an uncompressed early cpio, then compressed
-# ones), a .deb inside a tar.  Every ELF file of each must be reported with
+# zipfile, tar, zstd), a conda .tar.bz2, an ISO image (xorriso), initramfs
+# images as dracut and initramfs-tools lay them out (an uncompressed early
+# cpio, then compressed ones), a .deb inside a tar.  Every ELF file of each must be reported with
 # its note and the chain of archives it is in; truncated, bombed and
 # over-nested artefacts end with clear errors.
 . "$SRCDIR/tests/lib.sh"
@@ -184,6 +184,17 @@ scan_art main.cpio
 expect_inv '/usr/bin/alpha [] alpha@1.0-1
 /usr/bin/beta [] beta@2.0-1.fc40
 /usr/lib/libgamma.so.1 [] gamma@3.1' "a plain cpio archive"
+
+# --- an ISO 9660 image (Rock Ridge names)
+if command -v xorriso > /dev/null; then
+        mkdir -p iso/usr/bin iso/usr/lib && cp alpha iso/usr/bin/ && cp libgamma.so.1 iso/usr/lib/ &&
+                xorriso -as mkisofs -quiet -R -o t.iso iso > xorriso.log 2>&1 || fatal "xorriso: $(cat xorriso.log)"
+        scan_art t.iso
+        expect_inv '/usr/bin/alpha [] alpha@1.0-1
+/usr/lib/libgamma.so.1 [] gamma@3.1' "an ISO 9660 image"
+else
+        missing "an ISO 9660 image" xorriso
+fi
 
 # --- nested: a .deb inside a tar inside a tar
 mkdir -p n/var/cache/apt/archives && cp alpha_xz.deb n/var/cache/apt/archives/ && tar -C n -cf inner.tar var &&
