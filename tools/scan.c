@@ -214,7 +214,12 @@ static void print_without_note(FILE *f, const pkgnote_scan *s, const struct part
                 char buf[32];
                 fputs("  ", f);
                 tool_print_escaped(f, pkgnote_scan_object_path(o));
-                fprintf(f, " (%s, %s)\n", pkgnote_scan_object_kind(o), architecture(o, buf, sizeof buf));
+                fprintf(f, " (%s, %s", pkgnote_scan_object_kind(o), architecture(o, buf, sizeof buf));
+                for (size_t k = 0; k < pkgnote_scan_object_container_count(o); k++) {
+                        fputs(k ? " in " : "; in ", f);
+                        tool_print_escaped(f, pkgnote_scan_object_container(o, pkgnote_scan_object_container_count(o) - 1 - k));
+                }
+                fputs(")\n", f);
         }
 }
 
