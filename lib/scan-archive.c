@@ -25,6 +25,16 @@
 #include "elfconst.h"
 #include "scan-private.h"
 
+#if HAVE_ZLIB
+#include <zlib.h>
+#endif
+#if HAVE_ZSTD
+#include <zstd.h>
+#endif
+#if HAVE_LZMA
+#include <lzma.h>
+#endif
+
 #define HEAD 4096u
 
 /* Where an inner archive (an image layer) reads from: a byte range of a
@@ -115,6 +125,7 @@ struct actx {
         size_t n_nested, cap_nested;
         uint64_t done_bytes; /* decompressed by archives read to the end */
         uint8_t *scratch;    /* IO_CHUNK bytes for drain() */
+        uint8_t *nbuf[PKGNOTE_MAX_SCAN_DEPTH]; /* IO_CHUNK bytes for each level of nesting, kept */
 };
 
 static la_ssize_t read_fully(struct archive *a, void *buf, size_t len) {
@@ -156,6 +167,69 @@ static bool archive_magic(const uint8_t *p, size_t n) {
         return n >= 262 && !memcmp(p + 257, "ustar", 5);
 }
 
+/* What the N compressed bytes at P begin with once decompressed, up to
+ * SIZE bytes into OUT: the number of bytes, or -1 when it cannot be told
+ * here (another compression, or too little input).  Root filesystems
+ * hold thousands of compressed files that are no archive (manual pages,
+ * changelogs); looking at their first bytes spares opening each. */
+static ssize_t peek_inside(const uint8_t *p, size_t n, uint8_t *out, size_t size) {
+#if HAVE_ZLIB
+        if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+                z_stream z = {.next_in = (Bytef *)p, .avail_in = (uInt)n, .next_out = out, .avail_out = (uInt)size};
+                if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+                        return -1;
+                int r;
+                do
+                        r = inflate(&z, Z_SYNC_FLUSH);
+                while (r == Z_OK && z.avail_out > 0 && z.avail_in > 0);
+                ssize_t got = (ssize_t)(size - z.avail_out);
+                inflateEnd(&z);
+                return r == Z_OK || r == Z_STREAM_END || r == Z_BUF_ERROR ? got : -1;
+        }
+#endif
+#if HAVE_ZSTD
+        if (n >= 4 && !memcmp(p, "\x28\xb5\x2f\xfd", 4)) {
+                ZSTD_DStream *z = ZSTD_createDStream();
+                ZSTD_inBuffer in = {p, n, 0};
+                ZSTD_outBuffer o = {out, size, 0};
+                size_t r = z ? ZSTD_initDStream(z) : 1;
+                while (z && !ZSTD_isError(r) && o.pos < o.size && in.pos < in.size)
+                        r = ZSTD_decompressStream(z, &o, &in);
+                ZSTD_freeDStream(z);
+                return z && !ZSTD_isError(r) ? (ssize_t)o.pos : -1;
+        }
+#endif
+#if HAVE_LZMA
+        if (n >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6)) {
+                lzma_stream z = LZMA_STREAM_INIT;
+                if (lzma_stream_decoder(&z, UINT64_MAX, 0) != LZMA_OK)
+                        return -1;
+                z.next_in = p, z.avail_in = n, z.next_out = out, z.avail_out = size;
+                lzma_ret r = LZMA_OK;
+                while (r == LZMA_OK && z.avail_out > 0 && z.avail_in > 0)
+                        r = lzma_code(&z, LZMA_RUN);
+                ssize_t got = (ssize_t)(size - z.avail_out);
+                lzma_end(&z);
+                return r == LZMA_OK || r == LZMA_STREAM_END || r == LZMA_BUF_ERROR ? got : -1;
+        }
+#endif
+        (void)p, (void)n, (void)out, (void)size;
+        return -1;
+}
+
+/* Whether a member beginning with the N bytes at P is worth opening as an
+ * archive: it begins like one, and when compressed, what it decompresses
+ * to begins like one too (as far as can be told cheaply). */
+static bool nested_candidate(const uint8_t *p, size_t n) {
+        if (!archive_magic(p, n))
+                return false;
+        uint8_t inner[512];
+        ssize_t k = peek_inside(p, n, inner, sizeof inner);
+        if (k < 0 || (k < (ssize_t)sizeof inner && n == HEAD))
+                return true; /* cannot tell: let libarchive look */
+        return archive_magic(inner, (size_t)k) || (k >= 4 && !memcmp(inner, "\xed\xab\xee\xdb", 4));
+}
+
 /* A regular file member: only its first bytes unless it is ELF, or an
  * archive, which is opened. */
 static int member_file(struct actx *c, struct archive *a, struct archive_entry *ent, struct entry *e) {
@@ -172,7 +246,7 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 return n == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
         }
         if (n < SELFMAG || memcmp(c->head, ELFMAG, SELFMAG) != 0)
-                return n > 0 && archive_magic(c->head, (size_t)n) ? scan_nested(c, a, e->path, (size_t)n) : 0;
+                return n > 0 && nested_candidate(c->head, (size_t)n) ? scan_nested(c, a, e->path, (size_t)n) : 0;
         if (size < 0)
                 size = (int64_t)s->opts.max_member + 1; /* unknown: read up to the cap */
         uint64_t want = (uint64_t)size < s->opts.max_member ? (uint64_t)size : s->opts.max_member;
@@ -458,12 +532,16 @@ static int scan_nested(struct actx *c, struct archive *outer, const char *path, 
         struct layer *l = calloc(1, sizeof *l);
         struct source src = {.fd = -1, .outer = outer, .peek_len = n};
         struct archive *a = archive_new(READ_NESTED);
-        if (!l || !a || !(l->name = pn_scan_join("/", path)) || !(src.buf = malloc(IO_CHUNK)) ||
+        /* Many members are opened (every .gz of a root filesystem): the
+         * buffer of each level is kept for the next. */
+        if (!c->nbuf[c->depth])
+                c->nbuf[c->depth] = malloc(IO_CHUNK);
+        src.buf = c->nbuf[c->depth];
+        if (!l || !a || !src.buf || !(l->name = pn_scan_join("/", path)) ||
             PN_GROW(c->nested, c->cap_nested, c->n_nested + 1) < 0) {
                 if (l)
                         free(l->name);
                 free(l);
-                free(src.buf);
                 archive_read_free(a);
                 return pn_error(-ENOMEM, "out of memory");
         }
@@ -486,7 +564,6 @@ static int scan_nested(struct actx *c, struct archive *outer, const char *path, 
                 r = 0;
         }
         archive_read_free(a);
-        free(src.buf);
         if (l->n == 0 && c->nested[c->n_nested - 1] == l) { /* nothing in it: not kept */
                 c->n_nested--;
                 pn_layer_clear(l);
@@ -585,6 +662,8 @@ static void actx_clear(struct actx *c) {
         }
         free(c->nested);
         free(c->scratch);
+        for (size_t i = 0; i < PKGNOTE_MAX_SCAN_DEPTH; i++)
+                free(c->nbuf[i]);
 }
 
 /* The layer of C named NAME, or NULL. */
