@@ -31,21 +31,13 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/pkgnote-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 export LC_ALL=C
-. "$here/timing.sh"
+. "$here/lib.sh"
 
 # The tree: the largest directories until $min_mib MiB.
 printf 'gathering %s MiB of %s...\n' "$min_mib" "$root" >&2
-set --
-total=0
-du -sk "$root"/*/* 2>/dev/null | sort -rn > "$tmp/sizes"
-while read -r k d; do
-        [ "$total" -lt $((min_mib * 1024)) ] || break
-        [ $((total + k)) -le $((min_mib * 1536)) ] || continue
-        set -- "$@" "${d#/}"
-        total=$((total + k))
-done < "$tmp/sizes"
+largest_dirs "$root" "$min_mib" > "$tmp/dirs"
 mkdir "$tmp/deb"
-tar -C / -cf - "$@" 2>/dev/null | tar -C "$tmp/deb" -xf -
+tar -C / -cf - -T "$tmp/dirs" 2>/dev/null | tar -C "$tmp/deb" -xf -
 bytes=$(du -sb "$tmp/deb" | cut -f1)
 
 printf 'compressing...\n' >&2
@@ -73,7 +65,7 @@ row() { # NAME FLOOR-COMMAND SCAN-INPUT
         printf '# pkgnote scan of compressed artefacts, %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
         printf '# %s; %s CPUs; load average %s\n' "$(uname -srm)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
         printf '# %s bytes of %s (%s); best of %s; "x floor" = scan / decompressor alone\n' "$bytes" "$root" \
-                "$(echo "$*" | cut -c1-80)..." "$runs"
+                "$(tr '\n' ' ' < "$tmp/dirs" | cut -c1-80)..." "$runs"
         printf '%-22s %10s %10s %10s %8s\n' artefact MiB floor-s scan-s 'x floor'
         row "tar.zst(zstd-dc)" "zstd -dc '$tmp/root.tar.zst'" "$tmp/root.tar.zst"
         row "tar.xz(xz-dc)" "xz -dc '$tmp/root.tar.xz'" "$tmp/root.tar.xz"

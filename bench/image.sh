@@ -43,7 +43,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 export LC_ALL=C
 
-. "$here/timing.sh"
+. "$here/lib.sh"
 
 printf 'building the image from %s...\n' "$root" >&2
 cd "$tmp"

@@ -51,7 +51,7 @@ for l in sys.stdin:
     if "path" in d: sys.stdout.write(d["path"] + "\0")' > "$tmp/elf"
 nelf=$(tr -cd '\000' < "$tmp/elf" | wc -c)
 
-. "$here/timing.sh"
+. "$here/lib.sh"
 
 printf 'tree: %s files (%s ELF) under %s, best of %s...\n' "$nfiles" "$nelf" "$root" "$runs" >&2
 t_floor=$(measure "xargs -0 -n $batch '$tmp/floor' < '$tmp/list'")
@@ -69,18 +69,8 @@ fi
 printf 'building a docker save archive of at least %s MiB...\n' "$min_mib" >&2
 id=$(printf 'pkgnote-bench' | sha256sum | cut -d' ' -f1)
 mkdir "$tmp/img" "$tmp/img/$id"
-# Largest first, skipping directories that would overshoot by more than
-# half the goal, so the archive stays near its size.
-set --
-total=0
-du -sk "$root"/*/* 2>/dev/null | sort -rn > "$tmp/sizes"
-while read -r k d; do
-        [ "$total" -lt $((min_mib * 1024)) ] || break
-        [ $((total + k)) -le $((min_mib * 1536)) ] || continue
-        set -- "$@" "${d#/}"
-        total=$((total + k))
-done < "$tmp/sizes"
-tar -C / -cf "$tmp/img/$id/layer.tar" "$@" 2>/dev/null || true
+largest_dirs "$root" "$min_mib" > "$tmp/dirs"
+tar -C / -cf "$tmp/img/$id/layer.tar" -T "$tmp/dirs" 2>/dev/null || true
 printf '[{"Config":"%s.json","RepoTags":["bench:latest"],"Layers":["%s/layer.tar"]}]' "$id" "$id" > "$tmp/img/manifest.json"
 printf '{"architecture":"amd64","os":"linux"}' > "$tmp/img/$id.json"
 tar -C "$tmp/img" -cf "$tmp/image.tar" "$id" "$id.json" manifest.json
@@ -152,7 +142,7 @@ rm -f "$tmp/w0.tar" "$tmp/w1.tar" "$tmp/w2.tar"
                 f = $1 / $2; r = $3 / $1
                 printf "# goal: scan <= 1.00x floor: %.2fx (%s); >= 2x faster than readelf -n: %.2fx (%s)\n",
                         f, (f <= 1.0) ? "met" : "MISSED", r, (r >= 2) ? "met" : "MISSED" }'
-        printf '#\n# archive: docker save layout, %s bytes (%s), %s ELF objects found\n' "$asize" "$(echo "$*" | cut -c1-120)..." "$aobjs"
+        printf '#\n# archive: docker save layout, %s bytes (%s), %s ELF objects found\n' "$asize" "$(tr '\n' ' ' < "$tmp/dirs" | cut -c1-120)..." "$aobjs"
         printf '%-28s %10s %10s\n' tool seconds 'MiB/s'
         for x in "tar-xO $t_tar" "pkgnote-scan $t_ascan" "pkgnote-scan(pipe) $t_apipe"; do
                 echo "$x $asize" | awk '{ printf "%-28s %10.3f %10.1f\n", $1, $2, $3 / 1048576 / $2 }'
