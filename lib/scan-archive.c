@@ -124,6 +124,7 @@ struct actx {
         struct layer **nested;
         size_t n_nested, cap_nested;
         uint64_t done_bytes; /* decompressed by archives read to the end */
+        long cur_layer;      /* the image layer being read, or -1 */
         uint8_t *scratch;    /* IO_CHUNK bytes for drain() */
         uint8_t *nbuf[PKGNOTE_MAX_SCAN_DEPTH]; /* IO_CHUNK bytes for each level of nesting, kept */
 };
@@ -480,10 +481,12 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
                 src->sum = want[0] ? &sum : NULL;
         }
         int r = archive_read_open2(a, src, NULL, source_read, source_skip, NULL);
+        c->cur_layer = (long)(c->n_layers - 1);
         if (r == ARCHIVE_OK)
                 r = read_members(c, a, l, true);
         else
                 r = -ENOEXEC;
+        c->cur_layer = -1;
         if (src->sum) {
                 /* The bytes after the archive's end (padding) count too. */
                 const void *out;
@@ -548,6 +551,7 @@ static int scan_nested(struct actx *c, struct archive *outer, const char *path, 
         /* c->head is read into by the members below: libarchive gets a copy. */
         memcpy(src.buf, c->head, n);
         src.peek = src.buf;
+        l->in_layer = c->cur_layer;
         c->nested[c->n_nested++] = l;
         c->chain[c->depth++] = l->name;
         int r = archive_read_open2(a, &src, NULL, source_read, source_skip, NULL) == ARCHIVE_OK
@@ -573,11 +577,27 @@ static int scan_nested(struct actx *c, struct archive *outer, const char *path, 
 }
 
 /* Merges each nested layer apart: the objects of an archive inside the
- * input, labelled with the chain of archives they are in. */
-static int merge_nested(struct actx *c) {
+ * input, labelled with the chain of archives they are in, and with each
+ * image of PICKS (N of them) whose layers hold that archive. */
+static int merge_nested(struct actx *c, const struct pn_image_pick *picks, size_t n) {
         int r = 0;
-        for (size_t i = 0; i < c->n_nested && r >= 0; i++)
-                r = pn_merge_layers(c->s, c->input, NULL, &c->nested[i], 1, NULL);
+        if (c->s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES)
+                return 0;
+        for (size_t i = 0; i < c->n_nested && r >= 0; i++) {
+                struct layer *l = c->nested[i];
+                if (l->in_layer < 0 || (size_t)l->in_layer >= c->n_layers) {
+                        r = pn_merge_layers(c->s, c->input, NULL, &c->nested[i], 1, NULL);
+                        continue;
+                }
+                const char *in = c->layers[l->in_layer].name;
+                for (size_t k = 0; k < n && r >= 0; k++) {
+                        bool holds = false;
+                        for (size_t j = 0; j < picks[k].n_layers && !holds; j++)
+                                holds = !strcmp(picks[k].layers[j], in);
+                        if (holds && picks[k].rec)
+                                r = pn_merge_layers(c->s, c->input, picks[k].rec, &c->nested[i], 1, NULL);
+                }
+        }
         return r;
 }
 
@@ -703,6 +723,7 @@ static int finish_images(struct actx *c, struct pn_image_pick *picks, size_t n, 
                 if (r >= 0) {
                         r = pn_scan_add_image_record(c->s, p->img);
                         p->img = NULL; /* the scan's now, or freed */
+                        p->rec = r >= 0 ? im : NULL;
                 }
                 if (r >= 0 && !(c->s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES))
                         r = pn_merge_layers(c->s, c->input, im, order, p->n_layers, NULL);
@@ -818,6 +839,8 @@ static int merge_archive(struct actx *c, struct layer *root) {
                 struct layer *one = root;
                 r = pn_merge_layers(s, c->input, NULL, &one, 1, NULL);
         }
+        if (r >= 0)
+                r = merge_nested(c, picks, n);
         pn_image_picks_free(picks, n);
         return r < 0 ? r : kind;
 }
@@ -937,7 +960,7 @@ int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) 
                 archive_read_free(a);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        c->s = s, c->pool = &p, c->input = input, c->display = display;
+        c->s = s, c->pool = &p, c->input = input, c->display = display, c->cur_layer = -1;
         c->fd = fd, c->seekable = seekable;
         r = read_outer_members(c, a, &root);
         if (r >= 0 && seekable && archive_filter_count(a) == 1 &&
@@ -946,10 +969,6 @@ int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) 
         pn_pool_finish(&p);
         if (r >= 0)
                 r = merge_archive(c, &root);
-        if (r >= 0 && !(s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES)) {
-                int q = merge_nested(c);
-                r = q < 0 ? q : r;
-        }
         atomic_store(&s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
         pn_layer_clear(&root);
         actx_clear(c);
@@ -994,7 +1013,7 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
                 pn_image_picks_free(picks, n);
                 return c ? r : pn_error(-ENOMEM, "out of memory");
         }
-        c->s = s, c->pool = &p, c->input = input, c->display = display;
+        c->s = s, c->pool = &p, c->input = input, c->display = display, c->cur_layer = -1;
         /* Each layer once, however many of the images share it. */
         for (size_t i = 0; i < n && r >= 0 && !(s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES); i++)
                 for (size_t k = 0; k < picks[i].n_layers && r >= 0; k++) {
@@ -1018,7 +1037,7 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
         if (r >= 0)
                 r = finish_images(c, picks, n, NULL);
         if (r >= 0)
-                r = merge_nested(c);
+                r = merge_nested(c, picks, n);
         pn_image_picks_free(picks, n);
         actx_clear(c);
         free(c);

@@ -229,6 +229,7 @@ struct entry {
 struct layer {
         char *name;
         int verified; /* PKGNOTE_SCAN_VERIFY_LAYERS: 1 its digest matched, -1 not, 0 unknown */
+        long in_layer; /* an archive inside an image layer: that layer's index, else -1 */
         bool not_archive; /* an image member named like a layer that is none */
         struct entry *e;
         size_t n, cap;
@@ -280,6 +281,7 @@ typedef int (*pn_blob_fn)(void *u, const char *name, void **data, size_t *len);
  * its layers, bottom first, as normalised relative paths. */
 struct pn_image_pick {
         struct pkgnote_scan_image *img;
+        const struct pkgnote_scan_image *rec; /* IMG once the scan has it */
         char **layers;
         size_t n_layers;
 };

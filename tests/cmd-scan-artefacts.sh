@@ -204,6 +204,37 @@ expect_inv '/usr/bin/alpha [/srv/inner.tar!/var/cache/apt/archives/alpha_xz.deb!
 /usr/lib/libgamma.so.1 [/srv/inner.tar!/var/cache/apt/archives/alpha_xz.deb!/data.tar.xz] gamma@3.1' \
         "a .deb inside a tar inside a tar.gz: the chain of containers"
 
+# --- a .deb inside an image layer: its objects belong to each image that
+# has the layer
+if command -v umoci > /dev/null; then
+        umoci init --layout lay > /dev/null && umoci new --image lay:one > /dev/null &&
+                umoci unpack --image lay:one b1 > /dev/null && mkdir -p b1/rootfs/var/cache/apt/archives &&
+                cp alpha_xz.deb b1/rootfs/var/cache/apt/archives/ && umoci repack --image lay:one b1 > /dev/null &&
+                umoci tag --image lay:one two > /dev/null && umoci unpack --image lay:two b2 > /dev/null &&
+                mkdir -p b2/rootfs/usr/bin && cp beta b2/rootfs/usr/bin/beta && umoci repack --image lay:two b2 > /dev/null ||
+                fatal "umoci cannot make the images"
+        "$PKGNOTE" scan --format json lay > out 2> err
+        STATUS=$?
+        python3 -c 'import json, sys
+for line in sys.stdin:
+    d = json.loads(line)
+    if "path" in d:
+        print(d["image"]["reference"], d["path"], "!".join(d.get("containers", [])))' < out > inv
+        printf '%s\n' 'oci:lay:one /usr/bin/alpha /var/cache/apt/archives/alpha_xz.deb!/data.tar.xz' \
+                'oci:lay:one /usr/lib/libgamma.so.1 /var/cache/apt/archives/alpha_xz.deb!/data.tar.xz' \
+                'oci:lay:two /usr/bin/alpha /var/cache/apt/archives/alpha_xz.deb!/data.tar.xz' \
+                'oci:lay:two /usr/bin/beta ' \
+                'oci:lay:two /usr/lib/libgamma.so.1 /var/cache/apt/archives/alpha_xz.deb!/data.tar.xz' > want
+        if [ "$STATUS" = 0 ] && diff -u want inv > diff.txt; then
+                pass "a .deb inside an image layer: its objects in each image with the layer"
+        else
+                fail "a .deb inside an image layer: its objects in each image with the layer" "status $STATUS: $(cat err)"
+                sed 's/^/# /' diff.txt
+        fi
+else
+        missing "a .deb inside an image layer" umoci
+fi
+
 # --- limits and damage
 python3 - <<'PY' || fatal "cannot make the bomb"
 import gzip, io, tarfile
