@@ -33,35 +33,19 @@ export LC_ALL=C
 find "$root" -type f -print0 2>/dev/null > "$tmp/list"
 nfiles=$(tr -cd '\000' < "$tmp/list" | wc -c)
 
-now() { date +%s.%N; }
+. "$here/lib.sh"
 
-# One timed run of "xargs ... TOOL ARGS", in seconds.
-run_once() {
-        t0=$(now)
-        xargs -0 -n "$batch" "$@" < "$tmp/list" > /dev/null 2>&1 || true
-        t1=$(now)
-        echo "$t0 $t1" | awk '{ printf "%.3f\n", $2 - $1 }'
-}
-
-# Best of $runs after one warm-up run.
-measure() {
-        run_once "$@" > /dev/null
-        best=
-        i=0
-        while [ "$i" -lt "$runs" ]; do
-                t=$(run_once "$@")
-                best=$(echo "$best $t" | awk '{ if (NF == 1 || $2 < $1) print $NF; else print $1 }')
-                i=$((i + 1))
-        done
-        echo "$best"
+# Best of $runs runs of "xargs ... TOOL ARGS" over every file.
+over_files() {
+        measure "xargs -0 -n '$batch' $* < '$tmp/list'"
 }
 
 printf 'measuring %s files under %s (best of %s, batches of %s)...\n' "$nfiles" "$root" "$runs" "$batch" >&2
-t_floor=$(measure "$tmp/floor")
-t_pkgnote=$(measure "$pkgnote" show)
-t_readelf=$(measure readelf -n)
+t_floor=$(over_files "'$tmp/floor'")
+t_pkgnote=$(over_files "'$pkgnote'" show)
+t_readelf=$(over_files readelf -n)
 if command -v eu-readelf > /dev/null 2>&1; then
-        t_eu=$(measure eu-readelf -n)
+        t_eu=$(over_files eu-readelf -n)
 else
         t_eu=
 fi

@@ -110,3 +110,14 @@ void pn_sums_final(struct pn_sums *s, char sha1[41], char sha256[65]) {
         for (int i = 0; i < 8; i++)
                 snprintf(sha256 + 8 * i, 9, "%08x", s->h2[i]);
 }
+
+bool pn_sha256_is(const void *data, size_t len, const char *digest) {
+        if (!digest || strncmp(digest, "sha256:", 7) != 0)
+                return false;
+        struct pn_sums sum;
+        char sha1[41], sha256[65];
+        pn_sums_init(&sum);
+        pn_sums_update(&sum, data, len);
+        pn_sums_final(&sum, sha1, sha256);
+        return strcmp(sha256, digest + 7) == 0;
+}

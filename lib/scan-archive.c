@@ -150,6 +150,26 @@ static void member_problem(struct actx *c, const char *norm, int err, const char
 
 static int scan_nested(struct actx *c, struct archive *outer, const char *path, size_t n);
 
+/* Bytes archive A has decompressed so far. */
+static uint64_t inflated(struct archive *a) {
+        int64_t n = archive_filter_bytes(a, 0);
+        return n > 0 ? (uint64_t)n : 0;
+}
+
+/* Counts what archive A, read to its end, decompressed. */
+static void count_done(struct actx *c, struct archive *a) {
+        c->done_bytes += inflated(a);
+}
+
+/* -EFBIG when the input, with A being read, decompressed more than the
+ * limit; else 0. */
+static int over_limit(struct actx *c, struct archive *a) {
+        if (c->done_bytes + inflated(a) <= c->s->opts.max_bytes)
+                return 0;
+        return pn_error(-EFBIG, "decompresses to more than %llu bytes, the limit of one input (max_bytes)",
+                        (unsigned long long)c->s->opts.max_bytes);
+}
+
 /* Whether the N bytes at P begin what libarchive may read as an archive
  * here: compressed (gzip, xz, zstd, bzip2, lz4), ar (.deb), zip (wheels,
  * jars, .conda), cpio, rpm, or tar. */
@@ -381,11 +401,10 @@ enum { MEMBER_END = 0, MEMBER_OK, MEMBER_DAMAGED, MEMBER_SKIPPED };
  * header fails (A is no archive at all), or -EBADMSG. */
 static int next_member(struct actx *c, struct archive *a, bool *first, struct archive_entry **ent,
                        char norm[PKGNOTE_MAX_SCAN_PATH + 1]) {
-        uint64_t bytes = c->done_bytes + (uint64_t)(archive_filter_bytes(a, 0) > 0 ? archive_filter_bytes(a, 0) : 0);
-        if (bytes > c->s->opts.max_bytes)
-                return pn_error(-EFBIG, "decompresses to more than %llu bytes, the limit of one input (max_bytes)",
-                                (unsigned long long)c->s->opts.max_bytes);
-        int r = archive_read_next_header(a, ent);
+        int r = over_limit(c, a);
+        if (r < 0)
+                return r;
+        r = archive_read_next_header(a, ent);
         if (r == ARCHIVE_EOF)
                 return MEMBER_END;
         if (r == ARCHIVE_FATAL)
@@ -414,9 +433,8 @@ static int drain(struct actx *c, struct archive *a) {
                 la_ssize_t k = archive_read_data(a, c->scratch, IO_CHUNK);
                 if (k <= 0)
                         return 0; /* an error shows at the next header */
-                if (c->done_bytes + (uint64_t)archive_filter_bytes(a, 0) > c->s->opts.max_bytes)
-                        return pn_error(-EFBIG, "decompresses to more than %llu bytes, the limit of one input (max_bytes)",
-                                        (unsigned long long)c->s->opts.max_bytes);
+                if ((k = over_limit(c, a)) < 0)
+                        return (int)k;
         }
 }
 
@@ -512,8 +530,7 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
                 atomic_fetch_add(&c->s->c.unreadable, 1);
                 r = 0;
         }
-        int64_t got = archive_filter_bytes(a, 0);
-        c->done_bytes += got > 0 ? (uint64_t)got : 0;
+        count_done(c, a);
         archive_read_free(a);
         free(src->buf);
         src->buf = NULL;
@@ -558,8 +575,7 @@ static int scan_nested(struct actx *c, struct archive *outer, const char *path, 
                         ? read_members(c, a, l, false)
                         : -ENOEXEC;
         c->depth--;
-        int64_t got = archive_filter_bytes(a, 0);
-        c->done_bytes += got > 0 ? (uint64_t)got : 0;
+        count_done(c, a);
         if (r == -ENOEXEC)
                 r = 0;
         else if (r < 0 && r != -EFBIG && r != -ENOMEM) {
@@ -914,8 +930,7 @@ static int read_segments(struct actx *c, struct layer *root, uint64_t size) {
                                 ? read_outer_members(c, a, root)
                                 : -ENOEXEC;
                 bool plain = archive_filter_count(a) == 1;
-                int64_t got = archive_filter_bytes(a, 0);
-                c->done_bytes += got > 0 ? (uint64_t)got : 0;
+                count_done(c, a);
                 archive_read_free(a);
                 free(src.buf);
                 if (r == -ENOEXEC) {

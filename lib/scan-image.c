@@ -191,15 +191,11 @@ static int load(const struct pn_image_sel *sel, pn_blob_fn get, void *u, const c
                         free(data);
                         return pn_error(-EOPNOTSUPP, "%s: cannot verify a digest of another algorithm than sha256", name);
                 }
-                struct pn_sums sum;
-                char sha1[41], sha256[65];
-                pn_sums_init(&sum);
-                pn_sums_update(&sum, data, len);
-                pn_sums_final(&sum, sha1, sha256);
-                if (strcmp(sha256, digest + 7) != 0 || (size >= 0 && (uint64_t)size != len)) {
+                bool same = pn_sha256_is(data, len, digest);
+                if (!same || (size >= 0 && (uint64_t)size != len)) {
                         free(data);
                         return pn_error(-EBADMSG, "%s: content does not match its digest%s", name,
-                                        strcmp(sha256, digest + 7) ? "" : " (size differs)");
+                                        same ? " (size differs)" : "");
                 }
         }
         json_error_t jerr;
@@ -397,27 +393,33 @@ void pn_image_picks_free(struct pn_image_pick *p, size_t n) {
         free(p);
 }
 
-/* Sets the platform and id of IM from its configuration CONFIG. */
-static int config_fields(struct pkgnote_scan_image *im, json_t *config, const char *id) {
+int pn_image_platform(json_t *config, char **ret) {
         const char *os = json_string_value(json_object_get(config, "os"));
         const char *arch = json_string_value(json_object_get(config, "architecture"));
         const char *variant = json_string_value(json_object_get(config, "variant"));
-        if (!json_is_object(config))
-                return pn_error(-EBADMSG, "image configuration: not a JSON object");
-        if (id && !(im->id = strdup(id)))
-                return pn_error(-ENOMEM, "out of memory");
-        if (os && arch &&
-            asprintf(&im->platform, "%s/%s%s%s", os, arch, variant ? "/" : "", variant ? variant : "") < 0) {
-                im->platform = NULL;
+        *ret = NULL;
+        if (os && arch && asprintf(ret, "%s/%s%s%s", os, arch, variant ? "/" : "", variant ? variant : "") < 0) {
+                *ret = NULL;
                 return pn_error(-ENOMEM, "out of memory");
         }
         return 0;
 }
 
-/* Appends TAG (if not there yet) to the tags of IM. */
-static int add_tag(struct pkgnote_scan_image *im, const char *tag) {
+/* Sets the platform and id of IM from its configuration CONFIG. */
+static int config_fields(struct pkgnote_scan_image *im, json_t *config, const char *id) {
+        if (!json_is_object(config))
+                return pn_error(-EBADMSG, "image configuration: not a JSON object");
+        if (id && !(im->id = strdup(id)))
+                return pn_error(-ENOMEM, "out of memory");
+        return pn_image_platform(config, &im->platform);
+}
+
+int pn_image_add_tag(struct pkgnote_scan_image *im, const char *tag) {
         if (!tag)
                 return 0;
+        /* A bound, since each tag is compared with those before it. */
+        if (im->n_tags >= PKGNOTE_MAX_SCAN_LAYERS)
+                return pn_error(-E2BIG, "more than %u tags", PKGNOTE_MAX_SCAN_LAYERS);
         for (size_t i = 0; i < im->n_tags; i++)
                 if (!strcmp(im->tags[i], tag))
                         return 0;
@@ -475,7 +477,7 @@ static int oci_image(const struct walk *w, json_t *ms, json_t *d, struct pn_imag
         for (size_t i = 0; i < json_array_size(ms); i++) {
                 json_t *x = json_array_get(ms, i);
                 const char *xd = json_string_value(json_object_get(x, "digest"));
-                int r = xd && digest && !strcmp(xd, digest) ? add_tag(pick->img, ref_name(x)) : 0;
+                int r = xd && digest && !strcmp(xd, digest) ? pn_image_add_tag(pick->img, ref_name(x)) : 0;
                 if (r < 0)
                         return r;
         }
@@ -513,7 +515,7 @@ static int docker_image(const struct walk *w, json_t *img, size_t no, struct pn_
         json_t *tags = json_object_get(img, "RepoTags");
         int r = 0;
         for (size_t k = 0; k < json_array_size(tags) && r >= 0; k++)
-                r = add_tag(pick->img, json_string_value(json_array_get(tags, k)));
+                r = pn_image_add_tag(pick->img, json_string_value(json_array_get(tags, k)));
         if (r < 0)
                 return r;
         if (pick->img->n_tags)

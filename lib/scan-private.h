@@ -37,6 +37,9 @@ void pn_sums_init(struct pn_sums *s);
 void pn_sums_update(struct pn_sums *s, const void *data, size_t len);
 /* Pads S (which is spent afterwards) and writes both digests in hex. */
 void pn_sums_final(struct pn_sums *s, char sha1[41], char sha256[65]);
+/* Whether the LEN bytes at DATA have DIGEST, "sha256:HEX" (false for
+ * another algorithm). */
+bool pn_sha256_is(const void *data, size_t len, const char *digest);
 
 /* ------------------------------------------------------------------ */
 /* Objects and the scan                                                */
@@ -296,5 +299,12 @@ void pn_image_picks_free(struct pn_image_pick *p, size_t n);
 int pn_image_list(pkgnote_scan *s, size_t input, const char *display, const struct pn_image_sel *sel, int kind,
                   pn_blob_fn get, void *u, struct pn_image_pick **ret, size_t *ret_n);
 void pn_free_names(char **names, size_t n);
+/* Appends TAG (when not there yet, and not NULL) to the tags of IM: 0, or
+ * -E2BIG past PKGNOTE_MAX_SCAN_LAYERS tags, or -ENOMEM. */
+int pn_image_add_tag(struct pkgnote_scan_image *im, const char *tag);
+struct json_t;
+/* The platform "OS/ARCH[/VARIANT]" an image configuration gives, into
+ * *RET (malloc()ed; NULL when it gives none): 0 or -ENOMEM. */
+int pn_image_platform(struct json_t *config, char **ret);
 
 #endif

@@ -363,16 +363,9 @@ static int big_data(const struct store *st, const char *id, const char *key, con
         int r = pn_read_below(st->fd, name, PKGNOTE_MAX_SCAN_METADATA, &data, &len);
         if (r < 0)
                 return r;
-        if (digest) {
-                struct pn_sums sum;
-                char sha1[41], sha256[65];
-                pn_sums_init(&sum);
-                pn_sums_update(&sum, data, len);
-                pn_sums_final(&sum, sha1, sha256);
-                if (strncmp(digest, "sha256:", 7) != 0 || strcmp(sha256, digest + 7) != 0) {
-                        free(data);
-                        return pn_error(-EBADMSG, "image %.12s: its %s does not match its digest %s", id, key, digest);
-                }
+        if (digest && !pn_sha256_is(data, len, digest)) {
+                free(data);
+                return pn_error(-EBADMSG, "image %.12s: its %s does not match its digest %s", id, key, digest);
         }
         json_error_t jerr;
         *ret = json_loadb(data, len, 0, &jerr);
@@ -444,20 +437,8 @@ static int image_record(struct store *st, json_t *im, struct pkgnote_scan_image 
                 return pn_error(-ENOMEM, "out of memory");
         rec->input = st->input;
         int r = 0;
-        for (size_t i = 0; i < json_array_size(names) && r >= 0; i++) {
-                const char *n = json_string_value(json_array_get(names, i));
-                char **t = n ? realloc(rec->tags, (rec->n_tags + 1) * sizeof *t) : NULL;
-                if (!n)
-                        continue;
-                if (!t || !(t[rec->n_tags] = strdup(n))) {
-                        if (t)
-                                rec->tags = t;
-                        r = pn_error(-ENOMEM, "out of memory");
-                        break;
-                }
-                rec->tags = t;
-                rec->n_tags++;
-        }
+        for (size_t i = 0; i < json_array_size(names) && r >= 0; i++)
+                r = pn_image_add_tag(rec, json_string_value(json_array_get(names, i)));
         if (r >= 0 && asprintf(&rec->reference, "containers-storage:%s%s%s%s", st->given ? "[" : "",
                                st->given ? st->given : "", st->given ? "]" : "",
                                rec->n_tags ? rec->tags[0] : id) < 0) {
@@ -478,13 +459,7 @@ static int image_record(struct store *st, json_t *im, struct pkgnote_scan_image 
                 r = 0;
         }
         if (r >= 0 && config) {
-                const char *os = json_string_value(json_object_get(config, "os"));
-                const char *arch = json_string_value(json_object_get(config, "architecture"));
-                const char *var = json_string_value(json_object_get(config, "variant"));
-                if (os && arch && asprintf(&rec->platform, "%s/%s%s%s", os, arch, var ? "/" : "", var ? var : "") < 0) {
-                        rec->platform = NULL;
-                        r = pn_error(-ENOMEM, "out of memory");
-                }
+                r = pn_image_platform(config, &rec->platform);
                 json_t *sizes = json_object_get(im, "big-data-sizes");
                 json_t *cs = json_object_get(sizes, rec->id);
                 rec->size += json_is_integer(cs) && json_integer_value(cs) > 0 ? (uint64_t)json_integer_value(cs) : 0;
