@@ -1089,8 +1089,10 @@ PKGNOTE_PUBLIC void pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_s
 PKGNOTE_PUBLIC size_t pkgnote_scan_problem_count(const pkgnote_scan *s);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_scan_problem(const pkgnote_scan *s, size_t i);
 
-/* The ELF objects found, sorted by input (in the order added) and then
- * by path (bytewise).  Paths: for a directory, PATH joined with the path
+/* The ELF objects found, sorted by input (in the order added); within an
+ * input, those of no image first, then each image's in turn; then by path
+ * (bytewise), and by the archives inside the input they are in (those of
+ * the input's own tree first).  Paths: for a directory, PATH joined with the path
  * inside it; for a single file, PATH; for an archive or image, the
  * absolute path inside it ("/usr/bin/ls"). */
 PKGNOTE_PUBLIC size_t pkgnote_scan_object_count(const pkgnote_scan *s);

@@ -468,8 +468,7 @@ static void dl_targets(struct sbom_dl *dl, const pkgnote_scan *s, const struct s
 /* ------------------------------------------------------------------ */
 /* SPDX 2.3                                                            */
 
-/* The index of OB: objects are sorted by input, image, then path, and a
- * path is listed once per image of an input. */
+/* The index of OB among the objects, in the order they are sorted in. */
 static size_t object_index(const pkgnote_scan *s, const pkgnote_scan_object *ob) {
         size_t lo = 0, hi = pkgnote_scan_object_count(s);
         while (lo < hi) {
@@ -477,18 +476,13 @@ static size_t object_index(const pkgnote_scan *s, const pkgnote_scan_object *ob)
                 const pkgnote_scan_object *x = pkgnote_scan_object_get(s, mid);
                 if (x == ob)
                         return mid;
-                size_t a = pkgnote_scan_object_input(x), b = pkgnote_scan_object_input(ob);
-                const pkgnote_scan_image *ix = pkgnote_scan_object_image(x), *io = pkgnote_scan_object_image(ob);
-                size_t oa = ix ? ix->ordinal : 0, ob_ = io ? io->ordinal : 0;
-                int c = a != b     ? (a < b ? -1 : 1)
-                        : oa != ob_ ? (oa < ob_ ? -1 : 1)
-                                    : strcmp(pkgnote_scan_object_path(x), pkgnote_scan_object_path(ob));
+                int c = pn_scan_object_cmp(x, ob);
                 if (c < 0)
                         lo = mid + 1;
                 else if (c > 0)
                         hi = mid;
                 else
-                        break; /* paths are unique within an input */
+                        break; /* the order is total: another object equal to OB is none */
         }
         return SIZE_MAX;
 }

@@ -131,6 +131,10 @@ int pn_scan_object_add_problem(struct pkgnote_scan_object *o, int err, const cha
 int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e);
 /* Copies the N names of CHAIN into O's containers: 0 or -ENOMEM. */
 int pn_scan_object_set_containers(struct pkgnote_scan_object *o, char *const *chain, size_t n);
+/* The order of a scan's objects: by input; objects of no image first,
+ * then by image; by path; by the chain of archives they are in (a path
+ * may be both in the input's own tree and in an archive inside it). */
+int pn_scan_object_cmp(const struct pkgnote_scan_object *x, const struct pkgnote_scan_object *y);
 /* A deep copy of SRC named PATH (a hard link to it), or NULL. */
 struct pkgnote_scan_object *pn_scan_object_clone(const struct pkgnote_scan_object *src, const char *path);
 

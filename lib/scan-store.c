@@ -30,6 +30,20 @@ void pn_scan_object_free(struct pkgnote_scan_object *o) {
         free(o);
 }
 
+int pn_scan_object_cmp(const struct pkgnote_scan_object *x, const struct pkgnote_scan_object *y) {
+        if (x->input != y->input)
+                return x->input < y->input ? -1 : 1;
+        size_t xi = x->image ? x->image->ordinal + 1 : 0, yi = y->image ? y->image->ordinal + 1 : 0;
+        if (xi != yi)
+                return xi < yi ? -1 : 1;
+        int c = strcmp(x->path, y->path);
+        for (size_t i = 0; !c && i < x->n_containers && i < y->n_containers; i++)
+                c = strcmp(x->containers[i], y->containers[i]);
+        if (!c && x->n_containers != y->n_containers)
+                c = x->n_containers < y->n_containers ? -1 : 1;
+        return c;
+}
+
 int pn_scan_object_set_containers(struct pkgnote_scan_object *o, char *const *chain, size_t n) {
         if (n == 0)
                 return 0;

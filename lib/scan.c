@@ -77,12 +77,7 @@ PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s) {
 static int cmp_objects(const void *a, const void *b) {
         const struct pkgnote_scan_object *x = *(const struct pkgnote_scan_object *const *)a;
         const struct pkgnote_scan_object *y = *(const struct pkgnote_scan_object *const *)b;
-        if (x->input != y->input)
-                return x->input < y->input ? -1 : 1;
-        size_t xi = x->image ? x->image->ordinal : 0, yi = y->image ? y->image->ordinal : 0;
-        if (xi != yi)
-                return xi < yi ? -1 : 1;
-        return strcmp(x->path, y->path);
+        return pn_scan_object_cmp(x, y);
 }
 
 static int cmp_problems(const void *a, const void *b) {

@@ -204,6 +204,25 @@ expect_inv '/usr/bin/alpha [/srv/inner.tar!/var/cache/apt/archives/alpha_xz.deb!
 /usr/lib/libgamma.so.1 [/srv/inner.tar!/var/cache/apt/archives/alpha_xz.deb!/data.tar.xz] gamma@3.1' \
         "a .deb inside a tar inside a tar.gz: the chain of containers"
 
+# The same path in the tar's own tree and in the .deb inside it: two
+# objects, each its own SPDX file with its evidence.
+mkdir -p n3/usr/bin && cp alpha n3/usr/bin/alpha && cp alpha_xz.deb n3/ && tar -C n3 -cf twice.tar usr alpha_xz.deb ||
+        fatal "cannot make the tar"
+scan_art twice.tar
+"$PKGNOTE" scan --format spdx twice.tar > twice.spdx 2> err
+if [ "$STATUS" = 0 ] && [ "$(grep -c ' alpha@1.0-1$' inv)" = 2 ] && python3 - <<'PY' 2> check.err
+import json
+d = json.load(open("twice.spdx"))
+files = [f["SPDXID"] for f in d["files"]]
+evident = [r["relatedSpdxElement"] for r in d["relationships"] if r["relationshipType"] == "OTHER"]
+assert len(files) == 3 and sorted(evident) == sorted(files), (files, evident)
+PY
+then
+        pass "one path in the tree and in a .deb inside it: two objects, each with its SPDX evidence"
+else
+        fail "one path in the tree and in a .deb inside it: two objects, each with its SPDX evidence" "$(cat err check.err)"
+fi
+
 # --- a .deb inside an image layer: its objects belong to each image that
 # has the layer
 if command -v umoci > /dev/null; then
