@@ -113,7 +113,6 @@ struct pkgnote_scan {
         struct pn_image_sel sel; /* the image of the input being added */
         struct pkgnote_scan_image **images;
         size_t n_images, cap_images;
-        const struct pkgnote_scan_image *cur_image; /* of objects added with none */
         char *platform;          /* sel's OS, ARCH and VARIANT, NUL-separated */
         /* progress */
         _Atomic uint64_t prog_files, prog_bytes;
@@ -175,6 +174,7 @@ struct job {
 struct pool {
         pkgnote_scan *s;
         size_t input;
+        const struct pkgnote_scan_image *image; /* of the files of a tree walked */
         dev_t dev; /* for PKGNOTE_SCAN_ONE_FILE_SYSTEM */
         pthread_mutex_t lock;
         pthread_cond_t more, room;
@@ -197,8 +197,9 @@ void pn_pool_finish(struct pool *p);
 /* ------------------------------------------------------------------ */
 /* Inputs: each returns a PKGNOTE_SCAN_INPUT_* or a negative errno     */
 
-/* The tree below the directory ROOTFD (taken), whose path is PATH. */
-int pn_scan_tree(pkgnote_scan *s, size_t input, int rootfd, const char *path);
+/* The tree below the directory ROOTFD (taken), whose path is PATH, its
+ * objects those of IMAGE (NULL: of no image). */
+int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd, const char *path);
 /* A single regular file that is not an archive: one ELF object or none. */
 int pn_scan_file(pkgnote_scan *s, size_t input, int fd, const char *path, const struct stat *st);
 /* An archive on FD: a root filesystem, or a docker/OCI image; -ENOEXEC

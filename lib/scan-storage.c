@@ -651,10 +651,7 @@ static int image_files(struct store *st, const struct pkgnote_scan_image *rec, c
                 int fd = pn_open_below(st->fd, rel, true);
                 if (fd < 0)
                         return pn_error(fd, "layer %.12s: cannot open %s/%s: %s", top, st->root, rel, strerror(-fd));
-                s->cur_image = rec;
-                int r = pn_scan_tree(s, st->input, fd, "/");
-                s->cur_image = NULL;
-                return r;
+                return pn_scan_tree(s, st->input, rec, fd, "/");
         }
         /* overlay: the layers bottom first */
         size_t n = rec->n_layers;

@@ -158,8 +158,6 @@ int pn_scan_add_image_record(pkgnote_scan *s, struct pkgnote_scan_image *im) {
 int pn_scan_add_object(pkgnote_scan *s, struct pkgnote_scan_object *o) {
         int r = 0;
         pthread_mutex_lock(&s->lock);
-        if (!o->image)
-                o->image = s->cur_image;
         if ((r = PN_GROW(s->objects, s->cap_objects, s->n_objects + 1)) == 0)
                 s->objects[s->n_objects++] = o;
         pthread_mutex_unlock(&s->lock);

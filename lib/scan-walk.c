@@ -152,6 +152,7 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
                 goto out;
         }
         o->size = pkgnote_elf_size(e);
+        o->image = p->image;
         pkgnote_elf_free(e);
         if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && pkgnote_info_package_count(o->info) > 0 &&
             (r = sum_fd(fd, io, o)) < 0)
@@ -561,7 +562,8 @@ static size_t walk_budget(const pkgnote_scan *s) {
         return b < 2 ? 2 : b > 1024 ? 1024 : (size_t)b;
 }
 
-int pn_scan_tree(pkgnote_scan *s, size_t input, int rootfd, const char *path) {
+int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
+                 const char *path) {
         struct pool p;
         struct stat st;
         if (fstat(rootfd, &st) < 0) {
@@ -588,6 +590,7 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, int rootfd, const char *path) {
                 return r;
         }
         p.dev = st.st_dev;
+        p.image = image;
         r = list_dir(&w, w.root, path);
         while (r >= 0 && w.n > 0) {
                 struct pending it = w.stack[--w.n];

@@ -141,7 +141,7 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path, const char
                 }
                 for (size_t n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
                         p[n - 1] = 0;
-                int r = pn_scan_tree(s, input, fd, p);
+                int r = pn_scan_tree(s, input, NULL, fd, p);
                 free(p);
                 return r < 0 ? r : PKGNOTE_SCAN_INPUT_DIRECTORY;
         }
