@@ -161,6 +161,22 @@ scan docker-archive:d.tar:@0
 expect_image "$V2" "docker-archive:FILE:@N"
 scan d.tar --image test/img:v2
 expect_image "$V2" "--image REPO:TAG on a docker archive"
+# A manifest with tags without end: bounded, each tag being compared with
+# those before it.
+python3 - <<'PY' || fatal "cannot write the archive of many tags"
+import io, json, tarfile
+with tarfile.open("d.tar") as src, tarfile.open("tags.tar", "w") as dst:
+    for m in src.getmembers():
+        data = src.extractfile(m).read() if m.isfile() else None
+        if m.name == "manifest.json":
+            man = json.loads(data)
+            man[0]["RepoTags"] = ["t:%d" % i for i in range(5000)]
+            data = json.dumps(man).encode()
+            m.size = len(data)
+        dst.addfile(m, io.BytesIO(data) if data is not None else None)
+PY
+scan docker-archive:tags.tar
+expect_error "more than 1024 tags" "an image of 5000 tags: over the bound, named"
 scan docker-archive:d.tar:@1
 expect_error "no image @1: the archive holds 1" "docker-archive:FILE:@N out of range"
 scan docker-archive:d.tar:test/img:v3
