@@ -5,12 +5,15 @@
  *   0: a dpkg status file, then NUL-separated pairs of a .list file's name
  *      and its text;
  *   1: the output of the rpm query pn_pkgdb_rpm() runs;
- *   2: a metadata map.
+ *   2: a metadata map;
+ *   3: an rpm header blob (a row of rpmdb.sqlite's Packages table);
+ *   4: a whole rpmdb.sqlite.
  * Checked: every package has a non-empty single-line name, version,
  * architecture and binary name; every file is absolute, sorted, and found
  * again by its owner lookup (and through the merged-/usr alias); every map
  * entry is a tree path, listed once, found again under each spelling.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +40,8 @@ static void check_pkgdb(const pn_pkgdb *db) {
                 check_line(p->version);
                 check_line(p->arch);
                 check_line(p->binary);
+                check_line(p->bin_name);
+                check_line(p->bin_version);
         }
         const char *prev = NULL;
         for (size_t i = 0; i < pn_pkgdb_file_count(db); i++) {
@@ -92,6 +97,30 @@ static void fuzz_rpm(const char *text, size_t len) {
         }
 }
 
+static void fuzz_rpm_header(const char *blob, size_t len) {
+        pn_pkgdb *db = pn_pkgdb_new("rpm"), *sealed = NULL;
+        if (!db)
+                return;
+        int r = pn_pkgdb_add_rpm_header(db, blob, len);
+        if (r != 0 && r != -EBADMSG && r != -ENOMEM)
+                abort();
+        if (pn_pkgdb_seal(db, r == -EBADMSG ? 0 : r, &sealed) == 0) {
+                check_pkgdb(sealed);
+                pn_pkgdb_free(sealed);
+        }
+}
+
+static void fuzz_rpm_sqlite(char *data, size_t len) {
+        pn_pkgdb *db = NULL;
+        if (pn_pkgdb_rpm_sqlite(data, len, &db) < 0) {
+                if (!pkgnote_last_error() || !*pkgnote_last_error())
+                        abort();
+                return;
+        }
+        check_pkgdb(db);
+        pn_pkgdb_free(db);
+}
+
 static void fuzz_map(const char *text, size_t len) {
         pn_filemap *m = NULL;
         if (pn_filemap_parse(text, len, "map", &m) < 0) {
@@ -121,9 +150,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = fuzz_copy(data + 1, size - 1, MAX_INPUT);
         if (!text)
                 return 0;
-        switch (data[0] % 3) {
+        switch (data[0] % 5) {
         case 0: fuzz_dpkg(text, size - 1); break;
         case 1: fuzz_rpm(text, size - 1); break;
+        case 3: fuzz_rpm_header(text, size - 1); break;
+        case 4: fuzz_rpm_sqlite(text, size - 1); break;
         default: fuzz_map(text, size - 1); break;
         }
         free(text);

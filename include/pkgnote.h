@@ -1141,6 +1141,24 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_scan_object_problem(const pkgnote_
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha1(const pkgnote_scan_object *o);
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha256(const pkgnote_scan_object *o);
 
+/* The package database beside the notes.  When the root file system the
+ * object was found in (a directory tree, an image, an archive of a root
+ * file system) holds a package database (dpkg's var/lib/dpkg, rpm's
+ * rpmdb.sqlite), its type is "deb" or "rpm", else NULL.  The package
+ * that the database says owns the object's path: its binary package's
+ * name, version and architecture, and its source package's name and
+ * version; NULL when none owns it (or there is no database). */
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_type(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_name(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_version(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_architecture(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_source(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_source_version(const pkgnote_scan_object *o);
+/* 1 when a database package owns the object and none of its package
+ * notes names that package (its binary or source name, with its type)
+ * and version: a replaced file, or a foreign one; else 0. */
+PKGNOTE_PUBLIC int pkgnote_scan_object_db_mismatch(const pkgnote_scan_object *o);
+
 /* The images of the inputs, in the order met (by input, then as their
  * layout or archive lists them): what names each alone (its reference,
  * with transport: "oci:DIR:TAG", "oci-archive:FILE:@DIGEST",

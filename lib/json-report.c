@@ -398,6 +398,22 @@ PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *ob, co
         jw_set(&w, o, "machine", jw_int(&w, pkgnote_scan_object_machine(ob)));
         jw_set(&w, o, "buildId", jw_string(&w, pkgnote_scan_object_build_id(ob)));
         jw_set(&w, o, "packages", jw_packages(&w, pkgnote_scan_object_info(ob)));
+        if (pkgnote_scan_object_db_type(ob)) {
+                /* The root has a package database: the owner, or null. */
+                json_t *db = json_null();
+                if (pkgnote_scan_object_db_name(ob)) {
+                        db = jw_check(&w, json_object());
+                        jw_set(&w, db, "type", jw_string(&w, pkgnote_scan_object_db_type(ob)));
+                        jw_set(&w, db, "name", jw_string(&w, pkgnote_scan_object_db_name(ob)));
+                        jw_set(&w, db, "version", jw_string(&w, pkgnote_scan_object_db_version(ob)));
+                        jw_set(&w, db, "architecture", jw_string(&w, pkgnote_scan_object_db_architecture(ob)));
+                        jw_set(&w, db, "source", jw_string(&w, pkgnote_scan_object_db_source(ob)));
+                        jw_set(&w, db, "sourceVersion", jw_string(&w, pkgnote_scan_object_db_source_version(ob)));
+                }
+                jw_set(&w, o, "dbPackage", db);
+                if (pkgnote_scan_object_db_name(ob) && pkgnote_scan_object_package_count(ob))
+                        jw_set(&w, o, "dbMismatch", jw_check(&w, json_boolean(pkgnote_scan_object_db_mismatch(ob))));
+        }
         json_t *d = jw_check(&w, json_array());
         for (size_t k = 0; k < pkgnote_scan_object_dlopen_count(ob); k++)
                 jw_splice_array(&w, d, pkgnote_scan_object_dlopen_json(ob, k));
@@ -432,6 +448,25 @@ PKGNOTE_PUBLIC int pkgnote_scan_summary_to_json(const pkgnote_scan *s, char **re
         };
         for (size_t i = 0; i < sizeof n / sizeof *n; i++)
                 jw_set(&w, sum, n[i].key, jw_u64(&w, n[i].v));
+        /* Objects of roots with a package database. */
+        uint64_t in_db = 0, owned = 0, mismatch = 0, missing = 0;
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                if (!pkgnote_scan_object_db_type(ob))
+                        continue;
+                in_db++;
+                if (!pkgnote_scan_object_db_name(ob))
+                        continue;
+                owned++;
+                mismatch += pkgnote_scan_object_db_mismatch(ob) != 0;
+                missing += pkgnote_scan_object_package_count(ob) == 0;
+        }
+        if (in_db) {
+                jw_set(&w, sum, "dbObjects", jw_u64(&w, in_db));
+                jw_set(&w, sum, "dbOwned", jw_u64(&w, owned));
+                jw_set(&w, sum, "dbMismatch", jw_u64(&w, mismatch));
+                jw_set(&w, sum, "dbMissingNote", jw_u64(&w, missing));
+        }
         jw_set(&w, o, "summary", sum);
         return jw_finish(&w, o, ret);
 }

@@ -34,6 +34,7 @@ struct pn_pkgdb {
                 size_t pkg;
         } *files;
         size_t nfiles, capfiles;
+        size_t damaged; /* records left out as unreadable */
 };
 
 void pn_pkgdb_free(pn_pkgdb *db) {
@@ -44,6 +45,8 @@ void pn_pkgdb_free(pn_pkgdb *db) {
                 free(db->pkgs[i].version);
                 free(db->pkgs[i].arch);
                 free(db->pkgs[i].binary);
+                free(db->pkgs[i].bin_name);
+                free(db->pkgs[i].bin_version);
         }
         for (size_t i = 0; i < db->nfiles; i++)
                 free(db->files[i].path);
@@ -64,30 +67,51 @@ static bool plain(const char *s, size_t len) {
         return len > 0 && !memchr(s, 0, len) && !memchr(s, '\n', len) && !memchr(s, '\r', len);
 }
 
-/* Adds a package; one with an empty or multi-line part is left out. */
-static int add_pkg(pn_pkgdb *db, const char *binary, size_t binary_len, const char *name, size_t name_len,
-                   const char *version, size_t version_len, const char *arch, size_t arch_len) {
-        if (!plain(binary, binary_len) || !plain(name, name_len) || !plain(version, version_len) ||
-            !plain(arch, arch_len))
-                return 0;
+/* A string and its length. */
+struct str {
+        const char *s;
+        size_t len;
+};
+#define STR(p, n) ((struct str){(p), (n)})
+
+/* Adds a package: BINARY (the binary package as the database names it),
+ * source NAME and VERSION, ARCH, and the binary package's own BIN_NAME
+ * and BIN_VERSION.  One with an empty or multi-line part is left out (0). */
+static int add_pkg(pn_pkgdb *db, struct str binary, struct str name, struct str version, struct str arch,
+                   struct str bin_name, struct str bin_version) {
+        const struct str *parts[] = {&binary, &name, &version, &arch, &bin_name, &bin_version};
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++)
+                if (!plain(parts[i]->s, parts[i]->len))
+                        return 0;
         if (PN_GROW(db->pkgs, db->cappkgs, db->npkgs + 1) < 0)
                 return -ENOMEM;
         struct pn_pkg *p = &db->pkgs[db->npkgs];
-        *p = (struct pn_pkg){strndup(name, name_len), strndup(version, version_len), strndup(arch, arch_len),
-                             strndup(binary, binary_len)};
-        if (!p->name || !p->version || !p->arch || !p->binary) {
+        *p = (struct pn_pkg){strndup(name.s, name.len),         strndup(version.s, version.len),
+                             strndup(arch.s, arch.len),         strndup(binary.s, binary.len),
+                             strndup(bin_name.s, bin_name.len), strndup(bin_version.s, bin_version.len)};
+        if (!p->name || !p->version || !p->arch || !p->binary || !p->bin_name || !p->bin_version) {
                 free(p->name);
                 free(p->version);
                 free(p->arch);
                 free(p->binary);
+                free(p->bin_name);
+                free(p->bin_version);
                 return -ENOMEM;
         }
         db->npkgs++;
         return 1;
 }
 
+void pn_pkgdb_set_damaged(pn_pkgdb *db, size_t n) {
+        db->damaged = n;
+}
+
+size_t pn_pkgdb_damaged(const pn_pkgdb *db) {
+        return db->damaged;
+}
+
 /* Adds the absolute path of LEN bytes at PATH, owned by package PKG. */
-static int add_file(pn_pkgdb *db, const char *path, size_t len, size_t pkg) {
+int pn_pkgdb_add_file(pn_pkgdb *db, const char *path, size_t len, size_t pkg) {
         if (len == 0 || path[0] != '/' || memchr(path, 0, len))
                 return 0;
         if (PN_GROW(db->files, db->capfiles, db->nfiles + 1) < 0)
@@ -170,7 +194,8 @@ static int status_paragraph(pn_pkgdb *db, const char *p, const char *end) {
                         version_len = (size_t)(close - open - 1);
                 }
         }
-        int r = add_pkg(db, binary, (size_t)bl, name, name_len, version, version_len, arch, al);
+        int r = add_pkg(db, STR(binary, (size_t)bl), STR(name, name_len), STR(version, version_len), STR(arch, al),
+                        STR(pkg, pl), STR(ver, vl));
         return r < 0 ? r : 0;
 }
 
@@ -212,7 +237,7 @@ int pn_pkgdb_add_list(pn_pkgdb *db, const char *list_name, const char *text, siz
                 return 0;
         for (const char *line = text, *eol; line < text + len; line = eol + 1) {
                 eol = line_end(line, text + len);
-                int r = add_file(db, line, (size_t)(eol - line), (size_t)pkg);
+                int r = pn_pkgdb_add_file(db, line, (size_t)(eol - line), (size_t)pkg);
                 if (r < 0)
                         return r;
         }
@@ -324,24 +349,45 @@ int pn_pkgdb_add_rpm_query(pn_pkgdb *db, const char *text, size_t len) {
                 size_t name_len, vr_len;
                 if (k < 4 || !split_srpm(f[2], fl[2], &name_len, &vr, &vr_len))
                         continue;
+                /* The binary package NAME-VERSION-RELEASE.ARCH: its name and VERSION-RELEASE. */
+                const char *bvr;
+                size_t bname_len, bvr_len;
+                if (fl[1] <= fl[3] + 1 || f[1][fl[1] - fl[3] - 1] != '.' ||
+                    !split_srpm(f[1], fl[1] - fl[3] - 1, &bname_len, &bvr, &bvr_len))
+                        continue;
                 /* The lines of one package come together. */
                 size_t pkg = db->npkgs;
                 const char *last = pkg ? db->pkgs[pkg - 1].binary : NULL;
                 if (last && strlen(last) == fl[1] && !memcmp(last, f[1], fl[1]))
                         pkg--;
                 else {
-                        int r = add_pkg(db, f[1], fl[1], f[2], name_len, vr, vr_len, f[3], fl[3]);
+                        int r = add_pkg(db, STR(f[1], fl[1]), STR(f[2], name_len), STR(vr, vr_len), STR(f[3], fl[3]),
+                                        STR(f[1], bname_len), STR(bvr, bvr_len));
                         if (r <= 0) {
                                 if (r < 0)
                                         return r;
                                 continue;
                         }
                 }
-                int r = add_file(db, f[0], fl[0], pkg);
+                int r = pn_pkgdb_add_file(db, f[0], fl[0], pkg);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+int pn_pkgdb_add_rpm_package(pn_pkgdb *db, const char *nevra, const char *name, const char *evr, const char *srpm,
+                             const char *arch) {
+        const char *vr;
+        size_t src_len, vr_len;
+        if (!split_srpm(srpm, strlen(srpm), &src_len, &vr, &vr_len)) {
+                /* No usable source rpm: the package is its own source. */
+                const char *colon = strchr(evr, ':');
+                srpm = name, src_len = strlen(name);
+                vr = colon ? colon + 1 : evr, vr_len = strlen(vr);
+        }
+        return add_pkg(db, STR(nevra, strlen(nevra)), STR(srpm, src_len), STR(vr, vr_len), STR(arch, strlen(arch)),
+                       STR(name, strlen(name)), STR(evr, strlen(evr)));
 }
 
 int pn_pkgdb_rpm(const char *root, const char *rpm, pn_pkgdb **ret) {

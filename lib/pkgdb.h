@@ -12,6 +12,8 @@ struct pn_pkg {
         char *version; /* its version (rpm: VERSION-RELEASE) */
         char *arch;    /* the binary package's architecture */
         char *binary;  /* the binary package: "NAME:ARCH" (dpkg), NEVRA (rpm) */
+        char *bin_name;    /* the binary package's name */
+        char *bin_version; /* its version: dpkg's Version:, rpm's [EPOCH:]VERSION-RELEASE */
 };
 
 typedef struct pn_pkgdb pn_pkgdb;
@@ -37,6 +39,29 @@ int pn_pkgdb_add_list(pn_pkgdb *db, const char *list_name, const char *text, siz
 /* Adds the lines FILE<TAB>NEVRA<TAB>SOURCE-RPM<TAB>ARCH rpm -qa prints
  * with the query format pn_pkgdb_rpm() gives it. */
 int pn_pkgdb_add_rpm_query(pn_pkgdb *db, const char *text, size_t len);
+/* Adds the rpm package NEVRA (its NAME, [EPOCH:]VERSION-RELEASE EVR
+ * and ARCH), built from the source rpm SRPM ("NAME-V-R.src.rpm"; without
+ * one, the package is its own source): 1, 0 when a part is empty or
+ * spans lines (left out), -ENOMEM. */
+int pn_pkgdb_add_rpm_package(pn_pkgdb *db, const char *nevra, const char *name, const char *evr, const char *srpm,
+                             const char *arch);
+/* Adds the absolute PATH (LEN bytes) to package PKG; a path that is not
+ * absolute is ignored.  0 or -ENOMEM. */
+int pn_pkgdb_add_file(pn_pkgdb *db, const char *path, size_t len, size_t pkg);
+/* Adds the package and files of an rpm header blob (an rpmdb.sqlite
+ * Packages row: the header without its magic, LEN bytes): 0 (also for a
+ * pseudo-package like gpg-pubkey, which has no files), -EBADMSG when it
+ * is malformed, -ENOMEM. */
+int pn_pkgdb_add_rpm_header(pn_pkgdb *db, const void *blob, size_t len);
+/* The packages and files of the rpm database rpmdb.sqlite, LEN bytes at
+ * DATA (changed: its WAL marks are cleared), read through SQLite loaded
+ * on first use: 0 with *RET, or a negative errno with pn_error set
+ * (-EOPNOTSUPP without libsqlite3.so.0).  Rows that are not readable
+ * headers are counted in pn_pkgdb_damaged(). */
+int pn_pkgdb_rpm_sqlite(void *data, size_t len, pn_pkgdb **ret);
+void pn_pkgdb_set_damaged(pn_pkgdb *db, size_t n);
+/* How many of the database's records were left out as unreadable. */
+size_t pn_pkgdb_damaged(const pn_pkgdb *db);
 /* Ends reading: frees DB when R < 0 (and returns R), else sorts it
  * for lookups and hands it to *RET. */
 int pn_pkgdb_seal(pn_pkgdb *db, int r, pn_pkgdb **ret);

@@ -251,6 +251,47 @@ static bool nested_candidate(const uint8_t *p, size_t n) {
         return archive_magic(inner, (size_t)k) || (k >= 4 && !memcmp(inner, "\xed\xab\xee\xdb", 4));
 }
 
+/* A file the package databases are read from (pn_scan_db_path()): kept
+ * whole for the merge, unless it is larger than they may be. */
+static int keep_db_file(struct actx *c, struct archive *a, struct entry *e, int64_t size) {
+        size_t max = pn_scan_db_max(e->path), cap = size >= 0 ? (size_t)size : 65536, len = 0;
+        if (size > (int64_t)max)
+                return 0; /* too large to be read; the merge says so */
+        char *buf = malloc(cap + 1);
+        if (!buf)
+                return pn_error(-ENOMEM, "out of memory");
+        for (;;) {
+                if (len == cap) {
+                        if (cap >= max) {
+                                e->size = (uint64_t)max + 1;
+                                free(buf);
+                                return 0;
+                        }
+                        size_t ncap = cap * 2 < max ? cap * 2 : max;
+                        char *nb = realloc(buf, ncap + 1);
+                        if (!nb) {
+                                free(buf);
+                                return pn_error(-ENOMEM, "out of memory");
+                        }
+                        buf = nb, cap = ncap;
+                }
+                la_ssize_t k = archive_read_data(a, buf + len, cap - len);
+                if (k < 0) {
+                        member_problem(c, e->path, -EIO, archive_error_string(a));
+                        free(buf);
+                        return k == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
+                }
+                if (k == 0)
+                        break;
+                len += (size_t)k;
+        }
+        buf[len] = 0;
+        e->data = buf;
+        e->len = len;
+        e->size = len;
+        return 0;
+}
+
 /* A regular file member: only its first bytes unless it is ELF, or an
  * archive, which is opened. */
 static int member_file(struct actx *c, struct archive *a, struct archive_entry *ent, struct entry *e) {
@@ -258,8 +299,12 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
         int64_t size = archive_entry_size_is_set(ent) ? archive_entry_size(ent) : -1;
         e->size = size > 0 ? (uint64_t)size : 0;
         atomic_fetch_add(&s->prog_files, 1);
-        if (size == 0 || (s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES))
+        if (s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES)
                 return 0; /* listing images reads no files */
+        if (pn_scan_db_path(e->path))
+                return keep_db_file(c, a, e, size);
+        if (size == 0)
+                return 0;
         la_ssize_t n = read_fully(a, c->head, HEAD);
         if (n < 0) {
                 member_problem(c, e->path, -EIO, archive_error_string(a));

@@ -49,6 +49,7 @@ void pn_layer_clear(struct layer *l) {
         for (size_t i = 0; i < l->n; i++) {
                 free(l->e[i].path);
                 free(l->e[i].target);
+                free(l->e[i].data);
                 if (!l->e[i].taken)
                         pn_scan_object_free(l->e[i].obj);
         }
@@ -228,11 +229,62 @@ static const struct entry *tree_get(struct tree *t, const char *path) {
         return tree_find(t, path, false, &k) > 0 ? t->n[k].e : NULL;
 }
 
+/* The merged tree as a root for the package databases. */
+struct merged {
+        struct tree *t;
+        const struct pn_merge_hook *hook;
+};
+
+static int merged_read(void *u, const char *rel, size_t max, void **data, size_t *len) {
+        const struct merged *m = u;
+        const struct entry *e = tree_get(m->t, rel);
+        if (e && e->kind == E_HARDLINK)
+                e = e->resolved;
+        if (!e || e->kind != E_FILE)
+                return -ENOENT;
+        if (e->size > max)
+                return -E2BIG;
+        if (!e->data && m->hook && m->hook->read)
+                return m->hook->read(m->hook->u, e, max, data, len);
+        if (!e->data && e->size > 0)
+                return -EIO; /* not kept: it could not be read */
+        char *p = malloc(e->len + 1);
+        if (!p)
+                return -ENOMEM;
+        if (e->len)
+                memcpy(p, e->data, e->len);
+        p[e->len] = 0;
+        *data = p;
+        *len = e->len;
+        return 0;
+}
+
+static int merged_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
+        const struct merged *m = u;
+        uint32_t k;
+        if (tree_find(m->t, rel, false, &k) <= 0)
+                return -ENOENT;
+        char name[256];
+        int r = 0;
+        for (uint32_t c = m->t->n[k].child; c && r == 0; c = m->t->n[c].next) {
+                const struct node *x = &m->t->n[c];
+                if (x->dead || !x->e || (x->e->kind != E_FILE && x->e->kind != E_HARDLINK) || x->len >= sizeof name)
+                        continue;
+                memcpy(name, x->name, x->len);
+                name[x->len] = 0;
+                r = each(cu, name);
+        }
+        return r;
+}
+
 /* Applies LAYERS bottom to top and adds what is left to the scan. */
 int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, struct layer **layers,
                     size_t n, const struct pn_merge_hook *hook) {
         struct tree t = {0};
         int r = 0;
+        pthread_mutex_lock(&s->lock);
+        size_t first = s->n_objects;
+        pthread_mutex_unlock(&s->lock);
         t.n = malloc(1024 * sizeof *t.n);
         if (!t.n)
                 return pn_error(-ENOMEM, "out of memory");
@@ -328,6 +380,8 @@ int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_ima
                         free(abs);
                 }
         }
+        struct merged m = {&t, hook};
+        pn_scan_attribute(s, input, image, &(struct pn_rootfs){merged_read, merged_list, &m}, first, 0);
         free(t.n);
         free(t.slots);
         return 0;

@@ -56,6 +56,11 @@ struct pkgnote_scan_object {
         size_t n_containers;
         pkgnote_info *info; /* never NULL: notes, build-id and problems */
         char sha1[41], sha256[65];
+        /* its root's package databases (NULL: the root has none), and the
+         * package that owns its path there (NULL: none) */
+        const struct pn_dbroot *dbroot;
+        const struct pn_pkg *dbpkg;
+        const char *dbtype; /* of DBPKG: "deb" or "rpm" */
 };
 
 struct package {
@@ -96,6 +101,42 @@ struct pn_image_sel {
         bool trust_digests; /* fuzzing only: nested documents reached without forging digests */
 };
 
+/* A root file system read (a tree, an image, an archive of a root) that
+ * holds a package database: dpkg's, rpm's or both. */
+struct pn_dbroot {
+        struct pn_pkgdb *dpkg, *rpm;
+        size_t input;
+        const struct pkgnote_scan_image *image;
+        char *os_id, *os_version_id; /* its os-release's ID and VERSION_ID */
+};
+void pn_dbroot_free(struct pn_dbroot *r);
+
+/* What the package databases of a root are read through. */
+struct pn_rootfs {
+        /* The regular file REL (normalised, relative) of the root, at most
+         * MAX bytes, into *DATA (malloc()ed, NUL-terminated) and *LEN: 0,
+         * -ENOENT when there is none, or another negative errno. */
+        int (*read)(void *u, const char *rel, size_t max, void **data, size_t *len);
+        /* Calls EACH with the name of every file of the directory REL
+         * until it returns non-zero: that, 0, or a negative errno. */
+        int (*list)(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu);
+        void *u;
+};
+/* Whether the archive member P (normalised) is a file the package
+ * databases are read from, and the most of it that is kept. */
+bool pn_scan_db_path(const char *p);
+size_t pn_scan_db_max(const char *p);
+/* Reads the package databases of the root FS and gives the objects from
+ * FIRST on (of INPUT and IMAGE, whose paths are PREFIX_LEN bytes then
+ * their path in the root) their owners; problems go to the scan. */
+void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image,
+                       const struct pn_rootfs *fs, size_t first, size_t prefix_len);
+/* The same for the tree below ROOTFD whose objects' paths begin with PATH. */
+void pn_scan_attribute_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
+                            const char *path, size_t first);
+/* Whether O's notes name another package or version than its owner. */
+bool pn_scan_object_db_mismatch(const struct pkgnote_scan_object *o);
+
 struct counters {
         _Atomic uint64_t files, bytes, directories, symlinks, special, unreadable, other_fs;
 };
@@ -117,6 +158,8 @@ struct pkgnote_scan {
         /* progress */
         _Atomic uint64_t prog_files, prog_bytes;
         uint64_t last_progress;
+        struct pn_dbroot **dbroots;
+        size_t n_dbroots, cap_dbroots;
         /* package index, built on first use */
         struct package *packages;
         size_t n_packages, cap_packages;
@@ -231,6 +274,8 @@ struct entry {
         uint64_t size;
         struct pkgnote_scan_object *obj; /* ELF members */
         const struct entry *resolved;   /* E_HARDLINK: the file it names */
+        char *data;                     /* a package database's file: its content */
+        size_t len;
         uint32_t source;                /* where its content is, for a merge hook */
 };
 
@@ -257,6 +302,8 @@ struct entry *pn_layer_add(struct layer *l, const char *path, int kind);
 struct pn_merge_hook {
         void (*fill)(void *u, struct entry *e);
         void (*wait)(void *u);
+        /* reads the file of E, as struct pn_rootfs's read */
+        int (*read)(void *u, const struct entry *e, size_t max, void **data, size_t *len);
         void *u;
 };
 

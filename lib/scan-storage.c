@@ -636,6 +636,20 @@ static void overlay_fill(void *u, struct entry *e) {
         free(abs);
 }
 
+/* Reads the regular file E of a layer (merge hook). */
+static int overlay_read(void *u, const struct entry *e, size_t max, void **data, size_t *len) {
+        struct store *st = u;
+        const struct olayer *o = &st->ol[e->source];
+        char rel[128];
+        snprintf(rel, sizeof rel, "overlay/%s/diff", o->id);
+        int fd = pn_open_below(st->fd, rel, true);
+        if (fd < 0)
+                return fd;
+        int r = pn_read_below(fd, e->path, max, data, len);
+        close(fd);
+        return r;
+}
+
 static void overlay_wait(void *u) {
         struct store *st = u;
         pn_pool_finish(&st->pool);
@@ -671,7 +685,7 @@ static int image_files(struct store *st, const struct pkgnote_scan_image *rec, c
         free(at);
         if (r >= 0 && (r = pn_pool_start(&st->pool, s, st->input)) >= 0) {
                 st->pool_on = true;
-                struct pn_merge_hook hook = {overlay_fill, overlay_wait, st};
+                struct pn_merge_hook hook = {overlay_fill, overlay_wait, overlay_read, st};
                 r = pn_merge_layers(s, st->input, rec, order, n, &hook);
                 if (st->pool_on)
                         overlay_wait(st);

@@ -591,6 +591,9 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
         }
         p.dev = st.st_dev;
         p.image = image;
+        pthread_mutex_lock(&s->lock);
+        size_t first = s->n_objects;
+        pthread_mutex_unlock(&s->lock);
         r = list_dir(&w, w.root, path);
         while (r >= 0 && w.n > 0) {
                 struct pending it = w.stack[--w.n];
@@ -638,6 +641,8 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
                 walk_put(d);
         }
         free(w.open);
+        if (r >= 0)
+                pn_scan_attribute_tree(s, input, image, rootfd, path, first);
         close(rootfd);
         free(w.root);
         return r;

@@ -66,6 +66,9 @@ PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s) {
         for (size_t i = 0; i < s->n_images; i++)
                 pn_scan_image_free(s->images[i]);
         free(s->images);
+        for (size_t i = 0; i < s->n_dbroots; i++)
+                pn_dbroot_free(s->dbroots[i]);
+        free(s->dbroots);
         free(s->platform);
         pthread_mutex_destroy(&s->lock);
         free(s);

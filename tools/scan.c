@@ -26,6 +26,7 @@ struct scan_opts {
         int progress; /* -1: when stderr is a terminal */
         const char *image, *platform;
         bool images; /* list the images instead */
+        bool fail_on_missing;
         char **inputs;
         int n_inputs;
 };
@@ -215,12 +216,120 @@ static void print_without_note(FILE *f, const pkgnote_scan *s, const struct part
                 fputs("  ", f);
                 tool_print_escaped(f, pkgnote_scan_object_path(o));
                 fprintf(f, " (%s, %s", pkgnote_scan_object_kind(o), architecture(o, buf, sizeof buf));
+                if (pkgnote_scan_object_db_name(o)) {
+                        fputs("; package ", f);
+                        tool_print_escaped(f, pkgnote_scan_object_db_name(o));
+                } else if (pkgnote_scan_object_db_type(o))
+                        fputs("; no package owns it", f);
                 for (size_t k = 0; k < pkgnote_scan_object_container_count(o); k++) {
                         fputs(k ? " in " : "; in ", f);
                         tool_print_escaped(f, pkgnote_scan_object_container(o, pkgnote_scan_object_container_count(o) - 1 - k));
                 }
                 fputs(")\n", f);
         }
+}
+
+static int strcmp0(const char *a, const char *b) {
+        return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Database packages in order: type, name, version, architecture; the
+ * objects no package owns last. */
+static int cmp_db(const void *a, const void *b) {
+        const pkgnote_scan_object *x = *(const pkgnote_scan_object *const *)a, *y = *(const pkgnote_scan_object *const *)b;
+        if (!pkgnote_scan_object_db_name(x) != !pkgnote_scan_object_db_name(y))
+                return pkgnote_scan_object_db_name(x) ? -1 : 1;
+        int c = strcmp0(pkgnote_scan_object_db_type(x), pkgnote_scan_object_db_type(y));
+        if (!c)
+                c = strcmp0(pkgnote_scan_object_db_name(x), pkgnote_scan_object_db_name(y));
+        if (!c)
+                c = strcmp0(pkgnote_scan_object_db_version(x), pkgnote_scan_object_db_version(y));
+        if (!c)
+                c = strcmp0(pkgnote_scan_object_db_architecture(x), pkgnote_scan_object_db_architecture(y));
+        return c;
+}
+
+/* Whether O should carry a package note: an executable or shared object
+ * that a package ships (by its root's database; without one, any). */
+static bool wants_note(const pkgnote_scan_object *o) {
+        unsigned t = pkgnote_scan_object_elf_type(o);
+        if (t != 2 /* ET_EXEC */ && t != 3 /* ET_DYN */)
+                return false;
+        return !pkgnote_scan_object_db_type(o) || pkgnote_scan_object_db_name(o);
+}
+
+/* For the objects of PT in a root with a package database: how many of
+ * each package's objects carry a note, and the notes that name another
+ * package or version than the database. */
+static void print_coverage(FILE *f, const pkgnote_scan *s, const struct part *pt) {
+        size_t n = 0, no = pkgnote_scan_object_count(s);
+        const pkgnote_scan_object **v = malloc((no ? no : 1) * sizeof *v);
+        if (!v)
+                return;
+        for (size_t i = 0; i < no; i++) {
+                const pkgnote_scan_object *o = pkgnote_scan_object_get(s, i);
+                if (in_part(pt, o) && pkgnote_scan_object_db_type(o) && pkgnote_scan_object_container_count(o) == 0)
+                        v[n++] = o;
+        }
+        if (n == 0) {
+                free(v);
+                return;
+        }
+        qsort(v, n, sizeof *v, cmp_db);
+        size_t wn = 7, wv = 7;
+        for (size_t i = 0; i < n; i++) {
+                if (!pkgnote_scan_object_db_name(v[i]))
+                        continue;
+                size_t a = width(pkgnote_scan_object_db_name(v[i])), b = width(pkgnote_scan_object_db_version(v[i]));
+                wn = a > wn ? a : wn;
+                wv = b > wv ? b : wv;
+        }
+        fputs("\nPackage database coverage (ELF objects with a package note, of those the package ships):\n", f);
+        fputs("  ", f);
+        pad(f, "PACKAGE", wn + 2);
+        pad(f, "VERSION", wv + 2);
+        fputs("NOTES  OBJECTS\n", f);
+        size_t mismatches = 0;
+        for (size_t i = 0; i < n;) {
+                size_t e = i + 1, with = 0;
+                while (e < n && cmp_db(&v[i], &v[e]) == 0)
+                        e++;
+                for (size_t k = i; k < e; k++) {
+                        with += pkgnote_scan_object_package_count(v[k]) > 0;
+                        mismatches += pkgnote_scan_object_db_mismatch(v[k]) != 0;
+                }
+                fputs("  ", f);
+                if (pkgnote_scan_object_db_name(v[i])) {
+                        char *a = escaped(pkgnote_scan_object_db_name(v[i])), *b = escaped(pkgnote_scan_object_db_version(v[i]));
+                        pad(f, a ? a : "?", wn + 2);
+                        pad(f, b ? b : "?", wv + 2);
+                        free(a);
+                        free(b);
+                } else
+                        pad(f, "(owned by no package)", wn + wv + 4);
+                fprintf(f, "%5zu  %7zu\n", with, e - i);
+                i = e;
+        }
+        if (mismatches) {
+                fprintf(f, "\nPackage notes that disagree with the database (%zu):\n", mismatches);
+                for (size_t i = 0; i < n; i++) {
+                        if (!pkgnote_scan_object_db_mismatch(v[i]))
+                                continue;
+                        const pkgnote_metadata *m = pkgnote_scan_object_package(v[i], 0);
+                        fputs("  ", f);
+                        tool_print_escaped(f, pkgnote_scan_object_path(v[i]));
+                        fputs(": note ", f);
+                        tool_print_escaped(f, pkgnote_metadata_get(m, PKGNOTE_KEY_NAME) ? pkgnote_metadata_get(m, PKGNOTE_KEY_NAME) : "?");
+                        fputc(' ', f);
+                        tool_print_escaped(f, pkgnote_metadata_get(m, PKGNOTE_KEY_VERSION) ? pkgnote_metadata_get(m, PKGNOTE_KEY_VERSION) : "?");
+                        fputs(", database ", f);
+                        tool_print_escaped(f, pkgnote_scan_object_db_name(v[i]));
+                        fputc(' ', f);
+                        tool_print_escaped(f, pkgnote_scan_object_db_version(v[i]));
+                        fputc('\n', f);
+                }
+        }
+        free(v);
 }
 
 /* The totals of the scan. */
@@ -261,6 +370,7 @@ static void print_part(FILE *f, const pkgnote_scan *s, const struct part *pt) {
                         free(rows[i].cell[c]);
         free(rows);
         print_without_note(f, s, pt);
+        print_coverage(f, s, pt);
 }
 
 /* The heading of an image's part of the table. */
@@ -496,6 +606,9 @@ static void scan_help(void) {
                "                         manifests and configurations are always checked)\n"
                "      --max-bytes SIZE   what one PATH may decompress to, archives inside it\n"
                "                         included (default 64G; K, M, G, T suffixes)\n"
+               "      --fail-on-missing  exit with status 1 when an executable or shared\n"
+               "                         object lacks a package note (in a root with a\n"
+               "                         package database: one that a package ships)\n"
                "      --progress / --no-progress\n"
                "                         progress line on standard error (default: when it\n"
                "                         is a terminal)\n"
@@ -505,12 +618,13 @@ static void scan_help(void) {
                "namespace or serial number reproducible.\n"
                "\n"
                "Exit status: 0 everything was read, 1 some files could not be read or\n"
-               "hold malformed notes (they are named on standard error), 2 a PATH could\n"
-               "not be scanned or the report not written.\n");
+               "hold malformed notes, or (--fail-on-missing) lack a note (they are named\n"
+               "on standard error), 2 a PATH could not be scanned or the report not written.\n");
 }
 
 int cmd_scan(int argc, char **argv) {
-        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM, OPT_IMAGES, OPT_VERIFY_LAYERS, OPT_MAX_BYTES };
+        enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM, OPT_IMAGES, OPT_VERIFY_LAYERS, OPT_MAX_BYTES,
+               OPT_FAIL_ON_MISSING };
         static const struct option longopts[] = {
                 {"format", required_argument, NULL, 'f'},
                 {"output", required_argument, NULL, 'o'},
@@ -523,6 +637,7 @@ int cmd_scan(int argc, char **argv) {
                 {"images", no_argument, NULL, OPT_IMAGES},
                 {"verify-layers", no_argument, NULL, OPT_VERIFY_LAYERS},
                 {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
+                {"fail-on-missing", no_argument, NULL, OPT_FAIL_ON_MISSING},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -562,6 +677,7 @@ int cmd_scan(int argc, char **argv) {
                         if (tool_parse_size(optarg, &o.max_bytes) < 0 || o.max_bytes == 0)
                                 return tool_fail("scan: --max-bytes: '%s' is not a size (bytes, or with K, M, G, T)", optarg);
                         break;
+                case OPT_FAIL_ON_MISSING: o.fail_on_missing = true; break;
                 case 'h': scan_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
@@ -618,6 +734,24 @@ int cmd_scan(int argc, char **argv) {
                                 ret = EXIT_NOTFOUND;
                 }
         }
+        size_t missing = 0;
+        for (size_t i = 0; o.fail_on_missing && i < pkgnote_scan_object_count(s); i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                if (pkgnote_scan_object_package_count(ob) || !wants_note(ob))
+                        continue;
+                missing++;
+                fprintf(stderr, "%s: '", program_name);
+                tool_print_escaped(stderr, pkgnote_scan_object_path(ob));
+                fputs("': no package note", stderr);
+                if (pkgnote_scan_object_db_name(ob)) {
+                        fputs(" (package ", stderr);
+                        tool_print_escaped(stderr, pkgnote_scan_object_db_name(ob));
+                        fputc(')', stderr);
+                }
+                fputc('\n', stderr);
+        }
+        if (missing && ret == EXIT_OK)
+                ret = EXIT_NOTFOUND;
         r = write_report(&o, s);
         pkgnote_scan_free(s);
         return r != EXIT_OK ? r : ret;

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Package databases beside the notes.  A root file system the scan reads
+ * (a directory tree, the merged layers of an image, an archive of a root
+ * file system) may hold its own package database: dpkg's status file and
+ * info lists, or rpm's rpmdb.sqlite.  Each ELF object of that root is
+ * then given the package the database says owns its path, and the two
+ * sources are compared: a note naming another package or version marks a
+ * replaced or foreign file.
+ *
+ * The database is read through a small view of the root (struct
+ * pn_rootfs), so that a tree on disk, a layer merge in memory and an
+ * overlay store share this code.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pkgdb.h"
+#include "scan-private.h"
+
+#define MAX_STATUS (256u << 20)
+#define MAX_LIST (64u << 20)
+#define MAX_RPMDB (1024u << 20)
+#define MAX_OSRELEASE (64u << 10)
+
+static const char *const rpmdb_paths[] = {
+        "usr/lib/sysimage/rpm/rpmdb.sqlite", /* rpm 4.17+, Fedora 36+; /var/lib/rpm links there */
+        "var/lib/rpm/rpmdb.sqlite",
+};
+static const char *const osrelease_paths[] = {"etc/os-release", "usr/lib/os-release"};
+
+bool pn_scan_db_path(const char *p) {
+        if (!strncmp(p, "var/lib/dpkg/", 13)) {
+                const char *q = p + 13;
+                if (!strcmp(q, "status"))
+                        return true;
+                size_t n = strlen(q);
+                return !strncmp(q, "info/", 5) && !strchr(q + 5, '/') && n > 10 && !strcmp(q + n - 5, ".list");
+        }
+        for (size_t i = 0; i < ELEMENTSOF(rpmdb_paths); i++)
+                if (!strcmp(p, rpmdb_paths[i]))
+                        return true;
+        for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++)
+                if (!strcmp(p, osrelease_paths[i]))
+                        return true;
+        return false;
+}
+
+size_t pn_scan_db_max(const char *p) {
+        if (!strcmp(p, "var/lib/dpkg/status"))
+                return MAX_STATUS;
+        if (!strncmp(p, "var/lib/dpkg/", 13))
+                return MAX_LIST;
+        for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++)
+                if (!strcmp(p, osrelease_paths[i]))
+                        return MAX_OSRELEASE;
+        return MAX_RPMDB;
+}
+
+void pn_dbroot_free(struct pn_dbroot *r) {
+        if (!r)
+                return;
+        pn_pkgdb_free(r->dpkg);
+        pn_pkgdb_free(r->rpm);
+        free(r->os_id);
+        free(r->os_version_id);
+        free(r);
+}
+
+/* ---- dpkg ---- */
+
+struct lists {
+        const struct pn_rootfs *fs;
+        pn_pkgdb *db;
+};
+
+static int add_one_list(void *u, const char *name) {
+        struct lists *l = u;
+        size_t n = strlen(name);
+        if (n <= 5 || strcmp(name + n - 5, ".list"))
+                return 0;
+        char rel[sizeof "var/lib/dpkg/info/" + 256];
+        if (snprintf(rel, sizeof rel, "var/lib/dpkg/info/%s", name) >= (int)sizeof rel)
+                return 0;
+        void *text;
+        size_t len;
+        int r = l->fs->read(l->fs->u, rel, MAX_LIST, &text, &len);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0; /* a list that cannot be read: its files are unowned */
+        r = pn_pkgdb_add_list(l->db, name, text, len);
+        free(text);
+        return r;
+}
+
+/* 1 with *RET when the root has a dpkg database, 0 when it has none. */
+static int load_dpkg(const struct pn_rootfs *fs, pn_pkgdb **ret) {
+        void *text;
+        size_t len;
+        int r = fs->read(fs->u, "var/lib/dpkg/status", MAX_STATUS, &text, &len);
+        if (r == -ENOENT || r == -ENOTDIR)
+                return 0;
+        if (r < 0)
+                return pn_error(r, "the dpkg database (var/lib/dpkg/status) cannot be read: %s", strerror(-r));
+        pn_pkgdb *db = pn_pkgdb_new("deb");
+        r = db ? pn_pkgdb_add_status(db, text, len) : -ENOMEM;
+        free(text);
+        if (r == 0) {
+                struct lists l = {fs, db};
+                r = fs->list(fs->u, "var/lib/dpkg/info", add_one_list, &l);
+                if (r == -ENOENT || r == -ENOTDIR)
+                        r = 0; /* packages without files */
+                else if (r < 0 && r != -ENOMEM)
+                        r = pn_error(r, "the dpkg database (var/lib/dpkg/info) cannot be read: %s", strerror(-r));
+        }
+        r = pn_pkgdb_seal(db, r, ret);
+        return r < 0 ? r : 1;
+}
+
+/* ---- rpm ---- */
+
+static int load_rpm(const struct pn_rootfs *fs, pn_pkgdb **ret, const char **where) {
+        for (size_t i = 0; i < ELEMENTSOF(rpmdb_paths); i++) {
+                void *data;
+                size_t len;
+                int r = fs->read(fs->u, rpmdb_paths[i], MAX_RPMDB, &data, &len);
+                if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP)
+                        continue; /* /var/lib/rpm is often a link to the other */
+                *where = rpmdb_paths[i];
+                if (r < 0)
+                        return pn_error(r, "the rpm database (%s) cannot be read: %s", rpmdb_paths[i], strerror(-r));
+                r = pn_pkgdb_rpm_sqlite(data, len, ret);
+                free(data);
+                return r < 0 ? r : 1;
+        }
+        return 0;
+}
+
+/* ---- os-release, for the SBOM's names of packages without a note ---- */
+
+static int load_osrelease(const struct pn_rootfs *fs, struct pn_dbroot *root) {
+        for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++) {
+                void *text;
+                size_t len;
+                int r = fs->read(fs->u, osrelease_paths[i], MAX_OSRELEASE, &text, &len);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        continue; /* etc/os-release is usually a link to the other */
+                pkgnote_os_release *o = NULL;
+                r = pkgnote_os_release_parse(text, len, &o);
+                free(text);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        continue;
+                const char *id = pkgnote_os_release_get(o, "ID"), *v = pkgnote_os_release_get(o, "VERSION_ID");
+                if (id && !(root->os_id = strdup(id)))
+                        r = -ENOMEM;
+                if (v && !(root->os_version_id = strdup(v)))
+                        r = -ENOMEM;
+                pkgnote_os_release_free(o);
+                return r < 0 ? r : 0;
+        }
+        return 0;
+}
+
+/* ---- attribution ---- */
+
+static void attribute(struct pn_dbroot *root, struct pkgnote_scan_object *o, size_t prefix_len) {
+        o->dbroot = root;
+        if (strlen(o->path) < prefix_len)
+                return;
+        const char *rel = o->path + prefix_len;
+        if (*rel != '/')
+                return;
+        pn_pkgdb *dbs[] = {root->dpkg, root->rpm};
+        for (size_t i = 0; i < ELEMENTSOF(dbs); i++) {
+                ssize_t p = dbs[i] ? pn_pkgdb_owner(dbs[i], rel) : -1;
+                if (p >= 0) {
+                        o->dbpkg = pn_pkgdb_pkg(dbs[i], (size_t)p);
+                        o->dbtype = pn_pkgdb_type(dbs[i]);
+                        return;
+                }
+        }
+}
+
+void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image,
+                       const struct pn_rootfs *fs, size_t first, size_t prefix_len) {
+        if (s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES)
+                return;
+        struct pn_dbroot *root = calloc(1, sizeof *root);
+        if (!root) {
+                pn_scan_add_problem(s, input, NULL, -ENOMEM, "out of memory");
+                return;
+        }
+        root->input = input;
+        root->image = image;
+        const char *where = "var/lib/rpm/rpmdb.sqlite";
+        int rd = load_dpkg(fs, &root->dpkg);
+        if (rd < 0)
+                pn_scan_add_problem(s, input, "/var/lib/dpkg", rd, "%s", pkgnote_last_error());
+        int rr = rd == -ENOMEM ? 0 : load_rpm(fs, &root->rpm, &where);
+        if (rr < 0) {
+                char abs[64];
+                snprintf(abs, sizeof abs, "/%s", where);
+                pn_scan_add_problem(s, input, abs, rr, "%s", pkgnote_last_error());
+        } else if (rr > 0 && pn_pkgdb_damaged(root->rpm)) {
+                char abs[64];
+                snprintf(abs, sizeof abs, "/%s", where);
+                pn_scan_add_problem(s, input, abs, -EBADMSG, "%zu packages of the rpm database are not readable headers, left out",
+                                    pn_pkgdb_damaged(root->rpm));
+        }
+        if (!root->dpkg && !root->rpm) {
+                pn_dbroot_free(root);
+                return;
+        }
+        if (load_osrelease(fs, root) < 0 || PN_GROW(s->dbroots, s->cap_dbroots, s->n_dbroots + 1) < 0) {
+                pn_dbroot_free(root);
+                pn_scan_add_problem(s, input, NULL, -ENOMEM, "out of memory");
+                return;
+        }
+        s->dbroots[s->n_dbroots++] = root;
+        for (size_t i = first; i < s->n_objects; i++)
+                attribute(root, s->objects[i], prefix_len);
+}
+
+/* ---- a tree on disk ---- */
+
+static int tree_read(void *u, const char *rel, size_t max, void **data, size_t *len) {
+        int r = pn_read_below(*(int *)u, rel, max, data, len);
+        return r == -EINVAL ? -ENOENT : r; /* not a regular file */
+}
+
+static int tree_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
+        int fd = pn_open_below(*(int *)u, rel, true);
+        if (fd < 0)
+                return fd;
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        int r = 0;
+        for (struct dirent *de; r == 0 && (de = readdir(d));)
+                if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
+                        r = each(cu, de->d_name);
+        closedir(d);
+        return r;
+}
+
+void pn_scan_attribute_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
+                            const char *path, size_t first) {
+        int fd = rootfd;
+        struct pn_rootfs fs = {tree_read, tree_list, &fd};
+        pn_scan_attribute(s, input, image, &fs, first, strcmp(path, "/") ? strlen(path) : 0);
+}
+
+/* ---- comparison with the notes ---- */
+
+static bool same(const char *a, const char *b) {
+        return a && b && !strcmp(a, b);
+}
+
+bool pn_scan_object_db_mismatch(const struct pkgnote_scan_object *o) {
+        const struct pn_pkg *p = o->dbpkg;
+        size_t n = pkgnote_info_package_count(o->info);
+        if (!p || n == 0)
+                return false;
+        /* rpm's binary version without its epoch, as notes give it */
+        const char *bv = p->bin_version, *colon = strchr(bv, ':');
+        if (colon && !strcmp(o->dbtype, "rpm"))
+                bv = colon + 1;
+        for (size_t i = 0; i < n; i++) {
+                const pkgnote_metadata *m = pkgnote_info_package(o->info, i);
+                const char *type = pkgnote_metadata_get(m, PKGNOTE_KEY_TYPE),
+                           *name = pkgnote_metadata_get(m, PKGNOTE_KEY_NAME),
+                           *version = pkgnote_metadata_get(m, PKGNOTE_KEY_VERSION);
+                if (type && strcmp(type, o->dbtype))
+                        continue;
+                if (!same(name, p->name) && !same(name, p->bin_name))
+                        continue;
+                if (same(version, p->version) || same(version, p->bin_version) || same(version, bv))
+                        return false;
+        }
+        return true;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_type(const pkgnote_scan_object *o) {
+        if (!o || !o->dbroot)
+                return NULL;
+        return o->dbtype ? o->dbtype : o->dbroot->dpkg ? "deb" : "rpm";
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_name(const pkgnote_scan_object *o) {
+        return o && o->dbpkg ? o->dbpkg->bin_name : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_version(const pkgnote_scan_object *o) {
+        return o && o->dbpkg ? o->dbpkg->bin_version : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_architecture(const pkgnote_scan_object *o) {
+        return o && o->dbpkg ? o->dbpkg->arch : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_source(const pkgnote_scan_object *o) {
+        return o && o->dbpkg ? o->dbpkg->name : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_source_version(const pkgnote_scan_object *o) {
+        return o && o->dbpkg ? o->dbpkg->version : NULL;
+}
+PKGNOTE_PUBLIC int pkgnote_scan_object_db_mismatch(const pkgnote_scan_object *o) {
+        return o && pn_scan_object_db_mismatch(o);
+}

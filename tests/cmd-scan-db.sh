@@ -1,0 +1,268 @@
+#!/bin/sh
+# pkgnote scan beside the package databases of the roots it reads: a root
+# with this machine's own dpkg database (status and info lists copied,
+# programs hard-linked or copied from /usr/bin), checked object by object
+# against dpkg -S; the same root as a tar and as an OCI image whose upper
+# layer replaces the database; a root with an rpm database made by
+# rpm --initdb and rpm -i --justdb (rpmdb.sqlite), checked against
+# rpm -qf, in rpm's old and new places; mismatches, the coverage table,
+# --fail-on-missing, and damaged databases.
+. "$SRCDIR/tests/lib.sh"
+H="$SRCDIR/tests/scan"
+require python3 cc dpkg dpkg-query tar
+
+. "$H/image-checks.sh"
+make_programs
+
+# dbinv: PATH OWNER@VERSION MISMATCH NOTE per object of the JSON report.
+dbinv() { # PREFIX
+        python3 -c 'import json, sys
+pre = sys.argv[1]
+for line in open("out"):
+    d = json.loads(line)
+    if "path" not in d:
+        continue
+    p = d["path"][len(pre):] if d["path"].startswith(pre) else d["path"]
+    db = d.get("dbPackage", "absent")
+    own = "absent" if db == "absent" else "-" if db is None else "%s:%s@%s/%s@%s" % (db["type"], db["name"], db["version"], db["source"], db["sourceVersion"])
+    notes = ",".join("%s@%s" % (n["name"], n["version"]) for n in d["packages"]) or "-"
+    print(p, own, d.get("dbMismatch", "n/a"), notes)' "$1" > inv
+}
+expect_inv() { # WANT NAME
+        printf '%s\n' "$1" > want
+        if [ "$STATUS" = 0 ] && diff -u want inv > diff.txt; then pass "$2"; else
+                fail "$2" "exit status $STATUS: $(head -c 300 err)"; sed 's/^/# /' diff.txt 2>/dev/null; fi
+}
+
+# --- a root with this machine's dpkg database
+R=$T/root
+mkdir -p "$R/var/lib/dpkg/info" "$R/usr/bin" "$R/usr/lib/x86_64-linux-gnu" "$R/etc" "$R/opt"
+cp /var/lib/dpkg/status "$R/var/lib/dpkg/status"
+cp /var/lib/dpkg/info/*.list "$R/var/lib/dpkg/info/"
+cp /etc/os-release "$R/etc/os-release"
+LIBSD=$(dpkg -L libsystemd0 | grep '/libsystemd\.so\.0\.' | head -n 1)
+[ -f "$LIBSD" ] || fatal "libsystemd0's library not found"
+SDV=$(dpkg-query -W -f '${Version}' libsystemd0)
+LIBDIR=$(dirname "$LIBSD")
+mkdir -p "$R$LIBDIR"
+cp "$LIBSD" "$R$LIBSD"
+cp /usr/bin/ls "$R/usr/bin/ls"
+CUV=$(dpkg-query -W -f '${Version}' coreutils)
+cp alpha "$R/opt/alpha"                 # a foreign program: no package owns it
+cp beta "$R/usr/bin/dpkg"               # a replaced one: owned by dpkg, noted as beta
+DPV=$(dpkg-query -W -f '${Version}' dpkg)
+scan "$R"
+dbinv "$R"
+expect_inv "/opt/alpha - n/a alpha@1.0-1
+/usr/bin/dpkg deb:dpkg@$DPV/dpkg@$DPV True beta@2.0-1.fc40
+/usr/bin/ls deb:coreutils@$CUV/coreutils@$CUV n/a -
+$LIBSD deb:libsystemd0@$SDV/systemd@$SDV False systemd@$SDV" \
+        "a root with this machine's dpkg database: owners, versions, source packages, a replaced and a foreign file"
+if python3 -c 'import json, sys
+s = [json.loads(l) for l in open("out")][-1]["summary"]
+sys.exit(not (s["dbObjects"] == 4 and s["dbOwned"] == 3 and s["dbMismatch"] == 1 and s["dbMissingNote"] == 1))'; then
+        pass "the summary counts the objects the database owns, its mismatches and missing notes"
+else
+        fail "the summary counts the objects the database owns" "$(tail -n 1 out)"
+fi
+
+# Every program of /usr/bin in such a root, owner by owner, against dpkg -S.
+B=$T/broot
+mkdir -p "$B/var/lib/dpkg" "$B/usr"
+cp -a /var/lib/dpkg/status /var/lib/dpkg/info "$B/var/lib/dpkg/" 2> /dev/null
+cp -al /usr/bin "$B/usr/bin" 2> /dev/null || cp -a /usr/bin "$B/usr/bin"
+"$PKGNOTE" scan --format json "$B" > out 2> err
+STATUS=$?
+python3 -c 'import json, sys
+pre = sys.argv[1]
+for line in open("out"):
+    d = json.loads(line)
+    if "path" in d:
+        db = d.get("dbPackage")
+        print(d["path"][len(pre):], db["name"] if db else "-")' "$B" > got
+# One dpkg -S for every path and its merged-/usr alias (dpkg knows
+# /bin/bash, not /usr/bin/bash).
+cut -d' ' -f1 got | sed 'p;s|^/usr/bin/|/bin/|' | xargs dpkg -S > dpkgS 2> /dev/null
+python3 -c 'import sys
+owner = {}
+for line in open("dpkgS"):
+    pkgs, _, path = line.rstrip("\n").partition(": ")
+    if "diversion" in pkgs:
+        continue
+    owner[path] = pkgs.split(",")[0].strip().split(":")[0]
+n = bad = 0
+for line in open("got"):
+    p, got = line.split()
+    want = owner.get(p) or owner.get(p.replace("/usr/bin/", "/bin/", 1)) or "-"
+    n += 1
+    if want != got:
+        bad += 1
+        if bad <= 5:
+            print("# %s: dpkg -S says %s, the scan %s" % (p, want, got))
+print(n, bad)' > cmp
+sed -n '/^#/p' cmp
+n=$(sed -n '$s/ .*//p' cmp)
+bad=$(sed -n '$s/.* //p' cmp)
+if [ "$STATUS" -le 1 ] && [ "$n" -gt 50 ] && [ "$bad" = 0 ]; then
+        pass "the owners of all $n ELF programs of /usr/bin are those dpkg -S gives"
+else
+        fail "the owners of the programs of /usr/bin are those dpkg -S gives" "$bad of $n differ, exit status $STATUS"
+fi
+
+# The same root as a tar: the same owners, paths now in the root.
+tar -C "$R" -czf root.tar.gz .
+cp out out.tree 2> /dev/null
+scan root.tar.gz
+dbinv ""
+expect_inv "/opt/alpha - n/a alpha@1.0-1
+/usr/bin/dpkg deb:dpkg@$DPV/dpkg@$DPV True beta@2.0-1.fc40
+/usr/bin/ls deb:coreutils@$CUV/coreutils@$CUV n/a -
+$LIBSD deb:libsystemd0@$SDV/systemd@$SDV False systemd@$SDV" \
+        "a root file system as a .tar.gz: the database read from the archive"
+
+# --- the coverage table and --fail-on-missing
+"$PKGNOTE" scan "$R" > table 2> err
+STATUS=$?
+if [ "$STATUS" = 0 ] && grep -Eq "^  coreutils +$CUV +0 +1\$" table && grep -Eq "^  libsystemd0 +$SDV +1 +1\$" table &&
+   grep -Eq '^  \(owned by no package\) +1 +1$' table && grep -q "/usr/bin/ls (executable, x86-64; package coreutils)" table &&
+   grep -q "/usr/bin/dpkg: note beta 2.0-1.fc40, database dpkg $DPV" table; then
+        pass "the table: coverage per package, the objects without a note with their package, the disagreeing notes"
+else
+        fail "the table: coverage per package" "exit status $STATUS: $(cat table err | head -c 1500)"
+fi
+"$PKGNOTE" scan --fail-on-missing "$R" > table 2> err
+STATUS=$?
+if [ "$STATUS" = 1 ] && grep -q "/usr/bin/ls': no package note (package coreutils)" err && ! grep -q alpha err; then
+        pass "--fail-on-missing: status 1, naming the package whose object lacks a note"
+else
+        fail "--fail-on-missing: status 1, naming the package" "exit status $STATUS: $(cat err)"
+fi
+rm "$R/usr/bin/ls"
+cp alpha "$R/opt/plain"  # unowned objects without a note do not count
+strip -R .note.package "$R/opt/plain" 2> /dev/null || objcopy -R .note.package "$R/opt/plain"
+"$PKGNOTE" scan --fail-on-missing "$R" > table 2> err
+STATUS=$?
+if [ "$STATUS" = 0 ] && grep -q 'opt/plain (executable, x86-64; no package owns it)' table; then
+        pass "--fail-on-missing: status 0 when only files no package owns lack a note"
+else
+        fail "--fail-on-missing: status 0 when only unowned files lack a note" "exit status $STATUS: $(cat err)"
+fi
+mkdir nodb && cp alpha nodb/ && cp "$R/opt/plain" nodb/
+"$PKGNOTE" scan --fail-on-missing nodb > table 2> err
+STATUS=$?
+if [ "$STATUS" = 1 ] && grep -q "nodb/plain': no package note\$" err; then
+        pass "--fail-on-missing without a database: every program counts"
+else
+        fail "--fail-on-missing without a database" "exit status $STATUS: $(cat err)"
+fi
+cp "$LIBSD" "$R/usr/bin/ls"
+
+# --- an image whose upper layer changes the database
+L=$T/lower U=$T/upper
+mkdir -p "$L" "$U/var/lib/dpkg/info"
+cp -a "$R/." "$L/"
+grep -v . /dev/null > "$U/var/lib/dpkg/info/.wh.coreutils.list"  # coreutils' list deleted
+awk -v v="$SDV" '/^Package: /{p=$2} p=="libsystemd0" && /^Version: /{print "Version: 1.0-1"; next} {print}' \
+        "$R/var/lib/dpkg/status" > "$U/var/lib/dpkg/status"  # libsystemd0 now claims to be 1.0-1
+python3 "$H/images.py" oci img "$L" "$U" || fatal "cannot build the image"
+scan oci:img
+dbinv ""
+expect_inv "/opt/alpha - n/a alpha@1.0-1
+/opt/plain - n/a -
+/usr/bin/dpkg deb:dpkg@$DPV/dpkg@$DPV True beta@2.0-1.fc40
+/usr/bin/ls - n/a systemd@$SDV
+$LIBSD deb:libsystemd0@1.0-1/systemd@1.0-1 True systemd@$SDV" \
+        "an OCI image: the database as its layers leave it (a list whited out, the status file replaced)"
+
+# --- rpm databases
+if command -v rpm > /dev/null && command -v rpmbuild > /dev/null; then
+        M='{"type":"rpm","os":"fedora","osVersion":"40","name":"hello","version":"1.2-3.fc40","architecture":"x86_64"}'
+        cc -o hello -fuse-ld=bfd -Xlinker "--package-metadata=$M" main.c || fatal "cannot link hello"
+        cc -shared -fPIC -o libhello.so.1 main.c || fatal "cannot link libhello"
+        mkdir -p rpm/SPECS
+        cat > rpm/SPECS/hello.spec <<EOF
+Name: hello
+Version: 1.2
+Release: 3.fc40
+Epoch: 2
+Summary: test
+License: MIT
+%description
+test
+%install
+mkdir -p %{buildroot}/usr/bin %{buildroot}/usr/lib64
+cp $T/hello %{buildroot}/usr/bin/hello
+cp $T/libhello.so.1 %{buildroot}/usr/lib64/libhello.so.1
+%files
+/usr/bin/hello
+/usr/lib64/libhello.so.1
+EOF
+        if rpmbuild -bb --define "_topdir $T/rpm" --define "__strip /bin/true" --define "debug_package %{nil}" \
+                --define "_build_id_links none" rpm/SPECS/hello.spec > rpmbuild.log 2>&1; then
+                RPMF=$(ls rpm/RPMS/*/hello-*.rpm)
+                for place in var/lib/rpm usr/lib/sysimage/rpm; do
+                        F=$T/f-$(echo $place | tr / _)
+                        mkdir -p "$F/usr/bin" "$F/usr/lib64"
+                        rpm --root "$F" --dbpath "/$place" --initdb &&
+                                rpm --root "$F" --dbpath "/$place" -i --nodeps --justdb --ignorearch --ignoreos "$RPMF" > rpm.log 2>&1 ||
+                                { fail "rpm -i --justdb into /$place" "$(cat rpm.log)"; continue; }
+                        if [ "$place" = usr/lib/sysimage/rpm ]; then
+                                mkdir -p "$F/var/lib" && ln -s ../../usr/lib/sysimage/rpm "$F/var/lib/rpm"
+                        fi
+                        cp hello "$F/usr/bin/hello"
+                        cp libhello.so.1 "$F/usr/lib64/libhello.so.1"
+                        cp beta "$F/usr/bin/beta"
+                        owner=$(rpm --root "$F" --dbpath "/$place" -qf --qf '%{NAME}@%{EPOCH}:%{VERSION}-%{RELEASE}' /usr/bin/hello)
+                        scan "$F"
+                        dbinv "$F"
+                        expect_inv "/usr/bin/beta - n/a beta@2.0-1.fc40
+/usr/bin/hello rpm:hello@2:1.2-3.fc40/hello@1.2-3.fc40 False hello@1.2-3.fc40
+/usr/lib64/libhello.so.1 rpm:hello@2:1.2-3.fc40/hello@1.2-3.fc40 n/a -" \
+                                "an rpm database in /$place (rpmdb.sqlite, read without rpm): owners, epoch, source rpm"
+                        if [ "$owner" = "hello@2:1.2-3.fc40" ]; then pass "rpm -qf agrees (/$place)"; else
+                                fail "rpm -qf agrees (/$place)" "rpm says $owner"; fi
+                        tar -C "$F" -cf rpmroot.tar .
+                        scan rpmroot.tar
+                        dbinv ""
+                        expect_inv "/usr/bin/beta - n/a beta@2.0-1.fc40
+/usr/bin/hello rpm:hello@2:1.2-3.fc40/hello@1.2-3.fc40 False hello@1.2-3.fc40
+/usr/lib64/libhello.so.1 rpm:hello@2:1.2-3.fc40/hello@1.2-3.fc40 n/a -" \
+                                "the same rpm root as a tar (/$place)"
+                done
+                # Damaged databases: named as problems, the scan goes on.
+                D=$T/damaged
+                cp -a "$T/f-var_lib_rpm" "$D"
+                head -c 8192 "$T/f-var_lib_rpm/var/lib/rpm/rpmdb.sqlite" > "$D/var/lib/rpm/rpmdb.sqlite"
+                scan "$D"
+                if [ "$STATUS" = 1 ] && grep -q 'var/lib/rpm/rpmdb.sqlite' err && grep -q '"path":"[^"]*/usr/bin/hello"' out; then
+                        pass "a truncated rpm database: a problem named, the objects still reported"
+                else
+                        fail "a truncated rpm database: a problem named" "exit status $STATUS: $(head -c 400 err)"
+                fi
+                python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read())
+for i in range(4096, len(d), 7): d[i] ^= 0x5a
+open(sys.argv[1], "wb").write(d)' "$D/var/lib/rpm/rpmdb.sqlite"
+                cp "$T/f-var_lib_rpm/var/lib/rpm/rpmdb.sqlite" "$D/var/lib/rpm/rpmdb.sqlite.orig"
+                scan "$D"
+                if [ "$STATUS" -le 1 ] && grep -q '"path":"[^"]*/usr/bin/hello"' out; then
+                        pass "a scrambled rpm database: no crash, the objects still reported"
+                else
+                        fail "a scrambled rpm database" "exit status $STATUS: $(head -c 400 err)"
+                fi
+        else
+                fail "rpmbuild of the test package" "$(tail -n 5 rpmbuild.log)"
+        fi
+else
+        missing "rpm databases" rpm
+fi
+
+# A status file that is not one: no packages, every object unowned.
+G=$T/garbage
+mkdir -p "$G/var/lib/dpkg" "$G/usr/bin"
+head -c 20000 /dev/urandom > "$G/var/lib/dpkg/status"
+cp alpha "$G/usr/bin/alpha"
+scan "$G"
+dbinv "$G"
+expect_inv "/usr/bin/alpha - n/a alpha@1.0-1" "a dpkg status file of random bytes: no owner, no crash"
+
+finish
