@@ -18,7 +18,7 @@ DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross \
 	gcc-i686-linux-gnu libc6-dev-i386-cross gcc-m68k-linux-gnu gcc-sh4-linux-gnu gcc-hppa-linux-gnu \
 	qemu-user-static libc6-dev \
-	systemd zstd xz-utils lz4 cmake rpm rpm2cpio cpio debhelper dpkg-dev \
+	systemd zstd xz-utils lz4 cmake rpm rpm2cpio libsqlite3-0 cpio debhelper dpkg-dev \
 	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso bubblewrap mmdebstrap abigail-tools
 
 .PHONY: all build demo check check-sanitize fuzz deps-build deps-test install clean

@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,9 +42,97 @@ static bool nonempty(const char *s) {
         return s && *s;
 }
 
+/* Component I (from 0: part, vendor, product, version) of a CPE name,
+ * decoded and lowercased into BUF; false when it has none or it is ANY
+ * or NA. */
+static bool cpe_component(const char *cpe, size_t i, char *buf, size_t size) {
+        bool fs = !strncmp(cpe, "cpe:2.3:", 8);
+        const char *p = fs ? cpe + 8 : !strncmp(cpe, "cpe:/", 5) ? cpe + 5 : NULL;
+        if (!p)
+                return false;
+        for (size_t k = 0; k < i; k++) {
+                while (*p && *p != ':')
+                        p += fs && *p == '\\' && p[1] ? 2 : 1;
+                if (!*p)
+                        return false;
+                p++;
+        }
+        size_t n = 0;
+        while (*p && *p != ':' && n + 1 < size) {
+                char c = *p++;
+                if (fs && c == '\\' && *p)
+                        c = *p++;
+                else if (!fs && c == '%' && isxdigit((unsigned char)p[0]) && isxdigit((unsigned char)p[1])) {
+                        char hex[3] = {p[0], p[1], 0};
+                        c = (char)strtol(hex, NULL, 16);
+                        p += 2;
+                }
+                buf[n++] = (char)tolower((unsigned char)c);
+        }
+        buf[n] = 0;
+        if (*p && *p != ':')
+                return false; /* too long for BUF */
+        return n > 0 && strcmp(buf, "*") && strcmp(buf, "-");
+}
+
+/* The purl namespace and distro name of the operating system CPE names
+ * (as SBOM tools name the distributions), and its version: false when
+ * CPE names no operating system. */
+static bool cpe_distro(const char *cpe, char ns[64], char distro[64], char version[64]) {
+        static const struct {
+                const char *vendor, *product, *ns, *distro;
+        } known[] = {
+                {"fedoraproject", "fedora", "fedora", "fedora"},
+                {"redhat", "enterprise_linux", "redhat", "rhel"},
+                {"centos", "centos", "centos", "centos"},
+                {"debian", "debian_linux", "debian", "debian"},
+                {"canonical", "ubuntu_linux", "ubuntu", "ubuntu"},
+                {"alpinelinux", "alpine_linux", "alpine", "alpine"},
+                {"microsoft", "cbl-mariner", "mariner", "mariner"},
+                {"microsoft", "azure_linux", "azurelinux", "azurelinux"},
+                {"microsoft", "azurelinux", "azurelinux", "azurelinux"},
+                {"amazon", "amazon_linux", "amazon", "amzn"},
+                {"opensuse", "leap", "opensuse", "opensuse-leap"},
+                {"opensuse", "tumbleweed", "opensuse", "opensuse-tumbleweed"},
+                {"suse", "linux_enterprise_server", "suse", "sles"},
+                {"rocky", "rocky", "rocky", "rocky"},
+                {"almalinux", "almalinux", "almalinux", "almalinux"},
+                {"oracle", "linux", "oracle", "ol"},
+        };
+        char part[8], vendor[64], product[64];
+        if (!cpe || !cpe_component(cpe, 0, part, sizeof part) || strcmp(part, "o") ||
+            !cpe_component(cpe, 1, vendor, sizeof vendor) || !cpe_component(cpe, 2, product, sizeof product))
+                return false;
+        if (!cpe_component(cpe, 3, version, 64))
+                version[0] = 0;
+        for (size_t i = 0; i < ELEMENTSOF(known); i++)
+                if (!strcmp(vendor, known[i].vendor) && !strcmp(product, known[i].product)) {
+                        snprintf(ns, 64, "%s", known[i].ns);
+                        snprintf(distro, 64, "%s", known[i].distro);
+                        return true;
+                }
+        /* Otherwise the product, without a "_linux" ending. */
+        size_t n = strlen(product);
+        if (n > 6 && !strcmp(product + n - 6, "_linux"))
+                product[n - 6] = 0;
+        snprintf(ns, 64, "%s", product);
+        snprintf(distro, 64, "%s", product);
+        return true;
+}
+
 PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret) {
         const char *type = pkgnote_metadata_type(m), *os = pkgnote_metadata_os(m);
         const char *osv = pkgnote_metadata_os_version(m), *name = pkgnote_metadata_name(m);
+        /* Notes that give the OS only as a CPE (Fedora's give osCpe alone):
+         * the namespace and distro from it, as other SBOM tools do. */
+        char cns[64], cdistro[64], cver[64];
+        const char *distro = os;
+        if (cpe_distro(pkgnote_metadata_os_cpe(m), cns, cdistro, cver)) {
+                if (!nonempty(os))
+                        os = cns, distro = cdistro;
+                if (!nonempty(osv) && cver[0])
+                        osv = cver;
+        }
         const char *version = pkgnote_metadata_version(m), *arch = pkgnote_metadata_architecture(m);
         if (!nonempty(name))
                 return pn_error(-ENODATA, "the note has no name");
@@ -87,9 +176,9 @@ PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret) {
                 pct(f, arch, false);
                 sep = '&';
         }
-        if (nonempty(os)) {
+        if (nonempty(distro)) {
                 fprintf(f, "%cdistro=", sep);
-                pct(f, os, true);
+                pct(f, distro, true);
                 if (nonempty(osv)) {
                         fputc('-', f);
                         pct(f, osv, false);
@@ -108,6 +197,33 @@ PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret) {
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
+
+/* The packages of the SBOM: those of the notes, then those of the
+ * package databases that own objects without a note. */
+static size_t pkg_count(const pkgnote_scan *s) {
+        return pn_scan_all_package_count(s);
+}
+static const pkgnote_metadata *pkg_meta(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p ? p->meta : NULL;
+}
+static const char *pkg_json(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p ? p->json : NULL;
+}
+static size_t pkg_nobj(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p ? p->n_objects : 0;
+}
+static const pkgnote_scan_object *pkg_obj(const pkgnote_scan *s, size_t i, size_t j) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p && j < p->n_objects ? p->objects[j] : NULL;
+}
+/* Whether package I is a package database's, not a note's. */
+static bool pkg_db(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p && p->db;
+}
 
 /* A JSON string of S; bytes that are not UTF-8 (possible in paths) as the
  * text \xNN, as the command's text output shows them. */
@@ -246,8 +362,8 @@ static bool in_scope(const struct scope *sc, const pkgnote_scan_object *ob) {
 
 /* Whether an object of package I lies in SC. */
 static bool package_in_scope(const pkgnote_scan *s, size_t i, const struct scope *sc) {
-        for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++)
-                if (in_scope(sc, pkgnote_scan_package_object(s, i, j)))
+        for (size_t j = 0; j < pkg_nobj(s, i); j++)
+                if (in_scope(sc, pkg_obj(s, i, j)))
                         return true;
         return false;
 }
@@ -282,7 +398,7 @@ typedef json_t *(*package_element_fn)(const pkgnote_scan *s, size_t i, const cha
  * returns for each, named by IDS. */
 static void add_packages(const pkgnote_scan *s, const struct sbom_ids *ids, json_t *array, package_element_fn make,
                          void *userdata, int *err) {
-        for (size_t i = 0; i < pkgnote_scan_package_count(s) && !*err; i++) {
+        for (size_t i = 0; i < pkg_count(s) && !*err; i++) {
                 if (!package_in_scope(s, i, &ids->scope))
                         continue;
                 char id[80];
@@ -354,8 +470,8 @@ static size_t dl_provider(const pkgnote_scan *s, const struct scope *sc, const c
                 if (strcmp(base ? base + 1 : path, soname) || pkgnote_scan_object_package_count(ob) == 0)
                         continue;
                 const char *json = pkgnote_scan_object_package_json(ob, 0);
-                for (size_t p = 0; json && p < pkgnote_scan_package_count(s); p++)
-                        if (!strcmp(pkgnote_scan_package_json(s, p), json))
+                for (size_t p = 0; json && p < pkg_count(s); p++)
+                        if (!strcmp(pkg_json(s, p), json))
                                 return p;
         }
         return SIZE_MAX;
@@ -376,15 +492,15 @@ static size_t dl_soname(struct sbom_dl *dl, const pkgnote_scan *s, const char *s
 }
 
 static int dl_collect(const pkgnote_scan *s, const struct scope *sc, struct sbom_dl *dl) {
-        *dl = (struct sbom_dl){.scope = *sc, .np = pkgnote_scan_package_count(s)};
+        *dl = (struct sbom_dl){.scope = *sc, .np = pkg_count(s)};
         dl->deps = calloc(dl->np ? dl->np : 1, sizeof *dl->deps);
         if (!dl->deps)
                 return -ENOMEM;
         for (size_t i = 0; i < dl->np; i++) {
                 if (pkgnote_deps_new(&dl->deps[i]) < 0)
                         return -ENOMEM;
-                for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
-                        const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
+                for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                        const pkgnote_scan_object *ob = pkg_obj(s, i, j);
                         for (size_t k = 0; in_scope(sc, ob) && k < pkgnote_scan_object_dlopen_count(ob); k++) {
                                 const char *json = pkgnote_scan_object_dlopen_json(ob, k);
                                 pkgnote_dlopen *d;
@@ -589,13 +705,16 @@ static void spdx_package_relationships(const pkgnote_scan *s, size_t i, const ch
          * their packages. */
         if (!pkgnote_scan_image_count(s) || package_in_scope(s, i, &(struct scope){.image = NULL}))
                 push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
-        for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
-                const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
+        for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                const pkgnote_scan_object *ob = pkg_obj(s, i, j);
                 size_t q = object_index(s, ob), k = q < pkgnote_scan_object_count(s) ? file_no[q] : 0;
                 if (!k)
                         continue;
                 snprintf(fid, sizeof fid, "SPDXRef-File-%zu", k);
-                push(rels, spdx_relationship(id, "OTHER", fid, "evident-by: the file carries this package note"), err);
+                push(rels, spdx_relationship(id, "OTHER", fid,
+                                             pkg_db(s, i) ? "evident-by: the root's package database lists the file"
+                                                          : "evident-by: the file carries this package note"),
+                     err);
         }
 }
 
@@ -609,7 +728,7 @@ struct spdx_packages {
  * (package_element_fn; USERDATA is a struct spdx_packages). */
 static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, void *userdata, int *err) {
         const struct spdx_packages *sp = userdata;
-        const pkgnote_metadata *m = pkgnote_scan_package(s, i);
+        const pkgnote_metadata *m = pkg_meta(s, i);
         json_t *p = json_object();
         if (!p)
                 return NULL;
@@ -621,16 +740,18 @@ static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, voi
         put(p, "licenseDeclared", json_string("NOASSERTION"), err);
         put(p, "copyrightText", json_string("NOASSERTION"), err);
         spdx_external_refs(p, m, err);
-        size_t no = pkgnote_scan_package_object_count(s, i);
+        size_t no = pkg_nobj(s, i);
         char *info = NULL;
-        if (asprintf(&info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s", no,
-                     no == 1 ? "" : "s") >= 0)
+        if ((pkg_db(s, i) ? asprintf(&info, "the owner of %zu object%s without a package note, by the package database of their root",
+                                     no, no == 1 ? "" : "s")
+                          : asprintf(&info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s", no,
+                                     no == 1 ? "" : "s")) >= 0)
                 put(p, "sourceInfo", json_string(info), err);
         else
                 *err = -ENOMEM;
         free(info);
         char *c = NULL;
-        if (asprintf(&c, "package note: %s", pkgnote_scan_package_json(s, i)) >= 0)
+        if (asprintf(&c, "%s: %s", pkg_db(s, i) ? "package database" : "package note", pkg_json(s, i)) >= 0)
                 put(p, "comment", jstr(c), err);
         free(c);
         spdx_package_relationships(s, i, id, sp->file_no, sp->rels, err);
@@ -706,7 +827,7 @@ static void spdx_images(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int *
                 push(pkgs, p, err);
                 push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
                 struct scope sc = {.image = im};
-                for (size_t k = 0; !*err && k < pkgnote_scan_package_count(s); k++)
+                for (size_t k = 0; !*err && k < pkg_count(s); k++)
                         if (package_in_scope(s, k, &sc)) {
                                 element_id(pid, spdx_ids.package, k);
                                 push(rels, spdx_relationship(id, "CONTAINS", pid, NULL), err);
@@ -782,8 +903,9 @@ static void cdx_header(json_t *doc, const pkgnote_sbom_options *o, int *err) {
         put(doc, "metadata", meta, err);
 }
 
-/* Every string key of M as a property of C, so nothing is lost. */
-static void cdx_note_properties(json_t *c, const pkgnote_metadata *m, int *err) {
+/* Every string key of M as a property of C, so nothing is lost; DB:
+ * M is made from a package database's record, not a note. */
+static void cdx_note_properties(json_t *c, const pkgnote_metadata *m, bool db, int *err) {
         json_t *props = json_array();
         if (!props) {
                 *err = -ENOMEM;
@@ -794,7 +916,7 @@ static void cdx_note_properties(json_t *c, const pkgnote_metadata *m, int *err) 
                 if (!v)
                         continue;
                 char name[160];
-                snprintf(name, sizeof name, "pkgnote:note:%s", key);
+                snprintf(name, sizeof name, "pkgnote:%s:%s", db ? "db" : "note", key);
                 push(props, cdx_property(name, v), err);
         }
         if (json_array_size(props))
@@ -810,8 +932,8 @@ static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, const struc
                 *err = -ENOMEM;
                 return;
         }
-        for (size_t j = 0; j < pkgnote_scan_package_object_count(s, i); j++) {
-                const pkgnote_scan_object *ob = pkgnote_scan_package_object(s, i, j);
+        for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                const pkgnote_scan_object *ob = pkg_obj(s, i, j);
                 if (!in_scope(sc, ob))
                         continue;
                 json_t *x = json_object();
@@ -826,7 +948,7 @@ static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, const struc
  * is the scope). */
 static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, void *userdata, int *err) {
         const struct scope *sc = userdata;
-        const pkgnote_metadata *m = pkgnote_scan_package(s, i);
+        const pkgnote_metadata *m = pkg_meta(s, i);
         json_t *c = json_object();
         if (!c)
                 return NULL;
@@ -846,7 +968,7 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
                 put(c, "purl", json_string(purl), err);
                 free(purl);
         }
-        cdx_note_properties(c, m, err);
+        cdx_note_properties(c, m, pkg_db(s, i), err);
         cdx_evidence(c, s, i, sc, err);
         return c;
 }

@@ -63,12 +63,22 @@ struct pkgnote_scan_object {
         const char *dbtype; /* of DBPKG: "deb" or "rpm" */
 };
 
+/* A package of the scan: one a note names, or (DB) one a root's package
+ * database names as the owner of objects without a note, with its own
+ * JSON and metadata made from the database's record. */
 struct package {
         const char *json;
         const pkgnote_metadata *meta;
         const pkgnote_scan_object **objects;
         size_t n_objects;
+        bool db;
+        char *db_json;
+        pkgnote_metadata *db_meta;
 };
+/* Every package of S: those of the notes (pkgnote_scan_package()), then
+ * those of the databases; NULL past the end. */
+size_t pn_scan_all_package_count(const pkgnote_scan *s);
+const struct package *pn_scan_all_package(const pkgnote_scan *s, size_t i);
 
 /* What an image reference said its input is. */
 enum { PN_IMAGE_ANY = 0, PN_IMAGE_OCI, PN_IMAGE_OCI_ARCHIVE, PN_IMAGE_DOCKER_ARCHIVE, PN_IMAGE_STORAGE };
@@ -163,6 +173,7 @@ struct pkgnote_scan {
         /* package index, built on first use */
         struct package *packages;
         size_t n_packages, cap_packages;
+        size_t n_note_packages; /* the first ones; database packages follow */
         bool packages_valid;
 };
 

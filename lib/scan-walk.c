@@ -154,8 +154,9 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
         o->size = pkgnote_elf_size(e);
         o->image = p->image;
         pkgnote_elf_free(e);
-        if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && pkgnote_info_package_count(o->info) > 0 &&
-            (r = sum_fd(fd, io, o)) < 0)
+        /* Every object's: one without a note is in the SBOM too when a
+         * package database owns it, which is known after the walk. */
+        if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && (r = sum_fd(fd, io, o)) < 0)
                 file_problem(p, dirpath, name, r, "cannot read: %s", strerror(-r));
         pn_scan_add_object(s, o);
 out:
@@ -191,7 +192,7 @@ static void do_fd(struct pool *p, struct job *j, uint8_t *io) {
         else
                 j->obj->size = pkgnote_elf_size(e);
         pkgnote_elf_free(e);
-        if (r >= 0 && (p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && pkgnote_info_package_count(j->obj->info) > 0 &&
+        if (r >= 0 && (p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) &&
             (r = io ? sum_fd(j->fd, io, j->obj) : -ENOMEM) < 0)
                 pn_scan_object_add_problem(j->obj, r, r == -ENOMEM ? "out of memory" : strerror(-r));
 }

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "elfconst.h"
+#include "pkgdb.h"
 #include "scan-private.h"
 
 PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote_scan **ret) {
@@ -47,11 +49,14 @@ PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote
 }
 
 static void packages_clear(pkgnote_scan *s) {
-        for (size_t i = 0; i < s->n_packages; i++)
+        for (size_t i = 0; i < s->n_packages; i++) {
                 free(s->packages[i].objects);
+                free(s->packages[i].db_json);
+                pkgnote_metadata_free(s->packages[i].db_meta);
+        }
         free(s->packages);
         s->packages = NULL;
-        s->n_packages = s->cap_packages = 0;
+        s->n_packages = s->cap_packages = s->n_note_packages = 0;
         s->packages_valid = false;
 }
 
@@ -381,10 +386,10 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_scan_object_problem(const pkgnote_
         return pkgnote_info_problem(o->info, i);
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha1(const pkgnote_scan_object *o) {
-        return o->has_sums && pkgnote_info_package_count(o->info) ? o->sha1 : NULL;
+        return o->has_sums && (pkgnote_info_package_count(o->info) || o->dbpkg) ? o->sha1 : NULL;
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha256(const pkgnote_scan_object *o) {
-        return o->has_sums && pkgnote_info_package_count(o->info) ? o->sha256 : NULL;
+        return o->has_sums && (pkgnote_info_package_count(o->info) || o->dbpkg) ? o->sha256 : NULL;
 }
 
 /* ---- images ---- */
@@ -452,6 +457,92 @@ static int cmp_pkgref(const void *pa, const void *pb) {
         return a->order < b->order ? -1 : a->order > b->order;
 }
 
+/* Database packages: the owners of objects without a note, by type,
+ * name, version, architecture and the root's OS. */
+static int cmp_dbref(const void *pa, const void *pb) {
+        const struct pkgnote_scan_object *x = *(const struct pkgnote_scan_object *const *)pa,
+                                         *y = *(const struct pkgnote_scan_object *const *)pb;
+        const char *kx[] = {x->dbtype, x->dbpkg->bin_name, x->dbpkg->bin_version, x->dbpkg->arch, x->dbroot->os_id,
+                            x->dbroot->os_version_id};
+        const char *ky[] = {y->dbtype, y->dbpkg->bin_name, y->dbpkg->bin_version, y->dbpkg->arch, y->dbroot->os_id,
+                            y->dbroot->os_version_id};
+        for (size_t i = 0; i < ELEMENTSOF(kx); i++) {
+                int c = strcmp(kx[i] ? kx[i] : "", ky[i] ? ky[i] : "");
+                if (c)
+                        return c;
+        }
+        return 0;
+}
+
+/* The JSON and metadata of the database package of O, as a note would
+ * give them: type, os and osVersion (the root's os-release), the binary
+ * package's name and version, its architecture. */
+static int db_package(const struct pkgnote_scan_object *o, struct package *p) {
+        json_t *j = json_object();
+        const char *kv[][2] = {{PKGNOTE_KEY_TYPE, o->dbtype},
+                               {PKGNOTE_KEY_OS, o->dbroot->os_id},
+                               {PKGNOTE_KEY_OS_VERSION, o->dbroot->os_version_id},
+                               {PKGNOTE_KEY_NAME, o->dbpkg->bin_name},
+                               {PKGNOTE_KEY_VERSION, o->dbpkg->bin_version},
+                               {PKGNOTE_KEY_ARCHITECTURE, o->dbpkg->arch}};
+        int r = j ? 0 : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < ELEMENTSOF(kv); i++)
+                if (kv[i][1] && json_object_set_new(j, kv[i][0], json_string(kv[i][1])) < 0)
+                        r = -ENOMEM;
+        if (r == 0 && !(p->db_json = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+                r = -ENOMEM;
+        json_decref(j);
+        if (r == 0 && pkgnote_metadata_parse(p->db_json, strlen(p->db_json), &p->db_meta) < 0)
+                r = -ENOMEM; /* strings from the database are valid; only memory can fail */
+        p->json = p->db_json;
+        p->meta = p->db_meta;
+        p->db = true;
+        return r;
+}
+
+static int build_db_packages(pkgnote_scan *s) {
+        size_t n = 0;
+        for (size_t i = 0; i < s->n_objects; i++)
+                n += s->objects[i]->dbpkg && !pkgnote_info_package_count(s->objects[i]->info);
+        if (n == 0)
+                return 0;
+        const struct pkgnote_scan_object **v = malloc(n * sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        n = 0;
+        for (size_t i = 0; i < s->n_objects; i++)
+                if (s->objects[i]->dbpkg && !pkgnote_info_package_count(s->objects[i]->info))
+                        v[n++] = s->objects[i];
+        /* Stable: objects keep their order within a package. */
+        for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && cmp_dbref(&v[j - 1], &v[j]) > 0; j--) {
+                        const struct pkgnote_scan_object *t = v[j];
+                        v[j] = v[j - 1];
+                        v[j - 1] = t;
+                }
+        int r = 0;
+        for (size_t i = 0; i < n && r == 0;) {
+                size_t e = i + 1;
+                while (e < n && cmp_dbref(&v[i], &v[e]) == 0)
+                        e++;
+                if (PN_GROW(s->packages, s->cap_packages, s->n_packages + 1) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                struct package *p = &s->packages[s->n_packages++];
+                *p = (struct package){0};
+                if (!(p->objects = calloc(e - i, sizeof *p->objects)))
+                        r = -ENOMEM;
+                for (size_t q = i; r == 0 && q < e; q++)
+                        p->objects[p->n_objects++] = v[q];
+                if (r == 0)
+                        r = db_package(v[i], p);
+                i = e;
+        }
+        free(v);
+        return r;
+}
+
 static int build_packages(pkgnote_scan *s) {
         size_t n = 0;
         for (size_t i = 0; i < s->n_objects; i++)
@@ -478,10 +569,13 @@ static int build_packages(pkgnote_scan *s) {
                 }
                 for (size_t q = i; q < e; q++)
                         objs[q - i] = refs[q].obj;
-                s->packages[s->n_packages++] = (struct package){refs[i].json, refs[i].meta, objs, e - i};
+                s->packages[s->n_packages++] = (struct package){.json = refs[i].json, .meta = refs[i].meta, .objects = objs, .n_objects = e - i};
                 i = e;
         }
         free(refs);
+        s->n_note_packages = s->n_packages;
+        if (r == 0)
+                r = build_db_packages(s);
         if (r < 0)
                 packages_clear(s);
         else
@@ -499,22 +593,36 @@ static const struct package *package_at(const pkgnote_scan *s, size_t i) {
         return ok && i < m->n_packages ? &m->packages[i] : NULL;
 }
 
-PKGNOTE_PUBLIC size_t pkgnote_scan_package_count(const pkgnote_scan *s) {
+size_t pn_scan_all_package_count(const pkgnote_scan *s) {
         return package_at(s, 0) ? s->n_packages : 0;
 }
-PKGNOTE_PUBLIC const pkgnote_metadata *pkgnote_scan_package(const pkgnote_scan *s, size_t i) {
+
+const struct package *pn_scan_all_package(const pkgnote_scan *s, size_t i) {
+        return package_at(s, i);
+}
+
+/* A package of a note: the first n_note_packages of the index. */
+static const struct package *note_package_at(const pkgnote_scan *s, size_t i) {
         const struct package *p = package_at(s, i);
+        return p && !p->db ? p : NULL;
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_scan_package_count(const pkgnote_scan *s) {
+        return package_at(s, 0) ? s->n_note_packages : 0;
+}
+PKGNOTE_PUBLIC const pkgnote_metadata *pkgnote_scan_package(const pkgnote_scan *s, size_t i) {
+        const struct package *p = note_package_at(s, i);
         return p ? p->meta : NULL;
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_package_json(const pkgnote_scan *s, size_t i) {
-        const struct package *p = package_at(s, i);
+        const struct package *p = note_package_at(s, i);
         return p ? p->json : NULL;
 }
 PKGNOTE_PUBLIC size_t pkgnote_scan_package_object_count(const pkgnote_scan *s, size_t i) {
-        const struct package *p = package_at(s, i);
+        const struct package *p = note_package_at(s, i);
         return p ? p->n_objects : 0;
 }
 PKGNOTE_PUBLIC const pkgnote_scan_object *pkgnote_scan_package_object(const pkgnote_scan *s, size_t i, size_t j) {
-        const struct package *p = package_at(s, i);
+        const struct package *p = note_package_at(s, i);
         return p && j < p->n_objects ? p->objects[j] : NULL;
 }

@@ -174,6 +174,42 @@ expect_inv "/opt/alpha - n/a alpha@1.0-1
 $LIBSD deb:libsystemd0@1.0-1/systemd@1.0-1 True systemd@$SDV" \
         "an OCI image: the database as its layers leave it (a list whited out, the status file replaced)"
 
+# --- SBOMs: objects without a note appear as their database package's
+cp /usr/bin/ls "$R/usr/bin/dir"   # owned by coreutils, without a note
+. /etc/os-release
+"$PKGNOTE" scan --format cyclonedx -o root.cdx.json "$R" 2> err && "$PKGNOTE" scan --format spdx -o root.spdx.json "$R" 2>> err
+STATUS=$?
+SUM1=$(sha1sum < "$R/usr/bin/dir" | cut -d' ' -f1)
+if [ "$STATUS" = 0 ] && python3 - "$CUV" "$ID" "$VERSION_ID" "$SUM1" > check.err 2>&1 <<'PY'
+import json, sys
+cuv, osid, osv, sum1 = sys.argv[1:]
+purl = "pkg:deb/%s/coreutils@%s?arch=amd64&distro=%s-%s" % (osid, cuv.replace(":", "%3A").replace("+", "%2B"), osid, osv)
+c = json.load(open("root.cdx.json"))
+comp = [x for x in c["components"] if x["name"] == "coreutils"]
+assert len(comp) == 1, c["components"]
+comp = comp[0]
+assert comp["version"] == cuv and comp["purl"] == purl, comp
+locs = [o["location"] for o in comp["evidence"]["occurrences"]]
+assert len(locs) == 1 and locs[0].endswith("/usr/bin/dir"), locs
+props = {p["name"]: p["value"] for p in comp["properties"]}
+assert props["pkgnote:db:type"] == "deb" and props["pkgnote:db:name"] == "coreutils", props
+# /usr/bin/ls carries systemd's note: it is in systemd's component, not in coreutils'
+s = json.load(open("root.spdx.json"))
+pk = [p for p in s["packages"] if p["name"] == "coreutils"]
+assert len(pk) == 1 and pk[0]["versionInfo"] == cuv, pk
+assert any(r["referenceLocator"] == purl for r in pk[0]["externalRefs"]), pk[0]
+files = {f["SPDXID"]: f for f in s["files"]}
+ev = [r["relatedSpdxElement"] for r in s["relationships"] if r["spdxElementId"] == pk[0]["SPDXID"] and r["relationshipType"] == "OTHER"]
+assert len(ev) == 1 and files[ev[0]]["fileName"].endswith("/usr/bin/dir"), ev
+assert {x["algorithm"]: x["checksumValue"] for x in files[ev[0]]["checksums"]}["SHA1"] == sum1
+PY
+then
+        pass "SBOMs: a file without a note is attributed to the package the database names (purl, evidence, checksum)"
+else
+        fail "SBOMs: a file without a note is attributed to its database package" "exit status $STATUS: $(cat err check.err | tail -n 5)"
+fi
+validate_sboms "with database packages" root.spdx.json:spdx root.cdx.json:cyclonedx
+
 # --- rpm databases
 if command -v rpm > /dev/null && command -v rpmbuild > /dev/null; then
         M='{"type":"rpm","os":"fedora","osVersion":"40","name":"hello","version":"1.2-3.fc40","architecture":"x86_64"}'

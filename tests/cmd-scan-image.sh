@@ -129,19 +129,7 @@ then
 else
         fail "SBOMs of two images: each image a component (CycloneDX) or package (SPDX) holding its own" "$(cat err check.err)"
 fi
-schemas="$SRCDIR/../shared/schemas"
-ajv="${BUILDDIR:-$HOME}/npm-ajv"
-if [ -f "$schemas/spdx-2.3.schema.json" ] && [ -d "$ajv/node_modules/ajv-formats" ] && command -v node > /dev/null; then
-        for f in lay.spdx.json:spdx lay.cdx.json:cyclonedx; do
-                if node "$H/validate.js" "$ajv" "$schemas" "${f#*:}" "${f%%:*}" > v.txt 2>&1; then
-                        pass "${f%%:*} (two images) validates against the ${f#*:} schema"
-                else
-                        fail "${f%%:*} (two images) validates against the ${f#*:} schema"; sed 's/^/# /' v.txt | head -n 20
-                fi
-        done
-else
-        skip "SBOMs of two images validate against the schemas" "the schemas or ajv are not there (cmd-scan installs ajv)"
-fi
+validate_sboms "two images" lay.spdx.json:spdx lay.cdx.json:cyclonedx
 
 scan oci:lay:v9
 expect_error "no image tagged 'v9' (tags: v1, v2)" "unknown tag: the tags present named"

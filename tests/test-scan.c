@@ -90,6 +90,31 @@ static void test_purl(void) {
         /* Other types: generic, no namespace. */
         check_purl("{\"type\":\"alpm\",\"os\":\"arch\",\"name\":\"a b/c?d#e@f\",\"version\":\"1\"}",
                    "pkg:generic/a%20b%2Fc%3Fd%23e%40f@1?distro=arch");
+        /* The OS from the CPE when the note gives it no other way. */
+        check_purl("{\"type\":\"rpm\",\"name\":\"systemd\",\"version\":\"256.7-1.fc41\",\"architecture\":\"x86_64\","
+                   "\"osCpe\":\"cpe:/o:fedoraproject:fedora:41\"}",
+                   "pkg:rpm/fedora/systemd@256.7-1.fc41?arch=x86_64&distro=fedora-41");
+        check_purl("{\"type\":\"deb\",\"os\":\"Debian\",\"name\":\"systemd\",\"version\":\"252.38-1~deb12u1\",\"architecture\":\"amd64\"}",
+                   "pkg:deb/debian/systemd@252.38-1~deb12u1?arch=amd64&distro=debian");
+        check_purl("{\"type\":\"deb\",\"name\":\"systemd\",\"version\":\"252.38-1~deb12u1\",\"architecture\":\"amd64\","
+                   "\"osCpe\":\"cpe:/o:debian:debian_linux:12\"}",
+                   "pkg:deb/debian/systemd@252.38-1~deb12u1?arch=amd64&distro=debian-12");
+        check_purl("{\"type\":\"apk\",\"name\":\"musl\",\"version\":\"1.2.5-r0\",\"architecture\":\"x86_64\","
+                   "\"osCpe\":\"cpe:2.3:o:alpinelinux:alpine_linux:3.20:*:*:*:*:*:*:*\"}",
+                   "pkg:apk/alpine/musl@1.2.5-r0?arch=x86_64&distro=alpine-3.20");
+        check_purl("{\"type\":\"rpm\",\"name\":\"glibc\",\"version\":\"2.35-7.cm2\",\"osCpe\":\"cpe:/o:microsoft:cbl-mariner:2\"}",
+                   "pkg:rpm/mariner/glibc@2.35-7.cm2?distro=mariner-2");
+        check_purl("{\"type\":\"rpm\",\"name\":\"bash\",\"version\":\"5.1-1.el9\",\"osCpe\":\"cpe:/o:redhat:enterprise_linux:9::baseos\"}",
+                   "pkg:rpm/redhat/bash@5.1-1.el9?distro=rhel-9");
+        /* os given: kept; osVersion from the CPE when the note lacks it */
+        check_purl("{\"type\":\"rpm\",\"os\":\"fedora\",\"name\":\"x\",\"version\":\"1-1\",\"osCpe\":\"cpe:/o:fedoraproject:fedora:40\"}",
+                   "pkg:rpm/fedora/x@1-1?distro=fedora-40");
+        /* an application CPE, a CPE of any version, an unknown vendor */
+        check_purl("{\"type\":\"rpm\",\"name\":\"x\",\"version\":\"1\",\"osCpe\":\"cpe:/a:gnu:bash:5\"}", "pkg:rpm/x@1");
+        check_purl("{\"type\":\"rpm\",\"name\":\"x\",\"version\":\"1\",\"osCpe\":\"cpe:2.3:o:fedoraproject:fedora:*:*:*:*:*:*:*:*\"}",
+                   "pkg:rpm/fedora/x@1?distro=fedora");
+        check_purl("{\"type\":\"deb\",\"name\":\"x\",\"version\":\"1\",\"osCpe\":\"cpe:/o:example:my_linux:7\"}",
+                   "pkg:deb/my/x@1?distro=my-7");
         check_purl("{\"name\":\"x\"}", "pkg:generic/x");
         check_purl("{\"name\":\"caf\xc3\xa9\"}", "pkg:generic/caf%C3%A9");
         check_purl("{\"version\":\"1\"}", NULL);

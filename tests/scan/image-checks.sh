@@ -30,3 +30,24 @@ expect_error() { # MESSAGE NAME
         if [ "$STATUS" = 2 ] && grep -qF -- "$1" err && ! grep -q '"path"' out; then pass "$2"; else
                 fail "$2" "exit status $STATUS: $(head -c 300 err)"; fi
 }
+
+# validate_sboms WHAT FILE:KIND...: each SBOM against the official schema
+# of its KIND (spdx, cyclonedx), when the schemas and ajv are there.
+validate_sboms() {
+        what=$1
+        shift
+        schemas="$SRCDIR/../shared/schemas"
+        ajv="${BUILDDIR:-$HOME}/npm-ajv"
+        if ! [ -f "$schemas/spdx-2.3.schema.json" ] || ! [ -d "$ajv/node_modules/ajv-formats" ] ||
+           ! command -v node > /dev/null; then
+                skip "SBOMs ($what) validate against the schemas" "the schemas or ajv are not there (cmd-scan installs ajv)"
+                return
+        fi
+        for f in "$@"; do
+                if node "$H/validate.js" "$ajv" "$schemas" "${f#*:}" "${f%%:*}" > v.txt 2>&1; then
+                        pass "${f%%:*} ($what) validates against the ${f#*:} schema"
+                else
+                        fail "${f%%:*} ($what) validates against the ${f#*:} schema"; sed 's/^/# /' v.txt | head -n 20
+                fi
+        done
+}
