@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "pkgnote.h"
 #include "touch.h"
 
@@ -62,6 +63,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t id_len;
         if (pkgnote_elf_build_id(e, &id, &id_len) > 0)
                 touch(id, id_len);
+
+        /* The dynamic section: names that are not empty, a bounded count,
+         * and an error with a reason or nothing at all. */
+        char *soname, **needed;
+        size_t n_needed;
+        int dr = pn_elf_dynamic(e, &soname, &needed, &n_needed);
+        if (dr < 0 ? (soname || needed || n_needed || !pkgnote_last_error() || !*pkgnote_last_error())
+                   : n_needed > 1024 || (soname && !*soname))
+                abort();
+        for (size_t i = 0; i < n_needed; i++) {
+                if (!needed[i] || !*needed[i])
+                        abort();
+                touch_str(needed[i]);
+        }
+        if (soname)
+                touch_str(soname);
+        free(soname);
+        pn_free_strv(needed, n_needed);
 
         /* The summary must not depend on the view: it is read after the
          * view is gone. */

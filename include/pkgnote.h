@@ -989,6 +989,10 @@ enum {
          * scan would skip); a mismatch fails the input with -EBADMSG.
          * Indexes, manifests and configurations are always checked. */
         PKGNOTE_SCAN_VERIFY_LAYERS = 1u << 3,
+        /* Read each object's DT_SONAME and DT_NEEDED names (see
+         * pkgnote_scan_object_needed()); the SBOMs then relate packages
+         * through them. */
+        PKGNOTE_SCAN_DEPENDENCIES = 1u << 4,
 };
 
 typedef struct pkgnote_scan_options {
@@ -1140,6 +1144,13 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_scan_object_problem(const pkgnote_
  * PKGNOTE_SCAN_CHECKSUMS, and only for objects with a package note). */
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha1(const pkgnote_scan_object *o);
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_sha256(const pkgnote_scan_object *o);
+
+/* With PKGNOTE_SCAN_DEPENDENCIES: the object's DT_SONAME (or NULL) and
+ * the libraries it needs (DT_NEEDED), in the order of its dynamic
+ * section. */
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_soname(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC size_t pkgnote_scan_object_needed_count(const pkgnote_scan_object *o);
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_needed(const pkgnote_scan_object *o, size_t i);
 
 /* The package database beside the notes.  When the root file system the
  * object was found in (a directory tree, an image, an archive of a root

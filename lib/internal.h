@@ -16,6 +16,13 @@
 /* Records a formatted reason for pkgnote_last_error() and returns ERR
  * (a negative errno), so failures read: return pn_error(-EBADMSG, "...").  */
 int pn_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Frees the N strings of V and V. */
+void pn_free_strv(char **v, size_t n);
+/* E's DT_SONAME (*SONAME, or NULL) and DT_NEEDED names (*NEEDED, *N of
+ * them), all malloc()ed, from PT_DYNAMIC and the string table it names:
+ * 0 (none for an object without a dynamic section), -EBADMSG, -E2BIG
+ * or -ENOMEM with pn_error set. */
+int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n);
 void pn_error_clear(void);
 
 /* Makes *ARRAY (a pointer to elements of SIZE bytes, with room for *CAP)

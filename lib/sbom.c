@@ -582,6 +582,113 @@ static void dl_targets(struct sbom_dl *dl, const pkgnote_scan *s, const struct s
 }
 
 /* ------------------------------------------------------------------ */
+/* DT_NEEDED dependencies                                              */
+
+/* Package FROM needs a library package TO ships: an object of FROM names
+ * SONAME in DT_NEEDED, and an object of TO in the same root (input,
+ * image and archive) and of the same class and machine answers to it
+ * (its DT_SONAME, else its file name). */
+struct needed_edge {
+        size_t from, to;
+        const char *soname;
+};
+
+struct provider {
+        const char *key;
+        const pkgnote_scan_object *o;
+        size_t pkg;
+};
+
+static const char *base_name(const char *path) {
+        const char *b = strrchr(path, '/');
+        return b ? b + 1 : path;
+}
+
+static int cmp_provider(const void *a, const void *b) {
+        return strcmp(((const struct provider *)a)->key, ((const struct provider *)b)->key);
+}
+
+static bool same_root(const pkgnote_scan_object *x, const pkgnote_scan_object *y) {
+        if (pkgnote_scan_object_input(x) != pkgnote_scan_object_input(y) ||
+            pkgnote_scan_object_image(x) != pkgnote_scan_object_image(y) ||
+            pkgnote_scan_object_container_count(x) != pkgnote_scan_object_container_count(y) ||
+            pkgnote_scan_object_class(x) != pkgnote_scan_object_class(y) ||
+            pkgnote_scan_object_machine(x) != pkgnote_scan_object_machine(y))
+                return false;
+        for (size_t k = 0; k < pkgnote_scan_object_container_count(x); k++)
+                if (strcmp(pkgnote_scan_object_container(x, k), pkgnote_scan_object_container(y, k)))
+                        return false;
+        return true;
+}
+
+static int cmp_edge(const void *a, const void *b) {
+        const struct needed_edge *x = a, *y = b;
+        if (x->from != y->from)
+                return x->from < y->from ? -1 : 1;
+        if (x->to != y->to)
+                return x->to < y->to ? -1 : 1;
+        return strcmp(x->soname, y->soname);
+}
+
+/* The edges between the packages of SC, sorted, one per pair. */
+static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct needed_edge **ret, size_t *ret_n) {
+        struct provider *pv = NULL;
+        struct needed_edge *ev = NULL;
+        size_t np = 0, cap = 0, ne = 0, cap_e = 0;
+        *ret = NULL;
+        *ret_n = 0;
+        for (size_t i = 0; i < pkg_count(s); i++)
+                for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                        const pkgnote_scan_object *o = pkg_obj(s, i, j);
+                        if (!in_scope(sc, o) || pkgnote_scan_object_elf_type(o) != 3 /* ET_DYN */)
+                                continue;
+                        if (PN_GROW(pv, cap, np + 1) < 0) {
+                                free(pv);
+                                return -ENOMEM;
+                        }
+                        const char *so = pkgnote_scan_object_soname(o);
+                        pv[np++] = (struct provider){so ? so : base_name(pkgnote_scan_object_path(o)), o, i};
+                }
+        if (np == 0)
+                return 0;
+        qsort(pv, np, sizeof *pv, cmp_provider);
+        for (size_t i = 0; i < pkg_count(s); i++)
+                for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                        const pkgnote_scan_object *o = pkg_obj(s, i, j);
+                        if (!in_scope(sc, o))
+                                continue;
+                        for (size_t k = 0; k < pkgnote_scan_object_needed_count(o); k++) {
+                                struct provider key = {.key = pkgnote_scan_object_needed(o, k)};
+                                struct provider *hit = bsearch(&key, pv, np, sizeof *pv, cmp_provider);
+                                if (!hit)
+                                        continue;
+                                while (hit > pv && !strcmp(hit[-1].key, key.key))
+                                        hit--;
+                                for (; hit < pv + np && !strcmp(hit->key, key.key); hit++) {
+                                        if (hit->pkg == i || !same_root(o, hit->o))
+                                                continue;
+                                        if (PN_GROW(ev, cap_e, ne + 1) < 0) {
+                                                free(pv);
+                                                free(ev);
+                                                return -ENOMEM;
+                                        }
+                                        ev[ne++] = (struct needed_edge){i, hit->pkg, key.key};
+                                }
+                        }
+                }
+        free(pv);
+        if (ne)
+                qsort(ev, ne, sizeof *ev, cmp_edge);
+        size_t w = 0;
+        for (size_t i = 0; i < ne; i++)
+                if (w == 0 || ev[w - 1].from != ev[i].from || ev[w - 1].to != ev[i].to)
+                        ev[w++] = ev[i];
+        *ret = ev;
+        *ret_n = w;
+        return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* SPDX 2.3                                                            */
 
 /* The index of OB among the objects, in the order they are sorted in. */
@@ -863,6 +970,19 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
         add_sonames(&dl, &spdx_ids, pkgs, spdx_soname, &err);
         spdx_dlopen_relationships(s, &dl, rels, &err);
         dl_free(&dl);
+        /* Linked libraries: DEPENDS_ON the package that ships them. */
+        struct needed_edge *ev = NULL;
+        size_t ne = 0;
+        if (!err && needed_edges(s, &everything, &ev, &ne) < 0)
+                err = -ENOMEM;
+        for (size_t i = 0; i < ne && !err; i++) {
+                char from[80], to[80], c[300];
+                element_id(from, spdx_ids.package, ev[i].from);
+                element_id(to, spdx_ids.package, ev[i].to);
+                snprintf(c, sizeof c, "DT_NEEDED %s", ev[i].soname);
+                push(rels, spdx_relationship(from, "DEPENDS_ON", to, c), &err);
+        }
+        free(ev);
         put(doc, "packages", pkgs, &err);
         put(doc, "files", files, &err);
         put(doc, "relationships", rels, &err);
@@ -1007,27 +1127,49 @@ static void cdx_depends_on(const char *ref, void *userdata) {
  * that ships a soname, else at the soname's component. */
 static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const struct sbom_ids *ids, json_t *comps,
                              json_t *deps, int *err) {
+        /* Linked libraries first, then what the dlopen notes ask for. */
+        struct needed_edge *ev = NULL;
+        size_t ne = 0, e = 0;
+        if (needed_edges(s, &ids->scope, &ev, &ne) < 0) {
+                *err = -ENOMEM;
+                return;
+        }
         for (size_t i = 0; !*err && i < dl->np; i++) {
-                if (pkgnote_deps_count(dl->deps[i]) == 0)
+                while (e < ne && ev[e].from < i)
+                        e++;
+                bool linked = e < ne && ev[e].from == i, loads = pkgnote_deps_count(dl->deps[i]) > 0;
+                if (!linked && !loads)
                         continue;
                 char ref[80];
                 element_id(ref, ids->package, i);
+                json_t *on = json_array();
+                if (!on) {
+                        *err = -ENOMEM;
+                        break;
+                }
+                struct cdx_depends d = {on, err};
+                for (; e < ne && ev[e].from == i; e++) {
+                        char to[80];
+                        element_id(to, ids->package, ev[e].to);
+                        cdx_depends_on(to, &d);
+                }
                 json_t *c = NULL;
-                for (size_t q = 0; q < json_array_size(comps) && !c; q++)
-                        if (!strcmp(ref, json_string_value(json_object_get(json_array_get(comps, q), "bom-ref")) ? json_string_value(json_object_get(json_array_get(comps, q), "bom-ref")) : ""))
+                for (size_t q = 0; loads && q < json_array_size(comps) && !c; q++) {
+                        const char *r = json_string_value(json_object_get(json_array_get(comps, q), "bom-ref"));
+                        if (r && !strcmp(ref, r))
                                 c = json_array_get(comps, q);
-                json_t *on = json_array(), *props = json_object_get(c, "properties");
-                if (!on || !c) {
+                }
+                json_t *props = c ? json_object_get(c, "properties") : NULL;
+                if (loads && !c) {
                         json_decref(on);
                         *err = -ENOMEM;
                         break;
                 }
-                if (!props) {
+                if (loads && !props) {
                         props = json_array();
                         put(c, "properties", props, err);
                 }
-                struct cdx_depends d = {on, err};
-                for (size_t k = 0; !*err && k < pkgnote_deps_count(dl->deps[i]); k++) {
+                for (size_t k = 0; loads && !*err && k < pkgnote_deps_count(dl->deps[i]); k++) {
                         char name[64];
                         snprintf(name, sizeof name, "pkgnote:dlopen:%s", pkgnote_dlopen_priority_name(pkgnote_deps_priority(dl->deps[i], k)));
                         push(props, cdx_property(name, pkgnote_deps_sonames(dl->deps[i], k)), err);
@@ -1035,6 +1177,7 @@ static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const st
                 }
                 push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), err);
         }
+        free(ev);
 }
 
 /* The components of the packages of IDS's scope into COMPS, with the

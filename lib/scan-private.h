@@ -61,6 +61,10 @@ struct pkgnote_scan_object {
         const struct pn_dbroot *dbroot;
         const struct pn_pkg *dbpkg;
         const char *dbtype; /* of DBPKG: "deb" or "rpm" */
+        /* PKGNOTE_SCAN_DEPENDENCIES: the dynamic section's names */
+        char *soname;
+        char **needed;
+        size_t n_needed;
 };
 
 /* A package of the scan: one a note names, or (DB) one a root's package
@@ -180,8 +184,9 @@ struct pkgnote_scan {
 struct pkgnote_scan_object *pn_scan_object_new(const char *path, size_t input);
 void pn_scan_object_free(struct pkgnote_scan_object *o);
 int pn_scan_object_add_problem(struct pkgnote_scan_object *o, int err, const char *msg);
-/* Copies what the scan keeps of E (which may be freed right after). */
-int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e);
+/* Copies what the scan keeps of E (which may be freed right after), with
+ * DEPS the names of its dynamic section. */
+int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e, bool deps);
 /* Copies the N names of CHAIN into O's containers: 0 or -ENOMEM. */
 int pn_scan_object_set_containers(struct pkgnote_scan_object *o, char *const *chain, size_t n);
 /* The order of a scan's objects: by input; objects of no image first,

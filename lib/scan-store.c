@@ -23,6 +23,8 @@ void pn_scan_object_free(struct pkgnote_scan_object *o) {
         if (!o)
                 return;
         pkgnote_info_free(o->info);
+        free(o->soname);
+        pn_free_strv(o->needed, o->n_needed);
         for (size_t i = 0; i < o->n_containers; i++)
                 free(o->containers[i]);
         free(o->containers);
@@ -75,7 +77,7 @@ int pn_scan_object_add_problem(struct pkgnote_scan_object *o, int err, const cha
 
 /* Keeps what the scan needs of E: its header fields and its summary,
  * which owns copies of all it holds, so E may be freed right after. */
-int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e) {
+int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e, bool deps) {
         pkgnote_info *info;
         int r = pkgnote_info_read(e, &info);
         if (r < 0)
@@ -92,6 +94,13 @@ int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e) {
         for (int i = 0; i < n; i++)
                 if (ph[i].type == PT_INTERP)
                         o->interp = true;
+        if (deps) {
+                int k = pn_elf_dynamic(e, &o->soname, &o->needed, &o->n_needed);
+                if (k == -ENOMEM)
+                        return k;
+                if (k < 0)
+                        pn_scan_object_add_problem(o, k, pkgnote_last_error());
+        }
         return 0;
 }
 
@@ -104,6 +113,24 @@ struct pkgnote_scan_object *pn_scan_object_clone(const struct pkgnote_scan_objec
         o->info = NULL;
         o->containers = NULL;
         o->n_containers = 0;
+        o->soname = NULL;
+        o->needed = NULL;
+        o->n_needed = 0;
+        if (src->soname && !(o->soname = strdup(src->soname))) {
+                pn_scan_object_free(o);
+                return NULL;
+        }
+        if (src->n_needed) {
+                if (!(o->needed = calloc(src->n_needed, sizeof *o->needed))) {
+                        pn_scan_object_free(o);
+                        return NULL;
+                }
+                for (; o->n_needed < src->n_needed; o->n_needed++)
+                        if (!(o->needed[o->n_needed] = strdup(src->needed[o->n_needed]))) {
+                                pn_scan_object_free(o);
+                                return NULL;
+                        }
+        }
         if (!o->path || pkgnote_info_dup(src->info, &o->info) < 0 ||
             pn_scan_object_set_containers(o, src->containers, src->n_containers) < 0) {
                 pn_scan_object_free(o);

@@ -144,7 +144,7 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
         char *path = pn_scan_join(dirpath, name);
         struct pkgnote_scan_object *o = path ? pn_scan_object_new(path, p->input) : NULL;
         free(path);
-        if (!o || (r = pn_scan_object_fill(o, e)) < 0) {
+        if (!o || (r = pn_scan_object_fill(o, e, s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)) < 0) {
                 file_problem(p, dirpath, name, o ? r : -ENOMEM, "cannot read notes: %s",
                             o ? pkgnote_last_error() : "out of memory");
                 pn_scan_object_free(o);
@@ -171,7 +171,7 @@ static void do_member(struct pool *p, struct job *j) {
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
                 return;
         }
-        if ((r = pn_scan_object_fill(j->obj, e)) < 0)
+        if ((r = pn_scan_object_fill(j->obj, e, p->s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)) < 0)
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
         if (j->partial)
                 pn_scan_object_add_problem(j->obj, -E2BIG, "only the first part of the member was read (larger than the member size limit)");
@@ -187,7 +187,7 @@ static void do_fd(struct pool *p, struct job *j, uint8_t *io) {
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
                 return;
         }
-        if ((r = pn_scan_object_fill(j->obj, e)) < 0)
+        if ((r = pn_scan_object_fill(j->obj, e, p->s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)) < 0)
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
         else
                 j->obj->size = pkgnote_elf_size(e);
@@ -664,7 +664,7 @@ int pn_scan_file(pkgnote_scan *s, size_t input, int fd, const char *path, const 
                 return PKGNOTE_SCAN_INPUT_FILE;
         }
         struct pkgnote_scan_object *o = pn_scan_object_new(path, input);
-        if (!o || (r = pn_scan_object_fill(o, e)) < 0) {
+        if (!o || (r = pn_scan_object_fill(o, e, s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)) < 0) {
                 pn_scan_add_problem(s, input, path, o ? r : -ENOMEM, "cannot read notes: %s", pkgnote_last_error());
                 pn_scan_object_free(o);
                 pkgnote_elf_free(e);

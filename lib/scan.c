@@ -358,6 +358,15 @@ PKGNOTE_PUBLIC size_t pkgnote_scan_object_container_count(const pkgnote_scan_obj
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_container(const pkgnote_scan_object *o, size_t i) {
         return i < o->n_containers ? o->containers[i] : NULL;
 }
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_soname(const pkgnote_scan_object *o) {
+        return o->soname;
+}
+PKGNOTE_PUBLIC size_t pkgnote_scan_object_needed_count(const pkgnote_scan_object *o) {
+        return o->n_needed;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_object_needed(const pkgnote_scan_object *o, size_t i) {
+        return i < o->n_needed ? o->needed[i] : NULL;
+}
 PKGNOTE_PUBLIC const pkgnote_info *pkgnote_scan_object_info(const pkgnote_scan_object *o) {
         return o->info;
 }

@@ -210,6 +210,86 @@ else
 fi
 validate_sboms "with database packages" root.spdx.json:spdx root.cdx.json:cyclonedx
 
+# --- SBOM dependencies: DT_NEEDED resolved within the root
+N=$T/needroot
+mkdir -p "$N/var/lib/dpkg" "$N/usr/bin"
+cp -a /var/lib/dpkg/status /var/lib/dpkg/info "$N/var/lib/dpkg/"
+cp /usr/bin/ls /usr/bin/systemctl "$N/usr/bin/"
+for lib in libc.so.6 libselinux.so.1 libpcre2-8.so.0 libsystemd.so.0; do
+        f=$(ls /usr/lib/x86_64-linux-gnu/$lib 2> /dev/null) || continue
+        mkdir -p "$N/usr/lib/x86_64-linux-gnu"
+        cp "$f" "$N/usr/lib/x86_64-linux-gnu/$lib"
+done
+# a 32-bit libc of the same name: never what a 64-bit program links
+if [ -f /usr/i686-linux-gnu/lib/libc.so.6 ]; then
+        mkdir -p "$N/usr/i686-linux-gnu/lib" && cp /usr/i686-linux-gnu/lib/libc.so.6 "$N/usr/i686-linux-gnu/lib/"
+fi
+# The edges as readelf and dpkg -S give them: PKG(X) -> PKG(LIB) for each
+# DT_NEEDED LIB of X that the root holds, in the same class; the package
+# of a file is its note's (readelf -n), else its owner's (dpkg -S).
+for f in $(find "$N/usr" -type f); do
+        rel=${f#"$N"}
+        c=$(od -An -tu1 -j4 -N1 "$f" | tr -d ' ')
+        pkg=$(readelf -n "$f" 2> /dev/null | sed -n 's/.*Packaging Metadata: .*"name":"\([^"]*\)".*/\1/p' | head -n 1)
+        # dpkg knows /lib/x/libc.so.6, not its merged-/usr alias
+        [ -n "$pkg" ] || pkg=$( (dpkg -S "$rel" || dpkg -S "${rel#/usr}") 2> /dev/null | sed -n '1s/^\([^:, ]*\).*/\1/p')
+        echo "$rel $c $pkg"
+done > owners
+for f in $(find "$N/usr" -type f); do
+        rel=${f#"$N"}
+        readelf -d "$f" 2> /dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | while read -r lib; do
+                echo "$rel $lib"
+        done
+done > needs
+python3 - > want.edges <<'PY'
+own = {}
+cls = {}
+for l in open("owners"):
+    p, c, o = (l.split() + ["-"])[:3]
+    own[p], cls[p] = (o or "-"), c
+edges = set()
+for l in open("needs"):
+    x, lib = l.split()
+    for p in own:
+        if p.rsplit("/", 1)[1] == lib and cls[p] == cls[x] and own[p] != own[x] and own[x] not in ("-",) and own[p] != "-":
+            edges.add((own[x], own[p]))
+for a, b in sorted(edges):
+    print(a, b)
+PY
+"$PKGNOTE" scan --format cyclonedx -o need.cdx.json "$N" 2> err && "$PKGNOTE" scan --format spdx -o need.spdx.json "$N" 2>> err
+STATUS=$?
+python3 - > got.cdx <<'PY'
+import json
+c = json.load(open("need.cdx.json"))
+name = {x["bom-ref"]: x["name"] for x in c["components"]}
+for d in c.get("dependencies", []):
+    for t in d["dependsOn"]:
+        print(name[d["ref"]], name[t])
+PY
+python3 - > got.spdx <<'PY'
+import json
+s = json.load(open("need.spdx.json"))
+name = {x["SPDXID"]: x["name"] for x in s["packages"]}
+for r in s["relationships"]:
+    if r["relationshipType"] == "DEPENDS_ON" and r.get("comment", "").startswith("DT_NEEDED "):
+        print(name[r["spdxElementId"]], name[r["relatedSpdxElement"]])
+PY
+sort -u got.cdx -o got.cdx
+sort -u got.spdx -o got.spdx
+if [ "$STATUS" = 0 ] && [ -s want.edges ] && diff -u want.edges got.cdx > diff.txt && diff -u want.edges got.spdx >> diff.txt; then
+        pass "SBOMs: DT_NEEDED edges between packages, resolved in the root, as readelf -d and dpkg -S give them ($(wc -l < want.edges) edges)"
+else
+        fail "SBOMs: DT_NEEDED edges between packages" "exit status $STATUS: $(cat err)"; sed 's/^/# /' diff.txt
+fi
+if ! [ -f "$N/usr/i686-linux-gnu/lib/libc.so.6" ]; then
+        missing "a 32-bit library of the same name is no 64-bit program's dependency" libc6-i386-cross
+elif grep -q 'libc6-i386' got.cdx got.spdx; then
+        fail "a 32-bit library of the same name is no 64-bit program's dependency"
+else
+        pass "a 32-bit library of the same name is no 64-bit program's dependency"
+fi
+validate_sboms "with DT_NEEDED dependencies" need.spdx.json:spdx need.cdx.json:cyclonedx
+
 # --- rpm databases
 if command -v rpm > /dev/null && command -v rpmbuild > /dev/null; then
         M='{"type":"rpm","os":"fedora","osVersion":"40","name":"hello","version":"1.2-3.fc40","architecture":"x86_64"}'

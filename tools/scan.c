@@ -691,6 +691,8 @@ int cmd_scan(int argc, char **argv) {
                 o.flags |= PKGNOTE_SCAN_LIST_IMAGES;
         if (o.format == FMT_SPDX)
                 o.flags |= PKGNOTE_SCAN_CHECKSUMS; /* SPDX files need them */
+        if (o.format == FMT_SPDX || o.format == FMT_CYCLONEDX)
+                o.flags |= PKGNOTE_SCAN_DEPENDENCIES; /* relations between packages */
         if (o.progress < 0)
                 o.progress = isatty(STDERR_FILENO);
 
