@@ -174,6 +174,23 @@ expect_inv "/opt/alpha - n/a alpha@1.0-1
 $LIBSD deb:libsystemd0@1.0-1/systemd@1.0-1 True systemd@$SDV" \
         "an OCI image: the database as its layers leave it (a list whited out, the status file replaced)"
 
+# The same image in podman's stores: the database read from the vfs
+# layer's tree, and through the overlay layers' whiteouts.
+IMG_INV=$(cat inv)
+if command -v skopeo > /dev/null; then
+        for d in vfs overlay; do
+                if ! skopeo copy -q oci:img "containers-storage:[$d@$T/st-$d+$T/run-$d]localhost/db:1" > /dev/null 2> skopeo.err; then
+                        if [ $d = overlay ]; then skip "the image in an overlay store" "skopeo cannot make one here: $(cat skopeo.err)"; continue; fi
+                        fatal "skopeo cannot copy into a $d store: $(cat skopeo.err)"
+                fi
+                scan "containers-storage:[$d@$T/st-$d]localhost/db:1"
+                dbinv ""
+                expect_inv "$IMG_INV" "the image in the $d container store: the same owners as its layout"
+        done
+else
+        missing "the image in container stores" skopeo
+fi
+
 # --- SBOMs: objects without a note appear as their database package's
 cp /usr/bin/ls "$R/usr/bin/dir"   # owned by coreutils, without a note
 . /etc/os-release
