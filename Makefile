@@ -10,7 +10,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME ?= 600
 MESON ?= meson
 
-DEPS_BUILD = gcc make meson ninja-build pkg-config libjansson-dev libdw-dev libzstd-dev liblzma-dev liblz4-dev zlib1g-dev libarchive-dev binutils python3
+DEPS_BUILD = gcc make meson ninja-build pkg-config libjansson-dev libdw-dev libzstd-dev liblzma-dev liblz4-dev zlib1g-dev libarchive-dev libsquashfs-dev binutils python3
 # Every package a test uses is named here: packages are installed without
 # their Recommends, so the cross C libraries are listed on their own. Under
 # make check a test whose tool is missing fails (PKGNOTE_STRICT=1).
@@ -19,7 +19,7 @@ DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	gcc-i686-linux-gnu libc6-dev-i386-cross gcc-m68k-linux-gnu gcc-sh4-linux-gnu gcc-hppa-linux-gnu \
 	qemu-user-static libc6-dev \
 	systemd zstd xz-utils lz4 cmake rpm rpm2cpio libsqlite3-0 cpio debhelper dpkg-dev \
-	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso bubblewrap mmdebstrap abigail-tools
+	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso squashfs-tools squashfs-tools-ng bubblewrap mmdebstrap abigail-tools
 
 .PHONY: all build demo check check-sanitize fuzz deps-build deps-test install clean
 

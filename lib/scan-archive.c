@@ -993,6 +993,12 @@ static int read_segments(struct actx *c, struct layer *root, uint64_t size) {
 
 /* An archive on FD: a root filesystem, or a docker/OCI image. */
 int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) {
+        /* SquashFS: read in place by offset, through its own library. */
+        uint8_t magic[4];
+        struct stat sst;
+        if (fstat(fd, &sst) == 0 && S_ISREG(sst.st_mode) && pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
+            !memcmp(magic, "hsqs", 4))
+                return pn_scan_squashfs(s, input, fd, 0, display);
         int lr = pn_archive_load();
         if (lr < 0)
                 return lr;

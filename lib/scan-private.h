@@ -264,6 +264,8 @@ int pn_scan_file(pkgnote_scan *s, size_t input, int fd, const char *path, const 
 /* An archive on FD: a root filesystem, or a docker/OCI image; -ENOEXEC
  * when FD holds no archive. */
 int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display);
+/* The SquashFS image at OFFSET of the regular file FD (libsquashfs). */
+int pn_scan_squashfs(pkgnote_scan *s, size_t input, int fd, uint64_t offset, const char *display);
 /* An OCI image layout directory. */
 int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *display);
 /* The images of a local container store (podman, buildah, CRI-O): SPEC

@@ -196,6 +196,61 @@ else
         missing "an ISO 9660 image" xorriso
 fi
 
+# --- SquashFS: mksquashfs with each compressor, gensquashfs; hard and
+# symbolic links; the same objects as the tree it was made from
+if command -v mksquashfs > /dev/null; then
+        mkdir -p sq/usr/bin sq/usr/lib sq/opt/deep/er && cp alpha sq/usr/bin/ && cp libgamma.so.1 sq/usr/lib/ &&
+                ln sq/usr/bin/alpha sq/opt/deep/er/alpha-hard && ln -s libgamma.so.1 sq/usr/lib/libgamma.so &&
+                cp beta sq/opt/beta || fatal "cannot make the SquashFS tree"
+        SQ='/opt/beta [] beta@2.0-1.fc40
+/opt/deep/er/alpha-hard [] alpha@1.0-1
+/usr/bin/alpha [] alpha@1.0-1
+/usr/lib/libgamma.so.1 [] gamma@3.1'
+        for comp in gzip xz zstd lz4 lzo; do
+                rm -f t.sqfs
+                if ! mksquashfs sq t.sqfs -quiet -no-progress -comp $comp > mksq.log 2>&1; then
+                        [ $comp = lzo ] && continue # not built into every mksquashfs
+                        fail "mksquashfs -comp $comp" "$(cat mksq.log)"
+                        continue
+                fi
+                scan_art t.sqfs
+                if [ $comp = lzo ] && [ "$STATUS" = 2 ] && grep -q "compressor (3) is not supported by libsquashfs" err; then
+                        pass "a SquashFS image compressed with lzo, which this libsquashfs lacks: a clear error"
+                        continue
+                fi
+                expect_inv "$SQ" "a SquashFS image (mksquashfs -comp $comp): its objects, hard link included"
+                [ $comp = zstd ] && cp out sq.out && cp t.sqfs img.sqfs
+        done
+        cp sq.out out
+        if python3 -c 'import json, sys
+d = [json.loads(l) for l in open("out")][-1]["summary"]
+sys.exit(not (d["symlinks"] == 1 and d["directories"] >= 6))'; then
+                pass "a SquashFS image: its symbolic link and directories counted"
+        else
+                fail "a SquashFS image: its symbolic link and directories counted" "$(tail -n 1 out)"
+        fi
+        if command -v gensquashfs > /dev/null; then
+                rm -f g.sqfs
+                if gensquashfs --pack-dir sq -q g.sqfs > gensq.log 2>&1; then
+                        scan_art g.sqfs
+                        expect_inv "$SQ" "a SquashFS image made by gensquashfs (squashfs-tools-ng)"
+                else
+                        fail "gensquashfs" "$(cat gensq.log)"
+                fi
+        else
+                missing "a SquashFS image made by gensquashfs" squashfs-tools-ng
+        fi
+        cat img.sqfs | "$PKGNOTE" scan - > out 2> err
+        STATUS=$?
+        if [ "$STATUS" = 2 ] && grep -q 'not an archive\|SquashFS' err; then
+                pass "a SquashFS image on a pipe: a clear error"
+        else
+                fail "a SquashFS image on a pipe: a clear error" "status $STATUS: $(cat err)"
+        fi
+else
+        missing "SquashFS images" squashfs-tools
+fi
+
 # --- nested: a .deb inside a tar inside a tar
 mkdir -p n/var/cache/apt/archives && cp alpha_xz.deb n/var/cache/apt/archives/ && tar -C n -cf inner.tar var &&
         mkdir -p n2/srv && cp inner.tar n2/srv/ && tar -C n2 -czf outer.tar.gz srv || fatal "cannot nest"
@@ -285,7 +340,8 @@ fi
 # Cut short anywhere: at each member or segment boundary and in between,
 # the scan ends with an error or a problem, never a crash or a hang.
 bad=
-for f in alpha_xz.deb initrd-3.img gamma.apk gamma-3.1-0.conda gamma-3.1-cp311-linux_x86_64.whl; do
+for f in alpha_xz.deb initrd-3.img gamma.apk gamma-3.1-0.conda gamma-3.1-cp311-linux_x86_64.whl img.sqfs; do
+        [ -f "$f" ] || continue
         size=$(stat -c %s "$f")
         for cut in 8 60 68 132 512 1000 2048 $((size / 3)) $((size / 2)) $((size - 600)) $((size - 1)); do
                 [ "$cut" -gt 0 ] && [ "$cut" -lt "$size" ] || continue

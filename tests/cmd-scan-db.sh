@@ -120,6 +120,20 @@ expect_inv "/opt/alpha - n/a alpha@1.0-1
 $LIBSD deb:libsystemd0@$SDV/systemd@$SDV False systemd@$SDV" \
         "a root file system as a .tar.gz: the database read from the archive"
 
+# And as a SquashFS image.
+if command -v mksquashfs > /dev/null; then
+        mksquashfs "$R" root.sqfs -quiet -no-progress -comp zstd > /dev/null 2>&1 || fatal "mksquashfs failed"
+        scan root.sqfs
+        dbinv ""
+        expect_inv "/opt/alpha - n/a alpha@1.0-1
+/usr/bin/dpkg deb:dpkg@$DPV/dpkg@$DPV True beta@2.0-1.fc40
+/usr/bin/ls deb:coreutils@$CUV/coreutils@$CUV n/a -
+$LIBSD deb:libsystemd0@$SDV/systemd@$SDV False systemd@$SDV" \
+                "a root file system as a SquashFS image: the database read from it"
+else
+        missing "a root file system as a SquashFS image" squashfs-tools
+fi
+
 # --- the coverage table and --fail-on-missing
 "$PKGNOTE" scan "$R" > table 2> err
 STATUS=$?

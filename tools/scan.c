@@ -581,7 +581,7 @@ static void scan_help(void) {
                "Inventory the ELF objects and package notes of directory trees, files,\n"
                "tar and cpio archives of root filesystems, 'docker save' archives, OCI\n"
                "image layouts (directory or tar), and packages as shipped: .deb, .udeb,\n"
-               ".rpm, .apk, wheels and zips, .conda, initramfs images, ISO 9660 (told by\n"
+               ".rpm, .apk, wheels and zips, .conda, initramfs images, ISO 9660, SquashFS (told by\n"
                "content; archives inside them opened too).  Images are reported as their\n"
                "merged filesystem.  Symbolic links inside trees are never followed; a PATH that\n"
                "is one is.  PATH '-' reads an archive from standard input.  PATH may name\n"
