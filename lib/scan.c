@@ -96,6 +96,33 @@ static int cmp_problems(const void *a, const void *b) {
         return c ? c : strcmp(x->message, y->message);
 }
 
+/* Where the ELF file FD ends: past its section header table and its
+ * segments' bytes (what an AppImage's runtime takes as its own size);
+ * 0 when its header cannot be read. */
+static uint64_t elf_end(int fd) {
+        uint8_t h[64];
+        if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG))
+                return 0;
+        bool is64 = h[EI_CLASS] == ELFCLASS64, be = h[EI_DATA] == ELFDATA2MSB;
+        uint64_t shoff = is64 ? pn_rd64(h + 0x28, be) : pn_rd32(h + 0x20, be);
+        uint64_t phoff = is64 ? pn_rd64(h + 0x20, be) : pn_rd32(h + 0x1c, be);
+        unsigned shentsize = pn_rd16(h + (is64 ? 0x3a : 0x2e), be), shnum = pn_rd16(h + (is64 ? 0x3c : 0x30), be);
+        unsigned phentsize = pn_rd16(h + (is64 ? 0x36 : 0x2a), be), phnum = pn_rd16(h + (is64 ? 0x38 : 0x2c), be);
+        uint64_t end = shoff + (uint64_t)shentsize * shnum;
+        if (phnum > 0 && phnum < 0xffff && phentsize >= (is64 ? 56u : 32u) && phentsize <= 256) {
+                uint8_t ph[256];
+                for (unsigned i = 0; i < phnum; i++) {
+                        if (pread(fd, ph, phentsize, (off_t)(phoff + (uint64_t)i * phentsize)) != (ssize_t)phentsize)
+                                return 0;
+                        uint64_t off = is64 ? pn_rd64(ph + 8, be) : pn_rd32(ph + 4, be);
+                        uint64_t fsz = is64 ? pn_rd64(ph + 32, be) : pn_rd32(ph + 16, be);
+                        if (off + fsz > end && off + fsz >= off)
+                                end = off + fsz;
+                }
+        }
+        return end;
+}
+
 /* Scans PATH, named DISPLAY in problems (an image reference). */
 static int add_input(pkgnote_scan *s, size_t input, const char *path, const char *display) {
         int fd;
@@ -186,6 +213,16 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path, const char
                         return PKGNOTE_SCAN_INPUT_FILE;
                 }
                 int r = pn_scan_file(s, input, fd, path, &st);
+                /* An AppImage: an ELF runtime, then its SquashFS payload. */
+                uint64_t end = elf_end(fd);
+                uint8_t sq[4];
+                if (r >= 0 && end >= SELFMAG && end + 96 <= (uint64_t)st.st_size &&
+                    pread(fd, sq, sizeof sq, (off_t)end) == (ssize_t)sizeof sq && !memcmp(sq, "hsqs", 4)) {
+                        int k = pn_scan_squashfs(s, input, fd, end, display);
+                        if (k < 0)
+                                pn_scan_add_problem(s, input, path, k, "the SquashFS payload after the ELF file: %s",
+                                                    pkgnote_last_error());
+                }
                 close(fd);
                 return r;
         }

@@ -240,6 +240,11 @@ sys.exit(not (d["symlinks"] == 1 and d["directories"] >= 6))'; then
         else
                 missing "a SquashFS image made by gensquashfs" squashfs-tools-ng
         fi
+        # An AppImage: the ELF runtime, its SquashFS payload right after it.
+        cat alpha img.sqfs > app.AppImage
+        scan_art app.AppImage
+        expect_inv "$SQ
+app.AppImage [] alpha@1.0-1" "an AppImage: its runtime and the objects of its SquashFS payload"
         cat img.sqfs | "$PKGNOTE" scan - > out 2> err
         STATUS=$?
         if [ "$STATUS" = 2 ] && grep -q 'not an archive\|SquashFS' err; then
