@@ -993,6 +993,11 @@ enum {
          * pkgnote_scan_object_needed()); the SBOMs then relate packages
          * through them. */
         PKGNOTE_SCAN_DEPENDENCIES = 1u << 4,
+        /* Directory trees: open every archive among their files (tars,
+         * compressed or not, zips, wheels, jars, .apk, cpio), not only the
+         * packages (.deb, .rpm), which always are.  Their objects carry
+         * the file as their outermost container. */
+        PKGNOTE_SCAN_OPEN_ARCHIVES = 1u << 5,
 };
 
 typedef struct pkgnote_scan_options {

@@ -124,6 +124,8 @@ struct actx {
         struct layer **nested;
         size_t n_nested, cap_nested;
         uint64_t done_bytes; /* decompressed by archives read to the end */
+        const struct pkgnote_scan_image *image; /* of the tree the archive is in, or NULL */
+        bool in_tree;        /* a file of a directory tree: chain[0] names it */
         long cur_layer;      /* the image layer being read, or -1 */
         uint8_t *scratch;    /* IO_CHUNK bytes for drain() */
         uint8_t *nbuf[PKGNOTE_MAX_SCAN_DEPTH]; /* IO_CHUNK bytes for each level of nesting, kept */
@@ -647,7 +649,7 @@ static int merge_nested(struct actx *c, const struct pn_image_pick *picks, size_
         for (size_t i = 0; i < c->n_nested && r >= 0; i++) {
                 struct layer *l = c->nested[i];
                 if (l->in_layer < 0 || (size_t)l->in_layer >= c->n_layers) {
-                        r = pn_merge_layers(c->s, c->input, NULL, &c->nested[i], 1, NULL);
+                        r = pn_merge_layers(c->s, c->input, c->image, &c->nested[i], 1, NULL);
                         continue;
                 }
                 const char *in = c->layers[l->in_layer].name;
@@ -745,6 +747,8 @@ static void actx_clear(struct actx *c) {
         free(c->scratch);
         for (size_t i = 0; i < PKGNOTE_MAX_SCAN_DEPTH; i++)
                 free(c->nbuf[i]);
+        if (c->in_tree)
+                free(c->chain[0]);
 }
 
 /* The layer of C named NAME, or NULL. */
@@ -888,7 +892,13 @@ static int merge_archive(struct actx *c, struct layer *root) {
                 r = pn_error(-EINVAL, "not an OCI image layout archive (no oci-layout and index.json)");
         else if (!docker && !oci && (s->sel.tag || s->sel.digest || s->sel.index >= 0))
                 r = pn_error(-EINVAL, "not an image, so there is no image to choose in it");
-        else if (docker || oci) {
+        else if (c->in_tree && (docker || oci)) {
+                /* Its layers merged would be an image of its own: it is
+                 * not taken apart as a plain archive. */
+                pn_scan_add_problem(s, c->input, c->chain[0], -EOPNOTSUPP,
+                                    "holds a container image, not read inside the tree: scan it as an input of its own");
+                return kind;
+        } else if (docker || oci) {
                 if (docker && oci) /* a digest names an OCI manifest */
                         docker = t == PN_IMAGE_DOCKER_ARCHIVE || (t != PN_IMAGE_OCI_ARCHIVE && !s->sel.digest);
                 kind = docker ? PKGNOTE_SCAN_INPUT_DOCKER : PKGNOTE_SCAN_INPUT_OCI;
@@ -898,7 +908,7 @@ static int merge_archive(struct actx *c, struct layer *root) {
                         r = finish_images(c, picks, n, docker ? root : NULL);
         } else if (!(s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES)) {
                 struct layer *one = root;
-                r = pn_merge_layers(s, c->input, NULL, &one, 1, NULL);
+                r = pn_merge_layers(s, c->input, c->image, &one, 1, NULL);
         }
         if (r >= 0)
                 r = merge_nested(c, picks, n);
@@ -992,12 +1002,15 @@ static int read_segments(struct actx *c, struct layer *root, uint64_t size) {
 }
 
 /* An archive on FD: a root filesystem, or a docker/OCI image. */
-int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) {
+/* The archive on FD: an input (CONTAINER NULL), or the file CONTAINER of
+ * a directory tree whose objects are of IMAGE. */
+static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *display,
+                           const struct pkgnote_scan_image *image, const char *container) {
         /* SquashFS: read in place by offset, through its own library. */
         uint8_t magic[4];
         struct stat sst;
-        if (fstat(fd, &sst) == 0 && S_ISREG(sst.st_mode) && pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic &&
-            !memcmp(magic, "hsqs", 4))
+        if (!container && fstat(fd, &sst) == 0 && S_ISREG(sst.st_mode) &&
+            pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic && !memcmp(magic, "hsqs", 4))
                 return pn_scan_squashfs(s, input, fd, 0, display);
         int lr = pn_archive_load();
         if (lr < 0)
@@ -1028,19 +1041,61 @@ int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) 
         }
         c->s = s, c->pool = &p, c->input = input, c->display = display, c->cur_layer = -1;
         c->fd = fd, c->seekable = seekable;
-        r = read_outer_members(c, a, &root);
+        c->image = image;
+        c->done_bytes = s->input_inflated;
+        if (container) {
+                if (!(c->chain[0] = strdup(container)))
+                        r = pn_error(-ENOMEM, "out of memory");
+                c->depth = 1;
+                c->in_tree = true;
+        }
+        if (r >= 0)
+                r = read_outer_members(c, a, &root);
         if (r >= 0 && seekable && archive_filter_count(a) == 1 &&
             (archive_format(a) == ARCHIVE_FORMAT_CPIO_SVR4_NOCRC || archive_format(a) == ARCHIVE_FORMAT_CPIO_SVR4_CRC))
                 r = read_segments(c, &root, (uint64_t)st.st_size);
         pn_pool_finish(&p);
         if (r >= 0)
                 r = merge_archive(c, &root);
-        atomic_store(&s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
+        s->input_inflated = c->done_bytes + inflated(a);
+        if (!container)
+                atomic_store(&s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
         pn_layer_clear(&root);
         actx_clear(c);
         free(c);
         archive_read_free(a);
         return r;
+}
+
+int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) {
+        return scan_archive_fd(s, input, fd, display, NULL, NULL);
+}
+
+int pn_scan_archive_in_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int fd,
+                            const char *path) {
+        int r = scan_archive_fd(s, input, fd, path, image, path);
+        if (r < 0 && r != -ENOMEM) {
+                /* One file of the tree: named, and the scan goes on. */
+                pn_scan_add_problem(s, input, path, r, "cannot read the archive: %s", pkgnote_last_error());
+                return r == -EFBIG ? r : 0;
+        }
+        return r;
+}
+
+bool pn_scan_archive_candidate(int fd, const uint8_t *head, size_t n, bool all) {
+        /* Packages, told by their first bytes: a .deb (an ar archive
+         * whose first member is debian-binary) and an .rpm.  Other ar
+         * archives are static libraries, whose relocatable objects ship
+         * in no binary as they are. */
+        if (n >= 8 && !memcmp(head, "!<arch>\n", 8))
+                return n >= 8 + 13 && !memcmp(head + 8, "debian-binary", 13);
+        if (n >= 4 && !memcmp(head, "\xed\xab\xee\xdb", 4))
+                return true;
+        if (!all || !archive_magic(head, n))
+                return false; /* SquashFS is not read inside trees either */
+        uint8_t buf[HEAD];
+        ssize_t k = pread(fd, buf, sizeof buf, 0);
+        return k > 0 && nested_candidate(buf, (size_t)k);
 }
 
 /* ---- OCI image layout directories ---- */

@@ -165,6 +165,7 @@ struct pkgnote_scan {
         struct pn_problems problems;
         struct counters c;
         uint64_t whited_out;
+        uint64_t input_inflated; /* decompressed so far by the archives of the input being added */
         struct pn_image_sel sel; /* the image of the input being added */
         struct pkgnote_scan_image **images;
         size_t n_images, cap_images;
@@ -242,6 +243,9 @@ struct pool {
         uint64_t inflight, inflight_limit;
         unsigned busy; /* jobs being run */
         bool done;
+        /* a tree walk: files that are archives, opened after the walk */
+        char **archives;
+        size_t n_archives, cap_archives;
         pthread_t threads[MAX_THREADS];
         unsigned n_threads;
 };
@@ -264,6 +268,16 @@ int pn_scan_file(pkgnote_scan *s, size_t input, int fd, const char *path, const 
 /* An archive on FD: a root filesystem, or a docker/OCI image; -ENOEXEC
  * when FD holds no archive. */
 int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display);
+/* The archive FD, the file PATH of a directory tree whose objects are of
+ * IMAGE: its objects carry PATH as their outermost container.  A file
+ * that cannot be read is a problem of the scan (0); -EFBIG past the
+ * decompression limit, -ENOMEM. */
+int pn_scan_archive_in_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int fd,
+                            const char *path);
+/* Whether the regular file FD of a tree, whose first N bytes are HEAD, is
+ * opened as an archive: a .deb or an .rpm; with ALL, any archive, told as
+ * archive members are (compressed files by what they decompress to). */
+bool pn_scan_archive_candidate(int fd, const uint8_t *head, size_t n, bool all);
 /* The SquashFS image at OFFSET of the regular file FD (libsquashfs). */
 int pn_scan_squashfs(pkgnote_scan *s, size_t input, int fd, uint64_t offset, const char *display);
 /* An OCI image layout directory. */

@@ -126,15 +126,33 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
         atomic_fetch_add(&s->c.bytes, (uint64_t)st.st_size);
         atomic_fetch_add(&s->prog_files, 1);
         atomic_fetch_add(&s->prog_bytes, (uint64_t)st.st_size);
-        uint8_t head[SELFMAG];
-        ssize_t n = pread(fd, head, sizeof head, 0);
+        /* Enough to tell ELF and packages (.deb, .rpm); with
+         * PKGNOTE_SCAN_OPEN_ARCHIVES, any archive (tar's magic is at 257). */
+        uint8_t head[512];
+        bool all = s->opts.flags & PKGNOTE_SCAN_OPEN_ARCHIVES;
+        ssize_t n = pread(fd, head, all ? sizeof head : 32, 0);
         if (n < 0) {
                 atomic_fetch_add(&s->c.unreadable, 1);
                 file_problem(p, dirpath, name, -errno, "cannot read: %s", strerror(errno));
                 goto out;
         }
-        if (n < SELFMAG || memcmp(head, ELFMAG, SELFMAG) != 0)
-                goto out; /* the common case: one small read */
+        if (n < SELFMAG || memcmp(head, ELFMAG, SELFMAG) != 0) {
+                /* The common case: one small read.  An archive is opened
+                 * once the walk is done. */
+                if (pn_scan_archive_candidate(fd, head, (size_t)n, all)) {
+                        char *path = pn_scan_join(dirpath, name);
+                        pthread_mutex_lock(&p->lock);
+                        if (!path || PN_GROW(p->archives, p->cap_archives, p->n_archives + 1) < 0) {
+                                pthread_mutex_unlock(&p->lock);
+                                free(path);
+                                file_problem(p, dirpath, name, -ENOMEM, "out of memory");
+                                goto out;
+                        }
+                        p->archives[p->n_archives++] = path;
+                        pthread_mutex_unlock(&p->lock);
+                }
+                goto out;
+        }
         pkgnote_elf *e;
         int r = pkgnote_elf_open_fd(fd, &e);
         if (r < 0) {
@@ -563,6 +581,10 @@ static size_t walk_budget(const pkgnote_scan *s) {
         return b < 2 ? 2 : b > 1024 ? 1024 : (size_t)b;
 }
 
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
                  const char *path) {
         struct pool p;
@@ -644,6 +666,24 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
         free(w.open);
         if (r >= 0)
                 pn_scan_attribute_tree(s, input, image, rootfd, path, first);
+        /* The archives among the files, in path order, each with its
+         * own objects (and package databases). */
+        qsort(p.archives, p.n_archives, sizeof *p.archives, cmp_str);
+        size_t prefix = strcmp(path, "/") ? strlen(path) : 0;
+        for (size_t i = 0; i < p.n_archives; i++) {
+                if (r >= 0) {
+                        int fd = pn_open_below(rootfd, p.archives[i] + prefix, false);
+                        if (fd < 0) {
+                                atomic_fetch_add(&s->c.unreadable, 1);
+                                pn_scan_add_problem(s, input, p.archives[i], fd, "cannot open: %s", strerror(-fd));
+                        } else {
+                                r = pn_scan_archive_in_tree(s, input, image, fd, p.archives[i]);
+                                close(fd);
+                        }
+                }
+                free(p.archives[i]);
+        }
+        free(p.archives);
         close(rootfd);
         free(w.root);
         return r;

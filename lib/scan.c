@@ -296,6 +296,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, con
         size_t input = s->n_inputs++;
         size_t first_object = s->n_objects, first_problem = s->problems.n;
         packages_clear(s);
+        s->input_inflated = 0;
         pn_error_clear();
         char *file = NULL;
         int r = image_of(s, path, image, &file);

@@ -102,6 +102,7 @@ SPEC
                         --define "__brp_strip /bin/true" --define "debug_package %{nil}" --define "__os_install_post %{nil}" \
                         alpha.spec > rpmbuild.log 2>&1; then
                         scan_art "$(ls rpm/RPMS/*/*.rpm)"
+                        [ $io = w6.xzdio ] && cp rpm/RPMS/*/*.rpm alpha.rpm
                         expect_inv '/usr/bin/alpha [] alpha@1.0-1
 /usr/lib64/libgamma.so.1 [] gamma@3.1' ".rpm ($io payload)"
                 else
@@ -263,6 +264,34 @@ scan_art outer.tar.gz
 expect_inv '/usr/bin/alpha [/srv/inner.tar!/var/cache/apt/archives/alpha_xz.deb!/data.tar.xz] alpha@1.0-1
 /usr/lib/libgamma.so.1 [/srv/inner.tar!/var/cache/apt/archives/alpha_xz.deb!/data.tar.xz] gamma@3.1' \
         "a .deb inside a tar inside a tar.gz: the chain of containers"
+
+# --- archives among the files of a directory tree: packages always,
+# others with --open-archives; static libraries and compressed texts never
+mkdir -p outdir/sub && cp alpha_xz.deb outdir/ && cp outer.tar.gz outdir/sub/ && cp alpha outdir/alpha &&
+        gzip -c main.c > outdir/notes.gz && ar rc outdir/libx.a main.c || fatal "cannot make the output directory"
+[ -f alpha.rpm ] && cp alpha.rpm outdir/
+RPMINV=
+[ -f alpha.rpm ] && RPMINV='
+/usr/bin/alpha [outdir/alpha.rpm] alpha@1.0-1
+/usr/lib64/libgamma.so.1 [outdir/alpha.rpm] gamma@3.1'
+scan_art outdir
+expect_inv "$(printf '%s\n' "/usr/bin/alpha [outdir/alpha_xz.deb!/data.tar.xz] alpha@1.0-1$RPMINV
+/usr/lib/libgamma.so.1 [outdir/alpha_xz.deb!/data.tar.xz] gamma@3.1
+outdir/alpha [] alpha@1.0-1" | sort)" "a directory of packages: each .deb and .rpm opened, with its path as the outer container"
+scan_art outdir --open-archives
+expect_inv "$(printf '%s\n' "/usr/bin/alpha [outdir/alpha_xz.deb!/data.tar.xz] alpha@1.0-1$RPMINV
+/usr/bin/alpha [outdir/sub/outer.tar.gz!/srv/inner.tar!/var/cache/apt/archives/alpha_xz.deb!/data.tar.xz] alpha@1.0-1
+/usr/lib/libgamma.so.1 [outdir/alpha_xz.deb!/data.tar.xz] gamma@3.1
+/usr/lib/libgamma.so.1 [outdir/sub/outer.tar.gz!/srv/inner.tar!/var/cache/apt/archives/alpha_xz.deb!/data.tar.xz] gamma@3.1
+outdir/alpha [] alpha@1.0-1" | sort)" "--open-archives: the tar.gz in the tree opened too, to the .deb three levels down"
+# A damaged package in a tree: named, the rest reported.
+head -c 3000 alpha_xz.deb > outdir/broken.deb
+scan_art outdir
+if [ "$STATUS" = 1 ] && grep -q "outdir/broken.deb" err && grep -q "^outdir/alpha \[\] alpha@1.0-1" inv; then
+        pass "a damaged .deb in a tree: named on standard error, the rest reported"
+else
+        fail "a damaged .deb in a tree: named on standard error" "status $STATUS: $(cat err)"
+fi
 
 # The same path in the tar's own tree and in the .deb inside it: two
 # objects, each its own SPDX file with its evidence.

@@ -606,6 +606,8 @@ static void scan_help(void) {
                "                         manifests and configurations are always checked)\n"
                "      --max-bytes SIZE   what one PATH may decompress to, archives inside it\n"
                "                         included (default 64G; K, M, G, T suffixes)\n"
+               "      --open-archives    in directory trees, open every archive (tars, zips,\n"
+               "                         wheels, jars, .apk, cpio), not only .deb and .rpm\n"
                "      --fail-on-missing  exit with status 1 when an executable or shared\n"
                "                         object lacks a package note (in a root with a\n"
                "                         package database: one that a package ships)\n"
@@ -624,7 +626,7 @@ static void scan_help(void) {
 
 int cmd_scan(int argc, char **argv) {
         enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM, OPT_IMAGES, OPT_VERIFY_LAYERS, OPT_MAX_BYTES,
-               OPT_FAIL_ON_MISSING };
+               OPT_FAIL_ON_MISSING, OPT_OPEN_ARCHIVES };
         static const struct option longopts[] = {
                 {"format", required_argument, NULL, 'f'},
                 {"output", required_argument, NULL, 'o'},
@@ -638,6 +640,7 @@ int cmd_scan(int argc, char **argv) {
                 {"verify-layers", no_argument, NULL, OPT_VERIFY_LAYERS},
                 {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
                 {"fail-on-missing", no_argument, NULL, OPT_FAIL_ON_MISSING},
+                {"open-archives", no_argument, NULL, OPT_OPEN_ARCHIVES},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -678,6 +681,7 @@ int cmd_scan(int argc, char **argv) {
                                 return tool_fail("scan: --max-bytes: '%s' is not a size (bytes, or with K, M, G, T)", optarg);
                         break;
                 case OPT_FAIL_ON_MISSING: o.fail_on_missing = true; break;
+                case OPT_OPEN_ARCHIVES: o.flags |= PKGNOTE_SCAN_OPEN_ARCHIVES; break;
                 case 'h': scan_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
