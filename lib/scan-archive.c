@@ -327,7 +327,8 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 pn_scan_object_free(o);
                 o = NULL;
         }
-        uint8_t *buf = o ? malloc(want) : NULL;
+        size_t cap = 0;
+        uint8_t *buf = o ? pn_pool_buf(c->pool, want, &cap) : NULL;
         if (!buf) {
                 pn_scan_object_free(o);
                 return pn_error(-ENOMEM, "out of memory");
@@ -365,7 +366,7 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
         }
         o->size = size >= 0 && !partial ? got : (uint64_t)size;
         e->obj = o;
-        struct job j = {.kind = JOB_MEMBER, .buf = buf, .len = got, .partial = partial, .obj = o};
+        struct job j = {.kind = JOB_MEMBER, .buf = buf, .len = got, .cap = cap, .partial = partial, .obj = o};
         pn_pool_submit(c->pool, &j);
         return 0;
 }

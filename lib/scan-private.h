@@ -224,7 +224,7 @@ struct job {
         /* JOB_MEMBER: LEN bytes at BUF (the whole member unless PARTIAL),
          * results into OBJ, owned by the layer's entry */
         uint8_t *buf;
-        size_t len;
+        size_t len, cap; /* CAP: BUF's size, from pn_pool_buf() */
         bool partial;
         struct pkgnote_scan_object *obj;
         /* JOB_FD: an open regular file (taken), results into OBJ */
@@ -243,6 +243,13 @@ struct pool {
         uint64_t inflight, inflight_limit;
         unsigned busy; /* jobs being run */
         bool done;
+        /* member buffers freed by the workers, kept for the next ones:
+         * fresh memory for each member costs a page fault per page */
+        struct {
+                uint8_t *buf;
+                size_t cap;
+        } spare[16];
+        size_t n_spare, spare_bytes;
         /* a tree walk: files that are archives, opened after the walk */
         char **archives;
         size_t n_archives, cap_archives;
@@ -256,6 +263,10 @@ int pn_pool_start(struct pool *p, pkgnote_scan *s, size_t input);
 void pn_pool_submit(struct pool *p, struct job *j);
 /* Waits for every queued job and stops the workers. */
 void pn_pool_finish(struct pool *p);
+/* A buffer of at least WANT bytes for a JOB_MEMBER (its size in *CAP),
+ * reused from a finished job when one is large enough; NULL without
+ * memory. */
+uint8_t *pn_pool_buf(struct pool *p, size_t want, size_t *cap);
 
 /* ------------------------------------------------------------------ */
 /* Inputs: each returns a PKGNOTE_SCAN_INPUT_* or a negative errno     */

@@ -188,7 +188,8 @@ static int add_file(struct sq *q, const char *path, const sqfs_inode_generic_t *
         char *abs = pn_scan_join("/", path);
         struct pkgnote_scan_object *o = abs ? pn_scan_object_new(abs, q->input) : NULL;
         free(abs);
-        uint8_t *buf = o ? malloc(want) : NULL;
+        size_t cap = 0;
+        uint8_t *buf = o ? pn_pool_buf(q->pool, want, &cap) : NULL;
         if (!buf) {
                 pn_scan_object_free(o);
                 return pn_error(-ENOMEM, "out of memory");
@@ -218,7 +219,7 @@ static int add_file(struct sq *q, const char *path, const sqfs_inode_generic_t *
         }
         o->size = size;
         e->obj = o;
-        struct job j = {.kind = JOB_MEMBER, .buf = buf, .len = (size_t)n, .partial = partial, .obj = o};
+        struct job j = {.kind = JOB_MEMBER, .buf = buf, .len = (size_t)n, .cap = cap, .partial = partial, .obj = o};
         pn_pool_submit(q->pool, &j);
         return 0;
 }
