@@ -50,17 +50,9 @@ struct source {
         struct pn_sums *sum; /* of every byte handed out, when verifying */
 };
 
-static la_ssize_t source_bytes(struct archive *a, struct source *src, const void **out);
-
-static la_ssize_t source_read(struct archive *a, void *data, const void **out) {
-        struct source *src = data;
-        la_ssize_t n = source_bytes(a, src, out);
-        if (n > 0 && src->sum)
-                pn_sums_update(src->sum, *out, (size_t)n);
-        return n;
-}
-
-static la_ssize_t source_bytes(struct archive *a, struct source *src, const void **out) {
+/* The next bytes of SRC: their number, 0 at its end, or -1 with the
+ * reason in WHY (SIZE bytes). */
+static la_ssize_t source_bytes(struct source *src, const void **out, char *why, size_t size) {
         if (src->peek_len) {
                 *out = src->peek;
                 la_ssize_t n = (la_ssize_t)src->peek_len;
@@ -70,7 +62,7 @@ static la_ssize_t source_bytes(struct archive *a, struct source *src, const void
         if (src->outer) {
                 la_ssize_t n = archive_read_data(src->outer, src->buf, IO_CHUNK);
                 if (n < 0)
-                        archive_set_error(a, EIO, "%s", archive_error_string(src->outer));
+                        snprintf(why, size, "%s", archive_error_string(src->outer));
                 *out = src->buf;
                 return n < 0 ? -1 : n;
         }
@@ -82,11 +74,38 @@ static la_ssize_t source_bytes(struct archive *a, struct source *src, const void
                 n = pread(src->fd, src->buf, want, (off_t)(src->off + src->pos));
         while (n < 0 && errno == EINTR);
         if (n < 0) {
-                archive_set_error(a, errno, "read failed: %s", strerror(errno));
+                snprintf(why, size, "read failed: %s", strerror(errno));
                 return -1;
         }
         src->pos += (uint64_t)n;
         *out = src->buf;
+        return n;
+}
+
+static la_ssize_t source_read(struct archive *a, void *data, const void **out) {
+        struct source *src = data;
+        char why[256];
+        la_ssize_t n = source_bytes(src, out, why, sizeof why);
+        if (n < 0)
+                archive_set_error(a, EIO, "%s", why);
+        if (n > 0 && src->sum)
+                pn_sums_update(src->sum, *out, (size_t)n);
+        return n;
+}
+
+/* SRC as the input of a decompressing thread (pn_stream_up_fn). */
+static ssize_t source_up(void *u, const void **out, char *why, size_t size) {
+        return source_bytes(u, out, why, size);
+}
+
+/* What a decompressing thread gives libarchive. */
+static la_ssize_t stream_read(struct archive *a, void *data, const void **out) {
+        const char *why = NULL;
+        ssize_t n = pn_stream_read(data, out, &why);
+        if (n < 0) {
+                archive_set_error(a, EIO, "%s", why ? why : "read failed");
+                return -1;
+        }
         return n;
 }
 
@@ -97,6 +116,29 @@ static la_int64_t source_skip(struct archive *a, void *data, la_int64_t request)
         uint64_t k = src->len - src->pos < (uint64_t)request ? src->len - src->pos : (uint64_t)request;
         src->pos += k;
         return (la_int64_t)k;
+}
+
+/* Opens A over SRC: through a thread that decompresses ahead when SRC
+ * begins with gzip, xz or zstd (not when its digest is being taken, which
+ * must cover every byte up to its end), else directly.  *ST gets that
+ * thread's stream, to free after A. */
+static int open_source(pkgnote_scan *s, struct archive *a, struct source *src, struct pn_stream **st) {
+        *st = NULL;
+        uint8_t m[8];
+        size_t n = 0;
+        if (src->peek_len) {
+                n = src->peek_len < sizeof m ? src->peek_len : sizeof m;
+                memcpy(m, src->peek, n);
+        } else if (!src->outer && src->len > src->pos) {
+                ssize_t k = pread(src->fd, m, sizeof m, (off_t)(src->off + src->pos));
+                n = k > 0 ? (size_t)k : 0;
+                if (n > src->len - src->pos)
+                        n = (size_t)(src->len - src->pos);
+        }
+        int kind = src->sum ? PN_STREAM_NONE : pn_stream_kind(m, n);
+        if (kind != PN_STREAM_NONE && (*st = pn_stream_new(kind, source_up, src, s->opts.threads)))
+                return archive_read_open2(a, *st, NULL, stream_read, NULL, NULL);
+        return archive_read_open2(a, src, NULL, source_read, source_skip, NULL);
 }
 
 struct actx {
@@ -127,9 +169,32 @@ struct actx {
         const struct pkgnote_scan_image *image; /* of the tree the archive is in, or NULL */
         bool in_tree;        /* a file of a directory tree: chain[0] names it */
         long cur_layer;      /* the image layer being read, or -1 */
+        /* archives read through a decompressing thread: compressed,
+         * although libarchive sees no filter */
+        struct archive *streamed[PKGNOTE_MAX_SCAN_DEPTH + 2];
+        size_t n_streamed;
         uint8_t *scratch;    /* IO_CHUNK bytes for drain() */
         uint8_t *nbuf[PKGNOTE_MAX_SCAN_DEPTH]; /* IO_CHUNK bytes for each level of nesting, kept */
 };
+
+/* Whether A is read through a decompressing thread. */
+static bool streamed(const struct actx *c, const struct archive *a) {
+        for (size_t i = 0; i < c->n_streamed; i++)
+                if (c->streamed[i] == a)
+                        return true;
+        return false;
+}
+
+/* Records A as read through a decompressing thread (ST not NULL). */
+static void stream_push(struct actx *c, struct archive *a, const struct pn_stream *st) {
+        if (st && c->n_streamed < ELEMENTSOF(c->streamed))
+                c->streamed[c->n_streamed++] = a;
+}
+
+static void stream_pop(struct actx *c, const struct pn_stream *st) {
+        if (st && c->n_streamed > 0)
+                c->n_streamed--;
+}
 
 static la_ssize_t read_fully(struct archive *a, void *buf, size_t len) {
         size_t done = 0;
@@ -475,7 +540,7 @@ static int next_member(struct actx *c, struct archive *a, bool *first, struct ar
  * so that what it decompresses to counts against the limit as it goes
  * (skipping it, libarchive would decompress it all at once). */
 static int drain(struct actx *c, struct archive *a) {
-        if (archive_filter_count(a) < 2)
+        if (archive_filter_count(a) < 2 && !streamed(c, a))
                 return 0;
         for (;;) {
                 la_ssize_t k = archive_read_data(a, c->scratch, IO_CHUNK);
@@ -546,7 +611,9 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
                 pn_sums_init(&sum);
                 src->sum = want[0] ? &sum : NULL;
         }
-        int r = archive_read_open2(a, src, NULL, source_read, source_skip, NULL);
+        struct pn_stream *st;
+        int r = open_source(c->s, a, src, &st);
+        stream_push(c, a, st);
         c->cur_layer = (long)(c->n_layers - 1);
         if (r == ARCHIVE_OK)
                 r = read_members(c, a, l, true);
@@ -579,7 +646,9 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
                 r = 0;
         }
         count_done(c, a);
+        stream_pop(c, st);
         archive_read_free(a);
+        pn_stream_free(st);
         free(src->buf);
         src->buf = NULL;
         return r;
@@ -619,9 +688,11 @@ static int scan_nested(struct actx *c, struct archive *outer, const char *path, 
         l->in_layer = c->cur_layer;
         c->nested[c->n_nested++] = l;
         c->chain[c->depth++] = l->name;
-        int r = archive_read_open2(a, &src, NULL, source_read, source_skip, NULL) == ARCHIVE_OK
-                        ? read_members(c, a, l, false)
-                        : -ENOEXEC;
+        struct pn_stream *st;
+        int r = open_source(c->s, a, &src, &st);
+        stream_push(c, a, st);
+        r = r == ARCHIVE_OK ? read_members(c, a, l, false) : -ENOEXEC;
+        stream_pop(c, st);
         c->depth--;
         count_done(c, a);
         if (r == -ENOEXEC)
@@ -632,6 +703,7 @@ static int scan_nested(struct actx *c, struct archive *outer, const char *path, 
                 r = 0;
         }
         archive_read_free(a);
+        pn_stream_free(st); /* before the outer archive is read on */
         if (l->n == 0 && c->nested[c->n_nested - 1] == l) { /* nothing in it: not kept */
                 c->n_nested--;
                 pn_layer_clear(l);
@@ -805,7 +877,7 @@ static struct source layer_source(struct actx *c, struct archive *a, struct arch
                                   int64_t size, la_ssize_t n) {
         struct source src = {.fd = -1};
         uint8_t check[HEAD];
-        if (c->seekable && archive_filter_count(a) == 1 && archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE &&
+        if (c->seekable && !streamed(c, a) && archive_filter_count(a) == 1 && archive_filter_code(a, 0) == ARCHIVE_FILTER_NONE &&
             size >= n && archive_entry_sparse_count(ent) == 0 &&
             pread(c->fd, check, (size_t)n, (off_t)data_off) == n && memcmp(check, c->head, (size_t)n) == 0) {
                 src.fd = c->fd, src.off = data_off, src.len = (uint64_t)size;
@@ -982,12 +1054,15 @@ static int read_segments(struct actx *c, struct layer *root, uint64_t size) {
                         archive_read_free(a);
                         return pn_error(-ENOMEM, "out of memory");
                 }
-                int r = archive_read_open2(a, &src, NULL, source_read, source_skip, NULL) == ARCHIVE_OK
-                                ? read_outer_members(c, a, root)
-                                : -ENOEXEC;
-                bool plain = archive_filter_count(a) == 1;
+                struct pn_stream *st;
+                int r = open_source(c->s, a, &src, &st);
+                stream_push(c, a, st);
+                r = r == ARCHIVE_OK ? read_outer_members(c, a, root) : -ENOEXEC;
+                stream_pop(c, st);
+                bool plain = !st && archive_filter_count(a) == 1;
                 count_done(c, a);
                 archive_read_free(a);
+                pn_stream_free(st);
                 free(src.buf);
                 if (r == -ENOEXEC) {
                         pn_scan_add_problem(c->s, c->input, c->display, -EBADMSG,
@@ -1021,9 +1096,19 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
                 return pn_error(-ENOMEM, "out of memory");
         struct stat st;
         bool seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-        if (archive_read_open_fd(a, fd, IO_CHUNK) != ARCHIVE_OK) {
-                int r = pn_error(-ENOEXEC, "%s", archive_error_string(a));
+        /* A file is read by offset, decompressed ahead by a thread when it
+         * is compressed; a pipe by libarchive alone. */
+        struct source top = {.fd = fd, .len = seekable ? (uint64_t)st.st_size : 0};
+        struct pn_stream *zs = NULL;
+        int opened = !seekable ? archive_read_open_fd(a, fd, IO_CHUNK)
+                     : (top.buf = malloc(IO_CHUNK)) ? open_source(s, a, &top, &zs)
+                                                    : ARCHIVE_FATAL;
+        if (opened != ARCHIVE_OK) {
+                int r = seekable && !top.buf ? pn_error(-ENOMEM, "out of memory")
+                                             : pn_error(-ENOEXEC, "%s", archive_error_string(a));
                 archive_read_free(a);
+                pn_stream_free(zs);
+                free(top.buf);
                 return r;
         }
         struct pool p;
@@ -1038,12 +1123,15 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
                 free(c);
                 pn_pool_finish(&p);
                 archive_read_free(a);
+                pn_stream_free(zs);
+                free(top.buf);
                 return pn_error(-ENOMEM, "out of memory");
         }
         c->s = s, c->pool = &p, c->input = input, c->display = display, c->cur_layer = -1;
         c->fd = fd, c->seekable = seekable;
         c->image = image;
         c->done_bytes = s->input_inflated;
+        stream_push(c, a, zs);
         if (container) {
                 if (!(c->chain[0] = strdup(container)))
                         r = pn_error(-ENOMEM, "out of memory");
@@ -1052,7 +1140,7 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         }
         if (r >= 0)
                 r = read_outer_members(c, a, &root);
-        if (r >= 0 && seekable && archive_filter_count(a) == 1 &&
+        if (r >= 0 && seekable && !zs && archive_filter_count(a) == 1 &&
             (archive_format(a) == ARCHIVE_FORMAT_CPIO_SVR4_NOCRC || archive_format(a) == ARCHIVE_FORMAT_CPIO_SVR4_CRC))
                 r = read_segments(c, &root, (uint64_t)st.st_size);
         pn_pool_finish(&p);
@@ -1065,6 +1153,8 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         actx_clear(c);
         free(c);
         archive_read_free(a);
+        pn_stream_free(zs);
+        free(top.buf);
         return r;
 }
 

@@ -305,6 +305,25 @@ int pn_open_below(int dirfd, const char *rel, bool dir);
 int pn_read_below(int dirfd, const char *rel, size_t max, void **data, size_t *len);
 
 /* ------------------------------------------------------------------ */
+/* Decompression ahead of the archive reader (scan-stream.c)           */
+
+enum { PN_STREAM_NONE = 0, PN_STREAM_GZIP, PN_STREAM_XZ, PN_STREAM_ZSTD };
+/* The compression the N bytes at P begin, when this build decodes it. */
+int pn_stream_kind(const uint8_t *p, size_t n);
+/* The next compressed bytes: their number (*OUT valid until the next
+ * call), 0 at the end, or -1 with the reason in WHY (SIZE bytes). */
+typedef ssize_t (*pn_stream_up_fn)(void *u, const void **out, char *why, size_t size);
+struct pn_stream;
+/* A thread decompressing UP's bytes (KIND) ahead, xz with THREADS
+ * threads of its own; NULL without memory or threads. */
+struct pn_stream *pn_stream_new(int kind, pn_stream_up_fn up, void *u, unsigned threads);
+/* The next decompressed bytes (*OUT valid until the next call): their
+ * number, 0 at the end, or a negative errno with the reason in *WHY. */
+ssize_t pn_stream_read(struct pn_stream *st, const void **out, const char **why);
+/* Stops the thread and frees ST (NULL: nothing). */
+void pn_stream_free(struct pn_stream *st);
+
+/* ------------------------------------------------------------------ */
 /* Archive entries and layers                                          */
 
 enum { E_FILE = 1, E_DIR, E_SYMLINK, E_SPECIAL, E_HARDLINK, E_WHITEOUT, E_OPAQUE };
