@@ -257,6 +257,44 @@ else
         missing "SquashFS images" squashfs-tools
 fi
 
+# --- compressed root filesystems read from a file (decompressed ahead by
+# a thread) and from a pipe (by libarchive): the same report, also with
+# zeros padding the stream and with several streams one after the other
+mkdir -p zr/usr/bin zr/usr/lib && cp alpha zr/usr/bin/ && cp libgamma.so.1 zr/usr/lib/ && cp beta zr/usr/bin/ &&
+        tar -C zr -cf zr.tar usr || fatal "cannot make the tar"
+for z in gzip xz zstd; do
+        $z -c zr.tar > zr.tar.$z
+        { cat zr.tar.$z; head -c 1024 /dev/zero; } > zr-pad.tar.$z
+        scan_art zr.tar.$z
+        cp inv inv.file
+        cat zr.tar.$z | "$PKGNOTE" scan --format json - > out 2> err
+        STATUS=$?
+        inventory
+        if [ "$STATUS" = 0 ] && [ -s inv ] && diff -u inv.file inv > diff.txt && [ "$(wc -l < inv)" = 3 ]; then
+                pass "a $z tar from a file and from a pipe: the same objects"
+        else
+                fail "a $z tar from a file and from a pipe: the same objects" "status $STATUS: $(cat err)"; sed 's/^/# /' diff.txt
+        fi
+        scan_art zr-pad.tar.$z
+        if [ "$STATUS" = 0 ] && diff -u inv.file inv > diff.txt; then
+                pass "a $z tar padded with zeros after its stream: the same objects"
+        else
+                fail "a $z tar padded with zeros after its stream" "status $STATUS: $(cat err)"; sed 's/^/# /' diff.txt
+        fi
+done
+# Several streams back to back: the second one's members too (gzip -d,
+# xz -d and zstd -d read them all).
+for z in gzip xz zstd; do
+        mkdir -p zr2/opt && cp beta zr2/opt/beta2 && tar -C zr2 -cf zr2.tar opt
+        { $z -c zr.tar; $z -c zr2.tar; } > zr-cat.tar.$z
+        scan_art zr-cat.tar.$z
+        if [ "$STATUS" = 0 ] && grep -q '^/opt/beta2 ' inv && grep -q '^/usr/bin/alpha ' inv; then
+                pass "two $z streams back to back: the members of both"
+        else
+                fail "two $z streams back to back: the members of both" "status $STATUS: $(cat err) $(cat inv)"
+        fi
+done
+
 # --- nested: a .deb inside a tar inside a tar
 mkdir -p n/var/cache/apt/archives && cp alpha_xz.deb n/var/cache/apt/archives/ && tar -C n -cf inner.tar var &&
         mkdir -p n2/srv && cp inner.tar n2/srv/ && tar -C n2 -czf outer.tar.gz srv || fatal "cannot nest"
@@ -374,7 +412,8 @@ fi
 # Cut short anywhere: at each member or segment boundary and in between,
 # the scan ends with an error or a problem, never a crash or a hang.
 bad=
-for f in alpha_xz.deb initrd-3.img gamma.apk gamma-3.1-0.conda gamma-3.1-cp311-linux_x86_64.whl img.sqfs; do
+for f in alpha_xz.deb initrd-3.img gamma.apk gamma-3.1-0.conda gamma-3.1-cp311-linux_x86_64.whl img.sqfs \
+        zr.tar.gzip zr.tar.xz zr.tar.zstd; do
         [ -f "$f" ] || continue
         size=$(stat -c %s "$f")
         for cut in 8 60 68 132 512 1000 2048 $((size / 3)) $((size / 2)) $((size - 600)) $((size - 1)); do
