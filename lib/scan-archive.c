@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,6 +49,7 @@ struct source {
         size_t peek_len;
         uint8_t *buf;
         struct pn_sums *sum; /* of every byte handed out, when verifying */
+        bool pipe;           /* FD is read on, not by offset */
 };
 
 /* The next bytes of SRC: their number, 0 at its end, or -1 with the
@@ -71,7 +73,7 @@ static la_ssize_t source_bytes(struct source *src, const void **out, char *why, 
                 return 0;
         ssize_t n;
         do
-                n = pread(src->fd, src->buf, want, (off_t)(src->off + src->pos));
+                n = src->pipe ? read(src->fd, src->buf, want) : pread(src->fd, src->buf, want, (off_t)(src->off + src->pos));
         while (n < 0 && errno == EINTR);
         if (n < 0) {
                 snprintf(why, size, "read failed: %s", strerror(errno));
@@ -111,7 +113,7 @@ static la_ssize_t stream_read(struct archive *a, void *data, const void **out) {
 
 static la_int64_t source_skip(struct archive *a, void *data, la_int64_t request) {
         struct source *src = data;
-        if (src->outer || src->peek_len || src->sum || request <= 0)
+        if (src->outer || src->pipe || src->peek_len || src->sum || request <= 0)
                 return 0; /* a digest needs every byte read */
         uint64_t k = src->len - src->pos < (uint64_t)request ? src->len - src->pos : (uint64_t)request;
         src->pos += k;
@@ -129,7 +131,7 @@ static int open_source(pkgnote_scan *s, struct archive *a, struct source *src, s
         if (src->peek_len) {
                 n = src->peek_len < sizeof m ? src->peek_len : sizeof m;
                 memcpy(m, src->peek, n);
-        } else if (!src->outer && src->len > src->pos) {
+        } else if (!src->outer && !src->pipe && src->len > src->pos) {
                 ssize_t k = pread(src->fd, m, sizeof m, (off_t)(src->off + src->pos));
                 n = k > 0 ? (size_t)k : 0;
                 if (n > src->len - src->pos)
@@ -1078,6 +1080,49 @@ static int read_segments(struct actx *c, struct layer *root, uint64_t size) {
 }
 
 /* An archive on FD: a root filesystem, or a docker/OCI image. */
+/* A copy of the pipe FD, whose first LEN bytes were read into HEAD, in
+ * memory: a descriptor of it, or a negative errno. */
+static int spool(pkgnote_scan *s, int fd, const uint8_t *head, size_t len) {
+        int m = memfd_create("pkgnote-spool", MFD_CLOEXEC);
+        if (m < 0)
+                return pn_error(-errno, "cannot keep the stream: %s", strerror(errno));
+        uint8_t *buf = malloc(IO_CHUNK);
+        uint64_t total = 0;
+        int r = buf ? 0 : pn_error(-ENOMEM, "out of memory");
+        for (const uint8_t *p = head; r == 0;) {
+                while (len > 0 && r == 0) {
+                        ssize_t n = write(m, p, len);
+                        if (n < 0 && errno == EINTR)
+                                continue;
+                        if (n <= 0)
+                                r = pn_error(-errno, "cannot keep the stream: %s", strerror(errno));
+                        else
+                                p += n, len -= (size_t)n, total += (uint64_t)n;
+                }
+                if (r < 0)
+                        break;
+                if (total > s->opts.max_bytes) {
+                        r = pn_error(-EFBIG, "decompresses to more than %llu bytes, the limit of one input (max_bytes)",
+                                     (unsigned long long)s->opts.max_bytes);
+                        break;
+                }
+                ssize_t n = read(fd, buf, IO_CHUNK);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        r = pn_error(-errno, "cannot read: %s", strerror(errno));
+                if (n <= 0)
+                        break;
+                p = buf, len = (size_t)n;
+        }
+        free(buf);
+        if (r < 0) {
+                close(m);
+                return r;
+        }
+        return m;
+}
+
 /* The archive on FD: an input (CONTAINER NULL), or the file CONTAINER of
  * a directory tree whose objects are of IMAGE. */
 static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *display,
@@ -1096,25 +1141,57 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
                 return pn_error(-ENOMEM, "out of memory");
         struct stat st;
         bool seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-        /* A file is read by offset, decompressed ahead by a thread when it
-         * is compressed; a pipe by libarchive alone. */
-        struct source top = {.fd = fd, .len = seekable ? (uint64_t)st.st_size : 0};
+        /* A file is read by offset, a pipe on from its first bytes; either
+         * is decompressed ahead by a thread when it is compressed. */
+        struct source top = {.fd = fd, .len = seekable ? (uint64_t)st.st_size : UINT64_MAX, .pipe = !seekable};
+        uint8_t *first = NULL;
         struct pn_stream *zs = NULL;
-        int opened = !seekable ? archive_read_open_fd(a, fd, IO_CHUNK)
-                     : (top.buf = malloc(IO_CHUNK)) ? open_source(s, a, &top, &zs)
-                                                    : ARCHIVE_FATAL;
+        int r = 0;
+        if (!(top.buf = malloc(IO_CHUNK)) || (!seekable && !(first = malloc(IO_CHUNK))))
+                r = pn_error(-ENOMEM, "out of memory");
+        if (r == 0 && !seekable) {
+                size_t got = 0;
+                while (got < 512) {
+                        ssize_t n = read(fd, first + got, IO_CHUNK - got);
+                        if (n < 0 && errno == EINTR)
+                                continue;
+                        if (n < 0)
+                                r = pn_error(-errno, "cannot read: %s", strerror(errno));
+                        if (n <= 0)
+                                break;
+                        got += (size_t)n;
+                }
+                top.peek = first, top.peek_len = got;
+                if (r == 0 && got >= 6 && !memcmp(first, "07070", 5)) {
+                        /* An initramfs: its segments are found by offset. */
+                        archive_read_free(a);
+                        free(top.buf);
+                        r = spool(s, fd, first, got);
+                        free(first);
+                        if (r < 0)
+                                return r;
+                        int k = scan_archive_fd(s, input, r, display, image, container);
+                        close(r);
+                        return k;
+                }
+        }
+        int opened = r == 0 ? open_source(s, a, &top, &zs) : ARCHIVE_FATAL;
         if (opened != ARCHIVE_OK) {
-                int r = seekable && !top.buf ? pn_error(-ENOMEM, "out of memory")
-                                             : pn_error(-ENOEXEC, "%s", archive_error_string(a));
+                if (r == 0)
+                        r = pn_error(-ENOEXEC, "%s", archive_error_string(a));
                 archive_read_free(a);
                 pn_stream_free(zs);
                 free(top.buf);
+                free(first);
                 return r;
         }
         struct pool p;
-        int r = pn_pool_start(&p, s, input);
+        r = pn_pool_start(&p, s, input);
         if (r < 0) {
                 archive_read_free(a);
+                pn_stream_free(zs);
+                free(top.buf);
+                free(first);
                 return r;
         }
         struct actx *c = calloc(1, sizeof *c);
@@ -1125,6 +1202,7 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
                 archive_read_free(a);
                 pn_stream_free(zs);
                 free(top.buf);
+                free(first);
                 return pn_error(-ENOMEM, "out of memory");
         }
         c->s = s, c->pool = &p, c->input = input, c->display = display, c->cur_layer = -1;
@@ -1155,6 +1233,7 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         archive_read_free(a);
         pn_stream_free(zs);
         free(top.buf);
+        free(first);
         return r;
 }
 

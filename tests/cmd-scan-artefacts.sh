@@ -181,6 +181,12 @@ open("padded.cpio", "wb").write(d)'
 scan_art initrd-3.img
 expect_inv "$(printf '%s\n' "$INITRD" '/usr/bin/late [] beta@2.0-1.fc40' | sort)" \
         "initramfs: three segments, two plain (padded), one gzip"
+# From a pipe, as from the file: every segment.
+cat initrd-3.img | "$PKGNOTE" scan --format json - > out 2> err
+STATUS=$?
+inventory
+expect_inv "$(printf '%s\n' "$INITRD" '/usr/bin/late [] beta@2.0-1.fc40' | sort)" \
+        "initramfs from a pipe: its three segments"
 scan_art main.cpio
 expect_inv '/usr/bin/alpha [] alpha@1.0-1
 /usr/bin/beta [] beta@2.0-1.fc40
