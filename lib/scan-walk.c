@@ -737,7 +737,8 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
                                 atomic_fetch_add(&s->c.unreadable, 1);
                                 pn_scan_add_problem(s, input, p.archives[i], fd, "cannot open: %s", strerror(-fd));
                         } else {
-                                r = pn_scan_archive_in_tree(s, input, image, fd, p.archives[i]);
+                                int k = pn_scan_archive_in_tree(s, input, image, fd, p.archives[i]);
+                                r = k < 0 ? k : 0;
                                 close(fd);
                         }
                 }
