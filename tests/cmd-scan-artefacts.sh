@@ -247,6 +247,33 @@ sys.exit(not (d["symlinks"] == 1 and d["directories"] >= 6))'; then
         else
                 missing "a SquashFS image made by gensquashfs" squashfs-tools-ng
         fi
+        # A directory that holds its parent (a/b is a again): patched into an
+        # image whose metadata is stored uncompressed; unsquashfs -l agrees
+        # that it loops.
+        mkdir -p lp/a/b && cp alpha lp/a/b/prog &&
+                mksquashfs lp lp.sqfs -quiet -no-progress -noI -noD -noF -noX > /dev/null 2>&1 &&
+                python3 - <<'PY' || fatal "cannot make the looping image"
+import struct
+d = bytearray(open("lp.sqfs", "rb").read())
+base = struct.unpack_from("<Q", d, 72)[0] + 2           # the directory table's first block
+b = d.find(b"\x01\x00\x00\x00b", base) - 4            # a's entry "b": offset, inode offset
+a = d.find(b"\x01\x00\x00\x00a", base) - 4            # the root's entry "a"
+a_num = struct.unpack_from("<I", d, a - 12 + 8)[0] + struct.unpack_from("<h", d, a + 2)[0]
+struct.pack_into("<I", d, b - 12 + 8, a_num)             # b's header: a's inode number
+struct.pack_into("<Hh", d, b, struct.unpack_from("<H", d, a)[0], 0)  # and a's inode
+open("loop.sqfs", "wb").write(d)
+PY
+        if command -v unsquashfs > /dev/null && unsquashfs -l loop.sqfs 2>&1 | grep -q "directory loop"; then
+                timeout 60 "$PKGNOTE" scan --format json loop.sqfs > out 2> err
+                STATUS=$?
+                if [ "$STATUS" = 1 ] && grep -q "/a/b': a directory of the SquashFS image met twice (a loop)" err; then
+                        pass "a SquashFS image whose directory holds its parent: the loop named, not followed"
+                else
+                        fail "a SquashFS image whose directory holds its parent" "status $STATUS: $(cat err)"
+                fi
+        else
+                fail "a SquashFS image whose directory holds its parent" "the patched image does not loop for unsquashfs"
+        fi
         # An AppImage: the ELF runtime, its SquashFS payload right after it.
         cat alpha img.sqfs > app.AppImage
         scan_art app.AppImage
