@@ -136,7 +136,8 @@ int pn_pkgdb_seal(pn_pkgdb *db, int r, pn_pkgdb **ret) {
                 pn_pkgdb_free(db);
                 return r;
         }
-        qsort(db->files, db->nfiles, sizeof *db->files, cmp_file);
+        if (db->nfiles > 1)
+                qsort(db->files, db->nfiles, sizeof *db->files, cmp_file);
         *ret = db;
         return 0;
 }

@@ -728,7 +728,8 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
                 pn_scan_attribute_tree(s, input, image, rootfd, path, first);
         /* The archives among the files, in path order, each with its
          * own objects (and package databases). */
-        qsort(p.archives, p.n_archives, sizeof *p.archives, cmp_str);
+        if (p.n_archives > 1)
+                qsort(p.archives, p.n_archives, sizeof *p.archives, cmp_str);
         size_t prefix = strcmp(path, "/") ? strlen(path) : 0;
         for (size_t i = 0; i < p.n_archives; i++) {
                 if (r >= 0) {
