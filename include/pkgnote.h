@@ -559,6 +559,82 @@ PKGNOTE_PUBLIC uint64_t pkgnote_stack_frame_pc(const pkgnote_stack *st, size_t t
 PKGNOTE_PUBLIC const char *pkgnote_stack_frame_module(const pkgnote_stack *st, size_t thread, size_t i);
 PKGNOTE_PUBLIC uint64_t pkgnote_stack_frame_module_offset(const pkgnote_stack *st, size_t thread, size_t i);
 PKGNOTE_PUBLIC const char *pkgnote_stack_frame_function(const pkgnote_stack *st, size_t thread, size_t i);
+/* Where frame I is in the source, from the module's DWARF (its own, a
+ * local debug file, or one fetched with PKGNOTE_STACK_DEBUGINFOD): the
+ * file, or NULL when unknown, with *line and *column (0 when unknown;
+ * either pointer may be NULL). */
+PKGNOTE_PUBLIC const char *pkgnote_stack_frame_source(const pkgnote_stack *st, size_t thread, size_t i,
+                                                      unsigned *line, unsigned *column);
+/* 1 when frame I is a function inlined into frame I + 1 (same pc: it has
+ * no frame of its own on the stack), else 0. */
+PKGNOTE_PUBLIC int pkgnote_stack_frame_inlined(const pkgnote_stack *st, size_t thread, size_t i);
+
+/* Debug info from debuginfod servers (libdebuginfod, loaded at run time
+ * in the unwinder's child), for the modules of the trace whose debug info
+ * is not found locally (the module itself, /usr/lib/debug).  Opt-in: a
+ * query tells the server what runs and what crashed, so nothing is asked
+ * without PKGNOTE_STACK_DEBUGINFOD, whatever $DEBUGINFOD_URLS says.
+ *
+ * Each module asks its own servers only: debuginfod_urls when set; else
+ * the debugInfoUrl of the module's package note (http or https); else
+ * $DEBUGINFOD_URLS.  With debuginfod_allow set, a server not in it is
+ * never asked.  A fetched file is used only when it is an ELF file whose
+ * build-id is the module's; one that is not is removed from the cache.
+ * Downloads go to the cache (cache_path, else $DEBUGINFOD_CACHE_PATH,
+ * else $XDG_CACHE_HOME/debuginfod_client, else
+ * ~/.cache/debuginfod_client), where a later report finds them offline. */
+#define PKGNOTE_STACK_DEBUGINFOD 2u         /* fetch missing debug info */
+#define PKGNOTE_STACK_DEBUGINFOD_DRY_RUN 4u /* only say what would be asked */
+#define PKGNOTE_STACK_PROGRESS 8u           /* slow downloads on stderr, when a terminal */
+typedef struct pkgnote_stack_options {
+        size_t size; /* sizeof(pkgnote_stack_options), or 0 */
+        unsigned flags; /* PKGNOTE_STACK_* */
+        /* Servers for every module, space-separated; NULL: as above. */
+        const char *debuginfod_urls;
+        /* The only servers that may be asked, space-separated; NULL: any. */
+        const char *debuginfod_allow;
+        const char *cache_path;
+        /* Time for one module's download, and for all of them; 0 for the
+         * defaults (5 s and 30 s). */
+        unsigned module_timeout_ms, total_timeout_ms;
+} pkgnote_stack_options;
+#define PKGNOTE_STACK_OPTIONS_INIT {.size = sizeof(pkgnote_stack_options)}
+/* pkgnote_core_stack() with options (NULL: none).  A running process's
+ * stack (pkgnote_process_open()) is read with ptrace, which stops its
+ * threads during the call; -EINVAL for unknown fields set. */
+PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_stack_options *o,
+                                           pkgnote_stack **ret);
+
+/* What became of a module's debug info, one entry per module of the trace
+ * when PKGNOTE_STACK_DEBUGINFOD or _DRY_RUN was given. */
+enum {
+        PKGNOTE_DEBUGINFO_LOCAL,      /* in the module or a local debug file */
+        PKGNOTE_DEBUGINFO_CACHED,     /* from the debuginfod cache, offline */
+        PKGNOTE_DEBUGINFO_DOWNLOADED, /* fetched from a server */
+        PKGNOTE_DEBUGINFO_DRY_RUN,    /* would be asked of SERVERS */
+        PKGNOTE_DEBUGINFO_NOT_FOUND,  /* no server has it */
+        PKGNOTE_DEBUGINFO_FAILED,     /* server down, timeout, budget spent */
+        PKGNOTE_DEBUGINFO_MISMATCH,   /* the file's build-id is another */
+        PKGNOTE_DEBUGINFO_UNUSABLE,   /* not ELF, truncated, no DWARF */
+        PKGNOTE_DEBUGINFO_NO_SERVER,  /* no server for this module */
+        PKGNOTE_DEBUGINFO_NOT_ALLOWED,/* its servers are not in the allow-list */
+        PKGNOTE_DEBUGINFO_NONE,       /* no module file or build-id to ask with */
+};
+typedef struct pkgnote_debuginfo {
+        const char *module;   /* the module's path */
+        const char *build_id; /* hex, or NULL */
+        int status;           /* PKGNOTE_DEBUGINFO_* */
+        const char *servers;  /* asked (or would be), space-separated, or NULL */
+        const char *file;     /* the debug file used, or NULL */
+        const char *message;  /* details of a failure, or NULL */
+} pkgnote_debuginfo;
+PKGNOTE_PUBLIC size_t pkgnote_stack_debuginfo_count(const pkgnote_stack *st);
+/* Entry I, or NULL past the end. */
+PKGNOTE_PUBLIC const pkgnote_debuginfo *pkgnote_stack_debuginfo(const pkgnote_stack *st, size_t i);
+/* "local", "cached", "downloaded", "dry-run", "not-found", "failed",
+ * "mismatch", "unusable", "no-server", "not-allowed", "none"; NULL for
+ * others. */
+PKGNOTE_PUBLIC const char *pkgnote_debuginfo_status_name(int status);
 
 /* ------------------------------------------------------------------ */
 /* Generators (lib/emit.c, lib/osrelease.c)                            */

@@ -567,6 +567,12 @@ PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *opti
          * as a forward stream. */
         r = pn_core_source_open(fd, &c->src);
         if (r >= 0 && c->src) {
+                /* A compressed core file stays open for the unwinder, which
+                 * decompresses it again from the start; a pipe cannot be. */
+                struct stat sb;
+                if (pn_core_source_compressed(c->src) && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                    (c->stream_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) >= 0)
+                        c->have_stream_fd = true;
                 uint64_t len;
                 r = pn_core_source_prefix(c->src, &c->prefix, &len);
                 if (r >= 0)
@@ -634,6 +640,8 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
         pkgnote_elf_free(c->view);
         free(c->prefix);
         pn_core_source_free(c->src);
+        if (c->have_stream_fd)
+                close(c->stream_fd);
         free(c);
 }
 

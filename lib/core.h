@@ -38,8 +38,11 @@ struct pkgnote_module {
 
 struct pkgnote_core {
         struct pn_core_source *src;
+        int stream_fd; /* a compressed core file's, when have_stream_fd */
+        bool have_stream_fd;
         char *root;   /* the options, for the unwinder */
         bool no_disk;
+        bool live; /* a running process (pkgnote_process_open()), not a core */
         pkgnote_elf *view; /* over the core file, or over the streamed prefix */
         uint8_t *prefix;
         bool is64, be;

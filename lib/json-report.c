@@ -265,12 +265,54 @@ static json_t *jw_stack(jw *w, const pkgnote_stack *st) {
                         jw_set(w, fr, "function", jw_string(w, pkgnote_stack_frame_function(st, t, k)));
                         jw_set(w, fr, "module", jw_string(w, pkgnote_stack_frame_module(st, t, k)));
                         jw_set(w, fr, "moduleOffset", jw_hex(w, pkgnote_stack_frame_module_offset(st, t, k)));
+                        unsigned line, column;
+                        const char *file = pkgnote_stack_frame_source(st, t, k, &line, &column);
+                        if (file)
+                                jw_set(w, fr, "file", jw_string(w, file));
+                        if (line)
+                                jw_set(w, fr, "line", jw_int(w, line));
+                        if (column)
+                                jw_set(w, fr, "column", jw_int(w, column));
+                        if (pkgnote_stack_frame_inlined(st, t, k))
+                                jw_set(w, fr, "inlined", jw_bool(w, true));
                         jw_append(w, frames, fr);
                 }
                 jw_set(w, th, "frames", frames);
                 jw_append(w, threads, th);
         }
         return threads;
+}
+
+/* What became of each module's debug info: [{module, buildId, status,
+ * servers: [...], file, message}]. */
+static json_t *jw_debuginfo(jw *w, const pkgnote_stack *st) {
+        json_t *a = jw_check(w, json_array());
+        for (size_t i = 0; i < pkgnote_stack_debuginfo_count(st); i++) {
+                const pkgnote_debuginfo *d = pkgnote_stack_debuginfo(st, i);
+                json_t *o = jw_check(w, json_object());
+                jw_set(w, o, "module", jw_string(w, d->module));
+                jw_set(w, o, "buildId", jw_string(w, d->build_id));
+                jw_set(w, o, "status", jw_string(w, pkgnote_debuginfo_status_name(d->status)));
+                if (d->servers) {
+                        json_t *servers = jw_check(w, json_array());
+                        for (const char *p = d->servers; *p;) {
+                                size_t n = strcspn(p, " ");
+                                if (n) {
+                                        char *one = strndup(p, n);
+                                        jw_append(w, servers, jw_string(w, one));
+                                        free(one);
+                                }
+                                p += n + (p[n] == ' ');
+                        }
+                        jw_set(w, o, "servers", servers);
+                }
+                if (d->file)
+                        jw_set(w, o, "file", jw_string(w, d->file));
+                if (d->message)
+                        jw_set(w, o, "message", jw_string(w, d->message));
+                jw_append(w, a, o);
+        }
+        return a;
 }
 
 PKGNOTE_PUBLIC int pkgnote_stack_to_json(const pkgnote_stack *st, char **ret) {
@@ -333,6 +375,10 @@ static void core_members(jw *w, json_t *o, const pkgnote_core *c, const pkgnote_
         jw_set(w, o, "modules", mods);
         if (st)
                 jw_set(w, o, "threads", jw_stack(w, st));
+        if (st && pkgnote_stack_unavailable(st))
+                jw_set(w, o, "stackUnavailable", jw_string(w, pkgnote_stack_unavailable(st)));
+        if (st && pkgnote_stack_debuginfo_count(st) > 0)
+                jw_set(w, o, "debugInfo", jw_debuginfo(w, st));
 }
 
 PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_stack *st,

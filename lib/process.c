@@ -262,6 +262,7 @@ PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret) {
         pkgnote_elf_free(exe);
         c->pid = pid;
         c->have_pid = true;
+        c->live = true;
         c->ppid = c->uid = c->gid = -1;
         read_status(c, pid);
         read_identity(c, pid);

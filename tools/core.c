@@ -14,6 +14,7 @@
 struct core_opts {
         bool json, all_threads, stats, no_stack;
         pkgnote_core_options lib;
+        struct stack_opts stack;
 };
 
 /* "deb systemd-252.38-1~deb12u1 (amd64)" from a package note. */
@@ -147,11 +148,16 @@ static void core_help(void) {
                "  -n, --no-disk      never read module files from disk\n"
                "  -a, --all-threads  stack traces of every thread, not just the crashing one\n"
                "  -S, --no-stack     no stack traces: packages and modules only (faster)\n"
+               STACK_HELP
                "      --stats        print bytes read from the core on standard error\n"
                "  -h, --help         show this help\n"
                "\n"
                "A module's notes come from the page the kernel dumped; where that lacks\n"
-               "them, from the file on disk, used only when its build-id matches.\n");
+               "them, from the file on disk, used only when its build-id matches.\n"
+               "Frames show their source file and line, and inlined calls, where the\n"
+               "module's debug info is found: in the module itself, under\n"
+               "/usr/lib/debug, or (with --debuginfod) fetched into the debuginfod cache\n"
+               "($DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client).\n");
 }
 
 int cmd_core(int argc, char **argv) {
@@ -164,11 +170,17 @@ int cmd_core(int argc, char **argv) {
                 {"no-stack", no_argument, NULL, 'S'},
                 {"stats", no_argument, NULL, OPT_STATS},
                 {"help", no_argument, NULL, 'h'},
+                STACK_LONGOPTS,
                 {0},
         };
-        struct core_opts o = {0};
-        int ch;
-        while ((ch = tool_getopt(argc, argv, "jr:naSh", longopts)) >= 0)
+        struct core_opts o = {.stack.lib = PKGNOTE_STACK_OPTIONS_INIT};
+        int ch, s;
+        while ((ch = tool_getopt(argc, argv, "jr:naSh", longopts)) >= 0) {
+                if ((s = stack_option(&o.stack, ch, optarg)) != 0) {
+                        if (s < 0)
+                                return EXIT_FAILURE_;
+                        continue;
+                }
                 switch (ch) {
                 case 'j': o.json = true; break;
                 case 'r': o.lib.root = optarg; break;
@@ -179,8 +191,11 @@ int cmd_core(int argc, char **argv) {
                 case 'h': core_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
+        }
         if (optind + 1 != argc)
                 return tool_fail("core: expected exactly one CORE (see 'pkgnote core --help')");
+        if (o.no_stack && o.stack.wanted)
+                return tool_fail("core: --no-stack and the --debuginfod options exclude each other");
         const char *path = argv[optind];
         /* Not a file: an entry of 'pkgnote list' (a PID or command name). */
         char entry[4096];
@@ -193,7 +208,8 @@ int cmd_core(int argc, char **argv) {
                 return tool_error(path, "cannot read core", r);
         /* The unwinder reads the core already open, never PATH again. */
         pkgnote_stack *st = NULL;
-        if (!o.no_stack && (r = pkgnote_core_stack(c, o.all_threads ? PKGNOTE_STACK_ALL_THREADS : 0, &st)) < 0) {
+        o.stack.lib.flags |= (o.all_threads ? PKGNOTE_STACK_ALL_THREADS : 0) | PKGNOTE_STACK_PROGRESS;
+        if (!o.no_stack && (r = pkgnote_core_stack_with(c, &o.stack.lib, &st)) < 0) {
                 pkgnote_core_free(c);
                 return tool_error(path, "cannot unwind", r);
         }
@@ -221,31 +237,49 @@ int cmd_core(int argc, char **argv) {
 }
 
 static void pid_help(void) {
-        printf("Usage: pkgnote pid [--json] PID\n"
+        printf("Usage: pkgnote pid [OPTIONS] PID\n"
                "\n"
                "The module report of a running process: every mapped ELF file with its\n"
                "build-id and package notes, read from the files as mapped\n"
                "(/proc/PID/map_files), so a library deleted or replaced on disk since it\n"
                "was loaded shows what is really in memory, and is flagged.\n"
                "\n"
-               "  -j, --json   one JSON object\n"
-               "  -h, --help   show this help\n");
+               "  -j, --json         one JSON object\n"
+               "  -s, --stack        add the stack trace of the main thread (ptrace: the\n"
+               "                     process stops while its threads are unwound)\n"
+               "  -a, --all-threads  stack traces of every thread (implies --stack)\n"
+               STACK_HELP
+               "                     (the --debuginfod options imply --stack)\n"
+               "  -h, --help         show this help\n");
 }
 
 int cmd_pid(int argc, char **argv) {
         static const struct option longopts[] = {
                 {"json", no_argument, NULL, 'j'},
+                {"stack", no_argument, NULL, 's'},
+                {"all-threads", no_argument, NULL, 'a'},
                 {"help", no_argument, NULL, 'h'},
+                STACK_LONGOPTS,
                 {0},
         };
-        bool json = false;
-        int ch;
-        while ((ch = tool_getopt(argc, argv, "jh", longopts)) >= 0)
+        bool json = false, stack = false;
+        struct stack_opts so = {.lib = PKGNOTE_STACK_OPTIONS_INIT};
+        int ch, s;
+        while ((ch = tool_getopt(argc, argv, "jsah", longopts)) >= 0) {
+                if ((s = stack_option(&so, ch, optarg)) != 0) {
+                        if (s < 0)
+                                return EXIT_FAILURE_;
+                        stack = true;
+                        continue;
+                }
                 switch (ch) {
                 case 'j': json = true; break;
+                case 's': stack = true; break;
+                case 'a': stack = true; so.lib.flags |= PKGNOTE_STACK_ALL_THREADS; break;
                 case 'h': pid_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
+        }
         if (optind + 1 != argc)
                 return tool_fail("pid: expected exactly one PID (see 'pkgnote pid --help')");
         char *end;
@@ -257,13 +291,20 @@ int cmd_pid(int argc, char **argv) {
         int r = pkgnote_process_open((int)pid, &c);
         if (r < 0)
                 return tool_error(argv[optind], "cannot read process", r);
+        pkgnote_stack *st = NULL;
+        so.lib.flags |= PKGNOTE_STACK_PROGRESS;
+        if (stack && (r = pkgnote_core_stack_with(c, &so.lib, &st)) < 0) {
+                pkgnote_core_free(c);
+                return tool_error(argv[optind], "cannot unwind", r);
+        }
         int ret = EXIT_OK;
         if (json) {
                 char *j;
-                if ((r = tool_put_json(stdout, pkgnote_core_to_json(c, NULL, NULL, 0, &j), &j)) < 0)
+                if ((r = tool_put_json(stdout, pkgnote_core_to_json(c, st, NULL, 0, &j), &j)) < 0)
                         ret = tool_error(argv[optind], "cannot write the report", r);
         } else
-                print_text(stdout, c, NULL);
+                print_text(stdout, c, st);
+        pkgnote_stack_free(st);
         pkgnote_core_free(c);
         if (fflush(stdout) != 0)
                 return tool_fail("cannot write output: %s", strerror(errno));
