@@ -19,7 +19,8 @@ DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	gcc-i686-linux-gnu libc6-dev-i386-cross gcc-m68k-linux-gnu gcc-sh4-linux-gnu gcc-hppa-linux-gnu \
 	qemu-user-static libc6-dev \
 	systemd zstd xz-utils lz4 cmake rpm rpm2cpio libsqlite3-0 cpio debhelper dpkg-dev \
-	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso squashfs-tools squashfs-tools-ng bubblewrap mmdebstrap abigail-tools
+	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso squashfs-tools squashfs-tools-ng bubblewrap mmdebstrap abigail-tools \
+	debuginfod libdebuginfod1 strace curl
 
 .PHONY: all build demo check check-sanitize fuzz deps-build deps-test install clean
 

@@ -433,11 +433,15 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
         }
         if (!(ms->servers = servers_for(ms)))
                 return -1;
-        char cached[PATH_MAX];
+        char cached[PATH_MAX] = "";
         struct stat sb;
-        bool in_cache = u.cache && snprintf(cached, sizeof cached, "%s/%s/debuginfo", u.cache, m->build_id) <
-                                                   (int)sizeof cached &&
-                        stat(cached, &sb) == 0 && S_ISREG(sb.st_mode);
+        if (u.cache && snprintf(cached, sizeof cached, "%s/%s/debuginfo", u.cache, m->build_id) >= (int)sizeof cached)
+                cached[0] = 0;
+        bool in_cache = cached[0] && stat(cached, &sb) == 0 && S_ISREG(sb.st_mode);
+        /* An empty file is the client's record of a miss, which it keeps
+         * answering from for a while (cache_miss_s) without asking. */
+        bool miss_recorded = in_cache && sb.st_size == 0;
+        in_cache = in_cache && sb.st_size > 0;
         if (u.o.flags & PKGNOTE_STACK_DEBUGINFOD_DRY_RUN) {
                 ms->status = PKGNOTE_DEBUGINFO_DRY_RUN;
                 if (in_cache)
@@ -498,6 +502,12 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
         clear_progress();
         if (fd < 0) {
                 free(path);
+                /* A download cut short is no miss: the client recorded one
+                 * (an empty file), which would keep the next report from
+                 * asking again; it goes. */
+                if (!miss_recorded && (u.aborted || fd != -ENOENT) && cached[0] && stat(cached, &sb) == 0 &&
+                    S_ISREG(sb.st_mode) && sb.st_size == 0)
+                        (void)unlink(cached);
                 if (u.aborted) {
                         ms->status = PKGNOTE_DEBUGINFO_FAILED;
                         char msg[128];
@@ -509,7 +519,8 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
                         ms->message = strdup(msg);
                 } else if (fd == -ENOENT) {
                         ms->status = PKGNOTE_DEBUGINFO_NOT_FOUND;
-                        ms->message = strdup("no server has it");
+                        ms->message = strdup(miss_recorded ? "no server had it at a recent query (remembered by the debuginfod cache)"
+                                                           : "no server has it");
                 } else {
                         ms->status = PKGNOTE_DEBUGINFO_FAILED;
                         ms->message = strdup(strerror(-fd));
@@ -540,6 +551,10 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
                           const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
                           char **debuginfo_file_name) {
         struct modstate *ms = modstate(mod);
+        /* libdwfl asks again after a failure (for the symbol table, then
+         * for DWARF): the answer stays, and no server is asked twice. */
+        if (ms && ms->asked)
+                return -1;
         if (ms)
                 ms->asked = true;
         /* Debug files are searched on the host only when module files may

@@ -1,0 +1,292 @@
+#!/bin/sh
+# Symbolized stack traces with opt-in debuginfod downloads, against a real
+# debuginfod server on 127.0.0.1 serving split debug files, and against
+# servers that hang, send garbage or send another build's file.  A stripped
+# program crashes for real; its crashing frame gains function, file, line
+# and the inlined call only with --debuginfod, from each source of the
+# server's URL (option, the module's note, $DEBUGINFOD_URLS), cross-checked
+# with eu-addr2line on the debug file; without the option no connection is
+# ever made (strace); a second run with the server gone uses the cache.
+. "$SRCDIR/tests/lib.sh"
+
+[ "$(uname -m)" = x86_64 ] || { echo "1..0 # SKIP x86-64 only"; exit 77; }
+case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
+'|'* | /*) echo "1..0 # SKIP core_pattern does not write a core into the working directory"; exit 77 ;;
+esac
+(ulimit -c unlimited) 2>/dev/null || { echo "1..0 # SKIP cannot raise the core size limit"; exit 77; }
+require gcc objcopy strip readelf python3 debuginfod eu-addr2line strace curl
+[ -e /usr/lib/x86_64-linux-gnu/libdebuginfod.so.1 ] || [ -e /lib/x86_64-linux-gnu/libdebuginfod.so.1 ] ||
+        { [ "${PKGNOTE_STRICT:-0}" = 1 ] && { echo "not ok - libdebuginfod1 is not installed"; exit 1; }; echo "1..0 # SKIP libdebuginfod1 missing"; exit 77; }
+
+PIDS=""
+cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null; done; umount_below "$T"; rm -rf "$T"; }
+trap cleanup EXIT
+export DEBUGINFOD_CACHE_PATH="$T/cache"
+unset DEBUGINFOD_URLS XDG_CACHE_HOME
+
+# jcheck NAME FILE EXPR: EXPR (Python, d the JSON, f the crashing thread's
+# frames) must hold.
+jcheck() {
+        if python3 - "$2" "$3" > pyerr 2>&1 <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+E = os.environ
+f = d["threads"][0]["frames"] if d.get("threads") else []
+def di(base):
+    found = [m for m in d.get("debugInfo", []) if os.path.basename(m["module"]) == base]
+    assert len(found) == 1, "debugInfo of %s: %d entries" % (base, len(found))
+    return found[0]
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+        then pass "$1"; else fail "$1" "false: $3 $(cat pyerr) $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d.get(\"debugInfo\"), d.get(\"stackUnavailable\"))" "$2")"; fi
+}
+
+# ------------------------------------------------------------ the programs
+# prog: its note names the debuginfod server (as Fedora's notes do);
+# plain: its note names none (as Debian's do).  Both stripped, their debug
+# files only on the server.  other: a build whose debug file has another
+# build-id, for the server that sends the wrong file.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
+URL="http://127.0.0.1:$PORT"
+export URL
+mkdir srv bin
+gcc -g -O1 -o bin/prog "$SRCDIR/tests/debuginfod/symbolize.c" \
+        -Xlinker "--package-metadata={\"type\":\"rpm\",\"name\":\"prog\",\"version\":\"1.0-1\",\"debugInfoUrl\":\"$URL\"}" || fatal "cannot build prog"
+gcc -g -O1 -o bin/plain "$SRCDIR/tests/debuginfod/symbolize.c" \
+        -Xlinker '--package-metadata={"type":"deb","name":"plain","version":"1.0-1"}' || fatal "cannot build plain"
+gcc -g -O1 -DOTHER -o other "$SRCDIR/tests/debuginfod/symbolize.c" -Wl,--build-id=0x0123456789abcdef || fatal "cannot build other"
+for p in prog plain; do
+        objcopy --only-keep-debug bin/$p srv/$p.debug && strip --strip-all bin/$p || fatal "cannot split $p"
+done
+objcopy --only-keep-debug other other.debug || fatal "cannot split other"
+line_of() { grep -n "line:$1 " "$SRCDIR/tests/debuginfod/symbolize.c" | cut -d: -f1; }
+L_STORE=$(line_of store)
+L_CRASH=$(line_of crash)
+L_MAIN=$(line_of main)
+L_WAIT=$(line_of wait)
+export L_STORE L_CRASH L_MAIN L_WAIT
+build_id() { readelf -nW "$1" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p'; }
+ID_PROG=$(build_id bin/prog)
+ID_PLAIN=$(build_id bin/plain)
+export ID_PROG ID_PLAIN
+[ -n "$ID_PROG" ] && [ "$ID_PROG" = "$(build_id srv/prog.debug)" ] || fatal "prog's debug file lacks its build-id"
+readelf -SW bin/prog | grep -q '\.debug_info' && fatal "prog is not stripped"
+
+# The crash, for real: a core of each.
+for p in prog plain; do
+        mkdir -p c-$p
+        (cd c-$p && ulimit -c unlimited && exec "$T/bin/$p") > /dev/null 2>&1
+        [ -f c-$p/core ] || fatal "no core from $p"
+done
+
+# ------------------------------------------------------------ the servers
+debuginfod -F "$T/srv" -p "$PORT" -d "$T/db.sqlite" -t 0 -g 0 > debuginfod.log 2>&1 &
+PIDS="$PIDS $!"
+DPID=$!
+ready=0
+for _i in $(seq 1 300); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/buildid/$ID_PROG/debuginfo")" = 200 ] &&
+                [ "$(curl -s -o /dev/null -w '%{http_code}' "$URL/buildid/$ID_PLAIN/debuginfo")" = 200 ] && { ready=1; break; }
+        sleep 0.1
+done
+[ $ready = 1 ] || fatal "debuginfod did not serve the debug files: $(tail -5 debuginfod.log)"
+# start_server NAME MODE [ARG]: a misbehaving server; sets NAME_URL.
+start_server() {
+        python3 "$SRCDIR/tests/debuginfod/server.py" "$T/$1.port" "$2" ${3:+"$3"} &
+        PIDS="$PIDS $!"
+        for _i in $(seq 1 200); do [ -s "$T/$1.port" ] && break; sleep 0.05; done
+        [ -s "$T/$1.port" ] || fatal "server $1 did not start"
+        eval "$1_URL=http://127.0.0.1:$(cat "$T/$1.port")"
+}
+start_server hang hang
+start_server garbage garbage
+start_server wrong file "$T/other.debug"
+start_server record record "$T/record.log"
+export hang_URL garbage_URL wrong_URL record_URL
+: > record.log
+
+# What the debug file says of the crashing address, for the cross-check:
+# the crashing frame is an activation (its pc is the faulting instruction).
+cross_check() { # PROG JSON
+        python3 - "$2" > addr <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["threads"][0]["frames"][0]["moduleOffset"])
+PY
+        eu-addr2line -f -i -e "srv/$1.debug" "$(cat addr)" > a2l 2>&1
+}
+
+# ------------------------------------------------------------ without the option
+DEBUGINFOD_URLS="$URL" strace -f -qq -e trace=connect -o strace.log "$PKGNOTE" core --json c-prog/core > off.json 2> err
+STATUS=$?
+expect_status 0 "without --debuginfod: exits 0"
+grep -E 'AF_INET6?' strace.log > inet.log
+[ ! -s inet.log ] && pass "without --debuginfod: no network connection, although DEBUGINFOD_URLS is set" \
+        || fail "without --debuginfod: no network connection, although DEBUGINFOD_URLS is set" "$(cat inet.log)"
+jcheck "without --debuginfod: the stripped frame has no function nor source" off.json \
+        'f[0]["module"] == "prog" and f[0]["function"] is None and "file" not in f[0] and "debugInfo" not in d'
+[ ! -e cache ] && pass "without --debuginfod: no cache written" || fail "without --debuginfod: no cache written"
+
+# ------------------------------------------------------------ dry run
+DEBUGINFOD_URLS="$record_URL" strace -f -qq -e trace=connect -o strace.log "$PKGNOTE" core --json --debuginfod-dry-run c-prog/core > dry.json 2> err
+STATUS=$?
+expect_status 0 "dry run: exits 0"
+grep -E 'AF_INET6?' strace.log > inet.log
+[ ! -s inet.log ] && pass "dry run: no network connection" || fail "dry run: no network connection" "$(cat inet.log)"
+jcheck "dry run: prog would go to its note's server only" dry.json \
+        'di("prog")["status"] == "dry-run" and di("prog")["servers"] == [E["URL"]] and di("prog")["buildId"] == E["ID_PROG"]'
+jcheck "dry run: frames are not symbolized" dry.json 'f[0]["function"] is None'
+"$PKGNOTE" core --debuginfod-dry-run c-prog/core > dry.txt 2> err
+grep -qF "prog (build-id $ID_PROG): would be asked of $URL" dry.txt && pass "dry run: the text names build-id and server" \
+        || fail "dry run: the text names build-id and server" "$(sed -n '/^Debug info/,$p' dry.txt)"
+[ ! -e cache ] && pass "dry run: no cache written" || fail "dry run: no cache written"
+
+# ------------------------------------------------------------ source 1: the option
+run core --json --debuginfod="$URL" c-plain/core
+expect_status 0 "--debuginfod=URL: exits 0"
+cp out opt.json
+jcheck "--debuginfod=URL: the inlined store() at its source line" opt.json \
+        'f[0]["function"] == "store" and f[0].get("inlined") is True and f[0]["file"].endswith("symbolize.c") and f[0]["line"] == int(E["L_STORE"])'
+jcheck "--debuginfod=URL: then crash() at the inlined call, same pc" opt.json \
+        'f[1]["function"] == "crash" and "inlined" not in f[1] and f[1]["pc"] == f[0]["pc"] and f[1]["line"] == int(E["L_CRASH"]) and f[1]["module"] == "plain"'
+jcheck "--debuginfod=URL: main() at the call of crash()" opt.json \
+        'f[2]["function"] == "main" and f[2]["line"] == int(E["L_MAIN"]) and f[2]["file"].endswith("symbolize.c")'
+jcheck "--debuginfod=URL: downloaded from the server given" opt.json \
+        'di("plain")["status"] == "downloaded" and di("plain")["servers"] == [E["URL"]] and di("plain")["file"].startswith(E["DEBUGINFOD_CACHE_PATH"] + "/" + E["ID_PLAIN"])'
+cross_check plain opt.json
+python3 - opt.json a2l <<'PY' && pass "--debuginfod=URL: eu-addr2line agrees on functions and lines" || fail "--debuginfod=URL: eu-addr2line agrees on functions and lines" "$(cat a2l)"
+import json, sys
+f = json.load(open(sys.argv[1]))["threads"][0]["frames"]
+lines = open(sys.argv[2]).read().splitlines()
+# eu-addr2line -f -i: a line naming the function ("store inlined at ...
+# in crash"), then file:line[:column], for each inlined level.
+want = [(lines[i].split()[0], lines[i + 1].split(":")[1]) for i in range(0, len(lines), 2)]
+got = [(x["function"], str(x["line"])) for x in f[:len(want)]]
+sys.exit(0 if want == got and len(want) == 2 else 1)
+PY
+run core --debuginfod="$URL" c-plain/core
+grep -Eq '^#0 +0x[0-9a-f]+ store \(plain \+ 0x[0-9a-f]+\) \[inlined\] at .*symbolize\.c:'"$L_STORE"'(:[0-9]+)?$' out \
+        && pass "--debuginfod=URL: the text shows the inlined frame and its line" || fail "--debuginfod=URL: the text shows the inlined frame and its line" "$(cat out)"
+grep -Eq "^  plain \(build-id $ID_PLAIN\): cached" out \
+        && pass "--debuginfod=URL: a second report finds it in the cache" || fail "--debuginfod=URL: a second report finds it in the cache" "$(sed -n '/^Debug info/,$p' out)"
+
+# ------------------------------------------------------------ source 2: the note
+# DEBUGINFOD_URLS names the recording server: prog's build-id must never
+# reach it, since prog's note names its own server.
+DEBUGINFOD_URLS="$record_URL" "$PKGNOTE" core --json --debuginfod c-prog/core > note.json 2> err
+STATUS=$?
+expect_status 0 "--debuginfod, note URL: exits 0"
+jcheck "--debuginfod, note URL: downloaded from the note's server" note.json \
+        'di("prog")["status"] == "downloaded" and di("prog")["servers"] == [E["URL"]]'
+jcheck "--debuginfod, note URL: the frame is symbolized" note.json \
+        'f[0]["function"] == "store" and f[1]["function"] == "crash" and f[1]["line"] == int(E["L_CRASH"])'
+grep -q "$ID_PROG" record.log && fail "--debuginfod, note URL: prog's build-id never goes to \$DEBUGINFOD_URLS" "$(cat record.log)" \
+        || pass "--debuginfod, note URL: prog's build-id never goes to \$DEBUGINFOD_URLS"
+
+# ------------------------------------------------------------ source 3: the environment
+rm -rf cache
+DEBUGINFOD_URLS="$URL" "$PKGNOTE" core --json --debuginfod c-plain/core > env.json 2> err
+STATUS=$?
+expect_status 0 "--debuginfod, \$DEBUGINFOD_URLS: exits 0"
+jcheck "--debuginfod, \$DEBUGINFOD_URLS: a note without debugInfoUrl uses the environment's server" env.json \
+        'di("plain")["status"] == "downloaded" and di("plain")["servers"] == [E["URL"]] and f[1]["function"] == "crash"'
+"$PKGNOTE" core --json --debuginfod c-plain/core > none.json 2> err
+jcheck "--debuginfod without any server: said, and the report goes on" none.json \
+        'di("plain")["status"] == "cached" or (di("plain")["status"] == "no-server" and f[0]["module"] == "plain")'
+rm -rf cache
+"$PKGNOTE" core --json --debuginfod c-plain/core > none.json 2> err
+jcheck "--debuginfod, no server anywhere: no-server, module + offset kept" none.json \
+        'di("plain")["status"] == "no-server" and f[0]["module"] == "plain" and f[0]["moduleOffset"].startswith("0x") and f[0]["function"] is None'
+
+# ------------------------------------------------------------ the cache, offline
+"$PKGNOTE" core --json --debuginfod="$URL" c-prog/core > online.json 2> err
+kill "$DPID"
+wait "$DPID" 2>/dev/null
+strace -f -qq -e trace=connect -o strace.log "$PKGNOTE" core --json --debuginfod="$URL" c-prog/core > offline.json 2> err
+STATUS=$?
+expect_status 0 "server stopped: exits 0"
+jcheck "server stopped: the same frames, from the cache" offline.json \
+        'di("prog")["status"] == "cached" and f == json.load(open("online.json"))["threads"][0]["frames"] and f[1]["function"] == "crash"'
+grep -E 'AF_INET6?' strace.log > inet.log
+[ ! -s inet.log ] && pass "server stopped: the cache answers without a connection" || fail "server stopped: the cache answers without a connection" "$(cat inet.log)"
+
+# ------------------------------------------------------------ servers that misbehave
+rm -rf cache
+start=$(date +%s)
+timeout 120 "$PKGNOTE" core --json --debuginfod="$hang_URL" --debuginfod-timeout=1 c-prog/core > hang.json 2> err
+STATUS=$?
+took=$(($(date +%s) - start))
+expect_status 0 "a hanging server: the report is still made"
+jcheck "a hanging server: timed out, reported for the module" hang.json \
+        'di("prog")["status"] == "failed" and "timed out" in di("prog")["message"] and f[0]["module"] == "prog"'
+[ "$took" -lt 60 ] && pass "a hanging server: given up within the budget (${took}s)" || fail "a hanging server: given up within the budget" "${took}s"
+timeout 120 "$PKGNOTE" core --json --debuginfod="$hang_URL" --debuginfod-timeout=30 --debuginfod-budget=1 c-prog/core > budget.json 2> err
+jcheck "a hanging server: the overall budget ends the download" budget.json \
+        'di("prog")["status"] == "failed" and "budget" in di("prog")["message"]'
+
+run core --json --debuginfod="$garbage_URL" c-prog/core
+expect_status 0 "a server sending garbage: exits 0"
+cp out garbage.json
+jcheck "a server sending garbage: unusable, the frame keeps module + offset" garbage.json \
+        'di("prog")["status"] == "unusable" and f[0]["module"] == "prog" and f[0]["function"] is None'
+[ ! -e "cache/$ID_PROG/debuginfo" ] && pass "a server sending garbage: the file goes from the cache" || fail "a server sending garbage: the file goes from the cache"
+
+run core --json --debuginfod="$wrong_URL" c-prog/core
+expect_status 0 "a server sending another build's file: exits 0"
+cp out wrong.json
+jcheck "a server sending another build's file: mismatch, not used" wrong.json \
+        'di("prog")["status"] == "mismatch" and f[0]["function"] is None'
+[ ! -e "cache/$ID_PROG/debuginfo" ] && pass "a server sending another build's file: the file goes from the cache" || fail "a server sending another build's file: the file goes from the cache"
+
+# A note whose debugInfoUrl is no http(s) URL names no server.
+gcc -O1 -o bin/badurl "$SRCDIR/tests/debuginfod/symbolize.c" \
+        -Xlinker '--package-metadata={"type":"rpm","name":"badurl","version":"1","debugInfoUrl":"file:///etc"}' || fatal "cannot build badurl"
+strip bin/badurl
+mkdir -p c-bad && (cd c-bad && ulimit -c unlimited && exec "$T/bin/badurl") > /dev/null 2>&1
+DEBUGINFOD_URLS="$record_URL" "$PKGNOTE" core --json --debuginfod c-bad/core > bad.json 2> err
+jcheck "a note's file:// debugInfoUrl is not asked, nor the environment instead" bad.json \
+        'di("badurl")["status"] == "no-server" and "http" in di("badurl")["message"]'
+
+# ------------------------------------------------------------ a running process
+"$T/bin/plain" wait > /dev/null 2>&1 &
+WPID=$!
+PIDS="$PIDS $WPID"
+export WPID
+for _i in $(seq 1 100); do grep -q '^State:.*S' /proc/$WPID/status 2>/dev/null && break; sleep 0.05; done
+run pid --json $WPID
+jcheck "pid: no stack trace unless asked" out '"threads" not in d'
+run pid --json --debuginfod="$wrong_URL" --debuginfod-dry-run $WPID
+cp out piddry.json
+jcheck "pid --debuginfod-dry-run: the server given, nothing fetched" piddry.json \
+        'di("plain")["status"] == "dry-run" and di("plain")["servers"] == [E["wrong_URL"]]'
+python3 "$SRCDIR/tests/debuginfod/server.py" "$T/pidsrv.port" file "$T/srv/plain.debug" &
+PIDS="$PIDS $!"
+for _i in $(seq 1 200); do [ -s pidsrv.port ] && break; sleep 0.05; done
+PIDSRV_URL="http://127.0.0.1:$(cat pidsrv.port)"
+rm -rf cache
+run pid --json --debuginfod="$PIDSRV_URL" $WPID
+expect_status 0 "pid --debuginfod: exits 0"
+cp out pid.json
+jcheck "pid --debuginfod: the waiting thread, symbolized from the download" pid.json \
+        'd["threads"][0]["tid"] == int(E["WPID"]) and any(x["function"] == "wait_here" and x["line"] == int(E["L_WAIT"]) for x in f) and di("plain")["status"] == "downloaded"'
+grep -q '^State:.*S' /proc/$WPID/status && pass "pid --debuginfod: the process runs on afterwards" || fail "pid --debuginfod: the process runs on afterwards" "$(grep State /proc/$WPID/status)"
+# Second report: from the cache, the server (a hanging one now) not asked.
+strace -f -qq -e trace=connect -o strace.log "$PKGNOTE" pid --debuginfod="$hang_URL" $WPID > out 2> err
+grep -Eq "^#[0-9]+ +0x[0-9a-f]+ wait_here \(plain \+ 0x[0-9a-f]+\) at .*symbolize\.c:$L_WAIT" out &&
+        grep -Eq "^  plain \(build-id $ID_PLAIN\): cached" out \
+        && pass "pid --debuginfod: a second report comes from the cache" || fail "pid --debuginfod: a second report comes from the cache" "$(cat out)"
+grep -E 'AF_INET6?' strace.log > inet.log
+[ ! -s inet.log ] && pass "pid --debuginfod: the cache answers without a connection" || fail "pid --debuginfod: the cache answers without a connection" "$(cat inet.log)"
+kill $WPID
+
+# ------------------------------------------------------------ errors
+run core --debuginfod-timeout=0 c-prog/core
+expect_status 2 "--debuginfod-timeout=0 is refused"
+expect_err "not a number of seconds" "--debuginfod-timeout=0: says why"
+run core --debuginfod= c-prog/core
+expect_status 2 "--debuginfod= (empty) is refused"
+run core --no-stack --debuginfod c-prog/core
+expect_status 2 "--no-stack with --debuginfod is refused"
+
+finish

@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+"""Misbehaving debuginfod servers for the tests, on 127.0.0.1.
+
+  server.py PORTFILE hang           accepts connections, never answers
+  server.py PORTFILE garbage        200 with bytes that are no ELF file
+  server.py PORTFILE file PATH      200 with PATH's bytes for any build-id
+  server.py PORTFILE record LOG     404 for everything, each path logged
+
+The port chosen by the kernel is written to PORTFILE once listening.
+"""
+import http.server
+import os
+import socket
+import sys
+
+portfile, mode = sys.argv[1], sys.argv[2]
+arg = sys.argv[3] if len(sys.argv) > 3 else None
+
+
+def announce(port):
+    with open(portfile + ".tmp", "w") as f:
+        f.write("%d\n" % port)
+    os.rename(portfile + ".tmp", portfile)
+
+
+if mode == "hang":
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(64)
+    announce(s.getsockname()[1])
+    held = []
+    while True:
+        held.append(s.accept()[0])
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        if mode == "record":
+            with open(arg, "a") as f:
+                f.write(self.path + "\n")
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = os.urandom(8192) if mode == "garbage" else open(arg, "rb").read()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+announce(httpd.server_address[1])
+httpd.serve_forever()
