@@ -21,7 +21,7 @@ require gcc objcopy strip readelf python3 debuginfod eu-addr2line strace curl
 PIDS=""
 cleanup() { for p in $PIDS; do kill "$p" 2>/dev/null; done; umount_below "$T"; rm -rf "$T"; }
 trap cleanup EXIT
-export DEBUGINFOD_CACHE_PATH="$T/cache"
+export T DEBUGINFOD_CACHE_PATH="$T/cache"
 unset DEBUGINFOD_URLS XDG_CACHE_HOME
 
 # jcheck NAME FILE EXPR: EXPR (Python, d the JSON, f the crashing thread's
@@ -198,6 +198,40 @@ rm -rf cache
 "$PKGNOTE" core --json --debuginfod c-plain/core > none.json 2> err
 jcheck "--debuginfod, no server anywhere: no-server, module + offset kept" none.json \
         'di("plain")["status"] == "no-server" and f[0]["module"] == "plain" and f[0]["moduleOffset"].startswith("0x") and f[0]["function"] is None'
+
+# ------------------------------------------------------------ pkgnote-coredump
+# Called as the kernel calls it, the core on standard input.  Without a
+# configuration the report has no stack and nothing is fetched; with
+# debuginfod-allow naming the note's server, the report is symbolized at
+# crash time; an allow-list without it asks nothing.
+HANDLER="$BUILDDIR/pkgnote-coredump"
+feed() { # STATE CONFIG
+        "$HANDLER" -d "$1" -l "$T/cd.log" -c "$2" 4242 0 0 11 1700000000 18446744073709551615 testhost prog < c-prog/core
+}
+REPORT=core.prog.0.4242.1700000000.json
+: > none.conf
+rm -rf cache
+feed st-none none.conf
+jcheck "coredump, no configuration: no stack, nothing fetched" st-none/$REPORT '"threads" not in d and "debugInfo" not in d'
+printf '# symbolize at crash time\nstack = yes\ndebuginfod-allow = %s\ndebuginfod-cache = %s\ndebuginfod-timeout = 5\n' "$URL" "$T/cd-cache" > allow.conf
+feed st-allow allow.conf
+jcheck "coredump, allow-list with the note's server: symbolized at crash time" st-allow/$REPORT \
+        'f[0]["function"] == "store" and f[1]["function"] == "crash" and f[1]["line"] == int(E["L_CRASH"]) and di("prog")["status"] == "downloaded" and di("prog")["file"].startswith(E["T"] + "/cd-cache/")'
+printf 'debuginfod-allow = %s\ndebuginfod-cache = %s\n' "$record_URL" "$T/cd-cache2" > other.conf
+: > record.log
+feed st-other other.conf
+jcheck "coredump, allow-list without the note's server: not asked" st-other/$REPORT \
+        'di("prog")["status"] == "not-allowed" and f[0]["function"] is None'
+[ ! -s record.log ] && pass "coredump, allow-list: no other server asked instead" || fail "coredump, allow-list: no other server asked instead" "$(cat record.log)"
+printf 'stack = maybe\nbogus\n' > bad.conf
+feed st-bad bad.conf
+[ -s st-bad/$REPORT ] && grep -q "bad.conf:1: bad value for stack" cd.log && grep -q "bad.conf:2: not KEY = VALUE" cd.log \
+        && pass "coredump, a bad configuration is logged and the crash stored" || fail "coredump, a bad configuration is logged and the crash stored" "$(cat cd.log)"
+# Later, from the stored (compressed) core: pkgnote core symbolizes it.
+crashed=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["pid"])' st-none/$REPORT)
+PKGNOTE_COREDUMP_DIR="$T/st-none" "$PKGNOTE" core --json --debuginfod="$URL" "$crashed" > later.json 2> err
+jcheck "a stored crash symbolized later with pkgnote core --debuginfod" later.json \
+        'f[1]["function"] == "crash" and f[1]["line"] == int(E["L_CRASH"]) and di("prog")["status"] in ("downloaded", "cached")'
 
 # ------------------------------------------------------------ the cache, offline
 "$PKGNOTE" core --json --debuginfod="$URL" c-prog/core > online.json 2> err

@@ -29,6 +29,9 @@
 #include "output.h"
 #include "tool.h"
 
+#define DEFAULT_CONFIG "/etc/pkgnote/coredump.conf"
+#define DEFAULT_DEBUGINFOD_CACHE "/var/cache/pkgnote/debuginfod"
+
 #if HAVE_ZSTD
 #include <zstd.h>
 #endif
@@ -43,6 +46,11 @@ struct handler {
         long long core_limit;
         const char *host, *comm;
         int root_fd; /* the crashed process's root directory, or -1 */
+        /* From the configuration: a stack trace in the report, and debug
+         * info fetched for it from the allowed servers only. */
+        bool stack;
+        char *allow, *urls, *cache;
+        unsigned timeout_ms, budget_ms;
 };
 
 static void log_line(const struct handler *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -194,21 +202,116 @@ static int write_report(const struct handler *h, const char *core_path, struct r
                          pkgnote_metadata_version(md) ? "/" : "",
                          pkgnote_metadata_version(md) ? pkgnote_metadata_version(md) : "");
         }
+        /* The stack trace is made from the stored core, after the kernel
+         * has let the process go; downloads only from the allowed servers
+         * (a module's note naming another server asks none). */
+        pkgnote_stack *st = NULL;
+        if (h->stack || h->allow) {
+                pkgnote_stack_options so = PKGNOTE_STACK_OPTIONS_INIT;
+                if (h->allow) {
+                        so.flags |= PKGNOTE_STACK_DEBUGINFOD;
+                        so.debuginfod_allow = h->allow;
+                        so.cache_path = h->cache ? h->cache : DEFAULT_DEBUGINFOD_CACHE;
+                        so.module_timeout_ms = h->timeout_ms;
+                        so.total_timeout_ms = h->budget_ms;
+                        if (h->urls)
+                                setenv("DEBUGINFOD_URLS", h->urls, 1);
+                        else
+                                unsetenv("DEBUGINFOD_URLS");
+                }
+                if (pkgnote_core_stack_with(c, &so, &st) < 0)
+                        st = NULL;
+        }
         char *text = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         if (f) {
-                r = crash_write_report(f, c, h->time, h->host, core_path);
+                r = crash_write_report(f, c, st, h->time, h->host, core_path);
                 if (fclose(f) != 0 && r == 0)
                         r = -ENOMEM;
         } else
                 r = -ENOMEM;
+        pkgnote_stack_free(st);
         pkgnote_core_free(c);
         if (r < 0) {
                 free(text);
                 return r;
         }
         return write_text(room, report_name, text);
+}
+
+static char *trim(char *s) {
+        s += strspn(s, " \t");
+        size_t n = strlen(s);
+        while (n > 0 && strchr(" \t\r\n", s[n - 1]))
+                s[--n] = 0;
+        return s;
+}
+
+static bool parse_ms(const char *v, unsigned *ms) {
+        char *end;
+        errno = 0;
+        unsigned long n = strtoul(v, &end, 10);
+        if (errno || end == v || *end || n == 0 || n > 3600)
+                return false;
+        *ms = (unsigned)n * 1000;
+        return true;
+}
+
+/* The configuration file, KEY = VALUE lines and # comments:
+ *   stack = yes|no               a stack trace in each report (default no)
+ *   debuginfod-allow = URL...    fetch debug info at crash time, from these
+ *                                servers only (default none: no network)
+ *   debuginfod-urls = URL...     servers for modules whose note names none
+ *   debuginfod-timeout = SECONDS per module (default 5)
+ *   debuginfod-budget = SECONDS  per crash (default 30)
+ *   debuginfod-cache = DIR       (default /var/cache/pkgnote/debuginfod)
+ * A missing default file is no configuration.  Errors are logged and the
+ * crash is stored all the same, without what the bad line asked for. */
+static void read_config(struct handler *h, const char *path, bool given) {
+        FILE *f = fopen(path, "re");
+        if (!f) {
+                if (given || errno != ENOENT)
+                        log_line(h, "cannot read the configuration %s: %s", path, strerror(errno));
+                return;
+        }
+        char line[4096];
+        unsigned n = 0;
+        while (fgets(line, sizeof line, f)) {
+                n++;
+                char *l = trim(line), *eq = strchr(l, '=');
+                if (!*l || *l == '#')
+                        continue;
+                if (!eq) {
+                        log_line(h, "%s:%u: not KEY = VALUE, ignored", path, n);
+                        continue;
+                }
+                *eq = 0;
+                char *k = trim(l), *v = trim(eq + 1);
+                bool ok = true;
+                if (!strcmp(k, "stack")) {
+                        if (!strcmp(v, "yes") || !strcmp(v, "no"))
+                                h->stack = !strcmp(v, "yes");
+                        else
+                                ok = false;
+                } else if (!strcmp(k, "debuginfod-allow"))
+                        ok = *v && (free(h->allow), h->allow = strdup(v)) != NULL;
+                else if (!strcmp(k, "debuginfod-urls"))
+                        ok = *v && (free(h->urls), h->urls = strdup(v)) != NULL;
+                else if (!strcmp(k, "debuginfod-cache"))
+                        ok = *v == '/' && (free(h->cache), h->cache = strdup(v)) != NULL;
+                else if (!strcmp(k, "debuginfod-timeout"))
+                        ok = parse_ms(v, &h->timeout_ms);
+                else if (!strcmp(k, "debuginfod-budget"))
+                        ok = parse_ms(v, &h->budget_ms);
+                else {
+                        log_line(h, "%s:%u: unknown key '%s', ignored", path, n, k);
+                        continue;
+                }
+                if (!ok)
+                        log_line(h, "%s:%u: bad value for %s, ignored", path, n, k);
+        }
+        fclose(f);
 }
 
 static uint64_t parse_size(const char *s, const char *what) {
@@ -233,8 +336,13 @@ static void usage(void) {
                "  -u, --max-use N          keep the directory under N bytes (default 4G),\n"
                "                           removing the oldest entries first\n"
                "  -l, --log-file FILE      append the log line there instead of syslog\n"
+               "  -c, --config FILE        read FILE, not %s:\n"
+               "                           'stack = yes' adds the stack trace to reports;\n"
+               "                           'debuginfod-allow = URL...' also fetches missing\n"
+               "                           debug info at crash time, from those servers only\n"
+               "                           (see pkgnote(1)); without it nothing is fetched\n"
                "  -h, --help               show this help\n",
-               CRASH_DEFAULT_DIR);
+               CRASH_DEFAULT_DIR, DEFAULT_CONFIG);
 }
 
 int main(int argc, char **argv) {
@@ -243,18 +351,21 @@ int main(int argc, char **argv) {
                 {"max-core-size", required_argument, NULL, 's'},
                 {"max-use", required_argument, NULL, 'u'},
                 {"log-file", required_argument, NULL, 'l'},
+                {"config", required_argument, NULL, 'c'},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
         program_name = "pkgnote-coredump";
         struct handler h = {.state_dir = crash_state_dir(NULL), .max_core = 2ull << 30, .max_use = 4ull << 30};
+        const char *config = NULL;
         int ch;
-        while ((ch = tool_getopt(argc, argv, "+d:s:u:l:h", longopts)) >= 0)
+        while ((ch = tool_getopt(argc, argv, "+d:s:u:l:c:h", longopts)) >= 0)
                 switch (ch) {
                 case 'd': h.state_dir = optarg; break;
                 case 's': h.max_core = parse_size(optarg, "--max-core-size"); break;
                 case 'u': h.max_use = parse_size(optarg, "--max-use"); break;
                 case 'l': h.log_file = optarg; break;
+                case 'c': config = optarg; break;
                 case 'h': usage(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
@@ -279,6 +390,7 @@ int main(int argc, char **argv) {
         h.root_fd = h.pid > 0 ? open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
         openlog("pkgnote-coredump", LOG_PID, LOG_DAEMON);
         umask(0077);
+        read_config(&h, config ? config : DEFAULT_CONFIG, config != NULL);
 
         if (mkdir(h.state_dir, 0700) < 0 && errno != EEXIST) {
                 log_line(&h, "process %d (%s) crashed with signal %d; cannot create %s: %s", h.pid, h.comm, h.sig,

@@ -35,14 +35,15 @@ void crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid,
         snprintf(buf, len, "core.%s.%d.%d.%" PRId64, i ? c : "_", uid, pid, time);
 }
 
-int crash_write_report(FILE *f, const pkgnote_core *c, int64_t time, const char *host, const char *core_path) {
+int crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
+                       const char *core_path) {
         const pkgnote_json_member extra[] = {
                 {.key = "time", .number = time},
                 {.key = "hostname", .string = host},
                 {.key = "coreFile", .string = core_path},
         };
         char *j;
-        return tool_put_json(f, pkgnote_core_to_json(c, NULL, extra, sizeof extra / sizeof *extra, &j), &j);
+        return tool_put_json(f, pkgnote_core_to_json(c, st, extra, sizeof extra / sizeof *extra, &j), &j);
 }
 
 /* Temporaries (of pkgnote's naming, or ".tmp" of older versions) and

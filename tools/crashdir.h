@@ -25,9 +25,10 @@
 const char *crash_state_dir(const char *override);
 /* "core.COMM.UID.PID.TIME" with COMM reduced to [A-Za-z0-9_.-]. */
 void crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
-/* The report: pkgnote core --json with "time", "hostname", "coreFile".
- * Returns 0 or a negative errno. */
-int crash_write_report(FILE *f, const pkgnote_core *c, int64_t time, const char *host, const char *core_path);
+/* The report: pkgnote core --json with "time", "hostname", "coreFile",
+ * and the stack trace when ST is not NULL.  Returns 0 or a negative errno. */
+int crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
+                       const char *core_path);
 /* Under the store's lock: removes stale temporaries and half-made
  * entries of killed handlers, reports without their core, then whole
  * entries, oldest first, until the directory DIRFD holds at most MAX_USE
