@@ -4,7 +4,10 @@
 # bytearray of non-zero bytes (so the pages are really dumped), killed with
 # SIGSEGV.  Timed beside systemd-analyze inspect-elf and eu-unstrip -n
 # --core on the plain core, and beside zstd -dc on a zstd-compressed copy.
-# Bytes read come from `pkgnote core --stats`.
+# Bytes read come from `pkgnote core --stats`.  Then a symbolized report:
+# a stripped program's core whose debug file a real debuginfod on
+# 127.0.0.1 serves, with a cold cache (downloaded) and a warm one, beside
+# eu-stack doing the same with elfutils' own debuginfod client.
 #
 #   bench/core.sh [PKGNOTE]      (default: build/pkgnote; writes bench/results-core.txt)
 #
@@ -117,7 +120,8 @@ t_pn=$(best "$PKGNOTE" core --json "$core")
 t_pn_nodisk=$(best "$PKGNOTE" core --json --no-stack "$core")
 t_sa=$(best systemd-analyze inspect-elf --json=short "$core")
 t_eu=$(best eu-unstrip -n --core "$core")
-t_pn_zst=$(best "$PKGNOTE" core --json core.zst)
+t_pn_zst=$(best "$PKGNOTE" core --json --no-stack core.zst)
+t_pn_zst_stack=$(best "$PKGNOTE" core --json core.zst)
 t_zstd=$(best sh -c 'zstd -q -dc core.zst > /dev/null')
 read_plain=$("$PKGNOTE" core --stats "$core" 2>&1 > /dev/null | sed -n 's/^bytes read from core: //p')
 read_zst=$("$PKGNOTE" core --stats core.zst 2>&1 > /dev/null | sed -n 's/^bytes read from core: //p')
@@ -144,8 +148,60 @@ print("%d/%d" % (n - bad, n))
 PY
 )
 
+# ------------------------------------------------------------ symbolized
+# best_cold CACHE CMD...: like best, with CACHE removed before every run.
+best_cold() {
+        $PY - "$RUNS" "$@" <<'PY'
+import resource, shutil, subprocess, sys, time
+runs, cache, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+res = []
+for _ in range(runs + 1):
+    shutil.rmtree(cache, ignore_errors=True)
+    c0 = cpu()
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    res.append((time.perf_counter() - t, cpu() - c0))
+res = res[1:]
+print("%.4f %.4f" % (min(w for w, _ in res), min(c for _, c in res)))
+PY
+}
+sym="nan nan"
+sym_warm="nan nan"
+eu_cold="nan nan"
+eu_warm="nan nan"
+sym_check="not run (debuginfod or eu-stack missing)"
+if command -v debuginfod > /dev/null && command -v eu-stack > /dev/null; then
+        mkdir srv sym
+        cc -g -O1 -o sym/prog "$here/../tests/debuginfod/symbolize.c"
+        objcopy --only-keep-debug sym/prog srv/prog.debug
+        strip --strip-all sym/prog
+        (cd sym && ulimit -c unlimited && exec ./prog) > /dev/null 2>&1 || true
+        port=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+        url="http://127.0.0.1:$port"
+        debuginfod -F "$W/srv" -p "$port" -d "$W/db.sqlite" > debuginfod.log 2>&1 &
+        dpid=$!
+        id=$(readelf -nW sym/prog | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+        for _i in $(seq 1 300); do
+                [ "$(curl -s -o /dev/null -w '%{http_code}' "$url/buildid/$id/debuginfo")" = 200 ] && break
+                sleep 0.1
+        done
+        export DEBUGINFOD_CACHE_PATH="$W/dcache"
+        sym=$(best_cold "$W/dcache" "$PKGNOTE" core --json --debuginfod="$url" sym/core)
+        sym_warm=$(best "$PKGNOTE" core --json --debuginfod="$url" sym/core)
+        eu_cold=$(best_cold "$W/dcache" env DEBUGINFOD_URLS="$url" eu-stack -s -i --core sym/core)
+        eu_warm=$(best env DEBUGINFOD_URLS="$url" eu-stack -s -i --core sym/core)
+        # The same answer: the crashing frame's function and line.
+        "$PKGNOTE" core --json --debuginfod="$url" sym/core > sym.json
+        sym_check=$($PY -c 'import json; f=json.load(open("sym.json"))["threads"][0]["frames"]; print("%s at line %s, then %s at line %s" % (f[0]["function"], f[0].get("line"), f[1]["function"], f[1].get("line")))')
+        kill $dpid 2>/dev/null || true
+fi
+
 $PY - "$t_pn" "$t_pn_nodisk" "$t_sa" "$t_eu" "$t_pn_zst" "$t_zstd" "$read_plain" "$read_zst" \
-        "$core_bytes" "$zst_bytes" "$modules" "$libs" "$agree" "$RUNS" "$t_lib" "$t_lib_zst" > report.txt <<'PY'
+        "$core_bytes" "$zst_bytes" "$modules" "$libs" "$agree" "$RUNS" "$t_lib" "$t_lib_zst" \
+        "$t_pn_zst_stack" "$sym" "$sym_warm" "$eu_cold" "$eu_warm" "$sym_check" > report.txt <<'PY'
 import sys
 def pair(s):
     w, c = s.split()
@@ -167,9 +223,18 @@ print("%-48s %11s %11s %12s" % ("libpkgnote alone: open, read, free", "", ms(t_l
 row("systemd-analyze inspect-elf --json=short CORE", t_sa, t_pn)
 row("eu-unstrip -n --core CORE", t_eu, t_pn)
 print()
-row("pkgnote core --json CORE.zst", t_z, t_z)
+row("pkgnote core --json --no-stack CORE.zst", t_z, t_z)
 print("%-48s %11s %11s %12s" % ("libpkgnote alone on CORE.zst", "", ms(t_lib_z), "%.2fx" % (t_lib_z / t_z[1])))
 row("zstd -dc CORE.zst > /dev/null", t_zstd, t_z)
+t_zs = pair(sys.argv[17])
+row("pkgnote core --json CORE.zst (stack: decompressed again)", t_zs, t_z)
+print()
+sym, sym_warm, eu_cold, eu_warm = map(pair, sys.argv[18:22])
+print("symbolized report of a stripped program, debug file from a local debuginfod (%s):" % sys.argv[22])
+row("pkgnote core --json --debuginfod=URL, cold cache", sym, sym)
+row("pkgnote core --json --debuginfod=URL, warm cache", sym_warm, sym)
+row("eu-stack -s -i --core (DEBUGINFOD_URLS), cold", eu_cold, sym)
+row("eu-stack -s -i --core (DEBUGINFOD_URLS), warm", eu_warm, sym)
 print()
 print("bytes read, plain core: %d (%.1f KiB of %d MiB)" % (read_plain, read_plain / 1024, core_bytes >> 20))
 print("bytes read, zstd core:  %d of %d (all of it: a stream must be decompressed to its last module page)"
@@ -186,6 +251,8 @@ goals = [
     ("bytes read < 1 MiB", read_plain < 2**20, "%d" % read_plain),
     ("zstd core <= 1.2x zstd -dc (cpu)", t_z[1] <= 1.2 * t_zstd[1], "%.2fx" % (t_z[1] / t_zstd[1])),
     ("zstd core <= 1.2x zstd -dc (wall)", t_z[0] <= 1.2 * t_zstd[0], "%.2fx" % (t_z[0] / t_zstd[0])),
+    ("symbolized, warm cache, no slower than eu-stack (wall)", sym_warm[0] <= eu_warm[0], "%.2fx" % (sym_warm[0] / eu_warm[0])),
+    ("symbolized, cold cache, no slower than eu-stack (wall)", sym[0] <= eu_cold[0], "%.2fx" % (sym[0] / eu_cold[0])),
 ]
 for name, ok, val in goals:
     print("goal %-58s %-6s (%s)" % (name, "met" if ok else "MISSED", val))

@@ -106,8 +106,8 @@ static void put_record(FILE *out, struct record r, const char *const str[REC_STR
         X(dwfl_addrmodule) X(dwfl_begin) X(dwfl_core_file_attach) X(dwfl_end) X(dwfl_errmsg)         \
         X(dwfl_frame_pc) X(dwfl_getthreads) X(dwfl_lineinfo) X(dwfl_linux_proc_attach)               \
         X(dwfl_linux_proc_find_elf) X(dwfl_linux_proc_report) X(dwfl_module_addrdie)                  \
-        X(dwfl_module_addrname) X(dwfl_module_getdwarf) X(dwfl_module_getsrc) X(dwfl_module_info)     \
-        X(dwfl_report_begin) X(dwfl_report_end) X(dwfl_report_module) X(dwfl_standard_find_debuginfo) \
+        X(dwfl_module_addrname) X(dwfl_module_build_id) X(dwfl_module_getdwarf) X(dwfl_module_getsrc) X(dwfl_module_info)     \
+        X(dwfl_report_begin) X(dwfl_report_end) X(dwfl_report_module)                                 \
         X(dwfl_thread_getframes) X(dwfl_thread_tid) X(dwarf_attr) X(dwarf_attr_integrate)             \
         X(dwarf_filesrc) X(dwarf_formstring) X(dwarf_formudata) X(dwarf_getscopes)                    \
         X(dwarf_getsrcfiles) X(dwarf_tag) X(elf_begin) X(elf_memory) X(elf_version)
@@ -168,6 +168,7 @@ struct modstate {
         bool settled;
         int status;
         char *servers, *file, *message, *cache_file;
+        char build_id[2 * 64 + 1]; /* hex, once known */
 };
 
 /* State of the child, for libdwfl's callbacks. */
@@ -218,6 +219,22 @@ static struct modstate *modstate(Dwfl_Module *mod) {
         const char *name = dw.dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
         ms->m = module_named(name, start);
         return ms;
+}
+
+/* The module's build-id in hex: libdwfl's (from the file it opened, whose
+ * build-id is checked), else the core reader's; NULL when neither knows. */
+static const char *mod_build_id(struct modstate *ms) {
+        if (!ms->build_id[0]) {
+                const unsigned char *bits;
+                GElf_Addr vaddr;
+                int n = dw.dwfl_module_build_id(ms->mod, &bits, &vaddr);
+                if (n > 0 && n <= 64)
+                        for (int i = 0; i < n; i++)
+                                snprintf(ms->build_id + 2 * i, 3, "%02x", bits[i]);
+                else if (ms->m && ms->m->build_id && strlen(ms->m->build_id) < sizeof ms->build_id)
+                        strcpy(ms->build_id, ms->m->build_id);
+        }
+        return ms->build_id[0] ? ms->build_id : NULL;
 }
 
 static long ms_until(const struct timespec *t) {
@@ -425,8 +442,8 @@ static int progress(debuginfod_client *client, long done, long total) {
 /* Asks the module's servers for its debug file: an fd, or -1 with the
  * status set. */
 static int fetch(struct modstate *ms, char **debuginfo_file_name) {
-        const pkgnote_module *m = ms->m;
-        if (!m || !m->build_id) {
+        const char *build_id = mod_build_id(ms);
+        if (!build_id) {
                 ms->status = PKGNOTE_DEBUGINFO_NONE;
                 ms->message = strdup("no build-id to ask with");
                 return -1;
@@ -435,7 +452,7 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
                 return -1;
         char cached[PATH_MAX] = "";
         struct stat sb;
-        if (u.cache && snprintf(cached, sizeof cached, "%s/%s/debuginfo", u.cache, m->build_id) >= (int)sizeof cached)
+        if (u.cache && snprintf(cached, sizeof cached, "%s/%s/debuginfo", u.cache, build_id) >= (int)sizeof cached)
                 cached[0] = 0;
         bool in_cache = cached[0] && stat(cached, &sb) == 0 && S_ISREG(sb.st_mode);
         /* An empty file is the client's record of a miss, which it keeps
@@ -474,7 +491,7 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
                 return -1;
         }
         unsigned char id[64];
-        int idlen = hex_to_bytes(m->build_id, id, sizeof id);
+        int idlen = hex_to_bytes(build_id, id, sizeof id);
         if (idlen < 0) {
                 ms->status = PKGNOTE_DEBUGINFO_NONE;
                 ms->message = strdup("the build-id is not hexadecimal");
@@ -493,7 +510,9 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
         u.aborted = false;
         u.t_module = ms_from_now(u.o.module_timeout_ms);
         clock_gettime(CLOCK_MONOTONIC, &u.t_start);
-        u.progress_module = m->path;
+        u.progress_module = dw.dwfl_module_info(ms->mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+        if (!u.progress_module)
+                u.progress_module = "?";
         u.progress_servers = ms->servers;
         di.set_progressfn(di.client, progress);
         char *path = NULL;
@@ -532,7 +551,7 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
         /* The server's word is checked: an ELF file with the module's
          * build-id, else it goes from the cache, so that a later run asks
          * again rather than trusting it. */
-        int st = build_id_check(fd, m->build_id);
+        int st = build_id_check(fd, build_id);
         if (st != 0) {
                 ms->status = st < 0 ? PKGNOTE_DEBUGINFO_UNUSABLE : PKGNOTE_DEBUGINFO_MISMATCH;
                 ms->message = strdup(st < 0 ? "the server's file is not a readable ELF file"
@@ -547,6 +566,45 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
         return fd;
 }
 
+/* Opens PATH when it is a regular file with the build-id ID. */
+static int open_debug_file(const char *path, const char *id) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        struct stat sb;
+        if (fd >= 0 && (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || build_id_check(fd, id) != 0)) {
+                close(fd);
+                fd = -1;
+        }
+        return fd;
+}
+
+/* The local debug file, found as gdb and the elfutils tools find one: by
+ * build-id under /usr/lib/debug/.build-id, else by the debug link beside
+ * the file, in its .debug directory or under /usr/lib/debug; a file is
+ * used only when its build-id is the module's.  Ours, not libdw's, which
+ * would load libdebuginfod (and libcurl) for a lookup that stays local. */
+static int local_debuginfo(const char *id, const char *file_name, const char *debuglink, char **found) {
+        char path[PATH_MAX];
+        int fd = -1;
+        size_t n = strlen(id);
+        if (n > 2 && snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2) < (int)sizeof path)
+                fd = open_debug_file(path, id);
+        const char *slash = file_name ? strrchr(file_name, '/') : NULL;
+        if (fd < 0 && debuglink && *debuglink && !strchr(debuglink, '/') && slash) {
+                int dl = (int)(slash - file_name);
+                const char *const prefix[] = {"", "", "/usr/lib/debug"}, *const sub[] = {"/", "/.debug/", "/"};
+                for (size_t i = 0; fd < 0 && i < 3; i++)
+                        if (snprintf(path, sizeof path, "%s%.*s%s%s", prefix[i], dl, file_name, sub[i], debuglink) <
+                                    (int)sizeof path &&
+                            strcmp(path, file_name))
+                                fd = open_debug_file(path, id);
+        }
+        if (fd >= 0 && !(*found = strdup(path))) {
+                close(fd);
+                fd = -1;
+        }
+        return fd;
+}
+
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
                           const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
                           char **debuginfo_file_name) {
@@ -557,16 +615,18 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
                 return -1;
         if (ms)
                 ms->asked = true;
+        (void)userdata;
+        (void)modname;
+        (void)base;
+        (void)debuglink_crc; /* the build-id is checked instead */
         /* Debug files are searched on the host only when module files may
          * be read from it; never under --no-disk or --root. */
-        if (!u.no_disk && u.rootfd < 0) {
-                int fd = dw.dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                                         debuglink_crc, debuginfo_file_name);
+        const char *id = ms ? mod_build_id(ms) : NULL;
+        if (!u.no_disk && u.rootfd < 0 && id) {
+                int fd = local_debuginfo(id, file_name, debuglink_file, debuginfo_file_name);
                 if (fd >= 0) {
-                        if (ms) {
-                                ms->status = PKGNOTE_DEBUGINFO_LOCAL;
-                                ms->file = *debuginfo_file_name ? strdup(*debuginfo_file_name) : NULL;
-                        }
+                        ms->status = PKGNOTE_DEBUGINFO_LOCAL;
+                        ms->file = strdup(*debuginfo_file_name);
                         return fd;
                 }
         }
@@ -831,7 +891,7 @@ static void unwind_child(int outfd, const pkgnote_core *c, const pkgnote_stack_o
                         struct modstate *ms = &u.mods[i];
                         Dwarf_Addr start = 0;
                         const char *name = dw.dwfl_module_info(ms->mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
-                        const char *str[REC_STRINGS] = {name, ms->m ? ms->m->build_id : NULL, ms->servers, ms->file,
+                        const char *str[REC_STRINGS] = {name, mod_build_id(ms), ms->servers, ms->file,
                                                         ms->message};
                         put_record(u.out, (struct record){.kind = REC_DEBUGINFO, .value = ms->status}, str);
                 }
@@ -954,7 +1014,6 @@ PKGNOTE_PUBLIC int pkgnote_core_stack(const pkgnote_core *c, unsigned flags, pkg
 
 PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_stack_options *opts,
                                            pkgnote_stack **ret) {
-        *ret = NULL;
         pkgnote_stack_options o;
         int r = pn_options_read(&o, sizeof o, opts, sizeof o, "stack");
         if (r < 0)

@@ -14,7 +14,7 @@ case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
 '|'* | /*) echo "1..0 # SKIP core_pattern does not write a core into the working directory"; exit 77 ;;
 esac
 (ulimit -c unlimited) 2>/dev/null || { echo "1..0 # SKIP cannot raise the core size limit"; exit 77; }
-require gcc objcopy strip readelf python3 debuginfod eu-addr2line strace curl
+require gcc objcopy strip readelf python3 debuginfod eu-addr2line strace curl script
 [ -e /usr/lib/x86_64-linux-gnu/libdebuginfod.so.1 ] || [ -e /lib/x86_64-linux-gnu/libdebuginfod.so.1 ] ||
         { [ "${PKGNOTE_STRICT:-0}" = 1 ] && { echo "not ok - libdebuginfod1 is not installed"; exit 1; }; echo "1..0 # SKIP libdebuginfod1 missing"; exit 77; }
 
@@ -281,6 +281,42 @@ mkdir -p c-bad && (cd c-bad && ulimit -c unlimited && exec "$T/bin/badurl") > /d
 DEBUGINFOD_URLS="$record_URL" "$PKGNOTE" core --json --debuginfod c-bad/core > bad.json 2> err
 jcheck "a note's file:// debugInfoUrl is not asked, nor the environment instead" bad.json \
         'di("badurl")["status"] == "no-server" and "http" in di("badurl")["message"]'
+
+# ------------------------------------------------------------ progress, lazy loading
+# A slow download shows its progress on standard error when that is a
+# terminal (script(1) gives it one), and not otherwise.
+start_server slow slow "$T/srv/prog.debug"
+rm -rf cache
+script -qec "'$PKGNOTE' core --debuginfod='$slow_URL' c-prog/core > slow.out" /dev/null > tty.log 2>&1
+grep -q "pkgnote: debug info for prog from $slow_URL: [0-9]* KiB" tty.log && grep -q "store" slow.out \
+        && pass "a slow download shows progress on a terminal" || fail "a slow download shows progress on a terminal" "$(cat tty.log | tr '\r' '\n' | tail -3)"
+rm -rf cache
+"$PKGNOTE" core --debuginfod="$slow_URL" c-prog/core > slow.out 2> err
+[ ! -s err ] && grep -q "store" slow.out && pass "no progress when standard error is no terminal" || fail "no progress when standard error is no terminal" "$(cat err)"
+# libdebuginfod is loaded only for a download: not by pkgnote, and not by
+# libdw on its own, whatever DEBUGINFOD_URLS says.
+DEBUGINFOD_URLS="$URL" LD_DEBUG=files "$PKGNOTE" core c-prog/core > /dev/null 2> ld.log
+grep -q "file=libdw.so.1" ld.log && ! grep -q "libdebuginfod" ld.log \
+        && pass "without --debuginfod, libdebuginfod is never loaded" || fail "without --debuginfod, libdebuginfod is never loaded" "$(grep -c libdebuginfod ld.log) mentions"
+
+# ------------------------------------------------------------ local debug files
+# A debug link to a file in the program's .debug directory: found without
+# any server, and with --debuginfod nothing is asked for it.
+mkdir -p linked/.debug
+gcc -g -O1 -o linked/linked "$SRCDIR/tests/debuginfod/symbolize.c" -Xlinker '--package-metadata={"type":"deb","name":"linked","version":"1"}' || fatal "cannot build linked"
+objcopy --only-keep-debug linked/linked linked/.debug/linked.debug && strip --strip-all linked/linked &&
+        objcopy --add-gnu-debuglink=linked/.debug/linked.debug linked/linked || fatal "cannot link the debug file"
+(cd linked && ulimit -c unlimited && exec ./linked) > /dev/null 2>&1
+run core --json linked/core
+cp out linked.json
+jcheck "a debug link to .debug/: symbolized without any server" linked.json 'f[1]["function"] == "crash" and f[1]["line"] == int(E["L_CRASH"])'
+DEBUGINFOD_URLS="$record_URL" "$PKGNOTE" core --json --debuginfod linked/core > linked2.json 2> err
+jcheck "a debug link to .debug/: local, so no server is asked" linked2.json \
+        'di("linked")["status"] == "local" and di("linked")["file"].endswith("/.debug/linked.debug") and "servers" not in di("linked")'
+# A debug link whose file has another build-id is not used.
+cp other.debug linked/.debug/linked.debug
+run core --json linked/core
+jcheck "a debug link to a file of another build: not used" out 'f[0]["function"] is None'
 
 # ------------------------------------------------------------ a running process
 "$T/bin/plain" wait > /dev/null 2>&1 &

@@ -198,6 +198,67 @@ static void probe_core_json(const pkgnote_core *c, const pkgnote_stack *st) {
         }
 }
 
+/* Every frame and debug info entry of ST, read; past the end, nothing. */
+static void probe_stack(const pkgnote_stack *st) {
+        touch_str(pkgnote_stack_unavailable(st));
+        size_t nt = pkgnote_stack_thread_count(st);
+        for (size_t t = 0; t <= nt; t++) {
+                sink += (unsigned long)pkgnote_stack_thread_tid(st, t);
+                size_t nf = pkgnote_stack_frame_count(st, t);
+                CHECK(t < nt || nf == 0);
+                for (size_t i = 0; i <= nf; i++) {
+                        unsigned line = 1, column = 1;
+                        const char *file = pkgnote_stack_frame_source(st, t, i, &line, &column);
+                        touch_str(file);
+                        touch_str(pkgnote_stack_frame_module(st, t, i));
+                        touch_str(pkgnote_stack_frame_function(st, t, i));
+                        sink += pkgnote_stack_frame_pc(st, t, i) + pkgnote_stack_frame_module_offset(st, t, i) + line +
+                                column + (unsigned)pkgnote_stack_frame_inlined(st, t, i);
+                        CHECK(i < nf || (!file && line == 0 && column == 0 && !pkgnote_stack_frame_inlined(st, t, i)));
+                        CHECK(pkgnote_stack_frame_source(st, t, i, NULL, NULL) == file);
+                }
+        }
+        size_t nd = pkgnote_stack_debuginfo_count(st);
+        for (size_t i = 0; i < nd; i++) {
+                const pkgnote_debuginfo *d = pkgnote_stack_debuginfo(st, i);
+                CHECK(d && d->module && pkgnote_debuginfo_status_name(d->status));
+                if (!d)
+                        continue;
+                touch_str(d->module);
+                touch_str(d->build_id);
+                touch_str(d->servers);
+                touch_str(d->file);
+                touch_str(d->message);
+        }
+        CHECK(!pkgnote_stack_debuginfo(st, nd));
+}
+
+/* Stacks with options: a dry run (debug info entries, no connection), and
+ * options this library must refuse. */
+static void probe_stack_options(const pkgnote_core *c) {
+        pkgnote_stack_options o = PKGNOTE_STACK_OPTIONS_INIT;
+        o.flags = PKGNOTE_STACK_DEBUGINFOD_DRY_RUN;
+        o.debuginfod_urls = "http://127.0.0.1:9/ http://127.0.0.1:9/x";
+        pkgnote_stack *st;
+        if (pkgnote_core_stack_with(c, &o, &st) >= 0) {
+                probe_stack(st);
+                probe_core_json(c, st);
+                pkgnote_stack_free(st);
+        }
+        o.flags = 1u << 30;
+        st = (pkgnote_stack *)&o; /* out-parameters are written on success only */
+        CHECK(pkgnote_core_stack_with(c, &o, &st) == -EINVAL && st == (pkgnote_stack *)&o);
+        struct {
+                pkgnote_stack_options o;
+                unsigned future;
+        } big = {.o = PKGNOTE_STACK_OPTIONS_INIT, .future = 1};
+        big.o.size = sizeof big;
+        CHECK(pkgnote_core_stack_with(c, &big.o, &st) == -EINVAL);
+        CHECK(pkgnote_core_stack_with(c, NULL, &st) == 0 && st);
+        pkgnote_stack_free(st);
+        CHECK(!pkgnote_debuginfo_status_name(-1) && !pkgnote_debuginfo_status_name(1000));
+}
+
 /* A core or a process; returns how many modules carry NAME's package. */
 static size_t probe_core(pkgnote_core *c, const char *name) {
         pkgnote_process_info p;
@@ -245,9 +306,11 @@ static size_t probe_core(pkgnote_core *c, const char *name) {
         probe_core_json(c, NULL);
         pkgnote_stack *st;
         if (pkgnote_core_stack(c, 0, &st) >= 0) {
+                probe_stack(st);
                 probe_core_json(c, st);
                 pkgnote_stack_free(st);
         }
+        probe_stack_options(c);
         pkgnote_core_free(c);
         /* Copies outlive the core they were taken from. */
         size_t again = 0;

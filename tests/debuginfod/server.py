@@ -5,6 +5,7 @@
   server.py PORTFILE garbage        200 with bytes that are no ELF file
   server.py PORTFILE file PATH      200 with PATH's bytes for any build-id
   server.py PORTFILE record LOG     404 for everything, each path logged
+  server.py PORTFILE slow PATH      PATH's bytes, trickled over about 3 s
 
 The port chosen by the kernel is written to PORTFILE once listening.
 """
@@ -12,6 +13,7 @@ import http.server
 import os
 import socket
 import sys
+import time
 
 portfile, mode = sys.argv[1], sys.argv[2]
 arg = sys.argv[3] if len(sys.argv) > 3 else None
@@ -49,7 +51,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if mode != "slow":
+            self.wfile.write(body)
+            return
+        step = max(1, len(body) // 15)
+        for i in range(0, len(body), step):
+            self.wfile.write(body[i:i + step])
+            self.wfile.flush()
+            time.sleep(0.2)
 
 
 httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
