@@ -81,6 +81,9 @@ struct record {
 #define MAX_STRING 4096u
 #define MAX_OUTPUT (4u << 20)
 #define UNWIND_TIMEOUT_MS 20000
+/* More for a compressed core, which the child decompresses first (xz at
+ * some 100 MB/s takes tens of seconds for a core of gigabytes). */
+#define DECOMPRESS_TIMEOUT_MS 120000
 #define MODULE_TIMEOUT_MS 5000u
 #define TOTAL_TIMEOUT_MS 30000u
 
@@ -780,7 +783,10 @@ static int decompress_core(const pkgnote_core *c) {
         if (in < 0 || out < 0 || pn_core_source_open(in, &s) < 0 || !s)
                 child_fail("cannot decompress the core");
         enum { CHUNK = 1 << 20, BLOCK = 4096 };
-        static uint8_t buf[CHUNK], zero[BLOCK];
+        static const uint8_t zero[BLOCK];
+        uint8_t *buf = malloc(CHUNK);
+        if (!buf)
+                child_fail("cannot decompress the core: out of memory");
         uint64_t off = 0, got;
         for (;;) {
                 if (pn_core_source_read(s, off, buf, CHUNK, &got) < 0)
@@ -799,11 +805,12 @@ static int decompress_core(const pkgnote_core *c) {
         return out;
 }
 
-static void unwind_child(int outfd, const pkgnote_core *c, const pkgnote_stack_options *o) {
+static void unwind_child(int outfd, const pkgnote_core *c, const pkgnote_stack_options *o, long timeout_ms) {
         /* Not dumpable (no core of the unwinder itself, no ptrace by
          * others), and bounded in CPU time besides the parent's timeout. */
         (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-        struct rlimit zero = {0, 0}, cpu = {UNWIND_TIMEOUT_MS / 1000 + 5, UNWIND_TIMEOUT_MS / 1000 + 5};
+        rlim_t secs = (rlim_t)(timeout_ms / 1000 + 5);
+        struct rlimit zero = {0, 0}, cpu = {secs, secs};
         (void)setrlimit(RLIMIT_CORE, &zero);
         (void)setrlimit(RLIMIT_CPU, &cpu);
         u.out = fdopen(outfd, "w");
@@ -1058,16 +1065,18 @@ PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_
                 st->unavailable = strdup(why);
                 return 0;
         }
-        if (pid == 0) {
-                close(pfd[0]);
-                unwind_child(pfd[1], c, &o);
-        }
-        close(pfd[1]);
         /* Downloads have their own budget, which the child keeps; this is
          * the last resort against a child that does not. */
         long timeout = UNWIND_TIMEOUT_MS;
+        if (c->src)
+                timeout += DECOMPRESS_TIMEOUT_MS;
         if ((o.flags & PKGNOTE_STACK_DEBUGINFOD) && !(o.flags & PKGNOTE_STACK_DEBUGINFOD_DRY_RUN))
                 timeout += (long)o.total_timeout_ms + (long)o.module_timeout_ms + 5000;
+        if (pid == 0) {
+                close(pfd[0]);
+                unwind_child(pfd[1], c, &o, timeout);
+        }
+        close(pfd[1]);
         size_t len;
         bool timed_out;
         uint8_t *buf = read_child(pfd[0], timeout, &len, &timed_out);

@@ -24,6 +24,10 @@ trap cleanup EXIT
 export T DEBUGINFOD_CACHE_PATH="$T/cache"
 unset DEBUGINFOD_URLS XDG_CACHE_HOME
 
+# traced CMD...: CMD under strace, its connect() calls in strace.log (the
+# leak checker of a sanitizer build cannot run under ptrace: it is off).
+traced() { ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -f -qq -e trace=connect -o strace.log "$@"; }
+
 # jcheck NAME FILE EXPR: EXPR (Python, d the JSON, f the crashing thread's
 # frames) must hold.
 jcheck() {
@@ -118,7 +122,7 @@ PY
 }
 
 # ------------------------------------------------------------ without the option
-DEBUGINFOD_URLS="$URL" strace -f -qq -e trace=connect -o strace.log "$PKGNOTE" core --json c-prog/core > off.json 2> err
+DEBUGINFOD_URLS="$URL" traced "$PKGNOTE" core --json c-prog/core > off.json 2> err
 STATUS=$?
 expect_status 0 "without --debuginfod: exits 0"
 grep -E 'AF_INET6?' strace.log > inet.log
@@ -129,7 +133,7 @@ jcheck "without --debuginfod: the stripped frame has no function nor source" off
 [ ! -e cache ] && pass "without --debuginfod: no cache written" || fail "without --debuginfod: no cache written"
 
 # ------------------------------------------------------------ dry run
-DEBUGINFOD_URLS="$record_URL" strace -f -qq -e trace=connect -o strace.log "$PKGNOTE" core --json --debuginfod-dry-run c-prog/core > dry.json 2> err
+DEBUGINFOD_URLS="$record_URL" traced "$PKGNOTE" core --json --debuginfod-dry-run c-prog/core > dry.json 2> err
 STATUS=$?
 expect_status 0 "dry run: exits 0"
 grep -E 'AF_INET6?' strace.log > inet.log
@@ -237,7 +241,7 @@ jcheck "a stored crash symbolized later with pkgnote core --debuginfod" later.js
 "$PKGNOTE" core --json --debuginfod="$URL" c-prog/core > online.json 2> err
 kill "$DPID"
 wait "$DPID" 2>/dev/null
-strace -f -qq -e trace=connect -o strace.log "$PKGNOTE" core --json --debuginfod="$URL" c-prog/core > offline.json 2> err
+traced "$PKGNOTE" core --json --debuginfod="$URL" c-prog/core > offline.json 2> err
 STATUS=$?
 expect_status 0 "server stopped: exits 0"
 jcheck "server stopped: the same frames, from the cache" offline.json \
@@ -342,7 +346,7 @@ jcheck "pid --debuginfod: the waiting thread, symbolized from the download" pid.
         'd["threads"][0]["tid"] == int(E["WPID"]) and any(x["function"] == "wait_here" and x["line"] == int(E["L_WAIT"]) for x in f) and di("plain")["status"] == "downloaded"'
 grep -q '^State:.*S' /proc/$WPID/status && pass "pid --debuginfod: the process runs on afterwards" || fail "pid --debuginfod: the process runs on afterwards" "$(grep State /proc/$WPID/status)"
 # Second report: from the cache, the server (a hanging one now) not asked.
-strace -f -qq -e trace=connect -o strace.log "$PKGNOTE" pid --debuginfod="$hang_URL" $WPID > out 2> err
+traced "$PKGNOTE" pid --debuginfod="$hang_URL" $WPID > out 2> err
 grep -Eq "^#[0-9]+ +0x[0-9a-f]+ wait_here \(plain \+ 0x[0-9a-f]+\) at .*symbolize\.c:$L_WAIT" out &&
         grep -Eq "^  plain \(build-id $ID_PLAIN\): cached" out \
         && pass "pid --debuginfod: a second report comes from the cache" || fail "pid --debuginfod: a second report comes from the cache" "$(cat out)"

@@ -356,7 +356,9 @@ int main(int argc, char **argv) {
                 {0},
         };
         program_name = "pkgnote-coredump";
-        struct handler h = {.state_dir = crash_state_dir(NULL), .max_core = 2ull << 30, .max_use = 4ull << 30};
+        /* Static: what the configuration allocates stays reachable. */
+        static struct handler h;
+        h = (struct handler){.state_dir = crash_state_dir(NULL), .max_core = 2ull << 30, .max_use = 4ull << 30};
         const char *config = NULL;
         int ch;
         while ((ch = tool_getopt(argc, argv, "+d:s:u:l:c:h", longopts)) >= 0)
