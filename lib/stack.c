@@ -421,6 +421,13 @@ static void clear_progress(void) {
         }
 }
 
+/* S on standard error, each control character a '?': a module's name
+ * comes from the core, and must not drive the terminal. */
+static void put_printable(const char *s) {
+        for (; *s; s++)
+                fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, stderr);
+}
+
 /* Called by libdebuginfod while it waits and downloads: ends the query
  * when the module's time or the whole budget is spent, and shows a slow
  * download on a terminal. */
@@ -432,8 +439,11 @@ static int progress(debuginfod_client *client, long done, long total) {
         }
         if ((u.o.flags & PKGNOTE_STACK_PROGRESS) && ms_until(&u.t_start) < -1000 && isatty(STDERR_FILENO)) {
                 const char *slash = strrchr(u.progress_module, '/');
-                fprintf(stderr, "\r\033[Kpkgnote: debug info for %s from %s: %ld KiB", slash ? slash + 1 : u.progress_module,
-                        u.progress_servers, done / 1024);
+                fputs("\r\033[Kpkgnote: debug info for ", stderr);
+                put_printable(slash ? slash + 1 : u.progress_module);
+                fputs(" from ", stderr);
+                put_printable(u.progress_servers);
+                fprintf(stderr, ": %ld KiB", done / 1024);
                 if (total > 0)
                         fprintf(stderr, " of %ld KiB", total / 1024);
                 fflush(stderr);
