@@ -452,6 +452,17 @@ static int progress(debuginfod_client *client, long done, long total) {
         return 0;
 }
 
+/* Opens PATH when it is a regular file with the build-id ID. */
+static int open_debug_file(const char *path, const char *id) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        struct stat sb;
+        if (fd >= 0 && (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || build_id_check(fd, id) != 0)) {
+                close(fd);
+                fd = -1;
+        }
+        return fd;
+}
+
 /* Asks the module's servers for its debug file: an fd, or -1 with the
  * status set. */
 static int fetch(struct modstate *ms, char **debuginfo_file_name) {
@@ -477,6 +488,21 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
                 if (in_cache)
                         ms->message = strdup("in the cache already: no server would be asked");
                 return -1;
+        }
+        /* A cached file is read as it is: no client (nor libcurl) to load,
+         * no server asked; checked like a download. */
+        if (in_cache) {
+                int fd = open_debug_file(cached, build_id);
+                if (fd >= 0 && (ms->file = strdup(cached)) && (*debuginfo_file_name = strdup(cached))) {
+                        ms->status = PKGNOTE_DEBUGINFO_CACHED;
+                        ms->cache_file = strdup(cached);
+                        return fd;
+                }
+                if (fd >= 0)
+                        close(fd);
+                /* Not the module's: gone, and asked for again below. */
+                (void)unlink(cached);
+                in_cache = false;
         }
         if (!u.cache) {
                 ms->status = PKGNOTE_DEBUGINFO_FAILED;
@@ -576,17 +602,6 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
         }
         ms->file = path ? strdup(path) : NULL;
         *debuginfo_file_name = path ? strdup(path) : NULL;
-        return fd;
-}
-
-/* Opens PATH when it is a regular file with the build-id ID. */
-static int open_debug_file(const char *path, const char *id) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        struct stat sb;
-        if (fd >= 0 && (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || build_id_check(fd, id) != 0)) {
-                close(fd);
-                fd = -1;
-        }
         return fd;
 }
 

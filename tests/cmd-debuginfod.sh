@@ -175,6 +175,13 @@ grep -Eq '^#0 +0x[0-9a-f]+ store \(plain \+ 0x[0-9a-f]+\) \[inlined\] at .*symbo
 grep -Eq "^  plain \(build-id $ID_PLAIN\): cached" out \
         && pass "--debuginfod=URL: a second report finds it in the cache" || fail "--debuginfod=URL: a second report finds it in the cache" "$(sed -n '/^Debug info/,$p' out)"
 
+# A cached file of another build (the cache is shared with other tools)
+# is not trusted: removed and fetched again.
+cp other.debug "cache/$ID_PLAIN/debuginfo"
+run core --json --debuginfod="$URL" c-plain/core
+jcheck "a wrong file in the cache: fetched again, and used" out \
+        'di("plain")["status"] == "downloaded" and f[1]["function"] == "crash" and f[1]["line"] == int(E["L_CRASH"])'
+
 # ------------------------------------------------------------ source 2: the note
 # DEBUGINFOD_URLS names the recording server: prog's build-id must never
 # reach it, since prog's note names its own server.
