@@ -182,6 +182,15 @@ run core --json --debuginfod="$URL" c-plain/core
 jcheck "a wrong file in the cache: fetched again, and used" out \
         'di("plain")["status"] == "downloaded" and f[1]["function"] == "crash" and f[1]["line"] == int(E["L_CRASH"])'
 
+# Where the cache is without DEBUGINFOD_CACHE_PATH: the XDG cache
+# directory, else ~/.cache, made with its parents.
+env -u DEBUGINFOD_CACHE_PATH XDG_CACHE_HOME="$T/xdg" "$PKGNOTE" core --json --debuginfod="$URL" c-plain/core > xdg.json 2> err
+jcheck "the cache under \$XDG_CACHE_HOME/debuginfod_client" xdg.json \
+        'di("plain")["status"] == "downloaded" and di("plain")["file"] == E["T"] + "/xdg/debuginfod_client/" + E["ID_PLAIN"] + "/debuginfo"'
+env -u DEBUGINFOD_CACHE_PATH -u XDG_CACHE_HOME HOME="$T/home" "$PKGNOTE" core --json --debuginfod="$URL" c-plain/core > home.json 2> err
+jcheck "else under ~/.cache/debuginfod_client, made with its parents" home.json \
+        'di("plain")["status"] == "downloaded" and di("plain")["file"] == E["T"] + "/home/.cache/debuginfod_client/" + E["ID_PLAIN"] + "/debuginfo"'
+
 # ------------------------------------------------------------ source 2: the note
 # DEBUGINFOD_URLS names the recording server: prog's build-id must never
 # reach it, since prog's note names its own server.
