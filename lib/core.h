@@ -145,4 +145,9 @@ int pn_open_in_root(int rootfd, const char *path);
  * component may be a symlink.  An fd or a negative errno. */
 int pn_open_dir_in_root(int rootfd, const char *path);
 
+/* A stack object from the unwinder child's records (lib/stack.c), checked
+ * as the parent checks them: for the fuzzer, since a child that a hostile
+ * core subverted may send anything. */
+int pn_stack_from_records(const void *buf, size_t len, pkgnote_stack **ret);
+
 #endif

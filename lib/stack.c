@@ -999,6 +999,15 @@ static void parse_records(pkgnote_stack *st, const uint8_t *buf, size_t len) {
         }
 }
 
+int pn_stack_from_records(const void *buf, size_t len, pkgnote_stack **ret) {
+        pkgnote_stack *st = calloc(1, sizeof *st);
+        if (!st)
+                return pn_error(-ENOMEM, "out of memory");
+        parse_records(st, buf, len);
+        *ret = st;
+        return 0;
+}
+
 /* Reads the child's output until it ends, the cap, or TIMEOUT_MS. */
 static uint8_t *read_child(int fd, long timeout_ms, size_t *len, bool *timed_out) {
         size_t cap = 1 << 16;
