@@ -64,6 +64,15 @@ size_t pn_utf8_invalid_at(const char *s, size_t len) {
         return i;
 }
 
+void pn_hex(char *out, const uint8_t *b, size_t n) {
+        static const char digits[] = "0123456789abcdef";
+        for (size_t i = 0; i < n; i++) {
+                out[2 * i] = digits[b[i] >> 4];
+                out[2 * i + 1] = digits[b[i] & 15];
+        }
+        out[2 * n] = 0;
+}
+
 size_t pn_escape(char *dst, size_t cap, const char *s, size_t len, bool backslash) {
         const unsigned char *p = (const unsigned char *)s;
         size_t i = 0, o = 0;

@@ -129,8 +129,7 @@ PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_elf *e, pkgnote_info **ret) {
         const uint8_t *id;
         size_t id_len;
         if (r >= 0 && pkgnote_elf_build_id(e, &id, &id_len) > 0) {
-                for (size_t i = 0; i < id_len; i++)
-                        snprintf(info->build_id + 2 * i, 3, "%02x", id[i]);
+                pn_hex(info->build_id, id, id_len);
                 info->has_build_id = true;
         }
         for (int i = 0; i < c && r >= 0; i++) {

@@ -79,6 +79,9 @@ size_t pn_utf8_char(const char *s, size_t avail);
  * escaping twice changes nothing).  Stops before a character that would
  * not fit; returns the number of bytes of S consumed. */
 size_t pn_escape(char *dst, size_t cap, const char *s, size_t len, bool backslash);
+/* The N bytes at B as 2 N lowercase hex digits and a NUL in OUT (a
+ * build-id as readers print it). */
+void pn_hex(char *out, const uint8_t *b, size_t n);
 
 /* Validates a JSON string value per the spec: UTF-8 and no control
  * characters (C0, DEL, C1).  0 or -EINVAL with pn_error set. */

@@ -232,8 +232,7 @@ static const char *mod_build_id(struct modstate *ms) {
                 GElf_Addr vaddr;
                 int n = dw.dwfl_module_build_id(ms->mod, &bits, &vaddr);
                 if (n > 0 && n <= 64)
-                        for (int i = 0; i < n; i++)
-                                snprintf(ms->build_id + 2 * i, 3, "%02x", bits[i]);
+                        pn_hex(ms->build_id, bits, (size_t)n);
                 else if (ms->m && ms->m->build_id && strlen(ms->m->build_id) < sizeof ms->build_id)
                         strcpy(ms->build_id, ms->m->build_id);
         }
@@ -302,16 +301,11 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
         return fd;
 }
 
-/* An http or https URL of printable characters without spaces: a note's
+/* An http or https URL without spaces or control characters: a note's
  * debugInfoUrl is the file's word, and a space would add a server. */
 static bool server_url_ok(const char *s) {
-        if (strncasecmp(s, "http://", 7) && strncasecmp(s, "https://", 8))
-                return false;
-        size_t n = 0;
-        for (const char *p = s; *p; p++, n++)
-                if ((unsigned char)*p <= 0x20 || *p == 0x7f)
-                        return false;
-        return n < 1024;
+        return (!strncasecmp(s, "http://", 7) || !strncasecmp(s, "https://", 8)) && strlen(s) < 1024 &&
+               !strchr(s, ' ') && !pn_has_control(s);
 }
 
 /* Whether SERVER is one of the space-separated ALLOW (a trailing slash
@@ -421,11 +415,12 @@ static void clear_progress(void) {
         }
 }
 
-/* S on standard error, each control character a '?': a module's name
- * comes from the core, and must not drive the terminal. */
+/* S on standard error, escaped: a module's name comes from the core, and
+ * must not drive the terminal. */
 static void put_printable(const char *s) {
-        for (; *s; s++)
-                fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, stderr);
+        char buf[1024];
+        pn_escape(buf, sizeof buf, s, strlen(s), true);
+        fputs(buf, stderr);
 }
 
 /* Called by libdebuginfod while it waits and downloads: ends the query
@@ -502,14 +497,13 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
                         close(fd);
                 /* Not the module's: gone, and asked for again below. */
                 (void)unlink(cached);
-                in_cache = false;
         }
         if (!u.cache) {
                 ms->status = PKGNOTE_DEBUGINFO_FAILED;
                 ms->message = strdup("no cache directory: $DEBUGINFOD_CACHE_PATH, $XDG_CACHE_HOME and $HOME are unset");
                 return -1;
         }
-        if (!in_cache && ms_until(&u.t_total) <= 0) {
+        if (ms_until(&u.t_total) <= 0) {
                 ms->status = PKGNOTE_DEBUGINFO_FAILED;
                 ms->message = strdup("not asked: the time budget for downloads is spent");
                 return -1;
@@ -568,10 +562,7 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
                         (void)unlink(cached);
                 if (u.aborted) {
                         ms->status = PKGNOTE_DEBUGINFO_FAILED;
-                        char msg[128];
-                        snprintf(msg, sizeof msg, "%s",
-                                 ms_until(&u.t_total) <= 0 ? "stopped: the time budget for downloads is spent"
-                                                           : "timed out");
+                        char msg[64] = "stopped: the time budget for downloads is spent";
                         if (ms_until(&u.t_total) > 0)
                                 snprintf(msg, sizeof msg, "timed out after %u ms", u.o.module_timeout_ms);
                         ms->message = strdup(msg);
@@ -586,7 +577,7 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
                 return -1;
         }
         ms->cache_file = path;
-        ms->status = in_cache ? PKGNOTE_DEBUGINFO_CACHED : PKGNOTE_DEBUGINFO_DOWNLOADED;
+        ms->status = PKGNOTE_DEBUGINFO_DOWNLOADED;
         /* The server's word is checked: an ELF file with the module's
          * build-id, else it goes from the cache, so that a later run asks
          * again rather than trusting it. */
@@ -1073,14 +1064,14 @@ PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_
                 return pn_error(-ENOMEM, "out of memory");
         *ret = st;
 #if HAVE_LIBDW
+        /* A running process is read with ptrace; a core needs a file (or
+         * bytes in memory) that can be read again. */
         const char *why = NULL;
-        if (c->live)
-                why = NULL;
-        else if (!c->view)
+        if (!c->live && !c->view)
                 why = "stack traces are made from core files and processes only";
-        else if (c->src && !c->have_stream_fd)
+        else if (!c->live && c->src && !c->have_stream_fd)
                 why = "stack traces need a core file, not a pipe";
-        else if (!c->src && !c->view->mem && c->view->fd < 0)
+        else if (!c->live && !c->src && !c->view->mem && c->view->fd < 0)
                 why = "the core is no longer open";
         int pfd[2] = {-1, -1};
         if (!why && pipe2(pfd, O_CLOEXEC) < 0)
