@@ -104,7 +104,7 @@ start_server() {
         eval "$1_URL=http://127.0.0.1:$(cat "$T/$1.port")"
 }
 start_server hang hang
-start_server garbage garbage
+SERVER_LOG="$T/garbage.log" start_server garbage garbage
 start_server wrong file "$T/other.debug"
 start_server record record "$T/record.log"
 export hang_URL garbage_URL wrong_URL record_URL
@@ -279,6 +279,10 @@ expect_status 0 "a hanging server: the report is still made"
 jcheck "a hanging server: timed out, reported for the module" hang.json \
         'di("prog")["status"] == "failed" and "timed out" in di("prog")["message"] and f[0]["module"] == "prog"'
 [ "$took" -lt 60 ] && pass "a hanging server: given up within the budget (${took}s)" || fail "a hanging server: given up within the budget" "${took}s"
+# Regression: the client recorded the cut-short download as a miss (an
+# empty file), and every report for ten minutes said "not found".
+[ ! -e "cache/$ID_PROG/debuginfo" ] && pass "bug-timeout-recorded-as-miss: no miss record left" \
+        || fail "bug-timeout-recorded-as-miss: no miss record left" "$(ls -l "cache/$ID_PROG")"
 timeout 120 "$PKGNOTE" core --json --debuginfod="$hang_URL" --debuginfod-timeout=30 --debuginfod-budget=1 c-prog/core > budget.json 2> err
 jcheck "a hanging server: the overall budget ends the download" budget.json \
         'di("prog")["status"] == "failed" and "budget" in di("prog")["message"]'
@@ -295,6 +299,10 @@ bad_file() {
         [ ! -e "cache/$ID_PROG/debuginfo" ] && pass "$1: the file goes from the cache" || fail "$1: the file goes from the cache"
 }
 bad_file "a server sending garbage" "$garbage_URL" unusable
+# Regression: after a file it could not use, libdwfl asks again (symbol
+# table, then DWARF), and each ask went to the server.
+[ "$(grep -c "$ID_PROG" garbage.log)" -eq 1 ] && pass "bug-asked-twice: one request per module" \
+        || fail "bug-asked-twice: one request per module" "$(cat garbage.log)"
 bad_file "a server sending another build's file" "$wrong_URL" mismatch
 
 # A note whose debugInfoUrl is no http(s) URL names no server.

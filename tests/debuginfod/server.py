@@ -7,7 +7,8 @@
   server.py PORTFILE record LOG     404 for everything, each path logged
   server.py PORTFILE slow PATH      PATH's bytes, trickled over about 3 s
 
-The port chosen by the kernel is written to PORTFILE once listening.
+The port chosen by the kernel is written to PORTFILE once listening.  With
+$SERVER_LOG set, every mode but hang appends each path it is asked to it.
 """
 import http.server
 import os
@@ -40,6 +41,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        if os.environ.get("SERVER_LOG"):
+            with open(os.environ["SERVER_LOG"], "a") as f:
+                f.write(self.path + "\n")
         if mode == "record":
             with open(arg, "a") as f:
                 f.write(self.path + "\n")
