@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         for (size_t i = 0; i < picks[k].n_layers; i++) {
                                 char norm[PKGNOTE_MAX_SCAN_PATH + 1];
                                 const char *l = picks[k].layers[i];
-                                if (pn_scan_normalize_path(l, norm, sizeof norm) <= 0 || strcmp(norm, l) != 0)
+                                if (pn_path_normalize(l, norm, sizeof norm) <= 0 || strcmp(norm, l) != 0)
                                         abort();
                         }
                 }

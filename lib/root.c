@@ -26,7 +26,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "internal.h"
+#include "root.h"
 
 static int walk_nofollow(int dirfd, const char *path) {
         char *copy = strdup(path), *save = NULL;
@@ -133,4 +134,94 @@ int pn_open_dir_in_root(int rootfd, const char *path) {
                 dir = next < 0 ? -err : next;
         }
         return dir;
+}
+
+/* ---- relative paths below a directory (trees, images, stores) ---- */
+
+/* Normalises a path from an archive: no leading "/" or "./", no empty or
+ * "." components; refuses ".." (it could only point outside the root)
+ * and over-long paths.  Returns the length ("" is the root itself). */
+int pn_path_normalize(const char *in, char *out, size_t size) {
+        size_t o = 0;
+        const char *p = in;
+        while (*p) {
+                while (*p == '/')
+                        p++;
+                const char *c = p;
+                while (*p && *p != '/')
+                        p++;
+                size_t len = (size_t)(p - c);
+                if (len == 0 || (len == 1 && c[0] == '.'))
+                        continue;
+                if (len == 2 && c[0] == '.' && c[1] == '.')
+                        return pn_error(-EXDEV, "path has a \"..\" component");
+                if (o + (o > 0) + len + 1 > size || o + (o > 0) + len > PKGNOTE_MAX_SCAN_PATH)
+                        return pn_error(-E2BIG, "path longer than %u bytes", PKGNOTE_MAX_SCAN_PATH);
+                if (o > 0)
+                        out[o++] = '/';
+                memcpy(out + o, c, len);
+                o += len;
+        }
+        out[o] = 0;
+        return (int)o;
+}
+
+int pn_open_below(int dirfd, const char *rel, bool dir) {
+        char buf[PKGNOTE_MAX_SCAN_PATH + 1];
+        if (pn_path_normalize(rel, buf, sizeof buf) < 0)
+                return -EXDEV;
+        int cur = dup(dirfd);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, "/", &save); t && cur >= 0;) {
+                char *next = strtok_r(NULL, "/", &save);
+                int fd = openat(cur, t, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
+                                                (next || dir ? O_DIRECTORY : 0));
+                int err = errno;
+                close(cur);
+                cur = fd < 0 ? -err : fd;
+                t = next;
+        }
+        if (cur < 0)
+                return cur == -EBADF ? -errno : cur;
+        struct stat st;
+        if (fstat(cur, &st) < 0 || (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+                close(cur);
+                return dir ? -ENOTDIR : -EINVAL;
+        }
+        return cur;
+}
+
+int pn_read_below(int dirfd, const char *rel, size_t max, void **data, size_t *len) {
+        int fd = pn_open_below(dirfd, rel, false);
+        if (fd < 0)
+                return pn_error(fd, "%s: cannot open: %s", rel, strerror(-fd));
+        struct stat st;
+        char *buf = NULL;
+        int r = 0;
+        if (fstat(fd, &st) < 0)
+                r = pn_error(-errno, "%s: cannot stat: %s", rel, strerror(errno));
+        else if ((uint64_t)st.st_size > max)
+                r = pn_error(-E2BIG, "%s: larger than %zu bytes", rel, max);
+        else if (!(buf = malloc((size_t)st.st_size + 1)))
+                r = pn_error(-ENOMEM, "out of memory");
+        size_t got = 0;
+        while (r == 0 && got < (size_t)st.st_size) {
+                ssize_t k = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        r = pn_error(k < 0 ? -errno : -EIO, "%s: cannot read: %s", rel,
+                                     k < 0 ? strerror(errno) : "file shrank");
+                else
+                        got += (size_t)k;
+        }
+        close(fd);
+        if (r < 0) {
+                free(buf);
+                return r;
+        }
+        buf[got] = 0;
+        *data = buf;
+        *len = got;
+        return 0;
 }

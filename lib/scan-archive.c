@@ -26,17 +26,8 @@
 #include "elfconst.h"
 #include "scan-private.h"
 
-#if HAVE_ZLIB
-#include <zlib.h>
-#endif
-#if HAVE_ZSTD
-#include <zstd.h>
-#endif
-#if HAVE_LZMA
-#include <lzma.h>
-#endif
 
-#define HEAD 4096u
+#define HEAD PN_SCAN_HEAD
 
 /* Where an inner archive (an image layer) reads from: a byte range of a
  * file, which can be skipped without reading, or the current member of
@@ -239,87 +230,6 @@ static int over_limit(struct actx *c, struct archive *a) {
                         (unsigned long long)c->s->opts.max_bytes);
 }
 
-/* Whether the N bytes at P begin what libarchive may read as an archive
- * here: compressed (gzip, xz, zstd, bzip2, lz4), ar (.deb), zip (wheels,
- * jars, .conda), cpio, rpm, or tar. */
-static bool archive_magic(const uint8_t *p, size_t n) {
-        static const struct {
-                const char *m;
-                size_t len;
-        } magics[] = {
-                {"\x1f\x8b", 2},         {"\xfd" "7zXZ\0", 6}, {"\x28\xb5\x2f\xfd", 4}, {"BZh", 3},
-                {"\x04\x22\x4d\x18", 4}, {"!<arch>\n", 8},      {"PK\x03\x04", 4},       {"07070", 5},
-                {"\xed\xab\xee\xdb", 4},
-        };
-        for (size_t i = 0; i < ELEMENTSOF(magics); i++)
-                if (n >= magics[i].len && !memcmp(p, magics[i].m, magics[i].len))
-                        return true;
-        return n >= 262 && !memcmp(p + 257, "ustar", 5);
-}
-
-/* What the N compressed bytes at P begin with once decompressed, up to
- * SIZE bytes into OUT: the number of bytes, or -1 when it cannot be told
- * here (another compression, or too little input).  Root filesystems
- * hold thousands of compressed files that are no archive (manual pages,
- * changelogs); looking at their first bytes spares opening each. */
-static ssize_t peek_inside(const uint8_t *p, size_t n, uint8_t *out, size_t size) {
-#if HAVE_ZLIB
-        if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
-                z_stream z = {.next_in = (Bytef *)p, .avail_in = (uInt)n, .next_out = out, .avail_out = (uInt)size};
-                if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-                        return -1;
-                int r;
-                do
-                        r = inflate(&z, Z_SYNC_FLUSH);
-                while (r == Z_OK && z.avail_out > 0 && z.avail_in > 0);
-                ssize_t got = (ssize_t)(size - z.avail_out);
-                inflateEnd(&z);
-                return r == Z_OK || r == Z_STREAM_END || r == Z_BUF_ERROR ? got : -1;
-        }
-#endif
-#if HAVE_ZSTD
-        if (n >= 4 && !memcmp(p, "\x28\xb5\x2f\xfd", 4)) {
-                ZSTD_DStream *z = ZSTD_createDStream();
-                ZSTD_inBuffer in = {p, n, 0};
-                ZSTD_outBuffer o = {out, size, 0};
-                size_t r = z ? ZSTD_initDStream(z) : 1;
-                while (z && !ZSTD_isError(r) && o.pos < o.size && in.pos < in.size)
-                        r = ZSTD_decompressStream(z, &o, &in);
-                ZSTD_freeDStream(z);
-                return z && !ZSTD_isError(r) ? (ssize_t)o.pos : -1;
-        }
-#endif
-#if HAVE_LZMA
-        if (n >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6)) {
-                lzma_stream z = LZMA_STREAM_INIT;
-                if (lzma_stream_decoder(&z, UINT64_MAX, 0) != LZMA_OK)
-                        return -1;
-                z.next_in = p, z.avail_in = n, z.next_out = out, z.avail_out = size;
-                lzma_ret r = LZMA_OK;
-                while (r == LZMA_OK && z.avail_out > 0 && z.avail_in > 0)
-                        r = lzma_code(&z, LZMA_RUN);
-                ssize_t got = (ssize_t)(size - z.avail_out);
-                lzma_end(&z);
-                return r == LZMA_OK || r == LZMA_STREAM_END || r == LZMA_BUF_ERROR ? got : -1;
-        }
-#endif
-        (void)p, (void)n, (void)out, (void)size;
-        return -1;
-}
-
-/* Whether a member beginning with the N bytes at P is worth opening as an
- * archive: it begins like one, and when compressed, what it decompresses
- * to begins like one too (as far as can be told cheaply). */
-static bool nested_candidate(const uint8_t *p, size_t n) {
-        if (!archive_magic(p, n))
-                return false;
-        uint8_t inner[512];
-        ssize_t k = peek_inside(p, n, inner, sizeof inner);
-        if (k < 0 || (k < (ssize_t)sizeof inner && n == HEAD))
-                return true; /* cannot tell: let libarchive look */
-        return archive_magic(inner, (size_t)k) || (k >= 4 && !memcmp(inner, "\xed\xab\xee\xdb", 4));
-}
-
 /* A file the package databases are read from (pn_scan_db_path()): kept
  * whole for the merge, unless it is larger than they may be. */
 static int keep_db_file(struct actx *c, struct archive *a, struct entry *e, int64_t size) {
@@ -381,7 +291,9 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 return n == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
         }
         if (n < SELFMAG || memcmp(c->head, ELFMAG, SELFMAG) != 0)
-                return n > 0 && nested_candidate(c->head, (size_t)n) ? scan_nested(c, a, e->path, (size_t)n) : 0;
+                return n > 0 && pn_scan_format_bid(c->head, (size_t)n, PN_AT_MEMBER, false)
+                               ? scan_nested(c, a, e->path, (size_t)n)
+                               : 0;
         if (size < 0)
                 size = (int64_t)s->opts.max_member + 1; /* unknown: read up to the cap */
         uint64_t want = (uint64_t)size < s->opts.max_member ? (uint64_t)size : s->opts.max_member;
@@ -464,7 +376,7 @@ static int member(struct actx *c, struct archive *a, struct archive_entry *ent, 
         const char *hard = archive_entry_hardlink(ent);
         if (hard) {
                 char t[PKGNOTE_MAX_SCAN_PATH + 1];
-                if (pn_scan_normalize_path(hard, t, sizeof t) <= 0) {
+                if (pn_path_normalize(hard, t, sizeof t) <= 0) {
                         member_problem(c, norm, -EXDEV, "hard link target outside the archive, ignored");
                         return 0;
                 }
@@ -528,7 +440,7 @@ static int next_member(struct actx *c, struct archive *a, bool *first, struct ar
         if (r == ARCHIVE_RETRY)
                 return MEMBER_DAMAGED;
         const char *name = archive_entry_pathname(*ent);
-        int k = name ? pn_scan_normalize_path(name, norm, PKGNOTE_MAX_SCAN_PATH + 1) : -EBADMSG;
+        int k = name ? pn_path_normalize(name, norm, PKGNOTE_MAX_SCAN_PATH + 1) : -EBADMSG;
         if (k < 0) {
                 pn_scan_add_problem(c->s, c->input, name ? name : "", k, "unsafe member name, skipped: %s",
                                     name ? pkgnote_last_error() : "no name");
@@ -1127,12 +1039,6 @@ static int spool(pkgnote_scan *s, int fd, const uint8_t *head, size_t len) {
  * a directory tree whose objects are of IMAGE. */
 static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *display,
                            const struct pkgnote_scan_image *image, const char *container) {
-        /* SquashFS: read in place by offset, through its own library. */
-        uint8_t magic[4];
-        struct stat sst;
-        if (!container && fstat(fd, &sst) == 0 && S_ISREG(sst.st_mode) &&
-            pread(fd, magic, sizeof magic, 0) == (ssize_t)sizeof magic && !memcmp(magic, "hsqs", 4))
-                return pn_scan_squashfs(s, input, fd, 0, display);
         int lr = pn_archive_load();
         if (lr < 0)
                 return lr;
@@ -1250,22 +1156,6 @@ int pn_scan_archive_in_tree(pkgnote_scan *s, size_t input, const struct pkgnote_
                 return r == -EFBIG ? r : 0;
         }
         return r;
-}
-
-bool pn_scan_archive_candidate(int fd, const uint8_t *head, size_t n, bool all) {
-        /* Packages, told by their first bytes: a .deb (an ar archive
-         * whose first member is debian-binary) and an .rpm.  Other ar
-         * archives are static libraries, whose relocatable objects ship
-         * in no binary as they are. */
-        if (n >= 8 && !memcmp(head, "!<arch>\n", 8))
-                return n >= 8 + 13 && !memcmp(head + 8, "debian-binary", 13);
-        if (n >= 4 && !memcmp(head, "\xed\xab\xee\xdb", 4))
-                return true;
-        if (!all || !archive_magic(head, n))
-                return false; /* SquashFS is not read inside trees either */
-        uint8_t buf[HEAD];
-        ssize_t k = pread(fd, buf, sizeof buf, 0);
-        return k > 0 && nested_candidate(buf, (size_t)k);
 }
 
 /* ---- OCI image layout directories ---- */

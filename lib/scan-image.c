@@ -50,12 +50,6 @@ static char *digest_path(const char *digest) {
         return r;
 }
 
-void pn_free_names(char **names, size_t n) {
-        for (size_t i = 0; names && i < n; i++)
-                free(names[i]);
-        free(names);
-}
-
 /* ---- references ---- */
 
 static const struct {
@@ -374,17 +368,6 @@ static int to_manifest(const struct walk *w, json_t *d, json_t **ret) {
         }
 }
 
-void pn_scan_image_free(struct pkgnote_scan_image *im) {
-        if (!im)
-                return;
-        free(im->reference);
-        free(im->digest);
-        free(im->id);
-        pn_free_names(im->tags, im->n_tags);
-        free(im->platform);
-        free(im);
-}
-
 void pn_image_picks_free(struct pn_image_pick *p, size_t n) {
         for (size_t i = 0; p && i < n; i++) {
                 pn_scan_image_free(p[i].img);
@@ -449,7 +432,7 @@ static int pick_layers(struct pn_image_pick *pick, json_t *layers, bool docker) 
                 if (docker) {
                         char norm[PKGNOTE_MAX_SCAN_PATH + 1];
                         const char *str = json_string_value(v);
-                        p = str && pn_scan_normalize_path(str, norm, sizeof norm) > 0 ? strdup(norm) : NULL;
+                        p = str && pn_path_normalize(str, norm, sizeof norm) > 0 ? strdup(norm) : NULL;
                 } else {
                         p = digest_path(json_string_value(json_object_get(v, "digest")));
                         json_t *size = json_object_get(v, "size");
@@ -532,7 +515,7 @@ static int docker_image(const struct walk *w, json_t *img, size_t no, struct pn_
          * is its digest (the image's id). */
         const char *cname = json_string_value(json_object_get(img, "Config"));
         char norm[PKGNOTE_MAX_SCAN_PATH + 1], digest[7 + 65];
-        if (!cname || pn_scan_normalize_path(cname, norm, sizeof norm) <= 0)
+        if (!cname || pn_path_normalize(cname, norm, sizeof norm) <= 0)
                 return pn_error(-EBADMSG, "image %zu: no configuration named", no);
         const char *base = strncmp(norm, "blobs/sha256/", 13) ? norm : norm + 13;
         size_t hex = strspn(base, "0123456789abcdef");

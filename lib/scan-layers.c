@@ -17,34 +17,6 @@
 /* ------------------------------------------------------------------ */
 /* Archive entries, layers and their merge                             */
 
-/* Normalises a path from an archive: no leading "/" or "./", no empty or
- * "." components; refuses ".." (it could only point outside the root)
- * and over-long paths.  Returns the length ("" is the root itself). */
-int pn_scan_normalize_path(const char *in, char *out, size_t size) {
-        size_t o = 0;
-        const char *p = in;
-        while (*p) {
-                while (*p == '/')
-                        p++;
-                const char *c = p;
-                while (*p && *p != '/')
-                        p++;
-                size_t len = (size_t)(p - c);
-                if (len == 0 || (len == 1 && c[0] == '.'))
-                        continue;
-                if (len == 2 && c[0] == '.' && c[1] == '.')
-                        return pn_error(-EXDEV, "path has a \"..\" component");
-                if (o + (o > 0) + len + 1 > size || o + (o > 0) + len > PKGNOTE_MAX_SCAN_PATH)
-                        return pn_error(-E2BIG, "path longer than %u bytes", PKGNOTE_MAX_SCAN_PATH);
-                if (o > 0)
-                        out[o++] = '/';
-                memcpy(out + o, c, len);
-                o += len;
-        }
-        out[o] = 0;
-        return (int)o;
-}
-
 void pn_layer_clear(struct layer *l) {
         for (size_t i = 0; i < l->n; i++) {
                 free(l->e[i].path);

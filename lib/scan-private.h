@@ -18,6 +18,7 @@
 
 #include "internal.h"
 #include "problem.h"
+#include "root.h"
 
 #define QUEUE_CAP 256u
 #define MAX_THREADS 64u
@@ -214,11 +215,16 @@ struct dirref;
 
 enum { JOB_FILE = 1, JOB_MEMBER, JOB_FD };
 
+struct pool;
 struct job {
         int kind;
         char *path;
-        /* JOB_FILE: N_NAMES files of the directory DIR, whose path is PATH */
+        /* JOB_FILE: N_NAMES files of the directory DIR, whose path is
+         * PATH, read by RUN (through IO, IO_CHUNK bytes, when checksums
+         * are asked for; then NULL only without memory), which also
+         * releases DIR */
         struct dirref *dir;
+        void (*run)(struct pool *p, struct job *j, uint8_t *io);
         char **names;
         size_t n_names;
         /* JOB_MEMBER: LEN bytes at BUF (the whole member unless PARTIAL),
@@ -263,10 +269,63 @@ int pn_pool_start(struct pool *p, pkgnote_scan *s, size_t input);
 void pn_pool_submit(struct pool *p, struct job *j);
 /* Waits for every queued job and stops the workers. */
 void pn_pool_finish(struct pool *p);
+/* Waits until every queued job is done, the workers still running. */
+void pn_pool_drain(struct pool *p);
+/* Frees what J holds (a job never queued, or one run). */
+void pn_job_clear(struct pool *p, struct job *j);
+/* Sets the checksums of O from the whole of FD, read through IO
+ * (IO_CHUNK bytes); 0, or a negative errno with O left without them. */
+int pn_scan_sum_fd(int fd, uint8_t *io, struct pkgnote_scan_object *o);
 /* A buffer of at least WANT bytes for a JOB_MEMBER (its size in *CAP),
  * reused from a finished job when one is large enough; NULL without
  * memory. */
 uint8_t *pn_pool_buf(struct pool *p, size_t want, size_t *cap);
+
+/* ------------------------------------------------------------------ */
+/* The format table (scan-format.c)                                    */
+
+/* The bytes of a file or member read to tell its format. */
+#define PN_SCAN_HEAD 4096u
+
+/* Where a file of some format is met. */
+enum {
+        PN_AT_INPUT = 1u << 0,  /* a regular file named as an input */
+        PN_AT_TREE = 1u << 1,   /* a file of a directory tree */
+        PN_AT_MEMBER = 1u << 2, /* a member of an archive, read on as a stream */
+};
+
+/* A file to read, as a reader of the table gets it. */
+struct pn_scan_place {
+        unsigned at;                             /* one PN_AT_* */
+        const char *path;                        /* its path, in objects and problems */
+        const char *display;                     /* the input's name in messages */
+        const struct stat *st;                   /* PN_AT_INPUT */
+        const struct pkgnote_scan_image *image;  /* PN_AT_TREE: the image the tree is of */
+};
+
+struct pn_scan_format {
+        const char *name;
+        unsigned at; /* the PN_AT_* where it is looked for */
+        /* Whether the N first bytes at HEAD (PN_SCAN_HEAD, or the whole
+         * file when shorter) are of this format. */
+        bool (*bid)(const uint8_t *head, size_t n);
+        /* Its reader's family (scan-format.c): a PKGNOTE_SCAN_INPUT_* or a
+         * negative errno (-ENOEXEC: not of the format after all). */
+        enum { PN_READ_ELF, PN_READ_SQUASHFS, PN_READ_ARCHIVE } reader;
+};
+
+/* The format of the N first bytes at HEAD of a file met AT (ALL: in a
+ * tree, with PKGNOTE_SCAN_OPEN_ARCHIVES); NULL: none worth reading.
+ * (scan-bid.c, which depends on nothing of the scan's.) */
+const struct pn_scan_format *pn_scan_format_bid(const uint8_t *head, size_t n, unsigned at, bool all);
+bool pn_scan_format_is_elf(const struct pn_scan_format *f);
+/* Reads FD as F (NULL: an ELF or plain file named as input). */
+int pn_scan_format_read(pkgnote_scan *s, const struct pn_scan_format *f, size_t input, int fd,
+                        const struct pn_scan_place *pl);
+/* The archive an input stream (a pipe) holds. */
+int pn_scan_format_stream(pkgnote_scan *s, size_t input, int fd, const char *display);
+/* Whether the N bytes at P begin like an archive libarchive reads. */
+bool pn_scan_archive_magic(const uint8_t *p, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Inputs: each returns a PKGNOTE_SCAN_INPUT_* or a negative errno     */
@@ -274,8 +333,6 @@ uint8_t *pn_pool_buf(struct pool *p, size_t want, size_t *cap);
 /* The tree below the directory ROOTFD (taken), whose path is PATH, its
  * objects those of IMAGE (NULL: of no image). */
 int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd, const char *path);
-/* A single regular file that is not an archive: one ELF object or none. */
-int pn_scan_file(pkgnote_scan *s, size_t input, int fd, const char *path, const struct stat *st);
 /* An archive on FD: a root filesystem, or a docker/OCI image; -ENOEXEC
  * when FD holds no archive. */
 int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display);
@@ -285,10 +342,6 @@ int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display);
  * decompression limit, -ENOMEM. */
 int pn_scan_archive_in_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int fd,
                             const char *path);
-/* Whether the regular file FD of a tree, whose first N bytes are HEAD, is
- * opened as an archive: a .deb or an .rpm; with ALL, any archive, told as
- * archive members are (compressed files by what they decompress to). */
-bool pn_scan_archive_candidate(int fd, const uint8_t *head, size_t n, bool all);
 /* The SquashFS image at OFFSET of the regular file FD (libsquashfs). */
 int pn_scan_squashfs(pkgnote_scan *s, size_t input, int fd, uint64_t offset, const char *display);
 /* An OCI image layout directory. */
@@ -297,12 +350,6 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
  * is "[DRIVER@]GRAPHROOT[+RUNROOT][:OPTIONS]", or "" for the user's own
  * store as containers-storage.conf(5) says. */
 int pn_scan_storage(pkgnote_scan *s, size_t input, const char *spec, const char *display);
-/* Opens the regular file (DIR false) or directory REL below DIRFD, each
- * component without following symbolic links; a negative errno. */
-int pn_open_below(int dirfd, const char *rel, bool dir);
-/* The file REL below DIRFD, at most MAX bytes, into *DATA (malloc()ed,
- * NUL-terminated) and *LEN; a negative errno with pn_error set. */
-int pn_read_below(int dirfd, const char *rel, size_t max, void **data, size_t *len);
 
 /* ------------------------------------------------------------------ */
 /* Decompression ahead of the archive reader (scan-stream.c)           */
@@ -350,10 +397,6 @@ struct layer {
         size_t n, cap;
 };
 
-/* Normalises a path from an archive: no leading "/" or "./", no empty or
- * "." components; refuses ".." (it could only point outside the root)
- * and over-long paths.  Returns the length ("" is the root itself). */
-int pn_scan_normalize_path(const char *in, char *out, size_t size);
 
 void pn_layer_clear(struct layer *l);
 /* A new entry of L, or NULL (with pn_error set but for a failed realloc). */

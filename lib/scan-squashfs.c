@@ -247,7 +247,7 @@ static int list_dir(struct sq *q, const char *path) {
                         continue;
                 }
                 snprintf(full, sizeof full, "%s%s%s", path, *path ? "/" : "", name);
-                if (pn_scan_normalize_path(full, norm, sizeof norm) < 0) {
+                if (pn_path_normalize(full, norm, sizeof norm) < 0) {
                         problem(q, path, -E2BIG, pkgnote_last_error());
                         continue;
                 }

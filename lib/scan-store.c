@@ -205,3 +205,20 @@ char *pn_scan_join(const char *dir, const char *name) {
         memcpy(p + a + slash, name, b + 1);
         return p;
 }
+
+void pn_free_names(char **names, size_t n) {
+        for (size_t i = 0; names && i < n; i++)
+                free(names[i]);
+        free(names);
+}
+
+void pn_scan_image_free(struct pkgnote_scan_image *im) {
+        if (!im)
+                return;
+        free(im->reference);
+        free(im->digest);
+        free(im->id);
+        pn_free_names(im->tags, im->n_tags);
+        free(im->platform);
+        free(im);
+}

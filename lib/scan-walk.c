@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The worker pool, and the inputs it reads from the file system: directory
- * trees and single files.
+ * Directory trees: the walk of a scan.
  *
  * Directories are walked by the calling thread without following symbolic
  * links (openat() with O_NOFOLLOW from the parent's descriptor, so a
  * renamed or replaced component cannot lead outside the tree); regular
  * files go through a bounded queue to a pool of workers, which open each
- * one, read its first bytes and hand ELF files to the ELF view.  Archive
- * readers (scan-archive.c) queue their ELF members, in memory, to the
- * same pool.
+ * one, read its first bytes and hand ELF files to the ELF view.  What
+ * the format table (scan-format.c) takes for a package or an archive is
+ * opened through it once the walk is done.
  */
 #include "config.h"
 
@@ -31,7 +30,7 @@
 #define CHUNK 64u /* files per job: one queue operation for many files */
 
 /* ------------------------------------------------------------------ */
-/* The worker pool                                                     */
+/* Files of a directory, run by a worker                                */
 
 /* A directory of a tree walk.  The walker alone creates, closes and
  * frees them (REFS counts its uses: the children and pending
@@ -47,96 +46,6 @@ struct dirref {
         dev_t dev;
         ino_t ino; /* a reopened directory must be the one listed */
 };
-
-#define SPARE_MAX (32u << 20)       /* the largest buffer kept */
-#define HUGE_PAGE (2u << 20)
-#define SPARE_BYTES (96u << 20)     /* what all kept buffers may hold */
-
-uint8_t *pn_pool_buf(struct pool *p, size_t want, size_t *cap) {
-        pthread_mutex_lock(&p->lock);
-        size_t best = SIZE_MAX;
-        for (size_t i = 0; i < p->n_spare; i++)
-                if (p->spare[i].cap >= want && (best == SIZE_MAX || p->spare[i].cap < p->spare[best].cap))
-                        best = i;
-        if (best != SIZE_MAX) {
-                uint8_t *b = p->spare[best].buf;
-                *cap = p->spare[best].cap;
-                p->spare_bytes -= *cap;
-                p->spare[best] = p->spare[--p->n_spare];
-                pthread_mutex_unlock(&p->lock);
-                return b;
-        }
-        pthread_mutex_unlock(&p->lock);
-        /* Rounded up, so that a buffer fits more members later. */
-        size_t c = 64u << 10;
-        while (c < want && c < SPARE_MAX)
-                c <<= 1;
-        if (c < want)
-                c = want;
-        *cap = c;
-        if (c < HUGE_PAGE)
-                return malloc(c);
-        /* Large members are copied in at memory speed: on 2 MiB pages,
-         * their first touch costs 512 times fewer faults. */
-        c = (c + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-        *cap = c;
-        void *b = aligned_alloc(HUGE_PAGE, c);
-        if (b)
-                (void)madvise(b, c, MADV_HUGEPAGE);
-        return b;
-}
-
-/* Keeps BUF (CAP bytes) for another member, or frees it. */
-static void buf_release(struct pool *p, uint8_t *buf, size_t cap) {
-        if (!buf)
-                return;
-        pthread_mutex_lock(&p->lock);
-        if (cap <= SPARE_MAX && p->n_spare < ELEMENTSOF(p->spare) && p->spare_bytes + cap <= SPARE_BYTES) {
-                p->spare[p->n_spare].buf = buf;
-                p->spare[p->n_spare++].cap = cap;
-                p->spare_bytes += cap;
-                buf = NULL;
-        }
-        pthread_mutex_unlock(&p->lock);
-        free(buf);
-}
-
-static void job_clear(struct pool *p, struct job *j) {
-        for (size_t i = 0; i < j->n_names; i++)
-                free(j->names[i]);
-        free(j->names);
-        free(j->path);
-        if (j->dir)
-                atomic_fetch_sub(&j->dir->pins, 1);
-        if (j->cap)
-                buf_release(p, j->buf, j->cap);
-        else
-                free(j->buf);
-        if (j->kind == JOB_FD && j->fd >= 0)
-                close(j->fd);
-}
-
-/* Sets the checksums of O from the whole of FD, read through IO
- * (IO_CHUNK bytes); 0, or a negative errno with O left without them. */
-static int sum_fd(int fd, uint8_t *io, struct pkgnote_scan_object *o) {
-        struct pn_sums sum;
-        pn_sums_init(&sum);
-        uint64_t off = 0;
-        for (;;) {
-                ssize_t k = pread(fd, io, IO_CHUNK, (off_t)off);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return -errno;
-                if (k == 0)
-                        break;
-                pn_sums_update(&sum, io, (size_t)k);
-                off += (uint64_t)k;
-        }
-        pn_sums_final(&sum, o->sha1, o->sha256);
-        o->has_sums = true;
-        return 0;
-}
 
 /* A regular file of a directory tree. */
 static void file_problem(struct pool *p, const char *dir, const char *name, int err, const char *fmt, ...)
@@ -184,8 +93,9 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
         atomic_fetch_add(&s->prog_files, 1);
         atomic_fetch_add(&s->prog_bytes, (uint64_t)st.st_size);
         /* Enough to tell ELF and packages (.deb, .rpm); with
-         * PKGNOTE_SCAN_OPEN_ARCHIVES, any archive (tar's magic is at 257). */
-        uint8_t head[512];
+         * PKGNOTE_SCAN_OPEN_ARCHIVES, any archive (tar's magic is at 257,
+         * a compressed file is told by what it decompresses to). */
+        uint8_t head[PN_SCAN_HEAD];
         bool all = s->opts.flags & PKGNOTE_SCAN_OPEN_ARCHIVES;
         ssize_t n = pread(fd, head, all ? sizeof head : 32, 0);
         if (n < 0) {
@@ -193,10 +103,11 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
                 file_problem(p, dirpath, name, -errno, "cannot read: %s", strerror(errno));
                 goto out;
         }
-        if (n < SELFMAG || memcmp(head, ELFMAG, SELFMAG) != 0) {
+        const struct pn_scan_format *f = pn_scan_format_bid(head, (size_t)n, PN_AT_TREE, all);
+        if (!pn_scan_format_is_elf(f)) {
                 /* The common case: one small read.  An archive is opened
                  * once the walk is done. */
-                if (pn_scan_archive_candidate(fd, head, (size_t)n, all)) {
+                if (f) {
                         char *path = pn_scan_join(dirpath, name);
                         pthread_mutex_lock(&p->lock);
                         if (!path || PN_GROW(p->archives, p->cap_archives, p->n_archives + 1) < 0) {
@@ -231,144 +142,21 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
         pkgnote_elf_free(e);
         /* Every object's: one without a note is in the SBOM too when a
          * package database owns it, which is known after the walk. */
-        if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && (r = sum_fd(fd, io, o)) < 0)
+        if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && (r = pn_scan_sum_fd(fd, io, o)) < 0)
                 file_problem(p, dirpath, name, r, "cannot read: %s", strerror(-r));
         pn_scan_add_object(s, o);
 out:
         close(fd);
 }
-
-/* An ELF member of an archive, in memory. */
-static void do_member(struct pool *p, struct job *j) {
-        pkgnote_elf *e;
-        int r = j->partial ? pn_elf_from_prefix(j->buf, j->len, &e) : pkgnote_elf_from_memory(j->buf, j->len, &e);
-        if (r < 0) {
-                pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
-                return;
-        }
-        if ((r = pn_scan_object_fill(j->obj, e, p->s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)) < 0)
-                pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
-        if (j->partial)
-                pn_scan_object_add_problem(j->obj, -E2BIG, "only the first part of the member was read (larger than the member size limit)");
-        pkgnote_elf_free(e);
-}
-
-/* An ELF file already open (a layer's file in a container store): read
- * as files of a tree are, only what the notes need. */
-static void do_fd(struct pool *p, struct job *j, uint8_t *io) {
-        pkgnote_elf *e;
-        int r = pkgnote_elf_open_fd(j->fd, &e);
-        if (r < 0) {
-                pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
-                return;
-        }
-        if ((r = pn_scan_object_fill(j->obj, e, p->s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)) < 0)
-                pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
-        else
-                j->obj->size = pkgnote_elf_size(e);
-        pkgnote_elf_free(e);
-        if (r >= 0 && (p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) &&
-            (r = io ? sum_fd(j->fd, io, j->obj) : -ENOMEM) < 0)
-                pn_scan_object_add_problem(j->obj, r, r == -ENOMEM ? "out of memory" : strerror(-r));
-}
-
-static void *worker(void *arg) {
-        struct pool *p = arg;
-        uint8_t *io = (p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) ? malloc(IO_CHUNK) : NULL;
-        for (;;) {
-                pthread_mutex_lock(&p->lock);
-                while (p->count == 0 && !p->done)
-                        pthread_cond_wait(&p->more, &p->lock);
-                if (p->count == 0) {
-                        pthread_mutex_unlock(&p->lock);
-                        break;
-                }
-                struct job j = p->ring[p->head];
-                p->head = (p->head + 1) % QUEUE_CAP;
-                p->count--;
-                p->busy++;
-                pthread_mutex_unlock(&p->lock);
-                if (j.kind == JOB_FILE) {
-                        for (size_t i = 0; i < j.n_names; i++)
-                                if (io || !(p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS))
-                                        do_file(p, j.dir, j.path, j.names[i], io);
-                                else
-                                        file_problem(p, j.path, j.names[i], -ENOMEM, "out of memory");
-                } else if (j.kind == JOB_FD)
-                        do_fd(p, &j, io);
+/* A chunk of a directory's files (a JOB_FILE job). */
+static void run_chunk(struct pool *p, struct job *j, uint8_t *io) {
+        for (size_t i = 0; i < j->n_names; i++)
+                if (io || !(p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS))
+                        do_file(p, j->dir, j->path, j->names[i], io);
                 else
-                        do_member(p, &j);
-                size_t len = j.kind == JOB_MEMBER ? j.len : 0;
-                job_clear(p, &j);
-                pthread_mutex_lock(&p->lock);
-                p->inflight -= len;
-                p->busy--;
-                pthread_cond_broadcast(&p->room);
-                pthread_mutex_unlock(&p->lock);
-        }
-        free(io);
-        return NULL;
-}
-
-int pn_pool_start(struct pool *p, pkgnote_scan *s, size_t input) {
-        memset(p, 0, sizeof *p);
-        p->s = s;
-        p->input = input;
-        p->inflight_limit = 2 * s->opts.max_member;
-        pthread_mutex_init(&p->lock, NULL);
-        pthread_cond_init(&p->more, NULL);
-        pthread_cond_init(&p->room, NULL);
-        for (unsigned i = 0; i < s->opts.threads; i++) {
-                if (pthread_create(&p->threads[i], NULL, worker, p) != 0)
-                        break;
-                p->n_threads++;
-        }
-        if (p->n_threads == 0) {
-                pthread_mutex_destroy(&p->lock);
-                pthread_cond_destroy(&p->more);
-                pthread_cond_destroy(&p->room);
-                return pn_error(-EAGAIN, "cannot start worker threads");
-        }
-        return 0;
-}
-
-/* Queues J (taking its resources); waits while the queue is full or too
- * many bytes are in flight. */
-void pn_pool_submit(struct pool *p, struct job *j) {
-        size_t len = j->kind == JOB_MEMBER ? j->len : 0;
-        pthread_mutex_lock(&p->lock);
-        while (p->count == QUEUE_CAP || (p->inflight > 0 && p->inflight + len > p->inflight_limit))
-                pthread_cond_wait(&p->room, &p->lock);
-        p->ring[(p->head + p->count) % QUEUE_CAP] = *j;
-        p->count++;
-        p->inflight += len;
-        pthread_cond_signal(&p->more);
-        pthread_mutex_unlock(&p->lock);
-        pn_scan_progress(p->s, false);
-}
-
-/* Waits until every queued job is done, the workers still running. */
-static void pool_drain(struct pool *p) {
-        pthread_mutex_lock(&p->lock);
-        while (p->count > 0 || p->busy > 0)
-                pthread_cond_wait(&p->room, &p->lock);
-        pthread_mutex_unlock(&p->lock);
-}
-
-/* Waits for every queued job and stops the workers. */
-void pn_pool_finish(struct pool *p) {
-        pthread_mutex_lock(&p->lock);
-        p->done = true;
-        pthread_cond_broadcast(&p->more);
-        pthread_mutex_unlock(&p->lock);
-        for (unsigned i = 0; i < p->n_threads; i++)
-                pthread_join(p->threads[i], NULL);
-        for (size_t i = 0; i < p->n_spare; i++)
-                free(p->spare[i].buf);
-        p->n_spare = p->spare_bytes = 0;
-        pthread_mutex_destroy(&p->lock);
-        pthread_cond_destroy(&p->more);
-        pthread_cond_destroy(&p->room);
+                        file_problem(p, j->path, j->names[i], -ENOMEM, "out of memory");
+        atomic_fetch_sub(&j->dir->pins, 1);
+        j->dir = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -435,7 +223,7 @@ static void walk_make_room(struct walk *w) {
                         walk_close(w, best);
                         continue;
                 }
-                pool_drain(w->p);
+                pn_pool_drain(w->p);
                 size_t pinned = 0;
                 for (size_t i = 0; i < w->n_open; i++)
                         pinned += atomic_load(&w->open[i]->pins) > 0;
@@ -528,7 +316,7 @@ static int walk_reopen(struct walk *w, struct dirref *d) {
 
 /* Queues the files collected in CHUNK, which starts over empty. */
 static int submit_chunk(struct pool *p, struct job *chunk, struct dirref *ref, const char *path) {
-        struct job j = {.kind = JOB_FILE, .names = chunk->names, .n_names = chunk->n_names};
+        struct job j = {.kind = JOB_FILE, .run = run_chunk, .names = chunk->names, .n_names = chunk->n_names};
         if (!(j.path = strdup(path)))
                 return -ENOMEM;
         atomic_fetch_add(&ref->pins, 1);
@@ -623,11 +411,11 @@ static int list_dir(struct walk *w, struct dirref *ref, const char *path) {
         }
         closedir(d);
         int r = chunk.n_names ? submit_chunk(p, &chunk, ref, path) : 0;
-        job_clear(p, &chunk);
+        pn_job_clear(p, &chunk);
         return r < 0 ? pn_error(-ENOMEM, "out of memory") : 0;
 oom:
         closedir(d);
-        job_clear(p, &chunk);
+        pn_job_clear(p, &chunk);
         return pn_error(-ENOMEM, "out of memory");
 }
 
@@ -639,6 +427,26 @@ static size_t walk_budget(const pkgnote_scan *s) {
         uint64_t reserve = 16 + s->opts.threads;
         uint64_t b = lim > reserve ? (lim - reserve) / 2 : 0;
         return b < 2 ? 2 : b > 1024 ? 1024 : (size_t)b;
+}
+
+/* The archive FD, the file PATH of the tree, told again by its first
+ * bytes (it may have changed since the walk met it). */
+static int read_archive(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int fd,
+                        const char *path) {
+        uint8_t head[PN_SCAN_HEAD];
+        ssize_t n = pread(fd, head, sizeof head, 0);
+        const struct pn_scan_format *f =
+                n > 0 ? pn_scan_format_bid(head, (size_t)n, PN_AT_TREE, s->opts.flags & PKGNOTE_SCAN_OPEN_ARCHIVES) : NULL;
+        if (!f || pn_scan_format_is_elf(f))
+                return 0;
+        struct pn_scan_place pl = {.at = PN_AT_TREE, .path = path, .display = path, .image = image};
+        int r = pn_scan_format_read(s, f, input, fd, &pl);
+        if (r == -EOPNOTSUPP) {
+                /* One file of the tree: named, and the scan goes on. */
+                pn_scan_add_problem(s, input, path, r, "%s", pkgnote_last_error());
+                return 0;
+        }
+        return r < 0 ? r : 0;
 }
 
 static int cmp_str(const void *a, const void *b) {
@@ -738,8 +546,7 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
                                 atomic_fetch_add(&s->c.unreadable, 1);
                                 pn_scan_add_problem(s, input, p.archives[i], fd, "cannot open: %s", strerror(-fd));
                         } else {
-                                int k = pn_scan_archive_in_tree(s, input, image, fd, p.archives[i]);
-                                r = k < 0 ? k : 0;
+                                r = read_archive(s, input, image, fd, p.archives[i]);
                                 close(fd);
                         }
                 }
@@ -751,37 +558,3 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
         return r;
 }
 
-/* ------------------------------------------------------------------ */
-/* Single files                                                        */
-
-int pn_scan_file(pkgnote_scan *s, size_t input, int fd, const char *path, const struct stat *st) {
-        atomic_fetch_add(&s->c.files, 1);
-        atomic_fetch_add(&s->c.bytes, (uint64_t)st->st_size);
-        pkgnote_elf *e;
-        int r = pkgnote_elf_open_fd(fd, &e);
-        if (r == -ENOEXEC)
-                return PKGNOTE_SCAN_INPUT_FILE;
-        if (r < 0) {
-                pn_scan_add_problem(s, input, path, r, "cannot read: %s", pkgnote_last_error());
-                return PKGNOTE_SCAN_INPUT_FILE;
-        }
-        struct pkgnote_scan_object *o = pn_scan_object_new(path, input);
-        if (!o || (r = pn_scan_object_fill(o, e, s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)) < 0) {
-                pn_scan_add_problem(s, input, path, o ? r : -ENOMEM, "cannot read notes: %s", pkgnote_last_error());
-                pn_scan_object_free(o);
-                pkgnote_elf_free(e);
-                return PKGNOTE_SCAN_INPUT_FILE;
-        }
-        o->size = pkgnote_elf_size(e);
-        pkgnote_elf_free(e);
-        if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && pkgnote_info_package_count(o->info) > 0) {
-                /* Without memory or on a read error the object has no
-                 * checksums, and no problem is recorded for it. */
-                uint8_t *io = malloc(IO_CHUNK);
-                if (io)
-                        (void)sum_fd(fd, io, o);
-                free(io);
-        }
-        pn_scan_add_object(s, o);
-        return PKGNOTE_SCAN_INPUT_FILE;
-}

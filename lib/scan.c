@@ -96,33 +96,6 @@ static int cmp_problems(const void *a, const void *b) {
         return c ? c : strcmp(x->message, y->message);
 }
 
-/* Where the ELF file FD ends: past its section header table and its
- * segments' bytes (what an AppImage's runtime takes as its own size);
- * 0 when its header cannot be read. */
-static uint64_t elf_end(int fd) {
-        uint8_t h[64];
-        if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG))
-                return 0;
-        bool is64 = h[EI_CLASS] == ELFCLASS64, be = h[EI_DATA] == ELFDATA2MSB;
-        uint64_t shoff = is64 ? pn_rd64(h + 0x28, be) : pn_rd32(h + 0x20, be);
-        uint64_t phoff = is64 ? pn_rd64(h + 0x20, be) : pn_rd32(h + 0x1c, be);
-        unsigned shentsize = pn_rd16(h + (is64 ? 0x3a : 0x2e), be), shnum = pn_rd16(h + (is64 ? 0x3c : 0x30), be);
-        unsigned phentsize = pn_rd16(h + (is64 ? 0x36 : 0x2a), be), phnum = pn_rd16(h + (is64 ? 0x38 : 0x2c), be);
-        uint64_t end = shoff + (uint64_t)shentsize * shnum;
-        if (phnum > 0 && phnum < 0xffff && phentsize >= (is64 ? 56u : 32u) && phentsize <= 256) {
-                uint8_t ph[256];
-                for (unsigned i = 0; i < phnum; i++) {
-                        if (pread(fd, ph, phentsize, (off_t)(phoff + (uint64_t)i * phentsize)) != (ssize_t)phentsize)
-                                return 0;
-                        uint64_t off = is64 ? pn_rd64(ph + 8, be) : pn_rd32(ph + 4, be);
-                        uint64_t fsz = is64 ? pn_rd64(ph + 32, be) : pn_rd32(ph + 16, be);
-                        if (off + fsz > end && off + fsz >= off)
-                                end = off + fsz;
-                }
-        }
-        return end;
-}
-
 /* Scans PATH, named DISPLAY in problems (an image reference). */
 static int add_input(pkgnote_scan *s, size_t input, const char *path, const char *display) {
         int fd;
@@ -181,8 +154,8 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path, const char
                 return r < 0 ? r : PKGNOTE_SCAN_INPUT_DIRECTORY;
         }
         if (S_ISREG(st.st_mode)) {
-                uint8_t magic[SELFMAG];
-                ssize_t n = pread(fd, magic, sizeof magic, 0);
+                uint8_t head[PN_SCAN_HEAD];
+                ssize_t n = pread(fd, head, sizeof head, 0);
                 if (n < 0) {
                         int r = pn_error(-errno, "cannot read: %s", strerror(errno));
                         close(fd);
@@ -192,17 +165,14 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path, const char
                         close(fd);
                         return pn_error(-EINVAL, "not a directory: oci: names an image layout directory (oci-archive: its tar)");
                 }
-                if (n < SELFMAG || memcmp(magic, ELFMAG, SELFMAG) != 0) {
-#if HAVE_LIBARCHIVE
-                        int r = pn_scan_archive(s, input, fd, display);
+                const struct pn_scan_format *f = pn_scan_format_bid(head, (size_t)n, PN_AT_INPUT, false);
+                struct pn_scan_place pl = {.at = PN_AT_INPUT, .path = path, .display = display, .st = &st};
+                if (f && !pn_scan_format_is_elf(f)) {
+                        int r = pn_scan_format_read(s, f, input, fd, &pl);
                         if (r != -ENOEXEC) {
                                 close(fd);
-                                if (r >= 0) {
-                                        /* the archive itself was read */
-                                }
                                 return r;
                         }
-#endif
                 }
                 if (image) {
                         close(fd);
@@ -212,34 +182,20 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path, const char
                         close(fd);
                         return PKGNOTE_SCAN_INPUT_FILE;
                 }
-                int r = pn_scan_file(s, input, fd, path, &st);
-                /* An AppImage: an ELF runtime, then its SquashFS payload. */
-                uint64_t end = elf_end(fd);
-                uint8_t sq[4];
-                if (r >= 0 && end >= SELFMAG && end + 96 <= (uint64_t)st.st_size &&
-                    pread(fd, sq, sizeof sq, (off_t)end) == (ssize_t)sizeof sq && !memcmp(sq, "hsqs", 4)) {
-                        int k = pn_scan_squashfs(s, input, fd, end, display);
-                        if (k < 0)
-                                pn_scan_add_problem(s, input, path, k, "the SquashFS payload after the ELF file: %s",
-                                                    pkgnote_last_error());
-                }
+                int r = pn_scan_format_read(s, NULL, input, fd, &pl);
                 close(fd);
                 return r;
         }
-#if HAVE_LIBARCHIVE
         if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode)) {
                 /* A stream ("-", a pipe): only an archive makes sense. */
                 int fl = fcntl(fd, F_GETFL);
                 if (fl >= 0)
                         (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
                 int r = sel->transport == PN_IMAGE_OCI ? pn_error(-EINVAL, "not an image layout directory")
-                                                       : pn_scan_archive(s, input, fd, display);
+                                                       : pn_scan_format_stream(s, input, fd, display);
                 close(fd);
-                if (r == -ENOEXEC)
-                        return pn_error(-ENOEXEC, "not an archive");
                 return r;
         }
-#endif
         close(fd);
         return pn_error(-EINVAL, "not a file, directory or archive");
 }

@@ -16,7 +16,7 @@
 #include <archive_entry.h>
 #endif
 
-int pn_scan_normalize_path(const char *in, char *out, size_t size);
+int pn_path_normalize(const char *in, char *out, size_t size);
 
 #define JSON_A "{\"type\":\"deb\",\"os\":\"Debian\",\"osVersion\":\"12\",\"name\":\"Alpha\",\"version\":\"1:1.0+dfsg-1\",\"architecture\":\"amd64\"}"
 #define JSON_B "{\"type\":\"rpm\",\"os\":\"fedora\",\"name\":\"beta\",\"version\":\"2.0-1.fc40\",\"architecture\":\"x86_64\"}"
@@ -51,16 +51,16 @@ static void test_normalize(void) {
         };
         char buf[PKGNOTE_MAX_SCAN_PATH + 1];
         for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-                CHECK_INT(pn_scan_normalize_path(ok[i].in, buf, sizeof buf), (long long)strlen(ok[i].out));
+                CHECK_INT(pn_path_normalize(ok[i].in, buf, sizeof buf), (long long)strlen(ok[i].out));
                 CHECK_STR(buf, ok[i].out);
         }
-        CHECK_INT(pn_scan_normalize_path("../etc/passwd", buf, sizeof buf), -EXDEV);
-        CHECK_INT(pn_scan_normalize_path("a/../../b", buf, sizeof buf), -EXDEV);
-        CHECK_INT(pn_scan_normalize_path("a/..", buf, sizeof buf), -EXDEV);
+        CHECK_INT(pn_path_normalize("../etc/passwd", buf, sizeof buf), -EXDEV);
+        CHECK_INT(pn_path_normalize("a/../../b", buf, sizeof buf), -EXDEV);
+        CHECK_INT(pn_path_normalize("a/..", buf, sizeof buf), -EXDEV);
         char *longp = malloc(PKGNOTE_MAX_SCAN_PATH + 10);
         memset(longp, 'a', PKGNOTE_MAX_SCAN_PATH + 9);
         longp[PKGNOTE_MAX_SCAN_PATH + 9] = 0;
-        CHECK_INT(pn_scan_normalize_path(longp, buf, sizeof buf), -E2BIG);
+        CHECK_INT(pn_path_normalize(longp, buf, sizeof buf), -E2BIG);
         free(longp);
 }
 

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Opening paths from hostile sources (lib/root.c): a core's NT_FILE
+ * inside a root or on the host, and the relative paths of trees, images
+ * and stores below a directory.  Only regular files (or directories
+ * where asked) are ever opened, and no symbolic link leads out.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Opens PATH read-only for reading a module's file: under ROOTFD when it
+ * is >= 0, resolved inside that directory (no escape through "..",
+ * absolute symlinks or magic links), else as given.  Only regular files;
+ * returns an fd or a negative errno. */
+int pn_open_in_root(int rootfd, const char *path);
+/* Opens the directory PATH inside ROOTFD: symlinks and ".." resolve as if
+ * ROOTFD were "/" (openat2 RESOLVE_IN_ROOT); without openat2, no
+ * component may be a symlink.  An fd or a negative errno. */
+int pn_open_dir_in_root(int rootfd, const char *path);
+
+/* Normalises a path from an archive: no leading "/" or "./", no empty or
+ * "." components; refuses ".." (it could only point outside the root)
+ * and over-long paths.  Returns the length ("" is the root itself). */
+int pn_path_normalize(const char *in, char *out, size_t size);
+/* Opens the regular file (DIR false) or directory REL below DIRFD, each
+ * component without following symbolic links; a negative errno. */
+int pn_open_below(int dirfd, const char *rel, bool dir);
+/* The file REL below DIRFD, at most MAX bytes, into *DATA (malloc()ed,
+ * NUL-terminated) and *LEN; a negative errno with pn_error set. */
+int pn_read_below(int dirfd, const char *rel, size_t max, void **data, size_t *len);
