@@ -637,6 +637,64 @@ PKGNOTE_PUBLIC const pkgnote_debuginfo *pkgnote_stack_debuginfo(const pkgnote_st
 PKGNOTE_PUBLIC const char *pkgnote_debuginfo_status_name(int status);
 
 /* ------------------------------------------------------------------ */
+/* Crash stores (lib/core-crash.c)                                     */
+
+/* The crashes a machine collected, from every store that can be read,
+ * listed and opened alike.  The stores: */
+enum {
+        /* pkgnote-coredump's directory: a core and a JSON report each */
+        PKGNOTE_CRASH_STORE_PKGNOTE = 1u << 0,
+};
+typedef struct pkgnote_crashes pkgnote_crashes;
+typedef struct pkgnote_crash pkgnote_crash;
+typedef struct pkgnote_crash_options {
+        size_t size;             /* sizeof(pkgnote_crash_options): fields past it are zero */
+        unsigned stores;         /* PKGNOTE_CRASH_STORE_* to read; 0: every store */
+        const char *pkgnote_dir; /* NULL: $PKGNOTE_COREDUMP_DIR, else /var/lib/pkgnote/coredump */
+        /* Only the crashes it names (NULL: all): a PID when numeric, else a
+         * command, an executable's path or a crash's id. */
+        const char *match;
+} pkgnote_crash_options;
+/* Lists the crashes of the stores O names (NULL: defaults), oldest first.
+ * A store named in O->stores or by its directory must exist (else
+ * -ENOENT); of every store, those the machine lacks hold no crash.  An
+ * entry that cannot be read is a problem of the list, which goes on.  0, or -EINVAL (bad
+ * options), -EOPNOTSUPP (a store this build does not know), -ENOMEM, or
+ * the errno of a store that exists but cannot be read. */
+PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret);
+PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l);
+PKGNOTE_PUBLIC size_t pkgnote_crashes_count(const pkgnote_crashes *l);
+/* Crash I (0: the oldest), or NULL past the end; it lives as long as L. */
+PKGNOTE_PUBLIC const pkgnote_crash *pkgnote_crashes_get(const pkgnote_crashes *l, size_t i);
+PKGNOTE_PUBLIC size_t pkgnote_crashes_problem_count(const pkgnote_crashes *l);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_crashes_problem(const pkgnote_crashes *l, size_t i);
+/* The store it came from (PKGNOTE_CRASH_STORE_*), and its id there. */
+PKGNOTE_PUBLIC int pkgnote_crash_store(const pkgnote_crash *c);
+PKGNOTE_PUBLIC const char *pkgnote_crash_id(const pkgnote_crash *c);
+/* When it crashed, in seconds since the epoch. */
+PKGNOTE_PUBLIC int64_t pkgnote_crash_time(const pkgnote_crash *c);
+/* The process's PID and UID (-1 when unknown), and its signal (0). */
+PKGNOTE_PUBLIC int64_t pkgnote_crash_pid(const pkgnote_crash *c);
+PKGNOTE_PUBLIC int64_t pkgnote_crash_uid(const pkgnote_crash *c);
+PKGNOTE_PUBLIC int pkgnote_crash_signal(const pkgnote_crash *c);
+/* A string the store recorded, by its JSON report's name ("executable",
+ * "command", "signalName", "hostname", ...), or NULL.  From a store of
+ * untrusted bytes: escape before printing. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_field(const pkgnote_crash *c, const char *name);
+/* The executable's package as recorded at crash time, or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_package_name(const pkgnote_crash *c);
+PKGNOTE_PUBLIC const char *pkgnote_crash_package_version(const pkgnote_crash *c);
+/* The stored core's path (the store's own name for it, never a path a
+ * report gives), or NULL when the core is gone. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c);
+/* One line of JSON: time, pid, uid, signal, executable, package, coreFile
+ * (malloc()ed into *RET).  0 or -ENOMEM. */
+PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret);
+/* Opens the crash's core as pkgnote_core_open() does; -ENODATA when the
+ * store no longer has it. */
+PKGNOTE_PUBLIC int pkgnote_crash_open(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret);
+
+/* ------------------------------------------------------------------ */
 /* Generators (lib/emit.c, lib/osrelease.c)                            */
 
 /* os-release(5): shell-style assignments, read with the shell's quoting

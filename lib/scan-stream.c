@@ -83,6 +83,7 @@ static void fail(struct pn_stream *st, int err, const char *fmt, ...) {
         st->err = err;
 }
 
+#if HAVE_ZLIB || HAVE_LZMA || HAVE_ZSTD
 /* More input for the decoder: false at its end or on an error. */
 static bool refill(struct pn_stream *st) {
         if (st->in_end)
@@ -121,6 +122,8 @@ static void slot_put(struct pn_stream *st, bool end) {
         pthread_cond_broadcast(&st->filled);
         pthread_mutex_unlock(&st->lock);
 }
+
+#endif
 
 /* Each decoder fills slots until its input ends: 0, or an error in ERR. */
 #if HAVE_ZLIB

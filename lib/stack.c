@@ -87,6 +87,7 @@ struct record {
 #define MODULE_TIMEOUT_MS 5000u
 #define TOTAL_TIMEOUT_MS 30000u
 
+#if HAVE_LIBDW
 static void put_record(FILE *out, struct record r, const char *const str[REC_STRINGS]) {
         size_t len[REC_STRINGS];
         for (int i = 0; i < REC_STRINGS; i++)
@@ -96,6 +97,7 @@ static void put_record(FILE *out, struct record r, const char *const str[REC_STR
                 if (len[i])
                         fwrite(str[i], 1, len[i], out);
 }
+#endif
 
 #if HAVE_LIBDW
 #include <dlfcn.h>
@@ -999,6 +1001,7 @@ int pn_stack_from_records(const void *buf, size_t len, pkgnote_stack **ret) {
         return 0;
 }
 
+#if HAVE_LIBDW
 /* Reads the child's output until it ends, the cap, or TIMEOUT_MS. */
 static uint8_t *read_child(int fd, long timeout_ms, size_t *len, bool *timed_out) {
         size_t cap = 1 << 16;
@@ -1037,6 +1040,7 @@ static uint8_t *read_child(int fd, long timeout_ms, size_t *len, bool *timed_out
         }
         return buf;
 }
+#endif
 
 PKGNOTE_PUBLIC int pkgnote_core_stack(const pkgnote_core *c, unsigned flags, pkgnote_stack **ret) {
         pkgnote_stack_options o = PKGNOTE_STACK_OPTIONS_INIT;

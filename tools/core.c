@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "crashdir.h"
 #include "stack.h"
 #include "tool.h"
 
@@ -160,6 +159,22 @@ static void core_help(void) {
                "($DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client).\n");
 }
 
+/* The core of the newest crash of the stores that WHAT names (a PID, a
+ * command, an entry): 1 with its path in BUF, 0 when none. */
+static int find_crash(const char *what, char *buf, size_t len) {
+        pkgnote_crash_options o = {.size = sizeof o, .stores = PKGNOTE_CRASH_STORE_PKGNOTE, .match = what};
+        pkgnote_crashes *l;
+        if (pkgnote_crashes_load(&o, &l) < 0)
+                return 0;
+        size_t n = pkgnote_crashes_count(l);
+        const char *core = n ? pkgnote_crash_core_path(pkgnote_crashes_get(l, n - 1)) : NULL;
+        int found = core && strlen(core) < len;
+        if (found)
+                memcpy(buf, core, strlen(core) + 1);
+        pkgnote_crashes_free(l);
+        return found;
+}
+
 int cmd_core(int argc, char **argv) {
         enum { OPT_STATS = 256 };
         static const struct option longopts[] = {
@@ -199,8 +214,7 @@ int cmd_core(int argc, char **argv) {
         const char *path = argv[optind];
         /* Not a file: an entry of 'pkgnote list' (a PID or command name). */
         char entry[4096];
-        if (strcmp(path, "-") && access(path, F_OK) < 0 && errno == ENOENT &&
-            crash_find(crash_state_dir(NULL), path, entry, sizeof entry) > 0)
+        if (strcmp(path, "-") && access(path, F_OK) < 0 && errno == ENOENT && find_crash(path, entry, sizeof entry) > 0)
                 path = entry;
         pkgnote_core *c;
         int r = pkgnote_core_open(path, &o.lib, &c);

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "crashdir.h"
+#include "core-crash.h"
 #include "output.h"
 #include "tool.h"
 
@@ -83,7 +83,7 @@ struct room {
 
 static int make_room(void *userdata) {
         const struct room *r = userdata;
-        return crash_enforce_limits(r->dirfd, 0, r->keep, 1);
+        return pn_crash_enforce_limits(r->dirfd, 0, r->keep, 1);
 }
 
 /* Copies standard input into FD, compressed when zstd is built in, up to
@@ -226,7 +226,7 @@ static int write_report(const struct handler *h, const char *core_path, struct r
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         if (f) {
-                r = crash_write_report(f, c, st, h->time, h->host, core_path);
+                r = pn_crash_write_report(f, c, st, h->time, h->host, core_path);
                 if (fclose(f) != 0 && r == 0)
                         r = -ENOMEM;
         } else
@@ -342,7 +342,7 @@ static void usage(void) {
                "                           debug info at crash time, from those servers only\n"
                "                           (see pkgnote(1)); without it nothing is fetched\n"
                "  -h, --help               show this help\n",
-               CRASH_DEFAULT_DIR, DEFAULT_CONFIG);
+               PN_CRASH_DEFAULT_DIR, DEFAULT_CONFIG);
 }
 
 int main(int argc, char **argv) {
@@ -358,7 +358,7 @@ int main(int argc, char **argv) {
         program_name = "pkgnote-coredump";
         /* Static: what the configuration allocates stays reachable. */
         static struct handler h;
-        h = (struct handler){.state_dir = crash_state_dir(NULL), .max_core = 2ull << 30, .max_use = 4ull << 30};
+        h = (struct handler){.state_dir = pn_crash_dir(NULL), .max_core = 2ull << 30, .max_use = 4ull << 30};
         const char *config = NULL;
         int ch;
         while ((ch = tool_getopt(argc, argv, "+d:s:u:l:c:h", longopts)) >= 0)
@@ -406,10 +406,10 @@ int main(int argc, char **argv) {
                 return EXIT_OK;
         }
         char name[512], core_name[600], core_path[4096], report_name[600];
-        crash_entry_name(name, sizeof name, h.comm, h.uid, h.pid, h.time);
-        snprintf(core_name, sizeof core_name, "%s%s", name, CRASH_CORE_SUFFIX);
+        pn_crash_entry_name(name, sizeof name, h.comm, h.uid, h.pid, h.time);
+        snprintf(core_name, sizeof core_name, "%s%s", name, PN_CRASH_CORE_SUFFIX);
         snprintf(core_path, sizeof core_path, "%s/%s", h.state_dir, core_name);
-        snprintf(report_name, sizeof report_name, "%s%s", name, CRASH_REPORT_SUFFIX);
+        snprintf(report_name, sizeof report_name, "%s%s", name, PN_CRASH_REPORT_SUFFIX);
         int dirfd = open(h.state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         struct room room = {dirfd, name};
         pn_output o;
@@ -445,7 +445,7 @@ int main(int argc, char **argv) {
                          h.sig, strerror(-r));
                 return EXIT_FAILURE_;
         }
-        crash_enforce_limits(dirfd, h.max_use, name, SIZE_MAX);
+        pn_crash_enforce_limits(dirfd, h.max_use, name, SIZE_MAX);
         const char *sn = pkgnote_signal_name(h.sig);
         log_line(&h, "process %d (%s) of user %d crashed with signal %d (%s), package %s; core %s%s%s", h.pid, h.comm,
                  h.uid, h.sig, sn ? sn : "?", package[0] ? package : "n/a", core_path,

@@ -3,21 +3,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "crashdir.h"
 #include "tool.h"
 
-static const char *str(json_t *j, const char *key) {
-        return json_string_value(json_object_get(j, key));
-}
-
-static void package_text(json_t *j, char *buf, size_t len) {
-        json_t *p = json_object_get(j, "package");
-        const char *name = str(p, "name"), *version = str(p, "version");
+static void package_text(const pkgnote_crash *c, char *buf, size_t len) {
+        const char *name = pkgnote_crash_package_name(c), *version = pkgnote_crash_package_version(c);
         if (name)
                 snprintf(buf, len, "%s%s%s", name, version ? "/" : "", version ? version : "");
         else
@@ -34,7 +27,7 @@ static void list_help(void) {
                "  -j, --json            one JSON object per crash and line\n"
                "  -d, --state-dir DIR   default $PKGNOTE_COREDUMP_DIR, else %s\n"
                "  -h, --help            show this help\n",
-               CRASH_DEFAULT_DIR);
+               "/var/lib/pkgnote/coredump");
 }
 
 int cmd_list(int argc, char **argv) {
@@ -56,52 +49,53 @@ int cmd_list(int argc, char **argv) {
                 }
         if (optind != argc)
                 return tool_fail("list: unexpected argument '%s'", argv[optind]);
-        dir = crash_state_dir(dir);
-        struct crash *c;
-        size_t n;
-        int r = crash_load(dir, &c, &n);
+        pkgnote_crash_options o = {.size = sizeof o, .stores = PKGNOTE_CRASH_STORE_PKGNOTE, .pkgnote_dir = dir};
+        pkgnote_crashes *l;
+        int r = pkgnote_crashes_load(&o, &l);
         if (r < 0)
-                return tool_fail("list: '%s': %s", dir, strerror(-r));
+                return tool_fail("list: %s", pkgnote_last_error());
+        size_t n = pkgnote_crashes_count(l);
+        for (size_t i = 0; i < pkgnote_crashes_problem_count(l); i++) {
+                const pkgnote_problem *p = pkgnote_crashes_problem(l, i);
+                fprintf(stderr, "%s: '", program_name);
+                tool_print_escaped(stderr, p->path ? p->path : "");
+                fputs("': ", stderr);
+                tool_print_escaped(stderr, p->message);
+                fputs(", ignoring\n", stderr);
+        }
         if (!json && n > 0)
                 printf("%-23s %7s %5s %4s %-32s %s\n", "TIME", "PID", "UID", "SIG", "EXE", "PACKAGE");
         for (size_t i = 0; i < n; i++) {
-                json_t *j = c[i].j;
-                char pkg[256];
-                package_text(j, pkg, sizeof pkg);
+                const pkgnote_crash *c = pkgnote_crashes_get(l, i);
                 if (json) {
-                        json_t *o = json_pack("{s:I,s:O,s:O,s:O,s:O,s:O,s:O}", "time", (json_int_t)c[i].time, "pid",
-                                              json_object_get(j, "pid"), "uid", json_object_get(j, "uid"), "signal",
-                                              json_object_get(j, "signal"), "executable", json_object_get(j, "executable"),
-                                              "package", json_object_get(j, "package"), "coreFile",
-                                              json_object_get(j, "coreFile"));
-                        char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-                        if (s)
+                        char *s;
+                        if (pkgnote_crash_to_json(c, &s) == 0)
                                 puts(s);
                         free(s);
-                        json_decref(o);
                         continue;
                 }
+                char pkg[256];
+                package_text(c, pkg, sizeof pkg);
                 char when[64] = "?";
-                time_t t = (time_t)c[i].time;
+                time_t t = (time_t)pkgnote_crash_time(c);
                 struct tm tm;
                 if (gmtime_r(&t, &tm))
                         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-                const char *sig = str(j, "signalName");
-                printf("%-23s %7" JSON_INTEGER_FORMAT " %5" JSON_INTEGER_FORMAT " %4s ", when,
-                       json_integer_value(json_object_get(j, "pid")), json_integer_value(json_object_get(j, "uid")),
+                const char *sig = pkgnote_crash_field(c, "signalName");
+                printf("%-23s %7" PRId64 " %5" PRId64 " %4s ", when, pkgnote_crash_pid(c), pkgnote_crash_uid(c),
                        sig ? sig : "-");
-                const char *exe = str(j, "executable") ? str(j, "executable") : "n/a";
+                const char *exe = pkgnote_crash_field(c, "executable") ? pkgnote_crash_field(c, "executable") : "n/a";
                 tool_print_escaped(stdout, exe);
                 printf("%*s ", strlen(exe) < 32 ? (int)(32 - strlen(exe)) : 0, "");
                 tool_print_escaped(stdout, pkg);
                 fputc('\n', stdout);
         }
-        if (!json && n == 0)
-        {
+        if (!json && n == 0) {
+                const char *shown = dir ? dir : getenv("PKGNOTE_COREDUMP_DIR");
                 fputs("No crashes in ", stderr);
-                tool_print_escaped(stderr, dir);
+                tool_print_escaped(stderr, shown && *shown ? shown : "/var/lib/pkgnote/coredump");
                 fputs(".\n", stderr);
         }
-        crash_unload(c, n);
+        pkgnote_crashes_free(l);
         return EXIT_OK;
 }

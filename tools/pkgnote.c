@@ -50,7 +50,11 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
                 return usage(stdout);
         if (!strcmp(argv[1], "--version")) {
-                printf("pkgnote %s\n", PACKAGE_VERSION);
+                /* The second line names what this build can do, as
+                 * systemd's tools do: +FEATURE built in, -FEATURE not. */
+                printf("pkgnote %s\n%carchive %csquashfs %czstd %cxz %clz4 %czlib %cstack\n", PACKAGE_VERSION,
+                       HAVE_LIBARCHIVE ? '+' : '-', HAVE_SQUASHFS ? '+' : '-', HAVE_ZSTD ? '+' : '-',
+                       HAVE_LZMA ? '+' : '-', HAVE_LZ4 ? '+' : '-', HAVE_ZLIB ? '+' : '-', HAVE_LIBDW ? '+' : '-');
                 return EXIT_OK;
         }
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Crash stores: the crashes a machine collected, listed and opened the
+ * same way whichever collector stored them.  The first store is
+ * pkgnote-coredump's directory: one compressed core and one JSON report
+ * per crash, named core.COMM.UID.PID.TIME (.zst where the build has zstd,
+ * and .json).  An entry exists for readers once its report does, which is
+ * written after its core and removed before it.
+ *
+ * The store is written by root, but a listing never trusts it further
+ * than it must: files are opened below the directory's descriptor without
+ * following links, reports are bounded and parsed by jansson, and a
+ * crash's core is the file its entry's name gives, never a path a report
+ * names.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core-crash.h"
+#include "internal.h"
+#include "output.h"
+#include "problem.h"
+#include "root.h"
+
+/* A report larger than this is no report pkgnote-coredump wrote (a
+ * thousand modules with their notes are well under a megabyte). */
+#define MAX_REPORT (16u << 20)
+
+const char *pn_crash_dir(const char *override) {
+        if (override)
+                return override;
+        const char *e = getenv("PKGNOTE_COREDUMP_DIR");
+        return e && *e ? e : PN_CRASH_DEFAULT_DIR;
+}
+
+void pn_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time) {
+        char c[32];
+        size_t i = 0;
+        for (; comm[i] && i + 1 < sizeof c; i++) {
+                char x = comm[i];
+                c[i] = (x >= 'a' && x <= 'z') || (x >= 'A' && x <= 'Z') || (x >= '0' && x <= '9') || x == '_' || x == '-'
+                               ? x
+                               : '_';
+        }
+        c[i] = 0;
+        snprintf(buf, len, "core.%s.%d.%d.%" PRId64, i ? c : "_", uid, pid, time);
+}
+
+int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
+                          const char *core_path) {
+        const pkgnote_json_member extra[] = {
+                {.key = "time", .number = time},
+                {.key = "hostname", .string = host},
+                {.key = "coreFile", .string = core_path},
+        };
+        char *j;
+        int r = pkgnote_core_to_json(c, st, extra, sizeof extra / sizeof *extra, &j);
+        if (r < 0)
+                return r;
+        fputs(j, f);
+        fputc('\n', f);
+        free(j);
+        return 0;
+}
+
+/* Temporaries (of pkgnote's naming, or ".tmp" of older versions) and
+ * half-made entries (a core whose handler died before its report) older
+ * than this are a killed handler's leftovers. */
+#define STALE_AGE (60 * 60)
+
+struct entry {
+        char *name; /* core.COMM.UID.PID.TIME, without suffix */
+        int64_t time;
+        uint64_t bytes;
+        bool core, report;
+        time_t mtime;
+};
+
+static int cmp_entry(const void *a, const void *b) {
+        const struct entry *x = a, *y = b;
+        return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->name, y->name);
+}
+
+/* The entry NAME belongs to (core.COMM.UID.PID.TIME followed by the core
+ * or report suffix, nothing else), its time and which part it is. */
+static bool entry_of(const char *name, char *entry, size_t len, int64_t *time, bool *report) {
+        size_t l = strlen(name), rl = strlen(PN_CRASH_REPORT_SUFFIX), cl = strlen(PN_CRASH_CORE_SUFFIX);
+        if (strncmp(name, "core.", 5))
+                return false;
+        if (l > rl && !strcmp(name + l - rl, PN_CRASH_REPORT_SUFFIX))
+                *report = true, l -= rl;
+        else if (l > cl && !strcmp(name + l - cl, PN_CRASH_CORE_SUFFIX))
+                *report = false, l -= cl;
+        else
+                return false;
+        if (l >= len)
+                return false;
+        memcpy(entry, name, l);
+        entry[l] = 0;
+        /* COMM.UID.PID.TIME: three numbers at the end. */
+        const char *p = entry + l;
+        for (int i = 0; i < 3; i++) {
+                const char *q = p;
+                while (q > entry + 5 && q[-1] >= '0' && q[-1] <= '9')
+                        q--;
+                if (q == p || q <= entry + 6 || q[-1] != '.')
+                        return false;
+                if (i == 0)
+                        *time = strtoll(q, NULL, 10);
+                p = q - 1;
+        }
+        return strspn(entry + 5, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == (size_t)(p - entry - 5);
+}
+
+/* Whether NAME is a temporary: pkgnote's ".NAME.pkgnote-XXXXXX" or an
+ * older version's "NAME.tmp". */
+static bool is_temporary(const char *name) {
+        size_t l = strlen(name);
+        return (name[0] == '.' && strstr(name, ".pkgnote-")) || (l > 4 && !strcmp(name + l - 4, ".tmp"));
+}
+
+static void remove_entry(int dirfd, const struct entry *e) {
+        char path[600];
+        /* The report first: readers only see entries with a report, and
+         * a report's core is then always there. */
+        snprintf(path, sizeof path, "%s%s", e->name, PN_CRASH_REPORT_SUFFIX);
+        (void)unlinkat(dirfd, path, 0);
+        snprintf(path, sizeof path, "%s%s", e->name, PN_CRASH_CORE_SUFFIX);
+        (void)unlinkat(dirfd, path, 0);
+}
+
+int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_t max_remove) {
+        int lfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (lfd < 0)
+                return 0;
+        /* One handler vacuums at a time; others wait for the lock. */
+        (void)flock(lfd, LOCK_EX);
+        int dfd = dup(lfd);
+        DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+        if (!d) {
+                if (dfd >= 0)
+                        close(dfd);
+                close(lfd);
+                return 0;
+        }
+        struct entry *e = NULL;
+        size_t n = 0, cap = 0, removed = 0;
+        uint64_t total = 0;
+        time_t now = time(NULL);
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                struct stat st;
+                char name[600];
+                int64_t t = 0;
+                bool report = false;
+                if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                if (is_temporary(de->d_name)) {
+                        /* Never an entry; a writer alive holds its lock. */
+                        if (now - st.st_mtime > STALE_AGE && (pn_output_remove_stale(dirfd, de->d_name) ||
+                                                              unlinkat(dirfd, de->d_name, 0) == 0))
+                                continue;
+                        total += (uint64_t)st.st_size;
+                        continue;
+                }
+                if (!entry_of(de->d_name, name, sizeof name, &t, &report))
+                        continue;
+                total += (uint64_t)st.st_size;
+                size_t i = 0;
+                while (i < n && strcmp(e[i].name, name))
+                        i++;
+                if (i == n) {
+                        char *copy = strdup(name);
+                        if (!copy || PN_GROW(e, cap, n + 1) < 0) {
+                                free(copy);
+                                break;
+                        }
+                        e[n++] = (struct entry){copy, t, 0, false, false, 0};
+                }
+                e[i].bytes += (uint64_t)st.st_size;
+                e[i].core |= !report;
+                e[i].report |= report;
+                if (st.st_mtime > e[i].mtime)
+                        e[i].mtime = st.st_mtime;
+        }
+        closedir(d);
+        /* A report whose core is gone, and a core whose handler died
+         * before writing its report, are no entries: removed. */
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(e[i].name, keep) &&
+                    ((e[i].report && !e[i].core) || (!e[i].report && now - e[i].mtime > STALE_AGE))) {
+                        remove_entry(dirfd, &e[i]);
+                        total -= e[i].bytes;
+                        e[i].bytes = 0;
+                }
+        if (n)
+                qsort(e, n, sizeof *e, cmp_entry);
+        for (size_t i = 0; i < n && total > max_use && removed < max_remove; i++) {
+                /* Only whole entries; one being written is not ours. */
+                if (!strcmp(e[i].name, keep) || !e[i].core || !e[i].report)
+                        continue;
+                remove_entry(dirfd, &e[i]);
+                total -= e[i].bytes;
+                removed++;
+        }
+        for (size_t i = 0; i < n; i++)
+                free(e[i].name);
+        free(e);
+        close(lfd); /* releases the lock */
+        return (int)removed;
+}
+
+/* ------------------------------------------------------------ reading */
+
+struct pkgnote_crash {
+        int store;
+        char *id;     /* the entry's name, unique in its store */
+        char *core;   /* the core's path, or NULL when it is gone */
+        char *report; /* the report's path (pkgnote's store) */
+        json_t *j;    /* the record: what the store knows of the crash */
+        int64_t time; /* seconds since the epoch */
+};
+
+struct pkgnote_crashes {
+        struct pkgnote_crash *c;
+        size_t n, cap;
+        struct pn_problems problems;
+};
+
+static const char *str(const json_t *j, const char *key) {
+        return json_string_value(json_object_get(j, key));
+}
+
+static int cmp_crash(const void *a, const void *b) {
+        const struct pkgnote_crash *x = a, *y = b;
+        return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->id, y->id);
+}
+
+/* Whether the crash C is the one MATCH names: its PID (MATCH numeric), its
+ * command, its executable's path, or its entry's name. */
+static bool matches(const struct pkgnote_crash *c, const char *match) {
+        if (!match)
+                return true;
+        char *end;
+        errno = 0;
+        long long pid = strtoll(match, &end, 10);
+        if (*match && !*end && !errno)
+                return json_integer_value(json_object_get(c->j, "pid")) == pid;
+        const char *cmd = str(c->j, "command"), *exe = str(c->j, "executable");
+        const char *base = c->core ? strrchr(c->core, '/') : NULL;
+        return (cmd && !strcmp(cmd, match)) || (exe && !strcmp(exe, match)) || !strcmp(c->id, match) ||
+               (base && !strcmp(base + 1, match));
+}
+
+static void crash_clear(struct pkgnote_crash *c) {
+        free(c->id);
+        free(c->core);
+        free(c->report);
+        json_decref(c->j);
+}
+
+/* The entries of pkgnote-coredump's directory DIR into L. */
+static int load_pkgnote(pkgnote_crashes *l, const char *dir, const char *match, bool named) {
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return errno == ENOENT && !named ? 0 : pn_error(-errno, "'%s': %s", dir, strerror(errno));
+        int dup_fd = dup(dfd);
+        DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+        if (!d) {
+                int r = pn_error(-errno, "%s: cannot read: %s", dir, strerror(errno));
+                if (dup_fd >= 0)
+                        close(dup_fd);
+                close(dfd);
+                return r;
+        }
+        int r = 0;
+        struct dirent *de;
+        while (r == 0 && (de = readdir(d))) {
+                char id[600];
+                int64_t t = 0;
+                bool report = false;
+                if (!entry_of(de->d_name, id, sizeof id, &t, &report) || !report)
+                        continue;
+                /* An entry exists while its report and its core do: a
+                 * report alone is one being removed. */
+                char core[sizeof id + 8];
+                struct stat st;
+                snprintf(core, sizeof core, "%s%s", id, PN_CRASH_CORE_SUFFIX);
+                if (fstatat(dfd, core, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+                char *path = NULL, *core_path = NULL;
+                void *data = NULL;
+                size_t len = 0;
+                json_t *j = NULL;
+                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0 || asprintf(&core_path, "%s/%s", dir, core) < 0) {
+                        free(path);
+                        r = pn_error(-ENOMEM, "out of memory");
+                        break;
+                }
+                json_error_t err;
+                int k = pn_read_below(dfd, de->d_name, MAX_REPORT, &data, &len);
+                if (k == 0)
+                        j = json_loadb(data, len, JSON_REJECT_DUPLICATES, &err);
+                free(data);
+                if (!json_is_object(j)) {
+                        json_decref(j);
+                        pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, k < 0 ? k : -EBADMSG, path, "%s",
+                                        k < 0 ? pkgnote_last_error() : "unreadable report");
+                        free(path);
+                        free(core_path);
+                        continue;
+                }
+                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, path, j, t};
+                json_t *jt = json_object_get(j, "time");
+                if (json_is_integer(jt))
+                        c.time = json_integer_value(jt);
+                if (!c.id || PN_GROW(l->c, l->cap, l->n + 1) < 0) {
+                        crash_clear(&c);
+                        r = pn_error(-ENOMEM, "out of memory");
+                        break;
+                }
+                if (matches(&c, match))
+                        l->c[l->n++] = c;
+                else
+                        crash_clear(&c);
+        }
+        closedir(d);
+        close(dfd);
+        return r;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret) {
+        pkgnote_crash_options opts = {0};
+        if (o) {
+                if (o->size < offsetof(pkgnote_crash_options, match) + sizeof o->match)
+                        return pn_error(-EINVAL, "pkgnote_crash_options: size %zu is too small", o->size);
+                memcpy(&opts, o, o->size < sizeof opts ? o->size : sizeof opts);
+        }
+        if (opts.stores & ~(unsigned)PKGNOTE_CRASH_STORE_PKGNOTE)
+                return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~(unsigned)PKGNOTE_CRASH_STORE_PKGNOTE);
+        pkgnote_crashes *l = calloc(1, sizeof *l);
+        if (!l)
+                return pn_error(-ENOMEM, "out of memory");
+        int r = 0;
+        /* A store asked for by name must be there; of all stores, those
+         * this machine has. */
+        if (!opts.stores || (opts.stores & PKGNOTE_CRASH_STORE_PKGNOTE))
+                r = load_pkgnote(l, pn_crash_dir(opts.pkgnote_dir), opts.match,
+                                 (opts.stores & PKGNOTE_CRASH_STORE_PKGNOTE) || opts.pkgnote_dir);
+        if (r < 0) {
+                pkgnote_crashes_free(l);
+                return r;
+        }
+        if (l->n > 1)
+                qsort(l->c, l->n, sizeof *l->c, cmp_crash);
+        *ret = l;
+        return 0;
+}
+
+PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l) {
+        if (!l)
+                return;
+        for (size_t i = 0; i < l->n; i++)
+                crash_clear(&l->c[i]);
+        free(l->c);
+        pn_problems_clear(&l->problems);
+        free(l);
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_crashes_count(const pkgnote_crashes *l) {
+        return l ? l->n : 0;
+}
+
+PKGNOTE_PUBLIC const pkgnote_crash *pkgnote_crashes_get(const pkgnote_crashes *l, size_t i) {
+        return l && i < l->n ? &l->c[i] : NULL;
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_crashes_problem_count(const pkgnote_crashes *l) {
+        return l ? l->problems.n : 0;
+}
+
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_crashes_problem(const pkgnote_crashes *l, size_t i) {
+        return l ? pn_problems_get(&l->problems, i) : NULL;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crash_store(const pkgnote_crash *c) {
+        return c ? c->store : 0;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_id(const pkgnote_crash *c) {
+        return c ? c->id : NULL;
+}
+
+PKGNOTE_PUBLIC int64_t pkgnote_crash_time(const pkgnote_crash *c) {
+        return c ? c->time : 0;
+}
+
+PKGNOTE_PUBLIC int64_t pkgnote_crash_pid(const pkgnote_crash *c) {
+        json_t *v = c ? json_object_get(c->j, "pid") : NULL;
+        return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+PKGNOTE_PUBLIC int64_t pkgnote_crash_uid(const pkgnote_crash *c) {
+        json_t *v = c ? json_object_get(c->j, "uid") : NULL;
+        return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crash_signal(const pkgnote_crash *c) {
+        json_t *v = c ? json_object_get(c->j, "signal") : NULL;
+        return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 256 ? (int)json_integer_value(v)
+                                                                                               : 0;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_field(const pkgnote_crash *c, const char *name) {
+        return c && name ? str(c->j, name) : NULL;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_package_name(const pkgnote_crash *c) {
+        return c ? str(json_object_get(c->j, "package"), "name") : NULL;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_package_version(const pkgnote_crash *c) {
+        return c ? str(json_object_get(c->j, "package"), "version") : NULL;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c) {
+        return c ? c->core : NULL;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
+        if (!c)
+                return pn_error(-EINVAL, "no crash");
+        json_t *j = c->j;
+        json_t *o = json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?,s:s?}", "time", (json_int_t)c->time, "pid",
+                              json_object_get(j, "pid"), "uid", json_object_get(j, "uid"), "signal",
+                              json_object_get(j, "signal"), "executable", json_object_get(j, "executable"), "package",
+                              json_object_get(j, "package"), "coreFile", c->core);
+        char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        json_decref(o);
+        if (!s)
+                return pn_error(-ENOMEM, "out of memory");
+        *ret = s;
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crash_open(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret) {
+        if (!c)
+                return pn_error(-EINVAL, "no crash");
+        if (!c->core)
+                return pn_error(-ENODATA, "the core of %s is gone", c->id);
+        return pkgnote_core_open(c->core, o, ret);
+}
