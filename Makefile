@@ -22,7 +22,7 @@ DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso squashfs-tools squashfs-tools-ng bubblewrap mmdebstrap abigail-tools \
 	debuginfod libdebuginfod1 strace curl
 
-.PHONY: all build demo check check-sanitize fuzz deps-build deps-test install clean
+.PHONY: all build demo check check-sanitize check-features fuzz deps-build deps-test install clean
 
 all: build
 
@@ -53,6 +53,11 @@ check-sanitize: deps-test $(SAN_BUILD)/build.ninja
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		PKGNOTE_STRICT=1 $(MESON) test -C $(SAN_BUILD) --print-errorlogs --num-processes 2 --timeout-multiplier 3
 
+# Each optional library switched off, and all at once: every build links
+# and passes the tests that apply to it.
+check-features: deps-test
+	sh tests/check-features.sh
+
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false
 
@@ -64,4 +69,4 @@ install: build
 	$(MESON) install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(FUZZ_BUILD) build-features-*

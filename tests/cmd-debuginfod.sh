@@ -15,6 +15,7 @@ case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
 esac
 (ulimit -c unlimited) 2>/dev/null || { echo "1..0 # SKIP cannot raise the core size limit"; exit 77; }
 require gcc objcopy strip readelf python3 debuginfod eu-addr2line strace curl script
+require_feature stack
 [ -e /usr/lib/x86_64-linux-gnu/libdebuginfod.so.1 ] || [ -e /lib/x86_64-linux-gnu/libdebuginfod.so.1 ] ||
         { [ "${PKGNOTE_STRICT:-0}" = 1 ] && { echo "not ok - libdebuginfod1 is not installed"; exit 1; }; echo "1..0 # SKIP libdebuginfod1 missing"; exit 77; }
 

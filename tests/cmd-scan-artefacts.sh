@@ -11,6 +11,7 @@
 . "$SRCDIR/tests/lib.sh"
 H="$SRCDIR/tests/scan"
 require python3 cc dpkg-deb cpio zstd xz gzip bzip2
+require_feature archive
 
 . "$H/image-checks.sh"
 make_programs
@@ -205,7 +206,7 @@ fi
 
 # --- SquashFS: mksquashfs with each compressor, gensquashfs; hard and
 # symbolic links; the same objects as the tree it was made from
-if command -v mksquashfs > /dev/null; then
+if command -v mksquashfs > /dev/null && with_feature squashfs "SquashFS images"; then
         mkdir -p sq/usr/bin sq/usr/lib sq/opt/deep/er && cp alpha sq/usr/bin/ && cp libgamma.so.1 sq/usr/lib/ &&
                 ln sq/usr/bin/alpha sq/opt/deep/er/alpha-hard && ln -s libgamma.so.1 sq/usr/lib/libgamma.so &&
                 cp beta sq/opt/beta || fatal "cannot make the SquashFS tree"

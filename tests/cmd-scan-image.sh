@@ -5,6 +5,9 @@
 # written here and checked by skopeo; hostile layouts (a digest mismatch, a
 # tag naming a missing blob, indexes nested without end).
 . "$SRCDIR/tests/lib.sh"
+# Archives and images are read with libarchive; trees without it are
+# checked by cmd-features.
+require_feature archive
 H="$SRCDIR/tests/scan"
 for t in umoci skopeo python3 cc; do
         command -v $t > /dev/null || { skip "image references" "$t is not installed (make deps-test)"; finish; }

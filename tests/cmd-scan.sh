@@ -4,6 +4,9 @@
 # tar) with whiteouts; unreadable files; SPDX and CycloneDX checked against
 # the official schemas; and this machine's /usr against readelf -n.
 . "$SRCDIR/tests/lib.sh"
+# Archives and images are read with libarchive; trees without it are
+# checked by cmd-features.
+require_feature archive
 chmod 755 "$T" # the unreadable-file case runs as nobody
 H="$SRCDIR/tests/scan"
 

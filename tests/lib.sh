@@ -36,6 +36,33 @@ require() {
         done
 }
 
+# Features of the pkgnote under test, as its --version names them
+# (+archive -stack ...).  A build may leave one out on purpose (meson
+# -Dlibarchive=disabled); PKGNOTE_FEATURES_OFF lists those, and only they
+# skip: under PKGNOTE_STRICT=1 any other missing feature is a failure.
+FEATURES=$("$PKGNOTE" --version 2>/dev/null | sed -n 2p)
+has_feature() { case " $FEATURES " in *" +$1 "*) return 0 ;; esac; return 1; }
+feature_off() { case " ${PKGNOTE_FEATURES_OFF:-} " in *" $1 "*) return 0 ;; esac; return 1; }
+# require_feature NAME...: the whole script needs each feature.
+require_feature() {
+        for _f; do
+                has_feature "$_f" && continue
+                if feature_off "$_f" || [ "${PKGNOTE_STRICT:-0}" != 1 ]; then
+                        echo "1..0 # SKIP pkgnote was built without $_f"; exit 77
+                fi
+                echo "not ok - pkgnote lacks the feature $_f ($FEATURES)"; exit 1
+        done
+}
+# with_feature NAME CHECK: whether CHECK, which needs the feature NAME,
+# runs (else it is reported skipped, or failed under PKGNOTE_STRICT=1
+# unless NAME is in PKGNOTE_FEATURES_OFF).
+with_feature() {
+        has_feature "$1" && return 0
+        if feature_off "$1" || [ "${PKGNOTE_STRICT:-0}" != 1 ]; then skip "$2" "pkgnote was built without $1"
+        else fail "$2" "pkgnote lacks the feature $1 ($FEATURES)"; fi
+        return 1
+}
+
 # run ARGS...: runs pkgnote, keeping stdout in out, stderr in err, status in STATUS.
 run() {
         "$PKGNOTE" "$@" > out 2> err
