@@ -135,16 +135,6 @@ bool pn_core_source_compressed(const struct pn_core_source *s);
 uint64_t pn_core_source_bytes_read(const struct pn_core_source *s);
 void pn_core_source_free(struct pn_core_source *s);
 
-/* Opens PATH read-only for reading a module's file: under ROOTFD when it
- * is >= 0, resolved inside that directory (no escape through "..",
- * absolute symlinks or magic links), else as given.  Only regular files;
- * returns an fd or a negative errno. */
-int pn_open_in_root(int rootfd, const char *path);
-/* Opens the directory PATH inside ROOTFD: symlinks and ".." resolve as if
- * ROOTFD were "/" (openat2 RESOLVE_IN_ROOT); without openat2, no
- * component may be a symlink.  An fd or a negative errno. */
-int pn_open_dir_in_root(int rootfd, const char *path);
-
 /* A stack object from the unwinder child's records (lib/stack.c), checked
  * as the parent checks them: for the fuzzer, since a child that a hostile
  * core subverted may send anything. */

@@ -140,4 +140,24 @@ int pn_info_add_problem(pkgnote_info *info, int err, const char *path, const cha
 /* The I-th dlopen note's array as compact JSON, or NULL. */
 const char *pn_info_dlopen_json(const pkgnote_info *info, size_t i);
 
+/* Untrusted paths (lib/root.c). */
+struct stat;
+/* Opens PATH read-only (a module's file, a database): under ROOTFD when it
+ * is >= 0, resolved inside that directory (no escape through "..",
+ * absolute symlinks or magic links), else as given.  Only regular files;
+ * returns an fd or a negative errno. */
+int pn_open_in_root(int rootfd, const char *path);
+/* Opens the directory PATH inside ROOTFD: symlinks and ".." resolve as if
+ * ROOTFD were "/" (openat2 RESOLVE_IN_ROOT); without openat2, no
+ * component may be a symlink.  An fd or a negative errno. */
+int pn_open_dir_in_root(int rootfd, const char *path);
+/* The regular file PATH names inside ROOTFD, every symbolic link (an
+ * absolute one too) and ".." resolved as if ROOTFD were "/": its path
+ * there (relative, no symbolic link in it) into *RET (malloc()ed) and
+ * its identity into *ST, so that it can be opened (pn_open_dir_in_root()
+ * on its directory) and replaced inside the root.  0, or a negative errno
+ * with pn_error set (-EINVAL: not a regular file); a symbolic link that
+ * leads nowhere inside the root is named with its target. */
+int pn_resolve_in_root(int rootfd, const char *path, char **ret, struct stat *st);
+
 #endif
