@@ -261,9 +261,12 @@ struct tree {
 static void tree_file(const pn_tree_file *f, void *userdata) {
         struct tree *t = userdata;
         if (f->skipped) {
+                /* The reason may quote the path (no package owns it). */
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, f->path);
-                fprintf(stderr, "': %s, ignoring\n", f->skipped);
+                fputs("': ", stderr);
+                tool_print_escaped(stderr, f->skipped);
+                fputs(", ignoring\n", stderr);
                 t->skipped++;
                 return;
         }
