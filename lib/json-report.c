@@ -119,19 +119,25 @@ static void jw_free(jw *w) {
 
 static const char hexdigits[] = "0123456789abcdef";
 
+/* Writes the byte at P to F, a DEL or C1 control (which JSON allows raw
+ * in strings) as \u00xx; the bytes of P used. */
+static size_t put_byte(const unsigned char *p, FILE *f) {
+        if (*p == 0x7f)
+                fputs("\\u007f", f);
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+                fprintf(f, "\\u00%c%c", hexdigits[p[1] >> 4], hexdigits[p[1] & 0xf]);
+                return 2;
+        } else
+                fputc(*p, f);
+        return 1;
+}
+
 /* Writes the JSON text S (a note, valid JSON) to F as it is, but for DEL
- * and C1 controls, which JSON allows raw in strings and which cannot
- * stand anywhere else: as \u00xx, the same string to a JSON reader, and
- * nothing that drives a terminal. */
+ * and C1 controls, which cannot stand outside its strings: as \u00xx,
+ * the same string to a JSON reader, and nothing that drives a terminal. */
 static void put_raw(const char *s, FILE *f) {
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-                if (*p == 0x7f)
-                        fputs("\\u007f", f);
-                else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-                        fprintf(f, "\\u00%c%c", hexdigits[p[1] >> 4], hexdigits[p[1] & 0xf]);
-                        p++;
-                } else
-                        fputc(*p, f);
+        for (const unsigned char *p = (const unsigned char *)s; *p;)
+                p += put_byte(p, f);
 }
 
 /* Writes jansson's dump D to F with pkgnote's escaping and the markers
@@ -168,13 +174,8 @@ static void jw_rewrite(const jw *w, const char *d, FILE *f) {
                                 fputc('\\', f);
                                 fputc(*p, f);
                         }
-                } else if (*p == 0x7f)
-                        fputs("\\u007f", f);
-                else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-                        fprintf(f, "\\u00%c%c", hexdigits[p[1] >> 4], hexdigits[p[1] & 0xf]);
-                        p++;
                 } else
-                        fputc(*p, f);
+                        p += put_byte(p, f) - 1;
         }
 }
 
