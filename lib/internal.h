@@ -140,4 +140,7 @@ int pn_info_add_problem(pkgnote_info *info, int err, const char *path, const cha
 /* The I-th dlopen note's array as compact JSON, or NULL. */
 const char *pn_info_dlopen_json(const pkgnote_info *info, size_t i);
 
+/* Untrusted paths (lib/root.c). */
+#include "root.h"
+
 #endif

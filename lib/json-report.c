@@ -6,7 +6,8 @@
  * with the escaping pkgnote's output has always had: control characters
  * as \u00xx (C0, DEL and C1 alike), other text as raw UTF-8, bytes that
  * are not UTF-8 (possible in paths) as the text \xNN.  Package notes are
- * copied through exactly as stored.
+ * copied through as stored, but for DEL and C1 controls written as
+ * \u00xx (the same JSON string, harmless to a terminal).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -118,6 +119,27 @@ static void jw_free(jw *w) {
 
 static const char hexdigits[] = "0123456789abcdef";
 
+/* Writes the byte at P to F, a DEL or C1 control (which JSON allows raw
+ * in strings) as \u00xx; the bytes of P used. */
+static size_t put_byte(const unsigned char *p, FILE *f) {
+        if (*p == 0x7f)
+                fputs("\\u007f", f);
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+                fprintf(f, "\\u00%c%c", hexdigits[p[1] >> 4], hexdigits[p[1] & 0xf]);
+                return 2;
+        } else
+                fputc(*p, f);
+        return 1;
+}
+
+/* Writes the JSON text S (a note, valid JSON) to F as it is, but for DEL
+ * and C1 controls, which cannot stand outside its strings: as \u00xx,
+ * the same string to a JSON reader, and nothing that drives a terminal. */
+static void put_raw(const char *s, FILE *f) {
+        for (const unsigned char *p = (const unsigned char *)s; *p;)
+                p += put_byte(p, f);
+}
+
 /* Writes jansson's dump D to F with pkgnote's escaping and the markers
  * replaced by their text. */
 static void jw_rewrite(const jw *w, const char *d, FILE *f) {
@@ -128,7 +150,7 @@ static void jw_rewrite(const jw *w, const char *d, FILE *f) {
                                 char *end;
                                 unsigned long long i = strtoull((const char *)p + 7, &end, 10);
                                 if (i < w->n_raw)
-                                        fputs(w->raw[i], f);
+                                        put_raw(w->raw[i], f);
                                 p = (const unsigned char *)end; /* the closing quote */
                                 continue;
                         }
@@ -152,24 +174,17 @@ static void jw_rewrite(const jw *w, const char *d, FILE *f) {
                                 fputc('\\', f);
                                 fputc(*p, f);
                         }
-                } else if (*p == 0x7f)
-                        fputs("\\u007f", f);
-                else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
-                        fprintf(f, "\\u00%c%c", hexdigits[p[1] >> 4], hexdigits[p[1] & 0xf]);
-                        p++;
                 } else
-                        fputc(*p, f);
+                        p += put_byte(p, f) - 1;
         }
 }
 
-/* Dumps ROOT (consumed) into *RET and frees W. */
-static int jw_finish(jw *w, json_t *root, char **ret) {
-        char *d = NULL, *out = NULL;
+/* ROOT dumped with jansson's FLAGS, then rewritten (jw_rewrite()). */
+static char *jw_dump(const jw *w, const json_t *root, size_t flags) {
+        char *d = json_dumps(root, flags), *out = NULL;
         size_t len = 0;
-        FILE *f = NULL;
-        if (!w->failed && root)
-                d = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
-        if (d && (f = open_memstream(&out, &len))) {
+        FILE *f = d ? open_memstream(&out, &len) : NULL;
+        if (f) {
                 jw_rewrite(w, d, f);
                 if (fclose(f) != 0) {
                         free(out);
@@ -177,8 +192,23 @@ static int jw_finish(jw *w, json_t *root, char **ret) {
                 }
         }
         free(d);
+        return out;
+}
+
+/* Dumps ROOT (consumed) into *RET and frees W. */
+static int jw_finish(jw *w, json_t *root, char **ret) {
+        char *out = !w->failed && root ? jw_dump(w, root, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
         json_decref(root);
         jw_free(w);
+        if (!out)
+                return pn_error(-ENOMEM, "out of memory");
+        *ret = out;
+        return 0;
+}
+
+int pn_json_dump_report(const json_t *root, size_t flags, char **ret) {
+        jw w = {0};
+        char *out = jw_dump(&w, root, flags);
         if (!out)
                 return pn_error(-ENOMEM, "out of memory");
         *ret = out;

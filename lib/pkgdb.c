@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Who owns a file, by a root's own package database: dpkg's status file
- * and info/PACKAGE.list, or the rpm database through "rpm --root".  Each owner
+ * and info/PACKAGE.list, or rpm's rpmdb.sqlite (lib/rpmdb.c, found in
+ * the root by lib/scan-db.c).  Each owner
  * is given as the package note names it: the source package's name and
  * version (dpkg's Source: field, rpm's source rpm), the binary package's
  * architecture.  Files are looked up by their path in the root, with the
@@ -10,20 +11,16 @@
 #include <dirent.h>
 #include <limits.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core.h"
 #include "internal.h"
 #include "output.h"
 #include "pkgdb.h"
-
-extern char **environ;
 
 struct pn_pkgdb {
         const char *type; /* "deb" or "rpm" */
@@ -331,52 +328,6 @@ static bool split_srpm(const char *s, size_t len, size_t *name_len, const char *
         return true;
 }
 
-int pn_pkgdb_add_rpm_query(pn_pkgdb *db, const char *text, size_t len) {
-        for (const char *line = text, *eol; line < text + len; line = eol + 1) {
-                eol = line_end(line, text + len);
-                /* FILE, TAB, the binary package, TAB, the source rpm, TAB, the architecture. */
-                const char *f[4] = {line};
-                size_t fl[4];
-                int k = 0;
-                for (const char *p = line; k < 4; k++) {
-                        const char *tab = k < 3 ? memchr(p, '\t', (size_t)(eol - p)) : NULL;
-                        f[k] = p;
-                        fl[k] = (size_t)((tab ? tab : eol) - p);
-                        if (k < 3 && !tab)
-                                break;
-                        p = tab ? tab + 1 : eol;
-                }
-                const char *vr;
-                size_t name_len, vr_len;
-                if (k < 4 || !split_srpm(f[2], fl[2], &name_len, &vr, &vr_len))
-                        continue;
-                /* The binary package NAME-VERSION-RELEASE.ARCH: its name and VERSION-RELEASE. */
-                const char *bvr;
-                size_t bname_len, bvr_len;
-                if (fl[1] <= fl[3] + 1 || f[1][fl[1] - fl[3] - 1] != '.' ||
-                    !split_srpm(f[1], fl[1] - fl[3] - 1, &bname_len, &bvr, &bvr_len))
-                        continue;
-                /* The lines of one package come together. */
-                size_t pkg = db->npkgs;
-                const char *last = pkg ? db->pkgs[pkg - 1].binary : NULL;
-                if (last && strlen(last) == fl[1] && !memcmp(last, f[1], fl[1]))
-                        pkg--;
-                else {
-                        int r = add_pkg(db, STR(f[1], fl[1]), STR(f[2], name_len), STR(vr, vr_len), STR(f[3], fl[3]),
-                                        STR(f[1], bname_len), STR(bvr, bvr_len));
-                        if (r <= 0) {
-                                if (r < 0)
-                                        return r;
-                                continue;
-                        }
-                }
-                int r = pn_pkgdb_add_file(db, f[0], fl[0], pkg);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
 int pn_pkgdb_add_rpm_package(pn_pkgdb *db, const char *nevra, const char *name, const char *evr, const char *srpm,
                              const char *arch) {
         const char *vr;
@@ -389,45 +340,6 @@ int pn_pkgdb_add_rpm_package(pn_pkgdb *db, const char *nevra, const char *name, 
         }
         return add_pkg(db, STR(nevra, strlen(nevra)), STR(srpm, src_len), STR(vr, vr_len), STR(arch, strlen(arch)),
                        STR(name, strlen(name)), STR(evr, strlen(evr)));
-}
-
-int pn_pkgdb_rpm(const char *root, const char *rpm, pn_pkgdb **ret) {
-        const char *r0 = root ? root : "/";
-        /* One query for every file of every package. */
-        char *argv[] = {(char *)(rpm ? rpm : "rpm"), (char *)"--root", (char *)r0, (char *)"-qa", (char *)"--qf",
-                        (char *)"[%{FILENAMES}\t%{=NAME}-%{=VERSION}-%{=RELEASE}.%{=ARCH}\t%{=SOURCERPM}\t%{=ARCH}\n]",
-                        NULL};
-        int pipefd[2];
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return pn_error(-errno, "cannot create a pipe: %s", strerror(errno));
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-        posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-        pid_t pid;
-        int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        close(pipefd[1]);
-        if (e != 0) {
-                close(pipefd[0]);
-                return pn_error(-e, "cannot run '%s': %s", argv[0], strerror(e));
-        }
-        char *text = NULL;
-        size_t len = 0;
-        int r = pn_read_all(pipefd[0], 1u << 30, &text, &len);
-        close(pipefd[0]);
-        int status;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        if (r == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
-                r = pn_error(-EIO, "'%s --root %s -qa' failed: no rpm database there?", argv[0], r0);
-        else if (r < 0)
-                r = pn_error(r, "cannot read the rpm database: %s", strerror(-r));
-        pn_pkgdb *db = r == 0 ? pn_pkgdb_new("rpm") : NULL;
-        if (r == 0)
-                r = db ? pn_pkgdb_add_rpm_query(db, text, len) : -ENOMEM;
-        free(text);
-        return pn_pkgdb_seal(db, r, ret);
 }
 
 /* ---------------------------------------------------------- lookup */

@@ -21,9 +21,14 @@ typedef struct pn_pkgdb pn_pkgdb;
 /* The installed packages and their files, from ROOT's (NULL: "/") dpkg
  * database, read inside ROOT (no symlink leads out of it). */
 int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret);
-/* The same from ROOT's rpm database, by running RPM (NULL: "rpm") with
- * --root ROOT -qa once. */
-int pn_pkgdb_rpm(const char *root, const char *rpm, pn_pkgdb **ret);
+/* The same from the rpm database of the root directory ROOTFD: its
+ * rpmdb.sqlite where rpm keeps it (usr/lib/sysimage/rpm, var/lib/rpm),
+ * opened below ROOTFD without following a symbolic link, read into memory
+ * and never written (pn_pkgdb_rpm_sqlite()).  1 with *RET, 0 when the
+ * root has none, or a negative errno with pn_error set; *WHERE (may be
+ * NULL) the database's path in the root, or the first one tried.
+ * (lib/scan-db.c, which finds it for scan too.) */
+int pn_pkgdb_rpm_root(int rootfd, pn_pkgdb **ret, const char **where);
 void pn_pkgdb_free(pn_pkgdb *db);
 
 /* The steps the two above take, for other sources of the same text: an
@@ -36,9 +41,6 @@ int pn_pkgdb_add_status(pn_pkgdb *db, const char *text, size_t len);
 /* Adds the paths of dpkg's info file LIST_NAME ("PKG.list",
  * "PKG:ARCH.list") to its package; a list no package has is ignored. */
 int pn_pkgdb_add_list(pn_pkgdb *db, const char *list_name, const char *text, size_t len);
-/* Adds the lines FILE<TAB>NEVRA<TAB>SOURCE-RPM<TAB>ARCH rpm -qa prints
- * with the query format pn_pkgdb_rpm() gives it. */
-int pn_pkgdb_add_rpm_query(pn_pkgdb *db, const char *text, size_t len);
 /* Adds the rpm package NEVRA (its NAME, [EPOCH:]VERSION-RELEASE EVR
  * and ARCH), built from the source rpm SRPM ("NAME-V-R.src.rpm"; without
  * one, the package is its own source): 1, 0 when a part is empty or

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* JSON helpers over jansson shared by metadata.c and dlopen.c. */
+/* JSON helpers over jansson shared by metadata.c, dlopen.c, the reports and the SBOMs. */
 #ifndef PKGNOTE_PNJSON_H
 #define PKGNOTE_PNJSON_H
 
@@ -15,6 +15,11 @@ int pn_json_load(const char *text, size_t len, json_t **ret);
 /* Compact, raw UTF-8, stored key order; -EINVAL (pn_error set) when a
  * string or key holds a control character. */
 int pn_json_dump(const json_t *v, char **ret);
+
+/* V dumped with jansson's FLAGS and the escaping of every JSON report
+ * (lib/json-report.c): control characters, C1 and DEL included, as
+ * \u00xx, so that no report drives a terminal.  0 or -ENOMEM. */
+int pn_json_dump_report(const json_t *v, size_t flags, char **ret);
 
 /* Calls FN for every string (keys included) in V; stops at the first
  * non-zero return and returns it. */

@@ -17,7 +17,9 @@
  * Where the kernel lacks openat2 (before 5.6) the path is walked one
  * component at a time with O_NOFOLLOW and ".." is refused.
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +136,60 @@ int pn_open_dir_in_root(int rootfd, const char *path) {
                 dir = next < 0 ? -err : next;
         }
         return dir;
+}
+
+/* The path the kernel gives for FD (/proc/self/fd), into BUF. */
+static int fd_path(int fd, char *buf, size_t size) {
+        char self[64];
+        snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(self, buf, size - 1);
+        if (n < 0)
+                return -errno;
+        if ((size_t)n >= size - 1 || buf[0] != '/')
+                return -ENAMETOOLONG;
+        buf[n] = 0;
+        return 0;
+}
+
+/* Why PATH found no regular file inside ROOTFD, for the message: its last
+ * name is a symbolic link (with the link's text) or it is not. */
+static int explain(int rootfd, const char *path, int err) {
+        char dir[PATH_MAX], target[PATH_MAX];
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+        int dfd = pn_open_dir_in_root(rootfd, *dir ? dir : "/");
+        ssize_t n = dfd < 0 ? -1 : readlinkat(dfd, slash ? slash + 1 : path, target, sizeof target - 1);
+        if (dfd >= 0)
+                close(dfd);
+        if (n < 0)
+                return err == -EINVAL ? pn_error(err, "not a regular file") : pn_error(err, "%s", strerror(-err));
+        target[n] = 0;
+        return pn_error(err, "is a symbolic link to '%s', which leads to no regular file inside the root (%s): not followed out of it",
+                        target, err == -EINVAL ? "not a regular file" : strerror(-err));
+}
+
+int pn_resolve_in_root(int rootfd, const char *path, char **ret, struct stat *st) {
+        int pfd = resolve(rootfd, path);
+        if (pfd < 0)
+                return explain(rootfd, path, pfd);
+        char top[PATH_MAX], file[PATH_MAX];
+        int r = fstat(pfd, st) < 0 ? -errno : S_ISREG(st->st_mode) ? 0 : -EINVAL;
+        if (r < 0) {
+                close(pfd);
+                return explain(rootfd, path, r);
+        }
+        /* Where it lies: the kernel names the inode it resolved to. */
+        if ((r = fd_path(rootfd, top, sizeof top)) == 0)
+                r = fd_path(pfd, file, sizeof file);
+        close(pfd);
+        if (r < 0)
+                return pn_error(r, "cannot tell where it lies inside the root (no /proc?): %s", strerror(-r));
+        size_t tl = strcmp(top, "/") ? strlen(top) : 0;
+        if (strncmp(file, top, tl) || file[tl] != '/')
+                return pn_error(-EXDEV, "resolves outside the root");
+        if (!(*ret = strdup(file + tl + 1)))
+                return pn_error(-ENOMEM, "out of memory");
+        return 0;
 }
 
 /* ---- relative paths below a directory (trees, images, stores) ---- */

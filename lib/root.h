@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct stat;
+
 /* Opens PATH read-only for reading a module's file: under ROOTFD when it
  * is >= 0, resolved inside that directory (no escape through "..",
  * absolute symlinks or magic links), else as given.  Only regular files;
@@ -30,3 +32,11 @@ int pn_open_below(int dirfd, const char *rel, bool dir);
 /* The file REL below DIRFD, at most MAX bytes, into *DATA (malloc()ed,
  * NUL-terminated) and *LEN; a negative errno with pn_error set. */
 int pn_read_below(int dirfd, const char *rel, size_t max, void **data, size_t *len);
+/* The regular file PATH names inside ROOTFD, every symbolic link (an
+ * absolute one too) and ".." resolved as if ROOTFD were "/": its path
+ * there (relative, no symbolic link in it) into *RET (malloc()ed) and
+ * its identity into *ST, so that it can be opened (pn_open_dir_in_root()
+ * on its directory) and replaced inside the root.  0, or a negative errno
+ * with pn_error set (-EINVAL: not a regular file); a symbolic link that
+ * leads nowhere inside the root is named with its target. */
+int pn_resolve_in_root(int rootfd, const char *path, char **ret, struct stat *st);

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "pnjson.h"
 #include "scan-private.h"
 
 /* ------------------------------------------------------------------ */
@@ -334,12 +335,10 @@ static int make_uuid(const char *text, int reproducible, char out[37]) {
         return 0;
 }
 
+/* With the reports' escaping: a file name or note value holding a C1
+ * control (raw UTF-8 to jansson) must not reach a terminal as one. */
 static int dump(json_t *doc, char **ret) {
-        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        if (!s)
-                return pn_error(-ENOMEM, "out of memory");
-        *ret = s;
-        return 0;
+        return pn_json_dump_report(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, ret);
 }
 
 static const char *field(const pkgnote_metadata *m, const char *key) {

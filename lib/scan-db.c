@@ -260,6 +260,16 @@ void pn_scan_attribute_tree(pkgnote_scan *s, size_t input, const struct pkgnote_
         pn_scan_attribute(s, input, image, &fs, first, strcmp(path, "/") ? strlen(path) : 0);
 }
 
+int pn_pkgdb_rpm_root(int rootfd, pn_pkgdb **ret, const char **where) {
+        int fd = rootfd;
+        struct pn_rootfs fs = {tree_read, tree_list, &fd};
+        const char *w = rpmdb_paths[0];
+        int r = load_rpm(&fs, ret, &w);
+        if (where)
+                *where = w;
+        return r;
+}
+
 /* ---- comparison with the notes ---- */
 
 static bool same(const char *a, const char *b) {

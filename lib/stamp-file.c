@@ -258,6 +258,20 @@ PKGNOTE_PUBLIC int pkgnote_stamp_file(const char *path, const char *output, cons
         return pkgnote_stamp_notes_file(path, output, &spec, 1, flags, result);
 }
 
+/* Stamps the regular file open at FD (its identity ST) into a new file
+ * OUTPUT; FD's file is only read. */
+static int stamp_fd_to(int fd, const struct stat *st, const char *output, const pkgnote_note_spec *notes, size_t n,
+                       unsigned flags, pkgnote_stamp_result *results) {
+        pn_output o;
+        int r = pn_output_open(&o, AT_FDCWD, output, PN_OUT_FOLLOW | PN_OUT_STDIO | PN_OUT_BINARY);
+        if (r < 0) {
+                char why[256];
+                snprintf(why, sizeof why, "%s", pkgnote_last_error());
+                return pn_error(r, "the output: %s", why);
+        }
+        return stamp_into(fd, st, &o, false, notes, n, flags, results, NULL);
+}
+
 PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output, const pkgnote_note_spec *notes,
                                             size_t n, unsigned flags, pkgnote_stamp_result *results) {
         int r = pn_stamp_specs_ok(notes, n);
@@ -275,17 +289,49 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output
         if (fd < 0)
                 return pn_error(-errno, "cannot open: %s", strerror(errno));
         struct stat st;
-        pn_output o;
         if (fstat(fd, &st) < 0)
                 r = pn_error(-errno, "cannot stat: %s", strerror(errno));
         else if (!S_ISREG(st.st_mode))
                 r = pn_error(-EINVAL, "not a regular file");
-        else if ((r = pn_output_open(&o, AT_FDCWD, output, PN_OUT_FOLLOW | PN_OUT_STDIO | PN_OUT_BINARY)) < 0) {
-                char why[256];
-                snprintf(why, sizeof why, "%s", pkgnote_last_error());
-                r = pn_error(r, "the output: %s", why);
-        } else
-                r = stamp_into(fd, &st, &o, false, notes, n, flags, results, NULL);
+        else
+                r = stamp_fd_to(fd, &st, output, notes, n, flags, results);
         close(fd);
+        return r;
+}
+
+int pn_stamp_in_root(int rootfd, const char *rel, const struct stat *expect, const char *output,
+                     const pkgnote_note_spec *specs, size_t n, unsigned flags, pkgnote_stamp_result *results) {
+        int r = pn_stamp_specs_ok(specs, n);
+        if (r < 0)
+                return r;
+        flags &= ~(unsigned)(PN_STAMP_FOLLOW | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC);
+        if (output) {
+                /* Read inside the root, and only the file resolved. */
+                int fd = pn_open_in_root(rootfd, rel);
+                struct stat st;
+                if (fd < 0)
+                        return pn_error(fd, "cannot open: %s", strerror(-fd));
+                if (fstat(fd, &st) < 0)
+                        r = pn_error(-errno, "cannot stat: %s", strerror(errno));
+                else if (st.st_dev != expect->st_dev || st.st_ino != expect->st_ino)
+                        r = pn_error(-ESTALE, "changed while being stamped; left as it is");
+                else
+                        r = stamp_fd_to(fd, &st, output, specs, n, flags, results);
+                close(fd);
+                return r;
+        }
+        /* In place: the file's own directory, opened inside the root, and
+         * its name there, never followed (REL has no symbolic link; one
+         * put there since is refused, as is another file). */
+        const char *slash = strrchr(rel, '/');
+        char *dir = slash ? strndup(rel, (size_t)(slash - rel)) : strdup(".");
+        if (!dir)
+                return pn_error(-ENOMEM, "out of memory");
+        int dfd = pn_open_dir_in_root(rootfd, *dir ? dir : "/");
+        free(dir);
+        if (dfd < 0)
+                return pn_error(dfd, "cannot open its directory inside the root: %s", strerror(-dfd));
+        r = pn_stamp_at(dfd, slash ? slash + 1 : rel, expect, specs, n, flags, results, NULL);
+        close(dfd);
         return r;
 }

@@ -30,6 +30,13 @@ int pn_stamp_specs_ok(const pkgnote_note_spec *specs, size_t n);
 int pn_stamp_at(int dirfd, const char *name, const struct stat *expect, const pkgnote_note_spec *specs, size_t n,
                 unsigned flags, pkgnote_stamp_result *results, struct stat *written);
 
+/* Stamps the regular file REL of the root ROOTFD, as pn_resolve_in_root()
+ * found it there (no symbolic link in REL; EXPECT its identity): in place,
+ * replaced inside its own directory of the root, or into a new file
+ * OUTPUT (REL only read).  Nothing outside the root is opened but OUTPUT. */
+int pn_stamp_in_root(int rootfd, const char *rel, const struct stat *expect, const char *output,
+                     const pkgnote_note_spec *specs, size_t n, unsigned flags, pkgnote_stamp_result *results);
+
 /* One file of a tree, as pn_stamp_tree() reports it.  PATH is the tree's
  * name joined with the file's path in it. */
 typedef struct pn_tree_file {

@@ -2,8 +2,8 @@
 # Per-file metadata for stamp: --metadata-map (PATH<TAB>JSON lines),
 # --from-dpkg (a root's dpkg status and info/*.list, the Source: field,
 # merged-/usr aliases) and --from-rpmdb (a root's rpm database, filled by
-# rpm itself); files without metadata are left untouched, bad input gives
-# exit 2.
+# rpm itself, read without running rpm); FILEs resolved inside the root;
+# files without metadata are left untouched, bad input gives exit 2.
 . "$SRCDIR/tests/lib.sh"
 require cc cmp
 
@@ -114,6 +114,46 @@ run stamp --from-dpkg root outside
 run stamp --tree --from-dpkg tree tree
 [ "$STATUS" = 2 ] && grep -q 'no dpkg database' err && pass "no dpkg database: exit 2" || fail "no dpkg database: exit 2" "status $STATUS, $(cat err)"
 
+# 2b. A FILE that is a symbolic link inside the root is resolved inside the
+# root, as a chroot would (an absolute target, "..", links in between):
+# the file stamped is the root's own, never the host's, and a link leading
+# nowhere inside the root is refused.  Each check compares the host's file
+# (outside the root) byte for byte.
+H="$T/host"
+mkdir -p "$H" && cp prog "$H/victim" && cp prog victim.orig
+printf '\nPackage: toolpkg\nStatus: install ok installed\nArchitecture: amd64\nSource: toolsrc (5-1)\nVersion: 5-1\n' >> root/var/lib/dpkg/status
+printf '/usr/bin/tool\n/usr/bin/up\n%s/victim\n' "$H" > root/var/lib/dpkg/info/toolpkg.list
+ln -s "$H/victim" root/usr/bin/tool
+ln -s "../../../../../../../../../../..$H/victim" root/usr/bin/up
+for link in tool up; do
+        run stamp --from-dpkg root root/usr/bin/$link
+        [ "$STATUS" = 2 ] && grep -q 'symbolic link' err && cmp -s "$H/victim" victim.orig && [ -L root/usr/bin/$link ] &&
+                pass "symlink-out-of-root: $link, leading nowhere inside the root: refused, the host's file untouched" ||
+                fail "symlink-out-of-root: $link, leading nowhere inside the root: refused, the host's file untouched" \
+                     "status $STATUS, $(cat err)"
+done
+mkdir -p "root$H" && cp prog "root$H/victim"
+for link in tool up; do
+        cp prog "root$H/victim"
+        run stamp --from-dpkg root root/usr/bin/$link
+        [ "$STATUS" = 0 ] && cmp -s "$H/victim" victim.orig && [ -L root/usr/bin/$link ] &&
+                [ "$(field "root$H/victim" name) $(field "root$H/victim" version)" = "toolsrc 5-1" ] &&
+                pass "symlink-out-of-root: $link: the root's own target stamped, the host's file untouched" ||
+                fail "symlink-out-of-root: $link: the root's own target stamped, the host's file untouched" \
+                     "status $STATUS, $(cat err), $("$PKGNOTE" show "root$H/victim" 2>&1)"
+done
+cp prog "root$H/victim"
+run stamp --from-dpkg root -o stamped.out root/usr/bin/tool
+[ "$STATUS" = 0 ] && cmp -s "$H/victim" victim.orig && cmp -s "root$H/victim" prog && [ "$(field stamped.out name)" = toolsrc ] &&
+        pass "symlink-out-of-root: -o reads the root's own target" ||
+        fail "symlink-out-of-root: -o reads the root's own target" "status $STATUS, $(cat err)"
+# A directory of the path leading out of the root is not followed there.
+ln -s "$H" root/hostdir
+run stamp --from-dpkg root root/hostdir/victim
+[ "$STATUS" = 2 ] && grep -q 'outside the root' err && cmp -s "$H/victim" victim.orig &&
+        pass "symlink-out-of-root: a directory linking out: refused, the host's file untouched" ||
+        fail "symlink-out-of-root: a directory linking out: refused, the host's file untouched" "status $STATUS, $(cat err)"
+
 # 3. An rpm database, filled by rpm from a package rpmbuild made.
 if command -v rpmbuild > /dev/null && command -v rpm > /dev/null; then
         mkdir -p rpmtop/SOURCES rpmtop/SPECS rroot
@@ -135,14 +175,53 @@ cp %{SOURCE0} %{buildroot}/usr/bin/delta
 %files
 /usr/bin/delta
 EOF
+        # The database where rpm keeps it (this machine's rpm may keep
+        # its own elsewhere, as Debian's does in ~/.rpmdb).
+        RDB=/usr/lib/sysimage/rpm
         if rpmbuild --quiet --define "_topdir $PWD/rpmtop" -bb rpmtop/SPECS/delta.spec > rpm.log 2>&1 &&
-           rpm --root "$PWD/rroot" --initdb > /dev/null 2>&1 &&
-           rpm --root "$PWD/rroot" -i --nodeps --noscripts --ignorearch rpmtop/RPMS/*/delta-3.1-2.test.*.rpm > rpm.log 2>&1; then
-                printf 'ID=fedora\nVERSION_ID=40\n' > rroot/etc/os-release 2> /dev/null || { mkdir -p rroot/etc; printf 'ID=fedora\nVERSION_ID=40\n' > rroot/etc/os-release; }
+           rpm --root "$PWD/rroot" --dbpath $RDB --initdb > /dev/null 2>&1 &&
+           rpm --root "$PWD/rroot" --dbpath $RDB -i --nodeps --noscripts --ignorearch rpmtop/RPMS/*/delta-3.1-2.test.*.rpm > rpm.log 2>&1; then
+                mkdir -p rroot/etc && printf 'ID=fedora\nVERSION_ID=40\n' > rroot/etc/os-release
+                cp rroot/usr/bin/delta delta.orig
+                # rpmdb-read-only: the database is read, not rpm run: no
+                # file under the root is created or changed but the one
+                # stamped, and a database path linking out of the root
+                # (where this machine's rpm would look, and var/lib/rpm)
+                # is neither written nor read through.
+                listing() { find rroot \( -type d -printf '%p dir\n' \) -o \( ! -path rroot/usr/bin/delta -printf '%p %s %T@ %y\n' \) | sort; }
+                listing > before.lst
+                run stamp --from-rpmdb rroot rroot/usr/bin/delta
+                listing > after.lst
+                [ "$STATUS" = 0 ] && ! cmp -s rroot/usr/bin/delta delta.orig && pass "rpmdb-read-only: a FILE stamped from ROOT's rpmdb.sqlite" ||
+                        fail "rpmdb-read-only: a FILE stamped from ROOT's rpmdb.sqlite" "status $STATUS, $(cat err)"
+                diff before.lst after.lst > lst.diff && pass "rpmdb-read-only: nothing under the root created or changed but the file stamped" ||
+                        fail "rpmdb-read-only: nothing under the root created or changed but the file stamped" "$(cat lst.diff)"
+                mkdir -p outdb
+                hostdb=$(rpm --eval '%_dbpath')
+                mkdir -p "rroot$(dirname "$hostdb")" rroot/var/lib && ln -s "$PWD/outdb" "rroot$hostdb" &&
+                        ln -s "$PWD/outdb" rroot/var/lib/rpm
+                cp delta.orig rroot/usr/bin/delta
+                run stamp --from-rpmdb rroot rroot/usr/bin/delta
+                [ "$STATUS" = 0 ] && [ -z "$(ls -A outdb)" ] && pass "rpmdb-read-only: nothing written through a database path linking out of the root" ||
+                        fail "rpmdb-read-only: nothing written through a database path linking out of the root" "status $STATUS, $(ls -A outdb)"
+                # The metadata is what rpm itself says of the file.
+                srpm=$(rpm --root "$PWD/rroot" --dbpath $RDB -qf --qf '%{SOURCERPM}' /usr/bin/delta)
+                srpm=${srpm%.src.rpm} && sname=${srpm%-*-*} && svr=${srpm#"$sname"-}
+                got="$(field rroot/usr/bin/delta type) $(field rroot/usr/bin/delta name) $(field rroot/usr/bin/delta version)"
+                [ -n "$sname" ] && [ "$got" = "rpm $sname $svr" ] && pass "rpmdb-read-only: the metadata rpm -qf gives ($sname $svr)" ||
+                        fail "rpmdb-read-only: the metadata rpm -qf gives" "got '$got', rpm says '$srpm'"
+                cp delta.orig rroot/usr/bin/delta
                 run stamp --tree --from-rpmdb rroot rroot/usr
                 got="$(field rroot/usr/bin/delta type) $(field rroot/usr/bin/delta name) $(field rroot/usr/bin/delta version) $(field rroot/usr/bin/delta os)"
                 [ "$STATUS" = 0 ] && [ "$got" = "rpm delta 3.1-2.test fedora" ] && pass "--from-rpmdb: source rpm name and VERSION-RELEASE" ||
                         fail "--from-rpmdb: source rpm name and VERSION-RELEASE" "status $STATUS, got '$got', $(cat err)"
+                # A database reached only through a link out of the root is not read.
+                mkdir -p lroot/usr/lib/sysimage lroot/usr/bin && cp delta.orig lroot/usr/bin/delta &&
+                        ln -s "$PWD/rroot$RDB" lroot/usr/lib/sysimage/rpm
+                run stamp --from-rpmdb lroot lroot/usr/bin/delta
+                [ "$STATUS" = 2 ] && grep -q 'no rpm database' err && cmp -s lroot/usr/bin/delta delta.orig &&
+                        pass "rpmdb-read-only: a database directory linking out of the root is not read" ||
+                        fail "rpmdb-read-only: a database directory linking out of the root is not read" "status $STATUS, $(cat err)"
         else
                 fail "--from-rpmdb: an rpm database made by rpm" "$(tail -5 rpm.log)"
         fi

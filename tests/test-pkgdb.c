@@ -91,34 +91,48 @@ static void test_dpkg_lists(void) {
         pn_pkgdb_free(db);
 }
 
-static void test_rpm_query(void) {
-        static const char q[] =
-                "/usr/bin/bash\tbash-5.2.26-6.fc41.x86_64\tbash-5.2.26-6.fc41.src.rpm\tx86_64\n"
-                "/usr/lib64/libc.so.6\tglibc-2.40-1.fc41.x86_64\tglibc-2.40-1.fc41.src.rpm\tx86_64\n"
-                "/usr/lib64/libm.so.6\tglibc-2.40-1.fc41.x86_64\tglibc-2.40-1.fc41.src.rpm\tx86_64\n"
-                "(contains no files)\tgpg-pubkey-1-1.(none)\t(none)\t(none)\n"
-                "/usr/bin/odd\tname-with-dash-1-2.x86_64\tname-with-dash-1-2.src.rpm\tx86_64\n"
-                "/usr/bin/short\tshort\n"
-                "/usr/bin/last\tlast-3-4.noarch\tlast-3-4.nosrc.rpm\tnoarch";
+/* rpm packages as the rpmdb.sqlite reader adds them: the source rpm's
+ * name and VERSION-RELEASE split off its file name (names with dashes,
+ * .nosrc.rpm), the package its own source without a usable one, and a
+ * part spanning lines left out. */
+static void test_rpm_package(void) {
         pn_pkgdb *db = pn_pkgdb_new("rpm"), *sealed = NULL;
-        CHECK_INT(pn_pkgdb_seal(db, db ? pn_pkgdb_add_rpm_query(db, q, strlen(q)) : -ENOMEM, &sealed), 0);
-        if (!sealed)
+        if (!db)
                 return;
-        CHECK_INT(pn_pkgdb_count(sealed), 4);
+        CHECK_INT(pn_pkgdb_add_rpm_package(db, "bash-5.2.26-6.fc41.x86_64", "bash", "5.2.26-6.fc41",
+                                           "bash-5.2.26-6.fc41.src.rpm", "x86_64"), 1);
+        CHECK_INT(pn_pkgdb_add_file(db, "/usr/bin/bash", 13, 0), 0);
+        CHECK_INT(pn_pkgdb_add_rpm_package(db, "libm-2.40-1.fc41.x86_64", "libm", "2.40-1.fc41", "glibc-2.40-1.fc41.src.rpm",
+                                           "x86_64"), 1);
+        CHECK_INT(pn_pkgdb_add_file(db, "/usr/lib64/libm.so.6", 20, 1), 0);
+        CHECK_INT(pn_pkgdb_add_rpm_package(db, "odd-1-2.x86_64", "odd", "1-2", "name-with-dash-1-2.src.rpm", "x86_64"), 1);
+        CHECK_INT(pn_pkgdb_add_file(db, "/usr/bin/odd", 12, 2), 0);
+        CHECK_INT(pn_pkgdb_add_rpm_package(db, "last-3-4.noarch", "last", "1:3-4", "last-3-4.nosrc.rpm", "noarch"), 1);
+        CHECK_INT(pn_pkgdb_add_file(db, "/usr/bin/last", 13, 3), 0);
+        CHECK_INT(pn_pkgdb_add_rpm_package(db, "own-1:7-8.noarch", "own", "1:7-8", "(none)", "noarch"), 1);
+        CHECK_INT(pn_pkgdb_add_file(db, "/usr/bin/own", 12, 4), 0);
+        CHECK_INT(pn_pkgdb_add_rpm_package(db, "bad-1-1.x86_64", "bad", "1-1", "bad-1-1.src.rpm", "x86\n64"), 0);
+        CHECK_INT(pn_pkgdb_add_rpm_package(db, "bad-1-1.x86_64", "bad", "1-1\n", "bad-1-1.src.rpm", "x86_64"), 0);
+        CHECK_INT(pn_pkgdb_add_file(db, "relative", 8, 0), 0);
+        CHECK_INT(pn_pkgdb_seal(db, 0, &sealed), 0);
+        CHECK_INT(pn_pkgdb_count(sealed), 5);
         CHECK_INT(pn_pkgdb_file_count(sealed), 5);
-        ssize_t i = pn_pkgdb_owner(sealed, "/usr/lib64/libm.so.6");
-        CHECK_INT(i, 1);
-        const struct pn_pkg *p = pn_pkgdb_pkg(sealed, (size_t)(i < 0 ? 0 : i));
+        const struct pn_pkg *p = pn_pkgdb_pkg(sealed, (size_t)pn_pkgdb_owner(sealed, "/usr/lib64/libm.so.6"));
         CHECK_STR(p->name, "glibc");
         CHECK_STR(p->version, "2.40-1.fc41");
-        CHECK_STR(p->binary, "glibc-2.40-1.fc41.x86_64");
+        CHECK_STR(p->binary, "libm-2.40-1.fc41.x86_64");
+        CHECK_STR(p->bin_name, "libm");
         p = pn_pkgdb_pkg(sealed, (size_t)pn_pkgdb_owner(sealed, "/usr/bin/odd"));
         CHECK_STR(p->name, "name-with-dash");
         CHECK_STR(p->version, "1-2");
         p = pn_pkgdb_pkg(sealed, (size_t)pn_pkgdb_owner(sealed, "/usr/bin/last"));
         CHECK_STR(p->name, "last");
+        CHECK_STR(p->version, "3-4");
         CHECK_STR(p->arch, "noarch");
-        CHECK_INT(pn_pkgdb_owner(sealed, "/usr/bin/short"), -1);
+        p = pn_pkgdb_pkg(sealed, (size_t)pn_pkgdb_owner(sealed, "/usr/bin/own"));
+        CHECK_STR(p->name, "own");
+        CHECK_STR(p->version, "7-8");
+        CHECK_STR(p->bin_version, "1:7-8");
         pn_pkgdb_free(sealed);
 }
 
@@ -169,7 +183,7 @@ static void test_filemap_errors(void) {
 int main(void) {
         RUN(test_dpkg_status);
         RUN(test_dpkg_lists);
-        RUN(test_rpm_query);
+        RUN(test_rpm_package);
         RUN(test_filemap);
         RUN(test_filemap_errors);
         return test_summary();

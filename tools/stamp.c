@@ -71,9 +71,12 @@ static void stamp_help(void) {
                "      --from-dpkg ROOT        the package of ROOT's dpkg database that ships\n"
                "                              the file (FILEs and trees inside ROOT): type deb,\n"
                "                              its source package's name and version (Source:),\n"
-               "                              its architecture; os-release from ROOT\n"
-               "      --from-rpmdb ROOT       the same from ROOT's rpm database (rpm --root):\n"
-               "                              name and VERSION-RELEASE of the source rpm\n"
+               "                              its architecture; os-release from ROOT.  A FILE\n"
+               "                              is resolved inside ROOT, as in a chroot: a link\n"
+               "                              stamps its target in ROOT, never the host's\n"
+               "      --from-rpmdb ROOT       the same from ROOT's rpm database (rpmdb.sqlite,\n"
+               "                              read, never written; rpm is not run): name and\n"
+               "                              VERSION-RELEASE of the source rpm\n"
                "      --metadata-map FILE     lines PATH<TAB>JSON: PATH is the file's path in\n"
                "                              the tree (with --tree) or as given; JSON a\n"
                "                              document as for --metadata ('-': stdin)\n"
@@ -220,14 +223,29 @@ static int stamp_one(const char *path, const struct stamp_opts *o) {
         unsigned flags = stamp_flags(o);
         pkgnote_note_spec specs[2];
         memcpy(specs, o->specs, sizeof specs);
+        pkgnote_stamp_result r[2];
         if (o->map) {
+                /* With a root's package database, PATH is resolved and
+                 * stamped inside that root: a symbolic link there is
+                 * followed as in a chroot, never out to the host. */
+                int rootfd = stamp_map_root_fd(o->map), ret;
+                char *rel = NULL;
+                struct stat st;
+                if (rootfd >= 0 && (ret = stamp_map_resolve(o->map, path, &rel, &st)) != EXIT_OK)
+                        return ret;
                 const char *skip = NULL;
                 int err;
                 /* The package note comes first (cmd_stamp). */
-                if (!(specs[0].json = stamp_map_json(o->map, NULL, path, &skip, &err)))
+                if (!(specs[0].json = stamp_map_json(o->map, NULL, rel ? rel : path, &skip, &err))) {
+                        free(rel);
                         return err < 0 ? EXIT_FAILURE_ : tool_fail("stamp: '%s': %s", path, skip);
+                }
+                if (rel) {
+                        err = pn_stamp_in_root(rootfd, rel, &st, o->output, specs, o->nspecs, flags, r);
+                        free(rel);
+                        return report(path, err, r, o);
+                }
         }
-        pkgnote_stamp_result r[2];
         int err = pkgnote_stamp_notes_file(path, o->output, specs, o->nspecs, flags, r);
         return report(path, err, r, o);
 }
@@ -243,9 +261,12 @@ struct tree {
 static void tree_file(const pn_tree_file *f, void *userdata) {
         struct tree *t = userdata;
         if (f->skipped) {
+                /* The reason may quote the path (no package owns it). */
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, f->path);
-                fprintf(stderr, "': %s, ignoring\n", f->skipped);
+                fputs("': ", stderr);
+                tool_print_escaped(stderr, f->skipped);
+                fputs(", ignoring\n", stderr);
                 t->skipped++;
                 return;
         }

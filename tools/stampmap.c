@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "filemap.h"
+#include "internal.h"
 #include "output.h"
 #include "pkgdb.h"
 #include "stampmap.h"
@@ -31,9 +33,10 @@ struct stamp_map {
         pn_filemap *map;  /* --metadata-map */
         char *root;       /* the database's root, resolved */
         size_t root_len;
+        int rootfd;       /* open, for files given by name (resolved inside it) */
         struct entry *v;  /* one per map line or package */
         size_t n;
-        char skip[PATH_MAX + 128];
+        char skip[PATH_MAX * 2 + 128];
 };
 
 void stamp_map_free(struct stamp_map *m) {
@@ -45,6 +48,8 @@ void stamp_map_free(struct stamp_map *m) {
         pn_pkgdb_free(m->db);
         pn_filemap_free(m->map);
         free(m->root);
+        if (m->rootfd >= 0)
+                close(m->rootfd);
         free(m);
 }
 
@@ -68,36 +73,76 @@ static int read_map(struct stamp_map *m, const char *file) {
         return EXIT_OK;
 }
 
+/* ROOT's rpm database: rpmdb.sqlite read into memory, never rpm itself
+ * (which would open, and create, its files under ROOT as this user). */
+static int open_rpmdb(struct stamp_map *m, const char *arg) {
+        const char *where = NULL;
+        int e = pn_pkgdb_rpm_root(m->rootfd, &m->db, &where);
+        if (e < 0)
+                return tool_fail("stamp: --from-rpmdb: '%s/%s': %s", arg, where, pkgnote_last_error());
+        if (e == 0)
+                return tool_fail("stamp: --from-rpmdb: no rpm database in '%s' (usr/lib/sysimage/rpm/rpmdb.sqlite or var/lib/rpm/rpmdb.sqlite; "
+                                 "the Berkeley DB and ndb formats of older rpm are not read)", arg);
+        if (pn_pkgdb_damaged(m->db))
+                tool_fail("stamp: --from-rpmdb: '%s/%s': %zu packages are not readable headers, ignoring", arg, where,
+                          pn_pkgdb_damaged(m->db));
+        return EXIT_OK;
+}
+
 int stamp_map_open(struct stamp_map **ret, struct meta_opts *meta, int source, const char *arg) {
         struct stamp_map *m = calloc(1, sizeof *m);
         if (!m)
                 return tool_fail("stamp: out of memory");
         m->meta = meta;
+        m->rootfd = -1;
         int r = EXIT_OK;
+        const char *option = source == STAMP_MAP_DPKG ? "--from-dpkg" : "--from-rpmdb";
         if (source == STAMP_MAP_FILE)
                 r = read_map(m, arg);
+        else if (!(m->root = realpath(arg, NULL)) ||
+                 (m->rootfd = open(m->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+                r = tool_fail("stamp: %s: cannot open '%s': %s", option, arg, strerror(errno));
         else {
-                m->root = realpath(arg, NULL);
-                if (!m->root)
-                        r = tool_fail("stamp: %s: cannot resolve '%s': %s",
-                                      source == STAMP_MAP_DPKG ? "--from-dpkg" : "--from-rpmdb", arg, strerror(errno));
-                else {
-                        m->root_len = strcmp(m->root, "/") ? strlen(m->root) : 0;
-                        int e = source == STAMP_MAP_DPKG ? pn_pkgdb_dpkg(m->root, &m->db) : pn_pkgdb_rpm(m->root, NULL, &m->db);
-                        if (e < 0)
-                                r = tool_fail("stamp: %s: %s", source == STAMP_MAP_DPKG ? "--from-dpkg" : "--from-rpmdb",
-                                              pkgnote_last_error());
-                        else if (!(m->v = calloc(pn_pkgdb_count(m->db) + 1, sizeof *m->v)))
-                                r = tool_fail("stamp: out of memory");
-                        else
-                                m->n = pn_pkgdb_count(m->db);
-                }
+                m->root_len = strcmp(m->root, "/") ? strlen(m->root) : 0;
+                if (source == STAMP_MAP_RPM)
+                        r = open_rpmdb(m, arg);
+                else if (pn_pkgdb_dpkg(m->root, &m->db) < 0)
+                        r = tool_fail("stamp: %s: %s", option, pkgnote_last_error());
+                if (r == EXIT_OK && !(m->v = calloc(pn_pkgdb_count(m->db) + 1, sizeof *m->v)))
+                        r = tool_fail("stamp: out of memory");
+                else if (r == EXIT_OK)
+                        m->n = pn_pkgdb_count(m->db);
         }
         if (r != EXIT_OK) {
                 stamp_map_free(m);
                 return r;
         }
         *ret = m;
+        return EXIT_OK;
+}
+
+int stamp_map_root_fd(const struct stamp_map *m) {
+        return m->db ? m->rootfd : -1;
+}
+
+int stamp_map_resolve(struct stamp_map *m, const char *path, char **rel, struct stat *st) {
+        /* The directory as the host resolves it must lie inside the root
+         * (a link out of it is not followed there); the rest, the last
+         * name above all, is resolved inside the root by the kernel, as
+         * a chroot would. */
+        char dir[PATH_MAX], given[PATH_MAX * 2 + 2];
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? (slash == path ? "/" : path) : ".");
+        char *d = realpath(dir, NULL);
+        if (d && (!strncmp(d, m->root, m->root_len) && (d[m->root_len] == '/' || !d[m->root_len])))
+                snprintf(given, sizeof given, "%s/%s", d[m->root_len] ? d + m->root_len + 1 : ".", slash ? slash + 1 : path);
+        else {
+                free(d);
+                return tool_fail("stamp: '%s': outside the root %s of the package database", path, m->root);
+        }
+        free(d);
+        if (pn_resolve_in_root(m->rootfd, given, rel, st) < 0)
+                return tool_fail("stamp: '%s': %s", path, pkgnote_last_error());
         return EXIT_OK;
 }
 
@@ -142,8 +187,10 @@ const char *stamp_map_json(struct stamp_map *m, const char *tree, const char *pa
                 }
                 return entry_json(m, (size_t)i, err);
         }
-        /* The file's path in the database's root. */
+        /* The file's path in the database's root: a FILE given by name
+         * is there already (stamp_map_resolve()). */
         char full[PATH_MAX * 2 + 2], *abs = NULL;
+        size_t skip_root = m->root_len;
         if (tree) {
                 char *t = realpath(tree, NULL);
                 if (t)
@@ -151,26 +198,19 @@ const char *stamp_map_json(struct stamp_map *m, const char *tree, const char *pa
                 free(t);
                 abs = t ? full : NULL;
         } else {
-                /* The directory resolved, the last name as it is (a
-                 * symbolic link is looked up as its own name). */
-                char dir[PATH_MAX];
-                const char *slash = strrchr(path, '/');
-                snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? (slash == path ? "/" : path) : ".");
-                char *d = realpath(dir, NULL);
-                if (d)
-                        snprintf(full, sizeof full, "%s/%s", strcmp(d, "/") ? d : "", slash ? slash + 1 : path);
-                free(d);
-                abs = d ? full : NULL;
+                snprintf(full, sizeof full, "/%s", path);
+                abs = full;
+                skip_root = 0;
         }
-        if (!abs || strncmp(abs, m->root, m->root_len) || (m->root_len && abs[m->root_len] != '/')) {
+        if (!abs || (tree && (strncmp(abs, m->root, m->root_len) || (m->root_len && abs[m->root_len] != '/')))) {
                 snprintf(m->skip, sizeof m->skip, "outside the root %s of the package database", m->root);
                 *skip = m->skip;
                 return NULL;
         }
-        ssize_t i = pn_pkgdb_owner(m->db, abs + m->root_len);
+        ssize_t i = pn_pkgdb_owner(m->db, abs + skip_root);
         if (i < 0) {
                 snprintf(m->skip, sizeof m->skip, "no package of the %s database owns %s",
-                         !strcmp(pn_pkgdb_type(m->db), "deb") ? "dpkg" : "rpm", abs + m->root_len);
+                         !strcmp(pn_pkgdb_type(m->db), "deb") ? "dpkg" : "rpm", abs + skip_root);
                 *skip = m->skip;
                 return NULL;
         }

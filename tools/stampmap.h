@@ -14,9 +14,20 @@ struct stamp_map;
  * printing the reason. */
 int stamp_map_open(struct stamp_map **ret, struct meta_opts *meta, int source, const char *arg);
 void stamp_map_free(struct stamp_map *m);
-/* The JSON for PATH (a path in the tree TREE, or a file given on the
- * command line when TREE is NULL); NULL with *SKIP saying why the file
- * has none, or with *ERR < 0 when its metadata is wrong (printed). */
+/* With --from-dpkg or --from-rpmdb, the root directory, where files
+ * given by name are resolved and stamped (stamp_map_resolve()); else -1. */
+int stamp_map_root_fd(const struct stamp_map *m);
+/* The regular file PATH (given by name) leads to inside the root, every
+ * symbolic link resolved as if the root were "/": its path there into
+ * *REL (malloc()ed) and its identity into *ST.  0, or an exit code after
+ * printing why (outside the root, a link leading nowhere inside it). */
+struct stat;
+int stamp_map_resolve(struct stamp_map *m, const char *path, char **rel, struct stat *st);
+/* The JSON for PATH (a path in the tree TREE, or, when TREE is NULL, a
+ * file given on the command line: its name with --metadata-map, its path
+ * from stamp_map_resolve() with a package database); NULL with *SKIP
+ * saying why the file has none, or with *ERR < 0 when its metadata is
+ * wrong (printed). */
 const char *stamp_map_json(struct stamp_map *m, const char *tree, const char *path, const char **skip, int *err);
 
 #endif
