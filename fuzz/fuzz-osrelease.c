@@ -3,8 +3,8 @@
  * Fuzzes the os-release parser (shell quoting, no expansion) and what
  * generate builds from it: every value it returns must be a NUL-terminated
  * string of no more bytes than the input, lookups of the keys pkgnote
- * uses must not crash, and the document composed from an os-release in a
- * root directory must parse as metadata again.
+ * uses must not crash, and the package format read from ID and ID_LIKE
+ * must be one the table knows, or none.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                 sink += strlen(v);
                 }
                 sink += pkgnote_os_release_problem_count(o);
+                /* The package format is one of the table's, or none. */
+                const char *t = pkgnote_os_release_package_type(o);
+                if (t && strcmp(t, "deb") && strcmp(t, "rpm") && strcmp(t, "apk") && strcmp(t, "alpm"))
+                        abort();
                 if (pkgnote_os_release_path(o) != NULL)
                         abort(); /* parsed, not read from a file */
                 pkgnote_os_release_free(o);

@@ -707,12 +707,21 @@ PKGNOTE_PUBLIC int pkgnote_os_release_parse(const char *text, size_t len, pkgnot
  * "" means "/"); symlinks are resolved inside ROOT.  -ENOENT when neither
  * exists, -E2BIG over 64 KiB. */
 PKGNOTE_PUBLIC int pkgnote_os_release_read(const char *root, pkgnote_os_release **ret);
+/* Reads the os-release file PATH itself (a symbolic link is followed: the
+ * caller named it); it must be a regular file.  -E2BIG over 64 KiB. */
+PKGNOTE_PUBLIC int pkgnote_os_release_read_file(const char *path, pkgnote_os_release **ret);
 PKGNOTE_PUBLIC void pkgnote_os_release_free(pkgnote_os_release *o);
 /* The value of KEY ("ID", "VERSION_ID", "CPE_NAME", ...) or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_os_release_get(const pkgnote_os_release *o, const char *key);
 /* The file read by pkgnote_os_release_read(), else NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_os_release_path(const pkgnote_os_release *o);
 PKGNOTE_PUBLIC size_t pkgnote_os_release_problem_count(const pkgnote_os_release *o);
+/* The package format of the distribution O describes: "deb" (Debian,
+ * Ubuntu), "rpm" (Fedora, RHEL, CentOS, Rocky, Alma, Oracle, Amazon,
+ * Azure Linux/CBL-Mariner, SUSE, openSUSE, ...), "apk" (Alpine), "alpm"
+ * (Arch); from ID when it is known, else from the first known ID_LIKE
+ * word; NULL for any other distribution.  A static string. */
+PKGNOTE_PUBLIC const char *pkgnote_os_release_package_type(const pkgnote_os_release *o);
 
 /* An rpm package's NAME-[EPOCH:]VERSION-RELEASE.ARCH (or yum's
  * EPOCH:NAME-VERSION-RELEASE.ARCH), split.  ARCH must be one rpm knows
@@ -732,10 +741,13 @@ PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n);
  * implementation of pkgnote(1)'s METADATA PRECEDENCE, used by generate,
  * stamp and the build integrations.  Highest first: a key field; an rpm
  * NEVRA (type, name, version, architecture); the JSON documents, whose
- * keys, values and key order are kept; os-release, which adds os and
- * osVersion only when no os was stated at all, osVersion alone when the os
- * field equals its ID, and osCpe only when the osCpe field is "auto".
- * Keys absent from the documents follow theirs in canonical order. */
+ * keys, values and key order are kept.  Defaults from os-release: os and
+ * osVersion only in a note made without documents, with no os stated,
+ * whose type is the package format of the distribution os-release
+ * describes (pkgnote_os_release_package_type()); osCpe only when the
+ * osCpe field is "auto", from an os-release whose ID is the note's os
+ * (or, with no os, whose package format is the note's type).  Keys absent
+ * from the documents follow theirs in canonical order. */
 typedef struct pkgnote_compose pkgnote_compose;
 
 PKGNOTE_PUBLIC int pkgnote_compose_new(pkgnote_compose **ret);
@@ -752,6 +764,10 @@ PKGNOTE_PUBLIC int pkgnote_compose_document(pkgnote_compose *c, const char *json
  * all (USE 0).  A missing os-release is an error only under an explicit
  * ROOT or with osCpe "auto". */
 PKGNOTE_PUBLIC int pkgnote_compose_os_release(pkgnote_compose *c, const char *root, int use);
+/* The os-release file to read instead of a root's (PATH NULL: none); a
+ * root and a file both named make pkgnote_compose_json() fail with
+ * -EINVAL.  A named file that is missing is an error. */
+PKGNOTE_PUBLIC int pkgnote_compose_os_release_file(pkgnote_compose *c, const char *path);
 /* The compact JSON (malloc()ed). */
 PKGNOTE_PUBLIC int pkgnote_compose_json(pkgnote_compose *c, char **ret);
 /* After pkgnote_compose_json(): why an implicit os-release was not

@@ -5,14 +5,20 @@
  * `pkgnote stamp` (file and --tree) and, through generate, the rpm macros
  * and the Debian snippet all go through here, so they cannot disagree.
  *
- * The rule (pkgnote(1), METADATA PRECEDENCE):
- *   - a document's keys, values and key order are kept;
+ * The rule (pkgnote(1), METADATA PRECEDENCE): what is stated goes into the
+ * note as stated, and a default never contradicts it.
+ *   - a document's keys, values and key order are kept, and nothing is
+ *     added to a note made from documents but what a key field or --rpm
+ *     states (a document states the whole note: nobody can tell which of
+ *     its absent keys were meant to be absent);
  *   - --rpm sets type, name, version and architecture over a document;
  *   - an explicit key field always wins;
- *   - os-release adds os and osVersion only when nobody stated an os, or
- *     when the os field equals its ID (then osVersion only); osCpe only
- *     on request ("auto"), and only from the os-release of the stated os.
- *     A Fedora note made on a Debian host never gets Debian's version.
+ *   - os-release fills os and osVersion only in a note made from key
+ *     fields alone, with no os stated, whose type is the package format
+ *     of the distribution os-release describes (its ID, or ID_LIKE for a
+ *     derivative): a generic or npm note, or an rpm built on Debian,
+ *     gets no Debian os.  osCpe only on request ("auto"), and only from
+ *     the os-release of the note's own os.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +35,7 @@ struct pkgnote_compose {
         char *rpm_version; /* VERSION-RELEASE, or NULL without a NEVRA */
         pkgnote_metadata *docs; /* the documents merged, or NULL */
         char *root;
+        char *os_release_file; /* a file named instead of a root's */
         bool no_os_release;
         char *warning;
 };
@@ -58,6 +65,7 @@ PKGNOTE_PUBLIC void pkgnote_compose_free(pkgnote_compose *c) {
         free(c->rpm_version);
         pkgnote_metadata_free(c->docs);
         free(c->root);
+        free(c->os_release_file);
         free(c->warning);
         free(c);
 }
@@ -156,16 +164,25 @@ PKGNOTE_PUBLIC int pkgnote_compose_os_release(pkgnote_compose *c, const char *ro
         return 0;
 }
 
+PKGNOTE_PUBLIC int pkgnote_compose_os_release_file(pkgnote_compose *c, const char *path) {
+        return replace_string(&c->os_release_file, path && *path ? path : NULL);
+}
+
 PKGNOTE_PUBLIC const char *pkgnote_compose_warning(const pkgnote_compose *c) {
         return c ? c->warning : NULL;
 }
 
 /* Reads os-release when the rule needs it; *RET stays NULL when an
- * implicit one (no root, no "auto") is missing, with c->warning set. */
+ * implicit one (no root, no file, no "auto") is missing, with c->warning
+ * set. */
 static int read_os_release(pkgnote_compose *c, pkgnote_os_release **ret) {
         *ret = NULL;
-        int r = pkgnote_os_release_read(c->root, ret);
-        if (r == -ENOENT && !c->root && !c->os_cpe_auto) {
+        if (c->root && c->os_release_file)
+                return pn_error(-EINVAL, "os-release: both a root directory ('%s') and a file ('%s') are named",
+                                c->root, c->os_release_file);
+        int r = c->os_release_file ? pkgnote_os_release_read_file(c->os_release_file, ret)
+                                   : pkgnote_os_release_read(c->root, ret);
+        if (r == -ENOENT && !c->root && !c->os_release_file && !c->os_cpe_auto) {
                 free(c->warning);
                 c->warning = strdup(pkgnote_last_error());
                 return 0;
@@ -181,30 +198,43 @@ static int read_os_release(pkgnote_compose *c, pkgnote_os_release **ret) {
 
 /* Applies the os-release part of the rule to VALUE[]. */
 static int fill_from_os_release(pkgnote_compose *c, const char *value[N_KEYS], pkgnote_os_release **osr) {
-        bool os_stated = value[K_OS] != NULL;
-        bool want_version = !value[K_OS_VERSION] && (!os_stated || c->field[K_OS]);
+        const char *type = value[K_TYPE], *os = value[K_OS];
+        /* Defaults are for notes made from key fields alone, and a type
+         * no distribution packages in (generic, npm, ...) never gets one:
+         * its os-release need not even be read. */
+        bool defaults = !c->docs && !os && pn_is_distro_package_type(type);
         if (c->os_cpe_auto && c->no_os_release)
                 return pn_error(-EINVAL, "--os-cpe auto needs os-release, but --no-os-release was given");
-        if (c->no_os_release || (!c->os_cpe_auto && os_stated && !want_version))
+        if (c->no_os_release || (!c->os_cpe_auto && !defaults))
                 return 0;
         int r = read_os_release(c, osr);
         if (r < 0 || !*osr)
                 return r;
         const char *id = pkgnote_os_release_get(*osr, "ID");
         const char *path = pkgnote_os_release_path(*osr);
-        /* os-release describes the OS it ships with; its version or CPE
-         * belongs to no other OS. */
-        bool same_os = !os_stated || (id && !strcmp(id, value[K_OS]));
-        if (c->os_cpe_auto && !same_os)
-                return pn_error(-EINVAL, "--os-cpe auto: %s is for ID '%s', not for os '%s'", path,
-                                id ? id : "(none)", value[K_OS]);
-        if (!same_os)
-                return 0;
+        const char *distro_type = pkgnote_os_release_package_type(*osr);
+        /* os-release describes the OS it ships with, whose packages have
+         * one format; its ID, version or CPE belongs to no other OS and to
+         * no package of another format. */
+        bool type_matches = type && distro_type && !strcmp(type, distro_type);
+        if (c->os_cpe_auto) {
+                if (os && (!id || strcmp(id, os)))
+                        return pn_error(-EINVAL, "--os-cpe auto: %s is for ID '%s', not for os '%s'", path,
+                                        id ? id : "(none)", os);
+                if (!os && !type_matches)
+                        return pn_error(-EINVAL,
+                                        "--os-cpe auto: %s is for ID '%s', whose packages are %s, and the note "
+                                        "states no os and type %s",
+                                        path, id ? id : "(none)", distro_type ? distro_type : "of no known type",
+                                        type ? type : "none");
+        }
         const char *v;
-        if (!os_stated && id && *id)
-                value[K_OS] = id;
-        if (want_version && (v = pkgnote_os_release_get(*osr, "VERSION_ID")) && *v)
-                value[K_OS_VERSION] = v;
+        if (defaults && type_matches) {
+                if (id && *id)
+                        value[K_OS] = id;
+                if (!value[K_OS_VERSION] && (v = pkgnote_os_release_get(*osr, "VERSION_ID")) && *v)
+                        value[K_OS_VERSION] = v;
+        }
         if (c->os_cpe_auto) {
                 if (!(v = pkgnote_os_release_get(*osr, "CPE_NAME")) || !*v)
                         return pn_error(-EINVAL, "--os-cpe auto: %s has no CPE_NAME", path);

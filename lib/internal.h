@@ -88,6 +88,9 @@ void pn_hex(char *out, const uint8_t *b, size_t n);
 int pn_check_string(const char *s, const char *what);
 /* Does S hold a C0, DEL or C1 control character? */
 bool pn_has_control(const char *s);
+/* Is TYPE ("deb", "rpm", ...) the package format of some distribution
+ * pkgnote_os_release_package_type() knows? */
+bool pn_is_distro_package_type(const char *type);
 
 /* Does S look like a soname dlopen() is given: a file name without blank
  * or control characters, with a ".so" that ends it or starts its version

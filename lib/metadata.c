@@ -133,11 +133,50 @@ static int refuse_control(const char *s, const char *key, void *u) {
         return pn_has_control(s) ? pn_error(-EINVAL, "string \"%.40s\" contains a control character, which the package note format forbids", s) : 0;
 }
 
+/* The fewest significant digits, 1 to 17, with which every real number in
+ * V prints as text that reads back as the same double.  jansson prints
+ * every real of a dump with one precision, and 17 turns a document's 0.1
+ * into 0.10000000000000001: the same value, but not what was written.
+ * So 0.1 stays 0.1, 2.50 becomes 2.5 and 1e5 100000.0; one real that
+ * needs all 17 digits gives them to every real of V.  The depth was
+ * bounded when V was parsed. */
+static int real_digits(const json_t *v) {
+        int digits = 1;
+        if (json_is_real(v)) {
+                double d = json_real_value(v);
+                char buf[64];
+                /* At least the digits before the point below 1e15, so that
+                 * 100000.0 stays that rather than becoming 1e5. */
+                double a = d < 0 ? -d : d;
+                for (; a >= 10 && a < 1e15; a /= 10)
+                        digits++;
+                /* The locale's decimal point is used both ways. */
+                for (; digits < 17; digits++) {
+                        snprintf(buf, sizeof buf, "%.*g", digits, d);
+                        if (strtod(buf, NULL) == d)
+                                break;
+                }
+        } else if (json_is_array(v)) {
+                for (size_t i = 0; i < json_array_size(v); i++) {
+                        int n = real_digits(json_array_get(v, i));
+                        digits = n > digits ? n : digits;
+                }
+        } else if (json_is_object(v)) {
+                const char *k;
+                json_t *x;
+                json_object_foreach((json_t *)v, k, x) {
+                        int n = real_digits(x);
+                        digits = n > digits ? n : digits;
+                }
+        }
+        return digits;
+}
+
 int pn_json_dump(const json_t *v, char **ret) {
         int r = pn_json_each_string(v, refuse_control, NULL);
         if (r < 0)
                 return r;
-        char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+        char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(real_digits(v)));
         if (!s)
                 return pn_error(-ENOMEM, "out of memory");
         *ret = s;

@@ -337,6 +337,28 @@ static int read_fd(int fd, char **ret, size_t *ret_len) {
         return 0;
 }
 
+/* Reads and parses the os-release open at FD, FULL naming it in messages
+ * and in pkgnote_os_release_path(). */
+static int load_fd(int fd, const char *full, pkgnote_os_release **ret) {
+        char *buf = NULL;
+        size_t len = 0;
+        int r = read_fd(fd, &buf, &len);
+        if (r < 0)
+                return r == -E2BIG ? pn_error(r, "'%s' is larger than %u bytes", full, MAX_OS_RELEASE)
+                                   : pn_error(r, "cannot read '%s': %s", full, strerror(-r));
+        pkgnote_os_release *o;
+        r = pkgnote_os_release_parse(buf, len, &o);
+        free(buf);
+        if (r < 0)
+                return r;
+        if (!(o->path = strdup(full))) {
+                pkgnote_os_release_free(o);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        *ret = o;
+        return 0;
+}
+
 PKGNOTE_PUBLIC int pkgnote_os_release_read(const char *root, pkgnote_os_release **ret) {
         static const char *const candidates[] = {"etc/os-release", "usr/lib/os-release"};
         const char *rootdir = root && *root ? root : "/";
@@ -355,27 +377,8 @@ PKGNOTE_PUBLIC int pkgnote_os_release_read(const char *root, pkgnote_os_release 
                         r = pn_error(fd, "cannot open '%s': %s", full, strerror(-fd));
                         break;
                 }
-                char *buf = NULL;
-                size_t len = 0;
-                r = read_fd(fd, &buf, &len);
+                r = load_fd(fd, full, ret);
                 close(fd);
-                if (r < 0) {
-                        r = r == -E2BIG ? pn_error(r, "'%s' is larger than %u bytes", full, MAX_OS_RELEASE)
-                                        : pn_error(r, "cannot read '%s': %s", full, strerror(-r));
-                        break;
-                }
-                pkgnote_os_release *o;
-                r = pkgnote_os_release_parse(buf, len, &o);
-                free(buf);
-                if (r < 0)
-                        break;
-                if (!(o->path = strdup(full))) {
-                        pkgnote_os_release_free(o);
-                        r = pn_error(-ENOMEM, "out of memory");
-                        break;
-                }
-                *ret = o;
-                r = 0;
                 break;
         }
         close(rootfd);
@@ -383,6 +386,76 @@ PKGNOTE_PUBLIC int pkgnote_os_release_read(const char *root, pkgnote_os_release 
                 return pn_error(-ENOENT, "neither %s%setc/os-release nor usr/lib/os-release exists", rootdir,
                                 rootdir[strlen(rootdir) - 1] == '/' ? "" : "/");
         return r;
+}
+
+PKGNOTE_PUBLIC int pkgnote_os_release_read_file(const char *path, pkgnote_os_release **ret) {
+        if (!path || !*path)
+                return pn_error(-EINVAL, "no os-release file named");
+        /* The caller names this very file; /etc/os-release itself is a
+         * symbolic link, so one is followed.  read_fd() takes regular
+         * files only. */
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return pn_error(-errno, "cannot open '%s': %s", path, strerror(errno));
+        int r = load_fd(fd, path, ret);
+        close(fd);
+        return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* The package format of a distribution                                */
+
+/* os-release IDs and the format their packages have.  A derivative not
+ * listed names its parent in ID_LIKE (Linux Mint "ubuntu debian", Rocky
+ * "rhel centos fedora", openSUSE "suse opensuse", Manjaro "arch",
+ * postmarketOS "alpine"), so the parents are what must be here. */
+static const struct {
+        const char *id, *type;
+} distro_types[] = {
+        {"debian", "deb"},        {"ubuntu", "deb"},         {"raspbian", "deb"},
+        {"fedora", "rpm"},        {"rhel", "rpm"},           {"centos", "rpm"},
+        {"rocky", "rpm"},         {"almalinux", "rpm"},      {"ol", "rpm"},
+        {"amzn", "rpm"},          {"azurelinux", "rpm"},     {"mariner", "rpm"},
+        {"suse", "rpm"},          {"opensuse", "rpm"},       {"opensuse-leap", "rpm"},
+        {"opensuse-tumbleweed", "rpm"}, {"sles", "rpm"},     {"sled", "rpm"},
+        {"mageia", "rpm"},        {"openmandriva", "rpm"},   {"photon", "rpm"},
+        {"alpine", "apk"},        {"postmarketos", "apk"},   {"wolfi", "apk"},
+        {"arch", "alpm"},         {"archarm", "alpm"},
+};
+
+static const char *distro_type(const char *id, size_t len) {
+        for (size_t i = 0; i < ELEMENTSOF(distro_types); i++)
+                if (strlen(distro_types[i].id) == len && !memcmp(distro_types[i].id, id, len))
+                        return distro_types[i].type;
+        return NULL;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_os_release_package_type(const pkgnote_os_release *o) {
+        if (!o)
+                return NULL;
+        /* A known ID decides alone: ID_LIKE says what a distribution
+         * resembles, not what it is. */
+        const char *id = pkgnote_os_release_get(o, "ID");
+        const char *t = id ? distro_type(id, strlen(id)) : NULL;
+        if (t)
+                return t;
+        /* ID_LIKE: space-separated, closest relative first. */
+        const char *like = pkgnote_os_release_get(o, "ID_LIKE");
+        for (const char *p = like; p && *p;) {
+                p += strspn(p, " ");
+                size_t n = strcspn(p, " ");
+                if (n && (t = distro_type(p, n)))
+                        return t;
+                p += n;
+        }
+        return NULL;
+}
+
+bool pn_is_distro_package_type(const char *type) {
+        for (size_t i = 0; type && i < ELEMENTSOF(distro_types); i++)
+                if (!strcmp(distro_types[i].type, type))
+                        return true;
+        return false;
 }
 
 /* ------------------------------------------------------------------ */

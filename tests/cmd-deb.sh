@@ -29,6 +29,15 @@ VERSION=1:1.0-1
 # The whole note expected: what pkgnote makes from the same values (os and
 # osVersion from this machine's os-release).
 EXPECTED=$("$PKGNOTE" generate --type deb --name hello --version $VERSION --architecture "$ARCH")
+# On a Debian or Ubuntu host that os is this one's.
+host=$(sh -c '. /etc/os-release 2>/dev/null || . /usr/lib/os-release 2>/dev/null; echo "$ID"')
+case $host in
+debian | ubuntu)
+        case $EXPECTED in
+        *"\"os\":\"$host\""*) pass "a deb built on this $host host names it" ;;
+        *) fail "a deb built on this $host host names it" "expected note: $EXPECTED" ;;
+        esac ;;
+esac
 
 # The pkgnote program as the build finds it: on PATH.
 mkdir -p bin

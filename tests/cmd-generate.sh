@@ -61,7 +61,7 @@ $G --help >"$T/help" 2>&1
 rc=$?
 missing=""
 for opt in --type --name --version --architecture --os --os-version --os-cpe --app-cpe --debuginfod-url \
-        --rpm --metadata --root --no-os-release --format --output --target --linker --ld --ldflags-style \
+        --rpm --metadata --root --os-release --no-os-release --format --output --target --linker --ld --ldflags-style \
         json note linker-script asm object ldflags shell make; do
         grep -q -e "$opt" "$T/help" || missing="$missing $opt"
 done
@@ -158,71 +158,131 @@ cat >"$R/usr/lib/os-release" <<'EOF'
 # a comment
 NAME="Test \"Quoted\" Linux"
 ID=testos
+ID_LIKE='  nosuch   rhel  '
   VERSION_ID='41.0'
 CPE_NAME="cpe:2.3:o:test:test\$os:41"
 BAD LINE
 EOF
 ln -s /usr/lib/os-release "$R/etc/os-release" # absolute: must resolve inside --root
-expect "os-release from --root (absolute symlink, quoting)" \
+expect "os-release from --root (absolute symlink, quoting, ID_LIKE)" \
         '{"type":"rpm","os":"testos","osVersion":"41.0","name":"x"}' $G --root "$R" --type rpm --name x
-expect "--os-cpe auto" '{"os":"testos","osVersion":"41.0","osCpe":"cpe:2.3:o:test:test$os:41"}' \
-        $G --root "$R" --os-cpe auto
-expect "another --os takes nothing from os-release" '{"os":"mine"}' $G --root "$R" --os mine
-expect "--metadata osVersion kept, os added after it" '{"osVersion":"7","os":"testos"}' \
-        $G --root "$R" --metadata '{"osVersion":"7"}'
-expect "--no-os-release" '{"name":"x"}' $G --root "$R" --no-os-release --name x
+expect "--os-cpe auto" '{"type":"rpm","os":"testos","osVersion":"41.0","osCpe":"cpe:2.3:o:test:test$os:41"}' \
+        $G --root "$R" --type rpm --os-cpe auto
+expect "another --os takes nothing from os-release" '{"type":"rpm","os":"mine"}' $G --root "$R" --type rpm --os mine
+expect "--no-os-release" '{"type":"rpm","name":"x"}' $G --root "$R" --no-os-release --type rpm --name x
 rm "$R/etc/os-release"
-printf 'ID=etcos\n' >"$R/etc/os-release"
-expect "etc/os-release wins over usr/lib" '{"os":"etcos"}' $G --root "$R"
+printf 'ID=fedora\n' >"$R/etc/os-release"
+expect "etc/os-release wins over usr/lib" '{"type":"rpm","os":"fedora"}' $G --root "$R" --type rpm
 rm "$R/etc/os-release"
-expect "fallback to usr/lib/os-release" '{"os":"testos","osVersion":"41.0"}' $G --root "$R"
+expect "fallback to usr/lib/os-release" '{"type":"rpm","os":"testos","osVersion":"41.0"}' $G --root "$R" --type rpm
 mkdir -p "$T/empty"
-expect_fail "missing os-release under --root" "^pkgnote: generate: os-release: neither" $G --root "$T/empty"
-mkdir -p "$T/nocpe/etc" && printf 'ID=x\n' >"$T/nocpe/etc/os-release"
+expect_fail "missing os-release under --root" "^pkgnote: generate: os-release: neither" $G --root "$T/empty" --type deb
+mkdir -p "$T/nocpe/etc" && printf 'ID=debian\n' >"$T/nocpe/etc/os-release"
 expect_fail "--os-cpe auto without CPE_NAME" "^pkgnote: generate: --os-cpe auto: .* has no CPE_NAME" \
-        $G --root "$T/nocpe" --os-cpe auto
+        $G --root "$T/nocpe" --type deb --os-cpe auto
 expect_fail "--os-cpe auto with --no-os-release" "^pkgnote: generate: --os-cpe auto needs os-release" \
         $N --os-cpe auto
 if [ -r /etc/os-release ] || [ -r /usr/lib/os-release ]; then
-        id=$(sh -c '. /etc/os-release 2>/dev/null || . /usr/lib/os-release; printf %s "$ID"')
-        got=$($G)
-        case $got in
-        "{\"os\":\"$id\""*) ok "host os-release by default" ;;
-        *) not_ok "host os-release by default" "got $got, want os $id" ;;
-        esac
+        # The host's own, for the type of its distribution (this test
+        # knows the common ones: it checks the default root).
+        eval "$(sh -c '. /etc/os-release 2>/dev/null || . /usr/lib/os-release; printf "id=%s like=\"%s\"" "$ID" "$ID_LIKE"')"
+        htype=
+        for w in $id $like; do
+                case $w in
+                debian | ubuntu) htype=deb ;; fedora | rhel | centos | suse | opensuse) htype=rpm ;;
+                alpine) htype=apk ;; arch) htype=alpm ;; *) continue ;;
+                esac
+                break
+        done
+        if [ -n "$htype" ]; then
+                got=$($G --type $htype)
+                case $got in
+                "{\"type\":\"$htype\",\"os\":\"$id\""*) ok "host os-release by default" ;;
+                *) not_ok "host os-release by default" "got $got, want os $id" ;;
+                esac
+        else
+                skip "host os-release by default" "the host's distribution ($id) is none this test knows"
+        fi
 fi
 
 # ------------------------------------------------ metadata precedence
-# One row of pkgnote(1)'s METADATA PRECEDENCE table each.  D is a Debian
-# build root, F a Fedora one.
+# One row of pkgnote(1)'s METADATA PRECEDENCE tables each, with fake
+# os-release files (--os-release FILE) and roots (--root DIR) saying what
+# the build host is: Debian, Fedora, Alpine, and a Debian derivative.
+OSR="$T/osr"
+mkdir -p "$OSR"
+printf 'ID=debian\nVERSION_ID="12"\nNAME="Debian GNU/Linux"\nCPE_NAME="cpe:/o:debian:debian_linux:12"\n' >"$OSR/debian"
+printf 'ID=fedora\nVERSION_ID=40\nCPE_NAME="cpe:/o:fedoraproject:fedora:40"\n' >"$OSR/fedora"
+printf 'ID=alpine\nVERSION_ID=3.20.1\n' >"$OSR/alpine"
+printf 'ID=linuxmint\nID_LIKE="ubuntu debian"\nVERSION_ID=21.3\n' >"$OSR/mint"
 D="$T/deb-root" F="$T/fedora-root"
-mkdir -p "$D/etc" "$F/etc"
-printf 'ID=debian\nVERSION_ID="12"\nNAME="Debian GNU/Linux"\n' >"$D/etc/os-release"
-printf 'ID=fedora\nVERSION_ID=40\nCPE_NAME="cpe:/o:fedoraproject:fedora:40"\n' >"$F/etc/os-release"
+mkdir -p "$D/etc" "$F/usr/lib"
+cp "$OSR/debian" "$D/etc/os-release"
+cp "$OSR/fedora" "$F/usr/lib/os-release"
 FEDORA='{"type":"rpm","os":"fedora","name":"hello","version":"1.0-1.fc40"}'
-expect "precedence: a --metadata document is taken verbatim" "$FEDORA" $G --root "$D" --metadata "$FEDORA"
-expect "precedence: document key order kept" '{"version":"1","os":"fedora","name":"x","type":"rpm"}' \
-        $G --root "$D" --metadata '{"version":"1","os":"fedora","name":"x","type":"rpm"}'
-expect "precedence: document os equal to ID adds nothing" '{"os":"debian","name":"x"}' \
-        $G --root "$D" --metadata '{"os":"debian","name":"x"}'
-expect "precedence: document without os gets os-release's" '{"name":"x","os":"debian","osVersion":"12"}' \
-        $G --root "$D" --metadata '{"name":"x"}'
-expect "precedence: --os fedora on a Debian root takes no osVersion" \
-        '{"type":"rpm","os":"fedora","name":"a","version":"1"}' $G --root "$D" --type rpm --os fedora --name a --version 1
-expect "precedence: --os equal to ID fills osVersion" '{"os":"debian","osVersion":"12","name":"a"}' \
-        $G --root "$D" --os debian --name a
-expect "precedence: no os at all: os and osVersion from os-release" '{"os":"debian","osVersion":"12","name":"a"}' \
-        $G --root "$D" --name a
-expect "precedence: osCpe only on request" '{"os":"fedora","osVersion":"40"}' $G --root "$F"
+GENERIC='{"type":"generic","name":"esbuild","version":"0.28.2"}'
+# Row: --metadata, exact.  Key order, values, no os added on any host.
+expect "precedence: a generic --metadata document on Debian gets no os" "$GENERIC" \
+        $G --os-release "$OSR/debian" --metadata "$GENERIC"
+expect "precedence: a --metadata document of Debian's type gets no os either" '{"name":"x","type":"deb"}' \
+        $G --os-release "$OSR/debian" --metadata '{"name":"x","type":"deb"}'
+expect "precedence: a Fedora document on Debian stays Fedora's" "$FEDORA" $G --root "$D" --metadata "$FEDORA"
+expect "precedence: document key order and values kept" \
+        '{"version":"1","os":"fedora","n":0.1,"l":[1,2.5,true,null],"name":"x","type":"rpm"}' \
+        $G --os-release "$OSR/fedora" --metadata '{"version":"1","os":"fedora","n":0.1,"l":[1,2.5,true,null],"name":"x","type":"rpm"}'
+expect "precedence: document in canonical form (compact, raw UTF-8)" '{"name":"café/x","v":2.5}' \
+        $G --os-release "$OSR/debian" --metadata '{ "name" : "caf\u00e9\/x",
+ "v": 2.50 }'
+expect "precedence: documents merged, later keys in place, nothing added" '{"type":"deb","name":"b","x":1}' \
+        $G --os-release "$OSR/debian" --metadata '{"type":"deb","name":"a"}' --metadata '{"name":"b","x":1}'
+expect "precedence: key options change a document where they say" '{"name":"x","type":"deb","version":"2"}' \
+        $G --os-release "$OSR/debian" --metadata '{"name":"x"}' --type deb --version 2
+# Rows: key options, type of the os-release's distribution: os filled.
+expect "precedence: type deb on Debian: os and osVersion filled" \
+        '{"type":"deb","os":"debian","osVersion":"12","name":"a"}' $G --os-release "$OSR/debian" --type deb --name a
+expect "precedence: type rpm on Fedora: os and osVersion filled" \
+        '{"type":"rpm","os":"fedora","osVersion":"40","name":"a"}' $G --os-release "$OSR/fedora" --type rpm --name a
+expect "precedence: --rpm on Fedora: os and osVersion filled" \
+        '{"type":"rpm","os":"fedora","osVersion":"40","name":"a","version":"1-2","architecture":"noarch"}' \
+        $G --os-release "$OSR/fedora" --rpm a-1-2.noarch
+expect "precedence: type apk on Alpine: os and osVersion filled" \
+        '{"type":"apk","os":"alpine","osVersion":"3.20.1","name":"a"}' $G --os-release "$OSR/alpine" --type apk --name a
+expect "precedence: type deb on a derivative (ID_LIKE): its own ID" \
+        '{"type":"deb","os":"linuxmint","osVersion":"21.3","name":"a"}' $G --os-release "$OSR/mint" --type deb --name a
+expect "precedence: explicit --os-version kept, os filled" '{"type":"deb","os":"debian","osVersion":"13"}' \
+        $G --os-release "$OSR/debian" --type deb --os-version 13
+# Rows: another distribution's type: nothing filled.
+expect "precedence: type rpm on Debian: no os" '{"type":"rpm","name":"a"}' $G --os-release "$OSR/debian" --type rpm --name a
+expect "precedence: type deb on Fedora: no os" '{"type":"deb","name":"a"}' $G --os-release "$OSR/fedora" --type deb --name a
+expect "precedence: type deb on Alpine: no os" '{"type":"deb","name":"a"}' $G --os-release "$OSR/alpine" --type deb --name a
+expect "precedence: --rpm on Debian: no os" '{"type":"rpm","name":"a","version":"1-2","architecture":"noarch"}' \
+        $G --os-release "$OSR/debian" --rpm a-1-2.noarch
+# Rows: generic (and no type at all): nothing filled, os-release unread.
+expect "precedence: type generic on Debian: no os" '{"type":"generic","name":"a"}' \
+        $G --os-release "$OSR/debian" --type generic --name a
+expect "precedence: no type: no os" '{"name":"a"}' $G --os-release "$OSR/debian" --name a
+expect "precedence: type generic reads no os-release" '{"type":"generic"}' $G --root "$T/empty" --type generic
+# Rows: --os given: kept, and no osVersion from os-release, even its own.
+expect "precedence: --os fedora on Debian: kept, no osVersion" '{"type":"rpm","os":"fedora","name":"a","version":"1"}' \
+        $G --os-release "$OSR/debian" --type rpm --os fedora --name a --version 1
+expect "precedence: --os equal to ID: kept, no osVersion" '{"type":"deb","os":"debian","name":"a"}' \
+        $G --os-release "$OSR/debian" --type deb --os debian --name a
+# Rows: osCpe.
+expect "precedence: osCpe only on request" '{"type":"rpm","os":"fedora","osVersion":"40"}' \
+        $G --os-release "$OSR/fedora" --type rpm
+expect "precedence: --os-cpe auto for the type of os-release" \
+        '{"type":"rpm","os":"fedora","osVersion":"40","osCpe":"cpe:/o:fedoraproject:fedora:40"}' \
+        $G --os-release "$OSR/fedora" --type rpm --os-cpe auto
 expect "precedence: --os-cpe auto with the os of os-release" \
-        '{"os":"fedora","osVersion":"40","osCpe":"cpe:/o:fedoraproject:fedora:40"}' $G --root "$F" --os fedora --os-cpe auto
+        '{"os":"fedora","osCpe":"cpe:/o:fedoraproject:fedora:40"}' $G --os-release "$OSR/fedora" --os fedora --os-cpe auto
 expect_fail "precedence: --os-cpe auto refuses another OS's CPE" \
-        "^pkgnote: generate: --os-cpe auto: .*/etc/os-release is for ID 'fedora', not for os 'debian'" \
-        $G --root "$F" --os debian --os-cpe auto
+        "^pkgnote: generate: --os-cpe auto: .*/fedora is for ID 'fedora', not for os 'debian'" \
+        $G --os-release "$OSR/fedora" --os debian --os-cpe auto
+expect_fail "precedence: --os-cpe auto refuses another type's CPE" \
+        "^pkgnote: generate: --os-cpe auto: .*/debian is for ID 'debian', whose packages are deb, and the note states no os and type rpm" \
+        $G --os-release "$OSR/debian" --type rpm --os-cpe auto
 expect_fail "precedence: --os-cpe auto checks a document's os too" "is for ID 'fedora', not for os 'arch'" \
         $G --root "$F" --metadata '{"os":"arch"}' --os-cpe auto
-expect "precedence: explicit --os-version wins over os-release" '{"os":"debian","osVersion":"13"}' \
-        $G --root "$D" --os-version 13
 expect "precedence: explicit fields replace document keys in place, others follow" \
         '{"os":"fedora","osVersion":"41","name":"x","type":"rpm","appCpe":"cpe:2.3:a:x:x:1"}' \
         $G --root "$D" --metadata '{"os":"fedora","osVersion":"40","name":"x"}' --os-version 41 --type rpm \
@@ -230,29 +290,78 @@ expect "precedence: explicit fields replace document keys in place, others follo
 expect "precedence: --rpm over a document, key fields over --rpm" \
         '{"name":"over","version":"1.2-3.fc40","os":"fedora","type":"rpm","architecture":"x86_64"}' \
         $G --root "$D" --metadata '{"name":"doc","version":"0","os":"fedora"}' --rpm foo-1.2-3.fc40.x86_64 --name over
-expect "precedence: --root decides which os-release" '{"os":"fedora","osVersion":"40"}' $G --root "$F"
-expect "precedence: --no-os-release reads none" '{"name":"x"}' $G --root "$D" --no-os-release --name x
+# Rows: which os-release.
+expect "precedence: --root with an os-release inside decides" '{"type":"rpm","os":"fedora","osVersion":"40"}' \
+        $G --root "$F" --type rpm
+expect "precedence: --root of another distribution: no os" '{"type":"rpm"}' $G --root "$D" --type rpm
+expect "precedence: --os-release FILE decides" '{"type":"apk","os":"alpine","osVersion":"3.20.1"}' \
+        $G --os-release "$OSR/alpine" --type apk
+ln -s "$OSR/alpine" "$OSR/link"
+expect "precedence: --os-release follows the symbolic link named" '{"type":"apk","os":"alpine","osVersion":"3.20.1"}' \
+        $G --os-release "$OSR/link" --type apk
+expect_fail "precedence: --os-release of a missing file" "^pkgnote: generate: os-release: cannot open '$OSR/none'" \
+        $G --os-release "$OSR/none" --type deb
+expect_fail "precedence: --os-release of a directory" "^pkgnote: generate: os-release: cannot read '$OSR'" \
+        $G --os-release "$OSR" --type deb
+expect_fail "precedence: --root and --os-release together" \
+        "^pkgnote: generate: --root and --os-release both say which os-release to read" \
+        $G --root "$D" --os-release "$OSR/debian" --type deb
+expect "precedence: --no-os-release reads none" '{"type":"deb","name":"x"}' $G --root "$D" --no-os-release --type deb --name x
 # The cases of the report, on this host's own os-release.
 if [ -r /etc/os-release ] || [ -r /usr/lib/os-release ]; then
         expect "precedence: Fedora document on this host stays Fedora's" "$FEDORA" $G --metadata "$FEDORA"
+        expect "precedence: generic document on this host gets no os" "$GENERIC" $G --metadata "$GENERIC"
         expect "precedence: Fedora fields on this host get no host osVersion" \
                 '{"type":"rpm","os":"fedora","name":"a","version":"1"}' $G --type rpm --os fedora --name a --version 1
 else
         skip "precedence: this host's os-release" "no os-release here"
 fi
-# stamp (one file and --tree) goes through the same rule.
+# stamp (one file and --tree) goes through the same rule; readelf, and
+# eu-readelf and systemd-analyze where installed, read the note back.
 if have cc; then
         printf 'int main(void){return 0;}\n' >"$T/p.c"
-        cc -o "$T/p" "$T/p.c" && mkdir -p "$T/tree" && cp "$T/p" "$T/tree/p"
+        cc -o "$T/p" "$T/p.c" && mkdir -p "$T/tree" && cp "$T/p" "$T/tree/p" && cp "$T/p" "$T/g"
         $PKGNOTE stamp --root "$D" --metadata "$FEDORA" "$T/p" 2>"$T/err"
         got=$(note_of "$T/p")
         if [ "$got" = "$FEDORA" ]; then ok "precedence: stamp takes the document verbatim"; else
                 not_ok "precedence: stamp takes the document verbatim" "got $got" "$(cat "$T/err")"; fi
+        # The report's case: a generic note stamped on a Debian host.
+        $PKGNOTE stamp --os-release "$OSR/debian" --metadata "$GENERIC" "$T/g" 2>"$T/err"
+        got=$(note_of "$T/g")
+        if [ "$got" = "$GENERIC" ]; then ok "precedence: stamp writes a generic document exactly"; else
+                not_ok "precedence: stamp writes a generic document exactly" "got $got" "$(cat "$T/err")"; fi
+        if have eu-readelf; then
+                got=$(eu-readelf -n "$T/g" 2>/dev/null | sed -n 's/^ *Packaging Metadata: //p')
+                if [ "$got" = "$GENERIC" ]; then ok "precedence: eu-readelf reads the document exactly"; else
+                        not_ok "precedence: eu-readelf reads the document exactly" "got $got"; fi
+        else
+                missing "precedence: eu-readelf reads the document exactly" eu-readelf
+        fi
+        if have systemd-analyze && systemd-analyze inspect-elf --json=short "$T/g" >"$T/sa.json" 2>"$T/err"; then
+                # systemd prints the note's keys in their order, then its
+                # own buildId: nothing may come between.
+                case $(cat "$T/sa.json") in
+                *"${GENERIC%\}},\"buildId\":"*) ok "precedence: systemd-analyze sees no added key" ;;
+                *) not_ok "precedence: systemd-analyze sees no added key" "got $(cat "$T/sa.json")" ;;
+                esac
+        else
+                skip "precedence: systemd-analyze sees no added key" "systemd-analyze inspect-elf not available"
+        fi
         $PKGNOTE stamp --tree --root "$D" --type rpm --os fedora --name a --version 1 "$T/tree" 2>"$T/err"
         got=$(note_of "$T/tree/p")
         want='{"type":"rpm","os":"fedora","name":"a","version":"1"}'
         if [ "$got" = "$want" ]; then ok "precedence: stamp --tree adds no host osVersion"; else
                 not_ok "precedence: stamp --tree adds no host osVersion" "got $got" "$(cat "$T/err")"; fi
+        $PKGNOTE stamp --tree --os-release "$OSR/alpine" --type apk --name a --version 1 "$T/tree" 2>"$T/err"
+        got=$(note_of "$T/tree/p")
+        want='{"type":"apk","os":"alpine","osVersion":"3.20.1","name":"a","version":"1"}'
+        if [ "$got" = "$want" ]; then ok "precedence: stamp --tree --os-release fills its type's os"; else
+                not_ok "precedence: stamp --tree --os-release fills its type's os" "got $got" "$(cat "$T/err")"; fi
+        $PKGNOTE stamp --tree --os-release "$OSR/alpine" --type generic --name a --version 1 "$T/tree" 2>"$T/err"
+        got=$(note_of "$T/tree/p")
+        want='{"type":"generic","name":"a","version":"1"}'
+        if [ "$got" = "$want" ]; then ok "precedence: stamp --tree of a generic note adds no os"; else
+                not_ok "precedence: stamp --tree of a generic note adds no os" "got $got" "$(cat "$T/err")"; fi
 else
         skip "precedence: stamp" "no cc"
 fi

@@ -51,9 +51,19 @@ unpack() {
 }
 
 # The whole note expected: what pkgnote makes from the same rpm variables
-# (os, osVersion and osCpe from this machine's os-release).
+# (os, osVersion and osCpe from this machine's os-release when it is an
+# rpm distribution's; none on Debian).
 EXPECTED=$("$PKGNOTE" generate --type rpm --name hello --version $VR --architecture "$ARCH" --os-cpe auto 2>/dev/null ||
         "$PKGNOTE" generate --type rpm --name hello --version $VR --architecture "$ARCH")
+# An rpm built on a Debian or Ubuntu host must not claim that OS.
+host=$(sh -c '. /etc/os-release 2>/dev/null || . /usr/lib/os-release 2>/dev/null; echo " $ID $ID_LIKE "')
+case $host in
+*" debian "* | *" ubuntu "*)
+        case $EXPECTED in
+        *'"os":'* | *'"osVersion":'*) fail "an rpm built on this deb host gets no os" "expected note: $EXPECTED" ;;
+        *) pass "an rpm built on this deb host gets no os" ;;
+        esac ;;
+esac
 
 # check NAME FILE: the note of FILE is EXPECTED, once, with the rpm's
 # name, version-release and architecture.

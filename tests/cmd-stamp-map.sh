@@ -33,6 +33,14 @@ cp prog tree/a
 run stamp --tree --no-os-release --os fedora --metadata-map map.tsv tree
 [ "$(field tree/a os)" = fedora ] && [ "$(field tree/a name)" = alpha ] && pass "key options apply above the map" ||
         fail "key options apply above the map" "$("$PKGNOTE" show tree/a)"
+# A map line is a document: written exactly, with no os from the Debian
+# os-release this build says it runs on.
+mkdir -p debian-root/etc && printf 'ID=debian\nVERSION_ID="12"\n' > debian-root/etc/os-release
+cp prog tree/a
+run stamp --tree --root debian-root --metadata-map map.tsv tree
+note=$(readelf -n tree/a 2> /dev/null | sed -n 's/^.*Packaging Metadata: //p')
+[ "$note" = '{"type":"deb","name":"alpha","version":"1.0-1"}' ] && pass "a map line's document written exactly, no os added" ||
+        fail "a map line's document written exactly, no os added" "got $note; $(cat err)"
 # A FILE given directly: the map names it as given.
 cp prog a
 run stamp --no-os-release --metadata-map map.tsv a
@@ -107,6 +115,14 @@ check root/usr/bin/gamma deb gamma 7.0-1 amd64
 cmp -s root/usr/bin/removed prog && cmp -s root/usr/bin/stray prog && pass "files of no installed package untouched" ||
         fail "files of no installed package untouched"
 grep -q 'no package of the dpkg database owns /usr/bin/stray' err && pass "an unowned file is named" || fail "an unowned file is named" "$(cat err)"
+# The os-release of another distribution gives deb packages no os; the
+# root's own, of the same format, does (above), and --os-release replaces it.
+printf 'ID=fedora\nVERSION_ID=40\n' > fedora-os-release
+cp prog root/usr/bin/gamma
+run stamp --from-dpkg root --os-release fedora-os-release root/usr/bin/gamma
+got="$(field root/usr/bin/gamma name) $(field root/usr/bin/gamma os)/$(field root/usr/bin/gamma osVersion)"
+[ "$STATUS" = 0 ] && [ "$got" = "gamma /" ] && pass "--from-dpkg with a Fedora --os-release: deb packages get no os" ||
+        fail "--from-dpkg with a Fedora --os-release: deb packages get no os" "status $STATUS, got '$got', $(cat err)"
 cp prog outside
 run stamp --from-dpkg root outside
 [ "$STATUS" = 2 ] && grep -q 'outside the root' err && cmp -s outside prog && pass "a FILE outside the root: exit 2, untouched" ||

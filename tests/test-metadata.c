@@ -199,9 +199,10 @@ static void test_dlopen(void) {
         pkgnote_info_free(NULL);
 }
 
-/* Composes metadata under ROOT from a document (may be NULL) and fields
- * given as key, value pairs; returns the JSON or NULL. */
-static char *compose(const char *root, const char *doc, const char *nevra, ...) {
+/* Composes metadata with the os-release OSR (a root directory, or with a
+ * leading '@' a file) from a document (may be NULL), an rpm NEVRA (may be
+ * NULL) and fields given as key, value pairs; returns the JSON or NULL. */
+static char *compose(const char *osr, const char *doc, const char *nevra, ...) {
         pkgnote_compose *c;
         char *json = NULL;
         if (pkgnote_compose_new(&c) < 0)
@@ -215,7 +216,8 @@ static char *compose(const char *root, const char *doc, const char *nevra, ...) 
                 r = pkgnote_compose_set(c, k, va_arg(ap, const char *));
         va_end(ap);
         if (r >= 0)
-                r = pkgnote_compose_os_release(c, root, 1);
+                r = osr && osr[0] == '@' ? pkgnote_compose_os_release_file(c, osr + 1)
+                                         : pkgnote_compose_os_release(c, osr, 1);
         if (r >= 0)
                 r = pkgnote_compose_json(c, &json);
         pkgnote_compose_free(c);
@@ -229,44 +231,147 @@ static char *compose(const char *root, const char *doc, const char *nevra, ...) 
                 free(_j);                                                              \
         } while (0)
 
+/* Writes TEXT to DIR/NAME; returns the path in BUF. */
+static const char *write_file(char *buf, size_t size, const char *dir, const char *name, const char *text) {
+        snprintf(buf, size, "%s/%s", dir, name);
+        FILE *f = fopen(buf, "w");
+        CHECK(f != NULL);
+        if (f) {
+                fputs(text, f);
+                fclose(f);
+        }
+        return buf;
+}
+
 static void test_compose_precedence(void) {
         char dir[] = "/tmp/test-metadata.XXXXXX";
         CHECK(mkdtemp(dir) != NULL);
         char path[256];
         snprintf(path, sizeof path, "%s/etc", dir);
         CHECK_INT(mkdir(path, 0755), 0);
-        snprintf(path, sizeof path, "%s/etc/os-release", dir);
-        FILE *f = fopen(path, "w");
-        CHECK(f != NULL);
-        if (!f)
-                return;
-        fputs("ID=debian\nVERSION_ID=\"12\"\nCPE_NAME=cpe:/o:debian:debian_linux:12\n", f);
-        fclose(f);
+        write_file(path, sizeof path, dir, "etc/os-release",
+                   "ID=debian\nVERSION_ID=\"12\"\nCPE_NAME=cpe:/o:debian:debian_linux:12\n");
 
         const char *fedora = "{\"type\":\"rpm\",\"os\":\"fedora\",\"name\":\"hello\",\"version\":\"1.0-1.fc40\"}";
         CHECK_COMPOSE(fedora, dir, fedora, NULL);
         CHECK_COMPOSE("{\"type\":\"rpm\",\"os\":\"fedora\",\"name\":\"a\"}", dir, NULL, NULL, "type", "rpm", "os",
                       "fedora", "name", "a");
-        CHECK_COMPOSE("{\"os\":\"debian\",\"osVersion\":\"12\"}", dir, NULL, NULL, "os", "debian");
-        CHECK_COMPOSE("{\"os\":\"debian\",\"osVersion\":\"12\",\"name\":\"a\"}", dir, NULL, NULL, "name", "a");
-        CHECK_COMPOSE("{\"n\":1,\"os\":\"debian\",\"osVersion\":\"12\"}", dir, "{\"n\":1}", NULL);
-        CHECK_COMPOSE("{\"os\":\"debian\",\"osVersion\":\"12\",\"osCpe\":\"cpe:/o:debian:debian_linux:12\"}", dir,
-                      NULL, NULL, "osCpe", "auto");
+        /* A stated os takes no osVersion, not even from its own os-release. */
+        CHECK_COMPOSE("{\"os\":\"debian\"}", dir, NULL, NULL, "os", "debian");
+        CHECK_COMPOSE("{\"type\":\"deb\",\"os\":\"debian\",\"osVersion\":\"12\",\"name\":\"a\"}", dir, NULL, NULL,
+                      "type", "deb", "name", "a");
+        /* Without a type, or of a type not Debian's, nothing is filled. */
+        CHECK_COMPOSE("{\"name\":\"a\"}", dir, NULL, NULL, "name", "a");
+        CHECK_COMPOSE("{\"type\":\"rpm\",\"name\":\"a\"}", dir, NULL, NULL, "type", "rpm", "name", "a");
+        CHECK_COMPOSE("{\"type\":\"generic\",\"name\":\"a\"}", dir, NULL, NULL, "type", "generic", "name", "a");
+        CHECK_COMPOSE("{\"type\":\"rpm\",\"name\":\"n\",\"version\":\"1-2\",\"architecture\":\"noarch\"}", dir, NULL,
+                      "n-1-2.noarch");
+        /* A document gets nothing added: not even with a matching type. */
+        CHECK_COMPOSE("{\"n\":1}", dir, "{\"n\":1}", NULL);
+        CHECK_COMPOSE("{\"name\":\"a\",\"type\":\"deb\"}", dir, "{\"name\":\"a\",\"type\":\"deb\"}", NULL);
+        CHECK_COMPOSE("{\"name\":\"a\",\"type\":\"deb\"}", dir, "{\"name\":\"a\"}", NULL, "type", "deb");
+        CHECK_COMPOSE("{\"type\":\"deb\",\"os\":\"debian\",\"osVersion\":\"12\",\"osCpe\":\"cpe:/o:debian:debian_linux:12\"}",
+                      dir, NULL, NULL, "type", "deb", "osCpe", "auto");
+        CHECK_COMPOSE("{\"os\":\"debian\",\"osCpe\":\"cpe:/o:debian:debian_linux:12\"}", dir, NULL, NULL, "os",
+                      "debian", "osCpe", "auto");
         CHECK(compose(dir, NULL, NULL, "os", "fedora", "osCpe", "auto", NULL) == NULL);
         CHECK(strstr(pkgnote_last_error(), "not for os 'fedora'") != NULL);
+        CHECK(compose(dir, NULL, NULL, "type", "rpm", "osCpe", "auto", NULL) == NULL);
+        CHECK(strstr(pkgnote_last_error(), "whose packages are deb") != NULL);
         CHECK_COMPOSE("{\"name\":\"cli\",\"os\":\"x\",\"type\":\"rpm\",\"version\":\"1-2\",\"architecture\":\"noarch\"}",
                       dir, "{\"name\":\"doc\",\"os\":\"x\"}", "n-1-2.noarch", "name", "cli");
         CHECK(compose(dir, "{\"name\":1}", NULL, NULL) == NULL);
         CHECK(compose(dir, NULL, NULL, "name", "", NULL) == NULL);
         CHECK(compose(dir, NULL, NULL, "nme", "x", NULL) == NULL);
 
+        /* A file named instead of a root. */
+        char alpine[300], file[320];
+        write_file(alpine, sizeof alpine, dir, "alpine", "ID=alpine\nVERSION_ID=3.20.1\n");
+        snprintf(file, sizeof file, "@%s", alpine);
+        CHECK_COMPOSE("{\"type\":\"apk\",\"os\":\"alpine\",\"osVersion\":\"3.20.1\"}", file, NULL, NULL, "type", "apk");
+        CHECK_COMPOSE("{\"type\":\"deb\"}", file, NULL, NULL, "type", "deb");
+        snprintf(file, sizeof file, "@%s/missing", dir);
+        CHECK(compose(file, NULL, NULL, "type", "apk", NULL) == NULL);
+        CHECK(strstr(pkgnote_last_error(), "missing") != NULL);
+        unlink(alpine);
+
         snprintf(path, sizeof path, "%s/etc/os-release", dir);
         unlink(path);
         snprintf(path, sizeof path, "%s/etc", dir);
         rmdir(path);
-        /* An explicit root must have one. */
-        CHECK(compose(dir, NULL, NULL, "name", "a", NULL) == NULL);
+        /* An explicit root must have one, when the rule reads it. */
+        CHECK(compose(dir, NULL, NULL, "type", "deb", NULL) == NULL);
+        CHECK_COMPOSE("{\"type\":\"generic\"}", dir, NULL, NULL, "type", "generic");
         rmdir(dir);
+}
+
+/* Each distribution's package format, by ID or ID_LIKE. */
+static void test_os_release_package_type(void) {
+        static const struct {
+                const char *text, *type;
+        } cases[] = {
+                {"ID=debian\n", "deb"},
+                {"ID=ubuntu\nID_LIKE=debian\n", "deb"},
+                {"ID=linuxmint\nID_LIKE=\"ubuntu debian\"\n", "deb"},
+                {"ID=kali\nID_LIKE=debian\n", "deb"},
+                {"ID=fedora\n", "rpm"},
+                {"ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\"\n", "rpm"},
+                {"ID=\"almalinux\"\n", "rpm"},
+                {"ID=\"opensuse-tumbleweed\"\nID_LIKE=\"opensuse suse\"\n", "rpm"},
+                {"ID=\"sles\"\nID_LIKE=\"suse\"\n", "rpm"},
+                {"ID=azurelinux\n", "rpm"},
+                {"ID=mariner\n", "rpm"},
+                {"ID=\"amzn\"\nID_LIKE=\"fedora\"\n", "rpm"},
+                {"ID=alpine\n", "apk"},
+                {"ID=postmarketos\nID_LIKE=alpine\n", "apk"},
+                {"ID=arch\n", "alpm"},
+                {"ID=manjaro\nID_LIKE=arch\n", "alpm"},
+                /* ID decides over ID_LIKE; unknown words are skipped. */
+                {"ID=fedora\nID_LIKE=debian\n", "rpm"},
+                {"ID=mydistro\nID_LIKE=\"  nosuch  ubuntu \"\n", "deb"},
+                {"ID=gentoo\n", NULL},
+                {"ID=nixos\n", NULL},
+                {"ID_LIKE=debian-ish\n", NULL},
+                {"NAME=x\n", NULL},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                pkgnote_os_release *o = NULL;
+                CHECK_INT(pkgnote_os_release_parse(cases[i].text, strlen(cases[i].text), &o), 0);
+                const char *t = pkgnote_os_release_package_type(o);
+                if (cases[i].type)
+                        CHECK_STR(t, cases[i].type);
+                else
+                        CHECK(t == NULL);
+                pkgnote_os_release_free(o);
+        }
+        CHECK(pkgnote_os_release_package_type(NULL) == NULL);
+}
+
+/* A --metadata document comes out as written when it is compact: the
+ * numbers too (0.1 is not 0.10000000000000001), strings in raw UTF-8. */
+static void test_document_exact(void) {
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+                {"{\"type\":\"generic\",\"name\":\"esbuild\",\"version\":\"0.28.2\"}",
+                 "{\"type\":\"generic\",\"name\":\"esbuild\",\"version\":\"0.28.2\"}"},
+                {"{\"z\":1,\"a\":0.1,\"m\":[2.5,-3,1.5e300,-1e-7],\"b\":100000.0,\"c\":true,\"d\":null}",
+                 "{\"z\":1,\"a\":0.1,\"m\":[2.5,-3,1.5e300,-1e-7],\"b\":100000.0,\"c\":true,\"d\":null}"},
+                /* Canonical form: no whitespace, no \u escapes or "\/". */
+                {"{ \"name\" : \"caf\\u00e9\\/x\",\n \"n\": 2.50 }", "{\"name\":\"café/x\",\"n\":2.5}"},
+                /* The same value, in 17 digits when one real needs them. */
+                {"{\"a\":0.30000000000000004}", "{\"a\":0.30000000000000004}"},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                pkgnote_compose *c = NULL;
+                char *json = NULL;
+                CHECK_INT(pkgnote_compose_new(&c), 0);
+                CHECK_INT(pkgnote_compose_document(c, cases[i].in, strlen(cases[i].in)), 0);
+                CHECK_INT(pkgnote_compose_json(c, &json), 0);
+                CHECK_STR(json, cases[i].out);
+                free(json);
+                pkgnote_compose_free(c);
+        }
 }
 
 int main(void) {
@@ -278,5 +383,7 @@ int main(void) {
         RUN(test_truncated_prefixes);
         RUN(test_dlopen);
         RUN(test_compose_precedence);
+        RUN(test_os_release_package_type);
+        RUN(test_document_exact);
         return test_summary();
 }

@@ -50,16 +50,21 @@ const char meta_opts_help[] =
                "                              may be repeated, later documents replace keys of\n"
                "                              earlier ones in place\n"
                "      --root DIR              read os-release below DIR\n"
+               "      --os-release FILE       read os-release from FILE (not with --root)\n"
                "      --no-os-release         do not read os-release\n"
                "\n"
-               "Precedence, highest first: the key options, --rpm, --metadata (taken\n"
-               "verbatim, key order included), os-release.  os-release (DIR/etc/os-release,\n"
-               "else DIR/usr/lib/os-release; DIR is / without --root) gives os and osVersion\n"
-               "only when no os was given at all, osVersion alone when --os equals its ID,\n"
-               "and osCpe only for --os-cpe auto.  Keys follow the documents' order, then\n"
-               "type, os, osVersion, name, version, architecture, osCpe, appCpe,\n"
-               "debugInfoUrl.  See pkgnote(1), METADATA PRECEDENCE.  Values are UTF-8 and may\n"
-               "not contain control characters.\n"
+               "Precedence, highest first: the key options, --rpm, --metadata.  A --metadata\n"
+               "document is written exactly as given (keys, values, key order; compact,\n"
+               "raw UTF-8): nothing is added to it but what key options or --rpm state.\n"
+               "os-release (--os-release FILE, else DIR/etc/os-release, else\n"
+               "DIR/usr/lib/os-release; DIR is / without --root) fills os and osVersion\n"
+               "only without --metadata, without --os, and when the type is the package\n"
+               "format of the distribution it describes (deb on Debian, Ubuntu and their\n"
+               "derivatives, rpm on Fedora, RHEL, SUSE, ..., apk on Alpine, alpm on Arch;\n"
+               "never generic); osCpe only for --os-cpe auto.  Keys follow the documents'\n"
+               "order, then type, os, osVersion, name, version, architecture, osCpe,\n"
+               "appCpe, debugInfoUrl.  See pkgnote(1), METADATA PRECEDENCE.  Values are\n"
+               "UTF-8 and may not contain control characters.\n"
                "\n";
 
 static int fail_lib(const struct meta_opts *o, const char *what, int err) {
@@ -92,6 +97,7 @@ bool meta_opts_handle(struct meta_opts *o, int c, const char *arg) {
         case META_OPT_RPM: o->rpm = arg; return true;
         case META_OPT_METADATA: o->metadata[o->n_metadata++] = arg; return true;
         case META_OPT_ROOT: o->root = arg; return true;
+        case META_OPT_OS_RELEASE: o->os_release = arg; return true;
         case META_OPT_NO_OS_RELEASE: o->no_os_release = true; return true;
         default: return false;
         }
@@ -160,8 +166,14 @@ int meta_opts_build_json_for(struct meta_opts *o, const struct meta_file *f, cha
                         r = fail_lib(o, key_options[k].option, r);
                         goto finish;
                 }
-        const char *root = o->root ? o->root : f ? f->root : NULL;
+        if (o->root && o->os_release) {
+                r = tool_fail("%s: --root and --os-release both say which os-release to read", o->cmd);
+                goto finish;
+        }
+        /* The command's choice of os-release over the file's root. */
+        const char *root = o->root ? o->root : f && !o->os_release ? f->root : NULL;
         if ((r = pkgnote_compose_os_release(c, root, !o->no_os_release)) < 0 ||
+            (r = pkgnote_compose_os_release_file(c, o->os_release)) < 0 ||
             (r = pkgnote_compose_json(c, ret)) < 0) {
                 /* The library's message names the source. */
                 r = tool_fail("%s: %s", o->cmd, pkgnote_last_error());

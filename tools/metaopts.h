@@ -24,6 +24,7 @@ enum {
         META_OPT_METADATA,
         META_OPT_ROOT,
         META_OPT_NO_OS_RELEASE,
+        META_OPT_OS_RELEASE,
         META_OPT_END, /* the command's own options start here */
 };
 
@@ -41,7 +42,8 @@ enum {
         {"rpm", required_argument, NULL, META_OPT_RPM},                                \
         {"metadata", required_argument, NULL, META_OPT_METADATA},                      \
         {"root", required_argument, NULL, META_OPT_ROOT},                              \
-        {"no-os-release", no_argument, NULL, META_OPT_NO_OS_RELEASE}
+        {"no-os-release", no_argument, NULL, META_OPT_NO_OS_RELEASE},                  \
+        {"os-release", required_argument, NULL, META_OPT_OS_RELEASE}
 
 #define META_N_KEYS 9
 
@@ -52,6 +54,7 @@ struct meta_opts {
         const char **metadata;
         size_t n_metadata;
         const char *root;
+        const char *os_release; /* --os-release FILE */
         bool no_os_release;
         char **texts; /* the --metadata documents, once read */
         bool warned;
@@ -59,7 +62,8 @@ struct meta_opts {
 
 /* One file's own metadata, for stamp's per-file sources: a JSON document
  * and well-known keys (by META_OPT_TYPE - META_OPT_TYPE ... order), and
- * the root whose os-release applies unless --root or --no-os-release.
+ * the root whose os-release applies unless --root, --os-release or
+ * --no-os-release.
  * WHAT names the source in messages. */
 struct meta_file {
         const char *what;

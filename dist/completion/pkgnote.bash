@@ -12,7 +12,7 @@ _pkgnote() {
         show) opts="--json --field --help" ;;
         generate)
                 opts="--type --name --version --architecture --os --os-version --os-cpe --app-cpe
-                      --debuginfod-url --rpm --metadata --root --no-os-release --format --output
+                      --debuginfod-url --rpm --metadata --root --os-release --no-os-release --format --output
                       --target --linker --ld --ldflags-style --dlopen --help" ;;
         lint) opts="--json --quiet --list-checks --help" ;;
         core) opts="--json --root --no-disk --all-threads --stats --help" ;;
@@ -33,7 +33,7 @@ _pkgnote() {
         --rpm-generator) COMPREPLY=($(compgen -W "requires recommends suggests" -- "$cur")); return ;;
         --linker) COMPREPLY=($(compgen -W "bfd gold lld mold" -- "$cur")); return ;;
         --ldflags-style) COMPREPLY=($(compgen -W "shell make" -- "$cur")); return ;;
-        --type) COMPREPLY=($(compgen -W "rpm deb apk alpm" -- "$cur")); return ;;
+        --type) COMPREPLY=($(compgen -W "rpm deb apk alpm generic" -- "$cur")); return ;;
         --target | -t)
                 COMPREPLY=($(compgen -W "x86_64 i686 aarch64 aarch64_be armhf armel s390x ppc64le ppc64 ppc riscv64 loongarch64 ELF32LE ELF32BE ELF64LE ELF64BE" -- "$cur"))
                 return ;;
@@ -41,7 +41,7 @@ _pkgnote() {
                 COMPREPLY=($(compgen -W "type os osVersion name version architecture osCpe appCpe debugInfoUrl buildId elfType" -- "$cur"))
                 return ;;
         --root | --state-dir | -d | -r) _filedir -d; return ;;
-        --output | -o | --ld | --metadata) _filedir; return ;;
+        --output | -o | --ld | --metadata | --os-release) _filedir; return ;;
         esac
         if [[ $cur == -* ]]; then
                 COMPREPLY=($(compgen -W "$opts" -- "$cur"))

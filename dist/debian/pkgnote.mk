@@ -11,7 +11,9 @@
 # The note says: type deb, name the source package, version its full
 # version (with the epoch, as dpkg-parsechangelog gives it), architecture
 # DEB_HOST_ARCH; os and osVersion are the build environment's os-release
-# ID and VERSION_ID (with no os-release, os is the dpkg vendor, lowercased).
+# ID and VERSION_ID when it describes Debian, Ubuntu or a derivative (ID or
+# ID_LIKE), and none otherwise (pkgnote(1), METADATA PRECEDENCE); with no
+# os-release, os is the dpkg vendor, lowercased.
 #
 # How: when debian/rules is read, an object holding the note is made in
 # debian/.debhelper/pkgnote/ (dh_clean removes it) and its path is added
