@@ -110,16 +110,16 @@ else
 fi
 
 if with_feature archive "a root file system as a .tar.gz"; then
-        # The same root as a tar: the same owners, paths now in the root.
-        tar -C "$R" -czf root.tar.gz .
-        cp out out.tree 2> /dev/null
-        scan root.tar.gz
-        dbinv ""
-        expect_inv "/opt/alpha - n/a alpha@1.0-1
-        /usr/bin/dpkg deb:dpkg@$DPV/dpkg@$DPV True beta@2.0-1.fc40
-        /usr/bin/ls deb:coreutils@$CUV/coreutils@$CUV n/a -
-        $LIBSD deb:libsystemd0@$SDV/systemd@$SDV False systemd@$SDV" \
-                "a root file system as a .tar.gz: the database read from the archive"
+# The same root as a tar: the same owners, paths now in the root.
+tar -C "$R" -czf root.tar.gz .
+cp out out.tree 2> /dev/null
+scan root.tar.gz
+dbinv ""
+expect_inv "/opt/alpha - n/a alpha@1.0-1
+/usr/bin/dpkg deb:dpkg@$DPV/dpkg@$DPV True beta@2.0-1.fc40
+/usr/bin/ls deb:coreutils@$CUV/coreutils@$CUV n/a -
+$LIBSD deb:libsystemd0@$SDV/systemd@$SDV False systemd@$SDV" \
+        "a root file system as a .tar.gz: the database read from the archive"
 fi
 
 # And as a SquashFS image.
@@ -174,39 +174,39 @@ fi
 cp "$LIBSD" "$R/usr/bin/ls"
 
 if with_feature archive "images and container stores: the database as their layers leave it"; then
-        # --- an image whose upper layer changes the database
-        L=$T/lower U=$T/upper
-        mkdir -p "$L" "$U/var/lib/dpkg/info"
-        cp -a "$R/." "$L/"
-        grep -v . /dev/null > "$U/var/lib/dpkg/info/.wh.coreutils.list"  # coreutils' list deleted
-        awk -v v="$SDV" '/^Package: /{p=$2} p=="libsystemd0" && /^Version: /{print "Version: 1.0-1"; next} {print}' \
-                "$R/var/lib/dpkg/status" > "$U/var/lib/dpkg/status"  # libsystemd0 now claims to be 1.0-1
-        python3 "$H/images.py" oci img "$L" "$U" || fatal "cannot build the image"
-        scan oci:img
-        dbinv ""
-        expect_inv "/opt/alpha - n/a alpha@1.0-1
-        /opt/plain - n/a -
-        /usr/bin/dpkg deb:dpkg@$DPV/dpkg@$DPV True beta@2.0-1.fc40
-        /usr/bin/ls - n/a systemd@$SDV
-        $LIBSD deb:libsystemd0@1.0-1/systemd@1.0-1 True systemd@$SDV" \
-                "an OCI image: the database as its layers leave it (a list whited out, the status file replaced)"
+# --- an image whose upper layer changes the database
+L=$T/lower U=$T/upper
+mkdir -p "$L" "$U/var/lib/dpkg/info"
+cp -a "$R/." "$L/"
+grep -v . /dev/null > "$U/var/lib/dpkg/info/.wh.coreutils.list"  # coreutils' list deleted
+awk -v v="$SDV" '/^Package: /{p=$2} p=="libsystemd0" && /^Version: /{print "Version: 1.0-1"; next} {print}' \
+        "$R/var/lib/dpkg/status" > "$U/var/lib/dpkg/status"  # libsystemd0 now claims to be 1.0-1
+python3 "$H/images.py" oci img "$L" "$U" || fatal "cannot build the image"
+scan oci:img
+dbinv ""
+expect_inv "/opt/alpha - n/a alpha@1.0-1
+/opt/plain - n/a -
+/usr/bin/dpkg deb:dpkg@$DPV/dpkg@$DPV True beta@2.0-1.fc40
+/usr/bin/ls - n/a systemd@$SDV
+$LIBSD deb:libsystemd0@1.0-1/systemd@1.0-1 True systemd@$SDV" \
+        "an OCI image: the database as its layers leave it (a list whited out, the status file replaced)"
 
-        # The same image in podman's stores: the database read from the vfs
-        # layer's tree, and through the overlay layers' whiteouts.
-        IMG_INV=$(cat inv)
-        if command -v skopeo > /dev/null; then
-                for d in vfs overlay; do
-                        if ! skopeo copy -q oci:img "containers-storage:[$d@$T/st-$d+$T/run-$d]localhost/db:1" > /dev/null 2> skopeo.err; then
-                                if [ $d = overlay ]; then skip "the image in an overlay store" "skopeo cannot make one here: $(cat skopeo.err)"; continue; fi
-                                fatal "skopeo cannot copy into a $d store: $(cat skopeo.err)"
-                        fi
-                        scan "containers-storage:[$d@$T/st-$d]localhost/db:1"
-                        dbinv ""
-                        expect_inv "$IMG_INV" "the image in the $d container store: the same owners as its layout"
-                done
-        else
-                missing "the image in container stores" skopeo
-        fi
+# The same image in podman's stores: the database read from the vfs
+# layer's tree, and through the overlay layers' whiteouts.
+IMG_INV=$(cat inv)
+if command -v skopeo > /dev/null; then
+        for d in vfs overlay; do
+                if ! skopeo copy -q oci:img "containers-storage:[$d@$T/st-$d+$T/run-$d]localhost/db:1" > /dev/null 2> skopeo.err; then
+                        if [ $d = overlay ]; then skip "the image in an overlay store" "skopeo cannot make one here: $(cat skopeo.err)"; continue; fi
+                        fatal "skopeo cannot copy into a $d store: $(cat skopeo.err)"
+                fi
+                scan "containers-storage:[$d@$T/st-$d]localhost/db:1"
+                dbinv ""
+                expect_inv "$IMG_INV" "the image in the $d container store: the same owners as its layout"
+        done
+else
+        missing "the image in container stores" skopeo
+fi
 fi
 
 # --- SBOMs: objects without a note appear as their database package's
