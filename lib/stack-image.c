@@ -138,7 +138,11 @@ int pn_core_module_image(const pkgnote_core *c, const uint8_t *raw, uint64_t raw
                 have = l->off + want > have ? l->off + want : have;
         }
         uint64_t sh_len = (uint64_t)shnum * shentsize;
-        if (have < eh_size || have < phoff + ph_len) {
+        /* The layout must put back the header it was read from: program
+         * headers that map offset 0 elsewhere describe no image of this
+         * module. */
+        if (have < eh_size || have < phoff + ph_len || memcmp(img, eh, eh_size) ||
+            memcmp(img + phoff, ph, (size_t)ph_len)) {
                 free(img);
                 goto out;
         }
