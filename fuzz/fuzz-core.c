@@ -2,13 +2,15 @@
 /*
  * Fuzzes the core reader: bytes -> pkgnote_core_from_memory (disk reading
  * off) -> process facts, threads, every module with its build-id, source,
- * reason and package notes, the problems -> every accessor, and the
- * JSON report (parsed back).
+ * reason and package notes, the problems -> every accessor, the JSON
+ * report (parsed back), and each module's image as the unwinder rebuilds
+ * it from the dumped pages (no libdw needed: the image is only built).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
 #include "pkgnote.h"
 #include "touch.h"
 
@@ -80,6 +82,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 const pkgnote_info *info = pkgnote_module_info(m);
                 if (info)
                         touch_info_and_copy(info);
+                uint8_t *img;
+                size_t img_len;
+                int r = pn_core_module_image(c, buf, size, pkgnote_module_start(m), &img, &img_len);
+                if (r > 0) {
+                        if (img_len < 52 || memcmp(img, "\177ELF", 4))
+                                abort(); /* an image starts with the module's ELF header */
+                        touch(img, img_len);
+                        free(img);
+                } else if (r < 0 && r != -ENOMEM)
+                        abort();
         }
         if (pkgnote_core_module(c, n))
                 abort();

@@ -79,8 +79,10 @@ struct found {
 };
 
 /* The extent of the module whose header page is at ADDR: its PT_LOADs
- * from the dumped page, biased.  False when it is no module of this core. */
-static bool header_extent(pkgnote_core *c, uint64_t addr, uint64_t *end, uint64_t *bias) {
+ * from the dumped page, biased, and how many bytes its ELF header and
+ * program headers take from ADDR.  False when it is no module of this
+ * core. */
+static bool header_extent(pkgnote_core *c, uint64_t addr, uint64_t *end, uint64_t *bias, uint64_t *hdr_len) {
         const uint8_t *h = mem(c, addr, c->is64 ? 64 : 52);
         if (!h || memcmp(h, ELFMAG, SELFMAG) || h[EI_CLASS] != (c->is64 ? ELFCLASS64 : ELFCLASS32) ||
             h[EI_DATA] != (c->be ? ELFDATA2MSB : ELFDATA2LSB))
@@ -114,7 +116,21 @@ static bool header_extent(pkgnote_core *c, uint64_t addr, uint64_t *end, uint64_
                 return false;
         *bias = addr - lo;
         *end = addr + (hi - lo);
+        uint64_t ph_end = phoff + (uint64_t)phnum * phentsize, eh = c->is64 ? 64 : 52;
+        *hdr_len = ph_end > eh ? ph_end : eh;
         return true;
+}
+
+/* Whether the header at ADDR is the one at PREV again, byte for byte: the
+ * same file mapped a second time from offset 0.  A small program's data
+ * segment shares the file's first page with its text (testfile69: text at
+ * 0x400000, data at file offset 0xe10 mapped at 0x600e10), so the page at
+ * 0x600000 starts with the ELF header too; it is that module's second
+ * mapping, not a module.  eu-unstrip skips it alike (the segments inside a
+ * module it has found are that module's). */
+static bool same_header(pkgnote_core *c, uint64_t prev, uint64_t addr, uint64_t len) {
+        const uint8_t *a = mem(c, prev, len), *b = mem(c, addr, len);
+        return a && b && !memcmp(a, b, (size_t)len);
 }
 
 /* r_debug from the executable's PT_DYNAMIC (DT_DEBUG), or 0. */
@@ -203,20 +219,37 @@ int pn_core_discover_modules(pkgnote_core *c, pn_core_add_fn add) {
         const pkgnote_phdr *ph;
         int nph = pkgnote_elf_phdrs(c->view, &ph);
         size_t loads = 0;
+        /* The last module found by its header: the kernel writes PT_LOADs
+         * in address order, so a module's later mappings follow it. */
+        uint64_t last_start = 0, last_end = 0, last_len = 0;
         for (int i = 0; r >= 0 && i < nph && loads < MAX_LOADS; i++) {
                 if (ph[i].type != PT_LOAD || ph[i].filesz < 64)
                         continue;
                 loads++;
-                uint64_t start = ph[i].vaddr, end, bias;
-                if (start == c->auxv_vdso || !header_extent(c, start, &end, &bias))
+                uint64_t start = ph[i].vaddr, end, bias, hdr_len;
+                if (start == c->auxv_vdso || !header_extent(c, start, &end, &bias, &hdr_len))
                         continue;
+                if (last_end && start > last_start && start < last_end && hdr_len == last_len &&
+                    same_header(c, last_start, start, hdr_len))
+                        continue;
+                last_start = start;
+                last_end = end;
+                last_len = hdr_len;
+                /* The link_map entry whose dynamic section (l_ld, an
+                 * address) lies in the module names it.  Its load bias
+                 * (l_addr) is no name: prelinked libraries all have bias 0
+                 * (testcore-rtlib-ppc: libc, libpthread, librt, ld.so), as
+                 * has the executable, so it serves only when no l_ld fits
+                 * and is not 0. */
                 const char *name = NULL, *how = "elf-header";
-                for (size_t k = 0; k < n_chain && !name; k++)
-                        if (!named[k] && (chain[k].bias == bias || (chain[k].ld >= start && chain[k].ld < end))) {
-                                name = chain[k].name;
-                                named[k] = true;
-                                how = "link-map";
-                        }
+                for (int pass = 0; pass < 2 && !name; pass++)
+                        for (size_t k = 0; k < n_chain && !name; k++)
+                                if (!named[k] && (pass == 0 ? chain[k].ld >= start && chain[k].ld < end
+                                                            : bias != 0 && chain[k].bias == bias)) {
+                                        name = chain[k].name;
+                                        named[k] = true;
+                                        how = "link-map";
+                                }
                 char fallback[64];
                 char *exe = NULL;
                 bool main = (c->auxv_phdr >= start && c->auxv_phdr < end) || (c->auxv_entry >= start && c->auxv_entry < end);

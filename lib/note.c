@@ -171,6 +171,24 @@ static bool segment_stale(const pkgnote_elf *e, const pkgnote_phdr *p, const pkg
         return false;
 }
 
+/* The allocated SHT_NOBITS section at an address of PT_NOTE P, or NULL.
+ * Older strip and objcopy turned a debug file's note sections into
+ * SHT_NOBITS (elfutils' testfile15.debug: .note.ABI-tag at the PT_NOTE's
+ * address has no bytes, and the PT_NOTE's offset holds .stab), so no note
+ * section names another offset; yet a segment's bytes are in the file and
+ * a section without file bytes cannot lie among them.  TLS sections are
+ * not counted: .tbss shares its addresses with the sections after it. */
+static const pkgnote_shdr *segment_in_nobits(const pkgnote_elf *e, const pkgnote_phdr *p, const pkgnote_shdr *s,
+                                             int ns) {
+        if (e->type == ET_CORE || p->vaddr == 0 || p->filesz == 0 || p->vaddr > UINT64_MAX - p->filesz)
+                return NULL;
+        for (int i = 0; i < ns; i++)
+                if (s[i].type == SHT_NOBITS && (s[i].flags & SHF_ALLOC) && !(s[i].flags & SHF_TLS) && s[i].size &&
+                    s[i].addr < p->vaddr + p->filesz && p->vaddr - s[i].addr < s[i].size)
+                        return &s[i];
+        return NULL;
+}
+
 static int read_notes(pkgnote_elf *e) {
         size_t cap = 0;
         int r;
@@ -185,6 +203,15 @@ static int read_notes(pkgnote_elf *e) {
                             asprintf(&e->notes_warning,
                                      "PT_NOTE at offset 0x%llx holds no note section: the program headers describe another file (a separate debug file?); notes were read from the sections",
                                      (unsigned long long)p->offset) < 0)
+                                e->notes_warning = NULL;
+                        continue;
+                }
+                const pkgnote_shdr *nobits = ns > 0 ? segment_in_nobits(e, p, s, ns) : NULL;
+                if (nobits) {
+                        if (!e->notes_warning &&
+                            asprintf(&e->notes_warning,
+                                     "PT_NOTE at offset 0x%llx lies in section %s, which has no bytes in this file (SHT_NOBITS): the program headers describe another file (a separate debug file?); notes were read from the sections",
+                                     (unsigned long long)p->offset, nobits->name[0] ? nobits->name : "(unnamed)") < 0)
                                 e->notes_warning = NULL;
                         continue;
                 }

@@ -115,7 +115,7 @@ static void put_record(FILE *out, struct record r, const char *const str[REC_STR
         X(dwfl_report_begin) X(dwfl_report_end) X(dwfl_report_module)                                 \
         X(dwfl_thread_getframes) X(dwfl_thread_tid) X(dwarf_attr) X(dwarf_attr_integrate)             \
         X(dwarf_filesrc) X(dwarf_formstring) X(dwarf_formudata) X(dwarf_getscopes)                    \
-        X(dwarf_getsrcfiles) X(dwarf_tag) X(elf_begin) X(elf_memory) X(elf_version)
+        X(dwarf_getsrcfiles) X(dwarf_tag) X(elf_begin) X(elf_memory) X(elf_rawfile) X(elf_version)
 static struct {
 #define FIELD(f) __typeof__(f) *f;
         DW_FUNCS(FIELD)
@@ -179,6 +179,7 @@ struct modstate {
 /* State of the child, for libdwfl's callbacks. */
 static struct {
         const pkgnote_core *core;
+        Elf *core_elf; /* libelf's view of the core: its bytes, for module images */
         pkgnote_stack_options o;
         int rootfd;
         bool no_disk;
@@ -282,25 +283,44 @@ static int build_id_check(int fd, const char *want) {
         return r;
 }
 
+/* The module's image from the core's dumped pages (stack-image.c), for
+ * libelf: the vDSO's whole, a program's text when the kernel dumped it.
+ * Kept until the child exits, as libdwfl holds on to it. */
+static Elf *image_from_core(const pkgnote_module *m) {
+        size_t raw_size = 0;
+        const char *raw = u.core_elf ? dw.elf_rawfile(u.core_elf, &raw_size) : NULL;
+        uint8_t *img;
+        size_t len;
+        if (!raw || pn_core_module_image(u.core, (const uint8_t *)raw, raw_size, m->start, &img, &len) <= 0)
+                return NULL;
+        Elf *elf = dw.elf_memory((char *)img, len);
+        if (!elf)
+                free(img);
+        return elf;
+}
+
 /* Opens the module's file as the core reader does: inside the root, a
- * regular file, and only when its build-id is the core's. */
+ * regular file, and only when its build-id is the core's; else, and for
+ * the vDSO, the module as the core holds it. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
                     Elf **elfp) {
         (void)mod;
         (void)userdata;
         *elfp = NULL;
         const pkgnote_module *m = module_named(name, base);
-        if (u.no_disk || !m || m->is_vdso || !m->build_id)
+        if (!m)
                 return -1;
-        int fd = pn_open_in_root(u.rootfd, m->path);
-        if (fd < 0)
-                return -1;
-        if (build_id_check(fd, m->build_id) != 0) {
-                close(fd);
-                return -1;
+        if (!u.no_disk && !m->is_vdso && m->build_id) {
+                int fd = pn_open_in_root(u.rootfd, m->path);
+                if (fd >= 0 && build_id_check(fd, m->build_id) == 0) {
+                        *file_name = strdup(m->path);
+                        return fd;
+                }
+                if (fd >= 0)
+                        close(fd);
         }
-        *file_name = strdup(m->path);
-        return fd;
+        *elfp = image_from_core(m);
+        return -1;
 }
 
 /* An http or https URL without spaces or control characters: a note's
@@ -891,6 +911,7 @@ static void unwind_child(int outfd, const pkgnote_core *c, const pkgnote_stack_o
                 Elf *elf = c->src ? dw.elf_begin(decompress_core(c), ELF_C_READ_MMAP, NULL)
                            : v->mem ? dw.elf_memory((char *)(uintptr_t)v->mem, (size_t)v->size)
                                     : dw.elf_begin(v->fd, ELF_C_READ_MMAP, NULL);
+                u.core_elf = elf;
                 dwfl = elf ? dw.dwfl_begin(&core_callbacks) : NULL;
                 if (!dwfl)
                         child_fail("cannot read the core");

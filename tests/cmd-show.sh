@@ -208,4 +208,45 @@ s = [l for l in lines if "summary" in l][0]["summary"]
 assert s["malformed"] == 0 and s["withNote"] == s["objects"], s
 ' && pass "bug-debug-file-malformed: scan counts none malformed" || fail "bug-debug-file-malformed: scan counts none malformed" "$(tail -n 1 out)"
 
+# Regression: older strip and objcopy made a debug file's note sections
+# SHT_NOBITS, its PT_NOTE still pointing at their offset, where other
+# bytes lie now (elfutils' testfile15.debug; tests/cmd-elfutils-corpus.sh
+# reads that one).  Made here as they made it: objcopy's debug file of
+# prog, the note sections at the PT_NOTE's start turned SHT_NOBITS over
+# junk, the package note's section kept.  show exited 2 on the junk;
+# readelf -n reads the sections, and so does pkgnote, with a warning.
+objcopy --only-keep-debug dbg/prog nobits.debug || fatal "objcopy --only-keep-debug failed"
+python3 - nobits.debug .note.package <<'PY' || fatal "cannot make nobits.debug"
+import struct, sys
+path, keep = sys.argv[1], sys.argv[2]
+b = bytearray(open(path, "rb").read())
+assert b[4] == 2 and b[5] == 1, "an ELF64 little-endian file is expected"
+phoff, shoff = struct.unpack_from("<QQ", b, 32)
+phentsize, phnum, shentsize, shnum, shstrndx = struct.unpack_from("<HHHHH", b, 54)
+stroff, = struct.unpack_from("<Q", b, shoff + shstrndx * shentsize + 24)
+def name(i):
+    n, = struct.unpack_from("<I", b, shoff + i * shentsize)
+    return bytes(b[stroff + n:b.index(0, stroff + n)]).decode()
+pt_note = [struct.unpack_from("<Q", b, phoff + i * phentsize + 16)[0]
+           for i in range(phnum) if struct.unpack_from("<I", b, phoff + i * phentsize)[0] == 4]
+done = 0
+for i in range(shnum):
+    o = shoff + i * shentsize
+    typ, = struct.unpack_from("<I", b, o + 4)
+    addr, off, size = struct.unpack_from("<QQQ", b, o + 16)
+    if typ == 7 and name(i) != keep and addr in pt_note:
+        struct.pack_into("<I", b, o + 4, 8)  # SHT_NOTE -> SHT_NOBITS
+        b[off:off + size] = b"\xa5" * size
+        done += 1
+assert done, "no note section starts a PT_NOTE"
+open(path, "wb").write(b)
+PY
+readelf -nW nobits.debug 2> /dev/null | grep -q '"name":"hello"' || fatal "readelf does not see the package note in nobits.debug"
+run show --json nobits.debug
+expect_status 0 "debug-file-nobits-notes: show reads a debug file whose PT_NOTE lies in SHT_NOBITS sections"
+python3 -c 'import json; d=json.load(open("out")); assert d["packages"][0]["name"] == "hello", d' &&
+        pass "debug-file-nobits-notes: the package note from its section, as readelf -n reads it" ||
+        fail "debug-file-nobits-notes: the package note from its section, as readelf -n reads it" "$(cat out err)"
+expect_err "which has no bytes in this file (SHT_NOBITS)" "debug-file-nobits-notes: show says why the PT_NOTE was passed over"
+
 finish

@@ -625,6 +625,44 @@ static void test_bug_no_nt_file_lists_no_modules(void) {
         }
 }
 
+/* The unwinder's image of a module without its file (stack-image.c):
+ * the module's bytes as the core holds them, laid out at their file
+ * offsets, ending at the first byte the core did not dump; nothing when
+ * the header page is absent. */
+static void test_module_image_from_dumped_pages(void) {
+        for (int v = 0; v < 4; v++) {
+                bool is64 = v & 1, be = v & 2;
+                struct cb_spec s;
+                base_spec(&s, is64, be);
+                size_t full = 0;
+                for (int dumped = 0; dumped < 3; dumped++) {
+                        /* The whole page; all but the last 8 bytes of the
+                         * module's PT_LOAD (its notes' end); none of it. */
+                        s.maps[0].data = dumped == 2 ? NULL : page_exe;
+                        s.maps[0].data_len = dumped == 0 ? 4096 : dumped == 1 ? full - 8 : 0;
+                        pkgnote_core *c = open_spec(&s, 0);
+                        if (!c)
+                                continue;
+                        uint8_t *img = NULL;
+                        size_t len = 0;
+                        int r = pn_core_module_image(c, core_buf, core_len, EXE_BASE, &img, &len);
+                        if (dumped == 2)
+                                CHECK_INT(r, 0);
+                        else {
+                                CHECK_INT(r, 1);
+                                if (dumped == 0)
+                                        full = len;
+                                CHECK(len > (is64 ? 64u + 8 : 52u + 8) && len <= 4096);
+                                if (dumped == 1)
+                                        CHECK_INT(len, full - 8);
+                                CHECK(img && memcmp(img, page_exe, len) == 0);
+                        }
+                        free(img);
+                        pkgnote_core_free(c);
+                }
+        }
+}
+
 /* A file mapped at offset 0 whose PT_LOAD holds nothing: the kernel dumps
  * the first page of every readable offset-0 file mapping that starts with
  * an ELF header (coredump_filter bit 4, evidently on since the other
@@ -1049,6 +1087,7 @@ int main(void) {
         RUN(test_file_note_hostile);
         RUN(test_file_note_hostile_paths);
         RUN(test_module_headers_hostile);
+        RUN(test_module_image_from_dumped_pages);
         RUN(test_loads_unordered_overlapping);
         RUN(test_core_note_segment_hostile);
         RUN(test_prpsinfo_layouts);
