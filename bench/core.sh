@@ -18,7 +18,8 @@
 # (PKGNOTE_MAX_PHDRS, PKGNOTE_MAX_MAPPINGS).  Bound: n log n in N (the
 # loads are indexed once, each mapping a binary search).  OLD_PKGNOTE, when
 # set, names a build to time beside it (one that walked every load for each
-# mapping), each run cut off after HOSTILE_CAP seconds (default 300).
+# mapping; OLD_LABEL its column's title), each run cut off after
+# HOSTILE_CAP seconds (default 300).
 #
 # Goals: >= 10x faster than systemd-analyze (without the stack: the same
 # job), < 1 MiB read from the core, compressed <= 1.2x the time of zstd -dc,
@@ -42,14 +43,14 @@ hostile_cores() {
         echo "hostile cores: N PT_LOADs, NT_FILE with N mappings of one file, nothing dumped (tests/core/hostile-core.c);"
         echo "pkgnote core --json --no-stack, wall time of one run; bound: n log n in N"
         echo
-        printf '%-10s %10s %14s %16s\n' N "core MiB" pkgnote "${OLD_PKGNOTE:+old (walk)}"
+        printf '%-10s %10s %14s %20s\n' N "core MiB" pkgnote "${OLD_PKGNOTE:+${OLD_LABEL:-old (walk)}}"
         for n in 10000 100000 262144 $(((1 << max) - 1)); do
                 ./hostile-core hostile.core "$n" "$n"
                 mib=$(($(stat -c %s hostile.core) >> 20))
                 t_new=$(timed "$PKGNOTE" 0)
                 t_old=
                 [ -z "${OLD_PKGNOTE:-}" ] || t_old=$(timed "$OLD_PKGNOTE" "${HOSTILE_CAP:-300}")
-                printf '%-10s %10s %14s %16s\n' "$n" "$mib" "$t_new" "$t_old"
+                printf '%-10s %10s %14s %20s\n' "$n" "$mib" "$t_new" "$t_old"
                 rm -f hostile.core
         done
 }
