@@ -10,6 +10,16 @@
 # eu-stack doing the same with elfutils' own debuginfod client.
 #
 #   bench/core.sh [PKGNOTE]      (default: build/pkgnote; writes bench/results-core.txt)
+#   bench/core.sh --hostile [PKGNOTE]   only the hostile cores below (rewrites
+#                                their section of bench/results-core.txt)
+#
+# Hostile cores (tests/core/hostile-core.c): N PT_LOAD headers and an
+# NT_FILE note of N mappings of one file, no page dumped, up to the limits
+# (PKGNOTE_MAX_PHDRS, PKGNOTE_MAX_MAPPINGS).  Bound: n log n in N (the
+# loads are indexed once, each mapping a binary search).  OLD_PKGNOTE, when
+# set, names a build to time beside it (one that walked every load for each
+# mapping; OLD_LABEL its column's title), each run cut off after
+# HOSTILE_CAP seconds (default 300).
 #
 # Goals: >= 10x faster than systemd-analyze (without the stack: the same
 # job), < 1 MiB read from the core, compressed <= 1.2x the time of zstd -dc,
@@ -19,19 +29,67 @@
 # (default 5) with a warm page cache.  The cores are deleted at the end.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+hostile_only=false
+if [ "${1:-}" = --hostile ]; then
+        hostile_only=true
+        shift
+fi
 PKGNOTE=$(realpath "${1:-$here/../build/pkgnote}")
+
+# hostile_cores: the table of the hostile cores, on standard output.
+hostile_cores() {
+        cc -O2 -I"$here/../include" -o hostile-core "$here/../tests/core/hostile-core.c"
+        max=$(sed -n 's/^#define PKGNOTE_MAX_MAPPINGS (1u << \([0-9]*\)).*/\1/p' "$here/../include/pkgnote.h")
+        echo "hostile cores: N PT_LOADs, NT_FILE with N mappings of one file, nothing dumped (tests/core/hostile-core.c);"
+        echo "pkgnote core --json --no-stack, wall time of one run; bound: n log n in N"
+        echo
+        printf '%-10s %10s %14s %20s\n' N "core MiB" pkgnote "${OLD_PKGNOTE:+${OLD_LABEL:-old (walk)}}"
+        for n in 10000 100000 262144 $(((1 << max) - 1)); do
+                ./hostile-core hostile.core "$n" "$n"
+                mib=$(($(stat -c %s hostile.core) >> 20))
+                t_new=$(timed "$PKGNOTE" 0)
+                t_old=
+                [ -z "${OLD_PKGNOTE:-}" ] || t_old=$(timed "$OLD_PKGNOTE" "${HOSTILE_CAP:-300}")
+                printf '%-10s %10s %14s %20s\n' "$n" "$mib" "$t_new" "$t_old"
+                rm -f hostile.core
+        done
+}
+# timed PKGNOTE CAP: the wall time of one run on hostile.core, "> CAP s"
+# when cut off (CAP 0: never).
+timed() {
+        t0=$(date +%s.%N)
+        rc=0
+        if [ "$2" = 0 ]; then "$1" core --json --no-stack hostile.core > /dev/null 2>&1 || rc=$?
+        else timeout "$2" "$1" core --json --no-stack hostile.core > /dev/null 2>&1 || rc=$?; fi
+        t1=$(date +%s.%N)
+        if [ "$rc" = 124 ]; then echo "> $2 s"; else echo "$t0 $t1" | awk '{ printf "%.3f s\n", $2 - $1 }'; fi
+}
 RUNS=${RUNS:-5}
 SIZE_MIB=${SIZE_MIB:-1024}
 PY=/usr/bin/python3
 [ -x "$PKGNOTE" ] || { echo "no pkgnote binary at $PKGNOTE" >&2; exit 2; }
 [ -x $PY ] || PY=$(command -v python3)
+W=$(mktemp -d "${TMPDIR:-/var/tmp}/pkgnote-bench-core.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+
+if $hostile_only; then
+        hostile_cores > hostile.txt
+        cat hostile.txt
+        # The rest of the results stay; the hostile section is replaced.
+        $PY - "$here/results-core.txt" hostile.txt <<'PY'
+import sys
+r = open(sys.argv[1]).read()
+i = r.find("hostile cores:")
+r = (r[:i] if i >= 0 else r).rstrip("\n") + "\n\n" + open(sys.argv[2]).read()
+open(sys.argv[1], "w").write(r)
+PY
+        exit 0
+fi
 case $(cat /proc/sys/kernel/core_pattern) in
 '|'* | /*) echo "core_pattern does not write cores into the working directory" >&2; exit 77 ;;
 esac
 ulimit -c unlimited
-W=$(mktemp -d "${TMPDIR:-/var/tmp}/pkgnote-bench-core.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-cd "$W"
 
 # ------------------------------------------------------------ the core
 cat > victim.py <<'PY'
@@ -263,5 +321,7 @@ goals = [
 for name, ok, val in goals:
     print("goal %-58s %-6s (%s)" % (name, "met" if ok else "MISSED", val))
 PY
+echo >> report.txt
+hostile_cores >> report.txt
 cat report.txt
 cp report.txt "$here/results-core.txt"

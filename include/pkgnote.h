@@ -76,6 +76,8 @@ extern "C" {
 #define PKGNOTE_MAX_SHDRS (1u << 20)      /* section headers */
 #define PKGNOTE_MAX_SHSTRTAB (16u << 20)  /* section name table */
 #define PKGNOTE_MAX_READ (64u << 20)      /* bytes read from a non-seekable file */
+#define PKGNOTE_MAX_DB_PACKAGES (1u << 18) /* packages read from one package database
+                                            * (rows of rpmdb.sqlite's Packages table) */
 
 /* The thread's last detailed error message ("" when none). */
 PKGNOTE_PUBLIC const char *pkgnote_last_error(void);

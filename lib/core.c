@@ -92,16 +92,6 @@ static int cmp_cand(const void *a, const void *b) {
         return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Whether any PT_LOAD of the core maps ADDR, dumped or not. */
-static bool mapped_at(pkgnote_core *c, uint64_t addr) {
-        const pkgnote_phdr *ph;
-        int n = pkgnote_elf_phdrs(c->view, &ph);
-        for (int i = 0; i < n; i++)
-                if (ph[i].type == PT_LOAD && addr >= ph[i].vaddr && addr - ph[i].vaddr < ph[i].memsz)
-                        return true;
-        return false;
-}
-
 static size_t want_range(pkgnote_core *c, uint64_t addr, uint64_t max) {
         uint64_t off, avail;
         if (!pn_core_dumped_at(c, addr, &off, &avail))
@@ -204,7 +194,7 @@ static int add_module(pkgnote_core *c, const char *path, uint64_t start, uint64_
         m->found_by = how;
         /* The kernel dumps one page of a file mapping: read no more. */
         m->range = want_range(c, start, vdso ? VDSO_BYTES : c->page);
-        m->not_dumped = m->range == SIZE_MAX && mapped_at(c, start);
+        m->not_dumped = m->range == SIZE_MAX && pn_core_mapped_at(c, start);
         /* Its first mapping not dumped, a later one of the same file at
          * offset 0 may have been (the data segment of a -z noseparate-code
          * layout, 64 KiB-page systems): the same header page. */
@@ -637,6 +627,7 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
         free(c->exe);
         free(c->args);
         free(c->root);
+        pn_core_loads_free(c->loads);
         pkgnote_elf_free(c->view);
         free(c->prefix);
         pn_core_source_free(c->src);

@@ -70,6 +70,9 @@ struct pkgnote_core {
         struct range *ranges;
         size_t n_ranges, cap_ranges;
 
+        struct pn_core_loads *loads; /* PT_LOADs by address, built on first lookup */
+        bool loads_failed;           /* no memory for that: lookups walk the loads */
+
         pkgnote_module *modules;
         size_t n_modules, cap_modules;
         size_t main_module;
@@ -114,6 +117,9 @@ int pn_core_cmp_module(const void *a, const void *b);
 /* The core's file offset of the bytes dumped for ADDR, and how many there
  * are from there, when a PT_LOAD dumped them. */
 bool pn_core_dumped_at(pkgnote_core *c, uint64_t addr, uint64_t *off, uint64_t *avail);
+/* Whether any PT_LOAD of the core maps ADDR, dumped or not. */
+bool pn_core_mapped_at(pkgnote_core *c, uint64_t addr);
+void pn_core_loads_free(struct pn_core_loads *l);
 /* Adds a module found by HOW (a static string). */
 typedef int (*pn_core_add_fn)(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, const char *how);
 /* Modules of a core without NT_FILE, from its memory (core-discover.c). */

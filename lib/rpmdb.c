@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 #include "pkgdb.h"
@@ -224,10 +225,22 @@ int pn_pkgdb_add_rpm_header(pn_pkgdb *db, const void *blob, size_t len) {
 
 /* ------------------------------------------------------------- SQLite */
 
+/*
+ * The database is untrusted: its schema is SQL that SQLite runs.  A
+ * Packages that is a view over an endless recursive query, a trigger, a
+ * generated column or a function named in the schema would otherwise
+ * run as long as it likes.  So the connection is put in SQLite's
+ * defensive mode (no views, no triggers, no untrusted functions in the
+ * schema, no extensions), Packages must be a plain table, and every
+ * statement runs under a budget of virtual-machine steps and of time,
+ * checked by a progress handler that interrupts it.
+ */
+
 typedef struct sqlite3 sqlite3;
 typedef struct sqlite3_stmt sqlite3_stmt;
 
 #define SQLITE_OK 0
+#define SQLITE_INTERRUPT 9
 #define SQLITE_ROW 100
 #define SQLITE_DONE 101
 #define SQLITE_OPEN_READWRITE 0x2
@@ -235,14 +248,36 @@ typedef struct sqlite3_stmt sqlite3_stmt;
 #define SQLITE_OPEN_MEMORY 0x80
 #define SQLITE_OPEN_NOMUTEX 0x8000
 #define SQLITE_DESERIALIZE_READONLY 4
+#define SQLITE_LIMIT_LENGTH 0
+#define SQLITE_DBCONFIG_ENABLE_TRIGGER 1003        /* SQLite 3.12 */
+#define SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION 1005 /* 3.13 */
+#define SQLITE_DBCONFIG_DEFENSIVE 1010             /* 3.26 */
+#define SQLITE_DBCONFIG_ENABLE_VIEW 1015           /* 3.30 */
+#define SQLITE_DBCONFIG_TRUSTED_SCHEMA 1017        /* 3.31 */
+
+/* The progress handler runs every SQ_PROGRESS_OPS virtual-machine
+ * instructions.  Reading a real table takes some 3 instructions a row,
+ * 9 when it is sorted because hnum is not the rowid: at most 2.4 million
+ * for PKGNOTE_MAX_DB_PACKAGES rows.  The budget allows a hundred times
+ * that (some 3 seconds of a query that never ends), and a minute of
+ * reading whatever the steps. */
+#define SQ_PROGRESS_OPS 1000
+#define SQ_MAX_STEPS (1000ull * PKGNOTE_MAX_DB_PACKAGES)
+#define SQ_MAX_SECONDS 60
+/* The longest blob that can be an rpm header (MAX_INDEX, MAX_DATA). */
+#define SQ_MAX_BLOB (8 + 16 * MAX_INDEX + MAX_DATA)
 
 static struct {
         int (*open_v2)(const char *, sqlite3 **, int, const char *);
         int (*deserialize)(sqlite3 *, const char *, unsigned char *, int64_t, int64_t, unsigned);
+        int (*db_config)(sqlite3 *, int, ...);
+        int (*limit)(sqlite3 *, int, int);
+        void (*progress_handler)(sqlite3 *, int, int (*)(void *), void *);
         int (*prepare_v2)(sqlite3 *, const char *, int, sqlite3_stmt **, const char **);
         int (*step)(sqlite3_stmt *);
         const void *(*column_blob)(sqlite3_stmt *, int);
         int (*column_bytes)(sqlite3_stmt *, int);
+        const unsigned char *(*column_text)(sqlite3_stmt *, int);
         int (*finalize)(sqlite3_stmt *);
         int (*close)(sqlite3 *);
         const char *(*errmsg)(sqlite3 *);
@@ -263,14 +298,93 @@ static void sq_load(void) {
         }
         LOAD(open_v2, "sqlite3_open_v2")
         LOAD(deserialize, "sqlite3_deserialize")
+        LOAD(db_config, "sqlite3_db_config")
+        LOAD(limit, "sqlite3_limit")
+        LOAD(progress_handler, "sqlite3_progress_handler")
         LOAD(prepare_v2, "sqlite3_prepare_v2")
         LOAD(step, "sqlite3_step")
         LOAD(column_blob, "sqlite3_column_blob")
         LOAD(column_bytes, "sqlite3_column_bytes")
+        LOAD(column_text, "sqlite3_column_text")
         LOAD(finalize, "sqlite3_finalize")
         LOAD(close, "sqlite3_close")
         LOAD(errmsg, "sqlite3_errmsg")
 #undef LOAD
+}
+
+/* What SQLite may still spend on one database. */
+struct sq_budget {
+        uint64_t steps;
+        struct timespec deadline;
+        const char *over; /* "steps" or "time" once interrupted */
+};
+
+static int sq_progress(void *u) {
+        struct sq_budget *b = u;
+        struct timespec now;
+        b->steps += SQ_PROGRESS_OPS;
+        if (b->steps > SQ_MAX_STEPS)
+                b->over = "steps";
+        else if (clock_gettime(CLOCK_MONOTONIC, &now) == 0 &&
+                 (now.tv_sec > b->deadline.tv_sec ||
+                  (now.tv_sec == b->deadline.tv_sec && now.tv_nsec >= b->deadline.tv_nsec)))
+                b->over = "time";
+        return b->over != NULL; /* non-zero interrupts the statement */
+}
+
+/* Defensive settings and the budget, before the schema is first read.
+ * An older SQLite that lacks one of the options refuses it; the checks
+ * that follow (a plain table, the budget) hold without it. */
+static void sq_harden(sqlite3 *sdb, struct sq_budget *b) {
+        static const int off[] = {SQLITE_DBCONFIG_TRUSTED_SCHEMA, SQLITE_DBCONFIG_ENABLE_TRIGGER,
+                                  SQLITE_DBCONFIG_ENABLE_VIEW, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION};
+        (void)sq.db_config(sdb, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+        for (size_t i = 0; i < ELEMENTSOF(off); i++)
+                (void)sq.db_config(sdb, off[i], 0, (int *)NULL);
+        (void)sq.limit(sdb, SQLITE_LIMIT_LENGTH, SQ_MAX_BLOB);
+        if (clock_gettime(CLOCK_MONOTONIC, &b->deadline) < 0)
+                b->deadline = (struct timespec){0};
+        b->deadline.tv_sec += SQ_MAX_SECONDS;
+        sq.progress_handler(sdb, SQ_PROGRESS_OPS, sq_progress, b);
+}
+
+/* The error of a statement that did not succeed (K from step or prepare). */
+static int sq_fail(sqlite3 *sdb, int k, const struct sq_budget *b) {
+        if (k == SQLITE_INTERRUPT && b->over && !strcmp(b->over, "time"))
+                return pn_error(-E2BIG, "reading the rpm database took more than %d seconds, abandoned", SQ_MAX_SECONDS);
+        if (k == SQLITE_INTERRUPT && b->over)
+                return pn_error(-E2BIG, "reading the rpm database took more than %llu SQLite steps, abandoned",
+                                (unsigned long long)SQ_MAX_STEPS);
+        return pn_error(-EBADMSG, "SQLite: %s", sq.errmsg(sdb));
+}
+
+/* 0 when the Packages of the schema is a plain table: not a view, not a
+ * virtual table.  SQLite builds each object from the SQL text kept in
+ * sqlite_master, which it writes as "CREATE TABLE name..." for a table;
+ * the type column alone could lie. */
+static int sq_check_table(sqlite3 *sdb, struct sq_budget *b) {
+        sqlite3_stmt *st = NULL;
+        int k = sq.prepare_v2(sdb,
+                              "SELECT type, sql FROM main.sqlite_master WHERE name = 'Packages' COLLATE NOCASE "
+                              "AND type IN ('table', 'view')",
+                              -1, &st, NULL);
+        if (k != SQLITE_OK)
+                return sq_fail(sdb, k, b);
+        int r = 0, rows = 0;
+        bool table = false;
+        while (r == 0 && (k = sq.step(st)) == SQLITE_ROW) {
+                const char *type = (const char *)sq.column_text(st, 0), *sql = (const char *)sq.column_text(st, 1);
+                rows++;
+                table = type && sql && !strcmp(type, "table") && !strncmp(sql, "CREATE TABLE ", 13);
+        }
+        if (k != SQLITE_DONE)
+                r = sq_fail(sdb, k, b);
+        else if (rows == 0)
+                r = pn_error(-EBADMSG, "not an rpm database: no Packages table");
+        else if (rows > 1 || !table)
+                r = pn_error(-EBADMSG, "not an rpm database: Packages is a view or a virtual table, not a plain table");
+        sq.finalize(st);
+        return r;
 }
 
 int pn_pkgdb_rpm_sqlite(void *data, size_t len, pn_pkgdb **ret) {
@@ -289,22 +403,34 @@ int pn_pkgdb_rpm_sqlite(void *data, size_t len, pn_pkgdb **ret) {
                 d[18] = d[19] = 1;
         sqlite3 *sdb = NULL;
         sqlite3_stmt *st = NULL;
+        struct sq_budget budget = {0};
         pn_pkgdb *db = pn_pkgdb_new("rpm");
         int r = db ? 0 : -ENOMEM;
         if (r == 0 && sq.open_v2(":memory:", &sdb, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_MEMORY | SQLITE_OPEN_NOMUTEX,
                                  NULL) != SQLITE_OK)
                 r = sdb ? pn_error(-EIO, "SQLite: %s", sq.errmsg(sdb)) : -ENOMEM;
+        if (r == 0)
+                sq_harden(sdb, &budget);
         if (r == 0 && sq.deserialize(sdb, "main", d, (int64_t)len, (int64_t)len, SQLITE_DESERIALIZE_READONLY) != SQLITE_OK)
                 r = pn_error(-EBADMSG, "SQLite: %s", sq.errmsg(sdb));
-        if (r == 0 && sq.prepare_v2(sdb, "SELECT blob FROM Packages ORDER BY hnum", -1, &st, NULL) != SQLITE_OK)
-                r = pn_error(-EBADMSG, "not an rpm database: %s", sq.errmsg(sdb));
-        size_t bad = 0;
+        if (r == 0)
+                r = sq_check_table(sdb, &budget);
+        int k;
+        if (r == 0 && (k = sq.prepare_v2(sdb, "SELECT blob FROM main.Packages ORDER BY hnum", -1, &st, NULL)) != SQLITE_OK)
+                r = k == SQLITE_INTERRUPT ? sq_fail(sdb, k, &budget)
+                                          : pn_error(-EBADMSG, "not an rpm database: %s", sq.errmsg(sdb));
+        size_t bad = 0, rows = 0;
         while (r == 0) {
-                int k = sq.step(st);
+                k = sq.step(st);
                 if (k == SQLITE_DONE)
                         break;
                 if (k != SQLITE_ROW) {
-                        r = pn_error(-EBADMSG, "SQLite: %s", sq.errmsg(sdb));
+                        r = sq_fail(sdb, k, &budget);
+                        break;
+                }
+                if (++rows > PKGNOTE_MAX_DB_PACKAGES) {
+                        r = pn_error(-E2BIG, "the rpm database has more than %u packages (PKGNOTE_MAX_DB_PACKAGES), not read",
+                                     PKGNOTE_MAX_DB_PACKAGES);
                         break;
                 }
                 const void *blob = sq.column_blob(st, 0);

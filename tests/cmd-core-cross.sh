@@ -202,4 +202,25 @@ if [ -f s390x.core ] && command -v zstd > /dev/null && with_feature zstd "s390x:
                 pass "s390x: zstd stream reads the same" || fail "s390x: zstd stream reads the same" "$(cat err)"
 fi
 
+# The largest core the limits allow, built to be the costliest:
+# PKGNOTE_MAX_PHDRS - 1 PT_LOADs and PKGNOTE_MAX_MAPPINGS mappings of one
+# file, no page dumped, so the file's header page is looked for in every
+# one of its mappings (tests/core/hostile-core.c).  Looked up by binary
+# search it takes about a second; walking every load for every mapping
+# took about half an hour.  The timeout only guards against a hang: the
+# time is not what is checked.
+cc -O1 -Wall -I"$SRCDIR/include" -o hostile-core "$SRCDIR/tests/core/hostile-core.c" || fatal "cannot build hostile-core"
+./hostile-core hostile.core || fatal "hostile-core failed"
+timeout 60 "$PKGNOTE" core --json --no-stack --no-disk hostile.core > out 2> err
+STATUS=$?
+if [ "$STATUS" = 0 ] && python3 -c 'import json, sys
+m = json.load(open("out"))["modules"]
+sys.exit(not (len(m) == 1 and m[0]["path"] == "/x.so" and m[0]["start"] == "0x10000000000" and m[0]["foundBy"] == "nt-file"))'; then
+        pass "a core of PKGNOTE_MAX_PHDRS loads and PKGNOTE_MAX_MAPPINGS mappings of one file ends (hang guard)"
+else
+        fail "a core of PKGNOTE_MAX_PHDRS loads and PKGNOTE_MAX_MAPPINGS mappings of one file ends (hang guard)" \
+                "exit status $STATUS (124: killed after 60 s): $(head -c 300 err)"
+fi
+rm -f hostile.core
+
 finish

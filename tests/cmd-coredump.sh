@@ -274,6 +274,53 @@ else
         skip "disk full before --max-use" "cannot mount a tmpfs here"
 fi
 
+# The configuration is read line by line, whole (at most 4096 bytes a
+# setting's line; a comment whatever its length).  Regressions: it was read
+# in 4095-byte pieces, so the tail of a long comment was parsed as a live
+# setting, a long line was cut and its tail read as another line, and the
+# line numbers of what followed were off.
+cfg_feed() { # CONF PID: a crash stored with configuration CONF, its log in cfg.log
+        : > "$T/cfg.log"
+        "$HANDLER" -d "$T/cfg" -l "$T/cfg.log" -c "$1" "$2" 0 0 11 1700004000 18446744073709551615 testhost crasher < segv.core
+}
+# A comment of 5000 bytes whose piece after byte 4095 reads "stack = yes".
+# First, that "stack = yes" does show in the report, as threads.
+printf 'stack = yes\n' > stack.conf
+cfg_feed stack.conf 400
+python3 -c 'import json, sys; sys.exit("threads" not in json.load(open(sys.argv[1])))' "$T/cfg/core.crasher.0.400.1700004000.json" \
+        && pass "config: stack = yes puts a stack trace in the report" \
+        || fail "config: stack = yes puts a stack trace in the report" "$(cat "$T/cfg.log")"
+python3 -c 'import sys; sys.stdout.write("#" + "x" * 4094 + "stack = yes\n")' > longcomment.conf
+cfg_feed longcomment.conf 401
+python3 - "$T/cfg/core.crasher.0.401.1700004000.json" <<'PY' && ! grep -q "longcomment.conf:" "$T/cfg.log" \
+        && pass "config: a 5000-byte comment ending like 'stack = yes' sets nothing" \
+        || fail "config: a 5000-byte comment ending like 'stack = yes' sets nothing" "$(cat "$T/cfg.log")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "threads" not in d, "a stack trace was taken: the comment's tail was read as a setting"
+PY
+# Line 3 is 5000 bytes; line 4 has a bad value, line 6 a setting after a
+# long comment.
+python3 -c 'import sys
+sys.stdout.write("# long lines\n\n" + "debuginfod-urls = " + "http://example.invalid/" * 217 + "\n" +
+                 "stack = maybe\n" + "#" * 9000 + "\n" + "debuginfod-timeout = 0\n")' > longline.conf
+cfg_feed longline.conf 402
+grep -q "longline.conf:3: line longer than 4096 bytes, ignored" "$T/cfg.log" \
+        && pass "config: a line over 4096 bytes is an error naming its line (3)" \
+        || fail "config: a line over 4096 bytes is an error naming its line (3)" "$(cat "$T/cfg.log")"
+grep -q "longline.conf:4: bad value for stack, ignored" "$T/cfg.log" \
+        && grep -q "longline.conf:6: bad value for debuginfod-timeout, ignored" "$T/cfg.log" \
+        && [ "$(grep -c 'longline.conf:' "$T/cfg.log")" -eq 3 ] \
+        && pass "config: settings after long lines are named by their own line numbers (4, 6), nothing else reported" \
+        || fail "config: settings after long lines are named by their own line numbers (4, 6), nothing else reported" "$(cat "$T/cfg.log")"
+[ -s "$T/cfg/core.crasher.0.402.1700004000.json" ] && pass "config: errors logged, the crash stored all the same" \
+        || fail "config: errors logged, the crash stored all the same" "$(ls "$T/cfg")"
+printf 'stack = no\nstack\000 = yes\n' > nul.conf
+cfg_feed nul.conf 403
+grep -q "nul.conf:2: line holds a NUL byte, ignored" "$T/cfg.log" \
+        && pass "config: a line holding a NUL byte is an error naming its line" \
+        || fail "config: a line holding a NUL byte is an error naming its line" "$(cat "$T/cfg.log")"
+
 "$HANDLER" 1 2 3 > /dev/null 2> err
 [ $? -eq 2 ] && grep -q "expected PID UID GID" err && pass "wrong arguments: exit 2 with a message" || fail "wrong arguments: exit 2 with a message"
 PKGNOTE_COREDUMP_DIR="$T/nonexistent" run list

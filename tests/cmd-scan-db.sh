@@ -408,6 +408,39 @@ else
         missing "rpm databases" rpm
 fi
 
+# Hostile rpm databases, read without rpm: SQLite runs the SQL of the
+# schema, so a Packages view over a recursive query that never ends would
+# keep the scan at full CPU for ever; a table of more rows than
+# PKGNOTE_MAX_DB_PACKAGES is refused.  Each is named as a problem and the
+# rest of the scan is reported; timeout guards against a hang (a scan that
+# ends at all ends in well under a second here).
+hostile_rpmdb() { # REF MESSAGE NAME
+        timeout 60 "$PKGNOTE" scan --format json "$1" > out 2> err
+        STATUS=$?
+        if [ "$STATUS" = 1 ] && grep -qF "rpmdb.sqlite': $2" err && grep -q '"path":"[^"]*/usr/bin/alpha"' out; then
+                pass "$3"
+        else
+                fail "$3" "exit status $STATUS (124: killed by timeout): $(head -c 400 err)"
+        fi
+}
+HR=$T/hostile-rpm
+mkdir -p "$HR/usr/lib/sysimage/rpm" "$HR/usr/bin"
+cp alpha "$HR/usr/bin/alpha"
+python3 "$H/hostile-rpmdb.py" view "$HR/usr/lib/sysimage/rpm/rpmdb.sqlite" || fatal "hostile-rpmdb.py view"
+VIEW_MSG="not an rpm database: Packages is a view or a virtual table, not a plain table, ignoring"
+hostile_rpmdb "$HR" "$VIEW_MSG" "rpm database whose Packages is a view over an endless recursive query, in a tree: refused, the scan ends"
+tar -C "$HR" -cf hostile-rpm.tar .
+hostile_rpmdb hostile-rpm.tar "$VIEW_MSG" "the same database in a tar archive: refused, the scan ends"
+MAXPKG=$(python3 -c 'import re, sys
+m = re.search(r"#define PKGNOTE_MAX_DB_PACKAGES \(1u << (\d+)\)", open(sys.argv[1]).read())
+print(1 << int(m.group(1)))' "$SRCDIR/include/pkgnote.h") || fatal "PKGNOTE_MAX_DB_PACKAGES not found in pkgnote.h"
+python3 "$H/hostile-rpmdb.py" rows $((MAXPKG + 1)) "$HR/usr/lib/sysimage/rpm/rpmdb.sqlite" || fatal "hostile-rpmdb.py rows"
+hostile_rpmdb "$HR" "the rpm database has more than $MAXPKG packages (PKGNOTE_MAX_DB_PACKAGES), not read, ignoring" \
+        "rpm database of PKGNOTE_MAX_DB_PACKAGES + 1 rows: refused, the scan ends"
+python3 "$H/hostile-rpmdb.py" rows "$MAXPKG" "$HR/usr/lib/sysimage/rpm/rpmdb.sqlite" || fatal "hostile-rpmdb.py rows"
+hostile_rpmdb "$HR" "$MAXPKG packages of the rpm database are not readable headers, left out, ignoring" \
+        "rpm database of exactly PKGNOTE_MAX_DB_PACKAGES rows: read to the end"
+
 # A status file that is not one: no packages, every object unowned.
 G=$T/garbage
 mkdir -p "$G/var/lib/dpkg" "$G/usr/bin"

@@ -1081,6 +1081,92 @@ static void test_module_limit(void) {
         free(d);
 }
 
+/* The reader finds the PT_LOAD of an address by binary search over spans
+ * built once (core-base.c); its answers must be those of the walk over the
+ * loads in header order that it does when the spans cannot be built (and
+ * did always before), whatever the loads: overlapping, unordered, empty,
+ * reaching the end of the address space, with file offsets whose sum with
+ * an address overflows.  Compared at every edge of every load and at
+ * random addresses, over random sets of loads. */
+static uint64_t rnd64(uint64_t *state) { /* xorshift64 */
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        return *state;
+}
+
+/* A value of one of the sizes that matter: small, page-sized, huge, or
+ * just below the end of the address space. */
+static uint64_t rnd_edge(uint64_t *st) {
+        switch (rnd64(st) % 6) {
+        case 0: return 0;
+        case 1: return rnd64(st) % 64;
+        case 2: return (rnd64(st) % 16) * 0x1000;
+        case 3: return UINT64_MAX - rnd64(st) % 0x3000;
+        case 4: return rnd64(st);
+        default: return 0x400000 + (rnd64(st) % 32) * 0x800;
+        }
+}
+
+static void test_load_lookup_matches_walk(void) {
+        uint64_t st = 0x9e3779b97f4a7c15ull;
+        size_t mismatches = 0, queries = 0;
+        for (int round = 0; round < 300; round++) {
+                int n = 1 + (int)(rnd64(&st) % 40);
+                size_t len = 64 + (size_t)n * 56;
+                uint8_t *d = calloc(1, len);
+                memcpy(d, "\177ELF\2\1\1", 7);
+                cb_put(d + 16, 4, 2, false);
+                cb_put(d + 18, 62, 2, false);
+                cb_put(d + 32, 64, 8, false);
+                cb_put(d + 54, 56, 2, false);
+                cb_put(d + 56, (uint64_t)n, 2, false);
+                for (int i = 0; i < n; i++) {
+                        uint8_t *p = d + 64 + 56 * (size_t)i;
+                        cb_put(p, rnd64(&st) % 5 ? 1 : 4, 4, false); /* PT_LOAD, sometimes PT_NOTE */
+                        cb_put(p + 8, rnd_edge(&st), 8, false);       /* p_offset */
+                        cb_put(p + 16, rnd_edge(&st), 8, false);      /* p_vaddr */
+                        cb_put(p + 32, rnd_edge(&st), 8, false);      /* p_filesz */
+                        cb_put(p + 40, rnd_edge(&st), 8, false);      /* p_memsz */
+                }
+                pkgnote_core c = {0};
+                CHECK_INT(pkgnote_elf_from_memory(d, len, &c.view), 0);
+                if (!c.view) {
+                        free(d);
+                        continue;
+                }
+                pkgnote_core walk = {.view = c.view, .loads_failed = true}; /* the same loads, walked */
+                const pkgnote_phdr *ph;
+                int nph = pkgnote_elf_phdrs(c.view, &ph);
+                for (int i = 0; i < nph * 8 + 64; i++) {
+                        uint64_t addr;
+                        if (i < nph * 8) {
+                                /* Each edge and the byte before it: start, end of the
+                                 * dumped bytes, end of the memory, and the first
+                                 * address whose file offset would pass UINT64_MAX. */
+                                const pkgnote_phdr *q = &ph[i / 8];
+                                uint64_t base[] = {q->vaddr, q->vaddr + q->filesz, q->vaddr + q->memsz,
+                                                   q->vaddr + (UINT64_MAX - q->offset) + 1};
+                                addr = base[(i % 8) / 2] - (uint64_t)(i % 2);
+                        } else
+                                addr = i % 3 ? rnd_edge(&st) : rnd64(&st);
+                        uint64_t off = 0, avail = 0, woff = 0, wavail = 0;
+                        bool got = pn_core_dumped_at(&c, addr, &off, &avail),
+                             want = pn_core_dumped_at(&walk, addr, &woff, &wavail);
+                        queries++;
+                        if (got != want || (got && (off != woff || avail != wavail)) ||
+                            pn_core_mapped_at(&c, addr) != pn_core_mapped_at(&walk, addr))
+                                mismatches++;
+                }
+                CHECK(c.loads != NULL && walk.loads == NULL); /* the index answered, and the walk */
+                pn_core_loads_free(c.loads);
+                pkgnote_elf_free(c.view);
+                free(d);
+        }
+        CHECK_INT(mismatches, 0);
+        CHECK(queries > 10000);
+}
+
 int main(void) {
         RUN(test_valid_all_layouts);
         RUN(test_truncated_prefixes);
@@ -1089,6 +1175,7 @@ int main(void) {
         RUN(test_module_headers_hostile);
         RUN(test_module_image_from_dumped_pages);
         RUN(test_loads_unordered_overlapping);
+        RUN(test_load_lookup_matches_walk);
         RUN(test_core_note_segment_hostile);
         RUN(test_prpsinfo_layouts);
         RUN(test_process_notes_hostile);

@@ -258,6 +258,43 @@ static bool parse_ms(const char *v, unsigned *ms) {
         return true;
 }
 
+/* The longest line of a setting, without its newline.  A comment line
+ * is skipped whatever its length: it never sets anything. */
+#define MAX_CONFIG_LINE 4096u
+
+enum line_state { LINE_OK, LINE_TOO_LONG, LINE_NUL };
+
+/* Reads the next line of F into LINE (MAX_CONFIG_LINE + 1 bytes), without
+ * its newline; false at the end of the file.  The whole line is consumed
+ * whatever its length, so line numbers stay right; *STATE says when it is
+ * not usable: longer than MAX_CONFIG_LINE, or holding a NUL byte. */
+static bool read_config_line(FILE *f, char *line, enum line_state *state) {
+        size_t n = 0;
+        bool any = false, blank = true, comment = false;
+        *state = LINE_OK;
+        for (int ch; (ch = getc(f)) != EOF;) {
+                any = true;
+                if (ch == '\n')
+                        break;
+                if (comment)
+                        continue;
+                if (blank && ch != ' ' && ch != '\t') {
+                        blank = false;
+                        comment = ch == '#';
+                }
+                if (ch == 0 && *state == LINE_OK)
+                        *state = LINE_NUL;
+                if (n < MAX_CONFIG_LINE)
+                        line[n++] = (char)ch;
+                else
+                        *state = LINE_TOO_LONG;
+        }
+        line[n] = 0;
+        if (comment)
+                *state = LINE_OK; /* kept as far as its '#': nothing more is read from it */
+        return any;
+}
+
 /* The configuration file, KEY = VALUE lines and # comments:
  *   stack = yes|no               a stack trace in each report (default no)
  *   debuginfod-allow = URL...    fetch debug info at crash time, from these
@@ -275,10 +312,19 @@ static void read_config(struct handler *h, const char *path, bool given) {
                         log_line(h, "cannot read the configuration %s: %s", path, strerror(errno));
                 return;
         }
-        char line[4096];
+        char line[MAX_CONFIG_LINE + 1];
         unsigned n = 0;
-        while (fgets(line, sizeof line, f)) {
+        enum line_state state;
+        while (read_config_line(f, line, &state)) {
                 n++;
+                if (state == LINE_TOO_LONG) {
+                        log_line(h, "%s:%u: line longer than %u bytes, ignored", path, n, MAX_CONFIG_LINE);
+                        continue;
+                }
+                if (state == LINE_NUL) {
+                        log_line(h, "%s:%u: line holds a NUL byte, ignored", path, n);
+                        continue;
+                }
                 char *l = trim(line), *eq = strchr(l, '=');
                 if (!*l || *l == '#')
                         continue;
