@@ -16,7 +16,7 @@ zstd zstd cmd-features cmd-core cmd-core-cross cmd-coredump
 xz xz cmd-features cmd-core
 lz4 lz4 cmd-features cmd-core
 zlib zlib cmd-features cmd-scan cmd-scan-artefacts
-libdw stack cmd-features cmd-core cmd-pid cmd-coredump cmd-debuginfod
+libdw stack cmd-features cmd-core cmd-pid cmd-coredump cmd-debuginfod cmd-elfutils-corpus
 LIST
 }
 status=0
@@ -48,17 +48,20 @@ case $want in *" all-off "*)
                 status=1
         fi
 esac
-configs | while read -r opt feature tests; do
+list=$(mktemp) || exit 1
+trap 'rm -f "$list"' EXIT
+configs > "$list"
+while read -r opt feature tests; do
         case $want in *" $opt "*) ;; *) continue ;; esac
         dir=build-features-no-$opt
-        if build $dir "$feature" "-D$opt=disabled"; then
+        if build $dir "$feature" "-D$opt=disabled" < /dev/null; then
                 # The unit tests and fuzz corpora, and the command tests named.
                 base=$($MESON test -C $dir --list 2> /dev/null | sed -n 's/.* \/ \(test-.*\|fuzz-replay-.*\)$/\1/p')
                 # shellcheck disable=SC2086
                 PKGNOTE_FEATURES_OFF="$feature" PKGNOTE_STRICT=1 $MESON test -C $dir --print-errorlogs \
-                        --num-processes 2 $base $tests || exit 1
+                        --num-processes 2 $base $tests < /dev/null || status=1
         else
-                exit 1
+                status=1
         fi
-done || status=1
+done < "$list"
 exit $status

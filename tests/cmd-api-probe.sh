@@ -9,7 +9,9 @@
 command -v cc > /dev/null || { echo "1..0 # SKIP no C compiler"; exit 77; }
 
 # An OCI layout of two images made by umoci, the second deleting a file.
-if command -v umoci > /dev/null && with_feature archive "api probe over an image layout of two images"; then
+if ! with_feature archive "api probe over an image layout of two images"; then
+        :
+elif command -v umoci > /dev/null; then
         umoci init --layout lay > /dev/null && umoci new --image lay:one > /dev/null &&
                 umoci unpack --image lay:one b1 > /dev/null && mkdir -p b1/rootfs/bin &&
                 cp "$APIPROBE" b1/rootfs/bin/probe && cp "$APIPROBE" b1/rootfs/bin/gone &&
@@ -26,7 +28,9 @@ else
 fi
 
 # A .deb holding the probe itself: its objects are inside data.tar.
-if command -v dpkg-deb > /dev/null && with_feature archive "api probe over a .deb"; then
+if ! with_feature archive "api probe over a .deb"; then
+        :
+elif command -v dpkg-deb > /dev/null; then
         mkdir -p deb/DEBIAN deb/usr/bin && cp "$APIPROBE" deb/usr/bin/probe &&
                 printf 'Package: probe\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: t\n' \
                         > deb/DEBIAN/control && dpkg-deb -b deb probe.deb > /dev/null || fatal "dpkg-deb cannot build"

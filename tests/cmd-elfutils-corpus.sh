@@ -92,6 +92,7 @@ compare() {
 # pointer: raise() under __kernel_vsyscall was lost, and traces stopped
 # where the core's own copy of the text held the CFI eu-stack used.
 for f in $CORES_STACK; do
+        with_feature stack "core-stack-no-disk: $f: the frames eu-stack finds without the executable" || continue
         frames_eu --core="$C/$f" > eu.$f
         "$PKGNOTE" core --all-threads --no-disk --json "$C/$f" > pn.$f.json 2> err || fail "core-stack-no-disk: $f" "$(cat err)"
         frames_pn pn.$f.json > pn.$f
@@ -102,6 +103,7 @@ done
 # pkgnote finds at the path the core names, inside --root: function names
 # too, from its symbol table.
 for f in backtrace.i386 backtrace.i386.fp; do
+        with_feature stack "core-stack-with-exec: $f.core: eu-stack -e's frames and functions" || continue
         "$PKGNOTE" core -S --json "$C/$f.core" > mods.json 2> /dev/null
         path=$(python3 -c 'import json,sys; print([m["path"] for m in json.load(open("mods.json"))["modules"] if not m.get("vdso")][0])')
         case $path in /*) ;; *) path=/$path ;; esac

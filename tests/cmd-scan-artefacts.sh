@@ -206,7 +206,9 @@ fi
 
 # --- SquashFS: mksquashfs with each compressor, gensquashfs; hard and
 # symbolic links; the same objects as the tree it was made from
-if command -v mksquashfs > /dev/null && with_feature squashfs "SquashFS images"; then
+if ! with_feature squashfs "SquashFS images"; then
+        :
+elif command -v mksquashfs > /dev/null; then
         mkdir -p sq/usr/bin sq/usr/lib sq/opt/deep/er && cp alpha sq/usr/bin/ && cp libgamma.so.1 sq/usr/lib/ &&
                 ln sq/usr/bin/alpha sq/opt/deep/er/alpha-hard && ln -s libgamma.so.1 sq/usr/lib/libgamma.so &&
                 cp beta sq/opt/beta || fatal "cannot make the SquashFS tree"

@@ -123,7 +123,9 @@ $LIBSD deb:libsystemd0@$SDV/systemd@$SDV False systemd@$SDV" \
 fi
 
 # And as a SquashFS image.
-if command -v mksquashfs > /dev/null && with_feature squashfs "a root file system as a SquashFS image"; then
+if ! with_feature squashfs "a root file system as a SquashFS image"; then
+        :
+elif command -v mksquashfs > /dev/null; then
         mksquashfs "$R" root.sqfs -quiet -no-progress -comp zstd > /dev/null 2>&1 || fatal "mksquashfs failed"
         scan root.sqfs
         dbinv ""
@@ -429,8 +431,10 @@ cp alpha "$HR/usr/bin/alpha"
 python3 "$H/hostile-rpmdb.py" view "$HR/usr/lib/sysimage/rpm/rpmdb.sqlite" || fatal "hostile-rpmdb.py view"
 VIEW_MSG="not an rpm database: Packages is a view or a virtual table, not a plain table, ignoring"
 hostile_rpmdb "$HR" "$VIEW_MSG" "rpm database whose Packages is a view over an endless recursive query, in a tree: refused, the scan ends"
-tar -C "$HR" -cf hostile-rpm.tar .
-hostile_rpmdb hostile-rpm.tar "$VIEW_MSG" "the same database in a tar archive: refused, the scan ends"
+if with_feature archive "the same database in a tar archive: refused, the scan ends"; then
+        tar -C "$HR" -cf hostile-rpm.tar .
+        hostile_rpmdb hostile-rpm.tar "$VIEW_MSG" "the same database in a tar archive: refused, the scan ends"
+fi
 MAXPKG=$(python3 -c 'import re, sys
 m = re.search(r"#define PKGNOTE_MAX_DB_PACKAGES \(1u << (\d+)\)", open(sys.argv[1]).read())
 print(1 << int(m.group(1)))' "$SRCDIR/include/pkgnote.h") || fatal "PKGNOTE_MAX_DB_PACKAGES not found in pkgnote.h"
