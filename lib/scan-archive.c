@@ -1148,8 +1148,10 @@ int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display) 
 }
 
 int pn_scan_archive_in_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int fd,
-                            const char *path) {
+                            const char *path, bool guess) {
         int r = scan_archive_fd(s, input, fd, path, image, path);
+        if (r == -ENOEXEC && guess)
+                return 0; /* a compressed file that holds no archive */
         if (r < 0 && r != -ENOMEM) {
                 /* One file of the tree: named, and the scan goes on. */
                 pn_scan_add_problem(s, input, path, r, "cannot read the archive: %s", pkgnote_last_error());

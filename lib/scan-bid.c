@@ -154,18 +154,18 @@ static bool bid_compressed_archive(const uint8_t *p, size_t n) {
 
 static const struct pn_scan_format formats[] = {
         /* Read by the tree's workers and archives' readers themselves. */
-        {"ELF", PN_AT_INPUT | PN_AT_TREE | PN_AT_MEMBER, bid_elf, PN_READ_ELF},
+        {"ELF", PN_AT_INPUT | PN_AT_TREE | PN_AT_MEMBER, bid_elf, PN_READ_ELF, false},
         /* Read in place, by offset: never in a tree, nor from a pipe. */
-        {"SquashFS image", PN_AT_INPUT, bid_squashfs, PN_READ_SQUASHFS},
-        {"Debian package", ANYWHERE | PN_AT_TREE, bid_deb, PN_READ_ARCHIVE},
-        {"rpm package", ANYWHERE | PN_AT_TREE, bid_rpm, PN_READ_ARCHIVE},
-        {"ar archive", ANYWHERE, bid_ar, PN_READ_ARCHIVE},
-        {"cpio archive", ANYWHERE | TREE_ALL, bid_cpio, PN_READ_ARCHIVE},
-        {"tar archive", ANYWHERE | TREE_ALL, bid_tar, PN_READ_ARCHIVE},
-        {"zip archive", ANYWHERE | TREE_ALL, bid_zip, PN_READ_ARCHIVE},
-        {"compressed archive", PN_AT_MEMBER | TREE_ALL, bid_compressed_archive, PN_READ_ARCHIVE},
+        {"SquashFS image", PN_AT_INPUT, bid_squashfs, PN_READ_SQUASHFS, false},
+        {"Debian package", ANYWHERE | PN_AT_TREE, bid_deb, PN_READ_ARCHIVE, false},
+        {"rpm package", ANYWHERE | PN_AT_TREE, bid_rpm, PN_READ_ARCHIVE, false},
+        {"ar archive", ANYWHERE, bid_ar, PN_READ_ARCHIVE, false},
+        {"cpio archive", ANYWHERE | TREE_ALL, bid_cpio, PN_READ_ARCHIVE, false},
+        {"tar archive", ANYWHERE | TREE_ALL, bid_tar, PN_READ_ARCHIVE, false},
+        {"zip archive", ANYWHERE | TREE_ALL, bid_zip, PN_READ_ARCHIVE, false},
+        {"compressed archive", PN_AT_MEMBER | TREE_ALL, bid_compressed_archive, PN_READ_ARCHIVE, true},
         /* Named as an input, anything libarchive makes out. */
-        {"archive", PN_AT_INPUT, bid_any, PN_READ_ARCHIVE},
+        {"archive", PN_AT_INPUT, bid_any, PN_READ_ARCHIVE, false},
 };
 
 const struct pn_scan_format *pn_scan_format_bid(const uint8_t *head, size_t n, unsigned at, bool all) {

@@ -108,7 +108,7 @@ int pn_scan_format_read(pkgnote_scan *s, const struct pn_scan_format *f, size_t 
 #if HAVE_LIBARCHIVE
                 /* A file of a tree is opened once its walk is done. */
                 if (pl->at == PN_AT_TREE)
-                        return pn_scan_archive_in_tree(s, input, pl->image, fd, pl->path);
+                        return pn_scan_archive_in_tree(s, input, pl->image, fd, pl->path, f->guess);
                 return pn_scan_archive(s, input, fd, pl->display);
 #else
                 break;

@@ -312,6 +312,10 @@ struct pn_scan_format {
         /* Its reader's family (scan-format.c): a PKGNOTE_SCAN_INPUT_* or a
          * negative errno (-ENOEXEC: not of the format after all). */
         enum { PN_READ_ELF, PN_READ_SQUASHFS, PN_READ_ARCHIVE } reader;
+        /* The bid could not always tell (a compressed file, when this
+         * build cannot look inside): what its reader then finds to be no
+         * archive at all is dropped silently. */
+        bool guess;
 };
 
 /* The format of the N first bytes at HEAD of a file met AT (ALL: in a
@@ -338,10 +342,11 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
 int pn_scan_archive(pkgnote_scan *s, size_t input, int fd, const char *display);
 /* The archive FD, the file PATH of a directory tree whose objects are of
  * IMAGE: its objects carry PATH as their outermost container.  A file
- * that cannot be read is a problem of the scan (0); -EFBIG past the
+ * that cannot be read is a problem of the scan (0), unless GUESS (its
+ * format was a guess) and it holds no archive at all; -EFBIG past the
  * decompression limit, -ENOMEM. */
 int pn_scan_archive_in_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int fd,
-                            const char *path);
+                            const char *path, bool guess);
 /* The SquashFS image at OFFSET of the regular file FD (libsquashfs). */
 int pn_scan_squashfs(pkgnote_scan *s, size_t input, int fd, uint64_t offset, const char *display);
 /* An OCI image layout directory. */

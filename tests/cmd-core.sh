@@ -518,7 +518,11 @@ for z in zstd xz lz4; do
         STATUS=$?
         expect_status 0 "$z: from standard input exits 0"
         cat core.$z | "$PKGNOTE" core --json - > piped.json 2> err
-        jcheck "$z: a piped compressed core says why it has no stack trace" piped.json 'd["threads"] == [] and d["stackUnavailable"] == "stack traces need a core file, not a pipe"'
+        if [ -n "$NO_LIBDW" ]; then
+                with_feature stack "$z: a piped compressed core says why it has no stack trace"
+        else
+                jcheck "$z: a piped compressed core says why it has no stack trace" piped.json 'd["threads"] == [] and d["stackUnavailable"] == "stack traces need a core file, not a pipe"'
+        fi
         strip_threads out > $z.stdin
         cmp -s plain.nothreads $z.stdin && pass "$z: same report from standard input" || fail "$z: same report from standard input" "$(diff plain.nothreads $z.stdin)"
         "$PKGNOTE" core --stats core.$z > /dev/null 2> err
