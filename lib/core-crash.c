@@ -228,7 +228,6 @@ struct pkgnote_crash {
         int store;
         char *id;     /* the entry's name, unique in its store */
         char *core;   /* the core's path, or NULL when it is gone */
-        char *report; /* the report's path (pkgnote's store) */
         json_t *j;    /* the record: what the store knows of the crash */
         int64_t time; /* seconds since the epoch */
 };
@@ -267,7 +266,6 @@ static bool matches(const struct pkgnote_crash *c, const char *match) {
 static void crash_clear(struct pkgnote_crash *c) {
         free(c->id);
         free(c->core);
-        free(c->report);
         json_decref(c->j);
 }
 
@@ -322,7 +320,8 @@ static int load_pkgnote(pkgnote_crashes *l, const char *dir, const char *match, 
                         free(core_path);
                         continue;
                 }
-                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, path, j, t};
+                free(path);
+                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, j, t};
                 json_t *jt = json_object_get(j, "time");
                 if (json_is_integer(jt))
                         c.time = json_integer_value(jt);

@@ -234,13 +234,8 @@ int cmd_core(int argc, char **argv) {
                         ret = tool_error(path, "cannot write the report", r);
         } else
                 print_text(stdout, c, st);
-        for (size_t i = 0; i < pkgnote_core_problem_count(c); i++) {
-                fprintf(stderr, "%s: '", program_name);
-                tool_print_escaped(stderr, path);
-                fputs("': ", stderr);
-                tool_print_escaped(stderr, pkgnote_core_problem(c, i)->message);
-                fputs(", ignoring\n", stderr);
-        }
+        for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
+                tool_warn_ignoring(path, pkgnote_core_problem(c, i)->message);
         if (o.stats)
                 fprintf(stderr, "bytes read from core: %" PRIu64 "\n", pkgnote_core_bytes_read(c));
         pkgnote_stack_free(st);

@@ -57,11 +57,7 @@ int cmd_list(int argc, char **argv) {
         size_t n = pkgnote_crashes_count(l);
         for (size_t i = 0; i < pkgnote_crashes_problem_count(l); i++) {
                 const pkgnote_problem *p = pkgnote_crashes_problem(l, i);
-                fprintf(stderr, "%s: '", program_name);
-                tool_print_escaped(stderr, p->path ? p->path : "");
-                fputs("': ", stderr);
-                tool_print_escaped(stderr, p->message);
-                fputs(", ignoring\n", stderr);
+                tool_warn_ignoring(p->path ? p->path : "", p->message);
         }
         if (!json && n > 0)
                 printf("%-23s %7s %5s %4s %-32s %s\n", "TIME", "PID", "UID", "SIG", "EXE", "PACKAGE");

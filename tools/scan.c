@@ -566,14 +566,6 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
         return r < 0 ? tool_error(name, "cannot write the report", r) : EXIT_OK;
 }
 
-static void print_problem(const char *path, const char *msg) {
-        fprintf(stderr, "%s: '", program_name);
-        tool_print_escaped(stderr, path);
-        fputs("': ", stderr);
-        tool_print_escaped(stderr, msg);
-        fputs(", ignoring\n", stderr);
-}
-
 static void scan_help(void) {
         printf("Usage: pkgnote scan [--format table|json|spdx|cyclonedx] [-o FILE] [--one-file-system]\n"
                "                    [--image IMAGE] [--platform OS/ARCH[/VARIANT]] PATH...\n"
@@ -728,14 +720,14 @@ int cmd_scan(int argc, char **argv) {
         clear_progress();
         for (size_t i = 0; i < pkgnote_scan_problem_count(s); i++) {
                 const pkgnote_problem *p = pkgnote_scan_problem(s, i);
-                print_problem(p->path ? p->path : "", p->message);
+                tool_warn_ignoring(p->path ? p->path : "", p->message);
                 if (ret == EXIT_OK)
                         ret = EXIT_NOTFOUND;
         }
         for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
                 const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
                 for (size_t k = 0; k < pkgnote_scan_object_problem_count(ob); k++) {
-                        print_problem(pkgnote_scan_object_path(ob), pkgnote_scan_object_problem(ob, k)->message);
+                        tool_warn_ignoring(pkgnote_scan_object_path(ob), pkgnote_scan_object_problem(ob, k)->message);
                         if (ret == EXIT_OK)
                                 ret = EXIT_NOTFOUND;
                 }

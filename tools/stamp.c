@@ -263,11 +263,7 @@ static void tree_file(const pn_tree_file *f, void *userdata) {
         struct tree *t = userdata;
         if (f->skipped) {
                 /* The reason may quote the path (no package owns it). */
-                fprintf(stderr, "%s: '", program_name);
-                tool_print_escaped(stderr, f->path);
-                fputs("': ", stderr);
-                tool_print_escaped(stderr, f->skipped);
-                fputs(", ignoring\n", stderr);
+                tool_warn_ignoring(f->path, f->skipped);
                 t->skipped++;
                 return;
         }

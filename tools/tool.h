@@ -45,6 +45,10 @@ void tool_print_escaped(FILE *f, const char *s);
 /* Same, for LEN bytes that need not be NUL-terminated. */
 void tool_print_escaped_n(FILE *f, const char *s, size_t len);
 
+/* "pkgnote: 'PATH': MESSAGE, ignoring" on standard error, both escaped:
+ * a problem that did not stop the command. */
+void tool_warn_ignoring(const char *path, const char *message);
+
 /* Writes *JSON, a line from one of the library's serializers, and a
  * newline to F, and frees it, when R (that serializer's return value) is
  * not negative.  Returns R. */

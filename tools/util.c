@@ -63,6 +63,14 @@ void tool_print_escaped(FILE *f, const char *s) {
         tool_print_escaped_n(f, s, strlen(s));
 }
 
+void tool_warn_ignoring(const char *path, const char *message) {
+        fprintf(stderr, "%s: '", program_name);
+        tool_print_escaped(stderr, path);
+        fputs("': ", stderr);
+        tool_print_escaped(stderr, message);
+        fputs(", ignoring\n", stderr);
+}
+
 int tool_put_json(FILE *f, int r, char **json) {
         if (r >= 0) {
                 fputs(*json, f);
