@@ -256,8 +256,12 @@ struct pool {
                 size_t cap;
         } spare[16];
         size_t n_spare, spare_bytes;
-        /* a tree walk: files that are archives, opened after the walk */
-        char **archives;
+        /* a tree walk: files that are archives, opened after the walk,
+         * with the format their first bytes told */
+        struct pn_tree_archive {
+                char *path;
+                const struct pn_scan_format *format;
+        } *archives;
         size_t n_archives, cap_archives;
         pthread_t threads[MAX_THREADS];
         unsigned n_threads;

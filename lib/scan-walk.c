@@ -116,7 +116,7 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
                                 file_problem(p, dirpath, name, -ENOMEM, "out of memory");
                                 goto out;
                         }
-                        p->archives[p->n_archives++] = path;
+                        p->archives[p->n_archives++] = (struct pn_tree_archive){path, f};
                         pthread_mutex_unlock(&p->lock);
                 }
                 goto out;
@@ -429,16 +429,9 @@ static size_t walk_budget(const pkgnote_scan *s) {
         return b < 2 ? 2 : b > 1024 ? 1024 : (size_t)b;
 }
 
-/* The archive FD, the file PATH of the tree, told again by its first
- * bytes (it may have changed since the walk met it). */
+/* The archive FD, the file PATH of the tree, of format F. */
 static int read_archive(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int fd,
-                        const char *path) {
-        uint8_t head[PN_SCAN_HEAD];
-        ssize_t n = pread(fd, head, sizeof head, 0);
-        const struct pn_scan_format *f =
-                n > 0 ? pn_scan_format_bid(head, (size_t)n, PN_AT_TREE, s->opts.flags & PKGNOTE_SCAN_OPEN_ARCHIVES) : NULL;
-        if (!f || pn_scan_format_is_elf(f))
-                return 0;
+                        const char *path, const struct pn_scan_format *f) {
         struct pn_scan_place pl = {.at = PN_AT_TREE, .path = path, .display = path, .image = image};
         int r = pn_scan_format_read(s, f, input, fd, &pl);
         if (r == -EOPNOTSUPP) {
@@ -449,8 +442,8 @@ static int read_archive(pkgnote_scan *s, size_t input, const struct pkgnote_scan
         return r < 0 ? r : 0;
 }
 
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
+static int cmp_archive(const void *a, const void *b) {
+        return strcmp(((const struct pn_tree_archive *)a)->path, ((const struct pn_tree_archive *)b)->path);
 }
 
 int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
@@ -537,20 +530,21 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
         /* The archives among the files, in path order, each with its
          * own objects (and package databases). */
         if (p.n_archives > 1)
-                qsort(p.archives, p.n_archives, sizeof *p.archives, cmp_str);
+                qsort(p.archives, p.n_archives, sizeof *p.archives, cmp_archive);
         size_t prefix = strcmp(path, "/") ? strlen(path) : 0;
         for (size_t i = 0; i < p.n_archives; i++) {
                 if (r >= 0) {
-                        int fd = pn_open_below(rootfd, p.archives[i] + prefix, false);
+                        const struct pn_tree_archive *a = &p.archives[i];
+                        int fd = pn_open_below(rootfd, a->path + prefix, false);
                         if (fd < 0) {
                                 atomic_fetch_add(&s->c.unreadable, 1);
-                                pn_scan_add_problem(s, input, p.archives[i], fd, "cannot open: %s", strerror(-fd));
+                                pn_scan_add_problem(s, input, a->path, fd, "cannot open: %s", strerror(-fd));
                         } else {
-                                r = read_archive(s, input, image, fd, p.archives[i]);
+                                r = read_archive(s, input, image, fd, a->path, a->format);
                                 close(fd);
                         }
                 }
-                free(p.archives[i]);
+                free(p.archives[i].path);
         }
         free(p.archives);
         close(rootfd);
