@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "output.h"
 #include "root.h"
 
 static int walk_nofollow(int dirfd, const char *path) {
@@ -261,15 +262,13 @@ int pn_read_below(int dirfd, const char *rel, size_t max, void **data, size_t *l
         else if (!(buf = malloc((size_t)st.st_size + 1)))
                 r = pn_error(-ENOMEM, "out of memory");
         size_t got = 0;
-        while (r == 0 && got < (size_t)st.st_size) {
-                ssize_t k = pread(fd, buf + got, (size_t)st.st_size - got, (off_t)got);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0)
-                        r = pn_error(k < 0 ? -errno : -EIO, "%s: cannot read: %s", rel,
-                                     k < 0 ? strerror(errno) : "file shrank");
+        if (r == 0) {
+                ssize_t k = pn_pread_full(fd, buf, (size_t)st.st_size, 0);
+                if (k < 0 || (size_t)k < (size_t)st.st_size)
+                        r = pn_error(k < 0 ? (int)k : -EIO, "%s: cannot read: %s", rel,
+                                     k < 0 ? strerror((int)-k) : "file shrank");
                 else
-                        got += (size_t)k;
+                        got = (size_t)k;
         }
         close(fd);
         if (r < 0) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "elfview.h"
+#include "output.h"
 #include "scan-private.h"
 
 #define SPARE_MAX (32u << 20)       /* the largest buffer kept */
@@ -88,13 +89,10 @@ void pn_job_clear(struct pool *p, struct job *j) {
 int pn_scan_sum_fd(int fd, uint8_t *io, struct pkgnote_scan_object *o) {
         struct pn_sums sum;
         pn_sums_init(&sum);
-        uint64_t off = 0;
-        for (;;) {
-                ssize_t k = pread(fd, io, IO_CHUNK, (off_t)off);
-                if (k < 0 && errno == EINTR)
-                        continue;
+        for (uint64_t off = 0;;) {
+                ssize_t k = pn_pread_full(fd, io, IO_CHUNK, off);
                 if (k < 0)
-                        return -errno;
+                        return (int)k;
                 if (k == 0)
                         break;
                 pn_sums_update(&sum, io, (size_t)k);
