@@ -31,6 +31,7 @@ deps-build:
 
 deps-test:
 	@sh dist/install-deps.sh $(DEPS_TEST)
+	@sh dist/fetch-systemd-coredump.sh
 
 $(BUILD)/build.ninja:
 	$(MESON) setup $(BUILD)
