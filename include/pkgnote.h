@@ -646,6 +646,12 @@ PKGNOTE_PUBLIC const char *pkgnote_debuginfo_status_name(int status);
 enum {
         /* pkgnote-coredump's directory: a core and a JSON report each */
         PKGNOTE_CRASH_STORE_PKGNOTE = 1u << 0,
+        /* systemd-coredump's directory alone: its cores, named
+         * core.COMM.UID.BOOTID.PID.USEC[.zst|.xz|.lz4], and their
+         * user.coredump.* extended attributes (see below) */
+        PKGNOTE_CRASH_STORE_SYSTEMD = 1u << 1,
+        /* systemd-coredump's journal entries (see below) */
+        PKGNOTE_CRASH_STORE_JOURNAL = 1u << 2,
 };
 typedef struct pkgnote_crashes pkgnote_crashes;
 typedef struct pkgnote_crash pkgnote_crash;
@@ -656,6 +662,12 @@ typedef struct pkgnote_crash_options {
         /* Only the crashes it names (NULL: all): a PID when numeric, else a
          * command, an executable's path or a crash's id. */
         const char *match;
+        /* Since LIBPKGNOTE_0.3's systemd stores (see "Crash stores of
+         * systemd-coredump" below); zero: the defaults. */
+        const char *systemd_dir;          /* NULL: /var/lib/systemd/coredump */
+        const char *journal_dir;          /* a journal directory (coredumpctl -D); NULL: the local journal */
+        const char *const *journal_files; /* NULL-terminated journal files (--file), instead of the above */
+        int64_t since, until;             /* crashes in [since, until], seconds since the epoch; 0: unbounded */
 } pkgnote_crash_options;
 /* Lists the crashes of the stores O names (NULL: defaults), oldest first.
  * A store named in O->stores or by its directory must exist (else
@@ -689,12 +701,52 @@ PKGNOTE_PUBLIC const char *pkgnote_crash_package_version(const pkgnote_crash *c)
 /* The stored core's path (the store's own name for it, never a path a
  * report gives), or NULL when the core is gone. */
 PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c);
-/* One line of JSON: time, pid, uid, signal, executable, package, coreFile
- * (malloc()ed into *RET).  0 or -ENOMEM. */
+/* One line of JSON: time, pid, uid, signal, executable, package, coreFile,
+ * store (pkgnote_crash_store_name()), core ("file", "journal", "gone"),
+ * and where the store has them command, commandLine, signalName, hostname,
+ * unit, userUnit, slice, cgroup, bootId, timestamp (malloc()ed into *RET).
+ * 0 or -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret);
 /* Opens the crash's core as pkgnote_core_open() does; -ENODATA when the
  * store no longer has it. */
 PKGNOTE_PUBLIC int pkgnote_crash_open(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret);
+
+/* ------------------------------------------------------------------ */
+/* Crash stores of systemd-coredump (lib/core-systemd.c)               */
+
+/* systemd-coredump's journal entries (MESSAGE_ID
+ * fc2e22bc6ee647b6b90729ab34a250b1) are read with libsystemd's sd-journal,
+ * loaded on first use (a machine without libsystemd.so.0 has no journal
+ * store: -EOPNOTSUPP where it is asked for by name).  The journal entry of
+ * a crash and its file in systemd_dir are one crash, of the journal store;
+ * a file no entry names is a crash of PKGNOTE_CRASH_STORE_SYSTEMD.  MATCH
+ * as coredumpctl takes it: a PID, an executable's path ("/..."), else a
+ * command name.
+ *
+ * pkgnote_crash_field() gives every COREDUMP_* field by systemd's name
+ * ("COREDUMP_CMDLINE"), and the report names: "executable", "command",
+ * "commandLine", "signalName", "hostname", "unit", "userUnit", "slice",
+ * "cgroup", "bootId", "machineId", "timestamp" (COREDUMP_TIMESTAMP, in
+ * microseconds), "coreFile" (COREDUMP_FILENAME).  Values are untrusted
+ * (any local user can log an entry): at most PKGNOTE_MAX_CRASH_FIELD
+ * bytes, no NUL, invalid UTF-8 bytes as "\xNN", control bytes kept (escape
+ * before printing).  A field over the limit or malformed is a problem of
+ * the list, and the field is left out.
+ *
+ * pkgnote_crash_open() opens the stored core below systemd_dir (compressed
+ * or not), else the core the journal holds inline (Storage=journal), read
+ * into memory; -ENODATA when neither is there any more. */
+#define PKGNOTE_MAX_CRASH_FIELD (64u << 10)
+/* Where the crash's core is. */
+enum {
+        PKGNOTE_CRASH_CORE_GONE = 0,    /* vacuumed, deleted, or never stored */
+        PKGNOTE_CRASH_CORE_FILE = 1,    /* a file: pkgnote_crash_core_path() */
+        PKGNOTE_CRASH_CORE_JOURNAL = 2, /* inline in the journal entry (COREDUMP=) */
+};
+PKGNOTE_PUBLIC int pkgnote_crash_core_state(const pkgnote_crash *c);
+/* The name of STORE (one PKGNOTE_CRASH_STORE_* bit): "pkgnote",
+ * "systemd", "journal"; NULL for another value. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_store_name(int store);
 
 /* ------------------------------------------------------------------ */
 /* Generators (lib/emit.c, lib/osrelease.c)                            */

@@ -224,20 +224,6 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
 
 /* ------------------------------------------------------------ reading */
 
-struct pkgnote_crash {
-        int store;
-        char *id;     /* the entry's name, unique in its store */
-        char *core;   /* the core's path, or NULL when it is gone */
-        json_t *j;    /* the record: what the store knows of the crash */
-        int64_t time; /* seconds since the epoch */
-};
-
-struct pkgnote_crashes {
-        struct pkgnote_crash *c;
-        size_t n, cap;
-        struct pn_problems problems;
-};
-
 static const char *str(const json_t *j, const char *key) {
         return json_string_value(json_object_get(j, key));
 }
@@ -263,14 +249,28 @@ static bool matches(const struct pkgnote_crash *c, const char *match) {
                (base && !strcmp(base + 1, match));
 }
 
-static void crash_clear(struct pkgnote_crash *c) {
+void pn_crash_clear(struct pkgnote_crash *c) {
         free(c->id);
         free(c->core);
         json_decref(c->j);
+        *c = (struct pkgnote_crash){0};
+}
+
+int pn_crashes_add(pkgnote_crashes *l, struct pkgnote_crash *c, const pkgnote_crash_options *o) {
+        if (!matches(c, o->match) || (o->since && c->time < o->since) || (o->until && c->time > o->until)) {
+                pn_crash_clear(c);
+                return 0;
+        }
+        if (PN_GROW(l->c, l->cap, l->n + 1) < 0) {
+                pn_crash_clear(c);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        l->c[l->n++] = *c;
+        return 0;
 }
 
 /* The entries of pkgnote-coredump's directory DIR into L. */
-static int load_pkgnote(pkgnote_crashes *l, const char *dir, const char *match, bool named) {
+static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash_options *o, bool named) {
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return errno == ENOENT && !named ? 0 : pn_error(-errno, "'%s': %s", dir, strerror(errno));
@@ -321,19 +321,16 @@ static int load_pkgnote(pkgnote_crashes *l, const char *dir, const char *match, 
                         continue;
                 }
                 free(path);
-                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, j, t};
+                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, j, t, PKGNOTE_CRASH_CORE_FILE, l};
                 json_t *jt = json_object_get(j, "time");
                 if (json_is_integer(jt))
                         c.time = json_integer_value(jt);
-                if (!c.id || PN_GROW(l->c, l->cap, l->n + 1) < 0) {
-                        crash_clear(&c);
+                if (!c.id) {
+                        pn_crash_clear(&c);
                         r = pn_error(-ENOMEM, "out of memory");
                         break;
                 }
-                if (matches(&c, match))
-                        l->c[l->n++] = c;
-                else
-                        crash_clear(&c);
+                r = pn_crashes_add(l, &c, o);
         }
         closedir(d);
         close(dfd);
@@ -347,17 +344,21 @@ PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_
                         return pn_error(-EINVAL, "pkgnote_crash_options: size %zu is too small", o->size);
                 memcpy(&opts, o, o->size < sizeof opts ? o->size : sizeof opts);
         }
-        if (opts.stores & ~(unsigned)PKGNOTE_CRASH_STORE_PKGNOTE)
-                return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~(unsigned)PKGNOTE_CRASH_STORE_PKGNOTE);
+        const unsigned known = PKGNOTE_CRASH_STORE_PKGNOTE | PKGNOTE_CRASH_STORE_SYSTEMD | PKGNOTE_CRASH_STORE_JOURNAL;
+        if (opts.stores & ~known)
+                return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~known);
         pkgnote_crashes *l = calloc(1, sizeof *l);
         if (!l)
                 return pn_error(-ENOMEM, "out of memory");
         int r = 0;
         /* A store asked for by name must be there; of all stores, those
          * this machine has. */
-        if (!opts.stores || (opts.stores & PKGNOTE_CRASH_STORE_PKGNOTE))
-                r = load_pkgnote(l, pn_crash_dir(opts.pkgnote_dir), opts.match,
+        unsigned want = opts.stores ? opts.stores : known;
+        if (want & PKGNOTE_CRASH_STORE_PKGNOTE)
+                r = load_pkgnote(l, pn_crash_dir(opts.pkgnote_dir), &opts,
                                  (opts.stores & PKGNOTE_CRASH_STORE_PKGNOTE) || opts.pkgnote_dir);
+        if (r >= 0 && (want & (PKGNOTE_CRASH_STORE_SYSTEMD | PKGNOTE_CRASH_STORE_JOURNAL)))
+                r = pn_crashes_load_systemd(l, &opts, want & PKGNOTE_CRASH_STORE_SYSTEMD, want & PKGNOTE_CRASH_STORE_JOURNAL);
         if (r < 0) {
                 pkgnote_crashes_free(l);
                 return r;
@@ -372,9 +373,14 @@ PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l) {
         if (!l)
                 return;
         for (size_t i = 0; i < l->n; i++)
-                crash_clear(&l->c[i]);
+                pn_crash_clear(&l->c[i]);
         free(l->c);
         pn_problems_clear(&l->problems);
+        free(l->systemd_dir);
+        free(l->journal_dir);
+        for (size_t i = 0; l->journal_files && l->journal_files[i]; i++)
+                free(l->journal_files[i]);
+        free(l->journal_files);
         free(l);
 }
 
@@ -442,10 +448,24 @@ PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
         if (!c)
                 return pn_error(-EINVAL, "no crash");
         json_t *j = c->j;
-        json_t *o = json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?,s:s?}", "time", (json_int_t)c->time, "pid",
+        json_t *o = json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?,s:s?,s:s?,s:s?}", "time", (json_int_t)c->time, "pid",
                               json_object_get(j, "pid"), "uid", json_object_get(j, "uid"), "signal",
                               json_object_get(j, "signal"), "executable", json_object_get(j, "executable"), "package",
-                              json_object_get(j, "package"), "coreFile", c->core);
+                              json_object_get(j, "package"), "coreFile", c->core, "store",
+                              pkgnote_crash_store_name(c->store), "core",
+                              c->core_state == PKGNOTE_CRASH_CORE_FILE      ? "file"
+                              : c->core_state == PKGNOTE_CRASH_CORE_JOURNAL ? "journal"
+                                                                            : "gone");
+        /* What a journal entry adds, where it has it. */
+        static const char *const more[] = {"command", "commandLine", "signalName", "hostname", "unit", "userUnit",
+                                           "slice", "cgroup", "bootId", "timestamp"};
+        for (size_t i = 0; o && i < sizeof more / sizeof *more; i++) {
+                json_t *v = json_object_get(j, more[i]);
+                if (json_is_string(v) && json_object_set(o, more[i], v) < 0) {
+                        json_decref(o);
+                        o = NULL;
+                }
+        }
         char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(o);
         if (!s)
@@ -457,7 +477,22 @@ PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
 PKGNOTE_PUBLIC int pkgnote_crash_open(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret) {
         if (!c)
                 return pn_error(-EINVAL, "no crash");
+        if (c->store != PKGNOTE_CRASH_STORE_PKGNOTE)
+                return pn_crash_open_systemd(c, o, ret);
         if (!c->core)
                 return pn_error(-ENODATA, "the core of %s is gone", c->id);
         return pkgnote_core_open(c->core, o, ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_crash_core_state(const pkgnote_crash *c) {
+        return c ? c->core_state : PKGNOTE_CRASH_CORE_GONE;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_store_name(int store) {
+        switch (store) {
+        case PKGNOTE_CRASH_STORE_PKGNOTE: return "pkgnote";
+        case PKGNOTE_CRASH_STORE_SYSTEMD: return "systemd";
+        case PKGNOTE_CRASH_STORE_JOURNAL: return "journal";
+        default: return NULL;
+        }
 }

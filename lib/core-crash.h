@@ -6,8 +6,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+#include <stdbool.h>
+
 #include "config.h"
 #include "pkgnote.h"
+#include "problem.h"
 
 #define PN_CRASH_DEFAULT_DIR "/var/lib/pkgnote/coredump"
 #if HAVE_ZSTD
@@ -31,3 +35,37 @@ int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *s
  * bytes or MAX_REMOVE entries went; never the entry named KEEP, nor one
  * still being written.  Returns the number of whole entries removed. */
 int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
+
+/* ------------------------------------------------------------ reading */
+
+struct pkgnote_crash {
+        int store;
+        char *id;       /* unique in its store: an entry's or file's name, a journal cursor */
+        char *core;     /* the core file's path, or NULL when it is gone or inline */
+        json_t *j;      /* the record: what the store knows of the crash */
+        int64_t time;   /* seconds since the epoch */
+        int core_state; /* PKGNOTE_CRASH_CORE_* */
+        const struct pkgnote_crashes *list; /* the journal it came from, for an inline core */
+};
+
+struct pkgnote_crashes {
+        struct pkgnote_crash *c;
+        size_t n, cap;
+        struct pn_problems problems;
+        /* What the journal was opened from, to open it again for an
+         * inline core: copies of the options. */
+        char *systemd_dir, *journal_dir;
+        char **journal_files; /* NULL-terminated, or NULL */
+};
+
+/* Appends *C to L when it passes O's match and time range, else clears
+ * it; either way *C is L's or gone.  0 or -ENOMEM (pn_error set). */
+int pn_crashes_add(pkgnote_crashes *l, struct pkgnote_crash *c, const pkgnote_crash_options *o);
+void pn_crash_clear(struct pkgnote_crash *c);
+/* lib/core-systemd.c: systemd-coredump's journal entries (JOURNAL) and
+ * store files (STORE) into L.  A store O names (by its bit or its
+ * directory, files) must be readable; of the others, those this machine
+ * lacks hold no crash.  0 or a negative errno with pn_error set. */
+int pn_crashes_load_systemd(pkgnote_crashes *l, const pkgnote_crash_options *o, bool store, bool journal);
+/* Opens the core of a crash of the systemd stores. */
+int pn_crash_open_systemd(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret);

@@ -5,8 +5,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "crashopts.h"
 #include "stack.h"
 #include "tool.h"
 
@@ -136,12 +138,16 @@ static void print_text(FILE *out, const pkgnote_core *c, const pkgnote_stack *st
 }
 
 static void core_help(void) {
-        printf("Usage: pkgnote core [OPTIONS] CORE\n"
+        printf("Usage: pkgnote core [OPTIONS] CORE|MATCH\n"
                "\n"
                "Tell which program and which packages were involved in a crash, from a\n"
                "core dump alone: plain, '-' for standard input, or compressed with zstd,\n"
-               "xz or lz4 (as systemd-coredump stores them).\n"
+               "xz or lz4 (as systemd-coredump stores them).  MATCH (a PID, command or\n"
+               "executable path; with -D or --file always) opens the newest matching\n"
+               "crash of the crash stores ('pkgnote list'), adding what the store knows;\n"
+               "when its core is gone, that alone is reported and the exit status is 1.\n"
                "\n"
+               CRASH_HELP
                "  -j, --json         one JSON object\n"
                "  -r, --root DIR     resolve module paths inside DIR (a container's root)\n"
                "  -n, --no-disk      never read module files from disk\n"
@@ -159,20 +165,86 @@ static void core_help(void) {
                "($DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client).\n");
 }
 
-/* The core of the newest crash of the stores that WHAT names (a PID, a
- * command, an entry): 1 with its path in BUF, 0 when none. */
-static int find_crash(const char *what, char *buf, size_t len) {
-        pkgnote_crash_options o = {.size = sizeof o, .stores = PKGNOTE_CRASH_STORE_PKGNOTE, .match = what};
-        pkgnote_crashes *l;
-        if (pkgnote_crashes_load(&o, &l) < 0)
-                return 0;
-        size_t n = pkgnote_crashes_count(l);
-        const char *core = n ? pkgnote_crash_core_path(pkgnote_crashes_get(l, n - 1)) : NULL;
-        int found = core && strlen(core) < len;
-        if (found)
-                memcpy(buf, core, strlen(core) + 1);
-        pkgnote_crashes_free(l);
-        return found;
+static void print_field(FILE *out, const char *label, const char *value) {
+        if (!value)
+                return;
+        fprintf(out, "%14s: ", label);
+        tool_print_escaped(out, value);
+        fputc('\n', out);
+}
+
+/* What the store knows of CRASH beyond its core; all of it when the core
+ * C is gone (NULL). */
+static void print_crash_text(FILE *out, const pkgnote_crash *crash, const pkgnote_core *c) {
+        print_field(out, "Store", pkgnote_crash_store_name(pkgnote_crash_store(crash)));
+        const char *file = pkgnote_crash_field(crash, "coreFile");
+        switch (pkgnote_crash_core_state(crash)) {
+        case PKGNOTE_CRASH_CORE_FILE: print_field(out, "Core", pkgnote_crash_core_path(crash)); break;
+        case PKGNOTE_CRASH_CORE_JOURNAL: print_field(out, "Core", "in the journal entry"); break;
+        default:
+                fputs("          Core: gone", out);
+                if (file) {
+                        fputs(" (", out);
+                        tool_print_escaped(out, file);
+                        fputs(" no longer exists)", out);
+                }
+                fputc('\n', out);
+        }
+        char when[64] = "?";
+        time_t t = (time_t)pkgnote_crash_time(crash);
+        struct tm tm;
+        if (gmtime_r(&t, &tm))
+                strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+        print_field(out, "Time", when);
+        print_field(out, "Boot ID", pkgnote_crash_field(crash, "bootId"));
+        print_field(out, "Hostname", pkgnote_crash_field(crash, "hostname"));
+        print_field(out, "Unit", pkgnote_crash_field(crash, "unit"));
+        print_field(out, "User Unit", pkgnote_crash_field(crash, "userUnit"));
+        print_field(out, "Slice", pkgnote_crash_field(crash, "slice"));
+        print_field(out, "Cgroup", pkgnote_crash_field(crash, "cgroup"));
+        if (c)
+                return;
+        if (pkgnote_crash_pid(crash) >= 0) {
+                fprintf(out, "           PID: %" PRId64, pkgnote_crash_pid(crash));
+                if (pkgnote_crash_field(crash, "command")) {
+                        fputs(" (", out);
+                        tool_print_escaped(out, pkgnote_crash_field(crash, "command"));
+                        fputc(')', out);
+                }
+                fputc('\n', out);
+        }
+        if (pkgnote_crash_uid(crash) >= 0)
+                fprintf(out, "           UID: %" PRId64 "\n", pkgnote_crash_uid(crash));
+        if (pkgnote_crash_signal(crash) > 0) {
+                const char *sn = pkgnote_signal_name(pkgnote_crash_signal(crash));
+                fprintf(out, "        Signal: %d (%s)\n", pkgnote_crash_signal(crash), sn ? sn : "unknown");
+        }
+        print_field(out, "Command Line", pkgnote_crash_field(crash, "commandLine"));
+        print_field(out, "Executable", pkgnote_crash_field(crash, "executable"));
+        const char *name = pkgnote_crash_package_name(crash), *version = pkgnote_crash_package_version(crash);
+        fputs("       Package: ", out);
+        tool_print_escaped(out, name ? name : "n/a");
+        if (name && version) {
+                fputc('/', out);
+                tool_print_escaped(out, version);
+        }
+        fputs(" (as the store recorded it)\n", out);
+}
+
+/* The store's fields of CRASH as members of the core's JSON report. */
+static size_t crash_members(const pkgnote_crash *crash, pkgnote_json_member *m) {
+        static const char *const keys[] = {"bootId", "hostname", "unit", "userUnit", "slice", "cgroup"};
+        size_t n = 0;
+        int state = pkgnote_crash_core_state(crash);
+        m[n++] = (pkgnote_json_member){.key = "store", .string = pkgnote_crash_store_name(pkgnote_crash_store(crash))};
+        m[n++] = (pkgnote_json_member){.key = "core", .string = state == PKGNOTE_CRASH_CORE_FILE ? "file" : "journal"};
+        if (pkgnote_crash_core_path(crash))
+                m[n++] = (pkgnote_json_member){.key = "coreFile", .string = pkgnote_crash_core_path(crash)};
+        m[n++] = (pkgnote_json_member){.key = "time", .number = pkgnote_crash_time(crash)};
+        for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+                if (pkgnote_crash_field(crash, keys[i]))
+                        m[n++] = (pkgnote_json_member){.key = keys[i], .string = pkgnote_crash_field(crash, keys[i])};
+        return n;
 }
 
 int cmd_core(int argc, char **argv) {
@@ -186,14 +258,18 @@ int cmd_core(int argc, char **argv) {
                 {"stats", no_argument, NULL, OPT_STATS},
                 {"help", no_argument, NULL, 'h'},
                 STACK_LONGOPTS,
+                CRASH_LONGOPTS,
                 {0},
         };
         struct core_opts o = {.stack.lib = PKGNOTE_STACK_OPTIONS_INIT};
+        struct crash_opts co = {0};
         int ch, s;
-        while ((ch = tool_getopt(argc, argv, "jr:naSh", longopts)) >= 0) {
-                if ((s = stack_option(&o.stack, ch, optarg)) != 0) {
-                        if (s < 0)
+        while ((ch = tool_getopt(argc, argv, "jr:naSh" CRASH_SHORTOPTS, longopts)) >= 0) {
+                if ((s = stack_option(&o.stack, ch, optarg)) != 0 || (s = crash_option(&co, ch, optarg)) != 0) {
+                        if (s < 0) {
+                                crash_options_free(&co);
                                 return EXIT_FAILURE_;
+                        }
                         continue;
                 }
                 switch (ch) {
@@ -203,43 +279,97 @@ int cmd_core(int argc, char **argv) {
                 case 'a': o.all_threads = true; break;
                 case 'S': o.no_stack = true; break;
                 case OPT_STATS: o.stats = true; break;
-                case 'h': core_help(); return EXIT_OK;
-                default: return EXIT_FAILURE_;
+                case 'h': core_help(); crash_options_free(&co); return EXIT_OK;
+                default: crash_options_free(&co); return EXIT_FAILURE_;
                 }
         }
-        if (optind + 1 != argc)
+        if (optind + 1 != argc) {
+                crash_options_free(&co);
                 return tool_fail("core: expected exactly one CORE (see 'pkgnote core --help')");
-        if (o.no_stack && o.stack.wanted)
+        }
+        if (o.no_stack && o.stack.wanted) {
+                crash_options_free(&co);
                 return tool_fail("core: --no-stack and the --debuginfod options exclude each other");
+        }
         const char *path = argv[optind];
-        /* Not a file: an entry of 'pkgnote list' (a PID or command name). */
-        char entry[4096];
-        if (strcmp(path, "-") && access(path, F_OK) < 0 && errno == ENOENT && find_crash(path, entry, sizeof entry) > 0)
-                path = entry;
+        /* Not a file (or a journal named): the newest crash of the stores
+         * that MATCH names, a PID, command or executable path. */
+        pkgnote_crashes *l = NULL;
+        const pkgnote_crash *crash = NULL;
+        int r;
+        if (strcmp(path, "-") && ((co.lib.journal_dir || co.files) || (access(path, F_OK) < 0 && errno == ENOENT))) {
+                crash_options_done(&co, path);
+                r = pkgnote_crashes_load(&co.lib, &l);
+                if (r < 0) {
+                        crash_options_free(&co);
+                        return tool_fail("core: %s", pkgnote_last_error());
+                }
+                for (size_t i = 0; i < pkgnote_crashes_problem_count(l); i++) {
+                        const pkgnote_problem *p = pkgnote_crashes_problem(l, i);
+                        tool_warn_ignoring(p->path ? p->path : "", p->message);
+                }
+                size_t n = pkgnote_crashes_count(l);
+                crash = n ? pkgnote_crashes_get(l, n - 1) : NULL;
+        }
+        bool journal_named = co.lib.journal_dir || co.files;
+        crash_options_free(&co);
+        if (!crash && journal_named) {
+                pkgnote_crashes_free(l);
+                return tool_fail("core: no crash matches '%s'", path);
+        }
         pkgnote_core *c;
-        int r = pkgnote_core_open(path, &o.lib, &c);
-        if (r < 0)
+        r = crash ? pkgnote_crash_open(crash, &o.lib, &c) : pkgnote_core_open(path, &o.lib, &c);
+        if (r == -ENODATA && crash) {
+                /* The store still knows the crash: its report, without
+                 * modules; exit 1 says the core was not read. */
+                int ret = EXIT_NOTFOUND;
+                if (o.json) {
+                        char *j;
+                        if ((r = tool_put_json(stdout, pkgnote_crash_to_json(crash, &j), &j)) < 0)
+                                ret = tool_error(path, "cannot write the report", r);
+                } else
+                        print_crash_text(stdout, crash, NULL);
+                fputs("pkgnote: '", stderr);
+                tool_print_escaped(stderr, path);
+                fputs("': ", stderr);
+                tool_print_escaped(stderr, pkgnote_last_error());
+                fputs("; the report holds what the store recorded\n", stderr);
+                pkgnote_crashes_free(l);
+                if (fflush(stdout) != 0)
+                        return tool_fail("cannot write output: %s", strerror(errno));
+                return ret;
+        }
+        if (r < 0) {
+                pkgnote_crashes_free(l);
                 return tool_error(path, "cannot read core", r);
+        }
         /* The unwinder reads the core already open, never PATH again. */
         pkgnote_stack *st = NULL;
         o.stack.lib.flags |= (o.all_threads ? PKGNOTE_STACK_ALL_THREADS : 0) | PKGNOTE_STACK_PROGRESS;
         if (!o.no_stack && (r = pkgnote_core_stack_with(c, &o.stack.lib, &st)) < 0) {
                 pkgnote_core_free(c);
+                pkgnote_crashes_free(l);
                 return tool_error(path, "cannot unwind", r);
         }
         int ret = EXIT_OK;
         if (o.json) {
                 char *j;
-                if ((r = tool_put_json(stdout, pkgnote_core_to_json(c, st, NULL, 0, &j), &j)) < 0)
+                pkgnote_json_member m[16];
+                size_t nm = crash ? crash_members(crash, m) : 0;
+                if ((r = tool_put_json(stdout, pkgnote_core_to_json(c, st, nm ? m : NULL, nm, &j), &j)) < 0)
                         ret = tool_error(path, "cannot write the report", r);
-        } else
+        } else {
+                if (crash)
+                        print_crash_text(stdout, crash, c);
                 print_text(stdout, c, st);
+        }
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
                 tool_warn_ignoring(path, pkgnote_core_problem(c, i)->message);
         if (o.stats)
                 fprintf(stderr, "bytes read from core: %" PRIu64 "\n", pkgnote_core_bytes_read(c));
         pkgnote_stack_free(st);
         pkgnote_core_free(c);
+        pkgnote_crashes_free(l);
         if (fflush(stdout) != 0)
                 return tool_fail("cannot write output: %s", strerror(errno));
         return ret;
