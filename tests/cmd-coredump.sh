@@ -58,7 +58,7 @@ feed abrt.core 102 6 1700000100
 PKGNOTE_COREDUMP_DIR="$STATE" run list
 expect_status 0 "list exits 0"
 [ "$(grep -c crasher out)" -eq 2 ] && pass "list shows both crashes" || fail "list shows both crashes" "$(cat out)"
-grep -q "ABRT /.*crasher crasher/4.2-1" out && pass "list: signal, exe, package" || fail "list: signal, exe, package" "$(cat out)"
+grep -q "ABRT present  pkgnote /.*crasher crasher/4.2-1" out && pass "list: signal, core, store, exe, package" || fail "list: signal, core, store, exe, package" "$(cat out)"
 PKGNOTE_COREDUMP_DIR="$STATE" run list --json
 python3 -c '
 import json
