@@ -477,7 +477,8 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                 struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_JOURNAL, cursor, NULL, json_object(),
                                           (int64_t)(usec / 1000000), PKGNOTE_CRASH_CORE_GONE, l};
                 char where[64];
-                snprintf(where, sizeof where, "journal entry of %" PRIu64 " µs", usec);
+                /* Names the entry as journalctl -o export shows it. */
+                snprintf(where, sizeof where, "journal entry __REALTIME_TIMESTAMP=%" PRIu64, usec);
                 r = c.j ? 0 : pn_error(-ENOMEM, "out of memory");
                 for (size_t i = 0; r >= 0 && i < N_FIELDS; i++)
                         r = journal_field(jr, c.j, fields[i].field, &l->problems, where);
