@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core-systemd.h"
 #include "core.h"
 #include "pkgnote.h"
 #include "testlib.h"
@@ -1167,8 +1168,53 @@ static void test_load_lookup_matches_walk(void) {
         CHECK(queries > 10000);
 }
 
+
+/* systemd-coredump's store names: a valid one parses to its parts, a
+ * truncated one is refused, and values are bounded, NUL-free and made valid UTF-8. */
+static void test_systemd_store_names_and_values(void) {
+        const char *name = "core.a\\x2eb.1000.af33c844f3034db4ba0e9bf31df11b33.18821.1796529037000000.zst";
+        struct pn_sd_name n;
+        CHECK_INT(pn_sd_parse_name(name, &n), 0);
+        CHECK_STR(n.comm, "a.b");
+        CHECK_INT((long long)n.uid, 1000);
+        CHECK_INT((long long)n.pid, 18821);
+        CHECK(n.usec == 1796529037000000ull);
+        CHECK_STR(n.boot_id, "af33c844f3034db4ba0e9bf31df11b33");
+        CHECK_STR(n.compression, "zst");
+        /* A prefix parses only where it ends inside the time's digits
+         * (a shorter time is still a time), never elsewhere. */
+        char buf[256];
+        size_t len = strlen(name), usec_end = len - 4, usec_start = usec_end - 16;
+        for (size_t i = 0; i < len; i++) {
+                memcpy(buf, name, i);
+                buf[i] = 0;
+                int r = pn_sd_parse_name(buf, &n);
+                if (i > usec_start && i <= usec_end)
+                        CHECK_INT(r, 0);
+                else
+                        CHECK_INT(r, -EBADMSG);
+        }
+        CHECK(pn_sd_parse_name("core.x.0.AF33C844F3034DB4BA0E9BF31DF11B33.1.2", &n) < 0);
+        CHECK(pn_sd_parse_name("core.x\\x00.0.af33c844f3034db4ba0e9bf31df11b33.1.2", &n) < 0);
+        CHECK(pn_sd_parse_name("core.x.0.af33c844f3034db4ba0e9bf31df11b33.0.2", &n) < 0);
+        CHECK(pn_sd_parse_name("core.x.0.af33c844f3034db4ba0e9bf31df11b33.1.2.gz", &n) < 0);
+        CHECK(pn_sd_parse_name("core.x.01.af33c844f3034db4ba0e9bf31df11b33.1.2", &n) < 0);
+        char *v;
+        CHECK_INT(pn_sd_value("a\xff\x1b" "b", 4, &v), 0);
+        CHECK_STR(v, "a\\xff\x1b" "b");
+        free(v);
+        CHECK_INT(pn_sd_value("a\0b", 3, &v), -EBADMSG);
+        static char big[PKGNOTE_MAX_CRASH_FIELD + 1];
+        CHECK_INT(pn_sd_value(big, sizeof big, &v), -E2BIG);
+        uint64_t u;
+        CHECK_INT(pn_sd_parse_number("18446744073709551616", 20, UINT64_MAX, &u), -EBADMSG);
+        CHECK_INT(pn_sd_parse_number("18446744073709551615", 20, UINT64_MAX, &u), 0);
+        CHECK(u == UINT64_MAX);
+}
+
 int main(void) {
         RUN(test_valid_all_layouts);
+        RUN(test_systemd_store_names_and_values);
         RUN(test_truncated_prefixes);
         RUN(test_file_note_hostile);
         RUN(test_file_note_hostile_paths);
