@@ -90,7 +90,7 @@ int pn_sd_parse_name(const char *name, struct pn_sd_name *ret) {
                 unsigned char ch = (unsigned char)part[i];
                 if (ch == '\\') {
                         int hi, lo;
-                        if (i + 3 >= len + 0 || part[i + 1] != 'x' || (hi = hexval(part[i + 2])) < 0 ||
+                        if (i + 3 >= len || part[i + 1] != 'x' || (hi = hexval(part[i + 2])) < 0 ||
                             (lo = hexval(part[i + 3])) < 0 || (hi == 0 && lo == 0))
                                 return pn_error(-EBADMSG, "a bad escape in the command name");
                         r.comm[o++] = (char)(hi << 4 | lo);
