@@ -147,7 +147,6 @@ static void core_help(void) {
                "crash of the crash stores ('pkgnote list'), adding what the store knows;\n"
                "when its core is gone, that alone is reported and the exit status is 1.\n"
                "\n"
-               CRASH_HELP
                "  -j, --json         one JSON object\n"
                "  -r, --root DIR     resolve module paths inside DIR (a container's root)\n"
                "  -n, --no-disk      never read module files from disk\n"
@@ -155,6 +154,8 @@ static void core_help(void) {
                "  -S, --no-stack     no stack traces: packages and modules only (faster)\n"
                STACK_HELP
                "      --stats        print bytes read from the core on standard error\n"
+               "Crash stores, for MATCH:\n"
+               CRASH_HELP
                "  -h, --help         show this help\n"
                "\n"
                "A module's notes come from the page the kernel dumped; where that lacks\n"
