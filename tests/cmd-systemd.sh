@@ -8,7 +8,9 @@
 # inline (Storage=journal), hostile journal entries and store names.
 . "$SRCDIR/tests/systemd-ns.sh"
 require cc zstd python3 logger systemd-analyze getfattr
-sdns_start
+# systemd-coredump stores cores zstd-compressed; a build without zstd
+# cannot read those, so there it is told to store them plain.
+if has_feature zstd; then sdns_start; else sdns_start Compress=no; fi
 
 cat > plain.c <<'C'
 #include <unistd.h>
@@ -62,7 +64,10 @@ PY
 
 # --- core against systemd-analyze inspect-elf on the stored core
 stored=$(ls "$SDNS_STORE"/core.journalctl.*)
-zstd -qdc "$stored" > jc.stored.core
+case $stored in
+*.zst) zstd -qdc "$stored" > jc.stored.core ;;
+*) cp "$stored" jc.stored.core ;;
+esac
 systemd-analyze inspect-elf --json=short jc.stored.core > inspect.json 2> inspect.err || fail "systemd-analyze inspect-elf" "$(cat inspect.err)"
 run core -S --json "$JPID"
 expect_status 0 "core PID of the journal's crash exits 0"
@@ -98,7 +103,7 @@ grep -q " $JPID  *0 SEGV present  systemd /usr/bin/journalctl" out && grep -q " 
         || fail "store alone: PID, UID, signal and executable from names and attributes" "$(cat out err)"
 run core -S --systemd-dir store "$JPID"
 grep -q "Module /usr/bin/journalctl from deb systemd-" out && grep -q "Store: systemd" out \
-        && pass "store alone: core PID opens the compressed file" || fail "store alone: core PID opens the compressed file" "$(cat out err)"
+        && pass "store alone: core PID opens the stored (compressed) file" || fail "store alone: core PID opens the stored (compressed) file" "$(cat out err)"
 umount /run/log
 
 # --- the core deleted: the journal's report, exit 1
