@@ -199,4 +199,19 @@ grep -q " 13  *0    - present  systemd esc/d" out || grep -q " 13 .* systemd " o
         && pass "hostile names: an escaped command name is unescaped" || fail "hostile names: an escaped command name is unescaped" "$(cat out)"
 run core -S 13
 expect_status 2 "hostile names: a store file that is no core: exit 2"
+
+# --- without libsystemd: the journal is not read, the other stores are
+LIBSD=$(readlink -f /usr/lib/x86_64-linux-gnu/libsystemd.so.0 2> /dev/null || readlink -f /lib/x86_64-linux-gnu/libsystemd.so.0)
+if [ -f "$LIBSD" ] && mount --bind /dev/null "$LIBSD"; then
+        run list
+        expect_status 0 "no libsystemd: list exits 0"
+        grep -q " $JPID .* present  systemd /usr/bin/journalctl" out && ! grep -q " journal " out \
+                && pass "no libsystemd: the store's files alone" || fail "no libsystemd: the store's files alone" "$(cat out err)"
+        run list -D "$SDNS_JOURNAL"
+        expect_status 2 "no libsystemd: a journal named is an error"
+        expect_err "libsystemd (libsystemd.so.0) is not installed" "no libsystemd: the error says why"
+        umount "$LIBSD"
+else
+        fail "no libsystemd: cannot hide libsystemd.so.0 ($LIBSD)"
+fi
 finish
