@@ -720,7 +720,8 @@ PKGNOTE_PUBLIC int pkgnote_crash_open(const pkgnote_crash *c, const pkgnote_core
  * store: -EOPNOTSUPP where it is asked for by name).  The journal entry of
  * a crash and its file in systemd_dir are one crash, of the journal store;
  * a file no entry names is a crash of PKGNOTE_CRASH_STORE_SYSTEMD.  MATCH
- * as coredumpctl takes it: a PID, an executable's path ("/..."), else a
+ * as coredumpctl takes it: a PID, an executable's path ("/..."),
+ * FIELD=VALUE of a systemd field ("COREDUMP_UNIT=foo.service"), else a
  * command name.
  *
  * pkgnote_crash_field() gives every COREDUMP_* field by systemd's name

@@ -234,15 +234,28 @@ static int cmp_crash(const void *a, const void *b) {
 }
 
 /* Whether the crash C is the one MATCH names: its PID (MATCH numeric), its
- * command, its executable's path, or its entry's name. */
+ * command, its executable's path, its entry's name, or as coredumpctl
+ * takes it, FIELD=VALUE of a systemd field the store recorded. */
 static bool matches(const struct pkgnote_crash *c, const char *match) {
         if (!match)
                 return true;
         char *end;
         errno = 0;
         long long pid = strtoll(match, &end, 10);
-        if (*match && !*end && !errno)
-                return json_integer_value(json_object_get(c->j, "pid")) == pid;
+        if (*match && !*end && !errno) {
+                json_t *p = json_object_get(c->j, "pid");
+                return json_is_integer(p) && json_integer_value(p) == pid;
+        }
+        size_t field = strspn(match, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        if (field > 0 && match[field] == '=') {
+                char name[64];
+                if (field >= sizeof name)
+                        return false;
+                memcpy(name, match, field);
+                name[field] = 0;
+                const char *v = str(c->j, name);
+                return v && !strcmp(v, match + field + 1);
+        }
         const char *cmd = str(c->j, "command"), *exe = str(c->j, "executable");
         const char *base = c->core ? strrchr(c->core, '/') : NULL;
         return (cmd && !strcmp(cmd, match)) || (exe && !strcmp(exe, match)) || !strcmp(c->id, match) ||

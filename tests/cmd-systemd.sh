@@ -47,6 +47,9 @@ run list -D "$SDNS_JOURNAL" "$PPID_"
 [ "$(grep -c plain out)" = 1 ] && ! grep -q journalctl out && pass "list MATCH: a PID" || fail "list MATCH: a PID" "$(cat out)"
 run list -D "$SDNS_JOURNAL" /usr/bin/journalctl
 grep -q journalctl out && ! grep -q plain out && pass "list MATCH: an executable path" || fail "list MATCH: an executable path" "$(cat out)"
+run list -D "$SDNS_JOURNAL" COREDUMP_COMM=plain
+[ "$(grep -c plain out)" = 1 ] && ! grep -q journalctl out && pass "list MATCH: FIELD=VALUE as coredumpctl takes it" \
+        || fail "list MATCH: FIELD=VALUE as coredumpctl takes it" "$(cat out)"
 run list -D "$SDNS_JOURNAL" --since @1796000050
 grep -q plain out && ! grep -q journalctl out && pass "list --since" || fail "list --since" "$(cat out)"
 run list -D "$SDNS_JOURNAL" --until @1796000050
@@ -172,6 +175,9 @@ rows = [json.loads(l) for l in open("out")]
 bad = [r for r in rows if r.get("command", "").endswith("bad")]
 assert bad and bad[0]["command"] == "\\xff\\xfebad" and "pid" not in bad[0] or bad[0]["pid"] is None, bad' \
         && pass "hostile entries: invalid UTF-8 as \\xNN, a bad PID left out" || fail "hostile entries: invalid UTF-8 as \\xNN, a bad PID left out" "$(cat out)"
+run list -D "$SDNS_JOURNAL" 0
+[ ! -s out ] && pass "bug-pid-0-matches-entries-without-pid: MATCH 0 names no entry" \
+        || fail "bug-pid-0-matches-entries-without-pid: MATCH 0 names no entry" "$(cat out)"
 run core -S 4242
 expect_status 1 "hostile entries: core of an entry naming /etc/shadow does not open it"
 grep -q "Core: gone (/etc/shadow no longer exists)" out || grep -q "Core: gone" out \

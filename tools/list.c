@@ -26,7 +26,8 @@ static void list_help(void) {
                "no journal entry names.  Columns: TIME, PID, UID, SIG, COREFILE (present,\n"
                "journal: held inline, missing), STORE (pkgnote, journal, systemd), EXE\n"
                "and the executable's PACKAGE.  MATCH: a PID, an executable's path or a\n"
-               "command name.  'pkgnote core MATCH' then reads the newest match.\n"
+               "command name, or FIELD=VALUE of a journal field (COREDUMP_UNIT=x.service).\n"
+               "'pkgnote core MATCH' then reads the newest match.\n"
                "\n"
                "  -j, --json            one JSON object per crash and line\n"
                CRASH_HELP
