@@ -440,13 +440,20 @@ static int journal_field(sd_journal *jr, json_t *j, const char *field, struct pn
         return record_bytes(j, field, (const char *)data + fl + 1, len - fl - 1, p, where);
 }
 
-/* Where the store file the entry names is (*STORE_NAME, pointing into
- * J): its base name, when it is a store name. */
+/* The base name of the store file the entry J names (pointing into J),
+ * when it is a store name that agrees with the entry's PID and time: an
+ * entry naming another crash's file (any user can log one) gets no core
+ * and leaves that file to the store's own listing. */
 static const char *entry_store_name(json_t *j) {
         const char *f = json_string_value(json_object_get(j, "COREDUMP_FILENAME"));
         const char *base = f ? strrchr(f, '/') : NULL;
+        const char *ts = json_string_value(json_object_get(j, "COREDUMP_TIMESTAMP"));
+        json_t *pid = json_object_get(j, "pid");
         struct pn_sd_name n;
-        return base && pn_sd_parse_name(base + 1, &n) == 0 ? base + 1 : NULL;
+        uint64_t usec;
+        if (!base || pn_sd_parse_name(base + 1, &n) < 0 || !ts || pn_sd_parse_number(ts, strlen(ts), UINT64_MAX, &usec) < 0)
+                return NULL;
+        return json_is_integer(pid) && (uint64_t)json_integer_value(pid) == n.pid && usec == n.usec ? base + 1 : NULL;
 }
 
 static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int dfd, char ***claimed_names,

@@ -175,6 +175,14 @@ rows = [json.loads(l) for l in open("out")]
 bad = [r for r in rows if r.get("command", "").endswith("bad")]
 assert bad and bad[0]["command"] == "\\xff\\xfebad" and "pid" not in bad[0] or bad[0]["pid"] is None, bad' \
         && pass "hostile entries: invalid UTF-8 as \\xNN, a bad PID left out" || fail "hostile entries: invalid UTF-8 as \\xNN, a bad PID left out" "$(cat out)"
+jfile=$(ls "$SDNS_STORE"/core.journalctl.*.zst "$SDNS_STORE"/core.journalctl.* 2> /dev/null | head -n 1)
+printf 'MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMP_PID=31337\nCOREDUMP_TIMESTAMP=1\nCOREDUMP_EXE=/bin/forged\nCOREDUMP_FILENAME=%s\n' "$jfile" > forged.txt
+logger --journald=forged.txt
+i=0
+until journalctl -D "$SDNS_JOURNAL" -q -o export COREDUMP_PID=31337 | grep -q forged || [ $i -gt 50 ]; do i=$((i + 1)); sleep 0.1; done
+run list -D "$SDNS_JOURNAL" 31337
+grep -q " 31337 .* missing  journal /bin/forged" out && pass "an entry naming another crash's stored file gets no core" \
+        || fail "an entry naming another crash's stored file gets no core" "$(cat out err)"
 run list -D "$SDNS_JOURNAL" 0
 [ ! -s out ] && pass "bug-pid-0-matches-entries-without-pid: MATCH 0 names no entry" \
         || fail "bug-pid-0-matches-entries-without-pid: MATCH 0 names no entry" "$(cat out)"
