@@ -11,7 +11,7 @@
 #include "tool.h"
 
 struct core_opts {
-        bool json, all_threads, stats, no_stack;
+        bool json, systemd, all_threads, stats, no_stack;
         pkgnote_core_options lib;
         struct stack_opts stack;
 };
@@ -143,6 +143,9 @@ static void core_help(void) {
                "xz or lz4 (as systemd-coredump stores them).\n"
                "\n"
                "  -j, --json         one JSON object\n"
+               "      --format F     text, json (as --json) or systemd: the object\n"
+               "                     systemd-coredump logs as COREDUMP_PACKAGE_JSON\n"
+               "                     (implies --no-stack)\n"
                "  -r, --root DIR     resolve module paths inside DIR (a container's root)\n"
                "  -n, --no-disk      never read module files from disk\n"
                "  -a, --all-threads  stack traces of every thread, not just the crashing one\n"
@@ -176,7 +179,7 @@ static int find_crash(const char *what, char *buf, size_t len) {
 }
 
 int cmd_core(int argc, char **argv) {
-        enum { OPT_STATS = 256 };
+        enum { OPT_STATS = 256, OPT_FORMAT };
         static const struct option longopts[] = {
                 {"json", no_argument, NULL, 'j'},
                 {"root", required_argument, NULL, 'r'},
@@ -184,6 +187,7 @@ int cmd_core(int argc, char **argv) {
                 {"all-threads", no_argument, NULL, 'a'},
                 {"no-stack", no_argument, NULL, 'S'},
                 {"stats", no_argument, NULL, OPT_STATS},
+                {"format", required_argument, NULL, OPT_FORMAT},
                 {"help", no_argument, NULL, 'h'},
                 STACK_LONGOPTS,
                 {0},
@@ -203,14 +207,19 @@ int cmd_core(int argc, char **argv) {
                 case 'a': o.all_threads = true; break;
                 case 'S': o.no_stack = true; break;
                 case OPT_STATS: o.stats = true; break;
+                case OPT_FORMAT:
+                        if (tool_parse_format(optarg, &o.json, &o.systemd) < 0)
+                                return EXIT_FAILURE_;
+                        break;
                 case 'h': core_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
         }
         if (optind + 1 != argc)
                 return tool_fail("core: expected exactly one CORE (see 'pkgnote core --help')");
-        if (o.no_stack && o.stack.wanted)
-                return tool_fail("core: --no-stack and the --debuginfod options exclude each other");
+        if ((o.no_stack || o.systemd) && o.stack.wanted)
+                return tool_fail("core: --no-stack (or --format systemd) and the --debuginfod options exclude each other");
+        o.no_stack |= o.systemd; /* systemd's object holds no stack */
         const char *path = argv[optind];
         /* Not a file: an entry of 'pkgnote list' (a PID or command name). */
         char entry[4096];
@@ -228,9 +237,10 @@ int cmd_core(int argc, char **argv) {
                 return tool_error(path, "cannot unwind", r);
         }
         int ret = EXIT_OK;
-        if (o.json) {
+        if (o.json || o.systemd) {
                 char *j;
-                if ((r = tool_put_json(stdout, pkgnote_core_to_json(c, st, NULL, 0, &j), &j)) < 0)
+                r = o.systemd ? pkgnote_core_to_systemd_json(c, &j) : pkgnote_core_to_json(c, st, NULL, 0, &j);
+                if ((r = tool_put_json(stdout, r, &j)) < 0)
                         ret = tool_error(path, "cannot write the report", r);
         } else
                 print_text(stdout, c, st);

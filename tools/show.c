@@ -10,7 +10,7 @@
 #include "tool.h"
 
 struct show_opts {
-        bool json;
+        bool json, systemd;
         const char *field;
         bool with_path;
 };
@@ -133,9 +133,12 @@ static int show_one(const char *path, const struct show_opts *o) {
         if (o->field) {
                 if (!print_field(path, o->field, e, info, o->with_path))
                         ret = EXIT_NOTFOUND;
-        } else if (o->json) {
+        } else if (o->json || o->systemd) {
                 char *j;
-                r = tool_put_json(stdout, pkgnote_info_to_json(info, e, path, &j), &j);
+                r = tool_put_json(stdout,
+                                  o->systemd ? pkgnote_info_to_systemd_json(info, e, strcmp(path, "-") ? path : NULL, &j)
+                                             : pkgnote_info_to_json(info, e, path, &j),
+                                  &j);
                 if (r < 0)
                         ret = tool_error(path, "cannot write the report", r);
         } else
@@ -162,11 +165,13 @@ static int show_one(const char *path, const struct show_opts *o) {
 }
 
 static void show_help(void) {
-        printf("Usage: pkgnote show [--json] [--field KEY] FILE...\n"
+        printf("Usage: pkgnote show [--json|--format FORMAT] [--field KEY] FILE...\n"
                "\n"
                "Print the package notes of ELF files ('-' reads standard input).\n"
                "\n"
                "  -j, --json       one JSON object per file and line\n"
+               "      --format F   text, json (as --json) or systemd: one object per\n"
+               "                   file and line as systemd-analyze inspect-elf --json\n"
                "  -f, --field KEY  print only KEY of the primary package note\n"
                "                   (also buildId, elfType, architecture)\n"
                "  -h, --help       show this help\n"
@@ -178,6 +183,7 @@ static void show_help(void) {
 int cmd_show(int argc, char **argv) {
         static const struct option longopts[] = {
                 {"json", no_argument, NULL, 'j'},
+                {"format", required_argument, NULL, 'F'},
                 {"field", required_argument, NULL, 'f'},
                 {"help", no_argument, NULL, 'h'},
                 {0},
@@ -187,6 +193,10 @@ int cmd_show(int argc, char **argv) {
         while ((c = tool_getopt(argc, argv, "jf:h", longopts)) >= 0)
                 switch (c) {
                 case 'j': o.json = true; break;
+                case 'F':
+                        if (tool_parse_format(optarg, &o.json, &o.systemd) < 0)
+                                return EXIT_FAILURE_;
+                        break;
                 case 'f': o.field = optarg; break;
                 case 'h': show_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
