@@ -117,6 +117,41 @@ static bool print_field(const char *path, const char *field, pkgnote_elf *e, con
         return true;
 }
 
+/* The name systemd-analyze inspect-elf gives PATH: absolute from the
+ * working directory, "." components and repeated slashes dropped, ".."
+ * kept (symbolic links are not resolved).  NULL when out of memory. */
+static char *systemd_name(const char *path) {
+        /* $PWD where it is the working directory, as systemd takes it. */
+        char *cwd = path[0] == '/' ? NULL : get_current_dir_name();
+        size_t len = (cwd ? strlen(cwd) + 1 : 0) + strlen(path) + 2;
+        char *joined = malloc(len), *out = malloc(len);
+        if (!joined || !out || (path[0] != '/' && !cwd)) {
+                free(cwd);
+                free(joined);
+                free(out);
+                return NULL;
+        }
+        snprintf(joined, len, "%s/%s", cwd ? cwd : "", path);
+        free(cwd);
+        char *q = out;
+        for (const char *p = joined; *p;) {
+                while (*p == '/')
+                        p++;
+                size_t n = strcspn(p, "/");
+                if (n && !(n == 1 && p[0] == '.')) {
+                        *q++ = '/';
+                        memcpy(q, p, n);
+                        q += n;
+                }
+                p += n;
+        }
+        if (q == out)
+                *q++ = '/';
+        *q = 0;
+        free(joined);
+        return out;
+}
+
 /* Returns 0, 1 (no package note / field) or 2 (error). */
 static int show_one(const char *path, const struct show_opts *o) {
         pkgnote_elf *e;
@@ -134,11 +169,12 @@ static int show_one(const char *path, const struct show_opts *o) {
                 if (!print_field(path, o->field, e, info, o->with_path))
                         ret = EXIT_NOTFOUND;
         } else if (o->json || o->systemd) {
-                char *j;
-                r = tool_put_json(stdout,
-                                  o->systemd ? pkgnote_info_to_systemd_json(info, e, strcmp(path, "-") ? path : NULL, &j)
-                                             : pkgnote_info_to_json(info, e, path, &j),
-                                  &j);
+                char *j, *name = o->systemd && strcmp(path, "-") ? systemd_name(path) : NULL;
+                r = o->systemd && strcmp(path, "-") && !name ? -ENOMEM
+                    : o->systemd                             ? pkgnote_info_to_systemd_json(info, e, name, &j)
+                                                             : pkgnote_info_to_json(info, e, path, &j);
+                free(name);
+                r = tool_put_json(stdout, r, &j);
                 if (r < 0)
                         ret = tool_error(path, "cannot write the report", r);
         } else
