@@ -15,10 +15,12 @@
  *  - A module with several package notes: the first one counts.
  *  - A core's modules without a package note are left out; a file
  *    without one is a member holding only "buildId", where it has one.
- *  - Names: a file's is the name it was given; in a core the executable
- *    is named by its path (NT_FILE), every other module by the base name
- *    of its entry in the dynamic linker's list (elfutils' libdwfl names
- *    them so); the first module of a name wins.
+ *  - Names: a file's is the name it was given; in a core every module
+ *    but the executable is named by the base name of its entry in the
+ *    dynamic linker's list (elfutils' libdwfl names them so), and the
+ *    executable by its path (NT_FILE) in inspect-elf, by its base name in
+ *    systemd-coredump's field (which hands libdwfl the executable: the
+ *    list's first entry, named after it).  The first module of a name wins.
  *
  * pkgnote differs where systemd fails: a note that is no JSON object, or
  * whose owner is not "FDO", is no package note here (it is a problem of
@@ -151,9 +153,9 @@ PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnot
         return finish(o, failed, ret);
 }
 
-PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, char **ret) {
-        if (!c)
-                return pn_error(-EINVAL, "no core");
+PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, unsigned flags, char **ret) {
+        if (!c || (flags & ~PKGNOTE_SYSTEMD_COREDUMP))
+                return pn_error(-EINVAL, c ? "unknown flags" : "no core");
         bool failed = false;
         pkgnote_process_info p;
         pkgnote_core_process(c, &p);
@@ -167,7 +169,7 @@ PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, char **ret) {
                 const char *path = pkgnote_module_path(mod);
                 char *listed = mod == main ? NULL : pn_core_link_map_name(c, mod->start, mod->end);
                 const char *name = listed ? listed : path;
-                if (mod != main) {
+                if (mod != main || (flags & PKGNOTE_SYSTEMD_COREDUMP)) {
                         /* A streamed core's list cannot be read: the file's
                          * own base name is the likeliest. */
                         const char *slash = strrchr(name, '/');

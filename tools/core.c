@@ -239,7 +239,7 @@ int cmd_core(int argc, char **argv) {
         int ret = EXIT_OK;
         if (o.json || o.systemd) {
                 char *j;
-                r = o.systemd ? pkgnote_core_to_systemd_json(c, &j) : pkgnote_core_to_json(c, st, NULL, 0, &j);
+                r = o.systemd ? pkgnote_core_to_systemd_json(c, 0, &j) : pkgnote_core_to_json(c, st, NULL, 0, &j);
                 if ((r = tool_put_json(stdout, r, &j)) < 0)
                         ret = tool_error(path, "cannot write the report", r);
         } else
