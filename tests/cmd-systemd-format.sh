@@ -117,6 +117,17 @@ assert b"\x7f" not in raw and b"\xc2\x85" not in raw and b"\xc2\x9b" not in raw,
 assert json.loads(raw)[sys.argv[1]]["name"] == "\u007f\u0085\u009b"
 PY
 
+# A name holding a control character and a byte that is not UTF-8: still
+# valid JSON, the byte written as the text \xNN.
+mkdir "$(printf 'odd\001\377dir')"
+cp prog "$(printf 'odd\001\377dir')/prog"
+run show --format systemd "$(printf 'odd\001\377dir')/prog"
+python3 -c '
+import json, sys
+d = json.loads(open("out", "rb").read())
+assert [k for k in d if k.endswith("odd\u0001\\xffdir/prog")], d' && pass "a hostile file name: valid JSON" ||
+        fail "a hostile file name: valid JSON" "$(od -c out | head -5)"
+
 # ------------------------------------------------------------ real cores
 case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
 '|'* | /*) skip "real kernel cores" "core_pattern does not write a core into the working directory"; finish; exit ;;
@@ -143,6 +154,13 @@ crash prog.core "$T/prog" wait
 cores "core of a program whose library is loaded through a symbolic link" prog.core
 grep -q '"libthing.so.1"' out && pass "a library is named by its dynamic linker entry" ||
         fail "a library is named by its dynamic linker entry" "$(cat out)"
+crash odd.core "$T/$(printf 'odd\001\377dir')/prog" wait
+run core --format systemd odd.core
+python3 -c '
+import json
+d = json.loads(open("out", "rb").read())
+assert [k for k in d if k.endswith("odd\u0001\\xffdir/prog")] and "libthing.so.1" in d, d' &&
+        pass "a core of a program of a hostile name: valid JSON" || fail "a core of a program of a hostile name: valid JSON" "$(od -c out | head -5)"
 crash twonotes.core "$T/twonotes" wait
 cores "core of a program with two notes" twonotes.core
 crash nonote.core "$T/nonote" wait
