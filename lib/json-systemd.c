@@ -97,28 +97,10 @@ static json_t *header(const char *elf_type, unsigned machine, bool *failed) {
         return o;
 }
 
-/* Names that are not UTF-8 cannot be keys: their bytes become \xNN. */
-static char *key_text(const char *s) {
-        size_t len = strlen(s);
-        char *k = malloc(4 * len + 1), *q = k;
-        if (!k)
-                return NULL;
-        for (size_t i = 0; i < len;) {
-                size_t n = pn_utf8_char(s + i, len - i);
-                if (n) {
-                        memcpy(q, s + i, n);
-                        q += n;
-                        i += n;
-                } else
-                        q += snprintf(q, 5, "\\x%02x", (unsigned char)s[i++]);
-        }
-        *q = 0;
-        return k;
-}
-
 /* Adds V (consumed) under NAME unless a module of that name came first. */
 static void add_module(json_t *o, const char *name, json_t *v, bool *failed) {
-        char *k = key_text(name);
+        size_t len;
+        char *k = pn_utf8_or_hex(name, &len); /* keys must be UTF-8 */
         if (!k || !o)
                 *failed = true;
         else if (json_object_get(o, k))

@@ -18,41 +18,20 @@
 #include <unistd.h>
 
 #include "coredump-journal.h"
+#include "output.h"
 
 #define MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
 #define MAX_PROC_FILE (4u << 20) /* bytes kept of one /proc file */
 
-/* Up to MAX_PROC_FILE bytes of /proc/PID/NAME into *RET (malloc()ed). */
+/* /proc/PID/NAME into *RET (malloc()ed): its length, or -1 (unreadable,
+ * or over MAX_PROC_FILE: left out). */
 static ssize_t read_proc(int dir, const char *name, char **ret) {
         int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -1;
-        size_t len = 0, cap = 0;
-        char *buf = NULL;
-        for (;;) {
-                if (len == cap) {
-                        cap = cap ? 2 * cap : 4096;
-                        if (cap > MAX_PROC_FILE)
-                                cap = MAX_PROC_FILE;
-                        if (len == cap)
-                                break;
-                        char *b = realloc(buf, cap);
-                        if (!b)
-                                break;
-                        buf = b;
-                }
-                ssize_t n = read(fd, buf + len, cap - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        break;
-                len += (size_t)n;
-        }
-        close(fd);
-        if (!buf)
-                return -1;
-        *ret = buf;
-        return (ssize_t)len;
+        size_t len;
+        int r = fd < 0 ? -errno : pn_read_all(fd, MAX_PROC_FILE, ret, &len);
+        if (fd >= 0)
+                close(fd);
+        return r < 0 ? -1 : (ssize_t)len;
 }
 
 static void add_link(struct journal_msg *m, int dir, const char *name, const char *field) {

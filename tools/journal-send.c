@@ -22,26 +22,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "journal-send.h"
 
 static void put(struct journal_msg *m, const void *p, size_t n) {
         if (m->failed)
                 return;
-        if (n > JOURNAL_MAX_MESSAGE - m->len) {
+        if (n > JOURNAL_MAX_MESSAGE - m->len || PN_GROW(m->buf, m->cap, m->len + n) < 0) {
                 m->failed = true;
                 return;
-        }
-        if (m->len + n > m->cap) {
-                size_t cap = m->cap ? m->cap : 4096;
-                while (cap < m->len + n)
-                        cap *= 2;
-                char *b = realloc(m->buf, cap);
-                if (!b) {
-                        m->failed = true;
-                        return;
-                }
-                m->buf = b;
-                m->cap = cap;
         }
         memcpy(m->buf + m->len, p, n);
         m->len += n;
