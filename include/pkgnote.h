@@ -1491,9 +1491,10 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result
  * PT_INTERP exists, else "library"), "elfArchitecture" (elfutils' name of
  * the machine, left out where it has none), then one member per module
  * named by its name: its first package note with "buildId" set to its
- * build-id.  A file without a package note is a member holding only its
- * "buildId" (none without a build-id); a core's modules without one are
- * left out.  A core's modules are named by the base name of their entry
+ * build-id.  A file without a package note in a PT_NOTE (an object file's
+ * note sections do not count) is a member holding only its "buildId"
+ * (none without a build-id); a core's modules without one are left out.
+ * A core's modules are named by the base name of their entry
  * in the dynamic linker's list (of the mapped file where that list cannot
  * be read: a compressed or piped core), but the executable, named by its
  * path as inspect-elf names it, or with PKGNOTE_SYSTEMD_COREDUMP by its

@@ -15,6 +15,8 @@
  *  - A module with several package notes: the first one counts.
  *  - A core's modules without a package note are left out; a file
  *    without one is a member holding only "buildId", where it has one.
+ *    Package notes count only where a PT_NOTE holds them (an object
+ *    file's note sections do not).
  *  - Names: a file's is the name it was given; in a core every module
  *    but the executable is named by the base name of its entry in the
  *    dynamic linker's list (elfutils' libdwfl names them so), and the
@@ -122,14 +124,18 @@ PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnot
                                                 char **ret) {
         if (!info || !e)
                 return pn_error(-EINVAL, "no summary or no ELF object");
-        bool failed = false, interp = false;
+        bool failed = false, interp = false, pt_note = false;
         const pkgnote_phdr *ph;
         int n = pkgnote_elf_phdrs(e, &ph);
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
                 interp |= ph[i].type == PT_INTERP;
+                pt_note |= ph[i].type == PT_NOTE;
+        }
         bool core = pkgnote_elf_type(e) == ET_CORE;
         json_t *o = header(core ? "coredump" : interp ? "executable" : "library", pkgnote_elf_machine(e), &failed);
-        json_t *m = core ? NULL : module_object(info, pkgnote_info_build_id(info), true, &failed);
+        /* systemd looks for package notes through PT_NOTE alone: an
+         * object file's note sections are not its package. */
+        json_t *m = core ? NULL : module_object(pt_note ? info : NULL, pkgnote_info_build_id(info), true, &failed);
         if (m)
                 add_module(o, name ? name : "(unnamed)", m, &failed);
         return finish(o, failed, ret);

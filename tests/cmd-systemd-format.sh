@@ -80,13 +80,14 @@ note_asm "$J2" > second.s
 cc -o twonotes main.c second.s -L. -lthing -Wl,-rpath,"$T" -Xlinker "--package-metadata=$J1" || fatal "cannot link"
 cc -o nonote main.c -L. -lthing -Wl,-rpath,"$T" -Wl,--build-id=none || fatal "cannot link"
 cc -o nobuildid main.c -L. -lthing -Wl,-rpath,"$T" -Wl,--build-id=none -Xlinker "--package-metadata=$J1" || fatal "cannot link"
-set -- "$T/prog" "$T/twonotes" "$T/nonote" "$T/nobuildid" "$T/libthing.so.1.0"
+cc -c -o second.o second.s || fatal "cannot assemble"
+set -- "$T/prog" "$T/twonotes" "$T/nonote" "$T/nobuildid" "$T/libthing.so.1.0" "$T/second.o"
 if echo 'int main(void) { return 0; }' > st.c && cc -static -o static st.c -Xlinker "--package-metadata=$J1" 2>/dev/null; then
         set -- "$@" "$T/static"
 else
         missing "a static program" "static linking (libc6-dev)"
 fi
-files "linked here: a note, two notes, none, no build-id, a library, static" "$@"
+files "linked here: a note, two notes, none, no build-id, a library, an object file, static" "$@"
 python3 -c 'import json,sys; d=json.loads(open("out").readlines()[1]); sys.exit(d[sys.argv[1]]["name"] != "crasher")' "$T/twonotes" &&
         pass "two notes in one file: the first counts" || fail "two notes in one file: the first counts" "$(cat out)"
 
