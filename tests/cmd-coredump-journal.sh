@@ -97,6 +97,25 @@ for k in ("COREDUMP_PACKAGE_NAME", "COREDUMP_PACKAGE_VERSION", "COREDUMP_EXE", "
     assert ours[k] == theirs[k], (k, ours[k], theirs[k])
 PY
 
+# A hostile command name (a newline, an escape, a byte that is not
+# UTF-8), as the kernel may hand it: the entry holds it byte for byte.
+./crasher wait > /dev/null 2>&1 &
+PID=$!
+sleep 0.2
+"$HANDLER" -d "$STATE" -l "$T/log" "$PID" 0 0 11 1700000150 18446744073709551615 testhost "$(printf 'a\nb\033[31m\377')" < segv.core
+kill -KILL "$PID" 2> /dev/null
+wait "$PID" 2> /dev/null
+sdns_wait_entry "$PID"
+journalctl -D "$SDNS_JOURNAL" --all -o export "$MID" COREDUMP_PID="$PID" > export.txt
+python3 - <<'PY' && pass "a hostile command name is logged byte for byte" || fail "a hostile command name is logged byte for byte"
+import struct
+data = open("export.txt", "rb").read()
+key = b"COREDUMP_COMM\n"
+i = data.index(key) + len(key)
+n = struct.unpack("<Q", data[i:i + 8])[0]
+assert data[i + 8:i + 8 + n] == b"a\nb\033[31m\377", data[i:i + 8 + n]
+PY
+
 # Too big for one datagram: four 100 KB arguments (one may hold at most
 # 128 KiB) go in a sealed memfd.
 big=$(python3 -c 'print("x" * 100000)')
