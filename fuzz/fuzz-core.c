@@ -103,6 +103,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         sink += pkgnote_core_bytes_read(c);
         char *j;
         touch_json(pkgnote_core_to_json(c, NULL, NULL, 0, &j), &j);
+        /* systemd's shape walks the dynamic linker's list for names. */
+        touch_json(pkgnote_core_to_systemd_json(c, 0, &j), &j);
+        touch_json(pkgnote_core_to_systemd_json(c, PKGNOTE_SYSTEMD_COREDUMP, &j), &j);
 
         pkgnote_core_free(c);
         free(buf);

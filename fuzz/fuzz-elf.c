@@ -3,7 +3,7 @@
  * Fuzzes the ELF view, the note walker and the object summary: bytes ->
  * pkgnote_elf_from_memory -> headers, notes, build-id -> pkgnote_info_read
  * -> every package and dlopen accessor, serialization and check, and the
- * file's JSON report (parsed back).
+ * file's JSON reports, pkgnote's and systemd's shape (parsed back).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -91,6 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *j;
         if (r >= 0)
                 touch_json(pkgnote_info_to_json(info, e, "fuzz", &j), &j);
+        /* systemd's shape, under a name that is not UTF-8. */
+        if (r >= 0)
+                touch_json(pkgnote_info_to_systemd_json(info, e, "fuzz\xff\x01", &j), &j);
         pkgnote_elf_free(e);
         if (r >= 0)
                 touch_info_and_copy(info);

@@ -1535,6 +1535,34 @@ PKGNOTE_PUBLIC int pkgnote_stamp_result_to_json(const pkgnote_stamp_result *r, c
 PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result *r, const pkgnote_note_spec *notes,
                                                       size_t n, const char *path, char **ret);
 
+/* ------------------------------------------------------------------ */
+/* systemd's shape (lib/json-systemd.c)                                */
+
+/* The package metadata as systemd-coredump writes it to
+ * COREDUMP_PACKAGE_JSON and "systemd-analyze inspect-elf --json" prints
+ * it: one compact object of "elfType" ("coredump", "executable" where a
+ * PT_INTERP exists, else "library"), "elfArchitecture" (elfutils' name of
+ * the machine, left out where it has none), then one member per module
+ * named by its name: its first package note with "buildId" set to its
+ * build-id.  A file without a package note in a PT_NOTE (an object file's
+ * note sections do not count) is a member holding only its "buildId"
+ * (none without a build-id); a core's modules without one are left out.
+ * A core's modules are named by the base name of their entry
+ * in the dynamic linker's list (of the mapped file where that list cannot
+ * be read: a compressed or piped core), but the executable, named by its
+ * path as inspect-elf names it, or with PKGNOTE_SYSTEMD_COREDUMP by its
+ * base name as systemd-coredump does; the first module of a name wins.
+ * *RET is malloc()ed: free() it.  Strings are escaped as in pkgnote's own
+ * reports (always valid JSON).  Returns 0, -EINVAL (no INFO or E, no C,
+ * unknown FLAGS) or -ENOMEM. */
+#define PKGNOTE_SYSTEMD_COREDUMP 0x1u /* the object systemd-coredump logs */
+/* A file's object, its member named NAME (as given; NULL: "(unnamed)"). */
+PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnote_elf *e, const char *name,
+                                                char **ret);
+/* A core's object (reading the dynamic linker's list from C); FLAGS 0 or
+ * PKGNOTE_SYSTEMD_COREDUMP. */
+PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, unsigned flags, char **ret);
+
 #ifdef __cplusplus
 }
 #endif

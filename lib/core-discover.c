@@ -167,6 +167,8 @@ static uint64_t find_r_debug(pkgnote_core *c) {
 
 /* The link_map chain: names, biases and l_ld of the loaded objects. */
 static size_t walk_link_map(pkgnote_core *c, struct found **ret) {
+        if (c->src)
+                return *ret = NULL, 0; /* a stream is not read at random */
         uint64_t w = c->is64 ? 8 : 4, lm;
         uint64_t r_debug = find_r_debug(c);
         *ret = NULL;
@@ -273,4 +275,18 @@ int pn_core_discover_modules(pkgnote_core *c, pn_core_add_fn add) {
         free(chain);
         free(named);
         return r;
+}
+
+char *pn_core_link_map_name(pkgnote_core *c, uint64_t start, uint64_t end) {
+        struct found *chain;
+        size_t n = walk_link_map(c, &chain);
+        char *name = NULL;
+        for (size_t k = 0; k < n; k++) {
+                if (!name && chain[k].ld >= start && chain[k].ld < end)
+                        name = chain[k].name;
+                else
+                        free(chain[k].name);
+        }
+        free(chain);
+        return name;
 }

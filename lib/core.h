@@ -124,6 +124,10 @@ void pn_core_loads_free(struct pn_core_loads *l);
 typedef int (*pn_core_add_fn)(pkgnote_core *c, const char *path, uint64_t start, uint64_t end, const char *how);
 /* Modules of a core without NT_FILE, from its memory (core-discover.c). */
 int pn_core_discover_modules(pkgnote_core *c, pn_core_add_fn add);
+/* The name the dynamic linker's list gives the module over [START, END)
+ * (the entry whose l_ld lies there), malloc()ed, or NULL (none, or a
+ * streamed core, which is not read at random). */
+char *pn_core_link_map_name(pkgnote_core *c, uint64_t start, uint64_t end);
 
 /* A core read forward only: compressed (zstd, xz, lz4) or from a pipe. */
 struct pn_core_source;

@@ -33,22 +33,16 @@ static json_t *jw_check(jw *w, json_t *v) {
         return v;
 }
 
-/* S as a JSON string (NULL: null); bytes that are not UTF-8 become the
- * text \xNN, so the result is valid JSON whatever S holds. */
-static json_t *jw_string(jw *w, const char *s) {
-        if (!s)
-                return jw_check(w, json_null());
+char *pn_utf8_or_hex(const char *s, size_t *ret_len) {
         size_t len = strlen(s), extra = 0;
         for (size_t i = 0; i < len;) {
                 size_t n = pn_utf8_char(s + i, len - i);
                 extra += n ? 0 : 3;
                 i += n ? n : 1;
         }
-        if (!extra)
-                return jw_check(w, json_stringn_nocheck(s, len));
         char *buf = malloc(len + extra + 1), *q = buf;
         if (!buf)
-                return jw_check(w, NULL);
+                return NULL;
         for (size_t i = 0; i < len;) {
                 size_t n = pn_utf8_char(s + i, len - i);
                 if (n) {
@@ -58,7 +52,21 @@ static json_t *jw_string(jw *w, const char *s) {
                 } else
                         q += sprintf(q, "\\x%02x", (unsigned char)s[i++]);
         }
-        json_t *v = json_stringn_nocheck(buf, (size_t)(q - buf));
+        *q = 0;
+        *ret_len = (size_t)(q - buf);
+        return buf;
+}
+
+/* S as a JSON string (NULL: null); bytes that are not UTF-8 become the
+ * text \xNN, so the result is valid JSON whatever S holds. */
+static json_t *jw_string(jw *w, const char *s) {
+        if (!s)
+                return jw_check(w, json_null());
+        size_t len;
+        char *buf = pn_utf8_or_hex(s, &len);
+        if (!buf)
+                return jw_check(w, NULL);
+        json_t *v = json_stringn_nocheck(buf, len);
         free(buf);
         return jw_check(w, v);
 }

@@ -179,6 +179,37 @@ static const char *package_name(const pkgnote_module *m) {
         return info && pkgnote_info_package_count(info) ? pkgnote_metadata_name(pkgnote_info_package(info, 0)) : NULL;
 }
 
+/* systemd's shape of a base_spec() core of layout V (the object
+ * systemd-analyze inspect-elf prints and systemd-coredump logs):
+ * elfutils' machine names, the notes with the modules' build-ids, the
+ * executable named by path or by base name, the library by base name;
+ * unknown flags refused. */
+static void check_systemd_json(pkgnote_core *c, int v) {
+        static const char *const arch[4] = {"Intel 80386", "AMD x86-64", "IBM S/390", "IBM S/390"};
+        char want[1024], *j = NULL;
+        const char *lib = ",\"libthing.so.1\":{\"type\":\"rpm\",\"name\":\"libthing\",\"version\":\"2.3-4.fc40\","
+                          "\"architecture\":\"x86_64\",\"buildId\":\"" ID_LIB "\"}}";
+        for (int coredump = 0; coredump < 2; coredump++) {
+                snprintf(want, sizeof want,
+                         "{\"elfType\":\"coredump\",\"elfArchitecture\":\"%s\",\"%s\":{\"type\":\"deb\",\"os\":\"debian\","
+                         "\"name\":\"prog\",\"version\":\"1.0-1\",\"architecture\":\"amd64\",\"buildId\":\"" ID_EXE "\"}%s",
+                         arch[v], coredump ? "prog" : EXE_PATH, lib);
+                CHECK_INT(pkgnote_core_to_systemd_json(c, coredump ? PKGNOTE_SYSTEMD_COREDUMP : 0, &j), 0);
+                CHECK_STR(j, want);
+                free(j);
+                j = NULL;
+        }
+        CHECK_INT(pkgnote_core_to_systemd_json(c, 0x2, &j), -EINVAL);
+        CHECK(j == NULL);
+}
+
+static void test_systemd_json_refusals(void) {
+        char *j = NULL;
+        CHECK_INT(pkgnote_core_to_systemd_json(NULL, 0, &j), -EINVAL);
+        CHECK_INT(pkgnote_info_to_systemd_json(NULL, NULL, "x", &j), -EINVAL);
+        CHECK(j == NULL);
+}
+
 static void test_valid_all_layouts(void) {
         for (int v = 0; v < 4; v++) {
                 bool is64 = v & 1, be = v & 2;
@@ -219,6 +250,7 @@ static void test_valid_all_layouts(void) {
                 CHECK_STR(pkgnote_module_build_id(lib), ID_LIB);
                 CHECK_STR(package_name(lib), "libthing");
                 CHECK_INT(pkgnote_core_problem_count(c), 0);
+                check_systemd_json(c, v);
                 pkgnote_core_free(c);
         }
 }
@@ -1215,6 +1247,7 @@ static void test_systemd_store_names_and_values(void) {
 int main(void) {
         RUN(test_valid_all_layouts);
         RUN(test_systemd_store_names_and_values);
+        RUN(test_systemd_json_refusals);
         RUN(test_truncated_prefixes);
         RUN(test_file_note_hostile);
         RUN(test_file_note_hostile_paths);

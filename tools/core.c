@@ -13,7 +13,7 @@
 #include "tool.h"
 
 struct core_opts {
-        bool json, all_threads, stats, no_stack;
+        bool json, systemd, all_threads, stats, no_stack;
         pkgnote_core_options lib;
         struct stack_opts stack;
 };
@@ -148,6 +148,9 @@ static void core_help(void) {
                "when its core is gone, that alone is reported and the exit status is 1.\n"
                "\n"
                "  -j, --json         one JSON object\n"
+               "      --format F     text, json (as --json) or systemd: the object\n"
+               "                     systemd-coredump logs as COREDUMP_PACKAGE_JSON\n"
+               "                     (implies --no-stack)\n"
                "  -r, --root DIR     resolve module paths inside DIR (a container's root)\n"
                "  -n, --no-disk      never read module files from disk\n"
                "  -a, --all-threads  stack traces of every thread, not just the crashing one\n"
@@ -249,7 +252,7 @@ static size_t crash_members(const pkgnote_crash *crash, pkgnote_json_member *m) 
 }
 
 int cmd_core(int argc, char **argv) {
-        enum { OPT_STATS = 256 };
+        enum { OPT_STATS = 256, OPT_FORMAT };
         static const struct option longopts[] = {
                 {"json", no_argument, NULL, 'j'},
                 {"root", required_argument, NULL, 'r'},
@@ -257,6 +260,7 @@ int cmd_core(int argc, char **argv) {
                 {"all-threads", no_argument, NULL, 'a'},
                 {"no-stack", no_argument, NULL, 'S'},
                 {"stats", no_argument, NULL, OPT_STATS},
+                {"format", required_argument, NULL, OPT_FORMAT},
                 {"help", no_argument, NULL, 'h'},
                 STACK_LONGOPTS,
                 CRASH_LONGOPTS,
@@ -280,6 +284,12 @@ int cmd_core(int argc, char **argv) {
                 case 'a': o.all_threads = true; break;
                 case 'S': o.no_stack = true; break;
                 case OPT_STATS: o.stats = true; break;
+                case OPT_FORMAT:
+                        if (tool_parse_format(optarg, &o.json, &o.systemd) < 0) {
+                                crash_options_free(&co);
+                                return EXIT_FAILURE_;
+                        }
+                        break;
                 case 'h': core_help(); crash_options_free(&co); return EXIT_OK;
                 default: crash_options_free(&co); return EXIT_FAILURE_;
                 }
@@ -288,10 +298,11 @@ int cmd_core(int argc, char **argv) {
                 crash_options_free(&co);
                 return tool_fail("core: expected exactly one CORE (see 'pkgnote core --help')");
         }
-        if (o.no_stack && o.stack.wanted) {
+        if ((o.no_stack || o.systemd) && o.stack.wanted) {
                 crash_options_free(&co);
-                return tool_fail("core: --no-stack and the --debuginfod options exclude each other");
+                return tool_fail("core: --no-stack (or --format systemd) and the --debuginfod options exclude each other");
         }
+        o.no_stack |= o.systemd; /* systemd's object holds no stack */
         const char *path = argv[optind];
         /* Not a file (or a journal named): the newest crash of the stores
          * that MATCH names, a PID, command or executable path. */
@@ -353,11 +364,12 @@ int cmd_core(int argc, char **argv) {
                 return tool_error(path, "cannot unwind", r);
         }
         int ret = EXIT_OK;
-        if (o.json) {
+        if (o.json || o.systemd) {
                 char *j;
                 pkgnote_json_member m[16];
-                size_t nm = crash ? crash_members(crash, m) : 0;
-                if ((r = tool_put_json(stdout, pkgnote_core_to_json(c, st, nm ? m : NULL, nm, &j), &j)) < 0)
+                size_t nm = crash && !o.systemd ? crash_members(crash, m) : 0;
+                r = o.systemd ? pkgnote_core_to_systemd_json(c, 0, &j) : pkgnote_core_to_json(c, st, nm ? m : NULL, nm, &j);
+                if ((r = tool_put_json(stdout, r, &j)) < 0)
                         ret = tool_error(path, "cannot write the report", r);
         } else {
                 if (crash)

@@ -26,6 +26,7 @@
 
 #include "config.h"
 #include "core-crash.h"
+#include "coredump-journal.h"
 #include "output.h"
 #include "tool.h"
 
@@ -52,6 +53,9 @@ struct handler {
         char *allow, *urls, *cache;
         unsigned timeout_ms, budget_ms;
 };
+
+/* The crash's journal entry, filled as the handler learns its parts. */
+static struct crash_journal journal;
 
 static void log_line(const struct handler *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void log_line(const struct handler *h, const char *fmt, ...) {
@@ -232,6 +236,7 @@ static int write_report(const struct handler *h, const char *core_path, struct r
         } else
                 r = -ENOMEM;
         pkgnote_stack_free(st);
+        crash_journal_core(&journal, c);
         pkgnote_core_free(c);
         if (r < 0) {
                 free(text);
@@ -436,6 +441,7 @@ int main(int argc, char **argv) {
         char proc_root[64];
         snprintf(proc_root, sizeof proc_root, "/proc/%d/root", h.pid);
         h.root_fd = h.pid > 0 ? open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+        crash_journal_collect(&journal, h.pid);
         openlog("pkgnote-coredump", LOG_PID, LOG_DAEMON);
         umask(0077);
         read_config(&h, config ? config : DEFAULT_CONFIG, config != NULL);
@@ -492,6 +498,15 @@ int main(int argc, char **argv) {
                 return EXIT_FAILURE_;
         }
         pn_crash_enforce_limits(dirfd, h.max_use, name, SIZE_MAX);
+        /* The crash is stored: its journal entry may fail, never it. */
+        char *abs_core = h.state_dir[0] == '/' ? NULL : realpath(h.state_dir, NULL);
+        char abs_path[4096 + 64];
+        snprintf(abs_path, sizeof abs_path, "%s/%s", abs_core ? abs_core : h.state_dir, core_name);
+        free(abs_core);
+        struct crash_facts facts = {h.pid, h.uid, h.gid, h.sig, a[4], a[5], h.host, h.comm, abs_path, truncated};
+        int jr = crash_journal_log(&journal, &facts);
+        if (jr < 0)
+                log_line(&h, "process %d (%s): cannot log the crash to the journal: %s", h.pid, h.comm, strerror(-jr));
         const char *sn = pkgnote_signal_name(h.sig);
         log_line(&h, "process %d (%s) of user %d crashed with signal %d (%s), package %s; core %s%s%s", h.pid, h.comm,
                  h.uid, h.sig, sn ? sn : "?", package[0] ? package : "n/a", core_path,

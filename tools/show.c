@@ -10,7 +10,7 @@
 #include "tool.h"
 
 struct show_opts {
-        bool json;
+        bool json, systemd;
         const char *field;
         bool with_path;
 };
@@ -117,6 +117,41 @@ static bool print_field(const char *path, const char *field, pkgnote_elf *e, con
         return true;
 }
 
+/* The name systemd-analyze inspect-elf gives PATH: absolute from the
+ * working directory, "." components and repeated slashes dropped, ".."
+ * kept (symbolic links are not resolved).  NULL when out of memory. */
+static char *systemd_name(const char *path) {
+        /* $PWD where it is the working directory, as systemd takes it. */
+        char *cwd = path[0] == '/' ? NULL : get_current_dir_name();
+        size_t len = (cwd ? strlen(cwd) + 1 : 0) + strlen(path) + 2;
+        char *joined = malloc(len), *out = malloc(len);
+        if (!joined || !out || (path[0] != '/' && !cwd)) {
+                free(cwd);
+                free(joined);
+                free(out);
+                return NULL;
+        }
+        snprintf(joined, len, "%s/%s", cwd ? cwd : "", path);
+        free(cwd);
+        char *q = out;
+        for (const char *p = joined; *p;) {
+                while (*p == '/')
+                        p++;
+                size_t n = strcspn(p, "/");
+                if (n && !(n == 1 && p[0] == '.')) {
+                        *q++ = '/';
+                        memcpy(q, p, n);
+                        q += n;
+                }
+                p += n;
+        }
+        if (q == out)
+                *q++ = '/';
+        *q = 0;
+        free(joined);
+        return out;
+}
+
 /* Returns 0, 1 (no package note / field) or 2 (error). */
 static int show_one(const char *path, const struct show_opts *o) {
         pkgnote_elf *e;
@@ -133,9 +168,13 @@ static int show_one(const char *path, const struct show_opts *o) {
         if (o->field) {
                 if (!print_field(path, o->field, e, info, o->with_path))
                         ret = EXIT_NOTFOUND;
-        } else if (o->json) {
-                char *j;
-                r = tool_put_json(stdout, pkgnote_info_to_json(info, e, path, &j), &j);
+        } else if (o->json || o->systemd) {
+                char *j, *name = o->systemd && strcmp(path, "-") ? systemd_name(path) : NULL;
+                r = o->systemd && strcmp(path, "-") && !name ? -ENOMEM
+                    : o->systemd                             ? pkgnote_info_to_systemd_json(info, e, name, &j)
+                                                             : pkgnote_info_to_json(info, e, path, &j);
+                free(name);
+                r = tool_put_json(stdout, r, &j);
                 if (r < 0)
                         ret = tool_error(path, "cannot write the report", r);
         } else
@@ -162,11 +201,13 @@ static int show_one(const char *path, const struct show_opts *o) {
 }
 
 static void show_help(void) {
-        printf("Usage: pkgnote show [--json] [--field KEY] FILE...\n"
+        printf("Usage: pkgnote show [--json|--format FORMAT] [--field KEY] FILE...\n"
                "\n"
                "Print the package notes of ELF files ('-' reads standard input).\n"
                "\n"
                "  -j, --json       one JSON object per file and line\n"
+               "      --format F   text, json (as --json) or systemd: one object per\n"
+               "                   file and line as systemd-analyze inspect-elf --json\n"
                "  -f, --field KEY  print only KEY of the primary package note\n"
                "                   (also buildId, elfType, architecture)\n"
                "  -h, --help       show this help\n"
@@ -178,6 +219,7 @@ static void show_help(void) {
 int cmd_show(int argc, char **argv) {
         static const struct option longopts[] = {
                 {"json", no_argument, NULL, 'j'},
+                {"format", required_argument, NULL, 'F'},
                 {"field", required_argument, NULL, 'f'},
                 {"help", no_argument, NULL, 'h'},
                 {0},
@@ -187,6 +229,10 @@ int cmd_show(int argc, char **argv) {
         while ((c = tool_getopt(argc, argv, "jf:h", longopts)) >= 0)
                 switch (c) {
                 case 'j': o.json = true; break;
+                case 'F':
+                        if (tool_parse_format(optarg, &o.json, &o.systemd) < 0)
+                                return EXIT_FAILURE_;
+                        break;
                 case 'f': o.field = optarg; break;
                 case 'h': show_help(); return EXIT_OK;
                 default: return EXIT_FAILURE_;

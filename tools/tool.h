@@ -53,6 +53,8 @@ void tool_warn_ignoring(const char *path, const char *message);
  * newline to F, and frees it, when R (that serializer's return value) is
  * not negative.  Returns R. */
 int tool_put_json(FILE *f, int r, char **json);
+/* --format F: "text", "json" or "systemd" into the two flags; -1 (said). */
+int tool_parse_format(const char *f, bool *json, bool *systemd);
 
 extern const char *program_name;
 

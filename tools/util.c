@@ -98,3 +98,12 @@ int tool_parse_size(const char *s, uint64_t *ret) {
         *ret = v * mul;
         return 0;
 }
+
+int tool_parse_format(const char *f, bool *json, bool *systemd) {
+        *json = !strcmp(f, "json");
+        *systemd = !strcmp(f, "systemd");
+        if (*json || *systemd || !strcmp(f, "text"))
+                return 0;
+        tool_fail("--format: '%s' is none of text, json, systemd", f);
+        return -1;
+}

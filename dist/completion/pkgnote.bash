@@ -9,13 +9,13 @@ _pkgnote() {
         fi
         local cmd=${words[1]} opts
         case $cmd in
-        show) opts="--json --field --help" ;;
+        show) opts="--json --format --field --help" ;;
         generate)
                 opts="--type --name --version --architecture --os --os-version --os-cpe --app-cpe
                       --debuginfod-url --rpm --metadata --root --os-release --no-os-release --format --output
                       --target --linker --ld --ldflags-style --dlopen --help" ;;
         lint) opts="--json --quiet --list-checks --help" ;;
-        core) opts="--json --root --no-disk --all-threads --stats --help" ;;
+        core) opts="--json --format --root --no-disk --all-threads --stats --help" ;;
         pid) opts="--json --help" ;;
         list) opts="--json --state-dir --help" ;;
         stamp) opts="$(pkgnote stamp --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;

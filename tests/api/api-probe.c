@@ -149,7 +149,10 @@ static void probe_file(const char *path) {
                 return;
         }
         char *j;
-        json_t *v = parse_json(pkgnote_info_to_json(info, e, path, &j), &j, JSON_OBJECT);
+        json_t *v = parse_json(pkgnote_info_to_systemd_json(info, e, "\x01probe\xff", &j), &j, JSON_OBJECT);
+        CHECK(v && json_object_get(json_object_get(v, "\x01probe\\xff"), "buildId"));
+        json_decref(v);
+        v = parse_json(pkgnote_info_to_json(info, e, path, &j), &j, JSON_OBJECT);
         CHECK(array_size(v, "packages") == 1 && array_size(v, "dlopen") == 1);
         CHECK(json_integer_value(json_object_get(v, "elfClass")) == pkgnote_elf_class(e));
         CHECK(!strcmp(json_string_value(json_object_get(v, "elfType")) ?: "", pkgnote_elf_kind(e)));
@@ -304,6 +307,13 @@ static size_t probe_core(pkgnote_core *c, const char *name) {
                 touch_problem(pkgnote_core_problem(c, i), true);
         sink += pkgnote_core_bytes_read(c);
         probe_core_json(c, NULL);
+        /* systemd's shape: the modules with a package note, and only they. */
+        char *sj;
+        json_t *sv = parse_json(pkgnote_core_to_systemd_json(c, PKGNOTE_SYSTEMD_COREDUMP, &sj), &sj, JSON_OBJECT);
+        CHECK(sv && !strcmp(json_string_value(json_object_get(sv, "elfType")) ?: "", "coredump"));
+        CHECK(sv && json_object_size(sv) >= 2 + (size_t)(found > 0));
+        json_decref(sv);
+        CHECK(pkgnote_core_to_systemd_json(c, 0x80, &sj) == -EINVAL);
         pkgnote_stack *st;
         if (pkgnote_core_stack(c, 0, &st) >= 0) {
                 probe_stack(st);
