@@ -378,27 +378,30 @@ const char *pn_pkgdb_file(const pn_pkgdb *db, size_t i, size_t *pkg) {
         return db->files[i].path;
 }
 
+/* PATH under its merged-/usr alias (/usr/bin/x for /bin/x and back) into
+ * ALT (SIZE bytes): a package may list /bin/sh for /usr/bin/sh, and dpkg
+ * records paths as the package shipped them, while the kernel names a
+ * mapped file by its resolved path. */
+static bool usr_alias(const char *path, char *alt, size_t size) {
+        static const char *const aliased[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
+        for (size_t k = 0; k < ELEMENTSOF(aliased); k++) {
+                size_t al = strlen(aliased[k]);
+                if (!strncmp(path, "/usr", 4) && !strncmp(path + 4, aliased[k], al))
+                        return (size_t)snprintf(alt, size, "%s", path + 4) < size;
+                if (!strncmp(path, aliased[k], al))
+                        return (size_t)snprintf(alt, size, "/usr%s", path) < size;
+        }
+        return false;
+}
+
 ssize_t pn_pkgdb_owner(const pn_pkgdb *db, const char *path) {
         if (*path != '/')
                 return -1;
         ssize_t p = find(db, path);
         if (p >= 0)
                 return p;
-        /* merged /usr: a package may list /bin/sh for /usr/bin/sh or the
-         * other way round. */
-        static const char *const aliased[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
         char alt[PATH_MAX + 8];
-        for (size_t k = 0; k < ELEMENTSOF(aliased); k++) {
-                size_t al = strlen(aliased[k]);
-                if (!strncmp(path, "/usr", 4) && !strncmp(path + 4, aliased[k], al)) {
-                        if (strlen(path + 4) < sizeof alt)
-                                return find(db, strcpy(alt, path + 4));
-                } else if (!strncmp(path, aliased[k], al) && strlen(path) + 4 < sizeof alt) {
-                        snprintf(alt, sizeof alt, "/usr%s", path);
-                        return find(db, alt);
-                }
-        }
-        return -1;
+        return usr_alias(path, alt, sizeof alt) ? find(db, alt) : -1;
 }
 
 size_t pn_pkgdb_count(const pn_pkgdb *db) {
@@ -407,4 +410,133 @@ size_t pn_pkgdb_count(const pn_pkgdb *db) {
 
 const struct pn_pkg *pn_pkgdb_pkg(const pn_pkgdb *db, size_t i) {
         return i < db->npkgs ? &db->pkgs[i] : NULL;
+}
+
+/* ------------------------------------------- dpkg, for a few paths */
+
+/* The owners of a handful of files (a process's modules): every list
+ * file must still be read, since dpkg keeps no index by path, but only
+ * lines naming a wanted path are kept, so nothing is allocated or sorted
+ * per file of the whole system. */
+struct wanted {
+        char **paths; /* sorted, each wanted path and its merged-/usr alias */
+        size_t n, cap;
+};
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int want(struct wanted *w, const char *path) {
+        if (PN_GROW(w->paths, w->cap, w->n + 1) < 0 || !(w->paths[w->n] = strdup(path)))
+                return -ENOMEM;
+        w->n++;
+        return 0;
+}
+
+static int read_wanted_lists(pn_pkgdb *db, DIR *dir, const struct wanted *w) {
+        int r = 0;
+        for (struct dirent *de; r == 0 && (de = readdir(dir));) {
+                ssize_t pkg = list_owner(db, de->d_name);
+                if (pkg < 0)
+                        continue;
+                char *list;
+                size_t ll;
+                int lf = openat(dirfd(dir), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+                struct stat st;
+                if (lf < 0 || fstat(lf, &st) < 0 || !S_ISREG(st.st_mode) || pn_read_all(lf, PN_DPKG_MAX_LIST, &list, &ll) < 0) {
+                        if (lf >= 0)
+                                close(lf);
+                        continue; /* a list that cannot be read: its files are unowned */
+                }
+                close(lf);
+                char line[PATH_MAX];
+                for (const char *p = list, *eol; r == 0 && p < list + ll; p = eol + 1) {
+                        eol = line_end(p, list + ll);
+                        size_t n = (size_t)(eol - p);
+                        if (n == 0 || n >= sizeof line || *p != '/')
+                                continue;
+                        memcpy(line, p, n);
+                        line[n] = 0;
+                        const char *key = line;
+                        if (bsearch(&key, w->paths, w->n, sizeof *w->paths, cmp_str))
+                                r = pn_pkgdb_add_file(db, p, n, (size_t)pkg);
+                }
+                free(list);
+        }
+        return r;
+}
+
+int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb **ret) {
+        struct wanted w = {0};
+        int r = 0;
+        char alt[PATH_MAX + 8];
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                if (paths[i][0] != '/')
+                        continue;
+                r = want(&w, paths[i]);
+                if (r == 0 && usr_alias(paths[i], alt, sizeof alt))
+                        r = want(&w, alt);
+        }
+        if (w.n > 1)
+                qsort(w.paths, w.n, sizeof *w.paths, cmp_str);
+        int fd = -1, dfd = -1;
+        char *text = NULL;
+        size_t len;
+        if (r == 0 && (fd = pn_open_in_root(rootfd, "/var/lib/dpkg/status")) < 0)
+                r = fd == -ENOENT || fd == -ENOTDIR ? 1 : pn_error(fd, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-fd));
+        if (r == 0 && (r = pn_read_all(fd, PN_DPKG_MAX_STATUS, &text, &len)) < 0)
+                r = pn_error(r, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-r));
+        pn_pkgdb *db = r == 0 ? pn_pkgdb_new("deb") : NULL;
+        if (r == 0)
+                r = db ? pn_pkgdb_add_status(db, text, len) : -ENOMEM;
+        free(text);
+        if (fd >= 0)
+                close(fd);
+        if (r == 0 && (dfd = pn_open_dir_in_root(rootfd, "/var/lib/dpkg/info")) >= 0) {
+                DIR *dir = fdopendir(dfd);
+                if (!dir) {
+                        close(dfd);
+                        r = pn_error(-errno, "the dpkg database (/var/lib/dpkg/info) cannot be read: %s", strerror(errno));
+                } else {
+                        r = read_wanted_lists(db, dir, &w);
+                        closedir(dir);
+                }
+        } /* no info directory: packages without files */
+        for (size_t i = 0; i < w.n; i++)
+                free(w.paths[i]);
+        free(w.paths);
+        if (r == 1) /* no dpkg database in the root */
+                return 0;
+        r = pn_pkgdb_seal(db, r, ret);
+        return r < 0 ? r : 1;
+}
+
+/* ------------------------------------------ comparison with notes */
+
+static bool same(const char *a, const char *b) {
+        return a && b && !strcmp(a, b);
+}
+
+bool pn_pkgdb_disagrees(const pkgnote_info *info, const char *type, const struct pn_pkg *p) {
+        size_t n = pkgnote_info_package_count(info);
+        if (!p || n == 0)
+                return false;
+        /* rpm's binary version without its epoch, as notes give it */
+        const char *bv = p->bin_version, *colon = strchr(bv, ':');
+        if (colon && !strcmp(type, "rpm"))
+                bv = colon + 1;
+        for (size_t i = 0; i < n; i++) {
+                const pkgnote_metadata *m = pkgnote_info_package(info, i);
+                const char *t = pkgnote_metadata_get(m, PKGNOTE_KEY_TYPE),
+                           *name = pkgnote_metadata_get(m, PKGNOTE_KEY_NAME),
+                           *version = pkgnote_metadata_get(m, PKGNOTE_KEY_VERSION);
+                if (t && strcmp(t, type))
+                        continue;
+                if (!same(name, p->name) && !same(name, p->bin_name))
+                        continue;
+                if (same(version, p->version) || same(version, p->bin_version) || same(version, bv))
+                        return false;
+        }
+        return true;
 }

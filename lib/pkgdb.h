@@ -3,8 +3,11 @@
 #ifndef PKGNOTE_PKGDB_H
 #define PKGNOTE_PKGDB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "pkgnote.h"
 
 /* A package as the package note names it. */
 struct pn_pkg {
@@ -78,6 +81,24 @@ const char *pn_pkgdb_file(const pn_pkgdb *db, size_t i, size_t *pkg);
  * -1 if none. */
 ssize_t pn_pkgdb_owner(const pn_pkgdb *db, const char *path);
 size_t pn_pkgdb_count(const pn_pkgdb *db);
+
+/* Limits on dpkg's files, as scan reads them too. */
+#define PN_DPKG_MAX_STATUS (256u << 20)
+#define PN_DPKG_MAX_LIST (64u << 20)
+
+/* The owners of the N absolute PATHS (and their merged-/usr aliases) by
+ * the dpkg database of the root directory ROOTFD, read inside it: every
+ * installed package, and only the files asked for, so looking up a
+ * process's modules costs one pass over the list files and no index of
+ * the whole system.  1 with *RET, 0 when the root has no dpkg database,
+ * or a negative errno with pn_error set. */
+int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb **ret);
+
+/* Whether INFO has package notes and none names the database package P
+ * of TYPE ("deb", "rpm"): its source or binary name with the source or
+ * binary version (rpm's without its epoch, as notes give it); a note of
+ * another type does not count. */
+bool pn_pkgdb_disagrees(const pkgnote_info *info, const char *type, const struct pn_pkg *p);
 const struct pn_pkg *pn_pkgdb_pkg(const pn_pkgdb *db, size_t i);
 
 #endif
