@@ -417,11 +417,25 @@ const struct pn_pkg *pn_pkgdb_pkg(const pn_pkgdb *db, size_t i) {
 /* The owners of a handful of files (a process's modules): every list
  * file must still be read, since dpkg keeps no index by path, but only
  * lines naming a wanted path are kept, so nothing is allocated or sorted
- * per file of the whole system. */
+ * per file of the whole system.  A line is first told from the wanted
+ * ones by a filter on its length and last bytes (a bitmap), which rejects
+ * nearly all of the system's lines without comparing them. */
+#define WANT_FILTER_BITS 4096u
+
 struct wanted {
         char **paths; /* sorted, each wanted path and its merged-/usr alias */
         size_t n, cap;
+        uint64_t filter[WANT_FILTER_BITS / 64];
 };
+
+/* The filter's bit for a line of LEN bytes at P (LEN > 0). */
+static unsigned filter_bit(const char *p, size_t len) {
+        uint64_t tail = 0;
+        size_t k = len < 8 ? len : 8;
+        memcpy(&tail, p + len - k, k);
+        uint64_t h = (tail ^ len) * UINT64_C(0x9e3779b97f4a7c15);
+        return (unsigned)(h >> 52) % WANT_FILTER_BITS;
+}
 
 static int cmp_str(const void *a, const void *b) {
         return strcmp(*(char *const *)a, *(char *const *)b);
@@ -430,40 +444,111 @@ static int cmp_str(const void *a, const void *b) {
 static int want(struct wanted *w, const char *path) {
         if (PN_GROW(w->paths, w->cap, w->n + 1) < 0 || !(w->paths[w->n] = strdup(path)))
                 return -ENOMEM;
+        unsigned bit = filter_bit(path, strlen(path));
+        w->filter[bit / 64] |= UINT64_C(1) << (bit % 64);
         w->n++;
         return 0;
 }
 
+/* strcmp() of the string S with the LEN bytes at P. */
+static int cmp_n(const char *s, const char *p, size_t len) {
+        int c = strncmp(s, p, len);
+        return c ? c : s[len] != 0;
+}
+
+/* Whether the line of LEN bytes at P is a wanted path. */
+static bool wanted_line(const struct wanted *w, const char *p, size_t len) {
+        unsigned bit = filter_bit(p, len);
+        if (!(w->filter[bit / 64] & (UINT64_C(1) << (bit % 64))))
+                return false;
+        size_t lo = 0, hi = w->n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = cmp_n(w->paths[mid], p, len);
+                if (c == 0)
+                        return true;
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return false;
+}
+
+/* The installed packages by their "NAME:ARCH", so that a list file's
+ * package is found without a walk over all of them per list. */
+struct binary {
+        const char *binary;
+        size_t pkg;
+};
+
+static int cmp_binary(const void *a, const void *b) {
+        const struct binary *x = a, *y = b;
+        int c = strcmp(x->binary, y->binary);
+        return c ? c : (x->pkg > y->pkg) - (x->pkg < y->pkg);
+}
+
+/* The package of the list file NAME ("pkg.list", "pkg:arch.list"), as
+ * list_owner() finds it, among the N packages of BY (sorted). */
+static ssize_t sorted_list_owner(const struct binary *by, size_t n, const char *name) {
+        size_t nl = strlen(name);
+        if (nl <= 5 || nl - 5 >= 256 + 64 + 1 || strcmp(name + nl - 5, ".list"))
+                return -1;
+        char key[256 + 64 + 2];
+        memcpy(key, name, nl - 5);
+        key[nl - 5] = 0;
+        bool qualified = strchr(key, ':') != NULL;
+        if (!qualified)
+                strcat(key, ":");
+        /* The first binary not below KEY: "PKG:ARCH" itself, or the first
+         * of "PKG:" (all binaries of that name follow it). */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(by[mid].binary, key) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (lo == n || (qualified ? strcmp(by[lo].binary, key) : strncmp(by[lo].binary, key, strlen(key))))
+                return -1;
+        return (ssize_t)by[lo].pkg;
+}
+
 static int read_wanted_lists(pn_pkgdb *db, DIR *dir, const struct wanted *w) {
+        struct binary *by = malloc((db->npkgs ? db->npkgs : 1) * sizeof *by);
+        if (!by)
+                return -ENOMEM;
+        for (size_t i = 0; i < db->npkgs; i++)
+                by[i] = (struct binary){db->pkgs[i].binary, i};
+        qsort(by, db->npkgs, sizeof *by, cmp_binary);
         int r = 0;
         for (struct dirent *de; r == 0 && (de = readdir(dir));) {
-                ssize_t pkg = list_owner(db, de->d_name);
-                if (pkg < 0)
+                ssize_t pkg = sorted_list_owner(by, db->npkgs, de->d_name);
+                if (pkg < 0 || (de->d_type != DT_REG && de->d_type != DT_UNKNOWN))
                         continue;
                 char *list;
                 size_t ll;
                 int lf = openat(dirfd(dir), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
                 struct stat st;
-                if (lf < 0 || fstat(lf, &st) < 0 || !S_ISREG(st.st_mode) || pn_read_all(lf, PN_DPKG_MAX_LIST, &list, &ll) < 0) {
+                /* The directory said what each entry is; asked again only
+                 * when it could not (a file system without d_type). */
+                if (lf < 0 || (de->d_type == DT_UNKNOWN && (fstat(lf, &st) < 0 || !S_ISREG(st.st_mode))) ||
+                    pn_read_all(lf, PN_DPKG_MAX_LIST, &list, &ll) < 0) {
                         if (lf >= 0)
                                 close(lf);
                         continue; /* a list that cannot be read: its files are unowned */
                 }
                 close(lf);
-                char line[PATH_MAX];
                 for (const char *p = list, *eol; r == 0 && p < list + ll; p = eol + 1) {
                         eol = line_end(p, list + ll);
                         size_t n = (size_t)(eol - p);
-                        if (n == 0 || n >= sizeof line || *p != '/')
-                                continue;
-                        memcpy(line, p, n);
-                        line[n] = 0;
-                        const char *key = line;
-                        if (bsearch(&key, w->paths, w->n, sizeof *w->paths, cmp_str))
+                        if (n > 0 && *p == '/' && wanted_line(w, p, n))
                                 r = pn_pkgdb_add_file(db, p, n, (size_t)pkg);
                 }
                 free(list);
         }
+        free(by);
         return r;
 }
 
