@@ -9,9 +9,10 @@
 #
 #   bench/pid.sh [PKGNOTE]      (default: build/pkgnote; writes bench/results-pid.txt)
 #
-# Goal: the database adds less than 20 ms to the report, however large
-# the host's dpkg database: only the modules' paths are kept from its
-# file lists.  Timings are the best of RUNS (default 10), warm page cache.
+# Goal: the database costs a small part of what `dpkg -S` of the same
+# paths takes, since only the modules' paths are kept from its file lists
+# (the rest is reading them: dpkg keeps no index by path).  Timings are
+# the best of RUNS (default 10), warm page cache.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 PKGNOTE=$(realpath "${1:-$here/../build/pkgnote}")

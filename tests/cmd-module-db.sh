@@ -343,4 +343,39 @@ else
         missing "an rpm root" rpm
 fi
 
+# --------------------------------------- the crash handler, in a chroot
+# pkgnote-coredump asks the database of the crashed process's own root
+# (/proc/PID/root): a chrooted process whose root has a dpkg database
+# that the host's has nothing of.
+HANDLER="$BUILDDIR/pkgnote-coredump"
+if command -v dpkg-deb > /dev/null && command -v chroot > /dev/null && [ -x "$HANDLER" ] &&
+        printf '#include <unistd.h>\nint main(void) { pause(); return 0; }\n' > sleeper.c && cc -static -o sleeper sleeper.c 2> /dev/null; then
+        C=$T/croot
+        mkdir -p "$C/var/lib/dpkg/info" "$C/var/lib/dpkg/updates" "$C/var/lib/dpkg/triggers"
+        : > "$C/var/lib/dpkg/status"
+        rm -rf pkg && mkdir -p pkg/DEBIAN pkg/opt/demo
+        cp v1/libdemo.so.1 pkg/opt/demo/libdemo.so.1
+        printf 'Package: chroot-demo\nVersion: 5.0-1\nArchitecture: amd64\nMaintainer: t <t@example.org>\nDescription: test\n' > pkg/DEBIAN/control
+        dpkg-deb --root-owner-group -b pkg chroot-demo.deb > /dev/null || fatal "dpkg-deb failed"
+        dpkg --root="$C" --force-not-root --force-bad-path --log=/dev/null -i chroot-demo.deb > dpkg.log 2>&1 || fatal "dpkg: $(cat dpkg.log)"
+        cp sleeper "$C/sleeper"
+        chroot "$C" /sleeper 2> /dev/null &
+        CPID=$!
+        sleep 0.3
+        if [ "$(readlink /proc/$CPID/root)" = "$C" ]; then
+                cc -O1 -o mkcore "$SRCDIR/tests/core/mkcore.c" "$SRCDIR/tests/core/corebuild.c" || fatal "cannot build mkcore"
+                ./mkcore -o chroot.core -64 -le -m 62 --pid $CPID --comm sleeper \
+                        --module 0x7f0000000000:/opt/demo/libdemo.so.1:v1/libdemo.so.1 || fatal "mkcore failed"
+                "$HANDLER" -d "$T/store" -l "$T/hlog" $CPID 0 0 11 1700000000 18446744073709551615 testhost sleeper < chroot.core
+                jcheck "handler: the package from the database of the process's own root" "$T/store/core.sleeper.0.$CPID.1700000000.json" \
+                        'mod("libdemo.so.1")["packageFrom"] == "database" and mod("libdemo.so.1")["dbPackage"]["name"] == "chroot-demo" and mod("libdemo.so.1")["dbPackage"]["version"] == "5.0-1"'
+        else
+                missing "handler: the package from the database of the process's own root" "chroot"
+        fi
+        kill $CPID 2> /dev/null
+        wait $CPID 2> /dev/null
+else
+        missing "handler: the package from the database of the process's own root" "dpkg-deb, chroot, static linking"
+fi
+
 finish
