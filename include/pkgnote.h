@@ -1500,7 +1500,12 @@ typedef struct pkgnote_json_member {
  * modules (an array of {path, start, end ("0x..."), buildId, packages,
  * source (pkgnote_source_name()), foundBy, diskBuildId (only for
  * PKGNOTE_SOURCE_DISK_MISMATCH), deleted, replaced, vdso (only when
- * true), reason (only when there is one)}); then threads
+ * true), reason (only when there is one), packageFrom
+ * (pkgnote_origin_name()), and once the package database was read
+ * dbState (pkgnote_db_state_name()), dbPackage ({type, name, version,
+ * architecture, source, sourceVersion}, or null) and dbMismatch (only
+ * when true)}), with packageFrom after package, which is the main
+ * module's dbPackage when its package came from the database; then threads
  * (pkgnote_stack_to_json()) when ST is not NULL; then the N_EXTRA members
  * of EXTRA (may be NULL), in their order: a crash collector's time,
  * hostname and core file, say.  C may be NULL: the report is then the
