@@ -102,6 +102,20 @@ PY
         then pass "$1"; else fail "$1" "$(tr '\n' ' ' < pyerr)"; fi
 }
 
+# kernel_core DIR PROGRAM: runs PROGRAM in DIR and kills it with SIGSEGV
+# once it is ready; CORE is the core the kernel wrote there, empty where
+# core_pattern sends cores elsewhere (CORES_HERE false).
+CORES_HERE=true
+case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in '|'* | /*) CORES_HERE=false ;; esac
+kernel_core() {
+        CORE=
+        $CORES_HERE || return 0
+        start "$1" "$2"
+        kill -SEGV $PID
+        wait $PID 2>/dev/null
+        CORE=$(ls "$1"/core* 2>/dev/null | head -n 1)
+}
+
 # jcheck NAME FILE EXPR: EXPR (Python) holds for the JSON in FILE; mod(BASE)
 # is the one module of that file name.
 jcheck() {
@@ -178,13 +192,10 @@ else
 fi
 
 # ------------------------------------------------ a real core, host dpkg
-case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
-'|'* | /*) skip "core: a kernel core of the program" "core_pattern does not write into the working directory" ;;
-*)
-        start crash "$T/nonote"
-        kill -SEGV $PID
-        wait $PID 2>/dev/null
-        CORE=$(ls crash/core* 2>/dev/null | head -n 1)
+kernel_core crash "$T/nonote"
+if ! $CORES_HERE; then
+        skip "core: a kernel core of the program" "core_pattern does not write into the working directory"
+else
         if [ -n "$CORE" ]; then
                 run core --json --no-stack "$CORE"
                 expect_status 0 "core of a program without notes exits 0"
@@ -197,8 +208,7 @@ case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
         else
                 fail "core: a kernel core of the program" "no core written (ulimit -c: $(ulimit -c))"
         fi
-        ;;
-esac
+fi
 
 # ----------------------------------------------- a private dpkg root
 # The program maps $T/lib/libdemo.so.1, a hard link of the file dpkg put
@@ -316,13 +326,10 @@ EOF
                 cp rlib/librpmdemo.so "$F$T/rlib/librpmdemo.so"
                 OWNER=$(rpm --root "$F" --dbpath /var/lib/rpm -qf --qf '%{NAME} %{EPOCH}:%{VERSION}-%{RELEASE} %{ARCH}' "$T/rlib/librpmdemo.so")
                 export OWNER
-                case $(cat /proc/sys/kernel/core_pattern 2>/dev/null) in
-                '|'* | /*) skip "rpm root: core --root" "core_pattern does not write into the working directory" ;;
-                *)
-                        start rcrash "$T/ruser"
-                        kill -SEGV $PID
-                        wait $PID 2>/dev/null
-                        CORE=$(ls rcrash/core* 2>/dev/null | head -n 1)
+                kernel_core rcrash "$T/ruser"
+                if ! $CORES_HERE; then
+                        skip "rpm root: core --root" "core_pattern does not write into the working directory"
+                else
                         run core --json --no-stack --root "$F" "$CORE"
                         cp out rcore.json
                         jcheck "rpm root: core --root names the package rpm -qf names" rcore.json \
@@ -334,8 +341,7 @@ EOF
                         run core --json --no-stack --root "$F" "$CORE"
                         jcheck "rpm root: a rebuilt library (another build-id) is flagged replaced, not claimed" out \
                                 'mod("librpmdemo.so")["dbState"] == "replaced" and mod("librpmdemo.so")["packageFrom"] == "none" and mod("librpmdemo.so")["dbPackage"]["name"] == "rpmdemo"'
-                        ;;
-                esac
+                fi
         else
                 fail "rpmbuild of the test package" "$(tail -n 5 rpmbuild.log)"
         fi
