@@ -421,11 +421,21 @@ const struct pn_pkg *pn_pkgdb_pkg(const pn_pkgdb *db, size_t i) {
  * ones by a filter on its length and last bytes (a bitmap), which rejects
  * nearly all of the system's lines without comparing them. */
 #define WANT_FILTER_BITS 4096u
+#define MAX_LIST_NAME 512u /* longer than any "NAME:ARCH" status_paragraph() keeps */
 
-struct wanted {
+/* The installed packages by their "NAME:ARCH", so that a list file's
+ * package is found without a walk over all of them per list. */
+struct binary {
+        const char *binary;
+        size_t pkg;
+};
+
+struct pn_dpkg_wanted {
         char **paths; /* sorted, each wanted path and its merged-/usr alias */
         size_t n, cap;
         uint64_t filter[WANT_FILTER_BITS / 64];
+        struct binary *by; /* the database's packages, sorted */
+        size_t nby;
 };
 
 /* The filter's bit for a line of LEN bytes at P (LEN > 0). */
@@ -441,12 +451,55 @@ static int cmp_str(const void *a, const void *b) {
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int want(struct wanted *w, const char *path) {
+static int cmp_binary(const void *a, const void *b) {
+        const struct binary *x = a, *y = b;
+        int c = strcmp(x->binary, y->binary);
+        return c ? c : (x->pkg > y->pkg) - (x->pkg < y->pkg);
+}
+
+static int want(pn_dpkg_wanted *w, const char *path) {
         if (PN_GROW(w->paths, w->cap, w->n + 1) < 0 || !(w->paths[w->n] = strdup(path)))
                 return -ENOMEM;
         unsigned bit = filter_bit(path, strlen(path));
         w->filter[bit / 64] |= UINT64_C(1) << (bit % 64);
         w->n++;
+        return 0;
+}
+
+void pn_dpkg_wanted_free(pn_dpkg_wanted *w) {
+        if (!w)
+                return;
+        for (size_t i = 0; i < w->n; i++)
+                free(w->paths[i]);
+        free(w->paths);
+        free(w->by);
+        free(w);
+}
+
+int pn_dpkg_wanted_new(const pn_pkgdb *db, const char *const *paths, size_t n, pn_dpkg_wanted **ret) {
+        pn_dpkg_wanted *w = calloc(1, sizeof *w);
+        int r = w ? 0 : -ENOMEM;
+        char alt[PATH_MAX + 8];
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                if (paths[i][0] != '/')
+                        continue;
+                r = want(w, paths[i]);
+                if (r == 0 && usr_alias(paths[i], alt, sizeof alt))
+                        r = want(w, alt);
+        }
+        if (r == 0 && !(w->by = malloc((db->npkgs ? db->npkgs : 1) * sizeof *w->by)))
+                r = -ENOMEM;
+        if (r < 0) {
+                pn_dpkg_wanted_free(w);
+                return -ENOMEM;
+        }
+        if (w->n > 1)
+                qsort(w->paths, w->n, sizeof *w->paths, cmp_str);
+        for (size_t i = 0; i < db->npkgs; i++)
+                w->by[i] = (struct binary){db->pkgs[i].binary, i};
+        w->nby = db->npkgs;
+        qsort(w->by, w->nby, sizeof *w->by, cmp_binary);
+        *ret = w;
         return 0;
 }
 
@@ -457,7 +510,7 @@ static int cmp_n(const char *s, const char *p, size_t len) {
 }
 
 /* Whether the line of LEN bytes at P is a wanted path. */
-static bool wanted_line(const struct wanted *w, const char *p, size_t len) {
+static bool wanted_line(const pn_dpkg_wanted *w, const char *p, size_t len) {
         unsigned bit = filter_bit(p, len);
         if (!(w->filter[bit / 64] & (UINT64_C(1) << (bit % 64))))
                 return false;
@@ -475,57 +528,58 @@ static bool wanted_line(const struct wanted *w, const char *p, size_t len) {
         return false;
 }
 
-/* The installed packages by their "NAME:ARCH", so that a list file's
- * package is found without a walk over all of them per list. */
-struct binary {
-        const char *binary;
-        size_t pkg;
-};
-
-static int cmp_binary(const void *a, const void *b) {
-        const struct binary *x = a, *y = b;
-        int c = strcmp(x->binary, y->binary);
-        return c ? c : (x->pkg > y->pkg) - (x->pkg < y->pkg);
-}
-
-/* The package of the list file NAME ("pkg.list", "pkg:arch.list"), as
- * list_owner() finds it, among the N packages of BY (sorted). */
-static ssize_t sorted_list_owner(const struct binary *by, size_t n, const char *name) {
+/* The package of the list file NAME ("pkg.list", "pkg:arch.list"), the
+ * same as list_owner() finds: of those named so, the first in the status
+ * file. */
+static ssize_t sorted_list_owner(const pn_dpkg_wanted *w, const char *name) {
         size_t nl = strlen(name);
-        if (nl <= 5 || nl - 5 >= 256 + 64 + 1 || strcmp(name + nl - 5, ".list"))
+        if (nl <= 5 || nl - 5 >= MAX_LIST_NAME - 1 || strcmp(name + nl - 5, ".list"))
                 return -1;
-        char key[256 + 64 + 2];
+        char key[MAX_LIST_NAME + 1];
         memcpy(key, name, nl - 5);
         key[nl - 5] = 0;
         bool qualified = strchr(key, ':') != NULL;
         if (!qualified)
                 strcat(key, ":");
+        size_t kl = strlen(key);
         /* The first binary not below KEY: "PKG:ARCH" itself, or the first
          * of "PKG:" (all binaries of that name follow it). */
-        size_t lo = 0, hi = n;
+        size_t lo = 0, hi = w->nby;
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (strcmp(by[mid].binary, key) < 0)
+                if (strcmp(w->by[mid].binary, key) < 0)
                         lo = mid + 1;
                 else
                         hi = mid;
         }
-        if (lo == n || (qualified ? strcmp(by[lo].binary, key) : strncmp(by[lo].binary, key, strlen(key))))
-                return -1;
-        return (ssize_t)by[lo].pkg;
+        ssize_t best = -1;
+        for (size_t i = lo; i < w->nby; i++) {
+                const char *b = w->by[i].binary;
+                if (qualified ? strcmp(b, key) != 0 : strncmp(b, key, kl) != 0)
+                        break;
+                if (best < 0 || w->by[i].pkg < (size_t)best)
+                        best = (ssize_t)w->by[i].pkg;
+        }
+        return best;
 }
 
-static int read_wanted_lists(pn_pkgdb *db, DIR *dir, const struct wanted *w) {
-        struct binary *by = malloc((db->npkgs ? db->npkgs : 1) * sizeof *by);
-        if (!by)
-                return -ENOMEM;
-        for (size_t i = 0; i < db->npkgs; i++)
-                by[i] = (struct binary){db->pkgs[i].binary, i};
-        qsort(by, db->npkgs, sizeof *by, cmp_binary);
+int pn_dpkg_wanted_add_list(const pn_dpkg_wanted *w, pn_pkgdb *db, const char *list_name, const char *text,
+                            size_t len) {
+        ssize_t pkg = sorted_list_owner(w, list_name);
+        int r = 0;
+        for (const char *p = text, *eol; pkg >= 0 && r == 0 && p < text + len; p = eol + 1) {
+                eol = line_end(p, text + len);
+                size_t n = (size_t)(eol - p);
+                if (n > 0 && *p == '/' && wanted_line(w, p, n))
+                        r = pn_pkgdb_add_file(db, p, n, (size_t)pkg);
+        }
+        return r;
+}
+
+static int read_wanted_lists(pn_pkgdb *db, DIR *dir, const pn_dpkg_wanted *w) {
         int r = 0;
         for (struct dirent *de; r == 0 && (de = readdir(dir));) {
-                ssize_t pkg = sorted_list_owner(by, db->npkgs, de->d_name);
-                if (pkg < 0 || (de->d_type != DT_REG && de->d_type != DT_UNKNOWN))
+                if (sorted_list_owner(w, de->d_name) < 0 || (de->d_type != DT_REG && de->d_type != DT_UNKNOWN))
                         continue;
                 char *list;
                 size_t ll;
@@ -540,35 +594,17 @@ static int read_wanted_lists(pn_pkgdb *db, DIR *dir, const struct wanted *w) {
                         continue; /* a list that cannot be read: its files are unowned */
                 }
                 close(lf);
-                for (const char *p = list, *eol; r == 0 && p < list + ll; p = eol + 1) {
-                        eol = line_end(p, list + ll);
-                        size_t n = (size_t)(eol - p);
-                        if (n > 0 && *p == '/' && wanted_line(w, p, n))
-                                r = pn_pkgdb_add_file(db, p, n, (size_t)pkg);
-                }
+                r = pn_dpkg_wanted_add_list(w, db, de->d_name, list, ll);
                 free(list);
         }
-        free(by);
         return r;
 }
 
 int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb **ret) {
-        struct wanted w = {0};
-        int r = 0;
-        char alt[PATH_MAX + 8];
-        for (size_t i = 0; r == 0 && i < n; i++) {
-                if (paths[i][0] != '/')
-                        continue;
-                r = want(&w, paths[i]);
-                if (r == 0 && usr_alias(paths[i], alt, sizeof alt))
-                        r = want(&w, alt);
-        }
-        if (w.n > 1)
-                qsort(w.paths, w.n, sizeof *w.paths, cmp_str);
-        int fd = -1, dfd = -1;
+        int fd = -1, dfd = -1, r = 0;
         char *text = NULL;
         size_t len;
-        if (r == 0 && (fd = pn_open_in_root(rootfd, "/var/lib/dpkg/status")) < 0)
+        if ((fd = pn_open_in_root(rootfd, "/var/lib/dpkg/status")) < 0)
                 r = fd == -ENOENT || fd == -ENOTDIR ? 1 : pn_error(fd, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-fd));
         if (r == 0 && (r = pn_read_all(fd, PN_DPKG_MAX_STATUS, &text, &len)) < 0)
                 r = pn_error(r, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-r));
@@ -578,19 +614,20 @@ int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb
         free(text);
         if (fd >= 0)
                 close(fd);
+        pn_dpkg_wanted *w = NULL;
+        if (r == 0)
+                r = pn_dpkg_wanted_new(db, paths, n, &w);
         if (r == 0 && (dfd = pn_open_dir_in_root(rootfd, "/var/lib/dpkg/info")) >= 0) {
                 DIR *dir = fdopendir(dfd);
                 if (!dir) {
                         close(dfd);
                         r = pn_error(-errno, "the dpkg database (/var/lib/dpkg/info) cannot be read: %s", strerror(errno));
                 } else {
-                        r = read_wanted_lists(db, dir, &w);
+                        r = read_wanted_lists(db, dir, w);
                         closedir(dir);
                 }
         } /* no info directory: packages without files */
-        for (size_t i = 0; i < w.n; i++)
-                free(w.paths[i]);
-        free(w.paths);
+        pn_dpkg_wanted_free(w);
         if (r == 1) /* no dpkg database in the root */
                 return 0;
         r = pn_pkgdb_seal(db, r, ret);

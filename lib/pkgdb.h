@@ -93,6 +93,15 @@ size_t pn_pkgdb_count(const pn_pkgdb *db);
  * the whole system.  1 with *RET, 0 when the root has no dpkg database,
  * or a negative errno with pn_error set. */
 int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb **ret);
+/* Its steps, for other sources of the same text: the N PATHS wanted from
+ * the database DB, which holds the status file's packages (and must not
+ * gain packages while the result lives); 0 or -ENOMEM. */
+typedef struct pn_dpkg_wanted pn_dpkg_wanted;
+int pn_dpkg_wanted_new(const pn_pkgdb *db, const char *const *paths, size_t n, pn_dpkg_wanted **ret);
+/* As pn_pkgdb_add_list(), keeping only the lines that are wanted paths. */
+int pn_dpkg_wanted_add_list(const pn_dpkg_wanted *w, pn_pkgdb *db, const char *list_name, const char *text,
+                            size_t len);
+void pn_dpkg_wanted_free(pn_dpkg_wanted *w);
 
 /* Whether INFO has package notes and none names the database package P
  * of TYPE ("deb", "rpm"): its source or binary name with the source or
