@@ -69,6 +69,22 @@ static void check_pkgdb(const pn_pkgdb *db) {
                 abort();
 }
 
+/* The next NUL-separated list name and text at *P (before END): false
+ * when none is left. */
+static bool next_list(const char **p, const char *end, const char **name, const char **body, size_t *body_len) {
+        if (*p >= end)
+                return false;
+        const char *name_end = memchr(*p, 0, (size_t)(end - *p));
+        if (!name_end)
+                return false;
+        const char *b = name_end + 1, *body_end = memchr(b, 0, (size_t)(end - b));
+        if (!body_end)
+                body_end = end;
+        *name = *p, *body = b, *body_len = (size_t)(body_end - b);
+        *p = body_end + 1;
+        return true;
+}
+
 /* Status text, then NUL-separated list names and texts. */
 static void fuzz_dpkg(const char *text, size_t len) {
         pn_pkgdb *db = pn_pkgdb_new("deb");
@@ -76,16 +92,10 @@ static void fuzz_dpkg(const char *text, size_t len) {
                 return;
         const char *end = text + len, *nul = memchr(text, 0, len);
         int r = pn_pkgdb_add_status(db, text, nul ? (size_t)(nul - text) : len);
-        for (const char *p = nul ? nul + 1 : end; r == 0 && p < end;) {
-                const char *name_end = memchr(p, 0, (size_t)(end - p));
-                if (!name_end)
-                        break;
-                const char *body = name_end + 1, *body_end = memchr(body, 0, (size_t)(end - body));
-                if (!body_end)
-                        body_end = end;
-                r = pn_pkgdb_add_list(db, p, body, (size_t)(body_end - body));
-                p = body_end + 1;
-        }
+        const char *p = nul ? nul + 1 : end, *name, *body;
+        size_t body_len;
+        while (r == 0 && next_list(&p, end, &name, &body, &body_len))
+                r = pn_pkgdb_add_list(db, name, body, body_len);
         pn_pkgdb *sealed = NULL;
         if (pn_pkgdb_seal(db, r, &sealed) == 0) {
                 check_pkgdb(sealed);
@@ -132,16 +142,11 @@ static void fuzz_dpkg_wanted(char *text, size_t len) {
         pn_dpkg_wanted *w = NULL;
         if (q == 0)
                 q = pn_dpkg_wanted_new(few, wanted, n, &w);
-        for (const char *p = paths_end + 1; r == 0 && q == 0 && p < end;) {
-                const char *name_end = memchr(p, 0, (size_t)(end - p));
-                if (!name_end)
-                        break;
-                const char *body = name_end + 1, *body_end = memchr(body, 0, (size_t)(end - body));
-                if (!body_end)
-                        body_end = end;
-                r = pn_pkgdb_add_list(full, p, body, (size_t)(body_end - body));
-                q = pn_dpkg_wanted_add_list(w, few, p, body, (size_t)(body_end - body));
-                p = body_end + 1;
+        const char *p = paths_end + 1, *name, *body;
+        size_t body_len;
+        while (r == 0 && q == 0 && next_list(&p, end, &name, &body, &body_len)) {
+                r = pn_pkgdb_add_list(full, name, body, body_len);
+                q = pn_dpkg_wanted_add_list(w, few, name, body, body_len);
         }
         pn_dpkg_wanted_free(w);
         bool ok = r == 0 && q == 0;

@@ -605,7 +605,9 @@ int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb
         char *text = NULL;
         size_t len;
         if ((fd = pn_open_in_root(rootfd, "/var/lib/dpkg/status")) < 0)
-                r = fd == -ENOENT || fd == -ENOTDIR ? 1 : pn_error(fd, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-fd));
+                r = fd == -ENOENT || fd == -ENOTDIR
+                            ? 1
+                            : pn_error(fd, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-fd));
         if (r == 0 && (r = pn_read_all(fd, PN_DPKG_MAX_STATUS, &text, &len)) < 0)
                 r = pn_error(r, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-r));
         pn_pkgdb *db = r == 0 ? pn_pkgdb_new("deb") : NULL;
@@ -621,7 +623,8 @@ int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb
                 DIR *dir = fdopendir(dfd);
                 if (!dir) {
                         close(dfd);
-                        r = pn_error(-errno, "the dpkg database (/var/lib/dpkg/info) cannot be read: %s", strerror(errno));
+                        r = pn_error(-errno, "the dpkg database (/var/lib/dpkg/info) cannot be read: %s",
+                                     strerror(errno));
                 } else {
                         r = read_wanted_lists(db, dir, w);
                         closedir(dir);
