@@ -23,6 +23,12 @@
 #include "core.h"
 #include "pkgdb.h"
 
+/* A module the database can be asked about: a file, by its absolute
+ * path (not the vDSO, not a module a core names by its address). */
+static bool askable(const pkgnote_module *m) {
+        return !m->is_vdso && m->path && m->path[0] == '/';
+}
+
 static bool has_note(const pkgnote_module *m) {
         const pkgnote_info *info = pkgnote_module_info(m);
         return info && pkgnote_info_package_count(info) > 0;
@@ -68,7 +74,7 @@ static int load(pkgnote_core *c, int rootfd, pn_pkgdb **ret) {
                 return pn_error(-ENOMEM, "out of memory");
         size_t n = 0;
         for (size_t i = 0; i < c->n_modules; i++)
-                if (!c->modules[i].is_vdso)
+                if (askable(&c->modules[i]))
                         paths[n++] = c->modules[i].path;
         int r = pn_pkgdb_dpkg_paths(rootfd, paths, n, ret);
         free(paths);
@@ -80,7 +86,7 @@ static int load(pkgnote_core *c, int rootfd, pn_pkgdb **ret) {
 void pn_core_ask_database(pkgnote_core *c, const pkgnote_core_options *o) {
         bool wanted = false;
         for (size_t i = 0; i < c->n_modules; i++)
-                wanted |= !c->modules[i].is_vdso && !has_note(&c->modules[i]);
+                wanted |= askable(&c->modules[i]) && !has_note(&c->modules[i]);
         if (!wanted || (o && (o->no_database || (o->no_disk && !c->live))))
                 return;
         const char *root = o && o->root ? o->root : "/";
@@ -101,7 +107,7 @@ void pn_core_ask_database(pkgnote_core *c, const pkgnote_core_options *o) {
         c->pkgdb = db;
         for (size_t i = 0; i < c->n_modules; i++) {
                 pkgnote_module *m = &c->modules[i];
-                if (m->is_vdso)
+                if (!askable(m))
                         continue;
                 ssize_t owner = pn_pkgdb_owner(db, m->path);
                 m->dbpkg = owner >= 0 ? pn_pkgdb_pkg(db, (size_t)owner) : NULL;
@@ -109,7 +115,8 @@ void pn_core_ask_database(pkgnote_core *c, const pkgnote_core_options *o) {
                 m->db_state = same_file(c, m, rootfd);
                 if (m->db_state == PKGNOTE_DB_OWNED && !m->dbpkg)
                         m->db_state = PKGNOTE_DB_UNOWNED;
-                m->db_mismatch = m->db_state == PKGNOTE_DB_OWNED && pn_pkgdb_disagrees(m->info, pn_pkgdb_type(db), m->dbpkg);
+                m->db_mismatch = m->db_state == PKGNOTE_DB_OWNED &&
+                                 pn_pkgdb_disagrees(pkgnote_module_info(m), pn_pkgdb_type(db), m->dbpkg);
         }
         close(rootfd);
 }

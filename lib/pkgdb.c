@@ -644,7 +644,7 @@ static bool same(const char *a, const char *b) {
 }
 
 bool pn_pkgdb_disagrees(const pkgnote_info *info, const char *type, const struct pn_pkg *p) {
-        size_t n = pkgnote_info_package_count(info);
+        size_t n = info ? pkgnote_info_package_count(info) : 0;
         if (!p || n == 0)
                 return false;
         /* rpm's binary version without its epoch, as notes give it */

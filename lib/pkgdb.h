@@ -103,7 +103,7 @@ int pn_dpkg_wanted_add_list(const pn_dpkg_wanted *w, pn_pkgdb *db, const char *l
                             size_t len);
 void pn_dpkg_wanted_free(pn_dpkg_wanted *w);
 
-/* Whether INFO has package notes and none names the database package P
+/* Whether INFO (may be NULL) has package notes and none names the database package P
  * of TYPE ("deb", "rpm"): its source or binary name with the source or
  * binary version (rpm's without its epoch, as notes give it); a note of
  * another type does not count. */

@@ -248,6 +248,8 @@ static void test_disagrees(void) {
                 CHECK_INT(pn_pkgdb_disagrees(info, "deb", NULL), false);
                 pkgnote_info_free(info);
         }
+        /* A module whose file could not be read has no summary. */
+        CHECK_INT(pn_pkgdb_disagrees(NULL, "deb", foo), false);
         pn_pkgdb_free(db);
         pn_pkgdb *r = pn_pkgdb_new("rpm"), *rs = NULL;
         CHECK_INT(pn_pkgdb_add_rpm_package(r, "bar-1:2.0-3.x86_64", "bar", "1:2.0-3", "bar-2.0-3.src.rpm", "x86_64"), 1);
