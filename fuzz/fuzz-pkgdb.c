@@ -6,13 +6,18 @@
  *      and its text;
  *   1, 2: a metadata map (1 was the text of an rpm query, read no more);
  *   3: an rpm header blob (a row of rpmdb.sqlite's Packages table);
- *   4: a whole rpmdb.sqlite.
+ *   4: a whole rpmdb.sqlite;
+ *   5: as 0, with a block of wanted paths (one a line) after the status
+ *      file: the lookup of a few paths (pn_dpkg_wanted_*, what pkgnote pid
+ *      and core use) must find for each wanted path the owner that the
+ *      whole database finds, and keep no other path.
  * Checked: every package has a non-empty single-line name, version,
  * architecture and binary name; every file is absolute, sorted, and found
  * again by its owner lookup (and through the merged-/usr alias); every map
  * entry is a tree path, listed once, found again under each spelling.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +69,22 @@ static void check_pkgdb(const pn_pkgdb *db) {
                 abort();
 }
 
+/* The next NUL-separated list name and text at *P (before END): false
+ * when none is left. */
+static bool next_list(const char **p, const char *end, const char **name, const char **body, size_t *body_len) {
+        if (*p >= end)
+                return false;
+        const char *name_end = memchr(*p, 0, (size_t)(end - *p));
+        if (!name_end)
+                return false;
+        const char *b = name_end + 1, *body_end = memchr(b, 0, (size_t)(end - b));
+        if (!body_end)
+                body_end = end;
+        *name = *p, *body = b, *body_len = (size_t)(body_end - b);
+        *p = body_end + 1;
+        return true;
+}
+
 /* Status text, then NUL-separated list names and texts. */
 static void fuzz_dpkg(const char *text, size_t len) {
         pn_pkgdb *db = pn_pkgdb_new("deb");
@@ -71,21 +92,75 @@ static void fuzz_dpkg(const char *text, size_t len) {
                 return;
         const char *end = text + len, *nul = memchr(text, 0, len);
         int r = pn_pkgdb_add_status(db, text, nul ? (size_t)(nul - text) : len);
-        for (const char *p = nul ? nul + 1 : end; r == 0 && p < end;) {
-                const char *name_end = memchr(p, 0, (size_t)(end - p));
-                if (!name_end)
-                        break;
-                const char *body = name_end + 1, *body_end = memchr(body, 0, (size_t)(end - body));
-                if (!body_end)
-                        body_end = end;
-                r = pn_pkgdb_add_list(db, p, body, (size_t)(body_end - body));
-                p = body_end + 1;
-        }
+        const char *p = nul ? nul + 1 : end, *name, *body;
+        size_t body_len;
+        while (r == 0 && next_list(&p, end, &name, &body, &body_len))
+                r = pn_pkgdb_add_list(db, name, body, body_len);
         pn_pkgdb *sealed = NULL;
         if (pn_pkgdb_seal(db, r, &sealed) == 0) {
                 check_pkgdb(sealed);
                 pn_pkgdb_free(sealed);
         }
+}
+
+/* Whether PATH is one of the N WANTED or their merged-/usr aliases. */
+static bool is_wanted(const char *path, const char *const *wanted, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                size_t wl = strlen(wanted[i]);
+                if (!strcmp(path, wanted[i]) || (!strncmp(path, "/usr", 4) && !strcmp(path + 4, wanted[i])) ||
+                    (!strncmp(wanted[i], "/usr", 4) && !strcmp(wanted[i] + 4, path)) || (wl == 0 && !*path))
+                        return true;
+        }
+        return false;
+}
+
+/* Status text, NUL, wanted paths (one a line), NUL, then list names and
+ * texts as for fuzz_dpkg(). */
+static void fuzz_dpkg_wanted(char *text, size_t len) {
+        char *end = text + len, *nul = memchr(text, 0, len);
+        if (!nul)
+                return;
+        char *paths = nul + 1, *paths_end = memchr(paths, 0, (size_t)(end - paths));
+        if (!paths_end)
+                return;
+        const char *wanted[64];
+        size_t n = 0;
+        for (char *p = paths; p < paths_end && n < 64;) {
+                char *eol = memchr(p, '\n', (size_t)(paths_end - p));
+                if (!eol)
+                        eol = paths_end;
+                *eol = 0;
+                wanted[n++] = p;
+                p = eol + 1;
+        }
+        pn_pkgdb *full = pn_pkgdb_new("deb"), *few = pn_pkgdb_new("deb"), *full_sealed = NULL, *few_sealed = NULL;
+        int r = full && few ? 0 : -ENOMEM, q = r;
+        if (r == 0)
+                r = pn_pkgdb_add_status(full, text, (size_t)(nul - text));
+        if (q == 0)
+                q = pn_pkgdb_add_status(few, text, (size_t)(nul - text));
+        pn_dpkg_wanted *w = NULL;
+        if (q == 0)
+                q = pn_dpkg_wanted_new(few, wanted, n, &w);
+        const char *p = paths_end + 1, *name, *body;
+        size_t body_len;
+        while (r == 0 && q == 0 && next_list(&p, end, &name, &body, &body_len)) {
+                r = pn_pkgdb_add_list(full, name, body, body_len);
+                q = pn_dpkg_wanted_add_list(w, few, name, body, body_len);
+        }
+        pn_dpkg_wanted_free(w);
+        bool ok = r == 0 && q == 0;
+        if (pn_pkgdb_seal(full, r, &full_sealed) == 0 && pn_pkgdb_seal(few, q, &few_sealed) == 0 && ok) {
+                check_pkgdb(few_sealed);
+                for (size_t i = 0; i < pn_pkgdb_file_count(few_sealed); i++)
+                        if (!is_wanted(pn_pkgdb_file(few_sealed, i, NULL), wanted, n))
+                                abort();
+                for (size_t i = 0; i < n; i++)
+                        if (wanted[i][0] == '/' && pn_pkgdb_owner(full_sealed, wanted[i]) != pn_pkgdb_owner(few_sealed, wanted[i]))
+                                abort();
+        }
+        pn_pkgdb_free(full_sealed);
+        pn_pkgdb_free(few_sealed);
 }
 
 static void fuzz_rpm_header(const char *blob, size_t len) {
@@ -141,8 +216,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = fuzz_copy(data + 1, size - 1, MAX_INPUT);
         if (!text)
                 return 0;
-        switch (data[0] % 5) {
+        switch (data[0] % 6) {
         case 0: fuzz_dpkg(text, size - 1); break;
+        case 5: fuzz_dpkg_wanted(text, size - 1); break;
         case 3: fuzz_rpm_header(text, size - 1); break;
         case 4: fuzz_rpm_sqlite(text, size - 1); break;
         default: fuzz_map(text, size - 1); break;

@@ -429,6 +429,9 @@ typedef struct pkgnote_core_options {
         const char *root;
         /* Never read module files from disk. */
         int no_disk;
+        /* Never ask the root's package database about modules without a
+         * package note (see pkgnote_module_db_state()).  Since 0.3. */
+        int no_database;
 } pkgnote_core_options;
 #define PKGNOTE_CORE_OPTIONS_INIT {.size = sizeof(pkgnote_core_options)}
 
@@ -528,6 +531,64 @@ PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret);
 PKGNOTE_PUBLIC const char *pkgnote_source_name(int source);
 /* "SEGV", "ABRT", ... without "SIG", or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_signal_name(int sig);
+
+/* ------------------------------------------------------------------ */
+/* Packages from the package database (lib/core-pkgdb.c), since 0.3    */
+
+/* Where a module lacks a package note, the package that owns its file in
+ * the package database of the root it ran in (the host's "/", or
+ * pkgnote_core_options.root): dpkg's (var/lib/dpkg) or rpm's
+ * (rpmdb.sqlite).  The database is read once per core or process, and
+ * only when some module lacks a note; then every module with a path is
+ * looked up, those with notes too, so that a disagreement shows.  Its
+ * answer is given only for the file that was mapped: a core's module
+ * when the file at its path has the core's build-id, a process's when it
+ * has the mapping's device and inode (/proc/PID/maps).  Otherwise the
+ * package owning the path now is named beside the module, but never
+ * claimed as the module's. */
+PKGNOTE_PUBLIC int pkgnote_process_open_with(int pid, const pkgnote_core_options *o, pkgnote_core **ret);
+
+/* Where a module's package came from. */
+enum {
+        PKGNOTE_ORIGIN_NONE = 0,      /* no package known */
+        PKGNOTE_ORIGIN_CORE_NOTE = 1, /* a package note in the core's dumped page */
+        PKGNOTE_ORIGIN_DISK_NOTE = 2, /* a package note in the file (verified disk copy, or as mapped) */
+        PKGNOTE_ORIGIN_DATABASE = 3,  /* the root's package database (no note) */
+};
+PKGNOTE_PUBLIC int pkgnote_module_package_origin(const pkgnote_module *m);
+/* "core-note", "disk-note", "database", "none". */
+PKGNOTE_PUBLIC const char *pkgnote_origin_name(int origin);
+
+/* What the database said of a module's file. */
+enum {
+        PKGNOTE_DB_NOT_ASKED = 0,  /* no database read (every module had a note, no database,
+                                    * no_database), or no path (the vDSO) */
+        PKGNOTE_DB_OWNED = 1,      /* the mapped file; pkgnote_module_db_name() owns it */
+        PKGNOTE_DB_UNOWNED = 2,    /* the mapped file; no package owns it */
+        PKGNOTE_DB_REPLACED = 3,   /* another file is at the path now (other build-id, device
+                                    * or inode): db names its owner, not the module's */
+        PKGNOTE_DB_DELETED = 4,    /* no file at the path now */
+        PKGNOTE_DB_UNVERIFIED = 5, /* the core holds no build-id to compare: db names the
+                                    * path's owner, not claimed */
+};
+PKGNOTE_PUBLIC int pkgnote_module_db_state(const pkgnote_module *m);
+/* "owned", "unowned", "replaced", "deleted", "unverified", "not-asked". */
+PKGNOTE_PUBLIC const char *pkgnote_db_state_name(int state);
+/* The package that the database says owns the module's path (for
+ * PKGNOTE_DB_OWNED the module's, otherwise what is installed there now):
+ * database type ("deb", "rpm"), binary package name, version and
+ * architecture, source package name and version; NULL when none owns it.
+ * Valid until pkgnote_core_free(). */
+PKGNOTE_PUBLIC const char *pkgnote_module_db_type(const pkgnote_module *m);
+PKGNOTE_PUBLIC const char *pkgnote_module_db_name(const pkgnote_module *m);
+PKGNOTE_PUBLIC const char *pkgnote_module_db_version(const pkgnote_module *m);
+PKGNOTE_PUBLIC const char *pkgnote_module_db_architecture(const pkgnote_module *m);
+PKGNOTE_PUBLIC const char *pkgnote_module_db_source(const pkgnote_module *m);
+PKGNOTE_PUBLIC const char *pkgnote_module_db_source_version(const pkgnote_module *m);
+/* 1 when the module has package notes, the database owns its mapped file
+ * (PKGNOTE_DB_OWNED), and no note names that package and version (the
+ * note wins; this shows the disagreement); else 0. */
+PKGNOTE_PUBLIC int pkgnote_module_db_mismatch(const pkgnote_module *m);
 
 /* Stack traces of a core's threads (lib/stack.c), with elfutils libdw
  * when it is installed: loaded at run time, in a child process that is
@@ -1492,7 +1553,12 @@ typedef struct pkgnote_json_member {
  * modules (an array of {path, start, end ("0x..."), buildId, packages,
  * source (pkgnote_source_name()), foundBy, diskBuildId (only for
  * PKGNOTE_SOURCE_DISK_MISMATCH), deleted, replaced, vdso (only when
- * true), reason (only when there is one)}); then threads
+ * true), reason (only when there is one), packageFrom
+ * (pkgnote_origin_name()), and once the package database was read
+ * dbState (pkgnote_db_state_name()), dbPackage ({type, name, version,
+ * architecture, source, sourceVersion}, or null) and dbMismatch (only
+ * when true)}), with packageFrom after package, which is the main
+ * module's dbPackage when its package came from the database; then threads
  * (pkgnote_stack_to_json()) when ST is not NULL; then the N_EXTRA members
  * of EXTRA (may be NULL), in their order: a crash collector's time,
  * hostname and core file, say.  C may be NULL: the report is then the

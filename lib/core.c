@@ -26,6 +26,7 @@
 #include "core.h"
 #include "elfconst.h"
 #include "elfview.h"
+#include "pkgdb.h"
 
 #define VDSO_BYTES 8192u
 #define EXECFN_BYTES 4096u
@@ -527,6 +528,7 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
                 return r;
         exe_from_execfn(c, execfn);
         resolve_modules(c, o);
+        pn_core_ask_database(c, o);
         if (c->n_modules > 1)
                 qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
         pn_core_find_main_module(c);
@@ -631,6 +633,7 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
         pkgnote_elf_free(c->view);
         free(c->prefix);
         pn_core_source_free(c->src);
+        pn_pkgdb_free(c->pkgdb);
         if (c->have_stream_fd)
                 close(c->stream_fd);
         free(c);

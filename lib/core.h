@@ -35,6 +35,10 @@ struct pkgnote_module {
         int source;
         const char *found_by; /* "nt-file", "link-map", "elf-header", "auxv" */
         char *reason;        /* why metadata is missing or was not used */
+        int db_state;        /* PKGNOTE_DB_*: what the package database said */
+        const struct pn_pkg *dbpkg; /* the path's owner, in the core's pkgdb, or NULL */
+        const char *dbtype;  /* that database's type: "deb", "rpm" */
+        bool db_mismatch;    /* a note names another package than the database */
 };
 
 struct pkgnote_core {
@@ -78,6 +82,7 @@ struct pkgnote_core {
         size_t main_module;
 
         struct pn_problems problems;
+        struct pn_pkgdb *pkgdb; /* the root's package database, when it was asked */
 };
 
 /* Appends a module for PATH (a " (deleted)" suffix becomes the flag);
@@ -88,6 +93,10 @@ pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t s
 void pn_core_problem(pkgnote_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pn_core_problem_err(pkgnote_core *c, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Asks the package database of the root in O (NULL: the host's) about
+ * the modules, once every module is read, when some module lacks a
+ * package note (lib/core-pkgdb.c). */
+void pn_core_ask_database(pkgnote_core *c, const pkgnote_core_options *o);
 /* A long of the core's class and byte order. */
 static inline uint64_t pn_core_word(const pkgnote_core *c, const uint8_t *p) {
         return c->is64 ? pn_rd64(p, c->be) : pn_rd32(p, c->be);

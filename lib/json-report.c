@@ -358,6 +358,25 @@ PKGNOTE_PUBLIC int pkgnote_stack_to_json(const pkgnote_stack *st, char **ret) {
         return jw_finish(&w, jw_stack(&w, st), ret);
 }
 
+/* A package database's owner of a file, {type, name, version,
+ * architecture, source, sourceVersion} from DB[] in that order, or null
+ * when DB[1] (the name) is NULL. */
+static json_t *jw_db_package(jw *w, const char *const db[6]) {
+        static const char *const keys[] = {"type", "name", "version", "architecture", "source", "sourceVersion"};
+        if (!db[1])
+                return jw_check(w, json_null());
+        json_t *o = jw_check(w, json_object());
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++)
+                jw_set(w, o, keys[i], jw_string(w, db[i]));
+        return o;
+}
+
+static void module_db(const pkgnote_module *m, const char *db[6]) {
+        db[0] = pkgnote_module_db_type(m), db[1] = pkgnote_module_db_name(m), db[2] = pkgnote_module_db_version(m);
+        db[3] = pkgnote_module_db_architecture(m), db[4] = pkgnote_module_db_source(m);
+        db[5] = pkgnote_module_db_source_version(m);
+}
+
 static json_t *jw_module(jw *w, const pkgnote_module *m) {
         json_t *o = jw_check(w, json_object());
         int source = pkgnote_module_source(m);
@@ -378,6 +397,16 @@ static json_t *jw_module(jw *w, const pkgnote_module *m) {
                 jw_set(w, o, "vdso", jw_bool(w, true));
         if (pkgnote_module_reason(m))
                 jw_set(w, o, "reason", jw_string(w, pkgnote_module_reason(m)));
+        jw_set(w, o, "packageFrom", jw_string(w, pkgnote_origin_name(pkgnote_module_package_origin(m))));
+        int state = pkgnote_module_db_state(m);
+        if (state != PKGNOTE_DB_NOT_ASKED) {
+                const char *db[6];
+                module_db(m, db);
+                jw_set(w, o, "dbState", jw_string(w, pkgnote_db_state_name(state)));
+                jw_set(w, o, "dbPackage", jw_db_package(w, db));
+                if (pkgnote_module_db_mismatch(m))
+                        jw_set(w, o, "dbMismatch", jw_bool(w, true));
+        }
         return o;
 }
 
@@ -402,11 +431,17 @@ static void core_members(jw *w, json_t *o, const pkgnote_core *c, const pkgnote_
         jw_set(w, o, "byteOrder", jw_string(w, p.big_endian ? "big" : "little"));
         const pkgnote_module *main = pkgnote_core_main_module(c);
         const pkgnote_info *mi = main ? pkgnote_module_info(main) : NULL;
+        int origin = main ? pkgnote_module_package_origin(main) : PKGNOTE_ORIGIN_NONE;
         if (mi && pkgnote_info_package_count(mi) > 0) {
                 const char *j = pkgnote_info_package_json(mi, 0);
                 jw_set(w, o, "package", jw_raw(w, j, strlen(j)));
+        } else if (origin == PKGNOTE_ORIGIN_DATABASE) {
+                const char *db[6];
+                module_db(main, db);
+                jw_set(w, o, "package", jw_db_package(w, db));
         } else
                 jw_set(w, o, "package", jw_check(w, json_null()));
+        jw_set(w, o, "packageFrom", jw_string(w, pkgnote_origin_name(origin)));
         json_t *mods = jw_check(w, json_array());
         for (size_t i = 0; i < pkgnote_core_module_count(c); i++)
                 jw_append(w, mods, jw_module(w, pkgnote_core_module(c, i)));
@@ -484,17 +519,10 @@ PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *ob, co
         jw_set(&w, o, "packages", jw_packages(&w, pkgnote_scan_object_info(ob)));
         if (pkgnote_scan_object_db_type(ob)) {
                 /* The root has a package database: the owner, or null. */
-                json_t *db = json_null();
-                if (pkgnote_scan_object_db_name(ob)) {
-                        db = jw_check(&w, json_object());
-                        jw_set(&w, db, "type", jw_string(&w, pkgnote_scan_object_db_type(ob)));
-                        jw_set(&w, db, "name", jw_string(&w, pkgnote_scan_object_db_name(ob)));
-                        jw_set(&w, db, "version", jw_string(&w, pkgnote_scan_object_db_version(ob)));
-                        jw_set(&w, db, "architecture", jw_string(&w, pkgnote_scan_object_db_architecture(ob)));
-                        jw_set(&w, db, "source", jw_string(&w, pkgnote_scan_object_db_source(ob)));
-                        jw_set(&w, db, "sourceVersion", jw_string(&w, pkgnote_scan_object_db_source_version(ob)));
-                }
-                jw_set(&w, o, "dbPackage", db);
+                const char *db[] = {pkgnote_scan_object_db_type(ob),         pkgnote_scan_object_db_name(ob),
+                                    pkgnote_scan_object_db_version(ob),      pkgnote_scan_object_db_architecture(ob),
+                                    pkgnote_scan_object_db_source(ob),       pkgnote_scan_object_db_source_version(ob)};
+                jw_set(&w, o, "dbPackage", jw_db_package(&w, db));
                 if (pkgnote_scan_object_db_name(ob) && pkgnote_scan_object_package_count(ob))
                         jw_set(&w, o, "dbMismatch", jw_check(&w, json_boolean(pkgnote_scan_object_db_mismatch(ob))));
         }

@@ -378,27 +378,30 @@ const char *pn_pkgdb_file(const pn_pkgdb *db, size_t i, size_t *pkg) {
         return db->files[i].path;
 }
 
+/* PATH under its merged-/usr alias (/usr/bin/x for /bin/x and back) into
+ * ALT (SIZE bytes): a package may list /bin/sh for /usr/bin/sh, and dpkg
+ * records paths as the package shipped them, while the kernel names a
+ * mapped file by its resolved path. */
+static bool usr_alias(const char *path, char *alt, size_t size) {
+        static const char *const aliased[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
+        for (size_t k = 0; k < ELEMENTSOF(aliased); k++) {
+                size_t al = strlen(aliased[k]);
+                if (!strncmp(path, "/usr", 4) && !strncmp(path + 4, aliased[k], al))
+                        return (size_t)snprintf(alt, size, "%s", path + 4) < size;
+                if (!strncmp(path, aliased[k], al))
+                        return (size_t)snprintf(alt, size, "/usr%s", path) < size;
+        }
+        return false;
+}
+
 ssize_t pn_pkgdb_owner(const pn_pkgdb *db, const char *path) {
         if (*path != '/')
                 return -1;
         ssize_t p = find(db, path);
         if (p >= 0)
                 return p;
-        /* merged /usr: a package may list /bin/sh for /usr/bin/sh or the
-         * other way round. */
-        static const char *const aliased[] = {"/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
         char alt[PATH_MAX + 8];
-        for (size_t k = 0; k < ELEMENTSOF(aliased); k++) {
-                size_t al = strlen(aliased[k]);
-                if (!strncmp(path, "/usr", 4) && !strncmp(path + 4, aliased[k], al)) {
-                        if (strlen(path + 4) < sizeof alt)
-                                return find(db, strcpy(alt, path + 4));
-                } else if (!strncmp(path, aliased[k], al) && strlen(path) + 4 < sizeof alt) {
-                        snprintf(alt, sizeof alt, "/usr%s", path);
-                        return find(db, alt);
-                }
-        }
-        return -1;
+        return usr_alias(path, alt, sizeof alt) ? find(db, alt) : -1;
 }
 
 size_t pn_pkgdb_count(const pn_pkgdb *db) {
@@ -407,4 +410,258 @@ size_t pn_pkgdb_count(const pn_pkgdb *db) {
 
 const struct pn_pkg *pn_pkgdb_pkg(const pn_pkgdb *db, size_t i) {
         return i < db->npkgs ? &db->pkgs[i] : NULL;
+}
+
+/* ------------------------------------------- dpkg, for a few paths */
+
+/* The owners of a handful of files (a process's modules): every list
+ * file must still be read, since dpkg keeps no index by path, but only
+ * lines naming a wanted path are kept, so nothing is allocated or sorted
+ * per file of the whole system.  A line is first told from the wanted
+ * ones by a filter on its length and last bytes (a bitmap), which rejects
+ * nearly all of the system's lines without comparing them. */
+#define WANT_FILTER_BITS 4096u
+#define MAX_LIST_NAME 512u /* longer than any "NAME:ARCH" status_paragraph() keeps */
+
+/* The installed packages by their "NAME:ARCH", so that a list file's
+ * package is found without a walk over all of them per list. */
+struct binary {
+        const char *binary;
+        size_t pkg;
+};
+
+struct pn_dpkg_wanted {
+        char **paths; /* sorted, each wanted path and its merged-/usr alias */
+        size_t n, cap;
+        uint64_t filter[WANT_FILTER_BITS / 64];
+        struct binary *by; /* the database's packages, sorted */
+        size_t nby;
+};
+
+/* The filter's bit for a line of LEN bytes at P (LEN > 0). */
+static unsigned filter_bit(const char *p, size_t len) {
+        uint64_t tail = 0;
+        size_t k = len < 8 ? len : 8;
+        memcpy(&tail, p + len - k, k);
+        uint64_t h = (tail ^ len) * UINT64_C(0x9e3779b97f4a7c15);
+        return (unsigned)(h >> 52) % WANT_FILTER_BITS;
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_binary(const void *a, const void *b) {
+        const struct binary *x = a, *y = b;
+        int c = strcmp(x->binary, y->binary);
+        return c ? c : (x->pkg > y->pkg) - (x->pkg < y->pkg);
+}
+
+static int want(pn_dpkg_wanted *w, const char *path) {
+        if (PN_GROW(w->paths, w->cap, w->n + 1) < 0 || !(w->paths[w->n] = strdup(path)))
+                return -ENOMEM;
+        unsigned bit = filter_bit(path, strlen(path));
+        w->filter[bit / 64] |= UINT64_C(1) << (bit % 64);
+        w->n++;
+        return 0;
+}
+
+void pn_dpkg_wanted_free(pn_dpkg_wanted *w) {
+        if (!w)
+                return;
+        for (size_t i = 0; i < w->n; i++)
+                free(w->paths[i]);
+        free(w->paths);
+        free(w->by);
+        free(w);
+}
+
+int pn_dpkg_wanted_new(const pn_pkgdb *db, const char *const *paths, size_t n, pn_dpkg_wanted **ret) {
+        pn_dpkg_wanted *w = calloc(1, sizeof *w);
+        int r = w ? 0 : -ENOMEM;
+        char alt[PATH_MAX + 8];
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                if (paths[i][0] != '/')
+                        continue;
+                r = want(w, paths[i]);
+                if (r == 0 && usr_alias(paths[i], alt, sizeof alt))
+                        r = want(w, alt);
+        }
+        if (r == 0 && !(w->by = malloc((db->npkgs ? db->npkgs : 1) * sizeof *w->by)))
+                r = -ENOMEM;
+        if (r < 0) {
+                pn_dpkg_wanted_free(w);
+                return -ENOMEM;
+        }
+        if (w->n > 1)
+                qsort(w->paths, w->n, sizeof *w->paths, cmp_str);
+        for (size_t i = 0; i < db->npkgs; i++)
+                w->by[i] = (struct binary){db->pkgs[i].binary, i};
+        w->nby = db->npkgs;
+        qsort(w->by, w->nby, sizeof *w->by, cmp_binary);
+        *ret = w;
+        return 0;
+}
+
+/* strcmp() of the string S with the LEN bytes at P. */
+static int cmp_n(const char *s, const char *p, size_t len) {
+        int c = strncmp(s, p, len);
+        return c ? c : s[len] != 0;
+}
+
+/* Whether the line of LEN bytes at P is a wanted path. */
+static bool wanted_line(const pn_dpkg_wanted *w, const char *p, size_t len) {
+        unsigned bit = filter_bit(p, len);
+        if (!(w->filter[bit / 64] & (UINT64_C(1) << (bit % 64))))
+                return false;
+        size_t lo = 0, hi = w->n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = cmp_n(w->paths[mid], p, len);
+                if (c == 0)
+                        return true;
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return false;
+}
+
+/* The package of the list file NAME ("pkg.list", "pkg:arch.list"), the
+ * same as list_owner() finds: of those named so, the first in the status
+ * file. */
+static ssize_t sorted_list_owner(const pn_dpkg_wanted *w, const char *name) {
+        size_t nl = strlen(name);
+        if (nl <= 5 || nl - 5 >= MAX_LIST_NAME - 1 || strcmp(name + nl - 5, ".list"))
+                return -1;
+        char key[MAX_LIST_NAME + 1];
+        memcpy(key, name, nl - 5);
+        key[nl - 5] = 0;
+        bool qualified = strchr(key, ':') != NULL;
+        if (!qualified)
+                strcat(key, ":");
+        size_t kl = strlen(key);
+        /* The first binary not below KEY: "PKG:ARCH" itself, or the first
+         * of "PKG:" (all binaries of that name follow it). */
+        size_t lo = 0, hi = w->nby;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(w->by[mid].binary, key) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        ssize_t best = -1;
+        for (size_t i = lo; i < w->nby; i++) {
+                const char *b = w->by[i].binary;
+                if (qualified ? strcmp(b, key) != 0 : strncmp(b, key, kl) != 0)
+                        break;
+                if (best < 0 || w->by[i].pkg < (size_t)best)
+                        best = (ssize_t)w->by[i].pkg;
+        }
+        return best;
+}
+
+int pn_dpkg_wanted_add_list(const pn_dpkg_wanted *w, pn_pkgdb *db, const char *list_name, const char *text,
+                            size_t len) {
+        ssize_t pkg = sorted_list_owner(w, list_name);
+        int r = 0;
+        for (const char *p = text, *eol; pkg >= 0 && r == 0 && p < text + len; p = eol + 1) {
+                eol = line_end(p, text + len);
+                size_t n = (size_t)(eol - p);
+                if (n > 0 && *p == '/' && wanted_line(w, p, n))
+                        r = pn_pkgdb_add_file(db, p, n, (size_t)pkg);
+        }
+        return r;
+}
+
+static int read_wanted_lists(pn_pkgdb *db, DIR *dir, const pn_dpkg_wanted *w) {
+        int r = 0;
+        for (struct dirent *de; r == 0 && (de = readdir(dir));) {
+                if (sorted_list_owner(w, de->d_name) < 0 || (de->d_type != DT_REG && de->d_type != DT_UNKNOWN))
+                        continue;
+                char *list;
+                size_t ll;
+                int lf = openat(dirfd(dir), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+                struct stat st;
+                /* The directory said what each entry is; asked again only
+                 * when it could not (a file system without d_type). */
+                if (lf < 0 || (de->d_type == DT_UNKNOWN && (fstat(lf, &st) < 0 || !S_ISREG(st.st_mode))) ||
+                    pn_read_all(lf, PN_DPKG_MAX_LIST, &list, &ll) < 0) {
+                        if (lf >= 0)
+                                close(lf);
+                        continue; /* a list that cannot be read: its files are unowned */
+                }
+                close(lf);
+                r = pn_dpkg_wanted_add_list(w, db, de->d_name, list, ll);
+                free(list);
+        }
+        return r;
+}
+
+int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb **ret) {
+        int fd = -1, dfd = -1, r = 0;
+        char *text = NULL;
+        size_t len;
+        if ((fd = pn_open_in_root(rootfd, "/var/lib/dpkg/status")) < 0)
+                r = fd == -ENOENT || fd == -ENOTDIR
+                            ? 1
+                            : pn_error(fd, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-fd));
+        if (r == 0 && (r = pn_read_all(fd, PN_DPKG_MAX_STATUS, &text, &len)) < 0)
+                r = pn_error(r, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-r));
+        pn_pkgdb *db = r == 0 ? pn_pkgdb_new("deb") : NULL;
+        if (r == 0)
+                r = db ? pn_pkgdb_add_status(db, text, len) : -ENOMEM;
+        free(text);
+        if (fd >= 0)
+                close(fd);
+        pn_dpkg_wanted *w = NULL;
+        if (r == 0)
+                r = pn_dpkg_wanted_new(db, paths, n, &w);
+        if (r == 0 && (dfd = pn_open_dir_in_root(rootfd, "/var/lib/dpkg/info")) >= 0) {
+                DIR *dir = fdopendir(dfd);
+                if (!dir) {
+                        close(dfd);
+                        r = pn_error(-errno, "the dpkg database (/var/lib/dpkg/info) cannot be read: %s",
+                                     strerror(errno));
+                } else {
+                        r = read_wanted_lists(db, dir, w);
+                        closedir(dir);
+                }
+        } /* no info directory: packages without files */
+        pn_dpkg_wanted_free(w);
+        if (r == 1) /* no dpkg database in the root */
+                return 0;
+        r = pn_pkgdb_seal(db, r, ret);
+        return r < 0 ? r : 1;
+}
+
+/* ------------------------------------------ comparison with notes */
+
+static bool same(const char *a, const char *b) {
+        return a && b && !strcmp(a, b);
+}
+
+bool pn_pkgdb_disagrees(const pkgnote_info *info, const char *type, const struct pn_pkg *p) {
+        size_t n = info ? pkgnote_info_package_count(info) : 0;
+        if (!p || n == 0)
+                return false;
+        /* rpm's binary version without its epoch, as notes give it */
+        const char *bv = p->bin_version, *colon = strchr(bv, ':');
+        if (colon && !strcmp(type, "rpm"))
+                bv = colon + 1;
+        for (size_t i = 0; i < n; i++) {
+                const pkgnote_metadata *m = pkgnote_info_package(info, i);
+                const char *t = pkgnote_metadata_get(m, PKGNOTE_KEY_TYPE),
+                           *name = pkgnote_metadata_get(m, PKGNOTE_KEY_NAME),
+                           *version = pkgnote_metadata_get(m, PKGNOTE_KEY_VERSION);
+                if (t && strcmp(t, type))
+                        continue;
+                if (!same(name, p->name) && !same(name, p->bin_name))
+                        continue;
+                if (same(version, p->version) || same(version, p->bin_version) || same(version, bv))
+                        return false;
+        }
+        return true;
 }

@@ -3,8 +3,11 @@
 #ifndef PKGNOTE_PKGDB_H
 #define PKGNOTE_PKGDB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "pkgnote.h"
 
 /* A package as the package note names it. */
 struct pn_pkg {
@@ -78,6 +81,33 @@ const char *pn_pkgdb_file(const pn_pkgdb *db, size_t i, size_t *pkg);
  * -1 if none. */
 ssize_t pn_pkgdb_owner(const pn_pkgdb *db, const char *path);
 size_t pn_pkgdb_count(const pn_pkgdb *db);
+
+/* Limits on dpkg's files, as scan reads them too. */
+#define PN_DPKG_MAX_STATUS (256u << 20)
+#define PN_DPKG_MAX_LIST (64u << 20)
+
+/* The owners of the N absolute PATHS (and their merged-/usr aliases) by
+ * the dpkg database of the root directory ROOTFD, read inside it: every
+ * installed package, and only the files asked for, so looking up a
+ * process's modules costs one pass over the list files and no index of
+ * the whole system.  1 with *RET, 0 when the root has no dpkg database,
+ * or a negative errno with pn_error set. */
+int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb **ret);
+/* Its steps, for other sources of the same text: the N PATHS wanted from
+ * the database DB, which holds the status file's packages (and must not
+ * gain packages while the result lives); 0 or -ENOMEM. */
+typedef struct pn_dpkg_wanted pn_dpkg_wanted;
+int pn_dpkg_wanted_new(const pn_pkgdb *db, const char *const *paths, size_t n, pn_dpkg_wanted **ret);
+/* As pn_pkgdb_add_list(), keeping only the lines that are wanted paths. */
+int pn_dpkg_wanted_add_list(const pn_dpkg_wanted *w, pn_pkgdb *db, const char *list_name, const char *text,
+                            size_t len);
+void pn_dpkg_wanted_free(pn_dpkg_wanted *w);
+
+/* Whether INFO (may be NULL) has package notes and none names the database package P
+ * of TYPE ("deb", "rpm"): its source or binary name with the source or
+ * binary version (rpm's without its epoch, as notes give it); a note of
+ * another type does not count. */
+bool pn_pkgdb_disagrees(const pkgnote_info *info, const char *type, const struct pn_pkg *p);
 const struct pn_pkg *pn_pkgdb_pkg(const pn_pkgdb *db, size_t i);
 
 #endif

@@ -243,12 +243,20 @@ static void read_module(pkgnote_core *c, int pid, pkgnote_module *m) {
 }
 
 PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret) {
+        return pkgnote_process_open_with(pid, NULL, ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_process_open_with(int pid, const pkgnote_core_options *options, pkgnote_core **ret) {
+        pkgnote_core_options opts;
+        int r = pn_options_read(&opts, sizeof opts, options, PN_OPTIONS_V0(pkgnote_core_options, no_disk), "process");
+        if (r < 0)
+                return r;
         if (pid <= 0)
                 return pn_error(-EINVAL, "invalid PID %d", pid);
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/exe", pid);
         pkgnote_elf *exe;
-        int r = pkgnote_elf_open(path, &exe);
+        r = pkgnote_elf_open(path, &exe);
         if (r < 0)
                 return r == -ENOENT ? pn_error(-ESRCH, "no process %d", pid) : r;
         pkgnote_core *c = calloc(1, sizeof *c);
@@ -286,6 +294,7 @@ PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret) {
         if (c->n_modules > 1)
                 qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
         pn_core_find_main_module(c);
+        pn_core_ask_database(c, &opts);
         *ret = c;
         return 0;
 }

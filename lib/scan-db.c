@@ -22,8 +22,8 @@
 #include "pkgdb.h"
 #include "scan-private.h"
 
-#define MAX_STATUS (256u << 20)
-#define MAX_LIST (64u << 20)
+#define MAX_STATUS PN_DPKG_MAX_STATUS
+#define MAX_LIST PN_DPKG_MAX_LIST
 #define MAX_RPMDB (1024u << 20)
 #define MAX_OSRELEASE (64u << 10)
 
@@ -272,32 +272,8 @@ int pn_pkgdb_rpm_root(int rootfd, pn_pkgdb **ret, const char **where) {
 
 /* ---- comparison with the notes ---- */
 
-static bool same(const char *a, const char *b) {
-        return a && b && !strcmp(a, b);
-}
-
 bool pn_scan_object_db_mismatch(const struct pkgnote_scan_object *o) {
-        const struct pn_pkg *p = o->dbpkg;
-        size_t n = pkgnote_info_package_count(o->info);
-        if (!p || n == 0)
-                return false;
-        /* rpm's binary version without its epoch, as notes give it */
-        const char *bv = p->bin_version, *colon = strchr(bv, ':');
-        if (colon && !strcmp(o->dbtype, "rpm"))
-                bv = colon + 1;
-        for (size_t i = 0; i < n; i++) {
-                const pkgnote_metadata *m = pkgnote_info_package(o->info, i);
-                const char *type = pkgnote_metadata_get(m, PKGNOTE_KEY_TYPE),
-                           *name = pkgnote_metadata_get(m, PKGNOTE_KEY_NAME),
-                           *version = pkgnote_metadata_get(m, PKGNOTE_KEY_VERSION);
-                if (type && strcmp(type, o->dbtype))
-                        continue;
-                if (!same(name, p->name) && !same(name, p->bin_name))
-                        continue;
-                if (same(version, p->version) || same(version, p->bin_version) || same(version, bv))
-                        return false;
-        }
-        return true;
+        return pn_pkgdb_disagrees(o->info, o->dbtype, o->dbpkg);
 }
 
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_type(const pkgnote_scan_object *o) {

@@ -117,7 +117,14 @@ check_fixture() {
         jcheck "$name: everything from the core, nothing from disk" $name.json 'all(m["source"] == "core" for m in d["modules"])'
         jcheck "bug-noseparate-code-module-listed-twice: $name modules once each" $name.json 'len(d["modules"]) == len({m["path"] for m in d["modules"]})'
         run core --no-disk --json "$2"
-        python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); a.pop("threads"); b.pop("threads"); sys.exit(a != b)' $name.json out &&
+        # --no-disk leaves the package database unasked (it needs the files
+        # on disk for their build-ids): the database's keys aside.
+        python3 -c 'import json,sys
+def nodb(d):
+    d.pop("threads")
+    d["modules"] = [{k: v for k, v in m.items() if not k.startswith(("db", "packageFrom"))} for m in d["modules"]]
+    return d
+sys.exit(nodb(json.load(open(sys.argv[1]))) != nodb(json.load(open(sys.argv[2]))))' $name.json out &&
                 pass "$name: --no-disk changes nothing" || fail "$name: --no-disk changes nothing"
         run core "$2"
         grep -qxF "  Architecture: $ARCH (ELF$CLASS, $ORDER-endian)" out && pass "$name: text architecture" || fail "$name: text architecture" "$(grep Architecture out)"

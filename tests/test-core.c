@@ -1244,10 +1244,141 @@ static void test_systemd_store_names_and_values(void) {
         CHECK(u == UINT64_MAX);
 }
 
+/* ---- packages from the package database ---- */
+
+/* Writes LEN bytes at DATA to DIR/REL, its directories made; with DATA
+ * NULL, removes it. */
+static void put_file(const char *dir, const char *rel, const void *data, size_t len) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, rel);
+        if (!data) {
+                unlink(path);
+                return;
+        }
+        for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+                *p = 0;
+                mkdir(path, 0755);
+                *p = '/';
+        }
+        FILE *f = fopen(path, "w");
+        CHECK(f && fwrite(data, 1, len, f) == len);
+        if (f)
+                fclose(f);
+}
+
+static pkgnote_core *open_in_root(const struct cb_spec *s, const char *root, int no_database) {
+        build(s);
+        pkgnote_core_options o = {.size = sizeof o, .root = root, .no_database = no_database};
+        pkgnote_core *c = NULL;
+        CHECK_INT(pkgnote_core_from_memory(core_buf, core_len, &o, &c), 0);
+        if (c)
+                touch_core(c);
+        return c;
+}
+
+/* A library without a package note gets the package dpkg says owns its
+ * path (under dpkg's /lib spelling of /usr/lib), only when the file at
+ * the path has the core's build-id: another build there is "replaced",
+ * none "deleted", a core without build-id "unverified", and none of these
+ * claims the package.  The executable's note wins over the database,
+ * which disagrees with it. */
+static void test_database_build_id_match(void) {
+        char dir[] = "/tmp/test-core-db.XXXXXX";
+        CHECK(mkdtemp(dir) != NULL);
+        static const char status[] = "Package: libthing1\nStatus: install ok installed\nArchitecture: amd64\n"
+                                     "Source: thing (2.3-4)\nVersion: 2.3-4\n\n"
+                                     "Package: prog\nStatus: install ok installed\nArchitecture: amd64\nVersion: 0.9-1\n";
+        put_file(dir, "var/lib/dpkg/status", status, strlen(status));
+        put_file(dir, "var/lib/dpkg/info/libthing1:amd64.list", "/lib/libthing.so.1\n", 19);
+        put_file(dir, "var/lib/dpkg/info/prog.list", "/usr/bin/prog\n", 14);
+        struct cb_spec s;
+        base_spec(&s, true, false);
+        module_page(page_lib, true, false, 62, id_lib, NULL);
+        static uint8_t same[4096], other[4096];
+        memcpy(same, page_lib, sizeof same);
+        module_page(other, true, false, 62, id_exe, NULL);
+        put_file(dir, "usr/bin/prog", page_exe, sizeof page_exe);
+
+        put_file(dir, "usr/lib/libthing.so.1", same, sizeof same);
+        pkgnote_core *c = open_in_root(&s, dir, 0);
+        const pkgnote_module *lib = c ? find(c, LIB_PATH) : NULL, *exe = c ? find(c, EXE_PATH) : NULL;
+        CHECK(lib && exe);
+        if (lib && exe) {
+                CHECK_INT(pkgnote_module_db_state(lib), PKGNOTE_DB_OWNED);
+                CHECK_INT(pkgnote_module_package_origin(lib), PKGNOTE_ORIGIN_DATABASE);
+                CHECK_STR(pkgnote_module_db_name(lib), "libthing1");
+                CHECK_STR(pkgnote_module_db_version(lib), "2.3-4");
+                CHECK_STR(pkgnote_module_db_source(lib), "thing");
+                CHECK_STR(pkgnote_module_db_type(lib), "deb");
+                CHECK_INT(pkgnote_module_db_mismatch(lib), 0);
+                CHECK_INT(pkgnote_module_package_origin(exe), PKGNOTE_ORIGIN_CORE_NOTE);
+                CHECK_INT(pkgnote_module_db_state(exe), PKGNOTE_DB_OWNED);
+                CHECK_INT(pkgnote_module_db_mismatch(exe), 1);
+                CHECK_STR(pkgnote_origin_name(pkgnote_module_package_origin(lib)), "database");
+        }
+        pkgnote_core_free(c);
+
+        put_file(dir, "usr/lib/libthing.so.1", other, sizeof other);
+        c = open_in_root(&s, dir, 0);
+        lib = c ? find(c, LIB_PATH) : NULL;
+        if (lib) {
+                CHECK_INT(pkgnote_module_db_state(lib), PKGNOTE_DB_REPLACED);
+                CHECK_INT(pkgnote_module_package_origin(lib), PKGNOTE_ORIGIN_NONE);
+                CHECK_STR(pkgnote_module_db_name(lib), "libthing1"); /* installed now, not claimed */
+        }
+        pkgnote_core_free(c);
+
+        put_file(dir, "usr/lib/libthing.so.1", NULL, 0);
+        c = open_in_root(&s, dir, 0);
+        lib = c ? find(c, LIB_PATH) : NULL;
+        if (lib) {
+                CHECK_INT(pkgnote_module_db_state(lib), PKGNOTE_DB_DELETED);
+                CHECK_INT(pkgnote_module_package_origin(lib), PKGNOTE_ORIGIN_NONE);
+        }
+        pkgnote_core_free(c);
+
+        /* A library page with no build-id: the file there cannot be told. */
+        put_file(dir, "usr/lib/libthing.so.1", same, sizeof same);
+        static const uint8_t abi[16] = {0, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0};
+        size_t n = mk_note(region, false, "GNU", 4, 1, abi, 16, 16, 4);
+        struct mk_spec ms = {.is64 = true, .type = 3, .machine = 62, .no_sections = true};
+        ms.blobs[0] = (struct mk_blob){region, n, 4, true, false, NULL};
+        ms.n_blobs = 1;
+        memset(page_lib, 0, sizeof page_lib);
+        CHECK(mk_elf(&ms, page_lib, sizeof page_lib) > 0);
+        c = open_in_root(&s, dir, 0);
+        lib = c ? find(c, LIB_PATH) : NULL;
+        if (lib) {
+                CHECK_INT(pkgnote_module_db_state(lib), PKGNOTE_DB_UNVERIFIED);
+                CHECK_INT(pkgnote_module_package_origin(lib), PKGNOTE_ORIGIN_NONE);
+        }
+        pkgnote_core_free(c);
+
+        /* Not asked: when told so, and when every module has a note. */
+        c = open_in_root(&s, dir, 1);
+        lib = c ? find(c, LIB_PATH) : NULL;
+        if (lib)
+                CHECK_INT(pkgnote_module_db_state(lib), PKGNOTE_DB_NOT_ASKED);
+        pkgnote_core_free(c);
+        base_spec(&s, true, false);
+        c = open_in_root(&s, dir, 0);
+        lib = c ? find(c, LIB_PATH) : NULL;
+        if (lib) {
+                CHECK_INT(pkgnote_module_db_state(lib), PKGNOTE_DB_NOT_ASKED);
+                CHECK_INT(pkgnote_module_package_origin(lib), PKGNOTE_ORIGIN_CORE_NOTE);
+                CHECK(pkgnote_module_db_name(lib) == NULL);
+        }
+        pkgnote_core_free(c);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        CHECK_INT(system(cmd), 0);
+}
+
 int main(void) {
         RUN(test_valid_all_layouts);
         RUN(test_systemd_store_names_and_values);
         RUN(test_systemd_json_refusals);
+        RUN(test_database_build_id_match);
         RUN(test_truncated_prefixes);
         RUN(test_file_note_hostile);
         RUN(test_file_note_hostile_paths);

@@ -2,8 +2,12 @@
 /* The readers of per-file package metadata: dpkg's status and .list
  * files, rpm's query output, metadata maps (lib/pkgdb.c, lib/filemap.c). */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "filemap.h"
 #include "pkgdb.h"
@@ -136,6 +140,127 @@ static void test_rpm_package(void) {
         pn_pkgdb_free(sealed);
 }
 
+
+/* Writes TEXT to DIR/REL (its directories made). */
+static void put(const char *dir, const char *rel, const char *text) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, rel);
+        for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+                *p = 0;
+                mkdir(path, 0755);
+                *p = '/';
+        }
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+                fputs(text, f);
+                fclose(f);
+        }
+}
+
+/* Only the paths asked for are kept, found under dpkg's spelling of the
+ * merged-/usr alias (dpkg -S knows /lib/x86_64-linux-gnu/libc.so.6, the
+ * kernel maps /usr/lib/x86_64-linux-gnu/libc.so.6), and a path asked for
+ * as dpkg spells it is found as well. */
+static void test_dpkg_paths(void) {
+        char dir[] = "/tmp/test-pkgdb.XXXXXX";
+        CHECK(mkdtemp(dir) != NULL);
+        put(dir, "var/lib/dpkg/status", status);
+        put(dir, "var/lib/dpkg/info/libfoo1:amd64.list", "/.\n/lib/x86_64/libfoo.so.1\n/usr/share/doc/libfoo1\n");
+        put(dir, "var/lib/dpkg/info/sh.list", "/bin\n/usr/bin/sh\n");
+        put(dir, "var/lib/dpkg/info/gone.list", "/usr/bin/gone\n");
+        int rootfd = open(dir, O_RDONLY | O_DIRECTORY);
+        CHECK(rootfd >= 0);
+        const char *paths[] = {"/usr/lib/x86_64/libfoo.so.1", "/bin/sh", "/usr/bin/gone", "/usr/share/none", "relative"};
+        pn_pkgdb *db = NULL;
+        CHECK_INT(pn_pkgdb_dpkg_paths(rootfd, paths, sizeof paths / sizeof *paths, &db), 1);
+        if (db) {
+                /* Two of the status file's packages are installed; the
+                 * list of one that is not (gone) is not read; only the
+                 * two files asked for are kept. */
+                CHECK_INT(pn_pkgdb_count(db), 2);
+                CHECK_INT(pn_pkgdb_file_count(db), 2);
+                ssize_t foo = pn_pkgdb_owner(db, "/usr/lib/x86_64/libfoo.so.1");
+                CHECK(foo >= 0);
+                if (foo >= 0)
+                        CHECK_STR(pn_pkgdb_pkg(db, (size_t)foo)->bin_name, "libfoo1");
+                ssize_t sh = pn_pkgdb_owner(db, "/bin/sh");
+                CHECK(sh >= 0);
+                if (sh >= 0)
+                        CHECK_STR(pn_pkgdb_pkg(db, (size_t)sh)->name, "dash");
+                CHECK_INT(pn_pkgdb_owner(db, "/usr/share/doc/libfoo1"), -1);
+                CHECK_INT(pn_pkgdb_owner(db, "/usr/bin/gone"), -1);
+        }
+        pn_pkgdb_free(db);
+        /* A root without a dpkg database: none, no error. */
+        char empty[600];
+        snprintf(empty, sizeof empty, "%s/var/lib/dpkg/info", dir);
+        int efd = open(empty, O_RDONLY | O_DIRECTORY);
+        db = NULL;
+        CHECK_INT(pn_pkgdb_dpkg_paths(efd, paths, 1, &db), 0);
+        CHECK(db == NULL);
+        close(efd);
+        close(rootfd);
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        CHECK_INT(system(cmd), 0);
+}
+
+/* The notes of a small ELF image carrying the package note JSON. */
+static pkgnote_info *noted(const char *json) {
+        static uint8_t note[1024], image[8192];
+        struct mk_spec s = {.is64 = true, .type = 3, .machine = 62, .n_blobs = 1};
+        s.blobs[0] = (struct mk_blob){note, mk_package_note(note, false, json, false), 4, true, true, ".note.package"};
+        size_t n = mk_elf(&s, image, sizeof image);
+        pkgnote_elf *e = NULL;
+        pkgnote_info *info = NULL;
+        CHECK(n > 0 && pkgnote_elf_from_memory(image, n, &e) == 0);
+        if (e)
+                CHECK_INT(pkgnote_info_read(e, &info), 0);
+        pkgnote_elf_free(e);
+        return info;
+}
+
+/* A note agrees with the database when it names the package by its
+ * source or binary name with either version (rpm's without an epoch);
+ * a note of another type is no disagreement; no note, none either. */
+static void test_disagrees(void) {
+        pn_pkgdb *db = dpkg();
+        if (!db)
+                return;
+        const struct pn_pkg *foo = pn_pkgdb_pkg(db, 0);
+        static const struct {
+                const char *json;
+                bool disagrees;
+        } cases[] = {
+                {"{\"type\":\"deb\",\"name\":\"foo\",\"version\":\"1.2-3\"}", false},
+                {"{\"type\":\"deb\",\"name\":\"libfoo1\",\"version\":\"1.2-3+b1\"}", false},
+                {"{\"type\":\"deb\",\"name\":\"foo\",\"version\":\"1.2-4\"}", true},
+                {"{\"type\":\"deb\",\"name\":\"other\",\"version\":\"1.2-3\"}", true},
+                {"{\"type\":\"rpm\",\"name\":\"other\",\"version\":\"9\"}", true},
+                {"{\"name\":\"foo\",\"version\":\"1.2-3\"}", false},
+        };
+        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+                pkgnote_info *info = noted(cases[k].json);
+                CHECK(info != NULL);
+                if (info)
+                        CHECK_INT(pn_pkgdb_disagrees(info, "deb", foo), cases[k].disagrees);
+                CHECK_INT(pn_pkgdb_disagrees(info, "deb", NULL), false);
+                pkgnote_info_free(info);
+        }
+        /* A module whose file could not be read has no summary. */
+        CHECK_INT(pn_pkgdb_disagrees(NULL, "deb", foo), false);
+        pn_pkgdb_free(db);
+        pn_pkgdb *r = pn_pkgdb_new("rpm"), *rs = NULL;
+        CHECK_INT(pn_pkgdb_add_rpm_package(r, "bar-1:2.0-3.x86_64", "bar", "1:2.0-3", "bar-2.0-3.src.rpm", "x86_64"), 1);
+        CHECK_INT(pn_pkgdb_seal(r, 0, &rs), 0);
+        pkgnote_info *info = noted("{\"type\":\"rpm\",\"name\":\"bar\",\"version\":\"2.0-3\"}");
+        if (info && rs)
+                CHECK_INT(pn_pkgdb_disagrees(info, "rpm", pn_pkgdb_pkg(rs, 0)), false);
+        pkgnote_info_free(info);
+        pn_pkgdb_free(rs);
+}
+
 static void test_filemap(void) {
         static const char map[] = "# comment\n"
                                   "./usr/bin/a\t{\"name\":\"a\"}\n"
@@ -184,6 +309,8 @@ int main(void) {
         RUN(test_dpkg_status);
         RUN(test_dpkg_lists);
         RUN(test_rpm_package);
+        RUN(test_dpkg_paths);
+        RUN(test_disagrees);
         RUN(test_filemap);
         RUN(test_filemap_errors);
         return test_summary();

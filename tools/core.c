@@ -38,6 +38,43 @@ static void print_package_words(FILE *out, const pkgnote_metadata *m) {
         }
 }
 
+/* "deb zlib1g-1:1.2.13.dfsg-1 (amd64)": the package the database names. */
+static void print_db_words(FILE *out, const pkgnote_module *m) {
+        tool_print_escaped(out, pkgnote_module_db_type(m));
+        fputc(' ', out);
+        tool_print_escaped(out, pkgnote_module_db_name(m));
+        fputc('-', out);
+        tool_print_escaped(out, pkgnote_module_db_version(m));
+        fputs(" (", out);
+        tool_print_escaped(out, pkgnote_module_db_architecture(m));
+        fputc(')', out);
+}
+
+/* What the package database said, when it is not the module's package
+ * line: the owner of a file other than the one mapped, or a package the
+ * note contradicts. */
+static void print_db_line(FILE *out, const pkgnote_module *m) {
+        int state = pkgnote_module_db_state(m);
+        if (pkgnote_module_db_mismatch(m)) {
+                fputs("        the package database says ", out);
+                print_db_words(out, m);
+                fputs("; the note is used\n", out);
+                return;
+        }
+        if (state != PKGNOTE_DB_REPLACED && state != PKGNOTE_DB_DELETED && state != PKGNOTE_DB_UNVERIFIED)
+                return;
+        fputs(state == PKGNOTE_DB_REPLACED   ? "        replaced on disk since it was loaded"
+              : state == PKGNOTE_DB_DELETED  ? "        deleted from disk since it was loaded"
+                                             : "        the file on disk cannot be verified (no build-id)",
+              out);
+        if (pkgnote_module_db_name(m)) {
+                fputs("; installed there now: ", out);
+                print_db_words(out, m);
+                fputs(", not claimed for this module", out);
+        }
+        fputc('\n', out);
+}
+
 static void print_module_text(FILE *out, const pkgnote_module *m) {
         const pkgnote_info *info = pkgnote_module_info(m);
         const char *id = pkgnote_module_build_id(m);
@@ -54,22 +91,27 @@ static void print_module_text(FILE *out, const pkgnote_module *m) {
                                 fputs(" and ", out);
                         print_package_words(out, pkgnote_info_package(info, i));
                 }
+        } else if (pkgnote_module_package_origin(m) == PKGNOTE_ORIGIN_DATABASE) {
+                fputs(" from ", out);
+                print_db_words(out, m);
+                fputs(" (package database)", out);
         } else if (info)
                 fputs(" without package note", out);
         else
                 fputs(" with package metadata not available", out);
         if (id)
                 fprintf(out, ", build-id %s", id);
-        if (pkgnote_module_source(m) == PKGNOTE_SOURCE_DISK)
+        if (pkgnote_module_source(m) == PKGNOTE_SOURCE_DISK && pkgnote_module_package_origin(m) != PKGNOTE_ORIGIN_DATABASE)
                 fputs(" (note read from disk, build-id verified)", out);
         fputc('\n', out);
         const char *why = pkgnote_module_reason(m);
-        if (why && (!info || pkgnote_module_source(m) == PKGNOTE_SOURCE_DISK_MISMATCH ||
-                    pkgnote_info_package_count(info) == 0)) {
+        if (why && pkgnote_module_package_origin(m) != PKGNOTE_ORIGIN_DATABASE &&
+            (!info || pkgnote_module_source(m) == PKGNOTE_SOURCE_DISK_MISMATCH || pkgnote_info_package_count(info) == 0)) {
                 fputs("        ", out);
                 tool_print_escaped(out, why);
                 fputc('\n', out);
         }
+        print_db_line(out, m);
 }
 
 static const char *arch_name(const pkgnote_process_info *p, char *buf, size_t len) {
@@ -127,6 +169,11 @@ static void print_text(FILE *out, const pkgnote_core *c, const pkgnote_stack *st
                         tool_print_escaped(out, version);
                 }
                 fputc('\n', out);
+        } else if (main && pkgnote_module_package_origin(main) == PKGNOTE_ORIGIN_DATABASE) {
+                tool_print_escaped(out, pkgnote_module_db_name(main));
+                fputc('/', out);
+                tool_print_escaped(out, pkgnote_module_db_version(main));
+                fputs(" (package database)\n", out);
         } else
                 fputs("n/a\n", out);
         fprintf(out, "       Modules: %zu\n", pkgnote_core_module_count(c));
@@ -152,7 +199,8 @@ static void core_help(void) {
                "                     systemd-coredump logs as COREDUMP_PACKAGE_JSON\n"
                "                     (implies --no-stack)\n"
                "  -r, --root DIR     resolve module paths inside DIR (a container's root)\n"
-               "  -n, --no-disk      never read module files from disk\n"
+               "  -n, --no-disk      never read module files from disk (nor the package database)\n"
+               "      --no-database  never ask the package database about modules without a note\n"
                "  -a, --all-threads  stack traces of every thread, not just the crashing one\n"
                "  -S, --no-stack     no stack traces: packages and modules only (faster)\n"
                STACK_HELP
@@ -162,7 +210,10 @@ static void core_help(void) {
                "  -h, --help         show this help\n"
                "\n"
                "A module's notes come from the page the kernel dumped; where that lacks\n"
-               "them, from the file on disk, used only when its build-id matches.\n"
+               "them, from the file on disk, used only when its build-id matches.  A module\n"
+               "without a package note gets the package that owns its file in the package\n"
+               "database of the root (dpkg, rpm), only when the file there has the core's\n"
+               "build-id; each module says where its package came from.\n"
                "Frames show their source file and line, and inlined calls, where the\n"
                "module's debug info is found: in the module itself, under\n"
                "/usr/lib/debug, or (with --debuginfod) fetched into the debuginfod cache\n"
@@ -252,7 +303,7 @@ static size_t crash_members(const pkgnote_crash *crash, pkgnote_json_member *m) 
 }
 
 int cmd_core(int argc, char **argv) {
-        enum { OPT_STATS = 256, OPT_FORMAT };
+        enum { OPT_STATS = 256, OPT_FORMAT, OPT_NO_DATABASE };
         static const struct option longopts[] = {
                 {"json", no_argument, NULL, 'j'},
                 {"root", required_argument, NULL, 'r'},
@@ -261,12 +312,13 @@ int cmd_core(int argc, char **argv) {
                 {"no-stack", no_argument, NULL, 'S'},
                 {"stats", no_argument, NULL, OPT_STATS},
                 {"format", required_argument, NULL, OPT_FORMAT},
+                {"no-database", no_argument, NULL, OPT_NO_DATABASE},
                 {"help", no_argument, NULL, 'h'},
                 STACK_LONGOPTS,
                 CRASH_LONGOPTS,
                 {0},
         };
-        struct core_opts o = {.stack.lib = PKGNOTE_STACK_OPTIONS_INIT};
+        struct core_opts o = {.lib = PKGNOTE_CORE_OPTIONS_INIT, .stack.lib = PKGNOTE_STACK_OPTIONS_INIT};
         struct crash_opts co = {0};
         int ch, s;
         while ((ch = tool_getopt(argc, argv, "jr:naSh" CRASH_SHORTOPTS, longopts)) >= 0) {
@@ -290,6 +342,7 @@ int cmd_core(int argc, char **argv) {
                                 return EXIT_FAILURE_;
                         }
                         break;
+                case OPT_NO_DATABASE: o.lib.no_database = 1; break;
                 case 'h': core_help(); crash_options_free(&co); return EXIT_OK;
                 default: crash_options_free(&co); return EXIT_FAILURE_;
                 }
@@ -394,9 +447,14 @@ static void pid_help(void) {
                "The module report of a running process: every mapped ELF file with its\n"
                "build-id and package notes, read from the files as mapped\n"
                "(/proc/PID/map_files), so a library deleted or replaced on disk since it\n"
-               "was loaded shows what is really in memory, and is flagged.\n"
+               "was loaded shows what is really in memory, and is flagged.  A module\n"
+               "without a package note gets the package that owns its file in the package\n"
+               "database (dpkg, rpm), only while the file at its path is the one mapped\n"
+               "(same device and inode).\n"
                "\n"
                "  -j, --json         one JSON object\n"
+               "  -r, --root DIR     the package database of DIR (e.g. /proc/PID/root), not '/'\n"
+               "      --no-database  never ask the package database\n"
                "  -s, --stack        add the stack trace of the main thread (ptrace: the\n"
                "                     process stops while its threads are unwound)\n"
                "  -a, --all-threads  stack traces of every thread (implies --stack)\n"
@@ -406,8 +464,11 @@ static void pid_help(void) {
 }
 
 int cmd_pid(int argc, char **argv) {
+        enum { OPT_NO_DATABASE = 256 };
         static const struct option longopts[] = {
                 {"json", no_argument, NULL, 'j'},
+                {"root", required_argument, NULL, 'r'},
+                {"no-database", no_argument, NULL, OPT_NO_DATABASE},
                 {"stack", no_argument, NULL, 's'},
                 {"all-threads", no_argument, NULL, 'a'},
                 {"help", no_argument, NULL, 'h'},
@@ -416,8 +477,9 @@ int cmd_pid(int argc, char **argv) {
         };
         bool json = false, stack = false;
         struct stack_opts so = {.lib = PKGNOTE_STACK_OPTIONS_INIT};
+        pkgnote_core_options co = PKGNOTE_CORE_OPTIONS_INIT;
         int ch, s;
-        while ((ch = tool_getopt(argc, argv, "jsah", longopts)) >= 0) {
+        while ((ch = tool_getopt(argc, argv, "jr:sah", longopts)) >= 0) {
                 if ((s = stack_option(&so, ch, optarg)) != 0) {
                         if (s < 0)
                                 return EXIT_FAILURE_;
@@ -426,6 +488,8 @@ int cmd_pid(int argc, char **argv) {
                 }
                 switch (ch) {
                 case 'j': json = true; break;
+                case 'r': co.root = optarg; break;
+                case OPT_NO_DATABASE: co.no_database = 1; break;
                 case 's': stack = true; break;
                 case 'a': stack = true; so.lib.flags |= PKGNOTE_STACK_ALL_THREADS; break;
                 case 'h': pid_help(); return EXIT_OK;
@@ -440,7 +504,7 @@ int cmd_pid(int argc, char **argv) {
         if (errno || *end || end == argv[optind] || pid <= 0 || pid > INT32_MAX)
                 return tool_fail("pid: '%s' is not a process ID", argv[optind]);
         pkgnote_core *c;
-        int r = pkgnote_process_open((int)pid, &c);
+        int r = pkgnote_process_open_with((int)pid, &co, &c);
         if (r < 0)
                 return tool_error(argv[optind], "cannot read process", r);
         pkgnote_stack *st = NULL;
@@ -456,6 +520,8 @@ int cmd_pid(int argc, char **argv) {
                         ret = tool_error(argv[optind], "cannot write the report", r);
         } else
                 print_text(stdout, c, st);
+        for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
+                tool_warn_ignoring(argv[optind], pkgnote_core_problem(c, i)->message);
         pkgnote_stack_free(st);
         pkgnote_core_free(c);
         if (fflush(stdout) != 0)

@@ -205,7 +205,9 @@ static int write_report(const struct handler *h, const char *core_path, struct r
                 snprintf(package, package_len, "%s%s%s", pkgnote_metadata_name(md) ? pkgnote_metadata_name(md) : "?",
                          pkgnote_metadata_version(md) ? "/" : "",
                          pkgnote_metadata_version(md) ? pkgnote_metadata_version(md) : "");
-        }
+        } else if (m && pkgnote_module_package_origin(m) == PKGNOTE_ORIGIN_DATABASE)
+                snprintf(package, package_len, "%s/%s (package database)", pkgnote_module_db_name(m),
+                         pkgnote_module_db_version(m));
         /* The stack trace is made from the stored core, after the kernel
          * has let the process go; downloads only from the allowed servers
          * (a module's note naming another server asks none). */

@@ -293,6 +293,16 @@ static size_t probe_core(pkgnote_core *c, const char *name) {
                 touch_str(pkgnote_source_name(pkgnote_module_source(m)));
                 sink += (unsigned long)(pkgnote_module_is_vdso(m) + pkgnote_module_deleted(m) +
                                         pkgnote_module_replaced(m));
+                /* The package database's answer, owned by the core. */
+                touch_str(pkgnote_origin_name(pkgnote_module_package_origin(m)));
+                touch_str(pkgnote_db_state_name(pkgnote_module_db_state(m)));
+                touch_str(pkgnote_module_db_type(m));
+                touch_str(pkgnote_module_db_name(m));
+                touch_str(pkgnote_module_db_version(m));
+                touch_str(pkgnote_module_db_architecture(m));
+                touch_str(pkgnote_module_db_source(m));
+                touch_str(pkgnote_module_db_source_version(m));
+                sink += (unsigned long)pkgnote_module_db_mismatch(m);
                 const pkgnote_info *info = pkgnote_module_info(m);
                 if (info) {
                         found += probe_info(info, name);

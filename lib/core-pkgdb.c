@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Packages from the package database for the modules of a core or a
+ * process that carry no package note.  Most binaries of today's
+ * distributions have no note, while the root the program ran in knows
+ * which package installed each file: dpkg's status and info lists, or
+ * rpm's rpmdb.sqlite (lib/pkgdb.c, lib/rpmdb.c, the readers scan uses).
+ *
+ * The database only knows paths, and a path names whatever is there now:
+ * an upgrade since the crash or since the library was loaded puts another
+ * file there, of another version.  So the database's answer is given only
+ * when the file at the path is provably the one that was mapped: for a
+ * core, it has the build-id the core's page holds; for a running process,
+ * it has the device and inode of the mapping (/proc/PID/maps).  Else the
+ * package now installed there is named beside the module, never as its.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "pkgdb.h"
+
+/* A module the database can be asked about: a file, by its absolute
+ * path (not the vDSO, not a module a core names by its address). */
+static bool askable(const pkgnote_module *m) {
+        return !m->is_vdso && m->path && m->path[0] == '/';
+}
+
+static bool has_note(const pkgnote_module *m) {
+        const pkgnote_info *info = pkgnote_module_info(m);
+        return info && pkgnote_info_package_count(info) > 0;
+}
+
+/* Whether the file at the module's path in ROOTFD is the one mapped: a
+ * PKGNOTE_DB_* state (OWNED standing for "the mapped one"). */
+static int same_file(const pkgnote_core *c, const pkgnote_module *m, int rootfd) {
+        if (!c->live && m->disk_build_id && m->build_id)
+                return strcmp(m->disk_build_id, m->build_id) ? PKGNOTE_DB_REPLACED : PKGNOTE_DB_OWNED;
+        int fd = pn_open_in_root(rootfd, m->path);
+        if (fd < 0)
+                return fd == -ENOENT || fd == -ENOTDIR ? PKGNOTE_DB_DELETED : PKGNOTE_DB_REPLACED;
+        int state = PKGNOTE_DB_REPLACED;
+        struct stat st;
+        if (c->live) {
+                if (fstat(fd, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino)
+                        state = PKGNOTE_DB_OWNED;
+        } else if (!m->build_id) {
+                state = PKGNOTE_DB_UNVERIFIED;
+        } else {
+                pkgnote_elf *e;
+                pkgnote_info *info;
+                if (pkgnote_elf_open_fd(fd, &e) >= 0) {
+                        if (pkgnote_info_read(e, &info) >= 0) {
+                                const char *id = pkgnote_info_build_id(info);
+                                if (id && !strcmp(id, m->build_id))
+                                        state = PKGNOTE_DB_OWNED;
+                                pkgnote_info_free(info);
+                        }
+                        pkgnote_elf_free(e);
+                }
+        }
+        close(fd);
+        return state;
+}
+
+/* The root's database: dpkg's (asked for the modules' paths alone), else
+ * rpm's.  1 with *RET, 0 when the root has neither. */
+static int load(pkgnote_core *c, int rootfd, pn_pkgdb **ret) {
+        const char **paths = calloc(c->n_modules ? c->n_modules : 1, sizeof *paths);
+        if (!paths)
+                return pn_error(-ENOMEM, "out of memory");
+        size_t n = 0;
+        for (size_t i = 0; i < c->n_modules; i++)
+                if (askable(&c->modules[i]))
+                        paths[n++] = c->modules[i].path;
+        int r = pn_pkgdb_dpkg_paths(rootfd, paths, n, ret);
+        free(paths);
+        if (r == 0)
+                r = pn_pkgdb_rpm_root(rootfd, ret, NULL);
+        return r;
+}
+
+void pn_core_ask_database(pkgnote_core *c, const pkgnote_core_options *o) {
+        bool wanted = false;
+        for (size_t i = 0; i < c->n_modules; i++)
+                wanted |= askable(&c->modules[i]) && !has_note(&c->modules[i]);
+        if (!wanted || (o && (o->no_database || (o->no_disk && !c->live))))
+                return;
+        const char *root = o && o->root ? o->root : "/";
+        int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0) {
+                pn_core_problem_err(c, -errno, "cannot open root directory '%s' for its package database: %s", root,
+                                    strerror(errno));
+                return;
+        }
+        pn_pkgdb *db = NULL;
+        int r = load(c, rootfd, &db);
+        if (r < 0)
+                pn_core_problem_err(c, r, "the package database cannot be read: %s", pkgnote_last_error());
+        if (r <= 0) {
+                close(rootfd);
+                return;
+        }
+        c->pkgdb = db;
+        for (size_t i = 0; i < c->n_modules; i++) {
+                pkgnote_module *m = &c->modules[i];
+                if (!askable(m))
+                        continue;
+                ssize_t owner = pn_pkgdb_owner(db, m->path);
+                m->dbpkg = owner >= 0 ? pn_pkgdb_pkg(db, (size_t)owner) : NULL;
+                m->dbtype = pn_pkgdb_type(db);
+                m->db_state = same_file(c, m, rootfd);
+                if (m->db_state == PKGNOTE_DB_OWNED && !m->dbpkg)
+                        m->db_state = PKGNOTE_DB_UNOWNED;
+                m->db_mismatch = m->db_state == PKGNOTE_DB_OWNED &&
+                                 pn_pkgdb_disagrees(pkgnote_module_info(m), pn_pkgdb_type(db), m->dbpkg);
+        }
+        close(rootfd);
+}
+
+PKGNOTE_PUBLIC int pkgnote_module_package_origin(const pkgnote_module *m) {
+        if (has_note(m))
+                return m->source == PKGNOTE_SOURCE_CORE ? PKGNOTE_ORIGIN_CORE_NOTE : PKGNOTE_ORIGIN_DISK_NOTE;
+        return m->db_state == PKGNOTE_DB_OWNED ? PKGNOTE_ORIGIN_DATABASE : PKGNOTE_ORIGIN_NONE;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_origin_name(int origin) {
+        switch (origin) {
+        case PKGNOTE_ORIGIN_CORE_NOTE: return "core-note";
+        case PKGNOTE_ORIGIN_DISK_NOTE: return "disk-note";
+        case PKGNOTE_ORIGIN_DATABASE: return "database";
+        default: return "none";
+        }
+}
+
+PKGNOTE_PUBLIC int pkgnote_module_db_state(const pkgnote_module *m) {
+        return m->db_state;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_db_state_name(int state) {
+        switch (state) {
+        case PKGNOTE_DB_OWNED: return "owned";
+        case PKGNOTE_DB_UNOWNED: return "unowned";
+        case PKGNOTE_DB_REPLACED: return "replaced";
+        case PKGNOTE_DB_DELETED: return "deleted";
+        case PKGNOTE_DB_UNVERIFIED: return "unverified";
+        default: return "not-asked";
+        }
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_module_db_type(const pkgnote_module *m) {
+        return m->dbpkg ? m->dbtype : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_module_db_name(const pkgnote_module *m) {
+        return m->dbpkg ? m->dbpkg->bin_name : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_module_db_version(const pkgnote_module *m) {
+        return m->dbpkg ? m->dbpkg->bin_version : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_module_db_architecture(const pkgnote_module *m) {
+        return m->dbpkg ? m->dbpkg->arch : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_module_db_source(const pkgnote_module *m) {
+        return m->dbpkg ? m->dbpkg->name : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_module_db_source_version(const pkgnote_module *m) {
+        return m->dbpkg ? m->dbpkg->version : NULL;
+}
+PKGNOTE_PUBLIC int pkgnote_module_db_mismatch(const pkgnote_module *m) {
+        return m->db_mismatch;
+}
