@@ -12,6 +12,12 @@
 
 struct stat;
 
+/* Symbolic links followed in one path, as the kernel's own limit. */
+#define PN_MAX_SYMLINKS 40
+
+/* For tests: resolve as kernels without openat2 (before 5.6) make us. */
+extern bool pn_root_without_openat2;
+
 /* Opens PATH read-only for reading a module's file: under ROOTFD when it
  * is >= 0, resolved inside that directory (no escape through "..",
  * absolute symlinks or magic links), else as given.  Only regular files;
@@ -21,6 +27,10 @@ int pn_open_in_root(int rootfd, const char *path);
  * ROOTFD were "/" (openat2 RESOLVE_IN_ROOT); without openat2, no
  * component may be a symlink.  An fd or a negative errno. */
 int pn_open_dir_in_root(int rootfd, const char *path);
+/* The regular file PATH inside ROOTFD (as pn_open_in_root()), at most MAX
+ * bytes, into *DATA (malloc()ed, NUL-terminated) and *LEN; a negative
+ * errno with pn_error set (-ENOENT when there is none). */
+int pn_read_in_root(int rootfd, const char *path, size_t max, void **data, size_t *len);
 
 /* Normalises a path from an archive: no leading "/" or "./", no empty or
  * "." components; refuses ".." (it could only point outside the root)
