@@ -19,6 +19,7 @@
  * a root, symbolic links are read and resolved there as RESOLVE_IN_ROOT
  * would; on the host, ".." and every link are refused.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -176,42 +177,58 @@ static int resolve(int rootfd, const char *path) {
         return rootfd >= 0 ? walk_in_root(rootfd, path) : walk_nofollow(rootfd, path);
 }
 
-int pn_open_in_root(int rootfd, const char *path) {
-        int pfd = resolve(rootfd, path);
-        if (pfd < 0)
-                return pfd;
-        struct stat st;
+/* FD, opened again by name (no /proc) without blocking, when it is still
+ * the inode ST names, with O_NONBLOCK cleared; else closed and -1
+ * (errno ESTALE). */
+static int same_inode(int fd, const struct stat *st) {
+        struct stat now;
+        if (fd >= 0 && (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)) {
+                close(fd);
+                errno = ESTALE;
+                return -1;
+        }
+        if (fd >= 0) {
+                int fl = fcntl(fd, F_GETFL);
+                if (fl >= 0)
+                        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+        }
+        return fd;
+}
+
+/* Opens for reading the inode the O_PATH descriptor PFD holds, when it
+ * is a regular file (-EINVAL if not), through /proc/self/fd: that very
+ * inode, no second lookup.  Without /proc, AGAIN opens it by name once
+ * more (ROOTFD, PATH: inside a root; else DIRFD, PATH below it).  PFD is
+ * closed.  An fd or a negative errno. */
+static int reopen_regular(int pfd, int rootfd, int dirfd, const char *path) {
+        struct stat st = {0};
         if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 close(pfd);
-                return -EINVAL;
+                /* Below a directory, a link is refused as O_NOFOLLOW
+                 * refuses it. */
+                return dirfd >= 0 && S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
         }
         char self[64];
         snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
         int fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0) {
-                /* No /proc: open by path again, without blocking, and
-                 * accept it only if it is still the inode checked. */
+        if (fd < 0 && dirfd >= 0) {
+                fd = same_inode(openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW), &st);
+        } else if (fd < 0) {
                 struct open_how how = {
                         .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW,
                         .resolve = rootfd >= 0 ? RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS
                                                : RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
                 };
-                fd = (int)syscall(SYS_openat2, rootfd >= 0 ? rootfd : AT_FDCWD, path, &how, sizeof how);
-                struct stat now;
-                if (fd >= 0 && (fstat(fd, &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)) {
-                        close(fd);
-                        fd = -1;
-                        errno = ESTALE;
-                }
-                if (fd >= 0) {
-                        int fl = fcntl(fd, F_GETFL);
-                        if (fl >= 0)
-                                (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-                }
+                fd = same_inode((int)syscall(SYS_openat2, rootfd >= 0 ? rootfd : AT_FDCWD, path, &how, sizeof how), &st);
         }
         int err = errno;
         close(pfd);
         return fd >= 0 ? fd : -err;
+}
+
+int pn_open_in_root(int rootfd, const char *path) {
+        int pfd = resolve(rootfd, path);
+        return pfd < 0 ? pfd : reopen_regular(pfd, rootfd, -1, path);
 }
 
 /* Opens the directory PATH inside ROOTFD: symlinks and ".." resolve as if
@@ -327,9 +344,15 @@ int pn_open_below(int dirfd, const char *rel, bool dir) {
         char *save = NULL;
         for (char *t = strtok_r(buf, "/", &save); t && cur >= 0;) {
                 char *next = strtok_r(NULL, "/", &save);
-                int fd = openat(cur, t, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK |
-                                                (next || dir ? O_DIRECTORY : 0));
+                /* The file itself is looked at before it is opened: a
+                 * device may act on open(2), a FIFO's writer would be
+                 * let go. */
+                bool file = !next && !dir;
+                int fd = openat(cur, t, file ? O_PATH | O_CLOEXEC | O_NOFOLLOW
+                                             : O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_DIRECTORY);
                 int err = errno;
+                if (file && fd >= 0 && (fd = reopen_regular(fd, -1, cur, t)) < 0)
+                        err = -fd;
                 close(cur);
                 cur = fd < 0 ? -err : fd;
                 t = next;
@@ -389,4 +412,19 @@ int pn_read_in_root(int rootfd, const char *path, size_t max, void **data, size_
         if (fd < 0)
                 return pn_error(fd, "%s: cannot open: %s", path, fd == -EINVAL ? "not a regular file" : strerror(-fd));
         return read_opened(fd, path, max, data, len);
+}
+
+int pn_dir_each_file(int fd, int (*each)(void *u, const char *name), void *u) {
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        int r = 0;
+        for (struct dirent *de; r == 0 && (de = readdir(d));)
+                if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
+                        r = each(u, de->d_name);
+        closedir(d);
+        return r;
 }

@@ -27,6 +27,10 @@ int pn_open_in_root(int rootfd, const char *path);
  * ROOTFD were "/" (openat2 RESOLVE_IN_ROOT); without openat2, no
  * component may be a symlink.  An fd or a negative errno. */
 int pn_open_dir_in_root(int rootfd, const char *path);
+/* Calls EACH with the name of every entry of the directory open at FD
+ * (taken over, closed) that may be a regular file (its type is one, or
+ * unknown), until it returns non-zero: that, 0, or a negative errno. */
+int pn_dir_each_file(int fd, int (*each)(void *u, const char *name), void *u);
 /* The regular file PATH inside ROOTFD (as pn_open_in_root()), at most MAX
  * bytes, into *DATA (malloc()ed, NUL-terminated) and *LEN; a negative
  * errno with pn_error set (-ENOENT when there is none). */

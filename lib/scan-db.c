@@ -22,8 +22,6 @@
 #include "pkgdb.h"
 #include "scan-private.h"
 
-#define MAX_STATUS (256u << 20)
-#define MAX_LIST (64u << 20)
 #define MAX_RPMDB (1024u << 20)
 #define MAX_OSRELEASE (64u << 10)
 
@@ -52,9 +50,9 @@ bool pn_scan_db_path(const char *p) {
 
 size_t pn_scan_db_max(const char *p) {
         if (!strcmp(p, "var/lib/dpkg/status"))
-                return MAX_STATUS;
+                return PN_DPKG_MAX_STATUS;
         if (!strncmp(p, "var/lib/dpkg/", 13))
-                return MAX_LIST;
+                return PN_DPKG_MAX_LIST;
         for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++)
                 if (!strcmp(p, osrelease_paths[i]))
                         return MAX_OSRELEASE;
@@ -69,55 +67,6 @@ void pn_dbroot_free(struct pn_dbroot *r) {
         free(r->os_id);
         free(r->os_version_id);
         free(r);
-}
-
-/* ---- dpkg ---- */
-
-struct lists {
-        const struct pn_rootfs *fs;
-        pn_pkgdb *db;
-};
-
-static int add_one_list(void *u, const char *name) {
-        struct lists *l = u;
-        size_t n = strlen(name);
-        if (n <= 5 || strcmp(name + n - 5, ".list"))
-                return 0;
-        char rel[sizeof "var/lib/dpkg/info/" + 256];
-        if (snprintf(rel, sizeof rel, "var/lib/dpkg/info/%s", name) >= (int)sizeof rel)
-                return 0;
-        void *text;
-        size_t len;
-        int r = l->fs->read(l->fs->u, rel, MAX_LIST, &text, &len);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0; /* a list that cannot be read: its files are unowned */
-        r = pn_pkgdb_add_list(l->db, name, text, len);
-        free(text);
-        return r;
-}
-
-/* 1 with *RET when the root has a dpkg database, 0 when it has none. */
-static int load_dpkg(const struct pn_rootfs *fs, pn_pkgdb **ret) {
-        void *text;
-        size_t len;
-        int r = fs->read(fs->u, "var/lib/dpkg/status", MAX_STATUS, &text, &len);
-        if (r == -ENOENT || r == -ENOTDIR)
-                return 0;
-        if (r < 0)
-                return pn_error(r, "the dpkg database (var/lib/dpkg/status) cannot be read: %s", strerror(-r));
-        pn_pkgdb *db = pn_pkgdb_new("deb");
-        r = db ? pn_pkgdb_add_status(db, text, len) : -ENOMEM;
-        free(text);
-        if (r == 0) {
-                struct lists l = {fs, db};
-                r = fs->list(fs->u, "var/lib/dpkg/info", add_one_list, &l);
-                if (r == -ENOENT || r == -ENOTDIR)
-                        r = 0; /* packages without files */
-                else if (r < 0 && r != -ENOMEM)
-                        r = pn_error(r, "the dpkg database (var/lib/dpkg/info) cannot be read: %s", strerror(-r));
-        }
-        r = pn_pkgdb_seal(db, r, ret);
-        return r < 0 ? r : 1;
 }
 
 /* ---- rpm ---- */
@@ -200,7 +149,7 @@ void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_
         root->input = input;
         root->image = image;
         const char *where = "var/lib/rpm/rpmdb.sqlite";
-        int rd = load_dpkg(fs, &root->dpkg);
+        int rd = pn_pkgdb_dpkg_read(fs, &root->dpkg);
         if (rd < 0)
                 pn_scan_add_problem(s, input, "/var/lib/dpkg", rd, "%s", pkgnote_last_error());
         int rr = rd == -ENOMEM ? 0 : load_rpm(fs, &root->rpm, &where);
@@ -237,20 +186,7 @@ static int tree_read(void *u, const char *rel, size_t max, void **data, size_t *
 
 static int tree_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
         int fd = pn_open_below(*(int *)u, rel, true);
-        if (fd < 0)
-                return fd;
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                int r = -errno;
-                close(fd);
-                return r;
-        }
-        int r = 0;
-        for (struct dirent *de; r == 0 && (de = readdir(d));)
-                if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
-                        r = each(cu, de->d_name);
-        closedir(d);
-        return r;
+        return fd < 0 ? fd : pn_dir_each_file(fd, each, cu);
 }
 
 void pn_scan_attribute_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,

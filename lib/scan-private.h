@@ -18,6 +18,7 @@
 
 #include "internal.h"
 #include "problem.h"
+#include "pkgdb.h"
 #include "root.h"
 
 #define QUEUE_CAP 256u
@@ -126,17 +127,6 @@ struct pn_dbroot {
 };
 void pn_dbroot_free(struct pn_dbroot *r);
 
-/* What the package databases of a root are read through. */
-struct pn_rootfs {
-        /* The regular file REL (normalised, relative) of the root, at most
-         * MAX bytes, into *DATA (malloc()ed, NUL-terminated) and *LEN: 0,
-         * -ENOENT when there is none, or another negative errno. */
-        int (*read)(void *u, const char *rel, size_t max, void **data, size_t *len);
-        /* Calls EACH with the name of every file of the directory REL
-         * until it returns non-zero: that, 0, or a negative errno. */
-        int (*list)(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu);
-        void *u;
-};
 /* Whether the archive member P (normalised) is a file the package
  * databases are read from, and the most of it that is kept. */
 bool pn_scan_db_path(const char *p);
