@@ -31,6 +31,20 @@ void pn_error_clear(void);
 int pn_grow(void *array, size_t *cap, size_t n, size_t size);
 #define PN_GROW(v, cap, n) pn_grow(&(v), &(cap), (n), sizeof *(v))
 
+/* ASCII classes, whatever the locale (names and CPEs are ASCII rules). */
+static inline bool pn_ascii_alpha(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+static inline bool pn_ascii_digit(char c) {
+        return c >= '0' && c <= '9';
+}
+static inline bool pn_ascii_alnum(char c) {
+        return pn_ascii_alpha(c) || pn_ascii_digit(c);
+}
+static inline bool pn_ascii_xdigit(char c) {
+        return pn_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 /* Overflow-checked "does [off, off+len) fit in size". */
 static inline bool pn_range_ok(uint64_t off, uint64_t len, uint64_t size) {
         return off <= size && len <= size - off;
