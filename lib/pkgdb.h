@@ -3,6 +3,7 @@
 #ifndef PKGNOTE_PKGDB_H
 #define PKGNOTE_PKGDB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -31,14 +32,18 @@ struct pn_rootfs {
         void *u;
 };
 
-/* ---- dpkg's database (lib/pkgdb-dpkg.c) ---- */
+/* ---- a root's databases (lib/pkgdb-root.c) ---- */
 
 #define PN_DPKG_MAX_STATUS (256u << 20) /* bytes of var/lib/dpkg/status */
 #define PN_DPKG_MAX_LIST (64u << 20)    /* bytes of one info/PACKAGE.list */
+#define PN_RPMDB_MAX (1024u << 20)      /* bytes of rpmdb.sqlite */
 
 /* A root directory ROOTFD (which must outlive FS) as a struct pn_rootfs:
  * links resolve inside it, only regular files are read. */
 void pn_rootfs_in_root(struct pn_rootfs *fs, int *rootfd);
+/* A tree below the directory DIRFD (which must outlive FS): no link is
+ * followed, only regular files are read. */
+void pn_rootfs_below(struct pn_rootfs *fs, int *dirfd);
 /* Calls EACH with the name and text (LEN bytes, NUL-terminated, EACH may
  * change it) of every readable info/PACKAGE.list file of FS's dpkg database
  * until it returns non-zero: that, 0, or a negative errno (-ENOENT: no
@@ -49,11 +54,17 @@ int pn_dpkg_each_list(const struct pn_rootfs *fs, int (*each)(void *u, const cha
  * *RET, 0 when FS has no status file, or a negative errno with pn_error
  * set.  A missing info directory means packages without files. */
 int pn_pkgdb_dpkg_read(const struct pn_rootfs *fs, pn_pkgdb **ret);
+/* Whether REL (normalised, relative) is where rpm keeps its database. */
+bool pn_pkgdb_rpm_path(const char *rel);
+/* The packages and files of FS's rpmdb.sqlite (pn_pkgdb_rpm_sqlite()): 1
+ * with *RET, 0 when FS has none, or a negative errno with pn_error set;
+ * *WHERE the database's path in FS when there is one. */
+int pn_pkgdb_rpm_read(const struct pn_rootfs *fs, pn_pkgdb **ret, const char **where);
 
 /* The installed packages and their files, from ROOT's (NULL: "/") dpkg
  * database, read inside ROOT (no symlink leads out of it): 0 with *RET,
  * or a negative errno with pn_error set ("no dpkg database" when ROOT has
- * no status file or info directory).  (lib/pkgdb-dpkg.c) */
+ * no status file or info directory).  (lib/pkgdb-root.c) */
 int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret);
 /* The same from the rpm database of the root directory ROOTFD: its
  * rpmdb.sqlite where rpm keeps it (usr/lib/sysimage/rpm, var/lib/rpm),
@@ -61,7 +72,7 @@ int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret);
  * and never written (pn_pkgdb_rpm_sqlite()).  1 with *RET, 0 when the
  * root has none, or a negative errno with pn_error set; *WHERE (may be
  * NULL) the database's path in the root, or the first one tried.
- * (lib/scan-db.c, which finds it for scan too.) */
+ * (lib/pkgdb-root.c) */
 int pn_pkgdb_rpm_root(int rootfd, pn_pkgdb **ret, const char **where);
 void pn_pkgdb_free(pn_pkgdb *db);
 

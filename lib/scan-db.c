@@ -22,13 +22,8 @@
 #include "pkgdb.h"
 #include "scan-private.h"
 
-#define MAX_RPMDB (1024u << 20)
 #define MAX_OSRELEASE (64u << 10)
 
-static const char *const rpmdb_paths[] = {
-        "usr/lib/sysimage/rpm/rpmdb.sqlite", /* rpm 4.17+, Fedora 36+; /var/lib/rpm links there */
-        "var/lib/rpm/rpmdb.sqlite",
-};
 static const char *const osrelease_paths[] = {"etc/os-release", "usr/lib/os-release"};
 
 bool pn_scan_db_path(const char *p) {
@@ -39,9 +34,8 @@ bool pn_scan_db_path(const char *p) {
                 size_t n = strlen(q);
                 return !strncmp(q, "info/", 5) && !strchr(q + 5, '/') && n > 10 && !strcmp(q + n - 5, ".list");
         }
-        for (size_t i = 0; i < ELEMENTSOF(rpmdb_paths); i++)
-                if (!strcmp(p, rpmdb_paths[i]))
-                        return true;
+        if (pn_pkgdb_rpm_path(p))
+                return true;
         for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++)
                 if (!strcmp(p, osrelease_paths[i]))
                         return true;
@@ -56,7 +50,7 @@ size_t pn_scan_db_max(const char *p) {
         for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++)
                 if (!strcmp(p, osrelease_paths[i]))
                         return MAX_OSRELEASE;
-        return MAX_RPMDB;
+        return PN_RPMDB_MAX;
 }
 
 void pn_dbroot_free(struct pn_dbroot *r) {
@@ -67,25 +61,6 @@ void pn_dbroot_free(struct pn_dbroot *r) {
         free(r->os_id);
         free(r->os_version_id);
         free(r);
-}
-
-/* ---- rpm ---- */
-
-static int load_rpm(const struct pn_rootfs *fs, pn_pkgdb **ret, const char **where) {
-        for (size_t i = 0; i < ELEMENTSOF(rpmdb_paths); i++) {
-                void *data;
-                size_t len;
-                int r = fs->read(fs->u, rpmdb_paths[i], MAX_RPMDB, &data, &len);
-                if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP)
-                        continue; /* /var/lib/rpm is often a link to the other */
-                *where = rpmdb_paths[i];
-                if (r < 0)
-                        return pn_error(r, "the rpm database (%s) cannot be read: %s", rpmdb_paths[i], strerror(-r));
-                r = pn_pkgdb_rpm_sqlite(data, len, ret);
-                free(data);
-                return r < 0 ? r : 1;
-        }
-        return 0;
 }
 
 /* ---- os-release, for the SBOM's names of packages without a note ---- */
@@ -152,7 +127,7 @@ void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_
         int rd = pn_pkgdb_dpkg_read(fs, &root->dpkg);
         if (rd < 0)
                 pn_scan_add_problem(s, input, "/var/lib/dpkg", rd, "%s", pkgnote_last_error());
-        int rr = rd == -ENOMEM ? 0 : load_rpm(fs, &root->rpm, &where);
+        int rr = rd == -ENOMEM ? 0 : pn_pkgdb_rpm_read(fs, &root->rpm, &where);
         if (rr < 0) {
                 char abs[64];
                 snprintf(abs, sizeof abs, "/%s", where);
@@ -179,31 +154,12 @@ void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_
 
 /* ---- a tree on disk ---- */
 
-static int tree_read(void *u, const char *rel, size_t max, void **data, size_t *len) {
-        int r = pn_read_below(*(int *)u, rel, max, data, len);
-        return r == -EINVAL ? -ENOENT : r; /* not a regular file */
-}
-
-static int tree_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
-        int fd = pn_open_below(*(int *)u, rel, true);
-        return fd < 0 ? fd : pn_dir_each_file(fd, each, cu);
-}
-
 void pn_scan_attribute_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
                             const char *path, size_t first) {
         int fd = rootfd;
-        struct pn_rootfs fs = {tree_read, tree_list, &fd};
+        struct pn_rootfs fs;
+        pn_rootfs_below(&fs, &fd);
         pn_scan_attribute(s, input, image, &fs, first, strcmp(path, "/") ? strlen(path) : 0);
-}
-
-int pn_pkgdb_rpm_root(int rootfd, pn_pkgdb **ret, const char **where) {
-        int fd = rootfd;
-        struct pn_rootfs fs = {tree_read, tree_list, &fd};
-        const char *w = rpmdb_paths[0];
-        int r = load_rpm(&fs, ret, &w);
-        if (where)
-                *where = w;
-        return r;
 }
 
 /* ---- comparison with the notes ---- */

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * dpkg's database, read once for every caller: its status file and its
- * info/PACKAGE[:ARCH].list files.  The callers differ only in how the
+ * A root's package databases, each read by one reader for every caller:
+ * dpkg's status file and info/PACKAGE[:ARCH].list files, and rpm's
+ * rpmdb.sqlite where rpm keeps it.  The callers differ only in how the
  * root is reached (struct pn_rootfs): scan reads a tree below a
- * directory without following any link, or an image's layers, or an
- * archive; stamp --from-dpkg and deps read a root directory where links
- * resolve inside it (pn_open_in_root()).  Either way nothing but regular
- * files is opened, and every file is read whole up to a named limit.
+ * directory without following any link (pn_rootfs_below()), or an
+ * image's layers, or an archive; stamp --from-dpkg and deps read a root
+ * directory where links resolve inside it (pn_rootfs_in_root()).  Either
+ * way nothing but regular files is opened, and every file is read whole
+ * up to a named limit.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -72,6 +74,64 @@ int pn_pkgdb_dpkg_read(const struct pn_rootfs *fs, pn_pkgdb **ret) {
         }
         r = pn_pkgdb_seal(db, r, ret);
         return r < 0 ? r : 1;
+}
+
+/* ---- rpm ---- */
+
+static const char *const rpmdb_paths[] = {
+        "usr/lib/sysimage/rpm/rpmdb.sqlite", /* rpm 4.17+, Fedora 36+; /var/lib/rpm links there */
+        "var/lib/rpm/rpmdb.sqlite",
+};
+
+bool pn_pkgdb_rpm_path(const char *rel) {
+        for (size_t i = 0; i < ELEMENTSOF(rpmdb_paths); i++)
+                if (!strcmp(rel, rpmdb_paths[i]))
+                        return true;
+        return false;
+}
+
+int pn_pkgdb_rpm_read(const struct pn_rootfs *fs, pn_pkgdb **ret, const char **where) {
+        for (size_t i = 0; i < ELEMENTSOF(rpmdb_paths); i++) {
+                void *data;
+                size_t len;
+                int r = fs->read(fs->u, rpmdb_paths[i], PN_RPMDB_MAX, &data, &len);
+                if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP)
+                        continue; /* /var/lib/rpm is often a link to the other */
+                *where = rpmdb_paths[i];
+                if (r < 0)
+                        return pn_error(r, "the rpm database (%s) cannot be read: %s", rpmdb_paths[i], strerror(-r));
+                r = pn_pkgdb_rpm_sqlite(data, len, ret);
+                free(data);
+                return r < 0 ? r : 1;
+        }
+        return 0;
+}
+
+/* ---- a tree below a directory, no link followed ---- */
+
+static int below_read(void *u, const char *rel, size_t max, void **data, size_t *len) {
+        int r = pn_read_below(*(int *)u, rel, max, data, len);
+        return r == -EINVAL ? -ENOENT : r; /* not a regular file */
+}
+
+static int below_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
+        int fd = pn_open_below(*(int *)u, rel, true);
+        return fd < 0 ? fd : pn_dir_each_file(fd, each, cu);
+}
+
+void pn_rootfs_below(struct pn_rootfs *fs, int *dirfd) {
+        *fs = (struct pn_rootfs){below_read, below_list, dirfd};
+}
+
+int pn_pkgdb_rpm_root(int rootfd, pn_pkgdb **ret, const char **where) {
+        int fd = rootfd;
+        struct pn_rootfs fs;
+        pn_rootfs_below(&fs, &fd);
+        const char *w = rpmdb_paths[0];
+        int r = pn_pkgdb_rpm_read(&fs, ret, &w);
+        if (where)
+                *where = w;
+        return r;
 }
 
 /* ---- a root directory, links resolved inside it ---- */
