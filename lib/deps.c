@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "dlopen.h"
 #include "elfconst.h"
 #include "pkgdb.h"
 #include "pnjson.h"

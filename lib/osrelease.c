@@ -30,6 +30,7 @@
 
 #include "internal.h"
 #include "output.h"
+#include "osrelease.h"
 
 #define MAX_OS_RELEASE (64u << 10) /* bytes read from an os-release file */
 #define MAX_OS_RELEASE_VARS 256u

@@ -20,6 +20,7 @@
 #include "output.h"
 #include "stamp-file.h"
 #include "stamp-private.h"
+#include "emit.h"
 
 /* Files from this size on are mapped rather than read and copied. */
 #define MAP_THRESHOLD (1u << 20)
