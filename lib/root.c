@@ -226,6 +226,11 @@ static int reopen_regular(int pfd, int rootfd, int dirfd, const char *path) {
         return fd >= 0 ? fd : -err;
 }
 
+int pn_openat_regular(int dirfd, const char *name) {
+        int pfd = openat(dirfd, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+        return pfd < 0 ? -errno : reopen_regular(pfd, -1, dirfd, name);
+}
+
 int pn_open_in_root(int rootfd, const char *path) {
         int pfd = resolve(rootfd, path);
         return pfd < 0 ? pfd : reopen_regular(pfd, rootfd, -1, path);
@@ -348,11 +353,9 @@ int pn_open_below(int dirfd, const char *rel, bool dir) {
                  * device may act on open(2), a FIFO's writer would be
                  * let go. */
                 bool file = !next && !dir;
-                int fd = openat(cur, t, file ? O_PATH | O_CLOEXEC | O_NOFOLLOW
-                                             : O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_DIRECTORY);
-                int err = errno;
-                if (file && fd >= 0 && (fd = reopen_regular(fd, -1, cur, t)) < 0)
-                        err = -fd;
+                int fd = file ? pn_openat_regular(cur, t)
+                              : openat(cur, t, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_DIRECTORY);
+                int err = fd < 0 && file ? -fd : errno;
                 close(cur);
                 cur = fd < 0 ? -err : fd;
                 t = next;

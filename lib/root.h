@@ -40,6 +40,12 @@ int pn_read_in_root(int rootfd, const char *path, size_t max, void **data, size_
  * "." components; refuses ".." (it could only point outside the root)
  * and over-long paths.  Returns the length ("" is the root itself). */
 int pn_path_normalize(const char *in, char *out, size_t size);
+/* Opens the regular file NAME (one name) of the directory DIRFD for
+ * reading, looked at (O_PATH, no link followed) before it is opened, so
+ * that no FIFO or device is ever opened: an fd, -EINVAL when it is not a
+ * regular file, -ELOOP when it is a symbolic link, or another negative
+ * errno. */
+int pn_openat_regular(int dirfd, const char *name);
 /* Opens the regular file (DIR false) or directory REL below DIRFD, each
  * component without following symbolic links; a negative errno. */
 int pn_open_below(int dirfd, const char *rel, bool dir);
