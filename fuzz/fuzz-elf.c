@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "elfview.h"
 #include "pkgnote.h"
 #include "touch.h"
 

@@ -85,22 +85,73 @@ static bool next_list(const char **p, const char *end, const char **name, const 
         return true;
 }
 
-/* Status text, then NUL-separated list names and texts. */
+/* Status text, then NUL-separated list names and texts, as a root's
+ * files read by the one dpkg reader (pn_pkgdb_dpkg_read()). */
+#define MAX_LISTS 64
+struct memroot {
+        const char *status;
+        size_t status_len, n;
+        const char *name[MAX_LISTS], *body[MAX_LISTS];
+        size_t body_len[MAX_LISTS];
+};
+
+static int mem_copy(const char *text, size_t len, size_t max, void **data, size_t *ret) {
+        if (len > max)
+                return -E2BIG;
+        char *c = malloc(len + 1);
+        if (!c)
+                return -ENOMEM;
+        memcpy(c, text, len);
+        c[len] = 0;
+        *data = c;
+        *ret = len;
+        return 0;
+}
+
+static int mem_read(void *u, const char *rel, size_t max, void **data, size_t *len) {
+        const struct memroot *m = u;
+        if (!strcmp(rel, "var/lib/dpkg/status"))
+                return mem_copy(m->status, m->status_len, max, data, len);
+        for (size_t i = 0; i < m->n; i++)
+                if (!strncmp(rel, "var/lib/dpkg/info/", 18) && !strcmp(rel + 18, m->name[i]))
+                        return mem_copy(m->body[i], m->body_len[i], max, data, len);
+        return -ENOENT;
+}
+
+static int mem_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
+        const struct memroot *m = u;
+        if (strcmp(rel, "var/lib/dpkg/info"))
+                return -ENOENT;
+        int r = 0;
+        for (size_t i = 0; r == 0 && i < m->n; i++)
+                r = each(cu, m->name[i]);
+        return r;
+}
+
 static void fuzz_dpkg(const char *text, size_t len) {
-        pn_pkgdb *db = pn_pkgdb_new("deb");
-        if (!db)
-                return;
+        struct memroot m = {.status = text};
         const char *end = text + len, *nul = memchr(text, 0, len);
-        int r = pn_pkgdb_add_status(db, text, nul ? (size_t)(nul - text) : len);
-        const char *p = nul ? nul + 1 : end, *name, *body;
-        size_t body_len;
-        while (r == 0 && next_list(&p, end, &name, &body, &body_len))
-                r = pn_pkgdb_add_list(db, name, body, body_len);
-        pn_pkgdb *sealed = NULL;
-        if (pn_pkgdb_seal(db, r, &sealed) == 0) {
-                check_pkgdb(sealed);
-                pn_pkgdb_free(sealed);
+        m.status_len = nul ? (size_t)(nul - text) : len;
+        for (const char *p = nul ? nul + 1 : end; m.n < MAX_LISTS && p < end;) {
+                const char *name_end = memchr(p, 0, (size_t)(end - p));
+                if (!name_end)
+                        break;
+                const char *body = name_end + 1, *body_end = memchr(body, 0, (size_t)(end - body));
+                if (!body_end)
+                        body_end = end;
+                m.name[m.n] = p;
+                m.body[m.n] = body;
+                m.body_len[m.n++] = (size_t)(body_end - body);
+                p = body_end + 1;
         }
+        struct pn_rootfs fs = {mem_read, mem_list, &m};
+        pn_pkgdb *db = NULL;
+        int r = pn_pkgdb_dpkg_read(&fs, &db);
+        if (r == 1) {
+                check_pkgdb(db);
+                pn_pkgdb_free(db);
+        } else if (r != -ENOMEM)
+                abort(); /* the status file is always there */
 }
 
 /* Whether PATH is one of the N WANTED or their merged-/usr aliases. */

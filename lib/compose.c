@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "osrelease.h"
 
 enum { K_TYPE, K_OS, K_OS_VERSION, K_NAME, K_VERSION, K_ARCH, K_OS_CPE, K_APP_CPE, K_DEBUG_URL, N_KEYS };
 

@@ -12,18 +12,17 @@
  * database says its packages ship, in the library directories the dynamic
  * linker searches, for the object's architecture.
  */
-#include <dirent.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core.h"
+#include "dlopen.h"
 #include "elfconst.h"
+#include "pkgdb.h"
 #include "pnjson.h"
 
 struct dep {
@@ -284,34 +283,25 @@ static bool abi_fits(const struct dep *x, const char *arch, const char *dir, siz
         return arch_ok && dir_ok;
 }
 
-/* Reads the .list file NAME of DIRFD and records, for every soname a
- * dependency wants, the package when it ships that soname in a library
- * directory of the dependency's ABI. */
-static int scan_list(pkgnote_deps *d, int dirfd, const char *name) {
+/* Records, from the dpkg .list file NAME (TEXT, LEN bytes), for every
+ * soname a dependency wants, the package when it ships that soname in a
+ * library directory of the dependency's ABI. */
+static int scan_list(void *u, const char *name, char *text, size_t len) {
+        pkgnote_deps *d = u;
         size_t nl = strlen(name);
         if (nl <= 5 || strcmp(name + nl - 5, ".list"))
                 return 0;
-        int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return 0;
-        struct stat st;
-        FILE *f = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
-        if (!f) {
-                close(fd);
-                return 0;
-        }
         char pkg[256];
         snprintf(pkg, sizeof pkg, "%.*s", (int)(nl - 5), name);
         char *arch = strchr(pkg, ':');
         if (arch)
                 *arch++ = '\0';
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t len;
         int r = 0;
-        while (r == 0 && (len = getline(&line, &cap, f)) > 0) {
-                if (line[len - 1] == '\n')
-                        line[--len] = '\0';
+        for (char *line = text, *eol; r == 0 && line < text + len; line = eol + 1) {
+                eol = memchr(line, '\n', (size_t)(text + len - line));
+                if (!eol)
+                        eol = text + len;
+                *eol = '\0';
                 char *base = strrchr(line, '/');
                 if (!base || base == line)
                         continue;
@@ -327,8 +317,6 @@ static int scan_list(pkgnote_deps *d, int dirfd, const char *name) {
                         }
                 }
         }
-        free(line);
-        fclose(f);
         return r;
 }
 
@@ -385,21 +373,14 @@ PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root) 
         int rootfd = open(root ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
                 return pn_error(-errno, "cannot open the root directory '%s': %s", root ? root : "/", strerror(errno));
-        int dirfd = pn_open_dir_in_root(rootfd, "var/lib/dpkg/info");
+        struct pn_rootfs fs;
+        pn_rootfs_in_root(&fs, &rootfd);
+        int r = pn_dpkg_each_list(&fs, scan_list, d);
         close(rootfd);
-        if (dirfd < 0)
-                return pn_error(dirfd, "no dpkg database in '%s' (var/lib/dpkg/info): %s", root ? root : "/", strerror(-dirfd));
-        DIR *dir = fdopendir(dirfd);
-        if (!dir) {
-                close(dirfd);
-                return pn_error(-errno, "cannot read the dpkg database: %s", strerror(errno));
-        }
-        int r = 0;
-        for (struct dirent *de; r == 0 && (de = readdir(dir));)
-                r = scan_list(d, dirfd, de->d_name);
-        closedir(dir);
-        if (r < 0)
+        if (r == -ENOMEM)
                 return pn_error(r, "out of memory");
+        if (r < 0)
+                return pn_error(r, "no dpkg database in '%s' (var/lib/dpkg/info): %s", root ? root : "/", strerror(-r));
         int missing = 0;
         for (size_t i = 0; i < d->n; i++) {
                 struct dep *x = &d->v[i];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pnjson.h"
+#include "dlopen.h"
 
 struct pkgnote_dlopen {
         json_t *arr;

@@ -207,36 +207,15 @@ int pn_elf_from_prefix(const void *data, size_t size, pkgnote_elf **ret) {
 
 /* Reads a non-seekable input (pipe, character device) whole, bounded. */
 static int slurp(pkgnote_elf *e, int fd) {
-        size_t cap = 0, len = 0;
-        uint8_t *buf = NULL;
-        for (;;) {
-                if (len == cap) {
-                        if (cap >= PKGNOTE_MAX_READ) {
-                                free(buf);
-                                return pn_error(-E2BIG, "input larger than %u bytes", PKGNOTE_MAX_READ);
-                        }
-                        cap = cap ? cap * 2 : 65536;
-                        uint8_t *n = realloc(buf, cap);
-                        if (!n) {
-                                free(buf);
-                                return pn_error(-ENOMEM, "out of memory");
-                        }
-                        buf = n;
-                }
-                ssize_t n = read(fd, buf + len, cap - len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        int r = -errno;
-                        free(buf);
-                        return pn_error(r, "read failed: %s", strerror(-r));
-                }
-                if (n == 0)
-                        break;
-                len += (size_t)n;
-        }
-        e->owned = buf;
-        e->mem = buf ? buf : (const uint8_t *)"";
+        char *buf;
+        size_t len;
+        int r = pn_read_all(fd, PKGNOTE_MAX_READ, &buf, &len);
+        if (r == -E2BIG)
+                return pn_error(r, "input larger than %u bytes", PKGNOTE_MAX_READ);
+        if (r < 0)
+                return r == -ENOMEM ? pn_error(r, "out of memory") : pn_error(r, "read failed: %s", strerror(-r));
+        e->owned = (uint8_t *)buf;
+        e->mem = (const uint8_t *)buf;
         e->size = len;
         return 0;
 }

@@ -8,6 +8,18 @@
 #include "internal.h"
 #include "problem.h"
 
+/* Returns a pointer to LEN bytes at file offset OFF of the object, reading
+ * them when needed; NULL (with pn_error set, *err = -EBADMSG or an I/O
+ * errno) when the range lies outside the file.  Valid until the view is
+ * freed.  Every access to object bytes goes through here. */
+const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err);
+
+/* E's DT_SONAME (*SONAME, or NULL) and DT_NEEDED names (*NEEDED, *N of
+ * them), all malloc()ed, from PT_DYNAMIC and the string table it names:
+ * 0 (none for an object without a dynamic section), -EBADMSG, -E2BIG
+ * or -ENOMEM with pn_error set. */
+int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n);
+
 struct chunk;
 
 struct pkgnote_elf {

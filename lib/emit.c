@@ -14,7 +14,8 @@
 
 #include "elfconst.h"
 #include "internal.h"
-#include "scan-private.h"
+#include "emit.h"
+#include "hash.h"
 
 /* e_flags the linkers insist on matching: <elf.h> names all but this one
  * (ppc64 ELFv2, a value of the field EF_PPC64_ABI). */
@@ -229,7 +230,16 @@ PKGNOTE_PUBLIC int pkgnote_dlopen_note_encode(const char *json, int big_endian, 
 /* BTI, PAC, GCS */
 #define AARCH64_FEATURE_1_ALL 0x7u
 
-int pn_gnu_property_note(const pkgnote_target *t, uint8_t buf[PN_GNU_PROPERTY_MAX], size_t *len) {
+#define PN_GNU_PROPERTY_MAX 32
+/* Its alignment: the ELF class's word. */
+static inline size_t pn_gnu_property_align(const pkgnote_target *t) {
+        return t->elf_class == 64 ? 8 : 4;
+}
+
+/* The .note.gnu.property note that keeps every AND-merged feature of a
+ * link as the other inputs have it: 1 and *LEN bytes in BUF for x86 and
+ * aarch64, 0 and no note for other machines. */
+static int pn_gnu_property_note(const pkgnote_target *t, uint8_t buf[PN_GNU_PROPERTY_MAX], size_t *len) {
         uint32_t type, bits;
         if (t->machine == EM_X86_64 || t->machine == EM_386) {
                 type = GNU_PROPERTY_X86_FEATURE_1_AND;

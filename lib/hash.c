@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scan-private.h"
+#include "hash.h"
+#include "internal.h"
 
 static uint32_t rol(uint32_t x, int n) {
         return x << n | x >> (32 - n);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "info.h"
 #include "problem.h"
 
 /* A note whose name, descriptor and section name point into BYTES. */

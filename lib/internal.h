@@ -18,11 +18,6 @@
 int pn_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Frees the N strings of V and V. */
 void pn_free_strv(char **v, size_t n);
-/* E's DT_SONAME (*SONAME, or NULL) and DT_NEEDED names (*NEEDED, *N of
- * them), all malloc()ed, from PT_DYNAMIC and the string table it names:
- * 0 (none for an object without a dynamic section), -EBADMSG, -E2BIG
- * or -ENOMEM with pn_error set. */
-int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n);
 void pn_error_clear(void);
 
 /* Makes *ARRAY (a pointer to elements of SIZE bytes, with room for *CAP)
@@ -30,6 +25,20 @@ void pn_error_clear(void);
  * array as it was.  PN_GROW(v, cap, n) for a typed pointer V. */
 int pn_grow(void *array, size_t *cap, size_t n, size_t size);
 #define PN_GROW(v, cap, n) pn_grow(&(v), &(cap), (n), sizeof *(v))
+
+/* ASCII classes, whatever the locale (names and CPEs are ASCII rules). */
+static inline bool pn_ascii_alpha(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+static inline bool pn_ascii_digit(char c) {
+        return c >= '0' && c <= '9';
+}
+static inline bool pn_ascii_alnum(char c) {
+        return pn_ascii_alpha(c) || pn_ascii_digit(c);
+}
+static inline bool pn_ascii_xdigit(char c) {
+        return pn_ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 /* Overflow-checked "does [off, off+len) fit in size". */
 static inline bool pn_range_ok(uint64_t off, uint64_t len, uint64_t size) {
@@ -61,12 +70,6 @@ static inline void pn_wr64(uint8_t *p, uint64_t v, bool be) {
                 p[be ? 7 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Returns a pointer to LEN bytes at file offset OFF of the object, reading
- * them when needed; NULL (with pn_error set, *err = -EBADMSG or an I/O
- * errno) when the range lies outside the file.  Valid until the view is
- * freed.  Every access to object bytes goes through here. */
-const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err);
-
 /* Offset of the first byte of S that is not valid UTF-8 (RFC 3629: no
  * overlongs, surrogates or code points past U+10FFFF), or LEN. */
 size_t pn_utf8_invalid_at(const char *s, size_t len);
@@ -88,24 +91,6 @@ void pn_hex(char *out, const uint8_t *b, size_t n);
 int pn_check_string(const char *s, const char *what);
 /* Does S hold a C0, DEL or C1 control character? */
 bool pn_has_control(const char *s);
-/* Is TYPE ("deb", "rpm", ...) the package format of some distribution
- * pkgnote_os_release_package_type() knows? */
-bool pn_is_distro_package_type(const char *type);
-
-/* Does S look like a soname dlopen() is given: a file name without blank
- * or control characters, with a ".so" that ends it or starts its version
- * (libfoo.so.1, libfoo-2.4.so)? */
-bool pn_soname_shaped(const char *s);
-
-/* The package note for JSON as pkgnote_package_note_encode() makes it,
- * after checking that JSON is one object a reader accepts and that holds
- * no control character (-EINVAL otherwise). */
-int pn_package_note_checked(const char *json, int big_endian, uint8_t **note, size_t *note_len);
-
-/* The dlopen note for JSON as pkgnote_dlopen_note_encode() makes it: JSON
- * checked as pkgnote_dlopen_check() does (-EINVAL with its first
- * complaint) and stripped of whitespace outside strings. */
-int pn_dlopen_note_checked(const char *json, int big_endian, uint8_t **note, size_t *note_len);
 
 /* A growable text buffer (lib/text.c); a failed allocation is remembered
  * and reported by pn_text_finish(), which hands the text over. */
@@ -117,16 +102,6 @@ struct pn_text {
 void pn_text_add(struct pn_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int pn_text_finish(struct pn_text *t, char **ret);
 
-/* The .note.gnu.property note that keeps every AND-merged feature of a
- * link as the other inputs have it (lib/emit.c): 1 and *LEN bytes in BUF
- * for x86 and aarch64, 0 and no note for other machines. */
-#define PN_GNU_PROPERTY_MAX 32
-int pn_gnu_property_note(const pkgnote_target *t, uint8_t buf[PN_GNU_PROPERTY_MAX], size_t *len);
-/* Its alignment: the ELF class's word. */
-static inline size_t pn_gnu_property_align(const pkgnote_target *t) {
-        return t->elf_class == 64 ? 8 : 4;
-}
-
 /* Copies the caller's options IN (NULL: all defaults) into OUT, whose
  * struct starts with its size_t size: a size of 0 means V0_SIZE, the
  * struct of version 0; bytes beyond OUT_SIZE must be zero.  -EINVAL
@@ -134,14 +109,6 @@ static inline size_t pn_gnu_property_align(const pkgnote_target *t) {
 int pn_options_read(void *out, size_t out_size, const void *in, size_t v0_size, const char *what);
 /* Version 0 of the option structs: every field up to the last one it had. */
 #define PN_OPTIONS_V0(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
-
-/* An empty summary, for objects whose notes could not be read. */
-pkgnote_info *pn_info_new(void);
-/* Adds a problem to INFO (bounded like every problem list). */
-int pn_info_add_problem(pkgnote_info *info, int err, const char *path, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-/* The I-th dlopen note's array as compact JSON, or NULL. */
-const char *pn_info_dlopen_json(const pkgnote_info *info, size_t i);
 
 /* Untrusted paths (lib/root.c). */
 #include "root.h"

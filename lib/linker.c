@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "emit.h"
 
 static const char *const linker_names[] = {
         [PKGNOTE_LINKER_UNKNOWN] = "unknown",

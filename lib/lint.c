@@ -17,175 +17,13 @@
 #include "elfconst.h"
 #include "elfview.h"
 #include "pnjson.h"
+#include "purl.h"
 
 /* Descriptors above this crowd the first page; the spec sets no limit. */
 #define LARGE_NOTE 1024u
 /* Bytes of a key or value quoted in a message. */
 #define QUOTE_MAX 64u
 #define PACKAGE_SECTION ".note.package"
-
-/* ------------------------------------------------------------------ */
-/* CPE names                                                           */
-
-/* NISTIR 7695 6.2.2: the attributes of a formatted string, in order. */
-static const char *const fs_attrs[] = {
-        "part",     "vendor", "product",    "version",   "update",    "edition",
-        "language", "sw_edition", "target_sw", "target_hw", "other",
-};
-
-static bool is_alpha(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-static bool is_digit(char c) {
-        return c >= '0' && c <= '9';
-}
-static bool is_alnum(char c) {
-        return is_alpha(c) || is_digit(c);
-}
-static bool is_hex(char c) {
-        return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* NISTIR 7695 6.2.2 "avstring": unquoted alphanumerics, '-', '.', '_';
- * other printable ASCII quoted with '\'; one '*' or any number of '?'
- * only at either end; at least one character between them.  "*" (ANY)
- * and "-" (NA) alone are the logical values. */
-static int check_fs_value(const char *s, size_t len, const char *attr) {
-        if (len == 0)
-                return pn_error(-EINVAL, "%s is empty (use '*' for any value)", attr);
-        if (len == 1 && (s[0] == '*' || s[0] == '-'))
-                return 0;
-        size_t i = 0, body = 0;
-        if (s[0] == '*')
-                i = 1;
-        else
-                while (i < len && s[i] == '?')
-                        i++;
-        while (i < len) {
-                char c = s[i];
-                if (c == '\\') {
-                        char q = i + 1 < len ? s[i + 1] : 0;
-                        if (q < 0x21 || q > 0x7e || is_alnum(q))
-                                return pn_error(-EINVAL, "%s has a '\\' that quotes no punctuation character", attr);
-                        i += 2;
-                } else if (is_alnum(c) || c == '-' || c == '.' || c == '_')
-                        i++;
-                else if (c == '*' || c == '?')
-                        break;
-                else if (c > 0x20 && c < 0x7f)
-                        return pn_error(-EINVAL, "%s has '%c', which a formatted string must quote as '\\%c'", attr, c, c);
-                else
-                        return pn_error(-EINVAL, "%s has a space, control or non-ASCII character", attr);
-                body++;
-        }
-        if (body == 0)
-                return pn_error(-EINVAL, "%s has only wildcards", attr);
-        if (i < len && s[i] == '*')
-                i++;
-        else
-                while (i < len && s[i] == '?')
-                        i++;
-        if (i < len)
-                return pn_error(-EINVAL, "%s has '*' or '?' inside it; unquoted wildcards may only begin or end a value", attr);
-        return 0;
-}
-
-/* RFC 5646 language tag as CPE 2.3 restricts it: 2-3 letters, then an
- * optional region of 2 letters or 3 digits. */
-static int check_fs_language(const char *s, size_t len) {
-        if (len == 1 && (s[0] == '*' || s[0] == '-'))
-                return 0;
-        size_t i = 0;
-        while (i < len && is_alpha(s[i]))
-                i++;
-        if (i < 2 || i > 3)
-                return pn_error(-EINVAL, "language is not a language tag (2 or 3 letters, e.g. \"en\" or \"en-us\")");
-        if (i == len)
-                return 0;
-        const char *r = s + i + 1;
-        size_t rl = len - i - 1;
-        if (s[i] == '-' && ((rl == 2 && is_alpha(r[0]) && is_alpha(r[1])) ||
-                            (rl == 3 && is_digit(r[0]) && is_digit(r[1]) && is_digit(r[2]))))
-                return 0;
-        return pn_error(-EINVAL, "language has a bad region (2 letters or 3 digits after '-')");
-}
-
-static int check_fs(const char *s) {
-        size_t n = 0;
-        const char *p = s;
-        for (;;) {
-                /* Split at the next unquoted ':'. */
-                const char *q = p;
-                while (*q && *q != ':') {
-                        if (*q == '\\' && q[1])
-                                q++;
-                        q++;
-                }
-                size_t len = (size_t)(q - p);
-                if (n >= ELEMENTSOF(fs_attrs))
-                        return pn_error(-EINVAL, "more than the 11 components of a CPE 2.3 formatted string");
-                int r;
-                if (n == 0) {
-                        if (len != 1 || !strchr("aoh*-", p[0]))
-                                return pn_error(-EINVAL, "part is not 'a', 'o', 'h', '*' or '-'");
-                } else if (n == 6) {
-                        if ((r = check_fs_language(p, len)) < 0)
-                                return r;
-                } else if ((r = check_fs_value(p, len, fs_attrs[n])) < 0)
-                        return r;
-                n++;
-                if (!*q)
-                        break;
-                p = q + 1;
-        }
-        if (n < 3)
-                return pn_error(-EINVAL, "names no product: part, vendor and product are needed");
-        return n == ELEMENTSOF(fs_attrs) ? PKGNOTE_CPE_FS : PKGNOTE_CPE_FS_SHORT;
-}
-
-/* CPE 2.2 (5.3) URI: "cpe:/" part [":" vendor [":" product ... [":"
- * language]]] with part "a", "o", "h" or empty and components of
- * unreserved characters and %-encoding; empty components mean ANY. */
-static int check_uri(const char *s) {
-        static const char *const attrs[] = {"part", "vendor", "product", "version", "update", "edition", "language"};
-        if (!*s)
-                return pn_error(-EINVAL, "names nothing after \"cpe:/\"");
-        size_t n = 0;
-        for (const char *p = s;; n++) {
-                size_t len = strcspn(p, ":");
-                if (n >= ELEMENTSOF(attrs))
-                        return pn_error(-EINVAL, "more than the 7 components of a CPE URI");
-                if (n == 0) {
-                        if (len > 1 || (len == 1 && !strchr("aohAOH", p[0])))
-                                return pn_error(-EINVAL, "part is not 'a', 'o' or 'h'");
-                } else
-                        for (size_t i = 0; i < len; i++) {
-                                char c = p[i];
-                                if (c == '%') {
-                                        if (i + 2 >= len || !is_hex(p[i + 1]) || !is_hex(p[i + 2]))
-                                                return pn_error(-EINVAL, "%s has a '%%' not followed by two hex digits", attrs[n]);
-                                        i += 2;
-                                } else if (!is_alnum(c) && !strchr("-._~", c))
-                                        return pn_error(-EINVAL, c > 0x20 && c < 0x7f
-                                                        ? "%s has a character a CPE URI must %%-encode"
-                                                        : "%s has a space, control or non-ASCII character", attrs[n]);
-                        }
-                if (!p[len])
-                        break;
-                p += len + 1;
-        }
-        return PKGNOTE_CPE_URI;
-}
-
-PKGNOTE_PUBLIC int pkgnote_cpe_check(const char *cpe) {
-        if (!cpe)
-                return pn_error(-EINVAL, "no CPE name");
-        if (!strncmp(cpe, "cpe:2.3:", 8))
-                return check_fs(cpe + 8);
-        if (!strncmp(cpe, "cpe:/", 5))
-                return check_uri(cpe + 5);
-        return pn_error(-EINVAL, "does not start with \"cpe:2.3:\" (CPE 2.3) or \"cpe:/\" (CPE 2.2)");
-}
 
 /* ------------------------------------------------------------------ */
 /* Checks                                                              */
@@ -504,7 +342,7 @@ static void fold_key(const char *k, char *out, size_t size) {
                 char c = *k;
                 if (c >= 'A' && c <= 'Z')
                         out[o++] = (char)(c - 'A' + 'a');
-                else if (is_alnum(c))
+                else if (pn_ascii_alnum(c))
                         out[o++] = c;
                 else if (c != '_' && c != '-' && c != ' ' && c != '.')
                         out[o++] = c;
@@ -515,7 +353,7 @@ static void fold_key(const char *k, char *out, size_t size) {
 /* os-release(5): ID and VERSION_ID use 0-9, a-z, '.', '_' and '-'. */
 static bool os_release_word(const char *s) {
         for (; *s; s++)
-                if (!(is_digit(*s) || (*s >= 'a' && *s <= 'z') || *s == '.' || *s == '_' || *s == '-'))
+                if (!(pn_ascii_digit(*s) || (*s >= 'a' && *s <= 'z') || *s == '.' || *s == '_' || *s == '-'))
                         return false;
         return true;
 }

@@ -73,9 +73,8 @@ int pn_json_load(const char *text, size_t len, json_t **ret) {
         return 0;
 }
 
-bool pn_is_control(const unsigned char *s, size_t *skip);
 /* C0, DEL, and C1 (U+0080..U+009F, encoded C2 80..C2 9F). */
-bool pn_is_control(const unsigned char *s, size_t *skip) {
+static bool is_control(const unsigned char *s, size_t *skip) {
         *skip = 1;
         if (s[0] < 0x20 || s[0] == 0x7f)
                 return true;
@@ -89,7 +88,7 @@ bool pn_is_control(const unsigned char *s, size_t *skip) {
 bool pn_has_control(const char *s) {
         for (const unsigned char *p = (const unsigned char *)s; *p;) {
                 size_t skip;
-                if (pn_is_control(p, &skip))
+                if (is_control(p, &skip))
                         return true;
                 p += skip;
         }

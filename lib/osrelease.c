@@ -29,10 +29,11 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "output.h"
+#include "osrelease.h"
 
 #define MAX_OS_RELEASE (64u << 10) /* bytes read from an os-release file */
 #define MAX_OS_RELEASE_VARS 256u
-#define MAX_SYMLINKS 40
 
 struct osr_var {
         char *key, *value;
@@ -237,104 +238,16 @@ PKGNOTE_PUBLIC size_t pkgnote_os_release_problem_count(const pkgnote_os_release 
         return o->problems;
 }
 
-/* Resolves PATH (relative, no leading slash) inside the directory ROOTFD
- * the way chroot would: absolute symlink targets and ".." stay inside the
- * root.  /etc/os-release is usually a symlink to ../usr/lib/os-release or
- * /usr/lib/os-release, and the absolute form must not escape to the host's
- * file.  Returns an open descriptor or a negative errno. */
-static int open_in_root(int rootfd, const char *path) {
-        char done[PATH_MAX] = "";    /* resolved prefix, relative to the root */
-        char todo[PATH_MAX];         /* components still to walk */
-        int links = 0;
-        if (strlen(path) >= sizeof todo)
-                return -ENAMETOOLONG;
-        strcpy(todo, path);
-        for (;;) {
-                char *p = todo;
-                while (*p == '/')
-                        p++;
-                if (!*p)
-                        break;
-                size_t clen = strcspn(p, "/");
-                char comp[NAME_MAX + 1];
-                if (clen > NAME_MAX)
-                        return -ENAMETOOLONG;
-                memcpy(comp, p, clen);
-                comp[clen] = 0;
-                memmove(todo, p + clen, strlen(p + clen) + 1);
-                if (!strcmp(comp, "."))
-                        continue;
-                if (!strcmp(comp, "..")) {
-                        char *slash = strrchr(done, '/');
-                        if (slash)
-                                *slash = 0;
-                        else
-                                done[0] = 0;
-                        continue;
-                }
-                size_t dlen = strlen(done);
-                if (dlen + 1 + clen + 1 > sizeof done)
-                        return -ENAMETOOLONG;
-                char next[PATH_MAX];
-                memcpy(next, done, dlen);
-                if (dlen)
-                        next[dlen++] = '/';
-                memcpy(next + dlen, comp, clen + 1);
-                char target[PATH_MAX];
-                ssize_t tl = readlinkat(rootfd, next, target, sizeof target - 1);
-                if (tl < 0) {
-                        if (errno != EINVAL)
-                                return -errno; /* ENOENT and friends */
-                        strcpy(done, next); /* not a symlink */
-                        continue;
-                }
-                if (++links > MAX_SYMLINKS)
-                        return -ELOOP;
-                target[tl] = 0;
-                size_t tlen = (size_t)tl, rlen = strlen(todo);
-                if (tlen + 1 + rlen + 1 > sizeof todo)
-                        return -ENAMETOOLONG;
-                /* todo = target "/" todo */
-                memmove(todo + tlen + 1, todo, rlen + 1);
-                memcpy(todo, target, tlen);
-                todo[tlen] = '/';
-                if (target[0] == '/')
-                        done[0] = 0;
-        }
-        int fd = openat(rootfd, done[0] ? done : ".", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-        return fd < 0 ? -errno : fd;
-}
-
+/* The os-release open at FD into *RET: a regular file only (a FIFO
+ * would block the read, a device act on it), at most MAX_OS_RELEASE
+ * bytes (-E2BIG past them). */
 static int read_fd(int fd, char **ret, size_t *ret_len) {
         struct stat st;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-        char *buf = malloc(MAX_OS_RELEASE + 1);
-        if (!buf)
-                return -ENOMEM;
-        size_t n = 0;
-        for (;;) {
-                ssize_t k = read(fd, buf + n, MAX_OS_RELEASE + 1 - n);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        int e = -errno;
-                        free(buf);
-                        return e;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t)k;
-                if (n > MAX_OS_RELEASE) {
-                        free(buf);
-                        return -E2BIG;
-                }
-        }
-        *ret = buf;
-        *ret_len = n;
-        return 0;
+        return pn_read_all(fd, MAX_OS_RELEASE, ret, ret_len);
 }
 
 /* Reads and parses the os-release open at FD, FULL naming it in messages
@@ -367,14 +280,19 @@ PKGNOTE_PUBLIC int pkgnote_os_release_read(const char *root, pkgnote_os_release 
                 return pn_error(-errno, "cannot open root directory '%s': %s", rootdir, strerror(errno));
         int r = -ENOENT;
         for (size_t c = 0; c < ELEMENTSOF(candidates); c++) {
-                int fd = open_in_root(rootfd, candidates[c]);
+                /* /etc/os-release is usually a symbolic link to
+                 * ../usr/lib/os-release or /usr/lib/os-release: resolved
+                 * inside the root as chroot would, never to the host's
+                 * file, and only a regular file is opened. */
+                int fd = pn_open_in_root(rootfd, candidates[c]);
                 if (fd == -ENOENT)
                         continue;
                 char full[PATH_MAX];
                 snprintf(full, sizeof full, "%s%s%s", rootdir,
                          rootdir[strlen(rootdir) - 1] == '/' ? "" : "/", candidates[c]);
                 if (fd < 0) {
-                        r = pn_error(fd, "cannot open '%s': %s", full, strerror(-fd));
+                        r = pn_error(fd, "cannot open '%s': %s", full,
+                                     fd == -EINVAL ? "not a regular file" : strerror(-fd));
                         break;
                 }
                 r = load_fd(fd, full, ret);

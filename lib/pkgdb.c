@@ -242,62 +242,6 @@ int pn_pkgdb_add_list(pn_pkgdb *db, const char *list_name, const char *text, siz
         return 0;
 }
 
-/* Reads the PACKAGE.list files of dpkg's info directory DIR. */
-static int read_lists(pn_pkgdb *db, DIR *dir) {
-        int r = 0;
-        for (struct dirent *de; r == 0 && (de = readdir(dir));) {
-                if (list_owner(db, de->d_name) < 0)
-                        continue;
-                int lf = openat(dirfd(dir), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-                char *list;
-                size_t ll;
-                struct stat st;
-                if (lf < 0 || fstat(lf, &st) < 0 || !S_ISREG(st.st_mode) || pn_read_all(lf, 1u << 28, &list, &ll) < 0) {
-                        if (lf >= 0)
-                                close(lf);
-                        continue;
-                }
-                close(lf);
-                r = pn_pkgdb_add_list(db, de->d_name, list, ll);
-                free(list);
-        }
-        return r;
-}
-
-int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret) {
-        const char *r0 = root ? root : "/";
-        int rootfd = open(r0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd < 0)
-                return pn_error(-errno, "cannot open the root directory '%s': %s", r0, strerror(errno));
-        pn_pkgdb *db = pn_pkgdb_new("deb");
-        int r = db ? 0 : -ENOMEM, fd = -1, dfd = -1;
-        char *text = NULL;
-        size_t len;
-        if (r == 0 && (fd = pn_open_in_root(rootfd, "var/lib/dpkg/status")) < 0)
-                r = pn_error(fd, "no dpkg database in '%s' (var/lib/dpkg/status): %s", r0, strerror(-fd));
-        if (r == 0 && (r = pn_read_all(fd, 1u << 30, &text, &len)) < 0)
-                r = pn_error(r, "cannot read the dpkg status file: %s", strerror(-r));
-        if (r == 0)
-                r = pn_pkgdb_add_status(db, text, len);
-        if (r == 0 && (dfd = pn_open_dir_in_root(rootfd, "var/lib/dpkg/info")) < 0)
-                r = pn_error(dfd, "no dpkg database in '%s' (var/lib/dpkg/info): %s", r0, strerror(-dfd));
-        DIR *dir = r == 0 ? fdopendir(dfd) : NULL;
-        if (r == 0 && !dir)
-                r = pn_error(-errno, "cannot read the dpkg database: %s", strerror(errno));
-        if (dir) {
-                dfd = -1;
-                r = read_lists(db, dir);
-                closedir(dir);
-        }
-        if (dfd >= 0)
-                close(dfd);
-        if (fd >= 0)
-                close(fd);
-        close(rootfd);
-        free(text);
-        return pn_pkgdb_seal(db, r, ret);
-}
-
 /* ------------------------------------------------------------- rpm */
 
 /* NAME-VERSION-RELEASE.src.rpm: the name and VERSION-RELEASE. */

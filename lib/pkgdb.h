@@ -21,8 +21,52 @@ struct pn_pkg {
 
 typedef struct pn_pkgdb pn_pkgdb;
 
+/* What the package databases of a root are read through: a tree, an
+ * image's layers, an archive, a root directory. */
+struct pn_rootfs {
+        /* The regular file REL (normalised, relative) of the root, at most
+         * MAX bytes, into *DATA (malloc()ed, NUL-terminated) and *LEN: 0,
+         * -ENOENT when there is none, or another negative errno. */
+        int (*read)(void *u, const char *rel, size_t max, void **data, size_t *len);
+        /* Calls EACH with the name of every file of the directory REL
+         * until it returns non-zero: that, 0, or a negative errno. */
+        int (*list)(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu);
+        void *u;
+};
+
+/* ---- a root's databases (lib/pkgdb-root.c) ---- */
+
+#define PN_DPKG_MAX_STATUS (256u << 20) /* bytes of var/lib/dpkg/status */
+#define PN_DPKG_MAX_LIST (64u << 20)    /* bytes of one info/PACKAGE.list */
+#define PN_RPMDB_MAX (1024u << 20)      /* bytes of rpmdb.sqlite */
+
+/* A root directory ROOTFD (which must outlive FS) as a struct pn_rootfs:
+ * links resolve inside it, only regular files are read. */
+void pn_rootfs_in_root(struct pn_rootfs *fs, int *rootfd);
+/* A tree below the directory DIRFD (which must outlive FS): no link is
+ * followed, only regular files are read. */
+void pn_rootfs_below(struct pn_rootfs *fs, int *dirfd);
+/* Calls EACH with the name and text (LEN bytes, NUL-terminated, EACH may
+ * change it) of every readable info/PACKAGE.list file of FS's dpkg database
+ * until it returns non-zero: that, 0, or a negative errno (-ENOENT: no
+ * info directory).  Lists that cannot be read are passed over. */
+int pn_dpkg_each_list(const struct pn_rootfs *fs, int (*each)(void *u, const char *name, char *text, size_t len),
+                      void *u);
+/* The installed packages and their files of FS's dpkg database: 1 with
+ * *RET, 0 when FS has no status file, or a negative errno with pn_error
+ * set.  A missing info directory means packages without files. */
+int pn_pkgdb_dpkg_read(const struct pn_rootfs *fs, pn_pkgdb **ret);
+/* Whether REL (normalised, relative) is where rpm keeps its database. */
+bool pn_pkgdb_rpm_path(const char *rel);
+/* The packages and files of FS's rpmdb.sqlite (pn_pkgdb_rpm_sqlite()): 1
+ * with *RET, 0 when FS has none, or a negative errno with pn_error set;
+ * *WHERE the database's path in FS when there is one. */
+int pn_pkgdb_rpm_read(const struct pn_rootfs *fs, pn_pkgdb **ret, const char **where);
+
 /* The installed packages and their files, from ROOT's (NULL: "/") dpkg
- * database, read inside ROOT (no symlink leads out of it). */
+ * database, read inside ROOT (no symlink leads out of it): 0 with *RET,
+ * or a negative errno with pn_error set ("no dpkg database" when ROOT has
+ * no status file or info directory).  (lib/pkgdb-root.c) */
 int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret);
 /* The same from the rpm database of the root directory ROOTFD: its
  * rpmdb.sqlite where rpm keeps it (usr/lib/sysimage/rpm, var/lib/rpm),
@@ -30,7 +74,7 @@ int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret);
  * and never written (pn_pkgdb_rpm_sqlite()).  1 with *RET, 0 when the
  * root has none, or a negative errno with pn_error set; *WHERE (may be
  * NULL) the database's path in the root, or the first one tried.
- * (lib/scan-db.c, which finds it for scan too.) */
+ * (lib/pkgdb-root.c) */
 int pn_pkgdb_rpm_root(int rootfd, pn_pkgdb **ret, const char **where);
 void pn_pkgdb_free(pn_pkgdb *db);
 
@@ -81,10 +125,6 @@ const char *pn_pkgdb_file(const pn_pkgdb *db, size_t i, size_t *pkg);
  * -1 if none. */
 ssize_t pn_pkgdb_owner(const pn_pkgdb *db, const char *path);
 size_t pn_pkgdb_count(const pn_pkgdb *db);
-
-/* Limits on dpkg's files, as scan reads them too. */
-#define PN_DPKG_MAX_STATUS (256u << 20)
-#define PN_DPKG_MAX_LIST (64u << 20)
 
 /* The owners of the N absolute PATHS (and their merged-/usr aliases) by
  * the dpkg database of the root directory ROOTFD, read inside it: every

@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,181 +19,8 @@
 
 #include "internal.h"
 #include "pnjson.h"
+#include "purl.h"
 #include "scan-private.h"
-
-/* ------------------------------------------------------------------ */
-/* purl                                                                */
-
-/* purl-spec "Character encoding": everything but ALPHA, DIGIT, "-._~"
- * and ":" is percent-encoded (UTF-8 bytes, uppercase hex). */
-static void pct(FILE *f, const char *s, bool lower) {
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-                unsigned char c = *p;
-                if (lower && c >= 'A' && c <= 'Z')
-                        c = (unsigned char)(c - 'A' + 'a');
-                if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("-._~:", c))
-                        fputc(c, f);
-                else
-                        fprintf(f, "%%%02X", c);
-        }
-}
-
-static bool nonempty(const char *s) {
-        return s && *s;
-}
-
-/* Component I (from 0: part, vendor, product, version) of a CPE name,
- * decoded and lowercased into BUF; false when it has none or it is ANY
- * or NA. */
-static bool cpe_component(const char *cpe, size_t i, char *buf, size_t size) {
-        bool fs = !strncmp(cpe, "cpe:2.3:", 8);
-        const char *p = fs ? cpe + 8 : !strncmp(cpe, "cpe:/", 5) ? cpe + 5 : NULL;
-        if (!p)
-                return false;
-        for (size_t k = 0; k < i; k++) {
-                while (*p && *p != ':')
-                        p += fs && *p == '\\' && p[1] ? 2 : 1;
-                if (!*p)
-                        return false;
-                p++;
-        }
-        size_t n = 0;
-        while (*p && *p != ':' && n + 1 < size) {
-                char c = *p++;
-                if (fs && c == '\\' && *p)
-                        c = *p++;
-                else if (!fs && c == '%' && isxdigit((unsigned char)p[0]) && isxdigit((unsigned char)p[1])) {
-                        char hex[3] = {p[0], p[1], 0};
-                        c = (char)strtol(hex, NULL, 16);
-                        p += 2;
-                }
-                buf[n++] = (char)tolower((unsigned char)c);
-        }
-        buf[n] = 0;
-        if (*p && *p != ':')
-                return false; /* too long for BUF */
-        return n > 0 && strcmp(buf, "*") && strcmp(buf, "-");
-}
-
-/* The purl namespace and distro name of the operating system CPE names
- * (as SBOM tools name the distributions), and its version: false when
- * CPE names no operating system. */
-static bool cpe_distro(const char *cpe, char ns[64], char distro[64], char version[64]) {
-        static const struct {
-                const char *vendor, *product, *ns, *distro;
-        } known[] = {
-                {"fedoraproject", "fedora", "fedora", "fedora"},
-                {"redhat", "enterprise_linux", "redhat", "rhel"},
-                {"centos", "centos", "centos", "centos"},
-                {"debian", "debian_linux", "debian", "debian"},
-                {"canonical", "ubuntu_linux", "ubuntu", "ubuntu"},
-                {"alpinelinux", "alpine_linux", "alpine", "alpine"},
-                {"microsoft", "cbl-mariner", "mariner", "mariner"},
-                {"microsoft", "azure_linux", "azurelinux", "azurelinux"},
-                {"microsoft", "azurelinux", "azurelinux", "azurelinux"},
-                {"amazon", "amazon_linux", "amazon", "amzn"},
-                {"opensuse", "leap", "opensuse", "opensuse-leap"},
-                {"opensuse", "tumbleweed", "opensuse", "opensuse-tumbleweed"},
-                {"suse", "linux_enterprise_server", "suse", "sles"},
-                {"rocky", "rocky", "rocky", "rocky"},
-                {"almalinux", "almalinux", "almalinux", "almalinux"},
-                {"oracle", "linux", "oracle", "ol"},
-        };
-        char part[8], vendor[64], product[64];
-        if (!cpe || !cpe_component(cpe, 0, part, sizeof part) || strcmp(part, "o") ||
-            !cpe_component(cpe, 1, vendor, sizeof vendor) || !cpe_component(cpe, 2, product, sizeof product))
-                return false;
-        if (!cpe_component(cpe, 3, version, 64))
-                version[0] = 0;
-        for (size_t i = 0; i < ELEMENTSOF(known); i++)
-                if (!strcmp(vendor, known[i].vendor) && !strcmp(product, known[i].product)) {
-                        snprintf(ns, 64, "%s", known[i].ns);
-                        snprintf(distro, 64, "%s", known[i].distro);
-                        return true;
-                }
-        /* Otherwise the product, without a "_linux" ending. */
-        size_t n = strlen(product);
-        if (n > 6 && !strcmp(product + n - 6, "_linux"))
-                product[n - 6] = 0;
-        snprintf(ns, 64, "%s", product);
-        snprintf(distro, 64, "%s", product);
-        return true;
-}
-
-PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret) {
-        const char *type = pkgnote_metadata_type(m), *os = pkgnote_metadata_os(m);
-        const char *osv = pkgnote_metadata_os_version(m), *name = pkgnote_metadata_name(m);
-        /* Notes that give the OS only as a CPE (Fedora's give osCpe alone):
-         * the namespace and distro from it, as other SBOM tools do. */
-        char cns[64], cdistro[64], cver[64];
-        const char *distro = os;
-        if (cpe_distro(pkgnote_metadata_os_cpe(m), cns, cdistro, cver)) {
-                if (!nonempty(os))
-                        os = cns, distro = cdistro;
-                if (!nonempty(osv) && cver[0])
-                        osv = cver;
-        }
-        const char *version = pkgnote_metadata_version(m), *arch = pkgnote_metadata_architecture(m);
-        if (!nonempty(name))
-                return pn_error(-ENODATA, "the note has no name");
-        /* The purl types whose namespace is the distribution; their rules
-         * (purl-spec PURL-TYPES): rpm keeps the name's case, deb and apk
-         * lowercase it; all three lowercase the namespace. */
-        const char *ptype = "generic";
-        if (type && (!strcasecmp(type, "rpm") || !strcasecmp(type, "deb") || !strcasecmp(type, "apk")))
-                ptype = !strcasecmp(type, "rpm") ? "rpm" : !strcasecmp(type, "deb") ? "deb" : "apk";
-        bool distro_type = strcmp(ptype, "generic") != 0;
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        if (!f)
-                return pn_error(-ENOMEM, "out of memory");
-        fprintf(f, "pkg:%s/", ptype);
-        if (distro_type && nonempty(os)) {
-                pct(f, os, true);
-                fputc('/', f);
-        }
-        pct(f, name, distro_type && strcmp(ptype, "rpm") != 0);
-        /* rpm carries the epoch as a qualifier (E:V-R -> V-R, epoch=E);
-         * deb keeps it in the version, as dpkg writes it. */
-        const char *ver = version, *epoch = NULL;
-        size_t elen = 0;
-        if (!strcmp(ptype, "rpm") && nonempty(version)) {
-                elen = strspn(version, "0123456789");
-                if (elen > 0 && version[elen] == ':' && version[elen + 1]) {
-                        epoch = version;
-                        ver = version + elen + 1;
-                }
-        }
-        if (nonempty(ver)) {
-                fputc('@', f);
-                pct(f, ver, false);
-        }
-        /* Qualifiers, sorted by key. */
-        char sep = '?';
-        if (nonempty(arch)) {
-                fprintf(f, "%carch=", sep);
-                pct(f, arch, false);
-                sep = '&';
-        }
-        if (nonempty(distro)) {
-                fprintf(f, "%cdistro=", sep);
-                pct(f, distro, true);
-                if (nonempty(osv)) {
-                        fputc('-', f);
-                        pct(f, osv, false);
-                }
-                sep = '&';
-        }
-        if (epoch)
-                fprintf(f, "%cepoch=%.*s", sep, (int)elen, epoch);
-        if (fclose(f) != 0 || !buf) {
-                free(buf);
-                return pn_error(-ENOMEM, "out of memory");
-        }
-        *ret = buf;
-        return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
@@ -260,35 +86,6 @@ static void put(json_t *o, const char *key, json_t *v, int *err) {
 static void push(json_t *a, json_t *v, int *err) {
         if (!v || json_array_append_new(a, v) < 0)
                 *err = -ENOMEM;
-}
-
-/* A CPE as SBOM consumers expect it: CPE 2.3 formatted strings completed
- * to 11 components; anything pkgnote_cpe_check() refuses is left out. */
-static char *cpe_full(const char *cpe, bool *is23) {
-        int k = cpe ? pkgnote_cpe_check(cpe) : -EINVAL;
-        if (k < 0)
-                return NULL;
-        *is23 = k != PKGNOTE_CPE_URI;
-        if (k != PKGNOTE_CPE_FS_SHORT)
-                return strdup(cpe);
-        /* Count unescaped colons: "cpe:2.3:" plus 11 components has 12. */
-        size_t colons = 0;
-        for (const char *p = cpe; *p; p++) {
-                if (*p == '\\' && p[1])
-                        p++;
-                else if (*p == ':')
-                        colons++;
-        }
-        size_t len = strlen(cpe);
-        size_t add = colons < 12 ? 12 - colons : 0;
-        char *r = malloc(len + 2 * add + 1);
-        if (!r)
-                return NULL;
-        memcpy(r, cpe, len);
-        for (size_t i = 0; i < add; i++)
-                memcpy(r + len + 2 * i, ":*", 2);
-        r[len + 2 * add] = 0;
-        return r;
 }
 
 static void timestamp(int64_t t, char buf[32]) {
@@ -791,7 +588,7 @@ static void spdx_external_refs(json_t *p, const pkgnote_metadata *m, int *err) {
         static const char *const cpe_keys[] = {PKGNOTE_KEY_APP_CPE, PKGNOTE_KEY_OS_CPE};
         for (size_t k = 0; k < ELEMENTSOF(cpe_keys); k++) {
                 bool is23;
-                char *cpe = cpe_full(field(m, cpe_keys[k]), &is23);
+                char *cpe = pn_cpe_full(field(m, cpe_keys[k]), &is23);
                 if (cpe)
                         push(refs, spdx_ref("SECURITY", is23 ? "cpe23Type" : "cpe22Type", cpe), err);
                 free(cpe);
@@ -1076,9 +873,9 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
         put_name_version(c, m, "version", err);
         /* One CPE per component: the application's, else the OS's. */
         bool is23;
-        char *cpe = cpe_full(field(m, PKGNOTE_KEY_APP_CPE), &is23);
+        char *cpe = pn_cpe_full(field(m, PKGNOTE_KEY_APP_CPE), &is23);
         if (!cpe)
-                cpe = cpe_full(field(m, PKGNOTE_KEY_OS_CPE), &is23);
+                cpe = pn_cpe_full(field(m, PKGNOTE_KEY_OS_CPE), &is23);
         if (cpe)
                 put(c, "cpe", json_string(cpe), err);
         free(cpe);

@@ -22,15 +22,8 @@
 #include "pkgdb.h"
 #include "scan-private.h"
 
-#define MAX_STATUS PN_DPKG_MAX_STATUS
-#define MAX_LIST PN_DPKG_MAX_LIST
-#define MAX_RPMDB (1024u << 20)
 #define MAX_OSRELEASE (64u << 10)
 
-static const char *const rpmdb_paths[] = {
-        "usr/lib/sysimage/rpm/rpmdb.sqlite", /* rpm 4.17+, Fedora 36+; /var/lib/rpm links there */
-        "var/lib/rpm/rpmdb.sqlite",
-};
 static const char *const osrelease_paths[] = {"etc/os-release", "usr/lib/os-release"};
 
 bool pn_scan_db_path(const char *p) {
@@ -41,9 +34,8 @@ bool pn_scan_db_path(const char *p) {
                 size_t n = strlen(q);
                 return !strncmp(q, "info/", 5) && !strchr(q + 5, '/') && n > 10 && !strcmp(q + n - 5, ".list");
         }
-        for (size_t i = 0; i < ELEMENTSOF(rpmdb_paths); i++)
-                if (!strcmp(p, rpmdb_paths[i]))
-                        return true;
+        if (pn_pkgdb_rpm_path(p))
+                return true;
         for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++)
                 if (!strcmp(p, osrelease_paths[i]))
                         return true;
@@ -52,13 +44,13 @@ bool pn_scan_db_path(const char *p) {
 
 size_t pn_scan_db_max(const char *p) {
         if (!strcmp(p, "var/lib/dpkg/status"))
-                return MAX_STATUS;
+                return PN_DPKG_MAX_STATUS;
         if (!strncmp(p, "var/lib/dpkg/", 13))
-                return MAX_LIST;
+                return PN_DPKG_MAX_LIST;
         for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++)
                 if (!strcmp(p, osrelease_paths[i]))
                         return MAX_OSRELEASE;
-        return MAX_RPMDB;
+        return PN_RPMDB_MAX;
 }
 
 void pn_dbroot_free(struct pn_dbroot *r) {
@@ -69,74 +61,6 @@ void pn_dbroot_free(struct pn_dbroot *r) {
         free(r->os_id);
         free(r->os_version_id);
         free(r);
-}
-
-/* ---- dpkg ---- */
-
-struct lists {
-        const struct pn_rootfs *fs;
-        pn_pkgdb *db;
-};
-
-static int add_one_list(void *u, const char *name) {
-        struct lists *l = u;
-        size_t n = strlen(name);
-        if (n <= 5 || strcmp(name + n - 5, ".list"))
-                return 0;
-        char rel[sizeof "var/lib/dpkg/info/" + 256];
-        if (snprintf(rel, sizeof rel, "var/lib/dpkg/info/%s", name) >= (int)sizeof rel)
-                return 0;
-        void *text;
-        size_t len;
-        int r = l->fs->read(l->fs->u, rel, MAX_LIST, &text, &len);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0; /* a list that cannot be read: its files are unowned */
-        r = pn_pkgdb_add_list(l->db, name, text, len);
-        free(text);
-        return r;
-}
-
-/* 1 with *RET when the root has a dpkg database, 0 when it has none. */
-static int load_dpkg(const struct pn_rootfs *fs, pn_pkgdb **ret) {
-        void *text;
-        size_t len;
-        int r = fs->read(fs->u, "var/lib/dpkg/status", MAX_STATUS, &text, &len);
-        if (r == -ENOENT || r == -ENOTDIR)
-                return 0;
-        if (r < 0)
-                return pn_error(r, "the dpkg database (var/lib/dpkg/status) cannot be read: %s", strerror(-r));
-        pn_pkgdb *db = pn_pkgdb_new("deb");
-        r = db ? pn_pkgdb_add_status(db, text, len) : -ENOMEM;
-        free(text);
-        if (r == 0) {
-                struct lists l = {fs, db};
-                r = fs->list(fs->u, "var/lib/dpkg/info", add_one_list, &l);
-                if (r == -ENOENT || r == -ENOTDIR)
-                        r = 0; /* packages without files */
-                else if (r < 0 && r != -ENOMEM)
-                        r = pn_error(r, "the dpkg database (var/lib/dpkg/info) cannot be read: %s", strerror(-r));
-        }
-        r = pn_pkgdb_seal(db, r, ret);
-        return r < 0 ? r : 1;
-}
-
-/* ---- rpm ---- */
-
-static int load_rpm(const struct pn_rootfs *fs, pn_pkgdb **ret, const char **where) {
-        for (size_t i = 0; i < ELEMENTSOF(rpmdb_paths); i++) {
-                void *data;
-                size_t len;
-                int r = fs->read(fs->u, rpmdb_paths[i], MAX_RPMDB, &data, &len);
-                if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP)
-                        continue; /* /var/lib/rpm is often a link to the other */
-                *where = rpmdb_paths[i];
-                if (r < 0)
-                        return pn_error(r, "the rpm database (%s) cannot be read: %s", rpmdb_paths[i], strerror(-r));
-                r = pn_pkgdb_rpm_sqlite(data, len, ret);
-                free(data);
-                return r < 0 ? r : 1;
-        }
-        return 0;
 }
 
 /* ---- os-release, for the SBOM's names of packages without a note ---- */
@@ -200,10 +124,10 @@ void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_
         root->input = input;
         root->image = image;
         const char *where = "var/lib/rpm/rpmdb.sqlite";
-        int rd = load_dpkg(fs, &root->dpkg);
+        int rd = pn_pkgdb_dpkg_read(fs, &root->dpkg);
         if (rd < 0)
                 pn_scan_add_problem(s, input, "/var/lib/dpkg", rd, "%s", pkgnote_last_error());
-        int rr = rd == -ENOMEM ? 0 : load_rpm(fs, &root->rpm, &where);
+        int rr = rd == -ENOMEM ? 0 : pn_pkgdb_rpm_read(fs, &root->rpm, &where);
         if (rr < 0) {
                 char abs[64];
                 snprintf(abs, sizeof abs, "/%s", where);
@@ -230,44 +154,12 @@ void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_
 
 /* ---- a tree on disk ---- */
 
-static int tree_read(void *u, const char *rel, size_t max, void **data, size_t *len) {
-        int r = pn_read_below(*(int *)u, rel, max, data, len);
-        return r == -EINVAL ? -ENOENT : r; /* not a regular file */
-}
-
-static int tree_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
-        int fd = pn_open_below(*(int *)u, rel, true);
-        if (fd < 0)
-                return fd;
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                int r = -errno;
-                close(fd);
-                return r;
-        }
-        int r = 0;
-        for (struct dirent *de; r == 0 && (de = readdir(d));)
-                if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
-                        r = each(cu, de->d_name);
-        closedir(d);
-        return r;
-}
-
 void pn_scan_attribute_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
                             const char *path, size_t first) {
         int fd = rootfd;
-        struct pn_rootfs fs = {tree_read, tree_list, &fd};
+        struct pn_rootfs fs;
+        pn_rootfs_below(&fs, &fd);
         pn_scan_attribute(s, input, image, &fs, first, strcmp(path, "/") ? strlen(path) : 0);
-}
-
-int pn_pkgdb_rpm_root(int rootfd, pn_pkgdb **ret, const char **where) {
-        int fd = rootfd;
-        struct pn_rootfs fs = {tree_read, tree_list, &fd};
-        const char *w = rpmdb_paths[0];
-        int r = load_rpm(&fs, ret, &w);
-        if (where)
-                *where = w;
-        return r;
 }
 
 /* ---- comparison with the notes ---- */

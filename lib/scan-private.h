@@ -16,31 +16,15 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "hash.h"
 #include "internal.h"
 #include "problem.h"
+#include "pkgdb.h"
 #include "root.h"
 
 #define QUEUE_CAP 256u
 #define MAX_THREADS 64u
 #define IO_CHUNK (256u << 10)
-
-/* ------------------------------------------------------------------ */
-/* SHA-1 (FIPS 180-4 6.1) and SHA-256 (6.2), computed together         */
-
-struct pn_sums {
-        uint32_t h1[5], h2[8];
-        uint8_t buf[64];
-        size_t n;
-        uint64_t len;
-};
-
-void pn_sums_init(struct pn_sums *s);
-void pn_sums_update(struct pn_sums *s, const void *data, size_t len);
-/* Pads S (which is spent afterwards) and writes both digests in hex. */
-void pn_sums_final(struct pn_sums *s, char sha1[41], char sha256[65]);
-/* Whether the LEN bytes at DATA have DIGEST, "sha256:HEX" (false for
- * another algorithm). */
-bool pn_sha256_is(const void *data, size_t len, const char *digest);
 
 /* ------------------------------------------------------------------ */
 /* Objects and the scan                                                */
@@ -126,17 +110,6 @@ struct pn_dbroot {
 };
 void pn_dbroot_free(struct pn_dbroot *r);
 
-/* What the package databases of a root are read through. */
-struct pn_rootfs {
-        /* The regular file REL (normalised, relative) of the root, at most
-         * MAX bytes, into *DATA (malloc()ed, NUL-terminated) and *LEN: 0,
-         * -ENOENT when there is none, or another negative errno. */
-        int (*read)(void *u, const char *rel, size_t max, void **data, size_t *len);
-        /* Calls EACH with the name of every file of the directory REL
-         * until it returns non-zero: that, 0, or a negative errno. */
-        int (*list)(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu);
-        void *u;
-};
 /* Whether the archive member P (normalised) is a file the package
  * databases are read from, and the most of it that is kept. */
 bool pn_scan_db_path(const char *p);

@@ -201,10 +201,11 @@ static int find_driver(struct store *st, const char *want) {
  * containers/storage does (a whole-file fcntl() lock); waits a while for
  * a writer.  A store without the file has no such lock. */
 static int lock_read(struct store *st, const char *name, int *ret) {
-        int fd = openat(st->fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+        int fd = pn_openat_regular(st->fd, name);
         if (fd < 0) {
                 *ret = -1;
-                return errno == ENOENT ? 0 : pn_error(-errno, "%s/%s: cannot open: %s", st->root, name, strerror(errno));
+                return fd == -ENOENT ? 0 : pn_error(fd, "%s/%s: cannot open: %s", st->root, name,
+                                                    fd == -EINVAL ? "not a regular file" : strerror(-fd));
         }
         struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
         for (int waited = 0;; waited += 20) {

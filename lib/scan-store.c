@@ -15,6 +15,8 @@
 
 #include "elfconst.h"
 #include "scan-private.h"
+#include "info.h"
+#include "elfview.h"
 
 /* ------------------------------------------------------------------ */
 /* Objects                                                             */

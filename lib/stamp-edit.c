@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 
 #include "stamp-private.h"
+#include "emit.h"
+#include "elfview.h"
 
 static const struct pn_note_kind kinds[] = {
         {PKGNOTE_NT_FDO_PACKAGING_METADATA, ".note.package", "package note", false, pn_package_note_checked},

@@ -20,6 +20,7 @@
 #include "output.h"
 #include "stamp-file.h"
 #include "stamp-private.h"
+#include "emit.h"
 
 /* Files from this size on are mapped rather than read and copied. */
 #define MAP_THRESHOLD (1u << 20)
@@ -226,8 +227,8 @@ int pn_stamp_at(int dirfd, const char *name, const struct stat *expect, const pk
         struct statvfs sv;
         if (expect && (o.st.st_dev != expect->st_dev || o.st.st_ino != expect->st_ino))
                 r = pn_error(-ESTALE, "changed while being stamped; left as it is");
-        else if ((fd = openat(o.dirfd, o.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
-                r = pn_error(-errno, "cannot open: %s", strerror(errno));
+        else if ((fd = pn_openat_regular(o.dirfd, o.name)) < 0)
+                r = pn_error(fd, "cannot open: %s", fd == -EINVAL ? "not a regular file" : strerror(-fd));
         else if (fstat(fd, &st) < 0)
                 r = pn_error(-errno, "cannot stat: %s", strerror(errno));
         else if (st.st_dev != o.st.st_dev || st.st_ino != o.st.st_ino)

@@ -71,7 +71,7 @@ static bool is_debug_file(const struct walk *w, const char *rel) {
 /* Whether NAME is an ELF executable, shared object or relocatable object. */
 static bool is_stampable(int dirfd, const char *name) {
         uint8_t h[18];
-        int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        int fd = pn_openat_regular(dirfd, name);
         if (fd < 0)
                 return false;
         ssize_t n = pn_pread_full(fd, h, sizeof h, 0);

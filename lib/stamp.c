@@ -73,6 +73,7 @@
 
 #include "stamp-file.h"
 #include "stamp-private.h"
+#include "elfview.h"
 
 /* include/linux/module_signature.h: the trailer of a signed module. */
 static const char module_sig_magic[] = "~Module signature appended~\n";

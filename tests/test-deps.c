@@ -153,6 +153,16 @@ static void write_file(const char *path, const char *text) {
         }
 }
 
+struct resolve {
+        pkgnote_deps *d;
+        const char *root;
+};
+
+static void resolve_dpkg(void *u) {
+        struct resolve *r = u;
+        CHECK_INT(pkgnote_deps_resolve_dpkg(r->d, r->root), 3);
+}
+
 static void test_dpkg(void) {
         char root[] = "/tmp/test-deps.XXXXXX", path[512];
         CHECK(mkdtemp(root) != NULL);
@@ -175,8 +185,14 @@ static void test_dpkg(void) {
         CHECK_INT(pkgnote_deps_new(&d), 0);
         CHECK_INT(pkgnote_deps_add(d, "p64", 64, EM_X86_64, 0, n), 0);
         CHECK_INT(pkgnote_deps_add(d, "p32", 32, EM_386, 0, n), 0);
-        /* libnone.so.9 (both ABIs) and 32-bit libbaz.so.0 have no package. */
-        CHECK_INT(pkgnote_deps_resolve_dpkg(d, root), 3);
+        /* libnone.so.9 (both ABIs) and 32-bit libbaz.so.0 have no package.
+         * deps_fifo_list_not_opened: a FIFO among the lists is not opened
+         * (a writer waiting on it stays blocked). */
+        snprintf(path, sizeof path, "%s/var/lib/dpkg/info/fifo.list", root);
+        CHECK_INT(mkfifo(path, 0644), 0);
+        struct resolve res = {d, root};
+        CHECK(!test_fifo_opened_by(path, resolve_dpkg, &res));
+        unlink(path);
         char *s = format(d, PKGNOTE_DEPS_DEB);
         CHECK_STR(s, "dlopen:Depends=libfoo1\n"
                      "dlopen:Recommends=libbar2\n"

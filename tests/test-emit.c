@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "pkgnote.h"
+#include "root.h"
 
 static int failures, checks;
 
@@ -195,6 +196,33 @@ static void test_os_release_root(void) {
         CHECK_INT(symlink("os-release", p), 0);
         CHECK_INT(pkgnote_os_release_read(root, &o), -ELOOP);
         unlink(p);
+
+        /* os_release_fifo_in_root: a FIFO as etc/os-release, directly or
+         * behind a link, is refused, not opened: opening it blocked until
+         * a writer came (SIGALRM ends the test if it hangs). */
+        CHECK_INT(mkfifo(p, 0644), 0);
+        alarm(20);
+        CHECK_INT(pkgnote_os_release_read(root, &o), -EINVAL);
+        CHECK(strstr(pkgnote_last_error(), "not a regular file") != NULL);
+        unlink(p);
+        snprintf(q, sizeof q, "%s/etc/fifo", root);
+        CHECK_INT(mkfifo(q, 0644), 0);
+        CHECK_INT(symlink("/etc/fifo", p), 0);
+        CHECK_INT(pkgnote_os_release_read(root, &o), -EINVAL);
+        alarm(0);
+        unlink(p);
+        unlink(q);
+
+        /* A link through a directory that is itself a link, and ".."
+         * out of it, both resolved inside the root. */
+        snprintf(q, sizeof q, "%s/etc/lib", root);
+        CHECK_INT(symlink("../usr/lib", q), 0);
+        CHECK_INT(symlink("lib/../lib/os-release", p), 0);
+        CHECK_INT(pkgnote_os_release_read(root, &o), 0);
+        CHECK_STR(pkgnote_os_release_get(o, "ID"), "inroot");
+        pkgnote_os_release_free(o);
+        unlink(p);
+        unlink(q);
 
         snprintf(p, sizeof p, "%s/usr/lib/os-release", root);
         unlink(p);
@@ -892,6 +920,11 @@ static void test_dlopen_notes(void) {
 int main(void) {
         test_os_release_quoting();
         test_os_release_root();
+        /* The same where the kernel has no openat2: links resolved by
+         * pn_open_in_root()'s own walk, inside the root alike. */
+        pn_root_without_openat2 = true;
+        test_os_release_root();
+        pn_root_without_openat2 = false;
         test_nevra();
         test_targets();
         test_objects();

@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include "filemap.h"
 #include "pkgdb.h"
 #include "pkgnote.h"
+#include "root.h"
 #include "testlib.h"
 
 static const char status[] = "Package: libfoo1\n"
@@ -305,6 +308,61 @@ static void test_filemap_errors(void) {
         CHECK_INT(pn_filemap_parse(nul, sizeof nul - 1, "m", &m), -EINVAL);
 }
 
+static void read_dpkg(void *root) {
+        pn_pkgdb *db = NULL;
+        CHECK_INT(pn_pkgdb_dpkg(root, &db), 0);
+        CHECK(db && pn_pkgdb_owner(db, "/usr/bin/foo") >= 0);
+        pn_pkgdb_free(db);
+}
+
+struct below {
+        int dirfd;
+        const char *rel;
+};
+
+static void read_below(void *u) {
+        struct below *b = u;
+        void *data;
+        size_t len;
+        CHECK_INT(pn_read_below(b->dirfd, b->rel, 1024, &data, &len), -EINVAL);
+}
+
+/* A FIFO where dpkg's database has a .list (a writer waiting on it), or
+ * where a tree has a file, is not opened: opening it let the writer go,
+ * and a device in its place would have been opened too. */
+static void test_fifo_not_opened(void) {
+        char root[] = "/tmp/test-pkgdb.XXXXXX", p[512];
+        CHECK(mkdtemp(root) != NULL);
+        snprintf(p, sizeof p, "mkdir -p %s/var/lib/dpkg/info", root);
+        CHECK_INT(system(p), 0);
+        snprintf(p, sizeof p, "%s/var/lib/dpkg/status", root);
+        FILE *f = fopen(p, "w");
+        CHECK(f != NULL);
+        if (f) {
+                fputs("Package: foo\nStatus: install ok installed\nArchitecture: amd64\nVersion: 1.0\n\n"
+                      "Package: bar\nStatus: install ok installed\nArchitecture: amd64\nVersion: 2.0\n",
+                      f);
+                fclose(f);
+        }
+        snprintf(p, sizeof p, "%s/var/lib/dpkg/info/foo.list", root);
+        f = fopen(p, "w");
+        CHECK(f != NULL);
+        if (f) {
+                fputs("/usr/bin/foo\n", f);
+                fclose(f);
+        }
+        snprintf(p, sizeof p, "%s/var/lib/dpkg/info/bar.list", root);
+        CHECK_INT(mkfifo(p, 0644), 0);
+        CHECK(!test_fifo_opened_by(p, read_dpkg, root));
+
+        struct below b = {open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), "var/lib/dpkg/info/bar.list"};
+        CHECK(b.dirfd >= 0);
+        CHECK(!test_fifo_opened_by(p, read_below, &b));
+        close(b.dirfd);
+        snprintf(p, sizeof p, "rm -rf %s", root);
+        CHECK_INT(system(p), 0);
+}
+
 int main(void) {
         RUN(test_dpkg_status);
         RUN(test_dpkg_lists);
@@ -313,5 +371,6 @@ int main(void) {
         RUN(test_disagrees);
         RUN(test_filemap);
         RUN(test_filemap_errors);
+        RUN(test_fifo_not_opened);
         return test_summary();
 }

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "testlib.h"
 
@@ -203,4 +208,31 @@ uint8_t *read_file(const char *path, size_t *len) {
         fclose(f);
         *len = n;
         return buf;
+}
+
+static void sleep_ms(long ms) {
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) < 0)
+                ;
+}
+
+bool test_fifo_opened_by(const char *path, void (*fn)(void *u), void *u) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+                int fd = open(path, O_WRONLY | O_CLOEXEC);
+                _exit(fd >= 0 ? 0 : 1);
+        }
+        if (pid < 0)
+                return true; /* counted as a failure: nothing was shown */
+        sleep_ms(100); /* the writer blocks in open() by now */
+        fn(u);
+        sleep_ms(200);
+        int status;
+        bool opened = waitpid(pid, &status, WNOHANG) == pid;
+        if (!opened) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+        }
+        return opened;
 }

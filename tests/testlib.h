@@ -52,6 +52,12 @@ extern int test_checks;
 
 int test_summary(void);
 
+/* Whether FN(U) opened the FIFO at PATH: a child waits to open it for
+ * writing, which only a reader's open(2) lets go.  (A reader that opens
+ * a FIFO blocks without O_NONBLOCK; with it, it still releases the
+ * writer; a device would be acted on the same way.) */
+bool test_fifo_opened_by(const char *path, void (*fn)(void *u), void *u);
+
 /* ---- builder of small ELF images for tests ---- */
 
 #define MK_MAX_BLOBS 8

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A root's package databases, each read by one reader for every caller:
+ * dpkg's status file and info/PACKAGE[:ARCH].list files, and rpm's
+ * rpmdb.sqlite where rpm keeps it.  The callers differ only in how the
+ * root is reached (struct pn_rootfs): scan reads a tree below a
+ * directory without following any link (pn_rootfs_below()), or an
+ * image's layers, or an archive; stamp --from-dpkg and deps read a root
+ * directory where links resolve inside it (pn_rootfs_in_root()).  Either
+ * way nothing but regular files is opened, and every file is read whole
+ * up to a named limit.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "pkgdb.h"
+
+struct lists {
+        const struct pn_rootfs *fs;
+        int (*each)(void *u, const char *name, char *text, size_t len);
+        void *u;
+};
+
+static int one_list(void *u, const char *name) {
+        struct lists *l = u;
+        size_t n = strlen(name);
+        if (n <= 5 || strcmp(name + n - 5, ".list"))
+                return 0;
+        char rel[sizeof "var/lib/dpkg/info/" + 256];
+        if (snprintf(rel, sizeof rel, "var/lib/dpkg/info/%s", name) >= (int)sizeof rel)
+                return 0;
+        void *text;
+        size_t len;
+        int r = l->fs->read(l->fs->u, rel, PN_DPKG_MAX_LIST, &text, &len);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0; /* a list that cannot be read: its files are unowned */
+        r = l->each(l->u, name, text, len);
+        free(text);
+        return r;
+}
+
+int pn_dpkg_each_list(const struct pn_rootfs *fs, int (*each)(void *u, const char *name, char *text, size_t len),
+                      void *u) {
+        struct lists l = {fs, each, u};
+        return fs->list(fs->u, "var/lib/dpkg/info", one_list, &l);
+}
+
+static int add_list(void *u, const char *name, char *text, size_t len) {
+        return pn_pkgdb_add_list(u, name, text, len);
+}
+
+int pn_pkgdb_dpkg_read(const struct pn_rootfs *fs, pn_pkgdb **ret) {
+        void *text;
+        size_t len;
+        int r = fs->read(fs->u, "var/lib/dpkg/status", PN_DPKG_MAX_STATUS, &text, &len);
+        if (r == -ENOENT || r == -ENOTDIR)
+                return 0;
+        if (r < 0)
+                return pn_error(r, "the dpkg database (var/lib/dpkg/status) cannot be read: %s", strerror(-r));
+        pn_pkgdb *db = pn_pkgdb_new("deb");
+        r = db ? pn_pkgdb_add_status(db, text, len) : -ENOMEM;
+        free(text);
+        if (r == 0) {
+                r = pn_dpkg_each_list(fs, add_list, db);
+                if (r == -ENOENT || r == -ENOTDIR)
+                        r = 0; /* packages without files */
+                else if (r < 0 && r != -ENOMEM)
+                        r = pn_error(r, "the dpkg database (var/lib/dpkg/info) cannot be read: %s", strerror(-r));
+        }
+        r = pn_pkgdb_seal(db, r, ret);
+        return r < 0 ? r : 1;
+}
+
+/* ---- rpm ---- */
+
+static const char *const rpmdb_paths[] = {
+        "usr/lib/sysimage/rpm/rpmdb.sqlite", /* rpm 4.17+, Fedora 36+; /var/lib/rpm links there */
+        "var/lib/rpm/rpmdb.sqlite",
+};
+
+bool pn_pkgdb_rpm_path(const char *rel) {
+        for (size_t i = 0; i < ELEMENTSOF(rpmdb_paths); i++)
+                if (!strcmp(rel, rpmdb_paths[i]))
+                        return true;
+        return false;
+}
+
+int pn_pkgdb_rpm_read(const struct pn_rootfs *fs, pn_pkgdb **ret, const char **where) {
+        for (size_t i = 0; i < ELEMENTSOF(rpmdb_paths); i++) {
+                void *data;
+                size_t len;
+                int r = fs->read(fs->u, rpmdb_paths[i], PN_RPMDB_MAX, &data, &len);
+                if (r == -ENOENT || r == -ENOTDIR || r == -ELOOP)
+                        continue; /* /var/lib/rpm is often a link to the other */
+                *where = rpmdb_paths[i];
+                if (r < 0)
+                        return pn_error(r, "the rpm database (%s) cannot be read: %s", rpmdb_paths[i], strerror(-r));
+                r = pn_pkgdb_rpm_sqlite(data, len, ret);
+                free(data);
+                return r < 0 ? r : 1;
+        }
+        return 0;
+}
+
+/* ---- a tree below a directory, no link followed ---- */
+
+static int below_read(void *u, const char *rel, size_t max, void **data, size_t *len) {
+        int r = pn_read_below(*(int *)u, rel, max, data, len);
+        return r == -EINVAL ? -ENOENT : r; /* not a regular file */
+}
+
+static int below_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
+        int fd = pn_open_below(*(int *)u, rel, true);
+        return fd < 0 ? fd : pn_dir_each_file(fd, each, cu);
+}
+
+void pn_rootfs_below(struct pn_rootfs *fs, int *dirfd) {
+        *fs = (struct pn_rootfs){below_read, below_list, dirfd};
+}
+
+int pn_pkgdb_rpm_root(int rootfd, pn_pkgdb **ret, const char **where) {
+        int fd = rootfd;
+        struct pn_rootfs fs;
+        pn_rootfs_below(&fs, &fd);
+        const char *w = rpmdb_paths[0];
+        int r = pn_pkgdb_rpm_read(&fs, ret, &w);
+        if (where)
+                *where = w;
+        return r;
+}
+
+/* ---- a root directory, links resolved inside it ---- */
+
+static int root_read(void *u, const char *rel, size_t max, void **data, size_t *len) {
+        int r = pn_read_in_root(*(int *)u, rel, max, data, len);
+        return r == -EINVAL ? -ENOENT : r; /* not a regular file */
+}
+
+static int root_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
+        int fd = pn_open_dir_in_root(*(int *)u, rel);
+        return fd < 0 ? fd : pn_dir_each_file(fd, each, cu);
+}
+
+void pn_rootfs_in_root(struct pn_rootfs *fs, int *rootfd) {
+        *fs = (struct pn_rootfs){root_read, root_list, rootfd};
+}
+
+int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret) {
+        const char *r0 = root ? root : "/";
+        int rootfd = open(r0, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+                return pn_error(-errno, "cannot open the root directory '%s': %s", r0, strerror(errno));
+        /* stamp --from-dpkg wants the files: a root without the info
+         * directory has no database to take them from. */
+        int r = pn_open_dir_in_root(rootfd, "var/lib/dpkg/info");
+        if (r < 0) {
+                close(rootfd);
+                return pn_error(r, "no dpkg database in '%s' (var/lib/dpkg/info): %s", r0, strerror(-r));
+        }
+        close(r);
+        struct pn_rootfs fs;
+        pn_rootfs_in_root(&fs, &rootfd);
+        r = pn_pkgdb_dpkg_read(&fs, ret);
+        close(rootfd);
+        if (r == 0)
+                return pn_error(-ENOENT, "no dpkg database in '%s' (var/lib/dpkg/status): %s", r0, strerror(ENOENT));
+        return r < 0 ? r : 0;
+}
