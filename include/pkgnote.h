@@ -587,7 +587,9 @@ PKGNOTE_PUBLIC int pkgnote_stack_frame_inlined(const pkgnote_stack *st, size_t t
  * ~/.cache/debuginfod_client), where a later report finds them offline. */
 #define PKGNOTE_STACK_DEBUGINFOD 2u         /* fetch missing debug info */
 #define PKGNOTE_STACK_DEBUGINFOD_DRY_RUN 4u /* only say what would be asked */
-#define PKGNOTE_STACK_PROGRESS 8u           /* slow downloads on stderr, when a terminal */
+/* Accepted for compatibility and without effect: the library never
+ * prints; a caller shows slow downloads through the progress callback. */
+#define PKGNOTE_STACK_PROGRESS 8u
 typedef struct pkgnote_stack_options {
         size_t size; /* sizeof(pkgnote_stack_options), or 0 */
         unsigned flags; /* PKGNOTE_STACK_* */
@@ -599,6 +601,17 @@ typedef struct pkgnote_stack_options {
         /* Time for one module's download, and for all of them; 0 for the
          * defaults (5 s and 30 s). */
         unsigned module_timeout_ms, total_timeout_ms;
+        /* Since 0.3.  Called while a module's debug info downloads, once
+         * the download has taken a second, with the module's path, the
+         * servers asked, and the bytes DONE of TOTAL (TOTAL <= 0 when the
+         * server has not said); then once more with MODULE NULL when that
+         * download ends, so that a line shown can be cleared.  MODULE and
+         * SERVERS come from the core and the notes: escape them before
+         * showing them (pkgnote_escape()).  For a core the call comes from
+         * the child process that unwinds: write to a descriptor, do not
+         * expect memory changes to reach the caller.  May be NULL. */
+        void (*progress)(void *userdata, const char *module, const char *servers, int64_t done, int64_t total);
+        void *userdata;
 } pkgnote_stack_options;
 #define PKGNOTE_STACK_OPTIONS_INIT {.size = sizeof(pkgnote_stack_options)}
 /* pkgnote_core_stack() with options (NULL: none).  A running process's

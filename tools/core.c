@@ -222,7 +222,8 @@ int cmd_core(int argc, char **argv) {
                 return tool_error(path, "cannot read core", r);
         /* The unwinder reads the core already open, never PATH again. */
         pkgnote_stack *st = NULL;
-        o.stack.lib.flags |= (o.all_threads ? PKGNOTE_STACK_ALL_THREADS : 0) | PKGNOTE_STACK_PROGRESS;
+        o.stack.lib.flags |= o.all_threads ? PKGNOTE_STACK_ALL_THREADS : 0;
+        stack_show_progress(&o.stack);
         if (!o.no_stack && (r = pkgnote_core_stack_with(c, &o.stack.lib, &st)) < 0) {
                 pkgnote_core_free(c);
                 return tool_error(path, "cannot unwind", r);
@@ -301,7 +302,7 @@ int cmd_pid(int argc, char **argv) {
         if (r < 0)
                 return tool_error(argv[optind], "cannot read process", r);
         pkgnote_stack *st = NULL;
-        so.lib.flags |= PKGNOTE_STACK_PROGRESS;
+        stack_show_progress(&so);
         if (stack && (r = pkgnote_core_stack_with(c, &so.lib, &st)) < 0) {
                 pkgnote_core_free(c);
                 return tool_error(argv[optind], "cannot unwind", r);
