@@ -84,6 +84,18 @@ else
                 fail "the tools' objects call no private function of the library" "$(echo "$priv" | head -5 | tr '\n' ' ')"
 fi
 
+# ------------------------------------------------ the library never prints
+# (DESIGN.md): it reaches neither standard stream; progress goes to the
+# caller's callback (pkgnote_stack_options.progress).
+LIB="$BUILDDIR/libpkgnote.so"
+if [ -e "$LIB" ]; then
+        io=$(nm -D -u "$LIB" | awk '{print $2}' | sed 's/@.*//' | grep -xE 'stdout|stderr|printf|vprintf|puts|putchar|perror|psignal')
+        [ -z "$io" ] && pass "the library reaches neither standard output nor standard error" ||
+                fail "the library reaches neither standard output nor standard error" "$(echo $io)"
+else
+        fail "the library reaches neither standard output nor standard error" "no $LIB"
+fi
+
 # ------------------------------------------------ output descriptors
 # scan -o /dev/stderr: the report goes to standard error, not standard
 # output (pkgnote_output_kind() OWN is any of the process's descriptors).
