@@ -437,7 +437,12 @@ typedef struct pkgnote_thread_info {
         int signal; /* pending signal of the thread (pr_cursig) */
 } pkgnote_thread_info;
 
+/* Results the caller allocates carry their size, first: the caller sets
+ * it (sizeof the struct it was built with) and the library writes only
+ * the fields that size covers, so that a struct that grows stays
+ * compatible both ways. */
 typedef struct pkgnote_process_info {
+        size_t size;             /* sizeof(pkgnote_process_info), set by the caller */
         int pid, ppid, uid, gid; /* -1 when the core does not say; pid is the process (thread group) */
         int signal;              /* 0 when unknown */
         int has_fault_address;
@@ -1043,6 +1048,8 @@ enum {
 };
 
 typedef struct pkgnote_stamp_result {
+        size_t size;            /* sizeof(pkgnote_stamp_result), set by the caller (in an array:
+                                 * the first element's gives the stride of all) */
         int placement;          /* PKGNOTE_PLACE_* */
         int relocatable;        /* an ET_REL object: sections only, no pages */
         int first_page;         /* note in file bytes [0, 4096), so kernel core dumps carry it */
@@ -1054,7 +1061,7 @@ typedef struct pkgnote_stamp_result {
         int signature_removed;  /* a kernel module's appended signature was dropped */
         uint64_t note_offset;   /* file offset of the note (0 when removed) */
         uint64_t note_size;
-        uint64_t size;          /* size of the result */
+        uint64_t result_size;   /* size of the result */
         int64_t bytes_added;    /* size of the result minus size of the input */
 } pkgnote_stamp_result;
 
@@ -1240,6 +1247,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, con
 PKGNOTE_PUBLIC int pkgnote_scan_set_platform(pkgnote_scan *s, const char *platform);
 
 typedef struct pkgnote_scan_stats {
+        size_t size;            /* sizeof(pkgnote_scan_stats), set by the caller */
         uint64_t inputs;        /* successful pkgnote_scan_add() calls */
         uint64_t files;         /* regular files (archive hard links included) */
         uint64_t bytes;         /* their total size */
@@ -1256,7 +1264,9 @@ typedef struct pkgnote_scan_stats {
         uint64_t packages;      /* distinct package notes */
 } pkgnote_scan_stats;
 
-PKGNOTE_PUBLIC void pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_stats *ret);
+/* Fills the fields of *RET its size covers: 0, or -EINVAL when RET->size
+ * is below sizeof(size_t). */
+PKGNOTE_PUBLIC int pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_stats *ret);
 
 /* Problems met (unreadable files and directories, unsafe archive paths,
  * limits), sorted by input and path; paths as reported for objects. */
@@ -1591,7 +1601,9 @@ PKGNOTE_PUBLIC size_t pkgnote_pkgdb_count(const pkgnote_pkgdb *db);
  * damaged database still answers for the rest. */
 PKGNOTE_PUBLIC size_t pkgnote_pkgdb_damaged(const pkgnote_pkgdb *db);
 
-/* A package, its strings valid while the database lives. */
+/* A package, its strings valid while the database lives.  They are the
+ * database's bytes (a package with an empty or multi-line part is left
+ * out): escape them before showing them (pkgnote_escape()). */
 typedef struct pkgnote_db_package {
         size_t size;                /* sizeof(pkgnote_db_package), set by the caller */
         const char *name;           /* the source package's name, as a package note names it */
@@ -1656,9 +1668,11 @@ typedef const char *(*pkgnote_stamp_tree_json_fn)(const char *rel, const char **
  * tree DIR with the N notes of SPECS as pkgnote_stamp_notes_file() does
  * (pkgnote-stamp(1) --tree), walking and writing relative to directory
  * descriptors opened without following symbolic links; hard links are
- * stamped once and keep being one file.  With JSON_FN (then SPECS must
- * stamp a package note) each file's package note JSON comes from it;
- * hard links get that of their first name in the tree's sorted order.
+ * stamped once and keep being one file.  With JSON_FN, each file's
+ * package note JSON comes from it in place of the JSON of the package
+ * note specification of SPECS (which must have one: a specification
+ * that removes is applied as it is); hard links get that of their first
+ * name in the tree's sorted order.
  * Calls FN for every file stamped, skipped or failed.  0, or a negative
  * errno when DIR cannot be walked (-ENOTDIR not a directory); failures
  * of single files go to FN only. */

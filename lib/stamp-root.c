@@ -13,6 +13,7 @@
 
 /* The caller's callbacks, behind the internal walk's. */
 struct tree_call {
+        size_t n; /* note specifications: results per file */
         pkgnote_stamp_tree_json_fn json_fn;
         void *json_ud;
         pkgnote_stamp_tree_fn fn;
@@ -21,12 +22,18 @@ struct tree_call {
 
 static void tree_file(const pn_tree_file *f, void *userdata) {
         const struct tree_call *c = userdata;
+        /* The walk's results, each with its size as the caller reads it. */
+        pkgnote_stamp_result res[PN_STAMP_RESULTS_MAX];
+        for (size_t i = 0; f->result && i < c->n && i < PN_STAMP_RESULTS_MAX; i++) {
+                res[i] = f->result[i];
+                res[i].size = sizeof res[i];
+        }
         const pkgnote_stamp_tree_file pf = {
                 .size = sizeof pf,
                 .path = f->path,
                 .error = f->err,
                 .skipped = f->skipped,
-                .results = f->result,
+                .results = f->result ? res : NULL,
                 .names = f->names,
         };
         c->fn(&pf, c->userdata);
@@ -44,7 +51,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_tree(const char *dir, const pkgnote_note_spec *
                 return pn_error(-EINVAL, "no tree or no callback given");
         if (flags >> 16)
                 return pn_error(-EINVAL, "unknown stamp flags 0x%x", flags);
-        struct tree_call c = {json_fn, json_userdata, fn, userdata};
+        struct tree_call c = {n, json_fn, json_userdata, fn, userdata};
         return pn_stamp_tree_each(dir, specs, n, json_fn ? tree_json : NULL, &c, flags, tree_file, &c);
 }
 
@@ -88,5 +95,56 @@ PKGNOTE_PUBLIC int pkgnote_stamp_root_file(const pkgnote_root_file *f, const cha
                 return pn_error(-EINVAL, "no file given");
         if (flags >> 16)
                 return pn_error(-EINVAL, "unknown stamp flags 0x%x", flags);
-        return pn_stamp_in_root(f->rootfd, f->rel, &f->st, output, specs, n, flags, results);
+        int r = pn_stamp_results_ok(results, n);
+        if (r < 0)
+                return r;
+        pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX] = {{0}};
+        r = pn_stamp_in_root(f->rootfd, f->rel, &f->st, output, specs, n, flags, results ? full : NULL);
+        if (r >= 0)
+                pn_stamp_results_out(results, full, n);
+        return r;
+}
+
+/* ---------------------------------------------------------- results */
+
+static size_t stride_of(const pkgnote_stamp_result *results) {
+        size_t size;
+        memcpy(&size, results, sizeof size);
+        return size;
+}
+
+int pn_stamp_results_ok(const pkgnote_stamp_result *results, size_t n) {
+        if (!results)
+                return 0;
+        if (n > PN_STAMP_RESULTS_MAX)
+                return pn_error(-EINVAL, "too many notes");
+        size_t k;
+        return n ? pn_result_size(results, sizeof *results, &k, "pkgnote_stamp_result") : 0;
+}
+
+void pn_stamp_results_out(pkgnote_stamp_result *results, const pkgnote_stamp_result *full, size_t n) {
+        if (!results || n == 0)
+                return;
+        size_t stride = stride_of(results);
+        for (size_t i = 0; i < n; i++) {
+                unsigned char *dst = (unsigned char *)results + i * stride;
+                pkgnote_stamp_result f = full[i];
+                f.size = sizeof f;
+                /* Each element says its size, as the first one does. */
+                memcpy(dst, &stride, sizeof stride);
+                (void)pn_result_copy(dst, &f, sizeof f, "pkgnote_stamp_result");
+        }
+}
+
+int pn_stamp_results_in(const pkgnote_stamp_result *results, size_t n, pkgnote_stamp_result *full) {
+        int r = pn_stamp_results_ok(results, n);
+        if (r < 0)
+                return r;
+        size_t stride = stride_of(results), k = stride < sizeof *full ? stride : sizeof *full;
+        for (size_t i = 0; i < n; i++) {
+                full[i] = (pkgnote_stamp_result){0};
+                memcpy(&full[i], (const unsigned char *)results + i * stride, k);
+                full[i].size = sizeof full[i];
+        }
+        return 0;
 }

@@ -7,6 +7,7 @@
  * modules' dumped pages.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -97,8 +98,24 @@ static void touch_str(const char *s) {
 
 /* Calls every accessor, as a caller would. */
 static void touch_core(const pkgnote_core *c) {
-        pkgnote_process_info p;
+        pkgnote_process_info p = {.size = sizeof p};
         CHECK_INT(pkgnote_core_process(c, &p), 0);
+        /* The caller's size: 0 (never set) refused; an older, shorter
+         * struct written only within it. */
+        pkgnote_process_info unsized = {0};
+        CHECK_INT(pkgnote_core_process(c, &unsized), -EINVAL);
+        union {
+                pkgnote_process_info p;
+                unsigned char b[sizeof(pkgnote_process_info)];
+        } old;
+        memset(&old, 0xa5, sizeof old);
+        old.p.size = offsetof(pkgnote_process_info, command);
+        CHECK_INT(pkgnote_core_process(c, &old.p), 0);
+        CHECK_INT(old.p.size, offsetof(pkgnote_process_info, command));
+        CHECK_INT(old.p.pid, p.pid);
+        CHECK_INT(old.p.signal, p.signal);
+        CHECK_INT(old.b[offsetof(pkgnote_process_info, command)], 0xa5);
+        CHECK_INT(old.b[sizeof old - 1], 0xa5);
         touch_str(p.command);
         touch_str(p.arguments);
         touch_str(p.executable);
@@ -186,7 +203,7 @@ static void test_valid_all_layouts(void) {
                 pkgnote_core *c = open_spec(&s, 0);
                 if (!c)
                         continue;
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.pid, 100);
                 CHECK_INT(p.ppid, 1);
@@ -283,7 +300,7 @@ static void expect_file_problem(bool is64, size_t len, const char *needle) {
                 return;
         CHECK(has_problem(c, needle));
         CHECK_INT(pkgnote_core_module_count(c), 0);
-        pkgnote_process_info p;
+        pkgnote_process_info p = {.size = sizeof p};
         pkgnote_core_process(c, &p);
         CHECK_INT(p.pid, 100); /* the process facts survive */
         CHECK_STR(p.executable, EXE_PATH);
@@ -778,7 +795,7 @@ static void test_prpsinfo_layouts(void) {
                         pkgnote_core *c = open_spec(&s, 0);
                         if (!c)
                                 continue;
-                        pkgnote_process_info p;
+                        pkgnote_process_info p = {.size = sizeof p};
                         pkgnote_core_process(c, &p);
                         CHECK_INT(p.uid, cases[i].uid);
                         CHECK_INT(p.gid, cases[i].gid);
@@ -794,7 +811,7 @@ static void test_prpsinfo_layouts(void) {
         pkgnote_core *c = open_spec(&s, 0);
         if (c) {
                 CHECK(has_problem(c, "unknown layout"));
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.uid, -1);
                 CHECK(p.command == NULL);
@@ -806,7 +823,7 @@ static void test_prpsinfo_layouts(void) {
         s.args = "prog arg      ";
         c = open_spec(&s, 0);
         if (c) {
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_STR(p.command, "sixteen-chars-xy");
                 CHECK_STR(p.arguments, "prog arg");
@@ -824,7 +841,7 @@ static void test_process_notes_hostile(void) {
         pkgnote_core *c = open_spec(&s, 0);
         if (c) {
                 CHECK(has_problem(c, "NT_PRSTATUS of 20 bytes is too short"));
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.tid, -1);
                 CHECK_INT(p.pid, 100);
@@ -838,7 +855,7 @@ static void test_process_notes_hostile(void) {
         s.fault_addr = 0x1234;
         c = open_spec(&s, 0);
         if (c) {
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.signal, 11);
                 CHECK_INT(p.has_fault_address, 0);
@@ -855,7 +872,7 @@ static void test_process_notes_hostile(void) {
                 CHECK_INT(pkgnote_core_module_count(c), 2);
                 for (size_t i = 0; i < pkgnote_core_module_count(c); i++)
                         CHECK_STR(pkgnote_module_found_by(pkgnote_core_module(c, i)), "elf-header");
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK(p.executable == NULL);
                 CHECK_INT(p.pid, -1);
@@ -867,7 +884,7 @@ static void test_process_notes_hostile(void) {
         s.n_threads = 1;
         c = open_spec(&s, 0);
         if (c) {
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.pid, 100);
                 CHECK_INT(p.tid, 100);
@@ -884,7 +901,7 @@ static void test_process_notes_hostile(void) {
                         s.auxv[2][1] = 0xdead0000u;
                 c = open_spec(&s, 0);
                 if (c) {
-                        pkgnote_process_info p;
+                        pkgnote_process_info p = {.size = sizeof p};
                         pkgnote_core_process(c, &p);
                         CHECK_STR(p.executable, EXE_PATH);
                         pkgnote_core_free(c);
@@ -896,7 +913,7 @@ static void test_process_notes_hostile(void) {
         s.more_threads = PKGNOTE_MAX_THREADS + 10;
         c = open_spec(&s, 0);
         if (c) {
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK(p.n_threads > 4000 && p.n_threads <= PKGNOTE_MAX_THREADS);
                 CHECK(has_problem(c, "notes, ignoring the rest"));
@@ -922,7 +939,7 @@ static void test_bug_pid_is_crashing_thread(void) {
                 pkgnote_core *c = open_spec(&s, 0);
                 if (!c)
                         continue;
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.pid, 100);
                 CHECK_INT(p.tid, 104);
@@ -972,7 +989,7 @@ static void test_bug_process_note_layouts_per_architecture(void) {
                 pkgnote_core *c = open_spec(&s, 0);
                 if (!c)
                         continue;
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.pid, 4321);
                 CHECK_INT(p.tid, 4325);
@@ -993,7 +1010,7 @@ static void test_bug_process_note_layouts_per_architecture(void) {
         pkgnote_core *c = open_spec(&s, 0);
         if (c) {
                 CHECK(has_problem(c, "does not have this architecture's layout (124 bytes)"));
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.uid, 1000);
                 CHECK_STR(p.command, "prog");
@@ -1017,7 +1034,7 @@ static void test_bug_empty_executable_name(void) {
                 pkgnote_core *c = open_spec(&s, 0);
                 if (!c)
                         continue;
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 if (v == 0)
                         CHECK_STR(p.executable, EXE_PATH);

@@ -2,6 +2,7 @@
 /* Scans: archive path normalisation, purls, trees and archives built here
  * (libarchive's writer), the image merge, and the SBOM writers. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -165,9 +166,23 @@ static void test_tree(void) {
         snprintf(p, sizeof p, "%s/tree/plain", dir);
         ob = find(s, p);
         CHECK(ob && pkgnote_scan_object_package_count(ob) == 0 && !pkgnote_scan_object_sha1(ob));
-        pkgnote_scan_stats st;
-        pkgnote_scan_get_stats(s, &st);
+        pkgnote_scan_stats st = {.size = sizeof st};
+        CHECK_INT(pkgnote_scan_get_stats(s, &st), 0);
         CHECK_INT(st.files, 4);
+        /* The caller's size: 0 refused; a shorter struct (up to objects)
+         * written only within it. */
+        pkgnote_scan_stats unsized = {0};
+        CHECK_INT(pkgnote_scan_get_stats(s, &unsized), -EINVAL);
+        union {
+                pkgnote_scan_stats st;
+                unsigned char b[sizeof(pkgnote_scan_stats)];
+        } old;
+        memset(&old, 0xa5, sizeof old);
+        old.st.size = offsetof(pkgnote_scan_stats, objects);
+        CHECK_INT(pkgnote_scan_get_stats(s, &old.st), 0);
+        CHECK_INT(old.st.files, 4);
+        CHECK_INT(old.b[offsetof(pkgnote_scan_stats, objects)], 0xa5);
+        CHECK_INT(old.b[sizeof old - 1], 0xa5);
         CHECK_INT(st.directories, 2);
         CHECK_INT(st.symlinks, 1);
         CHECK_INT(st.objects, 3);
@@ -273,7 +288,7 @@ static void test_archive(void) {
         CHECK(ob && pkgnote_scan_object_package_count(ob) == 1);
         ob = find(s, "/usr/bin/dup");
         CHECK(ob && ob && !strcmp(pkgnote_scan_object_package_json(ob, 0), JSON_B));
-        pkgnote_scan_stats st;
+        pkgnote_scan_stats st = {.size = sizeof st};
         pkgnote_scan_get_stats(s, &st);
         CHECK_INT(st.files, 4);
         CHECK_INT(st.symlinks, 1);

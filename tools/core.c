@@ -79,7 +79,7 @@ static const char *arch_name(const pkgnote_process_info *p, char *buf, size_t le
 }
 
 static void print_text(FILE *out, const pkgnote_core *c, const pkgnote_stack *st) {
-        pkgnote_process_info p;
+        pkgnote_process_info p = {.size = sizeof p};
         char buf[32];
         pkgnote_core_process(c, &p);
         if (p.pid >= 0) {

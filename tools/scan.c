@@ -416,7 +416,7 @@ static void print_table(FILE *f, const pkgnote_scan *s) {
                 fputs("\nNot in an image:\n", f);
                 print_part(f, s, &(struct part){.image = NULL});
         }
-        pkgnote_scan_stats st;
+        pkgnote_scan_stats st = {.size = sizeof st};
         pkgnote_scan_get_stats(s, &st);
         print_totals(f, &st, ni);
 }

@@ -223,7 +223,7 @@ static int stamp_one(const char *path, const struct stamp_opts *o) {
         unsigned flags = stamp_flags(o);
         pkgnote_note_spec specs[2];
         memcpy(specs, o->specs, sizeof specs);
-        pkgnote_stamp_result r[2];
+        pkgnote_stamp_result r[2] = {{.size = sizeof r[0]}, {.size = sizeof r[0]}};
         if (o->map) {
                 /* With a root's package database, PATH is resolved and
                  * stamped inside that root: a symbolic link there is
