@@ -1554,12 +1554,12 @@ PKGNOTE_PUBLIC int pkgnote_output_commit(pkgnote_output *o);
  * as it was. */
 PKGNOTE_PUBLIC void pkgnote_output_abort(pkgnote_output *o);
 
+/* Frees room on a full disk: > 0 when it freed some. */
+typedef int (*pkgnote_room_fn)(void *userdata);
 /* Writes the LEN bytes at BUF to FD, retrying after EINTR and short
  * writes: 0 or -errno.  When the disk or quota is full (-ENOSPC,
- * -EDQUOT), calls ROOM (may be NULL) and goes on while it returns > 0
- * (it freed some room). */
-PKGNOTE_PUBLIC int pkgnote_write_full(int fd, const void *buf, size_t len, int (*room)(void *userdata),
-                                      void *userdata);
+ * -EDQUOT), calls ROOM (may be NULL) and goes on while it returns > 0. */
+PKGNOTE_PUBLIC int pkgnote_write_full(int fd, const void *buf, size_t len, pkgnote_room_fn room, void *userdata);
 /* Reads up to LEN bytes, retrying after EINTR and short reads: the count
  * (below LEN only at the end of the file) or -errno. */
 PKGNOTE_PUBLIC int64_t pkgnote_read_full(int fd, void *buf, size_t len);

@@ -70,8 +70,7 @@ PKGNOTE_PUBLIC void pkgnote_output_abort(pkgnote_output *o) {
         free(o);
 }
 
-PKGNOTE_PUBLIC int pkgnote_write_full(int fd, const void *buf, size_t len, int (*room)(void *userdata),
-                                      void *userdata) {
+PKGNOTE_PUBLIC int pkgnote_write_full(int fd, const void *buf, size_t len, pkgnote_room_fn room, void *userdata) {
         if (!buf && len)
                 return -EINVAL;
         return pn_write_full_room(fd, buf, len, room, userdata);
