@@ -104,18 +104,14 @@ static void touch_core(const pkgnote_core *c) {
          * struct written only within it. */
         pkgnote_process_info unsized = {0};
         CHECK_INT(pkgnote_core_process(c, &unsized), -EINVAL);
-        union {
-                pkgnote_process_info p;
-                unsigned char b[sizeof(pkgnote_process_info)];
-        } old;
-        memset(&old, 0xa5, sizeof old);
-        old.p.size = offsetof(pkgnote_process_info, command);
-        CHECK_INT(pkgnote_core_process(c, &old.p), 0);
-        CHECK_INT(old.p.size, offsetof(pkgnote_process_info, command));
-        CHECK_INT(old.p.pid, p.pid);
-        CHECK_INT(old.p.signal, p.signal);
-        CHECK_INT(old.b[offsetof(pkgnote_process_info, command)], 0xa5);
-        CHECK_INT(old.b[sizeof old - 1], 0xa5);
+        pkgnote_process_info old;
+        const size_t old_size = offsetof(pkgnote_process_info, command);
+        test_short_struct(&old, sizeof old, old_size);
+        CHECK_INT(pkgnote_core_process(c, &old), 0);
+        CHECK_INT(old.size, old_size);
+        CHECK_INT(old.pid, p.pid);
+        CHECK_INT(old.signal, p.signal);
+        CHECK(test_short_struct_kept(&old, sizeof old, old_size));
         touch_str(p.command);
         touch_str(p.arguments);
         touch_str(p.executable);

@@ -252,16 +252,12 @@ static void test_pkgdb(void) {
         pkgnote_db_package unsized = {0};
         CHECK_INT(pkgnote_pkgdb_package(db, 0, &unsized), -EINVAL);
         /* An older, shorter struct is written only within its size. */
-        union {
-                pkgnote_db_package p;
-                unsigned char b[sizeof(pkgnote_db_package)];
-        } old;
-        memset(&old, 0xa5, sizeof old);
-        old.p.size = offsetof(pkgnote_db_package, binary);
-        CHECK_INT(pkgnote_pkgdb_package(db, 0, &old.p), 1);
-        CHECK(old.p.name != NULL);
-        CHECK_INT(old.b[offsetof(pkgnote_db_package, binary)], 0xa5);
-        CHECK_INT(old.b[sizeof old - 1], 0xa5);
+        pkgnote_db_package old;
+        const size_t old_size = offsetof(pkgnote_db_package, binary);
+        test_short_struct(&old, sizeof old, old_size);
+        CHECK_INT(pkgnote_pkgdb_package(db, 0, &old), 1);
+        CHECK(old.name != NULL);
+        CHECK(test_short_struct_kept(&old, sizeof old, old_size));
         /* A package name with control characters is given as the
          * database has it (the caller escapes it to show it); one that
          * spans lines ends at the line. */
@@ -540,20 +536,16 @@ static void test_stamp_result_size(void) {
         CHECK_INT(two[1].future[15], 0xa5);
         free(out);
         /* An older, shorter one: nothing past its size is written. */
-        union {
-                pkgnote_stamp_result r;
-                unsigned char b[sizeof(pkgnote_stamp_result)];
-        } old;
-        memset(&old, 0xa5, sizeof old);
-        old.r.size = offsetof(pkgnote_stamp_result, note_offset);
+        pkgnote_stamp_result old;
+        const size_t old_size = offsetof(pkgnote_stamp_result, note_offset);
+        test_short_struct(&old, sizeof old, old_size);
         out = NULL;
-        CHECK_INT(pkgnote_stamp_memory(self, len, json, 0, &out, &out_len, &old.r), 0);
-        CHECK(old.r.placement != PKGNOTE_PLACE_NONE);
-        CHECK_INT(old.b[offsetof(pkgnote_stamp_result, note_offset)], 0xa5);
-        CHECK_INT(old.b[sizeof old - 1], 0xa5);
+        CHECK_INT(pkgnote_stamp_memory(self, len, json, 0, &out, &out_len, &old), 0);
+        CHECK(old.placement != PKGNOTE_PLACE_NONE);
+        CHECK(test_short_struct_kept(&old, sizeof old, old_size));
         /* Read back within its size, the rest as zero. */
         char *j = NULL;
-        CHECK_INT(pkgnote_stamp_result_to_json(&old.r, "p", NULL, &j), 0);
+        CHECK_INT(pkgnote_stamp_result_to_json(&old, "p", NULL, &j), 0);
         CHECK(j && strstr(j, "\"noteOffset\":0,") && strstr(j, "\"size\":0,"));
         free(j);
         free(out);

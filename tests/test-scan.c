@@ -173,16 +173,12 @@ static void test_tree(void) {
          * written only within it. */
         pkgnote_scan_stats unsized = {0};
         CHECK_INT(pkgnote_scan_get_stats(s, &unsized), -EINVAL);
-        union {
-                pkgnote_scan_stats st;
-                unsigned char b[sizeof(pkgnote_scan_stats)];
-        } old;
-        memset(&old, 0xa5, sizeof old);
-        old.st.size = offsetof(pkgnote_scan_stats, objects);
-        CHECK_INT(pkgnote_scan_get_stats(s, &old.st), 0);
-        CHECK_INT(old.st.files, 4);
-        CHECK_INT(old.b[offsetof(pkgnote_scan_stats, objects)], 0xa5);
-        CHECK_INT(old.b[sizeof old - 1], 0xa5);
+        pkgnote_scan_stats old;
+        const size_t old_size = offsetof(pkgnote_scan_stats, objects);
+        test_short_struct(&old, sizeof old, old_size);
+        CHECK_INT(pkgnote_scan_get_stats(s, &old), 0);
+        CHECK_INT(old.files, 4);
+        CHECK(test_short_struct_kept(&old, sizeof old, old_size));
         CHECK_INT(st.directories, 2);
         CHECK_INT(st.symlinks, 1);
         CHECK_INT(st.objects, 3);
