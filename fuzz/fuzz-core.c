@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         }
 
-        pkgnote_process_info p;
+        pkgnote_process_info p = {.size = sizeof p};
         if (pkgnote_core_process(c, &p) < 0)
                 abort();
         touch_str(p.command);

@@ -91,7 +91,7 @@ static void expect_json(const struct kind *k, const uint8_t *d, size_t n, const 
 static void check_result(const struct kind *k, const uint8_t *in, size_t n) {
         uint8_t *a = NULL, *b = NULL, *c = NULL;
         size_t na, nb, nc;
-        pkgnote_stamp_result r;
+        pkgnote_stamp_result r = {.size = sizeof r};
         expect_json(k, in, n, k->json);
         if (stamp(k, in, n, k->json, 0, &a, &na, &r) < 0)
                 die("stamping a stamped file again fails");
@@ -124,7 +124,7 @@ static void check_result(const struct kind *k, const uint8_t *in, size_t n) {
 /* Both notes at once: both there, and stamping both again changes nothing. */
 static void check_both(const uint8_t *in, size_t n) {
         pkgnote_note_spec specs[2] = {{kinds[0].type, kinds[0].json}, {kinds[1].type, kinds[1].json}};
-        pkgnote_stamp_result r[2];
+        pkgnote_stamp_result r[2] = {{.size = sizeof r[0]}, {.size = sizeof r[0]}};
         uint8_t *a = NULL, *b = NULL;
         size_t na, nb;
         if (pkgnote_stamp_notes_memory(in, n, specs, 2, 0, &a, &na, r) < 0) {
@@ -132,7 +132,7 @@ static void check_both(const uint8_t *in, size_t n) {
                         die("stamping both notes fails inside");
                 return;
         }
-        if (r[0].size != na || r[1].size != na)
+        if (r[0].result_size != na || r[1].result_size != na)
                 die("the result's size is not the one reported");
         expect_json(&kinds[0], a, na, kinds[0].json);
         expect_json(&kinds[1], a, na, kinds[1].json);
@@ -154,10 +154,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (size)
                 memcpy(buf, data, size);
         size_t len;
-        pkgnote_stamp_result r;
+        pkgnote_stamp_result r = {.size = sizeof r};
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
                 if (stamp(&kinds[k], buf, size, kinds[k].json, 0, &out, &len, &r) == 0) {
-                        if (r.size != len)
+                        if (r.result_size != len)
                                 die("the result's size is not the one reported");
                         check_result(&kinds[k], out, len);
                         free(out);

@@ -440,7 +440,12 @@ typedef struct pkgnote_thread_info {
         int signal; /* pending signal of the thread (pr_cursig) */
 } pkgnote_thread_info;
 
+/* Results the caller allocates carry their size, first: the caller sets
+ * it (sizeof the struct it was built with) and the library writes only
+ * the fields that size covers, so that a struct that grows stays
+ * compatible both ways. */
 typedef struct pkgnote_process_info {
+        size_t size;             /* sizeof(pkgnote_process_info), set by the caller */
         int pid, ppid, uid, gid; /* -1 when the core does not say; pid is the process (thread group) */
         int signal;              /* 0 when unknown */
         int has_fault_address;
@@ -648,7 +653,9 @@ PKGNOTE_PUBLIC int pkgnote_stack_frame_inlined(const pkgnote_stack *st, size_t t
  * ~/.cache/debuginfod_client), where a later report finds them offline. */
 #define PKGNOTE_STACK_DEBUGINFOD 2u         /* fetch missing debug info */
 #define PKGNOTE_STACK_DEBUGINFOD_DRY_RUN 4u /* only say what would be asked */
-#define PKGNOTE_STACK_PROGRESS 8u           /* slow downloads on stderr, when a terminal */
+/* Accepted for compatibility and without effect: the library never
+ * prints; a caller shows slow downloads through the progress callback. */
+#define PKGNOTE_STACK_PROGRESS 8u
 typedef struct pkgnote_stack_options {
         size_t size; /* sizeof(pkgnote_stack_options), or 0 */
         unsigned flags; /* PKGNOTE_STACK_* */
@@ -660,6 +667,17 @@ typedef struct pkgnote_stack_options {
         /* Time for one module's download, and for all of them; 0 for the
          * defaults (5 s and 30 s). */
         unsigned module_timeout_ms, total_timeout_ms;
+        /* Since 0.3.  Called while a module's debug info downloads, once
+         * the download has taken a second, with the module's path, the
+         * servers asked, and the bytes DONE of TOTAL (TOTAL <= 0 when the
+         * server has not said); then once more with MODULE NULL when that
+         * download ends, so that a line shown can be cleared.  MODULE and
+         * SERVERS come from the core and the notes: escape them before
+         * showing them (pkgnote_escape()).  For a core the call comes from
+         * the child process that unwinds: write to a descriptor, do not
+         * expect memory changes to reach the caller.  May be NULL. */
+        void (*progress)(void *userdata, const char *module, const char *servers, int64_t done, int64_t total);
+        void *userdata;
 } pkgnote_stack_options;
 #define PKGNOTE_STACK_OPTIONS_INIT {.size = sizeof(pkgnote_stack_options)}
 /* pkgnote_core_stack() with options (NULL: none).  A running process's
@@ -1144,6 +1162,8 @@ enum {
 };
 
 typedef struct pkgnote_stamp_result {
+        size_t size;            /* sizeof(pkgnote_stamp_result), set by the caller (in an array:
+                                 * the first element's gives the stride of all) */
         int placement;          /* PKGNOTE_PLACE_* */
         int relocatable;        /* an ET_REL object: sections only, no pages */
         int first_page;         /* note in file bytes [0, 4096), so kernel core dumps carry it */
@@ -1155,7 +1175,7 @@ typedef struct pkgnote_stamp_result {
         int signature_removed;  /* a kernel module's appended signature was dropped */
         uint64_t note_offset;   /* file offset of the note (0 when removed) */
         uint64_t note_size;
-        uint64_t size;          /* size of the result */
+        uint64_t result_size;   /* size of the result */
         int64_t bytes_added;    /* size of the result minus size of the input */
 } pkgnote_stamp_result;
 
@@ -1341,6 +1361,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, con
 PKGNOTE_PUBLIC int pkgnote_scan_set_platform(pkgnote_scan *s, const char *platform);
 
 typedef struct pkgnote_scan_stats {
+        size_t size;            /* sizeof(pkgnote_scan_stats), set by the caller */
         uint64_t inputs;        /* successful pkgnote_scan_add() calls */
         uint64_t files;         /* regular files (archive hard links included) */
         uint64_t bytes;         /* their total size */
@@ -1357,7 +1378,9 @@ typedef struct pkgnote_scan_stats {
         uint64_t packages;      /* distinct package notes */
 } pkgnote_scan_stats;
 
-PKGNOTE_PUBLIC void pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_stats *ret);
+/* Fills the fields of *RET its size covers: 0, or -EINVAL when RET->size
+ * is below sizeof(size_t). */
+PKGNOTE_PUBLIC int pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_stats *ret);
 
 /* Problems met (unreadable files and directories, unsafe archive paths,
  * limits), sorted by input and path; paths as reported for objects. */
@@ -1628,6 +1651,228 @@ PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnot
 /* A core's object (reading the dynamic linker's list from C); FLAGS 0 or
  * PKGNOTE_SYSTEMD_COREDUMP. */
 PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, unsigned flags, char **ret);
+
+/* ------------------------------------------------------------------ */
+/* Writing files (lib/output.c, lib/io-api.c)                          */
+
+/* The one way pkgnote writes a file, for any program to write one the
+ * same way (pkgnote(1), WRITING FILES):
+ *   a regular file       replaced atomically: a temporary in the same
+ *                        directory, written, fsync()ed, renamed over the
+ *                        name after checking that it still names the file
+ *                        that was there, the directory fsync()ed
+ *   a missing name       created the same way, never over a name that
+ *                        appeared meanwhile
+ *   a symbolic link      with PKGNOTE_OUTPUT_FOLLOW the rule applies to
+ *                        the file it points to; a link to nothing, or any
+ *                        link without the flag, is refused
+ *   device, FIFO, socket written directly, never unlinked or renamed over
+ *   "-", /dev/stdout,    with PKGNOTE_OUTPUT_STDIO the process's own
+ *   /dev/stderr, /dev/fd/N  descriptor, written directly and never closed */
+#define PKGNOTE_OUTPUT_FOLLOW 1u  /* PATH was named by the user: follow symbolic links */
+#define PKGNOTE_OUTPUT_STDIO 2u   /* "-" and /dev/stdout... are the process's descriptors */
+#define PKGNOTE_OUTPUT_BINARY 4u  /* refuse to write to a terminal (-ENOTTY) */
+#define PKGNOTE_OUTPUT_REGULAR 8u /* PATH must be an existing regular file */
+#define PKGNOTE_OUTPUT_EXCL 16u   /* PATH must not exist yet (-EEXIST) */
+
+typedef struct pkgnote_output pkgnote_output;
+/* Opens PATH (relative to the directory DIRFD, or AT_FDCWD) for writing
+ * by the rule above.  Errors: -EINVAL unknown flags, -EISDIR, -ELOOP (a
+ * symbolic link not followed), -ENOENT (a dangling link), -EEXIST,
+ * -ENOTTY, errno values of the file operations; the name is left as it
+ * was. */
+PKGNOTE_PUBLIC int pkgnote_output_open(int dirfd, const char *path, unsigned flags, pkgnote_output **ret);
+/* The descriptor to write the bytes to; owned by O. */
+PKGNOTE_PUBLIC int pkgnote_output_fd(const pkgnote_output *o);
+enum {
+        PKGNOTE_OUTPUT_REPLACE = 0, /* a temporary that the commit renames to the name */
+        PKGNOTE_OUTPUT_DIRECT = 1,  /* a device, FIFO or socket: written in place */
+        PKGNOTE_OUTPUT_OWN = 2,     /* the process's own descriptor (PKGNOTE_OUTPUT_STDIO) */
+};
+/* PKGNOTE_OUTPUT_REPLACE, _DIRECT or _OWN. */
+PKGNOTE_PUBLIC int pkgnote_output_kind(const pkgnote_output *o);
+/* Reads the temporary back and compares it with the LEN bytes at DATA:
+ * 0, -EIO when they differ, -EINVAL for an output written in place. */
+PKGNOTE_PUBLIC int pkgnote_output_verify(const pkgnote_output *o, const void *data, size_t len);
+/* Makes the written bytes the file at the name; frees O either way: 0,
+ * or -errno and the name left as it was. */
+PKGNOTE_PUBLIC int pkgnote_output_commit(pkgnote_output *o);
+/* Drops what was written and frees O (NULL: nothing); the name is left
+ * as it was. */
+PKGNOTE_PUBLIC void pkgnote_output_abort(pkgnote_output *o);
+
+/* Frees room on a full disk: > 0 when it freed some. */
+typedef int (*pkgnote_room_fn)(void *userdata);
+/* Writes the LEN bytes at BUF to FD, retrying after EINTR and short
+ * writes: 0 or -errno.  When the disk or quota is full (-ENOSPC,
+ * -EDQUOT), calls ROOM (may be NULL) and goes on while it returns > 0. */
+PKGNOTE_PUBLIC int pkgnote_write_full(int fd, const void *buf, size_t len, pkgnote_room_fn room, void *userdata);
+/* Reads up to LEN bytes, retrying after EINTR and short reads: the count
+ * (below LEN only at the end of the file) or -errno. */
+PKGNOTE_PUBLIC int64_t pkgnote_read_full(int fd, void *buf, size_t len);
+/* Reads FD to its end, at most MAX bytes (-E2BIG past them), into *RET
+ * (malloc()ed, NUL-terminated, *RET_LEN bytes): 0 or -errno. */
+PKGNOTE_PUBLIC int pkgnote_read_all(int fd, size_t max, char **ret, size_t *ret_len);
+
+/* The escaping of text from input that pkgnote applies before showing
+ * it: copies the LEN bytes at S into DST (CAP bytes; NUL-terminated when
+ * CAP > 0) with C0, DEL and C1 control characters and bytes that are not
+ * UTF-8 as \xNN, and with BACKSLASH non-zero '\' as '\\'.  Stops before
+ * a character that would not fit (CAP of 5 always fits one); returns the
+ * number of bytes of S consumed.  Escaping twice without BACKSLASH
+ * changes nothing. */
+PKGNOTE_PUBLIC size_t pkgnote_escape(char *dst, size_t cap, const char *s, size_t len, int backslash);
+
+/* ------------------------------------------------------------------ */
+/* Package databases (lib/pkgdb-api.c)                                 */
+
+/* Which installed package ships a file, by the package database of a
+ * root directory: dpkg's (var/lib/dpkg/status and info/PKG.list) or
+ * rpm's (rpmdb.sqlite in usr/lib/sysimage/rpm or var/lib/rpm, read into
+ * memory through libsqlite3.so.0 loaded on first use, never written).
+ * Everything is read inside the root: no symbolic link leads out. */
+typedef struct pkgnote_pkgdb pkgnote_pkgdb;
+/* Opens the database of TYPE ("deb": dpkg, "rpm") of the root directory
+ * ROOT (NULL: "/").  1 with *RET; 0 when the root has no rpm database;
+ * -EINVAL an unknown TYPE, -ENOENT no dpkg database, -EOPNOTSUPP no
+ * libsqlite3, -E2BIG over PKGNOTE_MAX_DB_PACKAGES, -EBADMSG, -ENOMEM,
+ * errno values.  WHERE (may be NULL) is set in every case, failures
+ * included: the database's path in the root, or the first one tried
+ * (static text). */
+PKGNOTE_PUBLIC int pkgnote_pkgdb_open(const char *root, const char *type, const char **where, pkgnote_pkgdb **ret);
+PKGNOTE_PUBLIC void pkgnote_pkgdb_free(pkgnote_pkgdb *db);
+/* "deb" or "rpm". */
+PKGNOTE_PUBLIC const char *pkgnote_pkgdb_type(const pkgnote_pkgdb *db);
+PKGNOTE_PUBLIC size_t pkgnote_pkgdb_count(const pkgnote_pkgdb *db);
+/* Records left out as unreadable (rpm headers that do not parse): a
+ * damaged database still answers for the rest. */
+PKGNOTE_PUBLIC size_t pkgnote_pkgdb_damaged(const pkgnote_pkgdb *db);
+
+/* A package, its strings valid while the database lives.  They are the
+ * database's bytes (a package with an empty or multi-line part is left
+ * out): escape them before showing them (pkgnote_escape()). */
+typedef struct pkgnote_db_package {
+        size_t size;                /* sizeof(pkgnote_db_package), set by the caller */
+        const char *name;           /* the source package's name, as a package note names it */
+        const char *version;        /* the version a package note gives (rpm: VERSION-RELEASE) */
+        const char *architecture;   /* the binary package's */
+        const char *binary;         /* the binary package: "NAME:ARCH" (dpkg), NEVRA (rpm) */
+        const char *binary_name;    /* the binary package's name */
+        const char *binary_version; /* dpkg's Version:, rpm's [EPOCH:]VERSION-RELEASE */
+} pkgnote_db_package;
+/* Fills the fields of *RET that its size covers with package I: 1, 0
+ * past the last one, -EINVAL when RET->size is below sizeof(size_t). */
+PKGNOTE_PUBLIC int pkgnote_pkgdb_package(const pkgnote_pkgdb *db, size_t i, pkgnote_db_package *ret);
+/* The package that ships the absolute PATH (as in the root), also under
+ * its merged-/usr alias (/bin/x for /usr/bin/x and back): 1 with its
+ * index in *RET, 0 when none, -EINVAL for a PATH that is not absolute. */
+PKGNOTE_PUBLIC int pkgnote_pkgdb_owner(const pkgnote_pkgdb *db, const char *path, size_t *ret);
+
+/* ------------------------------------------------------------------ */
+/* Metadata maps (lib/filemap.c)                                       */
+
+/* One package note's JSON per file of a tree, as pkgnote stamp
+ * --metadata-map reads it: lines PATH<TAB>JSON; empty lines and lines
+ * that start with '#' are ignored.  PATH names a file of the tree
+ * ("./a/b", "/a/b" and "a/b" are one file) and may be listed once. */
+typedef struct pkgnote_filemap pkgnote_filemap;
+/* Parses the LEN bytes at TEXT (NAME: the file's name for messages):
+ * 1 with *RET, or -EINVAL (-ENOMEM) with the reason and the line's number
+ * in pkgnote_last_error().  The JSON is checked later, by the composer. */
+PKGNOTE_PUBLIC int pkgnote_filemap_parse(const char *text, size_t len, const char *name, pkgnote_filemap **ret);
+PKGNOTE_PUBLIC void pkgnote_filemap_free(pkgnote_filemap *m);
+PKGNOTE_PUBLIC size_t pkgnote_filemap_count(const pkgnote_filemap *m);
+/* The I-th entry's path (pkgnote_filemap_tree_path() of it; entries in
+ * byte order of it) and JSON; NULL past the last. */
+PKGNOTE_PUBLIC const char *pkgnote_filemap_path(const pkgnote_filemap *m, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_filemap_document(const pkgnote_filemap *m, size_t i);
+/* The entry for PATH (any of the spellings above): 1 with its index in
+ * *RET, 0 when none. */
+PKGNOTE_PUBLIC int pkgnote_filemap_find(const pkgnote_filemap *m, const char *path, size_t *ret);
+/* PATH with its leading "./" and '/' taken off (a pointer into PATH). */
+PKGNOTE_PUBLIC const char *pkgnote_filemap_tree_path(const char *path);
+
+/* ------------------------------------------------------------------ */
+/* Stamping trees and roots (lib/stamp-tree.c, lib/stamp-file.c)       */
+
+/* One file of a tree, as pkgnote_stamp_tree() reports it.  Valid during
+ * the call only. */
+typedef struct pkgnote_stamp_tree_file {
+        size_t size;                         /* sizeof(pkgnote_stamp_tree_file) of the library */
+        const char *path;                    /* the tree's name joined with the file's path in it */
+        int error;                           /* 0 stamped, < 0 failed (pkgnote_last_error()) */
+        const char *skipped;                 /* not stamped, and why (error 0) */
+        const pkgnote_stamp_result *results; /* when stamped: one for each note specification */
+        size_t names;                        /* the file's names in the tree (hard links), 1 usually */
+} pkgnote_stamp_tree_file;
+typedef void (*pkgnote_stamp_tree_fn)(const pkgnote_stamp_tree_file *f, void *userdata);
+/* The package note's JSON for the file REL (its path in the tree): the
+ * JSON (kept by the caller until the walk ends), or NULL with *SKIP
+ * saying why the file is left alone, and *ERR < 0 when that is a failure
+ * (the message in pkgnote_last_error()). */
+typedef const char *(*pkgnote_stamp_tree_json_fn)(const char *rel, const char **skip, int *err, void *userdata);
+/* Stamps every executable, shared object and relocatable object of the
+ * tree DIR with the N notes of SPECS as pkgnote_stamp_notes_file() does
+ * (pkgnote-stamp(1) --tree), walking and writing relative to directory
+ * descriptors opened without following symbolic links; hard links are
+ * stamped once and keep being one file.  With JSON_FN, each file's
+ * package note JSON comes from it in place of the JSON of the package
+ * note specification of SPECS (which must have one: a specification
+ * that removes is applied as it is); hard links get that of their first
+ * name in the tree's sorted order.
+ * Calls FN for every file stamped, skipped or failed.  0, or a negative
+ * errno when DIR cannot be walked (-ENOTDIR not a directory); failures
+ * of single files go to FN only. */
+PKGNOTE_PUBLIC int pkgnote_stamp_tree(const char *dir, const pkgnote_note_spec *specs, size_t n,
+                                      pkgnote_stamp_tree_json_fn json_fn, void *json_userdata, unsigned flags,
+                                      pkgnote_stamp_tree_fn fn, void *userdata);
+
+/* A file found inside a root directory, every symbolic link resolved as
+ * if the root were "/" (as a chroot would), never leading out of it. */
+typedef struct pkgnote_root_file pkgnote_root_file;
+/* Resolves PATH (absolute or relative: both from the root) inside the
+ * root directory ROOTFD, which must stay open while *RET lives: 1 with
+ * *RET; -ENOENT, -ELOOP, -EINVAL not a regular file, -ENOMEM. */
+PKGNOTE_PUBLIC int pkgnote_root_file_resolve(int rootfd, const char *path, pkgnote_root_file **ret);
+/* Its path in the root, without the leading '/' ("usr/bin/ls"). */
+PKGNOTE_PUBLIC const char *pkgnote_root_file_path(const pkgnote_root_file *f);
+PKGNOTE_PUBLIC void pkgnote_root_file_free(pkgnote_root_file *f);
+/* Stamps F as pkgnote_stamp_notes_file() stamps a file: in place,
+ * replaced inside its own directory of the root, or into OUTPUT (F only
+ * read).  -ESTALE when F is no longer the file resolved.  Nothing outside
+ * the root is opened but OUTPUT. */
+PKGNOTE_PUBLIC int pkgnote_stamp_root_file(const pkgnote_root_file *f, const char *output,
+                                           const pkgnote_note_spec *specs, size_t n, unsigned flags,
+                                           pkgnote_stamp_result *results);
+
+/* ------------------------------------------------------------------ */
+/* Writing the crash store (lib/core-crash-writer.c)                   */
+
+/* pkgnote-coredump's side of the store that pkgnote_crashes_load()
+ * reads: entries "core.COMM.UID.PID.TIME" of a core (compressed with
+ * zstd when the library has it) and its JSON report. */
+#define PKGNOTE_CRASH_DEFAULT_DIR "/var/lib/pkgnote/coredump"
+#define PKGNOTE_CRASH_REPORT_SUFFIX ".json"
+/* OVERRIDE when given, else $PKGNOTE_COREDUMP_DIR, else the default. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_store_dir(const char *override);
+/* The name ending of stored cores: ".zst", or "" without zstd. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_core_suffix(void);
+/* The entry name "core.COMM.UID.PID.TIME" into BUF (LEN bytes), COMM
+ * reduced to [A-Za-z0-9_-]: its length, or -ENAMETOOLONG (BUF then holds
+ * "" when LEN > 0). */
+PKGNOTE_PUBLIC int pkgnote_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
+/* An entry's report: pkgnote core --json of C with "time", "hostname",
+ * "coreFile", and ST's stack trace when ST is not NULL, into *RET
+ * (malloc()ed): 0 or a negative errno. */
+PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_stack *st, int64_t time,
+                                        const char *host, const char *core_path, char **ret);
+/* Under the store's lock: removes stale temporaries and half-made
+ * entries of killed handlers, reports without their core, then whole
+ * entries, oldest first, until the store DIRFD holds at most MAX_USE
+ * bytes or MAX_REMOVE entries went; never the entry named KEEP (may be
+ * NULL), nor one still being written.  The number of whole entries
+ * removed. */
+PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
 
 #ifdef __cplusplus
 }

@@ -640,7 +640,8 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
 }
 
 PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_info *ret) {
-        *ret = (pkgnote_process_info){
+        const pkgnote_process_info full = {
+                .size = sizeof full,
                 .pid = c->have_pid ? c->pid : -1,
                 .tid = c->have_tid ? c->tid : -1,
                 .ppid = c->have_ppid ? c->ppid : -1,
@@ -658,7 +659,7 @@ PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_i
                 .n_threads = c->n_threads,
                 .threads = c->threads,
         };
-        return 0;
+        return pn_result_copy(ret, &full, sizeof full, "pkgnote_process_info");
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_core_module_count(const pkgnote_core *c) {

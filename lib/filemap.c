@@ -119,3 +119,47 @@ ssize_t pn_filemap_find(const pn_filemap *m, const char *path) {
         const struct entry *e = m->n ? bsearch(&k, m->v, m->n, sizeof *m->v, cmp_entry) : NULL;
         return e ? e - m->v : -1;
 }
+
+/* ---------------------------------------------------------- public API */
+
+/* The public handle is the internal map itself. */
+PKGNOTE_PUBLIC int pkgnote_filemap_parse(const char *text, size_t len, const char *name, pkgnote_filemap **ret) {
+        if (!ret || (!text && len))
+                return pn_error(-EINVAL, "no metadata map given");
+        pn_filemap *m;
+        int r = pn_filemap_parse(text ? text : "", len, name ? name : "metadata map", &m);
+        if (r < 0)
+                return r;
+        *ret = (pkgnote_filemap *)m;
+        return 1;
+}
+
+PKGNOTE_PUBLIC void pkgnote_filemap_free(pkgnote_filemap *m) {
+        pn_filemap_free((pn_filemap *)m);
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_filemap_count(const pkgnote_filemap *m) {
+        return m ? pn_filemap_count((const pn_filemap *)m) : 0;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_filemap_path(const pkgnote_filemap *m, size_t i) {
+        return m ? pn_filemap_path((const pn_filemap *)m, i) : NULL;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_filemap_document(const pkgnote_filemap *m, size_t i) {
+        return m ? pn_filemap_document((const pn_filemap *)m, i) : NULL;
+}
+
+PKGNOTE_PUBLIC int pkgnote_filemap_find(const pkgnote_filemap *m, const char *path, size_t *ret) {
+        if (!m || !path || !ret)
+                return -EINVAL;
+        ssize_t i = pn_filemap_find((const pn_filemap *)m, path);
+        if (i < 0)
+                return 0;
+        *ret = (size_t)i;
+        return 1;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_filemap_tree_path(const char *path) {
+        return path ? pn_filemap_tree_path(path) : NULL;
+}

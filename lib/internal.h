@@ -107,6 +107,14 @@ int pn_text_finish(struct pn_text *t, char **ret);
  * struct of version 0; bytes beyond OUT_SIZE must be zero.  -EINVAL
  * otherwise, naming WHAT. */
 int pn_options_read(void *out, size_t out_size, const void *in, size_t v0_size, const char *what);
+/* How many bytes of the caller's result struct DST (starting with its
+ * size_t size, set by the caller) the library may write, for a struct of
+ * FULL bytes here: the smaller of the two sizes, in *RET.  -EINVAL,
+ * naming WHAT, when DST's size cannot even hold the size field. */
+int pn_result_size(const void *dst, size_t full, size_t *ret, const char *what);
+/* Copies the result SRC (FULL bytes, starting with its size) into DST
+ * within DST's size, leaving DST's size field as it is. */
+int pn_result_copy(void *dst, const void *src, size_t full, const char *what);
 /* Version 0 of the option structs: every field up to the last one it had. */
 #define PN_OPTIONS_V0(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
 

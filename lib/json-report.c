@@ -17,6 +17,7 @@
 
 #include "elfconst.h"
 #include "pnjson.h"
+#include "stamp-file.h"
 
 /* A report being built: text spliced in as is where a marker stands.  A
  * marker is a string starting with NUL, which no C string and no note
@@ -412,7 +413,7 @@ static json_t *jw_module(jw *w, const pkgnote_module *m) {
 
 /* The members of C's report, with the threads of ST when not NULL. */
 static void core_members(jw *w, json_t *o, const pkgnote_core *c, const pkgnote_stack *st) {
-        pkgnote_process_info p;
+        pkgnote_process_info p = {.size = sizeof p};
         pkgnote_core_process(c, &p);
         jw_set(w, o, "pid", jw_opt_int(w, p.pid));
         jw_set(w, o, "tid", jw_opt_int(w, p.tid));
@@ -541,7 +542,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *ob, co
 
 PKGNOTE_PUBLIC int pkgnote_scan_summary_to_json(const pkgnote_scan *s, char **ret) {
         jw w = {0};
-        pkgnote_scan_stats st;
+        pkgnote_scan_stats st = {.size = sizeof st};
         pkgnote_scan_get_stats(s, &st);
         json_t *o = jw_check(&w, json_object()), *sum = jw_check(&w, json_object());
         const struct {
@@ -607,12 +608,16 @@ static void stamp_fields(jw *w, json_t *o, const pkgnote_stamp_result *r) {
         jw_set(w, o, "signatureRemoved", jw_bool(w, r->signature_removed));
         jw_set(w, o, "noteOffset", jw_u64(w, r->note_offset));
         jw_set(w, o, "noteSize", jw_u64(w, r->note_size));
-        jw_set(w, o, "size", jw_u64(w, r->size));
+        jw_set(w, o, "size", jw_u64(w, r->result_size));
         jw_set(w, o, "bytesAdded", jw_int(w, r->bytes_added));
 }
 
 PKGNOTE_PUBLIC int pkgnote_stamp_result_to_json(const pkgnote_stamp_result *r, const char *path, const char *error,
                                                 char **ret) {
+        pkgnote_stamp_result full;
+        int e = r ? pn_stamp_results_in(r, 1, &full) : 0;
+        if (e < 0)
+                return e;
         jw w = {0};
         json_t *o = jw_check(&w, json_object());
         jw_set(&w, o, "path", jw_string(&w, path));
@@ -620,7 +625,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_result_to_json(const pkgnote_stamp_result *r, c
                 jw_set(&w, o, "error", jw_string(&w, error ? error : "unknown error"));
                 return jw_finish(&w, o, ret);
         }
-        stamp_fields(&w, o, r);
+        stamp_fields(&w, o, &full);
         return jw_finish(&w, o, ret);
 }
 
@@ -628,6 +633,11 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result
                                                       size_t n, const char *path, char **ret) {
         if (!r || !notes || n == 0 || n > 2)
                 return pn_error(-EINVAL, "no stamp results, or more than two");
+        pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX];
+        int e = pn_stamp_results_in(r, n, full);
+        if (e < 0)
+                return e;
+        r = full;
         jw w = {0};
         json_t *o = jw_check(&w, json_object());
         jw_set(&w, o, "path", jw_string(&w, path));

@@ -26,3 +26,24 @@ int pn_options_read(void *out, size_t out_size, const void *in, size_t v0_size, 
         memcpy(out, &out_size, sizeof out_size);
         return 0;
 }
+
+int pn_result_size(const void *dst, size_t full, size_t *ret, const char *what) {
+        size_t size;
+        memcpy(&size, dst, sizeof size);
+        /* Too small to hold even its size: a caller that did not set it. */
+        if (size < sizeof size)
+                return pn_error(-EINVAL, "%s: size %zu is too small (set it to sizeof the struct)", what, size);
+        *ret = size < full ? size : full;
+        return 0;
+}
+
+int pn_result_copy(void *dst, const void *src, size_t full, const char *what) {
+        size_t n = 0;
+        int r = pn_result_size(dst, full, &n, what);
+        if (r < 0)
+                return r;
+        /* An older caller's struct ends earlier: nothing past its end is
+         * written; its size field stays as the caller set it. */
+        memcpy((unsigned char *)dst + sizeof n, (const unsigned char *)src + sizeof n, n - sizeof n);
+        return 0;
+}

@@ -275,8 +275,8 @@ PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, con
 /* ------------------------------------------------------------------ */
 /* Results                                                             */
 
-PKGNOTE_PUBLIC void pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_stats *ret) {
-        pkgnote_scan_stats st = {0};
+PKGNOTE_PUBLIC int pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_stats *ret) {
+        pkgnote_scan_stats st = {.size = sizeof st};
         st.inputs = s->inputs_ok;
         st.files = atomic_load(&s->c.files);
         st.bytes = atomic_load(&s->c.bytes);
@@ -297,7 +297,7 @@ PKGNOTE_PUBLIC void pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_s
                         st.malformed++;
         }
         st.packages = pkgnote_scan_package_count(s);
-        *ret = st;
+        return pn_result_copy(ret, &st, sizeof st, "pkgnote_scan_stats");
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_scan_problem_count(const pkgnote_scan *s) {

@@ -429,41 +429,26 @@ static int hex_to_bytes(const char *hex, unsigned char *out, size_t cap) {
         return (int)(n / 2);
 }
 
-static void clear_progress(void) {
+/* A download whose progress was reported has ended: the caller may
+ * clear what it showed. */
+static void end_progress(void) {
         if (u.progress_shown) {
-                fputs("\r\033[K", stderr);
-                fflush(stderr);
+                u.o.progress(u.o.userdata, NULL, NULL, 0, 0);
                 u.progress_shown = false;
         }
 }
 
-/* S on standard error, escaped: a module's name comes from the core, and
- * must not drive the terminal. */
-static void put_printable(const char *s) {
-        char buf[1024];
-        pn_escape(buf, sizeof buf, s, strlen(s), true);
-        fputs(buf, stderr);
-}
-
 /* Called by libdebuginfod while it waits and downloads: ends the query
- * when the module's time or the whole budget is spent, and shows a slow
- * download on a terminal. */
+ * when the module's time or the whole budget is spent, and reports a slow
+ * download to the caller's progress callback (the library never prints). */
 static int progress(debuginfod_client *client, long done, long total) {
         (void)client;
         if (ms_until(&u.t_module) <= 0 || ms_until(&u.t_total) <= 0) {
                 u.aborted = true;
                 return 1;
         }
-        if ((u.o.flags & PKGNOTE_STACK_PROGRESS) && ms_until(&u.t_start) < -1000 && isatty(STDERR_FILENO)) {
-                const char *slash = strrchr(u.progress_module, '/');
-                fputs("\r\033[Kpkgnote: debug info for ", stderr);
-                put_printable(slash ? slash + 1 : u.progress_module);
-                fputs(" from ", stderr);
-                put_printable(u.progress_servers);
-                fprintf(stderr, ": %ld KiB", done / 1024);
-                if (total > 0)
-                        fprintf(stderr, " of %ld KiB", total / 1024);
-                fflush(stderr);
+        if (u.o.progress && ms_until(&u.t_start) < -1000) {
+                u.o.progress(u.o.userdata, u.progress_module, u.progress_servers, done, total);
                 u.progress_shown = true;
         }
         return 0;
@@ -573,7 +558,7 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
         char *path = NULL;
         int fd = di.find_debuginfo(di.client, id, idlen, &path);
         unsetenv("DEBUGINFOD_URLS");
-        clear_progress();
+        end_progress();
         if (fd < 0) {
                 free(path);
                 /* A download cut short is no miss: the client recorded one
@@ -1072,7 +1057,7 @@ PKGNOTE_PUBLIC int pkgnote_core_stack(const pkgnote_core *c, unsigned flags, pkg
 PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_stack_options *opts,
                                            pkgnote_stack **ret) {
         pkgnote_stack_options o;
-        int r = pn_options_read(&o, sizeof o, opts, sizeof o, "stack");
+        int r = pn_options_read(&o, sizeof o, opts, PN_OPTIONS_V0(pkgnote_stack_options, total_timeout_ms), "stack");
         if (r < 0)
                 return r;
         if (o.flags & ~(PKGNOTE_STACK_ALL_THREADS | PKGNOTE_STACK_DEBUGINFOD | PKGNOTE_STACK_DEBUGINFOD_DRY_RUN |

@@ -170,7 +170,7 @@ static int stamp_into(int fd, const struct stat *st, pn_output *o, bool in_place
         size_t out_len = 0;
         bool out_mapped = false;
         uint64_t out_cap = 0;
-        pkgnote_stamp_result res[2];
+        pkgnote_stamp_result res[2] = {{.size = sizeof res[0]}, {.size = sizeof res[0]}};
         flags &= ~(unsigned)(PN_STAMP_FOLLOW | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC);
         int r = load(fd, st, &in);
         if (r == 0)
@@ -273,8 +273,25 @@ static int stamp_fd_to(int fd, const struct stat *st, const char *output, const 
         return stamp_into(fd, st, &o, false, notes, n, flags, results, NULL);
 }
 
+static int stamp_notes_file(const char *path, const char *output, const pkgnote_note_spec *notes, size_t n,
+                            unsigned flags, pkgnote_stamp_result *results);
+
+/* The caller's results are written through pn_stamp_results_out(): only
+ * within the size it gave. */
 PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output, const pkgnote_note_spec *notes,
                                             size_t n, unsigned flags, pkgnote_stamp_result *results) {
+        int r = pn_stamp_results_ok(results, n);
+        if (r < 0)
+                return r;
+        pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX] = {{0}};
+        r = stamp_notes_file(path, output, notes, n, flags, results ? full : NULL);
+        if (r >= 0)
+                pn_stamp_results_out(results, full, n);
+        return r;
+}
+
+static int stamp_notes_file(const char *path, const char *output, const pkgnote_note_spec *notes, size_t n,
+                            unsigned flags, pkgnote_stamp_result *results) {
         int r = pn_stamp_specs_ok(notes, n);
         if (r < 0)
                 return r;

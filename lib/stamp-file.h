@@ -68,4 +68,16 @@ typedef const char *(*pn_tree_json_fn)(const char *rel, const char **skip, int *
 int pn_stamp_tree_each(const char *dir, const pkgnote_note_spec *specs, size_t n, pn_tree_json_fn json_fn, void *json_ud,
                        unsigned flags, pn_tree_fn fn, void *userdata);
 
+/* The caller's array of N results (RESULTS, may be NULL) against the
+ * library's: results of a struct of any size (the first element's size
+ * field gives the stride), written only within it.  pn_stamp_results_ok()
+ * checks the sizes before anything is done (-EINVAL, N over 2 too);
+ * pn_stamp_results_out() copies the library's N FULL results there;
+ * pn_stamp_results_in() reads the caller's N results into FULL, zero
+ * past their size. */
+#define PN_STAMP_RESULTS_MAX 2
+int pn_stamp_results_ok(const pkgnote_stamp_result *results, size_t n);
+void pn_stamp_results_out(pkgnote_stamp_result *results, const pkgnote_stamp_result *full, size_t n);
+int pn_stamp_results_in(const pkgnote_stamp_result *results, size_t n, pkgnote_stamp_result *full);
+
 #endif

@@ -183,7 +183,7 @@ static bool visit(struct walk *w, int dfd, const char *name, size_t rlen) {
         pkgnote_note_spec specs[2];
         if (!specs_for(w, w->rel, 1, specs))
                 return false;
-        pkgnote_stamp_result res[2];
+        pkgnote_stamp_result res[2] = {{.size = sizeof res[0]}, {.size = sizeof res[0]}};
         int r = pn_stamp_at(dfd, name, &st, specs, w->nspecs, w->flags | PN_STAMP_NO_DIRSYNC, res, NULL);
         report(w, w->rel, r, NULL, r < 0 ? NULL : res, 1);
         return r == 0;
@@ -256,7 +256,7 @@ static void stamp_links(struct walk *w, const struct link *l, size_t n) {
         }
         const char *base0;
         int d0 = open_parent(w, l[0].rel, &base0), r = d0 < 0 ? d0 : 0;
-        pkgnote_stamp_result res[2];
+        pkgnote_stamp_result res[2] = {{.size = sizeof res[0]}, {.size = sizeof res[0]}};
         struct stat written;
         if (r == 0)
                 r = pn_stamp_at(d0, base0, &l[0].st, specs, w->nspecs, w->flags | PN_STAMP_LINKS_OK | PN_STAMP_NO_DIRSYNC,

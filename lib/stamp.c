@@ -700,7 +700,7 @@ static int stamp_kind(const struct pn_note_kind *kind, const void *data, size_t 
                              res.placement == PKGNOTE_PLACE_SECTION ? "into a section that is not loaded" : "outside the first page");
                 goto out;
         }
-        res.size = s.len;
+        res.result_size = s.len;
         res.bytes_added = (int64_t)s.len - (int64_t)size;
         *ret = s.b;
         *ret_len = (size_t)s.len;
@@ -824,7 +824,7 @@ int pn_stamp_run(const void *data, size_t size, const pkgnote_note_spec *specs, 
                 /* The file as a whole: what the last pass left. */
                 res[i].signature_removed = res[0].signature_removed;
                 res[i].phdrs_first_page = res[n - 1].phdrs_first_page;
-                res[i].size = cur_len;
+                res[i].result_size = cur_len;
                 res[i].bytes_added = (int64_t)cur_len - (int64_t)size;
                 if (results)
                         results[i] = res[i];
@@ -864,7 +864,14 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_memory(const void *data, size_t size, con
         uint64_t cap;
         if (!ret || !ret_len)
                 return pn_error(-EINVAL, "nowhere to put the result");
-        return pn_stamp_run(data, size, notes, n, flags, -1, ret, ret_len, &mapped, &cap, results);
+        int r = pn_stamp_results_ok(results, n);
+        if (r < 0)
+                return r;
+        pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX] = {{0}};
+        r = pn_stamp_run(data, size, notes, n, flags, -1, ret, ret_len, &mapped, &cap, results ? full : NULL);
+        if (r >= 0)
+                pn_stamp_results_out(results, full, n);
+        return r;
 }
 
 PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement) {

@@ -7,6 +7,7 @@
  * modules' dumped pages.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -98,8 +99,20 @@ static void touch_str(const char *s) {
 
 /* Calls every accessor, as a caller would. */
 static void touch_core(const pkgnote_core *c) {
-        pkgnote_process_info p;
+        pkgnote_process_info p = {.size = sizeof p};
         CHECK_INT(pkgnote_core_process(c, &p), 0);
+        /* The caller's size: 0 (never set) refused; an older, shorter
+         * struct written only within it. */
+        pkgnote_process_info unsized = {0};
+        CHECK_INT(pkgnote_core_process(c, &unsized), -EINVAL);
+        pkgnote_process_info old;
+        const size_t old_size = offsetof(pkgnote_process_info, command);
+        test_short_struct(&old, sizeof old, old_size);
+        CHECK_INT(pkgnote_core_process(c, &old), 0);
+        CHECK_INT(old.size, old_size);
+        CHECK_INT(old.pid, p.pid);
+        CHECK_INT(old.signal, p.signal);
+        CHECK(test_short_struct_kept(&old, sizeof old, old_size));
         touch_str(p.command);
         touch_str(p.arguments);
         touch_str(p.executable);
@@ -218,7 +231,7 @@ static void test_valid_all_layouts(void) {
                 pkgnote_core *c = open_spec(&s, 0);
                 if (!c)
                         continue;
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.pid, 100);
                 CHECK_INT(p.ppid, 1);
@@ -316,7 +329,7 @@ static void expect_file_problem(bool is64, size_t len, const char *needle) {
                 return;
         CHECK(has_problem(c, needle));
         CHECK_INT(pkgnote_core_module_count(c), 0);
-        pkgnote_process_info p;
+        pkgnote_process_info p = {.size = sizeof p};
         pkgnote_core_process(c, &p);
         CHECK_INT(p.pid, 100); /* the process facts survive */
         CHECK_STR(p.executable, EXE_PATH);
@@ -811,7 +824,7 @@ static void test_prpsinfo_layouts(void) {
                         pkgnote_core *c = open_spec(&s, 0);
                         if (!c)
                                 continue;
-                        pkgnote_process_info p;
+                        pkgnote_process_info p = {.size = sizeof p};
                         pkgnote_core_process(c, &p);
                         CHECK_INT(p.uid, cases[i].uid);
                         CHECK_INT(p.gid, cases[i].gid);
@@ -827,7 +840,7 @@ static void test_prpsinfo_layouts(void) {
         pkgnote_core *c = open_spec(&s, 0);
         if (c) {
                 CHECK(has_problem(c, "unknown layout"));
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.uid, -1);
                 CHECK(p.command == NULL);
@@ -839,7 +852,7 @@ static void test_prpsinfo_layouts(void) {
         s.args = "prog arg      ";
         c = open_spec(&s, 0);
         if (c) {
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_STR(p.command, "sixteen-chars-xy");
                 CHECK_STR(p.arguments, "prog arg");
@@ -857,7 +870,7 @@ static void test_process_notes_hostile(void) {
         pkgnote_core *c = open_spec(&s, 0);
         if (c) {
                 CHECK(has_problem(c, "NT_PRSTATUS of 20 bytes is too short"));
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.tid, -1);
                 CHECK_INT(p.pid, 100);
@@ -871,7 +884,7 @@ static void test_process_notes_hostile(void) {
         s.fault_addr = 0x1234;
         c = open_spec(&s, 0);
         if (c) {
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.signal, 11);
                 CHECK_INT(p.has_fault_address, 0);
@@ -888,7 +901,7 @@ static void test_process_notes_hostile(void) {
                 CHECK_INT(pkgnote_core_module_count(c), 2);
                 for (size_t i = 0; i < pkgnote_core_module_count(c); i++)
                         CHECK_STR(pkgnote_module_found_by(pkgnote_core_module(c, i)), "elf-header");
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK(p.executable == NULL);
                 CHECK_INT(p.pid, -1);
@@ -900,7 +913,7 @@ static void test_process_notes_hostile(void) {
         s.n_threads = 1;
         c = open_spec(&s, 0);
         if (c) {
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.pid, 100);
                 CHECK_INT(p.tid, 100);
@@ -917,7 +930,7 @@ static void test_process_notes_hostile(void) {
                         s.auxv[2][1] = 0xdead0000u;
                 c = open_spec(&s, 0);
                 if (c) {
-                        pkgnote_process_info p;
+                        pkgnote_process_info p = {.size = sizeof p};
                         pkgnote_core_process(c, &p);
                         CHECK_STR(p.executable, EXE_PATH);
                         pkgnote_core_free(c);
@@ -929,7 +942,7 @@ static void test_process_notes_hostile(void) {
         s.more_threads = PKGNOTE_MAX_THREADS + 10;
         c = open_spec(&s, 0);
         if (c) {
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK(p.n_threads > 4000 && p.n_threads <= PKGNOTE_MAX_THREADS);
                 CHECK(has_problem(c, "notes, ignoring the rest"));
@@ -955,7 +968,7 @@ static void test_bug_pid_is_crashing_thread(void) {
                 pkgnote_core *c = open_spec(&s, 0);
                 if (!c)
                         continue;
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.pid, 100);
                 CHECK_INT(p.tid, 104);
@@ -1005,7 +1018,7 @@ static void test_bug_process_note_layouts_per_architecture(void) {
                 pkgnote_core *c = open_spec(&s, 0);
                 if (!c)
                         continue;
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.pid, 4321);
                 CHECK_INT(p.tid, 4325);
@@ -1026,7 +1039,7 @@ static void test_bug_process_note_layouts_per_architecture(void) {
         pkgnote_core *c = open_spec(&s, 0);
         if (c) {
                 CHECK(has_problem(c, "does not have this architecture's layout (124 bytes)"));
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 CHECK_INT(p.uid, 1000);
                 CHECK_STR(p.command, "prog");
@@ -1050,7 +1063,7 @@ static void test_bug_empty_executable_name(void) {
                 pkgnote_core *c = open_spec(&s, 0);
                 if (!c)
                         continue;
-                pkgnote_process_info p;
+                pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
                 if (v == 0)
                         CHECK_STR(p.executable, EXE_PATH);

@@ -2,6 +2,7 @@
 /* Scans: archive path normalisation, purls, trees and archives built here
  * (libarchive's writer), the image merge, and the SBOM writers. */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -165,9 +166,19 @@ static void test_tree(void) {
         snprintf(p, sizeof p, "%s/tree/plain", dir);
         ob = find(s, p);
         CHECK(ob && pkgnote_scan_object_package_count(ob) == 0 && !pkgnote_scan_object_sha1(ob));
-        pkgnote_scan_stats st;
-        pkgnote_scan_get_stats(s, &st);
+        pkgnote_scan_stats st = {.size = sizeof st};
+        CHECK_INT(pkgnote_scan_get_stats(s, &st), 0);
         CHECK_INT(st.files, 4);
+        /* The caller's size: 0 refused; a shorter struct (up to objects)
+         * written only within it. */
+        pkgnote_scan_stats unsized = {0};
+        CHECK_INT(pkgnote_scan_get_stats(s, &unsized), -EINVAL);
+        pkgnote_scan_stats old;
+        const size_t old_size = offsetof(pkgnote_scan_stats, objects);
+        test_short_struct(&old, sizeof old, old_size);
+        CHECK_INT(pkgnote_scan_get_stats(s, &old), 0);
+        CHECK_INT(old.files, 4);
+        CHECK(test_short_struct_kept(&old, sizeof old, old_size));
         CHECK_INT(st.directories, 2);
         CHECK_INT(st.symlinks, 1);
         CHECK_INT(st.objects, 3);
@@ -273,7 +284,7 @@ static void test_archive(void) {
         CHECK(ob && pkgnote_scan_object_package_count(ob) == 1);
         ob = find(s, "/usr/bin/dup");
         CHECK(ob && ob && !strcmp(pkgnote_scan_object_package_json(ob, 0), JSON_B));
-        pkgnote_scan_stats st;
+        pkgnote_scan_stats st = {.size = sizeof st};
         pkgnote_scan_get_stats(s, &st);
         CHECK_INT(st.files, 4);
         CHECK_INT(st.symlinks, 1);

@@ -112,7 +112,7 @@ static int stamp(const uint8_t *in, size_t n, const char *json, unsigned flags, 
 
 /* Removal leaves no package note, the build-id stays. */
 static void check_removed(const uint8_t *in, size_t n, uint8_t **out, size_t *out_len) {
-        pkgnote_stamp_result r;
+        pkgnote_stamp_result r = {.size = sizeof r};
         CHECK_INT(stamp(in, n, NULL, PKGNOTE_STAMP_REMOVE, out, out_len, &r), 0);
         CHECK_INT(r.placement, PKGNOTE_PLACE_REMOVED);
         char *j = *out ? primary_json(*out, *out_len, NULL) : NULL;
@@ -124,14 +124,14 @@ static void check_removed(const uint8_t *in, size_t n, uint8_t **out, size_t *ou
 static void check_cycle(const uint8_t *img, size_t n, int want_placement, bool want_first_page) {
         uint8_t *a = NULL, *b = NULL, *c = NULL, *d = NULL;
         size_t na = 0, nb = 0, nc = 0, nd = 0;
-        pkgnote_stamp_result r;
+        pkgnote_stamp_result r = {.size = sizeof r};
         unsigned where = 0;
         CHECK_INT(stamp(img, n, json1, 0, &a, &na, &r), 0);
         if (!a)
                 return;
         CHECK_INT(r.placement, want_placement);
         CHECK_INT(r.first_page, want_first_page);
-        CHECK_INT(r.size, na);
+        CHECK_INT(r.result_size, na);
         CHECK_INT(r.bytes_added, (int64_t)na - (int64_t)n);
         char *j = primary_json(a, na, &where);
         CHECK_STR(j, json1);
@@ -225,7 +225,7 @@ static void test_never_degrade(void) {
                 CHECK(n > 0);
                 uint8_t *a = NULL, *b = NULL, *c = NULL;
                 size_t na, nb, nc;
-                pkgnote_stamp_result r;
+                pkgnote_stamp_result r = {.size = sizeof r};
                 CHECK_INT(stamp(img, n, json1, PKGNOTE_STAMP_REQUIRE_FIRST_PAGE, &a, &na, &r), -ENOSPC);
                 int ret = stamp(img, n, json1, 0, &a, &na, &r);
                 if (!sections) {
@@ -273,7 +273,7 @@ static void test_linker_note(void) {
                 size_t n = mk_linked(img, sizeof img, true, v, 128, json_short, true, 0);
                 uint8_t *out = NULL;
                 size_t len;
-                pkgnote_stamp_result r;
+                pkgnote_stamp_result r = {.size = sizeof r};
                 CHECK_INT(stamp(img, n, json1, 0, &out, &len, &r), 0);
                 char *j = primary_json(out, len, NULL);
                 CHECK_STR(j, json1);
@@ -295,7 +295,7 @@ static void test_refusals(void) {
         static uint8_t img[8192];
         uint8_t *out = NULL;
         size_t len;
-        pkgnote_stamp_result r;
+        pkgnote_stamp_result r = {.size = sizeof r};
         CHECK_INT(stamp((const uint8_t *)"hello, world", 12, json1, 0, &out, &len, &r), -ENOEXEC);
         size_t n = mk_linked(img, sizeof img, true, false, 256, NULL, true, 0);
         CHECK_INT(stamp(img, n, "[1,2]", 0, &out, &len, &r), -EINVAL);
@@ -315,7 +315,7 @@ static void test_relocatable(void) {
                 pkgnote_target tg;
                 uint8_t *obj, *a = NULL, *b = NULL, *c = NULL;
                 size_t n, na, nb, nc;
-                pkgnote_stamp_result r;
+                pkgnote_stamp_result r = {.size = sizeof r};
                 CHECK_INT(pkgnote_target_parse(targets[t], &tg), 0);
                 CHECK_INT(pkgnote_emit_object(json_short, &tg, &obj, &n), 0);
                 CHECK_INT(stamp(obj, n, NULL, PKGNOTE_STAMP_REMOVE, &a, &na, &r), 0);
@@ -363,14 +363,14 @@ static void test_relocatable(void) {
                 bool be = signed_obj[EI_DATA] == ELFDATA2MSB;
                 pn_wr16(signed_obj + 16, ET_EXEC, be);
                 c = NULL;
-                r = (pkgnote_stamp_result){0};
+                r = (pkgnote_stamp_result){.size = sizeof r};
                 CHECK(stamp(signed_obj, total, json1, 0, &c, &nc, &r) != -EPERM);
                 CHECK_INT(r.signature_removed, 0);
                 free(c);
                 pn_wr16(signed_obj + 16, ET_REL, be);
                 pn_wr32(ms + 8, (uint32_t)(sig + 8), true);
                 c = NULL;
-                r = (pkgnote_stamp_result){0};
+                r = (pkgnote_stamp_result){.size = sizeof r};
                 CHECK_INT(stamp(signed_obj, total, json1, 0, &c, &nc, &r), 0);
                 CHECK_INT(r.signature_removed, 0);
                 CHECK(nc > total && memmem(c, nc, "~Module signature appended~\n", 28) != NULL);
@@ -389,7 +389,7 @@ static void test_truncated(void) {
         size_t n = mk_linked(img, sizeof img, true, false, 256, NULL, true, 0);
         uint8_t *full;
         size_t nf;
-        pkgnote_stamp_result r;
+        pkgnote_stamp_result r = {.size = sizeof r};
         CHECK_INT(stamp(img, n, json1, 0, &full, &nf, &r), 0);
         for (size_t len = 0; len < nf; len++) {
                 uint8_t *copy = malloc(len ? len : 1), *out = NULL;
@@ -475,7 +475,7 @@ static int stamp_dl(const uint8_t *in, size_t n, const char *json, uint8_t **out
 static void check_dl_again_removed(const uint8_t *a, size_t na, const char *json, uint8_t **c, size_t *nc) {
         uint8_t *b;
         size_t nb;
-        pkgnote_stamp_result r;
+        pkgnote_stamp_result r = {.size = sizeof r};
         CHECK_INT(stamp_dl(a, na, json, &b, &nb, &r), 0);
         CHECK_INT(r.placement, PKGNOTE_PLACE_UNCHANGED);
         CHECK(b && nb == na && !memcmp(a, b, na));
@@ -492,7 +492,7 @@ static void test_dlopen(void) {
                 bool is64 = v & 1, be = v & 2;
                 size_t n = mk_two_dlopen(img, sizeof img, is64, be, 512), na, nb, nc, nd;
                 uint8_t *a, *b, *c, *d;
-                pkgnote_stamp_result r;
+                pkgnote_stamp_result r = {.size = sizeof r};
                 unsigned where = 0;
                 uint64_t off = 0;
                 CHECK(n > 0);
@@ -549,7 +549,7 @@ static void test_dlopen(void) {
                 /* Both kinds at once, then again: unchanged, same bytes. */
                 pkgnote_note_spec both[2] = {{PKGNOTE_NT_FDO_PACKAGING_METADATA, json1},
                                              {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_big}};
-                pkgnote_stamp_result rs[2];
+                pkgnote_stamp_result rs[2] = {{.size = sizeof rs[0]}, {.size = sizeof rs[0]}};
                 d = NULL;
                 CHECK_INT(pkgnote_stamp_notes_memory(img, n, both, 2, 0, &d, &nd, rs), 0);
                 if (d) {
@@ -560,7 +560,7 @@ static void test_dlopen(void) {
                         CHECK_INT(off, rs[1].note_offset);
                         CHECK_INT(count_notes(d, nd, PKGNOTE_NT_FDO_PACKAGING_METADATA, &off, NULL), 1);
                         CHECK_INT(off, rs[0].note_offset);
-                        CHECK_INT(rs[0].size, nd);
+                        CHECK_INT(rs[0].result_size, nd);
                         CHECK_INT(rs[1].bytes_added, (int64_t)nd - (int64_t)n);
                         CHECK(has_build_id(d, nd));
                         uint8_t *e2 = NULL;
@@ -589,7 +589,7 @@ static void test_dlopen_refusals(void) {
         static uint8_t img[8192];
         size_t n = mk_two_dlopen(img, sizeof img, true, false, 256), nb;
         uint8_t *b = NULL;
-        pkgnote_stamp_result r;
+        pkgnote_stamp_result r = {.size = sizeof r};
         static const char *const bad[] = {"not json", "{}", "[{\"feature\":1}]", "[{\"feature\":\"x\"}]", "[]x"};
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 CHECK_INT(stamp_dl(img, n, bad[i], &b, &nb, &r), -EINVAL);
@@ -618,7 +618,7 @@ static void test_dlopen_relocatable(void) {
                                               {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_b}};
                 uint8_t *obj = NULL, *a = NULL, *b = NULL;
                 size_t n, na, nb;
-                pkgnote_stamp_result r;
+                pkgnote_stamp_result r = {.size = sizeof r};
                 CHECK_INT(pkgnote_target_parse(targets[t], &tg), 0);
                 CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_OBJECT, specs, 3, &tg, &obj, &n), 0);
                 if (!obj)

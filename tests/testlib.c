@@ -236,3 +236,18 @@ bool test_fifo_opened_by(const char *path, void (*fn)(void *u), void *u) {
         }
         return opened;
 }
+
+void test_short_struct(void *buf, size_t size, size_t short_size) {
+        memset(buf, 0xa5, size);
+        memcpy(buf, &short_size, sizeof short_size);
+}
+
+bool test_short_struct_kept(const void *buf, size_t size, size_t short_size) {
+        const unsigned char *b = buf;
+        for (size_t i = short_size; i < size; i++)
+                if (b[i] != 0xa5) {
+                        fprintf(stderr, "byte %zu of %zu written past the caller's size %zu\n", i, size, short_size);
+                        return false;
+                }
+        return true;
+}

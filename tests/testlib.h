@@ -58,6 +58,13 @@ int test_summary(void);
  * writer; a device would be acted on the same way.) */
 bool test_fifo_opened_by(const char *path, void (*fn)(void *u), void *u);
 
+/* A caller's result struct of an older, shorter version (SHORT bytes of
+ * the SIZE at BUF): every byte 0xa5, then its leading size_t set to
+ * SHORT.  test_short_struct_kept() checks that nothing past SHORT was
+ * written since (the library honours the caller's size). */
+void test_short_struct(void *buf, size_t size, size_t short_size);
+bool test_short_struct_kept(const void *buf, size_t size, size_t short_size);
+
 /* ---- builder of small ELF images for tests ---- */
 
 #define MK_MAX_BLOBS 8

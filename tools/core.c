@@ -123,7 +123,7 @@ static const char *arch_name(const pkgnote_process_info *p, char *buf, size_t le
 }
 
 static void print_text(FILE *out, const pkgnote_core *c, const pkgnote_stack *st) {
-        pkgnote_process_info p;
+        pkgnote_process_info p = {.size = sizeof p};
         char buf[32];
         pkgnote_core_process(c, &p);
         if (p.pid >= 0) {
@@ -410,7 +410,8 @@ int cmd_core(int argc, char **argv) {
         }
         /* The unwinder reads the core already open, never PATH again. */
         pkgnote_stack *st = NULL;
-        o.stack.lib.flags |= (o.all_threads ? PKGNOTE_STACK_ALL_THREADS : 0) | PKGNOTE_STACK_PROGRESS;
+        o.stack.lib.flags |= o.all_threads ? PKGNOTE_STACK_ALL_THREADS : 0;
+        stack_show_progress(&o.stack);
         if (!o.no_stack && (r = pkgnote_core_stack_with(c, &o.stack.lib, &st)) < 0) {
                 pkgnote_core_free(c);
                 pkgnote_crashes_free(l);
@@ -508,7 +509,7 @@ int cmd_pid(int argc, char **argv) {
         if (r < 0)
                 return tool_error(argv[optind], "cannot read process", r);
         pkgnote_stack *st = NULL;
-        so.lib.flags |= PKGNOTE_STACK_PROGRESS;
+        stack_show_progress(&so);
         if (stack && (r = pkgnote_core_stack_with(c, &so.lib, &st)) < 0) {
                 pkgnote_core_free(c);
                 return tool_error(argv[optind], "cannot unwind", r);

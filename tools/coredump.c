@@ -25,9 +25,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "core-crash.h"
 #include "coredump-journal.h"
-#include "output.h"
 #include "tool.h"
 
 #define DEFAULT_CONFIG "/etc/pkgnote/coredump.conf"
@@ -87,7 +85,7 @@ struct room {
 
 static int make_room(void *userdata) {
         const struct room *r = userdata;
-        return pn_crash_enforce_limits(r->dirfd, 0, r->keep, 1);
+        return pkgnote_crash_store_vacuum(r->dirfd, 0, r->keep, 1);
 }
 
 /* Copies standard input into FD, compressed when zstd is built in, up to
@@ -107,7 +105,7 @@ static int store_core(int fd, uint64_t max, struct room *room, uint64_t *size, b
 #endif
         int r = 0;
         for (;;) {
-                ssize_t n = pn_read_full(STDIN_FILENO, in, sizeof in);
+                int64_t n = pkgnote_read_full(STDIN_FILENO, in, sizeof in);
                 if (n < 0) {
                         r = -errno;
                         break;
@@ -128,13 +126,13 @@ static int store_core(int fd, uint64_t max, struct room *room, uint64_t *size, b
                                 r = -EIO;
                                 break;
                         }
-                        if ((r = pn_write_full_room(fd, out, ob.pos, make_room, room)) < 0)
+                        if ((r = pkgnote_write_full(fd, out, ob.pos, make_room, room)) < 0)
                                 break;
                         if (end ? left == 0 : ib.pos == ib.size)
                                 break;
                 }
 #else
-                r = pn_write_full_room(fd, in, keep, make_room, room);
+                r = pkgnote_write_full(fd, in, keep, make_room, room);
 #endif
                 if (r < 0 || end)
                         break;
@@ -148,14 +146,14 @@ static int store_core(int fd, uint64_t max, struct room *room, uint64_t *size, b
 /* Writes the JSON report of CORE into FD (stdout redirected there). */
 /* Writes TEXT (freed) as the new file NAME of the store; 1 when written. */
 static int write_text(struct room *room, const char *name, char *text) {
-        pn_output out;
-        int r = text ? pn_output_open(&out, room->dirfd, name, PN_OUT_EXCL) : -ENOMEM;
+        pkgnote_output *out = NULL;
+        int r = text ? pkgnote_output_open(room->dirfd, name, PKGNOTE_OUTPUT_EXCL, &out) : -ENOMEM;
         if ((r == -ENOSPC || r == -EDQUOT) && make_room(room) > 0)
-                r = pn_output_open(&out, room->dirfd, name, PN_OUT_EXCL);
-        if (r == 0 && (r = pn_write_full_room(out.fd, text, strlen(text), make_room, room)) == 0)
-                r = pn_output_commit(&out);
+                r = pkgnote_output_open(room->dirfd, name, PKGNOTE_OUTPUT_EXCL, &out);
+        if (r == 0 && (r = pkgnote_write_full(pkgnote_output_fd(out), text, strlen(text), make_room, room)) == 0)
+                r = pkgnote_output_commit(out);
         else if (r == 0)
-                pn_output_abort(&out);
+                pkgnote_output_abort(out);
         free(text);
         return r;
 }
@@ -229,14 +227,7 @@ static int write_report(const struct handler *h, const char *core_path, struct r
                         st = NULL;
         }
         char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        if (f) {
-                r = pn_crash_write_report(f, c, st, h->time, h->host, core_path);
-                if (fclose(f) != 0 && r == 0)
-                        r = -ENOMEM;
-        } else
-                r = -ENOMEM;
+        r = pkgnote_crash_report(c, st, h->time, h->host, core_path, &text);
         pkgnote_stack_free(st);
         crash_journal_core(&journal, c);
         pkgnote_core_free(c);
@@ -395,7 +386,7 @@ static void usage(void) {
                "                           debug info at crash time, from those servers only\n"
                "                           (see pkgnote(1)); without it nothing is fetched\n"
                "  -h, --help               show this help\n",
-               PN_CRASH_DEFAULT_DIR, DEFAULT_CONFIG);
+               PKGNOTE_CRASH_DEFAULT_DIR, DEFAULT_CONFIG);
 }
 
 int main(int argc, char **argv) {
@@ -411,7 +402,7 @@ int main(int argc, char **argv) {
         program_name = "pkgnote-coredump";
         /* Static: what the configuration allocates stays reachable. */
         static struct handler h;
-        h = (struct handler){.state_dir = pn_crash_dir(NULL), .max_core = 2ull << 30, .max_use = 4ull << 30};
+        h = (struct handler){.state_dir = pkgnote_crash_store_dir(NULL), .max_core = 2ull << 30, .max_use = 4ull << 30};
         const char *config = NULL;
         int ch;
         while ((ch = tool_getopt(argc, argv, "+d:s:u:l:c:h", longopts)) >= 0)
@@ -460,16 +451,16 @@ int main(int argc, char **argv) {
                 return EXIT_OK;
         }
         char name[512], core_name[600], core_path[4096], report_name[600];
-        pn_crash_entry_name(name, sizeof name, h.comm, h.uid, h.pid, h.time);
-        snprintf(core_name, sizeof core_name, "%s%s", name, PN_CRASH_CORE_SUFFIX);
+        pkgnote_crash_entry_name(name, sizeof name, h.comm, h.uid, h.pid, h.time);
+        snprintf(core_name, sizeof core_name, "%s%s", name, pkgnote_crash_core_suffix());
         snprintf(core_path, sizeof core_path, "%s/%s", h.state_dir, core_name);
-        snprintf(report_name, sizeof report_name, "%s%s", name, PN_CRASH_REPORT_SUFFIX);
+        snprintf(report_name, sizeof report_name, "%s%s", name, PKGNOTE_CRASH_REPORT_SUFFIX);
         int dirfd = open(h.state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         struct room room = {dirfd, name};
-        pn_output o;
-        int r = dirfd < 0 ? -errno : pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
+        pkgnote_output *o = NULL;
+        int r = dirfd < 0 ? -errno : pkgnote_output_open(dirfd, core_name, PKGNOTE_OUTPUT_EXCL, &o);
         if ((r == -ENOSPC || r == -EDQUOT) && make_room(&room) > 0)
-                r = pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
+                r = pkgnote_output_open(dirfd, core_name, PKGNOTE_OUTPUT_EXCL, &o);
         if (r < 0) {
                 log_line(&h, "process %d (%s) crashed with signal %d; cannot write %s: %s", h.pid, h.comm, h.sig,
                          core_path, strerror(-r));
@@ -477,14 +468,14 @@ int main(int argc, char **argv) {
         }
         uint64_t size;
         bool truncated;
-        r = store_core(o.fd, h.max_core, &room, &size, &truncated);
+        r = store_core(pkgnote_output_fd(o), h.max_core, &room, &size, &truncated);
         close(STDIN_FILENO); /* the kernel may let the process go now */
         /* The core first, then its report: readers see an entry once its
          * report exists, and then its core is there. */
         if (r == 0)
-                r = pn_output_commit(&o);
+                r = pkgnote_output_commit(o);
         else
-                pn_output_abort(&o);
+                pkgnote_output_abort(o);
         if (r < 0) {
                 log_line(&h, "process %d (%s) crashed with signal %d; storing the core failed: %s", h.pid, h.comm,
                          h.sig, strerror(-r));
@@ -499,7 +490,7 @@ int main(int argc, char **argv) {
                          h.sig, strerror(-r));
                 return EXIT_FAILURE_;
         }
-        pn_crash_enforce_limits(dirfd, h.max_use, name, SIZE_MAX);
+        pkgnote_crash_store_vacuum(dirfd, h.max_use, name, SIZE_MAX);
         /* The crash is stored: its journal entry may fail, never it. */
         char *abs_core = h.state_dir[0] == '/' ? NULL : realpath(h.state_dir, NULL);
         char abs_path[4096 + 64];

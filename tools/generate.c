@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "metaopts.h"
-#include "output.h"
 #include "tool.h"
 
 extern char **environ;
@@ -114,19 +113,22 @@ static int fail_lib(const char *what, int err) {
         return tool_fail("generate: %s: %s", what, detail && *detail ? detail : strerror(-err));
 }
 
-/* Writes DATA to PATH by the output rule (lib/output.h), reading it
- * back before the rename.  Returns 0 or an exit code. */
+/* Writes DATA to PATH by the output rule (pkgnote_output_open()),
+ * reading it back before the rename.  Returns 0 or an exit code. */
 static int write_output(const char *path, const void *data, size_t len, unsigned flags) {
-        pn_output o;
-        int r = pn_output_open(&o, AT_FDCWD, path ? path : "-", flags | PN_OUT_FOLLOW);
-        if (r == 0 && (r = pn_write_full(o.fd, data, len)) < 0)
-                pn_error(r, "cannot write: %s", strerror(-r));
-        if (r == 0 && !o.direct && (r = pn_output_verify(&o, data, len)) < 0)
-                pn_error(r, "written data does not read back");
+        pkgnote_output *o = NULL;
+        char why[128] = "";
+        int r = pkgnote_output_open(AT_FDCWD, path ? path : "-", flags | PKGNOTE_OUTPUT_FOLLOW, &o);
+        if (r == 0 && (r = pkgnote_write_full(pkgnote_output_fd(o), data, len, NULL, NULL)) < 0)
+                snprintf(why, sizeof why, "cannot write: %s", strerror(-r));
+        if (r == 0 && pkgnote_output_kind(o) == PKGNOTE_OUTPUT_REPLACE && (r = pkgnote_output_verify(o, data, len)) < 0)
+                snprintf(why, sizeof why, "written data does not read back");
         if (r == 0)
-                r = pn_output_commit(&o);
+                r = pkgnote_output_commit(o);
         else
-                pn_output_abort(&o);
+                pkgnote_output_abort(o);
+        if (r < 0 && why[0])
+                return tool_error_reason(path ? path : "-", "generate", why);
         return r < 0 ? tool_error(path ? path : "-", "generate", r) : EXIT_OK;
 }
 
@@ -319,7 +321,7 @@ static int emit_notes(const struct gen_opts *o, const char *json, const pkgnote_
                 data = lines;
         }
         r = write_output(o->output, data, len,
-                         PN_OUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT ? PN_OUT_BINARY : 0));
+                         PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
         free(data);
         return r;
 }
@@ -379,7 +381,7 @@ static int emit(const struct gen_opts *o, const char *json) {
         }
         if (r < 0)
                 return fail_lib(what, r);
-        r = write_output(o->output, data, len, PN_OUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT ? PN_OUT_BINARY : 0));
+        r = write_output(o->output, data, len, PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
         free(data);
         return r;
 }

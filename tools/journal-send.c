@@ -22,13 +22,28 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "internal.h"
 #include "journal-send.h"
+
+/* Room for NEED bytes in M's buffer (NEED is at most JOURNAL_MAX_MESSAGE,
+ * so doubling cannot overflow). */
+static int reserve(struct journal_msg *m, size_t need) {
+        if (need <= m->cap)
+                return 0;
+        size_t cap = m->cap ? m->cap : 4096;
+        while (cap < need)
+                cap *= 2;
+        void *b = realloc(m->buf, cap);
+        if (!b)
+                return -ENOMEM;
+        m->buf = b;
+        m->cap = cap;
+        return 0;
+}
 
 static void put(struct journal_msg *m, const void *p, size_t n) {
         if (m->failed)
                 return;
-        if (n > JOURNAL_MAX_MESSAGE - m->len || PN_GROW(m->buf, m->cap, m->len + n) < 0) {
+        if (n > JOURNAL_MAX_MESSAGE - m->len || reserve(m, m->len + n) < 0) {
                 m->failed = true;
                 return;
         }

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "output.h"
 #include "tool.h"
 
 enum { FMT_TABLE, FMT_JSON, FMT_SPDX, FMT_CYCLONEDX };
@@ -417,7 +416,7 @@ static void print_table(FILE *f, const pkgnote_scan *s) {
                 fputs("\nNot in an image:\n", f);
                 print_part(f, s, &(struct part){.image = NULL});
         }
-        pkgnote_scan_stats st;
+        pkgnote_scan_stats st = {.size = sizeof st};
         pkgnote_scan_get_stats(s, &st);
         print_totals(f, &st, ni);
 }
@@ -530,18 +529,27 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
                         return tool_error(o->output ? o->output : "-", "cannot write the SBOM", r);
         }
         const char *name = o->output ? o->output : "-";
-        pn_output out;
+        pkgnote_output *out = NULL;
         FILE *f = NULL;
-        int r = pn_output_open(&out, AT_FDCWD, name, PN_OUT_FOLLOW | PN_OUT_STDIO);
-        if (r == 0 && !(f = out.borrowed ? stdout : fdopen(out.fd, "w")))
-                r = pn_error(-errno, "cannot write: %s", strerror(errno));
+        char why[128] = "";
+        int r = pkgnote_output_open(AT_FDCWD, name, PKGNOTE_OUTPUT_FOLLOW | PKGNOTE_OUTPUT_STDIO, &out);
+        /* The stream has a descriptor of its own: the output keeps its
+         * own open for the commit, which syncs the file. */
+        int fd = -1;
+        bool own = r == 0 && pkgnote_output_kind(out) == PKGNOTE_OUTPUT_OWN && pkgnote_output_fd(out) == STDOUT_FILENO;
+        if (r == 0 && !own && ((fd = dup(pkgnote_output_fd(out))) < 0 || !(f = fdopen(fd, "w")))) {
+                r = -errno;
+                snprintf(why, sizeof why, "cannot write: %s", strerror(errno));
+                if (fd >= 0)
+                        close(fd);
+        } else if (own)
+                f = stdout;
         if (r < 0) {
                 free(sbom);
-                pn_output_abort(&out);
-                return tool_error(name, "cannot write the report", r);
+                pkgnote_output_abort(out);
+                return why[0] ? tool_error_reason(name, "cannot write the report", why)
+                              : tool_error(name, "cannot write the report", r);
         }
-        if (!out.borrowed)
-                out.fd = -1; /* the stream owns it now */
         if (o->images)
                 print_images(f, s, o->format == FMT_JSON, o->inputs);
         else if (sbom) {
@@ -552,17 +560,20 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
         else
                 print_table(f, s);
         free(sbom);
-        if (fflush(f) != 0 || ferror(f))
-                r = pn_error(-errno, "cannot write: %s", strerror(errno));
-        /* The commit syncs the file: keep the descriptor open for it. */
-        if (r == 0 && !out.borrowed && (out.fd = dup(fileno(f))) < 0)
-                r = pn_error(-errno, "cannot write: %s", strerror(errno));
-        if (f != stdout && fclose(f) != 0 && r == 0)
-                r = pn_error(-errno, "cannot write: %s", strerror(errno));
+        if ((fflush(f) != 0 || ferror(f)) && !why[0]) {
+                r = -errno;
+                snprintf(why, sizeof why, "cannot write: %s", strerror(errno));
+        }
+        if (f != stdout && fclose(f) != 0 && r == 0) {
+                r = -errno;
+                snprintf(why, sizeof why, "cannot write: %s", strerror(errno));
+        }
         if (r == 0)
-                r = pn_output_commit(&out);
+                r = pkgnote_output_commit(out);
         else
-                pn_output_abort(&out);
+                pkgnote_output_abort(out);
+        if (r < 0 && why[0])
+                return tool_error_reason(name, "cannot write the report", why);
         return r < 0 ? tool_error(name, "cannot write the report", r) : EXIT_OK;
 }
 

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stack.h"
 #include "tool.h"
@@ -126,4 +127,31 @@ void stack_print_text(const pkgnote_stack *st, FILE *f) {
                         print_frame(st, t, k, f);
         }
         print_debuginfo(st, f);
+}
+
+/* Called by the library (from the unwinder's process) once a download
+ * has taken a second, and with MODULE NULL when it ends. */
+static void progress(void *userdata, const char *module, const char *servers, int64_t done, int64_t total) {
+        (void)userdata;
+        if (!isatty(STDERR_FILENO))
+                return;
+        if (!module) {
+                fputs("\r\033[K", stderr);
+                fflush(stderr);
+                return;
+        }
+        /* The module's name comes from the core: escaped, as all text. */
+        const char *slash = strrchr(module, '/');
+        fprintf(stderr, "\r\033[K%s: debug info for ", program_name);
+        tool_print_escaped(stderr, slash ? slash + 1 : module);
+        fputs(" from ", stderr);
+        tool_print_escaped(stderr, servers);
+        fprintf(stderr, ": %" PRId64 " KiB", done / 1024);
+        if (total > 0)
+                fprintf(stderr, " of %" PRId64 " KiB", total / 1024);
+        fflush(stderr);
+}
+
+void stack_show_progress(struct stack_opts *o) {
+        o->lib.progress = progress;
 }

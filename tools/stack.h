@@ -41,5 +41,8 @@ struct stack_opts {
  * -1 after printing why ARG is wrong. */
 int stack_option(struct stack_opts *o, int ch, const char *arg);
 void stack_print_text(const pkgnote_stack *st, FILE *f);
+/* Shows slow debuginfod downloads on standard error, when it is a
+ * terminal, as one line rewritten in place. */
+void stack_show_progress(struct stack_opts *o);
 
 #endif

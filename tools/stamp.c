@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "metaopts.h"
-#include "stamp-file.h"
 #include "stampmap.h"
 #include "tool.h"
 
@@ -224,26 +223,25 @@ static int stamp_one(const char *path, const struct stamp_opts *o) {
         unsigned flags = stamp_flags(o);
         pkgnote_note_spec specs[2];
         memcpy(specs, o->specs, sizeof specs);
-        pkgnote_stamp_result r[2];
+        pkgnote_stamp_result r[2] = {{.size = sizeof r[0]}, {.size = sizeof r[0]}};
         if (o->map) {
                 /* With a root's package database, PATH is resolved and
                  * stamped inside that root: a symbolic link there is
                  * followed as in a chroot, never out to the host. */
                 int rootfd = stamp_map_root_fd(o->map), ret;
-                char *rel = NULL;
-                struct stat st;
-                if (rootfd >= 0 && (ret = stamp_map_resolve(o->map, path, &rel, &st)) != EXIT_OK)
+                pkgnote_root_file *rf = NULL;
+                if (rootfd >= 0 && (ret = stamp_map_resolve(o->map, path, &rf)) != EXIT_OK)
                         return ret;
                 const char *skip = NULL;
                 int err;
                 /* The package note comes first (cmd_stamp). */
-                if (!(specs[0].json = stamp_map_json(o->map, NULL, rel ? rel : path, &skip, &err))) {
-                        free(rel);
+                if (!(specs[0].json = stamp_map_json(o->map, NULL, rf ? pkgnote_root_file_path(rf) : path, &skip, &err))) {
+                        pkgnote_root_file_free(rf);
                         return err < 0 ? EXIT_FAILURE_ : tool_fail("stamp: '%s': %s", path, skip);
                 }
-                if (rel) {
-                        err = pn_stamp_in_root(rootfd, rel, &st, o->output, specs, o->nspecs, flags, r);
-                        free(rel);
+                if (rf) {
+                        err = pkgnote_stamp_root_file(rf, o->output, specs, o->nspecs, flags, r);
+                        pkgnote_root_file_free(rf);
                         return report(path, err, r, o);
                 }
         }
@@ -259,7 +257,7 @@ struct tree {
         unsigned stamped, skipped;
 };
 
-static void tree_file(const pn_tree_file *f, void *userdata) {
+static void tree_file(const pkgnote_stamp_tree_file *f, void *userdata) {
         struct tree *t = userdata;
         if (f->skipped) {
                 /* The reason may quote the path (no package owns it). */
@@ -267,7 +265,7 @@ static void tree_file(const pn_tree_file *f, void *userdata) {
                 t->skipped++;
                 return;
         }
-        int r = report(f->path, f->err, f->result, t->o);
+        int r = report(f->path, f->error, f->results, t->o);
         if (r > t->ret)
                 t->ret = r;
         if (r == EXIT_OK)
@@ -296,7 +294,7 @@ static int stamp_tree(const char *dir, const struct stamp_opts *o) {
         unsigned flags = stamp_flags(o);
         struct tree t = {.o = o, .ret = EXIT_OK};
         struct tree_map tm = {.o = o, .dir = dir};
-        int r = pn_stamp_tree_each(dir, o->specs, o->nspecs, o->map ? tree_json : NULL, &tm, flags, tree_file, &t);
+        int r = pkgnote_stamp_tree(dir, o->specs, o->nspecs, o->map ? tree_json : NULL, &tm, flags, tree_file, &t);
         if (tm.failed)
                 t.ret = EXIT_FAILURE_;
         if (r == -ENOTDIR)

@@ -15,10 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "filemap.h"
-#include "internal.h"
-#include "output.h"
-#include "pkgdb.h"
 #include "stampmap.h"
 
 /* What a map line or package composed to, once needed. */
@@ -29,8 +25,8 @@ struct entry {
 
 struct stamp_map {
         struct meta_opts *meta;
-        pn_pkgdb *db;     /* --from-dpkg, --from-rpmdb */
-        pn_filemap *map;  /* --metadata-map */
+        pkgnote_pkgdb *db;     /* --from-dpkg, --from-rpmdb */
+        pkgnote_filemap *map;  /* --metadata-map */
         char *root;       /* the database's root, resolved */
         size_t root_len;
         int rootfd;       /* open, for files given by name (resolved inside it) */
@@ -45,8 +41,8 @@ void stamp_map_free(struct stamp_map *m) {
         for (size_t i = 0; i < m->n; i++)
                 free(m->v[i].json);
         free(m->v);
-        pn_pkgdb_free(m->db);
-        pn_filemap_free(m->map);
+        pkgnote_pkgdb_free(m->db);
+        pkgnote_filemap_free(m->map);
         free(m->root);
         if (m->rootfd >= 0)
                 close(m->rootfd);
@@ -58,16 +54,16 @@ static int read_map(struct stamp_map *m, const char *file) {
         int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY) : STDIN_FILENO;
         char *text = NULL;
         size_t len;
-        int r = fd < 0 ? -errno : pn_read_all(fd, 1u << 30, &text, &len);
+        int r = fd < 0 ? -errno : pkgnote_read_all(fd, 1u << 30, &text, &len);
         if (fd > STDIN_FILENO)
                 close(fd);
         if (r < 0)
                 return tool_fail("stamp: --metadata-map: cannot read '%s': %s", file, strerror(-r));
-        r = pn_filemap_parse(text, len, strcmp(file, "-") ? file : "standard input", &m->map);
+        r = pkgnote_filemap_parse(text, len, strcmp(file, "-") ? file : "standard input", &m->map);
         free(text);
         if (r < 0)
                 return tool_fail("stamp: --metadata-map: %s", pkgnote_last_error());
-        m->n = pn_filemap_count(m->map);
+        m->n = pkgnote_filemap_count(m->map);
         if (!(m->v = calloc(m->n + 1, sizeof *m->v)))
                 return tool_fail("stamp: out of memory");
         return EXIT_OK;
@@ -77,15 +73,15 @@ static int read_map(struct stamp_map *m, const char *file) {
  * (which would open, and create, its files under ROOT as this user). */
 static int open_rpmdb(struct stamp_map *m, const char *arg) {
         const char *where = NULL;
-        int e = pn_pkgdb_rpm_root(m->rootfd, &m->db, &where);
+        int e = pkgnote_pkgdb_open(m->root, "rpm", &where, &m->db);
         if (e < 0)
                 return tool_fail("stamp: --from-rpmdb: '%s/%s': %s", arg, where, pkgnote_last_error());
         if (e == 0)
                 return tool_fail("stamp: --from-rpmdb: no rpm database in '%s' (usr/lib/sysimage/rpm/rpmdb.sqlite or var/lib/rpm/rpmdb.sqlite; "
                                  "the Berkeley DB and ndb formats of older rpm are not read)", arg);
-        if (pn_pkgdb_damaged(m->db))
+        if (pkgnote_pkgdb_damaged(m->db))
                 tool_fail("stamp: --from-rpmdb: '%s/%s': %zu packages are not readable headers, ignoring", arg, where,
-                          pn_pkgdb_damaged(m->db));
+                          pkgnote_pkgdb_damaged(m->db));
         return EXIT_OK;
 }
 
@@ -106,12 +102,12 @@ int stamp_map_open(struct stamp_map **ret, struct meta_opts *meta, int source, c
                 m->root_len = strcmp(m->root, "/") ? strlen(m->root) : 0;
                 if (source == STAMP_MAP_RPM)
                         r = open_rpmdb(m, arg);
-                else if (pn_pkgdb_dpkg(m->root, &m->db) < 0)
+                else if (pkgnote_pkgdb_open(m->root, "deb", NULL, &m->db) < 0)
                         r = tool_fail("stamp: %s: %s", option, pkgnote_last_error());
-                if (r == EXIT_OK && !(m->v = calloc(pn_pkgdb_count(m->db) + 1, sizeof *m->v)))
+                if (r == EXIT_OK && !(m->v = calloc(pkgnote_pkgdb_count(m->db) + 1, sizeof *m->v)))
                         r = tool_fail("stamp: out of memory");
                 else if (r == EXIT_OK)
-                        m->n = pn_pkgdb_count(m->db);
+                        m->n = pkgnote_pkgdb_count(m->db);
         }
         if (r != EXIT_OK) {
                 stamp_map_free(m);
@@ -125,7 +121,7 @@ int stamp_map_root_fd(const struct stamp_map *m) {
         return m->db ? m->rootfd : -1;
 }
 
-int stamp_map_resolve(struct stamp_map *m, const char *path, char **rel, struct stat *st) {
+int stamp_map_resolve(struct stamp_map *m, const char *path, pkgnote_root_file **ret) {
         /* The directory as the host resolves it must lie inside the root
          * (a link out of it is not followed there); the rest, the last
          * name above all, is resolved inside the root by the kernel, as
@@ -141,7 +137,7 @@ int stamp_map_resolve(struct stamp_map *m, const char *path, char **rel, struct 
                 return tool_fail("stamp: '%s': outside the root %s of the package database", path, m->root);
         }
         free(d);
-        if (pn_resolve_in_root(m->rootfd, given, rel, st) < 0)
+        if (pkgnote_root_file_resolve(m->rootfd, given, ret) < 0)
                 return tool_fail("stamp: '%s': %s", path, pkgnote_last_error());
         return EXIT_OK;
 }
@@ -150,7 +146,7 @@ int stamp_map_resolve(struct stamp_map *m, const char *path, char **rel, struct 
  * line), made once. */
 static const char *entry_json(struct stamp_map *m, size_t i, int *err) {
         struct entry *e = &m->v[i];
-        const struct pn_pkg *p = m->db ? pn_pkgdb_pkg(m->db, i) : NULL;
+        pkgnote_db_package pkg = {.size = sizeof pkg}, *p = m->db && pkgnote_pkgdb_package(m->db, i, &pkg) > 0 ? &pkg : NULL;
         if (e->json || e->err) {
                 *err = e->err ? -EINVAL : 0;
                 return e->json;
@@ -159,13 +155,13 @@ static const char *entry_json(struct stamp_map *m, size_t i, int *err) {
         char what[PATH_MAX + 64];
         if (p) {
                 snprintf(what, sizeof what, "package %s", p->binary);
-                f.value[META_OPT_TYPE - META_OPT_TYPE] = pn_pkgdb_type(m->db);
+                f.value[META_OPT_TYPE - META_OPT_TYPE] = pkgnote_pkgdb_type(m->db);
                 f.value[META_OPT_NAME - META_OPT_TYPE] = p->name;
                 f.value[META_OPT_VERSION - META_OPT_TYPE] = p->version;
-                f.value[META_OPT_ARCH - META_OPT_TYPE] = p->arch;
+                f.value[META_OPT_ARCH - META_OPT_TYPE] = p->architecture;
         } else {
-                snprintf(what, sizeof what, "--metadata-map: '%s'", pn_filemap_path(m->map, i));
-                f.document = pn_filemap_document(m->map, i);
+                snprintf(what, sizeof what, "--metadata-map: '%s'", pkgnote_filemap_path(m->map, i));
+                f.document = pkgnote_filemap_document(m->map, i);
         }
         f.what = what;
         if (meta_opts_build_json_for(m->meta, &f, &e->json) != EXIT_OK) {
@@ -180,12 +176,12 @@ static const char *entry_json(struct stamp_map *m, size_t i, int *err) {
 const char *stamp_map_json(struct stamp_map *m, const char *tree, const char *path, const char **skip, int *err) {
         *err = 0;
         if (m->map) {
-                ssize_t i = pn_filemap_find(m->map, path);
-                if (i < 0) {
+                size_t i;
+                if (pkgnote_filemap_find(m->map, path, &i) <= 0) {
                         *skip = "not in the metadata map";
                         return NULL;
                 }
-                return entry_json(m, (size_t)i, err);
+                return entry_json(m, i, err);
         }
         /* The file's path in the database's root: a FILE given by name
          * is there already (stamp_map_resolve()). */
@@ -194,7 +190,7 @@ const char *stamp_map_json(struct stamp_map *m, const char *tree, const char *pa
         if (tree) {
                 char *t = realpath(tree, NULL);
                 if (t)
-                        snprintf(full, sizeof full, "%s/%s", t, pn_filemap_tree_path(path));
+                        snprintf(full, sizeof full, "%s/%s", t, pkgnote_filemap_tree_path(path));
                 free(t);
                 abs = t ? full : NULL;
         } else {
@@ -207,12 +203,12 @@ const char *stamp_map_json(struct stamp_map *m, const char *tree, const char *pa
                 *skip = m->skip;
                 return NULL;
         }
-        ssize_t i = pn_pkgdb_owner(m->db, abs + skip_root);
-        if (i < 0) {
+        size_t i;
+        if (pkgnote_pkgdb_owner(m->db, abs + skip_root, &i) <= 0) {
                 snprintf(m->skip, sizeof m->skip, "no package of the %s database owns %s",
-                         !strcmp(pn_pkgdb_type(m->db), "deb") ? "dpkg" : "rpm", abs + skip_root);
+                         !strcmp(pkgnote_pkgdb_type(m->db), "deb") ? "dpkg" : "rpm", abs + skip_root);
                 *skip = m->skip;
                 return NULL;
         }
-        return entry_json(m, (size_t)i, err);
+        return entry_json(m, i, err);
 }

@@ -18,11 +18,10 @@ void stamp_map_free(struct stamp_map *m);
  * given by name are resolved and stamped (stamp_map_resolve()); else -1. */
 int stamp_map_root_fd(const struct stamp_map *m);
 /* The regular file PATH (given by name) leads to inside the root, every
- * symbolic link resolved as if the root were "/": its path there into
- * *REL (malloc()ed) and its identity into *ST.  0, or an exit code after
- * printing why (outside the root, a link leading nowhere inside it). */
-struct stat;
-int stamp_map_resolve(struct stamp_map *m, const char *path, char **rel, struct stat *st);
+ * symbolic link resolved as if the root were "/", into *RET.  0, or an
+ * exit code after printing why (outside the root, a link leading nowhere
+ * inside it). */
+int stamp_map_resolve(struct stamp_map *m, const char *path, pkgnote_root_file **ret);
 /* The JSON for PATH (a path in the tree TREE, or, when TREE is NULL, a
  * file given on the command line: its name with --metadata-map, its path
  * from stamp_map_resolve() with a package database); NULL with *SKIP

@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
 #include "tool.h"
 
 const char *program_name = "pkgnote";
 
 int tool_error(const char *path, const char *what, int err) {
         const char *detail = pkgnote_last_error();
+        return tool_error_reason(path, what, detail && *detail ? detail : strerror(err < 0 ? -err : err));
+}
+
+int tool_error_reason(const char *path, const char *what, const char *reason) {
         fprintf(stderr, "%s: '", program_name);
         tool_print_escaped(stderr, path);
-        fprintf(stderr, "': %s: %s\n", what, detail && *detail ? detail : strerror(err < 0 ? -err : err));
+        fprintf(stderr, "': %s: %s\n", what, reason);
         return EXIT_FAILURE_;
 }
 
@@ -25,7 +29,7 @@ int tool_fail(const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
-        pn_escape(esc, sizeof esc, raw, strlen(raw), false);
+        pkgnote_escape(esc, sizeof esc, raw, strlen(raw), 0);
         fprintf(stderr, "%s: %s\n", program_name, esc);
         return EXIT_FAILURE_;
 }
@@ -50,7 +54,7 @@ int tool_getopt(int argc, char **argv, const char *shortopts, const struct optio
 void tool_print_escaped_n(FILE *f, const char *s, size_t len) {
         char buf[4096];
         while (len > 0) {
-                size_t n = pn_escape(buf, sizeof buf, s, len, true);
+                size_t n = pkgnote_escape(buf, sizeof buf, s, len, 1);
                 if (n == 0)
                         break;
                 fputs(buf, f);

@@ -264,7 +264,7 @@ static void probe_stack_options(const pkgnote_core *c) {
 
 /* A core or a process; returns how many modules carry NAME's package. */
 static size_t probe_core(pkgnote_core *c, const char *name) {
-        pkgnote_process_info p;
+        pkgnote_process_info p = {.size = sizeof p};
         CHECK(pkgnote_core_process(c, &p) == 0);
         touch_str(p.command);
         touch_str(p.arguments);
@@ -390,7 +390,7 @@ static void probe_scan(const char *path) {
                 return;
         CHECK(pkgnote_scan_add(s, path) == PKGNOTE_SCAN_INPUT_FILE);
         CHECK(pkgnote_scan_add(s, "/nonexistent/api-probe") < 0);
-        pkgnote_scan_stats st;
+        pkgnote_scan_stats st = {.size = sizeof st};
         pkgnote_scan_get_stats(s, &st);
         CHECK(st.objects == 1 && st.with_note == 1);
         for (size_t i = 0; i < pkgnote_scan_problem_count(s); i++)
@@ -506,9 +506,20 @@ static void probe_any(const char *path, bool nested) {
 /* A stamp result and a failure, as JSON; control characters and bytes
  * that are not UTF-8 written as the pkgnote command always wrote them. */
 static void probe_stamp_json(void) {
-        pkgnote_stamp_result r = {.placement = PKGNOTE_PLACE_REMOVED, .first_page = 1, .note_size = 1ull << 40,
-                                  .bytes_added = -8};
-        char *j;
+        pkgnote_stamp_result r = {.size = sizeof r, .placement = PKGNOTE_PLACE_REMOVED, .first_page = 1,
+                                  .note_size = 1ull << 40, .bytes_added = -8};
+        char *j = NULL;
+        /* A result whose size the caller did not set is refused, and one
+         * of an older, shorter struct is read only within its size. */
+        pkgnote_stamp_result unsized = r;
+        unsized.size = 0;
+        CHECK(pkgnote_stamp_result_to_json(&unsized, "f", NULL, &j) == -EINVAL && !j);
+        pkgnote_stamp_result shorter = r;
+        shorter.size = offsetof(pkgnote_stamp_result, note_offset);
+        json_t *sv = parse_json(pkgnote_stamp_result_to_json(&shorter, "f", NULL, &j), &j, JSON_OBJECT);
+        CHECK(json_is_true(json_object_get(sv, "firstPage")) && json_integer_value(json_object_get(sv, "noteSize")) == 0 &&
+              json_integer_value(json_object_get(sv, "bytesAdded")) == 0);
+        json_decref(sv);
         json_t *v = parse_json(pkgnote_stamp_result_to_json(&r, "f", NULL, &j), &j, JSON_OBJECT);
         CHECK(json_is_true(json_object_get(v, "firstPage")) && json_is_false(json_object_get(v, "relocatable")));
         CHECK(json_integer_value(json_object_get(v, "bytesAdded")) == -8);
