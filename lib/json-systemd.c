@@ -145,8 +145,9 @@ PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, unsigned flags,
         if (!c || (flags & ~PKGNOTE_SYSTEMD_COREDUMP))
                 return pn_error(-EINVAL, c ? "unknown flags" : "no core");
         bool failed = false;
-        pkgnote_process_info p;
-        pkgnote_core_process(c, &p);
+        pkgnote_process_info p = {.size = sizeof p};
+        if (pkgnote_core_process(c, &p) < 0)
+                return -EINVAL;
         json_t *o = header("coredump", p.machine, &failed);
         const pkgnote_module *main = pkgnote_core_main_module(c);
         for (size_t i = 0; i < pkgnote_core_module_count(c) && !failed; i++) {
