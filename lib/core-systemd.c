@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,6 +441,41 @@ static int journal_field(sd_journal *jr, json_t *j, const char *field, struct pn
         return record_bytes(j, field, (const char *)data + fl + 1, len - fl - 1, p, where);
 }
 
+/* Whether the current entry was logged by a crash handler, by the
+ * fields journald sets and no sender can: _UID, from the socket's
+ * credentials, and _COMM, which journald reads from /proc and leaves out
+ * when the sender has already exited.  A crash handler is root or, in the
+ * local journal, the systemd-coredump user (newer systemd-coredump runs as
+ * it); a named sender must be systemd-coredump or pkgnote-coredump (cut to
+ * 15 bytes, as the kernel keeps command names).  A copied journal's user
+ * ids are another machine's: there a user other than root counts only
+ * with a handler's name.  Any user can log an entry with the crash
+ * MESSAGE_ID; one that is not from a handler is no crash. */
+static bool from_crash_handler(sd_journal *jr, bool local) {
+        const void *data;
+        size_t len;
+        uint64_t uid;
+        if (J.sd_journal_get_data(jr, "_UID", &data, &len) < 0 || len <= 5 || len > 5 + 10 ||
+            pn_sd_parse_number((const char *)data + 5, len - 5, UINT32_MAX, &uid) < 0)
+                return false;
+        int named = -1; /* no _COMM */
+        if (J.sd_journal_get_data(jr, "_COMM", &data, &len) >= 0) {
+                static const char *const handlers[] = {"_COMM=systemd-coredum", "_COMM=pkgnote-coredum"};
+                named = 0;
+                for (size_t i = 0; i < sizeof handlers / sizeof *handlers; i++)
+                        named |= len == strlen(handlers[i]) && !memcmp(data, handlers[i], len);
+        }
+        if (named == 0)
+                return false;
+        if (uid == 0)
+                return true;
+        if (!local)
+                return named == 1;
+        struct passwd pw, *res = NULL;
+        char buf[1024];
+        return getpwnam_r("systemd-coredump", &pw, buf, sizeof buf, &res) == 0 && res && res->pw_uid == uid;
+}
+
 /* The base name of the store file the entry J names (pointing into J),
  * when it is a store name that agrees with the entry's PID and time: an
  * entry naming another crash's file (any user can log one) gets no core
@@ -463,7 +499,8 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
         if (r < 0)
                 return r;
         const char *dir = store_dir(o);
-        size_t cap = 0;
+        size_t cap = 0, foreign = 0;
+        bool local = !l->journal_files && !l->journal_dir;
         /* Values past the limit come back cut short at it, which is then
          * how they are told over the limit. */
         (void)J.sd_journal_set_data_threshold(jr, PKGNOTE_MAX_CRASH_FIELD + 64);
@@ -475,6 +512,10 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                         if (r < 0)
                                 r = pn_error(r, "cannot read the journal: %s", strerror(-r));
                         break;
+                }
+                if (!from_crash_handler(jr, local)) {
+                        foreign++;
+                        continue;
                 }
                 char *cursor = NULL;
                 uint64_t usec = 0;
@@ -523,6 +564,12 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                         pn_crash_clear(&c);
         }
         J.sd_journal_close(jr);
+        if (r >= 0 && foreign &&
+            pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, -EPERM, "journal",
+                            "%zu %s the crash MESSAGE_ID not logged by systemd-coredump or pkgnote-coredump "
+                            "(their _COMM and _UID)",
+                            foreign, foreign == 1 ? "entry has" : "entries have") < 0)
+                r = -ENOMEM;
         return r < 0 ? r : 0;
 }
 

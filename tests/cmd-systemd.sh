@@ -7,7 +7,7 @@
 # stored core; a store without its journal, a deleted core, a core held
 # inline (Storage=journal), hostile journal entries and store names.
 . "$SRCDIR/tests/systemd-ns.sh"
-require cc zstd python3 logger systemd-analyze getfattr
+require cc zstd python3 logger setpriv systemd-analyze getfattr
 # systemd-coredump stores cores zstd-compressed; a build without zstd
 # cannot read those, so there it is told to store them plain.
 if has_feature zstd; then sdns_start; else sdns_start Compress=no; fi
@@ -151,11 +151,21 @@ big=$(head -c 70000 /dev/zero | tr '\0' A)
         echo "COREDUMP_SIGNAL=999"
         echo "COREDUMP_FILENAME=/etc/shadow"
 } > hostile.txt
-logger --journald=hostile.txt || fail "logger --journald"
+# Entries count only when journald saw a crash handler log them (_COMM,
+# _UID): the hostile ones come from a root process named as
+# systemd-coredump, the most a forger with root can do short of writing
+# the journal itself.
+mkdir -p forger && cp "$(command -v logger)" forger/systemd-coredump
+forge() { ./forger/systemd-coredump --journald="$1" || fail "logger --journald $1"; }
+forge hostile.txt
+# Any other user: not a crash, whatever its fields say (logged first, so
+# that waiting for the last entry below waits for it too).
+printf 'MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nMESSAGE=spoof\nCOREDUMP_PID=5151\nCOREDUMP_EXE=/bin/spoofed\n' > spoof.txt
+setpriv --reuid=65534 --regid=65534 --clear-groups logger --journald < spoof.txt || fail "logger --journald as nobody"
 printf 'MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nMESSAGE=bare\n' > bare.txt
-logger --journald=bare.txt
+forge bare.txt
 printf 'MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMP_PID=-1x\nCOREDUMP_COMM=\377\376bad\n' > bad.txt
-logger --journald=bad.txt
+forge bad.txt
 i=0
 until journalctl -D "$SDNS_JOURNAL" -q -o cat MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1 | grep -q bare || [ $i -gt 50 ]; do
         i=$((i + 1)); sleep 0.1
@@ -166,6 +176,10 @@ grep -q " 4242 .* missing  journal /bin/evil\\\\x1b\[31mred" out && ! grep -q "$
         && pass "hostile entries: control bytes escaped" || fail "hostile entries: control bytes escaped" "$(cat -v out)"
 expect_err "COREDUMP_CMDLINE is 70000 bytes, over the limit of 65536, ignoring" "hostile entries: a huge field is a problem"
 expect_err "COREDUMP_SIGNAL is no number up to 255, ignoring" "hostile entries: a bad number is a problem"
+! grep -q spoofed out && pass "spoofed-crash-entry: an entry another process logged is no crash" \
+        || fail "spoofed-crash-entry: an entry another process logged is no crash" "$(cat out)"
+expect_err "the crash MESSAGE_ID not logged by systemd-coredump or pkgnote-coredump (their _COMM and _UID), ignoring" \
+        "spoofed-crash-entry: said once"
 [ "$(grep -c ' missing  journal' out)" -ge 3 ] && pass "hostile entries: entries without fields listed" \
         || fail "hostile entries: entries without fields listed" "$(cat out)"
 run list -D "$SDNS_JOURNAL" --json
@@ -177,7 +191,7 @@ assert bad and bad[0]["command"] == "\\xff\\xfebad" and "pid" not in bad[0] or b
         && pass "hostile entries: invalid UTF-8 as \\xNN, a bad PID left out" || fail "hostile entries: invalid UTF-8 as \\xNN, a bad PID left out" "$(cat out)"
 jfile=$(ls "$SDNS_STORE"/core.journalctl.*.zst "$SDNS_STORE"/core.journalctl.* 2> /dev/null | head -n 1)
 printf 'MESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1\nCOREDUMP_PID=31337\nCOREDUMP_TIMESTAMP=1\nCOREDUMP_EXE=/bin/forged\nCOREDUMP_FILENAME=%s\n' "$jfile" > forged.txt
-logger --journald=forged.txt
+forge forged.txt
 i=0
 until journalctl -D "$SDNS_JOURNAL" -q -o export COREDUMP_PID=31337 | grep -q forged || [ $i -gt 50 ]; do i=$((i + 1)); sleep 0.1; done
 run list -D "$SDNS_JOURNAL" 31337
