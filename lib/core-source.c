@@ -5,15 +5,18 @@
  * magic numbers, never by the file name).  Nothing is written anywhere:
  * bytes between the ranges wanted are decompressed and dropped.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "core.h"
 #include "elfconst.h"
+#include "output.h"
 
 #if HAVE_ZSTD
 #include <zstd.h>
@@ -327,6 +330,69 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
         }
         *ret = buf;
         *len = have;
+        return 0;
+}
+
+int pn_core_source_to_memfd(struct pn_core_source *s, uint64_t limit, int *ret) {
+        if (s->pos != 0)
+                return pn_error(-ESPIPE, "the core stream was read already");
+        enum { CHUNK = 1 << 20, BLOCK = 4096 };
+        static const uint8_t zero[BLOCK];
+        int fd = memfd_create("core", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        uint8_t *buf = malloc(CHUNK);
+        int r = 0;
+        if (fd < 0 || !buf) {
+                r = pn_error(-ENOMEM, "out of memory");
+                goto out;
+        }
+        uint64_t off = 0, written = 0, got;
+        for (;;) {
+                if ((r = pn_core_source_read(s, off, buf, CHUNK, &got)) < 0)
+                        goto out;
+                /* Runs of non-zero blocks are written in one call; zero
+                 * blocks stay holes, which cost no memory. */
+                for (uint64_t b = 0; b < got;) {
+                        size_t n = got - b < BLOCK ? (size_t)(got - b) : BLOCK;
+                        if (!memcmp(buf + b, zero, n)) {
+                                b += n;
+                                continue;
+                        }
+                        uint64_t e = b + n;
+                        while (e < got) {
+                                size_t m = got - e < BLOCK ? (size_t)(got - e) : BLOCK;
+                                if (!memcmp(buf + e, zero, m))
+                                        break;
+                                e += m;
+                        }
+                        if ((written += e - b) > limit) {
+                                r = pn_error(-E2BIG, "the core decompresses to more than %llu MiB",
+                                             (unsigned long long)(limit >> 20));
+                                goto out;
+                        }
+                        if (lseek(fd, (off_t)(off + b), SEEK_SET) < 0 || pn_write_full(fd, buf + b, (size_t)(e - b)) < 0) {
+                                r = pn_error(-ENOMEM, "out of memory");
+                                goto out;
+                        }
+                        b = e;
+                }
+                off += got;
+                if (got < CHUNK)
+                        break;
+        }
+        /* Sealed, so that whoever maps it may trust it stays as read. */
+        if (ftruncate(fd, (off_t)off) < 0 ||
+            fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+                r = pn_error(-ENOMEM, "out of memory");
+                goto out;
+        }
+out:
+        free(buf);
+        if (r < 0) {
+                if (fd >= 0)
+                        close(fd);
+                return r;
+        }
+        *ret = fd;
         return 0;
 }
 

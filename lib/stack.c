@@ -11,8 +11,10 @@
  *
  * The child reads the core the reader already opened (its descriptor, or
  * its bytes in memory), never the input's path again: a FIFO would block,
- * and a path may name another file by now.  A compressed core file is
- * decompressed by the child into memory, its zero pages left as holes.
+ * and a path may name another file by now.  A compressed core file opened
+ * with PKGNOTE_CORE_DECOMPRESS_ONCE is in memory already (a sealed memfd
+ * the reader read too); one opened without is decompressed by the child
+ * into memory, its zero pages left as holes.
  * Modules are the reader's (NT_FILE), reported to libdwfl one by one, and
  * their files are opened by our own callback only: nowhere under
  * --no-disk, inside the root under --root, regular files only, and used
@@ -812,34 +814,20 @@ static void child_fail(const char *why) {
 
 /* A compressed core, decompressed into memory for libdw: a new open file
  * description of the same file (the parent's offset stays), zero blocks
- * left as holes. */
+ * left as holes.  Only for a core opened without
+ * PKGNOTE_CORE_DECOMPRESS_ONCE, which is decompressed in memory already. */
 static int decompress_core(const pkgnote_core *c) {
         char self[64];
         snprintf(self, sizeof self, "/proc/self/fd/%d", c->stream_fd);
-        int in = open(self, O_RDONLY | O_CLOEXEC), out = memfd_create("core", MFD_CLOEXEC);
+        int in = open(self, O_RDONLY | O_CLOEXEC), out = -1;
         struct pn_core_source *s = NULL;
-        if (in < 0 || out < 0 || pn_core_source_open(in, &s) < 0 || !s)
+        if (in < 0 || pn_core_source_open(in, &s) < 0 || !s)
                 child_fail("cannot decompress the core");
-        enum { CHUNK = 1 << 20, BLOCK = 4096 };
-        static const uint8_t zero[BLOCK];
-        uint8_t *buf = malloc(CHUNK);
-        if (!buf)
+        int r = pn_core_source_to_memfd(s, UINT64_MAX, &out);
+        if (r == -ENOMEM)
                 child_fail("cannot decompress the core: out of memory");
-        uint64_t off = 0, got;
-        for (;;) {
-                if (pn_core_source_read(s, off, buf, CHUNK, &got) < 0)
-                        child_fail("cannot decompress the core");
-                for (uint64_t b = 0; b < got; b += BLOCK) {
-                        size_t n = got - b < BLOCK ? (size_t)(got - b) : BLOCK;
-                        if (memcmp(buf + b, zero, n) && pwrite(out, buf + b, n, (off_t)(off + b)) != (ssize_t)n)
-                                child_fail("cannot decompress the core: out of memory");
-                }
-                off += got;
-                if (got < CHUNK)
-                        break;
-        }
-        if (ftruncate(out, (off_t)off) < 0)
-                child_fail("cannot decompress the core: out of memory");
+        if (r < 0)
+                child_fail("cannot decompress the core");
         return out;
 }
 

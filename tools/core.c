@@ -188,7 +188,7 @@ int cmd_core(int argc, char **argv) {
                 STACK_LONGOPTS,
                 {0},
         };
-        struct core_opts o = {.stack.lib = PKGNOTE_STACK_OPTIONS_INIT};
+        struct core_opts o = {.lib = PKGNOTE_CORE_OPTIONS_INIT, .stack.lib = PKGNOTE_STACK_OPTIONS_INIT};
         int ch, s;
         while ((ch = tool_getopt(argc, argv, "jr:naSh", longopts)) >= 0) {
                 if ((s = stack_option(&o.stack, ch, optarg)) != 0) {
@@ -216,6 +216,10 @@ int cmd_core(int argc, char **argv) {
         char entry[4096];
         if (strcmp(path, "-") && access(path, F_OK) < 0 && errno == ENOENT && find_crash(path, entry, sizeof entry) > 0)
                 path = entry;
+        /* A compressed core is then decompressed once, for the reader and
+         * the unwinder both. */
+        if (!o.no_stack)
+                o.lib.flags |= PKGNOTE_CORE_DECOMPRESS_ONCE;
         pkgnote_core *c;
         int r = pkgnote_core_open(path, &o.lib, &c);
         if (r < 0)
