@@ -45,6 +45,7 @@
 #include "config.h"
 #include "core.h"
 #include "elfview.h"
+#include "loader.h"
 
 struct frame {
         uint64_t pc, module_offset;
@@ -102,7 +103,6 @@ static void put_record(FILE *out, struct record r, const char *const str[REC_STR
 #endif
 
 #if HAVE_LIBDW
-#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -118,52 +118,60 @@ static void put_record(FILE *out, struct record r, const char *const str[REC_STR
         X(dwfl_thread_getframes) X(dwfl_thread_tid) X(dwarf_attr) X(dwarf_attr_integrate)             \
         X(dwarf_filesrc) X(dwarf_formstring) X(dwarf_formudata) X(dwarf_getscopes)                    \
         X(dwarf_getsrcfiles) X(dwarf_tag) X(elf_begin) X(elf_memory) X(elf_rawfile) X(elf_version)
-static struct {
+static struct dw_api {
 #define FIELD(f) __typeof__(f) *f;
         DW_FUNCS(FIELD)
 #undef FIELD
 } dw;
+static const struct pn_lib_symbol dw_symbols[] = {
+#define SYMBOL(f) PN_LIB_SYMBOL(struct dw_api, f)
+        DW_FUNCS(SYMBOL)
+#undef SYMBOL
+};
+/* Loaded in the unwinder's child only (see the top of the file). */
+static struct pn_lib dw_lib = {
+        PN_LIB_NOTE(HAVE_LIBDW, "stack", "suggested", "Stack traces of core dumps and processes", "libdw.so.1"),
+        .not_installed = "elfutils libdw (libdw.so.1) is not installed",
+        .name = "libdw",
+        PN_LIB_SYMBOLS(dw_symbols, dw),
+};
 
 static const char *load_libdw(void) {
-        void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-                return "elfutils libdw (libdw.so.1) is not installed";
-#define LOAD(f)                                      \
-        if (!(dw.f = (__typeof__(f) *)dlsym(h, #f))) \
-                return "libdw lacks " #f;
-        DW_FUNCS(LOAD)
-#undef LOAD
-        return NULL;
+        return pn_lib_load(&dw_lib) < 0 ? pn_lib_error(&dw_lib) : NULL;
 }
 
 /* libdebuginfod's client, declared here: the library is loaded at run time
  * and only when a download is asked for, so its headers are not needed. */
 typedef struct debuginfod_client debuginfod_client;
-static struct {
+static struct di_api {
         debuginfod_client *(*begin)(void);
         int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
         void (*set_progressfn)(debuginfod_client *, int (*)(debuginfod_client *, long, long));
         void (*end)(debuginfod_client *);
-        debuginfod_client *client;
-        const char *error; /* why it cannot be used, once tried */
 } di;
+static const struct pn_lib_symbol di_symbols[] = {
+        PN_LIB_SYMBOL_AS(struct di_api, begin, "debuginfod_begin")
+        PN_LIB_SYMBOL_AS(struct di_api, find_debuginfo, "debuginfod_find_debuginfo")
+        PN_LIB_SYMBOL_AS(struct di_api, set_progressfn, "debuginfod_set_progressfn")
+        PN_LIB_SYMBOL_AS(struct di_api, end, "debuginfod_end")
+};
+static struct pn_lib di_lib = {
+        PN_LIB_NOTE(HAVE_LIBDW, "debuginfod", "suggested",
+                    "Fetch debug info for stack traces from debuginfod servers (opt-in)", "libdebuginfod.so.1"),
+        .not_installed = "elfutils' libdebuginfod (libdebuginfod.so.1) is not installed",
+        .lacks = "libdebuginfod lacks the client functions",
+        PN_LIB_SYMBOLS(di_symbols, di),
+};
+static debuginfod_client *di_client;
+static const char *di_error; /* why it cannot be used, once tried */
 
 static const char *load_debuginfod(void) {
-        if (di.client || di.error)
-                return di.error;
-        void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-                return di.error = "elfutils' libdebuginfod (libdebuginfod.so.1) is not installed";
-        di.begin = (debuginfod_client * (*)(void)) dlsym(h, "debuginfod_begin");
-        di.find_debuginfo = (int (*)(debuginfod_client *, const unsigned char *, int, char **))dlsym(
-                h, "debuginfod_find_debuginfo");
-        di.set_progressfn = (void (*)(debuginfod_client *, int (*)(debuginfod_client *, long, long)))dlsym(
-                h, "debuginfod_set_progressfn");
-        di.end = (void (*)(debuginfod_client *))dlsym(h, "debuginfod_end");
-        if (!di.begin || !di.find_debuginfo || !di.set_progressfn || !di.end)
-                return di.error = "libdebuginfod lacks the client functions";
-        if (!(di.client = di.begin()))
-                return di.error = "cannot start a debuginfod client";
+        if (di_client || di_error)
+                return di_error;
+        if (pn_lib_load(&di_lib) < 0)
+                return di_error = pn_lib_error(&di_lib);
+        if (!(di_client = di.begin()))
+                return di_error = "cannot start a debuginfod client";
         return NULL;
 }
 
@@ -571,9 +579,9 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
         if (!u.progress_module)
                 u.progress_module = "?";
         u.progress_servers = ms->servers;
-        di.set_progressfn(di.client, progress);
+        di.set_progressfn(di_client, progress);
         char *path = NULL;
-        int fd = di.find_debuginfo(di.client, id, idlen, &path);
+        int fd = di.find_debuginfo(di_client, id, idlen, &path);
         unsetenv("DEBUGINFOD_URLS");
         clear_progress();
         if (fd < 0) {
