@@ -174,7 +174,7 @@ int main(int argc, char **argv) {
 C
 t_lib=nan
 t_lib_zst=nan
-if [ -f "$lib" ] && cc -O2 -I"$here/../include" libtime.c "$lib" $(pkg-config --libs jansson libzstd liblzma liblz4) -o libtime 2>/dev/null; then
+if [ -f "$lib" ] && cc -O2 -I"$here/../include" libtime.c "$lib" $(pkg-config --libs jansson libzstd liblzma liblz4 zlib) -o libtime 2>/dev/null; then
         t_lib=$(./libtime "$core")
         t_lib_zst=$(./libtime core.zst)
 fi
