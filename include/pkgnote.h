@@ -432,7 +432,18 @@ typedef struct pkgnote_core_options {
         /* Never ask the root's package database about modules without a
          * package note (see pkgnote_module_db_state()).  Since 0.3. */
         int no_database;
+        /* Since 0.3. */
+        unsigned flags; /* PKGNOTE_CORE_* */
 } pkgnote_core_options;
+/* A compressed core file (not a pipe) is decompressed once, into memory
+ * (a sealed memfd, its zero pages left as holes), and both the reader and
+ * a later stack trace (pkgnote_core_stack_with()) read it there, instead
+ * of the reader streaming it and the unwinder decompressing it again.
+ * Set it when a stack trace will be asked for; without a stack trace,
+ * streaming reads less and holds no copy.  A core whose non-zero bytes
+ * would take more than half of the machine's memory, or whose stream
+ * fails to decode, is streamed as without the flag. */
+#define PKGNOTE_CORE_DECOMPRESS_ONCE 1u
 #define PKGNOTE_CORE_OPTIONS_INIT {.size = sizeof(pkgnote_core_options)}
 
 typedef struct pkgnote_thread_info {

@@ -2,35 +2,29 @@
 #include "config.h"
 
 #if HAVE_LIBARCHIVE
-#include <dlfcn.h>
-#include <pthread.h>
-
-#include "internal.h"
+/* The table below names the real functions, not archive-dl.h's macros. */
+#define PN_ARCHIVE_NO_CALL_MACROS
+#include "loader.h"
 
 #include "archive-dl.h"
 
 struct pn_archive_api pn_archive_api;
-static const char *load_error;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void load(void) {
-        void *h = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-                load_error = "libarchive (libarchive.so.13) is not installed";
-                return;
-        }
-        /* Each name is a macro for its table entry now; #f is the symbol. */
-#define LOAD(f)                                                                    \
-        if (!(*(void **)&(f) = dlsym(h, #f))) {                                    \
-                load_error = "libarchive lacks " #f;                               \
-                return;                                                            \
-        }
-        PN_ARCHIVE_FUNCS(LOAD)
-#undef LOAD
-}
+static const struct pn_lib_symbol symbols[] = {
+#define SYMBOL(f) PN_LIB_SYMBOL(struct pn_archive_api, f)
+        PN_ARCHIVE_FUNCS(SYMBOL)
+#undef SYMBOL
+};
+
+static struct pn_lib lib = {
+        PN_LIB_NOTE(HAVE_LIBARCHIVE, "archive", "recommended",
+                    "Read packages, images and archives (.deb, .rpm, initramfs, tar)", "libarchive.so.13"),
+        .not_installed = "libarchive (libarchive.so.13) is not installed",
+        .name = "libarchive",
+        PN_LIB_SYMBOLS(symbols, pn_archive_api),
+};
 
 int pn_archive_load(void) {
-        pthread_once(&once, load);
-        return load_error ? pn_error(-EOPNOTSUPP, "%s", load_error) : 0;
+        return pn_lib_load(&lib);
 }
 #endif

@@ -23,6 +23,7 @@
         X(archive_read_support_format_zip) X(archive_read_support_format_iso9660)                   \
         X(archive_read_set_options) X(archive_format)
 
+/* The functions, filled by the loader (lib/loader.c). */
 struct pn_archive_api {
 #define PN_ARCHIVE_FIELD(f) __typeof__(f) *f;
         PN_ARCHIVE_FUNCS(PN_ARCHIVE_FIELD)
@@ -34,6 +35,7 @@ extern struct pn_archive_api pn_archive_api;
  * set when it is not installed.  Call before any archive_* function. */
 int pn_archive_load(void);
 
+#ifndef PN_ARCHIVE_NO_CALL_MACROS
 #define archive_entry_filetype pn_archive_api.archive_entry_filetype
 #define archive_entry_hardlink pn_archive_api.archive_entry_hardlink
 #define archive_entry_pathname pn_archive_api.archive_entry_pathname
@@ -59,5 +61,6 @@ int pn_archive_load(void);
 #define archive_read_support_format_iso9660 pn_archive_api.archive_read_support_format_iso9660
 #define archive_read_set_options pn_archive_api.archive_read_set_options
 #define archive_format pn_archive_api.archive_format
+#endif
 
 #endif

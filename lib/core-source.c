@@ -5,35 +5,32 @@
  * magic numbers, never by the file name).  Nothing is written anywhere:
  * bytes between the ranges wanted are decompressed and dropped.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "core.h"
+#include "decompress.h"
 #include "elfconst.h"
+#include "output.h"
 
-#if HAVE_ZSTD
-#include <zstd.h>
-#endif
-#if HAVE_LZMA
-#include <lzma.h>
-#endif
-#if HAVE_LZ4
-#include <lz4frame.h>
-#endif
 
 #define IN_SIZE (128u << 10)
 #define MAX_PREFIX (64u << 20)
 #define SCRATCH_SIZE (256u << 10)
 
-enum kind { RAW, ZSTD, XZ, LZ4 };
+/* The formats a core may be stored in, as systemd-coredump stores them. */
+#define CORE_CODECS (PN_CODEC_BIT(PN_CODEC_ZSTD) | PN_CODEC_BIT(PN_CODEC_XZ) | PN_CODEC_BIT(PN_CODEC_LZ4))
 
 struct pn_core_source {
         int fd;
-        enum kind kind;
+        int codec; /* PN_CODEC_NONE: an uncompressed pipe */
+        struct pn_decoder *dec;
         uint8_t *in;            /* compressed input buffer */
         uint8_t *scratch;       /* where skipped bytes are decompressed to */
         size_t in_pos, in_len;
@@ -41,21 +38,10 @@ struct pn_core_source {
         uint64_t pos;           /* decompressed bytes delivered so far */
         uint64_t bytes_read;
         bool finished;
-#if HAVE_ZSTD
-        ZSTD_DStream *zstd;
-#endif
-#if HAVE_LZMA
-        lzma_stream xz;
-        bool xz_init;
-#endif
-#if HAVE_LZ4
-        LZ4F_dctx *lz4;
-#endif
 };
 
-static const char *kind_name(enum kind k) {
-        static const char *const n[] = {"uncompressed", "zstd", "xz", "lz4"};
-        return (unsigned)k < 4 ? n[k] : "unknown";
+static const char *kind_name(int codec) {
+        return codec == PN_CODEC_NONE ? "uncompressed" : pn_codec_name(codec);
 }
 
 static int fill_input(struct pn_core_source *s) {
@@ -76,6 +62,28 @@ static int fill_input(struct pn_core_source *s) {
         }
 }
 
+/* The decoder's error in the words of the core reader.  A zstd or lz4
+ * stream that stops short just ends (the core is then short, which the
+ * reader names); a short xz stream is an error, as liblzma says. */
+static int decode_failed(struct pn_core_source *s) {
+        const char *detail;
+        int code;
+        switch (pn_decoder_error(s->dec, &detail, &code)) {
+        case PN_DECODE_TRUNCATED:
+                if (s->codec != PN_CODEC_XZ) {
+                        s->finished = true;
+                        return 0;
+                }
+                return pn_error(-EBADMSG, "xz: truncated stream");
+        case PN_DECODE_DAMAGED:
+                if (s->codec == PN_CODEC_XZ)
+                        return pn_error(-EBADMSG, "xz: decoding failed (error %d)", code);
+                return pn_error(-EBADMSG, "%s: %s", pn_codec_name(s->codec), detail ? detail : "decoding failed");
+        default:
+                return pn_error(-EBADMSG, "%s: decoding failed", pn_codec_name(s->codec));
+        }
+}
+
 /* Produces up to LEN decompressed bytes into OUT; *got 0 means the end. */
 static int produce(struct pn_core_source *s, uint8_t *out, size_t len, size_t *got) {
         *got = 0;
@@ -85,61 +93,19 @@ static int produce(struct pn_core_source *s, uint8_t *out, size_t len, size_t *g
                         return r;
                 size_t avail = s->in_len - s->in_pos;
                 const uint8_t *src = s->in + s->in_pos;
-                switch (s->kind) {
-                case RAW: {
+                if (s->codec == PN_CODEC_NONE) {
                         size_t n = avail < len ? avail : len;
                         memcpy(out, src, n);
                         s->in_pos += n;
                         *got = n;
-                        break;
-                }
-#if HAVE_ZSTD
-                case ZSTD: {
-                        ZSTD_inBuffer ib = {src, avail, 0};
-                        ZSTD_outBuffer ob = {out, len, 0};
-                        size_t z = ZSTD_decompressStream(s->zstd, &ob, &ib);
-                        if (ZSTD_isError(z))
-                                return pn_error(-EBADMSG, "zstd: %s", ZSTD_getErrorName(z));
-                        s->in_pos += ib.pos;
-                        *got = ob.pos;
-                        if (z == 0 && s->in_eof && ob.pos == 0)
+                } else {
+                        size_t out_pos = 0;
+                        r = pn_decoder_step(s->dec, s->in, s->in_len, &s->in_pos, out, len, &out_pos, s->in_eof);
+                        *got = out_pos;
+                        if (r > 0)
                                 s->finished = true;
-                        break;
-                }
-#endif
-#if HAVE_LZMA
-                case XZ: {
-                        s->xz.next_in = src;
-                        s->xz.avail_in = avail;
-                        s->xz.next_out = out;
-                        s->xz.avail_out = len;
-                        lzma_ret x = lzma_code(&s->xz, s->in_eof ? LZMA_FINISH : LZMA_RUN);
-                        s->in_pos += avail - s->xz.avail_in;
-                        *got = len - s->xz.avail_out;
-                        if (x == LZMA_STREAM_END)
-                                s->finished = true;
-                        else if (x != LZMA_OK && x != LZMA_BUF_ERROR)
-                                return pn_error(-EBADMSG, "xz: decoding failed (error %d)", (int)x);
-                        else if (x == LZMA_BUF_ERROR && s->in_eof)
-                                return pn_error(-EBADMSG, "xz: truncated stream");
-                        break;
-                }
-#endif
-#if HAVE_LZ4
-                case LZ4: {
-                        size_t in_n = avail, out_n = len;
-                        size_t z = LZ4F_decompress(s->lz4, out, &out_n, src, &in_n, NULL);
-                        if (LZ4F_isError(z))
-                                return pn_error(-EBADMSG, "lz4: %s", LZ4F_getErrorName(z));
-                        s->in_pos += in_n;
-                        *got = out_n;
-                        if (z == 0 && out_n == 0 && in_n == 0 && s->in_eof)
-                                s->finished = true;
-                        break;
-                }
-#endif
-                default:
-                        return pn_error(-EOPNOTSUPP, "%s cores are not supported by this build", kind_name(s->kind));
+                        else if (r < 0)
+                                return decode_failed(s);
                 }
                 if (*got == 0 && s->in_eof && s->in_pos >= s->in_len)
                         s->finished = true;
@@ -181,48 +147,24 @@ int pn_core_source_read(struct pn_core_source *s, uint64_t off, uint8_t *buf, ui
         return 0;
 }
 
-static int detect(const uint8_t *m, size_t n, enum kind *k) {
-        if (n >= 4 && !memcmp(m, "\x28\xb5\x2f\xfd", 4))
-                *k = ZSTD;
-        else if (n >= 6 && !memcmp(m, "\xfd" "7zXZ\0", 6))
-                *k = XZ;
-        else if (n >= 4 && !memcmp(m, "\x04\x22\x4d\x18", 4))
-                *k = LZ4;
-        else if (n >= SELFMAG && !memcmp(m, ELFMAG, SELFMAG))
-                *k = RAW;
-        else
-                return pn_error(-ENOEXEC, "not an ELF core, nor a zstd, xz or lz4 compressed one");
-        return 0;
+static int detect(const uint8_t *m, size_t n, int *codec) {
+        if ((*codec = pn_codec_detect(m, n, CORE_CODECS)) != PN_CODEC_NONE)
+                return 0;
+        if (n >= SELFMAG && !memcmp(m, ELFMAG, SELFMAG))
+                return 0;
+        return pn_error(-ENOEXEC, "not an ELF core, nor a zstd, xz or lz4 compressed one");
 }
 
 static int init_decoder(struct pn_core_source *s) {
-        switch (s->kind) {
-        case RAW:
+        if (s->codec == PN_CODEC_NONE)
                 return 0;
-#if HAVE_ZSTD
-        case ZSTD:
-                s->zstd = ZSTD_createDStream();
-                return s->zstd ? 0 : pn_error(-ENOMEM, "out of memory");
-#endif
-#if HAVE_LZMA
-        case XZ: {
-                lzma_stream init = LZMA_STREAM_INIT;
-                s->xz = init;
-                if (lzma_stream_decoder(&s->xz, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
-                        return pn_error(-ENOMEM, "xz: cannot set up the decoder");
-                s->xz_init = true;
-                return 0;
-        }
-#endif
-#if HAVE_LZ4
-        case LZ4:
-                return LZ4F_isError(LZ4F_createDecompressionContext(&s->lz4, LZ4F_VERSION))
-                               ? pn_error(-ENOMEM, "lz4: cannot set up the decoder")
-                               : 0;
-#endif
-        default:
-                return pn_error(-EOPNOTSUPP, "%s-compressed cores are not supported by this build", kind_name(s->kind));
-        }
+        int r = pn_decoder_new(s->codec, 0, 0, UINT64_MAX, &s->dec);
+        if (r == -EOPNOTSUPP)
+                return pn_error(-EOPNOTSUPP, "%s-compressed cores are not supported by this build", kind_name(s->codec));
+        if (r < 0)
+                return s->codec == PN_CODEC_ZSTD ? pn_error(-ENOMEM, "out of memory")
+                                                 : pn_error(-ENOMEM, "%s: cannot set up the decoder", kind_name(s->codec));
+        return 0;
 }
 
 int pn_core_source_open(int fd, struct pn_core_source **ret) {
@@ -252,8 +194,8 @@ int pn_core_source_open(int fd, struct pn_core_source **ret) {
                 s->in_len += (size_t)n;
                 s->bytes_read += (uint64_t)n;
         }
-        int r = detect(s->in, s->in_len, &s->kind);
-        if (r >= 0 && s->kind == RAW && S_ISREG(st.st_mode)) {
+        int r = detect(s->in, s->in_len, &s->codec);
+        if (r >= 0 && s->codec == PN_CODEC_NONE && S_ISREG(st.st_mode)) {
                 /* A plain file: read it in place, from the start. */
                 pn_core_source_free(s);
                 *ret = NULL;
@@ -278,7 +220,7 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
         if (r < 0 || got < 52 || memcmp(buf, ELFMAG, SELFMAG) != 0 ||
             (buf[EI_CLASS] != ELFCLASS32 && buf[EI_CLASS] != ELFCLASS64)) {
                 free(buf);
-                return r < 0 ? r : pn_error(-ENOEXEC, "the %s stream does not hold an ELF core", kind_name(s->kind));
+                return r < 0 ? r : pn_error(-ENOEXEC, "the %s stream does not hold an ELF core", kind_name(s->codec));
         }
         bool is64 = buf[EI_CLASS] == ELFCLASS64, be = buf[EI_DATA] == ELFDATA2MSB;
         uint64_t phoff = is64 ? pn_rd64(buf + 32, be) : pn_rd32(buf + 28, be);
@@ -330,8 +272,71 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
         return 0;
 }
 
+int pn_core_source_to_memfd(struct pn_core_source *s, uint64_t limit, int *ret) {
+        if (s->pos != 0)
+                return pn_error(-ESPIPE, "the core stream was read already");
+        enum { CHUNK = 1 << 20, BLOCK = 4096 };
+        static const uint8_t zero[BLOCK];
+        int fd = memfd_create("core", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        uint8_t *buf = malloc(CHUNK);
+        int r = 0;
+        if (fd < 0 || !buf) {
+                r = pn_error(-ENOMEM, "out of memory");
+                goto out;
+        }
+        uint64_t off = 0, written = 0, got;
+        for (;;) {
+                if ((r = pn_core_source_read(s, off, buf, CHUNK, &got)) < 0)
+                        goto out;
+                /* Runs of non-zero blocks are written in one call; zero
+                 * blocks stay holes, which cost no memory. */
+                for (uint64_t b = 0; b < got;) {
+                        size_t n = got - b < BLOCK ? (size_t)(got - b) : BLOCK;
+                        if (!memcmp(buf + b, zero, n)) {
+                                b += n;
+                                continue;
+                        }
+                        uint64_t e = b + n;
+                        while (e < got) {
+                                size_t m = got - e < BLOCK ? (size_t)(got - e) : BLOCK;
+                                if (!memcmp(buf + e, zero, m))
+                                        break;
+                                e += m;
+                        }
+                        if ((written += e - b) > limit) {
+                                r = pn_error(-E2BIG, "the core decompresses to more than %llu MiB",
+                                             (unsigned long long)(limit >> 20));
+                                goto out;
+                        }
+                        if (lseek(fd, (off_t)(off + b), SEEK_SET) < 0 || pn_write_full(fd, buf + b, (size_t)(e - b)) < 0) {
+                                r = pn_error(-ENOMEM, "out of memory");
+                                goto out;
+                        }
+                        b = e;
+                }
+                off += got;
+                if (got < CHUNK)
+                        break;
+        }
+        /* Sealed, so that whoever maps it may trust it stays as read. */
+        if (ftruncate(fd, (off_t)off) < 0 ||
+            fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+                r = pn_error(-ENOMEM, "out of memory");
+                goto out;
+        }
+out:
+        free(buf);
+        if (r < 0) {
+                if (fd >= 0)
+                        close(fd);
+                return r;
+        }
+        *ret = fd;
+        return 0;
+}
+
 bool pn_core_source_compressed(const struct pn_core_source *s) {
-        return s->kind != RAW;
+        return s->codec != PN_CODEC_NONE;
 }
 
 uint64_t pn_core_source_bytes_read(const struct pn_core_source *s) {
@@ -341,17 +346,7 @@ uint64_t pn_core_source_bytes_read(const struct pn_core_source *s) {
 void pn_core_source_free(struct pn_core_source *s) {
         if (!s)
                 return;
-#if HAVE_ZSTD
-        ZSTD_freeDStream(s->zstd);
-#endif
-#if HAVE_LZMA
-        if (s->xz_init)
-                lzma_end(&s->xz);
-#endif
-#if HAVE_LZ4
-        if (s->lz4)
-                LZ4F_freeDecompressionContext(s->lz4);
-#endif
+        pn_decoder_free(s->dec);
         free(s->in);
         free(s->scratch);
         free(s);

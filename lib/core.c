@@ -536,6 +536,42 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
         return 0;
 }
 
+/* The most a compressed core's non-zero bytes may take in memory when it
+ * is decompressed once: half of the machine's memory, so that a small
+ * file that decompresses to a huge core (a bomb) is streamed instead. */
+static uint64_t decompress_once_limit(void) {
+        long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+        return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : 0;
+}
+
+/* PKGNOTE_CORE_DECOMPRESS_ONCE: the compressed file at FD, whose stream
+ * c->src has read no more than its magic, decompressed into a sealed
+ * memfd which the core's view then reads in place, as the unwinder will.
+ * Whatever fails (a bomb over the limit, a corrupt or truncated stream,
+ * no ELF inside) reopens the stream at START and leaves the rest to the
+ * stream reader, so that its errors and problems stay what they are. */
+static int decompress_once(pkgnote_core *c, int fd, off_t start) {
+        int mfd = -1;
+        if (pn_core_source_to_memfd(c->src, decompress_once_limit(), &mfd) >= 0) {
+                uint64_t compressed = pn_core_source_bytes_read(c->src);
+                if (pkgnote_elf_open_fd(mfd, &c->view) >= 0) {
+                        c->view->own_fd = true;
+                        c->decompressed_once = true;
+                        c->compressed_read = compressed;
+                        pn_core_source_free(c->src);
+                        c->src = NULL;
+                        return 0;
+                }
+                close(mfd);
+        }
+        pn_error_clear();
+        pn_core_source_free(c->src);
+        c->src = NULL;
+        if (lseek(fd, start, SEEK_SET) < 0)
+                return pn_error(-errno, "cannot seek: %s", strerror(errno));
+        return pn_core_source_open(fd, &c->src);
+}
+
 PKGNOTE_PUBLIC int pkgnote_core_open(const char *path, const pkgnote_core_options *o, pkgnote_core **ret) {
         int fd = !strcmp(path, "-") ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
@@ -556,12 +592,20 @@ PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *opti
         if (!c)
                 return pn_error(-ENOMEM, "out of memory");
         /* Plain seekable cores are read in place; compressed or piped ones
-         * as a forward stream. */
+         * as a forward stream, or, when a stack trace will follow, a
+         * compressed file decompressed once into memory and read in place. */
+        off_t start = lseek(fd, 0, SEEK_CUR);
         r = pn_core_source_open(fd, &c->src);
-        if (r >= 0 && c->src) {
+        struct stat sb;
+        if (r >= 0 && c->src && (o->flags & PKGNOTE_CORE_DECOMPRESS_ONCE) && start >= 0 &&
+            pn_core_source_compressed(c->src) && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+                r = decompress_once(c, fd, start);
+        if (c->decompressed_once) {
+                /* The view over the memfd is the core from now on. */
+        } else if (r >= 0 && c->src) {
                 /* A compressed core file stays open for the unwinder, which
-                 * decompresses it again from the start; a pipe cannot be. */
-                struct stat sb;
+                 * decompresses it again from the start (the caller did not
+                 * ask for PKGNOTE_CORE_DECOMPRESS_ONCE); a pipe cannot be. */
                 if (pn_core_source_compressed(c->src) && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
                     (c->stream_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) >= 0)
                         c->have_stream_fd = true;
@@ -685,6 +729,8 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_core_problem(const pkgnote_core *c
 PKGNOTE_PUBLIC uint64_t pkgnote_core_bytes_read(const pkgnote_core *c) {
         if (c->src)
                 return pn_core_source_bytes_read(c->src);
+        if (c->decompressed_once)
+                return c->compressed_read;
         return c->view ? c->view->bytes_read : 0; /* a running process has no core file */
 }
 

@@ -45,6 +45,8 @@ struct pkgnote_core {
         struct pn_core_source *src;
         int stream_fd; /* a compressed core file's, when have_stream_fd */
         bool have_stream_fd;
+        bool decompressed_once; /* PKGNOTE_CORE_DECOMPRESS_ONCE: view is over a memfd */
+        uint64_t compressed_read; /* then, the compressed bytes read */
         char *root;   /* the options, for the unwinder */
         bool no_disk;
         bool live; /* a running process (pkgnote_process_open()), not a core */
@@ -150,6 +152,11 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
 /* Reads LEN bytes at OFF, which must not lie before what was already
  * read (-ESPIPE); *got is short only at the end of the core. */
 int pn_core_source_read(struct pn_core_source *s, uint64_t off, uint8_t *buf, uint64_t len, uint64_t *got);
+/* Decompresses the whole stream, unread so far, into a sealed memfd
+ * (*RET), its zero blocks left as holes: -E2BIG when more than LIMIT
+ * bytes of it are not zero, -ENOMEM when memory runs out, or the
+ * stream's error. */
+int pn_core_source_to_memfd(struct pn_core_source *s, uint64_t limit, int *ret);
 bool pn_core_source_compressed(const struct pn_core_source *s);
 /* Bytes read from the file descriptor (compressed bytes for a stream). */
 uint64_t pn_core_source_bytes_read(const struct pn_core_source *s);

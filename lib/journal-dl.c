@@ -1,33 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Loads libsystemd's sd-journal functions on first use (lib/journal-dl.h);
- * its dlopen note is in meson.build's dlopen_notes, feature "journal". */
-#include <dlfcn.h>
-#include <errno.h>
-#include <pthread.h>
-
-#include "internal.h"
+/* libsystemd's sd-journal functions (lib/journal-dl.h), through the one
+ * loader of optional libraries (lib/loader.h), feature "journal". */
 #include "journal-dl.h"
+#include "loader.h"
 
 struct pn_journal_api pn_journal_api;
-static const char *load_error;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void load(void) {
-        void *h = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-                load_error = "libsystemd (libsystemd.so.0) is not installed: the journal cannot be read";
-                return;
-        }
-#define LOAD(ret, name, args)                                                      \
-        if (!(*(void **)&pn_journal_api.name = dlsym(h, #name))) {                 \
-                load_error = "libsystemd lacks " #name;                            \
-                return;                                                            \
-        }
-        PN_JOURNAL_FUNCS(LOAD)
-#undef LOAD
-}
+#define PN_JOURNAL_SYMBOL(ret, name, args) PN_LIB_SYMBOL(struct pn_journal_api, name)
+static const struct pn_lib_symbol journal_symbols[] = {PN_JOURNAL_FUNCS(PN_JOURNAL_SYMBOL)};
+#undef PN_JOURNAL_SYMBOL
+
+/* Always loadable: libsystemd's headers are not needed to build. */
+static struct pn_lib journal_lib = {
+        PN_LIB_NOTE(ALWAYS, "journal", "suggested", "List and open systemd-coredump crashes recorded in the journal",
+                    "libsystemd.so.0"),
+        .not_installed = "libsystemd (libsystemd.so.0) is not installed: the journal cannot be read",
+        .name = "libsystemd",
+        PN_LIB_SYMBOLS(journal_symbols, pn_journal_api),
+};
 
 int pn_journal_load(void) {
-        pthread_once(&once, load);
-        return load_error ? pn_error(-EOPNOTSUPP, "%s", load_error) : 0;
+        return pn_lib_load(&journal_lib);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libsystemd's sd-journal API, loaded with dlopen() on first use
- * (lib/journal-dl.c): the build needs no libsystemd headers, and a machine
+ * through the one loader (lib/journal-dl.c, lib/loader.h): the build needs no libsystemd headers, and a machine
  * without libsystemd still lists the other crash stores.  The prototypes
  * are sd-journal(3)'s; only the functions pkgnote calls are declared.
  */

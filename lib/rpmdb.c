@@ -12,8 +12,6 @@
  * endian, then the entries {tag, type, offset, count}, then the data.
  * Every offset and count is checked against the data before it is used.
  */
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +19,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "loader.h"
 #include "pkgdb.h"
 
 /* ------------------------------------------------------------ headers */
@@ -267,7 +266,7 @@ typedef struct sqlite3_stmt sqlite3_stmt;
 /* The longest blob that can be an rpm header (MAX_INDEX, MAX_DATA). */
 #define SQ_MAX_BLOB (8 + 16 * MAX_INDEX + MAX_DATA)
 
-static struct {
+static struct sq_api {
         int (*open_v2)(const char *, sqlite3 **, int, const char *);
         int (*deserialize)(sqlite3 *, const char *, unsigned char *, int64_t, int64_t, unsigned);
         int (*db_config)(sqlite3 *, int, ...);
@@ -282,35 +281,29 @@ static struct {
         int (*close)(sqlite3 *);
         const char *(*errmsg)(sqlite3 *);
 } sq;
-static const char *sq_error;
-static pthread_once_t sq_once = PTHREAD_ONCE_INIT;
-
-static void sq_load(void) {
-        void *h = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-                sq_error = "reading an rpm database needs SQLite (libsqlite3.so.0), which is not installed";
-                return;
-        }
-#define LOAD(field, sym)                                                       \
-        if (!(*(void **)&sq.field = dlsym(h, sym))) {                          \
-                sq_error = "libsqlite3.so.0 lacks " sym;                       \
-                return;                                                        \
-        }
-        LOAD(open_v2, "sqlite3_open_v2")
-        LOAD(deserialize, "sqlite3_deserialize")
-        LOAD(db_config, "sqlite3_db_config")
-        LOAD(limit, "sqlite3_limit")
-        LOAD(progress_handler, "sqlite3_progress_handler")
-        LOAD(prepare_v2, "sqlite3_prepare_v2")
-        LOAD(step, "sqlite3_step")
-        LOAD(column_blob, "sqlite3_column_blob")
-        LOAD(column_bytes, "sqlite3_column_bytes")
-        LOAD(column_text, "sqlite3_column_text")
-        LOAD(finalize, "sqlite3_finalize")
-        LOAD(close, "sqlite3_close")
-        LOAD(errmsg, "sqlite3_errmsg")
-#undef LOAD
-}
+static const struct pn_lib_symbol sq_symbols[] = {
+        PN_LIB_SYMBOL_AS(struct sq_api, open_v2, "sqlite3_open_v2")
+        PN_LIB_SYMBOL_AS(struct sq_api, deserialize, "sqlite3_deserialize")
+        PN_LIB_SYMBOL_AS(struct sq_api, db_config, "sqlite3_db_config")
+        PN_LIB_SYMBOL_AS(struct sq_api, limit, "sqlite3_limit")
+        PN_LIB_SYMBOL_AS(struct sq_api, progress_handler, "sqlite3_progress_handler")
+        PN_LIB_SYMBOL_AS(struct sq_api, prepare_v2, "sqlite3_prepare_v2")
+        PN_LIB_SYMBOL_AS(struct sq_api, step, "sqlite3_step")
+        PN_LIB_SYMBOL_AS(struct sq_api, column_blob, "sqlite3_column_blob")
+        PN_LIB_SYMBOL_AS(struct sq_api, column_bytes, "sqlite3_column_bytes")
+        PN_LIB_SYMBOL_AS(struct sq_api, column_text, "sqlite3_column_text")
+        PN_LIB_SYMBOL_AS(struct sq_api, finalize, "sqlite3_finalize")
+        PN_LIB_SYMBOL_AS(struct sq_api, close, "sqlite3_close")
+        PN_LIB_SYMBOL_AS(struct sq_api, errmsg, "sqlite3_errmsg")
+};
+/* Always loadable: SQLite's headers are not needed to build. */
+static struct pn_lib sq_lib = {
+        PN_LIB_NOTE(ALWAYS, "rpmdb", "suggested", "Read rpm databases (rpmdb.sqlite) of scanned roots and images",
+                    "libsqlite3.so.0"),
+        .not_installed = "reading an rpm database needs SQLite (libsqlite3.so.0), which is not installed",
+        .name = "libsqlite3.so.0",
+        PN_LIB_SYMBOLS(sq_symbols, sq),
+};
 
 /* What SQLite may still spend on one database. */
 struct sq_budget {
@@ -393,9 +386,9 @@ int pn_pkgdb_rpm_sqlite(void *data, size_t len, pn_pkgdb **ret) {
                 return pn_error(-EBADMSG, "not an SQLite database");
         if ((uint64_t)len > INT64_MAX / 2)
                 return pn_error(-E2BIG, "database too large");
-        pthread_once(&sq_once, sq_load);
-        if (sq_error)
-                return pn_error(-EOPNOTSUPP, "%s", sq_error);
+        int lr = pn_lib_load(&sq_lib);
+        if (lr < 0)
+                return lr;
         /* A database in WAL mode (rpm's choice) says so in bytes 18 and
          * 19; an in-memory copy cannot have a log, so it is read as the
          * rollback-journal database it is once the log is checkpointed. */

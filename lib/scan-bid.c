@@ -16,18 +16,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "decompress.h"
 #include "elfconst.h"
 #include "scan-private.h"
-
-#if HAVE_ZLIB
-#include <zlib.h>
-#endif
-#if HAVE_ZSTD
-#include <zstd.h>
-#endif
-#if HAVE_LZMA
-#include <lzma.h>
-#endif
 
 static bool begins(const uint8_t *p, size_t n, const char *magic, size_t len) {
         return n >= len && !memcmp(p, magic, len);
@@ -92,48 +83,8 @@ bool pn_scan_archive_magic(const uint8_t *p, size_t n) {
  * hold thousands of compressed files that are no archive (manual pages,
  * changelogs); looking at their first bytes spares opening each. */
 static ssize_t peek_inside(const uint8_t *p, size_t n, uint8_t *out, size_t size) {
-#if HAVE_ZLIB
-        if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
-                z_stream z = {.next_in = (Bytef *)p, .avail_in = (uInt)n, .next_out = out, .avail_out = (uInt)size};
-                if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-                        return -1;
-                int r;
-                do
-                        r = inflate(&z, Z_SYNC_FLUSH);
-                while (r == Z_OK && z.avail_out > 0 && z.avail_in > 0);
-                ssize_t got = (ssize_t)(size - z.avail_out);
-                inflateEnd(&z);
-                return r == Z_OK || r == Z_STREAM_END || r == Z_BUF_ERROR ? got : -1;
-        }
-#endif
-#if HAVE_ZSTD
-        if (n >= 4 && !memcmp(p, "\x28\xb5\x2f\xfd", 4)) {
-                ZSTD_DStream *z = ZSTD_createDStream();
-                ZSTD_inBuffer in = {p, n, 0};
-                ZSTD_outBuffer o = {out, size, 0};
-                size_t r = z ? ZSTD_initDStream(z) : 1;
-                while (z && !ZSTD_isError(r) && o.pos < o.size && in.pos < in.size)
-                        r = ZSTD_decompressStream(z, &o, &in);
-                ZSTD_freeDStream(z);
-                return z && !ZSTD_isError(r) ? (ssize_t)o.pos : -1;
-        }
-#endif
-#if HAVE_LZMA
-        if (n >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6)) {
-                lzma_stream z = LZMA_STREAM_INIT;
-                if (lzma_stream_decoder(&z, UINT64_MAX, 0) != LZMA_OK)
-                        return -1;
-                z.next_in = p, z.avail_in = n, z.next_out = out, z.avail_out = size;
-                lzma_ret r = LZMA_OK;
-                while (r == LZMA_OK && z.avail_out > 0 && z.avail_in > 0)
-                        r = lzma_code(&z, LZMA_RUN);
-                ssize_t got = (ssize_t)(size - z.avail_out);
-                lzma_end(&z);
-                return r == LZMA_OK || r == LZMA_STREAM_END || r == LZMA_BUF_ERROR ? got : -1;
-        }
-#endif
-        (void)p, (void)n, (void)out, (void)size;
-        return -1;
+        int codec = pn_codec_detect(p, n, PN_CODEC_BIT(PN_CODEC_GZIP) | PN_CODEC_BIT(PN_CODEC_ZSTD) | PN_CODEC_BIT(PN_CODEC_XZ));
+        return codec != PN_CODEC_NONE ? pn_decode_prefix(codec, p, n, out, size) : -1;
 }
 
 /* A compressed file or member worth opening: what it decompresses to

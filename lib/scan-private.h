@@ -336,7 +336,8 @@ int pn_scan_storage(pkgnote_scan *s, size_t input, const char *spec, const char 
 /* ------------------------------------------------------------------ */
 /* Decompression ahead of the archive reader (scan-stream.c)           */
 
-enum { PN_STREAM_NONE = 0, PN_STREAM_GZIP, PN_STREAM_XZ, PN_STREAM_ZSTD };
+/* The formats are the decompressor's (decompress.h). */
+enum { PN_STREAM_NONE = 0, PN_STREAM_GZIP = 1, PN_STREAM_XZ = 2, PN_STREAM_ZSTD = 3 };
 /* The compression the N bytes at P begin, when this build decodes it. */
 int pn_stream_kind(const uint8_t *p, size_t n);
 /* The next compressed bytes: their number (*OUT valid until the next

@@ -14,7 +14,6 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include <unistd.h>
 
 #include "elfconst.h"
+#include "loader.h"
 #include "scan-private.h"
 
 #if HAVE_SQUASHFS
@@ -41,28 +41,23 @@
         X(sqfs_dir_reader_open_dir) X(sqfs_dir_reader_read) X(sqfs_dir_reader_get_inode)                      \
         X(sqfs_data_reader_read) X(sqfs_inode_get_file_size) X(sqfs_free)
 
-static struct {
+static struct sqfs_api {
 #define FIELD(f) __typeof__(f) *f;
         SQFS_FUNCS(FIELD)
 #undef FIELD
 } api;
-static const char *load_error;
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static void load(void) {
-        void *h = dlopen("libsquashfs.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-                load_error = "reading a SquashFS image needs libsquashfs (libsquashfs.so.1), which is not installed";
-                return;
-        }
-#define LOAD(f)                                                        \
-        if (!(*(void **)&api.f = dlsym(h, #f))) {                      \
-                load_error = "libsquashfs.so.1 lacks " #f;             \
-                return;                                                \
-        }
-        SQFS_FUNCS(LOAD)
-#undef LOAD
-}
+static const struct pn_lib_symbol symbols[] = {
+#define SYMBOL(f) PN_LIB_SYMBOL(struct sqfs_api, f)
+        SQFS_FUNCS(SYMBOL)
+#undef SYMBOL
+};
+static struct pn_lib lib = {
+        PN_LIB_NOTE(HAVE_SQUASHFS, "squashfs", "suggested", "Read SquashFS images (snaps, live roots)",
+                    "libsquashfs.so.1"),
+        .not_installed = "reading a SquashFS image needs libsquashfs (libsquashfs.so.1), which is not installed",
+        .name = "libsquashfs.so.1",
+        PN_LIB_SYMBOLS(symbols, api),
+};
 
 /* The image as libsquashfs reads it: the file from OFF on. */
 struct image_file {
@@ -315,9 +310,9 @@ static int list_dir(struct sq *q, const char *path) {
 }
 
 int pn_scan_squashfs(pkgnote_scan *s, size_t input, int fd, uint64_t offset, const char *display) {
-        pthread_once(&once, load);
-        if (load_error)
-                return pn_error(-EOPNOTSUPP, "%s", load_error);
+        int lr = pn_lib_load(&lib);
+        if (lr < 0)
+                return lr;
         struct stat st;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < offset)
                 return pn_error(-EINVAL, "a SquashFS image is read from a file, not a pipe");

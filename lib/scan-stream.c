@@ -15,17 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decompress.h"
 #include "scan-private.h"
 
-#if HAVE_ZLIB
-#include <zlib.h>
-#endif
-#if HAVE_LZMA
-#include <lzma.h>
-#endif
-#if HAVE_ZSTD
-#include <zstd.h>
-#endif
+_Static_assert((int)PN_STREAM_GZIP == (int)PN_CODEC_GZIP && (int)PN_STREAM_XZ == (int)PN_CODEC_XZ &&
+                       (int)PN_STREAM_ZSTD == (int)PN_CODEC_ZSTD,
+               "the stream kinds are the decompressor's formats");
 
 #define SLOTS 4u
 #define SLOT_SIZE (1u << 20)
@@ -52,26 +47,14 @@ struct pn_stream {
         char msg[256];
         /* the producer's input */
         const uint8_t *in;
-        size_t in_len;
+        size_t in_len, in_pos;
         bool in_end;
         uint64_t out_total;
 };
 
 int pn_stream_kind(const uint8_t *p, size_t n) {
-#if HAVE_ZLIB
-        if (n >= 2 && p[0] == 0x1f && p[1] == 0x8b)
-                return PN_STREAM_GZIP;
-#endif
-#if HAVE_LZMA
-        if (n >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
-                return PN_STREAM_XZ;
-#endif
-#if HAVE_ZSTD
-        if (n >= 4 && !memcmp(p, "\x28\xb5\x2f\xfd", 4))
-                return PN_STREAM_ZSTD;
-#endif
-        (void)p, (void)n;
-        return PN_STREAM_NONE;
+        int codec = pn_codec_detect(p, n, PN_CODEC_BIT(PN_CODEC_GZIP) | PN_CODEC_BIT(PN_CODEC_XZ) | PN_CODEC_BIT(PN_CODEC_ZSTD));
+        return pn_codec_built(codec) ? codec : PN_STREAM_NONE;
 }
 
 static void fail(struct pn_stream *st, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -83,7 +66,6 @@ static void fail(struct pn_stream *st, int err, const char *fmt, ...) {
         st->err = err;
 }
 
-#if HAVE_ZLIB || HAVE_LZMA || HAVE_ZSTD
 /* More input for the decoder: false at its end or on an error. */
 static bool refill(struct pn_stream *st) {
         if (st->in_end)
@@ -99,7 +81,7 @@ static bool refill(struct pn_stream *st) {
                 st->in_end = true;
                 return false;
         }
-        st->in = b, st->in_len = (size_t)n;
+        st->in = b, st->in_len = (size_t)n, st->in_pos = 0;
         return true;
 }
 
@@ -123,169 +105,65 @@ static void slot_put(struct pn_stream *st, bool end) {
         pthread_mutex_unlock(&st->lock);
 }
 
-#endif
-
-/* Each decoder fills slots until its input ends: 0, or an error in ERR. */
-#if HAVE_ZLIB
-static void run_gzip(struct pn_stream *st) {
-        z_stream z = {0};
-        if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-                fail(st, -ENOMEM, "out of memory");
+/* The decoder's error in the words of a scan. */
+static void decode_failed(struct pn_stream *st, struct pn_decoder *d, int err, size_t slot_len) {
+        const char *detail, *name = pn_codec_name(st->kind);
+        int code;
+        switch (pn_decoder_error(d, &detail, &code)) {
+        case PN_DECODE_TRUNCATED:
+                /* A gzip stream that gave nothing yet just ends, as before. */
+                if (st->kind == PN_STREAM_GZIP && st->out_total + slot_len == 0)
+                        return;
+                fail(st, -EBADMSG, "%s data ends early (truncated)", name);
                 return;
+        case PN_DECODE_DAMAGED:
+                if (st->kind == PN_STREAM_XZ)
+                        fail(st, -EBADMSG, "xz data is damaged (liblzma error %d)", code);
+                else
+                        fail(st, -EBADMSG, "%s data is damaged: %s", name, detail ? detail : "decoding failed");
+                return;
+        default:
+                fail(st, err, "%s data cannot be decoded", name);
         }
-        bool member_end = false;
-        for (struct slot *s; !st->err && (s = slot_get(st));) {
-                s->len = 0;
-                bool done = false;
-                while (s->len < SLOT_SIZE && !st->err) {
-                        if (z.avail_in == 0) {
-                                if (!refill(st)) {
-                                        done = true;
-                                        break;
-                                }
-                                z.next_in = (Bytef *)st->in, z.avail_in = (uInt)st->in_len;
-                        }
-                        if (member_end) {
-                                /* Concatenated members (an .apk), as gzip -d reads
-                                 * them; what follows the last one, if it is no
-                                 * member (zero padding), is ignored as gzip does. */
-                                if (z.next_in[0] != 0x1f) {
-                                        done = true;
-                                        break;
-                                }
-                                inflateReset(&z);
-                                member_end = false;
-                        }
-                        z.next_out = s->buf + s->len, z.avail_out = (uInt)(SLOT_SIZE - s->len);
-                        int r = inflate(&z, Z_NO_FLUSH);
-                        s->len = SLOT_SIZE - z.avail_out;
-                        if (r == Z_STREAM_END)
-                                member_end = true;
-                        else if (r != Z_OK && r != Z_BUF_ERROR)
-                                fail(st, -EBADMSG, "gzip data is damaged: %s", z.msg ? z.msg : "inflate failed");
-                }
-                if (done && !st->err && !member_end && st->out_total + s->len > 0)
-                        fail(st, -EBADMSG, "gzip data ends early (truncated)");
-                st->out_total += s->len;
-                slot_put(st, done || st->err);
-                if (done)
-                        break;
-        }
-        inflateEnd(&z);
 }
-#endif
 
-#if HAVE_LZMA
-static void run_xz(struct pn_stream *st) {
-        lzma_stream z = LZMA_STREAM_INIT;
-        lzma_ret ir;
-#if LZMA_VERSION >= 50040000
-        lzma_mt mt = {.threads = st->threads ? st->threads : 1,
-                      .flags = LZMA_CONCATENATED,
-                      .memlimit_threading = 1024u << 20,
-                      .memlimit_stop = UINT64_MAX};
-        ir = lzma_stream_decoder_mt(&z, &mt);
-#else
-        ir = lzma_stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED);
-#endif
-        if (ir != LZMA_OK) {
-                fail(st, -ENOMEM, "cannot start the xz decoder");
+/* Fills slots until the input ends, an error, or a stop. */
+static void run(struct pn_stream *st) {
+        struct pn_decoder *d;
+        unsigned threads = st->kind == PN_STREAM_XZ ? (st->threads ? st->threads : 1) : 0;
+        if (pn_decoder_new(st->kind, PN_DECODE_STOP_AT_TRAILING, threads, UINT64_MAX, &d) < 0) {
+                fail(st, -ENOMEM, st->kind == PN_STREAM_XZ ? "cannot start the xz decoder" : "out of memory");
                 return;
         }
         for (struct slot *s; !st->err && (s = slot_get(st));) {
                 s->len = 0;
                 bool done = false;
                 while (s->len < SLOT_SIZE && !st->err) {
-                        lzma_action act = LZMA_RUN;
-                        if (z.avail_in == 0) {
-                                if (refill(st))
-                                        z.next_in = st->in, z.avail_in = st->in_len;
-                                else
-                                        act = LZMA_FINISH;
-                        }
-                        z.next_out = s->buf + s->len, z.avail_out = SLOT_SIZE - s->len;
-                        lzma_ret r = lzma_code(&z, act);
-                        s->len = SLOT_SIZE - z.avail_out;
-                        if (r == LZMA_STREAM_END) {
+                        if (st->in_pos == st->in_len && !st->in_end && !refill(st) && st->err)
+                                break;
+                        int r = pn_decoder_step(d, st->in, st->in_len, &st->in_pos, s->buf, SLOT_SIZE, &s->len,
+                                                st->in_end);
+                        if (r < 0)
+                                decode_failed(st, d, r, s->len);
+                        if (r > 0 || (r < 0 && !st->err)) {
                                 done = true;
                                 break;
                         }
-                        if (r != LZMA_OK)
-                                fail(st, -EBADMSG, "xz data is damaged (liblzma error %d)", (int)r);
-                        else if (act == LZMA_FINISH && z.avail_out > 0)
-                                fail(st, -EBADMSG, "xz data ends early (truncated)");
                 }
                 st->out_total += s->len;
                 slot_put(st, done || st->err);
                 if (done)
                         break;
         }
-        lzma_end(&z);
+        pn_decoder_free(d);
 }
-#endif
-
-#if HAVE_ZSTD
-static void run_zstd(struct pn_stream *st) {
-        ZSTD_DStream *z = ZSTD_createDStream();
-        if (!z || ZSTD_isError(ZSTD_initDStream(z))) {
-                ZSTD_freeDStream(z);
-                fail(st, -ENOMEM, "out of memory");
-                return;
-        }
-        ZSTD_inBuffer in = {NULL, 0, 0};
-        size_t last = 0; /* 0 when a frame has ended */
-        for (struct slot *s; !st->err && (s = slot_get(st));) {
-                s->len = 0;
-                bool done = false;
-                while (s->len < SLOT_SIZE && !st->err) {
-                        if (in.pos == in.size) {
-                                if (!refill(st)) {
-                                        done = true;
-                                        break;
-                                }
-                                in = (ZSTD_inBuffer){st->in, st->in_len, 0};
-                        }
-                        if (last == 0 && in.size - in.pos >= 4 && st->out_total + s->len > 0) {
-                                /* A frame ended: another, a skippable one, or
-                                 * the end of the data (padding after it). */
-                                const uint8_t *q = (const uint8_t *)in.src + in.pos;
-                                uint32_t m = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-                                if (m != 0xFD2FB528u && (m & 0xFFFFFFF0u) != 0x184D2A50u) {
-                                        done = true;
-                                        break;
-                                }
-                        }
-                        ZSTD_outBuffer o = {s->buf, SLOT_SIZE, s->len};
-                        last = ZSTD_decompressStream(z, &o, &in);
-                        s->len = o.pos;
-                        if (ZSTD_isError(last))
-                                fail(st, -EBADMSG, "zstd data is damaged: %s", ZSTD_getErrorName(last));
-                }
-                if (done && !st->err && last != 0)
-                        fail(st, -EBADMSG, "zstd data ends early (truncated)");
-                st->out_total += s->len;
-                slot_put(st, done || st->err);
-                if (done)
-                        break;
-        }
-        ZSTD_freeDStream(z);
-}
-#endif
 
 static void *producer(void *arg) {
         struct pn_stream *st = arg;
-        switch (st->kind) {
-#if HAVE_ZLIB
-        case PN_STREAM_GZIP: run_gzip(st); break;
-#endif
-#if HAVE_LZMA
-        case PN_STREAM_XZ: run_xz(st); break;
-#endif
-#if HAVE_ZSTD
-        case PN_STREAM_ZSTD: run_zstd(st); break;
-#endif
-        default: fail(st, -EINVAL, "no decoder"); break;
-        }
+        if (pn_codec_built(st->kind))
+                run(st);
+        else
+                fail(st, -EINVAL, "no decoder");
         pthread_mutex_lock(&st->lock);
         st->end = true;
         pthread_cond_broadcast(&st->filled);

@@ -11,8 +11,10 @@
  *
  * The child reads the core the reader already opened (its descriptor, or
  * its bytes in memory), never the input's path again: a FIFO would block,
- * and a path may name another file by now.  A compressed core file is
- * decompressed by the child into memory, its zero pages left as holes.
+ * and a path may name another file by now.  A compressed core file opened
+ * with PKGNOTE_CORE_DECOMPRESS_ONCE is in memory already (a sealed memfd
+ * the reader read too); one opened without is decompressed by the child
+ * into memory, its zero pages left as holes.
  * Modules are the reader's (NT_FILE), reported to libdwfl one by one, and
  * their files are opened by our own callback only: nowhere under
  * --no-disk, inside the root under --root, regular files only, and used
@@ -43,6 +45,7 @@
 #include "config.h"
 #include "core.h"
 #include "elfview.h"
+#include "loader.h"
 
 struct frame {
         uint64_t pc, module_offset;
@@ -100,7 +103,6 @@ static void put_record(FILE *out, struct record r, const char *const str[REC_STR
 #endif
 
 #if HAVE_LIBDW
-#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -116,52 +118,60 @@ static void put_record(FILE *out, struct record r, const char *const str[REC_STR
         X(dwfl_thread_getframes) X(dwfl_thread_tid) X(dwarf_attr) X(dwarf_attr_integrate)             \
         X(dwarf_filesrc) X(dwarf_formstring) X(dwarf_formudata) X(dwarf_getscopes)                    \
         X(dwarf_getsrcfiles) X(dwarf_tag) X(elf_begin) X(elf_memory) X(elf_rawfile) X(elf_version)
-static struct {
+static struct dw_api {
 #define FIELD(f) __typeof__(f) *f;
         DW_FUNCS(FIELD)
 #undef FIELD
 } dw;
+static const struct pn_lib_symbol dw_symbols[] = {
+#define SYMBOL(f) PN_LIB_SYMBOL(struct dw_api, f)
+        DW_FUNCS(SYMBOL)
+#undef SYMBOL
+};
+/* Loaded in the unwinder's child only (see the top of the file). */
+static struct pn_lib dw_lib = {
+        PN_LIB_NOTE(HAVE_LIBDW, "stack", "suggested", "Stack traces of core dumps and processes", "libdw.so.1"),
+        .not_installed = "elfutils libdw (libdw.so.1) is not installed",
+        .name = "libdw",
+        PN_LIB_SYMBOLS(dw_symbols, dw),
+};
 
 static const char *load_libdw(void) {
-        void *h = dlopen("libdw.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-                return "elfutils libdw (libdw.so.1) is not installed";
-#define LOAD(f)                                      \
-        if (!(dw.f = (__typeof__(f) *)dlsym(h, #f))) \
-                return "libdw lacks " #f;
-        DW_FUNCS(LOAD)
-#undef LOAD
-        return NULL;
+        return pn_lib_load(&dw_lib) < 0 ? pn_lib_error(&dw_lib) : NULL;
 }
 
 /* libdebuginfod's client, declared here: the library is loaded at run time
  * and only when a download is asked for, so its headers are not needed. */
 typedef struct debuginfod_client debuginfod_client;
-static struct {
+static struct di_api {
         debuginfod_client *(*begin)(void);
         int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
         void (*set_progressfn)(debuginfod_client *, int (*)(debuginfod_client *, long, long));
         void (*end)(debuginfod_client *);
-        debuginfod_client *client;
-        const char *error; /* why it cannot be used, once tried */
 } di;
+static const struct pn_lib_symbol di_symbols[] = {
+        PN_LIB_SYMBOL_AS(struct di_api, begin, "debuginfod_begin")
+        PN_LIB_SYMBOL_AS(struct di_api, find_debuginfo, "debuginfod_find_debuginfo")
+        PN_LIB_SYMBOL_AS(struct di_api, set_progressfn, "debuginfod_set_progressfn")
+        PN_LIB_SYMBOL_AS(struct di_api, end, "debuginfod_end")
+};
+static struct pn_lib di_lib = {
+        PN_LIB_NOTE(HAVE_LIBDW, "debuginfod", "suggested",
+                    "Fetch debug info for stack traces from debuginfod servers (opt-in)", "libdebuginfod.so.1"),
+        .not_installed = "elfutils' libdebuginfod (libdebuginfod.so.1) is not installed",
+        .lacks = "libdebuginfod lacks the client functions",
+        PN_LIB_SYMBOLS(di_symbols, di),
+};
+static debuginfod_client *di_client;
+static const char *di_error; /* why it cannot be used, once tried */
 
 static const char *load_debuginfod(void) {
-        if (di.client || di.error)
-                return di.error;
-        void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-                return di.error = "elfutils' libdebuginfod (libdebuginfod.so.1) is not installed";
-        di.begin = (debuginfod_client * (*)(void)) dlsym(h, "debuginfod_begin");
-        di.find_debuginfo = (int (*)(debuginfod_client *, const unsigned char *, int, char **))dlsym(
-                h, "debuginfod_find_debuginfo");
-        di.set_progressfn = (void (*)(debuginfod_client *, int (*)(debuginfod_client *, long, long)))dlsym(
-                h, "debuginfod_set_progressfn");
-        di.end = (void (*)(debuginfod_client *))dlsym(h, "debuginfod_end");
-        if (!di.begin || !di.find_debuginfo || !di.set_progressfn || !di.end)
-                return di.error = "libdebuginfod lacks the client functions";
-        if (!(di.client = di.begin()))
-                return di.error = "cannot start a debuginfod client";
+        if (di_client || di_error)
+                return di_error;
+        if (pn_lib_load(&di_lib) < 0)
+                return di_error = pn_lib_error(&di_lib);
+        if (!(di_client = di.begin()))
+                return di_error = "cannot start a debuginfod client";
         return NULL;
 }
 
@@ -554,9 +564,9 @@ static int fetch(struct modstate *ms, char **debuginfo_file_name) {
         if (!u.progress_module)
                 u.progress_module = "?";
         u.progress_servers = ms->servers;
-        di.set_progressfn(di.client, progress);
+        di.set_progressfn(di_client, progress);
         char *path = NULL;
-        int fd = di.find_debuginfo(di.client, id, idlen, &path);
+        int fd = di.find_debuginfo(di_client, id, idlen, &path);
         unsetenv("DEBUGINFOD_URLS");
         end_progress();
         if (fd < 0) {
@@ -797,34 +807,20 @@ static void child_fail(const char *why) {
 
 /* A compressed core, decompressed into memory for libdw: a new open file
  * description of the same file (the parent's offset stays), zero blocks
- * left as holes. */
+ * left as holes.  Only for a core opened without
+ * PKGNOTE_CORE_DECOMPRESS_ONCE, which is decompressed in memory already. */
 static int decompress_core(const pkgnote_core *c) {
         char self[64];
         snprintf(self, sizeof self, "/proc/self/fd/%d", c->stream_fd);
-        int in = open(self, O_RDONLY | O_CLOEXEC), out = memfd_create("core", MFD_CLOEXEC);
+        int in = open(self, O_RDONLY | O_CLOEXEC), out = -1;
         struct pn_core_source *s = NULL;
-        if (in < 0 || out < 0 || pn_core_source_open(in, &s) < 0 || !s)
+        if (in < 0 || pn_core_source_open(in, &s) < 0 || !s)
                 child_fail("cannot decompress the core");
-        enum { CHUNK = 1 << 20, BLOCK = 4096 };
-        static const uint8_t zero[BLOCK];
-        uint8_t *buf = malloc(CHUNK);
-        if (!buf)
+        int r = pn_core_source_to_memfd(s, UINT64_MAX, &out);
+        if (r == -ENOMEM)
                 child_fail("cannot decompress the core: out of memory");
-        uint64_t off = 0, got;
-        for (;;) {
-                if (pn_core_source_read(s, off, buf, CHUNK, &got) < 0)
-                        child_fail("cannot decompress the core");
-                for (uint64_t b = 0; b < got; b += BLOCK) {
-                        size_t n = got - b < BLOCK ? (size_t)(got - b) : BLOCK;
-                        if (memcmp(buf + b, zero, n) && pwrite(out, buf + b, n, (off_t)(off + b)) != (ssize_t)n)
-                                child_fail("cannot decompress the core: out of memory");
-                }
-                off += got;
-                if (got < CHUNK)
-                        break;
-        }
-        if (ftruncate(out, (off_t)off) < 0)
-                child_fail("cannot decompress the core: out of memory");
+        if (r < 0)
+                child_fail("cannot decompress the core");
         return out;
 }
 

@@ -530,6 +530,27 @@ for z in zstd xz lz4; do
         "$PKGNOTE" core --stats core.$z > /dev/null 2> err
         zread=$(sed -n 's/^bytes read from core: //p' err)
         [ "$zread" -gt 0 ] 2>/dev/null && [ "$zread" -le "$(stat -c %s core.$z)" ] && pass "$z: --stats counts compressed bytes" || fail "$z: --stats counts compressed bytes" "'$zread'"
+        # Regression: a stack trace of a compressed core file decompressed
+        # it twice, once for the report and once more in the unwinder; it
+        # is read (and decompressed) once now.  Bytes read(2) from the
+        # file by every process of the command, counted by strace.
+        if [ -n "$NO_LIBDW" ]; then
+                with_feature stack "bug-compressed-core-decompressed-twice: $z: the file is read once"
+        elif ! command -v strace > /dev/null; then
+                missing "bug-compressed-core-decompressed-twice: $z: the file is read once" strace
+        else
+                strace -f -qq -y -e trace=read -e signal=none -o strace.log "$PKGNOTE" core --json core.$z > once.json 2> err
+                zall=$(python3 -c '
+import re, sys
+n = 0
+for l in open(sys.argv[1]):
+    m = re.search(r"read\(\d+<([^>]*)>.*\) = (\d+)$", l)
+    if m and m.group(1).endswith("/" + sys.argv[2]):
+        n += int(m.group(2))
+print(n)' strace.log core.$z)
+                [ "$zall" = "$(stat -c %s core.$z)" ] && jcheck "bug-compressed-core-decompressed-twice: $z: the file is read once, the stack trace still there" once.json 'd["threads"] and d["threads"][0]["frames"]' ||
+                        fail "bug-compressed-core-decompressed-twice: $z: the file is read once" "$zall bytes read of $(stat -c %s core.$z)"
+        fi
         # A truncated compressed core: an error or problems, never a crash.
         head -c $(($(stat -c %s core.$z) / 2)) core.$z > half.$z
         run core --json half.$z

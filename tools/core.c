@@ -382,6 +382,10 @@ int cmd_core(int argc, char **argv) {
                 pkgnote_crashes_free(l);
                 return tool_fail("core: no crash matches '%s'", path);
         }
+        /* A compressed core is then decompressed once, for the reader and
+         * the unwinder both. */
+        if (!o.no_stack)
+                o.lib.flags |= PKGNOTE_CORE_DECOMPRESS_ONCE;
         pkgnote_core *c;
         r = crash ? pkgnote_crash_open(crash, &o.lib, &c) : pkgnote_core_open(path, &o.lib, &c);
         if (r == -ENODATA && crash) {
