@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filemap.h"
+#include "stamp-filemap.h"
 #include "fuzz-input.h"
 #include "pkgdb.h"
 #include "pkgnote.h"

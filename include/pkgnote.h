@@ -311,7 +311,7 @@ PKGNOTE_PUBLIC const char *pkgnote_dlopen_priority_name(int priority);
 PKGNOTE_PUBLIC int pkgnote_dlopen_check(const pkgnote_dlopen *d, pkgnote_report_fn report, void *userdata);
 
 /* ------------------------------------------------------------------ */
-/* dlopen dependencies (lib/deps.c)                                    */
+/* dlopen dependencies (lib/check-deps.c)                                    */
 
 /* The dlopen notes of several files merged into package dependencies:
  * one dependency per list of alternative sonames, the strongest priority
@@ -606,7 +606,7 @@ PKGNOTE_PUBLIC const char *pkgnote_module_db_source_version(const pkgnote_module
  * note wins; this shows the disagreement); else 0. */
 PKGNOTE_PUBLIC int pkgnote_module_db_mismatch(const pkgnote_module *m);
 
-/* Stack traces of a core's threads (lib/stack.c), with elfutils libdw
+/* Stack traces of a core's threads (lib/core-stack.c), with elfutils libdw
  * when it is installed: loaded at run time, in a child process that is
  * not dumpable, with limits and a timeout, so a hostile core cannot crash
  * or hang the caller.  The child reads the core C already holds open (or
@@ -840,7 +840,7 @@ PKGNOTE_PUBLIC int pkgnote_crash_core_state(const pkgnote_crash *c);
 PKGNOTE_PUBLIC const char *pkgnote_crash_store_name(int store);
 
 /* ------------------------------------------------------------------ */
-/* Generators (lib/emit.c, lib/osrelease.c)                            */
+/* Generators (lib/gen-emit.c, lib/gen-osrelease.c)                            */
 
 /* os-release(5): shell-style assignments, read with the shell's quoting
  * rules and without any expansion.  Malformed lines are skipped and
@@ -882,7 +882,7 @@ typedef struct pkgnote_nevra {
 PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *nevra, pkgnote_nevra *ret);
 PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n);
 
-/* Package metadata from what a build states (lib/compose.c): the one
+/* Package metadata from what a build states (lib/gen-compose.c): the one
  * implementation of pkgnote(1)'s METADATA PRECEDENCE, used by generate,
  * stamp and the build integrations.  Highest first: a key field; an rpm
  * NEVRA (type, name, version, architecture); the JSON documents, whose
@@ -1065,7 +1065,7 @@ PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata_for(const char *json, const 
                                                         char **ret);
 
 /* ------------------------------------------------------------------ */
-/* Lint (lib/lint.c)                                                   */
+/* Lint (lib/check-lint.c)                                                   */
 
 /* Kinds of CPE name accepted by pkgnote_cpe_check(). */
 enum {
@@ -1245,7 +1245,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output
 PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement);
 
 /* ------------------------------------------------------------------ */
-/* Scan and SBOM (lib/scan.c, lib/sbom.c)                              */
+/* Scan and SBOM (lib/scan.c, lib/scan-sbom.c)                              */
 
 /* Limits of a scan; going over one skips the item with -E2BIG (named in
  * the scan's problems), never the whole scan. */
@@ -1547,7 +1547,7 @@ PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const p
                                       char **ret);
 
 /* ------------------------------------------------------------------ */
-/* JSON reports (lib/json-report.c)                                    */
+/* JSON reports (lib/report-json.c)                                    */
 
 /* The JSON the pkgnote command prints, for any program to write.  Each
  * function stores in *RET one compact JSON object (or array), without a
@@ -1636,7 +1636,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result
                                                       size_t n, const char *path, char **ret);
 
 /* ------------------------------------------------------------------ */
-/* systemd's shape (lib/json-systemd.c)                                */
+/* systemd's shape (lib/report-systemd.c)                                */
 
 /* The package metadata as systemd-coredump writes it to
  * COREDUMP_PACKAGE_JSON and "systemd-analyze inspect-elf --json" prints
@@ -1664,7 +1664,7 @@ PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnot
 PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, unsigned flags, char **ret);
 
 /* ------------------------------------------------------------------ */
-/* Writing files (lib/output.c, lib/io-api.c)                          */
+/* Writing files (lib/base-output.c, lib/base-io-api.c)                          */
 
 /* The one way pkgnote writes a file, for any program to write one the
  * same way (pkgnote(1), WRITING FILES):
@@ -1780,7 +1780,7 @@ PKGNOTE_PUBLIC int pkgnote_pkgdb_package(const pkgnote_pkgdb *db, size_t i, pkgn
 PKGNOTE_PUBLIC int pkgnote_pkgdb_owner(const pkgnote_pkgdb *db, const char *path, size_t *ret);
 
 /* ------------------------------------------------------------------ */
-/* Metadata maps (lib/filemap.c)                                       */
+/* Metadata maps (lib/stamp-filemap.c)                                       */
 
 /* One package note's JSON per file of a tree, as pkgnote stamp
  * --metadata-map reads it: lines PATH<TAB>JSON; empty lines and lines

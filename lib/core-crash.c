@@ -30,9 +30,9 @@
 
 #include "core-crash.h"
 #include "internal.h"
-#include "output.h"
-#include "problem.h"
-#include "root.h"
+#include "base-output.h"
+#include "base-problem.h"
+#include "base-root.h"
 
 /* A report larger than this is no report pkgnote-coredump wrote (a
  * thousand modules with their notes are well under a megabyte). */

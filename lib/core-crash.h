@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "pkgnote.h"
-#include "problem.h"
+#include "base-problem.h"
 
 #define PN_CRASH_DEFAULT_DIR "/var/lib/pkgnote/coredump"
 #if HAVE_ZSTD

@@ -4,7 +4,7 @@
  * process that carry no package note.  Most binaries of today's
  * distributions have no note, while the root the program ran in knows
  * which package installed each file: dpkg's status and info lists, or
- * rpm's rpmdb.sqlite (lib/pkgdb.c, lib/rpmdb.c, the readers scan uses).
+ * rpm's rpmdb.sqlite (lib/pkgdb.c, lib/pkgdb-rpm.c, the readers scan uses).
  *
  * The database only knows paths, and a path names whatever is there now:
  * an upgrade since the crash or since the library was loaded puts another

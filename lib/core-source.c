@@ -15,9 +15,9 @@
 
 #include "config.h"
 #include "core.h"
-#include "decompress.h"
+#include "base-decompress.h"
 #include "elfconst.h"
-#include "output.h"
+#include "base-output.h"
 
 
 #define IN_SIZE (128u << 10)

@@ -31,9 +31,9 @@
 #include "core-crash.h"
 #include "core-systemd.h"
 #include "internal.h"
-#include "journal-dl.h"
-#include "output.h"
-#include "root.h"
+#include "core-journal-dl.h"
+#include "base-output.h"
+#include "base-root.h"
 
 /* ------------------------------------------------------------ parsers */
 

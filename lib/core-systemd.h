@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "problem.h"
+#include "base-problem.h"
 
 #define PN_SD_STORE_DIR "/var/lib/systemd/coredump"
 #define PN_SD_MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"

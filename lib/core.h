@@ -4,8 +4,8 @@
 #define PKGNOTE_CORE_H
 
 #include "internal.h"
-#include "problem.h"
-#include "root.h"
+#include "base-problem.h"
+#include "base-root.h"
 
 #define PN_DELETED_SUFFIX " (deleted)"
 
@@ -163,14 +163,14 @@ uint64_t pn_core_source_bytes_read(const struct pn_core_source *s);
 void pn_core_source_free(struct pn_core_source *s);
 
 /* A module's file image rebuilt from the core's dumped pages of the module
- * whose ELF header is at START (lib/stack-image.c), for the unwinder: RAW
+ * whose ELF header is at START (lib/core-stack-image.c), for the unwinder: RAW
  * is the whole core, RAW_SIZE bytes.  1 with *RET (malloc()ed) and
  * *RET_LEN set, 0 when the core lacks its header or program headers,
  * -ENOMEM. */
 int pn_core_module_image(const pkgnote_core *c, const uint8_t *raw, uint64_t raw_size, uint64_t start, uint8_t **ret,
                          size_t *ret_len);
 
-/* A stack object from the unwinder child's records (lib/stack.c), checked
+/* A stack object from the unwinder child's records (lib/core-stack.c), checked
  * as the parent checks them: for the fuzzer, since a child that a hostile
  * core subverted may send anything. */
 int pn_stack_from_records(const void *buf, size_t len, pkgnote_stack **ret);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The ELF view's private state, shared by elf.c and note.c. */
+/* The ELF view's private state, shared by elf.c and elf-note.c. */
 #ifndef PKGNOTE_ELFVIEW_H
 #define PKGNOTE_ELFVIEW_H
 
 #include <stdarg.h>
 
 #include "internal.h"
-#include "problem.h"
+#include "base-problem.h"
 
 /* Returns a pointer to LEN bytes at file offset OFF of the object, reading
  * them when needed; NULL (with pn_error set, *err = -EBADMSG or an I/O

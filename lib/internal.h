@@ -92,7 +92,7 @@ int pn_check_string(const char *s, const char *what);
 /* Does S hold a C0, DEL or C1 control character? */
 bool pn_has_control(const char *s);
 
-/* A growable text buffer (lib/text.c); a failed allocation is remembered
+/* A growable text buffer (lib/gen-text.c); a failed allocation is remembered
  * and reported by pn_text_finish(), which hands the text over. */
 struct pn_text {
         char *s;
@@ -118,7 +118,7 @@ int pn_result_copy(void *dst, const void *src, size_t full, const char *what);
 /* Version 0 of the option structs: every field up to the last one it had. */
 #define PN_OPTIONS_V0(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
 
-/* Untrusted paths (lib/root.c). */
-#include "root.h"
+/* Untrusted paths (lib/base-root.c). */
+#include "base-root.h"
 
 #endif

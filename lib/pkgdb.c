@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Who owns a file, by a root's own package database: dpkg's status file
- * and info/PACKAGE.list, or rpm's rpmdb.sqlite (lib/rpmdb.c, found in
+ * and info/PACKAGE.list, or rpm's rpmdb.sqlite (lib/pkgdb-rpm.c, found in
  * the root by lib/scan-db.c).  Each owner
  * is given as the package note names it: the source package's name and
  * version (dpkg's Source: field, rpm's source rpm), the binary package's
@@ -19,7 +19,7 @@
 
 #include "core.h"
 #include "internal.h"
-#include "output.h"
+#include "base-output.h"
 #include "pkgdb.h"
 
 struct pn_pkgdb {

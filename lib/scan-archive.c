@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "archive-dl.h"
+#include "scan-archive-dl.h"
 #include "elfconst.h"
 #include "scan-private.h"
 

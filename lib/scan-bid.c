@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "decompress.h"
+#include "base-decompress.h"
 #include "elfconst.h"
 #include "scan-private.h"
 

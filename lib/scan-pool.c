@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "elfview.h"
-#include "output.h"
+#include "base-output.h"
 #include "scan-private.h"
 
 #define SPARE_MAX (32u << 20)       /* the largest buffer kept */

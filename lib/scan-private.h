@@ -6,7 +6,7 @@
  *   scan-walk.c     the worker pool, directory trees and single files
  *   scan-archive.c  tar archives, docker and OCI images (libarchive)
  *   scan-layers.c   archive entries and the merge of image layers
- *   hash.c          SHA-1 and SHA-256 for the SBOM's file checksums
+ *   base-hash.c          SHA-1 and SHA-256 for the SBOM's file checksums
  */
 #ifndef PKGNOTE_SCAN_PRIVATE_H
 #define PKGNOTE_SCAN_PRIVATE_H
@@ -16,11 +16,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "hash.h"
+#include "base-hash.h"
 #include "internal.h"
-#include "problem.h"
+#include "base-problem.h"
 #include "pkgdb.h"
-#include "root.h"
+#include "base-root.h"
 
 #define QUEUE_CAP 256u
 #define MAX_THREADS 64u
@@ -336,7 +336,7 @@ int pn_scan_storage(pkgnote_scan *s, size_t input, const char *spec, const char 
 /* ------------------------------------------------------------------ */
 /* Decompression ahead of the archive reader (scan-stream.c)           */
 
-/* The formats are the decompressor's (decompress.h). */
+/* The formats are the decompressor's (base-decompress.h). */
 enum { PN_STREAM_NONE = 0, PN_STREAM_GZIP = 1, PN_STREAM_XZ = 2, PN_STREAM_ZSTD = 3 };
 /* The compression the N bytes at P begin, when this build decodes it. */
 int pn_stream_kind(const uint8_t *p, size_t n);

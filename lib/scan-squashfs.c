@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "elfconst.h"
-#include "loader.h"
+#include "base-loader.h"
 #include "scan-private.h"
 
 #if HAVE_SQUASHFS

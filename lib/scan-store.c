@@ -15,7 +15,7 @@
 
 #include "elfconst.h"
 #include "scan-private.h"
-#include "info.h"
+#include "report-info.h"
 #include "elfview.h"
 
 /* ------------------------------------------------------------------ */

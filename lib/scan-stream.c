@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decompress.h"
+#include "base-decompress.h"
 #include "scan-private.h"
 
 _Static_assert((int)PN_STREAM_GZIP == (int)PN_CODEC_GZIP && (int)PN_STREAM_XZ == (int)PN_CODEC_XZ &&

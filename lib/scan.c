@@ -22,7 +22,7 @@
 #include "elfconst.h"
 #include "pkgdb.h"
 #include "scan-private.h"
-#include "info.h"
+#include "report-info.h"
 
 PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote_scan **ret) {
         pkgnote_scan_options opts;

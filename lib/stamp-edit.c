@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 
 #include "stamp-private.h"
-#include "emit.h"
+#include "gen-emit.h"
 #include "elfview.h"
 
 static const struct pn_note_kind kinds[] = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Stamping whole trees (lib/stamp-tree.c) and files resolved inside a
- * root directory (lib/root.c, lib/stamp-file.c) for programs of the
+ * root directory (lib/base-root.c, lib/stamp-file.c) for programs of the
  * public API: pkgnote stamp --tree, --from-dpkg and --from-rpmdb.
  */
 #include <stdlib.h>

@@ -24,7 +24,7 @@
 
 #include "elfconst.h"
 #include "internal.h"
-#include "output.h"
+#include "base-output.h"
 #include "stamp-file.h"
 
 struct link {

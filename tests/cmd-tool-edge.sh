@@ -24,7 +24,7 @@ for f in "$SRCDIR"/tools/*.c; do
 done
 
 # The control: a private header is not found with the same flags.
-printf '#include "output.h"\n#include "pkgnote.h"\nint f(void);\nint f(void) { return 0; }\n' > private.c
+printf '#include "base-output.h"\n#include "pkgnote.h"\nint f(void);\nint f(void) { return 0; }\n' > private.c
 if $CC $FLAGS private.c > cc.log 2>&1; then
         fail "a private header of lib/ does not compile with the tools' flags" "it compiled"
 else

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Unit tests for lib/emit.c and lib/osrelease.c. */
+/* Unit tests for lib/gen-emit.c and lib/gen-osrelease.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "pkgnote.h"
-#include "root.h"
+#include "base-root.h"
 
 static int failures, checks;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Unit tests of lib/lint.c: the CPE validator and pkgnote_lint() over ELF
+/* Unit tests of lib/check-lint.c: the CPE validator and pkgnote_lint() over ELF
  * images built here in memory. */
 #include <stdarg.h>
 #include <stdio.h>

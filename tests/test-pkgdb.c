@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The readers of per-file package metadata: dpkg's status and .list
- * files, rpm's query output, metadata maps (lib/pkgdb.c, lib/filemap.c). */
+ * files, rpm's query output, metadata maps (lib/pkgdb.c, lib/stamp-filemap.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "filemap.h"
+#include "stamp-filemap.h"
 #include "pkgdb.h"
 #include "pkgnote.h"
-#include "root.h"
+#include "base-root.h"
 #include "testlib.h"
 
 static const char status[] = "Package: libfoo1\n"

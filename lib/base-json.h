@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* JSON helpers over jansson shared by report-metadata.c, report-dlopen.c, the reports and the SBOMs. */
+#ifndef PKGNOTE_PNJSON_H
+#define PKGNOTE_PNJSON_H
+
+#include <jansson.h>
+
+#include "internal.h"
+
+/* Parses LEN bytes as one JSON array or object with the note's rules:
+ * size and depth limits, unique names, valid UTF-8, no NUL.  -E2BIG over a
+ * limit, -EBADMSG otherwise, with pn_error set. */
+int pn_json_load(const char *text, size_t len, json_t **ret);
+
+/* Compact, raw UTF-8, stored key order; -EINVAL (pn_error set) when a
+ * string or key holds a control character. */
+int pn_json_dump(const json_t *v, char **ret);
+
+/* V dumped with jansson's FLAGS and the escaping of every JSON report
+ * (lib/report-json.c): control characters, C1 and DEL included, as
+ * \u00xx, so that no report drives a terminal.  0 or -ENOMEM. */
+int pn_json_dump_report(const json_t *v, size_t flags, char **ret);
+/* S with each byte that is not UTF-8 written as the text \xNN (so it can
+ * be a JSON string), malloc()ed with its length in *RET_LEN, or NULL. */
+char *pn_utf8_or_hex(const char *s, size_t *ret_len);
+
+/* Calls FN for every string (keys included) in V; stops at the first
+ * non-zero return and returns it. */
+int pn_json_each_string(const json_t *v, int (*fn)(const char *s, const char *key, void *u), void *u);
+
+#endif

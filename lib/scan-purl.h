@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* CPE names and package URLs (lib/scan-purl.c); pkgnote_cpe_check() and
+ * pkgnote_purl() are public (include/pkgnote.h). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Component I (from 0: part, vendor, product, version) of the CPE name
+ * CPE (2.3 formatted string or 2.2 URI), unquoted or %-decoded and
+ * lowercased into BUF (SIZE bytes): false when it has none, it is ANY or
+ * NA, or it does not fit. */
+bool pn_cpe_component(const char *cpe, size_t i, char *buf, size_t size);
+/* CPE as SBOM consumers expect it (malloc()ed): a CPE 2.3 formatted
+ * string completed to its 11 components with "*", anything else as
+ * given, and *IS23 whether it is CPE 2.3; NULL for what
+ * pkgnote_cpe_check() refuses (and for NULL), or without memory. */
+char *pn_cpe_full(const char *cpe, bool *is23);

@@ -1,0 +1,1066 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * SBOMs of a scan: SPDX 2.3 and CycloneDX 1.5 JSON, written with jansson,
+ * and the package URL (purl-spec) of a note.
+ *
+ * One package (component) per distinct package note; the objects that
+ * carry it are the evidence.  Everything is in scan order (sorted), so a
+ * document depends only on what was scanned, the creation time and the
+ * namespace or serial number.
+ */
+#include "config.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "internal.h"
+#include "base-json.h"
+#include "scan-purl.h"
+#include "scan-private.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+
+/* The packages of the SBOM: those of the notes, then those of the
+ * package databases that own objects without a note. */
+static size_t pkg_count(const pkgnote_scan *s) {
+        return pn_scan_all_package_count(s);
+}
+static const pkgnote_metadata *pkg_meta(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p ? p->meta : NULL;
+}
+static const char *pkg_json(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p ? p->json : NULL;
+}
+static size_t pkg_nobj(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p ? p->n_objects : 0;
+}
+static const pkgnote_scan_object *pkg_obj(const pkgnote_scan *s, size_t i, size_t j) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p && j < p->n_objects ? p->objects[j] : NULL;
+}
+/* Whether package I is a package database's, not a note's. */
+static bool pkg_db(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p && p->db;
+}
+
+/* A JSON string of S; bytes that are not UTF-8 (possible in paths) as the
+ * text \xNN, as the command's text output shows them. */
+static json_t *jstr(const char *s) {
+        size_t len = strlen(s);
+        if (pn_utf8_invalid_at(s, len) == len)
+                return json_string(s);
+        char *b = malloc(4 * len + 1), *o = b;
+        if (!b)
+                return NULL;
+        size_t i = 0;
+        while (i < len) {
+                size_t bad = i + pn_utf8_invalid_at(s + i, len - i);
+                memcpy(o, s + i, bad - i);
+                o += bad - i;
+                if (bad < len)
+                        o += sprintf(o, "\\x%02x", (unsigned char)s[bad]);
+                i = bad + 1;
+        }
+        *o = 0;
+        json_t *v = json_string(b);
+        free(b);
+        return v;
+}
+
+/* Adds KEY: V to O; V may be NULL after a failed allocation, which is
+ * remembered in *ERR. */
+static void put(json_t *o, const char *key, json_t *v, int *err) {
+        if (!v || json_object_set_new(o, key, v) < 0)
+                *err = -ENOMEM;
+}
+
+static void push(json_t *a, json_t *v, int *err) {
+        if (!v || json_array_append_new(a, v) < 0)
+                *err = -ENOMEM;
+}
+
+static void timestamp(int64_t t, char buf[32]) {
+        time_t tt = t < 0 ? time(NULL) : (time_t)t;
+        struct tm tm;
+        gmtime_r(&tt, &tm);
+        strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* A version 4 UUID (RFC 4122 4.4) from 16 bytes. */
+static void uuid_format(uint8_t b[16], char out[37]) {
+        b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+        b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+        snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+/* Random, or with REPRODUCIBLE derived from TEXT (two FNV-1a passes with
+ * different offsets: not cryptographic, only stable and well spread). */
+static int make_uuid(const char *text, int reproducible, char out[37]) {
+        uint8_t b[16];
+        if (reproducible) {
+                uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
+                for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+                        h1 = (h1 ^ *p) * 0x100000001b3ULL;
+                        h2 = (h2 ^ *p) * 0x100000001b3ULL;
+                        h2 ^= h2 >> 29;
+                }
+                pn_wr64(b, h1, true);
+                pn_wr64(b + 8, h2, true);
+        } else {
+                size_t got = 0;
+                while (got < sizeof b) {
+                        ssize_t n = getrandom(b + got, sizeof b - got, 0);
+                        if (n < 0) {
+                                if (errno == EINTR)
+                                        continue;
+                                return pn_error(-errno, "cannot get random bytes: %s", strerror(errno));
+                        }
+                        got += (size_t)n;
+                }
+        }
+        uuid_format(b, out);
+        return 0;
+}
+
+/* With the reports' escaping: a file name or note value holding a C1
+ * control (raw UTF-8 to jansson) must not reach a terminal as one. */
+static int dump(json_t *doc, char **ret) {
+        return pn_json_dump_report(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, ret);
+}
+
+static const char *field(const pkgnote_metadata *m, const char *key) {
+        const char *v = pkgnote_metadata_get(m, key);
+        return v && *v ? v : NULL;
+}
+
+/* What part of the scan a list of elements describes: everything, or
+ * the objects of one image (IMAGE NULL: those of no image). */
+struct scope {
+        bool all;
+        const pkgnote_scan_image *image;
+};
+
+static const struct scope everything = {.all = true};
+
+static bool in_scope(const struct scope *sc, const pkgnote_scan_object *ob) {
+        return sc->all || pkgnote_scan_object_image(ob) == sc->image;
+}
+
+/* Whether an object of package I lies in SC. */
+static bool package_in_scope(const pkgnote_scan *s, size_t i, const struct scope *sc) {
+        for (size_t j = 0; j < pkg_nobj(s, i); j++)
+                if (in_scope(sc, pkg_obj(s, i, j)))
+                        return true;
+        return false;
+}
+
+/* How a document names its elements: a prefix, then the element's number
+ * from 1 (a package's in scan order, a soname's in order of mention),
+ * and the part of the scan they describe. */
+struct sbom_ids {
+        char package[48], soname[48];
+        struct scope scope;
+};
+
+static const struct sbom_ids spdx_ids = {"SPDXRef-Package-", "SPDXRef-Soname-", {.all = true}};
+static const struct sbom_ids cdx_ids = {"pkgnote-package-", "pkgnote-soname-", {.all = true}};
+
+/* The name PREFIX gives the element of index I (from 0). */
+static void element_id(char id[80], const char *prefix, size_t i) {
+        snprintf(id, 80, "%s%zu", prefix, i + 1);
+}
+
+/* Adds "name" (else "unknown") and, when M has one, VERSION_KEY to O. */
+static void put_name_version(json_t *o, const pkgnote_metadata *m, const char *version_key, int *err) {
+        put(o, "name", jstr(field(m, PKGNOTE_KEY_NAME) ? field(m, PKGNOTE_KEY_NAME) : "unknown"), err);
+        if (field(m, PKGNOTE_KEY_VERSION))
+                put(o, version_key, jstr(field(m, PKGNOTE_KEY_VERSION)), err);
+}
+
+/* The element of package I, named ID; NULL when out of memory. */
+typedef json_t *(*package_element_fn)(const pkgnote_scan *s, size_t i, const char *id, void *userdata, int *err);
+
+/* Walks the packages of the scope of IDS in scan order: appends to ARRAY the element MAKE
+ * returns for each, named by IDS. */
+static void add_packages(const pkgnote_scan *s, const struct sbom_ids *ids, json_t *array, package_element_fn make,
+                         void *userdata, int *err) {
+        for (size_t i = 0; i < pkg_count(s) && !*err; i++) {
+                if (!package_in_scope(s, i, &ids->scope))
+                        continue;
+                char id[80];
+                element_id(id, ids->package, i);
+                push(array, make(s, i, id, userdata, err), err);
+        }
+}
+
+/* Ends DOC, which it takes: out of memory if building it failed (ERR),
+ * else KEY set to PREFIX and a UUID of the document's text, written to
+ * *RET. */
+static int finish_document(json_t *doc, int err, const pkgnote_sbom_options *o, const char *key, const char *prefix,
+                           char **ret) {
+        if (err) {
+                json_decref(doc);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        char *text = NULL, uuid[37], id[128];
+        int r = dump(doc, &text);
+        if (r >= 0) {
+                r = make_uuid(text, o->reproducible, uuid);
+                free(text);
+        }
+        if (r >= 0) {
+                snprintf(id, sizeof id, "%s%s", prefix, uuid);
+                put(doc, key, json_string(id), &err);
+                r = err ? pn_error(-ENOMEM, "out of memory") : dump(doc, ret);
+        }
+        json_decref(doc);
+        return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* dlopen dependencies                                                 */
+
+/* What the dlopen notes of each package's objects ask for: per package,
+ * its merged dependencies; and every soname named, in order of first
+ * mention, each with the package of the scan that ships it (an object of
+ * that name carrying a package note), if any, and the strongest priority
+ * anything gives it.  A malformed dlopen note adds nothing. */
+struct sbom_dl {
+        struct scope scope;  /* the objects looked at */
+        pkgnote_deps **deps; /* per package */
+        size_t np;
+        struct dl_soname {
+                char *name;
+                size_t provider; /* package index, or SIZE_MAX */
+                int priority;
+        } *v;
+        size_t n, cap;
+};
+
+static void dl_free(struct sbom_dl *dl) {
+        for (size_t i = 0; i < dl->np; i++)
+                pkgnote_deps_free(dl->deps ? dl->deps[i] : NULL);
+        for (size_t i = 0; i < dl->n; i++)
+                free(dl->v[i].name);
+        free(dl->deps), free(dl->v);
+}
+
+/* The package of the scan that ships SONAME: one whose object in SC has
+ * that file name. */
+static size_t dl_provider(const pkgnote_scan *s, const struct scope *sc, const char *soname) {
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                if (!in_scope(sc, ob))
+                        continue;
+                const char *path = pkgnote_scan_object_path(ob), *base = strrchr(path, '/');
+                if (strcmp(base ? base + 1 : path, soname) || pkgnote_scan_object_package_count(ob) == 0)
+                        continue;
+                const char *json = pkgnote_scan_object_package_json(ob, 0);
+                for (size_t p = 0; json && p < pkg_count(s); p++)
+                        if (!strcmp(pkg_json(s, p), json))
+                                return p;
+        }
+        return SIZE_MAX;
+}
+
+/* Index of SONAME in DL, added when new; SIZE_MAX when out of memory. */
+static size_t dl_soname(struct sbom_dl *dl, const pkgnote_scan *s, const char *soname) {
+        for (size_t k = 0; k < dl->n; k++)
+                if (!strcmp(dl->v[k].name, soname))
+                        return k;
+        char *name = strdup(soname);
+        if (!name || PN_GROW(dl->v, dl->cap, dl->n + 1) < 0) {
+                free(name);
+                return SIZE_MAX;
+        }
+        dl->v[dl->n] = (struct dl_soname){name, dl_provider(s, &dl->scope, soname), 0};
+        return dl->n++;
+}
+
+static int dl_collect(const pkgnote_scan *s, const struct scope *sc, struct sbom_dl *dl) {
+        *dl = (struct sbom_dl){.scope = *sc, .np = pkg_count(s)};
+        dl->deps = calloc(dl->np ? dl->np : 1, sizeof *dl->deps);
+        if (!dl->deps)
+                return -ENOMEM;
+        for (size_t i = 0; i < dl->np; i++) {
+                if (pkgnote_deps_new(&dl->deps[i]) < 0)
+                        return -ENOMEM;
+                for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                        const pkgnote_scan_object *ob = pkg_obj(s, i, j);
+                        for (size_t k = 0; in_scope(sc, ob) && k < pkgnote_scan_object_dlopen_count(ob); k++) {
+                                const char *json = pkgnote_scan_object_dlopen_json(ob, k);
+                                pkgnote_dlopen *d;
+                                if (!json || pkgnote_dlopen_parse(json, strlen(json), &d) < 0)
+                                        continue;
+                                int r = pkgnote_deps_add(dl->deps[i], pkgnote_scan_object_path(ob),
+                                                         pkgnote_scan_object_class(ob), pkgnote_scan_object_machine(ob),
+                                                         pkgnote_scan_object_big_endian(ob), d);
+                                pkgnote_dlopen_free(d);
+                                if (r == -ENOMEM)
+                                        return r;
+                        }
+                }
+                for (size_t k = 0; k < pkgnote_deps_count(dl->deps[i]); k++)
+                        for (size_t a = 0; a < pkgnote_deps_soname_count(dl->deps[i], k); a++) {
+                                size_t x = dl_soname(dl, s, pkgnote_deps_soname(dl->deps[i], k, a));
+                                if (x == SIZE_MAX)
+                                        return -ENOMEM;
+                                if (pkgnote_deps_priority(dl->deps[i], k) > dl->v[x].priority)
+                                        dl->v[x].priority = pkgnote_deps_priority(dl->deps[i], k);
+                        }
+        }
+        pn_error_clear();
+        return 0;
+}
+
+/* "dlopen(), priority P, feature F, G; alternatives: a or b" for
+ * dependency K of package I. */
+static char *dl_comment(const pkgnote_deps *d, size_t k) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        fprintf(f, "dlopen(), priority %s", pkgnote_dlopen_priority_name(pkgnote_deps_priority(d, k)));
+        for (size_t j = 0; j < pkgnote_deps_feature_count(d, k); j++)
+                fprintf(f, "%s%s", j ? ", " : ", feature ", pkgnote_deps_feature(d, k, j));
+        if (pkgnote_deps_soname_count(d, k) > 1)
+                fprintf(f, "; alternatives: %s", pkgnote_deps_sonames(d, k));
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* The element of soname K, named ID, which no scanned package ships. */
+typedef json_t *(*soname_element_fn)(const struct sbom_dl *dl, size_t k, const char *id, int *err);
+
+/* Appends to ARRAY the element MAKE returns for each soname that no
+ * scanned package ships, named by IDS. */
+static void add_sonames(const struct sbom_dl *dl, const struct sbom_ids *ids, json_t *array, soname_element_fn make,
+                        int *err) {
+        for (size_t k = 0; !*err && k < dl->n; k++) {
+                if (dl->v[k].provider != SIZE_MAX)
+                        continue;
+                char id[80];
+                element_id(id, ids->soname, k);
+                push(array, make(dl, k, id, err), err);
+        }
+}
+
+/* Calls EDGE with the element each soname of dependency K of package I
+ * points at, named by IDS: the scanned package that ships it, else the
+ * soname's own element; none for a soname package I ships itself. */
+static void dl_targets(struct sbom_dl *dl, const pkgnote_scan *s, const struct sbom_ids *ids, size_t i, size_t k,
+                       void (*edge)(const char *id, void *userdata), void *userdata) {
+        for (size_t a = 0; a < pkgnote_deps_soname_count(dl->deps[i], k); a++) {
+                size_t x = dl_soname(dl, s, pkgnote_deps_soname(dl->deps[i], k, a));
+                if (x == SIZE_MAX || dl->v[x].provider == i)
+                        continue;
+                char id[80];
+                if (dl->v[x].provider != SIZE_MAX)
+                        element_id(id, ids->package, dl->v[x].provider);
+                else
+                        element_id(id, ids->soname, x);
+                edge(id, userdata);
+        }
+}
+
+/* ------------------------------------------------------------------ */
+/* DT_NEEDED dependencies                                              */
+
+/* Package FROM needs a library package TO ships: an object of FROM names
+ * SONAME in DT_NEEDED, and an object of TO in the same root (input,
+ * image and archive) and of the same class and machine answers to it
+ * (its DT_SONAME, else its file name). */
+struct needed_edge {
+        size_t from, to;
+        const char *soname;
+};
+
+struct provider {
+        const char *key;
+        const pkgnote_scan_object *o;
+        size_t pkg;
+};
+
+static const char *base_name(const char *path) {
+        const char *b = strrchr(path, '/');
+        return b ? b + 1 : path;
+}
+
+static int cmp_provider(const void *a, const void *b) {
+        return strcmp(((const struct provider *)a)->key, ((const struct provider *)b)->key);
+}
+
+static bool same_root(const pkgnote_scan_object *x, const pkgnote_scan_object *y) {
+        if (pkgnote_scan_object_input(x) != pkgnote_scan_object_input(y) ||
+            pkgnote_scan_object_image(x) != pkgnote_scan_object_image(y) ||
+            pkgnote_scan_object_container_count(x) != pkgnote_scan_object_container_count(y) ||
+            pkgnote_scan_object_class(x) != pkgnote_scan_object_class(y) ||
+            pkgnote_scan_object_machine(x) != pkgnote_scan_object_machine(y))
+                return false;
+        for (size_t k = 0; k < pkgnote_scan_object_container_count(x); k++)
+                if (strcmp(pkgnote_scan_object_container(x, k), pkgnote_scan_object_container(y, k)))
+                        return false;
+        return true;
+}
+
+static int cmp_edge(const void *a, const void *b) {
+        const struct needed_edge *x = a, *y = b;
+        if (x->from != y->from)
+                return x->from < y->from ? -1 : 1;
+        if (x->to != y->to)
+                return x->to < y->to ? -1 : 1;
+        return strcmp(x->soname, y->soname);
+}
+
+/* The edges between the packages of SC, sorted, one per pair. */
+static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct needed_edge **ret, size_t *ret_n) {
+        struct provider *pv = NULL;
+        struct needed_edge *ev = NULL;
+        size_t np = 0, cap = 0, ne = 0, cap_e = 0;
+        *ret = NULL;
+        *ret_n = 0;
+        for (size_t i = 0; i < pkg_count(s); i++)
+                for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                        const pkgnote_scan_object *o = pkg_obj(s, i, j);
+                        if (!in_scope(sc, o) || pkgnote_scan_object_elf_type(o) != 3 /* ET_DYN */)
+                                continue;
+                        if (PN_GROW(pv, cap, np + 1) < 0) {
+                                free(pv);
+                                return -ENOMEM;
+                        }
+                        const char *so = pkgnote_scan_object_soname(o);
+                        pv[np++] = (struct provider){so ? so : base_name(pkgnote_scan_object_path(o)), o, i};
+                }
+        if (np == 0)
+                return 0;
+        qsort(pv, np, sizeof *pv, cmp_provider);
+        for (size_t i = 0; i < pkg_count(s); i++)
+                for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                        const pkgnote_scan_object *o = pkg_obj(s, i, j);
+                        if (!in_scope(sc, o))
+                                continue;
+                        for (size_t k = 0; k < pkgnote_scan_object_needed_count(o); k++) {
+                                struct provider key = {.key = pkgnote_scan_object_needed(o, k)};
+                                struct provider *hit = bsearch(&key, pv, np, sizeof *pv, cmp_provider);
+                                if (!hit)
+                                        continue;
+                                while (hit > pv && !strcmp(hit[-1].key, key.key))
+                                        hit--;
+                                for (; hit < pv + np && !strcmp(hit->key, key.key); hit++) {
+                                        if (hit->pkg == i || !same_root(o, hit->o))
+                                                continue;
+                                        if (PN_GROW(ev, cap_e, ne + 1) < 0) {
+                                                free(pv);
+                                                free(ev);
+                                                return -ENOMEM;
+                                        }
+                                        ev[ne++] = (struct needed_edge){i, hit->pkg, key.key};
+                                }
+                        }
+                }
+        free(pv);
+        if (ne)
+                qsort(ev, ne, sizeof *ev, cmp_edge);
+        size_t w = 0;
+        for (size_t i = 0; i < ne; i++)
+                if (w == 0 || ev[w - 1].from != ev[i].from || ev[w - 1].to != ev[i].to)
+                        ev[w++] = ev[i];
+        *ret = ev;
+        *ret_n = w;
+        return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* SPDX 2.3                                                            */
+
+/* The index of OB among the objects, in the order they are sorted in. */
+static size_t object_index(const pkgnote_scan *s, const pkgnote_scan_object *ob) {
+        size_t lo = 0, hi = pkgnote_scan_object_count(s);
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                const pkgnote_scan_object *x = pkgnote_scan_object_get(s, mid);
+                if (x == ob)
+                        return mid;
+                int c = pn_scan_object_cmp(x, ob);
+                if (c < 0)
+                        lo = mid + 1;
+                else if (c > 0)
+                        hi = mid;
+                else
+                        break; /* the order is total: another object equal to OB is none */
+        }
+        return SIZE_MAX;
+}
+
+static json_t *spdx_ref(const char *category, const char *type, const char *locator) {
+        return json_pack("{s:s, s:s, s:s}", "referenceCategory", category, "referenceType", type,
+                         "referenceLocator", locator);
+}
+
+static json_t *spdx_relationship(const char *from, const char *type, const char *to, const char *comment) {
+        json_t *r = json_pack("{s:s, s:s, s:s}", "spdxElementId", from, "relationshipType", type,
+                              "relatedSpdxElement", to);
+        if (r && comment && json_object_set_new(r, "comment", json_string(comment)) < 0) {
+                json_decref(r);
+                return NULL;
+        }
+        return r;
+}
+
+/* Adds the document's fixed fields, its name and its creation info. */
+static void spdx_header(json_t *doc, const pkgnote_sbom_options *o, int *err) {
+        char created[32];
+        timestamp(o->created, created);
+        put(doc, "spdxVersion", json_string("SPDX-2.3"), err);
+        put(doc, "dataLicense", json_string("CC0-1.0"), err);
+        put(doc, "SPDXID", json_string("SPDXRef-DOCUMENT"), err);
+        put(doc, "name", jstr(o->name ? o->name : "pkgnote-scan"), err);
+        put(doc, "documentNamespace", json_string(""), err); /* set last */
+        char creator[96];
+        snprintf(creator, sizeof creator, "Tool: pkgnote-%s", o->tool_version ? o->tool_version : PACKAGE_VERSION);
+        put(doc, "creationInfo", json_pack("{s:s, s:[s]}", "created", created, "creators", creator), err);
+}
+
+/* Files: the objects with a package note, in object order; FILE_NO gets
+ * each object's file number (from 1; 0 for an object without checksums,
+ * which SPDX requires of files). */
+static void spdx_files(const pkgnote_scan *s, json_t *files, size_t *file_no, int *err) {
+        char fid[64];
+        size_t n_files = 0;
+        for (size_t i = 0; i < pkgnote_scan_object_count(s) && !*err; i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                const char *sha1 = pkgnote_scan_object_sha1(ob), *sha256 = pkgnote_scan_object_sha256(ob);
+                if (!sha1 || !sha256)
+                        continue;
+                file_no[i] = ++n_files;
+                snprintf(fid, sizeof fid, "SPDXRef-File-%zu", n_files);
+                const char *path = pkgnote_scan_object_path(ob);
+                char *name = NULL;
+                if (asprintf(&name, "%s%s", path[0] == '/' ? "." : "./", path) < 0) {
+                        *err = -ENOMEM;
+                        break;
+                }
+                json_t *f = json_object();
+                put(f, "SPDXID", json_string(fid), err);
+                put(f, "fileName", jstr(name), err);
+                free(name);
+                put(f, "fileTypes", json_pack("[s]", "BINARY"), err);
+                put(f, "checksums",
+                    json_pack("[{s:s, s:s}, {s:s, s:s}]", "algorithm", "SHA1", "checksumValue", sha1, "algorithm",
+                              "SHA256", "checksumValue", sha256),
+                    err);
+                const char *bid = pkgnote_scan_object_build_id(ob);
+                if (bid) {
+                        char c[160];
+                        snprintf(c, sizeof c, "GNU build-id %s", bid);
+                        put(f, "comment", json_string(c), err);
+                }
+                push(files, f, err);
+        }
+}
+
+/* The purl and the CPEs of M as the externalRefs of P, when it has any. */
+static void spdx_external_refs(json_t *p, const pkgnote_metadata *m, int *err) {
+        json_t *refs = json_array();
+        if (!refs) {
+                *err = -ENOMEM;
+                return;
+        }
+        char *purl = NULL;
+        if (pkgnote_purl(m, &purl) >= 0) {
+                push(refs, spdx_ref("PACKAGE-MANAGER", "purl", purl), err);
+                free(purl);
+        }
+        static const char *const cpe_keys[] = {PKGNOTE_KEY_APP_CPE, PKGNOTE_KEY_OS_CPE};
+        for (size_t k = 0; k < ELEMENTSOF(cpe_keys); k++) {
+                bool is23;
+                char *cpe = pn_cpe_full(field(m, cpe_keys[k]), &is23);
+                if (cpe)
+                        push(refs, spdx_ref("SECURITY", is23 ? "cpe23Type" : "cpe22Type", cpe), err);
+                free(cpe);
+        }
+        if (json_array_size(refs))
+                put(p, "externalRefs", refs, err);
+        else
+                json_decref(refs);
+}
+
+/* The relationships of package ID (package I): the document describes
+ * it, and each listed file that carries its note is evidence of it. */
+static void spdx_package_relationships(const pkgnote_scan *s, size_t i, const char *id, const size_t *file_no,
+                                       json_t *rels, int *err) {
+        char fid[64];
+        /* With images, the document describes them, and they contain
+         * their packages. */
+        if (!pkgnote_scan_image_count(s) || package_in_scope(s, i, &(struct scope){.image = NULL}))
+                push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
+        for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                const pkgnote_scan_object *ob = pkg_obj(s, i, j);
+                size_t q = object_index(s, ob), k = q < pkgnote_scan_object_count(s) ? file_no[q] : 0;
+                if (!k)
+                        continue;
+                snprintf(fid, sizeof fid, "SPDXRef-File-%zu", k);
+                push(rels, spdx_relationship(id, "OTHER", fid,
+                                             pkg_db(s, i) ? "evident-by: the root's package database lists the file"
+                                                          : "evident-by: the file carries this package note"),
+                     err);
+        }
+}
+
+/* What spdx_package() adds relationships to. */
+struct spdx_packages {
+        json_t *rels;
+        const size_t *file_no;
+};
+
+/* The package element of package I, named ID, and its relationships
+ * (package_element_fn; USERDATA is a struct spdx_packages). */
+static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, void *userdata, int *err) {
+        const struct spdx_packages *sp = userdata;
+        const pkgnote_metadata *m = pkg_meta(s, i);
+        json_t *p = json_object();
+        if (!p)
+                return NULL;
+        put(p, "SPDXID", json_string(id), err);
+        put_name_version(p, m, "versionInfo", err);
+        put(p, "downloadLocation", json_string("NOASSERTION"), err);
+        put(p, "filesAnalyzed", json_false(), err);
+        put(p, "licenseConcluded", json_string("NOASSERTION"), err);
+        put(p, "licenseDeclared", json_string("NOASSERTION"), err);
+        put(p, "copyrightText", json_string("NOASSERTION"), err);
+        spdx_external_refs(p, m, err);
+        size_t no = pkg_nobj(s, i);
+        char *info = NULL;
+        if ((pkg_db(s, i) ? asprintf(&info, "the owner of %zu object%s without a package note, by the package database of their root",
+                                     no, no == 1 ? "" : "s")
+                          : asprintf(&info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s", no,
+                                     no == 1 ? "" : "s")) >= 0)
+                put(p, "sourceInfo", json_string(info), err);
+        else
+                *err = -ENOMEM;
+        free(info);
+        char *c = NULL;
+        if (asprintf(&c, "%s: %s", pkg_db(s, i) ? "package database" : "package note", pkg_json(s, i)) >= 0)
+                put(p, "comment", jstr(c), err);
+        free(c);
+        spdx_package_relationships(s, i, id, sp->file_no, sp->rels, err);
+        return p;
+}
+
+/* The package element of soname K, which no scanned package ships
+ * (soname_element_fn). */
+static json_t *spdx_soname(const struct sbom_dl *dl, size_t k, const char *id, int *err) {
+        return json_pack("{s:s, s:s, s:s, s:b, s:s, s:s}", "SPDXID", id, "name", dl->v[k].name, "downloadLocation",
+                         "NOASSERTION", "filesAnalyzed", 0, "primaryPackagePurpose", "LIBRARY", "comment",
+                         "a library the scanned objects load with dlopen(), named by its soname; no scanned package ships it");
+}
+
+/* One dlopen dependency of package PID, for spdx_dependency_edge(). */
+struct spdx_dependency {
+        json_t *rels;
+        const char *pid, *comment;
+        bool required;
+        int *err;
+};
+
+/* The relationship between the package and the element ID it loads. */
+static void spdx_dependency_edge(const char *id, void *userdata) {
+        struct spdx_dependency *d = userdata;
+        push(d->rels,
+             d->required ? spdx_relationship(d->pid, "DEPENDS_ON", id, d->comment)
+                         : spdx_relationship(id, "OPTIONAL_DEPENDENCY_OF", d->pid, d->comment),
+             d->err);
+}
+
+/* The relationships of the dlopen dependencies: required ones DEPENDS_ON,
+ * the others OPTIONAL_DEPENDENCY_OF, each with the note's priority. */
+static void spdx_dlopen_relationships(const pkgnote_scan *s, struct sbom_dl *dl, json_t *rels, int *err) {
+        for (size_t i = 0; !*err && i < dl->np; i++) {
+                char pid[80];
+                element_id(pid, spdx_ids.package, i);
+                for (size_t k = 0; !*err && k < pkgnote_deps_count(dl->deps[i]); k++) {
+                        char *c = dl_comment(dl->deps[i], k);
+                        struct spdx_dependency d = {rels, pid, c,
+                                                    pkgnote_deps_priority(dl->deps[i], k) == PKGNOTE_DLOPEN_REQUIRED, err};
+                        if (c)
+                                dl_targets(dl, s, &spdx_ids, i, k, spdx_dependency_edge, &d);
+                        else
+                                *err = -ENOMEM;
+                        free(c);
+                }
+        }
+}
+
+/* The package element of each image, which the document describes and
+ * which contains the packages of its objects. */
+static void spdx_images(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int *err) {
+        for (size_t i = 0; !*err && i < pkgnote_scan_image_count(s); i++) {
+                const pkgnote_scan_image *im = pkgnote_scan_image_get(s, i);
+                char id[80], pid[80];
+                snprintf(id, sizeof id, "SPDXRef-Image-%zu", i + 1);
+                json_t *p = json_object();
+                put(p, "SPDXID", json_string(id), err);
+                put(p, "name", jstr(pkgnote_scan_image_reference(im)), err);
+                const char *v = pkgnote_scan_image_digest(im) ? pkgnote_scan_image_digest(im) : pkgnote_scan_image_id(im);
+                if (v)
+                        put(p, "versionInfo", jstr(v), err);
+                put(p, "downloadLocation", json_string("NOASSERTION"), err);
+                put(p, "filesAnalyzed", json_false(), err);
+                put(p, "primaryPackagePurpose", json_string("CONTAINER"), err);
+                char *c = NULL;
+                if (asprintf(&c, "container image; tags: %zu; platform: %s; id: %s", pkgnote_scan_image_tag_count(im),
+                             pkgnote_scan_image_platform(im) ? pkgnote_scan_image_platform(im) : "unknown",
+                             pkgnote_scan_image_id(im) ? pkgnote_scan_image_id(im) : "unknown") >= 0)
+                        put(p, "comment", jstr(c), err);
+                free(c);
+                push(pkgs, p, err);
+                push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
+                struct scope sc = {.image = im};
+                for (size_t k = 0; !*err && k < pkg_count(s); k++)
+                        if (package_in_scope(s, k, &sc)) {
+                                element_id(pid, spdx_ids.package, k);
+                                push(rels, spdx_relationship(id, "CONTAINS", pid, NULL), err);
+                        }
+        }
+}
+
+/* The scan as an SPDX 2.3 JSON document. */
+static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
+        int err = 0;
+        json_t *doc = json_object(), *pkgs = json_array(), *files = json_array(), *rels = json_array();
+        if (!doc || !pkgs || !files || !rels) {
+                json_decref(doc), json_decref(pkgs), json_decref(files), json_decref(rels);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        spdx_header(doc, o, &err);
+        spdx_images(s, pkgs, rels, &err);
+        size_t n_obj = pkgnote_scan_object_count(s);
+        size_t *file_no = calloc(n_obj ? n_obj : 1, sizeof *file_no);
+        if (!file_no)
+                err = -ENOMEM;
+        else
+                spdx_files(s, files, file_no, &err);
+        struct spdx_packages sp = {rels, file_no};
+        add_packages(s, &spdx_ids, pkgs, spdx_package, &sp, &err);
+        free(file_no);
+
+        /* dlopen dependencies: a package element per soname no scanned
+         * package ships, and the relationships. */
+        struct sbom_dl dl = {0};
+        if (!err && dl_collect(s, &everything, &dl) < 0)
+                err = -ENOMEM;
+        add_sonames(&dl, &spdx_ids, pkgs, spdx_soname, &err);
+        spdx_dlopen_relationships(s, &dl, rels, &err);
+        dl_free(&dl);
+        /* Linked libraries: DEPENDS_ON the package that ships them. */
+        struct needed_edge *ev = NULL;
+        size_t ne = 0;
+        if (!err && needed_edges(s, &everything, &ev, &ne) < 0)
+                err = -ENOMEM;
+        for (size_t i = 0; i < ne && !err; i++) {
+                char from[80], to[80], c[300];
+                element_id(from, spdx_ids.package, ev[i].from);
+                element_id(to, spdx_ids.package, ev[i].to);
+                snprintf(c, sizeof c, "DT_NEEDED %s", ev[i].soname);
+                push(rels, spdx_relationship(from, "DEPENDS_ON", to, c), &err);
+        }
+        free(ev);
+        put(doc, "packages", pkgs, &err);
+        put(doc, "files", files, &err);
+        put(doc, "relationships", rels, &err);
+        return finish_document(doc, err, o, "documentNamespace", "https://spdx.org/spdxdocs/pkgnote-scan-", ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* CycloneDX 1.5                                                       */
+
+static json_t *cdx_property(const char *name, const char *value) {
+        json_t *p = json_object();
+        int err = 0;
+        if (!p)
+                return NULL;
+        put(p, "name", json_string(name), &err);
+        put(p, "value", jstr(value), &err);
+        if (err) {
+                json_decref(p);
+                return NULL;
+        }
+        return p;
+}
+
+/* Adds the document's fixed fields and its metadata: the time, the tool
+ * and what was scanned. */
+static void cdx_header(json_t *doc, const pkgnote_sbom_options *o, int *err) {
+        char created[32];
+        timestamp(o->created, created);
+        put(doc, "bomFormat", json_string("CycloneDX"), err);
+        put(doc, "specVersion", json_string("1.5"), err);
+        put(doc, "serialNumber", json_string(""), err); /* set last */
+        put(doc, "version", json_integer(1), err);
+        json_t *tool = json_pack("{s:s, s:s, s:s}", "type", "application", "name", "pkgnote", "version",
+                                 o->tool_version ? o->tool_version : PACKAGE_VERSION);
+        json_t *meta = json_pack("{s:s, s:{s:[o]}}", "timestamp", created, "tools", "components", tool);
+        if (meta && o->name)
+                put(meta, "properties", json_pack("[o]", cdx_property("pkgnote:scanned", o->name)), err);
+        put(doc, "metadata", meta, err);
+}
+
+/* Every string key of M as a property of C, so nothing is lost; DB:
+ * M is made from a package database's record, not a note. */
+static void cdx_note_properties(json_t *c, const pkgnote_metadata *m, bool db, int *err) {
+        json_t *props = json_array();
+        if (!props) {
+                *err = -ENOMEM;
+                return;
+        }
+        for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
+                const char *key = pkgnote_metadata_key(m, k), *v = key ? pkgnote_metadata_get(m, key) : NULL;
+                if (!v)
+                        continue;
+                char name[160];
+                snprintf(name, sizeof name, "pkgnote:%s:%s", db ? "db" : "note", key);
+                push(props, cdx_property(name, v), err);
+        }
+        if (json_array_size(props))
+                put(c, "properties", props, err);
+        else
+                json_decref(props);
+}
+
+/* The objects of SC that carry package I's note, as the evidence of C. */
+static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, const struct scope *sc, int *err) {
+        json_t *occ = json_array();
+        if (!occ) {
+                *err = -ENOMEM;
+                return;
+        }
+        for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                const pkgnote_scan_object *ob = pkg_obj(s, i, j);
+                if (!in_scope(sc, ob))
+                        continue;
+                json_t *x = json_object();
+                if (x)
+                        put(x, "location", jstr(pkgnote_scan_object_path(ob)), err);
+                push(occ, x, err);
+        }
+        put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
+}
+
+/* The component of package I, named REF (package_element_fn; USERDATA
+ * is the scope). */
+static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, void *userdata, int *err) {
+        const struct scope *sc = userdata;
+        const pkgnote_metadata *m = pkg_meta(s, i);
+        json_t *c = json_object();
+        if (!c)
+                return NULL;
+        put(c, "type", json_string("library"), err);
+        put(c, "bom-ref", json_string(ref), err);
+        put_name_version(c, m, "version", err);
+        /* One CPE per component: the application's, else the OS's. */
+        bool is23;
+        char *cpe = pn_cpe_full(field(m, PKGNOTE_KEY_APP_CPE), &is23);
+        if (!cpe)
+                cpe = pn_cpe_full(field(m, PKGNOTE_KEY_OS_CPE), &is23);
+        if (cpe)
+                put(c, "cpe", json_string(cpe), err);
+        free(cpe);
+        char *purl = NULL;
+        if (pkgnote_purl(m, &purl) >= 0) {
+                put(c, "purl", json_string(purl), err);
+                free(purl);
+        }
+        cdx_note_properties(c, m, pkg_db(s, i), err);
+        cdx_evidence(c, s, i, sc, err);
+        return c;
+}
+
+/* The component of soname K, which no scanned package ships, scoped by
+ * the strongest request (soname_element_fn). */
+static json_t *cdx_soname(const struct sbom_dl *dl, size_t k, const char *ref, int *err) {
+        json_t *c = json_pack("{s:s, s:s, s:s, s:s}", "type", "library", "bom-ref", ref, "name", dl->v[k].name, "scope",
+                              dl->v[k].priority == PKGNOTE_DLOPEN_REQUIRED ? "required" : "optional");
+        if (c)
+                put(c, "properties",
+                    json_pack("[o]", cdx_property("pkgnote:dlopen:priority", pkgnote_dlopen_priority_name(dl->v[k].priority))),
+                    err);
+        return c;
+}
+
+/* The "dependsOn" list of one package, for cdx_depends_on(). */
+struct cdx_depends {
+        json_t *on;
+        int *err;
+};
+
+/* Adds REF to the package's "dependsOn", once. */
+static void cdx_depends_on(const char *ref, void *userdata) {
+        struct cdx_depends *d = userdata;
+        bool seen = false;
+        for (size_t q = 0; q < json_array_size(d->on); q++)
+                seen |= !strcmp(json_string_value(json_array_get(d->on, q)), ref);
+        if (!seen)
+                push(d->on, json_string(ref), d->err);
+}
+
+/* The dlopen dependencies: each package's own properties say what each
+ * note asks for and how much ("pkgnote:dlopen:required" = "liba.so.1 or
+ * libb.so.2"); DEPS, the dependency graph, points at the scanned package
+ * that ships a soname, else at the soname's component. */
+static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const struct sbom_ids *ids, json_t *comps,
+                             json_t *deps, int *err) {
+        /* Linked libraries first, then what the dlopen notes ask for. */
+        struct needed_edge *ev = NULL;
+        size_t ne = 0, e = 0;
+        if (needed_edges(s, &ids->scope, &ev, &ne) < 0) {
+                *err = -ENOMEM;
+                return;
+        }
+        for (size_t i = 0; !*err && i < dl->np; i++) {
+                while (e < ne && ev[e].from < i)
+                        e++;
+                bool linked = e < ne && ev[e].from == i, loads = pkgnote_deps_count(dl->deps[i]) > 0;
+                if (!linked && !loads)
+                        continue;
+                char ref[80];
+                element_id(ref, ids->package, i);
+                json_t *on = json_array();
+                if (!on) {
+                        *err = -ENOMEM;
+                        break;
+                }
+                struct cdx_depends d = {on, err};
+                for (; e < ne && ev[e].from == i; e++) {
+                        char to[80];
+                        element_id(to, ids->package, ev[e].to);
+                        cdx_depends_on(to, &d);
+                }
+                json_t *c = NULL;
+                for (size_t q = 0; loads && q < json_array_size(comps) && !c; q++) {
+                        const char *r = json_string_value(json_object_get(json_array_get(comps, q), "bom-ref"));
+                        if (r && !strcmp(ref, r))
+                                c = json_array_get(comps, q);
+                }
+                json_t *props = c ? json_object_get(c, "properties") : NULL;
+                if (loads && !c) {
+                        json_decref(on);
+                        *err = -ENOMEM;
+                        break;
+                }
+                if (loads && !props) {
+                        props = json_array();
+                        put(c, "properties", props, err);
+                }
+                for (size_t k = 0; loads && !*err && k < pkgnote_deps_count(dl->deps[i]); k++) {
+                        char name[64];
+                        snprintf(name, sizeof name, "pkgnote:dlopen:%s", pkgnote_dlopen_priority_name(pkgnote_deps_priority(dl->deps[i], k)));
+                        push(props, cdx_property(name, pkgnote_deps_sonames(dl->deps[i], k)), err);
+                        dl_targets(dl, s, ids, i, k, cdx_depends_on, &d);
+                }
+                push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), err);
+        }
+        free(ev);
+}
+
+/* The components of the packages of IDS's scope into COMPS, with the
+ * components of the sonames they load that no package of the scope
+ * ships, and their dependencies into DEPS. */
+static void cdx_scope(const pkgnote_scan *s, const struct sbom_ids *ids, json_t *comps, json_t *deps, int *err) {
+        add_packages(s, ids, comps, cdx_component, (void *)&ids->scope, err);
+        struct sbom_dl dl = {0};
+        if (!*err && dl_collect(s, &ids->scope, &dl) < 0)
+                *err = -ENOMEM;
+        add_sonames(&dl, ids, comps, cdx_soname, err);
+        cdx_dependencies(s, &dl, ids, comps, deps, err);
+        dl_free(&dl);
+}
+
+/* The component of image I: a container holding the components of its
+ * packages (their references scoped by the image), their dependencies
+ * into DEPS. */
+static json_t *cdx_image(const pkgnote_scan *s, size_t i, json_t *deps, int *err) {
+        const pkgnote_scan_image *im = pkgnote_scan_image_get(s, i);
+        struct sbom_ids ids = {.scope = {.image = im}};
+        snprintf(ids.package, sizeof ids.package, "pkgnote-image-%zu-package-", i + 1);
+        snprintf(ids.soname, sizeof ids.soname, "pkgnote-image-%zu-soname-", i + 1);
+        char ref[80];
+        snprintf(ref, sizeof ref, "pkgnote-image-%zu", i + 1);
+        json_t *c = json_object(), *inner = json_array(), *props = json_array();
+        if (!c || !inner || !props) {
+                json_decref(c), json_decref(inner), json_decref(props);
+                *err = -ENOMEM;
+                return NULL;
+        }
+        put(c, "type", json_string("container"), err);
+        put(c, "bom-ref", json_string(ref), err);
+        put(c, "name", jstr(pkgnote_scan_image_reference(im)), err);
+        const char *version = pkgnote_scan_image_digest(im) ? pkgnote_scan_image_digest(im) : pkgnote_scan_image_id(im);
+        if (version)
+                put(c, "version", jstr(version), err);
+        for (size_t t = 0; t < pkgnote_scan_image_tag_count(im); t++)
+                push(props, cdx_property("pkgnote:image:tag", pkgnote_scan_image_tag(im, t)), err);
+        if (pkgnote_scan_image_id(im))
+                push(props, cdx_property("pkgnote:image:id", pkgnote_scan_image_id(im)), err);
+        if (pkgnote_scan_image_platform(im))
+                push(props, cdx_property("pkgnote:image:platform", pkgnote_scan_image_platform(im)), err);
+        put(c, "properties", props, err);
+        cdx_scope(s, &ids, inner, deps, err);
+        put(c, "components", inner, err);
+        return c;
+}
+
+/* The scan as a CycloneDX 1.5 JSON BOM: one component per package
+ * (whose objects are its evidence) and per soname loaded that no package
+ * ships; with images, one container component per image holding its
+ * own. */
+static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
+        int err = 0;
+        json_t *doc = json_object(), *comps = json_array(), *deps = json_array();
+        if (!doc || !comps || !deps) {
+                json_decref(doc), json_decref(comps), json_decref(deps);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        cdx_header(doc, o, &err);
+        size_t ni = pkgnote_scan_image_count(s);
+        for (size_t i = 0; i < ni && !err; i++)
+                push(comps, cdx_image(s, i, deps, &err), &err);
+        struct sbom_ids loose = cdx_ids;
+        if (ni)
+                loose.scope = (struct scope){.image = NULL}; /* the objects of no image */
+        cdx_scope(s, &loose, comps, deps, &err);
+        put(doc, "components", comps, &err);
+        if (json_array_size(deps))
+                put(doc, "dependencies", deps, &err);
+        else
+                json_decref(deps);
+        return finish_document(doc, err, o, "serialNumber", "urn:uuid:", ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const pkgnote_sbom_options *options,
+                                      char **ret) {
+        pkgnote_sbom_options o;
+        int r = pn_options_read(&o, sizeof o, options, PN_OPTIONS_V0(pkgnote_sbom_options, tool_version), "SBOM");
+        if (r < 0)
+                return r;
+        if (!options)
+                o.created = -1;
+        switch (format) {
+        case PKGNOTE_SBOM_SPDX: return spdx(s, &o, ret);
+        case PKGNOTE_SBOM_CYCLONEDX: return cyclonedx(s, &o, ret);
+        default: return pn_error(-EINVAL, "unknown SBOM format %d", format);
+        }
+}
