@@ -233,55 +233,6 @@ static int cmp_crash(const void *a, const void *b) {
         return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->id, y->id);
 }
 
-/* Whether the crash C is the one MATCH names: its PID (MATCH numeric), its
- * command, its executable's path, its entry's name, or as coredumpctl
- * takes it, FIELD=VALUE of a systemd field the store recorded. */
-static bool matches(const struct pkgnote_crash *c, const char *match) {
-        if (!match)
-                return true;
-        char *end;
-        errno = 0;
-        long long pid = strtoll(match, &end, 10);
-        if (*match && !*end && !errno) {
-                json_t *p = json_object_get(c->j, "pid");
-                return json_is_integer(p) && json_integer_value(p) == pid;
-        }
-        size_t field = strspn(match, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-        if (field > 0 && match[field] == '=') {
-                char name[64];
-                if (field >= sizeof name)
-                        return false;
-                memcpy(name, match, field);
-                name[field] = 0;
-                const char *v = str(c->j, name);
-                return v && !strcmp(v, match + field + 1);
-        }
-        const char *cmd = str(c->j, "command"), *exe = str(c->j, "executable");
-        const char *base = c->core ? strrchr(c->core, '/') : NULL;
-        return (cmd && !strcmp(cmd, match)) || (exe && !strcmp(exe, match)) || !strcmp(c->id, match) ||
-               (base && !strcmp(base + 1, match));
-}
-
-void pn_crash_clear(struct pkgnote_crash *c) {
-        free(c->id);
-        free(c->core);
-        json_decref(c->j);
-        *c = (struct pkgnote_crash){0};
-}
-
-int pn_crashes_add(pkgnote_crashes *l, struct pkgnote_crash *c, const pkgnote_crash_options *o) {
-        if (!matches(c, o->match) || (o->since && c->time < o->since) || (o->until && c->time > o->until)) {
-                pn_crash_clear(c);
-                return 0;
-        }
-        if (PN_GROW(l->c, l->cap, l->n + 1) < 0) {
-                pn_crash_clear(c);
-                return pn_error(-ENOMEM, "out of memory");
-        }
-        l->c[l->n++] = *c;
-        return 0;
-}
-
 /* The entries of pkgnote-coredump's directory DIR into L. */
 static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash_options *o, bool named) {
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -30,7 +30,7 @@ static bool askable(const pkgnote_module *m) {
 }
 
 static bool has_note(const pkgnote_module *m) {
-        const pkgnote_info *info = pkgnote_module_info(m);
+        const pkgnote_info *info = pn_module_info(m);
         return info && pkgnote_info_package_count(info) > 0;
 }
 
@@ -116,7 +116,7 @@ void pn_core_ask_database(pkgnote_core *c, const pkgnote_core_options *o) {
                 if (m->db_state == PKGNOTE_DB_OWNED && !m->dbpkg)
                         m->db_state = PKGNOTE_DB_UNOWNED;
                 m->db_mismatch = m->db_state == PKGNOTE_DB_OWNED &&
-                                 pn_pkgdb_disagrees(pkgnote_module_info(m), pn_pkgdb_type(db), m->dbpkg);
+                                 pn_pkgdb_disagrees(pn_module_info(m), pn_pkgdb_type(db), m->dbpkg);
         }
         close(rootfd);
 }

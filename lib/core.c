@@ -750,10 +750,7 @@ PKGNOTE_PUBLIC const char *pkgnote_module_disk_build_id(const pkgnote_module *m)
         return m->disk_build_id;
 }
 PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_info(const pkgnote_module *m) {
-        return m->source == PKGNOTE_SOURCE_CORE || m->source == PKGNOTE_SOURCE_DISK ||
-                               m->source == PKGNOTE_SOURCE_MAPPED
-                       ? m->info
-                       : NULL;
+        return pn_module_info(m);
 }
 PKGNOTE_PUBLIC int pkgnote_module_source(const pkgnote_module *m) {
         return m->source;

@@ -41,6 +41,14 @@ struct pkgnote_module {
         bool db_mismatch;    /* a note names another package than the database */
 };
 
+/* The report of M's notes, where one was read (pkgnote_module_info()). */
+static inline const pkgnote_info *pn_module_info(const pkgnote_module *m) {
+        return m->source == PKGNOTE_SOURCE_CORE || m->source == PKGNOTE_SOURCE_DISK ||
+                               m->source == PKGNOTE_SOURCE_MAPPED
+                       ? m->info
+                       : NULL;
+}
+
 struct pkgnote_core {
         struct pn_core_source *src;
         int stream_fd; /* a compressed core file's, when have_stream_fd */
