@@ -45,7 +45,9 @@ struct pn_rootfs {
 #define PN_RPMDB_MAX (1024u << 20)      /* bytes of rpmdb.sqlite */
 
 /* A root directory ROOTFD (which must outlive FS) as a struct pn_rootfs:
- * links resolve inside it, only regular files are read. */
+ * links resolve inside it, only regular files are read.  The files of a
+ * listed directory (the lists of dpkg's info directory) are read by the directory's
+ * descriptor: one of them that is a link is passed over, as in a tree. */
 void pn_rootfs_in_root(struct pn_rootfs *fs, int *rootfd);
 /* A tree below the directory DIRFD (which must outlive FS): no link is
  * followed, only regular files are read. */
