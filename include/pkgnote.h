@@ -552,8 +552,10 @@ PKGNOTE_PUBLIC const char *pkgnote_signal_name(int sig);
 /* Packages from the package database (lib/core-pkgdb.c), since 0.3    */
 
 /* Where a module lacks a package note, the package that owns its file in
- * the package database of the root it ran in (the host's "/", or
- * pkgnote_core_options.root): dpkg's (var/lib/dpkg) or rpm's
+ * the package database of the root it ran in (a core's: the host's "/";
+ * a running process's: its own root, /proc/PID/root, where its modules'
+ * paths are looked up and their files checked; either way
+ * pkgnote_core_options.root when set): dpkg's (var/lib/dpkg) or rpm's
  * (rpmdb.sqlite).  The database is read once per core or process, and
  * only when some module lacks a note; then every module with a path is
  * looked up, those with notes too, so that a disagreement shows.  Its
