@@ -161,6 +161,21 @@ static int walk_in_root(int rootfd, const char *path) {
         return cur;
 }
 
+/* openat2(), again while it fails with EAGAIN: the kernel gives that up
+ * when a rename or mount anywhere on the machine raced a ".." it walked
+ * inside RESOLVE_IN_ROOT or RESOLVE_BENEATH, and asks the caller to
+ * retry.  After PN_OPENAT2_TRIES such races in a row, EAGAIN stays. */
+#define PN_OPENAT2_TRIES 64
+static int openat2_retry(int dirfd, const char *path, struct open_how *how) {
+        int fd = -1;
+        for (int i = 0; i < PN_OPENAT2_TRIES; i++) {
+                fd = (int)syscall(SYS_openat2, dirfd, path, how, sizeof *how);
+                if (fd >= 0 || errno != EAGAIN)
+                        break;
+        }
+        return fd;
+}
+
 /* An O_PATH descriptor for PATH, resolved as described above. */
 static int resolve(int rootfd, const char *path) {
         struct open_how how = {
@@ -169,10 +184,12 @@ static int resolve(int rootfd, const char *path) {
                                        : RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
         };
         int fd = pn_root_without_openat2 ? (errno = ENOSYS, -1)
-                                         : (int)syscall(SYS_openat2, rootfd >= 0 ? rootfd : AT_FDCWD, path, &how, sizeof how);
+                                         : openat2_retry(rootfd >= 0 ? rootfd : AT_FDCWD, path, &how);
         if (fd >= 0)
                 return fd;
-        if (errno != ENOSYS && errno != EPERM)
+        /* Still racing renames after every retry: the walk in user space
+         * resolves the same way, one component at a time. */
+        if (errno != ENOSYS && errno != EPERM && errno != EAGAIN)
                 return -errno;
         return rootfd >= 0 ? walk_in_root(rootfd, path) : walk_nofollow(rootfd, path);
 }
@@ -219,7 +236,7 @@ static int reopen_regular(int pfd, int rootfd, int dirfd, const char *path, stru
                         .resolve = rootfd >= 0 ? RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS
                                                : RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
                 };
-                fd = same_inode((int)syscall(SYS_openat2, rootfd >= 0 ? rootfd : AT_FDCWD, path, &how, sizeof how), &st);
+                fd = same_inode(openat2_retry(rootfd >= 0 ? rootfd : AT_FDCWD, path, &how), &st);
         }
         int err = errno;
         close(pfd);
@@ -251,8 +268,8 @@ int pn_open_dir_in_root(int rootfd, const char *path) {
                 .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
                 .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
         };
-        int fd = pn_root_without_openat2 ? (errno = ENOSYS, -1) : (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
-        if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+        int fd = pn_root_without_openat2 ? (errno = ENOSYS, -1) : openat2_retry(rootfd, path, &how);
+        if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != EAGAIN))
                 return fd < 0 ? -errno : fd;
         int pfd = walk_in_root(rootfd, path);
         if (pfd < 0)
