@@ -1617,7 +1617,8 @@ typedef struct pkgnote_json_member {
  * modules (an array of {path, start, end ("0x..."), buildId, packages,
  * source (pkgnote_source_name()), foundBy, diskBuildId (only for
  * PKGNOTE_SOURCE_DISK_MISMATCH), deleted, replaced, vdso (only when
- * true), reason (only when there is one), packageFrom
+ * true), installedPackages (a replaced module's installed notes, when
+ * read: pkgnote_module_installed_info()), reason (only when there is one), packageFrom
  * (pkgnote_origin_name()), and once the package database was read
  * dbState (pkgnote_db_state_name()), dbPackage ({type, name, version,
  * architecture, source, sourceVersion}, or null) and dbMismatch (only
