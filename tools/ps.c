@@ -378,7 +378,7 @@ int cmd_ps(int argc, char **argv) {
         struct ps_opts o = {.co = PKGNOTE_CORE_OPTIONS_INIT};
         int r = parse_args(argc, argv, &o);
         if (r)
-                return r > 0 ? EXIT_OK : r;
+                return r == 1 ? EXIT_OK : r;
         int *pids = NULL;
         size_t n_pids = 0;
         if ((r = chosen_pids(argc, argv, &pids, &n_pids)) != 0)
