@@ -156,9 +156,9 @@ static void print_process(FILE *f, const pkgnote_core *c, const pkgnote_process_
                 char path[1024] = "", pkg[1100] = "-";
                 if (mp.name)
                         package_text(pkg, sizeof pkg, mp.name, mp.version);
-                fprintf(f, "        %-52s %-36s %-8s", esc(path, sizeof path, pkgnote_module_path(m)), pkg, mp.from);
+                fprintf(f, "        %-52s %-36s %s", esc(path, sizeof path, pkgnote_module_path(m)), pkg, mp.from);
                 if (mp.restart) {
-                        fprintf(f, " needs-restart (%s", mp.why);
+                        fprintf(f, "%*s needs-restart (%s", (int)(8 - strlen(mp.from)), "", mp.why);
                         if (mp.now_name) {
                                 char now[1100];
                                 package_text(now, sizeof now, mp.now_name, mp.now_version);
