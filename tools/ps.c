@@ -240,26 +240,29 @@ static int json_uses(FILE *f, const pkgnote_core *c, const pkgnote_process_info 
         return 0;
 }
 
-/* Whether process PID passes the filters that need no reading of it. */
-static bool wanted_early(int pid, const struct ps_opts *o) {
+/* Whether process PID passes the filters that need no reading of it: 1,
+ * 0, or -EACCES when the caller may not see what they ask. */
+static int wanted_early(int pid, const struct ps_opts *o) {
         char path[64];
         if (o->have_root) {
                 struct stat st;
                 snprintf(path, sizeof path, "/proc/%d/root", pid);
-                if (stat(path, &st) < 0 || st.st_dev != o->root_dev || st.st_ino != o->root_ino)
-                        return false;
+                if (stat(path, &st) < 0)
+                        return errno == EACCES || errno == EPERM ? -EACCES : 0;
+                if (st.st_dev != o->root_dev || st.st_ino != o->root_ino)
+                        return 0;
         }
         if (o->exe) {
                 char target[PATH_MAX];
                 snprintf(path, sizeof path, "/proc/%d/exe", pid);
                 ssize_t n = readlink(path, target, sizeof target - 1);
                 if (n <= 0)
-                        return false;
+                        return n < 0 && (errno == EACCES || errno == EPERM) ? -EACCES : 0;
                 target[n] = 0;
                 if (strcmp(target, o->exe))
-                        return false;
+                        return 0;
         }
-        return true;
+        return 1;
 }
 
 static int cmp_int(const void *a, const void *b) {
@@ -397,10 +400,12 @@ int cmd_ps(int argc, char **argv) {
                        "FLAGS");
         for (size_t i = 0; i < n_pids && ret == EXIT_OK; i++) {
                 int pid = pids[i];
-                if (!wanted_early(pid, &o))
-                        continue;
                 pkgnote_core *c;
-                r = pkgnote_process_open_cached(pid, &o.co, cache, &c);
+                r = wanted_early(pid, &o);
+                if (r > 0)
+                        r = pkgnote_process_open_cached(pid, &o.co, cache, &c);
+                else if (r == 0)
+                        continue;
                 if (r == -EACCES || r == -EPERM) {
                         unreadable++;
                         continue;
