@@ -397,8 +397,11 @@ static json_t *jw_module(jw *w, const pkgnote_module *m) {
                 jw_set(w, o, "diskBuildId", jw_string(w, pkgnote_module_disk_build_id(m)));
         if (pkgnote_module_deleted(m))
                 jw_set(w, o, "deleted", jw_bool(w, true));
-        if (pkgnote_module_replaced(m))
+        if (pkgnote_module_replaced(m)) {
                 jw_set(w, o, "replaced", jw_bool(w, true));
+                if (pkgnote_module_installed_info(m))
+                        jw_set(w, o, "installedPackages", jw_packages(w, pkgnote_module_installed_info(m)));
+        }
         if (pkgnote_module_is_vdso(m))
                 jw_set(w, o, "vdso", jw_bool(w, true));
         if (pkgnote_module_reason(m))
