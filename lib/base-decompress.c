@@ -60,6 +60,7 @@ struct codec {
         void (*end)(struct pn_decoder *d);
 };
 
+#if HAVE_ZLIB || HAVE_LZMA || HAVE_ZSTD || HAVE_LZ4
 static int damaged(struct pn_decoder *d, const char *detail, int code) {
         d->error = PN_DECODE_DAMAGED, d->detail = detail, d->code = code;
         return -EBADMSG;
@@ -68,6 +69,7 @@ static int truncated(struct pn_decoder *d) {
         d->error = PN_DECODE_TRUNCATED, d->detail = NULL;
         return -EBADMSG;
 }
+#endif
 
 #if HAVE_ZLIB
 static int gz_init(struct pn_decoder *d, unsigned threads) {

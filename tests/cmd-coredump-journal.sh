@@ -62,9 +62,17 @@ for want in "PID: $PID (crasher)" "Signal: 11 (SEGV)" "Storage: $STORED" "Hostna
         "Package: crasher/4.2-1"; do
         grep -qF -- "$want" info.txt && pass "coredumpctl info: $want" || fail "coredumpctl info: $want" "$(cat info.txt)"
 done
-"$COREDUMPCTL" -D "$SDNS_JOURNAL" --no-pager dump -o dumped.core "$PID" > dump.txt 2>&1
-cmp -s dumped.core segv.core && pass "coredumpctl dump: the core byte for byte" ||
-        fail "coredumpctl dump: the core byte for byte" "$(cat dump.txt)"
+if has_feature zstd; then
+        "$COREDUMPCTL" -D "$SDNS_JOURNAL" --no-pager dump -o dumped.core "$PID" > dump.txt 2>&1
+        cmp -s dumped.core segv.core && pass "coredumpctl dump: the core byte for byte" ||
+                fail "coredumpctl dump: the core byte for byte" "$(cat dump.txt)"
+else
+        # A build without zstd stores cores plain, and coredumpctl 252
+        # dumps only compressed external cores: it fails the same way on
+        # systemd-coredump's own Compress=no cores ("Failed to decompress
+        # ...: Protocol not supported").
+        skip "coredumpctl dump: the core byte for byte" "coredumpctl 252 cannot dump an uncompressed stored core"
+fi
 [ "$(field "$PID" COREDUMP_CMDLINE)" = "./crasher wait with
 newline" ] && pass "a value with a newline, binary-safe" || fail "a value with a newline, binary-safe" "$(field "$PID" COREDUMP_CMDLINE)"
 [ "$(field "$PID" COREDUMP_TIMESTAMP)" = 1700000000000000 ] && [ "$(field "$PID" PRIORITY)" = 2 ] &&

@@ -28,6 +28,7 @@
 #endif
 
 /* DATA (N bytes) compressed in CODEC into a malloc()ed buffer. */
+#if HAVE_ZLIB || HAVE_LZMA || HAVE_ZSTD || HAVE_LZ4
 static uint8_t *compress_with(int codec, const uint8_t *data, size_t n, size_t *len) {
         size_t cap = n + n / 2 + 4096;
         uint8_t *out = malloc(cap);
@@ -223,6 +224,7 @@ out:
         free(out);
         free(data);
 }
+#endif
 
 static void test_gzip(void) {
 #if HAVE_ZLIB
