@@ -178,6 +178,11 @@ else
         fail "small dpkg root: the table lists the installed packages that ship no ELF object" "$(sed -n '/Installed/,$p' table | head)"
 fi
 validate_sboms "small dpkg root" r.spdx:spdx r.cdx:cyclonedx
+if with_feature archive "the small dpkg root as a tar"; then
+        tar -C "$S" -cf small.tar .
+        sboms small.tar
+        against deb "the small dpkg root as a tar: the database and the copyright files read from the archive"
+fi
 
 # --- an rpm root: rpmbuild-made packages installed with rpm --root
 if ! command -v rpmbuild > /dev/null || ! command -v rpm > /dev/null; then
@@ -256,5 +261,10 @@ assert bb["evidence"]["occurrences"][0]["location"].endswith("/bin/busybox"), bb
 ' 2> apk.txt; then pass "Alpine root: purl, and the file the database lists as the package's evidence"
 else fail "Alpine root: purl and evidence" "$(tail -n 2 apk.txt)"; fi
 validate_sboms "Alpine root" r.spdx:spdx r.cdx:cyclonedx
+if with_feature archive "the Alpine root as a tar"; then
+        tar -C "$A" -cf apk.tar .
+        sboms apk.tar
+        against apk "the Alpine root as a tar: the apk database read from the archive"
+fi
 
 finish
