@@ -52,8 +52,6 @@ static const struct {
         {"BSL-1.0", "BSL-1.0"},
         {"Apache-2.0", "Apache-2.0"},
         {"Artistic-2.0", "Artistic-2.0"},
-        {"BSD-2-Clause", "BSD-2-Clause"},
-        {"BSD-3-Clause", "BSD-3-Clause"},
 };
 
 /* The GNU families, whose Debian names are FAMILY-N[.M][+]. */
@@ -95,8 +93,12 @@ bool pn_dep5_spdx_id(const char *name, size_t len, char *buf, size_t size) {
                 }
         if (gnu_id(name, len, buf, size))
                 return true;
-        /* SPDX 2.3 (Annex D) idstring: letters, digits, '.' and '-'. */
-        if (size < sizeof "LicenseRef-" + len)
+        /* SPDX 2.3 (Annex D) idstring: letters, digits, '.' and '-'; a
+         * final '+' (Debian's "or any later version") spelt out. */
+        bool later = len > 1 && name[len - 1] == '+';
+        if (later)
+                len--;
+        if (size < sizeof "LicenseRef-" + len + (later ? 9 : 0))
                 return false;
         size_t o = (size_t)snprintf(buf, size, "LicenseRef-");
         for (size_t i = 0; i < len; i++) {
@@ -104,6 +106,8 @@ bool pn_dep5_spdx_id(const char *name, size_t len, char *buf, size_t size) {
                 buf[o++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ? c : '-';
         }
         buf[o] = 0;
+        if (later)
+                memcpy(buf + o, "-or-later", 10);
         return true;
 }
 
@@ -139,6 +143,11 @@ static bool field_expression(FILE *f, const char *s, const char *e) {
                 size_t wl = (size_t)(p - w);
                 if (wl == 0)
                         break;
+                bool named = false;
+                for (size_t k = 0; k < wl && !named; k++)
+                        named = (w[k] >= 'a' && w[k] <= 'z') || (w[k] >= 'A' && w[k] <= 'Z') || (w[k] >= '0' && w[k] <= '9');
+                if (!named)
+                        continue; /* punctuation alone ("(", "-") names no license */
                 if (word_is(w, wl, "or") || word_is(w, wl, "and")) {
                         if (open)
                                 fprintf(f, " %s ", word_is(w, wl, "or") ? "OR" : "AND");

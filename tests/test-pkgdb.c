@@ -436,7 +436,8 @@ static void test_dep5(void) {
         static const struct {
                 const char *debian, *spdx;
         } ids[] = {{"GPL-2", "GPL-2.0-only"},        {"LGPL-3+", "LGPL-3.0-or-later"}, {"Apache-2.0", "Apache-2.0"},
-                   {"BSD-2-clause", "BSD-2-Clause"}, {"GFDL-1.3+", "GFDL-1.3-or-later"}, {"Foo bar", "LicenseRef-Foo-bar"}};
+                   {"BSD-2-clause", "BSD-2-Clause"}, {"GFDL-1.3+", "GFDL-1.3-or-later"}, {"Foo bar", "LicenseRef-Foo-bar"},
+                   {"GFDL-NIV-1.3+", "LicenseRef-GFDL-NIV-1.3-or-later"}, {"BSD-3-Clause", "BSD-3-Clause"}};
         for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
                 char buf[64];
                 CHECK(pn_dep5_spdx_id(ids[i].debian, strlen(ids[i].debian), buf, sizeof buf));
