@@ -58,6 +58,8 @@ static bool pkg_folded(const pkgnote_scan *s, size_t i) {
         return p && p->folded;
 }
 
+static const char *field(const pkgnote_metadata *m, const char *key);
+
 /* For a note's package in a root with a package database, why it is a
  * component of its own: "mismatch" (an object carrying it is owned by a
  * package the note does not name), "absent" (one is owned by none);
@@ -67,10 +69,11 @@ static const char *pkg_db_status(const pkgnote_scan *s, size_t i) {
         return !p || p->db ? NULL : p->mismatch ? "mismatch" : p->absent ? "absent" : NULL;
 }
 
-/* The license of database package I as its database gives it, or NULL. */
+/* The license of database package I as its database gives it (and its
+ * metadata keeps it: valid UTF-8), or NULL. */
 static const char *pkg_license(const pkgnote_scan *s, size_t i) {
         const struct package *p = pn_scan_all_package(s, i);
-        return p && p->db && p->dbpkg->license ? p->dbpkg->license : NULL;
+        return p && p->db ? field(p->meta, "license") : NULL;
 }
 
 /* A JSON string of S; bytes that are not UTF-8 (possible in paths) as the
@@ -684,14 +687,15 @@ static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, voi
         size_t no = pkg_nobj(s, i);
         char *info = NULL;
         const char *st = pkg_db_status(s, i);
-        if ((pkg_db(s, i) ? asprintf(&info, "installed, by the package database of its root; the owner of %zu scanned object%s",
-                                     no, no == 1 ? "" : "s")
+        const struct package *pk = pn_scan_all_package(s, i);
+        if ((pkg_db(s, i) ? asprintf(&info, "installed, by the package database of its root; built from source package %s %s; the owner of %zu scanned object%s",
+                                     pk->dbpkg->name, pk->dbpkg->version, no, no == 1 ? "" : "s")
                           : asprintf(&info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s%s", no,
                                      no == 1 ? "" : "s",
                                      !st ? ""
                                      : !strcmp(st, "absent") ? "; not a package of the root's package database"
                                                               : "; the root's package database names another package (dbMismatch)")) >= 0)
-                put(p, "sourceInfo", json_string(info), err);
+                put(p, "sourceInfo", jstr(info), err);
         else
                 *err = -ENOMEM;
         free(info);
@@ -1010,7 +1014,7 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
                 free(purl);
         }
         if (pkg_license(s, i))
-                put(c, "licenses", json_pack("[{s:s}]", "expression", pkg_license(s, i)), err);
+                put(c, "licenses", json_pack("[{s:o}]", "expression", jstr(pkg_license(s, i))), err);
         cdx_note_properties(c, m, pkg_db(s, i), err);
         cdx_db_properties(c, s, i, sc, err);
         cdx_evidence(c, s, i, sc, err);

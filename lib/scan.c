@@ -501,9 +501,14 @@ static int db_package(const struct dbentry *e, struct package *p) {
                                {"sourceVersion", e->p->version},
                                {"license", e->p->license}};
         int r = j ? 0 : -ENOMEM;
-        for (size_t i = 0; r == 0 && i < ELEMENTSOF(kv); i++)
-                if (kv[i][1] && json_object_set_new(j, kv[i][0], json_string(kv[i][1])) < 0)
+        for (size_t i = 0; r == 0 && i < ELEMENTSOF(kv); i++) {
+                /* A database is untrusted: a value that is not UTF-8 (a
+                 * License tag in Latin-1) is left out, not fatal. */
+                if (!kv[i][1] || pn_utf8_invalid_at(kv[i][1], strlen(kv[i][1])) != strlen(kv[i][1]))
+                        continue;
+                if (json_object_set_new(j, kv[i][0], json_string(kv[i][1])) < 0)
                         r = -ENOMEM;
+        }
         if (r == 0 && !(p->db_json = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER)))
                 r = -ENOMEM;
         json_decref(j);

@@ -261,6 +261,16 @@ assert bb["evidence"]["occurrences"][0]["location"].endswith("/bin/busybox"), bb
 ' 2> apk.txt; then pass "Alpine root: purl, and the file the database lists as the package's evidence"
 else fail "Alpine root: purl and evidence" "$(tail -n 2 apk.txt)"; fi
 validate_sboms "Alpine root" r.spdx:spdx r.cdx:cyclonedx
+# A license that is not UTF-8 (Latin-1) and an origin spanning nothing:
+# the package is still reported, the license left out.
+B=$T/apk-latin1
+mkdir -p "$B/lib/apk/db"
+printf 'P:latin\nV:1-r0\nA:x86_64\nL:Copyright \351t\303\n' > "$B/lib/apk/db/installed"
+printf 'latin 1-r0 x86_64 latin 1-r0 -\n' > want.latin
+cp want want.apk && cp want.latin want
+sboms "$B"
+against apk "an apk database whose license is not UTF-8: the package reported, without that license"
+cp want.apk want
 if with_feature archive "the Alpine root as a tar"; then
         tar -C "$A" -cf apk.tar .
         sboms apk.tar
