@@ -8,9 +8,10 @@
  *   3: an rpm header blob (a row of rpmdb.sqlite's Packages table);
  *   4: a whole rpmdb.sqlite;
  *   5: as 0, with a block of wanted paths (one a line) after the status
- *      file: the lookup of a few paths (pn_dpkg_wanted_*, what pkgnote pid
- *      and core use) must find for each wanted path the owner that the
- *      whole database finds, and keep no other path.
+ *      file: the lookup of a few paths (pn_pkgdb_dpkg_read_paths(), what
+ *      pkgnote pid and core use) must find, through the same reader, for
+ *      each wanted path the owner that the whole database finds, and keep
+ *      no other path.
  * Checked: every package has a non-empty single-line name, version,
  * architecture and binary name; every file is absolute, sorted, and found
  * again by its owner lookup (and through the merged-/usr alias); every map
@@ -118,13 +119,13 @@ static int mem_read(void *u, const char *rel, size_t max, void **data, size_t *l
         return -ENOENT;
 }
 
-static int mem_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
+static int mem_list(void *u, const char *rel, int (*each)(void *cu, int dirfd, const char *name), void *cu) {
         const struct memroot *m = u;
         if (strcmp(rel, "var/lib/dpkg/info"))
                 return -ENOENT;
         int r = 0;
         for (size_t i = 0; r == 0 && i < m->n; i++)
-                r = each(cu, m->name[i]);
+                r = each(cu, -1, m->name[i]);
         return r;
 }
 
@@ -184,34 +185,29 @@ static void fuzz_dpkg_wanted(char *text, size_t len) {
                 wanted[n++] = p;
                 p = eol + 1;
         }
-        pn_pkgdb *full = pn_pkgdb_new("deb"), *few = pn_pkgdb_new("deb"), *full_sealed = NULL, *few_sealed = NULL;
-        int r = full && few ? 0 : -ENOMEM, q = r;
-        if (r == 0)
-                r = pn_pkgdb_add_status(full, text, (size_t)(nul - text));
-        if (q == 0)
-                q = pn_pkgdb_add_status(few, text, (size_t)(nul - text));
-        pn_dpkg_wanted *w = NULL;
-        if (q == 0)
-                q = pn_dpkg_wanted_new(few, wanted, n, &w);
-        const char *p = paths_end + 1, *name, *body;
-        size_t body_len;
-        while (r == 0 && q == 0 && next_list(&p, end, &name, &body, &body_len)) {
-                r = pn_pkgdb_add_list(full, name, body, body_len);
-                q = pn_dpkg_wanted_add_list(w, few, name, body, body_len);
-        }
-        pn_dpkg_wanted_free(w);
-        bool ok = r == 0 && q == 0;
-        if (pn_pkgdb_seal(full, r, &full_sealed) == 0 && pn_pkgdb_seal(few, q, &few_sealed) == 0 && ok) {
-                check_pkgdb(few_sealed);
-                for (size_t i = 0; i < pn_pkgdb_file_count(few_sealed); i++)
-                        if (!is_wanted(pn_pkgdb_file(few_sealed, i, NULL), wanted, n))
+        struct memroot m = {.status = text, .status_len = (size_t)(nul - text)};
+        for (const char *p = paths_end + 1; m.n < MAX_LISTS &&
+                                            next_list(&p, end, &m.name[m.n], &m.body[m.n], &m.body_len[m.n]);)
+                m.n++;
+        /* Both through the one reader, over the same root. */
+        struct pn_rootfs fs = {mem_read, mem_list, &m};
+        pn_pkgdb *full = NULL, *few = NULL;
+        int r = pn_pkgdb_dpkg_read(&fs, &full), q = pn_pkgdb_dpkg_read_paths(&fs, wanted, n, &few);
+        if ((r != 1 && r != -ENOMEM) || (q != 1 && q != -ENOMEM))
+                abort(); /* the status file is always there */
+        if (r == 1 && q == 1) {
+                check_pkgdb(few);
+                if (pn_pkgdb_count(few) != pn_pkgdb_count(full))
+                        abort();
+                for (size_t i = 0; i < pn_pkgdb_file_count(few); i++)
+                        if (!is_wanted(pn_pkgdb_file(few, i, NULL), wanted, n))
                                 abort();
                 for (size_t i = 0; i < n; i++)
-                        if (wanted[i][0] == '/' && pn_pkgdb_owner(full_sealed, wanted[i]) != pn_pkgdb_owner(few_sealed, wanted[i]))
+                        if (wanted[i][0] == '/' && pn_pkgdb_owner(full, wanted[i]) != pn_pkgdb_owner(few, wanted[i]))
                                 abort();
         }
-        pn_pkgdb_free(full_sealed);
-        pn_pkgdb_free(few_sealed);
+        pn_pkgdb_free(full);
+        pn_pkgdb_free(few);
 }
 
 static void fuzz_rpm_header(const char *blob, size_t len) {

@@ -552,8 +552,10 @@ PKGNOTE_PUBLIC const char *pkgnote_signal_name(int sig);
 /* Packages from the package database (lib/core-pkgdb.c), since 0.3    */
 
 /* Where a module lacks a package note, the package that owns its file in
- * the package database of the root it ran in (the host's "/", or
- * pkgnote_core_options.root): dpkg's (var/lib/dpkg) or rpm's
+ * the package database of the root it ran in (a core's: the host's "/";
+ * a running process's: its own root, /proc/PID/root, where its modules'
+ * paths are looked up and their files checked; either way
+ * pkgnote_core_options.root when set): dpkg's (var/lib/dpkg) or rpm's
  * (rpmdb.sqlite).  The database is read once per core or process, and
  * only when some module lacks a note; then every module with a path is
  * looked up, those with notes too, so that a disagreement shows.  Its
@@ -605,6 +607,36 @@ PKGNOTE_PUBLIC const char *pkgnote_module_db_source_version(const pkgnote_module
  * (PKGNOTE_DB_OWNED), and no note names that package and version (the
  * note wins; this shows the disagreement); else 0. */
 PKGNOTE_PUBLIC int pkgnote_module_db_mismatch(const pkgnote_module *m);
+
+/* ------------------------------------------------------------------ */
+/* Many running processes, one package database per root (lib/core-pkgdb.c,
+ * lib/core-process.c), since 0.3                                       */
+
+/* A cache of package databases, one per root directory (by its device
+ * and inode), for reading many processes: each distinct root's database
+ * is read once, whole, the first time a process of that root needs it. */
+typedef struct pkgnote_dbcache pkgnote_dbcache;
+PKGNOTE_PUBLIC int pkgnote_dbcache_new(pkgnote_dbcache **ret);
+/* Frees the databases: every core opened with the cache must be freed
+ * before it. */
+PKGNOTE_PUBLIC void pkgnote_dbcache_free(pkgnote_dbcache *cache);
+/* How many databases the cache holds (roots read that had one). */
+PKGNOTE_PUBLIC size_t pkgnote_dbcache_count(const pkgnote_dbcache *cache);
+/* As pkgnote_process_open_with(), but the package database comes from
+ * CACHE, and the root is the process's own (/proc/PID/root: a container's
+ * or a chroot's processes get their root's packages) unless O->root names
+ * one.  Module paths stay as the caller sees them (/proc/PID/maps); the
+ * database is asked about them as the process sees them.  -ESRCH when the
+ * process is gone (or is a kernel thread, which maps no file), -EACCES
+ * or -EPERM when the caller may not read it, -EINVAL without CACHE. */
+PKGNOTE_PUBLIC int pkgnote_process_open_cached(int pid, const pkgnote_core_options *o, pkgnote_dbcache *cache,
+                                               pkgnote_core **ret);
+/* For a module of a running process that is replaced on disk
+ * (pkgnote_module_replaced()): the notes of the file now at its path,
+ * the version installed beside the one in memory (pkgnote_module_info());
+ * NULL when that file has none or cannot be read.  Valid until
+ * pkgnote_core_free(). */
+PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_installed_info(const pkgnote_module *m);
 
 /* Stack traces of a core's threads (lib/core-stack.c), with elfutils libdw
  * when it is installed: loaded at run time, in a child process that is
@@ -1611,7 +1643,8 @@ typedef struct pkgnote_json_member {
  * modules (an array of {path, start, end ("0x..."), buildId, packages,
  * source (pkgnote_source_name()), foundBy, diskBuildId (only for
  * PKGNOTE_SOURCE_DISK_MISMATCH), deleted, replaced, vdso (only when
- * true), reason (only when there is one), packageFrom
+ * true), installedPackages (a replaced module's installed notes, when
+ * read: pkgnote_module_installed_info()), reason (only when there is one), packageFrom
  * (pkgnote_origin_name()), and once the package database was read
  * dbState (pkgnote_db_state_name()), dbPackage ({type, name, version,
  * architecture, source, sourceVersion}, or null) and dbMismatch (only

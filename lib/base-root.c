@@ -161,6 +161,21 @@ static int walk_in_root(int rootfd, const char *path) {
         return cur;
 }
 
+/* openat2(), again while it fails with EAGAIN: the kernel gives that up
+ * when a rename or mount anywhere on the machine raced a ".." it walked
+ * inside RESOLVE_IN_ROOT or RESOLVE_BENEATH, and asks the caller to
+ * retry.  After PN_OPENAT2_TRIES such races in a row, EAGAIN stays. */
+#define PN_OPENAT2_TRIES 64
+static int openat2_retry(int dirfd, const char *path, struct open_how *how) {
+        int fd = -1;
+        for (int i = 0; i < PN_OPENAT2_TRIES; i++) {
+                fd = (int)syscall(SYS_openat2, dirfd, path, how, sizeof *how);
+                if (fd >= 0 || errno != EAGAIN)
+                        break;
+        }
+        return fd;
+}
+
 /* An O_PATH descriptor for PATH, resolved as described above. */
 static int resolve(int rootfd, const char *path) {
         struct open_how how = {
@@ -169,10 +184,12 @@ static int resolve(int rootfd, const char *path) {
                                        : RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
         };
         int fd = pn_root_without_openat2 ? (errno = ENOSYS, -1)
-                                         : (int)syscall(SYS_openat2, rootfd >= 0 ? rootfd : AT_FDCWD, path, &how, sizeof how);
+                                         : openat2_retry(rootfd >= 0 ? rootfd : AT_FDCWD, path, &how);
         if (fd >= 0)
                 return fd;
-        if (errno != ENOSYS && errno != EPERM)
+        /* Still racing renames after every retry: the walk in user space
+         * resolves the same way, one component at a time. */
+        if (errno != ENOSYS && errno != EPERM && errno != EAGAIN)
                 return -errno;
         return rootfd >= 0 ? walk_in_root(rootfd, path) : walk_nofollow(rootfd, path);
 }
@@ -200,7 +217,7 @@ static int same_inode(int fd, const struct stat *st) {
  * inode, no second lookup.  Without /proc, AGAIN opens it by name once
  * more (ROOTFD, PATH: inside a root; else DIRFD, PATH below it).  PFD is
  * closed.  An fd or a negative errno. */
-static int reopen_regular(int pfd, int rootfd, int dirfd, const char *path) {
+static int reopen_regular(int pfd, int rootfd, int dirfd, const char *path, struct stat *ret) {
         struct stat st = {0};
         if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 close(pfd);
@@ -219,21 +236,28 @@ static int reopen_regular(int pfd, int rootfd, int dirfd, const char *path) {
                         .resolve = rootfd >= 0 ? RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS
                                                : RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
                 };
-                fd = same_inode((int)syscall(SYS_openat2, rootfd >= 0 ? rootfd : AT_FDCWD, path, &how, sizeof how), &st);
+                fd = same_inode(openat2_retry(rootfd >= 0 ? rootfd : AT_FDCWD, path, &how), &st);
         }
         int err = errno;
         close(pfd);
+        if (fd >= 0 && ret)
+                *ret = st;
         return fd >= 0 ? fd : -err;
 }
 
-int pn_openat_regular(int dirfd, const char *name) {
+/* pn_openat_regular(), and the file's identity and size into *ST. */
+static int openat_regular(int dirfd, const char *name, struct stat *st) {
         int pfd = openat(dirfd, name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-        return pfd < 0 ? -errno : reopen_regular(pfd, -1, dirfd, name);
+        return pfd < 0 ? -errno : reopen_regular(pfd, -1, dirfd, name, st);
+}
+
+int pn_openat_regular(int dirfd, const char *name) {
+        return openat_regular(dirfd, name, NULL);
 }
 
 int pn_open_in_root(int rootfd, const char *path) {
         int pfd = resolve(rootfd, path);
-        return pfd < 0 ? pfd : reopen_regular(pfd, rootfd, -1, path);
+        return pfd < 0 ? pfd : reopen_regular(pfd, rootfd, -1, path, NULL);
 }
 
 /* Opens the directory PATH inside ROOTFD: symlinks and ".." resolve as if
@@ -244,8 +268,8 @@ int pn_open_dir_in_root(int rootfd, const char *path) {
                 .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
                 .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
         };
-        int fd = pn_root_without_openat2 ? (errno = ENOSYS, -1) : (int)syscall(SYS_openat2, rootfd, path, &how, sizeof how);
-        if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+        int fd = pn_root_without_openat2 ? (errno = ENOSYS, -1) : openat2_retry(rootfd, path, &how);
+        if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != EAGAIN))
                 return fd < 0 ? -errno : fd;
         int pfd = walk_in_root(rootfd, path);
         if (pfd < 0)
@@ -372,12 +396,13 @@ int pn_open_below(int dirfd, const char *rel, bool dir) {
 
 /* Reads the regular file open at FD (closed here), REL naming it in
  * messages: at most MAX bytes into *DATA (malloc()ed, NUL-terminated)
- * and *LEN; a negative errno with pn_error set. */
-static int read_opened(int fd, const char *rel, size_t max, void **data, size_t *len) {
+ * and *LEN; a negative errno with pn_error set.  KNOWN (may be NULL) is
+ * FD's fstat() when the caller has it already. */
+static int read_opened(int fd, const struct stat *known, const char *rel, size_t max, void **data, size_t *len) {
         struct stat st;
         char *buf = NULL;
         int r = 0;
-        if (fstat(fd, &st) < 0)
+        if (known ? (st = *known, false) : fstat(fd, &st) < 0)
                 r = pn_error(-errno, "%s: cannot stat: %s", rel, strerror(errno));
         else if ((uint64_t)st.st_size > max)
                 r = pn_error(-E2BIG, "%s: larger than %zu bytes", rel, max);
@@ -407,17 +432,25 @@ int pn_read_below(int dirfd, const char *rel, size_t max, void **data, size_t *l
         int fd = pn_open_below(dirfd, rel, false);
         if (fd < 0)
                 return pn_error(fd, "%s: cannot open: %s", rel, strerror(-fd));
-        return read_opened(fd, rel, max, data, len);
+        return read_opened(fd, NULL, rel, max, data, len);
+}
+
+int pn_read_at(int dirfd, const char *name, size_t max, void **data, size_t *len) {
+        struct stat st;
+        int fd = openat_regular(dirfd, name, &st);
+        if (fd < 0)
+                return pn_error(fd, "%s: cannot open: %s", name, fd == -EINVAL ? "not a regular file" : strerror(-fd));
+        return read_opened(fd, &st, name, max, data, len);
 }
 
 int pn_read_in_root(int rootfd, const char *path, size_t max, void **data, size_t *len) {
         int fd = pn_open_in_root(rootfd, path);
         if (fd < 0)
                 return pn_error(fd, "%s: cannot open: %s", path, fd == -EINVAL ? "not a regular file" : strerror(-fd));
-        return read_opened(fd, path, max, data, len);
+        return read_opened(fd, NULL, path, max, data, len);
 }
 
-int pn_dir_each_file(int fd, int (*each)(void *u, const char *name), void *u) {
+int pn_dir_each_file(int fd, int (*each)(void *u, int dirfd, const char *name), void *u) {
         DIR *d = fdopendir(fd);
         if (!d) {
                 int r = -errno;
@@ -427,7 +460,7 @@ int pn_dir_each_file(int fd, int (*each)(void *u, const char *name), void *u) {
         int r = 0;
         for (struct dirent *de; r == 0 && (de = readdir(d));)
                 if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
-                        r = each(u, de->d_name);
+                        r = each(u, dirfd(d), de->d_name);
         closedir(d);
         return r;
 }

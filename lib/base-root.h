@@ -29,12 +29,20 @@ int pn_open_in_root(int rootfd, const char *path);
 int pn_open_dir_in_root(int rootfd, const char *path);
 /* Calls EACH with the name of every entry of the directory open at FD
  * (taken over, closed) that may be a regular file (its type is one, or
- * unknown), until it returns non-zero: that, 0, or a negative errno. */
-int pn_dir_each_file(int fd, int (*each)(void *u, const char *name), void *u);
+ * unknown), and with the directory's descriptor to open it by
+ * (pn_openat_regular(), pn_read_at()), until it returns non-zero: that,
+ * 0, or a negative errno. */
+int pn_dir_each_file(int fd, int (*each)(void *u, int dirfd, const char *name), void *u);
 /* The regular file PATH inside ROOTFD (as pn_open_in_root()), at most MAX
  * bytes, into *DATA (malloc()ed, NUL-terminated) and *LEN; a negative
  * errno with pn_error set (-ENOENT when there is none). */
 int pn_read_in_root(int rootfd, const char *path, size_t max, void **data, size_t *len);
+
+/* The regular file NAME (one name) of the directory DIRFD, opened as
+ * pn_openat_regular() opens it, at most MAX bytes, into *DATA (malloc()ed,
+ * NUL-terminated) and *LEN; a negative errno with pn_error set (-EINVAL:
+ * not a regular file, -ELOOP: a symbolic link). */
+int pn_read_at(int dirfd, const char *name, size_t max, void **data, size_t *len);
 
 /* Normalises a path from an archive: no leading "/" or "./", no empty or
  * "." components; refuses ".." (it could only point outside the root)

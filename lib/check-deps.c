@@ -375,7 +375,7 @@ PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root) 
                 return pn_error(-errno, "cannot open the root directory '%s': %s", root ? root : "/", strerror(errno));
         struct pn_rootfs fs;
         pn_rootfs_in_root(&fs, &rootfd);
-        int r = pn_dpkg_each_list(&fs, scan_list, d);
+        int r = pn_dpkg_each_list(&fs, NULL, scan_list, d);
         close(rootfd);
         if (r == -ENOMEM)
                 return pn_error(r, "out of memory");

@@ -98,16 +98,49 @@ static void read_identity(pkgnote_core *c, int pid) {
         }
 }
 
+/* The file at the module's path now: in the process's root ROOTFD when
+ * it is open (a container's file, not the host's at the same path), else
+ * as named.  An fd or a negative errno. */
+static int open_now(const pkgnote_core *c, int rootfd, const pkgnote_module *m) {
+        return rootfd >= 0 ? pn_open_in_root(rootfd, pn_module_path_in_root(c, m)) : pn_open_in_root(-1, m->path);
+}
+
+static bool stat_now(const pkgnote_core *c, int rootfd, const pkgnote_module *m, struct stat *st) {
+        if (rootfd < 0)
+                return stat(m->path, st) == 0;
+        int fd = open_now(c, rootfd, m);
+        if (fd < 0)
+                return false;
+        bool ok = fstat(fd, st) == 0;
+        close(fd);
+        return ok;
+}
+
+/* The notes of the file now at a replaced module's path: the version
+ * installed, beside the one in memory. */
+static void read_now(const pkgnote_core *c, int rootfd, pkgnote_module *m) {
+        int fd = open_now(c, rootfd, m);
+        if (fd < 0)
+                return;
+        pkgnote_elf *e;
+        if (pkgnote_elf_open_fd(fd, &e) >= 0) {
+                if (pkgnote_info_read(e, &m->now_info) < 0)
+                        m->now_info = NULL;
+                pkgnote_elf_free(e);
+        }
+        close(fd);
+}
+
 /* The file behind the mapping: map_files when allowed, else the path if
  * it is still the same inode. */
-static int open_mapped(int pid, pkgnote_module *m, bool *replaced) {
+static int open_mapped(const pkgnote_core *c, int rootfd, int pid, pkgnote_module *m, bool *replaced) {
         char path[96];
         snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->first_end);
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         struct stat now, st;
         /* An upgrade renames a new file over the path: the kernel then
          * calls the mapped one deleted, though a file is at its path. */
-        bool on_disk = stat(m->path, &now) == 0;
+        bool on_disk = stat_now(c, rootfd, m, &now);
         if (m->deleted && on_disk) {
                 m->deleted = false;
                 *replaced = true;
@@ -120,7 +153,7 @@ static int open_mapped(int pid, pkgnote_module *m, bool *replaced) {
         if (m->deleted)
                 return -ENOENT;
         /* Never a device or a FIFO left at the path: regular files only. */
-        fd = pn_open_in_root(-1, m->path);
+        fd = open_now(c, rootfd, m);
         if (fd < 0)
                 return fd;
         if (*replaced || fstat(fd, &st) < 0 || st.st_ino != m->ino || st.st_dev != m->dev) {
@@ -191,7 +224,7 @@ static int read_modules(pkgnote_core *c, int pid) {
         return 0;
 }
 
-static void read_module(pkgnote_core *c, int pid, pkgnote_module *m) {
+static void read_module(pkgnote_core *c, int rootfd, int pid, pkgnote_module *m) {
         pkgnote_elf *e = NULL;
         int fd = -1, r;
         uint8_t *vdso = NULL;
@@ -214,8 +247,10 @@ static void read_module(pkgnote_core *c, int pid, pkgnote_module *m) {
                 r = pn_elf_from_prefix(vdso, (size_t)n, &e);
         } else {
                 bool replaced = false;
-                fd = open_mapped(pid, m, &replaced);
+                fd = open_mapped(c, rootfd, pid, m, &replaced);
                 m->replaced = replaced;
+                if (replaced)
+                        read_now(c, rootfd, m);
                 if (fd < 0) {
                         pn_module_set_reason(m, fd == -ESTALE ? "replaced on disk, and the mapped file cannot be opened"
                                                               : "cannot open the mapped file: %s",
@@ -246,7 +281,23 @@ PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret) {
         return pkgnote_process_open_with(pid, NULL, ret);
 }
 
-PKGNOTE_PUBLIC int pkgnote_process_open_with(int pid, const pkgnote_core_options *options, pkgnote_core **ret) {
+/* The process's root directory for CACHE: ROOT when given, else
+ * /proc/PID/root (the reader's view of it into *PREFIX when not "/").
+ * An fd or -1 when it cannot be opened. */
+static int open_process_root(int pid, const char *root, char **prefix) {
+        if (root)
+                return open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        char path[64], target[4096];
+        snprintf(path, sizeof path, "/proc/%d/root", pid);
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        if (n > 1 && target[0] == '/') {
+                target[n] = 0;
+                *prefix = strdup(target);
+        }
+        return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int open_process(int pid, const pkgnote_core_options *options, pkgnote_dbcache *cache, pkgnote_core **ret) {
         pkgnote_core_options opts;
         int r = pn_options_read(&opts, sizeof opts, options, PN_OPTIONS_V0(pkgnote_core_options, no_disk), "process");
         if (r < 0)
@@ -279,10 +330,11 @@ PKGNOTE_PUBLIC int pkgnote_process_open_with(int pid, const pkgnote_core_options
                 pkgnote_core_free(c);
                 return r;
         }
+        int rootfd = cache ? open_process_root(pid, opts.root, &c->root_prefix) : -1;
         size_t out = 0;
         for (size_t i = 0; i < c->n_modules; i++) {
                 pkgnote_module *m = &c->modules[i];
-                read_module(c, pid, m);
+                read_module(c, rootfd, pid, m);
                 if (!m->info && !m->reason) { /* not ELF: a data file mapped whole */
                         free(m->path);
                         free(m->build_id);
@@ -294,7 +346,26 @@ PKGNOTE_PUBLIC int pkgnote_process_open_with(int pid, const pkgnote_core_options
         if (c->n_modules > 1)
                 qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
         pn_core_find_main_module(c);
-        pn_core_ask_database(c, &opts);
+        if (!cache)
+                pn_core_ask_database(c, &opts);
+        else if (rootfd >= 0 && !opts.no_database)
+                pn_core_ask_database_in(c, rootfd, cache);
+        else if (!opts.no_database)
+                pn_core_problem_err(c, -EACCES, "cannot open the root directory of process %d for its package database",
+                                    pid);
+        if (rootfd >= 0)
+                close(rootfd);
         *ret = c;
         return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_process_open_with(int pid, const pkgnote_core_options *options, pkgnote_core **ret) {
+        return open_process(pid, options, NULL, ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_process_open_cached(int pid, const pkgnote_core_options *options, pkgnote_dbcache *cache,
+                                               pkgnote_core **ret) {
+        if (!cache)
+                return pn_error(-EINVAL, "no database cache");
+        return open_process(pid, options, cache, ret);
 }

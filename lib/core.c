@@ -661,6 +661,7 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
                 free(m->disk_build_id);
                 free(m->reason);
                 pkgnote_info_free(m->info);
+                pkgnote_info_free(m->now_info);
         }
         for (size_t i = 0; i < c->n_ranges; i++)
                 free(c->ranges[i].owned);
@@ -677,7 +678,9 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
         pkgnote_elf_free(c->view);
         free(c->prefix);
         pn_core_source_free(c->src);
-        pn_pkgdb_free(c->pkgdb);
+        if (!c->pkgdb_borrowed)
+                pn_pkgdb_free(c->pkgdb);
+        free(c->root_prefix);
         if (c->have_stream_fd)
                 close(c->stream_fd);
         free(c);

@@ -39,6 +39,7 @@ struct pkgnote_module {
         const struct pn_pkg *dbpkg; /* the path's owner, in the core's pkgdb, or NULL */
         const char *dbtype;  /* that database's type: "deb", "rpm" */
         bool db_mismatch;    /* a note names another package than the database */
+        pkgnote_info *now_info; /* a replaced module: the notes of the file at its path now */
 };
 
 /* The report of M's notes, where one was read (pkgnote_module_info()). */
@@ -93,6 +94,8 @@ struct pkgnote_core {
 
         struct pn_problems problems;
         struct pn_pkgdb *pkgdb; /* the root's package database, when it was asked */
+        bool pkgdb_borrowed;    /* pkgdb belongs to a pkgnote_dbcache, not to the core */
+        char *root_prefix;      /* a process's root as the reader sees it, when not "/" */
 };
 
 /* Appends a module for PATH (a " (deleted)" suffix becomes the flag);
@@ -107,6 +110,12 @@ void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) __attribute__
  * the modules, once every module is read, when some module lacks a
  * package note (lib/core-pkgdb.c). */
 void pn_core_ask_database(pkgnote_core *c, const pkgnote_core_options *o);
+/* The same inside the root directory ROOTFD, the database taken from (or
+ * put into) CACHE, which the core then borrows. */
+void pn_core_ask_database_in(pkgnote_core *c, int rootfd, pkgnote_dbcache *cache);
+/* A module's path inside the process's root: maps names files as the
+ * reader sees them, so a chrooted process's carry the chroot's prefix. */
+const char *pn_module_path_in_root(const pkgnote_core *c, const pkgnote_module *m);
 /* A long of the core's class and byte order. */
 static inline uint64_t pn_core_word(const pkgnote_core *c, const uint8_t *p) {
         return c->is64 ? pn_rd64(p, c->be) : pn_rd32(p, c->be);

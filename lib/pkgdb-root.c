@@ -22,21 +22,29 @@
 
 struct lists {
         const struct pn_rootfs *fs;
+        bool (*pick)(void *u, const char *name);
         int (*each)(void *u, const char *name, char *text, size_t len);
         void *u;
 };
 
-static int one_list(void *u, const char *name) {
+static int one_list(void *u, int dirfd, const char *name) {
         struct lists *l = u;
         size_t n = strlen(name);
-        if (n <= 5 || strcmp(name + n - 5, ".list"))
-                return 0;
-        char rel[sizeof "var/lib/dpkg/info/" + 256];
-        if (snprintf(rel, sizeof rel, "var/lib/dpkg/info/%s", name) >= (int)sizeof rel)
+        if (n <= 5 || strcmp(name + n - 5, ".list") || (l->pick && !l->pick(l->u, name)))
                 return 0;
         void *text;
         size_t len;
-        int r = l->fs->read(l->fs->u, rel, PN_DPKG_MAX_LIST, &text, &len);
+        int r;
+        /* By the listed directory when the view has one: a thousand lists
+         * are not each looked up again from the root. */
+        if (dirfd >= 0)
+                r = pn_read_at(dirfd, name, PN_DPKG_MAX_LIST, &text, &len);
+        else {
+                char rel[sizeof "var/lib/dpkg/info/" + 256];
+                if (snprintf(rel, sizeof rel, "var/lib/dpkg/info/%s", name) >= (int)sizeof rel)
+                        return 0;
+                r = l->fs->read(l->fs->u, rel, PN_DPKG_MAX_LIST, &text, &len);
+        }
         if (r < 0)
                 return r == -ENOMEM ? r : 0; /* a list that cannot be read: its files are unowned */
         r = l->each(l->u, name, text, len);
@@ -44,17 +52,15 @@ static int one_list(void *u, const char *name) {
         return r;
 }
 
-int pn_dpkg_each_list(const struct pn_rootfs *fs, int (*each)(void *u, const char *name, char *text, size_t len),
-                      void *u) {
-        struct lists l = {fs, each, u};
+int pn_dpkg_each_list(const struct pn_rootfs *fs, bool (*pick)(void *u, const char *name),
+                      int (*each)(void *u, const char *name, char *text, size_t len), void *u) {
+        struct lists l = {fs, pick, each, u};
         return fs->list(fs->u, "var/lib/dpkg/info", one_list, &l);
 }
 
-static int add_list(void *u, const char *name, char *text, size_t len) {
-        return pn_pkgdb_add_list(u, name, text, len);
-}
-
-int pn_pkgdb_dpkg_read(const struct pn_rootfs *fs, pn_pkgdb **ret) {
+/* The status file's packages into a new *DB: 1, 0 when FS has no status
+ * file, or a negative errno with pn_error set. */
+static int read_status(const struct pn_rootfs *fs, pn_pkgdb **db) {
         void *text;
         size_t len;
         int r = fs->read(fs->u, "var/lib/dpkg/status", PN_DPKG_MAX_STATUS, &text, &len);
@@ -62,18 +68,58 @@ int pn_pkgdb_dpkg_read(const struct pn_rootfs *fs, pn_pkgdb **ret) {
                 return 0;
         if (r < 0)
                 return pn_error(r, "the dpkg database (var/lib/dpkg/status) cannot be read: %s", strerror(-r));
-        pn_pkgdb *db = pn_pkgdb_new("deb");
-        r = db ? pn_pkgdb_add_status(db, text, len) : -ENOMEM;
+        *db = pn_pkgdb_new("deb");
+        r = *db ? pn_pkgdb_add_status(*db, text, len) : -ENOMEM;
         free(text);
-        if (r == 0) {
-                r = pn_dpkg_each_list(fs, add_list, db);
-                if (r == -ENOENT || r == -ENOTDIR)
-                        r = 0; /* packages without files */
-                else if (r < 0 && r != -ENOMEM)
-                        r = pn_error(r, "the dpkg database (var/lib/dpkg/info) cannot be read: %s", strerror(-r));
-        }
+        return r < 0 ? r : 1;
+}
+
+/* Ends reading the lists (R from pn_dpkg_each_list()) and DB. */
+static int seal_lists(pn_pkgdb *db, int r, pn_pkgdb **ret) {
+        if (r == -ENOENT || r == -ENOTDIR)
+                r = 0; /* packages without files */
+        else if (r < 0 && r != -ENOMEM)
+                r = pn_error(r, "the dpkg database (var/lib/dpkg/info) cannot be read: %s", strerror(-r));
         r = pn_pkgdb_seal(db, r, ret);
         return r < 0 ? r : 1;
+}
+
+static int add_list(void *u, const char *name, char *text, size_t len) {
+        return pn_pkgdb_add_list(u, name, text, len);
+}
+
+int pn_pkgdb_dpkg_read(const struct pn_rootfs *fs, pn_pkgdb **ret) {
+        pn_pkgdb *db = NULL;
+        int r = read_status(fs, &db);
+        if (r <= 0)
+                return r < 0 ? pn_pkgdb_seal(db, r, ret) : 0;
+        return seal_lists(db, pn_dpkg_each_list(fs, NULL, add_list, db), ret);
+}
+
+struct wanted_lists {
+        pn_dpkg_wanted *w;
+        pn_pkgdb *db;
+};
+
+static bool pick_wanted(void *u, const char *name) {
+        return pn_dpkg_wanted_list(((struct wanted_lists *)u)->w, name);
+}
+
+static int add_wanted(void *u, const char *name, char *text, size_t len) {
+        struct wanted_lists *l = u;
+        return pn_dpkg_wanted_add_list(l->w, l->db, name, text, len);
+}
+
+int pn_pkgdb_dpkg_read_paths(const struct pn_rootfs *fs, const char *const *paths, size_t n, pn_pkgdb **ret) {
+        struct wanted_lists l = {NULL, NULL};
+        int r = read_status(fs, &l.db);
+        if (r <= 0)
+                return r < 0 ? pn_pkgdb_seal(l.db, r, ret) : 0;
+        r = pn_dpkg_wanted_new(l.db, paths, n, &l.w);
+        if (r == 0)
+                r = pn_dpkg_each_list(fs, pick_wanted, add_wanted, &l);
+        pn_dpkg_wanted_free(l.w);
+        return seal_lists(l.db, r, ret);
 }
 
 /* ---- rpm ---- */
@@ -114,7 +160,7 @@ static int below_read(void *u, const char *rel, size_t max, void **data, size_t 
         return r == -EINVAL ? -ENOENT : r; /* not a regular file */
 }
 
-static int below_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
+static int below_list(void *u, const char *rel, int (*each)(void *cu, int dirfd, const char *name), void *cu) {
         int fd = pn_open_below(*(int *)u, rel, true);
         return fd < 0 ? fd : pn_dir_each_file(fd, each, cu);
 }
@@ -141,13 +187,20 @@ static int root_read(void *u, const char *rel, size_t max, void **data, size_t *
         return r == -EINVAL ? -ENOENT : r; /* not a regular file */
 }
 
-static int root_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
+static int root_list(void *u, const char *rel, int (*each)(void *cu, int dirfd, const char *name), void *cu) {
         int fd = pn_open_dir_in_root(*(int *)u, rel);
         return fd < 0 ? fd : pn_dir_each_file(fd, each, cu);
 }
 
 void pn_rootfs_in_root(struct pn_rootfs *fs, int *rootfd) {
         *fs = (struct pn_rootfs){root_read, root_list, rootfd};
+}
+
+int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb **ret) {
+        int fd = rootfd;
+        struct pn_rootfs fs;
+        pn_rootfs_in_root(&fs, &fd);
+        return pn_pkgdb_dpkg_read_paths(&fs, paths, n, ret);
 }
 
 int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret) {

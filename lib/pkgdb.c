@@ -8,14 +8,10 @@
  * architecture.  Files are looked up by their path in the root, with the
  * merged-/usr aliases (/bin is /usr/bin, /lib is /usr/lib, ...) tried too.
  */
-#include <dirent.h>
 #include <limits.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "core.h"
 #include "internal.h"
@@ -542,65 +538,8 @@ int pn_dpkg_wanted_add_list(const pn_dpkg_wanted *w, pn_pkgdb *db, const char *l
         return r;
 }
 
-static int read_wanted_lists(pn_pkgdb *db, DIR *dir, const pn_dpkg_wanted *w) {
-        int r = 0;
-        for (struct dirent *de; r == 0 && (de = readdir(dir));) {
-                if (sorted_list_owner(w, de->d_name) < 0 || (de->d_type != DT_REG && de->d_type != DT_UNKNOWN))
-                        continue;
-                char *list;
-                size_t ll;
-                int lf = openat(dirfd(dir), de->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-                struct stat st;
-                /* The directory said what each entry is; asked again only
-                 * when it could not (a file system without d_type). */
-                if (lf < 0 || (de->d_type == DT_UNKNOWN && (fstat(lf, &st) < 0 || !S_ISREG(st.st_mode))) ||
-                    pn_read_all(lf, PN_DPKG_MAX_LIST, &list, &ll) < 0) {
-                        if (lf >= 0)
-                                close(lf);
-                        continue; /* a list that cannot be read: its files are unowned */
-                }
-                close(lf);
-                r = pn_dpkg_wanted_add_list(w, db, de->d_name, list, ll);
-                free(list);
-        }
-        return r;
-}
-
-int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb **ret) {
-        int fd = -1, dfd = -1, r = 0;
-        char *text = NULL;
-        size_t len;
-        if ((fd = pn_open_in_root(rootfd, "/var/lib/dpkg/status")) < 0)
-                r = fd == -ENOENT || fd == -ENOTDIR
-                            ? 1
-                            : pn_error(fd, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-fd));
-        if (r == 0 && (r = pn_read_all(fd, PN_DPKG_MAX_STATUS, &text, &len)) < 0)
-                r = pn_error(r, "the dpkg database (/var/lib/dpkg/status) cannot be read: %s", strerror(-r));
-        pn_pkgdb *db = r == 0 ? pn_pkgdb_new("deb") : NULL;
-        if (r == 0)
-                r = db ? pn_pkgdb_add_status(db, text, len) : -ENOMEM;
-        free(text);
-        if (fd >= 0)
-                close(fd);
-        pn_dpkg_wanted *w = NULL;
-        if (r == 0)
-                r = pn_dpkg_wanted_new(db, paths, n, &w);
-        if (r == 0 && (dfd = pn_open_dir_in_root(rootfd, "/var/lib/dpkg/info")) >= 0) {
-                DIR *dir = fdopendir(dfd);
-                if (!dir) {
-                        close(dfd);
-                        r = pn_error(-errno, "the dpkg database (/var/lib/dpkg/info) cannot be read: %s",
-                                     strerror(errno));
-                } else {
-                        r = read_wanted_lists(db, dir, w);
-                        closedir(dir);
-                }
-        } /* no info directory: packages without files */
-        pn_dpkg_wanted_free(w);
-        if (r == 1) /* no dpkg database in the root */
-                return 0;
-        r = pn_pkgdb_seal(db, r, ret);
-        return r < 0 ? r : 1;
+bool pn_dpkg_wanted_list(const pn_dpkg_wanted *w, const char *list_name) {
+        return sorted_list_owner(w, list_name) >= 0;
 }
 
 /* ------------------------------------------ comparison with notes */

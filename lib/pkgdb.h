@@ -30,8 +30,12 @@ struct pn_rootfs {
          * -ENOENT when there is none, or another negative errno. */
         int (*read)(void *u, const char *rel, size_t max, void **data, size_t *len);
         /* Calls EACH with the name of every file of the directory REL
-         * until it returns non-zero: that, 0, or a negative errno. */
-        int (*list)(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu);
+         * until it returns non-zero: that, 0, or a negative errno.  When
+         * the view lists a directory on disk, DIRFD is its descriptor, by
+         * which EACH may read NAME (pn_read_at(): a regular file only,
+         * no link followed) rather than look up REL/NAME again from the
+         * root; else -1, and NAME is read through READ. */
+        int (*list)(void *u, const char *rel, int (*each)(void *cu, int dirfd, const char *name), void *cu);
         void *u;
 };
 
@@ -42,7 +46,9 @@ struct pn_rootfs {
 #define PN_RPMDB_MAX (1024u << 20)      /* bytes of rpmdb.sqlite */
 
 /* A root directory ROOTFD (which must outlive FS) as a struct pn_rootfs:
- * links resolve inside it, only regular files are read. */
+ * links resolve inside it, only regular files are read.  The files of a
+ * listed directory (the lists of dpkg's info directory) are read by the directory's
+ * descriptor: one of them that is a link is passed over, as in a tree. */
 void pn_rootfs_in_root(struct pn_rootfs *fs, int *rootfd);
 /* A tree below the directory DIRFD (which must outlive FS): no link is
  * followed, only regular files are read. */
@@ -50,13 +56,20 @@ void pn_rootfs_below(struct pn_rootfs *fs, int *dirfd);
 /* Calls EACH with the name and text (LEN bytes, NUL-terminated, EACH may
  * change it) of every readable info/PACKAGE.list file of FS's dpkg database
  * until it returns non-zero: that, 0, or a negative errno (-ENOENT: no
- * info directory).  Lists that cannot be read are passed over. */
-int pn_dpkg_each_list(const struct pn_rootfs *fs, int (*each)(void *u, const char *name, char *text, size_t len),
-                      void *u);
+ * info directory).  Lists that cannot be read are passed over.  PICK
+ * (may be NULL: every list) is asked first, with the list's name: a list
+ * it refuses is not opened at all. */
+int pn_dpkg_each_list(const struct pn_rootfs *fs, bool (*pick)(void *u, const char *name),
+                      int (*each)(void *u, const char *name, char *text, size_t len), void *u);
 /* The installed packages and their files of FS's dpkg database: 1 with
  * *RET, 0 when FS has no status file, or a negative errno with pn_error
  * set.  A missing info directory means packages without files. */
 int pn_pkgdb_dpkg_read(const struct pn_rootfs *fs, pn_pkgdb **ret);
+/* The same with only the files among the N absolute PATHS (and their
+ * merged-/usr aliases), read by the same reader: every installed
+ * package, but no list of a package not installed is opened and only
+ * the lines naming a wanted path are kept (pn_dpkg_wanted_*). */
+int pn_pkgdb_dpkg_read_paths(const struct pn_rootfs *fs, const char *const *paths, size_t n, pn_pkgdb **ret);
 /* Whether REL (normalised, relative) is where rpm keeps its database. */
 bool pn_pkgdb_rpm_path(const char *rel);
 /* The packages and files of FS's rpmdb.sqlite (pn_pkgdb_rpm_sqlite()): 1
@@ -178,7 +191,8 @@ ssize_t pn_pkgdb_owner(const pn_pkgdb *db, const char *path);
 size_t pn_pkgdb_count(const pn_pkgdb *db);
 
 /* The owners of the N absolute PATHS (and their merged-/usr aliases) by
- * the dpkg database of the root directory ROOTFD, read inside it: every
+ * the dpkg database of the root directory ROOTFD, read inside it
+ * (pn_rootfs_in_root(), pn_pkgdb_dpkg_read_paths()): every
  * installed package, and only the files asked for, so looking up a
  * process's modules costs one pass over the list files and no index of
  * the whole system.  1 with *RET, 0 when the root has no dpkg database,
@@ -189,6 +203,9 @@ int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb
  * gain packages while the result lives); 0 or -ENOMEM. */
 typedef struct pn_dpkg_wanted pn_dpkg_wanted;
 int pn_dpkg_wanted_new(const pn_pkgdb *db, const char *const *paths, size_t n, pn_dpkg_wanted **ret);
+/* Whether the list file LIST_NAME belongs to an installed package (a
+ * list of none is not worth opening). */
+bool pn_dpkg_wanted_list(const pn_dpkg_wanted *w, const char *list_name);
 /* As pn_pkgdb_add_list(), keeping only the lines that are wanted paths. */
 int pn_dpkg_wanted_add_list(const pn_dpkg_wanted *w, pn_pkgdb *db, const char *list_name, const char *text,
                             size_t len);

@@ -63,7 +63,12 @@ char *pn_utf8_or_hex(const char *s, size_t *ret_len) {
 static json_t *jw_string(jw *w, const char *s) {
         if (!s)
                 return jw_check(w, json_null());
-        size_t len;
+        /* Most strings are ASCII or valid UTF-8: those go as they are. */
+        size_t len = strlen(s), i = 0;
+        while (i < len && (unsigned char)s[i] < 0x80)
+                i++;
+        if (i == len || pn_utf8_invalid_at(s + i, len - i) == len - i)
+                return jw_check(w, json_stringn_nocheck(s, len));
         char *buf = pn_utf8_or_hex(s, &len);
         if (!buf)
                 return jw_check(w, NULL);
@@ -392,8 +397,11 @@ static json_t *jw_module(jw *w, const pkgnote_module *m) {
                 jw_set(w, o, "diskBuildId", jw_string(w, pkgnote_module_disk_build_id(m)));
         if (pkgnote_module_deleted(m))
                 jw_set(w, o, "deleted", jw_bool(w, true));
-        if (pkgnote_module_replaced(m))
+        if (pkgnote_module_replaced(m)) {
                 jw_set(w, o, "replaced", jw_bool(w, true));
+                if (pkgnote_module_installed_info(m))
+                        jw_set(w, o, "installedPackages", jw_packages(w, pkgnote_module_installed_info(m)));
+        }
         if (pkgnote_module_is_vdso(m))
                 jw_set(w, o, "vdso", jw_bool(w, true));
         if (pkgnote_module_reason(m))

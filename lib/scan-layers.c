@@ -231,7 +231,7 @@ static int merged_read(void *u, const char *rel, size_t max, void **data, size_t
         return 0;
 }
 
-static int merged_list(void *u, const char *rel, int (*each)(void *cu, const char *name), void *cu) {
+static int merged_list(void *u, const char *rel, int (*each)(void *cu, int dirfd, const char *name), void *cu) {
         const struct merged *m = u;
         uint32_t k;
         if (tree_find(m->t, rel, false, &k) <= 0)
@@ -244,7 +244,7 @@ static int merged_list(void *u, const char *rel, int (*each)(void *cu, const cha
                         continue;
                 memcpy(name, x->name, x->len);
                 name[x->len] = 0;
-                r = each(cu, name);
+                r = each(cu, -1, name);
         }
         return r;
 }

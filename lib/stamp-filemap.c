@@ -89,7 +89,8 @@ int pn_filemap_parse(const char *text, size_t len, const char *name, pn_filemap 
                 r = add_line(m, line, eol, name, ++lineno);
         }
         if (r == 0) {
-                qsort(m->v, m->n, sizeof *m->v, cmp_entry);
+                if (m->n > 1)
+                        qsort(m->v, m->n, sizeof *m->v, cmp_entry);
                 for (size_t i = 1; i < m->n && r == 0; i++)
                         if (!strcmp(m->v[i].path, m->v[i - 1].path))
                                 r = pn_error(-EINVAL, "%s: '%s' is listed twice", name, m->v[i].path);

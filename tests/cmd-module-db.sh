@@ -349,6 +349,69 @@ else
         missing "an rpm root" rpm
 fi
 
+# ------------------------------------------------ pid, in a chroot
+# pid-own-root: `pkgnote pid` asks, without --root, the database of the
+# root the process runs in (/proc/PID/root), and checks the mapped file
+# there: a chrooted process mapping a library that only the chroot's own
+# dpkg database knows.  /proc/PID/maps names it by the host's path
+# ($P/opt/pid/libpiddemo.so.1), the chroot's dpkg as /opt/pid/libpiddemo.so.1.
+if command -v dpkg-deb > /dev/null && command -v chroot > /dev/null &&
+        cat > mapper.c <<'C' && cc -static -o mapper mapper.c 2> /dev/null; then
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+        for (int i = 1; i < argc; i++) {
+                int fd = open(argv[i], O_RDONLY);
+                if (fd < 0 || mmap(0, 4096, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+                        return 1;
+                close(fd);
+        }
+        pause();
+        return 0;
+}
+C
+        P=$T/proot
+        export T
+        mkdir -p "$P/var/lib/dpkg/info" "$P/var/lib/dpkg/updates" "$P/var/lib/dpkg/triggers"
+        : > "$P/var/lib/dpkg/status"
+        rm -rf pkg && mkdir -p pkg/DEBIAN pkg/opt/pid
+        echo 'int piddemo(void) { return 1; }' > piddemo.c
+        cc -shared -fPIC -o pkg/opt/pid/libpiddemo.so.1 piddemo.c || fatal "cannot build libpiddemo"
+        printf 'Package: pid-demo\nVersion: 7.0-2\nArchitecture: amd64\nMaintainer: t <t@example.org>\nDescription: test\nSource: piddemo (7.0-1)\n' > pkg/DEBIAN/control
+        dpkg-deb --root-owner-group -b pkg pid-demo.deb > /dev/null || fatal "dpkg-deb failed"
+        dpkg --root="$P" --force-not-root --force-bad-path --log=/dev/null -i pid-demo.deb > dpkg.log 2>&1 || fatal "dpkg: $(cat dpkg.log)"
+        dpkg -S /opt/pid/libpiddemo.so.1 > /dev/null 2>&1 && fatal "the host's dpkg knows the test's library"
+        cp mapper "$P/mapper"
+        chroot "$P" /mapper /opt/pid/libpiddemo.so.1 2> /dev/null &
+        MPID=$!
+        for _i in $(seq 1 100); do
+                grep -q libpiddemo "/proc/$MPID/maps" 2> /dev/null && break
+                sleep 0.02
+        done
+        if [ "$(readlink /proc/$MPID/root)" = "$P" ]; then
+                run pid --json $MPID
+                expect_status 0 "pid-own-root: pid of a chrooted process exits 0"
+                cp out chroot-pid.json
+                jcheck "pid-own-root: the chroot's package, from its own database, without --root" chroot-pid.json \
+                        'mod("libpiddemo.so.1")["path"] == os.environ["T"] + "/proot/opt/pid/libpiddemo.so.1" and mod("libpiddemo.so.1")["dbState"] == "owned" and mod("libpiddemo.so.1")["packageFrom"] == "database" and mod("libpiddemo.so.1")["dbPackage"]["name"] == "pid-demo" and mod("libpiddemo.so.1")["dbPackage"]["version"] == "7.0-2" and mod("libpiddemo.so.1")["dbPackage"]["source"] == "piddemo" and mod("mapper")["dbState"] == "unowned"'
+                run pid $MPID
+                grep -q "^Module $P/opt/pid/libpiddemo.so.1 from deb pid-demo-7.0-2 (amd64) (package database)" out &&
+                        pass "pid-own-root: the text names the chroot's package" ||
+                        fail "pid-own-root: the text names the chroot's package" "$(cat out)"
+                # --root still overrides: the host's database has none of it.
+                run pid --json --root / $MPID
+                jcheck "pid-own-root: --root / asks the host's database instead" out \
+                        'mod("libpiddemo.so.1")["packageFrom"] == "none" and mod("libpiddemo.so.1")["dbPackage"] is None'
+        else
+                missing "pid-own-root: the chroot's package, from its own database" "chroot"
+        fi
+        kill $MPID 2> /dev/null
+        wait $MPID 2> /dev/null
+else
+        missing "pid-own-root: the chroot's package, from its own database" "dpkg-deb, chroot, static linking"
+fi
+
 # --------------------------------------- the crash handler, in a chroot
 # pkgnote-coredump asks the database of the crashed process's own root
 # (/proc/PID/root): a chrooted process whose root has a dpkg database

@@ -2,7 +2,9 @@
 /* Unit tests for lib/gen-emit.c and lib/gen-osrelease.c. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +145,31 @@ static void write_text(const char *path, const char *text) {
         }
 }
 
+
+/* Renames a file of DIR back and forth until told to stop: each rename
+ * moves the machine's rename sequence counter. */
+struct renamer {
+        const char *dir;
+        atomic_bool stop;
+        long renames;
+};
+static void *rename_loop(void *u) {
+        struct renamer *rn = u;
+        char a[4096], b[4096];
+        snprintf(a, sizeof a, "%s/ra", rn->dir);
+        snprintf(b, sizeof b, "%s/rb", rn->dir);
+        int fd = open(a, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        if (fd >= 0)
+                close(fd);
+        while (!atomic_load(&rn->stop)) {
+                if (rename(a, b) == 0 && rename(b, a) == 0)
+                        rn->renames += 2;
+        }
+        unlink(a);
+        unlink(b);
+        return NULL;
+}
+
 static void test_os_release_root(void) {
         char root[] = "/tmp/test-emit-root.XXXXXX";
         CHECK(mkdtemp(root) != NULL);
@@ -212,6 +239,33 @@ static void test_os_release_root(void) {
         alarm(0);
         unlink(p);
         unlink(q);
+
+        /* os_release_root_under_renames: renames elsewhere on the machine
+         * make openat2() give up a ".." it walks with EAGAIN, which asks
+         * for a retry, never an error: the read of a link climbing out
+         * of etc/ succeeds every time while another thread renames. */
+        CHECK_INT(symlink("../usr/lib/os-release", p), 0);
+        {
+                struct renamer rn = {.dir = root};
+                pthread_t th;
+                CHECK_INT(pthread_create(&th, NULL, rename_loop, &rn), 0);
+                int failed = 0, first = 0;
+                for (int i = 0; i < 20000; i++) {
+                        int r = pkgnote_os_release_read(root, &o);
+                        if (r < 0) {
+                                failed++;
+                                first = first ? first : r;
+                        } else
+                                pkgnote_os_release_free(o);
+                }
+                atomic_store(&rn.stop, true);
+                pthread_join(th, NULL);
+                if (failed)
+                        fprintf(stderr, "%d of 20000 reads failed, the first with %s\n", failed, strerror(-first));
+                CHECK_INT(failed, 0);
+                CHECK(rn.renames > 0);
+        }
+        unlink(p);
 
         /* A link through a directory that is itself a link, and ".."
          * out of it, both resolved inside the root. */

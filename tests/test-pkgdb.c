@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The readers of per-file package metadata: dpkg's status and .list
  * files, rpm's query output, metadata maps (lib/pkgdb.c, lib/stamp-filemap.c). */
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -327,6 +330,39 @@ static void read_below(void *u) {
         CHECK_INT(pn_read_below(b->dirfd, b->rel, 1024, &data, &len), -EINVAL);
 }
 
+/* A file system that gives no entry types (XFS made without ftype, ext2
+ * without filetype): while this is set, readdir() reports every entry of
+ * every directory as DT_UNKNOWN, so that a reader must look at a list
+ * itself before it opens it. */
+static bool no_entry_types;
+
+/* The header renames readdir() to readdir64() under _FILE_OFFSET_BITS=64;
+ * this definition takes the name the library's calls go to. */
+struct dirent *readdir(DIR *d) {
+        static struct dirent *(*real)(DIR *);
+#if defined(_FILE_OFFSET_BITS) && _FILE_OFFSET_BITS == 64 && defined(__GLIBC__)
+        static const char name[] = "readdir64";
+#else
+        static const char name[] = "readdir";
+#endif
+        if (!real)
+                *(void **)&real = dlsym(RTLD_NEXT, name);
+        struct dirent *de = real(d);
+        if (de && no_entry_types)
+                de->d_type = DT_UNKNOWN;
+        return de;
+}
+
+static void read_dpkg_paths(void *root) {
+        int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const char *paths[] = {"/usr/bin/foo", "/usr/bin/bar"};
+        pn_pkgdb *db = NULL;
+        CHECK_INT(pn_pkgdb_dpkg_paths(rootfd, paths, 2, &db), 1);
+        CHECK(db && pn_pkgdb_owner(db, "/usr/bin/foo") >= 0);
+        pn_pkgdb_free(db);
+        close(rootfd);
+}
+
 /* A FIFO where dpkg's database has a .list (a writer waiting on it), or
  * where a tree has a file, is not opened: opening it let the writer go,
  * and a device in its place would have been opened too. */
@@ -354,6 +390,14 @@ static void test_fifo_not_opened(void) {
         snprintf(p, sizeof p, "%s/var/lib/dpkg/info/bar.list", root);
         CHECK_INT(mkfifo(p, 0644), 0);
         CHECK(!test_fifo_opened_by(p, read_dpkg, root));
+        /* The lookup of a few paths (pkgnote pid, core) reads the same
+         * lists: not the FIFO either, also where the directory does not
+         * tell a FIFO from a file. */
+        CHECK(!test_fifo_opened_by(p, read_dpkg_paths, root));
+        no_entry_types = true;
+        CHECK(!test_fifo_opened_by(p, read_dpkg_paths, root));
+        CHECK(!test_fifo_opened_by(p, read_dpkg, root));
+        no_entry_types = false;
 
         struct below b = {open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), "var/lib/dpkg/info/bar.list"};
         CHECK(b.dirfd >= 0);

@@ -20,6 +20,7 @@ int cmd_generate(int argc, char **argv);
 int cmd_lint(int argc, char **argv);
 int cmd_core(int argc, char **argv);
 int cmd_pid(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
 int cmd_stamp(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_list(int argc, char **argv);

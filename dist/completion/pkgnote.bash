@@ -2,7 +2,7 @@
 _pkgnote() {
         local cur prev words cword
         _init_completion || return
-        local commands="show generate lint core pid list stamp scan deps"
+        local commands="show generate lint core pid ps list stamp scan deps"
         if [[ $cword -eq 1 ]]; then
                 COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
                 return
@@ -16,7 +16,8 @@ _pkgnote() {
                       --target --linker --ld --ldflags-style --dlopen --help" ;;
         lint) opts="--json --quiet --list-checks --help" ;;
         core) opts="--json --format --root --no-disk --all-threads --stats --help" ;;
-        pid) opts="--json --help" ;;
+        pid) opts="--json --root --no-database --stack --all-threads --help" ;;
+        ps) opts="--json --by-package --needs-restart --user --exe --root --no-database --help" ;;
         list) opts="--json --state-dir --help" ;;
         stamp) opts="$(pkgnote stamp --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
         scan) opts="$(pkgnote scan --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
@@ -40,12 +41,14 @@ _pkgnote() {
         --field | -f)
                 COMPREPLY=($(compgen -W "type os osVersion name version architecture osCpe appCpe debugInfoUrl buildId elfType" -- "$cur"))
                 return ;;
+        --user | -u) [[ $cmd == ps ]] && { COMPREPLY=($(compgen -u -- "$cur")); return; } ;;
+        --exe | -e) [[ $cmd == ps ]] && { _filedir; return; } ;;
         --root | --state-dir | -d | -r) _filedir -d; return ;;
         --output | -o | --ld | --metadata | --os-release) _filedir; return ;;
         esac
         if [[ $cur == -* ]]; then
                 COMPREPLY=($(compgen -W "$opts" -- "$cur"))
-        elif [[ $cmd == pid ]]; then
+        elif [[ $cmd == pid || $cmd == ps ]]; then
                 _pids
         else
                 _filedir

@@ -293,6 +293,9 @@ static size_t probe_core(pkgnote_core *c, const char *name) {
                 touch_str(pkgnote_source_name(pkgnote_module_source(m)));
                 sink += (unsigned long)(pkgnote_module_is_vdso(m) + pkgnote_module_deleted(m) +
                                         pkgnote_module_replaced(m));
+                /* A replaced module's installed notes, owned by the core. */
+                if (pkgnote_module_installed_info(m))
+                        (void)probe_info(pkgnote_module_installed_info(m), NULL);
                 /* The package database's answer, owned by the core. */
                 touch_str(pkgnote_origin_name(pkgnote_module_package_origin(m)));
                 touch_str(pkgnote_db_state_name(pkgnote_module_db_state(m)));
@@ -596,6 +599,25 @@ int main(int argc, char **argv) {
         if (failures == before)
                 CHECK(probe_core(c, "regress-uaf") == 1);
         printf("%s - process: every accessor of every module, copies after the process object\n",
+               failures == before ? "ok" : "not ok");
+
+        /* Processes through a database cache: the cores borrow its
+         * databases and are freed first; the same root is read once. */
+        before = failures;
+        pkgnote_dbcache *cache = NULL;
+        CHECK(pkgnote_dbcache_new(&cache) == 0);
+        CHECK(pkgnote_process_open_cached(getpid(), NULL, NULL, &c) == -EINVAL);
+        for (int round = 0; cache && round < 2; round++) {
+                if (pkgnote_process_open_cached(getpid(), NULL, cache, &c) != 0) {
+                        CHECK(!"pkgnote_process_open_cached");
+                        break;
+                }
+                CHECK(probe_core(c, "regress-uaf") == 1);
+                CHECK(pkgnote_dbcache_count(cache) <= 1);
+        }
+        pkgnote_dbcache_free(cache);
+        pkgnote_dbcache_free(NULL);
+        printf("%s - processes through a database cache: every accessor, one database per root\n",
                failures == before ? "ok" : "not ok");
 
         before = failures;

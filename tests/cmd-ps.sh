@@ -1,0 +1,241 @@
+#!/bin/sh
+# pkgnote ps: the packages of what runs now.  Real processes: a library
+# replaced on disk by rename while its users run (the notes of both
+# versions), checked against Debian's needrestart on the same processes;
+# a chrooted process whose root has its own dpkg database (dpkg --root);
+# processes that come and go during the walk; an unprivileged run.
+. "$SRCDIR/tests/lib.sh"
+
+require cc python3 setpriv
+
+# needrestart ignores mappings below /tmp and /run (its blacklist_mappings),
+# so the programs of this test live below the build directory.
+D=$(mktemp -d "$BUILDDIR/ps-test.XXXXXX") || fatal "cannot make a directory in the build directory"
+chmod 755 "$D"
+PIDS=""
+trap 'for p in $PIDS; do kill $p 2>/dev/null; done; rm -rf "$D"; umount_below "$T"; rm -rf "$T"' EXIT
+chmod 755 "$T"
+# The programs, some run as other users, say they are ready here.
+mkdir -m 1777 "$T/rd"
+
+note() { printf '{"type":"deb","name":"demo","version":"%s","architecture":"amd64"}' "$1"; }
+echo 'const char *demo_version(void) { return VERSION; }' > demo.c
+mkdir -p v1 v2 "$D/lib"
+cc -shared -fPIC -DVERSION='"1"' -Wl,-soname,libdemo.so.1 -o v1/libdemo.so.1 demo.c -Xlinker "--package-metadata=$(note 1.0-1)" ||
+        fatal "cannot build libdemo 1.0-1"
+cc -shared -fPIC -DVERSION='"2"' -Wl,-soname,libdemo.so.1 -o v2/libdemo.so.1 demo.c -Xlinker "--package-metadata=$(note 2.0-1)" ||
+        fatal "cannot build libdemo 2.0-1"
+cat > user.c <<'C'
+#include <stdio.h>
+#include <unistd.h>
+const char *demo_version(void);
+int main(int argc, char **argv) {
+        if (!demo_version())
+                return 1;
+        FILE *f = fopen(argv[argc - 1], "w");
+        if (f)
+                fclose(f);
+        pause();
+        return 0;
+}
+C
+cp v1/libdemo.so.1 "$D/lib/libdemo.so.1"
+cc -o "$D/user" user.c -L"$D/lib" -l:libdemo.so.1 -Wl,-rpath,"$D/lib" || fatal "cannot link the user"
+chmod -R a+rX "$D"
+
+# start [UID]: starts $D/user (as UID when given), sets PID once it runs.
+N=0
+start() {
+        N=$((N + 1))
+        _ready=$T/rd/ready.$N
+        if [ $# -gt 0 ]; then
+                setpriv --reuid="$1" --regid="$1" --clear-groups "$D/user" "$_ready" > /dev/null 2>&1 &
+        else
+                "$D/user" "$_ready" > /dev/null 2>&1 &
+        fi
+        PID=$!
+        PIDS="$PIDS $PID"
+        for _i in $(seq 1 250); do
+                [ -e "$_ready" ] && return 0
+                sleep 0.02
+        done
+        fatal "the user program did not start"
+}
+
+# pcheck NAME FILE EXPR: EXPR holds over the JSON lines of FILE: procs
+# (by PID), mod(PID, BASENAME).
+pcheck() {
+        if python3 - "$2" "$3" > pyerr 2>&1 <<'PY'
+import json, os, sys
+procs = {}
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    procs[d["pid"]] = d
+def mod(pid, base):
+    found = [m for m in procs[pid]["modules"] if os.path.basename(m["path"]) == base]
+    assert len(found) == 1, "module %s: %d matches" % (base, len(found))
+    return found[0]
+ok = eval(sys.argv[2])
+if not ok:
+    print(json.dumps(procs, indent=1)[:4000])
+sys.exit(0 if ok else 1)
+PY
+        then pass "$1"; else fail "$1" "$(cat pyerr)"; fi
+}
+
+# ------------------------------------------ a library replaced by rename
+start
+OLD=$PID
+start 65534
+OLDNOBODY=$PID
+cp v2/libdemo.so.1 "$D/lib/.libdemo.new" && mv "$D/lib/.libdemo.new" "$D/lib/libdemo.so.1" || fatal "cannot replace libdemo"
+start
+NEW=$PID
+
+run ps --json $OLD $NEW
+expect_status 0 "ps --json of two processes"
+cp out replaced.json
+pcheck "replaced-library: flagged, 1.0-1 in memory, 2.0-1 installed" replaced.json \
+        "procs[$OLD]['needsRestart'] == 1 and mod($OLD, 'libdemo.so.1').get('replaced') is True and mod($OLD, 'libdemo.so.1')['packages'][0]['version'] == '1.0-1' and mod($OLD, 'libdemo.so.1')['installedPackages'][0]['version'] == '2.0-1'"
+pcheck "replaced-library: a process started after the upgrade is not flagged" replaced.json \
+        "procs[$NEW]['needsRestart'] == 0 and 'replaced' not in mod($NEW, 'libdemo.so.1') and mod($NEW, 'libdemo.so.1')['packages'][0]['version'] == '2.0-1'"
+run ps $OLD
+grep "/libdemo.so.1 " out | grep -q "demo 1.0-1 .* note .*needs-restart (replaced; installed: demo 2.0-1)" &&
+        pass "replaced-library: the table shows both versions" || fail "replaced-library: the table shows both versions" "$(cat out)"
+run ps --needs-restart $OLD $NEW
+grep -q "^ *$OLD " out && ! grep -q "^ *$NEW " out && pass "--needs-restart keeps the flagged process alone" ||
+        fail "--needs-restart keeps the flagged process alone" "$(cat out)"
+run ps --by-package $OLD $OLDNOBODY $NEW
+grep -A1 "^demo 1.0-1 (note): 2 processes" out | grep -q " $OLD(needs-restart) $OLDNOBODY(needs-restart)" &&
+        grep -A1 "^demo 2.0-1 (note): 1 process$" out | grep -qx "        $NEW" &&
+        pass "--by-package: the processes of each version" || fail "--by-package: the processes of each version" "$(cat out)"
+run ps --by-package --json $OLD
+python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open("out")]
+demo = [r for r in rows if r["name"] == "demo"]
+sys.exit(0 if len(demo) == 1 and demo[0]["pid"] == int(sys.argv[1]) and demo[0]["version"] == "1.0-1" and demo[0]["needsRestart"] == 1 and demo[0]["installedVersion"] == "2.0-1" else 1)
+' $OLD && pass "--by-package --json: one line per package and process" || fail "--by-package --json: one line per package and process" "$(cat out)"
+run ps --exe "$D/user"
+[ "$(grep -c "^ *[0-9]* .* $D/user\$" out)" = 3 ] && pass "--exe: the three users" || fail "--exe: the three users" "$(cat out)"
+
+# ------------------------------------------------------- vs needrestart
+# needrestart lists the processes of the user it runs as (NEEDRESTART-PID:
+# NAME=PID,...); as root it names services instead, so both run as a user
+# of their own, whose processes are the test's alone.
+case $D in
+/tmp/* | /var/tmp/* | /run/*) NRSKIP="the build directory is below /tmp or /run, which needrestart ignores" ;;
+*) NRSKIP= ;;
+esac
+if [ -n "$NRSKIP" ]; then
+        skip "needrestart -b -r l flags the same processes" "$NRSKIP"
+elif command -v needrestart > /dev/null; then
+        U=64123
+        start $U
+        Q1=$PID
+        cp "$D/user" "$D/user-deleted" && chmod 755 "$D/user-deleted"
+        setpriv --reuid=$U --regid=$U --clear-groups "$D/user-deleted" "$T/rd/ready.del" > /dev/null 2>&1 &
+        Q3=$!
+        PIDS="$PIDS $Q3"
+        for _i in $(seq 1 250); do [ -e "$T/rd/ready.del" ] && break; sleep 0.02; done
+        rm -f "$D/user-deleted"
+        cp v1/libdemo.so.1 "$D/lib/.libdemo.new" && mv "$D/lib/.libdemo.new" "$D/lib/libdemo.so.1" || fatal "cannot replace libdemo"
+        start $U
+        Q2=$PID
+        setpriv --reuid=$U --regid=$U --clear-groups needrestart -b -r l > nr.out 2> nr.err
+        sed -n 's/^NEEDRESTART-PID: [^=]*=//p' nr.out | tr ',' '\n' | sort -n > nr.pids
+        setpriv --reuid=$U --regid=$U --clear-groups "$PKGNOTE" ps --needs-restart --json > ps.out 2> ps.err
+        python3 -c 'import json; [print(json.loads(l)["pid"]) for l in open("ps.out")]' | sort -n > ps.pids
+        if [ -s nr.pids ] && cmp -s nr.pids ps.pids && [ "$(cat ps.pids | tr '\n' ' ')" = "$(printf '%s\n' $Q1 $Q3 | sort -n | tr '\n' ' ')" ]; then
+                pass "needrestart -b -r l flags the same processes ($(cat ps.pids | tr '\n' ' '))"
+        else
+                fail "needrestart -b -r l flags the same processes" "needrestart: $(cat nr.pids | tr '\n' ' ') pkgnote: $(cat ps.pids | tr '\n' ' ') expected $Q1 $Q3, not $Q2; $(cat nr.out ps.err)"
+        fi
+else
+        missing "needrestart -b -r l flags the same processes" needrestart
+fi
+
+# ------------------------------------------- a chroot with its own dpkg
+# The chrooted program maps /opt/demo/libdemo.so.1 (no note) of its root,
+# which dpkg --root installed as chroot-demo 5.0-1; the host's database
+# knows nothing of it, and the root's knows nothing of the host's libc.
+if command -v dpkg-deb > /dev/null && command -v chroot > /dev/null; then
+        C=$D/croot
+        mkdir -p "$C/var/lib/dpkg/info" "$C/var/lib/dpkg/updates" "$C/var/lib/dpkg/triggers"
+        : > "$C/var/lib/dpkg/status"
+        cc -shared -fPIC -DVERSION='"c"' -Wl,-soname,libdemo.so.1 -o plain.so demo.c || fatal "cannot build the plain libdemo"
+        rm -rf pkg && mkdir -p pkg/DEBIAN pkg/opt/demo
+        cp plain.so pkg/opt/demo/libdemo.so.1
+        printf 'Package: chroot-demo\nVersion: 5.0-1\nArchitecture: amd64\nMaintainer: t <t@example.org>\nDescription: test\n' > pkg/DEBIAN/control
+        dpkg-deb --root-owner-group -b pkg chroot-demo.deb > /dev/null || fatal "dpkg-deb failed"
+        dpkg --root="$C" --force-not-root --force-bad-path --log=/dev/null -i chroot-demo.deb > dpkg.log 2>&1 || fatal "dpkg: $(cat dpkg.log)"
+        LIBC=$(ldd "$D/user" | awk '/libc.so.6/ { print $3 }')
+        LDSO=$(ldd "$D/user" | awk '/ld-linux/ { print $1 }')
+        mkdir -p "$C$(dirname "$LIBC")" "$C$(dirname "$LDSO")"
+        cp "$LIBC" "$C$LIBC" && cp "$LDSO" "$C$LDSO" || fatal "cannot copy libc into the chroot"
+        cc -o "$C/user" user.c "$C/opt/demo/libdemo.so.1" -Wl,-rpath,/opt/demo || fatal "cannot link the chrooted user"
+        chroot "$C" /user /ready > /dev/null 2>&1 &
+        CPID=$!
+        PIDS="$PIDS $CPID"
+        for _i in $(seq 1 250); do [ -e "$C/ready" ] && break; sleep 0.02; done
+        [ -e "$C/ready" ] || fatal "the chrooted program did not start"
+        run ps --json --root "$C"
+        cp out chroot.json
+        pcheck "chroot: the package from the database of the process's own root" chroot.json \
+                "list(procs) == [$CPID] and mod($CPID, 'libdemo.so.1')['packageFrom'] == 'database' and mod($CPID, 'libdemo.so.1')['dbPackage']['name'] == 'chroot-demo' and mod($CPID, 'libdemo.so.1')['dbPackage']['version'] == '5.0-1'"
+        pcheck "chroot: the host's database is not asked (its libc is not in the chroot's)" chroot.json \
+                "mod($CPID, 'libc.so.6')['packageFrom'] == 'none' and mod($CPID, 'libc.so.6')['dbState'] == 'unowned'"
+else
+        missing "chroot: the package from the database of the process's own root" "dpkg-deb, chroot"
+fi
+
+# ----------------------------------------- processes exiting in the walk
+# A loop starts and ends short processes while ps walks every process:
+# those gone between the listing and their reading are passed over.
+(while [ ! -e "$T/stop" ]; do /bin/true; /bin/sleep 0.001; done) > /dev/null 2>&1 &
+LOOP=$!
+PIDS="$PIDS $LOOP"
+bad=0
+for i in $(seq 1 20); do
+        "$PKGNOTE" ps > churn.out 2> churn.err || { bad=1; break; }
+        grep -v "^pkgnote: ps: [0-9]* process\(es\)\? could not be read (permission denied); [0-9]* shown\$" churn.err > churn.other
+        [ -s churn.other ] && { bad=1; break; }
+        "$PKGNOTE" ps --json > churn.out 2> churn.err || { bad=1; break; }
+        python3 -c 'import json, sys; [json.loads(l) for l in open("churn.out")]' || { bad=1; break; }
+done
+touch "$T/stop"
+wait $LOOP 2> /dev/null
+[ $bad = 0 ] && pass "exiting-processes: 40 walks beside short processes, no error" ||
+        fail "exiting-processes: 40 walks beside short processes, no error" "run $i: $(cat churn.err)"
+
+# ------------------------------------------------------------ unprivileged
+setpriv --reuid=65534 --regid=65534 --clear-groups "$PKGNOTE" ps --json > np.out 2> np.err
+NPSTATUS=$?
+if [ $NPSTATUS = 0 ] && python3 - $OLDNOBODY $OLD > pyerr 2>&1 <<'PY'
+import json, re, sys
+pids = [json.loads(l)["pid"] for l in open("np.out")]
+err = open("np.err").read().splitlines()
+assert int(sys.argv[1]) in pids, "the process of nobody is missing: %s" % pids
+assert int(sys.argv[2]) not in pids, "root's process is listed"
+rows = [json.loads(l) for l in open("np.out")]
+for r in rows:  # pkgnote ps itself is one of them, gone by now: its uid as reported
+    assert r["uid"] == 65534, "process %d is not nobody's" % r["pid"]
+assert len(err) == 1, "stderr: %s" % err
+m = re.match(r"pkgnote: ps: (\d+) process(es)? could not be read \(permission denied\); (\d+) shown$", err[0])
+assert m and int(m.group(1)) > 0 and int(m.group(3)) == len(pids), err
+PY
+then pass "unprivileged: its own processes alone, and one line counting the others"
+else fail "unprivileged: its own processes alone, and one line counting the others" "status $NPSTATUS; $(cat pyerr np.err)"
+fi
+
+setpriv --reuid=65534 --regid=65534 --clear-groups "$PKGNOTE" ps --root / > npr.out 2> npr.err
+grep -q "^pkgnote: ps: [1-9][0-9]* process\(es\)\? could not be read (permission denied); [0-9]* shown\$" npr.err &&
+        grep -q "^ *$OLDNOBODY " npr.out && pass "unprivileged --root: the processes whose root it may not see are counted" ||
+        fail "unprivileged --root: the processes whose root it may not see are counted" "$(cat npr.out npr.err)"
+
+run ps 0
+expect_status 2 "a PID of 0 is refused"
+run ps --user no-such-user-here
+expect_status 2 "an unknown user is refused"
+
+finish

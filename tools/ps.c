@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * pkgnote ps: what is running now.  Every process (or those chosen), each
+ * mapped ELF object with its package (the note in memory, else the package
+ * database of the root the process runs in), and the objects replaced or
+ * deleted on disk since they were mapped: the process runs an old version
+ * and needs a restart.  Processes are read through /proc alone, never
+ * stopped or traced; those that exit during the walk are passed over, and
+ * those the caller may not read are counted.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tool.h"
+
+struct ps_opts {
+        bool json, by_package, restart_only, have_user, have_root;
+        uid_t user;
+        const char *exe;
+        dev_t root_dev;
+        ino_t root_ino;
+        pkgnote_core_options co;
+};
+
+/* One module's package as the table shows it. */
+struct modpkg {
+        const char *type, *name, *version, *from; /* name NULL: none known */
+        const char *now_name, *now_version;        /* what is installed at the path now */
+        bool restart;                              /* replaced or deleted since mapped */
+        const char *why;                           /* "replaced", "deleted" */
+};
+
+/* One (package, process) pair, for --by-package. */
+struct use {
+        char *key; /* "NAME VERSION (FROM)", escaped */
+        int pid;
+        bool restart;
+};
+
+struct uses {
+        struct use *v;
+        size_t n, cap;
+};
+
+static void ps_help(void) {
+        printf("Usage: pkgnote ps [OPTIONS] [PID...]\n"
+               "\n"
+               "The packages of what is running now: every process (or the PIDs given),\n"
+               "each mapped ELF object with its package, from the package note in memory,\n"
+               "else from the package database of the root the process runs in (a\n"
+               "container's or chroot's own).  Objects replaced or deleted on disk since\n"
+               "they were mapped are flagged: the process needs a restart, and the version\n"
+               "in memory is shown beside the one installed.\n"
+               "\n"
+               "  -u, --user USER        only processes of USER (name or UID)\n"
+               "  -e, --exe PATH         only processes running PATH\n"
+               "  -r, --root DIR         only processes whose root directory is DIR\n"
+               "  -R, --needs-restart    only processes that run replaced or deleted objects\n"
+               "  -b, --by-package       which processes use each package and version\n"
+               "  -j, --json             one JSON object per process per line (with\n"
+               "                         --by-package: one per package and process)\n"
+               "      --no-database      never ask package databases\n"
+               "  -h, --help             this help\n"
+               "\n"
+               "Processes that cannot be read (other users', without privileges) are\n"
+               "counted on standard error.  Exit status: 0, or 2 on an error.\n");
+}
+
+/* S escaped into BUF (for a column width; cut at CAP). */
+static const char *esc(char *buf, size_t cap, const char *s) {
+        pkgnote_escape(buf, cap, s, strlen(s), 0);
+        return buf;
+}
+
+/* Anonymous shared memory (memfd, System V, /dev/shm) shows as deleted
+ * files, but was never a package's file on disk: no restart brings back
+ * another version of it. */
+static bool flaggable(const pkgnote_module *m) {
+        const char *p = pkgnote_module_path(m);
+        return strncmp(p, "/memfd:", 7) && strncmp(p, "/dev/", 5) && strncmp(p, "/SYSV", 5);
+}
+
+static void module_package(const pkgnote_module *m, struct modpkg *mp) {
+        *mp = (struct modpkg){.from = "none"};
+        const pkgnote_info *info = pkgnote_module_info(m);
+        int origin = pkgnote_module_package_origin(m);
+        if (info && pkgnote_info_package_count(info) > 0) {
+                const pkgnote_metadata *md = pkgnote_info_package(info, 0);
+                mp->type = pkgnote_metadata_type(md);
+                mp->name = pkgnote_metadata_name(md);
+                mp->version = pkgnote_metadata_version(md);
+                mp->from = "note";
+        } else if (origin == PKGNOTE_ORIGIN_DATABASE) {
+                mp->type = pkgnote_module_db_type(m);
+                mp->name = pkgnote_module_db_name(m);
+                mp->version = pkgnote_module_db_version(m);
+                mp->from = "database";
+        }
+        bool replaced = pkgnote_module_replaced(m), deleted = pkgnote_module_deleted(m);
+        mp->restart = (replaced || deleted) && flaggable(m);
+        mp->why = replaced ? "replaced" : deleted ? "deleted" : NULL;
+        const pkgnote_info *now = replaced ? pkgnote_module_installed_info(m) : NULL;
+        if (now && pkgnote_info_package_count(now) > 0) {
+                const pkgnote_metadata *md = pkgnote_info_package(now, 0);
+                mp->now_name = pkgnote_metadata_name(md);
+                mp->now_version = pkgnote_metadata_version(md);
+        } else if (replaced && pkgnote_module_db_state(m) == PKGNOTE_DB_REPLACED && pkgnote_module_db_name(m)) {
+                mp->now_name = pkgnote_module_db_name(m);
+                mp->now_version = pkgnote_module_db_version(m);
+        }
+}
+
+static bool needs_restart(const pkgnote_core *c) {
+        for (size_t i = 0; i < pkgnote_core_module_count(c); i++) {
+                struct modpkg mp;
+                module_package(pkgnote_core_module(c, i), &mp);
+                if (mp.restart)
+                        return true;
+        }
+        return false;
+}
+
+static const char *user_name(int uid, char *buf, size_t cap) {
+        struct passwd *pw = uid >= 0 ? getpwuid((uid_t)uid) : NULL;
+        if (pw)
+                snprintf(buf, cap, "%s", pw->pw_name);
+        else
+                snprintf(buf, cap, "%d", uid);
+        return buf;
+}
+
+static void package_text(char *buf, size_t cap, const char *name, const char *version) {
+        char a[512] = "", b[512] = "";
+        snprintf(buf, cap, "%s %s", esc(a, sizeof a, name ? name : "(unnamed)"),
+                 esc(b, sizeof b, version ? version : "?"));
+}
+
+static void print_process(FILE *f, const pkgnote_core *c, const pkgnote_process_info *p) {
+        char user[64], exe[1024] = "";
+        fprintf(f, "%7d %-10s %s\n", p->pid, user_name(p->uid, user, sizeof user),
+                esc(exe, sizeof exe, p->executable ? p->executable : p->command ? p->command : "?"));
+        for (size_t i = 0; i < pkgnote_core_module_count(c); i++) {
+                const pkgnote_module *m = pkgnote_core_module(c, i);
+                if (pkgnote_module_is_vdso(m))
+                        continue;
+                struct modpkg mp;
+                module_package(m, &mp);
+                char path[1024] = "", pkg[1100] = "-";
+                if (mp.name)
+                        package_text(pkg, sizeof pkg, mp.name, mp.version);
+                fprintf(f, "        %-52s %-36s %s", esc(path, sizeof path, pkgnote_module_path(m)), pkg, mp.from);
+                if (mp.restart) {
+                        fprintf(f, "%*s needs-restart (%s", (int)(8 - strlen(mp.from)), "", mp.why);
+                        if (mp.now_name) {
+                                char now[1100];
+                                package_text(now, sizeof now, mp.now_name, mp.now_version);
+                                fprintf(f, "; installed: %s", now);
+                        }
+                        fputc(')', f);
+                }
+                fputc('\n', f);
+        }
+}
+
+static int add_use(struct uses *u, const struct modpkg *mp, int pid) {
+        char pkg[1100], key[1200];
+        package_text(pkg, sizeof pkg, mp->name, mp->version);
+        snprintf(key, sizeof key, "%s (%s)", pkg, mp->from);
+        for (size_t i = u->n; i-- > 0 && u->v[i].pid == pid;)
+                if (!strcmp(u->v[i].key, key)) { /* the same package twice in one process */
+                        u->v[i].restart |= mp->restart;
+                        return 0;
+                }
+        if (u->n == u->cap) {
+                size_t cap = u->cap ? u->cap * 2 : 256;
+                struct use *v = realloc(u->v, cap * sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+                u->v = v;
+                u->cap = cap;
+        }
+        if (!(u->v[u->n].key = strdup(key)))
+                return -ENOMEM;
+        u->v[u->n].pid = pid;
+        u->v[u->n++].restart = mp->restart;
+        return 0;
+}
+
+static int cmp_use(const void *a, const void *b) {
+        const struct use *x = a, *y = b;
+        int r = strcmp(x->key, y->key);
+        return r ? r : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+static void print_by_package(FILE *f, struct uses *u) {
+        qsort(u->v, u->n, sizeof *u->v, cmp_use);
+        for (size_t i = 0; i < u->n;) {
+                size_t j = i;
+                while (j < u->n && !strcmp(u->v[j].key, u->v[i].key))
+                        j++;
+                fprintf(f, "%s: %zu process%s\n       ", u->v[i].key, j - i, j - i == 1 ? "" : "es");
+                for (size_t k = i; k < j; k++)
+                        fprintf(f, " %d%s", u->v[k].pid, u->v[k].restart ? "(needs-restart)" : "");
+                fputc('\n', f);
+                i = j;
+        }
+}
+
+/* --by-package --json: one flat object per package and process. */
+static int json_uses(FILE *f, const pkgnote_core *c, const pkgnote_process_info *p) {
+        for (size_t i = 0; i < pkgnote_core_module_count(c); i++) {
+                const pkgnote_module *m = pkgnote_core_module(c, i);
+                struct modpkg mp;
+                module_package(m, &mp);
+                if (!mp.name)
+                        continue;
+                pkgnote_json_member mem[] = {
+                        {"type", mp.type ? mp.type : "", 0},
+                        {"name", mp.name, 0},
+                        {"version", mp.version ? mp.version : "", 0},
+                        {"from", mp.from, 0},
+                        {"pid", NULL, p->pid},
+                        {"path", pkgnote_module_path(m), 0},
+                        {"needsRestart", NULL, mp.restart},
+                        {"installedVersion", mp.now_version ? mp.now_version : "", 0},
+                };
+                char *j;
+                int r = tool_put_json(f, pkgnote_core_to_json(NULL, NULL, mem, sizeof mem / sizeof mem[0], &j), &j);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Whether process PID passes the filters that need no reading of it: 1,
+ * 0, or -EACCES when the caller may not see what they ask. */
+static int wanted_early(int pid, const struct ps_opts *o) {
+        char path[64];
+        if (o->have_root) {
+                struct stat st;
+                snprintf(path, sizeof path, "/proc/%d/root", pid);
+                if (stat(path, &st) < 0)
+                        return errno == EACCES || errno == EPERM ? -EACCES : 0;
+                if (st.st_dev != o->root_dev || st.st_ino != o->root_ino)
+                        return 0;
+        }
+        if (o->exe) {
+                char target[PATH_MAX];
+                snprintf(path, sizeof path, "/proc/%d/exe", pid);
+                ssize_t n = readlink(path, target, sizeof target - 1);
+                if (n <= 0)
+                        return n < 0 && (errno == EACCES || errno == EPERM) ? -EACCES : 0;
+                target[n] = 0;
+                if (strcmp(target, o->exe))
+                        return 0;
+        }
+        return 1;
+}
+
+static int cmp_int(const void *a, const void *b) {
+        int x = *(const int *)a, y = *(const int *)b;
+        return (x > y) - (x < y);
+}
+
+/* Every process's PID, ascending. */
+static int all_pids(int **ret, size_t *n) {
+        DIR *d = opendir("/proc");
+        if (!d)
+                return -errno;
+        size_t cap = 512;
+        int *v = malloc(cap * sizeof *v);
+        *n = 0;
+        struct dirent *de;
+        while (v && (de = readdir(d))) {
+                char *end;
+                long pid = strtol(de->d_name, &end, 10);
+                if (*end || pid <= 0 || pid > INT_MAX)
+                        continue;
+                if (*n == cap) {
+                        int *w = realloc(v, (cap *= 2) * sizeof *v);
+                        if (!w) {
+                                free(v);
+                                v = NULL;
+                                break;
+                        }
+                        v = w;
+                }
+                v[(*n)++] = (int)pid;
+        }
+        closedir(d);
+        if (!v)
+                return -ENOMEM;
+        qsort(v, *n, sizeof *v, cmp_int);
+        *ret = v;
+        return 0;
+}
+
+static int parse_args(int argc, char **argv, struct ps_opts *o) {
+        enum { OPT_NO_DATABASE = 256 };
+        static const struct option longopts[] = {
+                {"user", required_argument, NULL, 'u'},
+                {"exe", required_argument, NULL, 'e'},
+                {"root", required_argument, NULL, 'r'},
+                {"needs-restart", no_argument, NULL, 'R'},
+                {"by-package", no_argument, NULL, 'b'},
+                {"json", no_argument, NULL, 'j'},
+                {"no-database", no_argument, NULL, OPT_NO_DATABASE},
+                {"help", no_argument, NULL, 'h'},
+                {0},
+        };
+        int ch;
+        while ((ch = tool_getopt(argc, argv, "u:e:r:Rbjh", longopts)) >= 0) {
+                switch (ch) {
+                case 'u': {
+                        struct passwd *pw = getpwnam(optarg);
+                        char *end;
+                        errno = 0;
+                        unsigned long uid = strtoul(optarg, &end, 10);
+                        if (pw)
+                                o->user = pw->pw_uid;
+                        else if (!errno && *optarg && !*end && uid < UINT_MAX)
+                                o->user = (uid_t)uid;
+                        else
+                                return tool_fail("ps: no user '%s'", optarg);
+                        o->have_user = true;
+                        break;
+                }
+                case 'e': o->exe = optarg; break;
+                case 'r': {
+                        struct stat st;
+                        if (stat(optarg, &st) < 0 || !S_ISDIR(st.st_mode))
+                                return tool_error(optarg, "cannot use as a root directory", -(errno ? errno : ENOTDIR));
+                        o->root_dev = st.st_dev;
+                        o->root_ino = st.st_ino;
+                        o->have_root = true;
+                        break;
+                }
+                case 'R': o->restart_only = true; break;
+                case 'b': o->by_package = true; break;
+                case 'j': o->json = true; break;
+                case OPT_NO_DATABASE: o->co.no_database = 1; break;
+                case 'h': ps_help(); return 1;
+                default: return EXIT_FAILURE_;
+                }
+        }
+        return 0;
+}
+
+/* The PIDs named on the command line, or every process's. */
+static int chosen_pids(int argc, char **argv, int **pids, size_t *n) {
+        if (optind == argc) {
+                int r = all_pids(pids, n);
+                return r < 0 ? tool_error("/proc", "cannot list processes", r) : 0;
+        }
+        *n = (size_t)(argc - optind);
+        if (!(*pids = calloc(*n, sizeof **pids)))
+                return tool_fail("out of memory");
+        for (size_t i = 0; i < *n; i++) {
+                const char *a = argv[optind + (int)i];
+                char *end;
+                errno = 0;
+                long pid = strtol(a, &end, 10);
+                if (errno || *end || end == a || pid <= 0 || pid > INT32_MAX) {
+                        free(*pids);
+                        return tool_fail("ps: '%s' is not a process ID", a);
+                }
+                (*pids)[i] = (int)pid;
+        }
+        return 0;
+}
+
+int cmd_ps(int argc, char **argv) {
+        struct ps_opts o = {.co = PKGNOTE_CORE_OPTIONS_INIT};
+        int r = parse_args(argc, argv, &o);
+        if (r)
+                return r == 1 ? EXIT_OK : r;
+        int *pids = NULL;
+        size_t n_pids = 0;
+        if ((r = chosen_pids(argc, argv, &pids, &n_pids)) != 0)
+                return r;
+        bool named = optind < argc;
+        pkgnote_dbcache *cache;
+        if ((r = pkgnote_dbcache_new(&cache)) < 0) {
+                free(pids);
+                return tool_error("ps", "cannot start", r);
+        }
+        struct uses uses = {0};
+        size_t unreadable = 0, shown = 0;
+        int ret = EXIT_OK;
+        if (!o.json && !o.by_package)
+                printf("%7s %-10s %s\n        %-52s %-36s %-8s %s\n", "PID", "USER", "EXE", "MODULE", "PACKAGE", "FROM",
+                       "FLAGS");
+        for (size_t i = 0; i < n_pids && ret == EXIT_OK; i++) {
+                int pid = pids[i];
+                pkgnote_core *c;
+                r = wanted_early(pid, &o);
+                if (r > 0)
+                        r = pkgnote_process_open_cached(pid, &o.co, cache, &c);
+                else if (r == 0)
+                        continue;
+                if (r == -EACCES || r == -EPERM) {
+                        unreadable++;
+                        continue;
+                }
+                if (r < 0) {
+                        /* Gone since it was listed, or a kernel thread: nothing maps
+                         * there.  Named PIDs are said to be missing. */
+                        if (named)
+                                ret = tool_error(argv[optind + (int)i], "cannot read process", r);
+                        continue;
+                }
+                pkgnote_process_info p = {.size = sizeof p};
+                pkgnote_core_process(c, &p);
+                /* A process that exited while it was read maps nothing. */
+                bool keep = pkgnote_core_module_count(c) > 0 && (!o.have_user || p.uid == (int)o.user) &&
+                            (!o.restart_only || needs_restart(c));
+                if (keep) {
+                        shown++;
+                        if (o.by_package && o.json)
+                                r = json_uses(stdout, c, &p);
+                        else if (o.by_package) {
+                                r = 0;
+                                for (size_t k = 0; k < pkgnote_core_module_count(c) && r >= 0; k++) {
+                                        struct modpkg mp;
+                                        module_package(pkgnote_core_module(c, k), &mp);
+                                        if (mp.name)
+                                                r = add_use(&uses, &mp, pid);
+                                }
+                        } else if (o.json) {
+                                char user[64], *j;
+                                pkgnote_json_member mem[] = {
+                                        {"user", user_name(p.uid, user, sizeof user), 0},
+                                        {"needsRestart", NULL, needs_restart(c)},
+                                };
+                                r = tool_put_json(stdout, pkgnote_core_to_json(c, NULL, mem, 2, &j), &j);
+                        } else
+                                print_process(stdout, c, &p);
+                        if (r < 0)
+                                ret = tool_error("ps", "cannot write the report", r);
+                }
+                pkgnote_core_free(c);
+        }
+        if (o.by_package && !o.json && ret == EXIT_OK)
+                print_by_package(stdout, &uses);
+        for (size_t i = 0; i < uses.n; i++)
+                free(uses.v[i].key);
+        free(uses.v);
+        pkgnote_dbcache_free(cache);
+        free(pids);
+        if (unreadable)
+                fprintf(stderr, "%s: ps: %zu process%s could not be read (permission denied); %zu shown\n",
+                        program_name, unreadable, unreadable == 1 ? "" : "es", shown);
+        if (fflush(stdout) != 0)
+                return tool_fail("cannot write output: %s", strerror(errno));
+        return ret;
+}
