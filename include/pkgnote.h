@@ -1541,6 +1541,30 @@ PKGNOTE_PUBLIC size_t pkgnote_scan_package_object_count(const pkgnote_scan *s, s
 PKGNOTE_PUBLIC const pkgnote_scan_object *pkgnote_scan_package_object(const pkgnote_scan *s, size_t i,
                                                                       size_t j);
 
+/* ---- every installed package of the scanned roots (0.3) ----
+ * The packages the package databases of the scanned roots list (dpkg's
+ * status, rpm's rpmdb.sqlite, apk's lib/apk/db/installed), whether or not
+ * they ship an ELF object: those of roots alike (type, name, version,
+ * architecture, OS, image) are one; sorted by image, type, name,
+ * version, architecture.  Each package's metadata has the keys of a note
+ * (type, os, osVersion from the root's os-release, name and version of
+ * the binary package, architecture) and "source", "sourceVersion" and,
+ * where the database gives one, "license" (rpm's License tag as written,
+ * apk's L:, Debian's machine-readable copyright file as an SPDX
+ * expression).  Its objects are the scanned objects it owns, notes or
+ * not, in object order.  Pointers live as long as the scan. */
+PKGNOTE_PUBLIC size_t pkgnote_scan_db_package_count(const pkgnote_scan *s);
+PKGNOTE_PUBLIC const pkgnote_metadata *pkgnote_scan_db_package(const pkgnote_scan *s, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_scan_db_package_json(const pkgnote_scan *s, size_t i);
+PKGNOTE_PUBLIC size_t pkgnote_scan_db_package_object_count(const pkgnote_scan *s, size_t i);
+PKGNOTE_PUBLIC const pkgnote_scan_object *pkgnote_scan_db_package_object(const pkgnote_scan *s, size_t i, size_t j);
+/* The image whose root holds package I, or NULL. */
+PKGNOTE_PUBLIC const pkgnote_scan_image *pkgnote_scan_db_package_image(const pkgnote_scan *s, size_t i);
+/* Package I as a JSON object, malloc()ed into *RET: "installedPackage"
+ * (its metadata), "image" (as an object's, when in one), "objects" (the
+ * paths of the objects it owns): 0, -EINVAL, -ENOMEM. */
+PKGNOTE_PUBLIC int pkgnote_scan_db_package_to_json(const pkgnote_scan *s, size_t i, char **ret);
+
 /* The package URL of a note (purl-spec): pkg:rpm/OS/NAME@VERSION,
  * pkg:deb/OS/NAME@VERSION, pkg:apk/OS/NAME@VERSION for those types,
  * pkg:generic/NAME@VERSION otherwise; qualifiers arch, distro (OS-VERSION)

@@ -35,6 +35,7 @@ enum {
         TAG_VERSION = 1001,
         TAG_RELEASE = 1002,
         TAG_EPOCH = 1003,
+        TAG_LICENSE = 1014,
         TAG_ARCH = 1022,
         TAG_OLDFILENAMES = 1027,
         TAG_SOURCERPM = 1044,
@@ -219,6 +220,11 @@ int pn_pkgdb_add_rpm_header(pn_pkgdb *db, const void *blob, size_t len) {
         r = pn_pkgdb_add_rpm_package(db, nevra, name, evr, srpm, arch);
         if (r <= 0)
                 return r; /* a package whose parts are not single lines is left out */
+        /* The License tag as the packager wrote it (SPDX on Fedora since
+         * 2022, older names elsewhere): not rewritten. */
+        const char *license = hdr_string(&h, TAG_LICENSE);
+        if (license && (r = pn_pkgdb_set_license(db, pkg, license, strlen(license))) < 0)
+                return r;
         return header_files(db, &h, pkg);
 }
 

@@ -19,7 +19,7 @@
 #include "pkgdb.h"
 
 struct pn_pkgdb {
-        const char *type; /* "deb" or "rpm" */
+        const char *type; /* "deb", "rpm" or "apk" */
         struct pn_pkg *pkgs;
         size_t npkgs, cappkgs;
         struct file {
@@ -40,6 +40,7 @@ void pn_pkgdb_free(pn_pkgdb *db) {
                 free(db->pkgs[i].binary);
                 free(db->pkgs[i].bin_name);
                 free(db->pkgs[i].bin_version);
+                free(db->pkgs[i].license);
         }
         for (size_t i = 0; i < db->nfiles; i++)
                 free(db->files[i].path);
@@ -81,7 +82,7 @@ static int add_pkg(pn_pkgdb *db, struct str binary, struct str name, struct str 
         struct pn_pkg *p = &db->pkgs[db->npkgs];
         *p = (struct pn_pkg){strndup(name.s, name.len),         strndup(version.s, version.len),
                              strndup(arch.s, arch.len),         strndup(binary.s, binary.len),
-                             strndup(bin_name.s, bin_name.len), strndup(bin_version.s, bin_version.len)};
+                             strndup(bin_name.s, bin_name.len), strndup(bin_version.s, bin_version.len), NULL};
         if (!p->name || !p->version || !p->arch || !p->binary || !p->bin_name || !p->bin_version) {
                 free(p->name);
                 free(p->version);
@@ -97,6 +98,17 @@ static int add_pkg(pn_pkgdb *db, struct str binary, struct str name, struct str 
 
 void pn_pkgdb_set_damaged(pn_pkgdb *db, size_t n) {
         db->damaged = n;
+}
+
+int pn_pkgdb_set_license(pn_pkgdb *db, size_t pkg, const char *s, size_t len) {
+        if (pkg >= db->npkgs || len > PN_LICENSE_MAX || !plain(s, len))
+                return 0;
+        char *l = strndup(s, len);
+        if (!l)
+                return -ENOMEM;
+        free(db->pkgs[pkg].license);
+        db->pkgs[pkg].license = l;
+        return 0;
 }
 
 size_t pn_pkgdb_damaged(const pn_pkgdb *db) {
@@ -280,6 +292,16 @@ int pn_pkgdb_add_rpm_package(pn_pkgdb *db, const char *nevra, const char *name, 
         }
         return add_pkg(db, STR(nevra, strlen(nevra)), STR(srpm, src_len), STR(vr, vr_len), STR(arch, strlen(arch)),
                        STR(name, strlen(name)), STR(evr, strlen(evr)));
+}
+
+/* ------------------------------------------------------------- apk */
+
+int pn_pkgdb_add_apk_package(pn_pkgdb *db, const char *name, size_t name_len, const char *origin, size_t origin_len,
+                             const char *version, size_t version_len, const char *arch, size_t arch_len) {
+        /* apk has no source version of its own: an origin is built at the
+         * version of the packages it makes. */
+        return add_pkg(db, STR(name, name_len), STR(origin, origin_len), STR(version, version_len), STR(arch, arch_len),
+                       STR(name, name_len), STR(version, version_len));
 }
 
 /* ---------------------------------------------------------- lookup */
@@ -526,25 +548,26 @@ static bool same(const char *a, const char *b) {
         return a && b && !strcmp(a, b);
 }
 
-bool pn_pkgdb_disagrees(const pkgnote_info *info, const char *type, const struct pn_pkg *p) {
-        size_t n = info ? pkgnote_info_package_count(info) : 0;
-        if (!p || n == 0)
-                return false;
+bool pn_pkgdb_note_agrees(const pkgnote_metadata *m, const char *type, const struct pn_pkg *p) {
         /* rpm's binary version without its epoch, as notes give it */
         const char *bv = p->bin_version, *colon = strchr(bv, ':');
         if (colon && !strcmp(type, "rpm"))
                 bv = colon + 1;
-        for (size_t i = 0; i < n; i++) {
-                const pkgnote_metadata *m = pkgnote_info_package(info, i);
-                const char *t = pkgnote_metadata_get(m, PKGNOTE_KEY_TYPE),
-                           *name = pkgnote_metadata_get(m, PKGNOTE_KEY_NAME),
-                           *version = pkgnote_metadata_get(m, PKGNOTE_KEY_VERSION);
-                if (t && strcmp(t, type))
-                        continue;
-                if (!same(name, p->name) && !same(name, p->bin_name))
-                        continue;
-                if (same(version, p->version) || same(version, p->bin_version) || same(version, bv))
+        const char *t = pkgnote_metadata_get(m, PKGNOTE_KEY_TYPE), *name = pkgnote_metadata_get(m, PKGNOTE_KEY_NAME),
+                   *version = pkgnote_metadata_get(m, PKGNOTE_KEY_VERSION);
+        if (t && strcmp(t, type))
+                return false;
+        if (!same(name, p->name) && !same(name, p->bin_name))
+                return false;
+        return same(version, p->version) || same(version, p->bin_version) || same(version, bv);
+}
+
+bool pn_pkgdb_disagrees(const pkgnote_info *info, const char *type, const struct pn_pkg *p) {
+        size_t n = info ? pkgnote_info_package_count(info) : 0;
+        if (!p || n == 0)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (pn_pkgdb_note_agrees(pkgnote_info_package(info, i), type, p))
                         return false;
-        }
         return true;
 }

@@ -17,6 +17,7 @@ struct pn_pkg {
         char *binary;  /* the binary package: "NAME:ARCH" (dpkg), NEVRA (rpm) */
         char *bin_name;    /* the binary package's name */
         char *bin_version; /* its version: dpkg's Version:, rpm's [EPOCH:]VERSION-RELEASE */
+        char *license;     /* rpm's License tag, apk's L:, Debian's copyright file (SPDX); or NULL */
 };
 
 typedef struct pn_pkgdb pn_pkgdb;
@@ -122,13 +123,63 @@ int pn_pkgdb_add_rpm_header(pn_pkgdb *db, const void *blob, size_t len);
  * headers are counted in pn_pkgdb_damaged(). */
 int pn_pkgdb_rpm_sqlite(void *data, size_t len, pn_pkgdb **ret);
 void pn_pkgdb_set_damaged(pn_pkgdb *db, size_t n);
+/* Sets the license of package PKG to the LEN bytes at S (one line, at
+ * most PN_LICENSE_MAX bytes; anything else is left out): 0 or -ENOMEM. */
+#define PN_LICENSE_MAX 4096u
+int pn_pkgdb_set_license(pn_pkgdb *db, size_t pkg, const char *s, size_t len);
 /* How many of the database's records were left out as unreadable. */
 size_t pn_pkgdb_damaged(const pn_pkgdb *db);
 /* Ends reading: frees DB when R < 0 (and returns R), else sorts it
  * for lookups and hands it to *RET. */
 int pn_pkgdb_seal(pn_pkgdb *db, int r, pn_pkgdb **ret);
 
-/* "deb" or "rpm". */
+/* ---- Alpine's apk database (lib/pkgdb-apk.c) ---- */
+
+#define PN_APK_MAX_INSTALLED (256u << 20) /* bytes of lib/apk/db/installed */
+#define PN_APK_MAX_LINE 4096u             /* bytes of one of its lines */
+/* Adds the packages and files of apk's installed database (LEN bytes at
+ * TEXT, not NUL-terminated): paragraphs of "K:value" lines, P: name, V:
+ * version, A: architecture, o: origin (the source package), L: license,
+ * F: a directory and R: a file of the last F:.  A paragraph with a line of
+ * another form (no single-letter key, a NUL, a line over PN_APK_MAX_LINE),
+ * a second P:, V: or A:, or a file before any package is left out and
+ * counted in pn_pkgdb_damaged().  0 or -ENOMEM. */
+int pn_pkgdb_add_apk(pn_pkgdb *db, const char *text, size_t len);
+/* Adds the apk package NAME built from ORIGIN at VERSION for ARCH
+ * (lengths beside them): 1, 0 when a part is empty or spans lines (left
+ * out), -ENOMEM. */
+int pn_pkgdb_add_apk_package(pn_pkgdb *db, const char *name, size_t name_len, const char *origin, size_t origin_len,
+                             const char *version, size_t version_len, const char *arch, size_t arch_len);
+/* The packages and files of FS's lib/apk/db/installed: 1 with *RET, 0
+ * when FS has none, or a negative errno with pn_error set. */
+int pn_pkgdb_apk_read(const struct pn_rootfs *fs, pn_pkgdb **ret);
+/* Whether REL (normalised, relative) is apk's database. */
+bool pn_pkgdb_apk_path(const char *rel);
+
+/* ---- Debian's machine-readable copyright files (lib/pkgdb-copyright.c) ---- */
+
+#define PN_COPYRIGHT_MAX (1u << 20) /* bytes of one usr/share/doc/PKG/copyright read */
+/* The licenses a machine-readable (DEP-5, copyright-format 1.0) copyright
+ * file of LEN bytes at TEXT names in its License: fields, as one SPDX
+ * expression (malloc()ed into *RET): each field's short names mapped to
+ * SPDX identifiers where Debian's names have one (GPL-2+ ->
+ * GPL-2.0-or-later, Expat -> MIT), else "LicenseRef-" and the name; the
+ * fields' distinct expressions joined by AND.  1 with *RET, 0 when TEXT is
+ * not such a file or names no license, -ENOMEM. */
+int pn_dep5_license(const char *text, size_t len, char **ret);
+/* The SPDX identifier of the Debian short license name NAME (LEN bytes)
+ * into BUF (SIZE bytes): "LicenseRef-NAME" (characters other than
+ * letters, digits, '.' and '-' as '-') when none maps.  False when BUF is
+ * too small. */
+bool pn_dep5_spdx_id(const char *name, size_t len, char *buf, size_t size);
+/* Gives every package of the dpkg database DB the license its
+ * usr/share/doc/PKG/copyright in FS names (pn_dep5_license()); packages
+ * without a readable machine-readable file get none.  0 or -ENOMEM. */
+int pn_pkgdb_dpkg_licenses(pn_pkgdb *db, const struct pn_rootfs *fs);
+/* Whether REL is a usr/share/doc/PKG/copyright file. */
+bool pn_copyright_path(const char *rel);
+
+/* "deb", "rpm" or "apk". */
 const char *pn_pkgdb_type(const pn_pkgdb *db);
 size_t pn_pkgdb_file_count(const pn_pkgdb *db);
 /* The I-th path, in byte order, and its package's index in *PKG. */
@@ -165,6 +216,8 @@ void pn_dpkg_wanted_free(pn_dpkg_wanted *w);
  * binary version (rpm's without its epoch, as notes give it); a note of
  * another type does not count. */
 bool pn_pkgdb_disagrees(const pkgnote_info *info, const char *type, const struct pn_pkg *p);
+/* Whether the note M names the database package P of TYPE, as above. */
+bool pn_pkgdb_note_agrees(const pkgnote_metadata *m, const char *type, const struct pn_pkg *p);
 const struct pn_pkg *pn_pkgdb_pkg(const pn_pkgdb *db, size_t i);
 
 #endif

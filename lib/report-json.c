@@ -548,6 +548,22 @@ PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *ob, co
         return jw_finish(&w, o, ret);
 }
 
+PKGNOTE_PUBLIC int pkgnote_scan_db_package_to_json(const pkgnote_scan *s, size_t i, char **ret) {
+        const char *text = pkgnote_scan_db_package_json(s, i);
+        if (!text)
+                return pn_error(-EINVAL, "no installed package %zu", i);
+        jw w = {0};
+        json_t *o = jw_check(&w, json_object());
+        jw_set(&w, o, "installedPackage", jw_check(&w, json_loads(text, 0, NULL)));
+        if (pkgnote_scan_db_package_image(s, i))
+                jw_set(&w, o, "image", jw_image_names(&w, pkgnote_scan_db_package_image(s, i)));
+        json_t *objs = jw_check(&w, json_array());
+        for (size_t k = 0; k < pkgnote_scan_db_package_object_count(s, i); k++)
+                jw_append(&w, objs, jw_string(&w, pkgnote_scan_object_path(pkgnote_scan_db_package_object(s, i, k))));
+        jw_set(&w, o, "objects", objs);
+        return jw_finish(&w, o, ret);
+}
+
 PKGNOTE_PUBLIC int pkgnote_scan_summary_to_json(const pkgnote_scan *s, char **ret) {
         jw w = {0};
         pkgnote_scan_stats st = {.size = sizeof st};

@@ -3,7 +3,7 @@
  * Package databases beside the notes.  A root file system the scan reads
  * (a directory tree, the merged layers of an image, an archive of a root
  * file system) may hold its own package database: dpkg's status file and
- * info lists, or rpm's rpmdb.sqlite.  Each ELF object of that root is
+ * info lists, rpm's rpmdb.sqlite, or apk's lib/apk/db/installed.  Each ELF object of that root is
  * then given the package the database says owns its path, and the two
  * sources are compared: a note naming another package or version marks a
  * replaced or foreign file.
@@ -34,7 +34,7 @@ bool pn_scan_db_path(const char *p) {
                 size_t n = strlen(q);
                 return !strncmp(q, "info/", 5) && !strchr(q + 5, '/') && n > 10 && !strcmp(q + n - 5, ".list");
         }
-        if (pn_pkgdb_rpm_path(p))
+        if (pn_pkgdb_rpm_path(p) || pn_pkgdb_apk_path(p) || pn_copyright_path(p))
                 return true;
         for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++)
                 if (!strcmp(p, osrelease_paths[i]))
@@ -50,6 +50,10 @@ size_t pn_scan_db_max(const char *p) {
         for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++)
                 if (!strcmp(p, osrelease_paths[i]))
                         return MAX_OSRELEASE;
+        if (pn_pkgdb_apk_path(p))
+                return PN_APK_MAX_INSTALLED;
+        if (pn_copyright_path(p))
+                return PN_COPYRIGHT_MAX;
         return PN_RPMDB_MAX;
 }
 
@@ -58,6 +62,7 @@ void pn_dbroot_free(struct pn_dbroot *r) {
                 return;
         pn_pkgdb_free(r->dpkg);
         pn_pkgdb_free(r->rpm);
+        pn_pkgdb_free(r->apk);
         free(r->os_id);
         free(r->os_version_id);
         free(r);
@@ -101,7 +106,7 @@ static void attribute(struct pn_dbroot *root, struct pkgnote_scan_object *o, siz
         const char *rel = o->path + prefix_len;
         if (*rel != '/')
                 return;
-        pn_pkgdb *dbs[] = {root->dpkg, root->rpm};
+        pn_pkgdb *dbs[] = {root->dpkg, root->rpm, root->apk};
         for (size_t i = 0; i < ELEMENTSOF(dbs); i++) {
                 ssize_t p = dbs[i] ? pn_pkgdb_owner(dbs[i], rel) : -1;
                 if (p >= 0) {
@@ -138,7 +143,19 @@ void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_
                 pn_scan_add_problem(s, input, abs, -EBADMSG, "%zu packages of the rpm database are not readable headers, left out",
                                     pn_pkgdb_damaged(root->rpm));
         }
-        if (!root->dpkg && !root->rpm) {
+        int ra = rd == -ENOMEM || rr == -ENOMEM ? 0 : pn_pkgdb_apk_read(fs, &root->apk);
+        if (ra < 0)
+                pn_scan_add_problem(s, input, "/lib/apk/db/installed", ra, "%s", pkgnote_last_error());
+        else if (ra > 0 && pn_pkgdb_damaged(root->apk))
+                pn_scan_add_problem(s, input, "/lib/apk/db/installed", -EBADMSG,
+                                    "%zu packages of the apk database are malformed, left out", pn_pkgdb_damaged(root->apk));
+        /* Debian's licenses are in each package's copyright file. */
+        if (root->dpkg && pn_pkgdb_dpkg_licenses(root->dpkg, fs) < 0) {
+                pn_dbroot_free(root);
+                pn_scan_add_problem(s, input, NULL, -ENOMEM, "out of memory");
+                return;
+        }
+        if (!root->dpkg && !root->rpm && !root->apk) {
                 pn_dbroot_free(root);
                 return;
         }
@@ -171,7 +188,7 @@ bool pn_scan_object_db_mismatch(const struct pkgnote_scan_object *o) {
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_type(const pkgnote_scan_object *o) {
         if (!o || !o->dbroot)
                 return NULL;
-        return o->dbtype ? o->dbtype : o->dbroot->dpkg ? "deb" : "rpm";
+        return o->dbtype ? o->dbtype : o->dbroot->dpkg ? "deb" : o->dbroot->rpm ? "rpm" : "apk";
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_db_name(const pkgnote_scan_object *o) {
         return o && o->dbpkg ? o->dbpkg->bin_name : NULL;

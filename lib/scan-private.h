@@ -45,16 +45,18 @@ struct pkgnote_scan_object {
          * package that owns its path there (NULL: none) */
         const struct pn_dbroot *dbroot;
         const struct pn_pkg *dbpkg;
-        const char *dbtype; /* of DBPKG: "deb" or "rpm" */
+        const char *dbtype; /* of DBPKG: "deb", "rpm" or "apk" */
+        size_t db_package;  /* DBPKG's index among the scan's packages, once they are built */
         /* PKGNOTE_SCAN_DEPENDENCIES: the dynamic section's names */
         char *soname;
         char **needed;
         size_t n_needed;
 };
 
-/* A package of the scan: one a note names, or (DB) one a root's package
- * database names as the owner of objects without a note, with its own
- * JSON and metadata made from the database's record. */
+/* A package of the scan: one a note names, or (DB) one installed in a
+ * root's package database (with or without objects: those it owns, notes
+ * or not), with its own JSON and metadata made from the database's
+ * record. */
 struct package {
         const char *json;
         const pkgnote_metadata *meta;
@@ -63,6 +65,16 @@ struct package {
         bool db;
         char *db_json;
         pkgnote_metadata *db_meta;
+        const struct pn_dbroot *dbroot; /* DB: the root it is installed in */
+        const struct pn_pkg *dbpkg;     /* DB: its record */
+        /* A note's package: every object carrying it is owned by a
+         * database package the note agrees with, so the SBOMs list it as
+         * that package's evidence, not as a component of its own. */
+        bool folded;
+        /* A note's package in a root with a database: some object carrying
+         * it is owned by no package (ABSENT), or by one the note
+         * disagrees with (MISMATCH). */
+        bool absent, mismatch;
 };
 /* Every package of S: those of the notes (pkgnote_scan_package()), then
  * those of the databases; NULL past the end. */
@@ -103,7 +115,7 @@ struct pn_image_sel {
 /* A root file system read (a tree, an image, an archive of a root) that
  * holds a package database: dpkg's, rpm's or both. */
 struct pn_dbroot {
-        struct pn_pkgdb *dpkg, *rpm;
+        struct pn_pkgdb *dpkg, *rpm, *apk;
         size_t input;
         const struct pkgnote_scan_image *image;
         char *os_id, *os_version_id; /* its os-release's ID and VERSION_ID */

@@ -51,6 +51,30 @@ static bool pkg_db(const pkgnote_scan *s, size_t i) {
         const struct package *p = pn_scan_all_package(s, i);
         return p && p->db;
 }
+/* Whether package I is a note's package that the documents list as
+ * evidence of the database packages owning its objects. */
+static bool pkg_folded(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p && p->folded;
+}
+
+static const char *field(const pkgnote_metadata *m, const char *key);
+
+/* For a note's package in a root with a package database, why it is a
+ * component of its own: "mismatch" (an object carrying it is owned by a
+ * package the note does not name), "absent" (one is owned by none);
+ * else NULL. */
+static const char *pkg_db_status(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return !p || p->db ? NULL : p->mismatch ? "mismatch" : p->absent ? "absent" : NULL;
+}
+
+/* The license of database package I as its database gives it (and its
+ * metadata keeps it: valid UTF-8), or NULL. */
+static const char *pkg_license(const pkgnote_scan *s, size_t i) {
+        const struct package *p = pn_scan_all_package(s, i);
+        return p && p->db ? field(p->meta, "license") : NULL;
+}
 
 /* A JSON string of S; bytes that are not UTF-8 (possible in paths) as the
  * text \xNN, as the command's text output shows them. */
@@ -156,8 +180,15 @@ static bool in_scope(const struct scope *sc, const pkgnote_scan_object *ob) {
         return sc->all || pkgnote_scan_object_image(ob) == sc->image;
 }
 
-/* Whether an object of package I lies in SC. */
+/* Whether package I is an element of SC: a database's package when its
+ * root is (with or without objects), a note's when an object carrying it
+ * is and it is not folded into a database's. */
 static bool package_in_scope(const pkgnote_scan *s, size_t i, const struct scope *sc) {
+        const struct package *p = pn_scan_all_package(s, i);
+        if (!p || p->folded)
+                return false;
+        if (p->db)
+                return sc->all || p->dbroot->image == sc->image;
         for (size_t j = 0; j < pkg_nobj(s, i); j++)
                 if (in_scope(sc, pkg_obj(s, i, j)))
                         return true;
@@ -263,7 +294,13 @@ static size_t dl_provider(const pkgnote_scan *s, const struct scope *sc, const c
                 if (!in_scope(sc, ob))
                         continue;
                 const char *path = pkgnote_scan_object_path(ob), *base = strrchr(path, '/');
-                if (strcmp(base ? base + 1 : path, soname) || pkgnote_scan_object_package_count(ob) == 0)
+                if (strcmp(base ? base + 1 : path, soname))
+                        continue;
+                /* Its database package, which a note agreeing with it is
+                 * folded into; else its note's. */
+                if (ob->db_package != SIZE_MAX)
+                        return ob->db_package;
+                if (pkgnote_scan_object_package_count(ob) == 0)
                         continue;
                 const char *json = pkgnote_scan_object_package_json(ob, 0);
                 for (size_t p = 0; json && p < pkg_count(s); p++)
@@ -295,7 +332,7 @@ static int dl_collect(const pkgnote_scan *s, const struct scope *sc, struct sbom
         for (size_t i = 0; i < dl->np; i++) {
                 if (pkgnote_deps_new(&dl->deps[i]) < 0)
                         return -ENOMEM;
-                for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                for (size_t j = 0; !pkg_folded(s, i) && j < pkg_nobj(s, i); j++) {
                         const pkgnote_scan_object *ob = pkg_obj(s, i, j);
                         for (size_t k = 0; in_scope(sc, ob) && k < pkgnote_scan_object_dlopen_count(ob); k++) {
                                 const char *json = pkgnote_scan_object_dlopen_json(ob, k);
@@ -434,7 +471,7 @@ static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct ne
         *ret = NULL;
         *ret_n = 0;
         for (size_t i = 0; i < pkg_count(s); i++)
-                for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                for (size_t j = 0; !pkg_folded(s, i) && j < pkg_nobj(s, i); j++) {
                         const pkgnote_scan_object *o = pkg_obj(s, i, j);
                         if (!in_scope(sc, o) || pkgnote_scan_object_elf_type(o) != 3 /* ET_DYN */)
                                 continue;
@@ -449,7 +486,7 @@ static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct ne
                 return 0;
         qsort(pv, np, sizeof *pv, cmp_provider);
         for (size_t i = 0; i < pkg_count(s); i++)
-                for (size_t j = 0; j < pkg_nobj(s, i); j++) {
+                for (size_t j = 0; !pkg_folded(s, i) && j < pkg_nobj(s, i); j++) {
                         const pkgnote_scan_object *o = pkg_obj(s, i, j);
                         if (!in_scope(sc, o))
                                 continue;
@@ -615,8 +652,12 @@ static void spdx_package_relationships(const pkgnote_scan *s, size_t i, const ch
                         continue;
                 snprintf(fid, sizeof fid, "SPDXRef-File-%zu", k);
                 push(rels, spdx_relationship(id, "OTHER", fid,
-                                             pkg_db(s, i) ? "evident-by: the root's package database lists the file"
-                                                          : "evident-by: the file carries this package note"),
+                                             !pkg_db(s, i) ? "evident-by: the file carries this package note"
+                                             : pn_scan_object_db_mismatch(ob)
+                                                     ? "evident-by: the root's package database lists the file; its package note names another package (dbMismatch)"
+                                             : pkgnote_scan_object_package_count(ob)
+                                                     ? "evident-by: the root's package database lists the file, and it carries this package's note"
+                                                     : "evident-by: the root's package database lists the file"),
                      err);
         }
 }
@@ -640,16 +681,21 @@ static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, voi
         put(p, "downloadLocation", json_string("NOASSERTION"), err);
         put(p, "filesAnalyzed", json_false(), err);
         put(p, "licenseConcluded", json_string("NOASSERTION"), err);
-        put(p, "licenseDeclared", json_string("NOASSERTION"), err);
+        put(p, "licenseDeclared", jstr(pkg_license(s, i) ? pkg_license(s, i) : "NOASSERTION"), err);
         put(p, "copyrightText", json_string("NOASSERTION"), err);
         spdx_external_refs(p, m, err);
         size_t no = pkg_nobj(s, i);
         char *info = NULL;
-        if ((pkg_db(s, i) ? asprintf(&info, "the owner of %zu object%s without a package note, by the package database of their root",
-                                     no, no == 1 ? "" : "s")
-                          : asprintf(&info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s", no,
-                                     no == 1 ? "" : "s")) >= 0)
-                put(p, "sourceInfo", json_string(info), err);
+        const char *st = pkg_db_status(s, i);
+        const struct package *pk = pn_scan_all_package(s, i);
+        if ((pkg_db(s, i) ? asprintf(&info, "installed, by the package database of its root; built from source package %s %s; the owner of %zu scanned object%s",
+                                     pk->dbpkg->name, pk->dbpkg->version, no, no == 1 ? "" : "s")
+                          : asprintf(&info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s%s", no,
+                                     no == 1 ? "" : "s",
+                                     !st ? ""
+                                     : !strcmp(st, "absent") ? "; not a package of the root's package database"
+                                                              : "; the root's package database names another package (dbMismatch)")) >= 0)
+                put(p, "sourceInfo", jstr(info), err);
         else
                 *err = -ENOMEM;
         free(info);
@@ -739,6 +785,44 @@ static void spdx_images(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int *
 }
 
 /* The scan as an SPDX 2.3 JSON document. */
+/* SPDX 2.3 (10.1): every LicenseRef- a package's licenseDeclared names is
+ * declared in hasExtractedLicensingInfos, once. */
+static void spdx_license_refs(json_t *doc, json_t *pkgs, int *err) {
+        json_t *refs = json_array();
+        if (!refs) {
+                *err = -ENOMEM;
+                return;
+        }
+        for (size_t i = 0; i < json_array_size(pkgs) && !*err; i++) {
+                const char *l = json_string_value(json_object_get(json_array_get(pkgs, i), "licenseDeclared"));
+                for (const char *p = l ? strstr(l, "LicenseRef-") : NULL; p; p = strstr(p, "LicenseRef-")) {
+                        size_t n = strspn(p, "LicenseRef-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.");
+                        char *id = strndup(p, n);
+                        p += n;
+                        if (!id) {
+                                *err = -ENOMEM;
+                                break;
+                        }
+                        bool seen = false;
+                        for (size_t k = 0; k < json_array_size(refs) && !seen; k++)
+                                seen = !strcmp(json_string_value(json_object_get(json_array_get(refs, k), "licenseId")), id);
+                        if (!seen) {
+                                char *text = NULL;
+                                if (asprintf(&text, "The license the package's own metadata names \"%s\"; its text is in the package's copyright file.", id + 11) < 0)
+                                        *err = -ENOMEM;
+                                else
+                                        push(refs, json_pack("{s:s, s:s, s:s}", "licenseId", id, "name", id + 11, "extractedText", text), err);
+                                free(text);
+                        }
+                        free(id);
+                }
+        }
+        if (json_array_size(refs))
+                put(doc, "hasExtractedLicensingInfos", refs, err);
+        else
+                json_decref(refs);
+}
+
 static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
         int err = 0;
         json_t *doc = json_object(), *pkgs = json_array(), *files = json_array(), *rels = json_array();
@@ -757,6 +841,7 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
         struct spdx_packages sp = {rels, file_no};
         add_packages(s, &spdx_ids, pkgs, spdx_package, &sp, &err);
         free(file_no);
+        spdx_license_refs(doc, pkgs, &err);
 
         /* dlopen dependencies: a package element per soname no scanned
          * package ships, and the relationships. */
@@ -841,6 +926,47 @@ static void cdx_note_properties(json_t *c, const pkgnote_metadata *m, bool db, i
                 json_decref(props);
 }
 
+/* Beside the databases: for a database's package, each distinct note its
+ * objects of SC carry ("pkgnote:note", the note as evidence) and each
+ * object whose note names another package ("pkgnote:dbMismatch"); for a
+ * note's package, why it is its own component ("pkgnote:database"). */
+static void cdx_db_properties(json_t *c, const pkgnote_scan *s, size_t i, const struct scope *sc, int *err) {
+        json_t *props = json_object_get(c, "properties");
+        bool fresh = !props;
+        if (fresh && !(props = json_array())) {
+                *err = -ENOMEM;
+                return;
+        }
+        if (pkg_db_status(s, i))
+                push(props, cdx_property("pkgnote:database", pkg_db_status(s, i)), err);
+        for (size_t j = 0; pkg_db(s, i) && j < pkg_nobj(s, i) && !*err; j++) {
+                const pkgnote_scan_object *ob = pkg_obj(s, i, j);
+                if (!in_scope(sc, ob))
+                        continue;
+                if (pn_scan_object_db_mismatch(ob)) {
+                        push(props, cdx_property("pkgnote:dbMismatch", pkgnote_scan_object_path(ob)), err);
+                        continue;
+                }
+                for (size_t k = 0; k < pkgnote_scan_object_package_count(ob); k++) {
+                        const char *json = pkgnote_scan_object_package_json(ob, k);
+                        bool seen = false;
+                        for (size_t q = 0; q < json_array_size(props) && !seen; q++) {
+                                json_t *x = json_array_get(props, q);
+                                seen = !strcmp(json_string_value(json_object_get(x, "name")), "pkgnote:note") &&
+                                       !strcmp(json_string_value(json_object_get(x, "value")), json);
+                        }
+                        if (!seen)
+                                push(props, cdx_property("pkgnote:note", json), err);
+                }
+        }
+        if (!fresh)
+                return;
+        if (json_array_size(props))
+                put(c, "properties", props, err);
+        else
+                json_decref(props);
+}
+
 /* The objects of SC that carry package I's note, as the evidence of C. */
 static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, const struct scope *sc, int *err) {
         json_t *occ = json_array();
@@ -857,7 +983,10 @@ static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, const struc
                         put(x, "location", jstr(pkgnote_scan_object_path(ob)), err);
                 push(occ, x, err);
         }
-        put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
+        if (json_array_size(occ))
+                put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
+        else
+                json_decref(occ); /* a package that ships no scanned object */
 }
 
 /* The component of package I, named REF (package_element_fn; USERDATA
@@ -884,7 +1013,10 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
                 put(c, "purl", json_string(purl), err);
                 free(purl);
         }
+        if (pkg_license(s, i))
+                put(c, "licenses", json_pack("[{s:o}]", "expression", jstr(pkg_license(s, i))), err);
         cdx_note_properties(c, m, pkg_db(s, i), err);
+        cdx_db_properties(c, s, i, sc, err);
         cdx_evidence(c, s, i, sc, err);
         return c;
 }

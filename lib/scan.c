@@ -461,15 +461,22 @@ static int cmp_pkgref(const void *pa, const void *pb) {
         return a->order < b->order ? -1 : a->order > b->order;
 }
 
-/* Database packages: the owners of objects without a note, by type,
- * name, version, architecture and the root's OS. */
-static int cmp_dbref(const void *pa, const void *pb) {
-        const struct pkgnote_scan_object *x = *(const struct pkgnote_scan_object *const *)pa,
-                                         *y = *(const struct pkgnote_scan_object *const *)pb;
-        const char *kx[] = {x->dbtype, x->dbpkg->bin_name, x->dbpkg->bin_version, x->dbpkg->arch, x->dbroot->os_id,
-                            x->dbroot->os_version_id};
-        const char *ky[] = {y->dbtype, y->dbpkg->bin_name, y->dbpkg->bin_version, y->dbpkg->arch, y->dbroot->os_id,
-                            y->dbroot->os_version_id};
+/* One installed package of a root's database. */
+struct dbentry {
+        const struct pn_dbroot *root;
+        const char *type;
+        const struct pn_pkg *p;
+};
+
+/* Database packages, one per installed package of a root, those of
+ * roots alike (type, name, version, architecture, OS and image) one. */
+static int cmp_dbentry(const void *pa, const void *pb) {
+        const struct dbentry *x = pa, *y = pb;
+        size_t ix = x->root->image ? x->root->image->ordinal + 1 : 0, iy = y->root->image ? y->root->image->ordinal + 1 : 0;
+        if (ix != iy)
+                return ix < iy ? -1 : 1;
+        const char *kx[] = {x->type, x->p->bin_name, x->p->bin_version, x->p->arch, x->root->os_id, x->root->os_version_id};
+        const char *ky[] = {y->type, y->p->bin_name, y->p->bin_version, y->p->arch, y->root->os_id, y->root->os_version_id};
         for (size_t i = 0; i < ELEMENTSOF(kx); i++) {
                 int c = strcmp(kx[i] ? kx[i] : "", ky[i] ? ky[i] : "");
                 if (c)
@@ -478,21 +485,30 @@ static int cmp_dbref(const void *pa, const void *pb) {
         return 0;
 }
 
-/* The JSON and metadata of the database package of O, as a note would
- * give them: type, os and osVersion (the root's os-release), the binary
- * package's name and version, its architecture. */
-static int db_package(const struct pkgnote_scan_object *o, struct package *p) {
+/* The JSON and metadata of database package E, as a note would give
+ * them (type, os and osVersion from the root's os-release, the binary
+ * package's name, version and architecture), with its source package,
+ * the source's version and its license. */
+static int db_package(const struct dbentry *e, struct package *p) {
         json_t *j = json_object();
-        const char *kv[][2] = {{PKGNOTE_KEY_TYPE, o->dbtype},
-                               {PKGNOTE_KEY_OS, o->dbroot->os_id},
-                               {PKGNOTE_KEY_OS_VERSION, o->dbroot->os_version_id},
-                               {PKGNOTE_KEY_NAME, o->dbpkg->bin_name},
-                               {PKGNOTE_KEY_VERSION, o->dbpkg->bin_version},
-                               {PKGNOTE_KEY_ARCHITECTURE, o->dbpkg->arch}};
+        const char *kv[][2] = {{PKGNOTE_KEY_TYPE, e->type},
+                               {PKGNOTE_KEY_OS, e->root->os_id},
+                               {PKGNOTE_KEY_OS_VERSION, e->root->os_version_id},
+                               {PKGNOTE_KEY_NAME, e->p->bin_name},
+                               {PKGNOTE_KEY_VERSION, e->p->bin_version},
+                               {PKGNOTE_KEY_ARCHITECTURE, e->p->arch},
+                               {"source", e->p->name},
+                               {"sourceVersion", e->p->version},
+                               {"license", e->p->license}};
         int r = j ? 0 : -ENOMEM;
-        for (size_t i = 0; r == 0 && i < ELEMENTSOF(kv); i++)
-                if (kv[i][1] && json_object_set_new(j, kv[i][0], json_string(kv[i][1])) < 0)
+        for (size_t i = 0; r == 0 && i < ELEMENTSOF(kv); i++) {
+                /* A database is untrusted: a value that is not UTF-8 (a
+                 * License tag in Latin-1) is left out, not fatal. */
+                if (!kv[i][1] || pn_utf8_invalid_at(kv[i][1], strlen(kv[i][1])) != strlen(kv[i][1]))
+                        continue;
+                if (json_object_set_new(j, kv[i][0], json_string(kv[i][1])) < 0)
                         r = -ENOMEM;
+        }
         if (r == 0 && !(p->db_json = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER)))
                 r = -ENOMEM;
         json_decref(j);
@@ -501,49 +517,94 @@ static int db_package(const struct pkgnote_scan_object *o, struct package *p) {
         p->json = p->db_json;
         p->meta = p->db_meta;
         p->db = true;
+        p->dbroot = e->root;
+        p->dbpkg = e->p;
         return r;
 }
 
+/* Every package of every root's database, in key order, after the notes'
+ * packages; each object owned by one is its evidence, and a note's
+ * package is folded into them when every object carrying it is owned by
+ * a package it agrees with. */
 static int build_db_packages(pkgnote_scan *s) {
         size_t n = 0;
-        for (size_t i = 0; i < s->n_objects; i++)
-                n += s->objects[i]->dbpkg && !pkgnote_info_package_count(s->objects[i]->info);
+        for (size_t i = 0; i < s->n_dbroots; i++) {
+                const struct pn_dbroot *r = s->dbroots[i];
+                n += (r->dpkg ? pn_pkgdb_count(r->dpkg) : 0) + (r->rpm ? pn_pkgdb_count(r->rpm) : 0) +
+                     (r->apk ? pn_pkgdb_count(r->apk) : 0);
+        }
         if (n == 0)
                 return 0;
-        const struct pkgnote_scan_object **v = malloc(n * sizeof *v);
-        if (!v)
-                return -ENOMEM;
+        struct dbentry *v = malloc(n * sizeof *v);
+        size_t *group = malloc(n * sizeof *group), *count = calloc(n, sizeof *count);
+        int r = v && group && count ? 0 : -ENOMEM;
         n = 0;
-        for (size_t i = 0; i < s->n_objects; i++)
-                if (s->objects[i]->dbpkg && !pkgnote_info_package_count(s->objects[i]->info))
-                        v[n++] = s->objects[i];
-        /* Stable: objects keep their order within a package. */
-        for (size_t i = 1; i < n; i++)
-                for (size_t j = i; j > 0 && cmp_dbref(&v[j - 1], &v[j]) > 0; j--) {
-                        const struct pkgnote_scan_object *t = v[j];
-                        v[j] = v[j - 1];
-                        v[j - 1] = t;
+        for (size_t i = 0; r == 0 && i < s->n_dbroots; i++) {
+                const struct pn_dbroot *root = s->dbroots[i];
+                pn_pkgdb *dbs[] = {root->dpkg, root->rpm, root->apk};
+                for (size_t d = 0; d < ELEMENTSOF(dbs); d++)
+                        for (size_t k = 0; dbs[d] && k < pn_pkgdb_count(dbs[d]); k++)
+                                v[n++] = (struct dbentry){root, pn_pkgdb_type(dbs[d]), pn_pkgdb_pkg(dbs[d], k)};
+        }
+        if (r == 0)
+                qsort(v, n, sizeof *v, cmp_dbentry);
+        size_t first = s->n_packages, ng = 0;
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                if (i == 0 || cmp_dbentry(&v[i - 1], &v[i]))
+                        ng++;
+                group[i] = first + ng - 1;
+        }
+        /* The objects of each, counted, then placed in scan order. */
+        for (size_t i = 0; r == 0 && i < s->n_objects; i++) {
+                struct pkgnote_scan_object *o = s->objects[i];
+                o->db_package = SIZE_MAX;
+                if (!o->dbpkg)
+                        continue;
+                struct dbentry key = {o->dbroot, o->dbtype, o->dbpkg};
+                const struct dbentry *hit = bsearch(&key, v, n, sizeof *v, cmp_dbentry);
+                if (hit) {
+                        o->db_package = group[hit - v];
+                        count[o->db_package - first]++;
                 }
-        int r = 0;
-        for (size_t i = 0; i < n && r == 0;) {
-                size_t e = i + 1;
-                while (e < n && cmp_dbref(&v[i], &v[e]) == 0)
-                        e++;
-                if (PN_GROW(s->packages, s->cap_packages, s->n_packages + 1) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
+        }
+        if (r == 0 && PN_GROW(s->packages, s->cap_packages, s->n_packages + ng) < 0)
+                r = -ENOMEM;
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                if (i && group[i] == group[i - 1])
+                        continue;
                 struct package *p = &s->packages[s->n_packages++];
                 *p = (struct package){0};
-                if (!(p->objects = calloc(e - i, sizeof *p->objects)))
+                size_t c = count[group[i] - first];
+                if (c && !(p->objects = calloc(c, sizeof *p->objects)))
                         r = -ENOMEM;
-                for (size_t q = i; r == 0 && q < e; q++)
-                        p->objects[p->n_objects++] = v[q];
-                if (r == 0)
-                        r = db_package(v[i], p);
-                i = e;
+                else
+                        r = db_package(&v[i], p);
+        }
+        for (size_t i = 0; r == 0 && i < s->n_objects; i++) {
+                const struct pkgnote_scan_object *o = s->objects[i];
+                if (o->db_package != SIZE_MAX) {
+                        struct package *p = &s->packages[o->db_package];
+                        p->objects[p->n_objects++] = o;
+                }
+        }
+        /* What the notes' packages are beside the databases. */
+        for (size_t i = 0; r == 0 && i < s->n_note_packages; i++) {
+                struct package *p = &s->packages[i];
+                bool owned = p->n_objects > 0;
+                for (size_t j = 0; j < p->n_objects; j++) {
+                        const struct pkgnote_scan_object *o = p->objects[j];
+                        if (!o->dbroot)
+                                owned = false;
+                        else if (!o->dbpkg)
+                                owned = false, p->absent = true;
+                        else if (!pn_pkgdb_note_agrees(p->meta, o->dbtype, o->dbpkg))
+                                owned = false, p->mismatch = true;
+                }
+                p->folded = owned;
         }
         free(v);
+        free(group);
+        free(count);
         return r;
 }
 
@@ -629,4 +690,36 @@ PKGNOTE_PUBLIC size_t pkgnote_scan_package_object_count(const pkgnote_scan *s, s
 PKGNOTE_PUBLIC const pkgnote_scan_object *pkgnote_scan_package_object(const pkgnote_scan *s, size_t i, size_t j) {
         const struct package *p = note_package_at(s, i);
         return p && j < p->n_objects ? p->objects[j] : NULL;
+}
+
+/* A package of a database: those after the notes' in the index. */
+static const struct package *db_package_at(const pkgnote_scan *s, size_t i) {
+        const struct package *p = package_at(s, 0) && i < s->n_packages - s->n_note_packages
+                                          ? package_at(s, s->n_note_packages + i)
+                                          : NULL;
+        return p && p->db ? p : NULL;
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_scan_db_package_count(const pkgnote_scan *s) {
+        return package_at(s, 0) ? s->n_packages - s->n_note_packages : 0;
+}
+PKGNOTE_PUBLIC const pkgnote_metadata *pkgnote_scan_db_package(const pkgnote_scan *s, size_t i) {
+        const struct package *p = db_package_at(s, i);
+        return p ? p->meta : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_scan_db_package_json(const pkgnote_scan *s, size_t i) {
+        const struct package *p = db_package_at(s, i);
+        return p ? p->json : NULL;
+}
+PKGNOTE_PUBLIC size_t pkgnote_scan_db_package_object_count(const pkgnote_scan *s, size_t i) {
+        const struct package *p = db_package_at(s, i);
+        return p ? p->n_objects : 0;
+}
+PKGNOTE_PUBLIC const pkgnote_scan_object *pkgnote_scan_db_package_object(const pkgnote_scan *s, size_t i, size_t j) {
+        const struct package *p = db_package_at(s, i);
+        return p && j < p->n_objects ? p->objects[j] : NULL;
+}
+PKGNOTE_PUBLIC const pkgnote_scan_image *pkgnote_scan_db_package_image(const pkgnote_scan *s, size_t i) {
+        const struct package *p = db_package_at(s, i);
+        return p ? p->dbroot->image : NULL;
 }

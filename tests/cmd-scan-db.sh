@@ -226,19 +226,26 @@ comp = [x for x in c["components"] if x["name"] == "coreutils"]
 assert len(comp) == 1, c["components"]
 comp = comp[0]
 assert comp["version"] == cuv and comp["purl"] == purl, comp
-locs = [o["location"] for o in comp["evidence"]["occurrences"]]
-assert len(locs) == 1 and locs[0].endswith("/usr/bin/dir"), locs
+# /usr/bin/ls carries systemd's note but is coreutils' file: evidence of
+# coreutils flagged as a disagreement, and systemd's note a component of
+# its own, marked as disagreeing with the database.
+locs = sorted(o["location"] for o in comp["evidence"]["occurrences"])
+assert len(locs) == 2 and locs[0].endswith("/usr/bin/dir") and locs[1].endswith("/usr/bin/ls"), locs
 props = {p["name"]: p["value"] for p in comp["properties"]}
 assert props["pkgnote:db:type"] == "deb" and props["pkgnote:db:name"] == "coreutils", props
-# /usr/bin/ls carries systemd's note: it is in systemd's component, not in coreutils'
+assert props["pkgnote:dbMismatch"].endswith("/usr/bin/ls"), props
+sd = [x for x in c["components"] if x["name"] == "systemd" and "pkgnote:note:name" in {p["name"] for p in x["properties"]}]
+assert len(sd) == 1 and {p["name"]: p["value"] for p in sd[0]["properties"]}["pkgnote:database"] == "mismatch", sd
 s = json.load(open("root.spdx.json"))
 pk = [p for p in s["packages"] if p["name"] == "coreutils"]
 assert len(pk) == 1 and pk[0]["versionInfo"] == cuv, pk
 assert any(r["referenceLocator"] == purl for r in pk[0]["externalRefs"]), pk[0]
 files = {f["SPDXID"]: f for f in s["files"]}
-ev = [r["relatedSpdxElement"] for r in s["relationships"] if r["spdxElementId"] == pk[0]["SPDXID"] and r["relationshipType"] == "OTHER"]
-assert len(ev) == 1 and files[ev[0]]["fileName"].endswith("/usr/bin/dir"), ev
-assert {x["algorithm"]: x["checksumValue"] for x in files[ev[0]]["checksums"]}["SHA1"] == sum1
+ev = [r for r in s["relationships"] if r["spdxElementId"] == pk[0]["SPDXID"] and r["relationshipType"] == "OTHER"]
+dir_ev = [r for r in ev if files[r["relatedSpdxElement"]]["fileName"].endswith("/usr/bin/dir")]
+ls_ev = [r for r in ev if files[r["relatedSpdxElement"]]["fileName"].endswith("/usr/bin/ls")]
+assert len(ev) == 2 and len(dir_ev) == 1 and len(ls_ev) == 1 and "dbMismatch" in ls_ev[0]["comment"], ev
+assert {x["algorithm"]: x["checksumValue"] for x in files[dir_ev[0]["relatedSpdxElement"]]["checksums"]}["SHA1"] == sum1
 PY
 then
         pass "SBOMs: a file without a note is attributed to the package the database names (purl, evidence, checksum)"
@@ -263,13 +270,16 @@ if [ -f /usr/i686-linux-gnu/lib/libc.so.6 ]; then
 fi
 # The edges as readelf and dpkg -S give them: PKG(X) -> PKG(LIB) for each
 # DT_NEEDED LIB of X that the root holds, in the same class; the package
-# of a file is its note's (readelf -n), else its owner's (dpkg -S).
+# of a file is its owner's (dpkg -S) when its note (readelf -n) names that
+# package or its source or it has none, else its note's.
 for f in $(find "$N/usr" -type f); do
         rel=${f#"$N"}
         c=$(od -An -tu1 -j4 -N1 "$f" | tr -d ' ')
-        pkg=$(readelf -n "$f" 2> /dev/null | sed -n 's/.*Packaging Metadata: .*"name":"\([^"]*\)".*/\1/p' | head -n 1)
+        note=$(readelf -n "$f" 2> /dev/null | sed -n 's/.*Packaging Metadata: .*"name":"\([^"]*\)".*/\1/p' | head -n 1)
         # dpkg knows /lib/x/libc.so.6, not its merged-/usr alias
-        [ -n "$pkg" ] || pkg=$( (dpkg -S "$rel" || dpkg -S "${rel#/usr}") 2> /dev/null | sed -n '1s/^\([^:, ]*\).*/\1/p')
+        owner=$( (dpkg -S "$rel" || dpkg -S "${rel#/usr}") 2> /dev/null | sed -n '1s/^\([^:, ]*\).*/\1/p')
+        src=$( [ -n "$owner" ] && dpkg-query -W -f '${source:Package}' "$owner" 2> /dev/null)
+        if [ -n "$owner" ] && { [ -z "$note" ] || [ "$note" = "$owner" ] || [ "$note" = "$src" ]; }; then pkg=$owner; else pkg=$note; fi
         echo "$rel $c $pkg"
 done > owners
 for f in $(find "$N/usr" -type f); do

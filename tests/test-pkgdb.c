@@ -407,7 +407,94 @@ static void test_fifo_not_opened(void) {
         CHECK_INT(system(p), 0);
 }
 
+/* Alpine's installed database: fields, origin as the source, files under
+ * their F: directory (a file before any F: in the root), licenses, and a
+ * malformed paragraph left out and counted. */
+static const char apk_db[] = "C:Q1x=\nP:musl\nV:1.2.4-r4\nA:x86_64\nL:MIT\no:musl\nR:rootfile\nF:lib\n"
+                             "R:ld-musl-x86_64.so.1\na:0:0:755\n\n"
+                             "P:alpine-baselayout-data\nV:3.4.3-r2\nA:x86_64\no:alpine-baselayout\nF:etc\nR:fstab\n\n"
+                             "P:bad\nP:twice\nV:1\nA:x86_64\n\n"
+                             "P:nokey\nV:1\nA:x86_64\nnot a field\n\n"
+                             "P:last\nV:2-r0\nA:noarch\n";
+
+static void test_apk(void) {
+        pn_pkgdb *db = pn_pkgdb_new("apk"), *sealed = NULL;
+        int r = db ? pn_pkgdb_add_apk(db, apk_db, strlen(apk_db)) : -ENOMEM;
+        CHECK_INT(pn_pkgdb_seal(db, r, &sealed), 0);
+        if (!sealed)
+                return;
+        CHECK_INT(pn_pkgdb_count(sealed), 3);
+        CHECK_INT(pn_pkgdb_damaged(sealed), 2);
+        const struct pn_pkg *m = pn_pkgdb_pkg(sealed, 0), *b = pn_pkgdb_pkg(sealed, 1), *l = pn_pkgdb_pkg(sealed, 2);
+        CHECK_STR(m->bin_name, "musl");
+        CHECK_STR(m->bin_version, "1.2.4-r4");
+        CHECK_STR(m->arch, "x86_64");
+        CHECK_STR(m->license, "MIT");
+        CHECK_STR(b->name, "alpine-baselayout");
+        CHECK_STR(b->version, "3.4.3-r2");
+        CHECK(b->license == NULL);
+        CHECK_STR(l->bin_name, "last");
+        CHECK_INT(pn_pkgdb_owner(sealed, "/lib/ld-musl-x86_64.so.1"), 0);
+        CHECK_INT(pn_pkgdb_owner(sealed, "/rootfile"), 0);
+        CHECK_INT(pn_pkgdb_owner(sealed, "/etc/fstab"), 1);
+        CHECK_INT(pn_pkgdb_file_count(sealed), 3);
+        pn_pkgdb_free(sealed);
+}
+
+/* Every truncated prefix of the database reads without harm, never into
+ * more packages than the whole has. */
+static void test_apk_prefixes(void) {
+        size_t n = strlen(apk_db), bad = 0;
+        for (size_t k = 0; k <= n; k++) {
+                char *copy = malloc(k ? k : 1);
+                if (!copy)
+                        return;
+                memcpy(copy, apk_db, k);
+                pn_pkgdb *db = pn_pkgdb_new("apk"), *sealed = NULL;
+                int r = db ? pn_pkgdb_add_apk(db, copy, k) : -ENOMEM;
+                if (pn_pkgdb_seal(db, r, &sealed) < 0 || pn_pkgdb_count(sealed) > 3)
+                        bad++;
+                pn_pkgdb_free(sealed);
+                free(copy);
+        }
+        CHECK_INT(bad, 0);
+}
+
+/* Debian's license names as SPDX, by the copyright file's License: fields. */
+static void test_dep5(void) {
+        static const char dep5[] = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
+                                   "Upstream-Name: x\n\nFiles: *\nCopyright: 2020 A\nLicense: GPL-2+\n\n"
+                                   "Files: lib/*\nLicense: LGPL-2.1+ or BSD-3-clause\n\n"
+                                   "Files: c/*\nLicense: Expat\n\nFiles: d/*\nLicense: public-domain\n\n"
+                                   "Files: e/*\nLicense: GPL-3 with OpenSSL exception\n\n"
+                                   "License: GPL-2+\n Full text.\n";
+        char *e = NULL;
+        CHECK_INT(pn_dep5_license(dep5, strlen(dep5), &e), 1);
+        CHECK_STR(e, "GPL-2.0-or-later AND (LGPL-2.1-or-later OR BSD-3-Clause) AND MIT AND LicenseRef-public-domain AND "
+                     "LicenseRef-GPL-3-with-OpenSSL-exception");
+        free(e);
+        static const char prose[] = "This package was debianized.\nLicense: GPL-2+\n";
+        e = NULL;
+        CHECK_INT(pn_dep5_license(prose, strlen(prose), &e), 0);
+        CHECK(e == NULL);
+        static const struct {
+                const char *debian, *spdx;
+        } ids[] = {{"GPL-2", "GPL-2.0-only"},        {"LGPL-3+", "LGPL-3.0-or-later"}, {"Apache-2.0", "Apache-2.0"},
+                   {"BSD-2-clause", "BSD-2-Clause"}, {"GFDL-1.3+", "GFDL-1.3-or-later"}, {"Foo bar", "LicenseRef-Foo-bar"},
+                   {"GFDL-NIV-1.3+", "LicenseRef-GFDL-NIV-1.3-or-later"}, {"BSD-3-Clause", "BSD-3-Clause"}};
+        for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+                char buf[64];
+                CHECK(pn_dep5_spdx_id(ids[i].debian, strlen(ids[i].debian), buf, sizeof buf));
+                CHECK_STR(buf, ids[i].spdx);
+        }
+        char tiny[8];
+        CHECK(!pn_dep5_spdx_id("Unknown-License", 15, tiny, sizeof tiny));
+}
+
 int main(void) {
+        RUN(test_apk);
+        RUN(test_apk_prefixes);
+        RUN(test_dep5);
         RUN(test_dpkg_status);
         RUN(test_dpkg_lists);
         RUN(test_rpm_package);

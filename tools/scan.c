@@ -331,6 +331,40 @@ static void print_coverage(FILE *f, const pkgnote_scan *s, const struct part *pt
         free(v);
 }
 
+/* The installed packages of PT's roots that ship no scanned ELF object
+ * (those that do are in the coverage table): name, version, architecture. */
+static void print_installed(FILE *f, const pkgnote_scan *s, const struct part *pt) {
+        size_t n = 0, wn = 7, wv = 7;
+        for (size_t i = 0; i < pkgnote_scan_db_package_count(s); i++) {
+                const pkgnote_metadata *m = pkgnote_scan_db_package(s, i);
+                if ((!pt->all && pkgnote_scan_db_package_image(s, i) != pt->image) || pkgnote_scan_db_package_object_count(s, i))
+                        continue;
+                size_t a = width(pkgnote_metadata_get(m, PKGNOTE_KEY_NAME)), b = width(pkgnote_metadata_get(m, PKGNOTE_KEY_VERSION));
+                wn = a > wn ? a : wn;
+                wv = b > wv ? b : wv;
+                n++;
+        }
+        if (n == 0)
+                return;
+        fprintf(f, "\nInstalled packages that ship no ELF object (%zu):\n  ", n);
+        pad(f, "PACKAGE", wn + 2);
+        pad(f, "VERSION", wv + 2);
+        fputs("ARCHITECTURE\n", f);
+        for (size_t i = 0; i < pkgnote_scan_db_package_count(s); i++) {
+                const pkgnote_metadata *m = pkgnote_scan_db_package(s, i);
+                if ((!pt->all && pkgnote_scan_db_package_image(s, i) != pt->image) || pkgnote_scan_db_package_object_count(s, i))
+                        continue;
+                char *a = escaped(pkgnote_metadata_get(m, PKGNOTE_KEY_NAME)), *b = escaped(pkgnote_metadata_get(m, PKGNOTE_KEY_VERSION));
+                fputs("  ", f);
+                pad(f, a ? a : "?", wn + 2);
+                pad(f, b ? b : "?", wv + 2);
+                tool_print_escaped(f, pkgnote_metadata_get(m, PKGNOTE_KEY_ARCHITECTURE));
+                fputc('\n', f);
+                free(a);
+                free(b);
+        }
+}
+
 /* The totals of the scan. */
 static void print_totals(FILE *f, const pkgnote_scan_stats *st, size_t images) {
         fprintf(f, "\nTotals:\n");
@@ -370,6 +404,7 @@ static void print_part(FILE *f, const pkgnote_scan *s, const struct part *pt) {
         free(rows);
         print_without_note(f, s, pt);
         print_coverage(f, s, pt);
+        print_installed(f, s, pt);
 }
 
 /* The heading of an image's part of the table. */
@@ -504,6 +539,9 @@ static int print_json(FILE *f, const pkgnote_scan *s, char **inputs) {
                 const pkgnote_scan_object *o = pkgnote_scan_object_get(s, i);
                 r = tool_put_json(f, pkgnote_scan_object_to_json(o, inputs[pkgnote_scan_object_input(o)], &j), &j);
         }
+        /* Then every installed package of the roots' databases. */
+        for (size_t i = 0; r >= 0 && i < pkgnote_scan_db_package_count(s); i++)
+                r = tool_put_json(f, pkgnote_scan_db_package_to_json(s, i, &j), &j);
         return r < 0 ? r : tool_put_json(f, pkgnote_scan_summary_to_json(s, &j), &j);
 }
 
