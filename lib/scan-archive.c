@@ -28,6 +28,7 @@
 
 
 #define HEAD PN_SCAN_HEAD
+#define PIPE_SIZE (1u << 20) /* asked for a pipe read from */
 
 /* Where an inner archive (an image layer) reads from: a byte range of a
  * file, which can be skipped without reading, or the current member of
@@ -271,6 +272,60 @@ static int keep_db_file(struct actx *c, struct archive *a, struct entry *e, int6
         return 0;
 }
 
+/* An ELF member E of SIZE bytes too large to be read whole, its first N
+ * bytes in c->head: what its notes are read from is kept (as far as its
+ * first WANT bytes, the size limit of a member), the rest passed over;
+ * its checksums, when asked for, are of every byte.  Its object O is
+ * taken. */
+static int member_capture(struct actx *c, struct archive *a, struct entry *e, struct pkgnote_scan_object *o,
+                          uint64_t size, uint64_t want, size_t n) {
+        pkgnote_scan *s = c->s;
+        struct pn_capture cap;
+        struct pn_sums sum;
+        bool sums = s->opts.flags & PKGNOTE_SCAN_CHECKSUMS;
+        if (sums) {
+                pn_sums_init(&sum);
+                pn_sums_update(&sum, c->head, n);
+        }
+        int r = pn_capture_init(&cap, want, s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES);
+        if (r == 0)
+                r = pn_capture_feed(&cap, c->head, n);
+        uint64_t got = n;
+        la_ssize_t k = 0;
+        while (r == 0 && (k = archive_read_data(a, c->scratch, IO_CHUNK)) > 0) {
+                got += (uint64_t)k;
+                if (sums)
+                        pn_sums_update(&sum, c->scratch, (size_t)k);
+                r = pn_capture_feed(&cap, c->scratch, (size_t)k);
+                if (r == 0)
+                        r = over_limit(c, a);
+        }
+        if (r < 0 || k < 0) {
+                pn_capture_clear(&cap);
+                pn_scan_object_free(o);
+                if (r < 0)
+                        return r == -ENOMEM ? pn_error(-ENOMEM, "out of memory") : r;
+                member_problem(c, e->path, -EIO, archive_error_string(a));
+                atomic_fetch_add(&s->c.unreadable, 1);
+                return k == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
+        }
+        if (sums) {
+                pn_sums_final(&sum, o->sha1, o->sha256);
+                o->has_sums = true;
+        }
+        /* As a member read whole would be: its size, or the part read
+         * when the size limit cut it. */
+        bool partial = got >= want && size > want;
+        o->size = partial ? size : got;
+        e->obj = o;
+        struct job j = {.kind = JOB_MEMBER, .buf = cap.buf, .len = cap.len, .spans = cap.spans, .n_spans = cap.n_spans,
+                        .span_size = got < want ? got : want, .partial = partial, .obj = o};
+        cap.buf = NULL, cap.spans = NULL;
+        pn_capture_clear(&cap);
+        pn_pool_submit(c->pool, &j);
+        return 0;
+}
+
 /* A regular file member: only its first bytes unless it is ELF, or an
  * archive, which is opened. */
 static int member_file(struct actx *c, struct archive *a, struct archive_entry *ent, struct entry *e) {
@@ -306,6 +361,8 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 pn_scan_object_free(o);
                 o = NULL;
         }
+        if (o && size > (int64_t)PN_MEMBER_WHOLE && archive_entry_size_is_set(ent))
+                return member_capture(c, a, e, o, (uint64_t)size, want, (size_t)n);
         size_t cap = 0;
         uint8_t *buf = o ? pn_pool_buf(c->pool, want, &cap) : NULL;
         if (!buf) {
@@ -1056,6 +1113,12 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         if (!(top.buf = malloc(IO_CHUNK)) || (!seekable && !(first = malloc(IO_CHUNK))))
                 r = pn_error(-ENOMEM, "out of memory");
         if (r == 0 && !seekable) {
+#ifdef F_SETPIPE_SZ
+                /* A pipe of 64 KiB makes its writer and this reader take
+                 * turns every 64 KiB; a larger one lets both run on (as far
+                 * as fs.pipe-max-size allows: best effort). */
+                (void)fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE);
+#endif
                 size_t got = 0;
                 while (got < 512) {
                         ssize_t n = read(fd, first + got, IO_CHUNK - got);

@@ -18,9 +18,13 @@
 #include "base-output.h"
 #include "scan-private.h"
 
-#define SPARE_MAX (32u << 20)       /* the largest buffer kept */
+/* Members in memory are bounded whatever the input's size: an ELF member
+ * larger than PN_MEMBER_WHOLE is kept in part only (scan-capture.c), so a
+ * few megabytes in flight keep every worker busy. */
+#define SPARE_MAX PN_MEMBER_WHOLE   /* the largest buffer kept */
 #define HUGE_PAGE (2u << 20)
-#define SPARE_BYTES (96u << 20)     /* what all kept buffers may hold */
+#define SPARE_BYTES (8u << 20)      /* what all kept buffers may hold */
+#define INFLIGHT (16u << 20)        /* member bytes queued or being read */
 
 uint8_t *pn_pool_buf(struct pool *p, size_t want, size_t *cap) {
         pthread_mutex_lock(&p->lock);
@@ -76,6 +80,7 @@ void pn_job_clear(struct pool *p, struct job *j) {
                 free(j->names[i]);
         free(j->names);
         free(j->path);
+        free(j->spans);
         if (j->cap)
                 buf_release(p, j->buf, j->cap);
         else
@@ -106,7 +111,8 @@ int pn_scan_sum_fd(int fd, uint8_t *io, struct pkgnote_scan_object *o) {
 /* An ELF member of an archive, in memory. */
 static void do_member(struct pool *p, struct job *j) {
         pkgnote_elf *e;
-        int r = j->partial ? pn_elf_from_prefix(j->buf, j->len, &e) : pkgnote_elf_from_memory(j->buf, j->len, &e);
+        int r = j->spans ? pn_elf_from_spans(j->spans, j->n_spans, j->buf, j->span_size, j->partial, &e)
+                : j->partial ? pn_elf_from_prefix(j->buf, j->len, &e) : pkgnote_elf_from_memory(j->buf, j->len, &e);
         if (r < 0) {
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
                 return;
@@ -175,7 +181,7 @@ int pn_pool_start(struct pool *p, pkgnote_scan *s, size_t input) {
         memset(p, 0, sizeof *p);
         p->s = s;
         p->input = input;
-        p->inflight_limit = 2 * s->opts.max_member;
+        p->inflight_limit = INFLIGHT;
         pthread_mutex_init(&p->lock, NULL);
         pthread_cond_init(&p->more, NULL);
         pthread_cond_init(&p->room, NULL);
