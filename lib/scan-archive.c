@@ -39,6 +39,12 @@ struct source {
         struct archive *outer;
         const uint8_t *peek;
         size_t peek_len;
+        /* then the rest of the outer archive's block the peeked bytes
+         * came from, and its next blocks as libarchive has them (BLOCKS),
+         * not copied; or else its data copied into BUF */
+        const uint8_t *rest;
+        size_t rest_len;
+        bool blocks;
         uint8_t *buf;
         struct pn_sums *sum; /* of every byte handed out, when verifying */
         bool pipe;           /* FD is read on, not by offset */
@@ -52,6 +58,30 @@ static la_ssize_t source_bytes(struct source *src, const void **out, char *why, 
                 la_ssize_t n = (la_ssize_t)src->peek_len;
                 src->peek_len = 0;
                 return n;
+        }
+        if (src->rest_len) {
+                *out = src->rest;
+                la_ssize_t n = (la_ssize_t)src->rest_len;
+                src->rest_len = 0;
+                return n;
+        }
+        if (src->outer && src->blocks) {
+                for (;;) {
+                        const void *p;
+                        size_t len;
+                        la_int64_t at;
+                        int r = archive_read_data_block(src->outer, &p, &len, &at);
+                        if (r == ARCHIVE_EOF)
+                                return 0;
+                        if (r != ARCHIVE_OK) {
+                                snprintf(why, size, "%s", archive_error_string(src->outer));
+                                return -1;
+                        }
+                        if (len > 0) {
+                                *out = p;
+                                return (la_ssize_t)len;
+                        }
+                }
         }
         if (src->outer) {
                 la_ssize_t n = archive_read_data(src->outer, src->buf, IO_CHUNK);
@@ -143,6 +173,13 @@ struct actx {
         int fd;              /* the outer archive */
         bool seekable;       /* fd is a regular file */
         uint8_t head[HEAD];
+        /* The member being read: after its first bytes in HEAD, the rest
+         * of the block of libarchive's they came from (valid until the
+         * archive is read again), which its reader takes first; SPARSE:
+         * it has holes, and is read through copies. */
+        const uint8_t *rest;
+        size_t rest_len;
+        bool sparse;
         /* small JSON members of an image archive, by path */
         struct meta {
                 char *name, *data;
@@ -199,6 +236,84 @@ static la_ssize_t read_fully(struct archive *a, void *buf, size_t len) {
                 if (n == 0)
                         break;
                 done += (size_t)n;
+        }
+        return (la_ssize_t)done;
+}
+
+/* Reads the first bytes of the current member of A (up to HEAD) into
+ * c->head, through libarchive's own blocks: the rest of the last block is
+ * left in c->rest for the member's reader, so that the bytes after the
+ * head are not copied (most are passed over).  Returns their number or a
+ * negative libarchive status. */
+static la_ssize_t read_head(struct actx *c, struct archive *a, struct archive_entry *ent) {
+        c->rest_len = 0;
+        c->sparse = archive_entry_sparse_count(ent) > 0;
+        if (c->sparse)
+                return read_fully(a, c->head, HEAD);
+        size_t got = 0;
+        while (got < HEAD) {
+                const void *p;
+                size_t len;
+                la_int64_t at;
+                int r = archive_read_data_block(a, &p, &len, &at);
+                if (r == ARCHIVE_EOF)
+                        break;
+                if (r != ARCHIVE_OK)
+                        return r < 0 ? r : ARCHIVE_FATAL;
+                size_t k = len < HEAD - got ? len : HEAD - got;
+                memcpy(c->head + got, p, k);
+                got += k;
+                c->rest = (const uint8_t *)p + k, c->rest_len = len - k;
+        }
+        return (la_ssize_t)got;
+}
+
+/* The next bytes of the current member of A after read_head(): the rest
+ * of its block first, then libarchive's blocks as they are.  Their
+ * number, 0 at the member's end, or a negative libarchive status. */
+static la_ssize_t member_block(struct actx *c, struct archive *a, const void **out) {
+        if (c->rest_len) {
+                *out = c->rest;
+                size_t n = c->rest_len;
+                c->rest_len = 0;
+                return (la_ssize_t)n;
+        }
+        if (c->sparse) {
+                *out = c->scratch;
+                return archive_read_data(a, c->scratch, IO_CHUNK);
+        }
+        for (;;) {
+                size_t len;
+                la_int64_t at;
+                int r = archive_read_data_block(a, out, &len, &at);
+                if (r == ARCHIVE_EOF)
+                        return 0;
+                if (r != ARCHIVE_OK)
+                        return r < 0 ? r : ARCHIVE_FATAL;
+                if (len > 0)
+                        return (la_ssize_t)len;
+        }
+}
+
+/* Up to LEN bytes of the current member of A after read_head() into BUF
+ * (fewer at its end): their number or a negative libarchive status.
+ * Through member_block() only: archive_read_data() after blocks taken
+ * would take the bytes before them for a hole. */
+static la_ssize_t member_read(struct actx *c, struct archive *a, uint8_t *buf, size_t len) {
+        size_t done = 0;
+        while (done < len) {
+                if (!c->rest_len) {
+                        const void *p;
+                        la_ssize_t n = member_block(c, a, &p);
+                        if (n < 0)
+                                return n;
+                        if (n == 0)
+                                break;
+                        c->rest = p, c->rest_len = (size_t)n;
+                }
+                size_t k = c->rest_len < len - done ? c->rest_len : len - done;
+                memcpy(buf + done, c->rest, k);
+                c->rest += k, c->rest_len -= k, done += k;
         }
         return (la_ssize_t)done;
 }
@@ -292,11 +407,12 @@ static int member_capture(struct actx *c, struct archive *a, struct entry *e, st
                 r = pn_capture_feed(&cap, c->head, n);
         uint64_t got = n;
         la_ssize_t k = 0;
-        while (r == 0 && (k = archive_read_data(a, c->scratch, IO_CHUNK)) > 0) {
+        const void *p;
+        while (r == 0 && (k = member_block(c, a, &p)) > 0) {
                 got += (uint64_t)k;
                 if (sums)
-                        pn_sums_update(&sum, c->scratch, (size_t)k);
-                r = pn_capture_feed(&cap, c->scratch, (size_t)k);
+                        pn_sums_update(&sum, p, (size_t)k);
+                r = pn_capture_feed(&cap, p, (size_t)k);
                 if (r == 0)
                         r = over_limit(c, a);
         }
@@ -339,7 +455,7 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 return keep_db_file(c, a, e, size);
         if (size == 0)
                 return 0;
-        la_ssize_t n = read_fully(a, c->head, HEAD);
+        la_ssize_t n = read_head(c, a, ent);
         if (n < 0) {
                 member_problem(c, e->path, -EIO, archive_error_string(a));
                 atomic_fetch_add(&s->c.unreadable, 1);
@@ -370,11 +486,11 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 return pn_error(-ENOMEM, "out of memory");
         }
         memcpy(buf, c->head, (size_t)n);
-        la_ssize_t m = (uint64_t)n < want ? read_fully(a, buf + n, want - (uint64_t)n) : 0;
+        la_ssize_t m = (uint64_t)n < want ? member_read(c, a, buf + n, want - (uint64_t)n) : 0;
         if (m < 0) {
                 member_problem(c, e->path, -EIO, archive_error_string(a));
                 atomic_fetch_add(&s->c.unreadable, 1);
-                free(buf);
+                pn_pool_buf_free(buf, cap);
                 pn_scan_object_free(o);
                 return 0;
         }
@@ -387,9 +503,9 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 struct pn_sums sum;
                 pn_sums_init(&sum);
                 pn_sums_update(&sum, buf, got);
-                uint8_t tmp[16384];
                 for (;;) {
-                        la_ssize_t k = archive_read_data(a, tmp, sizeof tmp);
+                        const void *p;
+                        la_ssize_t k = member_block(c, a, &p);
                         if (k <= 0) {
                                 if (k == 0) {
                                         pn_sums_final(&sum, o->sha1, o->sha256);
@@ -397,7 +513,7 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                                 }
                                 break;
                         }
-                        pn_sums_update(&sum, tmp, (size_t)k);
+                        pn_sums_update(&sum, p, (size_t)k);
                 }
         }
         o->size = size >= 0 && !partial ? got : (uint64_t)size;
@@ -485,6 +601,7 @@ enum { MEMBER_END = 0, MEMBER_OK, MEMBER_DAMAGED, MEMBER_SKIPPED };
  * header fails (A is no archive at all), or -EBADMSG. */
 static int next_member(struct actx *c, struct archive *a, bool *first, struct archive_entry **ent,
                        char norm[PKGNOTE_MAX_SCAN_PATH + 1]) {
+        c->rest_len = 0; /* of the member before, if it was not read */
         int r = over_limit(c, a);
         if (r < 0)
                 return r;
@@ -514,7 +631,8 @@ static int drain(struct actx *c, struct archive *a) {
         if (archive_filter_count(a) < 2 && !streamed(c, a))
                 return 0;
         for (;;) {
-                la_ssize_t k = archive_read_data(a, c->scratch, IO_CHUNK);
+                const void *p;
+                la_ssize_t k = member_block(c, a, &p);
                 if (k <= 0)
                         return 0; /* an error shows at the next header */
                 if ((k = over_limit(c, a)) < 0)
@@ -638,7 +756,9 @@ static int scan_nested(struct actx *c, struct archive *outer, const char *path, 
                 return 0;
         }
         struct layer *l = calloc(1, sizeof *l);
-        struct source src = {.fd = -1, .outer = outer, .peek_len = n};
+        struct source src = {.fd = -1, .outer = outer, .peek_len = n, .rest = c->rest, .rest_len = c->rest_len,
+                             .blocks = !c->sparse};
+        c->rest_len = 0; /* the source's now */
         struct archive *a = archive_new(READ_NESTED);
         /* Many members are opened (every .gz of a root filesystem): the
          * buffer of each level is kept for the next. */
@@ -757,7 +877,7 @@ static int keep_meta(struct actx *c, const char *name, struct archive *a, const 
         }
         size_t k = head_len < (size_t)size ? head_len : (size_t)size;
         memcpy(data, head, k);
-        la_ssize_t m = k < (size_t)size ? read_fully(a, data + k, (size_t)size - k) : 0;
+        la_ssize_t m = k < (size_t)size ? member_read(c, a, (uint8_t *)data + k, (size_t)size - k) : 0;
         if (m < 0) {
                 free(data);
                 free(nm);
@@ -854,7 +974,9 @@ static struct source layer_source(struct actx *c, struct archive *a, struct arch
                 src.fd = c->fd, src.off = data_off, src.len = (uint64_t)size;
         } else {
                 src.outer = a, src.peek = c->head, src.peek_len = (size_t)n;
+                src.rest = c->rest, src.rest_len = c->rest_len, src.blocks = !c->sparse;
         }
+        c->rest_len = 0; /* the source's now */
         return src;
 }
 
@@ -869,7 +991,7 @@ static int image_member(struct actx *c, struct archive *a, struct archive_entry 
                 return -ENOMEM;
         e->size = size > 0 ? (uint64_t)size : 0;
         uint64_t data_off = (uint64_t)archive_filter_bytes(a, 0);
-        la_ssize_t n = read_fully(a, c->head, HEAD);
+        la_ssize_t n = read_head(c, a, ent);
         if (n < 0) {
                 member_problem(c, norm, -EIO, archive_error_string(a));
                 return 0;

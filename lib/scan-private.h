@@ -262,6 +262,8 @@ int pn_scan_sum_fd(int fd, uint8_t *io, struct pkgnote_scan_object *o);
  * reused from a finished job when one is large enough; NULL without
  * memory. */
 uint8_t *pn_pool_buf(struct pool *p, size_t want, size_t *cap);
+/* Frees a buffer of pn_pool_buf() never handed to a job. */
+void pn_pool_buf_free(uint8_t *buf, size_t cap);
 
 /* ------------------------------------------------------------------ */
 /* The format table (scan-format.c)                                    */
