@@ -62,6 +62,7 @@ const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err
                 const struct pn_span *sp = &e->spans[lo];
                 if (e->n_spans && off >= sp->off && off - sp->off <= sp->len && len <= sp->len - (off - sp->off))
                         return e->span_bytes + sp->at + (off - sp->off);
+                e->span_missed = true;
                 *err = pn_error(-ENODATA, "range 0x%llx+0x%llx was not kept from the stream",
                                 (unsigned long long)off, (unsigned long long)len);
                 return NULL;

@@ -36,6 +36,7 @@ struct pkgnote_elf {
         const struct pn_span *spans;
         size_t n_spans;
         const uint8_t *span_bytes;
+        bool span_missed; /* a range asked for was not among them */
         uint64_t bytes_read; /* through read(2)/pread(2), for benchmarks */
 
         /* The bytes are only a prefix of the object (a module's page dumped

@@ -131,6 +131,9 @@ static void do_member(struct pool *p, struct job *j) {
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
         if (j->partial)
                 pn_scan_object_add_problem(j->obj, -E2BIG, "only the first part of the member was read (larger than the member size limit)");
+        if (e->span_missed)
+                pn_scan_object_add_problem(j->obj, -ENODATA,
+                                           "its notes point to bytes that were not kept as the member went by (only headers, notes and unmapped bytes are kept of a large member read from a stream)");
         pkgnote_elf_free(e);
 }
 
