@@ -48,6 +48,7 @@ struct source {
         uint8_t *buf;
         struct pn_sums *sum; /* of every byte handed out, when verifying */
         bool pipe;           /* FD is read on, not by offset */
+        size_t chunk;        /* BUF's size when not IO_CHUNK */
 };
 
 /* The next bytes of SRC: their number, 0 at its end, or -1 with the
@@ -90,7 +91,8 @@ static la_ssize_t source_bytes(struct source *src, const void **out, char *why, 
                 *out = src->buf;
                 return n < 0 ? -1 : n;
         }
-        uint64_t want = src->len - src->pos < IO_CHUNK ? src->len - src->pos : IO_CHUNK;
+        size_t chunk = src->chunk ? src->chunk : IO_CHUNK;
+        uint64_t want = src->len - src->pos < chunk ? src->len - src->pos : chunk;
         if (want == 0)
                 return 0;
         ssize_t n;
@@ -1228,11 +1230,14 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         bool seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
         /* A file is read by offset, a pipe on from its first bytes; either
          * is decompressed ahead by a thread when it is compressed. */
-        struct source top = {.fd = fd, .len = seekable ? (uint64_t)st.st_size : UINT64_MAX, .pipe = !seekable};
+        /* A pipe is read as far as it holds at once (PIPE_SIZE, asked
+         * for below): fewer turns between its writer and this reader. */
+        struct source top = {.fd = fd, .len = seekable ? (uint64_t)st.st_size : UINT64_MAX, .pipe = !seekable,
+                             .chunk = seekable ? IO_CHUNK : PIPE_SIZE};
         uint8_t *first = NULL;
         struct pn_stream *zs = NULL;
         int r = 0;
-        if (!(top.buf = malloc(IO_CHUNK)) || (!seekable && !(first = malloc(IO_CHUNK))))
+        if (!(top.buf = malloc(top.chunk)) || (!seekable && !(first = malloc(IO_CHUNK))))
                 r = pn_error(-ENOMEM, "out of memory");
         if (r == 0 && !seekable) {
 #ifdef F_SETPIPE_SZ

@@ -363,8 +363,8 @@ void pn_stream_free(struct pn_stream *st);
 /* ------------------------------------------------------------------ */
 /* What is kept of a large ELF member read as a stream (scan-capture.c) */
 
-#define PN_MEMBER_WHOLE (4u << 20)    /* an ELF member up to this size is read whole */
-#define PN_CAPTURE_HEAD (64u << 10)    /* the first bytes, always kept */
+#define PN_MEMBER_WHOLE (64u << 10)    /* an ELF member up to this size is read whole */
+#define PN_CAPTURE_HEAD (4u << 10)     /* the first page, always kept */
 #define PN_CAPTURE_DYNAMIC (64u << 10) /* of PT_DYNAMIC, as pn_elf_dynamic() reads */
 #define PN_CAPTURE_MAX (16u << 20)     /* kept of one member at most */
 
