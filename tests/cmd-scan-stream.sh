@@ -69,6 +69,13 @@ printf '/usr/bin/big%s big%s@1.%s big:1\n' 1 1 1 2 2 2 3 3 3 4 4 4 5 5 5 > want
 if cmp -s got want; then pass "piped image: every program's note, the manifest read after the layer"
 else fail "piped image: every program's note, the manifest read after the layer" "got: $(cat got)"; fi
 rss=$(tail -n 1 rss)
+# AddressSanitizer's shadow memory and quarantine of freed blocks are no
+# part of pkgnote's own use: its builds check the results only.
+if ldd "$PKGNOTE" 2> /dev/null | grep -q 'libasan'; then
+        skip "piped image of 320 MiB: peak memory" "measured without AddressSanitizer only"
+        finish
+        exit
+fi
 case $rss in
 ''|*[!0-9]*) fail "piped image: peak memory measured" "/usr/bin/time said: $(cat rss)" ;;
 *) if [ "$rss" -le "$BOUND_KIB" ]; then pass "piped image of 320 MiB: peak memory $rss KiB, at most $BOUND_KIB KiB"
