@@ -3,10 +3,12 @@
  * Archives: a tar (or cpio) of a root filesystem, a "docker save"
  * archive, and OCI image layouts, as an archive or a directory.
  *
- * Archives are streams (libarchive).  An ELF member is read whole into
- * memory up to a size cap (the notes may be found only through the section
- * headers at its end) and handed to the workers; the in-flight bytes are
- * bounded.  Larger members are read as a prefix only.  Every member of a
+ * Archives are streams (libarchive), read once, and their bytes are taken
+ * from libarchive's own blocks, not copied.  A small ELF member is read
+ * whole into memory; of a larger one only what its notes are read from is
+ * kept as it goes by (scan-capture.c), so that memory is bounded whatever
+ * the input's size; either is handed to the workers, the bytes in flight
+ * bounded.  Past the member size cap only a prefix is read.  Every member of a
  * layer becomes an entry (scan-layers.c merges them), and the image's
  * manifest, which gives the order of its layers, is kept when met.
  */
