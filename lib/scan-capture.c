@@ -11,8 +11,10 @@
  *   - once the program headers are there, every PT_NOTE, the start of
  *     PT_DYNAMIC, and the bytes no PT_LOAD maps (the section name table,
  *     non-allocated note sections, a debug link), in file order;
- *   - with dependencies asked for, the segment mapping offset 0 when it is
- *     not executable (where linkers put the dynamic string table).
+ *   - with dependencies asked for, all that lies before PT_DYNAMIC: the
+ *     dynamic string table is found through PT_DYNAMIC's entries, which
+ *     come after it in every linker's layout (it is among the first
+ *     sections, PT_DYNAMIC among the last).
  * Everything else is passed over.  What is kept is bounded (PN_CAPTURE_MAX);
  * a range the ELF view asks for that was not kept reads as -ENODATA.
  */
@@ -122,21 +124,23 @@ static int got_phdrs(struct pn_capture *c) {
         size_t n_load = 0;
         int r = 0;
         bool be = c->be;
+        uint64_t dyn = 0;
         for (unsigned i = 0; i < c->phnum && r == 0; i++, p += c->phentsize) {
-                uint32_t type = pn_rd32(p, be), flags = c->is64 ? pn_rd32(p + 4, be) : pn_rd32(p + 24, be);
+                uint32_t type = pn_rd32(p, be);
                 uint64_t off = c->is64 ? pn_rd64(p + 8, be) : pn_rd32(p + 4, be);
                 uint64_t fsz = c->is64 ? pn_rd64(p + 32, be) : pn_rd32(p + 16, be);
                 uint64_t end = off + fsz < off ? UINT64_MAX : off + fsz;
                 if (type == PT_NOTE)
                         r = want(c, off, end);
-                else if (type == PT_DYNAMIC)
+                else if (type == PT_DYNAMIC) {
                         r = want(c, off, fsz > PN_CAPTURE_DYNAMIC ? off + PN_CAPTURE_DYNAMIC : end);
-                else if (type == PT_LOAD) {
+                        if (!dyn)
+                                dyn = off;
+                } else if (type == PT_LOAD)
                         load[n_load++] = (struct seg){off, end};
-                        if (c->deps && off == 0 && !(flags & PF_X))
-                                r = want(c, off, end);
-                }
         }
+        if (r == 0 && c->deps && dyn)
+                r = want(c, 0, dyn);
         /* The gaps between what PT_LOADs map, in file order. */
         qsort(load, n_load, sizeof *load, cmp_seg);
         uint64_t at = 0;
