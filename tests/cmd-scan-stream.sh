@@ -16,8 +16,14 @@ done
 
 BOUND_KIB=65536
 echo 'int main(void) { return 0; }' > main.c
+# prog1's first segment is executable (no separate code segment), as
+# libclang's is, and its dynamic string table lies past the first page in
+# it (after 400 exported symbols).
+awk 'BEGIN { for (i = 0; i < 400; i++) printf "int exported_function_%d(void) { return %d; }\n", i, i }' > many.c
 for i in 1 2 3 4 5; do
-        cc -o "prog$i" -fuse-ld=bfd \
+        extra=
+        [ "$i" = 1 ] && extra="-Wl,-z,noseparate-code -rdynamic many.c"
+        cc -o "prog$i" -fuse-ld=bfd $extra \
                 -Xlinker "--package-metadata={\"type\":\"deb\",\"name\":\"big$i\",\"version\":\"1.$i\",\"architecture\":\"amd64\"}" \
                 main.c || fatal "cannot link prog$i"
 done
@@ -68,6 +74,12 @@ for l in sys.stdin:
 printf '/usr/bin/big%s big%s@1.%s big:1\n' 1 1 1 2 2 2 3 3 3 4 4 4 5 5 5 > want
 if cmp -s got want; then pass "piped image: every program's note, the manifest read after the layer"
 else fail "piped image: every program's note, the manifest read after the layer" "got: $(cat got)"; fi
+# An SBOM reads the dynamic section too: its string table was kept.
+python3 gen.py | "$PKGNOTE" scan --format cyclonedx --no-progress - > bom 2> err
+STATUS=$?
+expect_status 0 "piped image, SBOM: scanned"
+if grep -q 'not kept' err; then fail "piped image, SBOM: dynamic string tables kept" "$(cat err)"
+else pass "piped image, SBOM: dynamic string tables kept"; fi
 rss=$(tail -n 1 rss)
 # AddressSanitizer's shadow memory and quarantine of freed blocks are no
 # part of pkgnote's own use: its builds check the results only.
