@@ -20,14 +20,9 @@
 # Writes the table to stdout and to bench/results-image.txt.
 set -eu
 
-pkgnote=${1:-build/pkgnote}
-root=${2:-/usr/lib/x86_64-linux-gnu}
-[ -d "$root" ] || root=/usr/lib
-runs=${RUNS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
-results=${RESULTS:-$here/results-image.txt}
-
-case $pkgnote in /*) ;; *) pkgnote=$PWD/$pkgnote ;; esac
+. "$here/lib.sh"
+bench_args image "$@"
 for t in umoci skopeo readelf; do
         command -v $t > /dev/null || { echo "image.sh: $t is not installed (make deps-test)" >&2; exit 2; }
 done
@@ -42,8 +37,6 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 export LC_ALL=C
-
-. "$here/lib.sh"
 
 printf 'building the image from %s...\n' "$root" >&2
 cd "$tmp"

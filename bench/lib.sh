@@ -4,6 +4,22 @@
 
 now() { date +%s.%N; }
 
+# Sets what a benchmark of an image of a tree takes, for the benchmark NAME
+# ($1) with its arguments [PKGNOTE [ROOT]]: pkgnote (made absolute; default
+# build/pkgnote), root (default /usr/lib/x86_64-linux-gnu, or /usr/lib
+# without it), runs ($RUNS, default 3) and results ($RESULTS, default
+# bench/results-NAME.txt; $here is the bench directory).
+bench_args() {
+        name=$1
+        shift
+        pkgnote=${1:-build/pkgnote}
+        root=${2:-/usr/lib/x86_64-linux-gnu}
+        [ -d "$root" ] || root=/usr/lib
+        runs=${RUNS:-3}
+        results=${RESULTS:-$here/results-$name.txt}
+        case $pkgnote in /*) ;; *) pkgnote=$PWD/$pkgnote ;; esac
+}
+
 # One timed run of the shell command $1, in seconds.
 run_once() {
         t0=$(now)

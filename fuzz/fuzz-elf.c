@@ -4,6 +4,10 @@
  * pkgnote_elf_from_memory -> headers, notes, build-id -> pkgnote_info_read
  * -> every package and dlopen accessor, serialization and check, and the
  * file's JSON reports, pkgnote's and systemd's shape (parsed back).
+ * The same bytes go by once through what a stream keeps of a large ELF
+ * member (scan-capture.c), in chunks of a size the input chooses: the
+ * notes read from what was kept are those of the whole object, unless a
+ * range asked for was not kept (-ENODATA).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 #include "internal.h"
 #include "elfview.h"
 #include "pkgnote.h"
+#include "scan-private.h"
 #include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -19,6 +24,50 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Large enough for a first page plus section headers; hostile header
  * tables beyond this only slow the fuzzer down. */
 #define MAX_INPUT (1u << 20)
+
+/* Whether the notes of X and Y are the same. */
+static bool same_notes(pkgnote_elf *x, pkgnote_elf *y) {
+        const pkgnote_note *a, *b;
+        int na = pkgnote_elf_notes(x, &a), nb = pkgnote_elf_notes(y, &b);
+        if (na != nb)
+                return false;
+        for (int i = 0; i < na; i++)
+                if (a[i].offset != b[i].offset || a[i].type != b[i].type || a[i].namesz != b[i].namesz ||
+                    a[i].descsz != b[i].descsz || a[i].where != b[i].where || memcmp(a[i].name, b[i].name, a[i].namesz) ||
+                    memcmp(a[i].desc, b[i].desc, a[i].descsz))
+                        return false;
+        return true;
+}
+
+/* What a stream keeps of BUF (SIZE bytes), fed in chunks of STEP, read
+ * as the whole object WHOLE is. */
+static void check_capture(const uint8_t *buf, size_t size, size_t step, pkgnote_elf *whole) {
+        struct pn_capture c;
+        if (pn_capture_init(&c, size, true) < 0)
+                return;
+        for (size_t at = 0; at < size; at += step)
+                if (pn_capture_feed(&c, buf + at, size - at < step ? size - at : step) < 0) {
+                        pn_capture_clear(&c);
+                        return;
+                }
+        /* Kept: increasing, disjoint, inside the object and the bytes. */
+        for (size_t i = 0; i < c.n_spans; i++)
+                if (c.spans[i].off + c.spans[i].len > size || c.spans[i].at + c.spans[i].len > c.len ||
+                    memcmp(c.buf + c.spans[i].at, buf + c.spans[i].off, c.spans[i].len) ||
+                    (i && c.spans[i].off < c.spans[i - 1].off + c.spans[i - 1].len))
+                        abort();
+        if (c.len > PN_CAPTURE_MAX)
+                abort();
+        pkgnote_elf *e;
+        if (pn_elf_from_spans(c.spans, c.n_spans, c.buf, size, false, &e) == 0) {
+                const pkgnote_note *n;
+                int k = pkgnote_elf_notes(e, &n);
+                if (k >= 0 && !e->span_missed && whole && !same_notes(e, whole))
+                        abort();
+                pkgnote_elf_free(e);
+        }
+        pn_capture_clear(&c);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (size > MAX_INPUT)
@@ -95,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         /* systemd's shape, under a name that is not UTF-8. */
         if (r >= 0)
                 touch_json(pkgnote_info_to_systemd_json(info, e, "fuzz\xff\x01", &j), &j);
+        check_capture(buf, size, size ? 1 + buf[size - 1] % 8192u : 1, e);
         pkgnote_elf_free(e);
         if (r >= 0)
                 touch_info_and_copy(info);

@@ -1282,7 +1282,7 @@ PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement);
 /* Limits of a scan; going over one skips the item with -E2BIG (named in
  * the scan's problems), never the whole scan. */
 #define PKGNOTE_MAX_SCAN_PATH 4096u          /* bytes in a path */
-#define PKGNOTE_MAX_SCAN_MEMBER (256u << 20) /* archive member read whole */
+#define PKGNOTE_MAX_SCAN_MEMBER (256u << 20) /* archive member read up to */
 #define PKGNOTE_MAX_SCAN_METADATA (4u << 20) /* image manifest, index, config */
 #define PKGNOTE_MAX_SCAN_LAYERS 1024u        /* layers per image */
 #define PKGNOTE_MAX_SCAN_ENTRIES (16u << 20) /* archive members per input */
@@ -1333,10 +1333,11 @@ typedef struct pkgnote_scan_options {
         size_t size;         /* sizeof(pkgnote_scan_options), or 0 */
         unsigned flags;      /* PKGNOTE_SCAN_* */
         unsigned threads;    /* worker threads; 0: one per online CPU */
-        /* ELF archive members up to this size are read whole (bounded
-         * memory: at most twice this much is buffered at once); larger ones
+        /* ELF archive members are read up to this size; of larger ones
          * only their first part, so notes found through section headers
-         * at the end may be missed (reported as a problem).  0: the
+         * at the end may be missed (reported as a problem).  Of a member
+         * of more than a few megabytes only what its notes are read from
+         * is held in memory (bounded, whatever this size).  0: the
          * default, PKGNOTE_MAX_SCAN_MEMBER. */
         uint64_t max_member;
         /* Called now and then from the thread that called

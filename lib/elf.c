@@ -49,6 +49,24 @@ const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err
                 return e->mem + off;
         if (off + len <= e->head_len)
                 return e->head + off;
+        if (e->spans) {
+                /* The last span starting at or before OFF must hold it all. */
+                size_t lo = 0, hi = e->n_spans;
+                while (hi - lo > 1) {
+                        size_t mid = lo + (hi - lo) / 2;
+                        if (e->spans[mid].off <= off)
+                                lo = mid;
+                        else
+                                hi = mid;
+                }
+                const struct pn_span *sp = &e->spans[lo];
+                if (e->n_spans && off >= sp->off && off - sp->off <= sp->len && len <= sp->len - (off - sp->off))
+                        return e->span_bytes + sp->at + (off - sp->off);
+                e->span_missed = true;
+                *err = pn_error(-ENODATA, "range 0x%llx+0x%llx was not kept from the stream",
+                                (unsigned long long)off, (unsigned long long)len);
+                return NULL;
+        }
         for (struct chunk *c = e->chunks; c; c = c->next)
                 if (off >= c->off && off + len <= c->off + c->len)
                         return c->data + (off - c->off);
@@ -202,6 +220,21 @@ int pn_elf_from_prefix(const void *data, size_t size, pkgnote_elf **ret) {
         e->mem = data ? data : (const uint8_t *)"";
         e->size = size;
         e->partial = true;
+        return elf_finish(e, ret);
+}
+
+int pn_elf_from_spans(const struct pn_span *spans, size_t n, const uint8_t *bytes, uint64_t size, bool partial,
+                      pkgnote_elf **ret) {
+        pkgnote_elf *e = NULL;
+        int r = elf_new(&e);
+        if (r < 0)
+                return r;
+        static const struct pn_span none;
+        e->spans = n ? spans : &none;
+        e->n_spans = n;
+        e->span_bytes = bytes;
+        e->size = size;
+        e->partial = partial;
         return elf_finish(e, ret);
 }
 

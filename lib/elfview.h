@@ -30,6 +30,13 @@ struct pkgnote_elf {
         uint64_t size;
         uint64_t head_len;
         struct chunk *chunks;
+        /* Only these ranges of the object are there (a member of an
+         * archive read as a stream), increasing and disjoint: their bytes
+         * at SPAN_BYTES. */
+        const struct pn_span *spans;
+        size_t n_spans;
+        const uint8_t *span_bytes;
+        bool span_missed; /* a range asked for was not among them */
         uint64_t bytes_read; /* through read(2)/pread(2), for benchmarks */
 
         /* The bytes are only a prefix of the object (a module's page dumped
@@ -65,6 +72,13 @@ struct pkgnote_elf {
  * section headers beyond them are ignored, notes beyond them reported
  * with -ENODATA. */
 int pn_elf_from_prefix(const void *data, size_t size, pkgnote_elf **ret);
+
+/* A view over an object of SIZE bytes of which only the N ranges SPANS
+ * (bytes at BYTES) were kept, both valid while the view lives: a range
+ * outside them reads as -ENODATA.  PARTIAL: SIZE is a prefix of the
+ * object, as pn_elf_from_prefix(). */
+int pn_elf_from_spans(const struct pn_span *spans, size_t n, const uint8_t *bytes, uint64_t size, bool partial,
+                      pkgnote_elf **ret);
 
 /* Records a non-fatal problem with the object (kept, bounded) and returns ERR. */
 int pn_elf_problem(pkgnote_elf *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

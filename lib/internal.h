@@ -26,6 +26,13 @@ void pn_error_clear(void);
 int pn_grow(void *array, size_t *cap, size_t n, size_t size);
 #define PN_GROW(v, cap, n) pn_grow(&(v), &(cap), (n), sizeof *(v))
 
+/* A byte range of an object kept from a stream: LEN bytes at file offset
+ * OFF, found at AT in the kept bytes. */
+struct pn_span {
+        uint64_t off, len;
+        size_t at;
+};
+
 /* ASCII classes, whatever the locale (names and CPEs are ASCII rules). */
 static inline bool pn_ascii_alpha(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');

@@ -16,7 +16,7 @@
         X(archive_entry_filetype) X(archive_entry_hardlink) X(archive_entry_pathname)               \
         X(archive_entry_size) X(archive_entry_size_is_set) X(archive_entry_sparse_count)            \
         X(archive_error_string) X(archive_filter_bytes) X(archive_filter_code)                      \
-        X(archive_filter_count) X(archive_read_data) X(archive_read_free) X(archive_read_new)       \
+        X(archive_filter_count) X(archive_read_data) X(archive_read_data_block) X(archive_read_free) X(archive_read_new)       \
         X(archive_read_next_header) X(archive_read_open2) X(archive_read_open_fd)                   \
         X(archive_read_support_filter_all) X(archive_read_support_format_cpio)                      \
         X(archive_read_support_format_tar) X(archive_set_error) X(archive_read_support_format_ar)   \
@@ -47,6 +47,7 @@ int pn_archive_load(void);
 #define archive_filter_code pn_archive_api.archive_filter_code
 #define archive_filter_count pn_archive_api.archive_filter_count
 #define archive_read_data pn_archive_api.archive_read_data
+#define archive_read_data_block pn_archive_api.archive_read_data_block
 #define archive_read_free pn_archive_api.archive_read_free
 #define archive_read_new pn_archive_api.archive_read_new
 #define archive_read_next_header pn_archive_api.archive_read_next_header

@@ -3,10 +3,12 @@
  * Archives: a tar (or cpio) of a root filesystem, a "docker save"
  * archive, and OCI image layouts, as an archive or a directory.
  *
- * Archives are streams (libarchive).  An ELF member is read whole into
- * memory up to a size cap (the notes may be found only through the section
- * headers at its end) and handed to the workers; the in-flight bytes are
- * bounded.  Larger members are read as a prefix only.  Every member of a
+ * Archives are streams (libarchive), read once, and their bytes are taken
+ * from libarchive's own blocks, not copied.  A small ELF member is read
+ * whole into memory; of a larger one only what its notes are read from is
+ * kept as it goes by (scan-capture.c), so that memory is bounded whatever
+ * the input's size; either is handed to the workers, the bytes in flight
+ * bounded.  Past the member size cap only a prefix is read.  Every member of a
  * layer becomes an entry (scan-layers.c merges them), and the image's
  * manifest, which gives the order of its layers, is kept when met.
  */
@@ -28,6 +30,7 @@
 
 
 #define HEAD PN_SCAN_HEAD
+#define PIPE_SIZE (1u << 20) /* asked for a pipe read from */
 
 /* Where an inner archive (an image layer) reads from: a byte range of a
  * file, which can be skipped without reading, or the current member of
@@ -38,9 +41,16 @@ struct source {
         struct archive *outer;
         const uint8_t *peek;
         size_t peek_len;
+        /* then the rest of the outer archive's block the peeked bytes
+         * came from, and its next blocks as libarchive has them (BLOCKS),
+         * not copied; or else its data copied into BUF */
+        const uint8_t *rest;
+        size_t rest_len;
+        bool blocks;
         uint8_t *buf;
         struct pn_sums *sum; /* of every byte handed out, when verifying */
         bool pipe;           /* FD is read on, not by offset */
+        size_t chunk;        /* BUF's size when not IO_CHUNK */
 };
 
 /* The next bytes of SRC: their number, 0 at its end, or -1 with the
@@ -52,6 +62,30 @@ static la_ssize_t source_bytes(struct source *src, const void **out, char *why, 
                 src->peek_len = 0;
                 return n;
         }
+        if (src->rest_len) {
+                *out = src->rest;
+                la_ssize_t n = (la_ssize_t)src->rest_len;
+                src->rest_len = 0;
+                return n;
+        }
+        if (src->outer && src->blocks) {
+                for (;;) {
+                        const void *p;
+                        size_t len;
+                        la_int64_t at;
+                        int r = archive_read_data_block(src->outer, &p, &len, &at);
+                        if (r == ARCHIVE_EOF)
+                                return 0;
+                        if (r != ARCHIVE_OK) {
+                                snprintf(why, size, "%s", archive_error_string(src->outer));
+                                return -1;
+                        }
+                        if (len > 0) {
+                                *out = p;
+                                return (la_ssize_t)len;
+                        }
+                }
+        }
         if (src->outer) {
                 la_ssize_t n = archive_read_data(src->outer, src->buf, IO_CHUNK);
                 if (n < 0)
@@ -59,7 +93,8 @@ static la_ssize_t source_bytes(struct source *src, const void **out, char *why, 
                 *out = src->buf;
                 return n < 0 ? -1 : n;
         }
-        uint64_t want = src->len - src->pos < IO_CHUNK ? src->len - src->pos : IO_CHUNK;
+        size_t chunk = src->chunk ? src->chunk : IO_CHUNK;
+        uint64_t want = src->len - src->pos < chunk ? src->len - src->pos : chunk;
         if (want == 0)
                 return 0;
         ssize_t n;
@@ -142,6 +177,13 @@ struct actx {
         int fd;              /* the outer archive */
         bool seekable;       /* fd is a regular file */
         uint8_t head[HEAD];
+        /* The member being read: after its first bytes in HEAD, the rest
+         * of the block of libarchive's they came from (valid until the
+         * archive is read again), which its reader takes first; SPARSE:
+         * it has holes, and is read through copies. */
+        const uint8_t *rest;
+        size_t rest_len;
+        bool sparse;
         /* small JSON members of an image archive, by path */
         struct meta {
                 char *name, *data;
@@ -198,6 +240,84 @@ static la_ssize_t read_fully(struct archive *a, void *buf, size_t len) {
                 if (n == 0)
                         break;
                 done += (size_t)n;
+        }
+        return (la_ssize_t)done;
+}
+
+/* Reads the first bytes of the current member of A (up to HEAD) into
+ * c->head, through libarchive's own blocks: the rest of the last block is
+ * left in c->rest for the member's reader, so that the bytes after the
+ * head are not copied (most are passed over).  Returns their number or a
+ * negative libarchive status. */
+static la_ssize_t read_head(struct actx *c, struct archive *a, struct archive_entry *ent) {
+        c->rest_len = 0;
+        c->sparse = archive_entry_sparse_count(ent) > 0;
+        if (c->sparse)
+                return read_fully(a, c->head, HEAD);
+        size_t got = 0;
+        while (got < HEAD) {
+                const void *p;
+                size_t len;
+                la_int64_t at;
+                int r = archive_read_data_block(a, &p, &len, &at);
+                if (r == ARCHIVE_EOF)
+                        break;
+                if (r != ARCHIVE_OK)
+                        return r < 0 ? r : ARCHIVE_FATAL;
+                size_t k = len < HEAD - got ? len : HEAD - got;
+                memcpy(c->head + got, p, k);
+                got += k;
+                c->rest = (const uint8_t *)p + k, c->rest_len = len - k;
+        }
+        return (la_ssize_t)got;
+}
+
+/* The next bytes of the current member of A after read_head(): the rest
+ * of its block first, then libarchive's blocks as they are.  Their
+ * number, 0 at the member's end, or a negative libarchive status. */
+static la_ssize_t member_block(struct actx *c, struct archive *a, const void **out) {
+        if (c->rest_len) {
+                *out = c->rest;
+                size_t n = c->rest_len;
+                c->rest_len = 0;
+                return (la_ssize_t)n;
+        }
+        if (c->sparse) {
+                *out = c->scratch;
+                return archive_read_data(a, c->scratch, IO_CHUNK);
+        }
+        for (;;) {
+                size_t len;
+                la_int64_t at;
+                int r = archive_read_data_block(a, out, &len, &at);
+                if (r == ARCHIVE_EOF)
+                        return 0;
+                if (r != ARCHIVE_OK)
+                        return r < 0 ? r : ARCHIVE_FATAL;
+                if (len > 0)
+                        return (la_ssize_t)len;
+        }
+}
+
+/* Up to LEN bytes of the current member of A after read_head() into BUF
+ * (fewer at its end): their number or a negative libarchive status.
+ * Through member_block() only: archive_read_data() after blocks taken
+ * would take the bytes before them for a hole. */
+static la_ssize_t member_read(struct actx *c, struct archive *a, uint8_t *buf, size_t len) {
+        size_t done = 0;
+        while (done < len) {
+                if (!c->rest_len) {
+                        const void *p;
+                        la_ssize_t n = member_block(c, a, &p);
+                        if (n < 0)
+                                return n;
+                        if (n == 0)
+                                break;
+                        c->rest = p, c->rest_len = (size_t)n;
+                }
+                size_t k = c->rest_len < len - done ? c->rest_len : len - done;
+                memcpy(buf + done, c->rest, k);
+                c->rest += k, c->rest_len -= k, done += k;
         }
         return (la_ssize_t)done;
 }
@@ -271,6 +391,61 @@ static int keep_db_file(struct actx *c, struct archive *a, struct entry *e, int6
         return 0;
 }
 
+/* An ELF member E of SIZE bytes too large to be read whole, its first N
+ * bytes in c->head: what its notes are read from is kept (as far as its
+ * first WANT bytes, the size limit of a member), the rest passed over;
+ * its checksums, when asked for, are of every byte.  Its object O is
+ * taken. */
+static int member_capture(struct actx *c, struct archive *a, struct entry *e, struct pkgnote_scan_object *o,
+                          uint64_t size, uint64_t want, size_t n) {
+        pkgnote_scan *s = c->s;
+        struct pn_capture cap;
+        struct pn_sums sum;
+        bool sums = s->opts.flags & PKGNOTE_SCAN_CHECKSUMS;
+        if (sums) {
+                pn_sums_init(&sum);
+                pn_sums_update(&sum, c->head, n);
+        }
+        int r = pn_capture_init(&cap, want, s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES);
+        if (r == 0)
+                r = pn_capture_feed(&cap, c->head, n);
+        uint64_t got = n;
+        la_ssize_t k = 0;
+        const void *p;
+        while (r == 0 && (k = member_block(c, a, &p)) > 0) {
+                got += (uint64_t)k;
+                if (sums)
+                        pn_sums_update(&sum, p, (size_t)k);
+                r = pn_capture_feed(&cap, p, (size_t)k);
+                if (r == 0)
+                        r = over_limit(c, a);
+        }
+        if (r < 0 || k < 0) {
+                pn_capture_clear(&cap);
+                pn_scan_object_free(o);
+                if (r < 0)
+                        return r == -ENOMEM ? pn_error(-ENOMEM, "out of memory") : r;
+                member_problem(c, e->path, -EIO, archive_error_string(a));
+                atomic_fetch_add(&s->c.unreadable, 1);
+                return k == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
+        }
+        if (sums) {
+                pn_sums_final(&sum, o->sha1, o->sha256);
+                o->has_sums = true;
+        }
+        /* As a member read whole would be: its size, or the part read
+         * when the size limit cut it. */
+        bool partial = got >= want && size > want;
+        o->size = partial ? size : got;
+        e->obj = o;
+        struct job j = {.kind = JOB_MEMBER, .buf = cap.buf, .len = cap.len, .spans = cap.spans, .n_spans = cap.n_spans,
+                        .span_size = got < want ? got : want, .partial = partial, .obj = o};
+        cap.buf = NULL, cap.spans = NULL;
+        pn_capture_clear(&cap);
+        pn_pool_submit(c->pool, &j);
+        return 0;
+}
+
 /* A regular file member: only its first bytes unless it is ELF, or an
  * archive, which is opened. */
 static int member_file(struct actx *c, struct archive *a, struct archive_entry *ent, struct entry *e) {
@@ -284,7 +459,7 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 return keep_db_file(c, a, e, size);
         if (size == 0)
                 return 0;
-        la_ssize_t n = read_fully(a, c->head, HEAD);
+        la_ssize_t n = read_head(c, a, ent);
         if (n < 0) {
                 member_problem(c, e->path, -EIO, archive_error_string(a));
                 atomic_fetch_add(&s->c.unreadable, 1);
@@ -306,6 +481,8 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 pn_scan_object_free(o);
                 o = NULL;
         }
+        if (o && size > (int64_t)PN_MEMBER_WHOLE && archive_entry_size_is_set(ent))
+                return member_capture(c, a, e, o, (uint64_t)size, want, (size_t)n);
         size_t cap = 0;
         uint8_t *buf = o ? pn_pool_buf(c->pool, want, &cap) : NULL;
         if (!buf) {
@@ -313,11 +490,11 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 return pn_error(-ENOMEM, "out of memory");
         }
         memcpy(buf, c->head, (size_t)n);
-        la_ssize_t m = (uint64_t)n < want ? read_fully(a, buf + n, want - (uint64_t)n) : 0;
+        la_ssize_t m = (uint64_t)n < want ? member_read(c, a, buf + n, want - (uint64_t)n) : 0;
         if (m < 0) {
                 member_problem(c, e->path, -EIO, archive_error_string(a));
                 atomic_fetch_add(&s->c.unreadable, 1);
-                free(buf);
+                pn_pool_buf_free(buf, cap);
                 pn_scan_object_free(o);
                 return 0;
         }
@@ -330,9 +507,9 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 struct pn_sums sum;
                 pn_sums_init(&sum);
                 pn_sums_update(&sum, buf, got);
-                uint8_t tmp[16384];
                 for (;;) {
-                        la_ssize_t k = archive_read_data(a, tmp, sizeof tmp);
+                        const void *p;
+                        la_ssize_t k = member_block(c, a, &p);
                         if (k <= 0) {
                                 if (k == 0) {
                                         pn_sums_final(&sum, o->sha1, o->sha256);
@@ -340,7 +517,7 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                                 }
                                 break;
                         }
-                        pn_sums_update(&sum, tmp, (size_t)k);
+                        pn_sums_update(&sum, p, (size_t)k);
                 }
         }
         o->size = size >= 0 && !partial ? got : (uint64_t)size;
@@ -428,6 +605,7 @@ enum { MEMBER_END = 0, MEMBER_OK, MEMBER_DAMAGED, MEMBER_SKIPPED };
  * header fails (A is no archive at all), or -EBADMSG. */
 static int next_member(struct actx *c, struct archive *a, bool *first, struct archive_entry **ent,
                        char norm[PKGNOTE_MAX_SCAN_PATH + 1]) {
+        c->rest_len = 0; /* of the member before, if it was not read */
         int r = over_limit(c, a);
         if (r < 0)
                 return r;
@@ -457,7 +635,8 @@ static int drain(struct actx *c, struct archive *a) {
         if (archive_filter_count(a) < 2 && !streamed(c, a))
                 return 0;
         for (;;) {
-                la_ssize_t k = archive_read_data(a, c->scratch, IO_CHUNK);
+                const void *p;
+                la_ssize_t k = member_block(c, a, &p);
                 if (k <= 0)
                         return 0; /* an error shows at the next header */
                 if ((k = over_limit(c, a)) < 0)
@@ -581,7 +760,9 @@ static int scan_nested(struct actx *c, struct archive *outer, const char *path, 
                 return 0;
         }
         struct layer *l = calloc(1, sizeof *l);
-        struct source src = {.fd = -1, .outer = outer, .peek_len = n};
+        struct source src = {.fd = -1, .outer = outer, .peek_len = n, .rest = c->rest, .rest_len = c->rest_len,
+                             .blocks = !c->sparse};
+        c->rest_len = 0; /* the source's now */
         struct archive *a = archive_new(READ_NESTED);
         /* Many members are opened (every .gz of a root filesystem): the
          * buffer of each level is kept for the next. */
@@ -700,7 +881,7 @@ static int keep_meta(struct actx *c, const char *name, struct archive *a, const 
         }
         size_t k = head_len < (size_t)size ? head_len : (size_t)size;
         memcpy(data, head, k);
-        la_ssize_t m = k < (size_t)size ? read_fully(a, data + k, (size_t)size - k) : 0;
+        la_ssize_t m = k < (size_t)size ? member_read(c, a, (uint8_t *)data + k, (size_t)size - k) : 0;
         if (m < 0) {
                 free(data);
                 free(nm);
@@ -797,7 +978,9 @@ static struct source layer_source(struct actx *c, struct archive *a, struct arch
                 src.fd = c->fd, src.off = data_off, src.len = (uint64_t)size;
         } else {
                 src.outer = a, src.peek = c->head, src.peek_len = (size_t)n;
+                src.rest = c->rest, src.rest_len = c->rest_len, src.blocks = !c->sparse;
         }
+        c->rest_len = 0; /* the source's now */
         return src;
 }
 
@@ -812,7 +995,7 @@ static int image_member(struct actx *c, struct archive *a, struct archive_entry 
                 return -ENOMEM;
         e->size = size > 0 ? (uint64_t)size : 0;
         uint64_t data_off = (uint64_t)archive_filter_bytes(a, 0);
-        la_ssize_t n = read_fully(a, c->head, HEAD);
+        la_ssize_t n = read_head(c, a, ent);
         if (n < 0) {
                 member_problem(c, norm, -EIO, archive_error_string(a));
                 return 0;
@@ -1049,13 +1232,22 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         bool seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
         /* A file is read by offset, a pipe on from its first bytes; either
          * is decompressed ahead by a thread when it is compressed. */
-        struct source top = {.fd = fd, .len = seekable ? (uint64_t)st.st_size : UINT64_MAX, .pipe = !seekable};
+        /* A pipe is read as far as it holds at once (PIPE_SIZE, asked
+         * for below): fewer turns between its writer and this reader. */
+        struct source top = {.fd = fd, .len = seekable ? (uint64_t)st.st_size : UINT64_MAX, .pipe = !seekable,
+                             .chunk = seekable ? IO_CHUNK : PIPE_SIZE};
         uint8_t *first = NULL;
         struct pn_stream *zs = NULL;
         int r = 0;
-        if (!(top.buf = malloc(IO_CHUNK)) || (!seekable && !(first = malloc(IO_CHUNK))))
+        if (!(top.buf = malloc(top.chunk)) || (!seekable && !(first = malloc(IO_CHUNK))))
                 r = pn_error(-ENOMEM, "out of memory");
         if (r == 0 && !seekable) {
+#ifdef F_SETPIPE_SZ
+                /* A pipe of 64 KiB makes its writer and this reader take
+                 * turns every 64 KiB; a larger one lets both run on (as far
+                 * as fs.pipe-max-size allows: best effort). */
+                (void)fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE);
+#endif
                 size_t got = 0;
                 while (got < 512) {
                         ssize_t n = read(fd, first + got, IO_CHUNK - got);

@@ -18,9 +18,13 @@
 #include "base-output.h"
 #include "scan-private.h"
 
-#define SPARE_MAX (32u << 20)       /* the largest buffer kept */
+/* Members in memory are bounded whatever the input's size: an ELF member
+ * larger than PN_MEMBER_WHOLE is kept in part only (scan-capture.c), so a
+ * few megabytes in flight keep every worker busy. */
+#define SPARE_MAX PN_MEMBER_WHOLE   /* the largest buffer kept */
 #define HUGE_PAGE (2u << 20)
-#define SPARE_BYTES (96u << 20)     /* what all kept buffers may hold */
+#define SPARE_BYTES (8u << 20)      /* what all kept buffers may hold */
+#define INFLIGHT (8u << 20)         /* member bytes queued or being read */
 
 uint8_t *pn_pool_buf(struct pool *p, size_t want, size_t *cap) {
         pthread_mutex_lock(&p->lock);
@@ -47,13 +51,23 @@ uint8_t *pn_pool_buf(struct pool *p, size_t want, size_t *cap) {
         if (c < HUGE_PAGE)
                 return malloc(c);
         /* Large members are copied in at memory speed: on 2 MiB pages,
-         * their first touch costs 512 times fewer faults. */
+         * their first touch costs 512 times fewer faults.  Mapped of
+         * their own, so that freeing one gives its memory back at once
+         * (the allocator would keep it for later). */
         c = (c + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
         *cap = c;
-        void *b = aligned_alloc(HUGE_PAGE, c);
-        if (b)
-                (void)madvise(b, c, MADV_HUGEPAGE);
+        void *b = mmap(NULL, c, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (b == MAP_FAILED)
+                return NULL;
+        (void)madvise(b, c, MADV_HUGEPAGE);
         return b;
+}
+
+void pn_pool_buf_free(uint8_t *buf, size_t cap) {
+        if (buf && cap >= HUGE_PAGE)
+                munmap(buf, cap);
+        else
+                free(buf);
 }
 
 /* Keeps BUF (CAP bytes) for another member, or frees it. */
@@ -68,7 +82,7 @@ static void buf_release(struct pool *p, uint8_t *buf, size_t cap) {
                 buf = NULL;
         }
         pthread_mutex_unlock(&p->lock);
-        free(buf);
+        pn_pool_buf_free(buf, cap);
 }
 
 void pn_job_clear(struct pool *p, struct job *j) {
@@ -76,6 +90,7 @@ void pn_job_clear(struct pool *p, struct job *j) {
                 free(j->names[i]);
         free(j->names);
         free(j->path);
+        free(j->spans);
         if (j->cap)
                 buf_release(p, j->buf, j->cap);
         else
@@ -106,7 +121,8 @@ int pn_scan_sum_fd(int fd, uint8_t *io, struct pkgnote_scan_object *o) {
 /* An ELF member of an archive, in memory. */
 static void do_member(struct pool *p, struct job *j) {
         pkgnote_elf *e;
-        int r = j->partial ? pn_elf_from_prefix(j->buf, j->len, &e) : pkgnote_elf_from_memory(j->buf, j->len, &e);
+        int r = j->spans ? pn_elf_from_spans(j->spans, j->n_spans, j->buf, j->span_size, j->partial, &e)
+                : j->partial ? pn_elf_from_prefix(j->buf, j->len, &e) : pkgnote_elf_from_memory(j->buf, j->len, &e);
         if (r < 0) {
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
                 return;
@@ -115,6 +131,9 @@ static void do_member(struct pool *p, struct job *j) {
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
         if (j->partial)
                 pn_scan_object_add_problem(j->obj, -E2BIG, "only the first part of the member was read (larger than the member size limit)");
+        if (e->span_missed)
+                pn_scan_object_add_problem(j->obj, -ENODATA,
+                                           "its notes point to bytes that were not kept as the member went by (only headers, notes and unmapped bytes are kept of a large member read from a stream)");
         pkgnote_elf_free(e);
 }
 
@@ -175,7 +194,7 @@ int pn_pool_start(struct pool *p, pkgnote_scan *s, size_t input) {
         memset(p, 0, sizeof *p);
         p->s = s;
         p->input = input;
-        p->inflight_limit = 2 * s->opts.max_member;
+        p->inflight_limit = INFLIGHT;
         pthread_mutex_init(&p->lock, NULL);
         pthread_cond_init(&p->more, NULL);
         pthread_cond_init(&p->room, NULL);
@@ -225,7 +244,7 @@ void pn_pool_finish(struct pool *p) {
         for (unsigned i = 0; i < p->n_threads; i++)
                 pthread_join(p->threads[i], NULL);
         for (size_t i = 0; i < p->n_spare; i++)
-                free(p->spare[i].buf);
+                pn_pool_buf_free(p->spare[i].buf, p->spare[i].cap);
         p->n_spare = p->spare_bytes = 0;
         pthread_mutex_destroy(&p->lock);
         pthread_cond_destroy(&p->more);

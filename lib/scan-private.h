@@ -217,6 +217,11 @@ struct job {
         uint8_t *buf;
         size_t len, cap; /* CAP: BUF's size, from pn_pool_buf() */
         bool partial;
+        /* or N_SPANS ranges of it (SPANS, malloc()ed), their bytes at BUF
+         * (malloc()ed, CAP 0) */
+        struct pn_span *spans;
+        size_t n_spans;
+        uint64_t span_size; /* the bytes of the member they are of */
         struct pkgnote_scan_object *obj;
         /* JOB_FD: an open regular file (taken), results into OBJ */
         int fd;
@@ -269,6 +274,8 @@ int pn_scan_sum_fd(int fd, uint8_t *io, struct pkgnote_scan_object *o);
  * reused from a finished job when one is large enough; NULL without
  * memory. */
 uint8_t *pn_pool_buf(struct pool *p, size_t want, size_t *cap);
+/* Frees a buffer of pn_pool_buf() never handed to a job. */
+void pn_pool_buf_free(uint8_t *buf, size_t cap);
 
 /* ------------------------------------------------------------------ */
 /* The format table (scan-format.c)                                    */
@@ -364,6 +371,35 @@ struct pn_stream *pn_stream_new(int kind, pn_stream_up_fn up, void *u, unsigned 
 ssize_t pn_stream_read(struct pn_stream *st, const void **out, const char **why);
 /* Stops the thread and frees ST (NULL: nothing). */
 void pn_stream_free(struct pn_stream *st);
+
+/* ------------------------------------------------------------------ */
+/* What is kept of a large ELF member read as a stream (scan-capture.c) */
+
+#define PN_MEMBER_WHOLE (64u << 10)    /* an ELF member up to this size is read whole */
+#define PN_CAPTURE_HEAD (4u << 10)     /* the first page, always kept */
+#define PN_CAPTURE_DYNAMIC (64u << 10) /* of PT_DYNAMIC, as pn_elf_dynamic() reads */
+#define PN_CAPTURE_MAX (16u << 20)     /* kept of one member at most */
+
+struct pn_capture {
+        uint64_t size; /* of the member, as far as it is read */
+        uint64_t pos;  /* bytes of it seen */
+        bool deps, is64, be, full;
+        int stage;     /* 0: before the ELF header, 1: before the program headers, 2: after */
+        uint64_t phoff;
+        unsigned phnum, phentsize;
+        struct { uint64_t off, end; } *want; /* ahead, sorted, disjoint */
+        size_t n_want, cap_want;
+        struct pn_span *spans; /* kept, increasing */
+        size_t n_spans, cap_spans;
+        uint8_t *buf;          /* their bytes */
+        size_t len, cap;
+};
+/* Starts keeping the parts of a member of SIZE bytes (as far as it is
+ * read) that its notes (DEPS: and its dynamic section) are read from. */
+int pn_capture_init(struct pn_capture *c, uint64_t size, bool deps);
+/* The next N bytes of the member: 0 or -ENOMEM. */
+int pn_capture_feed(struct pn_capture *c, const uint8_t *p, size_t n);
+void pn_capture_clear(struct pn_capture *c);
 
 /* ------------------------------------------------------------------ */
 /* Archive entries and layers                                          */

@@ -191,7 +191,7 @@ static int add_file(struct sq *q, const char *path, const sqfs_inode_generic_t *
         }
         n = read_data(q, inode, 0, buf, want, path);
         if (n < 0) {
-                free(buf);
+                pn_pool_buf_free(buf, cap);
                 pn_scan_object_free(o);
                 return 0;
         }
