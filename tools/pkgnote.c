@@ -18,7 +18,7 @@ static const struct {
         {"core", cmd_core, "which packages crashed, from a core dump"},
         {"pid", cmd_pid, "the packages mapped by a running process"},
         {"ps", cmd_ps, "the packages of every running process; what needs a restart"},
-        {"list", cmd_list, "the crashes pkgnote-coredump collected"},
+        {"list", cmd_list, "the crashes of every crash store (pkgnote, systemd)"},
         {"stamp", cmd_stamp, "add, replace or remove the note in linked binaries"},
         {"scan", cmd_scan, "inventory of file trees and images, SBOMs"},
         {"deps", cmd_deps, "package dependencies from dlopen notes"},
