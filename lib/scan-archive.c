@@ -265,7 +265,8 @@ static la_ssize_t read_head(struct actx *c, struct archive *a, struct archive_en
                 if (r != ARCHIVE_OK)
                         return r < 0 ? r : ARCHIVE_FATAL;
                 size_t k = len < HEAD - got ? len : HEAD - got;
-                memcpy(c->head + got, p, k);
+                if (k) /* an empty block may come without bytes */
+                        memcpy(c->head + got, p, k);
                 got += k;
                 c->rest = (const uint8_t *)p + k, c->rest_len = len - k;
         }
