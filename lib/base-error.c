@@ -3,6 +3,7 @@
  * input (file names, JSON values, arguments) before it is shown. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -55,6 +56,30 @@ size_t pn_utf8_char(const char *s, size_t avail) {
         if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
                 return 0; /* overlong, out of range, or a surrogate */
         return n + 1;
+}
+
+char *pn_utf8_or_hex(const char *s, size_t len, size_t *ret_len) {
+        size_t extra = 0;
+        for (size_t i = 0; i < len;) {
+                size_t n = pn_utf8_char(s + i, len - i);
+                extra += n ? 0 : 3;
+                i += n ? n : 1;
+        }
+        char *buf = malloc(len + extra + 1), *q = buf;
+        if (!buf)
+                return NULL;
+        for (size_t i = 0; i < len;) {
+                size_t n = pn_utf8_char(s + i, len - i);
+                if (n) {
+                        memcpy(q, s + i, n);
+                        q += n;
+                        i += n;
+                } else
+                        q += sprintf(q, "\\x%02x", (unsigned char)s[i++]);
+        }
+        *q = 0;
+        *ret_len = (size_t)(q - buf);
+        return buf;
 }
 
 size_t pn_utf8_invalid_at(const char *s, size_t len) {

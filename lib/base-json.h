@@ -20,9 +20,6 @@ int pn_json_dump(const json_t *v, char **ret);
  * (lib/report-json.c): control characters, C1 and DEL included, as
  * \u00xx, so that no report drives a terminal.  0 or -ENOMEM. */
 int pn_json_dump_report(const json_t *v, size_t flags, char **ret);
-/* S with each byte that is not UTF-8 written as the text \xNN (so it can
- * be a JSON string), malloc()ed with its length in *RET_LEN, or NULL. */
-char *pn_utf8_or_hex(const char *s, size_t *ret_len);
 
 /* Calls FN for every string (keys included) in V; stops at the first
  * non-zero return and returns it. */

@@ -3,10 +3,13 @@
  * which crashes the options keep, and how an entry is let go.  The stores
  * (core-crash.c, core-systemd.c) add to it; neither calls the other for
  * this. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core-crash.h"
 #include "internal.h"
@@ -61,3 +64,23 @@ int pn_crashes_add(pkgnote_crashes *l, struct pkgnote_crash *c, const pkgnote_cr
         return 0;
 }
 
+
+int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, DIR **ret_dir) {
+        *ret_dfd = -1, *ret_dir = NULL;
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return errno == ENOENT && !named ? 0 : pn_error(-errno, "'%s': %s", dir, strerror(errno));
+        /* The listing reads a descriptor of its own; DFD stays for
+         * opening the entries below it. */
+        int dup_fd = dup(dfd);
+        DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+        if (!d) {
+                int r = pn_error(-errno, "%s: cannot read: %s", dir, strerror(errno));
+                if (dup_fd >= 0)
+                        close(dup_fd);
+                close(dfd);
+                return r;
+        }
+        *ret_dfd = dfd, *ret_dir = d;
+        return 0;
+}

@@ -235,19 +235,11 @@ static int cmp_crash(const void *a, const void *b) {
 
 /* The entries of pkgnote-coredump's directory DIR into L. */
 static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash_options *o, bool named) {
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return errno == ENOENT && !named ? 0 : pn_error(-errno, "'%s': %s", dir, strerror(errno));
-        int dup_fd = dup(dfd);
-        DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-        if (!d) {
-                int r = pn_error(-errno, "%s: cannot read: %s", dir, strerror(errno));
-                if (dup_fd >= 0)
-                        close(dup_fd);
-                close(dfd);
+        int dfd;
+        DIR *d;
+        int r = pn_crash_dir_open(dir, named, &dfd, &d);
+        if (r < 0 || !d)
                 return r;
-        }
-        int r = 0;
         struct dirent *de;
         while (r == 0 && (de = readdir(d))) {
                 char id[600];

@@ -3,6 +3,7 @@
  * vacuums entries.  Readers use the public pkgnote_crashes_* API. */
 #pragma once
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -62,6 +63,12 @@ struct pkgnote_crashes {
  * it; either way *C is L's or gone.  0 or -ENOMEM (pn_error set). */
 int pn_crashes_add(pkgnote_crashes *l, struct pkgnote_crash *c, const pkgnote_crash_options *o);
 void pn_crash_clear(struct pkgnote_crash *c);
+/* Opens a store's directory DIR for listing: a descriptor of it in
+ * *RET_DFD (for opening entries below it) and its listing in *RET_DIR,
+ * both the caller's to close.  0 with *RET_DIR NULL when DIR does not
+ * exist and was not NAMED by the caller (a store the machine lacks holds
+ * no crash); else 0, or a negative errno with pn_error() set. */
+int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, DIR **ret_dir);
 /* lib/core-systemd.c: systemd-coredump's journal entries (JOURNAL) and
  * store files (STORE) into L.  A store O names (by its bit or its
  * directory, files) must be readable; of the others, those this machine

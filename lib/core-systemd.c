@@ -126,47 +126,14 @@ int pn_sd_parse_name(const char *name, struct pn_sd_name *ret) {
         return 0;
 }
 
-/* The length of the UTF-8 sequence at S (N bytes left) when it is valid
- * (no overlong form, surrogate or code point past U+10FFFF), else 0. */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-        if (s[0] < 0x80)
-                return 1;
-        size_t len = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
-        if (!len || len > n)
-                return 0;
-        for (size_t i = 1; i < len; i++)
-                if ((s[i] & 0xc0) != 0x80)
-                        return 0;
-        if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
-            (s[0] == 0xf4 && s[1] >= 0x90))
-                return 0;
-        return len;
-}
-
 int pn_sd_value(const void *value, size_t len, char **ret) {
-        const unsigned char *v = value;
         if (len > PKGNOTE_MAX_CRASH_FIELD)
                 return -E2BIG;
-        if (memchr(v, 0, len))
+        if (memchr(value, 0, len))
                 return -EBADMSG;
-        /* Each byte becomes at most 4: no overflow under the limit. */
-        char *out = malloc(len * 4 + 1), *o = out;
-        if (!out)
-                return -ENOMEM;
-        for (size_t i = 0; i < len;) {
-                size_t k = utf8_len(v + i, len - i);
-                if (k) {
-                        memcpy(o, v + i, k);
-                        o += k;
-                        i += k;
-                } else {
-                        o += sprintf(o, "\\x%02x", v[i]);
-                        i++;
-                }
-        }
-        *o = 0;
-        *ret = out;
-        return 0;
+        size_t n;
+        *ret = pn_utf8_or_hex(value, len, &n);
+        return *ret ? 0 : -ENOMEM;
 }
 
 int pn_sd_split_field(const void *data, size_t len, char *name, size_t size, size_t *value_off) {
@@ -339,19 +306,11 @@ static bool claimed(char **names, size_t n, const char *name) {
 static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, char **claimed_names,
                       size_t n_claimed) {
         const char *dir = store_dir(o);
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return errno == ENOENT && !named ? 0 : pn_error(-errno, "'%s': %s", dir, strerror(errno));
-        int dup_fd = dup(dfd);
-        DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-        if (!d) {
-                int r = pn_error(-errno, "%s: cannot read: %s", dir, strerror(errno));
-                if (dup_fd >= 0)
-                        close(dup_fd);
-                close(dfd);
+        int dfd;
+        DIR *d;
+        int r = pn_crash_dir_open(dir, named, &dfd, &d);
+        if (r < 0 || !d)
                 return r;
-        }
-        int r = 0;
         struct dirent *de;
         while (r >= 0 && (de = readdir(d))) {
                 /* systemd-coredump's temporaries are hidden (".#core..."). */

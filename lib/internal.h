@@ -82,6 +82,10 @@ static inline void pn_wr64(uint8_t *p, uint64_t v, bool be) {
 size_t pn_utf8_invalid_at(const char *s, size_t len);
 /* Length of the valid UTF-8 sequence at S (AVAIL bytes there), or 0. */
 size_t pn_utf8_char(const char *s, size_t avail);
+/* The LEN bytes at S with each byte that is not UTF-8 written as the text
+ * \xNN (so they can be a JSON string or a shown value), malloc()ed and
+ * NUL-terminated, with its length in *RET_LEN; NULL when out of memory. */
+char *pn_utf8_or_hex(const char *s, size_t len, size_t *ret_len);
 /* The one escaping of text from input before it is shown: copies the LEN
  * bytes at S into DST (CAP bytes, NUL-terminated) with C0, DEL and C1
  * control characters and bytes that are not UTF-8 as \xNN, and with

@@ -34,29 +34,6 @@ static json_t *jw_check(jw *w, json_t *v) {
         return v;
 }
 
-char *pn_utf8_or_hex(const char *s, size_t *ret_len) {
-        size_t len = strlen(s), extra = 0;
-        for (size_t i = 0; i < len;) {
-                size_t n = pn_utf8_char(s + i, len - i);
-                extra += n ? 0 : 3;
-                i += n ? n : 1;
-        }
-        char *buf = malloc(len + extra + 1), *q = buf;
-        if (!buf)
-                return NULL;
-        for (size_t i = 0; i < len;) {
-                size_t n = pn_utf8_char(s + i, len - i);
-                if (n) {
-                        memcpy(q, s + i, n);
-                        q += n;
-                        i += n;
-                } else
-                        q += sprintf(q, "\\x%02x", (unsigned char)s[i++]);
-        }
-        *q = 0;
-        *ret_len = (size_t)(q - buf);
-        return buf;
-}
 
 /* S as a JSON string (NULL: null); bytes that are not UTF-8 become the
  * text \xNN, so the result is valid JSON whatever S holds. */
@@ -69,7 +46,7 @@ static json_t *jw_string(jw *w, const char *s) {
                 i++;
         if (i == len || pn_utf8_invalid_at(s + i, len - i) == len - i)
                 return jw_check(w, json_stringn_nocheck(s, len));
-        char *buf = pn_utf8_or_hex(s, &len);
+        char *buf = pn_utf8_or_hex(s, len, &len);
         if (!buf)
                 return jw_check(w, NULL);
         json_t *v = json_stringn_nocheck(buf, len);

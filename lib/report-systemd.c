@@ -102,7 +102,7 @@ static json_t *header(const char *elf_type, unsigned machine, bool *failed) {
 /* Adds V (consumed) under NAME unless a module of that name came first. */
 static void add_module(json_t *o, const char *name, json_t *v, bool *failed) {
         size_t len;
-        char *k = pn_utf8_or_hex(name, &len); /* keys must be UTF-8 */
+        char *k = pn_utf8_or_hex(name, strlen(name), &len); /* keys must be UTF-8 */
         if (!k || !o)
                 *failed = true;
         else if (json_object_get(o, k))
