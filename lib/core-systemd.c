@@ -409,8 +409,10 @@ static int journal_field(sd_journal *jr, json_t *j, const char *field, struct pn
  * 15 bytes, as the kernel keeps command names).  A copied journal's user
  * ids are another machine's: there a user other than root counts only
  * with a handler's name.  Any user can log an entry with the crash
- * MESSAGE_ID; one that is not from a handler is no crash. */
-static bool from_crash_handler(sd_journal *jr, bool local) {
+ * MESSAGE_ID; one that is not from a handler is no crash.  HANDLER_UID:
+ * the local systemd-coredump user's id (local_handler_uid()), or -1 for a
+ * copied journal. */
+static bool from_crash_handler(sd_journal *jr, int64_t handler_uid) {
         const void *data;
         size_t len;
         uint64_t uid;
@@ -428,11 +430,17 @@ static bool from_crash_handler(sd_journal *jr, bool local) {
                 return false;
         if (uid == 0)
                 return true;
-        if (!local)
+        if (handler_uid < 0)
                 return named == 1;
+        return (int64_t)uid == handler_uid;
+}
+
+/* The id of the local systemd-coredump user, looked up once per listing,
+ * or 0 (root, already a handler) when the machine has none. */
+static int64_t local_handler_uid(void) {
         struct passwd pw, *res = NULL;
         char buf[1024];
-        return getpwnam_r("systemd-coredump", &pw, buf, sizeof buf, &res) == 0 && res && res->pw_uid == uid;
+        return getpwnam_r("systemd-coredump", &pw, buf, sizeof buf, &res) == 0 && res ? (int64_t)res->pw_uid : 0;
 }
 
 /* The base name of the store file the entry J names (pointing into J),
@@ -459,7 +467,7 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                 return r;
         const char *dir = store_dir(o);
         size_t cap = 0, foreign = 0;
-        bool local = !l->journal_files && !l->journal_dir;
+        int64_t handler_uid = !l->journal_files && !l->journal_dir ? local_handler_uid() : -1;
         /* Values past the limit come back cut short at it, which is then
          * how they are told over the limit. */
         (void)J.sd_journal_set_data_threshold(jr, PKGNOTE_MAX_CRASH_FIELD + 64);
@@ -472,7 +480,7 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                                 r = pn_error(r, "cannot read the journal: %s", strerror(-r));
                         break;
                 }
-                if (!from_crash_handler(jr, local)) {
+                if (!from_crash_handler(jr, handler_uid)) {
                         foreign++;
                         continue;
                 }
