@@ -88,8 +88,8 @@ static int load(pkgnote_core *c, int rootfd, pn_pkgdb **ret) {
                 return pn_error(-ENOMEM, "out of memory");
         size_t n = 0;
         for (size_t i = 0; i < c->n_modules; i++)
-                if (db_path(c, &c->modules[i]))
-                        paths[n++] = db_path(c, &c->modules[i]);
+                if ((paths[n] = db_path(c, &c->modules[i])))
+                        n++;
         int r = pn_pkgdb_dpkg_paths(rootfd, paths, n, ret);
         free(paths);
         if (r == 0)
