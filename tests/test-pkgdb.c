@@ -489,6 +489,22 @@ static void test_dep5(void) {
         }
         char tiny[8];
         CHECK(!pn_dep5_spdx_id("Unknown-License", 15, tiny, sizeof tiny));
+        /* Every truncated prefix of the file reads without harm: no
+         * license, or a non-empty expression. */
+        size_t n = strlen(dep5), bad = 0;
+        for (size_t k = 0; k <= n; k++) {
+                char *copy = malloc(k ? k : 1);
+                if (!copy)
+                        return;
+                memcpy(copy, dep5, k);
+                e = NULL;
+                int r = pn_dep5_license(copy, k, &e);
+                if (r < 0 || r > 1 || (r == 1 && (!e || !*e)) || (r == 0 && e))
+                        bad++;
+                free(e);
+                free(copy);
+        }
+        CHECK_INT(bad, 0);
 }
 
 int main(void) {
