@@ -1030,6 +1030,9 @@ enum {
         PKGNOTE_EMIT_OBJECT,        /* a relocatable object, as pkgnote_emit_object() */
         PKGNOTE_EMIT_ASM,           /* assembler source, as pkgnote_emit_asm_target() */
         PKGNOTE_EMIT_LINKER_SCRIPT, /* a linker script, as pkgnote_emit_linker_script() */
+        PKGNOTE_EMIT_C_HEADER,      /* a C/C++ header whose top-level asm emits the notes
+                                       (no GNU property note: the compiler writes the
+                                       object's own); from version 0.3 */
 };
 
 /* The N notes in FORM for target T (NULL: this machine; the linker
@@ -1095,6 +1098,27 @@ PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style,
  * pkgnote_ldflags_package_metadata(), where a '%' needs no escape. */
 PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata_for(const char *json, const pkgnote_linker *l, int style,
                                                         char **ret);
+
+/* ------------------------------------------------------------------ */
+/* Injection routes (lib/gen-routes.c), from version 0.3                */
+
+enum {
+        PKGNOTE_ROUTE_GCC_SPECS = 1,  /* a gcc specs file: gcc -specs=FILE */
+        PKGNOTE_ROUTE_CLANG_CONFIG,   /* a clang configuration file: clang --config FILE */
+        PKGNOTE_ROUTE_RESPONSE_FILE,  /* a linker response file: -Wl,@FILE */
+};
+
+/* The text of ROUTE passing --package-metadata=JSON to the linker (JSON
+ * checked as pkgnote_package_note_encode() does; percent-encoded when
+ * pkgnote_linker_decodes_package_metadata(L); L may be NULL) and the
+ * N_OBJECTS absolute OBJECTS (objects holding dlopen notes, which no
+ * linker option makes) as linker inputs.  JSON may be NULL when objects
+ * are given.  Every byte the route's reader treats specially is escaped
+ * with a backslash.  The specs file appends to the link spec and leaves
+ * relocatable (-r) links alone.  *RET is malloc()ed; 0 or -EINVAL,
+ * -ENOMEM. */
+PKGNOTE_PUBLIC int pkgnote_route_text(int route, const char *json, const pkgnote_linker *l,
+                                      const char *const *objects, size_t n_objects, char **ret);
 
 /* ------------------------------------------------------------------ */
 /* Lint (lib/check-lint.c)                                                   */

@@ -588,10 +588,10 @@ static void comment_json(struct pn_text *t, const struct gen_note *x) {
         pn_text_add(t, " */\n");
 }
 
-static int write_asm(const struct gen *g, const pkgnote_target *target, char **ret) {
-        struct pn_text t = {0};
-        for (size_t i = 0; i < g->n; i++)
-                comment_json(&t, &g->v[i]);
+/* The note sections as assembler source into T; PUSH: each between
+ * .pushsection and .popsection, for a C file's top-level asm, which must
+ * leave the compiler's current section as it was. */
+static void asm_notes(struct pn_text *t, const struct gen *g, bool push) {
         for (size_t i = 0; i < g->n; i++) {
                 const struct gen_note *x = &g->v[i];
                 bool package = x->type == PKGNOTE_NT_FDO_PACKAGING_METADATA;
@@ -602,23 +602,32 @@ static int write_asm(const struct gen *g, const pkgnote_target *target, char **r
                  * comment on 32-bit arm; clang takes both.  R (retain): ld.bfd
                  * and lld collect a note in a group under --gc-sections,
                  * since nothing refers to it. */
-                pn_text_add(&t,
-                            "\t.section %s,\"aGR\",%%note,pkgnote.%s.%s,comdat\n"
+                pn_text_add(t,
+                            "\t%s %s,\"aGR\",%%note,pkgnote.%s.%s,comdat\n"
                             "\t.balign 4\n"
                             "\t.long 4\t\t\t/* namesz: \"FDO\" and its NUL */\n"
                             "\t.long %u\t\t/* descsz: JSON, NUL%s */\n"
                             "\t.long 0x%08x\t/* type */\n"
                             "\t.byte 0x46, 0x44, 0x4f, 0x00\t/* \"FDO\" */\n",
-                            section_of(x), package ? "note" : "dlopen", x->group, descsz(x),
+                            push ? ".pushsection" : ".section", section_of(x), package ? "note" : "dlopen", x->group, descsz(x),
                             package ? ", padding" : "", x->type);
                 /* The descriptor and its padding as bytes: no assembler string
                  * escaping to get wrong for quotes, backslashes or UTF-8. */
                 const uint8_t *desc = x->le + 16;
                 size_t n = x->len - 16;
                 for (size_t k = 0; k < n; k++)
-                        pn_text_add(&t, "%s0x%02x%s", k % 16 == 0 ? "\t.byte " : "", desc[k],
+                        pn_text_add(t, "%s0x%02x%s", k % 16 == 0 ? "\t.byte " : "", desc[k],
                                     k % 16 == 15 || k + 1 == n ? "\n" : ", ");
+                if (push)
+                        pn_text_add(t, "\t.popsection\n");
         }
+}
+
+static int write_asm(const struct gen *g, const pkgnote_target *target, char **ret) {
+        struct pn_text t = {0};
+        for (size_t i = 0; i < g->n; i++)
+                comment_json(&t, &g->v[i]);
+        asm_notes(&t, g, false);
         uint8_t prop[PN_GNU_PROPERTY_MAX];
         size_t prop_len;
         if (pn_gnu_property_note(target, prop, &prop_len) > 0) {
@@ -634,6 +643,42 @@ static int write_asm(const struct gen *g, const pkgnote_target *target, char **r
                                 pn_text_add(&t, "\t.long 0x%x\n", pn_rd32(prop + i, target->big_endian));
         }
         pn_text_add(&t, "\t.section .note.GNU-stack,\"\",%%progbits\n");
+        return pn_text_finish(&t, ret);
+}
+
+/* A C header whose top-level asm emits the notes: for code compiled into
+ * another program (vendored or static), which then carries its own note
+ * beside the program's.  The compiler writes the object's GNU property
+ * note itself, from the flags the file is compiled with, so the header
+ * holds none and hardening marks stay what the compilation makes them. */
+static int write_c_header(const struct gen *g, char **ret) {
+        struct pn_text t = {0}, a = {0};
+        pn_text_add(&t, "/* Made by pkgnote generate --format c-header.  Include it in a C or C++\n"
+                        " * file of the program or library: the notes below go into its object.\n"
+                        " * Each is a COMDAT group named after its hash, so including it in several\n"
+                        " * files keeps one copy.  Define PKGNOTE_NO_NOTES to leave them out. */\n");
+        for (size_t i = 0; i < g->n; i++)
+                comment_json(&t, &g->v[i]);
+        pn_text_add(&t, "#ifndef PKGNOTE_NOTES_%s\n#define PKGNOTE_NOTES_%s 1\n", g->v[0].group, g->v[0].group);
+        pn_text_add(&t, "#if defined(__ELF__) && !defined(PKGNOTE_NO_NOTES)\n__asm__(\n");
+        asm_notes(&a, g, true);
+        char *src = NULL;
+        if (pn_text_finish(&a, &src) < 0) {
+                free(t.s);
+                return -ENOMEM;
+        }
+        /* Each line a string literal; the only characters that need an
+         * escape in one are the quotes and the tab. */
+        for (const char *p = src; *p;) {
+                pn_text_add(&t, "\"");
+                for (; *p && *p != '\n'; p++)
+                        pn_text_add(&t, *p == '"' ? "\\\"" : *p == '\t' ? "\\t" : *p == '\\' ? "\\\\" : "%c", *p);
+                pn_text_add(&t, "\\n\"\n");
+                if (*p)
+                        p++;
+        }
+        free(src);
+        pn_text_add(&t, ");\n#endif\n#endif\n");
         return pn_text_finish(&t, ret);
 }
 
@@ -675,7 +720,7 @@ PKGNOTE_PUBLIC int pkgnote_emit(int form, const pkgnote_note_spec *notes, size_t
                 pkgnote_target_host(&host);
                 t = &host;
         }
-        if (form < PKGNOTE_EMIT_NOTES || form > PKGNOTE_EMIT_LINKER_SCRIPT)
+        if (form < PKGNOTE_EMIT_NOTES || form > PKGNOTE_EMIT_C_HEADER)
                 return pn_error(-EINVAL, "unknown output form %d", form);
         struct gen g;
         int r = gen_init(&g, notes, n, t->big_endian);
@@ -706,6 +751,9 @@ PKGNOTE_PUBLIC int pkgnote_emit(int form, const pkgnote_note_spec *notes, size_t
                 break;
         case PKGNOTE_EMIT_ASM:
                 r = write_asm(&g, t, &text);
+                break;
+        case PKGNOTE_EMIT_C_HEADER:
+                r = write_c_header(&g, &text);
                 break;
         default:
                 r = write_linker_script(&g, &text);

@@ -21,12 +21,21 @@
 
 extern char **environ;
 
-enum format { FMT_JSON, FMT_NOTE, FMT_SCRIPT, FMT_ASM, FMT_OBJECT, FMT_LDFLAGS };
+enum format {
+        FMT_JSON, FMT_NOTE, FMT_SCRIPT, FMT_ASM, FMT_OBJECT, FMT_LDFLAGS,
+        FMT_GCC_SPECS, FMT_CLANG_CONFIG, FMT_RESPONSE_FILE, FMT_C_HEADER,
+};
 
 static const char *const format_names[] = {
         [FMT_JSON] = "json",   [FMT_NOTE] = "note",     [FMT_SCRIPT] = "linker-script",
         [FMT_ASM] = "asm",     [FMT_OBJECT] = "object", [FMT_LDFLAGS] = "ldflags",
+        [FMT_GCC_SPECS] = "gcc-specs", [FMT_CLANG_CONFIG] = "clang-config",
+        [FMT_RESPONSE_FILE] = "response-file", [FMT_C_HEADER] = "c-header",
 };
+
+static bool is_route(enum format f) {
+        return f == FMT_GCC_SPECS || f == FMT_CLANG_CONFIG || f == FMT_RESPONSE_FILE;
+}
 
 struct gen_opts {
         struct meta_opts meta;
@@ -38,6 +47,7 @@ struct gen_opts {
         int ldflags_style;
         char **dlopen; /* --dlopen texts */
         size_t n_dlopen;
+        const char *note_object; /* --note-object: the routes' dlopen notes */
 };
 
 static void generate_help(void) {
@@ -69,6 +79,18 @@ static void generate_help(void) {
                "                              object: a relocatable ELF object to link in;\n"
                "                                works with every linker\n"
                "                              ldflags: compiler-driver options for the linker\n"
+               "                              gcc-specs: a gcc specs file (gcc -specs=FILE);\n"
+               "                                appends to the link spec, not for -r links\n"
+               "                              clang-config: a clang configuration file\n"
+               "                                (clang --config FILE)\n"
+               "                              response-file: a linker response file\n"
+               "                                (-Wl,@FILE; Rust: cargo:rustc-link-arg=@FILE)\n"
+               "                              c-header: a C/C++ header emitting the notes\n"
+               "                                (#include it in one file of the program)\n"
+               "      --note-object FILE      gcc-specs, clang-config, response-file: write\n"
+               "                              the --dlopen notes as an object to FILE and\n"
+               "                              name it in the route (a linker option makes\n"
+               "                              only the package note)\n"
                "  -o, --output FILE           write to FILE (atomically) instead of standard\n"
                "                              output; with ldflags, where to write a linker\n"
                "                              script or object when the linker is too old\n"
@@ -180,7 +202,8 @@ static int probe_linker(const char *program, pkgnote_linker *ret) {
         return EXIT_OK;
 }
 
-static int emit_ldflags(const struct gen_opts *o, const char *json) {
+/* The linker the build runs, from --ld, $LD, --linker or "ld". */
+static int resolve_linker(const struct gen_opts *o, pkgnote_linker *l) {
         static const char *const default_program[] = {
                 [PKGNOTE_LINKER_BFD] = "ld.bfd",
                 [PKGNOTE_LINKER_GOLD] = "ld.gold",
@@ -193,13 +216,20 @@ static int emit_ldflags(const struct gen_opts *o, const char *json) {
                 program = env_ld;
         if (!program)
                 program = o->linker ? default_program[o->linker] : "ld";
-        pkgnote_linker l;
-        int r = probe_linker(program, &l);
+        int r = probe_linker(program, l);
         if (r != EXIT_OK)
                 return r;
-        if (o->linker && l.kind != o->linker)
-                return tool_fail("generate: --ld: '%s' is %s, not %s", program, pkgnote_linker_kind_name(l.kind),
+        if (o->linker && l->kind != o->linker)
+                return tool_fail("generate: --ld: '%s' is %s, not %s", program, pkgnote_linker_kind_name(l->kind),
                                  pkgnote_linker_kind_name(o->linker));
+        return EXIT_OK;
+}
+
+static int emit_ldflags(const struct gen_opts *o, const char *json) {
+        pkgnote_linker l;
+        int r = resolve_linker(o, &l);
+        if (r != EXIT_OK)
+                return r;
         char *line = NULL;
         if (pkgnote_linker_has_package_metadata(&l)) {
                 r = pkgnote_ldflags_package_metadata_for(json, &l, o->ldflags_style, &line);
@@ -302,6 +332,7 @@ static int emit_notes(const struct gen_opts *o, const char *json, const pkgnote_
                 [FMT_SCRIPT] = PKGNOTE_EMIT_LINKER_SCRIPT,
                 [FMT_ASM] = PKGNOTE_EMIT_ASM,
                 [FMT_OBJECT] = PKGNOTE_EMIT_OBJECT,
+                [FMT_C_HEADER] = PKGNOTE_EMIT_C_HEADER,
         };
         pkgnote_target le = *t;
         if (o->format == FMT_JSON)
@@ -326,6 +357,59 @@ static int emit_notes(const struct gen_opts *o, const char *json, const pkgnote_
         return r;
 }
 
+/* A specs file, clang configuration or response file: the package note
+ * as a linker option, the dlopen notes in an object named by path. */
+static int emit_route(const struct gen_opts *o, const char *json, const pkgnote_target *t) {
+        static const int routes[] = {
+                [FMT_GCC_SPECS] = PKGNOTE_ROUTE_GCC_SPECS,
+                [FMT_CLANG_CONFIG] = PKGNOTE_ROUTE_CLANG_CONFIG,
+                [FMT_RESPONSE_FILE] = PKGNOTE_ROUTE_RESPONSE_FILE,
+        };
+        if (o->n_dlopen && !o->note_object)
+                return tool_fail("generate: --dlopen: %s passes the package note as a linker option, which makes no dlopen note; give --note-object FILE for an object holding them",
+                                 format_names[o->format]);
+        if (o->note_object && !o->n_dlopen)
+                return tool_fail("generate: --note-object: no --dlopen note to write there");
+        pkgnote_linker l = {0};
+        int r;
+        if (json) {
+                if ((r = resolve_linker(o, &l)) != EXIT_OK)
+                        return r;
+                if (!pkgnote_linker_has_package_metadata(&l))
+                        return tool_fail("generate: %s %u.%u has no --package-metadata; use --format object", pkgnote_linker_kind_name(l.kind), l.major, l.minor);
+        }
+        char *abs = NULL;
+        if (o->note_object) {
+                pkgnote_note_spec *specs = calloc(o->n_dlopen, sizeof *specs);
+                if (!specs)
+                        return tool_fail("generate: out of memory");
+                for (size_t i = 0; i < o->n_dlopen; i++)
+                        specs[i] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, o->dlopen[i]};
+                uint8_t *data;
+                size_t len;
+                r = pkgnote_emit(PKGNOTE_EMIT_OBJECT, specs, o->n_dlopen, t, &data, &len);
+                free(specs);
+                if (r < 0)
+                        return fail_lib("--dlopen", r);
+                r = write_output(o->note_object, data, len, PKGNOTE_OUTPUT_BINARY);
+                free(data);
+                if (r != EXIT_OK)
+                        return r;
+                /* The build may link in another directory. */
+                if (!(abs = realpath(o->note_object, NULL)))
+                        return tool_fail("generate: --note-object: cannot resolve '%s': %s", o->note_object, strerror(errno));
+        }
+        const char *objects[1] = {abs};
+        char *text = NULL;
+        r = pkgnote_route_text(routes[o->format], json, json ? &l : NULL, objects, abs ? 1 : 0, &text);
+        free(abs);
+        if (r < 0)
+                return fail_lib(format_names[o->format], r);
+        r = write_output(o->output, text, strlen(text), PKGNOTE_OUTPUT_STDIO);
+        free(text);
+        return r;
+}
+
 static int emit(const struct gen_opts *o, const char *json) {
         pkgnote_target t;
         int r;
@@ -338,7 +422,11 @@ static int emit(const struct gen_opts *o, const char *json) {
                 return tool_fail("generate: gold has no INSERT in linker scripts, so no script can add the note; use --format object or ldflags");
         if (o->format == FMT_SCRIPT && o->linker == PKGNOTE_LINKER_MOLD)
                 return tool_fail("generate: mold does not read SECTIONS linker scripts; use --format object or ldflags");
-        if (o->n_dlopen) {
+        if (is_route(o->format))
+                return emit_route(o, json, &t);
+        if (o->note_object)
+                return tool_fail("generate: --note-object is for gcc-specs, clang-config and response-file");
+        if (o->n_dlopen || o->format == FMT_C_HEADER) {
                 if (o->format == FMT_LDFLAGS)
                         return tool_fail("generate: --dlopen: linker options carry only the package note; use --format object, asm or linker-script for dlopen notes");
                 return emit_notes(o, json, &t);
@@ -387,7 +475,7 @@ static int emit(const struct gen_opts *o, const char *json) {
 }
 
 int cmd_generate(int argc, char **argv) {
-        enum { OPT_LINKER = META_OPT_END, OPT_LD, OPT_LDFLAGS_STYLE, OPT_DLOPEN };
+        enum { OPT_LINKER = META_OPT_END, OPT_LD, OPT_LDFLAGS_STYLE, OPT_DLOPEN, OPT_NOTE_OBJECT };
         static const struct option longopts[] = {
                 META_LONG_OPTIONS,
                 {"format", required_argument, NULL, 'F'},
@@ -397,6 +485,7 @@ int cmd_generate(int argc, char **argv) {
                 {"ld", required_argument, NULL, OPT_LD},
                 {"ldflags-style", required_argument, NULL, OPT_LDFLAGS_STYLE},
                 {"dlopen", required_argument, NULL, OPT_DLOPEN},
+                {"note-object", required_argument, NULL, OPT_NOTE_OBJECT},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -419,7 +508,7 @@ int cmd_generate(int argc, char **argv) {
                                 if (!strcmp(optarg, format_names[f]))
                                         break;
                         if (f == sizeof format_names / sizeof *format_names) {
-                                tool_fail("generate: --format: unknown format '%s' (json, note, linker-script, asm, object, ldflags)", optarg);
+                                tool_fail("generate: --format: unknown format '%s' (json, note, linker-script, asm, object, ldflags, gcc-specs, clang-config, response-file, c-header)", optarg);
                                 goto out;
                         }
                         o.format = (enum format)f;
@@ -436,6 +525,7 @@ int cmd_generate(int argc, char **argv) {
                         break;
                 case OPT_LD: o.ld = optarg; break;
                 case OPT_DLOPEN: dlopen_args[n_dlopen_args++] = optarg; break;
+                case OPT_NOTE_OBJECT: o.note_object = optarg; break;
                 case OPT_LDFLAGS_STYLE:
                         if (!strcmp(optarg, "shell"))
                                 o.ldflags_style = PKGNOTE_LDFLAGS_SHELL;
