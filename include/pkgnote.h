@@ -1180,6 +1180,12 @@ typedef void (*pkgnote_lint_fn)(void *userdata, const pkgnote_lint_finding *find
  * of error findings, or a negative errno (-ENOMEM) when the object could
  * not be checked at all. */
 PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userdata);
+/* pkgnote_lint(), and also (check "os-release-mismatch", an error) each
+ * package note's os, osVersion and osCpe against the ID, VERSION_ID and
+ * CPE_NAME of OSR, the build root's os-release (NULL: not checked); only
+ * what both state is compared.  From version 0.3. */
+PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_elf *e, const pkgnote_os_release *osr, pkgnote_lint_fn fn,
+                                           void *userdata);
 
 /* ------------------------------------------------------------------ */
 /* Stamp (lib/stamp.c)                                                 */

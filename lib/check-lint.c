@@ -65,6 +65,7 @@ enum check {
         C_BAD_DLOPEN,
         C_DROPS_HARDENING,
         C_DEBUG_FILE,
+        C_OS_RELEASE_MISMATCH,
         _C_MAX,
 };
 
@@ -106,6 +107,7 @@ static const pkgnote_lint_check checks[_C_MAX] = {
         [C_UNSUPPORTED_TYPE] = {"unsupported-type", W, "not an executable, shared object or relocatable object; not checked"},
         [C_BAD_DLOPEN] = {"bad-dlopen", E, "a dlopen note is not an array of entries with soname lists and known priorities"},
         [C_DROPS_HARDENING] = {"drops-hardening", W, "a note object for x86 or aarch64 lacks the GNU property note, so it strips IBT/SHSTK or BTI/PAC from every program it is linked into"},
+        [C_OS_RELEASE_MISMATCH] = {"os-release-mismatch", E, "os, osVersion or osCpe disagrees with the build root's os-release (lint --os-release)"},
         [C_DEBUG_FILE] = {"separate-debug-file", W, "the program headers describe another file (a separate debug file): notes are read from the sections and their layout is not checked"},
 };
 #undef E
@@ -128,6 +130,7 @@ struct lint {
         pkgnote_lint_fn fn;
         void *userdata;
         int errors;
+        const pkgnote_os_release *osr; /* the build root's, or NULL */
         const pkgnote_phdr *ph;
         int n_ph;
         const pkgnote_shdr *sh;
@@ -427,6 +430,28 @@ static void check_type(struct lint *l, uint64_t off, const char *v) {
                quote(q, sizeof q, v));
 }
 
+/* The note names the OS it was built for; the build root's os-release
+ * says which that is.  A bootstrap that carries over another
+ * distribution's os-release (or pkgnote options) names the wrong one.
+ * Only what both state is compared. */
+static void check_against_os_release(struct lint *l, uint64_t off, const json_t *obj) {
+        static const struct {
+                const char *key, *field;
+        } pairs[] = {
+                {PKGNOTE_KEY_OS, "ID"},
+                {PKGNOTE_KEY_OS_VERSION, "VERSION_ID"},
+                {PKGNOTE_KEY_OS_CPE, "CPE_NAME"},
+        };
+        char q[QBUF], q2[QBUF];
+        for (size_t i = 0; i < ELEMENTSOF(pairs); i++) {
+                const char *v = json_string_value(json_object_get(obj, pairs[i].key));
+                const char *want = pkgnote_os_release_get(l->osr, pairs[i].field);
+                if (v && want && *want && strcmp(v, want))
+                        report(l, C_OS_RELEASE_MISMATCH, off, "%s is %s, but the build root's os-release has %s=%s",
+                               pairs[i].key, quote(q, sizeof q, v), pairs[i].field, quote(q2, sizeof q2, want));
+        }
+}
+
 static void check_object(struct lint *l, const pkgnote_note *n, const json_t *obj) {
         char q[QBUF], q2[QBUF];
         uint64_t off = n->offset;
@@ -468,6 +493,8 @@ static void check_object(struct lint *l, const pkgnote_note *n, const json_t *ob
                 else if (!strcmp(*k, PKGNOTE_KEY_DEBUG_INFO_URL))
                         check_url(l, off, s);
         }
+        if (l->osr)
+                check_against_os_release(l, off, obj);
 
         const char *key;
         json_t *x;
@@ -700,7 +727,12 @@ static void check_note_object_properties(struct lint *l, const pkgnote_note *not
 }
 
 PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userdata) {
-        struct lint l = {.e = e, .fn = fn, .userdata = userdata};
+        return pkgnote_lint_os_release(e, NULL, fn, userdata);
+}
+
+PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_elf *e, const pkgnote_os_release *osr, pkgnote_lint_fn fn,
+                                           void *userdata) {
+        struct lint l = {.e = e, .fn = fn, .userdata = userdata, .osr = osr};
         unsigned type = pkgnote_elf_type(e);
         if (type != ET_REL && type != ET_EXEC && type != ET_DYN) {
                 const char *name = pkgnote_elf_type_name(type);

@@ -433,6 +433,40 @@ else
         skip "/usr/bin/systemctl" "no package note in /usr/bin/systemctl"
 fi
 
+# --os-release ROOT: a note naming another distribution than the build
+# root's os-release (a bootstrap that kept the old one) is an error; one
+# that agrees, or a root that states less, is not.
+mkdir -p "$T/osroot/etc" "$T/osroot2/usr/lib"
+printf 'ID=newdistro\nVERSION_ID=1\nCPE_NAME="cpe:/o:newdistro:newdistro:1"\n' >"$T/osroot/etc/os-release"
+printf 'ID=debian\n' >"$T/osroot2/usr/lib/os-release"
+printf 'int main(void) { return 0; }\n' >"$T/osm.c"
+if gcc "$T/osm.c" -Wl,--build-id -Xlinker '--package-metadata={"type":"deb","name":"x","version":"1","os":"debian","osVersion":"12","osCpe":"cpe:/o:debian:debian_linux:12"}' -o "$T/osx" 2>"$T/err"; then
+        "$PKGNOTE" lint --os-release "$T/osroot" "$T/osx" >"$T/out" 2>&1
+        rc=$?
+        if [ $rc -eq 1 ] && [ "$(grep -c ': error: os-release-mismatch: ' "$T/out")" -eq 3 ] &&
+                grep -q 'osCpe is "cpe:/o:debian:debian_linux:12", but the build root.s os-release has CPE_NAME="cpe:/o:newdistro:newdistro:1"' "$T/out"; then
+                pass "--os-release: os, osVersion, osCpe of another distribution flagged"
+        else
+                fail "--os-release: os, osVersion, osCpe of another distribution flagged" "status $rc" "$(cat "$T/out")"
+        fi
+        "$PKGNOTE" lint --os-release "$T/osroot2" "$T/osx" >"$T/out" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && ! grep -q os-release-mismatch "$T/out"; then
+                pass "--os-release: agreeing ID, nothing else stated: clean"
+        else
+                fail "--os-release: agreeing ID, nothing else stated: clean" "status $rc" "$(cat "$T/out")"
+        fi
+        "$PKGNOTE" lint --os-release "$T/nonexistent" "$T/osx" >"$T/out" 2>&1
+        rc=$?
+        if [ $rc -eq 2 ] && grep -q "cannot read os-release" "$T/out"; then
+                pass "--os-release: a root without os-release is an error (exit 2)"
+        else
+                fail "--os-release: a root without os-release is an error (exit 2)" "status $rc" "$(cat "$T/out")"
+        fi
+else
+        fail "--os-release: link" "$(cat "$T/err")"
+fi
+
 if [ "$failed" -ne 0 ]; then
         echo "# $failed failed"
         exit 1

@@ -13,6 +13,7 @@
 struct lint_opts {
         bool json;
         bool quiet;
+        pkgnote_os_release *osr; /* --os-release ROOT */
 };
 
 struct lint_run {
@@ -52,7 +53,7 @@ static int lint_one(const char *path, const struct lint_opts *o, size_t *errors,
         if (r < 0)
                 return tool_error(path, "cannot read", r);
         struct lint_run run = {.o = o, .path = path};
-        r = pkgnote_lint(e, on_finding, &run);
+        r = pkgnote_lint_os_release(e, o->osr, on_finding, &run);
         pkgnote_elf_free(e);
         *errors += run.errors;
         *warnings += run.warnings;
@@ -70,7 +71,7 @@ static void list_checks(void) {
 }
 
 static void lint_help(void) {
-        printf("Usage: pkgnote lint [--json] [--quiet] FILE...\n"
+        printf("Usage: pkgnote lint [--json] [--quiet] [--os-release ROOT] FILE...\n"
                "\n"
                "Check the package notes of ELF files against the package note spec and\n"
                "against what core dumps and other readers need ('-' reads standard input).\n"
@@ -78,6 +79,8 @@ static void lint_help(void) {
                "\n"
                "  -j, --json         one JSON object per finding and line\n"
                "  -q, --quiet        report errors only, and no summary\n"
+               "      --os-release ROOT  also check each note's os, osVersion and osCpe\n"
+               "                     against ROOT's os-release (ID, VERSION_ID, CPE_NAME)\n"
                "      --list-checks  list the checks with their severity and exit\n"
                "  -h, --help         show this help\n"
                "\n"
@@ -90,11 +93,12 @@ static const char *plural(size_t n, const char *one, const char *many) {
 }
 
 int cmd_lint(int argc, char **argv) {
-        enum { OPT_LIST = 0x100 };
+        enum { OPT_LIST = 0x100, OPT_OS_RELEASE };
         static const struct option longopts[] = {
                 {"json", no_argument, NULL, 'j'},
                 {"quiet", no_argument, NULL, 'q'},
                 {"list-checks", no_argument, NULL, OPT_LIST},
+                {"os-release", required_argument, NULL, OPT_OS_RELEASE},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -104,12 +108,22 @@ int cmd_lint(int argc, char **argv) {
                 switch (c) {
                 case 'j': o.json = true; break;
                 case 'q': o.quiet = true; break;
-                case OPT_LIST: list_checks(); return EXIT_OK;
-                case 'h': lint_help(); return EXIT_OK;
-                default: return EXIT_FAILURE_;
+                case OPT_LIST: list_checks(); pkgnote_os_release_free(o.osr); return EXIT_OK;
+                case OPT_OS_RELEASE: {
+                        pkgnote_os_release_free(o.osr);
+                        o.osr = NULL;
+                        int r = pkgnote_os_release_read(optarg, &o.osr);
+                        if (r < 0)
+                                return tool_error(optarg, "cannot read os-release", r);
+                        break;
                 }
-        if (optind >= argc)
+                case 'h': lint_help(); pkgnote_os_release_free(o.osr); return EXIT_OK;
+                default: pkgnote_os_release_free(o.osr); return EXIT_FAILURE_;
+                }
+        if (optind >= argc) {
+                pkgnote_os_release_free(o.osr);
                 return tool_fail("lint: no FILE given (see 'pkgnote lint --help')");
+        }
         int ret = EXIT_OK;
         size_t errors = 0, warnings = 0, files = 0;
         for (int i = optind; i < argc; i++) {
@@ -119,6 +133,7 @@ int cmd_lint(int argc, char **argv) {
                 if (r > ret)
                         ret = r;
         }
+        pkgnote_os_release_free(o.osr);
         if (fflush(stdout) != 0)
                 return tool_fail("cannot write output: %s", strerror(errno));
         /* Like compilers and rpmlint: a count when something was found,
