@@ -971,6 +971,48 @@ static void test_dlopen_notes(void) {
         CHECK(x == NULL);
 }
 
+/* The routes' texts: each byte a reader treats specially escaped, the
+ * JSON percent-encoded for a decoding linker, '#' refused in a specs file,
+ * objects named by absolute path only; the C header wraps the asm. */
+static void test_routes(void) {
+        const char *json = "{\"name\":\"a b'\\\"%{}|:\\\\\",\"x\":\"Ω\"}";
+        pkgnote_linker bfd240 = {PKGNOTE_LINKER_BFD, 2, 40}, bfd244 = {PKGNOTE_LINKER_BFD, 2, 44};
+        char *s;
+        CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_RESPONSE_FILE, json, &bfd240, NULL, 0, &s), 0);
+        CHECK(!strcmp(s, "--package-metadata=\\{\\\"name\\\"\\:\\\"a\\ b\\'\\\\\\\"\\%\\{\\}\\|\\:\\\\\\\\\\\",\\\"x\\\"\\:\\\"Ω\\\"\\}\n"));
+        free(s);
+        CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_RESPONSE_FILE, json, &bfd244, NULL, 0, &s), 0);
+        CHECK(!strncmp(s, "--package-metadata=\\%7B\\%22name\\%22", strlen("--package-metadata=\\%7B\\%22name\\%22")));
+        free(s);
+        const char *obj[] = {"/tmp/dl notes.o"};
+        CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_GCC_SPECS, "{\"name\":\"a\"}", NULL, obj, 1, &s), 0);
+        CHECK(strstr(s, "*pkgnote_link:\n--package-metadata=\\{\\\"name\\\"\\:\\\"a\\\"\\} /tmp/dl\\ notes.o\n\n") != NULL);
+        CHECK(strstr(s, "*link:\n+ %{!r:%(pkgnote_link)}\n") != NULL);
+        free(s);
+        CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_CLANG_CONFIG, NULL, NULL, obj, 1, &s), 0);
+        CHECK(strstr(s, "\n-Xlinker /tmp/dl\\ notes.o\n") != NULL && !strstr(s, "package-metadata"));
+        free(s);
+        s = NULL;
+        CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_GCC_SPECS, "{\"name\":\"a#b\"}", NULL, NULL, 0, &s), -EINVAL);
+        CHECK(s == NULL && strstr(pkgnote_last_error(), "'#'") != NULL);
+        const char *rel[] = {"dl.o"};
+        CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_RESPONSE_FILE, NULL, NULL, rel, 1, &s), -EINVAL);
+        CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_RESPONSE_FILE, NULL, NULL, NULL, 0, &s), -EINVAL);
+        CHECK_INT(pkgnote_route_text(0, json, NULL, NULL, 0, &s), -EINVAL);
+        CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_RESPONSE_FILE, "{\"name\":\"a\001\"}", NULL, NULL, 0, &s), -EINVAL);
+
+        pkgnote_note_spec spec = {PKGNOTE_NT_FDO_PACKAGING_METADATA, "{\"name\":\"q\\\"*/\"}"};
+        uint8_t *h;
+        size_t len;
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_C_HEADER, &spec, 1, NULL, &h, &len), 0);
+        CHECK(len == strlen((char *)h));
+        CHECK(strstr((char *)h, "\"\\t.pushsection .note.package,\\\"aGR\\\",%note,pkgnote.note.") != NULL);
+        CHECK(strstr((char *)h, "\"\\t.popsection\\n\"\n);\n#endif\n#endif\n") != NULL);
+        CHECK(strstr((char *)h, "*\\/") != NULL && !strstr((char *)h, "q\\\"*/"));
+        CHECK(!strstr((char *)h, ".note.gnu.property"));
+        free(h);
+}
+
 int main(void) {
         test_os_release_quoting();
         test_os_release_root();
@@ -988,6 +1030,7 @@ int main(void) {
         test_ldflags();
         test_percent_encoding();
         test_dlopen_notes();
+        test_routes();
         if (failures) {
                 fprintf(stderr, "test-emit: %d of %d checks failed\n", failures, checks);
                 return 1;
