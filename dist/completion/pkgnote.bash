@@ -13,8 +13,8 @@ _pkgnote() {
         generate)
                 opts="--type --name --version --architecture --os --os-version --os-cpe --app-cpe
                       --debuginfod-url --rpm --metadata --root --os-release --no-os-release --format --output
-                      --target --linker --ld --ldflags-style --dlopen --help" ;;
-        lint) opts="--json --quiet --list-checks --help" ;;
+                      --target --linker --ld --ldflags-style --dlopen --note-object --help" ;;
+        lint) opts="--json --quiet --os-release --list-checks --help" ;;
         core) opts="--json --format --root --no-disk --all-threads --stats --help" ;;
         pid) opts="--json --root --no-database --stack --all-threads --help" ;;
         ps) opts="--json --by-package --needs-restart --user --exe --root --no-database --help" ;;
@@ -26,7 +26,7 @@ _pkgnote() {
         case $prev in
         --format | -F)
                 case $cmd in
-                generate) COMPREPLY=($(compgen -W "json note linker-script asm object ldflags" -- "$cur")) ;;
+                generate) COMPREPLY=($(compgen -W "json note linker-script asm object ldflags gcc-specs clang-config response-file c-header" -- "$cur")) ;;
                 scan) COMPREPLY=($(compgen -W "table json spdx cyclonedx" -- "$cur")) ;;
                 deps) COMPREPLY=($(compgen -W "rpm deb json" -- "$cur")) ;;
                 esac
