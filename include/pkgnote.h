@@ -1881,7 +1881,8 @@ PKGNOTE_PUBLIC size_t pkgnote_closure_count(const pkgnote_closure *c);
 PKGNOTE_PUBLIC const char *pkgnote_closure_path(const pkgnote_closure *c, size_t i);
 PKGNOTE_PUBLIC const char *pkgnote_closure_target(const pkgnote_closure *c, size_t i);
 /* What could not be found: the name looked for (of a dlopen entry, its
- * first soname) and the object that wanted it in *BY (may be NULL). */
+ * sonames joined by " or ", then its feature and priority in parentheses)
+ * and the object that wanted it in *BY (may be NULL). */
 PKGNOTE_PUBLIC size_t pkgnote_closure_missing_count(const pkgnote_closure *c);
 PKGNOTE_PUBLIC const char *pkgnote_closure_missing(const pkgnote_closure *c, size_t i, const char **by);
 /* Problems met that did not stop the closure (an ld.so.conf include loop,
@@ -1889,11 +1890,12 @@ PKGNOTE_PUBLIC const char *pkgnote_closure_missing(const pkgnote_closure *c, siz
 PKGNOTE_PUBLIC size_t pkgnote_closure_problem_count(const pkgnote_closure *c);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_closure_problem(const pkgnote_closure *c, size_t i);
 /* {"root", "files": [{"path", "type": "file"|"symlink", "target",
+ * "directory" (true: a link that stands for a directory),
  * "why": [{"kind": "program"|"interpreter"|"needed"|"dlopen", "by",
  * "name", "feature", "priority"}], "package"}], "missing": [reasons, a
  * dlopen entry's with "names"], "problems": [{"path", "message"}]},
- * "package" (the binary package that ships the file) only with DB (may be
- * NULL).  0 with *RET (malloc()ed), or -ENOMEM. */
+ * "package" (the binary package that ships the file or link; not for a
+ * link to a directory, which many list) only with DB (may be NULL).  0 with *RET (malloc()ed), or -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgnote_pkgdb *db, char **ret);
 
 /* ------------------------------------------------------------------ */

@@ -144,7 +144,7 @@ static int walk_in_root_links(int rootfd, const char *path, pn_root_link_fn link
                                 r = -ENAMETOOLONG;
                                 break;
                         }
-                        if ((r = link(u, at, target)) < 0)
+                        if ((r = link(u, at, target, todo[strspn(todo, "/")] == '\0')) < 0)
                                 break;
                 }
                 size_t rl = strlen(todo);

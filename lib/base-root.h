@@ -70,9 +70,10 @@ int pn_read_below(int dirfd, const char *rel, size_t max, void **data, size_t *l
 int pn_resolve_in_root(int rootfd, const char *path, char **ret, struct stat *st);
 
 /* Called for each symbolic link met resolving a path: AT, its own path
- * in the root (no leading '/', no link in it), and TARGET, its text.  A
- * negative errno stops the walk. */
-typedef int (*pn_root_link_fn)(void *u, const char *at, const char *target);
+ * in the root (no leading '/', no link in it), TARGET, its text, and LAST,
+ * whether it is the path's last component (else it stands for a
+ * directory).  A negative errno stops the walk. */
+typedef int (*pn_root_link_fn)(void *u, const char *at, const char *target, bool last);
 /* Opens the regular file PATH inside ROOTFD for reading, resolved one
  * component at a time as RESOLVE_IN_ROOT would (no escape through "..",
  * absolute links from ROOTFD, at most PN_MAX_SYMLINKS links: -ELOOP),

@@ -125,6 +125,7 @@ struct abi {
 struct cfile {
         char *path;   /* absolute, as in the root */
         char *target; /* a symbolic link's text, or NULL */
+        bool dir_link; /* a link that stands for a directory: packages share those */
         json_t *why;  /* reasons, at most PKGNOTE_MAX_CLOSURE_REASONS */
         size_t more;  /* reasons past those */
 };
@@ -155,6 +156,8 @@ struct pkgnote_closure {
         size_t conf_files;
         struct smap conf_seen; /* ld.so.conf files read, against loops */
         json_t *missing;
+        char **missing_text; /* pkgnote_closure_missing()'s, one per entry of MISSING */
+        size_t cap_missing_text;
         struct pn_problems problems;
         char **features;
         size_t n_features;
@@ -206,6 +209,7 @@ PKGNOTE_PUBLIC void pkgnote_closure_free(pkgnote_closure *c) {
         smap_done(&c->conf_seen);
         pn_free_strv(c->conf, c->n_conf);
         pn_free_strv(c->features, c->n_features);
+        pn_free_strv(c->missing_text, json_array_size(c->missing));
         json_decref(c->missing);
         pn_problems_clear(&c->problems);
         if (c->rootfd >= 0)
@@ -365,7 +369,7 @@ static int read_conf(pkgnote_closure *c, const char *path, unsigned depth) {
 /* ------------------------------------------------------------------ */
 /* Files and reasons */
 
-static int add_file(pkgnote_closure *c, const char *path, const char *target, json_t *why, size_t *ret) {
+static int add_file(pkgnote_closure *c, const char *path, const char *target, bool dir_link, json_t *why, size_t *ret) {
         size_t i;
         if (!smap_get(&c->by_path, path, &i)) {
                 if (c->n_files >= PKGNOTE_MAX_CLOSURE_FILES)
@@ -373,7 +377,8 @@ static int add_file(pkgnote_closure *c, const char *path, const char *target, js
                 if (PN_GROW(c->files, c->cap_files, c->n_files + 1) < 0)
                         return pn_error(-ENOMEM, "out of memory");
                 struct cfile *f = &c->files[c->n_files];
-                *f = (struct cfile){.path = strdup(path), .target = target ? strdup(target) : NULL, .why = json_array()};
+                *f = (struct cfile){.path = strdup(path), .target = target ? strdup(target) : NULL, .dir_link = dir_link,
+                                    .why = json_array()};
                 if (!f->path || (target && !f->target) || !f->why || smap_put(&c->by_path, path, c->n_files) < 0) {
                         free(f->path);
                         free(f->target);
@@ -411,15 +416,18 @@ fail:
 
 struct links {
         char **at, **target;
-        size_t n, cap_at, cap_target;
+        bool *last;
+        size_t n, cap_at, cap_target, cap_last;
 };
 
-static int collect_link(void *u, const char *at, const char *target) {
+static int collect_link(void *u, const char *at, const char *target, bool last) {
         struct links *l = u;
         if (l->n >= PN_MAX_SYMLINKS + 1)
                 return -ELOOP;
-        if (PN_GROW(l->at, l->cap_at, l->n + 1) < 0 || PN_GROW(l->target, l->cap_target, l->n + 1) < 0)
+        if (PN_GROW(l->at, l->cap_at, l->n + 1) < 0 || PN_GROW(l->target, l->cap_target, l->n + 1) < 0 ||
+            PN_GROW(l->last, l->cap_last, l->n + 1) < 0)
                 return -ENOMEM;
+        l->last[l->n] = last;
         if (asprintf(&l->at[l->n], "/%s", at) < 0)
                 return -ENOMEM;
         if (!(l->target[l->n] = strdup(target))) {
@@ -433,6 +441,7 @@ static int collect_link(void *u, const char *at, const char *target) {
 static void links_done(struct links *l) {
         pn_free_strv(l->at, l->n);
         pn_free_strv(l->target, l->n);
+        free(l->last);
 }
 
 static const pkgnote_phdr *find_phdr(pkgnote_elf *e, uint32_t type) {
@@ -544,11 +553,11 @@ static int try_path(pkgnote_closure *c, const char *path, const struct abi *want
                         goto out;
         }
         for (size_t i = 0; r == 0 && i < l.n; i++)
-                r = add_file(c, l.at[i], l.target[i], why, NULL);
+                r = add_file(c, l.at[i], l.target[i], !l.last[i], why, NULL);
         char abs[PATH_MAX + 1];
         snprintf(abs, sizeof abs, "/%s", resolved);
         size_t fi;
-        if (r == 0 && (r = add_file(c, abs, NULL, why, &fi)) == 0) {
+        if (r == 0 && (r = add_file(c, abs, NULL, false, why, &fi)) == 0) {
                 if (c->objs[oi].file == SIZE_MAX)
                         c->objs[oi].file = fi;
                 *ret = oi;
@@ -739,7 +748,7 @@ static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, 
         name_key(key, sizeof key, &abi, name);
         if (smap_get(&c->by_name, key, &found)) {
                 *ret = found;
-                return add_file(c, c->files[c->objs[found].file].path, NULL, why, NULL) < 0 ? -ENOMEM : 1;
+                return add_file(c, c->files[c->objs[found].file].path, NULL, false, why, NULL) < 0 ? -ENOMEM : 1;
         }
         if (!c->conf_read) {
                 c->conf_read = true;
@@ -777,8 +786,31 @@ static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, 
         return 1;
 }
 
+/* Records WHY as not found, with its text for pkgnote_closure_missing():
+ * the name, or a dlopen entry's names with its feature and priority. */
 static int add_missing(pkgnote_closure *c, json_t *why) {
-        return json_array_append(c->missing, why) < 0 ? pn_error(-ENOMEM, "out of memory") : 0;
+        size_t n = json_array_size(c->missing);
+        if (PN_GROW(c->missing_text, c->cap_missing_text, n + 1) < 0)
+                return pn_error(-ENOMEM, "out of memory");
+        const json_t *names = json_object_get(why, "names");
+        char *text = NULL;
+        if (names) {
+                struct pn_text t = {0};
+                for (size_t i = 0; i < json_array_size(names); i++)
+                        pn_text_add(&t, "%s%s", i ? " or " : "", json_string_value(json_array_get(names, i)));
+                const char *f = json_string_value(json_object_get(why, "feature"));
+                pn_text_add(&t, " (dlopen%s%s, %s)", f ? ", feature " : "", f ? f : "",
+                            json_string_value(json_object_get(why, "priority")));
+                if (pn_text_finish(&t, &text) < 0)
+                        text = NULL;
+        } else
+                text = strdup(json_string_value(json_object_get(why, "name")));
+        if (!text || json_array_append(c->missing, why) < 0) {
+                free(text);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        c->missing_text[n] = text;
+        return 0;
 }
 
 /* Is the dlopen entry I of N asked for? */
@@ -915,8 +947,7 @@ PKGNOTE_PUBLIC const char *pkgnote_closure_missing(const pkgnote_closure *c, siz
                 return NULL;
         if (by)
                 *by = json_string_value(json_object_get(m, "by"));
-        const char *name = json_string_value(json_object_get(m, "name"));
-        return name ? name : json_string_value(json_array_get(json_object_get(m, "names"), 0));
+        return c->missing_text[i];
 }
 PKGNOTE_PUBLIC size_t pkgnote_closure_problem_count(const pkgnote_closure *c) {
         return c->problems.n;
@@ -934,11 +965,13 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
                                       f->target ? "symlink" : "file", "why", f->why);
                 if (o && f->target)
                         json_object_set_new(o, "target", jstr(f->target));
+                if (o && f->dir_link)
+                        json_object_set_new(o, "directory", json_true());
                 if (o && f->more)
                         json_object_set_new(o, "moreReasons", json_integer((json_int_t)f->more));
                 size_t pi;
                 pkgnote_db_package p = {.size = sizeof p};
-                if (o && db && pkgnote_pkgdb_owner(db, f->path, &pi) > 0 && pkgnote_pkgdb_package(db, pi, &p) > 0)
+                if (o && db && !f->dir_link && pkgnote_pkgdb_owner(db, f->path, &pi) > 0 && pkgnote_pkgdb_package(db, pi, &p) > 0)
                         json_object_set_new(o, "package", jstr(p.binary_name));
                 if (!o || json_array_append_new(files, o) < 0)
                         r = -ENOMEM;

@@ -4,7 +4,7 @@
  * a dlopen note.  The evidence is what scanners of images grade as such:
  * the object imports dlopen or dlmopen (an undefined symbol of .dynsym),
  * and its read-only or data sections hold library names ("lib*.so.N",
- * alone or at the end of a path).  A name a dlopen note of the object
+ * alone or at the end of a path).  NSS modules (libnss_*) are left out.  A name a dlopen note of the object
  * lists, or a DT_NEEDED entry, is accounted for; the rest is reported.
  */
 #include <stdlib.h>
@@ -180,7 +180,12 @@ int pn_undeclared_dlopen(pkgnote_elf *e, char ***ret, size_t *n_ret) {
                                 continue;
                         memcpy(name, lib, len);
                         name[len] = '\0';
-                        if (!listed(known, n_known, name))
+                        /* NSS modules are chosen by nsswitch.conf and
+                         * loaded by glibc: a program naming one looks
+                         * for what is loaded (systemd's userdb asks for
+                         * libnss_systemd.so.2 with RTLD_NOLOAD), it
+                         * does not depend on it. */
+                        if (!listed(known, n_known, name) && strncmp(name, "libnss_", 7) != 0)
                                 r = add_name(&found, &n_found, &cap_found, name, len);
                         if (p + 1 >= b + s->size)
                                 break;

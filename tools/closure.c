@@ -26,8 +26,8 @@ static int cmp_str(const void *a, const void *b) {
         return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The packages of the closure's files, sorted, each once; files no
- * package ships are named on standard error. */
+/* The packages of the closure's regular files, sorted, each once; files
+ * no package ships are named on standard error. */
 static int print_packages(const pkgnote_closure *c, const pkgnote_pkgdb *db) {
         size_t n = pkgnote_closure_count(c), k = 0;
         const char **names = calloc(n ? n : 1, sizeof *names);
@@ -35,6 +35,11 @@ static int print_packages(const pkgnote_closure *c, const pkgnote_pkgdb *db) {
                 return tool_fail("deps: out of memory");
         for (size_t i = 0; i < n; i++) {
                 size_t pi;
+                /* The packages of the files: a link to a directory (/lib
+                 * of a merged /usr) is listed by many, and the link to a
+                 * library comes with it. */
+                if (pkgnote_closure_target(c, i))
+                        continue;
                 pkgnote_db_package p = {.size = sizeof p};
                 if (pkgnote_pkgdb_owner(db, pkgnote_closure_path(c, i), &pi) > 0 && pkgnote_pkgdb_package(db, pi, &p) > 0)
                         names[k++] = p.binary_name;
