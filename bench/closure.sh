@@ -48,7 +48,7 @@ while read -r p; do
 done < "$W/sample"
 
 {
-        echo "# bench/closure.sh: pkgnote deps --closure vs lddtree -l (pax-utils $(dpkg-query -W -f "${Version}" pax-utils 2>/dev/null)), $(date -u +%Y-%m-%d)"
+        echo "# bench/closure.sh: pkgnote deps --closure vs lddtree -l (pax-utils $(dpkg-query -W -f '${Version}' pax-utils 2>/dev/null)), $(date -u +%Y-%m-%d)"
         echo "# machine: $(nproc) cores, $(uname -r); best of $runs runs, warm cache; seconds"
         echo "programs in /usr/bin (dynamic): $n"
         printf 'all in one call:     pkgnote %s  lddtree %s  (%sx)\n' "$all_pk" "$all_ld" "$(echo "$all_ld $all_pk" | awk '{ printf "%.1f", $1 / ($2 > 0 ? $2 : 0.001) }')"
