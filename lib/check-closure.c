@@ -988,7 +988,7 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
                              : NULL;
         json_decref(files);
         json_decref(problems);
-        char *s = top ? json_dumps(top, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+        char *s = top ? json_dumps(top, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(top);
         if (!s)
                 return pn_error(-ENOMEM, "out of memory");

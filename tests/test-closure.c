@@ -108,8 +108,8 @@ static void test_closure_api(void) {
         CHECK(pkgnote_closure_missing(c, 0, NULL) == NULL);
         char *json;
         CHECK_INT(pkgnote_closure_to_json(c, NULL, &json), 0);
-        CHECK(strstr(json, "\"kind\": \"program\"") != NULL);
-        CHECK(strstr(json, "\"kind\": \"interpreter\"") != NULL);
+        CHECK(strstr(json, "\"kind\":\"program\"") != NULL);
+        CHECK(strstr(json, "\"kind\":\"interpreter\"") != NULL);
         free(json);
         pkgnote_closure_free(c);
         pkgnote_closure_free(NULL);
