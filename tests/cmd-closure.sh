@@ -149,8 +149,15 @@ EOF
 closure --root r1 /opt/app/bin/nothere
 [ "$STATUS" = 2 ] && expect_err "'/opt/app/bin/nothere'" "a program not in the root: exit 2, named" ||
         fail "a program not in the root: exit 2" "status $STATUS"
+# A program that is a link leading out of the root is looked for inside
+# it (as in a chroot), where there is none.
+ln -s /usr/bin/true r1/esc
+closure --root r1 /esc
+[ "$STATUS" = 2 ] && [ ! -s out ] && pass "a program linked out of the root: not followed, exit 2" ||
+        fail "a program linked out of the root: not followed, exit 2" "status $STATUS: $(cat out err)"
 closure --root r1 /opt/app/lib
-[ "$STATUS" = 2 ] && pass "a directory as program: exit 2" || fail "a directory as program: exit 2" "status $STATUS"
+[ "$STATUS" = 2 ] && grep -q "'/opt/app/lib': cannot read in the root: not a regular file" err &&
+        pass "a directory as program: exit 2, said" || fail "a directory as program: exit 2, said" "status $STATUS: $(cat err)"
 
 # Loops of DT_NEEDED: liba needs libb, libb needs liba; the loader copes,
 # and so must the closure: each once, as ldd maps them.
@@ -261,15 +268,15 @@ for sel in "--feature zlib" "--all-features" "--priority suggested" ""; do
         fi
 done
 closure --priority recommended "$T/dlprog"
-! grep -q libz out && pass "--priority recommended leaves out a suggested entry" || fail "--priority recommended leaves out a suggested entry" "$(cat out)"
+[ "$STATUS" = 0 ] && grep -qx "$T/dlprog" out && ! grep -q libz out && pass "--priority recommended leaves out a suggested entry" || fail "--priority recommended leaves out a suggested entry" "$(cat out)"
 closure --feature nosuch "$T/dlprog"
 ! grep -q libz out && [ "$STATUS" = 0 ] && pass "--feature of another name selects nothing" || fail "--feature of another name selects nothing" "$(cat out)"
 
 # Bad usage.
 run deps --priority urgent --closure /bin/true
-expect_status 2 "--priority: an unknown name is refused"
+expect_err "--priority: 'urgent' is not required, recommended or suggested" "--priority: an unknown name is refused"
 run deps --feature x /bin/true
-expect_status 2 "--feature without --closure is refused"
+expect_err "go with --closure" "--feature without --closure is refused"
 
 # ------------------------------------------------------------- lint
 # undeclared-dlopen: the dlopen program without its note is reported with
@@ -333,6 +340,7 @@ EOF
 closure --root "$TROOT" /usr/bin/systemctl
 cp out base
 checked=0
+allok=1
 for feature in $(cut -d' ' -f1 features | sort -u); do
         closure --root "$TROOT" --ignore-missing --feature "$feature" /usr/bin/systemctl
         ok=1
@@ -349,9 +357,9 @@ for feature in $(cut -d' ' -f1 features | sort -u); do
                 fi
         done < features
         checked=$((checked + 1))
-        [ "$ok" = 1 ] || fail "systemd feature $feature: its libraries, no others" "$(cat out err)"
+        [ "$ok" = 1 ] || { allok=0; fail "systemd feature $feature: its libraries, no others" "$(cat out err)"; }
 done
-[ "$checked" -ge 10 ] && pass "systemd: each of $checked features gives its first soname present, or names it missing" ||
+[ "$checked" -ge 10 ] && [ "$allok" = 1 ] && pass "systemd: each of $checked features gives its first soname present, or names it missing" ||
         fail "systemd: features checked" "$checked"
 # By priority: the recommended entries (kmod, zstd) come in, no file
 # because of a suggested one (liblzma comes in, as libkmod needs it).
@@ -385,7 +393,7 @@ closure --root "$TROOT" --packages /usr/bin/systemctl
 sort -u out > got
 closure --root "$TROOT" /usr/bin/systemctl
 regular "$TROOT" | while read -r f; do dpkg-query --admindir="$TROOT/var/lib/dpkg" -S "$f" 2>/dev/null | sed 's/:.*//'; done | sort -u > want
-cmp -s want got && pass "Debian root: --packages as dpkg-query -S" || fail "Debian root: --packages as dpkg-query -S" "$(diff want got)"
+grep -qx libsystemd-shared got && cmp -s want got && pass "Debian root: --packages as dpkg-query -S" || fail "Debian root: --packages as dpkg-query -S" "$(diff want got)"
 
 # lint: systemd declares what it dlopen()s: no undeclared-dlopen there.
 found=
