@@ -23,7 +23,7 @@ DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	qemu-user-static libc6-dev \
 	systemd zstd xz-utils lz4 cmake rpm rpm2cpio libsqlite3-0 cpio debhelper dpkg-dev \
 	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso squashfs-tools squashfs-tools-ng bubblewrap mmdebstrap abigail-tools \
-	debuginfod libdebuginfod1 strace curl bzip2 gdb time needrestart \
+	debuginfod libdebuginfod1 strace curl bzip2 gdb time needrestart pax-utils python3-pyelftools \
 	lintian rpmlint devscripts rustc cargo golang-go
 
 .PHONY: all build demo check check-sanitize check-features fuzz deps-build deps-test install clean
@@ -36,6 +36,7 @@ deps-build:
 deps-test:
 	@sh dist/install-deps.sh $(DEPS_TEST)
 	@sh dist/fetch-systemd-coredump.sh
+	@sh dist/make-test-root.sh
 
 $(BUILD)/build.ninja:
 	$(MESON) setup $(BUILD)

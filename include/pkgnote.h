@@ -1868,6 +1868,67 @@ PKGNOTE_PUBLIC int pkgnote_pkgdb_package(const pkgnote_pkgdb *db, size_t i, pkgn
 PKGNOTE_PUBLIC int pkgnote_pkgdb_owner(const pkgnote_pkgdb *db, const char *path, size_t *ret);
 
 /* ------------------------------------------------------------------ */
+/* Dependency closures (lib/check-closure.c)                           */
+
+/* Every file programs need to run inside a root directory, found as the
+ * dynamic loader (glibc's) finds it there: the interpreter, DT_NEEDED
+ * recursively through DT_RPATH/DT_RUNPATH ($ORIGIN, $LIB, $PLATFORM),
+ * the root's /etc/ld.so.conf (includes followed, loops cut) and the
+ * system directories of each object's ELF class, machine and byte order
+ * (Debian's multiarch ones first), candidates of another ABI passed over;
+ * plus the libraries the objects' dlopen notes name for the features and
+ * priorities selected (of each entry the first soname found), and their
+ * own closures.  Symbolic links met on the way are files of the closure
+ * too, with their targets.  Nothing outside the root is opened: links
+ * resolve as if the root were "/". */
+typedef struct pkgnote_closure pkgnote_closure;
+
+#define PKGNOTE_MAX_CLOSURE_FILES (1u << 16)  /* files (and objects) of one closure */
+#define PKGNOTE_MAX_CLOSURE_REASONS 256u      /* reasons kept per file; the rest counted */
+
+/* ROOT: the root directory (NULL or "": "/").  0 with *RET, or a negative
+ * errno (the root cannot be opened). */
+PKGNOTE_PUBLIC int pkgnote_closure_new(const char *root, pkgnote_closure **ret);
+PKGNOTE_PUBLIC void pkgnote_closure_free(pkgnote_closure *c);
+
+#define PKGNOTE_CLOSURE_ALL_FEATURES 1u
+/* Selects dlopen note entries, before pkgnote_closure_add(): those of the
+ * feature FEATURE (may be NULL; each call adds one), every entry with
+ * PKGNOTE_CLOSURE_ALL_FEATURES in FLAGS, and every entry at PRIORITY or
+ * stronger (a PKGNOTE_DLOPEN_*, 0 for none).  An entry is taken when any
+ * of these selects it; by default none is.  0 or -EINVAL. */
+PKGNOTE_PUBLIC int pkgnote_closure_select(pkgnote_closure *c, const char *feature, int priority, unsigned flags);
+/* Adds the program or library PATH (in the root) and all it needs.  1
+ * when new objects came in, 0 when all were there already; -ENOENT,
+ * -ENOEXEC (not an ELF executable or shared object), -EINVAL (not a
+ * regular file), -ELOOP for PATH itself; -E2BIG over
+ * PKGNOTE_MAX_CLOSURE_FILES, -ENOMEM.  What PATH needs but the root
+ * lacks is listed as missing, not failed. */
+PKGNOTE_PUBLIC int pkgnote_closure_add(pkgnote_closure *c, const char *path);
+/* The files, in the order they were found: the absolute path in the root
+ * and, for a symbolic link, its target (else NULL); valid while C lives. */
+PKGNOTE_PUBLIC size_t pkgnote_closure_count(const pkgnote_closure *c);
+PKGNOTE_PUBLIC const char *pkgnote_closure_path(const pkgnote_closure *c, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_closure_target(const pkgnote_closure *c, size_t i);
+/* What could not be found: the name looked for (of a dlopen entry, its
+ * sonames joined by " or ", then its feature and priority in parentheses)
+ * and the object that wanted it in *BY (may be NULL). */
+PKGNOTE_PUBLIC size_t pkgnote_closure_missing_count(const pkgnote_closure *c);
+PKGNOTE_PUBLIC const char *pkgnote_closure_missing(const pkgnote_closure *c, size_t i, const char **by);
+/* Problems met that did not stop the closure (an ld.so.conf include loop,
+ * a loop of symbolic links, a malformed dynamic section). */
+PKGNOTE_PUBLIC size_t pkgnote_closure_problem_count(const pkgnote_closure *c);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_closure_problem(const pkgnote_closure *c, size_t i);
+/* {"root", "files": [{"path", "type": "file"|"symlink", "target",
+ * "directory" (true: a link that stands for a directory),
+ * "why": [{"kind": "program"|"interpreter"|"needed"|"dlopen", "by",
+ * "name", "feature", "priority"}], "package"}], "missing": [reasons, a
+ * dlopen entry's with "names"], "problems": [{"path", "message"}]},
+ * "package" (the binary package that ships the file or link; not for a
+ * link to a directory, which many list) only with DB (may be NULL).  0 with *RET (malloc()ed), or -ENOMEM. */
+PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgnote_pkgdb *db, char **ret);
+
+/* ------------------------------------------------------------------ */
 /* Metadata maps (lib/stamp-filemap.c)                                       */
 
 /* One package note's JSON per file of a tree, as pkgnote stamp

@@ -78,7 +78,7 @@ bool pn_root_without_openat2;
  * Used for os-release, whose /etc/os-release is usually a link to
  * ../usr/lib/os-release or /usr/lib/os-release.  An O_PATH descriptor or
  * a negative errno (-ELOOP past PN_MAX_SYMLINKS links). */
-static int walk_in_root(int rootfd, const char *path) {
+static int walk_in_root_links(int rootfd, const char *path, pn_root_link_fn link, void *u, char *resolved, size_t size) {
         char todo[PATH_MAX], done[PATH_MAX] = "";
         if (strlen(path) >= sizeof todo)
                 return -ENAMETOOLONG;
@@ -138,6 +138,15 @@ static int walk_in_root(int rootfd, const char *path) {
                 if (r < 0)
                         break;
                 target[tl] = 0;
+                if (link) {
+                        char at[PATH_MAX];
+                        if (snprintf(at, sizeof at, "%s%s%s", done, *done ? "/" : "", comp) >= (int)sizeof at) {
+                                r = -ENAMETOOLONG;
+                                break;
+                        }
+                        if ((r = link(u, at, target, todo[strspn(todo, "/")] == '\0')) < 0)
+                                break;
+                }
                 size_t rl = strlen(todo);
                 if ((size_t)tl + 1 + rl + 1 > sizeof todo) {
                         r = -ENAMETOOLONG;
@@ -154,11 +163,17 @@ static int walk_in_root(int rootfd, const char *path) {
                                 return -errno;
                 }
         }
+        if (r == 0 && resolved && snprintf(resolved, size, "%s", done) >= (int)size)
+                r = -ENAMETOOLONG;
         if (r < 0) {
                 close(cur);
                 return r;
         }
         return cur;
+}
+
+static int walk_in_root(int rootfd, const char *path) {
+        return walk_in_root_links(rootfd, path, NULL, NULL, NULL, 0);
 }
 
 /* openat2(), again while it fails with EAGAIN: the kernel gives that up
@@ -333,6 +348,12 @@ int pn_resolve_in_root(int rootfd, const char *path, char **ret, struct stat *st
         if (!(*ret = strdup(file + tl + 1)))
                 return pn_error(-ENOMEM, "out of memory");
         return 0;
+}
+
+int pn_open_in_root_links(int rootfd, const char *path, pn_root_link_fn link, void *u, char *resolved, size_t size,
+                          struct stat *st) {
+        int pfd = walk_in_root_links(rootfd, path, link, u, resolved, size);
+        return pfd < 0 ? pfd : reopen_regular(pfd, rootfd, -1, resolved, st);
 }
 
 /* ---- relative paths below a directory (trees, images, stores) ---- */

@@ -68,3 +68,19 @@ int pn_read_below(int dirfd, const char *rel, size_t max, void **data, size_t *l
  * with pn_error set (-EINVAL: not a regular file); a symbolic link that
  * leads nowhere inside the root is named with its target. */
 int pn_resolve_in_root(int rootfd, const char *path, char **ret, struct stat *st);
+
+/* Called for each symbolic link met resolving a path: AT, its own path
+ * in the root (no leading '/', no link in it), TARGET, its text, and LAST,
+ * whether it is the path's last component (else it stands for a
+ * directory).  A negative errno stops the walk. */
+typedef int (*pn_root_link_fn)(void *u, const char *at, const char *target, bool last);
+/* Opens the regular file PATH inside ROOTFD for reading, resolved one
+ * component at a time as RESOLVE_IN_ROOT would (no escape through "..",
+ * absolute links from ROOTFD, at most PN_MAX_SYMLINKS links: -ELOOP),
+ * telling LINK (may be NULL) of every link it follows, also on a walk that
+ * fails: the path the loader opens and the links it takes there.  The
+ * file's path in the root (no leading '/') into RESOLVED (SIZE bytes), its
+ * identity into *ST (may be NULL).  An fd, or -ENOENT, -ENOTDIR, -EINVAL
+ * (not a regular file), -ELOOP, -ENAMETOOLONG, another negative errno. */
+int pn_open_in_root_links(int rootfd, const char *path, pn_root_link_fn link, void *u, char *resolved, size_t size,
+                          struct stat *st);

@@ -24,6 +24,7 @@
 #include "elfconst.h"
 #include "pkgdb.h"
 #include "base-json.h"
+#include "check-closure.h"
 
 struct dep {
         json_t *sonames;  /* array of strings: the alternatives, in note order */
@@ -249,6 +250,14 @@ static const struct {
         {EM_MIPS, 32, 0, "mipsel", "mipsel-linux-gnu"},
         {EM_LOONGARCH, 64, 0, "loong64", "loongarch64-linux-gnu"},
 };
+
+const char *pn_multiarch_triplet(int elf_class, unsigned machine, int big_endian, size_t i) {
+        for (size_t k = 0; k < ELEMENTSOF(debian_abis); k++)
+                if (debian_abis[k].machine == machine && debian_abis[k].elf_class == elf_class &&
+                    debian_abis[k].big_endian == big_endian && i-- == 0)
+                        return debian_abis[k].triplet;
+        return NULL;
+}
 
 /* Does the dpkg architecture ARCH (NULL: not qualified) and library
  * directory DIR (LEN bytes) fit an object of X's ABI?  Unknown ABIs take

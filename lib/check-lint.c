@@ -18,6 +18,7 @@
 #include "elfview.h"
 #include "base-json.h"
 #include "scan-purl.h"
+#include "check-lint-dlopen.h"
 
 /* Descriptors above this crowd the first page; the spec sets no limit. */
 #define LARGE_NOTE 1024u
@@ -66,6 +67,7 @@ enum check {
         C_DROPS_HARDENING,
         C_DEBUG_FILE,
         C_OS_RELEASE_MISMATCH,
+        C_UNDECLARED_DLOPEN,
         _C_MAX,
 };
 
@@ -109,6 +111,7 @@ static const pkgnote_lint_check checks[_C_MAX] = {
         [C_DROPS_HARDENING] = {"drops-hardening", W, "a note object for x86 or aarch64 lacks the GNU property note, so it strips IBT/SHSTK or BTI/PAC from every program it is linked into"},
         [C_OS_RELEASE_MISMATCH] = {"os-release-mismatch", E, "os, osVersion or osCpe disagrees with the build root's os-release (lint --os-release)"},
         [C_DEBUG_FILE] = {"separate-debug-file", W, "the program headers describe another file (a separate debug file): notes are read from the sections and their layout is not checked"},
+        [C_UNDECLARED_DLOPEN] = {"undeclared-dlopen", W, "the object imports dlopen and holds library names (lib*.so.N) that no dlopen note of it declares and DT_NEEDED does not list"},
 };
 #undef E
 #undef W
@@ -726,6 +729,24 @@ static void check_note_object_properties(struct lint *l, const pkgnote_note *not
                what);
 }
 
+/* dlopen() of libraries no note declares, with the names as evidence. */
+static void check_undeclared_dlopen(struct lint *l) {
+        char **names;
+        size_t n;
+        if (pn_undeclared_dlopen(l->e, &names, &n) <= 0)
+                return;
+        char list[1024];
+        size_t at = 0;
+        list[0] = '\0';
+        for (size_t i = 0; i < n && at < sizeof list; i++) {
+                int w = snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", names[i]);
+                at += w > 0 ? (size_t)w : 0;
+        }
+        report(l, C_UNDECLARED_DLOPEN, PKGNOTE_LINT_NO_OFFSET,
+               "imports dlopen and names %s, which no dlopen note declares (declare them: pkgnote generate --dlopen)", list);
+        pn_free_strv(names, n);
+}
+
 PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userdata) {
         return pkgnote_lint_os_release(e, NULL, fn, userdata);
 }
@@ -828,5 +849,7 @@ PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_elf *e, const pkgnote_os_rele
                         report(&l, C_NO_BUILD_ID, PKGNOTE_LINT_NO_OFFSET,
                                "no GNU build-id note: core dump readers match modules to files and debug info by it (link with --build-id)");
         }
+        if (type != ET_REL && !debug_file)
+                check_undeclared_dlopen(&l);
         return l.errors;
 }

@@ -37,6 +37,28 @@ void pn_free_strv(char **v, size_t n) {
 }
 
 int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n_needed) {
+        struct pn_dynamic d;
+        int r = pn_elf_dynamic_read(e, &d);
+        if (r < 0)
+                return r;
+        *soname = d.soname, *needed = d.needed, *n_needed = d.n_needed;
+        free(d.rpath);
+        free(d.runpath);
+        return 0;
+}
+
+void pn_dynamic_done(struct pn_dynamic *d) {
+        pn_free_strv(d->needed, d->n_needed);
+        free(d->soname);
+        free(d->rpath);
+        free(d->runpath);
+        *d = (struct pn_dynamic){0};
+}
+
+int pn_elf_dynamic_read(pkgnote_elf *e, struct pn_dynamic *out) {
+        *out = (struct pn_dynamic){0};
+        char **soname = &out->soname, ***needed = &out->needed;
+        size_t *n_needed = &out->n_needed;
         *soname = NULL;
         *needed = NULL;
         *n_needed = 0;
@@ -62,7 +84,7 @@ int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n_need
         if (!d)
                 return err;
         /* Entries up to DT_NULL: string offsets first, the table after. */
-        uint64_t strtab = 0, strsz = 0, so = UINT64_MAX;
+        uint64_t strtab = 0, strsz = 0, so = UINT64_MAX, rpath = UINT64_MAX, runpath = UINT64_MAX;
         bool have_strtab = false;
         uint64_t *offs = NULL;
         size_t n_offs = 0;
@@ -77,6 +99,10 @@ int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n_need
                         strsz = val;
                 else if (tag == DT_SONAME)
                         so = val;
+                else if (tag == DT_RPATH)
+                        rpath = val;
+                else if (tag == DT_RUNPATH)
+                        runpath = val;
                 else if (tag == DT_NEEDED) {
                         if (n_offs >= MAX_NEEDED) {
                                 free(offs);
@@ -93,7 +119,7 @@ int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n_need
                         offs[n_offs++] = val;
                 }
         }
-        if (n_offs == 0 && so == UINT64_MAX) {
+        if (n_offs == 0 && so == UINT64_MAX && rpath == UINT64_MAX && runpath == UINT64_MAX) {
                 free(offs);
                 return 0;
         }
@@ -138,12 +164,21 @@ int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n_need
                 else if (!(*soname = strdup(s)))
                         r = pn_error(-ENOMEM, "out of memory");
         }
+        /* Search paths: a malformed one is as if absent, as the loader
+         * cannot use it either. */
+        const char *rp = rpath != UINT64_MAX ? STR_AT(rpath) : NULL, *rnp = runpath != UINT64_MAX ? STR_AT(runpath) : NULL;
+        if (r == 0 && rp && !(out->rpath = strdup(rp)))
+                r = pn_error(-ENOMEM, "out of memory");
+        if (r == 0 && rnp && !(out->runpath = strdup(rnp)))
+                r = pn_error(-ENOMEM, "out of memory");
 #undef STR_AT
         free(offs);
         if (r < 0) {
                 pn_free_strv(v, nv);
                 free(*soname);
-                *soname = NULL;
+                free(out->rpath);
+                free(out->runpath);
+                *out = (struct pn_dynamic){0};
                 return r;
         }
         *needed = v;

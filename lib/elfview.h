@@ -20,6 +20,17 @@ const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err
  * or -ENOMEM with pn_error set. */
 int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n);
 
+/* What the dynamic loader reads of an object's dynamic section. */
+struct pn_dynamic {
+        char *soname;  /* DT_SONAME, or NULL */
+        char **needed; /* DT_NEEDED names, in order */
+        size_t n_needed;
+        char *rpath, *runpath; /* DT_RPATH, DT_RUNPATH, or NULL */
+};
+/* pn_elf_dynamic() with the search paths too; *D is all NULL on failure. */
+int pn_elf_dynamic_read(pkgnote_elf *e, struct pn_dynamic *d);
+void pn_dynamic_done(struct pn_dynamic *d);
+
 struct chunk;
 
 struct pkgnote_elf {

@@ -10,12 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "closure.h"
 #include "tool.h"
 
 static void deps_help(void) {
         printf("Usage: pkgnote deps [--format rpm|deb|json] [--root DIR] FILE...\n"
                "       pkgnote deps [--format rpm|deb|json] [--root DIR] --tree DIR\n"
                "       pkgnote deps --rpm-generator requires|recommends|suggests [--rpm-multifile]\n"
+               "       pkgnote deps --closure [--root DIR] [--feature NAME]... [--all-features]\n"
+               "                    [--priority P] [--ignore-missing] [--json|--packages] FILE...\n"
                "\n"
                "Turn the dlopen notes of ELF files into package dependencies: one per\n"
                "entry, entries naming the same sonames merged, the strongest priority\n"
@@ -37,11 +40,28 @@ static void deps_help(void) {
                "                     of the files on standard output\n"
                "      --rpm-multifile  rpm's multifile protocol: ';FILE' before each\n"
                "                     file's dependencies\n"
+               "      --closure      every file FILE... (paths in the root) need to run there,\n"
+               "                     found as the dynamic loader finds it: the interpreter,\n"
+               "                     DT_NEEDED, DT_RPATH/DT_RUNPATH, ld.so.conf, the system\n"
+               "                     directories; symbolic links with their targets; one\n"
+               "                     absolute path a line\n"
+               "      --feature NAME add the libraries of the dlopen entries of feature NAME\n"
+               "                     (and what they need); may be given again\n"
+               "      --all-features add those of every dlopen entry\n"
+               "      --priority P   add those of every dlopen entry of priority P or\n"
+               "                     stronger (required, recommended, suggested)\n"
+               "      --ignore-missing  what is not found is named, but no error\n"
+               "      --json         why each file is there, and what is missing\n"
+               "      --packages     the packages that ship the files, by the root's dpkg\n"
+               "                     or rpm database\n"
+               "      --relative     paths without their leading '/' (tar -C DIR -T)\n"
                "  -h, --help         show this help\n"
                "\n"
                "Exit status: 0 done, 1 a soname no installed package ships (deb, json;\n"
                "the rest is still printed), 2 a file could not be read, is not ELF or\n"
-               "holds a malformed dlopen note (then nothing is printed).\n");
+               "holds a malformed dlopen note (then nothing is printed).  With --closure:\n"
+               "1 something needed was not found (all else is printed), 2 a FILE is not\n"
+               "in the root or not ELF.\n");
 }
 
 /* Warns about each problem of a dlopen note that still gives dependencies. */
@@ -191,19 +211,33 @@ static int rpm_generator(const char *kind, bool multifile) {
 }
 
 int cmd_deps(int argc, char **argv) {
-        enum { OPT_GENERATOR = 0x100, OPT_MULTIFILE };
+        enum { OPT_GENERATOR = 0x100, OPT_MULTIFILE, OPT_CLOSURE, OPT_FEATURE, OPT_ALL_FEATURES, OPT_PRIORITY,
+               OPT_IGNORE_MISSING, OPT_JSON, OPT_PACKAGES, OPT_RELATIVE };
         static const struct option longopts[] = {
                 {"format", required_argument, NULL, 'f'},
                 {"root", required_argument, NULL, 'r'},
                 {"tree", required_argument, NULL, 't'},
                 {"rpm-generator", required_argument, NULL, OPT_GENERATOR},
                 {"rpm-multifile", no_argument, NULL, OPT_MULTIFILE},
+                {"closure", no_argument, NULL, OPT_CLOSURE},
+                {"feature", required_argument, NULL, OPT_FEATURE},
+                {"all-features", no_argument, NULL, OPT_ALL_FEATURES},
+                {"priority", required_argument, NULL, OPT_PRIORITY},
+                {"ignore-missing", no_argument, NULL, OPT_IGNORE_MISSING},
+                {"json", no_argument, NULL, OPT_JSON},
+                {"packages", no_argument, NULL, OPT_PACKAGES},
+                {"relative", no_argument, NULL, OPT_RELATIVE},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
         int format = PKGNOTE_DEPS_RPM, c;
         const char *root = NULL, *generator = NULL, *tree_dir = NULL;
-        bool multifile = false;
+        bool multifile = false, closure = false, closure_only = false;
+        struct closure_opts co = {0};
+        const char **features = calloc((size_t)argc + 1, sizeof *features);
+        if (!features)
+                return tool_fail("deps: out of memory");
+        co.features = features;
         while ((c = tool_getopt(argc, argv, "f:r:t:h", longopts)) >= 0)
                 switch (c) {
                 case 'f':
@@ -220,9 +254,45 @@ int cmd_deps(int argc, char **argv) {
                 case 't': tree_dir = optarg; break;
                 case OPT_GENERATOR: generator = optarg; break;
                 case OPT_MULTIFILE: multifile = true; break;
-                case 'h': deps_help(); return EXIT_OK;
-                default: return EXIT_FAILURE_;
+                case OPT_CLOSURE: closure = true; break;
+                case OPT_FEATURE: features[co.n_features++] = optarg, closure_only = true; break;
+                case OPT_ALL_FEATURES: co.all_features = closure_only = true; break;
+                case OPT_PRIORITY:
+                        closure_only = true;
+                        for (int p = PKGNOTE_DLOPEN_SUGGESTED; p <= PKGNOTE_DLOPEN_REQUIRED; p++)
+                                if (!strcmp(optarg, pkgnote_dlopen_priority_name(p)))
+                                        co.priority = p;
+                        if (!co.priority) {
+                                free(features);
+                                return tool_fail("deps: --priority: '%s' is not required, recommended or suggested", optarg);
+                        }
+                        break;
+                case OPT_IGNORE_MISSING: co.ignore_missing = closure_only = true; break;
+                case OPT_JSON: co.json = closure_only = true; break;
+                case OPT_PACKAGES: co.packages = closure_only = true; break;
+                case OPT_RELATIVE: co.relative = closure_only = true; break;
+                case 'h': free(features); deps_help(); return EXIT_OK;
+                default: free(features); return EXIT_FAILURE_;
                 }
+        if (closure_only && !closure) {
+                free(features);
+                return tool_fail("deps: --feature, --all-features, --priority, --ignore-missing, --json, --packages and --relative go with --closure");
+        }
+        if (closure) {
+                int r;
+                co.root = root;
+                if (generator || tree_dir || format != PKGNOTE_DEPS_RPM)
+                        r = tool_fail("deps: --closure takes neither --rpm-generator, --tree nor --format");
+                else if (co.json && co.packages)
+                        r = tool_fail("deps: --json and --packages exclude each other (--json names the packages too)");
+                else if (optind >= argc)
+                        r = tool_fail("deps: --closure: no FILE given (see 'pkgnote deps --help')");
+                else
+                        r = deps_closure(&co, argv + optind, argc - optind);
+                free(features);
+                return r;
+        }
+        free(features);
         if (generator) {
                 if (optind < argc)
                         return tool_fail("deps: --rpm-generator reads file names from standard input, not arguments");

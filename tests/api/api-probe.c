@@ -579,6 +579,45 @@ static void probe_options(void) {
         pkgnote_scan_free(s);
 }
 
+/* The closure of this program in "/", its dlopen note selected (its
+ * libprobe.so.1 is nowhere: one missing): every path, link target,
+ * missing name and problem read before the closure is freed; its JSON
+ * parses, and names this program. */
+static void probe_closure(const char *self) {
+        pkgnote_closure *c;
+        CHECK(pkgnote_closure_new(NULL, &c) == 0);
+        if (!c)
+                return;
+        CHECK(pkgnote_closure_select(c, NULL, 0, PKGNOTE_CLOSURE_ALL_FEATURES) == 0);
+        CHECK(pkgnote_closure_add(c, self) == 1);
+        CHECK(pkgnote_closure_count(c) >= 2);
+        CHECK(pkgnote_closure_missing_count(c) >= 1);
+        char *j = NULL;
+        json_t *v = parse_json(pkgnote_closure_to_json(c, NULL, &j), &j, JSON_OBJECT);
+        CHECK(v && json_array_size(json_object_get(v, "files")) == pkgnote_closure_count(c));
+        json_decref(v);
+        bool seen_probe = false;
+        for (size_t i = 0; i < pkgnote_closure_missing_count(c); i++) {
+                const char *by = NULL, *name = pkgnote_closure_missing(c, i, &by);
+                CHECK(name != NULL);
+                if (name && strstr(name, "libprobe.so.1"))
+                        seen_probe = true;
+                touch_str(name);
+                touch_str(by);
+        }
+        CHECK(seen_probe);
+        for (size_t i = 0; i < pkgnote_closure_problem_count(c); i++)
+                touch_problem(pkgnote_closure_problem(c, i), true);
+        for (size_t i = 0; i < pkgnote_closure_count(c); i++) {
+                touch_str(pkgnote_closure_path(c, i));
+                if (pkgnote_closure_target(c, i))
+                        touch_str(pkgnote_closure_target(c, i));
+        }
+        CHECK(pkgnote_closure_path(c, pkgnote_closure_count(c)) == NULL);
+        pkgnote_closure_free(c);
+        pkgnote_closure_free(NULL);
+}
+
 int main(int argc, char **argv) {
         char self[4096];
         ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -628,6 +667,11 @@ int main(int argc, char **argv) {
         before = failures;
         probe_stamp_json();
         printf("%s - stamp results as JSON\n", failures == before ? "ok" : "not ok");
+
+        before = failures;
+        probe_closure(self);
+        printf("%s - closure: every path, target, missing name and problem, its JSON\n",
+               failures == before ? "ok" : "not ok");
 
         before = failures;
         probe_scan(self);

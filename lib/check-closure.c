@@ -1,0 +1,997 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Dependency closures: every file a program needs to run inside a root,
+ * found the way glibc's dynamic loader finds it there (elf/dl-load.c's
+ * order): the interpreter of PT_INTERP; each DT_NEEDED name, unless an
+ * object already mapped answers to it (its DT_SONAME or a name it was
+ * found under); else DT_RPATH of the object and of the objects that
+ * loaded it (only while none of them has DT_RUNPATH), DT_RUNPATH, the
+ * directories of the root's ld.so.conf (the loader reads them from
+ * ld.so.cache, which ldconfig builds from them), and the system
+ * directories of the object's ABI.  A candidate of another ELF class,
+ * machine or byte order is passed over, as the loader passes it over.
+ * The dlopen notes of every object add the libraries of the features
+ * asked for: of each entry the first soname found, as the dlopen note
+ * specification tells readers to choose, searched as a dlopen() from
+ * that object would be.
+ *
+ * Everything is opened inside the root, one component at a time, every
+ * symbolic link resolved as if the root were "/" (lib/base-root.c):
+ * nothing outside it is read, and each link followed is listed with its
+ * target, so that a copy of the list is a root the loader finds its way
+ * in.  The environment (LD_LIBRARY_PATH, LD_PRELOAD) and glibc-hwcaps
+ * subdirectories are not taken into account: an image has neither.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base-json.h"
+#include "base-problem.h"
+#include "base-root.h"
+#include "check-closure.h"
+#include "report-dlopen.h"
+#include "elfconst.h"
+#include "elfview.h"
+
+/* ------------------------------------------------------------------ */
+/* A string map (open addressing), for the files, objects and names seen. */
+
+struct smap {
+        struct sent {
+                char *key;
+                size_t val;
+        } *v;
+        size_t cap, n;
+};
+
+static size_t smap_hash(const char *s) {
+        size_t h = 14695981039346656037ull & SIZE_MAX;
+        for (; *s; s++)
+                h = (h ^ (unsigned char)*s) * (size_t)1099511628211ull;
+        return h;
+}
+
+static bool smap_get(const struct smap *m, const char *key, size_t *val) {
+        if (!m->cap)
+                return false;
+        for (size_t i = smap_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+                if (!m->v[i].key)
+                        return false;
+                if (!strcmp(m->v[i].key, key)) {
+                        *val = m->v[i].val;
+                        return true;
+                }
+        }
+}
+
+/* Adds a copy of KEY with VAL (KEY must not be there yet). */
+static int smap_put(struct smap *m, const char *key, size_t val) {
+        if (2 * (m->n + 1) > m->cap) {
+                size_t cap = m->cap ? 2 * m->cap : 64;
+                struct sent *v = calloc(cap, sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+                for (size_t k = 0; k < m->cap; k++)
+                        if (m->v[k].key) {
+                                size_t i = smap_hash(m->v[k].key) & (cap - 1);
+                                while (v[i].key)
+                                        i = (i + 1) & (cap - 1);
+                                v[i] = m->v[k];
+                        }
+                free(m->v);
+                m->v = v, m->cap = cap;
+        }
+        size_t i = smap_hash(key) & (m->cap - 1);
+        while (m->v[i].key)
+                i = (i + 1) & (m->cap - 1);
+        if (!(m->v[i].key = strdup(key)))
+                return -ENOMEM;
+        m->v[i].val = val;
+        m->n++;
+        return 0;
+}
+
+static void smap_done(struct smap *m) {
+        for (size_t i = 0; i < m->cap; i++)
+                free(m->v[i].key);
+        free(m->v);
+}
+
+/* S as a JSON string: file names may hold any bytes, those that are not
+ * UTF-8 become the text \xNN. */
+static json_t *jstr(const char *s) {
+        size_t len;
+        char *t = pn_utf8_or_hex(s, strlen(s), &len);
+        json_t *v = t ? json_stringn(t, len) : NULL;
+        free(t);
+        return v;
+}
+
+/* ------------------------------------------------------------------ */
+
+struct abi {
+        int elf_class, big_endian;
+        unsigned machine;
+};
+
+struct cfile {
+        char *path;   /* absolute, as in the root */
+        char *target; /* a symbolic link's text, or NULL */
+        bool dir_link; /* a link that stands for a directory: packages share those */
+        json_t *why;  /* reasons, at most PKGNOTE_MAX_CLOSURE_REASONS */
+        size_t more;  /* reasons past those */
+};
+
+struct cobj {
+        size_t file;  /* its regular file */
+        size_t loader; /* the object that loaded it, or SIZE_MAX */
+        struct abi abi;
+        char *origin; /* $ORIGIN: the directory it was found in */
+        struct pn_dynamic dyn;
+        char *interp;
+        pkgnote_info *info; /* its notes, until its turn comes */
+};
+
+struct pkgnote_closure {
+        int rootfd;
+        char *root;
+        struct cfile *files;
+        size_t n_files, cap_files;
+        struct cobj *objs;
+        size_t n_objs, cap_objs, done;
+        struct smap by_path;  /* file path -> files index */
+        struct smap by_inode; /* resolved file -> objs index */
+        struct smap by_name;  /* "CLASS:MACHINE:BE:name" -> objs index */
+        char **conf;          /* ld.so.conf's directories */
+        size_t n_conf, cap_conf;
+        bool conf_read;
+        size_t conf_files;
+        struct smap conf_seen; /* ld.so.conf files read, against loops */
+        json_t *missing;
+        char **missing_text; /* pkgnote_closure_missing()'s, one per entry of MISSING */
+        size_t cap_missing_text;
+        struct pn_problems problems;
+        char **features;
+        size_t n_features;
+        bool all_features;
+        int priority; /* dlopen entries at least this strong (0: none by priority) */
+};
+
+PKGNOTE_PUBLIC int pkgnote_closure_new(const char *root, pkgnote_closure **ret) {
+        if (!root || !*root)
+                root = "/";
+        pkgnote_closure *c = calloc(1, sizeof *c);
+        if (!c)
+                return pn_error(-ENOMEM, "out of memory");
+        c->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (c->rootfd < 0) {
+                int err = -errno;
+                free(c);
+                return pn_error(err, "cannot open the root directory: %s", strerror(-err));
+        }
+        c->root = strdup(root);
+        c->missing = json_array();
+        if (!c->root || !c->missing) {
+                pkgnote_closure_free(c);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        *ret = c;
+        return 0;
+}
+
+PKGNOTE_PUBLIC void pkgnote_closure_free(pkgnote_closure *c) {
+        if (!c)
+                return;
+        for (size_t i = 0; i < c->n_files; i++) {
+                free(c->files[i].path);
+                free(c->files[i].target);
+                json_decref(c->files[i].why);
+        }
+        free(c->files);
+        for (size_t i = 0; i < c->n_objs; i++) {
+                free(c->objs[i].origin);
+                free(c->objs[i].interp);
+                pn_dynamic_done(&c->objs[i].dyn);
+                pkgnote_info_free(c->objs[i].info);
+        }
+        free(c->objs);
+        smap_done(&c->by_path);
+        smap_done(&c->by_inode);
+        smap_done(&c->by_name);
+        smap_done(&c->conf_seen);
+        pn_free_strv(c->conf, c->n_conf);
+        pn_free_strv(c->features, c->n_features);
+        pn_free_strv(c->missing_text, json_array_size(c->missing));
+        json_decref(c->missing);
+        pn_problems_clear(&c->problems);
+        if (c->rootfd >= 0)
+                close(c->rootfd);
+        free(c->root);
+        free(c);
+}
+
+PKGNOTE_PUBLIC int pkgnote_closure_select(pkgnote_closure *c, const char *feature, int priority, unsigned flags) {
+        if (priority < 0 || priority > PKGNOTE_DLOPEN_REQUIRED || (flags & ~PKGNOTE_CLOSURE_ALL_FEATURES))
+                return pn_error(-EINVAL, "unknown dlopen priority or flag");
+        if (feature) {
+                char **v = realloc(c->features, (c->n_features + 1) * sizeof *v);
+                if (!v)
+                        return pn_error(-ENOMEM, "out of memory");
+                c->features = v;
+                if (!(v[c->n_features] = strdup(feature)))
+                        return pn_error(-ENOMEM, "out of memory");
+                c->n_features++;
+        }
+        if (priority && (!c->priority || priority < c->priority))
+                c->priority = priority;
+        if (flags & PKGNOTE_CLOSURE_ALL_FEATURES)
+                c->all_features = true;
+        return 0;
+}
+
+static int problem(pkgnote_closure *c, int err, const char *path, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static int problem(pkgnote_closure *c, int err, const char *path, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, err, path, 0, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* ld.so.conf */
+
+static int read_conf(pkgnote_closure *c, const char *path, unsigned depth);
+
+struct conf_ctx {
+        pkgnote_closure *c;
+        const char *path; /* the file being read */
+        unsigned depth;
+};
+
+/* The files PATTERN names (a glob in its last component only, as
+ * ld.so.conf.d/ *.conf), in the sorted order glob() gives them. */
+static int conf_include(struct conf_ctx *x, const char *pattern) {
+        pkgnote_closure *c = x->c;
+        char full[PATH_MAX];
+        if (pattern[0] == '/')
+                snprintf(full, sizeof full, "%s", pattern);
+        else {
+                const char *slash = strrchr(x->path, '/');
+                snprintf(full, sizeof full, "%.*s/%s", slash ? (int)(slash - x->path) : 0, x->path, pattern);
+        }
+        char *base = strrchr(full, '/');
+        *base++ = '\0';
+        if (strpbrk(full, "*?[")) {
+                problem(c, -EINVAL, x->path, "include '%s': a pattern in a directory name is not supported", pattern);
+                return 0;
+        }
+        if (!strpbrk(base, "*?[")) {
+                char one[PATH_MAX];
+                return snprintf(one, sizeof one, "%s/%s", full, base) < (int)sizeof one ? read_conf(c, one, x->depth + 1) : 0;
+        }
+        int dfd = pn_open_dir_in_root(c->rootfd, *full ? full : "/");
+        if (dfd < 0)
+                return 0; /* glob() matching nothing */
+        DIR *d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return -ENOMEM;
+        }
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        int r = 0;
+        for (struct dirent *de; r == 0 && (de = readdir(d));) {
+                if (de->d_name[0] == '.' || fnmatch(base, de->d_name, FNM_PERIOD) != 0)
+                        continue;
+                if (n >= PN_LDCONF_MAX_FILES)
+                        break;
+                if (PN_GROW(names, cap, n + 1) < 0 || !(names[n] = strdup(de->d_name)))
+                        r = -ENOMEM;
+                else
+                        n++;
+        }
+        closedir(d);
+        for (size_t i = 0; i + 1 < n; i++)
+                for (size_t j = i + 1; j < n; j++)
+                        if (strcmp(names[j], names[i]) < 0) {
+                                char *t = names[i];
+                                names[i] = names[j], names[j] = t;
+                        }
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                char one[PATH_MAX];
+                if (snprintf(one, sizeof one, "%s/%s", full, names[i]) < (int)sizeof one)
+                        r = read_conf(c, one, x->depth + 1);
+        }
+        pn_free_strv(names, n);
+        return r;
+}
+
+static int conf_entry(void *u, int kind, const char *value) {
+        struct conf_ctx *x = u;
+        pkgnote_closure *c = x->c;
+        if (kind == PN_LDCONF_INCLUDE)
+                return conf_include(x, value);
+        if (value[0] != '/')
+                return 0; /* ldconfig refuses relative directories */
+        for (size_t i = 0; i < c->n_conf; i++)
+                if (!strcmp(c->conf[i], value))
+                        return 0;
+        if (c->n_conf >= PN_LDCONF_MAX_DIRS) {
+                problem(c, -E2BIG, x->path, "more than %u library directories; the rest are left out", PN_LDCONF_MAX_DIRS);
+                return 0;
+        }
+        if (PN_GROW(c->conf, c->cap_conf, c->n_conf + 1) < 0 || !(c->conf[c->n_conf] = strdup(value)))
+                return -ENOMEM;
+        c->n_conf++;
+        return 0;
+}
+
+static int read_conf(pkgnote_closure *c, const char *path, unsigned depth) {
+        size_t seen;
+        if (smap_get(&c->conf_seen, path, &seen)) {
+                problem(c, -ELOOP, path, "included again (a loop of includes)");
+                return 0;
+        }
+        if (depth > PN_LDCONF_MAX_DEPTH || c->conf_files >= PN_LDCONF_MAX_FILES) {
+                problem(c, -E2BIG, path, "includes nest deeper than %u or name more than %u files",
+                        PN_LDCONF_MAX_DEPTH, PN_LDCONF_MAX_FILES);
+                return 0;
+        }
+        if (smap_put(&c->conf_seen, path, 0) < 0)
+                return -ENOMEM;
+        c->conf_files++;
+        void *text;
+        size_t len;
+        int r = pn_read_in_root(c->rootfd, path, PN_LDCONF_MAX_SIZE, &text, &len);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                if (r != -ENOENT || depth > 0)
+                        problem(c, r, path, "cannot read: %s", pkgnote_last_error());
+                return 0;
+        }
+        struct conf_ctx x = {c, path, depth};
+        r = pn_ldconf_parse(text, len, conf_entry, &x);
+        free(text);
+        return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Files and reasons */
+
+static int add_file(pkgnote_closure *c, const char *path, const char *target, bool dir_link, json_t *why, size_t *ret) {
+        size_t i;
+        if (!smap_get(&c->by_path, path, &i)) {
+                if (c->n_files >= PKGNOTE_MAX_CLOSURE_FILES)
+                        return pn_error(-E2BIG, "a closure of more than %u files", PKGNOTE_MAX_CLOSURE_FILES);
+                if (PN_GROW(c->files, c->cap_files, c->n_files + 1) < 0)
+                        return pn_error(-ENOMEM, "out of memory");
+                struct cfile *f = &c->files[c->n_files];
+                *f = (struct cfile){.path = strdup(path), .target = target ? strdup(target) : NULL, .dir_link = dir_link,
+                                    .why = json_array()};
+                if (!f->path || (target && !f->target) || !f->why || smap_put(&c->by_path, path, c->n_files) < 0) {
+                        free(f->path);
+                        free(f->target);
+                        json_decref(f->why);
+                        return pn_error(-ENOMEM, "out of memory");
+                }
+                i = c->n_files++;
+        }
+        struct cfile *f = &c->files[i];
+        if (why && json_array_size(f->why) >= PKGNOTE_MAX_CLOSURE_REASONS)
+                f->more++;
+        else if (why && json_array_append(f->why, why) < 0)
+                return pn_error(-ENOMEM, "out of memory");
+        if (ret)
+                *ret = i;
+        return 0;
+}
+
+/* A reason: KIND ("program", "interpreter", "needed", "dlopen"), the
+ * object that asked (BY, or none) and the name it asked for. */
+static json_t *reason(const pkgnote_closure *c, const char *kind, size_t by, const char *name) {
+        json_t *o = json_pack("{s:s}", "kind", kind);
+        if (o && by != SIZE_MAX && json_object_set_new(o, "by", json_string(c->files[c->objs[by].file].path)) < 0)
+                goto fail;
+        if (o && name && json_object_set_new(o, "name", jstr(name)) < 0)
+                goto fail;
+        return o;
+fail:
+        json_decref(o);
+        return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Opening candidates */
+
+struct links {
+        char **at, **target;
+        bool *last;
+        size_t n, cap_at, cap_target, cap_last;
+};
+
+static int collect_link(void *u, const char *at, const char *target, bool last) {
+        struct links *l = u;
+        if (l->n >= PN_MAX_SYMLINKS + 1)
+                return -ELOOP;
+        if (PN_GROW(l->at, l->cap_at, l->n + 1) < 0 || PN_GROW(l->target, l->cap_target, l->n + 1) < 0 ||
+            PN_GROW(l->last, l->cap_last, l->n + 1) < 0)
+                return -ENOMEM;
+        l->last[l->n] = last;
+        if (asprintf(&l->at[l->n], "/%s", at) < 0)
+                return -ENOMEM;
+        if (!(l->target[l->n] = strdup(target))) {
+                free(l->at[l->n]);
+                return -ENOMEM;
+        }
+        l->n++;
+        return 0;
+}
+
+static void links_done(struct links *l) {
+        pn_free_strv(l->at, l->n);
+        pn_free_strv(l->target, l->n);
+        free(l->last);
+}
+
+static const pkgnote_phdr *find_phdr(pkgnote_elf *e, uint32_t type) {
+        const pkgnote_phdr *ph;
+        int n = pkgnote_elf_phdrs(e, &ph);
+        for (int i = 0; i < n; i++)
+                if (ph[i].type == type)
+                        return &ph[i];
+        return NULL;
+}
+
+/* PT_INTERP's path, or NULL (also when it is malformed: the kernel would
+ * refuse to run the program, which is not this reader's to say). */
+static char *interp_of(pkgnote_elf *e) {
+        const pkgnote_phdr *ph = find_phdr(e, PT_INTERP);
+        if (!ph || ph->filesz < 2 || ph->filesz > PATH_MAX)
+                return NULL;
+        int err;
+        const uint8_t *b = pn_elf_bytes(e, ph->offset, ph->filesz, &err);
+        if (!b || b[ph->filesz - 1] != 0 || memchr(b, 0, ph->filesz - 1))
+                return NULL;
+        return strdup((const char *)b);
+}
+
+/* Tries PATH (absolute in the root) for an object of ABI WANT (NULL: any
+ * ELF object, a program given), loaded by LOADER for WHY.  1 with its
+ * index in *RET; 0 when nothing usable is there; a negative errno only
+ * for failures that end the closure (-ENOMEM, -E2BIG). */
+static int try_path(pkgnote_closure *c, const char *path, const struct abi *want, size_t loader, json_t *why, size_t *ret) {
+        struct links l = {0};
+        char resolved[PATH_MAX];
+        struct stat st;
+        int fd = pn_open_in_root_links(c->rootfd, path, collect_link, &l, resolved, sizeof resolved, &st);
+        if (fd == -ENOMEM) {
+                links_done(&l);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        if (fd < 0) {
+                if (fd == -ELOOP)
+                        problem(c, fd, path, "too many symbolic links (a loop of links?)");
+                else if (!want)
+                        pn_error(fd, "%s", fd == -EINVAL ? "not a regular file" : strerror(-fd));
+                links_done(&l);
+                return fd == -ELOOP || want ? 0 : fd;
+        }
+        char key[64];
+        snprintf(key, sizeof key, "%llx:%llx", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+        size_t oi;
+        int r = 0;
+        pkgnote_elf *e = NULL;
+        if (smap_get(&c->by_inode, key, &oi)) {
+                close(fd);
+                const struct abi *a = &c->objs[oi].abi;
+                if (want && (a->elf_class != want->elf_class || a->machine != want->machine || a->big_endian != want->big_endian)) {
+                        links_done(&l);
+                        return 0;
+                }
+        } else {
+                r = pkgnote_elf_open_fd(fd, &e);
+                if (r < 0 || (pkgnote_elf_type(e) != ET_EXEC && pkgnote_elf_type(e) != ET_DYN) ||
+                    (want && (pkgnote_elf_class(e) != want->elf_class || pkgnote_elf_machine(e) != want->machine ||
+                              pkgnote_elf_big_endian(e) != want->big_endian))) {
+                        if (!want)
+                                pn_error(r < 0 ? r : -ENOEXEC, "%s", r == -ENOEXEC || r >= 0 ? "not an ELF program or shared object" : pkgnote_last_error());
+                        pkgnote_elf_free(e);
+                        close(fd);
+                        links_done(&l);
+                        return want ? (r == -ENOMEM ? r : 0) : (r < 0 ? r : -ENOEXEC);
+                }
+                if (c->n_objs >= PKGNOTE_MAX_CLOSURE_FILES) {
+                        r = pn_error(-E2BIG, "a closure of more than %u objects", PKGNOTE_MAX_CLOSURE_FILES);
+                        goto out;
+                }
+                if (PN_GROW(c->objs, c->cap_objs, c->n_objs + 1) < 0) {
+                        r = pn_error(-ENOMEM, "out of memory");
+                        goto out;
+                }
+                oi = c->n_objs;
+                struct cobj *o = &c->objs[oi];
+                *o = (struct cobj){.file = SIZE_MAX, .loader = loader,
+                                   .abi = {pkgnote_elf_class(e), pkgnote_elf_big_endian(e), pkgnote_elf_machine(e)}};
+                /* $ORIGIN: for the program the kernel's (resolved) path,
+                 * for a library the directory it was found in. */
+                const char *from = want ? path : resolved;
+                const char *slash = strrchr(from, '/');
+                size_t dl = slash ? (size_t)(slash - from) : 0;
+                if (asprintf(&o->origin, "%s%.*s", from[0] == '/' ? "" : "/", (int)dl, from) < 0) {
+                        o->origin = NULL;
+                        r = pn_error(-ENOMEM, "out of memory");
+                        goto out;
+                }
+                c->n_objs++;
+                /* What it needs: a malformed dynamic section or note is
+                 * the object's problem, its file still belongs. */
+                if ((r = pn_elf_dynamic_read(e, &o->dyn)) < 0) {
+                        if (r == -ENOMEM)
+                                goto out;
+                        problem(c, r, path, "cannot read the dynamic section: %s", pkgnote_last_error());
+                }
+                o->interp = interp_of(e);
+                if ((r = pkgnote_info_read(e, &o->info)) < 0) {
+                        if (r == -ENOMEM)
+                                goto out;
+                        problem(c, r, path, "cannot read the notes: %s", pkgnote_last_error());
+                        o->info = NULL;
+                }
+                r = smap_put(&c->by_inode, key, oi);
+                if (r < 0)
+                        goto out;
+        }
+        for (size_t i = 0; r == 0 && i < l.n; i++)
+                r = add_file(c, l.at[i], l.target[i], !l.last[i], why, NULL);
+        char abs[PATH_MAX + 1];
+        snprintf(abs, sizeof abs, "/%s", resolved);
+        size_t fi;
+        if (r == 0 && (r = add_file(c, abs, NULL, false, why, &fi)) == 0) {
+                if (c->objs[oi].file == SIZE_MAX)
+                        c->objs[oi].file = fi;
+                *ret = oi;
+                r = 1;
+        }
+out:
+        if (e) {
+                pkgnote_elf_free(e);
+                close(fd);
+        }
+        links_done(&l);
+        return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Searching */
+
+static const char *platform_of(const struct abi *a) {
+        switch (a->machine) {
+        case EM_X86_64: return a->elf_class == 64 ? "x86_64" : NULL;
+        case EM_386: return "i686";
+        case EM_AARCH64: return a->big_endian ? "aarch64_be" : "aarch64";
+        case EM_S390: return "s390x";
+        case EM_RISCV: return "riscv64";
+        default: return NULL;
+        }
+}
+
+/* $LIB as the root's glibc has it: the multiarch directory on Debian,
+ * lib64 (64-bit, where it exists) or lib elsewhere. */
+static void lib_of(pkgnote_closure *c, const struct abi *a, char *buf, size_t size) {
+        struct stat st;
+        for (size_t i = 0;; i++) {
+                const char *t = pn_multiarch_triplet(a->elf_class, a->machine, a->big_endian, i);
+                if (!t)
+                        break;
+                snprintf(buf, size, "usr/lib/%s", t);
+                if (fstatat(c->rootfd, buf, &st, 0) == 0) {
+                        snprintf(buf, size, "lib/%s", t);
+                        return;
+                }
+        }
+        snprintf(buf, size, "%s", a->elf_class == 64 && fstatat(c->rootfd, "usr/lib64", &st, AT_SYMLINK_NOFOLLOW) == 0 ? "lib64" : "lib");
+}
+
+/* The directory ELEM (LEN bytes) of a DT_RPATH or DT_RUNPATH of object O
+ * with its tokens replaced, into OUT; false when it holds one the loader
+ * does not know, or is empty (both skipped, as glibc skips them). */
+static bool expand(pkgnote_closure *c, const struct cobj *o, const char *elem, size_t len, char *out, size_t size) {
+        size_t n = 0;
+        if (len == 0)
+                return false;
+        if (elem[0] != '/')
+                out[n++] = '/'; /* relative to the working directory: the root's top */
+        for (size_t i = 0; i < len;) {
+                const char *val = NULL;
+                char lib[64];
+                if (elem[i] == '$') {
+                        static const char *const names[] = {"ORIGIN", "LIB", "PLATFORM"};
+                        size_t k, nl = 0;
+                        bool brace = i + 1 < len && elem[i + 1] == '{';
+                        for (k = 0; k < ELEMENTSOF(names); k++) {
+                                nl = strlen(names[k]);
+                                size_t at = i + 1 + brace;
+                                if (at + nl + brace <= len && !memcmp(elem + at, names[k], nl) &&
+                                    (!brace || elem[at + nl] == '}') &&
+                                    (brace || at + nl == len || !(pn_ascii_alnum(elem[at + nl]) || elem[at + nl] == '_')))
+                                        break;
+                        }
+                        if (k == 0)
+                                val = o->origin;
+                        else if (k == 1) {
+                                lib_of(c, &o->abi, lib, sizeof lib);
+                                val = lib;
+                        } else if (k == 2)
+                                val = platform_of(&o->abi);
+                        if (!val)
+                                return false;
+                        i += 1 + 2 * brace + nl;
+                } else {
+                        if (n + 1 >= size)
+                                return false;
+                        out[n++] = elem[i++];
+                        continue;
+                }
+                size_t vl = strlen(val);
+                if (n + vl + 1 >= size)
+                        return false;
+                /* $ORIGIN is absolute: drop the '/' put before it */
+                if (val[0] == '/' && n == 1 && out[0] == '/' && elem[0] != '/')
+                        n = 0;
+                memcpy(out + n, val, vl);
+                n += vl;
+        }
+        out[n] = '\0';
+        return true;
+}
+
+struct search {
+        pkgnote_closure *c;
+        const char *name;
+        const struct abi *abi;
+        size_t loader;
+        json_t *why;
+        size_t found;
+};
+
+/* Tries DIR/NAME: 1 found, 0 not, negative errno. */
+static int try_dir(struct search *s, const char *dir) {
+        char path[PATH_MAX];
+        size_t dl = strlen(dir);
+        while (dl > 1 && dir[dl - 1] == '/')
+                dl--;
+        if (snprintf(path, sizeof path, "%.*s/%s", (int)dl, dir, s->name) >= (int)sizeof path)
+                return 0;
+        return try_path(s->c, path, s->abi, s->loader, s->why, &s->found);
+}
+
+/* Tries each directory of the colon-separated LIST of object O. */
+static int try_list(struct search *s, const struct cobj *o, const char *list) {
+        for (const char *p = list; p;) {
+                const char *colon = strchr(p, ':');
+                size_t len = colon ? (size_t)(colon - p) : strlen(p);
+                char dir[PATH_MAX];
+                if (expand(s->c, o, p, len, dir, sizeof dir)) {
+                        int r = try_dir(s, dir);
+                        if (r != 0)
+                                return r;
+                }
+                p = colon ? colon + 1 : NULL;
+        }
+        return 0;
+}
+
+/* The system directories of an ABI: the multiarch ones (Debian), then
+ * lib64 (64-bit) or libx32 (x32), then lib. */
+static int try_defaults(struct search *s) {
+        const struct abi *a = s->abi;
+        for (size_t i = 0;; i++) {
+                const char *t = pn_multiarch_triplet(a->elf_class, a->machine, a->big_endian, i);
+                if (!t)
+                        break;
+                char d[PATH_MAX];
+                for (int u = 0; u < 2; u++) {
+                        snprintf(d, sizeof d, "%s/lib/%s", u ? "/usr" : "", t);
+                        int r = try_dir(s, d);
+                        if (r != 0)
+                                return r;
+                }
+        }
+        const char *sub = a->elf_class == 64 ? "lib64" : a->machine == EM_X86_64 ? "libx32" : NULL;
+        static const char *const tops[] = {"", "/usr"};
+        for (size_t u = 0; sub && u < 2; u++) {
+                char d[PATH_MAX];
+                snprintf(d, sizeof d, "%s/%s", tops[u], sub);
+                int r = try_dir(s, d);
+                if (r != 0)
+                        return r;
+        }
+        for (size_t u = 0; u < 2; u++) {
+                char d[PATH_MAX];
+                snprintf(d, sizeof d, "%s/lib", tops[u]);
+                int r = try_dir(s, d);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
+}
+
+static void name_key(char *buf, size_t size, const struct abi *a, const char *name) {
+        snprintf(buf, size, "%d:%u:%d:%s", a->elf_class, a->machine, a->big_endian, name);
+}
+
+/* NAME registered as answered by object OI (first one wins). */
+static int register_name(pkgnote_closure *c, size_t oi, const char *name) {
+        char key[PATH_MAX + 64];
+        size_t old;
+        name_key(key, sizeof key, &c->objs[oi].abi, name);
+        return smap_get(&c->by_name, key, &old) ? 0 : smap_put(&c->by_name, key, oi) < 0 ? pn_error(-ENOMEM, "out of memory") : 0;
+}
+
+/* Looks NAME up for object OI as the loader would: 1 with the object in
+ * *RET, 0 not found, negative errno. */
+static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, size_t *ret) {
+        struct abi abi = c->objs[oi].abi;
+        char key[PATH_MAX + 64];
+        size_t found;
+        name_key(key, sizeof key, &abi, name);
+        if (smap_get(&c->by_name, key, &found)) {
+                *ret = found;
+                return add_file(c, c->files[c->objs[found].file].path, NULL, false, why, NULL) < 0 ? -ENOMEM : 1;
+        }
+        if (!c->conf_read) {
+                c->conf_read = true;
+                int r = read_conf(c, "/etc/ld.so.conf", 0);
+                if (r < 0)
+                        return pn_error(r, "out of memory");
+        }
+        struct search s = {c, name, &abi, oi, why, 0};
+        int r = 0;
+        if (strchr(name, '/'))
+                r = try_path(c, name, &abi, oi, why, &s.found);
+        else {
+                /* DT_RPATH of the object and its loaders, unless the
+                 * object has DT_RUNPATH; a loader with DT_RUNPATH ends
+                 * the chain (glibc's _dl_map_object). */
+                if (!c->objs[oi].dyn.runpath)
+                        for (size_t l = oi; r == 0 && l != SIZE_MAX; l = c->objs[l].loader) {
+                                if (l != oi && c->objs[l].dyn.runpath)
+                                        break;
+                                if (c->objs[l].dyn.rpath)
+                                        r = try_list(&s, &c->objs[l], c->objs[l].dyn.rpath);
+                        }
+                if (r == 0 && c->objs[oi].dyn.runpath)
+                        r = try_list(&s, &c->objs[oi], c->objs[oi].dyn.runpath);
+                for (size_t i = 0; r == 0 && i < c->n_conf; i++)
+                        r = try_dir(&s, c->conf[i]);
+                if (r == 0)
+                        r = try_defaults(&s);
+        }
+        if (r <= 0)
+                return r;
+        if ((r = register_name(c, s.found, name)) < 0)
+                return r;
+        *ret = s.found;
+        return 1;
+}
+
+/* Records WHY as not found, with its text for pkgnote_closure_missing():
+ * the name, or a dlopen entry's names with its feature and priority. */
+static int add_missing(pkgnote_closure *c, json_t *why) {
+        size_t n = json_array_size(c->missing);
+        if (PN_GROW(c->missing_text, c->cap_missing_text, n + 1) < 0)
+                return pn_error(-ENOMEM, "out of memory");
+        const json_t *names = json_object_get(why, "names");
+        char *text = NULL;
+        if (names) {
+                struct pn_text t = {0};
+                for (size_t i = 0; i < json_array_size(names); i++)
+                        pn_text_add(&t, "%s%s", i ? " or " : "", json_string_value(json_array_get(names, i)));
+                const char *f = json_string_value(json_object_get(why, "feature"));
+                pn_text_add(&t, " (dlopen%s%s, %s)", f ? ", feature " : "", f ? f : "",
+                            json_string_value(json_object_get(why, "priority")));
+                if (pn_text_finish(&t, &text) < 0)
+                        text = NULL;
+        } else
+                text = strdup(json_string_value(json_object_get(why, "name")));
+        if (!text || json_array_append(c->missing, why) < 0) {
+                free(text);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        c->missing_text[n] = text;
+        return 0;
+}
+
+/* Is the dlopen entry I of N asked for? */
+static bool selected(const pkgnote_closure *c, const pkgnote_dlopen *n, size_t i) {
+        int p = pkgnote_dlopen_priority(n, i);
+        if (c->priority && p >= c->priority)
+                return true;
+        const char *f = pkgnote_dlopen_get(n, i, "feature");
+        if (c->all_features)
+                return true;
+        for (size_t k = 0; f && k < c->n_features; k++)
+                if (!strcmp(c->features[k], f))
+                        return true;
+        return false;
+}
+
+/* The dlopen entry I of note N of object OI: its first soname found. */
+static int add_dlopen(pkgnote_closure *c, size_t oi, const pkgnote_dlopen *n, size_t i) {
+        size_t ns = pkgnote_dlopen_soname_count(n, i);
+        json_t *why = reason(c, "dlopen", oi, NULL);
+        const char *f = pkgnote_dlopen_get(n, i, "feature");
+        int p = pkgnote_dlopen_priority(n, i);
+        json_t *names = json_array();
+        if (!why || !names || (f && json_object_set_new(why, "feature", jstr(f)) < 0) ||
+            json_object_set_new(why, "priority", json_string(pkgnote_dlopen_priority_name(p > 0 ? p : PKGNOTE_DLOPEN_RECOMMENDED))) < 0) {
+                json_decref(why);
+                json_decref(names);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        int r = 0;
+        for (size_t j = 0; j < ns; j++)
+                json_array_append_new(names, jstr(pkgnote_dlopen_soname(n, i, j)));
+        for (size_t j = 0; r == 0 && j < ns; j++) {
+                const char *so = pkgnote_dlopen_soname(n, i, j);
+                /* Only a file name: a path in a note is not the root's. */
+                if (!pn_soname_shaped(so) || strchr(so, '/'))
+                        continue;
+                /* Each reason its own object: those kept are shared. */
+                json_t *w = json_copy(why);
+                size_t found;
+                r = !w || json_object_set_new(w, "name", jstr(so)) < 0 ? pn_error(-ENOMEM, "out of memory")
+                                                                      : lookup(c, oi, so, w, &found);
+                json_decref(w);
+        }
+        if (r == 0)
+                r = json_object_set(why, "names", names) < 0 ? pn_error(-ENOMEM, "out of memory") : add_missing(c, why);
+        json_decref(names);
+        json_decref(why);
+        return r < 0 ? r : 0;
+}
+
+/* Everything object OI needs, its turn come. */
+static int expand_object(pkgnote_closure *c, size_t oi) {
+        int r = 0;
+        if (c->objs[oi].interp) {
+                json_t *why = reason(c, "interpreter", oi, c->objs[oi].interp);
+                size_t found;
+                struct abi any = c->objs[oi].abi;
+                r = !why ? -ENOMEM : try_path(c, c->objs[oi].interp, &any, oi, why, &found);
+                if (r == 0)
+                        r = add_missing(c, why);
+                json_decref(why);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < c->objs[oi].dyn.n_needed; i++) {
+                const char *name = c->objs[oi].dyn.needed[i];
+                json_t *why = reason(c, "needed", oi, name);
+                size_t found;
+                r = !why ? pn_error(-ENOMEM, "out of memory") : lookup(c, oi, name, why, &found);
+                if (r == 0)
+                        r = add_missing(c, why);
+                json_decref(why);
+                if (r < 0)
+                        return r;
+        }
+        pkgnote_info *info = c->objs[oi].info;
+        c->objs[oi].info = NULL;
+        for (size_t k = 0; r >= 0 && info && k < pkgnote_info_dlopen_count(info); k++) {
+                const pkgnote_dlopen *n = pkgnote_info_dlopen(info, k);
+                for (size_t i = 0; r >= 0 && i < pkgnote_dlopen_count(n); i++)
+                        if (selected(c, n, i))
+                                r = add_dlopen(c, oi, n, i);
+        }
+        pkgnote_info_free(info);
+        return r < 0 ? r : 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_closure_add(pkgnote_closure *c, const char *path) {
+        if (!path || !*path)
+                return pn_error(-EINVAL, "no path");
+        json_t *why = reason(c, "program", SIZE_MAX, NULL);
+        if (!why)
+                return pn_error(-ENOMEM, "out of memory");
+        char abs[PATH_MAX];
+        snprintf(abs, sizeof abs, "%s%s", path[0] == '/' ? "" : "/", path);
+        size_t oi, before = c->n_objs;
+        int r = try_path(c, abs, NULL, SIZE_MAX, why, &oi);
+        json_decref(why);
+        if (r < 0)
+                return r;
+        if (c->objs[oi].dyn.soname && (r = register_name(c, oi, c->objs[oi].dyn.soname)) < 0)
+                return r;
+        /* Breadth first, as the loader maps them; an object reached again
+         * (a loop of DT_NEEDED) is an object already there. */
+        for (; c->done < c->n_objs; c->done++) {
+                size_t k = c->done;
+                if (c->objs[k].dyn.soname && (r = register_name(c, k, c->objs[k].dyn.soname)) < 0)
+                        return r;
+                if ((r = expand_object(c, k)) < 0)
+                        return r;
+        }
+        return c->n_objs > before;
+}
+
+/* ------------------------------------------------------------------ */
+/* Results */
+
+PKGNOTE_PUBLIC size_t pkgnote_closure_count(const pkgnote_closure *c) {
+        return c->n_files;
+}
+PKGNOTE_PUBLIC const char *pkgnote_closure_path(const pkgnote_closure *c, size_t i) {
+        return i < c->n_files ? c->files[i].path : NULL;
+}
+PKGNOTE_PUBLIC const char *pkgnote_closure_target(const pkgnote_closure *c, size_t i) {
+        return i < c->n_files ? c->files[i].target : NULL;
+}
+PKGNOTE_PUBLIC size_t pkgnote_closure_missing_count(const pkgnote_closure *c) {
+        return json_array_size(c->missing);
+}
+PKGNOTE_PUBLIC const char *pkgnote_closure_missing(const pkgnote_closure *c, size_t i, const char **by) {
+        json_t *m = json_array_get(c->missing, i);
+        if (!m)
+                return NULL;
+        if (by)
+                *by = json_string_value(json_object_get(m, "by"));
+        return c->missing_text[i];
+}
+PKGNOTE_PUBLIC size_t pkgnote_closure_problem_count(const pkgnote_closure *c) {
+        return c->problems.n;
+}
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_closure_problem(const pkgnote_closure *c, size_t i) {
+        return pn_problems_get(&c->problems, i);
+}
+
+PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgnote_pkgdb *db, char **ret) {
+        json_t *files = json_array(), *problems = json_array();
+        int r = files && problems ? 0 : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < c->n_files; i++) {
+                const struct cfile *f = &c->files[i];
+                json_t *o = json_pack("{s:o,s:s,s:O}", "path", jstr(f->path), "type",
+                                      f->target ? "symlink" : "file", "why", f->why);
+                if (o && f->target)
+                        json_object_set_new(o, "target", jstr(f->target));
+                if (o && f->dir_link)
+                        json_object_set_new(o, "directory", json_true());
+                if (o && f->more)
+                        json_object_set_new(o, "moreReasons", json_integer((json_int_t)f->more));
+                size_t pi;
+                pkgnote_db_package p = {.size = sizeof p};
+                if (o && db && !f->dir_link && pkgnote_pkgdb_owner(db, f->path, &pi) > 0 && pkgnote_pkgdb_package(db, pi, &p) > 0)
+                        json_object_set_new(o, "package", jstr(p.binary_name));
+                if (!o || json_array_append_new(files, o) < 0)
+                        r = -ENOMEM;
+        }
+        for (size_t i = 0; r == 0 && i < c->problems.n; i++) {
+                const pkgnote_problem *p = pn_problems_get(&c->problems, i);
+                json_t *o = json_pack("{s:o,s:o}", "path", jstr(p->path ? p->path : ""), "message",
+                                      jstr(p->message));
+                if (!o || json_array_append_new(problems, o) < 0)
+                        r = -ENOMEM;
+        }
+        json_t *top = r == 0 ? json_pack("{s:o,s:O,s:O,s:O}", "root", jstr(c->root), "files", files,
+                                         "missing", c->missing, "problems", problems)
+                             : NULL;
+        json_decref(files);
+        json_decref(problems);
+        char *s = top ? json_dumps(top, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        json_decref(top);
+        if (!s)
+                return pn_error(-ENOMEM, "out of memory");
+        *ret = s;
+        return 0;
+}

@@ -1,0 +1,408 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# pkgnote deps --closure: what the dynamic loader maps, checked against the
+# loader itself (ldd on this machine's programs; LD_TRACE_LOADED_OBJECTS=1
+# in roots under bubblewrap), dlopen'ed libraries chosen by feature and
+# priority from systemd's real notes (a Debian root made by mmdebstrap,
+# dist/make-test-root.sh), closures copied into empty roots and run
+# there, 32- and 64-bit libraries side by side, $ORIGIN, loops of every
+# kind; and lint's undeclared-dlopen check.
+. "$SRCDIR/tests/lib.sh"
+require cc readelf ldd bwrap python3 tar timeout
+PK=$PKGNOTE
+TROOT=${PKGNOTE_TEST_ROOT:-/var/cache/pkgnote/roots/trixie}
+
+# closure ARGS...: pkgnote deps --closure under a time limit (a loop must
+# end), output in out, stderr in err, status in STATUS.
+closure() {
+        timeout 60 "$PK" deps --closure "$@" > out 2> err
+        STATUS=$?
+}
+# regular ROOT: the regular files of the list in out, resolved, sorted.
+regular() {
+        while read -r p; do [ -L "$1$p" ] || printf '%s\n' "$p"; done < out | sort -u
+}
+# resolve ROOT: each path on standard input (absolute, as inside ROOT)
+# with its symbolic links resolved as a chroot into ROOT would.
+resolve() {
+        python3 -c '
+import os, sys
+root = sys.argv[1]
+def walk(path, depth=0):
+    done = []
+    todo = [c for c in path.split("/") if c]
+    while todo:
+        c = todo.pop(0)
+        if c == "..":
+            done = done[:-1]
+            continue
+        if c == ".":
+            continue
+        full = os.path.join(root, *done, c)
+        if os.path.islink(full):
+            t = os.readlink(full)
+            if t.startswith("/"):
+                done = []
+            todo = [x for x in t.split("/") if x] + todo
+        else:
+            done.append(c)
+    return "/" + "/".join(done)
+for line in sys.stdin:
+    print(walk(line.strip()))
+' "$1"
+}
+# run_in ROOT CMD...: CMD inside ROOT, nothing else visible.
+run_in() {
+        _r=$1
+        shift
+        bwrap --bind "$_r" / --proc /proc --dev /dev --unshare-all "$@"
+}
+
+# ---------------------------------------------------------------- host
+# Every dynamic program of a sample of /usr/bin: the closure's regular
+# files are what ldd says the loader maps (resolved), and the program.
+n=0
+bad=
+for p in $(ls /usr/bin | sort | awk 'NR % 7 == 1' | head -80) ssh bash; do
+        f=/usr/bin/$p
+        [ -f "$f" ] && [ ! -L "$f" ] && readelf -l "$f" 2>/dev/null | grep -q 'INTERP' || continue
+        ldd "$f" > ldd.out 2>/dev/null || continue
+        grep -q 'not found' ldd.out && continue
+        { echo "$f"; sed -n 's/.*=> \(\/[^ ]*\) (0x.*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p' ldd.out; } |
+                xargs realpath | sort -u > want
+        closure "$f"
+        regular / > got
+        n=$((n + 1))
+        cmp -s want got || bad="$bad $p"
+done
+[ "$n" -ge 10 ] && [ -z "$bad" ] && pass "host: the closure of $n programs of /usr/bin is what ldd maps" ||
+        fail "host: the closure of $n programs of /usr/bin is what ldd maps" "differ:$bad"
+
+# Symbolic links the loader follows are listed, with the file they lead to.
+closure /usr/bin/bash
+lib=$(ldd /usr/bin/bash | sed -n 's/.*libc.so.6 => \(\/[^ ]*\) .*/\1/p')
+interp=$(readelf -l /usr/bin/bash | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+links_ok=1
+# Each link on the way to the interpreter, and its target.
+p=
+for c in $(echo "$interp" | tr / ' '); do
+        p=$p/$c
+        if [ -L "$p" ]; then grep -qx "$p" out || links_ok=0; p=$(realpath "$p"); fi
+done
+[ "$links_ok" = 1 ] && grep -qx "$(realpath "$lib")" out && grep -qx "$(realpath "$interp")" out &&
+        pass "host: the interpreter by its PT_INTERP path and libc resolved are listed" ||
+        fail "host: the interpreter by its PT_INTERP path and libc resolved are listed" "$(cat out)"
+
+# Package names: those dpkg -S gives for the closure's files.
+if command -v dpkg-query > /dev/null; then
+        closure /usr/bin/ssh
+        # The regular files, as dpkg lists them (before or after /usr
+        # was merged).
+        regular / | while read -r f; do
+                dpkg-query -S "$f" 2>/dev/null || dpkg-query -S "${f#/usr}" 2>/dev/null
+        done | sed 's/:.*//' | sort -u > want
+        closure --packages /usr/bin/ssh
+        sort -u out > got
+        grep -q . got && cmp -s want got && pass "host: --packages names the dpkg packages of the files" ||
+                fail "host: --packages names the dpkg packages of the files" "$(diff want got)"
+fi
+
+# ------------------------------------------------------ built programs
+cat > foo.c << 'EOF'
+int foo(void) { return 42; }
+EOF
+cat > prog.c << 'EOF'
+int foo(void);
+int main(void) { return foo() == 42 ? 0 : 1; }
+EOF
+mkdir -p app/bin app/lib
+cc -shared -fPIC -Wl,-soname,libfoo.so.1 -o app/lib/libfoo.so.1.0 foo.c && ln -s libfoo.so.1.0 app/lib/libfoo.so.1 &&
+        cc -o app/bin/prog prog.c app/lib/libfoo.so.1 -Wl,-rpath,'$ORIGIN/../lib' || fatal "cannot build the \$ORIGIN program"
+# $ORIGIN: where the loader finds it, by ldd; the link and its target.
+closure "$T/app/bin/prog"
+ldd app/bin/prog | grep -q "libfoo.so.1 => $T/app/bin/../lib/libfoo.so.1" &&
+        grep -qx "$T/app/lib/libfoo.so.1" out && grep -qx "$T/app/lib/libfoo.so.1.0" out && [ "$STATUS" = 0 ] &&
+        pass "\$ORIGIN in DT_RUNPATH: the link the loader opens and its target" ||
+        fail "\$ORIGIN in DT_RUNPATH: the link the loader opens and its target" "$(cat out err)"
+
+# Missing: the same program in a root without libc: named, exit 1; with
+# --ignore-missing exit 0 and the rest listed.
+mkdir -p r1/opt && cp -a app r1/opt/
+closure --root r1 /opt/app/bin/prog
+[ "$STATUS" = 1 ] && grep -q "'/opt/app/bin/prog': libc.so.6: not found in the root" err && grep -qx /opt/app/lib/libfoo.so.1.0 out &&
+        pass "missing: libc.so.6 named, exit 1, the rest listed" ||
+        fail "missing: libc.so.6 named, exit 1, the rest listed" "status $STATUS: $(cat out err)"
+closure --root r1 --ignore-missing /opt/app/bin/prog
+[ "$STATUS" = 0 ] && grep -q "libc.so.6: not found in the root, ignoring" err && grep -qx /opt/app/lib/libfoo.so.1.0 out &&
+        pass "--ignore-missing: exit 0" || fail "--ignore-missing: exit 0" "status $STATUS: $(cat err)"
+closure --root r1 --json --ignore-missing /opt/app/bin/prog
+python3 - out << 'EOF' && pass "--json: why each file is there, what is missing" || fail "--json: why each file is there, what is missing" "$(cat out)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["path"]: x for x in d["files"]}
+assert f["/opt/app/bin/prog"]["why"] == [{"kind": "program"}], f["/opt/app/bin/prog"]
+assert f["/opt/app/lib/libfoo.so.1"]["type"] == "symlink" and f["/opt/app/lib/libfoo.so.1"]["target"] == "libfoo.so.1.0"
+assert f["/opt/app/lib/libfoo.so.1.0"]["why"] == [{"kind": "needed", "by": "/opt/app/bin/prog", "name": "libfoo.so.1"}]
+names = sorted(m["name"] for m in d["missing"])
+assert "libc.so.6" in names and any(n.startswith("/lib") for n in names), names
+EOF
+closure --root r1 /opt/app/bin/nothere
+[ "$STATUS" = 2 ] && expect_err "'/opt/app/bin/nothere'" "a program not in the root: exit 2, named" ||
+        fail "a program not in the root: exit 2" "status $STATUS"
+# A program that is a link leading out of the root is looked for inside
+# it (as in a chroot), where there is none.
+ln -s /usr/bin/true r1/esc
+closure --root r1 /esc
+[ "$STATUS" = 2 ] && [ ! -s out ] && pass "a program linked out of the root: not followed, exit 2" ||
+        fail "a program linked out of the root: not followed, exit 2" "status $STATUS: $(cat out err)"
+closure --root r1 /opt/app/lib
+[ "$STATUS" = 2 ] && grep -q "'/opt/app/lib': cannot read in the root: not a regular file" err &&
+        pass "a directory as program: exit 2, said" || fail "a directory as program: exit 2, said" "status $STATUS: $(cat err)"
+
+# Loops of DT_NEEDED: liba needs libb, libb needs liba; the loader copes,
+# and so must the closure: each once, as ldd maps them.
+mkdir -p loop
+printf 'int b(void){return 1;}\n' > b0.c
+printf 'int b(void); int a(void){return b();}\n' > a.c
+printf 'int a(void); int b(void){return 1;} int c(void){return a();}\n' > b.c
+printf 'int a(void); int main(void){return a() - 1;}\n' > m.c
+cc -shared -fPIC -Wl,-soname,libb.so.1 -o loop/libb.so.1 b0.c &&
+        cc -shared -fPIC -Wl,-soname,liba.so.1 -o loop/liba.so.1 a.c loop/libb.so.1 -Wl,-rpath,'$ORIGIN' &&
+        cc -shared -fPIC -Wl,-soname,libb.so.1 -o loop/libb.so.1 b.c loop/liba.so.1 -Wl,-rpath,'$ORIGIN' &&
+        cc -o loop/main m.c loop/liba.so.1 -Wl,-rpath,'$ORIGIN' || fatal "cannot build the loop"
+readelf -d loop/libb.so.1 | grep -q 'liba.so.1' || fatal "libb does not need liba"
+closure "$T/loop/main"
+ldd loop/main | grep -q "libb.so.1 => $T/loop/libb.so.1" && [ "$STATUS" = 0 ] &&
+        [ "$(grep -c "^$T/loop/lib" out)" = 2 ] && pass "a loop of DT_NEEDED: both once" ||
+        fail "a loop of DT_NEEDED: both once" "status $STATUS: $(cat out err)"
+
+# ld.so.conf: include loops (itself, two files naming each other, a glob
+# matching its own file) end, with a warning; its directories are used.
+mkdir -p r2/etc/ld.so.conf.d r2/opt/x r2/opt/a r2/opt/b r2/bin
+printf 'int foo(void); int main(void){return foo();}\n' > x.c
+printf '/opt/a\ninclude /etc/ld.so.conf\ninclude ld.so.conf.d/*.conf\n# comment\n' > r2/etc/ld.so.conf
+printf 'include /etc/ld.so.conf.d/b.conf\n/opt/x = libc6\n' > r2/etc/ld.so.conf.d/a.conf
+printf 'include a.conf\ninclude /etc/ld.so.conf.d/*.conf\n\t/opt/b/  \n' > r2/etc/ld.so.conf.d/b.conf
+# A link that loops, before the real library; and one that leads to the
+# host's libc, were it followed out of the root.
+ln -s libloop.so.1 r2/opt/a/libloop.so.1
+ln -s ../../../../../../../../../../usr/lib/x86_64-linux-gnu/libc.so.6 r2/opt/a/libout.so.1
+cc -shared -fPIC -Wl,-soname,libx.so.1 -o r2/opt/x/libx.so.1 foo.c &&
+        cc -shared -fPIC -Wl,-soname,libloop.so.1 -o r2/opt/b/libloop.so.1 foo.c &&
+        cc -shared -fPIC -Wl,-soname,libout.so.1 -o libout.so foo.c &&
+        cc -o r2/bin/x x.c -Wl,--no-as-needed r2/opt/x/libx.so.1 r2/opt/b/libloop.so.1 ./libout.so ||
+        fatal "cannot build the ld.so.conf program"
+closure --root r2 --ignore-missing /bin/x
+[ "$STATUS" = 0 ] && grep -qx /opt/x/libx.so.1 out && grep -qx /opt/b/libloop.so.1 out && ! grep -q 'libout\|libc.so' out &&
+        grep -q "a loop of includes" err && grep -q "too many symbolic links" err && grep -q "libout.so.1: not found" err &&
+        pass "ld.so.conf include loops and symbolic link loops end; nothing followed out of the root" ||
+        fail "ld.so.conf include loops and symbolic link loops end; nothing followed out of the root" "status $STATUS: $(cat out err)"
+
+# 32- and 64-bit side by side: both programs search /opt/m32 then /opt/m64
+# (DT_RUNPATH); each takes the library of its own class, as the loader
+# does (LD_TRACE_LOADED_OBJECTS=1 in the root, both loaders present).
+if command -v i686-linux-gnu-gcc > /dev/null && [ -f /usr/i686-linux-gnu/lib/libc.so.6 ]; then
+        r=r3
+        mkdir -p $r
+        # The root's C libraries: this machine's closure of a program, and
+        # the i386 cross libc.
+        "$PK" deps --closure --relative /usr/bin/true | tar -C / -cf - -T - | tar -C $r -xf -
+        mkdir -p $r/opt/m32 $r/opt/m64 $r/usr/bin $r/lib/i386-linux-gnu
+        cp /usr/i686-linux-gnu/lib/libc.so.6 $r/lib/i386-linux-gnu/ && cp /usr/i686-linux-gnu/lib/ld-linux.so.2 $r/lib/
+        i686-linux-gnu-gcc -shared -fPIC -Wl,-soname,libside.so.1 -o $r/opt/m32/libside.so.1 foo.c &&
+                cc -shared -fPIC -Wl,-soname,libside.so.1 -o $r/opt/m64/libside.so.1 foo.c &&
+                i686-linux-gnu-gcc -o $r/usr/bin/p32 prog.c $r/opt/m32/libside.so.1 -Wl,-rpath,/opt/m32:/opt/m64 &&
+                cc -o $r/usr/bin/p64 prog.c $r/opt/m64/libside.so.1 -Wl,-rpath,/opt/m32:/opt/m64 || fatal "cannot build the side-by-side programs"
+        for p in p32 p64; do
+                closure --root $r /usr/bin/$p
+                run_in "$T/$r" --setenv LD_TRACE_LOADED_OBJECTS 1 /usr/bin/$p > trace 2>&1
+                # Each path the loader opened is listed (a link or a file),
+                # and there are as many files as objects it mapped.
+                sed -n 's/.*=> \(\/[^ ]*\) (0x.*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p' trace | resolve $r | sort -u > want
+                regular $r | grep -v "^/usr/bin/$p\$" > got
+                cmp -s want got && grep -qx "/opt/m${p#p}/libside.so.1" want && [ "$STATUS" = 0 ] &&
+                        pass "side by side: $p takes the libside.so.1 of its class, as its loader does" ||
+                        fail "side by side: $p takes the libside.so.1 of its class, as its loader does" "$(cat want out trace err)"
+        done
+else
+        missing "32- and 64-bit side by side" i686-linux-gnu-gcc
+fi
+
+# A dlopen'ed library by feature: a program that dlopen()s libz.so.1 and
+# says so in a dlopen note.  Only its closure copied into an empty root,
+# it runs there and uses the library with --feature zlib, and fails to
+# load it without.
+cat > dl.c << 'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+__attribute__((section(".note.dlopen"), used, aligned(4))) static const struct {
+        unsigned namesz, descsz, type;
+        char name[4];
+        char desc[(sizeof(NOTE) + 3) & ~3];
+} note = {4, sizeof(NOTE), 0x407c0c0a, "FDO", NOTE};
+int main(void) {
+        void *h = dlopen("libz.so.1", RTLD_NOW);
+        const char *(*v)(void) = h ? (const char *(*)(void))dlsym(h, "zlibVersion") : NULL;
+        if (!v) { puts("no zlib"); return 1; }
+        printf("zlib %s\n", v());
+        return 0;
+}
+EOF
+cc -o dlprog dl.c -DNOTE='"[{\"feature\":\"zlib\",\"priority\":\"suggested\",\"soname\":[\"libz.so.0\",\"libz.so.1\"]}]"' ||
+        fatal "cannot build the dlopen program"
+for sel in "--feature zlib" "--all-features" "--priority suggested" ""; do
+        rm -rf empty && mkdir empty
+        # shellcheck disable=SC2086
+        closure --relative $sel "$T/dlprog"
+        tar -C / -cf - -T out | tar -C empty -xf -
+        run_in "$T/empty" "$T/dlprog" > ran 2>&1
+        got=$(sed 's/zlib [0-9.]*/zlib V/' ran)
+        if [ -n "$sel" ]; then
+                [ "$got" = "zlib V" ] && grep -q 'libz.so.1' out &&
+                        pass "dlopen ${sel}: the closure alone runs the program, zlib loaded" ||
+                        fail "dlopen ${sel}: the closure alone runs the program, zlib loaded" "$(cat ran out err)"
+        else
+                [ "$got" = "no zlib" ] && ! grep -q 'libz' out &&
+                        pass "dlopen, nothing selected: no zlib in the closure, and the program finds none" ||
+                        fail "dlopen, nothing selected: no zlib in the closure" "$(cat ran out)"
+        fi
+done
+closure --priority recommended "$T/dlprog"
+[ "$STATUS" = 0 ] && grep -qx "$T/dlprog" out && ! grep -q libz out && pass "--priority recommended leaves out a suggested entry" || fail "--priority recommended leaves out a suggested entry" "$(cat out)"
+closure --feature nosuch "$T/dlprog"
+! grep -q libz out && [ "$STATUS" = 0 ] && pass "--feature of another name selects nothing" || fail "--feature of another name selects nothing" "$(cat out)"
+
+# Bad usage.
+run deps --priority urgent --closure /bin/true
+expect_err "--priority: 'urgent' is not required, recommended or suggested" "--priority: an unknown name is refused"
+run deps --feature x /bin/true
+expect_err "go with --closure" "--feature without --closure is refused"
+
+# ------------------------------------------------------------- lint
+# undeclared-dlopen: the dlopen program without its note is reported with
+# libz.so.1 as evidence; with the note it is not; linked with -lz (libz
+# in DT_NEEDED) neither.
+sed '/section(".note.dlopen")/,/} note =/d' dl.c > nonote.c
+cc -o nonote nonote.c && cc -o linked nonote.c -Wl,--no-as-needed -lz || fatal "cannot build the lint programs"
+run lint nonote
+grep -q "warning: undeclared-dlopen: .*libz.so.1" out && pass "lint: undeclared dlopen reported with its evidence" ||
+        fail "lint: undeclared dlopen reported with its evidence" "$(cat out err)"
+for p in dlprog linked; do
+        run lint $p
+        ! grep -q undeclared-dlopen out && pass "lint: no undeclared-dlopen for $p" || fail "lint: no undeclared-dlopen for $p" "$(cat out)"
+done
+run lint --json nonote
+grep -q '"undeclared-dlopen"' out && pass "lint --json: the check's id" || fail "lint --json: the check's id" "$(cat out)"
+
+# --------------------------------------------------- the Debian root
+if [ ! -x "$TROOT/usr/lib/systemd/systemd" ]; then
+        missing "a Debian root with systemd (sh dist/make-test-root.sh)" "$TROOT"
+        echo "1..$((PASSED + FAILED))"
+        [ "$FAILED" = 0 ]
+        exit
+fi
+shared=$(cd "$TROOT" && ls usr/lib/x86_64-linux-gnu/systemd/libsystemd-shared-*.so | head -1)
+
+# The loader, inside the root, maps what the closure lists.
+for p in /usr/lib/systemd/systemd /usr/bin/systemctl /usr/bin/journalctl /usr/bin/bash /usr/bin/apt; do
+        run_in "$TROOT" sh -c "LD_TRACE_LOADED_OBJECTS=1 $p | sed -n 's/.*=> \(\/[^ ]*\) (0x.*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p' | xargs realpath" |
+                sort -u > want
+        closure --root "$TROOT" "$p"
+        regular "$TROOT" | grep -v "^$p\$" > got
+        [ "$STATUS" = 0 ] && grep -q . want && cmp -s want got &&
+                pass "Debian root: $p's closure is what its loader maps there" ||
+                fail "Debian root: $p's closure is what its loader maps there" "$(diff want got; cat err)"
+done
+
+# systemd's dlopen notes, read here apart from pkgnote: each feature's
+# entries give the first soname that exists in the root, and nothing of
+# other features comes in.
+python3 - "$TROOT" "$shared" > features << 'EOF'
+import json, os, struct, subprocess, sys, tempfile
+root, lib = sys.argv[1], sys.argv[2]
+with tempfile.NamedTemporaryFile() as t:
+    subprocess.run(["objcopy", "-O", "binary", "--only-section=.note.dlopen", os.path.join(root, lib), t.name], check=True)
+    data = open(t.name, "rb").read()
+entries, off = [], 0
+while off + 12 <= len(data):
+    namesz, descsz, typ = struct.unpack_from("<III", data, off)
+    off += 12 + (namesz + 3 & ~3)
+    desc = data[off:off + descsz].rstrip(b"\0")
+    off += descsz + 3 & ~3
+    if typ == 0x407c0c0a:
+        entries += json.loads(desc)
+dirs = ["usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu"]
+for e in entries:
+    found = next((s for s in e["soname"] if any(os.path.exists(os.path.join(root, d, s)) for d in dirs)), "-")
+    print(e["feature"], e.get("priority", "recommended"), found, "|".join(e["soname"]))
+EOF
+[ -s features ] || fatal "no dlopen notes read from $shared"
+closure --root "$TROOT" /usr/bin/systemctl
+cp out base
+checked=0
+allok=1
+for feature in $(cut -d' ' -f1 features | sort -u); do
+        closure --root "$TROOT" --ignore-missing --feature "$feature" /usr/bin/systemctl
+        ok=1
+        while read -r f prio found names; do
+                if [ "$f" = "$feature" ]; then
+                        if [ "$found" = - ]; then
+                                grep -q "${names%%|*}.*(dlopen, feature $feature, $prio): not found" err || ok=0
+                        else
+                                grep -qx "/usr/lib/x86_64-linux-gnu/$found" out || ok=0
+                        fi
+                elif [ "$found" != - ] && ! grep -qx "/usr/lib/x86_64-linux-gnu/$found" base &&
+                        ! grep -q "^$feature .* $found " features; then
+                        grep -qx "/usr/lib/x86_64-linux-gnu/$found" out && ok=0
+                fi
+        done < features
+        checked=$((checked + 1))
+        [ "$ok" = 1 ] || { allok=0; fail "systemd feature $feature: its libraries, no others" "$(cat out err)"; }
+done
+[ "$checked" -ge 10 ] && [ "$allok" = 1 ] && pass "systemd: each of $checked features gives its first soname present, or names it missing" ||
+        fail "systemd: features checked" "$checked"
+# By priority: the recommended entries (kmod, zstd) come in, no file
+# because of a suggested one (liblzma comes in, as libkmod needs it).
+closure --root "$TROOT" --ignore-missing --priority recommended --json /usr/bin/systemctl
+python3 - out features << 'EOF' && pass "systemd --priority recommended: recommended entries in, suggested ones out" ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+files = {f["path"]: f for f in d["files"]}
+for line in open(sys.argv[2]):
+    feature, prio, found, names = line.split()
+    path = "/usr/lib/x86_64-linux-gnu/" + found
+    if prio == "recommended" and found != "-":
+        assert any(w["kind"] == "dlopen" and w["feature"] == feature for w in files[path]["why"]), path
+for f in d["files"]:
+    for w in f["why"]:
+        assert w["kind"] != "dlopen" or w["priority"] != "suggested", f
+assert "/usr/lib/x86_64-linux-gnu/libkmod.so.2" in files
+EOF
+        fail "systemd --priority recommended: recommended entries in, suggested ones out" "$(cat out)"
+
+# Only systemctl's closure (with its recommended libraries) in an empty
+# root: it runs there.
+closure --root "$TROOT" --relative --ignore-missing --priority recommended /usr/bin/systemctl
+rm -rf sroot && mkdir sroot && tar -C "$TROOT" -cf - -T out | tar -C sroot -xf -
+run_in "$T/sroot" /usr/bin/systemctl --version > ran 2>&1
+grep -q '^systemd [0-9]' ran && grep -q '+KMOD' ran && pass "Debian root: systemctl runs from its closure alone" ||
+        fail "Debian root: systemctl runs from its closure alone" "$(cat ran)"
+
+# Package names by the root's dpkg database, as dpkg-query answers.
+closure --root "$TROOT" --packages /usr/bin/systemctl
+sort -u out > got
+closure --root "$TROOT" /usr/bin/systemctl
+regular "$TROOT" | while read -r f; do dpkg-query --admindir="$TROOT/var/lib/dpkg" -S "$f" 2>/dev/null | sed 's/:.*//'; done | sort -u > want
+grep -qx libsystemd-shared got && cmp -s want got && pass "Debian root: --packages as dpkg-query -S" || fail "Debian root: --packages as dpkg-query -S" "$(diff want got)"
+
+# lint: systemd declares what it dlopen()s: no undeclared-dlopen there.
+found=
+for f in "$TROOT/$shared" "$TROOT"/usr/lib/x86_64-linux-gnu/systemd/libsystemd-core-*.so "$TROOT"/usr/lib/systemd/systemd* \
+        "$TROOT"/usr/bin/systemctl "$TROOT"/usr/bin/journalctl; do
+        [ -f "$f" ] && [ ! -L "$f" ] || continue
+        "$PK" lint "$f" 2> /dev/null | grep -q undeclared-dlopen && found="$found $f"
+done
+[ -z "$found" ] && pass "lint: no undeclared-dlopen on systemd's binaries" || fail "lint: no undeclared-dlopen on systemd's binaries" "$found"
+
+echo "1..$((PASSED + FAILED))"
+[ "$FAILED" = 0 ]

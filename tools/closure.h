@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* pkgnote deps --closure (tools/closure.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct closure_opts {
+        const char *root;
+        const char **features;
+        size_t n_features;
+        bool all_features, ignore_missing, json, packages, relative;
+        int priority;
+};
+
+/* The closure of the N FILES: an exit status. */
+int deps_closure(const struct closure_opts *o, char **files, int n);
