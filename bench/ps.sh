@@ -55,6 +55,8 @@ nmaps=$(cat /proc/[0-9]*/maps 2>/dev/null | wc -l)
 t_ps=$(measure "'$PKGNOTE' ps")
 t_json=$(measure "'$PKGNOTE' ps --json")
 t_nodb=$(measure "'$PKGNOTE' ps --no-database")
+t_cdx=$(measure "'$PKGNOTE' ps --format cyclonedx")
+t_spdx=$(measure "'$PKGNOTE' ps --format spdx")
 t_nr=$(measure "needrestart -b -r l")
 {
         echo "pkgnote ps over every process: $nproc processes ($holders holders of $(echo $libs | wc -w) libraries each), $nmaps lines of maps"
@@ -64,6 +66,8 @@ t_nr=$(measure "needrestart -b -r l")
         printf '%-40s %8s\n' "pkgnote ps" "$t_ps"
         printf '%-40s %8s\n' "pkgnote ps --json" "$t_json"
         printf '%-40s %8s\n' "pkgnote ps --no-database" "$t_nodb"
+        printf '%-40s %8s\n' "pkgnote ps --format cyclonedx" "$t_cdx"
+        printf '%-40s %8s\n' "pkgnote ps --format spdx" "$t_spdx"
         printf '%-40s %8s\n' "needrestart -b -r l" "$t_nr"
         echo
         echo "pkgnote ps / needrestart: $(echo "$t_ps $t_nr" | awk '{ printf "%.2fx (%.1f times faster)", $1 / $2, $2 / $1 }')"

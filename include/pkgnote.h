@@ -1633,6 +1633,33 @@ typedef struct pkgnote_sbom_options {
 PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const pkgnote_sbom_options *options,
                                       char **ret);
 
+/* ---- SBOMs of what is running (lib/core-sbom.c), since 0.3 ----
+ * What runs now as an SBOM: one component (SPDX package) per distinct
+ * package and version mapped by the processes added, from each module's
+ * package notes (one component per note), else the package database of
+ * the root the process runs in (pkgnote_module_package_origin()), its purl
+ * naming the distribution of that root's os-release; each says which
+ * ("pkgnote:origin" "note" or "database"; SPDX: sourceInfo), lists the
+ * mapped files (CycloneDX evidence.occurrences; SPDX comment), and is
+ * flagged when some process maps a file of it that was replaced or
+ * deleted on disk since ("pkgnote:replacedOnDisk" "true", with
+ * "pkgnote:installedNow" naming what is there now; SPDX: an annotation).
+ * The processes are components too (CycloneDX "application"; SPDX
+ * packages the document describes) that depend on the packages they map
+ * (CycloneDX dependencies; SPDX DEPENDS_ON).  Packages are sorted by
+ * type, name, version, architecture, origin; processes in the order
+ * added.  CycloneDX 1.5 or SPDX 2.3 JSON (PKGNOTE_SBOM_*). */
+typedef struct pkgnote_process_sbom pkgnote_process_sbom;
+PKGNOTE_PUBLIC int pkgnote_process_sbom_new(pkgnote_process_sbom **ret);
+PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b);
+/* Adds process C (pkgnote_process_open*()) and its modules' packages,
+ * copying what it keeps: C may be freed right after.  0, -EINVAL, -ENOMEM. */
+PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgnote_core *c);
+/* The document, malloc()ed, pretty-printed (OPTIONS as for
+ * pkgnote_sbom_write(); may be NULL).  0, -EINVAL, -ENOMEM. */
+PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int format,
+                                              const pkgnote_sbom_options *options, char **ret);
+
 /* ------------------------------------------------------------------ */
 /* JSON reports (lib/report-json.c)                                    */
 

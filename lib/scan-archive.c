@@ -30,7 +30,14 @@
 
 
 #define HEAD PN_SCAN_HEAD
-#define PIPE_SIZE (1u << 20) /* asked for a pipe read from */
+/* A pipe is read in pieces of the size of its buffer (Linux's default,
+ * left as it is): each read drains it, and the bytes land in a buffer
+ * that stays in the cache for the archive reader after it.  Reading a
+ * megabyte at a time from a pipe grown to match cost more CPU time per
+ * byte (copies into a buffer larger than the cache, and the reader
+ * spinning on the pipe's lock while its writer filled the rest), and the
+ * stream came through slower (bench/stream.sh). */
+#define PIPE_CHUNK (64u << 10)
 
 /* Where an inner archive (an image layer) reads from: a byte range of a
  * file, which can be skipped without reading, or the current member of
@@ -1233,22 +1240,14 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         bool seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
         /* A file is read by offset, a pipe on from its first bytes; either
          * is decompressed ahead by a thread when it is compressed. */
-        /* A pipe is read as far as it holds at once (PIPE_SIZE, asked
-         * for below): fewer turns between its writer and this reader. */
         struct source top = {.fd = fd, .len = seekable ? (uint64_t)st.st_size : UINT64_MAX, .pipe = !seekable,
-                             .chunk = seekable ? IO_CHUNK : PIPE_SIZE};
+                             .chunk = seekable ? IO_CHUNK : PIPE_CHUNK};
         uint8_t *first = NULL;
         struct pn_stream *zs = NULL;
         int r = 0;
         if (!(top.buf = malloc(top.chunk)) || (!seekable && !(first = malloc(IO_CHUNK))))
                 r = pn_error(-ENOMEM, "out of memory");
         if (r == 0 && !seekable) {
-#ifdef F_SETPIPE_SZ
-                /* A pipe of 64 KiB makes its writer and this reader take
-                 * turns every 64 KiB; a larger one lets both run on (as far
-                 * as fs.pipe-max-size allows: best effort). */
-                (void)fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE);
-#endif
                 size_t got = 0;
                 while (got < 512) {
                         ssize_t n = read(fd, first + got, IO_CHUNK - got);

@@ -119,6 +119,71 @@ sys.exit(0 if len(demo) == 1 and demo[0]["pid"] == int(sys.argv[1]) and demo[0][
 run ps --exe "$D/user"
 [ "$(grep -c "^ *[0-9]* .* $D/user\$" out)" = 3 ] && pass "--exe: the three users" || fail "--exe: the three users" "$(cat out)"
 
+# ---------------------------------------------- SBOMs of what is running
+# The two versions of demo in memory are two components; the old one is
+# flagged as replaced on disk, naming what is installed now; each process
+# depends on the version it maps.
+run ps --format cyclonedx $OLD $NEW
+expect_status 0 "sbom: ps --format cyclonedx"
+cp out running.cdx.json
+python3 - $OLD $NEW > pyerr 2>&1 <<'PY' && pass "sbom-cyclonedx: one component per version in memory, the replaced one flagged, processes depend on theirs" || fail "sbom-cyclonedx: one component per version in memory, the replaced one flagged, processes depend on theirs" "$(cat pyerr out)"
+import json, sys
+old, new = sys.argv[1:]
+d = json.load(open("running.cdx.json"))
+assert d["bomFormat"] == "CycloneDX" and d["specVersion"] == "1.5", d.get("specVersion")
+comps = d["components"]
+props = lambda c: [(p["name"], p["value"]) for p in c.get("properties", [])]
+prop = lambda c, n: [v for k, v in props(c) if k == n]
+demo = {c["version"]: c for c in comps if c["name"] == "demo"}
+assert sorted(demo) == ["1.0-1", "2.0-1"], sorted(demo)
+v1, v2 = demo["1.0-1"], demo["2.0-1"]
+assert v1["purl"] == "pkg:deb/demo@1.0-1?arch=amd64", v1["purl"]
+assert prop(v1, "pkgnote:origin") == ["note"] and prop(v2, "pkgnote:origin") == ["note"], (props(v1), props(v2))
+assert prop(v1, "pkgnote:replacedOnDisk") == ["true"], props(v1)
+assert prop(v1, "pkgnote:installedNow") == ["demo 2.0-1"], props(v1)
+assert prop(v2, "pkgnote:replacedOnDisk") == ["false"] and not prop(v2, "pkgnote:installedNow"), props(v2)
+assert [o["location"].endswith("/lib/libdemo.so.1") for o in v1["evidence"]["occurrences"]] == [True], v1["evidence"]
+procs = {prop(c, "pkgnote:pid")[0]: c for c in comps if c["type"] == "application"}
+assert sorted(procs) == sorted([old, new]), sorted(procs)
+assert prop(procs[old], "pkgnote:needsRestart") == ["true"] and prop(procs[new], "pkgnote:needsRestart") == ["false"]
+deps = {x["ref"]: x["dependsOn"] for x in d["dependencies"]}
+assert v1["bom-ref"] in deps[procs[old]["bom-ref"]] and v2["bom-ref"] not in deps[procs[old]["bom-ref"]], deps
+assert v2["bom-ref"] in deps[procs[new]["bom-ref"]] and v1["bom-ref"] not in deps[procs[new]["bom-ref"]], deps
+# Every package ref is a component's, and each package appears once.
+refs = [c["bom-ref"] for c in comps]
+assert len(refs) == len(set(refs)) and all(r in refs for v in deps.values() for r in v), refs
+PY
+run ps --format spdx $OLD $NEW
+expect_status 0 "sbom: ps --format spdx"
+cp out running.spdx.json
+python3 - $OLD $NEW > pyerr 2>&1 <<'PY' && pass "sbom-spdx: the processes described, DEPENDS_ON their versions, the replaced one annotated" || fail "sbom-spdx: the processes described, DEPENDS_ON their versions, the replaced one annotated" "$(cat pyerr out)"
+import json, sys
+old, new = sys.argv[1:]
+d = json.load(open("running.spdx.json"))
+assert d["spdxVersion"] == "SPDX-2.3"
+pk = {p["SPDXID"]: p for p in d["packages"]}
+demo = {p["versionInfo"]: p for p in d["packages"] if p["name"] == "demo"}
+assert sorted(demo) == ["1.0-1", "2.0-1"], sorted(demo)
+ann = demo["1.0-1"].get("annotations", [])
+assert len(ann) == 1 and ann[0]["comment"].startswith("pkgnote:replacedOnDisk:") and "installed now: demo 2.0-1" in ann[0]["comment"], ann
+assert "annotations" not in demo["2.0-1"]
+rels = [(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in d["relationships"]]
+po, pn = "SPDXRef-Process-" + old, "SPDXRef-Process-" + new
+assert ("SPDXRef-DOCUMENT", "DESCRIBES", po) in rels and ("SPDXRef-DOCUMENT", "DESCRIBES", pn) in rels, rels
+assert pk[po]["primaryPackagePurpose"] == "APPLICATION"
+assert (po, "DEPENDS_ON", demo["1.0-1"]["SPDXID"]) in rels and (po, "DEPENDS_ON", demo["2.0-1"]["SPDXID"]) not in rels, rels
+assert (pn, "DEPENDS_ON", demo["2.0-1"]["SPDXID"]) in rels, rels
+assert all(a in pk and b in pk for a, t, b in rels if t == "DEPENDS_ON"), rels
+PY
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" ps --format cyclonedx $OLD > r1.json 2>&1
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" ps --format cyclonedx $OLD > r2.json 2>&1
+cmp -s r1.json r2.json && grep -q '"timestamp": "2023-11-14T22:13:20Z"' r1.json &&
+        pass "sbom: SOURCE_DATE_EPOCH makes the document reproducible" || fail "sbom: SOURCE_DATE_EPOCH makes the document reproducible" "$(diff r1.json r2.json | head)"
+run ps --format cyclonedx --by-package $OLD
+expect_status 2 "sbom: --by-package with an SBOM format is refused"
+run ps --format yaml $OLD
+expect_status 2 "sbom: an unknown format is refused"
+
 # ------------------------------------------------------- vs needrestart
 # needrestart lists the processes of the user it runs as (NEEDRESTART-PID:
 # NAME=PID,...); as root it names services instead, so both run as a user
@@ -185,6 +250,19 @@ if command -v dpkg-deb > /dev/null && command -v chroot > /dev/null; then
                 "list(procs) == [$CPID] and mod($CPID, 'libdemo.so.1')['packageFrom'] == 'database' and mod($CPID, 'libdemo.so.1')['dbPackage']['name'] == 'chroot-demo' and mod($CPID, 'libdemo.so.1')['dbPackage']['version'] == '5.0-1'"
         pcheck "chroot: the host's database is not asked (its libc is not in the chroot's)" chroot.json \
                 "mod($CPID, 'libc.so.6')['packageFrom'] == 'none' and mod($CPID, 'libc.so.6')['dbState'] == 'unowned'"
+        run ps --format cyclonedx --root "$C"
+        cp out chroot.cdx.json
+        python3 - > pyerr 2>&1 <<'PY' && pass "sbom-database: the chroot's package from its own database, said so" || fail "sbom-database: the chroot's package from its own database, said so" "$(cat pyerr out)"
+import json
+d = json.load(open("chroot.cdx.json"))
+libs = [c for c in d["components"] if c["type"] == "library"]
+assert [c["name"] for c in libs] == ["chroot-demo"], [c["name"] for c in libs]
+c = libs[0]
+p = {x["name"]: x["value"] for x in c["properties"]}
+assert c["version"] == "5.0-1" and p["pkgnote:origin"] == "database", (c["version"], p)
+assert json.loads(p["pkgnote:database"])["name"] == "chroot-demo", p
+assert c["purl"] == "pkg:deb/chroot-demo@5.0-1?arch=amd64", c["purl"]
+PY
 else
         missing "chroot: the package from the database of the process's own root" "dpkg-deb, chroot"
 fi
@@ -232,6 +310,33 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$PKGNOTE" ps --root / > npr.
 grep -q "^pkgnote: ps: [1-9][0-9]* process\(es\)\? could not be read (permission denied); [0-9]* shown\$" npr.err &&
         grep -q "^ *$OLDNOBODY " npr.out && pass "unprivileged --root: the processes whose root it may not see are counted" ||
         fail "unprivileged --root: the processes whose root it may not see are counted" "$(cat npr.out npr.err)"
+
+# ------------------------------------------ SBOMs against their schemas
+schemas="$SRCDIR/../shared/schemas"
+if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
+        skip "sbom: the documents validate against the official schemas" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
+elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+        missing "sbom: the documents validate against the official schemas" "node and npm"
+else
+        ajv="${BUILDDIR:-$HOME}/npm-ajv"
+        if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
+                npm install --silent --no-audit --no-fund --prefix "$ajv" ajv ajv-formats > npm.log 2>&1
+        fi
+        if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
+                skip "sbom: the documents validate against the official schemas" "cannot install ajv from npm: $(tail -n 1 npm.log)"
+        else
+                # Every process this user may read, as well as the test's.
+                "$PKGNOTE" ps --format cyclonedx > all.cdx.json 2> /dev/null
+                "$PKGNOTE" ps --format spdx > all.spdx.json 2> /dev/null
+                for f in running.cdx.json:cyclonedx running.spdx.json:spdx all.cdx.json:cyclonedx all.spdx.json:spdx; do
+                        if node "$SRCDIR/tests/scan/validate.js" "$ajv" "$schemas" "${f#*:}" "${f%%:*}" > v.txt 2>&1; then
+                                pass "sbom: ${f%%:*} validates against the ${f#*:} schema"
+                        else
+                                fail "sbom: ${f%%:*} validates against the ${f#*:} schema" "$(head -n 20 v.txt)"
+                        fi
+                done
+        fi
+fi
 
 run ps 0
 expect_status 2 "a PID of 0 is refused"

@@ -21,7 +21,10 @@
 
 #include "tool.h"
 
+enum { PS_TABLE, PS_JSON, PS_SPDX, PS_CYCLONEDX };
+
 struct ps_opts {
+        int format;
         bool json, by_package, restart_only, have_user, have_root;
         uid_t user;
         const char *exe;
@@ -67,8 +70,15 @@ static void ps_help(void) {
                "  -b, --by-package       which processes use each package and version\n"
                "  -j, --json             one JSON object per process per line (with\n"
                "                         --by-package: one per package and process)\n"
+               "  -f, --format FORMAT    table (default), json (as --json), spdx (SPDX 2.3)\n"
+               "                         or cyclonedx (CycloneDX 1.5): an SBOM of what is\n"
+               "                         running, one package per package and version in\n"
+               "                         memory, the processes depending on them\n"
                "      --no-database      never ask package databases\n"
                "  -h, --help             this help\n"
+               "\n"
+               "SOURCE_DATE_EPOCH, when set, fixes the SBOM creation time and makes its\n"
+               "namespace or serial number reproducible.\n"
                "\n"
                "Processes that cannot be read (other users', without privileges) are\n"
                "counted on standard error.  Exit status: 0, or 2 on an error.\n");
@@ -240,6 +250,21 @@ static int json_uses(FILE *f, const pkgnote_core *c, const pkgnote_process_info 
         return 0;
 }
 
+/* The SBOM of the processes added to DOC, on standard output. */
+static int print_sbom(const pkgnote_process_sbom *doc, int format) {
+        pkgnote_sbom_options so;
+        if (tool_sbom_options("ps", "pkgnote-ps", &so) < 0)
+                return EXIT_FAILURE_;
+        char *text;
+        int r = pkgnote_process_sbom_write(doc, format, &so, &text);
+        if (r < 0)
+                return tool_error("ps", "cannot write the SBOM", r);
+        fputs(text, stdout);
+        fputc('\n', stdout);
+        free(text);
+        return EXIT_OK;
+}
+
 /* Whether process PID passes the filters that need no reading of it: 1,
  * 0, or -EACCES when the caller may not see what they ask. */
 static int wanted_early(int pid, const struct ps_opts *o) {
@@ -312,12 +337,13 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                 {"needs-restart", no_argument, NULL, 'R'},
                 {"by-package", no_argument, NULL, 'b'},
                 {"json", no_argument, NULL, 'j'},
+                {"format", required_argument, NULL, 'f'},
                 {"no-database", no_argument, NULL, OPT_NO_DATABASE},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
         int ch;
-        while ((ch = tool_getopt(argc, argv, "u:e:r:Rbjh", longopts)) >= 0) {
+        while ((ch = tool_getopt(argc, argv, "u:e:r:Rbjf:h", longopts)) >= 0) {
                 switch (ch) {
                 case 'u': {
                         struct passwd *pw = getpwnam(optarg);
@@ -345,12 +371,27 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                 }
                 case 'R': o->restart_only = true; break;
                 case 'b': o->by_package = true; break;
-                case 'j': o->json = true; break;
+                case 'j': o->format = PS_JSON; break;
+                case 'f':
+                        if (!strcmp(optarg, "table"))
+                                o->format = PS_TABLE;
+                        else if (!strcmp(optarg, "json"))
+                                o->format = PS_JSON;
+                        else if (!strcmp(optarg, "spdx"))
+                                o->format = PS_SPDX;
+                        else if (!strcmp(optarg, "cyclonedx"))
+                                o->format = PS_CYCLONEDX;
+                        else
+                                return tool_fail("ps: unknown format '%s' (table, json, spdx, cyclonedx)", optarg);
+                        break;
                 case OPT_NO_DATABASE: o->co.no_database = 1; break;
                 case 'h': ps_help(); return 1;
                 default: return EXIT_FAILURE_;
                 }
         }
+        o->json = o->format == PS_JSON;
+        if (o->by_package && (o->format == PS_SPDX || o->format == PS_CYCLONEDX))
+                return tool_fail("ps: --by-package is a table or JSON layout; an SBOM relates packages and processes itself");
         return 0;
 }
 
@@ -395,7 +436,11 @@ int cmd_ps(int argc, char **argv) {
         struct uses uses = {0};
         size_t unreadable = 0, shown = 0;
         int ret = EXIT_OK;
-        if (!o.json && !o.by_package)
+        bool sbom = o.format == PS_SPDX || o.format == PS_CYCLONEDX;
+        pkgnote_process_sbom *doc = NULL;
+        if (sbom && (r = pkgnote_process_sbom_new(&doc)) < 0)
+                ret = tool_error("ps", "cannot start", r);
+        else if (!o.json && !o.by_package && !sbom)
                 printf("%7s %-10s %s\n        %-52s %-36s %-8s %s\n", "PID", "USER", "EXE", "MODULE", "PACKAGE", "FROM",
                        "FLAGS");
         for (size_t i = 0; i < n_pids && ret == EXIT_OK; i++) {
@@ -424,7 +469,9 @@ int cmd_ps(int argc, char **argv) {
                             (!o.restart_only || needs_restart(c));
                 if (keep) {
                         shown++;
-                        if (o.by_package && o.json)
+                        if (sbom)
+                                r = pkgnote_process_sbom_add(doc, c);
+                        else if (o.by_package && o.json)
                                 r = json_uses(stdout, c, &p);
                         else if (o.by_package) {
                                 r = 0;
@@ -450,6 +497,9 @@ int cmd_ps(int argc, char **argv) {
         }
         if (o.by_package && !o.json && ret == EXIT_OK)
                 print_by_package(stdout, &uses);
+        if (sbom && ret == EXIT_OK)
+                ret = print_sbom(doc, o.format == PS_SPDX ? PKGNOTE_SBOM_SPDX : PKGNOTE_SBOM_CYCLONEDX);
+        pkgnote_process_sbom_free(doc);
         for (size_t i = 0; i < uses.n; i++)
                 free(uses.v[i].key);
         free(uses.v);

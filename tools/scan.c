@@ -550,17 +550,9 @@ static int print_json(FILE *f, const pkgnote_scan *s, char **inputs) {
 static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
         char *sbom = NULL;
         if (!o->images && (o->format == FMT_SPDX || o->format == FMT_CYCLONEDX)) {
-                pkgnote_sbom_options so = {.created = -1, .name = o->n_inputs == 1 ? o->inputs[0] : NULL};
-                const char *sde = getenv("SOURCE_DATE_EPOCH");
-                if (sde && *sde) {
-                        char *end;
-                        errno = 0;
-                        long long t = strtoll(sde, &end, 10);
-                        if (errno || *end || t < 0)
-                                return tool_fail("scan: SOURCE_DATE_EPOCH '%s' is not a number of seconds", sde);
-                        so.created = t;
-                        so.reproducible = 1;
-                }
+                pkgnote_sbom_options so;
+                if (tool_sbom_options("scan", o->n_inputs == 1 ? o->inputs[0] : NULL, &so) < 0)
+                        return EXIT_FAILURE_;
                 int r = pkgnote_sbom_write(s, o->format == FMT_SPDX ? PKGNOTE_SBOM_SPDX : PKGNOTE_SBOM_CYCLONEDX, &so,
                                            &sbom);
                 if (r < 0)

@@ -60,6 +60,12 @@ int tool_put_json(FILE *f, int r, char **json);
 /* --format F: "text", "json" or "systemd" into the two flags; -1 (said). */
 int tool_parse_format(const char *f, bool *json, bool *systemd);
 
+/* SBOM options for COMMAND's document named NAME (may be NULL), with
+ * SOURCE_DATE_EPOCH, when set, as the creation time and making the
+ * namespace or serial number reproducible; -1 (said) when it is no
+ * number of seconds. */
+int tool_sbom_options(const char *command, const char *name, pkgnote_sbom_options *ret);
+
 extern const char *program_name;
 
 #endif

@@ -111,3 +111,19 @@ int tool_parse_format(const char *f, bool *json, bool *systemd) {
         tool_fail("--format: '%s' is none of text, json, systemd", f);
         return -1;
 }
+
+int tool_sbom_options(const char *command, const char *name, pkgnote_sbom_options *ret) {
+        *ret = (pkgnote_sbom_options)PKGNOTE_SBOM_OPTIONS_INIT;
+        ret->name = name;
+        const char *sde = getenv("SOURCE_DATE_EPOCH");
+        if (sde && *sde) {
+                char *end;
+                errno = 0;
+                long long t = strtoll(sde, &end, 10);
+                if (errno || *end || t < 0)
+                        return tool_fail("%s: SOURCE_DATE_EPOCH '%s' is not a number of seconds", command, sde);
+                ret->created = t;
+                ret->reproducible = 1;
+        }
+        return 0;
+}

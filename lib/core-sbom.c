@@ -1,0 +1,636 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * SBOMs of what is running (pkgnote_process_sbom_*): one component per
+ * package and version in memory, from the package notes of the mapped
+ * objects, else the package database of the root the process runs in;
+ * the processes as the things that use them.  The scan's SBOMs
+ * (lib/scan-sbom.c) describe files at rest; here the subjects are
+ * processes, whose packages come from cores (lib/core-*.c), so the
+ * collection is its own and copies what it keeps: the cores may be freed
+ * as soon as they are added, which keeps the memory of a walk over every
+ * process bounded by the packages, not the processes' maps.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "internal.h"
+#include "base-json.h"
+#include "scan-purl.h"
+
+struct rs_package {
+        char *origin; /* "note" or "database" */
+        char *json;   /* the note as stored, or the database record as a note */
+        char *type, *name, *version, *arch;
+        char *purl, *cpe;
+        bool cpe23;
+        bool restart; /* some process maps a replaced or deleted file of it */
+        char **paths; /* the mapped files, each once */
+        size_t n_paths, cap_paths;
+        char **now; /* "NAME VERSION" installed at those paths now, each once */
+        size_t n_now, cap_now;
+        size_t rank; /* position in the sorted output */
+};
+
+struct rs_process {
+        int pid, uid;
+        char *executable, *command;
+        bool restart;
+        size_t *pkgs; /* indices into the packages, each once */
+        size_t n_pkgs, cap_pkgs;
+};
+
+struct pkgnote_process_sbom {
+        struct rs_package *pkg;
+        size_t n_pkg, cap_pkg;
+        struct rs_process *proc;
+        size_t n_proc, cap_proc;
+};
+
+PKGNOTE_PUBLIC int pkgnote_process_sbom_new(pkgnote_process_sbom **ret) {
+        pkgnote_process_sbom *b = calloc(1, sizeof *b);
+        if (!b)
+                return pn_error(-ENOMEM, "out of memory");
+        *ret = b;
+        return 0;
+}
+
+PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b) {
+        if (!b)
+                return;
+        for (size_t i = 0; i < b->n_pkg; i++) {
+                struct rs_package *p = &b->pkg[i];
+                free(p->origin), free(p->json), free(p->type), free(p->name), free(p->version), free(p->arch);
+                free(p->purl), free(p->cpe);
+                pn_free_strv(p->paths, p->n_paths);
+                pn_free_strv(p->now, p->n_now);
+        }
+        for (size_t i = 0; i < b->n_proc; i++) {
+                free(b->proc[i].executable), free(b->proc[i].command);
+                free(b->proc[i].pkgs);
+        }
+        free(b->pkg);
+        free(b->proc);
+        free(b);
+}
+
+static char *dup_or_null(const char *s) {
+        return s ? strdup(s) : NULL;
+}
+
+/* Adds S to the set V (N, CAP) unless it is there: 0 or -ENOMEM. */
+static int strset_add(char ***v, size_t *n, size_t *cap, const char *s) {
+        for (size_t i = 0; i < *n; i++)
+                if (!strcmp((*v)[i], s))
+                        return 0;
+        char *c = strdup(s);
+        if (!c || pn_grow(v, cap, *n + 1, sizeof **v) < 0) {
+                free(c);
+                return -ENOMEM;
+        }
+        (*v)[(*n)++] = c;
+        return 0;
+}
+
+/* Anonymous shared memory (memfd, System V, /dev/shm) shows as deleted
+ * files, but was never a package's file on disk: no restart brings back
+ * another version of it (as pkgnote ps's table says). */
+static bool restart_flaggable(const pkgnote_module *m) {
+        const char *p = pkgnote_module_path(m);
+        return (pkgnote_module_replaced(m) || pkgnote_module_deleted(m)) && strncmp(p, "/memfd:", 7) &&
+               strncmp(p, "/dev/", 5) && strncmp(p, "/SYSV", 5);
+}
+
+/* The package of ORIGIN and JSON (M its metadata), found or added: its
+ * index, or -ENOMEM. */
+static ssize_t package_of(pkgnote_process_sbom *b, const char *origin, const char *json, const pkgnote_metadata *m) {
+        for (size_t i = 0; i < b->n_pkg; i++)
+                if (!strcmp(b->pkg[i].origin, origin) && !strcmp(b->pkg[i].json, json))
+                        return (ssize_t)i;
+        if (PN_GROW(b->pkg, b->cap_pkg, b->n_pkg + 1) < 0)
+                return -ENOMEM;
+        struct rs_package *p = &b->pkg[b->n_pkg];
+        *p = (struct rs_package){0};
+        p->origin = strdup(origin);
+        p->json = strdup(json);
+        p->type = dup_or_null(pkgnote_metadata_type(m));
+        p->name = dup_or_null(pkgnote_metadata_name(m));
+        p->version = dup_or_null(pkgnote_metadata_version(m));
+        p->arch = dup_or_null(pkgnote_metadata_architecture(m));
+        if (pkgnote_purl(m, &p->purl) < 0)
+                p->purl = NULL;
+        /* One CPE per component: the application's, else the OS's. */
+        p->cpe = pn_cpe_full(pkgnote_metadata_app_cpe(m), &p->cpe23);
+        if (!p->cpe)
+                p->cpe = pn_cpe_full(pkgnote_metadata_os_cpe(m), &p->cpe23);
+        b->n_pkg++;
+        if (!p->origin || !p->json)
+                return -ENOMEM;
+        return (ssize_t)(b->n_pkg - 1);
+}
+
+/* The database's record of module M as the metadata of a note, its os and
+ * osVersion from the process's root (OS, may be NULL), so that its purl
+ * names the distribution as a note's would. */
+static int db_metadata(const pkgnote_module *m, const pkgnote_os_release *os, pkgnote_metadata **ret, char **json) {
+        pkgnote_metadata *md;
+        int r = pkgnote_metadata_new(&md);
+        if (r < 0)
+                return r;
+        const char *kv[][2] = {
+                {PKGNOTE_KEY_TYPE, pkgnote_module_db_type(m)},
+                {PKGNOTE_KEY_OS, os ? pkgnote_os_release_get(os, "ID") : NULL},
+                {PKGNOTE_KEY_OS_VERSION, os ? pkgnote_os_release_get(os, "VERSION_ID") : NULL},
+                {PKGNOTE_KEY_NAME, pkgnote_module_db_name(m)},
+                {PKGNOTE_KEY_VERSION, pkgnote_module_db_version(m)},
+                {PKGNOTE_KEY_ARCHITECTURE, pkgnote_module_db_architecture(m)},
+                {"source", pkgnote_module_db_source(m)},
+                {"sourceVersion", pkgnote_module_db_source_version(m)},
+        };
+        for (size_t k = 0; k < ELEMENTSOF(kv) && r >= 0; k++)
+                if (kv[k][1] && *kv[k][1])
+                        r = pkgnote_metadata_set(md, kv[k][0], kv[k][1]);
+        if (r >= 0)
+                r = pkgnote_metadata_to_json(md, json);
+        if (r < 0) {
+                pkgnote_metadata_free(md);
+                return r;
+        }
+        *ret = md;
+        return 0;
+}
+
+/* What is installed at M's path now, when it was replaced: "NAME VERSION"
+ * into BUF, or false. */
+static bool installed_now(const pkgnote_module *m, char *buf, size_t cap) {
+        if (!pkgnote_module_replaced(m))
+                return false;
+        const pkgnote_info *now = pkgnote_module_installed_info(m);
+        const char *name = NULL, *version = NULL;
+        if (now && pkgnote_info_package_count(now) > 0) {
+                const pkgnote_metadata *md = pkgnote_info_package(now, 0);
+                name = pkgnote_metadata_name(md);
+                version = pkgnote_metadata_version(md);
+        } else if (pkgnote_module_db_state(m) == PKGNOTE_DB_REPLACED) {
+                name = pkgnote_module_db_name(m);
+                version = pkgnote_module_db_version(m);
+        }
+        if (!name)
+                return false;
+        snprintf(buf, cap, "%s %s", name, version ? version : "?");
+        return true;
+}
+
+/* Records that process PR maps module M as package I. */
+static int use_package(pkgnote_process_sbom *b, struct rs_process *pr, size_t i, const pkgnote_module *m) {
+        struct rs_package *p = &b->pkg[i];
+        bool restart = restart_flaggable(m);
+        p->restart |= restart;
+        pr->restart |= restart;
+        char now[1024];
+        if (strset_add(&p->paths, &p->n_paths, &p->cap_paths, pkgnote_module_path(m)) < 0 ||
+            (installed_now(m, now, sizeof now) && strset_add(&p->now, &p->n_now, &p->cap_now, now) < 0))
+                return -ENOMEM;
+        for (size_t k = 0; k < pr->n_pkgs; k++)
+                if (pr->pkgs[k] == i)
+                        return 0;
+        if (PN_GROW(pr->pkgs, pr->cap_pkgs, pr->n_pkgs + 1) < 0)
+                return -ENOMEM;
+        pr->pkgs[pr->n_pkgs++] = i;
+        return 0;
+}
+
+/* Module M's packages: each of its notes, else the database's answer
+ * when it is the module's own (pkgnote_module_package_origin()). */
+static int add_module(pkgnote_process_sbom *b, struct rs_process *pr, const pkgnote_module *m,
+                      const pkgnote_os_release *os) {
+        const pkgnote_info *info = pkgnote_module_info(m);
+        size_t n = info ? pkgnote_info_package_count(info) : 0;
+        for (size_t k = 0; k < n; k++) {
+                ssize_t i = package_of(b, "note", pkgnote_info_package_json(info, k), pkgnote_info_package(info, k));
+                if (i < 0 || use_package(b, pr, (size_t)i, m) < 0)
+                        return -ENOMEM;
+        }
+        if (n || pkgnote_module_package_origin(m) != PKGNOTE_ORIGIN_DATABASE || !pkgnote_module_db_name(m))
+                return 0;
+        pkgnote_metadata *md;
+        char *json;
+        int r = db_metadata(m, os, &md, &json);
+        if (r < 0)
+                return r;
+        ssize_t i = package_of(b, "database", json, md);
+        r = i < 0 ? (int)i : use_package(b, pr, (size_t)i, m);
+        pkgnote_metadata_free(md);
+        free(json);
+        return r;
+}
+
+PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgnote_core *c) {
+        if (!b || !c)
+                return pn_error(-EINVAL, "no SBOM or process");
+        pkgnote_process_info pi = {.size = sizeof pi};
+        int r = pkgnote_core_process(c, &pi);
+        if (r < 0)
+                return r;
+        if (PN_GROW(b->proc, b->cap_proc, b->n_proc + 1) < 0)
+                return pn_error(-ENOMEM, "out of memory");
+        struct rs_process *pr = &b->proc[b->n_proc++];
+        *pr = (struct rs_process){.pid = pi.pid, .uid = pi.uid};
+        pr->executable = dup_or_null(pi.executable);
+        pr->command = dup_or_null(pi.command);
+        if ((pi.executable && !pr->executable) || (pi.command && !pr->command))
+                return pn_error(-ENOMEM, "out of memory");
+        /* The distribution of the root the process runs in, for the purls
+         * of its database's packages; without it they name none. */
+        pkgnote_os_release *os = NULL;
+        char root[64];
+        snprintf(root, sizeof root, "/proc/%d/root", pi.pid);
+        if (pi.pid <= 0 || pkgnote_os_release_read(root, &os) < 0)
+                os = NULL;
+        r = 0;
+        for (size_t i = 0; i < pkgnote_core_module_count(c) && r >= 0; i++) {
+                const pkgnote_module *m = pkgnote_core_module(c, i);
+                if (!pkgnote_module_is_vdso(m))
+                        r = add_module(b, pr, m, os);
+        }
+        pkgnote_os_release_free(os);
+        return r < 0 ? pn_error(r, "out of memory") : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+
+static json_t *jstr(const char *s) {
+        size_t len;
+        char *t = pn_utf8_or_hex(s, strlen(s), &len);
+        json_t *v = t ? json_stringn(t, len) : NULL;
+        free(t);
+        return v;
+}
+
+static void put(json_t *o, const char *key, json_t *v, int *err) {
+        if (!v || json_object_set_new(o, key, v) < 0)
+                *err = -ENOMEM;
+}
+
+static void push(json_t *a, json_t *v, int *err) {
+        if (!v || json_array_append_new(a, v) < 0)
+                *err = -ENOMEM;
+}
+
+static int cmp_str(const char *a, const char *b) {
+        return strcmp(a ? a : "", b ? b : "");
+}
+
+static int cmp_package(const void *x, const void *y) {
+        const struct rs_package *a = *(const struct rs_package *const *)x, *b = *(const struct rs_package *const *)y;
+        int r;
+        if ((r = cmp_str(a->type, b->type)) || (r = cmp_str(a->name, b->name)) ||
+            (r = cmp_str(a->version, b->version)) || (r = cmp_str(a->arch, b->arch)) ||
+            (r = strcmp(a->origin, b->origin)))
+                return r;
+        return strcmp(a->json, b->json);
+}
+
+/* The packages in output order (type, name, version, architecture,
+ * origin, JSON), each with its rank; NULL without memory. */
+static struct rs_package **sorted_packages(const pkgnote_process_sbom *b) {
+        struct rs_package **v = malloc((b->n_pkg ? b->n_pkg : 1) * sizeof *v);
+        if (!v)
+                return NULL;
+        for (size_t i = 0; i < b->n_pkg; i++)
+                v[i] = &b->pkg[i];
+        qsort(v, b->n_pkg, sizeof *v, cmp_package);
+        for (size_t i = 0; i < b->n_pkg; i++)
+                v[i]->rank = i + 1;
+        return v;
+}
+
+static int cmp_size(const void *x, const void *y) {
+        size_t a = *(const size_t *)x, b = *(const size_t *)y;
+        return (a > b) - (a < b);
+}
+
+/* Process PR's packages as ranks, ascending, into V (n_pkgs room). */
+static void process_ranks(const pkgnote_process_sbom *b, const struct rs_process *pr, size_t *v) {
+        for (size_t k = 0; k < pr->n_pkgs; k++)
+                v[k] = b->pkg[pr->pkgs[k]].rank;
+        qsort(v, pr->n_pkgs, sizeof *v, cmp_size);
+}
+
+static void timestamp(int64_t t, char buf[32]) {
+        time_t tt = t < 0 ? time(NULL) : (time_t)t;
+        struct tm tm;
+        gmtime_r(&tt, &tm);
+        strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* A version 4 UUID (RFC 4122 4.4): random, or with REPRODUCIBLE derived
+ * from TEXT (FNV-1a twice: only stable and well spread). */
+static int make_uuid(const char *text, int reproducible, char out[37]) {
+        uint8_t b[16];
+        if (reproducible) {
+                uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x6c62272e07bb0142ULL;
+                for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+                        h1 = (h1 ^ *p) * 0x100000001b3ULL;
+                        h2 = ((h2 ^ *p) * 0x100000001b3ULL) ^ (h2 >> 31);
+                }
+                pn_wr64(b, h1, true);
+                pn_wr64(b + 8, h2, true);
+        } else if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+                return pn_error(-errno, "cannot get random bytes: %s", strerror(errno));
+        b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+        b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+        snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+        return 0;
+}
+
+/* Dumps DOC after setting KEY to PREFIX and a UUID (from the rest of the
+ * document when reproducible). */
+static int finish(json_t *doc, int err, const pkgnote_sbom_options *o, const char *key, const char *prefix,
+                  char **ret) {
+        char *text = NULL, uuid[37], id[128];
+        int r = err ? -ENOMEM : pn_json_dump_report(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, &text);
+        if (r >= 0)
+                r = make_uuid(text, o->reproducible, uuid);
+        free(text);
+        if (r >= 0) {
+                snprintf(id, sizeof id, "%s%s", prefix, uuid);
+                put(doc, key, json_string(id), &err);
+                r = err ? -ENOMEM : pn_json_dump_report(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, ret);
+        }
+        json_decref(doc);
+        return r == -ENOMEM ? pn_error(r, "out of memory") : r;
+}
+
+static const char *process_name(const struct rs_process *pr) {
+        return pr->executable ? pr->executable : pr->command ? pr->command : "(unknown)";
+}
+
+/* Why package P is in the document, in words. */
+static char *package_info(const struct rs_package *p) {
+        char *s = NULL;
+        if (asprintf(&s, "%s %zu mapped object%s%s", !strcmp(p->origin, "note")
+                                                          ? "in memory: the ELF package note (FDO_PACKAGING_METADATA) of"
+                                                          : "in memory: the package database of the process's root owns",
+                     p->n_paths, p->n_paths == 1 ? "" : "s",
+                     p->restart ? "; some were replaced or deleted on disk since they were mapped" : "") < 0)
+                return NULL;
+        return s;
+}
+
+/* ---- SPDX 2.3 ---- */
+
+static json_t *spdx_relationship(const char *from, const char *type, const char *to, const char *comment) {
+        return json_pack("{s:s, s:s, s:s, s:s}", "spdxElementId", from, "relationshipType", type, "relatedSpdxElement",
+                         to, "comment", comment);
+}
+
+static json_t *spdx_package(const struct rs_package *p, const char *created, const char *creator, int *err) {
+        json_t *e = json_object();
+        if (!e)
+                return NULL;
+        char id[64];
+        snprintf(id, sizeof id, "SPDXRef-Package-%zu", p->rank);
+        put(e, "SPDXID", json_string(id), err);
+        put(e, "name", jstr(p->name ? p->name : "(unnamed)"), err);
+        if (p->version)
+                put(e, "versionInfo", jstr(p->version), err);
+        put(e, "downloadLocation", json_string("NOASSERTION"), err);
+        put(e, "filesAnalyzed", json_false(), err);
+        put(e, "licenseConcluded", json_string("NOASSERTION"), err);
+        put(e, "licenseDeclared", json_string("NOASSERTION"), err);
+        put(e, "copyrightText", json_string("NOASSERTION"), err);
+        put(e, "primaryPackagePurpose", json_string("LIBRARY"), err);
+        json_t *refs = json_array();
+        if (p->purl)
+                push(refs, json_pack("{s:s, s:s, s:s}", "referenceCategory", "PACKAGE-MANAGER", "referenceType", "purl",
+                                     "referenceLocator", p->purl),
+                     err);
+        if (p->cpe)
+                push(refs, json_pack("{s:s, s:s, s:s}", "referenceCategory", "SECURITY", "referenceType",
+                                     p->cpe23 ? "cpe23Type" : "cpe22Type", "referenceLocator", p->cpe),
+                     err);
+        if (refs && json_array_size(refs))
+                put(e, "externalRefs", refs, err);
+        else
+                json_decref(refs);
+        char *info = package_info(p);
+        put(e, "sourceInfo", info ? jstr(info) : NULL, err);
+        free(info);
+        /* SPDX 2.3 has no field for "this version is no longer the one on
+         * disk": an annotation carries it, machine-readably prefixed. */
+        if (p->restart) {
+                char *c = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&c, &len);
+                if (f) {
+                        fputs("pkgnote:replacedOnDisk: a process maps a file of this version that was replaced or deleted on disk since; it needs a restart", f);
+                        for (size_t k = 0; k < p->n_now; k++)
+                                fprintf(f, "%sinstalled now: %s", k ? ", " : "; ", p->now[k]);
+                }
+                if (!f || fclose(f) != 0)
+                        *err = -ENOMEM;
+                else
+                        put(e, "annotations",
+                            json_pack("[{s:s, s:s, s:s, s:o}]", "annotationDate", created, "annotationType", "OTHER",
+                                      "annotator", creator, "comment", jstr(c)),
+                            err);
+                free(c);
+        }
+        char *comment = NULL;
+        if (asprintf(&comment, "%s: %s; mapped: ", !strcmp(p->origin, "note") ? "package note" : "package database",
+                     p->json) < 0)
+                *err = -ENOMEM;
+        else {
+                size_t len = strlen(comment);
+                for (size_t k = 0; k < p->n_paths && !*err; k++) {
+                        size_t add = strlen(p->paths[k]) + 2;
+                        char *c = realloc(comment, len + add + 1);
+                        if (!c) {
+                                *err = -ENOMEM;
+                                break;
+                        }
+                        comment = c;
+                        len += (size_t)sprintf(comment + len, "%s%s", k ? ", " : "", p->paths[k]);
+                }
+                put(e, "comment", jstr(comment), err);
+        }
+        free(comment);
+        return e;
+}
+
+static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const pkgnote_sbom_options *o,
+                char **ret) {
+        int err = 0;
+        char created[32], creator[96], id[64], pid[64];
+        timestamp(o->created, created);
+        snprintf(creator, sizeof creator, "Tool: pkgnote-%s", o->tool_version ? o->tool_version : PACKAGE_VERSION);
+        json_t *doc = json_object(), *pkgs = json_array(), *rels = json_array();
+        if (!doc || !pkgs || !rels) {
+                json_decref(doc), json_decref(pkgs), json_decref(rels);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        put(doc, "spdxVersion", json_string("SPDX-2.3"), &err);
+        put(doc, "dataLicense", json_string("CC0-1.0"), &err);
+        put(doc, "SPDXID", json_string("SPDXRef-DOCUMENT"), &err);
+        put(doc, "name", jstr(o->name ? o->name : "pkgnote-ps"), &err);
+        put(doc, "documentNamespace", json_string(""), &err); /* set last */
+        put(doc, "creationInfo", json_pack("{s:s, s:[s]}", "created", created, "creators", creator), &err);
+        /* The processes, which the document describes, then the packages
+         * they depend on by mapping them. */
+        for (size_t i = 0; i < b->n_proc && !err; i++) {
+                const struct rs_process *pr = &b->proc[i];
+                snprintf(pid, sizeof pid, "SPDXRef-Process-%d", pr->pid);
+                char *info = NULL;
+                if (asprintf(&info, "a running process: PID %d, UID %d%s", pr->pid, pr->uid,
+                             pr->restart ? "; maps files replaced or deleted on disk since: needs a restart" : "") < 0)
+                        err = -ENOMEM;
+                json_t *e = json_pack("{s:s, s:o, s:s, s:b, s:s, s:s, s:s, s:s, s:o}", "SPDXID", pid, "name",
+                                      jstr(process_name(pr)), "downloadLocation", "NOASSERTION", "filesAnalyzed", 0,
+                                      "licenseConcluded", "NOASSERTION", "licenseDeclared", "NOASSERTION",
+                                      "copyrightText", "NOASSERTION", "primaryPackagePurpose", "APPLICATION",
+                                      "sourceInfo", info ? jstr(info) : NULL);
+                free(info);
+                push(pkgs, e, &err);
+                push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", pid, "a running process"), &err);
+                size_t *ranks = malloc((pr->n_pkgs ? pr->n_pkgs : 1) * sizeof *ranks);
+                if (!ranks) {
+                        err = -ENOMEM;
+                        break;
+                }
+                process_ranks(b, pr, ranks);
+                for (size_t k = 0; k < pr->n_pkgs; k++) {
+                        snprintf(id, sizeof id, "SPDXRef-Package-%zu", ranks[k]);
+                        push(rels, spdx_relationship(pid, "DEPENDS_ON", id, "the process maps the package's objects"),
+                             &err);
+                }
+                free(ranks);
+        }
+        for (size_t i = 0; i < b->n_pkg && !err; i++)
+                push(pkgs, spdx_package(order[i], created, creator, &err), &err);
+        put(doc, "packages", pkgs, &err);
+        put(doc, "relationships", rels, &err);
+        return finish(doc, err, o, "documentNamespace", "https://spdx.org/spdxdocs/pkgnote-ps-", ret);
+}
+
+/* ---- CycloneDX 1.5 ---- */
+
+static json_t *cdx_property(const char *name, const char *value) {
+        return json_pack("{s:s, s:o}", "name", name, "value", jstr(value));
+}
+
+static json_t *cdx_package(const struct rs_package *p, int *err) {
+        json_t *c = json_object(), *props = json_array(), *occ = json_array();
+        if (!c || !props || !occ) {
+                json_decref(c), json_decref(props), json_decref(occ);
+                return NULL;
+        }
+        char ref[64];
+        snprintf(ref, sizeof ref, "pkgnote-package-%zu", p->rank);
+        put(c, "type", json_string("library"), err);
+        put(c, "bom-ref", json_string(ref), err);
+        put(c, "name", jstr(p->name ? p->name : "(unnamed)"), err);
+        if (p->version)
+                put(c, "version", jstr(p->version), err);
+        if (p->cpe)
+                put(c, "cpe", json_string(p->cpe), err);
+        if (p->purl)
+                put(c, "purl", json_string(p->purl), err);
+        push(props, cdx_property("pkgnote:origin", p->origin), err);
+        push(props, cdx_property(!strcmp(p->origin, "note") ? "pkgnote:note" : "pkgnote:database", p->json), err);
+        push(props, cdx_property("pkgnote:replacedOnDisk", p->restart ? "true" : "false"), err);
+        for (size_t k = 0; k < p->n_now; k++)
+                push(props, cdx_property("pkgnote:installedNow", p->now[k]), err);
+        put(c, "properties", props, err);
+        for (size_t k = 0; k < p->n_paths; k++)
+                push(occ, json_pack("{s:o}", "location", jstr(p->paths[k])), err);
+        put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
+        return c;
+}
+
+static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, const pkgnote_sbom_options *o,
+                     char **ret) {
+        int err = 0;
+        char created[32], ref[64], num[32];
+        timestamp(o->created, created);
+        json_t *doc = json_object(), *comps = json_array(), *deps = json_array();
+        if (!doc || !comps || !deps) {
+                json_decref(doc), json_decref(comps), json_decref(deps);
+                return pn_error(-ENOMEM, "out of memory");
+        }
+        put(doc, "bomFormat", json_string("CycloneDX"), &err);
+        put(doc, "specVersion", json_string("1.5"), &err);
+        put(doc, "serialNumber", json_string(""), &err); /* set last */
+        put(doc, "version", json_integer(1), &err);
+        json_t *meta = json_pack("{s:s, s:{s:[{s:s, s:s, s:s}]}}", "timestamp", created, "tools", "components", "type",
+                                 "application", "name", "pkgnote", "version",
+                                 o->tool_version ? o->tool_version : PACKAGE_VERSION);
+        if (meta && o->name)
+                put(meta, "properties", json_pack("[o]", cdx_property("pkgnote:scanned", o->name)), &err);
+        put(doc, "metadata", meta, &err);
+        for (size_t i = 0; i < b->n_pkg && !err; i++)
+                push(comps, cdx_package(order[i], &err), &err);
+        /* The processes: applications that depend on what they map. */
+        for (size_t i = 0; i < b->n_proc && !err; i++) {
+                const struct rs_process *pr = &b->proc[i];
+                snprintf(ref, sizeof ref, "pkgnote-process-%d", pr->pid);
+                json_t *props = json_array(), *on = json_array();
+                snprintf(num, sizeof num, "%d", pr->pid);
+                push(props, cdx_property("pkgnote:pid", num), &err);
+                snprintf(num, sizeof num, "%d", pr->uid);
+                push(props, cdx_property("pkgnote:uid", num), &err);
+                if (pr->command)
+                        push(props, cdx_property("pkgnote:command", pr->command), &err);
+                push(props, cdx_property("pkgnote:needsRestart", pr->restart ? "true" : "false"), &err);
+                push(comps,
+                     json_pack("{s:s, s:s, s:o, s:o}", "type", "application", "bom-ref", ref, "name",
+                               jstr(process_name(pr)), "properties", props),
+                     &err);
+                size_t *ranks = malloc((pr->n_pkgs ? pr->n_pkgs : 1) * sizeof *ranks);
+                if (!ranks || !on) {
+                        free(ranks);
+                        json_decref(on);
+                        err = -ENOMEM;
+                        break;
+                }
+                process_ranks(b, pr, ranks);
+                for (size_t k = 0; k < pr->n_pkgs; k++) {
+                        char pref[64];
+                        snprintf(pref, sizeof pref, "pkgnote-package-%zu", ranks[k]);
+                        push(on, json_string(pref), &err);
+                }
+                free(ranks);
+                push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), &err);
+        }
+        put(doc, "components", comps, &err);
+        put(doc, "dependencies", deps, &err);
+        return finish(doc, err, o, "serialNumber", "urn:uuid:", ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int format,
+                                              const pkgnote_sbom_options *options, char **ret) {
+        pkgnote_sbom_options o;
+        int r = pn_options_read(&o, sizeof o, options, PN_OPTIONS_V0(pkgnote_sbom_options, tool_version), "SBOM");
+        if (r < 0)
+                return r;
+        if (!options)
+                o.created = -1;
+        if (!b)
+                return pn_error(-EINVAL, "no SBOM");
+        if (format != PKGNOTE_SBOM_SPDX && format != PKGNOTE_SBOM_CYCLONEDX)
+                return pn_error(-EINVAL, "unknown SBOM format %d", format);
+        struct rs_package **order = sorted_packages(b);
+        if (!order)
+                return pn_error(-ENOMEM, "out of memory");
+        r = format == PKGNOTE_SBOM_SPDX ? spdx(b, order, &o, ret) : cyclonedx(b, order, &o, ret);
+        free(order);
+        return r;
+}
