@@ -130,44 +130,89 @@ static int dict_set_steal(PyObject *d, const char *key, PyObject *v) {
 /* ------------------------------------------------------------------ */
 /* read(), read_bytes()                                                */
 
-/* The report of the view E (freed here): pkgnote_info_to_json()'s object
- * plus "_notes" (each package note's descriptor bytes), "_problems" and
- * "_warning". */
-static PyObject *info_report(pkgnote_elf *e, const char *path, PyObject *filename) {
+/* Appends the parsed JSON text TEXT (a copy is parsed) to L. */
+static int append_json(PyObject *l, const char *text) {
+        char *copy = text ? strdup(text) : NULL;
+        if (!copy) {
+                PyErr_NoMemory();
+                return -1;
+        }
+        return list_append_steal(l, loads_free(copy));
+}
+
+/* The report of the view E (freed here), with the members of
+ * pkgnote_info_to_json() (less "path") built directly rather than
+ * serialized and parsed again, which would double the cost of reading a
+ * file without notes; plus "_notes" (each package note's descriptor
+ * bytes), "_problems" and "_warning".  The tests compare it with
+ * pkgnote show --json. */
+static PyObject *info_report(pkgnote_elf *e, PyObject *filename) {
         pkgnote_info *info = NULL;
-        char *j = NULL;
         failure f = {0};
         int r;
         Py_BEGIN_ALLOW_THREADS
         r = pkgnote_info_read(e, &info);
-        if (r >= 0)
-                r = pkgnote_info_to_json(info, e, path, &j);
         if (r < 0)
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
         if (r < 0) {
-                pkgnote_info_free(info);
                 pkgnote_elf_free(e);
                 return filename ? raise_failure_path(&f, filename) : raise_failure(&f, NULL);
         }
-        PyObject *d = loads_free(j);
-        if (d && !PyDict_Check(d))
-                Py_CLEAR(d);
-        PyObject *notes = d ? PyList_New(0) : NULL;
-        for (size_t i = 0; notes && i < pkgnote_info_package_count(info); i++) {
+        PyObject *d = PyDict_New(), *packages = PyList_New(0), *notes = PyList_New(0), *dlopen = PyList_New(0);
+        if (!d || !packages || !notes || !dlopen)
+                goto fail;
+        int elf_class = pkgnote_elf_class(e);
+        unsigned machine = pkgnote_elf_machine(e);
+        const char *arch = pkgnote_machine_name(machine, elf_class);
+        if (dict_set_steal(d, "elfType", str_or_none(pkgnote_elf_kind(e))) < 0 ||
+            dict_set_steal(d, "elfClass", PyLong_FromLong(elf_class)) < 0 ||
+            dict_set_steal(d, "byteOrder", str_or_none(pkgnote_elf_big_endian(e) ? "big" : "little")) < 0 ||
+            dict_set_steal(d, "architecture", arch ? str_or_none(arch) : PyUnicode_FromFormat("machine-%u", machine)) < 0 ||
+            dict_set_steal(d, "machine", PyLong_FromUnsignedLong(machine)) < 0 ||
+            dict_set_steal(d, "buildId", str_or_none(pkgnote_info_build_id(info))) < 0)
+                goto fail;
+        for (size_t i = 0; i < pkgnote_info_package_count(info); i++) {
                 const pkgnote_note *n = pkgnote_info_package_note(info, i);
-                PyObject *b = PyBytes_FromStringAndSize((const char *)n->desc, n->descsz);
-                if (!b || PyList_Append(notes, b) < 0)
-                        Py_CLEAR(notes);
-                Py_XDECREF(b);
+                if (append_json(packages, pkgnote_info_package_json(info, i)) < 0 ||
+                    list_append_steal(notes, PyBytes_FromStringAndSize((const char *)n->desc, n->descsz)) < 0)
+                        goto fail;
         }
-        if (!notes || dict_set_steal(d, "_notes", notes) < 0 ||
-            dict_set_steal(d, "_problems", problems_list(pkgnote_info_problem_count(info), info_problem, info)) < 0 ||
-            dict_set_steal(d, "_warning", str_or_none(pkgnote_elf_notes_warning(e))) < 0)
+        for (size_t i = 0; i < pkgnote_info_dlopen_count(info); i++) {
+                char *j = NULL;
+                if ((r = pkgnote_dlopen_to_json(pkgnote_info_dlopen(info, i), &j)) < 0) {
+                        raise_errno(r, NULL);
+                        goto fail;
+                }
+                PyObject *entries = loads_free(j);
+                if (!entries)
+                        goto fail;
+                Py_ssize_t end = PyList_GET_SIZE(dlopen);
+                r = PyList_Check(entries) ? PyList_SetSlice(dlopen, end, end, entries) : -1;
+                Py_DECREF(entries);
+                if (r < 0)
+                        goto fail;
+        }
+        /* dict_set_steal() takes the reference whatever it returns. */
+        r = dict_set_steal(d, "packages", packages);
+        r |= dict_set_steal(d, "dlopen", dlopen);
+        r |= dict_set_steal(d, "_notes", notes);
+        if (r < 0)
+                Py_CLEAR(d);
+        else if (dict_set_steal(d, "_problems", problems_list(pkgnote_info_problem_count(info), info_problem, info)) < 0 ||
+                 dict_set_steal(d, "_warning", str_or_none(pkgnote_elf_notes_warning(e))) < 0)
                 Py_CLEAR(d);
         pkgnote_info_free(info);
         pkgnote_elf_free(e);
         return d;
+fail:
+        Py_XDECREF(d);
+        Py_XDECREF(packages);
+        Py_XDECREF(notes);
+        Py_XDECREF(dlopen);
+        pkgnote_info_free(info);
+        pkgnote_elf_free(e);
+        return NULL;
 }
 
 static PyObject *py_read(PyObject *self, PyObject *arg) {
@@ -183,7 +228,7 @@ static PyObject *py_read(PyObject *self, PyObject *arg) {
         if (r < 0)
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
-        PyObject *ret = r < 0 ? raise_failure_path(&f, bpath) : info_report(e, path, bpath);
+        PyObject *ret = r < 0 ? raise_failure_path(&f, bpath) : info_report(e, bpath);
         Py_DECREF(bpath);
         return ret;
 }
@@ -202,7 +247,7 @@ static PyObject *py_read_bytes(PyObject *self, PyObject *arg) {
         if (r < 0)
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
-        PyObject *ret = r < 0 ? raise_failure(&f, NULL) : info_report(e, "-", NULL);
+        PyObject *ret = r < 0 ? raise_failure(&f, NULL) : info_report(e, NULL);
         PyBuffer_Release(&buf);
         return ret;
 }

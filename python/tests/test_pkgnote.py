@@ -435,3 +435,59 @@ def test_apport_example(real_core: pathlib.Path, programs: dict[str, pathlib.Pat
     assert "libc.so.6: " in p.stdout
     libc = [l for l in p.stdout.splitlines() if "/libc.so.6:" in l][0]
     assert libc.endswith(": installed") or "database" in libc, libc
+
+
+# ------------------------------------------------------------- the GIL
+
+def test_gil_released_while_reading_a_core(real_core: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """open_core() of a FIFO blocks in the library until a writer comes;
+    the writer is this thread, which can only run if the reader released
+    the GIL.  A watchdog ends the process instead of hanging the suite."""
+    import faulthandler
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    result: list[object] = []
+
+    def reader() -> None:
+        try:
+            result.append(pkgnote.open_core(fifo, stack=False))
+        except pkgnote.Error as e:
+            result.append(e)
+
+    faulthandler.dump_traceback_later(60, exit=True)
+    try:
+        t = threading.Thread(target=reader)
+        t.start()
+        with open(fifo, "wb") as w:
+            w.write(real_core.read_bytes())
+        t.join()
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    assert len(result) == 1 and isinstance(result[0], pkgnote.Core)
+    assert result[0].package == json.loads(APP_JSON)
+
+
+# ------------------------------------------------------------- installing
+
+def test_pip_install_in_a_venv(tmp_path: pathlib.Path, programs: dict[str, pathlib.Path]) -> None:
+    """The README's recipe: a venv with the system's site packages (for
+    Debian's python3-mesonpy: no package index needed) and pip install
+    --no-build-isolation of the source tree; the module then works with
+    no build tree and no libpkgnote installed."""
+    venv = tmp_path / "v"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    src = tmp_path / "src"
+    # A copy of the tree, without build directories: meson-python writes
+    # its native file into the source tree.
+    shutil.copytree(SRCDIR, src, ignore=shutil.ignore_patterns("build*", ".git", "__pycache__"))
+    p = subprocess.run([str(venv / "bin" / "pip"), "install", "--no-build-isolation", "--no-index", str(src)],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    code = ("import pkgnote, sys; i = pkgnote.read(sys.argv[1]); "
+            "print(pkgnote.__file__); print(i.packages[0]['name'])")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
+    r = subprocess.run([str(venv / "bin" / "python"), "-c", code, str(programs["app"])],
+                       capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    where, name = r.stdout.splitlines()
+    assert where.startswith(str(venv)) and name == "pyapp"
