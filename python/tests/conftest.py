@@ -59,6 +59,11 @@ def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pathlib.Path
     return {"lib": d / "libpylib.so", "app": d / "pyapp", "dir": d}
 
 
+# The test programs run without the sanitizer runtime that an ASan run of
+# the suite preloads into the interpreter (its children inherit it).
+PLAIN_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
 def _core_limit() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
 
@@ -71,7 +76,7 @@ def real_core(programs: dict[str, pathlib.Path], tmp_path_factory: pytest.TempPa
     if pattern.startswith("|") or pattern.startswith("/"):
         pytest.skip("core_pattern does not write a core into the working directory")
     d = tmp_path_factory.mktemp("core")
-    p = subprocess.run([programs["app"], "segv"], cwd=d, preexec_fn=_core_limit)
+    p = subprocess.run([programs["app"], "segv"], cwd=d, preexec_fn=_core_limit, env=PLAIN_ENV)
     assert p.returncode == -signal.SIGSEGV
     cores = sorted(d.glob("core*"))
     if not cores:
@@ -81,7 +86,7 @@ def real_core(programs: dict[str, pathlib.Path], tmp_path_factory: pytest.TempPa
 
 @pytest.fixture
 def sleeper(programs: dict[str, pathlib.Path]) -> Iterator[subprocess.Popen[bytes]]:
-    p = subprocess.Popen([programs["app"], "sleep"])
+    p = subprocess.Popen([programs["app"], "sleep"], env=PLAIN_ENV)
     try:
         yield p
     finally:

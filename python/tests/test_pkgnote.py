@@ -18,7 +18,7 @@ from typing import Any, Literal
 import pytest
 
 import pkgnote
-from conftest import APP_JSON, LIB_JSON, SRCDIR, need
+from conftest import APP_JSON, LIB_JSON, PLAIN_ENV, SRCDIR, need
 
 sys.path.insert(0, str(SRCDIR / "examples" / "python"))
 
@@ -475,17 +475,17 @@ def test_pip_install_in_a_venv(tmp_path: pathlib.Path, programs: dict[str, pathl
     --no-build-isolation of the source tree; the module then works with
     no build tree and no libpkgnote installed."""
     venv = tmp_path / "v"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, env=PLAIN_ENV)
     src = tmp_path / "src"
     # A copy of the tree, without build directories: meson-python writes
     # its native file into the source tree.
     shutil.copytree(SRCDIR, src, ignore=shutil.ignore_patterns("build*", ".git", "__pycache__"))
     p = subprocess.run([str(venv / "bin" / "pip"), "install", "--no-build-isolation", "--no-index", str(src)],
-                       capture_output=True, text=True, cwd=tmp_path)
+                       capture_output=True, text=True, cwd=tmp_path, env=PLAIN_ENV)
     assert p.returncode == 0, p.stdout + p.stderr
     code = ("import pkgnote, sys; i = pkgnote.read(sys.argv[1]); "
             "print(pkgnote.__file__); print(i.packages[0]['name'])")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
+    env = {k: v for k, v in PLAIN_ENV.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
     r = subprocess.run([str(venv / "bin" / "python"), "-c", code, str(programs["app"])],
                        capture_output=True, text=True, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
