@@ -568,9 +568,12 @@ static PyObject *scan_add(ScanObject *s, PyObject *args) {
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
         PyObject *ret = NULL;
-        if (r < 0)
+        /* A failed input takes its index too (pkgnote_scan_object_input()). */
+        if (PyList_Append(s->inputs, bpath) < 0)
+                ;
+        else if (r < 0)
                 raise_failure_path(&f, bpath);
-        else if (PyList_Append(s->inputs, bpath) == 0) {
+        else {
                 PyObject *l = PyList_New(0);
                 /* Objects sort by input first: this input's are the last. */
                 for (size_t i = before; l && i < pkgnote_scan_object_count(s->scan); i++) {

@@ -340,10 +340,15 @@ def test_scan_iterates_then_summarises(programs: dict[str, pathlib.Path], tmp_pa
     s.close()
 
 
-def test_scan_errors(tmp_path: pathlib.Path) -> None:
-    s = pkgnote.scan(tmp_path / "missing")
+def test_scan_errors(tmp_path: pathlib.Path, programs: dict[str, pathlib.Path]) -> None:
+    s = pkgnote.scan(tmp_path / "missing", programs["dir"])
     with pytest.raises(FileNotFoundError):
         next(s)
+    # The scan goes on with the next input, whose objects name it: a
+    # failed input still takes its index among the inputs.
+    rest = list(s)
+    assert len(rest) == 2 and {o.input for o in rest} == {str(programs["dir"])}
+    assert s.summary is not None and s.summary["inputs"] == 1
     with pytest.raises(TypeError):
         pkgnote.scan(tmp_path, bogus=True)  # type: ignore[call-arg]
 
