@@ -225,21 +225,18 @@ class Core:
         self.package = d.get("package")
         self.package_from = d.get("packageFrom")
         self.modules = [Module(m) for m in d.get("modules", [])]
-        signals = dict(listed)
-        if stack is not None:
-            self.threads = [Thread(t["tid"], signals.get(t["tid"], 0), [Frame(f) for f in t["frames"]])
-                            for t in stack]
-        else:
-            self.threads = [Thread(tid, sig, []) for (tid, sig) in listed]
+        main = d.pop("_main")
+        self._main = self.modules[main] if 0 <= main < len(self.modules) else None
+        # Every thread the core lists (the crashing one first), each with
+        # the frames the stack trace has for it (none when not traced).
+        frames = {t["tid"]: [Frame(f) for f in t["frames"]] for t in (stack or [])}
+        self.threads = [Thread(tid, sig, frames.pop(tid, [])) for (tid, sig) in listed]
+        self.threads += [Thread(tid, 0, f) for tid, f in frames.items()]
 
     @property
     def main_module(self):
         """The executable's module, or None."""
-        exe = self.executable
-        for m in self.modules:
-            if m.path is not None and m.path == exe:
-                return m
-        return None
+        return self._main
 
     @property
     def closed(self):

@@ -406,7 +406,13 @@ static PyObject *py_core(PyObject *self, PyObject *args) {
                                 Py_CLEAR(tids);
                         Py_XDECREF(t);
                 }
-                if (dict_set_steal(ret, "_process_threads", tids) < 0 ||
+                const pkgnote_module *main = pkgnote_core_main_module(c);
+                long main_index = -1;
+                for (size_t i = 0; main && i < pkgnote_core_module_count(c); i++)
+                        if (pkgnote_core_module(c, i) == main)
+                                main_index = (long)i;
+                if (dict_set_steal(ret, "_main", PyLong_FromLong(main_index)) < 0 ||
+                    dict_set_steal(ret, "_process_threads", tids) < 0 ||
                     dict_set_steal(ret, "_problems", problems_list(pkgnote_core_problem_count(c), core_problem, c)) < 0 ||
                     dict_set_steal(ret, "_stack", st ? stack_threads(st) : Py_NewRef(Py_None)) < 0 ||
                     dict_set_steal(ret, "_stack_unavailable", str_or_none(st ? pkgnote_stack_unavailable(st) : NULL)) < 0 ||

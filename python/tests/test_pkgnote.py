@@ -156,6 +156,24 @@ def test_hostile_cores_never_crash() -> None:
             assert e.errno > 0
 
 
+def test_hostile_archives_scan() -> None:
+    files = sorted((SRCDIR / "fuzz" / "corpus" / "archive").iterdir())[:80]
+    assert files
+    failed = 0
+    for f in files:
+        s = pkgnote.scan(f, threads=1)
+        try:
+            for o in s:
+                assert isinstance(o.path, str)
+            assert s.summary is not None
+        except pkgnote.Error as e:
+            assert e.errno > 0
+            failed += 1
+        finally:
+            s.close()
+    assert failed < len(files)
+
+
 def test_truncated_prefixes(programs: dict[str, pathlib.Path]) -> None:
     data = programs["lib"].read_bytes()
     for n in list(range(0, 128)) + random.Random(1).sample(range(128, len(data)), 200):
@@ -271,6 +289,8 @@ def test_core_equals_core_json(real_core: pathlib.Path, pkgnote_cmd: str, progra
         assert c.package == json.loads(APP_JSON) and c.executable == str(programs["app"])
         main = c.main_module
         assert main is not None and main.packages == [json.loads(APP_JSON)] and main.source == "core"
+        assert main.path == str(programs["app"])
+        assert c.threads[0].tid == c.tid and c.threads[0].signal == 11
         lib = [m for m in c.modules if m.path == str(programs["lib"])]
         assert lib and lib[0].package == json.loads(LIB_JSON)
         assert lib[0].build_id == pkgnote.read(programs["lib"]).build_id
@@ -288,6 +308,8 @@ def test_core_from_file_object_and_bytes(real_core: pathlib.Path) -> None:
         pass
     assert [m.path for m in a.modules] == [m.path for m in b.modules]
     assert a.package == b.package and a.threads[0].tid == b.threads[0].tid
+    # Without a stack trace the threads are listed, without frames.
+    assert a.threads[0].tid == a.tid and a.threads[0].frames == []
     with pytest.raises(FileNotFoundError):
         pkgnote.open_core(real_core.parent / "no-core")
 
