@@ -44,9 +44,6 @@ __all__ = [
     "generate", "stamp", "lint", "LintFinding", "deps", "purl", "check",
 ]
 
-Problem = tuple  # (errno, path or None, message)
-
-
 def _problems(raw):
     return [(int(e), p, m) for (e, p, m) in raw]
 
@@ -193,8 +190,8 @@ class Core:
     pid, tid, ppid, uid, gid, signal, signal_name, fault_address,
     command, command_line, executable, machine, elf_class, byte_order,
     package (the executable's first package note, or None), package_from,
-    modules, main_module, threads (each with frames when a stack was
-    read, else the threads the core lists, without frames),
+    modules, main_module, threads (every thread the core lists, the
+    crashing one first, with the frames the stack trace has for it),
     stack_unavailable (why no stack trace, or None), debuginfo (what
     became of each module's debug info with debuginfod), problems, and
     report (the dict `pkgnote core --json` prints)."""
