@@ -503,6 +503,8 @@ def stamp(path, metadata=None, *, dlopen=None, output=None, remove=False, remove
     `pkgnote stamp` does: atomically in place, or into OUTPUT.  remove /
     remove_dlopen take the notes out.  Returns what `pkgnote stamp
     --json` prints (placement, firstPage, noteOffset, size, ...)."""
+    if metadata is None and dlopen is None and not remove and not remove_dlopen:
+        raise ValueError("stamp() needs metadata, dlopen, remove or remove_dlopen")
     flags = (_pkgnote.STAMP_FORCE if force else 0) | (_pkgnote.STAMP_REQUIRE_FIRST_PAGE if require_first_page else 0)
     return _pkgnote._stamp(path, output, _json_text(metadata), _json_text(dlopen), bool(remove),
                            bool(remove_dlopen), flags)

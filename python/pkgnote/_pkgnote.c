@@ -771,6 +771,10 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
         uint8_t *data = NULL;
         size_t len = 0;
         int text = 1;
+        if (!json && (!strcmp(form, "ldflags") || !strcmp(form, "linker-script"))) {
+                PyErr_Format(PyExc_ValueError, "format '%s' carries a package note: give its metadata", form);
+                return NULL;
+        }
         if (!strcmp(form, "json")) {
                 PyObject *ret = str_or_none(json);
                 free(json);

@@ -405,6 +405,8 @@ def test_generate_forms(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:
     dl = pkgnote.generate(format="note", dlopen=[{"soname": ["libz.so.1"], "feature": "z",
                                                    "description": "zlib", "priority": "suggested"}])
     assert isinstance(dl, bytes) and b"libz.so.1" in dl
+    with pytest.raises(ValueError):
+        pkgnote.generate(format="ldflags", dlopen=[{"soname": ["libz.so.1"]}])
     with pytest.raises(pkgnote.Error) as e:
         pkgnote.generate(name="a\x01b", os_release=False)
     assert e.value.errno == errno.EINVAL
@@ -426,6 +428,8 @@ def test_stamp_then_read(programs: dict[str, pathlib.Path], tmp_path: pathlib.Pa
     assert r["placement"] == "removed" and pkgnote.read(exe).packages == []
     with pytest.raises(FileNotFoundError):
         pkgnote.stamp(tmp_path / "none", {"name": "x"})
+    with pytest.raises(ValueError):
+        pkgnote.stamp(exe)
     with pytest.raises(pkgnote.Error):
         pkgnote.stamp(src, {"name": "x"})
 
