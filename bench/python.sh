@@ -48,6 +48,12 @@ else
         t_pyelftools=
 fi
 
+# Not timed: every file's report against the command's and pyelftools'.
+if "$python" -c 'import elftools' 2> /dev/null; then
+        PYTHONPATH=$builddir/python "$python" "$here/python-notes.py" compare "$tmp/list" "$pkgnote" \
+                > "$tmp/compare" 2> "$tmp/compare.err" || { cat "$tmp/compare.err" >&2; echo "python.sh: the binding's results differ" >&2; }
+fi
+
 {
         printf '# Python binding benchmark, %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
         printf '# %s ELF files under %s; warm cache, best of %s (pyelftools: one run)\n' "$nfiles" "$root" "${RUNS:-3}"
@@ -55,6 +61,7 @@ fi
                 "$("$python" -c 'import elftools; print(elftools.__version__)' 2> /dev/null || echo missing)"
         printf '# %s\n' "$(cat "$tmp/binding.count")"
         [ -z "$t_pyelftools" ] || printf '# %s\n' "$(cat "$tmp/pyelftools.count")"
+        [ ! -s "$tmp/compare" ] || printf '# %s\n' "$(cat "$tmp/compare")"
         printf '%-22s %10s %12s\n' tool seconds 'x binding'
         row() {
                 [ -n "$2" ] || return 0
