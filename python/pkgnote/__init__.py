@@ -96,19 +96,25 @@ class Info:
         return f"<pkgnote.Info {self.path!r} packages={len(self.packages)} build_id={self.build_id!r}>"
 
 
-def read(path):
+def _strict(info, strict):
+    if strict and info.problems:
+        raise ValueError("; ".join(m for (_e, _p, m) in info.problems))
+    return info
+
+
+def read(path, *, strict=False):
     """Reads the notes of the ELF file PATH (str, bytes or os.PathLike).
 
     Raises NotFoundError, PermissionDeniedError, or Error (errno ENOEXEC:
     not ELF; EBADMSG: malformed headers).  Malformed notes do not raise:
-    they are listed in .problems."""
-    return Info(_pkgnote._read(path), _os.fsdecode(_os.fspath(path)))
+    they are listed in .problems, unless strict=True, which raises
+    ValueError for them."""
+    return _strict(Info(_pkgnote._read(path), _os.fsdecode(_os.fspath(path))), strict)
 
 
-def read_bytes(data):
+def read_bytes(data, *, strict=False):
     """Reads the notes of the ELF object in DATA (bytes-like); see read()."""
-    d = _pkgnote._read_bytes(data)
-    return Info(d, None)
+    return _strict(Info(_pkgnote._read_bytes(data), None), strict)
 
 
 class Frame:

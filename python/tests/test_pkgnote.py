@@ -108,6 +108,22 @@ def test_permission_error_as_root_via_process() -> None:
     assert e.value.errno in (errno.ESRCH, errno.ENOENT)
 
 
+def test_malformed_note_is_a_problem_or_value_error(programs: dict[str, pathlib.Path], tmp_path: pathlib.Path) -> None:
+    data = programs["lib"].read_bytes()
+    assert data.count(LIB_JSON.encode()) == 1
+    # The note's JSON made an array: same size, no longer a package note.
+    bad = data.replace(LIB_JSON.encode(), b"[" + LIB_JSON.encode()[1:-1] + b"]")
+    p = tmp_path / "bad.so"
+    p.write_bytes(bad)
+    info = pkgnote.read(p)
+    assert info.packages == [] and info.problems and info.problems[0][0] == errno.EBADMSG
+    with pytest.raises(ValueError):
+        pkgnote.read(p, strict=True)
+    with pytest.raises(ValueError):
+        pkgnote.read_bytes(bad, strict=True)
+    assert pkgnote.read(programs["lib"], strict=True).packages == [json.loads(LIB_JSON)]
+
+
 def test_strict_check_raises_value_error() -> None:
     with pytest.raises(ValueError):
         pkgnote.check('{"name": ')
