@@ -23,8 +23,9 @@ DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	qemu-user-static libc6-dev \
 	systemd zstd xz-utils lz4 cmake rpm rpm2cpio libsqlite3-0 cpio debhelper dpkg-dev \
 	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso squashfs-tools squashfs-tools-ng bubblewrap mmdebstrap abigail-tools \
-	debuginfod libdebuginfod1 strace curl bzip2 gdb time needrestart pax-utils python3-pyelftools \
-	lintian rpmlint devscripts rustc cargo golang-go
+	debuginfod libdebuginfod1 strace curl bzip2 gdb time needrestart pax-utils \
+	lintian rpmlint devscripts rustc cargo golang-go \
+	python3-dev python3-mesonpy python3-venv python3-pytest python3-pyelftools mypy
 
 .PHONY: all build demo check check-sanitize check-features fuzz deps-build deps-test install clean
 

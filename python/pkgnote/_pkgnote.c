@@ -1,0 +1,1115 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The C half of the Python binding: thin calls of libpkgnote's public API
+ * (include/pkgnote.h alone; the build gives this file no other include
+ * directory).  Reports come from the library's own JSON serializers, so
+ * that the binding states exactly the facts "pkgnote show --json" and
+ * "pkgnote core --json" state; pkgnote/__init__.py turns them into
+ * objects.  Everything handed to Python is a copy: nothing refers to a
+ * library object after the call that made it, which is what keeps every
+ * result valid after its core, process, file or scan is closed.
+ *
+ * The GIL is released around every library call that reads files, cores,
+ * processes or trees; such a block touches no Python object.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pkgnote.h>
+
+static PyObject *Error, *NotFoundError, *PermissionDeniedError;
+static PyObject *json_loads;
+
+/* The reason of a failed call, taken in the thread that made it and
+ * before any other call into the library replaces it. */
+typedef struct failure {
+        int error;
+        char message[512];
+} failure;
+
+static void failure_set(failure *f, int r) {
+        const char *m = pkgnote_last_error();
+        f->error = r < 0 ? -r : r;
+        snprintf(f->message, sizeof f->message, "%s", m && *m ? m : strerror(f->error));
+}
+
+/* Raises the exception for F: FileNotFoundError and PermissionError
+ * (as pkgnote.Error subclasses) where they apply, else pkgnote.Error. */
+static PyObject *raise_failure(const failure *f, PyObject *filename) {
+        PyObject *cls = f->error == ENOENT                         ? NotFoundError
+                        : f->error == EACCES || f->error == EPERM ? PermissionDeniedError
+                                                                  : Error;
+        PyObject *e = filename ? PyObject_CallFunction(cls, "isO", f->error, f->message, filename)
+                               : PyObject_CallFunction(cls, "is", f->error, f->message);
+        if (e) {
+                PyErr_SetObject(cls, e);
+                Py_DECREF(e);
+        }
+        return NULL;
+}
+
+/* raise_failure() naming the file by its path as converted by
+ * PyUnicode_FSConverter(), so that .filename is a str whatever was given. */
+static PyObject *raise_failure_path(const failure *f, PyObject *bpath) {
+        PyObject *name = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(bpath));
+        if (!name)
+                return NULL;
+        raise_failure(f, name);
+        Py_DECREF(name);
+        return NULL;
+}
+
+static PyObject *raise_errno(int r, PyObject *filename) {
+        failure f;
+        failure_set(&f, r);
+        return raise_failure(&f, filename);
+}
+
+/* Parses malloc()ed JSON text and frees it. */
+static PyObject *loads_free(char *text) {
+        PyObject *s = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "surrogateescape");
+        free(text);
+        if (!s)
+                return NULL;
+        PyObject *v = PyObject_CallOneArg(json_loads, s);
+        Py_DECREF(s);
+        return v;
+}
+
+static PyObject *str_or_none(const char *s) {
+        if (!s)
+                Py_RETURN_NONE;
+        return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "surrogateescape");
+}
+
+/* A list of (errno, path, message) tuples. */
+static PyObject *problems_list(size_t n, const pkgnote_problem *(*get)(const void *, size_t), const void *obj) {
+        PyObject *l = PyList_New(0);
+        for (size_t i = 0; l && i < n; i++) {
+                const pkgnote_problem *p = get(obj, i);
+                if (!p)
+                        break;
+                PyObject *path = str_or_none(p->path), *msg = str_or_none(p->message);
+                PyObject *t = path && msg ? Py_BuildValue("(iOO)", p->error < 0 ? -p->error : p->error, path, msg) : NULL;
+                Py_XDECREF(path);
+                Py_XDECREF(msg);
+                if (!t || PyList_Append(l, t) < 0) {
+                        Py_XDECREF(t);
+                        Py_CLEAR(l);
+                        break;
+                }
+                Py_DECREF(t);
+        }
+        return l;
+}
+
+static const pkgnote_problem *info_problem(const void *o, size_t i) { return pkgnote_info_problem(o, i); }
+static const pkgnote_problem *core_problem(const void *o, size_t i) { return pkgnote_core_problem(o, i); }
+static const pkgnote_problem *scan_problem(const void *o, size_t i) { return pkgnote_scan_problem(o, i); }
+
+static int list_append_steal(PyObject *l, PyObject *v) {
+        if (!v)
+                return -1;
+        int r = PyList_Append(l, v);
+        Py_DECREF(v);
+        return r;
+}
+
+static int dict_set_steal(PyObject *d, const char *key, PyObject *v) {
+        if (!v)
+                return -1;
+        int r = PyDict_SetItemString(d, key, v);
+        Py_DECREF(v);
+        return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* read(), read_bytes()                                                */
+
+/* Appends the parsed JSON text TEXT (a copy is parsed) to L. */
+static int append_json(PyObject *l, const char *text) {
+        char *copy = text ? strdup(text) : NULL;
+        if (!copy) {
+                PyErr_NoMemory();
+                return -1;
+        }
+        return list_append_steal(l, loads_free(copy));
+}
+
+/* The report of the view E (freed here), with the members of
+ * pkgnote_info_to_json() (less "path") built directly rather than
+ * serialized and parsed again, which would double the cost of reading a
+ * file without notes; plus "_notes" (each package note's descriptor
+ * bytes), "_problems" and "_warning".  The tests compare it with
+ * pkgnote show --json. */
+static PyObject *info_report(pkgnote_elf *e, PyObject *filename) {
+        pkgnote_info *info = NULL;
+        failure f = {0};
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = pkgnote_info_read(e, &info);
+        if (r < 0)
+                failure_set(&f, r);
+        Py_END_ALLOW_THREADS
+        if (r < 0) {
+                pkgnote_elf_free(e);
+                return filename ? raise_failure_path(&f, filename) : raise_failure(&f, NULL);
+        }
+        PyObject *d = PyDict_New(), *packages = PyList_New(0), *notes = PyList_New(0), *dlopen = PyList_New(0);
+        if (!d || !packages || !notes || !dlopen)
+                goto fail;
+        int elf_class = pkgnote_elf_class(e);
+        unsigned machine = pkgnote_elf_machine(e);
+        const char *arch = pkgnote_machine_name(machine, elf_class);
+        if (dict_set_steal(d, "elfType", str_or_none(pkgnote_elf_kind(e))) < 0 ||
+            dict_set_steal(d, "elfClass", PyLong_FromLong(elf_class)) < 0 ||
+            dict_set_steal(d, "byteOrder", str_or_none(pkgnote_elf_big_endian(e) ? "big" : "little")) < 0 ||
+            dict_set_steal(d, "architecture", arch ? str_or_none(arch) : PyUnicode_FromFormat("machine-%u", machine)) < 0 ||
+            dict_set_steal(d, "machine", PyLong_FromUnsignedLong(machine)) < 0 ||
+            dict_set_steal(d, "buildId", str_or_none(pkgnote_info_build_id(info))) < 0)
+                goto fail;
+        for (size_t i = 0; i < pkgnote_info_package_count(info); i++) {
+                const pkgnote_note *n = pkgnote_info_package_note(info, i);
+                if (append_json(packages, pkgnote_info_package_json(info, i)) < 0 ||
+                    list_append_steal(notes, PyBytes_FromStringAndSize((const char *)n->desc, n->descsz)) < 0)
+                        goto fail;
+        }
+        for (size_t i = 0; i < pkgnote_info_dlopen_count(info); i++) {
+                char *j = NULL;
+                if ((r = pkgnote_dlopen_to_json(pkgnote_info_dlopen(info, i), &j)) < 0) {
+                        raise_errno(r, NULL);
+                        goto fail;
+                }
+                PyObject *entries = loads_free(j);
+                if (!entries)
+                        goto fail;
+                Py_ssize_t end = PyList_GET_SIZE(dlopen);
+                r = PyList_Check(entries) ? PyList_SetSlice(dlopen, end, end, entries) : -1;
+                Py_DECREF(entries);
+                if (r < 0)
+                        goto fail;
+        }
+        /* dict_set_steal() takes the reference whatever it returns. */
+        r = dict_set_steal(d, "packages", packages);
+        r |= dict_set_steal(d, "dlopen", dlopen);
+        r |= dict_set_steal(d, "_notes", notes);
+        if (r < 0)
+                Py_CLEAR(d);
+        else if (dict_set_steal(d, "_problems", problems_list(pkgnote_info_problem_count(info), info_problem, info)) < 0 ||
+                 dict_set_steal(d, "_warning", str_or_none(pkgnote_elf_notes_warning(e))) < 0)
+                Py_CLEAR(d);
+        pkgnote_info_free(info);
+        pkgnote_elf_free(e);
+        return d;
+fail:
+        Py_XDECREF(d);
+        Py_XDECREF(packages);
+        Py_XDECREF(notes);
+        Py_XDECREF(dlopen);
+        pkgnote_info_free(info);
+        pkgnote_elf_free(e);
+        return NULL;
+}
+
+static PyObject *py_read(PyObject *self, PyObject *arg) {
+        PyObject *bpath;
+        if (!PyUnicode_FSConverter(arg, &bpath))
+                return NULL;
+        const char *path = PyBytes_AS_STRING(bpath);
+        pkgnote_elf *e = NULL;
+        failure f = {0};
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = pkgnote_elf_open(path, &e);
+        if (r < 0)
+                failure_set(&f, r);
+        Py_END_ALLOW_THREADS
+        PyObject *ret = r < 0 ? raise_failure_path(&f, bpath) : info_report(e, bpath);
+        Py_DECREF(bpath);
+        return ret;
+}
+
+static PyObject *py_read_bytes(PyObject *self, PyObject *arg) {
+        Py_buffer buf;
+        if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0)
+                return NULL;
+        /* The exported buffer cannot be resized or freed while held, so
+         * the view may read it without the GIL. */
+        pkgnote_elf *e = NULL;
+        failure f = {0};
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = pkgnote_elf_from_memory(buf.buf, (size_t)buf.len, &e);
+        if (r < 0)
+                failure_set(&f, r);
+        Py_END_ALLOW_THREADS
+        PyObject *ret = r < 0 ? raise_failure(&f, NULL) : info_report(e, NULL);
+        PyBuffer_Release(&buf);
+        return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cores and processes                                                 */
+
+static const char *opt_str(PyObject *o, PyObject **keep) {
+        *keep = NULL;
+        if (!o || o == Py_None)
+                return NULL;
+        if (!PyUnicode_FSConverter(o, keep))
+                return NULL;
+        return PyBytes_AS_STRING(*keep);
+}
+
+static PyObject *stack_threads(const pkgnote_stack *st) {
+        PyObject *threads = PyList_New(0);
+        for (size_t t = 0; threads && t < pkgnote_stack_thread_count(st); t++) {
+                PyObject *frames = PyList_New(0);
+                for (size_t i = 0; frames && i < pkgnote_stack_frame_count(st, t); i++) {
+                        unsigned line = 0, column = 0;
+                        const char *src = pkgnote_stack_frame_source(st, t, i, &line, &column);
+                        PyObject *fn = str_or_none(pkgnote_stack_frame_function(st, t, i));
+                        PyObject *mod = str_or_none(pkgnote_stack_frame_module(st, t, i));
+                        PyObject *s = str_or_none(src);
+                        PyObject *fr = fn && mod && s
+                                ? Py_BuildValue("{sKsOsOsKsOsIsIsO}", "pc",
+                                                (unsigned long long)pkgnote_stack_frame_pc(st, t, i), "function", fn,
+                                                "module", mod, "module_offset",
+                                                (unsigned long long)pkgnote_stack_frame_module_offset(st, t, i),
+                                                "source", s, "line", line, "column", column, "inlined",
+                                                pkgnote_stack_frame_inlined(st, t, i) > 0 ? Py_True : Py_False)
+                                : NULL;
+                        Py_XDECREF(fn);
+                        Py_XDECREF(mod);
+                        Py_XDECREF(s);
+                        if (!fr || PyList_Append(frames, fr) < 0)
+                                Py_CLEAR(frames);
+                        Py_XDECREF(fr);
+                }
+                PyObject *th = frames ? Py_BuildValue("{sisO}", "tid", pkgnote_stack_thread_tid(st, t), "frames", frames) : NULL;
+                Py_XDECREF(frames);
+                if (!th || PyList_Append(threads, th) < 0)
+                        Py_CLEAR(threads);
+                Py_XDECREF(th);
+        }
+        return threads;
+}
+
+static const char *const debuginfo_keys[] = {"module", "build_id", "servers", "file", "message"};
+
+static PyObject *stack_debuginfo(const pkgnote_stack *st) {
+        PyObject *l = PyList_New(0);
+        for (size_t i = 0; l && i < pkgnote_stack_debuginfo_count(st); i++) {
+                const pkgnote_debuginfo *di = pkgnote_stack_debuginfo(st, i);
+                const char *v[] = {di->module, di->build_id, di->servers, di->file, di->message};
+                PyObject *d = PyDict_New();
+                for (size_t k = 0; d && k < 5; k++)
+                        if (dict_set_steal(d, debuginfo_keys[k], str_or_none(v[k])) < 0)
+                                Py_CLEAR(d);
+                if (d && dict_set_steal(d, "status", str_or_none(pkgnote_debuginfo_status_name(di->status))) < 0)
+                        Py_CLEAR(d);
+                if (!d || PyList_Append(l, d) < 0)
+                        Py_CLEAR(l);
+                Py_XDECREF(d);
+        }
+        return l;
+}
+
+/* _core(kind, source, root, no_disk, no_database, stack, all_threads,
+ *       debuginfod, dry_run, urls, allow, cache, timeout_ms)
+ * KIND: "path", "fd", "bytes", "pid".  Reads everything at once and
+ * frees the core before returning. */
+static PyObject *py_core(PyObject *self, PyObject *args) {
+        const char *kind;
+        PyObject *source, *root_o, *urls_o, *allow_o, *cache_o;
+        int no_disk, no_database, want_stack, all_threads, debuginfod, dry_run;
+        unsigned timeout_ms;
+        if (!PyArg_ParseTuple(args, "sOOppppppOOOI", &kind, &source, &root_o, &no_disk, &no_database, &want_stack,
+                              &all_threads, &debuginfod, &dry_run, &urls_o, &allow_o, &cache_o, &timeout_ms))
+                return NULL;
+        PyObject *keep[5] = {NULL};
+        const char *root = opt_str(root_o, &keep[0]);
+        const char *urls = opt_str(urls_o, &keep[1]);
+        const char *allow = opt_str(allow_o, &keep[2]);
+        const char *cache = opt_str(cache_o, &keep[3]);
+        PyObject *ret = NULL;
+        Py_buffer buf = {0};
+        int have_buf = 0, fd = -1, pid = -1;
+        const char *path = NULL;
+        if (PyErr_Occurred())
+                goto out;
+        if (!strcmp(kind, "path")) {
+                path = opt_str(source, &keep[4]);
+                if (!path)
+                        goto out;
+        } else if (!strcmp(kind, "fd") || !strcmp(kind, "pid")) {
+                long v = PyLong_AsLong(source);
+                if (v == -1 && PyErr_Occurred())
+                        goto out;
+                if (v < 0 || v > INT32_MAX) {
+                        PyErr_Format(PyExc_ValueError, "%s out of range: %ld", kind, v);
+                        goto out;
+                }
+                *(strcmp(kind, "fd") ? &pid : &fd) = (int)v;
+        } else if (!strcmp(kind, "bytes")) {
+                if (PyObject_GetBuffer(source, &buf, PyBUF_SIMPLE) < 0)
+                        goto out;
+                have_buf = 1;
+        } else {
+                PyErr_Format(PyExc_ValueError, "unknown source kind '%s'", kind);
+                goto out;
+        }
+
+        pkgnote_core_options o = PKGNOTE_CORE_OPTIONS_INIT;
+        o.root = root;
+        o.no_disk = no_disk;
+        o.no_database = no_database;
+        o.flags = want_stack && (path || fd >= 0) ? PKGNOTE_CORE_DECOMPRESS_ONCE : 0;
+        pkgnote_stack_options so = PKGNOTE_STACK_OPTIONS_INIT;
+        so.flags = (all_threads ? PKGNOTE_STACK_ALL_THREADS : 0) | (debuginfod ? PKGNOTE_STACK_DEBUGINFOD : 0) |
+                   (dry_run ? PKGNOTE_STACK_DEBUGINFOD_DRY_RUN : 0);
+        so.debuginfod_urls = urls;
+        so.debuginfod_allow = allow;
+        so.cache_path = cache;
+        so.module_timeout_ms = timeout_ms;
+        pkgnote_core *c = NULL;
+        pkgnote_stack *st = NULL;
+        pkgnote_process_info pi = {.size = sizeof pi};
+        char *j = NULL;
+        failure f = {0};
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = path         ? pkgnote_core_open(path, &o, &c)
+            : fd >= 0    ? pkgnote_core_open_fd(fd, &o, &c)
+            : pid >= 0   ? pkgnote_process_open_with(pid, &o, &c)
+            : have_buf   ? pkgnote_core_from_memory(buf.buf, (size_t)buf.len, &o, &c)
+                         : -EINVAL;
+        if (r >= 0 && want_stack)
+                r = pkgnote_core_stack_with(c, &so, &st);
+        if (r >= 0)
+                r = pkgnote_core_process(c, &pi);
+        if (r >= 0)
+                r = pkgnote_core_to_json(c, st, NULL, 0, &j);
+        if (r < 0)
+                failure_set(&f, r);
+        Py_END_ALLOW_THREADS
+        if (r < 0) {
+                path ? raise_failure_path(&f, keep[4]) : raise_failure(&f, NULL);
+        } else if ((ret = loads_free(j)) && PyDict_Check(ret)) {
+                PyObject *tids = PyList_New(0);
+                for (size_t i = 0; tids && i < pi.n_threads; i++) {
+                        PyObject *t = Py_BuildValue("(ii)", pi.threads[i].tid, pi.threads[i].signal);
+                        if (!t || PyList_Append(tids, t) < 0)
+                                Py_CLEAR(tids);
+                        Py_XDECREF(t);
+                }
+                const pkgnote_module *main = pkgnote_core_main_module(c);
+                long main_index = -1;
+                for (size_t i = 0; main && i < pkgnote_core_module_count(c); i++)
+                        if (pkgnote_core_module(c, i) == main)
+                                main_index = (long)i;
+                if (dict_set_steal(ret, "_main", PyLong_FromLong(main_index)) < 0 ||
+                    dict_set_steal(ret, "_process_threads", tids) < 0 ||
+                    dict_set_steal(ret, "_problems", problems_list(pkgnote_core_problem_count(c), core_problem, c)) < 0 ||
+                    dict_set_steal(ret, "_stack", st ? stack_threads(st) : Py_NewRef(Py_None)) < 0 ||
+                    dict_set_steal(ret, "_stack_unavailable", str_or_none(st ? pkgnote_stack_unavailable(st) : NULL)) < 0 ||
+                    dict_set_steal(ret, "_debuginfo", st ? stack_debuginfo(st) : PyList_New(0)) < 0)
+                        Py_CLEAR(ret);
+        }
+        pkgnote_stack_free(st);
+        pkgnote_core_free(c);
+out:
+        if (have_buf)
+                PyBuffer_Release(&buf);
+        for (size_t i = 0; i < 5; i++)
+                Py_XDECREF(keep[i]);
+        return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scans                                                               */
+
+typedef struct {
+        PyObject_HEAD
+        pkgnote_scan *scan;
+        /* One call into the scan at a time: pkgnote_scan_add() may not run
+         * beside any other use of the scan, and it runs without the GIL. */
+        PyThread_type_lock lock;
+        PyObject *inputs; /* the names given, for each object's "input" */
+} ScanObject;
+
+static void scan_dealloc(ScanObject *s) {
+        pkgnote_scan_free(s->scan);
+        if (s->lock)
+                PyThread_free_lock(s->lock);
+        Py_XDECREF(s->inputs);
+        Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static int scan_enter(ScanObject *s) {
+        if (!s->scan) {
+                PyErr_SetString(PyExc_ValueError, "the scan is closed");
+                return -1;
+        }
+        if (!PyThread_acquire_lock(s->lock, NOWAIT_LOCK)) {
+                Py_BEGIN_ALLOW_THREADS
+                PyThread_acquire_lock(s->lock, WAIT_LOCK);
+                Py_END_ALLOW_THREADS
+        }
+        if (!s->scan) { /* closed while waiting */
+                PyThread_release_lock(s->lock);
+                PyErr_SetString(PyExc_ValueError, "the scan is closed");
+                return -1;
+        }
+        return 0;
+}
+
+static PyObject *scan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+        static char *kwlist[] = {(char *)"flags", (char *)"threads", (char *)"max_member", (char *)"max_bytes", (char *)"platform", NULL};
+        unsigned flags = 0, threads = 0;
+        unsigned long long max_member = 0, max_bytes = 0;
+        const char *platform = NULL;
+        if (!PyArg_ParseTupleAndKeywords(args, kw, "|IIKKz", kwlist, &flags, &threads, &max_member, &max_bytes, &platform))
+                return NULL;
+        pkgnote_scan_options o = PKGNOTE_SCAN_OPTIONS_INIT;
+        o.flags = flags;
+        o.threads = threads;
+        o.max_member = max_member;
+        o.max_bytes = max_bytes;
+        pkgnote_scan *scan;
+        int r = pkgnote_scan_new(&o, &scan);
+        if (r < 0)
+                return raise_errno(r, NULL);
+        if (platform && (r = pkgnote_scan_set_platform(scan, platform)) < 0) {
+                raise_errno(r, NULL);
+                pkgnote_scan_free(scan);
+                return NULL;
+        }
+        ScanObject *s = (ScanObject *)type->tp_alloc(type, 0);
+        if (!s) {
+                pkgnote_scan_free(scan);
+                return NULL;
+        }
+        s->scan = scan;
+        s->lock = PyThread_allocate_lock();
+        s->inputs = PyList_New(0);
+        if (!s->lock || !s->inputs) {
+                Py_DECREF(s);
+                return PyErr_NoMemory();
+        }
+        return (PyObject *)s;
+}
+
+static const char *const db_keys[] = {"db_type", "db_name", "db_version", "db_architecture", "db_source",
+                                      "db_source_version"};
+
+/* pkgnote_scan_object_to_json()'s object with the rest of the object's
+ * facts: checksums, containers, dependencies, database owner. */
+static PyObject *scan_object_dict(ScanObject *s, const pkgnote_scan_object *ob) {
+        size_t in = pkgnote_scan_object_input(ob);
+        PyObject *name = (Py_ssize_t)in < PyList_GET_SIZE(s->inputs) ? PyList_GET_ITEM(s->inputs, in) : NULL;
+        char *j = NULL;
+        int r = pkgnote_scan_object_to_json(ob, name ? PyBytes_AS_STRING(name) : NULL, &j);
+        if (r < 0)
+                return raise_errno(r, NULL);
+        PyObject *d = loads_free(j);
+        if (!d)
+                return NULL;
+        const char *db[] = {pkgnote_scan_object_db_type(ob),        pkgnote_scan_object_db_name(ob),
+                            pkgnote_scan_object_db_version(ob),     pkgnote_scan_object_db_architecture(ob),
+                            pkgnote_scan_object_db_source(ob),      pkgnote_scan_object_db_source_version(ob)};
+        for (size_t k = 0; k < 6; k++)
+                if (dict_set_steal(d, db_keys[k], str_or_none(db[k])) < 0)
+                        goto fail;
+        if (dict_set_steal(d, "db_mismatch", PyBool_FromLong(pkgnote_scan_object_db_mismatch(ob) > 0)) < 0 ||
+            dict_set_steal(d, "sha1", str_or_none(pkgnote_scan_object_sha1(ob))) < 0 ||
+            dict_set_steal(d, "sha256", str_or_none(pkgnote_scan_object_sha256(ob))) < 0 ||
+            dict_set_steal(d, "soname", str_or_none(pkgnote_scan_object_soname(ob))) < 0 ||
+            dict_set_steal(d, "size", PyLong_FromUnsignedLongLong(pkgnote_scan_object_size(ob))) < 0)
+                goto fail;
+        const pkgnote_scan_image *im = pkgnote_scan_object_image(ob);
+        if (dict_set_steal(d, "image", str_or_none(im ? pkgnote_scan_image_reference(im) : NULL)) < 0)
+                goto fail;
+        PyObject *l = PyList_New(0);
+        for (size_t i = 0; l && i < pkgnote_scan_object_container_count(ob); i++)
+                if (list_append_steal(l, str_or_none(pkgnote_scan_object_container(ob, i))) < 0)
+                        Py_CLEAR(l);
+        if (dict_set_steal(d, "containers", l) < 0)
+                goto fail;
+        l = PyList_New(0);
+        for (size_t i = 0; l && i < pkgnote_scan_object_needed_count(ob); i++)
+                if (list_append_steal(l, str_or_none(pkgnote_scan_object_needed(ob, i))) < 0)
+                        Py_CLEAR(l);
+        if (dict_set_steal(d, "needed", l) < 0)
+                goto fail;
+        return d;
+fail:
+        Py_DECREF(d);
+        return NULL;
+}
+
+/* add(path, image=None) -> (kind, [object dicts added]) */
+static PyObject *scan_add(ScanObject *s, PyObject *args) {
+        PyObject *path_o, *image_o = Py_None, *bpath, *bimage = NULL;
+        if (!PyArg_ParseTuple(args, "O|O", &path_o, &image_o))
+                return NULL;
+        if (!PyUnicode_FSConverter(path_o, &bpath))
+                return NULL;
+        const char *image = opt_str(image_o, &bimage);
+        if (PyErr_Occurred() || scan_enter(s) < 0) {
+                Py_DECREF(bpath);
+                Py_XDECREF(bimage);
+                return NULL;
+        }
+        const char *path = PyBytes_AS_STRING(bpath);
+        size_t before = pkgnote_scan_object_count(s->scan);
+        failure f = {0};
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = image ? pkgnote_scan_add_image(s->scan, path, image) : pkgnote_scan_add(s->scan, path);
+        if (r < 0)
+                failure_set(&f, r);
+        Py_END_ALLOW_THREADS
+        PyObject *ret = NULL;
+        /* A failed input takes its index too (pkgnote_scan_object_input()). */
+        if (PyList_Append(s->inputs, bpath) < 0)
+                ;
+        else if (r < 0)
+                raise_failure_path(&f, bpath);
+        else {
+                PyObject *l = PyList_New(0);
+                /* Objects sort by input first: this input's are the last. */
+                for (size_t i = before; l && i < pkgnote_scan_object_count(s->scan); i++) {
+                        PyObject *d = scan_object_dict(s, pkgnote_scan_object_get(s->scan, i));
+                        if (!d || PyList_Append(l, d) < 0)
+                                Py_CLEAR(l);
+                        Py_XDECREF(d);
+                }
+                ret = l ? Py_BuildValue("(iN)", r, l) : NULL;
+        }
+        PyThread_release_lock(s->lock);
+        Py_DECREF(bpath);
+        Py_XDECREF(bimage);
+        return ret;
+}
+
+static PyObject *scan_summary(ScanObject *s, PyObject *unused) {
+        if (scan_enter(s) < 0)
+                return NULL;
+        char *j = NULL;
+        int r = pkgnote_scan_summary_to_json(s->scan, &j);
+        PyObject *ret = r < 0 ? raise_errno(r, NULL) : loads_free(j);
+        if (ret && dict_set_steal(ret, "_problems", problems_list(pkgnote_scan_problem_count(s->scan), scan_problem, s->scan)) < 0)
+                Py_CLEAR(ret);
+        PyThread_release_lock(s->lock);
+        return ret;
+}
+
+/* packages() -> [(metadata dict, [object paths])], the distinct notes. */
+static PyObject *scan_packages(ScanObject *s, PyObject *unused) {
+        if (scan_enter(s) < 0)
+                return NULL;
+        PyObject *l = PyList_New(0);
+        for (size_t i = 0; l && i < pkgnote_scan_package_count(s->scan); i++) {
+                const char *text = pkgnote_scan_package_json(s->scan, i);
+                char *copy = text ? strdup(text) : NULL;
+                PyObject *m = copy ? loads_free(copy) : PyErr_NoMemory();
+                PyObject *paths = m ? PyList_New(0) : NULL;
+                for (size_t k = 0; paths && k < pkgnote_scan_package_object_count(s->scan, i); k++) {
+                        PyObject *p = str_or_none(pkgnote_scan_object_path(pkgnote_scan_package_object(s->scan, i, k)));
+                        if (!p || PyList_Append(paths, p) < 0)
+                                Py_CLEAR(paths);
+                        Py_XDECREF(p);
+                }
+                PyObject *t = paths ? Py_BuildValue("(OO)", m, paths) : NULL;
+                Py_XDECREF(m);
+                Py_XDECREF(paths);
+                if (!t || PyList_Append(l, t) < 0)
+                        Py_CLEAR(l);
+                Py_XDECREF(t);
+        }
+        PyThread_release_lock(s->lock);
+        return l;
+}
+
+/* sbom(format, name=None, created=-1, reproducible=False) -> str */
+static PyObject *scan_sbom(ScanObject *s, PyObject *args, PyObject *kw) {
+        static char *kwlist[] = {(char *)"format", (char *)"name", (char *)"created", (char *)"reproducible", NULL};
+        const char *format, *name = NULL;
+        long long created = -1;
+        int reproducible = 0;
+        if (!PyArg_ParseTupleAndKeywords(args, kw, "s|zLp", kwlist, &format, &name, &created, &reproducible))
+                return NULL;
+        int fmt = !strcmp(format, "spdx") ? PKGNOTE_SBOM_SPDX : !strcmp(format, "cyclonedx") ? PKGNOTE_SBOM_CYCLONEDX : 0;
+        if (!fmt) {
+                PyErr_Format(PyExc_ValueError, "unknown SBOM format '%s' (spdx, cyclonedx)", format);
+                return NULL;
+        }
+        if (scan_enter(s) < 0)
+                return NULL;
+        pkgnote_sbom_options o = PKGNOTE_SBOM_OPTIONS_INIT;
+        o.name = name;
+        o.created = created;
+        o.reproducible = reproducible;
+        char *text = NULL;
+        failure f = {0};
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = pkgnote_sbom_write(s->scan, fmt, &o, &text);
+        if (r < 0)
+                failure_set(&f, r);
+        Py_END_ALLOW_THREADS
+        PyThread_release_lock(s->lock);
+        if (r < 0)
+                return raise_failure(&f, NULL);
+        PyObject *ret = PyUnicode_FromString(text);
+        free(text);
+        return ret;
+}
+
+static PyObject *scan_close(ScanObject *s, PyObject *unused) {
+        if (s->scan && scan_enter(s) == 0) {
+                pkgnote_scan_free(s->scan);
+                s->scan = NULL;
+                PyThread_release_lock(s->lock);
+        }
+        PyErr_Clear();
+        Py_RETURN_NONE;
+}
+
+static PyMethodDef scan_methods[] = {
+        {"add", (PyCFunction)scan_add, METH_VARARGS, "add(path, image=None) -> (kind, [objects])"},
+        {"summary", (PyCFunction)scan_summary, METH_NOARGS, "summary() -> dict"},
+        {"packages", (PyCFunction)scan_packages, METH_NOARGS, "packages() -> [(metadata, [paths])]"},
+        {"sbom", (PyCFunction)(void (*)(void))scan_sbom, METH_VARARGS | METH_KEYWORDS,
+         "sbom(format, name=None, created=-1, reproducible=False) -> str"},
+        {"close", (PyCFunction)scan_close, METH_NOARGS, "close()"},
+        {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ScanType = {
+        PyVarObject_HEAD_INIT(NULL, 0)
+        .tp_name = "pkgnote._pkgnote._Scan",
+        .tp_basicsize = sizeof(ScanObject),
+        .tp_dealloc = (destructor)scan_dealloc,
+        .tp_flags = Py_TPFLAGS_DEFAULT,
+        .tp_doc = "A libpkgnote scan (internal: use pkgnote.scan())",
+        .tp_methods = scan_methods,
+        .tp_new = scan_new,
+};
+
+/* ------------------------------------------------------------------ */
+/* generate(), stamp(), lint(), deps()                                 */
+
+static PyObject *bytes_or_text(int text, uint8_t *data, size_t len) {
+        PyObject *ret = text ? PyUnicode_DecodeUTF8((const char *)data, (Py_ssize_t)len, "surrogateescape")
+                             : PyBytes_FromStringAndSize((const char *)data, (Py_ssize_t)len);
+        free(data);
+        return ret;
+}
+
+/* _generate(form, keys: dict, documents: [str], rpm, use_os_release,
+ *           os_release_root, os_release_file, dlopen: [str], target,
+ *           ldflags_style) -> str | bytes.  FORM: "json", "note",
+ * "object", "asm", "linker-script", "ldflags". */
+static PyObject *py_generate(PyObject *self, PyObject *args) {
+        const char *form, *rpm, *root, *osfile, *target, *style;
+        PyObject *keys, *docs, *dlopen;
+        int use_os;
+        if (!PyArg_ParseTuple(args, "sO!O!zpzzO!zs", &form, &PyDict_Type, &keys, &PyList_Type, &docs, &rpm, &use_os,
+                              &root, &osfile, &PyList_Type, &dlopen, &target, &style))
+                return NULL;
+        pkgnote_target t, *tp = NULL;
+        int r;
+        if (target) {
+                if ((r = pkgnote_target_parse(target, &t)) < 0)
+                        return raise_errno(r, NULL);
+                tp = &t;
+        }
+        int ldstyle = !strcmp(style, "make") ? PKGNOTE_LDFLAGS_MAKE : PKGNOTE_LDFLAGS_SHELL;
+        char *json = NULL;
+        int have_package = PyDict_Size(keys) > 0 || PyList_GET_SIZE(docs) > 0 || rpm;
+        if (have_package || !strcmp(form, "json") || PyList_GET_SIZE(dlopen) == 0) {
+                pkgnote_compose *c;
+                if ((r = pkgnote_compose_new(&c)) < 0)
+                        return raise_errno(r, NULL);
+                PyObject *k, *v;
+                Py_ssize_t pos = 0;
+                while (r >= 0 && PyDict_Next(keys, &pos, &k, &v)) {
+                        const char *ks = PyUnicode_AsUTF8(k), *vs = PyUnicode_AsUTF8(v);
+                        if (!ks || !vs) {
+                                pkgnote_compose_free(c);
+                                return NULL;
+                        }
+                        r = pkgnote_compose_set(c, ks, vs);
+                }
+                for (Py_ssize_t i = 0; r >= 0 && i < PyList_GET_SIZE(docs); i++) {
+                        Py_ssize_t len;
+                        const char *d = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(docs, i), &len);
+                        if (!d) {
+                                pkgnote_compose_free(c);
+                                return NULL;
+                        }
+                        r = pkgnote_compose_document(c, d, (size_t)len);
+                }
+                if (r >= 0 && rpm)
+                        r = pkgnote_compose_rpm(c, rpm);
+                if (r >= 0)
+                        r = osfile ? pkgnote_compose_os_release_file(c, osfile) : pkgnote_compose_os_release(c, root, use_os);
+                if (r >= 0)
+                        r = pkgnote_compose_json(c, &json);
+                failure f = {0};
+                if (r < 0)
+                        failure_set(&f, r);
+                pkgnote_compose_free(c);
+                if (r < 0)
+                        return raise_failure(&f, NULL);
+        }
+        uint8_t *data = NULL;
+        size_t len = 0;
+        int text = 1;
+        if (!json && (!strcmp(form, "ldflags") || !strcmp(form, "linker-script"))) {
+                PyErr_Format(PyExc_ValueError, "format '%s' carries a package note: give its metadata", form);
+                return NULL;
+        }
+        if (!strcmp(form, "json")) {
+                PyObject *ret = str_or_none(json);
+                free(json);
+                return ret;
+        } else if (!strcmp(form, "ldflags")) {
+                r = pkgnote_ldflags_package_metadata(json, ldstyle, (char **)&data);
+                if (r >= 0)
+                        len = strlen((char *)data);
+        } else if (!strcmp(form, "linker-script")) {
+                r = pkgnote_emit_linker_script(json, (char **)&data);
+                if (r >= 0)
+                        len = strlen((char *)data);
+        } else {
+                int f = !strcmp(form, "note") ? PKGNOTE_EMIT_NOTES : !strcmp(form, "object") ? PKGNOTE_EMIT_OBJECT
+                        : !strcmp(form, "asm") ? PKGNOTE_EMIT_ASM : 0;
+                if (!f) {
+                        free(json);
+                        PyErr_Format(PyExc_ValueError,
+                                     "unknown format '%s' (json, note, object, asm, linker-script, ldflags)", form);
+                        return NULL;
+                }
+                text = f == PKGNOTE_EMIT_ASM;
+                size_t n = 0, cap = 1 + (size_t)PyList_GET_SIZE(dlopen);
+                pkgnote_note_spec *specs = calloc(cap, sizeof *specs);
+                if (!specs) {
+                        free(json);
+                        return PyErr_NoMemory();
+                }
+                if (json)
+                        specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+                for (Py_ssize_t i = 0; i < PyList_GET_SIZE(dlopen); i++) {
+                        const char *d = PyUnicode_AsUTF8(PyList_GET_ITEM(dlopen, i));
+                        if (!d) {
+                                free(specs);
+                                free(json);
+                                return NULL;
+                        }
+                        specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, d};
+                }
+                r = pkgnote_emit(f, specs, n, tp, &data, &len);
+                free(specs);
+        }
+        failure fl = {0};
+        if (r < 0)
+                failure_set(&fl, r);
+        free(json);
+        if (r < 0)
+                return raise_failure(&fl, NULL);
+        return bytes_or_text(text, data, len);
+}
+
+/* _stamp(path, output, package_json, dlopen_json, remove_package,
+ *        remove_dlopen, flags) -> dict (pkgnote stamp --json's object) */
+static PyObject *py_stamp(PyObject *self, PyObject *args) {
+        PyObject *path_o, *output_o, *bpath, *boutput = NULL;
+        const char *pjson, *djson;
+        int rm_package, rm_dlopen;
+        unsigned flags;
+        if (!PyArg_ParseTuple(args, "OOzzppI", &path_o, &output_o, &pjson, &djson, &rm_package, &rm_dlopen, &flags))
+                return NULL;
+        if (!PyUnicode_FSConverter(path_o, &bpath))
+                return NULL;
+        const char *output = opt_str(output_o, &boutput);
+        if (PyErr_Occurred()) {
+                Py_DECREF(bpath);
+                return NULL;
+        }
+        pkgnote_note_spec specs[2];
+        pkgnote_stamp_result results[2] = {{.size = sizeof results[0]}, {.size = sizeof results[0]}};
+        size_t n = 0;
+        if (pjson || rm_package)
+                specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, rm_package ? NULL : pjson};
+        if (djson || rm_dlopen)
+                specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, rm_dlopen ? NULL : djson};
+        const char *path = PyBytes_AS_STRING(bpath);
+        char *j = NULL;
+        failure f = {0};
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = n ? pkgnote_stamp_notes_file(path, output, specs, n, flags, results) : -EINVAL;
+        if (r >= 0)
+                r = pkgnote_stamp_notes_result_to_json(results, specs, n, path, &j);
+        if (r < 0)
+                failure_set(&f, r);
+        Py_END_ALLOW_THREADS
+        if (!n)
+                snprintf(f.message, sizeof f.message, "no note to stamp or remove");
+        PyObject *ret = r < 0 ? raise_failure_path(&f, bpath) : loads_free(j);
+        Py_DECREF(bpath);
+        Py_XDECREF(boutput);
+        return ret;
+}
+
+static void lint_collect(void *userdata, const pkgnote_lint_finding *finding) {
+        void **ctx = userdata; /* {list, path} */
+        PyObject *l = ctx[0];
+        if (!l || PyErr_Occurred())
+                return;
+        char *j = NULL;
+        int r = pkgnote_lint_finding_to_json(finding, ctx[1], &j);
+        PyObject *d = r < 0 ? PyErr_NoMemory() : loads_free(j);
+        if (d && dict_set_steal(d, "summary", str_or_none(finding->check->summary)) < 0)
+                Py_CLEAR(d);
+        list_append_steal(l, d);
+}
+
+/* _lint(path) -> [finding dicts].  Findings are gathered under the GIL:
+ * linting reads a file already in memory, so there is little to gain. */
+static PyObject *py_lint(PyObject *self, PyObject *arg) {
+        PyObject *bpath;
+        if (!PyUnicode_FSConverter(arg, &bpath))
+                return NULL;
+        const char *path = PyBytes_AS_STRING(bpath);
+        pkgnote_elf *e = NULL;
+        failure f = {0};
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = pkgnote_elf_open(path, &e);
+        if (r < 0)
+                failure_set(&f, r);
+        Py_END_ALLOW_THREADS
+        PyObject *l = NULL;
+        if (r < 0)
+                raise_failure_path(&f, bpath);
+        else if ((l = PyList_New(0))) {
+                void *ctx[2] = {l, (void *)path};
+                r = pkgnote_lint(e, lint_collect, ctx);
+                if (PyErr_Occurred())
+                        Py_CLEAR(l);
+                else if (r < 0) {
+                        Py_CLEAR(l);
+                        {
+                        failure_set(&f, r);
+                        raise_failure_path(&f, bpath);
+                }
+                }
+        }
+        pkgnote_elf_free(e);
+        Py_DECREF(bpath);
+        return l;
+}
+
+/* _deps(paths, format, root, resolve) -> (text, [unresolved sonames]) */
+static PyObject *py_deps(PyObject *self, PyObject *args) {
+        PyObject *paths;
+        const char *format, *root;
+        int resolve;
+        if (!PyArg_ParseTuple(args, "O!szp", &PyList_Type, &paths, &format, &root, &resolve))
+                return NULL;
+        int fmt = !strcmp(format, "rpm") ? PKGNOTE_DEPS_RPM : !strcmp(format, "deb") ? PKGNOTE_DEPS_DEB
+                  : !strcmp(format, "json") ? PKGNOTE_DEPS_JSON : 0;
+        if (!fmt) {
+                PyErr_Format(PyExc_ValueError, "unknown style '%s' (rpm, deb, json)", format);
+                return NULL;
+        }
+        pkgnote_deps *d;
+        int r = pkgnote_deps_new(&d);
+        if (r < 0)
+                return raise_errno(r, NULL);
+        PyObject *ret = NULL;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(paths); i++) {
+                PyObject *po = PyList_GET_ITEM(paths, i), *bpath;
+                if (!PyUnicode_FSConverter(po, &bpath))
+                        goto out;
+                const char *path = PyBytes_AS_STRING(bpath);
+                failure f = {0};
+                Py_BEGIN_ALLOW_THREADS
+                pkgnote_elf *e = NULL;
+                pkgnote_info *info = NULL;
+                r = pkgnote_elf_open(path, &e);
+                if (r >= 0)
+                        r = pkgnote_info_read(e, &info);
+                for (size_t k = 0; r >= 0 && k < pkgnote_info_dlopen_count(info); k++)
+                        r = pkgnote_deps_add(d, path, pkgnote_elf_class(e), pkgnote_elf_machine(e),
+                                             pkgnote_elf_big_endian(e), pkgnote_info_dlopen(info, k));
+                if (r < 0)
+                        failure_set(&f, r);
+                pkgnote_info_free(info);
+                pkgnote_elf_free(e);
+                Py_END_ALLOW_THREADS
+                if (r < 0) {
+                        raise_failure_path(&f, bpath);
+                        Py_DECREF(bpath);
+                        goto out;
+                }
+                Py_DECREF(bpath);
+        }
+        PyObject *unresolved = PyList_New(0);
+        if (!unresolved)
+                goto out;
+        if (resolve || fmt == PKGNOTE_DEPS_DEB) {
+                failure f = {0};
+                Py_BEGIN_ALLOW_THREADS
+                r = pkgnote_deps_resolve_dpkg(d, root);
+                if (r < 0)
+                        failure_set(&f, r);
+                Py_END_ALLOW_THREADS
+                if (r < 0) {
+                        Py_DECREF(unresolved);
+                        raise_failure(&f, NULL);
+                        goto out;
+                }
+                for (size_t i = 0; i < pkgnote_deps_count(d); i++)
+                        if (pkgnote_deps_resolved(d, i) == 0 &&
+                            list_append_steal(unresolved, str_or_none(pkgnote_deps_sonames(d, i))) < 0) {
+                                Py_DECREF(unresolved);
+                                goto out;
+                        }
+        }
+        char *text = NULL;
+        if ((r = pkgnote_deps_format(d, fmt, &text)) < 0) {
+                Py_DECREF(unresolved);
+                raise_errno(r, NULL);
+                goto out;
+        }
+        ret = Py_BuildValue("(NN)", str_or_none(text), unresolved);
+        free(text);
+out:
+        pkgnote_deps_free(d);
+        return ret;
+}
+
+/* _purl(json) -> str | None */
+static PyObject *py_purl(PyObject *self, PyObject *arg) {
+        Py_ssize_t len;
+        const char *json = PyUnicode_AsUTF8AndSize(arg, &len);
+        if (!json)
+                return NULL;
+        pkgnote_metadata *m;
+        int r = pkgnote_metadata_parse(json, (size_t)len, &m);
+        if (r < 0)
+                return raise_errno(r, NULL);
+        char *p = NULL;
+        r = pkgnote_purl(m, &p);
+        pkgnote_metadata_free(m);
+        if (r == -ENODATA)
+                Py_RETURN_NONE;
+        if (r < 0)
+                return raise_errno(r, NULL);
+        PyObject *ret = str_or_none(p);
+        free(p);
+        return ret;
+}
+
+/* _check(json) -> [problem messages]: the spec's rules of
+ * pkgnote_metadata_check(); raises ValueError when JSON does not parse. */
+static void check_collect(void *userdata, int error, const char *message) {
+        if (!PyErr_Occurred())
+                list_append_steal(userdata, str_or_none(message));
+}
+
+static PyObject *py_check(PyObject *self, PyObject *arg) {
+        Py_ssize_t len;
+        const char *json = PyUnicode_AsUTF8AndSize(arg, &len);
+        if (!json)
+                return NULL;
+        pkgnote_metadata *m;
+        int r = pkgnote_metadata_parse(json, (size_t)len, &m);
+        if (r < 0) {
+                const char *msg = pkgnote_last_error();
+                PyErr_Format(PyExc_ValueError, "malformed package note: %s", msg && *msg ? msg : strerror(-r));
+                return NULL;
+        }
+        PyObject *l = PyList_New(0);
+        if (l) {
+                pkgnote_metadata_check(m, json, (size_t)len, check_collect, l);
+                if (PyErr_Occurred())
+                        Py_CLEAR(l);
+        }
+        pkgnote_metadata_free(m);
+        return l;
+}
+
+static PyMethodDef methods[] = {
+        {"_read", py_read, METH_O, "_read(path) -> dict"},
+        {"_read_bytes", py_read_bytes, METH_O, "_read_bytes(buffer) -> dict"},
+        {"_core", py_core, METH_VARARGS, "_core(kind, source, ...) -> dict"},
+        {"_generate", py_generate, METH_VARARGS, "_generate(form, ...) -> str | bytes"},
+        {"_stamp", py_stamp, METH_VARARGS, "_stamp(path, ...) -> dict"},
+        {"_lint", py_lint, METH_O, "_lint(path) -> list"},
+        {"_deps", py_deps, METH_VARARGS, "_deps(paths, style, root, resolve) -> (str, list)"},
+        {"_purl", py_purl, METH_O, "_purl(json) -> str | None"},
+        {"_check", py_check, METH_O, "_check(json) -> list"},
+        {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+        PyModuleDef_HEAD_INIT,
+        .m_name = "pkgnote._pkgnote",
+        .m_doc = "libpkgnote's public API for the pkgnote package (internal: import pkgnote).",
+        .m_size = -1,
+        .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__pkgnote(void);
+PyMODINIT_FUNC PyInit__pkgnote(void) {
+        PyObject *m = PyModule_Create(&module);
+        if (!m)
+                return NULL;
+        PyObject *json = PyImport_ImportModule("json");
+        if (!json)
+                goto fail;
+        json_loads = PyObject_GetAttrString(json, "loads");
+        Py_DECREF(json);
+        if (!json_loads || PyType_Ready(&ScanType) < 0)
+                goto fail;
+        Error = PyErr_NewExceptionWithDoc("pkgnote.Error",
+                                          "A libpkgnote failure: an OSError with the errno and the library's message.",
+                                          PyExc_OSError, NULL);
+        PyObject *b1 = Error ? PyTuple_Pack(2, Error, PyExc_FileNotFoundError) : NULL;
+        PyObject *b2 = Error ? PyTuple_Pack(2, Error, PyExc_PermissionError) : NULL;
+        NotFoundError = b1 ? PyErr_NewExceptionWithDoc("pkgnote.NotFoundError",
+                                                       "pkgnote.Error for ENOENT; also a FileNotFoundError.", b1, NULL)
+                           : NULL;
+        PermissionDeniedError = b2 ? PyErr_NewExceptionWithDoc(
+                                             "pkgnote.PermissionDeniedError",
+                                             "pkgnote.Error for EACCES and EPERM; also a PermissionError.", b2, NULL)
+                                   : NULL;
+        Py_XDECREF(b1);
+        Py_XDECREF(b2);
+        if (!NotFoundError || !PermissionDeniedError || PyModule_AddObjectRef(m, "Error", Error) < 0 ||
+            PyModule_AddObjectRef(m, "NotFoundError", NotFoundError) < 0 ||
+            PyModule_AddObjectRef(m, "PermissionDeniedError", PermissionDeniedError) < 0 ||
+            PyModule_AddObjectRef(m, "_Scan", (PyObject *)&ScanType) < 0 ||
+            PyModule_AddIntConstant(m, "SCAN_ONE_FILE_SYSTEM", PKGNOTE_SCAN_ONE_FILE_SYSTEM) < 0 ||
+            PyModule_AddIntConstant(m, "SCAN_CHECKSUMS", PKGNOTE_SCAN_CHECKSUMS) < 0 ||
+            PyModule_AddIntConstant(m, "SCAN_LIST_IMAGES", PKGNOTE_SCAN_LIST_IMAGES) < 0 ||
+            PyModule_AddIntConstant(m, "SCAN_VERIFY_LAYERS", PKGNOTE_SCAN_VERIFY_LAYERS) < 0 ||
+            PyModule_AddIntConstant(m, "SCAN_DEPENDENCIES", PKGNOTE_SCAN_DEPENDENCIES) < 0 ||
+            PyModule_AddIntConstant(m, "SCAN_OPEN_ARCHIVES", PKGNOTE_SCAN_OPEN_ARCHIVES) < 0 ||
+            PyModule_AddIntConstant(m, "STAMP_FORCE", PKGNOTE_STAMP_FORCE) < 0 ||
+            PyModule_AddIntConstant(m, "STAMP_REQUIRE_FIRST_PAGE", PKGNOTE_STAMP_REQUIRE_FIRST_PAGE) < 0)
+                goto fail;
+        return m;
+fail:
+        Py_DECREF(m);
+        return NULL;
+}

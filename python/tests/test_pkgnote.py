@@ -1,0 +1,550 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The Python binding against real files, real cores, the pkgnote command
+and pyelftools."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import pathlib
+import random
+import shutil
+import subprocess
+import sys
+import threading
+from typing import Any, Literal
+
+import pytest
+
+import pkgnote
+from conftest import APP_JSON, LIB_JSON, PLAIN_ENV, SRCDIR, need
+
+sys.path.insert(0, str(SRCDIR / "examples" / "python"))
+
+
+def has_stack(cmd: str) -> bool:
+    """Whether this build traces stacks (libdw): pkgnote --version says."""
+    out = subprocess.run([cmd, "--version"], capture_output=True, text=True).stdout
+    return "+stack" in out
+
+
+def show_json(cmd: str, *paths: str) -> list[dict[str, Any]]:
+    p = subprocess.run([cmd, "show", "--json", *paths], capture_output=True, text=True, env={**os.environ, "LC_ALL": "C"})
+    assert p.returncode in (0, 1, 2), p.stderr
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+# ------------------------------------------------------------- read / read_bytes
+
+def test_read_packages_in_note_key_order(programs: dict[str, pathlib.Path]) -> None:
+    info = pkgnote.read(programs["lib"])
+    assert info.packages == [json.loads(LIB_JSON)]
+    # The note's own key order, not the canonical one.
+    assert list(info.packages[0]) == ["version", "name", "type", "os", "architecture"]
+    assert info.package == json.loads(LIB_JSON)
+    assert info.elf_type == "shared object"
+    assert info.machine == "x86-64" and info.elf_class == 64 and info.byte_order == "little"
+    assert info.build_id is not None and len(info.build_id) == 40
+    assert info.problems == [] and info.dlopen == []
+    assert info.notes == [LIB_JSON.encode() + b"\0" * (4 - len(LIB_JSON) % 4)]
+
+
+def test_read_accepts_str_bytes_pathlike(programs: dict[str, pathlib.Path]) -> None:
+    p = programs["app"]
+    a, b, c = pkgnote.read(str(p)), pkgnote.read(os.fsencode(p)), pkgnote.read(p)
+    assert a.packages == b.packages == c.packages == [json.loads(APP_JSON)]
+    assert a.elf_type == "executable" and a.path == str(p)
+
+
+def test_read_bytes_equals_read(programs: dict[str, pathlib.Path]) -> None:
+    data = programs["app"].read_bytes()
+    for buf in (data, bytearray(data), memoryview(data)):
+        info = pkgnote.read_bytes(buf)
+        assert info.packages == [json.loads(APP_JSON)]
+        assert info.build_id == pkgnote.read(programs["app"]).build_id
+        assert info.path is None
+
+
+def test_read_dlopen_notes(pkgnote_cmd: str) -> None:
+    # The command carries the dlopen notes of the libraries it loads.
+    info = pkgnote.read(pkgnote_cmd)
+    assert any("libarchive.so.13" in e["soname"] for e in info.dlopen)
+
+
+# ------------------------------------------------------------- errors
+
+def test_errors_are_oserrors(tmp_path: pathlib.Path) -> None:
+    with pytest.raises(FileNotFoundError) as nf:
+        pkgnote.read(tmp_path / "missing")
+    assert isinstance(nf.value, pkgnote.Error) and nf.value.errno == errno.ENOENT
+    assert nf.value.filename == str(tmp_path / "missing")
+    text = tmp_path / "text"
+    text.write_text("not ELF at all\n")
+    with pytest.raises(pkgnote.Error) as ne:
+        pkgnote.read(text)
+    assert ne.value.errno == errno.ENOEXEC and "ELF" in ne.value.strerror
+    with pytest.raises(pkgnote.Error) as e2:
+        pkgnote.read_bytes(b"\x7fELF" + b"\1" * 8)
+    assert e2.value.errno in (errno.EBADMSG, errno.ENOEXEC)
+    with pytest.raises(TypeError):
+        pkgnote.read(42)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
+def test_permission_error(programs: dict[str, pathlib.Path], tmp_path: pathlib.Path) -> None:
+    p = tmp_path / "secret"
+    shutil.copy(programs["lib"], p)
+    p.chmod(0)
+    with pytest.raises(PermissionError) as e:
+        pkgnote.read(p)
+    assert isinstance(e.value, pkgnote.Error)
+
+
+def test_permission_error_as_root_via_process() -> None:
+    # pid 1's process is readable by root only; an unused pid is ESRCH/ENOENT.
+    with pytest.raises(pkgnote.Error) as e:
+        pkgnote.open_process(2 ** 22 + 7)
+    assert e.value.errno in (errno.ESRCH, errno.ENOENT)
+
+
+def test_malformed_note_is_a_problem_or_value_error(programs: dict[str, pathlib.Path], tmp_path: pathlib.Path) -> None:
+    data = programs["lib"].read_bytes()
+    assert data.count(LIB_JSON.encode()) == 1
+    # The note's JSON made an array: same size, no longer a package note.
+    bad = data.replace(LIB_JSON.encode(), b"[" + LIB_JSON.encode()[1:-1] + b"]")
+    p = tmp_path / "bad.so"
+    p.write_bytes(bad)
+    info = pkgnote.read(p)
+    assert info.packages == [] and info.problems and info.problems[0][0] == errno.EBADMSG
+    with pytest.raises(ValueError):
+        pkgnote.read(p, strict=True)
+    with pytest.raises(ValueError):
+        pkgnote.read_bytes(bad, strict=True)
+    assert pkgnote.read(programs["lib"], strict=True).packages == [json.loads(LIB_JSON)]
+
+
+def test_strict_check_raises_value_error() -> None:
+    with pytest.raises(ValueError):
+        pkgnote.check('{"name": ')
+    assert pkgnote.check({"name": "x", "version": "1"}) == []
+    assert pkgnote.check({"name": 1}) != []
+
+
+# ------------------------------------------------------------- hostile input
+
+def corpus_files() -> list[pathlib.Path]:
+    files = []
+    for d in ("corpus", "regressions"):
+        for h in ("elf", "core", "stamp", "metadata"):
+            root = SRCDIR / "fuzz" / d / h
+            if root.is_dir():
+                files += sorted(p for p in root.iterdir() if p.is_file())
+    return files
+
+
+def test_hostile_corpus_never_crashes() -> None:
+    files = corpus_files()
+    assert len(files) > 100
+    outcomes = {"read": 0, "error": 0}
+    for f in files:
+        data = f.read_bytes()
+        for source in (f, data):
+            try:
+                info = pkgnote.read(source) if isinstance(source, pathlib.Path) else pkgnote.read_bytes(data)
+                outcomes["read"] += 1
+                for p in info.packages:
+                    assert isinstance(p, dict)
+                for e, _path, msg in info.problems:
+                    assert e >= 0 and isinstance(msg, str)
+            except pkgnote.Error as e:
+                assert e.errno > 0 and e.strerror
+                outcomes["error"] += 1
+        try:
+            pkgnote.lint(f)
+        except pkgnote.Error:
+            pass
+    assert outcomes["read"] > 0 and outcomes["error"] > 0
+
+
+def test_hostile_cores_never_crash() -> None:
+    root = SRCDIR / "fuzz" / "corpus" / "core"
+    files = sorted(root.iterdir())[:60]
+    for f in files:
+        try:
+            with pkgnote.open_core(f.read_bytes(), stack=False, no_disk=True) as c:
+                assert isinstance(c.modules, list)
+        except pkgnote.Error as e:
+            assert e.errno > 0
+
+
+def test_hostile_archives_scan() -> None:
+    files = sorted((SRCDIR / "fuzz" / "corpus" / "archive").iterdir())[:80]
+    assert files
+    failed = 0
+    for f in files:
+        s = pkgnote.scan(f, threads=1)
+        try:
+            for o in s:
+                assert isinstance(o.path, str)
+            assert s.summary is not None
+        except pkgnote.Error as e:
+            assert e.errno > 0
+            failed += 1
+        finally:
+            s.close()
+    assert failed < len(files)
+
+
+def test_truncated_prefixes(programs: dict[str, pathlib.Path]) -> None:
+    data = programs["lib"].read_bytes()
+    for n in list(range(0, 128)) + random.Random(1).sample(range(128, len(data)), 200):
+        try:
+            pkgnote.read_bytes(data[:n])
+        except pkgnote.Error:
+            pass
+
+
+# ------------------------------------------------------------- threads and lifetimes
+
+def test_threads_read_concurrently(programs: dict[str, pathlib.Path]) -> None:
+    expected = pkgnote.read(programs["app"]).packages
+    failures: list[str] = []
+
+    def work() -> None:
+        for _ in range(200):
+            if pkgnote.read(programs["app"]).packages != expected:
+                failures.append("mismatch")
+
+    ts = [threading.Thread(target=work) for _ in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert failures == []
+
+
+def test_threads_share_one_scan(programs: dict[str, pathlib.Path]) -> None:
+    s = pkgnote.scan(*([programs["dir"]] * 6), threads=1)
+    seen: list[str] = []
+
+    def work() -> None:
+        for o in s:
+            seen.append(o.path)
+
+    ts = [threading.Thread(target=work) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len(seen) == 6 * 2 and s.summary is not None and s.summary["inputs"] == 6
+
+
+def test_objects_valid_after_close(real_core: pathlib.Path, programs: dict[str, pathlib.Path], pkgnote_cmd: str) -> None:
+    with pkgnote.open_core(real_core) as c:
+        modules = c.modules
+        threads = c.threads
+    assert c.closed
+    assert any(m.package == json.loads(LIB_JSON) for m in modules)
+    assert threads and (bool(threads[0].frames) == has_stack(pkgnote_cmd))
+    s = pkgnote.scan(programs["dir"])
+    objs = list(s)
+    s.close()
+    s.close()
+    assert {o.path for o in objs} == {str(programs["lib"]), str(programs["app"])}
+    with pytest.raises(ValueError):
+        s.sbom()
+    with pytest.raises(ValueError):
+        s.packages()
+
+
+# ------------------------------------------------------------- cross-checks
+
+def elf_sample() -> list[str]:
+    root = pathlib.Path("/usr/lib/x86_64-linux-gnu")
+    out = []
+    for p in sorted(root.glob("*.so*"))[:400]:
+        if p.is_file() and not p.is_symlink() and p.read_bytes()[:4] == b"\x7fELF":
+            out.append(str(p))
+    return out
+
+
+def test_crosscheck_show_json(pkgnote_cmd: str, programs: dict[str, pathlib.Path]) -> None:
+    paths = elf_sample() + [str(programs["app"]), str(programs["lib"]), pkgnote_cmd]
+    assert len(paths) > 20
+    shown = {d["path"]: d for d in show_json(pkgnote_cmd, *paths)}
+    for p in paths:
+        assert pkgnote.read(p).to_dict() == shown[p], p
+
+
+def test_crosscheck_pyelftools_raw_bytes(programs: dict[str, pathlib.Path]) -> None:
+    elffile = pytest.importorskip("elftools.elf.elffile")
+    compared = 0
+    for p in elf_sample()[:150] + [str(programs["app"]), str(programs["lib"])]:
+        raw: list[bytes] = []
+        with open(p, "rb") as f:
+            ef = elffile.ELFFile(f)
+            for sec in ef.iter_sections():
+                if sec["sh_type"] != "SHT_NOTE":
+                    continue
+                for n in sec.iter_notes():
+                    if n["n_name"] == "FDO" and n["n_type"] == 0xCAFE1A7E:
+                        f.seek(n["n_offset"] + 12 + ((n["n_namesz"] + 3) & ~3))
+                        raw.append(f.read(n["n_descsz"]))
+        mine = pkgnote.read(p).notes
+        if raw:
+            compared += 1
+            # Identical notes are reported once.
+            assert mine == list(dict.fromkeys(raw)), p
+        else:
+            assert mine == [], p
+    assert compared >= 2
+
+
+def test_core_equals_core_json(real_core: pathlib.Path, pkgnote_cmd: str, programs: dict[str, pathlib.Path]) -> None:
+    out = subprocess.run([pkgnote_cmd, "core", "--json", str(real_core)], capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    expected = json.loads(out.stdout)
+    with pkgnote.open_core(real_core) as c:
+        assert c.report == expected and json.loads(c.to_json()) == expected
+        assert c.signal_name == "SEGV" and c.fault_address == 16
+        assert c.package == json.loads(APP_JSON) and c.executable == str(programs["app"])
+        main = c.main_module
+        assert main is not None and main.packages == [json.loads(APP_JSON)] and main.source == "core"
+        assert main.path == str(programs["app"])
+        assert c.threads[0].tid == c.tid and c.threads[0].signal == 11
+        lib = [m for m in c.modules if m.path == str(programs["lib"])]
+        assert lib and lib[0].package == json.loads(LIB_JSON)
+        assert lib[0].build_id == pkgnote.read(programs["lib"]).build_id
+        assert lib[0].package_from in ("core-note", "disk-note")
+        if not has_stack(pkgnote_cmd):
+            assert c.stack_unavailable and c.threads[0].frames == []
+            return
+        names = [f.function for f in c.threads[0].frames]
+        assert "crash_here" in names
+        frame = c.threads[0].frames[names.index("crash_here")]
+        assert frame.source is not None and frame.source.endswith("app.c") and frame.line == 6
+
+
+def test_core_from_file_object_and_bytes(real_core: pathlib.Path) -> None:
+    with open(real_core, "rb") as f, pkgnote.open_core(f, stack=False) as a:
+        pass
+    with pkgnote.open_core(real_core.read_bytes(), stack=False) as b:
+        pass
+    assert [m.path for m in a.modules] == [m.path for m in b.modules]
+    assert a.package == b.package and a.threads[0].tid == b.threads[0].tid
+    # Without a stack trace the threads are listed, without frames.
+    assert a.threads[0].tid == a.tid and a.threads[0].frames == []
+    with pytest.raises(FileNotFoundError):
+        pkgnote.open_core(real_core.parent / "no-core")
+
+
+def test_core_debuginfod_dry_run(real_core: pathlib.Path) -> None:
+    with pkgnote.open_core(real_core, debuginfod_dry_run=True, debuginfod_urls="http://127.0.0.1:9") as c:
+        assert c.threads
+    assert isinstance(c.debuginfo, list)
+
+
+def test_open_process(sleeper: subprocess.Popen[bytes], programs: dict[str, pathlib.Path], pkgnote_cmd: str) -> None:
+    import time
+    for _ in range(100):
+        if any(str(programs["lib"]) in l for l in pathlib.Path(f"/proc/{sleeper.pid}/maps").read_text().splitlines()):
+            break
+        time.sleep(0.02)
+    with pkgnote.open_process(sleeper.pid) as p:
+        assert p.pid == sleeper.pid
+        assert p.package == json.loads(APP_JSON)
+        lib = [m for m in p.modules if m.path == str(programs["lib"])]
+        assert lib and lib[0].source == "mapped" and lib[0].package == json.loads(LIB_JSON)
+    out = subprocess.run([pkgnote_cmd, "pid", "--json", str(sleeper.pid)], capture_output=True, text=True)
+    assert json.loads(out.stdout)["modules"] == p.report["modules"]
+
+
+# ------------------------------------------------------------- scan, SBOM
+
+def test_scan_iterates_then_summarises(programs: dict[str, pathlib.Path], tmp_path: pathlib.Path, pkgnote_cmd: str) -> None:
+    s = pkgnote.scan(programs["dir"], checksums=True, dependencies=True)
+    before = s.summary
+    assert before is None
+    objs = list(s)
+    assert s.summary is not None and s.summary["objects"] == 2 and s.summary["withNote"] == 2
+    app = [o for o in objs if o.path.endswith("pyapp")][0]
+    assert app.package == json.loads(APP_JSON) and app.sha256 is not None and "libpylib.so" in app.needed
+    cmd = subprocess.run([pkgnote_cmd, "scan", "--format", "json", str(programs["dir"])], capture_output=True, text=True)
+    lines = [json.loads(l) for l in cmd.stdout.splitlines()]
+    assert [o.raw["packages"] for o in objs] == [l["packages"] for l in lines if "path" in l]
+    assert s.run() == s.summary
+    pk = s.packages()
+    assert sorted(m["name"] for m, _ in pk) == ["pyapp", "pylib"]
+    fmts: list[Literal["spdx", "cyclonedx"]] = ["spdx", "cyclonedx"]
+    for fmt in fmts:
+        out = tmp_path / f"sbom.{fmt}.json"
+        s.write_sbom(out, fmt, reproducible=True, created=0, name="t")
+        doc = json.loads(out.read_text())
+        assert "pyapp" in json.dumps(doc)
+        assert s.sbom(fmt, reproducible=True, created=0, name="t") == out.read_text()
+    with pytest.raises(ValueError):
+        s.sbom("swid")  # type: ignore[arg-type]
+    s.close()
+
+
+def test_scan_errors(tmp_path: pathlib.Path, programs: dict[str, pathlib.Path]) -> None:
+    s = pkgnote.scan(tmp_path / "missing", programs["dir"])
+    with pytest.raises(FileNotFoundError):
+        next(s)
+    # The scan goes on with the next input, whose objects name it: a
+    # failed input still takes its index among the inputs.
+    rest = list(s)
+    assert len(rest) == 2 and {o.input for o in rest} == {str(programs["dir"])}
+    assert s.summary is not None and s.summary["inputs"] == 1
+    with pytest.raises(TypeError):
+        pkgnote.scan(tmp_path, bogus=True)  # type: ignore[call-arg]
+
+
+# ------------------------------------------------------------- generate, stamp, lint, deps
+
+def test_generate_forms(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:
+    j = pkgnote.generate(name="x", version="1.0", type="deb", os="debian", os_release=False)
+    assert j == '{"type":"deb","os":"debian","name":"x","version":"1.0"}'
+    cmd = subprocess.run([pkgnote_cmd, "generate", "--no-os-release", "--type", "deb", "--os", "debian",
+                          "--name", "x", "--version", "1.0"], capture_output=True, text=True)
+    assert cmd.stdout.strip() == j
+    note = pkgnote.generate({"name": "x"}, format="note", os_release=False)
+    assert isinstance(note, bytes) and note[12:16] == b"FDO\0" and b'{"name":"x"}' in note
+    obj = pkgnote.generate({"name": "x"}, format="object", os_release=False)
+    assert isinstance(obj, bytes)
+    o = tmp_path / "n.o"
+    o.write_bytes(obj)
+    assert pkgnote.read(o).packages == [{"name": "x"}] and pkgnote.read(o).elf_type == "relocatable"
+    ld = pkgnote.generate({"name": "x"}, format="ldflags", os_release=False)
+    assert ld == "-Xlinker '--package-metadata={\"name\":\"x\"}'"
+    dl = pkgnote.generate(format="note", dlopen=[{"soname": ["libz.so.1"], "feature": "z",
+                                                   "description": "zlib", "priority": "suggested"}])
+    assert isinstance(dl, bytes) and b"libz.so.1" in dl
+    with pytest.raises(ValueError):
+        pkgnote.generate(format="ldflags", dlopen=[{"soname": ["libz.so.1"]}])
+    with pytest.raises(pkgnote.Error) as e:
+        pkgnote.generate(name="a\x01b", os_release=False)
+    assert e.value.errno == errno.EINVAL
+
+
+def test_stamp_then_read(programs: dict[str, pathlib.Path], tmp_path: pathlib.Path) -> None:
+    need("gcc")
+    src = tmp_path / "p.c"
+    src.write_text("int main(void) { return 0; }\n")
+    exe = tmp_path / "p"
+    subprocess.run(["gcc", "-o", exe, src], check=True)
+    before = exe.read_bytes()
+    r = pkgnote.stamp(exe, {"name": "stamped", "version": "3"}, output=tmp_path / "out")
+    assert exe.read_bytes() == before and r["placement"] != "none"
+    assert pkgnote.read(tmp_path / "out").packages == [{"name": "stamped", "version": "3"}]
+    r = pkgnote.stamp(exe, '{"name":"inplace"}')
+    assert pkgnote.read(exe).packages == [{"name": "inplace"}]
+    r = pkgnote.stamp(exe, remove=True)
+    assert r["placement"] == "removed" and pkgnote.read(exe).packages == []
+    with pytest.raises(FileNotFoundError):
+        pkgnote.stamp(tmp_path / "none", {"name": "x"})
+    with pytest.raises(ValueError):
+        pkgnote.stamp(exe)
+    with pytest.raises(pkgnote.Error):
+        pkgnote.stamp(src, {"name": "x"})
+
+
+def test_lint(programs: dict[str, pathlib.Path], pkgnote_cmd: str) -> None:
+    findings = pkgnote.lint(programs["app"])
+    cmd = subprocess.run([pkgnote_cmd, "lint", "--json", str(programs["app"])], capture_output=True, text=True)
+    expected = [json.loads(l) for l in cmd.stdout.splitlines()]
+    assert [(f.check, f.severity, f.message, f.offset) for f in findings] == \
+        [(e["check"], e["severity"], e["message"], e["offset"]) for e in expected]
+    bare = pkgnote.lint(pkgnote_cmd)
+    assert any(f.check == "no-package-note" and f.severity == "error" for f in bare)
+
+
+def test_deps(pkgnote_cmd: str) -> None:
+    styles: list[Literal["rpm", "json"]] = ["rpm", "json"]
+    for style in styles:
+        mine = pkgnote.deps([pkgnote_cmd], style)
+        cmd = subprocess.run([pkgnote_cmd, "deps", "--format", style, pkgnote_cmd],
+                             capture_output=True, text=True)
+        assert mine == cmd.stdout, style
+    assert "libarchive.so.13()(64bit)" in pkgnote.deps(pkgnote_cmd)
+
+
+def test_purl() -> None:
+    assert pkgnote.purl(json.loads(APP_JSON)) == "pkg:deb/debian/pyapp@2.0-1?arch=amd64&distro=debian-12"
+    assert pkgnote.purl({"type": "deb"}) is None
+
+
+def test_help_documents_everything() -> None:
+    for name in pkgnote.__all__:
+        obj = getattr(pkgnote, name)
+        assert obj.__doc__, name
+    assert "read(path)" in (pkgnote.__doc__ or "")
+
+
+# ------------------------------------------------------------- the example
+
+def test_apport_example(real_core: pathlib.Path, programs: dict[str, pathlib.Path]) -> None:
+    script = SRCDIR / "examples" / "python" / "crash-packages.py"
+    p = subprocess.run([sys.executable, str(script), str(real_core)], capture_output=True, text=True)
+    assert p.returncode == 1, p.stdout + p.stderr  # pyapp and pylib are not installed packages
+    assert f"{programs['app']}: pyapp 2.0-1 (core-note): not installed" in p.stdout
+    assert "libc.so.6: " in p.stdout
+    libc = [l for l in p.stdout.splitlines() if "/libc.so.6:" in l][0]
+    assert libc.endswith(": installed") or "database" in libc, libc
+
+
+# ------------------------------------------------------------- the GIL
+
+def test_gil_released_while_reading_a_core(real_core: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    """open_core() of a FIFO blocks in the library until a writer comes;
+    the writer is this thread, which can only run if the reader released
+    the GIL.  A watchdog ends the process instead of hanging the suite."""
+    import faulthandler
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    result: list[object] = []
+
+    def reader() -> None:
+        try:
+            result.append(pkgnote.open_core(fifo, stack=False))
+        except pkgnote.Error as e:
+            result.append(e)
+
+    faulthandler.dump_traceback_later(60, exit=True)
+    try:
+        t = threading.Thread(target=reader)
+        t.start()
+        with open(fifo, "wb") as w:
+            w.write(real_core.read_bytes())
+        t.join()
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+    assert len(result) == 1 and isinstance(result[0], pkgnote.Core)
+    assert result[0].package == json.loads(APP_JSON)
+
+
+# ------------------------------------------------------------- installing
+
+def test_pip_install_in_a_venv(tmp_path: pathlib.Path, programs: dict[str, pathlib.Path]) -> None:
+    """The README's recipe: a venv with the system's site packages (for
+    Debian's python3-mesonpy: no package index needed) and pip install
+    --no-build-isolation of the source tree; the module then works with
+    no build tree and no libpkgnote installed."""
+    venv = tmp_path / "v"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, env=PLAIN_ENV)
+    src = tmp_path / "src"
+    # A copy of the tree, without build directories: meson-python writes
+    # its native file into the source tree.
+    shutil.copytree(SRCDIR, src, ignore=shutil.ignore_patterns("build*", ".git", "__pycache__"))
+    p = subprocess.run([str(venv / "bin" / "pip"), "install", "--no-build-isolation", "--no-index", str(src)],
+                       capture_output=True, text=True, cwd=tmp_path, env=PLAIN_ENV)
+    assert p.returncode == 0, p.stdout + p.stderr
+    code = ("import pkgnote, sys; i = pkgnote.read(sys.argv[1]); "
+            "print(pkgnote.__file__); print(i.packages[0]['name'])")
+    env = {k: v for k, v in PLAIN_ENV.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
+    r = subprocess.run([str(venv / "bin" / "python"), "-c", code, str(programs["app"])],
+                       capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    where, name = r.stdout.splitlines()
+    assert where.startswith(str(venv)) and name == "pyapp"
