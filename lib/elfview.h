@@ -21,6 +21,7 @@ const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err
 int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n);
 
 struct chunk;
+struct pn_pe;
 
 struct pkgnote_elf {
         const uint8_t *mem; /* whole object in memory, or NULL for a file */
@@ -59,6 +60,10 @@ struct pkgnote_elf {
         int notes_err;
         pkgnote_note *notes;
         size_t n_notes;
+
+        /* A PE/COFF image (lib/pe.c): no ELF headers, its .pkgnote
+         * sections read as notes. */
+        struct pn_pe *pe;
 
         struct pn_problems problems;
         /* Set when a PT_NOTE was passed over for the section table. */
