@@ -1975,6 +1975,18 @@ PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const
  * refused with -EPERM. */
 #define PKGNOTE_STAMP_DROP_SIGNATURE (1u << 3)
 
+/* The bytes of a .pkgnote section for JSON (checked as the package note's
+ * JSON is; NUL-terminated, NUL-padded to 4 bytes), malloc()ed, for
+ * objcopy --add-section.  -EINVAL bad JSON. */
+PKGNOTE_PUBLIC int pkgnote_emit_coff_section(const char *json, uint8_t **ret, size_t *ret_len);
+/* A COFF object for target T (x86_64, i686, aarch64, armhf, riscv64,
+ * loongarch64) with one section, .pkgnote (initialized data, read-only,
+ * 4-byte aligned), holding pkgnote_emit_coff_section()'s bytes: link it
+ * into a PE image with mingw-w64's gcc or ld, or lld-link.  -EINVAL bad
+ * JSON or a target without a PE machine. */
+PKGNOTE_PUBLIC int pkgnote_emit_coff_object(const char *json, const pkgnote_target *t, uint8_t **ret,
+                                            size_t *ret_len);
+
 /* 1 when E is a PE/COFF image, 0 when it is ELF. */
 PKGNOTE_PUBLIC int pkgnote_elf_is_pe(const pkgnote_elf *e);
 /* The COFF header's machine (0x8664 x86-64, 0x14c i386, 0xaa64 AArch64,

@@ -21,11 +21,12 @@
 
 extern char **environ;
 
-enum format { FMT_JSON, FMT_NOTE, FMT_SCRIPT, FMT_ASM, FMT_OBJECT, FMT_LDFLAGS };
+enum format { FMT_JSON, FMT_NOTE, FMT_SCRIPT, FMT_ASM, FMT_OBJECT, FMT_LDFLAGS, FMT_COFF_OBJECT, FMT_COFF_SECTION };
 
 static const char *const format_names[] = {
         [FMT_JSON] = "json",   [FMT_NOTE] = "note",     [FMT_SCRIPT] = "linker-script",
         [FMT_ASM] = "asm",     [FMT_OBJECT] = "object", [FMT_LDFLAGS] = "ldflags",
+        [FMT_COFF_OBJECT] = "coff-object", [FMT_COFF_SECTION] = "coff-section",
 };
 
 struct gen_opts {
@@ -69,6 +70,11 @@ static void generate_help(void) {
                "                              object: a relocatable ELF object to link in;\n"
                "                                works with every linker\n"
                "                              ldflags: compiler-driver options for the linker\n"
+               "                              coff-object: a COFF object with section .pkgnote\n"
+               "                                for PE builds (mingw-w64 gcc/ld, lld-link);\n"
+               "                                --target x86_64 (default), i686, aarch64, ...\n"
+               "                              coff-section: the bytes of section .pkgnote, for\n"
+               "                                objcopy --add-section .pkgnote=FILE\n"
                "  -o, --output FILE           write to FILE (atomically) instead of standard\n"
                "                              output; with ldflags, where to write a linker\n"
                "                              script or object when the linker is too old\n"
@@ -321,7 +327,7 @@ static int emit_notes(const struct gen_opts *o, const char *json, const pkgnote_
                 data = lines;
         }
         r = write_output(o->output, data, len,
-                         PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
+                         PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT || o->format >= FMT_COFF_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
         free(data);
         return r;
 }
@@ -339,6 +345,8 @@ static int emit(const struct gen_opts *o, const char *json) {
         if (o->format == FMT_SCRIPT && o->linker == PKGNOTE_LINKER_MOLD)
                 return tool_fail("generate: mold does not read SECTIONS linker scripts; use --format object or ldflags");
         if (o->n_dlopen) {
+                if (o->format >= FMT_COFF_OBJECT)
+                        return tool_fail("generate: --dlopen: PE/COFF files carry the package note only");
                 if (o->format == FMT_LDFLAGS)
                         return tool_fail("generate: --dlopen: linker options carry only the package note; use --format object, asm or linker-script for dlopen notes");
                 return emit_notes(o, json, &t);
@@ -376,12 +384,18 @@ static int emit(const struct gen_opts *o, const char *json) {
                 break;
         case FMT_LDFLAGS:
                 return emit_ldflags(o, json);
+        case FMT_COFF_OBJECT:
+                r = pkgnote_emit_coff_object(json, &t, &data, &len);
+                break;
+        case FMT_COFF_SECTION:
+                r = pkgnote_emit_coff_section(json, &data, &len);
+                break;
         default:
                 return tool_fail("generate: unknown format");
         }
         if (r < 0)
                 return fail_lib(what, r);
-        r = write_output(o->output, data, len, PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
+        r = write_output(o->output, data, len, PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT || o->format >= FMT_COFF_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
         free(data);
         return r;
 }
@@ -419,7 +433,7 @@ int cmd_generate(int argc, char **argv) {
                                 if (!strcmp(optarg, format_names[f]))
                                         break;
                         if (f == sizeof format_names / sizeof *format_names) {
-                                tool_fail("generate: --format: unknown format '%s' (json, note, linker-script, asm, object, ldflags)", optarg);
+                                tool_fail("generate: --format: unknown format '%s' (json, note, linker-script, asm, object, ldflags, coff-object, coff-section)", optarg);
                                 goto out;
                         }
                         o.format = (enum format)f;
