@@ -136,10 +136,6 @@ static int add_section(struct pestamp *s, const uint8_t *desc, size_t len, uint6
         for (size_t k = 0; k < PN_PE_SECTION_SIZE; k++)
                 if (slot[k])
                         return pn_error(-ENOSPC, "no room in the headers for another section entry: the bytes after the section table are in use");
-        if (!pe->file_align || !pe->sect_align || (pe->file_align & (pe->file_align - 1)) ||
-            (pe->sect_align & (pe->sect_align - 1)))
-                return pn_error(-EBADMSG, "file alignment 0x%x or section alignment 0x%x is not a power of two",
-                                pe->file_align, pe->sect_align);
         uint64_t va = align_up(image_end(pe, -1), pe->sect_align);
         uint64_t raw = align_up(s->len, pe->file_align), raw_size = align_up(len, pe->file_align);
         if (va + len > UINT32_MAX || raw + raw_size > UINT32_MAX || raw + raw_size > cap)
@@ -194,6 +190,14 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
         const struct pn_pe *pe = e->pe;
         if (!pe || !pe->magic) {
                 r = pn_error(-ENOEXEC, "not a PE file");
+                goto out;
+        }
+        /* The format's bounds (a power of two, FileAlignment at most
+         * 64 KiB), checked before they size anything. */
+        if (!pe->file_align || (pe->file_align & (pe->file_align - 1)) || pe->file_align > PN_PE_MAX_FILE_ALIGN ||
+            !pe->sect_align || (pe->sect_align & (pe->sect_align - 1))) {
+                r = pn_error(-EBADMSG, "file alignment 0x%x or section alignment 0x%x is not a power of two up to the format's limit",
+                             pe->file_align, pe->sect_align);
                 goto out;
         }
         if (pkgnote_pe_signed(e)) {

@@ -28,6 +28,8 @@
 #define PN_SCN_MEM_WRITE 0x80000000u
 
 #define PN_PE_FILE_DLL 0x2000u
+/* "PE Format", FileAlignment: a power of 2 between 512 and 64 K. */
+#define PN_PE_MAX_FILE_ALIGN 0x10000u
 
 /* The section the UAPI specification names for PE/COFF files. */
 #define PN_PE_NOTE_SECTION ".pkgnote"
