@@ -85,6 +85,25 @@ static void remove_entry(struct pestamp *s, int i) {
         wr_count(s, (uint16_t)(n - 1));
 }
 
+/* Where the file's claimed bytes end without section SKIP: the other
+ * sections' data and the COFF symbol and string tables. */
+static uint64_t data_end(const struct pestamp *s, int skip) {
+        const struct pn_pe *pe = s->pe;
+        uint64_t end = pe->size_headers;
+        for (int i = 0; i < pe->n_sections; i++) {
+                uint64_t e = (uint64_t)pe->sections[i].raw_off + pe->sections[i].raw_size;
+                if (i != skip && pe->sections[i].raw_size && e > end)
+                        end = e;
+        }
+        if (pe->symtab_off) {
+                uint64_t tab = (uint64_t)pe->symtab_off + (uint64_t)pe->n_symbols * PN_PE_SYMBOL_SIZE;
+                uint64_t e = tab + (pn_range_ok(tab, 4, s->len) ? pn_rd32(s->b + tab, false) : 0);
+                if (e > end)
+                        end = e;
+        }
+        return end;
+}
+
 static int remove_section(struct pestamp *s, int i) {
         const struct pn_pe *pe = s->pe;
         const struct pn_pe_section *sec = &pe->sections[i];
@@ -94,8 +113,15 @@ static int remove_section(struct pestamp *s, int i) {
                                 PN_PE_NOTE_SECTION);
         if (pn_range_ok(sec->raw_off, sec->raw_size, s->len)) {
                 memset(s->b + sec->raw_off, 0, sec->raw_size);
-                if ((uint64_t)sec->raw_off + sec->raw_size == s->len)
-                        s->len = sec->raw_off; /* its bytes ended the file */
+                if ((uint64_t)sec->raw_off + sec->raw_size == s->len) {
+                        /* Its bytes ended the file: they go, and so does the
+                         * alignment padding before them that nothing else
+                         * claims, so adding and removing gives back the file. */
+                        uint64_t claimed = data_end(s, i);
+                        s->len = sec->raw_off;
+                        while (s->len > claimed && !s->b[s->len - 1])
+                                s->len--;
+                }
         }
         remove_entry(s, i);
         set_image_size(s, image_end(pe, i));
@@ -256,6 +282,7 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
                 if (old) {
                         /* The table and image as they are now. */
                         pkgnote_elf_free(e);
+                        e = NULL;
                         if ((r = pkgnote_elf_from_memory(s.b, s.len, &e)) < 0)
                                 goto out;
                         s.pe = e->pe;
