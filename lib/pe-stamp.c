@@ -75,6 +75,25 @@ static int drop_signature(struct pestamp *s) {
         return 0;
 }
 
+/* Whether section I's file bytes are its own: not in the headers (up to
+ * the section table's end) nor in another section's bytes.  Only then
+ * may they be overwritten or cleared. */
+static bool owns_bytes(const struct pn_pe *pe, int i) {
+        const struct pn_pe_section *sec = &pe->sections[i];
+        uint64_t start = sec->raw_off, end = start + sec->raw_size;
+        uint64_t headers = pe->sect_off + (uint64_t)pe->n_sections * PN_PE_SECTION_SIZE;
+        if (!sec->raw_size)
+                return true;
+        if (start < headers || start < pe->size_headers)
+                return false;
+        for (int k = 0; k < pe->n_sections; k++) {
+                const struct pn_pe_section *o = &pe->sections[k];
+                if (k != i && o->raw_size && o->raw_off < end && start < (uint64_t)o->raw_off + o->raw_size)
+                        return false;
+        }
+        return true;
+}
+
 /* Section I's header out of the table; the table's end zeroed. */
 static void remove_entry(struct pestamp *s, int i) {
         uint8_t *t = s->b + s->pe->sect_off;
@@ -261,6 +280,10 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
                 goto out;
         }
         const struct pn_pe_section *old = found >= 0 ? &pe->sections[found] : NULL;
+        if (old && !owns_bytes(pe, found)) {
+                r = pn_error(-EBADMSG, "the %s section's bytes overlap the headers or another section", PN_PE_NOTE_SECTION);
+                goto out;
+        }
         if (!json) {
                 res->placement = PKGNOTE_PLACE_NONE;
                 if (old) {
