@@ -271,6 +271,27 @@ PY
 run lint nonul.exe
 check "lint: JSON without its NUL" '[ $STATUS -eq 1 ] && grep -q "no-nul\|trailing-data" out' "$(cat out err)"
 
+# Two .pkgnote sections (a second one made by renaming .rdata of a
+# stamped program): lint says so, stamp refuses.
+cp hello.exe two.exe
+"$PKGNOTE" stamp -q $M two.exe
+python3 - two.exe <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+pe = struct.unpack_from('<I', b, 0x3c)[0]
+n, = struct.unpack_from('<H', b, pe + 6)
+opt, = struct.unpack_from('<H', b, pe + 20)
+t = pe + 24 + opt
+for i in range(n):
+    if b[t + 40 * i:t + 40 * i + 8].rstrip(b'\0') == b'.rdata':
+        b[t + 40 * i:t + 40 * i + 8] = b'.pkgnote'
+open(sys.argv[1], 'wb').write(b)
+PY
+run lint two.exe
+check "lint: two .pkgnote sections" '[ $STATUS -eq 1 ] && grep -q "pe-multiple-sections" out' "$(cat out err)"
+run stamp $M two.exe
+check "stamp refuses a file with two .pkgnote sections" '[ $STATUS -eq 2 ] && grep -q "sections: stamp only files with one" err' "$(cat err)"
+
 # ------------------------------------------------ objcopy --add-section recipe
 run generate $M --format coff-section -o section.bin
 expect_status 0 "generate coff-section"
