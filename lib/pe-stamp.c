@@ -117,7 +117,7 @@ static uint64_t data_end(const struct pestamp *s, int skip) {
         if (pe->symtab_off) {
                 uint64_t tab = (uint64_t)pe->symtab_off + (uint64_t)pe->n_symbols * PN_PE_SYMBOL_SIZE;
                 uint64_t e = tab + (pn_range_ok(tab, 4, s->len) ? pn_rd32(s->b + tab, false) : 0);
-                if (e > end)
+                if (e > end && e <= s->len) /* a table claimed past the file is no table */
                         end = e;
         }
         return end;
@@ -182,7 +182,8 @@ static int add_section(struct pestamp *s, const uint8_t *desc, size_t len, uint6
                 if (slot[k])
                         return pn_error(-ENOSPC, "no room in the headers for another section entry: the bytes after the section table are in use");
         uint64_t va = align_up(image_end(pe, -1), pe->sect_align);
-        uint64_t raw = align_up(s->len, pe->file_align), raw_size = align_up(len, pe->file_align);
+        uint64_t end = data_end(s, -1);
+        uint64_t raw = align_up(end > s->len ? end : s->len, pe->file_align), raw_size = align_up(len, pe->file_align);
         if (va + len > UINT32_MAX || raw + raw_size > UINT32_MAX || raw + raw_size > cap)
                 return pn_error(-E2BIG, "the image would grow past 4 GiB");
         memset(s->b + s->len, 0, (size_t)(raw + raw_size - s->len));
@@ -243,6 +244,17 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
             !pe->sect_align || (pe->sect_align & (pe->sect_align - 1))) {
                 r = pn_error(-EBADMSG, "file alignment 0x%x or section alignment 0x%x is not a power of two up to the format's limit",
                              pe->file_align, pe->sect_align);
+                goto out;
+        }
+        /* What the headers claim must be in the file: a new section's
+         * bytes go after all of it. */
+        for (int i = 0; i < pe->n_sections; i++)
+                if (pe->sections[i].raw_size && !pn_range_ok(pe->sections[i].raw_off, pe->sections[i].raw_size, size)) {
+                        r = pn_error(-EBADMSG, "section %d's data lies past the end of the file", i);
+                        goto out;
+                }
+        if (pe->size_headers > size) {
+                r = pn_error(-EBADMSG, "SizeOfHeaders 0x%x lies past the end of the file", pe->size_headers);
                 goto out;
         }
         if (pkgnote_pe_signed(e)) {
