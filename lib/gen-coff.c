@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfconst.h"
 #include "gen-emit.h"
 #include "pe.h"
 
@@ -30,23 +29,8 @@ PKGNOTE_PUBLIC int pkgnote_emit_coff_section(const char *json, uint8_t **ret, si
         return 0;
 }
 
-static unsigned pe_machine(const pkgnote_target *t) {
-        for (unsigned m = 1; m <= 0xffff; m++)
-                if (pn_pe_elf_machine(m) == t->machine && t->machine) {
-                        /* The 64-bit member of the RISC-V and LoongArch pairs. */
-                        if (t->machine == EM_RISCV)
-                                return t->elf_class == 64 ? 0x5064 : 0x5032;
-                        if (t->machine == 258)
-                                return t->elf_class == 64 ? 0x6264 : 0x6232;
-                        if (t->machine == EM_ARM)
-                                return 0x01c4;
-                        return m;
-                }
-        return 0;
-}
-
 PKGNOTE_PUBLIC int pkgnote_emit_coff_object(const char *json, const pkgnote_target *t, uint8_t **ret, size_t *ret_len) {
-        unsigned machine = pe_machine(t);
+        unsigned machine = pn_pe_machine_of(t->machine, t->elf_class);
         if (!machine || t->big_endian)
                 return pn_error(-EINVAL, "no PE/COFF machine for target %s", t->name ? t->name : "(unnamed)");
         uint8_t *desc;

@@ -26,21 +26,37 @@ bool pn_pe_magic(const uint8_t *p, size_t n) {
         return pn_range_ok(off, 4, n) && !memcmp(p + off, "PE\0\0", 4);
 }
 
+/* COFF machines and the ELF machines of the same architectures; the
+ * first entry of an ELF machine and class is what generators write. */
+static const struct {
+        uint16_t pe, elf;
+        uint8_t elf_class; /* 0: either */
+} machines[] = {
+        {0x8664, EM_X86_64, 64},
+        {0x014c, EM_386, 32},
+        {0xaa64, EM_AARCH64, 64},
+        {0x01c4, EM_ARM, 32}, /* ARMv7 Thumb-2, what Windows and EFI use */
+        {0x01c0, EM_ARM, 0},
+        {0x01c2, EM_ARM, 0},
+        {0x5064, EM_RISCV, 64},
+        {0x5032, EM_RISCV, 32},
+        {0x5128, EM_RISCV, 0},
+        {0x6264, 258, 64}, /* EM_LOONGARCH, not in every <elf.h> */
+        {0x6232, 258, 32},
+};
+
 unsigned pn_pe_elf_machine(unsigned m) {
-        switch (m) {
-        case 0x8664: return EM_X86_64;
-        case 0x014c: return EM_386;
-        case 0xaa64: return EM_AARCH64;
-        case 0x01c0: /* ARM */
-        case 0x01c2: /* Thumb */
-        case 0x01c4: return EM_ARM; /* ARMv7 Thumb-2 */
-        case 0x5032:
-        case 0x5064:
-        case 0x5128: return EM_RISCV;
-        case 0x6232:
-        case 0x6264: return 258; /* EM_LOONGARCH, not in every <elf.h> */
-        default: return 0;
-        }
+        for (size_t i = 0; i < ELEMENTSOF(machines); i++)
+                if (machines[i].pe == m)
+                        return machines[i].elf;
+        return 0;
+}
+
+unsigned pn_pe_machine_of(unsigned elf_machine, int elf_class) {
+        for (size_t i = 0; i < ELEMENTSOF(machines); i++)
+                if (elf_machine && machines[i].elf == elf_machine && machines[i].elf_class == elf_class)
+                        return machines[i].pe;
+        return 0;
 }
 
 /* A long section name "/N": the NUL-terminated string at decimal offset

@@ -89,5 +89,7 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
 /* ELF machine number for a PE machine (so one architecture name table
  * serves both), 0 when there is none. */
 unsigned pn_pe_elf_machine(unsigned pe_machine);
+/* The COFF machine for an ELF machine and class, 0 when there is none. */
+unsigned pn_pe_machine_of(unsigned elf_machine, int elf_class);
 
 #endif
