@@ -1232,6 +1232,7 @@ enum {
         PKGNOTE_PLACE_SECTION,     /* section .note.package: relocatable objects; linked
                                     * files where nothing else keeps the first page (not loaded) */
         PKGNOTE_PLACE_REMOVED,
+        PKGNOTE_PLACE_PE_SECTION, /* a PE image's new .pkgnote section, last in the image */
 };
 
 typedef struct pkgnote_stamp_result {
@@ -1250,6 +1251,8 @@ typedef struct pkgnote_stamp_result {
         uint64_t note_size;
         uint64_t result_size;   /* size of the result */
         int64_t bytes_added;    /* size of the result minus size of the input */
+        int pe_image;           /* a PE/COFF image: the note is its .pkgnote section; an
+                                 * Authenticode signature dropped sets signature_removed */
 } pkgnote_stamp_result;
 
 /* Stamps SIZE bytes at DATA with the package note for JSON (one JSON
@@ -1303,7 +1306,8 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output
                                             size_t n, unsigned flags, pkgnote_stamp_result *results);
 
 /* "unchanged", "replaced", "after-notes", "merged", "free-slot",
- * "moved-phdrs", "padding", "appended", "section", "removed", "none". */
+ * "moved-phdrs", "padding", "appended", "section", "removed", "none",
+ * "pe-section". */
 PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement);
 
 /* ------------------------------------------------------------------ */
@@ -2060,6 +2064,82 @@ PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_sta
  * NULL), nor one still being written.  The number of whole entries
  * removed. */
 PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
+
+/* ------------------------------------------------------------------ */
+/* PE/COFF images (lib/pe.c, lib/pe-stamp.c)                          */
+
+/* The object view (pkgnote_elf) also opens PE/COFF images: EFI
+ * applications and drivers (systemd-boot, systemd-stub, shim, unified
+ * kernel images) and Windows programs and DLLs.  UAPI.8 puts their
+ * package metadata in a section named .pkgnote holding the JSON itself
+ * (no ELF note header), NUL-terminated and NUL-padded; each such section
+ * reads as an FDO package note (owner "FDO", type
+ * PKGNOTE_NT_FDO_PACKAGING_METADATA, where PKGNOTE_NOTE_PE_SECTION,
+ * section ".pkgnote", offset its file offset), so pkgnote_info_read(),
+ * the JSON reports and scans serve both formats.  For a PE view,
+ * pkgnote_elf_class() is 64 for PE32+ and 32 for PE32,
+ * pkgnote_elf_machine() the ELF machine of the PE machine (0 when none),
+ * pkgnote_elf_type() 0, and there are no program or section headers. */
+
+#define PKGNOTE_NOTE_PE_SECTION (1u << 4) /* a PE/COFF .pkgnote section */
+
+#define PKGNOTE_MAX_PE_SECTIONS 4096u        /* section table entries */
+#define PKGNOTE_MAX_PE_SECTION_NAME 255u     /* bytes of a long section name */
+#define PKGNOTE_MAX_PE_STRTAB (16u << 20)    /* COFF string table */
+
+/* Stamping a PE image that carries an Authenticode signature (a
+ * certificate table) drops the signature, which stamping invalidates:
+ * sign it again afterwards (sbsign).  Without this flag such an image is
+ * refused with -EPERM. */
+#define PKGNOTE_STAMP_DROP_SIGNATURE (1u << 3)
+
+/* The bytes of a .pkgnote section for JSON (checked as the package note's
+ * JSON is; NUL-terminated, NUL-padded to 4 bytes), malloc()ed, for
+ * objcopy --add-section.  -EINVAL bad JSON. */
+PKGNOTE_PUBLIC int pkgnote_emit_coff_section(const char *json, uint8_t **ret, size_t *ret_len);
+/* A COFF object for target T (x86_64, i686, aarch64, armhf, riscv64,
+ * loongarch64) with one section, .pkgnote (initialized data, read-only,
+ * 4-byte aligned), holding pkgnote_emit_coff_section()'s bytes: link it
+ * into a PE image with mingw-w64's gcc or ld, or lld-link.  -EINVAL bad
+ * JSON or a target without a PE machine. */
+PKGNOTE_PUBLIC int pkgnote_emit_coff_object(const char *json, const pkgnote_target *t, uint8_t **ret,
+                                            size_t *ret_len);
+
+/* 1 when E is a PE/COFF image, 0 when it is ELF. */
+PKGNOTE_PUBLIC int pkgnote_elf_is_pe(const pkgnote_elf *e);
+/* The COFF header's machine (0x8664 x86-64, 0x14c i386, 0xaa64 AArch64,
+ * 0x5064 RISC-V 64...) and the optional header's subsystem; 0 for ELF. */
+PKGNOTE_PUBLIC unsigned pkgnote_pe_machine(const pkgnote_elf *e);
+PKGNOTE_PUBLIC unsigned pkgnote_pe_subsystem(const pkgnote_elf *e);
+/* "EFI application", "Windows console", "Windows GUI", ..., or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_pe_subsystem_name(unsigned subsystem);
+/* 1 when the image has a certificate table (an Authenticode signature). */
+PKGNOTE_PUBLIC int pkgnote_pe_signed(const pkgnote_elf *e);
+/* The number of sections; -ENOEXEC for an ELF view. */
+PKGNOTE_PUBLIC int pkgnote_pe_section_count(const pkgnote_elf *e);
+/* Section I: 1 and its NAME (long names resolved; valid until
+ * pkgnote_elf_free()), file OFFSET, SIZE of its bytes in the file and
+ * FLAGS (IMAGE_SCN_*), each out-parameter may be NULL; 0 past the last;
+ * -ENOEXEC for an ELF view. */
+PKGNOTE_PUBLIC int pkgnote_pe_section(const pkgnote_elf *e, size_t i, const char **name, uint64_t *offset,
+                                      uint64_t *size, uint32_t *flags);
+/* 1 when the image is a DLL (IMAGE_FILE_DLL). */
+PKGNOTE_PUBLIC int pkgnote_pe_dll(const pkgnote_elf *e);
+/* pkgnote_pe_section() for the first section named NAME: 1, or 0 when
+ * there is none. */
+PKGNOTE_PUBLIC int pkgnote_pe_section_find(const pkgnote_elf *e, const char *name, uint64_t *offset, uint64_t *size,
+                                           uint32_t *flags);
+/* A unified kernel image's (UAPI.5 Type #2) .uname section: the kernel's
+ * release, malloc()ed, or NULL when there is none. */
+PKGNOTE_PUBLIC char *pkgnote_pe_uki_uname(pkgnote_elf *e);
+/* Its .osrel section parsed as os-release: 1 and *RET (free with
+ * pkgnote_os_release_free()), 0 when there is none, or a negative errno. */
+PKGNOTE_PUBLIC int pkgnote_pe_uki_os_release(pkgnote_elf *e, pkgnote_os_release **ret);
+/* The bytes of the first section named NAME: 1 with *DATA (valid until
+ * pkgnote_elf_free()) and *LEN, 0 when there is none, -E2BIG when it
+ * holds more than MAX bytes, -EBADMSG when they lie outside the file. */
+PKGNOTE_PUBLIC int pkgnote_pe_section_data(pkgnote_elf *e, const char *name, size_t max, const uint8_t **data,
+                                           size_t *len);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 #include "base-json.h"
 #include "scan-purl.h"
 #include "check-lint-dlopen.h"
+#include "pe.h"
 
 /* Descriptors above this crowd the first page; the spec sets no limit. */
 #define LARGE_NOTE 1024u
@@ -68,6 +69,8 @@ enum check {
         C_DEBUG_FILE,
         C_OS_RELEASE_MISMATCH,
         C_UNDECLARED_DLOPEN,
+        C_PE_SECTION_FLAGS,
+        C_PE_MULTIPLE_SECTIONS,
         _C_MAX,
 };
 
@@ -112,6 +115,8 @@ static const pkgnote_lint_check checks[_C_MAX] = {
         [C_OS_RELEASE_MISMATCH] = {"os-release-mismatch", E, "os, osVersion or osCpe disagrees with the build root's os-release (lint --os-release)"},
         [C_DEBUG_FILE] = {"separate-debug-file", W, "the program headers describe another file (a separate debug file): notes are read from the sections and their layout is not checked"},
         [C_UNDECLARED_DLOPEN] = {"undeclared-dlopen", W, "the object imports dlopen and holds library names (lib*.so.N) that no dlopen note of it declares and DT_NEEDED does not list"},
+        [C_PE_SECTION_FLAGS] = {"pe-section-flags", E, "a PE .pkgnote section is not initialized, loaded, read-only, non-executable data"},
+        [C_PE_MULTIPLE_SECTIONS] = {"pe-multiple-sections", E, "a PE image has more than one .pkgnote section (UAPI.8 asks for a single one)"},
 };
 #undef E
 #undef W
@@ -747,6 +752,41 @@ static void check_undeclared_dlopen(struct lint *l) {
         pn_free_strv(names, n);
 }
 
+/* A PE image (UAPI.8 "PE/COFF section"): one .pkgnote section, of
+ * allocated, read-only, initialized data (IMAGE_SCN_CNT_INITIALIZED_DATA,
+ * readable; not written, executed or discarded after loading), holding
+ * the JSON under the same rules as the ELF note's descriptor. */
+static int lint_pe(struct lint *l) {
+        const pkgnote_note *notes;
+        int c = pkgnote_elf_notes(l->e, &notes);
+        if (c < 0)
+                return c;
+        for (size_t i = 0; i < pkgnote_elf_problem_count(l->e); i++)
+                report(l, C_MALFORMED_NOTE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_elf_problem(l->e, i)->message);
+        if (c > 1)
+                report(l, C_PE_MULTIPLE_SECTIONS, notes[1].offset, "%d .pkgnote sections; readers take the first", c);
+        const uint32_t want = PN_SCN_CNT_INITIALIZED_DATA | PN_SCN_MEM_READ;
+        const uint32_t unwanted = PN_SCN_CNT_CODE | PN_SCN_CNT_UNINITIALIZED_DATA | PN_SCN_MEM_EXECUTE |
+                                  PN_SCN_MEM_WRITE | PN_SCN_MEM_DISCARDABLE;
+        for (int i = 0; i < c; i++) {
+                uint32_t flags = 0;
+                for (size_t k = 0; pkgnote_pe_section(l->e, k, NULL, NULL, NULL, NULL) > 0; k++) {
+                        uint64_t off;
+                        if (pkgnote_pe_section(l->e, k, NULL, &off, NULL, &flags) > 0 && off == notes[i].offset)
+                                break;
+                }
+                if ((flags & want) != want || (flags & unwanted))
+                        report(l, C_PE_SECTION_FLAGS, notes[i].offset,
+                               "section .pkgnote has flags 0x%08x: want initialized data (0x40) and read (0x40000000), without code, write, execute or discardable",
+                               flags);
+                if (i == 0)
+                        check_descriptor(l, &notes[i]);
+        }
+        if (c == 0)
+                report(l, C_NO_PACKAGE_NOTE, PKGNOTE_LINT_NO_OFFSET, "no .pkgnote section");
+        return l->errors;
+}
+
 PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userdata) {
         return pkgnote_lint_os_release(e, NULL, fn, userdata);
 }
@@ -754,6 +794,8 @@ PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userda
 PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_elf *e, const pkgnote_os_release *osr, pkgnote_lint_fn fn,
                                            void *userdata) {
         struct lint l = {.e = e, .fn = fn, .userdata = userdata, .osr = osr};
+        if (pkgnote_elf_is_pe(e))
+                return lint_pe(&l);
         unsigned type = pkgnote_elf_type(e);
         if (type != ET_REL && type != ET_EXEC && type != ET_DYN) {
                 const char *name = pkgnote_elf_type_name(type);

@@ -13,6 +13,7 @@
 
 #include "elfconst.h"
 #include "elfview.h"
+#include "pe.h"
 
 static int add_note(pkgnote_elf *e, size_t *cap, const pkgnote_note *n) {
         if (e->n_notes >= PKGNOTE_MAX_NOTES)
@@ -268,7 +269,7 @@ static int read_notes(pkgnote_elf *e) {
 PKGNOTE_PUBLIC int pkgnote_elf_notes(pkgnote_elf *e, const pkgnote_note **ret) {
         if (!e->notes_read) {
                 e->notes_read = true;
-                e->notes_err = read_notes(e);
+                e->notes_err = e->pe ? pn_pe_notes(e) : read_notes(e);
         }
         if (e->notes_err < 0)
                 return e->notes_err;

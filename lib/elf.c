@@ -19,6 +19,7 @@
 #include "elfconst.h"
 #include "elfview.h"
 #include "base-output.h"
+#include "pe.h"
 
 #define HEAD_SIZE 4096u
 
@@ -93,6 +94,15 @@ const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err
 static int parse_header(pkgnote_elf *e) {
         int err;
         const uint8_t *h = pn_elf_bytes(e, 0, 16, &err);
+        if (h && h[0] == 'M' && h[1] == 'Z') {
+                int r = pn_pe_parse(e, &e->pe);
+                if (r < 0)
+                        return r;
+                /* The ELF-shaped fields a PE image answers too. */
+                e->is64 = e->pe->magic == PN_PE_MAGIC_PE32PLUS;
+                e->machine = pn_pe_elf_machine(e->pe->machine);
+                return 0;
+        }
         if (!h || memcmp(h, ELFMAG, SELFMAG) != 0)
                 return pn_error(-ENOEXEC, "not an ELF file");
         if (h[EI_CLASS] != ELFCLASS32 && h[EI_CLASS] != ELFCLASS64)
@@ -281,7 +291,7 @@ PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret) {
                 return r == -EISDIR ? pn_error(-EISDIR, "is a directory") : r;
         }
         e->head_len = got;
-        if (got < SELFMAG || memcmp(e->head, ELFMAG, SELFMAG) != 0) {
+        if ((got < SELFMAG || memcmp(e->head, ELFMAG, SELFMAG) != 0) && (got < 2 || memcmp(e->head, "MZ", 2))) {
                 pkgnote_elf_free(e);
                 return pn_error(-ENOEXEC, "not an ELF file");
         }
@@ -338,6 +348,7 @@ PKGNOTE_PUBLIC void pkgnote_elf_free(pkgnote_elf *e) {
         free(e->owned);
         free(e->phdrs);
         free(e->shdrs);
+        pn_pe_free(e->pe);
         free(e->notes);
         free(e);
 }

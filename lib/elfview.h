@@ -32,6 +32,7 @@ int pn_elf_dynamic_read(pkgnote_elf *e, struct pn_dynamic *d);
 void pn_dynamic_done(struct pn_dynamic *d);
 
 struct chunk;
+struct pn_pe;
 
 struct pkgnote_elf {
         const uint8_t *mem; /* whole object in memory, or NULL for a file */
@@ -70,6 +71,10 @@ struct pkgnote_elf {
         int notes_err;
         pkgnote_note *notes;
         size_t n_notes;
+
+        /* A PE/COFF image (lib/pe.c): no ELF headers, its .pkgnote
+         * sections read as notes. */
+        struct pn_pe *pe;
 
         struct pn_problems problems;
         /* Set when a PT_NOTE was passed over for the section table. */

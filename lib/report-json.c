@@ -233,9 +233,47 @@ static void jw_splice_array(jw *w, json_t *a, const char *j) {
 
 /* ------------------------------------------------------------------ */
 
+/* What a PE image is beyond its notes: its format, machine, subsystem
+ * and, for a unified kernel image, what it boots (UAPI.5: .linux the
+ * kernel, .uname its release, .osrel the os-release of the OS). */
+static json_t *jw_pe(jw *w, pkgnote_elf *e) {
+        json_t *o = jw_check(w, json_object());
+        jw_set(w, o, "format", jw_string(w, pkgnote_elf_class(e) == 64 ? "PE32+" : "PE32"));
+        jw_set(w, o, "machine", jw_int(w, pkgnote_pe_machine(e)));
+        jw_set(w, o, "subsystem", jw_int(w, pkgnote_pe_subsystem(e)));
+        jw_set(w, o, "subsystemName", jw_string(w, pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e))));
+        jw_set(w, o, "signed", jw_bool(w, pkgnote_pe_signed(e)));
+        uint64_t linux_size;
+        pkgnote_os_release *os = NULL;
+        int has_linux = pkgnote_pe_section_find(e, ".linux", NULL, &linux_size, NULL);
+        int has_osrel = pkgnote_pe_uki_os_release(e, &os);
+        if (has_linux > 0 || has_osrel > 0) {
+                json_t *u = jw_check(w, json_object());
+                jw_set(w, u, "linuxSize", has_linux > 0 ? jw_u64(w, linux_size) : jw_check(w, json_null()));
+                char *uname = pkgnote_pe_uki_uname(e);
+                jw_set(w, u, "uname", jw_string(w, uname));
+                free(uname);
+                static const char *const keys[] = {"ID", "VERSION_ID", "PRETTY_NAME"};
+                json_t *r = has_osrel > 0 ? jw_check(w, json_object()) : jw_check(w, json_null());
+                for (size_t i = 0; has_osrel > 0 && i < ELEMENTSOF(keys); i++)
+                        if (pkgnote_os_release_get(os, keys[i]))
+                                jw_set(w, r, keys[i], jw_string(w, pkgnote_os_release_get(os, keys[i])));
+                jw_set(w, u, "osRelease", r);
+                jw_set(w, o, "uki", u);
+        }
+        pkgnote_os_release_free(os);
+        return o;
+}
+
 PKGNOTE_PUBLIC const char *pkgnote_elf_kind(pkgnote_elf *e) {
         const pkgnote_phdr *ph;
         int n;
+        if (pkgnote_elf_is_pe(e)) {
+                const char *sub = pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e));
+                if (sub && !strncmp(sub, "EFI ", 4))
+                        return sub;
+                return pkgnote_pe_dll(e) ? "DLL" : "PE executable";
+        }
         switch (pkgnote_elf_type(e)) {
         case ET_REL: return "relocatable";
         case ET_EXEC: return "executable";
@@ -260,6 +298,8 @@ PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_elf *e
                 jw_set(&w, o, "byteOrder", jw_string(&w, pkgnote_elf_big_endian(e) ? "big" : "little"));
                 jw_set(&w, o, "architecture", jw_architecture(&w, pkgnote_elf_machine(e), pkgnote_elf_class(e)));
                 jw_set(&w, o, "machine", jw_int(&w, pkgnote_elf_machine(e)));
+                if (pkgnote_elf_is_pe(e))
+                        jw_set(&w, o, "pe", jw_pe(&w, e));
         }
         jw_set(&w, o, "buildId", jw_string(&w, pkgnote_info_build_id(info)));
         jw_set(&w, o, "packages", jw_packages(&w, info));
@@ -607,6 +647,8 @@ static void stamp_fields(jw *w, json_t *o, const pkgnote_stamp_result *r) {
         jw_set(w, o, "tablesMoved", jw_bool(w, r->tables_moved));
         jw_set(w, o, "notesMoved", jw_bool(w, r->notes_moved));
         jw_set(w, o, "signatureRemoved", jw_bool(w, r->signature_removed));
+        if (r->pe_image) /* only then: the reports of ELF files stay as they were */
+                jw_set(w, o, "peImage", jw_bool(w, r->pe_image));
         jw_set(w, o, "noteOffset", jw_u64(w, r->note_offset));
         jw_set(w, o, "noteSize", jw_u64(w, r->note_size));
         jw_set(w, o, "size", jw_u64(w, r->result_size));

@@ -473,7 +473,7 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 atomic_fetch_add(&s->c.unreadable, 1);
                 return n == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
         }
-        if (n < SELFMAG || memcmp(c->head, ELFMAG, SELFMAG) != 0)
+        if (n < SELFMAG || !pn_scan_object_magic(c->head, (size_t)n))
                 return n > 0 && pn_scan_format_bid(c->head, (size_t)n, PN_AT_MEMBER, false)
                                ? scan_nested(c, a, e->path, (size_t)n)
                                : 0;

@@ -19,6 +19,7 @@
 #include "base-decompress.h"
 #include "elfconst.h"
 #include "scan-private.h"
+#include "pe.h"
 
 static bool begins(const uint8_t *p, size_t n, const char *magic, size_t len) {
         return n >= len && !memcmp(p, magic, len);
@@ -26,6 +27,17 @@ static bool begins(const uint8_t *p, size_t n, const char *magic, size_t len) {
 
 static bool bid_elf(const uint8_t *p, size_t n) {
         return begins(p, n, ELFMAG, SELFMAG);
+}
+
+/* A PE image: "MZ".  Where its PE signature lies is told by the DOS
+ * header, often past the few bytes a tree walk reads first: the object
+ * view tells a DOS program (no object) from a PE image. */
+static bool bid_pe(const uint8_t *p, size_t n) {
+        return begins(p, n, "MZ", 2);
+}
+
+bool pn_scan_object_magic(const uint8_t *p, size_t n) {
+        return bid_elf(p, n) || pn_pe_magic(p, n);
 }
 
 static bool bid_squashfs(const uint8_t *p, size_t n) {
@@ -106,6 +118,8 @@ static bool bid_compressed_archive(const uint8_t *p, size_t n) {
 static const struct pn_scan_format formats[] = {
         /* Read by the tree's workers and archives' readers themselves. */
         {"ELF", PN_AT_INPUT | PN_AT_TREE | PN_AT_MEMBER, bid_elf, PN_READ_ELF, false},
+        /* EFI binaries, UKIs, Windows programs: read by the same view. */
+        {"PE/COFF image", PN_AT_INPUT | PN_AT_TREE | PN_AT_MEMBER, bid_pe, PN_READ_ELF, false},
         /* Read in place, by offset: never in a tree, nor from a pipe. */
         {"SquashFS image", PN_AT_INPUT, bid_squashfs, PN_READ_SQUASHFS, false},
         {"Debian package", ANYWHERE | PN_AT_TREE, bid_deb, PN_READ_ARCHIVE, false},

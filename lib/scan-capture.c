@@ -78,6 +78,13 @@ static int want(struct pn_capture *c, uint64_t off, uint64_t end) {
 /* The ELF header is there: the program and section header tables. */
 static int got_header(struct pn_capture *c) {
         const uint8_t *h = kept(c, 0, 64);
+        if (h && h[0] == 'M' && h[1] == 'Z') {
+                /* A PE image: its section table and .pkgnote may lie
+                 * anywhere, so all of it is wanted, as far as the bound
+                 * goes (EFI binaries are small). */
+                c->phnum = 0;
+                return want(c, c->pos, c->size);
+        }
         if (!h || memcmp(h, ELFMAG, SELFMAG) || (h[EI_CLASS] != ELFCLASS32 && h[EI_CLASS] != ELFCLASS64))
                 return 0;
         bool is64 = h[EI_CLASS] == ELFCLASS64, be = h[EI_DATA] == ELFDATA2MSB;

@@ -36,6 +36,7 @@ struct pkgnote_scan_object {
         unsigned type, machine;
         int elf_class;
         bool be, interp, elf, has_sums;
+        const char *pe_kind; /* a PE image's kind (static), else NULL */
         const struct pkgnote_scan_image *image; /* the image it is in, or NULL */
         char **containers; /* the archives inside the input it is in, outermost first */
         size_t n_containers;
@@ -318,6 +319,9 @@ struct pn_scan_format {
  * tree, with PKGNOTE_SCAN_OPEN_ARCHIVES); NULL: none worth reading.
  * (scan-bid.c, which depends on nothing of the scan's.) */
 const struct pn_scan_format *pn_scan_format_bid(const uint8_t *head, size_t n, unsigned at, bool all);
+/* 1 when the first N bytes at P begin an object the object view reads:
+ * ELF, or PE with its signature among those bytes. */
+bool pn_scan_object_magic(const uint8_t *p, size_t n);
 bool pn_scan_format_is_elf(const struct pn_scan_format *f);
 /* Reads FD as F (NULL: an ELF or plain file named as input). */
 int pn_scan_format_read(pkgnote_scan *s, const struct pn_scan_format *f, size_t input, int fd,

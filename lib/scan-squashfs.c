@@ -175,9 +175,9 @@ static int add_file(struct sq *q, const char *path, const sqfs_inode_generic_t *
                 e->data = buf, e->len = (size_t)n, e->size = (uint64_t)n;
                 return 0;
         }
-        uint8_t head[SELFMAG];
-        ssize_t n = read_data(q, inode, 0, head, sizeof head, path);
-        if (n < (ssize_t)SELFMAG || memcmp(head, ELFMAG, SELFMAG) != 0)
+        uint8_t head[512]; /* a PE image's signature is told by its DOS header */
+        ssize_t n = read_data(q, inode, 0, head, size < sizeof head ? (size_t)size : sizeof head, path);
+        if (n < (ssize_t)SELFMAG || !pn_scan_object_magic(head, (size_t)n))
                 return 0;
         uint64_t want = size < s->opts.max_member ? size : s->opts.max_member;
         char *abs = pn_scan_join("/", path);

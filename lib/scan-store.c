@@ -91,6 +91,7 @@ int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e, bool deps
         o->machine = pkgnote_elf_machine(e);
         o->elf_class = pkgnote_elf_class(e);
         o->be = pkgnote_elf_big_endian(e);
+        o->pe_kind = pkgnote_elf_is_pe(e) ? pkgnote_elf_kind(e) : NULL;
         const pkgnote_phdr *ph;
         int n = pkgnote_elf_phdrs(e, &ph);
         for (int i = 0; i < n; i++)

@@ -123,6 +123,8 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
         }
         pkgnote_elf *e;
         int r = pkgnote_elf_open_fd(fd, &e);
+        if (r == -ENOEXEC)
+                goto out; /* "MZ" without a PE header: a DOS program, not an object */
         if (r < 0) {
                 file_problem(p, dirpath, name, r, "cannot read: %s", pkgnote_last_error());
                 goto out;

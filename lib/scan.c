@@ -336,6 +336,8 @@ PKGNOTE_PUBLIC int pkgnote_scan_object_big_endian(const pkgnote_scan_object *o) 
         return o->be;
 }
 PKGNOTE_PUBLIC const char *pkgnote_scan_object_kind(const pkgnote_scan_object *o) {
+        if (o->pe_kind)
+                return o->pe_kind;
         switch (o->type) {
         case ET_REL: return "relocatable";
         case ET_EXEC: return "executable";

@@ -107,7 +107,7 @@ static int read_back(int fd, size_t len, const pkgnote_note_spec *specs, size_t 
                         if (specs[i].type == PKGNOTE_NT_FDO_PACKAGING_METADATA) {
                                 size_t c = pkgnote_info_package_count(info);
                                 if (json ? c == 0 || strcmp(pkgnote_info_package_json(info, 0), json)
-                                         : c > 0 && pkgnote_info_package_note(info, 0)->where & PKGNOTE_NOTE_IN_SEGMENT)
+                                         : c > 0 && pkgnote_info_package_note(info, 0)->where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_PE_SECTION))
                                         r = pn_error(-EIO, "the temporary file does not hold the expected note");
                         } else if ((r = dlopen_read_back(e, json)) < 0)
                                 r = pn_error(-EIO, "the temporary file does not hold the expected dlopen note");

@@ -73,6 +73,7 @@
 
 #include "stamp-file.h"
 #include "stamp-private.h"
+#include "pe.h"
 #include "elfview.h"
 
 /* include/linux/module_signature.h: the trailer of a signed module. */
@@ -793,6 +794,18 @@ int pn_stamp_run(const void *data, size_t size, const pkgnote_note_spec *specs, 
                 return r;
         if (n > ELEMENTSOF(res))
                 return pn_error(-EINVAL, "internal: too many kinds of note");
+        if (size >= 2 && !memcmp(data, "MZ", 2)) {
+                /* A PE image: one section, the package note alone. */
+                if (n != 1 || specs[0].type != PKGNOTE_NT_FDO_PACKAGING_METADATA)
+                        return pn_error(-EINVAL, "PE files carry the package note only (no dlopen note)");
+                *ret_mapped = false;
+                *ret_cap = 0;
+                r = pn_pe_stamp(data, size, flags & PKGNOTE_STAMP_REMOVE ? NULL : specs[0].json, flags, ret, ret_len,
+                                &res[0]);
+                if (r >= 0 && results)
+                        results[0] = res[0];
+                return r;
+        }
         const uint8_t *in = data;
         size_t in_len = size;
         uint8_t *cur = NULL;
@@ -887,6 +900,7 @@ PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement) {
                 [PKGNOTE_PLACE_APPENDED] = "appended",
                 [PKGNOTE_PLACE_SECTION] = "section",
                 [PKGNOTE_PLACE_REMOVED] = "removed",
+                [PKGNOTE_PLACE_PE_SECTION] = "pe-section",
         };
         return placement >= 0 && (size_t)placement < ELEMENTSOF(names) ? names[placement] : NULL;
 }

@@ -24,6 +24,7 @@ extern char **environ;
 enum format {
         FMT_JSON, FMT_NOTE, FMT_SCRIPT, FMT_ASM, FMT_OBJECT, FMT_LDFLAGS,
         FMT_GCC_SPECS, FMT_CLANG_CONFIG, FMT_RESPONSE_FILE, FMT_C_HEADER,
+        FMT_COFF_OBJECT, FMT_COFF_SECTION, /* PE formats last: see emit() */
 };
 
 static const char *const format_names[] = {
@@ -31,6 +32,7 @@ static const char *const format_names[] = {
         [FMT_ASM] = "asm",     [FMT_OBJECT] = "object", [FMT_LDFLAGS] = "ldflags",
         [FMT_GCC_SPECS] = "gcc-specs", [FMT_CLANG_CONFIG] = "clang-config",
         [FMT_RESPONSE_FILE] = "response-file", [FMT_C_HEADER] = "c-header",
+        [FMT_COFF_OBJECT] = "coff-object", [FMT_COFF_SECTION] = "coff-section",
 };
 
 static bool is_route(enum format f) {
@@ -91,6 +93,11 @@ static void generate_help(void) {
                "                              the --dlopen notes as an object to FILE and\n"
                "                              name it in the route (a linker option makes\n"
                "                              only the package note)\n"
+               "                              coff-object: a COFF object with section .pkgnote\n"
+               "                                for PE builds (mingw-w64 gcc/ld, lld-link);\n"
+               "                                --target x86_64 (default), i686, aarch64, ...\n"
+               "                              coff-section: the bytes of section .pkgnote, for\n"
+               "                                objcopy --add-section .pkgnote=FILE\n"
                "  -o, --output FILE           write to FILE (atomically) instead of standard\n"
                "                              output; with ldflags, where to write a linker\n"
                "                              script or object when the linker is too old\n"
@@ -352,7 +359,7 @@ static int emit_notes(const struct gen_opts *o, const char *json, const pkgnote_
                 data = lines;
         }
         r = write_output(o->output, data, len,
-                         PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
+                         PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT || o->format >= FMT_COFF_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
         free(data);
         return r;
 }
@@ -427,6 +434,8 @@ static int emit(const struct gen_opts *o, const char *json) {
         if (o->note_object)
                 return tool_fail("generate: --note-object is for gcc-specs, clang-config and response-file");
         if (o->n_dlopen || o->format == FMT_C_HEADER) {
+                if (o->format >= FMT_COFF_OBJECT)
+                        return tool_fail("generate: --dlopen: PE/COFF files carry the package note only");
                 if (o->format == FMT_LDFLAGS)
                         return tool_fail("generate: --dlopen: linker options carry only the package note; use --format object, asm or linker-script for dlopen notes");
                 return emit_notes(o, json, &t);
@@ -464,12 +473,18 @@ static int emit(const struct gen_opts *o, const char *json) {
                 break;
         case FMT_LDFLAGS:
                 return emit_ldflags(o, json);
+        case FMT_COFF_OBJECT:
+                r = pkgnote_emit_coff_object(json, &t, &data, &len);
+                break;
+        case FMT_COFF_SECTION:
+                r = pkgnote_emit_coff_section(json, &data, &len);
+                break;
         default:
                 return tool_fail("generate: unknown format");
         }
         if (r < 0)
                 return fail_lib(what, r);
-        r = write_output(o->output, data, len, PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
+        r = write_output(o->output, data, len, PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT || o->format >= FMT_COFF_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
         free(data);
         return r;
 }
@@ -508,7 +523,7 @@ int cmd_generate(int argc, char **argv) {
                                 if (!strcmp(optarg, format_names[f]))
                                         break;
                         if (f == sizeof format_names / sizeof *format_names) {
-                                tool_fail("generate: --format: unknown format '%s' (json, note, linker-script, asm, object, ldflags, gcc-specs, clang-config, response-file, c-header)", optarg);
+                                tool_fail("generate: --format: unknown format '%s' (json, note, linker-script, asm, object, ldflags, gcc-specs, clang-config, response-file, c-header, coff-object, coff-section)", optarg);
                                 goto out;
                         }
                         o.format = (enum format)f;

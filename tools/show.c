@@ -2,6 +2,7 @@
 /* pkgnote show: the package notes of ELF files, as text, JSON or one field. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +24,53 @@ static void architecture(pkgnote_elf *e, char *buf, size_t len) {
                 snprintf(buf, len, "machine-%u", pkgnote_elf_machine(e));
 }
 
+/* A PE image's kind and, for a unified kernel image, what it boots. */
+static void print_pe(pkgnote_elf *e, const char *arch) {
+        printf("\n  peType: %s\n  architecture: %s (%s)\n", pkgnote_elf_kind(e), arch,
+               pkgnote_elf_class(e) == 64 ? "PE32+" : "PE32");
+        const char *sub = pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e));
+        if (sub)
+                printf("  subsystem: %s\n", sub);
+        else
+                printf("  subsystem: %u\n", pkgnote_pe_subsystem(e));
+        if (pkgnote_pe_signed(e))
+                printf("  signed: yes (Authenticode)\n");
+        uint64_t size;
+        if (pkgnote_pe_section_find(e, ".linux", NULL, &size, NULL) > 0) {
+                char *uname = pkgnote_pe_uki_uname(e);
+                printf("  kernel: section .linux, %" PRIu64 " bytes", size);
+                if (uname) {
+                        fputs(", release ", stdout);
+                        tool_print_escaped(stdout, uname);
+                }
+                fputc('\n', stdout);
+                free(uname);
+        }
+        pkgnote_os_release *os;
+        if (pkgnote_pe_uki_os_release(e, &os) > 0) {
+                const char *name = pkgnote_os_release_get(os, "PRETTY_NAME");
+                if (!name)
+                        name = pkgnote_os_release_get(os, "ID");
+                fputs("  osRelease: section .osrel", stdout);
+                if (name) {
+                        fputs(", ", stdout);
+                        tool_print_escaped(stdout, name);
+                }
+                fputc('\n', stdout);
+                pkgnote_os_release_free(os);
+        }
+}
+
 static void print_text(const char *path, pkgnote_elf *e, const pkgnote_info *info) {
         char arch[32];
         architecture(e, arch, sizeof arch);
         fputs("path: ", stdout);
         tool_print_escaped(stdout, path);
-        printf("\n  elfType: %s\n  architecture: %s (ELF%d, %s-endian)\n", pkgnote_elf_kind(e), arch,
-               pkgnote_elf_class(e), pkgnote_elf_big_endian(e) ? "big" : "little");
+        if (pkgnote_elf_is_pe(e))
+                print_pe(e, arch);
+        else
+                printf("\n  elfType: %s\n  architecture: %s (ELF%d, %s-endian)\n", pkgnote_elf_kind(e), arch,
+                       pkgnote_elf_class(e), pkgnote_elf_big_endian(e) ? "big" : "little");
         const char *id = pkgnote_info_build_id(info);
         printf("  buildId: %s\n", id ? id : "(none)");
         size_t np = pkgnote_info_package_count(info);
@@ -93,7 +134,7 @@ static bool print_field(const char *path, const char *field, pkgnote_elf *e, con
         char *j = NULL;
         if (!strcmp(field, "buildId"))
                 v = pkgnote_info_build_id(info);
-        else if (!strcmp(field, "elfType"))
+        else if (!strcmp(field, "elfType") || !strcmp(field, "peType"))
                 v = pkgnote_elf_kind(e);
         else if (!strcmp(field, "architecture") && pkgnote_info_package_count(info) == 0) {
                 architecture(e, buf, sizeof buf);
@@ -203,7 +244,9 @@ static int show_one(const char *path, const struct show_opts *o) {
 static void show_help(void) {
         printf("Usage: pkgnote show [--json|--format FORMAT] [--field KEY] FILE...\n"
                "\n"
-               "Print the package notes of ELF files ('-' reads standard input).\n"
+               "Print the package notes of ELF files and the .pkgnote section of PE/COFF\n"
+               "files: EFI binaries, unified kernel images, Windows programs ('-' reads\n"
+               "standard input).\n"
                "\n"
                "  -j, --json       one JSON object per file and line\n"
                "      --format F   text, json (as --json) or systemd: one object per\n"

@@ -18,7 +18,7 @@
 struct stamp_opts {
         struct meta_opts meta;
         const char *output;
-        bool remove, remove_dlopen, force, json, quiet, tree, require_first_page;
+        bool remove, remove_dlopen, force, drop_signature, json, quiet, tree, require_first_page;
         struct stamp_map *map; /* per-file metadata */
         pkgnote_note_spec specs[2]; /* the package note first, when stamped or removed; with map,
                                      * the package note's JSON is each file's */
@@ -58,6 +58,9 @@ static void stamp_help(void) {
                "                              note), read-only files, and kernel modules with\n"
                "                              an appended signature (the signature is dropped:\n"
                "                              sign the module again)\n"
+               "      --drop-signature        stamp a signed PE file (EFI binary, Windows\n"
+               "                              program): its Authenticode signature, which\n"
+               "                              stamping invalidates, is dropped (sign again)\n"
                "      --require-first-page    fail rather than put the note of an executable or\n"
                "                              shared object where core dumps do not carry it\n"
                "  -t, --tree                  each FILE is a directory (a staging tree): every\n"
@@ -128,6 +131,7 @@ static const char *placement_text(const pkgnote_stamp_result *r, uint32_t type) 
                 return r->relocatable ? "note added in section .note.package"
                                       : "note added in section .note.package, not loaded: no room keeps the first page as it was";
         case PKGNOTE_PLACE_REMOVED: return "note removed";
+        case PKGNOTE_PLACE_PE_SECTION: return "note added in a new section .pkgnote, last in the image";
         default: return "done";
         }
 }
@@ -158,7 +162,7 @@ static const char *note_words(const struct stamp_opts *o, size_t i) {
 static void print_warnings(const char *path, const pkgnote_stamp_result *r, const struct stamp_opts *o, size_t i) {
         char buf[512];
         const char *note = note_words(o, i);
-        bool placed = r->placement != PKGNOTE_PLACE_NONE && r->placement != PKGNOTE_PLACE_REMOVED;
+        bool placed = r->placement != PKGNOTE_PLACE_NONE && r->placement != PKGNOTE_PLACE_REMOVED && !r->pe_image;
         if (placed && !r->relocatable && r->placement == PKGNOTE_PLACE_SECTION) {
                 snprintf(buf, sizeof buf, "%s is in a section that is not loaded: kernel core dumps and running processes will not carry it (show and scan read it from the file)", note);
                 print_warning(path, buf);
@@ -207,16 +211,17 @@ static int report(const char *path, int err, const pkgnote_stamp_result *r, cons
                 print_warnings(path, &r[i], o, i);
                 placed |= r[i].placement != PKGNOTE_PLACE_NONE && r[i].placement != PKGNOTE_PLACE_REMOVED;
         }
-        if (placed && !r->relocatable && !r->phdrs_first_page)
+        if (placed && !r->relocatable && !r->pe_image && !r->phdrs_first_page)
                 print_warning(path, "the program headers are no longer in the first page: kernel core dumps of this file lose its build-id and notes");
         if (r->signature_removed)
-                print_warning(path, "the appended module signature was dropped: sign the module again");
+                print_warning(path, r->pe_image ? "the Authenticode signature was dropped: sign the file again (sbsign)"
+                                                : "the appended module signature was dropped: sign the module again");
         return EXIT_OK;
 }
 
 /* Removal is a note specification without JSON (o->specs). */
 static unsigned stamp_flags(const struct stamp_opts *o) {
-        return (o->force ? PKGNOTE_STAMP_FORCE : 0) | (o->require_first_page ? PKGNOTE_STAMP_REQUIRE_FIRST_PAGE : 0);
+        return (o->force ? PKGNOTE_STAMP_FORCE : 0) | (o->drop_signature ? PKGNOTE_STAMP_DROP_SIGNATURE : 0) | (o->require_first_page ? PKGNOTE_STAMP_REQUIRE_FIRST_PAGE : 0);
 }
 
 static int stamp_one(const char *path, const struct stamp_opts *o) {
@@ -315,7 +320,7 @@ static int stamp_tree(const char *dir, const struct stamp_opts *o) {
 
 int cmd_stamp(int argc, char **argv) {
         enum { OPT_REMOVE = META_OPT_END, OPT_FORCE, OPT_REQUIRE_FIRST_PAGE, OPT_FROM_DPKG, OPT_FROM_RPMDB,
-               OPT_METADATA_MAP, OPT_DLOPEN, OPT_REMOVE_DLOPEN };
+               OPT_METADATA_MAP, OPT_DLOPEN, OPT_REMOVE_DLOPEN, OPT_DROP_SIGNATURE };
         static const struct option longopts[] = {
                 META_LONG_OPTIONS,
                 {"output", required_argument, NULL, 'o'},
@@ -323,6 +328,7 @@ int cmd_stamp(int argc, char **argv) {
                 {"dlopen", required_argument, NULL, OPT_DLOPEN},
                 {"remove-dlopen", no_argument, NULL, OPT_REMOVE_DLOPEN},
                 {"force", no_argument, NULL, OPT_FORCE},
+                {"drop-signature", no_argument, NULL, OPT_DROP_SIGNATURE},
                 {"require-first-page", no_argument, NULL, OPT_REQUIRE_FIRST_PAGE},
                 {"json", no_argument, NULL, 'j'},
                 {"quiet", no_argument, NULL, 'q'},
@@ -359,6 +365,7 @@ int cmd_stamp(int argc, char **argv) {
                         break;
                 case OPT_REMOVE_DLOPEN: o.remove_dlopen = true; break;
                 case OPT_FORCE: o.force = true; break;
+                case OPT_DROP_SIGNATURE: o.drop_signature = true; break;
                 case OPT_REQUIRE_FIRST_PAGE: o.require_first_page = true; break;
                 case 'j': o.json = true; break;
                 case 'q': o.quiet = true; break;

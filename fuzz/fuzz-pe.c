@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Fuzzes the PE/COFF side of the object view and the PE stamper: bytes ->
+ * pkgnote_elf_from_memory -> DOS, COFF and optional headers, the section
+ * table and its long names, .pkgnote notes, a UKI's .uname and .osrel ->
+ * pkgnote_info_read and the JSON report; then pkgnote_stamp_memory(),
+ * whose every success must hold up: the result reads back with the new
+ * note alone, stamping it again changes nothing, and removal, when it is
+ * not refused for a reason, leaves no note.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkgnote.h"
+#include "touch.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Headers and a few sections; larger inputs only slow the fuzzer. */
+#define MAX_INPUT (1u << 20)
+
+static const char json[] = "{\"type\":\"deb\",\"os\":\"debian\",\"name\":\"fuzz\",\"version\":\"1.0-1\"}";
+
+static void die(const char *what) {
+        fprintf(stderr, "fuzz-pe: %s (%s)\n", what, pkgnote_last_error());
+        abort();
+}
+
+/* The primary package note's JSON of the D (N bytes), or NULL. */
+static char *note_json(const uint8_t *d, size_t n) {
+        pkgnote_elf *e;
+        pkgnote_info *info;
+        char *ret = NULL;
+        if (pkgnote_elf_from_memory(d, n, &e) < 0)
+                die("the result does not parse");
+        if (pkgnote_info_read(e, &info) < 0)
+                die("the result's notes do not read");
+        if (pkgnote_info_package_count(info) > 0)
+                ret = strdup(pkgnote_info_package_json(info, 0));
+        pkgnote_info_free(info);
+        pkgnote_elf_free(e);
+        return ret;
+}
+
+static void check_stamp(const uint8_t *buf, size_t size) {
+        uint8_t *a = NULL, *b = NULL, *c = NULL;
+        size_t na, nb, nc;
+        pkgnote_stamp_result r = {.size = sizeof r};
+        if (pkgnote_stamp_memory(buf, size, json, PKGNOTE_STAMP_DROP_SIGNATURE, &a, &na, &r) < 0) {
+                if (strstr(pkgnote_last_error(), "internal"))
+                        die("stamping fails inside");
+                return;
+        }
+        char *j = note_json(a, na);
+        if (!j || strcmp(j, json))
+                die("the result does not carry the new note");
+        free(j);
+        if (pkgnote_stamp_memory(a, na, json, 0, &b, &nb, &r) < 0 || r.placement != PKGNOTE_PLACE_UNCHANGED ||
+            nb != na || memcmp(a, b, na))
+                die("stamping again with the same note changes the file");
+        if (pkgnote_stamp_memory(a, na, NULL, PKGNOTE_STAMP_REMOVE, &c, &nc, &r) < 0) {
+                if (strstr(pkgnote_last_error(), "internal"))
+                        die("removing the note fails inside");
+        } else {
+                j = note_json(c, nc);
+                if (j)
+                        die("a note is left after removal");
+        }
+        free(a);
+        free(b);
+        free(c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        if (size > MAX_INPUT)
+                return 0;
+        /* A private copy so ASan catches reads past the end exactly. */
+        uint8_t *buf = malloc(size ? size : 1);
+        if (!buf)
+                return 0;
+        if (size)
+                memcpy(buf, data, size);
+        pkgnote_elf *e = NULL;
+        if (pkgnote_elf_from_memory(buf, size, &e) < 0) {
+                touch_str(pkgnote_last_error());
+                free(buf);
+                return 0;
+        }
+        sink += (size_t)pkgnote_elf_is_pe(e) + pkgnote_pe_machine(e) + pkgnote_pe_subsystem(e) +
+                (size_t)pkgnote_pe_signed(e) + (size_t)pkgnote_pe_dll(e);
+        touch_str(pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e)));
+        touch_str(pkgnote_elf_kind(e));
+        int ns = pkgnote_pe_section_count(e);
+        for (int i = 0; i < ns; i++) {
+                const char *name;
+                uint64_t off, sz;
+                uint32_t flags;
+                if (pkgnote_pe_section(e, (size_t)i, &name, &off, &sz, &flags) != 1)
+                        die("a section within the count is missing");
+                touch_str(name);
+                sink += off + sz + flags;
+        }
+        const uint8_t *d;
+        size_t len;
+        if (pkgnote_pe_section_data(e, ".sbat", 4096, &d, &len) > 0)
+                touch(d, len);
+        char *uname = pkgnote_pe_uki_uname(e);
+        if (uname)
+                touch_str(uname);
+        free(uname);
+        pkgnote_os_release *os;
+        if (pkgnote_pe_uki_os_release(e, &os) > 0) {
+                touch_str(pkgnote_os_release_get(os, "ID"));
+                pkgnote_os_release_free(os);
+        }
+        const pkgnote_note *notes;
+        int nn = pkgnote_elf_notes(e, &notes);
+        for (int i = 0; i < nn; i++)
+                touch_note(&notes[i]);
+        pkgnote_info *info = NULL;
+        int r = pkgnote_info_read(e, &info);
+        for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++)
+                touch_problem(pkgnote_elf_problem(e, i), true);
+        char *j;
+        if (r >= 0)
+                touch_json(pkgnote_info_to_json(info, e, "fuzz", &j), &j);
+        int pe = pkgnote_elf_is_pe(e);
+        pkgnote_elf_free(e);
+        pkgnote_info_free(info);
+        if (pe)
+                check_stamp(buf, size);
+        free(buf);
+        return 0;
+}

@@ -1,0 +1,413 @@
+#!/bin/sh
+# PE/COFF: the .pkgnote section of Windows programs and DLLs (mingw-w64),
+# EFI binaries (systemd-boot, systemd-stub, an EFI application) and unified
+# kernel images.  generate's COFF object linked in; stamp adds, replaces and
+# removes the section, every result checked by an independent reader of the
+# headers (pecheck below), by mingw-w64's objdump and by running it under
+# wine; sbsign/sbverify after stamping; signed files refused; show, lint and
+# scan; every truncated prefix of the headers read and stamped without harm.
+. "$SRCDIR/tests/lib.sh"
+
+require x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc x86_64-w64-mingw32-objdump objcopy python3
+JSON='{"type":"deb","os":"debian","osVersion":"12","name":"hello","version":"1.0-1","architecture":"amd64"}'
+M='--no-os-release --type deb --os debian --os-version 12 --name hello --version 1.0-1 --architecture amd64'
+check() { if eval "$2"; then pass "$1"; else fail "$1" "${3:-}"; fi; }
+field() { python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).readline()); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# pecheck FILE: the headers as the PE format wants them after an edit, read
+# here independently of pkgnote: sections inside the file and the image,
+# in ascending, non-overlapping virtual addresses; SizeOfImage the aligned
+# end of the last section; SizeOfHeaders covering the section table, a
+# multiple of FileAlignment and below every section's data; the checksum,
+# when there is one, the CheckSumMappedFile sum.  Prints what is wrong.
+cat > pecheck.py <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+pe = struct.unpack_from('<I', b, 0x3c)[0]
+assert b[pe:pe + 4] == b'PE\0\0', 'no PE signature'
+nsec, = struct.unpack_from('<H', b, pe + 6)
+optsz, = struct.unpack_from('<H', b, pe + 20)
+opt = pe + 24
+magic, = struct.unpack_from('<H', b, opt)
+salign, falign = struct.unpack_from('<II', b, opt + 32)
+image, headers, csum = struct.unpack_from('<III', b, opt + 56)
+table = opt + optsz
+end = 0
+err = []
+prev = 0
+for i in range(nsec):
+    h = table + 40 * i
+    name = b[h:h + 8].rstrip(b'\0').decode('latin-1')
+    vsize, va, rsize, roff = struct.unpack_from('<IIII', b, h + 8)
+    if va < prev:
+        err.append('section %s at 0x%x below the one before it' % (name, va))
+    prev = va + max(vsize, 1)
+    if rsize and roff + rsize > len(b):
+        err.append('section %s data past the end of the file' % name)
+    if rsize and roff < headers:
+        err.append('section %s data inside the headers' % name)
+    end = max(end, va + (vsize or rsize))
+want = (end + salign - 1) // salign * salign
+if image != want:
+    err.append('SizeOfImage 0x%x, want 0x%x' % (image, want))
+if headers < table + 40 * nsec or headers % falign:
+    err.append('SizeOfHeaders 0x%x does not cover the table or is not aligned' % headers)
+if csum:
+    s = 0
+    data = b + (b'\0' if len(b) % 2 else b'')
+    for i in range(0, len(data), 2):
+        if opt + 64 <= i < opt + 68:
+            continue
+        s += data[i] | data[i + 1] << 8
+        s = (s & 0xffff) + (s >> 16)
+    s = (s & 0xffff) + (s >> 16)
+    if s + len(b) != csum:
+        err.append('checksum 0x%x, want 0x%x' % (csum, s + len(b)))
+print('\n'.join(err))
+PY
+pecheck() { r=$(python3 pecheck.py "$1" 2>&1) && [ -z "$r" ] || { echo "# $1: $r"; return 1; }; }
+# flags FILE: the flag line mingw-w64's objdump -h gives .pkgnote.
+flags() { x86_64-w64-mingw32-objdump -h "$1" | grep -A1 ' \.pkgnote ' | sed -n 2p | sed 's/^ *//'; }
+WANT_FLAGS='CONTENTS, ALLOC, LOAD, READONLY, DATA'
+
+# ---------------------------------------------------------------- wine
+# Wine runs programs here when it can start at all; when it cannot (no
+# display is needed, but some sandboxes forbid what wineserver does), each
+# run-check is a skip that says so, never a pass.
+export WINEDEBUG=-all WINEPREFIX="$T/wineprefix" WINEDLLOVERRIDES='mscoree,mshtml='
+WINE=
+if command -v wine > /dev/null 2>&1; then
+        WINE=wine
+elif command -v wine64 > /dev/null 2>&1; then
+        WINE=wine64
+fi
+WINE_WHY="wine is not installed"
+cat > hello.c <<'C'
+#include <stdio.h>
+int main(void) {
+        puts("hello from windows");
+        return 0;
+}
+C
+cat > lib.c <<'C'
+__declspec(dllexport) int answer(void) { return 42; }
+C
+cat > uselib.c <<'C'
+#include <stdio.h>
+#include <windows.h>
+int main(int argc, char **argv) {
+        HMODULE h = LoadLibraryA(argc > 1 ? argv[1] : "lib.dll");
+        if (!h)
+                return 3;
+        int (*f)(void) = (int (*)(void))GetProcAddress(h, "answer");
+        printf("answer %d\n", f ? f() : -1);
+        return f ? 0 : 4;
+}
+C
+x86_64-w64-mingw32-gcc -O2 -o hello.exe hello.c || fatal "cannot build the mingw-w64 program"
+x86_64-w64-mingw32-gcc -O2 -shared -o lib.dll lib.c || fatal "cannot build the mingw-w64 DLL"
+x86_64-w64-mingw32-gcc -O2 -o uselib.exe uselib.c || fatal "cannot build the DLL's caller"
+if [ -n "$WINE" ]; then
+        if out=$(timeout 300 $WINE ./hello.exe 2>&1) && [ "$(printf '%s' "$out" | tr -d '\r' | tail -1)" = "hello from windows" ]; then
+                WINE_WHY=
+        else
+                WINE_WHY="wine cannot run even the unstamped program here: $(printf '%s' "$out" | tr -d '\r' | tail -1)"
+        fi
+fi
+# runs NAME EXPECTED PROGRAM ARGS...: PROGRAM prints EXPECTED as its last line under wine.
+runs() {
+        _n=$1 _e=$2
+        shift 2
+        if [ -n "$WINE_WHY" ]; then
+                skip "$_n" "$WINE_WHY"
+                return
+        fi
+        _o=$(timeout 300 $WINE "$@" 2>&1 | tr -d '\r' | tail -1)
+        [ "$_o" = "$_e" ] && pass "$_n" || fail "$_n" "wine printed '$_o', expected '$_e'"
+}
+
+# ------------------------------------------------------ generate coff-object
+run generate $M --format coff-object -o note.o
+expect_status 0 "generate coff-object"
+x86_64-w64-mingw32-objdump -h note.o > objdump.out 2>&1
+check "the COFF object is pe-x86-64 with .pkgnote" 'grep -q "file format pe-x86-64" objdump.out && grep -A1 " \.pkgnote " objdump.out | grep -q "CONTENTS, ALLOC, LOAD, READONLY, DATA"' "$(cat objdump.out)"
+run generate $M --format coff-object --target i686 -o note32.o
+expect_status 0 "generate coff-object for i686"
+run generate $M --format coff-object --target s390x -o bad.o
+expect_status 2 "generate coff-object refuses a target without a PE machine"
+run generate $M --format coff-object --dlopen '[{"soname":["libx.so.1"]}]'
+expect_status 2 "generate coff-object refuses dlopen notes"
+
+x86_64-w64-mingw32-gcc -O2 -o linked.exe hello.c note.o || fatal "mingw-w64 gcc cannot link the COFF object"
+x86_64-w64-mingw32-gcc -O2 -shared -o linked.dll lib.c note.o || fatal "mingw-w64 gcc cannot link the COFF object into a DLL"
+i686-w64-mingw32-gcc -O2 -o linked32.exe hello.c note32.o || fatal "i686 mingw-w64 gcc cannot link the COFF object"
+for f in linked.exe linked.dll linked32.exe; do
+        run show --json $f
+        check "$f: the linked-in note reads back" '[ "$(field out "json.dumps(d[\"packages\"][0], separators=(\",\",\":\"))")" = "$JSON" ]' "$(cat out err)"
+        check "$f: objdump -h shows .pkgnote with the right flags" '[ "$(flags $f)" = "$WANT_FLAGS" ]' "$(flags $f)"
+        run lint $f
+        expect_status 0 "$f: lint is clean"
+done
+run show linked.exe
+check "show: PE32+ console program" 'grep -q "^  peType: PE executable$" out && grep -q "^  architecture: x86-64 (PE32+)$" out && grep -q "^  subsystem: Windows console$" out' "$(cat out)"
+run show linked32.exe
+check "show: PE32 i386 program" 'grep -q "^  architecture: i386 (PE32)$" out' "$(cat out)"
+run show --field peType linked.dll
+expect_out "DLL" "show --field peType: DLL"
+runs "the program with the linked-in note runs under wine" "hello from windows" ./linked.exe
+
+# A linked-in section lies between others: replaced in place, never removed
+# (that would leave a gap in the image).
+cp linked.exe lk.exe
+run stamp --name other --version 2 lk.exe
+expect_status 0 "linked-in note replaced"
+check "linked-in note replaced in its place" 'grep -q "note replaced in its place" out' "$(cat out)"
+check "replaced linked-in note: headers right" 'pecheck lk.exe'
+run show --field name lk.exe
+expect_out "other" "replaced linked-in note reads back"
+runs "program with a replaced note runs" "hello from windows" ./lk.exe
+cp lk.exe lk.before
+run stamp --remove lk.exe
+expect_status 2 "removing a note between sections is refused"
+check "the refusal says why" 'grep -q "between other sections" err' "$(cat err)"
+check "a refused file is left as it was" 'cmp -s lk.exe lk.before'
+
+# ------------------------------------------------------ stamp: add, replace, remove
+for f in hello.exe lib.dll; do
+        cp $f s-$f
+        run stamp $M s-$f
+        expect_status 0 "$f: stamp adds the section"
+        check "$f: added as a new last section" 'grep -q "note added in a new section .pkgnote" out' "$(cat out)"
+        check "$f: headers right after adding" 'pecheck s-$f'
+        check "$f: objdump -h flags after adding" '[ "$(flags s-$f)" = "$WANT_FLAGS" ]' "$(flags s-$f)"
+        run show --json s-$f
+        check "$f: stamped note reads back" '[ "$(field out "json.dumps(d[\"packages\"][0], separators=(\",\",\":\"))")" = "$JSON" ]'
+        cp s-$f again
+        run stamp $M again
+        check "$f: stamping again changes nothing" '[ $STATUS -eq 0 ] && grep -q "unchanged" out && cmp -s again s-$f' "$(cat out err)"
+        run stamp --name short s-$f
+        check "$f: a shorter note replaces it in place" '[ $STATUS -eq 0 ] && grep -q "replaced in its place" out && pecheck s-$f' "$(cat out err)"
+        long=$(python3 -c 'print("x" * 900)')
+        run stamp --name "$long" s-$f
+        check "$f: a note larger than the section's room goes to a new section" '[ $STATUS -eq 0 ] && grep -q "new section" out && pecheck s-$f' "$(cat out err)"
+        run show --field name s-$f
+        expect_out "$long" "$f: the larger note reads back"
+        check "$f: still one .pkgnote section" '[ "$(x86_64-w64-mingw32-objdump -h s-$f | grep -c " \.pkgnote ")" = 1 ]'
+        run stamp --remove s-$f
+        check "$f: removed" '[ $STATUS -eq 0 ] && grep -q "note removed" out && pecheck s-$f' "$(cat out err)"
+        run show s-$f
+        expect_status 1 "$f: no note after removal"
+        check "$f: no .pkgnote section after removal" '! x86_64-w64-mingw32-objdump -h s-$f | grep -q " \.pkgnote "'
+        cp $f rt-$f
+        "$PKGNOTE" stamp -q $M rt-$f && "$PKGNOTE" stamp -q --remove rt-$f
+        check "$f: stamp then remove gives back the same bytes" 'cmp -s rt-$f $f'
+done
+cp hello.exe w.exe
+"$PKGNOTE" stamp -q $M w.exe
+runs "stamped program runs under wine" "hello from windows" ./w.exe
+"$PKGNOTE" stamp -q --name "$long" w.exe
+runs "program with a replaced (moved) note runs" "hello from windows" ./w.exe
+"$PKGNOTE" stamp -q --remove w.exe
+runs "program with the note removed runs" "hello from windows" ./w.exe
+cp lib.dll w.dll
+"$PKGNOTE" stamp -q $M w.dll
+runs "stamped DLL loads under wine" "answer 42" ./uselib.exe w.dll
+"$PKGNOTE" stamp -q --name short w.dll
+runs "DLL with a replaced note loads" "answer 42" ./uselib.exe w.dll
+"$PKGNOTE" stamp -q --remove w.dll
+runs "DLL with the note removed loads" "answer 42" ./uselib.exe w.dll
+
+run stamp --dlopen '[{"soname":["libx.so.1"]}]' s-hello.exe
+expect_status 2 "PE files take no dlopen note"
+
+# The checksum: mingw-w64's ld writes one; stamping keeps it right.
+check "mingw-w64's program has a checksum (the check below means something)" \
+        '[ "$(python3 -c "import struct,sys; b=open(sys.argv[1],\"rb\").read(); p=struct.unpack_from(\"<I\",b,0x3c)[0]; print(struct.unpack_from(\"<I\",b,p+24+64)[0] != 0)" hello.exe)" = True ]'
+
+# No room in the headers for another entry: refused, file unchanged.
+python3 - hello.exe full.exe <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+pe = struct.unpack_from('<I', b, 0x3c)[0]
+n, = struct.unpack_from('<H', b, pe + 6)
+opt, = struct.unpack_from('<H', b, pe + 20)
+slot = pe + 24 + opt + 40 * n
+b[slot:slot + 40] = b'\xa5' * 40   # the bytes after the table, in use
+open(sys.argv[2], 'wb').write(b)
+PY
+cp full.exe full.before
+run stamp $M full.exe
+check "no room in the headers: refused with exit 2" '[ $STATUS -eq 2 ] && grep -q "no room in the headers" err' "$(cat err)"
+check "no room: the file is left as it was" 'cmp -s full.exe full.before'
+
+# Regression (found by fuzz-pe): a FileAlignment of 2 GiB sized a 4 GiB
+# buffer before anything was checked.
+python3 - hello.exe align.exe <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+pe = struct.unpack_from('<I', b, 0x3c)[0]
+struct.pack_into('<I', b, pe + 24 + 36, 0x80000000)
+open(sys.argv[2], 'wb').write(b)
+PY
+"$PKGNOTE" stamp $M align.exe > out 2> err
+STATUS=$?
+check "regression: a huge FileAlignment is refused before anything is sized" '[ $STATUS -eq 2 ] && grep -q "file alignment" err' "$(cat err)"
+
+# ------------------------------------------------------------- lint
+cp linked.exe bad.exe
+objcopy --set-section-flags .pkgnote=code,alloc,load bad.exe 2>/dev/null
+run lint bad.exe
+check "lint: executable .pkgnote flagged" '[ $STATUS -eq 1 ] && grep -q "pe-section-flags" out' "$(cat out err)"
+run lint hello.exe
+check "lint: no .pkgnote section" '[ $STATUS -eq 1 ] && grep -q "no-package-note" out' "$(cat out err)"
+python3 - linked.exe nonul.exe <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+i = b.index(b'{"type":"deb"')
+j = b.index(b'\0', i)
+b[j:j + 4] = b'    '   # the NUL and padding: spaces
+open(sys.argv[2], 'wb').write(b)
+PY
+run lint nonul.exe
+check "lint: JSON without its NUL" '[ $STATUS -eq 1 ] && grep -q "no-nul\|trailing-data" out' "$(cat out err)"
+
+# Two .pkgnote sections (a second one made by renaming .rdata of a
+# stamped program): lint says so, stamp refuses.
+cp hello.exe two.exe
+"$PKGNOTE" stamp -q $M two.exe
+python3 - two.exe <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+pe = struct.unpack_from('<I', b, 0x3c)[0]
+n, = struct.unpack_from('<H', b, pe + 6)
+opt, = struct.unpack_from('<H', b, pe + 20)
+t = pe + 24 + opt
+for i in range(n):
+    if b[t + 40 * i:t + 40 * i + 8].rstrip(b'\0') == b'.rdata':
+        b[t + 40 * i:t + 40 * i + 8] = b'.pkgnote'
+open(sys.argv[1], 'wb').write(b)
+PY
+run lint two.exe
+check "lint: two .pkgnote sections" '[ $STATUS -eq 1 ] && grep -q "pe-multiple-sections" out' "$(cat out err)"
+run stamp $M two.exe
+check "stamp refuses a file with two .pkgnote sections" '[ $STATUS -eq 2 ] && grep -q "sections: stamp only files with one" err' "$(cat err)"
+
+# ------------------------------------------------ objcopy --add-section recipe
+run generate $M --format coff-section -o section.bin
+expect_status 0 "generate coff-section"
+vma=$(x86_64-w64-mingw32-objdump -p hello.exe | sed -n 's/^ImageBase[[:space:]]*\([0-9a-f]*\)/\1/p;s/^SizeOfImage[[:space:]]*\([0-9a-f]*\)/\1/p' |
+        { read -r base; read -r size; printf '0x%x' $((0x$base + 0x$size)); })
+objcopy --add-section .pkgnote=section.bin --set-section-flags .pkgnote=contents,alloc,load,readonly,data \
+        --change-section-vma .pkgnote="$vma" hello.exe recipe.exe || fatal "the objcopy recipe fails"
+run show --json recipe.exe
+check "objcopy recipe: note reads back" '[ "$(field out "json.dumps(d[\"packages\"][0], separators=(\",\",\":\"))")" = "$JSON" ]' "$(cat out err)"
+run lint recipe.exe
+expect_status 0 "objcopy recipe: lint is clean"
+runs "objcopy recipe: program runs" "hello from windows" ./recipe.exe
+
+# ------------------------------------------------------------- EFI
+EFI=/usr/lib/systemd/boot/efi
+if [ -f $EFI/systemd-bootx64.efi ] && [ -f $EFI/linuxx64.efi.stub ]; then
+        for f in systemd-bootx64.efi linuxx64.efi.stub; do
+                cp $EFI/$f e-$f
+                run stamp $M e-$f
+                expect_status 0 "$f: stamped"
+                check "$f: headers right" 'pecheck e-$f'
+                run show --json e-$f
+                check "$f: note reads back, EFI application" '[ "$(field out "json.dumps(d[\"packages\"][0], separators=(\",\",\":\"))")" = "$JSON" ] && [ "$(field out "d[\"elfType\"]")" = "EFI application" ]' "$(cat out)"
+                check "$f: the original sections are all there" '[ "$(x86_64-w64-mingw32-objdump -h $EFI/$f | grep -c "^ *[0-9]")" -eq "$(($(x86_64-w64-mingw32-objdump -h e-$f | grep -c "^ *[0-9]") - 1))" ]'
+        done
+        # A UKI assembled as ukify does: the stub plus .osrel, .uname, .linux.
+        printf 'ID=debian\nVERSION_ID=12\nPRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\n' > osrel
+        printf '6.1.0-28-amd64' > uname
+        head -c 300000 /dev/urandom > vmlinuz
+        objcopy --add-section .osrel=osrel --change-section-vma .osrel=0x20000 \
+                --add-section .uname=uname --change-section-vma .uname=0x21000 \
+                --add-section .linux=vmlinuz --change-section-vma .linux=0x2000000 \
+                $EFI/linuxx64.efi.stub uki.efi || fatal "cannot assemble the UKI"
+        run stamp $M uki.efi
+        expect_status 0 "UKI stamped"
+        check "UKI: headers right" 'pecheck uki.efi'
+        run show uki.efi
+        check "UKI: show names the note, the kernel and the OS" 'grep -q "^  package: section .pkgnote$" out && grep -q "^  kernel: section .linux, 300000 bytes, release 6.1.0-28-amd64$" out && grep -q "^  osRelease: section .osrel, Debian GNU/Linux 12 (bookworm)$" out' "$(cat out)"
+        run show --json uki.efi
+        check "UKI: JSON names the kernel and os-release" '[ "$(field out "d[\"pe\"][\"uki\"][\"osRelease\"][\"ID\"], d[\"pe\"][\"uki\"][\"uname\"], d[\"pe\"][\"uki\"][\"linuxSize\"]")" = "('"'"'debian'"'"', '"'"'6.1.0-28-amd64'"'"', 300000)" ]' "$(cat out)"
+
+        # An EFI application built with mingw-w64.
+        cat > app.c <<'C'
+typedef unsigned long long UINTN;
+UINTN efi_main(void *image, void *systab) { (void)image; (void)systab; return 0; }
+C
+        x86_64-w64-mingw32-gcc -O2 -nostdlib -shared -Wl,--subsystem,10 -e efi_main -o app.efi app.c note.o ||
+                fatal "cannot build the EFI application"
+        run show app.efi
+        check "EFI application built with the COFF object: note and subsystem" 'grep -q "^  subsystem: EFI application$" out && grep -q "^    name: hello$" out' "$(cat out)"
+
+        # Stamp, then sign; signed files are refused, unless the signature goes.
+        if command -v sbsign > /dev/null && command -v sbverify > /dev/null && command -v openssl > /dev/null; then
+                openssl req -new -x509 -newkey rsa:2048 -nodes -subj /CN=pkgnote-test -days 1 \
+                        -keyout db.key -out db.crt > /dev/null 2>&1 || fatal "cannot make a test key"
+                sbsign --key db.key --cert db.crt --output signed.efi e-systemd-bootx64.efi > sb.out 2>&1
+                check "sbsign signs the stamped file" '[ -f signed.efi ]' "$(cat sb.out)"
+                check "sbverify verifies it" 'sbverify --cert db.crt signed.efi > sv.out 2>&1' "$(cat sv.out)"
+                run show signed.efi
+                check "the signed file's note still reads, signed shown" 'grep -q "^    name: hello$" out && grep -q "^  signed: yes" out' "$(cat out)"
+                cp signed.efi signed.before
+                run stamp --name other signed.efi
+                check "a signed file is refused" '[ $STATUS -eq 2 ] && grep -q "Authenticode" err && cmp -s signed.efi signed.before' "$(cat err)"
+                run stamp --name other --drop-signature signed.efi
+                check "--drop-signature stamps and says the signature went" '[ $STATUS -eq 0 ] && grep -q "signature was dropped" err && pecheck signed.efi' "$(cat out err)"
+                check "the dropped signature no longer verifies" '! sbverify --cert db.crt signed.efi > /dev/null 2>&1'
+                sbsign --key db.key --cert db.crt --output resigned.efi signed.efi > /dev/null 2>&1
+                check "signed again, it verifies" 'sbverify --cert db.crt resigned.efi > /dev/null 2>&1'
+                run show --field name resigned.efi
+                expect_out "other" "the re-signed file carries the new note"
+        else
+                missing "sbsign after stamping" sbsigntool
+        fi
+else
+        missing "EFI binaries stamped" systemd-boot-efi
+fi
+
+# ------------------------------------------------------------- scan
+mkdir -p esp/EFI/BOOT esp/win
+cp s-lib.dll esp/win/ 2>/dev/null
+cp linked.exe linked.dll esp/win/
+[ -f uki.efi ] && cp uki.efi esp/EFI/BOOT/BOOTX64.EFI
+printf 'MZ but not a program\n' > esp/dos.txt
+run scan --format json esp
+check "scan: PE objects listed with their kind" 'grep -q "\"elfType\":\"PE executable\"" out && grep -q "\"elfType\":\"DLL\"" out' "$(cat out err)"
+check "scan: a file starting with MZ that is no PE image is no object, no problem" '! grep -q "dos.txt" out && [ ! -s err ]' "$(cat err)"
+tar cf esp.tar -C esp .
+run scan --format json esp.tar
+check "scan: PE members of an archive" 'grep -q "linked.exe" out && grep -q "\"name\":\"hello\"" out' "$(cat out err)"
+run scan --format spdx esp
+check "SBOM lists the PE files' package" 'grep -q "hello" out' "$(cat out err)"
+
+# ---------------------------------------------------- every truncated header
+# Each prefix through the end of the section table, then one in 97 bytes:
+# read and stamped, never a crash, an error is a clean exit 2 with the
+# file's name, and no stamping of a truncated file leaves anything behind.
+cp linked.exe t.exe
+hdr=$(python3 -c 'import struct,sys; b=open(sys.argv[1],"rb").read(); p=struct.unpack_from("<I",b,0x3c)[0]; print(p+24+struct.unpack_from("<H",b,p+20)[0]+40*struct.unpack_from("<H",b,p+6)[0]+8)' t.exe)
+size=$(wc -c < t.exe)
+bad=
+n=0
+while [ $n -le "$size" ]; do
+        head -c $n t.exe > cut.exe
+        "$PKGNOTE" show cut.exe > /dev/null 2> cut.err
+        s=$?
+        if [ $s -gt 2 ] || { [ $s -eq 2 ] && ! grep -q "^pkgnote: 'cut.exe': " cut.err; }; then
+                bad="$bad show:$n:$s"
+        fi
+        if [ $n -le "$hdr" ] && [ $((n % 8)) -eq 0 ] || [ $n -gt "$hdr" ] && [ $((n % 997)) -eq 0 ]; then
+                "$PKGNOTE" stamp -q $M cut.exe > /dev/null 2> cut.err
+                s=$?
+                [ $s -gt 2 ] && bad="$bad stamp:$n:$s"
+                ls -a | grep -q '^\.cut\.exe\.pkgnote-' && bad="$bad leftover:$n"
+        fi
+        if [ $n -lt "$hdr" ]; then n=$((n + 1)); else n=$((n + 97)); fi
+done
+check "every truncated header: show and stamp fail cleanly" '[ -z "$bad" ]' "$bad"
+
+finish
