@@ -72,8 +72,8 @@ struct package {
          * that package's evidence, not as a component of its own. */
         bool folded;
         /* A note's package in a root with a database: some object carrying
-         * it is owned by no package (ABSENT), or by one the note
-         * disagrees with (MISMATCH). */
+         * it is owned by no package (ABSENT), or by one none of its
+         * notes agrees with (MISMATCH). */
         bool absent, mismatch;
 };
 /* Every package of S: those of the notes (pkgnote_scan_package()), then

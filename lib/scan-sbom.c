@@ -463,6 +463,19 @@ static int cmp_edge(const void *a, const void *b) {
         return strcmp(x->soname, y->soname);
 }
 
+/* Sorts the NE edges EV (taken) and keeps one per pair, the first by
+ * name, into *RET and *RET_N. */
+static void edges_finish(struct needed_edge *ev, size_t ne, struct needed_edge **ret, size_t *ret_n) {
+        if (ne)
+                qsort(ev, ne, sizeof *ev, cmp_edge);
+        size_t w = 0;
+        for (size_t i = 0; i < ne; i++)
+                if (w == 0 || ev[w - 1].from != ev[i].from || ev[w - 1].to != ev[i].to)
+                        ev[w++] = ev[i];
+        *ret = ev;
+        *ret_n = w;
+}
+
 /* The edges between the packages of SC, sorted, one per pair. */
 static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct needed_edge **ret, size_t *ret_n) {
         struct provider *pv = NULL;
@@ -510,14 +523,61 @@ static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct ne
                         }
                 }
         free(pv);
-        if (ne)
-                qsort(ev, ne, sizeof *ev, cmp_edge);
-        size_t w = 0;
-        for (size_t i = 0; i < ne; i++)
-                if (w == 0 || ev[w - 1].from != ev[i].from || ev[w - 1].to != ev[i].to)
-                        ev[w++] = ev[i];
-        *ret = ev;
-        *ret_n = w;
+        edges_finish(ev, ne, ret, ret_n);
+        return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Package notes of parts of an object                                 */
+
+/* A statically linked or vendoring object carries a package note per part
+ * linked into it (the UAPI package-note guidance: an SBOM enumerates every
+ * one).  The object's own component is its database package, else the
+ * package of its first note (the linker writes the output's own note
+ * first); every other note's package is a part it CONTAINS. */
+
+/* The index of the package of note K of OB, or SIZE_MAX. */
+static size_t note_package(const pkgnote_scan *s, const pkgnote_scan_object *ob, size_t k) {
+        const char *json = pkgnote_scan_object_package_json(ob, k);
+        for (size_t p = 0; json && p < pkgnote_scan_package_count(s); p++)
+                if (!strcmp(pkg_json(s, p), json))
+                        return p;
+        return SIZE_MAX;
+}
+
+/* The component OB's notes are parts of, or SIZE_MAX.  An object owned by
+ * a database package that none of its notes agrees with has no parts:
+ * its notes disagree with the database (dbMismatch). */
+static size_t object_component(const pkgnote_scan *s, const pkgnote_scan_object *ob) {
+        if (ob->db_package != SIZE_MAX)
+                return pn_scan_object_db_mismatch(ob) ? SIZE_MAX : ob->db_package;
+        return pkgnote_scan_object_package_count(ob) > 1 ? note_package(s, ob, 0) : SIZE_MAX;
+}
+
+/* The containment edges between the packages of SC, sorted, one per
+ * pair, each named by the path of an object that shows it. */
+static int contain_edges(const pkgnote_scan *s, const struct scope *sc, struct needed_edge **ret, size_t *ret_n) {
+        struct needed_edge *ev = NULL;
+        size_t ne = 0, cap = 0;
+        *ret = NULL;
+        *ret_n = 0;
+        if (pkg_count(s) == 0) /* builds the index, and with it db_package */
+                return 0;
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                size_t owner = in_scope(sc, ob) ? object_component(s, ob) : SIZE_MAX;
+                for (size_t k = 0; owner != SIZE_MAX && k < pkgnote_scan_object_package_count(ob); k++) {
+                        size_t p = note_package(s, ob, k);
+                        if (p == SIZE_MAX || p == owner || pkg_folded(s, p))
+                                continue;
+                        if (PN_GROW(ev, cap, ne + 1) < 0) {
+                                free(ev);
+                                return -ENOMEM;
+                        }
+                        ev[ne++] = (struct needed_edge){owner, p, pkgnote_scan_object_path(ob)};
+                }
+        }
+        edges_finish(ev, ne, ret, ret_n);
         return 0;
 }
 
@@ -864,6 +924,21 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
                 push(rels, spdx_relationship(from, "DEPENDS_ON", to, c), &err);
         }
         free(ev);
+        /* Parts linked into an object: CONTAINS the package of each note
+         * beside the object's own. */
+        if (!err && contain_edges(s, &everything, &ev, &ne) < 0)
+                err = -ENOMEM;
+        for (size_t i = 0; i < ne && !err; i++) {
+                char from[80], to[80], *c = NULL;
+                element_id(from, spdx_ids.package, ev[i].from);
+                element_id(to, spdx_ids.package, ev[i].to);
+                if (asprintf(&c, "a part linked into %s carries this package note", ev[i].soname) < 0)
+                        err = -ENOMEM;
+                else
+                        push(rels, spdx_relationship(from, "CONTAINS", to, c), &err);
+                free(c);
+        }
+        free(ev);
         put(doc, "packages", pkgs, &err);
         put(doc, "files", files, &err);
         put(doc, "relationships", rels, &err);
@@ -1049,6 +1124,18 @@ static void cdx_depends_on(const char *ref, void *userdata) {
                 push(d->on, json_string(ref), d->err);
 }
 
+/* The component named REF among COMPS (not nested), and its index. */
+static json_t *cdx_find(json_t *comps, const char *ref, size_t *index) {
+        for (size_t q = 0; q < json_array_size(comps); q++) {
+                const char *r = json_string_value(json_object_get(json_array_get(comps, q), "bom-ref"));
+                if (r && !strcmp(ref, r)) {
+                        *index = q;
+                        return json_array_get(comps, q);
+                }
+        }
+        return NULL;
+}
+
 /* The dlopen dependencies: each package's own properties say what each
  * note asks for and how much ("pkgnote:dlopen:required" = "liba.so.1 or
  * libb.so.2"); DEPS, the dependency graph, points at the scanned package
@@ -1056,17 +1143,21 @@ static void cdx_depends_on(const char *ref, void *userdata) {
 static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const struct sbom_ids *ids, json_t *comps,
                              json_t *deps, int *err) {
         /* Linked libraries first, then what the dlopen notes ask for. */
-        struct needed_edge *ev = NULL;
-        size_t ne = 0, e = 0;
-        if (needed_edges(s, &ids->scope, &ev, &ne) < 0) {
+        struct needed_edge *ev = NULL, *cv = NULL;
+        size_t ne = 0, e = 0, nc = 0, ce = 0;
+        if (needed_edges(s, &ids->scope, &ev, &ne) < 0 || contain_edges(s, &ids->scope, &cv, &nc) < 0) {
+                free(ev);
                 *err = -ENOMEM;
                 return;
         }
         for (size_t i = 0; !*err && i < dl->np; i++) {
                 while (e < ne && ev[e].from < i)
                         e++;
-                bool linked = e < ne && ev[e].from == i, loads = pkgnote_deps_count(dl->deps[i]) > 0;
-                if (!linked && !loads)
+                while (ce < nc && cv[ce].from < i)
+                        ce++;
+                bool linked = e < ne && ev[e].from == i, loads = pkgnote_deps_count(dl->deps[i]) > 0,
+                     parts = ce < nc && cv[ce].from == i;
+                if (!linked && !loads && !parts)
                         continue;
                 char ref[80];
                 element_id(ref, ids->package, i);
@@ -1081,12 +1172,14 @@ static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const st
                         element_id(to, ids->package, ev[e].to);
                         cdx_depends_on(to, &d);
                 }
-                json_t *c = NULL;
-                for (size_t q = 0; loads && q < json_array_size(comps) && !c; q++) {
-                        const char *r = json_string_value(json_object_get(json_array_get(comps, q), "bom-ref"));
-                        if (r && !strcmp(ref, r))
-                                c = json_array_get(comps, q);
+                /* The parts linked in, which it also holds as components. */
+                for (; ce < nc && cv[ce].from == i; ce++) {
+                        char to[80];
+                        element_id(to, ids->package, cv[ce].to);
+                        cdx_depends_on(to, &d);
                 }
+                size_t at;
+                json_t *c = loads ? cdx_find(comps, ref, &at) : NULL;
                 json_t *props = c ? json_object_get(c, "properties") : NULL;
                 if (loads && !c) {
                         json_decref(on);
@@ -1106,6 +1199,48 @@ static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const st
                 push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), err);
         }
         free(ev);
+        free(cv);
+}
+
+/* A part linked into objects of one component only, and no object's own
+ * package, moves into that component's "components" (CycloneDX 1.5,
+ * component.components: the assembly it is part of). */
+static void cdx_nest_parts(const pkgnote_scan *s, const struct sbom_ids *ids, json_t *comps, int *err) {
+        struct needed_edge *cv = NULL;
+        size_t nc = 0;
+        if (contain_edges(s, &ids->scope, &cv, &nc) < 0) {
+                *err = -ENOMEM;
+                return;
+        }
+        for (size_t i = 0; i < nc && !*err; i++) {
+                size_t part = cv[i].to, n_owners = 0;
+                for (size_t k = 0; k < nc; k++)
+                        n_owners += cv[k].to == part;
+                bool own = false; /* some object's own package */
+                for (size_t o = 0; o < pkgnote_scan_object_count(s) && !own; o++) {
+                        const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, o);
+                        own = in_scope(&ids->scope, ob) && pkgnote_scan_object_package_count(ob) &&
+                              (object_component(s, ob) == part ||
+                               (object_component(s, ob) == SIZE_MAX && note_package(s, ob, 0) == part));
+                }
+                if (n_owners != 1 || own)
+                        continue;
+                char from[80], to[80];
+                element_id(from, ids->package, cv[i].from);
+                element_id(to, ids->package, part);
+                size_t at, ignored;
+                json_t *c = cdx_find(comps, to, &at), *owner = cdx_find(comps, from, &ignored);
+                if (!c || !owner)
+                        continue;
+                json_t *inner = json_object_get(owner, "components");
+                if (!inner) {
+                        put(owner, "components", json_array(), err);
+                        inner = json_object_get(owner, "components");
+                }
+                if (!inner || json_array_append(inner, c) < 0 || json_array_remove(comps, at) < 0)
+                        *err = -ENOMEM;
+        }
+        free(cv);
 }
 
 /* The components of the packages of IDS's scope into COMPS, with the
@@ -1119,6 +1254,8 @@ static void cdx_scope(const pkgnote_scan *s, const struct sbom_ids *ids, json_t 
         add_sonames(&dl, ids, comps, cdx_soname, err);
         cdx_dependencies(s, &dl, ids, comps, deps, err);
         dl_free(&dl);
+        if (!*err)
+                cdx_nest_parts(s, ids, comps, err);
 }
 
 /* The component of image I: a container holding the components of its

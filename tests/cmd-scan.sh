@@ -339,11 +339,46 @@ c = {x["name"]: x for x in img["components"]}
 assert sorted(c) == ["alpha", "beta", "delta", "libzstd.so.1"], sorted(c)
 assert c["alpha"]["bom-ref"].startswith("pkgnote-image-1-package-"), c["alpha"]
 assert c["libzstd.so.1"]["scope"] == "optional"
-assert d["dependencies"] == [{"ref": c["alpha"]["bom-ref"], "dependsOn": [c["libzstd.so.1"]["bom-ref"]]}], d["dependencies"]
+# alpha's twonotes links delta.o in: a part it contains (delta.o is also
+# an object of its own, so delta stays a component of the image).
+assert d["dependencies"] == [{"ref": c["alpha"]["bom-ref"], "dependsOn": sorted([c["delta"]["bom-ref"], c["libzstd.so.1"]["bom-ref"]])}], d["dependencies"]
 assert c["beta"]["purl"] == "pkg:rpm/fedora/beta@2.0-1.fc40?arch=x86_64&distro=fedora-40&epoch=2"
 assert c["beta"]["cpe"] == "cpe:2.3:o:fedoraproject:fedora:40:*:*:*:*:*:*:*"
 assert [o["location"] for o in c["beta"]["evidence"]["occurrences"]] == ["/usr/bin/beta", "/usr/bin/plain"]
 PY
+
+# ---- a static binary with three package notes: one component each ----
+# The first note is the binary's own package; the parts linked in are
+# components it contains (SPDX CONTAINS; CycloneDX nested components).
+mkdir -p static-root/usr/bin
+for n in one two three; do
+        "$PKGNOTE" generate --no-os-release --type generic --name "part-$n" --version "1.$n" -F object -o "part-$n.o" ||
+                fatal "cannot generate part-$n.o"
+done
+if cc -static -o static-root/usr/bin/static3 main.c part-one.o part-two.o part-three.o 2> static.err; then
+        "$PKGNOTE" scan --format json static-root > st.json 2>/dev/null
+        "$PKGNOTE" scan --format spdx static-root > st.spdx.json 2>/dev/null
+        "$PKGNOTE" scan --format cyclonedx static-root > st.cdx.json 2>/dev/null
+        python3 - <<'PY2' && pass "static binary with three notes: three components, two contained parts" || fail "static binary with three notes: three components, two contained parts"
+import json
+objs = [json.loads(l) for l in open("st.json")]
+assert [p["name"] for p in objs[0]["packages"]] == ["part-one", "part-two", "part-three"], objs[0]
+assert objs[-1]["summary"]["packages"] == 3, objs[-1]
+d = json.load(open("st.spdx.json"))
+ids = {p["name"]: p["SPDXID"] for p in d["packages"]}
+assert sorted(ids) == ["part-one", "part-three", "part-two"], ids
+contains = {(r["spdxElementId"], r["relatedSpdxElement"]) for r in d["relationships"] if r["relationshipType"] == "CONTAINS"}
+assert contains == {(ids["part-one"], ids["part-two"]), (ids["part-one"], ids["part-three"])}, contains
+c = json.load(open("st.cdx.json"))
+[top] = c["components"]
+assert top["name"] == "part-one", top
+inner = {x["name"]: x["bom-ref"] for x in top["components"]}
+assert sorted(inner) == ["part-three", "part-two"], inner
+assert c["dependencies"] == [{"ref": top["bom-ref"], "dependsOn": sorted(inner.values())}], c["dependencies"]
+PY2
+else
+        missing "static binary with three notes" "a static libc ($(head -n 1 static.err))"
+fi
 
 schemas="$SRCDIR/../shared/schemas"
 if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
@@ -359,7 +394,7 @@ else
                 skip "SBOMs validate against the official schemas" "cannot install ajv from npm: $(tail -n 1 npm.log)"
         else
                 "$PKGNOTE" scan --format cyclonedx $R > r.cdx.json 2>/dev/null
-                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx; do
+                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx; do
                         if node "$H/validate.js" "$ajv" "$schemas" "${f#*:}" "${f%%:*}" > v.txt 2>&1; then
                                 pass "${f%%:*} validates against the ${f#*:} schema"
                         else
