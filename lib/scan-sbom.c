@@ -69,6 +69,23 @@ static const char *pkg_db_status(const pkgnote_scan *s, size_t i) {
         return !p || p->db ? NULL : p->mismatch ? "mismatch" : p->absent ? "absent" : NULL;
 }
 
+/* The package URL of package I: a note's whose OS is that of the root
+ * (with a package database) of an object carrying it, and which names no
+ * version of it, with the root's version, as the root's database packages
+ * have it. */
+static int pkg_purl(const pkgnote_scan *s, size_t i, char **ret) {
+        const struct package *p = pn_scan_all_package(s, i);
+        if (!p)
+                return -ENODATA;
+        const char *os = NULL, *version = NULL;
+        for (size_t j = 0; !p->db && j < p->n_objects && !version; j++) {
+                const struct pn_dbroot *r = p->objects[j]->dbroot;
+                if (r && r->os_version_id)
+                        os = r->os_id, version = r->os_version_id;
+        }
+        return pn_purl_in_root(p->meta, os, version, ret);
+}
+
 /* The license of database package I as its database gives it (and its
  * metadata keeps it: valid UTF-8), or NULL. */
 static const char *pkg_license(const pkgnote_scan *s, size_t i) {
@@ -670,15 +687,16 @@ static void spdx_files(const pkgnote_scan *s, json_t *files, size_t *file_no, in
         }
 }
 
-/* The purl and the CPEs of M as the externalRefs of P, when it has any. */
-static void spdx_external_refs(json_t *p, const pkgnote_metadata *m, int *err) {
+/* The purl and the CPEs of package I as the externalRefs of P, when it has any. */
+static void spdx_external_refs(json_t *p, const pkgnote_scan *s, size_t i, int *err) {
+        const pkgnote_metadata *m = pkg_meta(s, i);
         json_t *refs = json_array();
         if (!refs) {
                 *err = -ENOMEM;
                 return;
         }
         char *purl = NULL;
-        if (pkgnote_purl(m, &purl) >= 0) {
+        if (pkg_purl(s, i, &purl) >= 0) {
                 push(refs, spdx_ref("PACKAGE-MANAGER", "purl", purl), err);
                 free(purl);
         }
@@ -743,7 +761,7 @@ static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, voi
         put(p, "licenseConcluded", json_string("NOASSERTION"), err);
         put(p, "licenseDeclared", jstr(pkg_license(s, i) ? pkg_license(s, i) : "NOASSERTION"), err);
         put(p, "copyrightText", json_string("NOASSERTION"), err);
-        spdx_external_refs(p, m, err);
+        spdx_external_refs(p, s, i, err);
         size_t no = pkg_nobj(s, i);
         char *info = NULL;
         const char *st = pkg_db_status(s, i);
@@ -1084,7 +1102,7 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
                 put(c, "cpe", json_string(cpe), err);
         free(cpe);
         char *purl = NULL;
-        if (pkgnote_purl(m, &purl) >= 0) {
+        if (pkg_purl(s, i, &purl) >= 0) {
                 put(c, "purl", json_string(purl), err);
                 free(purl);
         }

@@ -254,6 +254,46 @@ else
 fi
 validate_sboms "with database packages" root.spdx.json:spdx root.cdx.json:cyclonedx
 
+# --- SBOMs: one distro qualifier per root.  A note of the root's own OS
+# that names no version of it (Debian's carry no osVersion) gets the
+# version of the root's os-release, as the database packages have it; a
+# foreign binary stays its own component, marked as no package of the
+# database; a note of another OS keeps its own; a disagreeing note is flagged.
+G='{"type":"deb","os":"'"$ID"'","name":"gamma","version":"3.0-1","architecture":"amd64"}'
+cc -o "$R/opt/gamma" -fuse-ld=bfd -Xlinker "--package-metadata=$G" main.c || fatal "cannot link gamma"
+"$PKGNOTE" scan --format cyclonedx -o distro.cdx.json "$R" 2> err && "$PKGNOTE" scan --format spdx -o distro.spdx.json "$R" 2>> err
+STATUS=$?
+rm -f "$R/opt/gamma"
+if [ "$STATUS" = 0 ] && python3 - "$ID" "$VERSION_ID" > check.err 2>&1 <<'PY2'
+import json, sys
+osid, osv = sys.argv[1:]
+c = json.load(open("distro.cdx.json"))
+comp = {x["name"]: x for x in c["components"]}
+props = lambda x: {p["name"]: p["value"] for p in x.get("properties", [])}
+g = comp["gamma"]
+assert g["purl"] == "pkg:deb/%s/gamma@3.0-1?arch=amd64&distro=%s-%s" % (osid, osid, osv), g["purl"]
+assert props(g)["pkgnote:database"] == "absent", props(g)
+# every deb component of the root: one distro
+distros = {x["purl"].split("distro=")[1].split("&")[0] for x in c["components"] if x.get("purl", "").startswith("pkg:deb/")}
+assert distros == {"%s-%s" % (osid, osv)}, distros
+b = comp["beta"]   # /usr/bin/dpkg replaced: its note names fedora 40
+assert b["purl"] == "pkg:rpm/fedora/beta@2.0-1.fc40?arch=x86_64&distro=fedora-40", b["purl"]
+assert props(b)["pkgnote:database"] == "mismatch", props(b)
+dp = [x for x in c["components"] if x["name"] == "dpkg"]
+assert len(dp) == 1 and props(dp[0])["pkgnote:dbMismatch"].endswith("/usr/bin/dpkg"), dp
+s = json.load(open("distro.spdx.json"))
+pk = {p["name"]: p for p in s["packages"]}
+refs = [r["referenceLocator"] for r in pk["gamma"]["externalRefs"] if r["referenceType"] == "purl"]
+assert refs == [g["purl"]], refs
+assert "not a package of the root's package database" in pk["gamma"]["sourceInfo"], pk["gamma"]
+assert "dbMismatch" in pk["beta"]["sourceInfo"], pk["beta"]
+PY2
+then
+        pass "SBOMs: a note without osVersion gets the root's distro version; foreign and disagreeing notes marked"
+else
+        fail "SBOMs: a note without osVersion gets the root's distro version" "exit status $STATUS: $(cat err check.err | tail -n 5)"
+fi
+
 # --- SBOM dependencies: DT_NEEDED resolved within the root
 N=$T/needroot
 mkdir -p "$N/var/lib/dpkg" "$N/usr/bin"
