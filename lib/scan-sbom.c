@@ -303,8 +303,26 @@ static void dl_free(struct sbom_dl *dl) {
         free(dl->deps), free(dl->v);
 }
 
+/* The index of the package of note K of OB, or SIZE_MAX. */
+static size_t note_package(const pkgnote_scan *s, const pkgnote_scan_object *ob, size_t k) {
+        const char *json = pkgnote_scan_object_package_json(ob, k);
+        for (size_t p = 0; json && p < pkgnote_scan_package_count(s); p++)
+                if (!strcmp(pkg_json(s, p), json))
+                        return p;
+        return SIZE_MAX;
+}
+
+/* The package of OB: its database package, which a note agreeing with
+ * it is folded into; else its first note's; SIZE_MAX when none. */
+static size_t object_package(const pkgnote_scan *s, const pkgnote_scan_object *ob) {
+        if (ob->db_package != SIZE_MAX)
+                return ob->db_package;
+        return pkgnote_scan_object_package_count(ob) ? note_package(s, ob, 0) : SIZE_MAX;
+}
+
 /* The package of the scan that ships SONAME: one whose object in SC has
- * that file name. */
+ * that file name, else the file the name resolves to in the library
+ * directories of a scanned root of SC (scan-libpath.c). */
 static size_t dl_provider(const pkgnote_scan *s, const struct scope *sc, const char *soname) {
         for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
                 const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
@@ -313,18 +331,12 @@ static size_t dl_provider(const pkgnote_scan *s, const struct scope *sc, const c
                 const char *path = pkgnote_scan_object_path(ob), *base = strrchr(path, '/');
                 if (strcmp(base ? base + 1 : path, soname))
                         continue;
-                /* Its database package, which a note agreeing with it is
-                 * folded into; else its note's. */
-                if (ob->db_package != SIZE_MAX)
-                        return ob->db_package;
-                if (pkgnote_scan_object_package_count(ob) == 0)
-                        continue;
-                const char *json = pkgnote_scan_object_package_json(ob, 0);
-                for (size_t p = 0; json && p < pkg_count(s); p++)
-                        if (!strcmp(pkg_json(s, p), json))
-                                return p;
+                size_t p = object_package(s, ob);
+                if (p != SIZE_MAX)
+                        return p;
         }
-        return SIZE_MAX;
+        const pkgnote_scan_object *ob = pn_scan_lib_object(s, NULL, sc->image, sc->all, soname);
+        return ob ? object_package(s, ob) : SIZE_MAX;
 }
 
 /* Index of SONAME in DL, added when new; SIZE_MAX when out of memory. */
@@ -523,8 +535,21 @@ static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct ne
                         for (size_t k = 0; k < pkgnote_scan_object_needed_count(o); k++) {
                                 struct provider key = {.key = pkgnote_scan_object_needed(o, k)};
                                 struct provider *hit = bsearch(&key, pv, np, sizeof *pv, cmp_provider);
-                                if (!hit)
+                                if (!hit) {
+                                        /* No object answers to the name: the
+                                         * file it resolves to in the root. */
+                                        const pkgnote_scan_object *lib = pn_scan_lib_object(s, o, NULL, false, key.key);
+                                        size_t to = lib ? object_package(s, lib) : SIZE_MAX;
+                                        if (to == SIZE_MAX || to == i || pkg_folded(s, to))
+                                                continue;
+                                        if (PN_GROW(ev, cap_e, ne + 1) < 0) {
+                                                free(pv);
+                                                free(ev);
+                                                return -ENOMEM;
+                                        }
+                                        ev[ne++] = (struct needed_edge){i, to, key.key};
                                         continue;
+                                }
                                 while (hit > pv && !strcmp(hit[-1].key, key.key))
                                         hit--;
                                 for (; hit < pv + np && !strcmp(hit->key, key.key); hit++) {
@@ -552,15 +577,6 @@ static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct ne
  * one).  The object's own component is its database package, else the
  * package of its first note (the linker writes the output's own note
  * first); every other note's package is a part it CONTAINS. */
-
-/* The index of the package of note K of OB, or SIZE_MAX. */
-static size_t note_package(const pkgnote_scan *s, const pkgnote_scan_object *ob, size_t k) {
-        const char *json = pkgnote_scan_object_package_json(ob, k);
-        for (size_t p = 0; json && p < pkgnote_scan_package_count(s); p++)
-                if (!strcmp(pkg_json(s, p), json))
-                        return p;
-        return SIZE_MAX;
-}
 
 /* The component OB's notes are parts of, or SIZE_MAX.  An object owned by
  * a database package that none of its notes agrees with has no parts:

@@ -75,6 +75,7 @@ PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s) {
         for (size_t i = 0; i < s->n_dbroots; i++)
                 pn_dbroot_free(s->dbroots[i]);
         free(s->dbroots);
+        pn_scan_libpaths_clear(s);
         free(s->platform);
         pthread_mutex_destroy(&s->lock);
         free(s);

@@ -380,6 +380,63 @@ else
         missing "static binary with three notes" "a static libc ($(head -n 1 static.err))"
 fi
 
+# ---- library names resolved through the root's directories and links ----
+# app asks dlopen() for libfoo.so.1 (a link to libfoo.so.1.2.3, package
+# foo), libabs.so.2 (an absolute link, resolved inside the root), libesc.so.1
+# (a link climbing out of the root to a real library: never followed) and
+# libmissing.so.9; it is linked against libnos.so.1, a link to a library
+# without DT_SONAME (package nos).
+LR=libroot
+TRIPLET=$(cc -print-multiarch 2>/dev/null)
+LD=$LR/usr/lib${TRIPLET:+/$TRIPLET}
+mkdir -p "$LD" $LR/usr/bin $LR/opt/abs outside nosdir
+cat > dlopen2.s <<'S'
+        .section .note.dlopen,"a"
+        .balign 4
+        .long 4
+        .long 2f - 1f
+        .long 0x407c0c0a
+        .asciz "FDO"
+1:      .asciz "[{\"feature\":\"foo\",\"priority\":\"required\",\"soname\":[\"libfoo.so.1\"]},{\"feature\":\"abs\",\"priority\":\"recommended\",\"soname\":[\"libabs.so.2\"]},{\"feature\":\"esc\",\"priority\":\"suggested\",\"soname\":[\"libesc.so.1\"]},{\"feature\":\"missing\",\"priority\":\"suggested\",\"soname\":[\"libmissing.so.9\"]}]"
+2:      .balign 4
+        .section .note.GNU-stack,"",@progbits
+S
+lib_with() { # OUT NAME [ARGS...]
+        out=$1 name=$2
+        shift 2
+        link "$out" '{"type":"generic","name":"'"$name"'","version":"1.0"}' -shared -fPIC lib.c "$@"
+}
+lib_with "$LD/libfoo.so.1.2.3" foo -Wl,-soname,libfoo.so.1
+ln -s libfoo.so.1.2.3 "$LD/libfoo.so.1"
+lib_with $LR/opt/abs/libabs.so.2.0 abs
+ln -s /opt/abs/libabs.so.2.0 "$LD/libabs.so.2"
+lib_with outside/libesc.so.1 esc
+ln -s "$(echo "$LD" | sed 's|[^/]*|..|g')/../../..$T/outside/libesc.so.1" "$LD/libesc.so.1"
+lib_with nosdir/libnos.so.1 nos
+cp nosdir/libnos.so.1 "$LD/libnos.so.1.0"
+ln -s libnos.so.1.0 "$LD/libnos.so.1"
+echo 'int lib(void); int main(void) { return lib(); }' > appmain.c
+link $LR/usr/bin/app '{"type":"generic","name":"app","version":"1.0"}' appmain.c dlopen2.s -Lnosdir -l:libnos.so.1
+[ -f "$(readlink -f "$LD/libesc.so.1")" ] || fatal "the escaping link does not reach the outside library"
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx $LR > lr.spdx.json 2>/dev/null
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx $LR > lr.cdx.json 2>/dev/null
+python3 - <<'PY2' && pass "dlopen sonames and DT_NEEDED resolved through the root's links, never out of it" || fail "dlopen sonames and DT_NEEDED resolved through the root's links, never out of it"
+import json
+d = json.load(open("lr.spdx.json"))
+ids = {p["name"]: p["SPDXID"] for p in d["packages"]}
+assert sorted(ids) == ["abs", "app", "foo", "libesc.so.1", "libmissing.so.9", "nos"], sorted(ids)
+rel = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in d["relationships"]
+       if r["relationshipType"] in ("DEPENDS_ON", "OPTIONAL_DEPENDENCY_OF")}
+want = {(ids["app"], "DEPENDS_ON", ids["foo"]), (ids["abs"], "OPTIONAL_DEPENDENCY_OF", ids["app"]),
+        (ids["libesc.so.1"], "OPTIONAL_DEPENDENCY_OF", ids["app"]),
+        (ids["libmissing.so.9"], "OPTIONAL_DEPENDENCY_OF", ids["app"]), (ids["app"], "DEPENDS_ON", ids["nos"])}
+assert rel == want, rel ^ want
+c = json.load(open("lr.cdx.json"))
+refs = {x["name"]: x["bom-ref"] for x in c["components"]}
+[dep] = [x for x in c["dependencies"] if x["ref"] == refs["app"]]
+assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "libesc.so.1", "libmissing.so.9", "nos")), dep
+PY2
+
 schemas="$SRCDIR/../shared/schemas"
 if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
         skip "SBOMs validate against the official schemas" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
@@ -394,7 +451,7 @@ else
                 skip "SBOMs validate against the official schemas" "cannot install ajv from npm: $(tail -n 1 npm.log)"
         else
                 "$PKGNOTE" scan --format cyclonedx $R > r.cdx.json 2>/dev/null
-                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx; do
+                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx; do
                         if node "$H/validate.js" "$ajv" "$schemas" "${f#*:}" "${f%%:*}" > v.txt 2>&1; then
                                 pass "${f%%:*} validates against the ${f#*:} schema"
                         else
