@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * SBOMs of a scan: SPDX 2.3 and CycloneDX 1.5 JSON, written with jansson,
+ * SBOMs of a scan: SPDX 2.3 and CycloneDX 1.6 (or 1.5) JSON, written with jansson,
  * and the package URL (purl-spec) of a note.
  *
  * One package (component) per distinct package note; the objects that
@@ -980,7 +980,7 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
 }
 
 /* ------------------------------------------------------------------ */
-/* CycloneDX 1.5                                                       */
+/* CycloneDX 1.6 and 1.5                                               */
 
 static json_t *cdx_property(const char *name, const char *value) {
         json_t *p = json_object();
@@ -998,11 +998,11 @@ static json_t *cdx_property(const char *name, const char *value) {
 
 /* Adds the document's fixed fields and its metadata: the time, the tool
  * and what was scanned. */
-static void cdx_header(json_t *doc, const pkgnote_sbom_options *o, int *err) {
+static void cdx_header(json_t *doc, const pkgnote_sbom_options *o, const char *spec_version, int *err) {
         char created[32];
         timestamp(o->created, created);
         put(doc, "bomFormat", json_string("CycloneDX"), err);
-        put(doc, "specVersion", json_string("1.5"), err);
+        put(doc, "specVersion", json_string(spec_version), err);
         put(doc, "serialNumber", json_string(""), err); /* set last */
         put(doc, "version", json_integer(1), err);
         json_t *tool = json_pack("{s:s, s:s, s:s}", "type", "application", "name", "pkgnote", "version",
@@ -1326,18 +1326,18 @@ static json_t *cdx_image(const pkgnote_scan *s, size_t i, json_t *deps, int *err
         return c;
 }
 
-/* The scan as a CycloneDX 1.5 JSON BOM: one component per package
+/* The scan as a CycloneDX JSON BOM of SPEC_VERSION (1.6 or 1.5): one component per package
  * (whose objects are its evidence) and per soname loaded that no package
  * ships; with images, one container component per image holding its
  * own. */
-static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
+static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, const char *spec_version, char **ret) {
         int err = 0;
         json_t *doc = json_object(), *comps = json_array(), *deps = json_array();
         if (!doc || !comps || !deps) {
                 json_decref(doc), json_decref(comps), json_decref(deps);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        cdx_header(doc, o, &err);
+        cdx_header(doc, o, spec_version, &err);
         size_t ni = pkgnote_scan_image_count(s);
         for (size_t i = 0; i < ni && !err; i++)
                 push(comps, cdx_image(s, i, deps, &err), &err);
@@ -1363,7 +1363,11 @@ PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const p
                 o.created = -1;
         switch (format) {
         case PKGNOTE_SBOM_SPDX: return spdx(s, &o, ret);
-        case PKGNOTE_SBOM_CYCLONEDX: return cyclonedx(s, &o, ret);
+        /* What pkgnote writes reads the same in both versions: 1.6 only
+         * adds to 1.5 (fields pkgnote does not use yet). */
+        case PKGNOTE_SBOM_CYCLONEDX:
+        case PKGNOTE_SBOM_CYCLONEDX_1_6: return cyclonedx(s, &o, "1.6", ret);
+        case PKGNOTE_SBOM_CYCLONEDX_1_5: return cyclonedx(s, &o, "1.5", ret);
         default: return pn_error(-EINVAL, "unknown SBOM format %d", format);
         }
 }
