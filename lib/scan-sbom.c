@@ -93,6 +93,31 @@ static const char *pkg_license(const pkgnote_scan *s, size_t i) {
         return p && p->db ? field(p->meta, "license") : NULL;
 }
 
+/* The license of database package I as an SPDX expression (malloc()ed),
+ * or NULL: Debian's, from its copyright file, is one already; rpm's
+ * License tag and apk's L: are mapped (pn_license_tag_spdx()), *TAG_EXACT
+ * false when some name of the tag had no exact SPDX identifier (then the
+ * tag itself is what CycloneDX names).  NULL with *ERR set without memory. */
+static char *pkg_license_spdx(const pkgnote_scan *s, size_t i, bool *tag_exact, int *err) {
+        const char *l = pkg_license(s, i);
+        const struct package *p = pn_scan_all_package(s, i);
+        *tag_exact = true;
+        if (!l)
+                return NULL;
+        const char *type = field(p->meta, PKGNOTE_KEY_TYPE);
+        char *x = NULL;
+        if (type && strcmp(type, "deb")) {
+                int r = pn_license_tag_spdx(l, &x);
+                if (r == -ENOMEM)
+                        *err = r;
+                *tag_exact = r > 0;
+                return r >= 0 ? x : NULL;
+        }
+        if (!(x = strdup(l)))
+                *err = -ENOMEM;
+        return x;
+}
+
 /* A JSON string of S; bytes that are not UTF-8 (possible in paths) as the
  * text \xNN, as the command's text output shows them. */
 static json_t *jstr(const char *s) {
@@ -775,7 +800,10 @@ static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, voi
         put(p, "downloadLocation", json_string("NOASSERTION"), err);
         put(p, "filesAnalyzed", json_false(), err);
         put(p, "licenseConcluded", json_string("NOASSERTION"), err);
-        put(p, "licenseDeclared", jstr(pkg_license(s, i) ? pkg_license(s, i) : "NOASSERTION"), err);
+        bool exact;
+        char *license = pkg_license_spdx(s, i, &exact, err);
+        put(p, "licenseDeclared", jstr(license ? license : "NOASSERTION"), err);
+        free(license);
         put(p, "copyrightText", json_string("NOASSERTION"), err);
         spdx_external_refs(p, s, i, err);
         size_t no = pkg_nobj(s, i);
@@ -902,7 +930,7 @@ static void spdx_license_refs(json_t *doc, json_t *pkgs, int *err) {
                                 seen = !strcmp(json_string_value(json_object_get(json_array_get(refs, k), "licenseId")), id);
                         if (!seen) {
                                 char *text = NULL;
-                                if (asprintf(&text, "The license the package's own metadata names \"%s\"; its text is in the package's copyright file.", id + 11) < 0)
+                                if (asprintf(&text, "The license the package's metadata names \"%s\" (its copyright file, License tag or L: field); no SPDX identifier stands for it exactly.", id + 11) < 0)
                                         *err = -ENOMEM;
                                 else
                                         push(refs, json_pack("{s:s, s:s, s:s}", "licenseId", id, "name", id + 11, "extractedText", text), err);
@@ -1122,8 +1150,13 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
                 put(c, "purl", json_string(purl), err);
                 free(purl);
         }
-        if (pkg_license(s, i))
-                put(c, "licenses", json_pack("[{s:o}]", "expression", jstr(pkg_license(s, i))), err);
+        bool exact;
+        char *license = pkg_license_spdx(s, i, &exact, err);
+        if (license && exact)
+                put(c, "licenses", json_pack("[{s:o}]", "expression", jstr(license)), err);
+        else if (license) /* names that are no SPDX identifier: the packager's words */
+                put(c, "licenses", json_pack("[{s:{s:o}}]", "license", "name", jstr(pkg_license(s, i))), err);
+        free(license);
         cdx_note_properties(c, m, pkg_db(s, i), err);
         cdx_db_properties(c, s, i, sc, err);
         cdx_evidence(c, s, i, sc, err);
