@@ -294,6 +294,47 @@ else
         fail "SBOMs: a note without osVersion gets the root's distro version" "exit status $STATUS: $(cat err check.err | tail -n 5)"
 fi
 
+# --- SBOMs: a packaged binary that links a part with a note of its own.
+# Its first note agrees with the database (dpkg's /usr/bin/dpkg), the
+# part's note is a component the database package contains, not a
+# disagreement with the database.
+"$PKGNOTE" generate --no-os-release --type generic --name vendored --version 0.9 -F object -o vendored.o ||
+        fatal "cannot generate vendored.o"
+cp "$R/usr/bin/dpkg" dpkg.saved
+cc -o "$R/usr/bin/dpkg" -fuse-ld=bfd \
+        -Xlinker "--package-metadata={\"type\":\"deb\",\"os\":\"$ID\",\"name\":\"dpkg\",\"version\":\"$DPV\",\"architecture\":\"amd64\"}" \
+        main.c vendored.o || fatal "cannot link the vendoring dpkg"
+"$PKGNOTE" scan --format spdx -o vend.spdx.json "$R" 2> err && "$PKGNOTE" scan --format cyclonedx -o vend.cdx.json "$R" 2>> err &&
+        "$PKGNOTE" scan --format json "$R" > vend.json 2>> err
+STATUS=$?
+cp dpkg.saved "$R/usr/bin/dpkg"
+if [ "$STATUS" = 0 ] && python3 > check.err 2>&1 <<'PY2'
+import json
+objs = [json.loads(l) for l in open("vend.json")]
+[o] = [o for o in objs if o.get("path", "").endswith("/usr/bin/dpkg")]
+assert o["dbMismatch"] is False and [p["name"] for p in o["packages"]] == ["dpkg", "vendored"], o
+s = json.load(open("vend.spdx.json"))
+ids = {}
+for p in s["packages"]:
+    ids.setdefault(p["name"], []).append(p)
+[dp] = [p for p in ids["dpkg"] if p["comment"].startswith("package database: ")]
+[ve] = ids["vendored"]
+assert "dbMismatch" not in ve["sourceInfo"], ve
+rels = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in s["relationships"]}
+assert (dp["SPDXID"], "CONTAINS", ve["SPDXID"]) in rels, [r for r in rels if r[1] == "CONTAINS"]
+c = json.load(open("vend.cdx.json"))
+[dc] = [x for x in c["components"] if x["name"] == "dpkg"]
+props = lambda x: {p["name"]: p["value"] for p in x.get("properties", [])}
+assert "pkgnote:dbMismatch" not in props(dc), props(dc)
+[vc] = dc["components"]
+assert vc["name"] == "vendored" and "pkgnote:database" not in props(vc), vc
+PY2
+then
+        pass "SBOMs: a packaged binary's linked-in part is a component its database package contains, not a mismatch"
+else
+        fail "SBOMs: a packaged binary's linked-in part is a component its database package contains" "exit status $STATUS: $(cat err check.err | tail -n 5)"
+fi
+
 # --- SBOM dependencies: DT_NEEDED resolved within the root
 N=$T/needroot
 mkdir -p "$N/var/lib/dpkg" "$N/usr/bin"

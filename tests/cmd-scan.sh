@@ -17,18 +17,15 @@ C
 cat > lib.c <<'C'
 int lib(void) { return 1; }
 C
-# A dlopen note (type 0x407c0c0a), as systemd's ELF_NOTE_DLOPEN makes it.
-cat > dlopen.s <<'S'
-        .section .note.dlopen,"a"
-        .balign 4
-        .long 4
-        .long 2f - 1f
-        .long 0x407c0c0a
-        .asciz "FDO"
-1:      .asciz "[{\"feature\":\"zstd\",\"description\":\"compression\",\"priority\":\"recommended\",\"soname\":[\"libzstd.so.1\"]}]"
-2:      .balign 4
-        .section .note.GNU-stack,"",@progbits
-S
+# dlopen_note FILE JSON: an assembler file of a dlopen note (type
+# 0x407c0c0a) holding JSON (its quotes escaped), as systemd's
+# ELF_NOTE_DLOPEN makes it.
+dlopen_note() {
+        printf '%s\n' '        .section .note.dlopen,"a"' '        .balign 4' '        .long 4' '        .long 2f - 1f' \
+                '        .long 0x407c0c0a' '        .asciz "FDO"' "1:      .asciz \"$2\"" '2:      .balign 4' \
+                '        .section .note.GNU-stack,"",@progbits' > "$1"
+}
+dlopen_note dlopen.s '[{\"feature\":\"zstd\",\"description\":\"compression\",\"priority\":\"recommended\",\"soname\":[\"libzstd.so.1\"]}]'
 A='{"type":"deb","os":"debian","osVersion":"12","name":"alpha","version":"1.0-1","architecture":"amd64","appCpe":"cpe:2.3:a:example:alpha:1.0:*:*:*:*:*:*:*"}'
 B='{"type":"rpm","os":"fedora","osVersion":"40","name":"beta","version":"2:2.0-1.fc40","architecture":"x86_64","osCpe":"cpe:2.3:o:fedoraproject:fedora:40"}'
 G='{"type":"apk","os":"alpine","osVersion":"3.19","name":"libgamma++","version":"3.1-r0","architecture":"x86_64"}'
@@ -399,17 +396,7 @@ LR=libroot
 TRIPLET=$(cc -print-multiarch 2>/dev/null)
 LD=$LR/usr/lib${TRIPLET:+/$TRIPLET}
 mkdir -p "$LD" $LR/usr/bin $LR/opt/abs outside nosdir
-cat > dlopen2.s <<'S'
-        .section .note.dlopen,"a"
-        .balign 4
-        .long 4
-        .long 2f - 1f
-        .long 0x407c0c0a
-        .asciz "FDO"
-1:      .asciz "[{\"feature\":\"foo\",\"priority\":\"required\",\"soname\":[\"libfoo.so.1\"]},{\"feature\":\"abs\",\"priority\":\"recommended\",\"soname\":[\"libabs.so.2\"]},{\"feature\":\"esc\",\"priority\":\"suggested\",\"soname\":[\"libesc.so.1\"]},{\"feature\":\"missing\",\"priority\":\"suggested\",\"soname\":[\"libmissing.so.9\"]}]"
-2:      .balign 4
-        .section .note.GNU-stack,"",@progbits
-S
+dlopen_note dlopen2.s '[{\"feature\":\"foo\",\"priority\":\"required\",\"soname\":[\"libfoo.so.1\"]},{\"feature\":\"abs\",\"priority\":\"recommended\",\"soname\":[\"libabs.so.2\"]},{\"feature\":\"esc\",\"priority\":\"suggested\",\"soname\":[\"libesc.so.1\"]},{\"feature\":\"missing\",\"priority\":\"suggested\",\"soname\":[\"libmissing.so.9\"]}]'
 lib_with() { # OUT NAME [ARGS...]
         out=$1 name=$2
         shift 2
