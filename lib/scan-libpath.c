@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <elf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,13 +94,37 @@ static int resolve(int rootfd, const char *path, const struct want *w, char **re
         return 0;
 }
 
+static int cmp_object_path(const void *a, const void *b) {
+        return strcmp((*(struct pkgnote_scan_object *const *)a)->path, (*(struct pkgnote_scan_object *const *)b)->path);
+}
+
+/* The order of the resolved names, for pn_scan_lib_object()'s search. */
+static int cmp_libpath(const void *a, const void *b) {
+        const struct pn_libpath *x = a, *y = b;
+        if (x->input != y->input)
+                return x->input < y->input ? -1 : 1;
+        if (x->image != y->image)
+                return (uintptr_t)x->image < (uintptr_t)y->image ? -1 : 1;
+        if (x->machine != y->machine)
+                return x->machine < y->machine ? -1 : 1;
+        if (x->elf_class != y->elf_class)
+                return x->elf_class < y->elf_class ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
 int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
                          const char *path, size_t first) {
-        if (!(s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES))
+        if (!(s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES) || first >= s->n_objects)
                 return 0;
         struct want *v = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
+        size_t n = 0, cap = 0, no = s->n_objects - first;
+        /* The tree's objects by path, to find the file a name resolves to. */
+        struct pkgnote_scan_object **byp = malloc(no * sizeof *byp);
+        int r = byp ? 0 : -ENOMEM;
+        if (byp) {
+                memcpy(byp, s->objects + first, no * sizeof *byp);
+                qsort(byp, no, sizeof *byp, cmp_object_path);
+        }
         for (size_t i = first; r == 0 && i < s->n_objects; i++) {
                 const struct pkgnote_scan_object *o = s->objects[i];
                 for (size_t k = 0; r == 0 && k < o->n_needed; k++)
@@ -117,6 +142,7 @@ int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_sca
         }
         if (n)
                 qsort(v, n, sizeof *v, cmp_want);
+        size_t before = s->n_libpaths;
         for (size_t i = 0; r == 0 && i < n; i++) {
                 if (i && !cmp_want(&v[i - 1], &v[i]))
                         continue;
@@ -131,14 +157,21 @@ int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_sca
                         r = q;
                         continue;
                 }
+                struct pkgnote_scan_object key = {.path = file}, *kp = &key, **hit = bsearch(&kp, byp, no, sizeof *byp, cmp_object_path);
+                free(file);
+                if (!hit)
+                        continue; /* a file that is no ELF object, or was not read */
                 char *name = strdup(v[i].name);
                 if (!name || PN_GROW(s->libpaths, s->cap_libpaths, s->n_libpaths + 1) < 0) {
-                        free(name), free(file);
+                        free(name);
                         r = -ENOMEM;
                         break;
                 }
-                s->libpaths[s->n_libpaths++] = (struct pn_libpath){input, image, v[i].machine, v[i].elf_class, name, file};
+                s->libpaths[s->n_libpaths++] = (struct pn_libpath){input, image, v[i].machine, v[i].elf_class, name, *hit};
         }
+        if (s->n_libpaths > before)
+                qsort(s->libpaths, s->n_libpaths, sizeof *s->libpaths, cmp_libpath);
+        free(byp);
         free(v);
         return r < 0 ? pn_error(r, "out of memory") : 0;
 }
@@ -146,25 +179,22 @@ int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_sca
 const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, const struct pkgnote_scan_object *from,
                                                       const struct pkgnote_scan_image *image, bool any_image,
                                                       const char *name) {
+        if (from) {
+                struct pn_libpath key = {from->input, from->image, from->machine, from->elf_class, (char *)name, NULL};
+                const struct pn_libpath *hit = bsearch(&key, s->libpaths, s->n_libpaths, sizeof *s->libpaths, cmp_libpath);
+                return hit ? hit->obj : NULL;
+        }
         for (size_t i = 0; i < s->n_libpaths; i++) {
                 const struct pn_libpath *l = &s->libpaths[i];
-                if (strcmp(l->name, name) || (!any_image && l->image != image))
-                        continue;
-                if (from && (l->input != from->input || l->image != from->image || l->machine != from->machine ||
-                             l->elf_class != from->elf_class))
-                        continue;
-                for (size_t k = 0; k < s->n_objects; k++) {
-                        const struct pkgnote_scan_object *o = s->objects[k];
-                        if (o->input == l->input && o->image == l->image && o->n_containers == 0 && !strcmp(o->path, l->path))
-                                return o;
-                }
+                if (!strcmp(l->name, name) && (any_image || l->image == image))
+                        return l->obj;
         }
         return NULL;
 }
 
 void pn_scan_libpaths_clear(pkgnote_scan *s) {
         for (size_t i = 0; i < s->n_libpaths; i++)
-                free(s->libpaths[i].name), free(s->libpaths[i].path);
+                free(s->libpaths[i].name);
         free(s->libpaths);
         s->libpaths = NULL;
         s->n_libpaths = s->cap_libpaths = 0;

@@ -139,14 +139,15 @@ bool pn_scan_object_db_mismatch(const struct pkgnote_scan_object *o);
 
 /* A library name (a DT_NEEDED entry, a dlopen note's soname) that objects
  * of a tree of INPUT and IMAGE, of MACHINE and ELF_CLASS, ask for, and the
- * object path of the file the root's library directories give for it
+ * scanned object that the root's library directories give for it
  * (symbolic links resolved inside the root).  (scan-libpath.c) */
 struct pn_libpath {
         size_t input;
         const struct pkgnote_scan_image *image;
         unsigned machine;
         int elf_class;
-        char *name, *path;
+        char *name;
+        const struct pkgnote_scan_object *obj;
 };
 #define PN_LIBPATH_MAX_NAME 256u   /* bytes of a library name looked up */
 #define PN_LIBPATH_MAX (1u << 16) /* names resolved in one scan */
