@@ -54,9 +54,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         /* The same text as an rpm License tag (pn_license_tag_spdx()):
          * always an expression, unless refused as a whole. */
+        char *tag = fuzz_string(data, size);
         expr = NULL;
-        if (pn_license_tag_spdx(text, &expr) >= 0)
+        if (tag && pn_license_tag_spdx(tag, &expr) >= 0)
                 check_expression(expr);
+        free(tag);
         /* The mapping alone, on the first bytes of the input as a name. */
         char id[64];
         size_t n = size < 40 ? size : 40;
