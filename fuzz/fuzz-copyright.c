@@ -6,7 +6,7 @@
  * first line is a copyright-format 1.0 Format: field; it is one line of
  * at most PN_LICENSE_MAX bytes, made only of SPDX identifier characters,
  * spaces and parentheses (so it cannot break an SBOM), with balanced
- * parentheses; every LicenseRef- in it is followed by a name.
+ * parentheses; every LicenseRef- that begins a name is followed by more.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,8 +36,9 @@ static void check_expression(char *expr) {
         }
         if (depth)
                 abort();
+        /* (inside a name, "LicenseRef-" is only more of the name) */
         for (const char *p = strstr(expr, "LicenseRef-"); p; p = strstr(p + 1, "LicenseRef-"))
-                if (!p[11] || p[11] == ' ' || p[11] == ')')
+                if ((p == expr || p[-1] == ' ' || p[-1] == '(') && (!p[11] || p[11] == ' ' || p[11] == ')'))
                         abort();
         free(expr);
 }

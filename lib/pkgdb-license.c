@@ -222,6 +222,12 @@ int pn_license_tag_spdx(const char *tag, char **ret) {
                 free(out);
                 return -ENOMEM;
         }
+        if (ok && ol > PN_LICENSE_MAX) {
+                /* Names grow when mapped ("GPLv2+" is GPL-2.0-or-later):
+                 * the expression is bounded as the tag is. */
+                free(out);
+                return -E2BIG;
+        }
         if (!ok) {
                 /* Not an expression at all: the whole tag is one name. */
                 free(out);

@@ -182,7 +182,8 @@ bool pn_license_ref(const char *name, size_t len, char *buf, size_t size);
  * names mapped where the SPDX identifier is exact, SPDX identifiers kept,
  * other names LicenseRef- of their text, "and"/"or" as AND/OR.  1 when
  * every name is an SPDX identifier (exact), 0 when some became or were a
- * LicenseRef-; -ENODATA (empty), -E2BIG (over PN_LICENSE_MAX), -EBADMSG
+ * LicenseRef-; -ENODATA (empty), -E2BIG (TAG or the expression over
+ * PN_LICENSE_MAX), -EBADMSG
  * (control characters), -ENOMEM. */
 int pn_license_tag_spdx(const char *tag, char **ret);
 /* Gives every package of the dpkg database DB the license its

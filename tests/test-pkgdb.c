@@ -488,6 +488,15 @@ static void test_rpm_license(void) {
         char *x = NULL;
         CHECK_INT(pn_license_tag_spdx("", &x), -ENODATA);
         CHECK_INT(pn_license_tag_spdx("GPL\nv2", &x), -EBADMSG);
+        /* Mapped names grow: an expression over PN_LICENSE_MAX is refused
+         * even when the tag is not (a fuzzer's find). */
+        char *many = malloc(PN_LICENSE_MAX);
+        CHECK(many != NULL);
+        size_t at = 0;
+        while (at + 11 < PN_LICENSE_MAX - 1)
+                at += (size_t)sprintf(many + at, "%sGPLv2+", at ? " or " : "");
+        CHECK_INT(pn_license_tag_spdx(many, &x), -E2BIG);
+        free(many);
         CHECK(x == NULL);
         static const char tag[] = "(GPLv2+ or ASL 2.0) and BSD with advertising and LGPL-2.1-only WITH GCC-exception-3.1";
         size_t bad = 0;
