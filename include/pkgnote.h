@@ -1611,7 +1611,7 @@ PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret);
 
 enum {
         PKGNOTE_SBOM_SPDX = 1,      /* SPDX 2.3 JSON */
-        PKGNOTE_SBOM_CYCLONEDX = 2, /* CycloneDX 1.5 JSON */
+        PKGNOTE_SBOM_CYCLONEDX = 2, /* CycloneDX JSON, the newest version written (1.6 since 0.3; 1.5 before) */
 };
 
 typedef struct pkgnote_sbom_options {
@@ -1663,6 +1663,16 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgno
  * pkgnote_sbom_write(); may be NULL).  0, -EINVAL, -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int format,
                                               const pkgnote_sbom_options *options, char **ret);
+
+/* ------------------------------------------------------------------ */
+/* SBOM format versions (0.3)                                          */
+
+/* pkgnote_sbom_write() formats naming the CycloneDX version, for
+ * consumers that need one (PKGNOTE_SBOM_CYCLONEDX: the newest). */
+enum {
+        PKGNOTE_SBOM_CYCLONEDX_1_5 = 3, /* CycloneDX 1.5 JSON */
+        PKGNOTE_SBOM_CYCLONEDX_1_6 = 4, /* CycloneDX 1.6 JSON */
+};
 
 /* ------------------------------------------------------------------ */
 /* JSON reports (lib/report-json.c)                                    */

@@ -93,8 +93,12 @@ bool pn_dep5_spdx_id(const char *name, size_t len, char *buf, size_t size) {
                 }
         if (gnu_id(name, len, buf, size))
                 return true;
+        return pn_license_ref(name, len, buf, size);
+}
+
+bool pn_license_ref(const char *name, size_t len, char *buf, size_t size) {
         /* SPDX 2.3 (Annex D) idstring: letters, digits, '.' and '-'; a
-         * final '+' (Debian's "or any later version") spelt out. */
+         * final '+' ("or any later version") spelt out. */
         bool later = len > 1 && name[len - 1] == '+';
         if (later)
                 len--;

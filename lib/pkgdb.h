@@ -172,6 +172,20 @@ int pn_dep5_license(const char *text, size_t len, char **ret);
  * letters, digits, '.' and '-' as '-') when none maps.  False when BUF is
  * too small. */
 bool pn_dep5_spdx_id(const char *name, size_t len, char *buf, size_t size);
+/* LicenseRef- of the LEN bytes at NAME, as an SPDX idstring (other bytes
+ * '-', a final '+' "-or-later"), into BUF: false when it does not fit. */
+bool pn_license_ref(const char *name, size_t len, char *buf, size_t size);
+
+/* ---- rpm License tags, apk L: (lib/pkgdb-license.c) ---- */
+
+/* TAG as an SPDX expression into *RET (malloc()ed): old Fedora short
+ * names mapped where the SPDX identifier is exact, SPDX identifiers kept,
+ * other names LicenseRef- of their text, "and"/"or" as AND/OR.  1 when
+ * every name is an SPDX identifier (exact), 0 when some became or were a
+ * LicenseRef-; -ENODATA (empty), -E2BIG (TAG or the expression over
+ * PN_LICENSE_MAX), -EBADMSG
+ * (control characters), -ENOMEM. */
+int pn_license_tag_spdx(const char *tag, char **ret);
 /* Gives every package of the dpkg database DB the license its
  * usr/share/doc/PKG/copyright in FS names (pn_dep5_license()); packages
  * without a readable machine-readable file get none.  0 or -ENOMEM. */

@@ -73,8 +73,8 @@ struct package {
          * that package's evidence, not as a component of its own. */
         bool folded;
         /* A note's package in a root with a database: some object carrying
-         * it is owned by no package (ABSENT), or by one the note
-         * disagrees with (MISMATCH). */
+         * it is owned by no package (ABSENT), or by one none of its
+         * notes agrees with (MISMATCH). */
         bool absent, mismatch;
 };
 /* Every package of S: those of the notes (pkgnote_scan_package()), then
@@ -138,6 +138,33 @@ void pn_scan_attribute_tree(pkgnote_scan *s, size_t input, const struct pkgnote_
 /* Whether O's notes name another package or version than its owner. */
 bool pn_scan_object_db_mismatch(const struct pkgnote_scan_object *o);
 
+/* A library name (a DT_NEEDED entry, a dlopen note's soname) that objects
+ * of a tree of INPUT and IMAGE, of MACHINE and ELF_CLASS, ask for, and the
+ * scanned object that the root's library directories give for it
+ * (symbolic links resolved inside the root).  (scan-libpath.c) */
+struct pn_libpath {
+        size_t input;
+        const struct pkgnote_scan_image *image;
+        unsigned machine;
+        int elf_class;
+        char *name;
+        const struct pkgnote_scan_object *obj;
+};
+#define PN_LIBPATH_MAX_NAME 256u   /* bytes of a library name looked up */
+#define PN_LIBPATH_MAX (1u << 16) /* names resolved in one scan */
+/* Resolves the library names the objects from FIRST on (of the tree below
+ * ROOTFD, whose path is PATH) ask for, with PKGNOTE_SCAN_DEPENDENCIES:
+ * 0, or -ENOMEM. */
+int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
+                         const char *path, size_t first);
+/* The scanned object that library NAME resolved to: in the root of FROM
+ * (and of its machine and class) when FROM is not NULL, else in a root
+ * of IMAGE (any image when ANY_IMAGE); NULL when none. */
+const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, const struct pkgnote_scan_object *from,
+                                                      const struct pkgnote_scan_image *image, bool any_image,
+                                                      const char *name);
+void pn_scan_libpaths_clear(pkgnote_scan *s);
+
 struct counters {
         _Atomic uint64_t files, bytes, directories, symlinks, special, unreadable, other_fs;
 };
@@ -162,6 +189,8 @@ struct pkgnote_scan {
         uint64_t last_progress;
         struct pn_dbroot **dbroots;
         size_t n_dbroots, cap_dbroots;
+        struct pn_libpath *libpaths;
+        size_t n_libpaths, cap_libpaths;
         /* package index, built on first use */
         struct package *packages;
         size_t n_packages, cap_packages;

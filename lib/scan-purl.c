@@ -294,7 +294,7 @@ static bool cpe_distro(const char *cpe, char ns[64], char distro[64], char versi
         return true;
 }
 
-PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret) {
+int pn_purl_in_root(const pkgnote_metadata *m, const char *root_os, const char *root_version, char **ret) {
         const char *type = pkgnote_metadata_type(m), *os = pkgnote_metadata_os(m);
         const char *osv = pkgnote_metadata_os_version(m), *name = pkgnote_metadata_name(m);
         /* Notes that give the OS only as a CPE (Fedora's give osCpe alone):
@@ -307,6 +307,11 @@ PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret) {
                 if (!nonempty(osv) && cver[0])
                         osv = cver;
         }
+        /* A note of the root's own OS without its version (Debian's give
+         * none): the root's, so that a matcher sees one distribution. */
+        if (!nonempty(osv) && nonempty(root_version) && nonempty(distro) && nonempty(root_os) &&
+            !strcasecmp(distro, root_os))
+                osv = root_version;
         const char *version = pkgnote_metadata_version(m), *arch = pkgnote_metadata_architecture(m);
         if (!nonempty(name))
                 return pn_error(-ENODATA, "the note has no name");
@@ -367,4 +372,8 @@ PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret) {
         }
         *ret = buf;
         return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret) {
+        return pn_purl_in_root(m, NULL, NULL, ret);
 }

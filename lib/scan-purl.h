@@ -16,3 +16,9 @@ bool pn_cpe_component(const char *cpe, size_t i, char *buf, size_t size);
  * given, and *IS23 whether it is CPE 2.3; NULL for what
  * pkgnote_cpe_check() refuses (and for NULL), or without memory. */
 char *pn_cpe_full(const char *cpe, bool *is23);
+
+struct pkgnote_metadata;
+/* pkgnote_purl() for a note found in a root whose os-release says ROOT_OS
+ * and ROOT_VERSION (ID and VERSION_ID; either may be NULL): a note of that
+ * OS that names no version of it gets the root's in its distro qualifier. */
+int pn_purl_in_root(const struct pkgnote_metadata *m, const char *root_os, const char *root_version, char **ret);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * SBOMs of a scan: SPDX 2.3 and CycloneDX 1.5 JSON, written with jansson,
+ * SBOMs of a scan: SPDX 2.3 and CycloneDX 1.6 (or 1.5) JSON, written with jansson,
  * and the package URL (purl-spec) of a note.
  *
  * One package (component) per distinct package note; the objects that
@@ -69,11 +69,53 @@ static const char *pkg_db_status(const pkgnote_scan *s, size_t i) {
         return !p || p->db ? NULL : p->mismatch ? "mismatch" : p->absent ? "absent" : NULL;
 }
 
+/* The package URL of package I: a note's whose OS is that of the root
+ * (with a package database) of an object carrying it, and which names no
+ * version of it, with the root's version, as the root's database packages
+ * have it. */
+static int pkg_purl(const pkgnote_scan *s, size_t i, char **ret) {
+        const struct package *p = pn_scan_all_package(s, i);
+        if (!p)
+                return -ENODATA;
+        const char *os = NULL, *version = NULL;
+        for (size_t j = 0; !p->db && j < p->n_objects && !version; j++) {
+                const struct pn_dbroot *r = p->objects[j]->dbroot;
+                if (r && r->os_version_id)
+                        os = r->os_id, version = r->os_version_id;
+        }
+        return pn_purl_in_root(p->meta, os, version, ret);
+}
+
 /* The license of database package I as its database gives it (and its
  * metadata keeps it: valid UTF-8), or NULL. */
 static const char *pkg_license(const pkgnote_scan *s, size_t i) {
         const struct package *p = pn_scan_all_package(s, i);
         return p && p->db ? field(p->meta, "license") : NULL;
+}
+
+/* The license of database package I as an SPDX expression (malloc()ed),
+ * or NULL: Debian's, from its copyright file, is one already; rpm's
+ * License tag and apk's L: are mapped (pn_license_tag_spdx()), *TAG_EXACT
+ * false when some name of the tag had no exact SPDX identifier (then the
+ * tag itself is what CycloneDX names).  NULL with *ERR set without memory. */
+static char *pkg_license_spdx(const pkgnote_scan *s, size_t i, bool *tag_exact, int *err) {
+        const char *l = pkg_license(s, i);
+        const struct package *p = pn_scan_all_package(s, i);
+        *tag_exact = true;
+        if (!l)
+                return NULL;
+        const char *type = field(p->meta, PKGNOTE_KEY_TYPE);
+        char *x = NULL;
+        if (type && strcmp(type, "deb")) {
+                int r = pn_license_tag_spdx(l, &x);
+                if (r == -ENOMEM)
+                        *err = r;
+                *tag_exact = r > 0;
+                return r >= 0 ? x : NULL;
+        }
+        if (!(x = strdup(l)))
+                *err = -ENOMEM;
+        return x;
 }
 
 /* A JSON string of S; bytes that are not UTF-8 (possible in paths) as the
@@ -286,8 +328,26 @@ static void dl_free(struct sbom_dl *dl) {
         free(dl->deps), free(dl->v);
 }
 
+/* The index of the package of note K of OB, or SIZE_MAX. */
+static size_t note_package(const pkgnote_scan *s, const pkgnote_scan_object *ob, size_t k) {
+        const char *json = pkgnote_scan_object_package_json(ob, k);
+        for (size_t p = 0; json && p < pkgnote_scan_package_count(s); p++)
+                if (!strcmp(pkg_json(s, p), json))
+                        return p;
+        return SIZE_MAX;
+}
+
+/* The package of OB: its database package, which a note agreeing with
+ * it is folded into; else its first note's; SIZE_MAX when none. */
+static size_t object_package(const pkgnote_scan *s, const pkgnote_scan_object *ob) {
+        if (ob->db_package != SIZE_MAX)
+                return ob->db_package;
+        return pkgnote_scan_object_package_count(ob) ? note_package(s, ob, 0) : SIZE_MAX;
+}
+
 /* The package of the scan that ships SONAME: one whose object in SC has
- * that file name. */
+ * that file name, else the file the name resolves to in the library
+ * directories of a scanned root of SC (scan-libpath.c). */
 static size_t dl_provider(const pkgnote_scan *s, const struct scope *sc, const char *soname) {
         for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
                 const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
@@ -296,18 +356,12 @@ static size_t dl_provider(const pkgnote_scan *s, const struct scope *sc, const c
                 const char *path = pkgnote_scan_object_path(ob), *base = strrchr(path, '/');
                 if (strcmp(base ? base + 1 : path, soname))
                         continue;
-                /* Its database package, which a note agreeing with it is
-                 * folded into; else its note's. */
-                if (ob->db_package != SIZE_MAX)
-                        return ob->db_package;
-                if (pkgnote_scan_object_package_count(ob) == 0)
-                        continue;
-                const char *json = pkgnote_scan_object_package_json(ob, 0);
-                for (size_t p = 0; json && p < pkg_count(s); p++)
-                        if (!strcmp(pkg_json(s, p), json))
-                                return p;
+                size_t p = object_package(s, ob);
+                if (p != SIZE_MAX)
+                        return p;
         }
-        return SIZE_MAX;
+        const pkgnote_scan_object *ob = pn_scan_lib_object(s, NULL, sc->image, sc->all, soname);
+        return ob ? object_package(s, ob) : SIZE_MAX;
 }
 
 /* Index of SONAME in DL, added when new; SIZE_MAX when out of memory. */
@@ -463,6 +517,19 @@ static int cmp_edge(const void *a, const void *b) {
         return strcmp(x->soname, y->soname);
 }
 
+/* Sorts the NE edges EV (taken) and keeps one per pair, the first by
+ * name, into *RET and *RET_N. */
+static void edges_finish(struct needed_edge *ev, size_t ne, struct needed_edge **ret, size_t *ret_n) {
+        if (ne)
+                qsort(ev, ne, sizeof *ev, cmp_edge);
+        size_t w = 0;
+        for (size_t i = 0; i < ne; i++)
+                if (w == 0 || ev[w - 1].from != ev[i].from || ev[w - 1].to != ev[i].to)
+                        ev[w++] = ev[i];
+        *ret = ev;
+        *ret_n = w;
+}
+
 /* The edges between the packages of SC, sorted, one per pair. */
 static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct needed_edge **ret, size_t *ret_n) {
         struct provider *pv = NULL;
@@ -493,8 +560,21 @@ static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct ne
                         for (size_t k = 0; k < pkgnote_scan_object_needed_count(o); k++) {
                                 struct provider key = {.key = pkgnote_scan_object_needed(o, k)};
                                 struct provider *hit = bsearch(&key, pv, np, sizeof *pv, cmp_provider);
-                                if (!hit)
+                                if (!hit) {
+                                        /* No object answers to the name: the
+                                         * file it resolves to in the root. */
+                                        const pkgnote_scan_object *lib = pn_scan_lib_object(s, o, NULL, false, key.key);
+                                        size_t to = lib ? object_package(s, lib) : SIZE_MAX;
+                                        if (to == SIZE_MAX || to == i || pkg_folded(s, to))
+                                                continue;
+                                        if (PN_GROW(ev, cap_e, ne + 1) < 0) {
+                                                free(pv);
+                                                free(ev);
+                                                return -ENOMEM;
+                                        }
+                                        ev[ne++] = (struct needed_edge){i, to, key.key};
                                         continue;
+                                }
                                 while (hit > pv && !strcmp(hit[-1].key, key.key))
                                         hit--;
                                 for (; hit < pv + np && !strcmp(hit->key, key.key); hit++) {
@@ -510,14 +590,52 @@ static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct ne
                         }
                 }
         free(pv);
-        if (ne)
-                qsort(ev, ne, sizeof *ev, cmp_edge);
-        size_t w = 0;
-        for (size_t i = 0; i < ne; i++)
-                if (w == 0 || ev[w - 1].from != ev[i].from || ev[w - 1].to != ev[i].to)
-                        ev[w++] = ev[i];
-        *ret = ev;
-        *ret_n = w;
+        edges_finish(ev, ne, ret, ret_n);
+        return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Package notes of parts of an object                                 */
+
+/* A statically linked or vendoring object carries a package note per part
+ * linked into it (the UAPI package-note guidance: an SBOM enumerates every
+ * one).  The object's own component is its database package, else the
+ * package of its first note (the linker writes the output's own note
+ * first); every other note's package is a part it CONTAINS. */
+
+/* The component OB's notes are parts of, or SIZE_MAX.  An object owned by
+ * a database package that none of its notes agrees with has no parts:
+ * its notes disagree with the database (dbMismatch). */
+static size_t object_component(const pkgnote_scan *s, const pkgnote_scan_object *ob) {
+        if (ob->db_package != SIZE_MAX)
+                return pn_scan_object_db_mismatch(ob) ? SIZE_MAX : ob->db_package;
+        return pkgnote_scan_object_package_count(ob) > 1 ? note_package(s, ob, 0) : SIZE_MAX;
+}
+
+/* The containment edges between the packages of SC, sorted, one per
+ * pair, each named by the path of an object that shows it. */
+static int contain_edges(const pkgnote_scan *s, const struct scope *sc, struct needed_edge **ret, size_t *ret_n) {
+        struct needed_edge *ev = NULL;
+        size_t ne = 0, cap = 0;
+        *ret = NULL;
+        *ret_n = 0;
+        if (pkg_count(s) == 0) /* builds the index, and with it db_package */
+                return 0;
+        for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                size_t owner = in_scope(sc, ob) ? object_component(s, ob) : SIZE_MAX;
+                for (size_t k = 0; owner != SIZE_MAX && k < pkgnote_scan_object_package_count(ob); k++) {
+                        size_t p = note_package(s, ob, k);
+                        if (p == SIZE_MAX || p == owner || pkg_folded(s, p))
+                                continue;
+                        if (PN_GROW(ev, cap, ne + 1) < 0) {
+                                free(ev);
+                                return -ENOMEM;
+                        }
+                        ev[ne++] = (struct needed_edge){owner, p, pkgnote_scan_object_path(ob)};
+                }
+        }
+        edges_finish(ev, ne, ret, ret_n);
         return 0;
 }
 
@@ -610,15 +728,16 @@ static void spdx_files(const pkgnote_scan *s, json_t *files, size_t *file_no, in
         }
 }
 
-/* The purl and the CPEs of M as the externalRefs of P, when it has any. */
-static void spdx_external_refs(json_t *p, const pkgnote_metadata *m, int *err) {
+/* The purl and the CPEs of package I as the externalRefs of P, when it has any. */
+static void spdx_external_refs(json_t *p, const pkgnote_scan *s, size_t i, int *err) {
+        const pkgnote_metadata *m = pkg_meta(s, i);
         json_t *refs = json_array();
         if (!refs) {
                 *err = -ENOMEM;
                 return;
         }
         char *purl = NULL;
-        if (pkgnote_purl(m, &purl) >= 0) {
+        if (pkg_purl(s, i, &purl) >= 0) {
                 push(refs, spdx_ref("PACKAGE-MANAGER", "purl", purl), err);
                 free(purl);
         }
@@ -681,9 +800,12 @@ static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, voi
         put(p, "downloadLocation", json_string("NOASSERTION"), err);
         put(p, "filesAnalyzed", json_false(), err);
         put(p, "licenseConcluded", json_string("NOASSERTION"), err);
-        put(p, "licenseDeclared", jstr(pkg_license(s, i) ? pkg_license(s, i) : "NOASSERTION"), err);
+        bool exact;
+        char *license = pkg_license_spdx(s, i, &exact, err);
+        put(p, "licenseDeclared", jstr(license ? license : "NOASSERTION"), err);
+        free(license);
         put(p, "copyrightText", json_string("NOASSERTION"), err);
-        spdx_external_refs(p, m, err);
+        spdx_external_refs(p, s, i, err);
         size_t no = pkg_nobj(s, i);
         char *info = NULL;
         const char *st = pkg_db_status(s, i);
@@ -808,7 +930,7 @@ static void spdx_license_refs(json_t *doc, json_t *pkgs, int *err) {
                                 seen = !strcmp(json_string_value(json_object_get(json_array_get(refs, k), "licenseId")), id);
                         if (!seen) {
                                 char *text = NULL;
-                                if (asprintf(&text, "The license the package's own metadata names \"%s\"; its text is in the package's copyright file.", id + 11) < 0)
+                                if (asprintf(&text, "The license the package's metadata names \"%s\" (its copyright file, License tag or L: field); no SPDX identifier stands for it exactly.", id + 11) < 0)
                                         *err = -ENOMEM;
                                 else
                                         push(refs, json_pack("{s:s, s:s, s:s}", "licenseId", id, "name", id + 11, "extractedText", text), err);
@@ -864,6 +986,21 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
                 push(rels, spdx_relationship(from, "DEPENDS_ON", to, c), &err);
         }
         free(ev);
+        /* Parts linked into an object: CONTAINS the package of each note
+         * beside the object's own. */
+        if (!err && contain_edges(s, &everything, &ev, &ne) < 0)
+                err = -ENOMEM;
+        for (size_t i = 0; i < ne && !err; i++) {
+                char from[80], to[80], *c = NULL;
+                element_id(from, spdx_ids.package, ev[i].from);
+                element_id(to, spdx_ids.package, ev[i].to);
+                if (asprintf(&c, "a part linked into %s carries this package note", ev[i].soname) < 0)
+                        err = -ENOMEM;
+                else
+                        push(rels, spdx_relationship(from, "CONTAINS", to, c), &err);
+                free(c);
+        }
+        free(ev);
         put(doc, "packages", pkgs, &err);
         put(doc, "files", files, &err);
         put(doc, "relationships", rels, &err);
@@ -871,7 +1008,7 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
 }
 
 /* ------------------------------------------------------------------ */
-/* CycloneDX 1.5                                                       */
+/* CycloneDX 1.6 and 1.5                                               */
 
 static json_t *cdx_property(const char *name, const char *value) {
         json_t *p = json_object();
@@ -889,11 +1026,11 @@ static json_t *cdx_property(const char *name, const char *value) {
 
 /* Adds the document's fixed fields and its metadata: the time, the tool
  * and what was scanned. */
-static void cdx_header(json_t *doc, const pkgnote_sbom_options *o, int *err) {
+static void cdx_header(json_t *doc, const pkgnote_sbom_options *o, const char *spec_version, int *err) {
         char created[32];
         timestamp(o->created, created);
         put(doc, "bomFormat", json_string("CycloneDX"), err);
-        put(doc, "specVersion", json_string("1.5"), err);
+        put(doc, "specVersion", json_string(spec_version), err);
         put(doc, "serialNumber", json_string(""), err); /* set last */
         put(doc, "version", json_integer(1), err);
         json_t *tool = json_pack("{s:s, s:s, s:s}", "type", "application", "name", "pkgnote", "version",
@@ -1009,12 +1146,17 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
                 put(c, "cpe", json_string(cpe), err);
         free(cpe);
         char *purl = NULL;
-        if (pkgnote_purl(m, &purl) >= 0) {
+        if (pkg_purl(s, i, &purl) >= 0) {
                 put(c, "purl", json_string(purl), err);
                 free(purl);
         }
-        if (pkg_license(s, i))
-                put(c, "licenses", json_pack("[{s:o}]", "expression", jstr(pkg_license(s, i))), err);
+        bool exact;
+        char *license = pkg_license_spdx(s, i, &exact, err);
+        if (license && exact)
+                put(c, "licenses", json_pack("[{s:o}]", "expression", jstr(license)), err);
+        else if (license) /* names that are no SPDX identifier: the packager's words */
+                put(c, "licenses", json_pack("[{s:{s:o}}]", "license", "name", jstr(pkg_license(s, i))), err);
+        free(license);
         cdx_note_properties(c, m, pkg_db(s, i), err);
         cdx_db_properties(c, s, i, sc, err);
         cdx_evidence(c, s, i, sc, err);
@@ -1049,6 +1191,18 @@ static void cdx_depends_on(const char *ref, void *userdata) {
                 push(d->on, json_string(ref), d->err);
 }
 
+/* The component named REF among COMPS (not nested), and its index. */
+static json_t *cdx_find(json_t *comps, const char *ref, size_t *index) {
+        for (size_t q = 0; q < json_array_size(comps); q++) {
+                const char *r = json_string_value(json_object_get(json_array_get(comps, q), "bom-ref"));
+                if (r && !strcmp(ref, r)) {
+                        *index = q;
+                        return json_array_get(comps, q);
+                }
+        }
+        return NULL;
+}
+
 /* The dlopen dependencies: each package's own properties say what each
  * note asks for and how much ("pkgnote:dlopen:required" = "liba.so.1 or
  * libb.so.2"); DEPS, the dependency graph, points at the scanned package
@@ -1056,17 +1210,21 @@ static void cdx_depends_on(const char *ref, void *userdata) {
 static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const struct sbom_ids *ids, json_t *comps,
                              json_t *deps, int *err) {
         /* Linked libraries first, then what the dlopen notes ask for. */
-        struct needed_edge *ev = NULL;
-        size_t ne = 0, e = 0;
-        if (needed_edges(s, &ids->scope, &ev, &ne) < 0) {
+        struct needed_edge *ev = NULL, *cv = NULL;
+        size_t ne = 0, e = 0, nc = 0, ce = 0;
+        if (needed_edges(s, &ids->scope, &ev, &ne) < 0 || contain_edges(s, &ids->scope, &cv, &nc) < 0) {
+                free(ev);
                 *err = -ENOMEM;
                 return;
         }
         for (size_t i = 0; !*err && i < dl->np; i++) {
                 while (e < ne && ev[e].from < i)
                         e++;
-                bool linked = e < ne && ev[e].from == i, loads = pkgnote_deps_count(dl->deps[i]) > 0;
-                if (!linked && !loads)
+                while (ce < nc && cv[ce].from < i)
+                        ce++;
+                bool linked = e < ne && ev[e].from == i, loads = pkgnote_deps_count(dl->deps[i]) > 0,
+                     parts = ce < nc && cv[ce].from == i;
+                if (!linked && !loads && !parts)
                         continue;
                 char ref[80];
                 element_id(ref, ids->package, i);
@@ -1081,12 +1239,14 @@ static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const st
                         element_id(to, ids->package, ev[e].to);
                         cdx_depends_on(to, &d);
                 }
-                json_t *c = NULL;
-                for (size_t q = 0; loads && q < json_array_size(comps) && !c; q++) {
-                        const char *r = json_string_value(json_object_get(json_array_get(comps, q), "bom-ref"));
-                        if (r && !strcmp(ref, r))
-                                c = json_array_get(comps, q);
+                /* The parts linked in, which it also holds as components. */
+                for (; ce < nc && cv[ce].from == i; ce++) {
+                        char to[80];
+                        element_id(to, ids->package, cv[ce].to);
+                        cdx_depends_on(to, &d);
                 }
+                size_t at;
+                json_t *c = loads ? cdx_find(comps, ref, &at) : NULL;
                 json_t *props = c ? json_object_get(c, "properties") : NULL;
                 if (loads && !c) {
                         json_decref(on);
@@ -1106,6 +1266,48 @@ static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const st
                 push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), err);
         }
         free(ev);
+        free(cv);
+}
+
+/* A part linked into objects of one component only, and no object's own
+ * package, moves into that component's "components" (CycloneDX 1.5,
+ * component.components: the assembly it is part of). */
+static void cdx_nest_parts(const pkgnote_scan *s, const struct sbom_ids *ids, json_t *comps, int *err) {
+        struct needed_edge *cv = NULL;
+        size_t nc = 0;
+        if (contain_edges(s, &ids->scope, &cv, &nc) < 0) {
+                *err = -ENOMEM;
+                return;
+        }
+        for (size_t i = 0; i < nc && !*err; i++) {
+                size_t part = cv[i].to, n_owners = 0;
+                for (size_t k = 0; k < nc; k++)
+                        n_owners += cv[k].to == part;
+                bool own = false; /* some object's own package */
+                for (size_t o = 0; o < pkgnote_scan_object_count(s) && !own; o++) {
+                        const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, o);
+                        own = in_scope(&ids->scope, ob) && pkgnote_scan_object_package_count(ob) &&
+                              (object_component(s, ob) == part ||
+                               (object_component(s, ob) == SIZE_MAX && note_package(s, ob, 0) == part));
+                }
+                if (n_owners != 1 || own)
+                        continue;
+                char from[80], to[80];
+                element_id(from, ids->package, cv[i].from);
+                element_id(to, ids->package, part);
+                size_t at, ignored;
+                json_t *c = cdx_find(comps, to, &at), *owner = cdx_find(comps, from, &ignored);
+                if (!c || !owner)
+                        continue;
+                json_t *inner = json_object_get(owner, "components");
+                if (!inner) {
+                        put(owner, "components", json_array(), err);
+                        inner = json_object_get(owner, "components");
+                }
+                if (!inner || json_array_append(inner, c) < 0 || json_array_remove(comps, at) < 0)
+                        *err = -ENOMEM;
+        }
+        free(cv);
 }
 
 /* The components of the packages of IDS's scope into COMPS, with the
@@ -1119,6 +1321,8 @@ static void cdx_scope(const pkgnote_scan *s, const struct sbom_ids *ids, json_t 
         add_sonames(&dl, ids, comps, cdx_soname, err);
         cdx_dependencies(s, &dl, ids, comps, deps, err);
         dl_free(&dl);
+        if (!*err)
+                cdx_nest_parts(s, ids, comps, err);
 }
 
 /* The component of image I: a container holding the components of its
@@ -1155,18 +1359,18 @@ static json_t *cdx_image(const pkgnote_scan *s, size_t i, json_t *deps, int *err
         return c;
 }
 
-/* The scan as a CycloneDX 1.5 JSON BOM: one component per package
+/* The scan as a CycloneDX JSON BOM of SPEC_VERSION (1.6 or 1.5): one component per package
  * (whose objects are its evidence) and per soname loaded that no package
  * ships; with images, one container component per image holding its
  * own. */
-static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
+static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, const char *spec_version, char **ret) {
         int err = 0;
         json_t *doc = json_object(), *comps = json_array(), *deps = json_array();
         if (!doc || !comps || !deps) {
                 json_decref(doc), json_decref(comps), json_decref(deps);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        cdx_header(doc, o, &err);
+        cdx_header(doc, o, spec_version, &err);
         size_t ni = pkgnote_scan_image_count(s);
         for (size_t i = 0; i < ni && !err; i++)
                 push(comps, cdx_image(s, i, deps, &err), &err);
@@ -1192,7 +1396,11 @@ PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const p
                 o.created = -1;
         switch (format) {
         case PKGNOTE_SBOM_SPDX: return spdx(s, &o, ret);
-        case PKGNOTE_SBOM_CYCLONEDX: return cyclonedx(s, &o, ret);
+        /* What pkgnote writes reads the same in both versions: 1.6 only
+         * adds to 1.5 (fields pkgnote does not use yet). */
+        case PKGNOTE_SBOM_CYCLONEDX:
+        case PKGNOTE_SBOM_CYCLONEDX_1_6: return cyclonedx(s, &o, "1.6", ret);
+        case PKGNOTE_SBOM_CYCLONEDX_1_5: return cyclonedx(s, &o, "1.5", ret);
         default: return pn_error(-EINVAL, "unknown SBOM format %d", format);
         }
 }

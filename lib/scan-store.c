@@ -70,6 +70,7 @@ struct pkgnote_scan_object *pn_scan_object_new(const char *path, size_t input) {
                 return NULL;
         }
         o->input = input;
+        o->db_package = SIZE_MAX; /* none, until a database's owns it */
         return o;
 }
 

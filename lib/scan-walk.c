@@ -529,6 +529,8 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
         free(w.open);
         if (r >= 0)
                 pn_scan_attribute_tree(s, input, image, rootfd, path, first);
+        if (r >= 0)
+                r = pn_scan_resolve_libs(s, input, image, rootfd, path, first);
         /* The archives among the files, in path order, each with its
          * own objects (and package databases). */
         if (p.n_archives > 1)

@@ -75,6 +75,7 @@ PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s) {
         for (size_t i = 0; i < s->n_dbroots; i++)
                 pn_dbroot_free(s->dbroots[i]);
         free(s->dbroots);
+        pn_scan_libpaths_clear(s);
         free(s->platform);
         pthread_mutex_destroy(&s->lock);
         free(s);
@@ -600,7 +601,10 @@ static int build_db_packages(pkgnote_scan *s) {
                         else if (!o->dbpkg)
                                 owned = false, p->absent = true;
                         else if (!pn_pkgdb_note_agrees(p->meta, o->dbtype, o->dbpkg))
-                                owned = false, p->mismatch = true;
+                                /* Beside a note that agrees, another note is
+                                 * of a part linked into the file (SBOMs: a
+                                 * part it contains), not a disagreement. */
+                                owned = false, p->mismatch |= pn_scan_object_db_mismatch(o);
                 }
                 p->folded = owned;
         }

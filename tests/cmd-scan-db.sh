@@ -254,6 +254,87 @@ else
 fi
 validate_sboms "with database packages" root.spdx.json:spdx root.cdx.json:cyclonedx
 
+# --- SBOMs: one distro qualifier per root.  A note of the root's own OS
+# that names no version of it (Debian's carry no osVersion) gets the
+# version of the root's os-release, as the database packages have it; a
+# foreign binary stays its own component, marked as no package of the
+# database; a note of another OS keeps its own; a disagreeing note is flagged.
+G='{"type":"deb","os":"'"$ID"'","name":"gamma","version":"3.0-1","architecture":"amd64"}'
+cc -o "$R/opt/gamma" -fuse-ld=bfd -Xlinker "--package-metadata=$G" main.c || fatal "cannot link gamma"
+"$PKGNOTE" scan --format cyclonedx -o distro.cdx.json "$R" 2> err && "$PKGNOTE" scan --format spdx -o distro.spdx.json "$R" 2>> err
+STATUS=$?
+rm -f "$R/opt/gamma"
+if [ "$STATUS" = 0 ] && python3 - "$ID" "$VERSION_ID" > check.err 2>&1 <<'PY2'
+import json, sys
+osid, osv = sys.argv[1:]
+c = json.load(open("distro.cdx.json"))
+comp = {x["name"]: x for x in c["components"]}
+props = lambda x: {p["name"]: p["value"] for p in x.get("properties", [])}
+g = comp["gamma"]
+assert g["purl"] == "pkg:deb/%s/gamma@3.0-1?arch=amd64&distro=%s-%s" % (osid, osid, osv), g["purl"]
+assert props(g)["pkgnote:database"] == "absent", props(g)
+# every deb component of the root: one distro
+distros = {x["purl"].split("distro=")[1].split("&")[0] for x in c["components"] if x.get("purl", "").startswith("pkg:deb/")}
+assert distros == {"%s-%s" % (osid, osv)}, distros
+b = comp["beta"]   # /usr/bin/dpkg replaced: its note names fedora 40
+assert b["purl"] == "pkg:rpm/fedora/beta@2.0-1.fc40?arch=x86_64&distro=fedora-40", b["purl"]
+assert props(b)["pkgnote:database"] == "mismatch", props(b)
+dp = [x for x in c["components"] if x["name"] == "dpkg"]
+assert len(dp) == 1 and props(dp[0])["pkgnote:dbMismatch"].endswith("/usr/bin/dpkg"), dp
+s = json.load(open("distro.spdx.json"))
+pk = {p["name"]: p for p in s["packages"]}
+refs = [r["referenceLocator"] for r in pk["gamma"]["externalRefs"] if r["referenceType"] == "purl"]
+assert refs == [g["purl"]], refs
+assert "not a package of the root's package database" in pk["gamma"]["sourceInfo"], pk["gamma"]
+assert "dbMismatch" in pk["beta"]["sourceInfo"], pk["beta"]
+PY2
+then
+        pass "SBOMs: a note without osVersion gets the root's distro version; foreign and disagreeing notes marked"
+else
+        fail "SBOMs: a note without osVersion gets the root's distro version" "exit status $STATUS: $(cat err check.err | tail -n 5)"
+fi
+
+# --- SBOMs: a packaged binary that links a part with a note of its own.
+# Its first note agrees with the database (dpkg's /usr/bin/dpkg), the
+# part's note is a component the database package contains, not a
+# disagreement with the database.
+"$PKGNOTE" generate --no-os-release --type generic --name vendored --version 0.9 -F object -o vendored.o ||
+        fatal "cannot generate vendored.o"
+cp "$R/usr/bin/dpkg" dpkg.saved
+cc -o "$R/usr/bin/dpkg" -fuse-ld=bfd \
+        -Xlinker "--package-metadata={\"type\":\"deb\",\"os\":\"$ID\",\"name\":\"dpkg\",\"version\":\"$DPV\",\"architecture\":\"amd64\"}" \
+        main.c vendored.o || fatal "cannot link the vendoring dpkg"
+"$PKGNOTE" scan --format spdx -o vend.spdx.json "$R" 2> err && "$PKGNOTE" scan --format cyclonedx -o vend.cdx.json "$R" 2>> err &&
+        "$PKGNOTE" scan --format json "$R" > vend.json 2>> err
+STATUS=$?
+cp dpkg.saved "$R/usr/bin/dpkg"
+if [ "$STATUS" = 0 ] && python3 > check.err 2>&1 <<'PY2'
+import json
+objs = [json.loads(l) for l in open("vend.json")]
+[o] = [o for o in objs if o.get("path", "").endswith("/usr/bin/dpkg")]
+assert o["dbMismatch"] is False and [p["name"] for p in o["packages"]] == ["dpkg", "vendored"], o
+s = json.load(open("vend.spdx.json"))
+ids = {}
+for p in s["packages"]:
+    ids.setdefault(p["name"], []).append(p)
+[dp] = [p for p in ids["dpkg"] if p["comment"].startswith("package database: ")]
+[ve] = ids["vendored"]
+assert "dbMismatch" not in ve["sourceInfo"], ve
+rels = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in s["relationships"]}
+assert (dp["SPDXID"], "CONTAINS", ve["SPDXID"]) in rels, [r for r in rels if r[1] == "CONTAINS"]
+c = json.load(open("vend.cdx.json"))
+[dc] = [x for x in c["components"] if x["name"] == "dpkg"]
+props = lambda x: {p["name"]: p["value"] for p in x.get("properties", [])}
+assert "pkgnote:dbMismatch" not in props(dc), props(dc)
+[vc] = dc["components"]
+assert vc["name"] == "vendored" and "pkgnote:database" not in props(vc), vc
+PY2
+then
+        pass "SBOMs: a packaged binary's linked-in part is a component its database package contains, not a mismatch"
+else
+        fail "SBOMs: a packaged binary's linked-in part is a component its database package contains" "exit status $STATUS: $(cat err check.err | tail -n 5)"
+fi
+
 # --- SBOM dependencies: DT_NEEDED resolved within the root
 N=$T/needroot
 mkdir -p "$N/var/lib/dpkg" "$N/usr/bin"

@@ -189,7 +189,7 @@ if ! command -v rpmbuild > /dev/null || ! command -v rpm > /dev/null; then
         missing "an rpm root against rpm -qa" rpm
 else
         mkdir -p rpm/SPECS
-        for spec in "hello 2 1.2 3.fc40 x86_64 MIT AND GPL-2.0-or-later" "hello-data 0 4.5 1.fc40 noarch LGPL-2.1-or-later" "legacy 0 0.1 7 x86_64 GPLv2+"; do
+        for spec in "hello 2 1.2 3.fc40 x86_64 MIT AND GPL-2.0-or-later" "hello-data 0 4.5 1.fc40 noarch LGPL-2.1-or-later" "legacy 0 0.1 7 x86_64 GPLv2+" "oldtags 0 1.0 1 x86_64 (GPLv2+ or ASL 2.0) and BSD and Public Domain"; do
                 set -- $spec
                 name=$1 epoch=$2 ver=$3 rel=$4 arch=$5
                 shift 5
@@ -216,9 +216,37 @@ else
         rpm --root "$F" $DBP --initdb && rpm --root "$F" $DBP -i --nodeps --ignorearch --ignoreos --noscripts rpm/RPMS/*/*.rpm > rpm.log 2>&1 ||
                 fatal "rpm --root -i: $(cat rpm.log)"
         rpm --root "$F" $DBP -qa --qf '%{NAME} %|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE} %{ARCH} %{NAME} %{VERSION}-%{RELEASE} %{LICENSE}\n' > want
-        [ "$(wc -l < want)" = 3 ] || fatal "rpm -qa lists $(wc -l < want) packages"
+        [ "$(wc -l < want)" = 4 ] || fatal "rpm -qa lists $(wc -l < want) packages"
+        # License tags in Fedora's old short names are no SPDX expressions:
+        # the SPDX documents get them mapped where the SPDX identifier is
+        # exact, the other names as LicenseRef-.
+        sed -i -e 's/ GPLv2+$/ GPL-2.0-or-later/' \
+                -e 's/ (GPLv2+ or ASL 2.0) and BSD and Public Domain$/ (GPL-2.0-or-later OR Apache-2.0) AND LicenseRef-BSD AND LicenseRef-Public-Domain/' want
         sboms "$F"
-        against rpm "rpm root: every package rpm --root -qa lists, the epoch as the purl's epoch= qualifier, the License tag as written, the source rpm"
+        against rpm "rpm root: every package rpm --root -qa lists, the epoch as the purl's epoch= qualifier, the License tag as SPDX, the source rpm"
+        if python3 - > lic.txt 2>&1 <<'PY'
+import json
+s = json.load(open("r.spdx"))
+[p] = [p for p in s["packages"] if p["name"] == "oldtags"]
+assert p["licenseDeclared"] == "(GPL-2.0-or-later OR Apache-2.0) AND LicenseRef-BSD AND LicenseRef-Public-Domain", p
+refs = {x["licenseId"]: x for x in s.get("hasExtractedLicensingInfos", [])}
+assert {"LicenseRef-BSD", "LicenseRef-Public-Domain"} <= set(refs), refs
+[q] = [p for p in s["packages"] if p["name"] == "legacy"]
+assert q["licenseDeclared"] == "GPL-2.0-or-later", q
+c = json.load(open("r.cdx"))
+[o] = [x for x in c["components"] if x["name"] == "oldtags"]
+assert o["licenses"] == [{"license": {"name": "(GPLv2+ or ASL 2.0) and BSD and Public Domain"}}], o["licenses"]
+[l] = [x for x in c["components"] if x["name"] == "legacy"]
+assert l["licenses"] == [{"expression": "GPL-2.0-or-later"}], l["licenses"]
+# The JSON report keeps the database's record as it is.
+tags = {json.loads(x)["installedPackage"]["name"]: json.loads(x)["installedPackage"].get("license") for x in open("r.json") if "installedPackage" in x}
+assert tags["oldtags"] == "(GPLv2+ or ASL 2.0) and BSD and Public Domain", tags
+PY
+        then
+                pass "rpm root: old Fedora License tags mapped to SPDX where exact, else LicenseRef- (SPDX) and the tag's text (CycloneDX)"
+        else
+                fail "rpm root: old Fedora License tags mapped to SPDX" "$(tail -n 3 lic.txt)"
+        fi
         if grep -q '"purl": "pkg:rpm/fedora/hello@1.2-3.fc40?arch=x86_64&distro=fedora-40&epoch=2"' r.cdx; then
                 pass "rpm root: the purl of an rpm with an epoch"
         else

@@ -86,3 +86,30 @@ finish() {
         echo "# $PASSED passed, $FAILED failed"
         [ "$FAILED" -eq 0 ]
 }
+
+# fetch_cdx_schemas DIR: the CycloneDX JSON schemas (1.6 and the others)
+# that npm's @cyclonedx/cyclonedx-library ships in res/schema, into
+# DIR/cdx-schema, once; status 0 when they are there.
+fetch_cdx_schemas() {
+        [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ] && return 0
+        command -v npm > /dev/null || return 1
+        pack=$(mktemp -d "$1/cdx-pack.XXXXXX") || return 1
+        if (cd "$pack" && npm pack --silent @cyclonedx/cyclonedx-library@10 > pack.log 2>&1) &&
+           tar -xzf "$pack"/cyclonedx-cyclonedx-library-*.tgz -C "$pack" package/res/schema &&
+           mkdir "$pack/cdx-schema" && cp "$pack"/package/res/schema/*.schema.json "$pack/cdx-schema/"; then
+                mv "$pack/cdx-schema" "$1/cdx-schema" 2> /dev/null # another test may have been first
+        fi
+        rm -rf "$pack"
+        [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ]
+}
+# validate_sbom NAME AJV_DIR SCHEMA_DIR spdx|cyclonedx FILE: FILE against
+# its official schema (tests/scan/validate.js); a schema that is not there
+# is a skip with the reason, never a pass.
+validate_sbom() {
+        node "$SRCDIR/tests/scan/validate.js" "$2" "$3" "$4" "$5" > v.txt 2>&1
+        case $? in
+        0) pass "$1" ;;
+        77) skip "$1" "$(tail -n 1 v.txt)" ;;
+        *) fail "$1"; sed 's/^/# /' v.txt | head -n 20 ;;
+        esac
+}

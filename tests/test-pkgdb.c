@@ -461,6 +461,55 @@ static void test_apk_prefixes(void) {
 }
 
 /* Debian's license names as SPDX, by the copyright file's License: fields. */
+/* rpm License tags: Fedora's old short names mapped where exact, SPDX
+ * kept, the rest LicenseRef-; every prefix of a tag reads without harm. */
+static void test_rpm_license(void) {
+        static const struct {
+                const char *tag, *spdx;
+                int exact;
+        } cases[] = {
+                {"GPLv2+", "GPL-2.0-or-later", 1},
+                {"MIT AND GPL-2.0-or-later", "MIT AND GPL-2.0-or-later", 1},
+                {"(GPLv2+ or ASL 2.0) and BSD", "(GPL-2.0-or-later OR Apache-2.0) AND LicenseRef-BSD", 0},
+                {"LGPLv2+ with exceptions", "LicenseRef-LGPLv2--with-exceptions", 0},
+                {"GPL-2.0-or-later WITH Linux-syscall-note", "GPL-2.0-or-later WITH Linux-syscall-note", 1},
+                {"Public Domain", "LicenseRef-Public-Domain", 0},
+                {"LicenseRef-Fedora-Public-Domain", "LicenseRef-Fedora-Public-Domain", 0},
+                {"MIT or", "LicenseRef-MIT-or", 0},
+                {"(MIT", "LicenseRef--MIT", 0},
+                {"BSD with advertising", "BSD-4-Clause", 1},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                char *x = NULL;
+                CHECK_INT(pn_license_tag_spdx(cases[i].tag, &x), cases[i].exact);
+                CHECK_STR(x, cases[i].spdx);
+                free(x);
+        }
+        char *x = NULL;
+        CHECK_INT(pn_license_tag_spdx("", &x), -ENODATA);
+        CHECK_INT(pn_license_tag_spdx("GPL\nv2", &x), -EBADMSG);
+        /* Mapped names grow: an expression over PN_LICENSE_MAX is refused
+         * even when the tag is not (a fuzzer's find). */
+        char *many = malloc(PN_LICENSE_MAX);
+        CHECK(many != NULL);
+        size_t at = 0;
+        while (at + 11 < PN_LICENSE_MAX - 1)
+                at += (size_t)sprintf(many + at, "%sGPLv2+", at ? " or " : "");
+        CHECK_INT(pn_license_tag_spdx(many, &x), -E2BIG);
+        free(many);
+        CHECK(x == NULL);
+        static const char tag[] = "(GPLv2+ or ASL 2.0) and BSD with advertising and LGPL-2.1-only WITH GCC-exception-3.1";
+        size_t bad = 0;
+        for (size_t n = 1; n < sizeof tag - 1; n++) {
+                char *p = strndup(tag, n), *e = NULL;
+                int r = p ? pn_license_tag_spdx(p, &e) : -ENOMEM;
+                bad += r < 0 || !e || !*e;
+                free(e);
+                free(p);
+        }
+        CHECK_INT((int)bad, 0);
+}
+
 static void test_dep5(void) {
         static const char dep5[] = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"
                                    "Upstream-Name: x\n\nFiles: *\nCopyright: 2020 A\nLicense: GPL-2+\n\n"
@@ -511,6 +560,7 @@ int main(void) {
         RUN(test_apk);
         RUN(test_apk_prefixes);
         RUN(test_dep5);
+        RUN(test_rpm_license);
         RUN(test_dpkg_status);
         RUN(test_dpkg_lists);
         RUN(test_rpm_package);

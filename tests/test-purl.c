@@ -22,6 +22,31 @@ static void check_purl(const char *json, const char *want) {
         pkgnote_metadata_free(m);
 }
 
+static void check_root_purl(const char *json, const char *os, const char *version, const char *want) {
+        pkgnote_metadata *m;
+        char *p = NULL;
+        CHECK_INT(pkgnote_metadata_parse(json, strlen(json), &m), 0);
+        CHECK_INT(pn_purl_in_root(m, os, version, &p), 0);
+        CHECK_STR(p, want);
+        free(p);
+        pkgnote_metadata_free(m);
+}
+
+/* A note of the root's OS without osVersion takes the root's version; one
+ * that names a version, or another OS, keeps its own. */
+static void test_purl_root_distro(void) {
+        check_root_purl("{\"type\":\"deb\",\"os\":\"debian\",\"name\":\"x\",\"version\":\"1\"}", "debian", "12",
+                        "pkg:deb/debian/x@1?distro=debian-12");
+        check_root_purl("{\"type\":\"deb\",\"os\":\"debian\",\"osVersion\":\"13\",\"name\":\"x\",\"version\":\"1\"}",
+                        "debian", "12", "pkg:deb/debian/x@1?distro=debian-13");
+        check_root_purl("{\"type\":\"deb\",\"os\":\"ubuntu\",\"name\":\"x\",\"version\":\"1\"}", "debian", "12",
+                        "pkg:deb/ubuntu/x@1?distro=ubuntu");
+        check_root_purl("{\"type\":\"deb\",\"os\":\"debian\",\"name\":\"x\",\"version\":\"1\"}", NULL, NULL,
+                        "pkg:deb/debian/x@1?distro=debian");
+        check_root_purl("{\"type\":\"rpm\",\"osCpe\":\"cpe:/o:fedoraproject:fedora\",\"name\":\"x\",\"version\":\"1-1\"}",
+                        "fedora", "40", "pkg:rpm/fedora/x@1-1?distro=fedora-40");
+}
+
 /* purl-spec "Character encoding": only ALPHA, DIGIT, "-._~" and ":" stay;
  * every other byte, UTF-8 ones included, is %XX in upper-case hex. */
 static void test_purl_escaping(void) {
@@ -112,6 +137,7 @@ static void test_cpe_full(void) {
 int main(void) {
         RUN(test_purl_escaping);
         RUN(test_purl_epochs);
+        RUN(test_purl_root_distro);
         RUN(test_cpe_components);
         RUN(test_cpe_full);
         return test_summary();

@@ -26,6 +26,7 @@ struct scan_opts {
         const char *image, *platform;
         bool images; /* list the images instead */
         bool fail_on_missing;
+        int cyclonedx; /* the PKGNOTE_SBOM_CYCLONEDX* format */
         char **inputs;
         int n_inputs;
 };
@@ -553,8 +554,7 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
                 pkgnote_sbom_options so;
                 if (tool_sbom_options("scan", o->n_inputs == 1 ? o->inputs[0] : NULL, &so) < 0)
                         return EXIT_FAILURE_;
-                int r = pkgnote_sbom_write(s, o->format == FMT_SPDX ? PKGNOTE_SBOM_SPDX : PKGNOTE_SBOM_CYCLONEDX, &so,
-                                           &sbom);
+                int r = pkgnote_sbom_write(s, o->format == FMT_SPDX ? PKGNOTE_SBOM_SPDX : o->cyclonedx, &so, &sbom);
                 if (r < 0)
                         return tool_error(o->output ? o->output : "-", "cannot write the SBOM", r);
         }
@@ -625,7 +625,9 @@ static void scan_help(void) {
                "every image of a layout, archive or store is reported, each labelled.\n"
                "\n"
                "  -f, --format FORMAT    table (default), json (one object per line and a\n"
-               "                         summary line), spdx (SPDX 2.3), cyclonedx (1.5)\n"
+               "                         summary line), spdx (SPDX 2.3), cyclonedx (1.6)\n"
+               "      --cyclonedx-version 1.6|1.5\n"
+               "                         the CycloneDX version written (default 1.6)\n"
                "  -o, --output FILE      write the report to FILE instead of standard output\n"
                "  -x, --one-file-system  do not enter directories on other file systems\n"
                "  -j, --threads N        worker threads (default: one per CPU)\n"
@@ -659,7 +661,7 @@ static void scan_help(void) {
 
 int cmd_scan(int argc, char **argv) {
         enum { OPT_PROGRESS = 0x100, OPT_NO_PROGRESS, OPT_IMAGE, OPT_PLATFORM, OPT_IMAGES, OPT_VERIFY_LAYERS, OPT_MAX_BYTES,
-               OPT_FAIL_ON_MISSING, OPT_OPEN_ARCHIVES };
+               OPT_FAIL_ON_MISSING, OPT_OPEN_ARCHIVES, OPT_CYCLONEDX_VERSION };
         static const struct option longopts[] = {
                 {"format", required_argument, NULL, 'f'},
                 {"output", required_argument, NULL, 'o'},
@@ -674,10 +676,11 @@ int cmd_scan(int argc, char **argv) {
                 {"max-bytes", required_argument, NULL, OPT_MAX_BYTES},
                 {"fail-on-missing", no_argument, NULL, OPT_FAIL_ON_MISSING},
                 {"open-archives", no_argument, NULL, OPT_OPEN_ARCHIVES},
+                {"cyclonedx-version", required_argument, NULL, OPT_CYCLONEDX_VERSION},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
-        struct scan_opts o = {.format = FMT_TABLE, .progress = -1};
+        struct scan_opts o = {.format = FMT_TABLE, .progress = -1, .cyclonedx = PKGNOTE_SBOM_CYCLONEDX};
         int c;
         while ((c = tool_getopt(argc, argv, "f:o:xj:h", longopts)) >= 0)
                 switch (c) {
@@ -708,6 +711,14 @@ int cmd_scan(int argc, char **argv) {
                 case OPT_IMAGE: o.image = optarg; break;
                 case OPT_PLATFORM: o.platform = optarg; break;
                 case OPT_IMAGES: o.images = true; break;
+                case OPT_CYCLONEDX_VERSION:
+                        if (!strcmp(optarg, "1.6"))
+                                o.cyclonedx = PKGNOTE_SBOM_CYCLONEDX_1_6;
+                        else if (!strcmp(optarg, "1.5"))
+                                o.cyclonedx = PKGNOTE_SBOM_CYCLONEDX_1_5;
+                        else
+                                return tool_fail("scan: unknown CycloneDX version '%s' (1.6, 1.5)", optarg);
+                        break;
                 case OPT_VERIFY_LAYERS: o.flags |= PKGNOTE_SCAN_VERIFY_LAYERS; break;
                 case OPT_MAX_BYTES:
                         if (tool_parse_size(optarg, &o.max_bytes) < 0 || o.max_bytes == 0)

@@ -44,10 +44,6 @@ validate_sboms() {
                 return
         fi
         for f in "$@"; do
-                if node "$H/validate.js" "$ajv" "$schemas" "${f#*:}" "${f%%:*}" > v.txt 2>&1; then
-                        pass "${f%%:*} ($what) validates against the ${f#*:} schema"
-                else
-                        fail "${f%%:*} ($what) validates against the ${f#*:} schema"; sed 's/^/# /' v.txt | head -n 20
-                fi
+                validate_sbom "${f%%:*} ($what) validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
         done
 }
