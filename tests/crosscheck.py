@@ -31,6 +31,26 @@ def elf_files(roots):
                     continue
 
 
+def pe_files(roots):
+    """PE images: an MZ header whose e_lfanew points at a "PE\\0\\0" signature."""
+    for root in roots:
+        for d, _, names in os.walk(root):
+            for n in names:
+                p = os.path.join(d, n)
+                try:
+                    if os.path.islink(p) or not os.path.isfile(p):
+                        continue
+                    with open(p, "rb") as f:
+                        head = f.read(64)
+                        if len(head) < 64 or head[:2] != b"MZ":
+                            continue
+                        f.seek(int.from_bytes(head[60:64], "little"))
+                        if f.read(4) == b"PE\0\0":
+                            yield p
+                except (OSError, ValueError, OverflowError):
+                    continue
+
+
 def batches(items):
     for i in range(0, len(items), BATCH):
         yield items[i:i + BATCH]

@@ -4,7 +4,7 @@
 The set of (file, package note) pairs must be equal: every ELF file under
 ROOT (symbolic links not followed) that readelf shows a "Packaging
 Metadata" note for, with each note's JSON (keys, values, order), and no
-other.  The set of ELF files must match too.  Prints ok/not ok lines.
+other.  The set of ELF files and PE images must match too.  Prints ok/not ok lines.
 Usage: usr-crosscheck.py PKGNOTE ROOT
 """
 import json
@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from crosscheck import elf_files, ordered, readelf_notes  # noqa: E402
+from crosscheck import elf_files, ordered, pe_files, readelf_notes  # noqa: E402
 
 
 def main():
@@ -29,6 +29,7 @@ def main():
         for n in d["packages"]:
             ours.add((d["path"], json.dumps(n)))
     files = sorted(set(elf_files([root])))
+    pe = set(pe_files([root]))
     theirs = set()
     for path, notes in readelf_notes(files).items():
         for text in notes:
@@ -45,8 +46,9 @@ def main():
     print(f"# {root}: {len(files)} ELF files, {len(theirs)} (file, note) pairs from readelf, "
           f"{len(ours)} from pkgnote scan; scan exit {r.returncode}")
     check(len(theirs) > 0, f"readelf finds package notes under {root}")
-    check(objects == set(files), "scan and a Python walk agree on the ELF files",
-          f"only scan: {sorted(objects - set(files))[:5]} only walk: {sorted(set(files) - objects)[:5]}")
+    walk = set(files) | pe
+    check(objects == walk, f"scan and a Python walk agree on the ELF files and PE images ({len(pe)} PE)",
+          f"only scan: {sorted(objects - walk)[:5]} only walk: {sorted(walk - objects)[:5]}")
     check(ours == theirs, "scan and readelf -n agree on every (file, note JSON) pair",
           f"only scan: {sorted(ours - theirs)[:3]} only readelf: {sorted(theirs - ours)[:3]}")
     return 1 if failed else 0
