@@ -13,6 +13,9 @@
  * errno) when the range lies outside the file.  Valid until the view is
  * freed.  Every access to object bytes goes through here. */
 const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err);
+/* pread() of LEN bytes at OFF, counted in the view's bytes_read. */
+int pn_elf_read_full(pkgnote_elf *e, int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got);
+void pn_elf_chunks_free(pkgnote_elf *e);
 
 /* E's DT_SONAME (*SONAME, or NULL) and DT_NEEDED names (*NEEDED, *N of
  * them), all malloc()ed, from PT_DYNAMIC and the string table it names:
