@@ -14,14 +14,14 @@ DEPS_BUILD = gcc make meson ninja-build pkg-config libjansson-dev libdw-dev libz
 # Every package a test uses is named here: packages are installed without
 # their Recommends, so the cross C libraries are listed on their own. Under
 # make check a test whose tool is missing fails (PKGNOTE_STRICT=1).
-# cmd-packaging builds the .deb (debhelper, dpkg-dev, lintian, devscripts)
+# cmd-packaging builds the .deb (debhelper, dh-python, dpkg-dev, lintian, devscripts)
 # and the rpm (rpm, rpmlint); cmd-routes links a Rust crate (rustc, cargo)
 # and a Go program (golang-go) with the response file.
 DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross \
 	gcc-i686-linux-gnu libc6-dev-i386-cross gcc-m68k-linux-gnu gcc-sh4-linux-gnu gcc-hppa-linux-gnu \
 	qemu-user-static libc6-dev \
-	systemd zstd xz-utils lz4 cmake rpm rpm2cpio libsqlite3-0 cpio debhelper dpkg-dev \
+	systemd zstd xz-utils lz4 cmake rpm rpm2cpio libsqlite3-0 cpio debhelper dh-python dpkg-dev \
 	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso squashfs-tools squashfs-tools-ng bubblewrap mmdebstrap abigail-tools \
 	debuginfod libdebuginfod1 strace curl bzip2 gdb time needrestart pax-utils \
 	lintian rpmlint devscripts rustc cargo golang-go \

@@ -7,7 +7,9 @@
 # hold the reasons); the symbols file matches lib/libpkgnote.sym; every
 # ELF file of the packages carries the package note of its package (name,
 # version, architecture) and the dlopen notes and passes pkgnote lint;
-# nothing activates pkgnote-coredump as the kernel's core handler; the rpm
+# python3-pkgnote's module carries its package's note and imports from the
+# extracted package tree over the extracted libpkgnote (the .deb and the
+# rpm); nothing activates pkgnote-coredump as the kernel's core handler; the rpm
 # installed into an 'rpm --root' tree is scanned with the rpm database and
 # the notes agreeing; the .deb installed into a fresh Debian 12 root (the
 # root of ../shared/tools/fresh-machine-check, with the network to fetch
@@ -66,6 +68,44 @@ check_tree() {
         else not_ok "$name: ELF files carry the package's note and dlopen notes, lint-clean" "$problems"; fi
 }
 
+# check_pymod NAME ROOT LIBDIR TYPE VERSION ARCH: python3-pkgnote's module
+# below ROOT carries the package note of TYPE pkgnote VERSION ARCH, and the
+# distribution's python3 imports it from ROOT over ROOT/LIBDIR's
+# libpkgnote.so.0 (not the host's, not a copy linked into it) and reads
+# ROOT/usr/bin/pkgnote's note with it.
+check_pymod() {
+        name=$1 root=$2 libdir=$3 type=$4 ver=$5 arch=$6
+        mod=$(find "$root/usr/lib" -path '*/pkgnote/_pkgnote*.so' -type f 2>/dev/null | head -n 1)
+        if [ -z "$mod" ]; then
+                not_ok "$name: python3-pkgnote's module is in the package" "$(find "$root" -path '*python*' | head -n 20)"
+                return
+        fi
+        note="\"name\":\"pkgnote\",\"version\":\"$ver\",\"architecture\":\"$arch\""
+        j=$("$PKGNOTE" show --json "$mod" 2>&1)
+        case $j in
+        *"\"packages\":[{\"type\":\"$type\","*"$note}]"*) ok "$name: python3-pkgnote's module ${mod#"$root"} carries the package's note" ;;
+        *) not_ok "$name: python3-pkgnote's module carries the package's note" "$j" ;;
+        esac
+        py=/usr/bin/python3
+        [ -x "$py" ] || py=python3
+        if out=$(PYTHONPATH=${mod%/pkgnote/*} LD_LIBRARY_PATH=$root/$libdir "$py" - "$mod" "$root/$libdir" "$root/usr/bin/pkgnote" "$type" "$ver" "$arch" 2>&1 <<'EOF'
+import os, sys
+mod, libdir, cmd, typ, ver, arch = sys.argv[1:]
+import pkgnote
+loaded = sorted({os.path.dirname(l.split()[-1]) for l in open("/proc/self/maps") if "/libpkgnote.so" in l})
+pkgs = pkgnote.read(cmd).packages
+print(pkgnote._pkgnote.__file__, loaded, pkgs)
+want = {"type": typ, "name": "pkgnote", "version": ver, "architecture": arch}
+sys.exit(0 if pkgnote._pkgnote.__file__ == mod and loaded == [os.path.realpath(libdir)]
+         and len(pkgs) == 1 and {k: pkgs[0].get(k) for k in want} == want else 1)
+EOF
+        ); then
+                ok "$name: python3 imports pkgnote from the package tree over its libpkgnote and reads pkgnote's note"
+        else
+                not_ok "$name: python3 imports pkgnote from the package tree over its libpkgnote and reads pkgnote's note" "$out"
+        fi
+}
+
 # ---------------------------------------------------------------- symbols
 if sh "$SRCDIR/dist/debian/gen-symbols.sh" "$SRCDIR/lib/libpkgnote.sym" | diff -u "$SRCDIR/debian/libpkgnote0.symbols" - >"$T/sym.diff"; then
         ok "debian/libpkgnote0.symbols matches lib/libpkgnote.sym"
@@ -81,7 +121,7 @@ if have dpkg-buildpackage && have dh; then
         if (cd "$D" && DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b) >"$T/deb.log" 2>&1; then
                 ok "dpkg-buildpackage -us -uc -b from git archive HEAD"
                 debs=""
-                for p in pkgnote libpkgnote0 libpkgnote-dev pkgnote-coredump; do
+                for p in pkgnote libpkgnote0 libpkgnote-dev pkgnote-coredump python3-pkgnote; do
                         f=$(ls "$T/deb/${p}_${VERSION}_"*.deb 2>/dev/null | head -n 1)
                         if [ -n "$f" ]; then debs="$debs $f"; ok "package $p built"; else not_ok "package $p built"; fi
                 done
@@ -89,6 +129,7 @@ if have dpkg-buildpackage && have dh; then
                 mkdir -p "$T/debroot"
                 for f in $debs; do dpkg-deb -x "$f" "$T/debroot"; done
                 check_tree "deb" "$T/debroot" deb "$VERSION" "$arch"
+                check_pymod "deb" "$T/debroot" "usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)" deb "$VERSION" "$arch"
                 # Nothing sets kernel.core_pattern: no sysctl file outside the
                 # documentation, no maintainer script touching it.
                 bad=$(cd "$T/debroot" && find etc/sysctl.d usr/lib/sysctl.d lib/sysctl.d -type f 2>/dev/null)
@@ -129,7 +170,7 @@ if have dpkg-buildpackage && have dh; then
                         rc=$?
                         rm -rf "$F"
                         case $rc in
-                        0) ok "fresh Debian 12 root: the autopkgtest passes (show, lint, a route, the API, a real core, scan --format spdx)" ;;
+                        0) ok "fresh Debian 12 root: the autopkgtest passes (show, lint, a route, the API, import pkgnote, a real core, scan --format spdx)" ;;
                         3) skip "fresh Debian 12 root" "apt-get could not install the dependencies (no network?)" ;;
                         77) skip "fresh Debian 12 root: core" "$(grep SKIP "$T/fresh.out")" ;;
                         *) not_ok "fresh Debian 12 root: the autopkgtest passes" "$(cat "$T/fresh.out")" ;;
@@ -153,6 +194,9 @@ if have rpmbuild && have rpm; then
                 ok "rpmbuild -ba --nodeps from git archive HEAD"
                 rel=$(rpm -qp --qf '%{VERSION}-%{RELEASE}' "$R"/RPMS/*/pkgnote-libs-*.rpm 2>/dev/null)
                 rarch=$(rpm -qp --qf '%{ARCH}' "$R"/RPMS/*/pkgnote-libs-*.rpm 2>/dev/null)
+                for p in pkgnote pkgnote-libs pkgnote-devel pkgnote-coredump python3-pkgnote; do
+                        if [ -n "$(ls "$R"/RPMS/*/"$p-$rel."*.rpm 2>/dev/null)" ]; then ok "rpm $p built"; else not_ok "rpm $p built"; fi
+                done
                 if have rpmlint; then
                         rpmlint -r "$SRCDIR/dist/rpm/pkgnote.rpmlintrc" "$SRCDIR/dist/rpm/pkgnote.spec" "$R"/RPMS/*/*.rpm "$R"/SRPMS/*.rpm >"$T/rpmlint.out" 2>&1
                         if grep -q ' 0 errors, 0 warnings' "$T/rpmlint.out"; then ok "rpmlint: no error or warning"
@@ -165,6 +209,7 @@ if have rpmbuild && have rpm; then
                 if rpm --root "$Q" --dbpath /var/lib/rpm --initdb &&
                         rpm --root "$Q" --dbpath /var/lib/rpm -i --nodeps --noscripts "$R"/RPMS/*/*.rpm >"$T/rpmi.log" 2>&1; then
                         check_tree "rpm" "$Q" rpm "$rel" "$rarch"
+                        check_pymod "rpm" "$Q" "$(rpm --eval '%{_libdir}' | sed 's|^/||')" rpm "$rel" "$rarch"
                         "$PKGNOTE" scan --format json "$Q" >"$T/scan.json" 2>"$T/scan.err"
                         if python3 - "$T/scan.json" "$rel" <<'EOF'
 import json, sys

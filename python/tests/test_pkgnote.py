@@ -12,6 +12,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from typing import Any, Literal
 
@@ -91,14 +92,50 @@ def test_errors_are_oserrors(tmp_path: pathlib.Path) -> None:
         pkgnote.read(42)  # type: ignore[arg-type]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file")
+# The unprivileged child of test_permission_error when the tests run as root:
+# it prints its uid and what reading the file raised.
+_UNPRIVILEGED_READ = """
+import os, sys, pkgnote
+try:
+    pkgnote.read(sys.argv[1])
+    print(os.geteuid(), "read")
+except PermissionError as e:
+    print(os.geteuid(), "PermissionError", isinstance(e, pkgnote.Error), e.errno)
+"""
+
+
 def test_permission_error(programs: dict[str, pathlib.Path], tmp_path: pathlib.Path) -> None:
-    p = tmp_path / "secret"
-    shutil.copy(programs["lib"], p)
-    p.chmod(0)
-    with pytest.raises(PermissionError) as e:
-        pkgnote.read(p)
-    assert isinstance(e.value, pkgnote.Error)
+    if os.geteuid() != 0:
+        p = tmp_path / "secret"
+        shutil.copy(programs["lib"], p)
+        p.chmod(0)
+        with pytest.raises(PermissionError) as e:
+            pkgnote.read(p)
+        assert isinstance(e.value, pkgnote.Error)
+        return
+    # Root reads every file: the read is made by a child interpreter that
+    # setpriv turned into nobody, of a root-owned mode-0600 file in a
+    # directory nobody may enter (tmp_path's parents are root's alone).
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root, and setpriv (util-linux) to drop to an unprivileged user is missing")
+    d = pathlib.Path(tempfile.mkdtemp(prefix="pkgnote-perm."))
+    try:
+        d.chmod(0o755)
+        p = d / "secret"
+        shutil.copy(programs["lib"], p)
+        os.chown(p, 0, 0)
+        p.chmod(0o600)
+        assert pkgnote.read(p).packages == [json.loads(LIB_JSON)]
+        module_dir = pathlib.Path(pkgnote.__file__).resolve().parents[1]
+        env = {**os.environ, "PYTHONPATH": str(module_dir)}
+        r = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                            sys.executable, "-c", _UNPRIVILEGED_READ, str(p)],
+                           capture_output=True, text=True, env=env, cwd=d)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.split() == ["65534", "PermissionError", "True", str(errno.EACCES)], r.stdout + r.stderr
+    finally:
+        shutil.rmtree(d)
 
 
 def test_permission_error_as_root_via_process() -> None:
