@@ -323,6 +323,49 @@ else
         missing "chroot: the package from the database of the process's own root" "dpkg-deb, chroot"
 fi
 
+# ------------------------------------------- a chroot with its own rpm
+# The chrooted program maps /opt/rdemo/librdemo.so.1 (no note), which rpm
+# --root installed as rpm-demo with the old Fedora License tag "GPLv2+
+# and MIT": the SBOMs give it as SPDX maps it, as pkgnote scan does.
+if command -v rpmbuild > /dev/null && command -v rpm > /dev/null && command -v chroot > /dev/null; then
+        RR=$D/rroot
+        mkdir -p "$RR/opt/rdemo" rtop
+        cc -shared -fPIC -DVERSION='"r"' -Wl,-soname,librdemo.so.1 -o rplain.so demo.c || fatal "cannot build librdemo"
+        printf 'Name: rpm-demo\nVersion: 4.0\nRelease: 2\nSummary: test\nLicense: GPLv2+ and MIT\n%%global debug_package %%{nil}\n%%description\ntest\n%%install\nmkdir -p %%{buildroot}/opt/rdemo\ninstall -m 755 %%{plain} %%{buildroot}/opt/rdemo/librdemo.so.1\n%%files\n/opt/rdemo/librdemo.so.1\n' > rdemo.spec
+        rpmbuild --define "_topdir $T/rtop" --define "plain $T/rplain.so" --define '__os_install_post %{nil}' -bb rdemo.spec > rpmbuild.log 2>&1 ||
+                fatal "rpmbuild: $(tail -n 5 rpmbuild.log)"
+        rpm --root "$RR" --dbpath /var/lib/rpm --initdb > rpm.log 2>&1 &&
+                rpm --root "$RR" --dbpath /var/lib/rpm --nodeps --noscripts --ignorearch -i rtop/RPMS/*/rpm-demo-4.0-2.*.rpm >> rpm.log 2>&1 ||
+                fatal "rpm -i: $(cat rpm.log)"
+        LIBC=$(ldd "$D/user" | awk '/libc.so.6/ { print $3 }')
+        LDSO=$(ldd "$D/user" | awk '/ld-linux/ { print $1 }')
+        mkdir -p "$RR$(dirname "$LIBC")" "$RR$(dirname "$LDSO")"
+        cp "$LIBC" "$RR$LIBC" && cp "$LDSO" "$RR$LDSO" || fatal "cannot copy libc into the rpm chroot"
+        cc -o "$RR/user" user.c -Wl,--no-as-needed "$RR/opt/rdemo/librdemo.so.1" -Wl,-rpath,/opt/rdemo || fatal "cannot link the rpm chroot's user"
+        chroot "$RR" /user /ready > /dev/null 2>&1 &
+        RPID=$!
+        PIDS="$PIDS $RPID"
+        for _i in $(seq 1 250); do [ -e "$RR/ready" ] && break; sleep 0.02; done
+        [ -e "$RR/ready" ] || fatal "the rpm chroot's program did not start"
+        run ps --format cyclonedx --root "$RR"
+        cp out rpm.cdx.json
+        run ps --format spdx --root "$RR"
+        cp out rpm.spdx.json
+        python3 - > pyerr 2>&1 <<'PY' && pass "sbom-license-rpm: the License tag mapped to SPDX, as in scan" || fail "sbom-license-rpm: the License tag mapped to SPDX, as in scan" "$(cat pyerr)"
+import json
+d = json.load(open("rpm.cdx.json"))
+[c] = [c for c in d["components"] if c["name"] == "rpm-demo"]
+assert [x["value"] for x in c["properties"] if x["name"] == "pkgnote:origin"] == ["database"], c["properties"]
+assert c["licenses"] == [{"expression": "GPL-2.0-or-later AND MIT"}], c.get("licenses")
+assert json.loads([x["value"] for x in c["properties"] if x["name"] == "pkgnote:database"][0])["license"] == "GPLv2+ and MIT", c["properties"]
+s = json.load(open("rpm.spdx.json"))
+[p] = [p for p in s["packages"] if p["name"] == "rpm-demo"]
+assert p["licenseDeclared"] == "GPL-2.0-or-later AND MIT", p["licenseDeclared"]
+PY
+else
+        missing "sbom-license-rpm: the License tag mapped to SPDX, as in scan" "rpmbuild, rpm, chroot"
+fi
+
 # ----------------------------------------- processes exiting in the walk
 # A loop starts and ends short processes while ps walks every process:
 # those gone between the listing and their reading are passed over.
@@ -394,6 +437,7 @@ else
                         fail "sbom-schema: the documents validated are of both CycloneDX versions"
                 docs="running.cdx.json:cyclonedx running15.cdx.json:cyclonedx running.spdx.json:spdx all.cdx.json:cyclonedx all15.cdx.json:cyclonedx all.spdx.json:spdx"
                 [ -f chroot.cdx.json ] && docs="$docs chroot.cdx.json:cyclonedx chroot.spdx.json:spdx"
+                [ -f rpm.cdx.json ] && docs="$docs rpm.cdx.json:cyclonedx rpm.spdx.json:spdx"
                 for f in $docs; do
                         validate_sbom "sbom-schema: ${f%%:*} validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
                 done
