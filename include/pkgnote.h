@@ -1642,7 +1642,10 @@ PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const p
  * package and version mapped by the processes added, from each module's
  * package notes (one component per note), else the package database of
  * the root the process runs in (pkgnote_module_package_origin()), its purl
- * naming the distribution of that root's os-release; each says which
+ * naming the distribution of that root's os-release (a note of that OS
+ * without a version of it gets the root's, as pkgnote_sbom_write() gives
+ * it), a database's package with its license mapped to SPDX as there;
+ * each says which
  * ("pkgnote:origin" "note" or "database"; SPDX: sourceInfo), lists the
  * mapped files (CycloneDX evidence.occurrences; SPDX comment), and is
  * flagged when some process maps a file of it that was replaced or
@@ -1652,7 +1655,8 @@ PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const p
  * packages the document describes) that depend on the packages they map
  * (CycloneDX dependencies; SPDX DEPENDS_ON).  Packages are sorted by
  * type, name, version, architecture, origin; processes in the order
- * added.  CycloneDX 1.5 or SPDX 2.3 JSON (PKGNOTE_SBOM_*). */
+ * added.  SPDX 2.3 or CycloneDX JSON (PKGNOTE_SBOM_*: PKGNOTE_SBOM_CYCLONEDX
+ * the newest, 1.6; PKGNOTE_SBOM_CYCLONEDX_1_5 and _1_6 since 0.3). */
 typedef struct pkgnote_process_sbom pkgnote_process_sbom;
 PKGNOTE_PUBLIC int pkgnote_process_sbom_new(pkgnote_process_sbom **ret);
 PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b);
@@ -1667,7 +1671,7 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int
 /* ------------------------------------------------------------------ */
 /* SBOM format versions (0.3)                                          */
 
-/* pkgnote_sbom_write() formats naming the CycloneDX version, for
+/* pkgnote_sbom_write() and pkgnote_process_sbom_write() formats naming the CycloneDX version, for
  * consumers that need one (PKGNOTE_SBOM_CYCLONEDX: the newest). */
 enum {
         PKGNOTE_SBOM_CYCLONEDX_1_5 = 3, /* CycloneDX 1.5 JSON */

@@ -13,15 +13,18 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
-#include "base-json.h"
+#include "core.h"
+#include "pkgdb.h"
+#include "report-sbom.h"
 #include "scan-purl.h"
 
 struct rs_package {
@@ -29,6 +32,7 @@ struct rs_package {
         char *json;   /* the note as stored, or the database record as a note */
         char *type, *name, *version, *arch;
         char *purl, *cpe;
+        char *license; /* the database's, as it gives it, or NULL */
         bool cpe23;
         bool restart; /* some process maps a replaced or deleted file of it */
         char **paths; /* the mapped files, each once */
@@ -46,11 +50,28 @@ struct rs_process {
         size_t n_pkgs, cap_pkgs;
 };
 
+/* The root a process runs in: its distribution (OS, may be NULL) and the
+ * directory (FD, or -1), where Debian's packages keep their licenses. */
+struct rs_root {
+        const pkgnote_os_release *os;
+        int fd;
+        dev_t dev;
+        ino_t ino;
+};
+
 struct pkgnote_process_sbom {
         struct rs_package *pkg;
         size_t n_pkg, cap_pkg;
         struct rs_process *proc;
         size_t n_proc, cap_proc;
+        /* The dpkg packages' licenses read from their copyright files, per
+         * root: each file once, however many processes map the package. */
+        struct rs_license {
+                dev_t dev;
+                ino_t ino;
+                char *name, *license; /* LICENSE NULL: none */
+        } *lic;
+        size_t n_lic, cap_lic;
 };
 
 PKGNOTE_PUBLIC int pkgnote_process_sbom_new(pkgnote_process_sbom **ret) {
@@ -67,7 +88,7 @@ PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b) {
         for (size_t i = 0; i < b->n_pkg; i++) {
                 struct rs_package *p = &b->pkg[i];
                 free(p->origin), free(p->json), free(p->type), free(p->name), free(p->version), free(p->arch);
-                free(p->purl), free(p->cpe);
+                free(p->purl), free(p->cpe), free(p->license);
                 pn_free_strv(p->paths, p->n_paths);
                 pn_free_strv(p->now, p->n_now);
         }
@@ -75,6 +96,9 @@ PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b) {
                 free(b->proc[i].executable), free(b->proc[i].command);
                 free(b->proc[i].pkgs);
         }
+        for (size_t i = 0; i < b->n_lic; i++)
+                free(b->lic[i].name), free(b->lic[i].license);
+        free(b->lic);
         free(b->pkg);
         free(b->proc);
         free(b);
@@ -82,6 +106,10 @@ PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b) {
 
 static char *dup_or_null(const char *s) {
         return s ? strdup(s) : NULL;
+}
+
+static int cmp_str(const char *a, const char *b) {
+        return strcmp(a ? a : "", b ? b : "");
 }
 
 /* Adds S to the set V (N, CAP) unless it is there: 0 or -ENOMEM. */
@@ -108,13 +136,26 @@ static bool restart_flaggable(const pkgnote_module *m) {
 }
 
 /* The package of ORIGIN and JSON (M its metadata), found or added: its
- * index, or -ENOMEM. */
-static ssize_t package_of(pkgnote_process_sbom *b, const char *origin, const char *json, const pkgnote_metadata *m) {
+ * index, or -ENOMEM.  Its purl is the one the scan gives (lib/scan-sbom.c):
+ * a note of the OS of the process's root (OS, may be NULL) that names no
+ * version of it gets the root's, so that one note in two roots of
+ * different versions is two packages. */
+static ssize_t package_of(pkgnote_process_sbom *b, const char *origin, const char *json, const pkgnote_metadata *m,
+                          const pkgnote_os_release *os) {
+        char *purl = NULL;
+        if (pn_purl_in_root(m, os ? pkgnote_os_release_get(os, "ID") : NULL,
+                            os ? pkgnote_os_release_get(os, "VERSION_ID") : NULL, &purl) < 0)
+                purl = NULL;
         for (size_t i = 0; i < b->n_pkg; i++)
-                if (!strcmp(b->pkg[i].origin, origin) && !strcmp(b->pkg[i].json, json))
+                if (!strcmp(b->pkg[i].origin, origin) && !strcmp(b->pkg[i].json, json) &&
+                    !cmp_str(b->pkg[i].purl, purl)) {
+                        free(purl);
                         return (ssize_t)i;
-        if (PN_GROW(b->pkg, b->cap_pkg, b->n_pkg + 1) < 0)
+                }
+        if (PN_GROW(b->pkg, b->cap_pkg, b->n_pkg + 1) < 0) {
+                free(purl);
                 return -ENOMEM;
+        }
         struct rs_package *p = &b->pkg[b->n_pkg];
         *p = (struct rs_package){0};
         p->origin = strdup(origin);
@@ -123,8 +164,11 @@ static ssize_t package_of(pkgnote_process_sbom *b, const char *origin, const cha
         p->name = dup_or_null(pkgnote_metadata_name(m));
         p->version = dup_or_null(pkgnote_metadata_version(m));
         p->arch = dup_or_null(pkgnote_metadata_architecture(m));
-        if (pkgnote_purl(m, &p->purl) < 0)
-                p->purl = NULL;
+        p->purl = purl;
+        /* A note's "license" is no key of the format: only the database's
+         * is one, as in the scan's SBOMs. */
+        if (!strcmp(origin, "database"))
+                p->license = dup_or_null(pkgnote_metadata_get(m, "license"));
         /* One CPE per component: the application's, else the OS's. */
         p->cpe = pn_cpe_full(pkgnote_metadata_app_cpe(m), &p->cpe23);
         if (!p->cpe)
@@ -138,9 +182,39 @@ static ssize_t package_of(pkgnote_process_sbom *b, const char *origin, const cha
 /* The database's record of module M as the metadata of a note, its os and
  * osVersion from the process's root (OS, may be NULL), so that its purl
  * names the distribution as a note's would. */
-static int db_metadata(const pkgnote_module *m, const pkgnote_os_release *os, pkgnote_metadata **ret, char **json) {
+/* The license of M's database package: what the database gives (rpm's
+ * License tag), else for dpkg's the copyright file of the package in the
+ * process's ROOT, as the scan reads it; NULL when there is none, or with
+ * *ERR set without memory. */
+static const char *db_license(pkgnote_process_sbom *b, const pkgnote_module *m, const struct rs_root *root, int *err) {
+        const char *name = pkgnote_module_db_name(m), *type = pkgnote_module_db_type(m);
+        if (m->dbpkg->license || !type || strcmp(type, "deb") || root->fd < 0)
+                return m->dbpkg->license;
+        for (size_t i = 0; i < b->n_lic; i++)
+                if (b->lic[i].dev == root->dev && b->lic[i].ino == root->ino && !strcmp(b->lic[i].name, name))
+                        return b->lic[i].license;
+        int fd = root->fd;
+        struct pn_rootfs fs;
+        pn_rootfs_in_root(&fs, &fd);
+        char *license = NULL, *n = strdup(name);
+        if (!n || pn_dpkg_package_license(&fs, name, &license) < 0 || PN_GROW(b->lic, b->cap_lic, b->n_lic + 1) < 0) {
+                free(n), free(license);
+                *err = -ENOMEM;
+                return NULL;
+        }
+        b->lic[b->n_lic++] = (struct rs_license){root->dev, root->ino, n, license};
+        return license;
+}
+
+static int db_metadata(pkgnote_process_sbom *b, const pkgnote_module *m, const struct rs_root *root,
+                       pkgnote_metadata **ret, char **json) {
+        const pkgnote_os_release *os = root->os;
+        int r = 0;
+        const char *license = db_license(b, m, root, &r);
+        if (r < 0)
+                return r;
         pkgnote_metadata *md;
-        int r = pkgnote_metadata_new(&md);
+        r = pkgnote_metadata_new(&md);
         if (r < 0)
                 return r;
         const char *kv[][2] = {
@@ -152,9 +226,12 @@ static int db_metadata(const pkgnote_module *m, const pkgnote_os_release *os, pk
                 {PKGNOTE_KEY_ARCHITECTURE, pkgnote_module_db_architecture(m)},
                 {"source", pkgnote_module_db_source(m)},
                 {"sourceVersion", pkgnote_module_db_source_version(m)},
+                {"license", license},
         };
+        /* A database is untrusted: a value that is not UTF-8 (a License
+         * tag in Latin-1) is left out, not fatal, as the scan does. */
         for (size_t k = 0; k < ELEMENTSOF(kv) && r >= 0; k++)
-                if (kv[k][1] && *kv[k][1])
+                if (kv[k][1] && *kv[k][1] && pn_utf8_invalid_at(kv[k][1], strlen(kv[k][1])) == strlen(kv[k][1]))
                         r = pkgnote_metadata_set(md, kv[k][0], kv[k][1]);
         if (r >= 0)
                 r = pkgnote_metadata_to_json(md, json);
@@ -209,11 +286,12 @@ static int use_package(pkgnote_process_sbom *b, struct rs_process *pr, size_t i,
 /* Module M's packages: each of its notes, else the database's answer
  * when it is the module's own (pkgnote_module_package_origin()). */
 static int add_module(pkgnote_process_sbom *b, struct rs_process *pr, const pkgnote_module *m,
-                      const pkgnote_os_release *os) {
+                      const struct rs_root *root) {
+        const pkgnote_os_release *os = root->os;
         const pkgnote_info *info = pkgnote_module_info(m);
         size_t n = info ? pkgnote_info_package_count(info) : 0;
         for (size_t k = 0; k < n; k++) {
-                ssize_t i = package_of(b, "note", pkgnote_info_package_json(info, k), pkgnote_info_package(info, k));
+                ssize_t i = package_of(b, "note", pkgnote_info_package_json(info, k), pkgnote_info_package(info, k), os);
                 if (i < 0 || use_package(b, pr, (size_t)i, m) < 0)
                         return -ENOMEM;
         }
@@ -221,10 +299,10 @@ static int add_module(pkgnote_process_sbom *b, struct rs_process *pr, const pkgn
                 return 0;
         pkgnote_metadata *md;
         char *json;
-        int r = db_metadata(m, os, &md, &json);
+        int r = db_metadata(b, m, root, &md, &json);
         if (r < 0)
                 return r;
-        ssize_t i = package_of(b, "database", json, md);
+        ssize_t i = package_of(b, "database", json, md, os);
         r = i < 0 ? (int)i : use_package(b, pr, (size_t)i, m);
         pkgnote_metadata_free(md);
         free(json);
@@ -247,46 +325,36 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgno
         if ((pi.executable && !pr->executable) || (pi.command && !pr->command))
                 return pn_error(-ENOMEM, "out of memory");
         /* The distribution of the root the process runs in, for the purls
-         * of its database's packages; without it they name none. */
+         * of its packages (its database's, and its own OS's notes without
+         * a version of it); without it they name none.  Its directory
+         * holds Debian's licenses. */
         pkgnote_os_release *os = NULL;
-        char root[64];
-        snprintf(root, sizeof root, "/proc/%d/root", pi.pid);
-        if (pi.pid <= 0 || pkgnote_os_release_read(root, &os) < 0)
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/root", pi.pid);
+        if (pi.pid <= 0 || pkgnote_os_release_read(path, &os) < 0)
                 os = NULL;
+        struct rs_root root = {.os = os, .fd = pi.pid > 0 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1};
+        struct stat st;
+        if (root.fd >= 0 && fstat(root.fd, &st) == 0)
+                root.dev = st.st_dev, root.ino = st.st_ino;
+        else if (root.fd >= 0) {
+                close(root.fd);
+                root.fd = -1;
+        }
         r = 0;
         for (size_t i = 0; i < pkgnote_core_module_count(c) && r >= 0; i++) {
                 const pkgnote_module *m = pkgnote_core_module(c, i);
                 if (!pkgnote_module_is_vdso(m))
-                        r = add_module(b, pr, m, os);
+                        r = add_module(b, pr, m, &root);
         }
+        if (root.fd >= 0)
+                close(root.fd);
         pkgnote_os_release_free(os);
         return r < 0 ? pn_error(r, "out of memory") : 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* Writing                                                             */
-
-static json_t *jstr(const char *s) {
-        size_t len;
-        char *t = pn_utf8_or_hex(s, strlen(s), &len);
-        json_t *v = t ? json_stringn(t, len) : NULL;
-        free(t);
-        return v;
-}
-
-static void put(json_t *o, const char *key, json_t *v, int *err) {
-        if (!v || json_object_set_new(o, key, v) < 0)
-                *err = -ENOMEM;
-}
-
-static void push(json_t *a, json_t *v, int *err) {
-        if (!v || json_array_append_new(a, v) < 0)
-                *err = -ENOMEM;
-}
-
-static int cmp_str(const char *a, const char *b) {
-        return strcmp(a ? a : "", b ? b : "");
-}
 
 static int cmp_package(const void *x, const void *y) {
         const struct rs_package *a = *(const struct rs_package *const *)x, *b = *(const struct rs_package *const *)y;
@@ -324,52 +392,6 @@ static void process_ranks(const pkgnote_process_sbom *b, const struct rs_process
         qsort(v, pr->n_pkgs, sizeof *v, cmp_size);
 }
 
-static void timestamp(int64_t t, char buf[32]) {
-        time_t tt = t < 0 ? time(NULL) : (time_t)t;
-        struct tm tm;
-        gmtime_r(&tt, &tm);
-        strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* A version 4 UUID (RFC 4122 4.4): random, or with REPRODUCIBLE derived
- * from TEXT (FNV-1a twice: only stable and well spread). */
-static int make_uuid(const char *text, int reproducible, char out[37]) {
-        uint8_t b[16];
-        if (reproducible) {
-                uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x6c62272e07bb0142ULL;
-                for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-                        h1 = (h1 ^ *p) * 0x100000001b3ULL;
-                        h2 = ((h2 ^ *p) * 0x100000001b3ULL) ^ (h2 >> 31);
-                }
-                pn_wr64(b, h1, true);
-                pn_wr64(b + 8, h2, true);
-        } else if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-                return pn_error(-errno, "cannot get random bytes: %s", strerror(errno));
-        b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
-        b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
-        snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-        return 0;
-}
-
-/* Dumps DOC after setting KEY to PREFIX and a UUID (from the rest of the
- * document when reproducible). */
-static int finish(json_t *doc, int err, const pkgnote_sbom_options *o, const char *key, const char *prefix,
-                  char **ret) {
-        char *text = NULL, uuid[37], id[128];
-        int r = err ? -ENOMEM : pn_json_dump_report(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, &text);
-        if (r >= 0)
-                r = make_uuid(text, o->reproducible, uuid);
-        free(text);
-        if (r >= 0) {
-                snprintf(id, sizeof id, "%s%s", prefix, uuid);
-                put(doc, key, json_string(id), &err);
-                r = err ? -ENOMEM : pn_json_dump_report(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, ret);
-        }
-        json_decref(doc);
-        return r == -ENOMEM ? pn_error(r, "out of memory") : r;
-}
-
 static const char *process_name(const struct rs_process *pr) {
         return pr->executable ? pr->executable : pr->command ? pr->command : "(unknown)";
 }
@@ -388,42 +410,40 @@ static char *package_info(const struct rs_package *p) {
 
 /* ---- SPDX 2.3 ---- */
 
-static json_t *spdx_relationship(const char *from, const char *type, const char *to, const char *comment) {
-        return json_pack("{s:s, s:s, s:s, s:s}", "spdxElementId", from, "relationshipType", type, "relatedSpdxElement",
-                         to, "comment", comment);
-}
-
 static json_t *spdx_package(const struct rs_package *p, const char *created, const char *creator, int *err) {
         json_t *e = json_object();
         if (!e)
                 return NULL;
         char id[64];
         snprintf(id, sizeof id, "SPDXRef-Package-%zu", p->rank);
-        put(e, "SPDXID", json_string(id), err);
-        put(e, "name", jstr(p->name ? p->name : "(unnamed)"), err);
+        pn_sbom_put(e, "SPDXID", json_string(id), err);
+        pn_sbom_put(e, "name", pn_sbom_jstr(p->name ? p->name : "(unnamed)"), err);
         if (p->version)
-                put(e, "versionInfo", jstr(p->version), err);
-        put(e, "downloadLocation", json_string("NOASSERTION"), err);
-        put(e, "filesAnalyzed", json_false(), err);
-        put(e, "licenseConcluded", json_string("NOASSERTION"), err);
-        put(e, "licenseDeclared", json_string("NOASSERTION"), err);
-        put(e, "copyrightText", json_string("NOASSERTION"), err);
-        put(e, "primaryPackagePurpose", json_string("LIBRARY"), err);
+                pn_sbom_put(e, "versionInfo", pn_sbom_jstr(p->version), err);
+        pn_sbom_put(e, "downloadLocation", json_string("NOASSERTION"), err);
+        pn_sbom_put(e, "filesAnalyzed", json_false(), err);
+        pn_sbom_put(e, "licenseConcluded", json_string("NOASSERTION"), err);
+        bool exact;
+        char *license = pn_sbom_license_spdx(p->type, p->license, &exact, err);
+        pn_sbom_put(e, "licenseDeclared", pn_sbom_jstr(license ? license : "NOASSERTION"), err);
+        free(license);
+        pn_sbom_put(e, "copyrightText", json_string("NOASSERTION"), err);
+        pn_sbom_put(e, "primaryPackagePurpose", json_string("LIBRARY"), err);
         json_t *refs = json_array();
         if (p->purl)
-                push(refs, json_pack("{s:s, s:s, s:s}", "referenceCategory", "PACKAGE-MANAGER", "referenceType", "purl",
+                pn_sbom_push(refs, json_pack("{s:s, s:s, s:s}", "referenceCategory", "PACKAGE-MANAGER", "referenceType", "purl",
                                      "referenceLocator", p->purl),
                      err);
         if (p->cpe)
-                push(refs, json_pack("{s:s, s:s, s:s}", "referenceCategory", "SECURITY", "referenceType",
+                pn_sbom_push(refs, json_pack("{s:s, s:s, s:s}", "referenceCategory", "SECURITY", "referenceType",
                                      p->cpe23 ? "cpe23Type" : "cpe22Type", "referenceLocator", p->cpe),
                      err);
         if (refs && json_array_size(refs))
-                put(e, "externalRefs", refs, err);
+                pn_sbom_put(e, "externalRefs", refs, err);
         else
                 json_decref(refs);
         char *info = package_info(p);
-        put(e, "sourceInfo", info ? jstr(info) : NULL, err);
+        pn_sbom_put(e, "sourceInfo", info ? pn_sbom_jstr(info) : NULL, err);
         free(info);
         /* SPDX 2.3 has no field for "this version is no longer the one on
          * disk": an annotation carries it, machine-readably prefixed. */
@@ -439,9 +459,9 @@ static json_t *spdx_package(const struct rs_package *p, const char *created, con
                 if (!f || fclose(f) != 0)
                         *err = -ENOMEM;
                 else
-                        put(e, "annotations",
+                        pn_sbom_put(e, "annotations",
                             json_pack("[{s:s, s:s, s:s, s:o}]", "annotationDate", created, "annotationType", "OTHER",
-                                      "annotator", creator, "comment", jstr(c)),
+                                      "annotator", creator, "comment", pn_sbom_jstr(c)),
                             err);
                 free(c);
         }
@@ -461,7 +481,7 @@ static json_t *spdx_package(const struct rs_package *p, const char *created, con
                         comment = c;
                         len += (size_t)sprintf(comment + len, "%s%s", k ? ", " : "", p->paths[k]);
                 }
-                put(e, "comment", jstr(comment), err);
+                pn_sbom_put(e, "comment", pn_sbom_jstr(comment), err);
         }
         free(comment);
         return e;
@@ -471,19 +491,14 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
                 char **ret) {
         int err = 0;
         char created[32], creator[96], id[64], pid[64];
-        timestamp(o->created, created);
+        pn_sbom_timestamp(o->created, created);
         snprintf(creator, sizeof creator, "Tool: pkgnote-%s", o->tool_version ? o->tool_version : PACKAGE_VERSION);
         json_t *doc = json_object(), *pkgs = json_array(), *rels = json_array();
         if (!doc || !pkgs || !rels) {
                 json_decref(doc), json_decref(pkgs), json_decref(rels);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        put(doc, "spdxVersion", json_string("SPDX-2.3"), &err);
-        put(doc, "dataLicense", json_string("CC0-1.0"), &err);
-        put(doc, "SPDXID", json_string("SPDXRef-DOCUMENT"), &err);
-        put(doc, "name", jstr(o->name ? o->name : "pkgnote-ps"), &err);
-        put(doc, "documentNamespace", json_string(""), &err); /* set last */
-        put(doc, "creationInfo", json_pack("{s:s, s:[s]}", "created", created, "creators", creator), &err);
+        pn_sbom_spdx_header(doc, o, "pkgnote-ps", &err);
         /* The processes, which the document describes, then the packages
          * they depend on by mapping them. */
         for (size_t i = 0; i < b->n_proc && !err; i++) {
@@ -494,13 +509,13 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
                              pr->restart ? "; maps files replaced or deleted on disk since: needs a restart" : "") < 0)
                         err = -ENOMEM;
                 json_t *e = json_pack("{s:s, s:o, s:s, s:b, s:s, s:s, s:s, s:s, s:o}", "SPDXID", pid, "name",
-                                      jstr(process_name(pr)), "downloadLocation", "NOASSERTION", "filesAnalyzed", 0,
+                                      pn_sbom_jstr(process_name(pr)), "downloadLocation", "NOASSERTION", "filesAnalyzed", 0,
                                       "licenseConcluded", "NOASSERTION", "licenseDeclared", "NOASSERTION",
                                       "copyrightText", "NOASSERTION", "primaryPackagePurpose", "APPLICATION",
-                                      "sourceInfo", info ? jstr(info) : NULL);
+                                      "sourceInfo", info ? pn_sbom_jstr(info) : NULL);
                 free(info);
-                push(pkgs, e, &err);
-                push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", pid, "a running process"), &err);
+                pn_sbom_push(pkgs, e, &err);
+                pn_sbom_push(rels, pn_sbom_spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", pid, "a running process"), &err);
                 size_t *ranks = malloc((pr->n_pkgs ? pr->n_pkgs : 1) * sizeof *ranks);
                 if (!ranks) {
                         err = -ENOMEM;
@@ -509,23 +524,20 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
                 process_ranks(b, pr, ranks);
                 for (size_t k = 0; k < pr->n_pkgs; k++) {
                         snprintf(id, sizeof id, "SPDXRef-Package-%zu", ranks[k]);
-                        push(rels, spdx_relationship(pid, "DEPENDS_ON", id, "the process maps the package's objects"),
+                        pn_sbom_push(rels, pn_sbom_spdx_relationship(pid, "DEPENDS_ON", id, "the process maps the package's objects"),
                              &err);
                 }
                 free(ranks);
         }
         for (size_t i = 0; i < b->n_pkg && !err; i++)
-                push(pkgs, spdx_package(order[i], created, creator, &err), &err);
-        put(doc, "packages", pkgs, &err);
-        put(doc, "relationships", rels, &err);
-        return finish(doc, err, o, "documentNamespace", "https://spdx.org/spdxdocs/pkgnote-ps-", ret);
+                pn_sbom_push(pkgs, spdx_package(order[i], created, creator, &err), &err);
+        pn_sbom_spdx_license_refs(doc, pkgs, &err);
+        pn_sbom_put(doc, "packages", pkgs, &err);
+        pn_sbom_put(doc, "relationships", rels, &err);
+        return pn_sbom_finish(doc, err, o, "documentNamespace", "https://spdx.org/spdxdocs/pkgnote-ps-", ret);
 }
 
-/* ---- CycloneDX 1.5 ---- */
-
-static json_t *cdx_property(const char *name, const char *value) {
-        return json_pack("{s:s, s:o}", "name", name, "value", jstr(value));
-}
+/* ---- CycloneDX 1.6 and 1.5 ---- */
 
 static json_t *cdx_package(const struct rs_package *p, int *err) {
         json_t *c = json_object(), *props = json_array(), *occ = json_array();
@@ -535,64 +547,55 @@ static json_t *cdx_package(const struct rs_package *p, int *err) {
         }
         char ref[64];
         snprintf(ref, sizeof ref, "pkgnote-package-%zu", p->rank);
-        put(c, "type", json_string("library"), err);
-        put(c, "bom-ref", json_string(ref), err);
-        put(c, "name", jstr(p->name ? p->name : "(unnamed)"), err);
+        pn_sbom_put(c, "type", json_string("library"), err);
+        pn_sbom_put(c, "bom-ref", json_string(ref), err);
+        pn_sbom_put(c, "name", pn_sbom_jstr(p->name ? p->name : "(unnamed)"), err);
         if (p->version)
-                put(c, "version", jstr(p->version), err);
+                pn_sbom_put(c, "version", pn_sbom_jstr(p->version), err);
         if (p->cpe)
-                put(c, "cpe", json_string(p->cpe), err);
+                pn_sbom_put(c, "cpe", json_string(p->cpe), err);
         if (p->purl)
-                put(c, "purl", json_string(p->purl), err);
-        push(props, cdx_property("pkgnote:origin", p->origin), err);
-        push(props, cdx_property(!strcmp(p->origin, "note") ? "pkgnote:note" : "pkgnote:database", p->json), err);
-        push(props, cdx_property("pkgnote:replacedOnDisk", p->restart ? "true" : "false"), err);
+                pn_sbom_put(c, "purl", json_string(p->purl), err);
+        pn_sbom_cdx_licenses(c, p->type, p->license, err);
+        pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:origin", p->origin), err);
+        pn_sbom_push(props, pn_sbom_cdx_property(!strcmp(p->origin, "note") ? "pkgnote:note" : "pkgnote:database", p->json), err);
+        pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:replacedOnDisk", p->restart ? "true" : "false"), err);
         for (size_t k = 0; k < p->n_now; k++)
-                push(props, cdx_property("pkgnote:installedNow", p->now[k]), err);
-        put(c, "properties", props, err);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:installedNow", p->now[k]), err);
+        pn_sbom_put(c, "properties", props, err);
         for (size_t k = 0; k < p->n_paths; k++)
-                push(occ, json_pack("{s:o}", "location", jstr(p->paths[k])), err);
-        put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
+                pn_sbom_push(occ, json_pack("{s:o}", "location", pn_sbom_jstr(p->paths[k])), err);
+        pn_sbom_put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
         return c;
 }
 
 static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, const pkgnote_sbom_options *o,
-                     char **ret) {
+                     const char *spec_version, char **ret) {
         int err = 0;
-        char created[32], ref[64], num[32];
-        timestamp(o->created, created);
+        char ref[64], num[32];
         json_t *doc = json_object(), *comps = json_array(), *deps = json_array();
         if (!doc || !comps || !deps) {
                 json_decref(doc), json_decref(comps), json_decref(deps);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        put(doc, "bomFormat", json_string("CycloneDX"), &err);
-        put(doc, "specVersion", json_string("1.5"), &err);
-        put(doc, "serialNumber", json_string(""), &err); /* set last */
-        put(doc, "version", json_integer(1), &err);
-        json_t *meta = json_pack("{s:s, s:{s:[{s:s, s:s, s:s}]}}", "timestamp", created, "tools", "components", "type",
-                                 "application", "name", "pkgnote", "version",
-                                 o->tool_version ? o->tool_version : PACKAGE_VERSION);
-        if (meta && o->name)
-                put(meta, "properties", json_pack("[o]", cdx_property("pkgnote:scanned", o->name)), &err);
-        put(doc, "metadata", meta, &err);
+        pn_sbom_cdx_header(doc, o, spec_version, &err);
         for (size_t i = 0; i < b->n_pkg && !err; i++)
-                push(comps, cdx_package(order[i], &err), &err);
+                pn_sbom_push(comps, cdx_package(order[i], &err), &err);
         /* The processes: applications that depend on what they map. */
         for (size_t i = 0; i < b->n_proc && !err; i++) {
                 const struct rs_process *pr = &b->proc[i];
                 snprintf(ref, sizeof ref, "pkgnote-process-%d", pr->pid);
                 json_t *props = json_array(), *on = json_array();
                 snprintf(num, sizeof num, "%d", pr->pid);
-                push(props, cdx_property("pkgnote:pid", num), &err);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:pid", num), &err);
                 snprintf(num, sizeof num, "%d", pr->uid);
-                push(props, cdx_property("pkgnote:uid", num), &err);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:uid", num), &err);
                 if (pr->command)
-                        push(props, cdx_property("pkgnote:command", pr->command), &err);
-                push(props, cdx_property("pkgnote:needsRestart", pr->restart ? "true" : "false"), &err);
-                push(comps,
+                        pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:command", pr->command), &err);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:needsRestart", pr->restart ? "true" : "false"), &err);
+                pn_sbom_push(comps,
                      json_pack("{s:s, s:s, s:o, s:o}", "type", "application", "bom-ref", ref, "name",
-                               jstr(process_name(pr)), "properties", props),
+                               pn_sbom_jstr(process_name(pr)), "properties", props),
                      &err);
                 size_t *ranks = malloc((pr->n_pkgs ? pr->n_pkgs : 1) * sizeof *ranks);
                 if (!ranks || !on) {
@@ -605,14 +608,14 @@ static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, c
                 for (size_t k = 0; k < pr->n_pkgs; k++) {
                         char pref[64];
                         snprintf(pref, sizeof pref, "pkgnote-package-%zu", ranks[k]);
-                        push(on, json_string(pref), &err);
+                        pn_sbom_push(on, json_string(pref), &err);
                 }
                 free(ranks);
-                push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), &err);
+                pn_sbom_push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), &err);
         }
-        put(doc, "components", comps, &err);
-        put(doc, "dependencies", deps, &err);
-        return finish(doc, err, o, "serialNumber", "urn:uuid:", ret);
+        pn_sbom_put(doc, "components", comps, &err);
+        pn_sbom_put(doc, "dependencies", deps, &err);
+        return pn_sbom_finish(doc, err, o, "serialNumber", "urn:uuid:", ret);
 }
 
 PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int format,
@@ -625,12 +628,13 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int
                 o.created = -1;
         if (!b)
                 return pn_error(-EINVAL, "no SBOM");
-        if (format != PKGNOTE_SBOM_SPDX && format != PKGNOTE_SBOM_CYCLONEDX)
+        const char *cdx = pn_sbom_cdx_version(format);
+        if (format != PKGNOTE_SBOM_SPDX && !cdx)
                 return pn_error(-EINVAL, "unknown SBOM format %d", format);
         struct rs_package **order = sorted_packages(b);
         if (!order)
                 return pn_error(-ENOMEM, "out of memory");
-        r = format == PKGNOTE_SBOM_SPDX ? spdx(b, order, &o, ret) : cyclonedx(b, order, &o, ret);
+        r = format == PKGNOTE_SBOM_SPDX ? spdx(b, order, &o, ret) : cyclonedx(b, order, &o, cdx, ret);
         free(order);
         return r;
 }

@@ -253,23 +253,27 @@ bool pn_copyright_path(const char *rel) {
         return slash && slash > pkg && !strcmp(slash, "/copyright");
 }
 
+int pn_dpkg_package_license(const struct pn_rootfs *fs, const char *bin_name, char **ret) {
+        char rel[512];
+        if ((size_t)snprintf(rel, sizeof rel, "usr/share/doc/%s/copyright", bin_name) >= sizeof rel ||
+            strchr(bin_name, '/') || !strcmp(bin_name, "..") || !strcmp(bin_name, "."))
+                return 0;
+        void *text;
+        size_t len;
+        int r = fs->read(fs->u, rel, PN_COPYRIGHT_MAX, &text, &len);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0; /* none, a link to another package's, too long: no license */
+        r = pn_dep5_license(text, len, ret);
+        free(text);
+        return r;
+}
+
 int pn_pkgdb_dpkg_licenses(pn_pkgdb *db, const struct pn_rootfs *fs) {
         for (size_t i = 0; i < pn_pkgdb_count(db); i++) {
-                const struct pn_pkg *p = pn_pkgdb_pkg(db, i);
-                char rel[512];
-                if ((size_t)snprintf(rel, sizeof rel, "usr/share/doc/%s/copyright", p->bin_name) >= sizeof rel ||
-                    strchr(p->bin_name, '/') || !strcmp(p->bin_name, "..") || !strcmp(p->bin_name, "."))
-                        continue;
-                void *text;
-                size_t len;
-                int r = fs->read(fs->u, rel, PN_COPYRIGHT_MAX, &text, &len);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
-                        continue; /* none, a link to another package's, too long: no license */
                 char *expr = NULL;
-                r = pn_dep5_license(text, len, &expr);
-                free(text);
+                int r = pn_dpkg_package_license(fs, pn_pkgdb_pkg(db, i)->bin_name, &expr);
                 if (r > 0)
                         r = pn_pkgdb_set_license(db, i, expr, strlen(expr));
                 free(expr);

@@ -190,6 +190,10 @@ int pn_license_tag_spdx(const char *tag, char **ret);
  * usr/share/doc/PKG/copyright in FS names (pn_dep5_license()); packages
  * without a readable machine-readable file get none.  0 or -ENOMEM. */
 int pn_pkgdb_dpkg_licenses(pn_pkgdb *db, const struct pn_rootfs *fs);
+/* The license the copyright file of the dpkg package BIN_NAME in FS
+ * names (pn_dep5_license()): 1 with *RET (malloc()ed), 0 when there is
+ * none (no file, not machine-readable, a link), -ENOMEM. */
+int pn_dpkg_package_license(const struct pn_rootfs *fs, const char *bin_name, char **ret);
 /* Whether REL is a usr/share/doc/PKG/copyright file. */
 bool pn_copyright_path(const char *rel);
 

@@ -14,11 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
 #include "internal.h"
 #include "base-json.h"
+#include "report-sbom.h"
 #include "scan-purl.h"
 #include "scan-private.h"
 
@@ -94,114 +93,10 @@ static const char *pkg_license(const pkgnote_scan *s, size_t i) {
 }
 
 /* The license of database package I as an SPDX expression (malloc()ed),
- * or NULL: Debian's, from its copyright file, is one already; rpm's
- * License tag and apk's L: are mapped (pn_license_tag_spdx()), *TAG_EXACT
- * false when some name of the tag had no exact SPDX identifier (then the
- * tag itself is what CycloneDX names).  NULL with *ERR set without memory. */
+ * or NULL (pn_sbom_license_spdx()). */
 static char *pkg_license_spdx(const pkgnote_scan *s, size_t i, bool *tag_exact, int *err) {
-        const char *l = pkg_license(s, i);
         const struct package *p = pn_scan_all_package(s, i);
-        *tag_exact = true;
-        if (!l)
-                return NULL;
-        const char *type = field(p->meta, PKGNOTE_KEY_TYPE);
-        char *x = NULL;
-        if (type && strcmp(type, "deb")) {
-                int r = pn_license_tag_spdx(l, &x);
-                if (r == -ENOMEM)
-                        *err = r;
-                *tag_exact = r > 0;
-                return r >= 0 ? x : NULL;
-        }
-        if (!(x = strdup(l)))
-                *err = -ENOMEM;
-        return x;
-}
-
-/* A JSON string of S; bytes that are not UTF-8 (possible in paths) as the
- * text \xNN, as the command's text output shows them. */
-static json_t *jstr(const char *s) {
-        size_t len = strlen(s);
-        if (pn_utf8_invalid_at(s, len) == len)
-                return json_string(s);
-        char *b = malloc(4 * len + 1), *o = b;
-        if (!b)
-                return NULL;
-        size_t i = 0;
-        while (i < len) {
-                size_t bad = i + pn_utf8_invalid_at(s + i, len - i);
-                memcpy(o, s + i, bad - i);
-                o += bad - i;
-                if (bad < len)
-                        o += sprintf(o, "\\x%02x", (unsigned char)s[bad]);
-                i = bad + 1;
-        }
-        *o = 0;
-        json_t *v = json_string(b);
-        free(b);
-        return v;
-}
-
-/* Adds KEY: V to O; V may be NULL after a failed allocation, which is
- * remembered in *ERR. */
-static void put(json_t *o, const char *key, json_t *v, int *err) {
-        if (!v || json_object_set_new(o, key, v) < 0)
-                *err = -ENOMEM;
-}
-
-static void push(json_t *a, json_t *v, int *err) {
-        if (!v || json_array_append_new(a, v) < 0)
-                *err = -ENOMEM;
-}
-
-static void timestamp(int64_t t, char buf[32]) {
-        time_t tt = t < 0 ? time(NULL) : (time_t)t;
-        struct tm tm;
-        gmtime_r(&tt, &tm);
-        strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* A version 4 UUID (RFC 4122 4.4) from 16 bytes. */
-static void uuid_format(uint8_t b[16], char out[37]) {
-        b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
-        b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
-        snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-                 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-}
-
-/* Random, or with REPRODUCIBLE derived from TEXT (two FNV-1a passes with
- * different offsets: not cryptographic, only stable and well spread). */
-static int make_uuid(const char *text, int reproducible, char out[37]) {
-        uint8_t b[16];
-        if (reproducible) {
-                uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
-                for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-                        h1 = (h1 ^ *p) * 0x100000001b3ULL;
-                        h2 = (h2 ^ *p) * 0x100000001b3ULL;
-                        h2 ^= h2 >> 29;
-                }
-                pn_wr64(b, h1, true);
-                pn_wr64(b + 8, h2, true);
-        } else {
-                size_t got = 0;
-                while (got < sizeof b) {
-                        ssize_t n = getrandom(b + got, sizeof b - got, 0);
-                        if (n < 0) {
-                                if (errno == EINTR)
-                                        continue;
-                                return pn_error(-errno, "cannot get random bytes: %s", strerror(errno));
-                        }
-                        got += (size_t)n;
-                }
-        }
-        uuid_format(b, out);
-        return 0;
-}
-
-/* With the reports' escaping: a file name or note value holding a C1
- * control (raw UTF-8 to jansson) must not reach a terminal as one. */
-static int dump(json_t *doc, char **ret) {
-        return pn_json_dump_report(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER, ret);
+        return pn_sbom_license_spdx(p ? field(p->meta, PKGNOTE_KEY_TYPE) : NULL, pkg_license(s, i), tag_exact, err);
 }
 
 static const char *field(const pkgnote_metadata *m, const char *key) {
@@ -255,9 +150,9 @@ static void element_id(char id[80], const char *prefix, size_t i) {
 
 /* Adds "name" (else "unknown") and, when M has one, VERSION_KEY to O. */
 static void put_name_version(json_t *o, const pkgnote_metadata *m, const char *version_key, int *err) {
-        put(o, "name", jstr(field(m, PKGNOTE_KEY_NAME) ? field(m, PKGNOTE_KEY_NAME) : "unknown"), err);
+        pn_sbom_put(o, "name", pn_sbom_jstr(field(m, PKGNOTE_KEY_NAME) ? field(m, PKGNOTE_KEY_NAME) : "unknown"), err);
         if (field(m, PKGNOTE_KEY_VERSION))
-                put(o, version_key, jstr(field(m, PKGNOTE_KEY_VERSION)), err);
+                pn_sbom_put(o, version_key, pn_sbom_jstr(field(m, PKGNOTE_KEY_VERSION)), err);
 }
 
 /* The element of package I, named ID; NULL when out of memory. */
@@ -272,32 +167,8 @@ static void add_packages(const pkgnote_scan *s, const struct sbom_ids *ids, json
                         continue;
                 char id[80];
                 element_id(id, ids->package, i);
-                push(array, make(s, i, id, userdata, err), err);
+                pn_sbom_push(array, make(s, i, id, userdata, err), err);
         }
-}
-
-/* Ends DOC, which it takes: out of memory if building it failed (ERR),
- * else KEY set to PREFIX and a UUID of the document's text, written to
- * *RET. */
-static int finish_document(json_t *doc, int err, const pkgnote_sbom_options *o, const char *key, const char *prefix,
-                           char **ret) {
-        if (err) {
-                json_decref(doc);
-                return pn_error(-ENOMEM, "out of memory");
-        }
-        char *text = NULL, uuid[37], id[128];
-        int r = dump(doc, &text);
-        if (r >= 0) {
-                r = make_uuid(text, o->reproducible, uuid);
-                free(text);
-        }
-        if (r >= 0) {
-                snprintf(id, sizeof id, "%s%s", prefix, uuid);
-                put(doc, key, json_string(id), &err);
-                r = err ? pn_error(-ENOMEM, "out of memory") : dump(doc, ret);
-        }
-        json_decref(doc);
-        return r;
 }
 
 /* ------------------------------------------------------------------ */
@@ -446,7 +317,7 @@ static void add_sonames(const struct sbom_dl *dl, const struct sbom_ids *ids, js
                         continue;
                 char id[80];
                 element_id(id, ids->soname, k);
-                push(array, make(dl, k, id, err), err);
+                pn_sbom_push(array, make(dl, k, id, err), err);
         }
 }
 
@@ -666,30 +537,6 @@ static json_t *spdx_ref(const char *category, const char *type, const char *loca
                          "referenceLocator", locator);
 }
 
-static json_t *spdx_relationship(const char *from, const char *type, const char *to, const char *comment) {
-        json_t *r = json_pack("{s:s, s:s, s:s}", "spdxElementId", from, "relationshipType", type,
-                              "relatedSpdxElement", to);
-        if (r && comment && json_object_set_new(r, "comment", json_string(comment)) < 0) {
-                json_decref(r);
-                return NULL;
-        }
-        return r;
-}
-
-/* Adds the document's fixed fields, its name and its creation info. */
-static void spdx_header(json_t *doc, const pkgnote_sbom_options *o, int *err) {
-        char created[32];
-        timestamp(o->created, created);
-        put(doc, "spdxVersion", json_string("SPDX-2.3"), err);
-        put(doc, "dataLicense", json_string("CC0-1.0"), err);
-        put(doc, "SPDXID", json_string("SPDXRef-DOCUMENT"), err);
-        put(doc, "name", jstr(o->name ? o->name : "pkgnote-scan"), err);
-        put(doc, "documentNamespace", json_string(""), err); /* set last */
-        char creator[96];
-        snprintf(creator, sizeof creator, "Tool: pkgnote-%s", o->tool_version ? o->tool_version : PACKAGE_VERSION);
-        put(doc, "creationInfo", json_pack("{s:s, s:[s]}", "created", created, "creators", creator), err);
-}
-
 /* Files: the objects with a package note, in object order; FILE_NO gets
  * each object's file number (from 1; 0 for an object without checksums,
  * which SPDX requires of files). */
@@ -710,11 +557,11 @@ static void spdx_files(const pkgnote_scan *s, json_t *files, size_t *file_no, in
                         break;
                 }
                 json_t *f = json_object();
-                put(f, "SPDXID", json_string(fid), err);
-                put(f, "fileName", jstr(name), err);
+                pn_sbom_put(f, "SPDXID", json_string(fid), err);
+                pn_sbom_put(f, "fileName", pn_sbom_jstr(name), err);
                 free(name);
-                put(f, "fileTypes", json_pack("[s]", "BINARY"), err);
-                put(f, "checksums",
+                pn_sbom_put(f, "fileTypes", json_pack("[s]", "BINARY"), err);
+                pn_sbom_put(f, "checksums",
                     json_pack("[{s:s, s:s}, {s:s, s:s}]", "algorithm", "SHA1", "checksumValue", sha1, "algorithm",
                               "SHA256", "checksumValue", sha256),
                     err);
@@ -722,9 +569,9 @@ static void spdx_files(const pkgnote_scan *s, json_t *files, size_t *file_no, in
                 if (bid) {
                         char c[160];
                         snprintf(c, sizeof c, "GNU build-id %s", bid);
-                        put(f, "comment", json_string(c), err);
+                        pn_sbom_put(f, "comment", json_string(c), err);
                 }
-                push(files, f, err);
+                pn_sbom_push(files, f, err);
         }
 }
 
@@ -738,7 +585,7 @@ static void spdx_external_refs(json_t *p, const pkgnote_scan *s, size_t i, int *
         }
         char *purl = NULL;
         if (pkg_purl(s, i, &purl) >= 0) {
-                push(refs, spdx_ref("PACKAGE-MANAGER", "purl", purl), err);
+                pn_sbom_push(refs, spdx_ref("PACKAGE-MANAGER", "purl", purl), err);
                 free(purl);
         }
         static const char *const cpe_keys[] = {PKGNOTE_KEY_APP_CPE, PKGNOTE_KEY_OS_CPE};
@@ -746,11 +593,11 @@ static void spdx_external_refs(json_t *p, const pkgnote_scan *s, size_t i, int *
                 bool is23;
                 char *cpe = pn_cpe_full(field(m, cpe_keys[k]), &is23);
                 if (cpe)
-                        push(refs, spdx_ref("SECURITY", is23 ? "cpe23Type" : "cpe22Type", cpe), err);
+                        pn_sbom_push(refs, spdx_ref("SECURITY", is23 ? "cpe23Type" : "cpe22Type", cpe), err);
                 free(cpe);
         }
         if (json_array_size(refs))
-                put(p, "externalRefs", refs, err);
+                pn_sbom_put(p, "externalRefs", refs, err);
         else
                 json_decref(refs);
 }
@@ -763,14 +610,14 @@ static void spdx_package_relationships(const pkgnote_scan *s, size_t i, const ch
         /* With images, the document describes them, and they contain
          * their packages. */
         if (!pkgnote_scan_image_count(s) || package_in_scope(s, i, &(struct scope){.image = NULL}))
-                push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
+                pn_sbom_push(rels, pn_sbom_spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
         for (size_t j = 0; j < pkg_nobj(s, i); j++) {
                 const pkgnote_scan_object *ob = pkg_obj(s, i, j);
                 size_t q = object_index(s, ob), k = q < pkgnote_scan_object_count(s) ? file_no[q] : 0;
                 if (!k)
                         continue;
                 snprintf(fid, sizeof fid, "SPDXRef-File-%zu", k);
-                push(rels, spdx_relationship(id, "OTHER", fid,
+                pn_sbom_push(rels, pn_sbom_spdx_relationship(id, "OTHER", fid,
                                              !pkg_db(s, i) ? "evident-by: the file carries this package note"
                                              : pn_scan_object_db_mismatch(ob)
                                                      ? "evident-by: the root's package database lists the file; its package note names another package (dbMismatch)"
@@ -795,16 +642,16 @@ static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, voi
         json_t *p = json_object();
         if (!p)
                 return NULL;
-        put(p, "SPDXID", json_string(id), err);
+        pn_sbom_put(p, "SPDXID", json_string(id), err);
         put_name_version(p, m, "versionInfo", err);
-        put(p, "downloadLocation", json_string("NOASSERTION"), err);
-        put(p, "filesAnalyzed", json_false(), err);
-        put(p, "licenseConcluded", json_string("NOASSERTION"), err);
+        pn_sbom_put(p, "downloadLocation", json_string("NOASSERTION"), err);
+        pn_sbom_put(p, "filesAnalyzed", json_false(), err);
+        pn_sbom_put(p, "licenseConcluded", json_string("NOASSERTION"), err);
         bool exact;
         char *license = pkg_license_spdx(s, i, &exact, err);
-        put(p, "licenseDeclared", jstr(license ? license : "NOASSERTION"), err);
+        pn_sbom_put(p, "licenseDeclared", pn_sbom_jstr(license ? license : "NOASSERTION"), err);
         free(license);
-        put(p, "copyrightText", json_string("NOASSERTION"), err);
+        pn_sbom_put(p, "copyrightText", json_string("NOASSERTION"), err);
         spdx_external_refs(p, s, i, err);
         size_t no = pkg_nobj(s, i);
         char *info = NULL;
@@ -817,13 +664,13 @@ static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, voi
                                      !st ? ""
                                      : !strcmp(st, "absent") ? "; not a package of the root's package database"
                                                               : "; the root's package database names another package (dbMismatch)")) >= 0)
-                put(p, "sourceInfo", jstr(info), err);
+                pn_sbom_put(p, "sourceInfo", pn_sbom_jstr(info), err);
         else
                 *err = -ENOMEM;
         free(info);
         char *c = NULL;
         if (asprintf(&c, "%s: %s", pkg_db(s, i) ? "package database" : "package note", pkg_json(s, i)) >= 0)
-                put(p, "comment", jstr(c), err);
+                pn_sbom_put(p, "comment", pn_sbom_jstr(c), err);
         free(c);
         spdx_package_relationships(s, i, id, sp->file_no, sp->rels, err);
         return p;
@@ -848,9 +695,9 @@ struct spdx_dependency {
 /* The relationship between the package and the element ID it loads. */
 static void spdx_dependency_edge(const char *id, void *userdata) {
         struct spdx_dependency *d = userdata;
-        push(d->rels,
-             d->required ? spdx_relationship(d->pid, "DEPENDS_ON", id, d->comment)
-                         : spdx_relationship(id, "OPTIONAL_DEPENDENCY_OF", d->pid, d->comment),
+        pn_sbom_push(d->rels,
+             d->required ? pn_sbom_spdx_relationship(d->pid, "DEPENDS_ON", id, d->comment)
+                         : pn_sbom_spdx_relationship(id, "OPTIONAL_DEPENDENCY_OF", d->pid, d->comment),
              d->err);
 }
 
@@ -881,69 +728,32 @@ static void spdx_images(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int *
                 char id[80], pid[80];
                 snprintf(id, sizeof id, "SPDXRef-Image-%zu", i + 1);
                 json_t *p = json_object();
-                put(p, "SPDXID", json_string(id), err);
-                put(p, "name", jstr(pkgnote_scan_image_reference(im)), err);
+                pn_sbom_put(p, "SPDXID", json_string(id), err);
+                pn_sbom_put(p, "name", pn_sbom_jstr(pkgnote_scan_image_reference(im)), err);
                 const char *v = pkgnote_scan_image_digest(im) ? pkgnote_scan_image_digest(im) : pkgnote_scan_image_id(im);
                 if (v)
-                        put(p, "versionInfo", jstr(v), err);
-                put(p, "downloadLocation", json_string("NOASSERTION"), err);
-                put(p, "filesAnalyzed", json_false(), err);
-                put(p, "primaryPackagePurpose", json_string("CONTAINER"), err);
+                        pn_sbom_put(p, "versionInfo", pn_sbom_jstr(v), err);
+                pn_sbom_put(p, "downloadLocation", json_string("NOASSERTION"), err);
+                pn_sbom_put(p, "filesAnalyzed", json_false(), err);
+                pn_sbom_put(p, "primaryPackagePurpose", json_string("CONTAINER"), err);
                 char *c = NULL;
                 if (asprintf(&c, "container image; tags: %zu; platform: %s; id: %s", pkgnote_scan_image_tag_count(im),
                              pkgnote_scan_image_platform(im) ? pkgnote_scan_image_platform(im) : "unknown",
                              pkgnote_scan_image_id(im) ? pkgnote_scan_image_id(im) : "unknown") >= 0)
-                        put(p, "comment", jstr(c), err);
+                        pn_sbom_put(p, "comment", pn_sbom_jstr(c), err);
                 free(c);
-                push(pkgs, p, err);
-                push(rels, spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
+                pn_sbom_push(pkgs, p, err);
+                pn_sbom_push(rels, pn_sbom_spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", id, NULL), err);
                 struct scope sc = {.image = im};
                 for (size_t k = 0; !*err && k < pkg_count(s); k++)
                         if (package_in_scope(s, k, &sc)) {
                                 element_id(pid, spdx_ids.package, k);
-                                push(rels, spdx_relationship(id, "CONTAINS", pid, NULL), err);
+                                pn_sbom_push(rels, pn_sbom_spdx_relationship(id, "CONTAINS", pid, NULL), err);
                         }
         }
 }
 
 /* The scan as an SPDX 2.3 JSON document. */
-/* SPDX 2.3 (10.1): every LicenseRef- a package's licenseDeclared names is
- * declared in hasExtractedLicensingInfos, once. */
-static void spdx_license_refs(json_t *doc, json_t *pkgs, int *err) {
-        json_t *refs = json_array();
-        if (!refs) {
-                *err = -ENOMEM;
-                return;
-        }
-        for (size_t i = 0; i < json_array_size(pkgs) && !*err; i++) {
-                const char *l = json_string_value(json_object_get(json_array_get(pkgs, i), "licenseDeclared"));
-                for (const char *p = l ? strstr(l, "LicenseRef-") : NULL; p; p = strstr(p, "LicenseRef-")) {
-                        size_t n = strspn(p, "LicenseRef-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.");
-                        char *id = strndup(p, n);
-                        p += n;
-                        if (!id) {
-                                *err = -ENOMEM;
-                                break;
-                        }
-                        bool seen = false;
-                        for (size_t k = 0; k < json_array_size(refs) && !seen; k++)
-                                seen = !strcmp(json_string_value(json_object_get(json_array_get(refs, k), "licenseId")), id);
-                        if (!seen) {
-                                char *text = NULL;
-                                if (asprintf(&text, "The license the package's metadata names \"%s\" (its copyright file, License tag or L: field); no SPDX identifier stands for it exactly.", id + 11) < 0)
-                                        *err = -ENOMEM;
-                                else
-                                        push(refs, json_pack("{s:s, s:s, s:s}", "licenseId", id, "name", id + 11, "extractedText", text), err);
-                                free(text);
-                        }
-                        free(id);
-                }
-        }
-        if (json_array_size(refs))
-                put(doc, "hasExtractedLicensingInfos", refs, err);
-        else
-                json_decref(refs);
-}
 
 static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
         int err = 0;
@@ -952,7 +762,7 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
                 json_decref(doc), json_decref(pkgs), json_decref(files), json_decref(rels);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        spdx_header(doc, o, &err);
+        pn_sbom_spdx_header(doc, o, "pkgnote-scan", &err);
         spdx_images(s, pkgs, rels, &err);
         size_t n_obj = pkgnote_scan_object_count(s);
         size_t *file_no = calloc(n_obj ? n_obj : 1, sizeof *file_no);
@@ -963,7 +773,7 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
         struct spdx_packages sp = {rels, file_no};
         add_packages(s, &spdx_ids, pkgs, spdx_package, &sp, &err);
         free(file_no);
-        spdx_license_refs(doc, pkgs, &err);
+        pn_sbom_spdx_license_refs(doc, pkgs, &err);
 
         /* dlopen dependencies: a package element per soname no scanned
          * package ships, and the relationships. */
@@ -983,7 +793,7 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
                 element_id(from, spdx_ids.package, ev[i].from);
                 element_id(to, spdx_ids.package, ev[i].to);
                 snprintf(c, sizeof c, "DT_NEEDED %s", ev[i].soname);
-                push(rels, spdx_relationship(from, "DEPENDS_ON", to, c), &err);
+                pn_sbom_push(rels, pn_sbom_spdx_relationship(from, "DEPENDS_ON", to, c), &err);
         }
         free(ev);
         /* Parts linked into an object: CONTAINS the package of each note
@@ -997,49 +807,18 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
                 if (asprintf(&c, "a part linked into %s carries this package note", ev[i].soname) < 0)
                         err = -ENOMEM;
                 else
-                        push(rels, spdx_relationship(from, "CONTAINS", to, c), &err);
+                        pn_sbom_push(rels, pn_sbom_spdx_relationship(from, "CONTAINS", to, c), &err);
                 free(c);
         }
         free(ev);
-        put(doc, "packages", pkgs, &err);
-        put(doc, "files", files, &err);
-        put(doc, "relationships", rels, &err);
-        return finish_document(doc, err, o, "documentNamespace", "https://spdx.org/spdxdocs/pkgnote-scan-", ret);
+        pn_sbom_put(doc, "packages", pkgs, &err);
+        pn_sbom_put(doc, "files", files, &err);
+        pn_sbom_put(doc, "relationships", rels, &err);
+        return pn_sbom_finish(doc, err, o, "documentNamespace", "https://spdx.org/spdxdocs/pkgnote-scan-", ret);
 }
 
 /* ------------------------------------------------------------------ */
 /* CycloneDX 1.6 and 1.5                                               */
-
-static json_t *cdx_property(const char *name, const char *value) {
-        json_t *p = json_object();
-        int err = 0;
-        if (!p)
-                return NULL;
-        put(p, "name", json_string(name), &err);
-        put(p, "value", jstr(value), &err);
-        if (err) {
-                json_decref(p);
-                return NULL;
-        }
-        return p;
-}
-
-/* Adds the document's fixed fields and its metadata: the time, the tool
- * and what was scanned. */
-static void cdx_header(json_t *doc, const pkgnote_sbom_options *o, const char *spec_version, int *err) {
-        char created[32];
-        timestamp(o->created, created);
-        put(doc, "bomFormat", json_string("CycloneDX"), err);
-        put(doc, "specVersion", json_string(spec_version), err);
-        put(doc, "serialNumber", json_string(""), err); /* set last */
-        put(doc, "version", json_integer(1), err);
-        json_t *tool = json_pack("{s:s, s:s, s:s}", "type", "application", "name", "pkgnote", "version",
-                                 o->tool_version ? o->tool_version : PACKAGE_VERSION);
-        json_t *meta = json_pack("{s:s, s:{s:[o]}}", "timestamp", created, "tools", "components", tool);
-        if (meta && o->name)
-                put(meta, "properties", json_pack("[o]", cdx_property("pkgnote:scanned", o->name)), err);
-        put(doc, "metadata", meta, err);
-}
 
 /* Every string key of M as a property of C, so nothing is lost; DB:
  * M is made from a package database's record, not a note. */
@@ -1055,10 +834,10 @@ static void cdx_note_properties(json_t *c, const pkgnote_metadata *m, bool db, i
                         continue;
                 char name[160];
                 snprintf(name, sizeof name, "pkgnote:%s:%s", db ? "db" : "note", key);
-                push(props, cdx_property(name, v), err);
+                pn_sbom_push(props, pn_sbom_cdx_property(name, v), err);
         }
         if (json_array_size(props))
-                put(c, "properties", props, err);
+                pn_sbom_put(c, "properties", props, err);
         else
                 json_decref(props);
 }
@@ -1075,13 +854,13 @@ static void cdx_db_properties(json_t *c, const pkgnote_scan *s, size_t i, const 
                 return;
         }
         if (pkg_db_status(s, i))
-                push(props, cdx_property("pkgnote:database", pkg_db_status(s, i)), err);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:database", pkg_db_status(s, i)), err);
         for (size_t j = 0; pkg_db(s, i) && j < pkg_nobj(s, i) && !*err; j++) {
                 const pkgnote_scan_object *ob = pkg_obj(s, i, j);
                 if (!in_scope(sc, ob))
                         continue;
                 if (pn_scan_object_db_mismatch(ob)) {
-                        push(props, cdx_property("pkgnote:dbMismatch", pkgnote_scan_object_path(ob)), err);
+                        pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:dbMismatch", pkgnote_scan_object_path(ob)), err);
                         continue;
                 }
                 for (size_t k = 0; k < pkgnote_scan_object_package_count(ob); k++) {
@@ -1093,13 +872,13 @@ static void cdx_db_properties(json_t *c, const pkgnote_scan *s, size_t i, const 
                                        !strcmp(json_string_value(json_object_get(x, "value")), json);
                         }
                         if (!seen)
-                                push(props, cdx_property("pkgnote:note", json), err);
+                                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:note", json), err);
                 }
         }
         if (!fresh)
                 return;
         if (json_array_size(props))
-                put(c, "properties", props, err);
+                pn_sbom_put(c, "properties", props, err);
         else
                 json_decref(props);
 }
@@ -1117,11 +896,11 @@ static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, const struc
                         continue;
                 json_t *x = json_object();
                 if (x)
-                        put(x, "location", jstr(pkgnote_scan_object_path(ob)), err);
-                push(occ, x, err);
+                        pn_sbom_put(x, "location", pn_sbom_jstr(pkgnote_scan_object_path(ob)), err);
+                pn_sbom_push(occ, x, err);
         }
         if (json_array_size(occ))
-                put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
+                pn_sbom_put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
         else
                 json_decref(occ); /* a package that ships no scanned object */
 }
@@ -1134,8 +913,8 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
         json_t *c = json_object();
         if (!c)
                 return NULL;
-        put(c, "type", json_string("library"), err);
-        put(c, "bom-ref", json_string(ref), err);
+        pn_sbom_put(c, "type", json_string("library"), err);
+        pn_sbom_put(c, "bom-ref", json_string(ref), err);
         put_name_version(c, m, "version", err);
         /* One CPE per component: the application's, else the OS's. */
         bool is23;
@@ -1143,20 +922,14 @@ static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, v
         if (!cpe)
                 cpe = pn_cpe_full(field(m, PKGNOTE_KEY_OS_CPE), &is23);
         if (cpe)
-                put(c, "cpe", json_string(cpe), err);
+                pn_sbom_put(c, "cpe", json_string(cpe), err);
         free(cpe);
         char *purl = NULL;
         if (pkg_purl(s, i, &purl) >= 0) {
-                put(c, "purl", json_string(purl), err);
+                pn_sbom_put(c, "purl", json_string(purl), err);
                 free(purl);
         }
-        bool exact;
-        char *license = pkg_license_spdx(s, i, &exact, err);
-        if (license && exact)
-                put(c, "licenses", json_pack("[{s:o}]", "expression", jstr(license)), err);
-        else if (license) /* names that are no SPDX identifier: the packager's words */
-                put(c, "licenses", json_pack("[{s:{s:o}}]", "license", "name", jstr(pkg_license(s, i))), err);
-        free(license);
+        pn_sbom_cdx_licenses(c, field(m, PKGNOTE_KEY_TYPE), pkg_license(s, i), err);
         cdx_note_properties(c, m, pkg_db(s, i), err);
         cdx_db_properties(c, s, i, sc, err);
         cdx_evidence(c, s, i, sc, err);
@@ -1169,8 +942,8 @@ static json_t *cdx_soname(const struct sbom_dl *dl, size_t k, const char *ref, i
         json_t *c = json_pack("{s:s, s:s, s:s, s:s}", "type", "library", "bom-ref", ref, "name", dl->v[k].name, "scope",
                               dl->v[k].priority == PKGNOTE_DLOPEN_REQUIRED ? "required" : "optional");
         if (c)
-                put(c, "properties",
-                    json_pack("[o]", cdx_property("pkgnote:dlopen:priority", pkgnote_dlopen_priority_name(dl->v[k].priority))),
+                pn_sbom_put(c, "properties",
+                    json_pack("[o]", pn_sbom_cdx_property("pkgnote:dlopen:priority", pkgnote_dlopen_priority_name(dl->v[k].priority))),
                     err);
         return c;
 }
@@ -1188,7 +961,7 @@ static void cdx_depends_on(const char *ref, void *userdata) {
         for (size_t q = 0; q < json_array_size(d->on); q++)
                 seen |= !strcmp(json_string_value(json_array_get(d->on, q)), ref);
         if (!seen)
-                push(d->on, json_string(ref), d->err);
+                pn_sbom_push(d->on, json_string(ref), d->err);
 }
 
 /* The component named REF among COMPS (not nested), and its index. */
@@ -1255,15 +1028,15 @@ static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const st
                 }
                 if (loads && !props) {
                         props = json_array();
-                        put(c, "properties", props, err);
+                        pn_sbom_put(c, "properties", props, err);
                 }
                 for (size_t k = 0; loads && !*err && k < pkgnote_deps_count(dl->deps[i]); k++) {
                         char name[64];
                         snprintf(name, sizeof name, "pkgnote:dlopen:%s", pkgnote_dlopen_priority_name(pkgnote_deps_priority(dl->deps[i], k)));
-                        push(props, cdx_property(name, pkgnote_deps_sonames(dl->deps[i], k)), err);
+                        pn_sbom_push(props, pn_sbom_cdx_property(name, pkgnote_deps_sonames(dl->deps[i], k)), err);
                         dl_targets(dl, s, ids, i, k, cdx_depends_on, &d);
                 }
-                push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), err);
+                pn_sbom_push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), err);
         }
         free(ev);
         free(cv);
@@ -1301,7 +1074,7 @@ static void cdx_nest_parts(const pkgnote_scan *s, const struct sbom_ids *ids, js
                         continue;
                 json_t *inner = json_object_get(owner, "components");
                 if (!inner) {
-                        put(owner, "components", json_array(), err);
+                        pn_sbom_put(owner, "components", json_array(), err);
                         inner = json_object_get(owner, "components");
                 }
                 if (!inner || json_array_append(inner, c) < 0 || json_array_remove(comps, at) < 0)
@@ -1341,21 +1114,21 @@ static json_t *cdx_image(const pkgnote_scan *s, size_t i, json_t *deps, int *err
                 *err = -ENOMEM;
                 return NULL;
         }
-        put(c, "type", json_string("container"), err);
-        put(c, "bom-ref", json_string(ref), err);
-        put(c, "name", jstr(pkgnote_scan_image_reference(im)), err);
+        pn_sbom_put(c, "type", json_string("container"), err);
+        pn_sbom_put(c, "bom-ref", json_string(ref), err);
+        pn_sbom_put(c, "name", pn_sbom_jstr(pkgnote_scan_image_reference(im)), err);
         const char *version = pkgnote_scan_image_digest(im) ? pkgnote_scan_image_digest(im) : pkgnote_scan_image_id(im);
         if (version)
-                put(c, "version", jstr(version), err);
+                pn_sbom_put(c, "version", pn_sbom_jstr(version), err);
         for (size_t t = 0; t < pkgnote_scan_image_tag_count(im); t++)
-                push(props, cdx_property("pkgnote:image:tag", pkgnote_scan_image_tag(im, t)), err);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:image:tag", pkgnote_scan_image_tag(im, t)), err);
         if (pkgnote_scan_image_id(im))
-                push(props, cdx_property("pkgnote:image:id", pkgnote_scan_image_id(im)), err);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:image:id", pkgnote_scan_image_id(im)), err);
         if (pkgnote_scan_image_platform(im))
-                push(props, cdx_property("pkgnote:image:platform", pkgnote_scan_image_platform(im)), err);
-        put(c, "properties", props, err);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:image:platform", pkgnote_scan_image_platform(im)), err);
+        pn_sbom_put(c, "properties", props, err);
         cdx_scope(s, &ids, inner, deps, err);
-        put(c, "components", inner, err);
+        pn_sbom_put(c, "components", inner, err);
         return c;
 }
 
@@ -1370,20 +1143,20 @@ static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, const
                 json_decref(doc), json_decref(comps), json_decref(deps);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        cdx_header(doc, o, spec_version, &err);
+        pn_sbom_cdx_header(doc, o, spec_version, &err);
         size_t ni = pkgnote_scan_image_count(s);
         for (size_t i = 0; i < ni && !err; i++)
-                push(comps, cdx_image(s, i, deps, &err), &err);
+                pn_sbom_push(comps, cdx_image(s, i, deps, &err), &err);
         struct sbom_ids loose = cdx_ids;
         if (ni)
                 loose.scope = (struct scope){.image = NULL}; /* the objects of no image */
         cdx_scope(s, &loose, comps, deps, &err);
-        put(doc, "components", comps, &err);
+        pn_sbom_put(doc, "components", comps, &err);
         if (json_array_size(deps))
-                put(doc, "dependencies", deps, &err);
+                pn_sbom_put(doc, "dependencies", deps, &err);
         else
                 json_decref(deps);
-        return finish_document(doc, err, o, "serialNumber", "urn:uuid:", ret);
+        return pn_sbom_finish(doc, err, o, "serialNumber", "urn:uuid:", ret);
 }
 
 PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const pkgnote_sbom_options *options,
@@ -1394,13 +1167,10 @@ PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const p
                 return r;
         if (!options)
                 o.created = -1;
-        switch (format) {
-        case PKGNOTE_SBOM_SPDX: return spdx(s, &o, ret);
-        /* What pkgnote writes reads the same in both versions: 1.6 only
-         * adds to 1.5 (fields pkgnote does not use yet). */
-        case PKGNOTE_SBOM_CYCLONEDX:
-        case PKGNOTE_SBOM_CYCLONEDX_1_6: return cyclonedx(s, &o, "1.6", ret);
-        case PKGNOTE_SBOM_CYCLONEDX_1_5: return cyclonedx(s, &o, "1.5", ret);
-        default: return pn_error(-EINVAL, "unknown SBOM format %d", format);
-        }
+        if (format == PKGNOTE_SBOM_SPDX)
+                return spdx(s, &o, ret);
+        const char *cdx = pn_sbom_cdx_version(format);
+        if (!cdx)
+                return pn_error(-EINVAL, "unknown SBOM format %d", format);
+        return cyclonedx(s, &o, cdx, ret);
 }

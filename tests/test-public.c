@@ -616,12 +616,24 @@ static void test_process_sbom(void) {
         CHECK_INT(pkgnote_process_sbom_add(b, c), 0);
         pkgnote_core_free(c);
         char *doc = NULL, want[64];
-        CHECK_INT(pkgnote_process_sbom_write(b, 3, NULL, &doc), -EINVAL);
-        CHECK_INT(pkgnote_process_sbom_write(b, PKGNOTE_SBOM_CYCLONEDX, NULL, &doc), 0);
+        CHECK_INT(pkgnote_process_sbom_write(b, 99, NULL, &doc), -EINVAL);
+        /* The CycloneDX versions of pkgnote_sbom_write(): the newest, 1.6,
+         * unless 1.5 is asked for. */
+        static const struct {
+                int format;
+                const char *version;
+        } cdx[] = {
+                {PKGNOTE_SBOM_CYCLONEDX, "\"specVersion\": \"1.6\""},
+                {PKGNOTE_SBOM_CYCLONEDX_1_6, "\"specVersion\": \"1.6\""},
+                {PKGNOTE_SBOM_CYCLONEDX_1_5, "\"specVersion\": \"1.5\""},
+        };
         snprintf(want, sizeof want, "\"pkgnote-process-%d\"", (int)getpid());
-        CHECK(doc && strstr(doc, want) && strstr(doc, "\"specVersion\": \"1.5\""));
-        free(doc);
-        doc = NULL;
+        for (size_t i = 0; i < sizeof cdx / sizeof *cdx; i++) {
+                CHECK_INT(pkgnote_process_sbom_write(b, cdx[i].format, NULL, &doc), 0);
+                CHECK(doc && strstr(doc, want) && strstr(doc, cdx[i].version));
+                free(doc);
+                doc = NULL;
+        }
         pkgnote_sbom_options o = PKGNOTE_SBOM_OPTIONS_INIT;
         o.created = 0;
         o.reproducible = 1;

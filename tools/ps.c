@@ -25,6 +25,7 @@ enum { PS_TABLE, PS_JSON, PS_SPDX, PS_CYCLONEDX };
 
 struct ps_opts {
         int format;
+        int cyclonedx; /* the PKGNOTE_SBOM_CYCLONEDX* format */
         bool json, by_package, restart_only, have_user, have_root;
         uid_t user;
         const char *exe;
@@ -71,9 +72,11 @@ static void ps_help(void) {
                "  -j, --json             one JSON object per process per line (with\n"
                "                         --by-package: one per package and process)\n"
                "  -f, --format FORMAT    table (default), json (as --json), spdx (SPDX 2.3)\n"
-               "                         or cyclonedx (CycloneDX 1.5): an SBOM of what is\n"
+               "                         or cyclonedx (CycloneDX 1.6): an SBOM of what is\n"
                "                         running, one package per package and version in\n"
                "                         memory, the processes depending on them\n"
+               "      --cyclonedx-version 1.6|1.5\n"
+               "                         the CycloneDX version written (1.6 by default)\n"
                "      --no-database      never ask package databases\n"
                "  -h, --help             this help\n"
                "\n"
@@ -329,7 +332,7 @@ static int all_pids(int **ret, size_t *n) {
 }
 
 static int parse_args(int argc, char **argv, struct ps_opts *o) {
-        enum { OPT_NO_DATABASE = 256 };
+        enum { OPT_NO_DATABASE = 256, OPT_CYCLONEDX_VERSION };
         static const struct option longopts[] = {
                 {"user", required_argument, NULL, 'u'},
                 {"exe", required_argument, NULL, 'e'},
@@ -339,6 +342,7 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                 {"json", no_argument, NULL, 'j'},
                 {"format", required_argument, NULL, 'f'},
                 {"no-database", no_argument, NULL, OPT_NO_DATABASE},
+                {"cyclonedx-version", required_argument, NULL, OPT_CYCLONEDX_VERSION},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -385,6 +389,10 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                                 return tool_fail("ps: unknown format '%s' (table, json, spdx, cyclonedx)", optarg);
                         break;
                 case OPT_NO_DATABASE: o->co.no_database = 1; break;
+                case OPT_CYCLONEDX_VERSION:
+                        if (tool_parse_cyclonedx_version("ps", optarg, &o->cyclonedx) < 0)
+                                return EXIT_FAILURE_;
+                        break;
                 case 'h': ps_help(); return 1;
                 default: return EXIT_FAILURE_;
                 }
@@ -419,7 +427,7 @@ static int chosen_pids(int argc, char **argv, int **pids, size_t *n) {
 }
 
 int cmd_ps(int argc, char **argv) {
-        struct ps_opts o = {.co = PKGNOTE_CORE_OPTIONS_INIT};
+        struct ps_opts o = {.co = PKGNOTE_CORE_OPTIONS_INIT, .cyclonedx = PKGNOTE_SBOM_CYCLONEDX};
         int r = parse_args(argc, argv, &o);
         if (r)
                 return r == 1 ? EXIT_OK : r;
@@ -498,7 +506,7 @@ int cmd_ps(int argc, char **argv) {
         if (o.by_package && !o.json && ret == EXIT_OK)
                 print_by_package(stdout, &uses);
         if (sbom && ret == EXIT_OK)
-                ret = print_sbom(doc, o.format == PS_SPDX ? PKGNOTE_SBOM_SPDX : PKGNOTE_SBOM_CYCLONEDX);
+                ret = print_sbom(doc, o.format == PS_SPDX ? PKGNOTE_SBOM_SPDX : o.cyclonedx);
         pkgnote_process_sbom_free(doc);
         for (size_t i = 0; i < uses.n; i++)
                 free(uses.v[i].key);

@@ -712,12 +712,8 @@ int cmd_scan(int argc, char **argv) {
                 case OPT_PLATFORM: o.platform = optarg; break;
                 case OPT_IMAGES: o.images = true; break;
                 case OPT_CYCLONEDX_VERSION:
-                        if (!strcmp(optarg, "1.6"))
-                                o.cyclonedx = PKGNOTE_SBOM_CYCLONEDX_1_6;
-                        else if (!strcmp(optarg, "1.5"))
-                                o.cyclonedx = PKGNOTE_SBOM_CYCLONEDX_1_5;
-                        else
-                                return tool_fail("scan: unknown CycloneDX version '%s' (1.6, 1.5)", optarg);
+                        if (tool_parse_cyclonedx_version("scan", optarg, &o.cyclonedx) < 0)
+                                return EXIT_FAILURE_;
                         break;
                 case OPT_VERIFY_LAYERS: o.flags |= PKGNOTE_SCAN_VERIFY_LAYERS; break;
                 case OPT_MAX_BYTES:

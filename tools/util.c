@@ -112,6 +112,16 @@ int tool_parse_format(const char *f, bool *json, bool *systemd) {
         return -1;
 }
 
+int tool_parse_cyclonedx_version(const char *command, const char *v, int *ret) {
+        if (!strcmp(v, "1.6"))
+                *ret = PKGNOTE_SBOM_CYCLONEDX_1_6;
+        else if (!strcmp(v, "1.5"))
+                *ret = PKGNOTE_SBOM_CYCLONEDX_1_5;
+        else
+                return tool_fail("%s: unknown CycloneDX version '%s' (1.6, 1.5)", command, v), -1;
+        return 0;
+}
+
 int tool_sbom_options(const char *command, const char *name, pkgnote_sbom_options *ret) {
         *ret = (pkgnote_sbom_options)PKGNOTE_SBOM_OPTIONS_INIT;
         ret->name = name;
