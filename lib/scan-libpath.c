@@ -179,6 +179,8 @@ int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_sca
 const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, const struct pkgnote_scan_object *from,
                                                       const struct pkgnote_scan_image *image, bool any_image,
                                                       const char *name) {
+        if (!s->n_libpaths) /* bsearch() wants a base even for no elements */
+                return NULL;
         if (from) {
                 struct pn_libpath key = {from->input, from->image, from->machine, from->elf_class, (char *)name, NULL};
                 const struct pn_libpath *hit = bsearch(&key, s->libpaths, s->n_libpaths, sizeof *s->libpaths, cmp_libpath);
