@@ -10,7 +10,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME ?= 600
 MESON ?= meson
 
-DEPS_BUILD = gcc make meson ninja-build pkg-config libjansson-dev libdw-dev libzstd-dev liblzma-dev liblz4-dev zlib1g-dev libarchive-dev libsquashfs-dev binutils python3
+DEPS_BUILD = gcc make meson ninja-build pkg-config libjansson-dev libdw-dev libzstd-dev liblzma-dev liblz4-dev zlib1g-dev libarchive-dev libsquashfs-dev binutils python3 python3-dev
 # Every package a test uses is named here: packages are installed without
 # their Recommends, so the cross C libraries are listed on their own. Under
 # make check a test whose tool is missing fails (PKGNOTE_STRICT=1).
