@@ -369,6 +369,52 @@ else
         missing "EFI binaries stamped" systemd-boot-efi
 fi
 
+# ------------------------------------------------------------- stamp --tree
+# A cross build's staging tree: a mingw-w64 program and DLL beside an ELF
+# program.  Every object gets the note, the PE images their .pkgnote
+# section, with the same metadata (options or map) as the ELF files; a
+# signed image is refused by name, never passed over in silence, unless
+# the signature may go.
+if command -v cc > /dev/null; then
+        mkdir -p tree/bin tree/lib
+        cp hello.exe tree/bin/hello.exe
+        cp lib.dll tree/lib/lib.dll
+        printf 'int main(void){return 0;}\n' > prog.c
+        cc -o tree/bin/prog prog.c || fatal "cannot build the ELF program"
+        run stamp --tree $M tree
+        check "stamp --tree: the mingw program, the DLL and the ELF program all stamped" '[ $STATUS -eq 0 ] && (for f in bin/hello.exe lib/lib.dll bin/prog; do [ "$("$PKGNOTE" show --field name tree/$f)" = hello ] || exit 1; done)' "$(cat out err)"
+        check "stamp --tree: PE headers right after the tree stamp" 'pecheck tree/bin/hello.exe && pecheck tree/lib/lib.dll'
+        check "stamp --tree: summary counts ELF files and PE images" 'grep -q "1 ELF files and 2 PE images carry the note, 0 skipped" err' "$(cat err)"
+        runs "stamp --tree: the stamped program runs" "hello from windows" ./tree/bin/hello.exe
+        run stamp --tree --remove tree
+        check "stamp --tree --remove: the .pkgnote sections go, the PE images as they were" '[ $STATUS -eq 0 ] && cmp -s tree/bin/hello.exe hello.exe && cmp -s tree/lib/lib.dll lib.dll' "$(cat out err)"
+        # The metadata map's rules apply to PE images as to ELF files.
+        printf 'bin/hello.exe\t{"type":"deb","name":"winhello","version":"2"}\nbin/prog\t{"type":"deb","name":"elfprog","version":"2"}\n' > tree.map
+        run stamp --tree --no-os-release --metadata-map tree.map tree
+        check "stamp --tree --metadata-map: each file its line's metadata, a PE image without a line left alone" '[ "$("$PKGNOTE" show --field name tree/bin/hello.exe)" = winhello ] && [ "$("$PKGNOTE" show --field name tree/bin/prog)" = elfprog ] && cmp -s tree/lib/lib.dll lib.dll && grep -q "lib.dll.*not in the metadata map" err' "$(cat out err)"
+        # A dlopen note is ELF's alone: the PE image is named as skipped.
+        run stamp --tree $M --dlopen '[{"soname":["libz.so.1"],"feature":"z","priority":"suggested"}]' tree
+        check "stamp --tree with a dlopen note: PE images named as skipped, ELF files stamped" 'grep -q "hello.exe.*package note only" err && [ "$("$PKGNOTE" show --field name tree/bin/prog)" = hello ]' "$(cat out err)"
+        if command -v sbsign > /dev/null && command -v openssl > /dev/null; then
+                openssl req -new -x509 -newkey rsa:2048 -nodes -subj /CN=pkgnote-tree -days 1 \
+                        -keyout tree.key -out tree.crt > /dev/null 2>&1 || fatal "cannot make a test key"
+                mkdir -p stree
+                sbsign --key tree.key --cert tree.crt --output stree/signed.exe hello.exe > /dev/null 2>&1 ||
+                        fatal "sbsign cannot sign the mingw program"
+                cp stree/signed.exe signed-tree.before
+                cp lib.dll stree/lib.dll
+                run stamp --tree $M stree
+                check "stamp --tree: a signed PE image is refused by name, exit 2, left as it was" '[ $STATUS -eq 2 ] && grep -q "signed.exe.*Authenticode" err && cmp -s stree/signed.exe signed-tree.before' "$(cat out err)"
+                check "stamp --tree: the refusal does not stop the rest of the tree" '[ "$("$PKGNOTE" show --field name stree/lib.dll)" = hello ]' "$(cat err)"
+                run stamp --tree --drop-signature $M stree
+                check "stamp --tree --drop-signature: the signed image stamped, the dropped signature named" '[ $STATUS -eq 0 ] && [ "$("$PKGNOTE" show --field name stree/signed.exe)" = hello ] && grep -q "signed.exe.*signature was dropped" err && pecheck stree/signed.exe' "$(cat out err)"
+        else
+                missing "stamp --tree refuses signed PE images" sbsigntool
+        fi
+else
+        missing "stamp --tree over PE images" gcc
+fi
+
 # ------------------------------------------------------------- scan
 mkdir -p esp/EFI/BOOT esp/win
 cp s-lib.dll esp/win/ 2>/dev/null
