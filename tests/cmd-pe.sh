@@ -430,6 +430,22 @@ check "scan: PE members of an archive" 'grep -q "linked.exe" out && grep -q "\"n
 run scan --format spdx esp
 check "SBOM lists the PE files' package" 'grep -q "hello" out' "$(cat out err)"
 
+# The totals and the JSON summary name PE images as what they are: a tree
+# of a mingw program, a DLL and an ELF program is 3 objects, 1 ELF and 2
+# PE images, never "3 ELF objects"; an ELF-only tree keeps its old line.
+mkdir -p mix elfonly
+cp linked.exe linked.dll mix/
+cp /bin/true mix/true
+cp /bin/true elfonly/true
+run scan mix
+check "scan table: totals count PE images apart from ELF objects" '[ $STATUS -eq 0 ] && grep -q "^  objects               3 (1 ELF, 2 PE images)$" out && ! grep -q "ELF objects" out' "$(cat out err)"
+run scan --format json mix
+check "scan JSON summary: objects 3, peImages 2" '[ "$(python3 -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1])][-1][\"summary\"]; print(d[\"objects\"], d[\"peImages\"])" out)" = "3 2" ]' "$(tail -1 out)"
+run scan elfonly
+check "scan table: an ELF-only tree still says ELF objects" 'grep -q "^  ELF objects           1$" out' "$(cat out)"
+run scan --format json elfonly
+check "scan JSON summary: peImages 0 without PE images" '[ "$(python3 -c "import json,sys; print([json.loads(l) for l in open(sys.argv[1])][-1][\"summary\"][\"peImages\"])" out)" = 0 ]' "$(tail -1 out)"
+
 # ---------------------------------------------------- every truncated header
 # Each prefix through the end of the section table, then one in 97 bytes:
 # read and stamped, never a crash, an error is a clean exit 2 with the

@@ -4,16 +4,38 @@
 The set of (file, package note) pairs must be equal: every ELF file under
 ROOT (symbolic links not followed) that readelf shows a "Packaging
 Metadata" note for, with each note's JSON (keys, values, order), and no
-other.  The set of ELF files must match too.  Prints ok/not ok lines.
+other.  The set of objects must match too: the ELF files and the PE
+images (MZ, the PE signature where the DOS header points), which scan
+inventories since it reads PE/COFF.  Prints ok/not ok lines.
 Usage: usr-crosscheck.py PKGNOTE ROOT
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from crosscheck import elf_files, ordered, readelf_notes  # noqa: E402
+
+
+def pe_files(root):
+    """The PE images under ROOT, symbolic links not followed."""
+    for d, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(d, n)
+            try:
+                if os.path.islink(p) or not os.path.isfile(p):
+                    continue
+                with open(p, "rb") as f:
+                    h = f.read(64)
+                    if len(h) < 64 or h[:2] != b"MZ":
+                        continue
+                    f.seek(struct.unpack_from("<I", h, 0x3c)[0])
+                    if f.read(4) == b"PE\0\0":
+                        yield p
+            except OSError:
+                continue
 
 
 def main():
@@ -45,8 +67,9 @@ def main():
     print(f"# {root}: {len(files)} ELF files, {len(theirs)} (file, note) pairs from readelf, "
           f"{len(ours)} from pkgnote scan; scan exit {r.returncode}")
     check(len(theirs) > 0, f"readelf finds package notes under {root}")
-    check(objects == set(files), "scan and a Python walk agree on the ELF files",
-          f"only scan: {sorted(objects - set(files))[:5]} only walk: {sorted(set(files) - objects)[:5]}")
+    walked = set(files) | set(pe_files(root))
+    check(objects == walked, "scan and a Python walk agree on the ELF files and PE images",
+          f"only scan: {sorted(objects - walked)[:5]} only walk: {sorted(walked - objects)[:5]}")
     check(ours == theirs, "scan and readelf -n agree on every (file, note JSON) pair",
           f"only scan: {sorted(ours - theirs)[:3]} only readelf: {sorted(theirs - ours)[:3]}")
     return 1 if failed else 0
