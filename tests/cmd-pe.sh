@@ -446,6 +446,52 @@ check "scan table: an ELF-only tree still says ELF objects" 'grep -q "^  ELF obj
 run scan --format json elfonly
 check "scan JSON summary: peImages 0 without PE images" '[ "$(python3 -c "import json,sys; print([json.loads(l) for l in open(sys.argv[1])][-1][\"summary\"][\"peImages\"])" out)" = 0 ]' "$(tail -1 out)"
 
+# ------------------------------------------------------ deps, pid, ps
+# The object view opens PE images, so the commands made for ELF meet them:
+# deps says a PE image has no ELF dependencies and exits as for any
+# non-ELF file; pid and ps show a mapped PE image with its .pkgnote
+# package and nothing ELF-only (no build-id), and do not fall over.
+cp linked.exe dep.exe
+run deps dep.exe
+check "deps: a PE image named is refused as not ELF, exit 2, saying why" '[ $STATUS -eq 2 ] && [ ! -s out ] && grep -q "^pkgnote: '"'"'dep.exe'"'"': not ELF: a PE image has no ELF dependencies" err' "$(cat out err)"
+run deps --format json dep.exe
+check "deps --format json: a PE image refused, nothing printed" '[ $STATUS -eq 2 ] && [ ! -s out ] && grep -q "PE image has no ELF dependencies" err' "$(cat out err)"
+printf '%s\n' "$T/dep.exe" | "$PKGNOTE" deps --rpm-generator requires > out 2> err
+STATUS=$?
+check "deps --rpm-generator: a PE image refused as not ELF" '[ $STATUS -eq 2 ] && grep -q "PE image has no ELF dependencies" err' "$(cat out err)"
+mkdir -p depstree
+cp dep.exe /bin/true depstree/
+run deps --tree depstree
+check "deps --tree: a PE image in the tree passed over like other non-ELF files" '[ $STATUS -eq 0 ] && [ ! -s err ]' "$(cat out err)"
+run deps --closure "$T/dep.exe"
+check "deps --closure: a PE image is not an ELF program, exit 2" '[ $STATUS -eq 2 ] && grep -q "not an ELF program or shared object" err' "$(cat out err)"
+
+# A process that maps a stamped PE image (as wine does, here with mmap).
+python3 -c '
+import mmap, sys, time
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+print("mapped", flush=True)
+time.sleep(120)
+' "$T/linked.exe" > mapper.out &
+mapper=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q mapped mapper.out 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
+if grep -q "linked.exe" /proc/$mapper/maps 2> /dev/null; then
+        run pid $mapper
+        check "pid: a mapped PE image is a module with its package, no build-id" '[ $STATUS -eq 0 ] && grep -q "^Module .*/linked.exe from deb hello-1.0-1 (amd64)$" out' "$(grep linked.exe out) $(cat err)"
+        run pid --json $mapper
+        check "pid --json: the PE module: package from its .pkgnote, buildId null" '[ $STATUS -eq 0 ] && [ "$(python3 -c "import json,sys; m=[m for m in json.load(open(sys.argv[1]))[\"modules\"] if m[\"path\"].endswith(\"/linked.exe\")][0]; print(m[\"buildId\"], m[\"packages\"][0][\"name\"])" out)" = "None hello" ]' "$(cat out err)"
+        run ps $mapper
+        check "ps: the PE module listed with its package from the note" '[ $STATUS -eq 0 ] && grep -q "/linked.exe  *hello 1.0-1  *note" out' "$(cat out err)"
+        run ps --by-package $mapper
+        check "ps --by-package: the PE image's package listed" '[ $STATUS -eq 0 ] && grep -q "hello" out' "$(cat out err)"
+else
+        fail "a process maps the PE image" "$(cat mapper.out)"
+fi
+kill $mapper 2> /dev/null
+wait $mapper 2> /dev/null
+
 # ---------------------------------------------------- every truncated header
 # Each prefix through the end of the section table, then one in 97 bytes:
 # read and stamped, never a crash, an error is a clean exit 2 with the
