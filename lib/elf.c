@@ -23,72 +23,6 @@
 
 #define HEAD_SIZE 4096u
 
-struct chunk {
-        struct chunk *next;
-        uint64_t off, len;
-        uint8_t data[];
-};
-
-static int read_full(pkgnote_elf *e, int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got) {
-        ssize_t done = len > SIZE_MAX ? -EINVAL : pn_pread_full(fd, buf, (size_t)len, off);
-        *got = 0;
-        if (done < 0)
-                return pn_error((int)done, "read failed: %s", strerror((int)-done));
-        *got = (uint64_t)done;
-        e->bytes_read += (uint64_t)done;
-        return 0;
-}
-
-const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err) {
-        if (!pn_range_ok(off, len, e->size)) {
-                *err = pn_error(-EBADMSG, "range 0x%llx+0x%llx lies outside the file (size 0x%llx)",
-                                (unsigned long long)off, (unsigned long long)len,
-                                (unsigned long long)e->size);
-                return NULL;
-        }
-        if (e->mem)
-                return e->mem + off;
-        if (off + len <= e->head_len)
-                return e->head + off;
-        if (e->spans) {
-                /* The last span starting at or before OFF must hold it all. */
-                size_t lo = 0, hi = e->n_spans;
-                while (hi - lo > 1) {
-                        size_t mid = lo + (hi - lo) / 2;
-                        if (e->spans[mid].off <= off)
-                                lo = mid;
-                        else
-                                hi = mid;
-                }
-                const struct pn_span *sp = &e->spans[lo];
-                if (e->n_spans && off >= sp->off && off - sp->off <= sp->len && len <= sp->len - (off - sp->off))
-                        return e->span_bytes + sp->at + (off - sp->off);
-                e->span_missed = true;
-                *err = pn_error(-ENODATA, "range 0x%llx+0x%llx was not kept from the stream",
-                                (unsigned long long)off, (unsigned long long)len);
-                return NULL;
-        }
-        for (struct chunk *c = e->chunks; c; c = c->next)
-                if (off >= c->off && off + len <= c->off + c->len)
-                        return c->data + (off - c->off);
-        struct chunk *c = malloc(sizeof *c + (len ? len : 1));
-        if (!c) {
-                *err = pn_error(-ENOMEM, "out of memory");
-                return NULL;
-        }
-        uint64_t got;
-        int r = read_full(e, e->fd, c->data, len, off, &got);
-        if (r < 0 || got != len) {
-                free(c);
-                *err = r < 0 ? r : pn_error(-EBADMSG, "file shrank while being read");
-                return NULL;
-        }
-        c->off = off;
-        c->len = len;
-        c->next = e->chunks;
-        e->chunks = c;
-        return c->data;
-}
 
 /* Parses the ELF header and program headers; section headers wait. */
 static int parse_header(pkgnote_elf *e) {
@@ -304,7 +238,7 @@ PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret) {
         if (S_ISREG(st.st_mode) && got < HEAD_SIZE && (uint64_t)st.st_size > got) {
                 /* A short read that was not the end of the file. */
                 uint64_t more;
-                r = read_full(e, fd, e->head + got, HEAD_SIZE - got, got, &more);
+                r = pn_elf_read_full(e, fd, e->head + got, HEAD_SIZE - got, got, &more);
                 if (r < 0) {
                         pkgnote_elf_free(e);
                         return r;
@@ -336,11 +270,7 @@ PKGNOTE_PUBLIC int pkgnote_elf_open(const char *path, pkgnote_elf **ret) {
 PKGNOTE_PUBLIC void pkgnote_elf_free(pkgnote_elf *e) {
         if (!e)
                 return;
-        while (e->chunks) {
-                struct chunk *c = e->chunks;
-                e->chunks = c->next;
-                free(c);
-        }
+        pn_elf_chunks_free(e);
         if (e->own_fd && e->fd >= 0)
                 close(e->fd);
         pn_problems_clear(&e->problems);
@@ -484,14 +414,6 @@ PKGNOTE_PUBLIC int pkgnote_elf_shdrs(pkgnote_elf *e, const pkgnote_shdr **ret) {
         return (int)e->n_shdrs;
 }
 
-int pn_elf_problem(pkgnote_elf *e, int err, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        /* Bounded: enough to explain, and hostile input cannot grow it. */
-        (void)pn_problems_addv(&e->problems, PKGNOTE_MAX_PROBLEMS, err, NULL, 0, fmt, ap);
-        va_end(ap);
-        return err;
-}
 
 PKGNOTE_PUBLIC size_t pkgnote_elf_problem_count(const pkgnote_elf *e) {
         return e->problems.n;
@@ -499,4 +421,31 @@ PKGNOTE_PUBLIC size_t pkgnote_elf_problem_count(const pkgnote_elf *e) {
 
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_elf_problem(const pkgnote_elf *e, size_t i) {
         return pn_problems_get(&e->problems, i);
+}
+
+/* The kind of object, as show and scan name it.  Here, beside the view,
+ * not in the JSON writer: the scan store names PE images by it and the
+ * writer reads the scan, so living there made the two depend on each
+ * other. */
+PKGNOTE_PUBLIC const char *pkgnote_elf_kind(pkgnote_elf *e) {
+        const pkgnote_phdr *ph;
+        int n;
+        if (pkgnote_elf_is_pe(e)) {
+                const char *sub = pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e));
+                if (sub && !strncmp(sub, "EFI ", 4))
+                        return sub;
+                return pkgnote_pe_dll(e) ? "DLL" : "PE executable";
+        }
+        switch (pkgnote_elf_type(e)) {
+        case ET_REL: return "relocatable";
+        case ET_EXEC: return "executable";
+        case ET_DYN:
+                n = pkgnote_elf_phdrs(e, &ph);
+                for (int i = 0; i < n; i++)
+                        if (ph[i].type == PT_INTERP)
+                                return "executable";
+                return "shared object";
+        case ET_CORE: return "core";
+        default: return "unknown";
+        }
 }

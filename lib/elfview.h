@@ -13,6 +13,11 @@
  * errno) when the range lies outside the file.  Valid until the view is
  * freed.  Every access to object bytes goes through here. */
 const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err);
+/* LEN bytes at OFF of FD into BUF, *GOT of them read (counted in
+ * e->bytes_read): 0, or a negative errno with pn_error set. */
+int pn_elf_read_full(pkgnote_elf *e, int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got);
+/* Frees the ranges pn_elf_bytes() read. */
+void pn_elf_chunks_free(pkgnote_elf *e);
 
 /* E's DT_SONAME (*SONAME, or NULL) and DT_NEEDED names (*NEEDED, *N of
  * them), all malloc()ed, from PT_DYNAMIC and the string table it names:

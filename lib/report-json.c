@@ -265,29 +265,6 @@ static json_t *jw_pe(jw *w, pkgnote_elf *e) {
         return o;
 }
 
-PKGNOTE_PUBLIC const char *pkgnote_elf_kind(pkgnote_elf *e) {
-        const pkgnote_phdr *ph;
-        int n;
-        if (pkgnote_elf_is_pe(e)) {
-                const char *sub = pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e));
-                if (sub && !strncmp(sub, "EFI ", 4))
-                        return sub;
-                return pkgnote_pe_dll(e) ? "DLL" : "PE executable";
-        }
-        switch (pkgnote_elf_type(e)) {
-        case ET_REL: return "relocatable";
-        case ET_EXEC: return "executable";
-        case ET_DYN:
-                n = pkgnote_elf_phdrs(e, &ph);
-                for (int i = 0; i < n; i++)
-                        if (ph[i].type == PT_INTERP)
-                                return "executable";
-                return "shared object";
-        case ET_CORE: return "core";
-        default: return "unknown";
-        }
-}
-
 PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_elf *e, const char *path, char **ret) {
         jw w = {0};
         json_t *o = jw_check(&w, json_object());
