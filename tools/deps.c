@@ -254,8 +254,10 @@ int cmd_deps(int argc, char **argv) {
                                 format = PKGNOTE_DEPS_DEB;
                         else if (!strcmp(optarg, "json"))
                                 format = PKGNOTE_DEPS_JSON;
-                        else
+                        else {
+                                free(features);
                                 return tool_fail("deps: --format: '%s' is not rpm, deb or json", optarg);
+                        }
                         break;
                 case 'r': root = optarg; break;
                 case 't': tree_dir = optarg; break;
