@@ -1449,11 +1449,12 @@ typedef struct pkgnote_scan_stats {
         uint64_t unreadable;    /* files and directories that could not be read */
         uint64_t other_fs;      /* not entered: on another file system */
         uint64_t whited_out;    /* image entries removed by whiteouts */
-        uint64_t objects;       /* ELF objects */
+        uint64_t objects;       /* objects: ELF objects and PE images */
         uint64_t with_note;     /* ... with at least one package note */
         uint64_t without_note;  /* ... without */
         uint64_t malformed;     /* ... with a malformed note or header */
         uint64_t packages;      /* distinct package notes */
+        uint64_t pe_images;     /* the objects that are PE images (LIBPKGNOTE_0.3) */
 } pkgnote_scan_stats;
 
 /* Fills the fields of *RET its size covers: 0, or -EINVAL when RET->size

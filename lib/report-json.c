@@ -568,7 +568,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_summary_to_json(const pkgnote_scan *s, char **re
                 uint64_t v;
         } n[] = {
                 {"inputs", st.inputs},           {"images", pkgnote_scan_image_count(s)},
-                {"objects", st.objects},
+                {"objects", st.objects},         {"peImages", st.pe_images},
                 {"withNote", st.with_note},      {"withoutNote", st.without_note},
                 {"malformed", st.malformed},     {"packages", st.packages},
                 {"files", st.files},             {"bytes", st.bytes},

@@ -296,6 +296,8 @@ PKGNOTE_PUBLIC int pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_st
                         st.without_note++;
                 if (pkgnote_info_problem_count(info))
                         st.malformed++;
+                if (s->objects[i]->pe_kind)
+                        st.pe_images++;
         }
         st.packages = pkgnote_scan_package_count(s);
         return pn_result_copy(ret, &st, sizeof st, "pkgnote_scan_stats");

@@ -25,6 +25,7 @@
 #include "elfconst.h"
 #include "internal.h"
 #include "base-output.h"
+#include "pe.h"
 #include "stamp-file.h"
 
 struct link {
@@ -68,19 +69,40 @@ static bool is_debug_file(const struct walk *w, const char *rel) {
         return strstr(path, "/usr/lib/debug/") || (l > 6 && !strcmp(path + l - 6, ".debug"));
 }
 
-/* Whether NAME is an ELF executable, shared object or relocatable object. */
-static bool is_stampable(int dirfd, const char *name) {
-        uint8_t h[18];
+/* What the tree stamps: ELF executables, shared objects and relocatable
+ * objects, and PE images (programs, DLLs, EFI binaries), which
+ * pn_stamp_run() gives their .pkgnote section. */
+enum object_kind { OBJ_NONE, OBJ_ELF, OBJ_PE };
+
+/* What NAME is, by its head (for a PE image, the signature where the
+ * DOS header points, as pn_pe_magic() checks it in a scan's bid). */
+static enum object_kind object_kind(int dirfd, const char *name) {
+        uint8_t h[PN_PE_DOS_LFANEW + 4];
         int fd = pn_openat_regular(dirfd, name);
         if (fd < 0)
-                return false;
+                return OBJ_NONE;
         ssize_t n = pn_pread_full(fd, h, sizeof h, 0);
+        enum object_kind k = OBJ_NONE;
+        if (n >= 18 && !memcmp(h, ELFMAG, SELFMAG) &&
+            (h[EI_DATA] == ELFDATA2LSB || h[EI_DATA] == ELFDATA2MSB)) {
+                unsigned type = pn_rd16(h + 16, h[EI_DATA] == ELFDATA2MSB);
+                k = type >= ET_REL && type <= ET_DYN ? OBJ_ELF : OBJ_NONE;
+        } else if (n == (ssize_t)sizeof h && h[0] == 'M' && h[1] == 'Z') {
+                uint8_t sig[4];
+                uint32_t off = pn_rd32(h + PN_PE_DOS_LFANEW, false);
+                if (pn_pread_full(fd, sig, sizeof sig, off) == (ssize_t)sizeof sig && !memcmp(sig, "PE\0\0", 4))
+                        k = OBJ_PE;
+        }
         close(fd);
-        if (n != (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) ||
-            (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB))
-                return false;
-        unsigned type = pn_rd16(h + 16, h[EI_DATA] == ELFDATA2MSB);
-        return type >= ET_REL && type <= ET_DYN;
+        return k;
+}
+
+/* A PE image carries the package note alone (doc/pe.md): it is stamped
+ * when that is the one note asked for, and named as skipped otherwise. */
+static const char *pe_skip_reason(const struct walk *w) {
+        if (w->nspecs == 1 && w->specs[0].type == PKGNOTE_NT_FDO_PACKAGING_METADATA)
+                return NULL;
+        return "a PE image carries the package note only, no dlopen note";
 }
 
 /* The names of DIRFD, sorted (a stable order of work and messages). */
@@ -173,8 +195,15 @@ static bool visit(struct walk *w, int dfd, const char *name, size_t rlen) {
                 return false;
         }
         if (!S_ISREG(st.st_mode) || pn_output_remove_stale(dfd, name) || st.st_size < 52 ||
-            is_debug_file(w, w->rel) || !is_stampable(dfd, name))
+            is_debug_file(w, w->rel))
                 return false;
+        enum object_kind kind = object_kind(dfd, name);
+        if (kind == OBJ_NONE)
+                return false;
+        if (kind == OBJ_PE && pe_skip_reason(w)) {
+                report(w, w->rel, 0, pe_skip_reason(w), NULL, 1);
+                return false;
+        }
         if (st.st_nlink > 1) {
                 if (add_link(w, &st, w->rel) < 0)
                         report(w, w->rel, pn_error(-ENOMEM, "out of memory"), NULL, NULL, 0);

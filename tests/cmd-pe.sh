@@ -369,6 +369,52 @@ else
         missing "EFI binaries stamped" systemd-boot-efi
 fi
 
+# ------------------------------------------------------------- stamp --tree
+# A cross build's staging tree: a mingw-w64 program and DLL beside an ELF
+# program.  Every object gets the note, the PE images their .pkgnote
+# section, with the same metadata (options or map) as the ELF files; a
+# signed image is refused by name, never passed over in silence, unless
+# the signature may go.
+if command -v cc > /dev/null; then
+        mkdir -p tree/bin tree/lib
+        cp hello.exe tree/bin/hello.exe
+        cp lib.dll tree/lib/lib.dll
+        printf 'int main(void){return 0;}\n' > prog.c
+        cc -o tree/bin/prog prog.c || fatal "cannot build the ELF program"
+        run stamp --tree $M tree
+        check "stamp --tree: the mingw program, the DLL and the ELF program all stamped" '[ $STATUS -eq 0 ] && (for f in bin/hello.exe lib/lib.dll bin/prog; do [ "$("$PKGNOTE" show --field name tree/$f)" = hello ] || exit 1; done)' "$(cat out err)"
+        check "stamp --tree: PE headers right after the tree stamp" 'pecheck tree/bin/hello.exe && pecheck tree/lib/lib.dll'
+        check "stamp --tree: summary counts ELF files and PE images" 'grep -q "1 ELF files and 2 PE images carry the note, 0 skipped" err' "$(cat err)"
+        runs "stamp --tree: the stamped program runs" "hello from windows" ./tree/bin/hello.exe
+        run stamp --tree --remove tree
+        check "stamp --tree --remove: the .pkgnote sections go, the PE images as they were" '[ $STATUS -eq 0 ] && cmp -s tree/bin/hello.exe hello.exe && cmp -s tree/lib/lib.dll lib.dll' "$(cat out err)"
+        # The metadata map's rules apply to PE images as to ELF files.
+        printf 'bin/hello.exe\t{"type":"deb","name":"winhello","version":"2"}\nbin/prog\t{"type":"deb","name":"elfprog","version":"2"}\n' > tree.map
+        run stamp --tree --no-os-release --metadata-map tree.map tree
+        check "stamp --tree --metadata-map: each file its line's metadata, a PE image without a line left alone" '[ "$("$PKGNOTE" show --field name tree/bin/hello.exe)" = winhello ] && [ "$("$PKGNOTE" show --field name tree/bin/prog)" = elfprog ] && cmp -s tree/lib/lib.dll lib.dll && grep -q "lib.dll.*not in the metadata map" err' "$(cat out err)"
+        # A dlopen note is ELF's alone: the PE image is named as skipped.
+        run stamp --tree $M --dlopen '[{"soname":["libz.so.1"],"feature":"z","priority":"suggested"}]' tree
+        check "stamp --tree with a dlopen note: PE images named as skipped, ELF files stamped" 'grep -q "hello.exe.*package note only" err && [ "$("$PKGNOTE" show --field name tree/bin/prog)" = hello ]' "$(cat out err)"
+        if command -v sbsign > /dev/null && command -v openssl > /dev/null; then
+                openssl req -new -x509 -newkey rsa:2048 -nodes -subj /CN=pkgnote-tree -days 1 \
+                        -keyout tree.key -out tree.crt > /dev/null 2>&1 || fatal "cannot make a test key"
+                mkdir -p stree
+                sbsign --key tree.key --cert tree.crt --output stree/signed.exe hello.exe > /dev/null 2>&1 ||
+                        fatal "sbsign cannot sign the mingw program"
+                cp stree/signed.exe signed-tree.before
+                cp lib.dll stree/lib.dll
+                run stamp --tree $M stree
+                check "stamp --tree: a signed PE image is refused by name, exit 2, left as it was" '[ $STATUS -eq 2 ] && grep -q "signed.exe.*Authenticode" err && cmp -s stree/signed.exe signed-tree.before' "$(cat out err)"
+                check "stamp --tree: the refusal does not stop the rest of the tree" '[ "$("$PKGNOTE" show --field name stree/lib.dll)" = hello ]' "$(cat err)"
+                run stamp --tree --drop-signature $M stree
+                check "stamp --tree --drop-signature: the signed image stamped, the dropped signature named" '[ $STATUS -eq 0 ] && [ "$("$PKGNOTE" show --field name stree/signed.exe)" = hello ] && grep -q "signed.exe.*signature was dropped" err && pecheck stree/signed.exe' "$(cat out err)"
+        else
+                missing "stamp --tree refuses signed PE images" sbsigntool
+        fi
+else
+        missing "stamp --tree over PE images" gcc
+fi
+
 # ------------------------------------------------------------- scan
 mkdir -p esp/EFI/BOOT esp/win
 cp s-lib.dll esp/win/ 2>/dev/null
@@ -383,6 +429,68 @@ run scan --format json esp.tar
 check "scan: PE members of an archive" 'grep -q "linked.exe" out && grep -q "\"name\":\"hello\"" out' "$(cat out err)"
 run scan --format spdx esp
 check "SBOM lists the PE files' package" 'grep -q "hello" out' "$(cat out err)"
+
+# The totals and the JSON summary name PE images as what they are: a tree
+# of a mingw program, a DLL and an ELF program is 3 objects, 1 ELF and 2
+# PE images, never "3 ELF objects"; an ELF-only tree keeps its old line.
+mkdir -p mix elfonly
+cp linked.exe linked.dll mix/
+cp /bin/true mix/true
+cp /bin/true elfonly/true
+run scan mix
+check "scan table: totals count PE images apart from ELF objects" '[ $STATUS -eq 0 ] && grep -q "^  objects               3 (1 ELF, 2 PE images)$" out && ! grep -q "ELF objects" out' "$(cat out err)"
+run scan --format json mix
+check "scan JSON summary: objects 3, peImages 2" '[ "$(python3 -c "import json,sys; d=[json.loads(l) for l in open(sys.argv[1])][-1][\"summary\"]; print(d[\"objects\"], d[\"peImages\"])" out)" = "3 2" ]' "$(tail -1 out)"
+run scan elfonly
+check "scan table: an ELF-only tree still says ELF objects" 'grep -q "^  ELF objects           1$" out' "$(cat out)"
+run scan --format json elfonly
+check "scan JSON summary: peImages 0 without PE images" '[ "$(python3 -c "import json,sys; print([json.loads(l) for l in open(sys.argv[1])][-1][\"summary\"][\"peImages\"])" out)" = 0 ]' "$(tail -1 out)"
+
+# ------------------------------------------------------ deps, pid, ps
+# The object view opens PE images, so the commands made for ELF meet them:
+# deps says a PE image has no ELF dependencies and exits as for any
+# non-ELF file; pid and ps show a mapped PE image with its .pkgnote
+# package and nothing ELF-only (no build-id), and do not fall over.
+cp linked.exe dep.exe
+run deps dep.exe
+check "deps: a PE image named is refused as not ELF, exit 2, saying why" '[ $STATUS -eq 2 ] && [ ! -s out ] && grep -q "^pkgnote: '"'"'dep.exe'"'"': not ELF: a PE image has no ELF dependencies" err' "$(cat out err)"
+run deps --format json dep.exe
+check "deps --format json: a PE image refused, nothing printed" '[ $STATUS -eq 2 ] && [ ! -s out ] && grep -q "PE image has no ELF dependencies" err' "$(cat out err)"
+printf '%s\n' "$T/dep.exe" | "$PKGNOTE" deps --rpm-generator requires > out 2> err
+STATUS=$?
+check "deps --rpm-generator: a PE image refused as not ELF" '[ $STATUS -eq 2 ] && grep -q "PE image has no ELF dependencies" err' "$(cat out err)"
+mkdir -p depstree
+cp dep.exe /bin/true depstree/
+run deps --tree depstree
+check "deps --tree: a PE image in the tree passed over like other non-ELF files" '[ $STATUS -eq 0 ] && [ ! -s err ]' "$(cat out err)"
+run deps --closure "$T/dep.exe"
+check "deps --closure: a PE image is not an ELF program, exit 2" '[ $STATUS -eq 2 ] && grep -q "not an ELF program or shared object" err' "$(cat out err)"
+
+# A process that maps a stamped PE image (as wine does, here with mmap).
+python3 -c '
+import mmap, sys, time
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+print("mapped", flush=True)
+time.sleep(120)
+' "$T/linked.exe" > mapper.out &
+mapper=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q mapped mapper.out 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
+if grep -q "linked.exe" /proc/$mapper/maps 2> /dev/null; then
+        run pid $mapper
+        check "pid: a mapped PE image is a module with its package, no build-id" '[ $STATUS -eq 0 ] && grep -q "^Module .*/linked.exe from deb hello-1.0-1 (amd64)$" out' "$(grep linked.exe out) $(cat err)"
+        run pid --json $mapper
+        check "pid --json: the PE module: package from its .pkgnote, buildId null" '[ $STATUS -eq 0 ] && [ "$(python3 -c "import json,sys; m=[m for m in json.load(open(sys.argv[1]))[\"modules\"] if m[\"path\"].endswith(\"/linked.exe\")][0]; print(m[\"buildId\"], m[\"packages\"][0][\"name\"])" out)" = "None hello" ]' "$(cat out err)"
+        run ps $mapper
+        check "ps: the PE module listed with its package from the note" '[ $STATUS -eq 0 ] && grep -q "/linked.exe  *hello 1.0-1  *note" out' "$(cat out err)"
+        run ps --by-package $mapper
+        check "ps --by-package: the PE image's package listed" '[ $STATUS -eq 0 ] && grep -q "hello" out' "$(cat out err)"
+else
+        fail "a process maps the PE image" "$(cat mapper.out)"
+fi
+kill $mapper 2> /dev/null
+wait $mapper 2> /dev/null
 
 # ---------------------------------------------------- every truncated header
 # Each prefix through the end of the section table, then one in 97 bytes:

@@ -3,9 +3,14 @@
  * built here byte by byte: headers, long names, the .pkgnote note, UKI
  * sections, stamping round trips, and every truncated prefix. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "elfconst.h"
 #include "internal.h"
 #include "pe.h"
 #include "pkgnote.h"
@@ -205,6 +210,56 @@ static void test_not_pe(void) {
         CHECK(pn_pe_magic(img, img_len) || !img_len);
 }
 
+/* A scan's stats count the PE image apart (pe_images) within objects,
+ * beside an ELF object; a caller of the struct without pe_images gets
+ * the fields it knows and nothing past them. */
+static void test_scan_stats(void) {
+        char dir[] = "/tmp/test-pe-scan.XXXXXX", p[64];
+        CHECK(mkdtemp(dir) != NULL);
+        size_t len;
+        uint8_t *b = stamped(&len);
+        uint8_t elf[4096];
+        struct mk_spec spec = {.is64 = true, .type = ET_DYN, .machine = EM_X86_64};
+        size_t elf_len = mk_elf(&spec, elf, sizeof elf);
+        CHECK(elf_len > 0);
+        const struct {
+                const char *name;
+                const void *data;
+                size_t len;
+        } files[] = {{"app.efi", b, len}, {"prog", elf, elf_len}};
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(p, sizeof p, "%s/%s", dir, files[i].name);
+                int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                CHECK(fd >= 0 && write(fd, files[i].data, files[i].len) == (ssize_t)files[i].len);
+                if (fd >= 0)
+                        close(fd);
+        }
+        pkgnote_scan *s;
+        CHECK_INT(pkgnote_scan_new(NULL, &s), 0);
+        CHECK_INT(pkgnote_scan_add(s, dir), PKGNOTE_SCAN_INPUT_DIRECTORY);
+        pkgnote_scan_stats st = {.size = sizeof st};
+        CHECK_INT(pkgnote_scan_get_stats(s, &st), 0);
+        CHECK_INT((int)st.objects, 2);
+        CHECK_INT((int)st.pe_images, 1);
+        pkgnote_scan_stats old;
+        const size_t old_size = offsetof(pkgnote_scan_stats, pe_images);
+        test_short_struct(&old, sizeof old, old_size);
+        CHECK_INT(pkgnote_scan_get_stats(s, &old), 0);
+        CHECK_INT((int)old.objects, 2);
+        CHECK(test_short_struct_kept(&old, sizeof old, old_size));
+        char *json;
+        CHECK_INT(pkgnote_scan_summary_to_json(s, &json), 0);
+        CHECK(json && strstr(json, "\"objects\":2") && strstr(json, "\"peImages\":1"));
+        free(json);
+        pkgnote_scan_free(s);
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(p, sizeof p, "%s/%s", dir, files[i].name);
+                unlink(p);
+        }
+        rmdir(dir);
+        free(b);
+}
+
 int main(void) {
         RUN(test_headers);
         RUN(test_round_trip);
@@ -212,5 +267,6 @@ int main(void) {
         RUN(test_truncated_prefixes);
         RUN(test_checksum);
         RUN(test_not_pe);
+        RUN(test_scan_stats);
         return test_summary();
 }

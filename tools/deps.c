@@ -88,6 +88,13 @@ static int add_file(pkgnote_deps *d, const char *path, bool warn, bool skip_non_
                 return 0;
         if (r < 0)
                 return tool_error(path, r == -ENOEXEC ? "not ELF" : "cannot read", r);
+        /* The object view opens PE images too; their .pkgnote section is a
+         * package note, but there is no dlopen note nor a soname to depend
+         * on: they go as other non-ELF files do. */
+        if (pkgnote_elf_is_pe(e)) {
+                pkgnote_elf_free(e);
+                return skip_non_elf ? 0 : tool_error_reason(path, "not ELF", "a PE image has no ELF dependencies (dlopen notes)");
+        }
         r = pkgnote_info_read(e, &info);
         if (r < 0) {
                 pkgnote_elf_free(e);
@@ -247,8 +254,10 @@ int cmd_deps(int argc, char **argv) {
                                 format = PKGNOTE_DEPS_DEB;
                         else if (!strcmp(optarg, "json"))
                                 format = PKGNOTE_DEPS_JSON;
-                        else
+                        else {
+                                free(features);
                                 return tool_fail("deps: --format: '%s' is not rpm, deb or json", optarg);
+                        }
                         break;
                 case 'r': root = optarg; break;
                 case 't': tree_dir = optarg; break;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* pkgnote scan: the ELF objects and package notes of trees, archives and
+/* pkgnote scan: the ELF objects, PE images and package notes of trees, archives and
  * images, as a table, JSON lines, SPDX or CycloneDX. */
 #include <errno.h>
 #include <fcntl.h>
@@ -284,7 +284,7 @@ static void print_coverage(FILE *f, const pkgnote_scan *s, const struct part *pt
                 wn = a > wn ? a : wn;
                 wv = b > wv ? b : wv;
         }
-        fputs("\nPackage database coverage (ELF objects with a package note, of those the package ships):\n", f);
+        fputs("\nPackage database coverage (objects with a package note, of those the package ships):\n", f);
         fputs("  ", f);
         pad(f, "PACKAGE", wn + 2);
         pad(f, "VERSION", wv + 2);
@@ -332,7 +332,7 @@ static void print_coverage(FILE *f, const pkgnote_scan *s, const struct part *pt
         free(v);
 }
 
-/* The installed packages of PT's roots that ship no scanned ELF object
+/* The installed packages of PT's roots that ship no scanned object
  * (those that do are in the coverage table): name, version, architecture. */
 static void print_installed(FILE *f, const pkgnote_scan *s, const struct part *pt) {
         size_t n = 0, wn = 7, wv = 7;
@@ -347,7 +347,7 @@ static void print_installed(FILE *f, const pkgnote_scan *s, const struct part *p
         }
         if (n == 0)
                 return;
-        fprintf(f, "\nInstalled packages that ship no ELF object (%zu):\n  ", n);
+        fprintf(f, "\nInstalled packages that ship no ELF object or PE image (%zu):\n  ", n);
         pad(f, "PACKAGE", wn + 2);
         pad(f, "VERSION", wv + 2);
         fputs("ARCHITECTURE\n", f);
@@ -371,9 +371,18 @@ static void print_totals(FILE *f, const pkgnote_scan_stats *st, size_t images) {
         fprintf(f, "\nTotals:\n");
         if (images)
                 fprintf(f, "  images                %zu\n", images);
+        /* Objects are ELF files unless PE images were found: then the
+         * line says how many of each. */
+        char objects[128];
+        if (st->pe_images)
+                snprintf(objects, sizeof objects, "  objects               %llu (%llu ELF, %llu PE images)\n",
+                         (unsigned long long)st->objects, (unsigned long long)(st->objects - st->pe_images),
+                         (unsigned long long)st->pe_images);
+        else
+                snprintf(objects, sizeof objects, "  ELF objects           %llu\n", (unsigned long long)st->objects);
         fprintf(f,
                 "  packages              %llu\n"
-                "  ELF objects           %llu\n"
+                "%s"
                 "    with a package note %llu\n"
                 "    without             %llu\n"
                 "    malformed notes     %llu\n"
@@ -382,7 +391,7 @@ static void print_totals(FILE *f, const pkgnote_scan_stats *st, size_t images) {
                 "  symbolic links        %llu (not followed)\n"
                 "  special files         %llu (not opened)\n"
                 "  unreadable            %llu\n",
-                (unsigned long long)st->packages, (unsigned long long)st->objects,
+                (unsigned long long)st->packages, objects,
                 (unsigned long long)st->with_note, (unsigned long long)st->without_note,
                 (unsigned long long)st->malformed, (unsigned long long)st->files, (unsigned long long)st->bytes,
                 (unsigned long long)st->directories, (unsigned long long)st->symlinks,
@@ -611,9 +620,9 @@ static void scan_help(void) {
         printf("Usage: pkgnote scan [--format table|json|spdx|cyclonedx] [-o FILE] [--one-file-system]\n"
                "                    [--image IMAGE] [--platform OS/ARCH[/VARIANT]] PATH...\n"
                "\n"
-               "Inventory the ELF objects and package notes of directory trees, files,\n"
-               "tar and cpio archives of root filesystems, 'docker save' archives, OCI\n"
-               "image layouts (directory or tar), and packages as shipped: .deb, .udeb,\n"
+               "Inventory the ELF objects, PE images and package notes of directory trees,\n"
+               "files, tar and cpio archives of root filesystems, 'docker save' archives,\n"
+               "OCI image layouts (directory or tar), and packages as shipped: .deb, .udeb,\n"
                ".rpm, .apk, wheels and zips, .conda, initramfs images, ISO 9660, SquashFS (told by\n"
                "content; archives inside them opened too).  Images are reported as their\n"
                "merged filesystem.  Symbolic links inside trees are never followed; a PATH that\n"

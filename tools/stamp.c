@@ -64,10 +64,11 @@ static void stamp_help(void) {
                "      --require-first-page    fail rather than put the note of an executable or\n"
                "                              shared object where core dumps do not carry it\n"
                "  -t, --tree                  each FILE is a directory (a staging tree): every\n"
-               "                              executable, shared object and kernel module in\n"
-               "                              it, never following symbolic links; separate\n"
-               "                              debug files and non-ELF files are left alone;\n"
-               "                              hard links in the tree share one stamped file\n"
+               "                              executable, shared object, kernel module and PE\n"
+               "                              image in it, never following symbolic links;\n"
+               "                              separate debug files and files neither ELF nor\n"
+               "                              PE are left alone; hard links in the tree share\n"
+               "                              one stamped file\n"
                "Metadata of each file (instead of one for all; the options above still\n"
                "apply, above the file's own):\n"
                "      --from-dpkg ROOT        the package of ROOT's dpkg database that ships\n"
@@ -259,7 +260,7 @@ static int stamp_one(const char *path, const struct stamp_opts *o) {
 struct tree {
         const struct stamp_opts *o;
         int ret;
-        unsigned stamped, skipped;
+        unsigned stamped, stamped_pe, skipped;
 };
 
 static void tree_file(const pkgnote_stamp_tree_file *f, void *userdata) {
@@ -273,7 +274,9 @@ static void tree_file(const pkgnote_stamp_tree_file *f, void *userdata) {
         int r = report(f->path, f->error, f->results, t->o);
         if (r > t->ret)
                 t->ret = r;
-        if (r == EXIT_OK)
+        if (r == EXIT_OK && f->results && f->results[0].pe_image)
+                t->stamped_pe++;
+        else if (r == EXIT_OK)
                 t->stamped++;
 }
 
@@ -313,7 +316,11 @@ static int stamp_tree(const char *dir, const struct stamp_opts *o) {
                                    : o->nspecs > 1                ? "without package and dlopen notes now"
                                    : is_dlopen(o->specs[0].type)  ? "without a dlopen note now"
                                                                   : "without a package note now";
-                fprintf(stderr, ": %u ELF files %s, %u skipped\n", t.stamped, what, t.skipped);
+                if (t.stamped_pe)
+                        fprintf(stderr, ": %u ELF files and %u PE images %s, %u skipped\n", t.stamped, t.stamped_pe, what,
+                                t.skipped);
+                else
+                        fprintf(stderr, ": %u ELF files %s, %u skipped\n", t.stamped, what, t.skipped);
         }
         return t.ret;
 }
