@@ -2081,7 +2081,7 @@ PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_sta
 PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
 
 /* ------------------------------------------------------------------ */
-/* PE/COFF images (lib/pe.c, lib/pe-stamp.c)                          */
+/* PE/COFF images (lib/pe.c, lib/stamp-pe.c)                          */
 
 /* The object view (pkgnote_elf) also opens PE/COFF images: EFI
  * applications and drivers (systemd-boot, systemd-stub, shim, unified

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The PE/COFF side of the object view (lib/pe.c), shared with the PE
- * stamper (lib/pe-stamp.c) and the linter. */
+ * stamper (lib/stamp-pe.c) and the linter. */
 #ifndef PKGNOTE_PE_H
 #define PKGNOTE_PE_H
 

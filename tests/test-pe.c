@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The PE/COFF reader and stamper (lib/pe.c, lib/pe-stamp.c) over an image
+/* The PE/COFF reader and stamper (lib/pe.c, lib/stamp-pe.c) over an image
  * built here byte by byte: headers, long names, the .pkgnote note, UKI
  * sections, stamping round trips, and every truncated prefix. */
 #include <errno.h>
