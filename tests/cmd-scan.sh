@@ -472,6 +472,26 @@ assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "libes
 assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "libloop.so.1")), dep
 PY2
 
+# An archive inside a tree is a root of its own (the same input, no
+# image): its app's DT_NEEDED libnos.so.1 is a link to libnos2.so.1.0
+# there (package nos2), while the tree's app finds nos; neither answers
+# for the other.
+NR=nested-root
+NLD=$NR/${LD#$LR/}
+mkdir -p "$NLD" $NR/usr/bin
+cp $LR/usr/bin/app $NR/usr/bin/app
+lib_with "$NLD/libnos2.so.1.0" nos2
+ln -s libnos2.so.1.0 "$NLD/libnos.so.1"
+cp -a $LR tree-nest && tar -C $NR -cf tree-nest/inner.tar . || fatal "cannot make the tree holding an archive"
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --open-archives --format spdx tree-nest > tn.spdx.json 2> tn.err
+python3 - <<'PY2' && pass "an archive inside a tree: its names resolved in its own links, the tree's in the tree's" || fail "an archive inside a tree: its names resolved in its own links, the tree's in the tree's" "$(head -c 300 tn.err)"
+import json
+d = json.load(open("tn.spdx.json"))
+ids = {p["name"]: p["SPDXID"] for p in d["packages"]}
+rel = {(r["spdxElementId"], r["relatedSpdxElement"]) for r in d["relationships"] if r["relationshipType"] == "DEPENDS_ON"}
+assert (ids["app"], ids["nos"]) in rel and (ids["app"], ids["nos2"]) in rel, rel
+PY2
+
 # Two layers: the lower one the root, the upper one replacing the link
 # libfoo.so.1 by one to libfoo2.so.1 (package foo2) and whiting out the
 # link libnos.so.1, so that app's DT_NEEDED libnos.so.1 finds no file.
