@@ -449,11 +449,20 @@ echo 'int lib(void); int main(void) { return lib(); }' > app2main.c
 mkdir -p foodir && cp "$LD/libfoo.so.1.2.3" foodir/libfoo.so.1
 link $LRT/usr/bin/app2 '{"type":"generic","name":"app2","version":"1.0"}' app2main.c dlopen3.s -Lfoodir -l:libfoo.so.1
 tar -C $LRT -cf lrt.tar . || fatal "cannot tar the root"
-SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx lrt.tar > lrt.spdx.json 2> lrt.err
-SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx lrt.tar > lrt.cdx.json 2>> lrt.err
-python3 - <<'PY2' && pass "tar of a root: dlopen sonames and DT_NEEDED resolved through its link members, loops and climbs kept inside" || fail "tar of a root: dlopen sonames and DT_NEEDED resolved through its link members, loops and climbs kept inside" "$(head -c 300 lrt.err)"
-import json
-d = json.load(open("lrt.spdx.json"))
+ARCS=lrt.tar
+if has_feature squashfs && command -v mksquashfs > /dev/null; then
+        mksquashfs $LRT lrt.sqfs -quiet -noappend > /dev/null || fatal "cannot make the SquashFS image of the root"
+        ARCS="$ARCS lrt.sqfs"
+else
+        missing "SquashFS of a root: library names resolved through its links" "mksquashfs and libsquashfs"
+fi
+for arc in $ARCS; do
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx $arc > $arc.spdx.json 2> $arc.err
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx $arc > $arc.cdx.json 2>> $arc.err
+ARC=$arc python3 - <<'PY2' && pass "$arc of a root: dlopen sonames and DT_NEEDED resolved through its link members, loops and climbs kept inside" || fail "$arc of a root: dlopen sonames and DT_NEEDED resolved through its link members, loops and climbs kept inside" "$(head -c 300 $arc.err)"
+import json, os
+arc = os.environ["ARC"]
+d = json.load(open(arc + ".spdx.json"))
 ids = {p["name"]: p["SPDXID"] for p in d["packages"]}
 assert sorted(ids) == ["abs", "app", "app2", "foo", "libesc.so.1", "libloop.so.1", "libmissing.so.9", "nos"], sorted(ids)
 rel = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in d["relationships"]
@@ -464,13 +473,14 @@ want = {(ids["app"], "DEPENDS_ON", ids["foo"]), (ids["abs"], "OPTIONAL_DEPENDENC
         (ids["libloop.so.1"], "OPTIONAL_DEPENDENCY_OF", ids["app2"]), (ids["abs"], "OPTIONAL_DEPENDENCY_OF", ids["app2"]),
         (ids["app2"], "DEPENDS_ON", ids["foo"])}
 assert rel == want, rel ^ want
-c = json.load(open("lrt.cdx.json"))
+c = json.load(open(arc + ".cdx.json"))
 refs = {x["name"]: x["bom-ref"] for x in c["components"]}
 [dep] = [x for x in c["dependencies"] if x["ref"] == refs["app"]]
 assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "libesc.so.1", "libmissing.so.9", "nos")), dep
 [dep] = [x for x in c["dependencies"] if x["ref"] == refs["app2"]]
 assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "libloop.so.1")), dep
 PY2
+done
 
 # An archive inside a tree is a root of its own (the same input, no
 # image): its app's DT_NEEDED libnos.so.1 is a link to libnos2.so.1.0
@@ -545,7 +555,7 @@ else
                 "$PKGNOTE" scan --format cyclonedx $R > r.cdx.json 2>/dev/null
                 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 $R > r15.cdx.json 2>/dev/null
                 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 docker.tar > d15.cdx.json 2>/dev/null
-                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx lrt.spdx.json:spdx lrt.cdx.json:cyclonedx lrd.tar.spdx.json:spdx lrd.tar.cdx.json:cyclonedx lroci.spdx.json:spdx lroci.cdx.json:cyclonedx r15.cdx.json:cyclonedx d15.cdx.json:cyclonedx; do
+                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx lrt.tar.spdx.json:spdx lrt.tar.cdx.json:cyclonedx lrd.tar.spdx.json:spdx lrd.tar.cdx.json:cyclonedx lroci.spdx.json:spdx lroci.cdx.json:cyclonedx r15.cdx.json:cyclonedx d15.cdx.json:cyclonedx; do
                         validate_sbom "${f%%:*} validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
                 done
                 validate_sbom "CycloneDX of a directory validates" "$ajv" "$schemas" cyclonedx r.cdx.json
