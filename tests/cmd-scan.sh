@@ -450,6 +450,12 @@ mkdir -p foodir && cp "$LD/libfoo.so.1.2.3" foodir/libfoo.so.1
 link $LRT/usr/bin/app2 '{"type":"generic","name":"app2","version":"1.0"}' app2main.c dlopen3.s -Lfoodir -l:libfoo.so.1
 tar -C $LRT -cf lrt.tar . || fatal "cannot tar the root"
 ARCS=lrt.tar
+if command -v cpio > /dev/null; then
+        (cd $LRT && find . | cpio -o -H newc --quiet) > lrt.cpio || fatal "cannot make the cpio archive of the root"
+        ARCS="$ARCS lrt.cpio"
+else
+        missing "cpio of a root: library names resolved through its links" cpio
+fi
 if has_feature squashfs && command -v mksquashfs > /dev/null; then
         mksquashfs $LRT lrt.sqfs -quiet -noappend > /dev/null || fatal "cannot make the SquashFS image of the root"
         ARCS="$ARCS lrt.sqfs"
