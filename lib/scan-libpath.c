@@ -32,12 +32,13 @@ static const char *triplet(unsigned machine, int elf_class) {
         case EM_ARM: return "arm-linux-gnueabihf";
         case EM_PPC64: return "powerpc64le-linux-gnu";
         case EM_S390: return "s390x-linux-gnu";
-        case EM_RISCV: return elf_class == ELFCLASS64 ? "riscv64-linux-gnu" : NULL;
+        case EM_RISCV: return elf_class == 64 ? "riscv64-linux-gnu" : NULL;
         default: return NULL;
         }
 }
 
-/* A name to resolve: of an object of class and machine. */
+/* A name to resolve: of an object of class (32 or 64, as
+ * pkgnote_elf_class() gives it, not ELFCLASS*) and machine. */
 struct want {
         const char *name;
         unsigned machine;
@@ -73,9 +74,9 @@ static int resolve(pn_libroot_find find, void *u, const char *path, const struct
                 dirs[n++] = tlib, dirs[n++] = tusr;
         }
         /* The other distributions' directories: lib64 for 64-bit objects. */
-        snprintf(lib64, sizeof lib64, "%s", w->elf_class == ELFCLASS64 ? "/lib64" : "/lib32");
+        snprintf(lib64, sizeof lib64, "%s", w->elf_class == 64 ? "/lib64" : "/lib32");
         dirs[n++] = lib64;
-        dirs[n++] = w->elf_class == ELFCLASS64 ? "/usr/lib64" : "/usr/lib32";
+        dirs[n++] = w->elf_class == 64 ? "/usr/lib64" : "/usr/lib32";
         dirs[n++] = "/lib";
         dirs[n++] = "/usr/lib";
         for (size_t i = 0; i < n; i++) {

@@ -438,18 +438,23 @@ PY2
 # archive's own tree (the escaping one reaches no file there).  The copy
 # adds app2, which dlopen()s libloop.so.1 (a loop of two links) and
 # libclimb.so.1 (../ past the top, then /opt/abs: "/" is the archive's
-# root, as in a container), and links against libfoo.so.1.
+# root, as in a container) and libdir.so.1 (found in /usr/lib64, a link
+# to the directory /opt/dir, where it links to libdir.so.1.0), and links
+# against libfoo.so.1.
 LRT=libroot-tar
 cp -a $LR $LRT
 ln -s libloop.so.2 "$LRT/${LD#$LR/}/libloop.so.1"
 ln -s libloop.so.1 "$LRT/${LD#$LR/}/libloop.so.2"
 ln -s ../../../../../../../../opt/abs/libabs.so.2.0 "$LRT/${LD#$LR/}/libclimb.so.1"
-dlopen_note dlopen3.s '[{\"feature\":\"loop\",\"priority\":\"suggested\",\"soname\":[\"libloop.so.1\"]},{\"feature\":\"climb\",\"priority\":\"recommended\",\"soname\":[\"libclimb.so.1\"]}]'
+mkdir -p $LRT/opt/dir && lib_with $LRT/opt/dir/libdir.so.1.0 dirlib && ln -s libdir.so.1.0 $LRT/opt/dir/libdir.so.1 &&
+        ln -s ../opt/dir $LRT/usr/lib64
+dlopen_note dlopen3.s '[{\"feature\":\"loop\",\"priority\":\"suggested\",\"soname\":[\"libloop.so.1\"]},{\"feature\":\"climb\",\"priority\":\"recommended\",\"soname\":[\"libclimb.so.1\"]},{\"feature\":\"dir\",\"priority\":\"required\",\"soname\":[\"libdir.so.1\"]}]'
 echo 'int lib(void); int main(void) { return lib(); }' > app2main.c
 mkdir -p foodir && cp "$LD/libfoo.so.1.2.3" foodir/libfoo.so.1
 link $LRT/usr/bin/app2 '{"type":"generic","name":"app2","version":"1.0"}' app2main.c dlopen3.s -Lfoodir -l:libfoo.so.1
 tar -C $LRT -cf lrt.tar . || fatal "cannot tar the root"
-ARCS=lrt.tar
+# The tree itself first: the same names, the same answers.
+ARCS="$LRT lrt.tar"
 if command -v cpio > /dev/null; then
         (cd $LRT && find . | cpio -o -H newc --quiet) > lrt.cpio || fatal "cannot make the cpio archive of the root"
         ARCS="$ARCS lrt.cpio"
@@ -465,26 +470,26 @@ fi
 for arc in $ARCS; do
 SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx $arc > $arc.spdx.json 2> $arc.err
 SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx $arc > $arc.cdx.json 2>> $arc.err
-ARC=$arc python3 - <<'PY2' && pass "$arc of a root: dlopen sonames and DT_NEEDED resolved through its link members, loops and climbs kept inside" || fail "$arc of a root: dlopen sonames and DT_NEEDED resolved through its link members, loops and climbs kept inside" "$(head -c 300 $arc.err)"
+ARC=$arc python3 - <<'PY2' && pass "$arc (a root): dlopen sonames and DT_NEEDED resolved through its links, loops and climbs kept inside, lib64 a directory link" || fail "$arc (a root): dlopen sonames and DT_NEEDED resolved through its links, loops and climbs kept inside, lib64 a directory link" "$(head -c 300 $arc.err)"
 import json, os
 arc = os.environ["ARC"]
 d = json.load(open(arc + ".spdx.json"))
 ids = {p["name"]: p["SPDXID"] for p in d["packages"]}
-assert sorted(ids) == ["abs", "app", "app2", "foo", "libesc.so.1", "libloop.so.1", "libmissing.so.9", "nos"], sorted(ids)
+assert sorted(ids) == ["abs", "app", "app2", "dirlib", "foo", "libesc.so.1", "libloop.so.1", "libmissing.so.9", "nos"], sorted(ids)
 rel = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in d["relationships"]
        if r["relationshipType"] in ("DEPENDS_ON", "OPTIONAL_DEPENDENCY_OF")}
 want = {(ids["app"], "DEPENDS_ON", ids["foo"]), (ids["abs"], "OPTIONAL_DEPENDENCY_OF", ids["app"]),
         (ids["libesc.so.1"], "OPTIONAL_DEPENDENCY_OF", ids["app"]),
         (ids["libmissing.so.9"], "OPTIONAL_DEPENDENCY_OF", ids["app"]), (ids["app"], "DEPENDS_ON", ids["nos"]),
         (ids["libloop.so.1"], "OPTIONAL_DEPENDENCY_OF", ids["app2"]), (ids["abs"], "OPTIONAL_DEPENDENCY_OF", ids["app2"]),
-        (ids["app2"], "DEPENDS_ON", ids["foo"])}
+        (ids["app2"], "DEPENDS_ON", ids["foo"]), (ids["app2"], "DEPENDS_ON", ids["dirlib"])}
 assert rel == want, rel ^ want
 c = json.load(open(arc + ".cdx.json"))
 refs = {x["name"]: x["bom-ref"] for x in c["components"]}
 [dep] = [x for x in c["dependencies"] if x["ref"] == refs["app"]]
 assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "libesc.so.1", "libmissing.so.9", "nos")), dep
 [dep] = [x for x in c["dependencies"] if x["ref"] == refs["app2"]]
-assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "libloop.so.1")), dep
+assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "dirlib", "foo", "libloop.so.1")), dep
 PY2
 done
 
