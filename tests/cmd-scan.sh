@@ -547,6 +547,34 @@ assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo2", "libe
 PY2
 done
 
+# Two images of one layout: the first with the upper layer (libfoo.so.1
+# to foo2, libnos.so.1 whited out), the second the root alone.  Each
+# image's names resolve in that image only.
+if command -v skopeo > /dev/null; then
+        TWOIMG= EMPTY=empty-layer
+        mkdir -p $EMPTY
+        python3 "$H/images.py" oci lroci2 $LR $EMPTY || fatal "cannot build the second OCI layout"
+        skopeo copy -q oci:lroci oci:twoimg:upper > /dev/null 2>&1 && skopeo copy -q oci:lroci2 oci:twoimg:plain > /dev/null 2>&1 ||
+                fatal "skopeo cannot copy the two images into one layout"
+        SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx twoimg > twoimg.cdx.json 2> twoimg.err
+        python3 - <<'PY2' && pass "two images of a layout: each one's names resolved in its own layers" || fail "two images of a layout: each one's names resolved in its own layers" "$(head -c 300 twoimg.err)"
+import json
+c = json.load(open("twoimg.cdx.json"))
+deps = {x["ref"]: x["dependsOn"] for x in c["dependencies"]}
+got = {}
+for image in c["components"]:
+    refs = {x["bom-ref"]: x["name"] for x in image["components"]}
+    app = [r for r, n in refs.items() if n == "app"][0]
+    got[image["name"]] = sorted(refs[d] for d in deps[app])
+want = {"oci:twoimg:upper": ["abs", "foo2", "libesc.so.1", "libmissing.so.9"],
+        "oci:twoimg:plain": ["abs", "foo", "libesc.so.1", "libmissing.so.9", "nos"]}
+assert got == want, got
+PY2
+        TWOIMG=twoimg.cdx.json:cyclonedx
+else
+        missing "two images of a layout: each one's names resolved in its own layers" skopeo
+fi
+
 schemas="$SRCDIR/../shared/schemas"
 if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
         skip "SBOMs validate against the official schemas" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
@@ -566,7 +594,7 @@ else
                 "$PKGNOTE" scan --format cyclonedx $R > r.cdx.json 2>/dev/null
                 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 $R > r15.cdx.json 2>/dev/null
                 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 docker.tar > d15.cdx.json 2>/dev/null
-                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx lrt.tar.spdx.json:spdx lrt.tar.cdx.json:cyclonedx lrd.tar.spdx.json:spdx lrd.tar.cdx.json:cyclonedx lroci.spdx.json:spdx lroci.cdx.json:cyclonedx r15.cdx.json:cyclonedx d15.cdx.json:cyclonedx; do
+                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx lrt.tar.spdx.json:spdx lrt.tar.cdx.json:cyclonedx lrd.tar.spdx.json:spdx lrd.tar.cdx.json:cyclonedx lroci.spdx.json:spdx lroci.cdx.json:cyclonedx ${TWOIMG:-} r15.cdx.json:cyclonedx d15.cdx.json:cyclonedx; do
                         validate_sbom "${f%%:*} validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
                 done
                 validate_sbom "CycloneDX of a directory validates" "$ajv" "$schemas" cyclonedx r.cdx.json
