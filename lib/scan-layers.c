@@ -7,7 +7,8 @@
  * bottom to top, with whiteouts applied (the OCI image spec,
  * "Representing Changes ... Whiteouts"), since the manifest giving the
  * order often comes last; a plain archive is one layer.  The ELF objects
- * of the entries left over go to the scan.
+ * of the entries left over go to the scan, and the library names they
+ * ask for are resolved through the merged tree's symbolic links.
  */
 #include <stdlib.h>
 #include <string.h>
