@@ -42,7 +42,8 @@ static void check_paths(const pkgnote_scan *s) {
 
 static void scan_fd(int fd) {
         pkgnote_scan *s;
-        pkgnote_scan_options o = {.threads = 1, .max_member = 1u << 20};
+        /* With the dynamic sections' names, resolved through the links. */
+        pkgnote_scan_options o = {.threads = 1, .max_member = 1u << 20, .flags = PKGNOTE_SCAN_DEPENDENCIES};
         if (pkgnote_scan_new(&o, &s) < 0)
                 return;
         /* As an input named on the command line is read: told by the

@@ -15,6 +15,7 @@
 #define PN_ARCHIVE_FUNCS(X)                                                                         \
         X(archive_entry_filetype) X(archive_entry_hardlink) X(archive_entry_pathname)               \
         X(archive_entry_size) X(archive_entry_size_is_set) X(archive_entry_sparse_count)            \
+        X(archive_entry_symlink)                                                                    \
         X(archive_error_string) X(archive_filter_bytes) X(archive_filter_code)                      \
         X(archive_filter_count) X(archive_read_data) X(archive_read_data_block) X(archive_read_free) X(archive_read_new)       \
         X(archive_read_next_header) X(archive_read_open2) X(archive_read_open_fd)                   \
@@ -42,6 +43,7 @@ int pn_archive_load(void);
 #define archive_entry_size pn_archive_api.archive_entry_size
 #define archive_entry_size_is_set pn_archive_api.archive_entry_size_is_set
 #define archive_entry_sparse_count pn_archive_api.archive_entry_sparse_count
+#define archive_entry_symlink pn_archive_api.archive_entry_symlink
 #define archive_error_string pn_archive_api.archive_error_string
 #define archive_filter_bytes pn_archive_api.archive_filter_bytes
 #define archive_filter_code pn_archive_api.archive_filter_code

@@ -576,7 +576,9 @@ static int member(struct actx *c, struct archive *a, struct archive_entry *ent, 
                 return e ? member_file(c, a, ent, e) : -ENOMEM;
         }
         case AE_IFDIR: return pn_layer_add(l, norm, E_DIR) ? 0 : -ENOMEM;
-        case AE_IFLNK: return pn_layer_add(l, norm, E_SYMLINK) ? 0 : -ENOMEM;
+        case AE_IFLNK:
+                return pn_layer_add_symlink(l, norm, archive_entry_symlink(ent),
+                                            c->s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES);
         default: return pn_layer_add(l, norm, E_SPECIAL) ? 0 : -ENOMEM;
         }
 }

@@ -7,7 +7,8 @@
  * bottom to top, with whiteouts applied (the OCI image spec,
  * "Representing Changes ... Whiteouts"), since the manifest giving the
  * order often comes last; a plain archive is one layer.  The ELF objects
- * of the entries left over go to the scan.
+ * of the entries left over go to the scan, and the library names they
+ * ask for are resolved through the merged tree's symbolic links.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,21 @@ struct entry *pn_layer_add(struct layer *l, const char *path, int kind) {
         e->kind = (uint8_t)kind;
         l->n++;
         return e;
+}
+
+int pn_layer_add_symlink(struct layer *l, const char *path, const char *target, bool keep) {
+        struct entry *e = pn_layer_add(l, path, E_SYMLINK);
+        if (!e)
+                return -ENOMEM;
+        size_t n = target ? strlen(target) : 0;
+        /* Past the limits the link stays, dangling: names through it are
+         * left unresolved, as they were before links were followed. */
+        if (!keep || !n || n > PKGNOTE_MAX_SCAN_PATH || n > PN_LAYER_MAX_LINK_BYTES - l->link_bytes)
+                return 0;
+        if (!(e->target = strdup(target)))
+                return -ENOMEM;
+        l->link_bytes += n;
+        return 0;
 }
 
 /* The merged file system, as a tree of path components.  Each node is
@@ -249,6 +265,62 @@ static int merged_list(void *u, const char *rel, int (*each)(void *cu, int dirfd
         return r;
 }
 
+/* The merged tree as a root for library names (pn_libroot_find): ABS
+ * walked from the root, each symbolic link's text put in front of what
+ * is left of the path, an absolute one from the root again, ".." of the
+ * root the root itself (as for a container, whose "/" the image is), at
+ * most PN_LAYER_MAX_FOLLOW links. */
+static int merged_find(void *u, const char *abs, char **ret) {
+        const struct tree *t = ((const struct merged *)u)->t;
+        /* What is left to walk sits at the end of BUF; a link's text goes
+         * right before it, into the room the walked components freed. */
+        char buf[2 * PKGNOTE_MAX_SCAN_PATH + 2];
+        size_t len = strlen(abs);
+        if (len >= sizeof buf)
+                return 0;
+        char *rest = buf + sizeof buf - len - 1;
+        memcpy(rest, abs, len + 1);
+        uint32_t cur = 0;
+        unsigned follow = 0;
+        for (;;) {
+                while (*rest == '/')
+                        rest++;
+                if (!*rest)
+                        break;
+                const char *c = rest;
+                size_t cl = strcspn(rest, "/");
+                rest += cl; /* at the "/" after the component, or the end */
+                if (cl == 1 && c[0] == '.')
+                        continue;
+                if (cl == 2 && c[0] == '.' && c[1] == '.') {
+                        cur = t->n[cur].parent; /* the root's is the root */
+                        continue;
+                }
+                uint32_t k = tree_child(t, cur, c, cl);
+                const struct entry *e = k ? t->n[k].e : NULL;
+                if (!k)
+                        return 0;
+                if (e && e->kind == E_SYMLINK) {
+                        size_t tl = e->target ? strlen(e->target) : 0;
+                        if (!tl || ++follow > PN_LAYER_MAX_FOLLOW || tl > (size_t)(rest - buf))
+                                return 0;
+                        rest -= tl;
+                        memcpy(rest, e->target, tl);
+                        if (e->target[0] == '/')
+                                cur = 0;
+                        continue; /* a relative one from the link's directory, CUR */
+                }
+                if (e && e->kind != E_DIR && *rest)
+                        return 0; /* a file as a directory */
+                cur = k;
+        }
+        const struct entry *e = t->n[cur].e;
+        if (!e || !(e->kind == E_FILE || (e->kind == E_HARDLINK && e->resolved)))
+                return 0;
+        *ret = pn_scan_join("/", e->path);
+        return *ret ? 1 : -ENOMEM;
+}
+
 /* Applies LAYERS bottom to top and adds what is left to the scan. */
 int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, struct layer **layers,
                     size_t n, const struct pn_merge_hook *hook) {
@@ -354,8 +426,9 @@ int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_ima
         }
         struct merged m = {&t, hook};
         pn_scan_attribute(s, input, image, &(struct pn_rootfs){merged_read, merged_list, &m}, first, 0);
+        r = pn_scan_resolve_libs_in(s, input, image, merged_find, &m, "", first);
         free(t.n);
         free(t.slots);
-        return 0;
+        return r;
 }
 

@@ -7,7 +7,8 @@
  * the package that ships the file, not at a component of the name alone.
  *
  * The links resolve inside the root as if it were "/" (base-root.c,
- * openat2 RESOLVE_IN_ROOT): a link never leads out of it.
+ * openat2 RESOLVE_IN_ROOT, for a tree; the merged layers of an archive or
+ * image, scan-layers.c): a link never leads out of it.
  */
 #include "config.h"
 
@@ -31,12 +32,13 @@ static const char *triplet(unsigned machine, int elf_class) {
         case EM_ARM: return "arm-linux-gnueabihf";
         case EM_PPC64: return "powerpc64le-linux-gnu";
         case EM_S390: return "s390x-linux-gnu";
-        case EM_RISCV: return elf_class == ELFCLASS64 ? "riscv64-linux-gnu" : NULL;
+        case EM_RISCV: return elf_class == 64 ? "riscv64-linux-gnu" : NULL;
         default: return NULL;
         }
 }
 
-/* A name to resolve: of an object of class and machine. */
+/* A name to resolve: of an object of class (32 or 64, as
+ * pkgnote_elf_class() gives it, not ELFCLASS*) and machine. */
 struct want {
         const char *name;
         unsigned machine;
@@ -58,10 +60,10 @@ static bool plain_name(const char *name) {
                strlen(name) < PN_LIBPATH_MAX_NAME;
 }
 
-/* The file the loader of W finds in the root ROOTFD, as an object path
- * (PATH, the tree's, then its path in the root) into *RET: 1, 0 when none,
- * -ENOMEM. */
-static int resolve(int rootfd, const char *path, const struct want *w, char **ret) {
+/* The file the loader of W finds in a root (FIND and U), as an object
+ * path (PATH, the root's, then its path in the root) into *RET: 1, 0
+ * when none, -ENOMEM. */
+static int resolve(pn_libroot_find find, void *u, const char *path, const struct want *w, char **ret) {
         const char *t = triplet(w->machine, w->elf_class);
         char lib64[16], tlib[64], tusr[80];
         const char *dirs[6];
@@ -72,26 +74,33 @@ static int resolve(int rootfd, const char *path, const struct want *w, char **re
                 dirs[n++] = tlib, dirs[n++] = tusr;
         }
         /* The other distributions' directories: lib64 for 64-bit objects. */
-        snprintf(lib64, sizeof lib64, "%s", w->elf_class == ELFCLASS64 ? "/lib64" : "/lib32");
+        snprintf(lib64, sizeof lib64, "%s", w->elf_class == 64 ? "/lib64" : "/lib32");
         dirs[n++] = lib64;
-        dirs[n++] = w->elf_class == ELFCLASS64 ? "/usr/lib64" : "/usr/lib32";
+        dirs[n++] = w->elf_class == 64 ? "/usr/lib64" : "/usr/lib32";
         dirs[n++] = "/lib";
         dirs[n++] = "/usr/lib";
         for (size_t i = 0; i < n; i++) {
                 char full[PN_LIBPATH_MAX_NAME + 96], *rel = NULL;
-                struct stat st;
                 snprintf(full, sizeof full, "%s/%s", dirs[i], w->name);
-                int r = pn_resolve_in_root(rootfd, full, &rel, &st);
-                pn_error_clear();
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0)
+                int r = find(u, full, &rel);
+                if (r <= 0) {
+                        if (r < 0)
+                                return r;
                         continue;
-                *ret = pn_scan_join(path, rel);
+                }
+                *ret = *path ? pn_scan_join(path, rel) : strdup(rel);
                 free(rel);
                 return *ret ? 1 : -ENOMEM;
         }
         return 0;
+}
+
+/* A tree on disk below ROOTFD, its links resolved by the kernel inside it. */
+static int find_in_tree(void *u, const char *abs, char **ret) {
+        struct stat st;
+        int r = pn_resolve_in_root(*(int *)u, abs, ret, &st);
+        pn_error_clear();
+        return r == -ENOMEM ? r : r == 0;
 }
 
 static int cmp_object_path(const void *a, const void *b) {
@@ -101,10 +110,10 @@ static int cmp_object_path(const void *a, const void *b) {
 /* The order of the resolved names, for pn_scan_lib_object()'s search. */
 static int cmp_libpath(const void *a, const void *b) {
         const struct pn_libpath *x = a, *y = b;
-        if (x->input != y->input)
-                return x->input < y->input ? -1 : 1;
-        if (x->image != y->image)
-                return (uintptr_t)x->image < (uintptr_t)y->image ? -1 : 1;
+        /* The root alone: an archive inside a tree is another root of
+         * the same input and image. */
+        if (x->root != y->root)
+                return x->root < y->root ? -1 : 1;
         if (x->machine != y->machine)
                 return x->machine < y->machine ? -1 : 1;
         if (x->elf_class != y->elf_class)
@@ -114,8 +123,16 @@ static int cmp_libpath(const void *a, const void *b) {
 
 int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
                          const char *path, size_t first) {
+        return pn_scan_resolve_libs_in(s, input, image, find_in_tree, &rootfd, path, first);
+}
+
+int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image,
+                            pn_libroot_find find, void *u, const char *path, size_t first) {
         if (!(s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES) || first >= s->n_objects)
                 return 0;
+        size_t root = ++s->n_libroots;
+        for (size_t i = first; i < s->n_objects; i++)
+                s->objects[i]->libroot = root;
         struct want *v = NULL;
         size_t n = 0, cap = 0, no = s->n_objects - first;
         /* The tree's objects by path, to find the file a name resolves to. */
@@ -152,7 +169,7 @@ int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_sca
                         break;
                 }
                 char *file = NULL;
-                int q = resolve(rootfd, path, &v[i], &file);
+                int q = resolve(find, u, path, &v[i], &file);
                 if (q <= 0) {
                         r = q;
                         continue;
@@ -167,7 +184,7 @@ int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_sca
                         r = -ENOMEM;
                         break;
                 }
-                s->libpaths[s->n_libpaths++] = (struct pn_libpath){input, image, v[i].machine, v[i].elf_class, name, *hit};
+                s->libpaths[s->n_libpaths++] = (struct pn_libpath){root, input, image, v[i].machine, v[i].elf_class, name, *hit};
         }
         if (s->n_libpaths > before)
                 qsort(s->libpaths, s->n_libpaths, sizeof *s->libpaths, cmp_libpath);
@@ -182,7 +199,7 @@ const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, cons
         if (!s->n_libpaths) /* bsearch() wants a base even for no elements */
                 return NULL;
         if (from) {
-                struct pn_libpath key = {from->input, from->image, from->machine, from->elf_class, (char *)name, NULL};
+                struct pn_libpath key = {from->libroot, from->input, from->image, from->machine, from->elf_class, (char *)name, NULL};
                 const struct pn_libpath *hit = bsearch(&key, s->libpaths, s->n_libpaths, sizeof *s->libpaths, cmp_libpath);
                 return hit ? hit->obj : NULL;
         }

@@ -52,6 +52,9 @@ struct pkgnote_scan_object {
         char *soname;
         char **needed;
         size_t n_needed;
+        /* the root (a tree, an archive, an image) its library names
+         * resolve in, numbered by the scan from 1 (scan-libpath.c); 0 none */
+        size_t libroot;
 };
 
 /* A package of the scan: one a note names, or (DB) one installed in a
@@ -143,6 +146,7 @@ bool pn_scan_object_db_mismatch(const struct pkgnote_scan_object *o);
  * scanned object that the root's library directories give for it
  * (symbolic links resolved inside the root).  (scan-libpath.c) */
 struct pn_libpath {
+        size_t root; /* the objects' libroot */
         size_t input;
         const struct pkgnote_scan_image *image;
         unsigned machine;
@@ -157,6 +161,15 @@ struct pn_libpath {
  * 0, or -ENOMEM. */
 int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
                          const char *path, size_t first);
+/* The path in a root that the absolute path ABS reaches, every symbolic
+ * link and ".." followed inside the root as if it were "/": 1 and *RET
+ * (malloc()ed, absolute, the path of the root's object there), 0 when it
+ * reaches no regular file, -ENOMEM. */
+typedef int (*pn_libroot_find)(void *u, const char *abs, char **ret);
+/* The same for a root that FIND reads (an archive's or an image's merged
+ * layers), its objects named by their path in it (PATH is ""). */
+int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image,
+                            pn_libroot_find find, void *u, const char *path, size_t first);
 /* The scanned object that library NAME resolved to: in the root of FROM
  * (and of its machine and class) when FROM is not NULL, else in a root
  * of IMAGE (any image when ANY_IMAGE); NULL when none. */
@@ -191,6 +204,7 @@ struct pkgnote_scan {
         size_t n_dbroots, cap_dbroots;
         struct pn_libpath *libpaths;
         size_t n_libpaths, cap_libpaths;
+        size_t n_libroots;
         /* package index, built on first use */
         struct package *packages;
         size_t n_packages, cap_packages;
@@ -441,7 +455,7 @@ enum { E_FILE = 1, E_DIR, E_SYMLINK, E_SPECIAL, E_HARDLINK, E_WHITEOUT, E_OPAQUE
 
 struct entry {
         char *path; /* normalised, without leading "/" */
-        char *target; /* E_HARDLINK: normalised target */
+        char *target; /* E_HARDLINK: normalised target; E_SYMLINK: the link's text, NULL when not kept */
         uint8_t kind;
         bool taken;
         uint64_t size;
@@ -459,12 +473,22 @@ struct layer {
         bool not_archive; /* an image member named like a layer that is none */
         struct entry *e;
         size_t n, cap;
+        size_t link_bytes; /* of the symbolic links' texts kept */
 };
 
 
 void pn_layer_clear(struct layer *l);
 /* A new entry of L, or NULL (with pn_error set but for a failed realloc). */
 struct entry *pn_layer_add(struct layer *l, const char *path, int kind);
+/* Symbolic links are followed when library names are resolved in the
+ * merged layers (scan-libpath.c): the texts kept per layer, and the links
+ * one name may pass through (as the kernel's MAXSYMLINKS). */
+#define PN_LAYER_MAX_LINK_BYTES (64u << 20)
+#define PN_LAYER_MAX_FOLLOW 40u
+/* A new symbolic link PATH of L to TARGET (NULL: not known), the text
+ * kept when KEEP and within PKGNOTE_MAX_SCAN_PATH and the layer's
+ * PN_LAYER_MAX_LINK_BYTES: 0, or -ENOMEM. */
+int pn_layer_add_symlink(struct layer *l, const char *path, const char *target, bool keep);
 /* Reads the content of entries whose layers were listed without it: FILL
  * is called for each regular file the merge leaves (to set its object),
  * then WAIT once before the objects are taken. */

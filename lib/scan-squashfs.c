@@ -290,10 +290,21 @@ static int list_dir(struct sq *q, const char *path) {
                         }
                         break;
                 case SQFS_INODE_SLINK:
-                case SQFS_INODE_EXT_SLINK:
-                        if (!pn_layer_add(&q->l, norm, E_SYMLINK))
-                                r = -ENOMEM;
+                case SQFS_INODE_EXT_SLINK: {
+                        /* The target's bytes follow the inode, as many as
+                         * it says and the reader gave. */
+                        uint32_t tn = inode->base.type == SQFS_INODE_SLINK ? inode->data.slink.target_size
+                                                                            : inode->data.slink_ext.target_size;
+                        char to[PKGNOTE_MAX_SCAN_PATH + 1];
+                        bool fits = tn < sizeof to && tn <= inode->payload_bytes_available;
+                        if (fits) {
+                                memcpy(to, inode->extra, tn);
+                                to[tn] = 0;
+                        }
+                        r = pn_layer_add_symlink(&q->l, norm, fits && !memchr(to, 0, tn) ? to : NULL,
+                                                 q->s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES);
                         break;
+                }
                 default:
                         if (!pn_layer_add(&q->l, norm, E_SPECIAL))
                                 r = -ENOMEM;

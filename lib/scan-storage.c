@@ -510,8 +510,21 @@ static void overlay_walk(struct store *st, struct layer *l, uint32_t src, int df
                                 e->source = src;
                                 e->size = (uint64_t)sb.st_size;
                         }
+                } else if (S_ISLNK(sb.st_mode)) {
+                        /* Its text, for the library names resolved in the
+                         * merged layers; a longer one is left unread. */
+                        char to[PKGNOTE_MAX_SCAN_PATH + 1];
+                        ssize_t tn = -1;
+                        if (st->s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)
+                                tn = readlinkat(dirfd(d), nm, to, sizeof to);
+                        if (tn >= 0 && (size_t)tn < sizeof to)
+                                to[tn] = 0;
+                        if (pn_layer_add_symlink(l, full, tn >= 0 && (size_t)tn < sizeof to ? to : NULL, true) < 0)
+                                pn_scan_add_problem(st->s, st->input, full, -ENOMEM, "%s", pkgnote_last_error());
+                        else
+                                l->e[l->n - 1].source = src;
                 } else
-                        overlay_add(st, l, src, full, S_ISLNK(sb.st_mode) ? E_SYMLINK : E_SPECIAL);
+                        overlay_add(st, l, src, full, E_SPECIAL);
                 free(full);
         }
         closedir(d);

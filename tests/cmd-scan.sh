@@ -433,6 +433,148 @@ refs = {x["name"]: x["bom-ref"] for x in c["components"]}
 assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "libesc.so.1", "libmissing.so.9", "nos")), dep
 PY2
 
+# ---- the same names resolved inside a tar of the root and inside images ----
+# A tar of the root: its links are archive members, followed in the
+# archive's own tree (the escaping one reaches no file there).  The copy
+# adds app2, which dlopen()s libloop.so.1 (a loop of two links) and
+# libclimb.so.1 (../ past the top, then /opt/abs: "/" is the archive's
+# root, as in a container) and libdir.so.1 (found in /usr/lib64, a link
+# to the directory /opt/dir, where it links to libdir.so.1.0), and links
+# against libfoo.so.1.
+LRT=libroot-tar
+cp -a $LR $LRT
+ln -s libloop.so.2 "$LRT/${LD#$LR/}/libloop.so.1"
+ln -s libloop.so.1 "$LRT/${LD#$LR/}/libloop.so.2"
+ln -s ../../../../../../../../opt/abs/libabs.so.2.0 "$LRT/${LD#$LR/}/libclimb.so.1"
+mkdir -p $LRT/opt/dir && lib_with $LRT/opt/dir/libdir.so.1.0 dirlib && ln -s libdir.so.1.0 $LRT/opt/dir/libdir.so.1 &&
+        ln -s ../opt/dir $LRT/usr/lib64
+dlopen_note dlopen3.s '[{\"feature\":\"loop\",\"priority\":\"suggested\",\"soname\":[\"libloop.so.1\"]},{\"feature\":\"climb\",\"priority\":\"recommended\",\"soname\":[\"libclimb.so.1\"]},{\"feature\":\"dir\",\"priority\":\"required\",\"soname\":[\"libdir.so.1\"]}]'
+echo 'int lib(void); int main(void) { return lib(); }' > app2main.c
+mkdir -p foodir && cp "$LD/libfoo.so.1.2.3" foodir/libfoo.so.1
+link $LRT/usr/bin/app2 '{"type":"generic","name":"app2","version":"1.0"}' app2main.c dlopen3.s -Lfoodir -l:libfoo.so.1
+tar -C $LRT -cf lrt.tar . || fatal "cannot tar the root"
+# The tree itself first: the same names, the same answers.
+ARCS="$LRT lrt.tar"
+if command -v cpio > /dev/null; then
+        (cd $LRT && find . | cpio -o -H newc --quiet) > lrt.cpio || fatal "cannot make the cpio archive of the root"
+        ARCS="$ARCS lrt.cpio"
+else
+        missing "cpio of a root: library names resolved through its links" cpio
+fi
+if has_feature squashfs && command -v mksquashfs > /dev/null; then
+        mksquashfs $LRT lrt.sqfs -quiet -noappend > /dev/null || fatal "cannot make the SquashFS image of the root"
+        ARCS="$ARCS lrt.sqfs"
+else
+        missing "SquashFS of a root: library names resolved through its links" "mksquashfs and libsquashfs"
+fi
+for arc in $ARCS; do
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx $arc > $arc.spdx.json 2> $arc.err
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx $arc > $arc.cdx.json 2>> $arc.err
+ARC=$arc python3 - <<'PY2' && pass "$arc (a root): dlopen sonames and DT_NEEDED resolved through its links, loops and climbs kept inside, lib64 a directory link" || fail "$arc (a root): dlopen sonames and DT_NEEDED resolved through its links, loops and climbs kept inside, lib64 a directory link" "$(head -c 300 $arc.err)"
+import json, os
+arc = os.environ["ARC"]
+d = json.load(open(arc + ".spdx.json"))
+ids = {p["name"]: p["SPDXID"] for p in d["packages"]}
+assert sorted(ids) == ["abs", "app", "app2", "dirlib", "foo", "libesc.so.1", "libloop.so.1", "libmissing.so.9", "nos"], sorted(ids)
+rel = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in d["relationships"]
+       if r["relationshipType"] in ("DEPENDS_ON", "OPTIONAL_DEPENDENCY_OF")}
+want = {(ids["app"], "DEPENDS_ON", ids["foo"]), (ids["abs"], "OPTIONAL_DEPENDENCY_OF", ids["app"]),
+        (ids["libesc.so.1"], "OPTIONAL_DEPENDENCY_OF", ids["app"]),
+        (ids["libmissing.so.9"], "OPTIONAL_DEPENDENCY_OF", ids["app"]), (ids["app"], "DEPENDS_ON", ids["nos"]),
+        (ids["libloop.so.1"], "OPTIONAL_DEPENDENCY_OF", ids["app2"]), (ids["abs"], "OPTIONAL_DEPENDENCY_OF", ids["app2"]),
+        (ids["app2"], "DEPENDS_ON", ids["foo"]), (ids["app2"], "DEPENDS_ON", ids["dirlib"])}
+assert rel == want, rel ^ want
+c = json.load(open(arc + ".cdx.json"))
+refs = {x["name"]: x["bom-ref"] for x in c["components"]}
+[dep] = [x for x in c["dependencies"] if x["ref"] == refs["app"]]
+assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "libesc.so.1", "libmissing.so.9", "nos")), dep
+[dep] = [x for x in c["dependencies"] if x["ref"] == refs["app2"]]
+assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "dirlib", "foo", "libloop.so.1")), dep
+PY2
+done
+
+# An archive inside a tree is a root of its own (the same input, no
+# image): its app's DT_NEEDED libnos.so.1 is a link to libnos2.so.1.0
+# there (package nos2), while the tree's app finds nos; neither answers
+# for the other.
+NR=nested-root
+NLD=$NR/${LD#$LR/}
+mkdir -p "$NLD" $NR/usr/bin
+cp $LR/usr/bin/app $NR/usr/bin/app
+lib_with "$NLD/libnos2.so.1.0" nos2
+ln -s libnos2.so.1.0 "$NLD/libnos.so.1"
+cp -a $LR tree-nest && tar -C $NR -cf tree-nest/inner.tar . || fatal "cannot make the tree holding an archive"
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --open-archives --format spdx tree-nest > tn.spdx.json 2> tn.err
+python3 - <<'PY2' && pass "an archive inside a tree: its names resolved in its own links, the tree's in the tree's" || fail "an archive inside a tree: its names resolved in its own links, the tree's in the tree's" "$(head -c 300 tn.err)"
+import json
+d = json.load(open("tn.spdx.json"))
+ids = {p["name"]: p["SPDXID"] for p in d["packages"]}
+rel = {(r["spdxElementId"], r["relatedSpdxElement"]) for r in d["relationships"] if r["relationshipType"] == "DEPENDS_ON"}
+assert (ids["app"], ids["nos"]) in rel and (ids["app"], ids["nos2"]) in rel, rel
+PY2
+
+# Two layers: the lower one the root, the upper one replacing the link
+# libfoo.so.1 by one to libfoo2.so.1 (package foo2) and whiting out the
+# link libnos.so.1, so that app's DT_NEEDED libnos.so.1 finds no file.
+UL=upper-libs
+ULD=$UL/${LD#$LR/}
+mkdir -p "$ULD"
+lib_with "$ULD/libfoo2.so.1" foo2 -Wl,-soname,libfoo2.so.1
+ln -s libfoo2.so.1 "$ULD/libfoo.so.1"
+: > "$ULD/.wh.libnos.so.1"
+python3 "$H/images.py" docker lrd.tar $LR $UL || fatal "cannot build the docker archive of the root"
+python3 "$H/images.py" oci lroci $LR $UL || fatal "cannot build the OCI layout of the root"
+for img in lrd.tar lroci; do
+        SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx $img > $img.spdx.json 2> $img.err
+        SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx $img > $img.cdx.json 2>> $img.err
+        IMG=$img python3 - <<'PY2' && pass "$img: names resolved in the merged layers, a replaced link followed, a whited-out one not" || fail "$img: names resolved in the merged layers, a replaced link followed, a whited-out one not" "$(head -c 300 $img.err)"
+import json, os
+img = os.environ["IMG"]
+d = json.load(open(img + ".spdx.json"))
+ids = {p["name"]: p["SPDXID"] for p in d["packages"] if ":" not in p["name"]}
+assert sorted(ids) == ["abs", "app", "foo", "foo2", "libesc.so.1", "libmissing.so.9", "nos"], sorted(ids)
+rel = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in d["relationships"]
+       if r["relationshipType"] in ("DEPENDS_ON", "OPTIONAL_DEPENDENCY_OF")}
+want = {(ids["app"], "DEPENDS_ON", ids["foo2"]), (ids["abs"], "OPTIONAL_DEPENDENCY_OF", ids["app"]),
+        (ids["libesc.so.1"], "OPTIONAL_DEPENDENCY_OF", ids["app"]),
+        (ids["libmissing.so.9"], "OPTIONAL_DEPENDENCY_OF", ids["app"])}
+assert rel == want, rel ^ want
+c = json.load(open(img + ".cdx.json"))
+[image] = c["components"]
+refs = {x["name"]: x["bom-ref"] for x in image["components"]}
+[dep] = [x for x in c["dependencies"] if x["ref"] == refs["app"]]
+assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo2", "libesc.so.1", "libmissing.so.9")), dep
+PY2
+done
+
+# Two images of one layout: the first with the upper layer (libfoo.so.1
+# to foo2, libnos.so.1 whited out), the second the root alone.  Each
+# image's names resolve in that image only.
+if command -v skopeo > /dev/null; then
+        TWOIMG= EMPTY=empty-layer
+        mkdir -p $EMPTY
+        python3 "$H/images.py" oci lroci2 $LR $EMPTY || fatal "cannot build the second OCI layout"
+        skopeo copy -q oci:lroci oci:twoimg:upper > /dev/null 2>&1 && skopeo copy -q oci:lroci2 oci:twoimg:plain > /dev/null 2>&1 ||
+                fatal "skopeo cannot copy the two images into one layout"
+        SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx twoimg > twoimg.cdx.json 2> twoimg.err
+        python3 - <<'PY2' && pass "two images of a layout: each one's names resolved in its own layers" || fail "two images of a layout: each one's names resolved in its own layers" "$(head -c 300 twoimg.err)"
+import json
+c = json.load(open("twoimg.cdx.json"))
+deps = {x["ref"]: x["dependsOn"] for x in c["dependencies"]}
+got = {}
+for image in c["components"]:
+    refs = {x["bom-ref"]: x["name"] for x in image["components"]}
+    app = [r for r, n in refs.items() if n == "app"][0]
+    got[image["name"]] = sorted(refs[d] for d in deps[app])
+want = {"oci:twoimg:upper": ["abs", "foo2", "libesc.so.1", "libmissing.so.9"],
+        "oci:twoimg:plain": ["abs", "foo", "libesc.so.1", "libmissing.so.9", "nos"]}
+assert got == want, got
+PY2
+        TWOIMG=twoimg.cdx.json:cyclonedx
+else
+        missing "two images of a layout: each one's names resolved in its own layers" skopeo
+fi
+
 schemas="$SRCDIR/../shared/schemas"
 if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
         skip "SBOMs validate against the official schemas" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
@@ -452,7 +594,7 @@ else
                 "$PKGNOTE" scan --format cyclonedx $R > r.cdx.json 2>/dev/null
                 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 $R > r15.cdx.json 2>/dev/null
                 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 docker.tar > d15.cdx.json 2>/dev/null
-                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx r15.cdx.json:cyclonedx d15.cdx.json:cyclonedx; do
+                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx lrt.tar.spdx.json:spdx lrt.tar.cdx.json:cyclonedx lrd.tar.spdx.json:spdx lrd.tar.cdx.json:cyclonedx lroci.spdx.json:spdx lroci.cdx.json:cyclonedx ${TWOIMG:-} r15.cdx.json:cyclonedx d15.cdx.json:cyclonedx; do
                         validate_sbom "${f%%:*} validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
                 done
                 validate_sbom "CycloneDX of a directory validates" "$ajv" "$schemas" cyclonedx r.cdx.json
