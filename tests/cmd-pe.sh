@@ -538,6 +538,13 @@ else
         check "ukify's --section: show names the note, the kernel and the os-release" 'grep -q "^  package: section .pkgnote$" out && grep -q "^    name: hello$" out && grep -q "^  kernel: section .linux, $ksize bytes, release 6.12.0-1-amd64$" out && grep -q "^  osRelease: section .osrel, Debian GNU/Linux 13 (trixie)$" out' "$(cat out)"
         run lint uk/uki-note.efi
         expect_status 0 "ukify's --section: lint is clean"
+        # Why the stub is not what gets stamped: ukify copies its sections as
+        # they are, so the UKI would name the stub's package.
+        cp "$UKROOT/usr/lib/systemd/boot/efi/linuxx64.efi.stub" uk/stub.efi
+        "$PKGNOTE" stamp -q --no-os-release --type deb --name systemd-boot-efi --version 257 uk/stub.efi
+        ukify --stub=/tmp/uk/stub.efi --output=/tmp/uk/uki-stub.efi
+        run show --field name uk/uki-stub.efi
+        check "ukify keeps a stamped stub's note: the UKI would claim the stub's package" '[ "$(cat out)" = systemd-boot-efi ]' "$(cat out err uk/ukify.out)"
 fi
 
 # ------------------------------------------------------------- stamp --tree
