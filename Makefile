@@ -39,6 +39,7 @@ deps-test:
 	@sh dist/install-deps.sh $(DEPS_TEST)
 	@sh dist/fetch-systemd-coredump.sh
 	@sh dist/make-test-root.sh
+	@sh dist/make-ukify-root.sh
 
 $(BUILD)/build.ninja:
 	$(MESON) setup $(BUILD)

@@ -4,8 +4,11 @@
 # kernel images.  generate's COFF object linked in; stamp adds, replaces and
 # removes the section, every result checked by an independent reader of the
 # headers (pecheck below), by mingw-w64's objdump and by running it under
-# wine; sbsign/sbverify after stamping; signed files refused; show, lint and
-# scan; every truncated prefix of the headers read and stamped without harm.
+# wine; the object linked by lld-link too; an EFI application built with
+# gnu-efi; UKIs made by systemd's ukify in a Debian root
+# (dist/make-ukify-root.sh); sbsign/sbverify after stamping; signed files
+# refused; show, lint and scan; every truncated prefix of the headers read
+# and stamped without harm.
 . "$SRCDIR/tests/lib.sh"
 
 require x86_64-w64-mingw32-gcc i686-w64-mingw32-gcc x86_64-w64-mingw32-objdump objcopy python3
@@ -367,6 +370,181 @@ C
         fi
 else
         missing "EFI binaries stamped" systemd-boot-efi
+fi
+
+# ------------------------------------------------------------- lld-link
+# LLVM's linker called directly with mingw-w64's start files and import
+# libraries, as clang's mingw driver would.  It needs /lldmingw (the GNU
+# conventions: auto-import, pseudo-relocations) and __image_base__, GNU
+# ld's name for the image base that mingw-w64's crt2.o and libmingw32.a
+# refer to, mapped onto __ImageBase, which lld-link defines.  (clang 14's
+# own mingw driver finds no -lgcc here: it looks for a gcc directory named
+# by a bare version, and Debian names it 12-win32 or 12-posix.)
+# secbytes FILE: the .pkgnote section's VirtualSize bytes, read at its
+# PointerToRawData independently of pkgnote.
+cat > secbytes.py <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+pe = struct.unpack_from('<I', b, 0x3c)[0]
+n, opt = struct.unpack_from('<H', b, pe + 6)[0], struct.unpack_from('<H', b, pe + 20)[0]
+t = pe + 24 + opt
+for i in range(n):
+    h = t + 40 * i
+    if b[h:h + 8] == b'.pkgnote':
+        vsize, va, rsize, roff = struct.unpack_from('<IIII', b, h + 8)
+        sys.stdout.buffer.write(b[roff:roff + vsize])
+        break
+PY
+LLD_LINK=
+for l in lld-link-16 lld-link; do command -v $l > /dev/null 2>&1 && { LLD_LINK=$l; break; }; done
+MINGW_GCC_DIR=$(dirname "$(x86_64-w64-mingw32-gcc -print-libgcc-file-name)")
+MINGW_LIB=$(dirname "$(x86_64-w64-mingw32-gcc -print-file-name=crt2.o)")
+if [ -n "$LLD_LINK" ]; then
+        x86_64-w64-mingw32-gcc -O2 -c -o hello.o hello.c || fatal "cannot compile the mingw-w64 object"
+        $LLD_LINK /out:lld.exe /entry:mainCRTStartup /subsystem:console /lldmingw \
+                /alternatename:__image_base__=__ImageBase \
+                "$MINGW_LIB/crt2.o" "$MINGW_GCC_DIR/crtbegin.o" hello.o note.o \
+                /libpath:"$MINGW_GCC_DIR" /libpath:"$MINGW_LIB" libmingw32.a libgcc.a libgcc_eh.a \
+                libmoldname.a libmingwex.a libmsvcrt.a libkernel32.a libadvapi32.a libshell32.a \
+                libuser32.a "$MINGW_GCC_DIR/crtend.o" > lld.out 2>&1
+        check "lld-link links mingw-w64's start files and import libraries with the COFF object" '[ -f lld.exe ]' "$(cat lld.out)"
+        check "lld-link: headers right" 'pecheck lld.exe'
+        check "lld-link: objdump -h shows .pkgnote with the right flags" '[ "$(flags lld.exe)" = "$WANT_FLAGS" ]' "$(flags lld.exe)"
+        "$PKGNOTE" generate $M --format json -o lld.json
+        "$PKGNOTE" generate $M --format coff-section -o lld.bin
+        python3 secbytes.py lld.exe > lld.sec
+        check "lld-link: the section is generate's coff-section byte for byte" 'cmp -s lld.sec lld.bin' "$(od -c lld.sec | head -3)"
+        check "lld-link: up to its NUL the section is generate --format json byte for byte" '[ "$(tr -d "\0" < lld.sec)" = "$(cat lld.json)" ] && [ "$(tr -d "\0" < lld.sec | wc -c)" -eq "$(($(wc -c < lld.json) - 1))" ]' "$(od -c lld.sec | head -3)"
+        run show --json lld.exe
+        check "lld-link: show reads the note" '[ "$(field out "json.dumps(d[\"packages\"][0], separators=(\",\",\":\"))")" = "$JSON" ]' "$(cat out err)"
+        run lint lld.exe
+        expect_status 0 "lld-link: lint is clean"
+        runs "lld-link: the program runs under wine" "hello from windows" ./lld.exe
+else
+        missing "lld-link links the COFF object" lld-16
+fi
+
+# ------------------------------------------------------------- gnu-efi
+# An EFI application as gnu-efi builds it: an ELF shared object linked with
+# gnu-efi's crt0 and linker script, converted by objcopy --target
+# efi-app-x86_64, which keeps only the sections it is given with -j.  Two
+# routes to the note: the coff-section added during the conversion (at a
+# VMA past the ELF's last segment), or stamp after it.
+GNUEFI_LDS=/usr/lib/elf_x86_64_efi.lds
+GNUEFI_CRT0=/usr/lib/crt0-efi-x86_64.o
+if [ -f $GNUEFI_LDS ] && [ -f $GNUEFI_CRT0 ] && [ -f /usr/include/efi/efi.h ] && command -v gcc > /dev/null && command -v ld > /dev/null; then
+        cat > efiapp.c <<'C'
+#include <efi.h>
+#include <efilib.h>
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+        InitializeLib(image, systab);
+        Print(L"hello from efi\n");
+        return EFI_SUCCESS;
+}
+C
+        gcc -O2 -fpic -fshort-wchar -mno-red-zone -ffreestanding -fno-stack-protector -fno-strict-aliasing \
+                -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI -I/usr/include/efi -I/usr/include/efi/x86_64 \
+                -c -o efiapp.o efiapp.c &&
+                ld -nostdlib -znocombreloc -T $GNUEFI_LDS -shared -Bsymbolic -L/usr/lib $GNUEFI_CRT0 efiapp.o \
+                        -o efiapp.so -lefi -lgnuefi ||
+                fatal "cannot build the gnu-efi application"
+        EFI_J='-j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j .reloc'
+        objcopy $EFI_J --target efi-app-x86_64 efiapp.so gnuefi.efi || fatal "objcopy cannot convert the gnu-efi application"
+        # Route 1: the section added while converting.
+        end=$(readelf -lW efiapp.so | awk '$1 == "LOAD" { print $3, $6 }' |
+                { m=0; while read -r a s; do e=$((a + s)); [ $e -gt $m ] && m=$e; done; printf '0x%x' $(((m + 4095) / 4096 * 4096)); })
+        run generate $M --format coff-section -o efi.bin
+        objcopy $EFI_J --add-section .pkgnote=efi.bin --set-section-flags .pkgnote=contents,alloc,load,readonly,data \
+                --change-section-vma .pkgnote="$end" --target efi-app-x86_64 efiapp.so gnuefi-conv.efi > conv.out 2>&1
+        check "gnu-efi: objcopy adds the coff-section while converting" '[ -f gnuefi-conv.efi ]' "$(cat conv.out)"
+        check "gnu-efi, added while converting: headers right" 'pecheck gnuefi-conv.efi'
+        check "gnu-efi, added while converting: the section is generate's byte for byte, with the right flags" 'python3 secbytes.py gnuefi-conv.efi | cmp -s - efi.bin && [ "$(flags gnuefi-conv.efi)" = "$WANT_FLAGS" ]' "$(flags gnuefi-conv.efi)"
+        run show gnuefi-conv.efi
+        check "gnu-efi, added while converting: show reads the note of an EFI application" '[ $STATUS -eq 0 ] && grep -q "^  subsystem: EFI application$" out && grep -q "^  package: section .pkgnote$" out && grep -q "^    name: hello$" out' "$(cat out err)"
+        run lint gnuefi-conv.efi
+        expect_status 0 "gnu-efi, added while converting: lint is clean"
+        # Route 2: stamp the converted file.
+        run lint gnuefi.efi
+        check "gnu-efi: the plain conversion carries no note" '[ $STATUS -eq 1 ] && grep -q "no-package-note" out' "$(cat out err)"
+        cp gnuefi.efi gnuefi-st.efi
+        run stamp $M gnuefi-st.efi
+        check "gnu-efi, stamped after converting: added as a new last section" '[ $STATUS -eq 0 ] && grep -q "note added in a new section .pkgnote" out' "$(cat out err)"
+        check "gnu-efi, stamped after converting: headers right" 'pecheck gnuefi-st.efi'
+        run show --json gnuefi-st.efi
+        check "gnu-efi, stamped after converting: the note reads back, EFI application" '[ "$(field out "json.dumps(d[\"packages\"][0], separators=(\",\",\":\"))")" = "$JSON" ] && [ "$(field out "d[\"elfType\"]")" = "EFI application" ]' "$(cat out err)"
+        run show gnuefi-st.efi
+        check "gnu-efi, stamped after converting: subsystem EFI application" 'grep -q "^  subsystem: EFI application$" out' "$(cat out)"
+        run lint gnuefi-st.efi
+        expect_status 0 "gnu-efi, stamped after converting: lint is clean"
+else
+        missing "a gnu-efi application carries the note" gnu-efi
+fi
+
+# ------------------------------------------------------------- ukify
+# A UKI made by systemd's ukify itself, run in a Debian trixie root with
+# systemd-ukify and systemd-boot-efi (dist/make-ukify-root.sh; make
+# deps-test makes it) under bubblewrap.  Two orders that keep a signature
+# good: stamp ukify's UKI, then sign it (sbsign); or give ukify the
+# coff-section as a section of its own (--section .pkgnote:@FILE), which
+# it adds before it signs.
+UKROOT=${PKGNOTE_UKIFY_ROOT:-/var/cache/pkgnote/roots/ukify}
+if [ ! -x "$UKROOT/usr/bin/ukify" ] || [ ! -f "$UKROOT/usr/lib/systemd/boot/efi/linuxx64.efi.stub" ]; then
+        missing "a UKI made by ukify (sh dist/make-ukify-root.sh)" "$UKROOT"
+elif ! command -v bwrap > /dev/null; then
+        missing "a UKI made by ukify" bubblewrap
+else
+        mkdir -p uk
+        # The kernel: the root's own when it has one, else any small EFI image.
+        k=$(ls "$UKROOT"/boot/vmlinuz-* 2> /dev/null | tail -1)
+        cp "${k:-$UKROOT/usr/lib/systemd/boot/efi/systemd-bootx64.efi}" uk/vmlinuz
+        ksize=$(wc -c < uk/vmlinuz)
+        printf 'ID=debian\nVERSION_ID=13\nPRETTY_NAME="Debian GNU/Linux 13 (trixie)"\n' > uk/os-release
+        "$PKGNOTE" generate $M --format coff-section -o uk/pkgnote.bin
+        ukify() {
+                bwrap --ro-bind "$UKROOT" / --dev /dev --proc /proc --tmpfs /tmp --bind "$T/uk" /tmp/uk \
+                        --unshare-all --die-with-parent /usr/bin/ukify build --linux=/tmp/uk/vmlinuz \
+                        --os-release=@/tmp/uk/os-release --uname=6.12.0-1-amd64 "$@" > uk/ukify.out 2>&1
+        }
+        ukify --output=/tmp/uk/uki.efi
+        check "ukify builds a UKI" '[ -f uk/uki.efi ]' "$(cat uk/ukify.out)"
+        run show uk/uki.efi
+        check "ukify's UKI: no note yet, kernel and os-release named" '[ $STATUS -eq 1 ] && grep -q "^  kernel: section .linux, $ksize bytes, release 6.12.0-1-amd64$" out && grep -q "^  osRelease: section .osrel, Debian GNU/Linux 13 (trixie)$" out' "$(cat out err)"
+        cp uk/uki.efi ukify-st.efi
+        run stamp $M ukify-st.efi
+        check "ukify's UKI stamped: added as a new last section" '[ $STATUS -eq 0 ] && grep -q "note added in a new section .pkgnote" out' "$(cat out err)"
+        check "ukify's UKI stamped: headers right" 'pecheck ukify-st.efi'
+        run show ukify-st.efi
+        check "ukify's UKI stamped: show names the note, the kernel and the os-release" 'grep -q "^  package: section .pkgnote$" out && grep -q "^    name: hello$" out && grep -q "^  kernel: section .linux, $ksize bytes, release 6.12.0-1-amd64$" out && grep -q "^  osRelease: section .osrel, Debian GNU/Linux 13 (trixie)$" out' "$(cat out)"
+        run lint ukify-st.efi
+        expect_status 0 "ukify's UKI stamped: lint is clean"
+        run stamp --remove ukify-st.efi
+        check "ukify's UKI: stamp then remove gives back ukify's bytes" '[ $STATUS -eq 0 ] && cmp -s ukify-st.efi uk/uki.efi' "$(cat out err)"
+        "$PKGNOTE" stamp -q $M ukify-st.efi
+        if command -v sbsign > /dev/null && command -v sbverify > /dev/null && command -v openssl > /dev/null; then
+                openssl req -new -x509 -newkey rsa:2048 -nodes -subj /CN=pkgnote-ukify -days 1 \
+                        -keyout uk.key -out uk.crt > /dev/null 2>&1 || fatal "cannot make a test key"
+                sbsign --key uk.key --cert uk.crt --output ukify-signed.efi ukify-st.efi > uksb.out 2>&1
+                check "ukify's UKI stamped, then signed: sbverify accepts it" 'sbverify --cert uk.crt ukify-signed.efi > uksv.out 2>&1' "$(cat uksb.out uksv.out 2>/dev/null)"
+                run show ukify-signed.efi
+                check "ukify's UKI stamped, then signed: note, kernel and signature shown" 'grep -q "^    name: hello$" out && grep -q "^  signed: yes" out && grep -q "^  kernel: section .linux" out' "$(cat out)"
+        else
+                missing "ukify's UKI stamped, then signed" sbsigntool
+        fi
+        ukify --section=.pkgnote:@/tmp/uk/pkgnote.bin --output=/tmp/uk/uki-note.efi
+        check "ukify builds a UKI with the coff-section as --section .pkgnote" '[ -f uk/uki-note.efi ]' "$(cat uk/ukify.out)"
+        check "ukify's --section: the section is generate's byte for byte, with the right flags" 'python3 secbytes.py uk/uki-note.efi | cmp -s - uk/pkgnote.bin && [ "$(flags uk/uki-note.efi)" = "$WANT_FLAGS" ]' "$(flags uk/uki-note.efi)"
+        run show uk/uki-note.efi
+        check "ukify's --section: show names the note, the kernel and the os-release" 'grep -q "^  package: section .pkgnote$" out && grep -q "^    name: hello$" out && grep -q "^  kernel: section .linux, $ksize bytes, release 6.12.0-1-amd64$" out && grep -q "^  osRelease: section .osrel, Debian GNU/Linux 13 (trixie)$" out' "$(cat out)"
+        run lint uk/uki-note.efi
+        expect_status 0 "ukify's --section: lint is clean"
+        # Why the stub is not what gets stamped: ukify copies its sections as
+        # they are, so the UKI would name the stub's package.
+        cp "$UKROOT/usr/lib/systemd/boot/efi/linuxx64.efi.stub" uk/stub.efi
+        "$PKGNOTE" stamp -q --no-os-release --type deb --name systemd-boot-efi --version 257 uk/stub.efi
+        ukify --stub=/tmp/uk/stub.efi --output=/tmp/uk/uki-stub.efi
+        run show --field name uk/uki-stub.efi
+        check "ukify keeps a stamped stub's note: the UKI would claim the stub's package" '[ "$(cat out)" = systemd-boot-efi ]' "$(cat out err uk/ukify.out)"
 fi
 
 # ------------------------------------------------------------- stamp --tree
