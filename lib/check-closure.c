@@ -8,7 +8,10 @@
  * loaded it (only while none of them has DT_RUNPATH), DT_RUNPATH, the
  * directories of the root's ld.so.conf (the loader reads them from
  * ld.so.cache, which ldconfig builds from them), and the system
- * directories of the object's ABI.  A candidate of another ELF class,
+ * directories of the object's ABI; each directory after its
+ * glibc-hwcaps subdirectories (every variant listed: the CPU of the
+ * target is unknown); an object with DF_1_NODEFLIB gets nothing from
+ * the system directories, by search or by ld.so.conf.  A candidate of another ELF class,
  * machine or byte order is passed over, as the loader passes it over.
  * The dlopen notes of every object add the libraries of the features
  * asked for: of each entry the first soname found, as the dlopen note
@@ -19,8 +22,8 @@
  * symbolic link resolved as if the root were "/" (lib/base-root.c):
  * nothing outside it is read, and each link followed is listed with its
  * target, so that a copy of the list is a root the loader finds its way
- * in.  The environment (LD_LIBRARY_PATH, LD_PRELOAD) and glibc-hwcaps
- * subdirectories are not taken into account: an image has neither.
+ * in.  The environment (LD_LIBRARY_PATH, LD_PRELOAD) is not taken into
+ * account: an image has none.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -662,15 +665,53 @@ struct search {
         const struct abi *abi;
         size_t loader;
         json_t *why;
-        size_t found;
+        size_t found;   /* the object found in a directory itself */
+        size_t variant; /* the first found in a glibc-hwcaps subdirectory, or SIZE_MAX */
+        const char *variant_sub;
 };
 
-/* Tries DIR/NAME: 1 found, 0 not, negative errno. */
+/* The glibc-hwcaps subdirectories glibc (2.33 and later) tries in each
+ * directory of the search before the directory itself, best first, for
+ * the ABIs that have them; NULL-terminated. */
+static const char *const *hwcaps_of(const struct abi *a) {
+        static const char *const x86_64[] = {"x86-64-v4", "x86-64-v3", "x86-64-v2", NULL};
+        static const char *const power[] = {"power10", "power9", NULL};
+        static const char *const z[] = {"z16", "z15", "z14", "z13", NULL};
+        static const char *const none[] = {NULL};
+        if (a->machine == EM_X86_64 && a->elf_class == 64)
+                return x86_64;
+        if (a->machine == EM_PPC64 && !a->big_endian)
+                return power;
+        if (a->machine == EM_S390 && a->elf_class == 64)
+                return z;
+        return none;
+}
+
+/* Tries DIR/NAME: 1 found, 0 not, negative errno.  Before it, as the
+ * loader does, DIR/glibc-hwcaps/SUB/NAME for each SUB: which of those a
+ * loader takes depends on the CPU it runs on, which the closure cannot
+ * know, so every one present is listed (its reason says "hwcaps") and
+ * the search goes on to DIR/NAME, which a CPU of the ABI's baseline
+ * takes; past DIR too when that is not there. */
 static int try_dir(struct search *s, const char *dir) {
         char path[PATH_MAX];
         size_t dl = strlen(dir);
         while (dl > 1 && dir[dl - 1] == '/')
                 dl--;
+        for (const char *const *sub = hwcaps_of(s->abi); *sub; sub++) {
+                if (snprintf(path, sizeof path, "%.*s/glibc-hwcaps/%s/%s", (int)dl, dir, *sub, s->name) >= (int)sizeof path)
+                        continue;
+                json_t *w = json_copy(s->why);
+                size_t found;
+                int r = !w || json_object_set_new(w, "hwcaps", json_string(*sub)) < 0
+                                ? pn_error(-ENOMEM, "out of memory")
+                                : try_path(s->c, path, s->abi, s->loader, w, &found);
+                json_decref(w);
+                if (r < 0)
+                        return r;
+                if (r > 0 && s->variant == SIZE_MAX)
+                        s->variant = found, s->variant_sub = *sub;
+        }
         if (snprintf(path, sizeof path, "%.*s/%s", (int)dl, dir, s->name) >= (int)sizeof path)
                 return 0;
         return try_path(s->c, path, s->abi, s->loader, s->why, &s->found);
@@ -692,39 +733,53 @@ static int try_list(struct search *s, const struct cobj *o, const char *list) {
         return 0;
 }
 
-/* The system directories of an ABI: the multiarch ones (Debian), then
- * lib64 (64-bit) or libx32 (x32), then lib. */
-static int try_defaults(struct search *s) {
-        const struct abi *a = s->abi;
-        for (size_t i = 0;; i++) {
-                const char *t = pn_multiarch_triplet(a->elf_class, a->machine, a->big_endian, i);
+/* The system directories of an ABI, the I-th into BUF (false past the
+ * last): the multiarch ones (Debian), then lib64 (64-bit) or libx32
+ * (x32), then lib; each first at the top, then under /usr. */
+static bool default_dir(const struct abi *a, size_t i, char *buf, size_t size) {
+        for (size_t k = 0;; k++) {
+                const char *t = pn_multiarch_triplet(a->elf_class, a->machine, a->big_endian, k);
                 if (!t)
                         break;
-                char d[PATH_MAX];
-                for (int u = 0; u < 2; u++) {
-                        snprintf(d, sizeof d, "%s/lib/%s", u ? "/usr" : "", t);
-                        int r = try_dir(s, d);
-                        if (r != 0)
-                                return r;
+                if (i < 2) {
+                        snprintf(buf, size, "%s/lib/%s", i ? "/usr" : "", t);
+                        return true;
                 }
+                i -= 2;
         }
         const char *sub = a->elf_class == 64 ? "lib64" : a->machine == EM_X86_64 ? "libx32" : NULL;
-        static const char *const tops[] = {"", "/usr"};
-        for (size_t u = 0; sub && u < 2; u++) {
-                char d[PATH_MAX];
-                snprintf(d, sizeof d, "%s/%s", tops[u], sub);
-                int r = try_dir(s, d);
-                if (r != 0)
-                        return r;
+        if (sub && i < 2) {
+                snprintf(buf, size, "%s/%s", i ? "/usr" : "", sub);
+                return true;
         }
-        for (size_t u = 0; u < 2; u++) {
-                char d[PATH_MAX];
-                snprintf(d, sizeof d, "%s/lib", tops[u]);
+        i -= sub ? 2 : 0;
+        if (i < 2) {
+                snprintf(buf, size, "%s/lib", i ? "/usr" : "");
+                return true;
+        }
+        return false;
+}
+
+static int try_defaults(struct search *s) {
+        char d[PATH_MAX];
+        for (size_t i = 0; default_dir(s->abi, i, d, sizeof d); i++) {
                 int r = try_dir(s, d);
                 if (r != 0)
                         return r;
         }
         return 0;
+}
+
+/* Is DIR one of the system directories of ABI A, or below one?  glibc
+ * compares a cache entry's path with each as a prefix. */
+static bool in_default_dir(const struct abi *a, const char *dir) {
+        char d[PATH_MAX];
+        for (size_t i = 0; default_dir(a, i, d, sizeof d); i++) {
+                size_t n = strlen(d);
+                if (!strncmp(dir, d, n) && (dir[n] == '\0' || dir[n] == '/'))
+                        return true;
+        }
+        return false;
 }
 
 static void name_key(char *buf, size_t size, const struct abi *a, const char *name) {
@@ -756,7 +811,12 @@ static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, 
                 if (r < 0)
                         return pn_error(r, "out of memory");
         }
-        struct search s = {c, name, &abi, oi, why, 0};
+        struct search s = {c, name, &abi, oi, why, 0, SIZE_MAX, NULL};
+        /* DF_1_NODEFLIB: no library from the system directories for this
+         * object, neither by the default search nor by an ld.so.cache
+         * entry in one of them (glibc's _dl_map_object); the cache's
+         * other directories, those of ld.so.conf, still answer. */
+        bool nodeflib = c->objs[oi].dyn.flags_1 & DF_1_NODEFLIB;
         int r = 0;
         if (strchr(name, '/'))
                 r = try_path(c, name, &abi, oi, why, &s.found);
@@ -774,12 +834,22 @@ static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, 
                 if (r == 0 && c->objs[oi].dyn.runpath)
                         r = try_list(&s, &c->objs[oi], c->objs[oi].dyn.runpath);
                 for (size_t i = 0; r == 0 && i < c->n_conf; i++)
-                        r = try_dir(&s, c->conf[i]);
-                if (r == 0)
+                        if (!nodeflib || !in_default_dir(&abi, c->conf[i]))
+                                r = try_dir(&s, c->conf[i]);
+                if (r == 0 && !nodeflib)
                         r = try_defaults(&s);
         }
-        if (r <= 0)
+        if (r < 0)
                 return r;
+        if (r == 0 && s.variant != SIZE_MAX) {
+                /* Only for CPUs of a glibc-hwcaps level: listed, and said. */
+                problem(c, 0, c->files[c->objs[oi].file].path,
+                        "%s: only in glibc-hwcaps subdirectories (%s): a CPU below that level finds none", name, s.variant_sub);
+                s.found = s.variant;
+                r = 1;
+        }
+        if (r == 0)
+                return 0;
         if ((r = register_name(c, s.found, name)) < 0)
                 return r;
         *ret = s.found;

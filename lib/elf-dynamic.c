@@ -103,6 +103,8 @@ int pn_elf_dynamic_read(pkgnote_elf *e, struct pn_dynamic *out) {
                         rpath = val;
                 else if (tag == DT_RUNPATH)
                         runpath = val;
+                else if (tag == DT_FLAGS_1)
+                        out->flags_1 = val;
                 else if (tag == DT_NEEDED) {
                         if (n_offs >= MAX_NEEDED) {
                                 free(offs);

@@ -31,6 +31,9 @@
 #ifndef DT_RELRENT
 #define DT_RELRENT 37
 #endif
+#ifndef DF_1_NODEFLIB
+#define DF_1_NODEFLIB 0x00000800
+#endif
 #ifndef DF_1_PIE
 #define DF_1_PIE 0x08000000
 #endif

@@ -29,6 +29,7 @@ struct pn_dynamic {
         char **needed; /* DT_NEEDED names, in order */
         size_t n_needed;
         char *rpath, *runpath; /* DT_RPATH, DT_RUNPATH, or NULL */
+        uint64_t flags_1;      /* DT_FLAGS_1 (DF_1_NODEFLIB...), or 0 */
 };
 /* pn_elf_dynamic() with the search paths too; *D is all NULL on failure. */
 int pn_elf_dynamic_read(pkgnote_elf *e, struct pn_dynamic *d);

@@ -239,6 +239,107 @@ else
         missing "32- and 64-bit side by side" i686-linux-gnu-gcc
 fi
 
+# glibc-hwcaps: in each directory of the search the loader tries
+# glibc-hwcaps/x86-64-v4, -v3, -v2 before the directory itself, taking
+# the best the CPU supports.  The closure cannot know the CPU: it lists
+# every variant present (its reason says which) and the library of the
+# directory itself, for a CPU of the baseline.
+if [ "$(uname -m)" = x86_64 ]; then
+        r=hw
+        mkdir -p $r/opt/l/glibc-hwcaps/x86-64-v2 $r/opt/l/glibc-hwcaps/x86-64-v3 $r/opt/o/glibc-hwcaps/x86-64-v2 $r/usr/bin
+        "$PK" deps --closure --relative /usr/bin/true | tar -C / -cf - -T - | tar -C $r -xf -
+        printf 'int foo(void){return 42;}\n' > hw.c
+        cc -shared -fPIC -Wl,-soname,libhw.so.1 -o $r/opt/l/libhw.so.1 hw.c &&
+                cc -shared -fPIC -Wl,-soname,libhw.so.1 -o $r/opt/l/glibc-hwcaps/x86-64-v2/libhw.so.1 hw.c &&
+                cc -shared -fPIC -Wl,-soname,libhw.so.1 -o $r/opt/l/glibc-hwcaps/x86-64-v3/libhw.so.1 hw.c &&
+                cc -o $r/usr/bin/hw prog.c $r/opt/l/libhw.so.1 -Wl,-rpath,/opt/l || fatal "cannot build the glibc-hwcaps program"
+        closure --root $r --json /usr/bin/hw
+        cp out hw.json
+        closure --root $r /usr/bin/hw
+        run_in "$T/$r" --setenv LD_TRACE_LOADED_OBJECTS 1 /usr/bin/hw > trace 2>&1
+        # What this machine's loader maps is in the closure, whichever
+        # level its CPU has; and so is every other variant.
+        sed -n 's/.*=> \(\/[^ ]*\) (0x.*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p' trace | resolve $r | sort -u > want
+        regular $r | sort > got
+        [ "$STATUS" = 0 ] && grep -q libhw want && [ -z "$(comm -23 want got)" ] &&
+                grep -qx /opt/l/libhw.so.1 got && grep -qx /opt/l/glibc-hwcaps/x86-64-v2/libhw.so.1 got &&
+                grep -qx /opt/l/glibc-hwcaps/x86-64-v3/libhw.so.1 got && [ "$(grep -c libhw got)" = 3 ] &&
+                pass "glibc-hwcaps: every variant and the baseline library listed, the loader's among them" ||
+                fail "glibc-hwcaps: every variant and the baseline library listed, the loader's among them" "$(cat want trace out err)"
+        python3 - hw.json << 'EOF2' && pass "glibc-hwcaps --json: the variants' reasons name their level" ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x["path"]: x for x in d["files"]}
+for lvl in ("x86-64-v2", "x86-64-v3"):
+    assert f["/opt/l/glibc-hwcaps/%s/libhw.so.1" % lvl]["why"] == [{"kind": "needed", "by": "/usr/bin/hw", "name": "libhw.so.1", "hwcaps": lvl}], f
+assert f["/opt/l/libhw.so.1"]["why"] == [{"kind": "needed", "by": "/usr/bin/hw", "name": "libhw.so.1"}], f
+EOF2
+                fail "glibc-hwcaps --json: the variants' reasons name their level" "$(cat hw.json)"
+        # Only in a variant (/opt/o holds no library of its own): listed,
+        # and a CPU below the level is said to find none.
+        mv $r/opt/l/glibc-hwcaps/x86-64-v2/libhw.so.1 $r/opt/o/glibc-hwcaps/x86-64-v2/
+        rm -r $r/opt/l
+        cc -o $r/usr/bin/hwonly prog.c $r/opt/o/glibc-hwcaps/x86-64-v2/libhw.so.1 -Wl,-rpath,/opt/o || fatal "cannot build hwonly"
+        closure --root $r /usr/bin/hwonly
+        run_in "$T/$r" --setenv LD_TRACE_LOADED_OBJECTS 1 /usr/bin/hwonly > trace 2>&1
+        grep -q "=> /opt/o/glibc-hwcaps/x86-64-v2/libhw.so.1" trace && [ "$STATUS" = 0 ] &&
+                grep -qx /opt/o/glibc-hwcaps/x86-64-v2/libhw.so.1 out &&
+                grep -q "libhw.so.1: only in glibc-hwcaps subdirectories (x86-64-v2)" err &&
+                pass "glibc-hwcaps: a library only in a variant is listed, with a warning" ||
+                fail "glibc-hwcaps: a library only in a variant is listed, with a warning" "$(cat trace out err)"
+fi
+
+# DF_1_NODEFLIB (-z nodefaultlib): the object's own DT_NEEDED are not
+# looked for in the system directories, nor taken from an ld.so.cache
+# entry in one (even when ld.so.conf names it); the other directories of
+# ld.so.conf still answer.  The flag is the object's: a library it loads
+# without the flag gets its own from the system directories.  Checked
+# against the loader, with the cache ldconfig makes in the root.
+if [ -x /sbin/ldconfig ] && file -L /sbin/ldconfig | grep -q 'static'; then
+        r=ndl
+        mkdir -p $r/opt/c $r/opt/conf $r/usr/bin $r/etc $r/sbin
+        "$PK" deps --closure --relative /usr/bin/true | tar -C / -cf - -T - | tar -C $r -xf -
+        cp /sbin/ldconfig $r/sbin/
+        multi=$(cc -print-multiarch)
+        libdir=/usr/lib/$multi
+        cp "$r$libdir/libc.so.6" $r/opt/c/
+        printf '/opt/conf\n%s\n' "$libdir" > $r/etc/ld.so.conf
+        printf 'int d(void){return 42;}\n' > def.c
+        printf 'int d(void); int foo(void){return d();}\n' > conf.c
+        printf 'int d(void); int main(void){return d() == 42 ? 0 : 1;}\n' > pd.c
+        cc -shared -fPIC -Wl,-soname,libdef.so.1 -o $r$libdir/libdef.so.1 def.c &&
+                cc -shared -fPIC -Wl,-soname,libconf.so.1 -o $r/opt/conf/libconf.so.1 conf.c $r$libdir/libdef.so.1 &&
+                cc -o $r/usr/bin/viaconf prog.c $r/opt/conf/libconf.so.1 -Wl,-rpath-link,$r$libdir -Wl,-z,nodefaultlib,-rpath,/opt/c -Wl,--disable-new-dtags &&
+                cc -o $r/usr/bin/direct pd.c $r$libdir/libdef.so.1 -Wl,-z,nodefaultlib,-rpath,/opt/c &&
+                cc -o $r/usr/bin/plain pd.c $r$libdir/libdef.so.1 || fatal "cannot build the nodefaultlib programs"
+        readelf -d $r/usr/bin/direct | grep -q 'Flags:.*NODEFLIB' || fatal "-z nodefaultlib gave no DF_1_NODEFLIB"
+        run_in "$T/$r" /sbin/ldconfig || fatal "ldconfig in the root failed"
+        # viaconf: libconf by ld.so.conf (the cache), libc by DT_RPATH,
+        # libdef by libconf (no flag) from the system directory.
+        for p in viaconf plain; do
+                closure --root $r /usr/bin/$p
+                run_in "$T/$r" --setenv LD_TRACE_LOADED_OBJECTS 1 /usr/bin/$p > trace 2>&1
+                sed -n 's/.*=> \(\/[^ ]*\) (0x.*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p' trace | resolve $r | sort -u > want
+                regular $r | grep -v "^/usr/bin/$p\$" > got
+                [ "$STATUS" = 0 ] && grep -q libdef want && cmp -s want got &&
+                        { [ $p = plain ] || grep -qx /opt/c/libc.so.6 want; } &&
+                        pass "DF_1_NODEFLIB: $p's closure is what its loader maps" ||
+                        fail "DF_1_NODEFLIB: $p's closure is what its loader maps" "$(cat trace out err)"
+        done
+        # direct: libdef.so.1 only in the system directory (which
+        # ld.so.conf names too): the loader does not find it, nor the
+        # closure.
+        closure --root $r /usr/bin/direct
+        run_in "$T/$r" --setenv LD_TRACE_LOADED_OBJECTS 1 /usr/bin/direct > trace 2>&1
+        grep -q "libdef.so.1 => not found" trace && [ "$STATUS" = 1 ] &&
+                grep -q "'/usr/bin/direct': libdef.so.1: not found in the root" err && ! grep -q libdef out &&
+                grep -qx /opt/c/libc.so.6 out &&
+                pass "DF_1_NODEFLIB: nothing from the system directories, by search or cache, as the loader" ||
+                fail "DF_1_NODEFLIB: nothing from the system directories, by search or cache, as the loader" "$(cat trace out err)"
+else
+        missing "DF_1_NODEFLIB against the loader" "a static /sbin/ldconfig"
+fi
+
 # A dlopen'ed library by feature: a program that dlopen()s libz.so.1 and
 # says so in a dlopen note.  Only its closure copied into an empty root,
 # it runs there and uses the library with --feature zlib, and fails to

@@ -180,6 +180,78 @@ for route in gcc-specs clang-config response-file c-header; do
                 not_ok "$route: --dlopen" "$(cat "$T/err")"
         fi
 done
+# clang-config chained from the system's own configuration, as a
+# distribution sets it up: a configuration file of its own options (the
+# linker among them) that takes the generated file in with a line
+# '@pkgnote.cfg', named relative to itself.  Clang 14 reads it given by
+# --config (once only) or by the name clang is called under
+# (TRIPLE-clang.cfg beside a TRIPLE-clang, with -no-canonical-prefixes);
+# clang 16 and later also read clang.cfg and TRIPLE.cfg by default.
+if have clang; then
+        cmajor=$(clang -dumpversion | cut -d. -f1)
+        triple=$(clang -dumpmachine)
+        for ld in bfd lld; do
+                case $ld in
+                bfd) prog=ld.bfd drv=-fuse-ld=bfd ;;
+                lld) prog=$LLD drv="--ld-path=$LLD" ;;
+                esac
+                if [ -z "$prog" ] || ! have "$prog"; then
+                        missing "clang chained + $ld" "the $ld linker (lld >= 15 for lld)"
+                        continue
+                fi
+                d="$T/chain-$ld"
+                mkdir -p "$d/etc" "$d/bin"
+                if ! $G "$J" -F clang-config --linker $ld --ld "$prog" -o "$d/etc/pkgnote.cfg" 2>"$T/err"; then
+                        not_ok "clang chained + $ld: generate" "$(cat "$T/err")"
+                        continue
+                fi
+                printf '# The distribution'"'"'s defaults\n%s\n-Wl,-z,now\n@pkgnote.cfg\n' "$drv" >"$d/etc/system.cfg"
+                # From another directory: the include is the file's, not the
+                # working directory's.
+                if (cd / && clang --config "$d/etc/system.cfg" "$T/main.c" -o "$d/system") >"$T/err" 2>&1; then
+                        check "clang $cmajor + $ld: --config system.cfg with @pkgnote.cfg: the note equals --format json" "$d/system"
+                        readelf -d "$d/system" | grep -q 'FLAGS.*NOW' && ok "clang $cmajor + $ld: --config system.cfg: its own options apply too" ||
+                                not_ok "clang $cmajor + $ld: --config system.cfg: its own options apply too" "$(readelf -d "$d/system")"
+                else
+                        not_ok "clang $cmajor + $ld: --config system.cfg with @pkgnote.cfg" "$(cat "$T/err")"
+                fi
+                # The configuration clang reads by the name it is called under.
+                ln -sf "$(command -v clang)" "$d/bin/$triple-clang"
+                printf '%s\n@../etc/pkgnote.cfg\n' "$drv" >"$d/bin/$triple-clang.cfg"
+                if (cd "$T" && "$d/bin/$triple-clang" -no-canonical-prefixes main.c -o "$d/byname") >"$T/err" 2>&1; then
+                        check "clang $cmajor + $ld: $triple-clang.cfg with @../etc/pkgnote.cfg: the note equals --format json" "$d/byname"
+                else
+                        not_ok "clang $cmajor + $ld: $triple-clang.cfg with @../etc/pkgnote.cfg" "$(cat "$T/err")"
+                fi
+        done
+        # clang.cfg beside a clang of no target prefix: read from clang 16
+        # on, not before (doc/integration.md says which to use).
+        d="$T/chain-bfd"
+        if [ -f "$d/etc/pkgnote.cfg" ]; then
+                ln -sf "$(command -v clang)" "$d/bin/clang"
+                printf -- '-fuse-ld=bfd\n@../etc/pkgnote.cfg\n' >"$d/bin/clang.cfg"
+                if (cd "$T" && "$d/bin/clang" -no-canonical-prefixes main.c -o "$d/plain") >"$T/err" 2>&1; then
+                        n=$(notes_of "$d/plain")
+                        if [ "$cmajor" -ge 16 ] && [ "$n" = 1 ]; then ok "clang $cmajor reads clang.cfg by default"
+                        elif [ "$cmajor" -lt 16 ] && [ "$n" = 0 ]; then ok "clang $cmajor does not read clang.cfg by default (16 and later do)"
+                        else not_ok "clang $cmajor and clang.cfg by default" "$n package notes"; fi
+                else
+                        not_ok "clang $cmajor and clang.cfg by default: link" "$(cat "$T/err")"
+                fi
+                # Clang 14 and 15 take one --config: a second one, for the
+                # note beside the system's, is refused, hence the '@' line.
+                if [ "$cmajor" -lt 16 ]; then
+                        if clang --config "$d/etc/system.cfg" --config "$d/etc/pkgnote.cfg" "$T/main.c" -o "$d/two" >"$T/err" 2>&1; then
+                                not_ok "clang $cmajor refuses a second --config" "accepted"
+                        else
+                                grep -q "config" "$T/err" && ok "clang $cmajor refuses a second --config" ||
+                                        not_ok "clang $cmajor refuses a second --config" "$(cat "$T/err")"
+                        fi
+                fi
+        fi
+else
+        missing "clang-config chained from the system's configuration" clang
+fi
 if $G "$J" --dlopen "$D" -F response-file -o "$T/x.rsp" 2>"$T/err"; then
         not_ok "response-file: --dlopen without --note-object refused" "it was accepted"
 else

@@ -116,10 +116,95 @@ static void test_closure_api(void) {
         CHECK_INT(pkgnote_closure_new("/nonexistent-root", &c), -ENOENT);
 }
 
+#if defined(__x86_64__)
+/* mkdir -p of PATH's parent directories. */
+static void make_parents(const char *path) {
+        char d[4096];
+        snprintf(d, sizeof d, "%s", path);
+        for (char *p = d + 1; (p = strchr(p, '/')); p++) {
+                *p = '\0';
+                mkdir(d, 0755);
+                *p = '/';
+        }
+}
+
+static void copy_file(const char *from, const char *to) {
+        make_parents(to);
+        int in = open(from, O_RDONLY | O_CLOEXEC), out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+        CHECK(in >= 0 && out >= 0);
+        char buf[65536];
+        for (ssize_t n; (n = read(in, buf, sizeof buf)) > 0;)
+                CHECK(write(out, buf, (size_t)n) == n);
+        close(in);
+        close(out);
+}
+
+/* glibc-hwcaps in a system directory: a root made of /bin/sh's closure,
+ * with a second libc.so.6 in glibc-hwcaps/x86-64-v3 beside the first.
+ * Both are listed (the CPU that runs the root is unknown), the variant's
+ * reason naming its level, the baseline's not. */
+static void test_closure_hwcaps(void) {
+        pkgnote_closure *host;
+        CHECK_INT(pkgnote_closure_new(NULL, &host), 0);
+        CHECK_INT(pkgnote_closure_add(host, "/bin/sh"), 1);
+        char root[] = "/tmp/test-closure.XXXXXX";
+        CHECK(mkdtemp(root) != NULL);
+        char libc[4096] = "", at[4096], variant[4096] = "";
+        for (size_t i = 0; i < pkgnote_closure_count(host); i++) {
+                const char *p = pkgnote_closure_path(host, i), *t = pkgnote_closure_target(host, i);
+                snprintf(at, sizeof at, "%s%s", root, p);
+                if (t) {
+                        make_parents(at);
+                        CHECK_INT(symlink(t, at), 0);
+                        continue;
+                }
+                copy_file(p, at);
+                const char *slash = strrchr(p, '/');
+                if (!strcmp(slash, "/libc.so.6") && !*libc) {
+                        snprintf(libc, sizeof libc, "%s", p);
+                        snprintf(variant, sizeof variant, "%.*s/glibc-hwcaps/x86-64-v3/libc.so.6", (int)(slash - p), p);
+                        snprintf(at, sizeof at, "%s%s", root, variant);
+                        copy_file(p, at);
+                }
+        }
+        pkgnote_closure_free(host);
+        CHECK(*libc);
+        pkgnote_closure *c;
+        CHECK_INT(pkgnote_closure_new(root, &c), 0);
+        CHECK_INT(pkgnote_closure_add(c, "/bin/sh"), 1);
+        bool base = false, v3 = false;
+        for (size_t i = 0; i < pkgnote_closure_count(c); i++) {
+                base |= !strcmp(pkgnote_closure_path(c, i), libc);
+                v3 |= !strcmp(pkgnote_closure_path(c, i), variant);
+        }
+        CHECK(base);
+        CHECK(v3);
+        CHECK_INT((int)pkgnote_closure_missing_count(c), 0);
+        CHECK_INT((int)pkgnote_closure_problem_count(c), 0);
+        char *json, want[4200];
+        CHECK_INT(pkgnote_closure_to_json(c, NULL, &json), 0);
+        CHECK(strstr(json, "\"hwcaps\":\"x86-64-v3\"") != NULL);
+        snprintf(want, sizeof want, "\"path\":\"%s\",\"type\":\"file\",\"why\":[{", variant);
+        CHECK(strstr(json, want) != NULL);
+        snprintf(want, sizeof want, "\"path\":\"%s\",\"type\":\"file\",\"why\":[{", libc);
+        const char *b = strstr(json, want), *end = b ? strchr(b, ']') : NULL;
+        CHECK(b && end);
+        CHECK(b && end && !memmem(b, (size_t)(end - b), "hwcaps", 6));
+        free(json);
+        pkgnote_closure_free(c);
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+        CHECK_INT(system(cmd), 0);
+}
+#endif
+
 int main(void) {
         RUN(test_ldconf);
         RUN(test_ldconf_prefixes);
         RUN(test_ldconf_stop);
         RUN(test_closure_api);
+#if defined(__x86_64__)
+        RUN(test_closure_hwcaps);
+#endif
         return test_summary();
 }
