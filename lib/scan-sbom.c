@@ -192,14 +192,22 @@ struct sbom_dl {
                 int priority;
         } *v;
         size_t n, cap;
-        /* In package order: an object of package PKG asks for soname
-         * SONAME (index into v), which package PROVIDER ships in the
-         * object's root (SIZE_MAX: none). */
+        /* In package order, each pair once: an object of package PKG
+         * asks for soname SONAME (index into v), which package PROVIDER
+         * ships in the object's root (SIZE_MAX: none). */
         struct dl_request {
                 size_t pkg, soname, provider;
         } *req;
         size_t n_req, cap_req;
         size_t *req_first; /* per package, and one past: its first request */
+        /* The providers found so far, per soname and root (that of the
+         * object OB): the many objects of one root asking for the same
+         * soname look it up once. */
+        struct dl_found {
+                const pkgnote_scan_object *ob;
+                size_t soname, provider;
+        } *found;
+        size_t n_found, cap_found;
 };
 
 static void dl_free(struct sbom_dl *dl) {
@@ -207,7 +215,7 @@ static void dl_free(struct sbom_dl *dl) {
                 pkgnote_deps_free(dl->deps ? dl->deps[i] : NULL);
         for (size_t i = 0; i < dl->n; i++)
                 free(dl->v[i].name);
-        free(dl->deps), free(dl->v), free(dl->req), free(dl->req_first);
+        free(dl->deps), free(dl->v), free(dl->req), free(dl->req_first), free(dl->found);
 }
 
 /* The index of the package of note K of OB, or SIZE_MAX. */
@@ -263,10 +271,28 @@ static size_t dl_soname(struct sbom_dl *dl, const char *soname) {
         return dl->n++;
 }
 
+/* The provider of soname X (named SO) for OB: dl_provider()'s answer,
+ * looked up once per root; SIZE_MAX when none, or out of memory (*R). */
+static size_t dl_root_provider(struct sbom_dl *dl, const pkgnote_scan *s, const pkgnote_scan_object *ob, size_t x,
+                               const char *so, int *r) {
+        for (size_t f = 0; f < dl->n_found; f++) {
+                const struct dl_found *fd = &dl->found[f];
+                if (fd->soname == x && fd->ob->libroot == ob->libroot && same_root(fd->ob, ob))
+                        return fd->provider;
+        }
+        size_t p = dl_provider(s, ob, so);
+        if (PN_GROW(dl->found, dl->cap_found, dl->n_found + 1) < 0)
+                *r = -ENOMEM;
+        else
+                dl->found[dl->n_found++] = (struct dl_found){ob, x, p};
+        return p;
+}
+
 /* Records that object OB of package I asks for the sonames of D, each
  * with its provider in OB's root. */
 static int dl_requests(struct sbom_dl *dl, const pkgnote_scan *s, size_t i, const pkgnote_scan_object *ob,
                        const pkgnote_dlopen *d) {
+        int r = 0;
         for (size_t e = 0; e < pkgnote_dlopen_count(d); e++)
                 for (size_t a = 0; a < pkgnote_dlopen_soname_count(d, e); a++) {
                         const char *so = pkgnote_dlopen_soname(d, e, a);
@@ -275,12 +301,35 @@ static int dl_requests(struct sbom_dl *dl, const pkgnote_scan *s, size_t i, cons
                                 continue;
                         if (x == SIZE_MAX || PN_GROW(dl->req, dl->cap_req, dl->n_req + 1) < 0)
                                 return -ENOMEM;
-                        size_t p = dl_provider(s, ob, so);
+                        size_t p = dl_root_provider(dl, s, ob, x, so, &r);
+                        if (r < 0)
+                                return r;
                         dl->req[dl->n_req++] = (struct dl_request){i, x, p};
                         if (p == SIZE_MAX)
                                 dl->v[x].unshipped = true;
                 }
         return 0;
+}
+
+static int cmp_request(const void *a, const void *b) {
+        const struct dl_request *x = a, *y = b;
+        if (x->soname != y->soname)
+                return x->soname < y->soname ? -1 : 1;
+        return x->provider < y->provider ? -1 : x->provider > y->provider;
+}
+
+/* Sorts the requests of the last package (from FIRST) by soname and
+ * provider and keeps each pair once: a package of many objects asking
+ * for the same sonames has few edges to make. */
+static void dl_requests_finish(struct sbom_dl *dl, size_t first) {
+        if (dl->n_req - first < 2)
+                return;
+        qsort(dl->req + first, dl->n_req - first, sizeof *dl->req, cmp_request);
+        size_t w = first + 1;
+        for (size_t q = first + 1; q < dl->n_req; q++)
+                if (cmp_request(&dl->req[w - 1], &dl->req[q]))
+                        dl->req[w++] = dl->req[q];
+        dl->n_req = w;
 }
 
 static int dl_collect(const pkgnote_scan *s, const struct scope *sc, struct sbom_dl *dl) {
@@ -310,6 +359,7 @@ static int dl_collect(const pkgnote_scan *s, const struct scope *sc, struct sbom
                                         return r;
                         }
                 }
+                dl_requests_finish(dl, dl->req_first[i]);
                 for (size_t k = 0; k < pkgnote_deps_count(dl->deps[i]); k++)
                         for (size_t a = 0; a < pkgnote_deps_soname_count(dl->deps[i], k); a++) {
                                 size_t x = dl_soname(dl, pkgnote_deps_soname(dl->deps[i], k, a));
@@ -373,11 +423,6 @@ static void dl_targets(struct sbom_dl *dl, const struct sbom_ids *ids, size_t i,
                 for (size_t q = first; x != SIZE_MAX && q < end; q++) {
                         const struct dl_request *rq = &dl->req[q];
                         if (rq->soname != x || rq->provider == i)
-                                continue;
-                        bool seen = false;
-                        for (size_t o = first; o < q && !seen; o++)
-                                seen = dl->req[o].soname == x && dl->req[o].provider == rq->provider;
-                        if (seen)
                                 continue;
                         char id[80];
                         if (rq->provider != SIZE_MAX)
