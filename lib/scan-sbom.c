@@ -175,20 +175,39 @@ static void add_packages(const pkgnote_scan *s, const struct sbom_ids *ids, json
 /* dlopen dependencies                                                 */
 
 /* What the dlopen notes of each package's objects ask for: per package,
- * its merged dependencies; and every soname named, in order of first
- * mention, each with the package of the scan that ships it (an object of
- * that name carrying a package note), if any, and the strongest priority
- * anything gives it.  A malformed dlopen note adds nothing. */
+ * its merged dependencies; every soname named, in order of first
+ * mention, with the strongest priority anything gives it and whether
+ * some object asking for it finds no scanned package shipping it; and
+ * per object asking for a soname, the package that ships it in that
+ * object's own root (input, image, archive), never another's, so that a
+ * package found in two images or inputs points at each one's provider.
+ * A malformed dlopen note adds nothing. */
 struct sbom_dl {
         struct scope scope;  /* the objects looked at */
         pkgnote_deps **deps; /* per package */
         size_t np;
         struct dl_soname {
                 char *name;
-                size_t provider; /* package index, or SIZE_MAX */
+                bool unshipped; /* an object asking for it finds no package shipping it */
                 int priority;
         } *v;
         size_t n, cap;
+        /* In package order, each pair once: an object of package PKG
+         * asks for soname SONAME (index into v), which package PROVIDER
+         * ships in the object's root (SIZE_MAX: none). */
+        struct dl_request {
+                size_t pkg, soname, provider;
+        } *req;
+        size_t n_req, cap_req;
+        size_t *req_first; /* per package, and one past: its first request */
+        /* The providers found so far, per soname and root (that of the
+         * object OB): the many objects of one root asking for the same
+         * soname look it up once. */
+        struct dl_found {
+                const pkgnote_scan_object *ob;
+                size_t soname, provider;
+        } *found;
+        size_t n_found, cap_found;
 };
 
 static void dl_free(struct sbom_dl *dl) {
@@ -196,7 +215,7 @@ static void dl_free(struct sbom_dl *dl) {
                 pkgnote_deps_free(dl->deps ? dl->deps[i] : NULL);
         for (size_t i = 0; i < dl->n; i++)
                 free(dl->v[i].name);
-        free(dl->deps), free(dl->v);
+        free(dl->deps), free(dl->v), free(dl->req), free(dl->req_first), free(dl->found);
 }
 
 /* The index of the package of note K of OB, or SIZE_MAX. */
@@ -216,27 +235,30 @@ static size_t object_package(const pkgnote_scan *s, const pkgnote_scan_object *o
         return pkgnote_scan_object_package_count(ob) ? note_package(s, ob, 0) : SIZE_MAX;
 }
 
-/* The package of the scan that ships SONAME: one whose object in SC has
- * that file name, else the file the name resolves to in the library
- * directories of a scanned root of SC (scan-libpath.c). */
-static size_t dl_provider(const pkgnote_scan *s, const struct scope *sc, const char *soname) {
+static bool same_root(const pkgnote_scan_object *x, const pkgnote_scan_object *y);
+static const char *base_name(const char *path);
+
+/* The package of the scan that ships SONAME for FROM, which asks for it:
+ * one whose object in FROM's root (the same input, image, archive, class
+ * and machine) has that file name, else the file the name resolves to in
+ * the library directories of that root (scan-libpath.c); SIZE_MAX when
+ * none.  Never an object of another root: each image or input loads its
+ * own. */
+static size_t dl_provider(const pkgnote_scan *s, const pkgnote_scan_object *from, const char *soname) {
         for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
                 const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
-                if (!in_scope(sc, ob))
-                        continue;
-                const char *path = pkgnote_scan_object_path(ob), *base = strrchr(path, '/');
-                if (strcmp(base ? base + 1 : path, soname))
+                if (ob->libroot != from->libroot || !same_root(from, ob) || strcmp(base_name(pkgnote_scan_object_path(ob)), soname))
                         continue;
                 size_t p = object_package(s, ob);
                 if (p != SIZE_MAX)
                         return p;
         }
-        const pkgnote_scan_object *ob = pn_scan_lib_object(s, NULL, sc->image, sc->all, soname);
+        const pkgnote_scan_object *ob = pn_scan_lib_object(s, from, NULL, false, soname);
         return ob ? object_package(s, ob) : SIZE_MAX;
 }
 
 /* Index of SONAME in DL, added when new; SIZE_MAX when out of memory. */
-static size_t dl_soname(struct sbom_dl *dl, const pkgnote_scan *s, const char *soname) {
+static size_t dl_soname(struct sbom_dl *dl, const char *soname) {
         for (size_t k = 0; k < dl->n; k++)
                 if (!strcmp(dl->v[k].name, soname))
                         return k;
@@ -245,16 +267,79 @@ static size_t dl_soname(struct sbom_dl *dl, const pkgnote_scan *s, const char *s
                 free(name);
                 return SIZE_MAX;
         }
-        dl->v[dl->n] = (struct dl_soname){name, dl_provider(s, &dl->scope, soname), 0};
+        dl->v[dl->n] = (struct dl_soname){name, false, 0};
         return dl->n++;
+}
+
+/* The provider of soname X (named SO) for OB: dl_provider()'s answer,
+ * looked up once per root; SIZE_MAX when none, or out of memory (*R). */
+static size_t dl_root_provider(struct sbom_dl *dl, const pkgnote_scan *s, const pkgnote_scan_object *ob, size_t x,
+                               const char *so, int *r) {
+        for (size_t f = 0; f < dl->n_found; f++) {
+                const struct dl_found *fd = &dl->found[f];
+                if (fd->soname == x && fd->ob->libroot == ob->libroot && same_root(fd->ob, ob))
+                        return fd->provider;
+        }
+        size_t p = dl_provider(s, ob, so);
+        if (PN_GROW(dl->found, dl->cap_found, dl->n_found + 1) < 0)
+                *r = -ENOMEM;
+        else
+                dl->found[dl->n_found++] = (struct dl_found){ob, x, p};
+        return p;
+}
+
+/* Records that object OB of package I asks for the sonames of D, each
+ * with its provider in OB's root. */
+static int dl_requests(struct sbom_dl *dl, const pkgnote_scan *s, size_t i, const pkgnote_scan_object *ob,
+                       const pkgnote_dlopen *d) {
+        int r = 0;
+        for (size_t e = 0; e < pkgnote_dlopen_count(d); e++)
+                for (size_t a = 0; a < pkgnote_dlopen_soname_count(d, e); a++) {
+                        const char *so = pkgnote_dlopen_soname(d, e, a);
+                        size_t x = so ? dl_soname(dl, so) : SIZE_MAX;
+                        if (!so)
+                                continue;
+                        if (x == SIZE_MAX || PN_GROW(dl->req, dl->cap_req, dl->n_req + 1) < 0)
+                                return -ENOMEM;
+                        size_t p = dl_root_provider(dl, s, ob, x, so, &r);
+                        if (r < 0)
+                                return r;
+                        dl->req[dl->n_req++] = (struct dl_request){i, x, p};
+                        if (p == SIZE_MAX)
+                                dl->v[x].unshipped = true;
+                }
+        return 0;
+}
+
+static int cmp_request(const void *a, const void *b) {
+        const struct dl_request *x = a, *y = b;
+        if (x->soname != y->soname)
+                return x->soname < y->soname ? -1 : 1;
+        return x->provider < y->provider ? -1 : x->provider > y->provider;
+}
+
+/* Sorts the requests of the last package (from FIRST) by soname and
+ * provider and keeps each pair once: a package of many objects asking
+ * for the same sonames has few edges to make. */
+static void dl_requests_finish(struct sbom_dl *dl, size_t first) {
+        if (dl->n_req - first < 2)
+                return;
+        qsort(dl->req + first, dl->n_req - first, sizeof *dl->req, cmp_request);
+        size_t w = first + 1;
+        for (size_t q = first + 1; q < dl->n_req; q++)
+                if (cmp_request(&dl->req[w - 1], &dl->req[q]))
+                        dl->req[w++] = dl->req[q];
+        dl->n_req = w;
 }
 
 static int dl_collect(const pkgnote_scan *s, const struct scope *sc, struct sbom_dl *dl) {
         *dl = (struct sbom_dl){.scope = *sc, .np = pkg_count(s)};
         dl->deps = calloc(dl->np ? dl->np : 1, sizeof *dl->deps);
-        if (!dl->deps)
+        dl->req_first = calloc(dl->np + 1, sizeof *dl->req_first);
+        if (!dl->deps || !dl->req_first)
                 return -ENOMEM;
         for (size_t i = 0; i < dl->np; i++) {
+                dl->req_first[i] = dl->n_req;
                 if (pkgnote_deps_new(&dl->deps[i]) < 0)
                         return -ENOMEM;
                 for (size_t j = 0; !pkg_folded(s, i) && j < pkg_nobj(s, i); j++) {
@@ -267,20 +352,24 @@ static int dl_collect(const pkgnote_scan *s, const struct scope *sc, struct sbom
                                 int r = pkgnote_deps_add(dl->deps[i], pkgnote_scan_object_path(ob),
                                                          pkgnote_scan_object_class(ob), pkgnote_scan_object_machine(ob),
                                                          pkgnote_scan_object_big_endian(ob), d);
+                                if (r >= 0)
+                                        r = dl_requests(dl, s, i, ob, d);
                                 pkgnote_dlopen_free(d);
                                 if (r == -ENOMEM)
                                         return r;
                         }
                 }
+                dl_requests_finish(dl, dl->req_first[i]);
                 for (size_t k = 0; k < pkgnote_deps_count(dl->deps[i]); k++)
                         for (size_t a = 0; a < pkgnote_deps_soname_count(dl->deps[i], k); a++) {
-                                size_t x = dl_soname(dl, s, pkgnote_deps_soname(dl->deps[i], k, a));
+                                size_t x = dl_soname(dl, pkgnote_deps_soname(dl->deps[i], k, a));
                                 if (x == SIZE_MAX)
                                         return -ENOMEM;
                                 if (pkgnote_deps_priority(dl->deps[i], k) > dl->v[x].priority)
                                         dl->v[x].priority = pkgnote_deps_priority(dl->deps[i], k);
                         }
         }
+        dl->req_first[dl->np] = dl->n_req;
         pn_error_clear();
         return 0;
 }
@@ -313,7 +402,7 @@ typedef json_t *(*soname_element_fn)(const struct sbom_dl *dl, size_t k, const c
 static void add_sonames(const struct sbom_dl *dl, const struct sbom_ids *ids, json_t *array, soname_element_fn make,
                         int *err) {
         for (size_t k = 0; !*err && k < dl->n; k++) {
-                if (dl->v[k].provider != SIZE_MAX)
+                if (!dl->v[k].unshipped)
                         continue;
                 char id[80];
                 element_id(id, ids->soname, k);
@@ -322,20 +411,26 @@ static void add_sonames(const struct sbom_dl *dl, const struct sbom_ids *ids, js
 }
 
 /* Calls EDGE with the element each soname of dependency K of package I
- * points at, named by IDS: the scanned package that ships it, else the
- * soname's own element; none for a soname package I ships itself. */
-static void dl_targets(struct sbom_dl *dl, const pkgnote_scan *s, const struct sbom_ids *ids, size_t i, size_t k,
+ * points at, named by IDS, once per element: for each object of package I
+ * asking for it, the scanned package that ships it in that object's root,
+ * else the soname's own element; none for a soname package I ships
+ * itself. */
+static void dl_targets(struct sbom_dl *dl, const struct sbom_ids *ids, size_t i, size_t k,
                        void (*edge)(const char *id, void *userdata), void *userdata) {
+        size_t first = dl->req_first[i], end = dl->req_first[i + 1];
         for (size_t a = 0; a < pkgnote_deps_soname_count(dl->deps[i], k); a++) {
-                size_t x = dl_soname(dl, s, pkgnote_deps_soname(dl->deps[i], k, a));
-                if (x == SIZE_MAX || dl->v[x].provider == i)
-                        continue;
-                char id[80];
-                if (dl->v[x].provider != SIZE_MAX)
-                        element_id(id, ids->package, dl->v[x].provider);
-                else
-                        element_id(id, ids->soname, x);
-                edge(id, userdata);
+                size_t x = dl_soname(dl, pkgnote_deps_soname(dl->deps[i], k, a));
+                for (size_t q = first; x != SIZE_MAX && q < end; q++) {
+                        const struct dl_request *rq = &dl->req[q];
+                        if (rq->soname != x || rq->provider == i)
+                                continue;
+                        char id[80];
+                        if (rq->provider != SIZE_MAX)
+                                element_id(id, ids->package, rq->provider);
+                        else
+                                element_id(id, ids->soname, x);
+                        edge(id, userdata);
+                }
         }
 }
 
@@ -703,7 +798,7 @@ static void spdx_dependency_edge(const char *id, void *userdata) {
 
 /* The relationships of the dlopen dependencies: required ones DEPENDS_ON,
  * the others OPTIONAL_DEPENDENCY_OF, each with the note's priority. */
-static void spdx_dlopen_relationships(const pkgnote_scan *s, struct sbom_dl *dl, json_t *rels, int *err) {
+static void spdx_dlopen_relationships(struct sbom_dl *dl, json_t *rels, int *err) {
         for (size_t i = 0; !*err && i < dl->np; i++) {
                 char pid[80];
                 element_id(pid, spdx_ids.package, i);
@@ -712,7 +807,7 @@ static void spdx_dlopen_relationships(const pkgnote_scan *s, struct sbom_dl *dl,
                         struct spdx_dependency d = {rels, pid, c,
                                                     pkgnote_deps_priority(dl->deps[i], k) == PKGNOTE_DLOPEN_REQUIRED, err};
                         if (c)
-                                dl_targets(dl, s, &spdx_ids, i, k, spdx_dependency_edge, &d);
+                                dl_targets(dl, &spdx_ids, i, k, spdx_dependency_edge, &d);
                         else
                                 *err = -ENOMEM;
                         free(c);
@@ -781,7 +876,7 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
         if (!err && dl_collect(s, &everything, &dl) < 0)
                 err = -ENOMEM;
         add_sonames(&dl, &spdx_ids, pkgs, spdx_soname, &err);
-        spdx_dlopen_relationships(s, &dl, rels, &err);
+        spdx_dlopen_relationships(&dl, rels, &err);
         dl_free(&dl);
         /* Linked libraries: DEPENDS_ON the package that ships them. */
         struct needed_edge *ev = NULL;
@@ -1034,7 +1129,7 @@ static void cdx_dependencies(const pkgnote_scan *s, struct sbom_dl *dl, const st
                         char name[64];
                         snprintf(name, sizeof name, "pkgnote:dlopen:%s", pkgnote_dlopen_priority_name(pkgnote_deps_priority(dl->deps[i], k)));
                         pn_sbom_push(props, pn_sbom_cdx_property(name, pkgnote_deps_sonames(dl->deps[i], k)), err);
-                        dl_targets(dl, s, ids, i, k, cdx_depends_on, &d);
+                        dl_targets(dl, ids, i, k, cdx_depends_on, &d);
                 }
                 pn_sbom_push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), err);
         }

@@ -570,10 +570,56 @@ want = {"oci:twoimg:upper": ["abs", "foo2", "libesc.so.1", "libmissing.so.9"],
         "oci:twoimg:plain": ["abs", "foo", "libesc.so.1", "libmissing.so.9", "nos"]}
 assert got == want, got
 PY2
-        TWOIMG=twoimg.cdx.json:cyclonedx
+        TWOIMG="twoimg.cdx.json:cyclonedx twoimg.spdx.json:spdx"
+        # SPDX has one element of app for both images: it depends on
+        # each image's own provider of its dlopen libfoo.so.1, foo2 in
+        # the first and foo in the second, never on one for both.
+        SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx twoimg > twoimg.spdx.json 2>> twoimg.err
+        python3 - <<'PY2' && pass "two images of a layout, SPDX: a shared package's dlopen soname resolved in each image" || fail "two images of a layout, SPDX: a shared package's dlopen soname resolved in each image" "$(head -c 300 twoimg.err)"
+import json
+d = json.load(open("twoimg.spdx.json"))
+ids = {p["name"]: p["SPDXID"] for p in d["packages"] if ":" not in p["name"]}
+rel = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in d["relationships"]
+       if r["relationshipType"] in ("DEPENDS_ON", "OPTIONAL_DEPENDENCY_OF")}
+want = {(ids["app"], "DEPENDS_ON", ids["foo2"]), (ids["app"], "DEPENDS_ON", ids["foo"]), (ids["app"], "DEPENDS_ON", ids["nos"]),
+        (ids["abs"], "OPTIONAL_DEPENDENCY_OF", ids["app"]), (ids["libesc.so.1"], "OPTIONAL_DEPENDENCY_OF", ids["app"]),
+        (ids["libmissing.so.9"], "OPTIONAL_DEPENDENCY_OF", ids["app"])}
+assert rel == want, rel ^ want
+PY2
 else
         missing "two images of a layout: each one's names resolved in its own layers" skopeo
+        missing "two images of a layout, SPDX: a shared package's dlopen soname resolved in each image" skopeo
 fi
+
+# Two directories scanned together: the copy's libfoo.so.1 links to
+# libfoo2.so.1 (package foo2) and it ships libmissing.so.9 (package
+# miss).  app, one package of both, depends on each root's own provider;
+# the first root still finds no libmissing.so.9, so its soname element
+# stays beside the copy's miss.
+LR2=libroot-foo2
+LD2=$LR2/${LD#$LR/}
+cp -a $LR $LR2
+cp "$ULD/libfoo2.so.1" "$LD2/libfoo2.so.1"
+ln -sf libfoo2.so.1 "$LD2/libfoo.so.1"
+lib_with "$LD2/libmissing.so.9" miss -Wl,-soname,libmissing.so.9
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx $LR $LR2 > tworoot.spdx.json 2> tworoot.err
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx $LR $LR2 > tworoot.cdx.json 2>> tworoot.err
+python3 - <<'PY2' && pass "two directories scanned together: a shared package's dlopen sonames resolved in each one's own root" || fail "two directories scanned together: a shared package's dlopen sonames resolved in each one's own root" "$(head -c 300 tworoot.err)"
+import json
+d = json.load(open("tworoot.spdx.json"))
+ids = {p["name"]: p["SPDXID"] for p in d["packages"]}
+assert sorted(ids) == ["abs", "app", "foo", "foo2", "libesc.so.1", "libmissing.so.9", "miss", "nos"], sorted(ids)
+rel = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in d["relationships"]
+       if r["relationshipType"] in ("DEPENDS_ON", "OPTIONAL_DEPENDENCY_OF")}
+want = {(ids["app"], "DEPENDS_ON", ids["foo"]), (ids["app"], "DEPENDS_ON", ids["foo2"]), (ids["app"], "DEPENDS_ON", ids["nos"]),
+        (ids["abs"], "OPTIONAL_DEPENDENCY_OF", ids["app"]), (ids["libesc.so.1"], "OPTIONAL_DEPENDENCY_OF", ids["app"]),
+        (ids["libmissing.so.9"], "OPTIONAL_DEPENDENCY_OF", ids["app"]), (ids["miss"], "OPTIONAL_DEPENDENCY_OF", ids["app"])}
+assert rel == want, rel ^ want
+c = json.load(open("tworoot.cdx.json"))
+refs = {x["name"]: x["bom-ref"] for x in c["components"]}
+[dep] = [x for x in c["dependencies"] if x["ref"] == refs["app"]]
+assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "foo2", "libesc.so.1", "libmissing.so.9", "miss", "nos")), dep
+PY2
 
 schemas="$SRCDIR/../shared/schemas"
 if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
@@ -594,7 +640,7 @@ else
                 "$PKGNOTE" scan --format cyclonedx $R > r.cdx.json 2>/dev/null
                 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 $R > r15.cdx.json 2>/dev/null
                 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 docker.tar > d15.cdx.json 2>/dev/null
-                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx lrt.tar.spdx.json:spdx lrt.tar.cdx.json:cyclonedx lrd.tar.spdx.json:spdx lrd.tar.cdx.json:cyclonedx lroci.spdx.json:spdx lroci.cdx.json:cyclonedx ${TWOIMG:-} r15.cdx.json:cyclonedx d15.cdx.json:cyclonedx; do
+                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx lrt.tar.spdx.json:spdx lrt.tar.cdx.json:cyclonedx lrd.tar.spdx.json:spdx lrd.tar.cdx.json:cyclonedx lroci.spdx.json:spdx lroci.cdx.json:cyclonedx ${TWOIMG:-} tworoot.spdx.json:spdx tworoot.cdx.json:cyclonedx r15.cdx.json:cyclonedx d15.cdx.json:cyclonedx; do
                         validate_sbom "${f%%:*} validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
                 done
                 validate_sbom "CycloneDX of a directory validates" "$ajv" "$schemas" cyclonedx r.cdx.json
