@@ -215,11 +215,13 @@ fail:
         return NULL;
 }
 
-static PyObject *py_read(PyObject *self, PyObject *arg) {
-        PyObject *bpath;
-        if (!PyUnicode_FSConverter(arg, &bpath))
+/* Opens the file ARG names (str, bytes or os.PathLike) without the GIL.
+ * On success *BPATH holds the converted path, for the caller to release;
+ * on failure the exception is set, nothing is held and NULL returned. */
+static pkgnote_elf *open_path(PyObject *arg, PyObject **bpath) {
+        if (!PyUnicode_FSConverter(arg, bpath))
                 return NULL;
-        const char *path = PyBytes_AS_STRING(bpath);
+        const char *path = PyBytes_AS_STRING(*bpath);
         pkgnote_elf *e = NULL;
         failure f = {0};
         int r;
@@ -228,7 +230,20 @@ static PyObject *py_read(PyObject *self, PyObject *arg) {
         if (r < 0)
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
-        PyObject *ret = r < 0 ? raise_failure_path(&f, bpath) : info_report(e, bpath);
+        if (r < 0) {
+                raise_failure_path(&f, *bpath);
+                Py_CLEAR(*bpath);
+                return NULL;
+        }
+        return e;
+}
+
+static PyObject *py_read(PyObject *self, PyObject *arg) {
+        PyObject *bpath;
+        pkgnote_elf *e = open_path(arg, &bpath);
+        if (!e)
+                return NULL;
+        PyObject *ret = info_report(e, bpath);
         Py_DECREF(bpath);
         return ret;
 }
@@ -885,31 +900,20 @@ static void lint_collect(void *userdata, const pkgnote_lint_finding *finding) {
  * linting reads a file already in memory, so there is little to gain. */
 static PyObject *py_lint(PyObject *self, PyObject *arg) {
         PyObject *bpath;
-        if (!PyUnicode_FSConverter(arg, &bpath))
+        pkgnote_elf *e = open_path(arg, &bpath);
+        if (!e)
                 return NULL;
-        const char *path = PyBytes_AS_STRING(bpath);
-        pkgnote_elf *e = NULL;
-        failure f = {0};
-        int r;
-        Py_BEGIN_ALLOW_THREADS
-        r = pkgnote_elf_open(path, &e);
-        if (r < 0)
-                failure_set(&f, r);
-        Py_END_ALLOW_THREADS
-        PyObject *l = NULL;
-        if (r < 0)
-                raise_failure_path(&f, bpath);
-        else if ((l = PyList_New(0))) {
-                void *ctx[2] = {l, (void *)path};
-                r = pkgnote_lint(e, lint_collect, ctx);
+        PyObject *l = PyList_New(0);
+        if (l) {
+                void *ctx[2] = {l, (void *)PyBytes_AS_STRING(bpath)};
+                int r = pkgnote_lint(e, lint_collect, ctx);
                 if (PyErr_Occurred())
                         Py_CLEAR(l);
                 else if (r < 0) {
+                        failure f;
                         Py_CLEAR(l);
-                        {
                         failure_set(&f, r);
                         raise_failure_path(&f, bpath);
-                }
                 }
         }
         pkgnote_elf_free(e);
