@@ -52,21 +52,12 @@ for line in sys.stdin:
 ' "$1"
 }
 # run_in ROOT CMD...: CMD inside ROOT, nothing else visible.
-# Inside a container a new proc cannot be mounted ("Can't mount proc on
-# /newroot/proc: Operation not permitted"), so there the host's /proc is
-# bound read-only and the PID namespace is shared; the loader needs
-# neither to map a program's libraries.
-if bwrap --bind / / --proc /proc --dev /dev --unshare-all true 2> /dev/null; then
-        bwrap_ns="--proc /proc --unshare-all"
-else
-        bwrap_ns="--ro-bind /proc /proc --unshare-user-try --unshare-ipc --unshare-net --unshare-uts --unshare-cgroup-try"
-        echo "# bwrap cannot mount a new proc here: the host's /proc is bound, the PID namespace shared"
-fi
+bwrap_isolate
 run_in() {
         _r=$1
         shift
         # shellcheck disable=SC2086
-        bwrap --bind "$_r" / $bwrap_ns --dev /dev "$@"
+        bwrap --bind "$_r" / $BWRAP_ISOLATE --dev /dev "$@"
 }
 
 # ---------------------------------------------------------------- host

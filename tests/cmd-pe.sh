@@ -83,6 +83,8 @@ if command -v wine > /dev/null 2>&1; then
         WINE=wine
 elif command -v wine64 > /dev/null 2>&1; then
         WINE=wine64
+elif [ -x /usr/lib/wine/wine64 ]; then
+        WINE=/usr/lib/wine/wine64 # Debian's wine64 without the wine package
 fi
 WINE_WHY="wine is not installed"
 cat > hello.c <<'C'
@@ -121,6 +123,10 @@ fi
 runs() {
         _n=$1 _e=$2
         shift 2
+        if [ -z "$WINE" ]; then
+                missing "$_n" wine
+                return
+        fi
         if [ -n "$WINE_WHY" ]; then
                 skip "$_n" "$WINE_WHY"
                 return
@@ -501,9 +507,11 @@ else
         ksize=$(wc -c < uk/vmlinuz)
         printf 'ID=debian\nVERSION_ID=13\nPRETTY_NAME="Debian GNU/Linux 13 (trixie)"\n' > uk/os-release
         "$PKGNOTE" generate $M --format coff-section -o uk/pkgnote.bin
+        bwrap_isolate
         ukify() {
-                bwrap --ro-bind "$UKROOT" / --dev /dev --proc /proc --tmpfs /tmp --bind "$T/uk" /tmp/uk \
-                        --unshare-all --die-with-parent /usr/bin/ukify build --linux=/tmp/uk/vmlinuz \
+                # shellcheck disable=SC2086
+                bwrap --ro-bind "$UKROOT" / --dev /dev $BWRAP_ISOLATE --tmpfs /tmp --bind "$T/uk" /tmp/uk \
+                        --die-with-parent /usr/bin/ukify build --linux=/tmp/uk/vmlinuz \
                         --os-release=@/tmp/uk/os-release --uname=6.12.0-1-amd64 "$@" > uk/ukify.out 2>&1
         }
         ukify --output=/tmp/uk/uki.efi

@@ -113,3 +113,17 @@ validate_sbom() {
         *) fail "$1"; sed 's/^/# /' v.txt | head -n 20 ;;
         esac
 }
+
+# bwrap_isolate: sets BWRAP_ISOLATE to bwrap's options for /proc and the
+# namespaces.  Inside a container a new proc cannot be mounted ("Can't
+# mount proc on /newroot/proc: Operation not permitted"), so there the
+# host's /proc is bound read-only and the PID namespace is shared; running
+# a loader, ukify or a program needs neither.
+bwrap_isolate() {
+        if bwrap --bind / / --proc /proc --dev /dev --unshare-all true 2> /dev/null; then
+                BWRAP_ISOLATE="--proc /proc --unshare-all"
+        else
+                BWRAP_ISOLATE="--ro-bind /proc /proc --unshare-user-try --unshare-ipc --unshare-net --unshare-uts --unshare-cgroup-try"
+                echo "# bwrap cannot mount a new proc here: the host's /proc is bound, the PID namespace shared"
+        fi
+}
