@@ -67,10 +67,20 @@ def test_read_bytes_equals_read(programs: dict[str, pathlib.Path]) -> None:
         assert info.path is None
 
 
+def build_features(pkgnote_cmd: str) -> list[str]:
+    """The features `pkgnote --version` names as built in (+archive ...)."""
+    out = subprocess.run([pkgnote_cmd, "--version"], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    return [w[1:] for w in (lines[1].split() if len(lines) > 1 else []) if w.startswith("+")]
+
+
 def test_read_dlopen_notes(pkgnote_cmd: str) -> None:
-    # The command carries the dlopen notes of the libraries it loads.
+    # The command carries the dlopen notes of the libraries it loads:
+    # libarchive's where it was built with it, SQLite's always.
     info = pkgnote.read(pkgnote_cmd)
-    assert any("libarchive.so.13" in e["soname"] for e in info.dlopen)
+    assert any("libsqlite3.so.0" in e["soname"] for e in info.dlopen)
+    archive = any("libarchive.so.13" in e["soname"] for e in info.dlopen)
+    assert archive == ("archive" in build_features(pkgnote_cmd))
 
 
 # ------------------------------------------------------------- errors
@@ -504,7 +514,9 @@ def test_deps(pkgnote_cmd: str) -> None:
         cmd = subprocess.run([pkgnote_cmd, "deps", "--format", style, pkgnote_cmd],
                              capture_output=True, text=True)
         assert mine == cmd.stdout, style
-    assert "libarchive.so.13()(64bit)" in pkgnote.deps(pkgnote_cmd)
+    assert "libsqlite3.so.0()(64bit)" in pkgnote.deps(pkgnote_cmd)
+    archive = "libarchive.so.13()(64bit)" in pkgnote.deps(pkgnote_cmd)
+    assert archive == ("archive" in build_features(pkgnote_cmd))
 
 
 def test_purl() -> None:
