@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core-crash.h"
 #include "core-systemd.h"
 #include "core.h"
 #include "pkgnote.h"
@@ -1387,9 +1388,108 @@ static void test_database_build_id_match(void) {
         CHECK_INT(system(cmd), 0);
 }
 
+/* pkgnote-coredump's store names (lib/core-crash.c): core.COMM.UID.PID.TIME
+ * and the report's or the core's suffix; every truncated prefix of a name
+ * is refused, as are signs, leading zeros, a '.' in COMM and numbers out
+ * of range. */
+static void test_crash_store_names(void) {
+        char name[128], buf[128];
+        struct pn_crash_name n;
+        snprintf(name, sizeof name, "core.a-b_1.1000.18821.1700000000%s", PN_CRASH_CORE_SUFFIX);
+        CHECK_INT(pn_crash_parse_name(name, &n), 0);
+        CHECK_STR(n.entry, "core.a-b_1.1000.18821.1700000000");
+        CHECK_INT((long long)n.uid, 1000);
+        CHECK_INT((long long)n.pid, 18821);
+        CHECK_INT((long long)n.time, 1700000000);
+        CHECK(!n.report);
+        CHECK_INT(pn_crash_parse_name("core.x.0.1.2.json", &n), 0);
+        CHECK(n.report);
+        /* Prefixes: none parses, but where the core has no suffix (a
+         * build without zstd) and the prefix ends inside the time. */
+        size_t len = strlen(name), time_end = len - strlen(PN_CRASH_CORE_SUFFIX), time_start = time_end - 10;
+        for (size_t i = 0; i < len; i++) {
+                memcpy(buf, name, i);
+                buf[i] = 0;
+                int r = pn_crash_parse_name(buf, &n);
+                if (!*PN_CRASH_CORE_SUFFIX && i > time_start && i <= time_end)
+                        CHECK_INT(r, 0);
+                else
+                        CHECK_INT(r, -EBADMSG);
+        }
+        static const char *const bad[] = {
+                "core..0.1.2.json",          "core.a.b.0.1.2.json",  "core.a.01.1.2.json",   "core.a.-1.1.2.json",
+                "core.a.4294967296.1.2.json", "core.a.0.2147483648.2.json", "core.a.0.1.json", "core.a.0.1.2.3.json",
+                "core.a/b.0.1.2.json",       "core.a.0.1.2.json.json", "xore.a.0.1.2.json",  "core.a.0.1.+2.json",
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+                if (pn_crash_parse_name(bad[i], &n) != -EBADMSG) {
+                        fprintf(stderr, "accepted: %s\n", bad[i]);
+                        CHECK(false);
+                }
+        /* Longer than any entry: refused whatever its end. */
+        char long_name[400];
+        memset(long_name, 'a', sizeof long_name);
+        memcpy(long_name, "core.", 5);
+        snprintf(long_name + 300, 100, ".0.1.2.json");
+        CHECK_INT(pn_crash_parse_name(long_name, &n), -EBADMSG);
+}
+
+/* A journal entry is merged into an entry of pkgnote's store only when it
+ * is pkgnote-coredump's (logged by it as root) and names the store's core
+ * by its file name with the same PID, UID, time and boot. */
+static void test_crash_journal_names(void) {
+        char core[256], file[256];
+        snprintf(core, sizeof core, "/var/lib/pkgnote/coredump/core.crasher.0.4242.1700000000%s", PN_CRASH_CORE_SUFFIX);
+        snprintf(file, sizeof file, "/elsewhere/core.crasher.0.4242.1700000000%s", PN_CRASH_CORE_SUFFIX);
+        struct pkgnote_crash s = {.store = PKGNOTE_CRASH_STORE_PKGNOTE, .core = core,
+                                  .j = json_pack("{s:s}", "bootId", "af33c844f3034db4ba0e9bf31df11b33")};
+        struct pkgnote_crash j = {.store = PKGNOTE_CRASH_STORE_JOURNAL, .pkgnote_handler = true,
+                                  .j = json_pack("{s:s,s:s,s:s,s:s,s:s}", "COREDUMP_FILENAME", file, "COREDUMP_PID", "4242",
+                                                 "COREDUMP_UID", "0", "COREDUMP_TIMESTAMP", "1700000000000000", "_BOOT_ID",
+                                                 "af33c844f3034db4ba0e9bf31df11b33")};
+        CHECK(s.j && j.j);
+        CHECK(pn_crash_journal_names(&s, &j));
+        /* Not logged by pkgnote-coredump as root. */
+        j.pkgnote_handler = false;
+        CHECK(!pn_crash_journal_names(&s, &j));
+        j.pkgnote_handler = true;
+        /* Each fact that differs. */
+        static const char *const other[][2] = {
+                {"COREDUMP_PID", "4243"},
+                {"COREDUMP_PID", "04242"},
+                {"COREDUMP_UID", "1000"},
+                {"COREDUMP_TIMESTAMP", "1700000000000001"},
+                {"COREDUMP_TIMESTAMP", "1700000001000000"},
+                {"_BOOT_ID", "00000000000000000000000000000000"},
+                {"COREDUMP_FILENAME", "/var/lib/pkgnote/coredump/core.crasher.0.4242.1700000000.json"},
+                {"COREDUMP_FILENAME", "core.crasher.0.4242.1700000000"},
+        };
+        for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+                json_t *keep = json_incref(json_object_get(j.j, other[i][0]));
+                json_object_set_new(j.j, other[i][0], json_string(other[i][1]));
+                if (pn_crash_journal_names(&s, &j)) {
+                        fprintf(stderr, "merged with %s=%s\n", other[i][0], other[i][1]);
+                        CHECK(false);
+                }
+                json_object_set_new(j.j, other[i][0], keep);
+        }
+        json_object_del(j.j, "_BOOT_ID");
+        CHECK(!pn_crash_journal_names(&s, &j));
+        /* A report without a boot (an older one): PID, UID and time. */
+        json_object_del(s.j, "bootId");
+        CHECK(pn_crash_journal_names(&s, &j));
+        /* Only a journal entry into a pkgnote entry. */
+        s.store = PKGNOTE_CRASH_STORE_SYSTEMD;
+        CHECK(!pn_crash_journal_names(&s, &j));
+        json_decref(s.j);
+        json_decref(j.j);
+}
+
 int main(void) {
         RUN(test_valid_all_layouts);
         RUN(test_systemd_store_names_and_values);
+        RUN(test_crash_store_names);
+        RUN(test_crash_journal_names);
         RUN(test_systemd_json_refusals);
         RUN(test_database_build_id_match);
         RUN(test_truncated_prefixes);
