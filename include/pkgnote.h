@@ -409,6 +409,10 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *i
 #define PKGNOTE_MAX_MAPPINGS (1u << 20) /* NT_FILE entries */
 #define PKGNOTE_MAX_MODULES 4096u       /* modules per core */
 #define PKGNOTE_MAX_THREADS 4096u       /* threads listed per core */
+/* A compressed core decompressed for a stack trace keeps at most this
+ * many bytes in memory; past them it goes on in an unlinked temporary
+ * file in $TMPDIR, else /var/tmp. */
+#define PKGNOTE_MAX_CORE_IN_MEMORY (64u << 20)
 
 typedef struct pkgnote_core pkgnote_core;
 typedef struct pkgnote_module pkgnote_module;
@@ -435,8 +439,11 @@ typedef struct pkgnote_core_options {
         /* Since 0.3. */
         unsigned flags; /* PKGNOTE_CORE_* */
 } pkgnote_core_options;
-/* A compressed core file (not a pipe) is decompressed once, into memory
- * (a sealed memfd, its zero pages left as holes), and both the reader and
+/* A compressed core file (not a pipe) is decompressed once, its zero
+ * pages left as holes, into memory (a sealed memfd) while it holds at
+ * most PKGNOTE_MAX_CORE_IN_MEMORY bytes, past them into an unlinked
+ * temporary file in $TMPDIR, else /var/tmp (where none can be made, it
+ * stays in memory and the core's problems say so), and both the reader and
  * a later stack trace (pkgnote_core_stack_with()) read it there, instead
  * of the reader streaming it and the unwinder decompressing it again.
  * Set it when a stack trace will be asked for; without a stack trace,

@@ -6,9 +6,12 @@
  * NT_FILE, the process notes, the program headers of the core and of the
  * modules' dumped pages.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +21,10 @@
 #include "core.h"
 #include "pkgnote.h"
 #include "testlib.h"
+
+#if HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 #include "core/corebuild.c"
 #include "core/layouts.h"
@@ -1485,11 +1492,166 @@ static void test_crash_journal_names(void) {
         json_decref(j.j);
 }
 
+/* Regression: a compressed core decompressed for a stack trace was held
+ * in memory whatever its size (up to half of the machine's).  Past the
+ * bound it goes on in an unlinked temporary file in $TMPDIR, read-only,
+ * the same bytes, its zero blocks holes, nothing left in $TMPDIR; where
+ * $TMPDIR cannot hold one, the core stays in memory and WHY says so. */
+static void test_bug_decompressed_core_in_memory(void) {
+#if HAVE_ZSTD
+        enum { SIZE = 3 << 20, BOUND = 64 << 10 };
+        uint8_t *plain = malloc(SIZE), *back = malloc(SIZE);
+        size_t cap = ZSTD_compressBound(SIZE);
+        uint8_t *z = malloc(cap);
+        CHECK(plain && back && z);
+        if (!plain || !back || !z)
+                return;
+        /* Non-zero bytes but every fifth 64 KiB block, which stays a hole. */
+        for (size_t i = 0; i < SIZE; i++)
+                plain[i] = (i >> 16) % 5 == 3 ? 0 : (uint8_t)((i * 7) | 1);
+        memcpy(plain, "\x7f" "ELF", 4);
+        size_t zl = ZSTD_compress(z, cap, plain, SIZE, 1);
+        CHECK(!ZSTD_isError(zl));
+        char dir[] = "/tmp/test-core-spill.XXXXXX", tmp[64], zpath[64];
+        CHECK(mkdtemp(dir) != NULL);
+        snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+        snprintf(zpath, sizeof zpath, "%s/core.zst", dir);
+        CHECK_INT(mkdir(tmp, 0700), 0);
+        FILE *f = fopen(zpath, "w");
+        CHECK(f && fwrite(z, 1, zl, f) == zl);
+        if (f)
+                fclose(f);
+        char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+        /* 0: all in memory; 1: past the bound, a temporary file; 2: past
+         * it, $TMPDIR a file, so in memory and said. */
+        for (int mode = 0; mode < 3; mode++) {
+                setenv("TMPDIR", mode == 2 ? zpath : tmp, 1);
+                int fd = open(zpath, O_RDONLY | O_CLOEXEC), out = -1;
+                struct pn_core_source *src = NULL;
+                char why[512] = "unset";
+                CHECK_INT(pn_core_source_open(fd, &src), 0);
+                CHECK_INT(pn_core_source_decompress(src, UINT64_MAX, mode ? BOUND : UINT64_MAX, &out, why, sizeof why), 0);
+                struct stat st = {0};
+                CHECK_INT(fstat(out, &st), 0);
+                CHECK_INT((long long)st.st_size, SIZE);
+                CHECK(pread(out, back, SIZE, 0) == SIZE && !memcmp(back, plain, SIZE));
+                int seals = fcntl(out, F_GET_SEALS);
+                if (mode == 1) {
+                        CHECK(seals < 0); /* no memfd */
+                        CHECK_INT((int)st.st_nlink, 0);
+                        CHECK_INT(fcntl(out, F_GETFL) & O_ACCMODE, O_RDONLY);
+                        CHECK_STR(why, "");
+                        /* Holes where the zero blocks were. */
+                        CHECK((uint64_t)st.st_blocks * 512 < (uint64_t)SIZE);
+                } else {
+                        CHECK(seals >= 0 && (seals & F_SEAL_WRITE));
+                        if (mode == 0)
+                                CHECK_STR(why, "");
+                        else
+                                CHECK(strstr(why, "cannot make a temporary file in '") &&
+                                      strstr(why, "(Not a directory): the decompressed core is kept in memory"));
+                }
+                close(out);
+                pn_core_source_free(src);
+                close(fd);
+                /* Nothing left behind in $TMPDIR. */
+                DIR *d = opendir(tmp);
+                int left = 0;
+                for (struct dirent *de; d && (de = readdir(d));)
+                        left += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+                if (d)
+                        closedir(d);
+                CHECK_INT(left, 0);
+        }
+        if (old)
+                setenv("TMPDIR", old, 1);
+        else
+                unsetenv("TMPDIR");
+        free(old);
+        unlink(zpath);
+        rmdir(tmp);
+        rmdir(dir);
+        free(plain);
+        free(back);
+        free(z);
+#endif
+}
+
+/* Every truncated prefix of a compressed core, decompressed past the
+ * bound into a temporary file: an error, or at most the whole core's
+ * bytes, each byte the core's; never a file left in $TMPDIR. */
+static void test_decompressed_core_truncated_prefixes(void) {
+#if HAVE_ZSTD
+        enum { SIZE = 256 << 10, BOUND = 16 << 10 };
+        uint8_t *plain = malloc(SIZE), *back = malloc(SIZE);
+        size_t cap = ZSTD_compressBound(SIZE);
+        uint8_t *z = malloc(cap);
+        CHECK(plain && back && z);
+        if (!plain || !back || !z)
+                return;
+        uint32_t x = 1;
+        for (size_t i = 0; i < SIZE; i++) {
+                /* Some noise, so that the stream has many blocks. */
+                x = x * 1103515245u + 12345u;
+                plain[i] = (i >> 14) % 3 == 1 ? 0 : (i & 0xff) < 8 ? (uint8_t)(x >> 24) : (uint8_t)i;
+        }
+        size_t zl = ZSTD_compress(z, cap, plain, SIZE, 1);
+        CHECK(!ZSTD_isError(zl));
+        char tmp[] = "/tmp/test-core-prefix.XXXXXX";
+        CHECK(mkdtemp(tmp) != NULL);
+        char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+        setenv("TMPDIR", tmp, 1);
+        size_t whole = 0;
+        for (size_t len = 0; len <= zl; len++) {
+                int fd = memfd_create("prefix", MFD_CLOEXEC), out = -1;
+                CHECK(fd >= 0 && write(fd, z, len) == (ssize_t)len && lseek(fd, 0, SEEK_SET) == 0);
+                struct pn_core_source *src = NULL;
+                char why[256];
+                if (pn_core_source_open(fd, &src) == 0 && src &&
+                    pn_core_source_decompress(src, UINT64_MAX, BOUND, &out, why, sizeof why) == 0) {
+                        struct stat st = {0};
+                        CHECK_INT(fstat(out, &st), 0);
+                        CHECK(st.st_size <= SIZE);
+                        size_t n = (size_t)st.st_size;
+                        CHECK(pread(out, back, n, 0) == (ssize_t)n && !memcmp(back, plain, n));
+                        whole += n == SIZE;
+                        close(out);
+                }
+                pn_core_source_free(src);
+                close(fd);
+                DIR *d = opendir(tmp);
+                int left = 0;
+                for (struct dirent *de; d && (de = readdir(d));)
+                        left += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+                if (d)
+                        closedir(d);
+                if (left) {
+                        fprintf(stderr, "prefix of %zu bytes: %d files left\n", len, left);
+                        CHECK_INT(left, 0);
+                        break;
+                }
+        }
+        /* The whole stream, at least, gives the whole core. */
+        CHECK(whole >= 1);
+        if (old)
+                setenv("TMPDIR", old, 1);
+        else
+                unsetenv("TMPDIR");
+        free(old);
+        rmdir(tmp);
+        free(plain);
+        free(back);
+        free(z);
+#endif
+}
+
 int main(void) {
         RUN(test_valid_all_layouts);
         RUN(test_systemd_store_names_and_values);
         RUN(test_crash_store_names);
         RUN(test_crash_journal_names);
+        RUN(test_bug_decompressed_core_in_memory);
+        RUN(test_decompressed_core_truncated_prefixes);
         RUN(test_systemd_json_refusals);
         RUN(test_database_build_id_match);
         RUN(test_truncated_prefixes);
