@@ -41,7 +41,7 @@ int pn_crash_parse_name(const char *name, struct pn_crash_name *ret);
 const char *pn_crash_dir(const char *override);
 /* "core.COMM.UID.PID.TIME" with COMM reduced to [A-Za-z0-9_-]. */
 void pn_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
-/* The report: pkgnote core --json with "time", "hostname", "coreFile",
+/* The report: pkgnote core --json with "time", "hostname", "coreFile", "bootId",
  * and the stack trace when ST is not NULL.  Returns 0 or a negative errno. */
 int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
                           const char *core_path);
