@@ -822,8 +822,12 @@ static int decompress_core(const pkgnote_core *c) {
         int r = pn_core_source_decompress(s, UINT64_MAX, pn_core_memory_bound(), &out, why, 0);
         if (r == -ENOMEM)
                 child_fail("cannot decompress the core: out of memory");
-        if (r < 0)
-                child_fail("cannot decompress the core");
+        if (r < 0) {
+                /* A full disk under $TMPDIR, or the stream's error. */
+                char msg[512];
+                snprintf(msg, sizeof msg, "cannot decompress the core: %s", pkgnote_last_error());
+                child_fail(msg);
+        }
         return out;
 }
 
