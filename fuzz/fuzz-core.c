@@ -5,10 +5,18 @@
  * reason and package notes, the problems -> every accessor, the JSON
  * report (parsed back), and each module's image as the unwinder rebuilds
  * it from the dumped pages (no libdw needed: the image is only built).
+ * A compressed input (zstd, xz, lz4, as systemd-coredump stores cores) is
+ * decompressed as for a stack trace, with the bytes kept in memory
+ * lowered to 64 KiB so that the rest goes to an unlinked temporary file:
+ * the result must be as long as the stream, readable, and the core read
+ * from it (with PKGNOTE_CORE_DECOMPRESS_ONCE) as from memory.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core.h"
 #include "pkgnote.h"
@@ -20,9 +28,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * only slow the fuzzer down. */
 #define MAX_INPUT (1u << 20)
 
+/* Decompressed output allowed per input: a bomb stops there. */
+#define MAX_DECOMPRESSED (32u << 20)
+
+static void compressed(const uint8_t *data, size_t size) {
+        int in = memfd_create("fuzz-core", MFD_CLOEXEC);
+        if (in < 0)
+                return;
+        struct pn_core_source *s = NULL;
+        int out = -1;
+        char why[512];
+        if (write(in, data, size) == (ssize_t)size && lseek(in, 0, SEEK_SET) == 0 && pn_core_source_open(in, &s) == 0 &&
+            s && pn_core_source_compressed(s) &&
+            pn_core_source_decompress(s, MAX_DECOMPRESSED, 64u << 10, &out, why, sizeof why) == 0) {
+                struct stat st;
+                uint8_t b;
+                if (fstat(out, &st) < 0 || (st.st_size > 0 && pread(out, &b, 1, 0) != 1) || strlen(why) >= sizeof why)
+                        abort();
+                pkgnote_core *c = NULL;
+                if (lseek(in, 0, SEEK_SET) == 0) {
+                        pkgnote_core_options o = {.size = sizeof o, .no_disk = 1, .flags = PKGNOTE_CORE_DECOMPRESS_ONCE};
+                        if (pkgnote_core_open_fd(in, &o, &c) == 0)
+                                sink += pkgnote_core_module_count(c) + pkgnote_core_bytes_read(c);
+                        pkgnote_core_free(c);
+                }
+        }
+        if (out >= 0)
+                close(out);
+        pn_core_source_free(s);
+        close(in);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (size > MAX_INPUT)
                 return 0;
+        if (size >= 4 && (!memcmp(data, "\x28\xb5\x2f\xfd", 4) || !memcmp(data, "\xfd" "7zXZ", 4) ||
+                          !memcmp(data, "\x04\x22\x4d\x18", 4)))
+                compressed(data, size);
         /* A private copy so ASan catches reads past the end exactly. */
         uint8_t *buf = malloc(size ? size : 1);
         if (!buf)

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Fuzzes what pkgnote reads of systemd-coredump's crashes (lib/core-systemd.c):
- * the first byte picks the parser, the rest is its input.
+ * Fuzzes what pkgnote reads of systemd-coredump's crashes (lib/core-systemd.c)
+ * and the names of pkgnote-coredump's store (lib/core-crash.c): the first
+ * byte picks the parser, the rest is its input.
  *   'n': a store file name (core.COMM.UID.BOOTID.PID.USEC[.zst|.xz|.lz4]);
+ *   'p': a name of pkgnote's store (core.COMM.UID.PID.TIME, .json or the
+ *        core's suffix);
  *   'f': a journal entry's data, FIELD=VALUE, as sd_journal_get_data() gives it;
  *   else: an extended attribute's value, recorded as each user.coredump.* field.
  * A value kept must be a valid UTF-8 string without NUL (jansson takes it)
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core-crash.h"
 #include "core-systemd.h"
 #include "fuzz-input.h"
 #include "pkgnote.h"
@@ -20,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* One field is at most PKGNOTE_MAX_CRASH_FIELD bytes; a little more tells
  * the limit is kept. */
-#define MAX_INPUT (PKGNOTE_MAX_CRASH_FIELD + 256)
+#define MAX_FUZZ_INPUT (PKGNOTE_MAX_CRASH_FIELD + 256)
 
 static void value(const char *field, const uint8_t *v, size_t len) {
         char *s;
@@ -49,7 +53,7 @@ static void value(const char *field, const uint8_t *v, size_t len) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        if (size < 1 || size > MAX_INPUT)
+        if (size < 1 || size > MAX_FUZZ_INPUT)
                 return 0;
         const uint8_t *in = data + 1;
         size_t n = size - 1;
@@ -62,8 +66,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                 abort();
                 }
                 free(name);
+        } else if (data[0] == 'p') {
+                char *name = fuzz_string(in, n);
+                struct pn_crash_name r;
+                if (name && pn_crash_parse_name(name, &r) == 0) {
+                        size_t el = strlen(r.entry);
+                        if (el > PN_CRASH_MAX_NAME || el >= strlen(name) + 1 || strncmp(r.entry, name, el) ||
+                            strncmp(name, "core.", 5) || r.uid > UINT32_MAX || r.pid > INT32_MAX || r.time > INT64_MAX)
+                                abort();
+                }
+                free(name);
         } else if (data[0] == 'f') {
-                char *copy = fuzz_copy(in, n, MAX_INPUT);
+                char *copy = fuzz_copy(in, n, MAX_FUZZ_INPUT);
                 char field[64];
                 size_t off;
                 if (copy && pn_sd_split_field(copy, n, field, sizeof field, &off) == 0) {
@@ -75,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         } else {
                 static const char *const fields[] = {"COREDUMP_PID", "COREDUMP_UID", "COREDUMP_SIGNAL", "COREDUMP_EXE",
                                                      "COREDUMP_PACKAGE_NAME", "COREDUMP_TIMESTAMP"};
-                char *copy = fuzz_copy(in, n, MAX_INPUT);
+                char *copy = fuzz_copy(in, n, MAX_FUZZ_INPUT);
                 for (size_t i = 0; copy && i < sizeof fields / sizeof *fields; i++)
                         value(fields[i], (const uint8_t *)copy, n);
                 free(copy);

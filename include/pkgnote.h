@@ -409,6 +409,10 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *i
 #define PKGNOTE_MAX_MAPPINGS (1u << 20) /* NT_FILE entries */
 #define PKGNOTE_MAX_MODULES 4096u       /* modules per core */
 #define PKGNOTE_MAX_THREADS 4096u       /* threads listed per core */
+/* A compressed core decompressed for a stack trace keeps at most this
+ * many bytes in memory; past them it goes on in an unlinked temporary
+ * file in $TMPDIR, else /var/tmp. */
+#define PKGNOTE_MAX_CORE_IN_MEMORY (64u << 20)
 
 typedef struct pkgnote_core pkgnote_core;
 typedef struct pkgnote_module pkgnote_module;
@@ -435,8 +439,11 @@ typedef struct pkgnote_core_options {
         /* Since 0.3. */
         unsigned flags; /* PKGNOTE_CORE_* */
 } pkgnote_core_options;
-/* A compressed core file (not a pipe) is decompressed once, into memory
- * (a sealed memfd, its zero pages left as holes), and both the reader and
+/* A compressed core file (not a pipe) is decompressed once, its zero
+ * pages left as holes, into memory (a sealed memfd) while it holds at
+ * most PKGNOTE_MAX_CORE_IN_MEMORY bytes, past them into an unlinked
+ * temporary file in $TMPDIR, else /var/tmp (where none can be made, it
+ * stays in memory and the core's problems say so), and both the reader and
  * a later stack trace (pkgnote_core_stack_with()) read it there, instead
  * of the reader streaming it and the unwinder decompressing it again.
  * Set it when a stack trace will be asked for; without a stack trace,
@@ -781,8 +788,9 @@ typedef struct pkgnote_crash_options {
         size_t size;             /* sizeof(pkgnote_crash_options): fields past it are zero */
         unsigned stores;         /* PKGNOTE_CRASH_STORE_* to read; 0: every store */
         const char *pkgnote_dir; /* NULL: $PKGNOTE_COREDUMP_DIR, else /var/lib/pkgnote/coredump */
-        /* Only the crashes it names (NULL: all): a PID when numeric, else a
-         * command, an executable's path or a crash's id. */
+        /* Only the crashes it names (NULL: all): a PID when numeric (the
+         * core's, or the one the crash handler was given), else a command,
+         * an executable's path or a crash's id. */
         const char *match;
         /* Since LIBPKGNOTE_0.3's systemd stores (see "Crash stores of
          * systemd-coredump" below); zero: the defaults. */
@@ -794,7 +802,12 @@ typedef struct pkgnote_crash_options {
 /* Lists the crashes of the stores O names (NULL: defaults), oldest first.
  * A store named in O->stores or by its directory must exist (else
  * -ENOENT); of every store, those the machine lacks hold no crash.  An
- * entry that cannot be read is a problem of the list, which goes on.  0, or -EINVAL (bad
+ * entry that cannot be read is a problem of the list, which goes on.
+ * The journal entry pkgnote-coredump logs for a crash it stored is no
+ * crash of its own: logged by pkgnote-coredump as root and naming, by its
+ * file name (never opened), a core pkgnote's store lists, with its PID,
+ * UID, time and boot, it is merged into that store's entry, which keeps
+ * its record and core and gains the journal's fields it lacks.  0, or -EINVAL (bad
  * options), -EOPNOTSUPP (a store this build does not know), -ENOMEM, or
  * the errno of a store that exists but cannot be read. */
 PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret);
@@ -2068,7 +2081,8 @@ PKGNOTE_PUBLIC const char *pkgnote_crash_core_suffix(void);
  * "" when LEN > 0). */
 PKGNOTE_PUBLIC int pkgnote_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
 /* An entry's report: pkgnote core --json of C with "time", "hostname",
- * "coreFile", and ST's stack trace when ST is not NULL, into *RET
+ * "coreFile", "bootId" (this boot's, as journald's _BOOT_ID), and ST's
+ * stack trace when ST is not NULL, into *RET
  * (malloc()ed): 0 or a negative errno. */
 PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_stack *st, int64_t time,
                                         const char *host, const char *core_path, char **ret);

@@ -12,7 +12,14 @@
 #include <unistd.h>
 
 #include "core-crash.h"
+#include "core-systemd.h"
 #include "internal.h"
+
+/* The number the record J holds as the text of FIELD, at most MAX. */
+static bool field_number(const json_t *j, const char *field, uint64_t max, uint64_t *ret) {
+        const char *v = json_string_value(json_object_get(j, field));
+        return v && pn_sd_parse_number(v, strlen(v), max, ret) == 0;
+}
 
 /* Whether the crash C is the one MATCH names: its PID (MATCH numeric), its
  * command, its executable's path, its entry's name, or as coredumpctl
@@ -25,7 +32,18 @@ static bool matches(const struct pkgnote_crash *c, const char *match) {
         long long pid = strtoll(match, &end, 10);
         if (*match && !*end && !errno) {
                 json_t *p = json_object_get(c->j, "pid");
-                return json_is_integer(p) && json_integer_value(p) == pid;
+                if (json_is_integer(p) && json_integer_value(p) == pid)
+                        return true;
+                /* Or the PID the crash handler was given (%P, of the initial
+                 * PID namespace; a container's core holds its own): the
+                 * journal's COREDUMP_PID, the name of an entry of pkgnote's
+                 * store. */
+                uint64_t v;
+                struct pn_crash_name n;
+                const char *base = c->core ? strrchr(c->core, '/') : NULL;
+                return (field_number(c->j, "COREDUMP_PID", INT32_MAX, &v) && (long long)v == pid) ||
+                       (c->store == PKGNOTE_CRASH_STORE_PKGNOTE && base && pn_crash_parse_name(base + 1, &n) == 0 &&
+                        (long long)n.pid == pid);
         }
         size_t field = strspn(match, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
         if (field > 0 && match[field] == '=') {
@@ -51,8 +69,34 @@ void pn_crash_clear(struct pkgnote_crash *c) {
         *c = (struct pkgnote_crash){0};
 }
 
+bool pn_crash_wanted(const struct pkgnote_crash *c, const pkgnote_crash_options *o) {
+        return matches(c, o->match) && !(o->since && c->time < o->since) && !(o->until && c->time > o->until);
+}
+
+bool pn_crash_journal_names(const struct pkgnote_crash *s, const struct pkgnote_crash *j) {
+        if (s->store != PKGNOTE_CRASH_STORE_PKGNOTE || !s->core || j->store != PKGNOTE_CRASH_STORE_JOURNAL ||
+            !j->pkgnote_handler)
+                return false;
+        const char *f = json_string_value(json_object_get(j->j, "COREDUMP_FILENAME"));
+        const char *base = f ? strrchr(f, '/') : NULL, *own = strrchr(s->core, '/');
+        own = own ? own + 1 : s->core;
+        struct pn_crash_name n;
+        uint64_t pid, uid, usec;
+        if (!base || strcmp(base + 1, own) || pn_crash_parse_name(own, &n) < 0 || n.report)
+                return false;
+        /* pkgnote-coredump logs the kernel's %t (seconds) as microseconds. */
+        if (!field_number(j->j, "COREDUMP_PID", INT32_MAX, &pid) || pid != n.pid ||
+            !field_number(j->j, "COREDUMP_UID", UINT32_MAX, &uid) || uid != n.uid ||
+            !field_number(j->j, "COREDUMP_TIMESTAMP", UINT64_MAX, &usec) || n.time > UINT64_MAX / 1000000 ||
+            usec != n.time * 1000000)
+                return false;
+        const char *boot = json_string_value(json_object_get(s->j, "bootId"));
+        const char *jboot = json_string_value(json_object_get(j->j, "_BOOT_ID"));
+        return !boot || (jboot && !strcmp(boot, jboot));
+}
+
 int pn_crashes_add(pkgnote_crashes *l, struct pkgnote_crash *c, const pkgnote_crash_options *o) {
-        if (!matches(c, o->match) || (o->since && c->time < o->since) || (o->until && c->time > o->until)) {
+        if (!pn_crash_wanted(c, o)) {
                 pn_crash_clear(c);
                 return 0;
         }

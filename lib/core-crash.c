@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "core-crash.h"
+#include "core-systemd.h"
 #include "internal.h"
 #include "base-output.h"
 #include "base-problem.h"
@@ -58,12 +59,34 @@ void pn_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int p
         snprintf(buf, len, "core.%s.%d.%d.%" PRId64, i ? c : "_", uid, pid, time);
 }
 
+/* This boot's id as journald writes _BOOT_ID (32 lowercase hexadecimal
+ * digits, no dashes) into BUF (33 bytes): false when the kernel gives none. */
+static bool boot_id(char buf[static 33]) {
+        char raw[64];
+        int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        ssize_t n = fd < 0 ? -1 : read(fd, raw, sizeof raw - 1);
+        if (fd >= 0)
+                close(fd);
+        size_t o = 0;
+        for (ssize_t i = 0; i < n && o < 32; i++)
+                if ((raw[i] >= '0' && raw[i] <= '9') || (raw[i] >= 'a' && raw[i] <= 'f'))
+                        buf[o++] = raw[i];
+                else if (raw[i] != '-')
+                        break;
+        buf[o] = 0;
+        return o == 32;
+}
+
 int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
                           const char *core_path) {
+        char boot[33];
+        /* The boot tells this crash from one of the same PID and second
+         * of another boot, as the journal entry's _BOOT_ID does. */
         const pkgnote_json_member extra[] = {
                 {.key = "time", .number = time},
                 {.key = "hostname", .string = host},
                 {.key = "coreFile", .string = core_path},
+                {.key = "bootId", .string = boot_id(boot) ? boot : NULL},
         };
         char *j;
         int r = pkgnote_core_to_json(c, st, extra, sizeof extra / sizeof *extra, &j);
@@ -93,35 +116,57 @@ static int cmp_entry(const void *a, const void *b) {
         return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->name, y->name);
 }
 
-/* The entry NAME belongs to (core.COMM.UID.PID.TIME followed by the core
- * or report suffix, nothing else), its time and which part it is. */
-static bool entry_of(const char *name, char *entry, size_t len, int64_t *time, bool *report) {
-        size_t l = strlen(name), rl = strlen(PN_CRASH_REPORT_SUFFIX), cl = strlen(PN_CRASH_CORE_SUFFIX);
-        if (strncmp(name, "core.", 5))
-                return false;
-        if (l > rl && !strcmp(name + l - rl, PN_CRASH_REPORT_SUFFIX))
-                *report = true, l -= rl;
-        else if (l > cl && !strcmp(name + l - cl, PN_CRASH_CORE_SUFFIX))
-                *report = false, l -= cl;
+int pn_crash_parse_name(const char *name, struct pn_crash_name *ret) {
+        /* Any name longer than an entry's, whatever its end, is none. */
+        size_t n = strnlen(name, PN_CRASH_MAX_NAME + 16);
+        size_t rl = strlen(PN_CRASH_REPORT_SUFFIX), cl = strlen(PN_CRASH_CORE_SUFFIX);
+        struct pn_crash_name r = {0};
+        if (n > rl && !memcmp(name + n - rl, PN_CRASH_REPORT_SUFFIX, rl))
+                r.report = true, n -= rl;
+        else if (n > cl && !memcmp(name + n - cl, PN_CRASH_CORE_SUFFIX, cl))
+                n -= cl;
         else
-                return false;
-        if (l >= len)
-                return false;
-        memcpy(entry, name, l);
-        entry[l] = 0;
-        /* COMM.UID.PID.TIME: three numbers at the end. */
-        const char *p = entry + l;
+                return -EBADMSG;
+        if (n > PN_CRASH_MAX_NAME || n < 5 || memcmp(name, "core.", 5))
+                return -EBADMSG;
+        memcpy(r.entry, name, n);
+        r.entry[n] = 0;
+        /* COMM (no '.': pn_crash_entry_name() leaves none), then UID, PID
+         * and TIME, '.' between. */
+        const char *p = r.entry + 5, *end = r.entry + n;
+        const char *dot = memchr(p, '.', (size_t)(end - p));
+        if (!dot || dot == p)
+                return -EBADMSG;
+        for (const char *c = p; c < dot; c++)
+                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+                      *c == '-'))
+                        return -EBADMSG;
+        uint64_t *num[3] = {&r.uid, &r.pid, &r.time};
+        const uint64_t max[3] = {UINT32_MAX, INT32_MAX, INT64_MAX};
         for (int i = 0; i < 3; i++) {
-                const char *q = p;
-                while (q > entry + 5 && q[-1] >= '0' && q[-1] <= '9')
-                        q--;
-                if (q == p || q <= entry + 6 || q[-1] != '.')
-                        return false;
-                if (i == 0)
-                        *time = strtoll(q, NULL, 10);
-                p = q - 1;
+                p = dot + 1;
+                if (p > end)
+                        return -EBADMSG;
+                dot = memchr(p, '.', (size_t)(end - p));
+                if ((i < 2) != (dot != NULL))
+                        return -EBADMSG;
+                const char *stop = dot ? dot : end;
+                if (pn_sd_parse_number(p, (size_t)(stop - p), max[i], num[i]) < 0)
+                        return -EBADMSG;
         }
-        return strspn(entry + 5, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == (size_t)(p - entry - 5);
+        *ret = r;
+        return 0;
+}
+
+/* The entry NAME belongs to, its time and which part it is. */
+static bool entry_of(const char *name, char *entry, size_t len, int64_t *time, bool *report) {
+        struct pn_crash_name n;
+        if (pn_crash_parse_name(name, &n) < 0 || strlen(n.entry) >= len)
+                return false;
+        strcpy(entry, n.entry);
+        *time = (int64_t)n.time;
+        *report = n.report;
+        return true;
 }
 
 /* Whether NAME is a temporary: pkgnote's ".NAME.pkgnote-XXXXXX" or an
@@ -277,7 +322,7 @@ static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash
                         continue;
                 }
                 free(path);
-                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, j, t, PKGNOTE_CRASH_CORE_FILE, l};
+                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, j, t, PKGNOTE_CRASH_CORE_FILE, l, false};
                 json_t *jt = json_object_get(j, "time");
                 if (json_is_integer(jt))
                         c.time = json_integer_value(jt);
@@ -291,6 +336,40 @@ static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash
         closedir(d);
         close(dfd);
         return r;
+}
+
+/* pkgnote-coredump logs each crash it stores to the journal as well, in
+ * systemd-coredump's fields with COREDUMP_FILENAME naming its core in
+ * pkgnote's store: one crash, one entry.  The store's entry stays what it
+ * is (its record, core and id) and gains only the journal's fields it
+ * lacks (unit, cgroup, command line...); the journal entry goes.  The
+ * journal's path is compared, never opened, and only an entry logged by
+ * pkgnote-coredump as root is merged (pn_crash_journal_names()), each
+ * into one store entry: no other can hide or change a store's entry. */
+static int merge_journal(pkgnote_crashes *l) {
+        bool merged = false;
+        for (size_t i = 0; i < l->n; i++) {
+                struct pkgnote_crash *s = &l->c[i];
+                if (s->store != PKGNOTE_CRASH_STORE_PKGNOTE)
+                        continue;
+                for (size_t k = 0; k < l->n; k++) {
+                        struct pkgnote_crash *j = &l->c[k];
+                        if (!j->id || !pn_crash_journal_names(s, j))
+                                continue;
+                        if (json_object_update_missing(s->j, j->j) < 0)
+                                return pn_error(-ENOMEM, "out of memory");
+                        pn_crash_clear(j); /* its id NULL: gone */
+                        merged = true;
+                        break;
+                }
+        }
+        size_t n = 0;
+        for (size_t i = 0; merged && i < l->n; i++)
+                if (l->c[i].id)
+                        l->c[n++] = l->c[i];
+        if (merged)
+                l->n = n;
+        return 0;
 }
 
 PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret) {
@@ -310,11 +389,28 @@ PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_
         /* A store asked for by name must be there; of all stores, those
          * this machine has. */
         unsigned want = opts.stores ? opts.stores : known;
+        /* Both of pkgnote's store and the journal: every entry first, the
+         * journal's copies of the store's crashes merged, then the match
+         * and the time range (a match on a journal field finds the merged
+         * entry too). */
+        bool merge = (want & PKGNOTE_CRASH_STORE_PKGNOTE) && (want & PKGNOTE_CRASH_STORE_JOURNAL);
+        pkgnote_crash_options all = opts;
+        if (merge)
+                all.match = NULL, all.since = all.until = 0;
         if (want & PKGNOTE_CRASH_STORE_PKGNOTE)
-                r = load_pkgnote(l, pn_crash_dir(opts.pkgnote_dir), &opts,
+                r = load_pkgnote(l, pn_crash_dir(opts.pkgnote_dir), &all,
                                  (opts.stores & PKGNOTE_CRASH_STORE_PKGNOTE) || opts.pkgnote_dir);
         if (r >= 0 && (want & (PKGNOTE_CRASH_STORE_SYSTEMD | PKGNOTE_CRASH_STORE_JOURNAL)))
-                r = pn_crashes_load_systemd(l, &opts, want & PKGNOTE_CRASH_STORE_SYSTEMD, want & PKGNOTE_CRASH_STORE_JOURNAL);
+                r = pn_crashes_load_systemd(l, &all, want & PKGNOTE_CRASH_STORE_SYSTEMD, want & PKGNOTE_CRASH_STORE_JOURNAL);
+        if (r >= 0 && merge && (r = merge_journal(l)) >= 0) {
+                size_t n = 0;
+                for (size_t i = 0; i < l->n; i++)
+                        if (pn_crash_wanted(&l->c[i], &opts))
+                                l->c[n++] = l->c[i];
+                        else
+                                pn_crash_clear(&l->c[i]);
+                l->n = n;
+        }
         if (r < 0) {
                 pkgnote_crashes_free(l);
                 return r;

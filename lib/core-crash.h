@@ -22,11 +22,26 @@
 #endif
 #define PN_CRASH_REPORT_SUFFIX ".json"
 
+/* The longest entry name a store lists (core.COMM.UID.PID.TIME, COMM
+ * at most 31 bytes, is far shorter); a longer one is no entry. */
+#define PN_CRASH_MAX_NAME 255u
+
+/* What an entry's file name says: core.COMM.UID.PID.TIME followed by the
+ * report's suffix (.json) or the core's (PN_CRASH_CORE_SUFFIX). */
+struct pn_crash_name {
+        char entry[PN_CRASH_MAX_NAME + 1]; /* the name without its suffix */
+        uint64_t uid, pid, time;
+        bool report;                       /* the report's name, else the core's */
+};
+/* Parses NAME strictly (COMM of [A-Za-z0-9_-], numbers without sign or
+ * leading zero, the UID and PID within 32 bits): 0 or -EBADMSG. */
+int pn_crash_parse_name(const char *name, struct pn_crash_name *ret);
+
 /* OVERRIDE when given, else $PKGNOTE_COREDUMP_DIR, else the default. */
 const char *pn_crash_dir(const char *override);
 /* "core.COMM.UID.PID.TIME" with COMM reduced to [A-Za-z0-9_-]. */
 void pn_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
-/* The report: pkgnote core --json with "time", "hostname", "coreFile",
+/* The report: pkgnote core --json with "time", "hostname", "coreFile", "bootId",
  * and the stack trace when ST is not NULL.  Returns 0 or a negative errno. */
 int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
                           const char *core_path);
@@ -47,6 +62,10 @@ struct pkgnote_crash {
         int64_t time;   /* seconds since the epoch */
         int core_state; /* PKGNOTE_CRASH_CORE_* */
         const struct pkgnote_crashes *list; /* the journal it came from, for an inline core */
+        /* A journal entry: logged by pkgnote-coredump as root (_UID 0, its
+         * _COMM if any and SYSLOG_IDENTIFIER pkgnote-coredump), the only
+         * kind that may be merged into an entry of pkgnote's store. */
+        bool pkgnote_handler;
 };
 
 struct pkgnote_crashes {
@@ -62,6 +81,14 @@ struct pkgnote_crashes {
 /* Appends *C to L when it passes O's match and time range, else clears
  * it; either way *C is L's or gone.  0 or -ENOMEM (pn_error set). */
 int pn_crashes_add(pkgnote_crashes *l, struct pkgnote_crash *c, const pkgnote_crash_options *o);
+/* Whether C passes O's match and time range. */
+bool pn_crash_wanted(const struct pkgnote_crash *c, const pkgnote_crash_options *o);
+/* Whether the journal entry J is the one pkgnote-coredump logged for the
+ * entry S of pkgnote's store: logged by pkgnote-coredump as root, naming
+ * S's core file by its name (the directory is not compared: the store may
+ * be read from elsewhere; the path is never opened), with S's PID, UID and
+ * time, and S's boot where S's report records one. */
+bool pn_crash_journal_names(const struct pkgnote_crash *s, const struct pkgnote_crash *j);
 void pn_crash_clear(struct pkgnote_crash *c);
 /* Opens a store's directory DIR for listing: a descriptor of it in
  * *RET_DFD (for opening entries below it) and its listing in *RET_DIR,

@@ -5,6 +5,7 @@
  * magic numbers, never by the file name).  Nothing is written anywhere:
  * bytes between the ranges wanted are decompressed and dropped.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,12 +273,83 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
         return 0;
 }
 
-int pn_core_source_to_memfd(struct pn_core_source *s, uint64_t limit, int *ret) {
+uint64_t pn_core_memory_bound(void) {
+        /* For tests only: a lower bound, never a higher one. */
+        const char *e = getenv("PKGNOTE_TEST_CORE_IN_MEMORY");
+        char *end;
+        if (e && *e >= '0' && *e <= '9') {
+                errno = 0;
+                unsigned long long v = strtoull(e, &end, 10);
+                if (!errno && !*end && v < PKGNOTE_MAX_CORE_IN_MEMORY)
+                        return v;
+        }
+        return PKGNOTE_MAX_CORE_IN_MEMORY;
+}
+
+const char *pn_core_temporary_dir(void) {
+        const char *e = getenv("TMPDIR");
+        return e && *e ? e : "/var/tmp";
+}
+
+/* An unlinked temporary file in DIR, open for reading and writing: an
+ * O_TMPFILE file that can never be linked, else (a file system without
+ * O_TMPFILE) one made by mkstemp() and unlinked at once.  The descriptor,
+ * or a negative errno. */
+static int temporary_file(const char *dir) {
+        int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+                return fd >= 0 ? fd : -errno;
+        char *path;
+        if (asprintf(&path, "%s/.pkgnote-core-XXXXXX", dir) < 0)
+                return -ENOMEM;
+        fd = mkostemp(path, O_CLOEXEC);
+        int r = fd >= 0 ? 0 : -errno;
+        if (fd >= 0 && unlink(path) < 0) {
+                r = -errno;
+                close(fd);
+                fd = -1;
+        }
+        free(path);
+        return fd >= 0 ? fd : r;
+}
+
+/* Copies the LEN bytes of FROM into TO, whose zero blocks stay holes. */
+static int copy_sparse(int from, int to, uint64_t len, uint8_t *buf, size_t size) {
+        for (uint64_t off = 0; off < len;) {
+                /* shmem and most file systems tell where data is. */
+                off_t data = lseek(from, (off_t)off, SEEK_DATA);
+                if (data < 0)
+                        return errno == ENXIO ? 0 : -errno;
+                off_t hole = lseek(from, data, SEEK_HOLE);
+                if (hole < 0)
+                        return -errno;
+                for (uint64_t at = (uint64_t)data; at < (uint64_t)hole;) {
+                        size_t n = (uint64_t)hole - at < size ? (size_t)((uint64_t)hole - at) : size;
+                        ssize_t got = pread(from, buf, n, (off_t)at);
+                        if (got <= 0)
+                                return got < 0 ? -errno : -EIO;
+                        if (lseek(to, (off_t)at, SEEK_SET) < 0)
+                                return -errno;
+                        int r = pn_write_full(to, buf, (size_t)got);
+                        if (r < 0)
+                                return r;
+                        at += (uint64_t)got;
+                }
+                off = (uint64_t)hole;
+        }
+        return 0;
+}
+
+int pn_core_source_decompress(struct pn_core_source *s, uint64_t limit, uint64_t in_memory, int *ret, char *why,
+                              size_t why_len) {
         if (s->pos != 0)
                 return pn_error(-ESPIPE, "the core stream was read already");
         enum { CHUNK = 1 << 20, BLOCK = 4096 };
         static const uint8_t zero[BLOCK];
+        if (why_len)
+                why[0] = 0;
         int fd = memfd_create("core", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        bool in_file = false, spill = true;
         uint8_t *buf = malloc(CHUNK);
         int r = 0;
         if (fd < 0 || !buf) {
@@ -308,8 +380,39 @@ int pn_core_source_to_memfd(struct pn_core_source *s, uint64_t limit, int *ret) 
                                              (unsigned long long)(limit >> 20));
                                 goto out;
                         }
-                        if (lseek(fd, (off_t)(off + b), SEEK_SET) < 0 || pn_write_full(fd, buf + b, (size_t)(e - b)) < 0) {
-                                r = pn_error(-ENOMEM, "out of memory");
+                        if (!in_file && spill && written > in_memory) {
+                                /* Past the bound, the core goes on in an
+                                 * unlinked file, what memory held so far
+                                 * copied over; where none can be made, it
+                                 * stays in memory, and WHY says so. */
+                                const char *dir = pn_core_temporary_dir();
+                                int tfd = temporary_file(dir);
+                                if (tfd >= 0) {
+                                        /* Everything before this run. */
+                                        uint8_t *copy = malloc(CHUNK);
+                                        int k = copy ? copy_sparse(fd, tfd, off + b, copy, CHUNK) : -ENOMEM;
+                                        free(copy);
+                                        if (k < 0) {
+                                                close(tfd);
+                                                tfd = k;
+                                        }
+                                }
+                                if (tfd >= 0) {
+                                        close(fd);
+                                        fd = tfd;
+                                        in_file = true;
+                                } else {
+                                        spill = false;
+                                        if (why_len)
+                                                snprintf(why, why_len,
+                                                         "cannot make a temporary file in '%s' (%s): the decompressed core is kept in memory",
+                                                         dir, strerror(-tfd));
+                                }
+                        }
+                        if (lseek(fd, (off_t)(off + b), SEEK_SET) < 0 || (r = pn_write_full(fd, buf + b, (size_t)(e - b))) < 0) {
+                                r = in_file ? pn_error(r < 0 ? r : -errno, "cannot write the decompressed core to '%s': %s",
+                                                       pn_core_temporary_dir(), strerror(r < 0 ? -r : errno))
+                                            : pn_error(-ENOMEM, "out of memory");
                                 goto out;
                         }
                         b = e;
@@ -318,9 +421,25 @@ int pn_core_source_to_memfd(struct pn_core_source *s, uint64_t limit, int *ret) 
                 if (got < CHUNK)
                         break;
         }
-        /* Sealed, so that whoever maps it may trust it stays as read. */
-        if (ftruncate(fd, (off_t)off) < 0 ||
-            fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+        if (ftruncate(fd, (off_t)off) < 0) {
+                r = in_file ? pn_error(-errno, "cannot write the decompressed core to '%s': %s", pn_core_temporary_dir(),
+                                       strerror(errno))
+                            : pn_error(-ENOMEM, "out of memory");
+                goto out;
+        }
+        if (in_file) {
+                /* Read-only from now on: a descriptor of its own that can
+                 * only read (mapped read-only by whoever maps it); the
+                 * file goes with its last descriptor. */
+                char self[64];
+                snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+                int ro = open(self, O_RDONLY | O_CLOEXEC);
+                if (ro >= 0) {
+                        close(fd);
+                        fd = ro;
+                }
+        } else if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+                /* Sealed, so that whoever maps it may trust it stays as read. */
                 r = pn_error(-ENOMEM, "out of memory");
                 goto out;
         }

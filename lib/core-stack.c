@@ -805,10 +805,12 @@ static void child_fail(const char *why) {
         _exit(0);
 }
 
-/* A compressed core, decompressed into memory for libdw: a new open file
- * description of the same file (the parent's offset stays), zero blocks
- * left as holes.  Only for a core opened without
- * PKGNOTE_CORE_DECOMPRESS_ONCE, which is decompressed in memory already. */
+/* A compressed core, decompressed for libdw: a new open file description
+ * of the same file (the parent's offset stays), zero blocks left as
+ * holes, in memory up to pn_core_memory_bound() bytes and past them in an
+ * unlinked temporary file (where none can be made, in memory).  Only for
+ * a core opened without PKGNOTE_CORE_DECOMPRESS_ONCE, which is
+ * decompressed already. */
 static int decompress_core(const pkgnote_core *c) {
         char self[64];
         snprintf(self, sizeof self, "/proc/self/fd/%d", c->stream_fd);
@@ -816,11 +818,16 @@ static int decompress_core(const pkgnote_core *c) {
         struct pn_core_source *s = NULL;
         if (in < 0 || pn_core_source_open(in, &s) < 0 || !s)
                 child_fail("cannot decompress the core");
-        int r = pn_core_source_to_memfd(s, UINT64_MAX, &out);
+        char why[1];
+        int r = pn_core_source_decompress(s, UINT64_MAX, pn_core_memory_bound(), &out, why, 0);
         if (r == -ENOMEM)
                 child_fail("cannot decompress the core: out of memory");
-        if (r < 0)
-                child_fail("cannot decompress the core");
+        if (r < 0) {
+                /* A full disk under $TMPDIR, or the stream's error. */
+                char msg[512];
+                snprintf(msg, sizeof msg, "cannot decompress the core: %s", pkgnote_last_error());
+                child_fail(msg);
+        }
         return out;
 }
 

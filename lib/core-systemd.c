@@ -332,7 +332,7 @@ static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool n
                                             "cannot open: %s", strerror(fd < 0 ? -fd : errno));
                 } else {
                         struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_SYSTEMD, strdup(de->d_name), path, json_object(),
-                                                  (int64_t)(n.usec / 1000000), PKGNOTE_CRASH_CORE_FILE, l};
+                                                  (int64_t)(n.usec / 1000000), PKGNOTE_CRASH_CORE_FILE, l, false};
                         path = NULL;
                         if (!c.id || !c.j) {
                                 pn_crash_clear(&c);
@@ -435,6 +435,23 @@ static bool from_crash_handler(sd_journal *jr, int64_t handler_uid) {
         return (int64_t)uid == handler_uid;
 }
 
+/* Whether the current entry was logged by pkgnote-coredump as root: _UID
+ * 0 (a pipe handler of the kernel runs as root), _COMM, where journald
+ * recorded one, pkgnote-coredump's, and its SYSLOG_IDENTIFIER.  Only such
+ * an entry may stand for a crash of pkgnote's store (lib/core-crash.c). */
+static bool from_pkgnote_root(sd_journal *jr) {
+        static const char uid[] = "_UID=0", comm[] = "_COMM=pkgnote-coredum",
+                          ident[] = "SYSLOG_IDENTIFIER=pkgnote-coredump";
+        const void *data;
+        size_t len;
+        if (J.sd_journal_get_data(jr, "_UID", &data, &len) < 0 || len != sizeof uid - 1 || memcmp(data, uid, len))
+                return false;
+        if (J.sd_journal_get_data(jr, "_COMM", &data, &len) >= 0 && (len != sizeof comm - 1 || memcmp(data, comm, len)))
+                return false;
+        return J.sd_journal_get_data(jr, "SYSLOG_IDENTIFIER", &data, &len) >= 0 && len == sizeof ident - 1 &&
+               !memcmp(data, ident, len);
+}
+
 /* The id of the local systemd-coredump user, looked up once per listing,
  * or 0 (root, already a handler) when the machine has none. */
 static int64_t local_handler_uid(void) {
@@ -490,7 +507,7 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                         continue;
                 (void)J.sd_journal_get_realtime_usec(jr, &usec);
                 struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_JOURNAL, cursor, NULL, json_object(),
-                                          (int64_t)(usec / 1000000), PKGNOTE_CRASH_CORE_GONE, l};
+                                          (int64_t)(usec / 1000000), PKGNOTE_CRASH_CORE_GONE, l, from_pkgnote_root(jr)};
                 char where[64];
                 /* Names the entry as journalctl -o export shows it. */
                 snprintf(where, sizeof where, "journal entry __REALTIME_TIMESTAMP=%" PRIu64, usec);

@@ -17,6 +17,7 @@
  * a compressed core be read as a stream (core-source.c).
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -546,14 +547,20 @@ static uint64_t decompress_once_limit(void) {
 
 /* PKGNOTE_CORE_DECOMPRESS_ONCE: the compressed file at FD, whose stream
  * c->src has read no more than its magic, decompressed into a sealed
- * memfd which the core's view then reads in place, as the unwinder will.
+ * memfd, or past pn_core_memory_bound() an unlinked temporary file, which
+ * the core's view then reads in place, as the unwinder will.
  * Whatever fails (a bomb over the limit, a corrupt or truncated stream,
  * no ELF inside) reopens the stream at START and leaves the rest to the
  * stream reader, so that its errors and problems stay what they are. */
 static int decompress_once(pkgnote_core *c, int fd, off_t start) {
         int mfd = -1;
-        if (pn_core_source_to_memfd(c->src, decompress_once_limit(), &mfd) >= 0) {
+        char why[PATH_MAX + 128];
+        if (pn_core_source_decompress(c->src, decompress_once_limit(), pn_core_memory_bound(), &mfd, why, sizeof why) >= 0) {
                 uint64_t compressed = pn_core_source_bytes_read(c->src);
+                if (why[0] && pn_problems_add(&c->problems, PKGNOTE_MAX_PROBLEMS, 0, NULL, "%s", why) < 0) {
+                        close(mfd);
+                        return pn_error(-ENOMEM, "out of memory");
+                }
                 if (pkgnote_elf_open_fd(mfd, &c->view) >= 0) {
                         c->view->own_fd = true;
                         c->decompressed_once = true;

@@ -169,11 +169,23 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
 /* Reads LEN bytes at OFF, which must not lie before what was already
  * read (-ESPIPE); *got is short only at the end of the core. */
 int pn_core_source_read(struct pn_core_source *s, uint64_t off, uint8_t *buf, uint64_t len, uint64_t *got);
-/* Decompresses the whole stream, unread so far, into a sealed memfd
- * (*RET), its zero blocks left as holes: -E2BIG when more than LIMIT
- * bytes of it are not zero, -ENOMEM when memory runs out, or the
- * stream's error. */
-int pn_core_source_to_memfd(struct pn_core_source *s, uint64_t limit, int *ret);
+/* Decompresses the whole stream, unread so far, into a descriptor *RET
+ * open for reading, its zero blocks left as holes: a sealed memfd while
+ * at most IN_MEMORY bytes are not zero, past them an unlinked temporary
+ * file in pn_core_temporary_dir() (what memory held moved there), so that
+ * memory stays bounded whatever the core's size.  Where no temporary file
+ * can be made, the core stays in memory and WHY (WHY_LEN bytes) says so;
+ * else WHY is "".  -E2BIG when more than LIMIT bytes are not zero,
+ * -ENOMEM when memory runs out, -errno when the temporary file cannot be
+ * written (a full disk), or the stream's error. */
+int pn_core_source_decompress(struct pn_core_source *s, uint64_t limit, uint64_t in_memory, int *ret, char *why,
+                              size_t why_len);
+/* The bytes of a decompressed core kept in memory:
+ * PKGNOTE_MAX_CORE_IN_MEMORY, or less for tests
+ * ($PKGNOTE_TEST_CORE_IN_MEMORY, which can only lower it). */
+uint64_t pn_core_memory_bound(void);
+/* Where a decompressed core goes past that bound: $TMPDIR, else /var/tmp. */
+const char *pn_core_temporary_dir(void);
 bool pn_core_source_compressed(const struct pn_core_source *s);
 /* Bytes read from the file descriptor (compressed bytes for a stream). */
 uint64_t pn_core_source_bytes_read(const struct pn_core_source *s);

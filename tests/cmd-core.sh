@@ -551,6 +551,41 @@ print(n)' strace.log core.$z)
                 [ "$zall" = "$(stat -c %s core.$z)" ] && jcheck "bug-compressed-core-decompressed-twice: $z: the file is read once, the stack trace still there" once.json 'd["threads"] and d["threads"][0]["frames"]' ||
                         fail "bug-compressed-core-decompressed-twice: $z: the file is read once" "$zall bytes read of $(stat -c %s core.$z)"
         fi
+        # Regression: the core decompressed for the stack trace was held in
+        # memory whatever its size.  Past the bound (lowered here to 64 KiB
+        # by the test-only PKGNOTE_TEST_CORE_IN_MEMORY) it goes on in an
+        # unlinked temporary file in $TMPDIR (O_TMPFILE, seen by strace):
+        # the same stack trace, nothing left in $TMPDIR.  A TMPDIR that
+        # cannot hold one (a file) keeps it in memory and says so.
+        t="bug-decompressed-core-in-memory: $z"
+        rm -rf spill && mkdir spill && : > notdir
+        if [ -n "$NO_LIBDW" ]; then
+                with_feature stack "$t: past the bound, the same stack from a temporary file, none left"
+        elif ! command -v strace > /dev/null; then
+                missing "$t: past the bound, the same stack from a temporary file, none left" strace
+        else
+                # LeakSanitizer cannot run under ptrace (a sanitizer build).
+                ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+                        PKGNOTE_TEST_CORE_IN_MEMORY=65536 TMPDIR="$T/spill" strace -f -qq -e trace=openat -e signal=none -o spill.log \
+                        "$PKGNOTE" core --json core.$z > spill.json 2> err
+                STATUS=$?
+                grep -q "openat(AT_FDCWD, \"$T/spill\", O_RDWR|O_EXCL|O_CLOEXEC|O_TMPFILE, 0600) = [0-9]" spill.log &&
+                        [ "$STATUS" -eq 0 ] && [ -z "$(ls -A spill)" ] &&
+                        python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(not (b["threads"] and a["threads"] == b["threads"]))' segv.json spill.json &&
+                        pass "$t: past the bound, the same stack from a temporary file, none left" ||
+                        fail "$t: past the bound, the same stack from a temporary file, none left" "status $STATUS, left: $(ls -A spill); $(grep -c O_TMPFILE spill.log) O_TMPFILE opens; $(cat err)"
+        fi
+        PKGNOTE_TEST_CORE_IN_MEMORY=65536 TMPDIR="$T/notdir" "$PKGNOTE" core --json core.$z > notdir.json 2> err
+        STATUS=$?
+        if [ -n "$NO_LIBDW" ]; then
+                with_feature stack "$t: a TMPDIR that cannot hold the file: in memory, said, the same stack"
+        elif [ "$STATUS" -eq 0 ] &&
+                grep -qxF "pkgnote: 'core.$z': cannot make a temporary file in '$T/notdir' (Not a directory): the decompressed core is kept in memory, ignoring" err &&
+                python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(not (b["threads"] and a["threads"] == b["threads"]))' segv.json notdir.json; then
+                pass "$t: a TMPDIR that cannot hold the file: in memory, said, the same stack"
+        else
+                fail "$t: a TMPDIR that cannot hold the file: in memory, said, the same stack" "status $STATUS: $(cat err)"
+        fi
         # A truncated compressed core: an error or problems, never a crash.
         head -c $(($(stat -c %s core.$z) / 2)) core.$z > half.$z
         run core --json half.$z

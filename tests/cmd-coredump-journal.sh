@@ -82,6 +82,44 @@ newline" ] && pass "a value with a newline, binary-safe" || fail "a value with a
 field "$PID" COREDUMP_CGROUP | grep -q '^/' && pass "COREDUMP_CGROUP from /proc" || fail "COREDUMP_CGROUP from /proc"
 ours=$PID
 
+# Regression: the journal entry names the core in pkgnote's store, which
+# the journal reader did not recognise: every crash was listed twice, and
+# 'core PID' took the journal's copy and said "Core: gone" for a core that
+# is there (exit 1).  One crash, one entry: the store's, its core present,
+# with what the journal adds (cgroup); a match on a journal field finds it
+# too.  The PID is the handler's %P (the twin's here), which the store's
+# name and the journal entry carry; the core's own is another.
+one_entry() { # FILE: the one crash of PID ours in FILE (list --json) is the store's
+        python3 - "$1" "$STORED" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) == 1, r
+d = r[0]
+assert d["store"] == "pkgnote" and d["core"] == "file" and d["coreFile"] == sys.argv[2], d
+assert d["executable"].endswith("/crasher") and d["package"]["name"] == "crasher", d
+assert d.get("cgroup", "").startswith("/") and d.get("timestamp") == "1700000000000000", d
+assert "unit" not in d or d["unit"] != "evil.service", d
+PY
+}
+"$PKGNOTE" list -d "$STATE" --json "$ours" > one.json 2> one.err
+one_entry one.json && pass "pkgnote-coredump with a journal: one crash, one entry" ||
+        fail "pkgnote-coredump with a journal: one crash, one entry" "$(cat one.json one.err)"
+# The store and the journal hold this one crash so far: a header and a line.
+"$PKGNOTE" list -d "$STATE" > list-all.txt 2>&1
+[ "$(wc -l < list-all.txt)" = 2 ] && grep -E " 0 +SEGV +present +pkgnote +$T/crasher +crasher/4.2-1\$" list-all.txt > /dev/null &&
+        pass "pkgnote-coredump with a journal: one crash, one entry (text, unfiltered)" ||
+        fail "pkgnote-coredump with a journal: one crash, one entry (text, unfiltered)" "$(cat list-all.txt)"
+"$PKGNOTE" list -d "$STATE" --json COREDUMP_PID="$ours" > one-field.json 2>&1
+one_entry one-field.json && pass "pkgnote-coredump with a journal: a journal field's match finds the one entry" ||
+        fail "pkgnote-coredump with a journal: a journal field's match finds the one entry" "$(cat one-field.json)"
+"$PKGNOTE" core -d "$STATE" --no-stack "$ours" > core-pid.txt 2> core-pid.err
+status=$?
+[ $status -eq 0 ] && grep -qxF "          Core: $STORED" core-pid.txt && grep -qxF "         Store: pkgnote" core-pid.txt &&
+        ! grep -q gone core-pid.txt && grep -qxF "       Package: crasher/4.2-1" core-pid.txt &&
+        grep -q "^Module $T/crasher from deb crasher-4.2-1 (amd64)" core-pid.txt &&
+        pass "core PID opens the store's core when the journal also names it" ||
+        fail "core PID opens the store's core when the journal also names it" "status $status: $(cat core-pid.txt core-pid.err)"
+
 # The real systemd-coredump on the same core: the same package object, and
 # every field pkgnote-coredump writes is one it writes too.
 sdns_feed segv.core 11 1700000100 ./crasher wait
@@ -104,6 +142,31 @@ assert not extra, extra
 for k in ("COREDUMP_PACKAGE_NAME", "COREDUMP_PACKAGE_VERSION", "COREDUMP_EXE", "COREDUMP_COMM", "COREDUMP_SIGNAL"):
     assert ours[k] == theirs[k], (k, ours[k], theirs[k])
 PY
+
+# A spoofed entry (any user may log the crash MESSAGE_ID, under the
+# handler's name and identifier, naming the store's file with its PID and
+# time) neither hides nor changes the store's entry: it is refused as
+# before, and the one entry stays the store's.
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 - "$ours" "$STORED" <<'PY' || fatal "cannot log the spoofed entry"
+import ctypes, socket, sys
+ctypes.CDLL(None).prctl(15, b"pkgnote-coredump", 0, 0, 0)  # PR_SET_NAME
+f = {"MESSAGE_ID": "fc2e22bc6ee647b6b90729ab34a250b1", "MESSAGE": "spoof", "COREDUMP_PID": sys.argv[1],
+     "COREDUMP_UID": "0", "COREDUMP_SIGNAL": "11", "COREDUMP_TIMESTAMP": "1700000000000000",
+     "COREDUMP_FILENAME": sys.argv[2], "COREDUMP_EXE": "/usr/bin/evil", "COREDUMP_UNIT": "evil.service",
+     "SYSLOG_IDENTIFIER": "pkgnote-coredump"}
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.sendto("".join("%s=%s\n" % kv for kv in f.items()).encode(), "/run/systemd/journal/socket")
+PY
+_i=0
+until journalctl -D "$SDNS_JOURNAL" -q -o cat "$MID" COREDUMP_EXE=/usr/bin/evil 2> /dev/null | grep -q .; do
+        _i=$((_i + 1))
+        [ $_i -gt 100 ] && fatal "the spoofed entry never reached the journal"
+        sleep 0.1
+done
+"$PKGNOTE" list -d "$STATE" --json "$ours" > spoof.json 2> spoof.err
+one_entry spoof.json && grep -q "1 entry has the crash MESSAGE_ID not logged by systemd-coredump or pkgnote-coredump" spoof.err &&
+        pass "a spoofed entry naming the store's core neither hides nor changes its entry" ||
+        fail "a spoofed entry naming the store's core neither hides nor changes its entry" "$(cat spoof.json spoof.err)"
 
 # A hostile command name (a newline, an escape, a byte that is not
 # UTF-8), as the kernel may hand it: the entry holds it byte for byte.

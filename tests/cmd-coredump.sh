@@ -290,6 +290,28 @@ cfg_feed stack.conf 400
 python3 -c 'import json, sys; sys.exit("threads" not in json.load(open(sys.argv[1])))' "$T/cfg/core.crasher.0.400.1700004000.json" \
         && pass "config: stack = yes puts a stack trace in the report" \
         || fail "config: stack = yes puts a stack trace in the report" "$(cat "$T/cfg.log")"
+# Regression: the unwinder decompressed the stored core into memory
+# whatever its size.  Past the bound (lowered to 64 KiB by the test-only
+# PKGNOTE_TEST_CORE_IN_MEMORY) the rest goes to an unlinked temporary file
+# in $TMPDIR (its O_TMPFILE open seen by strace): the same stack trace,
+# nothing left there.
+t="bug-decompressed-core-in-memory: the handler's stack trace past the bound, from a temporary file, none left"
+if ! has_feature zstd; then
+        with_feature zstd "$t"
+elif ! has_feature stack; then
+        with_feature stack "$t"
+elif ! command -v strace > /dev/null; then
+        missing "$t" strace
+else
+        mkdir spill
+        : > "$T/cfg.log"
+        PKGNOTE_TEST_CORE_IN_MEMORY=65536 TMPDIR="$T/spill" strace -f -qq -e trace=openat -e signal=none -o spill.log \
+                "$HANDLER" -d "$T/cfg" -l "$T/cfg.log" -c stack.conf 499 0 0 11 1700004000 18446744073709551615 testhost crasher < segv.core
+        grep -q "openat(AT_FDCWD, \"$T/spill\", O_RDWR|O_EXCL|O_CLOEXEC|O_TMPFILE, 0600) = [0-9]" spill.log && [ -z "$(ls -A spill)" ] &&
+                python3 -c 'import json, sys; a, b = (json.load(open(f))["threads"] for f in sys.argv[1:]); sys.exit(not (a and a == b))' \
+                        "$T/cfg/core.crasher.0.400.1700004000.json" "$T/cfg/core.crasher.0.499.1700004000.json" &&
+                pass "$t" || fail "$t" "left: $(ls -A spill); $(grep -c O_TMPFILE spill.log) O_TMPFILE opens; $(cat "$T/cfg.log")"
+fi
 python3 -c 'import sys; sys.stdout.write("#" + "x" * 4094 + "stack = yes\n")' > longcomment.conf
 cfg_feed longcomment.conf 401
 python3 - "$T/cfg/core.crasher.0.401.1700004000.json" <<'PY' && ! grep -q "longcomment.conf:" "$T/cfg.log" \

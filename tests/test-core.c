@@ -6,17 +6,25 @@
  * NT_FILE, the process notes, the program headers of the core and of the
  * modules' dumped pages.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core-crash.h"
 #include "core-systemd.h"
 #include "core.h"
 #include "pkgnote.h"
 #include "testlib.h"
+
+#if HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 #include "core/corebuild.c"
 #include "core/layouts.h"
@@ -1387,9 +1395,263 @@ static void test_database_build_id_match(void) {
         CHECK_INT(system(cmd), 0);
 }
 
+/* pkgnote-coredump's store names (lib/core-crash.c): core.COMM.UID.PID.TIME
+ * and the report's or the core's suffix; every truncated prefix of a name
+ * is refused, as are signs, leading zeros, a '.' in COMM and numbers out
+ * of range. */
+static void test_crash_store_names(void) {
+        char name[128], buf[128];
+        struct pn_crash_name n;
+        snprintf(name, sizeof name, "core.a-b_1.1000.18821.1700000000%s", PN_CRASH_CORE_SUFFIX);
+        CHECK_INT(pn_crash_parse_name(name, &n), 0);
+        CHECK_STR(n.entry, "core.a-b_1.1000.18821.1700000000");
+        CHECK_INT((long long)n.uid, 1000);
+        CHECK_INT((long long)n.pid, 18821);
+        CHECK_INT((long long)n.time, 1700000000);
+        CHECK(!n.report);
+        CHECK_INT(pn_crash_parse_name("core.x.0.1.2.json", &n), 0);
+        CHECK(n.report);
+        /* Prefixes: none parses, but where the core has no suffix (a
+         * build without zstd) and the prefix ends inside the time. */
+        size_t len = strlen(name), time_end = len - strlen(PN_CRASH_CORE_SUFFIX), time_start = time_end - 10;
+        for (size_t i = 0; i < len; i++) {
+                memcpy(buf, name, i);
+                buf[i] = 0;
+                int r = pn_crash_parse_name(buf, &n);
+                if (!*PN_CRASH_CORE_SUFFIX && i > time_start && i <= time_end)
+                        CHECK_INT(r, 0);
+                else
+                        CHECK_INT(r, -EBADMSG);
+        }
+        static const char *const bad[] = {
+                "core..0.1.2.json",          "core.a.b.0.1.2.json",  "core.a.01.1.2.json",   "core.a.-1.1.2.json",
+                "core.a.4294967296.1.2.json", "core.a.0.2147483648.2.json", "core.a.0.1.json", "core.a.0.1.2.3.json",
+                "core.a/b.0.1.2.json",       "core.a.0.1.2.json.json", "xore.a.0.1.2.json",  "core.a.0.1.+2.json",
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+                if (pn_crash_parse_name(bad[i], &n) != -EBADMSG) {
+                        fprintf(stderr, "accepted: %s\n", bad[i]);
+                        CHECK(false);
+                }
+        /* Longer than any entry: refused whatever its end. */
+        char long_name[400];
+        memset(long_name, 'a', sizeof long_name);
+        memcpy(long_name, "core.", 5);
+        snprintf(long_name + 300, 100, ".0.1.2.json");
+        CHECK_INT(pn_crash_parse_name(long_name, &n), -EBADMSG);
+}
+
+/* A journal entry is merged into an entry of pkgnote's store only when it
+ * is pkgnote-coredump's (logged by it as root) and names the store's core
+ * by its file name with the same PID, UID, time and boot. */
+static void test_crash_journal_names(void) {
+        char core[256], file[256];
+        snprintf(core, sizeof core, "/var/lib/pkgnote/coredump/core.crasher.0.4242.1700000000%s", PN_CRASH_CORE_SUFFIX);
+        snprintf(file, sizeof file, "/elsewhere/core.crasher.0.4242.1700000000%s", PN_CRASH_CORE_SUFFIX);
+        struct pkgnote_crash s = {.store = PKGNOTE_CRASH_STORE_PKGNOTE, .core = core,
+                                  .j = json_pack("{s:s}", "bootId", "af33c844f3034db4ba0e9bf31df11b33")};
+        struct pkgnote_crash j = {.store = PKGNOTE_CRASH_STORE_JOURNAL, .pkgnote_handler = true,
+                                  .j = json_pack("{s:s,s:s,s:s,s:s,s:s}", "COREDUMP_FILENAME", file, "COREDUMP_PID", "4242",
+                                                 "COREDUMP_UID", "0", "COREDUMP_TIMESTAMP", "1700000000000000", "_BOOT_ID",
+                                                 "af33c844f3034db4ba0e9bf31df11b33")};
+        CHECK(s.j && j.j);
+        CHECK(pn_crash_journal_names(&s, &j));
+        /* Not logged by pkgnote-coredump as root. */
+        j.pkgnote_handler = false;
+        CHECK(!pn_crash_journal_names(&s, &j));
+        j.pkgnote_handler = true;
+        /* Each fact that differs. */
+        static const char *const other[][2] = {
+                {"COREDUMP_PID", "4243"},
+                {"COREDUMP_PID", "04242"},
+                {"COREDUMP_UID", "1000"},
+                {"COREDUMP_TIMESTAMP", "1700000000000001"},
+                {"COREDUMP_TIMESTAMP", "1700000001000000"},
+                {"_BOOT_ID", "00000000000000000000000000000000"},
+                {"COREDUMP_FILENAME", "/var/lib/pkgnote/coredump/core.crasher.0.4242.1700000000.json"},
+                {"COREDUMP_FILENAME", "core.crasher.0.4242.1700000000"},
+        };
+        for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+                json_t *keep = json_incref(json_object_get(j.j, other[i][0]));
+                json_object_set_new(j.j, other[i][0], json_string(other[i][1]));
+                if (pn_crash_journal_names(&s, &j)) {
+                        fprintf(stderr, "merged with %s=%s\n", other[i][0], other[i][1]);
+                        CHECK(false);
+                }
+                json_object_set_new(j.j, other[i][0], keep);
+        }
+        json_object_del(j.j, "_BOOT_ID");
+        CHECK(!pn_crash_journal_names(&s, &j));
+        /* A report without a boot (an older one): PID, UID and time. */
+        json_object_del(s.j, "bootId");
+        CHECK(pn_crash_journal_names(&s, &j));
+        /* Only a journal entry into a pkgnote entry. */
+        s.store = PKGNOTE_CRASH_STORE_SYSTEMD;
+        CHECK(!pn_crash_journal_names(&s, &j));
+        json_decref(s.j);
+        json_decref(j.j);
+}
+
+/* Regression: a compressed core decompressed for a stack trace was held
+ * in memory whatever its size (up to half of the machine's).  Past the
+ * bound it goes on in an unlinked temporary file in $TMPDIR, read-only,
+ * the same bytes, its zero blocks holes, nothing left in $TMPDIR; where
+ * $TMPDIR cannot hold one, the core stays in memory and WHY says so. */
+static void test_bug_decompressed_core_in_memory(void) {
+#if HAVE_ZSTD
+        enum { SIZE = 3 << 20, BOUND = 64 << 10 };
+        uint8_t *plain = malloc(SIZE), *back = malloc(SIZE);
+        size_t cap = ZSTD_compressBound(SIZE);
+        uint8_t *z = malloc(cap);
+        CHECK(plain && back && z);
+        if (!plain || !back || !z)
+                return;
+        /* Non-zero bytes but every fifth 64 KiB block, which stays a hole. */
+        for (size_t i = 0; i < SIZE; i++)
+                plain[i] = (i >> 16) % 5 == 3 ? 0 : (uint8_t)((i * 7) | 1);
+        memcpy(plain, "\x7f" "ELF", 4);
+        size_t zl = ZSTD_compress(z, cap, plain, SIZE, 1);
+        CHECK(!ZSTD_isError(zl));
+        char dir[] = "/tmp/test-core-spill.XXXXXX", tmp[64], zpath[64];
+        CHECK(mkdtemp(dir) != NULL);
+        snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+        snprintf(zpath, sizeof zpath, "%s/core.zst", dir);
+        CHECK_INT(mkdir(tmp, 0700), 0);
+        FILE *f = fopen(zpath, "w");
+        CHECK(f && fwrite(z, 1, zl, f) == zl);
+        if (f)
+                fclose(f);
+        char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+        /* 0: all in memory; 1: past the bound, a temporary file; 2: past
+         * it, $TMPDIR a file, so in memory and said. */
+        for (int mode = 0; mode < 3; mode++) {
+                setenv("TMPDIR", mode == 2 ? zpath : tmp, 1);
+                int fd = open(zpath, O_RDONLY | O_CLOEXEC), out = -1;
+                struct pn_core_source *src = NULL;
+                char why[512] = "unset";
+                CHECK_INT(pn_core_source_open(fd, &src), 0);
+                CHECK_INT(pn_core_source_decompress(src, UINT64_MAX, mode ? BOUND : UINT64_MAX, &out, why, sizeof why), 0);
+                struct stat st = {0};
+                CHECK_INT(fstat(out, &st), 0);
+                CHECK_INT((long long)st.st_size, SIZE);
+                CHECK(pread(out, back, SIZE, 0) == SIZE && !memcmp(back, plain, SIZE));
+                int seals = fcntl(out, F_GET_SEALS);
+                if (mode == 1) {
+                        CHECK(seals < 0); /* no memfd */
+                        CHECK_INT((int)st.st_nlink, 0);
+                        CHECK_INT(fcntl(out, F_GETFL) & O_ACCMODE, O_RDONLY);
+                        CHECK_STR(why, "");
+                        /* Holes where the zero blocks were. */
+                        CHECK((uint64_t)st.st_blocks * 512 < (uint64_t)SIZE);
+                } else {
+                        CHECK(seals >= 0 && (seals & F_SEAL_WRITE));
+                        if (mode == 0)
+                                CHECK_STR(why, "");
+                        else
+                                CHECK(strstr(why, "cannot make a temporary file in '") &&
+                                      strstr(why, "(Not a directory): the decompressed core is kept in memory"));
+                }
+                close(out);
+                pn_core_source_free(src);
+                close(fd);
+                /* Nothing left behind in $TMPDIR. */
+                DIR *d = opendir(tmp);
+                int left = 0;
+                for (struct dirent *de; d && (de = readdir(d));)
+                        left += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+                if (d)
+                        closedir(d);
+                CHECK_INT(left, 0);
+        }
+        if (old)
+                setenv("TMPDIR", old, 1);
+        else
+                unsetenv("TMPDIR");
+        free(old);
+        unlink(zpath);
+        rmdir(tmp);
+        rmdir(dir);
+        free(plain);
+        free(back);
+        free(z);
+#endif
+}
+
+/* Every truncated prefix of a compressed core, decompressed past the
+ * bound into a temporary file: an error, or at most the whole core's
+ * bytes, each byte the core's; never a file left in $TMPDIR. */
+static void test_decompressed_core_truncated_prefixes(void) {
+#if HAVE_ZSTD
+        enum { SIZE = 256 << 10, BOUND = 16 << 10 };
+        uint8_t *plain = malloc(SIZE), *back = malloc(SIZE);
+        size_t cap = ZSTD_compressBound(SIZE);
+        uint8_t *z = malloc(cap);
+        CHECK(plain && back && z);
+        if (!plain || !back || !z)
+                return;
+        uint32_t x = 1;
+        for (size_t i = 0; i < SIZE; i++) {
+                /* Some noise, so that the stream has many blocks. */
+                x = x * 1103515245u + 12345u;
+                plain[i] = (i >> 14) % 3 == 1 ? 0 : (i & 0xff) < 8 ? (uint8_t)(x >> 24) : (uint8_t)i;
+        }
+        size_t zl = ZSTD_compress(z, cap, plain, SIZE, 1);
+        CHECK(!ZSTD_isError(zl));
+        char tmp[] = "/tmp/test-core-prefix.XXXXXX";
+        CHECK(mkdtemp(tmp) != NULL);
+        char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+        setenv("TMPDIR", tmp, 1);
+        size_t whole = 0;
+        for (size_t len = 0; len <= zl; len++) {
+                int fd = memfd_create("prefix", MFD_CLOEXEC), out = -1;
+                CHECK(fd >= 0 && write(fd, z, len) == (ssize_t)len && lseek(fd, 0, SEEK_SET) == 0);
+                struct pn_core_source *src = NULL;
+                char why[256];
+                if (pn_core_source_open(fd, &src) == 0 && src &&
+                    pn_core_source_decompress(src, UINT64_MAX, BOUND, &out, why, sizeof why) == 0) {
+                        struct stat st = {0};
+                        CHECK_INT(fstat(out, &st), 0);
+                        CHECK(st.st_size <= SIZE);
+                        size_t n = (size_t)st.st_size;
+                        CHECK(pread(out, back, n, 0) == (ssize_t)n && !memcmp(back, plain, n));
+                        whole += n == SIZE;
+                        close(out);
+                }
+                pn_core_source_free(src);
+                close(fd);
+                DIR *d = opendir(tmp);
+                int left = 0;
+                for (struct dirent *de; d && (de = readdir(d));)
+                        left += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+                if (d)
+                        closedir(d);
+                if (left) {
+                        fprintf(stderr, "prefix of %zu bytes: %d files left\n", len, left);
+                        CHECK_INT(left, 0);
+                        break;
+                }
+        }
+        /* The whole stream, at least, gives the whole core. */
+        CHECK(whole >= 1);
+        if (old)
+                setenv("TMPDIR", old, 1);
+        else
+                unsetenv("TMPDIR");
+        free(old);
+        rmdir(tmp);
+        free(plain);
+        free(back);
+        free(z);
+#endif
+}
+
 int main(void) {
         RUN(test_valid_all_layouts);
         RUN(test_systemd_store_names_and_values);
+        RUN(test_crash_store_names);
+        RUN(test_crash_journal_names);
+        RUN(test_bug_decompressed_core_in_memory);
+        RUN(test_decompressed_core_truncated_prefixes);
         RUN(test_systemd_json_refusals);
         RUN(test_database_build_id_match);
         RUN(test_truncated_prefixes);

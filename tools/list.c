@@ -21,7 +21,8 @@ static void package_text(const pkgnote_crash *c, char *buf, size_t len) {
 static void list_help(void) {
         printf("Usage: pkgnote list [OPTIONS] [MATCH]\n"
                "\n"
-               "The crashes of every crash store, newest last: pkgnote-coredump's store,\n"
+               "The crashes of every crash store, newest last: pkgnote-coredump's store\n"
+               "(a crash it also logged to the journal is listed once, as the store's),\n"
                "systemd-coredump's journal entries, and files of systemd-coredump's store\n"
                "no journal entry names.  Columns: TIME, PID, UID, SIG, COREFILE (present,\n"
                "journal: held inline, missing), STORE (pkgnote, journal, systemd), EXE\n"
