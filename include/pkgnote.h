@@ -406,7 +406,13 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *i
 /* ------------------------------------------------------------------ */
 /* Core files (lib/core.c)                                             */
 
-#define PKGNOTE_MAX_MAPPINGS (1u << 20) /* NT_FILE entries */
+/* NT_FILE entries of a core; lines of a running process's /proc/PID/maps,
+ * which is read whole up to this, far above the kernel's default
+ * vm.max_map_count (65530) and the 262144 mmap-heavy servers ask for. */
+#define PKGNOTE_MAX_MAPPINGS (1u << 20)
+/* Bytes of one /proc/PID/maps line (a path longer than PATH_MAX can be
+ * mapped); a longer line is passed over and said. */
+#define PKGNOTE_MAX_MAPS_LINE (1u << 16)
 #define PKGNOTE_MAX_MODULES 4096u       /* modules per core */
 #define PKGNOTE_MAX_THREADS 4096u       /* threads listed per core */
 
@@ -637,6 +643,16 @@ PKGNOTE_PUBLIC int pkgnote_process_open_cached(int pid, const pkgnote_core_optio
  * NULL when that file has none or cannot be read.  Valid until
  * pkgnote_core_free(). */
 PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_installed_info(const pkgnote_module *m);
+/* The restart rule, the one pkgnote ps and the process SBOM apply: 1 when
+ * module M of a running process maps a file replaced on disk
+ * (pkgnote_module_replaced()) or deleted (pkgnote_module_deleted()) since
+ * it was mapped, so that the process runs another version than the one
+ * installed and needs a restart to run that; 0 otherwise, and for
+ * memory that only looks like a deleted file: paths starting /memfd:,
+ * /dev/, /SYSV, /anon_hugepage, /[aio], and /drm (the whole name, or
+ * followed by a space).  For a core's module, 1 when its file was deleted
+ * when the process was dumped.  0 for NULL.  Since 0.3. */
+PKGNOTE_PUBLIC int pkgnote_module_needs_restart(const pkgnote_module *m);
 
 /* Stack traces of a core's threads (lib/core-stack.c), with elfutils libdw
  * when it is installed: loaded at run time, in a child process that is
