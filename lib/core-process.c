@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,14 +183,51 @@ static int open_mapped(const pkgnote_core *c, int rootfd, int pid, pkgnote_modul
         return fd;
 }
 
-/* One maps line: "start-end perms offset major:minor inode   path",
- * NUL-terminated. */
-static bool parse_maps_line(char *line, struct pn_maps_entry *e) {
-        int pos = 0;
-        char perms[8];
-        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 "%n", &e->start, &e->end, perms,
-                   &e->offset, &e->major, &e->minor, &e->inode, &pos) != 7)
+/* A number in BASE (16 or 10) at *P, up to a byte not of it; false when
+ * there is no digit or it overflows 64 bits. */
+static bool maps_number(const char **p, unsigned base, uint64_t *ret) {
+        uint64_t v = 0;
+        const char *s = *p;
+        for (;; s++) {
+                unsigned d;
+                if (*s >= '0' && *s <= '9')
+                        d = (unsigned)(*s - '0');
+                else if (base == 16 && *s >= 'a' && *s <= 'f')
+                        d = (unsigned)(*s - 'a' + 10);
+                else if (base == 16 && *s >= 'A' && *s <= 'F')
+                        d = (unsigned)(*s - 'A' + 10);
+                else
+                        break;
+                if (v > (UINT64_MAX - d) / base)
+                        return false;
+                v = v * base + d;
+        }
+        if (s == *p)
                 return false;
+        *p = s;
+        *ret = v;
+        return true;
+}
+
+/* One maps line: "start-end perms offset major:minor inode   path",
+ * NUL-terminated (fs/proc/task_mmu.c, show_map_vma()).  By hand, not
+ * sscanf(): a process may have a million lines. */
+static bool parse_maps_line(char *line, struct pn_maps_entry *e) {
+        const char *q = line;
+        uint64_t maj, min;
+        if (!maps_number(&q, 16, &e->start) || *q++ != '-' || !maps_number(&q, 16, &e->end) || *q++ != ' ')
+                return false;
+        size_t perms = strcspn(q, " ");
+        if (perms == 0 || perms > 7 || q[perms] != ' ')
+                return false;
+        q += perms + 1;
+        if (!maps_number(&q, 16, &e->offset) || *q++ != ' ' || !maps_number(&q, 16, &maj) || *q++ != ':' ||
+            !maps_number(&q, 16, &min) || *q++ != ' ' || !maps_number(&q, 10, &e->inode) || maj > UINT_MAX ||
+            min > UINT_MAX || (*q != ' ' && *q != 0))
+                return false;
+        e->major = (unsigned)maj;
+        e->minor = (unsigned)min;
+        size_t pos = (size_t)(q - line);
         char *p = line + pos;
         while (*p == ' ')
                 p++;
