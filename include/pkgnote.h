@@ -544,9 +544,15 @@ PKGNOTE_PUBLIC int pkgnote_module_deleted(const pkgnote_module *m);
 PKGNOTE_PUBLIC int pkgnote_module_replaced(const pkgnote_module *m);
 
 /* A running process as a core without registers: modules from
- * /proc/PID/maps, notes read through /proc/PID/map_files (the files as
- * mapped, even if deleted or replaced since), process facts from
- * /proc/PID/status, comm, cmdline, exe and auxv. */
+ * /proc/PID/maps, read whole, line by line (at most PKGNOTE_MAX_MAPPINGS
+ * lines; what is passed over is one of the core's problems), notes read
+ * through /proc/PID/map_files (the files as mapped, even if deleted or
+ * replaced since), process facts from /proc/PID/status, comm, cmdline,
+ * exe and auxv.  Whether a module was replaced, and the file installed at
+ * its path now (pkgnote_module_installed_info()), are told by the
+ * process's own root, /proc/PID/root: a process in a chroot or another
+ * mount namespace (a container) is compared with its root's files, never
+ * the host's. */
 PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret);
 
 /* "core", "disk", "disk-mismatch", "mapped", "none". */
@@ -629,9 +635,9 @@ PKGNOTE_PUBLIC void pkgnote_dbcache_free(pkgnote_dbcache *cache);
 /* How many databases the cache holds (roots read that had one). */
 PKGNOTE_PUBLIC size_t pkgnote_dbcache_count(const pkgnote_dbcache *cache);
 /* As pkgnote_process_open_with(), but the package database comes from
- * CACHE, and the root is the process's own (/proc/PID/root: a container's
+ * CACHE, and its root is the process's own (/proc/PID/root: a container's
  * or a chroot's processes get their root's packages) unless O->root names
- * one.  Module paths stay as the caller sees them (/proc/PID/maps); the
+ * one (files are compared in the process's own root either way).  Module paths stay as the caller sees them (/proc/PID/maps); the
  * database is asked about them as the process sees them.  -ESRCH when the
  * process is gone (or is a kernel thread, which maps no file), -EACCES
  * or -EPERM when the caller may not read it, -EINVAL without CACHE. */
