@@ -498,6 +498,18 @@ static int open_process_root(int pid, char **prefix) {
         return fd < 0 ? -errno : fd;
 }
 
+/* Whether the process's root ROOTFD is the caller's own "/" in the
+ * caller's own mount namespace: then a path names the same file for both,
+ * and is looked up as it is, without a walk below ROOTFD. */
+static bool same_root_as_ours(int pid, int rootfd) {
+        struct stat a, b, na, nb;
+        char ns[64];
+        snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", pid);
+        return fstat(rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+               stat(ns, &na) == 0 && stat("/proc/self/ns/mnt", &nb) == 0 && na.st_dev == nb.st_dev &&
+               na.st_ino == nb.st_ino;
+}
+
 /* The package database: of ROOT when the caller names one (the module
  * paths looked up there as maps gives them), else of the process's own
  * root ROOTFD; from CACHE when there is one. */
@@ -557,7 +569,7 @@ static int open_process(int pid, const pkgnote_core_options *options, pkgnote_db
                 pn_core_problem_err(c, rootfd,
                                     "cannot open the root directory of process %d: %s; its modules are compared with the files at their paths here",
                                     pid, strerror(-rootfd));
-        r = read_modules(c, rootfd, pid);
+        r = read_modules(c, rootfd >= 0 && same_root_as_ours(pid, rootfd) ? -1 : rootfd, pid);
         if (r < 0) {
                 if (rootfd >= 0)
                         close(rootfd);
