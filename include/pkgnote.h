@@ -406,7 +406,13 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *i
 /* ------------------------------------------------------------------ */
 /* Core files (lib/core.c)                                             */
 
-#define PKGNOTE_MAX_MAPPINGS (1u << 20) /* NT_FILE entries */
+/* NT_FILE entries of a core; lines of a running process's /proc/PID/maps,
+ * which is read whole up to this, far above the kernel's default
+ * vm.max_map_count (65530) and the 262144 mmap-heavy servers ask for. */
+#define PKGNOTE_MAX_MAPPINGS (1u << 20)
+/* Bytes of one /proc/PID/maps line (a path longer than PATH_MAX can be
+ * mapped); a longer line is passed over and said. */
+#define PKGNOTE_MAX_MAPS_LINE (1u << 16)
 #define PKGNOTE_MAX_MODULES 4096u       /* modules per core */
 #define PKGNOTE_MAX_THREADS 4096u       /* threads listed per core */
 /* A compressed core decompressed for a stack trace keeps at most this
@@ -545,9 +551,15 @@ PKGNOTE_PUBLIC int pkgnote_module_deleted(const pkgnote_module *m);
 PKGNOTE_PUBLIC int pkgnote_module_replaced(const pkgnote_module *m);
 
 /* A running process as a core without registers: modules from
- * /proc/PID/maps, notes read through /proc/PID/map_files (the files as
- * mapped, even if deleted or replaced since), process facts from
- * /proc/PID/status, comm, cmdline, exe and auxv. */
+ * /proc/PID/maps, read whole, line by line (at most PKGNOTE_MAX_MAPPINGS
+ * lines; what is passed over is one of the core's problems), notes read
+ * through /proc/PID/map_files (the files as mapped, even if deleted or
+ * replaced since), process facts from /proc/PID/status, comm, cmdline,
+ * exe and auxv.  Whether a module was replaced, and the file installed at
+ * its path now (pkgnote_module_installed_info()), are told by the
+ * process's own root, /proc/PID/root: a process in a chroot or another
+ * mount namespace (a container) is compared with its root's files, never
+ * the host's. */
 PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret);
 
 /* "core", "disk", "disk-mismatch", "mapped", "none". */
@@ -630,9 +642,9 @@ PKGNOTE_PUBLIC void pkgnote_dbcache_free(pkgnote_dbcache *cache);
 /* How many databases the cache holds (roots read that had one). */
 PKGNOTE_PUBLIC size_t pkgnote_dbcache_count(const pkgnote_dbcache *cache);
 /* As pkgnote_process_open_with(), but the package database comes from
- * CACHE, and the root is the process's own (/proc/PID/root: a container's
+ * CACHE, and its root is the process's own (/proc/PID/root: a container's
  * or a chroot's processes get their root's packages) unless O->root names
- * one.  Module paths stay as the caller sees them (/proc/PID/maps); the
+ * one (files are compared in the process's own root either way).  Module paths stay as the caller sees them (/proc/PID/maps); the
  * database is asked about them as the process sees them.  -ESRCH when the
  * process is gone (or is a kernel thread, which maps no file), -EACCES
  * or -EPERM when the caller may not read it, -EINVAL without CACHE. */
@@ -644,6 +656,16 @@ PKGNOTE_PUBLIC int pkgnote_process_open_cached(int pid, const pkgnote_core_optio
  * NULL when that file has none or cannot be read.  Valid until
  * pkgnote_core_free(). */
 PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_installed_info(const pkgnote_module *m);
+/* The restart rule, the one pkgnote ps and the process SBOM apply: 1 when
+ * module M of a running process maps a file replaced on disk
+ * (pkgnote_module_replaced()) or deleted (pkgnote_module_deleted()) since
+ * it was mapped, so that the process runs another version than the one
+ * installed and needs a restart to run that; 0 otherwise, and for
+ * memory that only looks like a deleted file: paths starting /memfd:,
+ * /dev/, /SYSV, /anon_hugepage, /[aio], and /drm (the whole name, or
+ * followed by a space).  For a core's module, 1 when its file was deleted
+ * when the process was dumped.  0 for NULL.  Since 0.3. */
+PKGNOTE_PUBLIC int pkgnote_module_needs_restart(const pkgnote_module *m);
 
 /* Stack traces of a core's threads (lib/core-stack.c), with elfutils libdw
  * when it is installed: loaded at run time, in a child process that is

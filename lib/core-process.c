@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +19,21 @@
 #include "core.h"
 #include "elfview.h"
 
+/* The small /proc files (status, comm, cmdline, auxv) are read whole up
+ * to this many bytes.  status's fields read here come in its first lines
+ * (a long Groups line follows them), comm is 16 bytes and auxv a few
+ * hundred; only cmdline can be longer (up to a quarter of the stack
+ * limit), and a cut one is said.  maps has no such bound: it is read line
+ * by line (pn_maps_feed()). */
 #define MAX_PROC_FILE (1u << 20)
 
-/* Reads a small /proc file whole (they have no size to stat). */
-static char *read_proc(int pid, const char *name, size_t *len) {
+/* Reads a small /proc file whole (they have no size to stat); *CUT set
+ * when it held more than MAX_PROC_FILE bytes. */
+static char *read_proc(int pid, const char *name, size_t *len, bool *cut) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/%s", pid, name);
+        if (cut)
+                *cut = false;
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return NULL;
@@ -32,8 +42,12 @@ static char *read_proc(int pid, const char *name, size_t *len) {
         while (buf) {
                 if (n == cap) {
                         char *b = cap < MAX_PROC_FILE ? realloc(buf, cap * 2 + 1) : NULL;
-                        if (!b)
+                        if (!b) {
+                                char one;
+                                if (cut && cap >= MAX_PROC_FILE && read(fd, &one, 1) == 1)
+                                        *cut = true;
                                 break;
+                        }
                         buf = b;
                         cap *= 2;
                 }
@@ -54,7 +68,7 @@ static char *read_proc(int pid, const char *name, size_t *len) {
 }
 
 static void read_status(pkgnote_core *c, int pid) {
-        char *s = read_proc(pid, "status", NULL);
+        char *s = read_proc(pid, "status", NULL, NULL);
         if (!s)
                 return;
         char *save = NULL;
@@ -71,13 +85,17 @@ static void read_status(pkgnote_core *c, int pid) {
 
 static void read_identity(pkgnote_core *c, int pid) {
         size_t len;
-        char *s = read_proc(pid, "comm", &len);
+        char *s = read_proc(pid, "comm", &len, NULL);
         if (s) {
                 s[strcspn(s, "\n")] = 0;
                 snprintf(c->comm, sizeof c->comm, "%s", s);
                 free(s);
         }
-        s = read_proc(pid, "cmdline", &len);
+        bool cut;
+        s = read_proc(pid, "cmdline", &len, &cut);
+        if (s && cut)
+                pn_core_problem_err(c, -E2BIG, "the command line of process %d cut at %u bytes (the limit)",
+                                    pid, MAX_PROC_FILE);
         if (s) {
                 for (size_t i = 0; i + 1 < len; i++)
                         if (s[i] == 0)
@@ -91,7 +109,7 @@ static void read_identity(pkgnote_core *c, int pid) {
                 target[n] = 0;
                 c->exe = strdup(target);
         }
-        s = read_proc(pid, "auxv", &len);
+        s = read_proc(pid, "auxv", &len, NULL);
         if (s) {
                 pn_core_parse_auxv(c, (const uint8_t *)s, len);
                 free(s);
@@ -165,18 +183,55 @@ static int open_mapped(const pkgnote_core *c, int rootfd, int pid, pkgnote_modul
         return fd;
 }
 
-/* One maps line: "start-end perms offset major:minor inode   path". */
-static bool parse_maps_line(char *line, uint64_t *start, uint64_t *end, uint64_t *off, unsigned *maj,
-                            unsigned *min, uint64_t *ino, const char **path) {
-        int pos = 0;
-        char perms[8];
-        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 "%n", start, end, perms, off, maj,
-                   min, ino, &pos) != 7)
+/* A number in BASE (16 or 10) at *P, up to a byte not of it; false when
+ * there is no digit or it overflows 64 bits. */
+static bool maps_number(const char **p, unsigned base, uint64_t *ret) {
+        uint64_t v = 0;
+        const char *s = *p;
+        for (;; s++) {
+                unsigned d;
+                if (*s >= '0' && *s <= '9')
+                        d = (unsigned)(*s - '0');
+                else if (base == 16 && *s >= 'a' && *s <= 'f')
+                        d = (unsigned)(*s - 'a' + 10);
+                else if (base == 16 && *s >= 'A' && *s <= 'F')
+                        d = (unsigned)(*s - 'A' + 10);
+                else
+                        break;
+                if (v > (UINT64_MAX - d) / base)
+                        return false;
+                v = v * base + d;
+        }
+        if (s == *p)
                 return false;
+        *p = s;
+        *ret = v;
+        return true;
+}
+
+/* One maps line: "start-end perms offset major:minor inode   path",
+ * NUL-terminated (fs/proc/task_mmu.c, show_map_vma()).  By hand, not
+ * sscanf(): a process may have a million lines. */
+static bool parse_maps_line(char *line, struct pn_maps_entry *e) {
+        const char *q = line;
+        uint64_t maj, min;
+        if (!maps_number(&q, 16, &e->start) || *q++ != '-' || !maps_number(&q, 16, &e->end) || *q++ != ' ')
+                return false;
+        size_t perms = strcspn(q, " ");
+        if (perms == 0 || perms > 7 || q[perms] != ' ')
+                return false;
+        q += perms + 1;
+        if (!maps_number(&q, 16, &e->offset) || *q++ != ' ' || !maps_number(&q, 16, &maj) || *q++ != ':' ||
+            !maps_number(&q, 16, &min) || *q++ != ' ' || !maps_number(&q, 10, &e->inode) || maj > UINT_MAX ||
+            min > UINT_MAX || (*q != ' ' && *q != 0))
+                return false;
+        e->major = (unsigned)maj;
+        e->minor = (unsigned)min;
+        size_t pos = (size_t)(q - line);
         char *p = line + pos;
         while (*p == ' ')
                 p++;
-        *path = p;
+        e->path = p;
         /* The kernel writes a newline in a name as "\012" (seq_file_path()
          * escapes "\n" only, so this is the one escape to undo). */
         char *w = p;
@@ -191,36 +246,181 @@ static bool parse_maps_line(char *line, uint64_t *start, uint64_t *end, uint64_t
         return true;
 }
 
-static int read_modules(pkgnote_core *c, int pid) {
-        char *maps = read_proc(pid, "maps", NULL);
-        if (!maps)
-                return pn_error(-errno ? -errno : -EIO, "cannot read /proc/%d/maps: %s", pid, strerror(errno));
-        char *save = NULL;
-        pkgnote_module *last = NULL;
-        for (char *line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-                uint64_t start, end, off, ino;
-                unsigned maj, min;
-                const char *path;
-                if (!parse_maps_line(line, &start, &end, &off, &maj, &min, &ino, &path))
-                        continue;
-                bool vdso = !strcmp(path, "[vdso]");
-                if (last && off != 0 && !strncmp(path, last->path, strlen(last->path)))
-                        last->end = end; /* later mappings of the same file */
-                if ((path[0] != '/' || off != 0) && !vdso)
-                        continue;
-                int err;
-                pkgnote_module *m = pn_core_new_module(c, path, start, end, vdso, &err);
-                if (!m) {
-                        free(maps);
-                        return err;
-                }
-                last = m;
-                m->found_by = "maps";
-                /* Device and inode, to recognise the file if map_files is shut. */
-                m->dev = makedev(maj, min);
-                m->ino = ino;
+int pn_maps_reader_init(struct pn_maps_reader *r, pn_maps_fn fn, void *u) {
+        *r = (struct pn_maps_reader){.fn = fn, .u = u};
+        r->line = malloc(PKGNOTE_MAX_MAPS_LINE + 1);
+        return r->line ? 0 : pn_error(-ENOMEM, "out of memory");
+}
+
+void pn_maps_reader_free(struct pn_maps_reader *r) {
+        free(r->line);
+        r->line = NULL;
+}
+
+/* The line gathered so far, complete: parsed and handed to FN. */
+static int end_line(struct pn_maps_reader *r) {
+        struct pn_maps_stats *st = &r->stats;
+        st->lines++;
+        if (r->skipping) {
+                r->skipping = false;
+                st->long_lines++;
+                return 0;
         }
-        free(maps);
+        r->line[r->n] = 0;
+        r->n = 0;
+        struct pn_maps_entry e;
+        if (!parse_maps_line(r->line, &e)) {
+                st->malformed++;
+                return 0;
+        }
+        return r->fn(&e, r->u);
+}
+
+int pn_maps_feed(struct pn_maps_reader *r, const char *data, size_t len) {
+        while (len > 0 && !r->stopped) {
+                if (r->stats.lines == PKGNOTE_MAX_MAPPINGS) {
+                        r->stats.cut = true;
+                        r->stopped = true;
+                        return r->result = 1;
+                }
+                const char *nl = memchr(data, '\n', len);
+                size_t take = nl ? (size_t)(nl - data) : len;
+                if (!r->skipping) {
+                        if (take > PKGNOTE_MAX_MAPS_LINE - r->n) {
+                                r->skipping = true; /* over the limit: passed over to its end */
+                                r->n = 0;
+                        } else {
+                                memcpy(r->line + r->n, data, take);
+                                r->n += take;
+                        }
+                }
+                if (!nl)
+                        break;
+                data += take + 1;
+                len -= take + 1;
+                int x = end_line(r);
+                if (x != 0) {
+                        r->stopped = true;
+                        return r->result = x;
+                }
+        }
+        return r->stopped ? r->result : 0;
+}
+
+int pn_maps_finish(struct pn_maps_reader *r) {
+        if (r->stopped)
+                return r->result;
+        if (r->n == 0 && !r->skipping)
+                return 0;
+        if (r->stats.lines == PKGNOTE_MAX_MAPPINGS) {
+                r->stats.cut = true;
+                return r->result = 1;
+        }
+        /* The last line without its newline: the kernel ends every line
+         * with one, so it was cut short (the process exited meanwhile). */
+        r->stats.unterminated = true;
+        int x = end_line(r);
+        r->stopped = true;
+        return r->result = x;
+}
+
+int pn_maps_read_fd(struct pn_maps_reader *r, int fd) {
+        char buf[16384];
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof buf);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        return pn_maps_finish(r);
+                int x = pn_maps_feed(r, buf, (size_t)n);
+                if (x != 0)
+                        return x;
+        }
+}
+
+static void read_module(pkgnote_core *c, int rootfd, int pid, pkgnote_module *m);
+
+struct maps_walk {
+        pkgnote_core *c;
+        int rootfd, pid;
+        size_t last; /* the module of the previous file mapping, or SIZE_MAX */
+};
+
+/* A module's storage, where it turned out to be no ELF object. */
+static void drop_module(pkgnote_module *m) {
+        free(m->path);
+        free(m->build_id);
+        free(m->reason);
+        pkgnote_info_free(m->info);
+        pkgnote_info_free(m->now_info);
+}
+
+/* One mapping of /proc/PID/maps: a module read at once, where it starts
+ * a file at offset 0, so that the memory held follows the ELF objects
+ * mapped, never the number of mappings.  1 to stop (the module limit). */
+static int on_mapping(const struct pn_maps_entry *e, void *u) {
+        struct maps_walk *w = u;
+        pkgnote_core *c = w->c;
+        bool vdso = !strcmp(e->path, "[vdso]");
+        if (w->last != SIZE_MAX) {
+                pkgnote_module *last = &c->modules[w->last];
+                if (e->offset != 0 && !strncmp(e->path, last->path, strlen(last->path)))
+                        last->end = e->end; /* later mappings of the same file */
+        }
+        if ((e->path[0] != '/' || e->offset != 0) && !vdso)
+                return 0;
+        int err;
+        pkgnote_module *m = pn_core_new_module(c, e->path, e->start, e->end, vdso, &err);
+        if (!m)
+                return err < 0 ? err : 1; /* over PKGNOTE_MAX_MODULES: said, the rest ignored */
+        m->found_by = "maps";
+        /* Device and inode, to recognise the file if map_files is shut. */
+        m->dev = makedev(e->major, e->minor);
+        m->ino = e->inode;
+        read_module(c, w->rootfd, w->pid, m);
+        if (!m->info && !m->reason) { /* not ELF: a data file mapped whole */
+                drop_module(m);
+                c->n_modules--;
+                w->last = SIZE_MAX;
+                return 0;
+        }
+        w->last = c->n_modules - 1;
+        return 0;
+}
+
+/* The modules of /proc/PID/maps, read whole, line by line; whatever is
+ * passed over is said as a problem. */
+static int read_modules(pkgnote_core *c, int rootfd, int pid) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/maps", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return pn_error(-errno, "cannot read /proc/%d/maps: %s", pid, strerror(errno));
+        struct maps_walk w = {.c = c, .rootfd = rootfd, .pid = pid, .last = SIZE_MAX};
+        struct pn_maps_reader r;
+        int x = pn_maps_reader_init(&r, on_mapping, &w);
+        if (x == 0)
+                x = pn_maps_read_fd(&r, fd);
+        close(fd);
+        const struct pn_maps_stats *st = &r.stats;
+        pn_maps_reader_free(&r);
+        if (x < 0 && st->lines == 0 && x != -ENOMEM)
+                return pn_error(x, "cannot read /proc/%d/maps: %s", pid, strerror(-x));
+        if (x == -ENOMEM)
+                return x;
+        if (x < 0)
+                pn_core_problem_err(c, x, "cannot read /proc/%d/maps past its line %zu: %s", pid,
+                                    st->lines, strerror(-x));
+        if (st->cut)
+                pn_core_problem_err(c, -E2BIG, "/proc/%d/maps cut after %u mappings (the limit)", pid,
+                                    PKGNOTE_MAX_MAPPINGS);
+        if (st->long_lines)
+                pn_core_problem_err(c, -E2BIG, "%zu lines of /proc/%d/maps longer than %u bytes",
+                                    st->long_lines, pid, PKGNOTE_MAX_MAPS_LINE);
+        if (st->malformed)
+                pn_core_problem(c, "%zu malformed lines in /proc/%d/maps", st->malformed, pid);
         return 0;
 }
 
@@ -281,12 +481,12 @@ PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret) {
         return pkgnote_process_open_with(pid, NULL, ret);
 }
 
-/* The process's root directory for CACHE: ROOT when given, else
- * /proc/PID/root (the reader's view of it into *PREFIX when not "/").
- * An fd or -1 when it cannot be opened. */
-static int open_process_root(int pid, const char *root, char **prefix) {
-        if (root)
-                return open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+/* The process's own root, /proc/PID/root (the reader's view of it into
+ * *PREFIX when not "/"): where its modules' paths are looked up now, to
+ * tell a replaced one, whether the process runs on the host, chrooted, or
+ * in another mount namespace (a container), whose files at the same paths
+ * are not the host's.  An fd, or -errno. */
+static int open_process_root(int pid, char **prefix) {
         char path[64], target[4096];
         snprintf(path, sizeof path, "/proc/%d/root", pid);
         ssize_t n = readlink(path, target, sizeof target - 1);
@@ -294,7 +494,44 @@ static int open_process_root(int pid, const char *root, char **prefix) {
                 target[n] = 0;
                 *prefix = strdup(target);
         }
-        return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+/* Whether the process's root ROOTFD is the caller's own "/" in the
+ * caller's own mount namespace: then a path names the same file for both,
+ * and is looked up as it is, without a walk below ROOTFD. */
+static bool same_root_as_ours(int pid, int rootfd) {
+        struct stat a, b, na, nb;
+        char ns[64];
+        snprintf(ns, sizeof ns, "/proc/%d/ns/mnt", pid);
+        return fstat(rootfd, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+               stat(ns, &na) == 0 && stat("/proc/self/ns/mnt", &nb) == 0 && na.st_dev == nb.st_dev &&
+               na.st_ino == nb.st_ino;
+}
+
+/* The package database: of ROOT when the caller names one (the module
+ * paths looked up there as maps gives them), else of the process's own
+ * root ROOTFD; from CACHE when there is one. */
+static void ask_database(pkgnote_core *c, const pkgnote_core_options *o, int rootfd, pkgnote_dbcache *cache) {
+        if (o->no_database)
+                return;
+        if (o->root) {
+                free(c->root_prefix);
+                c->root_prefix = NULL;
+        }
+        if (!cache) {
+                pn_core_ask_database(c, o);
+                return;
+        }
+        int fd = o->root ? open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : rootfd;
+        if (fd >= 0)
+                pn_core_ask_database_in(c, fd, cache);
+        else
+                pn_core_problem_err(c, -EACCES, "cannot open the root directory of process %d for its package database",
+                                    c->pid);
+        if (o->root && fd >= 0)
+                close(fd);
 }
 
 static int open_process(int pid, const pkgnote_core_options *options, pkgnote_dbcache *cache, pkgnote_core **ret) {
@@ -325,34 +562,24 @@ static int open_process(int pid, const pkgnote_core_options *options, pkgnote_db
         c->ppid = c->uid = c->gid = -1;
         read_status(c, pid);
         read_identity(c, pid);
-        r = read_modules(c, pid);
+        /* One path for pkgnote_process_open*() and so pid, ps and the
+         * binding: files now at the modules' paths are the process's root's. */
+        int rootfd = open_process_root(pid, &c->root_prefix);
+        if (rootfd < 0 && rootfd != -ENOENT && rootfd != -ESRCH)
+                pn_core_problem_err(c, rootfd,
+                                    "cannot open the root directory of process %d: %s; its modules are compared with the files at their paths here",
+                                    pid, strerror(-rootfd));
+        r = read_modules(c, rootfd >= 0 && same_root_as_ours(pid, rootfd) ? -1 : rootfd, pid);
         if (r < 0) {
+                if (rootfd >= 0)
+                        close(rootfd);
                 pkgnote_core_free(c);
                 return r;
         }
-        int rootfd = cache ? open_process_root(pid, opts.root, &c->root_prefix) : -1;
-        size_t out = 0;
-        for (size_t i = 0; i < c->n_modules; i++) {
-                pkgnote_module *m = &c->modules[i];
-                read_module(c, rootfd, pid, m);
-                if (!m->info && !m->reason) { /* not ELF: a data file mapped whole */
-                        free(m->path);
-                        free(m->build_id);
-                        continue;
-                }
-                c->modules[out++] = *m;
-        }
-        c->n_modules = out;
         if (c->n_modules > 1)
                 qsort(c->modules, c->n_modules, sizeof *c->modules, pn_core_cmp_module);
         pn_core_find_main_module(c);
-        if (!cache)
-                pn_core_ask_database(c, &opts);
-        else if (rootfd >= 0 && !opts.no_database)
-                pn_core_ask_database_in(c, rootfd, cache);
-        else if (!opts.no_database)
-                pn_core_problem_err(c, -EACCES, "cannot open the root directory of process %d for its package database",
-                                    pid);
+        ask_database(c, &opts, rootfd, cache);
         if (rootfd >= 0)
                 close(rootfd);
         *ret = c;

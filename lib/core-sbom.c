@@ -126,14 +126,6 @@ static int strset_add(char ***v, size_t *n, size_t *cap, const char *s) {
         return 0;
 }
 
-/* Anonymous shared memory (memfd, System V, /dev/shm) shows as deleted
- * files, but was never a package's file on disk: no restart brings back
- * another version of it (as pkgnote ps's table says). */
-static bool restart_flaggable(const pkgnote_module *m) {
-        const char *p = pkgnote_module_path(m);
-        return (pkgnote_module_replaced(m) || pkgnote_module_deleted(m)) && strncmp(p, "/memfd:", 7) &&
-               strncmp(p, "/dev/", 5) && strncmp(p, "/SYSV", 5);
-}
 
 /* The package of ORIGIN and JSON (M its metadata), found or added: its
  * index, or -ENOMEM.  Its purl is the one the scan gives (lib/scan-sbom.c):
@@ -267,7 +259,7 @@ static bool installed_now(const pkgnote_module *m, char *buf, size_t cap) {
 /* Records that process PR maps module M as package I. */
 static int use_package(pkgnote_process_sbom *b, struct rs_process *pr, size_t i, const pkgnote_module *m) {
         struct rs_package *p = &b->pkg[i];
-        bool restart = restart_flaggable(m);
+        bool restart = pkgnote_module_needs_restart(m);
         p->restart |= restart;
         pr->restart |= restart;
         char now[1024];

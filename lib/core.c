@@ -781,6 +781,25 @@ PKGNOTE_PUBLIC int pkgnote_module_replaced(const pkgnote_module *m) {
         return m->replaced;
 }
 
+/* Memory the kernel names as a file, though no package installed one
+ * there: anonymous shared memory (memfd_create(2), System V segments,
+ * /dev/zero and /dev/shm, hugetlb's anonymous pages), GPU buffers and
+ * aio(7) rings.  Such a mapping shows as deleted, and no restart brings
+ * back another version of it.  needrestart passes over the same names
+ * (its blacklist_mappings). */
+static bool restart_flaggable(const char *p) {
+        static const char *const anonymous[] = {"/memfd:", "/dev/", "/SYSV", "/anon_hugepage", "/[aio]"};
+        for (size_t i = 0; i < ELEMENTSOF(anonymous); i++)
+                if (!strncmp(p, anonymous[i], strlen(anonymous[i])))
+                        return false;
+        /* "/drm mm object" (i915, amdgpu and others' shmem-backed objects), "/drm". */
+        return !(!strncmp(p, "/drm", 4) && (p[4] == ' ' || p[4] == 0));
+}
+
+PKGNOTE_PUBLIC int pkgnote_module_needs_restart(const pkgnote_module *m) {
+        return m && (m->replaced || m->deleted) && m->path && restart_flaggable(m->path);
+}
+
 PKGNOTE_PUBLIC const char *pkgnote_source_name(int source) {
         switch (source) {
         case PKGNOTE_SOURCE_CORE: return "core";

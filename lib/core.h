@@ -137,6 +137,42 @@ void pn_core_parse_siginfo(pkgnote_core *c, const pkgnote_note *n);
 void pn_core_settle_ids(pkgnote_core *c);
 /* Reads AT_PHDR, AT_ENTRY, AT_EXECFN, AT_SYSINFO_EHDR from an auxv in the
  * core's class and byte order. */
+/* /proc/PID/maps, read line by line (lib/core-process.c): memory is one
+ * line's, whatever the number of mappings. */
+struct pn_maps_entry {
+        uint64_t start, end, offset, inode;
+        unsigned major, minor;
+        const char *path; /* "\012" decoded; "" for anonymous memory; valid during the call */
+};
+struct pn_maps_stats {
+        size_t lines;      /* lines met, passed over ones included */
+        size_t long_lines; /* longer than PKGNOTE_MAX_MAPS_LINE: passed over */
+        size_t malformed;  /* not "start-end perms offset major:minor inode [path]" */
+        bool cut;          /* stopped after PKGNOTE_MAX_MAPPINGS lines */
+        bool unterminated; /* the last line had no newline */
+};
+/* Called for each well-formed line: 0 to go on, > 0 to stop, < 0 an error
+ * (stops too, and is returned). */
+typedef int (*pn_maps_fn)(const struct pn_maps_entry *e, void *u);
+struct pn_maps_reader {
+        char *line; /* PKGNOTE_MAX_MAPS_LINE + 1 bytes */
+        size_t n;
+        bool skipping, stopped;
+        int result;
+        pn_maps_fn fn;
+        void *u;
+        struct pn_maps_stats stats;
+};
+int pn_maps_reader_init(struct pn_maps_reader *r, pn_maps_fn fn, void *u);
+void pn_maps_reader_free(struct pn_maps_reader *r);
+/* Bytes of maps text in any pieces: 0 to go on, else why it stopped (FN's
+ * result, or 1 at PKGNOTE_MAX_MAPPINGS lines). */
+int pn_maps_feed(struct pn_maps_reader *r, const char *data, size_t len);
+/* The end of the text: its last line even without a newline. */
+int pn_maps_finish(struct pn_maps_reader *r);
+/* Feeds what FD holds, then finishes; -errno when a read fails. */
+int pn_maps_read_fd(struct pn_maps_reader *r, int fd);
+
 void pn_core_parse_auxv(pkgnote_core *c, const uint8_t *desc, size_t len);
 /* Picks the executable's module through AT_PHDR/AT_ENTRY (modules sorted). */
 void pn_core_find_main_module(pkgnote_core *c);

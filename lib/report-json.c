@@ -449,6 +449,14 @@ static void core_members(jw *w, json_t *o, const pkgnote_core *c, const pkgnote_
         for (size_t i = 0; i < pkgnote_core_module_count(c); i++)
                 jw_append(w, mods, jw_module(w, pkgnote_core_module(c, i)));
         jw_set(w, o, "modules", mods);
+        /* What was passed over or cut (a limit, an unreadable part): in
+         * the report, not only on standard error. */
+        if (pkgnote_core_problem_count(c) > 0) {
+                json_t *pr = jw_check(w, json_array());
+                for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)
+                        jw_append(w, pr, jw_string(w, pkgnote_core_problem(c, i)->message));
+                jw_set(w, o, "problems", pr);
+        }
         if (st)
                 jw_set(w, o, "threads", jw_stack(w, st));
         if (st && pkgnote_stack_unavailable(st))

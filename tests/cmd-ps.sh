@@ -240,6 +240,126 @@ else
         missing "needrestart -b -r l flags the same processes" needrestart
 fi
 
+# ------------------------------------------------ 30,000 mappings
+# Regression (many-mappings): maps was read up to 1 MiB and the rest
+# dropped silently.  Addresses are handed out top-down and maps lists
+# them upwards, so the libraries a process loaded first (loader, libc,
+# here libdemo) are its last lines: a process with some 30,000 mappings,
+# as JVMs and search engines have, was shown with its executable alone
+# and --needs-restart passed it over.  many.c loads its libraries, then
+# maps pages of alternating protections (that the kernel cannot merge).
+cat > many.c <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+const char *demo_version(void);
+/* many pages N READY: N mappings of one page each.
+ * many files N FILE READY: FILE mapped N times at offset 0. */
+int main(int argc, char **argv) {
+        if (argc < 4 || !demo_version())
+                return 1;
+        long pg = sysconf(_SC_PAGESIZE);
+        size_t n = strtoul(argv[2], NULL, 10);
+        if (!strcmp(argv[1], "pages")) {
+                char *p = mmap(NULL, n * pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+                if (p == MAP_FAILED)
+                        return 2;
+                for (size_t i = 0; i < n; i += 2)
+                        if (mprotect(p + i * pg, pg, PROT_READ | PROT_WRITE))
+                                return 3;
+        } else {
+                int fd = open(argv[3], O_RDONLY);
+                for (size_t i = 0; i < n; i++)
+                        if (fd < 0 || mmap(NULL, pg, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+                                return 4;
+        }
+        FILE *f = fopen(argv[argc - 1], "w");
+        if (f)
+                fclose(f);
+        pause();
+        return 0;
+}
+C
+mkdir -p "$D/mlib"
+cp v1/libdemo.so.1 "$D/mlib/libdemo.so.1"
+cc -o "$D/many" many.c -L"$D/mlib" -l:libdemo.so.1 -Wl,-rpath,"$D/mlib" || fatal "cannot link many"
+chmod -R a+rX "$D"
+# start_many ARGS...: runs $D/many ARGS READY, sets PID once it is ready.
+start_many() {
+        N=$((N + 1))
+        _ready=$T/rd/ready.$N
+        "$D/many" "$@" "$_ready" > /dev/null 2>&1 &
+        PID=$!
+        PIDS="$PIDS $PID"
+        for _i in $(seq 1 500); do
+                [ -e "$_ready" ] && return 0
+                kill -0 $PID 2> /dev/null || fatal "many $* exited"
+                sleep 0.02
+        done
+        fatal "many $* did not start"
+}
+# The kernel's vm.max_map_count bounds a process's mappings (65530 by
+# default); a machine set lower cannot run this (the checks below are
+# left unindented for their here-documents).
+MAXMAP=$(cat /proc/sys/vm/max_map_count 2> /dev/null || echo 0)
+MANY=
+if [ "$MAXMAP" -lt 31000 ]; then
+        skip "many-mappings: pid and ps of a process with 30,000 mappings" "vm.max_map_count is $MAXMAP here, below 31000"
+else
+start_many pages 30000
+MANY=$PID
+# The premise: over 30,000 lines, libc's past the first MiB.
+lines=$(wc -l < /proc/$MANY/maps)
+libc_at=$(awk '/libc\.so\.6/ { print n; exit } { n += length($0) + 1 }' /proc/$MANY/maps)
+[ "$lines" -ge 30000 ] && [ "${libc_at:-0}" -gt 1048576 ] ||
+        fatal "many's maps: $lines lines, libc at byte ${libc_at:-none}: not the layout this test needs"
+cp v2/libdemo.so.1 "$D/mlib/.libdemo.new" && mv "$D/mlib/.libdemo.new" "$D/mlib/libdemo.so.1" || fatal "cannot replace many's libdemo"
+run pid --json $MANY
+cp out many-pid.json
+python3 - > pyerr 2>&1 <<'PY2' && pass "many-mappings: pid lists the loader, libc, the vDSO and the replaced library of a process with 30,000 mappings" || fail "many-mappings: pid lists the loader, libc, the vDSO and the replaced library of a process with 30,000 mappings" "$(cat pyerr err)"
+import json, os
+d = json.load(open("many-pid.json"))
+names = {os.path.basename(m["path"]): m for m in d["modules"] if not m.get("vdso")}
+assert "libc.so.6" in names and any(n.startswith("ld-linux") for n in names), sorted(names)
+assert any(m.get("vdso") for m in d["modules"]), "no vDSO"
+lib = names["libdemo.so.1"]
+assert lib.get("replaced") is True and lib["packages"][0]["version"] == "1.0-1", lib
+assert "problems" not in d, d["problems"]
+PY2
+[ "$STATUS" = 0 ] && [ ! -s err ] && pass "many-mappings: pid exits 0 and warns of nothing" || fail "many-mappings: pid exits 0 and warns of nothing" "status $STATUS: $(cat err)"
+run ps --needs-restart --json $MANY
+cp out many-ps.json
+pcheck "many-mappings: ps --needs-restart flags it for the replaced library, libc listed" many-ps.json \
+        "list(procs) == [$MANY] and procs[$MANY]['needsRestart'] == 1 and mod($MANY, 'libdemo.so.1').get('replaced') is True and mod($MANY, 'libc.so.6')['path'].startswith('/')"
+run ps $MANY
+grep "/libdemo.so.1 " out | grep -q "needs-restart (replaced; installed: demo 2.0-1)" && grep -q "/libc.so.6 " out &&
+        pass "many-mappings: the table shows libc and the library to restart for" || fail "many-mappings: the table shows libc and the library to restart for" "$(cat out)"
+fi
+
+# Regression (module-limit-said): a cut is said, never silent.  The
+# library mapped 4,100 times at offset 0 is 4,100 modules, past
+# PKGNOTE_MAX_MODULES; ps said nothing of it and JSON had no place for it.
+start_many files 4100 "$D/mlib/libdemo.so.1"
+FILES=$PID
+run ps --json $FILES
+cp out files-ps.json
+python3 - > pyerr 2>&1 <<'PY2' && pass "module-limit-said: ps --json names the cut in the process's problems" || fail "module-limit-said: ps --json names the cut in the process's problems" "$(cat pyerr)"
+import json
+[d] = [json.loads(l) for l in open("files-ps.json")]
+assert len(d["modules"]) == 4096, len(d["modules"])
+assert any("more than 4096 modules" in p for p in d.get("problems", [])), d.get("problems")
+PY2
+grep -q "^pkgnote: '$FILES': more than 4096 modules" err && pass "module-limit-said: ps says the cut on standard error" ||
+        fail "module-limit-said: ps says the cut on standard error" "$(cat err)"
+run pid --json $FILES
+python3 -c 'import json, sys; d = json.load(open("out")); sys.exit(not any("more than 4096 modules" in p for p in d.get("problems", [])))' &&
+        grep -q "^pkgnote: '$FILES': more than 4096 modules" err &&
+        pass "module-limit-said: pid says the cut in JSON and on standard error" || fail "module-limit-said: pid says the cut in JSON and on standard error" "$(cat err)"
+kill $MANY $FILES 2> /dev/null
+
 # ------------------------------------------- a chroot with its own dpkg
 # The chrooted program maps /opt/demo/libdemo.so.1 (no note) of its root,
 # which dpkg --root installed as chroot-demo 5.0-1; the host's database

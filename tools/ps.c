@@ -93,13 +93,6 @@ static const char *esc(char *buf, size_t cap, const char *s) {
         return buf;
 }
 
-/* Anonymous shared memory (memfd, System V, /dev/shm) shows as deleted
- * files, but was never a package's file on disk: no restart brings back
- * another version of it. */
-static bool flaggable(const pkgnote_module *m) {
-        const char *p = pkgnote_module_path(m);
-        return strncmp(p, "/memfd:", 7) && strncmp(p, "/dev/", 5) && strncmp(p, "/SYSV", 5);
-}
 
 static void module_package(const pkgnote_module *m, struct modpkg *mp) {
         *mp = (struct modpkg){.from = "none"};
@@ -118,7 +111,7 @@ static void module_package(const pkgnote_module *m, struct modpkg *mp) {
                 mp->from = "database";
         }
         bool replaced = pkgnote_module_replaced(m), deleted = pkgnote_module_deleted(m);
-        mp->restart = (replaced || deleted) && flaggable(m);
+        mp->restart = pkgnote_module_needs_restart(m);
         mp->why = replaced ? "replaced" : deleted ? "deleted" : NULL;
         const pkgnote_info *now = replaced ? pkgnote_module_installed_info(m) : NULL;
         if (now && pkgnote_info_package_count(now) > 0) {
@@ -500,6 +493,12 @@ int cmd_ps(int argc, char **argv) {
                                 print_process(stdout, c, &p);
                         if (r < 0)
                                 ret = tool_error("ps", "cannot write the report", r);
+                        /* What was cut or passed over, as pid says it (JSON
+                         * also has it in each object's problems). */
+                        char name[16];
+                        snprintf(name, sizeof name, "%d", pid);
+                        for (size_t k = 0; k < pkgnote_core_problem_count(c); k++)
+                                tool_warn_ignoring(name, pkgnote_core_problem(c, k)->message);
                 }
                 pkgnote_core_free(c);
         }

@@ -407,6 +407,64 @@ def test_open_process(sleeper: subprocess.Popen[bytes], programs: dict[str, path
     assert json.loads(out.stdout)["modules"] == p.report["modules"]
 
 
+def test_open_process_container_root(programs: dict[str, pathlib.Path], tmp_path: pathlib.Path) -> None:
+    """Regression (pid-container-root): a process in another mount
+    namespace, whose root holds another file at its library's path, is
+    checked against its own root's file, never the host's: nothing
+    flagged; and after an upgrade inside it, the installed version is the
+    container's new file's."""
+    import time
+    bwrap = need("bwrap")
+    lib = programs["lib"]
+    croot = tmp_path / "croot"
+    croot.mkdir()
+    json2 = LIB_JSON.replace("1.2-3", "2.0-1")
+    json3 = LIB_JSON.replace("1.2-3", "3.0-1")
+    src = programs["dir"] / "lib.c"
+    for out, note in ((croot / lib.name, json2), (tmp_path / "v3.so", json3)):
+        subprocess.run(["gcc", "-shared", "-fPIC", "-fuse-ld=bfd", "-o", out, src, "-Xlinker",
+                        f"--package-metadata={note}"], check=True)
+    # The library's directory is the programs' own: bind the container's
+    # over a copy of it, so that the program's rpath finds libpylib there.
+    argv = [bwrap, "--bind", "/", "/", "--bind", str(croot), str(programs["dir"]), "--dev", "/dev",
+            "--unshare-ipc", "--unshare-uts"]
+    probe = subprocess.run(argv + ["true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"bwrap cannot make a mount namespace here: {probe.stderr.strip()}")
+    # The program itself lives outside the bound directory.
+    app = tmp_path / "pyapp"
+    shutil.copy(programs["app"], app)
+    proc = subprocess.Popen(argv + [str(app), "sleep"], env=PLAIN_ENV)
+    try:
+        # bwrap runs the program as its child: its PID is the process
+        # whose executable is the copy.
+        pid = 0
+        for _ in range(250):
+            for d in pathlib.Path("/proc").iterdir():
+                try:
+                    if d.name.isdigit() and os.readlink(d / "exe") == str(app) and str(lib) in (d / "maps").read_text():
+                        pid = int(d.name)
+                except OSError:
+                    pass
+            if pid:
+                break
+            time.sleep(0.02)
+        assert pid, "the program did not map the library"
+        with pkgnote.open_process(pid) as p:
+            [m] = [m for m in p.modules if m.path == str(lib)]
+            assert m.package == json.loads(json2) and not m.replaced and not m.deleted, m.raw
+            assert not any(x.replaced for x in p.modules), [x.path for x in p.modules if x.replaced]
+        shutil.copy(tmp_path / "v3.so", croot / ".new")
+        os.rename(croot / ".new", croot / lib.name)
+        with pkgnote.open_process(pid) as p:
+            [m] = [m for m in p.modules if m.path == str(lib)]
+            assert m.replaced and m.package == json.loads(json2), m.raw
+            assert m.installed_packages == [json.loads(json3)], m.raw
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 # ------------------------------------------------------------- scan, SBOM
 
 def test_scan_iterates_then_summarises(programs: dict[str, pathlib.Path], tmp_path: pathlib.Path, pkgnote_cmd: str) -> None:
