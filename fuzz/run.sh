@@ -9,7 +9,9 @@ BUILD=${1:-build-fuzz}
 SECONDS_EACH=${2:-600}
 cd "$(dirname "$0")/.."
 status=0
-for h in ${HARNESSES:-elf metadata core image archive osrelease nevra cpe stamp pkgdb storage stack pe}; do
+# Every harness by default: each fuzz/fuzz-NAME.c is one.
+all=$(for f in fuzz/fuzz-*.c; do f=${f#fuzz/fuzz-}; printf '%s ' "${f%.c}"; done)
+for h in ${HARNESSES:-$all}; do
         mkdir -p "fuzz/corpus-$h-run"
         echo "== fuzz-$h for ${SECONDS_EACH}s"
         # An input that runs over 30 s is a hang: it is written out as
