@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check-closure.h"
+#include "check-resolve.h"
 #include "fuzz-input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

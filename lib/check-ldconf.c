@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "check-closure.h"
+#include "check-resolve.h"
 
 static bool blank(char c) {
         return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check-closure.h"
+#include "check-resolve.h"
 #include "pkgnote.h"
 #include "testlib.h"
 
