@@ -101,38 +101,6 @@ struct pkgnote_closure {
 static int problem(pkgnote_closure *c, int err, const char *path, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
-/* The root as the resolver reads it: every link resolved inside it. */
-static int root_dir(void *u, const char *abs, bool (*want)(void *cu, const uint64_t id[2]),
-                    void (*each)(void *cu, const char *name), void *cu) {
-        int fd = pn_open_dir_in_root(*(int *)u, abs);
-        pn_error_clear();
-        if (fd < 0)
-                return fd;
-        struct stat st;
-        if (fstat(fd, &st) < 0) {
-                close(fd);
-                return -errno;
-        }
-        if (!want(cu, (const uint64_t[2]){st.st_dev, st.st_ino})) {
-                close(fd);
-                return 0;
-        }
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -ENOMEM;
-        }
-        for (struct dirent *de; (de = readdir(d));)
-                each(cu, de->d_name);
-        closedir(d);
-        return 0;
-}
-
-static int root_read(void *u, const char *abs, size_t max, void **data, size_t *len) {
-        int r = pn_read_in_root(*(int *)u, abs, max, data, len);
-        return r == -EINVAL ? -ENOENT : r;
-}
-
 static void resolve_problem(void *u, int err, const char *path, const char *msg) {
         problem(u, err, path, "%s", msg);
 }
@@ -151,7 +119,8 @@ PKGNOTE_PUBLIC int pkgnote_closure_new(const char *root, pkgnote_closure **ret) 
         }
         c->root = strdup(root);
         c->missing = json_array();
-        struct pn_resolve_root rr = {root_dir, root_read, &c->rootfd};
+        struct pn_resolve_root rr;
+        pn_resolve_root_tree(&rr, &c->rootfd);
         if (!c->root || !c->missing || pn_resolver_new(&rr, resolve_problem, c, &c->resolver) < 0) {
                 pkgnote_closure_free(c);
                 return pn_error(-ENOMEM, "out of memory");

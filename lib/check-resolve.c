@@ -4,14 +4,19 @@
  * the rules of glibc's loader (elf/dl-load.c) in one place, for
  * `deps --closure` and for scan's dependency edges (check-resolve.h).
  */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "base-root.h"
 #include "internal.h"
 #include "elfview.h"
 #include "check-resolve.h"
@@ -187,6 +192,46 @@ static const char *platform_of(const struct pn_abi *a) {
         case EM_RISCV: return "riscv64";
         default: return NULL;
         }
+}
+
+/* ------------------------------------------------------------------ */
+/* A tree on disk as a root */
+
+static int tree_dir(void *u, const char *abs, bool (*want)(void *cu, const uint64_t id[2]),
+                    void (*each)(void *cu, const char *name), void *cu) {
+        int fd = pn_open_dir_in_root(*(int *)u, abs);
+        pn_error_clear();
+        if (fd < 0)
+                return fd;
+        struct stat st;
+        if (fstat(fd, &st) < 0) {
+                int err = -errno;
+                close(fd);
+                return err;
+        }
+        if (!want(cu, (const uint64_t[2]){st.st_dev, st.st_ino})) {
+                close(fd);
+                return 0;
+        }
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -ENOMEM;
+        }
+        for (struct dirent *de; (de = readdir(d));)
+                each(cu, de->d_name);
+        closedir(d);
+        return 0;
+}
+
+static int tree_read(void *u, const char *abs, size_t max, void **data, size_t *len) {
+        int r = pn_read_in_root(*(int *)u, abs, max, data, len);
+        pn_error_clear();
+        return r == -EINVAL ? -ENOENT : r; /* not a regular file */
+}
+
+void pn_resolve_root_tree(struct pn_resolve_root *r, int *rootfd) {
+        *r = (struct pn_resolve_root){tree_dir, tree_read, rootfd};
 }
 
 /* ------------------------------------------------------------------ */

@@ -122,6 +122,10 @@ struct pn_resolve_root {
         void *u;
 };
 
+/* The directory ROOTFD (which must outlive R) as a root: every link and
+ * ".." resolved inside it (lib/base-root.c). */
+void pn_resolve_root_tree(struct pn_resolve_root *r, int *rootfd);
+
 /* The work done, for tests (bounds on work are checked by counting). */
 struct pn_resolve_stats {
         size_t dir_reads;    /* root->dir calls: each distinct directory once */
