@@ -298,6 +298,11 @@ const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, cons
         return NULL;
 }
 
+bool pn_scan_object_loads(const struct pkgnote_scan_object *from, const struct pkgnote_scan_object *lib) {
+        struct pn_abi a = object_abi(from), b = object_abi(lib);
+        return pn_abi_accepts(&a, &b);
+}
+
 void pn_scan_libpaths_clear(pkgnote_scan *s) {
         for (size_t i = 0; i < s->n_libpaths; i++)
                 free(s->libpaths[i].name);

@@ -185,6 +185,9 @@ const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, cons
                                                       const struct pkgnote_scan_image *image, bool any_image,
                                                       const char *name);
 void pn_scan_libpaths_clear(pkgnote_scan *s);
+/* Whether the loader of FROM maps LIB by its ABI (class, machine, byte
+ * order, ARM float ABI).  (scan-libpath.c) */
+bool pn_scan_object_loads(const struct pkgnote_scan_object *from, const struct pkgnote_scan_object *lib);
 
 struct counters {
         _Atomic uint64_t files, bytes, directories, symlinks, special, unreadable, other_fs;

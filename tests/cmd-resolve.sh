@@ -93,4 +93,170 @@ else
         fail "program with repeated RPATH entries built"
 fi
 
+# ------------------------------------------------------------ item 10
+# scan's SBOM edges and deps --closure name the same provider: roots of
+# several ABIs (built with the cross compilers; ppc64 and ARM objects are
+# made from s390x, aarch64 and i686 ones by rewriting e_machine and
+# e_flags, which is all the loader's choice looks at), and one root per
+# rule where scan used to differ.  Every root also holds a decoy: a
+# library answering to the same soname, of the same ABI, where the loader
+# does not look (scan used to link the program to it too).
+printf 'int f(void) { return 1; }\n' > l.c
+printf 'int f(void);\nint main(void) { return f(); }\n' > m.c
+meta() { printf '%s' "--package-metadata={\"type\":\"deb\",\"name\":\"$1\",\"version\":\"1.0\"}"; }
+# mklib CC OUT PKG: libfoo.so.1 of package PKG.
+mklib() {
+        mkdir -p "$(dirname "$2")"
+        $1 -shared -fPIC -o "$2" l.c -Wl,-soname,libfoo.so.1 -Xlinker "$(meta "$3")"
+}
+# mkprog CC OUT LIB [FLAGS...]: a program of package "prog" needing LIB.
+mkprog() {
+        _cc=$1 _out=$2 _lib=$3
+        shift 3
+        mkdir -p "$(dirname "$_out")"
+        $_cc -o "$_out" m.c "$_lib" -Xlinker "$(meta prog)" "$@"
+}
+# patch FILE MACHINE [EFLAGS]: e_machine (and e_flags, 32-bit objects)
+# rewritten in the object's own byte order.
+patch() {
+        python3 - "$@" << 'PY'
+import struct, sys
+path, machine = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(path, "rb").read())
+e = "<" if b[5] == 1 else ">"
+struct.pack_into(e + "H", b, 18, machine)
+if len(sys.argv) > 3:
+    struct.pack_into(e + "I", b, 36 if b[4] == 1 else 48, int(sys.argv[3], 0))
+open(path, "wb").write(b)
+PY
+}
+# scan_deps ROOT: the packages "prog" depends on in scan's CycloneDX SBOM
+# of ROOT (a directory or an archive), sorted, space-separated.
+scan_deps() {
+        "$PK" scan --format cyclonedx "$1" > sbom.json 2> scan.err
+        python3 - sbom.json << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {}
+def walk(cs):
+    for c in cs:
+        names[c["bom-ref"]] = c["name"]
+        walk(c.get("components", []))
+walk(d.get("components", []))
+out = set()
+for dep in d.get("dependencies", []):
+    if names.get(dep["ref"]) == "prog":
+        out |= {names[x] for x in dep.get("dependsOn", [])}
+print(" ".join(sorted(out)))
+PY
+}
+# agree NAME ROOT PROG PKG FILE: scan's provider of libfoo.so.1 for PROG
+# (in ROOT as a tree and as a tar archive) is package PKG, and the
+# closure of PROG lists FILE and no other libfoo.so.1.
+agree() {
+        _name=$1 _root=$2 _prog=$3 _pkg=$4 _file=$5
+        tree=$(scan_deps "$_root")
+        tar -C "$_root" -cf "$_root.tar" .
+        arch=$(scan_deps "$_root.tar")
+        timeout 60 "$PK" deps --closure --root "$_root" "$_prog" > out 2> err
+        cl=$(grep 'libfoo\.so\.1$' out | while read -r p; do [ -L "$_root$p" ] || echo "$p"; done | tr '\n' ' ')
+        [ "$tree" = "$_pkg" ] && [ "$arch" = "$_pkg" ] && [ "$cl" = "$_file " ] &&
+                pass "$_name" || fail "$_name" "scan: '$tree', archive: '$arch', closure: '$cl' (want $_pkg, $_file); $(head -3 err)"
+}
+
+cross() {
+        # cross ARCH-TRIPLET DIR-TRIPLET: a root of that ABI.
+        _cc=$1-gcc _t=$2 R=root-$2
+        mklib "$_cc" "$R/usr/lib/$_t/libfoo.so.1" "foo-$_t" &&
+                mklib "$_cc" "$R/opt/decoy/libfoo.so.1" foo-decoy &&
+                mkprog "$_cc" "$R/usr/bin/prog" "$R/usr/lib/$_t/libfoo.so.1"
+}
+for t in aarch64-linux-gnu:aarch64-linux-gnu s390x-linux-gnu:s390x-linux-gnu i686-linux-gnu:i386-linux-gnu x86_64-linux-gnu:x86_64-linux-gnu; do
+        c=${t%%:*} d=${t#*:}
+        if [ "$c" = x86_64-linux-gnu ] && ! command -v "$c-gcc" > /dev/null; then c=x86_64-linux-gnu; fi
+        if ! command -v "$c-gcc" > /dev/null; then
+                missing "$c-gcc" "scan and --closure agree in a $d root"
+                continue
+        fi
+        cross "$c" "$d" || { fail "a $d root built"; continue; }
+        agree "scan and --closure agree in a $d root" "root-$d" /usr/bin/prog "foo-$d" "/usr/lib/$d/libfoo.so.1"
+done
+
+# ppc64: big- and little-endian libraries side by side, each program
+# takes its own byte order's (made from s390x and aarch64 objects).
+if command -v s390x-linux-gnu-gcc > /dev/null && command -v aarch64-linux-gnu-gcc > /dev/null; then
+        R=root-ppc
+        mklib s390x-linux-gnu-gcc $R/usr/lib/powerpc64-linux-gnu/libfoo.so.1 foo-ppc64 &&
+                mklib aarch64-linux-gnu-gcc $R/usr/lib/powerpc64le-linux-gnu/libfoo.so.1 foo-ppc64el &&
+                mkprog s390x-linux-gnu-gcc $R/usr/bin/prog $R/usr/lib/powerpc64-linux-gnu/libfoo.so.1 &&
+                mkprog aarch64-linux-gnu-gcc root-ppcle/usr/bin/prog $R/usr/lib/powerpc64le-linux-gnu/libfoo.so.1 &&
+                patch $R/usr/lib/powerpc64-linux-gnu/libfoo.so.1 21 && patch $R/usr/lib/powerpc64le-linux-gnu/libfoo.so.1 21 &&
+                patch $R/usr/bin/prog 21 && patch root-ppcle/usr/bin/prog 21 && cp -a $R/usr/lib root-ppcle/usr/ ||
+                fail "a ppc64 root built"
+        agree "scan: big-endian ppc64 object not resolved to a ppc64le library" $R /usr/bin/prog foo-ppc64 \
+                /usr/lib/powerpc64-linux-gnu/libfoo.so.1
+        R=root-ppcle
+        agree "scan: ppc64le object resolved to the ppc64le library" $R /usr/bin/prog foo-ppc64el \
+                /usr/lib/powerpc64le-linux-gnu/libfoo.so.1
+else
+        missing "s390x-linux-gnu-gcc aarch64-linux-gnu-gcc" "ppc64 byte orders"
+fi
+
+# ARM: armel and armhf told apart by e_flags (EABI 5, float ABI soft or
+# hard; made from i686 objects), as glibc's VALID_FLOAT_ABI tells them.
+if command -v i686-linux-gnu-gcc > /dev/null; then
+        R=root-arm
+        mklib i686-linux-gnu-gcc $R/usr/lib/arm-linux-gnueabi/libfoo.so.1 foo-armel &&
+                mklib i686-linux-gnu-gcc $R/usr/lib/arm-linux-gnueabihf/libfoo.so.1 foo-armhf &&
+                mklib i686-linux-gnu-gcc $R/usr/lib/libfoo.so.1 foo-hf-in-lib &&
+                mkprog i686-linux-gnu-gcc $R/usr/bin/prog $R/usr/lib/arm-linux-gnueabi/libfoo.so.1 &&
+                patch $R/usr/lib/arm-linux-gnueabi/libfoo.so.1 40 0x05000200 &&
+                patch $R/usr/lib/arm-linux-gnueabihf/libfoo.so.1 40 0x05000400 &&
+                patch $R/usr/lib/libfoo.so.1 40 0x05000400 &&
+                patch $R/usr/bin/prog 40 0x05000200 || fail "an ARM root built"
+        agree "scan: armel object not resolved to an armhf library" $R /usr/bin/prog foo-armel \
+                /usr/lib/arm-linux-gnueabi/libfoo.so.1
+        # Without the armel one, the hard-float ones are passed over.
+        rm $R/usr/lib/arm-linux-gnueabi/libfoo.so.1
+        "$PK" deps --closure --root $R /usr/bin/prog > out 2> err
+        [ "$(scan_deps $R)" = "" ] && ! grep -q libfoo out && grep -q 'libfoo.so.1' err &&
+                pass "scan and --closure: no hard-float library for a soft-float program" ||
+                fail "scan and --closure: no hard-float library for a soft-float program" "$(scan_deps $R); $(cat out)"
+else
+        missing i686-linux-gnu-gcc "armel and armhf"
+fi
+
+# The rules, one root each, on this machine's ABI.
+if cc -dumpmachine | grep -q '^x86_64'; then
+        T=x86_64-linux-gnu
+        R=root-conf
+        mklib cc $R/opt/foo/lib/libfoo.so.1 foo-conf && mklib cc $R/srv/decoy/libfoo.so.1 foo-decoy &&
+                mkprog cc $R/usr/bin/prog $R/opt/foo/lib/libfoo.so.1 || fail "an ld.so.conf root built"
+        mkdir -p $R/etc/ld.so.conf.d
+        printf 'include /etc/ld.so.conf.d/*.conf\n' > $R/etc/ld.so.conf
+        printf '# foo\n/opt/foo/lib\n' > $R/etc/ld.so.conf.d/foo.conf
+        agree "scan follows the root's ld.so.conf" $R /usr/bin/prog foo-conf /opt/foo/lib/libfoo.so.1
+
+        R=root-hwcaps
+        mklib cc $R/usr/lib/$T/glibc-hwcaps/x86-64-v3/libfoo.so.1 foo-v3 && mklib cc $R/srv/decoy/libfoo.so.1 foo-decoy &&
+                mkprog cc $R/usr/bin/prog $R/srv/decoy/libfoo.so.1 || fail "a glibc-hwcaps root built"
+        agree "scan honours glibc-hwcaps like --closure" $R /usr/bin/prog foo-v3 \
+                /usr/lib/$T/glibc-hwcaps/x86-64-v3/libfoo.so.1
+
+        R=root-rpath
+        mklib cc $R/opt/app/lib/libfoo.so.1 foo-app && mklib cc $R/usr/lib/$T/libfoo.so.1 foo-system &&
+                mkprog cc $R/opt/app/bin/prog $R/opt/app/lib/libfoo.so.1 '-Wl,-rpath,$ORIGIN/../lib' ||
+                fail "an RPATH root built"
+        agree "scan follows the program's RPATH with \$ORIGIN like --closure" $R /opt/app/bin/prog foo-app \
+                /opt/app/lib/libfoo.so.1
+
+        # Merged /usr: /lib a link to usr/lib, the library found through it.
+        R=root-merged
+        mklib cc $R/usr/lib/$T/libfoo.so.1 foo-merged && mklib cc $R/srv/decoy/libfoo.so.1 foo-decoy &&
+                mkprog cc $R/usr/bin/prog $R/usr/lib/$T/libfoo.so.1 && ln -s usr/lib $R/lib || fail "a merged-/usr root built"
+        agree "scan and --closure agree through merged-/usr links" $R /usr/bin/prog foo-merged /usr/lib/$T/libfoo.so.1
+else
+        skip "the rules' roots" "not an x86_64 machine"
+fi
+
 finish
