@@ -131,34 +131,42 @@ static char *origin_of(const struct lookroot *lr, const struct pkgnote_scan_obje
         return o2;
 }
 
+/* The search path of one object, kept for its names (sorted together). */
+struct ownpath {
+        const struct pkgnote_scan_object *by;
+        struct pn_dirlist rpath, runpath;
+};
+
 /* The object the loader of W finds: 1 with it in *RET, 0 none, -ENOMEM. */
-static int resolve(pn_resolver *res, const struct lookroot *lr, const struct want *w,
+static int resolve(pn_resolver *res, const struct lookroot *lr, const struct want *w, struct ownpath *own,
                    const struct pkgnote_scan_object **ret) {
         struct cand x = {lr, &w->abi};
         struct pn_lookup q = {.name = w->name, .abi = w->abi, .candidate = candidate, .u = &x};
-        struct pn_dirlist rpath = {0}, runpath = {0};
-        const struct pn_dirlist *rp = &rpath;
+        const struct pn_dirlist *rp = &own->rpath;
         int r = 0;
-        if (w->by) {
+        if (w->by && own->by != w->by) {
                 /* As the loader searches for the object loaded first: its
                  * DT_RPATH unless it has DT_RUNPATH (no loader's before
                  * it: which program loads a library is not known). */
+                pn_dirlist_done(&own->rpath);
+                pn_dirlist_done(&own->runpath);
+                own->by = w->by;
                 char *origin = origin_of(lr, w->by);
                 if (!origin)
                         return -ENOMEM;
                 if (w->by->runpath)
-                        r = pn_resolver_expand(res, w->by->runpath, origin, &w->abi, &runpath);
+                        r = pn_resolver_expand(res, w->by->runpath, origin, &w->abi, &own->runpath);
                 else if (w->by->rpath)
-                        r = pn_resolver_expand(res, w->by->rpath, origin, &w->abi, &rpath);
+                        r = pn_resolver_expand(res, w->by->rpath, origin, &w->abi, &own->rpath);
                 free(origin);
-                q.rpath = &rp, q.n_rpath = rpath.n ? 1 : 0;
-                q.runpath = &runpath;
+        }
+        if (w->by) {
+                q.rpath = &rp, q.n_rpath = 1;
+                q.runpath = &own->runpath;
                 q.nodeflib = w->by->nodeflib;
         }
         if (r == 0)
                 r = pn_resolver_lookup(res, &q);
-        pn_dirlist_done(&rpath);
-        pn_dirlist_done(&runpath);
         if (r < 0)
                 return r;
         if (r == 0 && q.variant == SIZE_MAX)
@@ -243,6 +251,7 @@ int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_
         size_t before = s->n_libpaths;
         struct lookroot lr = {find, u, path, byp, no};
         pn_resolver *res = NULL;
+        struct ownpath own = {0};
         /* ld.so.conf's problems are the closure's to tell (deps --closure
          * reads the same files): a scan lists what it finds. */
         if (r == 0 && n && pn_resolver_new(rroot, NULL, NULL, &res) < 0)
@@ -256,7 +265,7 @@ int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_
                         break;
                 }
                 const struct pkgnote_scan_object *hit;
-                int q = resolve(res, &lr, &v[i], &hit);
+                int q = resolve(res, &lr, &v[i], &own, &hit);
                 if (q <= 0) {
                         r = q;
                         continue;
@@ -270,6 +279,8 @@ int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_
                 s->libpaths[s->n_libpaths++] = (struct pn_libpath){root, input, image, v[i].abi.machine, v[i].abi.elf_class,
                                                                    v[i].abi.big_endian, v[i].abi.float_abi, v[i].by, name, hit};
         }
+        pn_dirlist_done(&own.rpath);
+        pn_dirlist_done(&own.runpath);
         pn_resolver_free(res);
         if (s->n_libpaths > before)
                 qsort(s->libpaths, s->n_libpaths, sizeof *s->libpaths, cmp_libpath);

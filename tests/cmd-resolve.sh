@@ -93,6 +93,15 @@ else
         fail "program with repeated RPATH entries built"
 fi
 
+# scan resolves the same names by the same rules (each program's own
+# DT_RPATH): the three hostile programs together, bounded the same way.
+timeout 120 strace -f -c -o st4.txt "$PK" scan --format cyclonedx --no-progress root > sbom.json 2> err
+rc=$?
+n=$(syscalls st4.txt)
+[ $rc -eq 0 ] && [ "$n" -gt 0 ] && [ "$n" -le 60000 ] &&
+        pass "scan: the hostile programs' names resolved in $n system calls" ||
+        fail "scan: the hostile programs' names resolved, bounded" "status $rc, $n system calls; $(tail -3 err)"
+
 # ------------------------------------------------------------ item 10
 # scan's SBOM edges and deps --closure name the same provider: roots of
 # several ABIs (built with the cross compilers; ppc64 and ARM objects are
