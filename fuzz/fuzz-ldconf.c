@@ -17,6 +17,7 @@
 
 #include "check-resolve.h"
 #include "fuzz-input.h"
+#include "internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -39,21 +40,25 @@ static int each(void *u, int kind, const char *value) {
 
 static const char *root_text;
 static size_t root_len;
-static unsigned dir_reads[3];
+static unsigned dir_reads[5];
 
 static int root_dir(void *u, const char *abs, bool (*want)(void *cu, const uint64_t id[2]),
                     void (*each_name)(void *cu, const char *name), void *cu) {
-        static const char *const dirs[] = {"/etc", "/etc/ld.so.conf.d", "/usr/lib"};
+        static const char *const dirs[][4] = {
+                {"/", "etc", "usr", NULL},
+                {"/etc", "ld.so.conf", "ld.so.conf.d", "a.conf"},
+                {"/etc/ld.so.conf.d", "a.conf", "b.conf", "libx.so.1"},
+                {"/usr", "lib", NULL, NULL},
+                {"/usr/lib", "libx.so.1", "b.conf", NULL},
+        };
         (void)u;
-        for (uint64_t i = 0; i < 3; i++)
-                if (!strcmp(abs, dirs[i])) {
+        for (uint64_t i = 0; i < ELEMENTSOF(dirs); i++)
+                if (!strcmp(abs, dirs[i][0])) {
                         if (++dir_reads[i] > 1)
                                 abort(); /* a directory is read once */
-                        if (want(cu, (const uint64_t[2]){i, 0})) {
-                                each_name(cu, i == 0 ? "ld.so.conf" : "a.conf");
-                                each_name(cu, "b.conf");
-                                each_name(cu, "libx.so.1");
-                        }
+                        if (want(cu, (const uint64_t[2]){i, 0}))
+                                for (size_t k = 1; k < 4 && dirs[i][k]; k++)
+                                        each_name(cu, dirs[i][k]);
                         return 0;
                 }
         return -ENOENT;

@@ -240,6 +240,7 @@ void pn_resolve_root_tree(struct pn_resolve_root *r, int *rootfd) {
 struct rdir {
         char *path;     /* absolute, no trailing '/' but for "/" */
         int state;      /* 0 not looked at yet, 1 there, -1 not (rtld's "nonexisting") */
+        int err;        /* when not there: why (-ENOENT, -ENOTDIR, -EACCES...) */
         size_t listing; /* when there: its listing, shared by every path to it */
 };
 
@@ -343,7 +344,7 @@ static size_t intern(pn_resolver *r, const char *path) {
                 free(p);
                 return SIZE_MAX;
         }
-        r->dirs[r->n_dirs] = (struct rdir){p, 0, SIZE_MAX};
+        r->dirs[r->n_dirs] = (struct rdir){p, 0, 0, SIZE_MAX};
         return r->n_dirs++;
 }
 
@@ -381,11 +382,83 @@ static void look_each(void *u, const char *name) {
                 x->err = -ENOMEM;
 }
 
-/* Looks at directory DI once: 1 there, 0 not, -ENOMEM. */
+/* The parent of directory PATH and PATH's last component, when that is
+ * a name (not "." or "..", not the root): false otherwise. */
+static bool split_parent(const char *path, char *parent, size_t psize, char *name, size_t nsize) {
+        const char *slash = strrchr(path, '/');
+        if (!slash || !slash[1] || !strcmp(slash + 1, ".") || !strcmp(slash + 1, ".."))
+                return false;
+        size_t pl = slash == path ? 1 : (size_t)(slash - path), nl = strlen(slash + 1);
+        if (pl >= psize || nl >= nsize)
+                return false;
+        memcpy(parent, path, pl);
+        parent[pl] = '\0';
+        memcpy(name, slash + 1, nl + 1);
+        return true;
+}
+
+/* Whether directory DI is known not to be there from its parent (looked
+ * at already): the parent is not there, or is listed without its name.
+ * A parent that could not be read tells nothing. */
+static bool missing_by_parent(pn_resolver *r, size_t di) {
+        char parent[PATH_MAX], name[NAME_MAX + 1];
+        size_t pi, v;
+        if (!split_parent(r->dirs[di].path, parent, sizeof parent, name, sizeof name) ||
+            !pn_smap_get(&r->by_path, parent, &pi) || r->dirs[pi].state == 0)
+                return false;
+        const struct rdir *p = &r->dirs[pi];
+        if (p->state < 0)
+                return p->err == -ENOENT || p->err == -ENOTDIR;
+        const struct listing *l = &r->lists[p->listing];
+        r->stats.name_lookups++;
+        return !l->partial && !pn_smap_get(&l->names, name, &v);
+}
+
+static int probe_one(pn_resolver *r, size_t di);
+
+/* Looks at directory DI once: 1 there, 0 not, -ENOMEM.  Its parents come
+ * first (top down, without recursion): a directory its parent's listing
+ * lacks is not looked at at all, so that a hostile search path of many
+ * missing directories below one costs no system call each. */
 static int probe(pn_resolver *r, size_t di) {
+        if (r->dirs[di].state)
+                return r->dirs[di].state > 0;
+        size_t *chain = NULL, n = 0, cap = 0;
+        char parent[PATH_MAX], name[NAME_MAX + 1];
+        int e = 0;
+        for (size_t cur = di;;) {
+                if (PN_GROW(chain, cap, n + 1) < 0) {
+                        e = -ENOMEM;
+                        break;
+                }
+                chain[n++] = cur;
+                if (!split_parent(r->dirs[cur].path, parent, sizeof parent, name, sizeof name))
+                        break;
+                size_t pi = intern(r, parent);
+                if (pi == SIZE_MAX) {
+                        e = r->n_dirs >= PN_RESOLVE_MAX_DIRS ? 0 : -ENOMEM;
+                        break;
+                }
+                if (r->dirs[pi].state)
+                        break;
+                cur = pi;
+        }
+        while (e == 0 && n > 0)
+                e = probe_one(r, chain[--n]);
+        free(chain);
+        return e < 0 ? e : r->dirs[di].state > 0;
+}
+
+/* Looks at directory DI, its parent known: 0 or -ENOMEM. */
+static int probe_one(pn_resolver *r, size_t di) {
         struct rdir *d = &r->dirs[di];
         if (d->state)
-                return d->state > 0;
+                return 0;
+        if (missing_by_parent(r, di)) {
+                d->state = -1;
+                d->err = -ENOENT;
+                return 0;
+        }
         struct look x = {r, SIZE_MAX, 0};
         r->stats.dir_reads++;
         int e = r->root.dir(r->root.u, d->path, look_want, look_each, &x);
@@ -394,11 +467,12 @@ static int probe(pn_resolver *r, size_t di) {
                 return -ENOMEM;
         if (e < 0 || x.listing == SIZE_MAX) {
                 d->state = -1;
+                d->err = e < 0 ? e : -ENOENT;
                 return 0;
         }
         d->state = 1;
         d->listing = x.listing;
-        return 1;
+        return 0;
 }
 
 int pn_resolver_dir_exists(pn_resolver *r, const char *abs) {
