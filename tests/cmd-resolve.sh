@@ -102,6 +102,19 @@ else
         fail "program with repeated RPATH entries built"
 fi
 
+# ld.so.conf naming its include directory 50 times: the directory is
+# opened and listed once (before: once per include line).
+mkdir -p confroot/etc/ld.so.conf.d
+i=0
+while [ $i -lt 50 ]; do echo 'include /etc/ld.so.conf.d/*.conf'; i=$((i + 1)); done > confroot/etc/ld.so.conf
+echo /opt/lib > confroot/etc/ld.so.conf.d/one.conf
+cp root/prog3 confroot/prog
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 120 strace -f -e trace=open,openat,openat2 -o st5.txt \
+        "$PK" deps --closure --root confroot /prog > out 2> err
+n=$(grep -c 'ld\.so\.conf\.d"' st5.txt)
+[ "$n" -eq 1 ] && pass "deps --closure: an include directory named 50 times is opened once" ||
+        fail "deps --closure: an include directory named 50 times is opened once" "opened $n times; $(head -3 err)"
+
 # scan resolves the same names by the same rules (each program's own
 # DT_RPATH): the three hostile programs together, bounded the same way.
 traced st4.txt "$PK" scan --format cyclonedx --no-progress root > sbom.json 2> err
