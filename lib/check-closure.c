@@ -28,7 +28,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +38,6 @@
 #include "base-json.h"
 #include "base-problem.h"
 #include "base-root.h"
-#include "check-closure.h"
 #include "check-resolve.h"
 #include "report-dlopen.h"
 #include "elfconst.h"
@@ -715,8 +713,4 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
                 return pn_error(-ENOMEM, "out of memory");
         *ret = s;
         return 0;
-}
-
-const struct pn_resolve_stats *pn_closure_stats(const pkgnote_closure *c) {
-        return pn_resolver_stats(c->resolver);
 }

@@ -24,7 +24,6 @@
 #include "elfconst.h"
 #include "pkgdb.h"
 #include "base-json.h"
-#include "check-closure.h"
 #include "check-resolve.h"
 
 struct dep {

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check-closure.h"
 #include "check-resolve.h"
 #include "pkgnote.h"
 #include "testlib.h"
