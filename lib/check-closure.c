@@ -11,8 +11,11 @@
  * directories of the object's ABI; each directory after its
  * glibc-hwcaps subdirectories (every variant listed: the CPU of the
  * target is unknown); an object with DF_1_NODEFLIB gets nothing from
- * the system directories, by search or by ld.so.conf.  A candidate of another ELF class,
- * machine or byte order is passed over, as the loader passes it over.
+ * the system directories, by search or by ld.so.conf.  A candidate of
+ * another ELF class, machine, byte order or ARM float ABI is passed
+ * over, as the loader passes it over.  The search itself is the shared
+ * resolver's (lib/check-resolve.c, also scan's): each directory looked
+ * at and listed once, however hostile the search paths.
  * The dlopen notes of every object add the libraries of the features
  * asked for: of each entry the first soname found, as the dlopen note
  * specification tells readers to choose, searched as a dlopen() from
@@ -25,7 +28,6 @@
  * in.  The environment (LD_LIBRARY_PATH, LD_PRELOAD) is not taken into
  * account: an image has none.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
