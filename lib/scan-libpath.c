@@ -314,6 +314,11 @@ bool pn_scan_object_loads(const struct pkgnote_scan_object *from, const struct p
         return pn_abi_accepts(&a, &b);
 }
 
+bool pn_scan_same_search(const struct pkgnote_scan_object *x, const struct pkgnote_scan_object *y) {
+        struct pn_abi a = object_abi(x), b = object_abi(y);
+        return !cmp_abi(&a, &b) && (own_search(x) || own_search(y) ? x == y : true);
+}
+
 void pn_scan_libpaths_clear(pkgnote_scan *s) {
         for (size_t i = 0; i < s->n_libpaths; i++)
                 free(s->libpaths[i].name);

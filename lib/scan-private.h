@@ -188,6 +188,10 @@ void pn_scan_libpaths_clear(pkgnote_scan *s);
 /* Whether the loader of FROM maps LIB by its ABI (class, machine, byte
  * order, ARM float ABI).  (scan-libpath.c) */
 bool pn_scan_object_loads(const struct pkgnote_scan_object *from, const struct pkgnote_scan_object *lib);
+/* Whether the loader searches for the names of X and Y alike: the same
+ * ABI, and neither with a search path of its own (or they are one).
+ * (scan-libpath.c) */
+bool pn_scan_same_search(const struct pkgnote_scan_object *x, const struct pkgnote_scan_object *y);
 
 struct counters {
         _Atomic uint64_t files, bytes, directories, symlinks, special, unreadable, other_fs;

@@ -275,12 +275,14 @@ static size_t dl_soname(struct sbom_dl *dl, const char *soname) {
 }
 
 /* The provider of soname X (named SO) for OB: dl_provider()'s answer,
- * looked up once per root; SIZE_MAX when none, or out of memory (*R). */
+ * looked up once per root and search (an object with a DT_RPATH or
+ * DT_RUNPATH of its own searches alone); SIZE_MAX when none, or out of memory (*R). */
 static size_t dl_root_provider(struct sbom_dl *dl, const pkgnote_scan *s, const pkgnote_scan_object *ob, size_t x,
                                const char *so, int *r) {
         for (size_t f = 0; f < dl->n_found; f++) {
                 const struct dl_found *fd = &dl->found[f];
-                if (fd->soname == x && fd->ob->libroot == ob->libroot && same_root(fd->ob, ob))
+                if (fd->soname == x && fd->ob->libroot == ob->libroot && same_root(fd->ob, ob) &&
+                    pn_scan_same_search(fd->ob, ob))
                         return fd->provider;
         }
         size_t p = dl_provider(s, ob, so);
