@@ -286,6 +286,35 @@ if cc -dumpmachine | grep -q '^x86_64'; then
         mklib cc $R/usr/lib/$T/libfoo.so.1 foo-merged && mklib cc $R/srv/decoy/libfoo.so.1 foo-decoy &&
                 mkprog cc $R/usr/bin/prog $R/usr/lib/$T/libfoo.so.1 && ln -s usr/lib $R/lib || fail "a merged-/usr root built"
         agree "scan and --closure agree through merged-/usr links" $R /usr/bin/prog foo-merged /usr/lib/$T/libfoo.so.1
+
+        # dlopen notes: two programs of one root ask for libbar.so.1, one
+        # with a DT_RPATH of its own; each gets its own provider, in scan's
+        # SBOM as in its closure (the provider is not shared per root).
+        R=root-dlopen
+        printf '%s\n' '        .section .note.dlopen,"a"' '        .balign 4' '        .long 4' '        .long 2f - 1f' \
+                '        .long 0x407c0c0a' '        .asciz "FDO"' \
+                '1:      .asciz "[{\"feature\":\"bar\",\"priority\":\"required\",\"soname\":[\"libbar.so.1\"]}]"' \
+                '2:      .balign 4' '        .section .note.GNU-stack,"",@progbits' > dlopen.s
+        mkdir -p $R/opt/a/bin $R/opt/a/lib $R/usr/lib/$T $R/usr/bin
+        cc -shared -fPIC -o $R/opt/a/lib/libbar.so.1 l.c -Wl,-soname,libbar.so.1 -Xlinker "$(meta bar-rpath)" &&
+                cc -shared -fPIC -o $R/usr/lib/$T/libbar.so.1 l.c -Wl,-soname,libbar.so.1 -Xlinker "$(meta bar-system)" &&
+                cc -o $R/usr/bin/b m.c dlopen.s $R/opt/a/lib/libbar.so.1 -Wl,--as-needed -Xlinker "$(meta prog-b)" &&
+                cc -o $R/opt/a/bin/a m.c dlopen.s $R/opt/a/lib/libbar.so.1 -Wl,--as-needed '-Wl,-rpath,$ORIGIN/../lib' \
+                        -Xlinker "$(meta prog-a)" || fail "a dlopen root built"
+        "$PK" scan --format cyclonedx $R > sbom.json 2> scan.err
+        got=$(python3 - sbom.json << 'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {c["bom-ref"]: c["name"] for c in d.get("components", [])}
+print(" ".join(sorted("%s>%s" % (names[x["ref"]], names[y]) for x in d.get("dependencies", []) for y in x.get("dependsOn", []))))
+PY
+)
+        "$PK" deps --closure --all-features --root $R /opt/a/bin/a > out.a 2> /dev/null
+        "$PK" deps --closure --all-features --root $R /usr/bin/b > out.b 2> /dev/null
+        [ "$got" = "prog-a>bar-rpath prog-b>bar-system" ] && grep -qx /opt/a/lib/libbar.so.1 out.a &&
+                ! grep -q /usr/lib/$T/libbar out.a && grep -qx /usr/lib/$T/libbar.so.1 out.b && ! grep -q /opt/a out.b &&
+                pass "scan: each program's dlopen provider found by its own search, as its closure" ||
+                fail "scan: each program's dlopen provider found by its own search, as its closure" "sbom: $got; a: $(cat out.a); b: $(cat out.b)"
 else
         skip "the rules' roots" "not an x86_64 machine"
 fi
