@@ -11,8 +11,11 @@
  * directories of the object's ABI; each directory after its
  * glibc-hwcaps subdirectories (every variant listed: the CPU of the
  * target is unknown); an object with DF_1_NODEFLIB gets nothing from
- * the system directories, by search or by ld.so.conf.  A candidate of another ELF class,
- * machine or byte order is passed over, as the loader passes it over.
+ * the system directories, by search or by ld.so.conf.  A candidate of
+ * another ELF class, machine, byte order or ARM float ABI is passed
+ * over, as the loader passes it over.  The search itself is the shared
+ * resolver's (lib/check-resolve.c, also scan's): each directory looked
+ * at and listed once, however hostile the search paths.
  * The dlopen notes of every object add the libraries of the features
  * asked for: of each entry the first soname found, as the dlopen note
  * specification tells readers to choose, searched as a dlopen() from
@@ -25,10 +28,8 @@
  * in.  The environment (LD_LIBRARY_PATH, LD_PRELOAD) is not taken into
  * account: an image has none.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,74 +40,10 @@
 #include "base-json.h"
 #include "base-problem.h"
 #include "base-root.h"
-#include "check-closure.h"
+#include "check-resolve.h"
 #include "report-dlopen.h"
 #include "elfconst.h"
 #include "elfview.h"
-
-/* ------------------------------------------------------------------ */
-/* A string map (open addressing), for the files, objects and names seen. */
-
-struct smap {
-        struct sent {
-                char *key;
-                size_t val;
-        } *v;
-        size_t cap, n;
-};
-
-static size_t smap_hash(const char *s) {
-        size_t h = 14695981039346656037ull & SIZE_MAX;
-        for (; *s; s++)
-                h = (h ^ (unsigned char)*s) * (size_t)1099511628211ull;
-        return h;
-}
-
-static bool smap_get(const struct smap *m, const char *key, size_t *val) {
-        if (!m->cap)
-                return false;
-        for (size_t i = smap_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-                if (!m->v[i].key)
-                        return false;
-                if (!strcmp(m->v[i].key, key)) {
-                        *val = m->v[i].val;
-                        return true;
-                }
-        }
-}
-
-/* Adds a copy of KEY with VAL (KEY must not be there yet). */
-static int smap_put(struct smap *m, const char *key, size_t val) {
-        if (2 * (m->n + 1) > m->cap) {
-                size_t cap = m->cap ? 2 * m->cap : 64;
-                struct sent *v = calloc(cap, sizeof *v);
-                if (!v)
-                        return -ENOMEM;
-                for (size_t k = 0; k < m->cap; k++)
-                        if (m->v[k].key) {
-                                size_t i = smap_hash(m->v[k].key) & (cap - 1);
-                                while (v[i].key)
-                                        i = (i + 1) & (cap - 1);
-                                v[i] = m->v[k];
-                        }
-                free(m->v);
-                m->v = v, m->cap = cap;
-        }
-        size_t i = smap_hash(key) & (m->cap - 1);
-        while (m->v[i].key)
-                i = (i + 1) & (m->cap - 1);
-        if (!(m->v[i].key = strdup(key)))
-                return -ENOMEM;
-        m->v[i].val = val;
-        m->n++;
-        return 0;
-}
-
-static void smap_done(struct smap *m) {
-        for (size_t i = 0; i < m->cap; i++)
-                free(m->v[i].key);
-        free(m->v);
-}
 
 /* S as a JSON string: file names may hold any bytes, those that are not
  * UTF-8 become the text \xNN. */
@@ -120,11 +57,6 @@ static json_t *jstr(const char *s) {
 
 /* ------------------------------------------------------------------ */
 
-struct abi {
-        int elf_class, big_endian;
-        unsigned machine;
-};
-
 struct cfile {
         char *path;   /* absolute, as in the root */
         char *target; /* a symbolic link's text, or NULL */
@@ -136,8 +68,10 @@ struct cfile {
 struct cobj {
         size_t file;  /* its regular file */
         size_t loader; /* the object that loaded it, or SIZE_MAX */
-        struct abi abi;
+        struct pn_abi abi;
         char *origin; /* $ORIGIN: the directory it was found in */
+        bool expanded; /* RPATH and RUNPATH below, worked out at its first search */
+        struct pn_dirlist rpath, runpath;
         struct pn_dynamic dyn;
         char *interp;
         pkgnote_info *info; /* its notes, until its turn comes */
@@ -150,14 +84,10 @@ struct pkgnote_closure {
         size_t n_files, cap_files;
         struct cobj *objs;
         size_t n_objs, cap_objs, done;
-        struct smap by_path;  /* file path -> files index */
-        struct smap by_inode; /* resolved file -> objs index */
-        struct smap by_name;  /* "CLASS:MACHINE:BE:name" -> objs index */
-        char **conf;          /* ld.so.conf's directories */
-        size_t n_conf, cap_conf;
-        bool conf_read;
-        size_t conf_files;
-        struct smap conf_seen; /* ld.so.conf files read, against loops */
+        struct pn_smap by_path;  /* file path -> files index */
+        struct pn_smap by_inode; /* resolved file -> objs index */
+        struct pn_smap by_name;  /* "CLASS:MACHINE:BE:name" -> objs index */
+        pn_resolver *resolver; /* the loader's search (lib/check-resolve.c) */
         json_t *missing;
         char **missing_text; /* pkgnote_closure_missing()'s, one per entry of MISSING */
         size_t cap_missing_text;
@@ -167,6 +97,13 @@ struct pkgnote_closure {
         bool all_features;
         int priority; /* dlopen entries at least this strong (0: none by priority) */
 };
+
+static int problem(pkgnote_closure *c, int err, const char *path, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+static void resolve_problem(void *u, int err, const char *path, const char *msg) {
+        problem(u, err, path, "%s", msg);
+}
 
 PKGNOTE_PUBLIC int pkgnote_closure_new(const char *root, pkgnote_closure **ret) {
         if (!root || !*root)
@@ -182,7 +119,9 @@ PKGNOTE_PUBLIC int pkgnote_closure_new(const char *root, pkgnote_closure **ret) 
         }
         c->root = strdup(root);
         c->missing = json_array();
-        if (!c->root || !c->missing) {
+        struct pn_resolve_root rr;
+        pn_resolve_root_tree(&rr, &c->rootfd);
+        if (!c->root || !c->missing || pn_resolver_new(&rr, resolve_problem, c, &c->resolver) < 0) {
                 pkgnote_closure_free(c);
                 return pn_error(-ENOMEM, "out of memory");
         }
@@ -201,16 +140,17 @@ PKGNOTE_PUBLIC void pkgnote_closure_free(pkgnote_closure *c) {
         free(c->files);
         for (size_t i = 0; i < c->n_objs; i++) {
                 free(c->objs[i].origin);
+                pn_dirlist_done(&c->objs[i].rpath);
+                pn_dirlist_done(&c->objs[i].runpath);
                 free(c->objs[i].interp);
                 pn_dynamic_done(&c->objs[i].dyn);
                 pkgnote_info_free(c->objs[i].info);
         }
         free(c->objs);
-        smap_done(&c->by_path);
-        smap_done(&c->by_inode);
-        smap_done(&c->by_name);
-        smap_done(&c->conf_seen);
-        pn_free_strv(c->conf, c->n_conf);
+        pn_smap_done(&c->by_path);
+        pn_smap_done(&c->by_inode);
+        pn_smap_done(&c->by_name);
+        pn_resolver_free(c->resolver);
         pn_free_strv(c->features, c->n_features);
         pn_free_strv(c->missing_text, json_array_size(c->missing));
         json_decref(c->missing);
@@ -240,8 +180,6 @@ PKGNOTE_PUBLIC int pkgnote_closure_select(pkgnote_closure *c, const char *featur
         return 0;
 }
 
-static int problem(pkgnote_closure *c, int err, const char *path, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
 static int problem(pkgnote_closure *c, int err, const char *path, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
@@ -251,130 +189,11 @@ static int problem(pkgnote_closure *c, int err, const char *path, const char *fm
 }
 
 /* ------------------------------------------------------------------ */
-/* ld.so.conf */
-
-static int read_conf(pkgnote_closure *c, const char *path, unsigned depth);
-
-struct conf_ctx {
-        pkgnote_closure *c;
-        const char *path; /* the file being read */
-        unsigned depth;
-};
-
-/* The files PATTERN names (a glob in its last component only, as
- * ld.so.conf.d/ *.conf), in the sorted order glob() gives them. */
-static int conf_include(struct conf_ctx *x, const char *pattern) {
-        pkgnote_closure *c = x->c;
-        char full[PATH_MAX];
-        if (pattern[0] == '/')
-                snprintf(full, sizeof full, "%s", pattern);
-        else {
-                const char *slash = strrchr(x->path, '/');
-                snprintf(full, sizeof full, "%.*s/%s", slash ? (int)(slash - x->path) : 0, x->path, pattern);
-        }
-        char *base = strrchr(full, '/');
-        *base++ = '\0';
-        if (strpbrk(full, "*?[")) {
-                problem(c, -EINVAL, x->path, "include '%s': a pattern in a directory name is not supported", pattern);
-                return 0;
-        }
-        if (!strpbrk(base, "*?[")) {
-                char one[PATH_MAX];
-                return snprintf(one, sizeof one, "%s/%s", full, base) < (int)sizeof one ? read_conf(c, one, x->depth + 1) : 0;
-        }
-        int dfd = pn_open_dir_in_root(c->rootfd, *full ? full : "/");
-        if (dfd < 0)
-                return 0; /* glob() matching nothing */
-        DIR *d = fdopendir(dfd);
-        if (!d) {
-                close(dfd);
-                return -ENOMEM;
-        }
-        char **names = NULL;
-        size_t n = 0, cap = 0;
-        int r = 0;
-        for (struct dirent *de; r == 0 && (de = readdir(d));) {
-                if (de->d_name[0] == '.' || fnmatch(base, de->d_name, FNM_PERIOD) != 0)
-                        continue;
-                if (n >= PN_LDCONF_MAX_FILES)
-                        break;
-                if (PN_GROW(names, cap, n + 1) < 0 || !(names[n] = strdup(de->d_name)))
-                        r = -ENOMEM;
-                else
-                        n++;
-        }
-        closedir(d);
-        for (size_t i = 0; i + 1 < n; i++)
-                for (size_t j = i + 1; j < n; j++)
-                        if (strcmp(names[j], names[i]) < 0) {
-                                char *t = names[i];
-                                names[i] = names[j], names[j] = t;
-                        }
-        for (size_t i = 0; r == 0 && i < n; i++) {
-                char one[PATH_MAX];
-                if (snprintf(one, sizeof one, "%s/%s", full, names[i]) < (int)sizeof one)
-                        r = read_conf(c, one, x->depth + 1);
-        }
-        pn_free_strv(names, n);
-        return r;
-}
-
-static int conf_entry(void *u, int kind, const char *value) {
-        struct conf_ctx *x = u;
-        pkgnote_closure *c = x->c;
-        if (kind == PN_LDCONF_INCLUDE)
-                return conf_include(x, value);
-        if (value[0] != '/')
-                return 0; /* ldconfig refuses relative directories */
-        for (size_t i = 0; i < c->n_conf; i++)
-                if (!strcmp(c->conf[i], value))
-                        return 0;
-        if (c->n_conf >= PN_LDCONF_MAX_DIRS) {
-                problem(c, -E2BIG, x->path, "more than %u library directories; the rest are left out", PN_LDCONF_MAX_DIRS);
-                return 0;
-        }
-        if (PN_GROW(c->conf, c->cap_conf, c->n_conf + 1) < 0 || !(c->conf[c->n_conf] = strdup(value)))
-                return -ENOMEM;
-        c->n_conf++;
-        return 0;
-}
-
-static int read_conf(pkgnote_closure *c, const char *path, unsigned depth) {
-        size_t seen;
-        if (smap_get(&c->conf_seen, path, &seen)) {
-                problem(c, -ELOOP, path, "included again (a loop of includes)");
-                return 0;
-        }
-        if (depth > PN_LDCONF_MAX_DEPTH || c->conf_files >= PN_LDCONF_MAX_FILES) {
-                problem(c, -E2BIG, path, "includes nest deeper than %u or name more than %u files",
-                        PN_LDCONF_MAX_DEPTH, PN_LDCONF_MAX_FILES);
-                return 0;
-        }
-        if (smap_put(&c->conf_seen, path, 0) < 0)
-                return -ENOMEM;
-        c->conf_files++;
-        void *text;
-        size_t len;
-        int r = pn_read_in_root(c->rootfd, path, PN_LDCONF_MAX_SIZE, &text, &len);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0) {
-                if (r != -ENOENT || depth > 0)
-                        problem(c, r, path, "cannot read: %s", pkgnote_last_error());
-                return 0;
-        }
-        struct conf_ctx x = {c, path, depth};
-        r = pn_ldconf_parse(text, len, conf_entry, &x);
-        free(text);
-        return r;
-}
-
-/* ------------------------------------------------------------------ */
 /* Files and reasons */
 
 static int add_file(pkgnote_closure *c, const char *path, const char *target, bool dir_link, json_t *why, size_t *ret) {
         size_t i;
-        if (!smap_get(&c->by_path, path, &i)) {
+        if (!pn_smap_get(&c->by_path, path, &i)) {
                 if (c->n_files >= PKGNOTE_MAX_CLOSURE_FILES)
                         return pn_error(-E2BIG, "a closure of more than %u files", PKGNOTE_MAX_CLOSURE_FILES);
                 if (PN_GROW(c->files, c->cap_files, c->n_files + 1) < 0)
@@ -382,7 +201,7 @@ static int add_file(pkgnote_closure *c, const char *path, const char *target, bo
                 struct cfile *f = &c->files[c->n_files];
                 *f = (struct cfile){.path = strdup(path), .target = target ? strdup(target) : NULL, .dir_link = dir_link,
                                     .why = json_array()};
-                if (!f->path || (target && !f->target) || !f->why || smap_put(&c->by_path, path, c->n_files) < 0) {
+                if (!f->path || (target && !f->target) || !f->why || pn_smap_put(&c->by_path, path, c->n_files) < 0) {
                         free(f->path);
                         free(f->target);
                         json_decref(f->why);
@@ -473,7 +292,7 @@ static char *interp_of(pkgnote_elf *e) {
  * ELF object, a program given), loaded by LOADER for WHY.  1 with its
  * index in *RET; 0 when nothing usable is there; a negative errno only
  * for failures that end the closure (-ENOMEM, -E2BIG). */
-static int try_path(pkgnote_closure *c, const char *path, const struct abi *want, size_t loader, json_t *why, size_t *ret) {
+static int try_path(pkgnote_closure *c, const char *path, const struct pn_abi *want, size_t loader, json_t *why, size_t *ret) {
         struct links l = {0};
         char resolved[PATH_MAX];
         struct stat st;
@@ -495,18 +314,18 @@ static int try_path(pkgnote_closure *c, const char *path, const struct abi *want
         size_t oi;
         int r = 0;
         pkgnote_elf *e = NULL;
-        if (smap_get(&c->by_inode, key, &oi)) {
+        if (pn_smap_get(&c->by_inode, key, &oi)) {
                 close(fd);
-                const struct abi *a = &c->objs[oi].abi;
-                if (want && (a->elf_class != want->elf_class || a->machine != want->machine || a->big_endian != want->big_endian)) {
+                const struct pn_abi *a = &c->objs[oi].abi;
+                if (want && !pn_abi_accepts(want, a)) {
                         links_done(&l);
                         return 0;
                 }
         } else {
                 r = pkgnote_elf_open_fd(fd, &e);
+                struct pn_abi got = r < 0 ? (struct pn_abi){0} : pn_elf_abi(e);
                 if (r < 0 || (pkgnote_elf_type(e) != ET_EXEC && pkgnote_elf_type(e) != ET_DYN) ||
-                    (want && (pkgnote_elf_class(e) != want->elf_class || pkgnote_elf_machine(e) != want->machine ||
-                              pkgnote_elf_big_endian(e) != want->big_endian))) {
+                    (want && !pn_abi_accepts(want, &got))) {
                         if (!want)
                                 pn_error(r < 0 ? r : -ENOEXEC, "%s", r == -ENOEXEC || r >= 0 ? "not an ELF program or shared object" : pkgnote_last_error());
                         pkgnote_elf_free(e);
@@ -525,7 +344,7 @@ static int try_path(pkgnote_closure *c, const char *path, const struct abi *want
                 oi = c->n_objs;
                 struct cobj *o = &c->objs[oi];
                 *o = (struct cobj){.file = SIZE_MAX, .loader = loader,
-                                   .abi = {pkgnote_elf_class(e), pkgnote_elf_big_endian(e), pkgnote_elf_machine(e)}};
+                                   .abi = got};
                 /* $ORIGIN: for the program the kernel's (resolved) path,
                  * for a library the directory it was found in. */
                 const char *from = want ? path : resolved;
@@ -551,7 +370,7 @@ static int try_path(pkgnote_closure *c, const char *path, const struct abi *want
                         problem(c, r, path, "cannot read the notes: %s", pkgnote_last_error());
                         o->info = NULL;
                 }
-                r = smap_put(&c->by_inode, key, oi);
+                r = pn_smap_put(&c->by_inode, key, oi);
                 if (r < 0)
                         goto out;
         }
@@ -578,212 +397,8 @@ out:
 /* ------------------------------------------------------------------ */
 /* Searching */
 
-static const char *platform_of(const struct abi *a) {
-        switch (a->machine) {
-        case EM_X86_64: return a->elf_class == 64 ? "x86_64" : NULL;
-        case EM_386: return "i686";
-        case EM_AARCH64: return a->big_endian ? "aarch64_be" : "aarch64";
-        case EM_S390: return "s390x";
-        case EM_RISCV: return "riscv64";
-        default: return NULL;
-        }
-}
-
-/* $LIB as the root's glibc has it: the multiarch directory on Debian,
- * lib64 (64-bit, where it exists) or lib elsewhere. */
-static void lib_of(pkgnote_closure *c, const struct abi *a, char *buf, size_t size) {
-        struct stat st;
-        for (size_t i = 0;; i++) {
-                const char *t = pn_multiarch_triplet(a->elf_class, a->machine, a->big_endian, i);
-                if (!t)
-                        break;
-                snprintf(buf, size, "usr/lib/%s", t);
-                if (fstatat(c->rootfd, buf, &st, 0) == 0) {
-                        snprintf(buf, size, "lib/%s", t);
-                        return;
-                }
-        }
-        snprintf(buf, size, "%s", a->elf_class == 64 && fstatat(c->rootfd, "usr/lib64", &st, AT_SYMLINK_NOFOLLOW) == 0 ? "lib64" : "lib");
-}
-
-/* The directory ELEM (LEN bytes) of a DT_RPATH or DT_RUNPATH of object O
- * with its tokens replaced, into OUT; false when it holds one the loader
- * does not know, or is empty (both skipped, as glibc skips them). */
-static bool expand(pkgnote_closure *c, const struct cobj *o, const char *elem, size_t len, char *out, size_t size) {
-        size_t n = 0;
-        if (len == 0)
-                return false;
-        if (elem[0] != '/')
-                out[n++] = '/'; /* relative to the working directory: the root's top */
-        for (size_t i = 0; i < len;) {
-                const char *val = NULL;
-                char lib[64];
-                if (elem[i] == '$') {
-                        static const char *const names[] = {"ORIGIN", "LIB", "PLATFORM"};
-                        size_t k, nl = 0;
-                        bool brace = i + 1 < len && elem[i + 1] == '{';
-                        for (k = 0; k < ELEMENTSOF(names); k++) {
-                                nl = strlen(names[k]);
-                                size_t at = i + 1 + brace;
-                                if (at + nl + brace <= len && !memcmp(elem + at, names[k], nl) &&
-                                    (!brace || elem[at + nl] == '}') &&
-                                    (brace || at + nl == len || !(pn_ascii_alnum(elem[at + nl]) || elem[at + nl] == '_')))
-                                        break;
-                        }
-                        if (k == 0)
-                                val = o->origin;
-                        else if (k == 1) {
-                                lib_of(c, &o->abi, lib, sizeof lib);
-                                val = lib;
-                        } else if (k == 2)
-                                val = platform_of(&o->abi);
-                        if (!val)
-                                return false;
-                        i += 1 + 2 * brace + nl;
-                } else {
-                        if (n + 1 >= size)
-                                return false;
-                        out[n++] = elem[i++];
-                        continue;
-                }
-                size_t vl = strlen(val);
-                if (n + vl + 1 >= size)
-                        return false;
-                /* $ORIGIN is absolute: drop the '/' put before it */
-                if (val[0] == '/' && n == 1 && out[0] == '/' && elem[0] != '/')
-                        n = 0;
-                memcpy(out + n, val, vl);
-                n += vl;
-        }
-        out[n] = '\0';
-        return true;
-}
-
-struct search {
-        pkgnote_closure *c;
-        const char *name;
-        const struct abi *abi;
-        size_t loader;
-        json_t *why;
-        size_t found;   /* the object found in a directory itself */
-        size_t variant; /* the first found in a glibc-hwcaps subdirectory, or SIZE_MAX */
-        const char *variant_sub;
-};
-
-/* The glibc-hwcaps subdirectories glibc (2.33 and later) tries in each
- * directory of the search before the directory itself, best first, for
- * the ABIs that have them; NULL-terminated. */
-static const char *const *hwcaps_of(const struct abi *a) {
-        static const char *const x86_64[] = {"x86-64-v4", "x86-64-v3", "x86-64-v2", NULL};
-        static const char *const power[] = {"power10", "power9", NULL};
-        static const char *const z[] = {"z16", "z15", "z14", "z13", NULL};
-        static const char *const none[] = {NULL};
-        if (a->machine == EM_X86_64 && a->elf_class == 64)
-                return x86_64;
-        if (a->machine == EM_PPC64 && !a->big_endian)
-                return power;
-        if (a->machine == EM_S390 && a->elf_class == 64)
-                return z;
-        return none;
-}
-
-/* Tries DIR/NAME: 1 found, 0 not, negative errno.  Before it, as the
- * loader does, DIR/glibc-hwcaps/SUB/NAME for each SUB: which of those a
- * loader takes depends on the CPU it runs on, which the closure cannot
- * know, so every one present is listed (its reason says "hwcaps") and
- * the search goes on to DIR/NAME, which a CPU of the ABI's baseline
- * takes; past DIR too when that is not there. */
-static int try_dir(struct search *s, const char *dir) {
-        char path[PATH_MAX];
-        size_t dl = strlen(dir);
-        while (dl > 1 && dir[dl - 1] == '/')
-                dl--;
-        for (const char *const *sub = hwcaps_of(s->abi); *sub; sub++) {
-                if (snprintf(path, sizeof path, "%.*s/glibc-hwcaps/%s/%s", (int)dl, dir, *sub, s->name) >= (int)sizeof path)
-                        continue;
-                json_t *w = json_copy(s->why);
-                size_t found;
-                int r = !w || json_object_set_new(w, "hwcaps", json_string(*sub)) < 0
-                                ? pn_error(-ENOMEM, "out of memory")
-                                : try_path(s->c, path, s->abi, s->loader, w, &found);
-                json_decref(w);
-                if (r < 0)
-                        return r;
-                if (r > 0 && s->variant == SIZE_MAX)
-                        s->variant = found, s->variant_sub = *sub;
-        }
-        if (snprintf(path, sizeof path, "%.*s/%s", (int)dl, dir, s->name) >= (int)sizeof path)
-                return 0;
-        return try_path(s->c, path, s->abi, s->loader, s->why, &s->found);
-}
-
-/* Tries each directory of the colon-separated LIST of object O. */
-static int try_list(struct search *s, const struct cobj *o, const char *list) {
-        for (const char *p = list; p;) {
-                const char *colon = strchr(p, ':');
-                size_t len = colon ? (size_t)(colon - p) : strlen(p);
-                char dir[PATH_MAX];
-                if (expand(s->c, o, p, len, dir, sizeof dir)) {
-                        int r = try_dir(s, dir);
-                        if (r != 0)
-                                return r;
-                }
-                p = colon ? colon + 1 : NULL;
-        }
-        return 0;
-}
-
-/* The system directories of an ABI, the I-th into BUF (false past the
- * last): the multiarch ones (Debian), then lib64 (64-bit) or libx32
- * (x32), then lib; each first at the top, then under /usr. */
-static bool default_dir(const struct abi *a, size_t i, char *buf, size_t size) {
-        for (size_t k = 0;; k++) {
-                const char *t = pn_multiarch_triplet(a->elf_class, a->machine, a->big_endian, k);
-                if (!t)
-                        break;
-                if (i < 2) {
-                        snprintf(buf, size, "%s/lib/%s", i ? "/usr" : "", t);
-                        return true;
-                }
-                i -= 2;
-        }
-        const char *sub = a->elf_class == 64 ? "lib64" : a->machine == EM_X86_64 ? "libx32" : NULL;
-        if (sub && i < 2) {
-                snprintf(buf, size, "%s/%s", i ? "/usr" : "", sub);
-                return true;
-        }
-        i -= sub ? 2 : 0;
-        if (i < 2) {
-                snprintf(buf, size, "%s/lib", i ? "/usr" : "");
-                return true;
-        }
-        return false;
-}
-
-static int try_defaults(struct search *s) {
-        char d[PATH_MAX];
-        for (size_t i = 0; default_dir(s->abi, i, d, sizeof d); i++) {
-                int r = try_dir(s, d);
-                if (r != 0)
-                        return r;
-        }
-        return 0;
-}
-
-/* Is DIR one of the system directories of ABI A, or below one?  glibc
- * compares a cache entry's path with each as a prefix. */
-static bool in_default_dir(const struct abi *a, const char *dir) {
-        char d[PATH_MAX];
-        for (size_t i = 0; default_dir(a, i, d, sizeof d); i++) {
-                size_t n = strlen(d);
-                if (!strncmp(dir, d, n) && (dir[n] == '\0' || dir[n] == '/'))
-                        return true;
-        }
-        return false;
-}
-
-static void name_key(char *buf, size_t size, const struct abi *a, const char *name) {
-        snprintf(buf, size, "%d:%u:%d:%s", a->elf_class, a->machine, a->big_endian, name);
+static void name_key(char *buf, size_t size, const struct pn_abi *a, const char *name) {
+        snprintf(buf, size, "%d:%u:%d:%d:%s", a->elf_class, a->machine, a->big_endian, a->float_abi, name);
 }
 
 /* NAME registered as answered by object OI (first one wins). */
@@ -791,35 +406,68 @@ static int register_name(pkgnote_closure *c, size_t oi, const char *name) {
         char key[PATH_MAX + 64];
         size_t old;
         name_key(key, sizeof key, &c->objs[oi].abi, name);
-        return smap_get(&c->by_name, key, &old) ? 0 : smap_put(&c->by_name, key, oi) < 0 ? pn_error(-ENOMEM, "out of memory") : 0;
+        return pn_smap_get(&c->by_name, key, &old) ? 0 : pn_smap_put(&c->by_name, key, oi) < 0 ? pn_error(-ENOMEM, "out of memory") : 0;
+}
+
+struct candidate {
+        pkgnote_closure *c;
+        const struct pn_abi *abi;
+        size_t loader;
+        json_t *why;
+};
+
+/* A file the search meets (lib/check-resolve.c): opened, and listed
+ * when the loader would take it; a glibc-hwcaps variant's reason says
+ * its level. */
+static int candidate(void *u, const char *path, const char *hwcaps, size_t *obj) {
+        struct candidate *x = u;
+        if (!hwcaps)
+                return try_path(x->c, path, x->abi, x->loader, x->why, obj);
+        json_t *w = json_copy(x->why);
+        int r = !w || json_object_set_new(w, "hwcaps", json_string(hwcaps)) < 0
+                        ? pn_error(-ENOMEM, "out of memory")
+                        : try_path(x->c, path, x->abi, x->loader, w, obj);
+        json_decref(w);
+        return r;
+}
+
+/* Object OI's DT_RPATH and DT_RUNPATH directories, worked out once. */
+static int expand_paths(pkgnote_closure *c, size_t oi) {
+        struct cobj *o = &c->objs[oi];
+        if (o->expanded)
+                return 0;
+        o->expanded = true;
+        if (o->dyn.rpath && pn_resolver_expand(c->resolver, o->dyn.rpath, o->origin, &o->abi, &o->rpath) < 0)
+                return pn_error(-ENOMEM, "out of memory");
+        o = &c->objs[oi];
+        if (o->dyn.runpath && pn_resolver_expand(c->resolver, o->dyn.runpath, o->origin, &o->abi, &o->runpath) < 0)
+                return pn_error(-ENOMEM, "out of memory");
+        return 0;
 }
 
 /* Looks NAME up for object OI as the loader would: 1 with the object in
  * *RET, 0 not found, negative errno. */
 static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, size_t *ret) {
-        struct abi abi = c->objs[oi].abi;
+        struct pn_abi abi = c->objs[oi].abi;
         char key[PATH_MAX + 64];
         size_t found;
         name_key(key, sizeof key, &abi, name);
-        if (smap_get(&c->by_name, key, &found)) {
+        if (pn_smap_get(&c->by_name, key, &found)) {
                 *ret = found;
                 return add_file(c, c->files[c->objs[found].file].path, NULL, false, why, NULL) < 0 ? -ENOMEM : 1;
         }
-        if (!c->conf_read) {
-                c->conf_read = true;
-                int r = read_conf(c, "/etc/ld.so.conf", 0);
-                if (r < 0)
-                        return pn_error(r, "out of memory");
-        }
-        struct search s = {c, name, &abi, oi, why, 0, SIZE_MAX, NULL};
+        struct candidate x = {c, &abi, oi, why};
+        struct pn_lookup q = {.name = name, .abi = abi, .candidate = candidate, .u = &x};
         /* DF_1_NODEFLIB: no library from the system directories for this
          * object, neither by the default search nor by an ld.so.cache
          * entry in one of them (glibc's _dl_map_object); the cache's
          * other directories, those of ld.so.conf, still answer. */
-        bool nodeflib = c->objs[oi].dyn.flags_1 & DF_1_NODEFLIB;
+        q.nodeflib = c->objs[oi].dyn.flags_1 & DF_1_NODEFLIB;
+        const struct pn_dirlist **rpath = NULL;
+        size_t n_rpath = 0, cap_rpath = 0;
         int r = 0;
         if (strchr(name, '/'))
-                r = try_path(c, name, &abi, oi, why, &s.found);
+                r = try_path(c, name, &abi, oi, why, &q.found);
         else {
                 /* DT_RPATH of the object and its loaders, unless the
                  * object has DT_RUNPATH; a loader with DT_RUNPATH ends
@@ -828,31 +476,34 @@ static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, 
                         for (size_t l = oi; r == 0 && l != SIZE_MAX; l = c->objs[l].loader) {
                                 if (l != oi && c->objs[l].dyn.runpath)
                                         break;
-                                if (c->objs[l].dyn.rpath)
-                                        r = try_list(&s, &c->objs[l], c->objs[l].dyn.rpath);
+                                if (!c->objs[l].dyn.rpath)
+                                        continue;
+                                if ((r = expand_paths(c, l)) == 0 && PN_GROW(rpath, cap_rpath, n_rpath + 1) < 0)
+                                        r = pn_error(-ENOMEM, "out of memory");
+                                if (r == 0)
+                                        rpath[n_rpath++] = &c->objs[l].rpath;
                         }
-                if (r == 0 && c->objs[oi].dyn.runpath)
-                        r = try_list(&s, &c->objs[oi], c->objs[oi].dyn.runpath);
-                for (size_t i = 0; r == 0 && i < c->n_conf; i++)
-                        if (!nodeflib || !in_default_dir(&abi, c->conf[i]))
-                                r = try_dir(&s, c->conf[i]);
-                if (r == 0 && !nodeflib)
-                        r = try_defaults(&s);
+                if (r == 0 && c->objs[oi].dyn.runpath && (r = expand_paths(c, oi)) == 0)
+                        q.runpath = &c->objs[oi].runpath;
+                q.rpath = rpath, q.n_rpath = n_rpath;
+                if (r == 0 && (r = pn_resolver_lookup(c->resolver, &q)) == -ENOMEM)
+                        r = pn_error(r, "out of memory");
         }
+        free(rpath);
         if (r < 0)
                 return r;
-        if (r == 0 && s.variant != SIZE_MAX) {
+        if (r == 0 && q.variant != SIZE_MAX) {
                 /* Only for CPUs of a glibc-hwcaps level: listed, and said. */
                 problem(c, 0, c->files[c->objs[oi].file].path,
-                        "%s: only in glibc-hwcaps subdirectories (%s): a CPU below that level finds none", name, s.variant_sub);
-                s.found = s.variant;
+                        "%s: only in glibc-hwcaps subdirectories (%s): a CPU below that level finds none", name, q.variant_sub);
+                q.found = q.variant;
                 r = 1;
         }
         if (r == 0)
                 return 0;
-        if ((r = register_name(c, s.found, name)) < 0)
+        if ((r = register_name(c, q.found, name)) < 0)
                 return r;
-        *ret = s.found;
+        *ret = q.found;
         return 1;
 }
 
@@ -938,7 +589,7 @@ static int expand_object(pkgnote_closure *c, size_t oi) {
         if (c->objs[oi].interp) {
                 json_t *why = reason(c, "interpreter", oi, c->objs[oi].interp);
                 size_t found;
-                struct abi any = c->objs[oi].abi;
+                struct pn_abi any = c->objs[oi].abi;
                 r = !why ? -ENOMEM : try_path(c, c->objs[oi].interp, &any, oi, why, &found);
                 if (r == 0)
                         r = add_missing(c, why);

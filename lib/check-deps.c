@@ -24,7 +24,7 @@
 #include "elfconst.h"
 #include "pkgdb.h"
 #include "base-json.h"
-#include "check-closure.h"
+#include "check-resolve.h"
 
 struct dep {
         json_t *sonames;  /* array of strings: the alternatives, in note order */
@@ -230,35 +230,6 @@ PKGNOTE_PUBLIC const char *pkgnote_deps_feature(const pkgnote_deps *d, size_t i,
 
 /* ------------------------------------------------------------ dpkg */
 
-/* Debian architectures and multiarch directories by ELF identity. */
-static const struct {
-        unsigned machine;
-        int elf_class, big_endian; /* -1: either */
-        const char *arch, *triplet;
-} debian_abis[] = {
-        {EM_X86_64, 64, 0, "amd64", "x86_64-linux-gnu"},
-        {EM_X86_64, 32, 0, "x32", "x86_64-linux-gnux32"},
-        {EM_386, 32, 0, "i386", "i386-linux-gnu"},
-        {EM_AARCH64, 64, 0, "arm64", "aarch64-linux-gnu"},
-        {EM_ARM, 32, 0, "armhf", "arm-linux-gnueabihf"},
-        {EM_ARM, 32, 0, "armel", "arm-linux-gnueabi"},
-        {EM_S390, 64, 1, "s390x", "s390x-linux-gnu"},
-        {EM_PPC64, 64, 0, "ppc64el", "powerpc64le-linux-gnu"},
-        {EM_PPC64, 64, 1, "ppc64", "powerpc64-linux-gnu"},
-        {EM_RISCV, 64, 0, "riscv64", "riscv64-linux-gnu"},
-        {EM_MIPS, 64, 0, "mips64el", "mips64el-linux-gnuabi64"},
-        {EM_MIPS, 32, 0, "mipsel", "mipsel-linux-gnu"},
-        {EM_LOONGARCH, 64, 0, "loong64", "loongarch64-linux-gnu"},
-};
-
-const char *pn_multiarch_triplet(int elf_class, unsigned machine, int big_endian, size_t i) {
-        for (size_t k = 0; k < ELEMENTSOF(debian_abis); k++)
-                if (debian_abis[k].machine == machine && debian_abis[k].elf_class == elf_class &&
-                    debian_abis[k].big_endian == big_endian && i-- == 0)
-                        return debian_abis[k].triplet;
-        return NULL;
-}
-
 /* Does the dpkg architecture ARCH (NULL: not qualified) and library
  * directory DIR (LEN bytes) fit an object of X's ABI?  Unknown ABIs take
  * any library directory. */
@@ -268,14 +239,14 @@ static bool abi_fits(const struct dep *x, const char *arch, const char *dir, siz
         for (size_t k = 0; k < ELEMENTSOF(plain); k++)
                 if (strlen(plain[k]) == len && !memcmp(dir, plain[k], len))
                         dir_ok = true;
-        for (size_t k = 0; k < ELEMENTSOF(debian_abis); k++) {
-                if (debian_abis[k].machine != x->machine || debian_abis[k].elf_class != x->elf_class ||
-                    debian_abis[k].big_endian != x->big_endian)
+        const struct pn_debian_abi *da;
+        for (size_t k = 0; (da = pn_debian_abi(k)); k++) {
+                if (da->machine != x->machine || da->elf_class != x->elf_class || da->big_endian != x->big_endian)
                         continue;
                 known = true;
-                if (arch && !strcmp(arch, debian_abis[k].arch))
+                if (arch && !strcmp(arch, da->arch))
                         arch_ok = true;
-                const char *t = debian_abis[k].triplet;
+                const char *t = da->triplet;
                 for (const char *prefix = "/lib/"; prefix; prefix = *prefix == '/' && prefix[1] == 'l' ? "/usr/lib/" : NULL) {
                         size_t pl = strlen(prefix), tl = strlen(t);
                         if (len == pl + tl && !memcmp(dir, prefix, pl) && !memcmp(dir + pl, t, tl))

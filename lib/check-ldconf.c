@@ -5,11 +5,11 @@
  * from the including file's directory), "hwcap" lines (long obsolete)
  * ignored, '#' starting a comment.  A directory may carry "=TYPE" after
  * it (libc5 days); that is dropped.  Only the text is read here: the
- * closure resolver (lib/check-closure.c) opens the files inside a root.
+ * resolver (lib/check-resolve.c) opens the files inside a root.
  */
 #include <string.h>
 
-#include "check-closure.h"
+#include "check-resolve.h"
 
 static bool blank(char c) {
         return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';

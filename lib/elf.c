@@ -54,9 +54,11 @@ static int parse_header(pkgnote_elf *e) {
         if (e->is64) {
                 e->phoff = pn_rd64(h + 32, be);
                 e->shoff = pn_rd64(h + 40, be);
+                e->eflags = pn_rd32(h + 48, be);
         } else {
                 e->phoff = pn_rd32(h + 28, be);
                 e->shoff = pn_rd32(h + 32, be);
+                e->eflags = pn_rd32(h + 36, be);
         }
         const uint8_t *t = h + (e->is64 ? 54 : 42);
         e->phentsize = pn_rd16(t, be);
@@ -293,6 +295,9 @@ PKGNOTE_PUBLIC unsigned pkgnote_elf_type(const pkgnote_elf *e) {
 }
 PKGNOTE_PUBLIC unsigned pkgnote_elf_machine(const pkgnote_elf *e) {
         return e->machine;
+}
+uint32_t pn_elf_eflags(const pkgnote_elf *e) {
+        return e->eflags;
 }
 PKGNOTE_PUBLIC uint64_t pkgnote_elf_size(const pkgnote_elf *e) {
         return e->size;

@@ -33,6 +33,8 @@ struct pn_dynamic {
 };
 /* pn_elf_dynamic() with the search paths too; *D is all NULL on failure. */
 int pn_elf_dynamic_read(pkgnote_elf *e, struct pn_dynamic *d);
+/* The object's e_flags (0 for a PE image). */
+uint32_t pn_elf_eflags(const pkgnote_elf *e);
 void pn_dynamic_done(struct pn_dynamic *d);
 
 struct chunk;
@@ -61,6 +63,7 @@ struct pkgnote_elf {
 
         bool is64, be;
         unsigned type, machine;
+        uint32_t eflags; /* e_flags */
         uint64_t phoff, shoff;
         unsigned phentsize, shentsize;
         uint32_t phnum, shnum, shstrndx;

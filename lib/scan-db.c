@@ -20,11 +20,20 @@
 #include <unistd.h>
 
 #include "pkgdb.h"
+#include "check-resolve.h"
 #include "scan-private.h"
 
 #define MAX_OSRELEASE (64u << 10)
 
 static const char *const osrelease_paths[] = {"etc/os-release", "usr/lib/os-release"};
+
+/* ld.so.conf and the files of ld.so.conf.d, which the library names of
+ * an archive or image resolve by (scan-libpath.c): kept as the
+ * databases are. */
+static bool ldconf_path(const char *p) {
+        return !strcmp(p, "etc/ld.so.conf") ||
+               (!strncmp(p, "etc/ld.so.conf.d/", 17) && p[17] && !strchr(p + 17, '/'));
+}
 
 bool pn_scan_db_path(const char *p) {
         if (!strncmp(p, "var/lib/dpkg/", 13)) {
@@ -39,10 +48,12 @@ bool pn_scan_db_path(const char *p) {
         for (size_t i = 0; i < ELEMENTSOF(osrelease_paths); i++)
                 if (!strcmp(p, osrelease_paths[i]))
                         return true;
-        return false;
+        return ldconf_path(p);
 }
 
 size_t pn_scan_db_max(const char *p) {
+        if (ldconf_path(p))
+                return PN_LDCONF_MAX_SIZE;
         if (!strcmp(p, "var/lib/dpkg/status"))
                 return PN_DPKG_MAX_STATUS;
         if (!strncmp(p, "var/lib/dpkg/", 13))

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check-resolve.h"
 #include "scan-private.h"
 
 /* ------------------------------------------------------------------ */
@@ -265,19 +266,18 @@ static int merged_list(void *u, const char *rel, int (*each)(void *cu, int dirfd
         return r;
 }
 
-/* The merged tree as a root for library names (pn_libroot_find): ABS
- * walked from the root, each symbolic link's text put in front of what
- * is left of the path, an absolute one from the root again, ".." of the
- * root the root itself (as for a container, whose "/" the image is), at
- * most PN_LAYER_MAX_FOLLOW links. */
-static int merged_find(void *u, const char *abs, char **ret) {
-        const struct tree *t = ((const struct merged *)u)->t;
+/* ABS walked in the merged tree from the root, each symbolic link's text
+ * put in front of what is left of the path, an absolute one from the
+ * root again, ".." of the root the root itself (as for a container,
+ * whose "/" the image is), at most PN_LAYER_MAX_FOLLOW links: the node
+ * reached into *RET, true; false when the path leads nowhere. */
+static bool merged_walk(const struct tree *t, const char *abs, uint32_t *ret) {
         /* What is left to walk sits at the end of BUF; a link's text goes
          * right before it, into the room the walked components freed. */
         char buf[2 * PKGNOTE_MAX_SCAN_PATH + 2];
         size_t len = strlen(abs);
         if (len >= sizeof buf)
-                return 0;
+                return false;
         char *rest = buf + sizeof buf - len - 1;
         memcpy(rest, abs, len + 1);
         uint32_t cur = 0;
@@ -299,11 +299,11 @@ static int merged_find(void *u, const char *abs, char **ret) {
                 uint32_t k = tree_child(t, cur, c, cl);
                 const struct entry *e = k ? t->n[k].e : NULL;
                 if (!k)
-                        return 0;
+                        return false;
                 if (e && e->kind == E_SYMLINK) {
                         size_t tl = e->target ? strlen(e->target) : 0;
                         if (!tl || ++follow > PN_LAYER_MAX_FOLLOW || tl > (size_t)(rest - buf))
-                                return 0;
+                                return false;
                         rest -= tl;
                         memcpy(rest, e->target, tl);
                         if (e->target[0] == '/')
@@ -311,14 +311,60 @@ static int merged_find(void *u, const char *abs, char **ret) {
                         continue; /* a relative one from the link's directory, CUR */
                 }
                 if (e && e->kind != E_DIR && *rest)
-                        return 0; /* a file as a directory */
+                        return false; /* a file as a directory */
                 cur = k;
         }
+        *ret = cur;
+        return true;
+}
+
+/* The merged tree as a root for library names (pn_libroot_find): the
+ * regular file ABS reaches. */
+static int merged_find(void *u, const char *abs, char **ret) {
+        const struct tree *t = ((const struct merged *)u)->t;
+        uint32_t cur;
+        if (!merged_walk(t, abs, &cur))
+                return 0;
         const struct entry *e = t->n[cur].e;
         if (!e || !(e->kind == E_FILE || (e->kind == E_HARDLINK && e->resolved)))
                 return 0;
         *ret = pn_scan_join("/", e->path);
         return *ret ? 1 : -ENOMEM;
+}
+
+/* The merged tree as the loader's root (lib/check-resolve.c): a
+ * directory, named by its node, and its entries' names. */
+static int merged_dir(void *u, const char *abs, bool (*want)(void *cu, const uint64_t id[2]),
+                      void (*each)(void *cu, const char *name), void *cu) {
+        const struct tree *t = ((const struct merged *)u)->t;
+        uint32_t k;
+        if (!merged_walk(t, abs, &k))
+                return -ENOENT;
+        if (t->n[k].e && t->n[k].e->kind != E_DIR)
+                return -ENOTDIR;
+        if (!want(cu, (const uint64_t[2]){k, 0}))
+                return 0;
+        char name[256];
+        for (uint32_t c = t->n[k].child; c; c = t->n[c].next) {
+                const struct node *x = &t->n[c];
+                if (x->dead || x->len >= sizeof name)
+                        continue;
+                memcpy(name, x->name, x->len);
+                name[x->len] = 0;
+                each(cu, name);
+        }
+        return 0;
+}
+
+/* A file of the merged tree (ld.so.conf), its links followed. */
+static int merged_rread(void *u, const char *abs, size_t max, void **data, size_t *len) {
+        char *p = NULL;
+        int r = merged_find(u, abs, &p);
+        if (r <= 0)
+                return r < 0 ? r : -ENOENT;
+        r = merged_read(u, p + 1, max, data, len);
+        free(p);
+        return r;
 }
 
 /* Applies LAYERS bottom to top and adds what is left to the scan. */
@@ -426,7 +472,8 @@ int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_ima
         }
         struct merged m = {&t, hook};
         pn_scan_attribute(s, input, image, &(struct pn_rootfs){merged_read, merged_list, &m}, first, 0);
-        r = pn_scan_resolve_libs_in(s, input, image, merged_find, &m, "", first);
+        struct pn_resolve_root root = {merged_dir, merged_rread, &m};
+        r = pn_scan_resolve_libs_in(s, input, image, &root, merged_find, &m, "", first);
         free(t.n);
         free(t.slots);
         return r;

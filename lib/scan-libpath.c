@@ -19,39 +19,47 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "check-resolve.h"
 #include "internal.h"
 #include "scan-private.h"
 
-/* The multiarch triplet of MACHINE as Debian and Ubuntu name their
- * library directories (lib/TRIPLET), or NULL. */
-static const char *triplet(unsigned machine, int elf_class) {
-        switch (machine) {
-        case EM_X86_64: return "x86_64-linux-gnu";
-        case EM_386: return "i386-linux-gnu";
-        case EM_AARCH64: return "aarch64-linux-gnu";
-        case EM_ARM: return "arm-linux-gnueabihf";
-        case EM_PPC64: return "powerpc64le-linux-gnu";
-        case EM_S390: return "s390x-linux-gnu";
-        case EM_RISCV: return elf_class == 64 ? "riscv64-linux-gnu" : NULL;
-        default: return NULL;
-        }
-}
-
-/* A name to resolve: of an object of class (32 or 64, as
- * pkgnote_elf_class() gives it, not ELFCLASS*) and machine. */
+/* A name to resolve, for objects of an ABI: those whose own DT_RPATH,
+ * DT_RUNPATH or DF_1_NODEFLIB changes the search each have theirs (BY). */
 struct want {
         const char *name;
-        unsigned machine;
-        int elf_class;
+        struct pn_abi abi;
+        const struct pkgnote_scan_object *by;
 };
 
-static int cmp_want(const void *a, const void *b) {
-        const struct want *x = a, *y = b;
+static int cmp_abi(const struct pn_abi *x, const struct pn_abi *y) {
         if (x->machine != y->machine)
                 return x->machine < y->machine ? -1 : 1;
         if (x->elf_class != y->elf_class)
                 return x->elf_class < y->elf_class ? -1 : 1;
+        if (x->big_endian != y->big_endian)
+                return x->big_endian < y->big_endian ? -1 : 1;
+        if (x->float_abi != y->float_abi)
+                return x->float_abi < y->float_abi ? -1 : 1;
+        return 0;
+}
+
+static int cmp_want(const void *a, const void *b) {
+        const struct want *x = a, *y = b;
+        int c = cmp_abi(&x->abi, &y->abi);
+        if (c)
+                return c;
+        if (x->by != y->by)
+                return (uintptr_t)x->by < (uintptr_t)y->by ? -1 : 1;
         return strcmp(x->name, y->name);
+}
+
+static struct pn_abi object_abi(const struct pkgnote_scan_object *o) {
+        return pn_abi_make(o->elf_class, o->be, o->machine, o->eflags);
+}
+
+/* Whether O's own search differs from its root's. */
+static bool own_search(const struct pkgnote_scan_object *o) {
+        return o->rpath || o->runpath || o->nodeflib;
 }
 
 /* Whether NAME is one file name a loader looks up in its directories. */
@@ -60,39 +68,113 @@ static bool plain_name(const char *name) {
                strlen(name) < PN_LIBPATH_MAX_NAME;
 }
 
-/* The file the loader of W finds in a root (FIND and U), as an object
- * path (PATH, the root's, then its path in the root) into *RET: 1, 0
- * when none, -ENOMEM. */
-static int resolve(pn_libroot_find find, void *u, const char *path, const struct want *w, char **ret) {
-        const char *t = triplet(w->machine, w->elf_class);
-        char lib64[16], tlib[64], tusr[80];
-        const char *dirs[6];
-        size_t n = 0;
-        if (t) {
-                snprintf(tlib, sizeof tlib, "/lib/%s", t);
-                snprintf(tusr, sizeof tusr, "/usr/lib/%s", t);
-                dirs[n++] = tlib, dirs[n++] = tusr;
+/* A root's objects by path, and how its paths are found. */
+struct lookroot {
+        pn_libroot_find find;
+        void *u;
+        const char *path; /* the root's path, before its objects' paths in it */
+        struct pkgnote_scan_object **byp;
+        size_t no;
+};
+
+static int cmp_object_path(const void *a, const void *b) {
+        return strcmp((*(struct pkgnote_scan_object *const *)a)->path, (*(struct pkgnote_scan_object *const *)b)->path);
+}
+
+struct cand {
+        const struct lookroot *lr;
+        const struct pn_abi *abi;
+};
+
+/* A file the loader's search meets (lib/check-resolve.c): the scanned
+ * object there, when it is one of the ABI. */
+static int candidate(void *u, const char *abs, const char *hwcaps, size_t *obj) {
+        const struct cand *x = u;
+        const struct lookroot *lr = x->lr;
+        (void)hwcaps;
+        char *rel = NULL;
+        int r = lr->find(lr->u, abs, &rel);
+        if (r <= 0)
+                return r;
+        char *file = *lr->path ? pn_scan_join(lr->path, rel) : strdup(rel);
+        free(rel);
+        if (!file)
+                return -ENOMEM;
+        struct pkgnote_scan_object key = {.path = file}, *kp = &key;
+        struct pkgnote_scan_object **hit = lr->no ? bsearch(&kp, lr->byp, lr->no, sizeof *lr->byp, cmp_object_path) : NULL;
+        free(file);
+        if (!hit)
+                return 0; /* no ELF object, or one not read */
+        struct pn_abi got = object_abi(*hit);
+        if (!pn_abi_accepts(x->abi, &got))
+                return 0;
+        *obj = (size_t)(hit - lr->byp);
+        return 1;
+}
+
+/* The directory of object O in its root: $ORIGIN. */
+static char *origin_of(const struct lookroot *lr, const struct pkgnote_scan_object *o) {
+        const char *p = o->path;
+        size_t pl = strlen(lr->path);
+        if (pl && !strncmp(p, lr->path, pl))
+                p += pl;
+        if (pl && lr->path[pl - 1] == '/')
+                p--; /* the root "/": its objects' paths start with it */
+        const char *slash = strrchr(p, '/');
+        char *o2;
+        if (asprintf(&o2, "%s%.*s", *p == '/' ? "" : "/", slash ? (int)(slash - p) : 0, p) < 0)
+                return NULL;
+        if (!*o2) {
+                free(o2);
+                return strdup("/");
         }
-        /* The other distributions' directories: lib64 for 64-bit objects. */
-        snprintf(lib64, sizeof lib64, "%s", w->elf_class == 64 ? "/lib64" : "/lib32");
-        dirs[n++] = lib64;
-        dirs[n++] = w->elf_class == 64 ? "/usr/lib64" : "/usr/lib32";
-        dirs[n++] = "/lib";
-        dirs[n++] = "/usr/lib";
-        for (size_t i = 0; i < n; i++) {
-                char full[PN_LIBPATH_MAX_NAME + 96], *rel = NULL;
-                snprintf(full, sizeof full, "%s/%s", dirs[i], w->name);
-                int r = find(u, full, &rel);
-                if (r <= 0) {
-                        if (r < 0)
-                                return r;
-                        continue;
-                }
-                *ret = *path ? pn_scan_join(path, rel) : strdup(rel);
-                free(rel);
-                return *ret ? 1 : -ENOMEM;
+        return o2;
+}
+
+/* The search path of one object, kept for its names (sorted together). */
+struct ownpath {
+        const struct pkgnote_scan_object *by;
+        struct pn_dirlist rpath, runpath;
+};
+
+/* The object the loader of W finds: 1 with it in *RET, 0 none, -ENOMEM. */
+static int resolve(pn_resolver *res, const struct lookroot *lr, const struct want *w, struct ownpath *own,
+                   const struct pkgnote_scan_object **ret) {
+        struct cand x = {lr, &w->abi};
+        struct pn_lookup q = {.name = w->name, .abi = w->abi, .candidate = candidate, .u = &x};
+        const struct pn_dirlist *rp = &own->rpath;
+        int r = 0;
+        if (w->by && own->by != w->by) {
+                /* As the loader searches for the object loaded first: its
+                 * DT_RPATH unless it has DT_RUNPATH (no loader's before
+                 * it: which program loads a library is not known). */
+                pn_dirlist_done(&own->rpath);
+                pn_dirlist_done(&own->runpath);
+                own->by = w->by;
+                char *origin = origin_of(lr, w->by);
+                if (!origin)
+                        return -ENOMEM;
+                if (w->by->runpath)
+                        r = pn_resolver_expand(res, w->by->runpath, origin, &w->abi, &own->runpath);
+                else if (w->by->rpath)
+                        r = pn_resolver_expand(res, w->by->rpath, origin, &w->abi, &own->rpath);
+                free(origin);
         }
-        return 0;
+        if (w->by) {
+                q.rpath = &rp, q.n_rpath = 1;
+                q.runpath = &own->runpath;
+                q.nodeflib = w->by->nodeflib;
+        }
+        if (r == 0)
+                r = pn_resolver_lookup(res, &q);
+        if (r < 0)
+                return r;
+        if (r == 0 && q.variant == SIZE_MAX)
+                return 0;
+        /* Only in a glibc-hwcaps subdirectory: that one, as the closure
+         * lists it. */
+        *ret = lr->byp[r ? q.found : q.variant];
+        return 1;
 }
 
 /* A tree on disk below ROOTFD, its links resolved by the kernel inside it. */
@@ -101,10 +183,6 @@ static int find_in_tree(void *u, const char *abs, char **ret) {
         int r = pn_resolve_in_root(*(int *)u, abs, ret, &st);
         pn_error_clear();
         return r == -ENOMEM ? r : r == 0;
-}
-
-static int cmp_object_path(const void *a, const void *b) {
-        return strcmp((*(struct pkgnote_scan_object *const *)a)->path, (*(struct pkgnote_scan_object *const *)b)->path);
 }
 
 /* The order of the resolved names, for pn_scan_lib_object()'s search. */
@@ -118,16 +196,25 @@ static int cmp_libpath(const void *a, const void *b) {
                 return x->machine < y->machine ? -1 : 1;
         if (x->elf_class != y->elf_class)
                 return x->elf_class < y->elf_class ? -1 : 1;
+        if (x->big_endian != y->big_endian)
+                return x->big_endian < y->big_endian ? -1 : 1;
+        if (x->float_abi != y->float_abi)
+                return x->float_abi < y->float_abi ? -1 : 1;
+        if (x->by != y->by)
+                return (uintptr_t)x->by < (uintptr_t)y->by ? -1 : 1;
         return strcmp(x->name, y->name);
 }
 
 int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
                          const char *path, size_t first) {
-        return pn_scan_resolve_libs_in(s, input, image, find_in_tree, &rootfd, path, first);
+        struct pn_resolve_root root;
+        pn_resolve_root_tree(&root, &rootfd);
+        return pn_scan_resolve_libs_in(s, input, image, &root, find_in_tree, &rootfd, path, first);
 }
 
 int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image,
-                            pn_libroot_find find, void *u, const char *path, size_t first) {
+                            const struct pn_resolve_root *rroot, pn_libroot_find find, void *u, const char *path,
+                            size_t first) {
         if (!(s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES) || first >= s->n_objects)
                 return 0;
         size_t root = ++s->n_libroots;
@@ -144,22 +231,31 @@ int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_
         }
         for (size_t i = first; r == 0 && i < s->n_objects; i++) {
                 const struct pkgnote_scan_object *o = s->objects[i];
+                struct pn_abi abi = object_abi(o);
+                const struct pkgnote_scan_object *by = own_search(o) ? o : NULL;
                 for (size_t k = 0; r == 0 && k < o->n_needed; k++)
                         if (plain_name(o->needed[k]) && (r = PN_GROW(v, cap, n + 1)) == 0)
-                                v[n++] = (struct want){o->needed[k], o->machine, o->elf_class};
+                                v[n++] = (struct want){o->needed[k], abi, by};
                 for (size_t k = 0; r == 0 && k < pkgnote_info_dlopen_count(o->info); k++) {
                         const pkgnote_dlopen *d = pkgnote_info_dlopen(o->info, k);
                         for (size_t e = 0; d && r == 0 && e < pkgnote_dlopen_count(d); e++)
                                 for (size_t a = 0; r == 0 && a < pkgnote_dlopen_soname_count(d, e); a++) {
                                         const char *so = pkgnote_dlopen_soname(d, e, a);
                                         if (so && plain_name(so) && (r = PN_GROW(v, cap, n + 1)) == 0)
-                                                v[n++] = (struct want){so, o->machine, o->elf_class};
+                                                v[n++] = (struct want){so, abi, by};
                                 }
                 }
         }
         if (n)
                 qsort(v, n, sizeof *v, cmp_want);
         size_t before = s->n_libpaths;
+        struct lookroot lr = {find, u, path, byp, no};
+        pn_resolver *res = NULL;
+        struct ownpath own = {0};
+        /* ld.so.conf's problems are the closure's to tell (deps --closure
+         * reads the same files): a scan lists what it finds. */
+        if (r == 0 && n && pn_resolver_new(rroot, NULL, NULL, &res) < 0)
+                r = -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++) {
                 if (i && !cmp_want(&v[i - 1], &v[i]))
                         continue;
@@ -168,24 +264,24 @@ int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_
                                             PN_LIBPATH_MAX);
                         break;
                 }
-                char *file = NULL;
-                int q = resolve(find, u, path, &v[i], &file);
+                const struct pkgnote_scan_object *hit;
+                int q = resolve(res, &lr, &v[i], &own, &hit);
                 if (q <= 0) {
                         r = q;
                         continue;
                 }
-                struct pkgnote_scan_object key = {.path = file}, *kp = &key, **hit = bsearch(&kp, byp, no, sizeof *byp, cmp_object_path);
-                free(file);
-                if (!hit)
-                        continue; /* a file that is no ELF object, or was not read */
                 char *name = strdup(v[i].name);
                 if (!name || PN_GROW(s->libpaths, s->cap_libpaths, s->n_libpaths + 1) < 0) {
                         free(name);
                         r = -ENOMEM;
                         break;
                 }
-                s->libpaths[s->n_libpaths++] = (struct pn_libpath){root, input, image, v[i].machine, v[i].elf_class, name, *hit};
+                s->libpaths[s->n_libpaths++] = (struct pn_libpath){root, input, image, v[i].abi.machine, v[i].abi.elf_class,
+                                                                   v[i].abi.big_endian, v[i].abi.float_abi, v[i].by, name, hit};
         }
+        pn_dirlist_done(&own.rpath);
+        pn_dirlist_done(&own.runpath);
+        pn_resolver_free(res);
         if (s->n_libpaths > before)
                 qsort(s->libpaths, s->n_libpaths, sizeof *s->libpaths, cmp_libpath);
         free(byp);
@@ -199,7 +295,9 @@ const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, cons
         if (!s->n_libpaths) /* bsearch() wants a base even for no elements */
                 return NULL;
         if (from) {
-                struct pn_libpath key = {from->libroot, from->input, from->image, from->machine, from->elf_class, (char *)name, NULL};
+                struct pn_abi abi = object_abi(from);
+                struct pn_libpath key = {from->libroot, from->input, from->image, abi.machine, abi.elf_class, abi.big_endian,
+                                         abi.float_abi, own_search(from) ? from : NULL, (char *)name, NULL};
                 const struct pn_libpath *hit = bsearch(&key, s->libpaths, s->n_libpaths, sizeof *s->libpaths, cmp_libpath);
                 return hit ? hit->obj : NULL;
         }
@@ -209,6 +307,16 @@ const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, cons
                         return l->obj;
         }
         return NULL;
+}
+
+bool pn_scan_object_loads(const struct pkgnote_scan_object *from, const struct pkgnote_scan_object *lib) {
+        struct pn_abi a = object_abi(from), b = object_abi(lib);
+        return pn_abi_accepts(&a, &b);
+}
+
+bool pn_scan_same_search(const struct pkgnote_scan_object *x, const struct pkgnote_scan_object *y) {
+        struct pn_abi a = object_abi(x), b = object_abi(y);
+        return !cmp_abi(&a, &b) && (own_search(x) || own_search(y) ? x == y : true);
 }
 
 void pn_scan_libpaths_clear(pkgnote_scan *s) {

@@ -52,6 +52,9 @@ struct pkgnote_scan_object {
         char *soname;
         char **needed;
         size_t n_needed;
+        char *rpath, *runpath; /* DT_RPATH, DT_RUNPATH, or NULL */
+        bool nodeflib;         /* DF_1_NODEFLIB */
+        uint32_t eflags;       /* e_flags (the ARM float ABI) */
         /* the root (a tree, an archive, an image) its library names
          * resolve in, numbered by the scan from 1 (scan-libpath.c); 0 none */
         size_t libroot;
@@ -150,7 +153,10 @@ struct pn_libpath {
         size_t input;
         const struct pkgnote_scan_image *image;
         unsigned machine;
-        int elf_class;
+        int elf_class, big_endian, float_abi;
+        /* the object whose own DT_RPATH, DT_RUNPATH or DF_1_NODEFLIB the
+         * search took, or NULL: the root's directories alone */
+        const struct pkgnote_scan_object *by;
         char *name;
         const struct pkgnote_scan_object *obj;
 };
@@ -161,6 +167,7 @@ struct pn_libpath {
  * 0, or -ENOMEM. */
 int pn_scan_resolve_libs(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, int rootfd,
                          const char *path, size_t first);
+struct pn_resolve_root;
 /* The path in a root that the absolute path ABS reaches, every symbolic
  * link and ".." followed inside the root as if it were "/": 1 and *RET
  * (malloc()ed, absolute, the path of the root's object there), 0 when it
@@ -169,7 +176,8 @@ typedef int (*pn_libroot_find)(void *u, const char *abs, char **ret);
 /* The same for a root that FIND reads (an archive's or an image's merged
  * layers), its objects named by their path in it (PATH is ""). */
 int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image,
-                            pn_libroot_find find, void *u, const char *path, size_t first);
+                            const struct pn_resolve_root *root, pn_libroot_find find, void *u, const char *path,
+                            size_t first);
 /* The scanned object that library NAME resolved to: in the root of FROM
  * (and of its machine and class) when FROM is not NULL, else in a root
  * of IMAGE (any image when ANY_IMAGE); NULL when none. */
@@ -177,6 +185,13 @@ const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, cons
                                                       const struct pkgnote_scan_image *image, bool any_image,
                                                       const char *name);
 void pn_scan_libpaths_clear(pkgnote_scan *s);
+/* Whether the loader of FROM maps LIB by its ABI (class, machine, byte
+ * order, ARM float ABI).  (scan-libpath.c) */
+bool pn_scan_object_loads(const struct pkgnote_scan_object *from, const struct pkgnote_scan_object *lib);
+/* Whether the loader searches for the names of X and Y alike: the same
+ * ABI, and neither with a search path of its own (or they are one).
+ * (scan-libpath.c) */
+bool pn_scan_same_search(const struct pkgnote_scan_object *x, const struct pkgnote_scan_object *y);
 
 struct counters {
         _Atomic uint64_t files, bytes, directories, symlinks, special, unreadable, other_fs;

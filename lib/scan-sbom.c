@@ -239,22 +239,25 @@ static bool same_root(const pkgnote_scan_object *x, const pkgnote_scan_object *y
 static const char *base_name(const char *path);
 
 /* The package of the scan that ships SONAME for FROM, which asks for it:
- * one whose object in FROM's root (the same input, image, archive, class
- * and machine) has that file name, else the file the name resolves to in
- * the library directories of that root (scan-libpath.c); SIZE_MAX when
+ * the file the loader finds for the name in FROM's root (scan-libpath.c,
+ * the rules of deps --closure), else one whose object in that root (the
+ * same input, image, archive and ABI) has that file name; SIZE_MAX when
  * none.  Never an object of another root: each image or input loads its
  * own. */
 static size_t dl_provider(const pkgnote_scan *s, const pkgnote_scan_object *from, const char *soname) {
+        const pkgnote_scan_object *lib = pn_scan_lib_object(s, from, NULL, false, soname);
+        if (lib)
+                return object_package(s, lib);
         for (size_t i = 0; i < pkgnote_scan_object_count(s); i++) {
                 const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
-                if (ob->libroot != from->libroot || !same_root(from, ob) || strcmp(base_name(pkgnote_scan_object_path(ob)), soname))
+                if (ob->libroot != from->libroot || !same_root(from, ob) || !pn_scan_object_loads(from, ob) ||
+                    strcmp(base_name(pkgnote_scan_object_path(ob)), soname))
                         continue;
                 size_t p = object_package(s, ob);
                 if (p != SIZE_MAX)
                         return p;
         }
-        const pkgnote_scan_object *ob = pn_scan_lib_object(s, from, NULL, false, soname);
-        return ob ? object_package(s, ob) : SIZE_MAX;
+        return SIZE_MAX;
 }
 
 /* Index of SONAME in DL, added when new; SIZE_MAX when out of memory. */
@@ -272,12 +275,14 @@ static size_t dl_soname(struct sbom_dl *dl, const char *soname) {
 }
 
 /* The provider of soname X (named SO) for OB: dl_provider()'s answer,
- * looked up once per root; SIZE_MAX when none, or out of memory (*R). */
+ * looked up once per root and search (an object with a DT_RPATH or
+ * DT_RUNPATH of its own searches alone); SIZE_MAX when none, or out of memory (*R). */
 static size_t dl_root_provider(struct sbom_dl *dl, const pkgnote_scan *s, const pkgnote_scan_object *ob, size_t x,
                                const char *so, int *r) {
         for (size_t f = 0; f < dl->n_found; f++) {
                 const struct dl_found *fd = &dl->found[f];
-                if (fd->soname == x && fd->ob->libroot == ob->libroot && same_root(fd->ob, ob))
+                if (fd->soname == x && fd->ob->libroot == ob->libroot && same_root(fd->ob, ob) &&
+                    pn_scan_same_search(fd->ob, ob))
                         return fd->provider;
         }
         size_t p = dl_provider(s, ob, so);
@@ -465,7 +470,7 @@ static bool same_root(const pkgnote_scan_object *x, const pkgnote_scan_object *y
         if (pkgnote_scan_object_input(x) != pkgnote_scan_object_input(y) ||
             pkgnote_scan_object_image(x) != pkgnote_scan_object_image(y) ||
             pkgnote_scan_object_container_count(x) != pkgnote_scan_object_container_count(y) ||
-            pkgnote_scan_object_class(x) != pkgnote_scan_object_class(y) ||
+            pkgnote_scan_object_class(x) != pkgnote_scan_object_class(y) || x->be != y->be ||
             pkgnote_scan_object_machine(x) != pkgnote_scan_object_machine(y))
                 return false;
         for (size_t k = 0; k < pkgnote_scan_object_container_count(x); k++)
@@ -525,11 +530,12 @@ static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct ne
                                 continue;
                         for (size_t k = 0; k < pkgnote_scan_object_needed_count(o); k++) {
                                 struct provider key = {.key = pkgnote_scan_object_needed(o, k)};
-                                struct provider *hit = bsearch(&key, pv, np, sizeof *pv, cmp_provider);
+                                /* The file the loader finds for the name in
+                                 * the root (the rules of deps --closure), else
+                                 * every object there that answers to it. */
+                                const pkgnote_scan_object *lib = pn_scan_lib_object(s, o, NULL, false, key.key);
+                                struct provider *hit = lib ? NULL : bsearch(&key, pv, np, sizeof *pv, cmp_provider);
                                 if (!hit) {
-                                        /* No object answers to the name: the
-                                         * file it resolves to in the root. */
-                                        const pkgnote_scan_object *lib = pn_scan_lib_object(s, o, NULL, false, key.key);
                                         size_t to = lib ? object_package(s, lib) : SIZE_MAX;
                                         if (to == SIZE_MAX || to == i || pkg_folded(s, to))
                                                 continue;
@@ -544,7 +550,7 @@ static int needed_edges(const pkgnote_scan *s, const struct scope *sc, struct ne
                                 while (hit > pv && !strcmp(hit[-1].key, key.key))
                                         hit--;
                                 for (; hit < pv + np && !strcmp(hit->key, key.key); hit++) {
-                                        if (hit->pkg == i || !same_root(o, hit->o))
+                                        if (hit->pkg == i || !same_root(o, hit->o) || !pn_scan_object_loads(o, hit->o))
                                                 continue;
                                         if (PN_GROW(ev, cap_e, ne + 1) < 0) {
                                                 free(pv);

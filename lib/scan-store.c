@@ -26,6 +26,8 @@ void pn_scan_object_free(struct pkgnote_scan_object *o) {
                 return;
         pkgnote_info_free(o->info);
         free(o->soname);
+        free(o->rpath);
+        free(o->runpath);
         pn_free_strv(o->needed, o->n_needed);
         for (size_t i = 0; i < o->n_containers; i++)
                 free(o->containers[i]);
@@ -92,6 +94,7 @@ int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e, bool deps
         o->machine = pkgnote_elf_machine(e);
         o->elf_class = pkgnote_elf_class(e);
         o->be = pkgnote_elf_big_endian(e);
+        o->eflags = pn_elf_eflags(e);
         o->pe_kind = pkgnote_elf_is_pe(e) ? pkgnote_elf_kind(e) : NULL;
         const pkgnote_phdr *ph;
         int n = pkgnote_elf_phdrs(e, &ph);
@@ -99,11 +102,17 @@ int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e, bool deps
                 if (ph[i].type == PT_INTERP)
                         o->interp = true;
         if (deps) {
-                int k = pn_elf_dynamic(e, &o->soname, &o->needed, &o->n_needed);
+                struct pn_dynamic d;
+                int k = pn_elf_dynamic_read(e, &d);
                 if (k == -ENOMEM)
                         return k;
                 if (k < 0)
                         pn_scan_object_add_problem(o, k, pkgnote_last_error());
+                else {
+                        o->soname = d.soname, o->needed = d.needed, o->n_needed = d.n_needed;
+                        o->rpath = d.rpath, o->runpath = d.runpath;
+                        o->nodeflib = d.flags_1 & DF_1_NODEFLIB;
+                }
         }
         return 0;
 }
@@ -120,7 +129,9 @@ struct pkgnote_scan_object *pn_scan_object_clone(const struct pkgnote_scan_objec
         o->soname = NULL;
         o->needed = NULL;
         o->n_needed = 0;
-        if (src->soname && !(o->soname = strdup(src->soname))) {
+        o->rpath = o->runpath = NULL;
+        if ((src->soname && !(o->soname = strdup(src->soname))) || (src->rpath && !(o->rpath = strdup(src->rpath))) ||
+            (src->runpath && !(o->runpath = strdup(src->runpath)))) {
                 pn_scan_object_free(o);
                 return NULL;
         }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The ld.so.conf reader and the closure of a root (lib/check-closure.c,
  * lib/check-ldconf.c). */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check-closure.h"
+#include "check-resolve.h"
 #include "pkgnote.h"
 #include "testlib.h"
 
@@ -198,11 +199,168 @@ static void test_closure_hwcaps(void) {
 }
 #endif
 
+/* ---- the resolver (lib/check-resolve.c) over a root in memory ---- */
+
+struct memroot {
+        const char *const *dirs; /* "PATH\tNAME NAME..." */
+        size_t n;
+        unsigned reads[4096]; /* how often each directory was read */
+        unsigned misses;      /* reads of directories that are not there */
+};
+
+static int mem_dir(void *u, const char *abs, bool (*want)(void *cu, const uint64_t id[2]),
+                   void (*each)(void *cu, const char *name), void *cu) {
+        struct memroot *m = u;
+        size_t al = strlen(abs);
+        for (size_t i = 0; i < m->n; i++) {
+                const char *tab = strchr(m->dirs[i], '\t');
+                if ((size_t)(tab - m->dirs[i]) != al || memcmp(m->dirs[i], abs, al))
+                        continue;
+                m->reads[i]++;
+                if (!want(cu, (const uint64_t[2]){i, 0}))
+                        return 0;
+                char names[8192];
+                snprintf(names, sizeof names, "%s", tab + 1);
+                for (char *save, *t = strtok_r(names, " ", &save); t; t = strtok_r(NULL, " ", &save))
+                        each(cu, t);
+                return 0;
+        }
+        m->misses++;
+        return -ENOENT;
+}
+
+static int mem_read(void *u, const char *abs, size_t max, void **data, size_t *len) {
+        (void)u, (void)max, (void)data, (void)len, (void)abs;
+        return -ENOENT;
+}
+
+static int never(void *u, const char *path, const char *hwcaps, size_t *obj) {
+        (void)path, (void)hwcaps, (void)obj;
+        (*(unsigned *)u)++;
+        return 0;
+}
+
+static int take(void *u, const char *path, const char *hwcaps, size_t *obj) {
+        snprintf(u, 256, "%s%s%s", path, hwcaps ? " " : "", hwcaps ? hwcaps : "");
+        *obj = 7;
+        return 1;
+}
+
+/* Hostile DT_RPATH x missing names: 1,000 names x 1,000 entries (100
+ * there, 900 not; every entry twice, once with a trailing '/'): each
+ * directory is read once, each name looked up once per distinct present
+ * directory, no candidate opened (before: every name walked every
+ * entry). */
+static void test_resolver_bounded(void) {
+        static char bufs[100][16], rpdir[1024] = "/rp\t";
+        const char *dirs[105];
+        size_t n = 0;
+        for (int i = 0; i < 100; i++)
+                snprintf(rpdir + strlen(rpdir), sizeof rpdir - strlen(rpdir), "d%d ", i);
+        dirs[n++] = "/\tusr rp";
+        dirs[n++] = rpdir;
+        dirs[n++] = "/usr\tlib";
+        dirs[n++] = "/usr/lib\tx86_64-linux-gnu";
+        dirs[n++] = "/usr/lib/x86_64-linux-gnu\tlibc.so.6 glibc-hwcaps";
+        for (int i = 0; i < 100; i++) {
+                snprintf(bufs[i], sizeof bufs[i], "/rp/d%d\tx", i);
+                dirs[n++] = bufs[i];
+        }
+        struct memroot m = {dirs, n, {0}, 0};
+        struct pn_resolve_root root = {mem_dir, mem_read, &m};
+        pn_resolver *r;
+        CHECK_INT(pn_resolver_new(&root, NULL, NULL, &r), 0);
+        struct pn_abi abi = pn_abi_make(64, 0, EM_X86_64, 0);
+        size_t cap = 1000 * 24, len = 0;
+        char *list = malloc(cap);
+        for (int i = 0; i < 1000; i++)
+                len += (size_t)snprintf(list + len, cap - len, "%s/rp/d%d:/rp/d%d/", i ? ":" : "", i, i);
+        struct pn_dirlist dl;
+        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, &dl), 0);
+        CHECK_INT(dl.n, 100);
+        const struct pn_dirlist *rp = &dl;
+        unsigned cands = 0;
+        for (int i = 0; i < 1000; i++) {
+                char name[32];
+                snprintf(name, sizeof name, "libmissing%d.so", i);
+                struct pn_lookup q = {.name = name, .abi = abi, .rpath = &rp, .n_rpath = 1, .candidate = never, .u = &cands};
+                CHECK_INT(pn_resolver_lookup(r, &q), 0);
+                CHECK(q.variant == SIZE_MAX);
+        }
+        const struct pn_resolve_stats *st = pn_resolver_stats(r);
+        unsigned twice = 0;
+        for (size_t i = 0; i < n; i++)
+                twice += m.reads[i] > 1;
+        CHECK_INT(twice, 0);
+        CHECK_INT(cands, 0);
+        /* The 105 directories there and glibc-hwcaps (not there) read
+         * once each; the 900 missing entries, the system directories that
+         * are not there and the glibc-hwcaps levels are known missing
+         * from their parents' listings without a look of their own. */
+        size_t reads = m.misses;
+        for (size_t i = 0; i < n; i++)
+                reads += m.reads[i];
+        CHECK_INT(st->dir_reads, reads);
+        CHECK_INT(m.misses, 1);
+        CHECK_INT(st->dir_reads, n + 1);
+        /* Per name and present directory two probes (glibc-hwcaps, the
+         * name): 100 RPATH directories, the multiarch one, /usr/lib. */
+        CHECK(st->name_lookups <= 1000u * 2 * (100 + 4));
+        /* A name that is there: found in the multiarch directory. */
+        char got[256] = "";
+        struct pn_lookup q = {.name = "libc.so.6", .abi = abi, .rpath = &rp, .n_rpath = 1, .candidate = take, .u = got};
+        CHECK_INT(pn_resolver_lookup(r, &q), 1);
+        CHECK_INT(q.found, 7);
+        CHECK_STR(got, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+        /* Every truncated prefix of a list with tokens expands without
+         * harm, to no more entries than the whole. */
+        static const char toks[] = "$ORIGIN/../lib:${ORIGIN}:$LIB/x:$PLATFORM:$BAD/y::/rp/d1:rp/d2:${LIB";
+        for (size_t k = 0; k <= sizeof toks - 1; k++) {
+                char *pre = strndup(toks, k);
+                struct pn_dirlist t;
+                CHECK_INT(pn_resolver_expand(r, pre, "/rp/d3", &abi, &t), 0);
+                CHECK(t.n <= 4);
+                pn_dirlist_done(&t);
+                free(pre);
+        }
+        pn_dirlist_done(&dl);
+        free(list);
+        pn_resolver_free(r);
+}
+
+/* The ABI rule glibc applies: class, machine, byte order, and for ARM
+ * EABI 5 the float ABI (VALID_FLOAT_ABI); the triplets follow it. */
+static void test_abi(void) {
+        struct pn_abi le = pn_abi_make(64, 0, EM_PPC64, 0), be = pn_abi_make(64, 1, EM_PPC64, 0);
+        CHECK(!pn_abi_accepts(&le, &be));
+        CHECK(pn_abi_accepts(&be, &be));
+        CHECK_STR(pn_abi_triplet(&be, 0), "powerpc64-linux-gnu");
+        CHECK(pn_abi_triplet(&be, 1) == NULL);
+        CHECK_STR(pn_abi_triplet(&le, 0), "powerpc64le-linux-gnu");
+        struct pn_abi hf = pn_abi_make(32, 0, EM_ARM, 0x05000400), sf = pn_abi_make(32, 0, EM_ARM, 0x05000200),
+                      old = pn_abi_make(32, 0, EM_ARM, 0x04000000), eabi5 = pn_abi_make(32, 0, EM_ARM, 0x05000000);
+        CHECK(!pn_abi_accepts(&hf, &sf));
+        CHECK(!pn_abi_accepts(&sf, &hf));
+        CHECK(pn_abi_accepts(&hf, &old) && pn_abi_accepts(&sf, &old) && pn_abi_accepts(&hf, &eabi5));
+        CHECK_STR(pn_abi_triplet(&hf, 0), "arm-linux-gnueabihf");
+        CHECK(pn_abi_triplet(&hf, 1) == NULL);
+        CHECK_STR(pn_abi_triplet(&sf, 0), "arm-linux-gnueabi");
+        CHECK_STR(pn_abi_triplet(&old, 1), "arm-linux-gnueabi");
+        struct pn_abi x32 = pn_abi_make(32, 0, EM_X86_64, 0), amd64 = pn_abi_make(64, 0, EM_X86_64, 0);
+        CHECK(!pn_abi_accepts(&x32, &amd64));
+        CHECK_STR(pn_abi_triplet(&x32, 0), "x86_64-linux-gnux32");
+        char d[64];
+        CHECK(pn_abi_default_dir(&x32, 2, d, sizeof d));
+        CHECK_STR(d, "/libx32");
+}
+
 int main(void) {
         RUN(test_ldconf);
         RUN(test_ldconf_prefixes);
         RUN(test_ldconf_stop);
         RUN(test_closure_api);
+        RUN(test_abi);
+        RUN(test_resolver_bounded);
 #if defined(__x86_64__)
         RUN(test_closure_hwcaps);
 #endif

@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "pkgnote.h"
+#include "scan-private.h"
 #include "testlib.h"
 
 #if HAVE_LIBARCHIVE
@@ -428,8 +429,39 @@ static void test_archive(void) {
 }
 #endif
 
+/* Regression (UBSan, bsearch on a NULL array): a scan whose root resolves
+ * no library name at all (a program needing libc.so.6 in a tree without
+ * one) has an empty table of resolved names; asking it for a name must
+ * not hand bsearch() a NULL base, which the sanitizer build reports. */
+static void test_lib_object_empty_table(void) {
+        char p[256];
+        snprintf(p, sizeof p, "%s/nolibs", dir);
+        CHECK_INT(mkdir(p, 0755), 0);
+        snprintf(p, sizeof p, "%s/nolibs/prog", dir);
+        size_t len;
+        uint8_t *bin = read_file("/bin/true", &len);
+        CHECK(bin != NULL);
+        if (!bin)
+                return;
+        write_file(p, bin, len);
+        free(bin);
+        pkgnote_scan_options o = {.threads = 1, .flags = PKGNOTE_SCAN_DEPENDENCIES};
+        pkgnote_scan *s;
+        CHECK_INT(pkgnote_scan_new(&o, &s), 0);
+        snprintf(p, sizeof p, "%s/nolibs", dir);
+        CHECK_INT(pkgnote_scan_add(s, p), PKGNOTE_SCAN_INPUT_DIRECTORY);
+        CHECK_INT(pkgnote_scan_object_count(s), 1);
+        const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, 0);
+        CHECK(ob && ob->n_needed > 0);
+        CHECK_INT(s->n_libpaths, 0);
+        CHECK(pn_scan_lib_object(s, ob, NULL, false, "libc.so.6") == NULL);
+        CHECK(pn_scan_lib_object(s, NULL, NULL, true, "libc.so.6") == NULL);
+        pkgnote_scan_free(s);
+}
+
 int main(void) {
         CHECK(mkdtemp(dir) != NULL);
+        RUN(test_lib_object_empty_table);
         RUN(test_normalize);
         RUN(test_purl);
         RUN(test_tree);

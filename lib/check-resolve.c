@@ -1,0 +1,875 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Which file the dynamic loader finds for a library name inside a root:
+ * the rules of glibc's loader (elf/dl-load.c) in one place, for
+ * `deps --closure` and for scan's dependency edges (check-resolve.h).
+ */
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base-root.h"
+#include "internal.h"
+#include "elfview.h"
+#include "check-resolve.h"
+
+#ifndef EM_LOONGARCH
+#define EM_LOONGARCH 258
+#endif
+
+/* ------------------------------------------------------------------ */
+/* A string map */
+
+static size_t smap_hash(const char *s) {
+        size_t h = 14695981039346656037ull & SIZE_MAX;
+        for (; *s; s++)
+                h = (h ^ (unsigned char)*s) * (size_t)1099511628211ull;
+        return h;
+}
+
+bool pn_smap_get(const struct pn_smap *m, const char *key, size_t *val) {
+        if (!m->cap)
+                return false;
+        for (size_t i = smap_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+                if (!m->v[i].key)
+                        return false;
+                if (!strcmp(m->v[i].key, key)) {
+                        *val = m->v[i].val;
+                        return true;
+                }
+        }
+}
+
+int pn_smap_put(struct pn_smap *m, const char *key, size_t val) {
+        if (2 * (m->n + 1) > m->cap) {
+                size_t cap = m->cap ? 2 * m->cap : 16;
+                struct pn_sent *v = calloc(cap, sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+                for (size_t k = 0; k < m->cap; k++)
+                        if (m->v[k].key) {
+                                size_t i = smap_hash(m->v[k].key) & (cap - 1);
+                                while (v[i].key)
+                                        i = (i + 1) & (cap - 1);
+                                v[i] = m->v[k];
+                        }
+                free(m->v);
+                m->v = v, m->cap = cap;
+        }
+        size_t i = smap_hash(key) & (m->cap - 1);
+        while (m->v[i].key)
+                i = (i + 1) & (m->cap - 1);
+        if (!(m->v[i].key = strdup(key)))
+                return -ENOMEM;
+        m->v[i].val = val;
+        m->n++;
+        return 0;
+}
+
+void pn_smap_done(struct pn_smap *m) {
+        for (size_t i = 0; i < m->cap; i++)
+                free(m->v[i].key);
+        free(m->v);
+        *m = (struct pn_smap){0};
+}
+
+/* ------------------------------------------------------------------ */
+/* ABIs */
+
+#define EF_ARM_EABI_MASK_ 0xff000000u
+#define EF_ARM_EABI_VER5_ 0x05000000u
+#define EF_ARM_ABI_FLOAT_SOFT_ 0x200u
+#define EF_ARM_ABI_FLOAT_HARD_ 0x400u
+
+struct pn_abi pn_abi_make(int elf_class, int big_endian, unsigned machine, uint32_t e_flags) {
+        struct pn_abi a = {elf_class, big_endian, machine, PN_FLOAT_ANY};
+        /* glibc's VALID_FLOAT_ABI (sysdeps/unix/sysv/linux/arm/ldsodefs.h):
+         * only EABI version 5 objects say which float ABI they use. */
+        if (machine == EM_ARM && (e_flags & EF_ARM_EABI_MASK_) == EF_ARM_EABI_VER5_) {
+                if (e_flags & EF_ARM_ABI_FLOAT_HARD_)
+                        a.float_abi = PN_FLOAT_HARD;
+                else if (e_flags & EF_ARM_ABI_FLOAT_SOFT_)
+                        a.float_abi = PN_FLOAT_SOFT;
+        }
+        return a;
+}
+
+struct pn_abi pn_elf_abi(const pkgnote_elf *e) {
+        return pn_abi_make(pkgnote_elf_class(e), pkgnote_elf_big_endian(e), pkgnote_elf_machine(e), pn_elf_eflags(e));
+}
+
+bool pn_abi_accepts(const struct pn_abi *want, const struct pn_abi *got) {
+        if (want->elf_class != got->elf_class || want->machine != got->machine || want->big_endian != got->big_endian)
+                return false;
+        /* A hard-float loader refuses soft-float objects and the other way
+         * round; an object that says neither goes with both. */
+        return want->float_abi == PN_FLOAT_ANY || got->float_abi == PN_FLOAT_ANY || want->float_abi == got->float_abi;
+}
+
+static const struct pn_debian_abi debian_abis[] = {
+        {EM_X86_64, 64, 0, PN_FLOAT_ANY, "amd64", "x86_64-linux-gnu"},
+        {EM_X86_64, 32, 0, PN_FLOAT_ANY, "x32", "x86_64-linux-gnux32"},
+        {EM_386, 32, 0, PN_FLOAT_ANY, "i386", "i386-linux-gnu"},
+        {EM_AARCH64, 64, 0, PN_FLOAT_ANY, "arm64", "aarch64-linux-gnu"},
+        {EM_ARM, 32, 0, PN_FLOAT_HARD, "armhf", "arm-linux-gnueabihf"},
+        {EM_ARM, 32, 0, PN_FLOAT_SOFT, "armel", "arm-linux-gnueabi"},
+        {EM_S390, 64, 1, PN_FLOAT_ANY, "s390x", "s390x-linux-gnu"},
+        {EM_PPC64, 64, 0, PN_FLOAT_ANY, "ppc64el", "powerpc64le-linux-gnu"},
+        {EM_PPC64, 64, 1, PN_FLOAT_ANY, "ppc64", "powerpc64-linux-gnu"},
+        {EM_RISCV, 64, 0, PN_FLOAT_ANY, "riscv64", "riscv64-linux-gnu"},
+        {EM_MIPS, 64, 0, PN_FLOAT_ANY, "mips64el", "mips64el-linux-gnuabi64"},
+        {EM_MIPS, 32, 0, PN_FLOAT_ANY, "mipsel", "mipsel-linux-gnu"},
+        {EM_LOONGARCH, 64, 0, PN_FLOAT_ANY, "loong64", "loongarch64-linux-gnu"},
+};
+
+const struct pn_debian_abi *pn_debian_abi(size_t i) {
+        return i < ELEMENTSOF(debian_abis) ? &debian_abis[i] : NULL;
+}
+
+const char *pn_abi_triplet(const struct pn_abi *a, size_t i) {
+        for (size_t k = 0; k < ELEMENTSOF(debian_abis); k++) {
+                const struct pn_debian_abi *d = &debian_abis[k];
+                if (d->machine == a->machine && d->elf_class == a->elf_class && d->big_endian == a->big_endian &&
+                    (a->float_abi == PN_FLOAT_ANY || d->float_abi == PN_FLOAT_ANY || d->float_abi == a->float_abi) &&
+                    i-- == 0)
+                        return d->triplet;
+        }
+        return NULL;
+}
+
+bool pn_abi_default_dir(const struct pn_abi *a, size_t i, char *buf, size_t size) {
+        for (size_t k = 0;; k++) {
+                const char *t = pn_abi_triplet(a, k);
+                if (!t)
+                        break;
+                if (i < 2) {
+                        snprintf(buf, size, "%s/lib/%s", i ? "/usr" : "", t);
+                        return true;
+                }
+                i -= 2;
+        }
+        const char *sub = a->elf_class == 64 ? "lib64" : a->machine == EM_X86_64 ? "libx32" : NULL;
+        if (sub && i < 2) {
+                snprintf(buf, size, "%s/%s", i ? "/usr" : "", sub);
+                return true;
+        }
+        i -= sub ? 2 : 0;
+        if (i < 2) {
+                snprintf(buf, size, "%s/lib", i ? "/usr" : "");
+                return true;
+        }
+        return false;
+}
+
+const char *const *pn_abi_hwcaps(const struct pn_abi *a) {
+        static const char *const x86_64[] = {"x86-64-v4", "x86-64-v3", "x86-64-v2", NULL};
+        static const char *const power[] = {"power10", "power9", NULL};
+        static const char *const z[] = {"z16", "z15", "z14", "z13", NULL};
+        static const char *const none[] = {NULL};
+        if (a->machine == EM_X86_64 && a->elf_class == 64)
+                return x86_64;
+        if (a->machine == EM_PPC64 && !a->big_endian)
+                return power;
+        if (a->machine == EM_S390 && a->elf_class == 64)
+                return z;
+        return none;
+}
+
+static const char *platform_of(const struct pn_abi *a) {
+        switch (a->machine) {
+        case EM_X86_64: return a->elf_class == 64 ? "x86_64" : NULL;
+        case EM_386: return "i686";
+        case EM_AARCH64: return a->big_endian ? "aarch64_be" : "aarch64";
+        case EM_S390: return "s390x";
+        case EM_RISCV: return "riscv64";
+        default: return NULL;
+        }
+}
+
+/* ------------------------------------------------------------------ */
+/* A tree on disk as a root */
+
+static int tree_dir(void *u, const char *abs, bool (*want)(void *cu, const uint64_t id[2]),
+                    void (*each)(void *cu, const char *name), void *cu) {
+        int fd = pn_open_dir_in_root(*(int *)u, abs);
+        pn_error_clear();
+        if (fd < 0)
+                return fd;
+        struct stat st;
+        if (fstat(fd, &st) < 0) {
+                int err = -errno;
+                close(fd);
+                return err;
+        }
+        if (!want(cu, (const uint64_t[2]){st.st_dev, st.st_ino})) {
+                close(fd);
+                return 0;
+        }
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -ENOMEM;
+        }
+        for (struct dirent *de; (de = readdir(d));)
+                each(cu, de->d_name);
+        closedir(d);
+        return 0;
+}
+
+static int tree_read(void *u, const char *abs, size_t max, void **data, size_t *len) {
+        int r = pn_read_in_root(*(int *)u, abs, max, data, len);
+        pn_error_clear();
+        return r == -EINVAL ? -ENOENT : r; /* not a regular file */
+}
+
+void pn_resolve_root_tree(struct pn_resolve_root *r, int *rootfd) {
+        *r = (struct pn_resolve_root){tree_dir, tree_read, rootfd};
+}
+
+/* ------------------------------------------------------------------ */
+/* Directories, each looked at once */
+
+struct rdir {
+        char *path;     /* absolute, no trailing '/' but for "/" */
+        int state;      /* 0 not looked at yet, 1 there, -1 not (rtld's "nonexisting") */
+        int err;        /* when not there: why (-ENOENT, -ENOTDIR, -EACCES...) */
+        size_t listing; /* when there: its listing, shared by every path to it */
+};
+
+struct listing {
+        struct pn_smap names;
+        bool partial;  /* more entries than kept: look names up by opening them */
+        unsigned seen; /* the search that last went through it */
+};
+
+struct sysdirs {
+        struct pn_abi abi;
+        bool nodeflib;
+        struct pn_dirlist l;
+};
+
+struct pn_resolver {
+        struct pn_resolve_root root;
+        pn_resolve_problem_fn problem;
+        void *pu;
+        struct rdir *dirs;
+        size_t n_dirs, cap_dirs;
+        struct pn_smap by_path; /* path -> dirs index */
+        struct listing *lists;
+        size_t n_lists, cap_lists;
+        struct pn_smap by_id; /* identity -> lists index */
+        /* ld.so.conf: its directories, in order */
+        bool conf_read;
+        char **conf;
+        size_t n_conf, cap_conf;
+        struct pn_smap conf_dirs, conf_seen;
+        size_t conf_files;
+        struct sysdirs *sys;
+        size_t n_sys, cap_sys;
+        unsigned search;
+        struct pn_resolve_stats stats;
+};
+
+int pn_resolver_new(const struct pn_resolve_root *root, pn_resolve_problem_fn problem, void *pu, pn_resolver **ret) {
+        pn_resolver *r = calloc(1, sizeof *r);
+        if (!r)
+                return -ENOMEM;
+        r->root = *root;
+        r->problem = problem;
+        r->pu = pu;
+        *ret = r;
+        return 0;
+}
+
+void pn_dirlist_done(struct pn_dirlist *l) {
+        free(l->v);
+        *l = (struct pn_dirlist){0};
+}
+
+void pn_resolver_free(pn_resolver *r) {
+        if (!r)
+                return;
+        for (size_t i = 0; i < r->n_dirs; i++)
+                free(r->dirs[i].path);
+        free(r->dirs);
+        for (size_t i = 0; i < r->n_lists; i++)
+                pn_smap_done(&r->lists[i].names);
+        free(r->lists);
+        pn_smap_done(&r->by_path);
+        pn_smap_done(&r->by_id);
+        pn_free_strv(r->conf, r->n_conf);
+        pn_smap_done(&r->conf_dirs);
+        pn_smap_done(&r->conf_seen);
+        for (size_t i = 0; i < r->n_sys; i++)
+                pn_dirlist_done(&r->sys[i].l);
+        free(r->sys);
+        free(r);
+}
+
+const struct pn_resolve_stats *pn_resolver_stats(const pn_resolver *r) {
+        return &r->stats;
+}
+
+static void problem(pn_resolver *r, int err, const char *path, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+static void problem(pn_resolver *r, int err, const char *path, const char *fmt, ...) {
+        if (!r->problem)
+                return;
+        char msg[PATH_MAX + 256];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        r->problem(r->pu, err, path, msg);
+}
+
+/* The directory PATH's number (made when new): SIZE_MAX without memory
+ * or past PN_RESOLVE_MAX_DIRS. */
+static size_t intern(pn_resolver *r, const char *path) {
+        size_t i;
+        if (pn_smap_get(&r->by_path, path, &i))
+                return i;
+        if (r->n_dirs >= PN_RESOLVE_MAX_DIRS || PN_GROW(r->dirs, r->cap_dirs, r->n_dirs + 1) < 0)
+                return SIZE_MAX;
+        char *p = strdup(path);
+        if (!p || pn_smap_put(&r->by_path, path, r->n_dirs) < 0) {
+                free(p);
+                return SIZE_MAX;
+        }
+        r->dirs[r->n_dirs] = (struct rdir){p, 0, 0, SIZE_MAX};
+        return r->n_dirs++;
+}
+
+struct look {
+        pn_resolver *r;
+        size_t listing;
+        int err;
+};
+
+static bool look_want(void *u, const uint64_t id[2]) {
+        struct look *x = u;
+        pn_resolver *r = x->r;
+        char key[48];
+        snprintf(key, sizeof key, "%llx:%llx", (unsigned long long)id[0], (unsigned long long)id[1]);
+        if (pn_smap_get(&r->by_id, key, &x->listing))
+                return false; /* listed already, under another path */
+        if (PN_GROW(r->lists, r->cap_lists, r->n_lists + 1) < 0 || pn_smap_put(&r->by_id, key, r->n_lists) < 0) {
+                x->err = -ENOMEM;
+                return false;
+        }
+        r->lists[r->n_lists] = (struct listing){0};
+        x->listing = r->n_lists++;
+        return true;
+}
+
+static void look_each(void *u, const char *name) {
+        struct look *x = u;
+        struct listing *l = &x->r->lists[x->listing];
+        size_t v;
+        if (x->err || !strcmp(name, ".") || !strcmp(name, "..") || pn_smap_get(&l->names, name, &v))
+                return;
+        if (l->names.n >= PN_RESOLVE_MAX_ENTRIES)
+                l->partial = true;
+        else if (pn_smap_put(&l->names, name, 0) < 0)
+                x->err = -ENOMEM;
+}
+
+/* The parent of directory PATH and PATH's last component, when that is
+ * a name (not "." or "..", not the root): false otherwise. */
+static bool split_parent(const char *path, char *parent, size_t psize, char *name, size_t nsize) {
+        const char *slash = strrchr(path, '/');
+        if (!slash || !slash[1] || !strcmp(slash + 1, ".") || !strcmp(slash + 1, ".."))
+                return false;
+        size_t pl = slash == path ? 1 : (size_t)(slash - path), nl = strlen(slash + 1);
+        if (pl >= psize || nl >= nsize)
+                return false;
+        memcpy(parent, path, pl);
+        parent[pl] = '\0';
+        memcpy(name, slash + 1, nl + 1);
+        return true;
+}
+
+/* Whether directory DI is known not to be there from its parent (looked
+ * at already): the parent is not there, or is listed without its name.
+ * A parent that could not be read tells nothing. */
+static bool missing_by_parent(pn_resolver *r, size_t di) {
+        char parent[PATH_MAX], name[NAME_MAX + 1];
+        size_t pi, v;
+        if (!split_parent(r->dirs[di].path, parent, sizeof parent, name, sizeof name) ||
+            !pn_smap_get(&r->by_path, parent, &pi) || r->dirs[pi].state == 0)
+                return false;
+        const struct rdir *p = &r->dirs[pi];
+        if (p->state < 0)
+                return p->err == -ENOENT || p->err == -ENOTDIR;
+        const struct listing *l = &r->lists[p->listing];
+        r->stats.name_lookups++;
+        return !l->partial && !pn_smap_get(&l->names, name, &v);
+}
+
+static int probe_one(pn_resolver *r, size_t di);
+
+/* Looks at directory DI once: 1 there, 0 not, -ENOMEM.  Its parents come
+ * first (top down, without recursion): a directory its parent's listing
+ * lacks is not looked at at all, so that a hostile search path of many
+ * missing directories below one costs no system call each. */
+static int probe(pn_resolver *r, size_t di) {
+        if (r->dirs[di].state)
+                return r->dirs[di].state > 0;
+        size_t *chain = NULL, n = 0, cap = 0;
+        char parent[PATH_MAX], name[NAME_MAX + 1];
+        int e = 0;
+        for (size_t cur = di;;) {
+                if (PN_GROW(chain, cap, n + 1) < 0) {
+                        e = -ENOMEM;
+                        break;
+                }
+                chain[n++] = cur;
+                if (!split_parent(r->dirs[cur].path, parent, sizeof parent, name, sizeof name))
+                        break;
+                size_t pi = intern(r, parent);
+                if (pi == SIZE_MAX) {
+                        e = r->n_dirs >= PN_RESOLVE_MAX_DIRS ? 0 : -ENOMEM;
+                        break;
+                }
+                if (r->dirs[pi].state)
+                        break;
+                cur = pi;
+        }
+        while (e == 0 && n > 0)
+                e = probe_one(r, chain[--n]);
+        free(chain);
+        return e < 0 ? e : r->dirs[di].state > 0;
+}
+
+/* Looks at directory DI, its parent known: 0 or -ENOMEM. */
+static int probe_one(pn_resolver *r, size_t di) {
+        struct rdir *d = &r->dirs[di];
+        if (d->state)
+                return 0;
+        if (missing_by_parent(r, di)) {
+                d->state = -1;
+                d->err = -ENOENT;
+                return 0;
+        }
+        struct look x = {r, SIZE_MAX, 0};
+        r->stats.dir_reads++;
+        int e = r->root.dir(r->root.u, d->path, look_want, look_each, &x);
+        d = &r->dirs[di];
+        if (e == -ENOMEM || x.err == -ENOMEM)
+                return -ENOMEM;
+        if (e < 0 || x.listing == SIZE_MAX) {
+                d->state = -1;
+                d->err = e < 0 ? e : -ENOENT;
+                return 0;
+        }
+        d->state = 1;
+        d->listing = x.listing;
+        return 0;
+}
+
+int pn_resolver_dir_exists(pn_resolver *r, const char *abs) {
+        size_t di = intern(r, abs);
+        return di == SIZE_MAX ? -ENOMEM : probe(r, di);
+}
+
+/* Whether NAME may be in directory DI: 1, 0, -ENOMEM. */
+static int has(pn_resolver *r, size_t di, const char *name) {
+        int e = probe(r, di);
+        if (e <= 0)
+                return e;
+        const struct listing *l = &r->lists[r->dirs[di].listing];
+        size_t v;
+        r->stats.name_lookups++;
+        return l->partial || pn_smap_get(&l->names, name, &v);
+}
+
+static int join(char *buf, size_t size, const char *dir, const char *name) {
+        return snprintf(buf, size, "%s/%s", strcmp(dir, "/") ? dir : "", name) < (int)size;
+}
+
+/* Adds directory PATH to L unless it is not there or is there already
+ * (the same directory by identity: a later entry can find nothing the
+ * earlier did not).  0 or -ENOMEM. */
+static int list_add(pn_resolver *r, struct pn_dirlist *l, const char *path, size_t *cap) {
+        char norm[PATH_MAX];
+        size_t n = strlen(path);
+        while (n > 1 && path[n - 1] == '/')
+                n--;
+        if (n >= sizeof norm)
+                return 0;
+        memcpy(norm, path, n);
+        norm[n] = '\0';
+        size_t di = intern(r, norm);
+        if (di == SIZE_MAX)
+                return r->n_dirs >= PN_RESOLVE_MAX_DIRS ? 0 : -ENOMEM;
+        int e = probe(r, di);
+        if (e <= 0)
+                return e;
+        struct listing *li = &r->lists[r->dirs[di].listing];
+        if (li->seen == r->search)
+                return 0;
+        li->seen = r->search;
+        if (PN_GROW(l->v, *cap, l->n + 1) < 0)
+                return -ENOMEM;
+        l->v[l->n++] = di;
+        return 0;
+}
+
+/* $LIB as the root's glibc has it: the multiarch directory on Debian,
+ * lib64 (64-bit, where it exists) or lib elsewhere. */
+static int lib_of(pn_resolver *r, const struct pn_abi *a, char *buf, size_t size) {
+        for (size_t i = 0;; i++) {
+                const char *t = pn_abi_triplet(a, i);
+                if (!t)
+                        break;
+                snprintf(buf, size, "/usr/lib/%s", t);
+                int e = pn_resolver_dir_exists(r, buf);
+                if (e < 0)
+                        return e;
+                if (e) {
+                        snprintf(buf, size, "lib/%s", t);
+                        return 0;
+                }
+        }
+        int e = a->elf_class == 64 ? pn_resolver_dir_exists(r, "/usr/lib64") : 0;
+        if (e < 0)
+                return e;
+        snprintf(buf, size, "%s", e ? "lib64" : "lib");
+        return 0;
+}
+
+/* The directory ELEM (LEN bytes) of a DT_RPATH or DT_RUNPATH with its
+ * tokens replaced, into OUT: 1, 0 when it holds one the loader does not
+ * know or is empty (both skipped, as glibc skips them), -ENOMEM. */
+static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, const char *elem, size_t len, char *out,
+                  size_t size) {
+        size_t n = 0;
+        if (len == 0)
+                return 0;
+        if (elem[0] != '/')
+                out[n++] = '/'; /* relative to the working directory: the root's top */
+        for (size_t i = 0; i < len;) {
+                const char *val = NULL;
+                char lib[64];
+                if (elem[i] != '$') {
+                        if (n + 1 >= size)
+                                return 0;
+                        out[n++] = elem[i++];
+                        continue;
+                }
+                static const char *const names[] = {"ORIGIN", "LIB", "PLATFORM"};
+                size_t k, nl = 0;
+                bool brace = i + 1 < len && elem[i + 1] == '{';
+                for (k = 0; k < ELEMENTSOF(names); k++) {
+                        nl = strlen(names[k]);
+                        size_t at = i + 1 + brace;
+                        if (at + nl + brace <= len && !memcmp(elem + at, names[k], nl) && (!brace || elem[at + nl] == '}') &&
+                            (brace || at + nl == len || !(pn_ascii_alnum(elem[at + nl]) || elem[at + nl] == '_')))
+                                break;
+                }
+                if (k == 0)
+                        val = origin;
+                else if (k == 1) {
+                        int e = lib_of(r, a, lib, sizeof lib);
+                        if (e < 0)
+                                return e;
+                        val = lib;
+                } else if (k == 2)
+                        val = platform_of(a);
+                if (!val)
+                        return 0;
+                i += 1 + 2 * brace + nl;
+                size_t vl = strlen(val);
+                if (n + vl + 1 >= size)
+                        return 0;
+                /* $ORIGIN is absolute: drop the '/' put before it */
+                if (val[0] == '/' && n == 1 && out[0] == '/' && elem[0] != '/')
+                        n = 0;
+                memcpy(out + n, val, vl);
+                n += vl;
+        }
+        out[n] = '\0';
+        return 1;
+}
+
+int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, const struct pn_abi *a,
+                       struct pn_dirlist *out) {
+        *out = (struct pn_dirlist){0};
+        size_t cap = 0;
+        r->search++;
+        for (const char *p = list; p;) {
+                const char *colon = strchr(p, ':');
+                size_t len = colon ? (size_t)(colon - p) : strlen(p);
+                char dir[PATH_MAX];
+                int e = expand(r, origin ? origin : "/", a, p, len, dir, sizeof dir);
+                if (e > 0)
+                        e = list_add(r, out, dir, &cap);
+                if (e < 0) {
+                        pn_dirlist_done(out);
+                        return e;
+                }
+                p = colon ? colon + 1 : NULL;
+        }
+        return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* ld.so.conf, read once */
+
+static int read_conf(pn_resolver *r, const char *path, unsigned depth);
+
+struct conf_ctx {
+        pn_resolver *r;
+        const char *path; /* the file being read */
+        unsigned depth;
+};
+
+struct names {
+        char **v;
+        size_t n, cap;
+        const char *pattern;
+};
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The files PATTERN names (a glob in its last component only, as
+ * ld.so.conf.d/ *.conf), in the sorted order glob() gives them; the
+ * directory's listing is the resolver's, read once however many include
+ * lines name it. */
+static int conf_include(struct conf_ctx *x, const char *pattern) {
+        pn_resolver *r = x->r;
+        char full[PATH_MAX];
+        if (pattern[0] == '/')
+                snprintf(full, sizeof full, "%s", pattern);
+        else {
+                const char *slash = strrchr(x->path, '/');
+                snprintf(full, sizeof full, "%.*s/%s", slash ? (int)(slash - x->path) : 0, x->path, pattern);
+        }
+        char *base = strrchr(full, '/');
+        *base++ = '\0';
+        if (strpbrk(full, "*?[")) {
+                problem(r, -EINVAL, x->path, "include '%s': a pattern in a directory name is not supported", pattern);
+                return 0;
+        }
+        if (!strpbrk(base, "*?[")) {
+                char one[PATH_MAX];
+                return snprintf(one, sizeof one, "%s/%s", full, base) < (int)sizeof one ? read_conf(r, one, x->depth + 1) : 0;
+        }
+        size_t di = intern(r, *full ? full : "/");
+        if (di == SIZE_MAX)
+                return -ENOMEM;
+        int e = probe(r, di);
+        if (e <= 0)
+                return e; /* glob() matching nothing */
+        const struct listing *l = &r->lists[r->dirs[di].listing];
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        for (size_t i = 0; i < l->names.cap; i++) {
+                const char *nm = l->names.v[i].key;
+                if (!nm || nm[0] == '.' || fnmatch(base, nm, FNM_PERIOD) != 0)
+                        continue;
+                if (PN_GROW(names, cap, n + 1) < 0) {
+                        free(names);
+                        return -ENOMEM;
+                }
+                names[n++] = (char *)nm;
+        }
+        if (n > 1)
+                qsort(names, n, sizeof *names, cmp_str);
+        if (n > PN_LDCONF_MAX_FILES)
+                n = PN_LDCONF_MAX_FILES;
+        int rr = 0;
+        /* The names stay valid: a listing is never changed once read. */
+        for (size_t i = 0; rr == 0 && i < n; i++) {
+                char one[PATH_MAX];
+                if (snprintf(one, sizeof one, "%s/%s", full, names[i]) < (int)sizeof one)
+                        rr = read_conf(r, one, x->depth + 1);
+        }
+        free(names);
+        return rr;
+}
+
+static int conf_entry(void *u, int kind, const char *value) {
+        struct conf_ctx *x = u;
+        pn_resolver *r = x->r;
+        if (kind == PN_LDCONF_INCLUDE)
+                return conf_include(x, value);
+        if (value[0] != '/')
+                return 0; /* ldconfig refuses relative directories */
+        size_t v;
+        if (pn_smap_get(&r->conf_dirs, value, &v))
+                return 0;
+        if (r->n_conf >= PN_LDCONF_MAX_DIRS) {
+                problem(r, -E2BIG, x->path, "more than %u library directories; the rest are left out", PN_LDCONF_MAX_DIRS);
+                return 0;
+        }
+        if (PN_GROW(r->conf, r->cap_conf, r->n_conf + 1) < 0 || !(r->conf[r->n_conf] = strdup(value)))
+                return -ENOMEM;
+        r->n_conf++;
+        return pn_smap_put(&r->conf_dirs, value, 0);
+}
+
+static int read_conf(pn_resolver *r, const char *path, unsigned depth) {
+        size_t seen;
+        if (pn_smap_get(&r->conf_seen, path, &seen)) {
+                problem(r, -ELOOP, path, "included again (a loop of includes)");
+                return 0;
+        }
+        if (depth > PN_LDCONF_MAX_DEPTH || r->conf_files >= PN_LDCONF_MAX_FILES) {
+                problem(r, -E2BIG, path, "includes nest deeper than %u or name more than %u files", PN_LDCONF_MAX_DEPTH,
+                        PN_LDCONF_MAX_FILES);
+                return 0;
+        }
+        if (pn_smap_put(&r->conf_seen, path, 0) < 0)
+                return -ENOMEM;
+        r->conf_files++;
+        r->stats.conf_reads++;
+        void *text;
+        size_t len;
+        int e = r->root.read(r->root.u, path, PN_LDCONF_MAX_SIZE, &text, &len);
+        if (e == -ENOMEM)
+                return e;
+        if (e < 0) {
+                if (e != -ENOENT || depth > 0)
+                        problem(r, e, path, "cannot read: %s", strerror(-e));
+                return 0;
+        }
+        struct conf_ctx x = {r, path, depth};
+        e = pn_ldconf_parse(text, len, conf_entry, &x);
+        free(text);
+        return e;
+}
+
+/* Is DIR one of the system directories of ABI A, or below one?  glibc
+ * compares a cache entry's path with each as a prefix. */
+static bool in_default_dir(const struct pn_abi *a, const char *dir) {
+        char d[PATH_MAX];
+        for (size_t i = 0; pn_abi_default_dir(a, i, d, sizeof d); i++) {
+                size_t n = strlen(d);
+                if (!strncmp(dir, d, n) && (dir[n] == '\0' || dir[n] == '/'))
+                        return true;
+        }
+        return false;
+}
+
+static bool same_abi(const struct pn_abi *x, const struct pn_abi *y) {
+        return x->elf_class == y->elf_class && x->machine == y->machine && x->big_endian == y->big_endian &&
+               x->float_abi == y->float_abi;
+}
+
+/* The directories of ld.so.conf, then the system ones, of ABI A (without
+ * the system ones, and the ld.so.conf ones among them, for NODEFLIB):
+ * worked out once per ABI. */
+static int system_dirs(pn_resolver *r, const struct pn_abi *a, bool nodeflib, const struct pn_dirlist **ret) {
+        for (size_t i = 0; i < r->n_sys; i++)
+                if (r->sys[i].nodeflib == nodeflib && same_abi(&r->sys[i].abi, a)) {
+                        *ret = &r->sys[i].l;
+                        return 0;
+                }
+        if (!r->conf_read) {
+                r->conf_read = true;
+                int e = read_conf(r, "/etc/ld.so.conf", 0);
+                if (e < 0)
+                        return e;
+        }
+        if (PN_GROW(r->sys, r->cap_sys, r->n_sys + 1) < 0)
+                return -ENOMEM;
+        struct sysdirs *s = &r->sys[r->n_sys];
+        *s = (struct sysdirs){*a, nodeflib, {0}};
+        size_t cap = 0;
+        int e = 0;
+        r->search++;
+        for (size_t i = 0; e == 0 && i < r->n_conf; i++)
+                if (!nodeflib || !in_default_dir(a, r->conf[i]))
+                        e = list_add(r, &s->l, r->conf[i], &cap);
+        char d[PATH_MAX];
+        for (size_t i = 0; e == 0 && !nodeflib && pn_abi_default_dir(a, i, d, sizeof d); i++)
+                e = list_add(r, &s->l, d, &cap);
+        if (e < 0) {
+                pn_dirlist_done(&s->l);
+                return e;
+        }
+        r->n_sys++;
+        *ret = &s->l;
+        return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Searching */
+
+/* Q->name in directory DI (there, listed): its glibc-hwcaps
+ * subdirectories first, each candidate handed to Q->candidate; 1 when
+ * the directory itself gives it. */
+static int search_dir(pn_resolver *r, struct pn_lookup *q, size_t di) {
+        struct listing *li = &r->lists[r->dirs[di].listing];
+        if (li->seen == r->search)
+                return 0; /* the same directory by another path: nothing new */
+        li->seen = r->search;
+        char sub[PATH_MAX], path[PATH_MAX];
+        const char *const *hw = pn_abi_hwcaps(&q->abi);
+        int e = *hw ? has(r, di, "glibc-hwcaps") : 0;
+        for (; e > 0 && *hw; hw++) {
+                if (!join(sub, sizeof sub, r->dirs[di].path, "glibc-hwcaps") || strlen(sub) + strlen(*hw) + 2 > sizeof sub)
+                        break;
+                strcat(strcat(sub, "/"), *hw);
+                size_t si = intern(r, sub);
+                if (si == SIZE_MAX)
+                        return r->n_dirs >= PN_RESOLVE_MAX_DIRS ? 0 : -ENOMEM;
+                int h = has(r, si, q->name);
+                if (h < 0)
+                        return h;
+                if (h == 0 || !join(path, sizeof path, sub, q->name))
+                        continue;
+                size_t obj;
+                r->stats.candidates++;
+                h = q->candidate(q->u, path, *hw, &obj);
+                if (h < 0)
+                        return h;
+                if (h > 0 && q->variant == SIZE_MAX)
+                        q->variant = obj, q->variant_sub = *hw;
+        }
+        if (e < 0)
+                return e;
+        e = has(r, di, q->name);
+        if (e <= 0 || !join(path, sizeof path, r->dirs[di].path, q->name))
+                return e < 0 ? e : 0;
+        r->stats.candidates++;
+        return q->candidate(q->u, path, NULL, &q->found);
+}
+
+static int search_list(pn_resolver *r, struct pn_lookup *q, const struct pn_dirlist *l) {
+        for (size_t i = 0; l && i < l->n; i++) {
+                int e = search_dir(r, q, l->v[i]);
+                if (e != 0)
+                        return e;
+        }
+        return 0;
+}
+
+int pn_resolver_lookup(pn_resolver *r, struct pn_lookup *q) {
+        q->found = 0;
+        q->variant = SIZE_MAX;
+        q->variant_sub = NULL;
+        const struct pn_dirlist *sys;
+        int e = system_dirs(r, &q->abi, q->nodeflib, &sys);
+        if (e < 0)
+                return e;
+        r->search++;
+        for (size_t i = 0; e == 0 && i < q->n_rpath; i++)
+                e = search_list(r, q, q->rpath[i]);
+        if (e == 0)
+                e = search_list(r, q, q->runpath);
+        if (e == 0)
+                e = search_list(r, q, sys);
+        return e;
+}
