@@ -15,10 +15,71 @@
 #include "core-systemd.h"
 #include "internal.h"
 
+int pn_crash_parse_number(const char *s, size_t len, uint64_t max, uint64_t *ret) {
+        uint64_t v = 0;
+        /* 20 digits hold any uint64_t; a leading zero only alone. */
+        if (len == 0 || len > 20 || (len > 1 && s[0] == '0'))
+                return -EBADMSG;
+        for (size_t i = 0; i < len; i++) {
+                if (s[i] < '0' || s[i] > '9')
+                        return -EBADMSG;
+                unsigned d = (unsigned)(s[i] - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return -EBADMSG;
+                v = v * 10 + d;
+        }
+        if (v > max)
+                return -EBADMSG;
+        *ret = v;
+        return 0;
+}
+
+int pn_crash_parse_name(const char *name, struct pn_crash_name *ret) {
+        /* Any name longer than an entry's, whatever its end, is none. */
+        size_t n = strnlen(name, PN_CRASH_MAX_NAME + 16);
+        size_t rl = strlen(PN_CRASH_REPORT_SUFFIX), cl = strlen(PN_CRASH_CORE_SUFFIX);
+        struct pn_crash_name r = {0};
+        if (n > rl && !memcmp(name + n - rl, PN_CRASH_REPORT_SUFFIX, rl))
+                r.report = true, n -= rl;
+        else if (n > cl && !memcmp(name + n - cl, PN_CRASH_CORE_SUFFIX, cl))
+                n -= cl;
+        else
+                return -EBADMSG;
+        if (n > PN_CRASH_MAX_NAME || n < 5 || memcmp(name, "core.", 5))
+                return -EBADMSG;
+        memcpy(r.entry, name, n);
+        r.entry[n] = 0;
+        /* COMM (no '.': pn_crash_entry_name() leaves none), then UID, PID
+         * and TIME, '.' between. */
+        const char *p = r.entry + 5, *end = r.entry + n;
+        const char *dot = memchr(p, '.', (size_t)(end - p));
+        if (!dot || dot == p)
+                return -EBADMSG;
+        for (const char *c = p; c < dot; c++)
+                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
+                      *c == '-'))
+                        return -EBADMSG;
+        uint64_t *num[3] = {&r.uid, &r.pid, &r.time};
+        const uint64_t max[3] = {UINT32_MAX, INT32_MAX, INT64_MAX};
+        for (int i = 0; i < 3; i++) {
+                p = dot + 1;
+                if (p > end)
+                        return -EBADMSG;
+                dot = memchr(p, '.', (size_t)(end - p));
+                if ((i < 2) != (dot != NULL))
+                        return -EBADMSG;
+                const char *stop = dot ? dot : end;
+                if (pn_crash_parse_number(p, (size_t)(stop - p), max[i], num[i]) < 0)
+                        return -EBADMSG;
+        }
+        *ret = r;
+        return 0;
+}
+
 /* The number the record J holds as the text of FIELD, at most MAX. */
 static bool field_number(const json_t *j, const char *field, uint64_t max, uint64_t *ret) {
         const char *v = json_string_value(json_object_get(j, field));
-        return v && pn_sd_parse_number(v, strlen(v), max, ret) == 0;
+        return v && pn_crash_parse_number(v, strlen(v), max, ret) == 0;
 }
 
 /* Whether the crash C is the one MATCH names: its PID (MATCH numeric), its

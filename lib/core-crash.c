@@ -116,48 +116,6 @@ static int cmp_entry(const void *a, const void *b) {
         return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->name, y->name);
 }
 
-int pn_crash_parse_name(const char *name, struct pn_crash_name *ret) {
-        /* Any name longer than an entry's, whatever its end, is none. */
-        size_t n = strnlen(name, PN_CRASH_MAX_NAME + 16);
-        size_t rl = strlen(PN_CRASH_REPORT_SUFFIX), cl = strlen(PN_CRASH_CORE_SUFFIX);
-        struct pn_crash_name r = {0};
-        if (n > rl && !memcmp(name + n - rl, PN_CRASH_REPORT_SUFFIX, rl))
-                r.report = true, n -= rl;
-        else if (n > cl && !memcmp(name + n - cl, PN_CRASH_CORE_SUFFIX, cl))
-                n -= cl;
-        else
-                return -EBADMSG;
-        if (n > PN_CRASH_MAX_NAME || n < 5 || memcmp(name, "core.", 5))
-                return -EBADMSG;
-        memcpy(r.entry, name, n);
-        r.entry[n] = 0;
-        /* COMM (no '.': pn_crash_entry_name() leaves none), then UID, PID
-         * and TIME, '.' between. */
-        const char *p = r.entry + 5, *end = r.entry + n;
-        const char *dot = memchr(p, '.', (size_t)(end - p));
-        if (!dot || dot == p)
-                return -EBADMSG;
-        for (const char *c = p; c < dot; c++)
-                if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_' ||
-                      *c == '-'))
-                        return -EBADMSG;
-        uint64_t *num[3] = {&r.uid, &r.pid, &r.time};
-        const uint64_t max[3] = {UINT32_MAX, INT32_MAX, INT64_MAX};
-        for (int i = 0; i < 3; i++) {
-                p = dot + 1;
-                if (p > end)
-                        return -EBADMSG;
-                dot = memchr(p, '.', (size_t)(end - p));
-                if ((i < 2) != (dot != NULL))
-                        return -EBADMSG;
-                const char *stop = dot ? dot : end;
-                if (pn_sd_parse_number(p, (size_t)(stop - p), max[i], num[i]) < 0)
-                        return -EBADMSG;
-        }
-        *ret = r;
-        return 0;
-}
-
 /* The entry NAME belongs to, its time and which part it is. */
 static bool entry_of(const char *name, char *entry, size_t len, int64_t *time, bool *report) {
         struct pn_crash_name n;

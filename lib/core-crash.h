@@ -33,6 +33,8 @@ struct pn_crash_name {
         uint64_t uid, pid, time;
         bool report;                       /* the report's name, else the core's */
 };
+/* A decimal number of LEN bytes, no sign or blank, at most MAX: 0 or -EBADMSG. */
+int pn_crash_parse_number(const char *s, size_t len, uint64_t max, uint64_t *ret);
 /* Parses NAME strictly (COMM of [A-Za-z0-9_-], numbers without sign or
  * leading zero, the UID and PID within 32 bits): 0 or -EBADMSG. */
 int pn_crash_parse_name(const char *name, struct pn_crash_name *ret);

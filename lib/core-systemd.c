@@ -37,25 +37,6 @@
 
 /* ------------------------------------------------------------ parsers */
 
-int pn_sd_parse_number(const char *s, size_t len, uint64_t max, uint64_t *ret) {
-        uint64_t v = 0;
-        /* 20 digits hold any uint64_t; a leading zero only alone. */
-        if (len == 0 || len > 20 || (len > 1 && s[0] == '0'))
-                return -EBADMSG;
-        for (size_t i = 0; i < len; i++) {
-                if (s[i] < '0' || s[i] > '9')
-                        return -EBADMSG;
-                unsigned d = (unsigned)(s[i] - '0');
-                if (v > (UINT64_MAX - d) / 10)
-                        return -EBADMSG;
-                v = v * 10 + d;
-        }
-        if (v > max)
-                return -EBADMSG;
-        *ret = v;
-        return 0;
-}
-
 static int hexval(char c) {
         return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
@@ -102,7 +83,7 @@ int pn_sd_parse_name(const char *name, struct pn_sd_name *ret) {
                         r.comm[o++] = (char)ch;
         }
         r.comm[o] = 0;
-        if (!next_part(&p, end, &part, &len) || pn_sd_parse_number(part, len, UINT32_MAX, &r.uid) < 0)
+        if (!next_part(&p, end, &part, &len) || pn_crash_parse_number(part, len, UINT32_MAX, &r.uid) < 0)
                 return pn_error(-EBADMSG, "no UID after the command name");
         if (!next_part(&p, end, &part, &len) || len != 32)
                 return pn_error(-EBADMSG, "no boot ID (32 hexadecimal digits) after the UID");
@@ -110,9 +91,9 @@ int pn_sd_parse_name(const char *name, struct pn_sd_name *ret) {
                 if (hexval(part[i]) < 0 || (part[i] >= 'A' && part[i] <= 'F'))
                         return pn_error(-EBADMSG, "no boot ID (32 hexadecimal digits) after the UID");
         memcpy(r.boot_id, part, 32);
-        if (!next_part(&p, end, &part, &len) || pn_sd_parse_number(part, len, INT32_MAX, &r.pid) < 0 || r.pid == 0)
+        if (!next_part(&p, end, &part, &len) || pn_crash_parse_number(part, len, INT32_MAX, &r.pid) < 0 || r.pid == 0)
                 return pn_error(-EBADMSG, "no PID after the boot ID");
-        if (!next_part(&p, end, &part, &len) || pn_sd_parse_number(part, len, UINT64_MAX, &r.usec) < 0)
+        if (!next_part(&p, end, &part, &len) || pn_crash_parse_number(part, len, UINT64_MAX, &r.usec) < 0)
                 return pn_error(-EBADMSG, "no time after the PID");
         if (next_part(&p, end, &part, &len)) {
                 static const char *const z[] = {"zst", "xz", "lz4"};
@@ -200,7 +181,7 @@ int pn_sd_record(json_t *j, const char *field, const char *value, struct pn_prob
         json_t *v;
         if (fields[i].kind == NUMBER) {
                 uint64_t n;
-                if (pn_sd_parse_number(value, strlen(value), fields[i].max, &n) < 0) {
+                if (pn_crash_parse_number(value, strlen(value), fields[i].max, &n) < 0) {
                         json_object_del(j, field);
                         return pn_problems_add(p, PKGNOTE_MAX_PROBLEMS, -EBADMSG, path, "%s is no number up to %" PRIu64 ", ignoring",
                                                field, fields[i].max) < 0
@@ -417,7 +398,7 @@ static bool from_crash_handler(sd_journal *jr, int64_t handler_uid) {
         size_t len;
         uint64_t uid;
         if (J.sd_journal_get_data(jr, "_UID", &data, &len) < 0 || len <= 5 || len > 5 + 10 ||
-            pn_sd_parse_number((const char *)data + 5, len - 5, UINT32_MAX, &uid) < 0)
+            pn_crash_parse_number((const char *)data + 5, len - 5, UINT32_MAX, &uid) < 0)
                 return false;
         int named = -1; /* no _COMM */
         if (J.sd_journal_get_data(jr, "_COMM", &data, &len) >= 0) {
@@ -471,7 +452,7 @@ static const char *entry_store_name(json_t *j) {
         json_t *pid = json_object_get(j, "pid");
         struct pn_sd_name n;
         uint64_t usec;
-        if (!base || pn_sd_parse_name(base + 1, &n) < 0 || !ts || pn_sd_parse_number(ts, strlen(ts), UINT64_MAX, &usec) < 0)
+        if (!base || pn_sd_parse_name(base + 1, &n) < 0 || !ts || pn_crash_parse_number(ts, strlen(ts), UINT64_MAX, &usec) < 0)
                 return NULL;
         return json_is_integer(pid) && (uint64_t)json_integer_value(pid) == n.pid && usec == n.usec ? base + 1 : NULL;
 }
@@ -520,7 +501,7 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                 }
                 uint64_t ts;
                 const char *t = json_string_value(json_object_get(c.j, "COREDUMP_TIMESTAMP"));
-                if (t && pn_sd_parse_number(t, strlen(t), UINT64_MAX, &ts) == 0)
+                if (t && pn_crash_parse_number(t, strlen(t), UINT64_MAX, &ts) == 0)
                         c.time = (int64_t)(ts / 1000000);
                 const char *base = entry_store_name(c.j);
                 struct stat st;

@@ -29,8 +29,6 @@ struct pn_sd_name {
 
 /* Parses NAME strictly: 0, or -EBADMSG with pn_error set saying why. */
 int pn_sd_parse_name(const char *name, struct pn_sd_name *ret);
-/* A decimal number of LEN bytes, no sign or blank, at most MAX: 0 or -EBADMSG. */
-int pn_sd_parse_number(const char *s, size_t len, uint64_t max, uint64_t *ret);
 /* VALUE (LEN bytes, from a journal field or an extended attribute) as a
  * string fit to keep: at most PKGNOTE_MAX_CRASH_FIELD bytes (-E2BIG), no
  * NUL (-EBADMSG), invalid UTF-8 bytes as "\xNN".  malloc()ed into *RET. */

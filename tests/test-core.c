@@ -1260,8 +1260,8 @@ static void test_systemd_store_names_and_values(void) {
         static char big[PKGNOTE_MAX_CRASH_FIELD + 1];
         CHECK_INT(pn_sd_value(big, sizeof big, &v), -E2BIG);
         uint64_t u;
-        CHECK_INT(pn_sd_parse_number("18446744073709551616", 20, UINT64_MAX, &u), -EBADMSG);
-        CHECK_INT(pn_sd_parse_number("18446744073709551615", 20, UINT64_MAX, &u), 0);
+        CHECK_INT(pn_crash_parse_number("18446744073709551616", 20, UINT64_MAX, &u), -EBADMSG);
+        CHECK_INT(pn_crash_parse_number("18446744073709551615", 20, UINT64_MAX, &u), 0);
         CHECK(u == UINT64_MAX);
 }
 
