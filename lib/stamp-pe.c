@@ -56,6 +56,7 @@ struct pestamp {
         int n_drop;
         bool symtab_moved;
         int note_in, note_out; /* the note's entry in the input and result, or -1 */
+        uint64_t signature;    /* where a dropped certificate table began, or NO_TAIL */
 };
 
 static void dropped(struct pestamp *s, uint64_t from, uint64_t to) {
@@ -146,6 +147,7 @@ static int drop_signature(struct pestamp *s) {
                                 pe->cert_off, (unsigned long long)(used > sym ? used : sym));
         memset(s->b + pe->dirs_off + 8 * PN_PE_DIR_SECURITY, 0, 8);
         dropped(s, pe->cert_off, s->len);
+        s->signature = pe->cert_off;
         s->len = pe->cert_off;
         return 0;
 }
@@ -379,18 +381,15 @@ static bool in_drop(const struct pestamp *s, uint64_t i) {
 static int check_kept(const struct pestamp *s, const struct pn_pe *pe, const uint8_t *in, size_t in_len) {
         const uint8_t *b = s->b;
         size_t len = s->len;
-        uint64_t tail_end = in_len;
-        for (int k = 0; k < s->n_drop; k++)
-                if (s->drop[k][1] == in_len && s->drop[k][0] >= s->tail_from)
-                        tail_end = s->drop[k][0]; /* the signature, dropped */
+        uint64_t tail_end = s->signature != NO_TAIL ? s->signature : in_len;
         uint64_t keep_end = s->tail_from == NO_TAIL ? tail_end : s->tail_from;
         uint64_t table = pe->sect_off, table_end = table + (uint64_t)(pe->n_sections + 1) * PN_PE_SECTION_SIZE;
         uint64_t opt = pe->opt_off, coff = (uint64_t)pe->pe_off + 4;
         for (uint64_t i = 0; i < keep_end && i < in_len; i++) {
                 if (in_drop(s, i) || (i >= table && i < table_end) || (i >= coff + 2 && i < coff + 4) ||
                     (s->symtab_moved && i >= coff + 8 && i < coff + 12) || (i >= opt + 56 && i < opt + 68) ||
-                    (i >= pe->dirs_off + 8 * PN_PE_DIR_SECURITY && i < pe->dirs_off + 8 * PN_PE_DIR_SECURITY + 8 &&
-                     s->n_drop && tail_end < in_len))
+                    (s->signature != NO_TAIL && i >= pe->dirs_off + 8 * PN_PE_DIR_SECURITY &&
+                     i < pe->dirs_off + 8 * PN_PE_DIR_SECURITY + 8))
                         continue;
                 if (i >= len || b[i] != in[i])
                         return pn_error(-EIO, "internal: the stamped image changes byte 0x%llx, which it should keep",
@@ -498,6 +497,7 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
         s.len = size;
         s.tail_from = s.tail_at = NO_TAIL;
         s.note_in = s.note_out = -1;
+        s.signature = NO_TAIL;
         /* The checksum is kept right when it was: a zero one (EFI
          * binaries) stays zero, a stale one (many of wine's modules) stays
          * as it was, so removing the note gives back the same bytes. */

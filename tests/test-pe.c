@@ -148,6 +148,25 @@ static void test_signed(void) {
         CHECK_INT(pkgnote_elf_from_memory(out, out_len, &e), 0);
         CHECK_INT(pkgnote_pe_signed(e), 0);
         pkgnote_elf_free(e);
+        /* Signed after stamping, then a note replaced in its place with
+         * the signature dropped: the check of the kept bytes knows the
+         * certificate entry goes (it once called that a changed byte). */
+        uint8_t *signed_st = malloc(out_len + 24), *again;
+        size_t st_len = out_len + (-out_len & 7u), again_len;
+        memcpy(signed_st, out, out_len);
+        memset(signed_st + out_len, 0, st_len - out_len);
+        pn_wr32(signed_st + 0x58 + 112 + 8 * PN_PE_DIR_SECURITY, (uint32_t)st_len, false);
+        pn_wr32(signed_st + 0x58 + 112 + 8 * PN_PE_DIR_SECURITY + 4, 16, false);
+        memset(signed_st + st_len, 0x30, 16);
+        st_len += 16;
+        CHECK_INT(pkgnote_stamp_memory(signed_st, st_len, "{\"name\":\"x\"}", PKGNOTE_STAMP_DROP_SIGNATURE, &again,
+                                       &again_len, &r),
+                  0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_REPLACED);
+        CHECK_INT(r.signature_removed, 1);
+        CHECK_INT((int)again_len, (int)out_len + (int)(-out_len & 7u));
+        free(again);
+        free(signed_st);
         free(out);
 }
 
