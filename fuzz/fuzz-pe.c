@@ -6,8 +6,12 @@
  * pkgnote_info_read and the JSON report; then pkgnote_stamp_memory(),
  * whose every success must hold up: the result reads back with the new
  * note alone, stamping it again changes nothing, and removal, when it is
- * not refused for a reason, leaves no note.
+ * not refused for a reason, leaves no note and, for an input without a
+ * note or signature, gives back the input byte for byte (issue 42, item
+ * 8; the checksum aside when the input's was stale and happens to be
+ * right for the stamped file).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +48,31 @@ static char *note_json(const uint8_t *d, size_t n) {
         return ret;
 }
 
+/* Whether A and B (N bytes each) differ only in the optional header's
+ * CheckSum field. */
+static bool same_but_checksum(const uint8_t *a, const uint8_t *b, size_t n) {
+        if (n < 0x40)
+                return !memcmp(a, b, n);
+        uint64_t at = (uint64_t)(a[0x3c] | a[0x3d] << 8 | a[0x3e] << 16 | (uint32_t)a[0x3f] << 24) + 24 + 64;
+        for (size_t i = 0; i < n; i++)
+                if (a[i] != b[i] && (i < at || i >= at + 4))
+                        return false;
+        return true;
+}
+
 static void check_stamp(const uint8_t *buf, size_t size) {
         uint8_t *a = NULL, *b = NULL, *c = NULL;
         size_t na, nb, nc;
         pkgnote_stamp_result r = {.size = sizeof r};
+        /* An input without any .pkgnote section (nor a signature, known
+         * below) must come back as it was. */
+        bool fresh = false;
+        pkgnote_elf *in;
+        if (pkgnote_elf_from_memory(buf, size, &in) == 0) {
+                const pkgnote_note *n;
+                fresh = pkgnote_elf_notes(in, &n) == 0 && pkgnote_elf_problem_count(in) == 0;
+                pkgnote_elf_free(in);
+        }
         if (pkgnote_stamp_memory(buf, size, json, PKGNOTE_STAMP_DROP_SIGNATURE, &a, &na, &r) < 0) {
                 if (strstr(pkgnote_last_error(), "internal"))
                         die("stamping fails inside");
@@ -57,6 +82,8 @@ static void check_stamp(const uint8_t *buf, size_t size) {
         if (!j || strcmp(j, json))
                 die("the result does not carry the new note");
         free(j);
+        if (r.signature_removed)
+                fresh = false;
         if (pkgnote_stamp_memory(a, na, json, 0, &b, &nb, &r) < 0 || r.placement != PKGNOTE_PLACE_UNCHANGED ||
             nb != na || memcmp(a, b, na))
                 die("stamping again with the same note changes the file");
@@ -67,6 +94,8 @@ static void check_stamp(const uint8_t *buf, size_t size) {
                 j = note_json(c, nc);
                 if (j)
                         die("a note is left after removal");
+                if (fresh && (nc != size || !same_but_checksum(buf, c, size)))
+                        die("stamping then removing does not give back the input");
         }
         free(a);
         free(b);

@@ -2141,7 +2141,15 @@ PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const
 /* Stamping a PE image that carries an Authenticode signature (a
  * certificate table) drops the signature, which stamping invalidates:
  * sign it again afterwards (sbsign).  Without this flag such an image is
- * refused with -EPERM. */
+ * refused with -EPERM; with it, a certificate table that does not end
+ * the file (-ENOTSUP) or starts inside the headers, a section's data or
+ * the COFF symbol table (-EBADMSG) is refused, nothing cut.
+ * Stamping a PE image keeps every address it declares (SizeOfImage only
+ * grows) and every byte but the header fields it must write; what
+ * followed the sections (a COFF symbol table, zeros) moves after the new
+ * .pkgnote section's bytes, any other trailing data makes it refused
+ * (-ENOTSUP); removing the note gives back the image as it was before
+ * stamping, byte for byte (doc/pe.md). */
 #define PKGNOTE_STAMP_DROP_SIGNATURE (1u << 3)
 
 /* The bytes of a .pkgnote section for JSON (checked as the package note's

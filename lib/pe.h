@@ -86,6 +86,20 @@ uint32_t pn_pe_checksum(const uint8_t *b, size_t size, uint64_t checksum_off);
 int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned flags, uint8_t **ret, size_t *ret_len,
                 pkgnote_stamp_result *res);
 
+/* Where a new last section of LEN bytes goes (lib/stamp-pe.c): its
+ * virtual address at or past both IMAGE_END (the end of every section)
+ * and the image's SIZE_IMAGE, aligned to SECT_ALIGN; SizeOfImage its
+ * aligned end; its raw data at DATA_END (the end of the headers and of
+ * every section's data), LEN + EXTRA bytes of it aligned to FILE_ALIGN,
+ * and what followed shifted by SHIFT bytes.  The alignments are powers of two.  -E2BIG when any of
+ * it would pass 4 GiB. */
+struct pn_pe_place {
+        uint32_t vaddr, size_image, raw_off, raw_size;
+        uint64_t shift;
+};
+int pn_pe_place(uint32_t size_image, uint64_t image_end, uint32_t sect_align, uint64_t data_end,
+                uint32_t file_align, uint64_t len, uint64_t extra, struct pn_pe_place *ret);
+
 /* ELF machine number for a PE machine (so one architecture name table
  * serves both), 0 when there is none. */
 unsigned pn_pe_elf_machine(unsigned pe_machine);

@@ -4,17 +4,29 @@
  * removed (UAPI.8 "PE/COFF section": one allocated, read-only,
  * initialized-data section holding the NUL-terminated JSON, NUL-padded).
  *
- * Nothing that is there moves: a new section gets the next free slot of
- * the section table (inside SizeOfHeaders' room, before the first
- * section's data: no headers are moved, so when there is no room the
- * file is refused), the next virtual address after the image, and file
- * bytes at the end of the file.  A note that fits where the old one was
- * replaces it there.  Removal takes out only a section that is last in
- * the image, so the image stays contiguous as loaders want it.
- * SizeOfImage, SizeOfHeaders and the optional header's checksum (when
- * the input had one) are computed again.  An Authenticode signature
- * covers the whole file: a signed file is refused unless the caller asks
- * for the signature to be dropped, then it is taken out.
+ * No address the image declares changes: a new section gets the next
+ * free slot of the section table (inside SizeOfHeaders' room, before the
+ * first section's data: no headers are moved, so when there is no room
+ * the file is refused), a virtual address at or past both the end of
+ * every section and the original SizeOfImage (memory a loader gives the
+ * image past its last section, such as syslinux.efi's zero-filled data,
+ * is the image's own), and file bytes directly after the last section's
+ * raw data.  What followed that data (the COFF symbol and string tables
+ * of unstripped images, padding) moves after the new section, with
+ * PointerToSymbolTable, so the sections' data stays contiguous: the
+ * Authenticode hash (sections in file order, then the rest; "Windows
+ * Authenticode Portable Executable Signature Format") is then the same
+ * for every signer and verifier.  Any other data there (an overlay such
+ * as an installer's archive, whose offsets nothing tells) makes the file
+ * refused.  A note that fits where the old one was replaces it there.
+ * Removal takes out only a section that is last in the image and in the
+ * file, moving the rest back and setting SizeOfImage back to the
+ * section's address, so stamping then removing gives back the file.  The
+ * checksum is computed again only when it was right (zero stays zero, a
+ * stale one stays as it was).  An Authenticode signature covers the
+ * whole file: a signed file is refused unless the caller asks for the
+ * signature to be dropped, then it is taken out.  Every byte that is to
+ * be kept is compared with the input before the result is handed back.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,11 +41,31 @@ static uint64_t align_up(uint64_t v, uint64_t a) {
         return a > 1 ? (v + a - 1) / a * a : v;
 }
 
+#define NO_TAIL UINT64_MAX
+
 struct pestamp {
         uint8_t *b;
         size_t len;
         struct pn_pe *pe;
+        /* What the edit may change, for the check against the input
+         * (offsets in the input): the bytes after the sections' data
+         * ([tail_from, the input's end without its signature) moved to
+         * tail_at, or NO_TAIL), ranges of the input rewritten or dropped. */
+        uint64_t tail_from, tail_at;
+        uint64_t drop[4][2];
+        int n_drop;
+        bool symtab_moved;
+        int note_in, note_out; /* the note's entry in the input and result, or -1 */
+        uint64_t signature;    /* where a dropped certificate table began, or NO_TAIL */
 };
+
+static void dropped(struct pestamp *s, uint64_t from, uint64_t to) {
+        if (s->n_drop < 4 && from < to) {
+                s->drop[s->n_drop][0] = from;
+                s->drop[s->n_drop][1] = to;
+                s->n_drop++;
+        }
+}
 
 static void wr_count(struct pestamp *s, uint16_t n) {
         pn_wr16(s->b + s->pe->pe_off + 4 + 2, n, false);
@@ -60,17 +92,62 @@ static uint64_t first_data(const struct pn_pe *pe, uint64_t len) {
         return first;
 }
 
-static void set_image_size(struct pestamp *s, uint64_t end) {
-        uint8_t *o = s->b + s->pe->opt_off;
-        pn_wr32(o + 56, (uint32_t)align_up(end, s->pe->sect_align), false);
+/* Where the headers and the sections' raw data end in the file,
+ * without section SKIP: what lies past it is the file's tail. */
+static uint64_t sections_end(const struct pn_pe *pe, int skip) {
+        uint64_t end = pe->size_headers;
+        for (int i = 0; i < pe->n_sections; i++) {
+                uint64_t e = (uint64_t)pe->sections[i].raw_off + pe->sections[i].raw_size;
+                if (i != skip && pe->sections[i].raw_size && e > end)
+                        end = e;
+        }
+        return end;
 }
+
+static void set_image_size(struct pestamp *s, uint64_t size) {
+        pn_wr32(s->b + s->pe->opt_off + 56, (uint32_t)size, false);
+}
+
+int pn_pe_place(uint32_t size_image, uint64_t image_end, uint32_t sect_align, uint64_t data_end,
+                uint32_t file_align, uint64_t len, uint64_t extra, struct pn_pe_place *ret) {
+        /* Past every section and past what the image declares. */
+        uint64_t start = image_end > size_image ? image_end : size_image;
+        if (start > UINT32_MAX || len > UINT32_MAX || extra > UINT32_MAX || data_end > UINT32_MAX)
+                return pn_error(-E2BIG, "the image would grow past 4 GiB");
+        uint64_t va = align_up(start, sect_align), end = align_up(va + len, sect_align);
+        /* Directly after the data: a multiple of FileAlignment when the
+         * last section's data ends on one, as linkers make it; where it
+         * does not (syslinux.efi), still directly after, since a gap
+         * would be hashed differently by Authenticode's signers. */
+        uint64_t raw = data_end, raw_size = align_up(len + extra, file_align);
+        if (!len || end > UINT32_MAX || raw + raw_size > UINT32_MAX)
+                return pn_error(-E2BIG, "the image would grow past 4 GiB");
+        *ret = (struct pn_pe_place){
+                .vaddr = (uint32_t)va,
+                .size_image = (uint32_t)end,
+                .raw_off = (uint32_t)raw,
+                .raw_size = (uint32_t)raw_size,
+                .shift = raw + raw_size - data_end,
+        };
+        return 0;
+}
+
+static uint64_t symtab_end(const struct pestamp *s);
 
 static int drop_signature(struct pestamp *s) {
         const struct pn_pe *pe = s->pe;
         uint64_t end = (uint64_t)pe->cert_off + pe->cert_size;
         if (end > s->len || align_up(end, 8) < s->len)
                 return pn_error(-ENOTSUP, "the certificate table does not end the file: cannot drop the signature");
+        /* A table over the headers, a section's data or the symbol table
+         * is malformed (or hostile): dropping it would cut those. */
+        uint64_t used = sections_end(pe, -1), sym = symtab_end(s);
+        if (pe->cert_off < used || pe->cert_off < sym)
+                return pn_error(-EBADMSG, "the certificate table at offset 0x%x starts inside the headers, a section's data or the symbol table (which end at 0x%llx): cannot drop the signature",
+                                pe->cert_off, (unsigned long long)(used > sym ? used : sym));
         memset(s->b + pe->dirs_off + 8 * PN_PE_DIR_SECURITY, 0, 8);
+        dropped(s, pe->cert_off, s->len);
+        s->signature = pe->cert_off;
         s->len = pe->cert_off;
         return 0;
 }
@@ -104,23 +181,66 @@ static void remove_entry(struct pestamp *s, int i) {
         wr_count(s, (uint16_t)(n - 1));
 }
 
-/* Where the file's claimed bytes end without section SKIP: the other
- * sections' data and the COFF symbol and string tables. */
-static uint64_t data_end(const struct pestamp *s, int skip) {
+/* Where the COFF symbol table and the string table after it end, 0
+ * without one (a table claimed past the file is none: checked where it
+ * would move). */
+static uint64_t symtab_end(const struct pestamp *s) {
         const struct pn_pe *pe = s->pe;
-        uint64_t end = pe->size_headers;
-        for (int i = 0; i < pe->n_sections; i++) {
-                uint64_t e = (uint64_t)pe->sections[i].raw_off + pe->sections[i].raw_size;
-                if (i != skip && pe->sections[i].raw_size && e > end)
-                        end = e;
+        if (!pe->symtab_off)
+                return 0;
+        uint64_t tab = (uint64_t)pe->symtab_off + (uint64_t)pe->n_symbols * PN_PE_SYMBOL_SIZE;
+        if (!pn_range_ok(tab, 4, s->len))
+                return 0;
+        uint64_t e = tab + pn_rd32(s->b + tab, false);
+        return e <= s->len ? e : 0;
+}
+
+/* Whether the bytes from FROM to the end of the file may move: nothing
+ * there but the COFF symbol and string tables, which the header points
+ * at and which hold no file offsets, and zeros. */
+static int tail_movable(const struct pestamp *s, uint64_t from) {
+        const struct pn_pe *pe = s->pe;
+        uint64_t sym = pe->symtab_off, sym_end = symtab_end(s);
+        if (sym >= from && pe->symtab_off && !sym_end)
+                return pn_error(-EBADMSG, "the COFF symbol table at offset 0x%x lies past the end of the file", pe->symtab_off);
+        for (uint64_t i = from; i < s->len; i++)
+                if (s->b[i] && !(i >= sym && i < sym_end))
+                        return pn_error(-ENOTSUP, "data after the sections at offset 0x%llx that is not the COFF symbol table (an overlay such as an installer's archive): its offsets cannot be known, so it cannot be moved to make room",
+                                        (unsigned long long)i);
+        return 0;
+}
+
+/* Moves the file's tail from FROM by SHIFT bytes (negative: back), the
+ * symbol table's pointer with it. */
+static void move_tail(struct pestamp *s, uint64_t from, int64_t shift) {
+        uint64_t to = (uint64_t)((int64_t)from + shift);
+        memmove(s->b + to, s->b + from, s->len - from);
+        if (shift > 0)
+                memset(s->b + from, 0, (size_t)shift);
+        s->len = (size_t)((int64_t)s->len + shift);
+        if (s->pe->symtab_off && s->pe->symtab_off >= from) {
+                pn_wr32(s->b + s->pe->pe_off + 4 + 8, (uint32_t)((int64_t)s->pe->symtab_off + shift), false);
+                s->symtab_moved = true;
         }
-        if (pe->symtab_off) {
-                uint64_t tab = (uint64_t)pe->symtab_off + (uint64_t)pe->n_symbols * PN_PE_SYMBOL_SIZE;
-                uint64_t e = tab + (pn_range_ok(tab, 4, s->len) ? pn_rd32(s->b + tab, false) : 0);
-                if (e > end && e <= s->len) /* a table claimed past the file is no table */
-                        end = e;
-        }
-        return end;
+        s->tail_at = to;
+}
+
+/* What removal sets back when it cannot be derived (the SizeOfImage the
+ * section's address stands for, SizeOfHeaders as it was): 16 bytes at
+ * the end of the section's raw data, past its VirtualSize (the note's
+ * bytes, which readers take), written only when needed. */
+#define RECORD_TAG "PNSTAMP1"
+#define RECORD_SIZE 16u
+
+static bool read_record(const struct pestamp *s, const struct pn_pe_section *sec, uint32_t *image, uint32_t *headers) {
+        uint64_t at = (uint64_t)sec->raw_off + sec->raw_size - RECORD_SIZE;
+        if (sec->raw_size < RECORD_SIZE || sec->raw_size - RECORD_SIZE < pn_pe_section_file_size(sec) ||
+            !pn_range_ok(at, RECORD_SIZE, s->len) || memcmp(s->b + at, RECORD_TAG, 8))
+                return false;
+        *image = pn_rd32(s->b + at + 8, false);
+        *headers = pn_rd32(s->b + at + 12, false);
+        /* Only what stamping can have grown from. */
+        return *image <= sec->vaddr && *headers <= s->pe->size_headers;
 }
 
 static int remove_section(struct pestamp *s, int i) {
@@ -130,20 +250,38 @@ static int remove_section(struct pestamp *s, int i) {
         if (end < image_end(pe, -1) || image_end(pe, i) > sec->vaddr)
                 return pn_error(-ENOSPC, "the %s section lies between other sections of the image: removing it would leave a gap (replace it instead)",
                                 PN_PE_NOTE_SECTION);
-        if (pn_range_ok(sec->raw_off, sec->raw_size, s->len)) {
-                memset(s->b + sec->raw_off, 0, sec->raw_size);
-                if ((uint64_t)sec->raw_off + sec->raw_size == s->len) {
-                        /* Its bytes ended the file: they go, and so does the
-                         * alignment padding before them that nothing else
-                         * claims, so adding and removing gives back the file. */
-                        uint64_t claimed = data_end(s, i);
-                        s->len = sec->raw_off;
-                        while (s->len > claimed && !s->b[s->len - 1])
-                                s->len--;
-                }
+        uint64_t others = sections_end(pe, i), start = sec->raw_off, stop = start + sec->raw_size;
+        if (sec->raw_size && start < others)
+                return pn_error(-ENOSPC, "the %s section's data lies before other sections' data in the file: removing it would leave a gap (replace it instead)",
+                                PN_PE_NOTE_SECTION);
+        uint32_t rec_image = 0, rec_headers = 0;
+        bool rec = read_record(s, sec, &rec_image, &rec_headers);
+        if (sec->raw_size && pn_range_ok(start, sec->raw_size, s->len)) {
+                /* Its bytes and the zeros before them (stamp's alignment
+                 * padding) go; what followed moves back where it was
+                 * before stamping.  Anything else before them (a symbol
+                 * table an older stamp put the note after) stays. */
+                uint32_t sym = pe->symtab_off;
+                if (sym && sym >= start && sym < stop)
+                        return pn_error(-EBADMSG, "the COFF symbol table lies inside the %s section", PN_PE_NOTE_SECTION);
+                uint64_t from = start;
+                while (from > others && !s->b[from - 1])
+                        from--;
+                if (from != others)
+                        from = start;
+                if (s->tail_from == NO_TAIL)
+                        s->tail_from = stop;
+                dropped(s, from, stop);
+                move_tail(s, stop, -(int64_t)(stop - from));
         }
         remove_entry(s, i);
-        set_image_size(s, image_end(pe, i));
+        /* The image ends where the section began: the SizeOfImage of
+         * the file before the section was added (see pn_pe_place()). */
+        uint64_t size = align_up(sec->vaddr, pe->sect_align);
+        uint64_t rest = align_up(image_end(pe, i), pe->sect_align);
+        set_image_size(s, rec ? rec_image : size > rest ? size : rest);
+        if (rec)
+                pn_wr32(s->b + pe->opt_off + 60, rec_headers, false);
         return 0;
 }
 
@@ -156,10 +294,13 @@ static int replace_in_place(struct pestamp *s, int i, const uint8_t *desc, size_
         for (int k = 0; k < pe->n_sections; k++)
                 if (pe->sections[k].vaddr > sec->vaddr && pe->sections[k].vaddr < room)
                         room = pe->sections[k].vaddr;
-        if (len > sec->raw_size || sec->vaddr + len > room || !pn_range_ok(sec->raw_off, sec->raw_size, s->len))
+        uint32_t image, headers, keep = read_record(s, sec, &image, &headers) ? RECORD_SIZE : 0;
+        if (len > sec->raw_size - keep || sec->vaddr + len > room || !pn_range_ok(sec->raw_off, sec->raw_size, s->len))
                 return 0;
-        memset(s->b + sec->raw_off, 0, sec->raw_size);
+        memset(s->b + sec->raw_off, 0, sec->raw_size - keep);
         memcpy(s->b + sec->raw_off, desc, len);
+        dropped(s, sec->raw_off, (uint64_t)sec->raw_off + sec->raw_size);
+        s->note_out = i;
         uint8_t *h = s->b + pe->sect_off + (size_t)i * PN_PE_SECTION_SIZE;
         pn_wr32(h + 8, (uint32_t)len, false);
         /* The spec's flags, whatever the old section had. */
@@ -168,7 +309,8 @@ static int replace_in_place(struct pestamp *s, int i, const uint8_t *desc, size_
 }
 
 /* A new last section with DESC: its header in the table's free slot,
- * its bytes at the end of the file. */
+ * its bytes directly after the last section's data, what followed moved
+ * after them. */
 static int add_section(struct pestamp *s, const uint8_t *desc, size_t len, uint64_t cap) {
         const struct pn_pe *pe = s->pe;
         uint64_t table_end = pe->sect_off + (uint64_t)(pe->n_sections + 1) * PN_PE_SECTION_SIZE;
@@ -181,24 +323,100 @@ static int add_section(struct pestamp *s, const uint8_t *desc, size_t len, uint6
         for (size_t k = 0; k < PN_PE_SECTION_SIZE; k++)
                 if (slot[k])
                         return pn_error(-ENOSPC, "no room in the headers for another section entry: the bytes after the section table are in use");
-        uint64_t va = align_up(image_end(pe, -1), pe->sect_align);
-        uint64_t end = data_end(s, -1);
-        uint64_t raw = align_up(end > s->len ? end : s->len, pe->file_align), raw_size = align_up(len, pe->file_align);
-        if (va + len > UINT32_MAX || raw + raw_size > UINT32_MAX || raw + raw_size > cap)
+        uint64_t data = sections_end(pe, -1);
+        int r;
+        if (data > s->len)
+                return pn_error(-EBADMSG, "SizeOfHeaders 0x%x lies past the end of the file", pe->size_headers);
+        if ((r = tail_movable(s, data)) < 0)
+                return r;
+        struct pn_pe_place p;
+        if ((r = pn_pe_place(pe->size_image, image_end(pe, -1), pe->sect_align, data, pe->file_align, len, 0, &p)) < 0)
+                return r;
+        /* Removal sets SizeOfImage back to the section's address: where
+         * that is not the original (not a multiple of SectionAlignment,
+         * as in systemd-boot 252 and syslinux.efi, or below the sections'
+         * end), or SizeOfHeaders grows, the original values are recorded. */
+        bool record = p.vaddr != pe->size_image || headers != pe->size_headers;
+        if (record && (r = pn_pe_place(pe->size_image, image_end(pe, -1), pe->sect_align, data, pe->file_align, len,
+                                       RECORD_SIZE, &p)) < 0)
+                return r;
+        if (s->len + p.shift > cap)
                 return pn_error(-E2BIG, "the image would grow past 4 GiB");
-        memset(s->b + s->len, 0, (size_t)(raw + raw_size - s->len));
-        memcpy(s->b + raw, desc, len);
-        s->len = (size_t)(raw + raw_size);
+        if (s->tail_from == NO_TAIL)
+                s->tail_from = data;
+        move_tail(s, data, (int64_t)p.shift);
+        memcpy(s->b + p.raw_off, desc, len);
+        if (record) {
+                uint8_t *rec = s->b + p.raw_off + p.raw_size - RECORD_SIZE;
+                memcpy(rec, RECORD_TAG, 8);
+                pn_wr32(rec + 8, pe->size_image, false);
+                pn_wr32(rec + 12, pe->size_headers, false);
+        }
         uint8_t *h = s->b + table_end - PN_PE_SECTION_SIZE;
         memcpy(h, PN_PE_NOTE_SECTION, 8); /* exactly 8 bytes: no NUL, as the format allows */
         pn_wr32(h + 8, (uint32_t)len, false);
-        pn_wr32(h + 12, (uint32_t)va, false);
-        pn_wr32(h + 16, (uint32_t)raw_size, false);
-        pn_wr32(h + 20, (uint32_t)raw, false);
+        pn_wr32(h + 12, p.vaddr, false);
+        pn_wr32(h + 16, p.raw_size, false);
+        pn_wr32(h + 20, p.raw_off, false);
         pn_wr32(h + 36, PN_SCN_CNT_INITIALIZED_DATA | PN_SCN_MEM_READ, false);
         wr_count(s, (uint16_t)(pe->n_sections + 1));
+        s->note_out = pe->n_sections;
         pn_wr32(s->b + pe->opt_off + 60, (uint32_t)headers, false);
-        set_image_size(s, va + len);
+        set_image_size(s, p.size_image);
+        return 0;
+}
+
+static bool in_drop(const struct pestamp *s, uint64_t i) {
+        for (int k = 0; k < s->n_drop; k++)
+                if (i >= s->drop[k][0] && i < s->drop[k][1])
+                        return true;
+        return false;
+}
+
+/* Checks that the result B (LEN bytes) keeps every byte of the input
+ * IN (PE its view) that the edit was not meant to change: the header
+ * fields the stamper writes, the section table (compared entry by entry
+ * without the note's), the note's old bytes and a dropped signature
+ * aside, each byte where it was, and the tail at its new place. */
+static int check_kept(const struct pestamp *s, const struct pn_pe *pe, const uint8_t *in, size_t in_len) {
+        const uint8_t *b = s->b;
+        size_t len = s->len;
+        uint64_t tail_end = s->signature != NO_TAIL ? s->signature : in_len;
+        uint64_t keep_end = s->tail_from == NO_TAIL ? tail_end : s->tail_from;
+        uint64_t table = pe->sect_off, table_end = table + (uint64_t)(pe->n_sections + 1) * PN_PE_SECTION_SIZE;
+        uint64_t opt = pe->opt_off, coff = (uint64_t)pe->pe_off + 4;
+        for (uint64_t i = 0; i < keep_end && i < in_len; i++) {
+                if (in_drop(s, i) || (i >= table && i < table_end) || (i >= coff + 2 && i < coff + 4) ||
+                    (s->symtab_moved && i >= coff + 8 && i < coff + 12) || (i >= opt + 56 && i < opt + 68) ||
+                    (s->signature != NO_TAIL && i >= pe->dirs_off + 8 * PN_PE_DIR_SECURITY &&
+                     i < pe->dirs_off + 8 * PN_PE_DIR_SECURITY + 8))
+                        continue;
+                if (i >= len || b[i] != in[i])
+                        return pn_error(-EIO, "internal: the stamped image changes byte 0x%llx, which it should keep",
+                                        (unsigned long long)i);
+        }
+        if (s->tail_from != NO_TAIL) {
+                uint64_t n = tail_end - s->tail_from;
+                if (s->tail_at + n != len || memcmp(b + s->tail_at, in + s->tail_from, (size_t)n))
+                        return pn_error(-EIO, "internal: the stamped image does not keep the bytes after the sections");
+                uint32_t sym = pn_rd32(b + coff + 8, false);
+                if (s->symtab_moved && sym != pe->symtab_off + (s->tail_at - s->tail_from))
+                        return pn_error(-EIO, "internal: the symbol table's pointer does not follow it");
+        } else if (len != tail_end)
+                return pn_error(-EIO, "internal: the stamped image's size is not the expected one");
+        /* The other sections' entries, in their order. */
+        uint16_t n = pn_rd16(b + coff + 2, false);
+        int k = 0;
+        for (int i = 0; i < pe->n_sections; i++) {
+                const uint8_t *h = in + table + (uint64_t)i * PN_PE_SECTION_SIZE;
+                if (i == s->note_in)
+                        continue;
+                if (k == s->note_out)
+                        k++;
+                if (k >= n || memcmp(b + table + (uint64_t)k * PN_PE_SECTION_SIZE, h, PN_PE_SECTION_SIZE))
+                        return pn_error(-EIO, "internal: the stamped image changes section %d's entry", i);
+                k++;
+        }
         return 0;
 }
 
@@ -226,7 +444,7 @@ static int check_result(const uint8_t *b, size_t len, const char *json) {
 
 int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned flags, uint8_t **ret, size_t *ret_len,
                 pkgnote_stamp_result *res) {
-        pkgnote_elf *e;
+        pkgnote_elf *e, *e0 = NULL;
         int r = pkgnote_elf_from_memory(data, size, &e);
         if (r < 0)
                 return r;
@@ -277,7 +495,14 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
         }
         memcpy(s.b, data, size);
         s.len = size;
-        uint32_t had_checksum = pe->checksum;
+        s.tail_from = s.tail_at = NO_TAIL;
+        s.note_in = s.note_out = -1;
+        s.signature = NO_TAIL;
+        /* The checksum is kept right when it was: a zero one (EFI
+         * binaries) stays zero, a stale one (many of wine's modules) stays
+         * as it was, so removing the note gives back the same bytes. */
+        uint64_t sum_at = pe->opt_off + 64;
+        bool sum_right = pe->checksum && pn_pe_checksum(data, size, sum_at) == pe->checksum;
         s.pe = e->pe;
         if (res->signature_removed && (r = drop_signature(&s)) < 0)
                 goto out;
@@ -292,6 +517,7 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
                 goto out;
         }
         const struct pn_pe_section *old = found >= 0 ? &pe->sections[found] : NULL;
+        s.note_in = found;
         if (old && !owns_bytes(pe, found)) {
                 r = pn_error(-EBADMSG, "the %s section's bytes overlap the headers or another section", PN_PE_NOTE_SECTION);
                 goto out;
@@ -315,8 +541,9 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
                 if (old && (r = remove_section(&s, found)) < 0)
                         goto out;
                 if (old) {
-                        /* The table and image as they are now. */
-                        pkgnote_elf_free(e);
+                        /* The table and image as they are now; the input's
+                         * view is kept for the check. */
+                        e0 = e;
                         e = NULL;
                         if ((r = pkgnote_elf_from_memory(s.b, s.len, &e)) < 0)
                                 goto out;
@@ -326,14 +553,13 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
                         goto out;
                 res->placement = PKGNOTE_PLACE_PE_SECTION;
         }
+        const struct pn_pe *pe0 = e0 ? e0->pe : e->pe;
         bool changed = res->placement != PKGNOTE_PLACE_UNCHANGED && res->placement != PKGNOTE_PLACE_NONE;
-        if (had_checksum && (changed || res->signature_removed)) {
-                uint64_t at = s.pe->opt_off + 64;
-                pn_wr32(s.b + at, pn_pe_checksum(s.b, s.len, at), false);
-        }
+        if (sum_right && (changed || res->signature_removed))
+                pn_wr32(s.b + sum_at, pn_pe_checksum(s.b, s.len, sum_at), false);
         if (!changed && !res->signature_removed) {
                 s.len = size; /* the same bytes */
-        } else if ((r = check_result(s.b, s.len, json)) < 0)
+        } else if ((r = check_result(s.b, s.len, json)) < 0 || (r = check_kept(&s, pe0, data, size)) < 0)
                 goto out;
         if (json) {
                 res->note_size = desc_len;
@@ -356,5 +582,6 @@ out:
         free(s.b);
         free(note);
         pkgnote_elf_free(e);
+        pkgnote_elf_free(e0);
         return r;
 }

@@ -19,7 +19,7 @@
 #define JSON "{\"type\":\"deb\",\"name\":\"efi\",\"version\":\"1\"}"
 #define OSREL "ID=debian\nPRETTY_NAME=\"Debian 12\"\n"
 
-static uint8_t img[0x900];
+static uint8_t img[0x1000];
 static size_t img_len;
 
 static void section(uint8_t *h, const char *name, uint32_t vsize, uint32_t va, uint32_t raw_size, uint32_t raw,
@@ -148,6 +148,25 @@ static void test_signed(void) {
         CHECK_INT(pkgnote_elf_from_memory(out, out_len, &e), 0);
         CHECK_INT(pkgnote_pe_signed(e), 0);
         pkgnote_elf_free(e);
+        /* Signed after stamping, then a note replaced in its place with
+         * the signature dropped: the check of the kept bytes knows the
+         * certificate entry goes (it once called that a changed byte). */
+        uint8_t *signed_st = malloc(out_len + 24), *again;
+        size_t st_len = out_len + (-out_len & 7u), again_len;
+        memcpy(signed_st, out, out_len);
+        memset(signed_st + out_len, 0, st_len - out_len);
+        pn_wr32(signed_st + 0x58 + 112 + 8 * PN_PE_DIR_SECURITY, (uint32_t)st_len, false);
+        pn_wr32(signed_st + 0x58 + 112 + 8 * PN_PE_DIR_SECURITY + 4, 16, false);
+        memset(signed_st + st_len, 0x30, 16);
+        st_len += 16;
+        CHECK_INT(pkgnote_stamp_memory(signed_st, st_len, "{\"name\":\"x\"}", PKGNOTE_STAMP_DROP_SIGNATURE, &again,
+                                       &again_len, &r),
+                  0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_REPLACED);
+        CHECK_INT(r.signature_removed, 1);
+        CHECK_INT((int)again_len, (int)out_len + (int)(-out_len & 7u));
+        free(again);
+        free(signed_st);
         free(out);
 }
 
@@ -260,7 +279,151 @@ static void test_scan_stats(void) {
         free(b);
 }
 
+/* The placement arithmetic (pn_pe_place): past the sections and the
+ * declared SizeOfImage, raw data directly after the sections, and every
+ * edge near 4 GiB refused rather than wrapped. */
+static void test_place(void) {
+        struct pn_pe_place p;
+        CHECK_INT(pn_pe_place(0x4000, 0x3010, 0x1000, 0x800, 0x200, 0x48, 0, &p), 0);
+        CHECK_INT(p.vaddr, 0x4000);
+        CHECK_INT(p.size_image, 0x5000);
+        CHECK_INT(p.raw_off, 0x800);
+        CHECK_INT(p.raw_size, 0x200);
+        CHECK_INT((int)p.shift, 0x200);
+        /* syslinux.efi: SizeOfImage (unaligned) far past its one section. */
+        CHECK_INT(pn_pe_place(0x245308, 0x29dc0, 0x1000, 0x29dc0, 0x200, 0x48, 16, &p), 0);
+        CHECK_INT(p.vaddr, 0x246000);
+        CHECK_INT(p.size_image, 0x247000);
+        CHECK_INT(p.raw_off, 0x29dc0); /* directly after, though not aligned */
+        CHECK_INT(p.raw_size, 0x200);
+        /* A SizeOfImage below the sections' end: past the sections. */
+        CHECK_INT(pn_pe_place(0x1000, 0x3010, 0x1000, 0x800, 0x200, 0x48, 0, &p), 0);
+        CHECK_INT(p.vaddr, 0x4000);
+        /* The record makes the raw data grow by one FileAlignment when
+         * the note fills it. */
+        CHECK_INT(pn_pe_place(0x4000, 0x4000, 0x1000, 0x800, 0x200, 0x1f8, 16, &p), 0);
+        CHECK_INT(p.raw_size, 0x400);
+        CHECK_INT((int)p.shift, 0x400);
+        /* Near 2^32: the last page fits, one more does not. */
+        CHECK_INT(pn_pe_place(0xffffe000, 0x1000, 0x1000, 0x800, 0x200, 0x48, 0, &p), 0);
+        CHECK_INT(p.vaddr, 0xffffe000);
+        CHECK_INT(p.size_image, 0xfffff000);
+        CHECK_INT(pn_pe_place(0xfffff000, 0x1000, 0x1000, 0x800, 0x200, 0x48, 0, &p), -E2BIG);
+        CHECK_INT(pn_pe_place(0xfffff001, 0x1000, 0x1000, 0x800, 0x200, 0x48, 0, &p), -E2BIG);
+        CHECK_INT(pn_pe_place(0x1000, 0xffffffffull + 1, 0x1000, 0x800, 0x200, 0x48, 0, &p), -E2BIG);
+        CHECK_INT(pn_pe_place(0x1000, 0x1000, 0x1000, 0xfffffe00, 0x200, 0x48, 0, &p), -E2BIG);
+        CHECK_INT(pn_pe_place(0x1000, 0x1000, 0x1000, 0xfffffc00, 0x200, 0x48, 0, &p), 0);
+        CHECK_INT(p.raw_off, 0xfffffc00);
+        CHECK_INT(pn_pe_place(0x1000, 0x1000, 0x1000, 0x800, 0x200, 0xffffffffull + 1, 0, &p), -E2BIG);
+        CHECK_INT(pn_pe_place(0x1000, 0x1000, 0x1000, 0x800, 0x200, 0, 0, &p), -E2BIG);
+}
+
+static uint32_t rd_opt(const uint8_t *b, unsigned off) {
+        return pn_rd32(b + 0x58 + off, false);
+}
+
+/* .pkgnote's entry: the fourth of the built image. */
+static uint32_t rd_note(const uint8_t *b, unsigned off) {
+        return pn_rd32(b + 0x58 + 240 + 3 * 40 + off, false);
+}
+
+/* Stamps IN (LEN bytes) into the result returned, removes the note
+ * from that again and wants the input back byte for byte. */
+static uint8_t *round_trip(const uint8_t *in, size_t len, size_t *out_len) {
+        uint8_t *out, *back;
+        size_t back_len;
+        pkgnote_stamp_result r = {.size = sizeof r};
+        CHECK_INT(pkgnote_stamp_memory(in, len, JSON, 0, &out, out_len, &r), 0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_PE_SECTION);
+        CHECK_INT(pkgnote_stamp_memory(out, *out_len, NULL, PKGNOTE_STAMP_REMOVE, &back, &back_len, &r), 0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_REMOVED);
+        CHECK_INT((int)back_len, (int)len);
+        CHECK(back_len == len && !memcmp(back, in, len));
+        free(back);
+        return out;
+}
+
+/* Regression (issue 42, item 6): the COFF string table after the
+ * sections moved after the new section, with PointerToSymbolTable, so
+ * the sections' data stays contiguous (it was left in a gap before). */
+static void test_moves_symbol_table(void) {
+        size_t len;
+        build();
+        uint8_t *b = round_trip(img, img_len, &len);
+        CHECK_INT(rd_note(b, 20), 0x800);                  /* PointerToRawData: where the table was */
+        CHECK_INT(pn_rd32(b + 0x44 + 8, false), 0xa00);    /* PointerToSymbolTable: after it */
+        CHECK_INT((int)len, 0xa14);
+        CHECK(!memcmp(b + 0xa00, img + 0x800, 0x14));
+        free(b);
+}
+
+/* Regression (issue 42, item 6): the new section's address at or past
+ * the declared SizeOfImage, which is never cut; removal gives it back,
+ * unaligned ones (systemd-boot 252, syslinux.efi) too. */
+static void test_keeps_size_of_image(void) {
+        static const uint32_t sizes[] = {0x4000, 0x10000, 0x9308, 0x3100};
+        for (size_t i = 0; i < ELEMENTSOF(sizes); i++) {
+                size_t len;
+                build();
+                pn_wr32(img + 0x58 + 56, sizes[i], false);
+                uint8_t *b = round_trip(img, img_len, &len);
+                uint32_t va = rd_note(b, 12), want = (sizes[i] + 0xfff) & ~0xfffu;
+                CHECK_INT(va, want);
+                CHECK_INT(rd_opt(b, 56), want + 0x1000);
+                free(b);
+        }
+}
+
+/* Regression (issue 42, item 8): trailing zeros after the string table
+ * (an overlay's padding) and a stale or right checksum come back as
+ * they were; other data after the sections is refused, not moved. */
+static void test_round_trip_kept(void) {
+        size_t len;
+        build();
+        memset(img + img_len, 0, 0x300);
+        uint8_t *b = round_trip(img, img_len + 0x300, &len);
+        CHECK_INT((int)len, 0xa14 + 0x300);
+        free(b);
+        build();
+        pn_wr32(img + 0x58 + 64, 0x12345678, false); /* stale */
+        b = round_trip(img, img_len, &len);
+        CHECK_INT(rd_opt(b, 64), 0x12345678);
+        free(b);
+        build();
+        pn_wr32(img + 0x58 + 64, pn_pe_checksum(img, img_len, 0x58 + 64), false);
+        b = round_trip(img, img_len, &len);
+        CHECK_INT(rd_opt(b, 64), pn_pe_checksum(b, len, 0x58 + 64));
+        free(b);
+        build();
+        memcpy(img + img_len, "PK\3\4", 4);
+        uint8_t *out;
+        pkgnote_stamp_result r = {.size = sizeof r};
+        CHECK_INT(pkgnote_stamp_memory(img, img_len + 4, JSON, 0, &out, &len, &r), -ENOTSUP);
+        CHECK(strstr(pkgnote_last_error(), "not the COFF symbol table") != NULL);
+}
+
+/* Regression (issue 42, item 7): a certificate table that starts inside
+ * a section's data is refused with --drop-signature, never cut out. */
+static void test_drop_signature_inside(void) {
+        build();
+        pn_wr32(img + 0x58 + 112 + 8 * PN_PE_DIR_SECURITY, 0x610, false);
+        pn_wr32(img + 0x58 + 112 + 8 * PN_PE_DIR_SECURITY + 4, (uint32_t)img_len - 0x610, false);
+        uint8_t *out;
+        size_t len;
+        pkgnote_stamp_result r = {.size = sizeof r};
+        CHECK_INT(pkgnote_stamp_memory(img, img_len, JSON, PKGNOTE_STAMP_DROP_SIGNATURE, &out, &len, &r), -EBADMSG);
+        CHECK(strstr(pkgnote_last_error(), "starts inside the headers, a section's data or the symbol table") != NULL);
+        CHECK_INT(pkgnote_stamp_memory(img, img_len, NULL, PKGNOTE_STAMP_REMOVE | PKGNOTE_STAMP_DROP_SIGNATURE, &out,
+                                       &len, &r),
+                  -EBADMSG);
+}
+
 int main(void) {
+        RUN(test_place);
+        RUN(test_moves_symbol_table);
+        RUN(test_keeps_size_of_image);
+        RUN(test_round_trip_kept);
+        RUN(test_drop_signature_inside);
         RUN(test_headers);
         RUN(test_round_trip);
         RUN(test_signed);
