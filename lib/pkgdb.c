@@ -538,6 +538,14 @@ int pn_dpkg_wanted_add_list(const pn_dpkg_wanted *w, pn_pkgdb *db, const char *l
         return r;
 }
 
+size_t pn_dpkg_wanted_count(const pn_dpkg_wanted *w) {
+        return w->n;
+}
+
+const char *pn_dpkg_wanted_path(const pn_dpkg_wanted *w, size_t i) {
+        return i < w->n ? w->paths[i] : NULL;
+}
+
 bool pn_dpkg_wanted_list(const pn_dpkg_wanted *w, const char *list_name) {
         return sorted_list_owner(w, list_name) >= 0;
 }

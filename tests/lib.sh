@@ -11,6 +11,9 @@ umount_below() {
 }
 trap 'umount_below "$T"; rm -rf "$T"' EXIT
 cd "$T" || exit 99
+# pkgnote keeps an index of dpkg's lists in the user's cache: the tests
+# keep theirs in their own directory.
+export XDG_CACHE_HOME="$T/cache"
 PASSED=0
 FAILED=0
 STATUS=0
