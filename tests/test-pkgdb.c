@@ -19,6 +19,7 @@
 #include "pkgnote.h"
 #include "base-root.h"
 #include "testlib.h"
+#include "../fuzz/spdx-check.h"
 
 static const char status[] = "Package: libfoo1\n"
                              "Status: install ok installed\n"
@@ -830,6 +831,82 @@ static void test_dep5(void) {
         CHECK_INT(bad, 0);
 }
 
+
+/* A License: line ending in "or" or "and" (or beginning with one, or
+ * with parentheses Debian's format does not have) gave "MIT OR " and
+ * "(GPL-2.0-or-later AND ) AND MIT", which SBOM validators reject: such a
+ * field is now one LicenseRef- of its text, and every expression is valid
+ * SPDX by the independent checker (fuzz/spdx-check.h). */
+static void test_dep5_dangling_operator(void) {
+        static const struct {
+                const char *fields, *want;
+        } cases[] = {
+                {"License: MIT or\n", "LicenseRef-MIT-or"},
+                {"License: GPL-2+ and\n", "LicenseRef-GPL-2--and"},
+                {"License: GPL-2+ and\n\nFiles: b/*\nLicense: MIT\n", "LicenseRef-GPL-2--and AND MIT"},
+                {"License: (GPL-2+ and) and MIT\n", "LicenseRef--GPL-2--and--and-MIT"},
+                {"License: or MIT\n", "LicenseRef-or-MIT"},
+                {"License: MIT or or Expat\n", "LicenseRef-MIT-or-or-Expat"},
+                {"License: MIT, or\n", "LicenseRef-MIT--or"},
+                {"License: GPL-2+ or\n\nFiles: b/*\nLicense: LGPL-2+ or BSD-3-clause\n",
+                 "LicenseRef-GPL-2--or AND (LGPL-2.0-or-later OR BSD-3-Clause)"},
+                {"License: GPL-2+ or Artistic, and BSD-3-clause\n", "GPL-2.0-or-later OR Artistic-1.0 AND BSD-3-Clause"},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                char text[512];
+                snprintf(text, sizeof text,
+                         "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\nFiles: *\n%s",
+                         cases[i].fields);
+                char *e = NULL;
+                CHECK_INT(pn_dep5_license(text, strlen(text), &e), 1);
+                if (!e)
+                        continue;
+                CHECK_STR(e, cases[i].want);
+                if (!spdx_valid(e)) {
+                        fprintf(stderr, "not an SPDX expression: '%s'\n", e);
+                        CHECK(spdx_valid(e));
+                }
+                free(e);
+        }
+        /* A field of operators alone names nothing, as before. */
+        static const char ops[] = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\n"
+                                  "Files: *\nLicense: and\n\nFiles: b/*\nLicense: or, and\n";
+        char *none = NULL;
+        CHECK_INT(pn_dep5_license(ops, strlen(ops), &none), 0);
+        free(none);
+        /* rpm tags of the same forms: one LicenseRef- of the tag. */
+        static const char *const tags[] = {"MIT or", "GPLv2+ and", "(GPLv2+ and) and MIT", "and MIT", "MIT or and BSD"};
+        for (size_t i = 0; i < sizeof tags / sizeof *tags; i++) {
+                char *e = NULL;
+                CHECK_INT(pn_license_tag_spdx(tags[i], &e), 0);
+                if (e && !spdx_valid(e)) {
+                        fprintf(stderr, "rpm tag '%s': not an SPDX expression: '%s'\n", tags[i], e);
+                        CHECK(spdx_valid(e));
+                }
+                free(e);
+        }
+        /* Every truncated prefix of a file whose License: lines end in
+         * operators gives no license or a valid expression. */
+        static const char dep5[] = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\n"
+                                   "Files: *\nLicense: GPL-2+ and\n\nFiles: a/*\nLicense: MIT or Expat and\n\n"
+                                   "Files: b/*\nLicense: LGPL-2.1+ or BSD-3-clause\n";
+        size_t n = strlen(dep5), bad = 0;
+        for (size_t k = 0; k <= n; k++) {
+                char *copy = malloc(k ? k : 1), *e = NULL;
+                if (!copy)
+                        return;
+                memcpy(copy, dep5, k);
+                int r = pn_dep5_license(copy, k, &e);
+                if (r < 0 || (r == 1 && !spdx_valid(e))) {
+                        fprintf(stderr, "prefix of %zu bytes: %d '%s'\n", k, r, e ? e : "");
+                        bad++;
+                }
+                free(e);
+                free(copy);
+        }
+        CHECK_INT(bad, 0);
+}
+
 int main(void) {
         /* The index of dpkg's lists is kept in a cache of the test's own. */
         if (!mkdtemp(cache_dir) || setenv("XDG_CACHE_HOME", cache_dir, 1) < 0)
@@ -837,6 +914,7 @@ int main(void) {
         RUN(test_apk);
         RUN(test_apk_prefixes);
         RUN(test_dep5);
+        RUN(test_dep5_dangling_operator);
         RUN(test_rpm_license);
         RUN(test_dpkg_status);
         RUN(test_dpkg_lists);
