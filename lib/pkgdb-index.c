@@ -98,12 +98,24 @@ void pn_dpkg_count_list_read(void) {
         atomic_fetch_add_explicit(&lists_read, 1, memory_order_relaxed);
 }
 
+static uint64_t get_le(const unsigned char *p, unsigned width);
+
 uint64_t pn_dpkg_path_hash(const char *p, size_t len) {
-        /* FNV-1a, 64 bits */
-        uint64_t h = UINT64_C(0xcbf29ce484222325);
-        for (size_t i = 0; i < len; i++)
-                h = (h ^ (unsigned char)p[i]) * UINT64_C(0x100000001b3);
-        return h;
+        /* Eight bytes at a time (little-endian, whatever the machine's
+         * order), each word mixed in by a multiply, the whole finished as
+         * splitmix64 does: the index hashes every line of every list
+         * (10 MB on a desktop) when it is built. */
+        const unsigned char *b = (const unsigned char *)p;
+        uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)len;
+        for (; len >= 8; b += 8, len -= 8)
+                h = ((h ^ get_le(b, 8)) * UINT64_C(0xbf58476d1ce4e5b9)) ^ (h >> 29);
+        if (len)
+                h = ((h ^ get_le(b, (unsigned)len)) * UINT64_C(0x94d049bb133111eb)) ^ (h >> 29);
+        h ^= h >> 30;
+        h *= UINT64_C(0xbf58476d1ce4e5b9);
+        h ^= h >> 27;
+        h *= UINT64_C(0x94d049bb133111eb);
+        return h ^ (h >> 31);
 }
 
 void pn_dpkg_stamp_of(const struct stat *st, struct pn_dpkg_stamp *s) {
@@ -202,45 +214,78 @@ static size_t bucket_of(uint64_t h, unsigned bits) {
 }
 
 int pn_dpkg_index_serialize(pn_dpkg_index *x, const struct pn_dpkg_stamp *s, void **ret, size_t *ret_len) {
-        if (x->nentries > 1)
-                qsort(x->entries, x->nentries, sizeof *x->entries, cmp_entry);
-        size_t n = 0; /* without repeats: a list naming a path twice */
-        for (size_t i = 0; i < x->nentries; i++)
-                if (n == 0 || cmp_entry(&x->entries[n - 1], &x->entries[i]))
-                        x->entries[n++] = x->entries[i];
-        x->nentries = n;
         if (x->names_len > UINT32_MAX)
                 return -E2BIG;
         /* About four entries a bucket. */
         unsigned bits = MIN_BUCKET_BITS;
-        while (bits < MAX_BUCKET_BITS && ((size_t)4 << bits) < n)
+        while (bits < MAX_BUCKET_BITS && ((size_t)4 << bits) < x->nentries)
                 bits++;
-        size_t nb = (size_t)1 << bits;
-        size_t len = HEADER + x->names_len + 4 * (nb + 1) + ENTRY * n;
-        unsigned char *b = calloc(1, len);
-        if (!b)
+        size_t nb = (size_t)1 << bits, n = x->nentries;
+        /* Sorted by bucket (counting), then within each bucket by hash
+         * and list (insertion: the entries of one hash, a directory most
+         * lists name, come in list order already), repeats dropped (a
+         * list naming a path twice): sorted by hash, then list. */
+        size_t *start = calloc(nb + 1, sizeof *start);
+        struct entry *e = malloc((n ? n : 1) * sizeof *e);
+        if (!start || !e) {
+                free(start);
+                free(e);
                 return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                start[bucket_of(x->entries[i].hash, bits) + 1]++;
+        for (size_t k = 0; k < nb; k++)
+                start[k + 1] += start[k];
+        for (size_t i = 0; i < n; i++)
+                e[start[bucket_of(x->entries[i].hash, bits)]++] = x->entries[i];
+        /* start[k] is now the end of bucket k */
+        size_t m = 0, from = 0;
+        for (size_t k = 0; k < nb; k++) {
+                size_t to = start[k];
+                for (size_t i = from + 1; i < to; i++) {
+                        struct entry v = e[i];
+                        size_t j = i;
+                        for (; j > from && cmp_entry(&e[j - 1], &v) > 0; j--)
+                                e[j] = e[j - 1];
+                        e[j] = v;
+                }
+                start[k] = m; /* the bucket's first entry, repeats dropped */
+                for (size_t i = from; i < to; i++)
+                        if (i == from || cmp_entry(&e[i - 1], &e[i]))
+                                e[m++] = e[i];
+                from = to;
+        }
+        start[nb] = m;
+        size_t len = HEADER + x->names_len + 4 * (nb + 1) + ENTRY * m;
+        unsigned char *b = calloc(1, len);
+        if (!b) {
+                free(start);
+                free(e);
+                return -ENOMEM;
+        }
         memcpy(b, MAGIC, 8);
         const uint64_t st[6] = {s->dev, s->ino, s->mtime_s, s->mtime_ns, s->ctime_s, s->ctime_ns};
         for (unsigned i = 0; i < 6; i++)
                 put_le(b + 8 + 8 * i, st[i], 8);
         put_le(b + 56, x->nlists, 4);
-        put_le(b + 60, n, 4);
+        put_le(b + 60, m, 4);
         put_le(b + 64, x->names_len, 4);
         put_le(b + 68, bits, 4);
         if (x->names_len)
                 memcpy(b + HEADER, x->names, x->names_len);
-        unsigned char *t = b + HEADER + x->names_len, *e = t + 4 * (nb + 1);
-        size_t i = 0;
-        for (size_t k = 0; k <= nb; k++) {
-                while (i < n && bucket_of(x->entries[i].hash, bits) < k)
-                        i++;
-                put_le(t + 4 * k, i, 4);
+        unsigned char *t = b + HEADER + x->names_len, *o = t + 4 * (nb + 1);
+        for (size_t k = 0; k <= nb; k++)
+                put_le(t + 4 * k, start[k], 4);
+        for (size_t i = 0; i < m; i++, o += ENTRY) {
+                put_le(o, e[i].hash, 8);
+                put_le(o + 8, e[i].list, 4);
         }
-        for (i = 0; i < n; i++, e += ENTRY) {
-                put_le(e, x->entries[i].hash, 8);
-                put_le(e + 8, x->entries[i].list, 4);
-        }
+        /* The built index answers lookups in this order too. */
+        free(x->entries);
+        x->entries = e;
+        x->nentries = m;
+        x->entries_cap = n;
+        free(start);
         *ret = b;
         *ret_len = len;
         return 0;
