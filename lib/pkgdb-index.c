@@ -416,14 +416,15 @@ static bool ours(const struct stat *st) {
         return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-/* The cache directory, $XDG_CACHE_HOME/pkgnote or ~/.cache/pkgnote,
- * created (0700) when missing: a descriptor, or a negative errno. */
+/* The cache directory, $XDG_CACHE_HOME/pkgnote or ~/.cache/pkgnote (not
+ * with HOME=/, a service's or helper's stand-in for none), created (0700)
+ * when missing: a descriptor, or a negative errno. */
 static int cache_dir(void) {
         const char *xdg = secure_getenv("XDG_CACHE_HOME"), *home = secure_getenv("HOME");
         char *base = NULL;
         if (xdg && *xdg == '/')
                 base = strdup(xdg);
-        else if (home && *home == '/' && asprintf(&base, "%s/.cache", home) < 0)
+        else if (home && *home == '/' && home[1] && asprintf(&base, "%s/.cache", home) < 0) /* HOME=/: none */
                 base = NULL;
         if (!base)
                 return -ENOENT;
