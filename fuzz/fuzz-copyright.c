@@ -6,7 +6,9 @@
  * first line is a copyright-format 1.0 Format: field; it is one line of
  * at most PN_LICENSE_MAX bytes, made only of SPDX identifier characters,
  * spaces and parentheses (so it cannot break an SBOM), with balanced
- * parentheses; every LicenseRef- that begins a name is followed by more.
+ * parentheses; every LicenseRef- that begins a name is followed by more;
+ * and it parses as one SPDX license expression by a checker of its own
+ * (fuzz/spdx-check.h), so no dangling operator ("MIT OR ") gets out.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 
 #include "fuzz-input.h"
 #include "pkgdb.h"
+#include "spdx-check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,6 +43,8 @@ static void check_expression(char *expr) {
         for (const char *p = strstr(expr, "LicenseRef-"); p; p = strstr(p + 1, "LicenseRef-"))
                 if ((p == expr || p[-1] == ' ' || p[-1] == '(') && (!p[11] || p[11] == ' ' || p[11] == ')'))
                         abort();
+        if (!spdx_valid(expr))
+                abort();
         free(expr);
 }
 

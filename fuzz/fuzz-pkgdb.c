@@ -11,7 +11,11 @@
  *      file: the lookup of a few paths (pn_pkgdb_dpkg_read_paths(), what
  *      pkgnote pid and core use) must find, through the same reader, for
  *      each wanted path the owner that the whole database finds, and keep
- *      no other path.
+ *      no other path;
+ *   6: an index of dpkg's lists as pkgnote keeps it in the user's cache
+ *      (lib/pkgdb-index.c): read, and looked up, never past its bytes.
+ * And for 0: the index built from the lists, written and read back,
+ * gives for every line of every list that list.
  * Checked: every package has a non-empty single-line name, version,
  * architecture and binary name; every file is absolute, sorted, and found
  * again by its owner lookup (and through the merged-/usr alias); every map
@@ -129,6 +133,77 @@ static int mem_list(void *u, const char *rel, int (*each)(void *cu, int dirfd, c
         return r;
 }
 
+struct found {
+        const pn_dpkg_index *x;
+        size_t want; /* the list a lookup must give */
+        bool seen;
+};
+
+static int found_list(void *u, size_t list) {
+        struct found *f = u;
+        if (list >= pn_dpkg_index_list_count(f->x))
+                abort();
+        f->seen |= list == f->want;
+        return 0;
+}
+
+/* The index of M's lists, written and read back: every line of a list
+ * that the index names (an absolute path) gives that list. */
+static void check_index_roundtrip(const struct memroot *m) {
+        pn_dpkg_index *b = pn_dpkg_index_new();
+        ssize_t at[MAX_LISTS];
+        if (!b)
+                return;
+        char name[600];
+        for (size_t i = 0; i < m->n; i++) {
+                size_t before = pn_dpkg_index_list_count(b);
+                at[i] = -1;
+                if (strlen(m->name[i]) >= sizeof name)
+                        continue;
+                strcpy(name, m->name[i]);
+                int r = pn_dpkg_index_add_list(b, name, m->body[i], m->body_len[i]);
+                if (r == -ENOMEM) {
+                        pn_dpkg_index_free(b);
+                        return;
+                }
+                if (r < 0)
+                        abort();
+                if (pn_dpkg_index_list_count(b) > before)
+                        at[i] = (ssize_t)before;
+        }
+        struct pn_dpkg_stamp st = {1, 2, 3, 4, 5, 6};
+        void *data = NULL;
+        size_t len = 0;
+        pn_dpkg_index *x = NULL;
+        int r = pn_dpkg_index_serialize(b, &st, &data, &len);
+        pn_dpkg_index_free(b);
+        if (r == 0)
+                r = pn_dpkg_index_parse(data, len, &st, &x);
+        if (r < 0) {
+                free(data);
+                if (r != -ENOMEM)
+                        abort();
+                return;
+        }
+        for (size_t i = 0; i < m->n; i++) {
+                if (at[i] < 0)
+                        continue;
+                const char *p = m->body[i], *end = p + m->body_len[i];
+                for (const char *eol; p < end; p = eol + 1) {
+                        eol = memchr(p, '\n', (size_t)(end - p));
+                        if (!eol)
+                                eol = end;
+                        if (eol == p || *p != '/')
+                                continue;
+                        struct found f = {x, (size_t)at[i], false};
+                        if (pn_dpkg_index_lists(x, p, (size_t)(eol - p), found_list, &f) != 0 || !f.seen)
+                                abort();
+                }
+        }
+        pn_dpkg_index_free(x);
+        free(data);
+}
+
 static void fuzz_dpkg(const char *text, size_t len) {
         struct memroot m = {.status = text};
         const char *end = text + len, *nul = memchr(text, 0, len);
@@ -153,6 +228,35 @@ static void fuzz_dpkg(const char *text, size_t len) {
                 pn_pkgdb_free(db);
         } else if (r != -ENOMEM)
                 abort(); /* the status file is always there */
+        check_index_roundtrip(&m);
+}
+
+/* An index of dpkg's lists read from the LEN bytes at DATA: each lookup
+ * gives lists it names, or fails as malformed. */
+static void fuzz_dpkg_index(const char *data, size_t len) {
+        pn_dpkg_index *x = NULL;
+        int r = pn_dpkg_index_parse(data, len, NULL, &x);
+        if (r < 0) {
+                if (r != -EBADMSG && r != -ENOMEM)
+                        abort();
+                return;
+        }
+        static const char *const probe[] = {"/", "/.", "/usr", "/usr/bin/sh", "/lib/x86_64-linux-gnu/libc.so.6"};
+        struct found f = {x, 0, 0};
+        for (size_t i = 0; i < sizeof probe / sizeof *probe; i++) {
+                r = pn_dpkg_index_lists(x, probe[i], strlen(probe[i]), found_list, &f);
+                if (r != 0 && r != -EBADMSG)
+                        abort();
+        }
+        for (size_t i = 0; i < pn_dpkg_index_list_count(x); i++) {
+                const char *name = pn_dpkg_index_list_name(x, i);
+                if (!name || strlen(name) <= 5 || strchr(name, '/'))
+                        abort();
+                r = pn_dpkg_index_lists(x, name, strlen(name), found_list, &f);
+                if (r != 0 && r != -EBADMSG)
+                        abort();
+        }
+        pn_dpkg_index_free(x);
 }
 
 /* Whether PATH is one of the N WANTED or their merged-/usr aliases. */
@@ -263,8 +367,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *text = fuzz_copy(data + 1, size - 1, MAX_INPUT);
         if (!text)
                 return 0;
-        switch (data[0] % 6) {
+        switch (data[0] % 7) {
         case 0: fuzz_dpkg(text, size - 1); break;
+        case 6: fuzz_dpkg_index(text, size - 1); break;
         case 5: fuzz_dpkg_wanted(text, size - 1); break;
         case 3: fuzz_rpm_header(text, size - 1); break;
         case 4: fuzz_rpm_sqlite(text, size - 1); break;

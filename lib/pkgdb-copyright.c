@@ -120,36 +120,84 @@ static bool word_is(const char *w, size_t len, const char *word) {
         return strlen(word) == len && !strncasecmp(w, word, len);
 }
 
+/* The next word of a License: field at *P (before E): its start, length
+ * in *LEN (0 at the end), and whether it names anything (a letter or a
+ * digit: punctuation alone, "-", names no license). */
+static const char *next_word(const char **p, const char *e, size_t *len, bool *named) {
+        while (*p < e && (**p == ' ' || **p == '\t' || **p == ','))
+                (*p)++;
+        const char *w = *p;
+        while (*p < e && **p != ' ' && **p != '\t' && **p != ',')
+                (*p)++;
+        *len = (size_t)(*p - w);
+        *named = false;
+        for (size_t k = 0; k < *len && !*named; k++)
+                *named = (w[k] >= 'a' && w[k] <= 'z') || (w[k] >= 'A' && w[k] <= 'Z') || (w[k] >= '0' && w[k] <= '9');
+        return w;
+}
+
+/* Whether the field [s, e) reads as names joined by "or" and "and": no
+ * operator first, last or after another, no parenthesis (Debian's format
+ * has none; SPDX's would need them balanced and around operands).
+ * *NAMES whether it has a word that is no operator. */
+static bool well_formed(const char *s, const char *e, bool *names) {
+        bool paren = false;
+        for (const char *q = s; q < e; q++)
+                paren |= *q == '(' || *q == ')';
+        bool want_name = true, ok = !paren;
+        *names = false;
+        for (const char *p = s; p < e;) {
+                size_t wl;
+                bool named;
+                const char *w = next_word(&p, e, &wl, &named);
+                if (wl == 0)
+                        break;
+                if (!named)
+                        continue;
+                bool op = word_is(w, wl, "or") || word_is(w, wl, "and");
+                if (op && want_name)
+                        ok = false;
+                *names |= !op;
+                want_name = op;
+        }
+        return ok && !want_name;
+}
+
 /* The first line of one License: field, [s, e), as an SPDX expression
- * appended to F: names joined by OR and AND; "NAME with X exception" (and
- * anything else with "with") one LicenseRef- of the whole text, since
- * Debian's exception names have no table to map them by.  False when it
- * names nothing. */
+ * appended to F: names joined by OR and AND.  "NAME with X exception" (and
+ * anything else with "with") is one LicenseRef- of the whole text, since
+ * Debian's exception names have no table to map them by, and so is a
+ * field that is not names joined by operators ("MIT or", "GPL-2+ and",
+ * "or MIT", "(GPL-2+ and) and MIT"): an operator without both operands
+ * cannot be written in SPDX, and dropping it would claim a license or a
+ * choice the packager did not write (the field cut short by "and" may
+ * have meant more licenses, all to be met), so the text is kept as the
+ * name of a license of its own, as rpm tags that are no expression are
+ * (lib/pkgdb-license.c).  False when it names nothing. */
 static bool field_expression(FILE *f, const char *s, const char *e) {
         char id[PN_LICENSE_MAX / 4];
         const char *p = s;
         size_t words = 0;
-        for (const char *q = s; q < e; q++)
-                if ((q == s || q[-1] == ' ' || q[-1] == '\t') && e - q >= 4 && !strncasecmp(q, "with", 4) &&
-                    (q + 4 == e || q[4] == ' ' || q[4] == '\t')) {
-                        if (!pn_dep5_spdx_id(s, (size_t)(e - s), id, sizeof id))
-                                return false;
-                        fputs(id, f);
-                        return true;
-                }
+        bool whole = false;
+        for (const char *q = s; q < e && !whole; q++)
+                whole = (q == s || q[-1] == ' ' || q[-1] == '\t') && e - q >= 4 && !strncasecmp(q, "with", 4) &&
+                        (q + 4 == e || q[4] == ' ' || q[4] == '\t');
+        bool names;
+        if (!well_formed(s, e, &names) && !names && !whole)
+                return false; /* operators alone ("and") name nothing */
+        if (whole || !well_formed(s, e, &names)) {
+                if (!pn_dep5_spdx_id(s, (size_t)(e - s), id, sizeof id))
+                        return false;
+                fputs(id, f);
+                return true;
+        }
         bool open = false;
         while (p < e) {
-                while (p < e && (*p == ' ' || *p == '\t' || *p == ','))
-                        p++;
-                const char *w = p;
-                while (p < e && *p != ' ' && *p != '\t' && *p != ',')
-                        p++;
-                size_t wl = (size_t)(p - w);
+                size_t wl;
+                bool named;
+                const char *w = next_word(&p, e, &wl, &named);
                 if (wl == 0)
                         break;
-                bool named = false;
-                for (size_t k = 0; k < wl && !named; k++)
-                        named = (w[k] >= 'a' && w[k] <= 'z') || (w[k] >= 'A' && w[k] <= 'Z') || (w[k] >= '0' && w[k] <= '9');
                 if (!named)
                         continue; /* punctuation alone ("(", "-") names no license */
                 if (word_is(w, wl, "or") || word_is(w, wl, "and")) {

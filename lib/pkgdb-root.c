@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "base-root.h"
 #include "internal.h"
 #include "pkgdb.h"
 
@@ -47,6 +49,7 @@ static int one_list(void *u, int dirfd, const char *name) {
         }
         if (r < 0)
                 return r == -ENOMEM ? r : 0; /* a list that cannot be read: its files are unowned */
+        pn_dpkg_count_list_read();
         r = l->each(l->u, name, text, len);
         free(text);
         return r;
@@ -196,11 +199,107 @@ void pn_rootfs_in_root(struct pn_rootfs *fs, int *rootfd) {
         *fs = (struct pn_rootfs){root_read, root_list, rootfd};
 }
 
+/* ---- a root directory's dpkg database, for a few paths, by the index ---- */
+
+struct indexed {
+        pn_dpkg_wanted *w;
+        pn_pkgdb *db;
+        pn_dpkg_index *x;      /* the index read (lookup) or being built (full scan) */
+        unsigned char *marked; /* lookup: the index's lists to read */
+};
+
+static int mark_list(void *u, size_t list) {
+        ((struct indexed *)u)->marked[list] = 1;
+        return 0;
+}
+
+/* The full scan, every list read (the index wants them all, whatever
+ * their package's state), the wanted lines of installed packages kept. */
+static int add_and_index(void *u, const char *name, char *text, size_t len) {
+        struct indexed *l = u;
+        if (l->x) {
+                int r = pn_dpkg_index_add_list(l->x, name, text, len);
+                if (r == -E2BIG) {
+                        pn_dpkg_index_free(l->x); /* too big to keep: the lookup goes on */
+                        l->x = NULL;
+                } else if (r < 0)
+                        return r;
+        }
+        return pn_dpkg_wanted_list(l->w, name) ? pn_dpkg_wanted_add_list(l->w, l->db, name, text, len) : 0;
+}
+
+/* By the index X: only the lists that may hold a wanted path are read,
+ * by the same reader as the full scan (pn_read_at() in the info
+ * directory INFOFD, a list that cannot be read passed over). */
+static int read_indexed(struct indexed *l, int infofd) {
+        size_t nl = pn_dpkg_index_list_count(l->x);
+        if (!(l->marked = calloc(nl ? nl : 1, 1)))
+                return -ENOMEM;
+        int r = 0;
+        for (size_t i = 0; r == 0 && i < pn_dpkg_wanted_count(l->w); i++) {
+                const char *p = pn_dpkg_wanted_path(l->w, i);
+                r = pn_dpkg_index_lists(l->x, p, strlen(p), mark_list, l);
+        }
+        if (r < 0)
+                return r == -ENOMEM ? r : -ESTALE; /* a damaged index: the full scan */
+        for (size_t i = 0; r == 0 && i < nl; i++) {
+                const char *name = pn_dpkg_index_list_name(l->x, i);
+                if (!l->marked[i] || !pn_dpkg_wanted_list(l->w, name))
+                        continue;
+                void *text;
+                size_t len;
+                r = pn_read_at(infofd, name, PN_DPKG_MAX_LIST, &text, &len);
+                if (r < 0) {
+                        r = r == -ENOMEM ? r : 0;
+                        continue;
+                }
+                pn_dpkg_count_list_read();
+                r = pn_dpkg_wanted_add_list(l->w, l->db, name, text, len);
+                free(text);
+        }
+        return r;
+}
+
 int pn_pkgdb_dpkg_paths(int rootfd, const char *const *paths, size_t n, pn_pkgdb **ret) {
         int fd = rootfd;
         struct pn_rootfs fs;
         pn_rootfs_in_root(&fs, &fd);
-        return pn_pkgdb_dpkg_read_paths(&fs, paths, n, ret);
+        struct indexed l = {NULL, NULL, NULL, NULL};
+        int r = read_status(&fs, &l.db);
+        if (r <= 0)
+                return r < 0 ? pn_pkgdb_seal(l.db, r, ret) : 0;
+        r = pn_dpkg_wanted_new(l.db, paths, n, &l.w);
+        int infofd = r < 0 ? r : pn_open_dir_in_root(rootfd, "var/lib/dpkg/info");
+        struct stat st;
+        struct pn_dpkg_stamp stamp;
+        if (infofd >= 0 && fstat(infofd, &st) < 0) {
+                close(infofd);
+                infofd = -errno;
+        }
+        if (infofd < 0)
+                r = infofd; /* no info directory: packages without files */
+        else {
+                pn_dpkg_stamp_of(&st, &stamp);
+                r = pn_dpkg_index_load(&stamp, &l.x);
+                if (r > 0)
+                        r = read_indexed(&l, infofd);
+                if (r == -ESTALE) {
+                        pn_dpkg_index_free(l.x);
+                        l.x = NULL;
+                        r = 0;
+                }
+                if (r == 0 && !l.x) {
+                        l.x = pn_dpkg_index_new();
+                        r = pn_dpkg_each_list(&fs, NULL, add_and_index, &l);
+                        if (r == 0 && l.x)
+                                pn_dpkg_index_save(l.x, &stamp, rootfd);
+                }
+                close(infofd);
+        }
+        pn_dpkg_index_free(l.x);
+        free(l.marked);
+        pn_dpkg_wanted_free(l.w);
+        return seal_lists(l.db, r, ret);
 }
 
 int pn_pkgdb_dpkg(const char *root, pn_pkgdb **ret) {

@@ -155,31 +155,40 @@ static const char *line_end(const char *line, const char *end) {
 
 /* ------------------------------------------------------------ dpkg */
 
-/* The value of FIELD in the paragraph [p, end), or NULL; *len its length. */
-static const char *field(const char *p, const char *end, const char *name, size_t *len) {
-        size_t nl = strlen(name);
-        for (const char *line = p, *eol; line < end; line = eol + 1) {
-                eol = line_end(line, end);
-                if ((size_t)(eol - line) > nl && !memcmp(line, name, nl) && line[nl] == ':') {
-                        const char *v = line + nl + 1;
-                        while (v < eol && (*v == ' ' || *v == '\t'))
-                                v++;
-                        const char *e = eol;
-                        while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-                                e--;
-                        *len = (size_t)(e - v);
-                        return v;
-                }
+/* The fields of a status paragraph that are read, by name. */
+enum { F_PACKAGE, F_STATUS, F_ARCH, F_VERSION, F_SOURCE, F_COUNT };
+static const char *const field_names[F_COUNT] = {"Package", "Status", "Architecture", "Version", "Source"};
+
+struct fields {
+        const char *v[F_COUNT]; /* the first value of each, or NULL */
+        size_t len[F_COUNT];
+};
+
+/* Keeps the value of the line [line, eol) when it is the first of a wanted
+ * field: "Name:" at the start, the value without the blanks around it. */
+static void take_field(struct fields *f, const char *line, const char *eol) {
+        for (size_t k = 0; k < F_COUNT; k++) {
+                size_t nl = strlen(field_names[k]);
+                if (f->v[k] || (size_t)(eol - line) <= nl || memcmp(line, field_names[k], nl) || line[nl] != ':')
+                        continue;
+                const char *v = line + nl + 1;
+                while (v < eol && (*v == ' ' || *v == '\t'))
+                        v++;
+                const char *e = eol;
+                while (e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+                        e--;
+                f->v[k] = v;
+                f->len[k] = (size_t)(e - v);
+                return;
         }
-        return NULL;
 }
 
-/* Adds the installed package of the status paragraph [p, end). */
-static int status_paragraph(pn_pkgdb *db, const char *p, const char *end) {
-        size_t pl, sl, al, vl, srcl;
-        const char *pkg = field(p, end, "Package", &pl), *st = field(p, end, "Status", &sl),
-                   *arch = field(p, end, "Architecture", &al), *ver = field(p, end, "Version", &vl),
-                   *src = field(p, end, "Source", &srcl);
+/* Adds the installed package of a status paragraph's fields F. */
+static int status_paragraph(pn_pkgdb *db, const struct fields *f) {
+        size_t pl = f->len[F_PACKAGE], sl = f->len[F_STATUS], al = f->len[F_ARCH], vl = f->len[F_VERSION],
+               srcl = f->len[F_SOURCE];
+        const char *pkg = f->v[F_PACKAGE], *st = f->v[F_STATUS], *arch = f->v[F_ARCH], *ver = f->v[F_VERSION],
+                   *src = f->v[F_SOURCE];
         if (!pkg || !st || !ver || !arch || sl < 10 || memcmp(st + sl - 10, " installed", 10) || pl > 256 ||
             al > 64)
                 return 0;
@@ -206,14 +215,28 @@ static int status_paragraph(pn_pkgdb *db, const char *p, const char *end) {
 }
 
 int pn_pkgdb_add_status(pn_pkgdb *db, const char *text, size_t len) {
+        /* Paragraphs end at an empty line ("\n\n"); each line is looked at
+         * once, for the fields wanted (a status file of a thousand
+         * packages is a megabyte, read on every lookup). */
         const char *end = text + len;
         for (const char *p = text; p < end;) {
-                const char *q = memmem(p, (size_t)(end - p), "\n\n", 2);
-                const char *pe = q ? q + 1 : end;
-                int r = status_paragraph(db, p, pe);
+                struct fields f = {{NULL}, {0}};
+                const char *line = p, *next = end;
+                while (line < end) {
+                        const char *eol = line_end(line, end);
+                        take_field(&f, line, eol);
+                        if (eol >= end)
+                                break;
+                        if (eol + 1 < end && eol[1] == '\n') {
+                                next = eol + 2;
+                                break;
+                        }
+                        line = eol + 1;
+                }
+                int r = status_paragraph(db, &f);
                 if (r < 0)
                         return r;
-                p = q ? q + 2 : end;
+                p = next;
         }
         return 0;
 }
@@ -536,6 +559,14 @@ int pn_dpkg_wanted_add_list(const pn_dpkg_wanted *w, pn_pkgdb *db, const char *l
                         r = pn_pkgdb_add_file(db, p, n, (size_t)pkg);
         }
         return r;
+}
+
+size_t pn_dpkg_wanted_count(const pn_dpkg_wanted *w) {
+        return w->n;
+}
+
+const char *pn_dpkg_wanted_path(const pn_dpkg_wanted *w, size_t i) {
+        return i < w->n ? w->paths[i] : NULL;
 }
 
 bool pn_dpkg_wanted_list(const pn_dpkg_wanted *w, const char *list_name) {

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "pkgnote.h"
@@ -228,6 +230,58 @@ bool pn_dpkg_wanted_list(const pn_dpkg_wanted *w, const char *list_name);
 int pn_dpkg_wanted_add_list(const pn_dpkg_wanted *w, pn_pkgdb *db, const char *list_name, const char *text,
                             size_t len);
 void pn_dpkg_wanted_free(pn_dpkg_wanted *w);
+
+/* Every path the lookup wants (those asked for and their merged-/usr
+ * aliases): their count, and the I-th. */
+size_t pn_dpkg_wanted_count(const pn_dpkg_wanted *w);
+const char *pn_dpkg_wanted_path(const pn_dpkg_wanted *w, size_t i);
+
+/* ---- an index of dpkg's lists, kept in the user's cache (lib/pkgdb-index.c) ---- */
+
+#define PN_DPKG_INDEX_MAX (512u << 20)        /* bytes of an index file */
+#define PN_DPKG_INDEX_MAX_LISTS (1u << 20)    /* lists it names */
+#define PN_DPKG_INDEX_MAX_ENTRIES (1u << 26)  /* (path hash, list) entries */
+
+/* What the index was built from: the info directory's identity and times. */
+struct pn_dpkg_stamp {
+        uint64_t dev, ino, mtime_s, mtime_ns, ctime_s, ctime_ns;
+};
+void pn_dpkg_stamp_of(const struct stat *st, struct pn_dpkg_stamp *s);
+uint64_t pn_dpkg_path_hash(const char *p, size_t len);
+typedef struct pn_dpkg_index pn_dpkg_index;
+pn_dpkg_index *pn_dpkg_index_new(void);
+void pn_dpkg_index_free(pn_dpkg_index *x);
+/* Adds the list file NAME and its text (LEN bytes): 0, -E2BIG over a
+ * PN_DPKG_INDEX_MAX_* limit, -ENOMEM.  A name that is not "X.list" is
+ * passed over. */
+int pn_dpkg_index_add_list(pn_dpkg_index *x, const char *name, const char *text, size_t len);
+/* The index as the file's bytes (malloc()ed into *RET, *LEN), stamped S. */
+int pn_dpkg_index_serialize(pn_dpkg_index *x, const struct pn_dpkg_stamp *s, void **ret, size_t *len);
+/* The index of the LEN bytes at DATA (which must outlive it), when
+ * stamped WANT (NULL: any stamp): 0 with *RET, -ESTALE (another stamp),
+ * -EBADMSG (malformed: a size that is not the counts', a name that is
+ * not a list's, entries out of order or naming no list), -ENOMEM. */
+int pn_dpkg_index_parse(const void *data, size_t len, const struct pn_dpkg_stamp *want, pn_dpkg_index **ret);
+size_t pn_dpkg_index_list_count(const pn_dpkg_index *x);
+const char *pn_dpkg_index_list_name(const pn_dpkg_index *x, size_t i);
+/* Calls EACH with every list that has a line of PATH's (LEN bytes) hash,
+ * in order, until it returns non-zero: that, or 0. */
+int pn_dpkg_index_lists(const pn_dpkg_index *x, const char *path, size_t len, int (*each)(void *u, size_t list),
+                        void *u);
+/* The user's cached index stamped S: 1 with *RET, 0 when there is none
+ * to trust (missing, stale, not ours alone, malformed), -ENOMEM. */
+int pn_dpkg_index_load(const struct pn_dpkg_stamp *s, pn_dpkg_index **ret);
+/* Keeps X, built from the lists of ROOTFD's info directory as stamped
+ * BEFORE, in the user's cache, when the directory still has that stamp
+ * and has not changed within two seconds; nothing is said when it
+ * cannot be kept. */
+void pn_dpkg_index_save(pn_dpkg_index *x, const struct pn_dpkg_stamp *before, int rootfd);
+/* Those two seconds (tests set 0, for roots they have just made). */
+extern unsigned pn_dpkg_index_settle;
+/* The list files the dpkg readers have opened in this process (for the
+ * tests, which bound the work of a lookup by it). */
+unsigned long pn_dpkg_lists_read(void);
+void pn_dpkg_count_list_read(void);
 
 /* Whether INFO (may be NULL) has package notes and none names the database package P
  * of TYPE ("deb", "rpm"): its source or binary name with the source or

@@ -206,7 +206,14 @@ closure --root r2 --ignore-missing /bin/x
 # 32- and 64-bit side by side: both programs search /opt/m32 then /opt/m64
 # (DT_RUNPATH); each takes the library of its own class, as the loader
 # does (LD_TRACE_LOADED_OBJECTS=1 in the root, both loaders present).
+# The i386 program runs natively: only where the kernel runs 32-bit x86
+# programs (can_run_i386), else each check is a skip with the reason.
+i386_ok=2
 if command -v i686-linux-gnu-gcc > /dev/null && [ -f /usr/i686-linux-gnu/lib/libc.so.6 ]; then
+        can_run_i386
+        i386_ok=$?
+fi
+if [ "$i386_ok" != 2 ]; then
         r=r3
         mkdir -p $r
         # The root's C libraries: this machine's closure of a program, and
@@ -219,6 +226,10 @@ if command -v i686-linux-gnu-gcc > /dev/null && [ -f /usr/i686-linux-gnu/lib/lib
                 i686-linux-gnu-gcc -o $r/usr/bin/p32 prog.c $r/opt/m32/libside.so.1 -Wl,-rpath,/opt/m32:/opt/m64 &&
                 cc -o $r/usr/bin/p64 prog.c $r/opt/m64/libside.so.1 -Wl,-rpath,/opt/m32:/opt/m64 || fatal "cannot build the side-by-side programs"
         for p in p32 p64; do
+                if [ $p = p32 ] && [ "$i386_ok" = 1 ]; then
+                        i386_skip "side by side: p32 takes the libside.so.1 of its class, as its loader does"
+                        continue
+                fi
                 closure --root $r /usr/bin/$p
                 run_in "$T/$r" --setenv LD_TRACE_LOADED_OBJECTS 1 /usr/bin/$p > trace 2>&1
                 # Each path the loader opened is listed (a link or a file),

@@ -62,10 +62,16 @@ elif [ -n "$have_cores" ] && (ulimit -c unlimited) 2>/dev/null; then
         i686-linux-gnu-gcc -shared -fPIC -o i386/liblib32.so lib.c -Xlinker "--package-metadata=$IL_JSON" || fatal "cannot link the i386 library"
         i686-linux-gnu-gcc -g -O0 -o i386/prog32 prog.c -Li386 -llib32 -Wl,-rpath,'$ORIGIN' -Xlinker "--package-metadata=$I_JSON" || fatal "cannot link the i386 program"
         export ID_I=$(build_id i386/prog32) ID_IL=$(build_id i386/liblib32.so)
-        echo 'int main(void) { return 0; }' > true.c
-        i686-linux-gnu-gcc -o i386/true true.c || fatal "cannot link an i386 program"
-        if ! i386/true 2>/dev/null; then
-                skip "i386: real core" "i386 programs do not run here"
+        can_run_i386
+        case $? in
+        1) i386_ok=no ;;
+        2) i386_ok=tool ;;
+        *) i386_ok=yes ;;
+        esac
+        if [ "$i386_ok" = no ]; then
+                i386_skip "i386: real core"
+        elif [ "$i386_ok" = tool ]; then
+                missing "i386: real core" "a working i686-linux-gnu-gcc -static (libc6-dev-i386-cross)"
         else
                 mkdir i386-crash
                 (cd i386-crash && ulimit -c unlimited && exec "$T/i386/prog32") > /dev/null 2>&1 &

@@ -156,6 +156,20 @@ grep -q "^Module /usr/lib/x86_64-linux-gnu/libc.so.6 from deb libc6-.* (package 
         fail "pid: the text says the package came from the database" "$(cat out)"
 run pid --json --no-database $PID
 jcheck "pid --no-database: no database asked" out 'all(m["packageFrom"] in ("none",) and "dbState" not in m for m in d["modules"])'
+# The lookup of libz and libc (real packages' libraries) and of a program
+# of no package opens the lists that may hold them, not every package's
+# list (~1,200 on a desktop, on every call): the first call above kept an
+# index of the lists in $XDG_CACHE_HOME/pkgnote, the answers are the same.
+if ! command -v strace > /dev/null; then
+        missing "pid: the database lookup opens a list or two, not every list" strace
+else
+        strace -f -o trace.txt -e trace=open,openat,openat2 "$PKGNOTE" pid --json $PID > pid2.json 2> err
+        lists=$(grep -c '\.list"' trace.txt)
+        all=$(ls /var/lib/dpkg/info | grep -c '\.list$')
+        cmp -s pid.json pid2.json && [ "$lists" -ge 1 ] && [ "$lists" -le 3 ] &&
+                pass "pid: the database lookup opens a list or two, not every list" ||
+                fail "pid: the database lookup opens a list or two, not every list" "$lists of $all lists opened; index kept: $(ls "$XDG_CACHE_HOME"/pkgnote 2>&1); $(diff pid.json pid2.json | head -5)"
+fi
 kill $PID 2>/dev/null
 wait $PID 2>/dev/null
 

@@ -142,16 +142,24 @@ License: public-domain
 Files: extra/*
 License: Foo-1.0
 
+Files: odd/*
+License: MIT or
+
+Files: odder/*
+License: GPL-2+ and
+
 License: GPL-2+
  On Debian systems the full text is in /usr/share/common-licenses/GPL-2.
 CR
 printf 'This package was debianized by someone.\n\nLicense: GPL-2+\n' > "$S/usr/share/doc/prose/copyright"
 cp beta "$S/usr/bin/mapped"    # the database's file, with a note naming another package
 cp alpha "$S/opt/alpha"        # a note the database lacks
-LIC="GPL-2.0-or-later AND (LGPL-2.1-or-later OR BSD-3-Clause) AND MIT AND Apache-2.0 AND LicenseRef-public-domain AND LicenseRef-Foo-1.0"
+# A License: line ending in "or"/"and" (a dangling operator) is a
+# LicenseRef- of its text, never "MIT OR " (which validators reject).
+LIC="GPL-2.0-or-later AND (LGPL-2.1-or-later OR BSD-3-Clause) AND MIT AND Apache-2.0 AND LicenseRef-public-domain AND LicenseRef-Foo-1.0 AND LicenseRef-MIT-or AND LicenseRef-GPL-2--and"
 printf 'mapped 1:2.3-4+b1 amd64 mapped-src 1:2.3-4 %s\nprose 0.9 all prose 0.9 -\nnodoc 5 amd64 nodoc 5 -\n' "$LIC" > want
 sboms "$S"
-against deb "small dpkg root: Debian's license names as SPDX (GPL-2+, LGPL-2.1+, BSD-3-clause, Expat, Apache-2.0, public-domain, others as LicenseRef-), a prose copyright file none, a removed package absent"
+against deb "small dpkg root: Debian's license names as SPDX (GPL-2+, LGPL-2.1+, BSD-3-clause, Expat, Apache-2.0, public-domain, others as LicenseRef-, a line ending in or/and one LicenseRef-), a prose copyright file none, a removed package absent"
 if python3 > notes.txt 2>&1 <<'PY'
 import json
 c = json.load(open("r.cdx"))
@@ -167,9 +175,39 @@ pk = {p["name"]: p for p in s["packages"]}
 assert "not a package of the root's package database" in pk["alpha"]["sourceInfo"], pk["alpha"]
 assert "dbMismatch" in pk["beta"]["sourceInfo"], pk["beta"]
 refs = {x["licenseId"] for x in s["hasExtractedLicensingInfos"]}
-assert refs == {"LicenseRef-public-domain", "LicenseRef-Foo-1.0"}, refs
+assert refs == {"LicenseRef-public-domain", "LicenseRef-Foo-1.0", "LicenseRef-MIT-or", "LicenseRef-GPL-2--and"}, refs
+# Every license expression of both SBOMs is one SPDX expression (SPDX 2.3
+# Annex D: no operator without both operands), as validators require.
+import re
+def spdx(e):
+    toks = re.findall(r"\(|\)|[^\s()]+", e)
+    pos = [0]
+    def peek(): return toks[pos[0]] if pos[0] < len(toks) else None
+    def simple():
+        t = peek()
+        if t is None or t in ("AND", "OR", "WITH", "(", ")") or not re.fullmatch(r"(LicenseRef-[A-Za-z0-9.-]+|[A-Za-z0-9.-]+\+?)", t):
+            raise ValueError(e)
+        pos[0] += 1
+    def primary():
+        if peek() == "(":
+            pos[0] += 1; compound()
+            if peek() != ")": raise ValueError(e)
+            pos[0] += 1
+        else:
+            simple()
+            if peek() == "WITH": pos[0] += 1; simple()
+    def compound():
+        primary()
+        while peek() in ("AND", "OR"): pos[0] += 1; primary()
+    compound()
+    if pos[0] != len(toks) or "  " in e or e != e.strip(): raise ValueError(e)
+exprs = [p[k] for p in s["packages"] for k in ("licenseDeclared", "licenseConcluded") if p.get(k) not in (None, "NOASSERTION", "NONE")]
+exprs += [l["expression"] for x in c["components"] for l in x.get("licenses", []) if "expression" in l]
+assert exprs, "no license expressions"
+for e in exprs:
+    spdx(e)
 PY
-then pass "small dpkg root: notes the database lacks or contradicts stay components of their own, marked; the database's package lists its file; LicenseRefs declared"
+then pass "small dpkg root: notes the database lacks or contradicts stay components of their own, marked; the database's package lists its file; LicenseRefs declared; every license expression is valid SPDX"
 else fail "small dpkg root: notes beside the database" "$(tail -n 3 notes.txt)"; fi
 if "$PKGNOTE" scan "$S" > table 2>&1 && grep -Eq '^  nodoc +5 +amd64$' table && grep -Eq '^  prose +0.9 +all$' table &&
    ! grep -q '^  removed ' table; then

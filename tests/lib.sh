@@ -11,6 +11,9 @@ umount_below() {
 }
 trap 'umount_below "$T"; rm -rf "$T"' EXIT
 cd "$T" || exit 99
+# pkgnote keeps an index of dpkg's lists in the user's cache: the tests
+# keep theirs in their own directory.
+export XDG_CACHE_HOME="$T/cache"
 PASSED=0
 FAILED=0
 STATUS=0
@@ -127,3 +130,46 @@ bwrap_isolate() {
                 echo "# bwrap cannot mount a new proc here: the host's /proc is bound, the PID namespace shared"
         fi
 }
+
+# can_run_i386: whether this kernel runs 32-bit x86 programs (IA-32
+# emulation; micro-VM and some cloud kernels are built without it), asked
+# once by running a tiny static i686 program, the answer kept in
+# $T/.i386 and the reason it cannot in I386_WHY.  A fact of the machine:
+# a check that needs it is a skip (i386_skip), also under PKGNOTE_STRICT=1.
+# Without i686-linux-gnu-gcc it cannot be asked: status 2 (a missing tool).
+# PKGNOTE_TEST_NO_IA32=1 answers no without asking (to try the skips on
+# a kernel that has it).
+can_run_i386() {
+        if [ ! -f "$T/.i386" ]; then
+                if [ "${PKGNOTE_TEST_NO_IA32:-0}" = 1 ]; then
+                        echo "no this kernel cannot run 32-bit x86 programs: Exec format error (PKGNOTE_TEST_NO_IA32=1)" > "$T/.i386"
+                elif ! command -v i686-linux-gnu-gcc > /dev/null 2>&1; then
+                        echo "tool" > "$T/.i386"
+                else
+                        mkdir -p "$T/.i386-probe"
+                        echo 'int main(void) { return 42; }' > "$T/.i386-probe/p.c"
+                        if ! i686-linux-gnu-gcc -static -o "$T/.i386-probe/p" "$T/.i386-probe/p.c" 2> "$T/.i386-probe/err"; then
+                                echo "tool" > "$T/.i386"
+                        else
+                                "$T/.i386-probe/p" 2> "$T/.i386-probe/err"
+                                _rc=$?
+                                if [ "$_rc" = 42 ]; then
+                                        echo yes > "$T/.i386"
+                                else
+                                        # The shell's own words for the failed exec, e.g. "Exec format error".
+                                        _why=$(sed -n '$s/.*: //p' "$T/.i386-probe/err")
+                                        echo "no this kernel cannot run 32-bit x86 programs: ${_why:-exit status $_rc}" > "$T/.i386"
+                                fi
+                        fi
+                        rm -rf "$T/.i386-probe"
+                fi
+        fi
+        read -r _ans I386_WHY < "$T/.i386"
+        case $_ans in
+        yes) return 0 ;;
+        tool) I386_WHY="i686-linux-gnu-gcc cannot build a static program"; return 2 ;;
+        *) return 1 ;;
+        esac
+}
+# i386_skip NAME: skips check NAME for the reason can_run_i386 gave.
+i386_skip() { skip "$1" "$I386_WHY"; }
