@@ -62,10 +62,10 @@
 #define MAGIC "PNDPKGI1"
 #define HEADER 72u
 #define ENTRY 12u
-#define CACHE_SLOTS 16u
+#define CACHE_SLOTS 16u /* index files kept: roots are given a slot by their identity */
 #define MIN_BUCKET_BITS 4u
 #define MAX_BUCKET_BITS 24u
-#define MAX_BUCKET (1u << 20) /* entries of one bucket: more is a malformed file */ /* index files kept: roots are given a slot by their identity */
+#define MAX_BUCKET (1u << 20) /* entries of one bucket: more is a malformed file */
 
 struct entry {
         uint64_t hash;
