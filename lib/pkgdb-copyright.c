@@ -182,10 +182,10 @@ static bool field_expression(FILE *f, const char *s, const char *e) {
         for (const char *q = s; q < e && !whole; q++)
                 whole = (q == s || q[-1] == ' ' || q[-1] == '\t') && e - q >= 4 && !strncasecmp(q, "with", 4) &&
                         (q + 4 == e || q[4] == ' ' || q[4] == '\t');
-        bool names;
-        if (!well_formed(s, e, &names) && !names && !whole)
+        bool names, formed = well_formed(s, e, &names);
+        if (!formed && !names && !whole)
                 return false; /* operators alone ("and") name nothing */
-        if (whole || !well_formed(s, e, &names)) {
+        if (whole || !formed) {
                 if (!pn_dep5_spdx_id(s, (size_t)(e - s), id, sizeof id))
                         return false;
                 fputs(id, f);
