@@ -212,20 +212,42 @@ int pn_core_source_open(int fd, struct pn_core_source **ret) {
         return 0;
 }
 
+/* The ELF header fields a stream reader needs, from its first 52 (ELF32)
+ * or 64 bytes P (LEN of them): false when they are no ELF's. */
+struct ehdr {
+        bool is64, be;
+        uint16_t type;
+        uint64_t phoff;
+        unsigned phentsize, phnum;
+};
+static bool read_ehdr(const uint8_t *p, uint64_t len, struct ehdr *h) {
+        if (len < 52 || memcmp(p, ELFMAG, SELFMAG) != 0 || (p[EI_CLASS] != ELFCLASS32 && p[EI_CLASS] != ELFCLASS64))
+                return false;
+        h->is64 = p[EI_CLASS] == ELFCLASS64;
+        h->be = p[EI_DATA] == ELFDATA2MSB;
+        if (h->is64 && len < 64)
+                return false;
+        h->type = pn_rd16(p + 16, h->be);
+        h->phoff = h->is64 ? pn_rd64(p + 32, h->be) : pn_rd32(p + 28, h->be);
+        h->phentsize = pn_rd16(p + (h->is64 ? 54 : 42), h->be);
+        h->phnum = pn_rd16(p + (h->is64 ? 56 : 44), h->be);
+        return true;
+}
+
 int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len) {
         uint8_t *buf = malloc(64);
         uint64_t got;
         if (!buf)
                 return pn_error(-ENOMEM, "out of memory");
         int r = pn_core_source_read(s, 0, buf, 64, &got);
-        if (r < 0 || got < 52 || memcmp(buf, ELFMAG, SELFMAG) != 0 ||
-            (buf[EI_CLASS] != ELFCLASS32 && buf[EI_CLASS] != ELFCLASS64)) {
+        struct ehdr h;
+        if (r < 0 || !read_ehdr(buf, got, &h)) {
                 free(buf);
                 return r < 0 ? r : pn_error(-ENOEXEC, "the %s stream does not hold an ELF core", kind_name(s->codec));
         }
-        bool is64 = buf[EI_CLASS] == ELFCLASS64, be = buf[EI_DATA] == ELFDATA2MSB;
-        uint64_t phoff = is64 ? pn_rd64(buf + 32, be) : pn_rd32(buf + 28, be);
-        unsigned phentsize = pn_rd16(buf + (is64 ? 54 : 42), be), phnum = pn_rd16(buf + (is64 ? 56 : 44), be);
+        bool is64 = h.is64, be = h.be;
+        uint64_t phoff = h.phoff;
+        unsigned phentsize = h.phentsize, phnum = h.phnum;
         if (phnum == PN_XNUM) {
                 free(buf);
                 return pn_error(-EOPNOTSUPP, "core with more than 65534 program headers cannot be streamed; decompress it to a file first");
@@ -340,6 +362,33 @@ static int copy_sparse(int from, int to, uint64_t len, uint8_t *buf, size_t size
         return 0;
 }
 
+/* The end of the last segment that the ELF header and program headers
+ * at the start of a core (the first LEN bytes of it, P) declare: what a
+ * decompressed core can hold that matters, plus DECOMPRESS_SLACK.
+ * UINT64_MAX when the headers are not all there (extended numbering, a
+ * table past LEN), or are no core's. */
+static uint64_t declared_end(const uint8_t *p, uint64_t len) {
+        struct ehdr h;
+        if (!read_ehdr(p, len, &h))
+                return UINT64_MAX;
+        bool is64 = h.is64, be = h.be;
+        uint64_t phoff = h.phoff;
+        unsigned entsize = h.phentsize, phnum = h.phnum;
+        if (h.type != ET_CORE || entsize != (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) || phnum == 0 ||
+            phnum == PN_XNUM || phoff > len || (uint64_t)phnum * entsize > len - phoff)
+                return UINT64_MAX;
+        uint64_t end = phoff + (uint64_t)phnum * entsize;
+        for (unsigned i = 0; i < phnum; i++) {
+                const uint8_t *ph = p + phoff + (uint64_t)i * entsize;
+                uint64_t off = is64 ? pn_rd64(ph + 8, be) : pn_rd32(ph + 4, be);
+                uint64_t size = is64 ? pn_rd64(ph + 32, be) : pn_rd32(ph + 16, be), e;
+                if (__builtin_add_overflow(off, size, &e))
+                        return UINT64_MAX;
+                end = e > end ? e : end;
+        }
+        return end > UINT64_MAX - DECOMPRESS_SLACK ? UINT64_MAX : end + DECOMPRESS_SLACK;
+}
+
 int pn_core_source_decompress(struct pn_core_source *s, uint64_t limit, uint64_t in_memory, int *ret, char *why,
                               size_t why_len) {
         if (s->pos != 0)
@@ -356,10 +405,22 @@ int pn_core_source_decompress(struct pn_core_source *s, uint64_t limit, uint64_t
                 r = pn_error(-ENOMEM, "out of memory");
                 goto out;
         }
-        uint64_t off = 0, written = 0, got;
+        uint64_t off = 0, written = 0, got, declared = UINT64_MAX;
         for (;;) {
                 if ((r = pn_core_source_read(s, off, buf, CHUNK, &got)) < 0)
                         goto out;
+                /* A stream that goes on past the end its own headers
+                 * declare (a bomb behind a valid core) is not worth the
+                 * memory or the disk it would fill. */
+                if (off == 0)
+                        declared = declared_end(buf, got);
+                /* Zeros past that end too: they would cost no memory but
+                 * all the time a bomb of them takes to decompress. */
+                if (declared != UINT64_MAX && got > declared - off) {
+                        r = pn_error(-E2BIG, "the stream goes on past the %llu bytes the core's headers declare",
+                                     (unsigned long long)(declared - DECOMPRESS_SLACK));
+                        goto out;
+                }
                 /* Runs of non-zero blocks are written in one call; zero
                  * blocks stay holes, which cost no memory. */
                 for (uint64_t b = 0; b < got;) {

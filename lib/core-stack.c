@@ -808,7 +808,8 @@ static void child_fail(const char *why) {
 /* A compressed core, decompressed for libdw: a new open file description
  * of the same file (the parent's offset stays), zero blocks left as
  * holes, in memory up to pn_core_memory_bound() bytes and past them in an
- * unlinked temporary file (where none can be made, in memory).  Only for
+ * unlinked temporary file (where none can be made, in memory), and no
+ * longer than its program headers say it is.  Only for
  * a core opened without PKGNOTE_CORE_DECOMPRESS_ONCE, which is
  * decompressed already. */
 static int decompress_core(const pkgnote_core *c) {
@@ -819,7 +820,7 @@ static int decompress_core(const pkgnote_core *c) {
         if (in < 0 || pn_core_source_open(in, &s) < 0 || !s)
                 child_fail("cannot decompress the core");
         char why[1];
-        int r = pn_core_source_decompress(s, UINT64_MAX, pn_core_memory_bound(), &out, why, 0);
+        int r = pn_core_source_decompress(s, pn_core_decompress_limit(), pn_core_memory_bound(), &out, why, 0);
         if (r == -ENOMEM)
                 child_fail("cannot decompress the core: out of memory");
         if (r < 0) {

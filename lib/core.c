@@ -540,7 +540,7 @@ static int read_core(pkgnote_core *c, const pkgnote_core_options *o) {
 /* The most a compressed core's non-zero bytes may take in memory when it
  * is decompressed once: half of the machine's memory, so that a small
  * file that decompresses to a huge core (a bomb) is streamed instead. */
-static uint64_t decompress_once_limit(void) {
+uint64_t pn_core_decompress_limit(void) {
         long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
         return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size / 2 : 0;
 }
@@ -555,7 +555,7 @@ static uint64_t decompress_once_limit(void) {
 static int decompress_once(pkgnote_core *c, int fd, off_t start) {
         int mfd = -1;
         char why[PATH_MAX + 128];
-        if (pn_core_source_decompress(c->src, decompress_once_limit(), pn_core_memory_bound(), &mfd, why, sizeof why) >= 0) {
+        if (pn_core_source_decompress(c->src, pn_core_decompress_limit(), pn_core_memory_bound(), &mfd, why, sizeof why) >= 0) {
                 uint64_t compressed = pn_core_source_bytes_read(c->src);
                 if (why[0] && pn_problems_add(&c->problems, PKGNOTE_MAX_PROBLEMS, 0, NULL, "%s", why) < 0) {
                         close(mfd);

@@ -211,11 +211,19 @@ int pn_core_source_read(struct pn_core_source *s, uint64_t off, uint8_t *buf, ui
  * file in pn_core_temporary_dir() (what memory held moved there), so that
  * memory stays bounded whatever the core's size.  Where no temporary file
  * can be made, the core stays in memory and WHY (WHY_LEN bytes) says so;
- * else WHY is "".  -E2BIG when more than LIMIT bytes are not zero,
+ * else WHY is "".  -E2BIG when more than LIMIT bytes are not zero, or
+ * than the core's own headers declare (the end of its last segment plus
+ * DECOMPRESS_SLACK: what follows is no part of the core),
  * -ENOMEM when memory runs out, -errno when the temporary file cannot be
  * written (a full disk), or the stream's error. */
 int pn_core_source_decompress(struct pn_core_source *s, uint64_t limit, uint64_t in_memory, int *ret, char *why,
                               size_t why_len);
+/* The most bytes (not zero) a compressed core may decompress to: half of
+ * the machine's memory (pn_core_source_decompress() also stops at the end
+ * of the last segment the core's own headers declare, plus
+ * DECOMPRESS_SLACK). */
+#define DECOMPRESS_SLACK (1u << 20)
+uint64_t pn_core_decompress_limit(void);
 /* The bytes of a decompressed core kept in memory:
  * PKGNOTE_MAX_CORE_IN_MEMORY, or less for tests
  * ($PKGNOTE_TEST_CORE_IN_MEMORY, which can only lower it). */

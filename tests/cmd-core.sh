@@ -586,6 +586,24 @@ print(n)' strace.log core.$z)
         else
                 fail "$t: a TMPDIR that cannot hold the file: in memory, said, the same stack" "status $STATUS: $(cat err)"
         fi
+        # Regression: a stream that went on past the core (256 MiB of 'A'
+        # behind a valid one, a few KiB compressed) was decompressed whole,
+        # into a temporary file past the in-memory bound: a small file
+        # could fill /var/tmp.  It stops at the end the core's own program
+        # headers declare (plus 1 MiB), says so, and leaves nothing behind.
+        t="bug-decompressed-core-past-its-end: $z"
+        { cat "$SEGV_CORE"; head -c 268435456 /dev/zero | tr '\0' A; } | { $z -q -c 2>/dev/null || $z -c; } > bomb.$z
+        rm -rf spill && mkdir spill
+        PKGNOTE_TEST_CORE_IN_MEMORY=65536 TMPDIR="$T/spill" "$PKGNOTE" core --json bomb.$z > bomb.json 2> err
+        STATUS=$?
+        if [ -n "$NO_LIBDW" ]; then
+                with_feature stack "$t: stopped at the declared end, said, nothing left"
+        elif [ "$STATUS" -eq 0 ] && [ -z "$(ls -A spill)" ]; then
+                CORE_SIZE=$(stat -c %s "$SEGV_CORE") jcheck "$t: stopped at the declared end, said, nothing left" bomb.json \
+                        'd["threads"] == [] and d["stackUnavailable"] == "cannot decompress the core: the stream goes on past the %s bytes the core\x27s headers declare" % E["CORE_SIZE"]'
+        else
+                fail "$t: stopped at the declared end, said, nothing left" "status $STATUS, left: $(ls -A spill); $(cat err)"
+        fi
         # A truncated compressed core: an error or problems, never a crash.
         head -c $(($(stat -c %s core.$z) / 2)) core.$z > half.$z
         run core --json half.$z
