@@ -26,7 +26,7 @@ DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	debuginfod libdebuginfod1 strace curl bzip2 gdb time needrestart pax-utils \
 	lintian rpmlint devscripts rustc cargo golang-go \
 	python3-dev python3-mesonpy python3-venv python3-pytest python3-pyelftools mypy \
-	gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 binutils-mingw-w64-x86-64 wine wine64 systemd-boot-efi sbsigntool osslsigncode gnu-efi openssl
+	gcc-mingw-w64-x86-64 gcc-mingw-w64-i686 binutils-mingw-w64-x86-64 wine wine64 systemd-boot-efi sbsigntool gnu-efi openssl
 
 .PHONY: all build demo check check-sanitize check-features fuzz deps-build deps-test install clean
 

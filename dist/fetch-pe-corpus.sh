@@ -8,7 +8,10 @@
 #     refind, ipxe, memtest86+, grub-efi-amd64-bin;
 #   - trixie (a private apt directory, the machine's configuration
 #     untouched): systemd-boot-efi 257;
-#   - bookworm i386 (a private apt directory): libwine's 32-bit PE modules.
+#   - bookworm i386 (a private apt directory): libwine's 32-bit PE modules;
+#   - bookworm-backports (a private apt directory): osslsigncode 2.9, the
+#     verifier the tests use, since bookworm's 2.5 rejects every signature
+#     sbsign makes ("Invalid signature", unstamped images alike).
 # Wine's 64-bit modules, the mingw-w64 runtimes and systemd-boot 252 are
 # installed by make deps-test and read where they are.  Idempotent: a
 # package already unpacked (its .done stamp) is not fetched again.
@@ -74,4 +77,8 @@ i386=$(private_apt bookworm i386)
 [ -f "$dest/libwine-i386/.done" ] || apt-get $i386 update -qq > /dev/null 2>&1 || true
 # shellcheck disable=SC2086
 fetch libwine-i386 libwine $i386 || rc=1
+bpo=$(private_apt bookworm-backports amd64)
+[ -f "$dest/osslsigncode/.done" ] || apt-get $bpo update -qq > /dev/null 2>&1 || true
+# shellcheck disable=SC2086
+fetch osslsigncode osslsigncode/bookworm-backports $bpo || rc=1
 exit $rc

@@ -12,8 +12,16 @@
 # takes every image.  Prints the counts.
 . "$SRCDIR/tests/lib.sh"
 
-require python3 openssl sbsign sbverify osslsigncode cmp
+require python3 openssl sbsign sbverify cmp
 CORPUS=${PKGNOTE_PE_CORPUS:-/var/cache/pkgnote/pe-corpus}
+# osslsigncode 2.9 from bookworm-backports, unpacked by
+# dist/fetch-pe-corpus.sh: bookworm's 2.5 rejects every signature sbsign
+# makes, stamped or not, so it cannot tell a bad stamp from its own limit.
+OSSLSIGNCODE=$CORPUS/osslsigncode/usr/bin/osslsigncode
+[ -x "$OSSLSIGNCODE" ] || {
+        [ "${PKGNOTE_STRICT:-0}" = 1 ] && { echo "not ok - required tool missing: $OSSLSIGNCODE (make deps-test unpacks it)"; exit 1; }
+        echo "1..0 # SKIP $OSSLSIGNCODE is not unpacked (make deps-test)"; exit 77
+}
 M='--no-os-release --type deb --name hello --version 1.0-1'
 check() { if eval "$2"; then pass "$1"; else fail "$1" "${3:-}"; fi; }
 W64=/usr/lib/x86_64-linux-gnu/wine/x86_64-windows
@@ -85,7 +93,7 @@ cp "$DLL" sym.dll
 shift=$(($(hdr sym.dll sym) - $(hdr "$DLL" sym)))
 check "stamp moves the COFF symbol table" '[ "$(hdr "$DLL" sym)" -ge "$(hdr "$DLL" data_end)" ] && [ "$(hdr sym.dll note_raw)" -eq "$(hdr "$DLL" data_end)" ] && [ $shift -gt 0 ] && cmp -s sym.dll "$DLL" "$(hdr sym.dll sym)" "$(hdr "$DLL" sym)"' "PointerToSymbolTable $(hdr "$DLL" 'hex(sym)') -> $(hdr sym.dll 'hex(sym)'), .pkgnote data at $(hdr sym.dll 'hex(note_raw)'), sections end $(hdr "$DLL" 'hex(data_end)'); $(cat err)"
 sbsign --key db.key --cert db.crt --output sym-signed.dll sym.dll > /dev/null 2>&1
-check "stamp moves the COFF symbol table: osslsigncode verifies sbsign's signature" 'osslsigncode verify -CAfile db.crt -in sym-signed.dll > v.out 2>&1' "$(grep -i mismatch v.out 2> /dev/null)"
+check "stamp moves the COFF symbol table: osslsigncode verifies sbsign's signature" '"$OSSLSIGNCODE" verify -CAfile db.crt -in sym-signed.dll > v.out 2>&1' "$(grep -i mismatch v.out 2> /dev/null)"
 # A certificate table whose offset lies inside the last section's data
 # (made from systemd-boot signed by sbsign): --drop-signature cut the file
 # there, zeroing the section's bytes, and said "note added".
@@ -221,14 +229,14 @@ $f: show does not read the note back"; fi
         if sbsign --key db.key --cert db.crt --output sb st > sign.out 2>&1; then
                 if sbverify --cert db.crt sb > v.out 2>&1; then sb_sb=$((sb_sb + 1)); else bad="$bad
 $f: sbverify rejects sbsign's signature: $(tail -1 v.out)"; fi
-                if osslsigncode verify -CAfile db.crt -in sb > v.out 2>&1; then sb_oss=$((sb_oss + 1)); else bad="$bad
+                if "$OSSLSIGNCODE" verify -CAfile db.crt -in sb > v.out 2>&1; then sb_oss=$((sb_oss + 1)); else bad="$bad
 $f: osslsigncode rejects sbsign's signature: $(grep -i 'fail\|mismatch' v.out | head -2 | tr '\n' ' ')"; fi
         else
                 bad="$bad
 $f: sbsign cannot sign it: $(tail -1 sign.out)"
         fi
         rm -f os
-        if osslsigncode sign -certs db.crt -key db.key -in st -out os > sign.out 2>&1; then
+        if "$OSSLSIGNCODE" sign -certs db.crt -key db.key -in st -out os > sign.out 2>&1; then
                 if sbverify --cert db.crt os > v.out 2>&1; then oss_sb=$((oss_sb + 1)); else bad="$bad
 $f: sbverify rejects osslsigncode's signature: $(tail -1 v.out)"; fi
         else
