@@ -304,29 +304,87 @@ static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash
  * journal's path is compared, never opened, and only an entry logged by
  * pkgnote-coredump as root is merged (pn_crash_journal_names()), each
  * into one store entry: no other can hide or change a store's entry. */
+/* A journal entry pkgnote-coredump logged, by the file name its
+ * COREDUMP_FILENAME ends in, and its place in the list. */
+struct named {
+        const char *base; /* into the entry's record: kept until the end */
+        size_t at;
+        bool taken;
+};
+
+static int cmp_named(const void *a, const void *b) {
+        const struct named *x = a, *y = b;
+        int c = strcmp(x->base, y->base);
+        return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+static const char *core_base(const char *path) {
+        const char *b = path ? strrchr(path, '/') : NULL;
+        return b ? b + 1 : path;
+}
+
+/* Each crash of pkgnote's store takes in the first journal entry, in
+ * list order, that pn_crash_journal_names() says is its own, and that
+ * entry goes: one crash, one entry.  The journal's entries are looked up
+ * by the file name they name (sorted once), not compared with every store
+ * entry. */
 static int merge_journal(pkgnote_crashes *l) {
+        struct named *v = NULL;
+        size_t n = 0, cap = 0;
+        for (size_t k = 0; k < l->n; k++) {
+                const struct pkgnote_crash *j = &l->c[k];
+                const char *f = j->store == PKGNOTE_CRASH_STORE_JOURNAL && j->pkgnote_handler
+                                        ? json_string_value(json_object_get(j->j, "COREDUMP_FILENAME"))
+                                        : NULL;
+                if (!f || !strchr(f, '/'))
+                        continue;
+                if (PN_GROW(v, cap, n + 1) < 0) {
+                        free(v);
+                        return pn_error(-ENOMEM, "out of memory");
+                }
+                v[n++] = (struct named){core_base(f), k, false};
+        }
+        if (n == 0) {
+                free(v);
+                return 0;
+        }
+        qsort(v, n, sizeof *v, cmp_named);
         bool merged = false;
         for (size_t i = 0; i < l->n; i++) {
                 struct pkgnote_crash *s = &l->c[i];
-                if (s->store != PKGNOTE_CRASH_STORE_PKGNOTE)
+                if (s->store != PKGNOTE_CRASH_STORE_PKGNOTE || !s->core)
                         continue;
-                for (size_t k = 0; k < l->n; k++) {
-                        struct pkgnote_crash *j = &l->c[k];
-                        if (!j->id || !pn_crash_journal_names(s, j))
+                /* The first of the entries naming this file. */
+                const char *own = core_base(s->core);
+                size_t lo = 0, hi = n;
+                while (lo < hi) {
+                        size_t mid = lo + (hi - lo) / 2;
+                        if (strcmp(v[mid].base, own) < 0)
+                                lo = mid + 1;
+                        else
+                                hi = mid;
+                }
+                for (; lo < n && !strcmp(v[lo].base, own); lo++) {
+                        if (v[lo].taken || !pn_crash_journal_names(s, &l->c[v[lo].at]))
                                 continue;
-                        if (json_object_update_missing(s->j, j->j) < 0)
+                        if (json_object_update_missing(s->j, l->c[v[lo].at].j) < 0) {
+                                free(v);
                                 return pn_error(-ENOMEM, "out of memory");
-                        pn_crash_clear(j); /* its id NULL: gone */
-                        merged = true;
+                        }
+                        v[lo].taken = merged = true;
                         break;
                 }
         }
-        size_t n = 0;
+        for (size_t k = 0; k < n; k++)
+                if (v[k].taken)
+                        pn_crash_clear(&l->c[v[k].at]); /* its id NULL: gone */
+        free(v);
+        size_t kept = 0;
         for (size_t i = 0; merged && i < l->n; i++)
                 if (l->c[i].id)
-                        l->c[n++] = l->c[i];
+                        l->c[kept++] = l->c[i];
         if (merged)
-                l->n = n;
+                l->n = kept;
         return 0;
 }
 
