@@ -848,8 +848,11 @@ static int search_dir(pn_resolver *r, struct pn_lookup *q, size_t di) {
 }
 
 static int search_list(pn_resolver *r, struct pn_lookup *q, const struct pn_dirlist *l) {
-        for (size_t i = 0; l && i < l->n; i++) {
-                int e = search_dir(r, q, l->v[i]);
+        /* Read once: the candidate callback adds objects, and the list
+         * is not the resolver's to watch. */
+        const struct pn_dirlist dl = l ? *l : (struct pn_dirlist){0};
+        for (size_t i = 0; i < dl.n; i++) {
+                int e = search_dir(r, q, dl.v[i]);
                 if (e != 0)
                         return e;
         }

@@ -170,7 +170,9 @@ struct pn_lookup {
         struct pn_abi abi;
         /* DT_RPATH of the object and of its loaders (only those the
          * loader uses: none when the object has DT_RUNPATH), then
-         * DT_RUNPATH (may be NULL), expanded */
+         * DT_RUNPATH (may be NULL), expanded; they must stay where they
+         * are while the search runs, whatever CANDIDATE does (not in an
+         * array that CANDIDATE may grow) */
         const struct pn_dirlist *const *rpath;
         size_t n_rpath;
         const struct pn_dirlist *runpath;

@@ -140,6 +140,95 @@ static void copy_file(const char *from, const char *to) {
         close(out);
 }
 
+/* ---- objects made here, no toolchain needed ---- */
+
+/* Writes PATH (its parents made): a 64-bit x86-64 shared object, a
+ * PT_LOAD over the whole file, a PT_DYNAMIC with DT_NEEDED for each of
+ * the N_NEEDED names, DT_RPATH RPATH and DT_RUNPATH RUNPATH (NULL: none)
+ * and DT_SONAME SONAME (NULL: none).  That is all the loader's search
+ * and the closure read. */
+static void write_dso(const char *path, const char *const *needed, size_t n_needed, const char *rpath, const char *runpath,
+                      const char *soname) {
+        size_t strsz = 1;
+        for (size_t i = 0; i < n_needed; i++)
+                strsz += strlen(needed[i]) + 1;
+        strsz += (rpath ? strlen(rpath) + 1 : 0) + (runpath ? strlen(runpath) + 1 : 0) + (soname ? strlen(soname) + 1 : 0);
+        size_t n_dyn = n_needed + !!rpath + !!runpath + !!soname + 3;
+        size_t dynoff = sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr), stroff = dynoff + n_dyn * sizeof(Elf64_Dyn);
+        size_t size = stroff + strsz;
+        unsigned char *b = calloc(1, size);
+        CHECK(b != NULL);
+        Elf64_Ehdr eh = {.e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT, .e_phoff = sizeof eh,
+                         .e_ehsize = sizeof eh, .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 2};
+        memcpy(eh.e_ident, ELFMAG, SELFMAG);
+        eh.e_ident[EI_CLASS] = ELFCLASS64;
+        eh.e_ident[EI_DATA] = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+        eh.e_ident[EI_VERSION] = EV_CURRENT;
+        memcpy(b, &eh, sizeof eh);
+        Elf64_Phdr ph[2] = {{.p_type = PT_LOAD, .p_flags = PF_R, .p_filesz = size, .p_memsz = size, .p_align = 4096},
+                            {.p_type = PT_DYNAMIC, .p_flags = PF_R, .p_offset = dynoff, .p_vaddr = dynoff,
+                             .p_filesz = n_dyn * sizeof(Elf64_Dyn), .p_memsz = n_dyn * sizeof(Elf64_Dyn), .p_align = 8}};
+        memcpy(b + sizeof eh, ph, sizeof ph);
+        Elf64_Dyn *d = (Elf64_Dyn *)(b + dynoff);
+        size_t at = 1, k = 0;
+#define ADD_STR(tag, str)                                                   \
+        do {                                                                \
+                d[k].d_tag = (tag), d[k++].d_un.d_val = at;                 \
+                memcpy(b + stroff + at, (str), strlen(str) + 1);            \
+                at += strlen(str) + 1;                                      \
+        } while (0)
+        for (size_t i = 0; i < n_needed; i++)
+                ADD_STR(DT_NEEDED, needed[i]);
+        if (rpath)
+                ADD_STR(DT_RPATH, rpath);
+        if (runpath)
+                ADD_STR(DT_RUNPATH, runpath);
+        if (soname)
+                ADD_STR(DT_SONAME, soname);
+#undef ADD_STR
+        d[k].d_tag = DT_STRTAB, d[k++].d_un.d_ptr = stroff;
+        d[k].d_tag = DT_STRSZ, d[k++].d_un.d_val = strsz;
+        d[k].d_tag = DT_NULL;
+        make_parents(path);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+        CHECK(fd >= 0);
+        CHECK(write(fd, b, size) == (ssize_t)size);
+        close(fd);
+        free(b);
+}
+
+static void remove_tree(const char *root) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+        CHECK_INT(system(cmd), 0);
+}
+
+/* Regression: glibc-hwcaps variants accepted while a DT_RUNPATH search
+ * goes on grow the closure's objects; the search read its list from the
+ * old array (heap-use-after-free under ASan).  /bin/prog searches 21
+ * RUNPATH directories, each with libfoo.so in three glibc-hwcaps levels
+ * only: all 63 are listed. */
+static void test_closure_hwcaps_grow(void) {
+        char root[] = "/tmp/test-closure.XXXXXX", path[4096], runpath[512] = "";
+        CHECK(mkdtemp(root) != NULL);
+        for (int k = 0; k <= 20; k++) {
+                snprintf(runpath + strlen(runpath), sizeof runpath - strlen(runpath), "%s/opt/d%d", k ? ":" : "", k);
+                for (int v = 2; v <= 4; v++) {
+                        snprintf(path, sizeof path, "%s/opt/d%d/glibc-hwcaps/x86-64-v%d/libfoo.so", root, k, v);
+                        write_dso(path, NULL, 0, NULL, NULL, NULL);
+                }
+        }
+        snprintf(path, sizeof path, "%s/bin/prog", root);
+        write_dso(path, (const char *const[]){"libfoo.so"}, 1, NULL, runpath, NULL);
+        pkgnote_closure *c;
+        CHECK_INT(pkgnote_closure_new(root, &c), 0);
+        CHECK_INT(pkgnote_closure_add(c, "/bin/prog"), 1);
+        CHECK_INT((int)pkgnote_closure_count(c), 1 + 21 * 3);
+        CHECK_INT((int)pkgnote_closure_missing_count(c), 0);
+        pkgnote_closure_free(c);
+        remove_tree(root);
+}
+
 /* glibc-hwcaps in a system directory: a root made of /bin/sh's closure,
  * with a second libc.so.6 in glibc-hwcaps/x86-64-v3 beside the first.
  * Both are listed (the CPU that runs the root is unknown), the variant's
@@ -363,6 +452,7 @@ int main(void) {
         RUN(test_resolver_bounded);
 #if defined(__x86_64__)
         RUN(test_closure_hwcaps);
+        RUN(test_closure_hwcaps_grow);
 #endif
         return test_summary();
 }
