@@ -103,8 +103,11 @@ int pn_ldconf_parse(const char *text, size_t len, pn_ldconf_fn fn, void *u);
 /* Entries of one directory kept; past them, names are looked up there
  * by the candidate itself (and the directory is still listed once). */
 #define PN_RESOLVE_MAX_ENTRIES (1u << 18)
-/* Distinct directories one resolver looks at. */
+/* Distinct directories one resolver records, and the bytes they take
+ * all told (each its own name and bookkeeping, not its whole path):
+ * past either, the rest are taken as missing, said once. */
 #define PN_RESOLVE_MAX_DIRS (1u << 22)
+#define PN_RESOLVE_MAX_BYTES (64u << 20)
 
 /* How a root is read; paths are absolute in the root ("/" is its top). */
 struct pn_resolve_root {
@@ -132,6 +135,7 @@ struct pn_resolve_stats {
         size_t name_lookups; /* probes of a name in a directory's listing */
         size_t candidates;   /* files handed to a candidate callback */
         size_t conf_reads;   /* ld.so.conf files read */
+        size_t dirs;         /* directories recorded (the top included) */
 };
 
 typedef struct pn_resolver pn_resolver;

@@ -393,8 +393,13 @@ static void test_resolver_bounded(void) {
         CHECK_INT(m.misses, 1);
         CHECK_INT(st->dir_reads, n + 1);
         /* Per name and present directory two probes (glibc-hwcaps, the
-         * name): 100 RPATH directories, the multiarch one, /usr/lib. */
-        CHECK(st->name_lookups <= 1000u * 2 * (100 + 4));
+         * name): 100 RPATH directories, the multiarch one, /usr/lib; and
+         * one per component walked of the 2,000 entries and the system
+         * directories. */
+        CHECK(st->name_lookups <= 1000u * 2 * (100 + 4) + 2000 * 2 + 100);
+        /* Only directories that are there are recorded, and one that is
+         * not (glibc-hwcaps, listed by its parent). */
+        CHECK_INT(st->dirs, n + 1);
         /* A name that is there: found in the multiarch directory. */
         char got[256] = "";
         struct pn_lookup q = {.name = "libc.so.6", .abi = abi, .rpath = &rp, .n_rpath = 1, .candidate = take, .u = got};
@@ -412,6 +417,41 @@ static void test_resolver_bounded(void) {
                 pn_dirlist_done(&t);
                 free(pre);
         }
+        pn_dirlist_done(&dl);
+        free(list);
+        pn_resolver_free(r);
+}
+
+/* Regression: 300 DT_RPATH entries /aN/b/b/.../b of 2,000 components
+ * (1.2 MB), in a root that holds /a0/b/b and no other /aN.  Each walk
+ * down stops at the first component that is not there and records
+ * nothing below it: four directories recorded (the top, /a0, /a0/b,
+ * /a0/b/b), each read once, a name probe per component walked (before:
+ * every ancestor of every entry recorded with its whole path, 600,000
+ * directories and 2.4 GB). */
+static void test_resolver_deep_rpath(void) {
+        const char *dirs[] = {"/\ta0 usr", "/a0\tb", "/a0/b\tb", "/a0/b/b\tc"};
+        struct memroot m = {dirs, sizeof dirs / sizeof *dirs, {0}, 0};
+        struct pn_resolve_root root = {mem_dir, mem_read, &m};
+        pn_resolver *r;
+        CHECK_INT(pn_resolver_new(&root, NULL, NULL, &r), 0);
+        struct pn_abi abi = pn_abi_make(64, 0, EM_X86_64, 0);
+        size_t cap = 300 * (2 * 2000 + 8), len = 0;
+        char *list = malloc(cap);
+        for (int i = 0; i < 300; i++) {
+                len += (size_t)snprintf(list + len, cap - len, "%s/a%d", i ? ":" : "", i);
+                for (int k = 1; k < 2000; k++)
+                        list[len++] = '/', list[len++] = 'b';
+                list[len] = '\0';
+        }
+        struct pn_dirlist dl;
+        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, &dl), 0);
+        CHECK_INT(dl.n, 0);
+        const struct pn_resolve_stats *st = pn_resolver_stats(r);
+        CHECK_INT(st->dirs, 4);
+        CHECK_INT(st->dir_reads, 4);
+        CHECK_INT(m.misses, 0);
+        CHECK(st->name_lookups <= 300 + 3);
         pn_dirlist_done(&dl);
         free(list);
         pn_resolver_free(r);
@@ -450,6 +490,7 @@ int main(void) {
         RUN(test_closure_api);
         RUN(test_abi);
         RUN(test_resolver_bounded);
+        RUN(test_resolver_deep_rpath);
 #if defined(__x86_64__)
         RUN(test_closure_hwcaps);
         RUN(test_closure_hwcaps_grow);
