@@ -4,8 +4,9 @@
  * found the way glibc's dynamic loader finds it there (elf/dl-load.c's
  * order): the interpreter of PT_INTERP; each DT_NEEDED name, unless an
  * object already mapped answers to it (its DT_SONAME or a name it was
- * found under); else DT_RPATH of the object and of the objects that
- * loaded it (only while none of them has DT_RUNPATH), DT_RUNPATH, the
+ * found under); else, unless the object has DT_RUNPATH, DT_RPATH of the
+ * object and of the objects that loaded it, up to the program (those
+ * with DT_RUNPATH give none); then DT_RUNPATH, the
  * directories of the root's ld.so.conf (the loader reads them from
  * ld.so.cache, which ldconfig builds from them), and the system
  * directories of the object's ABI; each directory after its
@@ -443,10 +444,11 @@ static int expand_paths(pkgnote_closure *c, size_t oi, struct pn_dirlist **ret) 
         if (!o->paths) {
                 if (!(o->paths = calloc(2, sizeof *o->paths)))
                         return pn_error(-ENOMEM, "out of memory");
-                if (o->dyn.rpath && pn_resolver_expand(c->resolver, o->dyn.rpath, o->origin, &o->abi, &o->paths[0]) < 0)
+                const char *who = o->file != SIZE_MAX ? c->files[o->file].path : NULL;
+                if (o->dyn.rpath && pn_resolver_expand(c->resolver, o->dyn.rpath, o->origin, &o->abi, who, &o->paths[0]) < 0)
                         return pn_error(-ENOMEM, "out of memory");
                 o = &c->objs[oi];
-                if (o->dyn.runpath && pn_resolver_expand(c->resolver, o->dyn.runpath, o->origin, &o->abi, &o->paths[1]) < 0)
+                if (o->dyn.runpath && pn_resolver_expand(c->resolver, o->dyn.runpath, o->origin, &o->abi, who, &o->paths[1]) < 0)
                         return pn_error(-ENOMEM, "out of memory");
         }
         *ret = c->objs[oi].paths;
@@ -477,14 +479,14 @@ static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, 
         if (strchr(name, '/'))
                 r = try_path(c, name, &abi, oi, why, &q.found);
         else {
-                /* DT_RPATH of the object and its loaders, unless the
-                 * object has DT_RUNPATH; a loader with DT_RUNPATH ends
-                 * the chain (glibc's _dl_map_object). */
+                /* Unless the object has DT_RUNPATH: DT_RPATH of the
+                 * object, of its loader, and on up to the program (glibc's
+                 * _dl_map_object).  A loader with DT_RUNPATH has no
+                 * DT_RPATH to give (glibc drops it, elf/get-dynamic-info.h)
+                 * and the chain goes on past it. */
                 if (!c->objs[oi].dyn.runpath)
                         for (size_t l = oi; r == 0 && l != SIZE_MAX; l = c->objs[l].loader) {
-                                if (l != oi && c->objs[l].dyn.runpath)
-                                        break;
-                                if (!c->objs[l].dyn.rpath)
+                                if (c->objs[l].dyn.runpath || !c->objs[l].dyn.rpath)
                                         continue;
                                 struct pn_dirlist *p;
                                 if ((r = expand_paths(c, l, &p)) == 0 && PN_GROW(rpath, cap_rpath, n_rpath + 1) < 0)

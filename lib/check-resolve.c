@@ -566,15 +566,20 @@ static int lib_of(pn_resolver *r, const struct pn_abi *a, char *buf, size_t size
 }
 
 /* The directory ELEM (LEN bytes) of a DT_RPATH or DT_RUNPATH with its
- * tokens replaced, into OUT: 1, 0 when it holds one the loader does not
- * know or is empty (both skipped, as glibc skips them), -ENOMEM. */
+ * tokens replaced, into OUT, as glibc's fillin_rpath() and
+ * _dl_dst_substitute() (elf/dl-load.c) have it: 1, 2 when it is relative
+ * to the working directory (an empty entry is the working directory
+ * itself), which is taken as the root's top; 0 when it names a token
+ * whose value is not known here ($PLATFORM of an ABI not in the table:
+ * glibc drops an entry whose token has no value) or is too long;
+ * -ENOMEM.  A '$' that starts no token the loader knows ($FOO, ${FOO},
+ * $ORIGINX) stays as it is, as glibc keeps it. */
 static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, const char *elem, size_t len, char *out,
                   size_t size) {
         size_t n = 0;
-        if (len == 0)
-                return 0;
-        if (elem[0] != '/')
-                out[n++] = '/'; /* relative to the working directory: the root's top */
+        bool relative = len == 0 || elem[0] != '/';
+        if (relative)
+                out[n++] = '/'; /* the working directory: the root's top */
         for (size_t i = 0; i < len;) {
                 const char *val = NULL;
                 char lib[64];
@@ -584,6 +589,8 @@ static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, co
                         out[n++] = elem[i++];
                         continue;
                 }
+                /* glibc's is_dst(): NAME or {NAME}, not followed by a
+                 * character of an identifier. */
                 static const char *const names[] = {"ORIGIN", "LIB", "PLATFORM"};
                 size_t k, nl = 0;
                 bool brace = i + 1 < len && elem[i + 1] == '{';
@@ -594,6 +601,12 @@ static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, co
                             (brace || at + nl == len || !(pn_ascii_alnum(elem[at + nl]) || elem[at + nl] == '_')))
                                 break;
                 }
+                if (k == ELEMENTSOF(names)) {
+                        if (n + 1 >= size)
+                                return 0;
+                        out[n++] = elem[i++]; /* no token: the '$' kept */
+                        continue;
+                }
                 if (k == 0)
                         val = origin;
                 else if (k == 1) {
@@ -601,7 +614,7 @@ static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, co
                         if (e < 0)
                                 return e;
                         val = lib;
-                } else if (k == 2)
+                } else
                         val = platform_of(a);
                 if (!val)
                         return 0;
@@ -610,25 +623,32 @@ static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, co
                 if (n + vl + 1 >= size)
                         return 0;
                 /* $ORIGIN is absolute: drop the '/' put before it */
-                if (val[0] == '/' && n == 1 && out[0] == '/' && elem[0] != '/')
+                if (val[0] == '/' && n == 1 && relative) {
                         n = 0;
+                        relative = false;
+                }
                 memcpy(out + n, val, vl);
                 n += vl;
         }
         out[n] = '\0';
-        return 1;
+        return relative ? 2 : 1;
 }
 
-int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, const struct pn_abi *a,
+int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, const struct pn_abi *a, const char *who,
                        struct pn_dirlist *out) {
         *out = (struct pn_dirlist){0};
-        size_t cap = 0;
+        size_t cap = 0, relative = 0;
+        const char *first = NULL;
+        size_t first_len = 0;
         r->search++;
-        for (const char *p = list; p;) {
+        /* An empty list is none (glibc's decompose_rpath()). */
+        for (const char *p = *list ? list : NULL; p;) {
                 const char *colon = strchr(p, ':');
                 size_t len = colon ? (size_t)(colon - p) : strlen(p);
                 char dir[PATH_MAX];
                 int e = expand(r, origin ? origin : "/", a, p, len, dir, sizeof dir);
+                if (e == 2 && !relative++)
+                        first = p, first_len = len;
                 if (e > 0)
                         e = list_add(r, out, dir, &cap);
                 if (e < 0) {
@@ -637,6 +657,10 @@ int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, con
                 }
                 p = colon ? colon + 1 : NULL;
         }
+        if (relative && who)
+                problem(r, 0, who,
+                        "DT_RPATH or DT_RUNPATH entries relative to the working directory at run time (%zu, the first '%.*s'; an empty one is the working directory itself): searched from the root's top, as for a program started in /",
+                        relative, first_len > 200 ? 200 : (int)first_len, first);
         return 0;
 }
 

@@ -156,10 +156,14 @@ struct pn_dirlist {
 };
 void pn_dirlist_done(struct pn_dirlist *l);
 /* The colon-separated DT_RPATH or DT_RUNPATH LIST of an object of ABI A
- * found in directory ORIGIN ($ORIGIN), its tokens expanded ($ORIGIN,
- * $LIB, $PLATFORM; an entry with another, or empty, is skipped as glibc
- * skips it), into *OUT: 0 or -ENOMEM. */
-int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, const struct pn_abi *a,
+ * found in directory ORIGIN ($ORIGIN), its tokens expanded as glibc
+ * expands them ($ORIGIN, $LIB, $PLATFORM; a '$' that starts no token is
+ * kept; an entry whose token has no known value is skipped), into *OUT:
+ * 0 or -ENOMEM.  Entries relative to the working directory (an empty
+ * one is the working directory itself) are searched from the root's
+ * top, said once as a problem of WHO (the object's path; NULL: not
+ * said).  An empty LIST is none. */
+int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, const struct pn_abi *a, const char *who,
                        struct pn_dirlist *out);
 
 /* A file a search meets: PATH (absolute in the root) in the glibc-hwcaps

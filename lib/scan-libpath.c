@@ -155,9 +155,9 @@ static int resolve(pn_resolver *res, const struct lookroot *lr, const struct wan
                 if (!origin)
                         return -ENOMEM;
                 if (w->by->runpath)
-                        r = pn_resolver_expand(res, w->by->runpath, origin, &w->abi, &own->runpath);
+                        r = pn_resolver_expand(res, w->by->runpath, origin, &w->abi, NULL, &own->runpath);
                 else if (w->by->rpath)
-                        r = pn_resolver_expand(res, w->by->rpath, origin, &w->abi, &own->rpath);
+                        r = pn_resolver_expand(res, w->by->rpath, origin, &w->abi, NULL, &own->rpath);
                 free(origin);
         }
         if (w->by) {

@@ -229,6 +229,42 @@ static void test_closure_hwcaps_grow(void) {
         remove_tree(root);
 }
 
+/* Regression: the DT_RPATH chain goes on past a loader with DT_RUNPATH,
+ * as glibc's _dl_map_object walks it.  /bin/prog (DT_RPATH /opt/lib)
+ * loads /opt/lib/libA.so (DT_RUNPATH /x), which loads /x/libB.so (no
+ * search path of its own), which needs libC.so: libB has no DT_RUNPATH,
+ * so the loader tries DT_RPATH of libB (none), of libA (none: it has
+ * DT_RUNPATH) and of the program, and finds /opt/lib/libC.so (before:
+ * the chain ended at libA, libC.so missing). */
+static void test_closure_rpath_chain(void) {
+        char root[] = "/tmp/test-closure.XXXXXX", path[4096];
+        CHECK(mkdtemp(root) != NULL);
+        snprintf(path, sizeof path, "%s/bin/prog", root);
+        write_dso(path, (const char *const[]){"libA.so"}, 1, "/opt/lib", NULL, NULL);
+        snprintf(path, sizeof path, "%s/opt/lib/libA.so", root);
+        write_dso(path, (const char *const[]){"libB.so"}, 1, NULL, "/x", "libA.so");
+        snprintf(path, sizeof path, "%s/x/libB.so", root);
+        write_dso(path, (const char *const[]){"libC.so"}, 1, NULL, NULL, "libB.so");
+        snprintf(path, sizeof path, "%s/opt/lib/libC.so", root);
+        write_dso(path, NULL, 0, NULL, NULL, "libC.so");
+        pkgnote_closure *c;
+        CHECK_INT(pkgnote_closure_new(root, &c), 0);
+        CHECK_INT(pkgnote_closure_add(c, "/bin/prog"), 1);
+        CHECK_INT((int)pkgnote_closure_missing_count(c), 0);
+        CHECK_INT((int)pkgnote_closure_count(c), 4);
+        CHECK_STR(pkgnote_closure_path(c, 3), "/opt/lib/libC.so");
+        /* libA's own lookups do not use the chain: it has DT_RUNPATH. */
+        snprintf(path, sizeof path, "%s/opt/lib/libA.so", root);
+        write_dso(path, (const char *const[]){"libB.so", "libC.so"}, 2, NULL, "/x", "libA.so");
+        pkgnote_closure_free(c);
+        CHECK_INT(pkgnote_closure_new(root, &c), 0);
+        CHECK_INT(pkgnote_closure_add(c, "/bin/prog"), 1);
+        CHECK_INT((int)pkgnote_closure_missing_count(c), 1);
+        CHECK_STR(pkgnote_closure_missing(c, 0, NULL), "libC.so");
+        pkgnote_closure_free(c);
+        remove_tree(root);
+}
+
 /* glibc-hwcaps in a system directory: a root made of /bin/sh's closure,
  * with a second libc.so.6 in glibc-hwcaps/x86-64-v3 beside the first.
  * Both are listed (the CPU that runs the root is unknown), the variant's
@@ -365,7 +401,7 @@ static void test_resolver_bounded(void) {
         for (int i = 0; i < 1000; i++)
                 len += (size_t)snprintf(list + len, cap - len, "%s/rp/d%d:/rp/d%d/", i ? ":" : "", i, i);
         struct pn_dirlist dl;
-        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, &dl), 0);
+        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, NULL, &dl), 0);
         CHECK_INT(dl.n, 100);
         const struct pn_dirlist *rp = &dl;
         unsigned cands = 0;
@@ -412,7 +448,7 @@ static void test_resolver_bounded(void) {
         for (size_t k = 0; k <= sizeof toks - 1; k++) {
                 char *pre = strndup(toks, k);
                 struct pn_dirlist t;
-                CHECK_INT(pn_resolver_expand(r, pre, "/rp/d3", &abi, &t), 0);
+                CHECK_INT(pn_resolver_expand(r, pre, "/rp/d3", &abi, NULL, &t), 0);
                 CHECK(t.n <= 4);
                 pn_dirlist_done(&t);
                 free(pre);
@@ -445,7 +481,7 @@ static void test_resolver_deep_rpath(void) {
                 list[len] = '\0';
         }
         struct pn_dirlist dl;
-        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, &dl), 0);
+        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, NULL, &dl), 0);
         CHECK_INT(dl.n, 0);
         const struct pn_resolve_stats *st = pn_resolver_stats(r);
         CHECK_INT(st->dirs, 4);
@@ -454,6 +490,46 @@ static void test_resolver_deep_rpath(void) {
         CHECK(st->name_lookups <= 300 + 3);
         pn_dirlist_done(&dl);
         free(list);
+        pn_resolver_free(r);
+}
+
+static void count_problem(void *u, int err, const char *path, const char *msg) {
+        (void)err;
+        snprintf(u, 512, "%s: %s", path, msg);
+}
+
+/* Regression: tokens and empty entries as glibc's fillin_rpath() and
+ * _dl_dst_substitute() take them: a '$' that starts no token the loader
+ * knows stays ($BAD, ${BAD}, $ORIGINX: directories of those names); an
+ * empty entry is the working directory, taken as the root's top and
+ * said once; an empty list is none (before: all of them skipped). */
+static void test_resolver_expand_tokens(void) {
+        const char *dirs[] = {"/\topt", "/opt\t$BAD ${BAD} $ORIGINX", "/opt/$BAD\tx", "/opt/${BAD}\tx", "/opt/$ORIGINX\tx"};
+        struct memroot m = {dirs, sizeof dirs / sizeof *dirs, {0}, 0};
+        struct pn_resolve_root root = {mem_dir, mem_read, &m};
+        char said[512] = "";
+        pn_resolver *r;
+        CHECK_INT(pn_resolver_new(&root, count_problem, said, &r), 0);
+        struct pn_abi abi = pn_abi_make(64, 0, EM_X86_64, 0);
+        struct pn_dirlist dl;
+        CHECK_INT(pn_resolver_expand(r, "/opt/$BAD:/opt/${BAD}:/opt/$ORIGINX:$UNKNOWN/x", "/opt", &abi, "/bin/p", &dl), 0);
+        CHECK_INT(dl.n, 3);
+        CHECK_STR(said, "/bin/p: DT_RPATH or DT_RUNPATH entries relative to the working directory at run time (1, the first '$UNKNOWN/x'; an empty one is the working directory itself): searched from the root's top, as for a program started in /");
+        pn_dirlist_done(&dl);
+        said[0] = '\0';
+        CHECK_INT(pn_resolver_expand(r, "/opt:", "/opt", &abi, "/bin/p", &dl), 0);
+        CHECK_INT(dl.n, 2);
+        CHECK(strstr(said, "(1, the first ''; ") != NULL);
+        pn_dirlist_done(&dl);
+        said[0] = '\0';
+        CHECK_INT(pn_resolver_expand(r, "", "/opt", &abi, "/bin/p", &dl), 0);
+        CHECK_INT(dl.n, 0);
+        CHECK_STR(said, "");
+        /* $ORIGIN first, alone or braced: absolute, nothing said. */
+        CHECK_INT(pn_resolver_expand(r, "$ORIGIN/$BAD:${ORIGIN}", "/opt", &abi, "/bin/p", &dl), 0);
+        CHECK_INT(dl.n, 2);
+        CHECK_STR(said, "");
+        pn_dirlist_done(&dl);
         pn_resolver_free(r);
 }
 
@@ -491,9 +567,11 @@ int main(void) {
         RUN(test_abi);
         RUN(test_resolver_bounded);
         RUN(test_resolver_deep_rpath);
+        RUN(test_resolver_expand_tokens);
 #if defined(__x86_64__)
         RUN(test_closure_hwcaps);
         RUN(test_closure_hwcaps_grow);
+        RUN(test_closure_rpath_chain);
 #endif
         return test_summary();
 }
