@@ -114,6 +114,18 @@ bool pn_abi_accepts(const struct pn_abi *want, const struct pn_abi *got) {
         return want->float_abi == PN_FLOAT_ANY || got->float_abi == PN_FLOAT_ANY || want->float_abi == got->float_abi;
 }
 
+int pn_abi_cmp(const struct pn_abi *x, const struct pn_abi *y) {
+        if (x->machine != y->machine)
+                return x->machine < y->machine ? -1 : 1;
+        if (x->elf_class != y->elf_class)
+                return x->elf_class < y->elf_class ? -1 : 1;
+        if (x->big_endian != y->big_endian)
+                return x->big_endian < y->big_endian ? -1 : 1;
+        if (x->float_abi != y->float_abi)
+                return x->float_abi < y->float_abi ? -1 : 1;
+        return 0;
+}
+
 static const struct pn_debian_abi debian_abis[] = {
         {EM_X86_64, 64, 0, PN_FLOAT_ANY, "amd64", "x86_64-linux-gnu"},
         {EM_X86_64, 32, 0, PN_FLOAT_ANY, "x32", "x86_64-linux-gnux32"},
@@ -803,17 +815,12 @@ static bool in_default_dir(const struct pn_abi *a, const char *dir) {
         return false;
 }
 
-static bool same_abi(const struct pn_abi *x, const struct pn_abi *y) {
-        return x->elf_class == y->elf_class && x->machine == y->machine && x->big_endian == y->big_endian &&
-               x->float_abi == y->float_abi;
-}
-
 /* The directories of ld.so.conf, then the system ones, of ABI A (without
  * the system ones, and the ld.so.conf ones among them, for NODEFLIB):
  * worked out once per ABI. */
 static int system_dirs(pn_resolver *r, const struct pn_abi *a, bool nodeflib, const struct pn_dirlist **ret) {
         for (size_t i = 0; i < r->n_sys; i++)
-                if (r->sys[i].nodeflib == nodeflib && same_abi(&r->sys[i].abi, a)) {
+                if (r->sys[i].nodeflib == nodeflib && !pn_abi_cmp(&r->sys[i].abi, a)) {
                         *ret = &r->sys[i].l;
                         return 0;
                 }

@@ -59,6 +59,10 @@ struct pn_abi pn_elf_abi(const pkgnote_elf *e);
  * (glibc's elf_machine_matches_host and VALID_FLOAT_ABI). */
 bool pn_abi_accepts(const struct pn_abi *want, const struct pn_abi *got);
 
+/* The one order of ABIs (machine, class, byte order, float ABI): <0, 0
+ * (the same ABI), >0, for sorting and for telling ABIs apart. */
+int pn_abi_cmp(const struct pn_abi *x, const struct pn_abi *y);
+
 /* Debian architectures and multiarch directories by ABI, the one table
  * (FLOAT_ABI PN_FLOAT_ANY: either). */
 struct pn_debian_abi {

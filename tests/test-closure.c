@@ -557,6 +557,17 @@ static void test_abi(void) {
         char d[64];
         CHECK(pn_abi_default_dir(&x32, 2, d, sizeof d));
         CHECK_STR(d, "/libx32");
+        /* The one order of ABIs (resolver, scan's sorting and lookups):
+         * every field tells ABIs apart, the float ABI included. */
+        const struct pn_abi *all[] = {&le, &be, &hf, &sf, &old, &x32, &amd64};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+                for (size_t j = 0; j < sizeof all / sizeof *all; j++) {
+                        int c = pn_abi_cmp(all[i], all[j]), rc = pn_abi_cmp(all[j], all[i]);
+                        CHECK((c < 0 && rc > 0) || (c > 0 && rc < 0) || (c == 0 && rc == 0));
+                        CHECK((c == 0) == (i == j));
+                }
+        CHECK_INT(pn_abi_cmp(&old, &eabi5), 0);
+        CHECK(pn_abi_cmp(&hf, &sf) != 0);
 }
 
 int main(void) {
