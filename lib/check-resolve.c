@@ -394,7 +394,7 @@ static int child(pn_resolver *r, size_t parent, const char *name, size_t nl, siz
                 if (!r->over)
                         problem(r, -E2BIG, "/", "more than %u directories or %u MiB of directory names looked at; the rest are taken as missing",
                                 PN_RESOLVE_MAX_DIRS, PN_RESOLVE_MAX_BYTES >> 20);
-                r->over = true;
+                r->over = r->stats.limited = true;
                 return 0;
         }
         if (PN_GROW(r->dirs, r->cap_dirs, r->n_dirs + 1) < 0)

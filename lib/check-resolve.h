@@ -140,6 +140,7 @@ struct pn_resolve_stats {
         size_t candidates;   /* files handed to a candidate callback */
         size_t conf_reads;   /* ld.so.conf files read */
         size_t dirs;         /* directories recorded (the top included) */
+        bool limited;        /* PN_RESOLVE_MAX_DIRS or PN_RESOLVE_MAX_BYTES hit */
 };
 
 typedef struct pn_resolver pn_resolver;

@@ -261,6 +261,12 @@ int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_
                 }
                 s->libpaths[s->n_libpaths++] = (struct pn_libpath){root, input, image, v[i].abi, v[i].by, name, hit};
         }
+        /* The resolver's own limits are the scan's to tell (its other
+         * problems, ld.so.conf's, are left to the closure, above). */
+        if (res && pn_resolver_stats(res)->limited)
+                pn_scan_add_problem(s, input, path, -E2BIG,
+                                    "more than %u directories or %u MiB of directory names looked at resolving library names; the rest were taken as missing",
+                                    PN_RESOLVE_MAX_DIRS, PN_RESOLVE_MAX_BYTES >> 20);
         pn_dirlist_done(&own.rpath);
         pn_dirlist_done(&own.runpath);
         pn_resolver_free(res);

@@ -533,6 +533,59 @@ static void test_resolver_expand_tokens(void) {
         pn_resolver_free(r);
 }
 
+/* A root where every directory is there, each of its own identity and
+ * empty, but for the top: a listing past PN_RESOLVE_MAX_ENTRIES, so that
+ * a name below it is looked at on its own. */
+struct everyroot {
+        uint64_t next;
+};
+static int every_dir(void *u, const char *abs, bool (*want)(void *cu, const uint64_t id[2]),
+                     void (*each)(void *cu, const char *name), void *cu) {
+        struct everyroot *m = u;
+        if (!want(cu, (const uint64_t[2]){m->next++, 1}))
+                return 0;
+        char nm[16];
+        for (unsigned i = 0; !strcmp(abs, "/") && i <= PN_RESOLVE_MAX_ENTRIES; i++) {
+                snprintf(nm, sizeof nm, "e%u", i);
+                each(cu, nm);
+        }
+        return 0;
+}
+
+static void count_said(void *u, int err, const char *path, const char *msg) {
+        (void)path;
+        CHECK_INT(err, -E2BIG);
+        CHECK(strstr(msg, "the rest are taken as missing") != NULL);
+        (*(unsigned *)u)++;
+}
+
+/* PN_RESOLVE_MAX_BYTES: 120,000 directories of 250-byte names that are
+ * all there (about 70 MiB of them recorded, were there no limit): the
+ * resolver stops recording at the limit, takes the rest as missing, and
+ * says so once. */
+static void test_resolver_byte_cap(void) {
+        struct everyroot m = {1};
+        struct pn_resolve_root root = {every_dir, mem_read, &m};
+        unsigned said = 0;
+        pn_resolver *r;
+        CHECK_INT(pn_resolver_new(&root, count_said, &said, &r), 0);
+        struct pn_abi abi = pn_abi_make(64, 0, EM_X86_64, 0);
+        size_t n = 120000, cap = n * 252 + 1, len = 0;
+        char *list = malloc(cap);
+        for (size_t i = 0; i < n; i++)
+                len += (size_t)snprintf(list + len, cap - len, "%s/%0250zu", i ? ":" : "", i);
+        struct pn_dirlist dl;
+        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, NULL, &dl), 0);
+        const struct pn_resolve_stats *st = pn_resolver_stats(r);
+        CHECK(st->limited);
+        CHECK_INT(said, 1);
+        CHECK(dl.n > 50000 && dl.n < n);
+        CHECK_INT(st->dirs, dl.n + 1);
+        pn_dirlist_done(&dl);
+        free(list);
+        pn_resolver_free(r);
+}
+
 /* The ABI rule glibc applies: class, machine, byte order, and for ARM
  * EABI 5 the float ABI (VALID_FLOAT_ABI); the triplets follow it. */
 static void test_abi(void) {
@@ -579,6 +632,7 @@ int main(void) {
         RUN(test_resolver_bounded);
         RUN(test_resolver_deep_rpath);
         RUN(test_resolver_expand_tokens);
+        RUN(test_resolver_byte_cap);
 #if defined(__x86_64__)
         RUN(test_closure_hwcaps);
         RUN(test_closure_hwcaps_grow);
