@@ -4,8 +4,9 @@
  * found the way glibc's dynamic loader finds it there (elf/dl-load.c's
  * order): the interpreter of PT_INTERP; each DT_NEEDED name, unless an
  * object already mapped answers to it (its DT_SONAME or a name it was
- * found under); else DT_RPATH of the object and of the objects that
- * loaded it (only while none of them has DT_RUNPATH), DT_RUNPATH, the
+ * found under); else, unless the object has DT_RUNPATH, DT_RPATH of the
+ * object and of the objects that loaded it, up to the program (those
+ * with DT_RUNPATH give none); then DT_RUNPATH, the
  * directories of the root's ld.so.conf (the loader reads them from
  * ld.so.cache, which ldconfig builds from them), and the system
  * directories of the object's ABI; each directory after its
@@ -70,8 +71,10 @@ struct cobj {
         size_t loader; /* the object that loaded it, or SIZE_MAX */
         struct pn_abi abi;
         char *origin; /* $ORIGIN: the directory it was found in */
-        bool expanded; /* RPATH and RUNPATH below, worked out at its first search */
-        struct pn_dirlist rpath, runpath;
+        /* DT_RPATH and DT_RUNPATH expanded ([0], [1]), worked out at its
+         * first search; on the heap, not in OBJS, because a search holds
+         * them while it adds objects (and OBJS may move). */
+        struct pn_dirlist *paths;
         struct pn_dynamic dyn;
         char *interp;
         pkgnote_info *info; /* its notes, until its turn comes */
@@ -140,8 +143,11 @@ PKGNOTE_PUBLIC void pkgnote_closure_free(pkgnote_closure *c) {
         free(c->files);
         for (size_t i = 0; i < c->n_objs; i++) {
                 free(c->objs[i].origin);
-                pn_dirlist_done(&c->objs[i].rpath);
-                pn_dirlist_done(&c->objs[i].runpath);
+                if (c->objs[i].paths) {
+                        pn_dirlist_done(&c->objs[i].paths[0]);
+                        pn_dirlist_done(&c->objs[i].paths[1]);
+                        free(c->objs[i].paths);
+                }
                 free(c->objs[i].interp);
                 pn_dynamic_done(&c->objs[i].dyn);
                 pkgnote_info_free(c->objs[i].info);
@@ -431,17 +437,21 @@ static int candidate(void *u, const char *path, const char *hwcaps, size_t *obj)
         return r;
 }
 
-/* Object OI's DT_RPATH and DT_RUNPATH directories, worked out once. */
-static int expand_paths(pkgnote_closure *c, size_t oi) {
+/* Object OI's DT_RPATH and DT_RUNPATH directories, worked out once:
+ * their lists, which stay where they are while the closure lives. */
+static int expand_paths(pkgnote_closure *c, size_t oi, struct pn_dirlist **ret) {
         struct cobj *o = &c->objs[oi];
-        if (o->expanded)
-                return 0;
-        o->expanded = true;
-        if (o->dyn.rpath && pn_resolver_expand(c->resolver, o->dyn.rpath, o->origin, &o->abi, &o->rpath) < 0)
-                return pn_error(-ENOMEM, "out of memory");
-        o = &c->objs[oi];
-        if (o->dyn.runpath && pn_resolver_expand(c->resolver, o->dyn.runpath, o->origin, &o->abi, &o->runpath) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+        if (!o->paths) {
+                if (!(o->paths = calloc(2, sizeof *o->paths)))
+                        return pn_error(-ENOMEM, "out of memory");
+                const char *who = o->file != SIZE_MAX ? c->files[o->file].path : NULL;
+                if (o->dyn.rpath && pn_resolver_expand(c->resolver, o->dyn.rpath, o->origin, &o->abi, who, &o->paths[0]) < 0)
+                        return pn_error(-ENOMEM, "out of memory");
+                o = &c->objs[oi];
+                if (o->dyn.runpath && pn_resolver_expand(c->resolver, o->dyn.runpath, o->origin, &o->abi, who, &o->paths[1]) < 0)
+                        return pn_error(-ENOMEM, "out of memory");
+        }
+        *ret = c->objs[oi].paths;
         return 0;
 }
 
@@ -469,22 +479,24 @@ static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, 
         if (strchr(name, '/'))
                 r = try_path(c, name, &abi, oi, why, &q.found);
         else {
-                /* DT_RPATH of the object and its loaders, unless the
-                 * object has DT_RUNPATH; a loader with DT_RUNPATH ends
-                 * the chain (glibc's _dl_map_object). */
+                /* Unless the object has DT_RUNPATH: DT_RPATH of the
+                 * object, of its loader, and on up to the program (glibc's
+                 * _dl_map_object).  A loader with DT_RUNPATH has no
+                 * DT_RPATH to give (glibc drops it, elf/get-dynamic-info.h)
+                 * and the chain goes on past it. */
                 if (!c->objs[oi].dyn.runpath)
                         for (size_t l = oi; r == 0 && l != SIZE_MAX; l = c->objs[l].loader) {
-                                if (l != oi && c->objs[l].dyn.runpath)
-                                        break;
-                                if (!c->objs[l].dyn.rpath)
+                                if (c->objs[l].dyn.runpath || !c->objs[l].dyn.rpath)
                                         continue;
-                                if ((r = expand_paths(c, l)) == 0 && PN_GROW(rpath, cap_rpath, n_rpath + 1) < 0)
+                                struct pn_dirlist *p;
+                                if ((r = expand_paths(c, l, &p)) == 0 && PN_GROW(rpath, cap_rpath, n_rpath + 1) < 0)
                                         r = pn_error(-ENOMEM, "out of memory");
                                 if (r == 0)
-                                        rpath[n_rpath++] = &c->objs[l].rpath;
+                                        rpath[n_rpath++] = &p[0];
                         }
-                if (r == 0 && c->objs[oi].dyn.runpath && (r = expand_paths(c, oi)) == 0)
-                        q.runpath = &c->objs[oi].runpath;
+                struct pn_dirlist *p;
+                if (r == 0 && c->objs[oi].dyn.runpath && (r = expand_paths(c, oi, &p)) == 0)
+                        q.runpath = &p[1];
                 q.rpath = rpath, q.n_rpath = n_rpath;
                 if (r == 0 && (r = pn_resolver_lookup(c->resolver, &q)) == -ENOMEM)
                         r = pn_error(r, "out of memory");

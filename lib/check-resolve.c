@@ -114,6 +114,18 @@ bool pn_abi_accepts(const struct pn_abi *want, const struct pn_abi *got) {
         return want->float_abi == PN_FLOAT_ANY || got->float_abi == PN_FLOAT_ANY || want->float_abi == got->float_abi;
 }
 
+int pn_abi_cmp(const struct pn_abi *x, const struct pn_abi *y) {
+        if (x->machine != y->machine)
+                return x->machine < y->machine ? -1 : 1;
+        if (x->elf_class != y->elf_class)
+                return x->elf_class < y->elf_class ? -1 : 1;
+        if (x->big_endian != y->big_endian)
+                return x->big_endian < y->big_endian ? -1 : 1;
+        if (x->float_abi != y->float_abi)
+                return x->float_abi < y->float_abi ? -1 : 1;
+        return 0;
+}
+
 static const struct pn_debian_abi debian_abis[] = {
         {EM_X86_64, 64, 0, PN_FLOAT_ANY, "amd64", "x86_64-linux-gnu"},
         {EM_X86_64, 32, 0, PN_FLOAT_ANY, "x32", "x86_64-linux-gnux32"},
@@ -237,8 +249,12 @@ void pn_resolve_root_tree(struct pn_resolve_root *r, int *rootfd) {
 /* ------------------------------------------------------------------ */
 /* Directories, each looked at once */
 
+/* A directory is its parent's number and its own name, not its whole
+ * path: each costs its name alone, however deep (a path is put together
+ * only to be read). */
 struct rdir {
-        char *path;     /* absolute, no trailing '/' but for "/" */
+        size_t parent;  /* SIZE_MAX for the top */
+        char *name;     /* its last component; "" for the top */
         int state;      /* 0 not looked at yet, 1 there, -1 not (rtld's "nonexisting") */
         int err;        /* when not there: why (-ENOENT, -ENOTDIR, -EACCES...) */
         size_t listing; /* when there: its listing, shared by every path to it */
@@ -262,7 +278,9 @@ struct pn_resolver {
         void *pu;
         struct rdir *dirs;
         size_t n_dirs, cap_dirs;
-        struct pn_smap by_path; /* path -> dirs index */
+        struct pn_smap by_child; /* "PARENT/NAME" -> dirs index */
+        size_t bytes;            /* what the directories cost, all told */
+        bool over;               /* a limit hit (said once) */
         struct listing *lists;
         size_t n_lists, cap_lists;
         struct pn_smap by_id; /* identity -> lists index */
@@ -285,6 +303,15 @@ int pn_resolver_new(const struct pn_resolve_root *root, pn_resolve_problem_fn pr
         r->root = *root;
         r->problem = problem;
         r->pu = pu;
+        /* The top, directory 0. */
+        if (!(r->dirs = calloc(1, sizeof *r->dirs)) || !(r->dirs[0].name = strdup(""))) {
+                free(r->dirs);
+                free(r);
+                return -ENOMEM;
+        }
+        r->dirs[0] = (struct rdir){SIZE_MAX, r->dirs[0].name, 0, 0, SIZE_MAX};
+        r->n_dirs = r->cap_dirs = 1;
+        r->stats.dirs = 1;
         *ret = r;
         return 0;
 }
@@ -298,12 +325,12 @@ void pn_resolver_free(pn_resolver *r) {
         if (!r)
                 return;
         for (size_t i = 0; i < r->n_dirs; i++)
-                free(r->dirs[i].path);
+                free(r->dirs[i].name);
         free(r->dirs);
         for (size_t i = 0; i < r->n_lists; i++)
                 pn_smap_done(&r->lists[i].names);
         free(r->lists);
-        pn_smap_done(&r->by_path);
+        pn_smap_done(&r->by_child);
         pn_smap_done(&r->by_id);
         pn_free_strv(r->conf, r->n_conf);
         pn_smap_done(&r->conf_dirs);
@@ -331,21 +358,57 @@ static void problem(pn_resolver *r, int err, const char *path, const char *fmt, 
         r->problem(r->pu, err, path, msg);
 }
 
-/* The directory PATH's number (made when new): SIZE_MAX without memory
- * or past PN_RESOLVE_MAX_DIRS. */
-static size_t intern(pn_resolver *r, const char *path) {
-        size_t i;
-        if (pn_smap_get(&r->by_path, path, &i))
-                return i;
-        if (r->n_dirs >= PN_RESOLVE_MAX_DIRS || PN_GROW(r->dirs, r->cap_dirs, r->n_dirs + 1) < 0)
-                return SIZE_MAX;
-        char *p = strdup(path);
-        if (!p || pn_smap_put(&r->by_path, path, r->n_dirs) < 0) {
-                free(p);
-                return SIZE_MAX;
+/* The path of directory DI into BUF: false when it is longer than SIZE. */
+static bool path_of(const pn_resolver *r, size_t di, char *buf, size_t size) {
+        size_t len = 0;
+        for (size_t i = di; i != 0; i = r->dirs[i].parent)
+                len += 1 + strlen(r->dirs[i].name);
+        if (len == 0)
+                return snprintf(buf, size, "/") < (int)size;
+        if (len >= size)
+                return false;
+        buf[len] = '\0';
+        for (size_t i = di, at = len; i != 0; i = r->dirs[i].parent) {
+                size_t nl = strlen(r->dirs[i].name);
+                at -= nl;
+                memcpy(buf + at, r->dirs[i].name, nl);
+                buf[--at] = '/';
         }
-        r->dirs[r->n_dirs] = (struct rdir){p, 0, 0, SIZE_MAX};
-        return r->n_dirs++;
+        return true;
+}
+
+/* The directory NAME (NL bytes, a name) in directory PARENT: 1 with its
+ * number in *RET (made when new), 0 past PN_RESOLVE_MAX_DIRS or
+ * PN_RESOLVE_MAX_BYTES (said once: the rest are taken as missing),
+ * -ENOMEM. */
+static int child(pn_resolver *r, size_t parent, const char *name, size_t nl, size_t *ret) {
+        char key[NAME_MAX + 32];
+        if (nl > NAME_MAX)
+                return 0; /* no directory has that name (ENAMETOOLONG) */
+        int kl = snprintf(key, sizeof key, "%zx/%.*s", parent, (int)nl, name);
+        if (pn_smap_get(&r->by_child, key, ret))
+                return 1;
+        /* The entry, its name, its key, and their share of the map. */
+        size_t cost = sizeof(struct rdir) + nl + 1 + (size_t)kl + 1 + 2 * sizeof(struct pn_sent);
+        if (r->n_dirs >= PN_RESOLVE_MAX_DIRS || r->bytes + cost > PN_RESOLVE_MAX_BYTES) {
+                if (!r->over)
+                        problem(r, -E2BIG, "/", "more than %u directories or %u MiB of directory names looked at; the rest are taken as missing",
+                                PN_RESOLVE_MAX_DIRS, PN_RESOLVE_MAX_BYTES >> 20);
+                r->over = r->stats.limited = true;
+                return 0;
+        }
+        if (PN_GROW(r->dirs, r->cap_dirs, r->n_dirs + 1) < 0)
+                return -ENOMEM;
+        char *n = strndup(name, nl);
+        if (!n || pn_smap_put(&r->by_child, key, r->n_dirs) < 0) {
+                free(n);
+                return -ENOMEM;
+        }
+        r->dirs[r->n_dirs] = (struct rdir){parent, n, 0, 0, SIZE_MAX};
+        r->bytes += cost;
+        r->stats.dirs++;
+        *ret = r->n_dirs++;
+        return 1;
 }
 
 struct look {
@@ -382,86 +445,22 @@ static void look_each(void *u, const char *name) {
                 x->err = -ENOMEM;
 }
 
-/* The parent of directory PATH and PATH's last component, when that is
- * a name (not "." or "..", not the root): false otherwise. */
-static bool split_parent(const char *path, char *parent, size_t psize, char *name, size_t nsize) {
-        const char *slash = strrchr(path, '/');
-        if (!slash || !slash[1] || !strcmp(slash + 1, ".") || !strcmp(slash + 1, ".."))
-                return false;
-        size_t pl = slash == path ? 1 : (size_t)(slash - path), nl = strlen(slash + 1);
-        if (pl >= psize || nl >= nsize)
-                return false;
-        memcpy(parent, path, pl);
-        parent[pl] = '\0';
-        memcpy(name, slash + 1, nl + 1);
-        return true;
-}
-
-/* Whether directory DI is known not to be there from its parent (looked
- * at already): the parent is not there, or is listed without its name.
- * A parent that could not be read tells nothing. */
-static bool missing_by_parent(pn_resolver *r, size_t di) {
-        char parent[PATH_MAX], name[NAME_MAX + 1];
-        size_t pi, v;
-        if (!split_parent(r->dirs[di].path, parent, sizeof parent, name, sizeof name) ||
-            !pn_smap_get(&r->by_path, parent, &pi) || r->dirs[pi].state == 0)
-                return false;
-        const struct rdir *p = &r->dirs[pi];
-        if (p->state < 0)
-                return p->err == -ENOENT || p->err == -ENOTDIR;
-        const struct listing *l = &r->lists[p->listing];
-        r->stats.name_lookups++;
-        return !l->partial && !pn_smap_get(&l->names, name, &v);
-}
-
-static int probe_one(pn_resolver *r, size_t di);
-
-/* Looks at directory DI once: 1 there, 0 not, -ENOMEM.  Its parents come
- * first (top down, without recursion): a directory its parent's listing
- * lacks is not looked at at all, so that a hostile search path of many
- * missing directories below one costs no system call each. */
-static int probe(pn_resolver *r, size_t di) {
-        if (r->dirs[di].state)
-                return r->dirs[di].state > 0;
-        size_t *chain = NULL, n = 0, cap = 0;
-        char parent[PATH_MAX], name[NAME_MAX + 1];
-        int e = 0;
-        for (size_t cur = di;;) {
-                if (PN_GROW(chain, cap, n + 1) < 0) {
-                        e = -ENOMEM;
-                        break;
-                }
-                chain[n++] = cur;
-                if (!split_parent(r->dirs[cur].path, parent, sizeof parent, name, sizeof name))
-                        break;
-                size_t pi = intern(r, parent);
-                if (pi == SIZE_MAX) {
-                        e = r->n_dirs >= PN_RESOLVE_MAX_DIRS ? 0 : -ENOMEM;
-                        break;
-                }
-                if (r->dirs[pi].state)
-                        break;
-                cur = pi;
-        }
-        while (e == 0 && n > 0)
-                e = probe_one(r, chain[--n]);
-        free(chain);
-        return e < 0 ? e : r->dirs[di].state > 0;
-}
-
-/* Looks at directory DI, its parent known: 0 or -ENOMEM. */
+/* Looks at directory DI once (its parent there, and listed with its
+ * name, or of a name a listing cannot tell: ".." or one past a partial
+ * listing): 0 or -ENOMEM, its state set. */
 static int probe_one(pn_resolver *r, size_t di) {
         struct rdir *d = &r->dirs[di];
         if (d->state)
                 return 0;
-        if (missing_by_parent(r, di)) {
+        char path[PATH_MAX];
+        if (!path_of(r, di, path, sizeof path)) {
                 d->state = -1;
-                d->err = -ENOENT;
+                d->err = -ENAMETOOLONG;
                 return 0;
         }
         struct look x = {r, SIZE_MAX, 0};
         r->stats.dir_reads++;
-        int e = r->root.dir(r->root.u, d->path, look_want, look_each, &x);
+        int e = r->root.dir(r->root.u, path, look_want, look_each, &x);
         d = &r->dirs[di];
         if (e == -ENOMEM || x.err == -ENOMEM)
                 return -ENOMEM;
@@ -475,16 +474,58 @@ static int probe_one(pn_resolver *r, size_t di) {
         return 0;
 }
 
-int pn_resolver_dir_exists(pn_resolver *r, const char *abs) {
-        size_t di = intern(r, abs);
-        return di == SIZE_MAX ? -ENOMEM : probe(r, di);
+/* The directory REL below directory FROM (which is there): 1 with its
+ * number in *RET when it is there, 0 when not, -ENOMEM.  Top down, one
+ * component at a time, each looked at once (rtld's "nonexisting"); the
+ * walk ends at the first component that is not there, and one that its
+ * parent's listing lacks is not even recorded, so that a hostile search
+ * path of deep directories that are not there costs neither a system
+ * call nor memory per component.  "." is skipped; ".." is a directory of
+ * its own, looked at (a symbolic link before it decides where it is). */
+static int walk(pn_resolver *r, size_t from, const char *rel, size_t *ret) {
+        size_t cur = from;
+        int e = probe_one(r, cur);
+        if (e < 0 || r->dirs[cur].state < 0)
+                return e < 0 ? e : 0;
+        for (const char *p = rel;;) {
+                while (*p == '/')
+                        p++;
+                if (!*p)
+                        break;
+                const char *name = p;
+                size_t nl = strcspn(p, "/"), v;
+                p += nl;
+                if (nl == 1 && name[0] == '.')
+                        continue;
+                if (nl > NAME_MAX)
+                        return 0;
+                if (!(nl == 2 && !memcmp(name, "..", 2))) {
+                        const struct listing *l = &r->lists[r->dirs[cur].listing];
+                        char nm[NAME_MAX + 1];
+                        memcpy(nm, name, nl);
+                        nm[nl] = '\0';
+                        r->stats.name_lookups++;
+                        if (!l->partial && !pn_smap_get(&l->names, nm, &v))
+                                return 0;
+                }
+                size_t ci;
+                if ((e = child(r, cur, name, nl, &ci)) <= 0 || (e = probe_one(r, ci)) < 0)
+                        return e;
+                if (r->dirs[ci].state < 0)
+                        return 0;
+                cur = ci;
+        }
+        *ret = cur;
+        return 1;
 }
 
-/* Whether NAME may be in directory DI: 1, 0, -ENOMEM. */
-static int has(pn_resolver *r, size_t di, const char *name) {
-        int e = probe(r, di);
-        if (e <= 0)
-                return e;
+int pn_resolver_dir_exists(pn_resolver *r, const char *abs) {
+        size_t di;
+        return walk(r, 0, abs, &di);
+}
+
+/* Whether NAME may be in directory DI (there). */
+static bool has(pn_resolver *r, size_t di, const char *name) {
         const struct listing *l = &r->lists[r->dirs[di].listing];
         size_t v;
         r->stats.name_lookups++;
@@ -499,18 +540,8 @@ static int join(char *buf, size_t size, const char *dir, const char *name) {
  * (the same directory by identity: a later entry can find nothing the
  * earlier did not).  0 or -ENOMEM. */
 static int list_add(pn_resolver *r, struct pn_dirlist *l, const char *path, size_t *cap) {
-        char norm[PATH_MAX];
-        size_t n = strlen(path);
-        while (n > 1 && path[n - 1] == '/')
-                n--;
-        if (n >= sizeof norm)
-                return 0;
-        memcpy(norm, path, n);
-        norm[n] = '\0';
-        size_t di = intern(r, norm);
-        if (di == SIZE_MAX)
-                return r->n_dirs >= PN_RESOLVE_MAX_DIRS ? 0 : -ENOMEM;
-        int e = probe(r, di);
+        size_t di;
+        int e = walk(r, 0, path, &di);
         if (e <= 0)
                 return e;
         struct listing *li = &r->lists[r->dirs[di].listing];
@@ -547,15 +578,20 @@ static int lib_of(pn_resolver *r, const struct pn_abi *a, char *buf, size_t size
 }
 
 /* The directory ELEM (LEN bytes) of a DT_RPATH or DT_RUNPATH with its
- * tokens replaced, into OUT: 1, 0 when it holds one the loader does not
- * know or is empty (both skipped, as glibc skips them), -ENOMEM. */
+ * tokens replaced, into OUT, as glibc's fillin_rpath() and
+ * _dl_dst_substitute() (elf/dl-load.c) have it: 1, 2 when it is relative
+ * to the working directory (an empty entry is the working directory
+ * itself), which is taken as the root's top; 0 when it names a token
+ * whose value is not known here ($PLATFORM of an ABI not in the table:
+ * glibc drops an entry whose token has no value) or is too long;
+ * -ENOMEM.  A '$' that starts no token the loader knows ($FOO, ${FOO},
+ * $ORIGINX) stays as it is, as glibc keeps it. */
 static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, const char *elem, size_t len, char *out,
                   size_t size) {
         size_t n = 0;
-        if (len == 0)
-                return 0;
-        if (elem[0] != '/')
-                out[n++] = '/'; /* relative to the working directory: the root's top */
+        bool relative = len == 0 || elem[0] != '/';
+        if (relative)
+                out[n++] = '/'; /* the working directory: the root's top */
         for (size_t i = 0; i < len;) {
                 const char *val = NULL;
                 char lib[64];
@@ -565,6 +601,8 @@ static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, co
                         out[n++] = elem[i++];
                         continue;
                 }
+                /* glibc's is_dst(): NAME or {NAME}, not followed by a
+                 * character of an identifier. */
                 static const char *const names[] = {"ORIGIN", "LIB", "PLATFORM"};
                 size_t k, nl = 0;
                 bool brace = i + 1 < len && elem[i + 1] == '{';
@@ -575,6 +613,12 @@ static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, co
                             (brace || at + nl == len || !(pn_ascii_alnum(elem[at + nl]) || elem[at + nl] == '_')))
                                 break;
                 }
+                if (k == ELEMENTSOF(names)) {
+                        if (n + 1 >= size)
+                                return 0;
+                        out[n++] = elem[i++]; /* no token: the '$' kept */
+                        continue;
+                }
                 if (k == 0)
                         val = origin;
                 else if (k == 1) {
@@ -582,7 +626,7 @@ static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, co
                         if (e < 0)
                                 return e;
                         val = lib;
-                } else if (k == 2)
+                } else
                         val = platform_of(a);
                 if (!val)
                         return 0;
@@ -591,25 +635,32 @@ static int expand(pn_resolver *r, const char *origin, const struct pn_abi *a, co
                 if (n + vl + 1 >= size)
                         return 0;
                 /* $ORIGIN is absolute: drop the '/' put before it */
-                if (val[0] == '/' && n == 1 && out[0] == '/' && elem[0] != '/')
+                if (val[0] == '/' && n == 1 && relative) {
                         n = 0;
+                        relative = false;
+                }
                 memcpy(out + n, val, vl);
                 n += vl;
         }
         out[n] = '\0';
-        return 1;
+        return relative ? 2 : 1;
 }
 
-int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, const struct pn_abi *a,
+int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, const struct pn_abi *a, const char *who,
                        struct pn_dirlist *out) {
         *out = (struct pn_dirlist){0};
-        size_t cap = 0;
+        size_t cap = 0, relative = 0;
+        const char *first = NULL;
+        size_t first_len = 0;
         r->search++;
-        for (const char *p = list; p;) {
+        /* An empty list is none (glibc's decompose_rpath()). */
+        for (const char *p = *list ? list : NULL; p;) {
                 const char *colon = strchr(p, ':');
                 size_t len = colon ? (size_t)(colon - p) : strlen(p);
                 char dir[PATH_MAX];
                 int e = expand(r, origin ? origin : "/", a, p, len, dir, sizeof dir);
+                if (e == 2 && !relative++)
+                        first = p, first_len = len;
                 if (e > 0)
                         e = list_add(r, out, dir, &cap);
                 if (e < 0) {
@@ -618,6 +669,10 @@ int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, con
                 }
                 p = colon ? colon + 1 : NULL;
         }
+        if (relative && who)
+                problem(r, 0, who,
+                        "DT_RPATH or DT_RUNPATH entries relative to the working directory at run time (%zu, the first '%.*s'; an empty one is the working directory itself): searched from the root's top, as for a program started in /",
+                        relative, first_len > 200 ? 200 : (int)first_len, first);
         return 0;
 }
 
@@ -665,10 +720,8 @@ static int conf_include(struct conf_ctx *x, const char *pattern) {
                 char one[PATH_MAX];
                 return snprintf(one, sizeof one, "%s/%s", full, base) < (int)sizeof one ? read_conf(r, one, x->depth + 1) : 0;
         }
-        size_t di = intern(r, *full ? full : "/");
-        if (di == SIZE_MAX)
-                return -ENOMEM;
-        int e = probe(r, di);
+        size_t di;
+        int e = walk(r, 0, full, &di);
         if (e <= 0)
                 return e; /* glob() matching nothing */
         const struct listing *l = &r->lists[r->dirs[di].listing];
@@ -762,17 +815,12 @@ static bool in_default_dir(const struct pn_abi *a, const char *dir) {
         return false;
 }
 
-static bool same_abi(const struct pn_abi *x, const struct pn_abi *y) {
-        return x->elf_class == y->elf_class && x->machine == y->machine && x->big_endian == y->big_endian &&
-               x->float_abi == y->float_abi;
-}
-
 /* The directories of ld.so.conf, then the system ones, of ABI A (without
  * the system ones, and the ld.so.conf ones among them, for NODEFLIB):
  * worked out once per ABI. */
 static int system_dirs(pn_resolver *r, const struct pn_abi *a, bool nodeflib, const struct pn_dirlist **ret) {
         for (size_t i = 0; i < r->n_sys; i++)
-                if (r->sys[i].nodeflib == nodeflib && same_abi(&r->sys[i].abi, a)) {
+                if (r->sys[i].nodeflib == nodeflib && !pn_abi_cmp(&r->sys[i].abi, a)) {
                         *ret = &r->sys[i].l;
                         return 0;
                 }
@@ -815,41 +863,37 @@ static int search_dir(pn_resolver *r, struct pn_lookup *q, size_t di) {
         if (li->seen == r->search)
                 return 0; /* the same directory by another path: nothing new */
         li->seen = r->search;
-        char sub[PATH_MAX], path[PATH_MAX];
+        char dir[PATH_MAX], path[PATH_MAX];
         const char *const *hw = pn_abi_hwcaps(&q->abi);
-        int e = *hw ? has(r, di, "glibc-hwcaps") : 0;
+        size_t gi = 0;
+        int e = *hw ? walk(r, di, "glibc-hwcaps", &gi) : 0;
+        if (e < 0)
+                return e;
         for (; e > 0 && *hw; hw++) {
-                if (!join(sub, sizeof sub, r->dirs[di].path, "glibc-hwcaps") || strlen(sub) + strlen(*hw) + 2 > sizeof sub)
-                        break;
-                strcat(strcat(sub, "/"), *hw);
-                size_t si = intern(r, sub);
-                if (si == SIZE_MAX)
-                        return r->n_dirs >= PN_RESOLVE_MAX_DIRS ? 0 : -ENOMEM;
-                int h = has(r, si, q->name);
+                size_t si, obj;
+                int h = walk(r, gi, *hw, &si);
                 if (h < 0)
                         return h;
-                if (h == 0 || !join(path, sizeof path, sub, q->name))
+                if (h == 0 || !has(r, si, q->name) || !path_of(r, si, dir, sizeof dir) || !join(path, sizeof path, dir, q->name))
                         continue;
-                size_t obj;
                 r->stats.candidates++;
-                h = q->candidate(q->u, path, *hw, &obj);
-                if (h < 0)
+                if ((h = q->candidate(q->u, path, *hw, &obj)) < 0)
                         return h;
                 if (h > 0 && q->variant == SIZE_MAX)
                         q->variant = obj, q->variant_sub = *hw;
         }
-        if (e < 0)
-                return e;
-        e = has(r, di, q->name);
-        if (e <= 0 || !join(path, sizeof path, r->dirs[di].path, q->name))
-                return e < 0 ? e : 0;
+        if (!has(r, di, q->name) || !path_of(r, di, dir, sizeof dir) || !join(path, sizeof path, dir, q->name))
+                return 0;
         r->stats.candidates++;
         return q->candidate(q->u, path, NULL, &q->found);
 }
 
 static int search_list(pn_resolver *r, struct pn_lookup *q, const struct pn_dirlist *l) {
-        for (size_t i = 0; l && i < l->n; i++) {
-                int e = search_dir(r, q, l->v[i]);
+        /* Read once: the candidate callback adds objects, and the list
+         * is not the resolver's to watch. */
+        const struct pn_dirlist dl = l ? *l : (struct pn_dirlist){0};
+        for (size_t i = 0; i < dl.n; i++) {
+                int e = search_dir(r, q, dl.v[i]);
                 if (e != 0)
                         return e;
         }

@@ -59,6 +59,10 @@ struct pn_abi pn_elf_abi(const pkgnote_elf *e);
  * (glibc's elf_machine_matches_host and VALID_FLOAT_ABI). */
 bool pn_abi_accepts(const struct pn_abi *want, const struct pn_abi *got);
 
+/* The one order of ABIs (machine, class, byte order, float ABI): <0, 0
+ * (the same ABI), >0, for sorting and for telling ABIs apart. */
+int pn_abi_cmp(const struct pn_abi *x, const struct pn_abi *y);
+
 /* Debian architectures and multiarch directories by ABI, the one table
  * (FLOAT_ABI PN_FLOAT_ANY: either). */
 struct pn_debian_abi {
@@ -103,8 +107,11 @@ int pn_ldconf_parse(const char *text, size_t len, pn_ldconf_fn fn, void *u);
 /* Entries of one directory kept; past them, names are looked up there
  * by the candidate itself (and the directory is still listed once). */
 #define PN_RESOLVE_MAX_ENTRIES (1u << 18)
-/* Distinct directories one resolver looks at. */
+/* Distinct directories one resolver records, and the bytes they take
+ * all told (each its own name and bookkeeping, not its whole path):
+ * past either, the rest are taken as missing, said once. */
 #define PN_RESOLVE_MAX_DIRS (1u << 22)
+#define PN_RESOLVE_MAX_BYTES (64u << 20)
 
 /* How a root is read; paths are absolute in the root ("/" is its top). */
 struct pn_resolve_root {
@@ -132,6 +139,8 @@ struct pn_resolve_stats {
         size_t name_lookups; /* probes of a name in a directory's listing */
         size_t candidates;   /* files handed to a candidate callback */
         size_t conf_reads;   /* ld.so.conf files read */
+        size_t dirs;         /* directories recorded (the top included) */
+        bool limited;        /* PN_RESOLVE_MAX_DIRS or PN_RESOLVE_MAX_BYTES hit */
 };
 
 typedef struct pn_resolver pn_resolver;
@@ -152,10 +161,14 @@ struct pn_dirlist {
 };
 void pn_dirlist_done(struct pn_dirlist *l);
 /* The colon-separated DT_RPATH or DT_RUNPATH LIST of an object of ABI A
- * found in directory ORIGIN ($ORIGIN), its tokens expanded ($ORIGIN,
- * $LIB, $PLATFORM; an entry with another, or empty, is skipped as glibc
- * skips it), into *OUT: 0 or -ENOMEM. */
-int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, const struct pn_abi *a,
+ * found in directory ORIGIN ($ORIGIN), its tokens expanded as glibc
+ * expands them ($ORIGIN, $LIB, $PLATFORM; a '$' that starts no token is
+ * kept; an entry whose token has no known value is skipped), into *OUT:
+ * 0 or -ENOMEM.  Entries relative to the working directory (an empty
+ * one is the working directory itself) are searched from the root's
+ * top, said once as a problem of WHO (the object's path; NULL: not
+ * said).  An empty LIST is none. */
+int pn_resolver_expand(pn_resolver *r, const char *list, const char *origin, const struct pn_abi *a, const char *who,
                        struct pn_dirlist *out);
 
 /* A file a search meets: PATH (absolute in the root) in the glibc-hwcaps
@@ -170,7 +183,9 @@ struct pn_lookup {
         struct pn_abi abi;
         /* DT_RPATH of the object and of its loaders (only those the
          * loader uses: none when the object has DT_RUNPATH), then
-         * DT_RUNPATH (may be NULL), expanded */
+         * DT_RUNPATH (may be NULL), expanded; they must stay where they
+         * are while the search runs, whatever CANDIDATE does (not in an
+         * array that CANDIDATE may grow) */
         const struct pn_dirlist *const *rpath;
         size_t n_rpath;
         const struct pn_dirlist *runpath;

@@ -31,21 +31,9 @@ struct want {
         const struct pkgnote_scan_object *by;
 };
 
-static int cmp_abi(const struct pn_abi *x, const struct pn_abi *y) {
-        if (x->machine != y->machine)
-                return x->machine < y->machine ? -1 : 1;
-        if (x->elf_class != y->elf_class)
-                return x->elf_class < y->elf_class ? -1 : 1;
-        if (x->big_endian != y->big_endian)
-                return x->big_endian < y->big_endian ? -1 : 1;
-        if (x->float_abi != y->float_abi)
-                return x->float_abi < y->float_abi ? -1 : 1;
-        return 0;
-}
-
 static int cmp_want(const void *a, const void *b) {
         const struct want *x = a, *y = b;
-        int c = cmp_abi(&x->abi, &y->abi);
+        int c = pn_abi_cmp(&x->abi, &y->abi);
         if (c)
                 return c;
         if (x->by != y->by)
@@ -155,9 +143,9 @@ static int resolve(pn_resolver *res, const struct lookroot *lr, const struct wan
                 if (!origin)
                         return -ENOMEM;
                 if (w->by->runpath)
-                        r = pn_resolver_expand(res, w->by->runpath, origin, &w->abi, &own->runpath);
+                        r = pn_resolver_expand(res, w->by->runpath, origin, &w->abi, NULL, &own->runpath);
                 else if (w->by->rpath)
-                        r = pn_resolver_expand(res, w->by->rpath, origin, &w->abi, &own->rpath);
+                        r = pn_resolver_expand(res, w->by->rpath, origin, &w->abi, NULL, &own->rpath);
                 free(origin);
         }
         if (w->by) {
@@ -192,14 +180,9 @@ static int cmp_libpath(const void *a, const void *b) {
          * the same input and image. */
         if (x->root != y->root)
                 return x->root < y->root ? -1 : 1;
-        if (x->machine != y->machine)
-                return x->machine < y->machine ? -1 : 1;
-        if (x->elf_class != y->elf_class)
-                return x->elf_class < y->elf_class ? -1 : 1;
-        if (x->big_endian != y->big_endian)
-                return x->big_endian < y->big_endian ? -1 : 1;
-        if (x->float_abi != y->float_abi)
-                return x->float_abi < y->float_abi ? -1 : 1;
+        int c = pn_abi_cmp(&x->abi, &y->abi);
+        if (c)
+                return c;
         if (x->by != y->by)
                 return (uintptr_t)x->by < (uintptr_t)y->by ? -1 : 1;
         return strcmp(x->name, y->name);
@@ -276,9 +259,14 @@ int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_
                         r = -ENOMEM;
                         break;
                 }
-                s->libpaths[s->n_libpaths++] = (struct pn_libpath){root, input, image, v[i].abi.machine, v[i].abi.elf_class,
-                                                                   v[i].abi.big_endian, v[i].abi.float_abi, v[i].by, name, hit};
+                s->libpaths[s->n_libpaths++] = (struct pn_libpath){root, input, image, v[i].abi, v[i].by, name, hit};
         }
+        /* The resolver's own limits are the scan's to tell (its other
+         * problems, ld.so.conf's, are left to the closure, above). */
+        if (res && pn_resolver_stats(res)->limited)
+                pn_scan_add_problem(s, input, path, -E2BIG,
+                                    "more than %u directories or %u MiB of directory names looked at resolving library names; the rest were taken as missing",
+                                    PN_RESOLVE_MAX_DIRS, PN_RESOLVE_MAX_BYTES >> 20);
         pn_dirlist_done(&own.rpath);
         pn_dirlist_done(&own.runpath);
         pn_resolver_free(res);
@@ -295,9 +283,8 @@ const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, cons
         if (!s->n_libpaths) /* bsearch() wants a base even for no elements */
                 return NULL;
         if (from) {
-                struct pn_abi abi = object_abi(from);
-                struct pn_libpath key = {from->libroot, from->input, from->image, abi.machine, abi.elf_class, abi.big_endian,
-                                         abi.float_abi, own_search(from) ? from : NULL, (char *)name, NULL};
+                struct pn_libpath key = {from->libroot, from->input, from->image, object_abi(from), own_search(from) ? from : NULL,
+                                         (char *)name, NULL};
                 const struct pn_libpath *hit = bsearch(&key, s->libpaths, s->n_libpaths, sizeof *s->libpaths, cmp_libpath);
                 return hit ? hit->obj : NULL;
         }
@@ -316,7 +303,7 @@ bool pn_scan_object_loads(const struct pkgnote_scan_object *from, const struct p
 
 bool pn_scan_same_search(const struct pkgnote_scan_object *x, const struct pkgnote_scan_object *y) {
         struct pn_abi a = object_abi(x), b = object_abi(y);
-        return !cmp_abi(&a, &b) && (own_search(x) || own_search(y) ? x == y : true);
+        return !pn_abi_cmp(&a, &b) && (own_search(x) || own_search(y) ? x == y : true);
 }
 
 void pn_scan_libpaths_clear(pkgnote_scan *s) {

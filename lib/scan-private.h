@@ -21,6 +21,7 @@
 #include "base-problem.h"
 #include "pkgdb.h"
 #include "base-root.h"
+#include "check-resolve.h"
 
 #define QUEUE_CAP 256u
 #define MAX_THREADS 64u
@@ -152,8 +153,7 @@ struct pn_libpath {
         size_t root; /* the objects' libroot */
         size_t input;
         const struct pkgnote_scan_image *image;
-        unsigned machine;
-        int elf_class, big_endian, float_abi;
+        struct pn_abi abi;
         /* the object whose own DT_RPATH, DT_RUNPATH or DF_1_NODEFLIB the
          * search took, or NULL: the root's directories alone */
         const struct pkgnote_scan_object *by;

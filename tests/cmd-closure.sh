@@ -294,6 +294,54 @@ EOF2
                 fail "glibc-hwcaps: a library only in a variant is listed, with a warning" "$(cat trace out err)"
 fi
 
+# Regression: the DT_RPATH chain and DT_RPATH's tokens, against the
+# loader.  chain (DT_RPATH /opt/lib) loads /opt/lib/libA.so (DT_RUNPATH
+# /x), which loads /x/libB.so (no search path), which needs libC.so: libB
+# has no DT_RUNPATH, so the loader goes up the chain, past libA (whose
+# DT_RUNPATH leaves it no DT_RPATH) to the program's /opt/lib (before:
+# the closure stopped at libA, libC.so missing).  tok's DT_RPATH
+# /opt/$BAD: a '$' that starts no token stays, the directory is
+# "/opt/$BAD".  empty's DT_RPATH ":/nothing": the empty entry is the
+# working directory, taken as the root's top (where the loader of a
+# program started in / finds the library), with a warning.
+r=rp
+mkdir -p $r/opt/lib $r/x $r/usr/bin "$r/opt/\$BAD"
+"$PK" deps --closure --relative /usr/bin/true | tar -C / -cf - -T - | tar -C $r -xf -
+printf 'int c(void){return 42;}\n' > c.c
+printf 'int c(void); int b(void){return c();}\n' > b2.c
+printf 'int b(void); int a(void){return b();}\n' > a2.c
+printf 'int a(void); int main(void){return a() == 42 ? 0 : 1;}\n' > pa.c
+printf 'int c(void); int main(void){return c() == 42 ? 0 : 1;}\n' > pc.c
+cc -shared -fPIC -Wl,-soname,libC.so -o $r/opt/lib/libC.so c.c &&
+        cc -shared -fPIC -Wl,-soname,libB.so -o $r/x/libB.so b2.c $r/opt/lib/libC.so &&
+        cc -shared -fPIC -Wl,-soname,libA.so -o $r/opt/lib/libA.so a2.c $r/x/libB.so -Wl,--enable-new-dtags,-rpath,/x &&
+        cc -o $r/usr/bin/chain pa.c $r/opt/lib/libA.so -Wl,-rpath-link,$r/x:$r/opt/lib -Wl,--disable-new-dtags,-rpath,/opt/lib &&
+        cc -shared -fPIC -Wl,-soname,libtok.so -o "$r/opt/\$BAD/libtok.so" c.c &&
+        cc -o $r/usr/bin/tok pc.c "$r/opt/\$BAD/libtok.so" -Wl,--disable-new-dtags,-rpath,'/opt/$BAD' &&
+        cc -shared -fPIC -Wl,-soname,libempty.so -o $r/libempty.so c.c &&
+        cc -o $r/usr/bin/empty pc.c $r/libempty.so -Wl,--disable-new-dtags,-rpath,':/nothing' ||
+        fatal "cannot build the DT_RPATH chain programs"
+readelf -d $r/opt/lib/libA.so | grep -q 'RUNPATH.*\[/x\]' && readelf -d $r/usr/bin/chain | grep -q 'RPATH.*\[/opt/lib\]' &&
+        readelf -d $r/usr/bin/empty | grep -q 'RPATH.*\[:/nothing\]' || fatal "the DT_RPATH chain programs lack their search paths"
+for p in chain tok; do
+        closure --root $r /usr/bin/$p
+        run_in "$T/$r" --chdir / --setenv LD_TRACE_LOADED_OBJECTS 1 /usr/bin/$p > trace 2>&1
+        sed -n 's/.*=> \(\/[^ ]*\) (0x.*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p' trace | resolve $r | sort -u > want
+        regular $r | grep -v "^/usr/bin/$p\$" > got
+        [ "$STATUS" = 0 ] && cmp -s want got && grep -q 'libC\|libtok' want && run_in "$T/$r" /usr/bin/$p &&
+                pass "DT_RPATH $p: the closure is what the loader maps" ||
+                fail "DT_RPATH $p: the closure is what the loader maps" "$(cat trace out err)"
+done
+# The loader finds libempty.so in the working directory: from / it runs,
+# from /usr it does not.
+closure --root $r /usr/bin/empty
+run_in "$T/$r" --chdir / --setenv LD_TRACE_LOADED_OBJECTS 1 /usr/bin/empty > trace 2>&1
+[ "$STATUS" = 0 ] && grep -q '^[[:space:]]*libempty.so (0x' trace && run_in "$T/$r" --chdir / /usr/bin/empty &&
+        ! run_in "$T/$r" --chdir /usr /usr/bin/empty 2> /dev/null && grep -qx /libempty.so out &&
+        grep -q "'/usr/bin/empty': DT_RPATH or DT_RUNPATH entries relative to the working directory at run time (1, the first ''; " err &&
+        pass "DT_RPATH empty entry: the working directory, taken as the root's top, with a warning" ||
+        fail "DT_RPATH empty entry: the working directory, taken as the root's top, with a warning" "$(cat trace out err)"
+
 # DF_1_NODEFLIB (-z nodefaultlib): the object's own DT_NEEDED are not
 # looked for in the system directories, nor taken from an ld.so.cache
 # entry in one (even when ld.so.conf names it); the other directories of

@@ -124,6 +124,40 @@ n=$(syscalls st4.txt)
         pass "scan: the hostile programs' names resolved in $n system calls" ||
         fail "scan: the hostile programs' names resolved, bounded" "status $rc, $n system calls; $(tail -3 err)"
 
+# Regression: deep DT_RPATH entries.  A program of 300 entries
+# /aN/b/b/.../b, 2,000 components each (1.2 MB of RPATH), in a root that
+# holds /a0/b/b and no other /aN: the walk down each entry stops at its
+# first component that is not there, and records nothing below it
+# (before: every ancestor of every entry was kept with its whole path,
+# 2.4 GB and 18 s).  Peak memory under a generous bound (/usr/bin/time
+# %M, sanitizer builds included), system calls counted.
+if [ -x /usr/bin/time ]; then
+        mkdir -p deeproot/a0/b/b
+        python3 -c '
+b = "/b" * 1999
+print("-Wl,--disable-new-dtags,-rpath," + ":".join("/a%d%s" % (i, b) for i in range(300)))' > deep.rsp
+        if cc -o deeproot/prog main.c -Lstubs -Wl,--no-as-needed -l:libmiss1.so @deep.rsp &&
+                [ "$(stat -c %s deeproot/prog)" -gt 1000000 ]; then
+                for cmd in "deps --closure --root deeproot /prog" "scan --format cyclonedx --no-progress deeproot"; do
+                        # shellcheck disable=SC2086
+                        ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 timeout 120 /usr/bin/time -f %M -o rss.txt \
+                                "$PK" $cmd > out 2> err
+                        rc=$?
+                        kb=$(tail -1 rss.txt)
+                        # shellcheck disable=SC2086
+                        traced st6.txt "$PK" $cmd > /dev/null 2>&1
+                        n=$(syscalls st6.txt)
+                        [ "$rc" -le 1 ] && [ "$kb" -gt 0 ] && [ "$kb" -lt 200000 ] && [ "$n" -gt 0 ] && [ "$n" -le 3000 ] &&
+                                pass "${cmd%% -*}: 300 RPATH entries 2,000 components deep in $kb KB and $n system calls" ||
+                                fail "${cmd%% -*}: 300 RPATH entries 2,000 components deep, bounded" "status $rc, $kb KB, $n system calls; $(tail -3 err)"
+                done
+        else
+                fail "a program with 1.2 MB of DT_RPATH built"
+        fi
+else
+        missing /usr/bin/time "deep DT_RPATH entries in bounded memory"
+fi
+
 # ------------------------------------------------------------ item 10
 # scan's SBOM edges and deps --closure name the same provider: roots of
 # several ABIs (built with the cross compilers; ppc64 and ARM objects are

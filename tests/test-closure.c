@@ -140,6 +140,131 @@ static void copy_file(const char *from, const char *to) {
         close(out);
 }
 
+/* ---- objects made here, no toolchain needed ---- */
+
+/* Writes PATH (its parents made): a 64-bit x86-64 shared object, a
+ * PT_LOAD over the whole file, a PT_DYNAMIC with DT_NEEDED for each of
+ * the N_NEEDED names, DT_RPATH RPATH and DT_RUNPATH RUNPATH (NULL: none)
+ * and DT_SONAME SONAME (NULL: none).  That is all the loader's search
+ * and the closure read. */
+static void write_dso(const char *path, const char *const *needed, size_t n_needed, const char *rpath, const char *runpath,
+                      const char *soname) {
+        size_t strsz = 1;
+        for (size_t i = 0; i < n_needed; i++)
+                strsz += strlen(needed[i]) + 1;
+        strsz += (rpath ? strlen(rpath) + 1 : 0) + (runpath ? strlen(runpath) + 1 : 0) + (soname ? strlen(soname) + 1 : 0);
+        size_t n_dyn = n_needed + !!rpath + !!runpath + !!soname + 3;
+        size_t dynoff = sizeof(Elf64_Ehdr) + 2 * sizeof(Elf64_Phdr), stroff = dynoff + n_dyn * sizeof(Elf64_Dyn);
+        size_t size = stroff + strsz;
+        unsigned char *b = calloc(1, size);
+        CHECK(b != NULL);
+        Elf64_Ehdr eh = {.e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT, .e_phoff = sizeof eh,
+                         .e_ehsize = sizeof eh, .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 2};
+        memcpy(eh.e_ident, ELFMAG, SELFMAG);
+        eh.e_ident[EI_CLASS] = ELFCLASS64;
+        eh.e_ident[EI_DATA] = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+        eh.e_ident[EI_VERSION] = EV_CURRENT;
+        memcpy(b, &eh, sizeof eh);
+        Elf64_Phdr ph[2] = {{.p_type = PT_LOAD, .p_flags = PF_R, .p_filesz = size, .p_memsz = size, .p_align = 4096},
+                            {.p_type = PT_DYNAMIC, .p_flags = PF_R, .p_offset = dynoff, .p_vaddr = dynoff,
+                             .p_filesz = n_dyn * sizeof(Elf64_Dyn), .p_memsz = n_dyn * sizeof(Elf64_Dyn), .p_align = 8}};
+        memcpy(b + sizeof eh, ph, sizeof ph);
+        Elf64_Dyn *d = (Elf64_Dyn *)(b + dynoff);
+        size_t at = 1, k = 0;
+#define ADD_STR(tag, str)                                                   \
+        do {                                                                \
+                d[k].d_tag = (tag), d[k++].d_un.d_val = at;                 \
+                memcpy(b + stroff + at, (str), strlen(str) + 1);            \
+                at += strlen(str) + 1;                                      \
+        } while (0)
+        for (size_t i = 0; i < n_needed; i++)
+                ADD_STR(DT_NEEDED, needed[i]);
+        if (rpath)
+                ADD_STR(DT_RPATH, rpath);
+        if (runpath)
+                ADD_STR(DT_RUNPATH, runpath);
+        if (soname)
+                ADD_STR(DT_SONAME, soname);
+#undef ADD_STR
+        d[k].d_tag = DT_STRTAB, d[k++].d_un.d_ptr = stroff;
+        d[k].d_tag = DT_STRSZ, d[k++].d_un.d_val = strsz;
+        d[k].d_tag = DT_NULL;
+        make_parents(path);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+        CHECK(fd >= 0);
+        CHECK(write(fd, b, size) == (ssize_t)size);
+        close(fd);
+        free(b);
+}
+
+static void remove_tree(const char *root) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+        CHECK_INT(system(cmd), 0);
+}
+
+/* Regression: glibc-hwcaps variants accepted while a DT_RUNPATH search
+ * goes on grow the closure's objects; the search read its list from the
+ * old array (heap-use-after-free under ASan).  /bin/prog searches 21
+ * RUNPATH directories, each with libfoo.so in three glibc-hwcaps levels
+ * only: all 63 are listed. */
+static void test_closure_hwcaps_grow(void) {
+        char root[] = "/tmp/test-closure.XXXXXX", path[4096], runpath[512] = "";
+        CHECK(mkdtemp(root) != NULL);
+        for (int k = 0; k <= 20; k++) {
+                snprintf(runpath + strlen(runpath), sizeof runpath - strlen(runpath), "%s/opt/d%d", k ? ":" : "", k);
+                for (int v = 2; v <= 4; v++) {
+                        snprintf(path, sizeof path, "%s/opt/d%d/glibc-hwcaps/x86-64-v%d/libfoo.so", root, k, v);
+                        write_dso(path, NULL, 0, NULL, NULL, NULL);
+                }
+        }
+        snprintf(path, sizeof path, "%s/bin/prog", root);
+        write_dso(path, (const char *const[]){"libfoo.so"}, 1, NULL, runpath, NULL);
+        pkgnote_closure *c;
+        CHECK_INT(pkgnote_closure_new(root, &c), 0);
+        CHECK_INT(pkgnote_closure_add(c, "/bin/prog"), 1);
+        CHECK_INT((int)pkgnote_closure_count(c), 1 + 21 * 3);
+        CHECK_INT((int)pkgnote_closure_missing_count(c), 0);
+        pkgnote_closure_free(c);
+        remove_tree(root);
+}
+
+/* Regression: the DT_RPATH chain goes on past a loader with DT_RUNPATH,
+ * as glibc's _dl_map_object walks it.  /bin/prog (DT_RPATH /opt/lib)
+ * loads /opt/lib/libA.so (DT_RUNPATH /x), which loads /x/libB.so (no
+ * search path of its own), which needs libC.so: libB has no DT_RUNPATH,
+ * so the loader tries DT_RPATH of libB (none), of libA (none: it has
+ * DT_RUNPATH) and of the program, and finds /opt/lib/libC.so (before:
+ * the chain ended at libA, libC.so missing). */
+static void test_closure_rpath_chain(void) {
+        char root[] = "/tmp/test-closure.XXXXXX", path[4096];
+        CHECK(mkdtemp(root) != NULL);
+        snprintf(path, sizeof path, "%s/bin/prog", root);
+        write_dso(path, (const char *const[]){"libA.so"}, 1, "/opt/lib", NULL, NULL);
+        snprintf(path, sizeof path, "%s/opt/lib/libA.so", root);
+        write_dso(path, (const char *const[]){"libB.so"}, 1, NULL, "/x", "libA.so");
+        snprintf(path, sizeof path, "%s/x/libB.so", root);
+        write_dso(path, (const char *const[]){"libC.so"}, 1, NULL, NULL, "libB.so");
+        snprintf(path, sizeof path, "%s/opt/lib/libC.so", root);
+        write_dso(path, NULL, 0, NULL, NULL, "libC.so");
+        pkgnote_closure *c;
+        CHECK_INT(pkgnote_closure_new(root, &c), 0);
+        CHECK_INT(pkgnote_closure_add(c, "/bin/prog"), 1);
+        CHECK_INT((int)pkgnote_closure_missing_count(c), 0);
+        CHECK_INT((int)pkgnote_closure_count(c), 4);
+        CHECK_STR(pkgnote_closure_path(c, 3), "/opt/lib/libC.so");
+        /* libA's own lookups do not use the chain: it has DT_RUNPATH. */
+        snprintf(path, sizeof path, "%s/opt/lib/libA.so", root);
+        write_dso(path, (const char *const[]){"libB.so", "libC.so"}, 2, NULL, "/x", "libA.so");
+        pkgnote_closure_free(c);
+        CHECK_INT(pkgnote_closure_new(root, &c), 0);
+        CHECK_INT(pkgnote_closure_add(c, "/bin/prog"), 1);
+        CHECK_INT((int)pkgnote_closure_missing_count(c), 1);
+        CHECK_STR(pkgnote_closure_missing(c, 0, NULL), "libC.so");
+        pkgnote_closure_free(c);
+        remove_tree(root);
+}
+
 /* glibc-hwcaps in a system directory: a root made of /bin/sh's closure,
  * with a second libc.so.6 in glibc-hwcaps/x86-64-v3 beside the first.
  * Both are listed (the CPU that runs the root is unknown), the variant's
@@ -276,7 +401,7 @@ static void test_resolver_bounded(void) {
         for (int i = 0; i < 1000; i++)
                 len += (size_t)snprintf(list + len, cap - len, "%s/rp/d%d:/rp/d%d/", i ? ":" : "", i, i);
         struct pn_dirlist dl;
-        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, &dl), 0);
+        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, NULL, &dl), 0);
         CHECK_INT(dl.n, 100);
         const struct pn_dirlist *rp = &dl;
         unsigned cands = 0;
@@ -304,8 +429,13 @@ static void test_resolver_bounded(void) {
         CHECK_INT(m.misses, 1);
         CHECK_INT(st->dir_reads, n + 1);
         /* Per name and present directory two probes (glibc-hwcaps, the
-         * name): 100 RPATH directories, the multiarch one, /usr/lib. */
-        CHECK(st->name_lookups <= 1000u * 2 * (100 + 4));
+         * name): 100 RPATH directories, the multiarch one, /usr/lib; and
+         * one per component walked of the 2,000 entries and the system
+         * directories. */
+        CHECK(st->name_lookups <= 1000u * 2 * (100 + 4) + 2000 * 2 + 100);
+        /* Only directories that are there are recorded, and one that is
+         * not (glibc-hwcaps, listed by its parent). */
+        CHECK_INT(st->dirs, n + 1);
         /* A name that is there: found in the multiarch directory. */
         char got[256] = "";
         struct pn_lookup q = {.name = "libc.so.6", .abi = abi, .rpath = &rp, .n_rpath = 1, .candidate = take, .u = got};
@@ -318,11 +448,139 @@ static void test_resolver_bounded(void) {
         for (size_t k = 0; k <= sizeof toks - 1; k++) {
                 char *pre = strndup(toks, k);
                 struct pn_dirlist t;
-                CHECK_INT(pn_resolver_expand(r, pre, "/rp/d3", &abi, &t), 0);
+                CHECK_INT(pn_resolver_expand(r, pre, "/rp/d3", &abi, NULL, &t), 0);
                 CHECK(t.n <= 4);
                 pn_dirlist_done(&t);
                 free(pre);
         }
+        pn_dirlist_done(&dl);
+        free(list);
+        pn_resolver_free(r);
+}
+
+/* Regression: 300 DT_RPATH entries /aN/b/b/.../b of 2,000 components
+ * (1.2 MB), in a root that holds /a0/b/b and no other /aN.  Each walk
+ * down stops at the first component that is not there and records
+ * nothing below it: four directories recorded (the top, /a0, /a0/b,
+ * /a0/b/b), each read once, a name probe per component walked (before:
+ * every ancestor of every entry recorded with its whole path, 600,000
+ * directories and 2.4 GB). */
+static void test_resolver_deep_rpath(void) {
+        const char *dirs[] = {"/\ta0 usr", "/a0\tb", "/a0/b\tb", "/a0/b/b\tc"};
+        struct memroot m = {dirs, sizeof dirs / sizeof *dirs, {0}, 0};
+        struct pn_resolve_root root = {mem_dir, mem_read, &m};
+        pn_resolver *r;
+        CHECK_INT(pn_resolver_new(&root, NULL, NULL, &r), 0);
+        struct pn_abi abi = pn_abi_make(64, 0, EM_X86_64, 0);
+        size_t cap = 300 * (2 * 2000 + 8), len = 0;
+        char *list = malloc(cap);
+        for (int i = 0; i < 300; i++) {
+                len += (size_t)snprintf(list + len, cap - len, "%s/a%d", i ? ":" : "", i);
+                for (int k = 1; k < 2000; k++)
+                        list[len++] = '/', list[len++] = 'b';
+                list[len] = '\0';
+        }
+        struct pn_dirlist dl;
+        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, NULL, &dl), 0);
+        CHECK_INT(dl.n, 0);
+        const struct pn_resolve_stats *st = pn_resolver_stats(r);
+        CHECK_INT(st->dirs, 4);
+        CHECK_INT(st->dir_reads, 4);
+        CHECK_INT(m.misses, 0);
+        CHECK(st->name_lookups <= 300 + 3);
+        pn_dirlist_done(&dl);
+        free(list);
+        pn_resolver_free(r);
+}
+
+static void count_problem(void *u, int err, const char *path, const char *msg) {
+        (void)err;
+        snprintf(u, 512, "%s: %s", path, msg);
+}
+
+/* Regression: tokens and empty entries as glibc's fillin_rpath() and
+ * _dl_dst_substitute() take them: a '$' that starts no token the loader
+ * knows stays ($BAD, ${BAD}, $ORIGINX: directories of those names); an
+ * empty entry is the working directory, taken as the root's top and
+ * said once; an empty list is none (before: all of them skipped). */
+static void test_resolver_expand_tokens(void) {
+        const char *dirs[] = {"/\topt", "/opt\t$BAD ${BAD} $ORIGINX", "/opt/$BAD\tx", "/opt/${BAD}\tx", "/opt/$ORIGINX\tx"};
+        struct memroot m = {dirs, sizeof dirs / sizeof *dirs, {0}, 0};
+        struct pn_resolve_root root = {mem_dir, mem_read, &m};
+        char said[512] = "";
+        pn_resolver *r;
+        CHECK_INT(pn_resolver_new(&root, count_problem, said, &r), 0);
+        struct pn_abi abi = pn_abi_make(64, 0, EM_X86_64, 0);
+        struct pn_dirlist dl;
+        CHECK_INT(pn_resolver_expand(r, "/opt/$BAD:/opt/${BAD}:/opt/$ORIGINX:$UNKNOWN/x", "/opt", &abi, "/bin/p", &dl), 0);
+        CHECK_INT(dl.n, 3);
+        CHECK_STR(said, "/bin/p: DT_RPATH or DT_RUNPATH entries relative to the working directory at run time (1, the first '$UNKNOWN/x'; an empty one is the working directory itself): searched from the root's top, as for a program started in /");
+        pn_dirlist_done(&dl);
+        said[0] = '\0';
+        CHECK_INT(pn_resolver_expand(r, "/opt:", "/opt", &abi, "/bin/p", &dl), 0);
+        CHECK_INT(dl.n, 2);
+        CHECK(strstr(said, "(1, the first ''; ") != NULL);
+        pn_dirlist_done(&dl);
+        said[0] = '\0';
+        CHECK_INT(pn_resolver_expand(r, "", "/opt", &abi, "/bin/p", &dl), 0);
+        CHECK_INT(dl.n, 0);
+        CHECK_STR(said, "");
+        /* $ORIGIN first, alone or braced: absolute, nothing said. */
+        CHECK_INT(pn_resolver_expand(r, "$ORIGIN/$BAD:${ORIGIN}", "/opt", &abi, "/bin/p", &dl), 0);
+        CHECK_INT(dl.n, 2);
+        CHECK_STR(said, "");
+        pn_dirlist_done(&dl);
+        pn_resolver_free(r);
+}
+
+/* A root where every directory is there, each of its own identity and
+ * empty, but for the top: a listing past PN_RESOLVE_MAX_ENTRIES, so that
+ * a name below it is looked at on its own. */
+struct everyroot {
+        uint64_t next;
+};
+static int every_dir(void *u, const char *abs, bool (*want)(void *cu, const uint64_t id[2]),
+                     void (*each)(void *cu, const char *name), void *cu) {
+        struct everyroot *m = u;
+        if (!want(cu, (const uint64_t[2]){m->next++, 1}))
+                return 0;
+        char nm[16];
+        for (unsigned i = 0; !strcmp(abs, "/") && i <= PN_RESOLVE_MAX_ENTRIES; i++) {
+                snprintf(nm, sizeof nm, "e%u", i);
+                each(cu, nm);
+        }
+        return 0;
+}
+
+static void count_said(void *u, int err, const char *path, const char *msg) {
+        (void)path;
+        CHECK_INT(err, -E2BIG);
+        CHECK(strstr(msg, "the rest are taken as missing") != NULL);
+        (*(unsigned *)u)++;
+}
+
+/* PN_RESOLVE_MAX_BYTES: 120,000 directories of 250-byte names that are
+ * all there (about 70 MiB of them recorded, were there no limit): the
+ * resolver stops recording at the limit, takes the rest as missing, and
+ * says so once. */
+static void test_resolver_byte_cap(void) {
+        struct everyroot m = {1};
+        struct pn_resolve_root root = {every_dir, mem_read, &m};
+        unsigned said = 0;
+        pn_resolver *r;
+        CHECK_INT(pn_resolver_new(&root, count_said, &said, &r), 0);
+        struct pn_abi abi = pn_abi_make(64, 0, EM_X86_64, 0);
+        size_t n = 120000, cap = n * 252 + 1, len = 0;
+        char *list = malloc(cap);
+        for (size_t i = 0; i < n; i++)
+                len += (size_t)snprintf(list + len, cap - len, "%s/%0250zu", i ? ":" : "", i);
+        struct pn_dirlist dl;
+        CHECK_INT(pn_resolver_expand(r, list, "/", &abi, NULL, &dl), 0);
+        const struct pn_resolve_stats *st = pn_resolver_stats(r);
+        CHECK(st->limited);
+        CHECK_INT(said, 1);
+        CHECK(dl.n > 50000 && dl.n < n);
+        CHECK_INT(st->dirs, dl.n + 1);
         pn_dirlist_done(&dl);
         free(list);
         pn_resolver_free(r);
@@ -352,6 +610,17 @@ static void test_abi(void) {
         char d[64];
         CHECK(pn_abi_default_dir(&x32, 2, d, sizeof d));
         CHECK_STR(d, "/libx32");
+        /* The one order of ABIs (resolver, scan's sorting and lookups):
+         * every field tells ABIs apart, the float ABI included. */
+        const struct pn_abi *all[] = {&le, &be, &hf, &sf, &old, &x32, &amd64};
+        for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+                for (size_t j = 0; j < sizeof all / sizeof *all; j++) {
+                        int c = pn_abi_cmp(all[i], all[j]), rc = pn_abi_cmp(all[j], all[i]);
+                        CHECK((c < 0 && rc > 0) || (c > 0 && rc < 0) || (c == 0 && rc == 0));
+                        CHECK((c == 0) == (i == j));
+                }
+        CHECK_INT(pn_abi_cmp(&old, &eabi5), 0);
+        CHECK(pn_abi_cmp(&hf, &sf) != 0);
 }
 
 int main(void) {
@@ -361,8 +630,13 @@ int main(void) {
         RUN(test_closure_api);
         RUN(test_abi);
         RUN(test_resolver_bounded);
+        RUN(test_resolver_deep_rpath);
+        RUN(test_resolver_expand_tokens);
+        RUN(test_resolver_byte_cap);
 #if defined(__x86_64__)
         RUN(test_closure_hwcaps);
+        RUN(test_closure_hwcaps_grow);
+        RUN(test_closure_rpath_chain);
 #endif
         return test_summary();
 }
