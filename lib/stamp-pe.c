@@ -21,7 +21,10 @@
  * refused.  A note that fits where the old one was replaces it there.
  * Removal takes out only a section that is last in the image and in the
  * file, moving the rest back and setting SizeOfImage back to the
- * section's address, so stamping then removing gives back the file.  The
+ * section's address, so stamping then removing gives back the file; an
+ * overlay appended after stamping is not moved (the note's bytes become
+ * zeros in place), and a note an earlier release put after the symbol
+ * table leaves that table where it is.  The
  * checksum is computed again only when it was right (zero stays zero, a
  * stale one stays as it was).  An Authenticode signature covers the
  * whole file: a signed file is refused unless the caller asks for the
@@ -48,10 +51,15 @@ struct pestamp {
         size_t len;
         struct pn_pe *pe;
         /* What the edit may change, for the check against the input
-         * (offsets in the input): the bytes after the sections' data
-         * ([tail_from, the input's end without its signature) moved to
-         * tail_at, or NO_TAIL), ranges of the input rewritten or dropped. */
-        uint64_t tail_from, tail_at;
+         * (offsets in the input): the input's bytes below kept_end stay
+         * where they were; ranges [from, to) of it moved to at (a removal
+         * moves what followed the old note back, then adding a section
+         * moves what follows the sections on, which in a file stamped
+         * by an earlier release, its note after the symbol table, is not
+         * the same range); ranges of the input rewritten or dropped. */
+        uint64_t kept_end;
+        uint64_t moves[4][3];
+        int n_moves;
         uint64_t drop[4][2];
         int n_drop;
         bool symtab_moved;
@@ -83,11 +91,12 @@ static uint64_t image_end(const struct pn_pe *pe, int skip) {
         return end;
 }
 
-/* The lowest file offset of any section's data: the headers end there. */
-static uint64_t first_data(const struct pn_pe *pe, uint64_t len) {
+/* The lowest file offset of any section's data but section SKIP's: the
+ * headers end there. */
+static uint64_t first_data(const struct pn_pe *pe, int skip, uint64_t len) {
         uint64_t first = len;
         for (int i = 0; i < pe->n_sections; i++)
-                if (pe->sections[i].raw_size && pe->sections[i].raw_off < first)
+                if (i != skip && pe->sections[i].raw_size && pe->sections[i].raw_off < first)
                         first = pe->sections[i].raw_off;
         return first;
 }
@@ -149,6 +158,7 @@ static int drop_signature(struct pestamp *s) {
         dropped(s, pe->cert_off, s->len);
         s->signature = pe->cert_off;
         s->len = pe->cert_off;
+        s->kept_end = pe->cert_off;
         return 0;
 }
 
@@ -195,18 +205,40 @@ static uint64_t symtab_end(const struct pestamp *s) {
         return e <= s->len ? e : 0;
 }
 
-/* Whether the bytes from FROM to the end of the file may move: nothing
- * there but the COFF symbol and string tables, which the header points
- * at and which hold no file offsets, and zeros. */
-static int tail_movable(const struct pestamp *s, uint64_t from) {
+/* The first byte from FROM on that is neither zero nor in the COFF
+ * symbol and string tables (which the header points at and which hold
+ * no file offsets): an overlay, whose offsets nothing tells.  The file's
+ * length when there is none, NO_TAIL when the symbol table is claimed
+ * past the end of the file. */
+static uint64_t overlay_at(const struct pestamp *s, uint64_t from) {
         const struct pn_pe *pe = s->pe;
         uint64_t sym = pe->symtab_off, sym_end = symtab_end(s);
         if (sym >= from && pe->symtab_off && !sym_end)
-                return pn_error(-EBADMSG, "the COFF symbol table at offset 0x%x lies past the end of the file", pe->symtab_off);
+                return NO_TAIL;
+        if (sym < from)
+                sym = sym_end = 0; /* not the tail's: it does not move with it */
         for (uint64_t i = from; i < s->len; i++)
                 if (s->b[i] && !(i >= sym && i < sym_end))
-                        return pn_error(-ENOTSUP, "data after the sections at offset 0x%llx that is not the COFF symbol table (an overlay such as an installer's archive): its offsets cannot be known, so it cannot be moved to make room",
-                                        (unsigned long long)i);
+                        return i;
+        return s->len;
+}
+
+/* Whether the bytes from FROM to the end of the file may move: nothing
+ * there but the symbol and string tables and zeros (overlay_at()). */
+static int tail_movable(const struct pestamp *s, uint64_t from) {
+        /* A symbol table that begins before FROM and runs on past it
+         * (in a section's data) would be cut in two: what lies past FROM
+         * would move, its pointer not. */
+        uint64_t sym = s->pe->symtab_off, sym_end = symtab_end(s);
+        if (sym && sym < from && sym_end > from)
+                return pn_error(-EBADMSG, "the COFF symbol table at offset 0x%x begins inside the sections' data and runs past their end at 0x%llx",
+                                s->pe->symtab_off, (unsigned long long)from);
+        uint64_t at = overlay_at(s, from);
+        if (at == NO_TAIL)
+                return pn_error(-EBADMSG, "the COFF symbol table at offset 0x%x lies past the end of the file", s->pe->symtab_off);
+        if (at < s->len)
+                return pn_error(-ENOTSUP, "data after the sections at offset 0x%llx that is not the COFF symbol table (an overlay such as an installer's archive): its offsets cannot be known, so it cannot be moved to make room",
+                                (unsigned long long)at);
         return 0;
 }
 
@@ -214,6 +246,18 @@ static int tail_movable(const struct pestamp *s, uint64_t from) {
  * symbol table's pointer with it. */
 static void move_tail(struct pestamp *s, uint64_t from, int64_t shift) {
         uint64_t to = (uint64_t)((int64_t)from + shift);
+        /* What moved before and lies past FROM now moves again; what is
+         * still where it was in the input from FROM on moves now. */
+        for (int k = 0; k < s->n_moves; k++)
+                if (s->moves[k][2] >= from)
+                        s->moves[k][2] = (uint64_t)((int64_t)s->moves[k][2] + shift);
+        if (from <= s->kept_end && s->n_moves < 4) {
+                s->moves[s->n_moves][0] = from;
+                s->moves[s->n_moves][1] = s->kept_end;
+                s->moves[s->n_moves][2] = to;
+                s->n_moves++;
+                s->kept_end = from;
+        }
         memmove(s->b + to, s->b + from, s->len - from);
         if (shift > 0)
                 memset(s->b + from, 0, (size_t)shift);
@@ -222,7 +266,6 @@ static void move_tail(struct pestamp *s, uint64_t from, int64_t shift) {
                 pn_wr32(s->b + s->pe->pe_off + 4 + 8, (uint32_t)((int64_t)s->pe->symtab_off + shift), false);
                 s->symtab_moved = true;
         }
-        s->tail_at = to;
 }
 
 /* What removal sets back when it cannot be derived (the SizeOfImage the
@@ -232,15 +275,32 @@ static void move_tail(struct pestamp *s, uint64_t from, int64_t shift) {
 #define RECORD_TAG "PNSTAMP1"
 #define RECORD_SIZE 16u
 
-static bool read_record(const struct pestamp *s, const struct pn_pe_section *sec, uint32_t *image, uint32_t *headers) {
+/* Whether IMAGE and HEADERS, a SizeOfImage and SizeOfHeaders, fit the
+ * image without section SKIP (-1: none): SizeOfImage reaching the end of
+ * every section (not necessarily aligned: an image whose SizeOfImage
+ * ends inside its last page is kept as it is), SizeOfHeaders covering
+ * the section table and below every section's data.  Only such values
+ * are recorded, and only such a record is believed: anything else would
+ * give an image that loaders refuse. */
+static bool record_fits(const struct pestamp *s, int skip, uint32_t image, uint32_t headers) {
+        const struct pn_pe *pe = s->pe;
+        uint64_t n = (uint64_t)pe->n_sections - (skip >= 0 ? 1 : 0);
+        uint64_t table_end = pe->sect_off + n * PN_PE_SECTION_SIZE;
+        return image >= image_end(pe, skip) && headers >= table_end &&
+               headers <= first_data(pe, skip, s->len);
+}
+
+static bool read_record(const struct pestamp *s, int i, uint32_t *image, uint32_t *headers) {
+        const struct pn_pe_section *sec = &s->pe->sections[i];
         uint64_t at = (uint64_t)sec->raw_off + sec->raw_size - RECORD_SIZE;
         if (sec->raw_size < RECORD_SIZE || sec->raw_size - RECORD_SIZE < pn_pe_section_file_size(sec) ||
             !pn_range_ok(at, RECORD_SIZE, s->len) || memcmp(s->b + at, RECORD_TAG, 8))
                 return false;
         *image = pn_rd32(s->b + at + 8, false);
         *headers = pn_rd32(s->b + at + 12, false);
-        /* Only what stamping can have grown from. */
-        return *image <= sec->vaddr && *headers <= s->pe->size_headers;
+        /* Only what stamping can have grown from, and what fits the
+         * image once the section is gone (a crafted record is ignored). */
+        return *image <= sec->vaddr && *headers <= s->pe->size_headers && record_fits(s, i, *image, *headers);
 }
 
 static int remove_section(struct pestamp *s, int i) {
@@ -255,7 +315,7 @@ static int remove_section(struct pestamp *s, int i) {
                 return pn_error(-ENOSPC, "the %s section's data lies before other sections' data in the file: removing it would leave a gap (replace it instead)",
                                 PN_PE_NOTE_SECTION);
         uint32_t rec_image = 0, rec_headers = 0;
-        bool rec = read_record(s, sec, &rec_image, &rec_headers);
+        bool rec = read_record(s, i, &rec_image, &rec_headers);
         if (sec->raw_size && pn_range_ok(start, sec->raw_size, s->len)) {
                 /* Its bytes and the zeros before them (stamp's alignment
                  * padding) go; what followed moves back where it was
@@ -264,15 +324,23 @@ static int remove_section(struct pestamp *s, int i) {
                 uint32_t sym = pe->symtab_off;
                 if (sym && sym >= start && sym < stop)
                         return pn_error(-EBADMSG, "the COFF symbol table lies inside the %s section", PN_PE_NOTE_SECTION);
-                uint64_t from = start;
-                while (from > others && !s->b[from - 1])
-                        from--;
-                if (from != others)
-                        from = start;
-                if (s->tail_from == NO_TAIL)
-                        s->tail_from = stop;
-                dropped(s, from, stop);
-                move_tail(s, stop, -(int64_t)(stop - from));
+                uint64_t over = overlay_at(s, stop);
+                if (over != s->len) {
+                        /* Data after it that stamping would not have moved
+                         * (an overlay appended since, whose offsets nothing
+                         * tells): nothing moves, the note's bytes become
+                         * zeros, the file keeps its length. */
+                        memset(s->b + start, 0, sec->raw_size);
+                        dropped(s, start, stop);
+                } else {
+                        uint64_t from = start;
+                        while (from > others && !s->b[from - 1])
+                                from--;
+                        if (from != others)
+                                from = start;
+                        dropped(s, from, stop);
+                        move_tail(s, stop, -(int64_t)(stop - from));
+                }
         }
         remove_entry(s, i);
         /* The image ends where the section began: the SizeOfImage of
@@ -294,7 +362,7 @@ static int replace_in_place(struct pestamp *s, int i, const uint8_t *desc, size_
         for (int k = 0; k < pe->n_sections; k++)
                 if (pe->sections[k].vaddr > sec->vaddr && pe->sections[k].vaddr < room)
                         room = pe->sections[k].vaddr;
-        uint32_t image, headers, keep = read_record(s, sec, &image, &headers) ? RECORD_SIZE : 0;
+        uint32_t image, headers, keep = read_record(s, i, &image, &headers) ? RECORD_SIZE : 0;
         if (len > sec->raw_size - keep || sec->vaddr + len > room || !pn_range_ok(sec->raw_off, sec->raw_size, s->len))
                 return 0;
         memset(s->b + sec->raw_off, 0, sec->raw_size - keep);
@@ -317,7 +385,7 @@ static int add_section(struct pestamp *s, const uint8_t *desc, size_t len, uint6
         uint64_t headers = align_up(table_end, pe->file_align);
         if (headers < pe->size_headers)
                 headers = pe->size_headers;
-        if (pe->n_sections >= PKGNOTE_MAX_PE_SECTIONS || headers > first_data(pe, s->len) || table_end > s->len)
+        if (pe->n_sections >= PKGNOTE_MAX_PE_SECTIONS || headers > first_data(pe, -1, s->len) || table_end > s->len)
                 return pn_error(-ENOSPC, "no room in the headers for another section entry (the headers would have to move)");
         const uint8_t *slot = s->b + table_end - PN_PE_SECTION_SIZE;
         for (size_t k = 0; k < PN_PE_SECTION_SIZE; k++)
@@ -337,13 +405,14 @@ static int add_section(struct pestamp *s, const uint8_t *desc, size_t len, uint6
          * as in systemd-boot 252 and syslinux.efi, or below the sections'
          * end), or SizeOfHeaders grows, the original values are recorded. */
         bool record = p.vaddr != pe->size_image || headers != pe->size_headers;
+        if (record && !record_fits(s, -1, pe->size_image, pe->size_headers))
+                return pn_error(-EBADMSG, "SizeOfImage 0x%x lies below the end of the sections or SizeOfHeaders 0x%x does not cover the section table: the image is malformed",
+                                pe->size_image, pe->size_headers);
         if (record && (r = pn_pe_place(pe->size_image, image_end(pe, -1), pe->sect_align, data, pe->file_align, len,
                                        RECORD_SIZE, &p)) < 0)
                 return r;
         if (s->len + p.shift > cap)
                 return pn_error(-E2BIG, "the image would grow past 4 GiB");
-        if (s->tail_from == NO_TAIL)
-                s->tail_from = data;
         move_tail(s, data, (int64_t)p.shift);
         memcpy(s->b + p.raw_off, desc, len);
         if (record) {
@@ -373,37 +442,45 @@ static bool in_drop(const struct pestamp *s, uint64_t i) {
         return false;
 }
 
+/* Where the input's byte I lies in the result: moved, or where it was. */
+static uint64_t kept_at(const struct pestamp *s, uint64_t i) {
+        for (int k = 0; k < s->n_moves; k++)
+                if (i >= s->moves[k][0] && i < s->moves[k][1])
+                        return s->moves[k][2] + (i - s->moves[k][0]);
+        return i;
+}
+
 /* Checks that the result B (LEN bytes) keeps every byte of the input
  * IN (PE its view) that the edit was not meant to change: the header
  * fields the stamper writes, the section table (compared entry by entry
  * without the note's), the note's old bytes and a dropped signature
- * aside, each byte where it was, and the tail at its new place. */
+ * aside, each byte where it was or where it was moved to, and the
+ * result ending where the input's last byte went. */
 static int check_kept(const struct pestamp *s, const struct pn_pe *pe, const uint8_t *in, size_t in_len) {
         const uint8_t *b = s->b;
         size_t len = s->len;
         uint64_t tail_end = s->signature != NO_TAIL ? s->signature : in_len;
-        uint64_t keep_end = s->tail_from == NO_TAIL ? tail_end : s->tail_from;
         uint64_t table = pe->sect_off, table_end = table + (uint64_t)(pe->n_sections + 1) * PN_PE_SECTION_SIZE;
         uint64_t opt = pe->opt_off, coff = (uint64_t)pe->pe_off + 4;
-        for (uint64_t i = 0; i < keep_end && i < in_len; i++) {
+        for (uint64_t i = 0; i < tail_end && i < in_len; i++) {
                 if (in_drop(s, i) || (i >= table && i < table_end) || (i >= coff + 2 && i < coff + 4) ||
                     (s->symtab_moved && i >= coff + 8 && i < coff + 12) || (i >= opt + 56 && i < opt + 68) ||
                     (s->signature != NO_TAIL && i >= pe->dirs_off + 8 * PN_PE_DIR_SECURITY &&
                      i < pe->dirs_off + 8 * PN_PE_DIR_SECURITY + 8))
                         continue;
-                if (i >= len || b[i] != in[i])
+                uint64_t at = kept_at(s, i);
+                if (at >= len || b[at] != in[i])
                         return pn_error(-EIO, "internal: the stamped image changes byte 0x%llx, which it should keep",
                                         (unsigned long long)i);
         }
-        if (s->tail_from != NO_TAIL) {
-                uint64_t n = tail_end - s->tail_from;
-                if (s->tail_at + n != len || memcmp(b + s->tail_at, in + s->tail_from, (size_t)n))
-                        return pn_error(-EIO, "internal: the stamped image does not keep the bytes after the sections");
-                uint32_t sym = pn_rd32(b + coff + 8, false);
-                if (s->symtab_moved && sym != pe->symtab_off + (s->tail_at - s->tail_from))
-                        return pn_error(-EIO, "internal: the symbol table's pointer does not follow it");
-        } else if (len != tail_end)
+        /* The first move took everything up to the input's end. */
+        uint64_t want = s->n_moves ? s->moves[0][2] + (s->moves[0][1] - s->moves[0][0]) : tail_end;
+        if (s->n_moves && s->moves[0][1] != tail_end)
+                return pn_error(-EIO, "internal: the stamped image does not keep the bytes after the sections");
+        if (len != want)
                 return pn_error(-EIO, "internal: the stamped image's size is not the expected one");
+        if (s->symtab_moved && pn_rd32(b + coff + 8, false) != kept_at(s, pe->symtab_off))
+                return pn_error(-EIO, "internal: the symbol table's pointer does not follow it");
         /* The other sections' entries, in their order. */
         uint16_t n = pn_rd16(b + coff + 2, false);
         int k = 0;
@@ -488,14 +565,14 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
                 goto out;
         const uint8_t *desc = note ? note + 16 : NULL;
         size_t desc_len = note ? note_len - 16 : 0;
-        uint64_t cap = (uint64_t)size + desc_len + 2 * (uint64_t)pe->file_align + 8;
+        uint64_t cap = (uint64_t)size + desc_len + RECORD_SIZE + 2 * (uint64_t)pe->file_align + 8;
         if (cap > SIZE_MAX || !(s.b = malloc((size_t)cap))) {
                 r = pn_error(-ENOMEM, "out of memory");
                 goto out;
         }
         memcpy(s.b, data, size);
         s.len = size;
-        s.tail_from = s.tail_at = NO_TAIL;
+        s.kept_end = size;
         s.note_in = s.note_out = -1;
         s.signature = NO_TAIL;
         /* The checksum is kept right when it was: a zero one (EFI

@@ -249,6 +249,88 @@ run stamp $M full.exe
 check "no room in the headers: refused with exit 2" '[ $STATUS -eq 2 ] && grep -q "no room in the headers" err' "$(cat err)"
 check "no room: the file is left as it was" 'cmp -s full.exe full.before'
 
+# Regression: removal moved an overlay appended after stamping (here a zip's
+# end record) back over the note, though stamping never moves such data
+# (its offsets are unknown).  The note's bytes become zeros in place; the
+# file keeps its length and the overlay its offset (and the checksum,
+# stale since the overlay was appended, stays as it is).
+cp hello.exe ov.exe
+"$PKGNOTE" stamp -q $M ov.exe
+ovat=$(wc -c < ov.exe)
+printf 'PK\005\006\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' >> ov.exe
+run stamp --remove ov.exe
+check "regression: removal keeps an overlay appended after stamping where it was" '[ $STATUS -eq 0 ] && [ "$(wc -c < ov.exe)" = $((ovat + 22)) ] && [ "$(python3 -c "import sys; print(open(sys.argv[1],\"rb\").read().rfind(b\"PK\x05\x06\"))" ov.exe)" = $ovat ] && ! x86_64-w64-mingw32-objdump -h ov.exe | grep -q " \.pkgnote "' "$(cat out err)"
+runs "program with the note removed before its overlay runs" "hello from windows" ./ov.exe
+
+# Regression: a file stamped by the previous release, its .pkgnote after
+# the COFF symbol table at the end of the file (made here from hello.exe
+# and stamp's own section), could not take a larger note ("internal: the
+# stamped image changes byte ...").  A larger note goes directly after the
+# sections, the symbol table moved after it; a smaller one replaces the
+# old in place; removal takes the note off the end.
+cp hello.exe old-st.exe
+"$PKGNOTE" stamp -q $M old-st.exe
+python3 - hello.exe old-st.exe old.exe <<'PY'
+import struct, sys
+orig = open(sys.argv[1], 'rb').read()
+st = open(sys.argv[2], 'rb').read()
+pe = struct.unpack_from('<I', orig, 0x3c)[0]
+n, = struct.unpack_from('<H', orig, pe + 6)
+opt, = struct.unpack_from('<H', orig, pe + 20)
+fa, = struct.unpack_from('<I', orig, pe + 24 + 36)
+ent = pe + 24 + opt + 40 * n
+rsize, roff = struct.unpack_from('<II', st, ent + 16)
+b = bytearray(orig + b'\0' * (-len(orig) % fa))
+at = len(b)
+b += st[roff:roff + rsize]
+b[ent:ent + 40] = st[ent:ent + 40]
+struct.pack_into('<I', b, ent + 20, at)
+struct.pack_into('<H', b, pe + 6, n + 1)
+b[pe + 24 + 56:pe + 24 + 64] = st[pe + 24 + 56:pe + 24 + 64]   # SizeOfImage, SizeOfHeaders
+c = pe + 24 + 64
+s = 0
+d = bytes(b) + (b'\0' if len(b) % 2 else b'')
+for i in range(0, len(d), 2):
+    if c <= i < c + 4:
+        continue
+    s += d[i] | d[i + 1] << 8
+    s = (s & 0xffff) + (s >> 16)
+s = (s & 0xffff) + (s >> 16)
+struct.pack_into('<I', b, c, s + len(b))
+open(sys.argv[3], 'wb').write(b)
+PY
+# symafter FILE: 1 when PointerToSymbolTable is the end of .pkgnote's raw data.
+symafter() { python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+pe = struct.unpack_from("<I", b, 0x3c)[0]
+n, = struct.unpack_from("<H", b, pe + 6)
+opt, = struct.unpack_from("<H", b, pe + 20)
+sym, = struct.unpack_from("<I", b, pe + 12)
+for i in range(n):
+    h = pe + 24 + opt + 40 * i
+    if b[h:h + 8] == b".pkgnote":
+        rs, ro = struct.unpack_from("<II", b, h + 16)
+        print(1 if ro + rs == sym else 0)' "$1"; }
+run show --field name old.exe
+check "the old layout (note after the symbol table) reads" '[ $STATUS -eq 0 ] && [ "$(cat out)" = hello ] && [ "$(symafter old.exe)" = 0 ]' "$(cat out err)"
+cp old.exe old-big.exe
+run stamp --name "$long" old-big.exe
+check "regression: the old layout takes a larger note: new layout, symbol table right after it" '[ $STATUS -eq 0 ] && grep -q "new section" out && pecheck old-big.exe && [ "$(symafter old-big.exe)" = 1 ] && [ "$("$PKGNOTE" show --field name old-big.exe)" = "$long" ]' "$(cat out err)"
+runs "the old layout restamped with a larger note runs" "hello from windows" ./old-big.exe
+cp old.exe old-small.exe
+run stamp --name short old-small.exe
+check "the old layout takes a smaller note in place" '[ $STATUS -eq 0 ] && grep -q "replaced in its place" out && pecheck old-small.exe && [ "$("$PKGNOTE" show --field name old-small.exe)" = short ]' "$(cat out err)"
+cp old.exe old-rm.exe
+run stamp --remove old-rm.exe
+# Back to hello.exe's bytes (its checksum aside: the file is longer by the
+# old padding, zeros after the symbol table, which stay).
+check "the old layout's note removed: hello.exe's bytes, the symbol table where it was" '[ $STATUS -eq 0 ] && pecheck old-rm.exe && python3 -c "
+import struct, sys
+a = open(sys.argv[1], \"rb\").read(); b = open(sys.argv[2], \"rb\").read()
+c = struct.unpack_from(\"<I\", b, 0x3c)[0] + 24 + 64
+sys.exit(0 if a[:c] == b[:c] and a[c + 4:len(b)] == b[c + 4:] and not a[len(b):].strip(b\"\\0\") else 1)" old-rm.exe hello.exe' "$(cat out err)"
+
 # Regression (found by fuzz-pe): a FileAlignment of 2 GiB sized a 4 GiB
 # buffer before anything was checked.
 python3 - hello.exe align.exe <<'PY'

@@ -333,10 +333,16 @@ static uint8_t *round_trip(const uint8_t *in, size_t len, size_t *out_len) {
         uint8_t *out, *back;
         size_t back_len;
         pkgnote_stamp_result r = {.size = sizeof r};
+        static uint8_t none[0x1000];
         CHECK_INT(pkgnote_stamp_memory(in, len, JSON, 0, &out, out_len, &r), 0);
-        CHECK_INT(r.placement, PKGNOTE_PLACE_PE_SECTION);
+        if (r.placement != PKGNOTE_PLACE_PE_SECTION) { /* failed: said above */
+                *out_len = sizeof none;
+                return memcpy(malloc(sizeof none), none, sizeof none);
+        }
         CHECK_INT(pkgnote_stamp_memory(out, *out_len, NULL, PKGNOTE_STAMP_REMOVE, &back, &back_len, &r), 0);
         CHECK_INT(r.placement, PKGNOTE_PLACE_REMOVED);
+        if (r.placement != PKGNOTE_PLACE_REMOVED)
+                return out;
         CHECK_INT((int)back_len, (int)len);
         CHECK(back_len == len && !memcmp(back, in, len));
         free(back);
@@ -418,12 +424,194 @@ static void test_drop_signature_inside(void) {
                   -EBADMSG);
 }
 
+
+/* The last 16 bytes of the note's raw data in B: the PNSTAMP1 record. */
+static uint8_t *record_of(uint8_t *b) {
+        return b + rd_note(b, 20) + rd_note(b, 16) - 16;
+}
+
+/* Regression: a crafted PNSTAMP1 record was believed on removal, which
+ * wrote a SizeOfImage below the sections' end and a SizeOfHeaders of 0;
+ * a record that does not fit the image is ignored now, the values
+ * computed instead.  An input whose own values could not be recorded
+ * (SizeOfHeaders short of the section table) is refused. */
+static void test_crafted_record_ignored(void) {
+        static const uint32_t bad[][2] = {{0x1000, 0}, {0x3000, 0x200}, {0x4001, 0x100}, {0x4001, 0x400}};
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                build();
+                pn_wr32(img + 0x58 + 56, 0x4001, false); /* unaligned: a record is written */
+                uint8_t *out, *back;
+                size_t len, back_len;
+                pkgnote_stamp_result r = {.size = sizeof r};
+                CHECK_INT(pkgnote_stamp_memory(img, img_len, JSON, 0, &out, &len, &r), 0);
+                uint8_t *rec = record_of(out);
+                CHECK(!memcmp(rec, "PNSTAMP1", 8));
+                CHECK_INT(pn_rd32(rec + 8, false), 0x4001);
+                pn_wr32(rec + 8, bad[i][0], false);
+                pn_wr32(rec + 12, bad[i][1], false);
+                CHECK_INT(pkgnote_stamp_memory(out, len, NULL, PKGNOTE_STAMP_REMOVE, &back, &back_len, &r), 0);
+                CHECK_INT(r.placement, PKGNOTE_PLACE_REMOVED);
+                CHECK_INT(rd_opt(back, 56), 0x5000); /* the note's address, not the record's */
+                CHECK_INT(rd_opt(back, 60), 0x200);
+                CHECK_INT((int)back_len, (int)img_len);
+                free(back);
+                free(out);
+        }
+        build();
+        pn_wr32(img + 0x58 + 60, 0x100, false); /* the table ends at 0x1e8 */
+        uint8_t *out;
+        size_t len;
+        pkgnote_stamp_result r = {.size = sizeof r};
+        CHECK_INT(pkgnote_stamp_memory(img, img_len, JSON, 0, &out, &len, &r), -EBADMSG);
+        CHECK(strstr(pkgnote_last_error(), "does not cover the section table") != NULL);
+}
+
+/* Regression: removal moved an overlay appended after stamping (a zip's
+ * end record) back over the note, though stamping never moves such data
+ * (its offsets are unknown); the note's bytes become zeros in place now,
+ * every other byte and the file's length kept. */
+static void test_remove_keeps_overlay(void) {
+        size_t len, back_len;
+        uint8_t *b = stamped(&len), *back;
+        uint8_t *o = malloc(len + 22);
+        memcpy(o, b, len);
+        memset(o + len, 0, 22);
+        memcpy(o + len, "PK\5\6", 4);
+        uint32_t raw = rd_note(o, 20), raw_size = rd_note(o, 16);
+        pkgnote_stamp_result r = {.size = sizeof r};
+        CHECK_INT(pkgnote_stamp_memory(o, len + 22, NULL, PKGNOTE_STAMP_REMOVE, &back, &back_len, &r), 0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_REMOVED);
+        CHECK_INT((int)back_len, (int)len + 22);
+        CHECK(!memcmp(back + len, "PK\5\6", 4));
+        CHECK_INT(pn_rd16(back + 0x44 + 2, false), 3);
+        CHECK_INT(rd_opt(back, 56), 0x4000);
+        for (size_t i = 0; i < back_len; i++) {
+                bool note = i >= raw && i < raw + raw_size, entry = i >= 0x58 + 240 + 120 && i < 0x58 + 240 + 160;
+                bool field = (i >= 0x44 + 2 && i < 0x44 + 4) || (i >= 0x58 + 56 && i < 0x58 + 60);
+                if (note || entry)
+                        CHECK(back[i] == 0);
+                else if (!field && back[i] != o[i]) {
+                        CHECK_INT((int)i, -1);
+                        break;
+                }
+        }
+        pkgnote_elf *e;
+        CHECK_INT(pkgnote_elf_from_memory(back, back_len, &e), 0);
+        CHECK_INT(pkgnote_elf_notes(e, &(const pkgnote_note *){NULL}), 0);
+        pkgnote_elf_free(e);
+        /* Stamping it again moves nothing either: refused. */
+        uint8_t *again;
+        size_t again_len;
+        CHECK_INT(pkgnote_stamp_memory(back, back_len, JSON, 0, &again, &again_len, &r), -ENOTSUP);
+        free(back);
+        free(o);
+        free(b);
+}
+
+/* The layout of the previous release: .pkgnote at the end of the file,
+ * after the symbol and string tables (at 0xa00, after build()'s table
+ * at 0x800). */
+static uint8_t *old_layout(size_t *len) {
+        size_t st_len;
+        uint8_t *st = stamped(&st_len), *o = calloc(1, 0xc00);
+        memcpy(o, img, img_len);
+        memcpy(o + 0xa00, st + 0x800, 0x200);
+        memcpy(o + 0x58 + 240 + 120, st + 0x58 + 240 + 120, 40);
+        pn_wr32(o + 0x58 + 240 + 120 + 20, 0xa00, false);
+        pn_wr16(o + 0x44 + 2, 4, false);
+        pn_wr32(o + 0x58 + 56, 0x5000, false);
+        free(st);
+        *len = 0xc00;
+        return o;
+}
+
+/* Regression: a file stamped by the previous release (its note after
+ * the symbol table) could not take a larger note: the check of the kept
+ * bytes failed ("changes byte 0x800").  The new note goes directly after
+ * the sections now, the symbol table after it; a smaller note replaces
+ * the old one in place; removal takes the note off the end. */
+static void test_old_layout_restamp(void) {
+        size_t len, out_len;
+        uint8_t *o = old_layout(&len), *out;
+        char big[700];
+        snprintf(big, sizeof big, "{\"type\":\"deb\",\"name\":\"%0600d\",\"version\":\"1\"}", 0);
+        pkgnote_stamp_result r = {.size = sizeof r};
+        CHECK_INT(pkgnote_stamp_memory(o, len, big, 0, &out, &out_len, &r), 0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_PE_SECTION);
+        if (r.placement != PKGNOTE_PLACE_PE_SECTION) {
+                free(o);
+                return;
+        }
+        CHECK_INT(rd_note(out, 20), 0x800);
+        CHECK_INT(rd_note(out, 16), 0x400);
+        CHECK_INT(rd_note(out, 12), 0x4000);
+        CHECK_INT(pn_rd32(out + 0x44 + 8, false), 0xc00); /* the symbol table right after it */
+        CHECK(!memcmp(out + 0xc00, img + 0x800, 0x14));
+        CHECK_INT((int)out_len, 0xe00); /* the old padding after it kept, the old note gone */
+        CHECK_INT(rd_opt(out, 56), 0x5000);
+        free(out);
+        CHECK_INT(pkgnote_stamp_memory(o, len, "{\"name\":\"x\"}", 0, &out, &out_len, &r), 0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_REPLACED);
+        CHECK_INT(rd_note(out, 20), 0xa00);
+        CHECK_INT((int)out_len, 0xc00);
+        free(out);
+        CHECK_INT(pkgnote_stamp_memory(o, len, NULL, PKGNOTE_STAMP_REMOVE, &out, &out_len, &r), 0);
+        CHECK_INT(r.placement, PKGNOTE_PLACE_REMOVED);
+        CHECK_INT((int)out_len, 0xa00);
+        build();
+        CHECK(!memcmp(out, img, img_len));
+        CHECK_INT(rd_opt(out, 56), 0x4000);
+        free(out);
+        free(o);
+}
+
+/* Regression: with a FileAlignment of 1 or 2 the buffer had no room for
+ * the PNSTAMP1 record, and stamping an image that needs one (an
+ * unaligned SizeOfImage) failed with "would grow past 4 GiB". */
+static void test_record_small_file_align(void) {
+        static const uint32_t aligns[] = {1, 2};
+        for (size_t i = 0; i < ELEMENTSOF(aligns); i++) {
+                size_t len;
+                build();
+                pn_wr32(img + 0x58 + 36, aligns[i], false);
+                pn_wr32(img + 0x58 + 56, 0x6001, false);
+                uint8_t *b = round_trip(img, img_len, &len);
+                CHECK(!memcmp(record_of(b), "PNSTAMP1", 8));
+                CHECK_INT(rd_note(b, 12), 0x7000);
+                free(b);
+        }
+        struct pn_pe_place p;
+        CHECK_INT(pn_pe_place(0x6001, 0x3010, 0x1000, 0x814, 1, 0x48, 16, &p), 0);
+        CHECK_INT(p.raw_size, 0x58);
+        CHECK_INT((int)p.shift, 0x58);
+}
+
+
+/* Regression (found by fuzz-pe): a symbol table that begins inside the
+ * last section's data and runs on past it was cut in two by stamping,
+ * the part after the sections moved and the pointer not.  Refused. */
+static void test_symtab_straddles_sections(void) {
+        build();
+        pn_wr32(img + 0x44 + 8, 0x7ee, false); /* one symbol in .osrel's data, the string table after it */
+        pn_wr32(img + 0x44 + 12, 1, false);
+        uint8_t *out;
+        size_t len;
+        pkgnote_stamp_result r = {.size = sizeof r};
+        CHECK_INT(pkgnote_stamp_memory(img, img_len, JSON, 0, &out, &len, &r), -EBADMSG);
+        CHECK(strstr(pkgnote_last_error(), "begins inside the sections' data") != NULL);
+}
+
 int main(void) {
         RUN(test_place);
         RUN(test_moves_symbol_table);
         RUN(test_keeps_size_of_image);
         RUN(test_round_trip_kept);
         RUN(test_drop_signature_inside);
+        RUN(test_crafted_record_ignored);
+        RUN(test_remove_keeps_overlay);
+        RUN(test_old_layout_restamp);
+        RUN(test_record_small_file_align);
+        RUN(test_symtab_straddles_sections);
         RUN(test_headers);
         RUN(test_round_trip);
         RUN(test_signed);
