@@ -21,8 +21,28 @@
 
 #include <pkgnote.h>
 
-static PyObject *Error, *NotFoundError, *PermissionDeniedError;
-static PyObject *json_loads;
+/* Everything the module keeps lives in its state (PEP 489, PEP 630),
+ * one per module object: no C global holds a Python object, so that each
+ * (sub)interpreter, and each module object loaded by importlib, has its
+ * own exception classes, scan type and json.loads.  Module functions
+ * reach it through the module they are bound to, the scan's methods
+ * through the module of their type (ScanObject's type holds the module
+ * as long as any scan of it lives). */
+typedef struct modstate {
+        PyObject *json_loads;
+        PyObject *Error, *NotFoundError, *PermissionDeniedError;
+        PyTypeObject *ScanType;
+} modstate;
+
+static struct PyModuleDef module;
+
+static modstate *module_state(PyObject *m) { return PyModule_GetState(m); }
+
+/* The state of the module that defined TYPE (which may be a subclass). */
+static modstate *type_state(PyTypeObject *type) {
+        PyObject *m = PyType_GetModuleByDef(type, &module);
+        return m ? module_state(m) : NULL;
+}
 
 /* The reason of a failed call, taken in the thread that made it and
  * before any other call into the library replaces it. */
@@ -39,10 +59,10 @@ static void failure_set(failure *f, int r) {
 
 /* Raises the exception for F: FileNotFoundError and PermissionError
  * (as pkgnote.Error subclasses) where they apply, else pkgnote.Error. */
-static PyObject *raise_failure(const failure *f, PyObject *filename) {
-        PyObject *cls = f->error == ENOENT                         ? NotFoundError
-                        : f->error == EACCES || f->error == EPERM ? PermissionDeniedError
-                                                                  : Error;
+static PyObject *raise_failure(modstate *ms, const failure *f, PyObject *filename) {
+        PyObject *cls = f->error == ENOENT                         ? ms->NotFoundError
+                        : f->error == EACCES || f->error == EPERM ? ms->PermissionDeniedError
+                                                                  : ms->Error;
         PyObject *e = filename ? PyObject_CallFunction(cls, "isO", f->error, f->message, filename)
                                : PyObject_CallFunction(cls, "is", f->error, f->message);
         if (e) {
@@ -54,28 +74,28 @@ static PyObject *raise_failure(const failure *f, PyObject *filename) {
 
 /* raise_failure() naming the file by its path as converted by
  * PyUnicode_FSConverter(), so that .filename is a str whatever was given. */
-static PyObject *raise_failure_path(const failure *f, PyObject *bpath) {
+static PyObject *raise_failure_path(modstate *ms, const failure *f, PyObject *bpath) {
         PyObject *name = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(bpath));
         if (!name)
                 return NULL;
-        raise_failure(f, name);
+        raise_failure(ms, f, name);
         Py_DECREF(name);
         return NULL;
 }
 
-static PyObject *raise_errno(int r, PyObject *filename) {
+static PyObject *raise_errno(modstate *ms, int r, PyObject *filename) {
         failure f;
         failure_set(&f, r);
-        return raise_failure(&f, filename);
+        return raise_failure(ms, &f, filename);
 }
 
 /* Parses malloc()ed JSON text and frees it. */
-static PyObject *loads_free(char *text) {
+static PyObject *loads_free(modstate *ms, char *text) {
         PyObject *s = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "surrogateescape");
         free(text);
         if (!s)
                 return NULL;
-        PyObject *v = PyObject_CallOneArg(json_loads, s);
+        PyObject *v = PyObject_CallOneArg(ms->json_loads, s);
         Py_DECREF(s);
         return v;
 }
@@ -131,13 +151,13 @@ static int dict_set_steal(PyObject *d, const char *key, PyObject *v) {
 /* read(), read_bytes()                                                */
 
 /* Appends the parsed JSON text TEXT (a copy is parsed) to L. */
-static int append_json(PyObject *l, const char *text) {
+static int append_json(modstate *ms, PyObject *l, const char *text) {
         char *copy = text ? strdup(text) : NULL;
         if (!copy) {
                 PyErr_NoMemory();
                 return -1;
         }
-        return list_append_steal(l, loads_free(copy));
+        return list_append_steal(l, loads_free(ms, copy));
 }
 
 /* The report of the view E (freed here), with the members of
@@ -146,7 +166,7 @@ static int append_json(PyObject *l, const char *text) {
  * file without notes; plus "_notes" (each package note's descriptor
  * bytes), "_problems" and "_warning".  The tests compare it with
  * pkgnote show --json. */
-static PyObject *info_report(pkgnote_elf *e, PyObject *filename) {
+static PyObject *info_report(modstate *ms, pkgnote_elf *e, PyObject *filename) {
         pkgnote_info *info = NULL;
         failure f = {0};
         int r;
@@ -157,7 +177,7 @@ static PyObject *info_report(pkgnote_elf *e, PyObject *filename) {
         Py_END_ALLOW_THREADS
         if (r < 0) {
                 pkgnote_elf_free(e);
-                return filename ? raise_failure_path(&f, filename) : raise_failure(&f, NULL);
+                return filename ? raise_failure_path(ms, &f, filename) : raise_failure(ms, &f, NULL);
         }
         PyObject *d = PyDict_New(), *packages = PyList_New(0), *notes = PyList_New(0), *dlopen = PyList_New(0);
         if (!d || !packages || !notes || !dlopen)
@@ -174,17 +194,17 @@ static PyObject *info_report(pkgnote_elf *e, PyObject *filename) {
                 goto fail;
         for (size_t i = 0; i < pkgnote_info_package_count(info); i++) {
                 const pkgnote_note *n = pkgnote_info_package_note(info, i);
-                if (append_json(packages, pkgnote_info_package_json(info, i)) < 0 ||
+                if (append_json(ms, packages, pkgnote_info_package_json(info, i)) < 0 ||
                     list_append_steal(notes, PyBytes_FromStringAndSize((const char *)n->desc, n->descsz)) < 0)
                         goto fail;
         }
         for (size_t i = 0; i < pkgnote_info_dlopen_count(info); i++) {
                 char *j = NULL;
                 if ((r = pkgnote_dlopen_to_json(pkgnote_info_dlopen(info, i), &j)) < 0) {
-                        raise_errno(r, NULL);
+                        raise_errno(ms, r, NULL);
                         goto fail;
                 }
-                PyObject *entries = loads_free(j);
+                PyObject *entries = loads_free(ms, j);
                 if (!entries)
                         goto fail;
                 Py_ssize_t end = PyList_GET_SIZE(dlopen);
@@ -218,7 +238,7 @@ fail:
 /* Opens the file ARG names (str, bytes or os.PathLike) without the GIL.
  * On success *BPATH holds the converted path, for the caller to release;
  * on failure the exception is set, nothing is held and NULL returned. */
-static pkgnote_elf *open_path(PyObject *arg, PyObject **bpath) {
+static pkgnote_elf *open_path(modstate *ms, PyObject *arg, PyObject **bpath) {
         if (!PyUnicode_FSConverter(arg, bpath))
                 return NULL;
         const char *path = PyBytes_AS_STRING(*bpath);
@@ -231,7 +251,7 @@ static pkgnote_elf *open_path(PyObject *arg, PyObject **bpath) {
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
         if (r < 0) {
-                raise_failure_path(&f, *bpath);
+                raise_failure_path(ms, &f, *bpath);
                 Py_CLEAR(*bpath);
                 return NULL;
         }
@@ -239,16 +259,18 @@ static pkgnote_elf *open_path(PyObject *arg, PyObject **bpath) {
 }
 
 static PyObject *py_read(PyObject *self, PyObject *arg) {
+        modstate *ms = module_state(self);
         PyObject *bpath;
-        pkgnote_elf *e = open_path(arg, &bpath);
+        pkgnote_elf *e = open_path(ms, arg, &bpath);
         if (!e)
                 return NULL;
-        PyObject *ret = info_report(e, bpath);
+        PyObject *ret = info_report(ms, e, bpath);
         Py_DECREF(bpath);
         return ret;
 }
 
 static PyObject *py_read_bytes(PyObject *self, PyObject *arg) {
+        modstate *ms = module_state(self);
         Py_buffer buf;
         if (PyObject_GetBuffer(arg, &buf, PyBUF_SIMPLE) < 0)
                 return NULL;
@@ -262,7 +284,7 @@ static PyObject *py_read_bytes(PyObject *self, PyObject *arg) {
         if (r < 0)
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
-        PyObject *ret = r < 0 ? raise_failure(&f, NULL) : info_report(e, NULL);
+        PyObject *ret = r < 0 ? raise_failure(ms, &f, NULL) : info_report(ms, e, NULL);
         PyBuffer_Release(&buf);
         return ret;
 }
@@ -338,6 +360,7 @@ static PyObject *stack_debuginfo(const pkgnote_stack *st) {
  * KIND: "path", "fd", "bytes", "pid".  Reads everything at once and
  * frees the core before returning. */
 static PyObject *py_core(PyObject *self, PyObject *args) {
+        modstate *ms = module_state(self);
         const char *kind;
         PyObject *source, *root_o, *urls_o, *allow_o, *cache_o;
         int no_disk, no_database, want_stack, all_threads, debuginfod, dry_run;
@@ -412,8 +435,8 @@ static PyObject *py_core(PyObject *self, PyObject *args) {
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
         if (r < 0) {
-                path ? raise_failure_path(&f, keep[4]) : raise_failure(&f, NULL);
-        } else if ((ret = loads_free(j)) && PyDict_Check(ret)) {
+                path ? raise_failure_path(ms, &f, keep[4]) : raise_failure(ms, &f, NULL);
+        } else if ((ret = loads_free(ms, j)) && PyDict_Check(ret)) {
                 PyObject *tids = PyList_New(0);
                 for (size_t i = 0; tids && i < pi.n_threads; i++) {
                         PyObject *t = Py_BuildValue("(ii)", pi.threads[i].tid, pi.threads[i].signal);
@@ -456,25 +479,45 @@ typedef struct {
         PyObject *inputs; /* the names given, for each object's "input" */
 } ScanObject;
 
-static void scan_dealloc(ScanObject *s) {
+/* The scan's type is a heap type: each of its instances holds a
+ * reference to it (taken by tp_alloc, dropped here), and through it to
+ * the module whose state the methods use. */
+static void scan_dealloc(PyObject *self) {
+        ScanObject *s = (ScanObject *)self;
+        PyTypeObject *type = Py_TYPE(self);
+        PyObject_GC_UnTrack(self);
         pkgnote_scan_free(s->scan);
         if (s->lock)
                 PyThread_free_lock(s->lock);
-        Py_XDECREF(s->inputs);
-        Py_TYPE(s)->tp_free((PyObject *)s);
+        Py_CLEAR(s->inputs);
+        type->tp_free(self);
+        Py_DECREF(type);
 }
 
+static int scan_traverse(PyObject *self, visitproc visit, void *arg) {
+        Py_VISIT(Py_TYPE(self));
+        Py_VISIT(((ScanObject *)self)->inputs);
+        return 0;
+}
+
+/* Only the collector calls this, on a scan nothing outside its cycle
+ * refers to; a finalizer that still reaches it finds it closed
+ * (scan_enter()). */
+static int scan_clear(PyObject *self) {
+        Py_CLEAR(((ScanObject *)self)->inputs);
+        return 0;
+}
+
+/* Takes the scan's lock, waiting without the GIL; fails when the scan is
+ * closed.  The scan is looked at only under the lock, which close()
+ * takes too. */
 static int scan_enter(ScanObject *s) {
-        if (!s->scan) {
-                PyErr_SetString(PyExc_ValueError, "the scan is closed");
-                return -1;
-        }
         if (!PyThread_acquire_lock(s->lock, NOWAIT_LOCK)) {
                 Py_BEGIN_ALLOW_THREADS
                 PyThread_acquire_lock(s->lock, WAIT_LOCK);
                 Py_END_ALLOW_THREADS
         }
-        if (!s->scan) { /* closed while waiting */
+        if (!s->scan || !s->inputs) {
                 PyThread_release_lock(s->lock);
                 PyErr_SetString(PyExc_ValueError, "the scan is closed");
                 return -1;
@@ -484,6 +527,9 @@ static int scan_enter(ScanObject *s) {
 
 static PyObject *scan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
         static char *kwlist[] = {(char *)"flags", (char *)"threads", (char *)"max_member", (char *)"max_bytes", (char *)"platform", NULL};
+        modstate *ms = type_state(type);
+        if (!ms)
+                return NULL;
         unsigned flags = 0, threads = 0;
         unsigned long long max_member = 0, max_bytes = 0;
         const char *platform = NULL;
@@ -497,9 +543,9 @@ static PyObject *scan_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
         pkgnote_scan *scan;
         int r = pkgnote_scan_new(&o, &scan);
         if (r < 0)
-                return raise_errno(r, NULL);
+                return raise_errno(ms, r, NULL);
         if (platform && (r = pkgnote_scan_set_platform(scan, platform)) < 0) {
-                raise_errno(r, NULL);
+                raise_errno(ms, r, NULL);
                 pkgnote_scan_free(scan);
                 return NULL;
         }
@@ -523,14 +569,14 @@ static const char *const db_keys[] = {"db_type", "db_name", "db_version", "db_ar
 
 /* pkgnote_scan_object_to_json()'s object with the rest of the object's
  * facts: checksums, containers, dependencies, database owner. */
-static PyObject *scan_object_dict(ScanObject *s, const pkgnote_scan_object *ob) {
+static PyObject *scan_object_dict(modstate *ms, ScanObject *s, const pkgnote_scan_object *ob) {
         size_t in = pkgnote_scan_object_input(ob);
         PyObject *name = (Py_ssize_t)in < PyList_GET_SIZE(s->inputs) ? PyList_GET_ITEM(s->inputs, in) : NULL;
         char *j = NULL;
         int r = pkgnote_scan_object_to_json(ob, name ? PyBytes_AS_STRING(name) : NULL, &j);
         if (r < 0)
-                return raise_errno(r, NULL);
-        PyObject *d = loads_free(j);
+                return raise_errno(ms, r, NULL);
+        PyObject *d = loads_free(ms, j);
         if (!d)
                 return NULL;
         const char *db[] = {pkgnote_scan_object_db_type(ob),        pkgnote_scan_object_db_name(ob),
@@ -568,6 +614,9 @@ fail:
 
 /* add(path, image=None) -> (kind, [object dicts added]) */
 static PyObject *scan_add(ScanObject *s, PyObject *args) {
+        modstate *ms = type_state(Py_TYPE(s));
+        if (!ms)
+                return NULL;
         PyObject *path_o, *image_o = Py_None, *bpath, *bimage = NULL;
         if (!PyArg_ParseTuple(args, "O|O", &path_o, &image_o))
                 return NULL;
@@ -593,12 +642,12 @@ static PyObject *scan_add(ScanObject *s, PyObject *args) {
         if (PyList_Append(s->inputs, bpath) < 0)
                 ;
         else if (r < 0)
-                raise_failure_path(&f, bpath);
+                raise_failure_path(ms, &f, bpath);
         else {
                 PyObject *l = PyList_New(0);
                 /* Objects sort by input first: this input's are the last. */
                 for (size_t i = before; l && i < pkgnote_scan_object_count(s->scan); i++) {
-                        PyObject *d = scan_object_dict(s, pkgnote_scan_object_get(s->scan, i));
+                        PyObject *d = scan_object_dict(ms, s, pkgnote_scan_object_get(s->scan, i));
                         if (!d || PyList_Append(l, d) < 0)
                                 Py_CLEAR(l);
                         Py_XDECREF(d);
@@ -612,11 +661,14 @@ static PyObject *scan_add(ScanObject *s, PyObject *args) {
 }
 
 static PyObject *scan_summary(ScanObject *s, PyObject *unused) {
+        modstate *ms = type_state(Py_TYPE(s));
+        if (!ms)
+                return NULL;
         if (scan_enter(s) < 0)
                 return NULL;
         char *j = NULL;
         int r = pkgnote_scan_summary_to_json(s->scan, &j);
-        PyObject *ret = r < 0 ? raise_errno(r, NULL) : loads_free(j);
+        PyObject *ret = r < 0 ? raise_errno(ms, r, NULL) : loads_free(ms, j);
         if (ret && dict_set_steal(ret, "_problems", problems_list(pkgnote_scan_problem_count(s->scan), scan_problem, s->scan)) < 0)
                 Py_CLEAR(ret);
         PyThread_release_lock(s->lock);
@@ -625,13 +677,16 @@ static PyObject *scan_summary(ScanObject *s, PyObject *unused) {
 
 /* packages() -> [(metadata dict, [object paths])], the distinct notes. */
 static PyObject *scan_packages(ScanObject *s, PyObject *unused) {
+        modstate *ms = type_state(Py_TYPE(s));
+        if (!ms)
+                return NULL;
         if (scan_enter(s) < 0)
                 return NULL;
         PyObject *l = PyList_New(0);
         for (size_t i = 0; l && i < pkgnote_scan_package_count(s->scan); i++) {
                 const char *text = pkgnote_scan_package_json(s->scan, i);
                 char *copy = text ? strdup(text) : NULL;
-                PyObject *m = copy ? loads_free(copy) : PyErr_NoMemory();
+                PyObject *m = copy ? loads_free(ms, copy) : PyErr_NoMemory();
                 PyObject *paths = m ? PyList_New(0) : NULL;
                 for (size_t k = 0; paths && k < pkgnote_scan_package_object_count(s->scan, i); k++) {
                         PyObject *p = str_or_none(pkgnote_scan_object_path(pkgnote_scan_package_object(s->scan, i, k)));
@@ -652,6 +707,9 @@ static PyObject *scan_packages(ScanObject *s, PyObject *unused) {
 
 /* sbom(format, name=None, created=-1, reproducible=False) -> str */
 static PyObject *scan_sbom(ScanObject *s, PyObject *args, PyObject *kw) {
+        modstate *ms = type_state(Py_TYPE(s));
+        if (!ms)
+                return NULL;
         static char *kwlist[] = {(char *)"format", (char *)"name", (char *)"created", (char *)"reproducible", NULL};
         const char *format, *name = NULL;
         long long created = -1;
@@ -679,14 +737,14 @@ static PyObject *scan_sbom(ScanObject *s, PyObject *args, PyObject *kw) {
         Py_END_ALLOW_THREADS
         PyThread_release_lock(s->lock);
         if (r < 0)
-                return raise_failure(&f, NULL);
+                return raise_failure(ms, &f, NULL);
         PyObject *ret = PyUnicode_FromString(text);
         free(text);
         return ret;
 }
 
 static PyObject *scan_close(ScanObject *s, PyObject *unused) {
-        if (s->scan && scan_enter(s) == 0) {
+        if (scan_enter(s) == 0) {
                 pkgnote_scan_free(s->scan);
                 s->scan = NULL;
                 PyThread_release_lock(s->lock);
@@ -705,15 +763,22 @@ static PyMethodDef scan_methods[] = {
         {NULL, NULL, 0, NULL},
 };
 
-static PyTypeObject ScanType = {
-        PyVarObject_HEAD_INIT(NULL, 0)
-        .tp_name = "pkgnote._pkgnote._Scan",
-        .tp_basicsize = sizeof(ScanObject),
-        .tp_dealloc = (destructor)scan_dealloc,
-        .tp_flags = Py_TPFLAGS_DEFAULT,
-        .tp_doc = "A libpkgnote scan (internal: use pkgnote.scan())",
-        .tp_methods = scan_methods,
-        .tp_new = scan_new,
+static PyType_Slot scan_slots[] = {
+        {Py_tp_dealloc, scan_dealloc},
+        {Py_tp_traverse, scan_traverse},
+        {Py_tp_clear, scan_clear},
+        {Py_tp_doc, (void *)"A libpkgnote scan (internal: use pkgnote.scan())"},
+        {Py_tp_methods, scan_methods},
+        {Py_tp_new, scan_new},
+        {0, NULL},
+};
+
+/* Immutable as the static type it replaces was; not subclassable. */
+static PyType_Spec scan_spec = {
+        .name = "pkgnote._pkgnote._Scan",
+        .basicsize = sizeof(ScanObject),
+        .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE,
+        .slots = scan_slots,
 };
 
 /* ------------------------------------------------------------------ */
@@ -731,6 +796,7 @@ static PyObject *bytes_or_text(int text, uint8_t *data, size_t len) {
  *           ldflags_style) -> str | bytes.  FORM: "json", "note",
  * "object", "asm", "linker-script", "ldflags". */
 static PyObject *py_generate(PyObject *self, PyObject *args) {
+        modstate *ms = module_state(self);
         const char *form, *rpm, *root, *osfile, *target, *style;
         PyObject *keys, *docs, *dlopen;
         int use_os;
@@ -741,7 +807,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
         int r;
         if (target) {
                 if ((r = pkgnote_target_parse(target, &t)) < 0)
-                        return raise_errno(r, NULL);
+                        return raise_errno(ms, r, NULL);
                 tp = &t;
         }
         int ldstyle = !strcmp(style, "make") ? PKGNOTE_LDFLAGS_MAKE : PKGNOTE_LDFLAGS_SHELL;
@@ -750,7 +816,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
         if (have_package || !strcmp(form, "json") || PyList_GET_SIZE(dlopen) == 0) {
                 pkgnote_compose *c;
                 if ((r = pkgnote_compose_new(&c)) < 0)
-                        return raise_errno(r, NULL);
+                        return raise_errno(ms, r, NULL);
                 PyObject *k, *v;
                 Py_ssize_t pos = 0;
                 while (r >= 0 && PyDict_Next(keys, &pos, &k, &v)) {
@@ -781,7 +847,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
                         failure_set(&f, r);
                 pkgnote_compose_free(c);
                 if (r < 0)
-                        return raise_failure(&f, NULL);
+                        return raise_failure(ms, &f, NULL);
         }
         uint8_t *data = NULL;
         size_t len = 0;
@@ -837,13 +903,14 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
                 failure_set(&fl, r);
         free(json);
         if (r < 0)
-                return raise_failure(&fl, NULL);
+                return raise_failure(ms, &fl, NULL);
         return bytes_or_text(text, data, len);
 }
 
 /* _stamp(path, output, package_json, dlopen_json, remove_package,
  *        remove_dlopen, flags) -> dict (pkgnote stamp --json's object) */
 static PyObject *py_stamp(PyObject *self, PyObject *args) {
+        modstate *ms = module_state(self);
         PyObject *path_o, *output_o, *bpath, *boutput = NULL;
         const char *pjson, *djson;
         int rm_package, rm_dlopen;
@@ -877,20 +944,21 @@ static PyObject *py_stamp(PyObject *self, PyObject *args) {
         Py_END_ALLOW_THREADS
         if (!n)
                 snprintf(f.message, sizeof f.message, "no note to stamp or remove");
-        PyObject *ret = r < 0 ? raise_failure_path(&f, bpath) : loads_free(j);
+        PyObject *ret = r < 0 ? raise_failure_path(ms, &f, bpath) : loads_free(ms, j);
         Py_DECREF(bpath);
         Py_XDECREF(boutput);
         return ret;
 }
 
 static void lint_collect(void *userdata, const pkgnote_lint_finding *finding) {
-        void **ctx = userdata; /* {list, path} */
+        void **ctx = userdata; /* {list, path, module state} */
         PyObject *l = ctx[0];
+        modstate *ms = ctx[2];
         if (!l || PyErr_Occurred())
                 return;
         char *j = NULL;
         int r = pkgnote_lint_finding_to_json(finding, ctx[1], &j);
-        PyObject *d = r < 0 ? PyErr_NoMemory() : loads_free(j);
+        PyObject *d = r < 0 ? PyErr_NoMemory() : loads_free(ms, j);
         if (d && dict_set_steal(d, "summary", str_or_none(finding->check->summary)) < 0)
                 Py_CLEAR(d);
         list_append_steal(l, d);
@@ -899,13 +967,14 @@ static void lint_collect(void *userdata, const pkgnote_lint_finding *finding) {
 /* _lint(path) -> [finding dicts].  Findings are gathered under the GIL:
  * linting reads a file already in memory, so there is little to gain. */
 static PyObject *py_lint(PyObject *self, PyObject *arg) {
+        modstate *ms = module_state(self);
         PyObject *bpath;
-        pkgnote_elf *e = open_path(arg, &bpath);
+        pkgnote_elf *e = open_path(ms, arg, &bpath);
         if (!e)
                 return NULL;
         PyObject *l = PyList_New(0);
         if (l) {
-                void *ctx[2] = {l, (void *)PyBytes_AS_STRING(bpath)};
+                void *ctx[3] = {l, (void *)PyBytes_AS_STRING(bpath), ms};
                 int r = pkgnote_lint(e, lint_collect, ctx);
                 if (PyErr_Occurred())
                         Py_CLEAR(l);
@@ -913,7 +982,7 @@ static PyObject *py_lint(PyObject *self, PyObject *arg) {
                         failure f;
                         Py_CLEAR(l);
                         failure_set(&f, r);
-                        raise_failure_path(&f, bpath);
+                        raise_failure_path(ms, &f, bpath);
                 }
         }
         pkgnote_elf_free(e);
@@ -923,6 +992,7 @@ static PyObject *py_lint(PyObject *self, PyObject *arg) {
 
 /* _deps(paths, format, root, resolve) -> (text, [unresolved sonames]) */
 static PyObject *py_deps(PyObject *self, PyObject *args) {
+        modstate *ms = module_state(self);
         PyObject *paths;
         const char *format, *root;
         int resolve;
@@ -937,7 +1007,7 @@ static PyObject *py_deps(PyObject *self, PyObject *args) {
         pkgnote_deps *d;
         int r = pkgnote_deps_new(&d);
         if (r < 0)
-                return raise_errno(r, NULL);
+                return raise_errno(ms, r, NULL);
         PyObject *ret = NULL;
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(paths); i++) {
                 PyObject *po = PyList_GET_ITEM(paths, i), *bpath;
@@ -960,7 +1030,7 @@ static PyObject *py_deps(PyObject *self, PyObject *args) {
                 pkgnote_elf_free(e);
                 Py_END_ALLOW_THREADS
                 if (r < 0) {
-                        raise_failure_path(&f, bpath);
+                        raise_failure_path(ms, &f, bpath);
                         Py_DECREF(bpath);
                         goto out;
                 }
@@ -978,7 +1048,7 @@ static PyObject *py_deps(PyObject *self, PyObject *args) {
                 Py_END_ALLOW_THREADS
                 if (r < 0) {
                         Py_DECREF(unresolved);
-                        raise_failure(&f, NULL);
+                        raise_failure(ms, &f, NULL);
                         goto out;
                 }
                 for (size_t i = 0; i < pkgnote_deps_count(d); i++)
@@ -991,7 +1061,7 @@ static PyObject *py_deps(PyObject *self, PyObject *args) {
         char *text = NULL;
         if ((r = pkgnote_deps_format(d, fmt, &text)) < 0) {
                 Py_DECREF(unresolved);
-                raise_errno(r, NULL);
+                raise_errno(ms, r, NULL);
                 goto out;
         }
         ret = Py_BuildValue("(NN)", str_or_none(text), unresolved);
@@ -1003,6 +1073,7 @@ out:
 
 /* _purl(json) -> str | None */
 static PyObject *py_purl(PyObject *self, PyObject *arg) {
+        modstate *ms = module_state(self);
         Py_ssize_t len;
         const char *json = PyUnicode_AsUTF8AndSize(arg, &len);
         if (!json)
@@ -1010,14 +1081,14 @@ static PyObject *py_purl(PyObject *self, PyObject *arg) {
         pkgnote_metadata *m;
         int r = pkgnote_metadata_parse(json, (size_t)len, &m);
         if (r < 0)
-                return raise_errno(r, NULL);
+                return raise_errno(ms, r, NULL);
         char *p = NULL;
         r = pkgnote_purl(m, &p);
         pkgnote_metadata_free(m);
         if (r == -ENODATA)
                 Py_RETURN_NONE;
         if (r < 0)
-                return raise_errno(r, NULL);
+                return raise_errno(ms, r, NULL);
         PyObject *ret = str_or_none(p);
         free(p);
         return ret;
@@ -1065,44 +1136,69 @@ static PyMethodDef methods[] = {
         {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {
-        PyModuleDef_HEAD_INIT,
-        .m_name = "pkgnote._pkgnote",
-        .m_doc = "libpkgnote's public API for the pkgnote package (internal: import pkgnote).",
-        .m_size = -1,
-        .m_methods = methods,
-};
+/* The module's state holds strong references; the collector sees them
+ * (a scan type refers to the module, the module to its type: a cycle). */
+static int module_traverse(PyObject *m, visitproc visit, void *arg) {
+        modstate *ms = module_state(m);
+        if (!ms)
+                return 0;
+        Py_VISIT(ms->json_loads);
+        Py_VISIT(ms->Error);
+        Py_VISIT(ms->NotFoundError);
+        Py_VISIT(ms->PermissionDeniedError);
+        Py_VISIT(ms->ScanType);
+        return 0;
+}
 
-PyMODINIT_FUNC PyInit__pkgnote(void);
-PyMODINIT_FUNC PyInit__pkgnote(void) {
-        PyObject *m = PyModule_Create(&module);
-        if (!m)
-                return NULL;
+static int module_clear(PyObject *m) {
+        modstate *ms = module_state(m);
+        if (!ms)
+                return 0;
+        Py_CLEAR(ms->json_loads);
+        Py_CLEAR(ms->Error);
+        Py_CLEAR(ms->NotFoundError);
+        Py_CLEAR(ms->PermissionDeniedError);
+        Py_CLEAR(ms->ScanType);
+        return 0;
+}
+
+static void module_free(void *m) { module_clear(m); }
+
+/* Fills a new module object's state and namespace (the Py_mod_exec slot).
+ * On failure the module is discarded and module_free() releases what was
+ * made. */
+static int module_exec(PyObject *m) {
+        modstate *ms = module_state(m);
         PyObject *json = PyImport_ImportModule("json");
         if (!json)
-                goto fail;
-        json_loads = PyObject_GetAttrString(json, "loads");
+                return -1;
+        ms->json_loads = PyObject_GetAttrString(json, "loads");
         Py_DECREF(json);
-        if (!json_loads || PyType_Ready(&ScanType) < 0)
-                goto fail;
-        Error = PyErr_NewExceptionWithDoc("pkgnote.Error",
-                                          "A libpkgnote failure: an OSError with the errno and the library's message.",
-                                          PyExc_OSError, NULL);
-        PyObject *b1 = Error ? PyTuple_Pack(2, Error, PyExc_FileNotFoundError) : NULL;
-        PyObject *b2 = Error ? PyTuple_Pack(2, Error, PyExc_PermissionError) : NULL;
-        NotFoundError = b1 ? PyErr_NewExceptionWithDoc("pkgnote.NotFoundError",
-                                                       "pkgnote.Error for ENOENT; also a FileNotFoundError.", b1, NULL)
-                           : NULL;
-        PermissionDeniedError = b2 ? PyErr_NewExceptionWithDoc(
-                                             "pkgnote.PermissionDeniedError",
-                                             "pkgnote.Error for EACCES and EPERM; also a PermissionError.", b2, NULL)
-                                   : NULL;
+        if (!ms->json_loads)
+                return -1;
+        ms->ScanType = (PyTypeObject *)PyType_FromModuleAndSpec(m, &scan_spec, NULL);
+        if (!ms->ScanType)
+                return -1;
+        ms->Error = PyErr_NewExceptionWithDoc("pkgnote.Error",
+                                              "A libpkgnote failure: an OSError with the errno and the library's message.",
+                                              PyExc_OSError, NULL);
+        if (!ms->Error)
+                return -1;
+        PyObject *b1 = PyTuple_Pack(2, ms->Error, PyExc_FileNotFoundError);
+        PyObject *b2 = PyTuple_Pack(2, ms->Error, PyExc_PermissionError);
+        ms->NotFoundError = b1 ? PyErr_NewExceptionWithDoc("pkgnote.NotFoundError",
+                                                           "pkgnote.Error for ENOENT; also a FileNotFoundError.", b1, NULL)
+                               : NULL;
+        ms->PermissionDeniedError = b2 ? PyErr_NewExceptionWithDoc(
+                                                 "pkgnote.PermissionDeniedError",
+                                                 "pkgnote.Error for EACCES and EPERM; also a PermissionError.", b2, NULL)
+                                       : NULL;
         Py_XDECREF(b1);
         Py_XDECREF(b2);
-        if (!NotFoundError || !PermissionDeniedError || PyModule_AddObjectRef(m, "Error", Error) < 0 ||
-            PyModule_AddObjectRef(m, "NotFoundError", NotFoundError) < 0 ||
-            PyModule_AddObjectRef(m, "PermissionDeniedError", PermissionDeniedError) < 0 ||
-            PyModule_AddObjectRef(m, "_Scan", (PyObject *)&ScanType) < 0 ||
+        if (!ms->NotFoundError || !ms->PermissionDeniedError || PyModule_AddObjectRef(m, "Error", ms->Error) < 0 ||
+            PyModule_AddObjectRef(m, "NotFoundError", ms->NotFoundError) < 0 ||
+            PyModule_AddObjectRef(m, "PermissionDeniedError", ms->PermissionDeniedError) < 0 ||
+            PyModule_AddObjectRef(m, "_Scan", (PyObject *)ms->ScanType) < 0 ||
             PyModule_AddIntConstant(m, "SCAN_ONE_FILE_SYSTEM", PKGNOTE_SCAN_ONE_FILE_SYSTEM) < 0 ||
             PyModule_AddIntConstant(m, "SCAN_CHECKSUMS", PKGNOTE_SCAN_CHECKSUMS) < 0 ||
             PyModule_AddIntConstant(m, "SCAN_LIST_IMAGES", PKGNOTE_SCAN_LIST_IMAGES) < 0 ||
@@ -1111,9 +1207,40 @@ PyMODINIT_FUNC PyInit__pkgnote(void) {
             PyModule_AddIntConstant(m, "SCAN_OPEN_ARCHIVES", PKGNOTE_SCAN_OPEN_ARCHIVES) < 0 ||
             PyModule_AddIntConstant(m, "STAMP_FORCE", PKGNOTE_STAMP_FORCE) < 0 ||
             PyModule_AddIntConstant(m, "STAMP_REQUIRE_FIRST_PAGE", PKGNOTE_STAMP_REQUIRE_FIRST_PAGE) < 0)
-                goto fail;
-        return m;
-fail:
-        Py_DECREF(m);
-        return NULL;
+                return -1;
+        return 0;
 }
+
+/* Multi-phase initialization (PEP 489): every interpreter, and every
+ * module object importlib makes from the spec, runs module_exec() on a
+ * state of its own.  With no global state, the module may run in
+ * subinterpreters with a GIL of their own (3.12+); and since the library
+ * keeps no global mutable state either (pkgnote.h, "Threads"), each call
+ * works on objects it made itself and a scan admits one call at a time
+ * under its own lock, the module does not need the GIL (3.13+'s
+ * free-threaded build). */
+static PyModuleDef_Slot module_slots[] = {
+        {Py_mod_exec, (void *)module_exec},
+#ifdef Py_mod_multiple_interpreters
+        {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+        {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+        {0, NULL},
+};
+
+static struct PyModuleDef module = {
+        PyModuleDef_HEAD_INIT,
+        .m_name = "pkgnote._pkgnote",
+        .m_doc = "libpkgnote's public API for the pkgnote package (internal: import pkgnote).",
+        .m_size = sizeof(modstate),
+        .m_methods = methods,
+        .m_slots = module_slots,
+        .m_traverse = module_traverse,
+        .m_clear = module_clear,
+        .m_free = module_free,
+};
+
+PyMODINIT_FUNC PyInit__pkgnote(void);
+PyMODINIT_FUNC PyInit__pkgnote(void) { return PyModuleDef_Init(&module); }

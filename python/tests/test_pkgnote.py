@@ -5,6 +5,7 @@ and pyelftools."""
 from __future__ import annotations
 
 import errno
+import importlib
 import json
 import os
 import pathlib
@@ -629,6 +630,182 @@ def test_gil_released_while_reading_a_core(real_core: pathlib.Path, tmp_path: pa
         faulthandler.cancel_dump_traceback_later()
     assert len(result) == 1 and isinstance(result[0], pkgnote.Core)
     assert result[0].package == json.loads(APP_JSON)
+
+
+# ------------------------------------------------------------- subinterpreters, module state
+
+# Run in a child interpreter process, so that a module that breaks in a
+# subinterpreter takes down the child only: imports pkgnote in the main
+# interpreter, runs CODE in a subinterpreter made the way HOW names, then
+# uses the main interpreter's module again.  Exits 77 when this Python
+# has no such way.
+SUBINTERPRETER_MAIN = r"""
+import importlib, sys
+how, code, path = sys.argv[1:4]
+try:
+    if how == "run_in_subinterp":
+        run = importlib.import_module("_testcapi").run_in_subinterp
+    else:
+        for name in ("concurrent.interpreters", "test.support.interpreters"):
+            try:
+                interpreters = importlib.import_module(name)
+                break
+            except ImportError:
+                pass
+        else:
+            raise ImportError("neither concurrent.interpreters nor test.support.interpreters")
+except ImportError as e:
+    print(f"no {how} in Python {sys.version.split()[0]}: {e}")
+    sys.exit(77)
+import pkgnote
+before = pkgnote.read(path).packages
+# The subinterpreter finds pkgnote where this one did.
+code = f"import sys; sys.path[:] = {sys.path!r}\n" + code
+sys.stdout.flush()
+if how == "run_in_subinterp":
+    # 0, or -1 after printing the subinterpreter's exception
+    if run(code) != 0:
+        sys.exit(1)
+else:
+    # Isolated: from 3.12 on with a GIL of its own, and refusing modules
+    # that do not declare they support that.
+    interp = interpreters.create()
+    (getattr(interp, "exec", None) or interp.run)(code)
+    interp.close()
+print("main:", pkgnote.read(path).packages == before, flush=True)
+"""
+
+# What the subinterpreter does: the module's functions, its exception
+# classes and its scan type, each its own.
+SUBINTERPRETER_CODE = """
+import json, os, sys
+import pkgnote
+info = pkgnote.read(PATH)
+try:
+    pkgnote.read(os.path.join(os.path.dirname(PATH), "missing"))
+    missing = None
+except pkgnote.NotFoundError as e:
+    missing = e.errno
+with pkgnote.scan(PATH, threads=1) as s:
+    scanned = [o.packages for o in s]
+print("subinterpreter:", json.dumps({"packages": info.packages, "missing": missing, "scanned": scanned}))
+sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize("how", ["run_in_subinterp", "interpreters"])
+def test_subinterpreter(how: str, programs: dict[str, pathlib.Path]) -> None:
+    code = SUBINTERPRETER_CODE.replace("PATH", repr(str(programs["lib"])))
+    p = subprocess.run([sys.executable, "-c", SUBINTERPRETER_MAIN, how, code, str(programs["lib"])],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode == 77:
+        pytest.skip(p.stdout.strip())
+    assert p.returncode == 0, p.stdout + p.stderr
+    sub = [l for l in p.stdout.splitlines() if l.startswith("subinterpreter: ")]
+    assert len(sub) == 1, p.stdout + p.stderr
+    assert json.loads(sub[0].split(" ", 1)[1]) == {
+        "packages": [json.loads(LIB_JSON)], "missing": errno.ENOENT, "scanned": [[json.loads(LIB_JSON)]]}
+    assert p.stdout.splitlines()[-1] == "main: True"
+
+
+def load_extension_again() -> Any:
+    """A new module object of the extension, made from its spec as
+    importlib makes one (not the one in sys.modules)."""
+    import importlib.util
+    spec = importlib.import_module("pkgnote._pkgnote").__spec__
+    assert spec is not None and spec.loader is not None
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def test_module_objects_are_independent(programs: dict[str, pathlib.Path], tmp_path: pathlib.Path) -> None:
+    import gc
+    import weakref
+    first = importlib.import_module("pkgnote._pkgnote")
+    a, b = load_extension_again(), load_extension_again()
+    assert len({id(first), id(a), id(b)}) == 3
+    for name in ("_Scan", "Error", "NotFoundError", "PermissionDeniedError"):
+        assert len({id(getattr(m, name)) for m in (first, a, b)}) == 3, name
+    # Each module raises its own classes.
+    with pytest.raises(b.NotFoundError) as e:
+        b._read(tmp_path / "missing")
+    err: Any = e.value
+    assert {b.Error, a.Error, pkgnote.Error} & set(type(err).__mro__) == {b.Error}
+    assert err.errno == errno.ENOENT and err.filename == str(tmp_path / "missing")
+    assert type(a._Scan(threads=1)) is a._Scan
+
+    # A scan keeps its module (through its type) after the module is
+    # gone from everywhere else; the other module is untouched by it.
+    scan = a._Scan(threads=1)
+    gone = weakref.ref(a)
+    del a
+    gc.collect()
+    assert gone() is not None
+    kind, objs = scan.add(programs["lib"])
+    assert [o["packages"] for o in objs] == [[json.loads(LIB_JSON)]]
+    with pytest.raises(Exception) as e2:
+        scan.add(tmp_path / "missing")
+    assert type(e2.value).__name__ == "NotFoundError"
+    assert {b.Error, pkgnote.Error} & set(type(e2.value).__mro__) == set()
+    del e2
+    scan.close()
+    del scan
+    gc.collect()
+    # No reference to the module is left behind: its state, its type and
+    # its exception classes are collected with it.
+    assert gone() is None
+    assert b._read(programs["lib"])["packages"] == [json.loads(LIB_JSON)]
+    assert pkgnote.read(programs["lib"]).packages == [json.loads(LIB_JSON)]
+
+
+def test_no_leaks_in_a_loop(programs: dict[str, pathlib.Path], tmp_path: pathlib.Path) -> None:
+    """Every path through the module, in a loop: no Python memory is kept
+    (tracemalloc) and the module's types and exception classes hold no
+    more references after it than before."""
+    import gc
+    import tracemalloc
+    lib, data, missing = programs["lib"], programs["lib"].read_bytes(), tmp_path / "missing"
+    native = importlib.import_module("pkgnote._pkgnote")
+
+    def work() -> None:
+        pkgnote.read(lib)
+        pkgnote.read_bytes(data)
+        with pytest.raises(pkgnote.NotFoundError):
+            pkgnote.read(missing)
+        with pytest.raises(pkgnote.Error):
+            pkgnote.read_bytes(b"not an object")
+        with pkgnote.scan(missing, lib, threads=1) as s:
+            with pytest.raises(pkgnote.NotFoundError):
+                next(s)
+            assert len(list(s)) == 1 and s.packages()
+        closed = native._Scan(threads=1)
+        closed.close()
+        with pytest.raises(ValueError):
+            closed.summary()
+        assert pkgnote.purl(LIB_JSON)
+        assert pkgnote.check(LIB_JSON) == []
+        assert pkgnote.lint(lib) is not None
+
+    def refs() -> list[int]:
+        gc.collect()
+        return [sys.getrefcount(t) for t in (native._Scan, native.Error, native.NotFoundError)]
+
+    for _ in range(20):
+        work()
+    before_refs = refs()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(1000):
+            work()
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert refs() == before_refs
+    # One object kept per round would be 1000 of them, at least 32 KB.
+    assert grown < 32 * 1024, grown
 
 
 # ------------------------------------------------------------- installing
