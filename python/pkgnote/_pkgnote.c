@@ -1224,9 +1224,6 @@ static PyModuleDef_Slot module_slots[] = {
 #ifdef Py_mod_multiple_interpreters
         {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
 #endif
-#ifdef Py_mod_gil
-        {Py_mod_gil, Py_MOD_GIL_NOT_USED},
-#endif
         {0, NULL},
 };
 
