@@ -55,4 +55,25 @@ for c in $cmds; do
 done
 if [ -n "$cmds" ] && [ -z "$absent" ]; then pass "pkgnote(1) SYNOPSIS names every command"; else
         fail "pkgnote(1) SYNOPSIS names every command" "missing:$absent"; fi
+# Each command has its own manual page, installed, whole (no .so stub):
+# its NAME and SYNOPSIS are the command's, pkgnote(1) lists it, and the
+# command's --help and "pkgnote help COMMAND" end by naming it.
+for c in $cmds; do
+        page=$R/share/man/man1/pkgnote-$c.1
+        if [ -f "$page" ] && ! grep -q '^\.so ' "$page" && grep -q "^pkgnote-$c \\\\- " "$page" &&
+                sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$page" | grep -q "^\.B pkgnote $c\( \|\$\)" &&
+                grep -q "^\.BR pkgnote\\\\-$c (1)" "$SRCDIR/man/pkgnote.1" &&
+                [ "$(grep -c . "$page")" -gt 40 ]; then
+                pass "pkgnote-$c(1): a whole page of its own, listed in pkgnote(1)"
+        else
+                fail "pkgnote-$c(1): a whole page of its own, listed in pkgnote(1)" "$(head -5 "$page" 2>&1)"
+        fi
+        "$PKGNOTE" "$c" --help > help1 2>&1
+        "$PKGNOTE" help "$c" > help2 2>&1
+        if [ "$(tail -1 help1)" = "The whole manual: pkgnote-$c(1)." ] && cmp -s help1 help2; then
+                pass "pkgnote $c --help and pkgnote help $c name pkgnote-$c(1)"
+        else
+                fail "pkgnote $c --help and pkgnote help $c name pkgnote-$c(1)" "$(tail -2 help1; diff help1 help2)"
+        fi
+done
 finish

@@ -33,8 +33,24 @@ static int usage(FILE *f) {
                 "Commands:\n");
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
                 fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-        fprintf(f, "\nRun 'pkgnote COMMAND --help' for a command's options; see pkgnote(1).\n");
+        fprintf(f, "\nRun 'pkgnote COMMAND --help' (or 'pkgnote help COMMAND') for a command's options;\n"
+                   "each command has its manual page, pkgnote-COMMAND(1), and pkgnote(1) is the overview.\n");
         return f == stdout ? EXIT_OK : EXIT_FAILURE_;
+}
+
+/* Runs the command NAME with ARGV (ARGV[0] its name); its --help ends
+ * by naming the command's manual page. */
+static int run(const char *name, int argc, char **argv) {
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+                if (strcmp(name, commands[i].name))
+                        continue;
+                int r = commands[i].fn(argc, argv);
+                if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) && r == EXIT_OK)
+                        printf("\nThe whole manual: pkgnote-%s(1).\n", name);
+                return r;
+        }
+        tool_fail("unknown command '%s'", name);
+        return usage(stderr);
 }
 
 int main(int argc, char **argv) {
@@ -48,6 +64,11 @@ int main(int argc, char **argv) {
         setvbuf(stderr, errbuf, isatty(STDERR_FILENO) ? _IOLBF : _IOFBF, sizeof errbuf);
         if (argc < 2)
                 return usage(stderr);
+        /* "pkgnote help COMMAND" is "pkgnote COMMAND --help". */
+        if (!strcmp(argv[1], "help") && argc == 3) {
+                char *help[] = {argv[2], (char *)"--help", NULL};
+                return run(argv[2], 2, help);
+        }
         if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
                 return usage(stdout);
         if (!strcmp(argv[1], "--version")) {
@@ -58,9 +79,5 @@ int main(int argc, char **argv) {
                        HAVE_LZMA ? '+' : '-', HAVE_LZ4 ? '+' : '-', HAVE_ZLIB ? '+' : '-', HAVE_LIBDW ? '+' : '-');
                 return EXIT_OK;
         }
-        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-                if (!strcmp(argv[1], commands[i].name))
-                        return commands[i].fn(argc - 1, argv + 1);
-        tool_fail("unknown command '%s'", argv[1]);
-        return usage(stderr);
+        return run(argv[1], argc - 1, argv + 1);
 }
