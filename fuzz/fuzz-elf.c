@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzzes the ELF view, the note walker and the object summary: bytes ->
- * pkgnote_elf_from_memory -> headers, notes, build-id -> pkgnote_info_read
+ * pkgnote_object_from_memory -> headers, notes, build-id -> pkgnote_info_read
  * -> every package and dlopen accessor, serialization and check, and the
  * file's JSON reports, pkgnote's and systemd's shape (parsed back).
  * The same bytes go by once through what a stream keeps of a large ELF
@@ -26,9 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_INPUT (1u << 20)
 
 /* Whether the notes of X and Y are the same. */
-static bool same_notes(pkgnote_elf *x, pkgnote_elf *y) {
+static bool same_notes(pkgnote_object *x, pkgnote_object *y) {
         const pkgnote_note *a, *b;
-        int na = pkgnote_elf_notes(x, &a), nb = pkgnote_elf_notes(y, &b);
+        int na = pkgnote_object_notes(x, &a), nb = pkgnote_object_notes(y, &b);
         if (na != nb)
                 return false;
         for (int i = 0; i < na; i++)
@@ -41,7 +41,7 @@ static bool same_notes(pkgnote_elf *x, pkgnote_elf *y) {
 
 /* What a stream keeps of BUF (SIZE bytes), fed in chunks of STEP, read
  * as the whole object WHOLE is. */
-static void check_capture(const uint8_t *buf, size_t size, size_t step, pkgnote_elf *whole) {
+static void check_capture(const uint8_t *buf, size_t size, size_t step, pkgnote_object *whole) {
         struct pn_capture c;
         if (pn_capture_init(&c, size, true) < 0)
                 return;
@@ -58,13 +58,13 @@ static void check_capture(const uint8_t *buf, size_t size, size_t step, pkgnote_
                         abort();
         if (c.len > PN_CAPTURE_MAX)
                 abort();
-        pkgnote_elf *e;
+        pkgnote_object *e;
         if (pn_elf_from_spans(c.spans, c.n_spans, c.buf, size, false, &e) == 0) {
                 const pkgnote_note *n;
-                int k = pkgnote_elf_notes(e, &n);
+                int k = pkgnote_object_notes(e, &n);
                 if (k >= 0 && !e->span_missed && whole && !same_notes(e, whole))
                         abort();
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
         }
         pn_capture_clear(&c);
 }
@@ -79,31 +79,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (size)
                 memcpy(buf, data, size);
 
-        pkgnote_elf *e = NULL;
-        if (pkgnote_elf_from_memory(buf, size, &e) < 0) {
+        pkgnote_object *e = NULL;
+        if (pkgnote_object_from_memory(buf, size, &e) < 0) {
                 touch_str(pkgnote_last_error());
                 free(buf);
                 return 0;
         }
-        sink += (size_t)pkgnote_elf_class(e) + (size_t)pkgnote_elf_big_endian(e);
-        touch_str(pkgnote_elf_type_name(pkgnote_elf_type(e)));
-        touch_str(pkgnote_machine_name(pkgnote_elf_machine(e), pkgnote_elf_class(e)));
-        sink += (size_t)pkgnote_elf_size(e);
+        sink += (size_t)pkgnote_object_class(e) + (size_t)pkgnote_object_big_endian(e);
+        touch_str(pkgnote_object_type_name(pkgnote_object_type(e)));
+        touch_str(pkgnote_machine_name(pkgnote_object_machine(e), pkgnote_object_class(e)));
+        sink += (size_t)pkgnote_object_size(e);
 
         const pkgnote_phdr *ph;
-        int nph = pkgnote_elf_phdrs(e, &ph);
+        int nph = pkgnote_object_phdrs(e, &ph);
         for (int i = 0; i < nph; i++)
                 sink += ph[i].type + ph[i].offset + ph[i].filesz + ph[i].memsz;
 
         const pkgnote_shdr *sh;
-        int nsh = pkgnote_elf_shdrs(e, &sh);
+        int nsh = pkgnote_object_shdrs(e, &sh);
         for (int i = 0; i < nsh; i++) {
                 touch_str(sh[i].name);
                 sink += sh[i].type + sh[i].offset + sh[i].size;
         }
 
         const pkgnote_note *notes;
-        int nn = pkgnote_elf_notes(e, &notes);
+        int nn = pkgnote_object_notes(e, &notes);
         for (int i = 0; i < nn; i++) {
                 touch_note(&notes[i]);
                 sink += (size_t)pkgnote_note_is(&notes[i], PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA);
@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         const uint8_t *id;
         size_t id_len;
-        if (pkgnote_elf_build_id(e, &id, &id_len) > 0)
+        if (pkgnote_object_build_id(e, &id, &id_len) > 0)
                 touch(id, id_len);
 
         /* The dynamic section: names that are not empty, a bounded count,
@@ -136,8 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
          * view is gone. */
         pkgnote_info *info = NULL;
         int r = pkgnote_info_read(e, &info);
-        for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++)
-                touch_problem(pkgnote_elf_problem(e, i), true);
+        for (size_t i = 0; i < pkgnote_object_problem_count(e); i++)
+                touch_problem(pkgnote_object_problem(e, i), true);
         char *j;
         if (r >= 0)
                 touch_json(pkgnote_info_to_json(info, e, "fuzz", &j), &j);
@@ -145,7 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (r >= 0)
                 touch_json(pkgnote_info_to_systemd_json(info, e, "fuzz\xff\x01", &j), &j);
         check_capture(buf, size, size ? 1 + buf[size - 1] % 8192u : 1, e);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         if (r >= 0)
                 touch_info_and_copy(info);
         pkgnote_info_free(info);

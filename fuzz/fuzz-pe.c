@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzzes the PE/COFF side of the object view and the PE stamper: bytes ->
- * pkgnote_elf_from_memory -> DOS, COFF and optional headers, the section
+ * pkgnote_object_from_memory -> DOS, COFF and optional headers, the section
  * table and its long names, .pkgnote notes, a UKI's .uname and .osrel ->
  * pkgnote_info_read and the JSON report; then pkgnote_stamp_memory(),
  * whose every success must hold up: the result reads back with the new
@@ -34,17 +34,17 @@ static void die(const char *what) {
 
 /* The primary package note's JSON of the D (N bytes), or NULL. */
 static char *note_json(const uint8_t *d, size_t n) {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_info *info;
         char *ret = NULL;
-        if (pkgnote_elf_from_memory(d, n, &e) < 0)
+        if (pkgnote_object_from_memory(d, n, &e) < 0)
                 die("the result does not parse");
         if (pkgnote_info_read(e, &info) < 0)
                 die("the result's notes do not read");
         if (pkgnote_info_package_count(info) > 0)
                 ret = strdup(pkgnote_info_package_json(info, 0));
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return ret;
 }
 
@@ -67,11 +67,11 @@ static void check_stamp(const uint8_t *buf, size_t size) {
         /* An input without any .pkgnote section (nor a signature, known
          * below) must come back as it was. */
         bool fresh = false;
-        pkgnote_elf *in;
-        if (pkgnote_elf_from_memory(buf, size, &in) == 0) {
+        pkgnote_object *in;
+        if (pkgnote_object_from_memory(buf, size, &in) == 0) {
                 const pkgnote_note *n;
-                fresh = pkgnote_elf_notes(in, &n) == 0 && pkgnote_elf_problem_count(in) == 0;
-                pkgnote_elf_free(in);
+                fresh = pkgnote_object_notes(in, &n) == 0 && pkgnote_object_problem_count(in) == 0;
+                pkgnote_object_free(in);
         }
         if (pkgnote_stamp_memory(buf, size, json, PKGNOTE_STAMP_DROP_SIGNATURE, &a, &na, &r) < 0) {
                 if (strstr(pkgnote_last_error(), "internal"))
@@ -111,16 +111,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         if (size)
                 memcpy(buf, data, size);
-        pkgnote_elf *e = NULL;
-        if (pkgnote_elf_from_memory(buf, size, &e) < 0) {
+        pkgnote_object *e = NULL;
+        if (pkgnote_object_from_memory(buf, size, &e) < 0) {
                 touch_str(pkgnote_last_error());
                 free(buf);
                 return 0;
         }
-        sink += (size_t)pkgnote_elf_is_pe(e) + pkgnote_pe_machine(e) + pkgnote_pe_subsystem(e) +
+        sink += (size_t)pkgnote_object_is_pe(e) + pkgnote_pe_machine(e) + pkgnote_pe_subsystem(e) +
                 (size_t)pkgnote_pe_signed(e) + (size_t)pkgnote_pe_dll(e);
         touch_str(pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e)));
-        touch_str(pkgnote_elf_kind(e));
+        touch_str(pkgnote_object_kind(e));
         int ns = pkgnote_pe_section_count(e);
         for (int i = 0; i < ns; i++) {
                 const char *name;
@@ -145,18 +145,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 pkgnote_os_release_free(os);
         }
         const pkgnote_note *notes;
-        int nn = pkgnote_elf_notes(e, &notes);
+        int nn = pkgnote_object_notes(e, &notes);
         for (int i = 0; i < nn; i++)
                 touch_note(&notes[i]);
         pkgnote_info *info = NULL;
         int r = pkgnote_info_read(e, &info);
-        for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++)
-                touch_problem(pkgnote_elf_problem(e, i), true);
+        for (size_t i = 0; i < pkgnote_object_problem_count(e); i++)
+                touch_problem(pkgnote_object_problem(e, i), true);
         char *j;
         if (r >= 0)
                 touch_json(pkgnote_info_to_json(info, e, "fuzz", &j), &j);
-        int pe = pkgnote_elf_is_pe(e);
-        pkgnote_elf_free(e);
+        int pe = pkgnote_object_is_pe(e);
+        pkgnote_object_free(e);
         pkgnote_info_free(info);
         if (pe)
                 check_stamp(buf, size);

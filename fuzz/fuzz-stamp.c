@@ -52,10 +52,10 @@ static int stamp(const struct kind *k, const uint8_t *in, size_t n, const char *
 /* The JSON of the primary package note, or of the dlopen note (which
  * must be the only one), or NULL. */
 static char *note_json(const struct kind *k, const uint8_t *d, size_t n) {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_info *info;
         char *ret = NULL;
-        if (pkgnote_elf_from_memory(d, n, &e) < 0)
+        if (pkgnote_object_from_memory(d, n, &e) < 0)
                 die("the result does not parse");
         if (pkgnote_info_read(e, &info) < 0)
                 die("the result's notes do not read");
@@ -64,7 +64,7 @@ static char *note_json(const struct kind *k, const uint8_t *d, size_t n) {
                         ret = strdup(pkgnote_info_package_json(info, 0));
         } else {
                 const pkgnote_note *notes;
-                int nn = pkgnote_elf_notes(e, &notes);
+                int nn = pkgnote_object_notes(e, &notes);
                 for (int i = 0; i < nn; i++) {
                         if (!pkgnote_note_is(&notes[i], PKGNOTE_OWNER_FDO, k->type) ||
                             !(notes[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION)))
@@ -75,7 +75,7 @@ static char *note_json(const struct kind *k, const uint8_t *d, size_t n) {
                 }
         }
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return ret;
 }
 

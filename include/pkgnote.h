@@ -25,7 +25,7 @@
  *     at the next change of it (pkgnote_metadata_set/_set_json/_remove);
  *     pointers into an object's parts (a core's modules, a scan's objects
  *     and packages, and what they return) live as long as the core or
- *     scan; names of constants (pkgnote_elf_type_name(),
+ *     scan; names of constants (pkgnote_object_type_name(),
  *     pkgnote_machine_name(), pkgnote_source_name(), ...) and lint checks
  *     are static.  pkgnote_last_error() lasts until the thread's next call
  *     into the library.  Results documented as malloc()ed are the
@@ -39,7 +39,7 @@
  *     pkgnote_scan_add() (its package index is built once, under a lock);
  *     the serializers pkgnote_metadata_to_json(), _value_json() and
  *     pkgnote_dlopen_to_json() excepted (jansson before 2.13 marks the
- *     objects it writes).  A pkgnote_elf reads lazily, even through its accessors: one thread at
+ *     objects it writes).  A pkgnote_object reads lazily, even through its accessors: one thread at
  *     a time.  tests/api/api-threads.c checks these claims.
  *   - The library never prints.
  */
@@ -100,31 +100,31 @@ typedef struct pkgnote_problem {
 /* ------------------------------------------------------------------ */
 /* ELF view                                                            */
 
-typedef struct pkgnote_elf pkgnote_elf;
+typedef struct pkgnote_object pkgnote_object;
 
 /* Opens PATH read-only.  -ENOEXEC when it is not ELF, -EBADMSG when the
  * ELF header or a header table is malformed. */
-PKGNOTE_PUBLIC int pkgnote_elf_open(const char *path, pkgnote_elf **ret);
+PKGNOTE_PUBLIC int pkgnote_object_open(const char *path, pkgnote_object **ret);
 /* Same over an open descriptor; FD stays the caller's and must stay open
- * until pkgnote_elf_free(). */
-PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret);
+ * until pkgnote_object_free(). */
+PKGNOTE_PUBLIC int pkgnote_object_open_fd(int fd, pkgnote_object **ret);
 /* Same over SIZE bytes at DATA, which are not copied and must outlive
  * the view (and every pointer it hands out, which may point into DATA). */
-PKGNOTE_PUBLIC int pkgnote_elf_from_memory(const void *data, size_t size, pkgnote_elf **ret);
-PKGNOTE_PUBLIC void pkgnote_elf_free(pkgnote_elf *e);
+PKGNOTE_PUBLIC int pkgnote_object_from_memory(const void *data, size_t size, pkgnote_object **ret);
+PKGNOTE_PUBLIC void pkgnote_object_free(pkgnote_object *e);
 
-PKGNOTE_PUBLIC int pkgnote_elf_class(const pkgnote_elf *e);      /* 32 or 64 */
-PKGNOTE_PUBLIC int pkgnote_elf_big_endian(const pkgnote_elf *e); /* 1 or 0 */
-PKGNOTE_PUBLIC unsigned pkgnote_elf_type(const pkgnote_elf *e);  /* e_type */
-PKGNOTE_PUBLIC unsigned pkgnote_elf_machine(const pkgnote_elf *e);
-PKGNOTE_PUBLIC uint64_t pkgnote_elf_size(const pkgnote_elf *e);
+PKGNOTE_PUBLIC int pkgnote_object_class(const pkgnote_object *e);      /* 32 or 64 */
+PKGNOTE_PUBLIC int pkgnote_object_big_endian(const pkgnote_object *e); /* 1 or 0 */
+PKGNOTE_PUBLIC unsigned pkgnote_object_type(const pkgnote_object *e);  /* e_type */
+PKGNOTE_PUBLIC unsigned pkgnote_object_machine(const pkgnote_object *e);
+PKGNOTE_PUBLIC uint64_t pkgnote_object_size(const pkgnote_object *e);
 
 /* "EXEC", "DYN", "REL", "CORE" or NULL for other values. */
-PKGNOTE_PUBLIC const char *pkgnote_elf_type_name(unsigned type);
+PKGNOTE_PUBLIC const char *pkgnote_object_type_name(unsigned type);
 /* The object's kind in the words systemd-analyze inspect-elf uses:
  * "relocatable", "executable" (a PIE too: an ET_DYN with PT_INTERP),
  * "shared object", "core" or "unknown".  Static strings. */
-PKGNOTE_PUBLIC const char *pkgnote_elf_kind(pkgnote_elf *e);
+PKGNOTE_PUBLIC const char *pkgnote_object_kind(pkgnote_object *e);
 /* Short machine name ("x86-64", "aarch64", "s390x", ...) or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_machine_name(unsigned machine, int elf_class);
 
@@ -140,22 +140,22 @@ typedef struct pkgnote_shdr {
 } pkgnote_shdr;
 
 /* The program headers (extended numbering resolved); returns the count. */
-PKGNOTE_PUBLIC int pkgnote_elf_phdrs(pkgnote_elf *e, const pkgnote_phdr **ret);
+PKGNOTE_PUBLIC int pkgnote_object_phdrs(pkgnote_object *e, const pkgnote_phdr **ret);
 /* The section headers, read on first use; returns the count, 0 when the
  * file has none (stripped section headers are not an error). */
-PKGNOTE_PUBLIC int pkgnote_elf_shdrs(pkgnote_elf *e, const pkgnote_shdr **ret);
+PKGNOTE_PUBLIC int pkgnote_object_shdrs(pkgnote_object *e, const pkgnote_shdr **ret);
 
 /* Why notes were read from the section table rather than a PT_NOTE that
  * describes another file's bytes (a separate debug file, made by eu-strip
  * -f or objcopy --only-keep-debug, keeps the stripped file's program
  * headers), or NULL.  Not a problem: the notes read are right.  Lives as
  * long as E. */
-PKGNOTE_PUBLIC const char *pkgnote_elf_notes_warning(pkgnote_elf *e);
+PKGNOTE_PUBLIC const char *pkgnote_object_notes_warning(pkgnote_object *e);
 
 /* Problems met while reading the object that did not stop the reading
  * (a malformed note region, an unreadable section name table). */
-PKGNOTE_PUBLIC size_t pkgnote_elf_problem_count(const pkgnote_elf *e);
-PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_elf_problem(const pkgnote_elf *e, size_t i);
+PKGNOTE_PUBLIC size_t pkgnote_object_problem_count(const pkgnote_object *e);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_object_problem(const pkgnote_object *e, size_t i);
 
 /* ------------------------------------------------------------------ */
 /* Notes                                                               */
@@ -182,8 +182,8 @@ typedef struct pkgnote_note {
 
 /* All notes of the object, each once, in file-offset order; returns the
  * count.  Walks every PT_NOTE, then every SHT_NOTE section not already
- * covered.  The array stays valid until pkgnote_elf_free(). */
-PKGNOTE_PUBLIC int pkgnote_elf_notes(pkgnote_elf *e, const pkgnote_note **ret);
+ * covered.  The array stays valid until pkgnote_object_free(). */
+PKGNOTE_PUBLIC int pkgnote_object_notes(pkgnote_object *e, const pkgnote_note **ret);
 
 /* 1 when the note has owner OWNER (compared with its NUL) and type TYPE. */
 PKGNOTE_PUBLIC int pkgnote_note_is(const pkgnote_note *n, const char *owner, uint32_t type);
@@ -195,8 +195,8 @@ PKGNOTE_PUBLIC int pkgnote_note_is(const pkgnote_note *n, const char *owner, uin
 PKGNOTE_PUBLIC int pkgnote_note_json(const pkgnote_note *n, const char **json, size_t *len);
 
 /* The GNU build-id of the object: 1 and its bytes (valid until
- * pkgnote_elf_free()), or 0 when none. */
-PKGNOTE_PUBLIC int pkgnote_elf_build_id(pkgnote_elf *e, const uint8_t **id, size_t *len);
+ * pkgnote_object_free()), or 0 when none. */
+PKGNOTE_PUBLIC int pkgnote_object_build_id(pkgnote_object *e, const uint8_t **id, size_t *len);
 
 /* Encodes one note: header in the given byte order, owner NUL-terminated,
  * both padded to 4 bytes.  descsz records DESC_LEN as given.  The result
@@ -376,7 +376,7 @@ typedef struct pkgnote_info pkgnote_info;
  * descriptor and section name, JSON text, dlopen lists, build-id,
  * problem messages) stays valid until pkgnote_info_free() of the summary
  * it came from, and only that. */
-PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_elf *e, pkgnote_info **ret);
+PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_object *e, pkgnote_info **ret);
 /* A deep copy of INFO, independent of it (and of whatever owns INFO: a
  * core's module, a scan's object).  -ENOMEM, -EINVAL when INFO is NULL. */
 PKGNOTE_PUBLIC int pkgnote_info_dup(const pkgnote_info *info, pkgnote_info **ret);
@@ -1214,12 +1214,12 @@ typedef void (*pkgnote_lint_fn)(void *userdata, const pkgnote_lint_finding *find
  * (may be NULL) for each finding, in a stable order.  Returns the number
  * of error findings, or a negative errno (-ENOMEM) when the object could
  * not be checked at all. */
-PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userdata);
+PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_object *e, pkgnote_lint_fn fn, void *userdata);
 /* pkgnote_lint(), and also (check "os-release-mismatch", an error) each
  * package note's os, osVersion and osCpe against the ID, VERSION_ID and
  * CPE_NAME of OSR, the build root's os-release (NULL: not checked); only
  * what both state is compared.  From version 0.3. */
-PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_elf *e, const pkgnote_os_release *osr, pkgnote_lint_fn fn,
+PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_object *e, const pkgnote_os_release *osr, pkgnote_lint_fn fn,
                                            void *userdata);
 
 /* ------------------------------------------------------------------ */
@@ -1728,11 +1728,11 @@ enum {
 
 /* A file's report ("pkgnote show --json"): path (PATH, as given), then
  * from E (may be NULL: these keys are left out) elfType
- * (pkgnote_elf_kind()), elfClass, byteOrder ("little", "big"),
+ * (pkgnote_object_kind()), elfClass, byteOrder ("little", "big"),
  * architecture (pkgnote_machine_name(), else "machine-N"), machine; then
  * buildId (hex, or null), packages (the package notes of INFO, as
  * stored), dlopen (the entries of every dlopen note, in one array). */
-PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_elf *e, const char *path, char **ret);
+PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_object *e, const char *path, char **ret);
 
 /* The threads of ST, as an array of {tid, frames: [{pc, function,
  * module, moduleOffset}]}: pc and moduleOffset are "0x..." strings,
@@ -1826,7 +1826,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result
  * unknown FLAGS) or -ENOMEM. */
 #define PKGNOTE_SYSTEMD_COREDUMP 0x1u /* the object systemd-coredump logs */
 /* A file's object, its member named NAME (as given; NULL: "(unnamed)"). */
-PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnote_elf *e, const char *name,
+PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnote_object *e, const char *name,
                                                 char **ret);
 /* A core's object (reading the dynamic linker's list from C); FLAGS 0 or
  * PKGNOTE_SYSTEMD_COREDUMP. */
@@ -2119,7 +2119,7 @@ PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const
 /* ------------------------------------------------------------------ */
 /* PE/COFF images (lib/pe.c, lib/stamp-pe.c)                          */
 
-/* The object view (pkgnote_elf) also opens PE/COFF images: EFI
+/* The object view (pkgnote_object) also opens PE/COFF images: EFI
  * applications and drivers (systemd-boot, systemd-stub, shim, unified
  * kernel images) and Windows programs and DLLs.  UAPI.8 puts their
  * package metadata in a section named .pkgnote holding the JSON itself
@@ -2128,9 +2128,9 @@ PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const
  * PKGNOTE_NT_FDO_PACKAGING_METADATA, where PKGNOTE_NOTE_PE_SECTION,
  * section ".pkgnote", offset its file offset), so pkgnote_info_read(),
  * the JSON reports and scans serve both formats.  For a PE view,
- * pkgnote_elf_class() is 64 for PE32+ and 32 for PE32,
- * pkgnote_elf_machine() the ELF machine of the PE machine (0 when none),
- * pkgnote_elf_type() 0, and there are no program or section headers. */
+ * pkgnote_object_class() is 64 for PE32+ and 32 for PE32,
+ * pkgnote_object_machine() the ELF machine of the PE machine (0 when none),
+ * pkgnote_object_type() 0, and there are no program or section headers. */
 
 #define PKGNOTE_NOTE_PE_SECTION (1u << 4) /* a PE/COFF .pkgnote section */
 
@@ -2165,39 +2165,39 @@ PKGNOTE_PUBLIC int pkgnote_emit_coff_object(const char *json, const pkgnote_targ
                                             size_t *ret_len);
 
 /* 1 when E is a PE/COFF image, 0 when it is ELF. */
-PKGNOTE_PUBLIC int pkgnote_elf_is_pe(const pkgnote_elf *e);
+PKGNOTE_PUBLIC int pkgnote_object_is_pe(const pkgnote_object *e);
 /* The COFF header's machine (0x8664 x86-64, 0x14c i386, 0xaa64 AArch64,
  * 0x5064 RISC-V 64...) and the optional header's subsystem; 0 for ELF. */
-PKGNOTE_PUBLIC unsigned pkgnote_pe_machine(const pkgnote_elf *e);
-PKGNOTE_PUBLIC unsigned pkgnote_pe_subsystem(const pkgnote_elf *e);
+PKGNOTE_PUBLIC unsigned pkgnote_pe_machine(const pkgnote_object *e);
+PKGNOTE_PUBLIC unsigned pkgnote_pe_subsystem(const pkgnote_object *e);
 /* "EFI application", "Windows console", "Windows GUI", ..., or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_pe_subsystem_name(unsigned subsystem);
 /* 1 when the image has a certificate table (an Authenticode signature). */
-PKGNOTE_PUBLIC int pkgnote_pe_signed(const pkgnote_elf *e);
+PKGNOTE_PUBLIC int pkgnote_pe_signed(const pkgnote_object *e);
 /* The number of sections; -ENOEXEC for an ELF view. */
-PKGNOTE_PUBLIC int pkgnote_pe_section_count(const pkgnote_elf *e);
+PKGNOTE_PUBLIC int pkgnote_pe_section_count(const pkgnote_object *e);
 /* Section I: 1 and its NAME (long names resolved; valid until
- * pkgnote_elf_free()), file OFFSET, SIZE of its bytes in the file and
+ * pkgnote_object_free()), file OFFSET, SIZE of its bytes in the file and
  * FLAGS (IMAGE_SCN_*), each out-parameter may be NULL; 0 past the last;
  * -ENOEXEC for an ELF view. */
-PKGNOTE_PUBLIC int pkgnote_pe_section(const pkgnote_elf *e, size_t i, const char **name, uint64_t *offset,
+PKGNOTE_PUBLIC int pkgnote_pe_section(const pkgnote_object *e, size_t i, const char **name, uint64_t *offset,
                                       uint64_t *size, uint32_t *flags);
 /* 1 when the image is a DLL (IMAGE_FILE_DLL). */
-PKGNOTE_PUBLIC int pkgnote_pe_dll(const pkgnote_elf *e);
+PKGNOTE_PUBLIC int pkgnote_pe_dll(const pkgnote_object *e);
 /* pkgnote_pe_section() for the first section named NAME: 1, or 0 when
  * there is none. */
-PKGNOTE_PUBLIC int pkgnote_pe_section_find(const pkgnote_elf *e, const char *name, uint64_t *offset, uint64_t *size,
+PKGNOTE_PUBLIC int pkgnote_pe_section_find(const pkgnote_object *e, const char *name, uint64_t *offset, uint64_t *size,
                                            uint32_t *flags);
 /* A unified kernel image's (UAPI.5 Type #2) .uname section: the kernel's
  * release, malloc()ed, or NULL when there is none. */
-PKGNOTE_PUBLIC char *pkgnote_pe_uki_uname(pkgnote_elf *e);
+PKGNOTE_PUBLIC char *pkgnote_pe_uki_uname(pkgnote_object *e);
 /* Its .osrel section parsed as os-release: 1 and *RET (free with
  * pkgnote_os_release_free()), 0 when there is none, or a negative errno. */
-PKGNOTE_PUBLIC int pkgnote_pe_uki_os_release(pkgnote_elf *e, pkgnote_os_release **ret);
+PKGNOTE_PUBLIC int pkgnote_pe_uki_os_release(pkgnote_object *e, pkgnote_os_release **ret);
 /* The bytes of the first section named NAME: 1 with *DATA (valid until
- * pkgnote_elf_free()) and *LEN, 0 when there is none, -E2BIG when it
+ * pkgnote_object_free()) and *LEN, 0 when there is none, -E2BIG when it
  * holds more than MAX bytes, -EBADMSG when they lie outside the file. */
-PKGNOTE_PUBLIC int pkgnote_pe_section_data(pkgnote_elf *e, const char *name, size_t max, const uint8_t **data,
+PKGNOTE_PUBLIC int pkgnote_pe_section_data(pkgnote_object *e, const char *name, size_t max, const uint8_t **data,
                                            size_t *len);
 
 #ifdef __cplusplus

@@ -272,9 +272,9 @@ static void links_done(struct links *l) {
         free(l->last);
 }
 
-static const pkgnote_phdr *find_phdr(pkgnote_elf *e, uint32_t type) {
+static const pkgnote_phdr *find_phdr(pkgnote_object *e, uint32_t type) {
         const pkgnote_phdr *ph;
-        int n = pkgnote_elf_phdrs(e, &ph);
+        int n = pkgnote_object_phdrs(e, &ph);
         for (int i = 0; i < n; i++)
                 if (ph[i].type == type)
                         return &ph[i];
@@ -283,7 +283,7 @@ static const pkgnote_phdr *find_phdr(pkgnote_elf *e, uint32_t type) {
 
 /* PT_INTERP's path, or NULL (also when it is malformed: the kernel would
  * refuse to run the program, which is not this reader's to say). */
-static char *interp_of(pkgnote_elf *e) {
+static char *interp_of(pkgnote_object *e) {
         const pkgnote_phdr *ph = find_phdr(e, PT_INTERP);
         if (!ph || ph->filesz < 2 || ph->filesz > PATH_MAX)
                 return NULL;
@@ -319,7 +319,7 @@ static int try_path(pkgnote_closure *c, const char *path, const struct pn_abi *w
         snprintf(key, sizeof key, "%llx:%llx", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
         size_t oi;
         int r = 0;
-        pkgnote_elf *e = NULL;
+        pkgnote_object *e = NULL;
         if (pn_smap_get(&c->by_inode, key, &oi)) {
                 close(fd);
                 const struct pn_abi *a = &c->objs[oi].abi;
@@ -328,13 +328,13 @@ static int try_path(pkgnote_closure *c, const char *path, const struct pn_abi *w
                         return 0;
                 }
         } else {
-                r = pkgnote_elf_open_fd(fd, &e);
+                r = pkgnote_object_open_fd(fd, &e);
                 struct pn_abi got = r < 0 ? (struct pn_abi){0} : pn_elf_abi(e);
-                if (r < 0 || (pkgnote_elf_type(e) != ET_EXEC && pkgnote_elf_type(e) != ET_DYN) ||
+                if (r < 0 || (pkgnote_object_type(e) != ET_EXEC && pkgnote_object_type(e) != ET_DYN) ||
                     (want && !pn_abi_accepts(want, &got))) {
                         if (!want)
                                 pn_error(r < 0 ? r : -ENOEXEC, "%s", r == -ENOEXEC || r >= 0 ? "not an ELF program or shared object" : pkgnote_last_error());
-                        pkgnote_elf_free(e);
+                        pkgnote_object_free(e);
                         close(fd);
                         links_done(&l);
                         return want ? (r == -ENOMEM ? r : 0) : (r < 0 ? r : -ENOEXEC);
@@ -393,7 +393,7 @@ static int try_path(pkgnote_closure *c, const char *path, const struct pn_abi *w
         }
 out:
         if (e) {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 close(fd);
         }
         links_done(&l);

@@ -20,7 +20,7 @@
 #define MAX_SCANNED (64u << 20)
 
 /* Does the object import dlopen or dlmopen? */
-static bool imports_dlopen(pkgnote_elf *e, const pkgnote_shdr *sh, int n) {
+static bool imports_dlopen(pkgnote_object *e, const pkgnote_shdr *sh, int n) {
         const pkgnote_shdr *sym = NULL, *str = NULL;
         for (int i = 0; i < n; i++) {
                 if (sh[i].type == SHT_DYNSYM && !sym)
@@ -40,7 +40,7 @@ static bool imports_dlopen(pkgnote_elf *e, const pkgnote_shdr *sh, int n) {
                 return false;
         memcpy(syms, s, sym->size);
         const char *names = (const char *)pn_elf_bytes(e, str->offset, str->size, &err);
-        bool is64 = pkgnote_elf_class(e) == 64, be = pkgnote_elf_big_endian(e), found = false;
+        bool is64 = pkgnote_object_class(e) == 64, be = pkgnote_object_big_endian(e), found = false;
         size_t esz = is64 ? 24 : 16;
         for (uint64_t o = 0; names && !found && o + esz <= sym->size; o += esz) {
                 uint32_t name = pn_rd32(syms + o, be);
@@ -106,9 +106,9 @@ static int add_name(char ***v, size_t *n, size_t *cap, const char *s, size_t len
 }
 
 /* The sonames the object's dlopen notes list. */
-static int declared(pkgnote_elf *e, char ***v, size_t *n, size_t *cap) {
+static int declared(pkgnote_object *e, char ***v, size_t *n, size_t *cap) {
         const pkgnote_note *notes;
-        int c = pkgnote_elf_notes(e, &notes);
+        int c = pkgnote_object_notes(e, &notes);
         for (int i = 0; i < c; i++) {
                 const char *json;
                 size_t len;
@@ -135,12 +135,12 @@ static int declared(pkgnote_elf *e, char ***v, size_t *n, size_t *cap) {
         return 0;
 }
 
-int pn_undeclared_dlopen(pkgnote_elf *e, char ***ret, size_t *n_ret) {
+int pn_undeclared_dlopen(pkgnote_object *e, char ***ret, size_t *n_ret) {
         *ret = NULL;
         *n_ret = 0;
-        unsigned type = pkgnote_elf_type(e);
+        unsigned type = pkgnote_object_type(e);
         const pkgnote_shdr *sh;
-        int n = pkgnote_elf_shdrs(e, &sh);
+        int n = pkgnote_object_shdrs(e, &sh);
         if ((type != ET_EXEC && type != ET_DYN) || n <= 0 || !imports_dlopen(e, sh, n))
                 return 0;
         char **known = NULL, **found = NULL;

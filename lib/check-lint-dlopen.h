@@ -13,4 +13,4 @@
  * library names (lib*.so.N) its data holds that neither a dlopen note nor
  * DT_NEEDED names, in file order, into *RET (N_RET of them, malloc()ed;
  * free with pn_free_strv()).  1 when there are some, 0, or -ENOMEM. */
-int pn_undeclared_dlopen(pkgnote_elf *e, char ***ret, size_t *n_ret);
+int pn_undeclared_dlopen(pkgnote_object *e, char ***ret, size_t *n_ret);

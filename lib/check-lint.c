@@ -134,7 +134,7 @@ PKGNOTE_PUBLIC const char *pkgnote_lint_severity_name(int severity) {
 }
 
 struct lint {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_lint_fn fn;
         void *userdata;
         int errors;
@@ -697,8 +697,8 @@ static void check_dlopen(struct lint *l, const pkgnote_note *n) {
  * keeps no record of which input cleared a property, so only the object
  * can be judged. */
 static void check_note_object_properties(struct lint *l, const pkgnote_note *notes, int c) {
-        unsigned machine = pkgnote_elf_machine(l->e);
-        bool is64 = pkgnote_elf_class(l->e) == 64, be = pkgnote_elf_big_endian(l->e);
+        unsigned machine = pkgnote_object_machine(l->e);
+        bool is64 = pkgnote_object_class(l->e) == 64, be = pkgnote_object_big_endian(l->e);
         uint32_t type, need;
         const char *what;
         if (machine == EM_X86_64 || machine == EM_386) {
@@ -758,11 +758,11 @@ static void check_undeclared_dlopen(struct lint *l) {
  * the JSON under the same rules as the ELF note's descriptor. */
 static int lint_pe(struct lint *l) {
         const pkgnote_note *notes;
-        int c = pkgnote_elf_notes(l->e, &notes);
+        int c = pkgnote_object_notes(l->e, &notes);
         if (c < 0)
                 return c;
-        for (size_t i = 0; i < pkgnote_elf_problem_count(l->e); i++)
-                report(l, C_MALFORMED_NOTE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_elf_problem(l->e, i)->message);
+        for (size_t i = 0; i < pkgnote_object_problem_count(l->e); i++)
+                report(l, C_MALFORMED_NOTE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_object_problem(l->e, i)->message);
         if (c > 1)
                 report(l, C_PE_MULTIPLE_SECTIONS, notes[1].offset, "%d .pkgnote sections; readers take the first", c);
         const uint32_t want = PN_SCN_CNT_INITIALIZED_DATA | PN_SCN_MEM_READ;
@@ -787,18 +787,18 @@ static int lint_pe(struct lint *l) {
         return l->errors;
 }
 
-PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_elf *e, pkgnote_lint_fn fn, void *userdata) {
+PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_object *e, pkgnote_lint_fn fn, void *userdata) {
         return pkgnote_lint_os_release(e, NULL, fn, userdata);
 }
 
-PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_elf *e, const pkgnote_os_release *osr, pkgnote_lint_fn fn,
+PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_object *e, const pkgnote_os_release *osr, pkgnote_lint_fn fn,
                                            void *userdata) {
         struct lint l = {.e = e, .fn = fn, .userdata = userdata, .osr = osr};
-        if (pkgnote_elf_is_pe(e))
+        if (pkgnote_object_is_pe(e))
                 return lint_pe(&l);
-        unsigned type = pkgnote_elf_type(e);
+        unsigned type = pkgnote_object_type(e);
         if (type != ET_REL && type != ET_EXEC && type != ET_DYN) {
-                const char *name = pkgnote_elf_type_name(type);
+                const char *name = pkgnote_object_type_name(type);
                 if (name)
                         report(&l, C_UNSUPPORTED_TYPE, PKGNOTE_LINT_NO_OFFSET,
                                "ELF type %s: only executables, shared objects and relocatable objects are checked", name);
@@ -809,21 +809,21 @@ PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_elf *e, const pkgnote_os_rele
         }
 
         const pkgnote_note *notes;
-        int c = pkgnote_elf_notes(e, &notes);
+        int c = pkgnote_object_notes(e, &notes);
         if (c < 0)
                 return c;
-        l.n_ph = pkgnote_elf_phdrs(e, &l.ph);
-        l.n_sh = pkgnote_elf_shdrs(e, &l.sh);
+        l.n_ph = pkgnote_object_phdrs(e, &l.ph);
+        l.n_sh = pkgnote_object_shdrs(e, &l.sh);
         if (l.n_sh < 0)
                 l.n_sh = 0; /* already recorded as a problem by the note walk */
 
-        for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++)
-                report(&l, C_MALFORMED_NOTE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_elf_problem(e, i)->message);
+        for (size_t i = 0; i < pkgnote_object_problem_count(e); i++)
+                report(&l, C_MALFORMED_NOTE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_object_problem(e, i)->message);
         /* A separate debug file: its segments are the stripped file's, so
          * where its notes would be loaded cannot be judged from it. */
-        bool debug_file = pkgnote_elf_notes_warning(e) != NULL;
+        bool debug_file = pkgnote_object_notes_warning(e) != NULL;
         if (debug_file)
-                report(&l, C_DEBUG_FILE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_elf_notes_warning(e));
+                report(&l, C_DEBUG_FILE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_object_notes_warning(e));
 
         bool package_section = false;
         for (int i = 0; i < l.n_sh; i++) {
@@ -887,7 +887,7 @@ PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_elf *e, const pkgnote_os_rele
         if (type != ET_REL) {
                 const uint8_t *id;
                 size_t id_len;
-                if (pkgnote_elf_build_id(e, &id, &id_len) <= 0)
+                if (pkgnote_object_build_id(e, &id, &id_len) <= 0)
                         report(&l, C_NO_BUILD_ID, PKGNOTE_LINT_NO_OFFSET,
                                "no GNU build-id note: core dump readers match modules to files and debug info by it (link with --build-id)");
         }

@@ -102,8 +102,8 @@ struct pn_abi pn_abi_make(int elf_class, int big_endian, unsigned machine, uint3
         return a;
 }
 
-struct pn_abi pn_elf_abi(const pkgnote_elf *e) {
-        return pn_abi_make(pkgnote_elf_class(e), pkgnote_elf_big_endian(e), pkgnote_elf_machine(e), pn_elf_eflags(e));
+struct pn_abi pn_elf_abi(const pkgnote_object *e) {
+        return pn_abi_make(pkgnote_object_class(e), pkgnote_object_big_endian(e), pkgnote_object_machine(e), pn_elf_eflags(e));
 }
 
 bool pn_abi_accepts(const struct pn_abi *want, const struct pn_abi *got) {

@@ -54,7 +54,7 @@ struct pn_abi {
  * E_FLAGS. */
 struct pn_abi pn_abi_make(int elf_class, int big_endian, unsigned machine, uint32_t e_flags);
 /* The ABI of the object E. */
-struct pn_abi pn_elf_abi(const pkgnote_elf *e);
+struct pn_abi pn_elf_abi(const pkgnote_object *e);
 /* Whether the loader of an object of ABI WANT maps an object of ABI GOT
  * (glibc's elf_machine_matches_host and VALID_FLOAT_ABI). */
 bool pn_abi_accepts(const struct pn_abi *want, const struct pn_abi *got);

@@ -64,16 +64,16 @@ static int same_file(const pkgnote_core *c, const pkgnote_module *m, int rootfd,
         } else if (!m->build_id) {
                 state = PKGNOTE_DB_UNVERIFIED;
         } else {
-                pkgnote_elf *e;
+                pkgnote_object *e;
                 pkgnote_info *info;
-                if (pkgnote_elf_open_fd(fd, &e) >= 0) {
+                if (pkgnote_object_open_fd(fd, &e) >= 0) {
                         if (pkgnote_info_read(e, &info) >= 0) {
                                 const char *id = pkgnote_info_build_id(info);
                                 if (id && !strcmp(id, m->build_id))
                                         state = PKGNOTE_DB_OWNED;
                                 pkgnote_info_free(info);
                         }
-                        pkgnote_elf_free(e);
+                        pkgnote_object_free(e);
                 }
         }
         close(fd);

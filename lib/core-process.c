@@ -140,11 +140,11 @@ static void read_now(const pkgnote_core *c, int rootfd, pkgnote_module *m) {
         int fd = open_now(c, rootfd, m);
         if (fd < 0)
                 return;
-        pkgnote_elf *e;
-        if (pkgnote_elf_open_fd(fd, &e) >= 0) {
+        pkgnote_object *e;
+        if (pkgnote_object_open_fd(fd, &e) >= 0) {
                 if (pkgnote_info_read(e, &m->now_info) < 0)
                         m->now_info = NULL;
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
         }
         close(fd);
 }
@@ -425,7 +425,7 @@ static int read_modules(pkgnote_core *c, int rootfd, int pid) {
 }
 
 static void read_module(pkgnote_core *c, int rootfd, int pid, pkgnote_module *m) {
-        pkgnote_elf *e = NULL;
+        pkgnote_object *e = NULL;
         int fd = -1, r;
         uint8_t *vdso = NULL;
         if (m->is_vdso) {
@@ -457,7 +457,7 @@ static void read_module(pkgnote_core *c, int rootfd, int pid, pkgnote_module *m)
                                              strerror(-fd));
                         return;
                 }
-                r = pkgnote_elf_open_fd(fd, &e);
+                r = pkgnote_object_open_fd(fd, &e);
         }
         pkgnote_info *info = NULL;
         if (r >= 0)
@@ -471,7 +471,7 @@ static void read_module(pkgnote_core *c, int rootfd, int pid, pkgnote_module *m)
                         pn_module_set_reason(m, "replaced on disk since it was mapped; notes are the mapped file's");
         } else if (r != -ENOEXEC)
                 pn_module_set_reason(m, "unreadable: %s", pkgnote_last_error());
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         if (fd >= 0)
                 close(fd);
         free(vdso);
@@ -543,19 +543,19 @@ static int open_process(int pid, const pkgnote_core_options *options, pkgnote_db
                 return pn_error(-EINVAL, "invalid PID %d", pid);
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/exe", pid);
-        pkgnote_elf *exe;
-        r = pkgnote_elf_open(path, &exe);
+        pkgnote_object *exe;
+        r = pkgnote_object_open(path, &exe);
         if (r < 0)
                 return r == -ENOENT ? pn_error(-ESRCH, "no process %d", pid) : r;
         pkgnote_core *c = calloc(1, sizeof *c);
         if (!c) {
-                pkgnote_elf_free(exe);
+                pkgnote_object_free(exe);
                 return pn_error(-ENOMEM, "out of memory");
         }
-        c->is64 = pkgnote_elf_class(exe) == 64;
-        c->be = pkgnote_elf_big_endian(exe);
-        c->machine = pkgnote_elf_machine(exe);
-        pkgnote_elf_free(exe);
+        c->is64 = pkgnote_object_class(exe) == 64;
+        c->be = pkgnote_object_big_endian(exe);
+        c->machine = pkgnote_object_machine(exe);
+        pkgnote_object_free(exe);
         c->pid = pid;
         c->have_pid = true;
         c->live = true;

@@ -275,8 +275,8 @@ static struct timespec ms_from_now(unsigned ms) {
  * open and where it was. */
 static int build_id_check(int fd, const char *want) {
         int dfd = dup(fd);
-        pkgnote_elf *e;
-        if (dfd < 0 || pkgnote_elf_open_fd(dfd, &e) < 0) {
+        pkgnote_object *e;
+        if (dfd < 0 || pkgnote_object_open_fd(dfd, &e) < 0) {
                 if (dfd >= 0)
                         close(dfd);
                 return -1;
@@ -289,7 +289,7 @@ static int build_id_check(int fd, const char *want) {
                 r = id && !strcmp(id, want) ? 0 : 1;
                 pkgnote_info_free(info);
         }
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return r;
 }
 
@@ -896,7 +896,7 @@ static void unwind_child(int outfd, const pkgnote_core *c, const pkgnote_stack_o
                         child_fail(msg);
                 }
         } else {
-                const pkgnote_elf *v = c->view;
+                const pkgnote_object *v = c->view;
                 Elf *elf = c->src ? dw.elf_begin(decompress_core(c), ELF_C_READ_MMAP, NULL)
                            : v->mem ? dw.elf_memory((char *)(uintptr_t)v->mem, (size_t)v->size)
                                     : dw.elf_begin(v->fd, ELF_C_READ_MMAP, NULL);

@@ -226,14 +226,14 @@ static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
         if (r->len < SELFMAG || memcmp(r->data, ELFMAG, SELFMAG) != 0)
                 return false;
         *is_elf = true;
-        pkgnote_elf *e;
+        pkgnote_object *e;
         if (pn_elf_from_prefix(r->data, r->len, &e) < 0) {
                 pn_module_set_reason(m, "dumped header unreadable: %s", pkgnote_last_error());
                 return false;
         }
         pkgnote_info *info;
         if (pkgnote_info_read(e, &info) < 0) {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 return false;
         }
         const char *id = pkgnote_info_build_id(info);
@@ -245,7 +245,7 @@ static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
                         complete = false;
         m->info = info;
         m->source = PKGNOTE_SOURCE_CORE;
-        pkgnote_elf_free(e); /* info keeps copies of all it needs */
+        pkgnote_object_free(e); /* info keeps copies of all it needs */
         return complete || pkgnote_info_package_count(info) > 0;
 }
 
@@ -261,8 +261,8 @@ static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, boo
                         pn_module_set_reason(m, "not on disk: %s", strerror(-fd));
                 return;
         }
-        pkgnote_elf *e;
-        int r = pkgnote_elf_open_fd(fd, &e);
+        pkgnote_object *e;
+        int r = pkgnote_object_open_fd(fd, &e);
         if (r < 0) {
                 close(fd);
                 if (r != -ENOEXEC)
@@ -272,7 +272,7 @@ static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, boo
         *is_elf = true;
         pkgnote_info *info;
         if (pkgnote_info_read(e, &info) < 0) {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 close(fd);
                 pn_module_set_reason(m, "disk copy unreadable: %s", pkgnote_last_error());
                 return;
@@ -293,7 +293,7 @@ static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, boo
                 m->info = info;
                 m->source = PKGNOTE_SOURCE_DISK;
         }
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         close(fd);
 }
 
@@ -373,30 +373,30 @@ int pn_core_cmp_module(const void *a, const void *b) {
 /* Keeps the options that outlive the call, checks that the file is a
  * core and takes its ELF facts: class, byte order, machine. */
 static int read_core_header(pkgnote_core *c, const pkgnote_core_options *o) {
-        pkgnote_elf *v = c->view;
+        pkgnote_object *v = c->view;
         c->no_disk = o && o->no_disk;
         if (o && o->root && !(c->root = strdup(o->root)))
                 return pn_error(-ENOMEM, "out of memory");
-        if (pkgnote_elf_type(v) != ET_CORE)
+        if (pkgnote_object_type(v) != ET_CORE)
                 return pn_error(-EINVAL, "not a core file (ELF type %s)",
-                                pkgnote_elf_type_name(pkgnote_elf_type(v)) ? pkgnote_elf_type_name(pkgnote_elf_type(v)) : "unknown");
-        c->is64 = pkgnote_elf_class(v) == 64;
+                                pkgnote_object_type_name(pkgnote_object_type(v)) ? pkgnote_object_type_name(pkgnote_object_type(v)) : "unknown");
+        c->is64 = pkgnote_object_class(v) == 64;
         c->page = 4096;
-        c->be = pkgnote_elf_big_endian(v);
-        c->machine = pkgnote_elf_machine(v);
+        c->be = pkgnote_object_big_endian(v);
+        c->machine = pkgnote_object_machine(v);
         return 0;
 }
 
 /* Reads the process facts of the CORE notes, and the mappings of the
  * first NT_FILE note, which *FILE_NOTE gets (NULL when there is none). */
 static int read_core_notes(pkgnote_core *c, const pkgnote_note **file_note) {
-        pkgnote_elf *v = c->view;
+        pkgnote_object *v = c->view;
         const pkgnote_note *n;
-        int cnt = pkgnote_elf_notes(v, &n);
+        int cnt = pkgnote_object_notes(v, &n);
         if (cnt < 0)
                 return cnt;
-        for (size_t i = 0; i < pkgnote_elf_problem_count(v); i++)
-                pn_core_problem_err(c, pkgnote_elf_problem(v, i)->error, "%s", pkgnote_elf_problem(v, i)->message);
+        for (size_t i = 0; i < pkgnote_object_problem_count(v); i++)
+                pn_core_problem_err(c, pkgnote_object_problem(v, i)->error, "%s", pkgnote_object_problem(v, i)->message);
         *file_note = NULL;
         for (int i = 0; i < cnt; i++) {
                 if (!pkgnote_note_is(&n[i], "CORE", n[i].type))
@@ -561,7 +561,7 @@ static int decompress_once(pkgnote_core *c, int fd, off_t start) {
                         close(mfd);
                         return pn_error(-ENOMEM, "out of memory");
                 }
-                if (pkgnote_elf_open_fd(mfd, &c->view) >= 0) {
+                if (pkgnote_object_open_fd(mfd, &c->view) >= 0) {
                         c->view->own_fd = true;
                         c->decompressed_once = true;
                         c->compressed_read = compressed;
@@ -619,10 +619,10 @@ PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *opti
                 uint64_t len;
                 r = pn_core_source_prefix(c->src, &c->prefix, &len);
                 if (r >= 0)
-                        r = pkgnote_elf_from_memory(c->prefix, len, &c->view);
+                        r = pkgnote_object_from_memory(c->prefix, len, &c->view);
         } else if (r >= 0) {
                 int dfd = dup(fd);
-                r = dfd < 0 ? pn_error(-errno, "dup: %s", strerror(errno)) : pkgnote_elf_open_fd(dfd, &c->view);
+                r = dfd < 0 ? pn_error(-errno, "dup: %s", strerror(errno)) : pkgnote_object_open_fd(dfd, &c->view);
                 if (r >= 0)
                         c->view->own_fd = true;
                 else if (dfd >= 0)
@@ -647,7 +647,7 @@ PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const
         pkgnote_core *c = calloc(1, sizeof *c);
         if (!c)
                 return pn_error(-ENOMEM, "out of memory");
-        r = pkgnote_elf_from_memory(data, size, &c->view);
+        r = pkgnote_object_from_memory(data, size, &c->view);
         if (r >= 0)
                 r = read_core(c, o);
         if (r < 0) {
@@ -682,7 +682,7 @@ PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c) {
         free(c->args);
         free(c->root);
         pn_core_loads_free(c->loads);
-        pkgnote_elf_free(c->view);
+        pkgnote_object_free(c->view);
         free(c->prefix);
         pn_core_source_free(c->src);
         if (!c->pkgdb_borrowed)

@@ -59,7 +59,7 @@ struct pkgnote_core {
         char *root;   /* the options, for the unwinder */
         bool no_disk;
         bool live; /* a running process (pkgnote_process_open()), not a core */
-        pkgnote_elf *view; /* over the core file, or over the streamed prefix */
+        pkgnote_object *view; /* over the core file, or over the streamed prefix */
         uint8_t *prefix;
         bool is64, be;
         unsigned machine;

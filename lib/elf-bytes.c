@@ -19,7 +19,7 @@ struct chunk {
         uint8_t data[];
 };
 
-int pn_elf_read_full(pkgnote_elf *e, int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got) {
+int pn_elf_read_full(pkgnote_object *e, int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got) {
         ssize_t done = len > SIZE_MAX ? -EINVAL : pn_pread_full(fd, buf, (size_t)len, off);
         *got = 0;
         if (done < 0)
@@ -29,7 +29,7 @@ int pn_elf_read_full(pkgnote_elf *e, int fd, uint8_t *buf, uint64_t len, uint64_
         return 0;
 }
 
-const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err) {
+const uint8_t *pn_elf_bytes(pkgnote_object *e, uint64_t off, uint64_t len, int *err) {
         if (!pn_range_ok(off, len, e->size)) {
                 *err = pn_error(-EBADMSG, "range 0x%llx+0x%llx lies outside the file (size 0x%llx)",
                                 (unsigned long long)off, (unsigned long long)len,
@@ -80,7 +80,7 @@ const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err
         return c->data;
 }
 
-void pn_elf_chunks_free(pkgnote_elf *e) {
+void pn_elf_chunks_free(pkgnote_object *e) {
         while (e->chunks) {
                 struct chunk *c = e->chunks;
                 e->chunks = c->next;
@@ -88,7 +88,7 @@ void pn_elf_chunks_free(pkgnote_elf *e) {
         }
 }
 
-int pn_elf_problem(pkgnote_elf *e, int err, const char *fmt, ...) {
+int pn_elf_problem(pkgnote_object *e, int err, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
         /* Bounded: enough to explain, and hostile input cannot grow it. */

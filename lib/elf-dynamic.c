@@ -36,7 +36,7 @@ void pn_free_strv(char **v, size_t n) {
         free(v);
 }
 
-int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n_needed) {
+int pn_elf_dynamic(pkgnote_object *e, char **soname, char ***needed, size_t *n_needed) {
         struct pn_dynamic d;
         int r = pn_elf_dynamic_read(e, &d);
         if (r < 0)
@@ -55,7 +55,7 @@ void pn_dynamic_done(struct pn_dynamic *d) {
         *d = (struct pn_dynamic){0};
 }
 
-int pn_elf_dynamic_read(pkgnote_elf *e, struct pn_dynamic *out) {
+int pn_elf_dynamic_read(pkgnote_object *e, struct pn_dynamic *out) {
         *out = (struct pn_dynamic){0};
         char **soname = &out->soname, ***needed = &out->needed;
         size_t *n_needed = &out->n_needed;
@@ -63,7 +63,7 @@ int pn_elf_dynamic_read(pkgnote_elf *e, struct pn_dynamic *out) {
         *needed = NULL;
         *n_needed = 0;
         const pkgnote_phdr *ph;
-        int n = pkgnote_elf_phdrs(e, &ph);
+        int n = pkgnote_object_phdrs(e, &ph);
         const pkgnote_phdr *dyn = NULL;
         for (int i = 0; i < n; i++)
                 if (ph[i].type == PT_DYNAMIC) {

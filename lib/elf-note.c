@@ -15,7 +15,7 @@
 #include "elfview.h"
 #include "pe.h"
 
-static int add_note(pkgnote_elf *e, size_t *cap, const pkgnote_note *n) {
+static int add_note(pkgnote_object *e, size_t *cap, const pkgnote_note *n) {
         if (e->n_notes >= PKGNOTE_MAX_NOTES)
                 return pn_elf_problem(e, -E2BIG, "more than %u notes, ignoring the rest", PKGNOTE_MAX_NOTES);
         if (pn_grow(&e->notes, cap, e->n_notes + 1, sizeof *e->notes) < 0)
@@ -27,7 +27,7 @@ static int add_note(pkgnote_elf *e, size_t *cap, const pkgnote_note *n) {
 /* Walks the notes in file bytes [off, off+len).  A malformed note ends the
  * region (its length fields can no longer be trusted) and is recorded as a
  * problem; notes before it are kept. */
-static int walk_region(pkgnote_elf *e, size_t *cap, uint64_t off, uint64_t len, uint32_t align,
+static int walk_region(pkgnote_object *e, size_t *cap, uint64_t off, uint64_t len, uint32_t align,
                        unsigned where, const char *section, const char *what) {
         int err;
         if (len == 0)
@@ -104,7 +104,7 @@ static int cmp_note(const void *a, const void *b) {
         return (int)(x->where & PKGNOTE_NOTE_IN_SECTION) - (int)(y->where & PKGNOTE_NOTE_IN_SECTION);
 }
 
-static bool inside_load(pkgnote_elf *e, uint64_t off, uint64_t len) {
+static bool inside_load(pkgnote_object *e, uint64_t off, uint64_t len) {
         for (uint32_t i = 0; i < e->phnum; i++) {
                 const pkgnote_phdr *p = &e->phdrs[i];
                 if (p->type == PT_LOAD && off >= p->offset && pn_range_ok(off - p->offset, len, p->filesz))
@@ -114,7 +114,7 @@ static bool inside_load(pkgnote_elf *e, uint64_t off, uint64_t len) {
 }
 
 /* True when [off, off+len) walks as notes of alignment ALIGN to its end. */
-static bool walks_clean(pkgnote_elf *e, uint64_t off, uint64_t len, uint32_t align) {
+static bool walks_clean(pkgnote_object *e, uint64_t off, uint64_t len, uint32_t align) {
         int err;
         const uint8_t *b = pn_range_ok(off, len, e->size) ? pn_elf_bytes(e, off, len, &err) : NULL;
         if (!b)
@@ -135,7 +135,7 @@ static bool walks_clean(pkgnote_elf *e, uint64_t off, uint64_t len, uint32_t ali
  * same 8-aligned PT_NOTE as the GNU property note; such a segment only
  * walks cleanly with 4, which also walks property notes correctly (their
  * name is 4 bytes and their descriptor a multiple of 8). */
-static uint32_t segment_align(pkgnote_elf *e, const pkgnote_phdr *p) {
+static uint32_t segment_align(pkgnote_object *e, const pkgnote_phdr *p) {
         if (p->align != 8)
                 return 4;
         if (!walks_clean(e, p->offset, p->filesz, 8) && walks_clean(e, p->offset, p->filesz, 4))
@@ -144,7 +144,7 @@ static uint32_t segment_align(pkgnote_elf *e, const pkgnote_phdr *p) {
 }
 
 /* Whether a PT_LOAD starting at file offset 0 maps bytes [0, end). */
-static bool first_load_covers(pkgnote_elf *e, uint64_t end) {
+static bool first_load_covers(pkgnote_object *e, uint64_t end) {
         for (uint32_t i = 0; i < e->phnum; i++) {
                 const pkgnote_phdr *p = &e->phdrs[i];
                 if (p->type == PT_LOAD && p->offset == 0 && p->filesz >= end)
@@ -163,7 +163,7 @@ static bool first_load_covers(pkgnote_elf *e, uint64_t end) {
  * the sections are the truth.  A segment no section starts at (a note
  * added after linking) is read as it is.  Core files have no such
  * sections and are never judged so. */
-static bool segment_stale(const pkgnote_elf *e, const pkgnote_phdr *p, const pkgnote_shdr *s, int ns) {
+static bool segment_stale(const pkgnote_object *e, const pkgnote_phdr *p, const pkgnote_shdr *s, int ns) {
         if (e->type == ET_CORE || p->vaddr == 0)
                 return false;
         for (int i = 0; i < ns; i++)
@@ -179,7 +179,7 @@ static bool segment_stale(const pkgnote_elf *e, const pkgnote_phdr *p, const pkg
  * section names another offset; yet a segment's bytes are in the file and
  * a section without file bytes cannot lie among them.  TLS sections are
  * not counted: .tbss shares its addresses with the sections after it. */
-static const pkgnote_shdr *segment_in_nobits(const pkgnote_elf *e, const pkgnote_phdr *p, const pkgnote_shdr *s,
+static const pkgnote_shdr *segment_in_nobits(const pkgnote_object *e, const pkgnote_phdr *p, const pkgnote_shdr *s,
                                              int ns) {
         if (e->type == ET_CORE || p->vaddr == 0 || p->filesz == 0 || p->vaddr > UINT64_MAX - p->filesz)
                 return NULL;
@@ -190,11 +190,11 @@ static const pkgnote_shdr *segment_in_nobits(const pkgnote_elf *e, const pkgnote
         return NULL;
 }
 
-static int read_notes(pkgnote_elf *e) {
+static int read_notes(pkgnote_object *e) {
         size_t cap = 0;
         int r;
         const pkgnote_shdr *s;
-        int ns = pkgnote_elf_shdrs(e, &s);
+        int ns = pkgnote_object_shdrs(e, &s);
         for (uint32_t i = 0; i < e->phnum; i++) {
                 const pkgnote_phdr *p = &e->phdrs[i];
                 if (p->type != PT_NOTE)
@@ -266,7 +266,7 @@ static int read_notes(pkgnote_elf *e) {
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_elf_notes(pkgnote_elf *e, const pkgnote_note **ret) {
+PKGNOTE_PUBLIC int pkgnote_object_notes(pkgnote_object *e, const pkgnote_note **ret) {
         if (!e->notes_read) {
                 e->notes_read = true;
                 e->notes_err = e->pe ? pn_pe_notes(e) : read_notes(e);
@@ -277,9 +277,9 @@ PKGNOTE_PUBLIC int pkgnote_elf_notes(pkgnote_elf *e, const pkgnote_note **ret) {
         return (int)e->n_notes;
 }
 
-PKGNOTE_PUBLIC const char *pkgnote_elf_notes_warning(pkgnote_elf *e) {
+PKGNOTE_PUBLIC const char *pkgnote_object_notes_warning(pkgnote_object *e) {
         const pkgnote_note *n;
-        (void)pkgnote_elf_notes(e, &n);
+        (void)pkgnote_object_notes(e, &n);
         return e->notes_warning;
 }
 
@@ -306,9 +306,9 @@ PKGNOTE_PUBLIC int pkgnote_note_json(const pkgnote_note *n, const char **json, s
 
 #define MAX_BUILD_ID 64u
 
-PKGNOTE_PUBLIC int pkgnote_elf_build_id(pkgnote_elf *e, const uint8_t **id, size_t *len) {
+PKGNOTE_PUBLIC int pkgnote_object_build_id(pkgnote_object *e, const uint8_t **id, size_t *len) {
         const pkgnote_note *n;
-        int c = pkgnote_elf_notes(e, &n);
+        int c = pkgnote_object_notes(e, &n);
         if (c < 0)
                 return c;
         for (int i = 0; i < c; i++)

@@ -24,7 +24,7 @@
 #define HEAD_SIZE 4096u
 
 /* Parses the ELF header and program headers; section headers wait. */
-static int parse_header(pkgnote_elf *e) {
+static int parse_header(pkgnote_object *e) {
         int err;
         const uint8_t *h = pn_elf_bytes(e, 0, 16, &err);
         if (h && h[0] == 'M' && h[1] == 'Z') {
@@ -123,30 +123,30 @@ static int parse_header(pkgnote_elf *e) {
         return 0;
 }
 
-static int elf_new(pkgnote_elf **ret) {
+static int elf_new(pkgnote_object **ret) {
         /* The 4 KiB head is written by the read before it is read: clearing
          * it would cost more than the read, for every file of a scan. */
-        pkgnote_elf *e = malloc(sizeof *e);
+        pkgnote_object *e = malloc(sizeof *e);
         if (!e)
                 return pn_error(-ENOMEM, "out of memory");
-        memset(e, 0, offsetof(pkgnote_elf, head));
+        memset(e, 0, offsetof(pkgnote_object, head));
         e->fd = -1;
         *ret = e;
         return 0;
 }
 
-static int elf_finish(pkgnote_elf *e, pkgnote_elf **ret) {
+static int elf_finish(pkgnote_object *e, pkgnote_object **ret) {
         int r = parse_header(e);
         if (r < 0) {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 return r;
         }
         *ret = e;
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_elf_from_memory(const void *data, size_t size, pkgnote_elf **ret) {
-        pkgnote_elf *e = NULL;
+PKGNOTE_PUBLIC int pkgnote_object_from_memory(const void *data, size_t size, pkgnote_object **ret) {
+        pkgnote_object *e = NULL;
         if (!data && size)
                 return pn_error(-EINVAL, "no data");
         int r = elf_new(&e);
@@ -157,8 +157,8 @@ PKGNOTE_PUBLIC int pkgnote_elf_from_memory(const void *data, size_t size, pkgnot
         return elf_finish(e, ret);
 }
 
-int pn_elf_from_prefix(const void *data, size_t size, pkgnote_elf **ret) {
-        pkgnote_elf *e = NULL;
+int pn_elf_from_prefix(const void *data, size_t size, pkgnote_object **ret) {
+        pkgnote_object *e = NULL;
         int r = elf_new(&e);
         if (r < 0)
                 return r;
@@ -169,8 +169,8 @@ int pn_elf_from_prefix(const void *data, size_t size, pkgnote_elf **ret) {
 }
 
 int pn_elf_from_spans(const struct pn_span *spans, size_t n, const uint8_t *bytes, uint64_t size, bool partial,
-                      pkgnote_elf **ret) {
-        pkgnote_elf *e = NULL;
+                      pkgnote_object **ret) {
+        pkgnote_object *e = NULL;
         int r = elf_new(&e);
         if (r < 0)
                 return r;
@@ -184,7 +184,7 @@ int pn_elf_from_spans(const struct pn_span *spans, size_t n, const uint8_t *byte
 }
 
 /* Reads a non-seekable input (pipe, character device) whole, bounded. */
-static int slurp(pkgnote_elf *e, int fd) {
+static int slurp(pkgnote_object *e, int fd) {
         char *buf;
         size_t len;
         int r = pn_read_all(fd, PKGNOTE_MAX_READ, &buf, &len);
@@ -198,8 +198,8 @@ static int slurp(pkgnote_elf *e, int fd) {
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret) {
-        pkgnote_elf *e = NULL;
+PKGNOTE_PUBLIC int pkgnote_object_open_fd(int fd, pkgnote_object **ret) {
+        pkgnote_object *e = NULL;
         int r = elf_new(&e);
         if (r < 0)
                 return r;
@@ -216,24 +216,24 @@ PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret) {
                 /* A pipe or socket: read it whole, bounded. */
                 r = slurp(e, fd);
                 if (r < 0) {
-                        pkgnote_elf_free(e);
+                        pkgnote_object_free(e);
                         return r;
                 }
                 return elf_finish(e, ret);
         }
         if (r < 0) {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 return r == -EISDIR ? pn_error(-EISDIR, "is a directory") : r;
         }
         e->head_len = got;
         if ((got < SELFMAG || memcmp(e->head, ELFMAG, SELFMAG) != 0) && (got < 2 || memcmp(e->head, "MZ", 2))) {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 return pn_error(-ENOEXEC, "not an ELF file");
         }
         struct stat st;
         if (fstat(fd, &st) < 0) {
                 r = pn_error(-errno, "cannot stat: %s", strerror(errno));
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 return r;
         }
         if (S_ISREG(st.st_mode) && got < HEAD_SIZE && (uint64_t)st.st_size > got) {
@@ -241,7 +241,7 @@ PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret) {
                 uint64_t more;
                 r = pn_elf_read_full(e, fd, e->head + got, HEAD_SIZE - got, got, &more);
                 if (r < 0) {
-                        pkgnote_elf_free(e);
+                        pkgnote_object_free(e);
                         return r;
                 }
                 got += more;
@@ -253,12 +253,12 @@ PKGNOTE_PUBLIC int pkgnote_elf_open_fd(int fd, pkgnote_elf **ret) {
         return elf_finish(e, ret);
 }
 
-PKGNOTE_PUBLIC int pkgnote_elf_open(const char *path, pkgnote_elf **ret) {
+PKGNOTE_PUBLIC int pkgnote_object_open(const char *path, pkgnote_object **ret) {
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 return pn_error(-errno, "cannot open: %s", strerror(errno));
-        pkgnote_elf *e = NULL;
-        int r = pkgnote_elf_open_fd(fd, &e);
+        pkgnote_object *e = NULL;
+        int r = pkgnote_object_open_fd(fd, &e);
         if (r < 0) {
                 close(fd);
                 return r;
@@ -268,7 +268,7 @@ PKGNOTE_PUBLIC int pkgnote_elf_open(const char *path, pkgnote_elf **ret) {
         return 0;
 }
 
-PKGNOTE_PUBLIC void pkgnote_elf_free(pkgnote_elf *e) {
+PKGNOTE_PUBLIC void pkgnote_object_free(pkgnote_object *e) {
         if (!e)
                 return;
         pn_elf_chunks_free(e);
@@ -284,26 +284,26 @@ PKGNOTE_PUBLIC void pkgnote_elf_free(pkgnote_elf *e) {
         free(e);
 }
 
-PKGNOTE_PUBLIC int pkgnote_elf_class(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC int pkgnote_object_class(const pkgnote_object *e) {
         return e->is64 ? 64 : 32;
 }
-PKGNOTE_PUBLIC int pkgnote_elf_big_endian(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC int pkgnote_object_big_endian(const pkgnote_object *e) {
         return e->be;
 }
-PKGNOTE_PUBLIC unsigned pkgnote_elf_type(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC unsigned pkgnote_object_type(const pkgnote_object *e) {
         return e->type;
 }
-PKGNOTE_PUBLIC unsigned pkgnote_elf_machine(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC unsigned pkgnote_object_machine(const pkgnote_object *e) {
         return e->machine;
 }
-uint32_t pn_elf_eflags(const pkgnote_elf *e) {
+uint32_t pn_elf_eflags(const pkgnote_object *e) {
         return e->eflags;
 }
-PKGNOTE_PUBLIC uint64_t pkgnote_elf_size(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC uint64_t pkgnote_object_size(const pkgnote_object *e) {
         return e->size;
 }
 
-PKGNOTE_PUBLIC const char *pkgnote_elf_type_name(unsigned type) {
+PKGNOTE_PUBLIC const char *pkgnote_object_type_name(unsigned type) {
         static const char *const names[] = {"NONE", "REL", "EXEC", "DYN", "CORE"};
         return type < ELEMENTSOF(names) ? names[type] : NULL;
 }
@@ -334,7 +334,7 @@ PKGNOTE_PUBLIC const char *pkgnote_machine_name(unsigned machine, int elf_class)
         }
 }
 
-PKGNOTE_PUBLIC int pkgnote_elf_phdrs(pkgnote_elf *e, const pkgnote_phdr **ret) {
+PKGNOTE_PUBLIC int pkgnote_object_phdrs(pkgnote_object *e, const pkgnote_phdr **ret) {
         *ret = e->phdrs;
         return (int)e->phnum;
 }
@@ -347,7 +347,7 @@ static const char *section_name(const uint8_t *tab, uint64_t tab_len, uint32_t o
         return nul ? (const char *)tab + off : "";
 }
 
-static int read_shdrs(pkgnote_elf *e) {
+static int read_shdrs(pkgnote_object *e) {
         int err;
         if (e->shnum == 0)
                 return 0;
@@ -407,7 +407,7 @@ static int read_shdrs(pkgnote_elf *e) {
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_elf_shdrs(pkgnote_elf *e, const pkgnote_shdr **ret) {
+PKGNOTE_PUBLIC int pkgnote_object_shdrs(pkgnote_object *e, const pkgnote_shdr **ret) {
         if (!e->shdrs_read) {
                 e->shdrs_read = true;
                 e->shdrs_err = read_shdrs(e);
@@ -418,29 +418,29 @@ PKGNOTE_PUBLIC int pkgnote_elf_shdrs(pkgnote_elf *e, const pkgnote_shdr **ret) {
         return (int)e->n_shdrs;
 }
 
-PKGNOTE_PUBLIC size_t pkgnote_elf_problem_count(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC size_t pkgnote_object_problem_count(const pkgnote_object *e) {
         return e->problems.n;
 }
 
-PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_elf_problem(const pkgnote_elf *e, size_t i) {
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_object_problem(const pkgnote_object *e, size_t i) {
         return pn_problems_get(&e->problems, i);
 }
 
 /* What the object is, in words: the "elfType" of the JSON reports. */
-PKGNOTE_PUBLIC const char *pkgnote_elf_kind(pkgnote_elf *e) {
+PKGNOTE_PUBLIC const char *pkgnote_object_kind(pkgnote_object *e) {
         const pkgnote_phdr *ph;
         int n;
-        if (pkgnote_elf_is_pe(e)) {
+        if (pkgnote_object_is_pe(e)) {
                 const char *sub = pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e));
                 if (sub && !strncmp(sub, "EFI ", 4))
                         return sub;
                 return pkgnote_pe_dll(e) ? "DLL" : "PE executable";
         }
-        switch (pkgnote_elf_type(e)) {
+        switch (pkgnote_object_type(e)) {
         case ET_REL: return "relocatable";
         case ET_EXEC: return "executable";
         case ET_DYN:
-                n = pkgnote_elf_phdrs(e, &ph);
+                n = pkgnote_object_phdrs(e, &ph);
                 for (int i = 0; i < n; i++)
                         if (ph[i].type == PT_INTERP)
                                 return "executable";

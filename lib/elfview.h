@@ -12,16 +12,16 @@
  * them when needed; NULL (with pn_error set, *err = -EBADMSG or an I/O
  * errno) when the range lies outside the file.  Valid until the view is
  * freed.  Every access to object bytes goes through here. */
-const uint8_t *pn_elf_bytes(pkgnote_elf *e, uint64_t off, uint64_t len, int *err);
+const uint8_t *pn_elf_bytes(pkgnote_object *e, uint64_t off, uint64_t len, int *err);
 /* pread() of LEN bytes at OFF, counted in the view's bytes_read. */
-int pn_elf_read_full(pkgnote_elf *e, int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got);
-void pn_elf_chunks_free(pkgnote_elf *e);
+int pn_elf_read_full(pkgnote_object *e, int fd, uint8_t *buf, uint64_t len, uint64_t off, uint64_t *got);
+void pn_elf_chunks_free(pkgnote_object *e);
 
 /* E's DT_SONAME (*SONAME, or NULL) and DT_NEEDED names (*NEEDED, *N of
  * them), all malloc()ed, from PT_DYNAMIC and the string table it names:
  * 0 (none for an object without a dynamic section), -EBADMSG, -E2BIG
  * or -ENOMEM with pn_error set. */
-int pn_elf_dynamic(pkgnote_elf *e, char **soname, char ***needed, size_t *n);
+int pn_elf_dynamic(pkgnote_object *e, char **soname, char ***needed, size_t *n);
 
 /* What the dynamic loader reads of an object's dynamic section. */
 struct pn_dynamic {
@@ -32,15 +32,15 @@ struct pn_dynamic {
         uint64_t flags_1;      /* DT_FLAGS_1 (DF_1_NODEFLIB...), or 0 */
 };
 /* pn_elf_dynamic() with the search paths too; *D is all NULL on failure. */
-int pn_elf_dynamic_read(pkgnote_elf *e, struct pn_dynamic *d);
+int pn_elf_dynamic_read(pkgnote_object *e, struct pn_dynamic *d);
 /* The object's e_flags (0 for a PE image). */
-uint32_t pn_elf_eflags(const pkgnote_elf *e);
+uint32_t pn_elf_eflags(const pkgnote_object *e);
 void pn_dynamic_done(struct pn_dynamic *d);
 
 struct chunk;
 struct pn_pe;
 
-struct pkgnote_elf {
+struct pkgnote_object {
         const uint8_t *mem; /* whole object in memory, or NULL for a file */
         uint8_t *owned;     /* memory we allocated (non-seekable input) */
         int fd;
@@ -94,16 +94,16 @@ struct pkgnote_elf {
 /* A view over the first SIZE bytes of an object whose rest is absent:
  * section headers beyond them are ignored, notes beyond them reported
  * with -ENODATA. */
-int pn_elf_from_prefix(const void *data, size_t size, pkgnote_elf **ret);
+int pn_elf_from_prefix(const void *data, size_t size, pkgnote_object **ret);
 
 /* A view over an object of SIZE bytes of which only the N ranges SPANS
  * (bytes at BYTES) were kept, both valid while the view lives: a range
  * outside them reads as -ENODATA.  PARTIAL: SIZE is a prefix of the
  * object, as pn_elf_from_prefix(). */
 int pn_elf_from_spans(const struct pn_span *spans, size_t n, const uint8_t *bytes, uint64_t size, bool partial,
-                      pkgnote_elf **ret);
+                      pkgnote_object **ret);
 
 /* Records a non-fatal problem with the object (kept, bounded) and returns ERR. */
-int pn_elf_problem(pkgnote_elf *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int pn_elf_problem(pkgnote_object *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -61,7 +61,7 @@ unsigned pn_pe_machine_of(unsigned elf_machine, int elf_class) {
 
 /* A long section name "/N": the NUL-terminated string at decimal offset
  * N of the string table after the symbol table. */
-static int long_name(pkgnote_elf *e, const struct pn_pe *pe, const char *field, char *out) {
+static int long_name(pkgnote_object *e, const struct pn_pe *pe, const char *field, char *out) {
         uint64_t off = 0;
         for (size_t i = 1; i < 8 && field[i]; i++) {
                 if (!pn_ascii_digit(field[i]))
@@ -93,7 +93,7 @@ static int long_name(pkgnote_elf *e, const struct pn_pe *pe, const char *field, 
         return 0;
 }
 
-static int parse(pkgnote_elf *e, struct pn_pe *pe) {
+static int parse(pkgnote_object *e, struct pn_pe *pe) {
         int err;
         const uint8_t *h = pn_elf_bytes(e, 0, PN_PE_DOS_LFANEW + 4, &err);
         if (!h || h[0] != 'M' || h[1] != 'Z')
@@ -181,7 +181,7 @@ static int parse(pkgnote_elf *e, struct pn_pe *pe) {
         return 0;
 }
 
-int pn_pe_parse(pkgnote_elf *e, struct pn_pe **ret) {
+int pn_pe_parse(pkgnote_object *e, struct pn_pe **ret) {
         struct pn_pe *pe = calloc(1, sizeof *pe);
         if (!pe)
                 return pn_error(-ENOMEM, "out of memory");
@@ -201,7 +201,7 @@ void pn_pe_free(struct pn_pe *pe) {
         free(pe);
 }
 
-int pn_pe_notes(pkgnote_elf *e) {
+int pn_pe_notes(pkgnote_object *e) {
         const struct pn_pe *pe = e->pe;
         size_t n = 0;
         for (uint32_t i = 0; i < pe->n_sections; i++)
@@ -266,15 +266,15 @@ uint32_t pn_pe_checksum(const uint8_t *b, size_t size, uint64_t checksum_off) {
 /* ------------------------------------------------------------------ */
 /* Public accessors                                                    */
 
-PKGNOTE_PUBLIC int pkgnote_elf_is_pe(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC int pkgnote_object_is_pe(const pkgnote_object *e) {
         return e && e->pe;
 }
 
-PKGNOTE_PUBLIC unsigned pkgnote_pe_machine(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC unsigned pkgnote_pe_machine(const pkgnote_object *e) {
         return e->pe ? e->pe->machine : 0;
 }
 
-PKGNOTE_PUBLIC unsigned pkgnote_pe_subsystem(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC unsigned pkgnote_pe_subsystem(const pkgnote_object *e) {
         return e->pe ? e->pe->subsystem : 0;
 }
 
@@ -292,11 +292,11 @@ PKGNOTE_PUBLIC const char *pkgnote_pe_subsystem_name(unsigned subsystem) {
         }
 }
 
-PKGNOTE_PUBLIC int pkgnote_pe_signed(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC int pkgnote_pe_signed(const pkgnote_object *e) {
         return e->pe && e->pe->cert_off && e->pe->cert_size;
 }
 
-static const struct pn_pe_section *find(const pkgnote_elf *e, const char *name) {
+static const struct pn_pe_section *find(const pkgnote_object *e, const char *name) {
         if (!e->pe)
                 return NULL;
         for (uint32_t i = 0; i < e->pe->n_sections; i++)
@@ -305,11 +305,11 @@ static const struct pn_pe_section *find(const pkgnote_elf *e, const char *name) 
         return NULL;
 }
 
-PKGNOTE_PUBLIC int pkgnote_pe_section_count(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC int pkgnote_pe_section_count(const pkgnote_object *e) {
         return e->pe ? e->pe->n_sections : pn_error(-ENOEXEC, "not a PE file");
 }
 
-PKGNOTE_PUBLIC int pkgnote_pe_section(const pkgnote_elf *e, size_t i, const char **name, uint64_t *offset,
+PKGNOTE_PUBLIC int pkgnote_pe_section(const pkgnote_object *e, size_t i, const char **name, uint64_t *offset,
                                       uint64_t *size, uint32_t *flags) {
         if (!e->pe)
                 return pn_error(-ENOEXEC, "not a PE file");
@@ -327,7 +327,7 @@ PKGNOTE_PUBLIC int pkgnote_pe_section(const pkgnote_elf *e, size_t i, const char
         return 1;
 }
 
-PKGNOTE_PUBLIC int pkgnote_pe_section_data(pkgnote_elf *e, const char *name, size_t max, const uint8_t **data,
+PKGNOTE_PUBLIC int pkgnote_pe_section_data(pkgnote_object *e, const char *name, size_t max, const uint8_t **data,
                                            size_t *len) {
         if (!e->pe)
                 return pn_error(-ENOEXEC, "not a PE file");
@@ -346,11 +346,11 @@ PKGNOTE_PUBLIC int pkgnote_pe_section_data(pkgnote_elf *e, const char *name, siz
         return 1;
 }
 
-PKGNOTE_PUBLIC int pkgnote_pe_dll(const pkgnote_elf *e) {
+PKGNOTE_PUBLIC int pkgnote_pe_dll(const pkgnote_object *e) {
         return e->pe && (e->pe->characteristics & PN_PE_FILE_DLL);
 }
 
-PKGNOTE_PUBLIC int pkgnote_pe_section_find(const pkgnote_elf *e, const char *name, uint64_t *offset, uint64_t *size,
+PKGNOTE_PUBLIC int pkgnote_pe_section_find(const pkgnote_object *e, const char *name, uint64_t *offset, uint64_t *size,
                                            uint32_t *flags) {
         if (!e->pe)
                 return pn_error(-ENOEXEC, "not a PE file");
@@ -364,7 +364,7 @@ PKGNOTE_PUBLIC int pkgnote_pe_section_find(const pkgnote_elf *e, const char *nam
 #define MAX_UNAME 4096u
 #define MAX_OSREL (64u << 10)
 
-PKGNOTE_PUBLIC char *pkgnote_pe_uki_uname(pkgnote_elf *e) {
+PKGNOTE_PUBLIC char *pkgnote_pe_uki_uname(pkgnote_object *e) {
         const uint8_t *d;
         size_t len;
         if (!e->pe || pkgnote_pe_section_data(e, ".uname", MAX_UNAME, &d, &len) <= 0)
@@ -373,7 +373,7 @@ PKGNOTE_PUBLIC char *pkgnote_pe_uki_uname(pkgnote_elf *e) {
         return strndup((const char *)d, nul ? (size_t)(nul - d) : len);
 }
 
-PKGNOTE_PUBLIC int pkgnote_pe_uki_os_release(pkgnote_elf *e, pkgnote_os_release **ret) {
+PKGNOTE_PUBLIC int pkgnote_pe_uki_os_release(pkgnote_object *e, pkgnote_os_release **ret) {
         const uint8_t *d;
         size_t len;
         int r = e->pe ? pkgnote_pe_section_data(e, ".osrel", MAX_OSREL, &d, &len) : 0;

@@ -67,12 +67,12 @@ bool pn_pe_magic(const uint8_t *p, size_t n);
 /* Parses the headers and section table of the PE/COFF object E (whose
  * first bytes are "MZ"): -ENOEXEC for a DOS program without a PE header,
  * -EBADMSG, -E2BIG, -ENOMEM with pn_error set. */
-struct pkgnote_elf;
-int pn_pe_parse(struct pkgnote_elf *e, struct pn_pe **ret);
+struct pkgnote_object;
+int pn_pe_parse(struct pkgnote_object *e, struct pn_pe **ret);
 void pn_pe_free(struct pn_pe *pe);
 
 /* E's .pkgnote sections as FDO package notes (E->notes, E->n_notes). */
-int pn_pe_notes(struct pkgnote_elf *e);
+int pn_pe_notes(struct pkgnote_object *e);
 
 /* The image checksum of the SIZE bytes at B, the 4 at CHECKSUM_OFF
  * counted as zero (the algorithm of Windows' CheckSumMappedFile). */

@@ -114,22 +114,22 @@ static int add_dlopen(pkgnote_info *info, const pkgnote_note *n) {
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_elf *e, pkgnote_info **ret) {
+PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_object *e, pkgnote_info **ret) {
         const pkgnote_note *notes;
-        int c = pkgnote_elf_notes(e, &notes);
+        int c = pkgnote_object_notes(e, &notes);
         if (c < 0)
                 return c;
         pkgnote_info *info = pn_info_new();
         if (!info)
                 return pn_error(-ENOMEM, "out of memory");
         int r = 0;
-        for (size_t i = 0; i < pkgnote_elf_problem_count(e) && r >= 0; i++) {
-                const pkgnote_problem *p = pkgnote_elf_problem(e, i);
+        for (size_t i = 0; i < pkgnote_object_problem_count(e) && r >= 0; i++) {
+                const pkgnote_problem *p = pkgnote_object_problem(e, i);
                 r = pn_info_add_problem(info, p->error, p->path, "%s", p->message);
         }
         const uint8_t *id;
         size_t id_len;
-        if (r >= 0 && pkgnote_elf_build_id(e, &id, &id_len) > 0) {
+        if (r >= 0 && pkgnote_object_build_id(e, &id, &id_len) > 0) {
                 pn_hex(info->build_id, id, id_len);
                 info->has_build_id = true;
         }

@@ -236,9 +236,9 @@ static void jw_splice_array(jw *w, json_t *a, const char *j) {
 /* What a PE image is beyond its notes: its format, machine, subsystem
  * and, for a unified kernel image, what it boots (UAPI.5: .linux the
  * kernel, .uname its release, .osrel the os-release of the OS). */
-static json_t *jw_pe(jw *w, pkgnote_elf *e) {
+static json_t *jw_pe(jw *w, pkgnote_object *e) {
         json_t *o = jw_check(w, json_object());
-        jw_set(w, o, "format", jw_string(w, pkgnote_elf_class(e) == 64 ? "PE32+" : "PE32"));
+        jw_set(w, o, "format", jw_string(w, pkgnote_object_class(e) == 64 ? "PE32+" : "PE32"));
         jw_set(w, o, "machine", jw_int(w, pkgnote_pe_machine(e)));
         jw_set(w, o, "subsystem", jw_int(w, pkgnote_pe_subsystem(e)));
         jw_set(w, o, "subsystemName", jw_string(w, pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e))));
@@ -265,17 +265,17 @@ static json_t *jw_pe(jw *w, pkgnote_elf *e) {
         return o;
 }
 
-PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_elf *e, const char *path, char **ret) {
+PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_object *e, const char *path, char **ret) {
         jw w = {0};
         json_t *o = jw_check(&w, json_object());
         jw_set(&w, o, "path", jw_string(&w, path));
         if (e) {
-                jw_set(&w, o, "elfType", jw_string(&w, pkgnote_elf_kind(e)));
-                jw_set(&w, o, "elfClass", jw_int(&w, pkgnote_elf_class(e)));
-                jw_set(&w, o, "byteOrder", jw_string(&w, pkgnote_elf_big_endian(e) ? "big" : "little"));
-                jw_set(&w, o, "architecture", jw_architecture(&w, pkgnote_elf_machine(e), pkgnote_elf_class(e)));
-                jw_set(&w, o, "machine", jw_int(&w, pkgnote_elf_machine(e)));
-                if (pkgnote_elf_is_pe(e))
+                jw_set(&w, o, "elfType", jw_string(&w, pkgnote_object_kind(e)));
+                jw_set(&w, o, "elfClass", jw_int(&w, pkgnote_object_class(e)));
+                jw_set(&w, o, "byteOrder", jw_string(&w, pkgnote_object_big_endian(e) ? "big" : "little"));
+                jw_set(&w, o, "architecture", jw_architecture(&w, pkgnote_object_machine(e), pkgnote_object_class(e)));
+                jw_set(&w, o, "machine", jw_int(&w, pkgnote_object_machine(e)));
+                if (pkgnote_object_is_pe(e))
                         jw_set(&w, o, "pe", jw_pe(&w, e));
         }
         jw_set(&w, o, "buildId", jw_string(&w, pkgnote_info_build_id(info)));

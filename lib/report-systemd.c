@@ -120,19 +120,19 @@ static int finish(json_t *o, bool failed, char **ret) {
         return r;
 }
 
-PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnote_elf *e, const char *name,
+PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnote_object *e, const char *name,
                                                 char **ret) {
         if (!info || !e)
                 return pn_error(-EINVAL, "no summary or no ELF object");
         bool failed = false, interp = false, pt_note = false;
         const pkgnote_phdr *ph;
-        int n = pkgnote_elf_phdrs(e, &ph);
+        int n = pkgnote_object_phdrs(e, &ph);
         for (int i = 0; i < n; i++) {
                 interp |= ph[i].type == PT_INTERP;
                 pt_note |= ph[i].type == PT_NOTE;
         }
-        bool core = pkgnote_elf_type(e) == ET_CORE;
-        json_t *o = header(core ? "coredump" : interp ? "executable" : "library", pkgnote_elf_machine(e), &failed);
+        bool core = pkgnote_object_type(e) == ET_CORE;
+        json_t *o = header(core ? "coredump" : interp ? "executable" : "library", pkgnote_object_machine(e), &failed);
         /* systemd looks for package notes through PT_NOTE alone: an
          * object file's note sections are not its package. */
         json_t *m = core ? NULL : module_object(pt_note ? info : NULL, pkgnote_info_build_id(info), true, &failed);

@@ -48,8 +48,8 @@ static uint64_t elf_end(int fd) {
 static int read_file(pkgnote_scan *s, size_t input, int fd, const struct pn_scan_place *pl) {
         atomic_fetch_add(&s->c.files, 1);
         atomic_fetch_add(&s->c.bytes, (uint64_t)pl->st->st_size);
-        pkgnote_elf *e;
-        int r = pkgnote_elf_open_fd(fd, &e);
+        pkgnote_object *e;
+        int r = pkgnote_object_open_fd(fd, &e);
         if (r == -ENOEXEC)
                 return PKGNOTE_SCAN_INPUT_FILE;
         if (r < 0) {
@@ -60,11 +60,11 @@ static int read_file(pkgnote_scan *s, size_t input, int fd, const struct pn_scan
         if (!o || (r = pn_scan_object_fill(o, e, s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)) < 0) {
                 pn_scan_add_problem(s, input, pl->path, o ? r : -ENOMEM, "cannot read notes: %s", pkgnote_last_error());
                 pn_scan_object_free(o);
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 return PKGNOTE_SCAN_INPUT_FILE;
         }
-        o->size = pkgnote_elf_size(e);
-        pkgnote_elf_free(e);
+        o->size = pkgnote_object_size(e);
+        pkgnote_object_free(e);
         if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && pkgnote_info_package_count(o->info) > 0) {
                 /* Without memory or on a read error the object has no
                  * checksums, and no problem is recorded for it. */

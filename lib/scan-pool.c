@@ -120,9 +120,9 @@ int pn_scan_sum_fd(int fd, uint8_t *io, struct pkgnote_scan_object *o) {
 
 /* An ELF member of an archive, in memory. */
 static void do_member(struct pool *p, struct job *j) {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         int r = j->spans ? pn_elf_from_spans(j->spans, j->n_spans, j->buf, j->span_size, j->partial, &e)
-                : j->partial ? pn_elf_from_prefix(j->buf, j->len, &e) : pkgnote_elf_from_memory(j->buf, j->len, &e);
+                : j->partial ? pn_elf_from_prefix(j->buf, j->len, &e) : pkgnote_object_from_memory(j->buf, j->len, &e);
         if (r < 0) {
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
                 return;
@@ -134,14 +134,14 @@ static void do_member(struct pool *p, struct job *j) {
         if (e->span_missed)
                 pn_scan_object_add_problem(j->obj, -ENODATA,
                                            "its notes point to bytes that were not kept as the member went by (only headers, notes and unmapped bytes are kept of a large member read from a stream)");
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
 }
 
 /* An ELF file already open (a layer's file in a container store): read
  * as files of a tree are, only what the notes need. */
 static void do_fd(struct pool *p, struct job *j, uint8_t *io) {
-        pkgnote_elf *e;
-        int r = pkgnote_elf_open_fd(j->fd, &e);
+        pkgnote_object *e;
+        int r = pkgnote_object_open_fd(j->fd, &e);
         if (r < 0) {
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
                 return;
@@ -149,8 +149,8 @@ static void do_fd(struct pool *p, struct job *j, uint8_t *io) {
         if ((r = pn_scan_object_fill(j->obj, e, p->s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)) < 0)
                 pn_scan_object_add_problem(j->obj, r, pkgnote_last_error());
         else
-                j->obj->size = pkgnote_elf_size(e);
-        pkgnote_elf_free(e);
+                j->obj->size = pkgnote_object_size(e);
+        pkgnote_object_free(e);
         if (r >= 0 && (p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) &&
             (r = io ? pn_scan_sum_fd(j->fd, io, j->obj) : -ENOMEM) < 0)
                 pn_scan_object_add_problem(j->obj, r, r == -ENOMEM ? "out of memory" : strerror(-r));

@@ -232,7 +232,7 @@ void pn_scan_object_free(struct pkgnote_scan_object *o);
 int pn_scan_object_add_problem(struct pkgnote_scan_object *o, int err, const char *msg);
 /* Copies what the scan keeps of E (which may be freed right after), with
  * DEPS the names of its dynamic section. */
-int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e, bool deps);
+int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_object *e, bool deps);
 /* Copies the N names of CHAIN into O's containers: 0 or -ENOMEM. */
 int pn_scan_object_set_containers(struct pkgnote_scan_object *o, char *const *chain, size_t n);
 /* The order of a scan's objects: by input; objects of no image first,

@@ -82,7 +82,7 @@ int pn_scan_object_add_problem(struct pkgnote_scan_object *o, int err, const cha
 
 /* Keeps what the scan needs of E: its header fields and its summary,
  * which owns copies of all it holds, so E may be freed right after. */
-int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e, bool deps) {
+int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_object *e, bool deps) {
         pkgnote_info *info;
         int r = pkgnote_info_read(e, &info);
         if (r < 0)
@@ -90,14 +90,14 @@ int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_elf *e, bool deps
         pkgnote_info_free(o->info);
         o->info = info;
         o->elf = true;
-        o->type = pkgnote_elf_type(e);
-        o->machine = pkgnote_elf_machine(e);
-        o->elf_class = pkgnote_elf_class(e);
-        o->be = pkgnote_elf_big_endian(e);
+        o->type = pkgnote_object_type(e);
+        o->machine = pkgnote_object_machine(e);
+        o->elf_class = pkgnote_object_class(e);
+        o->be = pkgnote_object_big_endian(e);
         o->eflags = pn_elf_eflags(e);
-        o->pe_kind = pkgnote_elf_is_pe(e) ? pkgnote_elf_kind(e) : NULL;
+        o->pe_kind = pkgnote_object_is_pe(e) ? pkgnote_object_kind(e) : NULL;
         const pkgnote_phdr *ph;
-        int n = pkgnote_elf_phdrs(e, &ph);
+        int n = pkgnote_object_phdrs(e, &ph);
         for (int i = 0; i < n; i++)
                 if (ph[i].type == PT_INTERP)
                         o->interp = true;

@@ -121,8 +121,8 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
                 }
                 goto out;
         }
-        pkgnote_elf *e;
-        int r = pkgnote_elf_open_fd(fd, &e);
+        pkgnote_object *e;
+        int r = pkgnote_object_open_fd(fd, &e);
         if (r == -ENOEXEC)
                 goto out; /* "MZ" without a PE header: a DOS program, not an object */
         if (r < 0) {
@@ -136,12 +136,12 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
                 file_problem(p, dirpath, name, o ? r : -ENOMEM, "cannot read notes: %s",
                             o ? pkgnote_last_error() : "out of memory");
                 pn_scan_object_free(o);
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 goto out;
         }
-        o->size = pkgnote_elf_size(e);
+        o->size = pkgnote_object_size(e);
         o->image = p->image;
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         /* Every object's: one without a note is in the SBOM too when a
          * package database owns it, which is known after the walk. */
         if ((s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) && (r = pn_scan_sum_fd(fd, io, o)) < 0)

@@ -68,20 +68,20 @@ static int copy_xattrs(int src, pn_output *o) {
 
 /* The dlopen note of E is the one for JSON, and the only one; or there
  * is none (JSON NULL).  -EIO otherwise. */
-static int dlopen_read_back(pkgnote_elf *e, const char *json) {
+static int dlopen_read_back(pkgnote_object *e, const char *json) {
         const pkgnote_note *n;
-        int c = pkgnote_elf_notes(e, &n), found = 0, r = 0;
+        int c = pkgnote_object_notes(e, &n), found = 0, r = 0;
         uint8_t *note = NULL;
         size_t note_len = 0;
         if (c < 0)
                 return c;
-        if (json && (r = pn_dlopen_note_checked(json, pkgnote_elf_big_endian(e), &note, &note_len)) < 0)
+        if (json && (r = pn_dlopen_note_checked(json, pkgnote_object_big_endian(e), &note, &note_len)) < 0)
                 return r;
         for (int i = 0; i < c; i++) {
                 if (!pkgnote_note_is(&n[i], PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_DLOPEN_METADATA) ||
                     !(n[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION)))
                         continue;
-                if (!json || !pn_stamp_note_matches(&n[i], note, note_len, pkgnote_elf_big_endian(e)))
+                if (!json || !pn_stamp_note_matches(&n[i], note, note_len, pkgnote_object_big_endian(e)))
                         r = -EIO;
                 found++;
         }
@@ -98,9 +98,9 @@ static int read_back(int fd, size_t len, const pkgnote_note_spec *specs, size_t 
                 return pn_error(-errno, "cannot stat the temporary file: %s", strerror(errno));
         if ((uint64_t)st.st_size != len)
                 return pn_error(-EIO, "the temporary file has %llu bytes, not %zu", (unsigned long long)st.st_size, len);
-        pkgnote_elf *e = NULL;
+        pkgnote_object *e = NULL;
         pkgnote_info *info = NULL;
-        int r = pkgnote_elf_open_fd(fd, &e);
+        int r = pkgnote_object_open_fd(fd, &e);
         if (r == 0 && (r = pkgnote_info_read(e, &info)) == 0) {
                 for (size_t i = 0; r == 0 && i < n; i++) {
                         const char *json = remove_all ? NULL : specs[i].json;
@@ -116,7 +116,7 @@ static int read_back(int fd, size_t len, const pkgnote_note_spec *specs, size_t 
         if (r < 0 && r != -EIO)
                 r = pn_error(-EIO, "the temporary file does not read back: %s", pkgnote_last_error());
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return r;
 }
 

@@ -500,13 +500,13 @@ static int check_kept(const struct pestamp *s, const struct pn_pe *pe, const uin
 /* Checks the result holds exactly what was asked: JSON's package note
  * alone, or none. */
 static int check_result(const uint8_t *b, size_t len, const char *json) {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_info *info = NULL;
-        int r = pkgnote_elf_from_memory(b, len, &e);
+        int r = pkgnote_object_from_memory(b, len, &e);
         if (r == 0 && (r = pkgnote_info_read(e, &info)) == 0) {
                 size_t n = 0;
                 const pkgnote_note *notes;
-                int c = pkgnote_elf_notes(e, &notes);
+                int c = pkgnote_object_notes(e, &notes);
                 for (int i = 0; i < c; i++)
                         n += notes[i].where & PKGNOTE_NOTE_PE_SECTION ? 1 : 0;
                 if (json ? n != 1 || pkgnote_info_package_count(info) != 1 ||
@@ -515,14 +515,14 @@ static int check_result(const uint8_t *b, size_t len, const char *json) {
                         r = pn_error(-EIO, "internal: the stamped image does not read back as expected");
         }
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return r;
 }
 
 int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned flags, uint8_t **ret, size_t *ret_len,
                 pkgnote_stamp_result *res) {
-        pkgnote_elf *e, *e0 = NULL;
-        int r = pkgnote_elf_from_memory(data, size, &e);
+        pkgnote_object *e, *e0 = NULL;
+        int r = pkgnote_object_from_memory(data, size, &e);
         if (r < 0)
                 return r;
         uint8_t *note = NULL;
@@ -622,7 +622,7 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
                          * view is kept for the check. */
                         e0 = e;
                         e = NULL;
-                        if ((r = pkgnote_elf_from_memory(s.b, s.len, &e)) < 0)
+                        if ((r = pkgnote_object_from_memory(s.b, s.len, &e)) < 0)
                                 goto out;
                         s.pe = e->pe;
                 }
@@ -640,12 +640,12 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
                 goto out;
         if (json) {
                 res->note_size = desc_len;
-                pkgnote_elf *v;
-                if (pkgnote_elf_from_memory(s.b, s.len, &v) == 0) {
+                pkgnote_object *v;
+                if (pkgnote_object_from_memory(s.b, s.len, &v) == 0) {
                         const pkgnote_note *n;
-                        if (pkgnote_elf_notes(v, &n) == 1)
+                        if (pkgnote_object_notes(v, &n) == 1)
                                 res->note_offset = n[0].offset;
-                        pkgnote_elf_free(v);
+                        pkgnote_object_free(v);
                 }
         }
         res->pe_image = 1;
@@ -658,7 +658,7 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
 out:
         free(s.b);
         free(note);
-        pkgnote_elf_free(e);
-        pkgnote_elf_free(e0);
+        pkgnote_object_free(e);
+        pkgnote_object_free(e0);
         return r;
 }

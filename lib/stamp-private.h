@@ -61,7 +61,7 @@ const struct pn_note_kind *pn_note_kind_of(uint32_t type);
 
 struct stamp {
         const struct pn_note_kind *kind; /* the note stamped */
-        pkgnote_elf *e; /* view over the input */
+        pkgnote_object *e; /* view over the input */
         bool is64, be;
         unsigned type;
         uint64_t in_len;

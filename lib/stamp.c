@@ -102,7 +102,7 @@ static const pkgnote_note *pick_primary(const struct stamp *s, const pkgnote_not
 
 static const pkgnote_note *primary_note(const struct stamp *s) {
         const pkgnote_note *n;
-        int c = pkgnote_elf_notes(s->e, &n);
+        int c = pkgnote_object_notes(s->e, &n);
         return pick_primary(s, n, c);
 }
 
@@ -158,7 +158,7 @@ static bool kind_only_section(const struct stamp *s, size_t k, const pkgnote_not
  * allocated, no PT_NOTE over them; or -1. */
 static long unloaded_note_section(const struct stamp *s) {
         const pkgnote_note *n;
-        int nn = pkgnote_elf_notes(s->e, &n);
+        int nn = pkgnote_object_notes(s->e, &n);
         for (size_t k = 1; nn > 0 && k < s->shnum; k++) {
                 if ((s->sh[k].flags & SHF_ALLOC) || !kind_only_section(s, k, n, nn))
                         continue;
@@ -204,7 +204,7 @@ static int reuse_unloaded(struct stamp *s, bool remove, int *removed) {
  * them all or lies inside them.  0 when there is no such room. */
 static uint64_t single_room(const struct stamp *s, const pkgnote_note *old) {
         const pkgnote_note *n;
-        int c = pkgnote_elf_notes(s->e, &n);
+        int c = pkgnote_object_notes(s->e, &n);
         const struct ph *seg = NULL;
         for (size_t i = 0; i < s->phnum && !seg; i++)
                 if (s->ph[i].type == PT_NOTE && old->offset >= s->ph[i].offset &&
@@ -261,7 +261,7 @@ static void cover_room(struct stamp *s, uint64_t a, uint64_t b) {
  * removal, unloaded ones for reuse_unloaded(). */
 static int let_go_loaded_sections(struct stamp *s) {
         const pkgnote_note *n;
-        int nn = pkgnote_elf_notes(s->e, &n), removed = 0;
+        int nn = pkgnote_object_notes(s->e, &n), removed = 0;
         if (!s->kind->single || nn <= 0)
                 return 0;
         for (size_t k = 1; k < s->shnum; k++) {
@@ -345,7 +345,7 @@ static int stamp_relocatable(struct stamp *s, bool remove) {
         if (s->shnum == 0 || s->shstrndx >= s->shnum || !s->names)
                 return pn_error(-EBADMSG, "relocatable object without section headers or section names");
         const pkgnote_note *notes;
-        int nn = pkgnote_elf_notes(s->e, &notes), r;
+        int nn = pkgnote_object_notes(s->e, &notes), r;
         if (nn < 0)
                 return nn;
         long first = -1;
@@ -440,17 +440,17 @@ static bool gains_bytes(uint64_t off, uint64_t size, uint64_t end, uint64_t out_
 /* A section or segment of the input that ran past its end, and that the
  * result keeps as it was, must not cover bytes the result added: they
  * would become its contents (a hostile or truncated file). */
-static int nothing_gains_bytes(const struct stamp *s, pkgnote_elf *o, uint64_t out_len) {
-        uint64_t end = pkgnote_elf_size(s->e);
+static int nothing_gains_bytes(const struct stamp *s, pkgnote_object *o, uint64_t out_len) {
+        uint64_t end = pkgnote_object_size(s->e);
         const pkgnote_shdr *is, *os;
-        int nis = pkgnote_elf_shdrs(s->e, &is), nos = pkgnote_elf_shdrs(o, &os);
+        int nis = pkgnote_object_shdrs(s->e, &is), nos = pkgnote_object_shdrs(o, &os);
         for (int i = 0; i < nis && i < nos; i++)
                 if (is[i].type != SHT_NULL && is[i].type != SHT_NOBITS && gains_bytes(is[i].offset, is[i].size, end, out_len) &&
                     os[i].type == is[i].type && os[i].offset == is[i].offset && os[i].size == is[i].size)
                         return pn_error(-EBADMSG, "section %d runs past the end of the file: the bytes stamping adds "
                                                   "would become its contents", i);
         const pkgnote_phdr *ip, *op;
-        int nip = pkgnote_elf_phdrs(s->e, &ip), nop = pkgnote_elf_phdrs(o, &op);
+        int nip = pkgnote_object_phdrs(s->e, &ip), nop = pkgnote_object_phdrs(o, &op);
         for (int i = 0; i < nip; i++) {
                 if (ip[i].type == PT_NULL || !gains_bytes(ip[i].offset, ip[i].filesz, end, out_len))
                         continue;
@@ -467,13 +467,13 @@ static int nothing_gains_bytes(const struct stamp *s, pkgnote_elf *o, uint64_t o
  * page when they were, as are the program headers; no PT_LOAD moved or
  * shrank, and PT_GNU_PROPERTY did not change. */
 static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, const char *json, bool remove) {
-        pkgnote_elf *o = NULL;
+        pkgnote_object *o = NULL;
         pkgnote_info *info = NULL;
-        int r = pkgnote_elf_from_memory(out, out_len, &o);
+        int r = pkgnote_object_from_memory(out, out_len, &o);
         if (r < 0)
                 return pn_error(-EBADMSG, "the result does not parse: %s", pkgnote_last_error());
         const pkgnote_note *on, *in;
-        int non = pkgnote_elf_notes(o, &on), nin = pkgnote_elf_notes(s->e, &in);
+        int non = pkgnote_object_notes(o, &on), nin = pkgnote_object_notes(s->e, &in);
         if (non < 0 || nin < 0 || (r = pkgnote_info_read(o, &info)) < 0) {
                 r = pn_error(-EBADMSG, "the result's notes do not parse");
                 goto out;
@@ -535,7 +535,7 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
                 goto out;
         }
         const pkgnote_phdr *ip, *op;
-        int nip = pkgnote_elf_phdrs(s->e, &ip), nop = pkgnote_elf_phdrs(o, &op);
+        int nip = pkgnote_object_phdrs(s->e, &ip), nop = pkgnote_object_phdrs(o, &op);
         for (int i = 0; i < nip; i++) {
                 if (ip[i].type == PT_GNU_PROPERTY) {
                         bool same = false;
@@ -561,7 +561,7 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
         r = 0;
 out:
         pkgnote_info_free(info);
-        pkgnote_elf_free(o);
+        pkgnote_object_free(o);
         return r;
 }
 
@@ -649,12 +649,12 @@ static int stamp_kind(const struct pn_note_kind *kind, const void *data, size_t 
                         return pn_error(-EPERM, "kernel module with an appended signature, which stamping would invalidate (force to drop it and sign again)");
                 res.signature_removed = 1;
         }
-        r = pkgnote_elf_from_memory(data, elf_len, &s.e);
+        r = pkgnote_object_from_memory(data, elf_len, &s.e);
         if (r < 0)
                 return r;
-        s.is64 = pkgnote_elf_class(s.e) == 64;
-        s.be = pkgnote_elf_big_endian(s.e);
-        s.type = pkgnote_elf_type(s.e);
+        s.is64 = pkgnote_object_class(s.e) == 64;
+        s.be = pkgnote_object_big_endian(s.e);
+        s.type = pkgnote_object_type(s.e);
         s.in_len = size;
         if (s.type == ET_CORE) {
                 r = pn_error(-EINVAL, "a core file, not a program: nothing to stamp");
@@ -718,7 +718,7 @@ out:
         free(s.ph);
         free(s.sh);
         free(s.names);
-        pkgnote_elf_free(s.e);
+        pkgnote_object_free(s.e);
         return r;
 }
 
@@ -740,12 +740,12 @@ int pn_stamp_specs_ok(const pkgnote_note_spec *specs, size_t n) {
  * may have closed it up: its offset in RES follows). */
 static int check_all(const pkgnote_note_spec *specs, size_t n, bool remove_all, const uint8_t *out, size_t out_len,
                      pkgnote_stamp_result *res) {
-        pkgnote_elf *o = NULL;
-        int r = pkgnote_elf_from_memory(out, out_len, &o);
+        pkgnote_object *o = NULL;
+        int r = pkgnote_object_from_memory(out, out_len, &o);
         if (r < 0)
                 return pn_error(-EBADMSG, "the result does not parse: %s", pkgnote_last_error());
         const pkgnote_note *on;
-        int non = pkgnote_elf_notes(o, &on);
+        int non = pkgnote_object_notes(o, &on);
         if (non < 0)
                 r = pn_error(-EBADMSG, "the result's notes do not parse");
         for (size_t i = 0; r == 0 && i < n; i++) {
@@ -753,7 +753,7 @@ static int check_all(const pkgnote_note_spec *specs, size_t n, bool remove_all, 
                 const char *json = remove_all ? NULL : specs[i].json;
                 uint8_t *note = NULL;
                 size_t note_len = 0;
-                if (json && (r = kind->encode(json, pkgnote_elf_big_endian(o), &note, &note_len)) < 0)
+                if (json && (r = kind->encode(json, pkgnote_object_big_endian(o), &note, &note_len)) < 0)
                         break;
                 const pkgnote_note *found = NULL;
                 for (int k = 0; k < non && r == 0; k++) {
@@ -762,7 +762,7 @@ static int check_all(const pkgnote_note_spec *specs, size_t n, bool remove_all, 
                                 continue;
                         if (!json)
                                 r = pn_error(-EBADMSG, "a %s is left in the result", kind->what);
-                        else if (!found && pn_stamp_note_matches(&on[k], note, note_len, pkgnote_elf_big_endian(o)))
+                        else if (!found && pn_stamp_note_matches(&on[k], note, note_len, pkgnote_object_big_endian(o)))
                                 found = &on[k];
                         else if (kind->single)
                                 r = pn_error(-EBADMSG, "more than one %s in the result", kind->what);
@@ -782,7 +782,7 @@ static int check_all(const pkgnote_note_spec *specs, size_t n, bool remove_all, 
                         res[i].first_page = !res[i].relocatable && (found->where & PKGNOTE_NOTE_FIRST_PAGE);
                 }
         }
-        pkgnote_elf_free(o);
+        pkgnote_object_free(o);
         return r;
 }
 

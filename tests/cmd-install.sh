@@ -22,15 +22,15 @@ cat > use.c <<'C'
 #include <pkgnote.h>
 #include <stdio.h>
 int main(int argc, char **argv) {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_info *info;
-        if (pkgnote_elf_open(argv[1], &e) < 0 || pkgnote_info_read(e, &info) < 0) {
+        if (pkgnote_object_open(argv[1], &e) < 0 || pkgnote_info_read(e, &info) < 0) {
                 fprintf(stderr, "%s\n", pkgnote_last_error());
                 return 2;
         }
         printf("%s\n", pkgnote_info_package_count(info) ? pkgnote_metadata_name(pkgnote_info_package(info, 0)) : "-");
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return argc > 2;
 }
 C

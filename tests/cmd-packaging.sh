@@ -71,7 +71,7 @@ check_tree() {
 # check_pymod NAME ROOT LIBDIR TYPE VERSION ARCH: python3-pkgnote's module
 # below ROOT carries the package note of TYPE pkgnote VERSION ARCH, and the
 # distribution's python3 imports it from ROOT over ROOT/LIBDIR's
-# libpkgnote.so.0 (not the host's, not a copy linked into it) and reads
+# libpkgnote.so.1 (not the host's, not a copy linked into it) and reads
 # ROOT/usr/bin/pkgnote's note with it.
 check_pymod() {
         name=$1 root=$2 libdir=$3 type=$4 ver=$5 arch=$6
@@ -107,10 +107,10 @@ EOF
 }
 
 # ---------------------------------------------------------------- symbols
-if sh "$SRCDIR/dist/debian/gen-symbols.sh" "$SRCDIR/lib/libpkgnote.sym" | diff -u "$SRCDIR/debian/libpkgnote0.symbols" - >"$T/sym.diff"; then
-        ok "debian/libpkgnote0.symbols matches lib/libpkgnote.sym"
+if sh "$SRCDIR/dist/debian/gen-symbols.sh" "$SRCDIR/lib/libpkgnote.sym" | diff -u "$SRCDIR/debian/libpkgnote1.symbols" - >"$T/sym.diff"; then
+        ok "debian/libpkgnote1.symbols matches lib/libpkgnote.sym"
 else
-        not_ok "debian/libpkgnote0.symbols matches lib/libpkgnote.sym (sh dist/debian/gen-symbols.sh > debian/libpkgnote0.symbols)" "$(cat "$T/sym.diff")"
+        not_ok "debian/libpkgnote1.symbols matches lib/libpkgnote.sym (sh dist/debian/gen-symbols.sh > debian/libpkgnote1.symbols)" "$(cat "$T/sym.diff")"
 fi
 
 # ---------------------------------------------------------------- deb
@@ -121,7 +121,7 @@ if have dpkg-buildpackage && have dh; then
         if (cd "$D" && DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b) >"$T/deb.log" 2>&1; then
                 ok "dpkg-buildpackage -us -uc -b from git archive HEAD"
                 debs=""
-                for p in pkgnote libpkgnote0 libpkgnote-dev pkgnote-coredump python3-pkgnote; do
+                for p in pkgnote libpkgnote1 libpkgnote-dev pkgnote-coredump python3-pkgnote; do
                         f=$(ls "$T/deb/${p}_${VERSION}_"*.deb 2>/dev/null | head -n 1)
                         if [ -n "$f" ]; then debs="$debs $f"; ok "package $p built"; else not_ok "package $p built"; fi
                 done

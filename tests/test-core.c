@@ -1184,14 +1184,14 @@ static void test_load_lookup_matches_walk(void) {
                         cb_put(p + 40, rnd_edge(&st), 8, false);      /* p_memsz */
                 }
                 pkgnote_core c = {0};
-                CHECK_INT(pkgnote_elf_from_memory(d, len, &c.view), 0);
+                CHECK_INT(pkgnote_object_from_memory(d, len, &c.view), 0);
                 if (!c.view) {
                         free(d);
                         continue;
                 }
                 pkgnote_core walk = {.view = c.view, .loads_failed = true}; /* the same loads, walked */
                 const pkgnote_phdr *ph;
-                int nph = pkgnote_elf_phdrs(c.view, &ph);
+                int nph = pkgnote_object_phdrs(c.view, &ph);
                 for (int i = 0; i < nph * 8 + 64; i++) {
                         uint64_t addr;
                         if (i < nph * 8) {
@@ -1214,7 +1214,7 @@ static void test_load_lookup_matches_walk(void) {
                 }
                 CHECK(c.loads != NULL && walk.loads == NULL); /* the index answered, and the walk */
                 pn_core_loads_free(c.loads);
-                pkgnote_elf_free(c.view);
+                pkgnote_object_free(c.view);
                 free(d);
         }
         CHECK_INT(mismatches, 0);

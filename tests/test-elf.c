@@ -34,15 +34,15 @@ static void test_classes_and_orders(void) {
                 bool is64 = v & 1, be = v & 2, unpadded = v & 4;
                 size_t len = std_image(is64, be, false, unpadded);
                 CHECK(len > 0);
-                pkgnote_elf *e;
-                CHECK_INT(pkgnote_elf_from_memory(image, len, &e), 0);
-                CHECK_INT(pkgnote_elf_class(e), is64 ? 64 : 32);
-                CHECK_INT(pkgnote_elf_big_endian(e), be);
-                CHECK_INT(pkgnote_elf_type(e), 3);
-                CHECK_INT(pkgnote_elf_machine(e), is64 ? 62 : 3);
+                pkgnote_object *e;
+                CHECK_INT(pkgnote_object_from_memory(image, len, &e), 0);
+                CHECK_INT(pkgnote_object_class(e), is64 ? 64 : 32);
+                CHECK_INT(pkgnote_object_big_endian(e), be);
+                CHECK_INT(pkgnote_object_type(e), 3);
+                CHECK_INT(pkgnote_object_machine(e), is64 ? 62 : 3);
                 const pkgnote_note *n;
                 /* Segment and section cover the same two notes: each once. */
-                CHECK_INT(pkgnote_elf_notes(e, &n), 2);
+                CHECK_INT(pkgnote_object_notes(e, &n), 2);
                 CHECK(n[0].where & PKGNOTE_NOTE_IN_SEGMENT);
                 CHECK(n[0].where & PKGNOTE_NOTE_IN_SECTION);
                 CHECK(n[1].where & PKGNOTE_NOTE_FIRST_PAGE);
@@ -61,25 +61,25 @@ static void test_classes_and_orders(void) {
                 CHECK_STR(pkgnote_metadata_version(pkgnote_info_package(info, 0)), "1.0-1");
                 CHECK_INT(pkgnote_info_problem_count(info), 0);
                 pkgnote_info_free(info);
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
         }
 }
 
 static void test_stripped_sections(void) {
         size_t len = std_image(true, false, true, false);
-        pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_from_memory(image, len, &e), 0);
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_from_memory(image, len, &e), 0);
         const pkgnote_shdr *s;
-        CHECK_INT(pkgnote_elf_shdrs(e, &s), 0);
+        CHECK_INT(pkgnote_object_shdrs(e, &s), 0);
         const pkgnote_note *n;
-        CHECK_INT(pkgnote_elf_notes(e, &n), 2);
+        CHECK_INT(pkgnote_object_notes(e, &n), 2);
         CHECK(n[1].section == NULL);
         CHECK_INT(n[1].where & PKGNOTE_NOTE_IN_SECTION, 0);
         pkgnote_info *info;
         CHECK_INT(pkgnote_info_read(e, &info), 0);
         CHECK_STR(pkgnote_metadata_name(pkgnote_info_package(info, 0)), "hello");
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
 }
 
 static void test_section_only(void) {
@@ -88,17 +88,17 @@ static void test_section_only(void) {
         s.blobs[0] = (struct mk_blob){blob_a, mk_package_note(blob_a, false, JSON_RPM, false), 4, false, true, ".note.package"};
         s.n_blobs = 1;
         size_t len = mk_elf(&s, image, sizeof image);
-        pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_from_memory(image, len, &e), 0);
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_from_memory(image, len, &e), 0);
         const pkgnote_note *n;
-        CHECK_INT(pkgnote_elf_notes(e, &n), 1);
+        CHECK_INT(pkgnote_object_notes(e, &n), 1);
         CHECK_INT(n[0].where, PKGNOTE_NOTE_IN_SECTION);
         pkgnote_info *info;
         CHECK_INT(pkgnote_info_read(e, &info), 0);
         CHECK_STR(pkgnote_metadata_os_cpe(pkgnote_info_package(info, 0)), "cpe:/o:fedoraproject:fedora:40");
         CHECK(pkgnote_info_build_id(info) == NULL);
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
 }
 
 static void test_align8(void) {
@@ -113,18 +113,18 @@ static void test_align8(void) {
         s.blobs[0] = (struct mk_blob){blob_a, n1 + n2, 8, true, true, ".note.gnu.property"};
         s.n_blobs = 1;
         size_t len = mk_elf(&s, image, sizeof image);
-        pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_from_memory(image, len, &e), 0);
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_from_memory(image, len, &e), 0);
         const pkgnote_note *n;
-        CHECK_INT(pkgnote_elf_notes(e, &n), 2);
+        CHECK_INT(pkgnote_object_notes(e, &n), 2);
         CHECK_INT(n[0].align, 8);
         CHECK_INT(n[1].type, 0xcafe1a7e);
         pkgnote_info *info;
         CHECK_INT(pkgnote_info_read(e, &info), 0);
         CHECK_STR(pkgnote_metadata_name(pkgnote_info_package(info, 0)), "eight");
-        CHECK_INT(pkgnote_elf_problem_count(e), 0);
+        CHECK_INT(pkgnote_object_problem_count(e), 0);
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
 }
 
 /* Regression: an 8-aligned PT_NOTE whose last note ends 4 bytes short of
@@ -139,13 +139,13 @@ static void test_align8_short_end(void) {
         size_t len = mk_elf(&s, image, sizeof image);
         uint8_t *exact = malloc(len);
         memcpy(exact, image, len);
-        pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_from_memory(exact, len, &e), 0);
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_from_memory(exact, len, &e), 0);
         pkgnote_info *info;
         CHECK_INT(pkgnote_info_read(e, &info), 0);
         CHECK_INT(pkgnote_info_package_count(info), 1);
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         free(exact);
 }
 
@@ -155,14 +155,14 @@ static void test_xnum(void) {
                 s.blobs[0] = (struct mk_blob){blob_a, mk_package_note(blob_a, false, JSON_DEB, false), 4, true, true, ".note.package"};
                 s.n_blobs = 1;
                 size_t len = mk_elf(&s, image, sizeof image);
-                pkgnote_elf *e;
-                CHECK_INT(pkgnote_elf_from_memory(image, len, &e), 0);
+                pkgnote_object *e;
+                CHECK_INT(pkgnote_object_from_memory(image, len, &e), 0);
                 const pkgnote_phdr *ph;
-                CHECK_INT(pkgnote_elf_phdrs(e, &ph), 2);
+                CHECK_INT(pkgnote_object_phdrs(e, &ph), 2);
                 const pkgnote_note *n;
-                CHECK_INT(pkgnote_elf_notes(e, &n), 1);
+                CHECK_INT(pkgnote_object_notes(e, &n), 1);
                 CHECK(n[0].where & PKGNOTE_NOTE_LOADED);
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
         }
 }
 
@@ -170,14 +170,14 @@ static void test_xnum(void) {
  * PT_NOTE and section NAME_A) and blob_b (B bytes, section NAME_B, in a
  * PT_NOTE when B_SEGMENT); its summary, and its view in *E. */
 static pkgnote_info *read_two_blobs(size_t a, const char *name_a, size_t b, bool b_segment, const char *name_b,
-                                    pkgnote_elf **e) {
+                                    pkgnote_object **e) {
         struct mk_spec s = {.is64 = true, .type = 3, .machine = 62};
         s.blobs[0] = (struct mk_blob){blob_a, a, 4, true, true, name_a};
         s.blobs[1] = (struct mk_blob){blob_b, b, 4, b_segment, true, name_b};
         s.n_blobs = 2;
         size_t len = mk_elf(&s, image, sizeof image);
         pkgnote_info *info = NULL;
-        CHECK_INT(pkgnote_elf_from_memory(image, len, e), 0);
+        CHECK_INT(pkgnote_object_from_memory(image, len, e), 0);
         CHECK_INT(pkgnote_info_read(*e, &info), 0);
         return info;
 }
@@ -188,7 +188,7 @@ static void test_several_notes(void) {
         size_t a = mk_package_note(blob_a, false, JSON_DEB, false);
         a += mk_package_note(blob_a + a, false, JSON_DEB, true);
         size_t b = mk_package_note(blob_b, false, JSON_RPM, false);
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_info *info = read_two_blobs(a, ".note.package", b, false, ".note.package.extra", &e);
         CHECK_INT(pkgnote_info_package_note_count(info), 3);
         CHECK_INT(pkgnote_info_package_count(info), 2);
@@ -196,7 +196,7 @@ static void test_several_notes(void) {
         CHECK_STR(pkgnote_metadata_type(pkgnote_info_package(info, 1)), "rpm");
         CHECK_INT(pkgnote_info_package_note(info, 1)->where, PKGNOTE_NOTE_IN_SECTION);
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
 }
 
 static void test_dlopen(void) {
@@ -206,8 +206,8 @@ static void test_dlopen(void) {
         s.blobs[0] = (struct mk_blob){blob_a, n, 4, true, true, ".note.dlopen"};
         s.n_blobs = 1;
         size_t len = mk_elf(&s, image, sizeof image);
-        pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_from_memory(image, len, &e), 0);
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_from_memory(image, len, &e), 0);
         pkgnote_info *info;
         CHECK_INT(pkgnote_info_read(e, &info), 0);
         CHECK_INT(pkgnote_info_package_count(info), 0);
@@ -219,7 +219,7 @@ static void test_dlopen(void) {
         CHECK_STR(pkgnote_dlopen_get(d, 0, "priority"), "recommended");
         CHECK(pkgnote_dlopen_get(d, 0, "description") == NULL);
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
 }
 
 /* The file's JSON report: the package note as stored (escapes and all),
@@ -229,7 +229,7 @@ static void test_json(void) {
         const char *dl = "[{\"soname\":[\"libfoo.so.1\"],\"feature\":\"foo\",\"priority\":\"suggested\"}]";
         size_t n = std_region(blob_a, false, pkg, false);
         size_t m = mk_note(blob_b, false, "FDO", 4, 0x407c0c0a, dl, strlen(dl) + 1, (uint32_t)strlen(dl) + 1, 4);
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_info *info = read_two_blobs(n, ".note.package", m, true, ".note.dlopen", &e);
         char *j = NULL;
         CHECK_INT(pkgnote_info_to_json(info, e, "d/p\x1b\xff\xc2\x9b\t\"", &j), 0);
@@ -243,9 +243,9 @@ static void test_json(void) {
         CHECK_INT(pkgnote_info_to_json(info, NULL, "p", &j), 0);
         CHECK(j && !strncmp(j, "{\"path\":\"p\",\"buildId\":", 21));
         free(j);
-        CHECK_STR(pkgnote_elf_kind(e), "shared object");
+        CHECK_STR(pkgnote_object_kind(e), "shared object");
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
 }
 
 /* Builds an image whose only note region is REGION, reads it, and returns
@@ -255,8 +255,8 @@ static int problem_of(const uint8_t *region, size_t len, char *msg, size_t msg_l
         s.blobs[0] = (struct mk_blob){region, len, 4, true, true, ".note.package"};
         s.n_blobs = 1;
         size_t total = mk_elf(&s, image, sizeof image);
-        pkgnote_elf *e;
-        int r = pkgnote_elf_from_memory(image, total, &e);
+        pkgnote_object *e;
+        int r = pkgnote_object_from_memory(image, total, &e);
         if (r < 0)
                 return r;
         pkgnote_info *info;
@@ -267,7 +267,7 @@ static int problem_of(const uint8_t *region, size_t len, char *msg, size_t msg_l
                 r = p ? p->error : 0;
                 pkgnote_info_free(info);
         }
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return r;
 }
 
@@ -344,8 +344,8 @@ static void test_truncated_prefixes(void) {
                          * read past it is caught by the address sanitizer. */
                         uint8_t *p = malloc(cut ? cut : 1);
                         memcpy(p, copy, cut);
-                        pkgnote_elf *e;
-                        int r = pkgnote_elf_from_memory(p, cut, &e);
+                        pkgnote_object *e;
+                        int r = pkgnote_object_from_memory(p, cut, &e);
                         if (r >= 0) {
                                 pkgnote_info *info;
                                 r = pkgnote_info_read(e, &info);
@@ -356,7 +356,7 @@ static void test_truncated_prefixes(void) {
                                         CHECK(bad);
                                         pkgnote_info_free(info);
                                 }
-                                pkgnote_elf_free(e);
+                                pkgnote_object_free(e);
                         } else
                                 CHECK(r == -ENOEXEC || r == -EBADMSG);
                         free(p);
@@ -371,30 +371,30 @@ static void test_files(void) {
         int fd = mkstemp(path);
         CHECK(fd >= 0);
         CHECK_INT(write(fd, image, len), (long long)len);
-        pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_open(path, &e), 0);
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_open(path, &e), 0);
         pkgnote_info *info;
         CHECK_INT(pkgnote_info_read(e, &info), 0);
         CHECK_STR(pkgnote_metadata_name(pkgnote_info_package(info, 0)), "hello");
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
 
         /* Through a pipe: read whole, same result. */
         int p[2];
         CHECK_INT(pipe(p), 0);
         CHECK_INT(write(p[1], image, len), (long long)len);
         close(p[1]);
-        CHECK_INT(pkgnote_elf_open_fd(p[0], &e), 0);
+        CHECK_INT(pkgnote_object_open_fd(p[0], &e), 0);
         CHECK_INT(pkgnote_info_read(e, &info), 0);
         CHECK_STR(pkgnote_info_build_id(info), "deadbeef0102030405060708090a0b0c0d0e0f10");
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         close(p[0]);
 
-        CHECK_INT(pkgnote_elf_open("/nonexistent/pkgnote", &e), -ENOENT);
-        CHECK_INT(pkgnote_elf_open("/tmp", &e), -EISDIR);
+        CHECK_INT(pkgnote_object_open("/nonexistent/pkgnote", &e), -ENOENT);
+        CHECK_INT(pkgnote_object_open("/tmp", &e), -EISDIR);
         CHECK_INT(ftruncate(fd, 10), 0);
-        CHECK_INT(pkgnote_elf_open(path, &e), -ENOEXEC);
+        CHECK_INT(pkgnote_object_open(path, &e), -ENOEXEC);
         CHECK_STR(pkgnote_last_error(), "not an ELF file");
         close(fd);
         unlink(path);

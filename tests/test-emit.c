@@ -425,19 +425,19 @@ static const char *const test_json[] = {
 /* Parses an emitted object back and checks its one package note. */
 static void check_object(const char *target_name, const uint8_t *obj, size_t len, const char *json,
                          const pkgnote_target *t) {
-        pkgnote_elf *e;
-        int r = pkgnote_elf_from_memory(obj, len, &e);
+        pkgnote_object *e;
+        int r = pkgnote_object_from_memory(obj, len, &e);
         checks++;
         if (r < 0) {
                 fail(__FILE__, __LINE__, "%s: object does not parse: %s", target_name, pkgnote_last_error());
                 return;
         }
-        CHECK_INT(pkgnote_elf_class(e), t->elf_class);
-        CHECK_INT(pkgnote_elf_big_endian(e), t->big_endian);
-        CHECK_INT(pkgnote_elf_machine(e), t->machine);
-        CHECK_INT(pkgnote_elf_type(e), 1);
-        CHECK_INT(pkgnote_elf_size(e), len);
-        CHECK_INT(pkgnote_elf_problem_count(e), 0);
+        CHECK_INT(pkgnote_object_class(e), t->elf_class);
+        CHECK_INT(pkgnote_object_big_endian(e), t->big_endian);
+        CHECK_INT(pkgnote_object_machine(e), t->machine);
+        CHECK_INT(pkgnote_object_type(e), 1);
+        CHECK_INT(pkgnote_object_size(e), len);
+        CHECK_INT(pkgnote_object_problem_count(e), 0);
 
         /* x86 and aarch64 objects carry the AND-neutral GNU property note:
          * NT_GNU_PROPERTY_TYPE_0, one FEATURE_1_AND property claiming every
@@ -447,7 +447,7 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
         uint32_t prop_bits = t->machine == 183 ? 0x7u : 0xfu;
         size_t word = t->elf_class == 64 ? 8 : 4;
         const pkgnote_shdr *sh;
-        int ns = pkgnote_elf_shdrs(e, &sh);
+        int ns = pkgnote_object_shdrs(e, &sh);
         CHECK_INT(ns, want_prop ? 8 : 7);
         bool stack = false, note = false, prop = false, group = false;
         for (int i = 0; i < ns; i++) {
@@ -509,7 +509,7 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
         CHECK(prop == want_prop);
 
         const pkgnote_note *n;
-        int nn = pkgnote_elf_notes(e, &n);
+        int nn = pkgnote_object_notes(e, &n);
         CHECK_INT(nn, want_prop ? 2 : 1);
         if (nn >= 1) {
                 CHECK(pkgnote_note_is(&n[0], PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA));
@@ -530,22 +530,22 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
                 CHECK(n[0].offset + raw_len <= len && !memcmp(obj + n[0].offset, raw, raw_len));
                 free(raw);
         }
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
 
         /* Every truncated prefix: an error or fewer notes, never a crash
          * (run under ASan/valgrind to make "never" strict). */
         for (size_t cut = 0; cut < len; cut++) {
                 uint8_t *copy = malloc(cut ? cut : 1);
                 memcpy(copy, obj, cut);
-                pkgnote_elf *p;
-                if (pkgnote_elf_from_memory(copy, cut, &p) >= 0) {
+                pkgnote_object *p;
+                if (pkgnote_object_from_memory(copy, cut, &p) >= 0) {
                         const pkgnote_note *pn;
-                        int c = pkgnote_elf_notes(p, &pn);
+                        int c = pkgnote_object_notes(p, &pn);
                         checks++;
                         if (c >= 1)
                                 fail(__FILE__, __LINE__, "%s: prefix of %zu/%zu bytes still has %d note(s)",
                                      target_name, cut, len, c);
-                        pkgnote_elf_free(p);
+                        pkgnote_object_free(p);
                 }
                 free(copy);
         }
@@ -884,15 +884,15 @@ static void test_dlopen_notes(void) {
                 uint8_t *b = NULL;
                 size_t len = 0;
                 CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_OBJECT, specs, 3, &t, &b, &len), 0);
-                pkgnote_elf *e;
-                if (!b || pkgnote_elf_from_memory(b, len, &e) < 0) {
+                pkgnote_object *e;
+                if (!b || pkgnote_object_from_memory(b, len, &e) < 0) {
                         fail(__FILE__, __LINE__, "%s: object does not parse", targets[ti]);
                         free(b);
                         continue;
                 }
-                CHECK_INT(pkgnote_elf_problem_count(e), 0);
+                CHECK_INT(pkgnote_object_problem_count(e), 0);
                 const pkgnote_note *n;
-                int nn = pkgnote_elf_notes(e, &n), k = 0;
+                int nn = pkgnote_object_notes(e, &n), k = 0;
                 for (int i = 0; i < nn; i++) {
                         if (strcmp(n[i].name, "FDO"))
                                 continue;
@@ -909,11 +909,11 @@ static void test_dlopen_notes(void) {
                 }
                 CHECK_INT(k, 3);
                 const pkgnote_shdr *sh;
-                int ns = pkgnote_elf_shdrs(e, &sh), groups = 0;
+                int ns = pkgnote_object_shdrs(e, &sh), groups = 0;
                 for (int i = 0; i < ns; i++)
                         groups += sh[i].type == 17;
                 CHECK_INT(groups, 3);
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 free(b);
 
                 /* The raw form is the notes back to back. */

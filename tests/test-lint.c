@@ -350,13 +350,13 @@ static bool has(const struct findings *fs, const char *id) {
 
 static int lint_image(const struct image *im, struct findings *fs) {
         memset(fs, 0, sizeof *fs);
-        pkgnote_elf *e;
-        int r = pkgnote_elf_from_memory(im->data, im->len, &e);
-        CHECK(r == 0, "pkgnote_elf_from_memory: %d %s", r, pkgnote_last_error());
+        pkgnote_object *e;
+        int r = pkgnote_object_from_memory(im->data, im->len, &e);
+        CHECK(r == 0, "pkgnote_object_from_memory: %d %s", r, pkgnote_last_error());
         if (r < 0)
                 return r;
         r = pkgnote_lint(e, collect, fs);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         CHECK(r < 0 || (size_t)r == fs->errors, "returned %d but reported %zu errors", r, fs->errors);
         return r;
 }
@@ -668,12 +668,12 @@ static void test_truncated(void) {
                 if (!copy)
                         abort();
                 memcpy(copy, im.data, len);
-                pkgnote_elf *e;
-                if (pkgnote_elf_from_memory(copy, len, &e) == 0) {
+                pkgnote_object *e;
+                if (pkgnote_object_from_memory(copy, len, &e) == 0) {
                         int r = pkgnote_lint(e, NULL, NULL);
                         CHECK(r >= 0, "prefix of %zu bytes: lint returned %d", len, r);
                         CHECK(len == im.len || r > 0, "prefix of %zu bytes of %zu: no error found", len, im.len);
-                        pkgnote_elf_free(e);
+                        pkgnote_object_free(e);
                 }
                 free(copy);
         }

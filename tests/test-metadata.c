@@ -195,7 +195,7 @@ static void test_dlopen(void) {
         CHECK_INT(pkgnote_dlopen_parse("[{\"soname\":[1]}]", 16, &d), -EBADMSG);
         pkgnote_dlopen_free(NULL);
         pkgnote_metadata_free(NULL);
-        pkgnote_elf_free(NULL);
+        pkgnote_object_free(NULL);
         pkgnote_info_free(NULL);
 }
 

@@ -77,14 +77,14 @@ static uint8_t *stamped(size_t *len) {
 static void test_headers(void) {
         size_t len;
         uint8_t *b = stamped(&len);
-        pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_from_memory(b, len, &e), 0);
-        CHECK_INT(pkgnote_elf_is_pe(e), 1);
-        CHECK_INT(pkgnote_elf_class(e), 64);
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_from_memory(b, len, &e), 0);
+        CHECK_INT(pkgnote_object_is_pe(e), 1);
+        CHECK_INT(pkgnote_object_class(e), 64);
         CHECK_INT(pkgnote_pe_machine(e), 0x8664);
-        CHECK_STR(pkgnote_machine_name(pkgnote_elf_machine(e), 64), "x86-64");
+        CHECK_STR(pkgnote_machine_name(pkgnote_object_machine(e), 64), "x86-64");
         CHECK_STR(pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e)), "EFI application");
-        CHECK_STR(pkgnote_elf_kind(e), "EFI application");
+        CHECK_STR(pkgnote_object_kind(e), "EFI application");
         CHECK_INT(pkgnote_pe_section_count(e), 4);
         const char *name;
         uint32_t flags;
@@ -106,7 +106,7 @@ static void test_headers(void) {
         pkgnote_os_release_free(os);
         CHECK(pkgnote_pe_uki_uname(e) == NULL);
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         free(b);
 }
 
@@ -144,10 +144,10 @@ static void test_signed(void) {
         CHECK_INT(pkgnote_stamp_memory(s, len, JSON, 0, &out, &out_len, &r), -EPERM);
         CHECK_INT(pkgnote_stamp_memory(s, len, JSON, PKGNOTE_STAMP_DROP_SIGNATURE, &out, &out_len, &r), 0);
         CHECK_INT(r.signature_removed, 1);
-        pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_from_memory(out, out_len, &e), 0);
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_from_memory(out, out_len, &e), 0);
         CHECK_INT(pkgnote_pe_signed(e), 0);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         /* Signed after stamping, then a note replaced in its place with
          * the signature dropped: the check of the kept bytes knows the
          * certificate entry goes (it once called that a changed byte). */
@@ -180,8 +180,8 @@ static void test_truncated_prefixes(void) {
         for (size_t cut = 0; cut < len; cut++) {
                 uint8_t *p = malloc(cut ? cut : 1);
                 memcpy(p, b, cut);
-                pkgnote_elf *e;
-                int r = pkgnote_elf_from_memory(p, cut, &e);
+                pkgnote_object *e;
+                int r = pkgnote_object_from_memory(p, cut, &e);
                 if (r == 0) {
                         pkgnote_info *info;
                         if (pkgnote_info_read(e, &info) == 0) {
@@ -190,15 +190,15 @@ static void test_truncated_prefixes(void) {
                                                                    pkgnote_info_package_note(info, 0)->descsz <= cut));
                                 pkgnote_info_free(info);
                         }
-                        pkgnote_elf_free(e);
+                        pkgnote_object_free(e);
                 } else
                         CHECK(r == -ENOEXEC || r == -EBADMSG);
                 uint8_t *out;
                 size_t out_len;
                 pkgnote_stamp_result res = {.size = sizeof res};
                 if (pkgnote_stamp_memory(p, cut, "{\"name\":\"x\"}", 0, &out, &out_len, &res) == 0) {
-                        CHECK_INT(pkgnote_elf_from_memory(out, out_len, &e), 0);
-                        pkgnote_elf_free(e);
+                        CHECK_INT(pkgnote_object_from_memory(out, out_len, &e), 0);
+                        pkgnote_object_free(e);
                         free(out);
                 }
                 free(p);
@@ -220,12 +220,12 @@ static void test_checksum(void) {
  * truncated COFF header is a malformed one. */
 static void test_not_pe(void) {
         uint8_t dos[64] = {'M', 'Z'};
-        pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_from_memory(dos, sizeof dos, &e), -ENOEXEC);
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_from_memory(dos, sizeof dos, &e), -ENOEXEC);
         uint8_t bad[0x48] = {'M', 'Z'};
         pn_wr32(bad + 0x3c, 0x40, false);
         memcpy(bad + 0x40, "PE\0\0", 4);
-        CHECK_INT(pkgnote_elf_from_memory(bad, sizeof bad, &e), -EBADMSG);
+        CHECK_INT(pkgnote_object_from_memory(bad, sizeof bad, &e), -EBADMSG);
         CHECK(pn_pe_magic(img, img_len) || !img_len);
 }
 
@@ -495,10 +495,10 @@ static void test_remove_keeps_overlay(void) {
                         break;
                 }
         }
-        pkgnote_elf *e;
-        CHECK_INT(pkgnote_elf_from_memory(back, back_len, &e), 0);
-        CHECK_INT(pkgnote_elf_notes(e, &(const pkgnote_note *){NULL}), 0);
-        pkgnote_elf_free(e);
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_from_memory(back, back_len, &e), 0);
+        CHECK_INT(pkgnote_object_notes(e, &(const pkgnote_note *){NULL}), 0);
+        pkgnote_object_free(e);
         /* Stamping it again moves nothing either: refused. */
         uint8_t *again;
         size_t again_len;

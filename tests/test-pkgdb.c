@@ -493,12 +493,12 @@ static pkgnote_info *noted(const char *json) {
         struct mk_spec s = {.is64 = true, .type = 3, .machine = 62, .n_blobs = 1};
         s.blobs[0] = (struct mk_blob){note, mk_package_note(note, false, json, false), 4, true, true, ".note.package"};
         size_t n = mk_elf(&s, image, sizeof image);
-        pkgnote_elf *e = NULL;
+        pkgnote_object *e = NULL;
         pkgnote_info *info = NULL;
-        CHECK(n > 0 && pkgnote_elf_from_memory(image, n, &e) == 0);
+        CHECK(n > 0 && pkgnote_object_from_memory(image, n, &e) == 0);
         if (e)
                 CHECK_INT(pkgnote_info_read(e, &info), 0);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return info;
 }
 

@@ -374,16 +374,16 @@ static int copy_self(const char *rel) {
 /* The name of the first package note of PATH into BUF, or "" without
  * one; NULL when PATH cannot be read. */
 static const char *note_name(const char *path, char *buf, size_t len) {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_info *info = NULL;
-        if (pkgnote_elf_open(path, &e) < 0)
+        if (pkgnote_object_open(path, &e) < 0)
                 return NULL;
         int r = pkgnote_info_read(e, &info);
         const char *name = r >= 0 && pkgnote_info_package_count(info) ? pkgnote_metadata_name(pkgnote_info_package(info, 0))
                                                                       : "";
         snprintf(buf, len, "%s", name ? name : "");
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return r < 0 ? NULL : buf;
 }
 

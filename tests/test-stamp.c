@@ -20,10 +20,10 @@ static const uint8_t build_id_desc[20] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 /* The primary package note's JSON of an image, or NULL; with DLOPEN the
  * compact JSON of its only dlopen list instead. */
 static char *info_json(const uint8_t *d, size_t n, unsigned *where, bool dlopen) {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_info *info;
         char *ret = NULL;
-        if (pkgnote_elf_from_memory(d, n, &e) < 0)
+        if (pkgnote_object_from_memory(d, n, &e) < 0)
                 return NULL;
         if (pkgnote_info_read(e, &info) == 0) {
                 if (dlopen) {
@@ -37,7 +37,7 @@ static char *info_json(const uint8_t *d, size_t n, unsigned *where, bool dlopen)
                 }
                 pkgnote_info_free(info);
         }
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return ret;
 }
 
@@ -46,14 +46,14 @@ static char *primary_json(const uint8_t *d, size_t n, unsigned *where) {
 }
 
 static bool has_build_id(const uint8_t *d, size_t n) {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         const uint8_t *id;
         size_t len;
         bool ok = false;
-        if (pkgnote_elf_from_memory(d, n, &e) < 0)
+        if (pkgnote_object_from_memory(d, n, &e) < 0)
                 return false;
-        ok = pkgnote_elf_build_id(e, &id, &len) == 1 && len == 20 && !memcmp(id, build_id_desc, 20);
-        pkgnote_elf_free(e);
+        ok = pkgnote_object_build_id(e, &id, &len) == 1 && len == 20 && !memcmp(id, build_id_desc, 20);
+        pkgnote_object_free(e);
         return ok;
 }
 
@@ -280,13 +280,13 @@ static void test_linker_note(void) {
                 free(j);
                 CHECK(has_build_id(out, len));
                 /* Only one package note is left. */
-                pkgnote_elf *e;
+                pkgnote_object *e;
                 pkgnote_info *info;
-                CHECK_INT(pkgnote_elf_from_memory(out, len, &e), 0);
+                CHECK_INT(pkgnote_object_from_memory(out, len, &e), 0);
                 CHECK_INT(pkgnote_info_read(e, &info), 0);
                 CHECK_INT(pkgnote_info_package_note_count(info), 1);
                 pkgnote_info_free(info);
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 free(out);
         }
 }
@@ -423,12 +423,12 @@ static const char dl_big[] =
 /* The notes of TYPE that a reader finds (segment or section); the first
  * one's offset and flags in *OFF, *WHERE. */
 static int count_notes(const uint8_t *d, size_t n, uint32_t type, uint64_t *off, unsigned *where) {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         const pkgnote_note *notes;
         int c = 0;
-        if (pkgnote_elf_from_memory(d, n, &e) < 0)
+        if (pkgnote_object_from_memory(d, n, &e) < 0)
                 return -1;
-        int nn = pkgnote_elf_notes(e, &notes);
+        int nn = pkgnote_object_notes(e, &notes);
         for (int i = 0; i < nn; i++)
                 if (pkgnote_note_is(&notes[i], PKGNOTE_OWNER_FDO, type) &&
                     (notes[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION))) {
@@ -439,7 +439,7 @@ static int count_notes(const uint8_t *d, size_t n, uint32_t type, uint64_t *off,
                                         *where = notes[i].where;
                         }
                 }
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return c;
 }
 

@@ -81,9 +81,9 @@ static void warn_problem(void *u, int error, const char *message) {
 /* Adds the dlopen notes of PATH to D.  Returns 0 or EXIT_FAILURE_; a file
  * that is not ELF is skipped when SKIP_NON_ELF. */
 static int add_file(pkgnote_deps *d, const char *path, bool warn, bool skip_non_elf) {
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_info *info = NULL;
-        int r = pkgnote_elf_open(path, &e);
+        int r = pkgnote_object_open(path, &e);
         if (r == -ENOEXEC && skip_non_elf)
                 return 0;
         if (r < 0)
@@ -91,13 +91,13 @@ static int add_file(pkgnote_deps *d, const char *path, bool warn, bool skip_non_
         /* The object view opens PE images too; their .pkgnote section is a
          * package note, but there is no dlopen note nor a soname to depend
          * on: they go as other non-ELF files do. */
-        if (pkgnote_elf_is_pe(e)) {
-                pkgnote_elf_free(e);
+        if (pkgnote_object_is_pe(e)) {
+                pkgnote_object_free(e);
                 return skip_non_elf ? 0 : tool_error_reason(path, "not ELF", "a PE image has no ELF dependencies (dlopen notes)");
         }
         r = pkgnote_info_read(e, &info);
         if (r < 0) {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 return tool_error(path, "cannot read notes", r);
         }
         int ret = 0;
@@ -117,12 +117,12 @@ static int add_file(pkgnote_deps *d, const char *path, bool warn, bool skip_non_
                 struct warn_ctx w = {path};
                 if (warn)
                         pkgnote_dlopen_check(n, warn_problem, &w);
-                r = pkgnote_deps_add(d, path, pkgnote_elf_class(e), pkgnote_elf_machine(e), pkgnote_elf_big_endian(e), n);
+                r = pkgnote_deps_add(d, path, pkgnote_object_class(e), pkgnote_object_machine(e), pkgnote_object_big_endian(e), n);
                 if (r < 0)
                         ret = tool_error(path, "unusable dlopen note", r);
         }
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return ret;
 }
 

@@ -48,13 +48,13 @@ static void on_finding(void *userdata, const pkgnote_lint_finding *f) {
 
 /* Returns 0 (clean or warnings), 1 (an error finding) or 2 (cannot check). */
 static int lint_one(const char *path, const struct lint_opts *o, size_t *errors, size_t *warnings) {
-        pkgnote_elf *e;
-        int r = !strcmp(path, "-") ? pkgnote_elf_open_fd(STDIN_FILENO, &e) : pkgnote_elf_open(path, &e);
+        pkgnote_object *e;
+        int r = !strcmp(path, "-") ? pkgnote_object_open_fd(STDIN_FILENO, &e) : pkgnote_object_open(path, &e);
         if (r < 0)
                 return tool_error(path, "cannot read", r);
         struct lint_run run = {.o = o, .path = path};
         r = pkgnote_lint_os_release(e, o->osr, on_finding, &run);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         *errors += run.errors;
         *warnings += run.warnings;
         if (r < 0)

@@ -16,18 +16,18 @@ struct show_opts {
         bool with_path;
 };
 
-static void architecture(pkgnote_elf *e, char *buf, size_t len) {
-        const char *m = pkgnote_machine_name(pkgnote_elf_machine(e), pkgnote_elf_class(e));
+static void architecture(pkgnote_object *e, char *buf, size_t len) {
+        const char *m = pkgnote_machine_name(pkgnote_object_machine(e), pkgnote_object_class(e));
         if (m)
                 snprintf(buf, len, "%s", m);
         else
-                snprintf(buf, len, "machine-%u", pkgnote_elf_machine(e));
+                snprintf(buf, len, "machine-%u", pkgnote_object_machine(e));
 }
 
 /* A PE image's kind and, for a unified kernel image, what it boots. */
-static void print_pe(pkgnote_elf *e, const char *arch) {
-        printf("\n  peType: %s\n  architecture: %s (%s)\n", pkgnote_elf_kind(e), arch,
-               pkgnote_elf_class(e) == 64 ? "PE32+" : "PE32");
+static void print_pe(pkgnote_object *e, const char *arch) {
+        printf("\n  peType: %s\n  architecture: %s (%s)\n", pkgnote_object_kind(e), arch,
+               pkgnote_object_class(e) == 64 ? "PE32+" : "PE32");
         const char *sub = pkgnote_pe_subsystem_name(pkgnote_pe_subsystem(e));
         if (sub)
                 printf("  subsystem: %s\n", sub);
@@ -61,16 +61,16 @@ static void print_pe(pkgnote_elf *e, const char *arch) {
         }
 }
 
-static void print_text(const char *path, pkgnote_elf *e, const pkgnote_info *info) {
+static void print_text(const char *path, pkgnote_object *e, const pkgnote_info *info) {
         char arch[32];
         architecture(e, arch, sizeof arch);
         fputs("path: ", stdout);
         tool_print_escaped(stdout, path);
-        if (pkgnote_elf_is_pe(e))
+        if (pkgnote_object_is_pe(e))
                 print_pe(e, arch);
         else
-                printf("\n  elfType: %s\n  architecture: %s (ELF%d, %s-endian)\n", pkgnote_elf_kind(e), arch,
-                       pkgnote_elf_class(e), pkgnote_elf_big_endian(e) ? "big" : "little");
+                printf("\n  elfType: %s\n  architecture: %s (ELF%d, %s-endian)\n", pkgnote_object_kind(e), arch,
+                       pkgnote_object_class(e), pkgnote_object_big_endian(e) ? "big" : "little");
         const char *id = pkgnote_info_build_id(info);
         printf("  buildId: %s\n", id ? id : "(none)");
         size_t np = pkgnote_info_package_count(info);
@@ -127,7 +127,7 @@ static void print_text(const char *path, pkgnote_elf *e, const pkgnote_info *inf
         }
 }
 
-static bool print_field(const char *path, const char *field, pkgnote_elf *e, const pkgnote_info *info,
+static bool print_field(const char *path, const char *field, pkgnote_object *e, const pkgnote_info *info,
                         bool with_path) {
         char buf[32];
         const char *v = NULL;
@@ -135,7 +135,7 @@ static bool print_field(const char *path, const char *field, pkgnote_elf *e, con
         if (!strcmp(field, "buildId"))
                 v = pkgnote_info_build_id(info);
         else if (!strcmp(field, "elfType") || !strcmp(field, "peType"))
-                v = pkgnote_elf_kind(e);
+                v = pkgnote_object_kind(e);
         else if (!strcmp(field, "architecture") && pkgnote_info_package_count(info) == 0) {
                 architecture(e, buf, sizeof buf);
                 v = buf;
@@ -195,14 +195,14 @@ static char *systemd_name(const char *path) {
 
 /* Returns 0, 1 (no package note / field) or 2 (error). */
 static int show_one(const char *path, const struct show_opts *o) {
-        pkgnote_elf *e;
-        int r = !strcmp(path, "-") ? pkgnote_elf_open_fd(STDIN_FILENO, &e) : pkgnote_elf_open(path, &e);
+        pkgnote_object *e;
+        int r = !strcmp(path, "-") ? pkgnote_object_open_fd(STDIN_FILENO, &e) : pkgnote_object_open(path, &e);
         if (r < 0)
                 return tool_error(path, "cannot read", r);
         pkgnote_info *info;
         r = pkgnote_info_read(e, &info);
         if (r < 0) {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 return tool_error(path, "cannot read notes", r);
         }
         int ret = pkgnote_info_package_count(info) > 0 ? EXIT_OK : EXIT_NOTFOUND;
@@ -220,7 +220,7 @@ static int show_one(const char *path, const struct show_opts *o) {
                         ret = tool_error(path, "cannot write the report", r);
         } else
                 print_text(path, e, info);
-        const char *warning = pkgnote_elf_notes_warning(e);
+        const char *warning = pkgnote_object_notes_warning(e);
         if (warning) { /* the notes read are right: not an error */
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, path);
@@ -237,7 +237,7 @@ static int show_one(const char *path, const struct show_opts *o) {
                 ret = EXIT_FAILURE_;
         }
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return ret;
 }
 

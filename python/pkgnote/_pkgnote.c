@@ -166,7 +166,7 @@ static int append_json(modstate *ms, PyObject *l, const char *text) {
  * file without notes; plus "_notes" (each package note's descriptor
  * bytes), "_problems" and "_warning".  The tests compare it with
  * pkgnote show --json. */
-static PyObject *info_report(modstate *ms, pkgnote_elf *e, PyObject *filename) {
+static PyObject *info_report(modstate *ms, pkgnote_object *e, PyObject *filename) {
         pkgnote_info *info = NULL;
         failure f = {0};
         int r;
@@ -176,18 +176,18 @@ static PyObject *info_report(modstate *ms, pkgnote_elf *e, PyObject *filename) {
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
         if (r < 0) {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 return filename ? raise_failure_path(ms, &f, filename) : raise_failure(ms, &f, NULL);
         }
         PyObject *d = PyDict_New(), *packages = PyList_New(0), *notes = PyList_New(0), *dlopen = PyList_New(0);
         if (!d || !packages || !notes || !dlopen)
                 goto fail;
-        int elf_class = pkgnote_elf_class(e);
-        unsigned machine = pkgnote_elf_machine(e);
+        int elf_class = pkgnote_object_class(e);
+        unsigned machine = pkgnote_object_machine(e);
         const char *arch = pkgnote_machine_name(machine, elf_class);
-        if (dict_set_steal(d, "elfType", str_or_none(pkgnote_elf_kind(e))) < 0 ||
+        if (dict_set_steal(d, "elfType", str_or_none(pkgnote_object_kind(e))) < 0 ||
             dict_set_steal(d, "elfClass", PyLong_FromLong(elf_class)) < 0 ||
-            dict_set_steal(d, "byteOrder", str_or_none(pkgnote_elf_big_endian(e) ? "big" : "little")) < 0 ||
+            dict_set_steal(d, "byteOrder", str_or_none(pkgnote_object_big_endian(e) ? "big" : "little")) < 0 ||
             dict_set_steal(d, "architecture", arch ? str_or_none(arch) : PyUnicode_FromFormat("machine-%u", machine)) < 0 ||
             dict_set_steal(d, "machine", PyLong_FromUnsignedLong(machine)) < 0 ||
             dict_set_steal(d, "buildId", str_or_none(pkgnote_info_build_id(info))) < 0)
@@ -220,10 +220,10 @@ static PyObject *info_report(modstate *ms, pkgnote_elf *e, PyObject *filename) {
         if (r < 0)
                 Py_CLEAR(d);
         else if (dict_set_steal(d, "_problems", problems_list(pkgnote_info_problem_count(info), info_problem, info)) < 0 ||
-                 dict_set_steal(d, "_warning", str_or_none(pkgnote_elf_notes_warning(e))) < 0)
+                 dict_set_steal(d, "_warning", str_or_none(pkgnote_object_notes_warning(e))) < 0)
                 Py_CLEAR(d);
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return d;
 fail:
         Py_XDECREF(d);
@@ -231,22 +231,22 @@ fail:
         Py_XDECREF(notes);
         Py_XDECREF(dlopen);
         pkgnote_info_free(info);
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         return NULL;
 }
 
 /* Opens the file ARG names (str, bytes or os.PathLike) without the GIL.
  * On success *BPATH holds the converted path, for the caller to release;
  * on failure the exception is set, nothing is held and NULL returned. */
-static pkgnote_elf *open_path(modstate *ms, PyObject *arg, PyObject **bpath) {
+static pkgnote_object *open_path(modstate *ms, PyObject *arg, PyObject **bpath) {
         if (!PyUnicode_FSConverter(arg, bpath))
                 return NULL;
         const char *path = PyBytes_AS_STRING(*bpath);
-        pkgnote_elf *e = NULL;
+        pkgnote_object *e = NULL;
         failure f = {0};
         int r;
         Py_BEGIN_ALLOW_THREADS
-        r = pkgnote_elf_open(path, &e);
+        r = pkgnote_object_open(path, &e);
         if (r < 0)
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
@@ -261,7 +261,7 @@ static pkgnote_elf *open_path(modstate *ms, PyObject *arg, PyObject **bpath) {
 static PyObject *py_read(PyObject *self, PyObject *arg) {
         modstate *ms = module_state(self);
         PyObject *bpath;
-        pkgnote_elf *e = open_path(ms, arg, &bpath);
+        pkgnote_object *e = open_path(ms, arg, &bpath);
         if (!e)
                 return NULL;
         PyObject *ret = info_report(ms, e, bpath);
@@ -276,11 +276,11 @@ static PyObject *py_read_bytes(PyObject *self, PyObject *arg) {
                 return NULL;
         /* The exported buffer cannot be resized or freed while held, so
          * the view may read it without the GIL. */
-        pkgnote_elf *e = NULL;
+        pkgnote_object *e = NULL;
         failure f = {0};
         int r;
         Py_BEGIN_ALLOW_THREADS
-        r = pkgnote_elf_from_memory(buf.buf, (size_t)buf.len, &e);
+        r = pkgnote_object_from_memory(buf.buf, (size_t)buf.len, &e);
         if (r < 0)
                 failure_set(&f, r);
         Py_END_ALLOW_THREADS
@@ -969,7 +969,7 @@ static void lint_collect(void *userdata, const pkgnote_lint_finding *finding) {
 static PyObject *py_lint(PyObject *self, PyObject *arg) {
         modstate *ms = module_state(self);
         PyObject *bpath;
-        pkgnote_elf *e = open_path(ms, arg, &bpath);
+        pkgnote_object *e = open_path(ms, arg, &bpath);
         if (!e)
                 return NULL;
         PyObject *l = PyList_New(0);
@@ -985,7 +985,7 @@ static PyObject *py_lint(PyObject *self, PyObject *arg) {
                         raise_failure_path(ms, &f, bpath);
                 }
         }
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         Py_DECREF(bpath);
         return l;
 }
@@ -1016,18 +1016,18 @@ static PyObject *py_deps(PyObject *self, PyObject *args) {
                 const char *path = PyBytes_AS_STRING(bpath);
                 failure f = {0};
                 Py_BEGIN_ALLOW_THREADS
-                pkgnote_elf *e = NULL;
+                pkgnote_object *e = NULL;
                 pkgnote_info *info = NULL;
-                r = pkgnote_elf_open(path, &e);
+                r = pkgnote_object_open(path, &e);
                 if (r >= 0)
                         r = pkgnote_info_read(e, &info);
                 for (size_t k = 0; r >= 0 && k < pkgnote_info_dlopen_count(info); k++)
-                        r = pkgnote_deps_add(d, path, pkgnote_elf_class(e), pkgnote_elf_machine(e),
-                                             pkgnote_elf_big_endian(e), pkgnote_info_dlopen(info, k));
+                        r = pkgnote_deps_add(d, path, pkgnote_object_class(e), pkgnote_object_machine(e),
+                                             pkgnote_object_big_endian(e), pkgnote_info_dlopen(info, k));
                 if (r < 0)
                         failure_set(&f, r);
                 pkgnote_info_free(info);
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 Py_END_ALLOW_THREADS
                 if (r < 0) {
                         raise_failure_path(ms, &f, bpath);

@@ -111,41 +111,41 @@ static void lint_finding(void *userdata, const pkgnote_lint_finding *f) {
 /* A file: the view, its tables and notes, then a summary that must
  * outlive the view, and a copy that must outlive the summary. */
 static void probe_file(const char *path) {
-        pkgnote_elf *e;
-        CHECK(pkgnote_elf_open(path, &e) == 0);
+        pkgnote_object *e;
+        CHECK(pkgnote_object_open(path, &e) == 0);
         if (failures)
                 return;
-        sink += (unsigned long)pkgnote_elf_class(e) + (unsigned long)pkgnote_elf_big_endian(e) + pkgnote_elf_size(e);
-        touch_str(pkgnote_elf_type_name(pkgnote_elf_type(e)));
-        touch_str(pkgnote_machine_name(pkgnote_elf_machine(e), pkgnote_elf_class(e)));
+        sink += (unsigned long)pkgnote_object_class(e) + (unsigned long)pkgnote_object_big_endian(e) + pkgnote_object_size(e);
+        touch_str(pkgnote_object_type_name(pkgnote_object_type(e)));
+        touch_str(pkgnote_machine_name(pkgnote_object_machine(e), pkgnote_object_class(e)));
         const pkgnote_phdr *ph;
-        int n = pkgnote_elf_phdrs(e, &ph);
+        int n = pkgnote_object_phdrs(e, &ph);
         CHECK(n > 0);
         for (int i = 0; i < n; i++)
                 touch(&ph[i], sizeof ph[i]);
         const pkgnote_shdr *sh;
-        n = pkgnote_elf_shdrs(e, &sh);
+        n = pkgnote_object_shdrs(e, &sh);
         CHECK(n > 0);
         for (int i = 0; i < n; i++)
                 touch_str(sh[i].name);
         const pkgnote_note *notes;
-        n = pkgnote_elf_notes(e, &notes);
+        n = pkgnote_object_notes(e, &notes);
         CHECK(n >= 3); /* build-id, package, dlopen */
         for (int i = 0; i < n; i++)
                 touch_note(&notes[i]);
         const uint8_t *id;
         size_t id_len;
-        CHECK(pkgnote_elf_build_id(e, &id, &id_len) == 1);
+        CHECK(pkgnote_object_build_id(e, &id, &id_len) == 1);
         touch(id, id_len);
-        for (size_t i = 0; i < pkgnote_elf_problem_count(e); i++)
-                touch_problem(pkgnote_elf_problem(e, i), true);
+        for (size_t i = 0; i < pkgnote_object_problem_count(e); i++)
+                touch_problem(pkgnote_object_problem(e, i), true);
         size_t findings = 0;
         CHECK(pkgnote_lint(e, lint_finding, &findings) >= 0);
 
         pkgnote_info *info, *copy = NULL;
         CHECK(pkgnote_info_read(e, &info) == 0);
         if (failures) {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 return;
         }
         char *j;
@@ -154,10 +154,10 @@ static void probe_file(const char *path) {
         json_decref(v);
         v = parse_json(pkgnote_info_to_json(info, e, path, &j), &j, JSON_OBJECT);
         CHECK(array_size(v, "packages") == 1 && array_size(v, "dlopen") == 1);
-        CHECK(json_integer_value(json_object_get(v, "elfClass")) == pkgnote_elf_class(e));
-        CHECK(!strcmp(json_string_value(json_object_get(v, "elfType")) ?: "", pkgnote_elf_kind(e)));
+        CHECK(json_integer_value(json_object_get(v, "elfClass")) == pkgnote_object_class(e));
+        CHECK(!strcmp(json_string_value(json_object_get(v, "elfType")) ?: "", pkgnote_object_kind(e)));
         json_decref(v);
-        pkgnote_elf_free(e); /* documented: the summary does not refer to the view */
+        pkgnote_object_free(e); /* documented: the summary does not refer to the view */
         CHECK(probe_info(info, "regress-uaf") == 1);
         CHECK(pkgnote_info_dlopen_count(info) == 1);
         CHECK(pkgnote_info_dup(info, &copy) == 0);

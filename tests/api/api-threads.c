@@ -68,9 +68,9 @@ static void *worker(void *arg) {
         /* A failure of this thread's own, of one of two kinds; other threads
          * fail meanwhile, and this thread's reason must stay its own. */
         int kind = (int)(r - results) % 2;
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_metadata *m;
-        r->ok = kind ? pkgnote_elf_open("/nonexistent/api-threads", &e) < 0
+        r->ok = kind ? pkgnote_object_open("/nonexistent/api-threads", &e) < 0
                      : pkgnote_metadata_parse("[1]", 3, &m) < 0;
         char mine[512];
         snprintf(mine, sizeof mine, "%s", pkgnote_last_error());
@@ -83,10 +83,10 @@ static void *worker(void *arg) {
                 r->ok = 0;
         /* An independent object of this thread meanwhile. */
         pkgnote_info *info;
-        if (pkgnote_elf_open(self, &e) < 0 || pkgnote_info_read(e, &info) < 0)
+        if (pkgnote_object_open(self, &e) < 0 || pkgnote_info_read(e, &info) < 0)
                 r->ok = 0;
         else {
-                pkgnote_elf_free(e);
+                pkgnote_object_free(e);
                 if (pkgnote_info_package_count(info) != pkgnote_info_package_count(shared_info))
                         r->ok = 0;
                 pkgnote_info_free(info);
@@ -99,10 +99,10 @@ int main(void) {
         if (len <= 0)
                 return 2;
         self[len] = 0;
-        pkgnote_elf *e;
+        pkgnote_object *e;
         pkgnote_info *info;
         pkgnote_core *core;
-        if (pkgnote_elf_open(self, &e) < 0 || pkgnote_info_read(e, &info) < 0 ||
+        if (pkgnote_object_open(self, &e) < 0 || pkgnote_info_read(e, &info) < 0 ||
             pkgnote_process_open(getpid(), &core) < 0 || pkgnote_scan_new(NULL, &shared_scan) < 0) {
                 fprintf(stderr, "api-threads: %s\n", pkgnote_last_error());
                 return 1;
@@ -114,12 +114,12 @@ int main(void) {
                         fprintf(stderr, "api-threads: %s\n", pkgnote_last_error());
                         return 1;
                 }
-        pkgnote_elf_free(e);
+        pkgnote_object_free(e);
         shared_info = info;
         shared_core = core;
 
         pkgnote_metadata *m;
-        if (pkgnote_metadata_parse("[1]", 3, &m) >= 0 || pkgnote_elf_open("/nonexistent/api-threads", &e) >= 0)
+        if (pkgnote_metadata_parse("[1]", 3, &m) >= 0 || pkgnote_object_open("/nonexistent/api-threads", &e) >= 0)
                 return 2;
         snprintf(reasons[1], sizeof reasons[1], "%s", pkgnote_last_error());
         (void)pkgnote_metadata_parse("[1]", 3, &m);
