@@ -745,7 +745,7 @@ typedef struct pkgnote_stack_options {
          * server has not said); then once more with MODULE NULL when that
          * download ends, so that a line shown can be cleared.  MODULE and
          * SERVERS come from the core and the notes: escape them before
-         * showing them (pkgnote_escape()).  For a core the call comes from
+         * showing them (control characters as \xNN).  For a core the call comes from
          * the child process that unwinds: write to a descriptor, do not
          * expect memory changes to reach the caller.  May be NULL. */
         void (*progress)(void *userdata, const char *module, const char *servers, int64_t done, int64_t total);
@@ -1110,11 +1110,6 @@ PKGNOTE_PUBLIC int pkgnote_linker_has_package_metadata(const pkgnote_linker *l);
  * starting neither is kept), lld 21 and mold 2.36 (%XX only; any other
  * '%' is an error).  gold never decodes. */
 PKGNOTE_PUBLIC int pkgnote_linker_decodes_package_metadata(const pkgnote_linker *l);
-/* S percent-encoded as every decoding linker reads it back: letters,
- * digits and "-._~:/@+=" stay, every other byte (',' '%' '"' '{' '['
- * spaces, quotes, non-ASCII ...) becomes %XX with upper-case hex.  The
- * result needs no shell quoting and has no comma for -Wl, to split. */
-PKGNOTE_PUBLIC int pkgnote_percent_encode(const char *s, char **ret);
 
 enum {
         PKGNOTE_LDFLAGS_SHELL = 0, /* for a POSIX shell command line */
@@ -1833,77 +1828,6 @@ PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnot
 PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, unsigned flags, char **ret);
 
 /* ------------------------------------------------------------------ */
-/* Writing files (lib/base-output.c, lib/base-io-api.c)                          */
-
-/* The one way pkgnote writes a file, for any program to write one the
- * same way (pkgnote(1), WRITING FILES):
- *   a regular file       replaced atomically: a temporary in the same
- *                        directory, written, fsync()ed, renamed over the
- *                        name after checking that it still names the file
- *                        that was there, the directory fsync()ed
- *   a missing name       created the same way, never over a name that
- *                        appeared meanwhile
- *   a symbolic link      with PKGNOTE_OUTPUT_FOLLOW the rule applies to
- *                        the file it points to; a link to nothing, or any
- *                        link without the flag, is refused
- *   device, FIFO, socket written directly, never unlinked or renamed over
- *   "-", /dev/stdout,    with PKGNOTE_OUTPUT_STDIO the process's own
- *   /dev/stderr, /dev/fd/N  descriptor, written directly and never closed */
-#define PKGNOTE_OUTPUT_FOLLOW 1u  /* PATH was named by the user: follow symbolic links */
-#define PKGNOTE_OUTPUT_STDIO 2u   /* "-" and /dev/stdout... are the process's descriptors */
-#define PKGNOTE_OUTPUT_BINARY 4u  /* refuse to write to a terminal (-ENOTTY) */
-#define PKGNOTE_OUTPUT_REGULAR 8u /* PATH must be an existing regular file */
-#define PKGNOTE_OUTPUT_EXCL 16u   /* PATH must not exist yet (-EEXIST) */
-
-typedef struct pkgnote_output pkgnote_output;
-/* Opens PATH (relative to the directory DIRFD, or AT_FDCWD) for writing
- * by the rule above.  Errors: -EINVAL unknown flags, -EISDIR, -ELOOP (a
- * symbolic link not followed), -ENOENT (a dangling link), -EEXIST,
- * -ENOTTY, errno values of the file operations; the name is left as it
- * was. */
-PKGNOTE_PUBLIC int pkgnote_output_open(int dirfd, const char *path, unsigned flags, pkgnote_output **ret);
-/* The descriptor to write the bytes to; owned by O. */
-PKGNOTE_PUBLIC int pkgnote_output_fd(const pkgnote_output *o);
-enum {
-        PKGNOTE_OUTPUT_REPLACE = 0, /* a temporary that the commit renames to the name */
-        PKGNOTE_OUTPUT_DIRECT = 1,  /* a device, FIFO or socket: written in place */
-        PKGNOTE_OUTPUT_OWN = 2,     /* the process's own descriptor (PKGNOTE_OUTPUT_STDIO) */
-};
-/* PKGNOTE_OUTPUT_REPLACE, _DIRECT or _OWN. */
-PKGNOTE_PUBLIC int pkgnote_output_kind(const pkgnote_output *o);
-/* Reads the temporary back and compares it with the LEN bytes at DATA:
- * 0, -EIO when they differ, -EINVAL for an output written in place. */
-PKGNOTE_PUBLIC int pkgnote_output_verify(const pkgnote_output *o, const void *data, size_t len);
-/* Makes the written bytes the file at the name; frees O either way: 0,
- * or -errno and the name left as it was. */
-PKGNOTE_PUBLIC int pkgnote_output_commit(pkgnote_output *o);
-/* Drops what was written and frees O (NULL: nothing); the name is left
- * as it was. */
-PKGNOTE_PUBLIC void pkgnote_output_abort(pkgnote_output *o);
-
-/* Frees room on a full disk: > 0 when it freed some. */
-typedef int (*pkgnote_room_fn)(void *userdata);
-/* Writes the LEN bytes at BUF to FD, retrying after EINTR and short
- * writes: 0 or -errno.  When the disk or quota is full (-ENOSPC,
- * -EDQUOT), calls ROOM (may be NULL) and goes on while it returns > 0. */
-PKGNOTE_PUBLIC int pkgnote_write_full(int fd, const void *buf, size_t len, pkgnote_room_fn room, void *userdata);
-/* Reads up to LEN bytes, retrying after EINTR and short reads: the count
- * (below LEN only at the end of the file) or -errno. */
-PKGNOTE_PUBLIC int64_t pkgnote_read_full(int fd, void *buf, size_t len);
-/* Reads FD to its end, at most MAX bytes (-E2BIG past them), into *RET
- * (malloc()ed, NUL-terminated, *RET_LEN bytes): 0 or -errno. */
-PKGNOTE_PUBLIC int pkgnote_read_all(int fd, size_t max, char **ret, size_t *ret_len);
-
-/* The escaping of text from input that pkgnote applies before showing
- * it: copies the LEN bytes at S into DST (CAP bytes; NUL-terminated when
- * CAP > 0) with C0, DEL and C1 control characters and bytes that are not
- * UTF-8 as \xNN, and with BACKSLASH non-zero '\' as '\\'.  Stops before
- * a character that would not fit (CAP of 5 always fits one); returns the
- * number of bytes of S consumed.  Escaping twice without BACKSLASH
- * changes nothing. */
-PKGNOTE_PUBLIC size_t pkgnote_escape(char *dst, size_t cap, const char *s, size_t len, int backslash);
-
-/* ------------------------------------------------------------------ */
 /* Package databases (lib/pkgdb-api.c)                                 */
 
 /* Which installed package ships a file, by the package database of a
@@ -1930,7 +1854,7 @@ PKGNOTE_PUBLIC size_t pkgnote_pkgdb_damaged(const pkgnote_pkgdb *db);
 
 /* A package, its strings valid while the database lives.  They are the
  * database's bytes (a package with an empty or multi-line part is left
- * out): escape them before showing them (pkgnote_escape()). */
+ * out): escape them before showing them. */
 typedef struct pkgnote_db_package {
         size_t size;                /* sizeof(pkgnote_db_package), set by the caller */
         const char *name;           /* the source package's name, as a package note names it */

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "base-output.h"
+#include "output.h"
 #include "base-root.h"
 
 static int walk_nofollow(int dirfd, const char *path) {

@@ -31,7 +31,7 @@
 #include "core-crash.h"
 #include "core-systemd.h"
 #include "internal.h"
-#include "base-output.h"
+#include "output.h"
 #include "base-problem.h"
 #include "base-root.h"
 

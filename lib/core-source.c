@@ -18,7 +18,7 @@
 #include "core.h"
 #include "base-decompress.h"
 #include "elfconst.h"
-#include "base-output.h"
+#include "output.h"
 
 
 #define IN_SIZE (128u << 10)

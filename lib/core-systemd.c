@@ -32,7 +32,7 @@
 #include "core-systemd.h"
 #include "internal.h"
 #include "core-journal-dl.h"
-#include "base-output.h"
+#include "output.h"
 #include "base-root.h"
 
 /* ------------------------------------------------------------ parsers */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "elfview.h"
-#include "base-output.h"
+#include "output.h"
 
 struct chunk {
         struct chunk *next;

@@ -18,7 +18,7 @@
 
 #include "elfconst.h"
 #include "elfview.h"
-#include "base-output.h"
+#include "output.h"
 #include "pe.h"
 
 #define HEAD_SIZE 4096u

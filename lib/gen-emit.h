@@ -15,3 +15,10 @@ int pn_package_note_checked(const char *json, int big_endian, uint8_t **note, si
  * checked as pkgnote_dlopen_check() does (-EINVAL with its first
  * complaint) and stripped of whitespace outside strings. */
 int pn_dlopen_note_checked(const char *json, int big_endian, uint8_t **note, size_t *note_len);
+
+/* S percent-encoded as every decoding linker reads the --package-metadata
+ * argument back (pkgnote_linker_decodes_package_metadata()): letters,
+ * digits and "-._~:/@+=" stay, every other byte (',' '%' '"' '{' '['
+ * spaces, quotes, non-ASCII ...) becomes %XX with upper-case hex.  The
+ * result needs no shell quoting and has no comma for -Wl, to split. */
+int pn_percent_encode(const char *s, char **ret);

@@ -149,7 +149,7 @@ static bool percent_plain(unsigned char c) {
                (c && strchr("-._~:/@+=", c));
 }
 
-PKGNOTE_PUBLIC int pkgnote_percent_encode(const char *s, char **ret) {
+int pn_percent_encode(const char *s, char **ret) {
         size_t n = 0;
         for (const unsigned char *p = (const unsigned char *)s; *p; p++)
                 n += percent_plain(*p) ? 1 : 3;
@@ -241,7 +241,7 @@ PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata_for(const char *json, const 
                 return pkgnote_ldflags_package_metadata(json, style, ret);
         char *enc;
         int r = check_json(json);
-        if (r < 0 || (r = pkgnote_percent_encode(json, &enc)) < 0)
+        if (r < 0 || (r = pn_percent_encode(json, &enc)) < 0)
                 return r;
         struct pn_text t = {0};
         pn_text_add(&t, "-Wl,--package-metadata=%s", enc);

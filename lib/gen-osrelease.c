@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "base-output.h"
+#include "output.h"
 #include "gen-osrelease.h"
 
 #define MAX_OS_RELEASE (64u << 10) /* bytes read from an os-release file */

@@ -44,7 +44,7 @@ static int metadata_arg(const char *json, const pkgnote_linker *l, char **ret) {
                 return r;
         free(note);
         if (l && pkgnote_linker_decodes_package_metadata(l))
-                return pkgnote_percent_encode(json, ret);
+                return pn_percent_encode(json, ret);
         char *s = strdup(json);
         if (!s)
                 return pn_error(-ENOMEM, "out of memory");

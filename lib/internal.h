@@ -13,12 +13,14 @@
 #define ELEMENTSOF(a) (sizeof(a) / sizeof((a)[0]))
 #define ALIGN_UP(x, a) (((x) + ((a)-1)) & ~((uint64_t)(a)-1))
 
-/* Records a formatted reason for pkgnote_last_error() and returns ERR
- * (a negative errno), so failures read: return pn_error(-EBADMSG, "...").  */
-int pn_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* pn_error(): records a formatted reason for pkgnote_last_error() and
+ * returns ERR (a negative errno), so failures read:
+ * return pn_error(-EBADMSG, "...") (shared/message.h).  */
+#include "message.h"
+/* pn_escape(), pn_utf8_char() (shared/escape.h). */
+#include "escape.h"
 /* Frees the N strings of V and V. */
 void pn_free_strv(char **v, size_t n);
-void pn_error_clear(void);
 
 /* Makes *ARRAY (a pointer to elements of SIZE bytes, with room for *CAP)
  * hold at least N elements, doubling its room; 0, or -ENOMEM with the
@@ -80,19 +82,10 @@ static inline void pn_wr64(uint8_t *p, uint64_t v, bool be) {
 /* Offset of the first byte of S that is not valid UTF-8 (RFC 3629: no
  * overlongs, surrogates or code points past U+10FFFF), or LEN. */
 size_t pn_utf8_invalid_at(const char *s, size_t len);
-/* Length of the valid UTF-8 sequence at S (AVAIL bytes there), or 0. */
-size_t pn_utf8_char(const char *s, size_t avail);
 /* The LEN bytes at S with each byte that is not UTF-8 written as the text
  * \xNN (so they can be a JSON string or a shown value), malloc()ed and
  * NUL-terminated, with its length in *RET_LEN; NULL when out of memory. */
 char *pn_utf8_or_hex(const char *s, size_t len, size_t *ret_len);
-/* The one escaping of text from input before it is shown: copies the LEN
- * bytes at S into DST (CAP bytes, NUL-terminated) with C0, DEL and C1
- * control characters and bytes that are not UTF-8 as \xNN, and with
- * BACKSLASH, '\' as '\\' (unambiguous; messages leave it, so that
- * escaping twice changes nothing).  Stops before a character that would
- * not fit; returns the number of bytes of S consumed. */
-size_t pn_escape(char *dst, size_t cap, const char *s, size_t len, bool backslash);
 /* The N bytes at B as 2 N lowercase hex digits and a NUL in OUT (a
  * build-id as readers print it). */
 void pn_hex(char *out, const uint8_t *b, size_t n);

@@ -54,7 +54,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base-output.h"
+#include "output.h"
 #include "base-root.h"
 #include "internal.h"
 #include "pkgdb.h"

@@ -15,7 +15,7 @@
 
 #include "core.h"
 #include "internal.h"
-#include "base-output.h"
+#include "output.h"
 #include "pkgdb.h"
 
 struct pn_pkgdb {

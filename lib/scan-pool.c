@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "elfview.h"
-#include "base-output.h"
+#include "output.h"
 #include "scan-private.h"
 
 /* Members in memory are bounded whatever the input's size: an ELF member

@@ -2,7 +2,7 @@
 /*
  * pkgnote_stamp_file(), pkgnote_stamp_notes_file() and pn_stamp_at(): the input read (or mapped,
  * when large), stamped by pn_stamp_run(), and the result written by the
- * output rule of base-output.h, read back and checked before the rename.  In
+ * output rule of shared/output.h, read back and checked before the rename.  In
  * place, the new file keeps owner, mode, timestamps and extended
  * attributes; the file replaced must be the file that was read.
  */
@@ -17,7 +17,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "base-output.h"
+#include "output.h"
 #include "stamp-file.h"
 #include "stamp-private.h"
 #include "gen-emit.h"

@@ -24,7 +24,7 @@
 
 #include "elfconst.h"
 #include "internal.h"
-#include "base-output.h"
+#include "output.h"
 #include "pe.h"
 #include "stamp-file.h"
 

@@ -44,6 +44,27 @@ fi
 cc -shared -fPIC -o noted.so -x c /dev/null -Xlinker '--package-metadata={"name":"installed"}' || fatal "cc failed"
 out=$(ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH="$R/$libdir" ./use noted.so 2>&1)
 [ "$out" = installed ] && pass "the installed library reads a note" || fail "the installed library reads a note" "$out"
+# The commands link libpkgnote.so.1 and find it, installed, by the
+# loader's search path: no RUNPATH of the build tree is left in them.
+for exe in "$R/bin/pkgnote" "$R/$libexecdir/pkgnote-coredump"; do
+        n=${exe#"$R/"}
+        dyn=$(readelf -d "$exe" 2> /dev/null)
+        if printf '%s\n' "$dyn" | grep -q 'NEEDED.*\[libpkgnote\.so\.1\]' && ! printf '%s\n' "$dyn" | grep -q 'R\(UN\)\?PATH'; then
+                pass "$n needs libpkgnote.so.1 and has no RUNPATH"
+        else
+                fail "$n needs libpkgnote.so.1 and has no RUNPATH" "$(printf '%s\n' "$dyn" | grep -E 'NEEDED|PATH' | tr '\n' ' ')"
+        fi
+done
+out=$(ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH="$R/$libdir" "$R/bin/pkgnote" show --format json noted.so 2>&1)
+case $out in
+*'"name":"installed"'*) pass "the installed pkgnote runs with the installed library" ;;
+*) fail "the installed pkgnote runs with the installed library" "$out" ;;
+esac
+out=$(ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH="$R/$libdir" "$R/$libexecdir/pkgnote-coredump" --help 2>&1)
+case $out in
+Usage:\ pkgnote-coredump*) pass "the installed pkgnote-coredump runs with the installed library" ;;
+*) fail "the installed pkgnote-coredump runs with the installed library" "$out" ;;
+esac
 exported=$(nm -D --defined-only "$R/$libdir/libpkgnote.so" | awk '$2 ~ /^[TDB]$/ {print $3}' | grep -v '^pkgnote_' | head -5)
 [ -z "$exported" ] && pass "exports only pkgnote_* symbols" || fail "exports only pkgnote_* symbols" "$exported"
 # pkgnote(1)'s SYNOPSIS names every command that pkgnote --help lists.

@@ -1,15 +1,17 @@
 #!/bin/sh
-# The library's edge: the pkgnote command is a program of the public API.
-# Each tools/*.c compiles with include/ and the build's config.h alone;
-# a private header of lib/ does not compile there (the control below
-# proves the check can fail); the build gives the tools' targets no lib/
-# include directory; the objects call no private function of the
-# library.  Also the output rule's descriptors as the command uses them.
+# The library's edge: the pkgnote command is a program of the public API
+# and of the helpers of shared/.  Each tools/*.c compiles with include/,
+# shared/ and the build's config.h alone; a private header of lib/ does
+# not compile there (the controls below prove the check can fail); each
+# shared/*.c compiles with shared/ alone; the build gives the tools'
+# targets no lib/ include directory; the objects call no private function
+# of the library, and the commands link libpkgnote.so.1 rather than a copy
+# of it.  Also the output rule's descriptors as the command uses them.
 . "$SRCDIR/tests/lib.sh"
 : "${BUILDDIR:?BUILDDIR must name the meson build directory}"
 CC=${CC:-cc}
 command -v "$CC" > /dev/null || { echo "1..0 # SKIP no C compiler"; exit 77; }
-FLAGS="-std=c11 -D_GNU_SOURCE -fsyntax-only -Werror=implicit-function-declaration -I$SRCDIR/include -I$BUILDDIR"
+FLAGS="-std=c11 -D_GNU_SOURCE -fsyntax-only -Werror=implicit-function-declaration -I$SRCDIR/include -I$SRCDIR/shared -I$BUILDDIR"
 
 # ------------------------------------------------ each source, public only
 for f in "$SRCDIR"/tools/*.c; do
@@ -17,22 +19,36 @@ for f in "$SRCDIR"/tools/*.c; do
         # -iquote of the tools' own directory is the compiler's default
         # for "..." includes beside the source: nothing more is given.
         if $CC $FLAGS "$f" > cc.log 2>&1; then
-                pass "tools/$n compiles with include/ and config.h alone"
+                pass "tools/$n compiles with include/, shared/ and config.h alone"
         else
-                fail "tools/$n compiles with include/ and config.h alone" "$(head -5 cc.log | tr '\n' ' ')"
+                fail "tools/$n compiles with include/, shared/ and config.h alone" "$(head -5 cc.log | tr '\n' ' ')"
         fi
 done
 
-# The control: a private header is not found with the same flags.
-printf '#include "base-output.h"\n#include "pkgnote.h"\nint f(void);\nint f(void) { return 0; }\n' > private.c
+# The helpers of shared/ are below the library: each compiles with
+# shared/ alone (and the system's headers).
+for f in "$SRCDIR"/shared/*.c; do
+        n=${f##*/}
+        if $CC -std=c11 -D_GNU_SOURCE -fsyntax-only -Werror=implicit-function-declaration -I"$SRCDIR/shared" "$f" > cc.log 2>&1; then
+                pass "shared/$n compiles with shared/ alone"
+        else
+                fail "shared/$n compiles with shared/ alone" "$(head -5 cc.log | tr '\n' ' ')"
+        fi
+done
+
+# The control: a private header of lib/ is not found with the same flags,
+# and is with lib/ added (else this check could not fail).
+printf '#include "internal.h"\nint f(void);\nint f(void) { return 0; }\n' > private.c
 if $CC $FLAGS private.c > cc.log 2>&1; then
         fail "a private header of lib/ does not compile with the tools' flags" "it compiled"
+elif ! $CC $FLAGS -I"$SRCDIR/lib" private.c > cc.log 2>&1; then
+        fail "a private header of lib/ does not compile with the tools' flags" "the control with lib/ failed too: $(head -3 cc.log | tr '\n' ' ')"
 else
         pass "a private header of lib/ does not compile with the tools' flags"
 fi
 # A private function declared by hand is no escape either: it is undefined
 # in the shared library, and the objects below are checked for it.
-printf '#include "pkgnote.h"\nint main(void) { return pn_write_full(1, "", 0); }\n' > undeclared.c
+printf '#include "pkgnote.h"\nint main(void) { char h[3]; pn_hex(h, (const unsigned char *)"", 1); return 0; }\n' > undeclared.c
 if $CC $FLAGS undeclared.c > cc.log 2>&1; then
         fail "a private function without its header does not compile" "it compiled"
 else
@@ -75,14 +91,49 @@ else
 fi
 
 # ------------------------------------------------ the objects
+# A pn_ function that the tools call must be one of shared/ (the static
+# library libpkgnote-shared.a defines it); lib/'s are private.
 objs=$(find "$BUILDDIR" -name 'tools_*.c.o' | sort)
-if [ -z "$objs" ]; then
-        fail "the tools' objects call no private function of the library" "no tools object in $BUILDDIR"
+SHARED_A=$(find "$BUILDDIR" -maxdepth 1 -name 'libpkgnote-shared.a' | head -1)
+if [ -z "$objs" ] || [ -z "$SHARED_A" ]; then
+        fail "the tools' objects call no private function of the library" "no tools object or libpkgnote-shared.a in $BUILDDIR"
 else
-        priv=$(for o in $objs; do nm -u "$o" | awk -v o="${o##*/}" '$2 ~ /^pn_/ {print o ": " $2}'; done)
-        [ -z "$priv" ] && pass "the tools' objects call no private function of the library" ||
+        nm --defined-only "$SHARED_A" 2> /dev/null | awk '$2 ~ /^[TDBR]$/ {print $3}' | sort -u > shared.syms
+        check_priv() {
+                for o in "$@"; do nm -u "$o" | awk -v o="${o##*/}" '$2 ~ /^pn_/ {print o " " $2}'; done |
+                        while read -r o s; do grep -qx "$s" shared.syms || echo "$o: $s"; done
+        }
+        # shellcheck disable=SC2086
+        priv=$(check_priv $objs)
+        # The control: an object calling a function of lib/ is caught.
+        printf 'int pn_grow(void *, unsigned long *, unsigned long, unsigned long);\nint f(void);\nint f(void) { return pn_grow(0, 0, 0, 0); }\n' > tools_control.c
+        $CC -c -o tools_control.c.o tools_control.c 2> /dev/null
+        control=$(check_priv tools_control.c.o)
+        if [ -n "$priv" ]; then
                 fail "the tools' objects call no private function of the library" "$(echo "$priv" | head -5 | tr '\n' ' ')"
+        elif ! grep -qx 'pn_output_open' shared.syms || [ -z "$control" ]; then
+                fail "the tools' objects call no private function of the library" "the check cannot fail: shared.syms $(wc -l < shared.syms) names, control '$control'"
+        else
+                pass "the tools' objects call no private function of the library"
+        fi
 fi
+
+# The commands link libpkgnote.so.1 and carry no copy of the library: its
+# public functions are undefined in them, to be found in the library.
+for exe in pkgnote pkgnote-coredump; do
+        b="$BUILDDIR/$exe"
+        if [ ! -x "$b" ]; then
+                fail "$exe links libpkgnote.so.1" "no $b"
+                continue
+        fi
+        needed=$(readelf -d "$b" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+        own=$(nm --defined-only "$b" | awk '$3 ~ /^pkgnote_(object_open|info_read|last_error)$/ {print $3}')
+        case " $needed" in
+        *" libpkgnote.so.1 "*) [ -z "$own" ] && pass "$exe links libpkgnote.so.1" ||
+                fail "$exe links libpkgnote.so.1" "defines $own itself" ;;
+        *) fail "$exe links libpkgnote.so.1" "NEEDED: $needed" ;;
+        esac
+done
 
 # ------------------------------------------------ the library never prints
 # (DESIGN.md): it reaches neither standard stream; progress goes to the
@@ -98,7 +149,7 @@ fi
 
 # ------------------------------------------------ output descriptors
 # scan -o /dev/stderr: the report goes to standard error, not standard
-# output (pkgnote_output_kind() OWN is any of the process's descriptors).
+# output (the output rule's own descriptors are any of the process's).
 command -v cc > /dev/null && printf 'int main(void){return 0;}\n' > m.c && cc -o prog m.c && mkdir tree && cp prog tree/
 "$PKGNOTE" scan --format json -o /dev/stderr tree > out 2> err
 STATUS=$?

@@ -14,6 +14,7 @@
 
 #include "pkgnote.h"
 #include "base-root.h"
+#include "gen-emit.h"
 
 static int failures, checks;
 
@@ -805,7 +806,7 @@ static void test_percent_encoding(void) {
         };
         for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
                 char *enc;
-                CHECK_INT(pkgnote_percent_encode(inputs[i], &enc), 0);
+                CHECK_INT(pn_percent_encode(inputs[i], &enc), 0);
                 /* Nothing a shell, make, -Wl, or a decoder treats specially. */
                 checks++;
                 if (strspn(enc, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/@+=%") != strlen(enc))
@@ -818,7 +819,7 @@ static void test_percent_encoding(void) {
                 free(enc);
         }
         char *enc;
-        CHECK_INT(pkgnote_percent_encode("a,%b{", &enc), 0);
+        CHECK_INT(pn_percent_encode("a,%b{", &enc), 0);
         CHECK_STR(enc, "a%2C%25b%7B");
         free(enc);
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The public API the pkgnote command is built on, through include/pkgnote.h
- * alone: writing files (pkgnote_output_*, full reads and writes), the
- * escaping of shown text, package-database owners, metadata maps,
+ * (and shared/fileio.h to read files back): package-database owners, metadata maps,
  * stamping trees and files resolved inside a root, the crash store's
  * writer side, and the size field of caller-allocated results; each with
  * empty and hostile inputs.
@@ -17,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "pkgnote.h"
 #include "testlib.h"
 
@@ -42,155 +42,6 @@ static void mkdirs(const char *rel) {
                 *s = '/';
         }
         mkdir(p, 0755);
-}
-
-static char *slurp(const char *rel, size_t *len) {
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", dir, rel);
-        int fd = open(p, O_RDONLY | O_CLOEXEC);
-        char *text = NULL;
-        if (fd < 0 || pkgnote_read_all(fd, 1u << 20, &text, len) < 0)
-                text = NULL;
-        if (fd >= 0)
-                close(fd);
-        return text;
-}
-
-/* ------------------------------------------------------------ output */
-
-static void test_output(void) {
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        pkgnote_output *o = NULL;
-        CHECK_INT(pkgnote_output_open(dfd, "out", 1u << 12, &o), -EINVAL);
-        CHECK_INT(pkgnote_output_open(dfd, NULL, 0, &o), -EINVAL);
-        CHECK(o == NULL);
-        /* A new file, read back before the rename. */
-        CHECK_INT(pkgnote_output_open(dfd, "out", PKGNOTE_OUTPUT_EXCL, &o), 0);
-        CHECK_INT(pkgnote_output_kind(o), PKGNOTE_OUTPUT_REPLACE);
-        CHECK_INT(pkgnote_write_full(pkgnote_output_fd(o), "hello\n", 6, NULL, NULL), 0);
-        CHECK_INT(pkgnote_output_verify(o, "hellO\n", 6), -EIO);
-        CHECK_INT(pkgnote_output_verify(o, "hello\n", 6), 0);
-        CHECK_INT(pkgnote_output_commit(o), 0);
-        size_t len = 0;
-        char *t = slurp("out", &len);
-        CHECK_STR(t, "hello\n");
-        free(t);
-        /* Aborted: the file stays as it was. */
-        CHECK_INT(pkgnote_output_open(dfd, "out", 0, &o), 0);
-        CHECK_INT(pkgnote_write_full(pkgnote_output_fd(o), "other", 5, NULL, NULL), 0);
-        pkgnote_output_abort(o);
-        pkgnote_output_abort(NULL);
-        t = slurp("out", &len);
-        CHECK_STR(t, "hello\n");
-        free(t);
-        CHECK_INT(pkgnote_output_open(dfd, "out", PKGNOTE_OUTPUT_EXCL, &o), -EEXIST);
-        /* A symbolic link: refused unless followed; one to nothing always. */
-        CHECK_INT(symlinkat("out", dfd, "link"), 0);
-        CHECK_INT(symlinkat("nowhere", dfd, "dangling"), 0);
-        CHECK_INT(pkgnote_output_open(dfd, "link", 0, &o), -ELOOP);
-        CHECK_INT(pkgnote_output_open(dfd, "dangling", PKGNOTE_OUTPUT_FOLLOW, &o), -ENOENT);
-        CHECK_INT(pkgnote_output_open(dfd, "link", PKGNOTE_OUTPUT_FOLLOW, &o), 0);
-        CHECK_INT(pkgnote_write_full(pkgnote_output_fd(o), "via link\n", 9, NULL, NULL), 0);
-        CHECK_INT(pkgnote_output_commit(o), 0);
-        struct stat st;
-        CHECK(fstatat(dfd, "link", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode));
-        t = slurp("out", &len);
-        CHECK_STR(t, "via link\n");
-        free(t);
-        /* A device is written in place: nothing to read back. */
-        CHECK_INT(pkgnote_output_open(AT_FDCWD, "/dev/null", 0, &o), 0);
-        CHECK_INT(pkgnote_output_kind(o), PKGNOTE_OUTPUT_DIRECT);
-        CHECK_INT(pkgnote_output_verify(o, "", 0), -EINVAL);
-        CHECK_INT(pkgnote_output_commit(o), 0);
-        /* "-" is the process's own standard output only when asked. */
-        CHECK_INT(pkgnote_output_open(AT_FDCWD, "/dev/stderr", PKGNOTE_OUTPUT_STDIO, &o), 0);
-        CHECK_INT(pkgnote_output_kind(o), PKGNOTE_OUTPUT_OWN);
-        CHECK_INT(pkgnote_output_fd(o), STDERR_FILENO);
-        pkgnote_output_abort(o);
-        CHECK(fcntl(STDERR_FILENO, F_GETFD) >= 0);
-        CHECK_INT(pkgnote_output_fd(NULL), -1);
-        CHECK_INT(pkgnote_output_kind(NULL), -EINVAL);
-        CHECK_INT(pkgnote_output_commit(NULL), -EINVAL);
-        close(dfd);
-}
-
-/* ROOM is asked when the disk is full; /dev/full always is. */
-static int room_calls;
-static int no_room(void *userdata) {
-        (void)userdata;
-        room_calls++;
-        return 0;
-}
-
-static void test_full_io(void) {
-        int p[2];
-        CHECK_INT(pipe(p), 0);
-        CHECK_INT(pkgnote_write_full(p[1], "abcdef", 6, NULL, NULL), 0);
-        CHECK_INT(pkgnote_write_full(p[1], NULL, 0, NULL, NULL), 0);
-        CHECK_INT(pkgnote_write_full(p[1], NULL, 1, NULL, NULL), -EINVAL);
-        close(p[1]);
-        char buf[16];
-        CHECK_INT(pkgnote_read_full(p[0], buf, 4), 4);
-        CHECK_INT(pkgnote_read_full(p[0], buf, sizeof buf), 2);
-        CHECK_INT(pkgnote_read_full(p[0], buf, sizeof buf), 0);
-        CHECK_INT(pkgnote_read_full(p[0], NULL, 1), -EINVAL);
-        close(p[0]);
-        /* read_all: over its limit, empty, and a bad descriptor. */
-        CHECK_INT(pipe(p), 0);
-        CHECK_INT(pkgnote_write_full(p[1], "0123456789", 10, NULL, NULL), 0);
-        close(p[1]);
-        char *t = NULL;
-        size_t len = 0;
-        CHECK_INT(pkgnote_read_all(p[0], 5, &t, &len), -E2BIG);
-        CHECK(t == NULL);
-        close(p[0]);
-        CHECK_INT(pipe(p), 0);
-        close(p[1]);
-        CHECK_INT(pkgnote_read_all(p[0], 5, &t, &len), 0);
-        CHECK(t && len == 0 && t[0] == 0);
-        free(t);
-        close(p[0]);
-        CHECK_INT(pkgnote_read_all(-1, 5, &t, &len), -EBADF);
-        CHECK_INT(pkgnote_read_all(0, 5, NULL, &len), -EINVAL);
-        int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
-        if (full >= 0) {
-                CHECK_INT(pkgnote_write_full(full, "x", 1, no_room, NULL), -ENOSPC);
-                CHECK_INT(room_calls, 1);
-                close(full);
-        }
-}
-
-static void test_escape(void) {
-        char out[64];
-        /* C0, DEL, C1 (U+0085), a byte that is no UTF-8, and a backslash. */
-        const char in[] = "a\x1b[2J\x7f\xc2\x85\xff\\z\xc3\xa9";
-        CHECK_INT(pkgnote_escape(out, sizeof out, in, sizeof in - 1, 1), sizeof in - 1);
-        CHECK_STR(out, "a\\x1b[2J\\x7f\\xc2\\x85\\xff\\\\z\xc3\xa9");
-        CHECK_INT(pkgnote_escape(out, sizeof out, in, sizeof in - 1, 0), sizeof in - 1);
-        CHECK_STR(out, "a\\x1b[2J\\x7f\\xc2\\x85\\xff\\z\xc3\xa9");
-        /* Escaping twice without BACKSLASH changes nothing. */
-        char again[128];
-        pkgnote_escape(again, sizeof again, out, strlen(out), 0);
-        CHECK_STR(again, out);
-        /* An embedded NUL is shown, not an end. */
-        CHECK_INT(pkgnote_escape(out, sizeof out, "a\0b", 3, 0), 3);
-        CHECK_STR(out, "a\\x00b");
-        /* Too small: stops before what does not fit, always terminated. */
-        memset(out, 'x', sizeof out);
-        CHECK_INT(pkgnote_escape(out, 4, "\x01\x02", 2, 0), 0);
-        CHECK_STR(out, "");
-        CHECK_INT(pkgnote_escape(out, 5, "\x01\x02", 2, 0), 1);
-        CHECK_STR(out, "\\x01");
-        /* A UTF-8 sequence is not split. */
-        CHECK_INT(pkgnote_escape(out, 3, "a\xc3\xa9", 3, 0), 1);
-        CHECK_STR(out, "a");
-        out[0] = 'x';
-        CHECK_INT(pkgnote_escape(out, 0, "abc", 3, 0), 0);
-        CHECK_INT(out[0], 'x');
-        CHECK_INT(pkgnote_escape(out, sizeof out, "", 0, 0), 0);
-        CHECK_STR(out, "");
-        CHECK_INT(pkgnote_escape(out, sizeof out, NULL, 3, 0), 0);
-        CHECK_INT(pkgnote_escape(NULL, 8, "abc", 3, 0), 0);
 }
 
 /* ------------------------------------------------------------ pkgdb */
@@ -359,12 +210,12 @@ static int copy_self(const char *rel) {
         size_t len = 0;
         char *self = NULL, p[4096];
         int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || pkgnote_read_all(fd, 64u << 20, &self, &len) < 0)
+        if (fd < 0 || pn_read_all(fd, 64u << 20, &self, &len) < 0)
                 return -1;
         close(fd);
         snprintf(p, sizeof p, "%s/%s", dir, rel);
         fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-        int r = fd < 0 ? -1 : pkgnote_write_full(fd, self, len, NULL, NULL);
+        int r = fd < 0 ? -1 : pn_write_full(fd, self, len);
         if (fd >= 0)
                 close(fd);
         free(self);
@@ -507,7 +358,7 @@ static void test_stamp_result_size(void) {
         size_t len = 0;
         char *self = NULL;
         int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || pkgnote_read_all(fd, 64u << 20, &self, &len) < 0)
+        if (fd < 0 || pn_read_all(fd, 64u << 20, &self, &len) < 0)
                 return;
         close(fd);
         const char *json = "{\"type\":\"deb\",\"name\":\"s\",\"version\":\"3\"}";
@@ -650,9 +501,6 @@ int main(void) {
                 perror("mkdtemp");
                 return 99;
         }
-        RUN(test_output);
-        RUN(test_full_io);
-        RUN(test_escape);
         RUN(test_pkgdb);
         RUN(test_filemap);
         RUN(test_stamp_tree);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "coredump-journal.h"
+#include "fileio.h"
 
 #define MESSAGE_ID "fc2e22bc6ee647b6b90729ab34a250b1"
 #define MAX_PROC_FILE (4u << 20) /* bytes kept of one /proc file */
@@ -27,7 +28,7 @@
 static ssize_t read_proc(int dir, const char *name, char **ret) {
         int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         size_t len;
-        int r = fd < 0 ? -errno : pkgnote_read_all(fd, MAX_PROC_FILE, ret, &len);
+        int r = fd < 0 ? -errno : pn_read_all(fd, MAX_PROC_FILE, ret, &len);
         if (fd >= 0)
                 close(fd);
         return r < 0 ? -1 : (ssize_t)len;

@@ -27,6 +27,8 @@
 #include "config.h"
 #include "coredump-journal.h"
 #include "tool.h"
+#include "fileio.h"
+#include "output.h"
 
 #define DEFAULT_CONFIG "/etc/pkgnote/coredump.conf"
 #define DEFAULT_DEBUGINFOD_CACHE "/var/cache/pkgnote/debuginfod"
@@ -105,7 +107,7 @@ static int store_core(int fd, uint64_t max, struct room *room, uint64_t *size, b
 #endif
         int r = 0;
         for (;;) {
-                int64_t n = pkgnote_read_full(STDIN_FILENO, in, sizeof in);
+                ssize_t n = pn_read_full(STDIN_FILENO, in, sizeof in);
                 if (n < 0) {
                         r = -errno;
                         break;
@@ -126,13 +128,13 @@ static int store_core(int fd, uint64_t max, struct room *room, uint64_t *size, b
                                 r = -EIO;
                                 break;
                         }
-                        if ((r = pkgnote_write_full(fd, out, ob.pos, make_room, room)) < 0)
+                        if ((r = pn_write_full_room(fd, out, ob.pos, make_room, room)) < 0)
                                 break;
                         if (end ? left == 0 : ib.pos == ib.size)
                                 break;
                 }
 #else
-                r = pkgnote_write_full(fd, in, keep, make_room, room);
+                r = pn_write_full_room(fd, in, keep, make_room, room);
 #endif
                 if (r < 0 || end)
                         break;
@@ -146,14 +148,18 @@ static int store_core(int fd, uint64_t max, struct room *room, uint64_t *size, b
 /* Writes the JSON report of CORE into FD (stdout redirected there). */
 /* Writes TEXT (freed) as the new file NAME of the store; 1 when written. */
 static int write_text(struct room *room, const char *name, char *text) {
-        pkgnote_output *out = NULL;
-        int r = text ? pkgnote_output_open(room->dirfd, name, PKGNOTE_OUTPUT_EXCL, &out) : -ENOMEM;
+        pn_output out;
+        int r = text ? pn_output_open(&out, room->dirfd, name, PN_OUT_EXCL) : -ENOMEM;
         if ((r == -ENOSPC || r == -EDQUOT) && make_room(room) > 0)
-                r = pkgnote_output_open(room->dirfd, name, PKGNOTE_OUTPUT_EXCL, &out);
-        if (r == 0 && (r = pkgnote_write_full(pkgnote_output_fd(out), text, strlen(text), make_room, room)) == 0)
-                r = pkgnote_output_commit(out);
-        else if (r == 0)
-                pkgnote_output_abort(out);
+                r = pn_output_open(&out, room->dirfd, name, PN_OUT_EXCL);
+        if (r == 0) {
+                /* A failed write drops the temporary (the name stays free). */
+                r = pn_write_full_room(out.fd, text, strlen(text), make_room, room);
+                if (r == 0)
+                        r = pn_output_commit(&out);
+                else
+                        pn_output_abort(&out);
+        }
         free(text);
         return r;
 }
@@ -457,10 +463,10 @@ int main(int argc, char **argv) {
         snprintf(report_name, sizeof report_name, "%s%s", name, PKGNOTE_CRASH_REPORT_SUFFIX);
         int dirfd = open(h.state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         struct room room = {dirfd, name};
-        pkgnote_output *o = NULL;
-        int r = dirfd < 0 ? -errno : pkgnote_output_open(dirfd, core_name, PKGNOTE_OUTPUT_EXCL, &o);
+        pn_output o;
+        int r = dirfd < 0 ? -errno : pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
         if ((r == -ENOSPC || r == -EDQUOT) && make_room(&room) > 0)
-                r = pkgnote_output_open(dirfd, core_name, PKGNOTE_OUTPUT_EXCL, &o);
+                r = pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
         if (r < 0) {
                 log_line(&h, "process %d (%s) crashed with signal %d; cannot write %s: %s", h.pid, h.comm, h.sig,
                          core_path, strerror(-r));
@@ -468,14 +474,14 @@ int main(int argc, char **argv) {
         }
         uint64_t size;
         bool truncated;
-        r = store_core(pkgnote_output_fd(o), h.max_core, &room, &size, &truncated);
+        r = store_core(o.fd, h.max_core, &room, &size, &truncated);
         close(STDIN_FILENO); /* the kernel may let the process go now */
         /* The core first, then its report: readers see an entry once its
          * report exists, and then its core is there. */
         if (r == 0)
-                r = pkgnote_output_commit(o);
+                r = pn_output_commit(&o);
         else
-                pkgnote_output_abort(o);
+                pn_output_abort(&o);
         if (r < 0) {
                 log_line(&h, "process %d (%s) crashed with signal %d; storing the core failed: %s", h.pid, h.comm,
                          h.sig, strerror(-r));

@@ -18,6 +18,7 @@
 
 #include "metaopts.h"
 #include "tool.h"
+#include "output.h"
 
 extern char **environ;
 
@@ -142,23 +143,25 @@ static int fail_lib(const char *what, int err) {
         return tool_fail("generate: %s: %s", what, detail && *detail ? detail : strerror(-err));
 }
 
-/* Writes DATA to PATH by the output rule (pkgnote_output_open()),
- * reading it back before the rename.  Returns 0 or an exit code. */
+/* Writes DATA to PATH by the output rule (pn_output_open()), reading it
+ * back before the rename.  Returns 0 or an exit code. */
 static int write_output(const char *path, const void *data, size_t len, unsigned flags) {
-        pkgnote_output *o = NULL;
+        pn_output o;
         char why[128] = "";
-        int r = pkgnote_output_open(AT_FDCWD, path ? path : "-", flags | PKGNOTE_OUTPUT_FOLLOW, &o);
-        if (r == 0 && (r = pkgnote_write_full(pkgnote_output_fd(o), data, len, NULL, NULL)) < 0)
+        int r = pn_output_open(&o, AT_FDCWD, path ? path : "-", flags | PN_OUT_FOLLOW);
+        if (r < 0)
+                return tool_error_shared(path ? path : "-", "generate", r);
+        if ((r = pn_write_full(o.fd, data, len)) < 0)
                 snprintf(why, sizeof why, "cannot write: %s", strerror(-r));
-        if (r == 0 && pkgnote_output_kind(o) == PKGNOTE_OUTPUT_REPLACE && (r = pkgnote_output_verify(o, data, len)) < 0)
+        if (r == 0 && !o.direct && !o.borrowed && (r = pn_output_verify(&o, data, len)) < 0)
                 snprintf(why, sizeof why, "written data does not read back");
         if (r == 0)
-                r = pkgnote_output_commit(o);
+                r = pn_output_commit(&o);
         else
-                pkgnote_output_abort(o);
+                pn_output_abort(&o);
         if (r < 0 && why[0])
                 return tool_error_reason(path ? path : "-", "generate", why);
-        return r < 0 ? tool_error(path ? path : "-", "generate", r) : EXIT_OK;
+        return r < 0 ? tool_error_shared(path ? path : "-", "generate", r) : EXIT_OK;
 }
 
 /* Runs "PROGRAM --version" and identifies the linker from its first line. */
@@ -359,7 +362,7 @@ static int emit_notes(const struct gen_opts *o, const char *json, const pkgnote_
                 data = lines;
         }
         r = write_output(o->output, data, len,
-                         PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT || o->format >= FMT_COFF_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
+                         PN_OUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT || o->format >= FMT_COFF_OBJECT ? PN_OUT_BINARY : 0));
         free(data);
         return r;
 }
@@ -398,7 +401,7 @@ static int emit_route(const struct gen_opts *o, const char *json, const pkgnote_
                 free(specs);
                 if (r < 0)
                         return fail_lib("--dlopen", r);
-                r = write_output(o->note_object, data, len, PKGNOTE_OUTPUT_BINARY);
+                r = write_output(o->note_object, data, len, PN_OUT_BINARY);
                 free(data);
                 if (r != EXIT_OK)
                         return r;
@@ -412,7 +415,7 @@ static int emit_route(const struct gen_opts *o, const char *json, const pkgnote_
         free(abs);
         if (r < 0)
                 return fail_lib(format_names[o->format], r);
-        r = write_output(o->output, text, strlen(text), PKGNOTE_OUTPUT_STDIO);
+        r = write_output(o->output, text, strlen(text), PN_OUT_STDIO);
         free(text);
         return r;
 }
@@ -484,7 +487,7 @@ static int emit(const struct gen_opts *o, const char *json) {
         }
         if (r < 0)
                 return fail_lib(what, r);
-        r = write_output(o->output, data, len, PKGNOTE_OUTPUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT || o->format >= FMT_COFF_OBJECT ? PKGNOTE_OUTPUT_BINARY : 0));
+        r = write_output(o->output, data, len, PN_OUT_STDIO | (o->format == FMT_NOTE || o->format == FMT_OBJECT || o->format >= FMT_COFF_OBJECT ? PN_OUT_BINARY : 0));
         free(data);
         return r;
 }

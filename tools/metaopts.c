@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "metaopts.h"
+#include "fileio.h"
 
 /* The well-known keys in canonical order; options fill them by index. */
 enum { K_TYPE, K_OS, K_OS_VERSION, K_NAME, K_VERSION, K_ARCH, K_OS_CPE, K_APP_CPE, K_DEBUG_URL, N_KEYS };
@@ -107,7 +108,7 @@ static int read_small(const char *path, char **ret, size_t *ret_len) {
         int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) : STDIN_FILENO;
         if (fd < 0)
                 return -errno;
-        int r = pkgnote_read_all(fd, PKGNOTE_MAX_JSON, ret, ret_len);
+        int r = pn_read_all(fd, PKGNOTE_MAX_JSON, ret, ret_len);
         if (fd != STDIN_FILENO)
                 close(fd);
         return r;

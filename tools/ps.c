@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tool.h"
+#include "escape.h"
 
 enum { PS_TABLE, PS_JSON, PS_SPDX, PS_CYCLONEDX };
 
@@ -89,7 +90,7 @@ static void ps_help(void) {
 
 /* S escaped into BUF (for a column width; cut at CAP). */
 static const char *esc(char *buf, size_t cap, const char *s) {
-        pkgnote_escape(buf, cap, s, strlen(s), 0);
+        pn_escape(buf, cap, s, strlen(s), false);
         return buf;
 }
 

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "tool.h"
+#include "output.h"
 
 enum { FMT_TABLE, FMT_JSON, FMT_SPDX, FMT_CYCLONEDX };
 
@@ -568,15 +569,19 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
                         return tool_error(o->output ? o->output : "-", "cannot write the SBOM", r);
         }
         const char *name = o->output ? o->output : "-";
-        pkgnote_output *out = NULL;
+        pn_output out;
         FILE *f = NULL;
-        char why[128] = "";
-        int r = pkgnote_output_open(AT_FDCWD, name, PKGNOTE_OUTPUT_FOLLOW | PKGNOTE_OUTPUT_STDIO, &out);
+        char why[300] = "";
+        int r = pn_output_open(&out, AT_FDCWD, name, PN_OUT_FOLLOW | PN_OUT_STDIO);
+        if (r < 0) {
+                free(sbom);
+                return tool_error_shared(name, "cannot write the report", r);
+        }
         /* The stream has a descriptor of its own: the output keeps its
          * own open for the commit, which syncs the file. */
         int fd = -1;
-        bool own = r == 0 && pkgnote_output_kind(out) == PKGNOTE_OUTPUT_OWN && pkgnote_output_fd(out) == STDOUT_FILENO;
-        if (r == 0 && !own && ((fd = dup(pkgnote_output_fd(out))) < 0 || !(f = fdopen(fd, "w")))) {
+        bool own = out.borrowed && out.fd == STDOUT_FILENO;
+        if (!own && ((fd = dup(out.fd)) < 0 || !(f = fdopen(fd, "w")))) {
                 r = -errno;
                 snprintf(why, sizeof why, "cannot write: %s", strerror(errno));
                 if (fd >= 0)
@@ -585,18 +590,19 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
                 f = stdout;
         if (r < 0) {
                 free(sbom);
-                pkgnote_output_abort(out);
-                return why[0] ? tool_error_reason(name, "cannot write the report", why)
-                              : tool_error(name, "cannot write the report", r);
+                pn_output_abort(&out);
+                return tool_error_reason(name, "cannot write the report", why);
         }
         if (o->images)
                 print_images(f, s, o->format == FMT_JSON, o->inputs);
         else if (sbom) {
                 fputs(sbom, f);
                 fputc('\n', f);
-        } else if (o->format == FMT_JSON)
-                r = print_json(f, s, o->inputs);
-        else
+        } else if (o->format == FMT_JSON && (r = print_json(f, s, o->inputs)) < 0) {
+                /* The library's failure, told by the library. */
+                const char *detail = pkgnote_last_error();
+                snprintf(why, sizeof why, "%s", *detail ? detail : strerror(-r));
+        } else if (o->format != FMT_JSON)
                 print_table(f, s);
         free(sbom);
         if ((fflush(f) != 0 || ferror(f)) && !why[0]) {
@@ -608,12 +614,12 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
                 snprintf(why, sizeof why, "cannot write: %s", strerror(errno));
         }
         if (r == 0)
-                r = pkgnote_output_commit(out);
+                r = pn_output_commit(&out);
         else
-                pkgnote_output_abort(out);
+                pn_output_abort(&out);
         if (r < 0 && why[0])
                 return tool_error_reason(name, "cannot write the report", why);
-        return r < 0 ? tool_error(name, "cannot write the report", r) : EXIT_OK;
+        return r < 0 ? tool_error_shared(name, "cannot write the report", r) : EXIT_OK;
 }
 
 static void scan_help(void) {

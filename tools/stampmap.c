@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "stampmap.h"
+#include "fileio.h"
 
 /* What a map line or package composed to, once needed. */
 struct entry {
@@ -54,7 +55,7 @@ static int read_map(struct stamp_map *m, const char *file) {
         int fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY) : STDIN_FILENO;
         char *text = NULL;
         size_t len;
-        int r = fd < 0 ? -errno : pkgnote_read_all(fd, 1u << 30, &text, &len);
+        int r = fd < 0 ? -errno : pn_read_all(fd, 1u << 30, &text, &len);
         if (fd > STDIN_FILENO)
                 close(fd);
         if (r < 0)

@@ -29,11 +29,15 @@ int cmd_deps(int argc, char **argv);
 /* "pkgnote: 'PATH': WHAT: REASON" on stderr.  REASON is the library's
  * detailed message when it has one, else strerror(-err).  Returns 2. */
 int tool_error(const char *path, const char *what, int err);
+/* The same after a failure of a helper of shared/ (output.h): REASON is
+ * the command's own pn_last_error() when it has one, which is not the
+ * library's when the command links libpkgnote.so. */
+int tool_error_shared(const char *path, const char *what, int err);
 /* The same with REASON given (a failure of the command's own, which the
  * library did not report). */
 int tool_error_reason(const char *path, const char *what, const char *reason);
 /* "pkgnote: MESSAGE" on stderr, printf-style, escaped like the
- * library's messages (pkgnote_escape()); returns 2. */
+ * library's messages (pn_escape(), shared/escape.h); returns 2. */
 int tool_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* S as a number of bytes, with an optional K, M, G or T (powers of 1024). */
 int tool_parse_size(const char *s, uint64_t *ret);

@@ -7,12 +7,21 @@
 #include <string.h>
 
 #include "tool.h"
+#include "escape.h"
+#include "message.h"
 
 const char *program_name = "pkgnote";
 
 int tool_error(const char *path, const char *what, int err) {
         const char *detail = pkgnote_last_error();
         return tool_error_reason(path, what, detail && *detail ? detail : strerror(err < 0 ? -err : err));
+}
+
+int tool_error_shared(const char *path, const char *what, int err) {
+        const char *detail = pn_last_error();
+        int r = tool_error_reason(path, what, *detail ? detail : strerror(err < 0 ? -err : err));
+        pn_error_clear();
+        return r;
 }
 
 int tool_error_reason(const char *path, const char *what, const char *reason) {
@@ -29,7 +38,7 @@ int tool_fail(const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);
-        pkgnote_escape(esc, sizeof esc, raw, strlen(raw), 0);
+        pn_escape(esc, sizeof esc, raw, strlen(raw), false);
         fprintf(stderr, "%s: %s\n", program_name, esc);
         return EXIT_FAILURE_;
 }
@@ -54,7 +63,7 @@ int tool_getopt(int argc, char **argv, const char *shortopts, const struct optio
 void tool_print_escaped_n(FILE *f, const char *s, size_t len) {
         char buf[4096];
         while (len > 0) {
-                size_t n = pkgnote_escape(buf, sizeof buf, s, len, 1);
+                size_t n = pn_escape(buf, sizeof buf, s, len, true);
                 if (n == 0)
                         break;
                 fputs(buf, f);

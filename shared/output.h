@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The one way pkgnote writes a file (lib/base-output.c), used by the library
+ * The one way pkgnote writes a file (shared/output.c), used by the library
  * and by every command that writes one: stamp, generate -o, scan -o and
- * the crash collector's store.
+ * the crash collector's store.  Failures are told by pn_error()
+ * (message.h): in the library that is pkgnote_last_error(), in a
+ * command linked with the shared library its own pn_last_error().
  *
  *   regular file        replaced atomically: a temporary in the same
  *                       directory (unlinked, O_TMPFILE, where the file
@@ -20,8 +22,8 @@
  *   "-", /dev/stdout,   the process's own descriptor, written directly
  *   /dev/stderr, /dev/fd/N (with PN_OUT_STDIO)
  */
-#ifndef PKGNOTE_OUTPUT_H
-#define PKGNOTE_OUTPUT_H
+#ifndef PN_SHARED_OUTPUT_H
+#define PN_SHARED_OUTPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,21 +31,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "internal.h" /* pn_error(), which the callers of these report through */
-
-/* Writes all LEN bytes, retrying after EINTR and short writes: 0 or -errno. */
-int pn_write_full(int fd, const void *buf, size_t len);
-/* The same; when the disk or quota is full, calls ROOM, and goes on
- * while it says (> 0) that it freed some. */
-int pn_write_full_room(int fd, const void *buf, size_t len, int (*room)(void *), void *userdata);
-/* Reads up to LEN bytes, retrying after EINTR and short reads: the count
- * (below LEN only at the end of the file) or -errno. */
-ssize_t pn_read_full(int fd, void *buf, size_t len);
-/* The same from file offset OFF on (pread()). */
-ssize_t pn_pread_full(int fd, void *buf, size_t len, uint64_t off);
-/* Reads FD to its end, at most MAX bytes (-E2BIG past them), into *RET
- * (malloc()ed, NUL-terminated; *RET_LEN the bytes read): 0 or -errno. */
-int pn_read_all(int fd, size_t max, char **ret, size_t *ret_len);
+#include "fileio.h"
+#include "message.h"
 
 enum {
         PN_OUT_FOLLOW = 1u << 0,     /* PATH was named by the user: follow symbolic links */

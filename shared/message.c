@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The last failure's message (message.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "escape.h"
+#include "message.h"
+
+static _Thread_local char last_error[256];
+
+const char *pn_last_error(void) {
+        return last_error;
+}
+
+void pn_error_clear(void) {
+        last_error[0] = 0;
+}
+
+int pn_error(int err, const char *fmt, ...) {
+        char raw[sizeof last_error];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(raw, sizeof raw, fmt, ap);
+        va_end(ap);
+        /* Messages quote input: a hostile value must not reach a terminal
+         * or a log as control characters. */
+        pn_escape(last_error, sizeof last_error, raw, strlen(raw), false);
+        return err;
+}
