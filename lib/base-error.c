@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The last error's message, and the one escaping of text that came from
  * input (file names, JSON values, arguments) before it is shown. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,42 @@ PKGNOTE_PUBLIC const char *pkgnote_last_error(void) {
 
 void pn_error_clear(void) {
         last_error[0] = 0;
+}
+
+/* The public boundary (lib/base-api.py wraps every exported function that
+ * can fail in these): the message is cleared when the call starts, and
+ * after it is "" on success or about this call's failure, never an older
+ * one.  A failure that said nothing gets the function's name and the
+ * errno's text. */
+void pn_api_begin(void) {
+        last_error[0] = 0;
+}
+
+int pn_api_int(int r, const char *function) {
+        if (r >= 0)
+                last_error[0] = 0;
+        else if (!last_error[0])
+                pn_error(r, "%s: %s", function, strerror(-r));
+        return r;
+}
+
+int64_t pn_api_int64(int64_t r, const char *function) {
+        if (r >= 0)
+                last_error[0] = 0;
+        else if (!last_error[0])
+                pn_error((int)r, "%s: %s", function, strerror((int)-r));
+        return r;
+}
+
+void *pn_api_ptr(void *p) {
+        if (p)
+                last_error[0] = 0;
+        return p;
+}
+
+/* The one out-of-memory message of the library. */
+int pn_oom(void) {
+        return pn_error(-ENOMEM, "out of memory");
 }
 
 int pn_error(int err, const char *fmt, ...) {
