@@ -28,20 +28,18 @@ void pn_api_begin(void) {
         last_error[0] = 0;
 }
 
-int pn_api_int(int r, const char *function) {
-        if (r >= 0)
-                last_error[0] = 0;
-        else if (!last_error[0])
-                pn_error(r, "%s: %s", function, strerror(-r));
-        return r;
-}
-
 int64_t pn_api_int64(int64_t r, const char *function) {
         if (r >= 0)
                 last_error[0] = 0;
+        else if (!last_error[0] && r == -ENOMEM)
+                pn_oom(); /* one text for every allocation failure */
         else if (!last_error[0])
                 pn_error((int)r, "%s: %s", function, strerror((int)-r));
         return r;
+}
+
+int pn_api_int(int r, const char *function) {
+        return (int)pn_api_int64(r, function);
 }
 
 void *pn_api_ptr(void *p) {
@@ -51,8 +49,10 @@ void *pn_api_ptr(void *p) {
 }
 
 /* The one out-of-memory message of the library. */
+const char pn_out_of_memory[] = "out of memory";
+
 int pn_oom(void) {
-        return pn_error(-ENOMEM, "out of memory");
+        return pn_error(-ENOMEM, "%s", pn_out_of_memory);
 }
 
 int pn_error(int err, const char *fmt, ...) {

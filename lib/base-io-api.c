@@ -27,7 +27,7 @@ PKGNOTE_PUBLIC int pkgnote_output_open(int dirfd, const char *path, unsigned fla
                 return pn_error(-EINVAL, "unknown output flags 0x%x", flags & ~(unsigned)PUBLIC_OUTPUT_FLAGS);
         pkgnote_output *out = malloc(sizeof *out);
         if (!out)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = pn_output_open(&out->o, dirfd, path, flags);
         if (r < 0) {
                 free(out);

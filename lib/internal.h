@@ -19,10 +19,12 @@ int pn_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 /* Frees the N strings of V and V. */
 void pn_free_strv(char **v, size_t n);
 void pn_error_clear(void);
-/* -ENOMEM with the message "out of memory": the one place that says it
- * (tests/cmd-lib-cycles.sh counts); every allocation failure, jansson's
- * and strdup()'s included, returns through it. */
+/* -ENOMEM with the message pn_out_of_memory: every allocation failure,
+ * jansson's and strdup()'s included, returns through it.  The text is
+ * written once, in lib/base-error.c (tests/cmd-lib-cycles.sh counts);
+ * problems of a scan or core quote it as "%s". */
 int pn_oom(void);
+extern const char pn_out_of_memory[];
 /* The public boundary, called only by the code lib/base-api.py generates. */
 void pn_api_begin(void);
 int pn_api_int(int r, const char *function);

@@ -25,4 +25,16 @@ rc=$?
 [ $rc -eq 1 ] && grep -qx 'cycle: a.c b.c c.c' ring.txt && grep -qx '1 cycles' ring.txt \
         && pass "the control: a ring of three files is found, the file outside it is not" \
         || fail "the control: a ring of three files is found" "$(cat ring.txt)"
+
+# One out-of-memory path: the library's message for an allocation failure
+# is written once (lib/base-error.c: pn_oom(), pn_out_of_memory); every
+# other place returns through it.  The command's is tool_oom().
+oom=$(grep -rn --include='*.c' --include='*.h' '"out of memory"' "$SRCDIR/lib")
+[ "$(printf '%s\n' "$oom" | grep -c .)" -eq 1 ] && printf '%s\n' "$oom" | grep -q 'lib/base-error.c:' \
+        && pass "the library writes \"out of memory\" once, in lib/base-error.c" \
+        || fail "the library writes \"out of memory\" once, in lib/base-error.c" "$oom"
+oom=$(grep -rn --include='*.c' --include='*.h' 'out of memory"' "$SRCDIR/tools")
+[ "$(printf '%s\n' "$oom" | grep -c .)" -eq 1 ] && printf '%s\n' "$oom" | grep -q 'tools/util.c:' \
+        && pass "the command writes its out-of-memory message once, in tools/util.c (tool_oom())" \
+        || fail "the command writes its out-of-memory message once, in tools/util.c (tool_oom())" "$oom"
 finish
