@@ -14,8 +14,16 @@
  *     -ENODATA absent, -E2BIG over a limit (see PKGNOTE_MAX_*), -ENOMEM,
  *     -EINVAL bad argument, other errno values from the system.
  *   - Out-parameters are written only on success.
- *   - Every failing call that has more to say than its errno leaves a
- *     human-readable reason in pkgnote_last_error() (per thread).
+ *   - pkgnote_last_error() (per thread) speaks of the last call that could
+ *     fail, and of nothing older: every function that can fail clears it
+ *     when called, and when it fails (a negative errno; NULL for
+ *     pkgnote_pe_uki_uname()) leaves a one-line reason for that failure,
+ *     at least the function's name and the errno's text.  After a
+ *     success it is "".  Functions that cannot fail leave it as it was:
+ *     *_free, names of constants, accessors returning pointers, sizes and
+ *     counts, and those returning int documented with no negative errno
+ *     (flags, kinds, and counts of what a view has already checked, as
+ *     pkgnote_object_phdrs()).  tests/test-errors.c holds which is which.
  *   - Objects are opaque, created by *_new / *_open / *_parse and released
  *     by *_free; every *_free accepts NULL.
  *   - Lifetimes: a pointer returned by an accessor (const char *, const
@@ -79,7 +87,10 @@ extern "C" {
 #define PKGNOTE_MAX_DB_PACKAGES (1u << 18) /* packages read from one package database
                                             * (rows of rpmdb.sqlite's Packages table) */
 
-/* The thread's last detailed error message ("" when none). */
+/* The reason the thread's last call that could fail failed: one line,
+ * "" after a success (see the conventions above).  It stays valid until
+ * the thread's next call into the library.  Input it quotes has its
+ * control characters escaped (\xNN). */
 PKGNOTE_PUBLIC const char *pkgnote_last_error(void);
 
 /* A problem met while reading that did not stop the reading: one shape

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The last error's message (pn_error(), shared/message.c), and UTF-8 helpers
- * over the escaping of shared/escape.c. */
+/* The library's side of the last error's message (pn_error(),
+ * shared/message.c): the public boundary that clears and fills it, the one
+ * out-of-memory message, and UTF-8 helpers over the escaping of
+ * shared/escape.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +13,36 @@
 PKGNOTE_PUBLIC const char *pkgnote_last_error(void) {
         return pn_last_error();
 }
+
+/* The public boundary (lib/base-api.py wraps every exported function that
+ * can fail in these): the message is cleared when the call starts, and
+ * after it is "" on success or about this call's failure, never an older
+ * one.  A failure that said nothing gets the function's name and the
+ * errno's text. */
+void pn_api_begin(void) {
+        pn_error_clear();
+}
+
+int64_t pn_api_int64(int64_t r, const char *function) {
+        if (r >= 0)
+                pn_error_clear();
+        else if (!pn_last_error()[0] && r == -ENOMEM)
+                pn_oom(); /* one text for every allocation failure */
+        else if (!pn_last_error()[0])
+                pn_error((int)r, "%s: %s", function, strerror((int)-r));
+        return r;
+}
+
+int pn_api_int(int r, const char *function) {
+        return (int)pn_api_int64(r, function);
+}
+
+void *pn_api_ptr(void *p) {
+        if (p)
+                pn_error_clear();
+        return p;
+}
+
 
 char *pn_utf8_or_hex(const char *s, size_t len, size_t *ret_len) {
         size_t extra = 0;

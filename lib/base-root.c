@@ -346,7 +346,7 @@ int pn_resolve_in_root(int rootfd, const char *path, char **ret, struct stat *st
         if (strncmp(file, top, tl) || file[tl] != '/')
                 return pn_error(-EXDEV, "resolves outside the root");
         if (!(*ret = strdup(file + tl + 1)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         return 0;
 }
 
@@ -428,7 +428,7 @@ static int read_opened(int fd, const struct stat *known, const char *rel, size_t
         else if ((uint64_t)st.st_size > max)
                 r = pn_error(-E2BIG, "%s: larger than %zu bytes", rel, max);
         else if (!(buf = malloc((size_t)st.st_size + 1)))
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         size_t got = 0;
         if (r == 0) {
                 ssize_t k = pn_pread_full(fd, buf, (size_t)st.st_size, 0);

@@ -113,7 +113,7 @@ PKGNOTE_PUBLIC int pkgnote_closure_new(const char *root, pkgnote_closure **ret) 
                 root = "/";
         pkgnote_closure *c = calloc(1, sizeof *c);
         if (!c)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         c->rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (c->rootfd < 0) {
                 int err = -errno;
@@ -126,7 +126,7 @@ PKGNOTE_PUBLIC int pkgnote_closure_new(const char *root, pkgnote_closure **ret) 
         pn_resolve_root_tree(&rr, &c->rootfd);
         if (!c->root || !c->missing || pn_resolver_new(&rr, resolve_problem, c, &c->resolver) < 0) {
                 pkgnote_closure_free(c);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         *ret = c;
         return 0;
@@ -173,10 +173,10 @@ PKGNOTE_PUBLIC int pkgnote_closure_select(pkgnote_closure *c, const char *featur
         if (feature) {
                 char **v = realloc(c->features, (c->n_features + 1) * sizeof *v);
                 if (!v)
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 c->features = v;
                 if (!(v[c->n_features] = strdup(feature)))
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 c->n_features++;
         }
         if (priority && (!c->priority || priority < c->priority))
@@ -203,7 +203,7 @@ static int add_file(pkgnote_closure *c, const char *path, const char *target, bo
                 if (c->n_files >= PKGNOTE_MAX_CLOSURE_FILES)
                         return pn_error(-E2BIG, "a closure of more than %u files", PKGNOTE_MAX_CLOSURE_FILES);
                 if (PN_GROW(c->files, c->cap_files, c->n_files + 1) < 0)
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 struct cfile *f = &c->files[c->n_files];
                 *f = (struct cfile){.path = strdup(path), .target = target ? strdup(target) : NULL, .dir_link = dir_link,
                                     .why = json_array()};
@@ -211,7 +211,7 @@ static int add_file(pkgnote_closure *c, const char *path, const char *target, bo
                         free(f->path);
                         free(f->target);
                         json_decref(f->why);
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 }
                 i = c->n_files++;
         }
@@ -219,7 +219,7 @@ static int add_file(pkgnote_closure *c, const char *path, const char *target, bo
         if (why && json_array_size(f->why) >= PKGNOTE_MAX_CLOSURE_REASONS)
                 f->more++;
         else if (why && json_array_append(f->why, why) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         if (ret)
                 *ret = i;
         return 0;
@@ -305,7 +305,7 @@ static int try_path(pkgnote_closure *c, const char *path, const struct pn_abi *w
         int fd = pn_open_in_root_links(c->rootfd, path, collect_link, &l, resolved, sizeof resolved, &st);
         if (fd == -ENOMEM) {
                 links_done(&l);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         if (fd < 0) {
                 if (fd == -ELOOP)
@@ -344,7 +344,7 @@ static int try_path(pkgnote_closure *c, const char *path, const struct pn_abi *w
                         goto out;
                 }
                 if (PN_GROW(c->objs, c->cap_objs, c->n_objs + 1) < 0) {
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                         goto out;
                 }
                 oi = c->n_objs;
@@ -358,7 +358,7 @@ static int try_path(pkgnote_closure *c, const char *path, const struct pn_abi *w
                 size_t dl = slash ? (size_t)(slash - from) : 0;
                 if (asprintf(&o->origin, "%s%.*s", from[0] == '/' ? "" : "/", (int)dl, from) < 0) {
                         o->origin = NULL;
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                         goto out;
                 }
                 c->n_objs++;
@@ -412,7 +412,7 @@ static int register_name(pkgnote_closure *c, size_t oi, const char *name) {
         char key[PATH_MAX + 64];
         size_t old;
         name_key(key, sizeof key, &c->objs[oi].abi, name);
-        return pn_smap_get(&c->by_name, key, &old) ? 0 : pn_smap_put(&c->by_name, key, oi) < 0 ? pn_error(-ENOMEM, "out of memory") : 0;
+        return pn_smap_get(&c->by_name, key, &old) ? 0 : pn_smap_put(&c->by_name, key, oi) < 0 ? pn_oom() : 0;
 }
 
 struct candidate {
@@ -431,7 +431,7 @@ static int candidate(void *u, const char *path, const char *hwcaps, size_t *obj)
                 return try_path(x->c, path, x->abi, x->loader, x->why, obj);
         json_t *w = json_copy(x->why);
         int r = !w || json_object_set_new(w, "hwcaps", json_string(hwcaps)) < 0
-                        ? pn_error(-ENOMEM, "out of memory")
+                        ? pn_oom()
                         : try_path(x->c, path, x->abi, x->loader, w, obj);
         json_decref(w);
         return r;
@@ -443,13 +443,13 @@ static int expand_paths(pkgnote_closure *c, size_t oi, struct pn_dirlist **ret) 
         struct cobj *o = &c->objs[oi];
         if (!o->paths) {
                 if (!(o->paths = calloc(2, sizeof *o->paths)))
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 const char *who = o->file != SIZE_MAX ? c->files[o->file].path : NULL;
                 if (o->dyn.rpath && pn_resolver_expand(c->resolver, o->dyn.rpath, o->origin, &o->abi, who, &o->paths[0]) < 0)
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 o = &c->objs[oi];
                 if (o->dyn.runpath && pn_resolver_expand(c->resolver, o->dyn.runpath, o->origin, &o->abi, who, &o->paths[1]) < 0)
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
         }
         *ret = c->objs[oi].paths;
         return 0;
@@ -490,7 +490,7 @@ static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, 
                                         continue;
                                 struct pn_dirlist *p;
                                 if ((r = expand_paths(c, l, &p)) == 0 && PN_GROW(rpath, cap_rpath, n_rpath + 1) < 0)
-                                        r = pn_error(-ENOMEM, "out of memory");
+                                        r = pn_oom();
                                 if (r == 0)
                                         rpath[n_rpath++] = &p[0];
                         }
@@ -499,7 +499,7 @@ static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, 
                         q.runpath = &p[1];
                 q.rpath = rpath, q.n_rpath = n_rpath;
                 if (r == 0 && (r = pn_resolver_lookup(c->resolver, &q)) == -ENOMEM)
-                        r = pn_error(r, "out of memory");
+                        r = pn_oom();
         }
         free(rpath);
         if (r < 0)
@@ -524,7 +524,7 @@ static int lookup(pkgnote_closure *c, size_t oi, const char *name, json_t *why, 
 static int add_missing(pkgnote_closure *c, json_t *why) {
         size_t n = json_array_size(c->missing);
         if (PN_GROW(c->missing_text, c->cap_missing_text, n + 1) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         const json_t *names = json_object_get(why, "names");
         char *text = NULL;
         if (names) {
@@ -540,7 +540,7 @@ static int add_missing(pkgnote_closure *c, json_t *why) {
                 text = strdup(json_string_value(json_object_get(why, "name")));
         if (!text || json_array_append(c->missing, why) < 0) {
                 free(text);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         c->missing_text[n] = text;
         return 0;
@@ -571,7 +571,7 @@ static int add_dlopen(pkgnote_closure *c, size_t oi, const pkgnote_dlopen *n, si
             json_object_set_new(why, "priority", json_string(pkgnote_dlopen_priority_name(p > 0 ? p : PKGNOTE_DLOPEN_RECOMMENDED))) < 0) {
                 json_decref(why);
                 json_decref(names);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         int r = 0;
         for (size_t j = 0; j < ns; j++)
@@ -584,12 +584,12 @@ static int add_dlopen(pkgnote_closure *c, size_t oi, const pkgnote_dlopen *n, si
                 /* Each reason its own object: those kept are shared. */
                 json_t *w = json_copy(why);
                 size_t found;
-                r = !w || json_object_set_new(w, "name", jstr(so)) < 0 ? pn_error(-ENOMEM, "out of memory")
+                r = !w || json_object_set_new(w, "name", jstr(so)) < 0 ? pn_oom()
                                                                       : lookup(c, oi, so, w, &found);
                 json_decref(w);
         }
         if (r == 0)
-                r = json_object_set(why, "names", names) < 0 ? pn_error(-ENOMEM, "out of memory") : add_missing(c, why);
+                r = json_object_set(why, "names", names) < 0 ? pn_oom() : add_missing(c, why);
         json_decref(names);
         json_decref(why);
         return r < 0 ? r : 0;
@@ -613,7 +613,7 @@ static int expand_object(pkgnote_closure *c, size_t oi) {
                 const char *name = c->objs[oi].dyn.needed[i];
                 json_t *why = reason(c, "needed", oi, name);
                 size_t found;
-                r = !why ? pn_error(-ENOMEM, "out of memory") : lookup(c, oi, name, why, &found);
+                r = !why ? pn_oom() : lookup(c, oi, name, why, &found);
                 if (r == 0)
                         r = add_missing(c, why);
                 json_decref(why);
@@ -637,7 +637,7 @@ PKGNOTE_PUBLIC int pkgnote_closure_add(pkgnote_closure *c, const char *path) {
                 return pn_error(-EINVAL, "no path");
         json_t *why = reason(c, "program", SIZE_MAX, NULL);
         if (!why)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         char abs[PATH_MAX];
         snprintf(abs, sizeof abs, "%s%s", path[0] == '/' ? "" : "/", path);
         size_t oi, before = c->n_objs;
@@ -724,7 +724,7 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
         char *s = top ? json_dumps(top, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(top);
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = s;
         return 0;
 }

@@ -47,7 +47,7 @@ struct pkgnote_deps {
 PKGNOTE_PUBLIC int pkgnote_deps_new(pkgnote_deps **ret) {
         pkgnote_deps *d = calloc(1, sizeof *d);
         if (!d)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = d;
         return 0;
 }
@@ -104,7 +104,7 @@ static int add_unique(json_t *a, const char *s) {
                         return 0;
         json_t *v = json_string(s);
         if (!v || json_array_append_new(a, v) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         return 0;
 }
 
@@ -116,7 +116,7 @@ static int add_path(json_t *a, const char *path) {
                 return add_unique(a, path);
         char *s = malloc(4 * len + 1), *p = s;
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (size_t i = 0; i < len;) {
                 size_t ok = pn_utf8_invalid_at(path + i, len - i);
                 memcpy(p, path + i, ok);
@@ -173,7 +173,7 @@ PKGNOTE_PUBLIC int pkgnote_deps_add(pkgnote_deps *d, const char *path, int elf_c
                 size_t ns = pkgnote_dlopen_soname_count(note, i);
                 json_t *s = json_array();
                 if (!s)
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 for (size_t j = 0; j < ns; j++)
                         if (add_unique(s, pkgnote_dlopen_soname(note, i, j)) < 0) {
                                 json_decref(s);
@@ -183,14 +183,14 @@ PKGNOTE_PUBLIC int pkgnote_deps_add(pkgnote_deps *d, const char *path, int elf_c
                 struct dep *x = rpm ? find_or_add(d, rpm) : NULL;
                 if (!x) {
                         json_decref(s);
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 }
                 if (!x->sonames) {
                         x->sonames = s;
                         x->text = join(s, " or ", "", "", "");
                         x->elf_class = elf_class, x->machine = machine, x->big_endian = big_endian;
                         if (!x->text)
-                                return pn_error(-ENOMEM, "out of memory");
+                                return pn_oom();
                 } else
                         json_decref(s);
                 int p = pkgnote_dlopen_priority(note, i);
@@ -348,7 +348,7 @@ PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root) 
                                 x->packages = NULL;
                         }
                 if (!x->packages)
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
         }
         int rootfd = open(root ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
@@ -358,7 +358,7 @@ PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root) 
         int r = pn_dpkg_each_list(&fs, NULL, scan_list, d);
         close(rootfd);
         if (r == -ENOMEM)
-                return pn_error(r, "out of memory");
+                return pn_oom();
         if (r < 0)
                 return pn_error(r, "no dpkg database in '%s' (var/lib/dpkg/info): %s", root ? root : "/", strerror(-r));
         int missing = 0;
@@ -367,7 +367,7 @@ PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root) 
                 x->resolved = 0;
                 for (size_t j = 0; j < json_array_size(x->packages); j++) {
                         if (sort_strings(json_array_get(x->packages, j)) < 0)
-                                return pn_error(-ENOMEM, "out of memory");
+                                return pn_oom();
                         if (json_array_size(json_array_get(x->packages, j)) > 0)
                                 x->resolved = 1;
                 }
@@ -483,15 +483,15 @@ PKGNOTE_PUBLIC int pkgnote_deps_format(const pkgnote_deps *d, int format, char *
         FILE *f = o ? open_memstream(&buf, &len) : NULL;
         if (!f) {
                 free(o);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         int r = format == PKGNOTE_DEPS_RPM ? format_rpm(d, o, f) : format == PKGNOTE_DEPS_DEB ? format_deb(d, o, f) : format_json(d, o, f);
         free(o);
         if (fclose(f) != 0 && r == 0)
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         if (r < 0) {
                 free(buf);
-                return r == -ENOMEM ? pn_error(r, "out of memory") : r;
+                return r == -ENOMEM ? pn_oom() : r;
         }
         *ret = buf;
         return 0;

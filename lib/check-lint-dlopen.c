@@ -194,7 +194,7 @@ int pn_undeclared_dlopen(pkgnote_object *e, char ***ret, size_t *n_ret) {
         pn_free_strv(known, n_known);
         if (r < 0) {
                 pn_free_strv(found, n_found);
-                return pn_error(r, "out of memory");
+                return r == -ENOMEM ? pn_oom() : r;
         }
         *ret = found;
         *n_ret = n_found;

@@ -163,7 +163,7 @@ int pn_crashes_add(pkgnote_crashes *l, struct pkgnote_crash *c, const pkgnote_cr
         }
         if (PN_GROW(l->c, l->cap, l->n + 1) < 0) {
                 pn_crash_clear(c);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         l->c[l->n++] = *c;
         return 0;

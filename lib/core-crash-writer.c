@@ -44,10 +44,10 @@ PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_sta
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
         if (!f)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = pn_crash_write_report(f, c, st, time, host, core_path);
         if (fclose(f) != 0 && r == 0)
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         if (r < 0) {
                 free(text);
                 return r;

@@ -263,7 +263,7 @@ static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash
                 json_t *j = NULL;
                 if (asprintf(&path, "%s/%s", dir, de->d_name) < 0 || asprintf(&core_path, "%s/%s", dir, core) < 0) {
                         free(path);
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                         break;
                 }
                 json_error_t err;
@@ -286,7 +286,7 @@ static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash
                         c.time = json_integer_value(jt);
                 if (!c.id) {
                         pn_crash_clear(&c);
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                         break;
                 }
                 r = pn_crashes_add(l, &c, o);
@@ -340,7 +340,7 @@ static int merge_journal(pkgnote_crashes *l) {
                         continue;
                 if (PN_GROW(v, cap, n + 1) < 0) {
                         free(v);
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 }
                 v[n++] = (struct named){core_base(f), k, false};
         }
@@ -369,7 +369,7 @@ static int merge_journal(pkgnote_crashes *l) {
                                 continue;
                         if (json_object_update_missing(s->j, l->c[v[lo].at].j) < 0) {
                                 free(v);
-                                return pn_error(-ENOMEM, "out of memory");
+                                return pn_oom();
                         }
                         v[lo].taken = merged = true;
                         break;
@@ -400,7 +400,7 @@ PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_
                 return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~known);
         pkgnote_crashes *l = calloc(1, sizeof *l);
         if (!l)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = 0;
         /* A store asked for by name must be there; of all stores, those
          * this machine has. */
@@ -537,7 +537,7 @@ PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
         char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(o);
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = s;
         return 0;
 }

@@ -215,7 +215,7 @@ int pn_core_discover_modules(pkgnote_core *c, pn_core_add_fn add) {
         struct found *chain;
         size_t n_chain = walk_link_map(c, &chain);
         bool *named = calloc(n_chain ? n_chain : 1, sizeof *named);
-        int r = named ? 0 : pn_error(-ENOMEM, "out of memory");
+        int r = named ? 0 : pn_oom();
         /* Dumped ELF headers, named by the link_map entry of the same bias
          * or whose dynamic section they hold; the executable by AT_EXECFN. */
         const pkgnote_phdr *ph;

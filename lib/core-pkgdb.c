@@ -85,7 +85,7 @@ static int same_file(const pkgnote_core *c, const pkgnote_module *m, int rootfd,
 static int load(pkgnote_core *c, int rootfd, pn_pkgdb **ret) {
         const char **paths = calloc(c->n_modules ? c->n_modules : 1, sizeof *paths);
         if (!paths)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         size_t n = 0;
         for (size_t i = 0; i < c->n_modules; i++)
                 if ((paths[n] = db_path(c, &c->modules[i])))
@@ -151,7 +151,7 @@ void pn_core_ask_database(pkgnote_core *c, const pkgnote_core_options *o) {
                 free(c->root_prefix);
                 c->root_prefix = strcmp(target, "/") ? strdup(target) : NULL;
                 if (strcmp(target, "/") && !c->root_prefix) {
-                        pn_core_problem_err(c, -ENOMEM, "out of memory");
+                        pn_core_problem_err(c, -ENOMEM, "%s", pn_out_of_memory);
                         return;
                 }
                 root = proc_root;
@@ -191,7 +191,7 @@ struct pkgnote_dbcache {
 PKGNOTE_PUBLIC int pkgnote_dbcache_new(pkgnote_dbcache **ret) {
         pkgnote_dbcache *cache = calloc(1, sizeof *cache);
         if (!cache)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = cache;
         return 0;
 }

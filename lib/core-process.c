@@ -249,7 +249,7 @@ static bool parse_maps_line(char *line, struct pn_maps_entry *e) {
 int pn_maps_reader_init(struct pn_maps_reader *r, pn_maps_fn fn, void *u) {
         *r = (struct pn_maps_reader){.fn = fn, .u = u};
         r->line = malloc(PKGNOTE_MAX_MAPS_LINE + 1);
-        return r->line ? 0 : pn_error(-ENOMEM, "out of memory");
+        return r->line ? 0 : pn_oom();
 }
 
 void pn_maps_reader_free(struct pn_maps_reader *r) {
@@ -550,7 +550,7 @@ static int open_process(int pid, const pkgnote_core_options *options, pkgnote_db
         pkgnote_core *c = calloc(1, sizeof *c);
         if (!c) {
                 pkgnote_object_free(exe);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         c->is64 = pkgnote_object_class(exe) == 64;
         c->be = pkgnote_object_big_endian(exe);

@@ -77,7 +77,7 @@ struct pkgnote_process_sbom {
 PKGNOTE_PUBLIC int pkgnote_process_sbom_new(pkgnote_process_sbom **ret) {
         pkgnote_process_sbom *b = calloc(1, sizeof *b);
         if (!b)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = b;
         return 0;
 }
@@ -309,13 +309,13 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgno
         if (r < 0)
                 return r;
         if (PN_GROW(b->proc, b->cap_proc, b->n_proc + 1) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         struct rs_process *pr = &b->proc[b->n_proc++];
         *pr = (struct rs_process){.pid = pi.pid, .uid = pi.uid};
         pr->executable = dup_or_null(pi.executable);
         pr->command = dup_or_null(pi.command);
         if ((pi.executable && !pr->executable) || (pi.command && !pr->command))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         /* The distribution of the root the process runs in, for the purls
          * of its packages (its database's, and its own OS's notes without
          * a version of it); without it they name none.  Its directory
@@ -342,7 +342,7 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgno
         if (root.fd >= 0)
                 close(root.fd);
         pkgnote_os_release_free(os);
-        return r < 0 ? pn_error(r, "out of memory") : 0;
+        return r == -ENOMEM ? pn_oom() : r < 0 ? r : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -488,7 +488,7 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
         json_t *doc = json_object(), *pkgs = json_array(), *rels = json_array();
         if (!doc || !pkgs || !rels) {
                 json_decref(doc), json_decref(pkgs), json_decref(rels);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         pn_sbom_spdx_header(doc, o, "pkgnote-ps", &err);
         /* The processes, which the document describes, then the packages
@@ -568,7 +568,7 @@ static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, c
         json_t *doc = json_object(), *comps = json_array(), *deps = json_array();
         if (!doc || !comps || !deps) {
                 json_decref(doc), json_decref(comps), json_decref(deps);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         pn_sbom_cdx_header(doc, o, spec_version, &err);
         for (size_t i = 0; i < b->n_pkg && !err; i++)
@@ -625,7 +625,7 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int
                 return pn_error(-EINVAL, "unknown SBOM format %d", format);
         struct rs_package **order = sorted_packages(b);
         if (!order)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         r = format == PKGNOTE_SBOM_SPDX ? spdx(b, order, &o, ret) : cyclonedx(b, order, &o, cdx, ret);
         free(order);
         return r;

@@ -119,7 +119,7 @@ int pn_core_source_read(struct pn_core_source *s, uint64_t off, uint8_t *buf, ui
                 return pn_error(-ESPIPE, "core parts are out of order for a stream (offset 0x%llx after 0x%llx); decompress it to a file first",
                                 (unsigned long long)off, (unsigned long long)s->pos);
         if (s->pos < off && !s->scratch && !(s->scratch = malloc(SCRATCH_SIZE)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         uint8_t *scratch = s->scratch;
         while (s->pos < off) {
                 uint64_t skip = off - s->pos;
@@ -163,7 +163,7 @@ static int init_decoder(struct pn_core_source *s) {
         if (r == -EOPNOTSUPP)
                 return pn_error(-EOPNOTSUPP, "%s-compressed cores are not supported by this build", kind_name(s->codec));
         if (r < 0)
-                return s->codec == PN_CODEC_ZSTD ? pn_error(-ENOMEM, "out of memory")
+                return s->codec == PN_CODEC_ZSTD ? pn_oom()
                                                  : pn_error(-ENOMEM, "%s: cannot set up the decoder", kind_name(s->codec));
         return 0;
 }
@@ -177,7 +177,7 @@ int pn_core_source_open(int fd, struct pn_core_source **ret) {
         struct pn_core_source *s = calloc(1, sizeof *s);
         if (!s || !(s->in = malloc(IN_SIZE))) {
                 free(s);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         s->fd = fd;
         /* Peek by reading into the input buffer: a pipe cannot rewind. */
@@ -238,7 +238,7 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
         uint8_t *buf = malloc(64);
         uint64_t got;
         if (!buf)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = pn_core_source_read(s, 0, buf, 64, &got);
         struct ehdr h;
         if (r < 0 || !read_ehdr(buf, got, &h)) {
@@ -264,7 +264,7 @@ int pn_core_source_prefix(struct pn_core_source *s, uint8_t **ret, uint64_t *len
                         uint8_t *n = realloc(buf, end);
                         if (!n) {
                                 free(buf);
-                                return pn_error(-ENOMEM, "out of memory");
+                                return pn_oom();
                         }
                         buf = n;
                         r = pn_core_source_read(s, have, buf + have, end - have, &got);
@@ -402,7 +402,7 @@ int pn_core_source_decompress(struct pn_core_source *s, uint64_t limit, uint64_t
         uint8_t *buf = malloc(CHUNK);
         int r = 0;
         if (fd < 0 || !buf) {
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
                 goto out;
         }
         uint64_t off = 0, written = 0, got, declared = UINT64_MAX;
@@ -473,7 +473,7 @@ int pn_core_source_decompress(struct pn_core_source *s, uint64_t limit, uint64_t
                         if (lseek(fd, (off_t)(off + b), SEEK_SET) < 0 || (r = pn_write_full(fd, buf + b, (size_t)(e - b))) < 0) {
                                 r = in_file ? pn_error(r < 0 ? r : -errno, "cannot write the decompressed core to '%s': %s",
                                                        pn_core_temporary_dir(), strerror(r < 0 ? -r : errno))
-                                            : pn_error(-ENOMEM, "out of memory");
+                                            : pn_oom();
                                 goto out;
                         }
                         b = e;
@@ -485,7 +485,7 @@ int pn_core_source_decompress(struct pn_core_source *s, uint64_t limit, uint64_t
         if (ftruncate(fd, (off_t)off) < 0) {
                 r = in_file ? pn_error(-errno, "cannot write the decompressed core to '%s': %s", pn_core_temporary_dir(),
                                        strerror(errno))
-                            : pn_error(-ENOMEM, "out of memory");
+                            : pn_oom();
                 goto out;
         }
         if (in_file) {
@@ -501,7 +501,7 @@ int pn_core_source_decompress(struct pn_core_source *s, uint64_t limit, uint64_t
                 }
         } else if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
                 /* Sealed, so that whoever maps it may trust it stays as read. */
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
                 goto out;
         }
 out:

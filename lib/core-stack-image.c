@@ -87,7 +87,7 @@ int pn_core_module_image(const pkgnote_core *c, const uint8_t *raw, uint64_t raw
         struct load *loads = malloc(phnum * sizeof *loads);
         int r = 0;
         if (!ph || !loads) {
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
                 goto out;
         }
         if (copy_dumped(c, raw, raw_size, start + phoff, ph, ph_len) != ph_len)
@@ -120,7 +120,7 @@ int pn_core_module_image(const pkgnote_core *c, const uint8_t *raw, uint64_t raw
                 size = MAX_IMAGE_BYTES;
         uint8_t *img = calloc(1, (size_t)size);
         if (!img) {
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
                 goto out;
         }
         qsort(loads, n, sizeof *loads, cmp_load);

@@ -821,10 +821,8 @@ static int decompress_core(const pkgnote_core *c) {
                 child_fail("cannot decompress the core");
         char why[1];
         int r = pn_core_source_decompress(s, pn_core_decompress_limit(), pn_core_memory_bound(), &out, why, 0);
-        if (r == -ENOMEM)
-                child_fail("cannot decompress the core: out of memory");
         if (r < 0) {
-                /* A full disk under $TMPDIR, or the stream's error. */
+                /* A full disk under $TMPDIR, memory, or the stream's error. */
                 char msg[512];
                 snprintf(msg, sizeof msg, "cannot decompress the core: %s", pkgnote_last_error());
                 child_fail(msg);
@@ -1005,7 +1003,7 @@ static void parse_records(pkgnote_stack *st, const uint8_t *buf, size_t len) {
 int pn_stack_from_records(const void *buf, size_t len, pkgnote_stack **ret) {
         pkgnote_stack *st = calloc(1, sizeof *st);
         if (!st)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         parse_records(st, buf, len);
         *ret = st;
         return 0;
@@ -1075,7 +1073,7 @@ PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_
                 return pn_error(-EINVAL, "stack options: a download time over an hour");
         pkgnote_stack *st = calloc(1, sizeof *st);
         if (!st)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = st;
 #if HAVE_LIBDW
         /* A running process is read with ptrace; a core needs a file (or

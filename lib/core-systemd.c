@@ -175,7 +175,7 @@ int pn_sd_record(json_t *j, const char *field, const char *value, struct pn_prob
         while (i < N_FIELDS && strcmp(fields[i].field, field))
                 i++;
         if (json_object_set_new(j, field, json_string(value)) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         if (i == N_FIELDS || !fields[i].name)
                 return 0;
         json_t *v;
@@ -198,7 +198,7 @@ int pn_sd_record(json_t *j, const char *field, const char *value, struct pn_prob
                         into = NULL;
         }
         if (!v || !into || json_object_set_new(into, fields[i].name, v) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         return 0;
 }
 
@@ -208,7 +208,7 @@ static int record_bytes(json_t *j, const char *field, const void *value, size_t 
         char *s;
         int r = pn_sd_value(value, len, &s);
         if (r == -ENOMEM)
-                return pn_error(r, "out of memory");
+                return pn_oom();
         if (r < 0)
                 return pn_problems_add(p, PKGNOTE_MAX_PROBLEMS, r, path,
                                        r == -E2BIG ? "%s is %zu bytes, over the limit of %u, ignoring"
@@ -247,7 +247,7 @@ static int store_record(json_t *j, int fd, const struct pn_sd_name *n, struct pn
          * byte tells a value over the limit. */
         char *buf = malloc(PKGNOTE_MAX_CRASH_FIELD + 1);
         size_t size = PKGNOTE_MAX_CRASH_FIELD + 1;
-        int r = buf ? 0 : pn_error(-ENOMEM, "out of memory");
+        int r = buf ? 0 : pn_oom();
         for (size_t i = 0; r >= 0 && i < sizeof xattrs / sizeof *xattrs; i++) {
                 ssize_t len = fgetxattr(fd, xattrs[i][0], buf, size);
                 if (len < 0 && errno == ERANGE)
@@ -299,7 +299,7 @@ static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool n
                         continue;
                 char *path;
                 if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                         break;
                 }
                 struct pn_sd_name n;
@@ -317,7 +317,7 @@ static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool n
                         path = NULL;
                         if (!c.id || !c.j) {
                                 pn_crash_clear(&c);
-                                r = pn_error(-ENOMEM, "out of memory");
+                                r = pn_oom();
                         } else if ((r = store_record(c.j, fd, &n, &l->problems, c.core)) < 0)
                                 pn_crash_clear(&c);
                         else
@@ -355,16 +355,16 @@ static int journal_open(const pkgnote_crashes *l, sd_journal **ret) {
 static int keep_options(pkgnote_crashes *l, const pkgnote_crash_options *o) {
         if ((o->systemd_dir && !(l->systemd_dir = strdup(o->systemd_dir))) ||
             (o->journal_dir && !(l->journal_dir = strdup(o->journal_dir))))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         if (o->journal_files) {
                 size_t n = 0;
                 while (o->journal_files[n])
                         n++;
                 if (!(l->journal_files = calloc(n + 1, sizeof *l->journal_files)))
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 for (size_t i = 0; i < n; i++)
                         if (!(l->journal_files[i] = strdup(o->journal_files[i])))
-                                return pn_error(-ENOMEM, "out of memory");
+                                return pn_oom();
         }
         return 0;
 }
@@ -492,7 +492,7 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                 char where[64];
                 /* Names the entry as journalctl -o export shows it. */
                 snprintf(where, sizeof where, "journal entry __REALTIME_TIMESTAMP=%" PRIu64, usec);
-                r = c.j ? 0 : pn_error(-ENOMEM, "out of memory");
+                r = c.j ? 0 : pn_oom();
                 for (size_t i = 0; r >= 0 && i < N_FIELDS; i++)
                         r = journal_field(jr, c.j, fields[i].field, &l->problems, where);
                 if (r < 0) {
@@ -510,14 +510,14 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                 if (base && dfd >= 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
                         if (asprintf(&c.core, "%s/%s", dir, base) < 0) {
                                 c.core = NULL;
-                                r = pn_error(-ENOMEM, "out of memory");
+                                r = pn_oom();
                         }
                         c.core_state = PKGNOTE_CRASH_CORE_FILE;
                 } else if (J.sd_journal_get_data(jr, "COREDUMP", &data, &len) >= 0)
                         c.core_state = PKGNOTE_CRASH_CORE_JOURNAL;
                 char *name = base ? strdup(base) : NULL;
                 if (r >= 0 && base && (!name || PN_GROW(*claimed_names, cap, *n_claimed + 1) < 0))
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                 if (r >= 0 && name) {
                         (*claimed_names)[(*n_claimed)++] = name;
                         name = NULL;

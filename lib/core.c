@@ -52,7 +52,7 @@ static int parse_file_note(pkgnote_core *c, const pkgnote_note *n) {
         c->file_note = malloc(n->descsz + 1);
         c->maps = calloc(count ? count : 1, sizeof *c->maps);
         if (!c->file_note || !c->maps)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         memcpy(c->file_note, n->desc, n->descsz);
         c->file_note[n->descsz] = 0;
         const char *names = c->file_note + 2 * w + count * 3 * w;
@@ -115,7 +115,7 @@ static int fetch_ranges(pkgnote_core *c) {
                 return 0;
         struct range **order = malloc(c->n_ranges * sizeof *order);
         if (!order)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (size_t i = 0; i < c->n_ranges; i++)
                 order[i] = &c->ranges[i];
         qsort(order, c->n_ranges, sizeof *order, cmp_range_ptr);
@@ -139,7 +139,7 @@ static int fetch_ranges(pkgnote_core *c) {
                 r->owned = malloc(r->len ? r->len : 1);
                 if (!r->owned) {
                         free(order);
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 }
                 uint64_t got = 0;
                 int k = pn_core_source_read(c->src, r->off, r->owned, r->len, &got);
@@ -165,7 +165,7 @@ pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t s
                 return NULL;
         }
         if (PN_GROW(c->modules, c->cap_modules, c->n_modules + 1) < 0) {
-                *err = pn_error(-ENOMEM, "out of memory");
+                *err = pn_oom();
                 return NULL;
         }
         pkgnote_module *m = c->modules + c->n_modules;
@@ -177,7 +177,7 @@ pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t s
         }
         m->path = strndup(path, l);
         if (!m->path) {
-                *err = pn_error(-ENOMEM, "out of memory");
+                *err = pn_oom();
                 return NULL;
         }
         c->n_modules++;
@@ -376,7 +376,7 @@ static int read_core_header(pkgnote_core *c, const pkgnote_core_options *o) {
         pkgnote_object *v = c->view;
         c->no_disk = o && o->no_disk;
         if (o && o->root && !(c->root = strdup(o->root)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         if (pkgnote_object_type(v) != ET_CORE)
                 return pn_error(-EINVAL, "not a core file (ELF type %s)",
                                 pkgnote_object_type_name(pkgnote_object_type(v)) ? pkgnote_object_type_name(pkgnote_object_type(v)) : "unknown");
@@ -439,7 +439,7 @@ static int add_mapped_modules(pkgnote_core *c) {
         struct cand *cand = malloc((c->n_maps ? c->n_maps : 1) * sizeof *cand);
         size_t nc = 0;
         if (!cand)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (size_t i = 0; i < c->n_maps; i++)
                 if (c->maps[i].pgoff == 0 && !(i > 0 && !strcmp(c->maps[i - 1].path, c->maps[i].path)))
                         cand[nc++] = (struct cand){c->maps[i].start, i};
@@ -559,7 +559,7 @@ static int decompress_once(pkgnote_core *c, int fd, off_t start) {
                 uint64_t compressed = pn_core_source_bytes_read(c->src);
                 if (why[0] && pn_problems_add(&c->problems, PKGNOTE_MAX_PROBLEMS, 0, NULL, "%s", why) < 0) {
                         close(mfd);
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 }
                 if (pkgnote_object_open_fd(mfd, &c->view) >= 0) {
                         c->view->own_fd = true;
@@ -597,7 +597,7 @@ PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *opti
                 return r;
         pkgnote_core *c = calloc(1, sizeof *c);
         if (!c)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         /* Plain seekable cores are read in place; compressed or piped ones
          * as a forward stream, or, when a stack trace will follow, a
          * compressed file decompressed once into memory and read in place. */
@@ -646,7 +646,7 @@ PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const
                 return r;
         pkgnote_core *c = calloc(1, sizeof *c);
         if (!c)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         r = pkgnote_object_from_memory(data, size, &c->view);
         if (r >= 0)
                 r = read_core(c, o);

@@ -63,7 +63,7 @@ const uint8_t *pn_elf_bytes(pkgnote_object *e, uint64_t off, uint64_t len, int *
                         return c->data + (off - c->off);
         struct chunk *c = malloc(sizeof *c + (len ? len : 1));
         if (!c) {
-                *err = pn_error(-ENOMEM, "out of memory");
+                *err = pn_oom();
                 return NULL;
         }
         uint64_t got;

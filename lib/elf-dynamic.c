@@ -114,7 +114,7 @@ int pn_elf_dynamic_read(pkgnote_object *e, struct pn_dynamic *out) {
                                 uint64_t *p = realloc(offs, (n_offs ? 2 * n_offs : 1) * sizeof *offs);
                                 if (!p) {
                                         free(offs);
-                                        return pn_error(-ENOMEM, "out of memory");
+                                        return pn_oom();
                                 }
                                 offs = p;
                         }
@@ -148,7 +148,7 @@ int pn_elf_dynamic_read(pkgnote_object *e, struct pn_dynamic *out) {
         int r = 0;
         char **v = calloc(n_offs ? n_offs : 1, sizeof *v);
         if (!v)
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         size_t nv = 0;
         for (size_t i = 0; r == 0 && i < n_offs; i++) {
                 const char *s = STR_AT(offs[i]);
@@ -157,22 +157,22 @@ int pn_elf_dynamic_read(pkgnote_object *e, struct pn_dynamic *out) {
                         break;
                 }
                 if (!(v[nv++] = strdup(s)))
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
         }
         if (r == 0 && so != UINT64_MAX) {
                 const char *s = STR_AT(so);
                 if (!s)
                         r = pn_error(-EBADMSG, "DT_SONAME lies outside the string table");
                 else if (!(*soname = strdup(s)))
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
         }
         /* Search paths: a malformed one is as if absent, as the loader
          * cannot use it either. */
         const char *rp = rpath != UINT64_MAX ? STR_AT(rpath) : NULL, *rnp = runpath != UINT64_MAX ? STR_AT(runpath) : NULL;
         if (r == 0 && rp && !(out->rpath = strdup(rp)))
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         if (r == 0 && rnp && !(out->runpath = strdup(rnp)))
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
 #undef STR_AT
         free(offs);
         if (r < 0) {

@@ -19,7 +19,7 @@ static int add_note(pkgnote_object *e, size_t *cap, const pkgnote_note *n) {
         if (e->n_notes >= PKGNOTE_MAX_NOTES)
                 return pn_elf_problem(e, -E2BIG, "more than %u notes, ignoring the rest", PKGNOTE_MAX_NOTES);
         if (pn_grow(&e->notes, cap, e->n_notes + 1, sizeof *e->notes) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         e->notes[e->n_notes++] = *n;
         return 0;
 }
@@ -333,7 +333,7 @@ PKGNOTE_PUBLIC int pkgnote_note_encode(const char *owner, uint32_t type, const v
         size_t total = 12 + ALIGN_UP(namesz, 4) + ALIGN_UP(desc_len, 4);
         uint8_t *b = calloc(1, total);
         if (!b)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         pn_wr32(b, (uint32_t)namesz, big_endian);
         pn_wr32(b + 4, (uint32_t)desc_len, big_endian);
         pn_wr32(b + 8, type, big_endian);
@@ -356,7 +356,7 @@ PKGNOTE_PUBLIC int pkgnote_package_note_encode(const char *json, int big_endian,
         size_t padded = ALIGN_UP(len + 1, 4);
         char *desc = calloc(1, padded);
         if (!desc)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         memcpy(desc, json, len);
         int r = pkgnote_note_encode(PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA, desc, padded,
                                     big_endian, ret, ret_len);

@@ -100,7 +100,7 @@ static int parse_header(pkgnote_object *e) {
                 return pn_error(-EBADMSG, "program headers lie outside the file");
         e->phdrs = calloc(e->phnum, sizeof *e->phdrs);
         if (!e->phdrs)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (uint32_t i = 0; i < e->phnum; i++, p += e->phentsize) {
                 pkgnote_phdr *ph = &e->phdrs[i];
                 ph->type = pn_rd32(p, be);
@@ -128,7 +128,7 @@ static int elf_new(pkgnote_object **ret) {
          * it would cost more than the read, for every file of a scan. */
         pkgnote_object *e = malloc(sizeof *e);
         if (!e)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         memset(e, 0, offsetof(pkgnote_object, head));
         e->fd = -1;
         *ret = e;
@@ -191,7 +191,7 @@ static int slurp(pkgnote_object *e, int fd) {
         if (r == -E2BIG)
                 return pn_error(r, "input larger than %u bytes", PKGNOTE_MAX_READ);
         if (r < 0)
-                return r == -ENOMEM ? pn_error(r, "out of memory") : pn_error(r, "read failed: %s", strerror(-r));
+                return r == -ENOMEM ? pn_oom() : pn_error(r, "read failed: %s", strerror(-r));
         e->owned = (uint8_t *)buf;
         e->mem = (const uint8_t *)buf;
         e->size = len;
@@ -364,12 +364,12 @@ static int read_shdrs(pkgnote_object *e) {
                 return pn_error(-EBADMSG, "section headers lie outside the file");
         pkgnote_shdr *s = calloc(e->shnum, sizeof *s);
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         bool be = e->be;
         uint32_t *name_off = calloc(e->shnum, sizeof *name_off);
         if (!name_off) {
                 free(s);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         for (uint32_t i = 0; i < e->shnum; i++, p += e->shentsize) {
                 name_off[i] = pn_rd32(p, be);

@@ -46,7 +46,7 @@ PKGNOTE_PUBLIC int pkgnote_emit_coff_object(const char *json, const pkgnote_targ
         uint8_t *b = calloc(1, size);
         if (!b) {
                 free(desc);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         pn_wr16(b, (uint16_t)machine, false);
         pn_wr16(b + 2, 1, false);

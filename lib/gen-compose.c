@@ -52,7 +52,7 @@ static int key_index(const char *key) {
 PKGNOTE_PUBLIC int pkgnote_compose_new(pkgnote_compose **ret) {
         pkgnote_compose *c = calloc(1, sizeof *c);
         if (!c)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = c;
         return 0;
 }
@@ -74,7 +74,7 @@ PKGNOTE_PUBLIC void pkgnote_compose_free(pkgnote_compose *c) {
 static int replace_string(char **slot, const char *value) {
         char *s = NULL;
         if (value && !(s = strdup(value)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         free(*slot);
         *slot = s;
         return 0;
@@ -109,7 +109,7 @@ PKGNOTE_PUBLIC int pkgnote_compose_rpm(pkgnote_compose *c, const char *nevra) {
         char *v = malloc(len);
         if (!v) {
                 pkgnote_nevra_clear(&n);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         snprintf(v, len, "%s-%s", n.version, n.release);
         pkgnote_nevra_clear(&c->nevra);

@@ -203,7 +203,7 @@ int pn_dlopen_note_checked(const char *json, int big_endian, uint8_t **note, siz
                 return pn_error(-EINVAL, "%s%s", first, n > 1 ? " (and more)" : "");
         char *compact = json_compact(json);
         if (!compact)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         r = pkgnote_note_encode(PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_DLOPEN_METADATA, compact, strlen(compact) + 1,
                                         big_endian, note, note_len);
         free(compact);
@@ -315,7 +315,7 @@ static int gen_init(struct gen *g, const pkgnote_note_spec *notes, size_t n, boo
                 return pn_error(-EINVAL, "%zu package notes given; a binary has one", n_package);
         g->v = calloc(n, sizeof *g->v);
         if (!g->v)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (int pass = 0; pass < 2; pass++)
                 for (size_t i = 0; i < n; i++) {
                         bool package = notes[i].type == PKGNOTE_NT_FDO_PACKAGING_METADATA;
@@ -565,7 +565,7 @@ static int write_object(const struct gen *g, const pkgnote_target *t, uint8_t **
         layout_object(&ob, g, t);
         uint8_t *b = calloc(1, ob.total);
         if (!b)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         put_ehdr(b, &ob, t);
         put_sections(b, &ob, g);
         *ret = b;
@@ -734,7 +734,7 @@ PKGNOTE_PUBLIC int pkgnote_emit(int form, const pkgnote_note_spec *notes, size_t
                         total += g.v[i].len;
                 uint8_t *b = malloc(total);
                 if (!b) {
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                         break;
                 }
                 total = 0;

@@ -155,7 +155,7 @@ int pn_percent_encode(const char *s, char **ret) {
                 n += percent_plain(*p) ? 1 : 3;
         char *out = malloc(n + 1), *o = out;
         if (!out)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         static const char hex[] = "0123456789ABCDEF";
         for (const unsigned char *p = (const unsigned char *)s; *p; p++)
                 if (percent_plain(*p))
@@ -221,7 +221,7 @@ PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style,
         size_t n = strlen(json);
         char *arg = malloc(sizeof "--package-metadata=" + n);
         if (!arg)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         memcpy(arg, "--package-metadata=", sizeof "--package-metadata=" - 1);
         memcpy(arg + sizeof "--package-metadata=" - 1, json, n + 1);
         char *q;

@@ -62,7 +62,7 @@ static int osr_set(pkgnote_os_release *o, const char *key, size_t key_len, char 
         if (!k || PN_GROW(o->vars, o->cap_vars, o->n_vars + 1) < 0) {
                 free(k);
                 free(value);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         o->vars[o->n_vars].key = k;
         o->vars[o->n_vars].value = value;
@@ -93,7 +93,7 @@ static int parse_value(const char *s, size_t len, size_t *pos, char **ret) {
         char *out = malloc(len - i + 1);
         size_t n = 0;
         if (!out)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         while (i < len && s[i] != '\n' && !is_blank(s[i])) {
                 char c = s[i];
                 if (c == '\'') {
@@ -168,7 +168,7 @@ PKGNOTE_PUBLIC int pkgnote_os_release_parse(const char *text, size_t len, pkgnot
                 return pn_error(-E2BIG, "os-release of %zu bytes, more than the limit of %u", len, MAX_OS_RELEASE);
         pkgnote_os_release *o = calloc(1, sizeof *o);
         if (!o)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         size_t i = 0;
         while (i < len) {
                 while (i < len && is_blank(text[i]))
@@ -266,7 +266,7 @@ static int load_fd(int fd, const char *full, pkgnote_os_release **ret) {
                 return r;
         if (!(o->path = strdup(full))) {
                 pkgnote_os_release_free(o);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         *ret = o;
         return 0;
@@ -416,7 +416,7 @@ PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *s, pkgnote_nevra *ret) {
                 return r;
         char *buf = strdup(s);
         if (!buf)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         pkgnote_nevra n = {0};
         n.buffer_ = buf;
         char *p = buf;

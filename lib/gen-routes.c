@@ -47,7 +47,7 @@ static int metadata_arg(const char *json, const pkgnote_linker *l, char **ret) {
                 return pn_percent_encode(json, ret);
         char *s = strdup(json);
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = s;
         return 0;
 }

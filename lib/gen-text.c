@@ -37,7 +37,7 @@ int pn_text_finish(struct pn_text *t, char **ret) {
         if (t->oom || !t->s) {
                 free(t->s);
                 *t = (struct pn_text){0};
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         *ret = t->s;
         *t = (struct pn_text){0};

@@ -155,7 +155,7 @@ static int parse(pkgnote_object *e, struct pn_pe *pe) {
                 return pn_error(-EBADMSG, "section table lies outside the file");
         pe->sections = calloc(pe->n_sections, sizeof *pe->sections);
         if (!pe->sections)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         /* T may be a chunk the long names' reads do not move: chunks stay
          * until the view is freed. */
         for (uint32_t i = 0; i < pe->n_sections; i++) {
@@ -184,7 +184,7 @@ static int parse(pkgnote_object *e, struct pn_pe *pe) {
 int pn_pe_parse(pkgnote_object *e, struct pn_pe **ret) {
         struct pn_pe *pe = calloc(1, sizeof *pe);
         if (!pe)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = parse(e, pe);
         if (r < 0) {
                 pn_pe_free(pe);
@@ -213,7 +213,7 @@ int pn_pe_notes(pkgnote_object *e) {
                                 PKGNOTE_MAX_NOTES);
         e->notes = calloc(n, sizeof *e->notes);
         if (!e->notes)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (uint32_t i = 0; i < pe->n_sections; i++) {
                 const struct pn_pe_section *s = &pe->sections[i];
                 if (strcmp(s->name, PN_PE_NOTE_SECTION))

@@ -436,7 +436,7 @@ int pn_pkgdb_rpm_sqlite(void *data, size_t len, pn_pkgdb **ret) {
                 int n = sq.column_bytes(st, 0);
                 int e = blob && n > 0 ? pn_pkgdb_add_rpm_header(db, blob, (size_t)n) : -EBADMSG;
                 if (e == -ENOMEM)
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                 else if (e < 0)
                         bad++;
         }

@@ -137,7 +137,7 @@ static int cmp_file(const void *a, const void *b) {
 int pn_pkgdb_seal(pn_pkgdb *db, int r, pn_pkgdb **ret) {
         if (r < 0) {
                 if (r == -ENOMEM)
-                        pn_error(r, "out of memory");
+                        pn_oom();
                 pn_pkgdb_free(db);
                 return r;
         }

@@ -41,7 +41,7 @@ PKGNOTE_PUBLIC int pkgnote_dlopen_parse(const char *json, size_t len, pkgnote_dl
         pkgnote_dlopen *d = malloc(sizeof *d);
         if (!d) {
                 json_decref(v);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         d->arr = v;
         *ret = d;
@@ -76,7 +76,7 @@ PKGNOTE_PUBLIC int pkgnote_dlopen_to_json(const pkgnote_dlopen *d, char **ret) {
          * rather than refused, so the output is always valid JSON. */
         char *s = json_dumps(d->arr, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = s;
         return 0;
 }

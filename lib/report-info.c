@@ -121,7 +121,7 @@ PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_object *e, pkgnote_info **ret) {
                 return c;
         pkgnote_info *info = pn_info_new();
         if (!info)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = 0;
         for (size_t i = 0; i < pkgnote_object_problem_count(e) && r >= 0; i++) {
                 const pkgnote_problem *p = pkgnote_object_problem(e, i);
@@ -141,7 +141,7 @@ PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_object *e, pkgnote_info **ret) {
         }
         if (r < 0) {
                 pkgnote_info_free(info);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         *ret = info;
         return 0;
@@ -186,7 +186,7 @@ PKGNOTE_PUBLIC int pkgnote_info_dup(const pkgnote_info *info, pkgnote_info **ret
         pkgnote_info *copy = pn_info_new();
         if (!copy || info_copy(info, copy) < 0) {
                 pkgnote_info_free(copy);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         *ret = copy;
         return 0;

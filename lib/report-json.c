@@ -192,7 +192,7 @@ static int jw_finish(jw *w, json_t *root, char **ret) {
         json_decref(root);
         jw_free(w);
         if (!out)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = out;
         return 0;
 }
@@ -201,7 +201,7 @@ int pn_json_dump_report(const json_t *root, size_t flags, char **ret) {
         jw w = {0};
         char *out = jw_dump(&w, root, flags);
         if (!out)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = out;
         return 0;
 }

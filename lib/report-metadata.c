@@ -177,7 +177,7 @@ int pn_json_dump(const json_t *v, char **ret) {
                 return r;
         char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(real_digits(v)));
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = s;
         return 0;
 }
@@ -186,7 +186,7 @@ PKGNOTE_PUBLIC int pkgnote_metadata_new(pkgnote_metadata **ret) {
         pkgnote_metadata *m = calloc(1, sizeof *m);
         if (!m || !(m->obj = json_object())) {
                 free(m);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         *ret = m;
         return 0;
@@ -204,7 +204,7 @@ PKGNOTE_PUBLIC int pkgnote_metadata_parse(const char *json, size_t len, pkgnote_
         pkgnote_metadata *m = calloc(1, sizeof *m);
         if (!m) {
                 json_decref(v);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         m->obj = v;
         *ret = m;
@@ -274,7 +274,7 @@ PKGNOTE_PUBLIC int pkgnote_metadata_value_json(const pkgnote_metadata *m, size_t
         char *s = json_dumps(json_object_get(m->obj, k),
                              JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = s;
         return 0;
 }
@@ -290,7 +290,7 @@ static int set_value(pkgnote_metadata *m, const char *key, json_t *v) {
                 return pn_error(-EINVAL, "empty key");
         }
         if (json_object_set_new(m->obj, key, v) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         m->keys_valid = false;
         return 0;
 }
@@ -301,7 +301,7 @@ PKGNOTE_PUBLIC int pkgnote_metadata_set(pkgnote_metadata *m, const char *key, co
                 return r;
         json_t *v = json_string(value);
         if (!v)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         return set_value(m, key, v);
 }
 

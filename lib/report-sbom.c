@@ -84,7 +84,7 @@ int pn_sbom_finish(json_t *doc, int err, const pkgnote_sbom_options *o, const ch
                    char **ret) {
         if (err) {
                 json_decref(doc);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         char *text = NULL, uuid[37], id[128];
         int r = dump(doc, &text);
@@ -95,7 +95,7 @@ int pn_sbom_finish(json_t *doc, int err, const pkgnote_sbom_options *o, const ch
         if (r >= 0) {
                 snprintf(id, sizeof id, "%s%s", prefix, uuid);
                 pn_sbom_put(doc, key, json_string(id), &err);
-                r = err ? pn_error(-ENOMEM, "out of memory") : dump(doc, ret);
+                r = err ? pn_oom() : dump(doc, ret);
         }
         json_decref(doc);
         return r;

@@ -114,7 +114,7 @@ static void add_module(json_t *o, const char *name, json_t *v, bool *failed) {
 }
 
 static int finish(json_t *o, bool failed, char **ret) {
-        int r = failed || !o ? pn_error(-ENOMEM, "out of memory")
+        int r = failed || !o ? pn_oom()
                              : pn_json_dump_report(o, JSON_COMPACT | JSON_PRESERVE_ORDER, ret);
         json_decref(o);
         return r;

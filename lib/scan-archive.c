@@ -366,7 +366,7 @@ static int keep_db_file(struct actx *c, struct archive *a, struct entry *e, int6
                 return 0; /* too large to be read; the merge says so */
         char *buf = malloc(cap + 1);
         if (!buf)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (;;) {
                 if (len == cap) {
                         if (cap >= max) {
@@ -378,7 +378,7 @@ static int keep_db_file(struct actx *c, struct archive *a, struct entry *e, int6
                         char *nb = realloc(buf, ncap + 1);
                         if (!nb) {
                                 free(buf);
-                                return pn_error(-ENOMEM, "out of memory");
+                                return pn_oom();
                         }
                         buf = nb, cap = ncap;
                 }
@@ -432,7 +432,7 @@ static int member_capture(struct actx *c, struct archive *a, struct entry *e, st
                 pn_capture_clear(&cap);
                 pn_scan_object_free(o);
                 if (r < 0)
-                        return r == -ENOMEM ? pn_error(-ENOMEM, "out of memory") : r;
+                        return r == -ENOMEM ? pn_oom() : r;
                 member_problem(c, e->path, -EIO, archive_error_string(a));
                 atomic_fetch_add(&s->c.unreadable, 1);
                 return k == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
@@ -495,7 +495,7 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
         uint8_t *buf = o ? pn_pool_buf(c->pool, want, &cap) : NULL;
         if (!buf) {
                 pn_scan_object_free(o);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         memcpy(buf, c->head, (size_t)n);
         la_ssize_t m = (uint64_t)n < want ? member_read(c, a, buf + n, want - (uint64_t)n) : 0;
@@ -684,16 +684,16 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
         if (c->n_layers >= PKGNOTE_MAX_SCAN_LAYERS)
                 return pn_error(-E2BIG, "more than %u layers", PKGNOTE_MAX_SCAN_LAYERS);
         if (PN_GROW(c->layers, c->cap_layers, c->n_layers + 1) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         struct layer *l = &c->layers[c->n_layers];
         memset(l, 0, sizeof *l);
         if (!(l->name = strdup(name)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         c->n_layers++;
         struct archive *a = archive_new(READ_LAYER);
         if (!a || !(src->buf = malloc(IO_CHUNK))) {
                 archive_read_free(a);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         if (src->peek_len) {
                 /* The bytes peeked at sit in c->head, which this layer's
@@ -785,7 +785,7 @@ static int scan_nested(struct actx *c, struct archive *outer, const char *path, 
                         free(l->name);
                 free(l);
                 archive_read_free(a);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         /* c->head is read into by the members below: libarchive gets a copy. */
         memcpy(src.buf, c->head, n);
@@ -871,7 +871,7 @@ static int archive_blob(void *u, const char *name, void **data, size_t *len) {
         for (size_t i = 0; i < c->n_meta; i++)
                 if (!strcmp(c->meta[i].name, name)) {
                         if (!(*data = malloc(c->meta[i].len ? c->meta[i].len : 1)))
-                                return pn_error(-ENOMEM, "out of memory");
+                                return pn_oom();
                         memcpy(*data, c->meta[i].data, c->meta[i].len);
                         *len = c->meta[i].len;
                         return 0;
@@ -887,7 +887,7 @@ static int keep_meta(struct actx *c, const char *name, struct archive *a, const 
         if (!data || !nm || PN_GROW(c->meta, c->cap_meta, c->n_meta + 1) < 0) {
                 free(data);
                 free(nm);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         size_t k = head_len < (size_t)size ? head_len : (size_t)size;
         memcpy(data, head, k);
@@ -946,7 +946,7 @@ static int finish_images(struct actx *c, struct pn_image_pick *picks, size_t n, 
                 struct pn_image_pick *p = &picks[i];
                 struct layer **order = calloc(p->n_layers ? p->n_layers : 1, sizeof *order);
                 if (!order)
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 for (size_t k = 0; k < p->n_layers && r >= 0; k++) {
                         if (!(order[k] = layer_named(c, p->layers[k])) && !(c->s->opts.flags & PKGNOTE_SCAN_LIST_IMAGES))
                                 r = pn_error(-EBADMSG, "layer %s: missing", p->layers[k]);
@@ -1159,7 +1159,7 @@ static int read_segments(struct actx *c, struct layer *root, uint64_t size) {
                 struct archive *a = archive_new(READ_OUTER);
                 if (!a || !(src.buf = malloc(IO_CHUNK))) {
                         archive_read_free(a);
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 }
                 struct pn_stream *st;
                 int r = open_source(c->s, a, &src, &st);
@@ -1193,7 +1193,7 @@ static int spool(pkgnote_scan *s, int fd, const uint8_t *head, size_t len) {
                 return pn_error(-errno, "cannot keep the stream: %s", strerror(errno));
         uint8_t *buf = malloc(IO_CHUNK);
         uint64_t total = 0;
-        int r = buf ? 0 : pn_error(-ENOMEM, "out of memory");
+        int r = buf ? 0 : pn_oom();
         for (const uint8_t *p = head; r == 0;) {
                 while (len > 0 && r == 0) {
                         ssize_t n = write(m, p, len);
@@ -1237,7 +1237,7 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
                 return lr;
         struct archive *a = archive_new(READ_OUTER);
         if (!a)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         struct stat st;
         bool seekable = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
         /* A file is read by offset, a pipe on from its first bytes; either
@@ -1248,7 +1248,7 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         struct pn_stream *zs = NULL;
         int r = 0;
         if (!(top.buf = malloc(top.chunk)) || (!seekable && !(first = malloc(IO_CHUNK))))
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         if (r == 0 && !seekable) {
                 size_t got = 0;
                 while (got < 512) {
@@ -1303,7 +1303,7 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
                 pn_stream_free(zs);
                 free(top.buf);
                 free(first);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         c->s = s, c->pool = &p, c->input = input, c->display = display, c->cur_layer = -1;
         c->fd = fd, c->seekable = seekable;
@@ -1312,7 +1312,7 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         stream_push(c, a, zs);
         if (container) {
                 if (!(c->chain[0] = strdup(container)))
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                 c->depth = 1;
                 c->in_tree = true;
         }
@@ -1388,7 +1388,7 @@ int pn_scan_oci_dir(pkgnote_scan *s, size_t input, int dirfd, const char *displa
                         free(c->scratch);
                 free(c);
                 pn_image_picks_free(picks, n);
-                return c ? r : pn_error(-ENOMEM, "out of memory");
+                return c ? r : pn_oom();
         }
         c->s = s, c->pool = &p, c->input = input, c->display = display, c->cur_layer = -1;
         /* Each layer once, however many of the images share it. */

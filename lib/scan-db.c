@@ -134,7 +134,7 @@ void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_
                 return;
         struct pn_dbroot *root = calloc(1, sizeof *root);
         if (!root) {
-                pn_scan_add_problem(s, input, NULL, -ENOMEM, "out of memory");
+                pn_scan_add_problem(s, input, NULL, -ENOMEM, "%s", pn_out_of_memory);
                 return;
         }
         root->input = input;
@@ -163,7 +163,7 @@ void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_
         /* Debian's licenses are in each package's copyright file. */
         if (root->dpkg && pn_pkgdb_dpkg_licenses(root->dpkg, fs) < 0) {
                 pn_dbroot_free(root);
-                pn_scan_add_problem(s, input, NULL, -ENOMEM, "out of memory");
+                pn_scan_add_problem(s, input, NULL, -ENOMEM, "%s", pn_out_of_memory);
                 return;
         }
         if (!root->dpkg && !root->rpm && !root->apk) {
@@ -172,7 +172,7 @@ void pn_scan_attribute(pkgnote_scan *s, size_t input, const struct pkgnote_scan_
         }
         if (load_osrelease(fs, root) < 0 || PN_GROW(s->dbroots, s->cap_dbroots, s->n_dbroots + 1) < 0) {
                 pn_dbroot_free(root);
-                pn_scan_add_problem(s, input, NULL, -ENOMEM, "out of memory");
+                pn_scan_add_problem(s, input, NULL, -ENOMEM, "%s", pn_out_of_memory);
                 return;
         }
         s->dbroots[s->n_dbroots++] = root;

@@ -100,7 +100,7 @@ static int storage_ref_parse(const char *body, char **path, struct pn_image_sel 
                 name = end + 1;
         }
         if (!(*path = strndup(body, plen)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = *name ? pn_image_select(name, PN_IMAGE_STORAGE, sel) : 0;
         if (r < 0) {
                 free(*path);
@@ -134,7 +134,7 @@ int pn_image_ref_parse(const char *ref, char **path, struct pn_image_sel *sel) {
         if (plen == 0)
                 return pn_error(-EINVAL, "no path in the image reference");
         if (!(*path = strndup(body, plen)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = image ? pn_image_select(image, sel->transport, sel) : 0;
         if (r < 0) {
                 free(*path);
@@ -383,7 +383,7 @@ int pn_image_platform(json_t *config, char **ret) {
         *ret = NULL;
         if (os && arch && asprintf(ret, "%s/%s%s%s", os, arch, variant ? "/" : "", variant ? variant : "") < 0) {
                 *ret = NULL;
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         return 0;
 }
@@ -393,7 +393,7 @@ static int config_fields(struct pkgnote_scan_image *im, json_t *config, const ch
         if (!json_is_object(config))
                 return pn_error(-EBADMSG, "image configuration: not a JSON object");
         if (id && !(im->id = strdup(id)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         return pn_image_platform(config, &im->platform);
 }
 
@@ -408,10 +408,10 @@ int pn_image_add_tag(struct pkgnote_scan_image *im, const char *tag) {
                         return 0;
         char **t = realloc(im->tags, (im->n_tags + 1) * sizeof *t);
         if (!t)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         im->tags = t;
         if (!(t[im->n_tags] = strdup(tag)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         im->n_tags++;
         return 0;
 }
@@ -425,7 +425,7 @@ static int pick_layers(struct pn_image_pick *pick, json_t *layers, bool docker) 
         if (n > PKGNOTE_MAX_SCAN_LAYERS)
                 return pn_error(-E2BIG, "more than %u layers", PKGNOTE_MAX_SCAN_LAYERS);
         if (!(pick->layers = calloc(n + 1, sizeof *pick->layers)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (size_t i = 0; i < n; i++) {
                 json_t *v = json_array_get(layers, i);
                 char *p;
@@ -465,7 +465,7 @@ static int oci_image(const struct walk *w, json_t *ms, json_t *d, struct pn_imag
                         return r;
         }
         if (digest && !(pick->img->digest = strdup(digest)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         bool archive = w->kind == PN_IMAGE_OCI_ARCHIVE;
         int r;
         if (pick->img->n_tags)
@@ -475,7 +475,7 @@ static int oci_image(const struct walk *w, json_t *ms, json_t *d, struct pn_imag
                              digest ? digest : "");
         if (r < 0) {
                 pick->img->reference = NULL;
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         json_t *m;
         if ((r = to_manifest(w, d, &m)) < 0)
@@ -507,7 +507,7 @@ static int docker_image(const struct walk *w, json_t *img, size_t no, struct pn_
                 r = asprintf(&pick->img->reference, "%s%s:@%zu", prefixes[w->kind], w->sel->path, no);
         if (r < 0) {
                 pick->img->reference = NULL;
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         if ((r = pick_layers(pick, json_object_get(img, "Layers"), true)) < 0)
                 return r;
@@ -621,13 +621,13 @@ int pn_image_list(pkgnote_scan *s, size_t input, const char *display, const stru
         int first_err = 0;
         char *first_msg = NULL;
         if (!picks)
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         for (size_t i = 0; r >= 0 && i < n && !(named && k); i++) {
                 if (!wanted(sel, root, docker, i))
                         continue;
                 struct pn_image_pick *p = &picks[k];
                 if (!(p->img = calloc(1, sizeof *p->img))) {
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                         break;
                 }
                 p->img->input = input;

@@ -42,7 +42,7 @@ struct entry *pn_layer_add(struct layer *l, const char *path, int kind) {
         struct entry *e = &l->e[l->n];
         memset(e, 0, sizeof *e);
         if (!(e->path = strdup(path))) {
-                pn_error(-ENOMEM, "out of memory");
+                pn_oom();
                 return NULL;
         }
         e->kind = (uint8_t)kind;
@@ -377,7 +377,7 @@ int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_ima
         pthread_mutex_unlock(&s->lock);
         t.n = malloc(1024 * sizeof *t.n);
         if (!t.n)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         t.cap_nodes = 1024;
         t.n[0] = (struct node){.name = ""};
         t.n_nodes = 1;
@@ -423,7 +423,7 @@ int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_ima
         if (r < 0) {
                 free(t.n);
                 free(t.slots);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         /* Hard links first: their copies read objects that a plain entry
          * hands over below. */

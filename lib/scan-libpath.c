@@ -274,7 +274,7 @@ int pn_scan_resolve_libs_in(pkgnote_scan *s, size_t input, const struct pkgnote_
                 qsort(s->libpaths, s->n_libpaths, sizeof *s->libpaths, cmp_libpath);
         free(byp);
         free(v);
-        return r < 0 ? pn_error(r, "out of memory") : 0;
+        return r == -ENOMEM ? pn_oom() : r < 0 ? r : 0;
 }
 
 const struct pkgnote_scan_object *pn_scan_lib_object(const pkgnote_scan *s, const struct pkgnote_scan_object *from,

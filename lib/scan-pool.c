@@ -153,7 +153,7 @@ static void do_fd(struct pool *p, struct job *j, uint8_t *io) {
         pkgnote_object_free(e);
         if (r >= 0 && (p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS) &&
             (r = io ? pn_scan_sum_fd(j->fd, io, j->obj) : -ENOMEM) < 0)
-                pn_scan_object_add_problem(j->obj, r, r == -ENOMEM ? "out of memory" : strerror(-r));
+                pn_scan_object_add_problem(j->obj, r, r == -ENOMEM ? pn_out_of_memory : strerror(-r));
 }
 
 static void *worker(void *arg) {

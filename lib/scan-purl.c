@@ -326,7 +326,7 @@ int pn_purl_in_root(const pkgnote_metadata *m, const char *root_os, const char *
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
         if (!f)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         fprintf(f, "pkg:%s/", ptype);
         if (distro_type && nonempty(os)) {
                 pct(f, os, true);
@@ -368,7 +368,7 @@ int pn_purl_in_root(const pkgnote_metadata *m, const char *root_os, const char *
                 fprintf(f, "%cepoch=%.*s", sep, (int)elen, epoch);
         if (fclose(f) != 0 || !buf) {
                 free(buf);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         *ret = buf;
         return 0;

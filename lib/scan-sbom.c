@@ -861,7 +861,7 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
         json_t *doc = json_object(), *pkgs = json_array(), *files = json_array(), *rels = json_array();
         if (!doc || !pkgs || !files || !rels) {
                 json_decref(doc), json_decref(pkgs), json_decref(files), json_decref(rels);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         pn_sbom_spdx_header(doc, o, "pkgnote-scan", &err);
         spdx_images(s, pkgs, rels, &err);
@@ -1242,7 +1242,7 @@ static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, const
         json_t *doc = json_object(), *comps = json_array(), *deps = json_array();
         if (!doc || !comps || !deps) {
                 json_decref(doc), json_decref(comps), json_decref(deps);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         pn_sbom_cdx_header(doc, o, spec_version, &err);
         size_t ni = pkgnote_scan_image_count(s);

@@ -165,7 +165,7 @@ static int add_file(struct sq *q, const char *path, const sqfs_inode_generic_t *
                         return 0; /* too large: the merge says so */
                 char *buf = malloc(size + 1);
                 if (!buf)
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 ssize_t n = read_data(q, inode, 0, (uint8_t *)buf, size, path);
                 if (n < 0) {
                         free(buf);
@@ -187,7 +187,7 @@ static int add_file(struct sq *q, const char *path, const sqfs_inode_generic_t *
         uint8_t *buf = o ? pn_pool_buf(q->pool, want, &cap) : NULL;
         if (!buf) {
                 pn_scan_object_free(o);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         n = read_data(q, inode, 0, buf, want, path);
         if (n < 0) {
@@ -313,7 +313,7 @@ static int list_dir(struct sq *q, const char *path) {
                 if (!keep)
                         api.sqfs_free(inode);
                 if (r < 0)
-                        return r == -ENOMEM ? pn_error(-ENOMEM, "out of memory") : r;
+                        return r == -ENOMEM ? pn_oom() : r;
                 if (q->inflated > q->s->opts.max_bytes)
                         return pn_error(-EFBIG, "the SquashFS image decompresses to more than --max-bytes (%llu bytes)",
                                         (unsigned long long)q->s->opts.max_bytes);
@@ -357,7 +357,7 @@ int pn_scan_squashfs(pkgnote_scan *s, size_t input, int fd, uint64_t offset, con
         q.dr = api.sqfs_dir_reader_create(&super, cmp, &file.f, 0);
         q.data = api.sqfs_data_reader_create(&file.f, super.block_size, cmp, 0);
         if (!q.seen || !q.first_path || !q.dr || !q.data)
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         else if (api.sqfs_data_reader_load_fragment_table(q.data, &super) != 0)
                 r = pn_error(-EBADMSG, "the SquashFS image's fragment table cannot be read");
         else if (api.sqfs_dir_reader_get_root_inode(q.dr, &root) != 0)
@@ -368,7 +368,7 @@ int pn_scan_squashfs(pkgnote_scan *s, size_t input, int fd, uint64_t offset, con
                 char *rp = strdup("");
                 if (!q.stack || !rp) {
                         free(rp);
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                 } else {
                         q.cap_stack = 1;
                         q.stack[q.n_stack++] = (struct pending){rp, root};

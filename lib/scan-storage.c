@@ -144,7 +144,7 @@ static int default_store(struct store *st, char **driver) {
                 else
                         return pn_error(-ENOENT, "no container store: HOME is not set");
         }
-        return st->root ? 0 : pn_error(-ENOMEM, "out of memory");
+        return st->root ? 0 : pn_oom();
 }
 
 /* "[DRIVER@]GRAPHROOT[+RUNROOT][:OPTIONS]", as containers/image reads
@@ -161,7 +161,7 @@ static int parse_spec(struct store *st, const char *spec, char **driver) {
         if (p[0] != '/')
                 return pn_error(-EINVAL, "the store path in [%s] is not absolute", spec);
         st->root = strndup(p, n);
-        return st->root ? 0 : pn_error(-ENOMEM, "out of memory");
+        return st->root ? 0 : pn_oom();
 }
 
 static const char *const drivers[] = {"overlay", "vfs", "btrfs", "zfs", "devmapper", "aufs"};
@@ -232,7 +232,7 @@ static int load_list(struct store *st, const char *name, json_t **ret) {
         int r = pn_read_below(st->fd, name, MAX_STORE_LIST, &data, &len);
         if (r == -ENOENT && strstr(name, "layers.json")) {
                 *ret = json_array(); /* a store that has no layers yet */
-                return *ret ? 0 : pn_error(-ENOMEM, "out of memory");
+                return *ret ? 0 : pn_oom();
         }
         if (r < 0)
                 return r;
@@ -257,7 +257,7 @@ static int cmp_lref(const void *a, const void *b) {
 static int index_layers(struct store *st) {
         size_t n = json_array_size(st->layers);
         if (!(st->by_id = calloc(n ? n : 1, sizeof *st->by_id)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (size_t i = 0; i < n; i++) {
                 json_t *l = json_array_get(st->layers, i);
                 const char *id = json_string_value(json_object_get(l, "id"));
@@ -375,7 +375,7 @@ static int image_record(struct store *st, json_t *im, struct pkgnote_scan_image 
         json_t *names = json_object_get(im, "names");
         struct pkgnote_scan_image *rec = calloc(1, sizeof *rec);
         if (!rec)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         rec->input = st->input;
         int r = 0;
         for (size_t i = 0; i < json_array_size(names) && r >= 0; i++)
@@ -384,11 +384,11 @@ static int image_record(struct store *st, json_t *im, struct pkgnote_scan_image 
                                st->given ? st->given : "", st->given ? "]" : "",
                                rec->n_tags ? rec->tags[0] : id) < 0) {
                 rec->reference = NULL;
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         }
         if (r >= 0 && ((digest && !(rec->digest = strdup(digest))) || asprintf(&rec->id, "sha256:%s", id) < 0)) {
                 rec->id = NULL;
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         }
         /* The manifest and the configuration, verified. */
         json_t *bd = json_object_get(im, "big-data-digests"), *m = NULL, *config = NULL;
@@ -539,7 +539,7 @@ static int overlay_layer(struct store *st, const char *id) {
         if (st->n_ol >= 4 * PKGNOTE_MAX_SCAN_LAYERS)
                 return pn_error(-E2BIG, "more than %u layers", 4 * PKGNOTE_MAX_SCAN_LAYERS);
         if (PN_GROW(st->ol, st->cap_ol, st->n_ol + 1) < 0)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         struct olayer *o = &st->ol[st->n_ol];
         memset(o, 0, sizeof *o);
         snprintf(o->id, sizeof o->id, "%s", id);
@@ -583,7 +583,7 @@ static void overlay_fill(void *u, struct entry *e) {
                         pn_pool_submit(&st->pool, &j);
                         fd = -1; /* the job's */
                 } else
-                        pn_scan_add_problem(s, st->input, e->path, -ENOMEM, "out of memory");
+                        pn_scan_add_problem(s, st->input, e->path, -ENOMEM, "%s", pn_out_of_memory);
         }
         if (fd >= 0)
                 close(fd);
@@ -625,10 +625,10 @@ static int image_files(struct store *st, const struct pkgnote_scan_image *rec, c
         size_t n = rec->n_layers;
         struct layer **order = calloc(n ? n : 1, sizeof *order);
         if (!order)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int *at = calloc(n ? n : 1, sizeof *at);
         const char *cur = top;
-        int r = at ? 0 : pn_error(-ENOMEM, "out of memory");
+        int r = at ? 0 : pn_oom();
         for (size_t i = n; r >= 0 && i-- > 0 && cur;) {
                 r = at[i] = overlay_layer(st, cur);
                 cur = json_string_value(json_object_get(layer_by_id(st, cur), "parent"));
@@ -661,7 +661,7 @@ static int scan_images(struct store *st) {
         bool named = sel->tag || sel->digest;
         bool *take = calloc(n ? n : 1, sizeof *take);
         if (!take)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (size_t i = 0; i < n; i++) {
                 bool by_name;
                 take[i] = image_wanted(sel, json_array_get(st->images, i), &by_name);

@@ -192,7 +192,7 @@ int pn_scan_add_image_record(pkgnote_scan *s, struct pkgnote_scan_image *im) {
         pthread_mutex_unlock(&s->lock);
         if (r < 0) {
                 pn_scan_image_free(im);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         return 0;
 }

@@ -132,7 +132,7 @@ static void run(struct pn_stream *st) {
         struct pn_decoder *d;
         unsigned threads = st->kind == PN_STREAM_XZ ? (st->threads ? st->threads : 1) : 0;
         if (pn_decoder_new(st->kind, PN_DECODE_STOP_AT_TRAILING, threads, UINT64_MAX, &d) < 0) {
-                fail(st, -ENOMEM, st->kind == PN_STREAM_XZ ? "cannot start the xz decoder" : "out of memory");
+                fail(st, -ENOMEM, "%s", st->kind == PN_STREAM_XZ ? "cannot start the xz decoder" : pn_out_of_memory);
                 return;
         }
         for (struct slot *s; !st->err && (s = slot_get(st));) {

@@ -57,7 +57,7 @@ static void file_problem(struct pool *p, const char *dir, const char *name, int 
         if (vasprintf(&msg, fmt, ap) < 0)
                 msg = NULL;
         va_end(ap);
-        pn_scan_add_problem(p->s, p->input, path ? path : name, err, "%s", msg ? msg : "out of memory");
+        pn_scan_add_problem(p->s, p->input, path ? path : name, err, "%s", msg ? msg : pn_out_of_memory);
         free(path);
         free(msg);
 }
@@ -113,7 +113,7 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
                         if (!path || PN_GROW(p->archives, p->cap_archives, p->n_archives + 1) < 0) {
                                 pthread_mutex_unlock(&p->lock);
                                 free(path);
-                                file_problem(p, dirpath, name, -ENOMEM, "out of memory");
+                                file_problem(p, dirpath, name, -ENOMEM, "%s", pn_out_of_memory);
                                 goto out;
                         }
                         p->archives[p->n_archives++] = (struct pn_tree_archive){path, f};
@@ -134,7 +134,7 @@ static void do_file(struct pool *p, struct dirref *dir, const char *dirpath, con
         free(path);
         if (!o || (r = pn_scan_object_fill(o, e, s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)) < 0) {
                 file_problem(p, dirpath, name, o ? r : -ENOMEM, "cannot read notes: %s",
-                            o ? pkgnote_last_error() : "out of memory");
+                            o ? pkgnote_last_error() : pn_out_of_memory);
                 pn_scan_object_free(o);
                 pkgnote_object_free(e);
                 goto out;
@@ -156,7 +156,7 @@ static void run_chunk(struct pool *p, struct job *j, uint8_t *io) {
                 if (io || !(p->s->opts.flags & PKGNOTE_SCAN_CHECKSUMS))
                         do_file(p, j->dir, j->path, j->names[i], io);
                 else
-                        file_problem(p, j->path, j->names[i], -ENOMEM, "out of memory");
+                        file_problem(p, j->path, j->names[i], -ENOMEM, "%s", pn_out_of_memory);
         atomic_fetch_sub(&j->dir->pins, 1);
         j->dir = NULL;
 }
@@ -414,11 +414,11 @@ static int list_dir(struct walk *w, struct dirref *ref, const char *path) {
         closedir(d);
         int r = chunk.n_names ? submit_chunk(p, &chunk, ref, path) : 0;
         pn_job_clear(p, &chunk);
-        return r < 0 ? pn_error(-ENOMEM, "out of memory") : 0;
+        return r < 0 ? pn_oom() : 0;
 oom:
         closedir(d);
         pn_job_clear(p, &chunk);
-        return pn_error(-ENOMEM, "out of memory");
+        return pn_oom();
 }
 
 /* Directories the walk may hold open: half of what the process may open
@@ -463,7 +463,7 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
                 free(w.open);
                 free(w.root);
                 close(rootfd);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         /* The root is never closed nor freed before the end: the walk holds a use. */
         *w.root = (struct dirref){.fd = rootfd, .refs = 1, .dev = st.st_dev, .ino = st.st_ino};
@@ -497,7 +497,7 @@ int pn_scan_tree(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image 
                         if (err == -ELOOP || err == -ENOTDIR)
                                 atomic_fetch_add(&s->c.symlinks, err == -ELOOP);
                         else if (err == -ENOMEM)
-                                r = pn_error(-ENOMEM, "out of memory");
+                                r = pn_oom();
                         else {
                                 atomic_fetch_add(&s->c.unreadable, 1);
                                 pn_scan_add_problem(s, input, it.path, err, "cannot open directory: %s",

@@ -31,7 +31,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote
                 return r;
         pkgnote_scan *s = calloc(1, sizeof *s);
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         s->opts = opts;
         if (s->opts.max_member == 0)
                 s->opts.max_member = PKGNOTE_MAX_SCAN_MEMBER;
@@ -147,7 +147,7 @@ static int add_input(pkgnote_scan *s, size_t input, const char *path, const char
                 char *p = strdup(path);
                 if (!p) {
                         close(fd);
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 }
                 for (size_t n = strlen(p); n > 1 && p[n - 1] == '/'; n--)
                         p[n - 1] = 0;
@@ -233,7 +233,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_set_platform(pkgnote_scan *s, const char *platfo
                 if (!a || a == platform || !a[1] || a[1] == '/' || (b && (!b[1] || strchr(b + 1, '/'))))
                         return pn_error(-EINVAL, "'%s': not OS/ARCH[/VARIANT]", platform);
                 if (!(p = strdup(platform)))
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
         }
         free(s->platform);
         s->platform = p;

@@ -37,7 +37,7 @@ int pn_stamp_reserve(struct stamp *s, uint64_t len) {
                 /* A mapping cannot grow in place: continue on the heap. */
                 uint8_t *n = len <= SIZE_MAX ? malloc((size_t)len) : NULL;
                 if (!n)
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 memcpy(n, s->b, (size_t)s->len);
                 munmap(s->b, (size_t)s->cap);
                 s->b = n;
@@ -49,10 +49,10 @@ int pn_stamp_reserve(struct stamp *s, uint64_t len) {
         while (cap < len)
                 cap *= 2;
         if (cap > SIZE_MAX)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         uint8_t *n = realloc(s->b, (size_t)cap);
         if (!n)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         s->b = n;
         s->cap = cap;
         return 0;
@@ -107,7 +107,7 @@ int pn_stamp_read_phdrs(struct stamp *s) {
         s->phcap = s->phnum + 2;
         s->ph = calloc(s->phcap, sizeof *s->ph);
         if (!s->ph)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (size_t i = 0; i < s->phnum; i++) {
                 const uint8_t *p = pn_elf_bytes(e, s->phoff + i * s->phentsize, s->is64 ? 56 : 32, &err);
                 if (!p)
@@ -148,7 +148,7 @@ int pn_stamp_read_shdrs(struct stamp *s) {
         s->shcap = s->shnum + 1;
         s->sh = calloc(s->shcap, sizeof *s->sh);
         if (!s->sh)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (size_t i = 0; i < s->shnum; i++) {
                 const uint8_t *p = pn_elf_bytes(e, s->shoff + i * s->shentsize, s->is64 ? 64 : 40, &err);
                 if (!p)
@@ -176,7 +176,7 @@ int pn_stamp_read_shdrs(struct stamp *s) {
                         return err;
                 s->names = malloc(t->size + strlen(s->kind->section) + 1);
                 if (!s->names)
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 memcpy(s->names, p, t->size);
                 s->names_len = t->size;
         }

@@ -37,7 +37,7 @@ static int copy_xattrs(int src, pn_output *o) {
                 return 0;
         char *names = malloc((size_t)n), *value = NULL;
         if (!names)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = 0;
         n = flistxattr(src, names, (size_t)n);
         if (n < 0)
@@ -47,7 +47,7 @@ static int copy_xattrs(int src, pn_output *o) {
                 ssize_t vl = fgetxattr(src, name, NULL, 0);
                 char *v = vl > 0 ? realloc(value, (size_t)vl) : value;
                 if (vl > 0 && !v) {
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                         break;
                 }
                 value = v;
@@ -144,7 +144,7 @@ static int load(int fd, const struct stat *st, struct input *in) {
                 in->p = NULL;
         }
         if (!(in->p = malloc(in->len ? in->len : 1)))
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         ssize_t r = pn_pread_full(fd, in->p, in->len, 0);
         if (r >= 0 && (size_t)r != in->len)
                 return pn_error(-EIO, "file shrank while being read");
@@ -344,7 +344,7 @@ int pn_stamp_in_root(int rootfd, const char *rel, const struct stat *expect, con
         const char *slash = strrchr(rel, '/');
         char *dir = slash ? strndup(rel, (size_t)(slash - rel)) : strdup(".");
         if (!dir)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int dfd = pn_open_dir_in_root(rootfd, *dir ? dir : "/");
         free(dir);
         if (dfd < 0)

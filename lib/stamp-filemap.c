@@ -58,7 +58,7 @@ static int add_line(pn_filemap *m, const char *line, const char *eol, const char
                 return pn_error(-EINVAL, "%s:%zu: not PATH<TAB>JSON", name, lineno);
         char *path = strndup(line, (size_t)(tab - line));
         if (!path)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         const char *tp = pn_filemap_tree_path(path);
         if (!*tp) {
                 free(path);
@@ -67,12 +67,12 @@ static int add_line(pn_filemap *m, const char *line, const char *eol, const char
         memmove(path, tp, strlen(tp) + 1);
         if (PN_GROW(m->v, m->cap, m->n + 1) < 0) {
                 free(path);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         char *document = strndup(tab + 1, (size_t)(eol - tab - 1));
         if (!document) {
                 free(path);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         m->v[m->n++] = (struct entry){path, document};
         return 0;
@@ -80,7 +80,7 @@ static int add_line(pn_filemap *m, const char *line, const char *eol, const char
 
 int pn_filemap_parse(const char *text, size_t len, const char *name, pn_filemap **ret) {
         pn_filemap *m = calloc(1, sizeof *m);
-        int r = m ? 0 : pn_error(-ENOMEM, "out of memory");
+        int r = m ? 0 : pn_oom();
         size_t lineno = 0;
         for (const char *line = text, *end = text + len, *eol; r == 0 && line < end; line = eol + 1) {
                 eol = memchr(line, '\n', (size_t)(end - line));

@@ -567,7 +567,7 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
         size_t desc_len = note ? note_len - 16 : 0;
         uint64_t cap = (uint64_t)size + desc_len + RECORD_SIZE + 2 * (uint64_t)pe->file_align + 8;
         if (cap > SIZE_MAX || !(s.b = malloc((size_t)cap))) {
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
                 goto out;
         }
         memcpy(s.b, data, size);

@@ -28,7 +28,7 @@ int pn_stamp_occupied(const struct stamp *s, struct range **ret, size_t *ret_n) 
         size_t cap = 4 + ELEMENTSOF(s->reserved) + s->phnum + s->shnum, n = 0;
         struct range *r = calloc(cap, sizeof *r);
         if (!r)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
 #define ADD(x, y)                                                                      \
         do {                                                                           \
                 if ((y) > (x))                                                         \
@@ -234,7 +234,7 @@ int pn_stamp_after_notes_fits(struct stamp *s, long seg, const bool *vacating, l
                 return 0;
         uint32_t *types = vacating ? calloc(s->shnum, sizeof *types) : NULL;
         if (vacating && !types)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         for (size_t i = 0; vacating && i < s->shnum; i++) /* gone for the count of what is used */
                 if (vacating[i]) {
                         types[i] = s->sh[i].type;

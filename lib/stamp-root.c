@@ -66,7 +66,7 @@ PKGNOTE_PUBLIC int pkgnote_root_file_resolve(int rootfd, const char *path, pkgno
                 return pn_error(-EINVAL, "no root or no path given");
         pkgnote_root_file *f = calloc(1, sizeof *f);
         if (!f)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = pn_resolve_in_root(rootfd, path, &f->rel, &f->st);
         if (r < 0) {
                 free(f);

@@ -400,7 +400,7 @@ int pn_stamp_place_moving_tables(struct stamp *s, long seg) {
         int64_t dyn_at[MAX_MOVED];
         bool *moving = calloc(s->shnum, sizeof *moving);
         if (!moving)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         bool ok = true;
         for (size_t k = 0; k < nmove && ok; k++) {
                 const struct sh *h = &s->sh[move[k]];
@@ -598,7 +598,7 @@ int pn_stamp_place_shifting_tables(struct stamp *s, long seg) {
                 return 0;
         struct block b = {.host = l, .moving = calloc(s->shnum, sizeof(bool))};
         if (!b.moving)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         int r = 0;
         if (find_block(s, a, &b) && gap_free(s, a, b.lo) && (r = note_room_moves(s, a, &b)) > 0) {
                 r = 0;

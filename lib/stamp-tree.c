@@ -206,7 +206,7 @@ static bool visit(struct walk *w, int dfd, const char *name, size_t rlen) {
         }
         if (st.st_nlink > 1) {
                 if (add_link(w, &st, w->rel) < 0)
-                        report(w, w->rel, pn_error(-ENOMEM, "out of memory"), NULL, NULL, 0);
+                        report(w, w->rel, pn_oom(), NULL, NULL, 0);
                 return false;
         }
         pkgnote_note_spec specs[2];

@@ -28,3 +28,12 @@ int pn_error(int err, const char *fmt, ...) {
         pn_escape(last_error, sizeof last_error, raw, strlen(raw), false);
         return err;
 }
+
+/* The one out-of-memory message: every allocation failure of the library,
+ * of these helpers and of the commands is said with it
+ * (tests/cmd-lib-cycles.sh counts the text). */
+const char pn_out_of_memory[] = "out of memory";
+
+int pn_oom(void) {
+        return pn_error(-ENOMEM, "%s", pn_out_of_memory);
+}

@@ -18,4 +18,10 @@ void pn_error_clear(void);
 /* The last reason recorded in this thread ("" when none). */
 const char *pn_last_error(void);
 
+/* -ENOMEM with the message pn_out_of_memory: every allocation failure,
+ * jansson's and strdup()'s included, returns through it; problems of a
+ * scan or core quote the text as "%s". */
+int pn_oom(void);
+extern const char pn_out_of_memory[];
+
 #endif

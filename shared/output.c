@@ -207,7 +207,7 @@ static int locate(pn_output *o, int dirfd, const char *path, int pfd) {
         o->name = strdup(slash ? slash + 1 : path);
         int r = 0;
         if (!dir || !o->name)
-                r = pn_error(-ENOMEM, "out of memory");
+                r = pn_oom();
         else if ((o->dirfd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
                 r = pn_error(-errno, "cannot open its directory: %s", strerror(errno));
         free(dir);
@@ -228,7 +228,7 @@ static int create_temp(pn_output *o) {
         for (int i = 0; o->fd < 0 && i < 100; i++) {
                 free(o->tmpname);
                 if (!(o->tmpname = tmp_name(o->name)))
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 o->fd = openat(o->dirfd, o->tmpname, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
                 if (o->fd < 0 && errno != EEXIST) {
                         int e = errno;
@@ -343,7 +343,7 @@ static int install(pn_output *o) {
         }
         for (int i = 0; o->tmpfile && !o->tmpname; i++) {
                 if (!(o->tmpname = tmp_name(o->name)))
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 if ((r = link_tmpfile(o, o->tmpname)) == 0)
                         break;
                 free(o->tmpname);
@@ -382,7 +382,7 @@ int pn_output_relink(int fromdir, const char *from, const struct stat *want, int
         for (int i = 0; r == 0; i++) {
                 free(tmp);
                 if (!(tmp = tmp_name(name)))
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 if (linkat(fromdir, from, dirfd, tmp, 0) == 0)
                         break;
                 if (errno != EEXIST || i == 100)

@@ -25,4 +25,15 @@ rc=$?
 [ $rc -eq 1 ] && grep -qx 'cycle: a.c b.c c.c' ring.txt && grep -qx '1 cycles' ring.txt \
         && pass "the control: a ring of three files is found, the file outside it is not" \
         || fail "the control: a ring of three files is found" "$(cat ring.txt)"
+
+# One out-of-memory path: the message for an allocation failure is
+# written once (shared/message.c: pn_oom(), pn_out_of_memory), for the
+# library, the helpers of shared/ and the commands (tool_oom()) alike;
+# every other place returns through it.
+oom=$(grep -rn --include='*.c' --include='*.h' 'out of memory"' "$SRCDIR/lib" "$SRCDIR/shared" "$SRCDIR/tools")
+[ "$(printf '%s
+' "$oom" | grep -c .)" -eq 1 ] && printf '%s
+' "$oom" | grep -q 'shared/message.c:' \
+        && pass "\"out of memory\" is written once, in shared/message.c" \
+        || fail "\"out of memory\" is written once, in shared/message.c" "$oom"
 finish

@@ -32,7 +32,7 @@ static int print_packages(const pkgnote_closure *c, const pkgnote_pkgdb *db) {
         size_t n = pkgnote_closure_count(c), k = 0;
         const char **names = calloc(n ? n : 1, sizeof *names);
         if (!names)
-                return tool_fail("deps: out of memory");
+                return tool_oom("deps");
         for (size_t i = 0; i < n; i++) {
                 size_t pi;
                 /* The packages of the files: a link to a directory (/lib

@@ -392,6 +392,9 @@ int cmd_core(int argc, char **argv) {
                 /* The store still knows the crash: its report, without
                  * modules; exit 1 says the core was not read. */
                 int ret = EXIT_NOTFOUND;
+                /* Taken now: the report's own calls clear it. */
+                char why[512];
+                snprintf(why, sizeof why, "%s", pkgnote_last_error());
                 if (o.json) {
                         char *j;
                         if ((r = tool_put_json(stdout, pkgnote_crash_to_json(crash, &j), &j)) < 0)
@@ -401,7 +404,7 @@ int cmd_core(int argc, char **argv) {
                 fputs("pkgnote: '", stderr);
                 tool_print_escaped(stderr, path);
                 fputs("': ", stderr);
-                tool_print_escaped(stderr, pkgnote_last_error());
+                tool_print_escaped(stderr, why);
                 fputs("; the report holds what the store recorded\n", stderr);
                 pkgnote_crashes_free(l);
                 if (fflush(stdout) != 0)

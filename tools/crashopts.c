@@ -57,7 +57,7 @@ int crash_option(struct crash_opts *o, int ch, const char *arg) {
         case CRASH_OPT_FILE: {
                 const char **f = realloc(o->files, (o->n_files + 2) * sizeof *f);
                 if (!f) {
-                        tool_fail("out of memory");
+                        tool_oom(NULL);
                         return -1;
                 }
                 f[o->n_files++] = arg;

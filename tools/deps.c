@@ -186,7 +186,7 @@ static int rpm_generator(const char *kind, bool multifile) {
                         continue;
                 pkgnote_deps *d;
                 if (pkgnote_deps_new(&d) < 0) {
-                        ret = tool_fail("deps: out of memory");
+                        ret = tool_oom("deps");
                         break;
                 }
                 char *text = NULL;
@@ -243,7 +243,7 @@ int cmd_deps(int argc, char **argv) {
         struct closure_opts co = {0};
         const char **features = calloc((size_t)argc + 1, sizeof *features);
         if (!features)
-                return tool_fail("deps: out of memory");
+                return tool_oom("deps");
         co.features = features;
         while ((c = tool_getopt(argc, argv, "f:r:t:h", longopts)) >= 0)
                 switch (c) {
@@ -311,7 +311,7 @@ int cmd_deps(int argc, char **argv) {
                 return tool_fail("deps: no FILE given (see 'pkgnote deps --help')");
         pkgnote_deps *d;
         if (pkgnote_deps_new(&d) < 0)
-                return tool_fail("deps: out of memory");
+                return tool_oom("deps");
         int ret = EXIT_OK;
         for (int i = optind; i < argc; i++)
                 if (add_file(d, argv[i], true, false) != 0)

@@ -288,7 +288,7 @@ static int emit_ldflags(const struct gen_opts *o, const char *json) {
                 char *word = malloc(wlen);
                 if (!word) {
                         free(abs);
-                        return tool_fail("generate: out of memory");
+                        return tool_oom("generate");
                 }
                 snprintf(word, wlen, "%s%s", script ? "-Wl,-dT," : "", abs);
                 free(abs);
@@ -309,7 +309,7 @@ static int json_lines(const uint8_t *notes, size_t len, uint8_t **ret, size_t *r
         size_t n = 0;
         char *out = malloc(len + 1);
         if (!out)
-                return tool_fail("generate: out of memory");
+                return tool_oom("generate");
         for (size_t off = 0; off + 16 <= len;) {
                 uint32_t descsz = (uint32_t)notes[off + 4] | (uint32_t)notes[off + 5] << 8 |
                                   (uint32_t)notes[off + 6] << 16 | (uint32_t)notes[off + 7] << 24;
@@ -330,7 +330,7 @@ static int json_lines(const uint8_t *notes, size_t len, uint8_t **ret, size_t *r
 static int emit_notes(const struct gen_opts *o, const char *json, const pkgnote_target *t) {
         pkgnote_note_spec *specs = calloc(o->n_dlopen + 1, sizeof *specs);
         if (!specs)
-                return tool_fail("generate: out of memory");
+                return tool_oom("generate");
         size_t n = 0;
         if (json)
                 specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
@@ -392,7 +392,7 @@ static int emit_route(const struct gen_opts *o, const char *json, const pkgnote_
         if (o->note_object) {
                 pkgnote_note_spec *specs = calloc(o->n_dlopen, sizeof *specs);
                 if (!specs)
-                        return tool_fail("generate: out of memory");
+                        return tool_oom("generate");
                 for (size_t i = 0; i < o->n_dlopen; i++)
                         specs[i] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, o->dlopen[i]};
                 uint8_t *data;
@@ -452,7 +452,7 @@ static int emit(const struct gen_opts *o, const char *json) {
                 len = strlen(json);
                 char *s = malloc(len + 2);
                 if (!s)
-                        return tool_fail("generate: out of memory");
+                        return tool_oom("generate");
                 memcpy(s, json, len);
                 s[len++] = '\n';
                 s[len] = 0;
@@ -514,7 +514,7 @@ int cmd_generate(int argc, char **argv) {
         char *json = NULL;
         if (!dlopen_args || meta_opts_init(&o.meta, "generate", argc) < 0) {
                 free(dlopen_args);
-                return tool_fail("generate: out of memory");
+                return tool_oom("generate");
         }
         while ((c = tool_getopt(argc, argv, "F:o:t:h", longopts)) >= 0) {
                 if (meta_opts_handle(&o.meta, c, optarg))
@@ -569,7 +569,7 @@ int cmd_generate(int argc, char **argv) {
         if (n_dlopen_args) {
                 o.dlopen = calloc(n_dlopen_args, sizeof *o.dlopen);
                 if (!o.dlopen) {
-                        ret = tool_fail("generate: out of memory");
+                        ret = tool_oom("generate");
                         goto out;
                 }
                 for (; o.n_dlopen < n_dlopen_args; o.n_dlopen++)

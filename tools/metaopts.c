@@ -120,7 +120,7 @@ static int load_documents(struct meta_opts *o) {
                 return EXIT_OK;
         o->texts = calloc(o->n_metadata, sizeof *o->texts);
         if (!o->texts)
-                return tool_fail("%s: out of memory", o->cmd);
+                return tool_oom(o->cmd);
         for (size_t i = 0; i < o->n_metadata; i++) {
                 int r = meta_opts_read_json_arg(o->cmd, "--metadata", o->metadata[i], &o->texts[i]);
                 if (r != EXIT_OK)
@@ -140,7 +140,7 @@ int meta_opts_build_json_for(struct meta_opts *o, const struct meta_file *f, cha
         if (r != EXIT_OK)
                 return r;
         if (pkgnote_compose_new(&c) < 0)
-                return tool_fail("%s: out of memory", o->cmd);
+                return tool_oom(o->cmd);
         for (size_t i = 0; i < o->n_metadata; i++)
                 if ((r = pkgnote_compose_document(c, o->texts[i], strlen(o->texts[i]))) < 0) {
                         r = fail_lib(o, "--metadata", r);
@@ -199,7 +199,7 @@ bool meta_opts_any(const struct meta_opts *o) {
 int meta_opts_read_json_arg(const char *cmd, const char *option, const char *arg, char **ret) {
         if (arg[0] != '@') {
                 *ret = strdup(arg);
-                return *ret ? EXIT_OK : tool_fail("%s: out of memory", cmd);
+                return *ret ? EXIT_OK : tool_oom(cmd);
         }
         char *text = NULL;
         size_t len = 0;

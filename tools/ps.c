@@ -405,7 +405,7 @@ static int chosen_pids(int argc, char **argv, int **pids, size_t *n) {
         }
         *n = (size_t)(argc - optind);
         if (!(*pids = calloc(*n, sizeof **pids)))
-                return tool_fail("out of memory");
+                return tool_oom(NULL);
         for (size_t i = 0; i < *n; i++) {
                 const char *a = argv[optind + (int)i];
                 char *end;

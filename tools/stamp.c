@@ -354,7 +354,7 @@ int cmd_stamp(int argc, char **argv) {
         const char *dlopen_arg = NULL;
         char *json = NULL, *dlopen_json = NULL;
         if (meta_opts_init(&o.meta, "stamp", argc) < 0)
-                return tool_fail("stamp: out of memory");
+                return tool_oom("stamp");
         while ((c = tool_getopt(argc, argv, "o:jqth", longopts)) >= 0) {
                 if (meta_opts_handle(&o.meta, c, optarg)) {
                         any_meta = true;

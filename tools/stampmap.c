@@ -66,7 +66,7 @@ static int read_map(struct stamp_map *m, const char *file) {
                 return tool_fail("stamp: --metadata-map: %s", pkgnote_last_error());
         m->n = pkgnote_filemap_count(m->map);
         if (!(m->v = calloc(m->n + 1, sizeof *m->v)))
-                return tool_fail("stamp: out of memory");
+                return tool_oom("stamp");
         return EXIT_OK;
 }
 
@@ -89,7 +89,7 @@ static int open_rpmdb(struct stamp_map *m, const char *arg) {
 int stamp_map_open(struct stamp_map **ret, struct meta_opts *meta, int source, const char *arg) {
         struct stamp_map *m = calloc(1, sizeof *m);
         if (!m)
-                return tool_fail("stamp: out of memory");
+                return tool_oom("stamp");
         m->meta = meta;
         m->rootfd = -1;
         int r = EXIT_OK;
@@ -106,7 +106,7 @@ int stamp_map_open(struct stamp_map **ret, struct meta_opts *meta, int source, c
                 else if (pkgnote_pkgdb_open(m->root, "deb", NULL, &m->db) < 0)
                         r = tool_fail("stamp: %s: %s", option, pkgnote_last_error());
                 if (r == EXIT_OK && !(m->v = calloc(pkgnote_pkgdb_count(m->db) + 1, sizeof *m->v)))
-                        r = tool_fail("stamp: out of memory");
+                        r = tool_oom("stamp");
                 else if (r == EXIT_OK)
                         m->n = pkgnote_pkgdb_count(m->db);
         }

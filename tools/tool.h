@@ -39,6 +39,9 @@ int tool_error_reason(const char *path, const char *what, const char *reason);
 /* "pkgnote: MESSAGE" on stderr, printf-style, escaped like the
  * library's messages (pn_escape(), shared/escape.h); returns 2. */
 int tool_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* tool_fail() saying CMD ran out of memory (CMD NULL: no prefix): the
+ * command's one message for an allocation failure of its own. */
+int tool_oom(const char *cmd);
 /* S as a number of bytes, with an optional K, M, G or T (powers of 1024). */
 int tool_parse_size(const char *s, uint64_t *ret);
 

@@ -43,6 +43,10 @@ int tool_fail(const char *fmt, ...) {
         return EXIT_FAILURE_;
 }
 
+int tool_oom(const char *cmd) {
+        return cmd ? tool_fail("%s: %s", cmd, pn_out_of_memory) : tool_fail("%s", pn_out_of_memory);
+}
+
 int tool_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts) {
         /* getopt's own messages would quote the argument raw. */
         opterr = 0;
