@@ -15,11 +15,12 @@
  *     -EINVAL bad argument, other errno values from the system.
  *   - Out-parameters are written only on success.
  *   - pkgnote_last_error() (per thread) speaks of the last call that could
- *     fail, and of nothing older: every function that can fail clears it
- *     when called, and when it fails (a negative errno; NULL for
- *     pkgnote_pe_uki_uname()) leaves a one-line reason for that failure,
- *     at least the function's name and the errno's text.  After a
- *     success it is "".  Functions that cannot fail leave it as it was:
+ *     fail, and of nothing older: when a function that can fail returns,
+ *     the message is "" after a success and after a failure (a negative
+ *     errno) a one-line reason for that failure, at least the function's
+ *     name and the errno's text.  It changes only when such a call
+ *     returns, so the message itself may be handed to a call as an
+ *     argument.  Functions that cannot fail leave it as it was:
  *     *_free, names of constants, accessors returning pointers, sizes and
  *     counts, and those returning int documented with no negative errno
  *     (flags, kinds, and counts of what a view has already checked, as
@@ -89,7 +90,7 @@ extern "C" {
 
 /* The reason the thread's last call that could fail failed: one line,
  * "" after a success (see the conventions above).  It stays valid until
- * the thread's next call into the library.  Input it quotes has its
+ * the thread's next call into the library returns.  Input it quotes has its
  * control characters escaped (\xNN). */
 PKGNOTE_PUBLIC const char *pkgnote_last_error(void);
 

@@ -95,6 +95,10 @@ def main():
         else:
             continue
         decls.append((ret, kind, name, params, param_names(params)))
+    public = len(re.findall(r'(?<!#define )\bPKGNOTE_PUBLIC\b', text))
+    parsed = len(list(DECL.finditer(text)))
+    if parsed != public:
+        sys.exit(f'base-api.py: {public} PKGNOTE_PUBLIC declarations but {parsed} parsed: the parser must follow the header')
     missing = (NEVER_FAILS | INT64_FAILS) - {m.group(2) for m in DECL.finditer(text)}
     if missing:
         # Harmless (a function made private or removed), but the list should
@@ -122,13 +126,13 @@ def main():
         for ret, kind, name, params, args in decls:
             call = f'pn_api_{name}({", ".join(args)})'
             f.write(f'PKGNOTE_PUBLIC {ret} {name}({params or "void"}) {{\n')
-            f.write('        pn_api_begin();\n')
+            f.write('        unsigned gen = pn_api_begin();\n')
             if kind == 'int':
-                f.write(f'        return pn_api_int({call}, "{name}");\n')
+                f.write(f'        return pn_api_int({call}, gen, "{name}");\n')
             elif kind == 'int64':
-                f.write(f'        return pn_api_int64({call}, "{name}");\n')
+                f.write(f'        return pn_api_int64({call}, gen, "{name}");\n')
             else:
-                f.write(f'        return pn_api_ptr({call});\n')
+                f.write(f'        return pn_api_ptr({call}, gen);\n')
             f.write('}\n\n')
 
 

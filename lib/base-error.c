@@ -15,30 +15,33 @@ PKGNOTE_PUBLIC const char *pkgnote_last_error(void) {
 }
 
 /* The public boundary (lib/base-api.py wraps every exported function that
- * can fail in these): the message is cleared when the call starts, and
- * after it is "" on success or about this call's failure, never an older
- * one.  A failure that said nothing gets the function's name and the
- * errno's text. */
-void pn_api_begin(void) {
-        pn_error_clear();
+ * can fail in these).  The message changes only when the call returns, so
+ * the arguments may point into it: "" after a success, and after a
+ * failure the call's own reason or, when it recorded none during the call
+ * (GEN, pn_api_begin()'s count, unmoved), the function's name and the
+ * errno's text; never an older message. */
+unsigned pn_api_begin(void) {
+        return pn_error_generation();
 }
 
-int64_t pn_api_int64(int64_t r, const char *function) {
+int64_t pn_api_int64(int64_t r, unsigned gen, const char *function) {
         if (r >= 0)
                 pn_error_clear();
-        else if (!pn_last_error()[0] && r == -ENOMEM)
+        else if ((gen == pn_error_generation() || !pn_last_error()[0]) && r == -ENOMEM)
                 pn_oom(); /* one text for every allocation failure */
-        else if (!pn_last_error()[0])
+        else if (gen == pn_error_generation() || !pn_last_error()[0])
                 pn_error((int)r, "%s: %s", function, strerror((int)-r));
         return r;
 }
 
-int pn_api_int(int r, const char *function) {
-        return (int)pn_api_int64(r, function);
+int pn_api_int(int r, unsigned gen, const char *function) {
+        return (int)pn_api_int64(r, gen, function);
 }
 
-void *pn_api_ptr(void *p) {
-        if (p)
+/* NULL is "none" for the functions returning a string, or a failure when
+ * the call recorded its reason (out of memory). */
+void *pn_api_ptr(void *p, unsigned gen) {
+        if (p || gen == pn_error_generation())
                 pn_error_clear();
         return p;
 }

@@ -22,10 +22,10 @@
 /* Frees the N strings of V and V. */
 void pn_free_strv(char **v, size_t n);
 /* The public boundary, called only by the code lib/base-api.py generates. */
-void pn_api_begin(void);
-int pn_api_int(int r, const char *function);
-int64_t pn_api_int64(int64_t r, const char *function);
-void *pn_api_ptr(void *p);
+unsigned pn_api_begin(void);
+int pn_api_int(int r, unsigned gen, const char *function);
+int64_t pn_api_int64(int64_t r, unsigned gen, const char *function);
+void *pn_api_ptr(void *p, unsigned gen);
 
 /* Makes *ARRAY (a pointer to elements of SIZE bytes, with room for *CAP)
  * hold at least N elements, doubling its room; 0, or -ENOMEM with the

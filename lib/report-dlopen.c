@@ -93,7 +93,9 @@ PKGNOTE_PUBLIC const char *pkgnote_dlopen_priority_name(int priority) {
         return priority_names[priority];
 }
 
-PKGNOTE_PUBLIC int pkgnote_dlopen_priority(const pkgnote_dlopen *d, size_t i) {
+/* The priority of entry I, or -1: pkgnote_dlopen_check() asks without
+ * touching the message (it cannot fail). */
+static int priority_of(const pkgnote_dlopen *d, size_t i) {
         json_t *p = json_object_get(json_array_get(d->arr, i), "priority");
         if (!p)
                 return PKGNOTE_DLOPEN_RECOMMENDED; /* the spec's default */
@@ -101,7 +103,14 @@ PKGNOTE_PUBLIC int pkgnote_dlopen_priority(const pkgnote_dlopen *d, size_t i) {
         for (int k = PKGNOTE_DLOPEN_SUGGESTED; s && k <= PKGNOTE_DLOPEN_REQUIRED; k++)
                 if (!strcmp(s, priority_names[k]))
                         return k;
-        return pn_error(-EBADMSG, "dlopen entry %zu: priority is not \"required\", \"recommended\" or \"suggested\"", i);
+        return -1;
+}
+
+PKGNOTE_PUBLIC int pkgnote_dlopen_priority(const pkgnote_dlopen *d, size_t i) {
+        int k = priority_of(d, i);
+        if (k < 0)
+                return pn_error(-EBADMSG, "dlopen entry %zu: priority is not \"required\", \"recommended\" or \"suggested\"", i);
+        return k;
 }
 
 /* A soname as dlopen() is handed one: a file name (no '/', no blank or
@@ -170,7 +179,7 @@ PKGNOTE_PUBLIC int pkgnote_dlopen_check(const pkgnote_dlopen *d, pkgnote_report_
                         if (v && !json_is_string(v))
                                 n += problem(report, u, "dlopen entry %zu: \"%s\" is not a string", i, strings[k]);
                 }
-                if (json_is_string(json_object_get(o, "priority")) && pkgnote_dlopen_priority(d, i) < 0)
+                if (json_is_string(json_object_get(o, "priority")) && priority_of(d, i) < 0)
                         n += problem(report, u, "dlopen entry %zu: priority \"%s\" is not \"required\", \"recommended\" or \"suggested\"",
                                      i, json_string_value(json_object_get(o, "priority")));
                 if (pn_json_each_string(o, string_has_control, NULL))

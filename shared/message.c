@@ -8,6 +8,13 @@
 #include "message.h"
 
 static _Thread_local char last_error[256];
+/* Counts the messages recorded: the library's boundary tells by it
+ * whether a failing call said anything of its own. */
+static _Thread_local unsigned generation;
+
+unsigned pn_error_generation(void) {
+        return generation;
+}
 
 const char *pn_last_error(void) {
         return last_error;
@@ -20,6 +27,7 @@ void pn_error_clear(void) {
 int pn_error(int err, const char *fmt, ...) {
         char raw[sizeof last_error];
         va_list ap;
+        generation++;
         va_start(ap, fmt);
         vsnprintf(raw, sizeof raw, fmt, ap);
         va_end(ap);

@@ -15,6 +15,8 @@
  * negative errno), so failures read: return pn_error(-EBADMSG, "...").  */
 int pn_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pn_error_clear(void);
+/* How many reasons this thread recorded so far (it wraps around). */
+unsigned pn_error_generation(void);
 /* The last reason recorded in this thread ("" when none). */
 const char *pn_last_error(void);
 

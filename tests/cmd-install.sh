@@ -45,14 +45,20 @@ cc -shared -fPIC -o noted.so -x c /dev/null -Xlinker '--package-metadata={"name"
 out=$(ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH="$R/$libdir" ./use noted.so 2>&1)
 [ "$out" = installed ] && pass "the installed library reads a note" || fail "the installed library reads a note" "$out"
 # The commands link libpkgnote.so.1 and find it, installed, by the
-# loader's search path: no RUNPATH of the build tree is left in them.
+# loader's search path under /usr, else by a RUNPATH naming the installed
+# library directory alone: none of the build tree is left in them.
+case $prefix in
+/usr) want_rpath= ;;
+*) want_rpath="$prefix/$libdir" ;;
+esac
 for exe in "$R/bin/pkgnote" "$R/$libexecdir/pkgnote-coredump"; do
         n=${exe#"$R/"}
         dyn=$(readelf -d "$exe" 2> /dev/null)
-        if printf '%s\n' "$dyn" | grep -q 'NEEDED.*\[libpkgnote\.so\.1\]' && ! printf '%s\n' "$dyn" | grep -q 'R\(UN\)\?PATH'; then
-                pass "$n needs libpkgnote.so.1 and has no RUNPATH"
+        rpath=$(printf '%s\n' "$dyn" | sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]$/\2/p')
+        if printf '%s\n' "$dyn" | grep -q 'NEEDED.*\[libpkgnote\.so\.1\]' && [ "$rpath" = "$want_rpath" ]; then
+                pass "$n needs libpkgnote.so.1, RUNPATH '${want_rpath}'"
         else
-                fail "$n needs libpkgnote.so.1 and has no RUNPATH" "$(printf '%s\n' "$dyn" | grep -E 'NEEDED|PATH' | tr '\n' ' ')"
+                fail "$n needs libpkgnote.so.1, RUNPATH '${want_rpath}'" "$(printf '%s\n' "$dyn" | grep -E 'NEEDED|PATH' | tr '\n' ' ')"
         fi
 done
 out=$(ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH="$R/$libdir" "$R/bin/pkgnote" show --format json noted.so 2>&1)

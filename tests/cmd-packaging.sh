@@ -144,15 +144,16 @@ if have dpkg-buildpackage && have dh; then
                 else
                         not_ok "pkgnote-coredump: core_pattern only as an example, never set on installation" "$bad"
                 fi
-                # The commands link libpkgnote.so.1: dpkg-shlibdeps names
-                # libpkgnote1 from its symbols file.
+                # The commands link libpkgnote.so.1 of their own build: a
+                # newer command must never run on an older library (a flag
+                # or field it sets would be unknown there).
                 nodep=""
                 for p in pkgnote pkgnote-coredump; do
                         f=$(ls "$T/deb/${p}_${VERSION}_"*.deb 2>/dev/null | head -n 1)
-                        [ -n "$f" ] && dpkg-deb -f "$f" Depends | grep -q 'libpkgnote1 (>= ' || nodep="$nodep $p"
+                        [ -n "$f" ] && dpkg-deb -f "$f" Depends | grep -q "libpkgnote1 (= $VERSION)" || nodep="$nodep $p"
                 done
-                if [ -z "$nodep" ]; then ok "pkgnote and pkgnote-coredump depend on libpkgnote1 (shlibs)"
-                else not_ok "pkgnote and pkgnote-coredump depend on libpkgnote1 (shlibs)" "not:$nodep"; fi
+                if [ -z "$nodep" ]; then ok "pkgnote and pkgnote-coredump depend on libpkgnote1 of the same version"
+                else not_ok "pkgnote and pkgnote-coredump depend on libpkgnote1 of the same version" "not:$nodep"; fi
                 if have lintian; then
                         lintian --fail-on error,warning "$T"/deb/*.changes >"$T/lintian.out" 2>&1
                         rc=$?

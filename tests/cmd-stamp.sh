@@ -48,6 +48,14 @@ cp h1 h1.before
 run stamp $M h1
 grep -q "unchanged" out && cmp -s h1 h1.before && pass "stamping again: byte for byte the same" || fail "stamping again: byte for byte the same" "$(cat out)"
 
+# A file that cannot be stamped: its JSON line and stderr both give the
+# reason (writing the JSON line is a call of the library, whose success
+# must not wipe the reason first).
+printf 'not an object\n' > notelf
+run stamp --json $M notelf
+check "stamp --json of a file that is not ELF: the JSON error gives the reason" '[ -n "$(field out "d[\"error\"]")" ] && [ "$(field out "d[\"error\"]")" != "Exec format error" ]'
+expect_err "not an ELF" "stamp --json of a file that is not ELF: stderr gives the reason"
+
 run stamp --json $M --version 2.0-1 h1
 check "replacing: --json says replaced" '[ "$(field out "d[\"placement\"]")" = replaced ]'
 run show --field version h1

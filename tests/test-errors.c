@@ -948,6 +948,9 @@ static void test_others_keep(void) {
         CHECK_STR(pkgnote_metadata_name(meta), "hello");
         CHECK(pkgnote_metadata_get(meta, "no-such-key") == NULL);
         CHECK_INT(pkgnote_dlopen_count(dl), 1);
+        /* A count of problems: a bad priority among them is reported, not
+         * left behind as the message. */
+        CHECK(bad_dl != NULL && pkgnote_dlopen_check(bad_dl, report_none, NULL) > 0);
         CHECK(pkgnote_object_type_name(3) != NULL);
         CHECK(pkgnote_machine_name(62, 64) != NULL);
         CHECK_INT(pkgnote_linker_kind_from_name("no-such-linker"), 0);

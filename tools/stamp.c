@@ -183,11 +183,14 @@ static bool removing_only(const struct stamp_opts *o) {
 
 static int report(const char *path, int err, const pkgnote_stamp_result *r, const struct stamp_opts *o) {
         if (err < 0) {
-                if (o->json) {
-                        const char *d = pkgnote_last_error();
-                        print_json(path, NULL, d && *d ? d : strerror(-err), o);
-                }
-                return tool_error(path, removing_only(o) ? (o->nspecs > 1 || is_dlopen(o->specs[0].type) ? "cannot remove the notes" : "cannot remove the note") : "cannot stamp", err);
+                /* Copied first: writing the JSON line is a call of the
+                 * library, whose success clears the message. */
+                char why[512];
+                const char *d = pkgnote_last_error();
+                snprintf(why, sizeof why, "%s", d && *d ? d : strerror(-err));
+                if (o->json)
+                        print_json(path, NULL, why, o);
+                return tool_error_reason(path, removing_only(o) ? (o->nspecs > 1 || is_dlopen(o->specs[0].type) ? "cannot remove the notes" : "cannot remove the note") : "cannot stamp", why);
         }
         if (o->json)
                 print_json(path, r, NULL, o);
