@@ -604,11 +604,14 @@ PKGNOTE_PUBLIC const char *pkgnote_compose_warning(const pkgnote_compose *c);
  * (including noarch, src, nosrc), so a string without one is refused
  * instead of its dist tag being taken for an architecture.  The strings
  * point into buffer_, released by pkgnote_nevra_clear(); epoch is NULL
- * when absent. */
+ * when absent.  The caller sets size (PKGNOTE_NEVRA_INIT); -EINVAL when
+ * it does not cover buffer_, which every version has. */
 typedef struct pkgnote_nevra {
+        size_t size; /* sizeof(pkgnote_nevra), set by the caller */
         const char *name, *epoch, *version, *release, *arch;
         char *buffer_;
 } pkgnote_nevra;
+#define PKGNOTE_NEVRA_INIT {.size = sizeof(pkgnote_nevra)}
 
 PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *nevra, pkgnote_nevra *ret);
 PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n);
@@ -619,21 +622,26 @@ PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n);
  * e_flags a relocatable object needs to link with the platform's usual
  * ABI (for example hard-float on armhf, lp64d on riscv64). */
 typedef struct pkgnote_target {
+        size_t size;        /* sizeof(pkgnote_target), set by the caller */
         const char *name;   /* canonical name: "x86_64", "s390x", "ELF32BE", ... */
         int elf_class;      /* 32 or 64 */
         int big_endian;     /* 1 or 0 */
         unsigned machine;   /* e_machine; 0 (EM_NONE) for the ELFnnXE forms */
         uint32_t flags;     /* e_flags */
 } pkgnote_target;
+#define PKGNOTE_TARGET_INIT {.size = sizeof(pkgnote_target)}
 
 /* Accepts an architecture (x86_64, amd64, i386..i686, aarch64, arm64,
  * aarch64_be, armhf, armel, s390x, ppc64le, ppc64, ppc, riscv64,
  * loongarch64), a GNU triplet whose first part is one of those
  * (s390x-linux-gnu, arm-linux-gnueabihf), a BFD name (elf64-x86-64,
  * elf64-s390, ...), or ELF32LE, ELF32BE, ELF64LE, ELF64BE, which give
- * class and byte order but no machine.  -EINVAL otherwise. */
+ * class and byte order but no machine.  -EINVAL otherwise, and when
+ * RET->size is below sizeof(size_t).  Both fill the fields RET->size
+ * covers. */
 PKGNOTE_PUBLIC int pkgnote_target_parse(const char *spec, pkgnote_target *ret);
-/* The target pkgnote itself was built for. */
+/* The target pkgnote itself was built for (nothing written when RET->size
+ * is below sizeof(size_t)). */
 PKGNOTE_PUBLIC void pkgnote_target_host(pkgnote_target *ret);
 
 /* The generators below take the note's JSON text, which must be one
@@ -673,11 +681,15 @@ PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret);
  * (no SECTIONS) cannot use it. */
 PKGNOTE_PUBLIC int pkgnote_emit_linker_script(const char *json, char **ret);
 
-/* Several notes generated together, by pkgnote_emit(). */
+/* Several notes generated together, by pkgnote_emit(), or stamped
+ * together.  Passed as an array whose first element's size is the stride
+ * of all (see the conventions); PKGNOTE_NOTE_SPEC() makes one element. */
 typedef struct pkgnote_note_spec {
+        size_t size;      /* sizeof(pkgnote_note_spec), set by the caller */
         uint32_t type;    /* PKGNOTE_NT_FDO_PACKAGING_METADATA or _DLOPEN_METADATA */
         const char *json; /* the note's JSON, checked as the functions above do */
 } pkgnote_note_spec;
+#define PKGNOTE_NOTE_SPEC(TYPE, JSON) {sizeof(pkgnote_note_spec), (TYPE), (JSON)}
 
 /* What pkgnote_emit() makes. */
 enum {
@@ -714,15 +726,21 @@ enum {
 };
 
 typedef struct pkgnote_linker {
+        size_t size;                  /* sizeof(pkgnote_linker), set by the caller */
         int kind;                     /* PKGNOTE_LINKER_* */
         unsigned major, minor;        /* 0.0 when unknown; gold: its binutils version */
 } pkgnote_linker;
+#define PKGNOTE_LINKER_INIT {.size = sizeof(pkgnote_linker)}
 
 /* "bfd" (also "ld"), "gold", "lld", "mold" to PKGNOTE_LINKER_*, else 0. */
 PKGNOTE_PUBLIC int pkgnote_linker_kind_from_name(const char *name);
 PKGNOTE_PUBLIC const char *pkgnote_linker_kind_name(int kind);
 /* Identifies a linker from the output of "LINKER --version" (LEN bytes).
- * -EINVAL when it is none of the four. */
+ * -EINVAL when it is none of the four or RET->size is below
+ * sizeof(size_t); the fields RET->size covers are filled.  Functions
+ * given a pkgnote_linker or pkgnote_target read it by the rule of the
+ * conventions (-EINVAL for fields unknown to the library that are set, or
+ * a size below sizeof(size_t); those returning 1 or 0 return -EINVAL). */
 PKGNOTE_PUBLIC int pkgnote_linker_identify(const char *version_output, size_t len, pkgnote_linker *ret);
 /* 1 when the linker takes --package-metadata=JSON: bfd and gold from
  * binutils 2.39, lld 15, mold 1.3. */
@@ -1495,12 +1513,17 @@ PKGNOTE_PUBLIC const char *pkgnote_debuginfo_status_name(int status);
 PKGNOTE_PUBLIC int pkgnote_stack_to_json(const pkgnote_stack *st, char **ret);
 
 /* A member added to a core's report: KEY with STRING, or with NUMBER
- * when STRING is NULL. */
+ * when STRING is NULL.  Passed as an array whose first element's size is
+ * the stride of all (see the conventions); PKGNOTE_JSON_STRING() and
+ * PKGNOTE_JSON_NUMBER() make one element. */
 typedef struct pkgnote_json_member {
+        size_t size; /* sizeof(pkgnote_json_member), set by the caller */
         const char *key;
         const char *string;
         int64_t number;
 } pkgnote_json_member;
+#define PKGNOTE_JSON_STRING(KEY, STRING) {sizeof(pkgnote_json_member), (KEY), (STRING), 0}
+#define PKGNOTE_JSON_NUMBER(KEY, NUMBER) {sizeof(pkgnote_json_member), (KEY), NULL, (NUMBER)}
 
 /* A core's or process's report ("pkgnote core --json", "pkgnote pid
  * --json"): pid, tid, ppid, uid, gid, signal (numbers, or null when

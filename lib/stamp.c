@@ -857,7 +857,7 @@ fail:
 static int package_spec(const char *json, unsigned flags, pkgnote_note_spec *spec) {
         if (!json && !(flags & PKGNOTE_STAMP_REMOVE))
                 return pn_error(-EINVAL, "no JSON given");
-        *spec = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+        *spec = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json);
         return 0;
 }
 
@@ -870,7 +870,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_memory(const void *data, size_t size, const cha
         return pkgnote_stamp_notes_memory(data, size, &spec, 1, flags, ret, ret_len, result);
 }
 
-PKGNOTE_PUBLIC int pkgnote_stamp_notes_memory(const void *data, size_t size, const pkgnote_note_spec *notes, size_t n,
+PKGNOTE_PUBLIC int pkgnote_stamp_notes_memory(const void *data, size_t size, const pkgnote_note_spec *specs, size_t n,
                                               unsigned flags, uint8_t **ret, size_t *ret_len,
                                               pkgnote_stamp_result *results) {
         bool mapped;
@@ -880,8 +880,13 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_memory(const void *data, size_t size, con
         int r = pn_stamp_results_ok(results, n);
         if (r < 0)
                 return r;
+        pkgnote_note_spec *notes;
+        r = pn_array_read((void **)&notes, sizeof *notes, specs, n, "pkgnote_note_spec");
+        if (r < 0)
+                return r;
         pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX] = {{0}};
         r = pn_stamp_run(data, size, notes, n, flags, -1, ret, ret_len, &mapped, &cap, results ? full : NULL);
+        free(notes);
         if (r >= 0)
                 pn_stamp_results_out(results, full, n);
         return r;

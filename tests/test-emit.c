@@ -295,7 +295,7 @@ static void test_os_release_root(void) {
 
 static void check_nevra(const char *s, const char *name, const char *epoch, const char *version,
                         const char *release, const char *arch) {
-        pkgnote_nevra n;
+        pkgnote_nevra n = PKGNOTE_NEVRA_INIT;
         int r = pkgnote_nevra_parse(s, &n);
         CHECK_INT(r, 0);
         if (r < 0)
@@ -333,7 +333,7 @@ static void test_nevra(void) {
                 "foo-1\t.2-3.x86_64",      /* control character */
         };
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-                pkgnote_nevra n = {0};
+                pkgnote_nevra n = PKGNOTE_NEVRA_INIT;
                 int r = pkgnote_nevra_parse(bad[i], &n);
                 checks++;
                 if (r != -EINVAL)
@@ -346,7 +346,7 @@ static void test_nevra(void) {
 /* ------------------------------------------------------------------ */
 
 static void check_target(const char *spec, const char *name, int cls, int be, unsigned machine, uint32_t flags) {
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         int r = pkgnote_target_parse(spec, &t);
         checks++;
         if (r < 0) {
@@ -392,7 +392,7 @@ static void test_targets(void) {
 
         static const char *const bad[] = {"", "vax", "x86_65", "elf65-big", "-linux-gnu", "mips-linux-gnu"};
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-                pkgnote_target t;
+                pkgnote_target t = PKGNOTE_TARGET_INIT;
                 int r = pkgnote_target_parse(bad[i], &t);
                 checks++;
                 if (r != -EINVAL)
@@ -400,7 +400,7 @@ static void test_targets(void) {
         }
         CHECK(pkgnote_target_parse(NULL, &(pkgnote_target){0}) == -EINVAL);
 
-        pkgnote_target host;
+        pkgnote_target host = PKGNOTE_TARGET_INIT;
         pkgnote_target_host(&host);
         CHECK(host.name != NULL);
         CHECK(host.elf_class == (int)(8 * sizeof(void *)) || host.elf_class == 32);
@@ -557,7 +557,7 @@ static void test_objects(void) {
                 "ppc64le", "ppc64", "ppc", "riscv64", "loongarch64",
         };
         for (size_t ti = 0; ti < sizeof target_names / sizeof *target_names; ti++) {
-                pkgnote_target t;
+                pkgnote_target t = PKGNOTE_TARGET_INIT;
                 CHECK_INT(pkgnote_target_parse(target_names[ti], &t), 0);
                 for (size_t ji = 0; ji < sizeof test_json / sizeof *test_json; ji++) {
                         uint8_t *obj;
@@ -583,7 +583,7 @@ static void test_objects(void) {
         }
 
         /* No machine, no object. */
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         uint8_t *obj = NULL;
         size_t len;
         CHECK_INT(pkgnote_target_parse("ELF64BE", &t), 0);
@@ -595,7 +595,7 @@ static void test_invalid_json(void) {
         static const char *const bad[] = {
                 "", "[]", "{", "\"x\"", "{\"a\":1,\"a\":2}", "{\"a\":\"b\tc\"}", "{\"a\":\"\\u0001\"}",
         };
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         pkgnote_target_host(&t);
         if (t.machine == 0)
                 CHECK_INT(pkgnote_target_parse("x86_64", &t), 0);
@@ -642,7 +642,7 @@ static void test_text_forms(void) {
                 {"ELF64LE", ".note.GNU-stack", ".note.gnu.property"},
         };
         for (size_t i = 0; i < sizeof prop / sizeof *prop; i++) {
-                pkgnote_target t;
+                pkgnote_target t = PKGNOTE_TARGET_INIT;
                 CHECK_INT(pkgnote_target_parse(prop[i].target, &t), 0);
                 CHECK_INT(pkgnote_emit_asm_target(json, &t, &s), 0);
                 checks += 2;
@@ -662,7 +662,7 @@ static void test_text_forms(void) {
 }
 
 static void check_linker(const char *out, int kind, unsigned major, unsigned minor, int has) {
-        pkgnote_linker l;
+        pkgnote_linker l = PKGNOTE_LINKER_INIT;
         int r = pkgnote_linker_identify(out, strlen(out), &l);
         checks++;
         if (r < 0) {
@@ -689,7 +689,7 @@ static void test_linkers(void) {
         check_linker("mold 1.2.1 (compatible with GNU ld)\n", PKGNOTE_LINKER_MOLD, 1, 2, 0);
         check_linker("mold 2.4.0 (9b5e8e8; compatible with GNU ld)\n", PKGNOTE_LINKER_MOLD, 2, 4, 1);
 
-        pkgnote_linker l;
+        pkgnote_linker l = PKGNOTE_LINKER_INIT;
         CHECK_INT(pkgnote_linker_identify("Apple ld64\n", 11, &l), -EINVAL);
         CHECK_INT(pkgnote_linker_identify("", 0, &l), -EINVAL);
         CHECK_INT(pkgnote_linker_kind_from_name("bfd"), PKGNOTE_LINKER_BFD);
@@ -840,7 +840,7 @@ static void test_percent_encoding(void) {
                 {PKGNOTE_LINKER_MOLD, 2, 35, 0}, {PKGNOTE_LINKER_MOLD, 2, 36, 1}, {PKGNOTE_LINKER_MOLD, 1, 10, 0},
         };
         for (size_t i = 0; i < sizeof lk / sizeof *lk; i++) {
-                pkgnote_linker l = {.kind = lk[i].kind, .major = lk[i].major, .minor = lk[i].minor};
+                pkgnote_linker l = {.size = sizeof(pkgnote_linker), .kind = lk[i].kind, .major = lk[i].major, .minor = lk[i].minor};
                 checks++;
                 if (pkgnote_linker_decodes_package_metadata(&l) != lk[i].decodes)
                         fail(__FILE__, __LINE__, "%s %u.%u: decodes should be %d", pkgnote_linker_kind_name(l.kind),
@@ -849,8 +849,8 @@ static void test_percent_encoding(void) {
 
         /* ldflags: encoded for a decoding linker, quoted JSON otherwise. */
         const char *json = "{\"name\":\"a,b\",\"v\":\"5%\"}";
-        pkgnote_linker mold236 = {.kind = PKGNOTE_LINKER_MOLD, .major = 2, .minor = 36};
-        pkgnote_linker bfd240 = {.kind = PKGNOTE_LINKER_BFD, .major = 2, .minor = 40};
+        pkgnote_linker mold236 = {.size = sizeof(pkgnote_linker), .kind = PKGNOTE_LINKER_MOLD, .major = 2, .minor = 36};
+        pkgnote_linker bfd240 = {.size = sizeof(pkgnote_linker), .kind = PKGNOTE_LINKER_BFD, .major = 2, .minor = 40};
         char *line;
         CHECK_INT(pkgnote_ldflags_package_metadata_for(json, &mold236, PKGNOTE_LDFLAGS_MAKE, &line), 0);
         CHECK_STR(line, "-Wl,--package-metadata=%7B%22name%22:%22a%2Cb%22%2C%22v%22:%225%25%22%7D");
@@ -870,16 +870,16 @@ static void test_dlopen_notes(void) {
         static const char pkg[] = "{\"type\":\"deb\",\"name\":\"x\",\"version\":\"1\"}";
         /* The package note comes first whatever its place in the list. */
         const pkgnote_note_spec specs[] = {
-                {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl1},
-                {PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg},
-                {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2},
+                PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl1),
+                PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg),
+                PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2),
         };
         const char *const want_json[] = {pkg, dl1, dl2_compact};
         const uint32_t want_type[] = {PKGNOTE_NT_FDO_PACKAGING_METADATA, PKGNOTE_NT_FDO_DLOPEN_METADATA,
                                       PKGNOTE_NT_FDO_DLOPEN_METADATA};
         static const char *const targets[] = {"x86_64", "i686", "s390x", "ppc", "aarch64", "riscv64"};
         for (size_t ti = 0; ti < sizeof targets / sizeof *targets; ti++) {
-                pkgnote_target t;
+                pkgnote_target t = PKGNOTE_TARGET_INIT;
                 CHECK_INT(pkgnote_target_parse(targets[ti], &t), 0);
                 uint8_t *b = NULL;
                 size_t len = 0;
@@ -954,10 +954,10 @@ static void test_dlopen_notes(void) {
          * twice, another note type, a bad dlopen note, an unknown form. */
         uint8_t *x = NULL;
         size_t xl;
-        const pkgnote_note_spec two_pkg[] = {{PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg}, {PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg}};
-        const pkgnote_note_spec same[] = {{PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2}, {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2_compact}};
-        const pkgnote_note_spec other[] = {{3, pkg}};
-        const pkgnote_note_spec bad[] = {{PKGNOTE_NT_FDO_DLOPEN_METADATA, "[{\"soname\":[\"liba.so.1\"],\"priority\":\"maybe\"}]"}};
+        const pkgnote_note_spec two_pkg[] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg), PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg)};
+        const pkgnote_note_spec same[] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2), PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2_compact)};
+        const pkgnote_note_spec other[] = {PKGNOTE_NOTE_SPEC(3, pkg)};
+        const pkgnote_note_spec bad[] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, "[{\"soname\":[\"liba.so.1\"],\"priority\":\"maybe\"}]")};
         CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, specs, 0, NULL, &x, &xl), -EINVAL);
         CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, two_pkg, 2, NULL, &x, &xl), -EINVAL);
         CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, same, 2, NULL, &x, &xl), -EINVAL);
@@ -969,6 +969,34 @@ static void test_dlopen_notes(void) {
         CHECK_INT(pkgnote_dlopen_note_encode("[]", 0, &x, &xl), -EINVAL);
         CHECK_INT(pkgnote_dlopen_note_encode("{}", 0, &x, &xl), -EINVAL);
         CHECK(x == NULL);
+
+        /* Structs that grow: a spec without its size is refused; an array
+         * of a newer, larger spec is read with the first element's size as
+         * its stride, as long as the fields unknown here are zero. */
+        pkgnote_note_spec unsized = {.type = PKGNOTE_NT_FDO_PACKAGING_METADATA, .json = pkg};
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, &unsized, 1, NULL, &x, &xl), -EINVAL);
+        struct newer_spec {
+                pkgnote_note_spec s;
+                uint64_t later;
+        } newer[2] = {{PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg), 0},
+                      {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl1), 0}};
+        newer[0].s.size = newer[1].s.size = sizeof newer[0];
+        uint8_t *y = NULL;
+        size_t yl;
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, &newer[0].s, 2, NULL, &y, &yl), 0);
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, specs, 2, NULL, &x, &xl), 0);
+        CHECK(y && x && yl == xl && !memcmp(x, y, xl));
+        free(x);
+        free(y);
+        x = NULL;
+        newer[1].later = 1;
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, &newer[0].s, 2, NULL, &x, &xl), -EINVAL);
+        pkgnote_target small = {.size = 0};
+        CHECK_INT(pkgnote_target_parse("x86_64", &small), -EINVAL);
+        pkgnote_nevra nv = {.size = sizeof(size_t)};
+        CHECK_INT(pkgnote_nevra_parse("a-1-2.x86_64", &nv), -EINVAL);
+        pkgnote_linker lk = {.kind = PKGNOTE_LINKER_BFD, .major = 2, .minor = 44};
+        CHECK_INT(pkgnote_linker_decodes_package_metadata(&lk), -EINVAL);
 }
 
 /* The routes' texts: each byte a reader treats specially escaped, the
@@ -976,7 +1004,7 @@ static void test_dlopen_notes(void) {
  * objects named by absolute path only; the C header wraps the asm. */
 static void test_routes(void) {
         const char *json = "{\"name\":\"a b'\\\"%{}|:\\\\\",\"x\":\"Ω\"}";
-        pkgnote_linker bfd240 = {PKGNOTE_LINKER_BFD, 2, 40}, bfd244 = {PKGNOTE_LINKER_BFD, 2, 44};
+        pkgnote_linker bfd240 = {sizeof(pkgnote_linker), PKGNOTE_LINKER_BFD, 2, 40}, bfd244 = {sizeof(pkgnote_linker), PKGNOTE_LINKER_BFD, 2, 44};
         char *s;
         CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_RESPONSE_FILE, json, &bfd240, NULL, 0, &s), 0);
         CHECK(!strcmp(s, "--package-metadata=\\{\\\"name\\\"\\:\\\"a\\ b\\'\\\\\\\"\\%\\{\\}\\|\\:\\\\\\\\\\\",\\\"x\\\"\\:\\\"Ω\\\"\\}\n"));
@@ -1001,7 +1029,7 @@ static void test_routes(void) {
         CHECK_INT(pkgnote_route_text(0, json, NULL, NULL, 0, &s), -EINVAL);
         CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_RESPONSE_FILE, "{\"name\":\"a\001\"}", NULL, NULL, 0, &s), -EINVAL);
 
-        pkgnote_note_spec spec = {PKGNOTE_NT_FDO_PACKAGING_METADATA, "{\"name\":\"q\\\"*/\"}"};
+        pkgnote_note_spec spec = PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, "{\"name\":\"q\\\"*/\"}");
         uint8_t *h;
         size_t len;
         CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_C_HEADER, &spec, 1, NULL, &h, &len), 0);

@@ -803,7 +803,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
         if (!PyArg_ParseTuple(args, "sO!O!zpzzO!zs", &form, &PyDict_Type, &keys, &PyList_Type, &docs, &rpm, &use_os,
                               &root, &osfile, &PyList_Type, &dlopen, &target, &style))
                 return NULL;
-        pkgnote_target t, *tp = NULL;
+        pkgnote_target t = PKGNOTE_TARGET_INIT, *tp = NULL;
         int r;
         if (target) {
                 if ((r = pkgnote_target_parse(target, &t)) < 0)
@@ -885,7 +885,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
                         return PyErr_NoMemory();
                 }
                 if (json)
-                        specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+                        specs[n++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json);
                 for (Py_ssize_t i = 0; i < PyList_GET_SIZE(dlopen); i++) {
                         const char *d = PyUnicode_AsUTF8(PyList_GET_ITEM(dlopen, i));
                         if (!d) {
@@ -893,7 +893,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
                                 free(json);
                                 return NULL;
                         }
-                        specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, d};
+                        specs[n++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, d);
                 }
                 r = pkgnote_emit(f, specs, n, tp, &data, &len);
                 free(specs);
@@ -928,9 +928,9 @@ static PyObject *py_stamp(PyObject *self, PyObject *args) {
         pkgnote_stamp_result results[2] = {{.size = sizeof results[0]}, {.size = sizeof results[0]}};
         size_t n = 0;
         if (pjson || rm_package)
-                specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, rm_package ? NULL : pjson};
+                specs[n++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, rm_package ? NULL : pjson);
         if (djson || rm_dlopen)
-                specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, rm_dlopen ? NULL : djson};
+                specs[n++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, rm_dlopen ? NULL : djson);
         const char *path = PyBytes_AS_STRING(bpath);
         char *j = NULL;
         failure f = {0};

@@ -176,7 +176,7 @@ static void probe_file(const char *path) {
 
 /* A core's or process's report, with ST's threads when not NULL. */
 static void probe_core_json(const pkgnote_core *c, const pkgnote_stack *st) {
-        const pkgnote_json_member extra[] = {{.key = "time", .number = 42}, {.key = "hostname", .string = "h\tx"}};
+        const pkgnote_json_member extra[] = {{.size = sizeof(pkgnote_json_member), .key = "time", .number = 42}, {.size = sizeof(pkgnote_json_member), .key = "hostname", .string = "h\tx"}};
         char *j;
         json_t *v = parse_json(pkgnote_core_to_json(c, st, extra, 2, &j), &j, JSON_OBJECT);
         CHECK(array_size(v, "modules") == (long)pkgnote_core_module_count(c));
@@ -184,11 +184,11 @@ static void probe_core_json(const pkgnote_core *c, const pkgnote_stack *st) {
         CHECK(json_integer_value(json_object_get(v, "time")) == 42);
         CHECK(!strcmp(json_string_value(json_object_get(v, "hostname")) ?: "", "h\tx"));
         json_decref(v);
-        const pkgnote_json_member dup = {.key = "pid", .number = 1};
+        const pkgnote_json_member dup = {.size = sizeof(pkgnote_json_member), .key = "pid", .number = 1};
         CHECK(pkgnote_core_to_json(c, st, &dup, 1, &j) == -EINVAL);
         /* Without a core: the members alone; a key given twice is refused. */
-        const pkgnote_json_member alone[] = {{.key = "pid", .number = 7}, {.key = "command", .string = "a\377"},
-                                             {.key = "pid", .number = 8}};
+        const pkgnote_json_member alone[] = {{.size = sizeof(pkgnote_json_member), .key = "pid", .number = 7}, {.size = sizeof(pkgnote_json_member), .key = "command", .string = "a\377"},
+                                             {.size = sizeof(pkgnote_json_member), .key = "pid", .number = 8}};
         v = parse_json(pkgnote_core_to_json(NULL, NULL, alone, 2, &j), &j, JSON_OBJECT);
         CHECK(json_object_size(v) == 2 && json_integer_value(json_object_get(v, "pid")) == 7);
         CHECK(!strcmp(json_string_value(json_object_get(v, "command")) ?: "", "a\\xff"));
