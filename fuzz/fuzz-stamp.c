@@ -63,15 +63,15 @@ static char *note_json(const struct kind *k, const uint8_t *d, size_t n) {
                 if (pkgnote_info_package_count(info) > 0)
                         ret = strdup(pkgnote_info_package_json(info, 0));
         } else {
-                const pkgnote_note *notes;
-                int nn = pkgnote_object_notes(e, &notes);
+                int nn = pkgnote_object_note_count(e);
                 for (int i = 0; i < nn; i++) {
-                        if (!pkgnote_note_is(&notes[i], PKGNOTE_OWNER_FDO, k->type) ||
-                            !(notes[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION)))
+                        const pkgnote_note *note = pkgnote_object_note(e, (size_t)i);
+                        if (!pkgnote_note_is(note, PKGNOTE_OWNER_FDO, k->type) ||
+                            !(note->where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION)))
                                 continue;
                         if (ret)
                                 die("more than one dlopen note in the result");
-                        ret = strndup((const char *)notes[i].desc, notes[i].descsz);
+                        ret = strndup((const char *)note->desc, note->descsz);
                 }
         }
         pkgnote_info_free(info);

@@ -385,11 +385,16 @@ typedef struct pkgnote_shdr {
         uint64_t flags, addr, offset, size, align;
 } pkgnote_shdr;
 
-/* The program headers (extended numbering resolved); returns the count. */
-PKGNOTE_PUBLIC int pkgnote_object_phdrs(pkgnote_object *e, const pkgnote_phdr **ret);
-/* The section headers, read on first use; returns the count, 0 when the
- * file has none (stripped section headers are not an error). */
-PKGNOTE_PUBLIC int pkgnote_object_shdrs(pkgnote_object *e, const pkgnote_shdr **ret);
+/* The program headers (extended numbering resolved): their count, and
+ * header I (NULL past the last). */
+PKGNOTE_PUBLIC int pkgnote_object_phdr_count(pkgnote_object *e);
+PKGNOTE_PUBLIC const pkgnote_phdr *pkgnote_object_phdr(pkgnote_object *e, size_t i);
+/* The section headers, read on first use: their count, 0 when the file
+ * has none (stripped section headers are not an error), or a negative
+ * errno when they cannot be read; and header I (NULL past the last or
+ * when they cannot be read). */
+PKGNOTE_PUBLIC int pkgnote_object_shdr_count(pkgnote_object *e);
+PKGNOTE_PUBLIC const pkgnote_shdr *pkgnote_object_shdr(pkgnote_object *e, size_t i);
 
 /* Why notes were read from the section table rather than a PT_NOTE that
  * describes another file's bytes (a separate debug file, made by eu-strip
@@ -403,10 +408,12 @@ PKGNOTE_PUBLIC const char *pkgnote_object_notes_warning(pkgnote_object *e);
 PKGNOTE_PUBLIC size_t pkgnote_object_problem_count(const pkgnote_object *e);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_object_problem(const pkgnote_object *e, size_t i);
 
-/* All notes of the object, each once, in file-offset order; returns the
- * count.  Walks every PT_NOTE, then every SHT_NOTE section not already
- * covered.  The array stays valid until pkgnote_object_free(). */
-PKGNOTE_PUBLIC int pkgnote_object_notes(pkgnote_object *e, const pkgnote_note **ret);
+/* All notes of the object, each once, in file-offset order: their count
+ * (or a negative errno when they cannot be walked), and note I (NULL past
+ * the last).  Walks every PT_NOTE, then every SHT_NOTE section not
+ * already covered.  The notes stay valid until pkgnote_object_free(). */
+PKGNOTE_PUBLIC int pkgnote_object_note_count(pkgnote_object *e);
+PKGNOTE_PUBLIC const pkgnote_note *pkgnote_object_note(pkgnote_object *e, size_t i);
 
 /* The GNU build-id of the object: 1 and its bytes (valid until
  * pkgnote_object_free()), or 0 when none. */
@@ -960,7 +967,10 @@ typedef struct pkgnote_stamp_tree_file {
         const char *path;                    /* the tree's name joined with the file's path in it */
         int error;                           /* 0 stamped, < 0 failed (pkgnote_last_error()) */
         const char *skipped;                 /* not stamped, and why (error 0) */
-        const pkgnote_stamp_result *results; /* when stamped: one for each note specification */
+        /* When stamped: one for each note specification, results->size
+         * bytes apart (the library's size: the stride rule of the
+         * conventions); a caller reads the fields that size covers. */
+        const pkgnote_stamp_result *results;
         size_t names;                        /* the file's names in the tree (hard links), 1 usually */
 } pkgnote_stamp_tree_file;
 typedef void (*pkgnote_stamp_tree_fn)(const pkgnote_stamp_tree_file *f, void *userdata);
@@ -1199,8 +1209,6 @@ typedef struct pkgnote_process_info {
                                   * AT_EXECFN as given, else pr_fname; NULL, never "", if none */
         int elf_class, big_endian;
         unsigned machine;
-        size_t n_threads;
-        const pkgnote_thread_info *threads; /* the crashing thread first */
         int tid;                 /* the crashing thread's id (a core's first NT_PRSTATUS), or -1;
                                   * pid is the process's (NT_PRPSINFO), which differs when
                                   * another thread than the main one crashed */
@@ -1226,8 +1234,13 @@ PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const
                                             pkgnote_core **ret);
 PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c);
 
-/* Process facts; the strings and the thread array live as long as C. */
+/* Process facts; the strings live as long as C. */
 PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_info *ret);
+/* The threads the core lists (at most PKGNOTE_MAX_THREADS), the crashing
+ * thread first: their number, and thread I (NULL past the last), which
+ * lives as long as C. */
+PKGNOTE_PUBLIC size_t pkgnote_core_thread_count(const pkgnote_core *c);
+PKGNOTE_PUBLIC const pkgnote_thread_info *pkgnote_core_thread(const pkgnote_core *c, size_t i);
 
 /* Modules in address order: each file mapped at offset 0 that is ELF,
  * once per start address, and the vDSO. */

@@ -70,7 +70,7 @@ static int copy_xattrs(int src, pn_output *o) {
  * is none (JSON NULL).  -EIO otherwise. */
 static int dlopen_read_back(pkgnote_object *e, const char *json) {
         const pkgnote_note *n;
-        int c = pkgnote_object_notes(e, &n), found = 0, r = 0;
+        int c = pn_object_notes(e, &n), found = 0, r = 0;
         uint8_t *note = NULL;
         size_t note_len = 0;
         if (c < 0)

@@ -446,19 +446,18 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
         uint32_t prop_type = t->machine == 183 ? 0xc0000000u : 0xc0000002u;
         uint32_t prop_bits = t->machine == 183 ? 0x7u : 0xfu;
         size_t word = t->elf_class == 64 ? 8 : 4;
-        const pkgnote_shdr *sh;
-        int ns = pkgnote_object_shdrs(e, &sh);
+        int ns = pkgnote_object_shdr_count(e);
         CHECK_INT(ns, want_prop ? 8 : 7);
         bool stack = false, note = false, prop = false, group = false;
         for (int i = 0; i < ns; i++) {
-                if (!strcmp(sh[i].name, ".note.gnu.property")) {
+                if (!strcmp(pkgnote_object_shdr(e, (size_t)i)->name, ".note.gnu.property")) {
                         prop = true;
-                        CHECK_INT(sh[i].type, 7);
-                        CHECK_INT(sh[i].flags, 2);
-                        CHECK_INT(sh[i].align, word);
-                        CHECK_INT(sh[i].offset % word, 0);
-                        CHECK_INT(sh[i].size, 16 + (word == 8 ? 16 : 12));
-                        const uint8_t *p = obj + sh[i].offset;
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->type, 7);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->flags, 2);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->align, word);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->offset % word, 0);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->size, 16 + (word == 8 ? 16 : 12));
+                        const uint8_t *p = obj + pkgnote_object_shdr(e, (size_t)i)->offset;
                         bool be = t->big_endian;
                         uint32_t w[7];
                         for (int k = 0; k < 7; k++)
@@ -476,31 +475,31 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
                         if (word == 8)
                                 CHECK(!memcmp(p + 28, "\0\0\0\0", 4));
                 }
-                if (!strcmp(sh[i].name, ".note.GNU-stack")) {
+                if (!strcmp(pkgnote_object_shdr(e, (size_t)i)->name, ".note.GNU-stack")) {
                         stack = true;
-                        CHECK_INT(sh[i].size, 0);
-                        CHECK_INT(sh[i].flags, 0);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->size, 0);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->flags, 0);
                 }
-                if (!strcmp(sh[i].name, ".note.package")) {
+                if (!strcmp(pkgnote_object_shdr(e, (size_t)i)->name, ".note.package")) {
                         note = true;
-                        CHECK_INT(sh[i].type, 7);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->type, 7);
                         /* SHF_ALLOC | SHF_GROUP | SHF_GNU_RETAIN */
-                        CHECK_INT(sh[i].flags, 0x200202);
-                        CHECK_INT(sh[i].align, 4);
-                        CHECK_INT(sh[i].offset % 4, 0);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->flags, 0x200202);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->align, 4);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->offset % 4, 0);
                 }
-                if (!strcmp(sh[i].name, ".group")) {
+                if (!strcmp(pkgnote_object_shdr(e, (size_t)i)->name, ".group")) {
                         /* A COMDAT group (GRP_COMDAT, then the member's index)
                          * ahead of its one member, the package note. */
                         group = true;
-                        CHECK_INT(sh[i].type, 17);
-                        CHECK_INT(sh[i].size, 8);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->type, 17);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->size, 8);
                         bool be = t->big_endian;
-                        const uint8_t *g = obj + sh[i].offset;
+                        const uint8_t *g = obj + pkgnote_object_shdr(e, (size_t)i)->offset;
                         uint32_t flag = be ? (uint32_t)g[3] | (uint32_t)g[2] << 8 : (uint32_t)g[0] | (uint32_t)g[1] << 8;
                         uint32_t member = be ? (uint32_t)g[7] | (uint32_t)g[6] << 8 : (uint32_t)g[4] | (uint32_t)g[5] << 8;
                         CHECK_INT(flag, 1);
-                        CHECK((int)member > i && (int)member < ns && !strcmp(sh[member].name, ".note.package"));
+                        CHECK((int)member > i && (int)member < ns && !strcmp(pkgnote_object_shdr(e, member)->name, ".note.package"));
                 }
         }
         CHECK(stack);
@@ -508,26 +507,25 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
         CHECK(group);
         CHECK(prop == want_prop);
 
-        const pkgnote_note *n;
-        int nn = pkgnote_object_notes(e, &n);
+        int nn = pkgnote_object_note_count(e);
         CHECK_INT(nn, want_prop ? 2 : 1);
         if (nn >= 1) {
-                CHECK(pkgnote_note_is(&n[0], PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA));
-                CHECK_STR(n[0].section, ".note.package");
+                CHECK(pkgnote_note_is(pkgnote_object_note(e, (size_t)0), PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA));
+                CHECK_STR(pkgnote_object_note(e, (size_t)0)->section, ".note.package");
                 const char *j;
                 size_t jl;
-                CHECK_INT(pkgnote_note_json(&n[0], &j, &jl), 0);
+                CHECK_INT(pkgnote_note_json(pkgnote_object_note(e, (size_t)0), &j, &jl), 0);
                 CHECK_INT(jl, strlen(json));
                 CHECK(jl == strlen(json) && !memcmp(j, json, jl));
                 /* descsz is the padded size, as ld.bfd writes it. */
-                CHECK_INT(n[0].descsz, (strlen(json) + 1 + 3) / 4 * 4);
+                CHECK_INT(pkgnote_object_note(e, (size_t)0)->descsz, (strlen(json) + 1 + 3) / 4 * 4);
 
                 /* Byte-identical to the raw note of the same byte order. */
                 uint8_t *raw;
                 size_t raw_len;
                 CHECK_INT(pkgnote_package_note_encode(json, t->big_endian, &raw, &raw_len), 0);
-                CHECK_INT(n[0].size, raw_len);
-                CHECK(n[0].offset + raw_len <= len && !memcmp(obj + n[0].offset, raw, raw_len));
+                CHECK_INT(pkgnote_object_note(e, (size_t)0)->size, raw_len);
+                CHECK(pkgnote_object_note(e, (size_t)0)->offset + raw_len <= len && !memcmp(obj + pkgnote_object_note(e, (size_t)0)->offset, raw, raw_len));
                 free(raw);
         }
         pkgnote_object_free(e);
@@ -539,8 +537,7 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
                 memcpy(copy, obj, cut);
                 pkgnote_object *p;
                 if (pkgnote_object_from_memory(copy, cut, &p) >= 0) {
-                        const pkgnote_note *pn;
-                        int c = pkgnote_object_notes(p, &pn);
+                        int c = pkgnote_object_note_count(p);
                         checks++;
                         if (c >= 1)
                                 fail(__FILE__, __LINE__, "%s: prefix of %zu/%zu bytes still has %d note(s)",
@@ -891,27 +888,25 @@ static void test_dlopen_notes(void) {
                         continue;
                 }
                 CHECK_INT(pkgnote_object_problem_count(e), 0);
-                const pkgnote_note *n;
-                int nn = pkgnote_object_notes(e, &n), k = 0;
+                int nn = pkgnote_object_note_count(e), k = 0;
                 for (int i = 0; i < nn; i++) {
-                        if (strcmp(n[i].name, "FDO"))
+                        if (strcmp(pkgnote_object_note(e, (size_t)i)->name, "FDO"))
                                 continue;
                         CHECK(k < 3);
                         if (k >= 3)
                                 break;
-                        CHECK_INT(n[i].type, want_type[k]);
-                        CHECK_STR(n[i].section, k == 0 ? ".note.package" : ".note.dlopen");
+                        CHECK_INT(pkgnote_object_note(e, (size_t)i)->type, want_type[k]);
+                        CHECK_STR(pkgnote_object_note(e, (size_t)i)->section, k == 0 ? ".note.package" : ".note.dlopen");
                         size_t wl = strlen(want_json[k]);
-                        CHECK(n[i].descsz >= wl && !memcmp(n[i].desc, want_json[k], wl));
+                        CHECK(pkgnote_object_note(e, (size_t)i)->descsz >= wl && !memcmp(pkgnote_object_note(e, (size_t)i)->desc, want_json[k], wl));
                         /* dlopen: descsz counts the NUL, not the padding. */
-                        CHECK_INT(n[i].descsz, k == 0 ? (wl + 1 + 3) / 4 * 4 : wl + 1);
+                        CHECK_INT(pkgnote_object_note(e, (size_t)i)->descsz, k == 0 ? (wl + 1 + 3) / 4 * 4 : wl + 1);
                         k++;
                 }
                 CHECK_INT(k, 3);
-                const pkgnote_shdr *sh;
-                int ns = pkgnote_object_shdrs(e, &sh), groups = 0;
+                int ns = pkgnote_object_shdr_count(e), groups = 0;
                 for (int i = 0; i < ns; i++)
-                        groups += sh[i].type == 17;
+                        groups += pkgnote_object_shdr(e, (size_t)i)->type == 17;
                 CHECK_INT(groups, 3);
                 pkgnote_object_free(e);
                 free(b);

@@ -428,7 +428,7 @@ static int count_notes(const uint8_t *d, size_t n, uint32_t type, uint64_t *off,
         int c = 0;
         if (pkgnote_object_from_memory(d, n, &e) < 0)
                 return -1;
-        int nn = pkgnote_object_notes(e, &notes);
+        int nn = pn_object_notes(e, &notes);
         for (int i = 0; i < nn; i++)
                 if (pkgnote_note_is(&notes[i], PKGNOTE_OWNER_FDO, type) &&
                     (notes[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION))) {

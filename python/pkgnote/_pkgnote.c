@@ -438,8 +438,9 @@ static PyObject *py_core(PyObject *self, PyObject *args) {
                 path ? raise_failure_path(ms, &f, keep[4]) : raise_failure(ms, &f, NULL);
         } else if ((ret = loads_free(ms, j)) && PyDict_Check(ret)) {
                 PyObject *tids = PyList_New(0);
-                for (size_t i = 0; tids && i < pi.n_threads; i++) {
-                        PyObject *t = Py_BuildValue("(ii)", pi.threads[i].tid, pi.threads[i].signal);
+                for (size_t i = 0; tids && i < pkgnote_core_thread_count(c); i++) {
+                        const pkgnote_thread_info *ti = pkgnote_core_thread(c, i);
+                        PyObject *t = Py_BuildValue("(ii)", ti->tid, ti->signal);
                         if (!t || PyList_Append(tids, t) < 0)
                                 Py_CLEAR(tids);
                         Py_XDECREF(t);
