@@ -1562,8 +1562,9 @@ typedef struct pkgnote_json_member {
 PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_stack *st,
                                         const pkgnote_json_member *extra, size_t n_extra, char **ret);
 
-/* A core's object (reading the dynamic linker's list from C); FLAGS 0 or
- * PKGNOTE_SYSTEMD_COREDUMP. */
+/* A core's object in systemd's shape (described with
+ * pkgnote_info_to_systemd_json(), in the object view), reading the dynamic
+ * linker's list from C; FLAGS 0 or PKGNOTE_SYSTEMD_COREDUMP. */
 PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, unsigned flags, char **ret);
 
 /* ===================================================================
