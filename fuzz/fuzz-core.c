@@ -92,10 +92,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         sink += (size_t)p.fault_address + (size_t)p.elf_class + p.machine;
         touch_str(pkgnote_signal_name(p.signal));
         touch_str(pkgnote_machine_name(p.machine, p.elf_class));
-        if (p.n_threads > PKGNOTE_MAX_THREADS)
+        if (pkgnote_core_thread_count(c) > PKGNOTE_MAX_THREADS)
                 abort();
-        if (p.n_threads)
-                touch(p.threads, p.n_threads * sizeof *p.threads);
+        for (size_t i = 0; i < pkgnote_core_thread_count(c); i++)
+                touch(pkgnote_core_thread(c, i), sizeof(pkgnote_thread_info));
 
         size_t n = pkgnote_core_module_count(c);
         if (n > PKGNOTE_MAX_MODULES + 1 /* the vDSO */)

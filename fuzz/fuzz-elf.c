@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Whether the notes of X and Y are the same. */
 static bool same_notes(pkgnote_object *x, pkgnote_object *y) {
         const pkgnote_note *a, *b;
-        int na = pkgnote_object_notes(x, &a), nb = pkgnote_object_notes(y, &b);
+        int na = pn_object_notes(x, &a), nb = pn_object_notes(y, &b);
         if (na != nb)
                 return false;
         for (int i = 0; i < na; i++)
@@ -61,7 +61,7 @@ static void check_capture(const uint8_t *buf, size_t size, size_t step, pkgnote_
         pkgnote_object *e;
         if (pn_elf_from_spans(c.spans, c.n_spans, c.buf, size, false, &e) == 0) {
                 const pkgnote_note *n;
-                int k = pkgnote_object_notes(e, &n);
+                int k = pn_object_notes(e, &n);
                 if (k >= 0 && !e->span_missed && whole && !same_notes(e, whole))
                         abort();
                 pkgnote_object_free(e);
@@ -91,19 +91,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         sink += (size_t)pkgnote_object_size(e);
 
         const pkgnote_phdr *ph;
-        int nph = pkgnote_object_phdrs(e, &ph);
+        int nph = pn_object_phdrs(e, &ph);
         for (int i = 0; i < nph; i++)
                 sink += ph[i].type + ph[i].offset + ph[i].filesz + ph[i].memsz;
 
         const pkgnote_shdr *sh;
-        int nsh = pkgnote_object_shdrs(e, &sh);
+        int nsh = pn_object_shdrs(e, &sh);
         for (int i = 0; i < nsh; i++) {
                 touch_str(sh[i].name);
                 sink += sh[i].type + sh[i].offset + sh[i].size;
         }
 
         const pkgnote_note *notes;
-        int nn = pkgnote_object_notes(e, &notes);
+        int nn = pn_object_notes(e, &notes);
         for (int i = 0; i < nn; i++) {
                 touch_note(&notes[i]);
                 sink += (size_t)pkgnote_note_is(&notes[i], PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA);

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         char *s = size > MAX_INPUT ? NULL : fuzz_string(data, size);
         if (!s)
                 return 0;
-        pkgnote_nevra n;
+        pkgnote_nevra n = PKGNOTE_NEVRA_INIT;
         if (pkgnote_nevra_parse(s, &n) == 0) {
                 check_split(s, &n);
                 pkgnote_compose *c = NULL;

@@ -69,8 +69,7 @@ static void check_stamp(const uint8_t *buf, size_t size) {
         bool fresh = false;
         pkgnote_object *in;
         if (pkgnote_object_from_memory(buf, size, &in) == 0) {
-                const pkgnote_note *n;
-                fresh = pkgnote_object_notes(in, &n) == 0 && pkgnote_object_problem_count(in) == 0;
+                fresh = pkgnote_object_note_count(in) == 0 && pkgnote_object_problem_count(in) == 0;
                 pkgnote_object_free(in);
         }
         if (pkgnote_stamp_memory(buf, size, json, PKGNOTE_STAMP_DROP_SIGNATURE, &a, &na, &r) < 0) {
@@ -144,10 +143,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 touch_str(pkgnote_os_release_get(os, "ID"));
                 pkgnote_os_release_free(os);
         }
-        const pkgnote_note *notes;
-        int nn = pkgnote_object_notes(e, &notes);
+        int nn = pkgnote_object_note_count(e);
         for (int i = 0; i < nn; i++)
-                touch_note(&notes[i]);
+                touch_note(pkgnote_object_note(e, (size_t)i));
         pkgnote_info *info = NULL;
         int r = pkgnote_info_read(e, &info);
         for (size_t i = 0; i < pkgnote_object_problem_count(e); i++)

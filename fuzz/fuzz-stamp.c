@@ -45,7 +45,7 @@ static int stamp(const struct kind *k, const uint8_t *in, size_t n, const char *
                  size_t *out_len, pkgnote_stamp_result *r) {
         if (k->type == PKGNOTE_NT_FDO_PACKAGING_METADATA)
                 return pkgnote_stamp_memory(in, n, j, flags, out, out_len, r);
-        pkgnote_note_spec spec = {k->type, j};
+        pkgnote_note_spec spec = PKGNOTE_NOTE_SPEC(k->type, j);
         return pkgnote_stamp_notes_memory(in, n, &spec, 1, flags, out, out_len, r);
 }
 
@@ -63,15 +63,15 @@ static char *note_json(const struct kind *k, const uint8_t *d, size_t n) {
                 if (pkgnote_info_package_count(info) > 0)
                         ret = strdup(pkgnote_info_package_json(info, 0));
         } else {
-                const pkgnote_note *notes;
-                int nn = pkgnote_object_notes(e, &notes);
+                int nn = pkgnote_object_note_count(e);
                 for (int i = 0; i < nn; i++) {
-                        if (!pkgnote_note_is(&notes[i], PKGNOTE_OWNER_FDO, k->type) ||
-                            !(notes[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION)))
+                        const pkgnote_note *note = pkgnote_object_note(e, (size_t)i);
+                        if (!pkgnote_note_is(note, PKGNOTE_OWNER_FDO, k->type) ||
+                            !(note->where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION)))
                                 continue;
                         if (ret)
                                 die("more than one dlopen note in the result");
-                        ret = strndup((const char *)notes[i].desc, notes[i].descsz);
+                        ret = strndup((const char *)note->desc, note->descsz);
                 }
         }
         pkgnote_info_free(info);
@@ -123,7 +123,7 @@ static void check_result(const struct kind *k, const uint8_t *in, size_t n) {
 
 /* Both notes at once: both there, and stamping both again changes nothing. */
 static void check_both(const uint8_t *in, size_t n) {
-        pkgnote_note_spec specs[2] = {{kinds[0].type, kinds[0].json}, {kinds[1].type, kinds[1].json}};
+        pkgnote_note_spec specs[2] = {PKGNOTE_NOTE_SPEC(kinds[0].type, kinds[0].json), PKGNOTE_NOTE_SPEC(kinds[1].type, kinds[1].json)};
         pkgnote_stamp_result r[2] = {{.size = sizeof r[0]}, {.size = sizeof r[0]}};
         uint8_t *a = NULL, *b = NULL;
         size_t na, nb;

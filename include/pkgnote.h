@@ -24,7 +24,8 @@
  *     *_free, names of constants, accessors returning pointers, sizes and
  *     counts, and those returning int documented with no negative errno
  *     (flags, kinds, and counts of what a view has already checked, as
- *     pkgnote_object_phdrs()).  tests/test-errors.c holds which is which.
+ *     pkgnote_object_phdr_count()).  tests/test-errors.c holds which is
+ *     which.
  *   - Objects are opaque, created by *_new / *_open / *_parse and released
  *     by *_free; every *_free accepts NULL.
  *   - Lifetimes: a pointer returned by an accessor (const char *, const
@@ -37,7 +38,7 @@
  *     scan; names of constants (pkgnote_object_type_name(),
  *     pkgnote_machine_name(), pkgnote_source_name(), ...) and lint checks
  *     are static.  pkgnote_last_error() lasts until the thread's next call
- *     into the library.  Results documented as malloc()ed are the
+ *     into the library returns.  Results documented as malloc()ed are the
  *     caller's, released with free().
  *   - Threads: the library has no global mutable state but the per-thread
  *     pkgnote_last_error(); different objects may be used in different
@@ -51,7 +52,49 @@
  *     objects it writes).  A pkgnote_object reads lazily, even through its accessors: one thread at
  *     a time.  tests/api/api-threads.c checks these claims.
  *   - The library never prints.
+ *   - Handles: every object is an opaque handle, declared
+ *     "typedef struct pkgnote_X pkgnote_X;" at the start of the section
+ *     that defines it; every struct of fields is declared
+ *     "typedef struct pkgnote_X { ... } pkgnote_X;"; constants are
+ *     anonymous enums or macros, passed and returned as int or unsigned.
+ *   - Structs that may grow: every struct the caller allocates (options,
+ *     results it has filled, specifications it passes in) begins with
+ *     "size_t size", which the caller sets to sizeof the struct it was
+ *     built with (the PKGNOTE_*_INIT initializers do).  The library reads
+ *     and writes only the fields that size covers, so that a struct that
+ *     grows stays compatible both ways: a caller built against a newer
+ *     header may pass a larger struct as long as the fields this library
+ *     does not know are zero (-EINVAL otherwise); a struct the library
+ *     fills gets the fields its size covers.  -EINVAL when size is below
+ *     sizeof(size_t), except for option structs, where size 0 means the
+ *     fields of 1.0.  In an array of such structs (pkgnote_note_spec[],
+ *     pkgnote_json_member[], pkgnote_stamp_result[]) the first element's
+ *     size is the stride of all; an array the library hands out in a
+ *     struct (pkgnote_stamp_tree_file.results) follows the same rule with
+ *     the library's size.  Structs the library owns are read through
+ *     pointers it returns, one element at a time (a _count() and an
+ *     indexed accessor, NULL past the last), never as arrays, so that they
+ *     too may grow.  Options are read during the call only.
+ *   - Reports as JSON: the *_to_json() functions give the JSON the pkgnote
+ *     command prints, for any program to write.  Each stores in *RET one
+ *     compact JSON object (or array), without a newline, malloc()ed:
+ *     free() it.  Keys come in the order listed.  The package notes are
+ *     copied as stored (their keys, order and escapes); other strings are
+ *     raw UTF-8 with '"' and '\' escaped and control characters (C0, DEL,
+ *     C1) as \u00xx; bytes that are not UTF-8 (paths may hold any) are
+ *     written as the text \xNN, so the result is always valid JSON.
+ *     Returns 0, or -ENOMEM (-EINVAL where said).
+ *   - Versions: everything declared here is in the library's first
+ *     interface, 1.0 (symbol version node LIBPKGNOTE_1.0).  A function,
+ *     field or constant added later ends its comment with "Since 1.N."
+ *     and a function goes in node LIBPKGNOTE_1.N.
+ *
+ * The header is ordered by object: each section opens with a banner that
+ * names it, says what it is for and which handles it defines, and lists
+ * on its "Names:" line the prefixes of the functions it holds
+ * (tests/cmd-header.sh checks that every function is in its section).
  */
+
 #ifndef PKGNOTE_H
 #define PKGNOTE_H
 
@@ -68,12 +111,14 @@ extern "C" {
 #define PKGNOTE_PUBLIC
 #endif
 
-/* Note owner and types. */
-#define PKGNOTE_OWNER_FDO "FDO"
-#define PKGNOTE_NT_FDO_PACKAGING_METADATA 0xcafe1a7eU
-#define PKGNOTE_NT_FDO_DLOPEN_METADATA 0x407c0c0aU
-#define PKGNOTE_OWNER_GNU "GNU"
-#define PKGNOTE_NT_GNU_BUILD_ID 3U
+/* ===================================================================
+ * Errors, problems and limits
+ * Names: pkgnote_last_error
+ *
+ * What every part of the library shares: the limits applied to untrusted
+ * input, the thread's last error message, and pkgnote_problem, the one
+ * shape of a problem that did not stop a reading.
+ * =================================================================== */
 
 /* Limits applied to untrusted input; exceeding one gives -E2BIG. */
 #define PKGNOTE_MAX_NOTES 4096u           /* notes walked per object */
@@ -90,8 +135,8 @@ extern "C" {
 
 /* The reason the thread's last call that could fail failed: one line,
  * "" after a success (see the conventions above).  It stays valid until
- * the thread's next call into the library returns.  Input it quotes has its
- * control characters escaped (\xNN). */
+ * the thread's next call into the library returns.  Input it quotes has
+ * its control characters escaped (\xNN). */
 PKGNOTE_PUBLIC const char *pkgnote_last_error(void);
 
 /* A problem met while reading that did not stop the reading: one shape
@@ -109,68 +154,27 @@ typedef struct pkgnote_problem {
 #define PKGNOTE_MAX_PROBLEMS 64u
 #define PKGNOTE_MAX_SCAN_PROBLEMS (1u << 16)
 
-/* ------------------------------------------------------------------ */
-/* ELF view                                                            */
+/* ===================================================================
+ * The note and its metadata
+ * Names: pkgnote_note_*, pkgnote_package_note_encode, pkgnote_metadata_*, pkgnote_dlopen_*, pkgnote_os_release_*
+ *
+ * The package note and the dlopen note as records (pkgnote_note), their
+ * JSON parsed and checked (pkgnote_metadata: the package note's object;
+ * pkgnote_dlopen: the dlopen note's array), the notes encoded, and
+ * os-release (pkgnote_os_release), where a note's os keys come from.
+ * Handles: pkgnote_metadata, pkgnote_dlopen, pkgnote_os_release.
+ * =================================================================== */
 
-typedef struct pkgnote_object pkgnote_object;
+typedef struct pkgnote_metadata pkgnote_metadata;
+typedef struct pkgnote_dlopen pkgnote_dlopen;
+typedef struct pkgnote_os_release pkgnote_os_release;
 
-/* Opens PATH read-only.  -ENOEXEC when it is not ELF, -EBADMSG when the
- * ELF header or a header table is malformed. */
-PKGNOTE_PUBLIC int pkgnote_object_open(const char *path, pkgnote_object **ret);
-/* Same over an open descriptor; FD stays the caller's and must stay open
- * until pkgnote_object_free(). */
-PKGNOTE_PUBLIC int pkgnote_object_open_fd(int fd, pkgnote_object **ret);
-/* Same over SIZE bytes at DATA, which are not copied and must outlive
- * the view (and every pointer it hands out, which may point into DATA). */
-PKGNOTE_PUBLIC int pkgnote_object_from_memory(const void *data, size_t size, pkgnote_object **ret);
-PKGNOTE_PUBLIC void pkgnote_object_free(pkgnote_object *e);
-
-PKGNOTE_PUBLIC int pkgnote_object_class(const pkgnote_object *e);      /* 32 or 64 */
-PKGNOTE_PUBLIC int pkgnote_object_big_endian(const pkgnote_object *e); /* 1 or 0 */
-PKGNOTE_PUBLIC unsigned pkgnote_object_type(const pkgnote_object *e);  /* e_type */
-PKGNOTE_PUBLIC unsigned pkgnote_object_machine(const pkgnote_object *e);
-PKGNOTE_PUBLIC uint64_t pkgnote_object_size(const pkgnote_object *e);
-
-/* "EXEC", "DYN", "REL", "CORE" or NULL for other values. */
-PKGNOTE_PUBLIC const char *pkgnote_object_type_name(unsigned type);
-/* The object's kind in the words systemd-analyze inspect-elf uses:
- * "relocatable", "executable" (a PIE too: an ET_DYN with PT_INTERP),
- * "shared object", "core" or "unknown".  Static strings. */
-PKGNOTE_PUBLIC const char *pkgnote_object_kind(pkgnote_object *e);
-/* Short machine name ("x86-64", "aarch64", "s390x", ...) or NULL. */
-PKGNOTE_PUBLIC const char *pkgnote_machine_name(unsigned machine, int elf_class);
-
-typedef struct pkgnote_phdr {
-        uint32_t type, flags;
-        uint64_t offset, vaddr, filesz, memsz, align;
-} pkgnote_phdr;
-
-typedef struct pkgnote_shdr {
-        const char *name; /* "" when names are unavailable */
-        uint32_t type;
-        uint64_t flags, addr, offset, size, align;
-} pkgnote_shdr;
-
-/* The program headers (extended numbering resolved); returns the count. */
-PKGNOTE_PUBLIC int pkgnote_object_phdrs(pkgnote_object *e, const pkgnote_phdr **ret);
-/* The section headers, read on first use; returns the count, 0 when the
- * file has none (stripped section headers are not an error). */
-PKGNOTE_PUBLIC int pkgnote_object_shdrs(pkgnote_object *e, const pkgnote_shdr **ret);
-
-/* Why notes were read from the section table rather than a PT_NOTE that
- * describes another file's bytes (a separate debug file, made by eu-strip
- * -f or objcopy --only-keep-debug, keeps the stripped file's program
- * headers), or NULL.  Not a problem: the notes read are right.  Lives as
- * long as E. */
-PKGNOTE_PUBLIC const char *pkgnote_object_notes_warning(pkgnote_object *e);
-
-/* Problems met while reading the object that did not stop the reading
- * (a malformed note region, an unreadable section name table). */
-PKGNOTE_PUBLIC size_t pkgnote_object_problem_count(const pkgnote_object *e);
-PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_object_problem(const pkgnote_object *e, size_t i);
-
-/* ------------------------------------------------------------------ */
-/* Notes                                                               */
+/* Note owner and types. */
+#define PKGNOTE_OWNER_FDO "FDO"
+#define PKGNOTE_NT_FDO_PACKAGING_METADATA 0xcafe1a7eU
+#define PKGNOTE_NT_FDO_DLOPEN_METADATA 0x407c0c0aU
+#define PKGNOTE_OWNER_GNU "GNU"
+#define PKGNOTE_NT_GNU_BUILD_ID 3U
 
 enum {
         PKGNOTE_NOTE_IN_SEGMENT = 1u << 0,    /* covered by a PT_NOTE */
@@ -192,11 +196,6 @@ typedef struct pkgnote_note {
         const char *section;  /* SHT_NOTE section name, or NULL */
 } pkgnote_note;
 
-/* All notes of the object, each once, in file-offset order; returns the
- * count.  Walks every PT_NOTE, then every SHT_NOTE section not already
- * covered.  The array stays valid until pkgnote_object_free(). */
-PKGNOTE_PUBLIC int pkgnote_object_notes(pkgnote_object *e, const pkgnote_note **ret);
-
 /* 1 when the note has owner OWNER (compared with its NUL) and type TYPE. */
 PKGNOTE_PUBLIC int pkgnote_note_is(const pkgnote_note *n, const char *owner, uint32_t type);
 
@@ -205,10 +204,6 @@ PKGNOTE_PUBLIC int pkgnote_note_is(const pkgnote_note *n, const char *owner, uin
  * both descsz conventions (padded, strlen+1) are accepted.  *JSON points
  * into N's descriptor and lives as long as it. */
 PKGNOTE_PUBLIC int pkgnote_note_json(const pkgnote_note *n, const char **json, size_t *len);
-
-/* The GNU build-id of the object: 1 and its bytes (valid until
- * pkgnote_object_free()), or 0 when none. */
-PKGNOTE_PUBLIC int pkgnote_object_build_id(pkgnote_object *e, const uint8_t **id, size_t *len);
 
 /* Encodes one note: header in the given byte order, owner NUL-terminated,
  * both padded to 4 bytes.  descsz records DESC_LEN as given.  The result
@@ -221,10 +216,7 @@ PKGNOTE_PUBLIC int pkgnote_note_encode(const char *owner, uint32_t type, const v
 PKGNOTE_PUBLIC int pkgnote_package_note_encode(const char *json, int big_endian, uint8_t **ret,
                                                size_t *ret_len);
 
-/* ------------------------------------------------------------------ */
-/* Package metadata                                                    */
-
-typedef struct pkgnote_metadata pkgnote_metadata;
+/* --- Package metadata --- */
 
 /* Well-known keys (UAPI.8). */
 #define PKGNOTE_KEY_TYPE "type"
@@ -288,10 +280,7 @@ PKGNOTE_PUBLIC int pkgnote_metadata_check(const pkgnote_metadata *m, const char 
                                           size_t source_len, pkgnote_report_fn report,
                                           void *userdata);
 
-/* ------------------------------------------------------------------ */
-/* dlopen metadata: a JSON array of objects                            */
-
-typedef struct pkgnote_dlopen pkgnote_dlopen;
+/* --- dlopen metadata: a JSON array of objects --- */
 
 PKGNOTE_PUBLIC int pkgnote_dlopen_parse(const char *json, size_t len, pkgnote_dlopen **ret);
 PKGNOTE_PUBLIC void pkgnote_dlopen_free(pkgnote_dlopen *d);
@@ -322,54 +311,185 @@ PKGNOTE_PUBLIC const char *pkgnote_dlopen_priority_name(int priority);
  * their number. */
 PKGNOTE_PUBLIC int pkgnote_dlopen_check(const pkgnote_dlopen *d, pkgnote_report_fn report, void *userdata);
 
-/* ------------------------------------------------------------------ */
-/* dlopen dependencies (lib/check-deps.c)                                    */
+/* The dlopen note for JSON, laid out as a C struct of header, "FDO" and
+ * the JSON string is (systemd's ELF_NOTE_DLOPEN): descsz is the JSON's
+ * length plus its NUL, and NULs after it pad the descriptor to 4 bytes.
+ * JSON must be an array that pkgnote_dlopen_check() finds no fault in
+ * (-EINVAL with its first complaint otherwise); the note holds it with
+ * the whitespace outside strings removed and every other byte as given. */
+PKGNOTE_PUBLIC int pkgnote_dlopen_note_encode(const char *json, int big_endian, uint8_t **ret,
+                                              size_t *ret_len);
 
-/* The dlopen notes of several files merged into package dependencies:
- * one dependency per list of alternative sonames, the strongest priority
- * of its mentions winning. */
-typedef struct pkgnote_deps pkgnote_deps;
+/* --- os-release --- */
 
-enum {
-        PKGNOTE_DEPS_RPM = 1,  /* "Requires: libfoo.so.1()(64bit)" lines */
-        PKGNOTE_DEPS_DEB = 2,  /* dlopen:Depends=/Recommends=/Suggests= substvars */
-        PKGNOTE_DEPS_JSON = 3, /* one array of merged, resolved entries */
-};
+/* os-release(5): shell-style assignments, read with the shell's quoting
+ * rules and without any expansion.  Malformed lines are skipped and
+ * counted, never fatal. */
 
-PKGNOTE_PUBLIC int pkgnote_deps_new(pkgnote_deps **ret);
-PKGNOTE_PUBLIC void pkgnote_deps_free(pkgnote_deps *d);
-/* Adds every entry of NOTE, found in PATH, an object of ELF class
- * ELF_CLASS (32 or 64), MACHINE (e_machine) and byte order BIG_ENDIAN;
- * these decide rpm's ABI suffix and which dpkg architecture ships a
- * soname.  -EBADMSG (nothing added) when NOTE fails pkgnote_dlopen_check()
- * in a way that leaves no dependency to take (no sonames, bad priority). */
-PKGNOTE_PUBLIC int pkgnote_deps_add(pkgnote_deps *d, const char *path, int elf_class, unsigned machine,
-                                    int big_endian, const pkgnote_dlopen *note);
-/* Finds which packages ship each soname in the dpkg database under ROOT
- * (NULL: "/"), reading the *.list files of ROOT/var/lib/dpkg/info, never
- * leaving ROOT.
- * Returns how many dependencies no package ships (0: all resolved). */
-PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root);
-PKGNOTE_PUBLIC size_t pkgnote_deps_count(const pkgnote_deps *d);
-/* Dependency I: its priority, its sonames as "liba.so.1 or libb.so.2",
- * and whether pkgnote_deps_resolve_dpkg() found a package for it (1), did
- * not (0), or was not run (-ENODATA).  Strings live as long as D. */
-PKGNOTE_PUBLIC int pkgnote_deps_priority(const pkgnote_deps *d, size_t i);
-PKGNOTE_PUBLIC const char *pkgnote_deps_sonames(const pkgnote_deps *d, size_t i);
-PKGNOTE_PUBLIC int pkgnote_deps_resolved(const pkgnote_deps *d, size_t i);
-/* The J-th alternative soname and the K-th feature of dependency I. */
-PKGNOTE_PUBLIC size_t pkgnote_deps_soname_count(const pkgnote_deps *d, size_t i);
-PKGNOTE_PUBLIC const char *pkgnote_deps_soname(const pkgnote_deps *d, size_t i, size_t j);
-PKGNOTE_PUBLIC size_t pkgnote_deps_feature_count(const pkgnote_deps *d, size_t i);
-PKGNOTE_PUBLIC const char *pkgnote_deps_feature(const pkgnote_deps *d, size_t i, size_t k);
-/* The dependencies in FORMAT (PKGNOTE_DEPS_*), in a malloc()ed string
- * ending in a newline.  DEB needs pkgnote_deps_resolve_dpkg() first. */
-PKGNOTE_PUBLIC int pkgnote_deps_format(const pkgnote_deps *d, int format, char **ret);
+PKGNOTE_PUBLIC int pkgnote_os_release_parse(const char *text, size_t len, pkgnote_os_release **ret);
+/* Reads ROOT/etc/os-release, else ROOT/usr/lib/os-release (ROOT NULL or
+ * "" means "/"); symlinks are resolved inside ROOT.  -ENOENT when neither
+ * exists, -E2BIG over 64 KiB. */
+PKGNOTE_PUBLIC int pkgnote_os_release_read(const char *root, pkgnote_os_release **ret);
+/* Reads the os-release file PATH itself (a symbolic link is followed: the
+ * caller named it); it must be a regular file.  -E2BIG over 64 KiB. */
+PKGNOTE_PUBLIC int pkgnote_os_release_read_file(const char *path, pkgnote_os_release **ret);
+PKGNOTE_PUBLIC void pkgnote_os_release_free(pkgnote_os_release *o);
+/* The value of KEY ("ID", "VERSION_ID", "CPE_NAME", ...) or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_os_release_get(const pkgnote_os_release *o, const char *key);
+/* The file read by pkgnote_os_release_read(), else NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_os_release_path(const pkgnote_os_release *o);
+PKGNOTE_PUBLIC size_t pkgnote_os_release_problem_count(const pkgnote_os_release *o);
+/* The package format of the distribution O describes: "deb" (Debian,
+ * Ubuntu), "rpm" (Fedora, RHEL, CentOS, Rocky, Alma, Oracle, Amazon,
+ * Azure Linux/CBL-Mariner, SUSE, openSUSE, ...), "apk" (Alpine), "alpm"
+ * (Arch); from ID when it is known, else from the first known ID_LIKE
+ * word; NULL for any other distribution.  A static string. */
+PKGNOTE_PUBLIC const char *pkgnote_os_release_package_type(const pkgnote_os_release *o);
 
-/* ------------------------------------------------------------------ */
-/* Object summary                                                      */
+/* ===================================================================
+ * The object view
+ * Names: pkgnote_object_*, pkgnote_machine_name, pkgnote_pe_*, pkgnote_info_*
+ *
+ * A checked, read-only view of one ELF object or PE/COFF image
+ * (pkgnote_object): its headers, its notes and build-id, a PE image's
+ * sections; and the summary of its notes (pkgnote_info), the report model
+ * that cores and scans hold one of per object, with its reports as JSON.
+ * Handles: pkgnote_object, pkgnote_info.
+ * =================================================================== */
 
+typedef struct pkgnote_object pkgnote_object;
 typedef struct pkgnote_info pkgnote_info;
+
+/* Opens PATH read-only.  -ENOEXEC when it is not ELF, -EBADMSG when the
+ * ELF header or a header table is malformed. */
+PKGNOTE_PUBLIC int pkgnote_object_open(const char *path, pkgnote_object **ret);
+/* Same over an open descriptor; FD stays the caller's and must stay open
+ * until pkgnote_object_free(). */
+PKGNOTE_PUBLIC int pkgnote_object_open_fd(int fd, pkgnote_object **ret);
+/* Same over SIZE bytes at DATA, which are not copied and must outlive
+ * the view (and every pointer it hands out, which may point into DATA). */
+PKGNOTE_PUBLIC int pkgnote_object_from_memory(const void *data, size_t size, pkgnote_object **ret);
+PKGNOTE_PUBLIC void pkgnote_object_free(pkgnote_object *e);
+
+PKGNOTE_PUBLIC int pkgnote_object_class(const pkgnote_object *e);      /* 32 or 64 */
+PKGNOTE_PUBLIC int pkgnote_object_big_endian(const pkgnote_object *e); /* 1 or 0 */
+PKGNOTE_PUBLIC unsigned pkgnote_object_type(const pkgnote_object *e);  /* e_type */
+PKGNOTE_PUBLIC unsigned pkgnote_object_machine(const pkgnote_object *e);
+PKGNOTE_PUBLIC uint64_t pkgnote_object_size(const pkgnote_object *e);
+
+/* "EXEC", "DYN", "REL", "CORE" or NULL for other values. */
+PKGNOTE_PUBLIC const char *pkgnote_object_type_name(unsigned type);
+/* The object's kind in the words systemd-analyze inspect-elf uses:
+ * "relocatable", "executable" (a PIE too: an ET_DYN with PT_INTERP),
+ * "shared object", "core" or "unknown".  Static strings. */
+PKGNOTE_PUBLIC const char *pkgnote_object_kind(pkgnote_object *e);
+/* Short machine name ("x86-64", "aarch64", "s390x", ...) or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_machine_name(unsigned machine, int elf_class);
+
+typedef struct pkgnote_phdr {
+        uint32_t type, flags;
+        uint64_t offset, vaddr, filesz, memsz, align;
+} pkgnote_phdr;
+
+typedef struct pkgnote_shdr {
+        const char *name; /* "" when names are unavailable */
+        uint32_t type;
+        uint64_t flags, addr, offset, size, align;
+} pkgnote_shdr;
+
+/* The program headers (extended numbering resolved): their count, and
+ * header I (NULL past the last). */
+PKGNOTE_PUBLIC int pkgnote_object_phdr_count(pkgnote_object *e);
+PKGNOTE_PUBLIC const pkgnote_phdr *pkgnote_object_phdr(pkgnote_object *e, size_t i);
+/* The section headers, read on first use: their count, 0 when the file
+ * has none (stripped section headers are not an error), or a negative
+ * errno when they cannot be read; and header I (NULL past the last or
+ * when they cannot be read). */
+PKGNOTE_PUBLIC int pkgnote_object_shdr_count(pkgnote_object *e);
+PKGNOTE_PUBLIC const pkgnote_shdr *pkgnote_object_shdr(pkgnote_object *e, size_t i);
+
+/* Why notes were read from the section table rather than a PT_NOTE that
+ * describes another file's bytes (a separate debug file, made by eu-strip
+ * -f or objcopy --only-keep-debug, keeps the stripped file's program
+ * headers), or NULL.  Not a problem: the notes read are right.  Lives as
+ * long as E. */
+PKGNOTE_PUBLIC const char *pkgnote_object_notes_warning(pkgnote_object *e);
+
+/* Problems met while reading the object that did not stop the reading
+ * (a malformed note region, an unreadable section name table). */
+PKGNOTE_PUBLIC size_t pkgnote_object_problem_count(const pkgnote_object *e);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_object_problem(const pkgnote_object *e, size_t i);
+
+/* All notes of the object, each once, in file-offset order: their count
+ * (or a negative errno when they cannot be walked), and note I (NULL past
+ * the last).  Walks every PT_NOTE, then every SHT_NOTE section not
+ * already covered.  The notes stay valid until pkgnote_object_free(). */
+PKGNOTE_PUBLIC int pkgnote_object_note_count(pkgnote_object *e);
+PKGNOTE_PUBLIC const pkgnote_note *pkgnote_object_note(pkgnote_object *e, size_t i);
+
+/* The GNU build-id of the object: 1 and its bytes (valid until
+ * pkgnote_object_free()), or 0 when none. */
+PKGNOTE_PUBLIC int pkgnote_object_build_id(pkgnote_object *e, const uint8_t **id, size_t *len);
+
+/* --- PE/COFF images --- */
+
+/* The object view (pkgnote_object) also opens PE/COFF images: EFI
+ * applications and drivers (systemd-boot, systemd-stub, shim, unified
+ * kernel images) and Windows programs and DLLs.  UAPI.8 puts their
+ * package metadata in a section named .pkgnote holding the JSON itself
+ * (no ELF note header), NUL-terminated and NUL-padded; each such section
+ * reads as an FDO package note (owner "FDO", type
+ * PKGNOTE_NT_FDO_PACKAGING_METADATA, where PKGNOTE_NOTE_PE_SECTION,
+ * section ".pkgnote", offset its file offset), so pkgnote_info_read(),
+ * the JSON reports and scans serve both formats.  For a PE view,
+ * pkgnote_object_class() is 64 for PE32+ and 32 for PE32,
+ * pkgnote_object_machine() the ELF machine of the PE machine (0 when none),
+ * pkgnote_object_type() 0, and there are no program or section headers. */
+
+#define PKGNOTE_NOTE_PE_SECTION (1u << 4) /* a PE/COFF .pkgnote section */
+
+#define PKGNOTE_MAX_PE_SECTIONS 4096u        /* section table entries */
+#define PKGNOTE_MAX_PE_SECTION_NAME 255u     /* bytes of a long section name */
+#define PKGNOTE_MAX_PE_STRTAB (16u << 20)    /* COFF string table */
+
+/* 1 when E is a PE/COFF image, 0 when it is ELF. */
+PKGNOTE_PUBLIC int pkgnote_object_is_pe(const pkgnote_object *e);
+/* The COFF header's machine (0x8664 x86-64, 0x14c i386, 0xaa64 AArch64,
+ * 0x5064 RISC-V 64...) and the optional header's subsystem; 0 for ELF. */
+PKGNOTE_PUBLIC unsigned pkgnote_pe_machine(const pkgnote_object *e);
+PKGNOTE_PUBLIC unsigned pkgnote_pe_subsystem(const pkgnote_object *e);
+/* "EFI application", "Windows console", "Windows GUI", ..., or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_pe_subsystem_name(unsigned subsystem);
+/* 1 when the image has a certificate table (an Authenticode signature). */
+PKGNOTE_PUBLIC int pkgnote_pe_signed(const pkgnote_object *e);
+/* The number of sections; -ENOEXEC for an ELF view. */
+PKGNOTE_PUBLIC int pkgnote_pe_section_count(const pkgnote_object *e);
+/* Section I: 1 and its NAME (long names resolved; valid until
+ * pkgnote_object_free()), file OFFSET, SIZE of its bytes in the file and
+ * FLAGS (IMAGE_SCN_*), each out-parameter may be NULL; 0 past the last;
+ * -ENOEXEC for an ELF view. */
+PKGNOTE_PUBLIC int pkgnote_pe_section(const pkgnote_object *e, size_t i, const char **name, uint64_t *offset,
+                                      uint64_t *size, uint32_t *flags);
+/* 1 when the image is a DLL (IMAGE_FILE_DLL). */
+PKGNOTE_PUBLIC int pkgnote_pe_dll(const pkgnote_object *e);
+/* pkgnote_pe_section() for the first section named NAME: 1, or 0 when
+ * there is none. */
+PKGNOTE_PUBLIC int pkgnote_pe_section_find(const pkgnote_object *e, const char *name, uint64_t *offset, uint64_t *size,
+                                           uint32_t *flags);
+/* A unified kernel image's (UAPI.5 Type #2) .uname section: the kernel's
+ * release, malloc()ed, or NULL when there is none. */
+PKGNOTE_PUBLIC char *pkgnote_pe_uki_uname(pkgnote_object *e);
+/* Its .osrel section parsed as os-release: 1 and *RET (free with
+ * pkgnote_os_release_free()), 0 when there is none, or a negative errno. */
+PKGNOTE_PUBLIC int pkgnote_pe_uki_os_release(pkgnote_object *e, pkgnote_os_release **ret);
+/* The bytes of the first section named NAME: 1 with *DATA (valid until
+ * pkgnote_object_free()) and *LEN, 0 when there is none, -E2BIG when it
+ * holds more than MAX bytes, -EBADMSG when they lie outside the file. */
+PKGNOTE_PUBLIC int pkgnote_pe_section_data(pkgnote_object *e, const char *name, size_t max, const uint8_t **data,
+                                           size_t *len);
+
+/* --- The summary of the notes of an object --- */
 
 /* Reads the notes of E once: build-id, package notes (identical ones
  * once, in file order; the first is the primary, see below), dlopen
@@ -415,553 +535,53 @@ PKGNOTE_PUBLIC const char *pkgnote_info_build_id(const pkgnote_info *info);
 PKGNOTE_PUBLIC size_t pkgnote_info_problem_count(const pkgnote_info *info);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *info, size_t i);
 
-/* ------------------------------------------------------------------ */
-/* Core files (lib/core.c)                                             */
+/* --- Reports as JSON (see the conventions) --- */
 
-/* NT_FILE entries of a core; lines of a running process's /proc/PID/maps,
- * which is read whole up to this, far above the kernel's default
- * vm.max_map_count (65530) and the 262144 mmap-heavy servers ask for. */
-#define PKGNOTE_MAX_MAPPINGS (1u << 20)
-/* Bytes of one /proc/PID/maps line (a path longer than PATH_MAX can be
- * mapped); a longer line is passed over and said. */
-#define PKGNOTE_MAX_MAPS_LINE (1u << 16)
-#define PKGNOTE_MAX_MODULES 4096u       /* modules per core */
-#define PKGNOTE_MAX_THREADS 4096u       /* threads listed per core */
-/* A compressed core decompressed for a stack trace keeps at most this
- * many bytes in memory; past them it goes on in an unlinked temporary
- * file in $TMPDIR, else /var/tmp. */
-#define PKGNOTE_MAX_CORE_IN_MEMORY (64u << 20)
+/* A file's report ("pkgnote show --json"): path (PATH, as given), then
+ * from E (may be NULL: these keys are left out) elfType
+ * (pkgnote_object_kind()), elfClass, byteOrder ("little", "big"),
+ * architecture (pkgnote_machine_name(), else "machine-N"), machine; then
+ * buildId (hex, or null), packages (the package notes of INFO, as
+ * stored), dlopen (the entries of every dlopen note, in one array). */
+PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_object *e, const char *path, char **ret);
 
-typedef struct pkgnote_core pkgnote_core;
-typedef struct pkgnote_module pkgnote_module;
+/* The package metadata as systemd-coredump writes it to
+ * COREDUMP_PACKAGE_JSON and "systemd-analyze inspect-elf --json" prints
+ * it: one compact object of "elfType" ("coredump", "executable" where a
+ * PT_INTERP exists, else "library"), "elfArchitecture" (elfutils' name of
+ * the machine, left out where it has none), then one member per module
+ * named by its name: its first package note with "buildId" set to its
+ * build-id.  A file without a package note in a PT_NOTE (an object file's
+ * note sections do not count) is a member holding only its "buildId"
+ * (none without a build-id); a core's modules without one are left out.
+ * A core's modules are named by the base name of their entry
+ * in the dynamic linker's list (of the mapped file where that list cannot
+ * be read: a compressed or piped core), but the executable, named by its
+ * path as inspect-elf names it, or with PKGNOTE_SYSTEMD_COREDUMP by its
+ * base name as systemd-coredump does; the first module of a name wins.
+ * *RET is malloc()ed: free() it.  Strings are escaped as in pkgnote's own
+ * reports (always valid JSON).  Returns 0, -EINVAL (no INFO or E, no C,
+ * unknown FLAGS) or -ENOMEM. */
+#define PKGNOTE_SYSTEMD_COREDUMP 0x1u /* the object systemd-coredump logs */
+/* A file's object, its member named NAME (as given; NULL: "(unnamed)"). */
+PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnote_object *e, const char *name,
+                                                char **ret);
 
-/* Option structs (pkgnote_core_options, pkgnote_scan_options,
- * pkgnote_sbom_options) begin with their size, so that they can gain
- * fields without breaking callers: set size to sizeof the struct (the
- * PKGNOTE_*_OPTIONS_INIT initializers do), or leave it 0 to use only the
- * fields of the first version.  A caller built against a newer header may
- * pass a larger struct as long as the fields this library does not know
- * are zero (-EINVAL otherwise).  Options are read during the call only. */
-
-typedef struct pkgnote_core_options {
-        size_t size; /* sizeof(pkgnote_core_options), or 0 */
-        /* Where module paths resolve when a note must come from disk: the
-         * container's or image's root; NULL means the host's "/".  Paths
-         * never escape it ("..", symlinks). */
-        const char *root;
-        /* Never read module files from disk. */
-        int no_disk;
-        /* Never ask the root's package database about modules without a
-         * package note (see pkgnote_module_db_state()).  Since 0.3. */
-        int no_database;
-        /* Since 0.3. */
-        unsigned flags; /* PKGNOTE_CORE_* */
-} pkgnote_core_options;
-/* A compressed core file (not a pipe) is decompressed once, its zero
- * pages left as holes, into memory (a sealed memfd) while it holds at
- * most PKGNOTE_MAX_CORE_IN_MEMORY bytes, past them into an unlinked
- * temporary file in $TMPDIR, else /var/tmp (where none can be made, it
- * stays in memory and the core's problems say so), and both the reader and
- * a later stack trace (pkgnote_core_stack_with()) read it there, instead
- * of the reader streaming it and the unwinder decompressing it again.
- * Set it when a stack trace will be asked for; without a stack trace,
- * streaming reads less and holds no copy.  A core whose non-zero bytes
- * would take more than half of the machine's memory, or whose stream
- * fails to decode, is streamed as without the flag. */
-#define PKGNOTE_CORE_DECOMPRESS_ONCE 1u
-#define PKGNOTE_CORE_OPTIONS_INIT {.size = sizeof(pkgnote_core_options)}
-
-typedef struct pkgnote_thread_info {
-        int tid;
-        int signal; /* pending signal of the thread (pr_cursig) */
-} pkgnote_thread_info;
-
-/* Results the caller allocates carry their size, first: the caller sets
- * it (sizeof the struct it was built with) and the library writes only
- * the fields that size covers, so that a struct that grows stays
- * compatible both ways. */
-typedef struct pkgnote_process_info {
-        size_t size;             /* sizeof(pkgnote_process_info), set by the caller */
-        int pid, ppid, uid, gid; /* -1 when the core does not say; pid is the process (thread group) */
-        int signal;              /* 0 when unknown */
-        int has_fault_address;
-        uint64_t fault_address;  /* si_addr for SIGSEGV, SIGBUS, SIGILL, SIGFPE */
-        const char *command;     /* pr_fname, or NULL */
-        const char *arguments;   /* pr_psargs (first 80 bytes), or NULL */
-        const char *executable;  /* AT_EXECFN when absolute, else the main module's path, else
-                                  * AT_EXECFN as given, else pr_fname; NULL, never "", if none */
-        int elf_class, big_endian;
-        unsigned machine;
-        size_t n_threads;
-        const pkgnote_thread_info *threads; /* the crashing thread first */
-        int tid;                 /* the crashing thread's id (a core's first NT_PRSTATUS), or -1;
-                                  * pid is the process's (NT_PRPSINFO), which differs when
-                                  * another thread than the main one crashed */
-} pkgnote_process_info;
-
-/* Where a module's metadata came from. */
-enum {
-        PKGNOTE_SOURCE_NONE = 0,      /* not available */
-        PKGNOTE_SOURCE_CORE = 1,      /* the page dumped into the core */
-        PKGNOTE_SOURCE_DISK = 2,      /* the file on disk, build-id verified */
-        PKGNOTE_SOURCE_DISK_MISMATCH = 3, /* the disk copy differs: not used */
-        PKGNOTE_SOURCE_MAPPED = 4,    /* a running process's mapped file */
-};
-
-/* Opens a core file ("-" for standard input): plain, or compressed with
- * zstd, xz or lz4 (detected by content, read as a stream).  -ENOEXEC when
- * it is none of these, -EINVAL when it is ELF but not a core.  Problems
- * that leave the rest readable (a bad NT_FILE, an unreadable module) do
- * not fail the call: see pkgnote_core_problem(). */
-PKGNOTE_PUBLIC int pkgnote_core_open(const char *path, const pkgnote_core_options *o, pkgnote_core **ret);
-PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *o, pkgnote_core **ret);
-PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const pkgnote_core_options *o,
-                                            pkgnote_core **ret);
-PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c);
-
-/* Process facts; the strings and the thread array live as long as C. */
-PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_info *ret);
-
-/* Modules in address order: each file mapped at offset 0 that is ELF,
- * once per start address, and the vDSO. */
-PKGNOTE_PUBLIC size_t pkgnote_core_module_count(const pkgnote_core *c);
-PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_module(const pkgnote_core *c, size_t i);
-/* The executable's module, or NULL. */
-PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_main_module(const pkgnote_core *c);
-
-PKGNOTE_PUBLIC size_t pkgnote_core_problem_count(const pkgnote_core *c);
-PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_core_problem(const pkgnote_core *c, size_t i);
-/* Bytes read from the core file so far (compressed bytes for a stream);
- * 0 for a running process (pkgnote_process_open()). */
-PKGNOTE_PUBLIC uint64_t pkgnote_core_bytes_read(const pkgnote_core *c);
-
-PKGNOTE_PUBLIC const char *pkgnote_module_path(const pkgnote_module *m);
-PKGNOTE_PUBLIC uint64_t pkgnote_module_start(const pkgnote_module *m);
-PKGNOTE_PUBLIC uint64_t pkgnote_module_end(const pkgnote_module *m);
-/* Build-id from the core's page (lowercase hex), or NULL. */
-PKGNOTE_PUBLIC const char *pkgnote_module_build_id(const pkgnote_module *m);
-/* Build-id of the disk copy when it was read, or NULL. */
-PKGNOTE_PUBLIC const char *pkgnote_module_disk_build_id(const pkgnote_module *m);
-/* The notes used (from the core or the verified disk copy), or NULL.
- * Owned by the core: valid until pkgnote_core_free(); pkgnote_info_dup()
- * keeps a copy beyond that. */
-PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_info(const pkgnote_module *m);
-PKGNOTE_PUBLIC int pkgnote_module_source(const pkgnote_module *m);
-/* Why metadata is missing or was not used, or NULL. */
-PKGNOTE_PUBLIC const char *pkgnote_module_reason(const pkgnote_module *m);
-/* How the module was found: "nt-file" (the core's NT_FILE note), "auxv"
- * (the vDSO), "link-map" (the dynamic linker's list in a core without
- * NT_FILE), "elf-header" (an ELF header in its dumped memory), "maps"
- * (a running process's /proc/PID/maps).  A static string. */
-PKGNOTE_PUBLIC const char *pkgnote_module_found_by(const pkgnote_module *m);
-PKGNOTE_PUBLIC int pkgnote_module_is_vdso(const pkgnote_module *m);
-/* 1 when the kernel marked the mapped file deleted. */
-PKGNOTE_PUBLIC int pkgnote_module_deleted(const pkgnote_module *m);
-
-/* 1 when a running process maps a file other than the one now at its
- * path (replaced on disk by an upgrade). */
-PKGNOTE_PUBLIC int pkgnote_module_replaced(const pkgnote_module *m);
-
-/* A running process as a core without registers: modules from
- * /proc/PID/maps, read whole, line by line (at most PKGNOTE_MAX_MAPPINGS
- * lines; what is passed over is one of the core's problems), notes read
- * through /proc/PID/map_files (the files as mapped, even if deleted or
- * replaced since), process facts from /proc/PID/status, comm, cmdline,
- * exe and auxv.  Whether a module was replaced, and the file installed at
- * its path now (pkgnote_module_installed_info()), are told by the
- * process's own root, /proc/PID/root: a process in a chroot or another
- * mount namespace (a container) is compared with its root's files, never
- * the host's. */
-PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret);
-
-/* "core", "disk", "disk-mismatch", "mapped", "none". */
-PKGNOTE_PUBLIC const char *pkgnote_source_name(int source);
-/* "SEGV", "ABRT", ... without "SIG", or NULL. */
-PKGNOTE_PUBLIC const char *pkgnote_signal_name(int sig);
-
-/* ------------------------------------------------------------------ */
-/* Packages from the package database (lib/core-pkgdb.c), since 0.3    */
-
-/* Where a module lacks a package note, the package that owns its file in
- * the package database of the root it ran in (a core's: the host's "/";
- * a running process's: its own root, /proc/PID/root, where its modules'
- * paths are looked up and their files checked; either way
- * pkgnote_core_options.root when set): dpkg's (var/lib/dpkg) or rpm's
- * (rpmdb.sqlite).  The database is read once per core or process, and
- * only when some module lacks a note; then every module with a path is
- * looked up, those with notes too, so that a disagreement shows.  Its
- * answer is given only for the file that was mapped: a core's module
- * when the file at its path has the core's build-id, a process's when it
- * has the mapping's device and inode (/proc/PID/maps).  Otherwise the
- * package owning the path now is named beside the module, but never
- * claimed as the module's. */
-PKGNOTE_PUBLIC int pkgnote_process_open_with(int pid, const pkgnote_core_options *o, pkgnote_core **ret);
-
-/* Where a module's package came from. */
-enum {
-        PKGNOTE_ORIGIN_NONE = 0,      /* no package known */
-        PKGNOTE_ORIGIN_CORE_NOTE = 1, /* a package note in the core's dumped page */
-        PKGNOTE_ORIGIN_DISK_NOTE = 2, /* a package note in the file (verified disk copy, or as mapped) */
-        PKGNOTE_ORIGIN_DATABASE = 3,  /* the root's package database (no note) */
-};
-PKGNOTE_PUBLIC int pkgnote_module_package_origin(const pkgnote_module *m);
-/* "core-note", "disk-note", "database", "none". */
-PKGNOTE_PUBLIC const char *pkgnote_origin_name(int origin);
-
-/* What the database said of a module's file. */
-enum {
-        PKGNOTE_DB_NOT_ASKED = 0,  /* no database read (every module had a note, no database,
-                                    * no_database), or no path (the vDSO) */
-        PKGNOTE_DB_OWNED = 1,      /* the mapped file; pkgnote_module_db_name() owns it */
-        PKGNOTE_DB_UNOWNED = 2,    /* the mapped file; no package owns it */
-        PKGNOTE_DB_REPLACED = 3,   /* another file is at the path now (other build-id, device
-                                    * or inode): db names its owner, not the module's */
-        PKGNOTE_DB_DELETED = 4,    /* no file at the path now */
-        PKGNOTE_DB_UNVERIFIED = 5, /* the core holds no build-id to compare: db names the
-                                    * path's owner, not claimed */
-};
-PKGNOTE_PUBLIC int pkgnote_module_db_state(const pkgnote_module *m);
-/* "owned", "unowned", "replaced", "deleted", "unverified", "not-asked". */
-PKGNOTE_PUBLIC const char *pkgnote_db_state_name(int state);
-/* The package that the database says owns the module's path (for
- * PKGNOTE_DB_OWNED the module's, otherwise what is installed there now):
- * database type ("deb", "rpm"), binary package name, version and
- * architecture, source package name and version; NULL when none owns it.
- * Valid until pkgnote_core_free(). */
-PKGNOTE_PUBLIC const char *pkgnote_module_db_type(const pkgnote_module *m);
-PKGNOTE_PUBLIC const char *pkgnote_module_db_name(const pkgnote_module *m);
-PKGNOTE_PUBLIC const char *pkgnote_module_db_version(const pkgnote_module *m);
-PKGNOTE_PUBLIC const char *pkgnote_module_db_architecture(const pkgnote_module *m);
-PKGNOTE_PUBLIC const char *pkgnote_module_db_source(const pkgnote_module *m);
-PKGNOTE_PUBLIC const char *pkgnote_module_db_source_version(const pkgnote_module *m);
-/* 1 when the module has package notes, the database owns its mapped file
- * (PKGNOTE_DB_OWNED), and no note names that package and version (the
- * note wins; this shows the disagreement); else 0. */
-PKGNOTE_PUBLIC int pkgnote_module_db_mismatch(const pkgnote_module *m);
-
-/* ------------------------------------------------------------------ */
-/* Many running processes, one package database per root (lib/core-pkgdb.c,
- * lib/core-process.c), since 0.3                                       */
-
-/* A cache of package databases, one per root directory (by its device
- * and inode), for reading many processes: each distinct root's database
- * is read once, whole, the first time a process of that root needs it. */
-typedef struct pkgnote_dbcache pkgnote_dbcache;
-PKGNOTE_PUBLIC int pkgnote_dbcache_new(pkgnote_dbcache **ret);
-/* Frees the databases: every core opened with the cache must be freed
- * before it. */
-PKGNOTE_PUBLIC void pkgnote_dbcache_free(pkgnote_dbcache *cache);
-/* How many databases the cache holds (roots read that had one). */
-PKGNOTE_PUBLIC size_t pkgnote_dbcache_count(const pkgnote_dbcache *cache);
-/* As pkgnote_process_open_with(), but the package database comes from
- * CACHE, and its root is the process's own (/proc/PID/root: a container's
- * or a chroot's processes get their root's packages) unless O->root names
- * one (files are compared in the process's own root either way).  Module paths stay as the caller sees them (/proc/PID/maps); the
- * database is asked about them as the process sees them.  -ESRCH when the
- * process is gone (or is a kernel thread, which maps no file), -EACCES
- * or -EPERM when the caller may not read it, -EINVAL without CACHE. */
-PKGNOTE_PUBLIC int pkgnote_process_open_cached(int pid, const pkgnote_core_options *o, pkgnote_dbcache *cache,
-                                               pkgnote_core **ret);
-/* For a module of a running process that is replaced on disk
- * (pkgnote_module_replaced()): the notes of the file now at its path,
- * the version installed beside the one in memory (pkgnote_module_info());
- * NULL when that file has none or cannot be read.  Valid until
- * pkgnote_core_free(). */
-PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_installed_info(const pkgnote_module *m);
-/* The restart rule, the one pkgnote ps and the process SBOM apply: 1 when
- * module M of a running process maps a file replaced on disk
- * (pkgnote_module_replaced()) or deleted (pkgnote_module_deleted()) since
- * it was mapped, so that the process runs another version than the one
- * installed and needs a restart to run that; 0 otherwise, and for
- * memory that only looks like a deleted file: paths starting /memfd:,
- * /dev/, /SYSV, /anon_hugepage, /[aio], and /drm (the whole name, or
- * followed by a space).  For a core's module, 1 when its file was deleted
- * when the process was dumped.  0 for NULL.  Since 0.3. */
-PKGNOTE_PUBLIC int pkgnote_module_needs_restart(const pkgnote_module *m);
-
-/* Stack traces of a core's threads (lib/core-stack.c), with elfutils libdw
- * when it is installed: loaded at run time, in a child process that is
- * not dumpable, with limits and a timeout, so a hostile core cannot crash
- * or hang the caller.  The child reads the core C already holds open (or
- * its bytes, for pkgnote_core_from_memory()), never its path; a core read
- * as a stream (compressed, a pipe) has no trace.  Module files are opened
- * as the core reader opens them: not at all with no_disk, only inside the
- * root with root, only regular files, and only when their build-id is the
- * core's.  The core must stay open during the call.
+/* ===================================================================
+ * Generate
+ * Names: pkgnote_compose_*, pkgnote_nevra_*, pkgnote_target_*, pkgnote_emit*, pkgnote_linker_*, pkgnote_ldflags_*, pkgnote_route_text
  *
- * Returns 0 with a stack object, whose pkgnote_stack_unavailable() says
- * why it holds no thread when it holds none; -ENOMEM.  Strings live as
- * long as the stack object. */
-#define PKGNOTE_STACK_ALL_THREADS 1u /* else the crashing thread only */
-#define PKGNOTE_STACK_MAX_THREADS 64u
-#define PKGNOTE_STACK_MAX_FRAMES 64u
-typedef struct pkgnote_stack pkgnote_stack;
-PKGNOTE_PUBLIC int pkgnote_core_stack(const pkgnote_core *c, unsigned flags, pkgnote_stack **ret);
-PKGNOTE_PUBLIC void pkgnote_stack_free(pkgnote_stack *st);
-/* Why there is no trace, or NULL. */
-PKGNOTE_PUBLIC const char *pkgnote_stack_unavailable(const pkgnote_stack *st);
-PKGNOTE_PUBLIC size_t pkgnote_stack_thread_count(const pkgnote_stack *st);
-/* The thread's id, or -1 past the end. */
-PKGNOTE_PUBLIC int pkgnote_stack_thread_tid(const pkgnote_stack *st, size_t thread);
-PKGNOTE_PUBLIC size_t pkgnote_stack_frame_count(const pkgnote_stack *st, size_t thread);
-/* Frame I of a thread, innermost first: its address, the module's file
- * name (or NULL) and the offset from the module's start, the function
- * (or NULL).  0 or NULL past the end. */
-PKGNOTE_PUBLIC uint64_t pkgnote_stack_frame_pc(const pkgnote_stack *st, size_t thread, size_t i);
-PKGNOTE_PUBLIC const char *pkgnote_stack_frame_module(const pkgnote_stack *st, size_t thread, size_t i);
-PKGNOTE_PUBLIC uint64_t pkgnote_stack_frame_module_offset(const pkgnote_stack *st, size_t thread, size_t i);
-PKGNOTE_PUBLIC const char *pkgnote_stack_frame_function(const pkgnote_stack *st, size_t thread, size_t i);
-/* Where frame I is in the source, from the module's DWARF (its own, a
- * local debug file, or one fetched with PKGNOTE_STACK_DEBUGINFOD): the
- * file, or NULL when unknown, with *line and *column (0 when unknown;
- * either pointer may be NULL). */
-PKGNOTE_PUBLIC const char *pkgnote_stack_frame_source(const pkgnote_stack *st, size_t thread, size_t i,
-                                                      unsigned *line, unsigned *column);
-/* 1 when frame I is a function inlined into frame I + 1 (same pc: it has
- * no frame of its own on the stack), else 0. */
-PKGNOTE_PUBLIC int pkgnote_stack_frame_inlined(const pkgnote_stack *st, size_t thread, size_t i);
+ * Making a note before or at link time: the metadata composed from what a
+ * build states (pkgnote_compose), the target it is for (pkgnote_target),
+ * the note as an object, assembler source, linker script, C header or COFF
+ * object (pkgnote_emit*), and the options and files that pass it to a
+ * linker (pkgnote_linker, pkgnote_ldflags_*, pkgnote_route_text()).
+ * Handles: pkgnote_compose.
+ * =================================================================== */
 
-/* Debug info from debuginfod servers (libdebuginfod, loaded at run time
- * in the unwinder's child), for the modules of the trace whose debug info
- * is not found locally (the module itself, /usr/lib/debug).  Opt-in: a
- * query tells the server what runs and what crashed, so nothing is asked
- * without PKGNOTE_STACK_DEBUGINFOD, whatever $DEBUGINFOD_URLS says.
- *
- * Each module asks its own servers only: debuginfod_urls when set; else
- * the debugInfoUrl of the module's package note (http or https); else
- * $DEBUGINFOD_URLS.  With debuginfod_allow set, a server not in it is
- * never asked.  A fetched file is used only when it is an ELF file whose
- * build-id is the module's; one that is not is removed from the cache.
- * Downloads go to the cache (cache_path, else $DEBUGINFOD_CACHE_PATH,
- * else $XDG_CACHE_HOME/debuginfod_client, else
- * ~/.cache/debuginfod_client), where a later report finds them offline. */
-#define PKGNOTE_STACK_DEBUGINFOD 2u         /* fetch missing debug info */
-#define PKGNOTE_STACK_DEBUGINFOD_DRY_RUN 4u /* only say what would be asked */
-/* Accepted for compatibility and without effect: the library never
- * prints; a caller shows slow downloads through the progress callback. */
-#define PKGNOTE_STACK_PROGRESS 8u
-typedef struct pkgnote_stack_options {
-        size_t size; /* sizeof(pkgnote_stack_options), or 0 */
-        unsigned flags; /* PKGNOTE_STACK_* */
-        /* Servers for every module, space-separated; NULL: as above. */
-        const char *debuginfod_urls;
-        /* The only servers that may be asked, space-separated; NULL: any. */
-        const char *debuginfod_allow;
-        const char *cache_path;
-        /* Time for one module's download, and for all of them; 0 for the
-         * defaults (5 s and 30 s). */
-        unsigned module_timeout_ms, total_timeout_ms;
-        /* Since 0.3.  Called while a module's debug info downloads, once
-         * the download has taken a second, with the module's path, the
-         * servers asked, and the bytes DONE of TOTAL (TOTAL <= 0 when the
-         * server has not said); then once more with MODULE NULL when that
-         * download ends, so that a line shown can be cleared.  MODULE and
-         * SERVERS come from the core and the notes: escape them before
-         * showing them (control characters as \xNN).  For a core the call comes from
-         * the child process that unwinds: write to a descriptor, do not
-         * expect memory changes to reach the caller.  May be NULL. */
-        void (*progress)(void *userdata, const char *module, const char *servers, int64_t done, int64_t total);
-        void *userdata;
-} pkgnote_stack_options;
-#define PKGNOTE_STACK_OPTIONS_INIT {.size = sizeof(pkgnote_stack_options)}
-/* pkgnote_core_stack() with options (NULL: none).  A running process's
- * stack (pkgnote_process_open()) is read with ptrace, which stops its
- * threads during the call; -EINVAL for unknown fields set. */
-PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_stack_options *o,
-                                           pkgnote_stack **ret);
+typedef struct pkgnote_compose pkgnote_compose;
 
-/* What became of a module's debug info, one entry per module of the trace
- * when PKGNOTE_STACK_DEBUGINFOD or _DRY_RUN was given. */
-enum {
-        PKGNOTE_DEBUGINFO_LOCAL,      /* in the module or a local debug file */
-        PKGNOTE_DEBUGINFO_CACHED,     /* from the debuginfod cache, offline */
-        PKGNOTE_DEBUGINFO_DOWNLOADED, /* fetched from a server */
-        PKGNOTE_DEBUGINFO_DRY_RUN,    /* would be asked of SERVERS */
-        PKGNOTE_DEBUGINFO_NOT_FOUND,  /* no server has it */
-        PKGNOTE_DEBUGINFO_FAILED,     /* server down, timeout, budget spent */
-        PKGNOTE_DEBUGINFO_MISMATCH,   /* the file's build-id is another */
-        PKGNOTE_DEBUGINFO_UNUSABLE,   /* not ELF, truncated, no DWARF */
-        PKGNOTE_DEBUGINFO_NO_SERVER,  /* no server for this module */
-        PKGNOTE_DEBUGINFO_NOT_ALLOWED,/* its servers are not in the allow-list */
-        PKGNOTE_DEBUGINFO_NONE,       /* no module file or build-id to ask with */
-};
-typedef struct pkgnote_debuginfo {
-        const char *module;   /* the module's path */
-        const char *build_id; /* hex, or NULL */
-        int status;           /* PKGNOTE_DEBUGINFO_* */
-        const char *servers;  /* asked (or would be), space-separated, or NULL */
-        const char *file;     /* the debug file used, or NULL */
-        const char *message;  /* details of a failure, or NULL */
-} pkgnote_debuginfo;
-PKGNOTE_PUBLIC size_t pkgnote_stack_debuginfo_count(const pkgnote_stack *st);
-/* Entry I, or NULL past the end. */
-PKGNOTE_PUBLIC const pkgnote_debuginfo *pkgnote_stack_debuginfo(const pkgnote_stack *st, size_t i);
-/* "local", "cached", "downloaded", "dry-run", "not-found", "failed",
- * "mismatch", "unusable", "no-server", "not-allowed", "none"; NULL for
- * others. */
-PKGNOTE_PUBLIC const char *pkgnote_debuginfo_status_name(int status);
-
-/* ------------------------------------------------------------------ */
-/* Crash stores (lib/core-crash.c)                                     */
-
-/* The crashes a machine collected, from every store that can be read,
- * listed and opened alike.  The stores: */
-enum {
-        /* pkgnote-coredump's directory: a core and a JSON report each */
-        PKGNOTE_CRASH_STORE_PKGNOTE = 1u << 0,
-        /* systemd-coredump's directory alone: its cores, named
-         * core.COMM.UID.BOOTID.PID.USEC[.zst|.xz|.lz4], and their
-         * user.coredump.* extended attributes (see below) */
-        PKGNOTE_CRASH_STORE_SYSTEMD = 1u << 1,
-        /* systemd-coredump's journal entries (see below) */
-        PKGNOTE_CRASH_STORE_JOURNAL = 1u << 2,
-};
-typedef struct pkgnote_crashes pkgnote_crashes;
-typedef struct pkgnote_crash pkgnote_crash;
-typedef struct pkgnote_crash_options {
-        size_t size;             /* sizeof(pkgnote_crash_options): fields past it are zero */
-        unsigned stores;         /* PKGNOTE_CRASH_STORE_* to read; 0: every store */
-        const char *pkgnote_dir; /* NULL: $PKGNOTE_COREDUMP_DIR, else /var/lib/pkgnote/coredump */
-        /* Only the crashes it names (NULL: all): a PID when numeric (the
-         * core's, or the one the crash handler was given), else a command,
-         * an executable's path or a crash's id. */
-        const char *match;
-        /* Since LIBPKGNOTE_0.3's systemd stores (see "Crash stores of
-         * systemd-coredump" below); zero: the defaults. */
-        const char *systemd_dir;          /* NULL: /var/lib/systemd/coredump */
-        const char *journal_dir;          /* a journal directory (coredumpctl -D); NULL: the local journal */
-        const char *const *journal_files; /* NULL-terminated journal files (--file), instead of the above */
-        int64_t since, until;             /* crashes in [since, until], seconds since the epoch; 0: unbounded */
-} pkgnote_crash_options;
-/* Lists the crashes of the stores O names (NULL: defaults), oldest first.
- * A store named in O->stores or by its directory must exist (else
- * -ENOENT); of every store, those the machine lacks hold no crash.  An
- * entry that cannot be read is a problem of the list, which goes on.
- * The journal entry pkgnote-coredump logs for a crash it stored is no
- * crash of its own: logged by pkgnote-coredump as root and naming, by its
- * file name (never opened), a core pkgnote's store lists, with its PID,
- * UID, time and boot, it is merged into that store's entry, which keeps
- * its record and core and gains the journal's fields it lacks.  0, or -EINVAL (bad
- * options), -EOPNOTSUPP (a store this build does not know), -ENOMEM, or
- * the errno of a store that exists but cannot be read. */
-PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret);
-PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l);
-PKGNOTE_PUBLIC size_t pkgnote_crashes_count(const pkgnote_crashes *l);
-/* Crash I (0: the oldest), or NULL past the end; it lives as long as L. */
-PKGNOTE_PUBLIC const pkgnote_crash *pkgnote_crashes_get(const pkgnote_crashes *l, size_t i);
-PKGNOTE_PUBLIC size_t pkgnote_crashes_problem_count(const pkgnote_crashes *l);
-PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_crashes_problem(const pkgnote_crashes *l, size_t i);
-/* The store it came from (PKGNOTE_CRASH_STORE_*), and its id there. */
-PKGNOTE_PUBLIC int pkgnote_crash_store(const pkgnote_crash *c);
-PKGNOTE_PUBLIC const char *pkgnote_crash_id(const pkgnote_crash *c);
-/* When it crashed, in seconds since the epoch. */
-PKGNOTE_PUBLIC int64_t pkgnote_crash_time(const pkgnote_crash *c);
-/* The process's PID and UID (-1 when unknown), and its signal (0). */
-PKGNOTE_PUBLIC int64_t pkgnote_crash_pid(const pkgnote_crash *c);
-PKGNOTE_PUBLIC int64_t pkgnote_crash_uid(const pkgnote_crash *c);
-PKGNOTE_PUBLIC int pkgnote_crash_signal(const pkgnote_crash *c);
-/* A string the store recorded, by its JSON report's name ("executable",
- * "command", "signalName", "hostname", ...), or NULL.  From a store of
- * untrusted bytes: escape before printing. */
-PKGNOTE_PUBLIC const char *pkgnote_crash_field(const pkgnote_crash *c, const char *name);
-/* The executable's package as recorded at crash time, or NULL. */
-PKGNOTE_PUBLIC const char *pkgnote_crash_package_name(const pkgnote_crash *c);
-PKGNOTE_PUBLIC const char *pkgnote_crash_package_version(const pkgnote_crash *c);
-/* The stored core's path (the store's own name for it, never a path a
- * report gives), or NULL when the core is gone. */
-PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c);
-/* One line of JSON: time, pid, uid, signal, executable, package, coreFile,
- * store (pkgnote_crash_store_name()), core ("file", "journal", "gone"),
- * and where the store has them command, commandLine, signalName, hostname,
- * unit, userUnit, slice, cgroup, bootId, timestamp (malloc()ed into *RET).
- * 0 or -ENOMEM. */
-PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret);
-/* Opens the crash's core as pkgnote_core_open() does; -ENODATA when the
- * store no longer has it. */
-PKGNOTE_PUBLIC int pkgnote_crash_open(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret);
-
-/* ------------------------------------------------------------------ */
-/* Crash stores of systemd-coredump (lib/core-systemd.c)               */
-
-/* systemd-coredump's journal entries (MESSAGE_ID
- * fc2e22bc6ee647b6b90729ab34a250b1) are read with libsystemd's sd-journal,
- * loaded on first use (a machine without libsystemd.so.0 has no journal
- * store: -EOPNOTSUPP where it is asked for by name).  The journal entry of
- * a crash and its file in systemd_dir are one crash, of the journal store;
- * a file no entry names is a crash of PKGNOTE_CRASH_STORE_SYSTEMD.  MATCH
- * as coredumpctl takes it: a PID, an executable's path ("/..."),
- * FIELD=VALUE of a systemd field ("COREDUMP_UNIT=foo.service"), else a
- * command name.
- *
- * pkgnote_crash_field() gives every COREDUMP_* field by systemd's name
- * ("COREDUMP_CMDLINE"), and the report names: "executable", "command",
- * "commandLine", "signalName", "hostname", "unit", "userUnit", "slice",
- * "cgroup", "bootId", "machineId", "timestamp" (COREDUMP_TIMESTAMP, in
- * microseconds), "coreFile" (COREDUMP_FILENAME).  Values are untrusted
- * (any local user can log an entry): at most PKGNOTE_MAX_CRASH_FIELD
- * bytes, no NUL, invalid UTF-8 bytes as "\xNN", control bytes kept (escape
- * before printing).  A field over the limit or malformed is a problem of
- * the list, and the field is left out.
- *
- * pkgnote_crash_open() opens the stored core below systemd_dir (compressed
- * or not), else the core the journal holds inline (Storage=journal), read
- * into memory; -ENODATA when neither is there any more. */
-#define PKGNOTE_MAX_CRASH_FIELD (64u << 10)
-/* Where the crash's core is. */
-enum {
-        PKGNOTE_CRASH_CORE_GONE = 0,    /* vacuumed, deleted, or never stored */
-        PKGNOTE_CRASH_CORE_FILE = 1,    /* a file: pkgnote_crash_core_path() */
-        PKGNOTE_CRASH_CORE_JOURNAL = 2, /* inline in the journal entry (COREDUMP=) */
-};
-PKGNOTE_PUBLIC int pkgnote_crash_core_state(const pkgnote_crash *c);
-/* The name of STORE (one PKGNOTE_CRASH_STORE_* bit): "pkgnote",
- * "systemd", "journal"; NULL for another value. */
-PKGNOTE_PUBLIC const char *pkgnote_crash_store_name(int store);
-
-/* ------------------------------------------------------------------ */
-/* Generators (lib/gen-emit.c, lib/gen-osrelease.c)                            */
-
-/* os-release(5): shell-style assignments, read with the shell's quoting
- * rules and without any expansion.  Malformed lines are skipped and
- * counted, never fatal. */
-typedef struct pkgnote_os_release pkgnote_os_release;
-
-PKGNOTE_PUBLIC int pkgnote_os_release_parse(const char *text, size_t len, pkgnote_os_release **ret);
-/* Reads ROOT/etc/os-release, else ROOT/usr/lib/os-release (ROOT NULL or
- * "" means "/"); symlinks are resolved inside ROOT.  -ENOENT when neither
- * exists, -E2BIG over 64 KiB. */
-PKGNOTE_PUBLIC int pkgnote_os_release_read(const char *root, pkgnote_os_release **ret);
-/* Reads the os-release file PATH itself (a symbolic link is followed: the
- * caller named it); it must be a regular file.  -E2BIG over 64 KiB. */
-PKGNOTE_PUBLIC int pkgnote_os_release_read_file(const char *path, pkgnote_os_release **ret);
-PKGNOTE_PUBLIC void pkgnote_os_release_free(pkgnote_os_release *o);
-/* The value of KEY ("ID", "VERSION_ID", "CPE_NAME", ...) or NULL. */
-PKGNOTE_PUBLIC const char *pkgnote_os_release_get(const pkgnote_os_release *o, const char *key);
-/* The file read by pkgnote_os_release_read(), else NULL. */
-PKGNOTE_PUBLIC const char *pkgnote_os_release_path(const pkgnote_os_release *o);
-PKGNOTE_PUBLIC size_t pkgnote_os_release_problem_count(const pkgnote_os_release *o);
-/* The package format of the distribution O describes: "deb" (Debian,
- * Ubuntu), "rpm" (Fedora, RHEL, CentOS, Rocky, Alma, Oracle, Amazon,
- * Azure Linux/CBL-Mariner, SUSE, openSUSE, ...), "apk" (Alpine), "alpm"
- * (Arch); from ID when it is known, else from the first known ID_LIKE
- * word; NULL for any other distribution.  A static string. */
-PKGNOTE_PUBLIC const char *pkgnote_os_release_package_type(const pkgnote_os_release *o);
-
-/* An rpm package's NAME-[EPOCH:]VERSION-RELEASE.ARCH (or yum's
- * EPOCH:NAME-VERSION-RELEASE.ARCH), split.  ARCH must be one rpm knows
- * (including noarch, src, nosrc), so a string without one is refused
- * instead of its dist tag being taken for an architecture.  The strings
- * point into buffer_, released by pkgnote_nevra_clear(); epoch is NULL
- * when absent. */
-typedef struct pkgnote_nevra {
-        const char *name, *epoch, *version, *release, *arch;
-        char *buffer_;
-} pkgnote_nevra;
-
-PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *nevra, pkgnote_nevra *ret);
-PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n);
-
-/* Package metadata from what a build states (lib/gen-compose.c): the one
+/* Package metadata from what a build states: the one
  * implementation of pkgnote(1)'s METADATA PRECEDENCE, used by generate,
  * stamp and the build integrations.  Highest first: a key field; an rpm
  * NEVRA (type, name, version, architecture); the JSON documents, whose
@@ -972,7 +592,6 @@ PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n);
  * osCpe field is "auto", from an os-release whose ID is the note's os
  * (or, with no os, whose package format is the note's type).  Keys absent
  * from the documents follow theirs in canonical order. */
-typedef struct pkgnote_compose pkgnote_compose;
 
 PKGNOTE_PUBLIC int pkgnote_compose_new(pkgnote_compose **ret);
 PKGNOTE_PUBLIC void pkgnote_compose_free(pkgnote_compose *c);
@@ -998,25 +617,51 @@ PKGNOTE_PUBLIC int pkgnote_compose_json(pkgnote_compose *c, char **ret);
  * used, or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_compose_warning(const pkgnote_compose *c);
 
+/* --- rpm package names --- */
+
+/* An rpm package's NAME-[EPOCH:]VERSION-RELEASE.ARCH (or yum's
+ * EPOCH:NAME-VERSION-RELEASE.ARCH), split.  ARCH must be one rpm knows
+ * (including noarch, src, nosrc), so a string without one is refused
+ * instead of its dist tag being taken for an architecture.  The strings
+ * point into buffer_, released by pkgnote_nevra_clear(); epoch is NULL
+ * when absent.  The caller sets size (PKGNOTE_NEVRA_INIT); -EINVAL when
+ * it does not cover buffer_, which every version has. */
+typedef struct pkgnote_nevra {
+        size_t size; /* sizeof(pkgnote_nevra), set by the caller */
+        const char *name, *epoch, *version, *release, *arch;
+        char *buffer_;
+} pkgnote_nevra;
+#define PKGNOTE_NEVRA_INIT {.size = sizeof(pkgnote_nevra)}
+
+PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *nevra, pkgnote_nevra *ret);
+PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n);
+
+/* --- Targets and generators --- */
+
 /* Where a generated note goes: ELF class, byte order, machine, and the
  * e_flags a relocatable object needs to link with the platform's usual
  * ABI (for example hard-float on armhf, lp64d on riscv64). */
 typedef struct pkgnote_target {
+        size_t size;        /* sizeof(pkgnote_target), set by the caller */
         const char *name;   /* canonical name: "x86_64", "s390x", "ELF32BE", ... */
         int elf_class;      /* 32 or 64 */
         int big_endian;     /* 1 or 0 */
         unsigned machine;   /* e_machine; 0 (EM_NONE) for the ELFnnXE forms */
         uint32_t flags;     /* e_flags */
 } pkgnote_target;
+#define PKGNOTE_TARGET_INIT {.size = sizeof(pkgnote_target)}
 
 /* Accepts an architecture (x86_64, amd64, i386..i686, aarch64, arm64,
  * aarch64_be, armhf, armel, s390x, ppc64le, ppc64, ppc, riscv64,
  * loongarch64), a GNU triplet whose first part is one of those
  * (s390x-linux-gnu, arm-linux-gnueabihf), a BFD name (elf64-x86-64,
  * elf64-s390, ...), or ELF32LE, ELF32BE, ELF64LE, ELF64BE, which give
- * class and byte order but no machine.  -EINVAL otherwise. */
+ * class and byte order but no machine.  -EINVAL otherwise, and when
+ * RET->size is below sizeof(size_t).  Both fill the fields RET->size
+ * covers. */
 PKGNOTE_PUBLIC int pkgnote_target_parse(const char *spec, pkgnote_target *ret);
-/* The target pkgnote itself was built for. */
+/* The target pkgnote itself was built for (nothing written when RET->size
+ * is below sizeof(size_t)). */
 PKGNOTE_PUBLIC void pkgnote_target_host(pkgnote_target *ret);
 
 /* The generators below take the note's JSON text, which must be one
@@ -1056,20 +701,15 @@ PKGNOTE_PUBLIC int pkgnote_emit_asm(const char *json, char **ret);
  * (no SECTIONS) cannot use it. */
 PKGNOTE_PUBLIC int pkgnote_emit_linker_script(const char *json, char **ret);
 
-/* The dlopen note for JSON, laid out as a C struct of header, "FDO" and
- * the JSON string is (systemd's ELF_NOTE_DLOPEN): descsz is the JSON's
- * length plus its NUL, and NULs after it pad the descriptor to 4 bytes.
- * JSON must be an array that pkgnote_dlopen_check() finds no fault in
- * (-EINVAL with its first complaint otherwise); the note holds it with
- * the whitespace outside strings removed and every other byte as given. */
-PKGNOTE_PUBLIC int pkgnote_dlopen_note_encode(const char *json, int big_endian, uint8_t **ret,
-                                              size_t *ret_len);
-
-/* Several notes generated together, by pkgnote_emit(). */
+/* Several notes generated together, by pkgnote_emit(), or stamped
+ * together.  Passed as an array whose first element's size is the stride
+ * of all (see the conventions); PKGNOTE_NOTE_SPEC() makes one element. */
 typedef struct pkgnote_note_spec {
+        size_t size;      /* sizeof(pkgnote_note_spec), set by the caller */
         uint32_t type;    /* PKGNOTE_NT_FDO_PACKAGING_METADATA or _DLOPEN_METADATA */
         const char *json; /* the note's JSON, checked as the functions above do */
 } pkgnote_note_spec;
+#define PKGNOTE_NOTE_SPEC(TYPE, JSON) {sizeof(pkgnote_note_spec), (TYPE), (JSON)}
 
 /* What pkgnote_emit() makes. */
 enum {
@@ -1079,7 +719,7 @@ enum {
         PKGNOTE_EMIT_LINKER_SCRIPT, /* a linker script, as pkgnote_emit_linker_script() */
         PKGNOTE_EMIT_C_HEADER,      /* a C/C++ header whose top-level asm emits the notes
                                        (no GNU property note: the compiler writes the
-                                       object's own); from version 0.3 */
+                                       object's own) */
 };
 
 /* The N notes in FORM for target T (NULL: this machine; the linker
@@ -1094,6 +734,8 @@ enum {
 PKGNOTE_PUBLIC int pkgnote_emit(int form, const pkgnote_note_spec *notes, size_t n, const pkgnote_target *t,
                                 uint8_t **ret, size_t *ret_len);
 
+/* --- Linkers and their options --- */
+
 /* Linkers, for choosing how to pass the note. */
 enum {
         PKGNOTE_LINKER_UNKNOWN = 0,
@@ -1104,15 +746,21 @@ enum {
 };
 
 typedef struct pkgnote_linker {
+        size_t size;                  /* sizeof(pkgnote_linker), set by the caller */
         int kind;                     /* PKGNOTE_LINKER_* */
         unsigned major, minor;        /* 0.0 when unknown; gold: its binutils version */
 } pkgnote_linker;
+#define PKGNOTE_LINKER_INIT {.size = sizeof(pkgnote_linker)}
 
 /* "bfd" (also "ld"), "gold", "lld", "mold" to PKGNOTE_LINKER_*, else 0. */
 PKGNOTE_PUBLIC int pkgnote_linker_kind_from_name(const char *name);
 PKGNOTE_PUBLIC const char *pkgnote_linker_kind_name(int kind);
 /* Identifies a linker from the output of "LINKER --version" (LEN bytes).
- * -EINVAL when it is none of the four. */
+ * -EINVAL when it is none of the four or RET->size is below
+ * sizeof(size_t); the fields RET->size covers are filled.  Functions
+ * given a pkgnote_linker or pkgnote_target read it by the rule of the
+ * conventions (-EINVAL for fields unknown to the library that are set, or
+ * a size below sizeof(size_t); those returning 1 or 0 return -EINVAL). */
 PKGNOTE_PUBLIC int pkgnote_linker_identify(const char *version_output, size_t len, pkgnote_linker *ret);
 /* 1 when the linker takes --package-metadata=JSON: bfd and gold from
  * binutils 2.39, lld 15, mold 1.3. */
@@ -1141,8 +789,7 @@ PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style,
 PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata_for(const char *json, const pkgnote_linker *l, int style,
                                                         char **ret);
 
-/* ------------------------------------------------------------------ */
-/* Injection routes (lib/gen-routes.c), from version 0.3                */
+/* --- Injection routes --- */
 
 enum {
         PKGNOTE_ROUTE_GCC_SPECS = 1,  /* a gcc specs file: gcc -specs=FILE */
@@ -1162,75 +809,33 @@ enum {
 PKGNOTE_PUBLIC int pkgnote_route_text(int route, const char *json, const pkgnote_linker *l,
                                       const char *const *objects, size_t n_objects, char **ret);
 
-/* ------------------------------------------------------------------ */
-/* Lint (lib/check-lint.c)                                                   */
+/* --- PE/COFF --- */
 
-/* Kinds of CPE name accepted by pkgnote_cpe_check(). */
-enum {
-        PKGNOTE_CPE_FS = 1,       /* CPE 2.3 formatted string, all 11 components */
-        PKGNOTE_CPE_FS_SHORT = 2, /* CPE 2.3 formatted string missing trailing components */
-        PKGNOTE_CPE_URI = 3,      /* CPE 2.2 URI ("cpe:/..."), also the 2.3 URI binding */
-};
+/* The bytes of a .pkgnote section for JSON (checked as the package note's
+ * JSON is; NUL-terminated, NUL-padded to 4 bytes), malloc()ed, for
+ * objcopy --add-section.  -EINVAL bad JSON. */
+PKGNOTE_PUBLIC int pkgnote_emit_coff_section(const char *json, uint8_t **ret, size_t *ret_len);
+/* A COFF object for target T (x86_64, i686, aarch64, armhf, riscv64,
+ * loongarch64) with one section, .pkgnote (initialized data, read-only,
+ * 4-byte aligned), holding pkgnote_emit_coff_section()'s bytes: link it
+ * into a PE image with mingw-w64's gcc or ld, or lld-link.  -EINVAL bad
+ * JSON or a target without a PE machine. */
+PKGNOTE_PUBLIC int pkgnote_emit_coff_object(const char *json, const pkgnote_target *t, uint8_t **ret,
+                                            size_t *ret_len);
 
-/* Checks the syntax of CPE, as os-release CPE_NAME and the osCpe and
- * appCpe keys hold it: a CPE 2.3 formatted string (NISTIR 7695 6.2:
- * "cpe:2.3:" and 11 components, '\' quoting, '*' and '?' only at the
- * ends of a component) or a CPE 2.2 URI (CPE 2.2 5.3 / NISTIR 7695 6.1:
- * "cpe:/" and up to 7 components, '%' encoding).  Returns one of
- * PKGNOTE_CPE_*, or -EINVAL with the reason in pkgnote_last_error().
- * A formatted string with fewer components, as the spec's own example
- * "cpe:2.3:o:fedoraproject:fedora:33", gives PKGNOTE_CPE_FS_SHORT. */
-PKGNOTE_PUBLIC int pkgnote_cpe_check(const char *cpe);
+/* ===================================================================
+ * Stamp
+ * Names: pkgnote_stamp_*, pkgnote_filemap_*, pkgnote_root_file_*
+ *
+ * Adding, replacing and removing the notes of files already linked: in
+ * memory, one file, every file of a tree (with a metadata map giving each
+ * file its note: pkgnote_filemap), or a file inside a root directory
+ * (pkgnote_root_file); what stamping did, as JSON.
+ * Handles: pkgnote_filemap, pkgnote_root_file.
+ * =================================================================== */
 
-typedef enum pkgnote_lint_severity {
-        PKGNOTE_LINT_WARNING = 1, /* allowed, but loses information or trips readers */
-        PKGNOTE_LINT_ERROR = 2,   /* breaks the spec, or readers miss or misread the note */
-} pkgnote_lint_severity;
-
-/* "warning" or "error" (NULL for other values). */
-PKGNOTE_PUBLIC const char *pkgnote_lint_severity_name(int severity);
-
-/* One kind of finding.  IDs are stable and never reused. */
-typedef struct pkgnote_lint_check {
-        const char *id;               /* short, e.g. "bad-cpe" */
-        pkgnote_lint_severity severity;
-        const char *summary;          /* one line of English */
-} pkgnote_lint_check;
-
-/* The I-th known check, NULL past the last one. */
-PKGNOTE_PUBLIC const pkgnote_lint_check *pkgnote_lint_check_get(size_t i);
-
-#define PKGNOTE_LINT_NO_OFFSET UINT64_MAX
-
-typedef struct pkgnote_lint_finding {
-        const pkgnote_lint_check *check; /* what was found, and how bad it is */
-        /* One line, valid until the callback returns.  It may quote bytes
-         * from the file (owners, keys, values): escape before printing. */
-        const char *message;
-        uint64_t offset; /* file offset of the note concerned, or PKGNOTE_LINT_NO_OFFSET */
-} pkgnote_lint_finding;
-
-typedef void (*pkgnote_lint_fn)(void *userdata, const pkgnote_lint_finding *finding);
-
-/* Checks the package notes of E against the spec and against what
- * readers (core dumps, systemd-coredump, readelf, SBOM scanners) need:
- * presence, owner and type, the descriptor's JSON, well-known keys and
- * CPE syntax, and where the note lies (PT_NOTE inside a PT_LOAD within
- * the first page for executables and shared objects; an allocated,
- * 4-byte aligned SHT_NOTE section for relocatable objects).  Calls FN
- * (may be NULL) for each finding, in a stable order.  Returns the number
- * of error findings, or a negative errno (-ENOMEM) when the object could
- * not be checked at all. */
-PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_object *e, pkgnote_lint_fn fn, void *userdata);
-/* pkgnote_lint(), and also (check "os-release-mismatch", an error) each
- * package note's os, osVersion and osCpe against the ID, VERSION_ID and
- * CPE_NAME of OSR, the build root's os-release (NULL: not checked); only
- * what both state is compared.  From version 0.3. */
-PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_object *e, const pkgnote_os_release *osr, pkgnote_lint_fn fn,
-                                           void *userdata);
-
-/* ------------------------------------------------------------------ */
-/* Stamp (lib/stamp.c)                                                 */
+typedef struct pkgnote_filemap pkgnote_filemap;
+typedef struct pkgnote_root_file pkgnote_root_file;
 
 /* Adds, replaces or removes the package note of an already linked
  * executable or shared object (ET_EXEC, ET_DYN: the note is reached
@@ -1352,8 +957,852 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output
  * "pe-section". */
 PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement);
 
-/* ------------------------------------------------------------------ */
-/* Scan and SBOM (lib/scan.c, lib/scan-sbom.c)                              */
+/* Stamping a PE image that carries an Authenticode signature (a
+ * certificate table) drops the signature, which stamping invalidates:
+ * sign it again afterwards (sbsign).  Without this flag such an image is
+ * refused with -EPERM; with it, a certificate table that does not end
+ * the file (-ENOTSUP) or starts inside the headers, a section's data or
+ * the COFF symbol table (-EBADMSG) is refused, nothing cut.
+ * Stamping a PE image keeps every address it declares (SizeOfImage only
+ * grows) and every byte but the header fields it must write; what
+ * followed the sections (a COFF symbol table, zeros) moves after the new
+ * .pkgnote section's bytes, any other trailing data makes it refused
+ * (-ENOTSUP); removing the note gives back the image as it was before
+ * stamping, byte for byte (doc/pe.md). */
+#define PKGNOTE_STAMP_DROP_SIGNATURE (1u << 3)
+
+/* --- Stamping trees and roots --- */
+
+/* One file of a tree, as pkgnote_stamp_tree() reports it.  Valid during
+ * the call only. */
+typedef struct pkgnote_stamp_tree_file {
+        size_t size;                         /* sizeof(pkgnote_stamp_tree_file) of the library */
+        const char *path;                    /* the tree's name joined with the file's path in it */
+        int error;                           /* 0 stamped, < 0 failed (pkgnote_last_error()) */
+        const char *skipped;                 /* not stamped, and why (error 0) */
+        /* When stamped: one for each note specification, results->size
+         * bytes apart (the library's size: the stride rule of the
+         * conventions); a caller reads the fields that size covers. */
+        const pkgnote_stamp_result *results;
+        size_t names;                        /* the file's names in the tree (hard links), 1 usually */
+} pkgnote_stamp_tree_file;
+typedef void (*pkgnote_stamp_tree_fn)(const pkgnote_stamp_tree_file *f, void *userdata);
+/* The package note's JSON for the file REL (its path in the tree): the
+ * JSON (kept by the caller until the walk ends), or NULL with *SKIP
+ * saying why the file is left alone, and *ERR < 0 when that is a failure
+ * (the message in pkgnote_last_error()). */
+typedef const char *(*pkgnote_stamp_tree_json_fn)(const char *rel, const char **skip, int *err, void *userdata);
+/* Stamps every executable, shared object and relocatable object of the
+ * tree DIR with the N notes of SPECS as pkgnote_stamp_notes_file() does
+ * (pkgnote-stamp(1) --tree), walking and writing relative to directory
+ * descriptors opened without following symbolic links; hard links are
+ * stamped once and keep being one file.  With JSON_FN, each file's
+ * package note JSON comes from it in place of the JSON of the package
+ * note specification of SPECS (which must have one: a specification
+ * that removes is applied as it is); hard links get that of their first
+ * name in the tree's sorted order.
+ * Calls FN for every file stamped, skipped or failed.  0, or a negative
+ * errno when DIR cannot be walked (-ENOTDIR not a directory); failures
+ * of single files go to FN only. */
+PKGNOTE_PUBLIC int pkgnote_stamp_tree(const char *dir, const pkgnote_note_spec *specs, size_t n,
+                                      pkgnote_stamp_tree_json_fn json_fn, void *json_userdata, unsigned flags,
+                                      pkgnote_stamp_tree_fn fn, void *userdata);
+
+/* A file found inside a root directory, every symbolic link resolved as
+ * if the root were "/" (as a chroot would), never leading out of it. */
+/* Resolves PATH (absolute or relative: both from the root) inside the
+ * root directory ROOTFD, which must stay open while *RET lives: 1 with
+ * *RET; -ENOENT, -ELOOP, -EINVAL not a regular file, -ENOMEM. */
+PKGNOTE_PUBLIC int pkgnote_root_file_resolve(int rootfd, const char *path, pkgnote_root_file **ret);
+/* Its path in the root, without the leading '/' ("usr/bin/ls"). */
+PKGNOTE_PUBLIC const char *pkgnote_root_file_path(const pkgnote_root_file *f);
+PKGNOTE_PUBLIC void pkgnote_root_file_free(pkgnote_root_file *f);
+/* Stamps F as pkgnote_stamp_notes_file() stamps a file: in place,
+ * replaced inside its own directory of the root, or into OUTPUT (F only
+ * read).  -ESTALE when F is no longer the file resolved.  Nothing outside
+ * the root is opened but OUTPUT. */
+PKGNOTE_PUBLIC int pkgnote_stamp_root_file(const pkgnote_root_file *f, const char *output,
+                                           const pkgnote_note_spec *specs, size_t n, unsigned flags,
+                                           pkgnote_stamp_result *results);
+
+/* --- Metadata maps --- */
+
+/* One package note's JSON per file of a tree, as pkgnote stamp
+ * --metadata-map reads it: lines PATH<TAB>JSON; empty lines and lines
+ * that start with '#' are ignored.  PATH names a file of the tree
+ * ("./a/b", "/a/b" and "a/b" are one file) and may be listed once. */
+/* Parses the LEN bytes at TEXT (NAME: the file's name for messages):
+ * 1 with *RET, or -EINVAL (-ENOMEM) with the reason and the line's number
+ * in pkgnote_last_error().  The JSON is checked later, by the composer. */
+PKGNOTE_PUBLIC int pkgnote_filemap_parse(const char *text, size_t len, const char *name, pkgnote_filemap **ret);
+PKGNOTE_PUBLIC void pkgnote_filemap_free(pkgnote_filemap *m);
+PKGNOTE_PUBLIC size_t pkgnote_filemap_count(const pkgnote_filemap *m);
+/* The I-th entry's path (pkgnote_filemap_tree_path() of it; entries in
+ * byte order of it) and JSON; NULL past the last. */
+PKGNOTE_PUBLIC const char *pkgnote_filemap_path(const pkgnote_filemap *m, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_filemap_document(const pkgnote_filemap *m, size_t i);
+/* The entry for PATH (any of the spellings above): 1 with its index in
+ * *RET, 0 when none. */
+PKGNOTE_PUBLIC int pkgnote_filemap_find(const pkgnote_filemap *m, const char *path, size_t *ret);
+/* PATH with its leading "./" and '/' taken off (a pointer into PATH). */
+PKGNOTE_PUBLIC const char *pkgnote_filemap_tree_path(const char *path);
+
+/* --- Reports as JSON (see the conventions) --- */
+
+/* What stamping PATH did ("pkgnote stamp --json"): path, placement
+ * (pkgnote_stamp_placement_name()), relocatable, firstPage,
+ * phdrsFirstPage, phdrsMoved, tablesMoved, notesMoved, signatureRemoved
+ * (booleans), noteOffset, noteSize, size, bytesAdded.  With R NULL, why
+ * it failed: path and error (ERROR). */
+PKGNOTE_PUBLIC int pkgnote_stamp_result_to_json(const pkgnote_stamp_result *r, const char *path, const char *error,
+                                                char **ret);
+/* What pkgnote_stamp_notes_file() did to PATH for the N notes of NOTES
+ * (one or two, with their results R), as "pkgnote stamp --json" prints
+ * it: the members above for the first note, after "note": "dlopen" when
+ * that is the dlopen note; with two, the second's (the dlopen note's)
+ * members in an object "dlopen". */
+PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result *r, const pkgnote_note_spec *notes,
+                                                      size_t n, const char *path, char **ret);
+
+/* ===================================================================
+ * Lint
+ * Names: pkgnote_lint, pkgnote_lint_*, pkgnote_cpe_check
+ *
+ * Checking an object's package notes against the spec and against what
+ * their readers need, each finding of a stable, documented check
+ * (pkgnote_lint_check); CPE syntax.  No handle: findings are passed to a
+ * callback.
+ * =================================================================== */
+
+/* Kinds of CPE name accepted by pkgnote_cpe_check(). */
+enum {
+        PKGNOTE_CPE_FS = 1,       /* CPE 2.3 formatted string, all 11 components */
+        PKGNOTE_CPE_FS_SHORT = 2, /* CPE 2.3 formatted string missing trailing components */
+        PKGNOTE_CPE_URI = 3,      /* CPE 2.2 URI ("cpe:/..."), also the 2.3 URI binding */
+};
+
+/* Checks the syntax of CPE, as os-release CPE_NAME and the osCpe and
+ * appCpe keys hold it: a CPE 2.3 formatted string (NISTIR 7695 6.2:
+ * "cpe:2.3:" and 11 components, '\' quoting, '*' and '?' only at the
+ * ends of a component) or a CPE 2.2 URI (CPE 2.2 5.3 / NISTIR 7695 6.1:
+ * "cpe:/" and up to 7 components, '%' encoding).  Returns one of
+ * PKGNOTE_CPE_*, or -EINVAL with the reason in pkgnote_last_error().
+ * A formatted string with fewer components, as the spec's own example
+ * "cpe:2.3:o:fedoraproject:fedora:33", gives PKGNOTE_CPE_FS_SHORT. */
+PKGNOTE_PUBLIC int pkgnote_cpe_check(const char *cpe);
+
+/* How bad a finding is. */
+enum {
+        PKGNOTE_LINT_WARNING = 1, /* allowed, but loses information or trips readers */
+        PKGNOTE_LINT_ERROR = 2,   /* breaks the spec, or readers miss or misread the note */
+};
+
+/* "warning" or "error" (NULL for other values). */
+PKGNOTE_PUBLIC const char *pkgnote_lint_severity_name(int severity);
+
+/* One kind of finding.  IDs are stable and never reused. */
+typedef struct pkgnote_lint_check {
+        const char *id;               /* short, e.g. "bad-cpe" */
+        int severity;                 /* PKGNOTE_LINT_* */
+        const char *summary;          /* one line of English */
+} pkgnote_lint_check;
+
+/* The I-th known check, NULL past the last one. */
+PKGNOTE_PUBLIC const pkgnote_lint_check *pkgnote_lint_check_get(size_t i);
+
+#define PKGNOTE_LINT_NO_OFFSET UINT64_MAX
+
+typedef struct pkgnote_lint_finding {
+        const pkgnote_lint_check *check; /* what was found, and how bad it is */
+        /* One line, valid until the callback returns.  It may quote bytes
+         * from the file (owners, keys, values): escape before printing. */
+        const char *message;
+        uint64_t offset; /* file offset of the note concerned, or PKGNOTE_LINT_NO_OFFSET */
+} pkgnote_lint_finding;
+
+typedef void (*pkgnote_lint_fn)(void *userdata, const pkgnote_lint_finding *finding);
+
+/* Checks the package notes of E against the spec and against what
+ * readers (core dumps, systemd-coredump, readelf, SBOM scanners) need:
+ * presence, owner and type, the descriptor's JSON, well-known keys and
+ * CPE syntax, and where the note lies (PT_NOTE inside a PT_LOAD within
+ * the first page for executables and shared objects; an allocated,
+ * 4-byte aligned SHT_NOTE section for relocatable objects).  Calls FN
+ * (may be NULL) for each finding, in a stable order.  Returns the number
+ * of error findings, or a negative errno (-ENOMEM) when the object could
+ * not be checked at all. */
+PKGNOTE_PUBLIC int pkgnote_lint(pkgnote_object *e, pkgnote_lint_fn fn, void *userdata);
+/* pkgnote_lint(), and also (check "os-release-mismatch", an error) each
+ * package note's os, osVersion and osCpe against the ID, VERSION_ID and
+ * CPE_NAME of OSR, the build root's os-release (NULL: not checked); only
+ * what both state is compared. */
+PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_object *e, const pkgnote_os_release *osr, pkgnote_lint_fn fn,
+                                           void *userdata);
+
+/* --- Reports as JSON (see the conventions) --- */
+
+/* A lint finding in the file PATH ("pkgnote lint --json"): path,
+ * severity, check (its id), message, offset (a number, or null for
+ * PKGNOTE_LINT_NO_OFFSET). */
+PKGNOTE_PUBLIC int pkgnote_lint_finding_to_json(const pkgnote_lint_finding *f, const char *path, char **ret);
+
+/* ===================================================================
+ * Core and process reports
+ * Names: pkgnote_core_*, pkgnote_module_*, pkgnote_process_*, pkgnote_dbcache_*, pkgnote_stack_*, pkgnote_debuginfo_*, pkgnote_source_name, pkgnote_signal_name, pkgnote_origin_name, pkgnote_db_state_name
+ *
+ * What a core file or a running process held (pkgnote_core): its process
+ * facts and threads, its modules (pkgnote_module) with their notes and, where
+ * a note is missing, the package database's answer (many processes share
+ * their roots' databases through a pkgnote_dbcache), stack traces with debug
+ * info from debuginfod (pkgnote_stack); a core's report as JSON and in
+ * systemd's shape.
+ * Handles: pkgnote_core, pkgnote_module, pkgnote_stack, pkgnote_dbcache.
+ * =================================================================== */
+
+typedef struct pkgnote_core pkgnote_core;
+typedef struct pkgnote_module pkgnote_module;
+typedef struct pkgnote_stack pkgnote_stack;
+typedef struct pkgnote_dbcache pkgnote_dbcache;
+
+/* NT_FILE entries of a core; lines of a running process's /proc/PID/maps,
+ * which is read whole up to this, far above the kernel's default
+ * vm.max_map_count (65530) and the 262144 mmap-heavy servers ask for. */
+#define PKGNOTE_MAX_MAPPINGS (1u << 20)
+/* Bytes of one /proc/PID/maps line (a path longer than PATH_MAX can be
+ * mapped); a longer line is passed over and said. */
+#define PKGNOTE_MAX_MAPS_LINE (1u << 16)
+#define PKGNOTE_MAX_MODULES 4096u       /* modules per core */
+#define PKGNOTE_MAX_THREADS 4096u       /* threads listed per core */
+/* A compressed core decompressed for a stack trace keeps at most this
+ * many bytes in memory; past them it goes on in an unlinked temporary
+ * file in $TMPDIR, else /var/tmp. */
+#define PKGNOTE_MAX_CORE_IN_MEMORY (64u << 20)
+
+typedef struct pkgnote_core_options {
+        size_t size; /* sizeof(pkgnote_core_options), or 0 */
+        /* Where module paths resolve when a note must come from disk: the
+         * container's or image's root; NULL means the host's "/".  Paths
+         * never escape it ("..", symlinks). */
+        const char *root;
+        /* Never read module files from disk. */
+        int no_disk;
+        /* Never ask the root's package database about modules without a
+         * package note (see pkgnote_module_db_state()). */
+        int no_database;
+        unsigned flags; /* PKGNOTE_CORE_* */
+} pkgnote_core_options;
+/* A compressed core file (not a pipe) is decompressed once, its zero
+ * pages left as holes, into memory (a sealed memfd) while it holds at
+ * most PKGNOTE_MAX_CORE_IN_MEMORY bytes, past them into an unlinked
+ * temporary file in $TMPDIR, else /var/tmp (where none can be made, it
+ * stays in memory and the core's problems say so), and both the reader and
+ * a later stack trace (pkgnote_core_stack_with()) read it there, instead
+ * of the reader streaming it and the unwinder decompressing it again.
+ * Set it when a stack trace will be asked for; without a stack trace,
+ * streaming reads less and holds no copy.  A core whose non-zero bytes
+ * would take more than half of the machine's memory, or whose stream
+ * fails to decode, is streamed as without the flag. */
+#define PKGNOTE_CORE_DECOMPRESS_ONCE 1u
+#define PKGNOTE_CORE_OPTIONS_INIT {.size = sizeof(pkgnote_core_options)}
+
+typedef struct pkgnote_thread_info {
+        int tid;
+        int signal; /* pending signal of the thread (pr_cursig) */
+} pkgnote_thread_info;
+
+typedef struct pkgnote_process_info {
+        size_t size;             /* sizeof(pkgnote_process_info), set by the caller */
+        int pid, ppid, uid, gid; /* -1 when the core does not say; pid is the process (thread group) */
+        int signal;              /* 0 when unknown */
+        int has_fault_address;
+        uint64_t fault_address;  /* si_addr for SIGSEGV, SIGBUS, SIGILL, SIGFPE */
+        const char *command;     /* pr_fname, or NULL */
+        const char *arguments;   /* pr_psargs (first 80 bytes), or NULL */
+        const char *executable;  /* AT_EXECFN when absolute, else the main module's path, else
+                                  * AT_EXECFN as given, else pr_fname; NULL, never "", if none */
+        int elf_class, big_endian;
+        unsigned machine;
+        int tid;                 /* the crashing thread's id (a core's first NT_PRSTATUS), or -1;
+                                  * pid is the process's (NT_PRPSINFO), which differs when
+                                  * another thread than the main one crashed */
+} pkgnote_process_info;
+
+/* Where a module's metadata came from. */
+enum {
+        PKGNOTE_SOURCE_NONE = 0,      /* not available */
+        PKGNOTE_SOURCE_CORE = 1,      /* the page dumped into the core */
+        PKGNOTE_SOURCE_DISK = 2,      /* the file on disk, build-id verified */
+        PKGNOTE_SOURCE_DISK_MISMATCH = 3, /* the disk copy differs: not used */
+        PKGNOTE_SOURCE_MAPPED = 4,    /* a running process's mapped file */
+};
+
+/* Opens a core file ("-" for standard input): plain, or compressed with
+ * zstd, xz or lz4 (detected by content, read as a stream).  -ENOEXEC when
+ * it is none of these, -EINVAL when it is ELF but not a core.  Problems
+ * that leave the rest readable (a bad NT_FILE, an unreadable module) do
+ * not fail the call: see pkgnote_core_problem(). */
+PKGNOTE_PUBLIC int pkgnote_core_open(const char *path, const pkgnote_core_options *o, pkgnote_core **ret);
+PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *o, pkgnote_core **ret);
+PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const pkgnote_core_options *o,
+                                            pkgnote_core **ret);
+PKGNOTE_PUBLIC void pkgnote_core_free(pkgnote_core *c);
+
+/* Process facts; the strings live as long as C. */
+PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_info *ret);
+/* The threads the core lists (at most PKGNOTE_MAX_THREADS), the crashing
+ * thread first: their number, and thread I (NULL past the last), which
+ * lives as long as C. */
+PKGNOTE_PUBLIC size_t pkgnote_core_thread_count(const pkgnote_core *c);
+PKGNOTE_PUBLIC const pkgnote_thread_info *pkgnote_core_thread(const pkgnote_core *c, size_t i);
+
+/* Modules in address order: each file mapped at offset 0 that is ELF,
+ * once per start address, and the vDSO. */
+PKGNOTE_PUBLIC size_t pkgnote_core_module_count(const pkgnote_core *c);
+PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_module(const pkgnote_core *c, size_t i);
+/* The executable's module, or NULL. */
+PKGNOTE_PUBLIC const pkgnote_module *pkgnote_core_main_module(const pkgnote_core *c);
+
+PKGNOTE_PUBLIC size_t pkgnote_core_problem_count(const pkgnote_core *c);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_core_problem(const pkgnote_core *c, size_t i);
+/* Bytes read from the core file so far (compressed bytes for a stream);
+ * 0 for a running process (pkgnote_process_open()). */
+PKGNOTE_PUBLIC uint64_t pkgnote_core_bytes_read(const pkgnote_core *c);
+
+PKGNOTE_PUBLIC const char *pkgnote_module_path(const pkgnote_module *m);
+PKGNOTE_PUBLIC uint64_t pkgnote_module_start(const pkgnote_module *m);
+PKGNOTE_PUBLIC uint64_t pkgnote_module_end(const pkgnote_module *m);
+/* Build-id from the core's page (lowercase hex), or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_module_build_id(const pkgnote_module *m);
+/* Build-id of the disk copy when it was read, or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_module_disk_build_id(const pkgnote_module *m);
+/* The notes used (from the core or the verified disk copy), or NULL.
+ * Owned by the core: valid until pkgnote_core_free(); pkgnote_info_dup()
+ * keeps a copy beyond that. */
+PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_info(const pkgnote_module *m);
+PKGNOTE_PUBLIC int pkgnote_module_source(const pkgnote_module *m);
+/* Why metadata is missing or was not used, or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_module_reason(const pkgnote_module *m);
+/* How the module was found: "nt-file" (the core's NT_FILE note), "auxv"
+ * (the vDSO), "link-map" (the dynamic linker's list in a core without
+ * NT_FILE), "elf-header" (an ELF header in its dumped memory), "maps"
+ * (a running process's /proc/PID/maps).  A static string. */
+PKGNOTE_PUBLIC const char *pkgnote_module_found_by(const pkgnote_module *m);
+PKGNOTE_PUBLIC int pkgnote_module_is_vdso(const pkgnote_module *m);
+/* 1 when the kernel marked the mapped file deleted. */
+PKGNOTE_PUBLIC int pkgnote_module_deleted(const pkgnote_module *m);
+
+/* 1 when a running process maps a file other than the one now at its
+ * path (replaced on disk by an upgrade). */
+PKGNOTE_PUBLIC int pkgnote_module_replaced(const pkgnote_module *m);
+
+/* A running process as a core without registers: modules from
+ * /proc/PID/maps, read whole, line by line (at most PKGNOTE_MAX_MAPPINGS
+ * lines; what is passed over is one of the core's problems), notes read
+ * through /proc/PID/map_files (the files as mapped, even if deleted or
+ * replaced since), process facts from /proc/PID/status, comm, cmdline,
+ * exe and auxv.  Whether a module was replaced, and the file installed at
+ * its path now (pkgnote_module_installed_info()), are told by the
+ * process's own root, /proc/PID/root: a process in a chroot or another
+ * mount namespace (a container) is compared with its root's files, never
+ * the host's. */
+PKGNOTE_PUBLIC int pkgnote_process_open(int pid, pkgnote_core **ret);
+
+/* "core", "disk", "disk-mismatch", "mapped", "none". */
+PKGNOTE_PUBLIC const char *pkgnote_source_name(int source);
+/* "SEGV", "ABRT", ... without "SIG", or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_signal_name(int sig);
+
+/* --- Packages from the package database --- */
+
+/* Where a module lacks a package note, the package that owns its file in
+ * the package database of the root it ran in (a core's: the host's "/";
+ * a running process's: its own root, /proc/PID/root, where its modules'
+ * paths are looked up and their files checked; either way
+ * pkgnote_core_options.root when set): dpkg's (var/lib/dpkg) or rpm's
+ * (rpmdb.sqlite).  The database is read once per core or process, and
+ * only when some module lacks a note; then every module with a path is
+ * looked up, those with notes too, so that a disagreement shows.  Its
+ * answer is given only for the file that was mapped: a core's module
+ * when the file at its path has the core's build-id, a process's when it
+ * has the mapping's device and inode (/proc/PID/maps).  Otherwise the
+ * package owning the path now is named beside the module, but never
+ * claimed as the module's. */
+PKGNOTE_PUBLIC int pkgnote_process_open_with(int pid, const pkgnote_core_options *o, pkgnote_core **ret);
+
+/* Where a module's package came from. */
+enum {
+        PKGNOTE_ORIGIN_NONE = 0,      /* no package known */
+        PKGNOTE_ORIGIN_CORE_NOTE = 1, /* a package note in the core's dumped page */
+        PKGNOTE_ORIGIN_DISK_NOTE = 2, /* a package note in the file (verified disk copy, or as mapped) */
+        PKGNOTE_ORIGIN_DATABASE = 3,  /* the root's package database (no note) */
+};
+PKGNOTE_PUBLIC int pkgnote_module_package_origin(const pkgnote_module *m);
+/* "core-note", "disk-note", "database", "none". */
+PKGNOTE_PUBLIC const char *pkgnote_origin_name(int origin);
+
+/* What the database said of a module's file. */
+enum {
+        PKGNOTE_DB_NOT_ASKED = 0,  /* no database read (every module had a note, no database,
+                                    * no_database), or no path (the vDSO) */
+        PKGNOTE_DB_OWNED = 1,      /* the mapped file; pkgnote_module_db_name() owns it */
+        PKGNOTE_DB_UNOWNED = 2,    /* the mapped file; no package owns it */
+        PKGNOTE_DB_REPLACED = 3,   /* another file is at the path now (other build-id, device
+                                    * or inode): db names its owner, not the module's */
+        PKGNOTE_DB_DELETED = 4,    /* no file at the path now */
+        PKGNOTE_DB_UNVERIFIED = 5, /* the core holds no build-id to compare: db names the
+                                    * path's owner, not claimed */
+};
+PKGNOTE_PUBLIC int pkgnote_module_db_state(const pkgnote_module *m);
+/* "owned", "unowned", "replaced", "deleted", "unverified", "not-asked". */
+PKGNOTE_PUBLIC const char *pkgnote_db_state_name(int state);
+/* The package that the database says owns the module's path (for
+ * PKGNOTE_DB_OWNED the module's, otherwise what is installed there now):
+ * database type ("deb", "rpm"), binary package name, version and
+ * architecture, source package name and version; NULL when none owns it.
+ * Valid until pkgnote_core_free(). */
+PKGNOTE_PUBLIC const char *pkgnote_module_db_type(const pkgnote_module *m);
+PKGNOTE_PUBLIC const char *pkgnote_module_db_name(const pkgnote_module *m);
+PKGNOTE_PUBLIC const char *pkgnote_module_db_version(const pkgnote_module *m);
+PKGNOTE_PUBLIC const char *pkgnote_module_db_architecture(const pkgnote_module *m);
+PKGNOTE_PUBLIC const char *pkgnote_module_db_source(const pkgnote_module *m);
+PKGNOTE_PUBLIC const char *pkgnote_module_db_source_version(const pkgnote_module *m);
+/* 1 when the module has package notes, the database owns its mapped file
+ * (PKGNOTE_DB_OWNED), and no note names that package and version (the
+ * note wins; this shows the disagreement); else 0. */
+PKGNOTE_PUBLIC int pkgnote_module_db_mismatch(const pkgnote_module *m);
+
+/* --- Many running processes, one package database per root --- */
+
+/* A cache of package databases, one per root directory (by its device
+ * and inode), for reading many processes: each distinct root's database
+ * is read once, whole, the first time a process of that root needs it. */
+PKGNOTE_PUBLIC int pkgnote_dbcache_new(pkgnote_dbcache **ret);
+/* Frees the databases: every core opened with the cache must be freed
+ * before it. */
+PKGNOTE_PUBLIC void pkgnote_dbcache_free(pkgnote_dbcache *cache);
+/* How many databases the cache holds (roots read that had one). */
+PKGNOTE_PUBLIC size_t pkgnote_dbcache_count(const pkgnote_dbcache *cache);
+/* As pkgnote_process_open_with(), but the package database comes from
+ * CACHE, and its root is the process's own (/proc/PID/root: a container's
+ * or a chroot's processes get their root's packages) unless O->root names
+ * one (files are compared in the process's own root either way).  Module paths stay as the caller sees them (/proc/PID/maps); the
+ * database is asked about them as the process sees them.  -ESRCH when the
+ * process is gone (or is a kernel thread, which maps no file), -EACCES
+ * or -EPERM when the caller may not read it, -EINVAL without CACHE. */
+PKGNOTE_PUBLIC int pkgnote_process_open_cached(int pid, const pkgnote_core_options *o, pkgnote_dbcache *cache,
+                                               pkgnote_core **ret);
+/* For a module of a running process that is replaced on disk
+ * (pkgnote_module_replaced()): the notes of the file now at its path,
+ * the version installed beside the one in memory (pkgnote_module_info());
+ * NULL when that file has none or cannot be read.  Valid until
+ * pkgnote_core_free(). */
+PKGNOTE_PUBLIC const pkgnote_info *pkgnote_module_installed_info(const pkgnote_module *m);
+/* The restart rule, the one pkgnote ps and the process SBOM apply: 1 when
+ * module M of a running process maps a file replaced on disk
+ * (pkgnote_module_replaced()) or deleted (pkgnote_module_deleted()) since
+ * it was mapped, so that the process runs another version than the one
+ * installed and needs a restart to run that; 0 otherwise, and for
+ * memory that only looks like a deleted file: paths starting /memfd:,
+ * /dev/, /SYSV, /anon_hugepage, /[aio], and /drm (the whole name, or
+ * followed by a space).  For a core's module, 1 when its file was deleted
+ * when the process was dumped.  0 for NULL. */
+PKGNOTE_PUBLIC int pkgnote_module_needs_restart(const pkgnote_module *m);
+
+/* --- Stack traces --- */
+
+/* Stack traces of a core's threads, with elfutils libdw
+ * when it is installed: loaded at run time, in a child process that is
+ * not dumpable, with limits and a timeout, so a hostile core cannot crash
+ * or hang the caller.  The child reads the core C already holds open (or
+ * its bytes, for pkgnote_core_from_memory()), never its path; a core read
+ * as a stream (compressed, a pipe) has no trace.  Module files are opened
+ * as the core reader opens them: not at all with no_disk, only inside the
+ * root with root, only regular files, and only when their build-id is the
+ * core's.  The core must stay open during the call.
+ *
+ * Returns 0 with a stack object, whose pkgnote_stack_unavailable() says
+ * why it holds no thread when it holds none; -ENOMEM.  Strings live as
+ * long as the stack object. */
+#define PKGNOTE_STACK_ALL_THREADS 1u /* else the crashing thread only */
+#define PKGNOTE_STACK_MAX_THREADS 64u
+#define PKGNOTE_STACK_MAX_FRAMES 64u
+PKGNOTE_PUBLIC int pkgnote_core_stack(const pkgnote_core *c, unsigned flags, pkgnote_stack **ret);
+PKGNOTE_PUBLIC void pkgnote_stack_free(pkgnote_stack *st);
+/* Why there is no trace, or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_stack_unavailable(const pkgnote_stack *st);
+PKGNOTE_PUBLIC size_t pkgnote_stack_thread_count(const pkgnote_stack *st);
+/* The thread's id, or -1 past the end. */
+PKGNOTE_PUBLIC int pkgnote_stack_thread_tid(const pkgnote_stack *st, size_t thread);
+PKGNOTE_PUBLIC size_t pkgnote_stack_frame_count(const pkgnote_stack *st, size_t thread);
+/* Frame I of a thread, innermost first: its address, the module's file
+ * name (or NULL) and the offset from the module's start, the function
+ * (or NULL).  0 or NULL past the end. */
+PKGNOTE_PUBLIC uint64_t pkgnote_stack_frame_pc(const pkgnote_stack *st, size_t thread, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_stack_frame_module(const pkgnote_stack *st, size_t thread, size_t i);
+PKGNOTE_PUBLIC uint64_t pkgnote_stack_frame_module_offset(const pkgnote_stack *st, size_t thread, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_stack_frame_function(const pkgnote_stack *st, size_t thread, size_t i);
+/* Where frame I is in the source, from the module's DWARF (its own, a
+ * local debug file, or one fetched with PKGNOTE_STACK_DEBUGINFOD): the
+ * file, or NULL when unknown, with *line and *column (0 when unknown;
+ * either pointer may be NULL). */
+PKGNOTE_PUBLIC const char *pkgnote_stack_frame_source(const pkgnote_stack *st, size_t thread, size_t i,
+                                                      unsigned *line, unsigned *column);
+/* 1 when frame I is a function inlined into frame I + 1 (same pc: it has
+ * no frame of its own on the stack), else 0. */
+PKGNOTE_PUBLIC int pkgnote_stack_frame_inlined(const pkgnote_stack *st, size_t thread, size_t i);
+
+/* Debug info from debuginfod servers (libdebuginfod, loaded at run time
+ * in the unwinder's child), for the modules of the trace whose debug info
+ * is not found locally (the module itself, /usr/lib/debug).  Opt-in: a
+ * query tells the server what runs and what crashed, so nothing is asked
+ * without PKGNOTE_STACK_DEBUGINFOD, whatever $DEBUGINFOD_URLS says.
+ *
+ * Each module asks its own servers only: debuginfod_urls when set; else
+ * the debugInfoUrl of the module's package note (http or https); else
+ * $DEBUGINFOD_URLS.  With debuginfod_allow set, a server not in it is
+ * never asked.  A fetched file is used only when it is an ELF file whose
+ * build-id is the module's; one that is not is removed from the cache.
+ * Downloads go to the cache (cache_path, else $DEBUGINFOD_CACHE_PATH,
+ * else $XDG_CACHE_HOME/debuginfod_client, else
+ * ~/.cache/debuginfod_client), where a later report finds them offline. */
+#define PKGNOTE_STACK_DEBUGINFOD 2u         /* fetch missing debug info */
+#define PKGNOTE_STACK_DEBUGINFOD_DRY_RUN 4u /* only say what would be asked */
+/* Accepted for compatibility and without effect: the library never
+ * prints; a caller shows slow downloads through the progress callback. */
+#define PKGNOTE_STACK_PROGRESS 8u
+typedef struct pkgnote_stack_options {
+        size_t size; /* sizeof(pkgnote_stack_options), or 0 */
+        unsigned flags; /* PKGNOTE_STACK_* */
+        /* Servers for every module, space-separated; NULL: as above. */
+        const char *debuginfod_urls;
+        /* The only servers that may be asked, space-separated; NULL: any. */
+        const char *debuginfod_allow;
+        const char *cache_path;
+        /* Time for one module's download, and for all of them; 0 for the
+         * defaults (5 s and 30 s). */
+        unsigned module_timeout_ms, total_timeout_ms;
+        /* Called while a module's debug info downloads, once
+         * the download has taken a second, with the module's path, the
+         * servers asked, and the bytes DONE of TOTAL (TOTAL <= 0 when the
+         * server has not said); then once more with MODULE NULL when that
+         * download ends, so that a line shown can be cleared.  MODULE and
+         * SERVERS come from the core and the notes: escape them before
+         * showing them.  For a core the call comes from
+         * the child process that unwinds: write to a descriptor, do not
+         * expect memory changes to reach the caller.  May be NULL. */
+        void (*progress)(void *userdata, const char *module, const char *servers, int64_t done, int64_t total);
+        void *userdata;
+} pkgnote_stack_options;
+#define PKGNOTE_STACK_OPTIONS_INIT {.size = sizeof(pkgnote_stack_options)}
+/* pkgnote_core_stack() with options (NULL: none).  A running process's
+ * stack (pkgnote_process_open()) is read with ptrace, which stops its
+ * threads during the call; -EINVAL for unknown fields set. */
+PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_stack_options *o,
+                                           pkgnote_stack **ret);
+
+/* What became of a module's debug info, one entry per module of the trace
+ * when PKGNOTE_STACK_DEBUGINFOD or _DRY_RUN was given. */
+enum {
+        PKGNOTE_DEBUGINFO_LOCAL,      /* in the module or a local debug file */
+        PKGNOTE_DEBUGINFO_CACHED,     /* from the debuginfod cache, offline */
+        PKGNOTE_DEBUGINFO_DOWNLOADED, /* fetched from a server */
+        PKGNOTE_DEBUGINFO_DRY_RUN,    /* would be asked of SERVERS */
+        PKGNOTE_DEBUGINFO_NOT_FOUND,  /* no server has it */
+        PKGNOTE_DEBUGINFO_FAILED,     /* server down, timeout, budget spent */
+        PKGNOTE_DEBUGINFO_MISMATCH,   /* the file's build-id is another */
+        PKGNOTE_DEBUGINFO_UNUSABLE,   /* not ELF, truncated, no DWARF */
+        PKGNOTE_DEBUGINFO_NO_SERVER,  /* no server for this module */
+        PKGNOTE_DEBUGINFO_NOT_ALLOWED,/* its servers are not in the allow-list */
+        PKGNOTE_DEBUGINFO_NONE,       /* no module file or build-id to ask with */
+};
+typedef struct pkgnote_debuginfo {
+        const char *module;   /* the module's path */
+        const char *build_id; /* hex, or NULL */
+        int status;           /* PKGNOTE_DEBUGINFO_* */
+        const char *servers;  /* asked (or would be), space-separated, or NULL */
+        const char *file;     /* the debug file used, or NULL */
+        const char *message;  /* details of a failure, or NULL */
+} pkgnote_debuginfo;
+PKGNOTE_PUBLIC size_t pkgnote_stack_debuginfo_count(const pkgnote_stack *st);
+/* Entry I, or NULL past the end. */
+PKGNOTE_PUBLIC const pkgnote_debuginfo *pkgnote_stack_debuginfo(const pkgnote_stack *st, size_t i);
+/* "local", "cached", "downloaded", "dry-run", "not-found", "failed",
+ * "mismatch", "unusable", "no-server", "not-allowed", "none"; NULL for
+ * others. */
+PKGNOTE_PUBLIC const char *pkgnote_debuginfo_status_name(int status);
+
+/* --- Reports as JSON (see the conventions) --- */
+
+/* The threads of ST, as an array of {tid, frames: [{pc, function,
+ * module, moduleOffset}]}: pc and moduleOffset are "0x..." strings,
+ * function and module strings or null. */
+PKGNOTE_PUBLIC int pkgnote_stack_to_json(const pkgnote_stack *st, char **ret);
+
+/* A member added to a core's report: KEY with STRING, or with NUMBER
+ * when STRING is NULL.  Passed as an array whose first element's size is
+ * the stride of all (see the conventions); PKGNOTE_JSON_STRING() and
+ * PKGNOTE_JSON_NUMBER() make one element. */
+typedef struct pkgnote_json_member {
+        size_t size; /* sizeof(pkgnote_json_member), set by the caller */
+        const char *key;
+        const char *string;
+        int64_t number;
+} pkgnote_json_member;
+#define PKGNOTE_JSON_STRING(KEY, STRING) {sizeof(pkgnote_json_member), (KEY), (STRING), 0}
+#define PKGNOTE_JSON_NUMBER(KEY, NUMBER) {sizeof(pkgnote_json_member), (KEY), NULL, (NUMBER)}
+
+/* A core's or process's report ("pkgnote core --json", "pkgnote pid
+ * --json"): pid, tid, ppid, uid, gid, signal (numbers, or null when
+ * unknown), signalName, faultAddress ("0x...", only when known), command,
+ * commandLine, executable (strings or null), architecture, elfClass,
+ * byteOrder, package (the main module's first package note, or null),
+ * modules (an array of {path, start, end ("0x..."), buildId, packages,
+ * source (pkgnote_source_name()), foundBy, diskBuildId (only for
+ * PKGNOTE_SOURCE_DISK_MISMATCH), deleted, replaced, vdso (only when
+ * true), installedPackages (a replaced module's installed notes, when
+ * read: pkgnote_module_installed_info()), reason (only when there is one), packageFrom
+ * (pkgnote_origin_name()), and once the package database was read
+ * dbState (pkgnote_db_state_name()), dbPackage ({type, name, version,
+ * architecture, source, sourceVersion}, or null) and dbMismatch (only
+ * when true)}), with packageFrom after package, which is the main
+ * module's dbPackage when its package came from the database; then threads
+ * (pkgnote_stack_to_json()) when ST is not NULL; then the N_EXTRA members
+ * of EXTRA (may be NULL), in their order: a crash collector's time,
+ * hostname and core file, say.  C may be NULL: the report is then the
+ * N_EXTRA members alone (what a crash collector knows of a core it
+ * cannot read).  -EINVAL when an extra member has no key or one of the
+ * report's own, or two members share a key. */
+PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_stack *st,
+                                        const pkgnote_json_member *extra, size_t n_extra, char **ret);
+
+/* A core's object in systemd's shape (described with
+ * pkgnote_info_to_systemd_json(), in the object view), reading the dynamic
+ * linker's list from C; FLAGS 0 or PKGNOTE_SYSTEMD_COREDUMP. */
+PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, unsigned flags, char **ret);
+
+/* ===================================================================
+ * Crash stores
+ * Names: pkgnote_crash_*, pkgnote_crashes_*
+ *
+ * The crashes a machine collected, from pkgnote-coredump's store and
+ * systemd-coredump's (its directory and its journal entries), listed
+ * (pkgnote_crashes) and opened alike (pkgnote_crash); and the writer's side
+ * of pkgnote's own store.
+ * Handles: pkgnote_crashes, pkgnote_crash.
+ * =================================================================== */
+
+typedef struct pkgnote_crashes pkgnote_crashes;
+typedef struct pkgnote_crash pkgnote_crash;
+
+/* The crashes a machine collected, from every store that can be read,
+ * listed and opened alike.  The stores: */
+enum {
+        /* pkgnote-coredump's directory: a core and a JSON report each */
+        PKGNOTE_CRASH_STORE_PKGNOTE = 1u << 0,
+        /* systemd-coredump's directory alone: its cores, named
+         * core.COMM.UID.BOOTID.PID.USEC[.zst|.xz|.lz4], and their
+         * user.coredump.* extended attributes (see below) */
+        PKGNOTE_CRASH_STORE_SYSTEMD = 1u << 1,
+        /* systemd-coredump's journal entries (see below) */
+        PKGNOTE_CRASH_STORE_JOURNAL = 1u << 2,
+};
+typedef struct pkgnote_crash_options {
+        size_t size;             /* sizeof(pkgnote_crash_options): fields past it are zero */
+        unsigned stores;         /* PKGNOTE_CRASH_STORE_* to read; 0: every store */
+        const char *pkgnote_dir; /* NULL: $PKGNOTE_COREDUMP_DIR, else /var/lib/pkgnote/coredump */
+        /* Only the crashes it names (NULL: all): a PID when numeric (the
+         * core's, or the one the crash handler was given), else a command,
+         * an executable's path or a crash's id. */
+        const char *match;
+        /* systemd's stores (see "The stores of systemd-coredump" below);
+         * zero: the defaults. */
+        const char *systemd_dir;          /* NULL: /var/lib/systemd/coredump */
+        const char *journal_dir;          /* a journal directory (coredumpctl -D); NULL: the local journal */
+        const char *const *journal_files; /* NULL-terminated journal files (--file), instead of the above */
+        int64_t since, until;             /* crashes in [since, until], seconds since the epoch; 0: unbounded */
+} pkgnote_crash_options;
+/* Lists the crashes of the stores O names (NULL: defaults), oldest first.
+ * A store named in O->stores or by its directory must exist (else
+ * -ENOENT); of every store, those the machine lacks hold no crash.  An
+ * entry that cannot be read is a problem of the list, which goes on.
+ * The journal entry pkgnote-coredump logs for a crash it stored is no
+ * crash of its own: logged by pkgnote-coredump as root and naming, by its
+ * file name (never opened), a core pkgnote's store lists, with its PID,
+ * UID, time and boot, it is merged into that store's entry, which keeps
+ * its record and core and gains the journal's fields it lacks.  0, or -EINVAL (bad
+ * options), -EOPNOTSUPP (a store this build does not know), -ENOMEM, or
+ * the errno of a store that exists but cannot be read. */
+PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret);
+PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l);
+PKGNOTE_PUBLIC size_t pkgnote_crashes_count(const pkgnote_crashes *l);
+/* Crash I (0: the oldest), or NULL past the end; it lives as long as L. */
+PKGNOTE_PUBLIC const pkgnote_crash *pkgnote_crashes_get(const pkgnote_crashes *l, size_t i);
+PKGNOTE_PUBLIC size_t pkgnote_crashes_problem_count(const pkgnote_crashes *l);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_crashes_problem(const pkgnote_crashes *l, size_t i);
+/* The store it came from (PKGNOTE_CRASH_STORE_*), and its id there. */
+PKGNOTE_PUBLIC int pkgnote_crash_store(const pkgnote_crash *c);
+PKGNOTE_PUBLIC const char *pkgnote_crash_id(const pkgnote_crash *c);
+/* When it crashed, in seconds since the epoch. */
+PKGNOTE_PUBLIC int64_t pkgnote_crash_time(const pkgnote_crash *c);
+/* The process's PID and UID (-1 when unknown), and its signal (0). */
+PKGNOTE_PUBLIC int64_t pkgnote_crash_pid(const pkgnote_crash *c);
+PKGNOTE_PUBLIC int64_t pkgnote_crash_uid(const pkgnote_crash *c);
+PKGNOTE_PUBLIC int pkgnote_crash_signal(const pkgnote_crash *c);
+/* A string the store recorded, by its JSON report's name ("executable",
+ * "command", "signalName", "hostname", ...), or NULL.  From a store of
+ * untrusted bytes: escape before printing. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_field(const pkgnote_crash *c, const char *name);
+/* The executable's package as recorded at crash time, or NULL. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_package_name(const pkgnote_crash *c);
+PKGNOTE_PUBLIC const char *pkgnote_crash_package_version(const pkgnote_crash *c);
+/* The stored core's path (the store's own name for it, never a path a
+ * report gives), or NULL when the core is gone. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c);
+/* One line of JSON: time, pid, uid, signal, executable, package, coreFile,
+ * store (pkgnote_crash_store_name()), core ("file", "journal", "gone"),
+ * and where the store has them command, commandLine, signalName, hostname,
+ * unit, userUnit, slice, cgroup, bootId, timestamp (malloc()ed into *RET).
+ * 0 or -ENOMEM. */
+PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret);
+/* Opens the crash's core as pkgnote_core_open() does; -ENODATA when the
+ * store no longer has it. */
+PKGNOTE_PUBLIC int pkgnote_crash_open(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret);
+
+/* --- The stores of systemd-coredump --- */
+
+/* systemd-coredump's journal entries (MESSAGE_ID
+ * fc2e22bc6ee647b6b90729ab34a250b1) are read with libsystemd's sd-journal,
+ * loaded on first use (a machine without libsystemd.so.0 has no journal
+ * store: -EOPNOTSUPP where it is asked for by name).  The journal entry of
+ * a crash and its file in systemd_dir are one crash, of the journal store;
+ * a file no entry names is a crash of PKGNOTE_CRASH_STORE_SYSTEMD.  MATCH
+ * as coredumpctl takes it: a PID, an executable's path ("/..."),
+ * FIELD=VALUE of a systemd field ("COREDUMP_UNIT=foo.service"), else a
+ * command name.
+ *
+ * pkgnote_crash_field() gives every COREDUMP_* field by systemd's name
+ * ("COREDUMP_CMDLINE"), and the report names: "executable", "command",
+ * "commandLine", "signalName", "hostname", "unit", "userUnit", "slice",
+ * "cgroup", "bootId", "machineId", "timestamp" (COREDUMP_TIMESTAMP, in
+ * microseconds), "coreFile" (COREDUMP_FILENAME).  Values are untrusted
+ * (any local user can log an entry): at most PKGNOTE_MAX_CRASH_FIELD
+ * bytes, no NUL, invalid UTF-8 bytes as "\xNN", control bytes kept (escape
+ * before printing).  A field over the limit or malformed is a problem of
+ * the list, and the field is left out.
+ *
+ * pkgnote_crash_open() opens the stored core below systemd_dir (compressed
+ * or not), else the core the journal holds inline (Storage=journal), read
+ * into memory; -ENODATA when neither is there any more. */
+#define PKGNOTE_MAX_CRASH_FIELD (64u << 10)
+/* Where the crash's core is. */
+enum {
+        PKGNOTE_CRASH_CORE_GONE = 0,    /* vacuumed, deleted, or never stored */
+        PKGNOTE_CRASH_CORE_FILE = 1,    /* a file: pkgnote_crash_core_path() */
+        PKGNOTE_CRASH_CORE_JOURNAL = 2, /* inline in the journal entry (COREDUMP=) */
+};
+PKGNOTE_PUBLIC int pkgnote_crash_core_state(const pkgnote_crash *c);
+/* The name of STORE (one PKGNOTE_CRASH_STORE_* bit): "pkgnote",
+ * "systemd", "journal"; NULL for another value. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_store_name(int store);
+
+/* --- Writing the crash store of pkgnote --- */
+
+/* pkgnote-coredump's side of the store that pkgnote_crashes_load()
+ * reads: entries "core.COMM.UID.PID.TIME" of a core (compressed with
+ * zstd when the library has it) and its JSON report. */
+#define PKGNOTE_CRASH_DEFAULT_DIR "/var/lib/pkgnote/coredump"
+#define PKGNOTE_CRASH_REPORT_SUFFIX ".json"
+/* OVERRIDE when given, else $PKGNOTE_COREDUMP_DIR, else the default. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_store_dir(const char *override);
+/* The name ending of stored cores: ".zst", or "" without zstd. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_core_suffix(void);
+/* The entry name "core.COMM.UID.PID.TIME" into BUF (LEN bytes), COMM
+ * reduced to [A-Za-z0-9_-]: its length, or -ENAMETOOLONG (BUF then holds
+ * "" when LEN > 0). */
+PKGNOTE_PUBLIC int pkgnote_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
+/* An entry's report: pkgnote core --json of C with "time", "hostname",
+ * "coreFile", "bootId" (this boot's, as journald's _BOOT_ID), and ST's
+ * stack trace when ST is not NULL, into *RET
+ * (malloc()ed): 0 or a negative errno. */
+PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_stack *st, int64_t time,
+                                        const char *host, const char *core_path, char **ret);
+/* Under the store's lock: removes stale temporaries and half-made
+ * entries of killed handlers, reports without their core, then whole
+ * entries, oldest first, until the store DIRFD holds at most MAX_USE
+ * bytes or MAX_REMOVE entries went; never the entry named KEEP (may be
+ * NULL), nor one still being written.  The number of whole entries
+ * removed. */
+PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
+
+/* ===================================================================
+ * Package databases
+ * Names: pkgnote_pkgdb_*
+ *
+ * Which installed package ships a file, by the package database of a root
+ * directory (pkgnote_pkgdb); cores, scans and closures ask the same
+ * readers.
+ * Handles: pkgnote_pkgdb.
+ * =================================================================== */
+
+typedef struct pkgnote_pkgdb pkgnote_pkgdb;
+
+/* Which installed package ships a file, by the package database of a
+ * root directory: dpkg's (var/lib/dpkg/status and info/PKG.list) or
+ * rpm's (rpmdb.sqlite in usr/lib/sysimage/rpm or var/lib/rpm, read into
+ * memory through libsqlite3.so.0 loaded on first use, never written).
+ * Everything is read inside the root: no symbolic link leads out. */
+/* Opens the database of TYPE ("deb": dpkg, "rpm") of the root directory
+ * ROOT (NULL: "/").  1 with *RET; 0 when the root has no rpm database;
+ * -EINVAL an unknown TYPE, -ENOENT no dpkg database, -EOPNOTSUPP no
+ * libsqlite3, -E2BIG over PKGNOTE_MAX_DB_PACKAGES, -EBADMSG, -ENOMEM,
+ * errno values.  WHERE (may be NULL) is set in every case, failures
+ * included: the database's path in the root, or the first one tried
+ * (static text). */
+PKGNOTE_PUBLIC int pkgnote_pkgdb_open(const char *root, const char *type, const char **where, pkgnote_pkgdb **ret);
+PKGNOTE_PUBLIC void pkgnote_pkgdb_free(pkgnote_pkgdb *db);
+/* "deb" or "rpm". */
+PKGNOTE_PUBLIC const char *pkgnote_pkgdb_type(const pkgnote_pkgdb *db);
+PKGNOTE_PUBLIC size_t pkgnote_pkgdb_count(const pkgnote_pkgdb *db);
+/* Records left out as unreadable (rpm headers that do not parse): a
+ * damaged database still answers for the rest. */
+PKGNOTE_PUBLIC size_t pkgnote_pkgdb_damaged(const pkgnote_pkgdb *db);
+
+/* A package, its strings valid while the database lives.  They are the
+ * database's bytes (a package with an empty or multi-line part is left
+ * out): escape them before showing them. */
+typedef struct pkgnote_db_package {
+        size_t size;                /* sizeof(pkgnote_db_package), set by the caller */
+        const char *name;           /* the source package's name, as a package note names it */
+        const char *version;        /* the version a package note gives (rpm: VERSION-RELEASE) */
+        const char *architecture;   /* the binary package's */
+        const char *binary;         /* the binary package: "NAME:ARCH" (dpkg), NEVRA (rpm) */
+        const char *binary_name;    /* the binary package's name */
+        const char *binary_version; /* dpkg's Version:, rpm's [EPOCH:]VERSION-RELEASE */
+} pkgnote_db_package;
+/* Fills the fields of *RET that its size covers with package I: 1, 0
+ * past the last one, -EINVAL when RET->size is below sizeof(size_t). */
+PKGNOTE_PUBLIC int pkgnote_pkgdb_package(const pkgnote_pkgdb *db, size_t i, pkgnote_db_package *ret);
+/* The package that ships the absolute PATH (as in the root), also under
+ * its merged-/usr alias (/bin/x for /usr/bin/x and back): 1 with its
+ * index in *RET, 0 when none, -EINVAL for a PATH that is not absolute. */
+PKGNOTE_PUBLIC int pkgnote_pkgdb_owner(const pkgnote_pkgdb *db, const char *path, size_t *ret);
+
+/* ===================================================================
+ * Scan
+ * Names: pkgnote_scan_*, pkgnote_purl, pkgnote_sbom_*, pkgnote_process_sbom_*
+ *
+ * An inventory of the objects in file trees, archives and container images
+ * (pkgnote_scan): the objects found (pkgnote_scan_object), the images
+ * (pkgnote_scan_image), the distinct package notes and the packages the
+ * roots' databases list, as JSON; and SBOMs, of a scan and of what runs
+ * (pkgnote_process_sbom).
+ * Handles: pkgnote_scan, pkgnote_scan_object, pkgnote_scan_image, pkgnote_process_sbom.
+ * =================================================================== */
+
+typedef struct pkgnote_scan pkgnote_scan;
+typedef struct pkgnote_scan_object pkgnote_scan_object;
+typedef struct pkgnote_scan_image pkgnote_scan_image;
+typedef struct pkgnote_process_sbom pkgnote_process_sbom;
 
 /* Limits of a scan; going over one skips the item with -E2BIG (named in
  * the scan's problems), never the whole scan. */
@@ -1378,9 +1827,6 @@ PKGNOTE_PUBLIC const char *pkgnote_stamp_placement_name(int placement);
  * Files that cannot be read are counted and listed
  * among the problems; the scan goes on.  Files are examined by a pool of
  * threads; results are sorted by path, so they do not depend on timing. */
-typedef struct pkgnote_scan pkgnote_scan;
-typedef struct pkgnote_scan_object pkgnote_scan_object;
-typedef struct pkgnote_scan_image pkgnote_scan_image;
 
 enum {
         PKGNOTE_SCAN_ONE_FILE_SYSTEM = 1u << 0, /* do not enter other file systems */
@@ -1440,7 +1886,7 @@ enum {
 };
 
 /* OPTIONS may be NULL for the defaults; -EINVAL for options this library
- * does not know (see pkgnote_core_options). */
+ * does not know (see the conventions). */
 PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote_scan **ret);
 PKGNOTE_PUBLIC void pkgnote_scan_free(pkgnote_scan *s);
 
@@ -1496,7 +1942,7 @@ typedef struct pkgnote_scan_stats {
         uint64_t without_note;  /* ... without */
         uint64_t malformed;     /* ... with a malformed note or header */
         uint64_t packages;      /* distinct package notes */
-        uint64_t pe_images;     /* the objects that are PE images (LIBPKGNOTE_0.3) */
+        uint64_t pe_images;     /* the objects that are PE images */
 } pkgnote_scan_stats;
 
 /* Fills the fields of *RET its size covers: 0, or -EINVAL when RET->size
@@ -1619,8 +2065,7 @@ PKGNOTE_PUBLIC size_t pkgnote_scan_package_object_count(const pkgnote_scan *s, s
 PKGNOTE_PUBLIC const pkgnote_scan_object *pkgnote_scan_package_object(const pkgnote_scan *s, size_t i,
                                                                       size_t j);
 
-/* ---- every installed package of the scanned roots (0.3) ----
- * The packages the package databases of the scanned roots list (dpkg's
+/* Every installed package of the scanned roots: the packages the package databases of the scanned roots list (dpkg's
  * status, rpm's rpmdb.sqlite, apk's lib/apk/db/installed), whether or not
  * they ship an ELF object: those of roots alike (type, name, version,
  * architecture, OS, image) are one; sorted by image, type, name,
@@ -1643,6 +2088,23 @@ PKGNOTE_PUBLIC const pkgnote_scan_image *pkgnote_scan_db_package_image(const pkg
  * paths of the objects it owns): 0, -EINVAL, -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_scan_db_package_to_json(const pkgnote_scan *s, size_t i, char **ret);
 
+/* --- Reports as JSON (see the conventions) --- */
+
+/* A scanned object's line ("pkgnote scan --format json"): path, input
+ * (INPUT: the name the caller gave input pkgnote_scan_object_input(O)),
+ * elfType (pkgnote_scan_object_kind()), elfClass, byteOrder,
+ * architecture, machine, buildId, packages, dlopen (the entries of its
+ * dlopen notes, as stored), and problems (their messages) when it has
+ * any. */
+PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *o, const char *input, char **ret);
+/* The scan's last line: {"summary": {inputs, objects, withNote,
+ * withoutNote, malformed, packages, files, bytes, directories, symlinks,
+ * special, unreadable, otherFileSystems, whitedOut, problems}}, the
+ * counts of pkgnote_scan_get_stats() and pkgnote_scan_problem_count(). */
+PKGNOTE_PUBLIC int pkgnote_scan_summary_to_json(const pkgnote_scan *s, char **ret);
+
+/* --- SBOMs --- */
+
 /* The package URL of a note (purl-spec): pkg:rpm/OS/NAME@VERSION,
  * pkg:deb/OS/NAME@VERSION, pkg:apk/OS/NAME@VERSION for those types,
  * pkg:generic/NAME@VERSION otherwise; qualifiers arch, distro (OS-VERSION)
@@ -1654,7 +2116,7 @@ PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret);
 
 enum {
         PKGNOTE_SBOM_SPDX = 1,      /* SPDX 2.3 JSON */
-        PKGNOTE_SBOM_CYCLONEDX = 2, /* CycloneDX JSON, the newest version written (1.6 since 0.3; 1.5 before) */
+        PKGNOTE_SBOM_CYCLONEDX = 2, /* CycloneDX JSON, the newest version written (1.6) */
 };
 
 typedef struct pkgnote_sbom_options {
@@ -1680,8 +2142,14 @@ typedef struct pkgnote_sbom_options {
 PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const pkgnote_sbom_options *options,
                                       char **ret);
 
-/* ---- SBOMs of what is running (lib/core-sbom.c), since 0.3 ----
- * What runs now as an SBOM: one component (SPDX package) per distinct
+/* pkgnote_sbom_write() and pkgnote_process_sbom_write() formats naming the CycloneDX version, for
+ * consumers that need one (PKGNOTE_SBOM_CYCLONEDX: the newest). */
+enum {
+        PKGNOTE_SBOM_CYCLONEDX_1_5 = 3, /* CycloneDX 1.5 JSON */
+        PKGNOTE_SBOM_CYCLONEDX_1_6 = 4, /* CycloneDX 1.6 JSON */
+};
+
+/* What runs now as an SBOM: one component (SPDX package) per distinct
  * package and version mapped by the processes added, from each module's
  * package notes (one component per note), else the package database of
  * the root the process runs in (pkgnote_module_package_origin()), its purl
@@ -1699,8 +2167,7 @@ PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const p
  * (CycloneDX dependencies; SPDX DEPENDS_ON).  Packages are sorted by
  * type, name, version, architecture, origin; processes in the order
  * added.  SPDX 2.3 or CycloneDX JSON (PKGNOTE_SBOM_*: PKGNOTE_SBOM_CYCLONEDX
- * the newest, 1.6; PKGNOTE_SBOM_CYCLONEDX_1_5 and _1_6 since 0.3). */
-typedef struct pkgnote_process_sbom pkgnote_process_sbom;
+ * the newest, 1.6; PKGNOTE_SBOM_CYCLONEDX_1_5 and _1_6 name one). */
 PKGNOTE_PUBLIC int pkgnote_process_sbom_new(pkgnote_process_sbom **ret);
 PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b);
 /* Adds process C (pkgnote_process_open*()) and its modules' packages,
@@ -1711,181 +2178,58 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgno
 PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int format,
                                               const pkgnote_sbom_options *options, char **ret);
 
-/* ------------------------------------------------------------------ */
-/* SBOM format versions (0.3)                                          */
+/* ===================================================================
+ * Dependencies and closures
+ * Names: pkgnote_deps_*, pkgnote_closure_*
+ *
+ * What the dlopen notes of several files ask of a package: dependencies in
+ * rpm's, Debian's or JSON form (pkgnote_deps); and every file programs need
+ * to run inside a root directory (pkgnote_closure).
+ * Handles: pkgnote_deps, pkgnote_closure.
+ * =================================================================== */
 
-/* pkgnote_sbom_write() and pkgnote_process_sbom_write() formats naming the CycloneDX version, for
- * consumers that need one (PKGNOTE_SBOM_CYCLONEDX: the newest). */
+typedef struct pkgnote_deps pkgnote_deps;
+typedef struct pkgnote_closure pkgnote_closure;
+
+/* The dlopen notes of several files merged into package dependencies:
+ * one dependency per list of alternative sonames, the strongest priority
+ * of its mentions winning. */
+
 enum {
-        PKGNOTE_SBOM_CYCLONEDX_1_5 = 3, /* CycloneDX 1.5 JSON */
-        PKGNOTE_SBOM_CYCLONEDX_1_6 = 4, /* CycloneDX 1.6 JSON */
+        PKGNOTE_DEPS_RPM = 1,  /* "Requires: libfoo.so.1()(64bit)" lines */
+        PKGNOTE_DEPS_DEB = 2,  /* dlopen:Depends=/Recommends=/Suggests= substvars */
+        PKGNOTE_DEPS_JSON = 3, /* one array of merged, resolved entries */
 };
 
-/* ------------------------------------------------------------------ */
-/* JSON reports (lib/report-json.c)                                    */
-
-/* The JSON the pkgnote command prints, for any program to write.  Each
- * function stores in *RET one compact JSON object (or array), without a
- * newline, malloc()ed: free() it.  Keys come in the order listed.  The
- * package notes are copied as stored (their keys, order and escapes);
- * other strings are raw UTF-8 with '"' and '\' escaped and control
- * characters (C0, DEL, C1) as \u00xx; bytes that are not UTF-8 (paths
- * may hold any) are written as the text \xNN, so the result is always
- * valid JSON.  Returns 0, or -ENOMEM (-EINVAL where said). */
-
-/* A file's report ("pkgnote show --json"): path (PATH, as given), then
- * from E (may be NULL: these keys are left out) elfType
- * (pkgnote_object_kind()), elfClass, byteOrder ("little", "big"),
- * architecture (pkgnote_machine_name(), else "machine-N"), machine; then
- * buildId (hex, or null), packages (the package notes of INFO, as
- * stored), dlopen (the entries of every dlopen note, in one array). */
-PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_object *e, const char *path, char **ret);
-
-/* The threads of ST, as an array of {tid, frames: [{pc, function,
- * module, moduleOffset}]}: pc and moduleOffset are "0x..." strings,
- * function and module strings or null. */
-PKGNOTE_PUBLIC int pkgnote_stack_to_json(const pkgnote_stack *st, char **ret);
-
-/* A member added to a core's report: KEY with STRING, or with NUMBER
- * when STRING is NULL. */
-typedef struct pkgnote_json_member {
-        const char *key;
-        const char *string;
-        int64_t number;
-} pkgnote_json_member;
-
-/* A core's or process's report ("pkgnote core --json", "pkgnote pid
- * --json"): pid, tid, ppid, uid, gid, signal (numbers, or null when
- * unknown), signalName, faultAddress ("0x...", only when known), command,
- * commandLine, executable (strings or null), architecture, elfClass,
- * byteOrder, package (the main module's first package note, or null),
- * modules (an array of {path, start, end ("0x..."), buildId, packages,
- * source (pkgnote_source_name()), foundBy, diskBuildId (only for
- * PKGNOTE_SOURCE_DISK_MISMATCH), deleted, replaced, vdso (only when
- * true), installedPackages (a replaced module's installed notes, when
- * read: pkgnote_module_installed_info()), reason (only when there is one), packageFrom
- * (pkgnote_origin_name()), and once the package database was read
- * dbState (pkgnote_db_state_name()), dbPackage ({type, name, version,
- * architecture, source, sourceVersion}, or null) and dbMismatch (only
- * when true)}), with packageFrom after package, which is the main
- * module's dbPackage when its package came from the database; then threads
- * (pkgnote_stack_to_json()) when ST is not NULL; then the N_EXTRA members
- * of EXTRA (may be NULL), in their order: a crash collector's time,
- * hostname and core file, say.  C may be NULL: the report is then the
- * N_EXTRA members alone (what a crash collector knows of a core it
- * cannot read).  -EINVAL when an extra member has no key or one of the
- * report's own, or two members share a key. */
-PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_stack *st,
-                                        const pkgnote_json_member *extra, size_t n_extra, char **ret);
-
-/* A scanned object's line ("pkgnote scan --format json"): path, input
- * (INPUT: the name the caller gave input pkgnote_scan_object_input(O)),
- * elfType (pkgnote_scan_object_kind()), elfClass, byteOrder,
- * architecture, machine, buildId, packages, dlopen (the entries of its
- * dlopen notes, as stored), and problems (their messages) when it has
- * any. */
-PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *o, const char *input, char **ret);
-/* The scan's last line: {"summary": {inputs, objects, withNote,
- * withoutNote, malformed, packages, files, bytes, directories, symlinks,
- * special, unreadable, otherFileSystems, whitedOut, problems}}, the
- * counts of pkgnote_scan_get_stats() and pkgnote_scan_problem_count(). */
-PKGNOTE_PUBLIC int pkgnote_scan_summary_to_json(const pkgnote_scan *s, char **ret);
-
-/* A lint finding in the file PATH ("pkgnote lint --json"): path,
- * severity, check (its id), message, offset (a number, or null for
- * PKGNOTE_LINT_NO_OFFSET). */
-PKGNOTE_PUBLIC int pkgnote_lint_finding_to_json(const pkgnote_lint_finding *f, const char *path, char **ret);
-
-/* What stamping PATH did ("pkgnote stamp --json"): path, placement
- * (pkgnote_stamp_placement_name()), relocatable, firstPage,
- * phdrsFirstPage, phdrsMoved, tablesMoved, notesMoved, signatureRemoved
- * (booleans), noteOffset, noteSize, size, bytesAdded.  With R NULL, why
- * it failed: path and error (ERROR). */
-PKGNOTE_PUBLIC int pkgnote_stamp_result_to_json(const pkgnote_stamp_result *r, const char *path, const char *error,
-                                                char **ret);
-/* What pkgnote_stamp_notes_file() did to PATH for the N notes of NOTES
- * (one or two, with their results R), as "pkgnote stamp --json" prints
- * it: the members above for the first note, after "note": "dlopen" when
- * that is the dlopen note; with two, the second's (the dlopen note's)
- * members in an object "dlopen". */
-PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result *r, const pkgnote_note_spec *notes,
-                                                      size_t n, const char *path, char **ret);
-
-/* ------------------------------------------------------------------ */
-/* systemd's shape (lib/report-systemd.c)                                */
-
-/* The package metadata as systemd-coredump writes it to
- * COREDUMP_PACKAGE_JSON and "systemd-analyze inspect-elf --json" prints
- * it: one compact object of "elfType" ("coredump", "executable" where a
- * PT_INTERP exists, else "library"), "elfArchitecture" (elfutils' name of
- * the machine, left out where it has none), then one member per module
- * named by its name: its first package note with "buildId" set to its
- * build-id.  A file without a package note in a PT_NOTE (an object file's
- * note sections do not count) is a member holding only its "buildId"
- * (none without a build-id); a core's modules without one are left out.
- * A core's modules are named by the base name of their entry
- * in the dynamic linker's list (of the mapped file where that list cannot
- * be read: a compressed or piped core), but the executable, named by its
- * path as inspect-elf names it, or with PKGNOTE_SYSTEMD_COREDUMP by its
- * base name as systemd-coredump does; the first module of a name wins.
- * *RET is malloc()ed: free() it.  Strings are escaped as in pkgnote's own
- * reports (always valid JSON).  Returns 0, -EINVAL (no INFO or E, no C,
- * unknown FLAGS) or -ENOMEM. */
-#define PKGNOTE_SYSTEMD_COREDUMP 0x1u /* the object systemd-coredump logs */
-/* A file's object, its member named NAME (as given; NULL: "(unnamed)"). */
-PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnote_object *e, const char *name,
-                                                char **ret);
-/* A core's object (reading the dynamic linker's list from C); FLAGS 0 or
- * PKGNOTE_SYSTEMD_COREDUMP. */
-PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, unsigned flags, char **ret);
-
-/* ------------------------------------------------------------------ */
-/* Package databases (lib/pkgdb-api.c)                                 */
-
-/* Which installed package ships a file, by the package database of a
- * root directory: dpkg's (var/lib/dpkg/status and info/PKG.list) or
- * rpm's (rpmdb.sqlite in usr/lib/sysimage/rpm or var/lib/rpm, read into
- * memory through libsqlite3.so.0 loaded on first use, never written).
- * Everything is read inside the root: no symbolic link leads out. */
-typedef struct pkgnote_pkgdb pkgnote_pkgdb;
-/* Opens the database of TYPE ("deb": dpkg, "rpm") of the root directory
- * ROOT (NULL: "/").  1 with *RET; 0 when the root has no rpm database;
- * -EINVAL an unknown TYPE, -ENOENT no dpkg database, -EOPNOTSUPP no
- * libsqlite3, -E2BIG over PKGNOTE_MAX_DB_PACKAGES, -EBADMSG, -ENOMEM,
- * errno values.  WHERE (may be NULL) is set in every case, failures
- * included: the database's path in the root, or the first one tried
- * (static text). */
-PKGNOTE_PUBLIC int pkgnote_pkgdb_open(const char *root, const char *type, const char **where, pkgnote_pkgdb **ret);
-PKGNOTE_PUBLIC void pkgnote_pkgdb_free(pkgnote_pkgdb *db);
-/* "deb" or "rpm". */
-PKGNOTE_PUBLIC const char *pkgnote_pkgdb_type(const pkgnote_pkgdb *db);
-PKGNOTE_PUBLIC size_t pkgnote_pkgdb_count(const pkgnote_pkgdb *db);
-/* Records left out as unreadable (rpm headers that do not parse): a
- * damaged database still answers for the rest. */
-PKGNOTE_PUBLIC size_t pkgnote_pkgdb_damaged(const pkgnote_pkgdb *db);
-
-/* A package, its strings valid while the database lives.  They are the
- * database's bytes (a package with an empty or multi-line part is left
- * out): escape them before showing them. */
-typedef struct pkgnote_db_package {
-        size_t size;                /* sizeof(pkgnote_db_package), set by the caller */
-        const char *name;           /* the source package's name, as a package note names it */
-        const char *version;        /* the version a package note gives (rpm: VERSION-RELEASE) */
-        const char *architecture;   /* the binary package's */
-        const char *binary;         /* the binary package: "NAME:ARCH" (dpkg), NEVRA (rpm) */
-        const char *binary_name;    /* the binary package's name */
-        const char *binary_version; /* dpkg's Version:, rpm's [EPOCH:]VERSION-RELEASE */
-} pkgnote_db_package;
-/* Fills the fields of *RET that its size covers with package I: 1, 0
- * past the last one, -EINVAL when RET->size is below sizeof(size_t). */
-PKGNOTE_PUBLIC int pkgnote_pkgdb_package(const pkgnote_pkgdb *db, size_t i, pkgnote_db_package *ret);
-/* The package that ships the absolute PATH (as in the root), also under
- * its merged-/usr alias (/bin/x for /usr/bin/x and back): 1 with its
- * index in *RET, 0 when none, -EINVAL for a PATH that is not absolute. */
-PKGNOTE_PUBLIC int pkgnote_pkgdb_owner(const pkgnote_pkgdb *db, const char *path, size_t *ret);
-
-/* ------------------------------------------------------------------ */
-/* Dependency closures (lib/check-closure.c)                           */
+PKGNOTE_PUBLIC int pkgnote_deps_new(pkgnote_deps **ret);
+PKGNOTE_PUBLIC void pkgnote_deps_free(pkgnote_deps *d);
+/* Adds every entry of NOTE, found in PATH, an object of ELF class
+ * ELF_CLASS (32 or 64), MACHINE (e_machine) and byte order BIG_ENDIAN;
+ * these decide rpm's ABI suffix and which dpkg architecture ships a
+ * soname.  -EBADMSG (nothing added) when NOTE fails pkgnote_dlopen_check()
+ * in a way that leaves no dependency to take (no sonames, bad priority). */
+PKGNOTE_PUBLIC int pkgnote_deps_add(pkgnote_deps *d, const char *path, int elf_class, unsigned machine,
+                                    int big_endian, const pkgnote_dlopen *note);
+/* Finds which packages ship each soname in the dpkg database under ROOT
+ * (NULL: "/"), reading the *.list files of ROOT/var/lib/dpkg/info, never
+ * leaving ROOT.
+ * Returns how many dependencies no package ships (0: all resolved). */
+PKGNOTE_PUBLIC int pkgnote_deps_resolve_dpkg(pkgnote_deps *d, const char *root);
+PKGNOTE_PUBLIC size_t pkgnote_deps_count(const pkgnote_deps *d);
+/* Dependency I: its priority, its sonames as "liba.so.1 or libb.so.2",
+ * and whether pkgnote_deps_resolve_dpkg() found a package for it (1), did
+ * not (0), or was not run (-ENODATA).  Strings live as long as D. */
+PKGNOTE_PUBLIC int pkgnote_deps_priority(const pkgnote_deps *d, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_deps_sonames(const pkgnote_deps *d, size_t i);
+PKGNOTE_PUBLIC int pkgnote_deps_resolved(const pkgnote_deps *d, size_t i);
+/* The J-th alternative soname and the K-th feature of dependency I. */
+PKGNOTE_PUBLIC size_t pkgnote_deps_soname_count(const pkgnote_deps *d, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_deps_soname(const pkgnote_deps *d, size_t i, size_t j);
+PKGNOTE_PUBLIC size_t pkgnote_deps_feature_count(const pkgnote_deps *d, size_t i);
+PKGNOTE_PUBLIC const char *pkgnote_deps_feature(const pkgnote_deps *d, size_t i, size_t k);
+/* The dependencies in FORMAT (PKGNOTE_DEPS_*), in a malloc()ed string
+ * ending in a newline.  DEB needs pkgnote_deps_resolve_dpkg() first. */
+PKGNOTE_PUBLIC int pkgnote_deps_format(const pkgnote_deps *d, int format, char **ret);
 
 /* Every file programs need to run inside a root directory, found as the
  * dynamic loader (glibc's) finds it there: the interpreter, DT_NEEDED
@@ -1898,7 +2242,6 @@ PKGNOTE_PUBLIC int pkgnote_pkgdb_owner(const pkgnote_pkgdb *db, const char *path
  * own closures.  Symbolic links met on the way are files of the closure
  * too, with their targets.  Nothing outside the root is opened: links
  * resolve as if the root were "/". */
-typedef struct pkgnote_closure pkgnote_closure;
 
 #define PKGNOTE_MAX_CLOSURE_FILES (1u << 16)  /* files (and objects) of one closure */
 #define PKGNOTE_MAX_CLOSURE_REASONS 256u      /* reasons kept per file; the rest counted */
@@ -1944,197 +2287,6 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_closure_problem(const pkgnote_clos
  * "package" (the binary package that ships the file or link; not for a
  * link to a directory, which many list) only with DB (may be NULL).  0 with *RET (malloc()ed), or -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgnote_pkgdb *db, char **ret);
-
-/* ------------------------------------------------------------------ */
-/* Metadata maps (lib/stamp-filemap.c)                                       */
-
-/* One package note's JSON per file of a tree, as pkgnote stamp
- * --metadata-map reads it: lines PATH<TAB>JSON; empty lines and lines
- * that start with '#' are ignored.  PATH names a file of the tree
- * ("./a/b", "/a/b" and "a/b" are one file) and may be listed once. */
-typedef struct pkgnote_filemap pkgnote_filemap;
-/* Parses the LEN bytes at TEXT (NAME: the file's name for messages):
- * 1 with *RET, or -EINVAL (-ENOMEM) with the reason and the line's number
- * in pkgnote_last_error().  The JSON is checked later, by the composer. */
-PKGNOTE_PUBLIC int pkgnote_filemap_parse(const char *text, size_t len, const char *name, pkgnote_filemap **ret);
-PKGNOTE_PUBLIC void pkgnote_filemap_free(pkgnote_filemap *m);
-PKGNOTE_PUBLIC size_t pkgnote_filemap_count(const pkgnote_filemap *m);
-/* The I-th entry's path (pkgnote_filemap_tree_path() of it; entries in
- * byte order of it) and JSON; NULL past the last. */
-PKGNOTE_PUBLIC const char *pkgnote_filemap_path(const pkgnote_filemap *m, size_t i);
-PKGNOTE_PUBLIC const char *pkgnote_filemap_document(const pkgnote_filemap *m, size_t i);
-/* The entry for PATH (any of the spellings above): 1 with its index in
- * *RET, 0 when none. */
-PKGNOTE_PUBLIC int pkgnote_filemap_find(const pkgnote_filemap *m, const char *path, size_t *ret);
-/* PATH with its leading "./" and '/' taken off (a pointer into PATH). */
-PKGNOTE_PUBLIC const char *pkgnote_filemap_tree_path(const char *path);
-
-/* ------------------------------------------------------------------ */
-/* Stamping trees and roots (lib/stamp-tree.c, lib/stamp-file.c)       */
-
-/* One file of a tree, as pkgnote_stamp_tree() reports it.  Valid during
- * the call only. */
-typedef struct pkgnote_stamp_tree_file {
-        size_t size;                         /* sizeof(pkgnote_stamp_tree_file) of the library */
-        const char *path;                    /* the tree's name joined with the file's path in it */
-        int error;                           /* 0 stamped, < 0 failed (pkgnote_last_error()) */
-        const char *skipped;                 /* not stamped, and why (error 0) */
-        const pkgnote_stamp_result *results; /* when stamped: one for each note specification */
-        size_t names;                        /* the file's names in the tree (hard links), 1 usually */
-} pkgnote_stamp_tree_file;
-typedef void (*pkgnote_stamp_tree_fn)(const pkgnote_stamp_tree_file *f, void *userdata);
-/* The package note's JSON for the file REL (its path in the tree): the
- * JSON (kept by the caller until the walk ends), or NULL with *SKIP
- * saying why the file is left alone, and *ERR < 0 when that is a failure
- * (the message in pkgnote_last_error()). */
-typedef const char *(*pkgnote_stamp_tree_json_fn)(const char *rel, const char **skip, int *err, void *userdata);
-/* Stamps every executable, shared object and relocatable object of the
- * tree DIR with the N notes of SPECS as pkgnote_stamp_notes_file() does
- * (pkgnote-stamp(1) --tree), walking and writing relative to directory
- * descriptors opened without following symbolic links; hard links are
- * stamped once and keep being one file.  With JSON_FN, each file's
- * package note JSON comes from it in place of the JSON of the package
- * note specification of SPECS (which must have one: a specification
- * that removes is applied as it is); hard links get that of their first
- * name in the tree's sorted order.
- * Calls FN for every file stamped, skipped or failed.  0, or a negative
- * errno when DIR cannot be walked (-ENOTDIR not a directory); failures
- * of single files go to FN only. */
-PKGNOTE_PUBLIC int pkgnote_stamp_tree(const char *dir, const pkgnote_note_spec *specs, size_t n,
-                                      pkgnote_stamp_tree_json_fn json_fn, void *json_userdata, unsigned flags,
-                                      pkgnote_stamp_tree_fn fn, void *userdata);
-
-/* A file found inside a root directory, every symbolic link resolved as
- * if the root were "/" (as a chroot would), never leading out of it. */
-typedef struct pkgnote_root_file pkgnote_root_file;
-/* Resolves PATH (absolute or relative: both from the root) inside the
- * root directory ROOTFD, which must stay open while *RET lives: 1 with
- * *RET; -ENOENT, -ELOOP, -EINVAL not a regular file, -ENOMEM. */
-PKGNOTE_PUBLIC int pkgnote_root_file_resolve(int rootfd, const char *path, pkgnote_root_file **ret);
-/* Its path in the root, without the leading '/' ("usr/bin/ls"). */
-PKGNOTE_PUBLIC const char *pkgnote_root_file_path(const pkgnote_root_file *f);
-PKGNOTE_PUBLIC void pkgnote_root_file_free(pkgnote_root_file *f);
-/* Stamps F as pkgnote_stamp_notes_file() stamps a file: in place,
- * replaced inside its own directory of the root, or into OUTPUT (F only
- * read).  -ESTALE when F is no longer the file resolved.  Nothing outside
- * the root is opened but OUTPUT. */
-PKGNOTE_PUBLIC int pkgnote_stamp_root_file(const pkgnote_root_file *f, const char *output,
-                                           const pkgnote_note_spec *specs, size_t n, unsigned flags,
-                                           pkgnote_stamp_result *results);
-
-/* ------------------------------------------------------------------ */
-/* Writing the crash store (lib/core-crash-writer.c)                   */
-
-/* pkgnote-coredump's side of the store that pkgnote_crashes_load()
- * reads: entries "core.COMM.UID.PID.TIME" of a core (compressed with
- * zstd when the library has it) and its JSON report. */
-#define PKGNOTE_CRASH_DEFAULT_DIR "/var/lib/pkgnote/coredump"
-#define PKGNOTE_CRASH_REPORT_SUFFIX ".json"
-/* OVERRIDE when given, else $PKGNOTE_COREDUMP_DIR, else the default. */
-PKGNOTE_PUBLIC const char *pkgnote_crash_store_dir(const char *override);
-/* The name ending of stored cores: ".zst", or "" without zstd. */
-PKGNOTE_PUBLIC const char *pkgnote_crash_core_suffix(void);
-/* The entry name "core.COMM.UID.PID.TIME" into BUF (LEN bytes), COMM
- * reduced to [A-Za-z0-9_-]: its length, or -ENAMETOOLONG (BUF then holds
- * "" when LEN > 0). */
-PKGNOTE_PUBLIC int pkgnote_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
-/* An entry's report: pkgnote core --json of C with "time", "hostname",
- * "coreFile", "bootId" (this boot's, as journald's _BOOT_ID), and ST's
- * stack trace when ST is not NULL, into *RET
- * (malloc()ed): 0 or a negative errno. */
-PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_stack *st, int64_t time,
-                                        const char *host, const char *core_path, char **ret);
-/* Under the store's lock: removes stale temporaries and half-made
- * entries of killed handlers, reports without their core, then whole
- * entries, oldest first, until the store DIRFD holds at most MAX_USE
- * bytes or MAX_REMOVE entries went; never the entry named KEEP (may be
- * NULL), nor one still being written.  The number of whole entries
- * removed. */
-PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
-
-/* ------------------------------------------------------------------ */
-/* PE/COFF images (lib/pe.c, lib/stamp-pe.c)                          */
-
-/* The object view (pkgnote_object) also opens PE/COFF images: EFI
- * applications and drivers (systemd-boot, systemd-stub, shim, unified
- * kernel images) and Windows programs and DLLs.  UAPI.8 puts their
- * package metadata in a section named .pkgnote holding the JSON itself
- * (no ELF note header), NUL-terminated and NUL-padded; each such section
- * reads as an FDO package note (owner "FDO", type
- * PKGNOTE_NT_FDO_PACKAGING_METADATA, where PKGNOTE_NOTE_PE_SECTION,
- * section ".pkgnote", offset its file offset), so pkgnote_info_read(),
- * the JSON reports and scans serve both formats.  For a PE view,
- * pkgnote_object_class() is 64 for PE32+ and 32 for PE32,
- * pkgnote_object_machine() the ELF machine of the PE machine (0 when none),
- * pkgnote_object_type() 0, and there are no program or section headers. */
-
-#define PKGNOTE_NOTE_PE_SECTION (1u << 4) /* a PE/COFF .pkgnote section */
-
-#define PKGNOTE_MAX_PE_SECTIONS 4096u        /* section table entries */
-#define PKGNOTE_MAX_PE_SECTION_NAME 255u     /* bytes of a long section name */
-#define PKGNOTE_MAX_PE_STRTAB (16u << 20)    /* COFF string table */
-
-/* Stamping a PE image that carries an Authenticode signature (a
- * certificate table) drops the signature, which stamping invalidates:
- * sign it again afterwards (sbsign).  Without this flag such an image is
- * refused with -EPERM; with it, a certificate table that does not end
- * the file (-ENOTSUP) or starts inside the headers, a section's data or
- * the COFF symbol table (-EBADMSG) is refused, nothing cut.
- * Stamping a PE image keeps every address it declares (SizeOfImage only
- * grows) and every byte but the header fields it must write; what
- * followed the sections (a COFF symbol table, zeros) moves after the new
- * .pkgnote section's bytes, any other trailing data makes it refused
- * (-ENOTSUP); removing the note gives back the image as it was before
- * stamping, byte for byte (doc/pe.md). */
-#define PKGNOTE_STAMP_DROP_SIGNATURE (1u << 3)
-
-/* The bytes of a .pkgnote section for JSON (checked as the package note's
- * JSON is; NUL-terminated, NUL-padded to 4 bytes), malloc()ed, for
- * objcopy --add-section.  -EINVAL bad JSON. */
-PKGNOTE_PUBLIC int pkgnote_emit_coff_section(const char *json, uint8_t **ret, size_t *ret_len);
-/* A COFF object for target T (x86_64, i686, aarch64, armhf, riscv64,
- * loongarch64) with one section, .pkgnote (initialized data, read-only,
- * 4-byte aligned), holding pkgnote_emit_coff_section()'s bytes: link it
- * into a PE image with mingw-w64's gcc or ld, or lld-link.  -EINVAL bad
- * JSON or a target without a PE machine. */
-PKGNOTE_PUBLIC int pkgnote_emit_coff_object(const char *json, const pkgnote_target *t, uint8_t **ret,
-                                            size_t *ret_len);
-
-/* 1 when E is a PE/COFF image, 0 when it is ELF. */
-PKGNOTE_PUBLIC int pkgnote_object_is_pe(const pkgnote_object *e);
-/* The COFF header's machine (0x8664 x86-64, 0x14c i386, 0xaa64 AArch64,
- * 0x5064 RISC-V 64...) and the optional header's subsystem; 0 for ELF. */
-PKGNOTE_PUBLIC unsigned pkgnote_pe_machine(const pkgnote_object *e);
-PKGNOTE_PUBLIC unsigned pkgnote_pe_subsystem(const pkgnote_object *e);
-/* "EFI application", "Windows console", "Windows GUI", ..., or NULL. */
-PKGNOTE_PUBLIC const char *pkgnote_pe_subsystem_name(unsigned subsystem);
-/* 1 when the image has a certificate table (an Authenticode signature). */
-PKGNOTE_PUBLIC int pkgnote_pe_signed(const pkgnote_object *e);
-/* The number of sections; -ENOEXEC for an ELF view. */
-PKGNOTE_PUBLIC int pkgnote_pe_section_count(const pkgnote_object *e);
-/* Section I: 1 and its NAME (long names resolved; valid until
- * pkgnote_object_free()), file OFFSET, SIZE of its bytes in the file and
- * FLAGS (IMAGE_SCN_*), each out-parameter may be NULL; 0 past the last;
- * -ENOEXEC for an ELF view. */
-PKGNOTE_PUBLIC int pkgnote_pe_section(const pkgnote_object *e, size_t i, const char **name, uint64_t *offset,
-                                      uint64_t *size, uint32_t *flags);
-/* 1 when the image is a DLL (IMAGE_FILE_DLL). */
-PKGNOTE_PUBLIC int pkgnote_pe_dll(const pkgnote_object *e);
-/* pkgnote_pe_section() for the first section named NAME: 1, or 0 when
- * there is none. */
-PKGNOTE_PUBLIC int pkgnote_pe_section_find(const pkgnote_object *e, const char *name, uint64_t *offset, uint64_t *size,
-                                           uint32_t *flags);
-/* A unified kernel image's (UAPI.5 Type #2) .uname section: the kernel's
- * release, malloc()ed, or NULL when there is none. */
-PKGNOTE_PUBLIC char *pkgnote_pe_uki_uname(pkgnote_object *e);
-/* Its .osrel section parsed as os-release: 1 and *RET (free with
- * pkgnote_os_release_free()), 0 when there is none, or a negative errno. */
-PKGNOTE_PUBLIC int pkgnote_pe_uki_os_release(pkgnote_object *e, pkgnote_os_release **ret);
-/* The bytes of the first section named NAME: 1 with *DATA (valid until
- * pkgnote_object_free()) and *LEN, 0 when there is none, -E2BIG when it
- * holds more than MAX bytes, -EBADMSG when they lie outside the file. */
-PKGNOTE_PUBLIC int pkgnote_pe_section_data(pkgnote_object *e, const char *name, size_t max, const uint8_t **data,
-                                           size_t *len);
 
 #ifdef __cplusplus
 }

@@ -39,13 +39,12 @@ NEVER_FAILS = {
     'pkgnote_module_db_mismatch', 'pkgnote_module_needs_restart',
     'pkgnote_stack_thread_tid', 'pkgnote_stack_frame_inlined',
     'pkgnote_crash_store', 'pkgnote_crash_signal', 'pkgnote_crash_core_state',
-    'pkgnote_linker_kind_from_name', 'pkgnote_linker_has_package_metadata',
-    'pkgnote_linker_decodes_package_metadata',
+    'pkgnote_linker_kind_from_name',
     'pkgnote_scan_object_class', 'pkgnote_scan_object_big_endian',
     'pkgnote_scan_object_db_mismatch',
     'pkgnote_pe_signed', 'pkgnote_pe_dll',
     # counts of what was already read or checked
-    'pkgnote_object_phdrs', 'pkgnote_metadata_remove', 'pkgnote_metadata_check',
+    'pkgnote_object_phdr_count', 'pkgnote_metadata_remove', 'pkgnote_metadata_check',
     'pkgnote_dlopen_check',
 }
 # Functions returning int64_t that can fail (a negative errno); the

@@ -274,7 +274,7 @@ static void links_done(struct links *l) {
 
 static const pkgnote_phdr *find_phdr(pkgnote_object *e, uint32_t type) {
         const pkgnote_phdr *ph;
-        int n = pkgnote_object_phdrs(e, &ph);
+        int n = pn_object_phdrs(e, &ph);
         for (int i = 0; i < n; i++)
                 if (ph[i].type == type)
                         return &ph[i];

@@ -108,7 +108,7 @@ static int add_name(char ***v, size_t *n, size_t *cap, const char *s, size_t len
 /* The sonames the object's dlopen notes list. */
 static int declared(pkgnote_object *e, char ***v, size_t *n, size_t *cap) {
         const pkgnote_note *notes;
-        int c = pkgnote_object_notes(e, &notes);
+        int c = pn_object_notes(e, &notes);
         for (int i = 0; i < c; i++) {
                 const char *json;
                 size_t len;
@@ -140,7 +140,7 @@ int pn_undeclared_dlopen(pkgnote_object *e, char ***ret, size_t *n_ret) {
         *n_ret = 0;
         unsigned type = pkgnote_object_type(e);
         const pkgnote_shdr *sh;
-        int n = pkgnote_object_shdrs(e, &sh);
+        int n = pn_object_shdrs(e, &sh);
         if ((type != ET_EXEC && type != ET_DYN) || n <= 0 || !imports_dlopen(e, sh, n))
                 return 0;
         char **known = NULL, **found = NULL;

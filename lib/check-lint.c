@@ -758,7 +758,7 @@ static void check_undeclared_dlopen(struct lint *l) {
  * the JSON under the same rules as the ELF note's descriptor. */
 static int lint_pe(struct lint *l) {
         const pkgnote_note *notes;
-        int c = pkgnote_object_notes(l->e, &notes);
+        int c = pn_object_notes(l->e, &notes);
         if (c < 0)
                 return c;
         for (size_t i = 0; i < pkgnote_object_problem_count(l->e); i++)
@@ -809,11 +809,11 @@ PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_object *e, const pkgnote_os_r
         }
 
         const pkgnote_note *notes;
-        int c = pkgnote_object_notes(e, &notes);
+        int c = pn_object_notes(e, &notes);
         if (c < 0)
                 return c;
-        l.n_ph = pkgnote_object_phdrs(e, &l.ph);
-        l.n_sh = pkgnote_object_shdrs(e, &l.sh);
+        l.n_ph = pn_object_phdrs(e, &l.ph);
+        l.n_sh = pn_object_shdrs(e, &l.sh);
         if (l.n_sh < 0)
                 l.n_sh = 0; /* already recorded as a problem by the note walk */
 

@@ -141,7 +141,7 @@ static size_t sweep(const struct pn_core_span *iv, size_t n, uint64_t *ends, con
  * union).  NULL when out of memory: the caller walks the loads. */
 static struct pn_core_loads *index_loads(pkgnote_core *c) {
         const pkgnote_phdr *ph;
-        int n = pkgnote_object_phdrs(c->view, &ph);
+        int n = pn_object_phdrs(c->view, &ph);
         struct pn_core_loads *l = calloc(1, sizeof *l);
         size_t cnt = n > 0 ? (size_t)n : 1;
         struct pn_core_span *iv = malloc(cnt * sizeof *iv);
@@ -212,7 +212,7 @@ static const struct pn_core_loads *loads(pkgnote_core *c) {
 /* The PT_LOAD that dumped bytes for ADDR: file offset and bytes available. */
 bool pn_core_dumped_at(pkgnote_core *c, uint64_t addr, uint64_t *off, uint64_t *avail) {
         const pkgnote_phdr *ph;
-        int n = pkgnote_object_phdrs(c->view, &ph);
+        int n = pn_object_phdrs(c->view, &ph);
         const struct pn_core_loads *l = loads(c);
         if (l) {
                 const struct pn_core_span *s = find_span(l->dumped, l->n_dumped, addr);
@@ -242,7 +242,7 @@ bool pn_core_mapped_at(pkgnote_core *c, uint64_t addr) {
         if (l)
                 return find_span(l->mapped, l->n_mapped, addr) != NULL;
         const pkgnote_phdr *ph;
-        int n = pkgnote_object_phdrs(c->view, &ph);
+        int n = pn_object_phdrs(c->view, &ph);
         for (int i = 0; i < n; i++)
                 if (ph[i].type == PT_LOAD && addr >= ph[i].vaddr && addr - ph[i].vaddr < ph[i].memsz)
                         return true;

@@ -83,10 +83,10 @@ int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *s
         /* The boot tells this crash from one of the same PID and second
          * of another boot, as the journal entry's _BOOT_ID does. */
         const pkgnote_json_member extra[] = {
-                {.key = "time", .number = time},
-                {.key = "hostname", .string = host},
-                {.key = "coreFile", .string = core_path},
-                {.key = "bootId", .string = boot_id(boot) ? boot : NULL},
+                {.size = sizeof(pkgnote_json_member), .key = "time", .number = time},
+                {.size = sizeof(pkgnote_json_member), .key = "hostname", .string = host},
+                {.size = sizeof(pkgnote_json_member), .key = "coreFile", .string = core_path},
+                {.size = sizeof(pkgnote_json_member), .key = "bootId", .string = boot_id(boot) ? boot : NULL},
         };
         char *j;
         int r = pkgnote_core_to_json(c, st, extra, sizeof extra / sizeof *extra, &j);

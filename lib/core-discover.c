@@ -219,7 +219,7 @@ int pn_core_discover_modules(pkgnote_core *c, pn_core_add_fn add) {
         /* Dumped ELF headers, named by the link_map entry of the same bias
          * or whose dynamic section they hold; the executable by AT_EXECFN. */
         const pkgnote_phdr *ph;
-        int nph = pkgnote_object_phdrs(c->view, &ph);
+        int nph = pn_object_phdrs(c->view, &ph);
         size_t loads = 0;
         /* The last module found by its header: the kernel writes PT_LOADs
          * in address order, so a module's later mappings follow it. */

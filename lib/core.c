@@ -392,7 +392,7 @@ static int read_core_header(pkgnote_core *c, const pkgnote_core_options *o) {
 static int read_core_notes(pkgnote_core *c, const pkgnote_note **file_note) {
         pkgnote_object *v = c->view;
         const pkgnote_note *n;
-        int cnt = pkgnote_object_notes(v, &n);
+        int cnt = pn_object_notes(v, &n);
         if (cnt < 0)
                 return cnt;
         for (size_t i = 0; i < pkgnote_object_problem_count(v); i++)
@@ -710,10 +710,16 @@ PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_i
                 .elf_class = c->is64 ? 64 : 32,
                 .big_endian = c->be,
                 .machine = c->machine,
-                .n_threads = c->n_threads,
-                .threads = c->threads,
         };
         return pn_result_copy(ret, &full, sizeof full, "pkgnote_process_info");
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_core_thread_count(const pkgnote_core *c) {
+        return c->n_threads;
+}
+
+PKGNOTE_PUBLIC const pkgnote_thread_info *pkgnote_core_thread(const pkgnote_core *c, size_t i) {
+        return i < c->n_threads ? &c->threads[i] : NULL;
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_core_module_count(const pkgnote_core *c) {

@@ -63,7 +63,7 @@ int pn_elf_dynamic_read(pkgnote_object *e, struct pn_dynamic *out) {
         *needed = NULL;
         *n_needed = 0;
         const pkgnote_phdr *ph;
-        int n = pkgnote_object_phdrs(e, &ph);
+        int n = pn_object_phdrs(e, &ph);
         const pkgnote_phdr *dyn = NULL;
         for (int i = 0; i < n; i++)
                 if (ph[i].type == PT_DYNAMIC) {

@@ -194,7 +194,7 @@ static int read_notes(pkgnote_object *e) {
         size_t cap = 0;
         int r;
         const pkgnote_shdr *s;
-        int ns = pkgnote_object_shdrs(e, &s);
+        int ns = pn_object_shdrs(e, &s);
         for (uint32_t i = 0; i < e->phnum; i++) {
                 const pkgnote_phdr *p = &e->phdrs[i];
                 if (p->type != PT_NOTE)
@@ -266,7 +266,7 @@ static int read_notes(pkgnote_object *e) {
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_object_notes(pkgnote_object *e, const pkgnote_note **ret) {
+int pn_object_notes(pkgnote_object *e, const pkgnote_note **ret) {
         if (!e->notes_read) {
                 e->notes_read = true;
                 e->notes_err = e->pe ? pn_pe_notes(e) : read_notes(e);
@@ -279,7 +279,7 @@ PKGNOTE_PUBLIC int pkgnote_object_notes(pkgnote_object *e, const pkgnote_note **
 
 PKGNOTE_PUBLIC const char *pkgnote_object_notes_warning(pkgnote_object *e) {
         const pkgnote_note *n;
-        (void)pkgnote_object_notes(e, &n);
+        (void)pn_object_notes(e, &n);
         return e->notes_warning;
 }
 
@@ -308,7 +308,7 @@ PKGNOTE_PUBLIC int pkgnote_note_json(const pkgnote_note *n, const char **json, s
 
 PKGNOTE_PUBLIC int pkgnote_object_build_id(pkgnote_object *e, const uint8_t **id, size_t *len) {
         const pkgnote_note *n;
-        int c = pkgnote_object_notes(e, &n);
+        int c = pn_object_notes(e, &n);
         if (c < 0)
                 return c;
         for (int i = 0; i < c; i++)
@@ -362,4 +362,39 @@ PKGNOTE_PUBLIC int pkgnote_package_note_encode(const char *json, int big_endian,
                                     big_endian, ret, ret_len);
         free(desc);
         return r;
+}
+
+/* The public accessors hand out one element at a time, so that the
+ * structs may grow: the arrays stay the library's. */
+PKGNOTE_PUBLIC int pkgnote_object_note_count(pkgnote_object *e) {
+        const pkgnote_note *n;
+        return pn_object_notes(e, &n);
+}
+
+PKGNOTE_PUBLIC const pkgnote_note *pkgnote_object_note(pkgnote_object *e, size_t i) {
+        const pkgnote_note *n;
+        int r = pn_object_notes(e, &n);
+        return r < 0 || i >= (size_t)r ? NULL : &n[i];
+}
+
+PKGNOTE_PUBLIC int pkgnote_object_phdr_count(pkgnote_object *e) {
+        const pkgnote_phdr *ph;
+        return pn_object_phdrs(e, &ph);
+}
+
+PKGNOTE_PUBLIC const pkgnote_phdr *pkgnote_object_phdr(pkgnote_object *e, size_t i) {
+        const pkgnote_phdr *ph;
+        int r = pn_object_phdrs(e, &ph);
+        return r < 0 || i >= (size_t)r ? NULL : &ph[i];
+}
+
+PKGNOTE_PUBLIC int pkgnote_object_shdr_count(pkgnote_object *e) {
+        const pkgnote_shdr *sh;
+        return pn_object_shdrs(e, &sh);
+}
+
+PKGNOTE_PUBLIC const pkgnote_shdr *pkgnote_object_shdr(pkgnote_object *e, size_t i) {
+        const pkgnote_shdr *sh;
+        int r = pn_object_shdrs(e, &sh);
+        return r < 0 || i >= (size_t)r ? NULL : &sh[i];
 }

@@ -334,7 +334,7 @@ PKGNOTE_PUBLIC const char *pkgnote_machine_name(unsigned machine, int elf_class)
         }
 }
 
-PKGNOTE_PUBLIC int pkgnote_object_phdrs(pkgnote_object *e, const pkgnote_phdr **ret) {
+int pn_object_phdrs(pkgnote_object *e, const pkgnote_phdr **ret) {
         *ret = e->phdrs;
         return (int)e->phnum;
 }
@@ -407,7 +407,7 @@ static int read_shdrs(pkgnote_object *e) {
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_object_shdrs(pkgnote_object *e, const pkgnote_shdr **ret) {
+int pn_object_shdrs(pkgnote_object *e, const pkgnote_shdr **ret) {
         if (!e->shdrs_read) {
                 e->shdrs_read = true;
                 e->shdrs_err = read_shdrs(e);
@@ -440,7 +440,7 @@ PKGNOTE_PUBLIC const char *pkgnote_object_kind(pkgnote_object *e) {
         case ET_REL: return "relocatable";
         case ET_EXEC: return "executable";
         case ET_DYN:
-                n = pkgnote_object_phdrs(e, &ph);
+                n = pn_object_phdrs(e, &ph);
                 for (int i = 0; i < n; i++)
                         if (ph[i].type == PT_INTERP)
                                 return "executable";

@@ -29,7 +29,15 @@ PKGNOTE_PUBLIC int pkgnote_emit_coff_section(const char *json, uint8_t **ret, si
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_emit_coff_object(const char *json, const pkgnote_target *t, uint8_t **ret, size_t *ret_len) {
+PKGNOTE_PUBLIC int pkgnote_emit_coff_object(const char *json, const pkgnote_target *target, uint8_t **ret,
+                                            size_t *ret_len) {
+        pkgnote_target copy;
+        if (!target)
+                return pn_error(-EINVAL, "no target given");
+        int r0 = pn_struct_read(&copy, sizeof copy, target, "pkgnote_target");
+        if (r0 < 0)
+                return r0;
+        const pkgnote_target *t = &copy;
         unsigned machine = pn_pe_machine_of(t->machine, t->elf_class);
         if (!machine || t->big_endian)
                 return pn_error(-EINVAL, "no PE/COFF machine for target %s", t->name ? t->name : "(unnamed)");

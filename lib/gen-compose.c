@@ -99,7 +99,7 @@ PKGNOTE_PUBLIC int pkgnote_compose_set(pkgnote_compose *c, const char *key, cons
 }
 
 PKGNOTE_PUBLIC int pkgnote_compose_rpm(pkgnote_compose *c, const char *nevra) {
-        pkgnote_nevra n;
+        pkgnote_nevra n = PKGNOTE_NEVRA_INIT;
         int r = pkgnote_nevra_parse(nevra, &n);
         if (r < 0)
                 return r;

@@ -70,14 +70,16 @@ static const struct target_entry *find_target(const char *word, size_t len) {
         return NULL;
 }
 
-static void fill_target(const struct target_entry *e, pkgnote_target *ret) {
-        *ret = (pkgnote_target){
+static int fill_target(const struct target_entry *e, pkgnote_target *ret) {
+        pkgnote_target t = {
+                .size = sizeof(pkgnote_target),
                 .name = e->name,
                 .elf_class = e->elf_class,
                 .big_endian = e->big_endian,
                 .machine = e->machine,
                 .flags = e->flags,
         };
+        return pn_result_copy(ret, &t, sizeof t, "pkgnote_target");
 }
 
 PKGNOTE_PUBLIC int pkgnote_target_parse(const char *spec, pkgnote_target *ret) {
@@ -99,8 +101,7 @@ PKGNOTE_PUBLIC int pkgnote_target_parse(const char *spec, pkgnote_target *ret) {
         if (!e)
                 return pn_error(-EINVAL, "unknown target '%s' (try x86_64, i686, aarch64, s390x, a GNU triplet, or ELF64BE)",
                                 spec);
-        fill_target(e, ret);
-        return 0;
+        return fill_target(e, ret);
 }
 
 PKGNOTE_PUBLIC void pkgnote_target_host(pkgnote_target *ret) {
@@ -136,9 +137,9 @@ PKGNOTE_PUBLIC void pkgnote_target_host(pkgnote_target *ret) {
 #else
                 sizeof(void *) == 8 ? "ELF64LE" : "ELF32LE";
 #endif
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         (void)pkgnote_target_parse(name, &t);
-        *ret = t;
+        (void)pn_result_copy(ret, &t, sizeof t, "pkgnote_target");
 }
 
 /* Validates the JSON every generator receives and encodes its note. */
@@ -715,15 +716,21 @@ static int write_linker_script(const struct gen *g, char **ret) {
 
 PKGNOTE_PUBLIC int pkgnote_emit(int form, const pkgnote_note_spec *notes, size_t n, const pkgnote_target *t,
                                 uint8_t **ret, size_t *ret_len) {
-        pkgnote_target host;
-        if (!t) {
+        pkgnote_target host = PKGNOTE_TARGET_INIT;
+        if (!t)
                 pkgnote_target_host(&host);
-                t = &host;
-        }
+        else if (pn_struct_read(&host, sizeof host, t, "pkgnote_target") < 0)
+                return -EINVAL;
+        t = &host;
         if (form < PKGNOTE_EMIT_NOTES || form > PKGNOTE_EMIT_C_HEADER)
                 return pn_error(-EINVAL, "unknown output form %d", form);
+        pkgnote_note_spec *specs;
+        int r = pn_array_read((void **)&specs, sizeof *specs, notes, n, "pkgnote_note_spec");
+        if (r < 0)
+                return r;
         struct gen g;
-        int r = gen_init(&g, notes, n, t->big_endian);
+        r = gen_init(&g, specs, n, t->big_endian);
+        free(specs);
         if (r < 0)
                 return r;
         char *text = NULL;
@@ -769,7 +776,7 @@ PKGNOTE_PUBLIC int pkgnote_emit(int form, const pkgnote_note_spec *notes, size_t
 
 /* The single-note forms of earlier versions. */
 static int emit_package(int form, const char *json, const pkgnote_target *t, uint8_t **ret, size_t *ret_len) {
-        pkgnote_note_spec spec = {PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+        pkgnote_note_spec spec = PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json);
         size_t len;
         return pkgnote_emit(form, &spec, 1, t, ret, ret_len ? ret_len : &len);
 }

@@ -81,7 +81,7 @@ PKGNOTE_PUBLIC int pkgnote_linker_identify(const char *out, size_t len, pkgnote_
          *   mold 1.10.1 (compatible with GNU ld)  */
         const char *nl = memchr(out, '\n', len);
         const char *end = nl ? nl : out + len;
-        pkgnote_linker l = {0};
+        pkgnote_linker l = PKGNOTE_LINKER_INIT;
         const char *p, *v = NULL;
         /* mold and lld say "compatible with GNU ld(...)": test them first. */
         if (len >= 5 && !memcmp(out, "mold ", 5)) {
@@ -107,15 +107,26 @@ PKGNOTE_PUBLIC int pkgnote_linker_identify(const char *out, size_t len, pkgnote_
                                 (int)(end - out > 80 ? 80 : end - out), out);
         if (v)
                 read_version(v, end, &l.major, &l.minor);
-        *ret = l;
-        return 0;
+        return pn_result_copy(ret, &l, sizeof l, "pkgnote_linker");
+}
+
+/* The caller's linker L, read by the rule for structs that grow. */
+static int linker_read(const pkgnote_linker *l, pkgnote_linker *ret) {
+        if (!l)
+                return pn_error(-EINVAL, "no linker given");
+        return pn_struct_read(ret, sizeof *ret, l, "pkgnote_linker");
 }
 
 static bool at_least(const pkgnote_linker *l, unsigned major, unsigned minor) {
         return l->major > major || (l->major == major && l->minor >= minor);
 }
 
-PKGNOTE_PUBLIC int pkgnote_linker_has_package_metadata(const pkgnote_linker *l) {
+PKGNOTE_PUBLIC int pkgnote_linker_has_package_metadata(const pkgnote_linker *linker) {
+        pkgnote_linker copy;
+        int r = linker_read(linker, &copy);
+        if (r < 0)
+                return r;
+        const pkgnote_linker *l = &copy;
         switch (l->kind) {
         case PKGNOTE_LINKER_BFD:
         case PKGNOTE_LINKER_GOLD:
@@ -129,7 +140,12 @@ PKGNOTE_PUBLIC int pkgnote_linker_has_package_metadata(const pkgnote_linker *l) 
         }
 }
 
-PKGNOTE_PUBLIC int pkgnote_linker_decodes_package_metadata(const pkgnote_linker *l) {
+PKGNOTE_PUBLIC int pkgnote_linker_decodes_package_metadata(const pkgnote_linker *linker) {
+        pkgnote_linker copy;
+        int r = linker_read(linker, &copy);
+        if (r < 0)
+                return r;
+        const pkgnote_linker *l = &copy;
         switch (l->kind) {
         case PKGNOTE_LINKER_BFD:
                 return at_least(l, 2, 44); /* binutils commit b0cc81e8, PR ld/32003 */
@@ -237,7 +253,10 @@ PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata(const char *json, int style,
 
 PKGNOTE_PUBLIC int pkgnote_ldflags_package_metadata_for(const char *json, const pkgnote_linker *l, int style,
                                                         char **ret) {
-        if (!l || !pkgnote_linker_decodes_package_metadata(l))
+        int d = l ? pkgnote_linker_decodes_package_metadata(l) : 0;
+        if (d < 0)
+                return d;
+        if (!d)
                 return pkgnote_ldflags_package_metadata(json, style, ret);
         char *enc;
         int r = check_json(json);

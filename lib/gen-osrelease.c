@@ -411,13 +411,17 @@ static bool all_digits(const char *s, size_t n) {
 }
 
 PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *s, pkgnote_nevra *ret) {
+        /* buffer_ must be covered: what is not written cannot be freed. */
+        if (!ret || ret->size < sizeof(pkgnote_nevra))
+                return pn_error(-EINVAL, "pkgnote_nevra: size %zu is too small (set it to sizeof the struct)",
+                                ret ? ret->size : 0);
         int r = pn_check_string(s, "NEVRA");
         if (r < 0)
                 return r;
         char *buf = strdup(s);
         if (!buf)
                 return pn_oom();
-        pkgnote_nevra n = {0};
+        pkgnote_nevra n = {.size = ret->size};
         n.buffer_ = buf;
         char *p = buf;
 

@@ -43,7 +43,10 @@ static int metadata_arg(const char *json, const pkgnote_linker *l, char **ret) {
         if (r < 0)
                 return r;
         free(note);
-        if (l && pkgnote_linker_decodes_package_metadata(l))
+        int d = l ? pkgnote_linker_decodes_package_metadata(l) : 0;
+        if (d < 0)
+                return d;
+        if (d)
                 return pn_percent_encode(json, ret);
         char *s = strdup(json);
         if (!s)

@@ -124,6 +124,19 @@ int pn_result_size(const void *dst, size_t full, size_t *ret, const char *what);
 /* Copies the result SRC (FULL bytes, starting with its size) into DST
  * within DST's size, leaving DST's size field as it is. */
 int pn_result_copy(void *dst, const void *src, size_t full, const char *what);
+/* A caller's struct passed in (not options: its size must be set), read
+ * as pn_options_read() reads options: bytes beyond OUT_SIZE must be zero. */
+int pn_struct_read(void *out, size_t out_size, const void *in, const char *what);
+/* A caller's array of N structs passed in, whose first element's size is
+ * the stride of all, copied into *RET (malloc()ed, N elements of ELEM
+ * bytes, each read as pn_struct_read() reads one; NULL for none). */
+int pn_array_read(void **ret, size_t elem, const void *in, size_t n, const char *what);
+/* The view's program headers, section headers (read on first use) and
+ * notes as arrays, for the library's own use (the public accessors give
+ * one element at a time): the count, or a negative errno. */
+int pn_object_phdrs(pkgnote_object *e, const pkgnote_phdr **ret);
+int pn_object_shdrs(pkgnote_object *e, const pkgnote_shdr **ret);
+int pn_object_notes(pkgnote_object *e, const pkgnote_note **ret);
 /* Version 0 of the option structs: every field up to the last one it had. */
 #define PN_OPTIONS_V0(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
 

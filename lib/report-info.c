@@ -116,7 +116,7 @@ static int add_dlopen(pkgnote_info *info, const pkgnote_note *n) {
 
 PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_object *e, pkgnote_info **ret) {
         const pkgnote_note *notes;
-        int c = pkgnote_object_notes(e, &notes);
+        int c = pn_object_notes(e, &notes);
         if (c < 0)
                 return c;
         pkgnote_info *info = pn_info_new();

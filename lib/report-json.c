@@ -465,8 +465,25 @@ static void core_members(jw *w, json_t *o, const pkgnote_core *c, const pkgnote_
                 jw_set(w, o, "debugInfo", jw_debuginfo(w, st));
 }
 
+static int core_json_with(const pkgnote_core *c, const pkgnote_stack *st, const pkgnote_json_member *extra,
+                          size_t n_extra, char **ret);
+
 PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_stack *st,
-                                        const pkgnote_json_member *extra, size_t n_extra, char **ret) {
+                                        const pkgnote_json_member *members, size_t n_extra, char **ret) {
+        /* The caller's array, its first element's size the stride of all. */
+        pkgnote_json_member *extra;
+        int rr = pn_array_read((void **)&extra, sizeof *extra, members, n_extra, "pkgnote_json_member");
+        if (rr < 0)
+                return rr;
+        if (!extra)
+                n_extra = 0;
+        rr = core_json_with(c, st, extra, n_extra, ret);
+        free(extra);
+        return rr;
+}
+
+static int core_json_with(const pkgnote_core *c, const pkgnote_stack *st, const pkgnote_json_member *extra,
+                          size_t n_extra, char **ret) {
         jw w = {0};
         json_t *o = jw_check(&w, json_object());
         if (c)
@@ -661,6 +678,10 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result
                                                       size_t n, const char *path, char **ret) {
         if (!r || !notes || n == 0 || n > 2)
                 return pn_error(-EINVAL, "no stamp results, or more than two");
+        pkgnote_note_spec spec0;
+        int e0 = pn_struct_read(&spec0, sizeof spec0, notes, "pkgnote_note_spec");
+        if (e0 < 0)
+                return e0;
         pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX];
         int e = pn_stamp_results_in(r, n, full);
         if (e < 0)
@@ -669,7 +690,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result
         jw w = {0};
         json_t *o = jw_check(&w, json_object());
         jw_set(&w, o, "path", jw_string(&w, path));
-        if (notes[0].type == PKGNOTE_NT_FDO_DLOPEN_METADATA)
+        if (spec0.type == PKGNOTE_NT_FDO_DLOPEN_METADATA)
                 jw_set(&w, o, "note", jw_string(&w, "dlopen"));
         stamp_fields(&w, o, &r[0]);
         if (n > 1) {

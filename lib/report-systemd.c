@@ -126,7 +126,7 @@ PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnot
                 return pn_error(-EINVAL, "no summary or no ELF object");
         bool failed = false, interp = false, pt_note = false;
         const pkgnote_phdr *ph;
-        int n = pkgnote_object_phdrs(e, &ph);
+        int n = pn_object_phdrs(e, &ph);
         for (int i = 0; i < n; i++) {
                 interp |= ph[i].type == PT_INTERP;
                 pt_note |= ph[i].type == PT_NOTE;

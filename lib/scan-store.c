@@ -97,7 +97,7 @@ int pn_scan_object_fill(struct pkgnote_scan_object *o, pkgnote_object *e, bool d
         o->eflags = pn_elf_eflags(e);
         o->pe_kind = pkgnote_object_is_pe(e) ? pkgnote_object_kind(e) : NULL;
         const pkgnote_phdr *ph;
-        int n = pkgnote_object_phdrs(e, &ph);
+        int n = pn_object_phdrs(e, &ph);
         for (int i = 0; i < n; i++)
                 if (ph[i].type == PT_INTERP)
                         o->interp = true;

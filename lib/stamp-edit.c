@@ -138,7 +138,7 @@ int pn_stamp_read_phdrs(struct stamp *s) {
 int pn_stamp_read_shdrs(struct stamp *s) {
         pkgnote_object *e = s->e;
         const pkgnote_shdr *dummy;
-        int err, n = pkgnote_object_shdrs(e, &dummy); /* validates the table */
+        int err, n = pn_object_shdrs(e, &dummy); /* validates the table */
         if (n < 0)
                 return n;
         s->shnum = s->shnum_read = (size_t)n;
@@ -328,7 +328,7 @@ bool pn_stamp_note_matches(const pkgnote_note *n, const uint8_t *encoded, size_t
  * Returns the number of notes removed. */
 int pn_stamp_remove_segment_notes(struct stamp *s) {
         const pkgnote_note *notes;
-        int nn = pkgnote_object_notes(s->e, &notes);
+        int nn = pn_object_notes(s->e, &notes);
         if (nn < 0)
                 return nn;
         int removed = 0;
@@ -459,7 +459,7 @@ int pn_stamp_cut_tail(struct stamp *s, bool with_names) {
  * new note would lose? */
 static bool holds_other_notes(const struct stamp *s, size_t i) {
         const pkgnote_note *n;
-        int nn = pkgnote_object_notes(s->e, &n);
+        int nn = pn_object_notes(s->e, &n);
         const struct sh *h = &s->sh[i];
         for (int k = 0; k < nn && h->size > 0; k++)
                 if (!pn_stamp_is_kind(s, &n[k]) && n[k].offset >= h->offset && n[k].offset < h->offset + h->size)

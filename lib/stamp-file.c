@@ -70,7 +70,7 @@ static int copy_xattrs(int src, pn_output *o) {
  * is none (JSON NULL).  -EIO otherwise. */
 static int dlopen_read_back(pkgnote_object *e, const char *json) {
         const pkgnote_note *n;
-        int c = pkgnote_object_notes(e, &n), found = 0, r = 0;
+        int c = pn_object_notes(e, &n), found = 0, r = 0;
         uint8_t *note = NULL;
         size_t note_len = 0;
         if (c < 0)
@@ -255,7 +255,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_file(const char *path, const char *output, cons
                                       pkgnote_stamp_result *result) {
         if (!json && !(flags & PKGNOTE_STAMP_REMOVE))
                 return pn_error(-EINVAL, "no JSON given");
-        pkgnote_note_spec spec = {PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+        pkgnote_note_spec spec = PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json);
         return pkgnote_stamp_notes_file(path, output, &spec, 1, flags, result);
 }
 
@@ -278,13 +278,18 @@ static int stamp_notes_file(const char *path, const char *output, const pkgnote_
 
 /* The caller's results are written through pn_stamp_results_out(): only
  * within the size it gave. */
-PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output, const pkgnote_note_spec *notes,
+PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output, const pkgnote_note_spec *specs,
                                             size_t n, unsigned flags, pkgnote_stamp_result *results) {
         int r = pn_stamp_results_ok(results, n);
         if (r < 0)
                 return r;
+        pkgnote_note_spec *notes;
+        r = pn_array_read((void **)&notes, sizeof *notes, specs, n, "pkgnote_note_spec");
+        if (r < 0)
+                return r;
         pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX] = {{0}};
         r = stamp_notes_file(path, output, notes, n, flags, results ? full : NULL);
+        free(notes);
         if (r >= 0)
                 pn_stamp_results_out(results, full, n);
         return r;

@@ -506,7 +506,7 @@ static int check_result(const uint8_t *b, size_t len, const char *json) {
         if (r == 0 && (r = pkgnote_info_read(e, &info)) == 0) {
                 size_t n = 0;
                 const pkgnote_note *notes;
-                int c = pkgnote_object_notes(e, &notes);
+                int c = pn_object_notes(e, &notes);
                 for (int i = 0; i < c; i++)
                         n += notes[i].where & PKGNOTE_NOTE_PE_SECTION ? 1 : 0;
                 if (json ? n != 1 || pkgnote_info_package_count(info) != 1 ||
@@ -643,7 +643,7 @@ int pn_pe_stamp(const uint8_t *data, size_t size, const char *json, unsigned fla
                 pkgnote_object *v;
                 if (pkgnote_object_from_memory(s.b, s.len, &v) == 0) {
                         const pkgnote_note *n;
-                        if (pkgnote_object_notes(v, &n) == 1)
+                        if (pn_object_notes(v, &n) == 1)
                                 res->note_offset = n[0].offset;
                         pkgnote_object_free(v);
                 }

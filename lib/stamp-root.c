@@ -44,15 +44,21 @@ static const char *tree_json(const char *rel, const char **skip, int *err, void 
         return c->json_fn(rel, skip, err, c->json_ud);
 }
 
-PKGNOTE_PUBLIC int pkgnote_stamp_tree(const char *dir, const pkgnote_note_spec *specs, size_t n,
+PKGNOTE_PUBLIC int pkgnote_stamp_tree(const char *dir, const pkgnote_note_spec *notes, size_t n,
                                       pkgnote_stamp_tree_json_fn json_fn, void *json_userdata, unsigned flags,
                                       pkgnote_stamp_tree_fn fn, void *userdata) {
         if (!dir || !fn)
                 return pn_error(-EINVAL, "no tree or no callback given");
         if (flags >> 16)
                 return pn_error(-EINVAL, "unknown stamp flags 0x%x", flags);
+        pkgnote_note_spec *specs;
+        int r = pn_array_read((void **)&specs, sizeof *specs, notes, n, "pkgnote_note_spec");
+        if (r < 0)
+                return r;
         struct tree_call c = {n, json_fn, json_userdata, fn, userdata};
-        return pn_stamp_tree_each(dir, specs, n, json_fn ? tree_json : NULL, &c, flags, tree_file, &c);
+        r = pn_stamp_tree_each(dir, specs, n, json_fn ? tree_json : NULL, &c, flags, tree_file, &c);
+        free(specs);
+        return r;
 }
 
 struct pkgnote_root_file {
@@ -89,7 +95,7 @@ PKGNOTE_PUBLIC void pkgnote_root_file_free(pkgnote_root_file *f) {
 }
 
 PKGNOTE_PUBLIC int pkgnote_stamp_root_file(const pkgnote_root_file *f, const char *output,
-                                           const pkgnote_note_spec *specs, size_t n, unsigned flags,
+                                           const pkgnote_note_spec *notes, size_t n, unsigned flags,
                                            pkgnote_stamp_result *results) {
         if (!f)
                 return pn_error(-EINVAL, "no file given");
@@ -98,8 +104,13 @@ PKGNOTE_PUBLIC int pkgnote_stamp_root_file(const pkgnote_root_file *f, const cha
         int r = pn_stamp_results_ok(results, n);
         if (r < 0)
                 return r;
+        pkgnote_note_spec *specs;
+        r = pn_array_read((void **)&specs, sizeof *specs, notes, n, "pkgnote_note_spec");
+        if (r < 0)
+                return r;
         pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX] = {{0}};
         r = pn_stamp_in_root(f->rootfd, f->rel, &f->st, output, specs, n, flags, results ? full : NULL);
+        free(specs);
         if (r >= 0)
                 pn_stamp_results_out(results, full, n);
         return r;

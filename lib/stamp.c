@@ -102,7 +102,7 @@ static const pkgnote_note *pick_primary(const struct stamp *s, const pkgnote_not
 
 static const pkgnote_note *primary_note(const struct stamp *s) {
         const pkgnote_note *n;
-        int c = pkgnote_object_notes(s->e, &n);
+        int c = pn_object_notes(s->e, &n);
         return pick_primary(s, n, c);
 }
 
@@ -158,7 +158,7 @@ static bool kind_only_section(const struct stamp *s, size_t k, const pkgnote_not
  * allocated, no PT_NOTE over them; or -1. */
 static long unloaded_note_section(const struct stamp *s) {
         const pkgnote_note *n;
-        int nn = pkgnote_object_notes(s->e, &n);
+        int nn = pn_object_notes(s->e, &n);
         for (size_t k = 1; nn > 0 && k < s->shnum; k++) {
                 if ((s->sh[k].flags & SHF_ALLOC) || !kind_only_section(s, k, n, nn))
                         continue;
@@ -204,7 +204,7 @@ static int reuse_unloaded(struct stamp *s, bool remove, int *removed) {
  * them all or lies inside them.  0 when there is no such room. */
 static uint64_t single_room(const struct stamp *s, const pkgnote_note *old) {
         const pkgnote_note *n;
-        int c = pkgnote_object_notes(s->e, &n);
+        int c = pn_object_notes(s->e, &n);
         const struct ph *seg = NULL;
         for (size_t i = 0; i < s->phnum && !seg; i++)
                 if (s->ph[i].type == PT_NOTE && old->offset >= s->ph[i].offset &&
@@ -261,7 +261,7 @@ static void cover_room(struct stamp *s, uint64_t a, uint64_t b) {
  * removal, unloaded ones for reuse_unloaded(). */
 static int let_go_loaded_sections(struct stamp *s) {
         const pkgnote_note *n;
-        int nn = pkgnote_object_notes(s->e, &n), removed = 0;
+        int nn = pn_object_notes(s->e, &n), removed = 0;
         if (!s->kind->single || nn <= 0)
                 return 0;
         for (size_t k = 1; k < s->shnum; k++) {
@@ -345,7 +345,7 @@ static int stamp_relocatable(struct stamp *s, bool remove) {
         if (s->shnum == 0 || s->shstrndx >= s->shnum || !s->names)
                 return pn_error(-EBADMSG, "relocatable object without section headers or section names");
         const pkgnote_note *notes;
-        int nn = pkgnote_object_notes(s->e, &notes), r;
+        int nn = pn_object_notes(s->e, &notes), r;
         if (nn < 0)
                 return nn;
         long first = -1;
@@ -443,14 +443,14 @@ static bool gains_bytes(uint64_t off, uint64_t size, uint64_t end, uint64_t out_
 static int nothing_gains_bytes(const struct stamp *s, pkgnote_object *o, uint64_t out_len) {
         uint64_t end = pkgnote_object_size(s->e);
         const pkgnote_shdr *is, *os;
-        int nis = pkgnote_object_shdrs(s->e, &is), nos = pkgnote_object_shdrs(o, &os);
+        int nis = pn_object_shdrs(s->e, &is), nos = pn_object_shdrs(o, &os);
         for (int i = 0; i < nis && i < nos; i++)
                 if (is[i].type != SHT_NULL && is[i].type != SHT_NOBITS && gains_bytes(is[i].offset, is[i].size, end, out_len) &&
                     os[i].type == is[i].type && os[i].offset == is[i].offset && os[i].size == is[i].size)
                         return pn_error(-EBADMSG, "section %d runs past the end of the file: the bytes stamping adds "
                                                   "would become its contents", i);
         const pkgnote_phdr *ip, *op;
-        int nip = pkgnote_object_phdrs(s->e, &ip), nop = pkgnote_object_phdrs(o, &op);
+        int nip = pn_object_phdrs(s->e, &ip), nop = pn_object_phdrs(o, &op);
         for (int i = 0; i < nip; i++) {
                 if (ip[i].type == PT_NULL || !gains_bytes(ip[i].offset, ip[i].filesz, end, out_len))
                         continue;
@@ -473,7 +473,7 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
         if (r < 0)
                 return pn_error(-EBADMSG, "the result does not parse: %s", pkgnote_last_error());
         const pkgnote_note *on, *in;
-        int non = pkgnote_object_notes(o, &on), nin = pkgnote_object_notes(s->e, &in);
+        int non = pn_object_notes(o, &on), nin = pn_object_notes(s->e, &in);
         if (non < 0 || nin < 0 || (r = pkgnote_info_read(o, &info)) < 0) {
                 r = pn_error(-EBADMSG, "the result's notes do not parse");
                 goto out;
@@ -535,7 +535,7 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
                 goto out;
         }
         const pkgnote_phdr *ip, *op;
-        int nip = pkgnote_object_phdrs(s->e, &ip), nop = pkgnote_object_phdrs(o, &op);
+        int nip = pn_object_phdrs(s->e, &ip), nop = pn_object_phdrs(o, &op);
         for (int i = 0; i < nip; i++) {
                 if (ip[i].type == PT_GNU_PROPERTY) {
                         bool same = false;
@@ -745,7 +745,7 @@ static int check_all(const pkgnote_note_spec *specs, size_t n, bool remove_all, 
         if (r < 0)
                 return pn_error(-EBADMSG, "the result does not parse: %s", pkgnote_last_error());
         const pkgnote_note *on;
-        int non = pkgnote_object_notes(o, &on);
+        int non = pn_object_notes(o, &on);
         if (non < 0)
                 r = pn_error(-EBADMSG, "the result's notes do not parse");
         for (size_t i = 0; r == 0 && i < n; i++) {
@@ -857,7 +857,7 @@ fail:
 static int package_spec(const char *json, unsigned flags, pkgnote_note_spec *spec) {
         if (!json && !(flags & PKGNOTE_STAMP_REMOVE))
                 return pn_error(-EINVAL, "no JSON given");
-        *spec = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+        *spec = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json);
         return 0;
 }
 
@@ -870,7 +870,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_memory(const void *data, size_t size, const cha
         return pkgnote_stamp_notes_memory(data, size, &spec, 1, flags, ret, ret_len, result);
 }
 
-PKGNOTE_PUBLIC int pkgnote_stamp_notes_memory(const void *data, size_t size, const pkgnote_note_spec *notes, size_t n,
+PKGNOTE_PUBLIC int pkgnote_stamp_notes_memory(const void *data, size_t size, const pkgnote_note_spec *specs, size_t n,
                                               unsigned flags, uint8_t **ret, size_t *ret_len,
                                               pkgnote_stamp_result *results) {
         bool mapped;
@@ -880,8 +880,13 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_memory(const void *data, size_t size, con
         int r = pn_stamp_results_ok(results, n);
         if (r < 0)
                 return r;
+        pkgnote_note_spec *notes;
+        r = pn_array_read((void **)&notes, sizeof *notes, specs, n, "pkgnote_note_spec");
+        if (r < 0)
+                return r;
         pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX] = {{0}};
         r = pn_stamp_run(data, size, notes, n, flags, -1, ret, ret_len, &mapped, &cap, results ? full : NULL);
+        free(notes);
         if (r >= 0)
                 pn_stamp_results_out(results, full, n);
         return r;

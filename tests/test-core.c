@@ -124,8 +124,8 @@ static void touch_core(const pkgnote_core *c) {
         touch_str(p.command);
         touch_str(p.arguments);
         touch_str(p.executable);
-        for (size_t i = 0; i < p.n_threads; i++)
-                sink += (size_t)p.threads[i].tid + (size_t)p.threads[i].signal;
+        for (size_t i = 0; i < pkgnote_core_thread_count(c); i++)
+                sink += (size_t)pkgnote_core_thread(c, i)->tid + (size_t)pkgnote_core_thread(c, i)->signal;
         for (size_t i = 0; i < pkgnote_core_module_count(c); i++) {
                 const pkgnote_module *m = pkgnote_core_module(c, i);
                 touch_str(pkgnote_module_path(m));
@@ -253,10 +253,10 @@ static void test_valid_all_layouts(void) {
                 CHECK_STR(p.executable, EXE_PATH);
                 CHECK_INT(p.elf_class, is64 ? 64 : 32);
                 CHECK_INT(p.big_endian, be);
-                CHECK_INT(p.n_threads, 2);
-                CHECK_INT(p.threads[0].tid, 100);
-                CHECK_INT(p.threads[0].signal, 11);
-                CHECK_INT(p.threads[1].tid, 101);
+                CHECK_INT(pkgnote_core_thread_count(c), 2);
+                CHECK_INT(pkgnote_core_thread(c, 0)->tid, 100);
+                CHECK_INT(pkgnote_core_thread(c, 0)->signal, 11);
+                CHECK_INT(pkgnote_core_thread(c, 1)->tid, 101);
                 CHECK_INT(pkgnote_core_module_count(c), 2);
                 const pkgnote_module *exe = pkgnote_core_module(c, 0), *lib = pkgnote_core_module(c, 1);
                 CHECK_STR(pkgnote_module_path(exe), EXE_PATH);
@@ -952,11 +952,11 @@ static void test_process_notes_hostile(void) {
         if (c) {
                 pkgnote_process_info p = {.size = sizeof p};
                 pkgnote_core_process(c, &p);
-                CHECK(p.n_threads > 4000 && p.n_threads <= PKGNOTE_MAX_THREADS);
+                CHECK(pkgnote_core_thread_count(c) > 4000 && pkgnote_core_thread_count(c) <= PKGNOTE_MAX_THREADS);
                 CHECK(has_problem(c, "notes, ignoring the rest"));
                 CHECK_INT(p.pid, 100);
-                CHECK_INT(p.threads[0].tid, 100);
-                CHECK_INT(p.threads[2].tid, 10000);
+                CHECK_INT(pkgnote_core_thread(c, 0)->tid, 100);
+                CHECK_INT(pkgnote_core_thread(c, 2)->tid, 10000);
                 CHECK_INT(pkgnote_core_module_count(c), 2);
                 pkgnote_core_free(c);
         }
@@ -981,8 +981,8 @@ static void test_bug_pid_is_crashing_thread(void) {
                 CHECK_INT(p.pid, 100);
                 CHECK_INT(p.tid, 104);
                 CHECK_INT(p.ppid, 1);
-                CHECK_INT(p.threads[0].tid, 104);
-                CHECK_INT(p.n_threads, 2);
+                CHECK_INT(pkgnote_core_thread(c, 0)->tid, 104);
+                CHECK_INT(pkgnote_core_thread_count(c), 2);
                 pkgnote_core_free(c);
         }
 }
@@ -1035,7 +1035,7 @@ static void test_bug_process_note_layouts_per_architecture(void) {
                 CHECK_INT(p.gid, s.gid);
                 CHECK_STR(p.command, "prog");
                 CHECK_STR(p.arguments, "prog --flag");
-                CHECK_INT(p.threads[1].tid, 4321);
+                CHECK_INT(pkgnote_core_thread(c, 1)->tid, 4321);
                 CHECK_INT(pkgnote_core_problem_count(c), 0);
                 pkgnote_core_free(c);
         }
@@ -1191,7 +1191,7 @@ static void test_load_lookup_matches_walk(void) {
                 }
                 pkgnote_core walk = {.view = c.view, .loads_failed = true}; /* the same loads, walked */
                 const pkgnote_phdr *ph;
-                int nph = pkgnote_object_phdrs(c.view, &ph);
+                int nph = pn_object_phdrs(c.view, &ph);
                 for (int i = 0; i < nph * 8 + 64; i++) {
                         uint64_t addr;
                         if (i < nph * 8) {

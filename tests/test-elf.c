@@ -40,18 +40,17 @@ static void test_classes_and_orders(void) {
                 CHECK_INT(pkgnote_object_big_endian(e), be);
                 CHECK_INT(pkgnote_object_type(e), 3);
                 CHECK_INT(pkgnote_object_machine(e), is64 ? 62 : 3);
-                const pkgnote_note *n;
                 /* Segment and section cover the same two notes: each once. */
-                CHECK_INT(pkgnote_object_notes(e, &n), 2);
-                CHECK(n[0].where & PKGNOTE_NOTE_IN_SEGMENT);
-                CHECK(n[0].where & PKGNOTE_NOTE_IN_SECTION);
-                CHECK(n[1].where & PKGNOTE_NOTE_FIRST_PAGE);
-                CHECK_STR(n[1].section, ".note.package");
-                CHECK(pkgnote_note_is(&n[1], "FDO", PKGNOTE_NT_FDO_PACKAGING_METADATA));
-                CHECK(!pkgnote_note_is(&n[1], "FD", PKGNOTE_NT_FDO_PACKAGING_METADATA));
+                CHECK_INT(pkgnote_object_note_count(e), 2);
+                CHECK(pkgnote_object_note(e, 0)->where & PKGNOTE_NOTE_IN_SEGMENT);
+                CHECK(pkgnote_object_note(e, 0)->where & PKGNOTE_NOTE_IN_SECTION);
+                CHECK(pkgnote_object_note(e, 1)->where & PKGNOTE_NOTE_FIRST_PAGE);
+                CHECK_STR(pkgnote_object_note(e, 1)->section, ".note.package");
+                CHECK(pkgnote_note_is(pkgnote_object_note(e, 1), "FDO", PKGNOTE_NT_FDO_PACKAGING_METADATA));
+                CHECK(!pkgnote_note_is(pkgnote_object_note(e, 1), "FD", PKGNOTE_NT_FDO_PACKAGING_METADATA));
                 const char *json;
                 size_t jl;
-                CHECK_INT(pkgnote_note_json(&n[1], &json, &jl), 0);
+                CHECK_INT(pkgnote_note_json(pkgnote_object_note(e, 1), &json, &jl), 0);
                 CHECK_INT(jl, strlen(JSON_DEB));
                 pkgnote_info *info;
                 CHECK_INT(pkgnote_info_read(e, &info), 0);
@@ -69,12 +68,10 @@ static void test_stripped_sections(void) {
         size_t len = std_image(true, false, true, false);
         pkgnote_object *e;
         CHECK_INT(pkgnote_object_from_memory(image, len, &e), 0);
-        const pkgnote_shdr *s;
-        CHECK_INT(pkgnote_object_shdrs(e, &s), 0);
-        const pkgnote_note *n;
-        CHECK_INT(pkgnote_object_notes(e, &n), 2);
-        CHECK(n[1].section == NULL);
-        CHECK_INT(n[1].where & PKGNOTE_NOTE_IN_SECTION, 0);
+        CHECK_INT(pkgnote_object_shdr_count(e), 0);
+        CHECK_INT(pkgnote_object_note_count(e), 2);
+        CHECK(pkgnote_object_note(e, 1)->section == NULL);
+        CHECK_INT(pkgnote_object_note(e, 1)->where & PKGNOTE_NOTE_IN_SECTION, 0);
         pkgnote_info *info;
         CHECK_INT(pkgnote_info_read(e, &info), 0);
         CHECK_STR(pkgnote_metadata_name(pkgnote_info_package(info, 0)), "hello");
@@ -90,9 +87,8 @@ static void test_section_only(void) {
         size_t len = mk_elf(&s, image, sizeof image);
         pkgnote_object *e;
         CHECK_INT(pkgnote_object_from_memory(image, len, &e), 0);
-        const pkgnote_note *n;
-        CHECK_INT(pkgnote_object_notes(e, &n), 1);
-        CHECK_INT(n[0].where, PKGNOTE_NOTE_IN_SECTION);
+        CHECK_INT(pkgnote_object_note_count(e), 1);
+        CHECK_INT(pkgnote_object_note(e, 0)->where, PKGNOTE_NOTE_IN_SECTION);
         pkgnote_info *info;
         CHECK_INT(pkgnote_info_read(e, &info), 0);
         CHECK_STR(pkgnote_metadata_os_cpe(pkgnote_info_package(info, 0)), "cpe:/o:fedoraproject:fedora:40");
@@ -115,10 +111,9 @@ static void test_align8(void) {
         size_t len = mk_elf(&s, image, sizeof image);
         pkgnote_object *e;
         CHECK_INT(pkgnote_object_from_memory(image, len, &e), 0);
-        const pkgnote_note *n;
-        CHECK_INT(pkgnote_object_notes(e, &n), 2);
-        CHECK_INT(n[0].align, 8);
-        CHECK_INT(n[1].type, 0xcafe1a7e);
+        CHECK_INT(pkgnote_object_note_count(e), 2);
+        CHECK_INT(pkgnote_object_note(e, 0)->align, 8);
+        CHECK_INT(pkgnote_object_note(e, 1)->type, 0xcafe1a7e);
         pkgnote_info *info;
         CHECK_INT(pkgnote_info_read(e, &info), 0);
         CHECK_STR(pkgnote_metadata_name(pkgnote_info_package(info, 0)), "eight");
@@ -157,11 +152,9 @@ static void test_xnum(void) {
                 size_t len = mk_elf(&s, image, sizeof image);
                 pkgnote_object *e;
                 CHECK_INT(pkgnote_object_from_memory(image, len, &e), 0);
-                const pkgnote_phdr *ph;
-                CHECK_INT(pkgnote_object_phdrs(e, &ph), 2);
-                const pkgnote_note *n;
-                CHECK_INT(pkgnote_object_notes(e, &n), 1);
-                CHECK(n[0].where & PKGNOTE_NOTE_LOADED);
+                CHECK_INT(pkgnote_object_phdr_count(e), 2);
+                CHECK_INT(pkgnote_object_note_count(e), 1);
+                CHECK(pkgnote_object_note(e, 0)->where & PKGNOTE_NOTE_LOADED);
                 pkgnote_object_free(e);
         }
 }

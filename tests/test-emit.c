@@ -296,7 +296,7 @@ static void test_os_release_root(void) {
 
 static void check_nevra(const char *s, const char *name, const char *epoch, const char *version,
                         const char *release, const char *arch) {
-        pkgnote_nevra n;
+        pkgnote_nevra n = PKGNOTE_NEVRA_INIT;
         int r = pkgnote_nevra_parse(s, &n);
         CHECK_INT(r, 0);
         if (r < 0)
@@ -334,7 +334,7 @@ static void test_nevra(void) {
                 "foo-1\t.2-3.x86_64",      /* control character */
         };
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-                pkgnote_nevra n = {0};
+                pkgnote_nevra n = PKGNOTE_NEVRA_INIT;
                 int r = pkgnote_nevra_parse(bad[i], &n);
                 checks++;
                 if (r != -EINVAL)
@@ -347,7 +347,7 @@ static void test_nevra(void) {
 /* ------------------------------------------------------------------ */
 
 static void check_target(const char *spec, const char *name, int cls, int be, unsigned machine, uint32_t flags) {
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         int r = pkgnote_target_parse(spec, &t);
         checks++;
         if (r < 0) {
@@ -393,7 +393,7 @@ static void test_targets(void) {
 
         static const char *const bad[] = {"", "vax", "x86_65", "elf65-big", "-linux-gnu", "mips-linux-gnu"};
         for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-                pkgnote_target t;
+                pkgnote_target t = PKGNOTE_TARGET_INIT;
                 int r = pkgnote_target_parse(bad[i], &t);
                 checks++;
                 if (r != -EINVAL)
@@ -401,7 +401,7 @@ static void test_targets(void) {
         }
         CHECK(pkgnote_target_parse(NULL, &(pkgnote_target){0}) == -EINVAL);
 
-        pkgnote_target host;
+        pkgnote_target host = PKGNOTE_TARGET_INIT;
         pkgnote_target_host(&host);
         CHECK(host.name != NULL);
         CHECK(host.elf_class == (int)(8 * sizeof(void *)) || host.elf_class == 32);
@@ -447,19 +447,18 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
         uint32_t prop_type = t->machine == 183 ? 0xc0000000u : 0xc0000002u;
         uint32_t prop_bits = t->machine == 183 ? 0x7u : 0xfu;
         size_t word = t->elf_class == 64 ? 8 : 4;
-        const pkgnote_shdr *sh;
-        int ns = pkgnote_object_shdrs(e, &sh);
+        int ns = pkgnote_object_shdr_count(e);
         CHECK_INT(ns, want_prop ? 8 : 7);
         bool stack = false, note = false, prop = false, group = false;
         for (int i = 0; i < ns; i++) {
-                if (!strcmp(sh[i].name, ".note.gnu.property")) {
+                if (!strcmp(pkgnote_object_shdr(e, (size_t)i)->name, ".note.gnu.property")) {
                         prop = true;
-                        CHECK_INT(sh[i].type, 7);
-                        CHECK_INT(sh[i].flags, 2);
-                        CHECK_INT(sh[i].align, word);
-                        CHECK_INT(sh[i].offset % word, 0);
-                        CHECK_INT(sh[i].size, 16 + (word == 8 ? 16 : 12));
-                        const uint8_t *p = obj + sh[i].offset;
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->type, 7);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->flags, 2);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->align, word);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->offset % word, 0);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->size, 16 + (word == 8 ? 16 : 12));
+                        const uint8_t *p = obj + pkgnote_object_shdr(e, (size_t)i)->offset;
                         bool be = t->big_endian;
                         uint32_t w[7];
                         for (int k = 0; k < 7; k++)
@@ -477,31 +476,31 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
                         if (word == 8)
                                 CHECK(!memcmp(p + 28, "\0\0\0\0", 4));
                 }
-                if (!strcmp(sh[i].name, ".note.GNU-stack")) {
+                if (!strcmp(pkgnote_object_shdr(e, (size_t)i)->name, ".note.GNU-stack")) {
                         stack = true;
-                        CHECK_INT(sh[i].size, 0);
-                        CHECK_INT(sh[i].flags, 0);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->size, 0);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->flags, 0);
                 }
-                if (!strcmp(sh[i].name, ".note.package")) {
+                if (!strcmp(pkgnote_object_shdr(e, (size_t)i)->name, ".note.package")) {
                         note = true;
-                        CHECK_INT(sh[i].type, 7);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->type, 7);
                         /* SHF_ALLOC | SHF_GROUP | SHF_GNU_RETAIN */
-                        CHECK_INT(sh[i].flags, 0x200202);
-                        CHECK_INT(sh[i].align, 4);
-                        CHECK_INT(sh[i].offset % 4, 0);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->flags, 0x200202);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->align, 4);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->offset % 4, 0);
                 }
-                if (!strcmp(sh[i].name, ".group")) {
+                if (!strcmp(pkgnote_object_shdr(e, (size_t)i)->name, ".group")) {
                         /* A COMDAT group (GRP_COMDAT, then the member's index)
                          * ahead of its one member, the package note. */
                         group = true;
-                        CHECK_INT(sh[i].type, 17);
-                        CHECK_INT(sh[i].size, 8);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->type, 17);
+                        CHECK_INT(pkgnote_object_shdr(e, (size_t)i)->size, 8);
                         bool be = t->big_endian;
-                        const uint8_t *g = obj + sh[i].offset;
+                        const uint8_t *g = obj + pkgnote_object_shdr(e, (size_t)i)->offset;
                         uint32_t flag = be ? (uint32_t)g[3] | (uint32_t)g[2] << 8 : (uint32_t)g[0] | (uint32_t)g[1] << 8;
                         uint32_t member = be ? (uint32_t)g[7] | (uint32_t)g[6] << 8 : (uint32_t)g[4] | (uint32_t)g[5] << 8;
                         CHECK_INT(flag, 1);
-                        CHECK((int)member > i && (int)member < ns && !strcmp(sh[member].name, ".note.package"));
+                        CHECK((int)member > i && (int)member < ns && !strcmp(pkgnote_object_shdr(e, member)->name, ".note.package"));
                 }
         }
         CHECK(stack);
@@ -509,26 +508,25 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
         CHECK(group);
         CHECK(prop == want_prop);
 
-        const pkgnote_note *n;
-        int nn = pkgnote_object_notes(e, &n);
+        int nn = pkgnote_object_note_count(e);
         CHECK_INT(nn, want_prop ? 2 : 1);
         if (nn >= 1) {
-                CHECK(pkgnote_note_is(&n[0], PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA));
-                CHECK_STR(n[0].section, ".note.package");
+                CHECK(pkgnote_note_is(pkgnote_object_note(e, (size_t)0), PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_PACKAGING_METADATA));
+                CHECK_STR(pkgnote_object_note(e, (size_t)0)->section, ".note.package");
                 const char *j;
                 size_t jl;
-                CHECK_INT(pkgnote_note_json(&n[0], &j, &jl), 0);
+                CHECK_INT(pkgnote_note_json(pkgnote_object_note(e, (size_t)0), &j, &jl), 0);
                 CHECK_INT(jl, strlen(json));
                 CHECK(jl == strlen(json) && !memcmp(j, json, jl));
                 /* descsz is the padded size, as ld.bfd writes it. */
-                CHECK_INT(n[0].descsz, (strlen(json) + 1 + 3) / 4 * 4);
+                CHECK_INT(pkgnote_object_note(e, (size_t)0)->descsz, (strlen(json) + 1 + 3) / 4 * 4);
 
                 /* Byte-identical to the raw note of the same byte order. */
                 uint8_t *raw;
                 size_t raw_len;
                 CHECK_INT(pkgnote_package_note_encode(json, t->big_endian, &raw, &raw_len), 0);
-                CHECK_INT(n[0].size, raw_len);
-                CHECK(n[0].offset + raw_len <= len && !memcmp(obj + n[0].offset, raw, raw_len));
+                CHECK_INT(pkgnote_object_note(e, (size_t)0)->size, raw_len);
+                CHECK(pkgnote_object_note(e, (size_t)0)->offset + raw_len <= len && !memcmp(obj + pkgnote_object_note(e, (size_t)0)->offset, raw, raw_len));
                 free(raw);
         }
         pkgnote_object_free(e);
@@ -540,8 +538,7 @@ static void check_object(const char *target_name, const uint8_t *obj, size_t len
                 memcpy(copy, obj, cut);
                 pkgnote_object *p;
                 if (pkgnote_object_from_memory(copy, cut, &p) >= 0) {
-                        const pkgnote_note *pn;
-                        int c = pkgnote_object_notes(p, &pn);
+                        int c = pkgnote_object_note_count(p);
                         checks++;
                         if (c >= 1)
                                 fail(__FILE__, __LINE__, "%s: prefix of %zu/%zu bytes still has %d note(s)",
@@ -558,7 +555,7 @@ static void test_objects(void) {
                 "ppc64le", "ppc64", "ppc", "riscv64", "loongarch64",
         };
         for (size_t ti = 0; ti < sizeof target_names / sizeof *target_names; ti++) {
-                pkgnote_target t;
+                pkgnote_target t = PKGNOTE_TARGET_INIT;
                 CHECK_INT(pkgnote_target_parse(target_names[ti], &t), 0);
                 for (size_t ji = 0; ji < sizeof test_json / sizeof *test_json; ji++) {
                         uint8_t *obj;
@@ -584,7 +581,7 @@ static void test_objects(void) {
         }
 
         /* No machine, no object. */
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         uint8_t *obj = NULL;
         size_t len;
         CHECK_INT(pkgnote_target_parse("ELF64BE", &t), 0);
@@ -596,7 +593,7 @@ static void test_invalid_json(void) {
         static const char *const bad[] = {
                 "", "[]", "{", "\"x\"", "{\"a\":1,\"a\":2}", "{\"a\":\"b\tc\"}", "{\"a\":\"\\u0001\"}",
         };
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         pkgnote_target_host(&t);
         if (t.machine == 0)
                 CHECK_INT(pkgnote_target_parse("x86_64", &t), 0);
@@ -643,7 +640,7 @@ static void test_text_forms(void) {
                 {"ELF64LE", ".note.GNU-stack", ".note.gnu.property"},
         };
         for (size_t i = 0; i < sizeof prop / sizeof *prop; i++) {
-                pkgnote_target t;
+                pkgnote_target t = PKGNOTE_TARGET_INIT;
                 CHECK_INT(pkgnote_target_parse(prop[i].target, &t), 0);
                 CHECK_INT(pkgnote_emit_asm_target(json, &t, &s), 0);
                 checks += 2;
@@ -663,7 +660,7 @@ static void test_text_forms(void) {
 }
 
 static void check_linker(const char *out, int kind, unsigned major, unsigned minor, int has) {
-        pkgnote_linker l;
+        pkgnote_linker l = PKGNOTE_LINKER_INIT;
         int r = pkgnote_linker_identify(out, strlen(out), &l);
         checks++;
         if (r < 0) {
@@ -690,7 +687,7 @@ static void test_linkers(void) {
         check_linker("mold 1.2.1 (compatible with GNU ld)\n", PKGNOTE_LINKER_MOLD, 1, 2, 0);
         check_linker("mold 2.4.0 (9b5e8e8; compatible with GNU ld)\n", PKGNOTE_LINKER_MOLD, 2, 4, 1);
 
-        pkgnote_linker l;
+        pkgnote_linker l = PKGNOTE_LINKER_INIT;
         CHECK_INT(pkgnote_linker_identify("Apple ld64\n", 11, &l), -EINVAL);
         CHECK_INT(pkgnote_linker_identify("", 0, &l), -EINVAL);
         CHECK_INT(pkgnote_linker_kind_from_name("bfd"), PKGNOTE_LINKER_BFD);
@@ -841,7 +838,7 @@ static void test_percent_encoding(void) {
                 {PKGNOTE_LINKER_MOLD, 2, 35, 0}, {PKGNOTE_LINKER_MOLD, 2, 36, 1}, {PKGNOTE_LINKER_MOLD, 1, 10, 0},
         };
         for (size_t i = 0; i < sizeof lk / sizeof *lk; i++) {
-                pkgnote_linker l = {.kind = lk[i].kind, .major = lk[i].major, .minor = lk[i].minor};
+                pkgnote_linker l = {.size = sizeof(pkgnote_linker), .kind = lk[i].kind, .major = lk[i].major, .minor = lk[i].minor};
                 checks++;
                 if (pkgnote_linker_decodes_package_metadata(&l) != lk[i].decodes)
                         fail(__FILE__, __LINE__, "%s %u.%u: decodes should be %d", pkgnote_linker_kind_name(l.kind),
@@ -850,8 +847,8 @@ static void test_percent_encoding(void) {
 
         /* ldflags: encoded for a decoding linker, quoted JSON otherwise. */
         const char *json = "{\"name\":\"a,b\",\"v\":\"5%\"}";
-        pkgnote_linker mold236 = {.kind = PKGNOTE_LINKER_MOLD, .major = 2, .minor = 36};
-        pkgnote_linker bfd240 = {.kind = PKGNOTE_LINKER_BFD, .major = 2, .minor = 40};
+        pkgnote_linker mold236 = {.size = sizeof(pkgnote_linker), .kind = PKGNOTE_LINKER_MOLD, .major = 2, .minor = 36};
+        pkgnote_linker bfd240 = {.size = sizeof(pkgnote_linker), .kind = PKGNOTE_LINKER_BFD, .major = 2, .minor = 40};
         char *line;
         CHECK_INT(pkgnote_ldflags_package_metadata_for(json, &mold236, PKGNOTE_LDFLAGS_MAKE, &line), 0);
         CHECK_STR(line, "-Wl,--package-metadata=%7B%22name%22:%22a%2Cb%22%2C%22v%22:%225%25%22%7D");
@@ -871,16 +868,16 @@ static void test_dlopen_notes(void) {
         static const char pkg[] = "{\"type\":\"deb\",\"name\":\"x\",\"version\":\"1\"}";
         /* The package note comes first whatever its place in the list. */
         const pkgnote_note_spec specs[] = {
-                {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl1},
-                {PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg},
-                {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2},
+                PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl1),
+                PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg),
+                PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2),
         };
         const char *const want_json[] = {pkg, dl1, dl2_compact};
         const uint32_t want_type[] = {PKGNOTE_NT_FDO_PACKAGING_METADATA, PKGNOTE_NT_FDO_DLOPEN_METADATA,
                                       PKGNOTE_NT_FDO_DLOPEN_METADATA};
         static const char *const targets[] = {"x86_64", "i686", "s390x", "ppc", "aarch64", "riscv64"};
         for (size_t ti = 0; ti < sizeof targets / sizeof *targets; ti++) {
-                pkgnote_target t;
+                pkgnote_target t = PKGNOTE_TARGET_INIT;
                 CHECK_INT(pkgnote_target_parse(targets[ti], &t), 0);
                 uint8_t *b = NULL;
                 size_t len = 0;
@@ -892,27 +889,25 @@ static void test_dlopen_notes(void) {
                         continue;
                 }
                 CHECK_INT(pkgnote_object_problem_count(e), 0);
-                const pkgnote_note *n;
-                int nn = pkgnote_object_notes(e, &n), k = 0;
+                int nn = pkgnote_object_note_count(e), k = 0;
                 for (int i = 0; i < nn; i++) {
-                        if (strcmp(n[i].name, "FDO"))
+                        if (strcmp(pkgnote_object_note(e, (size_t)i)->name, "FDO"))
                                 continue;
                         CHECK(k < 3);
                         if (k >= 3)
                                 break;
-                        CHECK_INT(n[i].type, want_type[k]);
-                        CHECK_STR(n[i].section, k == 0 ? ".note.package" : ".note.dlopen");
+                        CHECK_INT(pkgnote_object_note(e, (size_t)i)->type, want_type[k]);
+                        CHECK_STR(pkgnote_object_note(e, (size_t)i)->section, k == 0 ? ".note.package" : ".note.dlopen");
                         size_t wl = strlen(want_json[k]);
-                        CHECK(n[i].descsz >= wl && !memcmp(n[i].desc, want_json[k], wl));
+                        CHECK(pkgnote_object_note(e, (size_t)i)->descsz >= wl && !memcmp(pkgnote_object_note(e, (size_t)i)->desc, want_json[k], wl));
                         /* dlopen: descsz counts the NUL, not the padding. */
-                        CHECK_INT(n[i].descsz, k == 0 ? (wl + 1 + 3) / 4 * 4 : wl + 1);
+                        CHECK_INT(pkgnote_object_note(e, (size_t)i)->descsz, k == 0 ? (wl + 1 + 3) / 4 * 4 : wl + 1);
                         k++;
                 }
                 CHECK_INT(k, 3);
-                const pkgnote_shdr *sh;
-                int ns = pkgnote_object_shdrs(e, &sh), groups = 0;
+                int ns = pkgnote_object_shdr_count(e), groups = 0;
                 for (int i = 0; i < ns; i++)
-                        groups += sh[i].type == 17;
+                        groups += pkgnote_object_shdr(e, (size_t)i)->type == 17;
                 CHECK_INT(groups, 3);
                 pkgnote_object_free(e);
                 free(b);
@@ -955,10 +950,10 @@ static void test_dlopen_notes(void) {
          * twice, another note type, a bad dlopen note, an unknown form. */
         uint8_t *x = NULL;
         size_t xl;
-        const pkgnote_note_spec two_pkg[] = {{PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg}, {PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg}};
-        const pkgnote_note_spec same[] = {{PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2}, {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2_compact}};
-        const pkgnote_note_spec other[] = {{3, pkg}};
-        const pkgnote_note_spec bad[] = {{PKGNOTE_NT_FDO_DLOPEN_METADATA, "[{\"soname\":[\"liba.so.1\"],\"priority\":\"maybe\"}]"}};
+        const pkgnote_note_spec two_pkg[] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg), PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg)};
+        const pkgnote_note_spec same[] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2), PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl2_compact)};
+        const pkgnote_note_spec other[] = {PKGNOTE_NOTE_SPEC(3, pkg)};
+        const pkgnote_note_spec bad[] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, "[{\"soname\":[\"liba.so.1\"],\"priority\":\"maybe\"}]")};
         CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, specs, 0, NULL, &x, &xl), -EINVAL);
         CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, two_pkg, 2, NULL, &x, &xl), -EINVAL);
         CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, same, 2, NULL, &x, &xl), -EINVAL);
@@ -970,6 +965,34 @@ static void test_dlopen_notes(void) {
         CHECK_INT(pkgnote_dlopen_note_encode("[]", 0, &x, &xl), -EINVAL);
         CHECK_INT(pkgnote_dlopen_note_encode("{}", 0, &x, &xl), -EINVAL);
         CHECK(x == NULL);
+
+        /* Structs that grow: a spec without its size is refused; an array
+         * of a newer, larger spec is read with the first element's size as
+         * its stride, as long as the fields unknown here are zero. */
+        pkgnote_note_spec unsized = {.type = PKGNOTE_NT_FDO_PACKAGING_METADATA, .json = pkg};
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, &unsized, 1, NULL, &x, &xl), -EINVAL);
+        struct newer_spec {
+                pkgnote_note_spec s;
+                uint64_t later;
+        } newer[2] = {{PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, pkg), 0},
+                      {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl1), 0}};
+        newer[0].s.size = newer[1].s.size = sizeof newer[0];
+        uint8_t *y = NULL;
+        size_t yl;
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, &newer[0].s, 2, NULL, &y, &yl), 0);
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, specs, 2, NULL, &x, &xl), 0);
+        CHECK(y && x && yl == xl && !memcmp(x, y, xl));
+        free(x);
+        free(y);
+        x = NULL;
+        newer[1].later = 1;
+        CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_NOTES, &newer[0].s, 2, NULL, &x, &xl), -EINVAL);
+        pkgnote_target small = {.size = 0};
+        CHECK_INT(pkgnote_target_parse("x86_64", &small), -EINVAL);
+        pkgnote_nevra nv = {.size = sizeof(size_t)};
+        CHECK_INT(pkgnote_nevra_parse("a-1-2.x86_64", &nv), -EINVAL);
+        pkgnote_linker lk = {.kind = PKGNOTE_LINKER_BFD, .major = 2, .minor = 44};
+        CHECK_INT(pkgnote_linker_decodes_package_metadata(&lk), -EINVAL);
 }
 
 /* The routes' texts: each byte a reader treats specially escaped, the
@@ -977,7 +1000,7 @@ static void test_dlopen_notes(void) {
  * objects named by absolute path only; the C header wraps the asm. */
 static void test_routes(void) {
         const char *json = "{\"name\":\"a b'\\\"%{}|:\\\\\",\"x\":\"Ω\"}";
-        pkgnote_linker bfd240 = {PKGNOTE_LINKER_BFD, 2, 40}, bfd244 = {PKGNOTE_LINKER_BFD, 2, 44};
+        pkgnote_linker bfd240 = {sizeof(pkgnote_linker), PKGNOTE_LINKER_BFD, 2, 40}, bfd244 = {sizeof(pkgnote_linker), PKGNOTE_LINKER_BFD, 2, 44};
         char *s;
         CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_RESPONSE_FILE, json, &bfd240, NULL, 0, &s), 0);
         CHECK(!strcmp(s, "--package-metadata=\\{\\\"name\\\"\\:\\\"a\\ b\\'\\\\\\\"\\%\\{\\}\\|\\:\\\\\\\\\\\",\\\"x\\\"\\:\\\"Ω\\\"\\}\n"));
@@ -1002,7 +1025,7 @@ static void test_routes(void) {
         CHECK_INT(pkgnote_route_text(0, json, NULL, NULL, 0, &s), -EINVAL);
         CHECK_INT(pkgnote_route_text(PKGNOTE_ROUTE_RESPONSE_FILE, "{\"name\":\"a\001\"}", NULL, NULL, 0, &s), -EINVAL);
 
-        pkgnote_note_spec spec = {PKGNOTE_NT_FDO_PACKAGING_METADATA, "{\"name\":\"q\\\"*/\"}"};
+        pkgnote_note_spec spec = PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, "{\"name\":\"q\\\"*/\"}");
         uint8_t *h;
         size_t len;
         CHECK_INT(pkgnote_emit(PKGNOTE_EMIT_C_HEADER, &spec, 1, NULL, &h, &len), 0);

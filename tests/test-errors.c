@@ -51,10 +51,10 @@ static pkgnote_info *info;       /* of obj */
 static pkgnote_process_sbom *psbom;
 static pkgnote_closure *closure; /* below dir */
 static pkgnote_filemap *fmap;
-static const pkgnote_target target = {.name = "x86_64", .elf_class = 64, .machine = 62};
+static const pkgnote_target target = {.size = sizeof(pkgnote_target), .name = "x86_64", .elf_class = 64, .machine = 62};
 
-static const pkgnote_note_spec ok_spec[] = {{.type = PKGNOTE_NT_FDO_PACKAGING_METADATA, .json = JSON_OK}};
-static const pkgnote_linker bfd = {.kind = PKGNOTE_LINKER_BFD, .major = 2, .minor = 40};
+static const pkgnote_note_spec ok_spec[] = {{.size = sizeof(pkgnote_note_spec), .type = PKGNOTE_NT_FDO_PACKAGING_METADATA, .json = JSON_OK}};
+static const pkgnote_linker bfd = {.size = sizeof(pkgnote_linker), .kind = PKGNOTE_LINKER_BFD, .major = 2, .minor = 40};
 
 static void report_none(void *u, int error, const char *message) {
         (void)u, (void)error, (void)message;
@@ -110,18 +110,14 @@ static pkgnote_object *bad_view(void) {
         }
         return e;
 }
-FAIL(pkgnote_object_shdrs, {
-        const pkgnote_shdr *p;
-        return bad_view() ? pkgnote_object_shdrs(bad_view(), &p) : NO_FIXTURE;
-})
-OK(pkgnote_object_notes, { const pkgnote_note *p; return pkgnote_object_notes(obj, &p); })
+FAIL(pkgnote_object_shdr_count, { return bad_view() ? pkgnote_object_shdr_count(bad_view()) : NO_FIXTURE; })
+OK(pkgnote_object_note_count, { return pkgnote_object_note_count(obj); })
 /* The second note of img is a build-id note, not JSON. */
 FAIL(pkgnote_note_json, {
-        const pkgnote_note *n;
+        const pkgnote_note *n = pkgnote_object_note(obj, 1);
         const char *j;
         size_t len;
-        int k = pkgnote_object_notes(obj, &n);
-        return k < 2 ? NO_FIXTURE : pkgnote_note_json(&n[1], &j, &len);
+        return !n ? NO_FIXTURE : pkgnote_note_json(n, &j, &len);
 })
 OK(pkgnote_object_build_id, {
         const uint8_t *id;
@@ -231,9 +227,9 @@ FAIL(pkgnote_os_release_parse, {
 })
 FAIL(pkgnote_os_release_read, { pkgnote_os_release *o = NULL; return pkgnote_os_release_read(NOPE, &o); })
 FAIL(pkgnote_os_release_read_file, { pkgnote_os_release *o = NULL; return pkgnote_os_release_read_file(NOPE, &o); })
-FAIL(pkgnote_nevra_parse, { pkgnote_nevra n = {0}; return pkgnote_nevra_parse("", &n); })
+FAIL(pkgnote_nevra_parse, { pkgnote_nevra n = PKGNOTE_NEVRA_INIT; return pkgnote_nevra_parse("", &n); })
 OK(pkgnote_nevra_parse, {
-        pkgnote_nevra n = {0};
+        pkgnote_nevra n = PKGNOTE_NEVRA_INIT;
         int r = pkgnote_nevra_parse("hello-1.0-1.x86_64", &n);
         if (r >= 0)
                 pkgnote_nevra_clear(&n);
@@ -264,8 +260,8 @@ FAIL(pkgnote_compose_json, {
         pkgnote_compose_free(c);
         return r;
 })
-FAIL(pkgnote_target_parse, { pkgnote_target t; return pkgnote_target_parse("no-such-target", &t); })
-OK(pkgnote_target_parse, { pkgnote_target t; return pkgnote_target_parse("x86_64", &t); })
+FAIL(pkgnote_target_parse, { pkgnote_target t = PKGNOTE_TARGET_INIT; return pkgnote_target_parse("no-such-target", &t); })
+OK(pkgnote_target_parse, { pkgnote_target t = PKGNOTE_TARGET_INIT; return pkgnote_target_parse("x86_64", &t); })
 FAIL(pkgnote_emit_object, {
         uint8_t *b = NULL;
         size_t n;
@@ -290,9 +286,11 @@ FAIL(pkgnote_emit, {
         size_t n;
         return pkgnote_emit(99, ok_spec, 1, &target, &b, &n);
 })
-FAIL(pkgnote_linker_identify, { pkgnote_linker l; return pkgnote_linker_identify("no linker", 9, &l); })
+FAIL(pkgnote_linker_has_package_metadata, { pkgnote_linker l = {.size = 0}; return pkgnote_linker_has_package_metadata(&l); })
+FAIL(pkgnote_linker_decodes_package_metadata, { pkgnote_linker l = {.size = 0}; return pkgnote_linker_decodes_package_metadata(&l); })
+FAIL(pkgnote_linker_identify, { pkgnote_linker l = PKGNOTE_LINKER_INIT; return pkgnote_linker_identify("no linker", 9, &l); })
 OK(pkgnote_linker_identify, {
-        pkgnote_linker l;
+        pkgnote_linker l = PKGNOTE_LINKER_INIT;
         static const char v[] = "GNU ld (GNU Binutils) 2.40\n";
         return pkgnote_linker_identify(v, sizeof v - 1, &l);
 })
@@ -348,7 +346,7 @@ OK(pkgnote_process_sbom_new, {
 FAIL(pkgnote_process_sbom_write, { char *s = NULL; return pkgnote_process_sbom_write(psbom, 99, NULL, &s); })
 OK(pkgnote_info_to_json, { char *s = NULL; return freed(pkgnote_info_to_json(info, obj, "x", &s), &s); })
 FAIL(pkgnote_core_to_json, {
-        static const pkgnote_json_member extra[] = {{.key = NULL, .string = "x"}};
+        static const pkgnote_json_member extra[] = {{.size = sizeof(pkgnote_json_member), .key = NULL, .string = "x"}};
         char *s = NULL;
         return self ? freed(pkgnote_core_to_json(self, NULL, extra, 1, &s), &s) : NO_PROC;
 })
@@ -510,15 +508,20 @@ static const struct row rows[] = {
         N(pkgnote_object_type_name, NAME),
         N(pkgnote_object_kind, ACCESSOR),
         N(pkgnote_machine_name, NAME),
-        N(pkgnote_object_phdrs, "the table checked when the view was made"),
-        F(pkgnote_object_shdrs),
+        N(pkgnote_object_phdr_count, "the table checked when the view was made"),
+        N(pkgnote_object_phdr, ACCESSOR),
+        F(pkgnote_object_shdr_count),
+        N(pkgnote_object_shdr, ACCESSOR),
         N(pkgnote_object_notes_warning, ACCESSOR),
         N(pkgnote_object_problem_count, ACCESSOR),
         N(pkgnote_object_problem, ACCESSOR),
-        UO(pkgnote_object_notes, OOM ": what it cannot read are problems of the view"),
+        UO(pkgnote_object_note_count, OOM ": what it cannot read are problems of the view"),
+        N(pkgnote_object_note, ACCESSOR),
+        N(pkgnote_core_thread_count, "a count of what the core lists"),
+        N(pkgnote_core_thread, ACCESSOR),
         N(pkgnote_note_is, "a comparison"),
         F(pkgnote_note_json),
-        UO(pkgnote_object_build_id, OOM " (pkgnote_object_notes())"),
+        UO(pkgnote_object_build_id, OOM " (pkgnote_object_note_count())"),
         F(pkgnote_note_encode),
         FO(pkgnote_package_note_encode),
         N(pkgnote_metadata_known_keys, "a static list"),
@@ -689,8 +692,8 @@ static const struct row rows[] = {
         N(pkgnote_linker_kind_from_name, "a lookup: 0 for an unknown name"),
         N(pkgnote_linker_kind_name, NAME),
         FO(pkgnote_linker_identify),
-        N(pkgnote_linker_has_package_metadata, "a comparison of versions"),
-        N(pkgnote_linker_decodes_package_metadata, "a comparison of versions"),
+        F(pkgnote_linker_has_package_metadata),
+        F(pkgnote_linker_decodes_package_metadata),
         F(pkgnote_ldflags_quote),
         F(pkgnote_ldflags_package_metadata),
         F(pkgnote_ldflags_package_metadata_for),
@@ -841,7 +844,7 @@ static const struct row rows[] = {
 
 /* A failure whose message quotes its argument: STALE stands out. */
 static void plant(void) {
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         CHECK(pkgnote_target_parse(STALE, &t) < 0);
         CHECK(strstr(pkgnote_last_error(), "STALE-SENTINEL") != NULL);
 }
@@ -940,7 +943,7 @@ static void test_successes_clear(void) {
 /* Functions that cannot fail leave the message alone: a sample of each
  * kind (accessor, name, destructor, lookup, escaping). */
 static void test_others_keep(void) {
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         plant();
         CHECK_INT(pkgnote_object_class(obj), 64);
         CHECK_INT(pkgnote_object_type(obj), 3);
@@ -973,7 +976,7 @@ static void test_stale_after_open(void) {
         CHECK(strstr(pkgnote_last_error(), "STALE-SENTINEL") == NULL);
         CHECK(strstr(pkgnote_last_error(), "Bad file descriptor") != NULL);
         plant();
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         CHECK_INT(pkgnote_target_parse("x86_64", &t), 0);
         CHECK_STR(pkgnote_last_error(), "");
 }

@@ -497,7 +497,7 @@ static void test_remove_keeps_overlay(void) {
         }
         pkgnote_object *e;
         CHECK_INT(pkgnote_object_from_memory(back, back_len, &e), 0);
-        CHECK_INT(pkgnote_object_notes(e, &(const pkgnote_note *){NULL}), 0);
+        CHECK_INT(pn_object_notes(e, &(const pkgnote_note *){NULL}), 0);
         pkgnote_object_free(e);
         /* Stamping it again moves nothing either: refused. */
         uint8_t *again;

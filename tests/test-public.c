@@ -277,7 +277,7 @@ static void test_stamp_tree(void) {
         char tree[4096];
         snprintf(tree, sizeof tree, "%s/tree", dir);
         /* JSON_FN gives each file the package note in place of this one. */
-        pkgnote_note_spec spec = {PKGNOTE_NT_FDO_PACKAGING_METADATA, "{\"type\":\"deb\",\"name\":\"default\"}"};
+        pkgnote_note_spec spec = PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, "{\"type\":\"deb\",\"name\":\"default\"}");
         struct seen s = {0};
         CHECK_INT(pkgnote_stamp_tree(tree, &spec, 1, json_for, NULL, 0, on_file, &s), 0);
         CHECK_INT(s.stamped, 1);
@@ -325,7 +325,7 @@ static void test_root_file(void) {
         CHECK_INT(pkgnote_root_file_resolve(rootfd, "", &g), -EINVAL);
         CHECK_INT(pkgnote_root_file_resolve(-1, "x", &g), -EINVAL);
         /* Stamped into a new file: the file in the root is only read. */
-        pkgnote_note_spec spec = {PKGNOTE_NT_FDO_PACKAGING_METADATA, "{\"type\":\"deb\",\"name\":\"r\",\"version\":\"2\"}"};
+        pkgnote_note_spec spec = PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, "{\"type\":\"deb\",\"name\":\"r\",\"version\":\"2\"}");
         pkgnote_stamp_result r[2] = {{.size = sizeof r[0]}, {.size = sizeof r[0]}};
         char out[4096];
         snprintf(out, sizeof out, "%s/stamped", dir);
@@ -374,9 +374,8 @@ static void test_stamp_result_size(void) {
         } two[2];
         memset(two, 0xa5, sizeof two);
         two[0].r.size = sizeof two[0];
-        pkgnote_note_spec specs[2] = {{PKGNOTE_NT_FDO_PACKAGING_METADATA, json},
-                                      {PKGNOTE_NT_FDO_DLOPEN_METADATA,
-                                       "[{\"feature\":\"f\",\"soname\":[\"libf.so.1\"]}]"}};
+        pkgnote_note_spec specs[2] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json),
+                                      PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, "[{\"feature\":\"f\",\"soname\":[\"libf.so.1\"]}]")};
         CHECK_INT(pkgnote_stamp_notes_memory(self, len, specs, 2, 0, &out, &out_len, &two[0].r), 0);
         CHECK_INT(two[0].r.size, sizeof two[0]);
         CHECK_INT(two[1].r.size, sizeof two[0]);

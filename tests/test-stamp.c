@@ -312,7 +312,7 @@ static void test_refusals(void) {
 static void test_relocatable(void) {
         static const char *const targets[] = {"x86_64", "s390x", "i686", "ppc"};
         for (size_t t = 0; t < ELEMENTSOF(targets); t++) {
-                pkgnote_target tg;
+                pkgnote_target tg = PKGNOTE_TARGET_INIT;
                 uint8_t *obj, *a = NULL, *b = NULL, *c = NULL;
                 size_t n, na, nb, nc;
                 pkgnote_stamp_result r = {.size = sizeof r};
@@ -428,7 +428,7 @@ static int count_notes(const uint8_t *d, size_t n, uint32_t type, uint64_t *off,
         int c = 0;
         if (pkgnote_object_from_memory(d, n, &e) < 0)
                 return -1;
-        int nn = pkgnote_object_notes(e, &notes);
+        int nn = pn_object_notes(e, &notes);
         for (int i = 0; i < nn; i++)
                 if (pkgnote_note_is(&notes[i], PKGNOTE_OWNER_FDO, type) &&
                     (notes[i].where & (PKGNOTE_NOTE_IN_SEGMENT | PKGNOTE_NOTE_IN_SECTION))) {
@@ -465,7 +465,7 @@ static size_t mk_two_dlopen(uint8_t *out, size_t cap, bool is64, bool be, size_t
 
 static int stamp_dl(const uint8_t *in, size_t n, const char *json, uint8_t **out, size_t *out_len,
                     pkgnote_stamp_result *r) {
-        pkgnote_note_spec spec = {PKGNOTE_NT_FDO_DLOPEN_METADATA, json};
+        pkgnote_note_spec spec = PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, json);
         *out = NULL;
         return pkgnote_stamp_notes_memory(in, n, &spec, 1, 0, out, out_len, r);
 }
@@ -539,7 +539,7 @@ static void test_dlopen(void) {
                 CHECK(d && nd == nc && !memcmp(c, d, nc));
                 free(d);
                 /* The removal flag takes the kinds given out too. */
-                pkgnote_note_spec sp = {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_a};
+                pkgnote_note_spec sp = PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_a);
                 d = NULL;
                 CHECK_INT(pkgnote_stamp_notes_memory(img, n, &sp, 1, PKGNOTE_STAMP_REMOVE, &d, &nd, &r), 0);
                 CHECK_INT(r.placement, PKGNOTE_PLACE_REMOVED);
@@ -547,8 +547,8 @@ static void test_dlopen(void) {
                 free(d);
 
                 /* Both kinds at once, then again: unchanged, same bytes. */
-                pkgnote_note_spec both[2] = {{PKGNOTE_NT_FDO_PACKAGING_METADATA, json1},
-                                             {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_big}};
+                pkgnote_note_spec both[2] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json1),
+                                             PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_big)};
                 pkgnote_stamp_result rs[2] = {{.size = sizeof rs[0]}, {.size = sizeof rs[0]}};
                 d = NULL;
                 CHECK_INT(pkgnote_stamp_notes_memory(img, n, both, 2, 0, &d, &nd, rs), 0);
@@ -571,7 +571,7 @@ static void test_dlopen(void) {
                         CHECK(e2 && ne2 == nd && !memcmp(d, e2, nd));
                         free(e2);
                         /* The package note out, the dlopen note stays. */
-                        pkgnote_note_spec rm = {PKGNOTE_NT_FDO_PACKAGING_METADATA, NULL};
+                        pkgnote_note_spec rm = PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, NULL);
                         e2 = NULL;
                         CHECK_INT(pkgnote_stamp_notes_memory(d, nd, &rm, 1, 0, &e2, &ne2, rs), 0);
                         CHECK(e2 && primary_json(e2, ne2, NULL) == NULL);
@@ -595,13 +595,13 @@ static void test_dlopen_refusals(void) {
                 CHECK_INT(stamp_dl(img, n, bad[i], &b, &nb, &r), -EINVAL);
                 CHECK(b == NULL);
         }
-        pkgnote_note_spec twice[2] = {{PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_a}, {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_b}};
+        pkgnote_note_spec twice[2] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_a), PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_b)};
         CHECK_INT(pkgnote_stamp_notes_memory(img, n, twice, 2, 0, &b, &nb, NULL), -EINVAL);
-        pkgnote_note_spec unknown = {PKGNOTE_NT_FDO_DLOPEN_METADATA + 1, dl_a};
+        pkgnote_note_spec unknown = PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA + 1, dl_a);
         CHECK_INT(pkgnote_stamp_notes_memory(img, n, &unknown, 1, 0, &b, &nb, NULL), -EINVAL);
         CHECK_INT(pkgnote_stamp_notes_memory(img, n, twice, 0, 0, &b, &nb, NULL), -EINVAL);
         /* The second kind's bad JSON fails the whole call. */
-        pkgnote_note_spec mixed[2] = {{PKGNOTE_NT_FDO_PACKAGING_METADATA, json1}, {PKGNOTE_NT_FDO_DLOPEN_METADATA, "[1]"}};
+        pkgnote_note_spec mixed[2] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json1), PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, "[1]")};
         CHECK_INT(pkgnote_stamp_notes_memory(img, n, mixed, 2, 0, &b, &nb, NULL), -EINVAL);
         CHECK(b == NULL);
         CHECK_INT(pkgnote_stamp_notes_file(NULL, NULL, twice, 1, 0, NULL), -EINVAL);
@@ -612,10 +612,10 @@ static void test_dlopen_refusals(void) {
 static void test_dlopen_relocatable(void) {
         static const char *const targets[] = {"x86_64", "s390x", "i686"};
         for (size_t t = 0; t < ELEMENTSOF(targets); t++) {
-                pkgnote_target tg;
-                pkgnote_note_spec specs[3] = {{PKGNOTE_NT_FDO_PACKAGING_METADATA, json1},
-                                              {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_a},
-                                              {PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_b}};
+                pkgnote_target tg = PKGNOTE_TARGET_INIT;
+                pkgnote_note_spec specs[3] = {PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json1),
+                                              PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_a),
+                                              PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dl_b)};
                 uint8_t *obj = NULL, *a = NULL, *b = NULL;
                 size_t n, na, nb;
                 pkgnote_stamp_result r = {.size = sizeof r};

@@ -291,14 +291,14 @@ static size_t crash_members(const pkgnote_crash *crash, pkgnote_json_member *m) 
         static const char *const keys[] = {"bootId", "hostname", "unit", "userUnit", "slice", "cgroup"};
         size_t n = 0;
         int state = pkgnote_crash_core_state(crash);
-        m[n++] = (pkgnote_json_member){.key = "store", .string = pkgnote_crash_store_name(pkgnote_crash_store(crash))};
-        m[n++] = (pkgnote_json_member){.key = "core", .string = state == PKGNOTE_CRASH_CORE_FILE ? "file" : "journal"};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "store", .string = pkgnote_crash_store_name(pkgnote_crash_store(crash))};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "core", .string = state == PKGNOTE_CRASH_CORE_FILE ? "file" : "journal"};
         if (pkgnote_crash_core_path(crash))
-                m[n++] = (pkgnote_json_member){.key = "coreFile", .string = pkgnote_crash_core_path(crash)};
-        m[n++] = (pkgnote_json_member){.key = "time", .number = pkgnote_crash_time(crash)};
+                m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "coreFile", .string = pkgnote_crash_core_path(crash)};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "time", .number = pkgnote_crash_time(crash)};
         for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
                 if (pkgnote_crash_field(crash, keys[i]))
-                        m[n++] = (pkgnote_json_member){.key = keys[i], .string = pkgnote_crash_field(crash, keys[i])};
+                        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = keys[i], .string = pkgnote_crash_field(crash, keys[i])};
         return n;
 }
 

@@ -169,17 +169,17 @@ static int write_text(struct room *room, const char *name, char *text) {
 static char *minimal_report(const struct handler *h, const char *core_path) {
         pkgnote_json_member m[10];
         size_t n = 0;
-        m[n++] = (pkgnote_json_member){.key = "pid", .number = h->pid};
-        m[n++] = (pkgnote_json_member){.key = "uid", .number = h->uid};
-        m[n++] = (pkgnote_json_member){.key = "gid", .number = h->gid};
-        m[n++] = (pkgnote_json_member){.key = "signal", .number = h->sig};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "pid", .number = h->pid};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "uid", .number = h->uid};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "gid", .number = h->gid};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "signal", .number = h->sig};
         if (pkgnote_signal_name(h->sig))
-                m[n++] = (pkgnote_json_member){.key = "signalName", .string = pkgnote_signal_name(h->sig)};
-        m[n++] = (pkgnote_json_member){.key = "time", .number = h->time};
-        m[n++] = (pkgnote_json_member){.key = "hostname", .string = h->host};
-        m[n++] = (pkgnote_json_member){.key = "command", .string = h->comm};
-        m[n++] = (pkgnote_json_member){.key = "coreFile", .string = core_path};
-        m[n++] = (pkgnote_json_member){.key = "error", .string = "the core cannot be read"};
+                m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "signalName", .string = pkgnote_signal_name(h->sig)};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "time", .number = h->time};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "hostname", .string = h->host};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "command", .string = h->comm};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "coreFile", .string = core_path};
+        m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "error", .string = "the core cannot be read"};
         char *text;
         return pkgnote_core_to_json(NULL, NULL, m, n, &text) < 0 ? NULL : text;
 }

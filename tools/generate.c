@@ -236,7 +236,7 @@ static int resolve_linker(const struct gen_opts *o, pkgnote_linker *l) {
 }
 
 static int emit_ldflags(const struct gen_opts *o, const char *json) {
-        pkgnote_linker l;
+        pkgnote_linker l = PKGNOTE_LINKER_INIT;
         int r = resolve_linker(o, &l);
         if (r != EXIT_OK)
                 return r;
@@ -265,7 +265,7 @@ static int emit_ldflags(const struct gen_opts *o, const char *json) {
                                 len = strlen(text);
                         }
                 } else {
-                        pkgnote_target t;
+                        pkgnote_target t = PKGNOTE_TARGET_INIT;
                         r = 0;
                         if (o->target)
                                 r = pkgnote_target_parse(o->target, &t);
@@ -333,9 +333,9 @@ static int emit_notes(const struct gen_opts *o, const char *json, const pkgnote_
                 return tool_oom("generate");
         size_t n = 0;
         if (json)
-                specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+                specs[n++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json);
         for (size_t i = 0; i < o->n_dlopen; i++)
-                specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, o->dlopen[i]};
+                specs[n++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, o->dlopen[i]);
         static const int forms[] = {
                 [FMT_JSON] = PKGNOTE_EMIT_NOTES,
                 [FMT_NOTE] = PKGNOTE_EMIT_NOTES,
@@ -380,7 +380,7 @@ static int emit_route(const struct gen_opts *o, const char *json, const pkgnote_
                                  format_names[o->format]);
         if (o->note_object && !o->n_dlopen)
                 return tool_fail("generate: --note-object: no --dlopen note to write there");
-        pkgnote_linker l = {0};
+        pkgnote_linker l = PKGNOTE_LINKER_INIT;
         int r;
         if (json) {
                 if ((r = resolve_linker(o, &l)) != EXIT_OK)
@@ -394,7 +394,7 @@ static int emit_route(const struct gen_opts *o, const char *json, const pkgnote_
                 if (!specs)
                         return tool_oom("generate");
                 for (size_t i = 0; i < o->n_dlopen; i++)
-                        specs[i] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, o->dlopen[i]};
+                        specs[i] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, o->dlopen[i]);
                 uint8_t *data;
                 size_t len;
                 r = pkgnote_emit(PKGNOTE_EMIT_OBJECT, specs, o->n_dlopen, t, &data, &len);
@@ -421,7 +421,7 @@ static int emit_route(const struct gen_opts *o, const char *json, const pkgnote_
 }
 
 static int emit(const struct gen_opts *o, const char *json) {
-        pkgnote_target t;
+        pkgnote_target t = PKGNOTE_TARGET_INIT;
         int r;
         if (o->target) {
                 if ((r = pkgnote_target_parse(o->target, &t)) < 0)

@@ -230,14 +230,14 @@ static int json_uses(FILE *f, const pkgnote_core *c, const pkgnote_process_info 
                 if (!mp.name)
                         continue;
                 pkgnote_json_member mem[] = {
-                        {"type", mp.type ? mp.type : "", 0},
-                        {"name", mp.name, 0},
-                        {"version", mp.version ? mp.version : "", 0},
-                        {"from", mp.from, 0},
-                        {"pid", NULL, p->pid},
-                        {"path", pkgnote_module_path(m), 0},
-                        {"needsRestart", NULL, mp.restart},
-                        {"installedVersion", mp.now_version ? mp.now_version : "", 0},
+                        PKGNOTE_JSON_STRING("type", mp.type ? mp.type : ""),
+                        PKGNOTE_JSON_STRING("name", mp.name),
+                        PKGNOTE_JSON_STRING("version", mp.version ? mp.version : ""),
+                        PKGNOTE_JSON_STRING("from", mp.from),
+                        PKGNOTE_JSON_NUMBER("pid", p->pid),
+                        PKGNOTE_JSON_STRING("path", pkgnote_module_path(m)),
+                        PKGNOTE_JSON_NUMBER("needsRestart", mp.restart),
+                        PKGNOTE_JSON_STRING("installedVersion", mp.now_version ? mp.now_version : ""),
                 };
                 char *j;
                 int r = tool_put_json(f, pkgnote_core_to_json(NULL, NULL, mem, sizeof mem / sizeof mem[0], &j), &j);
@@ -486,8 +486,8 @@ int cmd_ps(int argc, char **argv) {
                         } else if (o.json) {
                                 char user[64], *j;
                                 pkgnote_json_member mem[] = {
-                                        {"user", user_name(p.uid, user, sizeof user), 0},
-                                        {"needsRestart", NULL, needs_restart(c)},
+                                        PKGNOTE_JSON_STRING("user", user_name(p.uid, user, sizeof user)),
+                                        PKGNOTE_JSON_NUMBER("needsRestart", needs_restart(c)),
                                 };
                                 r = tool_put_json(stdout, pkgnote_core_to_json(c, NULL, mem, 2, &j), &j);
                         } else

@@ -444,16 +444,16 @@ int cmd_stamp(int argc, char **argv) {
         if (map_option && (ret = stamp_map_open(&o.map, &o.meta, map_source, map_arg)) != EXIT_OK)
                 goto out;
         if (o.remove)
-                o.specs[o.nspecs++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, NULL};
+                o.specs[o.nspecs++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, NULL);
         else if (o.map) /* each file's own, filled in as it is stamped */
-                o.specs[o.nspecs++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, ""};
+                o.specs[o.nspecs++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, "");
         else if (!dlopen_only) {
                 if ((ret = meta_opts_build_json(&o.meta, &json)) != EXIT_OK)
                         goto out;
-                o.specs[o.nspecs++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+                o.specs[o.nspecs++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json);
         }
         if (dlopen_arg || o.remove_dlopen)
-                o.specs[o.nspecs++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, dlopen_json};
+                o.specs[o.nspecs++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, dlopen_json);
         /* A full disk or a file size limit must give an error to clean
          * up after, not kill us with the temporary file left behind. */
         signal(SIGXFSZ, SIG_IGN);

@@ -438,8 +438,9 @@ static PyObject *py_core(PyObject *self, PyObject *args) {
                 path ? raise_failure_path(ms, &f, keep[4]) : raise_failure(ms, &f, NULL);
         } else if ((ret = loads_free(ms, j)) && PyDict_Check(ret)) {
                 PyObject *tids = PyList_New(0);
-                for (size_t i = 0; tids && i < pi.n_threads; i++) {
-                        PyObject *t = Py_BuildValue("(ii)", pi.threads[i].tid, pi.threads[i].signal);
+                for (size_t i = 0; tids && i < pkgnote_core_thread_count(c); i++) {
+                        const pkgnote_thread_info *ti = pkgnote_core_thread(c, i);
+                        PyObject *t = Py_BuildValue("(ii)", ti->tid, ti->signal);
                         if (!t || PyList_Append(tids, t) < 0)
                                 Py_CLEAR(tids);
                         Py_XDECREF(t);
@@ -803,7 +804,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
         if (!PyArg_ParseTuple(args, "sO!O!zpzzO!zs", &form, &PyDict_Type, &keys, &PyList_Type, &docs, &rpm, &use_os,
                               &root, &osfile, &PyList_Type, &dlopen, &target, &style))
                 return NULL;
-        pkgnote_target t, *tp = NULL;
+        pkgnote_target t = PKGNOTE_TARGET_INIT, *tp = NULL;
         int r;
         if (target) {
                 if ((r = pkgnote_target_parse(target, &t)) < 0)
@@ -885,7 +886,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
                         return PyErr_NoMemory();
                 }
                 if (json)
-                        specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, json};
+                        specs[n++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, json);
                 for (Py_ssize_t i = 0; i < PyList_GET_SIZE(dlopen); i++) {
                         const char *d = PyUnicode_AsUTF8(PyList_GET_ITEM(dlopen, i));
                         if (!d) {
@@ -893,7 +894,7 @@ static PyObject *py_generate(PyObject *self, PyObject *args) {
                                 free(json);
                                 return NULL;
                         }
-                        specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, d};
+                        specs[n++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, d);
                 }
                 r = pkgnote_emit(f, specs, n, tp, &data, &len);
                 free(specs);
@@ -928,9 +929,9 @@ static PyObject *py_stamp(PyObject *self, PyObject *args) {
         pkgnote_stamp_result results[2] = {{.size = sizeof results[0]}, {.size = sizeof results[0]}};
         size_t n = 0;
         if (pjson || rm_package)
-                specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_PACKAGING_METADATA, rm_package ? NULL : pjson};
+                specs[n++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_PACKAGING_METADATA, rm_package ? NULL : pjson);
         if (djson || rm_dlopen)
-                specs[n++] = (pkgnote_note_spec){PKGNOTE_NT_FDO_DLOPEN_METADATA, rm_dlopen ? NULL : djson};
+                specs[n++] = (pkgnote_note_spec)PKGNOTE_NOTE_SPEC(PKGNOTE_NT_FDO_DLOPEN_METADATA, rm_dlopen ? NULL : djson);
         const char *path = PyBytes_AS_STRING(bpath);
         char *j = NULL;
         failure f = {0};

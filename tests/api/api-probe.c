@@ -118,21 +118,21 @@ static void probe_file(const char *path) {
         sink += (unsigned long)pkgnote_object_class(e) + (unsigned long)pkgnote_object_big_endian(e) + pkgnote_object_size(e);
         touch_str(pkgnote_object_type_name(pkgnote_object_type(e)));
         touch_str(pkgnote_machine_name(pkgnote_object_machine(e), pkgnote_object_class(e)));
-        const pkgnote_phdr *ph;
-        int n = pkgnote_object_phdrs(e, &ph);
+        int n = pkgnote_object_phdr_count(e);
         CHECK(n > 0);
         for (int i = 0; i < n; i++)
-                touch(&ph[i], sizeof ph[i]);
-        const pkgnote_shdr *sh;
-        n = pkgnote_object_shdrs(e, &sh);
+                touch(pkgnote_object_phdr(e, (size_t)i), sizeof(pkgnote_phdr));
+        CHECK(pkgnote_object_phdr(e, (size_t)n) == NULL);
+        n = pkgnote_object_shdr_count(e);
         CHECK(n > 0);
         for (int i = 0; i < n; i++)
-                touch_str(sh[i].name);
-        const pkgnote_note *notes;
-        n = pkgnote_object_notes(e, &notes);
+                touch_str(pkgnote_object_shdr(e, (size_t)i)->name);
+        CHECK(pkgnote_object_shdr(e, (size_t)n) == NULL);
+        n = pkgnote_object_note_count(e);
         CHECK(n >= 3); /* build-id, package, dlopen */
         for (int i = 0; i < n; i++)
-                touch_note(&notes[i]);
+                touch_note(pkgnote_object_note(e, (size_t)i));
+        CHECK(pkgnote_object_note(e, (size_t)n) == NULL);
         const uint8_t *id;
         size_t id_len;
         CHECK(pkgnote_object_build_id(e, &id, &id_len) == 1);
@@ -176,7 +176,7 @@ static void probe_file(const char *path) {
 
 /* A core's or process's report, with ST's threads when not NULL. */
 static void probe_core_json(const pkgnote_core *c, const pkgnote_stack *st) {
-        const pkgnote_json_member extra[] = {{.key = "time", .number = 42}, {.key = "hostname", .string = "h\tx"}};
+        const pkgnote_json_member extra[] = {{.size = sizeof(pkgnote_json_member), .key = "time", .number = 42}, {.size = sizeof(pkgnote_json_member), .key = "hostname", .string = "h\tx"}};
         char *j;
         json_t *v = parse_json(pkgnote_core_to_json(c, st, extra, 2, &j), &j, JSON_OBJECT);
         CHECK(array_size(v, "modules") == (long)pkgnote_core_module_count(c));
@@ -184,11 +184,11 @@ static void probe_core_json(const pkgnote_core *c, const pkgnote_stack *st) {
         CHECK(json_integer_value(json_object_get(v, "time")) == 42);
         CHECK(!strcmp(json_string_value(json_object_get(v, "hostname")) ?: "", "h\tx"));
         json_decref(v);
-        const pkgnote_json_member dup = {.key = "pid", .number = 1};
+        const pkgnote_json_member dup = {.size = sizeof(pkgnote_json_member), .key = "pid", .number = 1};
         CHECK(pkgnote_core_to_json(c, st, &dup, 1, &j) == -EINVAL);
         /* Without a core: the members alone; a key given twice is refused. */
-        const pkgnote_json_member alone[] = {{.key = "pid", .number = 7}, {.key = "command", .string = "a\377"},
-                                             {.key = "pid", .number = 8}};
+        const pkgnote_json_member alone[] = {{.size = sizeof(pkgnote_json_member), .key = "pid", .number = 7}, {.size = sizeof(pkgnote_json_member), .key = "command", .string = "a\377"},
+                                             {.size = sizeof(pkgnote_json_member), .key = "pid", .number = 8}};
         v = parse_json(pkgnote_core_to_json(NULL, NULL, alone, 2, &j), &j, JSON_OBJECT);
         CHECK(json_object_size(v) == 2 && json_integer_value(json_object_get(v, "pid")) == 7);
         CHECK(!strcmp(json_string_value(json_object_get(v, "command")) ?: "", "a\\xff"));
@@ -272,8 +272,9 @@ static size_t probe_core(pkgnote_core *c, const char *name) {
         touch_str(pkgnote_signal_name(p.signal));
         touch_str(pkgnote_machine_name(p.machine, p.elf_class));
         sink += (unsigned long)(p.pid + p.ppid + p.uid + p.gid) + p.fault_address;
-        if (p.n_threads)
-                touch(p.threads, p.n_threads * sizeof *p.threads);
+        for (size_t i = 0; i < pkgnote_core_thread_count(c); i++)
+                touch(pkgnote_core_thread(c, i), sizeof(pkgnote_thread_info));
+        CHECK(pkgnote_core_thread(c, pkgnote_core_thread_count(c)) == NULL);
         size_t found = 0, n = pkgnote_core_module_count(c);
         CHECK(n > 0);
         pkgnote_info **copies = calloc(n ? n : 1, sizeof *copies);
