@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A list of crashes as every crash store fills it (lib/core-crash.h):
  * which crashes the options keep, and how an entry is let go.  The stores
- * (core-crash.c, core-systemd.c) add to it; neither calls the other for
- * this. */
+ * (core-crash.c, core-systemd.c; the table of them: core-crash-stores.c)
+ * add to it; none calls another. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "core-crash.h"
-#include "core-systemd.h"
 #include "internal.h"
 
 int pn_crash_parse_number(const char *s, size_t len, uint64_t max, uint64_t *ret) {
@@ -97,14 +96,10 @@ static bool matches(const struct pkgnote_crash *c, const char *match) {
                         return true;
                 /* Or the PID the crash handler was given (%P, of the initial
                  * PID namespace; a container's core holds its own): the
-                 * journal's COREDUMP_PID, the name of an entry of pkgnote's
-                 * store. */
+                 * journal's COREDUMP_PID, or where its store keeps it. */
                 uint64_t v;
-                struct pn_crash_name n;
-                const char *base = c->core ? strrchr(c->core, '/') : NULL;
                 return (field_number(c->j, "COREDUMP_PID", INT32_MAX, &v) && (long long)v == pid) ||
-                       (c->store == PKGNOTE_CRASH_STORE_PKGNOTE && base && pn_crash_parse_name(base + 1, &n) == 0 &&
-                        (long long)n.pid == pid);
+                       (c->row && c->row->names_pid && c->row->names_pid(c, pid));
         }
         size_t field = strspn(match, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
         if (field > 0 && match[field] == '=') {
@@ -189,3 +184,4 @@ int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, DIR **ret_dir) 
         *ret_dfd = dfd, *ret_dir = d;
         return 0;
 }
+
