@@ -165,23 +165,20 @@ int pn_crashes_add(pkgnote_crashes *l, struct pkgnote_crash *c, const pkgnote_cr
 }
 
 
-int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, DIR **ret_dir) {
-        *ret_dfd = -1, *ret_dir = NULL;
+int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, struct pn_dir *ret_dir) {
+        *ret_dfd = -1;
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return errno == ENOENT && !named ? 0 : pn_error(-errno, "'%s': %s", dir, strerror(errno));
         /* The listing reads a descriptor of its own; DFD stays for
          * opening the entries below it. */
-        int dup_fd = dup(dfd);
-        DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-        if (!d) {
-                int r = pn_error(-errno, "%s: cannot read: %s", dir, strerror(errno));
-                if (dup_fd >= 0)
-                        close(dup_fd);
+        int r = pn_dir_open(ret_dir, dfd, NULL, 0, 0);
+        if (r < 0) {
+                r = pn_error(r, "%s: cannot read: %s", dir, strerror(-r));
                 close(dfd);
                 return r;
         }
-        *ret_dfd = dfd, *ret_dir = d;
+        *ret_dfd = dfd;
         return 0;
 }
 

@@ -150,11 +150,8 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
                 return 0;
         /* One handler vacuums at a time; others wait for the lock. */
         (void)flock(lfd, LOCK_EX);
-        int dfd = dup(lfd);
-        DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-        if (!d) {
-                if (dfd >= 0)
-                        close(dfd);
+        struct pn_dir d;
+        if (pn_dir_open(&d, lfd, NULL, 0, 0) < 0) {
                 close(lfd);
                 return 0;
         }
@@ -162,23 +159,23 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
         size_t n = 0, cap = 0, removed = 0;
         uint64_t total = 0;
         time_t now = time(NULL);
-        struct dirent *de;
-        while ((de = readdir(d))) {
+        struct pn_dirent de;
+        while (pn_dir_next(&d, &de) > 0) {
                 struct stat st;
                 char name[600];
                 int64_t t = 0;
                 bool report = false;
-                if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                if (fstatat(dirfd, de.name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
                         continue;
-                if (is_temporary(de->d_name)) {
+                if (is_temporary(de.name)) {
                         /* Never an entry; a writer alive holds its lock. */
-                        if (now - st.st_mtime > STALE_AGE && (pn_output_remove_stale(dirfd, de->d_name) ||
-                                                              unlinkat(dirfd, de->d_name, 0) == 0))
+                        if (now - st.st_mtime > STALE_AGE && (pn_output_remove_stale(dirfd, de.name) ||
+                                                              unlinkat(dirfd, de.name, 0) == 0))
                                 continue;
                         total += (uint64_t)st.st_size;
                         continue;
                 }
-                if (!entry_of(de->d_name, name, sizeof name, &t, &report))
+                if (!entry_of(de.name, name, sizeof name, &t, &report))
                         continue;
                 total += (uint64_t)st.st_size;
                 size_t i = 0;
@@ -198,7 +195,7 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
                 if (st.st_mtime > e[i].mtime)
                         e[i].mtime = st.st_mtime;
         }
-        closedir(d);
+        pn_dir_close(&d);
         /* A report whose core is gone, and a core whose handler died
          * before writing its report, are no entries: removed. */
         for (size_t i = 0; i < n; i++)
@@ -232,16 +229,16 @@ static int load_pkgnote(pkgnote_crashes *l, const pkgnote_crash_options *o, bool
         (void)ld;
         const char *dir = pn_crash_dir(o->pkgnote_dir);
         int dfd;
-        DIR *d;
+        struct pn_dir d;
         int r = pn_crash_dir_open(dir, named, &dfd, &d);
-        if (r < 0 || !d)
+        if (r < 0 || dfd < 0)
                 return r;
-        struct dirent *de;
-        while (r == 0 && (de = readdir(d))) {
+        struct pn_dirent de;
+        while (r == 0 && pn_dir_next(&d, &de) > 0) {
                 char id[600];
                 int64_t t = 0;
                 bool report = false;
-                if (!entry_of(de->d_name, id, sizeof id, &t, &report) || !report)
+                if (!entry_of(de.name, id, sizeof id, &t, &report) || !report)
                         continue;
                 /* An entry exists while its report and its core do: a
                  * report alone is one being removed. */
@@ -254,13 +251,13 @@ static int load_pkgnote(pkgnote_crashes *l, const pkgnote_crash_options *o, bool
                 void *data = NULL;
                 size_t len = 0;
                 json_t *j = NULL;
-                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0 || asprintf(&core_path, "%s/%s", dir, core) < 0) {
+                if (asprintf(&path, "%s/%s", dir, de.name) < 0 || asprintf(&core_path, "%s/%s", dir, core) < 0) {
                         free(path);
                         r = pn_error(-ENOMEM, "out of memory");
                         break;
                 }
                 json_error_t err;
-                int k = pn_read_below(dfd, de->d_name, MAX_REPORT, &data, &len);
+                int k = pn_read_below(dfd, de.name, MAX_REPORT, &data, &len);
                 if (k == 0)
                         j = json_loadb(data, len, JSON_REJECT_DUPLICATES, &err);
                 free(data);
@@ -285,7 +282,7 @@ static int load_pkgnote(pkgnote_crashes *l, const pkgnote_crash_options *o, bool
                 }
                 r = pn_crashes_add(l, &c, o);
         }
-        closedir(d);
+        pn_dir_close(&d);
         close(dfd);
         return r;
 }

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "pkgnote.h"
+#include "base-dir.h"
 #include "base-problem.h"
 
 #define PN_CRASH_DEFAULT_DIR "/var/lib/pkgnote/coredump"
@@ -97,11 +98,11 @@ bool pn_crash_wanted(const struct pkgnote_crash *c, const pkgnote_crash_options 
 bool pn_crash_journal_names(const struct pkgnote_crash *s, const struct pkgnote_crash *j);
 void pn_crash_clear(struct pkgnote_crash *c);
 /* Opens a store's directory DIR for listing: a descriptor of it in
- * *RET_DFD (for opening entries below it) and its listing in *RET_DIR,
- * both the caller's to close.  0 with *RET_DIR NULL when DIR does not
- * exist and was not NAMED by the caller (a store the machine lacks holds
+ * *RET_DFD (for opening entries below it) and its listing in *RET_DIR
+ * (lib/base-dir.h), both the caller's to close.  0 with *RET_DFD -1 when
+ * DIR does not exist and was not NAMED by the caller (a store the machine lacks holds
  * no crash); else 0, or a negative errno with pn_error() set. */
-int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, DIR **ret_dir);
+int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, struct pn_dir *ret_dir);
 
 /* ---------------------------------------------------- the store table */
 

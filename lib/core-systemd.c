@@ -294,31 +294,31 @@ static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool n
         size_t n_claimed = ld->n_claimed;
         const char *dir = store_dir(o);
         int dfd;
-        DIR *d;
+        struct pn_dir d;
         r = pn_crash_dir_open(dir, named, &dfd, &d);
-        if (r < 0 || !d)
+        if (r < 0 || dfd < 0)
                 return r;
-        struct dirent *de;
-        while (r >= 0 && (de = readdir(d))) {
+        struct pn_dirent de;
+        while (r >= 0 && pn_dir_next(&d, &de) > 0) {
                 /* systemd-coredump's temporaries are hidden (".#core..."). */
-                if (de->d_name[0] == '.' || claimed(claimed_names, n_claimed, de->d_name))
+                if (de.name[0] == '.' || claimed(claimed_names, n_claimed, de.name))
                         continue;
                 char *path;
-                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+                if (asprintf(&path, "%s/%s", dir, de.name) < 0) {
                         r = pn_error(-ENOMEM, "out of memory");
                         break;
                 }
                 struct pn_sd_name n;
                 struct stat st;
                 int fd = -1;
-                if (pn_sd_parse_name(de->d_name, &n) < 0) {
+                if (pn_sd_parse_name(de.name, &n) < 0) {
                         r = pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, -EBADMSG, path,
                                             "not a systemd-coredump store name: %s", pkgnote_last_error());
-                } else if ((fd = pn_open_below(dfd, de->d_name, false)) < 0 || fstat(fd, &st) < 0) {
+                } else if ((fd = pn_open_below(dfd, de.name, false)) < 0 || fstat(fd, &st) < 0) {
                         r = pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, fd < 0 ? fd : -errno, path,
                                             "cannot open: %s", strerror(fd < 0 ? -fd : errno));
                 } else {
-                        struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_SYSTEMD, strdup(de->d_name), path, json_object(),
+                        struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_SYSTEMD, strdup(de.name), path, json_object(),
                                                   (int64_t)(n.usec / 1000000), PKGNOTE_CRASH_CORE_FILE, l, false,
                                                   &pn_crash_store_systemd};
                         path = NULL;
@@ -334,7 +334,7 @@ static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool n
                         close(fd);
                 free(path);
         }
-        closedir(d);
+        pn_dir_close(&d);
         close(dfd);
         return r < 0 ? r : 0;
 }
