@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "base-dir.h"
 #include "output.h"
 #include "base-root.h"
 
@@ -472,16 +473,16 @@ int pn_read_in_root(int rootfd, const char *path, size_t max, void **data, size_
 }
 
 int pn_dir_each_file(int fd, int (*each)(void *u, int dirfd, const char *name), void *u) {
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                int r = -errno;
-                close(fd);
+        struct pn_dir it;
+        int r = pn_dir_open(&it, fd, NULL, 0, 0);
+        close(fd);
+        if (r < 0)
                 return r;
-        }
-        int r = 0;
-        for (struct dirent *de; r == 0 && (de = readdir(d));)
-                if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
-                        r = each(u, dirfd(d), de->d_name);
-        closedir(d);
+        struct pn_dirent e;
+        /* A read error ends the listing, as its end does. */
+        while (r == 0 && pn_dir_next(&it, &e) > 0)
+                if (e.type == DT_REG || e.type == DT_UNKNOWN)
+                        r = each(u, pn_dir_fd(&it), e.name);
+        pn_dir_close(&it);
         return r;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base-root.h"
+#include "base-dir.h"
 #include "internal.h"
 #include "elfview.h"
 #include "check-resolve.h"
@@ -225,14 +226,15 @@ static int tree_dir(void *u, const char *abs, bool (*want)(void *cu, const uint6
                 close(fd);
                 return 0;
         }
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
+        struct pn_dir it;
+        int r = pn_dir_open(&it, fd, NULL, 0, 0);
+        close(fd);
+        if (r < 0)
                 return -ENOMEM;
-        }
-        for (struct dirent *de; (de = readdir(d));)
-                each(cu, de->d_name);
-        closedir(d);
+        struct pn_dirent e;
+        while (pn_dir_next(&it, &e) > 0)
+                each(cu, e.name);
+        pn_dir_close(&it);
         return 0;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A list of crashes as every crash store fills it (lib/core-crash.h):
  * which crashes the options keep, and how an entry is let go.  The stores
- * (core-crash.c, core-systemd.c) add to it; neither calls the other for
- * this. */
+ * (core-crash.c, core-systemd.c; the table of them: core-crash-stores.c)
+ * add to it; none calls another. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "core-crash.h"
-#include "core-systemd.h"
 #include "internal.h"
 
 int pn_crash_parse_number(const char *s, size_t len, uint64_t max, uint64_t *ret) {
@@ -97,14 +96,10 @@ static bool matches(const struct pkgnote_crash *c, const char *match) {
                         return true;
                 /* Or the PID the crash handler was given (%P, of the initial
                  * PID namespace; a container's core holds its own): the
-                 * journal's COREDUMP_PID, the name of an entry of pkgnote's
-                 * store. */
+                 * journal's COREDUMP_PID, or where its store keeps it. */
                 uint64_t v;
-                struct pn_crash_name n;
-                const char *base = c->core ? strrchr(c->core, '/') : NULL;
                 return (field_number(c->j, "COREDUMP_PID", INT32_MAX, &v) && (long long)v == pid) ||
-                       (c->store == PKGNOTE_CRASH_STORE_PKGNOTE && base && pn_crash_parse_name(base + 1, &n) == 0 &&
-                        (long long)n.pid == pid);
+                       (c->row && c->row->names_pid && c->row->names_pid(c, pid));
         }
         size_t field = strspn(match, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
         if (field > 0 && match[field] == '=') {
@@ -170,22 +165,20 @@ int pn_crashes_add(pkgnote_crashes *l, struct pkgnote_crash *c, const pkgnote_cr
 }
 
 
-int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, DIR **ret_dir) {
-        *ret_dfd = -1, *ret_dir = NULL;
+int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, struct pn_dir *ret_dir) {
+        *ret_dfd = -1;
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return errno == ENOENT && !named ? 0 : pn_error(-errno, "'%s': %s", dir, strerror(errno));
         /* The listing reads a descriptor of its own; DFD stays for
          * opening the entries below it. */
-        int dup_fd = dup(dfd);
-        DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-        if (!d) {
-                int r = pn_error(-errno, "%s: cannot read: %s", dir, strerror(errno));
-                if (dup_fd >= 0)
-                        close(dup_fd);
+        int r = pn_dir_open(ret_dir, dfd, NULL, 0, 0);
+        if (r < 0) {
+                r = pn_error(r, "%s: cannot read: %s", dir, strerror(-r));
                 close(dfd);
                 return r;
         }
-        *ret_dfd = dfd, *ret_dir = d;
+        *ret_dfd = dfd;
         return 0;
 }
+

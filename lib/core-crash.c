@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Crash stores: the crashes a machine collected, listed and opened the
- * same way whichever collector stored them.  The first store is
- * pkgnote-coredump's directory: one compressed core and one JSON report
- * per crash, named core.COMM.UID.PID.TIME (.zst where the build has zstd,
- * and .json).  An entry exists for readers once its report does, which is
+ * pkgnote-coredump's crash store, one row of the table of crash stores
+ * (lib/core-crash-list.c lists and opens the crashes of every store the
+ * same way, whichever collector stored them).  The store is a
+ * directory: one compressed core and one JSON report per crash, named
+ * core.COMM.UID.PID.TIME (.zst where the build has zstd, and .json).  An entry exists for readers once its report does, which is
  * written after its core and removed before it.
  *
  * The store is written by root, but a listing never trusts it further
@@ -150,11 +150,8 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
                 return 0;
         /* One handler vacuums at a time; others wait for the lock. */
         (void)flock(lfd, LOCK_EX);
-        int dfd = dup(lfd);
-        DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-        if (!d) {
-                if (dfd >= 0)
-                        close(dfd);
+        struct pn_dir d;
+        if (pn_dir_open(&d, lfd, NULL, 0, 0) < 0) {
                 close(lfd);
                 return 0;
         }
@@ -162,23 +159,23 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
         size_t n = 0, cap = 0, removed = 0;
         uint64_t total = 0;
         time_t now = time(NULL);
-        struct dirent *de;
-        while ((de = readdir(d))) {
+        struct pn_dirent de;
+        while (pn_dir_next(&d, &de) > 0) {
                 struct stat st;
                 char name[600];
                 int64_t t = 0;
                 bool report = false;
-                if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                if (fstatat(dirfd, de.name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
                         continue;
-                if (is_temporary(de->d_name)) {
+                if (is_temporary(de.name)) {
                         /* Never an entry; a writer alive holds its lock. */
-                        if (now - st.st_mtime > STALE_AGE && (pn_output_remove_stale(dirfd, de->d_name) ||
-                                                              unlinkat(dirfd, de->d_name, 0) == 0))
+                        if (now - st.st_mtime > STALE_AGE && (pn_output_remove_stale(dirfd, de.name) ||
+                                                              unlinkat(dirfd, de.name, 0) == 0))
                                 continue;
                         total += (uint64_t)st.st_size;
                         continue;
                 }
-                if (!entry_of(de->d_name, name, sizeof name, &t, &report))
+                if (!entry_of(de.name, name, sizeof name, &t, &report))
                         continue;
                 total += (uint64_t)st.st_size;
                 size_t i = 0;
@@ -198,7 +195,7 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
                 if (st.st_mtime > e[i].mtime)
                         e[i].mtime = st.st_mtime;
         }
-        closedir(d);
+        pn_dir_close(&d);
         /* A report whose core is gone, and a core whose handler died
          * before writing its report, are no entries: removed. */
         for (size_t i = 0; i < n; i++)
@@ -227,28 +224,21 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
 
 /* ------------------------------------------------------------ reading */
 
-static const char *str(const json_t *j, const char *key) {
-        return json_string_value(json_object_get(j, key));
-}
-
-static int cmp_crash(const void *a, const void *b) {
-        const struct pkgnote_crash *x = a, *y = b;
-        return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->id, y->id);
-}
-
-/* The entries of pkgnote-coredump's directory DIR into L. */
-static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash_options *o, bool named) {
+/* The entries of pkgnote-coredump's directory into L. */
+static int load_pkgnote(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, struct pn_crash_load *ld) {
+        (void)ld;
+        const char *dir = pn_crash_dir(o->pkgnote_dir);
         int dfd;
-        DIR *d;
+        struct pn_dir d;
         int r = pn_crash_dir_open(dir, named, &dfd, &d);
-        if (r < 0 || !d)
+        if (r < 0 || dfd < 0)
                 return r;
-        struct dirent *de;
-        while (r == 0 && (de = readdir(d))) {
+        struct pn_dirent de;
+        while (r == 0 && pn_dir_next(&d, &de) > 0) {
                 char id[600];
                 int64_t t = 0;
                 bool report = false;
-                if (!entry_of(de->d_name, id, sizeof id, &t, &report) || !report)
+                if (!entry_of(de.name, id, sizeof id, &t, &report) || !report)
                         continue;
                 /* An entry exists while its report and its core do: a
                  * report alone is one being removed. */
@@ -261,13 +251,13 @@ static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash
                 void *data = NULL;
                 size_t len = 0;
                 json_t *j = NULL;
-                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0 || asprintf(&core_path, "%s/%s", dir, core) < 0) {
+                if (asprintf(&path, "%s/%s", dir, de.name) < 0 || asprintf(&core_path, "%s/%s", dir, core) < 0) {
                         free(path);
                         r = pn_oom();
                         break;
                 }
                 json_error_t err;
-                int k = pn_read_below(dfd, de->d_name, MAX_REPORT, &data, &len);
+                int k = pn_read_below(dfd, de.name, MAX_REPORT, &data, &len);
                 if (k == 0)
                         j = json_loadb(data, len, JSON_REJECT_DUPLICATES, &err);
                 free(data);
@@ -280,7 +270,8 @@ static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash
                         continue;
                 }
                 free(path);
-                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, j, t, PKGNOTE_CRASH_CORE_FILE, l, false};
+                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, j, t, PKGNOTE_CRASH_CORE_FILE, l, false,
+                                          &pn_crash_store_pkgnote};
                 json_t *jt = json_object_get(j, "time");
                 if (json_is_integer(jt))
                         c.time = json_integer_value(jt);
@@ -291,7 +282,7 @@ static int load_pkgnote(pkgnote_crashes *l, const char *dir, const pkgnote_crash
                 }
                 r = pn_crashes_add(l, &c, o);
         }
-        closedir(d);
+        pn_dir_close(&d);
         close(dfd);
         return r;
 }
@@ -388,179 +379,32 @@ static int merge_journal(pkgnote_crashes *l) {
         return 0;
 }
 
-PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret) {
-        pkgnote_crash_options opts = {0};
-        if (o) {
-                if (o->size < offsetof(pkgnote_crash_options, match) + sizeof o->match)
-                        return pn_error(-EINVAL, "pkgnote_crash_options: size %zu is too small", o->size);
-                memcpy(&opts, o, o->size < sizeof opts ? o->size : sizeof opts);
-        }
-        const unsigned known = PKGNOTE_CRASH_STORE_PKGNOTE | PKGNOTE_CRASH_STORE_SYSTEMD | PKGNOTE_CRASH_STORE_JOURNAL;
-        if (opts.stores & ~known)
-                return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~known);
-        pkgnote_crashes *l = calloc(1, sizeof *l);
-        if (!l)
-                return pn_oom();
-        int r = 0;
-        /* A store asked for by name must be there; of all stores, those
-         * this machine has. */
-        unsigned want = opts.stores ? opts.stores : known;
-        /* Both of pkgnote's store and the journal: every entry first, the
-         * journal's copies of the store's crashes merged, then the match
-         * and the time range (a match on a journal field finds the merged
-         * entry too). */
-        bool merge = (want & PKGNOTE_CRASH_STORE_PKGNOTE) && (want & PKGNOTE_CRASH_STORE_JOURNAL);
-        pkgnote_crash_options all = opts;
-        if (merge)
-                all.match = NULL, all.since = all.until = 0;
-        if (want & PKGNOTE_CRASH_STORE_PKGNOTE)
-                r = load_pkgnote(l, pn_crash_dir(opts.pkgnote_dir), &all,
-                                 (opts.stores & PKGNOTE_CRASH_STORE_PKGNOTE) || opts.pkgnote_dir);
-        if (r >= 0 && (want & (PKGNOTE_CRASH_STORE_SYSTEMD | PKGNOTE_CRASH_STORE_JOURNAL)))
-                r = pn_crashes_load_systemd(l, &all, want & PKGNOTE_CRASH_STORE_SYSTEMD, want & PKGNOTE_CRASH_STORE_JOURNAL);
-        if (r >= 0 && merge && (r = merge_journal(l)) >= 0) {
-                size_t n = 0;
-                for (size_t i = 0; i < l->n; i++)
-                        if (pn_crash_wanted(&l->c[i], &opts))
-                                l->c[n++] = l->c[i];
-                        else
-                                pn_crash_clear(&l->c[i]);
-                l->n = n;
-        }
-        if (r < 0) {
-                pkgnote_crashes_free(l);
-                return r;
-        }
-        if (l->n > 1)
-                qsort(l->c, l->n, sizeof *l->c, cmp_crash);
-        *ret = l;
-        return 0;
-}
-
-PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l) {
-        if (!l)
-                return;
-        for (size_t i = 0; i < l->n; i++)
-                pn_crash_clear(&l->c[i]);
-        free(l->c);
-        pn_problems_clear(&l->problems);
-        free(l->systemd_dir);
-        free(l->journal_dir);
-        for (size_t i = 0; l->journal_files && l->journal_files[i]; i++)
-                free(l->journal_files[i]);
-        free(l->journal_files);
-        free(l);
-}
-
-PKGNOTE_PUBLIC size_t pkgnote_crashes_count(const pkgnote_crashes *l) {
-        return l ? l->n : 0;
-}
-
-PKGNOTE_PUBLIC const pkgnote_crash *pkgnote_crashes_get(const pkgnote_crashes *l, size_t i) {
-        return l && i < l->n ? &l->c[i] : NULL;
-}
-
-PKGNOTE_PUBLIC size_t pkgnote_crashes_problem_count(const pkgnote_crashes *l) {
-        return l ? l->problems.n : 0;
-}
-
-PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_crashes_problem(const pkgnote_crashes *l, size_t i) {
-        return l ? pn_problems_get(&l->problems, i) : NULL;
-}
-
-PKGNOTE_PUBLIC int pkgnote_crash_store(const pkgnote_crash *c) {
-        return c ? c->store : 0;
-}
-
-PKGNOTE_PUBLIC const char *pkgnote_crash_id(const pkgnote_crash *c) {
-        return c ? c->id : NULL;
-}
-
-PKGNOTE_PUBLIC int64_t pkgnote_crash_time(const pkgnote_crash *c) {
-        return c ? c->time : 0;
-}
-
-PKGNOTE_PUBLIC int64_t pkgnote_crash_pid(const pkgnote_crash *c) {
-        json_t *v = c ? json_object_get(c->j, "pid") : NULL;
-        return json_is_integer(v) ? json_integer_value(v) : -1;
-}
-
-PKGNOTE_PUBLIC int64_t pkgnote_crash_uid(const pkgnote_crash *c) {
-        json_t *v = c ? json_object_get(c->j, "uid") : NULL;
-        return json_is_integer(v) ? json_integer_value(v) : -1;
-}
-
-PKGNOTE_PUBLIC int pkgnote_crash_signal(const pkgnote_crash *c) {
-        json_t *v = c ? json_object_get(c->j, "signal") : NULL;
-        return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 256 ? (int)json_integer_value(v)
-                                                                                               : 0;
-}
-
-PKGNOTE_PUBLIC const char *pkgnote_crash_field(const pkgnote_crash *c, const char *name) {
-        return c && name ? str(c->j, name) : NULL;
-}
-
-PKGNOTE_PUBLIC const char *pkgnote_crash_package_name(const pkgnote_crash *c) {
-        return c ? str(json_object_get(c->j, "package"), "name") : NULL;
-}
-
-PKGNOTE_PUBLIC const char *pkgnote_crash_package_version(const pkgnote_crash *c) {
-        return c ? str(json_object_get(c->j, "package"), "version") : NULL;
-}
-
-PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c) {
-        return c ? c->core : NULL;
-}
-
-PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
-        if (!c)
-                return pn_error(-EINVAL, "no crash");
-        json_t *j = c->j;
-        json_t *o = json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?,s:s?,s:s?,s:s?}", "time", (json_int_t)c->time, "pid",
-                              json_object_get(j, "pid"), "uid", json_object_get(j, "uid"), "signal",
-                              json_object_get(j, "signal"), "executable", json_object_get(j, "executable"), "package",
-                              json_object_get(j, "package"), "coreFile", c->core, "store",
-                              pkgnote_crash_store_name(c->store), "core",
-                              c->core_state == PKGNOTE_CRASH_CORE_FILE      ? "file"
-                              : c->core_state == PKGNOTE_CRASH_CORE_JOURNAL ? "journal"
-                                                                            : "gone");
-        /* What a journal entry adds, where it has it. */
-        static const char *const more[] = {"command", "commandLine", "signalName", "hostname", "unit", "userUnit",
-                                           "slice", "cgroup", "bootId", "timestamp"};
-        for (size_t i = 0; o && i < sizeof more / sizeof *more; i++) {
-                json_t *v = json_object_get(j, more[i]);
-                if (json_is_string(v) && json_object_set(o, more[i], v) < 0) {
-                        json_decref(o);
-                        o = NULL;
-                }
-        }
-        char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        json_decref(o);
-        if (!s)
-                return pn_oom();
-        *ret = s;
-        return 0;
-}
-
-PKGNOTE_PUBLIC int pkgnote_crash_open(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret) {
-        if (!c)
-                return pn_error(-EINVAL, "no crash");
-        if (c->store != PKGNOTE_CRASH_STORE_PKGNOTE)
-                return pn_crash_open_systemd(c, o, ret);
+/* The core of C, by its entry's name below the store. */
+static int open_pkgnote(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret) {
         if (!c->core)
                 return pn_error(-ENODATA, "the core of %s is gone", c->id);
         return pkgnote_core_open(c->core, o, ret);
 }
 
-PKGNOTE_PUBLIC int pkgnote_crash_core_state(const pkgnote_crash *c) {
-        return c ? c->core_state : PKGNOTE_CRASH_CORE_GONE;
+/* The PID the crash handler was given (%P, of the initial PID
+ * namespace; a container's core holds its own): the entry's name. */
+static bool names_pid(const struct pkgnote_crash *c, long long pid) {
+        struct pn_crash_name n;
+        const char *base = c->core ? strrchr(c->core, '/') : NULL;
+        return base && pn_crash_parse_name(base + 1, &n) == 0 && (long long)n.pid == pid;
 }
 
-PKGNOTE_PUBLIC const char *pkgnote_crash_store_name(int store) {
-        switch (store) {
-        case PKGNOTE_CRASH_STORE_PKGNOTE: return "pkgnote";
-        case PKGNOTE_CRASH_STORE_SYSTEMD: return "systemd";
-        case PKGNOTE_CRASH_STORE_JOURNAL: return "journal";
-        default: return NULL;
-        }
+static bool located(const pkgnote_crash_options *o) {
+        return o->pkgnote_dir;
 }
+
+const struct pn_crash_store pn_crash_store_pkgnote = {
+        .bit = PKGNOTE_CRASH_STORE_PKGNOTE,
+        .name = "pkgnote",
+        .located = located,
+        .load = load_pkgnote,
+        .open = open_pkgnote,
+        .names_pid = names_pid,
+        .copies_in = PKGNOTE_CRASH_STORE_JOURNAL,
+        .merge = merge_journal,
+};

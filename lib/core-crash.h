@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "pkgnote.h"
+#include "base-dir.h"
 #include "base-problem.h"
 
 #define PN_CRASH_DEFAULT_DIR "/var/lib/pkgnote/coredump"
@@ -56,6 +57,8 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
 
 /* ------------------------------------------------------------ reading */
 
+struct pn_crash_store;
+
 struct pkgnote_crash {
         int store;
         char *id;       /* unique in its store: an entry's or file's name, a journal cursor */
@@ -68,6 +71,7 @@ struct pkgnote_crash {
          * _COMM if any and SYSLOG_IDENTIFIER pkgnote-coredump), the only
          * kind that may be merged into an entry of pkgnote's store. */
         bool pkgnote_handler;
+        const struct pn_crash_store *row; /* its store's row of the table */
 };
 
 struct pkgnote_crashes {
@@ -78,6 +82,7 @@ struct pkgnote_crashes {
          * inline core: copies of the options. */
         char *systemd_dir, *journal_dir;
         char **journal_files; /* NULL-terminated, or NULL */
+        bool options_kept;    /* the above set, once for every store that needs them */
 };
 
 /* Appends *C to L when it passes O's match and time range, else clears
@@ -93,15 +98,51 @@ bool pn_crash_wanted(const struct pkgnote_crash *c, const pkgnote_crash_options 
 bool pn_crash_journal_names(const struct pkgnote_crash *s, const struct pkgnote_crash *j);
 void pn_crash_clear(struct pkgnote_crash *c);
 /* Opens a store's directory DIR for listing: a descriptor of it in
- * *RET_DFD (for opening entries below it) and its listing in *RET_DIR,
- * both the caller's to close.  0 with *RET_DIR NULL when DIR does not
- * exist and was not NAMED by the caller (a store the machine lacks holds
+ * *RET_DFD (for opening entries below it) and its listing in *RET_DIR
+ * (lib/base-dir.h), both the caller's to close.  0 with *RET_DFD -1 when
+ * DIR does not exist and was not NAMED by the caller (a store the machine lacks holds
  * no crash); else 0, or a negative errno with pn_error() set. */
-int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, DIR **ret_dir);
-/* lib/core-systemd.c: systemd-coredump's journal entries (JOURNAL) and
- * store files (STORE) into L.  A store O names (by its bit or its
- * directory, files) must be readable; of the others, those this machine
- * lacks hold no crash.  0 or a negative errno with pn_error set. */
-int pn_crashes_load_systemd(pkgnote_crashes *l, const pkgnote_crash_options *o, bool store, bool journal);
-/* Opens the core of a crash of the systemd stores. */
-int pn_crash_open_systemd(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret);
+int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, struct pn_dir *ret_dir);
+
+/* ---------------------------------------------------- the store table */
+
+/* What the stores of one pkgnote_crashes_load() share: the files of a
+ * store that another store's entries name (systemd-coredump's journal
+ * entries, its store's files), so the store lists them once. */
+struct pn_crash_load {
+        char **claimed; /* base names, malloc()ed */
+        size_t n_claimed, cap_claimed;
+};
+
+/* One crash store, one row of operations.  The table (lib/core-crash-list.c)
+ * lists the rows in the order they load: a store whose entries name
+ * another's files before that one.  Another collector's store (apport's
+ * /var/crash, ABRT's problem directories) is a file with its row and
+ * one line in the table. */
+struct pn_crash_store {
+        unsigned bit;     /* PKGNOTE_CRASH_STORE_* */
+        const char *name; /* pkgnote_crash_store_name() */
+        /* Whether O says where the store is (its directory, journal
+         * files): then, as when O->stores names its bit, the store must be
+         * readable; else one the machine lacks holds no crash.  NULL: O
+         * cannot say. */
+        bool (*located)(const pkgnote_crash_options *o);
+        /* Adds the store's crashes that O keeps to L (NAMED: as above).
+         * 0, or a negative errno with pn_error set. */
+        int (*load)(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, struct pn_crash_load *ld);
+        /* Opens the core of C, a crash of the store. */
+        int (*open)(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret);
+        /* Whether C, a crash of the store, is of PID as the crash handler
+         * was given it (beside the record's "pid" and COREDUMP_PID); NULL:
+         * only those. */
+        bool (*names_pid)(const struct pkgnote_crash *c, long long pid);
+        /* The stores that log a copy of each of this store's crashes
+         * (bits), and how the copies are merged into its own entries
+         * when both are loaded: 0 or a negative errno with pn_error set. */
+        unsigned copies_in;
+        int (*merge)(pkgnote_crashes *l);
+};
+
+/* The rows: lib/core-crash.c (pkgnote-coredump's store), lib/core-systemd.c
+ * (systemd-coredump's journal and store). */
+extern const struct pn_crash_store pn_crash_store_pkgnote, pn_crash_store_journal, pn_crash_store_systemd;

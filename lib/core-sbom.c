@@ -8,7 +8,9 @@
  * processes, whose packages come from cores (lib/core-*.c), so the
  * collection is its own and copies what it keeps: the cores may be freed
  * as soon as they are added, which keeps the memory of a walk over every
- * process bounded by the packages, not the processes' maps.
+ * process bounded by the packages, not the processes' maps.  Each
+ * package is the SBOM element the scan writes too (lib/report-sbom.h),
+ * so one package reads the same in both documents.
  */
 #include "config.h"
 
@@ -25,15 +27,11 @@
 #include "core.h"
 #include "pkgdb.h"
 #include "report-sbom.h"
-#include "scan-purl.h"
 
+/* A package in memory: the SBOM element (lib/report-sbom.h) the scan's
+ * documents write too, and what the processes add to it. */
 struct rs_package {
-        char *origin; /* "note" or "database" */
-        char *json;   /* the note as stored, or the database record as a note */
-        char *type, *name, *version, *arch;
-        char *purl, *cpe;
-        char *license; /* the database's, as it gives it, or NULL */
-        bool cpe23;
+        struct pn_sbom_package e;
         bool restart; /* some process maps a replaced or deleted file of it */
         char **paths; /* the mapped files, each once */
         size_t n_paths, cap_paths;
@@ -87,8 +85,7 @@ PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b) {
                 return;
         for (size_t i = 0; i < b->n_pkg; i++) {
                 struct rs_package *p = &b->pkg[i];
-                free(p->origin), free(p->json), free(p->type), free(p->name), free(p->version), free(p->arch);
-                free(p->purl), free(p->cpe), free(p->license);
+                pn_sbom_package_done(&p->e);
                 pn_free_strv(p->paths, p->n_paths);
                 pn_free_strv(p->now, p->n_now);
         }
@@ -127,48 +124,32 @@ static int strset_add(char ***v, size_t *n, size_t *cap, const char *s) {
 }
 
 
-/* The package of ORIGIN and JSON (M its metadata), found or added: its
- * index, or -ENOMEM.  Its purl is the one the scan gives (lib/scan-sbom.c):
- * a note of the OS of the process's root (OS, may be NULL) that names no
- * version of it gets the root's, so that one note in two roots of
- * different versions is two packages. */
-static ssize_t package_of(pkgnote_process_sbom *b, const char *origin, const char *json, const pkgnote_metadata *m,
+/* The package of JSON (M its metadata; DATABASE: a database's record,
+ * else a note), found or added: its index, or -ENOMEM.  Its purl is the
+ * one the scan gives (pn_sbom_package_from_metadata()): a note of the OS
+ * of the process's root (OS, may be NULL) that names no version of it
+ * gets the root's, so that one note in two roots of different versions
+ * is two packages. */
+static ssize_t package_of(pkgnote_process_sbom *b, bool database, const char *json, const pkgnote_metadata *m,
                           const pkgnote_os_release *os) {
-        char *purl = NULL;
-        if (pn_purl_in_root(m, os ? pkgnote_os_release_get(os, "ID") : NULL,
-                            os ? pkgnote_os_release_get(os, "VERSION_ID") : NULL, &purl) < 0)
-                purl = NULL;
+        struct pn_sbom_package e;
+        if (pn_sbom_package_from_metadata(&e, m, database, json, os ? pkgnote_os_release_get(os, "ID") : NULL,
+                                          os ? pkgnote_os_release_get(os, "VERSION_ID") : NULL) < 0) {
+                pn_sbom_package_done(&e);
+                return -ENOMEM;
+        }
         for (size_t i = 0; i < b->n_pkg; i++)
-                if (!strcmp(b->pkg[i].origin, origin) && !strcmp(b->pkg[i].json, json) &&
-                    !cmp_str(b->pkg[i].purl, purl)) {
-                        free(purl);
+                if (b->pkg[i].e.database == database && !strcmp(b->pkg[i].e.record, json) &&
+                    !cmp_str(b->pkg[i].e.purl, e.purl)) {
+                        pn_sbom_package_done(&e);
                         return (ssize_t)i;
                 }
         if (PN_GROW(b->pkg, b->cap_pkg, b->n_pkg + 1) < 0) {
-                free(purl);
+                pn_sbom_package_done(&e);
                 return -ENOMEM;
         }
-        struct rs_package *p = &b->pkg[b->n_pkg];
-        *p = (struct rs_package){0};
-        p->origin = strdup(origin);
-        p->json = strdup(json);
-        p->type = dup_or_null(pkgnote_metadata_type(m));
-        p->name = dup_or_null(pkgnote_metadata_name(m));
-        p->version = dup_or_null(pkgnote_metadata_version(m));
-        p->arch = dup_or_null(pkgnote_metadata_architecture(m));
-        p->purl = purl;
-        /* A note's "license" is no key of the format: only the database's
-         * is one, as in the scan's SBOMs. */
-        if (!strcmp(origin, "database"))
-                p->license = dup_or_null(pkgnote_metadata_get(m, "license"));
-        /* One CPE per component: the application's, else the OS's. */
-        p->cpe = pn_cpe_full(pkgnote_metadata_app_cpe(m), &p->cpe23);
-        if (!p->cpe)
-                p->cpe = pn_cpe_full(pkgnote_metadata_os_cpe(m), &p->cpe23);
-        b->n_pkg++;
-        if (!p->origin || !p->json)
-                return -ENOMEM;
-        return (ssize_t)(b->n_pkg - 1);
+        b->pkg[b->n_pkg] = (struct rs_package){.e = e};
+        return (ssize_t)b->n_pkg++;
 }
 
 /* The database's record of module M as the metadata of a note, its os and
@@ -283,7 +264,7 @@ static int add_module(pkgnote_process_sbom *b, struct rs_process *pr, const pkgn
         const pkgnote_info *info = pkgnote_module_info(m);
         size_t n = info ? pkgnote_info_package_count(info) : 0;
         for (size_t k = 0; k < n; k++) {
-                ssize_t i = package_of(b, "note", pkgnote_info_package_json(info, k), pkgnote_info_package(info, k), os);
+                ssize_t i = package_of(b, false, pkgnote_info_package_json(info, k), pkgnote_info_package(info, k), os);
                 if (i < 0 || use_package(b, pr, (size_t)i, m) < 0)
                         return -ENOMEM;
         }
@@ -294,7 +275,7 @@ static int add_module(pkgnote_process_sbom *b, struct rs_process *pr, const pkgn
         int r = db_metadata(b, m, root, &md, &json);
         if (r < 0)
                 return r;
-        ssize_t i = package_of(b, "database", json, md, os);
+        ssize_t i = package_of(b, true, json, md, os);
         r = i < 0 ? (int)i : use_package(b, pr, (size_t)i, m);
         pkgnote_metadata_free(md);
         free(json);
@@ -351,11 +332,12 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgno
 static int cmp_package(const void *x, const void *y) {
         const struct rs_package *a = *(const struct rs_package *const *)x, *b = *(const struct rs_package *const *)y;
         int r;
-        if ((r = cmp_str(a->type, b->type)) || (r = cmp_str(a->name, b->name)) ||
-            (r = cmp_str(a->version, b->version)) || (r = cmp_str(a->arch, b->arch)) ||
-            (r = strcmp(a->origin, b->origin)))
+        /* The origin as its word sorts: "database" before "note". */
+        if ((r = cmp_str(a->e.type, b->e.type)) || (r = cmp_str(a->e.name, b->e.name)) ||
+            (r = cmp_str(a->e.version, b->e.version)) || (r = cmp_str(a->e.architecture, b->e.architecture)) ||
+            (r = (int)b->e.database - (int)a->e.database))
                 return r;
-        return strcmp(a->json, b->json);
+        return strcmp(a->e.record, b->e.record);
 }
 
 /* The packages in output order (type, name, version, architecture,
@@ -391,7 +373,7 @@ static const char *process_name(const struct rs_process *pr) {
 /* Why package P is in the document, in words. */
 static char *package_info(const struct rs_package *p) {
         char *s = NULL;
-        if (asprintf(&s, "%s %zu mapped object%s%s", !strcmp(p->origin, "note")
+        if (asprintf(&s, "%s %zu mapped object%s%s", !p->e.database
                                                           ? "in memory: the ELF package note (FDO_PACKAGING_METADATA) of"
                                                           : "in memory: the package database of the process's root owns",
                      p->n_paths, p->n_paths == 1 ? "" : "s",
@@ -400,45 +382,21 @@ static char *package_info(const struct rs_package *p) {
         return s;
 }
 
-/* ---- SPDX 2.3 ---- */
-
-static json_t *spdx_package(const struct rs_package *p, const char *created, const char *creator, int *err) {
-        json_t *e = json_object();
-        if (!e)
-                return NULL;
-        char id[64];
-        snprintf(id, sizeof id, "SPDXRef-Package-%zu", p->rank);
-        pn_sbom_put(e, "SPDXID", json_string(id), err);
-        pn_sbom_put(e, "name", pn_sbom_jstr(p->name ? p->name : "(unnamed)"), err);
-        if (p->version)
-                pn_sbom_put(e, "versionInfo", pn_sbom_jstr(p->version), err);
-        pn_sbom_put(e, "downloadLocation", json_string("NOASSERTION"), err);
-        pn_sbom_put(e, "filesAnalyzed", json_false(), err);
-        pn_sbom_put(e, "licenseConcluded", json_string("NOASSERTION"), err);
-        bool exact;
-        char *license = pn_sbom_license_spdx(p->type, p->license, &exact, err);
-        pn_sbom_put(e, "licenseDeclared", pn_sbom_jstr(license ? license : "NOASSERTION"), err);
-        free(license);
-        pn_sbom_put(e, "copyrightText", json_string("NOASSERTION"), err);
-        pn_sbom_put(e, "primaryPackagePurpose", json_string("LIBRARY"), err);
-        json_t *refs = json_array();
-        if (p->purl)
-                pn_sbom_push(refs, json_pack("{s:s, s:s, s:s}", "referenceCategory", "PACKAGE-MANAGER", "referenceType", "purl",
-                                     "referenceLocator", p->purl),
-                     err);
-        if (p->cpe)
-                pn_sbom_push(refs, json_pack("{s:s, s:s, s:s}", "referenceCategory", "SECURITY", "referenceType",
-                                     p->cpe23 ? "cpe23Type" : "cpe22Type", "referenceLocator", p->cpe),
-                     err);
-        if (refs && json_array_size(refs))
-                pn_sbom_put(e, "externalRefs", refs, err);
-        else
-                json_decref(refs);
-        char *info = package_info(p);
-        pn_sbom_put(e, "sourceInfo", info ? pn_sbom_jstr(info) : NULL, err);
-        free(info);
-        /* SPDX 2.3 has no field for "this version is no longer the one on
-         * disk": an annotation carries it, machine-readably prefixed. */
+/* The SBOM element of package P, named PREFIX and its rank, for
+ * writing: the package's own with what the processes add (E's own
+ * strings stay P's: release it with element_done()). */
+static void element(const struct rs_package *p, const char *prefix, struct pn_sbom_package *e, int *err) {
+        *e = p->e;
+        e->props = NULL, e->n_props = e->cap_props = 0;
+        e->locations = NULL, e->n_locations = e->cap_locations = 0;
+        snprintf(e->id, sizeof e->id, "%s%zu", prefix, p->rank);
+        e->unnamed = "(unnamed)";
+        e->purpose = "LIBRARY";
+        if (!(e->source_info = package_info(p)))
+                *err = -ENOMEM;
+        e->locations_in_comment = true;
+        for (size_t k = 0; k < p->n_paths; k++)
+                pn_sbom_package_location(e, p->paths[k], err);
         if (p->restart) {
                 char *c = NULL;
                 size_t len = 0;
@@ -448,35 +406,36 @@ static json_t *spdx_package(const struct rs_package *p, const char *created, con
                         for (size_t k = 0; k < p->n_now; k++)
                                 fprintf(f, "%sinstalled now: %s", k ? ", " : "; ", p->now[k]);
                 }
-                if (!f || fclose(f) != 0)
+                if (!f || fclose(f) != 0) {
+                        free(c);
                         *err = -ENOMEM;
-                else
-                        pn_sbom_put(e, "annotations",
-                            json_pack("[{s:s, s:s, s:s, s:o}]", "annotationDate", created, "annotationType", "OTHER",
-                                      "annotator", creator, "comment", pn_sbom_jstr(c)),
-                            err);
-                free(c);
+                } else
+                        e->annotation = c;
         }
-        char *comment = NULL;
-        if (asprintf(&comment, "%s: %s; mapped: ", !strcmp(p->origin, "note") ? "package note" : "package database",
-                     p->json) < 0)
-                *err = -ENOMEM;
-        else {
-                size_t len = strlen(comment);
-                for (size_t k = 0; k < p->n_paths && !*err; k++) {
-                        size_t add = strlen(p->paths[k]) + 2;
-                        char *c = realloc(comment, len + add + 1);
-                        if (!c) {
-                                *err = -ENOMEM;
-                                break;
-                        }
-                        comment = c;
-                        len += (size_t)sprintf(comment + len, "%s%s", k ? ", " : "", p->paths[k]);
-                }
-                pn_sbom_put(e, "comment", pn_sbom_jstr(comment), err);
-        }
-        free(comment);
-        return e;
+        const char *origin = p->e.database ? "database" : "note";
+        pn_sbom_package_property(e, "pkgnote:origin", origin, false, err);
+        pn_sbom_package_property(e, p->e.database ? "pkgnote:database" : "pkgnote:note", p->e.record, false, err);
+        pn_sbom_package_property(e, "pkgnote:replacedOnDisk", p->restart ? "true" : "false", false, err);
+        for (size_t k = 0; k < p->n_now; k++)
+                pn_sbom_package_property(e, "pkgnote:installedNow", p->now[k], false, err);
+}
+
+/* Frees what element() added to E, not what it shares with the package. */
+static void element_done(struct pn_sbom_package *e) {
+        free(e->source_info), free(e->annotation);
+        for (size_t k = 0; k < e->n_props; k++)
+                free(e->props[k].name), free(e->props[k].value);
+        free(e->props), free(e->locations);
+}
+
+/* ---- SPDX 2.3 ---- */
+
+static json_t *spdx_package(const struct rs_package *p, const char *created, const char *creator, int *err) {
+        struct pn_sbom_package e;
+        element(p, "SPDXRef-Package-", &e, err);
+        json_t *j = pn_sbom_spdx_package(&e, created, creator, err);
+        element_done(&e);
+        return j;
 }
 
 static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const pkgnote_sbom_options *o,
@@ -532,32 +491,10 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
 /* ---- CycloneDX 1.6 and 1.5 ---- */
 
 static json_t *cdx_package(const struct rs_package *p, int *err) {
-        json_t *c = json_object(), *props = json_array(), *occ = json_array();
-        if (!c || !props || !occ) {
-                json_decref(c), json_decref(props), json_decref(occ);
-                return NULL;
-        }
-        char ref[64];
-        snprintf(ref, sizeof ref, "pkgnote-package-%zu", p->rank);
-        pn_sbom_put(c, "type", json_string("library"), err);
-        pn_sbom_put(c, "bom-ref", json_string(ref), err);
-        pn_sbom_put(c, "name", pn_sbom_jstr(p->name ? p->name : "(unnamed)"), err);
-        if (p->version)
-                pn_sbom_put(c, "version", pn_sbom_jstr(p->version), err);
-        if (p->cpe)
-                pn_sbom_put(c, "cpe", json_string(p->cpe), err);
-        if (p->purl)
-                pn_sbom_put(c, "purl", json_string(p->purl), err);
-        pn_sbom_cdx_licenses(c, p->type, p->license, err);
-        pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:origin", p->origin), err);
-        pn_sbom_push(props, pn_sbom_cdx_property(!strcmp(p->origin, "note") ? "pkgnote:note" : "pkgnote:database", p->json), err);
-        pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:replacedOnDisk", p->restart ? "true" : "false"), err);
-        for (size_t k = 0; k < p->n_now; k++)
-                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:installedNow", p->now[k]), err);
-        pn_sbom_put(c, "properties", props, err);
-        for (size_t k = 0; k < p->n_paths; k++)
-                pn_sbom_push(occ, json_pack("{s:o}", "location", pn_sbom_jstr(p->paths[k])), err);
-        pn_sbom_put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
+        struct pn_sbom_package e;
+        element(p, "pkgnote-package-", &e, err);
+        json_t *c = pn_sbom_cdx_component(&e, err);
+        element_done(&e);
         return c;
 }
 

@@ -282,38 +282,45 @@ static bool claimed(char **names, size_t n, const char *name) {
         return false;
 }
 
+static int keep_options(pkgnote_crashes *l, const pkgnote_crash_options *o);
+
 /* The files of the store directory the journal entries did not name
- * (CLAIMED) into L. */
-static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, char **claimed_names,
-                      size_t n_claimed) {
+ * (LD's claimed) into L. */
+static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, struct pn_crash_load *ld) {
+        int r = keep_options(l, o);
+        if (r < 0)
+                return r;
+        char **claimed_names = ld->claimed;
+        size_t n_claimed = ld->n_claimed;
         const char *dir = store_dir(o);
         int dfd;
-        DIR *d;
-        int r = pn_crash_dir_open(dir, named, &dfd, &d);
-        if (r < 0 || !d)
+        struct pn_dir d;
+        r = pn_crash_dir_open(dir, named, &dfd, &d);
+        if (r < 0 || dfd < 0)
                 return r;
-        struct dirent *de;
-        while (r >= 0 && (de = readdir(d))) {
+        struct pn_dirent de;
+        while (r >= 0 && pn_dir_next(&d, &de) > 0) {
                 /* systemd-coredump's temporaries are hidden (".#core..."). */
-                if (de->d_name[0] == '.' || claimed(claimed_names, n_claimed, de->d_name))
+                if (de.name[0] == '.' || claimed(claimed_names, n_claimed, de.name))
                         continue;
                 char *path;
-                if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+                if (asprintf(&path, "%s/%s", dir, de.name) < 0) {
                         r = pn_oom();
                         break;
                 }
                 struct pn_sd_name n;
                 struct stat st;
                 int fd = -1;
-                if (pn_sd_parse_name(de->d_name, &n) < 0) {
+                if (pn_sd_parse_name(de.name, &n) < 0) {
                         r = pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, -EBADMSG, path,
                                             "not a systemd-coredump store name: %s", pkgnote_last_error());
-                } else if ((fd = pn_open_below(dfd, de->d_name, false)) < 0 || fstat(fd, &st) < 0) {
+                } else if ((fd = pn_open_below(dfd, de.name, false)) < 0 || fstat(fd, &st) < 0) {
                         r = pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, fd < 0 ? fd : -errno, path,
                                             "cannot open: %s", strerror(fd < 0 ? -fd : errno));
                 } else {
-                        struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_SYSTEMD, strdup(de->d_name), path, json_object(),
-                                                  (int64_t)(n.usec / 1000000), PKGNOTE_CRASH_CORE_FILE, l, false};
+                        struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_SYSTEMD, strdup(de.name), path, json_object(),
+                                                  (int64_t)(n.usec / 1000000), PKGNOTE_CRASH_CORE_FILE, l, false,
+                                                  &pn_crash_store_systemd};
                         path = NULL;
                         if (!c.id || !c.j) {
                                 pn_crash_clear(&c);
@@ -327,7 +334,7 @@ static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool n
                         close(fd);
                 free(path);
         }
-        closedir(d);
+        pn_dir_close(&d);
         close(dfd);
         return r < 0 ? r : 0;
 }
@@ -351,8 +358,12 @@ static int journal_open(const pkgnote_crashes *l, sd_journal **ret) {
         return 0;
 }
 
-/* Keeps copies of the journal options in L, to open it again later. */
+/* Keeps copies of the journal options in L, to open it again later;
+ * once for both of systemd-coredump's stores. */
 static int keep_options(pkgnote_crashes *l, const pkgnote_crash_options *o) {
+        if (l->options_kept)
+                return 0;
+        l->options_kept = true;
         if ((o->systemd_dir && !(l->systemd_dir = strdup(o->systemd_dir))) ||
             (o->journal_dir && !(l->journal_dir = strdup(o->journal_dir))))
                 return pn_oom();
@@ -457,14 +468,15 @@ static const char *entry_store_name(json_t *j) {
         return json_is_integer(pid) && (uint64_t)json_integer_value(pid) == n.pid && usec == n.usec ? base + 1 : NULL;
 }
 
-static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int dfd, char ***claimed_names,
-                        size_t *n_claimed) {
+static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int dfd, struct pn_crash_load *ld) {
+        char ***claimed_names = &ld->claimed;
+        size_t *n_claimed = &ld->n_claimed;
         sd_journal *jr;
         int r = journal_open(l, &jr);
         if (r < 0)
                 return r;
         const char *dir = store_dir(o);
-        size_t cap = 0, foreign = 0;
+        size_t foreign = 0;
         int64_t handler_uid = !l->journal_files && !l->journal_dir ? local_handler_uid() : -1;
         /* Values past the limit come back cut short at it, which is then
          * how they are told over the limit. */
@@ -488,7 +500,8 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                         continue;
                 (void)J.sd_journal_get_realtime_usec(jr, &usec);
                 struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_JOURNAL, cursor, NULL, json_object(),
-                                          (int64_t)(usec / 1000000), PKGNOTE_CRASH_CORE_GONE, l, from_pkgnote_root(jr)};
+                                          (int64_t)(usec / 1000000), PKGNOTE_CRASH_CORE_GONE, l, from_pkgnote_root(jr),
+                                          &pn_crash_store_journal};
                 char where[64];
                 /* Names the entry as journalctl -o export shows it. */
                 snprintf(where, sizeof where, "journal entry __REALTIME_TIMESTAMP=%" PRIu64, usec);
@@ -516,7 +529,7 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
                 } else if (J.sd_journal_get_data(jr, "COREDUMP", &data, &len) >= 0)
                         c.core_state = PKGNOTE_CRASH_CORE_JOURNAL;
                 char *name = base ? strdup(base) : NULL;
-                if (r >= 0 && base && (!name || PN_GROW(*claimed_names, cap, *n_claimed + 1) < 0))
+                if (r >= 0 && base && (!name || PN_GROW(*claimed_names, ld->cap_claimed, *n_claimed + 1) < 0))
                         r = pn_oom();
                 if (r >= 0 && name) {
                         (*claimed_names)[(*n_claimed)++] = name;
@@ -538,32 +551,20 @@ static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int 
         return r < 0 ? r : 0;
 }
 
-int pn_crashes_load_systemd(pkgnote_crashes *l, const pkgnote_crash_options *o, bool store, bool journal) {
-        bool store_named = o->systemd_dir || (o->stores & PKGNOTE_CRASH_STORE_SYSTEMD);
-        bool journal_named = o->journal_dir || o->journal_files || (o->stores & PKGNOTE_CRASH_STORE_JOURNAL);
+/* The journal's crash entries into L; the store files they name are
+ * claimed in LD, for load_store(). */
+static int load_journal_entries(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named,
+                                struct pn_crash_load *ld) {
         int r = keep_options(l, o);
         if (r < 0)
                 return r;
-        char **names = NULL;
-        size_t n = 0;
-        if (journal) {
-                r = pn_journal_load();
-                if (r < 0 && !journal_named) {
-                        r = 0; /* a machine without libsystemd has no journal */
-                        journal = false;
-                }
-        }
-        if (r >= 0 && journal) {
-                int dfd = open(store_dir(o), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                r = load_journal(l, o, dfd, &names, &n);
-                if (dfd >= 0)
-                        close(dfd);
-        }
-        if (r >= 0 && store)
-                r = load_store(l, o, store_named, names, n);
-        for (size_t i = 0; i < n; i++)
-                free(names[i]);
-        free(names);
+        r = pn_journal_load();
+        if (r < 0)
+                return named ? r : 0; /* a machine without libsystemd has no journal */
+        int dfd = open(store_dir(o), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        r = load_journal(l, o, dfd, ld);
+        if (dfd >= 0)
+                close(dfd);
         return r;
 }
 
@@ -602,7 +603,7 @@ static int open_inline(const pkgnote_crash *c, const pkgnote_core_options *o, pk
         return r;
 }
 
-int pn_crash_open_systemd(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret) {
+static int open_systemd(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret) {
         if (c->core_state == PKGNOTE_CRASH_CORE_JOURNAL)
                 return open_inline(c, o, ret);
         if (c->core_state != PKGNOTE_CRASH_CORE_FILE || !c->core) {
@@ -624,3 +625,27 @@ int pn_crash_open_systemd(const pkgnote_crash *c, const pkgnote_core_options *o,
         close(fd);
         return r;
 }
+
+static bool store_located(const pkgnote_crash_options *o) {
+        return o->systemd_dir;
+}
+
+static bool journal_located(const pkgnote_crash_options *o) {
+        return o->journal_dir || o->journal_files;
+}
+
+const struct pn_crash_store pn_crash_store_journal = {
+        .bit = PKGNOTE_CRASH_STORE_JOURNAL,
+        .name = "journal",
+        .located = journal_located,
+        .load = load_journal_entries,
+        .open = open_systemd,
+};
+
+const struct pn_crash_store pn_crash_store_systemd = {
+        .bit = PKGNOTE_CRASH_STORE_SYSTEMD,
+        .name = "systemd",
+        .located = store_located,
+        .load = load_store,
+        .open = open_systemd,
+};

@@ -61,4 +61,61 @@ void pn_sbom_cdx_licenses(json_t *c, const char *type, const char *license, int 
  * licenseDeclared is declared in DOC's hasExtractedLicensingInfos, once. */
 void pn_sbom_spdx_license_refs(json_t *doc, json_t *pkgs, int *err);
 
+/* One package of an SBOM, as every writer gives it: `pkgnote scan`'s
+ * (lib/scan-sbom.c, a package of files at rest) and `pkgnote ps`'s
+ * (lib/core-sbom.c, a package in memory) fill one of these and hand it
+ * to pn_sbom_spdx_package() or pn_sbom_cdx_component(), so a field is
+ * added in one place for both.  Strings and arrays are owned
+ * (pn_sbom_package_done()); the locations' strings are borrowed. */
+struct pn_sbom_property {
+        char *name, *value;
+};
+
+struct pn_sbom_package {
+        char id[80];       /* SPDXID or bom-ref */
+        char *name;        /* NULL: the writer's UNNAMED */
+        char *version;     /* or NULL */
+        bool database;     /* from a package database's record, not a note */
+        char *record;      /* the note as stored, or the database's record as a note */
+        char *type;        /* the package type, which says how to read LICENSE */
+        char *architecture;
+        char *license;     /* the database's, as it gives it, or NULL */
+        char *purl;        /* or NULL */
+        char *cpe[2];      /* the application's, then the OS's */
+        bool cpe23[2];
+        size_t n_cpe;
+        const char *unnamed;     /* the name written when there is none */
+        /* SPDX only */
+        const char *purpose;     /* primaryPackagePurpose, or NULL */
+        char *source_info;       /* sourceInfo: where it was found */
+        char *annotation;        /* an annotation of type OTHER, or NULL */
+        bool locations_in_comment; /* the comment lists the locations ("mapped: ") */
+        /* CycloneDX only: its properties, in order */
+        struct pn_sbom_property *props;
+        size_t n_props, cap_props;
+        /* Where it was found: CycloneDX evidence occurrences */
+        const char **locations;
+        size_t n_locations, cap_locations;
+};
+
+/* Fills E (zeroed first) from the metadata M of a note or (DATABASE) a
+ * package database's record RECORD: name, version, type, architecture,
+ * license (a database's only: "license" is no key of the note format),
+ * CPEs and the package URL, whose distro is ROOT_OS and ROOT_VERSION
+ * when the note is of the root's OS and names no version of it (either
+ * may be NULL; pn_purl_in_root()).  0 or -ENOMEM. */
+int pn_sbom_package_from_metadata(struct pn_sbom_package *e, const pkgnote_metadata *m, bool database,
+                                  const char *record, const char *root_os, const char *root_version);
+/* Appends the property NAME = VALUE (copied), unless UNIQUE and it is
+ * there already; errors in *ERR. */
+void pn_sbom_package_property(struct pn_sbom_package *e, const char *name, const char *value, bool unique, int *err);
+/* Appends LOCATION (borrowed) to E's locations; errors in *ERR. */
+void pn_sbom_package_location(struct pn_sbom_package *e, const char *location, int *err);
+void pn_sbom_package_done(struct pn_sbom_package *e);
+
+/* E as an SPDX 2.3 package (CREATED and CREATOR date and sign its
+ * annotation), or as a CycloneDX component; NULL without memory. */
+json_t *pn_sbom_spdx_package(const struct pn_sbom_package *e, const char *created, const char *creator, int *err);
+json_t *pn_sbom_cdx_component(const struct pn_sbom_package *e, int *err);
+
 #endif

@@ -57,8 +57,6 @@ static bool pkg_folded(const pkgnote_scan *s, size_t i) {
         return p && p->folded;
 }
 
-static const char *field(const pkgnote_metadata *m, const char *key);
-
 /* For a note's package in a root with a package database, why it is a
  * component of its own: "mismatch" (an object carrying it is owned by a
  * package the note does not name), "absent" (one is owned by none);
@@ -66,42 +64,6 @@ static const char *field(const pkgnote_metadata *m, const char *key);
 static const char *pkg_db_status(const pkgnote_scan *s, size_t i) {
         const struct package *p = pn_scan_all_package(s, i);
         return !p || p->db ? NULL : p->mismatch ? "mismatch" : p->absent ? "absent" : NULL;
-}
-
-/* The package URL of package I: a note's whose OS is that of the root
- * (with a package database) of an object carrying it, and which names no
- * version of it, with the root's version, as the root's database packages
- * have it. */
-static int pkg_purl(const pkgnote_scan *s, size_t i, char **ret) {
-        const struct package *p = pn_scan_all_package(s, i);
-        if (!p)
-                return -ENODATA;
-        const char *os = NULL, *version = NULL;
-        for (size_t j = 0; !p->db && j < p->n_objects && !version; j++) {
-                const struct pn_dbroot *r = p->objects[j]->dbroot;
-                if (r && r->os_version_id)
-                        os = r->os_id, version = r->os_version_id;
-        }
-        return pn_purl_in_root(p->meta, os, version, ret);
-}
-
-/* The license of database package I as its database gives it (and its
- * metadata keeps it: valid UTF-8), or NULL. */
-static const char *pkg_license(const pkgnote_scan *s, size_t i) {
-        const struct package *p = pn_scan_all_package(s, i);
-        return p && p->db ? field(p->meta, "license") : NULL;
-}
-
-/* The license of database package I as an SPDX expression (malloc()ed),
- * or NULL (pn_sbom_license_spdx()). */
-static char *pkg_license_spdx(const pkgnote_scan *s, size_t i, bool *tag_exact, int *err) {
-        const struct package *p = pn_scan_all_package(s, i);
-        return pn_sbom_license_spdx(p ? field(p->meta, PKGNOTE_KEY_TYPE) : NULL, pkg_license(s, i), tag_exact, err);
-}
-
-static const char *field(const pkgnote_metadata *m, const char *key) {
-        const char *v = pkgnote_metadata_get(m, key);
-        return v && *v ? v : NULL;
 }
 
 /* What part of the scan a list of elements describes: everything, or
@@ -132,6 +94,30 @@ static bool package_in_scope(const pkgnote_scan *s, size_t i, const struct scope
         return false;
 }
 
+/* The SBOM element of package I, named ID (lib/report-sbom.h): its
+ * metadata; a note's whose OS is that of the root (with a package
+ * database) of an object carrying it, and which names no version of it,
+ * gets the root's version in its purl, as the root's database packages
+ * have it; the objects of SC carrying it are its locations.  0, or
+ * -ENOMEM (E to be freed all the same). */
+static int package_element(const pkgnote_scan *s, size_t i, const char *id, const struct scope *sc,
+                           struct pn_sbom_package *e) {
+        const struct package *p = pn_scan_all_package(s, i);
+        const char *os = NULL, *version = NULL;
+        for (size_t j = 0; !p->db && j < p->n_objects && !version; j++) {
+                const struct pn_dbroot *r = p->objects[j]->dbroot;
+                if (r && r->os_version_id)
+                        os = r->os_id, version = r->os_version_id;
+        }
+        int err = pn_sbom_package_from_metadata(e, p->meta, p->db, p->json, os, version);
+        e->unnamed = "unknown";
+        snprintf(e->id, sizeof e->id, "%s", id);
+        for (size_t j = 0; j < p->n_objects && !err; j++)
+                if (in_scope(sc, p->objects[j]))
+                        pn_sbom_package_location(e, pkgnote_scan_object_path(p->objects[j]), &err);
+        return err;
+}
+
 /* How a document names its elements: a prefix, then the element's number
  * from 1 (a package's in scan order, a soname's in order of mention),
  * and the part of the scan they describe. */
@@ -146,13 +132,6 @@ static const struct sbom_ids cdx_ids = {"pkgnote-package-", "pkgnote-soname-", {
 /* The name PREFIX gives the element of index I (from 0). */
 static void element_id(char id[80], const char *prefix, size_t i) {
         snprintf(id, 80, "%s%zu", prefix, i + 1);
-}
-
-/* Adds "name" (else "unknown") and, when M has one, VERSION_KEY to O. */
-static void put_name_version(json_t *o, const pkgnote_metadata *m, const char *version_key, int *err) {
-        pn_sbom_put(o, "name", pn_sbom_jstr(field(m, PKGNOTE_KEY_NAME) ? field(m, PKGNOTE_KEY_NAME) : "unknown"), err);
-        if (field(m, PKGNOTE_KEY_VERSION))
-                pn_sbom_put(o, version_key, pn_sbom_jstr(field(m, PKGNOTE_KEY_VERSION)), err);
 }
 
 /* The element of package I, named ID; NULL when out of memory. */
@@ -633,11 +612,6 @@ static size_t object_index(const pkgnote_scan *s, const pkgnote_scan_object *ob)
         return SIZE_MAX;
 }
 
-static json_t *spdx_ref(const char *category, const char *type, const char *locator) {
-        return json_pack("{s:s, s:s, s:s}", "referenceCategory", category, "referenceType", type,
-                         "referenceLocator", locator);
-}
-
 /* Files: the objects with a package note, in object order; FILE_NO gets
  * each object's file number (from 1; 0 for an object without checksums,
  * which SPDX requires of files). */
@@ -676,33 +650,6 @@ static void spdx_files(const pkgnote_scan *s, json_t *files, size_t *file_no, in
         }
 }
 
-/* The purl and the CPEs of package I as the externalRefs of P, when it has any. */
-static void spdx_external_refs(json_t *p, const pkgnote_scan *s, size_t i, int *err) {
-        const pkgnote_metadata *m = pkg_meta(s, i);
-        json_t *refs = json_array();
-        if (!refs) {
-                *err = -ENOMEM;
-                return;
-        }
-        char *purl = NULL;
-        if (pkg_purl(s, i, &purl) >= 0) {
-                pn_sbom_push(refs, spdx_ref("PACKAGE-MANAGER", "purl", purl), err);
-                free(purl);
-        }
-        static const char *const cpe_keys[] = {PKGNOTE_KEY_APP_CPE, PKGNOTE_KEY_OS_CPE};
-        for (size_t k = 0; k < ELEMENTSOF(cpe_keys); k++) {
-                bool is23;
-                char *cpe = pn_cpe_full(field(m, cpe_keys[k]), &is23);
-                if (cpe)
-                        pn_sbom_push(refs, spdx_ref("SECURITY", is23 ? "cpe23Type" : "cpe22Type", cpe), err);
-                free(cpe);
-        }
-        if (json_array_size(refs))
-                pn_sbom_put(p, "externalRefs", refs, err);
-        else
-                json_decref(refs);
-}
-
 /* The relationships of package ID (package I): the document describes
  * it, and each listed file that carries its note is evidence of it. */
 static void spdx_package_relationships(const pkgnote_scan *s, size_t i, const char *id, const size_t *file_no,
@@ -739,40 +686,27 @@ struct spdx_packages {
  * (package_element_fn; USERDATA is a struct spdx_packages). */
 static json_t *spdx_package(const pkgnote_scan *s, size_t i, const char *id, void *userdata, int *err) {
         const struct spdx_packages *sp = userdata;
-        const pkgnote_metadata *m = pkg_meta(s, i);
-        json_t *p = json_object();
-        if (!p)
+        struct pn_sbom_package e;
+        if (package_element(s, i, id, &everything, &e) < 0) {
+                pn_sbom_package_done(&e);
+                *err = -ENOMEM;
                 return NULL;
-        pn_sbom_put(p, "SPDXID", json_string(id), err);
-        put_name_version(p, m, "versionInfo", err);
-        pn_sbom_put(p, "downloadLocation", json_string("NOASSERTION"), err);
-        pn_sbom_put(p, "filesAnalyzed", json_false(), err);
-        pn_sbom_put(p, "licenseConcluded", json_string("NOASSERTION"), err);
-        bool exact;
-        char *license = pkg_license_spdx(s, i, &exact, err);
-        pn_sbom_put(p, "licenseDeclared", pn_sbom_jstr(license ? license : "NOASSERTION"), err);
-        free(license);
-        pn_sbom_put(p, "copyrightText", json_string("NOASSERTION"), err);
-        spdx_external_refs(p, s, i, err);
+        }
         size_t no = pkg_nobj(s, i);
-        char *info = NULL;
         const char *st = pkg_db_status(s, i);
         const struct package *pk = pn_scan_all_package(s, i);
-        if ((pkg_db(s, i) ? asprintf(&info, "installed, by the package database of its root; built from source package %s %s; the owner of %zu scanned object%s",
+        if ((pkg_db(s, i) ? asprintf(&e.source_info, "installed, by the package database of its root; built from source package %s %s; the owner of %zu scanned object%s",
                                      pk->dbpkg->name, pk->dbpkg->version, no, no == 1 ? "" : "s")
-                          : asprintf(&info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s%s", no,
+                          : asprintf(&e.source_info, "found in the ELF package note (FDO_PACKAGING_METADATA) of %zu object%s%s", no,
                                      no == 1 ? "" : "s",
                                      !st ? ""
                                      : !strcmp(st, "absent") ? "; not a package of the root's package database"
-                                                              : "; the root's package database names another package (dbMismatch)")) >= 0)
-                pn_sbom_put(p, "sourceInfo", pn_sbom_jstr(info), err);
-        else
+                                                              : "; the root's package database names another package (dbMismatch)")) < 0) {
+                e.source_info = NULL;
                 *err = -ENOMEM;
-        free(info);
-        char *c = NULL;
-        if (asprintf(&c, "%s: %s", pkg_db(s, i) ? "package database" : "package note", pkg_json(s, i)) >= 0)
-                pn_sbom_put(p, "comment", pn_sbom_jstr(c), err);
-        free(c);
+        }
+        json_t *p = pn_sbom_spdx_package(&e, NULL, NULL, err);
+        pn_sbom_package_done(&e);
         spdx_package_relationships(s, i, id, sp->file_no, sp->rels, err);
         return p;
 }
@@ -921,119 +855,55 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
 /* ------------------------------------------------------------------ */
 /* CycloneDX 1.6 and 1.5                                               */
 
-/* Every string key of M as a property of C, so nothing is lost; DB:
+/* Every string key of M as a property of E, so nothing is lost; DB:
  * M is made from a package database's record, not a note. */
-static void cdx_note_properties(json_t *c, const pkgnote_metadata *m, bool db, int *err) {
-        json_t *props = json_array();
-        if (!props) {
-                *err = -ENOMEM;
-                return;
-        }
+static void cdx_note_properties(struct pn_sbom_package *e, const pkgnote_metadata *m, bool db, int *err) {
         for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
                 const char *key = pkgnote_metadata_key(m, k), *v = key ? pkgnote_metadata_get(m, key) : NULL;
                 if (!v)
                         continue;
                 char name[160];
                 snprintf(name, sizeof name, "pkgnote:%s:%s", db ? "db" : "note", key);
-                pn_sbom_push(props, pn_sbom_cdx_property(name, v), err);
+                pn_sbom_package_property(e, name, v, false, err);
         }
-        if (json_array_size(props))
-                pn_sbom_put(c, "properties", props, err);
-        else
-                json_decref(props);
 }
 
 /* Beside the databases: for a database's package, each distinct note its
  * objects of SC carry ("pkgnote:note", the note as evidence) and each
  * object whose note names another package ("pkgnote:dbMismatch"); for a
  * note's package, why it is its own component ("pkgnote:database"). */
-static void cdx_db_properties(json_t *c, const pkgnote_scan *s, size_t i, const struct scope *sc, int *err) {
-        json_t *props = json_object_get(c, "properties");
-        bool fresh = !props;
-        if (fresh && !(props = json_array())) {
-                *err = -ENOMEM;
-                return;
-        }
+static void cdx_db_properties(struct pn_sbom_package *e, const pkgnote_scan *s, size_t i, const struct scope *sc,
+                              int *err) {
         if (pkg_db_status(s, i))
-                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:database", pkg_db_status(s, i)), err);
+                pn_sbom_package_property(e, "pkgnote:database", pkg_db_status(s, i), false, err);
         for (size_t j = 0; pkg_db(s, i) && j < pkg_nobj(s, i) && !*err; j++) {
                 const pkgnote_scan_object *ob = pkg_obj(s, i, j);
                 if (!in_scope(sc, ob))
                         continue;
                 if (pn_scan_object_db_mismatch(ob)) {
-                        pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:dbMismatch", pkgnote_scan_object_path(ob)), err);
+                        pn_sbom_package_property(e, "pkgnote:dbMismatch", pkgnote_scan_object_path(ob), false, err);
                         continue;
                 }
-                for (size_t k = 0; k < pkgnote_scan_object_package_count(ob); k++) {
-                        const char *json = pkgnote_scan_object_package_json(ob, k);
-                        bool seen = false;
-                        for (size_t q = 0; q < json_array_size(props) && !seen; q++) {
-                                json_t *x = json_array_get(props, q);
-                                seen = !strcmp(json_string_value(json_object_get(x, "name")), "pkgnote:note") &&
-                                       !strcmp(json_string_value(json_object_get(x, "value")), json);
-                        }
-                        if (!seen)
-                                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:note", json), err);
-                }
+                for (size_t k = 0; k < pkgnote_scan_object_package_count(ob); k++)
+                        pn_sbom_package_property(e, "pkgnote:note", pkgnote_scan_object_package_json(ob, k), true, err);
         }
-        if (!fresh)
-                return;
-        if (json_array_size(props))
-                pn_sbom_put(c, "properties", props, err);
-        else
-                json_decref(props);
-}
-
-/* The objects of SC that carry package I's note, as the evidence of C. */
-static void cdx_evidence(json_t *c, const pkgnote_scan *s, size_t i, const struct scope *sc, int *err) {
-        json_t *occ = json_array();
-        if (!occ) {
-                *err = -ENOMEM;
-                return;
-        }
-        for (size_t j = 0; j < pkg_nobj(s, i); j++) {
-                const pkgnote_scan_object *ob = pkg_obj(s, i, j);
-                if (!in_scope(sc, ob))
-                        continue;
-                json_t *x = json_object();
-                if (x)
-                        pn_sbom_put(x, "location", pn_sbom_jstr(pkgnote_scan_object_path(ob)), err);
-                pn_sbom_push(occ, x, err);
-        }
-        if (json_array_size(occ))
-                pn_sbom_put(c, "evidence", json_pack("{s:o}", "occurrences", occ), err);
-        else
-                json_decref(occ); /* a package that ships no scanned object */
 }
 
 /* The component of package I, named REF (package_element_fn; USERDATA
- * is the scope). */
+ * is the scope): the objects of the scope that carry its note are the
+ * evidence. */
 static json_t *cdx_component(const pkgnote_scan *s, size_t i, const char *ref, void *userdata, int *err) {
         const struct scope *sc = userdata;
-        const pkgnote_metadata *m = pkg_meta(s, i);
-        json_t *c = json_object();
-        if (!c)
+        struct pn_sbom_package e;
+        if (package_element(s, i, ref, sc, &e) < 0) {
+                pn_sbom_package_done(&e);
+                *err = -ENOMEM;
                 return NULL;
-        pn_sbom_put(c, "type", json_string("library"), err);
-        pn_sbom_put(c, "bom-ref", json_string(ref), err);
-        put_name_version(c, m, "version", err);
-        /* One CPE per component: the application's, else the OS's. */
-        bool is23;
-        char *cpe = pn_cpe_full(field(m, PKGNOTE_KEY_APP_CPE), &is23);
-        if (!cpe)
-                cpe = pn_cpe_full(field(m, PKGNOTE_KEY_OS_CPE), &is23);
-        if (cpe)
-                pn_sbom_put(c, "cpe", json_string(cpe), err);
-        free(cpe);
-        char *purl = NULL;
-        if (pkg_purl(s, i, &purl) >= 0) {
-                pn_sbom_put(c, "purl", json_string(purl), err);
-                free(purl);
         }
-        pn_sbom_cdx_licenses(c, field(m, PKGNOTE_KEY_TYPE), pkg_license(s, i), err);
-        cdx_note_properties(c, m, pkg_db(s, i), err);
-        cdx_db_properties(c, s, i, sc, err);
-        cdx_evidence(c, s, i, sc, err);
+        cdx_note_properties(&e, pkg_meta(s, i), pkg_db(s, i), err);
+        cdx_db_properties(&e, s, i, sc, err);
+        json_t *c = pn_sbom_cdx_component(&e, err);
+        pn_sbom_package_done(&e);
         return c;
 }
 

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base-dir.h"
 #include "elfconst.h"
 #include "scan-private.h"
 
@@ -461,17 +462,17 @@ static bool opaque(int fd) {
 static void overlay_walk(struct store *st, struct layer *l, uint32_t src, int dfd, const char *path, int depth) {
         if (depth == 0 && opaque(dfd))
                 overlay_add(st, l, src, "", E_OPAQUE);
-        DIR *d = fdopendir(dfd);
-        if (!d) {
-                close(dfd);
-                pn_scan_add_problem(st->s, st->input, path, -errno, "cannot read directory: %s", strerror(errno));
+        struct pn_dir it;
+        int r = pn_dir_open(&it, dfd, NULL, 0, 0);
+        close(dfd);
+        if (r < 0) {
+                pn_scan_add_problem(st->s, st->input, path, r, "cannot read directory: %s", strerror(-r));
                 return;
         }
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                const char *nm = de->d_name;
-                if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
-                        continue;
+        int at = pn_dir_fd(&it);
+        struct pn_dirent de;
+        while (pn_dir_next(&it, &de) > 0) {
+                const char *nm = de.name;
                 char *full = *path ? pn_scan_join(path, nm) : strdup(nm);
                 struct stat sb;
                 if (!full || strlen(full) > PKGNOTE_MAX_SCAN_PATH) {
@@ -479,7 +480,7 @@ static void overlay_walk(struct store *st, struct layer *l, uint32_t src, int df
                         free(full);
                         continue;
                 }
-                if (fstatat(dirfd(d), nm, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+                if (fstatat(at, nm, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
                         pn_scan_add_problem(st->s, st->input, full, -errno, "cannot stat: %s", strerror(errno));
                         atomic_fetch_add(&st->s->c.unreadable, 1);
                 } else if (S_ISCHR(sb.st_mode) && major(sb.st_rdev) == 0 && minor(sb.st_rdev) == 0)
@@ -493,11 +494,10 @@ static void overlay_walk(struct store *st, struct layer *l, uint32_t src, int df
                         free(hidden);
                 } else if (S_ISDIR(sb.st_mode)) {
                         overlay_add(st, l, src, full, E_DIR);
-                        int sub = depth < MAX_DEPTH ? openat(dirfd(d), nm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+                        int sub = depth < MAX_DEPTH ? pn_dir_open_sub(at, nm, NULL, NULL) : -E2BIG;
                         if (sub < 0) {
-                                pn_scan_add_problem(st->s, st->input, full, depth < MAX_DEPTH ? -errno : -E2BIG,
-                                                    "cannot open directory: %s",
-                                                    depth < MAX_DEPTH ? strerror(errno) : "nested too deep");
+                                pn_scan_add_problem(st->s, st->input, full, sub, "cannot open directory: %s",
+                                                    depth < MAX_DEPTH ? strerror(-sub) : "nested too deep");
                                 atomic_fetch_add(&st->s->c.unreadable, 1);
                         } else {
                                 if (opaque(sub))
@@ -516,7 +516,7 @@ static void overlay_walk(struct store *st, struct layer *l, uint32_t src, int df
                         char to[PKGNOTE_MAX_SCAN_PATH + 1];
                         ssize_t tn = -1;
                         if (st->s->opts.flags & PKGNOTE_SCAN_DEPENDENCIES)
-                                tn = readlinkat(dirfd(d), nm, to, sizeof to);
+                                tn = readlinkat(at, nm, to, sizeof to);
                         if (tn >= 0 && (size_t)tn < sizeof to)
                                 to[tn] = 0;
                         if (pn_layer_add_symlink(l, full, tn >= 0 && (size_t)tn < sizeof to ? to : NULL, true) < 0)
@@ -527,7 +527,7 @@ static void overlay_walk(struct store *st, struct layer *l, uint32_t src, int df
                         overlay_add(st, l, src, full, E_SPECIAL);
                 free(full);
         }
-        closedir(d);
+        pn_dir_close(&it);
 }
 
 /* The index in st->ol of the layer ID of the overlay store, listed once;

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base-dir.h"
 #include "elfconst.h"
 #include "elfview.h"
 #include "scan-private.h"
@@ -240,15 +241,7 @@ static int walk_openat(struct walk *w, struct dirref *parent, const char *name, 
         atomic_fetch_add(&parent->pins, 1); /* kept open while making room */
         walk_make_room(w);
         atomic_fetch_sub(&parent->pins, 1);
-        int fd = openat(parent->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0)
-                return -errno;
-        if (fstat(fd, st) < 0) {
-                int r = -errno;
-                close(fd);
-                return r;
-        }
-        return fd;
+        return pn_dir_open_sub(parent->fd, name, NULL, st);
 }
 
 /* Lists D, which has just been given descriptor FD, among the open
@@ -334,42 +327,30 @@ static int submit_chunk(struct pool *p, struct job *chunk, struct dirref *ref, c
 static int list_dir(struct walk *w, struct dirref *ref, const char *path) {
         pkgnote_scan *s = w->s;
         struct pool *p = w->p;
-        int dfd = dup(ref->fd);
-        DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-        if (!d) {
-                if (dfd >= 0)
-                        close(dfd);
+        struct pn_dir d;
+        int r = pn_dir_open(&d, ref->fd, NULL, PN_DIR_TYPES, 0);
+        if (r < 0) {
                 atomic_fetch_add(&s->c.unreadable, 1);
-                pn_scan_add_problem(s, p->input, path, -errno, "cannot read directory: %s", strerror(errno));
+                pn_scan_add_problem(s, p->input, path, r, "cannot read directory: %s", strerror(-r));
                 return 0;
         }
         atomic_fetch_add(&s->c.directories, 1);
         size_t plen = strlen(path);
         struct job chunk = {.kind = JOB_FILE};
         for (;;) {
-                errno = 0;
-                struct dirent *de = readdir(d);
-                if (!de) {
-                        if (errno != 0) {
+                struct pn_dirent de;
+                r = pn_dir_next(&d, &de);
+                if (r <= 0) {
+                        if (r < 0) {
                                 atomic_fetch_add(&s->c.unreadable, 1);
-                                pn_scan_add_problem(s, p->input, path, -errno, "cannot read directory: %s", strerror(errno));
+                                pn_scan_add_problem(s, p->input, path, r, "cannot read directory: %s", strerror(-r));
                         }
                         break;
                 }
-                const char *nm = de->d_name;
-                if (nm[0] == '.' && (nm[1] == 0 || (nm[1] == '.' && nm[2] == 0)))
-                        continue;
-                unsigned char type = de->d_type;
-                if (type == DT_UNKNOWN) {
-                        struct stat st;
-                        if (fstatat(ref->fd, nm, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                                type = DT_REG; /* let the worker report it */
-                        else
-                                type = S_ISDIR(st.st_mode)   ? DT_DIR
-                                       : S_ISREG(st.st_mode) ? DT_REG
-                                       : S_ISLNK(st.st_mode) ? DT_LNK
-                                                             : DT_FIFO;
-                }
+                const char *nm = de.name;
+                /* A type the directory did not give, nor lstat: the
+                 * worker opening it reports why. */
+                unsigned char type = de.type == DT_UNKNOWN ? DT_REG : de.type;
                 if (type == DT_LNK) {
                         atomic_fetch_add(&s->c.symlinks, 1);
                         continue;
@@ -411,12 +392,12 @@ static int list_dir(struct walk *w, struct dirref *ref, const char *path) {
                                 goto oom;
                 }
         }
-        closedir(d);
-        int r = chunk.n_names ? submit_chunk(p, &chunk, ref, path) : 0;
+        pn_dir_close(&d);
+        r = chunk.n_names ? submit_chunk(p, &chunk, ref, path) : 0;
         pn_job_clear(p, &chunk);
         return r < 0 ? pn_oom() : 0;
 oom:
-        closedir(d);
+        pn_dir_close(&d);
         pn_job_clear(p, &chunk);
         return pn_oom();
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base-dir.h"
 #include "elfconst.h"
 #include "internal.h"
 #include "output.h"
@@ -105,44 +106,6 @@ static const char *pe_skip_reason(const struct walk *w) {
         return "a PE image carries the package note only, no dlopen note";
 }
 
-/* The names of DIRFD, sorted (a stable order of work and messages). */
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-static int list_dir(int dirfd, char ***ret, size_t *n) {
-        int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-        if (!d) {
-                int r = -errno;
-                if (fd >= 0)
-                        close(fd);
-                return r;
-        }
-        char **v = NULL;
-        size_t cap = 0;
-        int r = 0;
-        struct dirent *de;
-        *n = 0;
-        while ((de = readdir(d))) {
-                if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-                        continue;
-                if (PN_GROW(v, cap, *n + 1) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
-                if (!(v[*n] = strdup(de->d_name))) {
-                        r = -ENOMEM;
-                        break;
-                }
-                (*n)++;
-        }
-        closedir(d);
-        if (*n)
-                qsort(v, *n, sizeof *v, cmp_str);
-        *ret = v;
-        return r;
-}
-
 static int add_link(struct walk *w, const struct stat *st, const char *rel) {
         if (PN_GROW(w->links, w->caplinks, w->nlinks + 1) < 0)
                 return -ENOMEM;
@@ -182,12 +145,11 @@ static bool visit(struct walk *w, int dfd, const char *name, size_t rlen) {
         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return false;
         if (S_ISDIR(st.st_mode)) {
-                int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                struct stat now;
-                if (sub < 0)
-                        report(w, w->rel, pn_error(-errno, "cannot read directory: %s", strerror(errno)), NULL, NULL, 0);
-                else if (fstat(sub, &now) < 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
+                int sub = pn_dir_open_sub(dfd, name, &st, NULL);
+                if (sub == -ESTALE)
                         report(w, w->rel, pn_error(-ESTALE, "changed while being walked; left alone"), NULL, NULL, 0);
+                else if (sub < 0)
+                        report(w, w->rel, pn_error(sub, "cannot read directory: %s", strerror(-sub)), NULL, NULL, 0);
                 else
                         walk_dir(w, sub, rlen);
                 if (sub >= 0)
@@ -221,7 +183,7 @@ static bool visit(struct walk *w, int dfd, const char *name, size_t rlen) {
 static void walk_dir(struct walk *w, int dfd, size_t rlen) {
         char **names = NULL;
         size_t n = 0;
-        int r = list_dir(dfd, &names, &n);
+        int r = pn_dir_names(dfd, &names, &n); /* sorted: a stable order of work and messages */
         if (r < 0)
                 report(w, rlen ? w->rel : ".", pn_error(r, "cannot read directory: %s", strerror(-r)), NULL, NULL, 0);
         bool wrote = false;

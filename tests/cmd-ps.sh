@@ -443,6 +443,26 @@ assert [x["licenseId"] for x in d.get("hasExtractedLicensingInfos", [])] == ["Li
 [n] = [p for p in d["packages"] if p["name"] == "notedemo"]
 assert n["licenseDeclared"] == "NOASSERTION", n
 PY
+        # One package element (lib/report-sbom-package.c) for both
+        # writers: the same package read by scan at rest and by ps in
+        # memory is the same element in both documents.
+        for fmt in cyclonedx spdx; do
+                "$PKGNOTE" scan --format $fmt "$C" > "chroot-scan.$fmt.json" 2> err ||
+                        fail "sbom-same-element: scan --format $fmt of the chroot" "$(cat err)"
+        done
+        python3 - > pyerr 2>&1 <<'PY' && pass "sbom-same-element: scan and ps write one package the same (name, version, purl, CPE, licenses)" || fail "sbom-same-element: scan and ps write one package the same (name, version, purl, CPE, licenses)" "$(cat pyerr)"
+import json
+def by_name(elements, keys):
+    return {e["name"]: {k: e.get(k) for k in keys} for e in elements if e["name"] in ("chroot-demo", "notedemo")}
+cdx = ["name", "version", "purl", "cpe", "licenses", "type"]
+ps, scan = json.load(open("chroot.cdx.json")), json.load(open("chroot-scan.cyclonedx.json"))
+a, b = by_name(ps["components"], cdx), by_name(scan["components"], cdx)
+assert sorted(a) == ["chroot-demo", "notedemo"] and a == b, (a, b)
+spdx = ["name", "versionInfo", "downloadLocation", "filesAnalyzed", "licenseConcluded", "licenseDeclared", "copyrightText", "externalRefs"]
+ps, scan = json.load(open("chroot.spdx.json")), json.load(open("chroot-scan.spdx.json"))
+a, b = by_name(ps["packages"], spdx), by_name(scan["packages"], spdx)
+assert sorted(a) == ["chroot-demo", "notedemo"] and a == b, (a, b)
+PY
 else
         missing "chroot: the package from the database of the process's own root" "dpkg-deb, chroot"
 fi

@@ -1395,6 +1395,23 @@ static void test_database_build_id_match(void) {
         CHECK_INT(system(cmd), 0);
 }
 
+/* The table of crash stores: each row a store of its own bit and the
+ * name the public API gives it, with the operations every store has. */
+static void test_crash_store_table(void) {
+        const struct pn_crash_store *rows[] = {&pn_crash_store_pkgnote, &pn_crash_store_journal, &pn_crash_store_systemd};
+        unsigned seen = 0;
+        for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+                CHECK(rows[i]->load && rows[i]->open);
+                CHECK((seen & rows[i]->bit) == 0);
+                seen |= rows[i]->bit;
+                CHECK_STR(pkgnote_crash_store_name((int)rows[i]->bit), rows[i]->name);
+        }
+        CHECK_INT(seen, PKGNOTE_CRASH_STORE_PKGNOTE | PKGNOTE_CRASH_STORE_SYSTEMD | PKGNOTE_CRASH_STORE_JOURNAL);
+        CHECK(pkgnote_crash_store_name(1 << 20) == NULL);
+        /* pkgnote's store takes in the journal's copies of its crashes. */
+        CHECK_INT(pn_crash_store_pkgnote.copies_in, PKGNOTE_CRASH_STORE_JOURNAL);
+}
+
 /* pkgnote-coredump's store names (lib/core-crash.c): core.COMM.UID.PID.TIME
  * and the report's or the core's suffix; every truncated prefix of a name
  * is refused, as are signs, leading zeros, a '.' in COMM and numbers out
@@ -1655,6 +1672,7 @@ int main(void) {
         RUN(test_valid_all_layouts);
         RUN(test_systemd_store_names_and_values);
         RUN(test_crash_store_names);
+        RUN(test_crash_store_table);
         RUN(test_crash_journal_names);
         RUN(test_bug_decompressed_core_in_memory);
         RUN(test_decompressed_core_truncated_prefixes);

@@ -5,11 +5,13 @@
 #include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "pkgnote.h"
+#include "base-dir.h"
 #include "scan-private.h"
 #include "testlib.h"
 
@@ -459,12 +461,78 @@ static void test_lib_object_empty_table(void) {
         pkgnote_scan_free(s);
 }
 
+/* The one directory walker (lib/base-dir.c): no "." or "..", a link's
+ * own type (never its target's), the bound on entries, a listing that
+ * starts over on a descriptor listed before, sorted names, and a
+ * subdirectory opened only through no link and only if unchanged. */
+static void test_dir_walker(void) {
+        char top[400];
+        snprintf(top, sizeof top, "%s/walker", dir);
+        CHECK(mkdir(top, 0755) == 0);
+        int dfd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(dfd >= 0);
+        CHECK(mkdirat(dfd, "sub", 0755) == 0);
+        CHECK(symlinkat("sub", dfd, "link") == 0);
+        int f = openat(dfd, "b-file", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        CHECK(f >= 0);
+        close(f);
+        for (int pass = 0; pass < 2; pass++) {
+                struct pn_dir it;
+                CHECK_INT(pn_dir_open(&it, dfd, NULL, PN_DIR_TYPES, 0), 0);
+                struct pn_dirent e;
+                int n = 0, seen = 0;
+                while (pn_dir_next(&it, &e) > 0) {
+                        n++;
+                        if (!strcmp(e.name, "sub"))
+                                seen |= (e.type == DT_DIR) << 0;
+                        else if (!strcmp(e.name, "link"))
+                                seen |= (e.type == DT_LNK) << 1;
+                        else if (!strcmp(e.name, "b-file"))
+                                seen |= (e.type == DT_REG) << 2;
+                }
+                pn_dir_close(&it);
+                CHECK_INT(n, 3);
+                CHECK_INT(seen, 7);
+        }
+        struct pn_dir it;
+        struct pn_dirent e;
+        CHECK_INT(pn_dir_open(&it, dfd, NULL, 0, 2), 0);
+        CHECK_INT(pn_dir_next(&it, &e), 1);
+        CHECK_INT(pn_dir_next(&it, &e), 1);
+        CHECK_INT(pn_dir_next(&it, &e), -E2BIG);
+        pn_dir_close(&it);
+        CHECK(pn_dir_open(&it, dfd, "link", 0, 0) < 0); /* -ENOTDIR: O_DIRECTORY | O_NOFOLLOW */
+        CHECK(pn_dir_open_sub(dfd, "link", NULL, NULL) < 0);
+        struct stat st, other;
+        CHECK(fstatat(dfd, "sub", &st, AT_SYMLINK_NOFOLLOW) == 0);
+        CHECK(fstatat(dfd, "b-file", &other, AT_SYMLINK_NOFOLLOW) == 0);
+        int sub = pn_dir_open_sub(dfd, "sub", &st, NULL);
+        CHECK(sub >= 0);
+        if (sub >= 0)
+                close(sub);
+        CHECK_INT(pn_dir_open_sub(dfd, "sub", &other, NULL), -ESTALE);
+        char **names;
+        size_t nn;
+        CHECK_INT(pn_dir_names(dfd, &names, &nn), 0);
+        CHECK_INT(nn, 3);
+        if (nn == 3) {
+                CHECK_STR(names[0], "b-file");
+                CHECK_STR(names[1], "link");
+                CHECK_STR(names[2], "sub");
+        }
+        for (size_t i = 0; i < nn; i++)
+                free(names[i]);
+        free(names);
+        close(dfd);
+}
+
 int main(void) {
         CHECK(mkdtemp(dir) != NULL);
         RUN(test_lib_object_empty_table);
         RUN(test_normalize);
         RUN(test_purl);
         RUN(test_tree);
+        RUN(test_dir_walker);
 #if HAVE_LIBARCHIVE
         RUN(test_archive);
 #endif
