@@ -30,6 +30,7 @@
 
 #include "internal.h"
 #include "output.h"
+#include "elfview.h"
 #include "gen-osrelease.h"
 
 #define MAX_OS_RELEASE (64u << 10) /* bytes read from an os-release file */
@@ -487,4 +488,20 @@ PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n) {
                 return;
         free(n->buffer_);
         *n = (pkgnote_nevra){0};
+}
+
+/* A unified kernel image's .osrel section (UAPI.5), read through the
+ * object view: it sits here, with the other sources of os-release, so that
+ * the view (lib/pe.c) stays below the metadata it is parsed into. */
+#define MAX_OSREL (64u << 10)
+
+PKGNOTE_PUBLIC int pkgnote_pe_uki_os_release(pkgnote_object *e, pkgnote_os_release **ret) {
+        const uint8_t *d;
+        size_t len;
+        int r = e->pe ? pkgnote_pe_section_data(e, ".osrel", MAX_OSREL, &d, &len) : 0;
+        if (r <= 0)
+                return r;
+        const uint8_t *nul = memchr(d, 0, len); /* the section's padding */
+        r = pkgnote_os_release_parse((const char *)d, nul ? (size_t)(nul - d) : len, ret);
+        return r < 0 ? r : 1;
 }

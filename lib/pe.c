@@ -360,9 +360,8 @@ PKGNOTE_PUBLIC int pkgnote_pe_section_find(const pkgnote_object *e, const char *
         return pkgnote_pe_section(e, (size_t)(s - e->pe->sections), NULL, offset, size, flags);
 }
 
-/* Bounds of what a UKI's text sections are read up to. */
+/* The bound of what a UKI's .uname section is read up to. */
 #define MAX_UNAME 4096u
-#define MAX_OSREL (64u << 10)
 
 PKGNOTE_PUBLIC char *pkgnote_pe_uki_uname(pkgnote_object *e) {
         const uint8_t *d;
@@ -371,15 +370,4 @@ PKGNOTE_PUBLIC char *pkgnote_pe_uki_uname(pkgnote_object *e) {
                 return NULL;
         const uint8_t *nul = memchr(d, 0, len);
         return strndup((const char *)d, nul ? (size_t)(nul - d) : len);
-}
-
-PKGNOTE_PUBLIC int pkgnote_pe_uki_os_release(pkgnote_object *e, pkgnote_os_release **ret) {
-        const uint8_t *d;
-        size_t len;
-        int r = e->pe ? pkgnote_pe_section_data(e, ".osrel", MAX_OSREL, &d, &len) : 0;
-        if (r <= 0)
-                return r;
-        const uint8_t *nul = memchr(d, 0, len); /* the section's padding */
-        r = pkgnote_os_release_parse((const char *)d, nul ? (size_t)(nul - d) : len, ret);
-        return r < 0 ? r : 1;
 }
