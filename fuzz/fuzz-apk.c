@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz-input.h"
-#include "pkgdb.h"
+#include "04-pkgdb-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
 #include <strings.h>
 
 #include "fuzz-input.h"
-#include "pkgdb.h"
+#include "04-pkgdb-private.h"
 #include "spdx-check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "08-core-private.h"
 #include "pkgnote.h"
 #include "touch.h"
 

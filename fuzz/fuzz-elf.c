@@ -5,7 +5,7 @@
  * -> every package and dlopen accessor, serialization and check, and the
  * file's JSON reports, pkgnote's and systemd's shape (parsed back).
  * The same bytes go by once through what a stream keeps of a large ELF
- * member (scan-capture.c), in chunks of a size the input chooses: the
+ * member (09-scan-capture.c), in chunks of a size the input chooses: the
  * notes read from what was kept are those of the whole object, unless a
  * range asked for was not kept (-ENODATA).
  */
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "elfview.h"
+#include "01-base.h"
+#include "02-elf-view.h"
 #include "pkgnote.h"
-#include "scan-private.h"
+#include "09-scan-private.h"
 #include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scan-private.h"
+#include "09-scan-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,7 +4,7 @@
  * hands out is a non-empty string of at most PN_LDCONF_MAX_LINE bytes
  * without a newline, no longer than the input; a directory has no "#"
  * and no "=".  Then the resolver reads it as a root's ld.so.conf
- * (lib/check-resolve.c), every file of the root holding the same text and
+ * (lib/07-check-resolve.c), every file of the root holding the same text and
  * ld.so.conf.d three names, so that includes, globs and loops are
  * followed: at most PN_LDCONF_MAX_FILES files read, each directory
  * listed once, and a search through the directories found ends.
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check-resolve.h"
+#include "07-check-resolve.h"
 #include "fuzz-input.h"
-#include "internal.h"
+#include "01-base.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Fuzzes the /proc/PID/maps reader (lib/core-process.c): the input is fed
+ * Fuzzes the /proc/PID/maps reader (lib/08-core-process.c): the input is fed
  * whole and again in pieces whose sizes its first byte picks, and both
  * must give the same lines; every mapping it hands out has a path no
  * longer than the input and without a newline escape left in it, and the
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "08-core-private.h"
 #include "fuzz-input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

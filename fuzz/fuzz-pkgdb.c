@@ -13,7 +13,7 @@
  *      each wanted path the owner that the whole database finds, and keep
  *      no other path;
  *   6: an index of dpkg's lists as pkgnote keeps it in the user's cache
- *      (lib/pkgdb-index.c): read, and looked up, never past its bytes.
+ *      (lib/04-pkgdb-index.c): read, and looked up, never past its bytes.
  * And for 0: the index built from the lists, written and read back,
  * gives for every line of every list that list.
  * Checked: every package has a non-empty single-line name, version,
@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stamp-filemap.h"
+#include "06-stamp-filemap.h"
 #include "fuzz-input.h"
-#include "pkgdb.h"
+#include "04-pkgdb-private.h"
 #include "pkgnote.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

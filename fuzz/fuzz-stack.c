@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core.h"
+#include "08-core-private.h"
 #include "touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scan-private.h"
+#include "09-scan-private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Fuzzes what pkgnote reads of systemd-coredump's crashes (lib/core-systemd.c)
- * and the names of pkgnote-coredump's store (lib/core-crash.c): the first
+ * Fuzzes what pkgnote reads of systemd-coredump's crashes (lib/11-crash-systemd.c)
+ * and the names of pkgnote-coredump's store (lib/11-crash.c): the first
  * byte picks the parser, the rest is its input.
  *   'n': a store file name (core.COMM.UID.BOOTID.PID.USEC[.zst|.xz|.lz4]);
  *   'p': a name of pkgnote's store (core.COMM.UID.PID.TIME, .json or the
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core-crash.h"
-#include "core-systemd.h"
+#include "11-crash-private.h"
+#include "11-crash-systemd.h"
 #include "fuzz-input.h"
 #include "pkgnote.h"
 

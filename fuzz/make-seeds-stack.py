@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Seeds for fuzz-stack: record streams as lib/core-stack.c's child writes them
+"""Seeds for fuzz-stack: record streams as lib/08-core-stack.c's child writes them
 (struct record, host byte order, then its strings), whole and cut short."""
 import os
 import struct

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * A small SPDX license expression checker, independent of the library's
- * translation (lib/pkgdb-copyright.c, lib/pkgdb-license.c), for the fuzz
+ * translation (lib/04-pkgdb-copyright.c, lib/04-pkgdb-license.c), for the fuzz
  * harnesses and the unit tests: the grammar of SPDX 2.3 Annex D,
  *
  *   compound   = and-expr *( "OR" and-expr )

@@ -1,12 +1,12 @@
 #!/bin/sh
 # The dlopen notes of the binaries come from the loader tables in the
-# sources (PN_LIB_NOTE(), lib/base-loader.h) through lib/base-loader-notes.py: the
+# sources (PN_LIB_NOTE(), lib/01-base-loader.h) through lib/01-base-loader-notes.py: the
 # built pkgnote carries exactly the notes the tables declare for this
 # build's configuration, in order; and the script refuses what would
 # silently drop or invent a note.
 . "$SRCDIR/tests/lib.sh"
 require python3
-script="$SRCDIR/lib/base-loader-notes.py"
+script="$SRCDIR/lib/01-base-loader-notes.py"
 # The order of the build's loader_sources.
 sources=$(sed -n "/^loader_sources = files(/,/^)/s|^ *'\(lib/[^']*\)',|$SRCDIR/\1|p" "$SRCDIR/meson.build" | tr '\n' ' ')
 [ -n "$sources" ] || fail "loader_sources read from meson.build"

@@ -443,7 +443,7 @@ assert [x["licenseId"] for x in d.get("hasExtractedLicensingInfos", [])] == ["Li
 [n] = [p for p in d["packages"] if p["name"] == "notedemo"]
 assert n["licenseDeclared"] == "NOASSERTION", n
 PY
-        # One package element (lib/report-sbom-package.c) for both
+        # One package element (lib/10-write-sbom-package.c) for both
         # writers: the same package read by scan at rest and by ps in
         # memory is the same element in both documents.
         for fmt in cyclonedx spdx; do

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The loader's search (lib/check-resolve.c), shared by deps --closure and
+# The loader's search (lib/07-check-resolve.c), shared by deps --closure and
 # scan's dependency edges: bounded against hostile DT_RPATH x missing
 # names by counting the system calls (strace -c), never by timing; and
 # the same provider named by both commands in roots of several ABIs.

@@ -38,7 +38,7 @@ done
 
 # The control: a private header of lib/ is not found with the same flags,
 # and is with lib/ added (else this check could not fail).
-printf '#include "internal.h"\nint f(void);\nint f(void) { return 0; }\n' > private.c
+printf '#include "01-base.h"\nint f(void);\nint f(void) { return 0; }\n' > private.c
 if $CC $FLAGS private.c > cc.log 2>&1; then
         fail "a private header of lib/ does not compile with the tools' flags" "it compiled"
 elif ! $CC $FLAGS -I"$SRCDIR/lib" private.c > cc.log 2>&1; then

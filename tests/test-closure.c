@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The ld.so.conf reader and the closure of a root (lib/check-closure.c,
- * lib/check-ldconf.c). */
+/* The ld.so.conf reader and the closure of a root (lib/07-check-closure.c,
+ * lib/07-check-ldconf.c). */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "check-resolve.h"
+#include "07-check-resolve.h"
 #include "pkgnote.h"
 #include "testlib.h"
 
@@ -324,7 +324,7 @@ static void test_closure_hwcaps(void) {
 }
 #endif
 
-/* ---- the resolver (lib/check-resolve.c) over a root in memory ---- */
+/* ---- the resolver (lib/07-check-resolve.c) over a root in memory ---- */
 
 struct memroot {
         const char *const *dirs; /* "PATH\tNAME NAME..." */

@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core-crash.h"
-#include "core-systemd.h"
-#include "core.h"
+#include "11-crash-private.h"
+#include "11-crash-systemd.h"
+#include "08-core-private.h"
 #include "pkgnote.h"
 #include "testlib.h"
 
@@ -1136,7 +1136,7 @@ static void test_module_limit(void) {
 }
 
 /* The reader finds the PT_LOAD of an address by binary search over spans
- * built once (core-base.c); its answers must be those of the walk over the
+ * built once (08-core-base.c); its answers must be those of the walk over the
  * loads in header order that it does when the spans cannot be built (and
  * did always before), whatever the loads: overlapping, unordered, empty,
  * reaching the end of the address space, with file offsets whose sum with
@@ -1412,7 +1412,7 @@ static void test_crash_store_table(void) {
         CHECK_INT(pn_crash_store_pkgnote.copies_in, PKGNOTE_CRASH_STORE_JOURNAL);
 }
 
-/* pkgnote-coredump's store names (lib/core-crash.c): core.COMM.UID.PID.TIME
+/* pkgnote-coredump's store names (lib/11-crash.c): core.COMM.UID.PID.TIME
  * and the report's or the core's suffix; every truncated prefix of a name
  * is refused, as are signs, leading zeros, a '.' in COMM and numbers out
  * of range. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The decompressor (lib/base-decompress.c), each format this build has: data
+ * The decompressor (lib/01-base-decompress.c), each format this build has: data
  * compressed here by the format's own library decodes back whole through
  * small steps; every cut of it is truncated, a damaged header is damaged,
  * a bomb stops at the limit, padding after the data ends it when asked
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "base-decompress.h"
+#include "01-base-decompress.h"
 #include "testlib.h"
 
 #if HAVE_ZLIB

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "pkgnote.h"
-#include "base-problem.h"
+#include "01-base-problem.h"
 #include "testlib.h"
 
 #define JSON_DEB "{\"type\":\"deb\",\"os\":\"debian\",\"name\":\"hello\",\"version\":\"1.0-1\",\"architecture\":\"amd64\"}"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Unit tests for lib/gen-emit.c and lib/gen-osrelease.c. */
+/* Unit tests for lib/05-gen-emit.c and lib/03-model-osrelease.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "pkgnote.h"
-#include "base-root.h"
-#include "gen-emit.h"
+#include "01-base-root.h"
+#include "05-gen-emit.h"
 
 static int failures, checks;
 

@@ -10,7 +10,7 @@
  * cannot fail must leave the planted message alone.  The names of the
  * table and of the map file (argv[1]) must be the same: a function added
  * without a row fails this test; and the rows that can fail must be the
- * functions lib/base-api.py wraps (argv[2], its api-rename.h).
+ * functions lib/01-base-api.py wraps (argv[2], its api-rename.h).
  */
 #include <errno.h>
 #include <dirent.h>
@@ -1016,7 +1016,7 @@ static void test_table_is_complete(const char *mapfile) {
                n_rows, fails, unforced, never);
 }
 
-/* The rows agree with the boundary lib/base-api.py generated (its
+/* The rows agree with the boundary lib/01-base-api.py generated (its
  * renaming header, RENAME_H): a function is wrapped, so clears the
  * message, exactly when its row says it can fail. */
 static void test_table_matches_boundary(const char *rename_h) {
@@ -1033,7 +1033,7 @@ static void test_table_matches_boundary(const char *rename_h) {
                 const struct row *w = find_row(name);
                 if (w && w->kind == NEVER) {
                         test_checks++, test_failures++;
-                        fprintf(stderr, "%s: its row says it cannot fail, but lib/base-api.py wraps it\n", name);
+                        fprintf(stderr, "%s: its row says it cannot fail, but lib/01-base-api.py wraps it\n", name);
                 }
         }
         fclose(f);

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Unit tests of lib/check-lint.c: the CPE validator and pkgnote_lint() over ELF
+/* Unit tests of lib/07-check-lint.c: the CPE validator and pkgnote_lint() over ELF
  * images built here in memory. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "01-base.h"
 
 static int failures, checks_run;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The loader of optional libraries (lib/base-loader.c) over test tables: a
+ * The loader of optional libraries (lib/01-base-loader.c) over test tables: a
  * library that is not installed, one that lacks a symbol, sonames tried
  * in order, a symbol whose field is named otherwise, and one load shared
  * by threads racing to it.  libc.so.6 stands for an installed library.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "base-loader.h"
+#include "01-base-loader.h"
 #include "testlib.h"
 
 struct c_api {

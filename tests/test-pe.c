@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The PE/COFF reader and stamper (lib/pe.c, lib/stamp-pe.c) over an image
+/* The PE/COFF reader and stamper (lib/02-pe.c, lib/06-stamp-pe.c) over an image
  * built here byte by byte: headers, long names, the .pkgnote note, UKI
  * sections, stamping round trips, and every truncated prefix. */
 #include <errno.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfconst.h"
-#include "internal.h"
-#include "pe.h"
+#include "02-elf-const.h"
+#include "01-base.h"
+#include "02-pe-view.h"
 #include "pkgnote.h"
 #include "testlib.h"
 

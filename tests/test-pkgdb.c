@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The readers of per-file package metadata: dpkg's status and .list
- * files, rpm's query output, metadata maps (lib/pkgdb.c, lib/stamp-filemap.c). */
+ * files, rpm's query output, metadata maps (lib/04-pkgdb.c, lib/06-stamp-filemap.c). */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stamp-filemap.h"
-#include "pkgdb.h"
+#include "06-stamp-filemap.h"
+#include "04-pkgdb-private.h"
 #include "pkgnote.h"
-#include "base-root.h"
+#include "01-base-root.h"
 #include "testlib.h"
 #include "../fuzz/spdx-check.h"
 
@@ -214,7 +214,7 @@ static void test_dpkg_paths(void) {
 }
 
 
-/* ---- the index of dpkg's lists (lib/pkgdb-index.c) ---- */
+/* ---- the index of dpkg's lists (lib/04-pkgdb-index.c) ---- */
 
 static int collect_list(void *u, size_t list) {
         char *seen = u;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * A running process's reader (lib/core-process.c): /proc/PID/maps read
+ * A running process's reader (lib/08-core-process.c): /proc/PID/maps read
  * line by line, fed whole and in pieces, every truncated prefix, lines
  * over the limit, malformed ones, the cut at PKGNOTE_MAX_MAPPINGS; and the
  * restart rule, pkgnote_module_needs_restart(), over its cases.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "08-core-private.h"
 #include "pkgnote.h"
 #include "testlib.h"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* lib/scan-purl.c: package URLs (purl-spec) and CPE names at their edges. */
+/* lib/03-model-purl.c: package URLs (purl-spec) and CPE names at their edges. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pkgnote.h"
-#include "scan-purl.h"
+#include "03-model-purl.h"
 #include "testlib.h"
 
 static void check_purl(const char *json, const char *want) {

@@ -11,8 +11,8 @@
 
 #include "config.h"
 #include "pkgnote.h"
-#include "base-dir.h"
-#include "scan-private.h"
+#include "01-base-dir.h"
+#include "09-scan-private.h"
 #include "testlib.h"
 
 #if HAVE_LIBARCHIVE
@@ -461,7 +461,7 @@ static void test_lib_object_empty_table(void) {
         pkgnote_scan_free(s);
 }
 
-/* The one directory walker (lib/base-dir.c): no "." or "..", a link's
+/* The one directory walker (lib/01-base-dir.c): no "." or "..", a link's
  * own type (never its target's), the bound on entries, a listing that
  * starts over on a descriptor listed before, sorted names, and a
  * subdirectory opened only through no link and only if unchanged. */

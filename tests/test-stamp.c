@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Unit tests for lib/stamp.c over images built in memory. */
+/* Unit tests for lib/06-stamp.c over images built in memory. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfconst.h"
-#include "internal.h"
+#include "02-elf-const.h"
+#include "01-base.h"
 #include "testlib.h"
 
 static const char json1[] = "{\"type\":\"deb\",\"name\":\"hello\",\"version\":\"1.0-1\"}";

@@ -129,7 +129,7 @@ static int load_documents(struct meta_opts *o) {
         return EXIT_OK;
 }
 
-/* Feeds the options to the library's precedence rule (lib/gen-compose.c). */
+/* Feeds the options to the library's precedence rule (lib/05-gen-compose.c). */
 int meta_opts_build_json(struct meta_opts *o, char **ret) {
         return meta_opts_build_json_for(o, NULL, ret);
 }

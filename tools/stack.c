@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Stack traces as text, and the options of the unwinder; the library
- * unwinds (lib/core-stack.c) and writes them as JSON (pkgnote_stack_to_json()). */
+ * unwinds (lib/08-core-stack.c) and writes them as JSON (pkgnote_stack_to_json()). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>

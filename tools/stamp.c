@@ -258,7 +258,7 @@ static int stamp_one(const char *path, const struct stamp_opts *o) {
         return report(path, err, r, o);
 }
 
-/* --tree: the walk is the library's (lib/stamp-tree.c); this counts and
+/* --tree: the walk is the library's (lib/06-stamp-tree.c); this counts and
  * reports. */
 struct tree {
         const struct stamp_opts *o;

@@ -3,7 +3,7 @@
  * Per-file metadata for pkgnote stamp: the owner of each file from a
  * root's dpkg or rpm database (--from-dpkg, --from-rpmdb), or the lines
  * PATH<TAB>JSON of a map file (--metadata-map).  Each file's JSON is
- * composed by the one precedence rule (tools/metaopts.c, lib/gen-compose.c),
+ * composed by the one precedence rule (tools/metaopts.c, lib/05-gen-compose.c),
  * once per package or map line.
  */
 #include <errno.h>

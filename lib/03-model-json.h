@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* JSON helpers over jansson shared by 03-model-metadata.c, 03-model-dlopen.c, the reports and the SBOMs. */
+#ifndef PKGNOTE_PNJSON_H
+#define PKGNOTE_PNJSON_H
+
+#include <jansson.h>
+
+#include "01-base.h"
+
+/* Parses LEN bytes as one JSON array or object with the note's rules:
+ * size and depth limits, unique names, valid UTF-8, no NUL.  -E2BIG over a
+ * limit, -EBADMSG otherwise, with pn_error set. */
+int pn_json_load(const char *text, size_t len, json_t **ret);
+
+/* Compact, raw UTF-8, stored key order; -EINVAL (pn_error set) when a
+ * string or key holds a control character. */
+int pn_json_dump(const json_t *v, char **ret);
+
+/* V dumped with jansson's FLAGS and the escaping of every JSON report
+ * (lib/10-write-json.c): control characters, C1 and DEL included, as
+ * \u00xx, so that no report drives a terminal.  0 or -ENOMEM. */
+int pn_json_dump_report(const json_t *v, size_t flags, char **ret);
+
+/* Calls FN for every string (keys included) in V; stops at the first
+ * non-zero return and returns it. */
+int pn_json_each_string(const json_t *v, int (*fn)(const char *s, const char *key, void *u), void *u);
+
+#endif

@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * SBOMs of what is running (pkgnote_process_sbom_*): one component per
+ * package and version in memory, from the package notes of the mapped
+ * objects, else the package database of the root the process runs in;
+ * the processes as the things that use them.  The scan's SBOMs
+ * (lib/10-write-sbom-scan.c) describe files at rest; here the subjects are
+ * processes, whose packages come from cores (lib/core-*.c), so the
+ * collection is its own and copies what it keeps: the cores may be freed
+ * as soon as they are added, which keeps the memory of a walk over every
+ * process bounded by the packages, not the processes' maps.  Each
+ * package is the SBOM element the scan writes too (lib/10-write-sbom.h),
+ * so one package reads the same in both documents.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "01-base.h"
+#include "08-core-private.h"
+#include "04-pkgdb-private.h"
+#include "10-write-sbom.h"
+
+/* A package in memory: the SBOM element (lib/10-write-sbom.h) the scan's
+ * documents write too, and what the processes add to it. */
+struct rs_package {
+        struct pn_sbom_package e;
+        bool restart; /* some process maps a replaced or deleted file of it */
+        char **paths; /* the mapped files, each once */
+        size_t n_paths, cap_paths;
+        char **now; /* "NAME VERSION" installed at those paths now, each once */
+        size_t n_now, cap_now;
+        size_t rank; /* position in the sorted output */
+};
+
+struct rs_process {
+        int pid, uid;
+        char *executable, *command;
+        bool restart;
+        size_t *pkgs; /* indices into the packages, each once */
+        size_t n_pkgs, cap_pkgs;
+};
+
+/* The root a process runs in: its distribution (OS, may be NULL) and the
+ * directory (FD, or -1), where Debian's packages keep their licenses. */
+struct rs_root {
+        const pkgnote_os_release *os;
+        int fd;
+        dev_t dev;
+        ino_t ino;
+};
+
+struct pkgnote_process_sbom {
+        struct rs_package *pkg;
+        size_t n_pkg, cap_pkg;
+        struct rs_process *proc;
+        size_t n_proc, cap_proc;
+        /* The dpkg packages' licenses read from their copyright files, per
+         * root: each file once, however many processes map the package. */
+        struct rs_license {
+                dev_t dev;
+                ino_t ino;
+                char *name, *license; /* LICENSE NULL: none */
+        } *lic;
+        size_t n_lic, cap_lic;
+};
+
+PKGNOTE_PUBLIC int pkgnote_process_sbom_new(pkgnote_process_sbom **ret) {
+        pkgnote_process_sbom *b = calloc(1, sizeof *b);
+        if (!b)
+                return pn_oom();
+        *ret = b;
+        return 0;
+}
+
+PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b) {
+        if (!b)
+                return;
+        for (size_t i = 0; i < b->n_pkg; i++) {
+                struct rs_package *p = &b->pkg[i];
+                pn_sbom_package_done(&p->e);
+                pn_free_strv(p->paths, p->n_paths);
+                pn_free_strv(p->now, p->n_now);
+        }
+        for (size_t i = 0; i < b->n_proc; i++) {
+                free(b->proc[i].executable), free(b->proc[i].command);
+                free(b->proc[i].pkgs);
+        }
+        for (size_t i = 0; i < b->n_lic; i++)
+                free(b->lic[i].name), free(b->lic[i].license);
+        free(b->lic);
+        free(b->pkg);
+        free(b->proc);
+        free(b);
+}
+
+static char *dup_or_null(const char *s) {
+        return s ? strdup(s) : NULL;
+}
+
+static int cmp_str(const char *a, const char *b) {
+        return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Adds S to the set V (N, CAP) unless it is there: 0 or -ENOMEM. */
+static int strset_add(char ***v, size_t *n, size_t *cap, const char *s) {
+        for (size_t i = 0; i < *n; i++)
+                if (!strcmp((*v)[i], s))
+                        return 0;
+        char *c = strdup(s);
+        if (!c || pn_grow(v, cap, *n + 1, sizeof **v) < 0) {
+                free(c);
+                return -ENOMEM;
+        }
+        (*v)[(*n)++] = c;
+        return 0;
+}
+
+
+/* The package of JSON (M its metadata; DATABASE: a database's record,
+ * else a note), found or added: its index, or -ENOMEM.  Its purl is the
+ * one the scan gives (pn_sbom_package_from_metadata()): a note of the OS
+ * of the process's root (OS, may be NULL) that names no version of it
+ * gets the root's, so that one note in two roots of different versions
+ * is two packages. */
+static ssize_t package_of(pkgnote_process_sbom *b, bool database, const char *json, const pkgnote_metadata *m,
+                          const pkgnote_os_release *os) {
+        struct pn_sbom_package e;
+        if (pn_sbom_package_from_metadata(&e, m, database, json, os ? pkgnote_os_release_get(os, "ID") : NULL,
+                                          os ? pkgnote_os_release_get(os, "VERSION_ID") : NULL) < 0) {
+                pn_sbom_package_done(&e);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < b->n_pkg; i++)
+                if (b->pkg[i].e.database == database && !strcmp(b->pkg[i].e.record, json) &&
+                    !cmp_str(b->pkg[i].e.purl, e.purl)) {
+                        pn_sbom_package_done(&e);
+                        return (ssize_t)i;
+                }
+        if (PN_GROW(b->pkg, b->cap_pkg, b->n_pkg + 1) < 0) {
+                pn_sbom_package_done(&e);
+                return -ENOMEM;
+        }
+        b->pkg[b->n_pkg] = (struct rs_package){.e = e};
+        return (ssize_t)b->n_pkg++;
+}
+
+/* The database's record of module M as the metadata of a note, its os and
+ * osVersion from the process's root (OS, may be NULL), so that its purl
+ * names the distribution as a note's would. */
+/* The license of M's database package: what the database gives (rpm's
+ * License tag), else for dpkg's the copyright file of the package in the
+ * process's ROOT, as the scan reads it; NULL when there is none, or with
+ * *ERR set without memory. */
+static const char *db_license(pkgnote_process_sbom *b, const pkgnote_module *m, const struct rs_root *root, int *err) {
+        const char *name = pkgnote_module_db_name(m), *type = pkgnote_module_db_type(m);
+        if (m->dbpkg->license || !type || strcmp(type, "deb") || root->fd < 0)
+                return m->dbpkg->license;
+        for (size_t i = 0; i < b->n_lic; i++)
+                if (b->lic[i].dev == root->dev && b->lic[i].ino == root->ino && !strcmp(b->lic[i].name, name))
+                        return b->lic[i].license;
+        int fd = root->fd;
+        struct pn_rootfs fs;
+        pn_rootfs_in_root(&fs, &fd);
+        char *license = NULL, *n = strdup(name);
+        if (!n || pn_dpkg_package_license(&fs, name, &license) < 0 || PN_GROW(b->lic, b->cap_lic, b->n_lic + 1) < 0) {
+                free(n), free(license);
+                *err = -ENOMEM;
+                return NULL;
+        }
+        b->lic[b->n_lic++] = (struct rs_license){root->dev, root->ino, n, license};
+        return license;
+}
+
+static int db_metadata(pkgnote_process_sbom *b, const pkgnote_module *m, const struct rs_root *root,
+                       pkgnote_metadata **ret, char **json) {
+        const pkgnote_os_release *os = root->os;
+        int r = 0;
+        const char *license = db_license(b, m, root, &r);
+        if (r < 0)
+                return r;
+        pkgnote_metadata *md;
+        r = pkgnote_metadata_new(&md);
+        if (r < 0)
+                return r;
+        const char *kv[][2] = {
+                {PKGNOTE_KEY_TYPE, pkgnote_module_db_type(m)},
+                {PKGNOTE_KEY_OS, os ? pkgnote_os_release_get(os, "ID") : NULL},
+                {PKGNOTE_KEY_OS_VERSION, os ? pkgnote_os_release_get(os, "VERSION_ID") : NULL},
+                {PKGNOTE_KEY_NAME, pkgnote_module_db_name(m)},
+                {PKGNOTE_KEY_VERSION, pkgnote_module_db_version(m)},
+                {PKGNOTE_KEY_ARCHITECTURE, pkgnote_module_db_architecture(m)},
+                {"source", pkgnote_module_db_source(m)},
+                {"sourceVersion", pkgnote_module_db_source_version(m)},
+                {"license", license},
+        };
+        /* A database is untrusted: a value that is not UTF-8 (a License
+         * tag in Latin-1) is left out, not fatal, as the scan does. */
+        for (size_t k = 0; k < ELEMENTSOF(kv) && r >= 0; k++)
+                if (kv[k][1] && *kv[k][1] && pn_utf8_invalid_at(kv[k][1], strlen(kv[k][1])) == strlen(kv[k][1]))
+                        r = pkgnote_metadata_set(md, kv[k][0], kv[k][1]);
+        if (r >= 0)
+                r = pkgnote_metadata_to_json(md, json);
+        if (r < 0) {
+                pkgnote_metadata_free(md);
+                return r;
+        }
+        *ret = md;
+        return 0;
+}
+
+/* What is installed at M's path now, when it was replaced: "NAME VERSION"
+ * into BUF, or false. */
+static bool installed_now(const pkgnote_module *m, char *buf, size_t cap) {
+        if (!pkgnote_module_replaced(m))
+                return false;
+        const pkgnote_info *now = pkgnote_module_installed_info(m);
+        const char *name = NULL, *version = NULL;
+        if (now && pkgnote_info_package_count(now) > 0) {
+                const pkgnote_metadata *md = pkgnote_info_package(now, 0);
+                name = pkgnote_metadata_name(md);
+                version = pkgnote_metadata_version(md);
+        } else if (pkgnote_module_db_state(m) == PKGNOTE_DB_REPLACED) {
+                name = pkgnote_module_db_name(m);
+                version = pkgnote_module_db_version(m);
+        }
+        if (!name)
+                return false;
+        snprintf(buf, cap, "%s %s", name, version ? version : "?");
+        return true;
+}
+
+/* Records that process PR maps module M as package I. */
+static int use_package(pkgnote_process_sbom *b, struct rs_process *pr, size_t i, const pkgnote_module *m) {
+        struct rs_package *p = &b->pkg[i];
+        bool restart = pkgnote_module_needs_restart(m);
+        p->restart |= restart;
+        pr->restart |= restart;
+        char now[1024];
+        if (strset_add(&p->paths, &p->n_paths, &p->cap_paths, pkgnote_module_path(m)) < 0 ||
+            (installed_now(m, now, sizeof now) && strset_add(&p->now, &p->n_now, &p->cap_now, now) < 0))
+                return -ENOMEM;
+        for (size_t k = 0; k < pr->n_pkgs; k++)
+                if (pr->pkgs[k] == i)
+                        return 0;
+        if (PN_GROW(pr->pkgs, pr->cap_pkgs, pr->n_pkgs + 1) < 0)
+                return -ENOMEM;
+        pr->pkgs[pr->n_pkgs++] = i;
+        return 0;
+}
+
+/* Module M's packages: each of its notes, else the database's answer
+ * when it is the module's own (pkgnote_module_package_origin()). */
+static int add_module(pkgnote_process_sbom *b, struct rs_process *pr, const pkgnote_module *m,
+                      const struct rs_root *root) {
+        const pkgnote_os_release *os = root->os;
+        const pkgnote_info *info = pkgnote_module_info(m);
+        size_t n = info ? pkgnote_info_package_count(info) : 0;
+        for (size_t k = 0; k < n; k++) {
+                ssize_t i = package_of(b, false, pkgnote_info_package_json(info, k), pkgnote_info_package(info, k), os);
+                if (i < 0 || use_package(b, pr, (size_t)i, m) < 0)
+                        return -ENOMEM;
+        }
+        if (n || pkgnote_module_package_origin(m) != PKGNOTE_ORIGIN_DATABASE || !pkgnote_module_db_name(m))
+                return 0;
+        pkgnote_metadata *md;
+        char *json;
+        int r = db_metadata(b, m, root, &md, &json);
+        if (r < 0)
+                return r;
+        ssize_t i = package_of(b, true, json, md, os);
+        r = i < 0 ? (int)i : use_package(b, pr, (size_t)i, m);
+        pkgnote_metadata_free(md);
+        free(json);
+        return r;
+}
+
+PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgnote_core *c) {
+        if (!b || !c)
+                return pn_error(-EINVAL, "no SBOM or process");
+        pkgnote_process_info pi = {.size = sizeof pi};
+        int r = pkgnote_core_process(c, &pi);
+        if (r < 0)
+                return r;
+        if (PN_GROW(b->proc, b->cap_proc, b->n_proc + 1) < 0)
+                return pn_oom();
+        struct rs_process *pr = &b->proc[b->n_proc++];
+        *pr = (struct rs_process){.pid = pi.pid, .uid = pi.uid};
+        pr->executable = dup_or_null(pi.executable);
+        pr->command = dup_or_null(pi.command);
+        if ((pi.executable && !pr->executable) || (pi.command && !pr->command))
+                return pn_oom();
+        /* The distribution of the root the process runs in, for the purls
+         * of its packages (its database's, and its own OS's notes without
+         * a version of it); without it they name none.  Its directory
+         * holds Debian's licenses. */
+        pkgnote_os_release *os = NULL;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/root", pi.pid);
+        if (pi.pid <= 0 || pkgnote_os_release_read(path, &os) < 0)
+                os = NULL;
+        struct rs_root root = {.os = os, .fd = pi.pid > 0 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1};
+        struct stat st;
+        if (root.fd >= 0 && fstat(root.fd, &st) == 0)
+                root.dev = st.st_dev, root.ino = st.st_ino;
+        else if (root.fd >= 0) {
+                close(root.fd);
+                root.fd = -1;
+        }
+        r = 0;
+        for (size_t i = 0; i < pkgnote_core_module_count(c) && r >= 0; i++) {
+                const pkgnote_module *m = pkgnote_core_module(c, i);
+                if (!pkgnote_module_is_vdso(m))
+                        r = add_module(b, pr, m, &root);
+        }
+        if (root.fd >= 0)
+                close(root.fd);
+        pkgnote_os_release_free(os);
+        return r == -ENOMEM ? pn_oom() : r < 0 ? r : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                             */
+
+static int cmp_package(const void *x, const void *y) {
+        const struct rs_package *a = *(const struct rs_package *const *)x, *b = *(const struct rs_package *const *)y;
+        int r;
+        /* The origin as its word sorts: "database" before "note". */
+        if ((r = cmp_str(a->e.type, b->e.type)) || (r = cmp_str(a->e.name, b->e.name)) ||
+            (r = cmp_str(a->e.version, b->e.version)) || (r = cmp_str(a->e.architecture, b->e.architecture)) ||
+            (r = (int)b->e.database - (int)a->e.database))
+                return r;
+        return strcmp(a->e.record, b->e.record);
+}
+
+/* The packages in output order (type, name, version, architecture,
+ * origin, JSON), each with its rank; NULL without memory. */
+static struct rs_package **sorted_packages(const pkgnote_process_sbom *b) {
+        struct rs_package **v = malloc((b->n_pkg ? b->n_pkg : 1) * sizeof *v);
+        if (!v)
+                return NULL;
+        for (size_t i = 0; i < b->n_pkg; i++)
+                v[i] = &b->pkg[i];
+        qsort(v, b->n_pkg, sizeof *v, cmp_package);
+        for (size_t i = 0; i < b->n_pkg; i++)
+                v[i]->rank = i + 1;
+        return v;
+}
+
+static int cmp_size(const void *x, const void *y) {
+        size_t a = *(const size_t *)x, b = *(const size_t *)y;
+        return (a > b) - (a < b);
+}
+
+/* Process PR's packages as ranks, ascending, into V (n_pkgs room). */
+static void process_ranks(const pkgnote_process_sbom *b, const struct rs_process *pr, size_t *v) {
+        for (size_t k = 0; k < pr->n_pkgs; k++)
+                v[k] = b->pkg[pr->pkgs[k]].rank;
+        qsort(v, pr->n_pkgs, sizeof *v, cmp_size);
+}
+
+static const char *process_name(const struct rs_process *pr) {
+        return pr->executable ? pr->executable : pr->command ? pr->command : "(unknown)";
+}
+
+/* Why package P is in the document, in words. */
+static char *package_info(const struct rs_package *p) {
+        char *s = NULL;
+        if (asprintf(&s, "%s %zu mapped object%s%s", !p->e.database
+                                                          ? "in memory: the ELF package note (FDO_PACKAGING_METADATA) of"
+                                                          : "in memory: the package database of the process's root owns",
+                     p->n_paths, p->n_paths == 1 ? "" : "s",
+                     p->restart ? "; some were replaced or deleted on disk since they were mapped" : "") < 0)
+                return NULL;
+        return s;
+}
+
+/* The SBOM element of package P, named PREFIX and its rank, for
+ * writing: the package's own with what the processes add (E's own
+ * strings stay P's: release it with element_done()). */
+static void element(const struct rs_package *p, const char *prefix, struct pn_sbom_package *e, int *err) {
+        *e = p->e;
+        e->props = NULL, e->n_props = e->cap_props = 0;
+        e->locations = NULL, e->n_locations = e->cap_locations = 0;
+        snprintf(e->id, sizeof e->id, "%s%zu", prefix, p->rank);
+        e->unnamed = "(unnamed)";
+        e->purpose = "LIBRARY";
+        if (!(e->source_info = package_info(p)))
+                *err = -ENOMEM;
+        e->locations_in_comment = true;
+        for (size_t k = 0; k < p->n_paths; k++)
+                pn_sbom_package_location(e, p->paths[k], err);
+        if (p->restart) {
+                char *c = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&c, &len);
+                if (f) {
+                        fputs("pkgnote:replacedOnDisk: a process maps a file of this version that was replaced or deleted on disk since; it needs a restart", f);
+                        for (size_t k = 0; k < p->n_now; k++)
+                                fprintf(f, "%sinstalled now: %s", k ? ", " : "; ", p->now[k]);
+                }
+                if (!f || fclose(f) != 0) {
+                        free(c);
+                        *err = -ENOMEM;
+                } else
+                        e->annotation = c;
+        }
+        const char *origin = p->e.database ? "database" : "note";
+        pn_sbom_package_property(e, "pkgnote:origin", origin, false, err);
+        pn_sbom_package_property(e, p->e.database ? "pkgnote:database" : "pkgnote:note", p->e.record, false, err);
+        pn_sbom_package_property(e, "pkgnote:replacedOnDisk", p->restart ? "true" : "false", false, err);
+        for (size_t k = 0; k < p->n_now; k++)
+                pn_sbom_package_property(e, "pkgnote:installedNow", p->now[k], false, err);
+}
+
+/* Frees what element() added to E, not what it shares with the package. */
+static void element_done(struct pn_sbom_package *e) {
+        free(e->source_info), free(e->annotation);
+        for (size_t k = 0; k < e->n_props; k++)
+                free(e->props[k].name), free(e->props[k].value);
+        free(e->props), free(e->locations);
+}
+
+/* ---- SPDX 2.3 ---- */
+
+static json_t *spdx_package(const struct rs_package *p, const char *created, const char *creator, int *err) {
+        struct pn_sbom_package e;
+        element(p, "SPDXRef-Package-", &e, err);
+        json_t *j = pn_sbom_spdx_package(&e, created, creator, err);
+        element_done(&e);
+        return j;
+}
+
+static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const pkgnote_sbom_options *o,
+                char **ret) {
+        int err = 0;
+        char created[32], creator[96], id[64], pid[64];
+        pn_sbom_timestamp(o->created, created);
+        snprintf(creator, sizeof creator, "Tool: pkgnote-%s", o->tool_version ? o->tool_version : PACKAGE_VERSION);
+        json_t *doc = json_object(), *pkgs = json_array(), *rels = json_array();
+        if (!doc || !pkgs || !rels) {
+                json_decref(doc), json_decref(pkgs), json_decref(rels);
+                return pn_oom();
+        }
+        pn_sbom_spdx_header(doc, o, "pkgnote-ps", &err);
+        /* The processes, which the document describes, then the packages
+         * they depend on by mapping them. */
+        for (size_t i = 0; i < b->n_proc && !err; i++) {
+                const struct rs_process *pr = &b->proc[i];
+                snprintf(pid, sizeof pid, "SPDXRef-Process-%d", pr->pid);
+                char *info = NULL;
+                if (asprintf(&info, "a running process: PID %d, UID %d%s", pr->pid, pr->uid,
+                             pr->restart ? "; maps files replaced or deleted on disk since: needs a restart" : "") < 0)
+                        err = -ENOMEM;
+                json_t *e = json_pack("{s:s, s:o, s:s, s:b, s:s, s:s, s:s, s:s, s:o}", "SPDXID", pid, "name",
+                                      pn_sbom_jstr(process_name(pr)), "downloadLocation", "NOASSERTION", "filesAnalyzed", 0,
+                                      "licenseConcluded", "NOASSERTION", "licenseDeclared", "NOASSERTION",
+                                      "copyrightText", "NOASSERTION", "primaryPackagePurpose", "APPLICATION",
+                                      "sourceInfo", info ? pn_sbom_jstr(info) : NULL);
+                free(info);
+                pn_sbom_push(pkgs, e, &err);
+                pn_sbom_push(rels, pn_sbom_spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", pid, "a running process"), &err);
+                size_t *ranks = malloc((pr->n_pkgs ? pr->n_pkgs : 1) * sizeof *ranks);
+                if (!ranks) {
+                        err = -ENOMEM;
+                        break;
+                }
+                process_ranks(b, pr, ranks);
+                for (size_t k = 0; k < pr->n_pkgs; k++) {
+                        snprintf(id, sizeof id, "SPDXRef-Package-%zu", ranks[k]);
+                        pn_sbom_push(rels, pn_sbom_spdx_relationship(pid, "DEPENDS_ON", id, "the process maps the package's objects"),
+                             &err);
+                }
+                free(ranks);
+        }
+        for (size_t i = 0; i < b->n_pkg && !err; i++)
+                pn_sbom_push(pkgs, spdx_package(order[i], created, creator, &err), &err);
+        pn_sbom_spdx_license_refs(doc, pkgs, &err);
+        pn_sbom_put(doc, "packages", pkgs, &err);
+        pn_sbom_put(doc, "relationships", rels, &err);
+        return pn_sbom_finish(doc, err, o, "documentNamespace", "https://spdx.org/spdxdocs/pkgnote-ps-", ret);
+}
+
+/* ---- CycloneDX 1.6 and 1.5 ---- */
+
+static json_t *cdx_package(const struct rs_package *p, int *err) {
+        struct pn_sbom_package e;
+        element(p, "pkgnote-package-", &e, err);
+        json_t *c = pn_sbom_cdx_component(&e, err);
+        element_done(&e);
+        return c;
+}
+
+static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, const pkgnote_sbom_options *o,
+                     const char *spec_version, char **ret) {
+        int err = 0;
+        char ref[64], num[32];
+        json_t *doc = json_object(), *comps = json_array(), *deps = json_array();
+        if (!doc || !comps || !deps) {
+                json_decref(doc), json_decref(comps), json_decref(deps);
+                return pn_oom();
+        }
+        pn_sbom_cdx_header(doc, o, spec_version, &err);
+        for (size_t i = 0; i < b->n_pkg && !err; i++)
+                pn_sbom_push(comps, cdx_package(order[i], &err), &err);
+        /* The processes: applications that depend on what they map. */
+        for (size_t i = 0; i < b->n_proc && !err; i++) {
+                const struct rs_process *pr = &b->proc[i];
+                snprintf(ref, sizeof ref, "pkgnote-process-%d", pr->pid);
+                json_t *props = json_array(), *on = json_array();
+                snprintf(num, sizeof num, "%d", pr->pid);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:pid", num), &err);
+                snprintf(num, sizeof num, "%d", pr->uid);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:uid", num), &err);
+                if (pr->command)
+                        pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:command", pr->command), &err);
+                pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:needsRestart", pr->restart ? "true" : "false"), &err);
+                pn_sbom_push(comps,
+                     json_pack("{s:s, s:s, s:o, s:o}", "type", "application", "bom-ref", ref, "name",
+                               pn_sbom_jstr(process_name(pr)), "properties", props),
+                     &err);
+                size_t *ranks = malloc((pr->n_pkgs ? pr->n_pkgs : 1) * sizeof *ranks);
+                if (!ranks || !on) {
+                        free(ranks);
+                        json_decref(on);
+                        err = -ENOMEM;
+                        break;
+                }
+                process_ranks(b, pr, ranks);
+                for (size_t k = 0; k < pr->n_pkgs; k++) {
+                        char pref[64];
+                        snprintf(pref, sizeof pref, "pkgnote-package-%zu", ranks[k]);
+                        pn_sbom_push(on, json_string(pref), &err);
+                }
+                free(ranks);
+                pn_sbom_push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), &err);
+        }
+        pn_sbom_put(doc, "components", comps, &err);
+        pn_sbom_put(doc, "dependencies", deps, &err);
+        return pn_sbom_finish(doc, err, o, "serialNumber", "urn:uuid:", ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int format,
+                                              const pkgnote_sbom_options *options, char **ret) {
+        pkgnote_sbom_options o;
+        int r = pn_options_read(&o, sizeof o, options, PN_OPTIONS_V0(pkgnote_sbom_options, tool_version), "SBOM");
+        if (r < 0)
+                return r;
+        if (!options)
+                o.created = -1;
+        if (!b)
+                return pn_error(-EINVAL, "no SBOM");
+        const char *cdx = pn_sbom_cdx_version(format);
+        if (format != PKGNOTE_SBOM_SPDX && !cdx)
+                return pn_error(-EINVAL, "unknown SBOM format %d", format);
+        struct rs_package **order = sorted_packages(b);
+        if (!order)
+                return pn_oom();
+        r = format == PKGNOTE_SBOM_SPDX ? spdx(b, order, &o, ret) : cyclonedx(b, order, &o, cdx, ret);
+        free(order);
+        return r;
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The table of crash stores and the public reading API over it: every
+ * store is one row of operations (struct pn_crash_store, lib/11-crash-private.h)
+ * that loads its crashes into one list, opens their cores and says how
+ * its crash handler named a PID; this file knows the rows, never a
+ * store's files.  Rows: pkgnote-coredump's store (11-crash.c),
+ * systemd-coredump's journal and store (11-crash-systemd.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "11-crash-private.h"
+#include "01-base.h"
+
+/* The stores, in the order they load: systemd-coredump's journal names
+ * the files of its store, which are then listed once (struct
+ * pn_crash_load). */
+static const struct pn_crash_store *const stores[] = {
+        &pn_crash_store_pkgnote,
+        &pn_crash_store_journal,
+        &pn_crash_store_systemd,
+};
+
+static const struct pn_crash_store *store_of(int bit) {
+        for (size_t i = 0; i < ELEMENTSOF(stores); i++)
+                if ((int)stores[i]->bit == bit)
+                        return stores[i];
+        return NULL;
+}
+
+/* ------------------------------------------------------------ reading */
+
+static const char *str(const json_t *j, const char *key) {
+        return json_string_value(json_object_get(j, key));
+}
+
+static int cmp_crash(const void *a, const void *b) {
+        const struct pkgnote_crash *x = a, *y = b;
+        return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->id, y->id);
+}
+
+PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret) {
+        pkgnote_crash_options opts = {0};
+        if (o) {
+                if (o->size < offsetof(pkgnote_crash_options, match) + sizeof o->match)
+                        return pn_error(-EINVAL, "pkgnote_crash_options: size %zu is too small", o->size);
+                memcpy(&opts, o, o->size < sizeof opts ? o->size : sizeof opts);
+        }
+        unsigned known = 0;
+        for (size_t i = 0; i < ELEMENTSOF(stores); i++)
+                known |= stores[i]->bit;
+        if (opts.stores & ~known)
+                return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~known);
+        pkgnote_crashes *l = calloc(1, sizeof *l);
+        if (!l)
+                return pn_oom();
+        int r = 0;
+        /* A store asked for by name must be there; of all stores, those
+         * this machine has. */
+        unsigned want = opts.stores ? opts.stores : known;
+        /* A store and one logging copies of its crashes: every entry
+         * first, the copies merged, then the match and the time range (a
+         * match on a field of the copy finds the merged entry too). */
+        bool merge = false;
+        for (size_t i = 0; i < ELEMENTSOF(stores); i++)
+                merge |= stores[i]->merge && (want & stores[i]->bit) && (want & stores[i]->copies_in);
+        pkgnote_crash_options all = opts;
+        if (merge)
+                all.match = NULL, all.since = all.until = 0;
+        struct pn_crash_load ld = {0};
+        for (size_t i = 0; i < ELEMENTSOF(stores) && r >= 0; i++) {
+                const struct pn_crash_store *st = stores[i];
+                if (want & st->bit)
+                        r = st->load(l, &all, (opts.stores & st->bit) || (st->located && st->located(&opts)), &ld);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(stores) && r >= 0; i++) {
+                const struct pn_crash_store *st = stores[i];
+                if (st->merge && (want & st->bit) && (want & st->copies_in))
+                        r = st->merge(l);
+        }
+        for (size_t i = 0; i < ld.n_claimed; i++)
+                free(ld.claimed[i]);
+        free(ld.claimed);
+        if (r >= 0 && merge) {
+                size_t n = 0;
+                for (size_t i = 0; i < l->n; i++)
+                        if (pn_crash_wanted(&l->c[i], &opts))
+                                l->c[n++] = l->c[i];
+                        else
+                                pn_crash_clear(&l->c[i]);
+                l->n = n;
+        }
+        if (r < 0) {
+                pkgnote_crashes_free(l);
+                return r;
+        }
+        if (l->n > 1)
+                qsort(l->c, l->n, sizeof *l->c, cmp_crash);
+        *ret = l;
+        return 0;
+}
+
+PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l) {
+        if (!l)
+                return;
+        for (size_t i = 0; i < l->n; i++)
+                pn_crash_clear(&l->c[i]);
+        free(l->c);
+        pn_problems_clear(&l->problems);
+        free(l->systemd_dir);
+        free(l->journal_dir);
+        for (size_t i = 0; l->journal_files && l->journal_files[i]; i++)
+                free(l->journal_files[i]);
+        free(l->journal_files);
+        free(l);
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_crashes_count(const pkgnote_crashes *l) {
+        return l ? l->n : 0;
+}
+
+PKGNOTE_PUBLIC const pkgnote_crash *pkgnote_crashes_get(const pkgnote_crashes *l, size_t i) {
+        return l && i < l->n ? &l->c[i] : NULL;
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_crashes_problem_count(const pkgnote_crashes *l) {
+        return l ? l->problems.n : 0;
+}
+
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_crashes_problem(const pkgnote_crashes *l, size_t i) {
+        return l ? pn_problems_get(&l->problems, i) : NULL;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crash_store(const pkgnote_crash *c) {
+        return c ? c->store : 0;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_id(const pkgnote_crash *c) {
+        return c ? c->id : NULL;
+}
+
+PKGNOTE_PUBLIC int64_t pkgnote_crash_time(const pkgnote_crash *c) {
+        return c ? c->time : 0;
+}
+
+PKGNOTE_PUBLIC int64_t pkgnote_crash_pid(const pkgnote_crash *c) {
+        json_t *v = c ? json_object_get(c->j, "pid") : NULL;
+        return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+PKGNOTE_PUBLIC int64_t pkgnote_crash_uid(const pkgnote_crash *c) {
+        json_t *v = c ? json_object_get(c->j, "uid") : NULL;
+        return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crash_signal(const pkgnote_crash *c) {
+        json_t *v = c ? json_object_get(c->j, "signal") : NULL;
+        return json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < 256 ? (int)json_integer_value(v)
+                                                                                               : 0;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_field(const pkgnote_crash *c, const char *name) {
+        return c && name ? str(c->j, name) : NULL;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_package_name(const pkgnote_crash *c) {
+        return c ? str(json_object_get(c->j, "package"), "name") : NULL;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_package_version(const pkgnote_crash *c) {
+        return c ? str(json_object_get(c->j, "package"), "version") : NULL;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c) {
+        return c ? c->core : NULL;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
+        if (!c)
+                return pn_error(-EINVAL, "no crash");
+        json_t *j = c->j;
+        json_t *o = json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?,s:s?,s:s?,s:s?}", "time", (json_int_t)c->time, "pid",
+                              json_object_get(j, "pid"), "uid", json_object_get(j, "uid"), "signal",
+                              json_object_get(j, "signal"), "executable", json_object_get(j, "executable"), "package",
+                              json_object_get(j, "package"), "coreFile", c->core, "store",
+                              pkgnote_crash_store_name(c->store), "core",
+                              c->core_state == PKGNOTE_CRASH_CORE_FILE      ? "file"
+                              : c->core_state == PKGNOTE_CRASH_CORE_JOURNAL ? "journal"
+                                                                            : "gone");
+        /* What a journal entry adds, where it has it. */
+        static const char *const more[] = {"command", "commandLine", "signalName", "hostname", "unit", "userUnit",
+                                           "slice", "cgroup", "bootId", "timestamp"};
+        for (size_t i = 0; o && i < sizeof more / sizeof *more; i++) {
+                json_t *v = json_object_get(j, more[i]);
+                if (json_is_string(v) && json_object_set(o, more[i], v) < 0) {
+                        json_decref(o);
+                        o = NULL;
+                }
+        }
+        char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        json_decref(o);
+        if (!s)
+                return pn_oom();
+        *ret = s;
+        return 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crash_open(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret) {
+        if (!c)
+                return pn_error(-EINVAL, "no crash");
+        const struct pn_crash_store *st = store_of(c->store);
+        if (!st)
+                return pn_error(-EINVAL, "a crash of no known store");
+        return st->open(c, o, ret);
+}
+
+PKGNOTE_PUBLIC int pkgnote_crash_core_state(const pkgnote_crash *c) {
+        return c ? c->core_state : PKGNOTE_CRASH_CORE_GONE;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_crash_store_name(int store) {
+        const struct pn_crash_store *st = store_of(store);
+        return st ? st->name : NULL;
+}

@@ -1,0 +1,651 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * systemd-coredump's crashes as crash stores: its journal entries
+ * (MESSAGE_ID fc2e22bc6ee647b6b90729ab34a250b1, the COREDUMP_* fields), read
+ * with libsystemd's sd-journal, and its directory
+ * /var/lib/systemd/coredump, whose files are named
+ * core.COMM.UID.BOOTID.PID.USEC[.zst|.xz|.lz4] and carry user.coredump.*
+ * extended attributes (systemd's coredump.c: make_filename, fix_xattr).
+ *
+ * Both are untrusted: any local user can log an entry with that
+ * MESSAGE_ID, and a store copied off a machine holds whatever names it
+ * was given.  Names and values are parsed strictly and bounded; what does
+ * not parse is a problem of the list.  A crash's core is opened below the
+ * store's directory by its file name only, never by a path an entry gives.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "11-crash-private.h"
+#include "11-crash-systemd.h"
+#include "01-base.h"
+#include "11-crash-journal-dl.h"
+#include "output.h"
+#include "01-base-root.h"
+
+/* ------------------------------------------------------------ parsers */
+
+static int hexval(char c) {
+        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The next '.'-separated part of a name from *P (up to END): its start
+ * and length; false when none is left. */
+static bool next_part(const char **p, const char *end, const char **part, size_t *len) {
+        if (*p > end)
+                return false;
+        const char *dot = memchr(*p, '.', (size_t)(end - *p));
+        const char *stop = dot ? dot : end;
+        *part = *p;
+        *len = (size_t)(stop - *p);
+        *p = stop + 1;
+        return true;
+}
+
+int pn_sd_parse_name(const char *name, struct pn_sd_name *ret) {
+        size_t n = strnlen(name, PN_SD_MAX_NAME + 1);
+        if (n > PN_SD_MAX_NAME)
+                return pn_error(-EBADMSG, "longer than %u bytes", PN_SD_MAX_NAME);
+        if (strncmp(name, "core.", 5))
+                return pn_error(-EBADMSG, "not named core.*");
+        struct pn_sd_name r = {0};
+        const char *p = name + 5, *end = name + n, *part;
+        size_t len;
+        /* COMM: systemd's filename_escape() leaves no '.', '/' or
+         * control byte in it and writes them, and '\', as \xNN. */
+        if (!next_part(&p, end, &part, &len) || len == 0)
+                return pn_error(-EBADMSG, "no command name");
+        size_t o = 0;
+        for (size_t i = 0; i < len; i++) {
+                unsigned char ch = (unsigned char)part[i];
+                if (ch == '\\') {
+                        int hi, lo;
+                        if (i + 3 >= len || part[i + 1] != 'x' || (hi = hexval(part[i + 2])) < 0 ||
+                            (lo = hexval(part[i + 3])) < 0 || (hi == 0 && lo == 0))
+                                return pn_error(-EBADMSG, "a bad escape in the command name");
+                        r.comm[o++] = (char)(hi << 4 | lo);
+                        i += 3;
+                } else if (ch < ' ' || ch == 0x7f || ch == '/')
+                        return pn_error(-EBADMSG, "a control byte or '/' in the command name");
+                else
+                        r.comm[o++] = (char)ch;
+        }
+        r.comm[o] = 0;
+        if (!next_part(&p, end, &part, &len) || pn_crash_parse_number(part, len, UINT32_MAX, &r.uid) < 0)
+                return pn_error(-EBADMSG, "no UID after the command name");
+        if (!next_part(&p, end, &part, &len) || len != 32)
+                return pn_error(-EBADMSG, "no boot ID (32 hexadecimal digits) after the UID");
+        for (size_t i = 0; i < 32; i++)
+                if (hexval(part[i]) < 0 || (part[i] >= 'A' && part[i] <= 'F'))
+                        return pn_error(-EBADMSG, "no boot ID (32 hexadecimal digits) after the UID");
+        memcpy(r.boot_id, part, 32);
+        if (!next_part(&p, end, &part, &len) || pn_crash_parse_number(part, len, INT32_MAX, &r.pid) < 0 || r.pid == 0)
+                return pn_error(-EBADMSG, "no PID after the boot ID");
+        if (!next_part(&p, end, &part, &len) || pn_crash_parse_number(part, len, UINT64_MAX, &r.usec) < 0)
+                return pn_error(-EBADMSG, "no time after the PID");
+        if (next_part(&p, end, &part, &len)) {
+                static const char *const z[] = {"zst", "xz", "lz4"};
+                for (size_t i = 0; i < sizeof z / sizeof *z && !r.compression; i++)
+                        if (len == strlen(z[i]) && !memcmp(part, z[i], len))
+                                r.compression = z[i];
+                if (!r.compression || next_part(&p, end, &part, &len))
+                        return pn_error(-EBADMSG, "not ending in the time, .zst, .xz or .lz4");
+        }
+        *ret = r;
+        return 0;
+}
+
+int pn_sd_value(const void *value, size_t len, char **ret) {
+        if (len > PKGNOTE_MAX_CRASH_FIELD)
+                return -E2BIG;
+        if (memchr(value, 0, len))
+                return -EBADMSG;
+        size_t n;
+        *ret = pn_utf8_or_hex(value, len, &n);
+        return *ret ? 0 : -ENOMEM;
+}
+
+int pn_sd_split_field(const void *data, size_t len, char *name, size_t size, size_t *value_off) {
+        const char *d = data;
+        const char *eq = memchr(d, '=', len);
+        /* Journal field names: A-Z, 0-9 and '_', not starting with a digit. */
+        if (!eq || eq == d || (size_t)(eq - d) >= size)
+                return -EBADMSG;
+        for (const char *p = d; p < eq; p++)
+                if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9' && p > d) || *p == '_'))
+                        return -EBADMSG;
+        memcpy(name, d, (size_t)(eq - d));
+        name[eq - d] = 0;
+        *value_off = (size_t)(eq - d) + 1;
+        return 0;
+}
+
+enum kind { TEXT, NUMBER, PACKAGE };
+/* systemd's fields and the names pkgnote's reports give them. */
+static const struct {
+        const char *field, *name;
+        enum kind kind;
+        uint64_t max;
+} fields[] = {
+        {"COREDUMP_PID", "pid", NUMBER, INT32_MAX},
+        {"COREDUMP_UID", "uid", NUMBER, UINT32_MAX},
+        {"COREDUMP_GID", "gid", NUMBER, UINT32_MAX},
+        {"COREDUMP_SIGNAL", "signal", NUMBER, 255},
+        {"COREDUMP_SIGNAL_NAME", "signalName", TEXT, 0},
+        {"COREDUMP_TIMESTAMP", "timestamp", TEXT, 0},
+        {"COREDUMP_RLIMIT", "rlimit", TEXT, 0},
+        {"COREDUMP_HOSTNAME", "hostname", TEXT, 0},
+        {"COREDUMP_COMM", "command", TEXT, 0},
+        {"COREDUMP_EXE", "executable", TEXT, 0},
+        {"COREDUMP_CMDLINE", "commandLine", TEXT, 0},
+        {"COREDUMP_CGROUP", "cgroup", TEXT, 0},
+        {"COREDUMP_UNIT", "unit", TEXT, 0},
+        {"COREDUMP_USER_UNIT", "userUnit", TEXT, 0},
+        {"COREDUMP_SLICE", "slice", TEXT, 0},
+        {"COREDUMP_OWNER_UID", "ownerUid", TEXT, 0},
+        {"COREDUMP_SESSION", "session", TEXT, 0},
+        {"COREDUMP_CWD", "cwd", TEXT, 0},
+        {"COREDUMP_ROOT", "root", TEXT, 0},
+        {"COREDUMP_CONTAINER_CMDLINE", "containerCommandLine", TEXT, 0},
+        {"COREDUMP_FILENAME", "coreFile", TEXT, 0},
+        {"COREDUMP_TRUNCATED", "truncated", TEXT, 0},
+        {"COREDUMP_PACKAGE_NAME", "name", PACKAGE, 0},
+        {"COREDUMP_PACKAGE_VERSION", "version", PACKAGE, 0},
+        {"COREDUMP_PACKAGE_JSON", NULL, TEXT, 0},
+        {"_BOOT_ID", "bootId", TEXT, 0},
+        {"_MACHINE_ID", "machineId", TEXT, 0},
+        {"MESSAGE", "message", TEXT, 0},
+};
+#define N_FIELDS (sizeof fields / sizeof *fields)
+
+int pn_sd_record(json_t *j, const char *field, const char *value, struct pn_problems *p, const char *path) {
+        size_t i = 0;
+        while (i < N_FIELDS && strcmp(fields[i].field, field))
+                i++;
+        if (json_object_set_new(j, field, json_string(value)) < 0)
+                return pn_oom();
+        if (i == N_FIELDS || !fields[i].name)
+                return 0;
+        json_t *v;
+        if (fields[i].kind == NUMBER) {
+                uint64_t n;
+                if (pn_crash_parse_number(value, strlen(value), fields[i].max, &n) < 0) {
+                        json_object_del(j, field);
+                        return pn_problems_add(p, PKGNOTE_MAX_PROBLEMS, -EBADMSG, path, "%s is no number up to %" PRIu64 ", ignoring",
+                                               field, fields[i].max) < 0
+                                       ? -ENOMEM
+                                       : 0;
+                }
+                v = json_integer((json_int_t)n);
+        } else
+                v = json_string(value);
+        json_t *into = j;
+        if (fields[i].kind == PACKAGE) {
+                into = json_object_get(j, "package");
+                if (!into && json_object_set_new(j, "package", into = json_object()) < 0)
+                        into = NULL;
+        }
+        if (!v || !into || json_object_set_new(into, fields[i].name, v) < 0)
+                return pn_oom();
+        return 0;
+}
+
+/* Records the value VALUE (LEN bytes) of FIELD, or a problem about it. */
+static int record_bytes(json_t *j, const char *field, const void *value, size_t len, struct pn_problems *p,
+                        const char *path) {
+        char *s;
+        int r = pn_sd_value(value, len, &s);
+        if (r == -ENOMEM)
+                return pn_oom();
+        if (r < 0)
+                return pn_problems_add(p, PKGNOTE_MAX_PROBLEMS, r, path,
+                                       r == -E2BIG ? "%s is %zu bytes, over the limit of %u, ignoring"
+                                                   : "%s holds a NUL byte (%zu bytes), ignoring",
+                                       field, len, PKGNOTE_MAX_CRASH_FIELD) < 0
+                               ? -ENOMEM
+                               : 0;
+        r = pn_sd_record(j, field, s, p, path);
+        free(s);
+        return r;
+}
+
+/* ------------------------------------------------------------- store */
+
+static const char *store_dir(const pkgnote_crash_options *o) {
+        return o->systemd_dir ? o->systemd_dir : PN_SD_STORE_DIR;
+}
+
+/* The user.coredump.* attributes systemd-coredump sets on each file, by
+ * the journal field each copies. */
+static const char *const xattrs[][2] = {
+        {"user.coredump.pid", "COREDUMP_PID"},
+        {"user.coredump.uid", "COREDUMP_UID"},
+        {"user.coredump.gid", "COREDUMP_GID"},
+        {"user.coredump.signal", "COREDUMP_SIGNAL"},
+        {"user.coredump.timestamp", "COREDUMP_TIMESTAMP"},
+        {"user.coredump.rlimit", "COREDUMP_RLIMIT"},
+        {"user.coredump.hostname", "COREDUMP_HOSTNAME"},
+        {"user.coredump.comm", "COREDUMP_COMM"},
+        {"user.coredump.exe", "COREDUMP_EXE"},
+};
+
+/* The record of the store file NAME (parsed into N), open as FD. */
+static int store_record(json_t *j, int fd, const struct pn_sd_name *n, struct pn_problems *p, const char *path) {
+        /* An attribute holds at most 64 KiB (XATTR_SIZE_MAX); one more
+         * byte tells a value over the limit. */
+        char *buf = malloc(PKGNOTE_MAX_CRASH_FIELD + 1);
+        size_t size = PKGNOTE_MAX_CRASH_FIELD + 1;
+        int r = buf ? 0 : pn_oom();
+        for (size_t i = 0; r >= 0 && i < sizeof xattrs / sizeof *xattrs; i++) {
+                ssize_t len = fgetxattr(fd, xattrs[i][0], buf, size);
+                if (len < 0 && errno == ERANGE)
+                        len = (ssize_t)size;
+                if (len >= 0)
+                        r = record_bytes(j, xattrs[i][1], buf, (size_t)len, p, path);
+        }
+        free(buf);
+        /* The name is what systemd-coredump made of the same metadata and
+         * is what identifies the file: it wins over the attributes. */
+        char num[32];
+        snprintf(num, sizeof num, "%" PRIu64, n->pid);
+        if (r >= 0)
+                r = pn_sd_record(j, "COREDUMP_PID", num, p, path);
+        snprintf(num, sizeof num, "%" PRIu64, n->uid);
+        if (r >= 0)
+                r = pn_sd_record(j, "COREDUMP_UID", num, p, path);
+        snprintf(num, sizeof num, "%" PRIu64, n->usec);
+        if (r >= 0)
+                r = pn_sd_record(j, "COREDUMP_TIMESTAMP", num, p, path);
+        if (r >= 0)
+                r = pn_sd_record(j, "_BOOT_ID", n->boot_id, p, path);
+        if (r >= 0)
+                r = record_bytes(j, "COREDUMP_COMM", n->comm, strlen(n->comm), p, path);
+        return r;
+}
+
+static bool claimed(char **names, size_t n, const char *name) {
+        for (size_t i = 0; i < n; i++)
+                if (!strcmp(names[i], name))
+                        return true;
+        return false;
+}
+
+static int keep_options(pkgnote_crashes *l, const pkgnote_crash_options *o);
+
+/* The files of the store directory the journal entries did not name
+ * (LD's claimed) into L. */
+static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, struct pn_crash_load *ld) {
+        int r = keep_options(l, o);
+        if (r < 0)
+                return r;
+        char **claimed_names = ld->claimed;
+        size_t n_claimed = ld->n_claimed;
+        const char *dir = store_dir(o);
+        int dfd;
+        struct pn_dir d;
+        r = pn_crash_dir_open(dir, named, &dfd, &d);
+        if (r < 0 || dfd < 0)
+                return r;
+        struct pn_dirent de;
+        while (r >= 0 && pn_dir_next(&d, &de) > 0) {
+                /* systemd-coredump's temporaries are hidden (".#core..."). */
+                if (de.name[0] == '.' || claimed(claimed_names, n_claimed, de.name))
+                        continue;
+                char *path;
+                if (asprintf(&path, "%s/%s", dir, de.name) < 0) {
+                        r = pn_oom();
+                        break;
+                }
+                struct pn_sd_name n;
+                struct stat st;
+                int fd = -1;
+                if (pn_sd_parse_name(de.name, &n) < 0) {
+                        r = pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, -EBADMSG, path,
+                                            "not a systemd-coredump store name: %s", pkgnote_last_error());
+                } else if ((fd = pn_open_below(dfd, de.name, false)) < 0 || fstat(fd, &st) < 0) {
+                        r = pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, fd < 0 ? fd : -errno, path,
+                                            "cannot open: %s", strerror(fd < 0 ? -fd : errno));
+                } else {
+                        struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_SYSTEMD, strdup(de.name), path, json_object(),
+                                                  (int64_t)(n.usec / 1000000), PKGNOTE_CRASH_CORE_FILE, l, false,
+                                                  &pn_crash_store_systemd};
+                        path = NULL;
+                        if (!c.id || !c.j) {
+                                pn_crash_clear(&c);
+                                r = pn_oom();
+                        } else if ((r = store_record(c.j, fd, &n, &l->problems, c.core)) < 0)
+                                pn_crash_clear(&c);
+                        else
+                                r = pn_crashes_add(l, &c, o);
+                }
+                if (fd >= 0)
+                        close(fd);
+                free(path);
+        }
+        pn_dir_close(&d);
+        close(dfd);
+        return r < 0 ? r : 0;
+}
+
+/* ----------------------------------------------------------- journal */
+
+#define J pn_journal_api
+
+static int journal_open(const pkgnote_crashes *l, sd_journal **ret) {
+        int r;
+        if (l->journal_files)
+                r = J.sd_journal_open_files(ret, (const char **)l->journal_files, 0);
+        else if (l->journal_dir)
+                r = J.sd_journal_open_directory(ret, l->journal_dir, 0);
+        else
+                r = J.sd_journal_open(ret, PN_SD_JOURNAL_LOCAL_ONLY);
+        if (r < 0)
+                return pn_error(r, "'%s': cannot open the journal: %s",
+                                l->journal_files ? l->journal_files[0] : l->journal_dir ? l->journal_dir : "journal",
+                                strerror(-r));
+        return 0;
+}
+
+/* Keeps copies of the journal options in L, to open it again later;
+ * once for both of systemd-coredump's stores. */
+static int keep_options(pkgnote_crashes *l, const pkgnote_crash_options *o) {
+        if (l->options_kept)
+                return 0;
+        l->options_kept = true;
+        if ((o->systemd_dir && !(l->systemd_dir = strdup(o->systemd_dir))) ||
+            (o->journal_dir && !(l->journal_dir = strdup(o->journal_dir))))
+                return pn_oom();
+        if (o->journal_files) {
+                size_t n = 0;
+                while (o->journal_files[n])
+                        n++;
+                if (!(l->journal_files = calloc(n + 1, sizeof *l->journal_files)))
+                        return pn_oom();
+                for (size_t i = 0; i < n; i++)
+                        if (!(l->journal_files[i] = strdup(o->journal_files[i])))
+                                return pn_oom();
+        }
+        return 0;
+}
+
+/* The field FIELD of the current entry into the record, or a problem. */
+static int journal_field(sd_journal *jr, json_t *j, const char *field, struct pn_problems *p, const char *where) {
+        const void *data;
+        size_t len, fl = strlen(field);
+        int r = J.sd_journal_get_data(jr, field, &data, &len);
+        if (r < 0)
+                return 0; /* absent, or unreadable: as absent */
+        if (len <= fl || memcmp(data, field, fl) || ((const char *)data)[fl] != '=')
+                return 0;
+        return record_bytes(j, field, (const char *)data + fl + 1, len - fl - 1, p, where);
+}
+
+/* Whether the current entry was logged by a crash handler, by the
+ * fields journald sets and no sender can: _UID, from the socket's
+ * credentials, and _COMM, which journald reads from /proc and leaves out
+ * when the sender has already exited.  A crash handler is root or, in the
+ * local journal, the systemd-coredump user (newer systemd-coredump runs as
+ * it); a named sender must be systemd-coredump or pkgnote-coredump (cut to
+ * 15 bytes, as the kernel keeps command names).  A copied journal's user
+ * ids are another machine's: there a user other than root counts only
+ * with a handler's name.  Any user can log an entry with the crash
+ * MESSAGE_ID; one that is not from a handler is no crash.  HANDLER_UID:
+ * the local systemd-coredump user's id (local_handler_uid()), or -1 for a
+ * copied journal. */
+static bool from_crash_handler(sd_journal *jr, int64_t handler_uid) {
+        const void *data;
+        size_t len;
+        uint64_t uid;
+        if (J.sd_journal_get_data(jr, "_UID", &data, &len) < 0 || len <= 5 || len > 5 + 10 ||
+            pn_crash_parse_number((const char *)data + 5, len - 5, UINT32_MAX, &uid) < 0)
+                return false;
+        int named = -1; /* no _COMM */
+        if (J.sd_journal_get_data(jr, "_COMM", &data, &len) >= 0) {
+                static const char *const handlers[] = {"_COMM=systemd-coredum", "_COMM=pkgnote-coredum"};
+                named = 0;
+                for (size_t i = 0; i < sizeof handlers / sizeof *handlers; i++)
+                        named |= len == strlen(handlers[i]) && !memcmp(data, handlers[i], len);
+        }
+        if (named == 0)
+                return false;
+        if (uid == 0)
+                return true;
+        if (handler_uid < 0)
+                return named == 1;
+        return (int64_t)uid == handler_uid;
+}
+
+/* Whether the current entry was logged by pkgnote-coredump as root: _UID
+ * 0 (a pipe handler of the kernel runs as root), _COMM, where journald
+ * recorded one, pkgnote-coredump's, and its SYSLOG_IDENTIFIER.  Only such
+ * an entry may stand for a crash of pkgnote's store (lib/11-crash.c). */
+static bool from_pkgnote_root(sd_journal *jr) {
+        static const char uid[] = "_UID=0", comm[] = "_COMM=pkgnote-coredum",
+                          ident[] = "SYSLOG_IDENTIFIER=pkgnote-coredump";
+        const void *data;
+        size_t len;
+        if (J.sd_journal_get_data(jr, "_UID", &data, &len) < 0 || len != sizeof uid - 1 || memcmp(data, uid, len))
+                return false;
+        if (J.sd_journal_get_data(jr, "_COMM", &data, &len) >= 0 && (len != sizeof comm - 1 || memcmp(data, comm, len)))
+                return false;
+        return J.sd_journal_get_data(jr, "SYSLOG_IDENTIFIER", &data, &len) >= 0 && len == sizeof ident - 1 &&
+               !memcmp(data, ident, len);
+}
+
+/* The id of the local systemd-coredump user, looked up once per listing,
+ * or 0 (root, already a handler) when the machine has none. */
+static int64_t local_handler_uid(void) {
+        struct passwd pw, *res = NULL;
+        char buf[1024];
+        return getpwnam_r("systemd-coredump", &pw, buf, sizeof buf, &res) == 0 && res ? (int64_t)res->pw_uid : 0;
+}
+
+/* The base name of the store file the entry J names (pointing into J),
+ * when it is a store name that agrees with the entry's PID and time: an
+ * entry naming another crash's file (any user can log one) gets no core
+ * and leaves that file to the store's own listing. */
+static const char *entry_store_name(json_t *j) {
+        const char *f = json_string_value(json_object_get(j, "COREDUMP_FILENAME"));
+        const char *base = f ? strrchr(f, '/') : NULL;
+        const char *ts = json_string_value(json_object_get(j, "COREDUMP_TIMESTAMP"));
+        json_t *pid = json_object_get(j, "pid");
+        struct pn_sd_name n;
+        uint64_t usec;
+        if (!base || pn_sd_parse_name(base + 1, &n) < 0 || !ts || pn_crash_parse_number(ts, strlen(ts), UINT64_MAX, &usec) < 0)
+                return NULL;
+        return json_is_integer(pid) && (uint64_t)json_integer_value(pid) == n.pid && usec == n.usec ? base + 1 : NULL;
+}
+
+static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int dfd, struct pn_crash_load *ld) {
+        char ***claimed_names = &ld->claimed;
+        size_t *n_claimed = &ld->n_claimed;
+        sd_journal *jr;
+        int r = journal_open(l, &jr);
+        if (r < 0)
+                return r;
+        const char *dir = store_dir(o);
+        size_t foreign = 0;
+        int64_t handler_uid = !l->journal_files && !l->journal_dir ? local_handler_uid() : -1;
+        /* Values past the limit come back cut short at it, which is then
+         * how they are told over the limit. */
+        (void)J.sd_journal_set_data_threshold(jr, PKGNOTE_MAX_CRASH_FIELD + 64);
+        r = J.sd_journal_add_match(jr, "MESSAGE_ID=" PN_SD_MESSAGE_ID, strlen("MESSAGE_ID=" PN_SD_MESSAGE_ID));
+        if (r < 0)
+                r = pn_error(r, "cannot filter the journal: %s", strerror(-r));
+        while (r >= 0) {
+                if ((r = J.sd_journal_next(jr)) <= 0) {
+                        if (r < 0)
+                                r = pn_error(r, "cannot read the journal: %s", strerror(-r));
+                        break;
+                }
+                if (!from_crash_handler(jr, handler_uid)) {
+                        foreign++;
+                        continue;
+                }
+                char *cursor = NULL;
+                uint64_t usec = 0;
+                if (J.sd_journal_get_cursor(jr, &cursor) < 0 || !cursor)
+                        continue;
+                (void)J.sd_journal_get_realtime_usec(jr, &usec);
+                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_JOURNAL, cursor, NULL, json_object(),
+                                          (int64_t)(usec / 1000000), PKGNOTE_CRASH_CORE_GONE, l, from_pkgnote_root(jr),
+                                          &pn_crash_store_journal};
+                char where[64];
+                /* Names the entry as journalctl -o export shows it. */
+                snprintf(where, sizeof where, "journal entry __REALTIME_TIMESTAMP=%" PRIu64, usec);
+                r = c.j ? 0 : pn_oom();
+                for (size_t i = 0; r >= 0 && i < N_FIELDS; i++)
+                        r = journal_field(jr, c.j, fields[i].field, &l->problems, where);
+                if (r < 0) {
+                        pn_crash_clear(&c);
+                        break;
+                }
+                uint64_t ts;
+                const char *t = json_string_value(json_object_get(c.j, "COREDUMP_TIMESTAMP"));
+                if (t && pn_crash_parse_number(t, strlen(t), UINT64_MAX, &ts) == 0)
+                        c.time = (int64_t)(ts / 1000000);
+                const char *base = entry_store_name(c.j);
+                struct stat st;
+                const void *data;
+                size_t len;
+                if (base && dfd >= 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+                        if (asprintf(&c.core, "%s/%s", dir, base) < 0) {
+                                c.core = NULL;
+                                r = pn_oom();
+                        }
+                        c.core_state = PKGNOTE_CRASH_CORE_FILE;
+                } else if (J.sd_journal_get_data(jr, "COREDUMP", &data, &len) >= 0)
+                        c.core_state = PKGNOTE_CRASH_CORE_JOURNAL;
+                char *name = base ? strdup(base) : NULL;
+                if (r >= 0 && base && (!name || PN_GROW(*claimed_names, ld->cap_claimed, *n_claimed + 1) < 0))
+                        r = pn_oom();
+                if (r >= 0 && name) {
+                        (*claimed_names)[(*n_claimed)++] = name;
+                        name = NULL;
+                }
+                free(name);
+                if (r >= 0)
+                        r = pn_crashes_add(l, &c, o);
+                else
+                        pn_crash_clear(&c);
+        }
+        J.sd_journal_close(jr);
+        if (r >= 0 && foreign &&
+            pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, -EPERM, "journal",
+                            "%zu %s the crash MESSAGE_ID not logged by systemd-coredump or pkgnote-coredump "
+                            "(their _COMM and _UID)",
+                            foreign, foreign == 1 ? "entry has" : "entries have") < 0)
+                r = -ENOMEM;
+        return r < 0 ? r : 0;
+}
+
+/* The journal's crash entries into L; the store files they name are
+ * claimed in LD, for load_store(). */
+static int load_journal_entries(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named,
+                                struct pn_crash_load *ld) {
+        int r = keep_options(l, o);
+        if (r < 0)
+                return r;
+        r = pn_journal_load();
+        if (r < 0)
+                return named ? r : 0; /* a machine without libsystemd has no journal */
+        int dfd = open(store_dir(o), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        r = load_journal(l, o, dfd, ld);
+        if (dfd >= 0)
+                close(dfd);
+        return r;
+}
+
+/* ------------------------------------------------------------ opening */
+
+/* The core the journal entry C holds inline, into a memory file. */
+static int open_inline(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret) {
+        int r = pn_journal_load();
+        if (r < 0)
+                return r;
+        sd_journal *jr;
+        if ((r = journal_open(c->list, &jr)) < 0)
+                return r;
+        const void *data = NULL;
+        size_t len = 0;
+        if (J.sd_journal_seek_cursor(jr, c->id) < 0 || J.sd_journal_next(jr) <= 0 || J.sd_journal_test_cursor(jr, c->id) <= 0)
+                r = pn_error(-ENODATA, "the journal entry of the crash is gone");
+        else if (J.sd_journal_set_data_threshold(jr, 0) < 0 || J.sd_journal_get_data(jr, "COREDUMP", &data, &len) < 0 ||
+                 len < 9)
+                r = pn_error(-ENODATA, "the journal entry no longer holds the core");
+        else if (len - 9 > PN_SD_MAX_INLINE_CORE)
+                r = pn_error(-E2BIG, "the core in the journal is %zu bytes, over the limit of %llu", len - 9,
+                             (unsigned long long)PN_SD_MAX_INLINE_CORE);
+        int fd = -1;
+        if (r >= 0 && (fd = memfd_create("pkgnote-journal-core", MFD_CLOEXEC)) < 0)
+                r = pn_error(-errno, "memfd_create: %s", strerror(errno));
+        if (r >= 0 && (r = pn_write_full(fd, (const char *)data + 9, len - 9)) < 0)
+                pn_error(r, "cannot copy the core out of the journal: %s", strerror(-r));
+        J.sd_journal_close(jr);
+        if (r >= 0 && lseek(fd, 0, SEEK_SET) < 0)
+                r = pn_error(-errno, "lseek: %s", strerror(errno));
+        if (r >= 0)
+                r = pkgnote_core_open_fd(fd, o, ret);
+        if (fd >= 0)
+                close(fd);
+        return r;
+}
+
+static int open_systemd(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret) {
+        if (c->core_state == PKGNOTE_CRASH_CORE_JOURNAL)
+                return open_inline(c, o, ret);
+        if (c->core_state != PKGNOTE_CRASH_CORE_FILE || !c->core) {
+                const char *f = json_string_value(json_object_get(c->j, "COREDUMP_FILENAME"));
+                return f ? pn_error(-ENODATA, "the core is gone: %s no longer exists", f)
+                         : pn_error(-ENODATA, "the core is gone: systemd-coredump did not store it");
+        }
+        /* Opened below the store's directory by the file's name alone. */
+        const char *dir = c->list->systemd_dir ? c->list->systemd_dir : PN_SD_STORE_DIR;
+        const char *base = strrchr(c->core, '/') + 1;
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return pn_error(errno == ENOENT ? -ENODATA : -errno, "'%s': %s", dir, strerror(errno));
+        int fd = pn_open_below(dfd, base, false);
+        close(dfd);
+        if (fd < 0)
+                return pn_error(fd == -ENOENT ? -ENODATA : fd, "the core is gone: '%s': %s", c->core, strerror(-fd));
+        int r = pkgnote_core_open_fd(fd, o, ret);
+        close(fd);
+        return r;
+}
+
+static bool store_located(const pkgnote_crash_options *o) {
+        return o->systemd_dir;
+}
+
+static bool journal_located(const pkgnote_crash_options *o) {
+        return o->journal_dir || o->journal_files;
+}
+
+const struct pn_crash_store pn_crash_store_journal = {
+        .bit = PKGNOTE_CRASH_STORE_JOURNAL,
+        .name = "journal",
+        .located = journal_located,
+        .load = load_journal_entries,
+        .open = open_systemd,
+};
+
+const struct pn_crash_store pn_crash_store_systemd = {
+        .bit = PKGNOTE_CRASH_STORE_SYSTEMD,
+        .name = "systemd",
+        .located = store_located,
+        .load = load_store,
+        .open = open_systemd,
+};

@@ -1,9 +1,0 @@
-/* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* os-release and distribution package formats (lib/gen-osrelease.c). */
-#pragma once
-
-#include <stdbool.h>
-
-/* Is TYPE ("deb", "rpm", ...) the package format of some distribution
- * pkgnote_os_release_package_type() knows? */
-bool pn_is_distro_package_type(const char *type);
