@@ -5,8 +5,17 @@ an edge A -> B when A uses a symbol B defines (nm).  Prints each cycle
 (a strongly connected component of more than one file) with its edges
 and the symbols behind them, then "N cycles"; exits 1 when there is one.
 
+With --layers, checks the layering instead: each file of lib/ is named
+NN-AREA-NAME, NN its layer, and no file uses a symbol defined by a file
+of a later layer (files of one layer may use each other; the cycle check
+keeps that acyclic).  Prints each edge that goes up, with its symbols, and
+each file without a layer number, then "N layer violations"; exits 1 when
+there is one.
+
     lib-cycles.py OBJECT...
+    lib-cycles.py --layers OBJECT...
 """
+import re
 import collections
 import os
 import subprocess
@@ -21,7 +30,7 @@ def name_of(path):
     return n[:-2] if n.endswith(".o") else n
 
 
-def main(objs):
+def graph(objs):
     defines, uses = {}, collections.defaultdict(set)
     for o in objs:
         f = name_of(o)
@@ -38,6 +47,33 @@ def main(objs):
             g = defines.get(s)
             if g and g != f:
                 edges[f][g].add(s)
+    return defines, uses, edges
+
+
+def layer_of(name):
+    m = re.match(r"(\d+)-", name)
+    return int(m.group(1)) if m else None
+
+
+def layers(objs):
+    defines, uses, edges = graph(objs)
+    bad = 0
+    for f in sorted(set(defines.values()) | set(uses)):
+        if layer_of(f) is None:
+            print("no layer number:", f)
+            bad += 1
+    for f in sorted(edges):
+        for g in sorted(edges[f]):
+            lf, lg = layer_of(f), layer_of(g)
+            if lf is not None and lg is not None and lg > lf:
+                print("up:", f, "->", g + ":", " ".join(sorted(edges[f][g])))
+                bad += 1
+    print(bad, "layer violations")
+    return 1 if bad else 0
+
+
+def main(objs):
+    defines, uses, edges = graph(objs)
     # Tarjan's algorithm, iterative (no recursion limit on large graphs).
     index, low, on, stack, sccs, counter = {}, {}, set(), [], [], [0]
     nodes = sorted(set(defines.values()) | set(uses))
@@ -86,4 +122,6 @@ def main(objs):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--layers"]:
+        sys.exit(layers(sys.argv[2:]))
     sys.exit(main(sys.argv[1:]))
