@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The public boundary of the library, where pkgnote_last_error() is kept
-honest: every exported function that can fail clears the thread's message
-when it is called, and leaves one about its own failure when it fails.
+honest: when an exported function that can fail returns, the thread's
+message is "" after a success and about its own failure after a failure;
+it changes only then, so a caller may hand the message to a call.
 
 Written once here instead of in each of the functions: for every function
 of include/pkgnote.h that can fail (it returns int, or a malloc()ed
@@ -13,12 +14,13 @@ the message nor is cleared by it), and BOUNDARY_C defines the exported
 name around it:
 
     int pkgnote_x(ARGS) {
-            pn_api_begin();
-            return pn_api_int(pn_api_pkgnote_x(ARGS), "pkgnote_x");
+            unsigned gen = pn_api_begin();
+            return pn_api_int(pn_api_pkgnote_x(ARGS), gen, "pkgnote_x");
     }
 
 pn_api_int() (lib/01-base-error.c) clears the message on success and, on a
-failure that set none, writes "pkgnote_x: <strerror>".  Functions that
+failure that recorded no message during the call (the count of messages,
+GEN, unmoved), writes "pkgnote_x: <strerror>".  Functions that
 cannot fail (accessors, *_free, name lookups: every other return type,
 and the int accessors listed in NEVER_FAILS) are not wrapped and never
 touch the message.  tests/test-errors.c holds one row per exported

@@ -24,7 +24,9 @@ import sys
 
 def name_of(path):
     n = os.path.basename(path)
-    for prefix in ("lib_",):
+    # lib_NAME.c.o for a source of lib/, meson-generated_.._NAME.c.o for
+    # a generated one (the public boundary, 12-api-boundary.c: the top).
+    for prefix in ("lib_", "meson-generated_.._"):
         if n.startswith(prefix):
             n = n[len(prefix):]
     return n[:-2] if n.endswith(".o") else n
