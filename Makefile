@@ -66,7 +66,7 @@ check-sanitize: deps-test $(SAN_BUILD)/build.ninja
 # Each optional library switched off, and all at once: every build links
 # and passes the tests that apply to it.
 check-features: deps-test
-	sh tests/check-features.sh
+	sh tests/arch/check-features.sh
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang $(MESON) setup $(FUZZ_BUILD) -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false

@@ -13,7 +13,7 @@
 #   bench/core.sh --hostile [PKGNOTE]   only the hostile cores below (rewrites
 #                                their section of bench/results-core.txt)
 #
-# Hostile cores (tests/core/hostile-core.c): N PT_LOAD headers and an
+# Hostile cores (tests/read/core/hostile-core.c): N PT_LOAD headers and an
 # NT_FILE note of N mappings of one file, no page dumped, up to the limits
 # (PKGNOTE_MAX_PHDRS, PKGNOTE_MAX_MAPPINGS).  Bound: n log n in N (the
 # loads are indexed once, each mapping a binary search).  OLD_PKGNOTE, when
@@ -41,9 +41,9 @@ PKGNOTE=$(realpath "${1:-$here/../build/pkgnote}")
 
 # hostile_cores: the table of the hostile cores, on standard output.
 hostile_cores() {
-        cc -O2 -I"$here/../include" -o hostile-core "$here/../tests/core/hostile-core.c"
+        cc -O2 -I"$here/../include" -o hostile-core "$here/../tests/read/core/hostile-core.c"
         max=$(sed -n 's/^#define PKGNOTE_MAX_MAPPINGS (1u << \([0-9]*\)).*/\1/p' "$here/../include/pkgnote.h")
-        echo "hostile cores: N PT_LOADs, NT_FILE with N mappings of one file, nothing dumped (tests/core/hostile-core.c);"
+        echo "hostile cores: N PT_LOADs, NT_FILE with N mappings of one file, nothing dumped (tests/read/core/hostile-core.c);"
         echo "pkgnote core --json --no-stack, wall time of one run; bound: n log n in N"
         echo
         printf '%-10s %10s %14s %20s\n' N "core MiB" pkgnote "${OLD_PKGNOTE:+${OLD_LABEL:-old (walk)}}"
@@ -250,7 +250,7 @@ eu_warm="nan nan"
 sym_check="not run (debuginfod or eu-stack missing)"
 if command -v debuginfod > /dev/null && command -v eu-stack > /dev/null; then
         mkdir srv sym
-        cc -g -O1 -o sym/prog "$here/../tests/debuginfod/symbolize.c"
+        cc -g -O1 -o sym/prog "$here/../tests/read/debuginfod/symbolize.c"
         objcopy --only-keep-debug sym/prog srv/prog.debug
         strip --strip-all sym/prog
         (cd sym && ulimit -c unlimited && exec ./prog) > /dev/null 2>&1 || true

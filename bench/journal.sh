@@ -1,7 +1,7 @@
 #!/bin/sh
 # Benchmark: what reading a crash through systemd-coredump's journal and
 # store costs over reading its core alone.  A real journald and
-# systemd-coredump run in a private mount namespace (tests/systemd-ns.sh,
+# systemd-coredump run in a private mount namespace (tests/read/systemd-ns.sh,
 # the harness of the command tests); journalctl, crashed for real and fed
 # to systemd-coredump, is the crash.  Timed (best of RUNS, default 10,
 # warm page cache), all without the stack (-S), so that only the way to
@@ -23,7 +23,7 @@ RESULTS=${RESULTS:-$here/results-journal.txt}
 export SRCDIR PKGNOTE RESULTS
 # Re-executes this script in the namespace, then sources tests/lib.sh
 # (which moves into a temporary directory).
-. "$SRCDIR/tests/systemd-ns.sh"
+. "$SRCDIR/tests/read/systemd-ns.sh"
 . "$here/lib.sh"
 
 runs=${RUNS:-10}

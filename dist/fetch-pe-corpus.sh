@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Fetches and unpacks real PE/COFF images for tests/cmd-pe-corpus.sh and
+# Fetches and unpacks real PE/COFF images for tests/write/cmd-pe-corpus.sh and
 # bench/pe-corpus.sh, without installing anything: Debian packages taken
 # with apt-get download and unpacked with dpkg-deb -x, one directory per
 # package under $PKGNOTE_PE_CORPUS (default /var/cache/pkgnote/pe-corpus).

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Makes the Debian root tests/cmd-closure.sh checks closures in: Debian
+# Makes the Debian root tests/check/cmd-closure.sh checks closures in: Debian
 # trixie (minbase) with systemd, whose libsystemd-shared carries real
 # dlopen notes (systemd 256 and later), and two of the libraries they name.
 #   sh dist/make-test-root.sh [DIR]   (default /var/cache/pkgnote/roots/trixie)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Makes the Debian root tests/cmd-pe.sh runs systemd's own ukify in: Debian
+# Makes the Debian root tests/write/cmd-pe.sh runs systemd's own ukify in: Debian
 # trixie (minbase) with systemd-ukify (ukify and its Python modules) and
 # systemd-boot-efi (the stub ukify wraps a kernel in), so a UKI made by the
 # tool distributions use can be shown and stamped.

@@ -24,7 +24,7 @@
  *     *_free, names of constants, accessors returning pointers, sizes and
  *     counts, and those returning int documented with no negative errno
  *     (flags, kinds, and counts of what a view has already checked, as
- *     pkgnote_object_phdr_count()).  tests/test-errors.c holds which is
+ *     pkgnote_object_phdr_count()).  tests/unit/test-errors.c holds which is
  *     which.
  *   - Objects are opaque, created by *_new / *_open / *_parse and released
  *     by *_free; every *_free accepts NULL.
@@ -92,7 +92,7 @@
  * The header is ordered by object: each section opens with a banner that
  * names it, says what it is for and which handles it defines, and lists
  * on its "Names:" line the prefixes of the functions it holds
- * (tests/cmd-header.sh checks that every function is in its section).
+ * (tests/arch/cmd-header.sh checks that every function is in its section).
  */
 
 #ifndef PKGNOTE_H

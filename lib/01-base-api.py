@@ -23,7 +23,7 @@ failure that recorded no message during the call (the count of messages,
 GEN, unmoved), writes "pkgnote_x: <strerror>".  Functions that
 cannot fail (accessors, *_free, name lookups: every other return type,
 and the int accessors listed in NEVER_FAILS) are not wrapped and never
-touch the message.  tests/test-errors.c holds one row per exported
+touch the message.  tests/unit/test-errors.c holds one row per exported
 function and checks the result.
 
 Usage: 01-base-api.py pkgnote.h RENAME_H BOUNDARY_C

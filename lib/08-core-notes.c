@@ -26,7 +26,7 @@
  * long (2 on m68k, its size elsewhere) and the width of __kernel_uid_t
  * (16 bits on the 32-bit ports that kept the old type: i386, x32, arm,
  * m68k, sh, sparc, s390; 32 bits on the others and every 64-bit port).
- * tests/core/layouts.h checks the offsets below against each ABI's own
+ * tests/read/core/layouts.h checks the offsets below against each ABI's own
  * compiler.
  */
 #include <stdlib.h>

@@ -39,7 +39,7 @@ int pn_error(int err, const char *fmt, ...) {
 
 /* The one out-of-memory message: every allocation failure of the library,
  * of these helpers and of the commands is said with it
- * (tests/cmd-lib-cycles.sh counts the text). */
+ * (tests/arch/cmd-lib-cycles.sh counts the text). */
 const char pn_out_of_memory[] = "out of memory";
 
 int pn_oom(void) {

@@ -80,10 +80,10 @@ expect_out() {
 expect_err() {
         if grep -qF -- "$1" err; then pass "$2"; else fail "$2" "stderr '$(cat err)' lacks '$1'"; fi
 }
-# golden FILE NAME: compares out with tests/golden/FILE (UPDATE_GOLDEN=1 rewrites it).
+# golden FILE NAME: compares out with tests/data/golden/FILE (UPDATE_GOLDEN=1 rewrites it).
 golden() {
-        if [ "${UPDATE_GOLDEN:-}" = 1 ]; then cp out "$SRCDIR/tests/golden/$1"; fi
-        if diff -u "$SRCDIR/tests/golden/$1" out > diff.txt; then pass "$2"; else fail "$2" "differs from golden $1:"; sed 's/^/# /' diff.txt; fi
+        if [ "${UPDATE_GOLDEN:-}" = 1 ]; then cp out "$SRCDIR/tests/data/golden/$1"; fi
+        if diff -u "$SRCDIR/tests/data/golden/$1" out > diff.txt; then pass "$2"; else fail "$2" "differs from golden $1:"; sed 's/^/# /' diff.txt; fi
 }
 finish() {
         echo "# $PASSED passed, $FAILED failed"

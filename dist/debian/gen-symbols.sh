@@ -4,7 +4,7 @@
 # node and its functions, at the version that first shipped the node (1.0.0
 # for all until a release adds one).  Run from the source root after
 # changing the version script; the package build (dpkg-gensymbols -c4)
-# and tests/cmd-packaging.sh fail while the two differ.
+# and tests/arch/cmd-packaging.sh fail while the two differ.
 set -eu
 sym=${1:-lib/libpkgnote.sym}
 minver=${MINVER:-1.0.0}

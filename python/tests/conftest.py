@@ -71,7 +71,7 @@ def _core_limit() -> None:
 @pytest.fixture(scope="session")
 def real_core(programs: dict[str, pathlib.Path], tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     """A kernel core of pyapp crashing with SIGSEGV, written into the
-    working directory as tests/cmd-core.sh has the kernel write them."""
+    working directory as tests/read/cmd-core.sh has the kernel write them."""
     pattern = pathlib.Path("/proc/sys/kernel/core_pattern").read_text().strip()
     if pattern.startswith("|") or pattern.startswith("/"):
         pytest.skip("core_pattern does not write a core into the working directory")

@@ -11,7 +11,7 @@
  *
  * Always: this program's own file (it carries a package note and a dlopen
  * note), this running process, and a scan of this file; with --core, each
- * core file as well (a real kernel core, see tests/cmd-api-probe.sh).
+ * core file as well (a real kernel core, see tests/api/cmd-api-probe.sh).
  */
 #include <errno.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # dist/debian/pkgnote.mk with a real dpkg-buildpackage: examples/hello,
-# packaged by tests/debian-example/debian, built with meson and gcc and
+# packaged by tests/write/debian-example/debian, built with meson and gcc and
 # with CMake and clang, and once with DEB_BUILD_OPTIONS=nopkgnote; the
 # binaries are read back from the .deb's payload (dpkg-deb -x).
 # Needs dpkg-dev and debhelper, installed here when missing and running as
@@ -52,7 +52,7 @@ debbuild() {
         mkdir -p "$dir"
         cp -R "$SRCDIR/examples/hello" "$dir/hello-1.0"
         rm -rf "$dir/hello-1.0/build"*
-        cp -R "$SRCDIR/tests/debian-example/debian" "$dir/hello-1.0/debian"
+        cp -R "$SRCDIR/tests/write/debian-example/debian" "$dir/hello-1.0/debian"
         chmod +x "$dir/hello-1.0/debian/rules"
         (
                 cd "$dir/hello-1.0" &&

@@ -1,6 +1,6 @@
 #!/bin/sh
 # pkgnote-coredump logs each crash it stores to a real journald, as
-# systemd-coredump does: in a private mount namespace (tests/systemd-ns.sh)
+# systemd-coredump does: in a private mount namespace (tests/read/systemd-ns.sh)
 # journald runs, the handler is called as the kernel calls it on a real
 # core (cmd-coredump.sh) while a twin of the crashed program lives under
 # the PID, and Debian's coredumpctl (unpacked, never installed) lists the
@@ -9,7 +9,7 @@
 # value with a newline, a message too big for one datagram (sent as a
 # sealed memfd), a journal that does not read (the handler does not wait)
 # and no journal at all (nothing changes) are checked too.
-. "$SRCDIR/tests/systemd-ns.sh"
+. "$SRCDIR/tests/read/systemd-ns.sh"
 HANDLER="$BUILDDIR/pkgnote-coredump"
 [ -x "$HANDLER" ] || fatal "no $HANDLER"
 require cc python3

@@ -331,7 +331,7 @@ if [ "${PKGNOTE_STAMP_SAMPLE:-150}" = 0 ]; then
 elif ! command -v eu-elflint > /dev/null; then
         missing "corpus" eu-elflint
 else
-        sh "$SRCDIR/tests/stamp/corpus.sh" "$T/corpus" > corpus.out 2>&1
+        sh "$SRCDIR/tests/write/stamp/corpus.sh" "$T/corpus" > corpus.out 2>&1
         cat corpus.out
         grep -q '^ok - corpus' corpus.out && PASSED=$((PASSED + 1)) || FAILED=$((FAILED + 1))
 fi

@@ -2,7 +2,7 @@
 # The library's ABI: the functions include/pkgnote.h declares are exactly
 # those lib/libpkgnote.sym lists and the built library exports, every one
 # under a version node; the ABI (functions and the types they reach)
-# equals the baseline tests/abi/libpkgnote.abi, so any change, compatible
+# equals the baseline tests/arch/abi/libpkgnote.abi, so any change, compatible
 # or not, is made on purpose (UPDATE_ABI=1 rewrites the baseline); and the
 # API probe, built against the installed library through pkg-config, runs
 # clean with it.
@@ -31,22 +31,22 @@ wild=$(sed -e 's|/\*.*\*/||' "$SRCDIR/lib/libpkgnote.sym" | awk '/global:/ {g = 
 if command -v abidiff > /dev/null && command -v abidw > /dev/null; then
         if [ "${UPDATE_ABI:-}" = 1 ]; then
                 abidw --headers-dir "$SRCDIR/include" --no-corpus-path --no-comp-dir-path "$LIB" \
-                        > "$SRCDIR/tests/abi/libpkgnote.abi" || fatal "abidw failed"
+                        > "$SRCDIR/tests/arch/abi/libpkgnote.abi" || fatal "abidw failed"
         fi
-        abidiff --headers-dir2 "$SRCDIR/include" "$SRCDIR/tests/abi/libpkgnote.abi" "$LIB" > abidiff.txt 2>&1
+        abidiff --headers-dir2 "$SRCDIR/include" "$SRCDIR/tests/arch/abi/libpkgnote.abi" "$LIB" > abidiff.txt 2>&1
         rc=$?
         if [ $rc -eq 0 ]; then
-                pass "the ABI equals the baseline tests/abi/libpkgnote.abi"
+                pass "the ABI equals the baseline tests/arch/abi/libpkgnote.abi"
         else
                 # abidiff: bit 4 an ABI change, bit 8 an incompatible one.
                 what="changed"
                 [ $((rc & 8)) -ne 0 ] && what="broken incompatibly"
-                fail "the ABI equals the baseline tests/abi/libpkgnote.abi" \
+                fail "the ABI equals the baseline tests/arch/abi/libpkgnote.abi" \
                         "ABI $what (abidiff status $rc); if intended, rerun with UPDATE_ABI=1:
 $(sed 's/^/# /' abidiff.txt)"
         fi
 else
-        missing "the ABI equals the baseline tests/abi/libpkgnote.abi" "abidiff (Debian: abigail-tools)"
+        missing "the ABI equals the baseline tests/arch/abi/libpkgnote.abi" "abidiff (Debian: abigail-tools)"
 fi
 
 # ---------------------------------------------------------------- installed

@@ -659,7 +659,7 @@ static const struct row rows[] = {
         N(pkgnote_crash_package_version, ACCESSOR),
         N(pkgnote_crash_core_path, ACCESSOR),
         U(pkgnote_crash_to_json, OOM),
-        U(pkgnote_crash_open, "it needs a crash of a store (tests/cmd-coredump.sh)"),
+        U(pkgnote_crash_open, "it needs a crash of a store (tests/read/cmd-coredump.sh)"),
         N(pkgnote_crash_core_state, ACCESSOR),
         N(pkgnote_crash_store_name, NAME),
         F(pkgnote_os_release_parse),
@@ -761,7 +761,7 @@ static const struct row rows[] = {
         N(pkgnote_scan_image_platform, ACCESSOR),
         N(pkgnote_scan_image_size, ACCESSOR),
         N(pkgnote_scan_image_layer_count, ACCESSOR),
-        U(pkgnote_scan_image_to_json, OOM "; it needs a scanned image (tests/cmd-scan-image.sh)"),
+        U(pkgnote_scan_image_to_json, OOM "; it needs a scanned image (tests/scan/cmd-scan-image.sh)"),
         N(pkgnote_scan_package_count, ACCESSOR),
         N(pkgnote_scan_package, ACCESSOR),
         N(pkgnote_scan_package_json, ACCESSOR),
@@ -778,7 +778,7 @@ static const struct row rows[] = {
         F(pkgnote_sbom_write),
         UO(pkgnote_process_sbom_new, OOM),
         N(pkgnote_process_sbom_free, FREE),
-        U(pkgnote_process_sbom_add, OOM "; it needs a core, its cores are checked by tests/cmd-ps.sh"),
+        U(pkgnote_process_sbom_add, OOM "; it needs a core, its cores are checked by tests/read/cmd-ps.sh"),
         F(pkgnote_process_sbom_write),
         UO(pkgnote_info_to_json, OOM),
         U(pkgnote_stack_to_json, OOM),
@@ -838,7 +838,7 @@ static const struct row rows[] = {
         N(pkgnote_pe_dll, ACCESSOR),
         F(pkgnote_pe_section_find),
         UO(pkgnote_pe_uki_uname, "NULL is \"none\"; " OOM),
-        UO(pkgnote_pe_uki_os_release, "it needs a PE image whose .osrel is malformed (tests/test-pe.c); 0 for ELF"),
+        UO(pkgnote_pe_uki_os_release, "it needs a PE image whose .osrel is malformed (tests/unit/test-pe.c); 0 for ELF"),
         F(pkgnote_pe_section_data),
 };
 
@@ -995,7 +995,7 @@ static void test_table_is_complete(const char *mapfile) {
                 n_map++;
                 if (!find_row(name)) {
                         test_checks++, test_failures++;
-                        fprintf(stderr, "%s is exported (%s) but has no row in tests/test-errors.c\n", name, mapfile);
+                        fprintf(stderr, "%s is exported (%s) but has no row in tests/unit/test-errors.c\n", name, mapfile);
                 }
         }
         fclose(f);

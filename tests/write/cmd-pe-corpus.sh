@@ -3,7 +3,7 @@
 # 32-bit), the mingw-w64 runtimes, systemd-boot 252 and 257, shim,
 # syslinux, rEFInd, iPXE, memtest86+ and GRUB, as Debian ships them
 # (dist/fetch-pe-corpus.sh, make deps-test).  Each image is stamped and
-# checked by tests/pe-corpus-check.py (addresses and SizeOfImage kept,
+# checked by tests/write/pe-corpus-check.py (addresses and SizeOfImage kept,
 # no gap, the symbol table moved with its pointer), read back with show,
 # signed with sbsign and verified by sbverify and osslsigncode, signed
 # with osslsigncode and verified by sbverify, and stamp --remove must give
@@ -221,7 +221,7 @@ $f: a refused file was changed"
                 continue
         fi
         stamped=$((stamped + 1))
-        r=$(python3 "$SRCDIR/tests/pe-corpus-check.py" orig st 2>&1)
+        r=$(python3 "$SRCDIR/tests/write/pe-corpus-check.py" orig st 2>&1)
         if [ -z "$r" ]; then layout=$((layout + 1)); else bad="$bad
 $f: $r"; fi
         if [ "$("$PKGNOTE" show --field name st 2>&1)" = hello ]; then shown=$((shown + 1)); else bad="$bad

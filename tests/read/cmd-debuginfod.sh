@@ -56,16 +56,16 @@ PORT=$(free_port)
 URL="http://127.0.0.1:$PORT"
 export URL
 mkdir srv bin
-gcc -g -O1 -o bin/prog "$SRCDIR/tests/debuginfod/symbolize.c" \
+gcc -g -O1 -o bin/prog "$SRCDIR/tests/read/debuginfod/symbolize.c" \
         -Xlinker "--package-metadata={\"type\":\"rpm\",\"name\":\"prog\",\"version\":\"1.0-1\",\"debugInfoUrl\":\"$URL\"}" || fatal "cannot build prog"
-gcc -g -O1 -o bin/plain "$SRCDIR/tests/debuginfod/symbolize.c" \
+gcc -g -O1 -o bin/plain "$SRCDIR/tests/read/debuginfod/symbolize.c" \
         -Xlinker '--package-metadata={"type":"deb","name":"plain","version":"1.0-1"}' || fatal "cannot build plain"
-gcc -g -O1 -DOTHER -o other "$SRCDIR/tests/debuginfod/symbolize.c" -Wl,--build-id=0x0123456789abcdef || fatal "cannot build other"
+gcc -g -O1 -DOTHER -o other "$SRCDIR/tests/read/debuginfod/symbolize.c" -Wl,--build-id=0x0123456789abcdef || fatal "cannot build other"
 for p in prog plain; do
         objcopy --only-keep-debug bin/$p srv/$p.debug && strip --strip-all bin/$p || fatal "cannot split $p"
 done
 objcopy --only-keep-debug other other.debug || fatal "cannot split other"
-line_of() { grep -n "line:$1 " "$SRCDIR/tests/debuginfod/symbolize.c" | cut -d: -f1; }
+line_of() { grep -n "line:$1 " "$SRCDIR/tests/read/debuginfod/symbolize.c" | cut -d: -f1; }
 L_STORE=$(line_of store)
 L_CRASH=$(line_of crash)
 L_MAIN=$(line_of main)
@@ -98,7 +98,7 @@ done
 [ $ready = 1 ] || fatal "debuginfod did not serve the debug files: $(tail -5 debuginfod.log)"
 # start_server NAME MODE [ARG]: a misbehaving server; sets NAME_URL.
 start_server() {
-        python3 "$SRCDIR/tests/debuginfod/server.py" "$T/$1.port" "$2" ${3:+"$3"} &
+        python3 "$SRCDIR/tests/read/debuginfod/server.py" "$T/$1.port" "$2" ${3:+"$3"} &
         PIDS="$PIDS $!"
         for _i in $(seq 1 200); do [ -s "$T/$1.port" ] && break; sleep 0.05; done
         [ -s "$T/$1.port" ] || fatal "server $1 did not start"
@@ -307,7 +307,7 @@ bad_file "a server sending garbage" "$garbage_URL" unusable
 bad_file "a server sending another build's file" "$wrong_URL" mismatch
 
 # A note whose debugInfoUrl is no http(s) URL names no server.
-gcc -O1 -o bin/badurl "$SRCDIR/tests/debuginfod/symbolize.c" \
+gcc -O1 -o bin/badurl "$SRCDIR/tests/read/debuginfod/symbolize.c" \
         -Xlinker '--package-metadata={"type":"rpm","name":"badurl","version":"1","debugInfoUrl":"file:///etc"}' || fatal "cannot build badurl"
 strip bin/badurl
 mkdir -p c-bad && (cd c-bad && ulimit -c unlimited && exec "$T/bin/badurl") > /dev/null 2>&1
@@ -336,7 +336,7 @@ grep -q "file=libdw.so.1" ld.log && ! grep -q "libdebuginfod" ld.log \
 # A debug link to a file in the program's .debug directory: found without
 # any server, and with --debuginfod nothing is asked for it.
 mkdir -p linked/.debug
-gcc -g -O1 -o linked/linked "$SRCDIR/tests/debuginfod/symbolize.c" -Xlinker '--package-metadata={"type":"deb","name":"linked","version":"1"}' || fatal "cannot build linked"
+gcc -g -O1 -o linked/linked "$SRCDIR/tests/read/debuginfod/symbolize.c" -Xlinker '--package-metadata={"type":"deb","name":"linked","version":"1"}' || fatal "cannot build linked"
 objcopy --only-keep-debug linked/linked linked/.debug/linked.debug && strip --strip-all linked/linked &&
         objcopy --add-gnu-debuglink=linked/.debug/linked.debug linked/linked || fatal "cannot link the debug file"
 (cd linked && ulimit -c unlimited && exec ./linked) > /dev/null 2>&1
@@ -363,7 +363,7 @@ run pid --json --debuginfod="$wrong_URL" --debuginfod-dry-run $WPID
 cp out piddry.json
 jcheck "pid --debuginfod-dry-run: the server given, nothing fetched" piddry.json \
         'di("plain")["status"] == "dry-run" and di("plain")["servers"] == [E["wrong_URL"]]'
-python3 "$SRCDIR/tests/debuginfod/server.py" "$T/pidsrv.port" file "$T/srv/plain.debug" &
+python3 "$SRCDIR/tests/read/debuginfod/server.py" "$T/pidsrv.port" file "$T/srv/plain.debug" &
 PIDS="$PIDS $!"
 for _i in $(seq 1 200); do [ -s pidsrv.port ] && break; sleep 0.05; done
 PIDSRV_URL="http://127.0.0.1:$(cat pidsrv.port)"

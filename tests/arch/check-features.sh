@@ -2,10 +2,10 @@
 # make check-features: pkgnote built with each optional library switched
 # off, and with all of them off at once; each build must link without
 # warnings and pass the tests that apply to it (the rest skip, named, as
-# PKGNOTE_FEATURES_OFF allows).  Usage: tests/check-features.sh [CONFIG...]
+# PKGNOTE_FEATURES_OFF allows).  Usage: tests/arch/check-features.sh [CONFIG...]
 # with CONFIG one of the names below; all of them by default.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 MESON=${MESON:-meson}
 # meson option, feature name (pkgnote --version), the command tests it touches
 configs() {

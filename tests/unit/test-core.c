@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The core reader over cores built in memory in the kernel's layouts
- * (tests/core/corebuild.c): a valid core in each class and byte order,
+ * (tests/read/core/corebuild.c): a valid core in each class and byte order,
  * every truncated prefix of it, and hostile variants of each part:
  * NT_FILE, the process notes, the program headers of the core and of the
  * modules' dumped pages.
@@ -26,8 +26,8 @@
 #include <zstd.h>
 #endif
 
-#include "core/corebuild.c"
-#include "core/layouts.h"
+#include "read/core/corebuild.c"
+#include "read/core/layouts.h"
 
 #define JSON_EXE "{\"type\":\"deb\",\"os\":\"debian\",\"name\":\"prog\",\"version\":\"1.0-1\",\"architecture\":\"amd64\"}"
 #define JSON_LIB "{\"type\":\"rpm\",\"name\":\"libthing\",\"version\":\"2.3-4.fc40\",\"architecture\":\"x86_64\"}"

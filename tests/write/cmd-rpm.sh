@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# dist/rpm/macros.pkgnote with a real rpmbuild: tests/rpm/hello.spec builds
+# dist/rpm/macros.pkgnote with a real rpmbuild: tests/write/rpm/hello.spec builds
 # examples/hello from a tarball with gcc and with clang, and once with the
 # note turned off; the binaries are read back from the rpm's payload.
 # Needs rpmbuild, rpm2cpio and cpio (Debian: rpm, cpio), installed here
@@ -39,7 +39,7 @@ rpmbuild_in() {
         mkdir -p "$top/SOURCES"
         cp hello-1.0.tar.gz "$top/SOURCES/"
         rpmbuild --load "$MACROS" --define "_topdir $top" --define "__pkgnote $PKGNOTE" "$@" \
-                -bb "$SRCDIR/tests/rpm/hello.spec" >"$top.log" 2>&1
+                -bb "$SRCDIR/tests/write/rpm/hello.spec" >"$top.log" 2>&1
 }
 
 # unpack NAME: the payload of the one binary rpm in topdir NAME, in NAME.root.

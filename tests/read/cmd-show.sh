@@ -210,7 +210,7 @@ assert s["malformed"] == 0 and s["withNote"] == s["objects"], s
 
 # Regression: older strip and objcopy made a debug file's note sections
 # SHT_NOBITS, its PT_NOTE still pointing at their offset, where other
-# bytes lie now (elfutils' testfile15.debug; tests/cmd-elfutils-corpus.sh
+# bytes lie now (elfutils' testfile15.debug; tests/read/cmd-elfutils-corpus.sh
 # reads that one).  Made here as they made it: objcopy's debug file of
 # prog, the note sections at the PT_NOTE's start turned SHT_NOBITS over
 # junk, the package note's section kept.  show exited 2 on the junk;

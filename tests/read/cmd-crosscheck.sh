@@ -5,4 +5,4 @@
 roots=
 for d in /usr/bin /usr/lib /usr/libexec; do [ -d "$d" ] && roots="$roots $d"; done
 # shellcheck disable=SC2086
-python3 "$SRCDIR/tests/crosscheck.py" "$PKGNOTE" $roots
+python3 "$SRCDIR/tests/read/crosscheck.py" "$PKGNOTE" $roots

@@ -446,7 +446,7 @@ if command -v dpkg-deb > /dev/null && command -v chroot > /dev/null && [ -x "$HA
         CPID=$!
         sleep 0.3
         if [ "$(readlink /proc/$CPID/root)" = "$C" ]; then
-                cc -O1 -o mkcore "$SRCDIR/tests/core/mkcore.c" "$SRCDIR/tests/core/corebuild.c" || fatal "cannot build mkcore"
+                cc -O1 -o mkcore "$SRCDIR/tests/read/core/mkcore.c" "$SRCDIR/tests/read/core/corebuild.c" || fatal "cannot build mkcore"
                 ./mkcore -o chroot.core -64 -le -m 62 --pid $CPID --comm sleeper \
                         --module 0x7f0000000000:/opt/demo/libdemo.so.1:v1/libdemo.so.1 || fatal "mkcore failed"
                 "$HANDLER" -d "$T/store" -l "$T/hlog" $CPID 0 0 11 1700000000 18446744073709551615 testhost sleeper < chroot.core

@@ -147,7 +147,7 @@ ls "$STATE" | grep -q "^core\.______x_fake\.0\.106\." && pass "hostile COMM sani
 # note lies beyond its first page must come from disk: it exists only in
 # the root of a chrooted process, which the handler now reads through
 # /proc/PID/root.
-cc -O1 -o mkcore "$SRCDIR/tests/core/mkcore.c" "$SRCDIR/tests/core/corebuild.c" || fatal "cannot build mkcore"
+cc -O1 -o mkcore "$SRCDIR/tests/read/core/mkcore.c" "$SRCDIR/tests/read/core/corebuild.c" || fatal "cannot build mkcore"
 cat > far.ld <<'LD'
 SECTIONS {
   .filler : { *(.filler) }

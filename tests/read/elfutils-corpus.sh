@@ -3,7 +3,7 @@
 # corpus of cores and objects made by others (old kernels, i386, ppc, ppc64,
 # separate debug files of old tools).  Usage:
 #
-#   sh tests/elfutils-corpus.sh CACHE_DIR FILE...
+#   sh tests/read/elfutils-corpus.sh CACHE_DIR FILE...
 #
 # Leaves each FILE (a name under the source's tests/, without .bz2)
 # decompressed in CACHE_DIR, downloading the source package once: apt-get

@@ -1,12 +1,12 @@
 #!/bin/sh
 # systemd-coredump's crashes as pkgnote's crash stores, with the real
 # journald, systemd-coredump and coredumpctl in a private mount namespace
-# (tests/systemd-ns.sh): journalctl crashed for real (Debian's binaries
+# (tests/read/systemd-ns.sh): journalctl crashed for real (Debian's binaries
 # carry package notes) and a program without notes; pkgnote list against
 # coredumpctl list, pkgnote core against systemd-analyze inspect-elf on the
 # stored core; a store without its journal, a deleted core, a core held
 # inline (Storage=journal), hostile journal entries and store names.
-. "$SRCDIR/tests/systemd-ns.sh"
+. "$SRCDIR/tests/read/systemd-ns.sh"
 require cc zstd python3 logger setpriv systemd-analyze getfattr
 # systemd-coredump stores cores zstd-compressed; a build without zstd
 # cannot read those, so there it is told to store them plain.

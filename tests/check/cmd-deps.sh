@@ -122,7 +122,7 @@ if command -v rpmbuild > /dev/null && command -v rpm > /dev/null; then
         # rpm reads the macros of /usr/lib/rpm/fileattrs at start; --load
         # stands in for installing the file there.
         if rpmbuild --load "$SRCDIR/dist/rpm/pkgnote_dlopen.attr" --define "_topdir $T/rpmtop" --define "_fileattrsdir $T/attrs" --define "__pkgnote $PKGNOTE" \
-                --define "prog $T/prog" -bb "$SRCDIR/tests/rpm/dlopen.spec" > rpmbuild.log 2>&1; then
+                --define "prog $T/prog" -bb "$SRCDIR/tests/write/rpm/dlopen.spec" > rpmbuild.log 2>&1; then
                 rpmfile=$(ls rpmtop/RPMS/*/dlopen-test-1.0-1.*.rpm | head -n 1)
                 rpm -qp --requires "$rpmfile" > req 2>/dev/null
                 grep -qxF 'libnosuchlib.so.7()(64bit)' req && ! grep -qF 'libzstd' req &&

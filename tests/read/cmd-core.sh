@@ -82,7 +82,7 @@ gcc -shared -fPIC $LD -o bin/libplain.so src/plain.c || fatal "cannot link libpl
 gcc -shared -fPIC $LD -o bin/libfar.so src/far.c src/far1.s -Wl,-T,src/far.ld || fatal "cannot link libfar"
 gcc -shared -fPIC $LD -o far2.so src/far.c src/far2.s -Wl,-T,src/far.ld || fatal "cannot link far2"
 gcc -shared -fPIC $LD -o bin/libstraddle.so src/straddle.c src/straddle.s || fatal "cannot link libstraddle"
-gcc -g -O0 -pthread $LD -o bin/crasher "$SRCDIR/tests/core/crasher.c" src/sum.c -Lbin -lalpha -lbeta -lplain -lfar -lstraddle \
+gcc -g -O0 -pthread $LD -o bin/crasher "$SRCDIR/tests/read/core/crasher.c" src/sum.c -Lbin -lalpha -lbeta -lplain -lfar -lstraddle \
         -Wl,-rpath,'$ORIGIN' -Xlinker "--package-metadata=$M_JSON" || fatal "cannot link the crasher"
 
 build_id() { readelf -n "$1" | sed -n 's/^ *Build ID: //p' | head -n 1; }
@@ -476,7 +476,7 @@ if [ -z "$NO_LIBDW" ]; then
         cp out stack-root.json
         jcheck "bug-unwinder-ignores-root: the root's copy names crash_here" stack-root.json 'frames()[0] == "crash_here"'
         cp "sroot$T/bin/crasher" crasher.keep
-        gcc -g -O0 -pthread $LD -o "sroot$T/bin/crasher" "$SRCDIR/tests/core/crasher.c" src/sum.c -Lbin -lalpha -lbeta -lplain -lfar -lstraddle \
+        gcc -g -O0 -pthread $LD -o "sroot$T/bin/crasher" "$SRCDIR/tests/read/core/crasher.c" src/sum.c -Lbin -lalpha -lbeta -lplain -lfar -lstraddle \
                 -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 -Wl,-rpath,'$ORIGIN' || fatal "cannot rebuild the crasher"
         [ "$(build_id "sroot$T/bin/crasher")" != "$ID_M" ] || fatal "the rebuilt crasher has the same build-id"
         run core --json --root sroot "$SEGV_CORE"

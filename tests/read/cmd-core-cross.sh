@@ -4,14 +4,14 @@
 #    i686-linux-gnu-gcc, run natively): ELF32, 124-byte NT_PRPSINFO.
 #  - s390x (ELF64, big-endian), s390 31-bit (ELF32, big-endian, the compat
 #    layout with 16-bit ids) and aarch64 (ELF64, little-endian): qemu-user
-#    cores lack NT_FILE, so tests/core/mkcore assembles a kernel-shaped
+#    cores lack NT_FILE, so tests/read/core/mkcore assembles a kernel-shaped
 #    core around the first pages of real cross-built programs and libraries
 #    and of the cross toolchain's own libc.
 . "$SRCDIR/tests/lib.sh"
 
 require cc readelf python3
 export T
-cc -O1 -Wall -o mkcore "$SRCDIR/tests/core/mkcore.c" "$SRCDIR/tests/core/corebuild.c" || fatal "cannot build mkcore"
+cc -O1 -Wall -o mkcore "$SRCDIR/tests/read/core/mkcore.c" "$SRCDIR/tests/read/core/corebuild.c" || fatal "cannot build mkcore"
 
 build_id() { readelf -n "$1" | sed -n 's/^ *Build ID: //p' | head -n 1; }
 # jcheck NAME FILE EXPR: EXPR (Python) holds for the JSON in FILE; d is the
@@ -190,17 +190,17 @@ export XP_JSON XL_JSON CLASS=64 ORDER=little ARCH=aarch64 XUID=70001 XGID=70002
 BASE_EXE=aaaad0000000 BASE_LIB=ffff80000000 BASE_LIBC=ffff90000000
 cross aarch64 aarch64-linux-gnu-gcc "" "-64 -le -m 183 --prpsinfo 136 --prstatus 392" /usr/aarch64-linux-gnu/lib/libc.so.6
 
-# The process-note offsets pkgnote uses (tests/core/layouts.h, which
+# The process-note offsets pkgnote uses (tests/read/core/layouts.h, which
 # test-core checks the reader against) are the kernel structs' real
 # layouts: each row compiles only when the port's own compiler agrees.
-rows=$(sed -n 's/^ *LAYOUT(\([0-9]*\), .*/\1/p' "$SRCDIR/tests/core/layouts.h")
+rows=$(sed -n 's/^ *LAYOUT(\([0-9]*\), .*/\1/p' "$SRCDIR/tests/read/core/layouts.h")
 [ -n "$rows" ] || fail "layouts.h lists ports" "no LAYOUT rows"
 for i in $rows; do
-        cc=$(sed -n "s/^ *LAYOUT($i, \"\([^\"]*\)\".*/\1/p" "$SRCDIR/tests/core/layouts.h")
-        what=$(sed -n "s/^ *LAYOUT($i, \"[^\"]*\", \([0-9]*\), \([0-9]*\),.*/machine \1, ELFCLASS\2/p" "$SRCDIR/tests/core/layouts.h")
+        cc=$(sed -n "s/^ *LAYOUT($i, \"\([^\"]*\)\".*/\1/p" "$SRCDIR/tests/read/core/layouts.h")
+        what=$(sed -n "s/^ *LAYOUT($i, \"[^\"]*\", \([0-9]*\), \([0-9]*\),.*/machine \1, ELFCLASS\2/p" "$SRCDIR/tests/read/core/layouts.h")
         if ! command -v "${cc%% *}" > /dev/null; then
                 missing "process-note layout of $what matches the compiler ($cc)" "${cc%% *}"
-        elif $cc -DROW="$i" -fsyntax-only "$SRCDIR/tests/core/layouts.c" 2> lerr; then
+        elif $cc -DROW="$i" -fsyntax-only "$SRCDIR/tests/read/core/layouts.c" 2> lerr; then
                 pass "process-note layout of $what matches the compiler ($cc)"
         else
                 fail "process-note layout of $what matches the compiler ($cc)" "$(grep error lerr | head -n 3)"
@@ -218,11 +218,11 @@ fi
 # The largest core the limits allow, built to be the costliest:
 # PKGNOTE_MAX_PHDRS - 1 PT_LOADs and PKGNOTE_MAX_MAPPINGS mappings of one
 # file, no page dumped, so the file's header page is looked for in every
-# one of its mappings (tests/core/hostile-core.c).  Looked up by binary
+# one of its mappings (tests/read/core/hostile-core.c).  Looked up by binary
 # search it takes about a second; walking every load for every mapping
 # took about half an hour.  The timeout only guards against a hang: the
 # time is not what is checked.
-cc -O1 -Wall -I"$SRCDIR/include" -o hostile-core "$SRCDIR/tests/core/hostile-core.c" || fatal "cannot build hostile-core"
+cc -O1 -Wall -I"$SRCDIR/include" -o hostile-core "$SRCDIR/tests/read/core/hostile-core.c" || fatal "cannot build hostile-core"
 ./hostile-core hostile.core || fatal "hostile-core failed"
 timeout 60 "$PKGNOTE" core --json --no-stack --no-disk hostile.core > out 2> err
 STATUS=$?

@@ -2,7 +2,7 @@
 # pkgnote against elfutils' own tools on elfutils' own test files: cores of
 # old kernels (no NT_FILE), i386 and ppc processes, a ppc64 PIE, and a
 # separate debug file made by an old strip.  The files come from Debian's
-# elfutils source package (tests/elfutils-corpus.sh downloads it once into
+# elfutils source package (tests/read/elfutils-corpus.sh downloads it once into
 # the build directory); each check compares pkgnote with eu-stack,
 # eu-unstrip or (eu-)readelf run on the same file, not with frames or
 # modules written down here.
@@ -15,7 +15,7 @@ CORES_MODULES="testcore-rtlib testcore-rtlib-ppc testfile66.core testfile69.core
 FILES="$CORES_STACK backtrace.i386.exec backtrace.i386.fp.exec testfile66.core testfile69.core testfile70.core testfile15.debug"
 CORPUS=${PKGNOTE_ELFUTILS_CORPUS:-${BUILDDIR:-$T}/elfutils-corpus}
 # shellcheck disable=SC2086 # a list of names
-if ! sh "$SRCDIR/tests/elfutils-corpus.sh" "$CORPUS" $FILES 2> fetch.err; then
+if ! sh "$SRCDIR/tests/read/elfutils-corpus.sh" "$CORPUS" $FILES 2> fetch.err; then
         if [ "${PKGNOTE_STRICT:-0}" = 1 ]; then
                 echo "not ok - elfutils' test files could not be fetched: $(tr '\n' ' ' < fetch.err)"
                 exit 1
