@@ -5,7 +5,7 @@
  * objects, else the package database of the root the process runs in;
  * the processes as the things that use them.  The scan's SBOMs
  * (lib/10-write-sbom-scan.c) describe files at rest; here the subjects are
- * processes, whose packages come from cores (lib/core-*.c), so the
+ * processes, whose packages come from cores (lib/08-core*.c), so the
  * collection is its own and copies what it keeps: the cores may be freed
  * as soon as they are added, which keeps the memory of a walk over every
  * process bounded by the packages, not the processes' maps.  Each
