@@ -18,9 +18,12 @@
  *     fail, and of nothing older: when a function that can fail returns,
  *     the message is "" after a success and after a failure (a negative
  *     errno) a one-line reason for that failure, at least the function's
- *     name and the errno's text.  It changes only when such a call
+ *     name and the errno's text.  A success clears it only when it
  *     returns, so the message itself may be handed to a call as an
- *     argument.  Functions that cannot fail leave it as it was:
+ *     argument (copy it first where that call may fail: a failure writes
+ *     its own).  Functions that cannot fail leave it as it was (but the
+ *     accessors that read on first use, pkgnote_object_note() and
+ *     pkgnote_object_shdr(), leave a reason when that reading fails):
  *     *_free, names of constants, accessors returning pointers, sizes and
  *     counts, and those returning int documented with no negative errno
  *     (flags, kinds, and counts of what a view has already checked, as
@@ -66,7 +69,8 @@
  *     header may pass a larger struct as long as the fields this library
  *     does not know are zero (-EINVAL otherwise); a struct the library
  *     fills gets the fields its size covers.  -EINVAL when size is below
- *     sizeof(size_t), except for option structs, where size 0 means the
+ *     the end of the struct's fields of 1.0 (only whole fields are ever
+ *     read or written), except for option structs, where size 0 means the
  *     fields of 1.0.  In an array of such structs (pkgnote_note_spec[],
  *     pkgnote_json_member[], pkgnote_stamp_result[]) the first element's
  *     size is the stride of all; an array the library hands out in a
@@ -901,6 +905,7 @@ typedef struct pkgnote_stamp_result {
         int pe_image;           /* a PE/COFF image: the note is its .pkgnote section; an
                                  * Authenticode signature dropped sets signature_removed */
 } pkgnote_stamp_result;
+#define PKGNOTE_STAMP_RESULT_INIT {.size = sizeof(pkgnote_stamp_result)}
 
 /* Stamps SIZE bytes at DATA with the package note for JSON (one JSON
  * object without control characters; ignored with PKGNOTE_STAMP_REMOVE)
@@ -1141,7 +1146,9 @@ PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_object *e, const pkgnote_os_r
 
 /* --- Reports as JSON (see the conventions) --- */
 
-/* A lint finding in the file PATH ("pkgnote lint --json"): path,
+/* A lint finding in the file PATH ("pkgnote lint --json"), F as the
+ * callback of pkgnote_lint() received it (the struct may grow: a caller
+ * does not build one itself): path,
  * severity, check (its id), message, offset (a number, or null for
  * PKGNOTE_LINT_NO_OFFSET). */
 PKGNOTE_PUBLIC int pkgnote_lint_finding_to_json(const pkgnote_lint_finding *f, const char *path, char **ret);
@@ -1226,6 +1233,7 @@ typedef struct pkgnote_process_info {
                                   * pid is the process's (NT_PRPSINFO), which differs when
                                   * another thread than the main one crashed */
 } pkgnote_process_info;
+#define PKGNOTE_PROCESS_INFO_INIT {.size = sizeof(pkgnote_process_info)}
 
 /* Where a module's metadata came from. */
 enum {
@@ -1621,6 +1629,7 @@ typedef struct pkgnote_crash_options {
         const char *const *journal_files; /* NULL-terminated journal files (--file), instead of the above */
         int64_t since, until;             /* crashes in [since, until], seconds since the epoch; 0: unbounded */
 } pkgnote_crash_options;
+#define PKGNOTE_CRASH_OPTIONS_INIT {.size = sizeof(pkgnote_crash_options)}
 /* Lists the crashes of the stores O names (NULL: defaults), oldest first.
  * A store named in O->stores or by its directory must exist (else
  * -ENOENT); of every store, those the machine lacks hold no crash.  An
@@ -1779,6 +1788,7 @@ typedef struct pkgnote_db_package {
         const char *binary_name;    /* the binary package's name */
         const char *binary_version; /* dpkg's Version:, rpm's [EPOCH:]VERSION-RELEASE */
 } pkgnote_db_package;
+#define PKGNOTE_DB_PACKAGE_INIT {.size = sizeof(pkgnote_db_package)}
 /* Fills the fields of *RET that its size covers with package I: 1, 0
  * past the last one, -EINVAL when RET->size is below sizeof(size_t). */
 PKGNOTE_PUBLIC int pkgnote_pkgdb_package(const pkgnote_pkgdb *db, size_t i, pkgnote_db_package *ret);
@@ -1944,6 +1954,7 @@ typedef struct pkgnote_scan_stats {
         uint64_t packages;      /* distinct package notes */
         uint64_t pe_images;     /* the objects that are PE images */
 } pkgnote_scan_stats;
+#define PKGNOTE_SCAN_STATS_INIT {.size = sizeof(pkgnote_scan_stats)}
 
 /* Fills the fields of *RET its size covers: 0, or -EINVAL when RET->size
  * is below sizeof(size_t). */

@@ -27,10 +27,9 @@
 
 int pn_dir_open(struct pn_dir *it, int dfd, const char *name, unsigned flags, size_t max) {
         *it = (struct pn_dir){.flags = flags, .max = max};
-        /* A descriptor of the listing's own: a duplicate shares DFD's
-         * offset, which is why the listing starts over explicitly. */
-        int fd = name ? openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
-                      : fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+        /* A descriptor of the listing's own, with an offset of its own
+         * (a duplicate of DFD would share DFD's and move it). */
+        int fd = openat(dfd, name ? name : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
         it->d = fdopendir(fd);
@@ -40,8 +39,6 @@ int pn_dir_open(struct pn_dir *it, int dfd, const char *name, unsigned flags, si
                 errno = -r;
                 return r;
         }
-        if (!name)
-                rewinddir(it->d);
         return 0;
 }
 
@@ -134,5 +131,6 @@ int pn_dir_names(int dfd, char ***ret, size_t *n) {
         if (*n)
                 qsort(v, *n, sizeof *v, cmp_name);
         *ret = v;
-        return r == -ENOMEM ? r : 0;
+        /* A read that failed midway is said, with what was read before it. */
+        return r < 0 ? r : 0;
 }

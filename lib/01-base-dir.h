@@ -53,5 +53,5 @@ int pn_dir_open_sub(int dfd, const char *name, const struct stat *seen, struct s
 
 /* The names of the directory DFD (but "." and ".."), sorted by strcmp(),
  * into *RET (each and the array malloc()ed) and *N: 0, or a negative
- * errno; on -ENOMEM, what was read so far. */
+ * errno; on a failure, what was read before it (to be freed). */
 int pn_dir_names(int dfd, char ***ret, size_t *n);

@@ -8,15 +8,15 @@
 
 #include "01-base.h"
 
-int pn_options_read(void *out, size_t out_size, const void *in, size_t v0_size, const char *what) {
+int pn_options_read(void *out, size_t out_size, const void *in, size_t min, const char *what) {
         memset(out, 0, out_size);
         if (in) {
                 size_t size;
                 memcpy(&size, in, sizeof size);
                 if (size == 0)
-                        size = v0_size; /* callers that leave it zero know version 0's fields */
-                if (size < sizeof size)
-                        return pn_error(-EINVAL, "%s options: size %zu is too small", what, size);
+                        size = min; /* callers that leave it zero know the fields of 1.0 */
+                if (size < min)
+                        return pn_error(-EINVAL, "%s options: size %zu is too small (set it to sizeof the struct)", what, size);
                 /* A newer caller's fields this library lacks must be unset:
                  * an option that cannot be honoured is an error, not ignored. */
                 const unsigned char *b = in;
@@ -29,19 +29,19 @@ int pn_options_read(void *out, size_t out_size, const void *in, size_t v0_size, 
         return 0;
 }
 
-int pn_result_size(const void *dst, size_t full, size_t *ret, const char *what) {
+int pn_result_size(const void *dst, size_t full, size_t min, size_t *ret, const char *what) {
         size_t size;
         memcpy(&size, dst, sizeof size);
-        /* Too small to hold even its size: a caller that did not set it. */
-        if (size < sizeof size)
+        /* Smaller than 1.0's: a caller that did not set it. */
+        if (size < min)
                 return pn_error(-EINVAL, "%s: size %zu is too small (set it to sizeof the struct)", what, size);
         *ret = size < full ? size : full;
         return 0;
 }
 
-int pn_result_copy(void *dst, const void *src, size_t full, const char *what) {
+int pn_result_copy(void *dst, const void *src, size_t full, size_t min, const char *what) {
         size_t n = 0;
-        int r = pn_result_size(dst, full, &n, what);
+        int r = pn_result_size(dst, full, min, &n, what);
         if (r < 0)
                 return r;
         /* An older caller's struct ends earlier: nothing past its end is
@@ -62,21 +62,21 @@ static int struct_read(void *out, size_t out_size, const unsigned char *in, size
         return 0;
 }
 
-int pn_struct_read(void *out, size_t out_size, const void *in, const char *what) {
+int pn_struct_read(void *out, size_t out_size, const void *in, size_t min, const char *what) {
         size_t size;
         memcpy(&size, in, sizeof size);
-        if (size < sizeof size)
+        if (size < min)
                 return pn_error(-EINVAL, "%s: size %zu is too small (set it to sizeof the struct)", what, size);
         return struct_read(out, out_size, in, size, what);
 }
 
-int pn_array_read(void **ret, size_t elem, const void *in, size_t n, const char *what) {
+int pn_array_read(void **ret, size_t elem, const void *in, size_t n, size_t min, const char *what) {
         *ret = NULL;
         if (!in || n == 0)
                 return 0;
         size_t stride;
         memcpy(&stride, in, sizeof stride);
-        if (stride < sizeof stride)
+        if (stride < min)
                 return pn_error(-EINVAL, "%s: size %zu is too small (set it to sizeof the struct)", what, stride);
         if (n > SIZE_MAX / stride || n > SIZE_MAX / elem)
                 return pn_error(-EINVAL, "%s: %zu elements are too many", what, n);

@@ -112,33 +112,54 @@ void pn_text_add(struct pn_text *t, const char *fmt, ...) __attribute__((format(
 int pn_text_finish(struct pn_text *t, char **ret);
 
 /* Copies the caller's options IN (NULL: all defaults) into OUT, whose
- * struct starts with its size_t size: a size of 0 means V0_SIZE, the
- * struct of version 0; bytes beyond OUT_SIZE must be zero.  -EINVAL
- * otherwise, naming WHAT. */
-int pn_options_read(void *out, size_t out_size, const void *in, size_t v0_size, const char *what);
+ * struct starts with its size_t size: a size of 0 means MIN, the end of
+ * the 1.0 fields (PN_SIZE_1_0()); a size below it, or bytes beyond
+ * OUT_SIZE that are not zero, give -EINVAL naming WHAT. */
+int pn_options_read(void *out, size_t out_size, const void *in, size_t min, const char *what);
 /* How many bytes of the caller's result struct DST (starting with its
  * size_t size, set by the caller) the library may write, for a struct of
  * FULL bytes here: the smaller of the two sizes, in *RET.  -EINVAL,
- * naming WHAT, when DST's size cannot even hold the size field. */
-int pn_result_size(const void *dst, size_t full, size_t *ret, const char *what);
+ * naming WHAT, when DST's size is below MIN, the end of its 1.0 fields
+ * (so that only whole fields are ever written). */
+int pn_result_size(const void *dst, size_t full, size_t min, size_t *ret, const char *what);
 /* Copies the result SRC (FULL bytes, starting with its size) into DST
  * within DST's size, leaving DST's size field as it is. */
-int pn_result_copy(void *dst, const void *src, size_t full, const char *what);
-/* A caller's struct passed in (not options: its size must be set), read
- * as pn_options_read() reads options: bytes beyond OUT_SIZE must be zero. */
-int pn_struct_read(void *out, size_t out_size, const void *in, const char *what);
+int pn_result_copy(void *dst, const void *src, size_t full, size_t min, const char *what);
+/* A caller's struct passed in (not options: its size must be set, at
+ * least MIN), read as pn_options_read() reads options: bytes beyond
+ * OUT_SIZE must be zero. */
+int pn_struct_read(void *out, size_t out_size, const void *in, size_t min, const char *what);
 /* A caller's array of N structs passed in, whose first element's size is
- * the stride of all, copied into *RET (malloc()ed, N elements of ELEM
- * bytes, each read as pn_struct_read() reads one; NULL for none). */
-int pn_array_read(void **ret, size_t elem, const void *in, size_t n, const char *what);
+ * the stride of all (at least MIN), copied into *RET (malloc()ed, N
+ * elements of ELEM bytes, each read as pn_struct_read() reads one; NULL
+ * for none). */
+int pn_array_read(void **ret, size_t elem, const void *in, size_t n, size_t min, const char *what);
 /* The view's program headers, section headers (read on first use) and
  * notes as arrays, for the library's own use (the public accessors give
  * one element at a time): the count, or a negative errno. */
 int pn_object_phdrs(pkgnote_object *e, const pkgnote_phdr **ret);
 int pn_object_shdrs(pkgnote_object *e, const pkgnote_shdr **ret);
 int pn_object_notes(pkgnote_object *e, const pkgnote_note **ret);
-/* Version 0 of the option structs: every field up to the last one it had. */
-#define PN_OPTIONS_V0(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
+/* The end of each growable struct's 1.0 fields: the smallest size a
+ * caller may give (whole fields only: a pointer is never half copied),
+ * and what an option struct's size 0 stands for.  When a struct grows in
+ * 1.N, its row keeps naming its last field of 1.0. */
+#define PN_END(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+#define PN_SIZE_1_0(type) PN_SIZE_1_0_##type
+#define PN_SIZE_1_0_pkgnote_nevra PN_END(pkgnote_nevra, buffer_)
+#define PN_SIZE_1_0_pkgnote_target PN_END(pkgnote_target, flags)
+#define PN_SIZE_1_0_pkgnote_note_spec PN_END(pkgnote_note_spec, json)
+#define PN_SIZE_1_0_pkgnote_linker PN_END(pkgnote_linker, minor)
+#define PN_SIZE_1_0_pkgnote_stamp_result PN_END(pkgnote_stamp_result, pe_image)
+#define PN_SIZE_1_0_pkgnote_core_options PN_END(pkgnote_core_options, flags)
+#define PN_SIZE_1_0_pkgnote_process_info PN_END(pkgnote_process_info, tid)
+#define PN_SIZE_1_0_pkgnote_stack_options PN_END(pkgnote_stack_options, userdata)
+#define PN_SIZE_1_0_pkgnote_json_member PN_END(pkgnote_json_member, number)
+#define PN_SIZE_1_0_pkgnote_crash_options PN_END(pkgnote_crash_options, until)
+#define PN_SIZE_1_0_pkgnote_db_package PN_END(pkgnote_db_package, binary_version)
+#define PN_SIZE_1_0_pkgnote_scan_options PN_END(pkgnote_scan_options, max_bytes)
+#define PN_SIZE_1_0_pkgnote_scan_stats PN_END(pkgnote_scan_stats, pe_images)
+#define PN_SIZE_1_0_pkgnote_sbom_options PN_END(pkgnote_sbom_options, tool_version)
 
 /* Untrusted paths (lib/01-base-root.c). */
 #include "01-base-root.h"

@@ -413,7 +413,7 @@ static bool all_digits(const char *s, size_t n) {
 
 PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *s, pkgnote_nevra *ret) {
         /* buffer_ must be covered: what is not written cannot be freed. */
-        if (!ret || ret->size < sizeof(pkgnote_nevra))
+        if (!ret || ret->size < PN_SIZE_1_0(pkgnote_nevra))
                 return pn_error(-EINVAL, "pkgnote_nevra: size %zu is too small (set it to sizeof the struct)",
                                 ret ? ret->size : 0);
         int r = pn_check_string(s, "NEVRA");
@@ -422,7 +422,7 @@ PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *s, pkgnote_nevra *ret) {
         char *buf = strdup(s);
         if (!buf)
                 return pn_oom();
-        pkgnote_nevra n = {.size = ret->size};
+        pkgnote_nevra n = {.size = sizeof n};
         n.buffer_ = buf;
         char *p = buf;
 
@@ -479,15 +479,17 @@ PKGNOTE_PUBLIC int pkgnote_nevra_parse(const char *s, pkgnote_nevra *ret) {
                 free(buf);
                 return pn_error(-EINVAL, "'%s' is not NAME-[EPOCH:]VERSION-RELEASE.ARCH: stray ':'", s);
         }
-        *ret = n;
-        return 0;
+        /* Within the caller's size: a struct of an older header ends
+         * earlier; its size stays, so that it can be parsed into again. */
+        return pn_result_copy(ret, &n, sizeof n, PN_SIZE_1_0(pkgnote_nevra), "pkgnote_nevra");
 }
 
 PKGNOTE_PUBLIC void pkgnote_nevra_clear(pkgnote_nevra *n) {
-        if (!n)
+        if (!n || n->size < PN_SIZE_1_0(pkgnote_nevra))
                 return;
         free(n->buffer_);
-        *n = (pkgnote_nevra){0};
+        pkgnote_nevra z = {.size = sizeof z};
+        (void)pn_result_copy(n, &z, sizeof z, PN_SIZE_1_0(pkgnote_nevra), "pkgnote_nevra");
 }
 
 /* A unified kernel image's .osrel section (UAPI.5), read through the

@@ -65,7 +65,7 @@ PKGNOTE_PUBLIC int pkgnote_pkgdb_package(const pkgnote_pkgdb *db, size_t i, pkgn
         if (!ret)
                 return pn_error(-EINVAL, "no package struct given");
         size_t n = 0;
-        int r = pn_result_size(ret, sizeof *ret, &n, "pkgnote_db_package");
+        int r = pn_result_size(ret, sizeof *ret, PN_SIZE_1_0(pkgnote_db_package), &n, "pkgnote_db_package");
         if (r < 0)
                 return r;
         const struct pn_pkg *p = db ? pn_pkgdb_pkg(in(db), i) : NULL;
@@ -80,7 +80,7 @@ PKGNOTE_PUBLIC int pkgnote_pkgdb_package(const pkgnote_pkgdb *db, size_t i, pkgn
                 .binary_name = p->bin_name,
                 .binary_version = p->bin_version,
         };
-        (void)pn_result_copy(ret, &full, sizeof full, "pkgnote_db_package");
+        (void)pn_result_copy(ret, &full, sizeof full, PN_SIZE_1_0(pkgnote_db_package), "pkgnote_db_package");
         return 1;
 }
 

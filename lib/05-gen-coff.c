@@ -34,7 +34,7 @@ PKGNOTE_PUBLIC int pkgnote_emit_coff_object(const char *json, const pkgnote_targ
         pkgnote_target copy;
         if (!target)
                 return pn_error(-EINVAL, "no target given");
-        int r0 = pn_struct_read(&copy, sizeof copy, target, "pkgnote_target");
+        int r0 = pn_struct_read(&copy, sizeof copy, target, PN_SIZE_1_0(pkgnote_target), "pkgnote_target");
         if (r0 < 0)
                 return r0;
         const pkgnote_target *t = &copy;

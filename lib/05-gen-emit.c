@@ -79,7 +79,7 @@ static int fill_target(const struct target_entry *e, pkgnote_target *ret) {
                 .machine = e->machine,
                 .flags = e->flags,
         };
-        return pn_result_copy(ret, &t, sizeof t, "pkgnote_target");
+        return pn_result_copy(ret, &t, sizeof t, PN_SIZE_1_0(pkgnote_target), "pkgnote_target");
 }
 
 PKGNOTE_PUBLIC int pkgnote_target_parse(const char *spec, pkgnote_target *ret) {
@@ -139,7 +139,7 @@ PKGNOTE_PUBLIC void pkgnote_target_host(pkgnote_target *ret) {
 #endif
         pkgnote_target t = PKGNOTE_TARGET_INIT;
         (void)pkgnote_target_parse(name, &t);
-        (void)pn_result_copy(ret, &t, sizeof t, "pkgnote_target");
+        (void)pn_result_copy(ret, &t, sizeof t, PN_SIZE_1_0(pkgnote_target), "pkgnote_target");
 }
 
 /* Validates the JSON every generator receives and encodes its note. */
@@ -719,13 +719,13 @@ PKGNOTE_PUBLIC int pkgnote_emit(int form, const pkgnote_note_spec *notes, size_t
         pkgnote_target host = PKGNOTE_TARGET_INIT;
         if (!t)
                 pkgnote_target_host(&host);
-        else if (pn_struct_read(&host, sizeof host, t, "pkgnote_target") < 0)
+        else if (pn_struct_read(&host, sizeof host, t, PN_SIZE_1_0(pkgnote_target), "pkgnote_target") < 0)
                 return -EINVAL;
         t = &host;
         if (form < PKGNOTE_EMIT_NOTES || form > PKGNOTE_EMIT_C_HEADER)
                 return pn_error(-EINVAL, "unknown output form %d", form);
         pkgnote_note_spec *specs;
-        int r = pn_array_read((void **)&specs, sizeof *specs, notes, n, "pkgnote_note_spec");
+        int r = pn_array_read((void **)&specs, sizeof *specs, notes, n, PN_SIZE_1_0(pkgnote_note_spec), "pkgnote_note_spec");
         if (r < 0)
                 return r;
         struct gen g;

@@ -107,14 +107,14 @@ PKGNOTE_PUBLIC int pkgnote_linker_identify(const char *out, size_t len, pkgnote_
                                 (int)(end - out > 80 ? 80 : end - out), out);
         if (v)
                 read_version(v, end, &l.major, &l.minor);
-        return pn_result_copy(ret, &l, sizeof l, "pkgnote_linker");
+        return pn_result_copy(ret, &l, sizeof l, PN_SIZE_1_0(pkgnote_linker), "pkgnote_linker");
 }
 
 /* The caller's linker L, read by the rule for structs that grow. */
 static int linker_read(const pkgnote_linker *l, pkgnote_linker *ret) {
         if (!l)
                 return pn_error(-EINVAL, "no linker given");
-        return pn_struct_read(ret, sizeof *ret, l, "pkgnote_linker");
+        return pn_struct_read(ret, sizeof *ret, l, PN_SIZE_1_0(pkgnote_linker), "pkgnote_linker");
 }
 
 static bool at_least(const pkgnote_linker *l, unsigned major, unsigned minor) {

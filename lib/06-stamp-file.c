@@ -284,7 +284,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_file(const char *path, const char *output
         if (r < 0)
                 return r;
         pkgnote_note_spec *notes;
-        r = pn_array_read((void **)&notes, sizeof *notes, specs, n, "pkgnote_note_spec");
+        r = pn_array_read((void **)&notes, sizeof *notes, specs, n, PN_SIZE_1_0(pkgnote_note_spec), "pkgnote_note_spec");
         if (r < 0)
                 return r;
         pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX] = {{0}};

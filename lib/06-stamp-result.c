@@ -20,7 +20,7 @@ int pn_stamp_results_ok(const pkgnote_stamp_result *results, size_t n) {
         if (n > PN_STAMP_RESULTS_MAX)
                 return pn_error(-EINVAL, "too many notes");
         size_t k;
-        return n ? pn_result_size(results, sizeof *results, &k, "pkgnote_stamp_result") : 0;
+        return n ? pn_result_size(results, sizeof *results, PN_SIZE_1_0(pkgnote_stamp_result), &k, "pkgnote_stamp_result") : 0;
 }
 
 void pn_stamp_results_out(pkgnote_stamp_result *results, const pkgnote_stamp_result *full, size_t n) {
@@ -33,7 +33,7 @@ void pn_stamp_results_out(pkgnote_stamp_result *results, const pkgnote_stamp_res
                 f.size = sizeof f;
                 /* Each element says its size, as the first one does. */
                 memcpy(dst, &stride, sizeof stride);
-                (void)pn_result_copy(dst, &f, sizeof f, "pkgnote_stamp_result");
+                (void)pn_result_copy(dst, &f, sizeof f, PN_SIZE_1_0(pkgnote_stamp_result), "pkgnote_stamp_result");
         }
 }
 

@@ -52,7 +52,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_tree(const char *dir, const pkgnote_note_spec *
         if (flags >> 16)
                 return pn_error(-EINVAL, "unknown stamp flags 0x%x", flags);
         pkgnote_note_spec *specs;
-        int r = pn_array_read((void **)&specs, sizeof *specs, notes, n, "pkgnote_note_spec");
+        int r = pn_array_read((void **)&specs, sizeof *specs, notes, n, PN_SIZE_1_0(pkgnote_note_spec), "pkgnote_note_spec");
         if (r < 0)
                 return r;
         struct tree_call c = {n, json_fn, json_userdata, fn, userdata};
@@ -105,7 +105,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_root_file(const pkgnote_root_file *f, const cha
         if (r < 0)
                 return r;
         pkgnote_note_spec *specs;
-        r = pn_array_read((void **)&specs, sizeof *specs, notes, n, "pkgnote_note_spec");
+        r = pn_array_read((void **)&specs, sizeof *specs, notes, n, PN_SIZE_1_0(pkgnote_note_spec), "pkgnote_note_spec");
         if (r < 0)
                 return r;
         pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX] = {{0}};

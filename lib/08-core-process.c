@@ -536,7 +536,7 @@ static void ask_database(pkgnote_core *c, const pkgnote_core_options *o, int roo
 
 static int open_process(int pid, const pkgnote_core_options *options, pkgnote_dbcache *cache, pkgnote_core **ret) {
         pkgnote_core_options opts;
-        int r = pn_options_read(&opts, sizeof opts, options, PN_OPTIONS_V0(pkgnote_core_options, no_disk), "process");
+        int r = pn_options_read(&opts, sizeof opts, options, PN_SIZE_1_0(pkgnote_core_options), "process");
         if (r < 0)
                 return r;
         if (pid <= 0)

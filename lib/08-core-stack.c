@@ -1059,7 +1059,7 @@ PKGNOTE_PUBLIC int pkgnote_core_stack(const pkgnote_core *c, unsigned flags, pkg
 PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_stack_options *opts,
                                            pkgnote_stack **ret) {
         pkgnote_stack_options o;
-        int r = pn_options_read(&o, sizeof o, opts, PN_OPTIONS_V0(pkgnote_stack_options, total_timeout_ms), "stack");
+        int r = pn_options_read(&o, sizeof o, opts, PN_SIZE_1_0(pkgnote_stack_options), "stack");
         if (r < 0)
                 return r;
         if (o.flags & ~(PKGNOTE_STACK_ALL_THREADS | PKGNOTE_STACK_DEBUGINFOD | PKGNOTE_STACK_DEBUGINFOD_DRY_RUN |

@@ -588,11 +588,10 @@ PKGNOTE_PUBLIC int pkgnote_core_open(const char *path, const pkgnote_core_option
         return r;
 }
 
-#define CORE_OPTIONS_V0 PN_OPTIONS_V0(pkgnote_core_options, no_disk)
 
 PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *options, pkgnote_core **ret) {
         pkgnote_core_options opts, *o = &opts;
-        int r = pn_options_read(&opts, sizeof opts, options, CORE_OPTIONS_V0, "core");
+        int r = pn_options_read(&opts, sizeof opts, options, PN_SIZE_1_0(pkgnote_core_options), "core");
         if (r < 0)
                 return r;
         pkgnote_core *c = calloc(1, sizeof *c);
@@ -641,7 +640,7 @@ PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *opti
 PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const pkgnote_core_options *options,
                                             pkgnote_core **ret) {
         pkgnote_core_options opts, *o = &opts;
-        int r = pn_options_read(&opts, sizeof opts, options, CORE_OPTIONS_V0, "core");
+        int r = pn_options_read(&opts, sizeof opts, options, PN_SIZE_1_0(pkgnote_core_options), "core");
         if (r < 0)
                 return r;
         pkgnote_core *c = calloc(1, sizeof *c);
@@ -711,7 +710,7 @@ PKGNOTE_PUBLIC int pkgnote_core_process(const pkgnote_core *c, pkgnote_process_i
                 .big_endian = c->be,
                 .machine = c->machine,
         };
-        return pn_result_copy(ret, &full, sizeof full, "pkgnote_process_info");
+        return pn_result_copy(ret, &full, sizeof full, PN_SIZE_1_0(pkgnote_process_info), "pkgnote_process_info");
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_core_thread_count(const pkgnote_core *c) {

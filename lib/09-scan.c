@@ -26,7 +26,7 @@
 
 PKGNOTE_PUBLIC int pkgnote_scan_new(const pkgnote_scan_options *options, pkgnote_scan **ret) {
         pkgnote_scan_options opts;
-        int r = pn_options_read(&opts, sizeof opts, options, PN_OPTIONS_V0(pkgnote_scan_options, userdata), "scan");
+        int r = pn_options_read(&opts, sizeof opts, options, PN_SIZE_1_0(pkgnote_scan_options), "scan");
         if (r < 0)
                 return r;
         pkgnote_scan *s = calloc(1, sizeof *s);
@@ -300,7 +300,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_get_stats(const pkgnote_scan *s, pkgnote_scan_st
                         st.pe_images++;
         }
         st.packages = pkgnote_scan_package_count(s);
-        return pn_result_copy(ret, &st, sizeof st, "pkgnote_scan_stats");
+        return pn_result_copy(ret, &st, sizeof st, PN_SIZE_1_0(pkgnote_scan_stats), "pkgnote_scan_stats");
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_scan_problem_count(const pkgnote_scan *s) {

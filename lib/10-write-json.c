@@ -472,7 +472,7 @@ PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_sta
                                         const pkgnote_json_member *members, size_t n_extra, char **ret) {
         /* The caller's array, its first element's size the stride of all. */
         pkgnote_json_member *extra;
-        int rr = pn_array_read((void **)&extra, sizeof *extra, members, n_extra, "pkgnote_json_member");
+        int rr = pn_array_read((void **)&extra, sizeof *extra, members, n_extra, PN_SIZE_1_0(pkgnote_json_member), "pkgnote_json_member");
         if (rr < 0)
                 return rr;
         if (!extra)
@@ -679,7 +679,7 @@ PKGNOTE_PUBLIC int pkgnote_stamp_notes_result_to_json(const pkgnote_stamp_result
         if (!r || !notes || n == 0 || n > 2)
                 return pn_error(-EINVAL, "no stamp results, or more than two");
         pkgnote_note_spec spec0;
-        int e0 = pn_struct_read(&spec0, sizeof spec0, notes, "pkgnote_note_spec");
+        int e0 = pn_struct_read(&spec0, sizeof spec0, notes, PN_SIZE_1_0(pkgnote_note_spec), "pkgnote_note_spec");
         if (e0 < 0)
                 return e0;
         pkgnote_stamp_result full[PN_STAMP_RESULTS_MAX];

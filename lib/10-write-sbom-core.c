@@ -550,7 +550,7 @@ static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, c
 PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int format,
                                               const pkgnote_sbom_options *options, char **ret) {
         pkgnote_sbom_options o;
-        int r = pn_options_read(&o, sizeof o, options, PN_OPTIONS_V0(pkgnote_sbom_options, tool_version), "SBOM");
+        int r = pn_options_read(&o, sizeof o, options, PN_SIZE_1_0(pkgnote_sbom_options), "SBOM");
         if (r < 0)
                 return r;
         if (!options)

@@ -1133,7 +1133,7 @@ static int cyclonedx(const pkgnote_scan *s, const pkgnote_sbom_options *o, const
 PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const pkgnote_sbom_options *options,
                                       char **ret) {
         pkgnote_sbom_options o;
-        int r = pn_options_read(&o, sizeof o, options, PN_OPTIONS_V0(pkgnote_sbom_options, tool_version), "SBOM");
+        int r = pn_options_read(&o, sizeof o, options, PN_SIZE_1_0(pkgnote_sbom_options), "SBOM");
         if (r < 0)
                 return r;
         if (!options)

@@ -45,12 +45,10 @@ static int cmp_crash(const void *a, const void *b) {
 }
 
 PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret) {
-        pkgnote_crash_options opts = {0};
-        if (o) {
-                if (o->size < offsetof(pkgnote_crash_options, match) + sizeof o->match)
-                        return pn_error(-EINVAL, "pkgnote_crash_options: size %zu is too small", o->size);
-                memcpy(&opts, o, o->size < sizeof opts ? o->size : sizeof opts);
-        }
+        pkgnote_crash_options opts;
+        int r0 = pn_options_read(&opts, sizeof opts, o, PN_SIZE_1_0(pkgnote_crash_options), "crash");
+        if (r0 < 0)
+                return r0;
         unsigned known = 0;
         for (size_t i = 0; i < ELEMENTSOF(stores); i++)
                 known |= stores[i]->bit;

@@ -513,17 +513,14 @@ static void probe_stamp_json(void) {
         pkgnote_stamp_result r = {.size = sizeof r, .placement = PKGNOTE_PLACE_REMOVED, .first_page = 1,
                                   .note_size = 1ull << 40, .bytes_added = -8};
         char *j = NULL;
-        /* A result whose size the caller did not set is refused, and one
-         * of an older, shorter struct is read only within its size. */
+        /* A result whose size the caller did not set is refused, and so
+         * is one shorter than the struct of 1.0 (never half a field). */
         pkgnote_stamp_result unsized = r;
         unsized.size = 0;
         CHECK(pkgnote_stamp_result_to_json(&unsized, "f", NULL, &j) == -EINVAL && !j);
         pkgnote_stamp_result shorter = r;
         shorter.size = offsetof(pkgnote_stamp_result, note_offset);
-        json_t *sv = parse_json(pkgnote_stamp_result_to_json(&shorter, "f", NULL, &j), &j, JSON_OBJECT);
-        CHECK(json_is_true(json_object_get(sv, "firstPage")) && json_integer_value(json_object_get(sv, "noteSize")) == 0 &&
-              json_integer_value(json_object_get(sv, "bytesAdded")) == 0);
-        json_decref(sv);
+        CHECK(pkgnote_stamp_result_to_json(&shorter, "f", NULL, &j) == -EINVAL && !j);
         json_t *v = parse_json(pkgnote_stamp_result_to_json(&r, "f", NULL, &j), &j, JSON_OBJECT);
         CHECK(json_is_true(json_object_get(v, "firstPage")) && json_is_false(json_object_get(v, "relocatable")));
         CHECK(json_integer_value(json_object_get(v, "bytesAdded")) == -8);

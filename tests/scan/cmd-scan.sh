@@ -658,6 +658,11 @@ fi
 # ---- this machine's /usr against readelf -n ----
 if [ -d /usr ] && command -v readelf > /dev/null; then
         python3 "$H/usr-crosscheck.py" "$PKGNOTE" /usr > cross.txt 2>&1
+        rc=$?
+        # The script itself must run and check something: an error of its
+        # own (an import that moved) is a failure, not silence.
+        [ $rc -eq 0 ] || grep -q '^not ok - ' cross.txt || fail "/usr: the cross-check runs" "exit status $rc: $(tail -3 cross.txt | tr '\n' ' ')"
+        grep -q '^ok - ' cross.txt || fail "/usr: the cross-check checks something" "$(tail -3 cross.txt | tr '\n' ' ')"
         while IFS= read -r line; do
                 case $line in
                 "ok - "*) pass "/usr: ${line#ok - }" ;;

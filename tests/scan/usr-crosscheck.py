@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "read"))
 from crosscheck import elf_files, ordered, pe_files, readelf_notes  # noqa: E402
 
 

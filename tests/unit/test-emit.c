@@ -15,6 +15,7 @@
 #include "pkgnote.h"
 #include "01-base-root.h"
 #include "05-gen-emit.h"
+#include "01-base.h"
 
 static int failures, checks;
 
@@ -308,6 +309,36 @@ static void check_nevra(const char *s, const char *name, const char *epoch, cons
         CHECK_STR(n.arch, arch);
         pkgnote_nevra_clear(&n);
         CHECK(n.buffer_ == NULL);
+}
+
+/* Growable structs at 1.0: an option struct's size 0 stands for all the
+ * fields of 1.0; a size below 1.0's is refused (never half a field); a
+ * NEVRA keeps its size when cleared, so it can be parsed into again. */
+static void test_sizes_of_1_0(void) {
+        struct opts {
+                size_t size;
+                const char *a;
+                unsigned b;
+        } in = {.size = 0, .a = "x", .b = 7}, out;
+        CHECK_INT(pn_options_read(&out, sizeof out, &in, PN_END(struct opts, b), "test"), 0);
+        CHECK(out.a == in.a && out.b == 7 && out.size == sizeof out);
+        in.size = offsetof(struct opts, a) + 4; /* half of the pointer */
+        CHECK_INT(pn_options_read(&out, sizeof out, &in, PN_END(struct opts, b), "test"), -EINVAL);
+        in.size = sizeof in;
+        CHECK_INT(pn_struct_read(&out, sizeof out, &in, PN_END(struct opts, b), "test"), 0);
+        in.size = sizeof(size_t) + 4;
+        CHECK_INT(pn_struct_read(&out, sizeof out, &in, PN_END(struct opts, b), "test"), -EINVAL);
+        pkgnote_nevra n = PKGNOTE_NEVRA_INIT;
+        CHECK_INT(pkgnote_nevra_parse("foo-1.2-3.fc40.x86_64", &n), 0);
+        pkgnote_nevra_clear(&n);
+        CHECK_INT(n.size, sizeof n);
+        CHECK(n.name == NULL && n.buffer_ == NULL);
+        CHECK_INT(pkgnote_nevra_parse("bar-1-1.noarch", &n), 0);
+        CHECK_STR(n.name, "bar");
+        pkgnote_nevra_clear(&n);
+        pkgnote_nevra small = {.size = offsetof(pkgnote_nevra, buffer_)};
+        CHECK_INT(pkgnote_nevra_parse("bar-1-1.noarch", &small), -EINVAL);
+        CHECK(small.name == NULL);
 }
 
 static void test_nevra(void) {
@@ -1038,6 +1069,7 @@ static void test_routes(void) {
 }
 
 int main(void) {
+        test_sizes_of_1_0();
         test_os_release_quoting();
         test_os_release_root();
         /* The same where the kernel has no openat2: links resolved by
