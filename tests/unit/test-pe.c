@@ -260,11 +260,12 @@ static void test_scan_stats(void) {
         CHECK_INT(pkgnote_scan_get_stats(s, &st), 0);
         CHECK_INT((int)st.objects, 2);
         CHECK_INT((int)st.pe_images, 1);
+        /* A struct that ends before pe_images is shorter than 1.0's:
+         * refused, nothing of it written. */
         pkgnote_scan_stats old;
         const size_t old_size = offsetof(pkgnote_scan_stats, pe_images);
         test_short_struct(&old, sizeof old, old_size);
-        CHECK_INT(pkgnote_scan_get_stats(s, &old), 0);
-        CHECK_INT((int)old.objects, 2);
+        CHECK_INT(pkgnote_scan_get_stats(s, &old), -EINVAL);
         CHECK(test_short_struct_kept(&old, sizeof old, old_size));
         char *json;
         CHECK_INT(pkgnote_scan_summary_to_json(s, &json), 0);
