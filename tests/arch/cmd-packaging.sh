@@ -21,6 +21,10 @@ set -u
 : "${PKGNOTE:?PKGNOTE must name the pkgnote binary}"
 : "${SRCDIR:?SRCDIR must name the source tree}"
 export LC_ALL=C
+# The package builds make and run commands of their own, linked with the
+# library they build: the library path of the test run (meson points it
+# at this build, a sanitized one included) must not reach them.
+unset LD_LIBRARY_PATH
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/cmd-packaging.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT INT TERM
