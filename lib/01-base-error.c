@@ -15,11 +15,11 @@ PKGNOTE_PUBLIC const char *pkgnote_last_error(void) {
 }
 
 /* The public boundary (lib/01-base-api.py wraps every exported function that
- * can fail in these).  The message changes only when the call returns, so
- * the arguments may point into it: "" after a success, and after a
- * failure the call's own reason or, when it recorded none during the call
- * (GEN, pn_api_begin()'s count, unmoved), the function's name and the
- * errno's text; never an older message. */
+ * can fail in these).  A success clears the message only when the call
+ * returns, so the arguments may point into it; after a failure it is the
+ * call's own reason or, when the call recorded none (GEN, pn_api_begin()'s
+ * count, unmoved), the function's name and the errno's text; never an
+ * older message. */
 unsigned pn_api_begin(void) {
         return pn_error_generation();
 }
@@ -27,9 +27,11 @@ unsigned pn_api_begin(void) {
 int64_t pn_api_int64(int64_t r, unsigned gen, const char *function) {
         if (r >= 0)
                 pn_error_clear();
-        else if ((gen == pn_error_generation() || !pn_last_error()[0]) && r == -ENOMEM)
+        else if (gen != pn_error_generation() && pn_last_error()[0])
+                ; /* the call said why */
+        else if (r == -ENOMEM)
                 pn_oom(); /* one text for every allocation failure */
-        else if (gen == pn_error_generation() || !pn_last_error()[0])
+        else
                 pn_error((int)r, "%s: %s", function, strerror((int)-r));
         return r;
 }
@@ -45,7 +47,6 @@ void *pn_api_ptr(void *p, unsigned gen) {
                 pn_error_clear();
         return p;
 }
-
 
 char *pn_utf8_or_hex(const char *s, size_t len, size_t *ret_len) {
         size_t extra = 0;
