@@ -1575,7 +1575,9 @@ typedef struct pkgnote_json_member {
  * architecture, source, sourceVersion}, or null) and dbMismatch (only
  * when true)}), with packageFrom after package, which is the main
  * module's dbPackage when its package came from the database; then threads
- * (pkgnote_stack_to_json()) when ST is not NULL; then the N_EXTRA members
+ * (pkgnote_stack_to_json()) when ST is not NULL, and the crash's signature
+ * from it when it leaves one (pkgnote_signature_from_stack()): signature
+ * (the text), signatureHash, signatureSource (Since 1.1.); then the N_EXTRA members
  * of EXTRA (may be NULL), in their order: a crash collector's time,
  * hostname and core file, say.  C may be NULL: the report is then the
  * N_EXTRA members alone (what a crash collector knows of a core it
@@ -1624,10 +1626,12 @@ typedef struct pkgnote_signature pkgnote_signature;
  *      g_assertion_message*, g_log*, the C++ runtime's terminate and
  *      __cxa_throw/__cxa_rethrow), and start-up (_start,
  *      __libc_start_main, __libc_start_call_main, start_thread, clone,
- *      clone3, _dl_start, _dl_start_user).
+ *      clone3, _dl_start, _dl_start_user); and every frame outside main,
+ *      which is start-up whether its name is known or not.
  *   4. A function name loses what a build or a CPU changes: a compiler
  *      clone's suffix (".constprop.N", ".isra.N", ".part.N", ".cold",
- *      ".lto_priv.N", ".localalias", "@plt") and glibc's CPU variants
+ *      ".lto_priv.N", ".localalias", "@plt"), a symbol version
+ *      ("@GLIBC_2.34", "@@..."), and glibc's CPU variants
  *      ("__memmove_avx_unaligned_erms" is "memmove", "__strlen_evex"
  *      "strlen").  No source line and no address is kept.
  *   5. A frame without a function name is its module's build-id and the
@@ -1699,8 +1703,10 @@ PKGNOTE_PUBLIC int pkgnote_signature_source(const pkgnote_signature *s);
 /* "stack", "report", "message"; NULL for another value.  Since 1.1. */
 PKGNOTE_PUBLIC const char *pkgnote_signature_source_name(int source);
 /* {text, hash, package, frames (an array of strings), source
- * (pkgnote_signature_source_name())}, as the reports of pkgnote core,
- * pid and list carry it under "signature".  Since 1.1. */
+ * (pkgnote_signature_source_name())}.  The reports of a core
+ * (pkgnote_core_to_json()) and of a stored crash (pkgnote_crash_to_json())
+ * carry the text, hash and source as their members signature,
+ * signatureHash and signatureSource.  Since 1.1. */
 PKGNOTE_PUBLIC int pkgnote_signature_to_json(const pkgnote_signature *s, char **ret);
 
 /* ===================================================================
@@ -1785,8 +1791,9 @@ PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c);
 /* One line of JSON: time, pid, uid, signal, executable, package, coreFile,
  * store (pkgnote_crash_store_name()), core ("file", "journal", "gone"),
  * and where the store has them command, commandLine, signalName, hostname,
- * unit, userUnit, slice, cgroup, bootId, timestamp (malloc()ed into *RET).
- * 0 or -ENOMEM. */
+ * unit, userUnit, slice, cgroup, bootId, timestamp; and where the store
+ * recorded a stack (pkgnote_crash_signature()) signature, signatureHash
+ * and signatureSource (Since 1.1.) (malloc()ed into *RET).  0 or -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret);
 /* Opens the crash's core as pkgnote_core_open() does; -ENODATA when the
  * store no longer has it. */

@@ -99,9 +99,10 @@ static const char *const cpu_variants[] = {
 /* Rule 4 on FN into OUT (at most OUT_LEN bytes with the NUL). */
 static void normalize_name(const char *fn, char *out, size_t out_len) {
         size_t len = strlen(fn);
-        /* @plt, and compiler clones: cut at the first ".SUFFIX" known */
+        /* a symbol version (@GLIBC_2.34, @@...), @plt, and compiler
+         * clones: cut at the first ".SUFFIX" known */
         static const char *const suffixes[] = {".constprop.", ".isra.", ".part.", ".cold", ".lto_priv.",
-                                               ".localalias", ".llvm.", ".specialized.", "@plt"};
+                                               ".localalias", ".llvm.", ".specialized.", "@"};
         for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
                 const char *p = strstr(fn, suffixes[i]);
                 if (p && (size_t)(p - fn) < len)
@@ -183,6 +184,9 @@ int pn_signature_build(const struct pn_sig_frame *f, size_t n, int source, pkgno
                         if (!fault && !(fn && is_prefix_frame(name)))
                                 fault = &f[i];
                 }
+                /* rule 3: what calls main is start-up, named or not */
+                if (fn && !strcmp(name, "main"))
+                        break;
         }
         if (s->n_frames == 0) {
                 pkgnote_signature_free(s);

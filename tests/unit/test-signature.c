@@ -93,6 +93,14 @@ static void test_normalize(void) {
                       "#2  0x0000000000000000 n/a (n/a + 0x0)\n",
                       NULL),
                   "prog: abcdef0123+0x1234 | other+0x1300 | ??");
+        /* symbol versions go; nothing outside main counts, named or not */
+        CHECK_STR(sig("Stack trace of thread 1:\n"
+                      "#0  0x1 clock_nanosleep@GLIBC_2.2.5 (libc.so.6 + 0x1)\n"
+                      "#1  0x2 main (p + 0x2)\n"
+                      "#2  0x3 n/a (libc.so.6 + 0x3)\n"
+                      "#3  0x4 __libc_start_main@@GLIBC_2.34 (libc.so.6 + 0x4)\n",
+                      NULL),
+                  "libc.so.6: clock_nanosleep | main");
         /* C++ names keep their blanks and parentheses */
         CHECK_STR(sig("  Stack trace of thread 9:\n", NULL), "E61"); /* indented as coredumpctl shows it, but no frame */
         CHECK_STR(sig("Stack trace of thread 9:\n"
