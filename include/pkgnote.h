@@ -1677,12 +1677,13 @@ PKGNOTE_PUBLIC int pkgnote_signature_from_stack(const pkgnote_core *c, const pkg
 /* The signature of systemd-coredump's stack text: the LEN bytes of TEXT
  * (a MESSAGE, or coredumpctl info's), where the first "Stack trace of
  * thread N:" block is the crashing thread's, its lines "#I 0xPC FUNCTION
- * (MODULE + 0xOFFSET)" ("n/a" for no name), and lines "Module NAME ...
- * build-id HEX" give build-ids.  PACKAGES is COREDUMP_PACKAGE_JSON (the
- * package notes by module name) or NULL.  The text is refused, -EBADMSG,
+ * (MODULE + 0xOFFSET)" ("n/a" for no name) up to the first line that
+ * does not start with '#', and lines "Module NAME ... build-id=HEX" give
+ * build-ids.  PACKAGES is COREDUMP_PACKAGE_JSON (the package notes and
+ * buildId by module name) or NULL.  The text is refused, -EBADMSG,
  * when it holds a NUL, a control character other than newline and tab,
- * or bytes that are not UTF-8, or when a line of the block is not a
- * frame, or frames are not numbered from 0 one by one; -E2BIG over
+ * or bytes that are not UTF-8, or when a line of the block starting
+ * with '#' is not a frame, or frames are not numbered from 0 one by one; -E2BIG over
  * PKGNOTE_MAX_STACK_TEXT, _LINES, _LINE or PKGNOTE_STACK_MAX_FRAMES
  * frames; -ENODATA without a block or when no frame is left.  Since 1.1. */
 PKGNOTE_PUBLIC int pkgnote_signature_from_message(const char *text, size_t len, const char *packages,

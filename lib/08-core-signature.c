@@ -361,12 +361,20 @@ static int parse_hex(const char *s, size_t len, uint64_t *ret) {
         return 0;
 }
 
-/* "Module NAME ..." with "build-id HEX" or "build-id=HEX" somewhere. */
+/* "Module NAME[ from PACKAGE][, build-id=HEX]" (systemd-coredump) or
+ * "Module PATH from ..., build-id HEX" (pkgnote core); NAME ends at " from ",
+ * ", build-id", " with" or " without". */
 static int parse_module_line(struct text_parse *p, char *line) {
         char *name = line + strlen("Module ");
-        char *end = strchr(name, ' ');
-        const char *b = strstr(name, "build-id");
-        if (!end || !b)
+        char *end = NULL;
+        static const char *const ends[] = {" from ", ", build-id", " with", " without"};
+        for (size_t i = 0; i < ELEMENTSOF(ends); i++) {
+                char *e = strstr(name, ends[i]);
+                if (e && (!end || e < end))
+                        end = e;
+        }
+        const char *b = end ? strstr(end, "build-id") : NULL;
+        if (!end || end == name || !b)
                 return 0;
         b += strlen("build-id");
         if (*b != ' ' && *b != '=')
@@ -451,10 +459,16 @@ static void resolve_modules(struct text_parse *p) {
                                 f->build_id = p->mods[k].build_id;
                                 break;
                         }
+                /* systemd-coredump writes a module's build-id into the text
+                 * only when its note names no package and version; the
+                 * JSON has it always */
                 json_t *pk = p->packages ? json_object_get(p->packages, f->module) : NULL;
                 const char *name = json_string_value(json_object_get(pk, "name"));
+                const char *bid = json_string_value(json_object_get(pk, "buildId"));
                 if (name)
                         f->package = name;
+                if (!f->build_id && bid && strlen(bid) <= 128 && strspn(bid, "0123456789abcdef") == strlen(bid))
+                        f->build_id = bid;
         }
 }
 
@@ -511,13 +525,13 @@ int pkgnote_signature_from_message(const char *text, size_t len, const char *pac
                                 r = pn_error(-EBADMSG, "stack text: bad line \"Stack trace of thread\"");
                         state = IN;
                 } else if (state == IN) {
-                        const char *q = line;
-                        while (*q == ' ' || *q == '\t')
-                                q++;
-                        if (*q == 0)
-                                state = AFTER;
-                        else
+                        /* the block ends at a line that is no frame: blank
+                         * before the next thread's, "ELF object binary
+                         * architecture: ..." after the last */
+                        if (line[strspn(line, " \t")] == '#')
                                 r = parse_frame_line(p, line);
+                        else
+                                state = AFTER;
                 }
         }
         if (r >= 0 && state == BEFORE)

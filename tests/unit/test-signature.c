@@ -93,6 +93,18 @@ static void test_normalize(void) {
                       "#2  0x0000000000000000 n/a (n/a + 0x0)\n",
                       NULL),
                   "prog: abcdef0123+0x1234 | other+0x1300 | ??");
+        /* systemd-coredump's own form: one thread, the architecture line
+         * right after its frames; build-ids from COREDUMP_PACKAGE_JSON
+         * (the text names them only for modules without a package) */
+        CHECK_STR(sig("Module prog from deb prog-1.0-1.amd64\n"
+                      "Module libfoo.so.1 without build-id.\n"
+                      "Module libbar.so.2, build-id=00aa11bb\n"
+                      "Stack trace of thread 3:\n"
+                      "#0  0x0000560000001234 n/a (prog + 0x1234)\n"
+                      "#1  0x00007f0000001300 n/a (libbar.so.2 + 0x1300)\n"
+                      "ELF object binary architecture: AMD x86-64\n",
+                      "{\"prog\":{\"type\":\"deb\",\"name\":\"prog\",\"version\":\"1.0-1\",\"buildId\":\"c0ffee\"}}"),
+                  "prog: c0ffee+0x1234 | 00aa11bb+0x1300");
         /* symbol versions go; nothing outside main counts, named or not */
         CHECK_STR(sig("Stack trace of thread 1:\n"
                       "#0  0x1 clock_nanosleep@GLIBC_2.2.5 (libc.so.6 + 0x1)\n"
