@@ -1675,15 +1675,17 @@ enum {
 PKGNOTE_PUBLIC int pkgnote_signature_from_stack(const pkgnote_core *c, const pkgnote_stack *st,
                                                 pkgnote_signature **ret);
 /* The signature of systemd-coredump's stack text: the LEN bytes of TEXT
- * (a MESSAGE, or coredumpctl info's), where the first "Stack trace of
- * thread N:" block is the crashing thread's, its lines "#I 0xPC FUNCTION
- * (MODULE + 0xOFFSET)" ("n/a" for no name) up to the first line that
- * does not start with '#', and lines "Module NAME ... build-id=HEX" give
- * build-ids.  PACKAGES is COREDUMP_PACKAGE_JSON (the package notes and
- * buildId by module name) or NULL.  The text is refused, -EBADMSG,
- * when it holds a NUL, a control character other than newline and tab,
- * or bytes that are not UTF-8, or when a line of the block starting
- * with '#' is not a frame, or frames are not numbered from 0 one by one; -E2BIG over
+ * (a MESSAGE, coredumpctl info's, or pkgnote core's text report), where
+ * the first "Stack trace of thread N:" block is the crashing thread's:
+ * its lines "#I 0xPC FUNCTION (MODULE + 0xOFFSET)" ("n/a" for no name;
+ * what pkgnote core's text adds after them, " [inlined]" and " at
+ * FILE:LINE", is passed over) up to the first line that does not start
+ * with '#'; lines "Module NAME ... build-id=HEX" give build-ids.
+ * PACKAGES is COREDUMP_PACKAGE_JSON (the package notes and buildId by
+ * module name) or NULL.  The text is refused, -EBADMSG, when it holds a
+ * NUL, a control character other than newline and tab, or bytes that are
+ * not UTF-8, when a line of the block starting with '#' is not a frame,
+ * or when frames are not numbered from 0 one by one; -E2BIG over
  * PKGNOTE_MAX_STACK_TEXT, _LINES, _LINE or PKGNOTE_STACK_MAX_FRAMES
  * frames; -ENODATA without a block or when no frame is left.  Since 1.1. */
 PKGNOTE_PUBLIC int pkgnote_signature_from_message(const char *text, size_t len, const char *packages,

@@ -137,6 +137,10 @@ static bool printable(const char *s) {
         return s && *s && !pn_has_control(s);
 }
 
+static bool same(const char *a, const char *b) {
+        return a == b || (a && b && !strcmp(a, b));
+}
+
 int pn_signature_build(const struct pn_sig_frame *f, size_t n, int source, pkgnote_signature **ret) {
         /* rule 2: the innermost signal frame ends the handler's frames */
         size_t first = 0;
@@ -151,7 +155,7 @@ int pn_signature_build(const struct pn_sig_frame *f, size_t n, int source, pkgno
         const struct pn_sig_frame *fault = NULL, *any = NULL;
         for (size_t i = first; i < n && s->n_frames < PKGNOTE_SIGNATURE_FRAMES; i++) {
                 /* rule 1: an inlined function's caller is at the same address */
-                if (i > first && f[i].pc == f[i - 1].pc && f[i].module == f[i - 1].module)
+                if (i > first && f[i].pc == f[i - 1].pc && same(f[i].module, f[i - 1].module))
                         continue;
                 char name[512];
                 const char *fn = printable(f[i].function) ? f[i].function : NULL;
@@ -426,15 +430,19 @@ static int parse_frame_line(struct text_parse *p, char *line) {
         if (parse_hex(s, h, &f->pc) < 0 || s[h] != ' ')
                 return pn_error(-EBADMSG, "stack text: frame %zu has a bad address", p->n);
         char *fn = s + h + 1;
-        size_t len = strlen(fn);
-        if (len < 2 || fn[len - 1] != ')')
-                return pn_error(-EBADMSG, "stack text: frame %zu does not end in (MODULE + 0xOFFSET)", p->n);
-        fn[--len] = 0;
+        /* The last " + 0xOFFSET)" that ends the line (systemd-coredump), or
+         * is followed by " [inlined]" or " at FILE:LINE" (pkgnote core's
+         * text, where the source location is dropped). */
         char *plus = NULL;
-        for (char *q = strstr(fn, " + 0x"); q; q = strstr(q + 1, " + 0x"))
-                plus = q;
-        if (!plus || parse_hex(plus + 5, strlen(plus + 5), &f->offset) < 0)
-                return pn_error(-EBADMSG, "stack text: frame %zu has a bad module offset", p->n);
+        for (char *q = strstr(fn, " + 0x"); q; q = strstr(q + 1, " + 0x")) {
+                size_t k = strspn(q + 5, "0123456789abcdefABCDEF");
+                const char *rest = q + 5 + k;
+                if (k > 0 && k <= 16 && rest[0] == ')' &&
+                    (!rest[1] || !strncmp(rest + 1, " [inlined]", 10) || !strncmp(rest + 1, " at ", 4)))
+                        plus = q;
+        }
+        if (!plus || parse_hex(plus + 5, strspn(plus + 5, "0123456789abcdefABCDEF"), &f->offset) < 0)
+                return pn_error(-EBADMSG, "stack text: frame %zu does not end in (MODULE + 0xOFFSET)", p->n);
         *plus = 0;
         char *open = NULL;
         for (char *q = strstr(fn, " ("); q; q = strstr(q + 1, " ("))

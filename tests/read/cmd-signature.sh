@@ -89,6 +89,41 @@ esac
 grep -qxF "Signature: $S1 [$H1]" segv1.txt && pass "the text report shows the signature" ||
         fail "the text report shows the signature" "$(tail -n 3 segv1.txt)"
 
+# The same crash from its stack text (pkgnote core's text report, read as
+# systemd-coredump's MESSAGE is when no core is left) has the signature
+# its unwound stack has, with the packages by module file name as
+# COREDUMP_PACKAGE_JSON gives them.
+for c in segv1 abrt1 segv1s; do
+        "$PKGNOTE" core "$(ls $c/core* | head -n 1)" > $c.txt 2>&1
+done
+python3 - segv1 abrt1 segv1s > text.check 2>&1 <<'PY'
+import ctypes, json, sys
+lib = ctypes.CDLL("libpkgnote.so.1")
+lib.pkgnote_signature_from_message.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+lib.pkgnote_signature_text.restype = ctypes.c_char_p
+lib.pkgnote_signature_source.argtypes = [ctypes.c_void_p]
+lib.pkgnote_signature_text.argtypes = [ctypes.c_void_p]
+lib.pkgnote_signature_free.argtypes = [ctypes.c_void_p]
+bad = 0
+for name in sys.argv[1:]:
+    text = open(name + ".txt", "rb").read()
+    report = json.load(open(name + ".json"))
+    want = report["signature"]
+    packages = {m["path"].rsplit("/", 1)[-1]: m["packages"][0] for m in report["modules"] if m.get("packages")}
+    s = ctypes.c_void_p()
+    r = lib.pkgnote_signature_from_message(text, len(text), json.dumps(packages).encode(), ctypes.byref(s))
+    got = lib.pkgnote_signature_text(s).decode() if r == 0 else "error %d" % r
+    if r == 0 and lib.pkgnote_signature_source(s) != 3:
+        got += " (source %d)" % lib.pkgnote_signature_source(s)
+    lib.pkgnote_signature_free(s)
+    if got != want:
+        print("%s: from the text %r, from the stack %r" % (name, got, want))
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+[ $? -eq 0 ] && pass "the stack text of a crash gives the signature its unwound stack gives" ||
+        fail "the stack text of a crash gives the signature its unwound stack gives" "$(cat text.check)"
+
 # A running process: pkgnote pid --json --stack.
 rm -f go
 (ulimit -c 0; exec "$T/prog1" wait "$T/go") > /dev/null 2>&1 &

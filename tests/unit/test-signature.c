@@ -105,6 +105,15 @@ static void test_normalize(void) {
                       "ELF object binary architecture: AMD x86-64\n",
                       "{\"prog\":{\"type\":\"deb\",\"name\":\"prog\",\"version\":\"1.0-1\",\"buildId\":\"c0ffee\"}}"),
                   "prog: c0ffee+0x1234 | 00aa11bb+0x1300");
+        /* pkgnote core's text: source locations and [inlined] passed over,
+         * an inlined function's caller at the same address is one frame */
+        CHECK_STR(sig("Stack trace of thread 3:\n"
+                      "#0  0x0000000000401136 helper (tool + 0x1136) [inlined] at /src/a (b).c:6:3\n"
+                      "#1  0x0000000000401136 parse (tool + 0x1136) at /src/a + 0x1).c:9\n"
+                      "#2  0x0000000000401200 main (tool + 0x1200)\n",
+                      NULL),
+                  "tool: helper | main");
+        CHECK_STR(sig("Stack trace of thread 3:\n#0  0x1 f (m + 0x1) trailing\n", NULL), "E74");
         /* symbol versions go; nothing outside main counts, named or not */
         CHECK_STR(sig("Stack trace of thread 1:\n"
                       "#0  0x1 clock_nanosleep@GLIBC_2.2.5 (libc.so.6 + 0x1)\n"
