@@ -143,6 +143,32 @@ for k in ("COREDUMP_PACKAGE_NAME", "COREDUMP_PACKAGE_VERSION", "COREDUMP_EXE", "
     assert ours[k] == theirs[k], (k, ours[k], theirs[k])
 PY
 
+# The crash signature of systemd-coredump's entry, from the stack text of
+# its MESSAGE (pkgnote list opens no core), is the one pkgnote core gives
+# from the unwound stack of the same core.
+field "$theirs" MESSAGE > theirs-message.txt
+if ! grep -q "^Stack trace of thread" theirs-message.txt; then
+        skip "systemd-coredump's MESSAGE gives the signature of the unwound stack" "its MESSAGE holds no stack trace"
+elif ! has_feature stack; then
+        skip "systemd-coredump's MESSAGE gives the signature of the unwound stack" "built without elfutils libdw"
+else
+        "$PKGNOTE" list -D "$SDNS_JOURNAL" --json "$theirs" > sig-list.json 2> sig-list.err
+        "$PKGNOTE" core --json segv.core > sig-core.json 2> sig-core.err
+        python3 - "$theirs" > sig.check 2>&1 <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open("sig-list.json")]
+rows = [r for r in rows if r.get("pid") == int(sys.argv[1])]
+core = json.load(open("sig-core.json"))
+assert len(rows) == 1, rows
+assert rows[0].get("signatureSource") == "message", rows[0]
+assert core.get("signature") and rows[0].get("signature") == core["signature"], (rows[0].get("signature"), core.get("signature"))
+assert rows[0].get("signatureHash") == core["signatureHash"]
+assert rows[0]["signature"].startswith("crasher: main"), rows[0]["signature"]
+PY
+        [ $? -eq 0 ] && pass "systemd-coredump's MESSAGE gives the signature of the unwound stack" ||
+                fail "systemd-coredump's MESSAGE gives the signature of the unwound stack" "$(cat sig.check sig-list.err theirs-message.txt)"
+fi
+
 # A spoofed entry (any user may log the crash MESSAGE_ID, under the
 # handler's name and identifier, naming the store's file with its PID and
 # time) neither hides nor changes the store's entry: it is refused as
