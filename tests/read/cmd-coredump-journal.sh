@@ -169,6 +169,34 @@ PY
                 fail "systemd-coredump's MESSAGE gives the signature of the unwound stack" "$(cat sig.check sig-list.err theirs-message.txt)"
 fi
 
+# pkgnote-coredump with a stack trace (stack = yes) writes the crashing
+# thread's stack into MESSAGE as systemd-coredump does: once its stored
+# core and report are gone, the journal still gives the signature.
+if has_feature stack; then
+        echo "stack = yes" > stack.conf
+        ./crasher wait > /dev/null 2>&1 &
+        SPID=$!
+        sleep 0.2
+        "$HANDLER" -c "$T/stack.conf" -d "$T/state-stack" -l "$T/log" "$SPID" 0 0 11 1700000200 18446744073709551615 testhost crasher < segv.core
+        kill -KILL "$SPID" 2> /dev/null
+        wait "$SPID" 2> /dev/null
+        sdns_wait_entry "$SPID"
+        field "$SPID" MESSAGE > our-message.txt
+        rm -rf "$T/state-stack"
+        "$PKGNOTE" list -D "$SDNS_JOURNAL" --json "$SPID" > our-list.json 2> our-list.err
+        python3 - "$SPID" > our-sig.check 2>&1 <<'PY'
+import json, sys
+rows = [r for r in map(json.loads, open("our-list.json")) if r.get("pid") == int(sys.argv[1])]
+core = json.load(open("sig-core.json"))
+assert len(rows) == 1, rows
+assert rows[0].get("signatureSource") == "message" and rows[0].get("signature") == core["signature"], (rows[0], core.get("signature"))
+PY
+        [ $? -eq 0 ] && grep -q "^Stack trace of thread " our-message.txt &&
+                pass "pkgnote-coredump's MESSAGE holds the stack, which gives the signature once the core is gone" ||
+                fail "pkgnote-coredump's MESSAGE holds the stack, which gives the signature once the core is gone" \
+                        "$(cat our-sig.check our-list.err our-message.txt)"
+fi
+
 # A spoofed entry (any user may log the crash MESSAGE_ID, under the
 # handler's name and identifier, naming the store's file with its PID and
 # time) neither hides nor changes the store's entry: it is refused as
