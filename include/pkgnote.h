@@ -1643,7 +1643,8 @@ typedef struct pkgnote_signature pkgnote_signature;
  *      PKGNOTE_SIGNATURE_FRAMES frames are kept.
  *   7. The faulting module is the module of the first kept frame that is
  *      not a library routine the bug only passed through (memcpy,
- *      memmove, memset, memcmp, str*, malloc, calloc, realloc, free,
+ *      memmove, memset, memcmp, the C library's string routines (strlen,
+ *      strcmp, strcpy, ..., wcslen, ...), malloc, calloc, realloc, free,
  *      operator new and delete, Socorro's "prefix" frames), else of the
  *      first kept frame; its package name comes from its package note,
  *      else from the package database (a core's or process's), else from

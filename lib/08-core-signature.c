@@ -62,6 +62,13 @@ static const char *const prefix_frames[] = {
         "free", "cfree", "__libc_malloc", "__libc_calloc", "__libc_realloc", "__libc_free", "_int_malloc",
         "_int_free", "_int_realloc", "operator new(unsigned long)", "operator delete(void*)", "_Znwm", "_Znam",
         "_ZdlPv", "_ZdaPv", "_ZdlPvm",
+        /* the C library's string routines */
+        "strlen", "strnlen", "strcmp", "strncmp", "strcasecmp", "strncasecmp", "strcpy", "strncpy", "stpcpy",
+        "stpncpy", "strcat", "strncat", "strchr", "strrchr", "strchrnul", "strstr", "strcasestr", "strdup",
+        "strndup", "strspn", "strcspn", "strpbrk", "strtok", "strtok_r", "strcoll", "strxfrm", "rawmemchr",
+        "wcslen", "wcsnlen", "wcscmp", "wcsncmp", "wcscpy", "wcsncpy", "wcschr", "wcsrchr", "wmemchr", "wmemset",
+        "__memcpy_chk", "__memmove_chk", "__memset_chk", "__strcpy_chk", "__strncpy_chk", "__strcat_chk",
+        "__stpcpy_chk",
 };
 
 static bool in_list(const char *s, const char *const *list, size_t n) {
@@ -81,9 +88,6 @@ static bool is_skipped(const char *fn) {
 }
 
 static bool is_prefix_frame(const char *fn) {
-        /* str* and wcs* routines of the C library, whatever their variant */
-        if (!strncmp(fn, "str", 3) || !strncmp(fn, "wcs", 3) || !strncmp(fn, "stp", 3))
-                return !strchr(fn, ':') && !strchr(fn, '(');
         return in_list(fn, prefix_frames, ELEMENTSOF(prefix_frames));
 }
 

@@ -85,6 +85,12 @@ static void test_normalize(void) {
                       "#1  0x0000560000009999 parse (prog + 0x9999)\n",
                       NULL),
                   "prog: memmove | parse");
+        /* a program's own str... function is no library routine: it faults */
+        CHECK_STR(sig("Stack trace of thread 1:\n"
+                      "#0  0x00007f0000010000 stream_read (libio.so.1 + 0x10000)\n"
+                      "#1  0x0000560000001234 parse (prog + 0x1234)\n",
+                      NULL),
+                  "libio.so.1: stream_read | parse");
         /* unsymbolized: build-id + offset, else file name + offset, else ?? */
         CHECK_STR(sig("Module prog with build-id ABCDEF0123\n"
                       "Stack trace of thread 1:\n"
