@@ -88,10 +88,11 @@
  *     C1) as \u00xx; bytes that are not UTF-8 (paths may hold any) are
  *     written as the text \xNN, so the result is always valid JSON.
  *     Returns 0, or -ENOMEM (-EINVAL where said).
- *   - Versions: everything declared here is in the library's first
- *     interface, 1.0 (symbol version node LIBPKGNOTE_1.0).  A function,
- *     field or constant added later ends its comment with "Since 1.N."
- *     and a function goes in node LIBPKGNOTE_1.N.
+ *   - Versions: what is declared here is in the library's first
+ *     interface, 1.0 (symbol version node LIBPKGNOTE_1.0), unless its
+ *     comment ends with "Since 1.N.": a function, field or constant added
+ *     later says so, and a function goes in node LIBPKGNOTE_1.N (1.1
+ *     added crash signatures).
  *
  * The header is ordered by object: each section opens with a banner that
  * names it, says what it is for and which handles it defines, and lists
@@ -1574,7 +1575,9 @@ typedef struct pkgnote_json_member {
  * architecture, source, sourceVersion}, or null) and dbMismatch (only
  * when true)}), with packageFrom after package, which is the main
  * module's dbPackage when its package came from the database; then threads
- * (pkgnote_stack_to_json()) when ST is not NULL; then the N_EXTRA members
+ * (pkgnote_stack_to_json()) when ST is not NULL, and the crash's signature
+ * from it when it leaves one (pkgnote_signature_from_stack()): signature
+ * (the text), signatureHash, signatureSource (Since 1.1.); then the N_EXTRA members
  * of EXTRA (may be NULL), in their order: a crash collector's time,
  * hostname and core file, say.  C may be NULL: the report is then the
  * N_EXTRA members alone (what a crash collector knows of a core it
@@ -1587,6 +1590,128 @@ PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_sta
  * pkgnote_info_to_systemd_json(), in the object view), reading the dynamic
  * linker's list from C; FLAGS 0 or PKGNOTE_SYSTEMD_COREDUMP. */
 PKGNOTE_PUBLIC int pkgnote_core_to_systemd_json(pkgnote_core *c, unsigned flags, char **ret);
+
+/* ===================================================================
+ * Crash signatures
+ * Names: pkgnote_signature_*
+ *
+ * What makes two crashes one bug (pkgnote_signature): the package of the
+ * faulting module and the normalized top frames of the crashing thread,
+ * made from a stack trace, from the report pkgnote-coredump stored, or
+ * from the stack text systemd-coredump wrote into the journal when no
+ * core is left.
+ * Handles: pkgnote_signature.
+ * =================================================================== */
+
+typedef struct pkgnote_signature pkgnote_signature;
+
+/* The rules, the same for every source, so that a crash's signature is
+ * the same on every machine and for every rebuild of the same source,
+ * and differs for different bugs (after Fedora's crash server, which
+ * groups by component and the top frames of the crashing thread, and
+ * Socorro's signature lists):
+ *   1. The crashing thread only, innermost frame first.  Frames at the
+ *      address of the frame before are functions inlined into it: one
+ *      frame, named by the innermost function (as systemd-coredump
+ *      prints it).
+ *   2. A signal frame (__restore_rt, __kernel_rt_sigreturn, _sigtramp)
+ *      and every frame inside it are dropped: they are the crash
+ *      handler's own, which ran after the bug.
+ *   3. Frames that say nothing about the bug are skipped wherever they
+ *      are: raising and aborting (raise, abort, gsignal, pthread_kill and
+ *      glibc's __pthread_kill_*, __GI_raise, __GI_abort), assertions and
+ *      fatal checks (__assert_fail, __assert_fail_base,
+ *      __assert_perror_fail, __libc_message, __libc_fatal,
+ *      __fortify_fail, __chk_fail, __stack_chk_fail, malloc_printerr,
+ *      g_assertion_message*, g_log*, the C++ runtime's terminate and
+ *      __cxa_throw/__cxa_rethrow), and start-up (_start,
+ *      __libc_start_main, __libc_start_call_main, start_thread, clone,
+ *      clone3, _dl_start, _dl_start_user); and every frame outside main,
+ *      which is start-up whether its name is known or not.
+ *   4. A function name loses what a build or a CPU changes: a compiler
+ *      clone's suffix (".constprop.N", ".isra.N", ".part.N", ".cold",
+ *      ".lto_priv.N", ".localalias", "@plt"), a symbol version
+ *      ("@GLIBC_2.34", "@@..."), and glibc's CPU variants
+ *      ("__memmove_avx_unaligned_erms" is "memmove", "__strlen_evex"
+ *      "strlen").  No source line and no address is kept.
+ *   5. A frame without a function name is its module's build-id and the
+ *      offset from the module's start ("BUILDID+0xOFFSET"), else the
+ *      module's file name and offset, else "??" (an address in no
+ *      module).  Such a frame is stable only for the same build: a
+ *      stripped program's signature changes when it is rebuilt.
+ *   6. Repeated frames (recursion) count once; then the top
+ *      PKGNOTE_SIGNATURE_FRAMES frames are kept.
+ *   7. The faulting module is the module of the first kept frame that is
+ *      not a library routine the bug only passed through (memcpy,
+ *      memmove, memset, memcmp, the C library's string routines (strlen,
+ *      strcmp, strcpy, ..., wcslen, ...), malloc, calloc, realloc, free,
+ *      operator new and delete, Socorro's "prefix" frames), else of the
+ *      first kept frame; its package name comes from its package note,
+ *      else from the package database (a core's or process's), else from
+ *      COREDUMP_PACKAGE_JSON (systemd-coredump's stack text), else the
+ *      module's file name stands for it.  The package's version is not
+ *      part of the signature: it is what the crashes of one signature
+ *      are counted by.
+ * The text form is "PACKAGE: FRAME | FRAME | ..."; the hash is the first
+ * 16 hex digits of the SHA-256 of the text.  Since 1.1. */
+#define PKGNOTE_SIGNATURE_FRAMES 5u
+
+/* Where a signature's frames came from.  Since 1.1. */
+enum {
+        PKGNOTE_SIGNATURE_STACK = 1,   /* a stack trace unwound from the core or process */
+        PKGNOTE_SIGNATURE_REPORT = 2,  /* the trace in pkgnote-coredump's stored report */
+        PKGNOTE_SIGNATURE_MESSAGE = 3, /* systemd-coredump's stack text (the journal's MESSAGE) */
+};
+
+/* Limits on the stack text of pkgnote_signature_from_message(); over
+ * them, -E2BIG.  Since 1.1. */
+#define PKGNOTE_MAX_STACK_TEXT (1u << 20)      /* bytes */
+#define PKGNOTE_MAX_STACK_TEXT_LINES 4096u     /* lines */
+#define PKGNOTE_MAX_STACK_TEXT_LINE 4096u      /* bytes of one line */
+
+/* The signature of the crashing thread of ST (pkgnote_core_stack() of
+ * C: its first thread), with the packages of C's modules.  -ENODATA when
+ * ST holds no thread or no frame is left by the rules, -EINVAL without C
+ * or ST, -ENOMEM.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_signature_from_stack(const pkgnote_core *c, const pkgnote_stack *st,
+                                                pkgnote_signature **ret);
+/* The signature of systemd-coredump's stack text: the LEN bytes of TEXT
+ * (a MESSAGE, coredumpctl info's, or pkgnote core's text report), where
+ * the first "Stack trace of thread N:" block is the crashing thread's:
+ * its lines "#I 0xPC FUNCTION (MODULE + 0xOFFSET)" ("n/a" for no name;
+ * what pkgnote core's text adds after them, " [inlined]" and " at
+ * FILE:LINE", is passed over) up to the first line that does not start
+ * with '#'; lines "Module NAME ... build-id=HEX" give build-ids.
+ * PACKAGES is COREDUMP_PACKAGE_JSON (the package notes and buildId by
+ * module name) or NULL.  The text is refused, -EBADMSG, when it holds a
+ * NUL, a control character other than newline and tab, or bytes that are
+ * not UTF-8, when a line of the block starting with '#' is not a frame,
+ * or when frames are not numbered from 0 one by one; -E2BIG over
+ * PKGNOTE_MAX_STACK_TEXT, _LINES, _LINE or PKGNOTE_STACK_MAX_FRAMES
+ * frames; -ENODATA without a block or when no frame is left.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_signature_from_message(const char *text, size_t len, const char *packages,
+                                                  pkgnote_signature **ret);
+/* Since 1.1. */
+PKGNOTE_PUBLIC void pkgnote_signature_free(pkgnote_signature *s);
+/* The text form and the short hash (16 lowercase hex digits).  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_signature_text(const pkgnote_signature *s);
+PKGNOTE_PUBLIC const char *pkgnote_signature_hash(const pkgnote_signature *s);
+/* The faulting module's package name (or file name).  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_signature_package(const pkgnote_signature *s);
+/* The kept frames, at most PKGNOTE_SIGNATURE_FRAMES; frame I, or NULL
+ * past the last.  Since 1.1. */
+PKGNOTE_PUBLIC size_t pkgnote_signature_frame_count(const pkgnote_signature *s);
+PKGNOTE_PUBLIC const char *pkgnote_signature_frame(const pkgnote_signature *s, size_t i);
+/* PKGNOTE_SIGNATURE_*.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_signature_source(const pkgnote_signature *s);
+/* "stack", "report", "message"; NULL for another value.  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_signature_source_name(int source);
+/* {text, hash, package, frames (an array of strings), source
+ * (pkgnote_signature_source_name())}.  The reports of a core
+ * (pkgnote_core_to_json()) and of a stored crash (pkgnote_crash_to_json())
+ * carry the text, hash and source as their members signature,
+ * signatureHash and signatureSource.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_signature_to_json(const pkgnote_signature *s, char **ret);
 
 /* ===================================================================
  * Crash stores
@@ -1670,12 +1795,20 @@ PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c);
 /* One line of JSON: time, pid, uid, signal, executable, package, coreFile,
  * store (pkgnote_crash_store_name()), core ("file", "journal", "gone"),
  * and where the store has them command, commandLine, signalName, hostname,
- * unit, userUnit, slice, cgroup, bootId, timestamp (malloc()ed into *RET).
- * 0 or -ENOMEM. */
+ * unit, userUnit, slice, cgroup, bootId, timestamp; and where the store
+ * recorded a stack (pkgnote_crash_signature()) signature, signatureHash
+ * and signatureSource (Since 1.1.) (malloc()ed into *RET).  0 or -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret);
 /* Opens the crash's core as pkgnote_core_open() does; -ENODATA when the
  * store no longer has it. */
 PKGNOTE_PUBLIC int pkgnote_crash_open(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret);
+/* The crash's signature from what the store recorded, without opening
+ * its core: the stack trace of pkgnote-coredump's report, else the stack
+ * text of systemd-coredump's MESSAGE (with COREDUMP_PACKAGE_JSON for the
+ * packages); pkgnote_signature_source() says which.  -ENODATA when the
+ * store has neither, or the errors of pkgnote_signature_from_message().
+ * Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_signature(const pkgnote_crash *c, pkgnote_signature **ret);
 
 /* --- The stores of systemd-coredump --- */
 

@@ -41,6 +41,7 @@ NEVER_FAILS = {
     'pkgnote_module_db_mismatch', 'pkgnote_module_needs_restart',
     'pkgnote_stack_thread_tid', 'pkgnote_stack_frame_inlined',
     'pkgnote_crash_store', 'pkgnote_crash_signal', 'pkgnote_crash_core_state',
+    'pkgnote_signature_source',
     'pkgnote_linker_kind_from_name',
     'pkgnote_scan_object_class', 'pkgnote_scan_object_big_endian',
     'pkgnote_scan_object_db_mismatch',

@@ -459,6 +459,14 @@ static void core_members(jw *w, json_t *o, const pkgnote_core *c, const pkgnote_
         }
         if (st)
                 jw_set(w, o, "threads", jw_stack(w, st));
+        /* The crash's signature where the trace leaves one (1.1). */
+        pkgnote_signature *sig = NULL;
+        if (st && pkgnote_signature_from_stack(c, st, &sig) == 0) {
+                jw_set(w, o, "signature", jw_string(w, pkgnote_signature_text(sig)));
+                jw_set(w, o, "signatureHash", jw_string(w, pkgnote_signature_hash(sig)));
+                jw_set(w, o, "signatureSource", jw_string(w, pkgnote_signature_source_name(pkgnote_signature_source(sig))));
+        }
+        pkgnote_signature_free(sig);
         if (st && pkgnote_stack_unavailable(st))
                 jw_set(w, o, "stackUnavailable", jw_string(w, pkgnote_stack_unavailable(st)));
         if (st && pkgnote_stack_debuginfo_count(st) > 0)

@@ -200,6 +200,17 @@ PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
                         o = NULL;
                 }
         }
+        /* Its signature, from what the store recorded (1.1). */
+        pkgnote_signature *sig = NULL;
+        if (o && pkgnote_crash_signature(c, &sig) == 0 &&
+            (json_object_set_new(o, "signature", json_string(pkgnote_signature_text(sig))) < 0 ||
+             json_object_set_new(o, "signatureHash", json_string(pkgnote_signature_hash(sig))) < 0 ||
+             json_object_set_new(o, "signatureSource",
+                                 json_string(pkgnote_signature_source_name(pkgnote_signature_source(sig)))) < 0)) {
+                json_decref(o);
+                o = NULL;
+        }
+        pkgnote_signature_free(sig);
         char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(o);
         if (!s)

@@ -180,8 +180,16 @@ static void print_text(FILE *out, const pkgnote_core *c, const pkgnote_stack *st
         fputc('\n', out);
         for (size_t i = 0; i < pkgnote_core_module_count(c); i++)
                 print_module_text(out, pkgnote_core_module(c, i));
-        if (st)
+        if (st) {
                 stack_print_text(st, out);
+                pkgnote_signature *sig;
+                if (pkgnote_signature_from_stack(c, st, &sig) == 0) {
+                        fputs("\nSignature: ", out);
+                        tool_print_escaped(out, pkgnote_signature_text(sig));
+                        fprintf(out, " [%s]\n", pkgnote_signature_hash(sig));
+                        pkgnote_signature_free(sig);
+                }
+        }
 }
 
 static void core_help(void) {

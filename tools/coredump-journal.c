@@ -9,6 +9,7 @@
  * the kernel holds the process for its core.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,7 +136,32 @@ static void package_words(FILE *f, const pkgnote_metadata *md) {
                 arch ? "." : "", arch ? arch : "");
 }
 
-void crash_journal_core(struct crash_journal *j, pkgnote_core *c) {
+/* S when it is printable ASCII, else "n/a": a hostile core's names must
+ * not make the stack text one that readers refuse. */
+static const char *plain(const char *s) {
+        if (!s || !*s)
+                return "n/a";
+        for (const char *p = s; *p; p++)
+                if (*p < 0x20 || *p > 0x7e)
+                        return "n/a";
+        return s;
+}
+
+/* The crashing thread's stack as systemd-coredump writes it into MESSAGE
+ * ("Stack trace of thread N:", then "#I 0xPC FUNCTION (MODULE +
+ * 0xOFFSET)"), so that its signature can be made from the journal once
+ * the stored core is gone. */
+static void stack_words(FILE *f, const pkgnote_stack *st) {
+        if (!st || pkgnote_stack_thread_count(st) == 0 || pkgnote_stack_frame_count(st, 0) == 0)
+                return;
+        fprintf(f, "Stack trace of thread %d:\n", pkgnote_stack_thread_tid(st, 0));
+        for (size_t k = 0; k < pkgnote_stack_frame_count(st, 0); k++)
+                fprintf(f, "#%-2zu 0x%016" PRIx64 " %s (%s + 0x%" PRIx64 ")\n", k, pkgnote_stack_frame_pc(st, 0, k),
+                        plain(pkgnote_stack_frame_function(st, 0, k)), plain(pkgnote_stack_frame_module(st, 0, k)),
+                        pkgnote_stack_frame_module_offset(st, 0, k));
+}
+
+void crash_journal_core(struct crash_journal *j, pkgnote_core *c, const pkgnote_stack *st) {
         if (!j->wanted)
                 return;
         if (pkgnote_core_to_systemd_json(c, PKGNOTE_SYSTEMD_COREDUMP, &j->package_json) < 0)
@@ -164,6 +190,7 @@ void crash_journal_core(struct crash_journal *j, pkgnote_core *c) {
                         fprintf(f, ", build-id=%s", pkgnote_module_build_id(mod));
                 fputc('\n', f);
         }
+        stack_words(f, st);
         if (fclose(f) != 0) {
                 free(j->modules);
                 j->modules = NULL;

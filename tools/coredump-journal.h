@@ -30,8 +30,9 @@ struct crash_facts {
  * be taken; nothing when no journal socket exists. */
 void crash_journal_collect(struct crash_journal *j, int pid);
 /* The packages of the stored core C (systemd's object, the executable's
- * package and the module lines). */
-void crash_journal_core(struct crash_journal *j, pkgnote_core *c);
+ * package and the module lines), and the crashing thread's stack text
+ * from ST (may be NULL) as systemd-coredump writes it. */
+void crash_journal_core(struct crash_journal *j, pkgnote_core *c, const pkgnote_stack *st);
 /* Logs the crash; 0, or a negative errno (the crash stays stored). */
 int crash_journal_log(struct crash_journal *j, const struct crash_facts *f);
 

@@ -234,8 +234,8 @@ static int write_report(const struct handler *h, const char *core_path, struct r
         }
         char *text = NULL;
         r = pkgnote_crash_report(c, st, h->time, h->host, core_path, &text);
+        crash_journal_core(&journal, c, st);
         pkgnote_stack_free(st);
-        crash_journal_core(&journal, c);
         pkgnote_core_free(c);
         if (r < 0) {
                 free(text);

@@ -42,6 +42,7 @@ __all__ = [
     "Core", "Module", "Thread", "Frame", "open_core", "open_process",
     "Scan", "ScanObject", "scan",
     "generate", "stamp", "lint", "LintFinding", "deps", "purl", "check",
+    "signature_from_message",
 ]
 
 def _problems(raw):
@@ -199,8 +200,11 @@ class Core:
     modules, main_module, threads (every thread the core lists, the
     crashing one first, with the frames the stack trace has for it),
     stack_unavailable (why no stack trace, or None), debuginfo (what
-    became of each module's debug info with debuginfod), problems, and
-    report (the dict `pkgnote core --json` prints)."""
+    became of each module's debug info with debuginfod), problems,
+    signature, signature_hash and signature_source (the crash signature's
+    text, its 16-digit hash and "stack", or None without a stack trace;
+    see pkgnote-core(1)), and report (the dict `pkgnote core --json`
+    prints)."""
 
     def __init__(self, d):
         self._closed = False
@@ -227,6 +231,9 @@ class Core:
         self.byte_order = d.get("byteOrder")
         self.package = d.get("package")
         self.package_from = d.get("packageFrom")
+        self.signature = d.get("signature")
+        self.signature_hash = d.get("signatureHash")
+        self.signature_source = d.get("signatureSource")
         self.modules = [Module(m) for m in d.get("modules", [])]
         main = d.pop("_main")
         self._main = self.modules[main] if 0 <= main < len(self.modules) else None
@@ -564,3 +571,15 @@ def check(metadata):
     (dict or JSON text): a list of problems ([] when none).  Raises
     ValueError when the text is no valid package note at all."""
     return _pkgnote._check(_json_text(metadata))
+
+
+def signature_from_message(text, packages=None):
+    """The crash signature of systemd-coredump's stack text (a crash's
+    journal MESSAGE, or `coredumpctl info`'s), with packages its
+    COREDUMP_PACKAGE_JSON (dict or JSON text) or None: a dict of text,
+    hash, package, frames and source ("message").  Raises ValueError when
+    the text holds no stack, is refused as hostile, or is over its limits
+    (see pkgnote-core(1), CRASH SIGNATURE)."""
+    if packages is not None and not isinstance(packages, str):
+        packages = _json.dumps(packages)
+    return _pkgnote._signature_from_message(text, packages)

@@ -90,6 +90,9 @@ class Core:
     modules: list[Module]
     threads: list[Thread]
     stack_unavailable: str | None
+    signature: str | None
+    signature_hash: str | None
+    signature_source: str | None
     debuginfo: list[dict[str, str | None]]
     problems: list[Problem]
     report: _Json
@@ -190,3 +193,4 @@ def deps(paths: _Path | Sequence[_Path], style: Literal["rpm", "deb", "json"] = 
          root: _Path | None = ...) -> str: ...
 def purl(metadata: _Meta) -> str | None: ...
 def check(metadata: _Meta) -> list[str]: ...
+def signature_from_message(text: str, packages: str | _Json | None = ...) -> _Json: ...

@@ -1124,6 +1124,32 @@ static PyObject *py_check(PyObject *self, PyObject *arg) {
         return l;
 }
 
+/* _signature_from_message(text, packages) -> dict: the crash signature of
+ * systemd-coredump's stack text (pkgnote_signature_to_json()). */
+static PyObject *py_signature_from_message(PyObject *self, PyObject *args) {
+        modstate *ms = module_state(self);
+        const char *text, *packages = NULL;
+        Py_ssize_t len;
+        if (!PyArg_ParseTuple(args, "s#z", &text, &len, &packages))
+                return NULL;
+        pkgnote_signature *sig;
+        char *j = NULL;
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = pkgnote_signature_from_message(text, (size_t)len, packages, &sig);
+        if (r >= 0) {
+                r = pkgnote_signature_to_json(sig, &j);
+                pkgnote_signature_free(sig);
+        }
+        Py_END_ALLOW_THREADS
+        if (r < 0) {
+                const char *msg = pkgnote_last_error();
+                PyErr_Format(PyExc_ValueError, "no crash signature: %s", msg && *msg ? msg : strerror(-r));
+                return NULL;
+        }
+        return loads_free(ms, j);
+}
+
 static PyMethodDef methods[] = {
         {"_read", py_read, METH_O, "_read(path) -> dict"},
         {"_read_bytes", py_read_bytes, METH_O, "_read_bytes(buffer) -> dict"},
@@ -1134,6 +1160,8 @@ static PyMethodDef methods[] = {
         {"_deps", py_deps, METH_VARARGS, "_deps(paths, style, root, resolve) -> (str, list)"},
         {"_purl", py_purl, METH_O, "_purl(json) -> str | None"},
         {"_check", py_check, METH_O, "_check(json) -> list"},
+        {"_signature_from_message", py_signature_from_message, METH_VARARGS,
+         "_signature_from_message(text, packages) -> dict"},
         {NULL, NULL, 0, NULL},
 };
 

@@ -372,6 +372,26 @@ def test_core_equals_core_json(real_core: pathlib.Path, pkgnote_cmd: str, progra
         assert "crash_here" in names
         frame = c.threads[0].frames[names.index("crash_here")]
         assert frame.source is not None and frame.source.endswith("app.c") and frame.line == 6
+        # the crash signature, as pkgnote core --json carries it
+        assert c.signature == expected["signature"] and c.signature_source == "stack"
+        assert c.signature is not None and "crash_here" in c.signature
+        assert c.signature_hash is not None and len(c.signature_hash) == 16
+
+
+def test_signature_from_message() -> None:
+    text = ("Stack trace of thread 7:\n"
+            "#0  0x00007f0000001000 raise (libc.so.6 + 0x1000)\n"
+            "#1  0x00007f0000002000 abort (libc.so.6 + 0x2000)\n"
+            "#2  0x0000560000001234 parse_header.constprop.0 (tool + 0x1234)\n"
+            "#3  0x0000560000001300 main (tool + 0x1300)\n")
+    s = pkgnote.signature_from_message(text, {"tool": {"type": "deb", "name": "tools", "version": "1"}})
+    assert s["text"] == "tools: parse_header | main" and s["source"] == "message"
+    assert s["package"] == "tools" and s["frames"] == ["parse_header", "main"] and len(s["hash"]) == 16
+    assert pkgnote.signature_from_message(text)["text"] == "tool: parse_header | main"
+    for bad in ("no stack", "Stack trace of thread 1:\n#1  0x1 f (m + 0x1)\n",
+                "Stack trace of thread 1:\n#0  0x1 f\x1b[2J (m + 0x1)\n"):
+        with pytest.raises(ValueError):
+            pkgnote.signature_from_message(bad)
 
 
 def test_core_from_file_object_and_bytes(real_core: pathlib.Path) -> None:

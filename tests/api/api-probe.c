@@ -236,6 +236,33 @@ static void probe_stack(const pkgnote_stack *st) {
         CHECK(!pkgnote_stack_debuginfo(st, nd));
 }
 
+/* The signature of ST (1.1): every string it hands out, read while it
+ * lives; past the last frame, nothing; its JSON parses. */
+static void probe_signature(const pkgnote_core *c, const pkgnote_stack *st) {
+        pkgnote_signature *sig;
+        int r = pkgnote_signature_from_stack(c, st, &sig);
+        CHECK(r == 0 || r == -ENODATA);
+        if (r < 0)
+                return;
+        touch_str(pkgnote_signature_text(sig));
+        touch_str(pkgnote_signature_package(sig));
+        CHECK(pkgnote_signature_hash(sig) && strlen(pkgnote_signature_hash(sig)) == 16);
+        size_t n = pkgnote_signature_frame_count(sig);
+        CHECK(n >= 1 && n <= PKGNOTE_SIGNATURE_FRAMES);
+        for (size_t i = 0; i < n; i++)
+                touch_str(pkgnote_signature_frame(sig, i));
+        CHECK(!pkgnote_signature_frame(sig, n));
+        CHECK(pkgnote_signature_source(sig) == PKGNOTE_SIGNATURE_STACK);
+        CHECK(!strcmp(pkgnote_signature_source_name(pkgnote_signature_source(sig)) ?: "", "stack"));
+        CHECK(!pkgnote_signature_source_name(0));
+        char *j;
+        json_t *v = parse_json(pkgnote_signature_to_json(sig, &j), &j, JSON_OBJECT);
+        CHECK(v && json_array_size(json_object_get(v, "frames")) == n);
+        json_decref(v);
+        pkgnote_signature_free(sig);
+        pkgnote_signature_free(NULL);
+}
+
 /* Stacks with options: a dry run (debug info entries, no connection), and
  * options this library must refuse. */
 static void probe_stack_options(const pkgnote_core *c) {
@@ -331,6 +358,7 @@ static size_t probe_core(pkgnote_core *c, const char *name) {
         pkgnote_stack *st;
         if (pkgnote_core_stack(c, 0, &st) >= 0) {
                 probe_stack(st);
+                probe_signature(c, st);
                 probe_core_json(c, st);
                 pkgnote_stack_free(st);
         }

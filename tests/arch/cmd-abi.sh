@@ -1,11 +1,13 @@
 #!/bin/sh
 # The library's ABI: the functions include/pkgnote.h declares are exactly
 # those lib/libpkgnote.sym lists and the built library exports, every one
-# under a version node; the ABI (functions and the types they reach)
-# equals the baseline tests/arch/abi/libpkgnote.abi, so any change, compatible
-# or not, is made on purpose (UPDATE_ABI=1 rewrites the baseline); and the
-# API probe, built against the installed library through pkg-config, runs
-# clean with it.
+# under a version node; the ABI of 1.0 (its functions and the types they
+# reach) equals the baseline tests/arch/abi/libpkgnote.abi, which stays the
+# release's: a function added later passes only in a later node
+# (LIBPKGNOTE_1.1, ...), and any change to a function or type of the
+# baseline fails (UPDATE_ABI=1 rewrites the baseline, for a new soname
+# only); and the API probe, built against the installed library through
+# pkg-config, runs clean with it.
 . "$SRCDIR/tests/lib.sh"
 : "${BUILDDIR:?BUILDDIR must name the meson build directory}"
 LIB="$BUILDDIR/libpkgnote.so"
@@ -28,25 +30,81 @@ wild=$(sed -e 's|/\*.*\*/||' "$SRCDIR/lib/libpkgnote.sym" | awk '/global:/ {g = 
         fail "every export carries a version" "$(cat unversioned.txt)"
 
 # ---------------------------------------------------------------- ABI
+# The baseline's functions, and the library's with their nodes
+# (NAME@@NODE).  Every function of the baseline is still exported in the
+# node it had; every function not in it is in a node after 1.0.
+sed -n "s/.*<elf-symbol name='\(pkgnote_[a-z0-9_]*\)' version='\([A-Z0-9_.]*\)'.*type='func-type'.*/\1@@\2/p" \
+        "$SRCDIR/tests/arch/abi/libpkgnote.abi" | sort -u > baseline-syms.txt
+nm -D --defined-only "$LIB" | awk '$2 == "T" {print $3}' | sort -u > versioned.txt
+nodes_check() { # BASELINE VERSIONED: prints what is wrong, nothing when all is right
+        sed 's/@@.*//' "$1" > nodes-base.txt
+        # a baseline function gone or moved to another node
+        comm -23 "$1" "$2" | sed 's/^/gone or moved: /'
+        # an added function in the baseline's node
+        sed 's/@@.*//' "$2" | sort | comm -13 nodes-base.txt - | while read -r f; do
+                grep -x "$f@@LIBPKGNOTE_1\.0" "$2" | sed 's/^/added to 1.0: /'
+        done
+}
+[ -s baseline-syms.txt ] || fatal "no function in the baseline"
+nodes_check baseline-syms.txt versioned.txt > nodes.txt
+[ ! -s nodes.txt ] && pass "the baseline's functions keep their nodes, and added functions are in later nodes" ||
+        fail "the baseline's functions keep their nodes, and added functions are in later nodes" "$(sed 's/^/# /' nodes.txt)"
+# Control: the check fails for a function added to 1.0 and for one moved.
+echo "pkgnote_signature_text@@LIBPKGNOTE_1.0" | sort -u - versioned.txt | grep -v '^pkgnote_signature_text@@LIBPKGNOTE_1\.[1-9]' > bad1.txt
+sed 's/^pkgnote_core_open@@LIBPKGNOTE_1\.0$/pkgnote_core_open@@LIBPKGNOTE_1.1/' versioned.txt > bad2.txt
+if nodes_check baseline-syms.txt bad1.txt | grep -q "added to 1.0: pkgnote_signature_text" &&
+        nodes_check baseline-syms.txt bad2.txt | grep -q "gone or moved: pkgnote_core_open@@LIBPKGNOTE_1.0"; then
+        pass "control: a function added to 1.0, or a 1.0 function moved, fails the node check"
+else
+        fail "control: a function added to 1.0, or a 1.0 function moved, fails the node check"
+fi
+
 if command -v abidiff > /dev/null && command -v abidw > /dev/null; then
         if [ "${UPDATE_ABI:-}" = 1 ]; then
                 abidw --headers-dir "$SRCDIR/include" --no-corpus-path --no-comp-dir-path "$LIB" \
                         > "$SRCDIR/tests/arch/abi/libpkgnote.abi" || fatal "abidw failed"
         fi
-        abidiff --headers-dir2 "$SRCDIR/include" "$SRCDIR/tests/arch/abi/libpkgnote.abi" "$LIB" > abidiff.txt 2>&1
+        # Functions added since the baseline are not changes of it (their
+        # nodes are checked above); anything else abidiff sees is: a
+        # function removed or changed, or a type a function reaches.
+        abidiff --no-added-syms --headers-dir2 "$SRCDIR/include" "$SRCDIR/tests/arch/abi/libpkgnote.abi" "$LIB" > abidiff.txt 2>&1
         rc=$?
         if [ $rc -eq 0 ]; then
-                pass "the ABI equals the baseline tests/arch/abi/libpkgnote.abi"
+                pass "the 1.0 ABI equals the baseline tests/arch/abi/libpkgnote.abi"
         else
                 # abidiff: bit 4 an ABI change, bit 8 an incompatible one.
                 what="changed"
                 [ $((rc & 8)) -ne 0 ] && what="broken incompatibly"
-                fail "the ABI equals the baseline tests/arch/abi/libpkgnote.abi" \
-                        "ABI $what (abidiff status $rc); if intended, rerun with UPDATE_ABI=1:
+                fail "the 1.0 ABI equals the baseline tests/arch/abi/libpkgnote.abi" \
+                        "ABI $what (abidiff status $rc); a 1.0 function or type must not change:
 $(sed 's/^/# /' abidiff.txt)"
         fi
+        # Control: the same comparison fails when a 1.0 type differs (the
+        # baseline's pkgnote_process_info with has_fault_address moved) and
+        # when a 1.0 function is gone from the library (one more in the
+        # baseline).
+        python3 - "$SRCDIR/tests/arch/abi/libpkgnote.abi" type.abi gone.abi <<'PY' || fatal "cannot make the control baselines"
+import re, sys
+s = open(sys.argv[1]).read()
+i = s.index("<var-decl name='has_fault_address'")
+j = s.rindex("layout-offset-in-bits='", 0, i)
+k = s.index("'", j + len("layout-offset-in-bits='"))
+open(sys.argv[2], "w").write(s[:j] + "layout-offset-in-bits='232" + s[k:])
+m = re.search(r"<elf-symbol name='pkgnote_core_open' [^>]*/>", s)
+open(sys.argv[3], "w").write(s[:m.end()] + "\n    " + m.group(0).replace("pkgnote_core_open", "pkgnote_core_reopen") + s[m.end():])
+PY
+        abidiff --no-added-syms --headers-dir2 "$SRCDIR/include" type.abi "$LIB" > control1.txt 2>&1
+        rc1=$?
+        abidiff --no-added-syms --headers-dir2 "$SRCDIR/include" gone.abi "$LIB" > control2.txt 2>&1
+        rc2=$?
+        if [ $rc1 -ne 0 ] && grep -q has_fault_address control1.txt && [ $rc2 -ne 0 ] && grep -q pkgnote_core_reopen control2.txt; then
+                pass "control: a changed 1.0 type and a removed 1.0 function fail the comparison (status $rc1, $rc2)"
+        else
+                fail "control: a changed 1.0 type and a removed 1.0 function fail the comparison" \
+                        "status $rc1, $rc2: $(sed 's/^/# /' control1.txt control2.txt)"
+        fi
 else
-        missing "the ABI equals the baseline tests/arch/abi/libpkgnote.abi" "abidiff (Debian: abigail-tools)"
+        missing "the 1.0 ABI equals the baseline tests/arch/abi/libpkgnote.abi" "abidiff (Debian: abigail-tools)"
 fi
 
 # ---------------------------------------------------------------- installed

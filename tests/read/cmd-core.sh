@@ -486,7 +486,7 @@ if [ -z "$NO_LIBDW" ]; then
 fi
 
 # ---------------------------------------------------------------- compressed
-strip_threads() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("threads"); d.pop("stackUnavailable", None); print(json.dumps(d, sort_keys=True))' "$1"; }
+strip_threads() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("threads"); d.pop("stackUnavailable", None); [d.pop(k, None) for k in ("signature", "signatureHash", "signatureSource")]; print(json.dumps(d, sort_keys=True))' "$1"; }
 strip_threads segv.json > plain.nothreads
 for z in zstd xz lz4; do
         if ! command -v $z > /dev/null; then

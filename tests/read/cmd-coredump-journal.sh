@@ -143,6 +143,60 @@ for k in ("COREDUMP_PACKAGE_NAME", "COREDUMP_PACKAGE_VERSION", "COREDUMP_EXE", "
     assert ours[k] == theirs[k], (k, ours[k], theirs[k])
 PY
 
+# The crash signature of systemd-coredump's entry, from the stack text of
+# its MESSAGE (pkgnote list opens no core), is the one pkgnote core gives
+# from the unwound stack of the same core.
+field "$theirs" MESSAGE > theirs-message.txt
+if ! grep -q "^Stack trace of thread" theirs-message.txt; then
+        skip "systemd-coredump's MESSAGE gives the signature of the unwound stack" "its MESSAGE holds no stack trace"
+elif ! has_feature stack; then
+        skip "systemd-coredump's MESSAGE gives the signature of the unwound stack" "built without elfutils libdw"
+else
+        "$PKGNOTE" list -D "$SDNS_JOURNAL" --json "$theirs" > sig-list.json 2> sig-list.err
+        "$PKGNOTE" core --json segv.core > sig-core.json 2> sig-core.err
+        python3 - "$theirs" > sig.check 2>&1 <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open("sig-list.json")]
+rows = [r for r in rows if r.get("pid") == int(sys.argv[1])]
+core = json.load(open("sig-core.json"))
+assert len(rows) == 1, rows
+assert rows[0].get("signatureSource") == "message", rows[0]
+assert core.get("signature") and rows[0].get("signature") == core["signature"], (rows[0].get("signature"), core.get("signature"))
+assert rows[0].get("signatureHash") == core["signatureHash"]
+assert rows[0]["signature"].startswith("crasher: main"), rows[0]["signature"]
+PY
+        [ $? -eq 0 ] && pass "systemd-coredump's MESSAGE gives the signature of the unwound stack" ||
+                fail "systemd-coredump's MESSAGE gives the signature of the unwound stack" "$(cat sig.check sig-list.err theirs-message.txt)"
+fi
+
+# pkgnote-coredump with a stack trace (stack = yes) writes the crashing
+# thread's stack into MESSAGE as systemd-coredump does: once its stored
+# core and report are gone, the journal still gives the signature.
+if has_feature stack; then
+        echo "stack = yes" > stack.conf
+        ./crasher wait > /dev/null 2>&1 &
+        SPID=$!
+        sleep 0.2
+        "$HANDLER" -c "$T/stack.conf" -d "$T/state-stack" -l "$T/log" "$SPID" 0 0 11 1700000200 18446744073709551615 testhost crasher < segv.core
+        kill -KILL "$SPID" 2> /dev/null
+        wait "$SPID" 2> /dev/null
+        sdns_wait_entry "$SPID"
+        field "$SPID" MESSAGE > our-message.txt
+        rm -rf "$T/state-stack"
+        "$PKGNOTE" list -D "$SDNS_JOURNAL" --json "$SPID" > our-list.json 2> our-list.err
+        python3 - "$SPID" > our-sig.check 2>&1 <<'PY'
+import json, sys
+rows = [r for r in map(json.loads, open("our-list.json")) if r.get("pid") == int(sys.argv[1])]
+core = json.load(open("sig-core.json"))
+assert len(rows) == 1, rows
+assert rows[0].get("signatureSource") == "message" and rows[0].get("signature") == core["signature"], (rows[0], core.get("signature"))
+PY
+        [ $? -eq 0 ] && grep -q "^Stack trace of thread " our-message.txt &&
+                pass "pkgnote-coredump's MESSAGE holds the stack, which gives the signature once the core is gone" ||
+                fail "pkgnote-coredump's MESSAGE holds the stack, which gives the signature once the core is gone" \
+                        "$(cat our-sig.check our-list.err our-message.txt)"
+fi
+
 # A spoofed entry (any user may log the crash MESSAGE_ID, under the
 # handler's name and identifier, naming the store's file with its PID and
 # time) neither hides nor changes the store's entry: it is refused as

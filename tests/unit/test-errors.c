@@ -483,6 +483,31 @@ struct row {
         const char *why;
 };
 
+/* Crash signatures (1.1). */
+#define STACK_TEXT "Stack trace of thread 7:\n#0  0x00007f0000001000 crash_here (prog + 0x1000)\n"
+FAIL(pkgnote_signature_from_message, {
+        pkgnote_signature *g = NULL;
+        return pkgnote_signature_from_message("Stack trace of thread 7:\n#1 bad\n", 32, NULL, &g);
+})
+OK(pkgnote_signature_from_message, {
+        pkgnote_signature *g = NULL;
+        int r = pkgnote_signature_from_message(STACK_TEXT, strlen(STACK_TEXT), NULL, &g);
+        pkgnote_signature_free(g);
+        return r;
+})
+FAIL(pkgnote_signature_from_stack, { pkgnote_signature *g = NULL; return pkgnote_signature_from_stack(NULL, NULL, &g); })
+FAIL(pkgnote_signature_to_json, { char *j = NULL; return pkgnote_signature_to_json(NULL, &j); })
+OK(pkgnote_signature_to_json, {
+        pkgnote_signature *g = NULL;
+        char *j = NULL;
+        if (pkgnote_signature_from_message(STACK_TEXT, strlen(STACK_TEXT), NULL, &g) < 0)
+                return NO_FIXTURE;
+        int r = pkgnote_signature_to_json(g, &j);
+        pkgnote_signature_free(g);
+        return freed(r, &j);
+})
+FAIL(pkgnote_crash_signature, { pkgnote_signature *g = NULL; return pkgnote_crash_signature(NULL, &g); })
+
 #define F(fn) {#fn, FAILS, fail_##fn, NULL, NULL}
 #define FO(fn) {#fn, FAILS, fail_##fn, ok_##fn, NULL}
 #define U(fn, why) {#fn, UNFORCED, NULL, NULL, why}
@@ -662,6 +687,18 @@ static const struct row rows[] = {
         U(pkgnote_crash_open, "it needs a crash of a store (tests/read/cmd-coredump.sh)"),
         N(pkgnote_crash_core_state, ACCESSOR),
         N(pkgnote_crash_store_name, NAME),
+        F(pkgnote_crash_signature),
+        FO(pkgnote_signature_from_message),
+        F(pkgnote_signature_from_stack),
+        N(pkgnote_signature_free, FREE),
+        N(pkgnote_signature_text, ACCESSOR),
+        N(pkgnote_signature_hash, ACCESSOR),
+        N(pkgnote_signature_package, ACCESSOR),
+        N(pkgnote_signature_frame_count, ACCESSOR),
+        N(pkgnote_signature_frame, ACCESSOR),
+        N(pkgnote_signature_source, ACCESSOR),
+        N(pkgnote_signature_source_name, NAME),
+        FO(pkgnote_signature_to_json),
         F(pkgnote_os_release_parse),
         F(pkgnote_os_release_read),
         F(pkgnote_os_release_read_file),
