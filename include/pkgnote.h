@@ -1627,13 +1627,20 @@ typedef struct pkgnote_signature pkgnote_signature;
  *      __cxa_throw/__cxa_rethrow), and start-up (_start,
  *      __libc_start_main, __libc_start_call_main, start_thread, clone,
  *      clone3, _dl_start, _dl_start_user); and every frame outside main,
- *      which is start-up whether its name is known or not.
+ *      which is start-up whether its name is known or not.  The raising,
+ *      aborting, assertion and terminate frames are sentinels: every
+ *      frame inside the outermost one below main goes too, named or not
+ *      (the C library's own frames of dying, unnamed without its symbols).
  *   4. A function name loses what a build or a CPU changes: a compiler
  *      clone's suffix (".constprop.N", ".isra.N", ".part.N", ".cold",
  *      ".lto_priv.N", ".localalias", "@plt"), a symbol version
  *      ("@GLIBC_2.34", "@@..."), and glibc's CPU variants
  *      ("__memmove_avx_unaligned_erms" is "memmove", "__strlen_evex"
- *      "strlen").  No source line and no address is kept.
+ *      "strlen"); in the C library and its loader, a hidden alias or
+ *      internal name is the public one ("__GI___clock_nanosleep",
+ *      "__nanosleep" and "__libc_malloc" are "clock_nanosleep",
+ *      "nanosleep" and "malloc"), as which of them names a frame depends
+ *      on the symbol table found.  No source line and no address is kept.
  *   5. A frame without a function name is its module's build-id and the
  *      offset from the module's start ("BUILDID+0xOFFSET"), else the
  *      module's file name and offset, else "??" (an address in no

@@ -34,8 +34,10 @@ static const char *const signal_frames[] = {
         "__restore_rt", "__kernel_rt_sigreturn", "_sigtramp", "__sigreturn", "__default_rt_sa_restorer",
 };
 
-/* Frames that say nothing about the bug (rule 3). */
-static const char *const skip_frames[] = {
+/* Frames that say nothing about the bug (rule 3).  The sentinels: what
+ * the program called to give up; every frame inside the outermost one,
+ * named or not, is the C library's way of dying, never the bug. */
+static const char *const sentinel_frames[] = {
         /* raising and aborting */
         "raise", "abort", "gsignal", "pthread_kill", "__pthread_kill", "__pthread_kill_implementation",
         "__pthread_kill_internal", "__GI_raise", "__GI_abort", "__GI___pthread_kill",
@@ -47,7 +49,9 @@ static const char *const skip_frames[] = {
         "std::terminate()", "_ZSt9terminatev", "__cxxabiv1::__terminate(void (*)())", "_ZN10__cxxabiv111__terminateEPFvvE",
         "__gnu_cxx::__verbose_terminate_handler()", "_ZN9__gnu_cxx27__verbose_terminate_handlerEv", "__cxa_throw",
         "__cxa_rethrow", "__cxa_call_terminate", "std::__terminate()", "_ZSt11__terminatePFvvE",
-        /* start-up */
+};
+/* Start-up: the frames that call main or a thread's function. */
+static const char *const startup_frames[] = {
         "_start", "__libc_start_main", "__libc_start_main_impl", "__libc_start_main_alias_2",
         "__libc_start_call_main", "start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
         "_dl_start", "_dl_start_user",
@@ -78,8 +82,14 @@ static bool in_list(const char *s, const char *const *list, size_t n) {
         return false;
 }
 
+/* Whether FN is a sentinel (GLib's g_assertion_message* too). */
+static bool is_sentinel(const char *fn) {
+        return in_list(fn, sentinel_frames, ELEMENTSOF(sentinel_frames)) ||
+               !strncmp(fn, "g_assertion_message", strlen("g_assertion_message"));
+}
+
 static bool is_skipped(const char *fn) {
-        if (in_list(fn, skip_frames, ELEMENTSOF(skip_frames)))
+        if (is_sentinel(fn) || in_list(fn, startup_frames, ELEMENTSOF(startup_frames)))
                 return true;
         for (size_t i = 0; i < ELEMENTSOF(skip_prefixes); i++)
                 if (!strncmp(fn, skip_prefixes[i], strlen(skip_prefixes[i])))
@@ -130,6 +140,26 @@ static void normalize_name(const char *fn, char *out, size_t out_len) {
                 }
 }
 
+/* Whether MODULE (a file name) is the C library or its loader, whose
+ * internal aliases name one function differently depending on which
+ * symbol table the unwinder found (.dynsym or the debug file's). */
+static bool is_libc(const char *module) {
+        return module && (!strncmp(module, "libc.so", 7) || !strncmp(module, "libc-", 5) ||
+                          !strncmp(module, "libpthread", 10) || !strncmp(module, "ld-linux", 8) ||
+                          !strncmp(module, "ld-musl", 7) || !strncmp(module, "libc.musl", 9));
+}
+
+/* Rule 4 for the C library: its hidden alias __GI_NAME is NAME, and an
+ * internal name of a public function (__NAME, __libc_NAME) is NAME. */
+static void normalize_libc_name(char *name) {
+        static const char *const prefixes[] = {"__GI_", "__libc_", "__"};
+        for (size_t i = 0; i < ELEMENTSOF(prefixes); i++) {
+                size_t k = strlen(prefixes[i]);
+                if (!strncmp(name, prefixes[i], k) && (name[k] == '_' || pn_ascii_alpha(name[k])))
+                        memmove(name, name + k, strlen(name + k) + 1);
+        }
+}
+
 static const char *base_name(const char *path) {
         const char *s = strrchr(path, '/');
         return s && s[1] ? s + 1 : path;
@@ -139,6 +169,13 @@ static const char *base_name(const char *path) {
  * a source of untrusted bytes may hold (the text is shown and grouped by). */
 static bool printable(const char *s) {
         return s && *s && !pn_has_control(s);
+}
+
+/* Rule 4 on frame F's function (printable) into NAME. */
+static void frame_name(const struct pn_sig_frame *f, char *name, size_t len) {
+        normalize_name(f->function, name, len);
+        if (is_libc(f->module))
+                normalize_libc_name(name);
 }
 
 static bool same(const char *a, const char *b) {
@@ -151,6 +188,18 @@ int pn_signature_build(const struct pn_sig_frame *f, size_t n, int source, pkgno
         for (size_t i = 0; i < n; i++)
                 if (f[i].function && in_list(f[i].function, signal_frames, ELEMENTSOF(signal_frames)))
                         first = i + 1;
+        /* rule 3: the frames inside the outermost sentinel below main are
+         * the way of dying, named or not */
+        for (size_t i = first; i < n; i++) {
+                char name[512];
+                if (!printable(f[i].function))
+                        continue;
+                frame_name(&f[i], name, sizeof name);
+                if (!strcmp(name, "main"))
+                        break;
+                if (is_sentinel(f[i].function) || is_sentinel(name))
+                        first = i + 1;
+        }
 
         pkgnote_signature *s = calloc(1, sizeof *s);
         if (!s)
@@ -164,7 +213,7 @@ int pn_signature_build(const struct pn_sig_frame *f, size_t n, int source, pkgno
                 char name[512];
                 const char *fn = printable(f[i].function) ? f[i].function : NULL;
                 if (fn) {
-                        normalize_name(fn, name, sizeof name);
+                        frame_name(&f[i], name, sizeof name);
                         if (is_skipped(fn) || is_skipped(name))
                                 continue;
                         if (!name[0])

@@ -18,6 +18,17 @@ PASSED=0
 FAILED=0
 STATUS=0
 
+# python3 for a script that loads the build's libpkgnote.so.1 through
+# ctypes: a sanitizer build's library needs its runtime loaded first (the
+# interpreter is not built with it; its own allocations are no leaks).
+python3_lib() {
+        if ldd "$BUILDDIR/libpkgnote.so.1" 2> /dev/null | grep -q libasan; then
+                LD_PRELOAD="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so)" \
+                        ASAN_OPTIONS=detect_leaks=0 python3 "$@"
+        else
+                python3 "$@"
+        fi
+}
 pass() { PASSED=$((PASSED + 1)); echo "ok - $1"; }
 fail() { FAILED=$((FAILED + 1)); echo "not ok - $1"; [ $# -gt 1 ] && echo "# $2"; return 0; }
 fatal() { echo "Bail out! $1"; exit 99; }

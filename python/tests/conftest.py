@@ -50,7 +50,7 @@ def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pathlib.Path
         "__attribute__((noinline)) void crash_here(volatile int *p) { *p = pylib_value(); }\n"
         "int main(int argc, char **argv) {\n"
         '  if (argc > 1 && !strcmp(argv[1], "segv")) crash_here((int *)16);\n'
-        '  if (argc > 1 && !strcmp(argv[1], "sleep")) { pause(); }\n'
+        '  if (argc > 1 && !strcmp(argv[1], "sleep")) { write(1, "ready\\n", 6); pause(); }\n'
         "  return pylib_value() == 42 ? 0 : 1;\n}\n")
     subprocess.run(["gcc", "-g", "-O0", "-shared", "-fPIC", "-fuse-ld=bfd", "-o", d / "libpylib.so", d / "lib.c",
                     "-Xlinker", f"--package-metadata={LIB_JSON}"], check=True)
@@ -86,8 +86,11 @@ def real_core(programs: dict[str, pathlib.Path], tmp_path_factory: pytest.TempPa
 
 @pytest.fixture
 def sleeper(programs: dict[str, pathlib.Path]) -> Iterator[subprocess.Popen[bytes]]:
-    p = subprocess.Popen([programs["app"], "sleep"], env=PLAIN_ENV)
+    # It says when main runs: every library it links is mapped then (the
+    # loader maps them one by one; a look at the maps before sees some).
+    p = subprocess.Popen([programs["app"], "sleep"], env=PLAIN_ENV, stdout=subprocess.PIPE)
     try:
+        assert p.stdout is not None and p.stdout.readline() == b"ready\n"
         yield p
     finally:
         p.kill()

@@ -96,7 +96,7 @@ grep -qxF "Signature: $S1 [$H1]" segv1.txt && pass "the text report shows the si
 for c in segv1 abrt1 segv1s; do
         "$PKGNOTE" core "$(ls $c/core* | head -n 1)" > $c.txt 2>&1
 done
-python3 - segv1 abrt1 segv1s > text.check 2>&1 <<'PY'
+python3_lib - segv1 abrt1 segv1s > text.check 2>&1 <<'PY'
 import ctypes, json, sys
 lib = ctypes.CDLL("libpkgnote.so.1")
 lib.pkgnote_signature_from_message.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]

@@ -159,6 +159,43 @@ static void test_normalize(void) {
         snprintf(one, sizeof one, "%s", sig("Stack trace of thread 1:\n#0  0x1 bug_one (p + 0x1)\n", NULL));
         CHECK_STR(one, "p: bug_one");
         CHECK(strcmp(one, sig("Stack trace of thread 1:\n#0  0x1 bug_two (p + 0x1)\n", NULL)));
+        /* a sentinel ends the way of dying: an unnamed frame of the C
+         * library inside abort (its pthread_kill without symbols) goes too,
+         * and the program, not the C library, faults */
+        CHECK_STR(sig("Stack trace of thread 7:\n"
+                      "#0  0x00007f000008aeec n/a (libc.so.6 + 0x8aeec)\n"
+                      "#1  0x00007f000003cfb2 raise (libc.so.6 + 0x3cfb2)\n"
+                      "#2  0x00007f0000027472 abort (libc.so.6 + 0x27472)\n"
+                      "#3  0x0000560000001189 check_limits (prog + 0x1189)\n"
+                      "#4  0x00005600000011c0 main (prog + 0x11c0)\n",
+                      NULL),
+                  "prog: check_limits | main");
+        /* ... but not one outside main, nor an unnamed frame with no sentinel */
+        CHECK_STR(sig("Stack trace of thread 7:\n"
+                      "#0  0x00007f000008aeec n/a (libc.so.6 + 0x8aeec)\n"
+                      "#1  0x0000560000001189 check_limits (prog + 0x1189)\n"
+                      "#2  0x00005600000011c0 main (prog + 0x11c0)\n"
+                      "#3  0x00007f0000027472 abort (libc.so.6 + 0x27472)\n",
+                      NULL),
+                  "libc.so.6: libc.so.6+0x8aeec | check_limits | main");
+        /* the C library's internal names are its public ones, whichever
+         * symbol table (.dynsym or the debug file's) named the frame */
+        snprintf(one, sizeof one, "%s",
+                 sig("Stack trace of thread 1:\n"
+                     "#0  0x1 __GI___clock_nanosleep (libc.so.6 + 0x1)\n"
+                     "#1  0x2 __GI___nanosleep (libc.so.6 + 0x2)\n#2  0x3 main (sleep + 0x3)\n",
+                     NULL));
+        CHECK_STR(one, "libc.so.6: clock_nanosleep | nanosleep | main");
+        CHECK_STR(sig("Stack trace of thread 1:\n"
+                      "#0  0x1 clock_nanosleep@GLIBC_2.17 (libc.so.6 + 0x1)\n"
+                      "#1  0x2 __nanosleep (libc.so.6 + 0x2)\n#2  0x3 main (sleep + 0x3)\n",
+                      NULL),
+                  one);
+        /* __libc_NAME is NAME; a program's own __names are kept */
+        CHECK_STR(sig("Stack trace of thread 1:\n"
+                      "#0  0x1 __libc_malloc (libc.so.6 + 0x1)\n#1  0x2 __parse (prog + 0x2)\n",
+                      NULL),
+                  "prog: malloc | __parse");
         /* nothing but machinery: no signature */
         CHECK_STR(sig("Stack trace of thread 1:\n#0  0x1 raise (libc.so.6 + 0x1)\n#1  0x2 abort (libc.so.6 + 0x2)\n",
                       NULL),
