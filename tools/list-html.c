@@ -361,7 +361,7 @@ static const char style[] =
         "color:var(--muted);text-transform:uppercase;letter-spacing:.04em}\n"
         "a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}\n"
         "code,.key,.mono{font-family:'DejaVu Sans Mono',ui-monospace,Menlo,Consolas,monospace;font-size:13px}\n"
-        ".key{overflow-wrap:anywhere}\n"
+        ".key{overflow-wrap:anywhere}\nh2.key{font-size:17px;font-weight:600}\n"
         ".summary{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0 24px}\n"
         ".stat{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 16px;"
         "min-width:130px}\n"
@@ -369,7 +369,7 @@ static const char style[] =
         ".stat .value{font-size:22px;font-weight:600;font-variant-numeric:tabular-nums}\n"
         ".stat .value time{font-size:15px;font-weight:500}\n"
         "table{border-collapse:collapse;width:100%;background:var(--card)}\n"
-        "th,td{padding:5px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}\n"
+        "th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}\n"
         "th{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em;font-weight:600}\n"
         "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
         "td.t{white-space:nowrap;font-variant-numeric:tabular-nums}\n"
@@ -386,7 +386,7 @@ static const char style[] =
         "padding:1px 10px;font-size:13px}\n"
         ".none,.muted{color:var(--muted)}\n"
         ".sec{color:var(--muted)}\n"
-        ".cols{display:grid;grid-template-columns:1fr 1fr;gap:20px}\n"
+        ".cols{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:24px}\n"
         "@media (max-width:800px){.cols{grid-template-columns:1fr}}\n"
         "figure{margin:8px 0 0}\n"
         "svg.chart{width:100%;max-width:760px;height:auto;display:block;font-family:inherit}\n"
@@ -399,7 +399,7 @@ static const char style[] =
         ".swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:6px;"
         "vertical-align:-1px}\n"
         "table.fields td:first-child{color:var(--muted);white-space:nowrap;width:1%}\n"
-        "table.fields td{overflow-wrap:anywhere}\n"
+        "table.fields td{overflow-wrap:anywhere}\n.cols td.mono{font-size:12px;overflow-wrap:anywhere}\n.cols .sec{display:none}\n"
         "footer{color:var(--muted);font-size:13px;margin-top:32px}\n";
 
 static void put_head(FILE *f) {
