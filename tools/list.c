@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pkgnote list: the crashes of every crash store, like coredumpctl list. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <inttypes.h>
@@ -9,6 +10,8 @@
 #include <time.h>
 
 #include "crashopts.h"
+#include "list-html.h"
+#include "output.h"
 #include "tool.h"
 
 static void package_text(const pkgnote_crash *c, char *buf, size_t len) {
@@ -37,6 +40,11 @@ static void list_help(void) {
                "                        crash and the versions seen (--json: one document\n"
                "                        with an example crash of each group)\n"
                "      --top N           with --group, only the N largest groups\n"
+               "      --format FMT      text (the default), json (as --json), or html with\n"
+               "                        --group: one self-contained page of the groups, a\n"
+               "                        chart of each group's crashes per day and version,\n"
+               "                        its machines and its example crash\n"
+               "  -o, --output FILE     write the page to FILE (replaced whole or not at all)\n"
                CRASH_HELP
                "  -h, --help            show this help\n");
 }
@@ -49,7 +57,7 @@ static const char *core_word(const pkgnote_crash *c) {
         }
 }
 
-enum { OPT_GROUP = 400, OPT_TOP };
+enum { OPT_GROUP = 400, OPT_TOP, OPT_FORMAT };
 
 static void when_text(int64_t when, char *buf, size_t len) {
         time_t t = (time_t)when;
@@ -162,7 +170,49 @@ static int print_groups_text(pkgnote_crash_groups *g, size_t top) {
         return EXIT_OK;
 }
 
-static int list_groups(const pkgnote_crash_options *o, int by, bool json, size_t top) {
+/* Writes the LEN bytes of PAGE to OUTPUT (NULL: standard output) by the
+ * output rule: a file is replaced whole or not at all.  An exit code. */
+static int write_page(const char *output, const char *page, size_t len) {
+        const char *name = output ? output : "-";
+        pn_output o;
+        char why[128] = "";
+        int r = pn_output_open(&o, AT_FDCWD, name, PN_OUT_FOLLOW | PN_OUT_STDIO);
+        if (r < 0)
+                return tool_error_shared(name, "cannot write the page", r);
+        if ((r = pn_write_full(o.fd, page, len)) < 0)
+                snprintf(why, sizeof why, "cannot write: %s", strerror(-r));
+        if (r == 0 && !o.direct && !o.borrowed && (r = pn_output_verify(&o, page, len)) < 0)
+                snprintf(why, sizeof why, "written data does not read back");
+        if (r == 0)
+                r = pn_output_commit(&o);
+        else
+                pn_output_abort(&o);
+        if (r < 0 && why[0])
+                return tool_error_reason(name, "cannot write the page", why);
+        return r < 0 ? tool_error_shared(name, "cannot write the page", r) : EXIT_OK;
+}
+
+/* The group document G as a page (list-html.h) into OUTPUT. */
+static int write_groups_html(pkgnote_crash_groups *g, size_t top, const char *output) {
+        char *doc = NULL, *page = NULL;
+        size_t len = 0;
+        char why[256] = "";
+        int r = pkgnote_crash_groups_to_json(g, top, &doc);
+        if (r < 0)
+                return tool_fail("list: %s", pkgnote_last_error());
+        r = list_html_render(doc, strlen(doc), NULL, 0, &page, &len, why, sizeof why);
+        free(doc);
+        if (r == -ENOMEM)
+                return tool_oom("list");
+        if (r < 0)
+                /* The library's document, which the page cannot read. */
+                return tool_fail("list: cannot make the page: %s", why);
+        r = write_page(output, page, len);
+        free(page);
+        return r;
+}
+
+static int list_groups(const pkgnote_crash_options *o, int by, bool json, bool html, const char *output, size_t top) {
         pkgnote_crash_groups *g;
         if (pkgnote_crash_groups_new(by, &g) < 0)
                 return tool_fail("list: %s", pkgnote_last_error());
@@ -171,7 +221,9 @@ static int list_groups(const pkgnote_crash_options *o, int by, bool json, size_t
                 pkgnote_crash_groups_free(g);
                 return r;
         }
-        if (json) {
+        if (html)
+                r = write_groups_html(g, top, output);
+        else if (json) {
                 char *s = NULL;
                 r = pkgnote_crash_groups_to_json(g, top, &s);
                 if (r < 0)
@@ -192,17 +244,20 @@ int cmd_list(int argc, char **argv) {
                 {"json", no_argument, NULL, 'j'},
                 {"group", optional_argument, NULL, OPT_GROUP},
                 {"top", required_argument, NULL, OPT_TOP},
+                {"format", required_argument, NULL, OPT_FORMAT},
+                {"output", required_argument, NULL, 'o'},
                 {"help", no_argument, NULL, 'h'},
                 CRASH_LONGOPTS,
                 {0},
         };
-        bool json = false;
+        bool json = false, html = false;
+        const char *output = NULL;
         int by = 0;
         size_t top = 0;
         bool top_given = false;
         struct crash_opts co = {0};
         int ch, k;
-        while ((ch = tool_getopt(argc, argv, "jh" CRASH_SHORTOPTS, longopts)) >= 0) {
+        while ((ch = tool_getopt(argc, argv, "jho:" CRASH_SHORTOPTS, longopts)) >= 0) {
                 if ((k = crash_option(&co, ch, optarg)) != 0) {
                         if (k < 0) {
                                 crash_options_free(&co);
@@ -211,7 +266,16 @@ int cmd_list(int argc, char **argv) {
                         continue;
                 }
                 switch (ch) {
-                case 'j': json = true; break;
+                case 'j': json = true; html = false; break;
+                case OPT_FORMAT:
+                        json = !strcmp(optarg, "json");
+                        html = !strcmp(optarg, "html");
+                        if (!json && !html && strcmp(optarg, "text") != 0) {
+                                crash_options_free(&co);
+                                return tool_fail("list: --format takes text, json or html, not '%s'", optarg);
+                        }
+                        break;
+                case 'o': output = optarg; break;
                 case OPT_GROUP:
                         if (!optarg)
                                 by = PKGNOTE_GROUP_SIGNATURE;
@@ -244,9 +308,17 @@ int cmd_list(int argc, char **argv) {
                 crash_options_free(&co);
                 return tool_fail("list: --top needs --group");
         }
+        if (html && !by) {
+                crash_options_free(&co);
+                return tool_fail("list: --format html needs --group (the page shows crash groups)");
+        }
+        if (output && !html) {
+                crash_options_free(&co);
+                return tool_fail("list: --output needs --format html (the other formats go to standard output)");
+        }
         crash_options_done(&co, optind < argc ? argv[optind] : NULL);
         if (by) {
-                int r = list_groups(&co.lib, by, json, top);
+                int r = list_groups(&co.lib, by, json, html, output, top);
                 crash_options_free(&co);
                 return r;
         }
