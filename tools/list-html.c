@@ -577,29 +577,35 @@ static int put_example(FILE *f, const json_t *g, size_t gi) {
 }
 
 /* The modules of the example's core and their packages (the core's report,
- * pkgnote_core_to_json()). */
+ * pkgnote_core_to_json()): a module's package note, else what the package
+ * database says of it, and which of the two (packageFrom). */
 static void put_modules(FILE *f, const char *report, size_t gi) {
         json_t *c = report ? json_loads(report, 0, NULL) : NULL;
         const json_t *mods = json_object_get(c, "modules");
         size_t n = json_array_size(mods);
         if (n > 0) {
                 fprintf(f, "<h3>Modules of the example&#39;s core</h3>\n<table data-group=\"%zu\" data-field=\"modules\">\n"
-                           "<thead><tr><th>Module</th><th>Package</th><th>Version</th><th>Build ID</th></tr></thead>\n"
+                           "<thead><tr><th>Module</th><th>Package</th><th>Version</th><th>From</th><th>Build ID</th></tr>"
+                           "</thead>\n"
                            "<tbody>\n",
                         gi);
                 for (size_t j = 0; j < n && j < LIST_HTML_MAX_MODULES; j++) {
                         const json_t *m = json_array_get(mods, j), *p = json_array_get(json_object_get(m, "packages"), 0);
+                        if (!p)
+                                p = json_object_get(m, "dbPackage");
                         fputs("<tr><td class=\"mono key\">", f);
                         put_str_or_dash(f, jstr(m, "path"));
                         fputs("</td><td>", f);
                         put_str_or_dash(f, jstr(p, "name"));
                         fputs("</td><td class=\"mono\">", f);
                         put_str_or_dash(f, jstr(p, "version"));
+                        fputs("</td><td class=\"muted\">", f);
+                        put_str_or_dash(f, jstr(m, "packageFrom"));
                         fputs("</td><td class=\"mono key\">", f);
                         put_str_or_dash(f, jstr(m, "buildId"));
                         fputs("</td></tr>\n", f);
                 }
-                put_more(f, n, LIST_HTML_MAX_MODULES, "modules", 4);
+                put_more(f, n, LIST_HTML_MAX_MODULES, "modules", 5);
                 fputs("</tbody></table>\n", f);
         }
         json_decref(c);

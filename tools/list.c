@@ -192,16 +192,66 @@ static int write_page(const char *output, const char *page, size_t len) {
         return r < 0 ? tool_error_shared(name, "cannot write the page", r) : EXIT_OK;
 }
 
+/* The page lists the modules of the example crash's core, while the store
+ * has it, for this many of the largest groups: each is one core to read. */
+#define LIST_HTML_CORES 5
+
+/* The core reports (pkgnote_core_to_json()) of the examples of the first
+ * N groups of G into CORES[0..N-1], NULL where the core is gone or does
+ * not open (said, ", ignoring"): the store is read once more, for the
+ * examples by their ids.  0 or -ENOMEM. */
+static int example_cores(const pkgnote_crash_options *o, pkgnote_crash_groups *g, size_t n, char **cores) {
+        pkgnote_crashes *l;
+        if (pkgnote_crashes_load(o, &l) < 0)
+                return 0; /* read a moment ago: the page goes without modules */
+        for (size_t i = 0; i < pkgnote_crashes_count(l); i++) {
+                const pkgnote_crash *c = pkgnote_crashes_get(l, i);
+                if (pkgnote_crash_core_state(c) == PKGNOTE_CRASH_CORE_GONE)
+                        continue;
+                for (size_t j = 0; j < n; j++) {
+                        const char *id = pkgnote_crash_group_example_id(pkgnote_crash_groups_get(g, j));
+                        if (cores[j] || !id || strcmp(id, pkgnote_crash_id(c)) != 0)
+                                continue;
+                        pkgnote_core_options co = PKGNOTE_CORE_OPTIONS_INIT;
+                        pkgnote_core *core;
+                        int r = pkgnote_crash_open(c, &co, &core);
+                        if (r >= 0) {
+                                r = pkgnote_core_to_json(core, NULL, NULL, 0, &cores[j]);
+                                pkgnote_core_free(core);
+                        }
+                        if (r == -ENOMEM) {
+                                pkgnote_crashes_free(l);
+                                return r;
+                        }
+                        if (r < 0)
+                                tool_warn_ignoring(id, pkgnote_last_error());
+                }
+        }
+        pkgnote_crashes_free(l);
+        return 0;
+}
+
 /* The group document G as a page (list-html.h) into OUTPUT. */
-static int write_groups_html(pkgnote_crash_groups *g, size_t top, const char *output) {
+static int write_groups_html(const pkgnote_crash_options *o, pkgnote_crash_groups *g, size_t top,
+                             const char *output) {
         char *doc = NULL, *page = NULL;
         size_t len = 0;
         char why[256] = "";
         int r = pkgnote_crash_groups_to_json(g, top, &doc);
         if (r < 0)
                 return tool_fail("list: %s", pkgnote_last_error());
-        r = list_html_render(doc, strlen(doc), NULL, 0, &page, &len, why, sizeof why);
+        pkgnote_crash_groups_stats st = PKGNOTE_CRASH_GROUPS_STATS_INIT;
+        pkgnote_crash_groups_get_stats(g, &st);
+        size_t n = top && top < st.groups ? top : st.groups;
+        char *cores[LIST_HTML_CORES] = {0};
+        if (n > LIST_HTML_CORES)
+                n = LIST_HTML_CORES;
+        r = example_cores(o, g, n, cores);
+        if (r == 0)
+                r = list_html_render(doc, strlen(doc), (const char *const *)cores, n, &page, &len, why, sizeof why);
         free(doc);
+        for (size_t i = 0; i < n; i++)
+                free(cores[i]);
         if (r == -ENOMEM)
                 return tool_oom("list");
         if (r < 0)
@@ -222,7 +272,7 @@ static int list_groups(const pkgnote_crash_options *o, int by, bool json, bool h
                 return r;
         }
         if (html)
-                r = write_groups_html(g, top, output);
+                r = write_groups_html(o, g, top, output);
         else if (json) {
                 char *s = NULL;
                 r = pkgnote_crash_groups_to_json(g, top, &s);

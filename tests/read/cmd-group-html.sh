@@ -250,6 +250,15 @@ for i, g in enumerate(groups):
         if e["tag"] == "rect" and a.get("data-group") == gi:
             got[a.get("data-version", "")] = got.get(a.get("data-version", ""), 0) + int(a["data-count"])
     check("group %d chart" % i, got, want)
+    # The example's core, while the store has it: its modules and their
+    # packages (the five largest groups).
+    ex = g.get("example", {})
+    if i < 5 and ex.get("core") == "file":
+        mods = [e["text"] for e in dom.found if e["tag"] == "table" and
+                e["attrs"].get("data-field") == "modules" and e["attrs"].get("data-group") == gi]
+        pkg = ex.get("package") or {}
+        if len(mods) != 1 or ex.get("executable", "?") not in mods[0] or pkg.get("version", "?") not in mods[0]:
+            bad.append("group %d: no modules table with %s %s" % (i, ex.get("executable"), pkg.get("version")))
 # The hostile host name: text of the page, never markup.
 check("script elements", dom.tags.get("script", 0), 0)
 check("img elements", dom.tags.get("img", 0), 0)

@@ -276,7 +276,8 @@ static void test_prefixes(void) {
 static void test_cores(void) {
         static const char core[] = "{\"modules\": [{\"path\": \"/usr/bin/foo\", \"buildId\": \"abcd\", \"packages\": "
                                    "[{\"type\": \"deb\", \"name\": \"foo<b>\", \"version\": \"1.0-1\"}]},"
-                                   " {\"path\": \"/usr/lib/libc.so.6\", \"buildId\": null, \"packages\": []}]}";
+                                   " {\"path\": \"/usr/lib/libc.so.6\", \"buildId\": null, \"packages\": [], \"packageFrom\": \"database\","
+                                   "  \"dbPackage\": {\"type\": \"deb\", \"name\": \"libc6\", \"version\": \"2.36-9\"}}]}";
         const char *cores[] = {core, NULL};
         char *page = NULL;
         size_t plen;
@@ -288,6 +289,7 @@ static void test_cores(void) {
         CHECK(strstr(page, "data-group=\"0\" data-field=\"modules\""));
         CHECK(strstr(page, "foo&lt;b&gt;"));
         CHECK(strstr(page, "/usr/lib/libc.so.6"));
+        CHECK(strstr(page, "<td>libc6</td><td class=\"mono\">2.36-9</td><td class=\"muted\">database</td>"));
         free(page);
 }
 
