@@ -172,8 +172,15 @@ static const char *const palette[] = {
 #define N_PALETTE (sizeof palette / sizeof palette[0])
 #define OTHER_COLOUR "#c8c8c8"
 
+/* Of more versions than colours, the oldest share the grey of the
+ * versions the document does not list: the newest keep a colour each. */
+static size_t grey_below(size_t n_versions) {
+        return n_versions > N_PALETTE ? n_versions - (N_PALETTE - 1) : 0;
+}
+
 static const char *series_colour(size_t i, size_t n_versions) {
-        return i < n_versions ? palette[i % N_PALETTE] : OTHER_COLOUR;
+        size_t fold = grey_below(n_versions);
+        return i < n_versions && i >= fold ? palette[i - fold] : OTHER_COLOUR;
 }
 
 /* The chart's scale: a step of 1, 2 or 5 times a power of ten giving at
@@ -199,8 +206,9 @@ static long long nice_step(long long max) {
 #define CHART_B 52
 
 /* The group's crashes per UTC day as stacked bars, one colour per
- * version, with the version's of "days" not in "versions" (or over
- * LIST_HTML_MAX_ROWS of them) as one grey series.  0 or -ENOMEM. */
+ * version, with the versions of "days" not in "versions" (or past
+ * LIST_HTML_MAX_ROWS of them), and the oldest versions when there are
+ * more than colours, in grey.  0 or -ENOMEM. */
 static int put_chart(FILE *f, const json_t *g, size_t gi) {
         const json_t *days = json_object_get(g, "days"), *versions = json_object_get(g, "versions");
         size_t nv = json_array_size(versions);
@@ -278,9 +286,14 @@ static int put_chart(FILE *f, const json_t *g, size_t gi) {
                         "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">%lld</text>\n",
                         CHART_L, CHART_W - CHART_R, py, py, CHART_L - 6, py, y);
         }
-        fprintf(f,
-                "<text class=\"axis\" transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">crashes per %s</text>\n",
-                CHART_T + ph / 2, per == 1 ? "day" : "bar");
+        if (per == 1)
+                fprintf(f, "<text class=\"axis\" transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">crashes "
+                           "per day</text>\n",
+                        CHART_T + ph / 2);
+        else
+                fprintf(f, "<text class=\"axis\" transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">crashes "
+                           "per %lld days</text>\n",
+                        CHART_T + ph / 2, per);
         /* The bars, stacked from the oldest version up. */
         for (size_t b = 0; b < nbins; b++) {
                 double x = CHART_L + slot * (double)b + (slot - bw) / 2, y = CHART_T + ph;
@@ -328,20 +341,23 @@ static int put_chart(FILE *f, const json_t *g, size_t gi) {
         /* The legend: each version's colour, name and count. */
         fputs("<ul class=\"legend\">\n", f);
         bool other = false;
+        size_t fold = grey_below(nv);
         for (size_t b = 0; b < nbins; b++)
                 other |= cell[b * ns + nv] != 0;
-        for (size_t s = 0; s < ns; s++) {
-                if (s == nv && !other)
+        for (size_t s = fold; s < ns; s++) {
+                if (s == nv && !other && fold == 0)
                         break;
                 fprintf(f, "<li><span class=\"swatch\" style=\"background:%s\"></span>", series_colour(s, nv));
-                if (s < nv) {
+                if (s == nv && fold > 0)
+                        fprintf(f, "%zu older%s versions", fold, other ? " or unknown" : "");
+                else if (s < nv) {
                         const json_t *v = json_array_get(versions, s);
                         put_str_or_dash(f, jstr(v, "version"));
                         long long n;
                         if (jint(v, "count", &n))
                                 fprintf(f, " <span class=\"muted\">(%lld)</span>", n);
                 } else
-                        fputs("other or unknown version", f);
+                        fputs("unknown version", f);
                 fputs("</li>\n", f);
         }
         fputs("</ul>\n", f);
@@ -456,7 +472,7 @@ static void put_overview(FILE *f, const json_t *groups) {
               "<th class=\"n\">Crashes</th><th class=\"n\">Machines</th><th class=\"n\">Versions</th>"
               "<th>First</th><th>Last</th></tr></thead>\n<tbody>\n",
               f);
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n && i < LIST_HTML_MAX_OVERVIEW; i++) {
                 const json_t *g = json_array_get(groups, i);
                 char attrs[64];
                 snprintf(attrs, sizeof attrs, "data-group=\"%zu\"", i);
@@ -478,6 +494,10 @@ static void put_overview(FILE *f, const json_t *groups) {
                 put_opt_time(f, g, "last", attrs);
                 fputs("</td></tr>\n", f);
         }
+        if (n > LIST_HTML_MAX_OVERVIEW)
+                fprintf(f, "<tr><td colspan=\"8\" class=\"muted\">and %zu smaller groups (--json lists them all, --top "
+                           "fewer)</td></tr>\n",
+                        n - LIST_HTML_MAX_OVERVIEW);
         fputs("</tbody></table></div>\n", f);
 }
 

@@ -23,10 +23,11 @@
 #include <stdio.h>
 
 /* Bounds of the page, so that a document of a large fleet still makes a
- * page a browser opens: groups shown in detail (the overview lists them
- * all), rows of a group's machines and versions tables, bars of a chart
+ * page a browser opens: groups in the overview table and shown in
+ * detail, rows of a group's machines and versions tables, bars of a chart
  * (longer periods are binned into several days per bar), modules of an
  * example's core, bytes of one shown value. */
+#define LIST_HTML_MAX_OVERVIEW 1000
 #define LIST_HTML_MAX_DETAIL 50
 #define LIST_HTML_MAX_ROWS 100
 #define LIST_HTML_MAX_BARS 90

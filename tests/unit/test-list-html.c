@@ -253,6 +253,57 @@ static void test_long_period(void) {
         free(page);
 }
 
+/* More versions than colours: the oldest share one grey, the newest keep
+ * a colour each; days of a version the group does not list are grey too. */
+static void test_many_versions(void) {
+        char d[8000];
+        int n = snprintf(d, sizeof d, "{\"groups\": [{\"key\": \"k\", \"count\": 13, \"versions\": [");
+        for (int i = 0; i < 12; i++)
+                n += snprintf(d + n, sizeof d - (size_t)n, "%s{\"version\": \"v%d\", \"count\": 1}", i ? "," : "", i);
+        n += snprintf(d + n, sizeof d - (size_t)n, "], \"days\": [");
+        for (int i = 0; i < 12; i++)
+                n += snprintf(d + n, sizeof d - (size_t)n, "{\"day\": \"2024-01-%02d\", \"version\": \"v%d\", \"count\": 1},",
+                              i + 1, i);
+        snprintf(d + n, sizeof d - (size_t)n, "{\"day\": \"2024-01-01\", \"version\": null, \"count\": 1}]}]}");
+        int r;
+        char why[256] = "";
+        char *page = render(d, strlen(d), &r, why, sizeof why);
+        CHECK_INT(r, 0);
+        if (!page) {
+                fprintf(stderr, "render failed: %s\n", why);
+                return;
+        }
+        CHECK(strstr(page, "3 older or unknown versions"));
+        /* Ten colours: nine versions and the grey. */
+        CHECK_INT(count(page, "fill=\"#c8c8c8\""), 4);
+        CHECK_INT(count(page, "<li>"), 10);
+        CHECK(strstr(page, "data-version=\"v0\" data-count=\"1\""));
+        CHECK(strstr(page, "fill=\"#4269d0\" data-group=\"0\" data-day=\"2024-01-04\" data-version=\"v3\""));
+        free(page);
+}
+
+/* A document of very many groups: the overview and the details bounded. */
+static void test_many_groups(void) {
+        size_t cap = 64 + (LIST_HTML_MAX_OVERVIEW + 5) * 40;
+        char *d = malloc(cap);
+        int n = snprintf(d, cap, "{\"groups\": [");
+        for (int i = 0; i < LIST_HTML_MAX_OVERVIEW + 5; i++)
+                n += snprintf(d + n, cap - (size_t)n, "%s{\"key\": \"g%d\", \"count\": 1}", i ? "," : "", i);
+        snprintf(d + n, cap - (size_t)n, "]}");
+        int r;
+        char why[256] = "";
+        char *page = render(d, strlen(d), &r, why, sizeof why);
+        CHECK_INT(r, 0);
+        if (page) {
+                CHECK_INT(count(page, "<section class=\"group\""), LIST_HTML_MAX_DETAIL);
+                CHECK_INT(count(page, "data-field=\"count\""), LIST_HTML_MAX_OVERVIEW + LIST_HTML_MAX_DETAIL);
+                CHECK(strstr(page, "and 5 smaller groups"));
+                CHECK(strstr(page, "The first 50 groups are shown in detail"));
+        }
+        free(page);
+        free(d);
+}
+
 /* Every truncated prefix of a valid document is refused or rendered,
  * never read past. */
 static void test_prefixes(void) {
@@ -300,6 +351,8 @@ int main(void) {
         RUN(test_empty);
         RUN(test_bad);
         RUN(test_long_period);
+        RUN(test_many_versions);
+        RUN(test_many_groups);
         RUN(test_prefixes);
         RUN(test_cores);
         return test_summary();
