@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -124,6 +125,11 @@ static void day_text(long long day, char *buf, size_t len) {
 /* A time of the document: <time> with the epoch seconds in data-value,
  * shown as a UTC date, plus the data attributes in ATTRS. */
 static void put_time(FILE *f, long long t, const char *attrs) {
+        /* Years 1 to 9999 as dates; another number as it is. */
+        if (t < -62135596800LL || t > 253402300799LL) {
+                fprintf(f, "<time %s data-value=\"%lld\">@%lld</time>", attrs, t, t);
+                return;
+        }
         long long day = t >= 0 ? t / 86400 : -((-t + 86399) / 86400);
         long long sec = t - day * 86400;
         int y;
@@ -198,6 +204,7 @@ static long long nice_step(long long max) {
         }
 }
 
+#define CHART_MAX 1000000000000000LL
 #define CHART_W 760
 #define CHART_H 250
 #define CHART_L 56
@@ -261,11 +268,14 @@ static int put_chart(FILE *f, const json_t *g, size_t gi) {
                 if (cell[b * ns + s] <= LLONG_MAX - n)
                         cell[b * ns + s] += n;
         }
+        /* The scale's top: no real count comes near it, but the document
+         * is read as untrusted, so sums saturate there and taller bars are
+         * cut at the top of the plot. */
         long long ymax = 1;
         for (size_t b = 0; b < nbins; b++) {
                 long long t = 0;
                 for (size_t s = 0; s < ns; s++)
-                        t += cell[b * ns + s];
+                        t = cell[b * ns + s] > CHART_MAX - t ? CHART_MAX : t + cell[b * ns + s];
                 ymax = t > ymax ? t : ymax;
         }
         long long step = nice_step(ymax), top = (ymax + step - 1) / step * step;
@@ -305,6 +315,8 @@ static int put_chart(FILE *f, const json_t *g, size_t gi) {
                         if (n == 0)
                                 continue;
                         double h = ph * (double)n / (double)top;
+                        if (h > y - CHART_T)
+                                h = y - CHART_T;
                         y -= h;
                         const char *v = s < nv ? jstr(json_array_get(versions, s), "version") : NULL;
                         fprintf(f, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
@@ -486,7 +498,7 @@ static void put_overview(FILE *f, const json_t *groups) {
                 put_num(f, g, "count", attrs);
                 long long c;
                 if (jint(g, "count", &c) && c > 0)
-                        fprintf(f, "<span class=\"meter\" style=\"width:%lldpx\"></span>", 4 + c * 56 / most);
+                        fprintf(f, "<span class=\"meter\" style=\"width:%.0fpx\"></span>", 4 + 56.0 * (double)c / (double)most);
                 fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td><td class=\"t\">",
                         jcount(g, "machines"), jcount(g, "versions"));
                 put_opt_time(f, g, "first", attrs);
@@ -722,13 +734,19 @@ int list_html_render(const char *doc, size_t len, const char *const *cores, size
                 json_decref(d);
                 return r;
         }
+        /* The chart's coordinates are numbers of SVG, whatever locale the
+         * caller runs in: a decimal point, never a comma. */
+        locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
         char *buf = NULL;
         size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
+        FILE *f = c ? open_memstream(&buf, &size) : NULL;
         if (!f) {
+                if (c)
+                        freelocale(c);
                 json_decref(d);
                 return -ENOMEM;
         }
+        locale_t old = uselocale(c);
         const json_t *groups = json_object_get(d, "groups");
         size_t n = json_array_size(groups);
         put_head(f);
@@ -744,6 +762,8 @@ int list_html_render(const char *doc, size_t len, const char *const *cores, size
               f);
         json_decref(d);
         bool failed = ferror(f) != 0;
+        uselocale(old);
+        freelocale(c);
         if (fclose(f) != 0 || failed || r < 0) {
                 free(buf);
                 return -ENOMEM;

@@ -148,6 +148,24 @@ static void test_numbers(void) {
         CHECK(strstr(page, "data-value=\"1733490000\" datetime=\"2024-12-06T13:00:00Z\">2024-12-06 13:00"));
         CHECK(strstr(page, "not seen since "));
         free(page);
+        /* Times past the years 1 to 9999 are shown as numbers; counts
+         * that no store makes still chart. */
+        static const char odd[] = "{\"crashes\": 1, \"first\": -9223372036854775808, \"last\": 9223372036854775807,"
+                                  " \"groups\": [{\"key\": \"k\", \"count\": 9223372036854775807,"
+                                  " \"versions\": [{\"version\": \"1\", \"count\": 1, \"first\": -62135596800}],"
+                                  " \"days\": [{\"day\": \"0001-01-01\", \"version\": \"1\", \"count\": 9223372036854775807},"
+                                  "  {\"day\": \"9999-12-31\", \"version\": \"1\", \"count\": 9223372036854775807},"
+                                  "  {\"day\": \"9999-12-31\", \"version\": \"1\", \"count\": 9223372036854775807}]}]}";
+        page = render(odd, sizeof odd - 1, &r, why, sizeof why);
+        CHECK_INT(r, 0);
+        if (page) {
+                CHECK(strstr(page, "data-value=\"-9223372036854775808\">@-9223372036854775808</time>"));
+                CHECK(strstr(page, "data-value=\"9223372036854775807\">@9223372036854775807</time>"));
+                CHECK(strstr(page, "datetime=\"0001-01-01T00:00:00Z\""));
+                CHECK(strstr(page, "data-day=\"0001-01-01\""));
+                CHECK_INT(count(page, "<rect "), 2);
+        }
+        free(page);
 }
 
 static void test_hostile(void) {
