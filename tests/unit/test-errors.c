@@ -507,6 +507,15 @@ OK(pkgnote_signature_to_json, {
         return freed(r, &j);
 })
 FAIL(pkgnote_crash_signature, { pkgnote_signature *g = NULL; return pkgnote_crash_signature(NULL, &g); })
+FAIL(pkgnote_crashes_open, {
+        pkgnote_crash_options o = {.size = 1};
+        pkgnote_crashes *l = NULL;
+        return pkgnote_crashes_open(&o, &l);
+})
+FAIL(pkgnote_crashes_next, {
+        const pkgnote_crash *c = NULL;
+        return pkgnote_crashes_next(NULL, &c);
+})
 
 #define F(fn) {#fn, FAILS, fail_##fn, NULL, NULL}
 #define FO(fn) {#fn, FAILS, fail_##fn, ok_##fn, NULL}
@@ -688,6 +697,8 @@ static const struct row rows[] = {
         N(pkgnote_crash_core_state, ACCESSOR),
         N(pkgnote_crash_store_name, NAME),
         F(pkgnote_crash_signature),
+        F(pkgnote_crashes_open),
+        F(pkgnote_crashes_next),
         FO(pkgnote_signature_from_message),
         F(pkgnote_signature_from_stack),
         N(pkgnote_signature_free, FREE),
