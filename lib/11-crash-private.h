@@ -97,7 +97,8 @@ struct pn_crash_stream {
         unsigned want;            /* the stores read */
         pkgnote_crash_options o;  /* the caller's, strings copied below */
         pkgnote_crash_options all; /* O without match and time range when merging */
-        char *match, *pkgnote_dir;
+        char *match, *pkgnote_dir, *systemd_dir, *journal_dir;
+        char **journal_files;     /* NULL-terminated, or NULL */
         struct pkgnote_crash cur; /* the journal's crash handed out last */
         struct pn_crash_load ld;
 };
