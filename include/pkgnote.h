@@ -1858,9 +1858,23 @@ PKGNOTE_PUBLIC int pkgnote_crash_signature(const pkgnote_crash *c, pkgnote_signa
  * before printing).  A field over the limit or malformed is a problem of
  * the list, and the field is left out.
  *
+ * Every crash carries its machine: "machineId" (_MACHINE_ID) and
+ * "hostname" (COREDUMP_HOSTNAME, else the sender's _HOSTNAME) for a
+ * journal entry, this machine's /etc/machine-id and gethostname() for a
+ * crash of pkgnote's or systemd's store (Since 1.1.).  A directory that
+ * systemd-journal-remote writes (remote-*.journal, one per sending
+ * machine) is read as it is through journal_dir.  A listing reads only
+ * the fields it shows; the rest of an entry (MESSAGE, the command line,
+ * the unit...) is read when first asked for (pkgnote_crash_field(),
+ * pkgnote_crash_to_json(), pkgnote_crash_signature()), and a problem about
+ * it is then added to the list's problems.
+ *
  * pkgnote_crash_open() opens the stored core below systemd_dir (compressed
  * or not), else the core the journal holds inline (Storage=journal), read
- * into memory; -ENODATA when neither is there any more. */
+ * into memory; -ENODATA when neither is there any more.  An inline core of
+ * another machine (its machineId not this machine's) is opened with
+ * no_disk and no_database set: its modules' packages come from the notes
+ * in the core alone, and a problem of the core says why (Since 1.1.). */
 #define PKGNOTE_MAX_CRASH_FIELD (64u << 10)
 /* Where the crash's core is. */
 enum {

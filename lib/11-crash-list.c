@@ -109,7 +109,7 @@ static void read_machine_id(char buf[static 33]) {
         buf[32] = 0;
 }
 
-int pn_crash_this_machine(pkgnote_crashes *l, json_t *j) {
+const char *pn_crash_machine_id(pkgnote_crashes *l) {
         if (!l->machine_read) {
                 l->machine_read = true;
                 read_machine_id(l->machine_id);
@@ -117,6 +117,11 @@ int pn_crash_this_machine(pkgnote_crashes *l, json_t *j) {
                         l->hostname[0] = 0;
                 l->hostname[sizeof l->hostname - 1] = 0;
         }
+        return l->machine_id[0] ? l->machine_id : NULL;
+}
+
+int pn_crash_this_machine(pkgnote_crashes *l, json_t *j) {
+        (void)pn_crash_machine_id(l);
         if (l->machine_id[0] && !json_object_get(j, "machineId") &&
             json_object_set_new(j, "machineId", json_string(l->machine_id)) < 0)
                 return pn_oom();

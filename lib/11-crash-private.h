@@ -97,7 +97,8 @@ struct pn_crash_stream {
         unsigned want;            /* the stores read */
         pkgnote_crash_options o;  /* the caller's, strings copied below */
         pkgnote_crash_options all; /* O without match and time range when merging */
-        char *match, *pkgnote_dir;
+        char *match, *pkgnote_dir, *systemd_dir, *journal_dir;
+        char **journal_files;     /* NULL-terminated, or NULL */
         struct pkgnote_crash cur; /* the journal's crash handed out last */
         struct pn_crash_load ld;
 };
@@ -136,6 +137,8 @@ const char *pn_crash_string(const struct pkgnote_crash *c, const char *field);
  * into the record J of one of its own stores, where J lacks them: 0 or
  * -ENOMEM. */
 int pn_crash_this_machine(pkgnote_crashes *l, json_t *j);
+/* This machine's ID (/etc/machine-id, read once per list L), or NULL. */
+const char *pn_crash_machine_id(pkgnote_crashes *l);
 
 /* Appends *C to L when it passes O's match and time range, else clears
  * it; either way *C is L's or gone.  0 or -ENOMEM (pn_error set). */

@@ -134,6 +134,11 @@ PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l) {
         free(l->s.ld.claimed);
         free(l->s.match);
         free(l->s.pkgnote_dir);
+        free(l->s.systemd_dir);
+        free(l->s.journal_dir);
+        for (size_t i = 0; l->s.journal_files && l->s.journal_files[i]; i++)
+                free(l->s.journal_files[i]);
+        free(l->s.journal_files);
         free(l);
 }
 
@@ -285,12 +290,26 @@ PKGNOTE_PUBLIC int pkgnote_crashes_open(const pkgnote_crash_options *o, pkgnote_
                 s->merge |= stores[i]->merge_one && (s->want & stores[i]->bit) && (s->want & stores[i]->copies_in);
         /* The strings the stream reads later are its own copies; the
          * journal's and systemd's directories are kept by the stores. */
-        if ((r = strdup_opt(opts.match, &s->match)) < 0 || (r = strdup_opt(opts.pkgnote_dir, &s->pkgnote_dir)) < 0) {
+        size_t nf = 0;
+        while (opts.journal_files && opts.journal_files[nf])
+                nf++;
+        if ((r = strdup_opt(opts.match, &s->match)) < 0 || (r = strdup_opt(opts.pkgnote_dir, &s->pkgnote_dir)) < 0 ||
+            (r = strdup_opt(opts.systemd_dir, &s->systemd_dir)) < 0 ||
+            (r = strdup_opt(opts.journal_dir, &s->journal_dir)) < 0 ||
+            (opts.journal_files && !(s->journal_files = calloc(nf + 1, sizeof *s->journal_files)) && (r = pn_oom()) < 0)) {
                 pkgnote_crashes_free(l);
                 return r;
         }
+        for (size_t i = 0; i < nf; i++)
+                if ((r = strdup_opt(opts.journal_files[i], &s->journal_files[i])) < 0) {
+                        pkgnote_crashes_free(l);
+                        return r;
+                }
         opts.match = s->match;
         opts.pkgnote_dir = s->pkgnote_dir;
+        opts.systemd_dir = s->systemd_dir;
+        opts.journal_dir = s->journal_dir;
+        opts.journal_files = (const char *const *)s->journal_files;
         s->o = opts;
         s->all = opts;
         if (s->merge)

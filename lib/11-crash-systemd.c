@@ -34,6 +34,7 @@
 #include "11-crash-journal-dl.h"
 #include "output.h"
 #include "01-base-root.h"
+#include "08-core-private.h"
 
 /* ------------------------------------------------------------ parsers */
 
@@ -743,10 +744,29 @@ static int open_inline(const pkgnote_crash *c, const pkgnote_core_options *o, pk
         J.sd_journal_close(jr);
         if (r >= 0 && lseek(fd, 0, SEEK_SET) < 0)
                 r = pn_error(-errno, "lseek: %s", strerror(errno));
+        /* Another machine's core (a collector's journal): its modules'
+         * files and package database are that machine's, not this one's,
+         * so neither is read here; the notes in the core name the
+         * packages, and the report says why the rest are unnamed. */
+        const char *mid = pn_crash_string(c, "machineId");
+        const char *own = pn_crash_machine_id((pkgnote_crashes *)c->list);
+        bool foreign = mid && (!own || strcmp(mid, own));
+        pkgnote_core_options oo = PKGNOTE_CORE_OPTIONS_INIT;
+        if (o)
+                memcpy(&oo, o, o->size && o->size < sizeof oo ? o->size : sizeof oo);
+        oo.size = sizeof oo;
+        if (foreign)
+                oo.no_disk = oo.no_database = 1;
         if (r >= 0)
-                r = pkgnote_core_open_fd(fd, o, ret);
+                r = pkgnote_core_open_fd(fd, &oo, ret);
         if (fd >= 0)
                 close(fd);
+        if (r >= 0 && foreign)
+                pn_core_problem_err(*ret, -EREMOTE,
+                                    "the core is of another machine (machine ID %.32s, this one's %s): its packages are "
+                                    "named from the notes in the core alone, never from this machine's package "
+                                    "database or files",
+                                    mid, own ? own : "unknown");
         return r;
 }
 

@@ -220,6 +220,77 @@ static int list_groups(const pkgnote_crash_options *o, int by, bool json, size_t
         return r;
 }
 
+/* One crash's line, kept until the crashes are sorted: HEAD up to the
+ * MACHINE column, TAIL after it (or HEAD the JSON line). */
+struct row {
+        int64_t time;
+        char *id, *head, *tail, *machine_id;
+        char machine[MACHINE_WIDTH + 1];
+        int width;
+};
+
+static int cmp_row(const void *a, const void *b) {
+        const struct row *x = a, *y = b;
+        return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->id, y->id);
+}
+
+static int make_row(const pkgnote_crash *c, bool json, struct row *ret) {
+        struct row w = {.time = pkgnote_crash_time(c)};
+        w.id = strdup(pkgnote_crash_id(c));
+        const char *m = pkgnote_crash_field(c, "machineId");
+        w.machine_id = m ? strdup(m) : NULL;
+        if (!w.id || (m && !w.machine_id))
+                goto oom;
+        if (json) {
+                char *s;
+                if (pkgnote_crash_to_json(c, &s) < 0)
+                        goto oom;
+                w.head = s;
+                w.tail = strdup("\n");
+                if (!w.tail)
+                        goto oom;
+                *ret = w;
+                return 0;
+        }
+        w.width = machine_text(c, w.machine, sizeof w.machine);
+        size_t len;
+        FILE *f = open_memstream(&w.head, &len);
+        if (!f)
+                goto oom;
+        char pkg[256];
+        package_text(c, pkg, sizeof pkg);
+        char when[64] = "?";
+        time_t t = (time_t)pkgnote_crash_time(c);
+        struct tm tm;
+        if (gmtime_r(&t, &tm))
+                strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+        const char *sig = pkgnote_crash_signal(c) > 0 ? pkgnote_signal_name(pkgnote_crash_signal(c)) : NULL;
+        if (!sig)
+                sig = pkgnote_crash_field(c, "signalName");
+        fprintf(f, "%-23s %7" PRId64 " %5" PRId64 " %4s %-8s %-7s ", when, pkgnote_crash_pid(c), pkgnote_crash_uid(c),
+                sig ? sig : "-", core_word(c), pkgnote_crash_store_name(pkgnote_crash_store(c)));
+        if (fclose(f) != 0 || !w.head)
+                goto oom;
+        f = open_memstream(&w.tail, &len);
+        if (!f)
+                goto oom;
+        const char *exe = pkgnote_crash_field(c, "executable") ? pkgnote_crash_field(c, "executable") : "n/a";
+        tool_print_escaped(f, exe);
+        fprintf(f, "%*s ", strlen(exe) < 32 ? (int)(32 - strlen(exe)) : 0, "");
+        tool_print_escaped(f, pkg);
+        fputc('\n', f);
+        if (fclose(f) != 0 || !w.tail)
+                goto oom;
+        *ret = w;
+        return 0;
+oom:
+        free(w.id);
+        free(w.head);
+        free(w.tail);
+        free(w.machine_id);
+        return -ENOMEM;
+}
+
 int cmd_list(int argc, char **argv) {
         static const struct option longopts[] = {
                 {"json", no_argument, NULL, 'j'},
@@ -283,75 +354,78 @@ int cmd_list(int argc, char **argv) {
                 crash_options_free(&co);
                 return r;
         }
+        /* The crashes are read one at a time and only their lines kept,
+         * sorted by time as pkgnote_crashes_load() sorts: memory grows with
+         * the crashes listed, never with the journal's entries. */
         pkgnote_crashes *l;
-        int r = pkgnote_crashes_load(&co.lib, &l);
+        int r = pkgnote_crashes_open(&co.lib, &l);
         crash_options_free(&co);
         if (r < 0)
                 return tool_fail("list: %s", pkgnote_last_error());
-        size_t n = pkgnote_crashes_count(l);
+        struct row *rows = NULL;
+        size_t n = 0, cap = 0;
+        const pkgnote_crash *c;
+        while ((r = pkgnote_crashes_next(l, &c)) > 0) {
+                if (n == cap) {
+                        size_t ncap = cap ? cap * 2 : 256;
+                        struct row *nr = realloc(rows, ncap * sizeof *rows);
+                        if (!nr) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        rows = nr;
+                        cap = ncap;
+                }
+                if ((r = make_row(c, json, &rows[n])) < 0)
+                        break;
+                n++;
+        }
+        int status = EXIT_OK;
+        if (r < 0)
+                status = r == -ENOMEM ? tool_oom("list") : tool_fail("list: %s", pkgnote_last_error());
+        if (n > 1)
+                qsort(rows, n, sizeof *rows, cmp_row);
         /* A MACHINE column when the crashes come from more than one. */
         const char *first = NULL;
         bool machines = false;
         int mw = 7;
         for (size_t i = 0; !json && i < n; i++) {
-                const char *m = pkgnote_crash_field(pkgnote_crashes_get(l, i), "machineId");
+                const char *m = rows[i].machine_id;
                 if (m && !first)
                         first = m;
                 else if (m && strcmp(m, first))
                         machines = true;
+                mw = rows[i].width > mw ? rows[i].width : mw;
         }
-        for (size_t i = 0; machines && i < n; i++) {
-                char name[MACHINE_WIDTH + 1];
-                int w = machine_text(pkgnote_crashes_get(l, i), name, sizeof name);
-                mw = w > mw ? w : mw;
-        }
-        if (!json && n > 0) {
+        if (status == EXIT_OK && !json && n > 0) {
                 printf("%-23s %7s %5s %4s %-8s %-7s ", "TIME", "PID", "UID", "SIG", "COREFILE", "STORE");
                 if (machines)
                         printf("%-*s ", mw, "MACHINE");
                 printf("%-32s %s\n", "EXE", "PACKAGE");
         }
         for (size_t i = 0; i < n; i++) {
-                const pkgnote_crash *c = pkgnote_crashes_get(l, i);
-                if (json) {
-                        char *s;
-                        if (pkgnote_crash_to_json(c, &s) == 0)
-                                puts(s);
-                        free(s);
-                        continue;
+                if (status == EXIT_OK) {
+                        fputs(rows[i].head, stdout);
+                        if (machines) {
+                                tool_print_escaped(stdout, rows[i].machine);
+                                printf("%*s ", mw - rows[i].width, "");
+                        }
+                        fputs(rows[i].tail ? rows[i].tail : "", stdout);
                 }
-                char pkg[256];
-                package_text(c, pkg, sizeof pkg);
-                char when[64] = "?";
-                time_t t = (time_t)pkgnote_crash_time(c);
-                struct tm tm;
-                if (gmtime_r(&t, &tm))
-                        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-                const char *sig = pkgnote_crash_signal(c) > 0 ? pkgnote_signal_name(pkgnote_crash_signal(c)) : NULL;
-                if (!sig)
-                        sig = pkgnote_crash_field(c, "signalName");
-                printf("%-23s %7" PRId64 " %5" PRId64 " %4s %-8s %-7s ", when, pkgnote_crash_pid(c), pkgnote_crash_uid(c),
-                       sig ? sig : "-", core_word(c), pkgnote_crash_store_name(pkgnote_crash_store(c)));
-                if (machines) {
-                        char name[MACHINE_WIDTH + 1];
-                        int w = machine_text(c, name, sizeof name);
-                        tool_print_escaped(stdout, name);
-                        printf("%*s ", mw - w, "");
-                }
-                const char *exe = pkgnote_crash_field(c, "executable") ? pkgnote_crash_field(c, "executable") : "n/a";
-                tool_print_escaped(stdout, exe);
-                printf("%*s ", strlen(exe) < 32 ? (int)(32 - strlen(exe)) : 0, "");
-                tool_print_escaped(stdout, pkg);
-                fputc('\n', stdout);
+                free(rows[i].id);
+                free(rows[i].head);
+                free(rows[i].tail);
+                free(rows[i].machine_id);
         }
+        free(rows);
         /* After the listing: reading a crash's whole record (--json) may
          * meet problems of its own. */
         for (size_t i = 0; i < pkgnote_crashes_problem_count(l); i++) {
                 const pkgnote_problem *p = pkgnote_crashes_problem(l, i);
                 tool_warn_ignoring(p->path ? p->path : "", p->message);
         }
-        if (!json && n == 0)
+        if (status == EXIT_OK && !json && n == 0)
                 fputs("No crashes.\n", stderr);
         pkgnote_crashes_free(l);
-        return EXIT_OK;
+        return status;
 }
