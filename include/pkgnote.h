@@ -1772,9 +1772,30 @@ typedef struct pkgnote_crash_options {
  * options), -EOPNOTSUPP (a store this build does not know), -ENOMEM, or
  * the errno of a store that exists but cannot be read. */
 PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret);
+/* The same crashes as pkgnote_crashes_load() (same stores, match, since
+ * and until, the same merge of pkgnote-coredump's journal entries into
+ * its store's), read one at a time with pkgnote_crashes_next(): memory
+ * does not grow with the number of journal entries read (a bounded
+ * number of problems is kept, the rest counted).  The order: each store
+ * in time order, one store after the other: systemd-coredump's journal
+ * entries first (the journal's order, by the time it received them, over
+ * every file), then pkgnote-coredump's store (loaded whole, as its copies
+ * in the journal merge into it), then the files of systemd-coredump's
+ * store no journal entry named.  On such a list pkgnote_crashes_count()
+ * is 0 and pkgnote_crashes_get() NULL; the problems are those met so
+ * far.  O and its strings may go once this returns.  0, or the errors of
+ * pkgnote_crashes_load() about the options (a store's own errors come
+ * from pkgnote_crashes_next()).  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crashes_open(const pkgnote_crash_options *o, pkgnote_crashes **ret);
+/* 1 and *RET = the next crash (valid until the next call or _free), 0 at
+ * the end, or -errno: the errors of pkgnote_crashes_load(), -EINVAL for
+ * a list not of pkgnote_crashes_open().  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crashes_next(pkgnote_crashes *l, const pkgnote_crash **ret);
 PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l);
+/* The crashes of a loaded list; 0 for one of pkgnote_crashes_open(). */
 PKGNOTE_PUBLIC size_t pkgnote_crashes_count(const pkgnote_crashes *l);
-/* Crash I (0: the oldest), or NULL past the end; it lives as long as L. */
+/* Crash I (0: the oldest), or NULL past the end; it lives as long as L.
+ * NULL on a list of pkgnote_crashes_open(). */
 PKGNOTE_PUBLIC const pkgnote_crash *pkgnote_crashes_get(const pkgnote_crashes *l, size_t i);
 PKGNOTE_PUBLIC size_t pkgnote_crashes_problem_count(const pkgnote_crashes *l);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_crashes_problem(const pkgnote_crashes *l, size_t i);
@@ -1837,9 +1858,23 @@ PKGNOTE_PUBLIC int pkgnote_crash_signature(const pkgnote_crash *c, pkgnote_signa
  * before printing).  A field over the limit or malformed is a problem of
  * the list, and the field is left out.
  *
+ * Every crash carries its machine: "machineId" (_MACHINE_ID) and
+ * "hostname" (COREDUMP_HOSTNAME, else the sender's _HOSTNAME) for a
+ * journal entry, this machine's /etc/machine-id and gethostname() for a
+ * crash of pkgnote's or systemd's store (Since 1.1.).  A directory that
+ * systemd-journal-remote writes (remote-*.journal, one per sending
+ * machine) is read as it is through journal_dir.  A listing reads only
+ * the fields it shows; the rest of an entry (MESSAGE, the command line,
+ * the unit...) is read when first asked for (pkgnote_crash_field(),
+ * pkgnote_crash_to_json(), pkgnote_crash_signature()), and a problem about
+ * it is then added to the list's problems.
+ *
  * pkgnote_crash_open() opens the stored core below systemd_dir (compressed
  * or not), else the core the journal holds inline (Storage=journal), read
- * into memory; -ENODATA when neither is there any more. */
+ * into memory; -ENODATA when neither is there any more.  An inline core of
+ * another machine (its machineId not this machine's) is opened with
+ * no_disk and no_database set: its modules' packages come from the notes
+ * in the core alone, and a problem of the core says why (Since 1.1.). */
 #define PKGNOTE_MAX_CRASH_FIELD (64u << 10)
 /* Where the crash's core is. */
 enum {

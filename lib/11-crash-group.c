@@ -347,10 +347,14 @@ static int example_offer(struct pkgnote_crash_group *grp, const pkgnote_crash *c
                 free(core);
                 return pn_oom();
         }
+        /* the whole record (a journal entry's listing holds only some of
+         * its fields until asked), kept by reference: a store lets its
+         * record go, never changes it */
+        json_t *j = pn_crash_record(c);
         free(grp->ex.id);
         free(grp->ex.core);
         json_decref(grp->ex.j);
-        grp->ex = (struct example){c->store, c->core_state, c->time, id, core, json_incref(c->j)};
+        grp->ex = (struct example){c->store, c->core_state, c->time, id, core, json_incref(j)};
         return 0;
 }
 

@@ -22,6 +22,35 @@ static void package_text(const pkgnote_crash *c, char *buf, size_t len) {
                 snprintf(buf, len, "n/a");
 }
 
+/* The MACHINE column: the crash's hostname, else its machine ID's first
+ * 12 digits, else "-", cut to MACHINE_WIDTH bytes (at a UTF-8 character);
+ * its width. */
+#define MACHINE_WIDTH 20
+static int machine_text(const pkgnote_crash *c, char *buf, size_t len) {
+        const char *h = pkgnote_crash_field(c, "hostname"), *m = pkgnote_crash_field(c, "machineId");
+        if (h && *h)
+                snprintf(buf, len, "%s", h);
+        else if (m)
+                snprintf(buf, len, "%.12s", m);
+        else
+                snprintf(buf, len, "-");
+        /* No character cut in two: a last lead byte without all its
+         * continuation bytes goes. */
+        size_t n = strlen(buf), i = n;
+        while (i > 0 && ((unsigned char)buf[i - 1] & 0xc0) == 0x80)
+                i--;
+        if (i > 0 && (unsigned char)buf[i - 1] >= 0xc0) {
+                unsigned char b = (unsigned char)buf[i - 1];
+                size_t need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+                if (n - (i - 1) < need)
+                        buf[i - 1] = 0;
+        }
+        int w = 0;
+        for (size_t k = 0; buf[k]; k++)
+                w += ((unsigned char)buf[k] & 0xc0) != 0x80;
+        return w;
+}
+
 static void list_help(void) {
         printf("Usage: pkgnote list [OPTIONS] [MATCH]\n"
                "\n"
@@ -29,9 +58,11 @@ static void list_help(void) {
                "(a crash it also logged to the journal is listed once, as the store's),\n"
                "systemd-coredump's journal entries, and files of systemd-coredump's store\n"
                "no journal entry names.  Columns: TIME, PID, UID, SIG, COREFILE (present,\n"
-               "journal: held inline, missing), STORE (pkgnote, journal, systemd), EXE\n"
-               "and the executable's PACKAGE.  MATCH: a PID, an executable's path or a\n"
-               "command name, or FIELD=VALUE of a journal field (COREDUMP_UNIT=x.service).\n"
+               "journal: held inline, missing), STORE (pkgnote, journal, systemd),\n"
+               "MACHINE (when the crashes come from more than one: the hostname, else\n"
+               "the machine ID's start), EXE and the executable's PACKAGE.  MATCH: a PID,\n"
+               "an executable's path or a command name, or FIELD=VALUE of a journal field\n"
+               "(COREDUMP_UNIT=x.service).\n"
                "'pkgnote core MATCH' then reads the newest match.\n"
                "\n"
                "  -j, --json            one JSON object per crash and line\n"
@@ -67,33 +98,35 @@ static void when_text(int64_t when, char *buf, size_t len) {
                 strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
 }
 
-/* The crashes the options select, one by one into G: the one place that
- * reads the stores, so that a streaming reader can take over the loop. */
+/* The crashes the options select, one at a time into G, streamed
+ * (pkgnote_crashes_open()): what is held grows with the groups, never
+ * with the journal's entries. */
 static int feed_groups(const pkgnote_crash_options *o, pkgnote_crash_groups *g) {
         pkgnote_crashes *l;
-        int r = pkgnote_crashes_load(o, &l);
+        int r = pkgnote_crashes_open(o, &l);
         if (r < 0)
                 return tool_fail("list: %s", pkgnote_last_error());
-        for (size_t i = 0; i < pkgnote_crashes_problem_count(l); i++) {
-                const pkgnote_problem *p = pkgnote_crashes_problem(l, i);
-                tool_warn_ignoring(p->path ? p->path : "", p->message);
-        }
         bool full = false;
-        for (size_t i = 0; i < pkgnote_crashes_count(l); i++) {
-                const pkgnote_crash *c = pkgnote_crashes_get(l, i);
+        const pkgnote_crash *c;
+        while ((r = pkgnote_crashes_next(l, &c)) > 0) {
                 r = pkgnote_crash_groups_add(g, c);
                 if (r == -E2BIG) {
                         /* said once: the crashes of groups past the limit */
                         if (!full)
                                 tool_warn_ignoring(pkgnote_crash_id(c), pkgnote_last_error());
                         full = true;
-                } else if (r < 0) {
-                        pkgnote_crashes_free(l);
-                        return tool_fail("list: %s", pkgnote_last_error());
-                }
+                } else if (r < 0)
+                        break;
+        }
+        int ret = r < 0 ? tool_fail("list: %s", pkgnote_last_error()) : 0;
+        /* the problems met, after the crashes (a journal entry's fields
+         * are read when a group needs them) */
+        for (size_t i = 0; i < pkgnote_crashes_problem_count(l); i++) {
+                const pkgnote_problem *p = pkgnote_crashes_problem(l, i);
+                tool_warn_ignoring(p->path ? p->path : "", p->message);
         }
         pkgnote_crashes_free(l);
-        return 0;
+        return ret;
 }
 
 /* "1.0-1 x30, 1.1-1 x10; not seen since 1.2-1", escaped. */
@@ -198,14 +231,16 @@ static int write_page(const char *output, const char *page, size_t len) {
 
 /* The core reports (pkgnote_core_to_json()) of the examples of the first
  * N groups of G into CORES[0..N-1], NULL where the core is gone or does
- * not open (said, ", ignoring"): the store is read once more, for the
- * examples by their ids.  0 or -ENOMEM. */
+ * not open (said, ", ignoring"): the stores are read once more, as a
+ * stream, for the examples by their ids.  0 or -ENOMEM. */
 static int example_cores(const pkgnote_crash_options *o, pkgnote_crash_groups *g, size_t n, char **cores) {
         pkgnote_crashes *l;
-        if (pkgnote_crashes_load(o, &l) < 0)
+        if (pkgnote_crashes_open(o, &l) < 0)
                 return 0; /* read a moment ago: the page goes without modules */
-        for (size_t i = 0; i < pkgnote_crashes_count(l); i++) {
-                const pkgnote_crash *c = pkgnote_crashes_get(l, i);
+        const pkgnote_crash *c;
+        size_t found = 0;
+        int r = 0;
+        while (found < n && pkgnote_crashes_next(l, &c) > 0) {
                 if (pkgnote_crash_core_state(c) == PKGNOTE_CRASH_CORE_GONE)
                         continue;
                 for (size_t j = 0; j < n; j++) {
@@ -214,21 +249,22 @@ static int example_cores(const pkgnote_crash_options *o, pkgnote_crash_groups *g
                                 continue;
                         pkgnote_core_options co = PKGNOTE_CORE_OPTIONS_INIT;
                         pkgnote_core *core;
-                        int r = pkgnote_crash_open(c, &co, &core);
+                        found++;
+                        r = pkgnote_crash_open(c, &co, &core);
                         if (r >= 0) {
                                 r = pkgnote_core_to_json(core, NULL, NULL, 0, &cores[j]);
                                 pkgnote_core_free(core);
                         }
-                        if (r == -ENOMEM) {
-                                pkgnote_crashes_free(l);
-                                return r;
-                        }
+                        if (r == -ENOMEM)
+                                goto out;
                         if (r < 0)
                                 tool_warn_ignoring(id, pkgnote_last_error());
+                        r = 0;
                 }
         }
+out:
         pkgnote_crashes_free(l);
-        return 0;
+        return r;
 }
 
 /* The group document G as a page (list-html.h) into OUTPUT. */
@@ -287,6 +323,77 @@ static int list_groups(const pkgnote_crash_options *o, int by, bool json, bool h
                 r = print_groups_text(g, top);
         pkgnote_crash_groups_free(g);
         return r;
+}
+
+/* One crash's line, kept until the crashes are sorted: HEAD up to the
+ * MACHINE column, TAIL after it (or HEAD the JSON line). */
+struct row {
+        int64_t time;
+        char *id, *head, *tail, *machine_id;
+        char machine[MACHINE_WIDTH + 1];
+        int width;
+};
+
+static int cmp_row(const void *a, const void *b) {
+        const struct row *x = a, *y = b;
+        return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->id, y->id);
+}
+
+static int make_row(const pkgnote_crash *c, bool json, struct row *ret) {
+        struct row w = {.time = pkgnote_crash_time(c)};
+        w.id = strdup(pkgnote_crash_id(c));
+        const char *m = pkgnote_crash_field(c, "machineId");
+        w.machine_id = m ? strdup(m) : NULL;
+        if (!w.id || (m && !w.machine_id))
+                goto oom;
+        if (json) {
+                char *s;
+                if (pkgnote_crash_to_json(c, &s) < 0)
+                        goto oom;
+                w.head = s;
+                w.tail = strdup("\n");
+                if (!w.tail)
+                        goto oom;
+                *ret = w;
+                return 0;
+        }
+        w.width = machine_text(c, w.machine, sizeof w.machine);
+        size_t len;
+        FILE *f = open_memstream(&w.head, &len);
+        if (!f)
+                goto oom;
+        char pkg[256];
+        package_text(c, pkg, sizeof pkg);
+        char when[64] = "?";
+        time_t t = (time_t)pkgnote_crash_time(c);
+        struct tm tm;
+        if (gmtime_r(&t, &tm))
+                strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+        const char *sig = pkgnote_crash_signal(c) > 0 ? pkgnote_signal_name(pkgnote_crash_signal(c)) : NULL;
+        if (!sig)
+                sig = pkgnote_crash_field(c, "signalName");
+        fprintf(f, "%-23s %7" PRId64 " %5" PRId64 " %4s %-8s %-7s ", when, pkgnote_crash_pid(c), pkgnote_crash_uid(c),
+                sig ? sig : "-", core_word(c), pkgnote_crash_store_name(pkgnote_crash_store(c)));
+        if (fclose(f) != 0 || !w.head)
+                goto oom;
+        f = open_memstream(&w.tail, &len);
+        if (!f)
+                goto oom;
+        const char *exe = pkgnote_crash_field(c, "executable") ? pkgnote_crash_field(c, "executable") : "n/a";
+        tool_print_escaped(f, exe);
+        fprintf(f, "%*s ", strlen(exe) < 32 ? (int)(32 - strlen(exe)) : 0, "");
+        tool_print_escaped(f, pkg);
+        fputc('\n', f);
+        if (fclose(f) != 0 || !w.tail)
+                goto oom;
+        *ret = w;
+        return 0;
+oom:
+        free(w.id);
+        free(w.head);
+        free(w.tail);
+        free(w.machine_id);
+        return -ENOMEM;
 }
 
 int cmd_list(int argc, char **argv) {
@@ -372,48 +479,78 @@ int cmd_list(int argc, char **argv) {
                 crash_options_free(&co);
                 return r;
         }
+        /* The crashes are read one at a time and only their lines kept,
+         * sorted by time as pkgnote_crashes_load() sorts: memory grows with
+         * the crashes listed, never with the journal's entries. */
         pkgnote_crashes *l;
-        int r = pkgnote_crashes_load(&co.lib, &l);
+        int r = pkgnote_crashes_open(&co.lib, &l);
         crash_options_free(&co);
         if (r < 0)
                 return tool_fail("list: %s", pkgnote_last_error());
-        size_t n = pkgnote_crashes_count(l);
+        struct row *rows = NULL;
+        size_t n = 0, cap = 0;
+        const pkgnote_crash *c;
+        while ((r = pkgnote_crashes_next(l, &c)) > 0) {
+                if (n == cap) {
+                        size_t ncap = cap ? cap * 2 : 256;
+                        struct row *nr = realloc(rows, ncap * sizeof *rows);
+                        if (!nr) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        rows = nr;
+                        cap = ncap;
+                }
+                if ((r = make_row(c, json, &rows[n])) < 0)
+                        break;
+                n++;
+        }
+        int status = EXIT_OK;
+        if (r < 0)
+                status = r == -ENOMEM ? tool_oom("list") : tool_fail("list: %s", pkgnote_last_error());
+        if (n > 1)
+                qsort(rows, n, sizeof *rows, cmp_row);
+        /* A MACHINE column when the crashes come from more than one. */
+        const char *first = NULL;
+        bool machines = false;
+        int mw = 7;
+        for (size_t i = 0; !json && i < n; i++) {
+                const char *m = rows[i].machine_id;
+                if (m && !first)
+                        first = m;
+                else if (m && strcmp(m, first))
+                        machines = true;
+                mw = rows[i].width > mw ? rows[i].width : mw;
+        }
+        if (status == EXIT_OK && !json && n > 0) {
+                printf("%-23s %7s %5s %4s %-8s %-7s ", "TIME", "PID", "UID", "SIG", "COREFILE", "STORE");
+                if (machines)
+                        printf("%-*s ", mw, "MACHINE");
+                printf("%-32s %s\n", "EXE", "PACKAGE");
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (status == EXIT_OK) {
+                        fputs(rows[i].head, stdout);
+                        if (machines) {
+                                tool_print_escaped(stdout, rows[i].machine);
+                                printf("%*s ", mw - rows[i].width, "");
+                        }
+                        fputs(rows[i].tail ? rows[i].tail : "", stdout);
+                }
+                free(rows[i].id);
+                free(rows[i].head);
+                free(rows[i].tail);
+                free(rows[i].machine_id);
+        }
+        free(rows);
+        /* After the listing: reading a crash's whole record (--json) may
+         * meet problems of its own. */
         for (size_t i = 0; i < pkgnote_crashes_problem_count(l); i++) {
                 const pkgnote_problem *p = pkgnote_crashes_problem(l, i);
                 tool_warn_ignoring(p->path ? p->path : "", p->message);
         }
-        if (!json && n > 0)
-                printf("%-23s %7s %5s %4s %-8s %-7s %-32s %s\n", "TIME", "PID", "UID", "SIG", "COREFILE", "STORE", "EXE",
-                       "PACKAGE");
-        for (size_t i = 0; i < n; i++) {
-                const pkgnote_crash *c = pkgnote_crashes_get(l, i);
-                if (json) {
-                        char *s;
-                        if (pkgnote_crash_to_json(c, &s) == 0)
-                                puts(s);
-                        free(s);
-                        continue;
-                }
-                char pkg[256];
-                package_text(c, pkg, sizeof pkg);
-                char when[64] = "?";
-                time_t t = (time_t)pkgnote_crash_time(c);
-                struct tm tm;
-                if (gmtime_r(&t, &tm))
-                        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-                const char *sig = pkgnote_crash_signal(c) > 0 ? pkgnote_signal_name(pkgnote_crash_signal(c)) : NULL;
-                if (!sig)
-                        sig = pkgnote_crash_field(c, "signalName");
-                printf("%-23s %7" PRId64 " %5" PRId64 " %4s %-8s %-7s ", when, pkgnote_crash_pid(c), pkgnote_crash_uid(c),
-                       sig ? sig : "-", core_word(c), pkgnote_crash_store_name(pkgnote_crash_store(c)));
-                const char *exe = pkgnote_crash_field(c, "executable") ? pkgnote_crash_field(c, "executable") : "n/a";
-                tool_print_escaped(stdout, exe);
-                printf("%*s ", strlen(exe) < 32 ? (int)(32 - strlen(exe)) : 0, "");
-                tool_print_escaped(stdout, pkg);
-                fputc('\n', stdout);
-        }
-        if (!json && n == 0)
+        if (status == EXIT_OK && !json && n == 0)
                 fputs("No crashes.\n", stderr);
         pkgnote_crashes_free(l);
-        return EXIT_OK;
+        return status;
 }

@@ -1152,7 +1152,7 @@ static PyObject *py_signature_from_message(PyObject *self, PyObject *args) {
 
 /* _crash_groups(by, top, stores, pkgnote_dir, systemd_dir, journal_dir,
  * journal_files, match, since, until) -> dict: the crashes of the stores
- * counted by group (pkgnote_crash_groups_to_json()), fed one by one. */
+ * counted by group (pkgnote_crash_groups_to_json()), streamed one by one. */
 static PyObject *py_crash_groups(PyObject *self, PyObject *args) {
         modstate *ms = module_state(self);
         const char *by_name;
@@ -1209,11 +1209,12 @@ static PyObject *py_crash_groups(PyObject *self, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         pkgnote_crashes *l = NULL;
         pkgnote_crash_groups *g = NULL;
+        const pkgnote_crash *c;
         r = pkgnote_crash_groups_new(by, &g);
         if (r >= 0)
-                r = pkgnote_crashes_load(&o, &l);
-        for (size_t i = 0; r >= 0 && i < pkgnote_crashes_count(l); i++) {
-                r = pkgnote_crash_groups_add(g, pkgnote_crashes_get(l, i));
+                r = pkgnote_crashes_open(&o, &l);
+        while (r >= 0 && (r = pkgnote_crashes_next(l, &c)) > 0) {
+                r = pkgnote_crash_groups_add(g, c);
                 if (r == -E2BIG) /* a new group past the limit: the others are counted on */
                         r = 0;
         }

@@ -860,6 +860,7 @@ def _store_report(d: pathlib.Path, pid: int, t: int, fn: str | None, version: st
         {"pc": "0x1100", "moduleOffset": "0x100", "function": "main", "module": "app"}]
     report = {"time": t, "pid": pid, "uid": 1000, "signal": 11, "executable": "/usr/bin/app",
               "package": {"name": "app", "version": version}, "hostname": host, "bootId": "b" * 32,
+              "machineId": host[-1] * 32,
               "modules": [{"start": "0x1000", "end": "0x2000", "path": "/usr/bin/app",
                            "packages": [{"name": "app", "version": version}]}],
               "threads": [{"frames": frames}]}
