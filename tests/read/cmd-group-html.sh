@@ -107,6 +107,11 @@ expect_err "needs --group" "... saying it needs --group"
 PKGNOTE_COREDUMP_DIR="$STATE" run list --group --format xml
 expect_status 2 "an unknown --format is refused"
 expect_err "xml" "... naming it"
+PKGNOTE_COREDUMP_DIR="$STATE" run list --group --top 1 --format html
+n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["groupCount"])' groups.json)
+[ "$STATUS" -eq 0 ] && [ "$(grep -c '<section class="group"' out)" -eq 1 ] && grep -q "1 group shown of $n\." out &&
+        pass "--top 1: one group on the page, of the $n counted" ||
+        fail "--top 1: one group on the page, of the $n counted" "exit $STATUS, $(grep -c '<section' out) sections"
 cp page.html before.html
 mkdir adir
 PKGNOTE_COREDUMP_DIR="$STATE" run list --group --format html -o adir
