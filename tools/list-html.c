@@ -152,11 +152,29 @@ static void put_opt_time(FILE *f, const json_t *o, const char *k, const char *at
                 fputs("<span class=\"none\">\u2014</span>", f);
 }
 
+/* V, from five digits on in groups of three apart by a narrow space (the
+ * number itself in data-value). */
+static void put_grouped(FILE *f, long long v) {
+        char d[32];
+        int n = snprintf(d, sizeof d, "%lld", v), lead = d[0] == '-';
+        if (n - lead < 5) {
+                fputs(d, f);
+                return;
+        }
+        for (int i = 0; i < n; i++) {
+                if (i > lead && (n - i) % 3 == 0)
+                        fputs("\u202f", f);
+                fputc(d[i], f);
+        }
+}
+
 static void put_num(FILE *f, const json_t *o, const char *k, const char *attrs) {
         long long v;
-        if (jint(o, k, &v))
-                fprintf(f, "<span %s data-field=\"%s\">%lld</span>", attrs, k, v);
-        else
+        if (jint(o, k, &v)) {
+                fprintf(f, "<span %s data-field=\"%s\" data-value=\"%lld\">", attrs, k, v);
+                put_grouped(f, v);
+                fputs("</span>", f);
+        } else
                 fputs("<span class=\"none\">\u2014</span>", f);
 }
 
@@ -430,7 +448,7 @@ static const char style[] =
         "table.fields td{overflow-wrap:anywhere}\n.cols td.mono{font-size:12px;overflow-wrap:anywhere}\n.cols .sec{display:none}\n"
         "footer{color:var(--muted);font-size:13px;margin-top:32px}\n";
 
-static void put_head(FILE *f) {
+static void put_head(FILE *f, const json_t *doc) {
         /* The policy: nothing is fetched, no script runs; only the
          * page's own style applies. */
         fprintf(f,
@@ -438,8 +456,36 @@ static void put_head(FILE *f) {
                 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                 "<meta name=\"generator\" content=\"pkgnote list --group --format html\">\n"
-                "<title>Crash groups</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n",
-                style);
+                "<title>Crash groups");
+        long long crashes, groups;
+        if (jint(doc, "crashes", &crashes) && jint(doc, "groupCount", &groups))
+                fprintf(f, ": %lld crash%s in %lld group%s", crashes, crashes == 1 ? "" : "es", groups, groups == 1 ? "" : "s");
+        fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n", style);
+}
+
+/* A package of a report ({type, name, version, architecture, ...}) as
+ * "NAME VERSION (TYPE, ARCHITECTURE)"; 0, or -1 when it has no name. */
+static int put_package(FILE *f, const json_t *p) {
+        const char *name = jstr(p, "name"), *version = jstr(p, "version"), *type = jstr(p, "type"),
+                   *arch = jstr(p, "architecture");
+        if (!name)
+                return -1;
+        esc_bounded(f, name, strlen(name));
+        if (version) {
+                fputs(" <span class=\"mono\">", f);
+                esc_bounded(f, version, strlen(version));
+                fputs("</span>", f);
+        }
+        if (type || arch) {
+                fputs(" <span class=\"muted\">(", f);
+                if (type)
+                        esc_bounded(f, type, strlen(type));
+                fputs(type && arch ? ", " : "", f);
+                if (arch)
+                        esc_bounded(f, arch, strlen(arch));
+                fputs(")</span>", f);
+        }
+        return 0;
 }
 
 static void put_stat(FILE *f, const char *label, const json_t *doc, const char *k, bool time) {
@@ -600,6 +646,8 @@ static int put_example(FILE *f, const json_t *g, size_t gi) {
                 fputs("</td><td>", f);
                 if (!strcmp(k, "time") && json_is_integer(v))
                         put_time(f, (long long)json_integer_value(v), "class=\"t\"");
+                else if (!strcmp(k, "package") && json_is_object(v) && put_package(f, v) == 0)
+                        ;
                 else if (put_value(f, v) < 0)
                         return -ENOMEM;
                 fputs("</td></tr>\n", f);
@@ -749,7 +797,7 @@ int list_html_render(const char *doc, size_t len, const char *const *cores, size
         locale_t old = uselocale(c);
         const json_t *groups = json_object_get(d, "groups");
         size_t n = json_array_size(groups);
-        put_head(f);
+        put_head(f, d);
         put_summary(f, d, n);
         put_overview(f, groups);
         for (size_t i = 0; r == 0 && i < n && i < LIST_HTML_MAX_DETAIL; i++)

@@ -11,8 +11,9 @@
  * page with the JSON: data-field="NAME" (the document's member name) on
  * the element holding it, with data-group="I" (index in "groups"),
  * data-machine="J" or data-version="J" (index in that group's
- * "machines" or "versions") where it belongs to one; times carry the
- * epoch seconds in data-value and are shown as UTC dates.  The chart's
+ * "machines" or "versions") where it belongs to one, and its value in
+ * data-value (times their epoch seconds, shown as UTC dates; counts from
+ * five digits on shown in groups of three).  The chart's
  * bars carry data-day, data-version (the version's text) and
  * data-count.
  */

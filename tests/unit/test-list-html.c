@@ -67,6 +67,7 @@ static const char doc[] =
         "            {\"day\": \"2024-12-06\", \"version\": \"1.0-1\", \"count\": 2},"
         "            {\"day\": \"2024-12-06\", \"version\": \"1.1-1\", \"count\": 1}],"
         "  \"example\": {\"time\": 1733490000, \"pid\": 4242, \"executable\": \"/usr/bin/foo\","
+        "               \"package\": {\"type\": \"deb\", \"name\": \"foo\", \"version\": \"1.0-1\", \"architecture\": \"amd64\"},"
         "               \"commandLine\": \"foo --bar\", \"signature\": \"foo: crash_here | run | main\"}},"
         " {\"key\": \"" HOSTILE "\", \"hash\": \"" HOSTILE "\", \"package\": \"" HOSTILE "\","
         "  \"count\": 2, \"first\": 1733410000, \"last\": 1733420000, \"boots\": 1,"
@@ -147,6 +148,8 @@ static void test_numbers(void) {
         CHECK(strstr(page, "<td>pid</td><td>4242</td>"));
         CHECK(strstr(page, "data-value=\"1733490000\" datetime=\"2024-12-06T13:00:00Z\">2024-12-06 13:00"));
         CHECK(strstr(page, "not seen since "));
+        CHECK(strstr(page, "<td>package</td><td>foo <span class=\"mono\">1.0-1</span> <span class=\"muted\">(deb, amd64)</span>"));
+        CHECK(strstr(page, "<title>Crash groups: 9 crashes in 3 groups</title>"));
         free(page);
         /* Times past the years 1 to 9999 are shown as numbers; counts
          * that no store makes still chart. */
@@ -164,6 +167,9 @@ static void test_numbers(void) {
                 CHECK(strstr(page, "datetime=\"0001-01-01T00:00:00Z\""));
                 CHECK(strstr(page, "data-day=\"0001-01-01\""));
                 CHECK_INT(count(page, "<rect "), 2);
+                /* Long numbers in groups of three, the number itself kept. */
+                CHECK(strstr(page, "data-field=\"count\" data-value=\"9223372036854775807\">9\u202f223\u202f372\u202f036"));
+                CHECK(strstr(page, "data-field=\"crashes\" data-value=\"1\">1</span>"));
         }
         free(page);
 }
