@@ -1705,6 +1705,11 @@ PKGNOTE_PUBLIC const char *pkgnote_signature_text(const pkgnote_signature *s);
 PKGNOTE_PUBLIC const char *pkgnote_signature_hash(const pkgnote_signature *s);
 /* The faulting module's package name (or file name).  Since 1.1. */
 PKGNOTE_PUBLIC const char *pkgnote_signature_package(const pkgnote_signature *s);
+/* That package's version, from the same source as its name (package
+ * note, package database, COREDUMP_PACKAGE_JSON), or NULL when no version
+ * is known or a file name stands for the package.  Not part of the text
+ * or hash: the crashes of one signature are counted by it.  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_signature_version(const pkgnote_signature *s);
 /* The kept frames, at most PKGNOTE_SIGNATURE_FRAMES; frame I, or NULL
  * past the last.  Since 1.1. */
 PKGNOTE_PUBLIC size_t pkgnote_signature_frame_count(const pkgnote_signature *s);
@@ -1774,9 +1779,30 @@ typedef struct pkgnote_crash_options {
  * options), -EOPNOTSUPP (a store this build does not know), -ENOMEM, or
  * the errno of a store that exists but cannot be read. */
 PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret);
+/* The same crashes as pkgnote_crashes_load() (same stores, match, since
+ * and until, the same merge of pkgnote-coredump's journal entries into
+ * its store's), read one at a time with pkgnote_crashes_next(): memory
+ * does not grow with the number of journal entries read (a bounded
+ * number of problems is kept, the rest counted).  The order: each store
+ * in time order, one store after the other: systemd-coredump's journal
+ * entries first (the journal's order, by the time it received them, over
+ * every file), then pkgnote-coredump's store (loaded whole, as its copies
+ * in the journal merge into it), then the files of systemd-coredump's
+ * store no journal entry named.  On such a list pkgnote_crashes_count()
+ * is 0 and pkgnote_crashes_get() NULL; the problems are those met so
+ * far.  O and its strings may go once this returns.  0, or the errors of
+ * pkgnote_crashes_load() about the options (a store's own errors come
+ * from pkgnote_crashes_next()).  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crashes_open(const pkgnote_crash_options *o, pkgnote_crashes **ret);
+/* 1 and *RET = the next crash (valid until the next call or _free), 0 at
+ * the end, or -errno: the errors of pkgnote_crashes_load(), -EINVAL for
+ * a list not of pkgnote_crashes_open().  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crashes_next(pkgnote_crashes *l, const pkgnote_crash **ret);
 PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l);
+/* The crashes of a loaded list; 0 for one of pkgnote_crashes_open(). */
 PKGNOTE_PUBLIC size_t pkgnote_crashes_count(const pkgnote_crashes *l);
-/* Crash I (0: the oldest), or NULL past the end; it lives as long as L. */
+/* Crash I (0: the oldest), or NULL past the end; it lives as long as L.
+ * NULL on a list of pkgnote_crashes_open(). */
 PKGNOTE_PUBLIC const pkgnote_crash *pkgnote_crashes_get(const pkgnote_crashes *l, size_t i);
 PKGNOTE_PUBLIC size_t pkgnote_crashes_problem_count(const pkgnote_crashes *l);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_crashes_problem(const pkgnote_crashes *l, size_t i);
@@ -1839,9 +1865,23 @@ PKGNOTE_PUBLIC int pkgnote_crash_signature(const pkgnote_crash *c, pkgnote_signa
  * before printing).  A field over the limit or malformed is a problem of
  * the list, and the field is left out.
  *
+ * Every crash carries its machine: "machineId" (_MACHINE_ID) and
+ * "hostname" (COREDUMP_HOSTNAME, else the sender's _HOSTNAME) for a
+ * journal entry, this machine's /etc/machine-id and gethostname() for a
+ * crash of pkgnote's or systemd's store (Since 1.1.).  A directory that
+ * systemd-journal-remote writes (remote-*.journal, one per sending
+ * machine) is read as it is through journal_dir.  A listing reads only
+ * the fields it shows; the rest of an entry (MESSAGE, the command line,
+ * the unit...) is read when first asked for (pkgnote_crash_field(),
+ * pkgnote_crash_to_json(), pkgnote_crash_signature()), and a problem about
+ * it is then added to the list's problems.
+ *
  * pkgnote_crash_open() opens the stored core below systemd_dir (compressed
  * or not), else the core the journal holds inline (Storage=journal), read
- * into memory; -ENODATA when neither is there any more. */
+ * into memory; -ENODATA when neither is there any more.  An inline core of
+ * another machine (its machineId not this machine's) is opened with
+ * no_disk and no_database set: its modules' packages come from the notes
+ * in the core alone, and a problem of the core says why (Since 1.1.). */
 #define PKGNOTE_MAX_CRASH_FIELD (64u << 10)
 /* Where the crash's core is. */
 enum {
@@ -1882,6 +1922,133 @@ PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_sta
  * NULL), nor one still being written.  The number of whole entries
  * removed. */
 PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
+
+/* ===================================================================
+ * Crash groups
+ * Names: pkgnote_crash_groups_*, pkgnote_crash_group_*
+ *
+ * The crashes of the stores, fed one at a time, counted by what makes
+ * them one bug (pkgnote_crash_groups): their signature, else their
+ * package or executable; per group the machines, boots, times and the
+ * versions of the faulting package, and one crash to open.  What is held
+ * grows with the number of groups, never with the number of crashes.
+ * Handles: pkgnote_crash_groups, pkgnote_crash_group.
+ * =================================================================== */
+
+typedef struct pkgnote_crash_groups pkgnote_crash_groups;
+typedef struct pkgnote_crash_group pkgnote_crash_group;
+
+/* What crashes are grouped by.  Since 1.1.
+ *   SIGNATURE: pkgnote_crash_signature()'s text (the key) and hash; a
+ *     crash without one (no stack in its store) is grouped under the key
+ *     "NAME: ?", NAME the executable's package name, else the
+ *     executable's file name, else "?", with no hash.
+ *   PACKAGE: the signature's package (the faulting module's), else the
+ *     executable's package name, else the executable's file name.
+ *   EXECUTABLE: the executable's path ("?" when the store has none).
+ * The version a crash is counted under is its group's package's: with
+ * SIGNATURE and PACKAGE the faulting package's version where its source
+ * gives one (pkgnote_signature_version()), else the executable's package
+ * version when the faulting package is the executable's or the crash has
+ * no signature; with EXECUTABLE the executable's package version.  A
+ * group is "not seen since" version V of its package when V was first
+ * seen, in any crash read (as a faulting or an executable's package),
+ * after the group's last crash; of several such, the first seen. */
+enum {
+        PKGNOTE_GROUP_SIGNATURE = 1,
+        PKGNOTE_GROUP_PACKAGE = 2,
+        PKGNOTE_GROUP_EXECUTABLE = 3,
+};
+/* Limits on what is held.  Past PKGNOTE_MAX_CRASH_GROUPS a crash of a new
+ * group is refused (-E2BIG); past the others, a group's crashes are all
+ * counted but no further machine, version, boot or day is listed (its
+ * lists and boots count are then a lower bound).  Since 1.1. */
+#define PKGNOTE_MAX_CRASH_GROUPS 65536u    /* groups */
+#define PKGNOTE_MAX_GROUP_MACHINES 1024u   /* machines listed per group */
+#define PKGNOTE_MAX_GROUP_VERSIONS 256u    /* versions listed per group */
+#define PKGNOTE_MAX_GROUP_BOOTS 65536u     /* boots counted per group */
+#define PKGNOTE_MAX_GROUP_DAYS 4096u       /* (day, version) counts per group */
+#define PKGNOTE_MAX_GROUPS_MACHINES 65536u /* machines counted over all crashes */
+#define PKGNOTE_MAX_GROUPS_RELEASES 65536u /* (package, version) first-seen times */
+
+/* "signature", "package", "executable"; NULL for another value.  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_by_name(int by);
+/* The PKGNOTE_GROUP_* NAME names, or -EINVAL.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_group_by_from_name(const char *name);
+/* An empty accumulator grouping by BY (PKGNOTE_GROUP_*): 0, -EINVAL for
+ * another BY, -ENOMEM.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_groups_new(int by, pkgnote_crash_groups **ret);
+/* Since 1.1. */
+PKGNOTE_PUBLIC void pkgnote_crash_groups_free(pkgnote_crash_groups *g);
+/* Counts the crash C (read during the call only, in any order) into
+ * its group: 0, -EINVAL, -E2BIG (a new group past
+ * PKGNOTE_MAX_CRASH_GROUPS: C is not counted), -ENOMEM.  A crash whose
+ * stack text cannot be read is grouped as one without a signature.
+ * The machine is C's field "machineId", else its "hostname"; the boot
+ * its "bootId".  Of each group one crash is kept as its example: the
+ * latest whose core is still there, else the latest.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_groups_add(pkgnote_crash_groups *g, const pkgnote_crash *c);
+
+typedef struct pkgnote_crash_groups_stats {
+        size_t size;       /* sizeof(pkgnote_crash_groups_stats), set by the caller */
+        int by;            /* PKGNOTE_GROUP_* */
+        uint64_t crashes;  /* crashes counted */
+        size_t groups;     /* groups */
+        size_t machines;   /* distinct machines among the crashes (a lower bound past the limit) */
+        int64_t first;     /* the earliest and latest crash, seconds since the epoch; 0 without crashes */
+        int64_t last;
+} pkgnote_crash_groups_stats;
+#define PKGNOTE_CRASH_GROUPS_STATS_INIT {.size = sizeof(pkgnote_crash_groups_stats)}
+/* Fills the fields of *RET its size covers: 0, or -EINVAL when RET->size
+ * is below sizeof(size_t).  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_groups_get_stats(const pkgnote_crash_groups *g, pkgnote_crash_groups_stats *ret);
+/* Group I, the groups sorted by count, then last crash, descending (then
+ * key); NULL past the last.  A group and its strings live until G is
+ * freed or the next pkgnote_crash_groups_add().  Since 1.1. */
+PKGNOTE_PUBLIC const pkgnote_crash_group *pkgnote_crash_groups_get(pkgnote_crash_groups *g, size_t i);
+/* The key (signature text, package name or executable path), the
+ * signature's hash (NULL but for signature groups with one), and the
+ * group's package name or NULL.  Untrusted text: escape before printing.
+ * Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_key(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_hash(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_package(const pkgnote_crash_group *grp);
+/* Crashes, first and last time (seconds since the epoch), distinct
+ * boots.  Since 1.1. */
+PKGNOTE_PUBLIC uint64_t pkgnote_crash_group_count(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC int64_t pkgnote_crash_group_first(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC int64_t pkgnote_crash_group_last(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC uint64_t pkgnote_crash_group_boots(const pkgnote_crash_group *grp);
+/* The version the group was not seen since (see above), or NULL.  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_not_seen_since(const pkgnote_crash_group *grp);
+/* The example crash's id in its store (pkgnote_crash_id(): what
+ * pkgnote core takes as MATCH).  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_example_id(const pkgnote_crash_group *grp);
+/* A machine or a version of a group, its strings living as the group. */
+typedef struct pkgnote_crash_group_item {
+        size_t size;          /* sizeof(pkgnote_crash_group_item), set by the caller */
+        const char *name;     /* the machine ID (NULL when unknown) or the version */
+        const char *hostname; /* a machine's host name, or NULL */
+        uint64_t count;       /* its crashes in the group */
+        int64_t first, last;  /* their earliest and latest time */
+} pkgnote_crash_group_item;
+#define PKGNOTE_CRASH_GROUP_ITEM_INIT {.size = sizeof(pkgnote_crash_group_item)}
+/* The machines (by count, descending) and the versions (first seen
+ * first) of the group; item I into the fields of *RET its size covers:
+ * 1, 0 past the last, -EINVAL when RET->size is below sizeof(size_t).
+ * Crashes of no known version are counted in no item.  Since 1.1. */
+PKGNOTE_PUBLIC size_t pkgnote_crash_group_machine_count(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC int pkgnote_crash_group_machine(const pkgnote_crash_group *grp, size_t i, pkgnote_crash_group_item *ret);
+PKGNOTE_PUBLIC size_t pkgnote_crash_group_version_count(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC int pkgnote_crash_group_version(const pkgnote_crash_group *grp, size_t i, pkgnote_crash_group_item *ret);
+/* The groups as one JSON document (pkgnote-list(1) "GROUPS" gives its
+ * keys): groupBy, crashes, groupCount, machineCount, first, last, and
+ * groups, the first TOP of them (0: all), each with its key, hash,
+ * package, counts, machines, versions, the version it was not seen after
+ * (pkgnote_crash_group_not_seen_since()), days (the crashes per UTC day
+ * and version) and example (the example crash as pkgnote_crash_to_json()
+ * gives it); malloc()ed into *RET.  0, -EINVAL, -ENOMEM.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_groups_to_json(pkgnote_crash_groups *g, size_t top, char **ret);
 
 /* ===================================================================
  * Package databases

@@ -28,7 +28,7 @@ static bool report_hex(json_t *v, uint64_t *ret) {
         return true;
 }
 
-/* The report's module holding PC, with its build-id and package name. */
+/* The report's module holding PC, with its build-id, package name and version. */
 static void report_module(json_t *modules, struct pn_sig_frame *f) {
         size_t i;
         json_t *m;
@@ -38,10 +38,15 @@ static void report_module(json_t *modules, struct pn_sig_frame *f) {
                     f->pc < start || f->pc >= end)
                         continue;
                 f->build_id = json_string_value(json_object_get(m, "buildId"));
-                f->package = json_string_value(json_object_get(json_array_get(json_object_get(m, "packages"), 0), "name"));
+                json_t *note = json_array_get(json_object_get(m, "packages"), 0);
+                f->package = json_string_value(json_object_get(note, "name"));
+                f->version = f->package ? json_string_value(json_object_get(note, "version")) : NULL;
                 const char *state = json_string_value(json_object_get(m, "dbState"));
-                if (!f->package && state && !strcmp(state, "owned"))
-                        f->package = json_string_value(json_object_get(json_object_get(m, "dbPackage"), "name"));
+                if (!f->package && state && !strcmp(state, "owned")) {
+                        json_t *db = json_object_get(m, "dbPackage");
+                        f->package = json_string_value(json_object_get(db, "name"));
+                        f->version = f->package ? json_string_value(json_object_get(db, "version")) : NULL;
+                }
                 if (!f->module)
                         f->module = json_string_value(json_object_get(m, "path"));
                 return;
@@ -49,7 +54,7 @@ static void report_module(json_t *modules, struct pn_sig_frame *f) {
 }
 
 static int from_report(const pkgnote_crash *c, pkgnote_signature **ret) {
-        json_t *frames = json_object_get(json_array_get(json_object_get(c->j, "threads"), 0), "frames");
+        json_t *frames = json_object_get(json_array_get(json_object_get(pn_crash_record(c), "threads"), 0), "frames");
         size_t n = json_array_size(frames);
         if (n == 0)
                 return 0;
@@ -76,9 +81,9 @@ int pkgnote_crash_signature(const pkgnote_crash *c, pkgnote_signature **ret) {
         int r = from_report(c, ret);
         if (r != 0)
                 return r < 0 ? r : 0;
-        const char *msg = json_string_value(json_object_get(c->j, "MESSAGE"));
+        const char *msg = pn_crash_string(c, "MESSAGE");
         if (!msg)
                 return pn_error(-ENODATA, "%s: the store holds no stack trace of the crash", c->id);
         return pkgnote_signature_from_message(msg, strlen(msg),
-                                              json_string_value(json_object_get(c->j, "COREDUMP_PACKAGE_JSON")), ret);
+                                              pn_crash_string(c, "COREDUMP_PACKAGE_JSON"), ret);
 }

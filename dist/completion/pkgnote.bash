@@ -18,7 +18,7 @@ _pkgnote() {
         core) opts="--json --format --root --no-disk --all-threads --stats --help" ;;
         pid) opts="--json --root --no-database --stack --all-threads --help" ;;
         ps) opts="--json --by-package --needs-restart --user --exe --root --no-database --help" ;;
-        list) opts="--json --state-dir --help" ;;
+        list) opts="--json --group --group=signature --group=package --group=executable --top --format --output --state-dir --help" ;;
         stamp) opts="$(pkgnote stamp --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
         scan) opts="$(pkgnote scan --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
         deps) opts="--format --root --rpm-generator --help" ;;
@@ -29,6 +29,7 @@ _pkgnote() {
                 generate) COMPREPLY=($(compgen -W "json note linker-script asm object ldflags gcc-specs clang-config response-file c-header" -- "$cur")) ;;
                 scan) COMPREPLY=($(compgen -W "table json spdx cyclonedx" -- "$cur")) ;;
                 deps) COMPREPLY=($(compgen -W "rpm deb json" -- "$cur")) ;;
+                list) COMPREPLY=($(compgen -W "text json html" -- "$cur")) ;;
                 esac
                 return ;;
         --rpm-generator) COMPREPLY=($(compgen -W "requires recommends suggests" -- "$cur")); return ;;

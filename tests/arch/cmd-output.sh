@@ -1,6 +1,6 @@
 #!/bin/sh
 # The output rule shared by every command that writes a file (generate -o,
-# scan -o, stamp -o, stamp in place): regular files replaced atomically,
+# scan -o, stamp -o, list --format html -o, stamp in place): regular files replaced atomically,
 # symbolic links followed (the link stays), a link to nothing refused,
 # devices, FIFOs and sockets written directly and never replaced, "-" and
 # /dev/stdout meaning standard output.
@@ -15,16 +15,19 @@ mkdir tree && cp prog tree/
 out_generate() { "$PKGNOTE" generate $M -o "$1"; }
 out_scan() { "$PKGNOTE" scan --format json -o "$1" tree; }
 out_stamp() { "$PKGNOTE" stamp -q $M -o "$1" prog; }
+mkdir nostore
+out_list() { PKGNOTE_COREDUMP_DIR="$T/nostore" "$PKGNOTE" list --group --format html -o "$1"; }
 # has_output CMD FILE: FILE holds what CMD writes.
 has_output() {
         case $1 in
         generate) grep -q '"name":"hello"' "$2" ;;
         scan) grep -q '"path":"tree/prog"' "$2" ;;
         stamp) "$PKGNOTE" show --field name "$2" 2> /dev/null | grep -qx hello ;;
+        list) head -n 1 "$2" | grep -qx '<!DOCTYPE html>' && tail -n 1 "$2" | grep -qx '</html>' ;;
         esac
 }
 
-for c in generate scan stamp; do
+for c in generate scan stamp list; do
         # A character device made here (the same as /dev/null).
         # (A file system mounted nodev, as in some containers, lets a node be
         # made but not opened: then there is nothing to test.  The open is
