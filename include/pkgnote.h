@@ -1698,6 +1698,11 @@ PKGNOTE_PUBLIC const char *pkgnote_signature_text(const pkgnote_signature *s);
 PKGNOTE_PUBLIC const char *pkgnote_signature_hash(const pkgnote_signature *s);
 /* The faulting module's package name (or file name).  Since 1.1. */
 PKGNOTE_PUBLIC const char *pkgnote_signature_package(const pkgnote_signature *s);
+/* That package's version, from the same source as its name (package
+ * note, package database, COREDUMP_PACKAGE_JSON), or NULL when no version
+ * is known or a file name stands for the package.  Not part of the text
+ * or hash: the crashes of one signature are counted by it.  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_signature_version(const pkgnote_signature *s);
 /* The kept frames, at most PKGNOTE_SIGNATURE_FRAMES; frame I, or NULL
  * past the last.  Since 1.1. */
 PKGNOTE_PUBLIC size_t pkgnote_signature_frame_count(const pkgnote_signature *s);
@@ -1875,6 +1880,133 @@ PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_sta
  * NULL), nor one still being written.  The number of whole entries
  * removed. */
 PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
+
+/* ===================================================================
+ * Crash groups
+ * Names: pkgnote_crash_groups_*, pkgnote_crash_group_*
+ *
+ * The crashes of the stores, fed one at a time, counted by what makes
+ * them one bug (pkgnote_crash_groups): their signature, else their
+ * package or executable; per group the machines, boots, times and the
+ * versions of the faulting package, and one crash to open.  What is held
+ * grows with the number of groups, never with the number of crashes.
+ * Handles: pkgnote_crash_groups, pkgnote_crash_group.
+ * =================================================================== */
+
+typedef struct pkgnote_crash_groups pkgnote_crash_groups;
+typedef struct pkgnote_crash_group pkgnote_crash_group;
+
+/* What crashes are grouped by.  Since 1.1.
+ *   SIGNATURE: pkgnote_crash_signature()'s text (the key) and hash; a
+ *     crash without one (no stack in its store) is grouped under the key
+ *     "NAME: ?", NAME the executable's package name, else the
+ *     executable's file name, else "?", with no hash.
+ *   PACKAGE: the signature's package (the faulting module's), else the
+ *     executable's package name, else the executable's file name.
+ *   EXECUTABLE: the executable's path ("?" when the store has none).
+ * The version a crash is counted under is its group's package's: with
+ * SIGNATURE and PACKAGE the faulting package's version where its source
+ * gives one (pkgnote_signature_version()), else the executable's package
+ * version when the faulting package is the executable's or the crash has
+ * no signature; with EXECUTABLE the executable's package version.  A
+ * group is "not seen since" version V of its package when V was first
+ * seen, in any crash read (as a faulting or an executable's package),
+ * after the group's last crash; of several such, the first seen. */
+enum {
+        PKGNOTE_GROUP_SIGNATURE = 1,
+        PKGNOTE_GROUP_PACKAGE = 2,
+        PKGNOTE_GROUP_EXECUTABLE = 3,
+};
+/* Limits on what is held.  Past PKGNOTE_MAX_CRASH_GROUPS a crash of a new
+ * group is refused (-E2BIG); past the others, a group's crashes are all
+ * counted but no further machine, version, boot or day is listed (its
+ * lists and boots count are then a lower bound).  Since 1.1. */
+#define PKGNOTE_MAX_CRASH_GROUPS 65536u    /* groups */
+#define PKGNOTE_MAX_GROUP_MACHINES 1024u   /* machines listed per group */
+#define PKGNOTE_MAX_GROUP_VERSIONS 256u    /* versions listed per group */
+#define PKGNOTE_MAX_GROUP_BOOTS 65536u     /* boots counted per group */
+#define PKGNOTE_MAX_GROUP_DAYS 4096u       /* (day, version) counts per group */
+#define PKGNOTE_MAX_GROUPS_MACHINES 65536u /* machines counted over all crashes */
+#define PKGNOTE_MAX_GROUPS_RELEASES 65536u /* (package, version) first-seen times */
+
+/* "signature", "package", "executable"; NULL for another value.  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_by_name(int by);
+/* The PKGNOTE_GROUP_* NAME names, or -EINVAL.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_group_by_from_name(const char *name);
+/* An empty accumulator grouping by BY (PKGNOTE_GROUP_*): 0, -EINVAL for
+ * another BY, -ENOMEM.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_groups_new(int by, pkgnote_crash_groups **ret);
+/* Since 1.1. */
+PKGNOTE_PUBLIC void pkgnote_crash_groups_free(pkgnote_crash_groups *g);
+/* Counts the crash C (read during the call only, in any order) into
+ * its group: 0, -EINVAL, -E2BIG (a new group past
+ * PKGNOTE_MAX_CRASH_GROUPS: C is not counted), -ENOMEM.  A crash whose
+ * stack text cannot be read is grouped as one without a signature.
+ * The machine is C's field "machineId", else its "hostname"; the boot
+ * its "bootId".  Of each group one crash is kept as its example: the
+ * latest whose core is still there, else the latest.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_groups_add(pkgnote_crash_groups *g, const pkgnote_crash *c);
+
+typedef struct pkgnote_crash_groups_stats {
+        size_t size;       /* sizeof(pkgnote_crash_groups_stats), set by the caller */
+        int by;            /* PKGNOTE_GROUP_* */
+        uint64_t crashes;  /* crashes counted */
+        size_t groups;     /* groups */
+        size_t machines;   /* distinct machines among the crashes (a lower bound past the limit) */
+        int64_t first;     /* the earliest and latest crash, seconds since the epoch; 0 without crashes */
+        int64_t last;
+} pkgnote_crash_groups_stats;
+#define PKGNOTE_CRASH_GROUPS_STATS_INIT {.size = sizeof(pkgnote_crash_groups_stats)}
+/* Fills the fields of *RET its size covers: 0, or -EINVAL when RET->size
+ * is below sizeof(size_t).  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_groups_get_stats(const pkgnote_crash_groups *g, pkgnote_crash_groups_stats *ret);
+/* Group I, the groups sorted by count, then last crash, descending (then
+ * key); NULL past the last.  A group and its strings live until G is
+ * freed or the next pkgnote_crash_groups_add().  Since 1.1. */
+PKGNOTE_PUBLIC const pkgnote_crash_group *pkgnote_crash_groups_get(pkgnote_crash_groups *g, size_t i);
+/* The key (signature text, package name or executable path), the
+ * signature's hash (NULL but for signature groups with one), and the
+ * group's package name or NULL.  Untrusted text: escape before printing.
+ * Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_key(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_hash(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_package(const pkgnote_crash_group *grp);
+/* Crashes, first and last time (seconds since the epoch), distinct
+ * boots.  Since 1.1. */
+PKGNOTE_PUBLIC uint64_t pkgnote_crash_group_count(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC int64_t pkgnote_crash_group_first(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC int64_t pkgnote_crash_group_last(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC uint64_t pkgnote_crash_group_boots(const pkgnote_crash_group *grp);
+/* The version the group was not seen since (see above), or NULL.  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_not_seen_since(const pkgnote_crash_group *grp);
+/* The example crash's id in its store (pkgnote_crash_id(): what
+ * pkgnote core takes as MATCH).  Since 1.1. */
+PKGNOTE_PUBLIC const char *pkgnote_crash_group_example_id(const pkgnote_crash_group *grp);
+/* A machine or a version of a group, its strings living as the group. */
+typedef struct pkgnote_crash_group_item {
+        size_t size;          /* sizeof(pkgnote_crash_group_item), set by the caller */
+        const char *name;     /* the machine ID (NULL when unknown) or the version */
+        const char *hostname; /* a machine's host name, or NULL */
+        uint64_t count;       /* its crashes in the group */
+        int64_t first, last;  /* their earliest and latest time */
+} pkgnote_crash_group_item;
+#define PKGNOTE_CRASH_GROUP_ITEM_INIT {.size = sizeof(pkgnote_crash_group_item)}
+/* The machines (by count, descending) and the versions (first seen
+ * first) of the group; item I into the fields of *RET its size covers:
+ * 1, 0 past the last, -EINVAL when RET->size is below sizeof(size_t).
+ * Crashes of no known version are counted in no item.  Since 1.1. */
+PKGNOTE_PUBLIC size_t pkgnote_crash_group_machine_count(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC int pkgnote_crash_group_machine(const pkgnote_crash_group *grp, size_t i, pkgnote_crash_group_item *ret);
+PKGNOTE_PUBLIC size_t pkgnote_crash_group_version_count(const pkgnote_crash_group *grp);
+PKGNOTE_PUBLIC int pkgnote_crash_group_version(const pkgnote_crash_group *grp, size_t i, pkgnote_crash_group_item *ret);
+/* The groups as one JSON document (pkgnote-list(1) "GROUPS" gives its
+ * keys): groupBy, crashes, groupCount, machineCount, first, last, and
+ * groups, the first TOP of them (0: all), each with key, hash, package,
+ * count, first, last, boots, machines, versions, notSeenSince, days (the
+ * crashes per UTC day and version) and example (the example crash as
+ * pkgnote_crash_to_json() gives it); malloc()ed into *RET.  0, -EINVAL,
+ * -ENOMEM.  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crash_groups_to_json(pkgnote_crash_groups *g, size_t top, char **ret);
 
 /* ===================================================================
  * Package databases

@@ -24,6 +24,7 @@
 struct pkgnote_signature {
         int source;
         char *text, *package;
+        char *version; /* the faulting package's, or NULL */
         char hash[17];
         char *frames[PKGNOTE_SIGNATURE_FRAMES];
         size_t n_frames;
@@ -209,7 +210,10 @@ int pn_signature_build(const struct pn_sig_frame *f, size_t n, int source, pkgno
         pn_text_add(&t, "%s:", pkg);
         for (size_t i = 0; i < s->n_frames; i++)
                 pn_text_add(&t, "%s%s", i ? " | " : " ", s->frames[i]);
-        if (pn_text_finish(&t, &s->text) < 0 || !(s->package = strdup(pkg))) {
+        /* the version of the package named, never of a file name standing for it */
+        const char *version = fault && printable(fault->package) && printable(fault->version) ? fault->version : NULL;
+        if (pn_text_finish(&t, &s->text) < 0 || !(s->package = strdup(pkg)) ||
+            (version && !(s->version = strdup(version)))) {
                 pkgnote_signature_free(s);
                 return pn_oom();
         }
@@ -231,6 +235,7 @@ void pkgnote_signature_free(pkgnote_signature *s) {
                 free(s->frames[i]);
         free(s->text);
         free(s->package);
+        free(s->version);
         free(s);
 }
 
@@ -244,6 +249,10 @@ const char *pkgnote_signature_hash(const pkgnote_signature *s) {
 
 const char *pkgnote_signature_package(const pkgnote_signature *s) {
         return s ? s->package : NULL;
+}
+
+const char *pkgnote_signature_version(const pkgnote_signature *s) {
+        return s ? s->version : NULL;
 }
 
 size_t pkgnote_signature_frame_count(const pkgnote_signature *s) {
@@ -290,16 +299,22 @@ int pkgnote_signature_to_json(const pkgnote_signature *s, char **ret) {
 
 /* ------------------------------------------------- from an unwound stack */
 
-/* The package name of module M: its first package note's, else the
- * package database's when it owns the mapped file; else NULL. */
-static const char *module_package(const pkgnote_module *m) {
+/* The package name of module M and its version: its first package
+ * note's, else the package database's when it owns the mapped file; else
+ * NULL. */
+static const char *module_package(const pkgnote_module *m, const char **version) {
         const pkgnote_info *info = m ? pkgnote_module_info(m) : NULL;
         const pkgnote_metadata *md = info && pkgnote_info_package_count(info) ? pkgnote_info_package(info, 0) : NULL;
         const char *name = md ? pkgnote_metadata_get(md, "name") : NULL;
-        if (name)
+        *version = NULL;
+        if (name) {
+                *version = pkgnote_metadata_get(md, "version");
                 return name;
-        if (m && pkgnote_module_db_state(m) == PKGNOTE_DB_OWNED)
+        }
+        if (m && pkgnote_module_db_state(m) == PKGNOTE_DB_OWNED) {
+                *version = pkgnote_module_db_version(m);
                 return pkgnote_module_db_name(m);
+        }
         return NULL;
 }
 
@@ -329,7 +344,7 @@ int pkgnote_signature_from_stack(const pkgnote_core *c, const pkgnote_stack *st,
                 const pkgnote_module *m = module_at(c, f[i].pc);
                 if (m) {
                         f[i].build_id = pkgnote_module_build_id(m);
-                        f[i].package = module_package(m);
+                        f[i].package = module_package(m, &f[i].version);
                         if (!f[i].module && pkgnote_module_path(m))
                                 f[i].module = base_name(pkgnote_module_path(m));
                 }
@@ -477,8 +492,10 @@ static void resolve_modules(struct text_parse *p) {
                 json_t *pk = p->packages ? json_object_get(p->packages, f->module) : NULL;
                 const char *name = json_string_value(json_object_get(pk, "name"));
                 const char *bid = json_string_value(json_object_get(pk, "buildId"));
-                if (name)
+                if (name) {
                         f->package = name;
+                        f->version = json_string_value(json_object_get(pk, "version"));
+                }
                 if (!f->build_id && bid && strlen(bid) <= 128 && strspn(bid, "0123456789abcdef") == strlen(bid))
                         f->build_id = bid;
         }

@@ -16,6 +16,7 @@ struct pn_sig_frame {
         const char *module;   /* the module's file name (a path is cut to its last part), or NULL: pc in no module */
         const char *build_id; /* the module's build-id in hex, or NULL */
         const char *package;  /* the module's package name, or NULL: the file name stands for it */
+        const char *version;  /* that package's version, or NULL (counted by, never part of the signature) */
         uint64_t pc, offset;  /* the address, and its offset from the module's start */
 };
 

@@ -28,7 +28,7 @@ static bool report_hex(json_t *v, uint64_t *ret) {
         return true;
 }
 
-/* The report's module holding PC, with its build-id and package name. */
+/* The report's module holding PC, with its build-id, package name and version. */
 static void report_module(json_t *modules, struct pn_sig_frame *f) {
         size_t i;
         json_t *m;
@@ -38,10 +38,15 @@ static void report_module(json_t *modules, struct pn_sig_frame *f) {
                     f->pc < start || f->pc >= end)
                         continue;
                 f->build_id = json_string_value(json_object_get(m, "buildId"));
-                f->package = json_string_value(json_object_get(json_array_get(json_object_get(m, "packages"), 0), "name"));
+                json_t *note = json_array_get(json_object_get(m, "packages"), 0);
+                f->package = json_string_value(json_object_get(note, "name"));
+                f->version = f->package ? json_string_value(json_object_get(note, "version")) : NULL;
                 const char *state = json_string_value(json_object_get(m, "dbState"));
-                if (!f->package && state && !strcmp(state, "owned"))
-                        f->package = json_string_value(json_object_get(json_object_get(m, "dbPackage"), "name"));
+                if (!f->package && state && !strcmp(state, "owned")) {
+                        json_t *db = json_object_get(m, "dbPackage");
+                        f->package = json_string_value(json_object_get(db, "name"));
+                        f->version = f->package ? json_string_value(json_object_get(db, "version")) : NULL;
+                }
                 if (!f->module)
                         f->module = json_string_value(json_object_get(m, "path"));
                 return;

@@ -2,6 +2,7 @@
 /* pkgnote list: the crashes of every crash store, like coredumpctl list. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,11 @@ static void list_help(void) {
                "'pkgnote core MATCH' then reads the newest match.\n"
                "\n"
                "  -j, --json            one JSON object per crash and line\n"
+               "      --group[=BY]      count the crashes by signature (the default), package\n"
+               "                        or executable: per group its crashes, machines, last\n"
+               "                        crash and the versions seen (--json: one document\n"
+               "                        with an example crash of each group)\n"
+               "      --top N           with --group, only the N largest groups\n"
                CRASH_HELP
                "  -h, --help            show this help\n");
 }
@@ -43,14 +49,157 @@ static const char *core_word(const pkgnote_crash *c) {
         }
 }
 
+enum { OPT_GROUP = 400, OPT_TOP };
+
+static void when_text(int64_t when, char *buf, size_t len) {
+        time_t t = (time_t)when;
+        struct tm tm;
+        snprintf(buf, len, "?");
+        if (gmtime_r(&t, &tm))
+                strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+/* The crashes the options select, one by one into G: the one place that
+ * reads the stores, so that a streaming reader can take over the loop. */
+static int feed_groups(const pkgnote_crash_options *o, pkgnote_crash_groups *g) {
+        pkgnote_crashes *l;
+        int r = pkgnote_crashes_load(o, &l);
+        if (r < 0)
+                return tool_fail("list: %s", pkgnote_last_error());
+        for (size_t i = 0; i < pkgnote_crashes_problem_count(l); i++) {
+                const pkgnote_problem *p = pkgnote_crashes_problem(l, i);
+                tool_warn_ignoring(p->path ? p->path : "", p->message);
+        }
+        bool full = false;
+        for (size_t i = 0; i < pkgnote_crashes_count(l); i++) {
+                const pkgnote_crash *c = pkgnote_crashes_get(l, i);
+                r = pkgnote_crash_groups_add(g, c);
+                if (r == -E2BIG) {
+                        /* said once: the crashes of groups past the limit */
+                        if (!full)
+                                tool_warn_ignoring(pkgnote_crash_id(c), pkgnote_last_error());
+                        full = true;
+                } else if (r < 0) {
+                        pkgnote_crashes_free(l);
+                        return tool_fail("list: %s", pkgnote_last_error());
+                }
+        }
+        pkgnote_crashes_free(l);
+        return 0;
+}
+
+/* "1.0-1 x30, 1.1-1 x10; not seen since 1.2-1", escaped. */
+static char *versions_text(const pkgnote_crash_group *grp) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        size_t n = pkgnote_crash_group_version_count(grp);
+        for (size_t i = 0; i < n; i++) {
+                pkgnote_crash_group_item it = PKGNOTE_CRASH_GROUP_ITEM_INIT;
+                if (pkgnote_crash_group_version(grp, i, &it) <= 0)
+                        break;
+                fputs(i ? ", " : "", f);
+                tool_print_escaped(f, it.name);
+                fprintf(f, " x%" PRIu64, it.count);
+        }
+        if (n == 0)
+                fputs("-", f);
+        if (pkgnote_crash_group_not_seen_since(grp)) {
+                fputs("; not seen since ", f);
+                tool_print_escaped(f, pkgnote_crash_group_not_seen_since(grp));
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+static int print_groups_text(pkgnote_crash_groups *g, size_t top) {
+        pkgnote_crash_groups_stats st = PKGNOTE_CRASH_GROUPS_STATS_INIT;
+        pkgnote_crash_groups_get_stats(g, &st);
+        if (st.crashes == 0) {
+                fputs("No crashes.\n", stderr);
+                return EXIT_OK;
+        }
+        size_t n = top && top < st.groups ? top : st.groups;
+        char **vt = calloc(n, sizeof *vt);
+        if (!vt)
+                return tool_oom("list");
+        int width = 8;
+        for (size_t i = 0; i < n; i++) {
+                if (!(vt[i] = versions_text(pkgnote_crash_groups_get(g, i)))) {
+                        for (size_t k = 0; k < i; k++)
+                                free(vt[k]);
+                        free(vt);
+                        return tool_oom("list");
+                }
+                int w = (int)strlen(vt[i]);
+                if (w > width)
+                        width = w < 48 ? w : 48;
+        }
+        char first[64], last[64];
+        when_text(st.first, first, sizeof first);
+        when_text(st.last, last, sizeof last);
+        printf("%" PRIu64 " crash%s in %zu group%s by %s, on %zu machine%s, %s to %s%s\n", st.crashes,
+               st.crashes == 1 ? "" : "es", st.groups, st.groups == 1 ? "" : "s", pkgnote_crash_group_by_name(st.by),
+               st.machines, st.machines == 1 ? "" : "s", first, last,
+               n < st.groups ? " (the largest groups shown)" : "");
+        printf("%6s %8s %5s %-23s %-*s %s\n", "COUNT", "MACHINES", "BOOTS", "LAST SEEN", width, "VERSIONS",
+               st.by == PKGNOTE_GROUP_SIGNATURE ? "SIGNATURE" : st.by == PKGNOTE_GROUP_PACKAGE ? "PACKAGE" : "EXECUTABLE");
+        for (size_t i = 0; i < n; i++) {
+                const pkgnote_crash_group *grp = pkgnote_crash_groups_get(g, i);
+                when_text(pkgnote_crash_group_last(grp), last, sizeof last);
+                printf("%6" PRIu64 " %8zu %5" PRIu64 " %-23s %-*s ", pkgnote_crash_group_count(grp),
+                       pkgnote_crash_group_machine_count(grp), pkgnote_crash_group_boots(grp), last, width, vt[i]);
+                tool_print_escaped(stdout, pkgnote_crash_group_key(grp));
+                fputc('\n', stdout);
+                free(vt[i]);
+        }
+        free(vt);
+        return EXIT_OK;
+}
+
+static int list_groups(const pkgnote_crash_options *o, int by, bool json, size_t top) {
+        pkgnote_crash_groups *g;
+        if (pkgnote_crash_groups_new(by, &g) < 0)
+                return tool_fail("list: %s", pkgnote_last_error());
+        int r = feed_groups(o, g);
+        if (r != 0) {
+                pkgnote_crash_groups_free(g);
+                return r;
+        }
+        if (json) {
+                char *s = NULL;
+                r = pkgnote_crash_groups_to_json(g, top, &s);
+                if (r < 0)
+                        r = tool_fail("list: %s", pkgnote_last_error());
+                else {
+                        puts(s);
+                        r = EXIT_OK;
+                }
+                free(s);
+        } else
+                r = print_groups_text(g, top);
+        pkgnote_crash_groups_free(g);
+        return r;
+}
+
 int cmd_list(int argc, char **argv) {
         static const struct option longopts[] = {
                 {"json", no_argument, NULL, 'j'},
+                {"group", optional_argument, NULL, OPT_GROUP},
+                {"top", required_argument, NULL, OPT_TOP},
                 {"help", no_argument, NULL, 'h'},
                 CRASH_LONGOPTS,
                 {0},
         };
         bool json = false;
+        int by = 0;
+        size_t top = 0;
+        bool top_given = false;
         struct crash_opts co = {0};
         int ch, k;
         while ((ch = tool_getopt(argc, argv, "jh" CRASH_SHORTOPTS, longopts)) >= 0) {
@@ -63,6 +212,26 @@ int cmd_list(int argc, char **argv) {
                 }
                 switch (ch) {
                 case 'j': json = true; break;
+                case OPT_GROUP:
+                        if (!optarg)
+                                by = PKGNOTE_GROUP_SIGNATURE;
+                        else if ((by = pkgnote_crash_group_by_from_name(optarg)) < 0) {
+                                crash_options_free(&co);
+                                return tool_fail("list: --group: %s", pkgnote_last_error());
+                        }
+                        break;
+                case OPT_TOP: {
+                        char *end;
+                        errno = 0;
+                        unsigned long long v = optarg[0] >= '0' && optarg[0] <= '9' ? strtoull(optarg, &end, 10) : 0;
+                        if (optarg[0] < '0' || optarg[0] > '9' || errno || *end || v == 0 || v > SIZE_MAX) {
+                                crash_options_free(&co);
+                                return tool_fail("list: --top takes a number of groups, at least 1, not '%s'", optarg);
+                        }
+                        top = (size_t)v;
+                        top_given = true;
+                        break;
+                }
                 case 'h': list_help(); crash_options_free(&co); return EXIT_OK;
                 default: crash_options_free(&co); return EXIT_FAILURE_;
                 }
@@ -71,7 +240,16 @@ int cmd_list(int argc, char **argv) {
                 crash_options_free(&co);
                 return tool_fail("list: unexpected argument '%s'", argv[optind + 1]);
         }
+        if (top_given && !by) {
+                crash_options_free(&co);
+                return tool_fail("list: --top needs --group");
+        }
         crash_options_done(&co, optind < argc ? argv[optind] : NULL);
+        if (by) {
+                int r = list_groups(&co.lib, by, json, top);
+                crash_options_free(&co);
+                return r;
+        }
         pkgnote_crashes *l;
         int r = pkgnote_crashes_load(&co.lib, &l);
         crash_options_free(&co);

@@ -507,6 +507,38 @@ OK(pkgnote_signature_to_json, {
         return freed(r, &j);
 })
 FAIL(pkgnote_crash_signature, { pkgnote_signature *g = NULL; return pkgnote_crash_signature(NULL, &g); })
+FAIL(pkgnote_crash_group_by_from_name, { return pkgnote_crash_group_by_from_name("bogus"); })
+OK(pkgnote_crash_group_by_from_name, { return pkgnote_crash_group_by_from_name("package") == PKGNOTE_GROUP_PACKAGE ? 0 : -1; })
+FAIL(pkgnote_crash_groups_new, { pkgnote_crash_groups *g = NULL; return pkgnote_crash_groups_new(0, &g); })
+OK(pkgnote_crash_groups_new, {
+        pkgnote_crash_groups *g = NULL;
+        int r = pkgnote_crash_groups_new(PKGNOTE_GROUP_SIGNATURE, &g);
+        pkgnote_crash_groups_free(g);
+        return r;
+})
+FAIL(pkgnote_crash_groups_add, { return pkgnote_crash_groups_add(NULL, NULL); })
+FAIL(pkgnote_crash_groups_get_stats, {
+        pkgnote_crash_groups_stats st = {.size = 0};
+        return pkgnote_crash_groups_get_stats(NULL, &st);
+})
+FAIL(pkgnote_crash_group_machine, {
+        pkgnote_crash_group_item it = PKGNOTE_CRASH_GROUP_ITEM_INIT;
+        return pkgnote_crash_group_machine(NULL, 0, &it);
+})
+FAIL(pkgnote_crash_group_version, {
+        pkgnote_crash_group_item it = PKGNOTE_CRASH_GROUP_ITEM_INIT;
+        return pkgnote_crash_group_version(NULL, 0, &it);
+})
+FAIL(pkgnote_crash_groups_to_json, { char *j = NULL; return pkgnote_crash_groups_to_json(NULL, 0, &j); })
+OK(pkgnote_crash_groups_to_json, {
+        pkgnote_crash_groups *g = NULL;
+        char *j = NULL;
+        int r = pkgnote_crash_groups_new(PKGNOTE_GROUP_EXECUTABLE, &g);
+        if (r == 0)
+                r = pkgnote_crash_groups_to_json(g, 0, &j);
+        pkgnote_crash_groups_free(g);
+        return freed(r, &j);
+})
 
 #define F(fn) {#fn, FAILS, fail_##fn, NULL, NULL}
 #define FO(fn) {#fn, FAILS, fail_##fn, ok_##fn, NULL}
@@ -688,12 +720,34 @@ static const struct row rows[] = {
         N(pkgnote_crash_core_state, ACCESSOR),
         N(pkgnote_crash_store_name, NAME),
         F(pkgnote_crash_signature),
+        N(pkgnote_crash_group_by_name, NAME),
+        FO(pkgnote_crash_group_by_from_name),
+        FO(pkgnote_crash_groups_new),
+        N(pkgnote_crash_groups_free, FREE),
+        F(pkgnote_crash_groups_add),
+        F(pkgnote_crash_groups_get_stats),
+        N(pkgnote_crash_groups_get, ACCESSOR),
+        N(pkgnote_crash_group_key, ACCESSOR),
+        N(pkgnote_crash_group_hash, ACCESSOR),
+        N(pkgnote_crash_group_package, ACCESSOR),
+        N(pkgnote_crash_group_count, ACCESSOR),
+        N(pkgnote_crash_group_first, ACCESSOR),
+        N(pkgnote_crash_group_last, ACCESSOR),
+        N(pkgnote_crash_group_boots, ACCESSOR),
+        N(pkgnote_crash_group_not_seen_since, ACCESSOR),
+        N(pkgnote_crash_group_example_id, ACCESSOR),
+        N(pkgnote_crash_group_machine_count, ACCESSOR),
+        F(pkgnote_crash_group_machine),
+        N(pkgnote_crash_group_version_count, ACCESSOR),
+        F(pkgnote_crash_group_version),
+        FO(pkgnote_crash_groups_to_json),
         FO(pkgnote_signature_from_message),
         F(pkgnote_signature_from_stack),
         N(pkgnote_signature_free, FREE),
         N(pkgnote_signature_text, ACCESSOR),
         N(pkgnote_signature_hash, ACCESSOR),
         N(pkgnote_signature_package, ACCESSOR),
+        N(pkgnote_signature_version, ACCESSOR),
         N(pkgnote_signature_frame_count, ACCESSOR),
         N(pkgnote_signature_frame, ACCESSOR),
         N(pkgnote_signature_source, ACCESSOR),
