@@ -98,7 +98,11 @@ BID10=$(bid "$BIN/fleetprog-1.0")
         fatal "build-ids: 1.0 $BID10, stripped $(bid "$BIN/fleetprog-1.0-stripped"), 1.1 $(bid "$BIN/fleetprog-1.1")"
 "$PKGNOTE" show "$BIN/fleetprog-1.0-stripped" 2>&1 | grep -q 1.0-1 || fatal "the stripped build lost its package note"
 # The symbols of the stripped build, where machine fleet-b's unwinder
-# (systemd-coredump's elfutils) looks for them: /usr/lib/debug/.build-id.
+# (systemd-coredump's elfutils) looks for them: its /usr/lib/debug/.build-id.
+# The other machines get an empty /usr/lib/debug: every machine unwinds
+# the C library with the symbols it exports alone, as where no debug
+# package is installed (with libc's debug symbols on some machines only,
+# the same crash gets other frame names there, and another group).
 DEBUG="$FLEET/debug"
 mkdir -p "$DEBUG/.build-id/$(echo "$BID10" | cut -c1-2)"
 objcopy --only-keep-debug "$BIN/fleetprog-1.0" "$DEBUG/.build-id/$(echo "$BID10" | cut -c1-2)/$(echo "$BID10" | cut -c3-).debug" ||
@@ -184,7 +188,7 @@ else:
 PY
 
 # The hostile entry's values: stack text with terminal escapes, absurd
-# frame numbers and addresses, a thousand frames and a 10 000-byte line (the
+# frame numbers and addresses, 700 frames and a 10 000-byte line (the
 # MESSAGE stays below the 64 KiB a field may hold); a command line of
 # 1 MiB (over it); a package JSON nested 10 000 deep.
 python3 - "$FLEET" <<'PY' || fatal "cannot write the hostile values"
@@ -199,7 +203,7 @@ m = ["Process 3900003 (hostile) of user 0 dumped core.", "",
      "#18446744073709551616 0x1 main (pkgnote-hostile + 0x1)",
      "#2  0x1 ((((((((((((( (pkgnote-hostile + 0x2)",
      "#3  " + "A" * 10000]
-m += ["#%d  0x%016x f%d (libhostile%d.so + 0x10)" % (i, i, i, i) for i in range(4, 1004)]
+m += ["#%d  0x%016x f%d (libhostile%d.so + 0x10)" % (i, i, i, i) for i in range(4, 704)]
 m += ["ELF object binary architecture: AMD x86-64"]
 open(d + "/hostile-message", "w").write("\n".join(m) + "\n")
 open(d + "/hostile-cmdline", "w").write("x" * (1 << 20))
@@ -213,7 +217,7 @@ PY
 B=$(($(date +%s) - 7200))
 # Each plan runs in its machine (tests/read/fleet-machine.sh), with B, BIN
 # and MID from here.
-export B BIN MID
+export FLEET B BIN MID
 cat > "$FLEET/plan-a.sh" <<'EOF2'
 sd_crash "$FLEET/store-1.0.core" 11 $((B + 100)) "$BIN/fleetprog-1.0" wait
 first=$SDNS_PID
@@ -257,7 +261,7 @@ run_machine() {
         _n=$1 _x=$2
         _id=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
         echo "$_id" > "$FLEET/$_n.id"
-        FLEET=$FLEET FLEET_NAME=$_n FLEET_INDEX=$_x FLEET_HOST=fleet-$_n FLEET_ID=$_id FLEET_UPLOAD=$JUPLOAD \
+        FLEET_NAME=$_n FLEET_INDEX=$_x FLEET_HOST=fleet-$_n FLEET_ID=$_id FLEET_UPLOAD=$JUPLOAD \
                 FLEET_CONF=$3 FLEET_VACUUM=$4 FLEET_DEBUG=$5 FLEET_PLAN="$FLEET/plan-$_n.sh" \
                 unshare -m -u -n --propagation private sh "$SRCDIR/tests/read/fleet-machine.sh" > "$FLEET/$_n.log" 2>&1 &
         _mp=$!
@@ -280,10 +284,232 @@ run_machine() {
                 sleep 0.1
         done
 }
-run_machine a 1 'Storage=external' 1 ''
+mkdir -p "$FLEET/no-debug"
+run_machine a 1 'Storage=external' 1 "$FLEET/no-debug"
 run_machine b 2 'Storage=journal' 0 "$DEBUG"
-run_machine c 3 '' 0 ''
+run_machine c 3 '' 0 "$FLEET/no-debug"
 kill "$REMOTE" && wait "$REMOTE" || fatal "systemd-journal-remote did not stop cleanly: $(cat "$T/remote.log")"
-ls -l "$COLLECT"
+
+# Checks written in Python print one line each: "P NAME", "F NAME|DETAIL",
+# or for a known bug of another part "T NAME|BUG" when it fails as
+# known (TAP's TODO: an expected failure) and "U NAME|BUG" when it passes
+# (an unexpected pass, which meson counts as a failure: the bug is fixed,
+# drop the TODO).
+report() {
+        while IFS= read -r _l; do
+                case $_l in
+                "P "*) pass "${_l#P }" ;;
+                "F "*) _r=${_l#F }; fail "${_r%%|*}" "${_r#*|}" ;;
+                "T "*) _r=${_l#T }; echo "not ok - ${_r%%|*} # TODO ${_r#*|}" ;;
+                "U "*) _r=${_l#U }; echo "ok - ${_r%%|*} # TODO ${_r#*|}" ;;
+                *) fail "the checks' output" "$_l" ;;
+                esac
+        done
+}
+
+# Each machine's journal file on the collector holds its entries, under
+# its machine ID and hostname as its journald stamped them.
+for m in a:1 b:2 c:3; do
+        n=${m%:*} x=${m#*:}
+        f="$COLLECT/remote-10.44.$x.2.journal"
+        if [ -f "$f" ]; then
+                journalctl --file "$f" -q -o json --output-fields=_MACHINE_ID,_HOSTNAME "$MID" > "ids-$n.json" 2>&1
+                want="$(cat "$FLEET/$n.id") fleet-$n $(wc -l < "$FLEET/$n.entries")"
+                got=$(python3 -c 'import json,sys
+e = [json.loads(l) for l in open(sys.argv[1])]
+print(" ".join(sorted({x["_MACHINE_ID"] + " " + x["_HOSTNAME"] for x in e})), len(e))' "ids-$n.json")
+                [ "$got" = "$want" ] && pass "fleet-$n's journal file on the collector: its machine ID, hostname, every entry" ||
+                        fail "fleet-$n's journal file on the collector: its machine ID, hostname, every entry" "$got, expected $want"
+        else
+                fail "fleet-$n's journal file on the collector: its machine ID, hostname, every entry" "no $f: $(ls "$COLLECT")"
+        fi
+done
+
+"$COREDUMPCTL" -D "$COLLECT" --no-pager --json=short list > cdc.json 2> cdc.err || fatal "coredumpctl -D: $(cat cdc.err)"
+"$PKGNOTE" list -D "$COLLECT" --json > list.json 2> list.err
+LIST_STATUS=$?
+"$PKGNOTE" list -D "$COLLECT" > list.txt 2> list-text.err
+TEXT_STATUS=$?
+"$PKGNOTE" list -D "$COLLECT" --group --json > group.json 2> group.err
+GROUP_STATUS=$?
+"$PKGNOTE" list -D "$COLLECT" --group > group.txt 2> group-text.err
+GROUP_TEXT_STATUS=$?
+[ $LIST_STATUS -eq 0 ] && [ $TEXT_STATUS -eq 0 ] && [ $GROUP_STATUS -eq 0 ] && [ $GROUP_TEXT_STATUS -eq 0 ] &&
+        pass "pkgnote list -D, --json, --group and --group --json on the collector exit 0" ||
+        fail "pkgnote list -D, --json, --group and --group --json on the collector exit 0" \
+                "$LIST_STATUS $TEXT_STATUS $GROUP_STATUS $GROUP_TEXT_STATUS: $(cat list.err group.err)"
+
+python3 - "$FLEET" "$B" "$BID10" > checks.out 2>&1 <<'PY'
+import json, re, sys
+fleet, B, bid10 = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+out = []
+def check(name, ok, detail="", bug=None):
+    detail = repr(detail)[:3000]
+    if bug:
+        out.append(("U %s|%s" if ok else "T %s|%s") % (name, bug))
+    else:
+        out.append("P " + name if ok else "F %s|%s" % (name, detail))
+
+# What each machine logged: KIND PID LABEL TIME.
+machines = {}
+entries = []
+for n in "abc":
+    machines[n] = {"id": open("%s/%s.id" % (fleet, n)).read().strip(), "host": "fleet-" + n}
+    for line in open("%s/%s.entries" % (fleet, n)):
+        kind, pid, label, t = line.split()
+        entries.append({"machine": n, "kind": kind, "pid": int(pid), "label": label,
+                        "time": int(t) if t != "-" else (B + 950 if kind == "hostile" else None)})
+crashes = [e for e in entries if e["kind"] != "spoof"]
+def hostile_problem(err):  # a problem about a MESSAGE or its stack text
+    return any(re.search(r"\bMESSAGE\b(?!_)|stack", l) for l in err.splitlines())
+spoofs = [e for e in entries if e["kind"] == "spoof"]
+by_pid = {e["pid"]: e for e in entries}
+assert len(crashes) == 11 and len(spoofs) == 2, entries
+
+# coredumpctl lists every entry with the crash MESSAGE_ID, pkgnote list
+# those a crash handler logged: the same crashes, in the same order, the
+# spoofed entries left out.
+cdc = json.load(open("cdc.json"))
+rows = [json.loads(l) for l in open("list.json")]
+lerr = open("list.err").read()
+cdc_pids = [r["pid"] for r in cdc]
+pids = [r["pid"] for r in rows]
+check("coredumpctl -D lists every entry the machines logged, spoofed ones too",
+      sorted(cdc_pids) == sorted(by_pid), (cdc_pids, sorted(by_pid)))
+check("pkgnote list -D lists the crashes coredumpctl -D lists, in its order, without the spoofed entries",
+      pids == [p for p in cdc_pids if by_pid.get(p, {}).get("kind") != "spoof"] and sorted(pids) == sorted(e["pid"] for e in crashes),
+      (pids, cdc_pids))
+cdc_by = {r["pid"]: r for r in cdc}
+same = [p for p in pids if p in cdc_by and cdc_by[p]["exe"] == next(r for r in rows if r["pid"] == p).get("executable")
+        and cdc_by[p]["sig"] == next(r for r in rows if r["pid"] == p).get("signal")]
+check("pkgnote list and coredumpctl agree on each crash's executable and signal", same == pids, (same, pids))
+row = {r["pid"]: r for r in rows}
+bad = [(e["pid"], row[e["pid"]].get("time"), e["time"]) for e in crashes if e["pid"] in row and row[e["pid"]].get("time") != e["time"]]
+check("each crash's time is the one its handler was given", not bad, bad)
+bad = [(e["pid"], row[e["pid"]].get("hostname")) for e in crashes if e["pid"] in row and row[e["pid"]].get("hostname") != "fleet-" + e["machine"]]
+check("each crash names its machine's hostname", not bad, bad)
+want_core = {"a": ("gone", "missing"), "b": ("journal", "journal"), "c": ("gone", "missing")}
+bad = [(e["pid"], e["machine"], row[e["pid"]].get("core"), cdc_by[e["pid"]]["corefile"]) for e in crashes
+       if e["kind"] == "crash" and e["pid"] in row and e["pid"] in cdc_by
+       and (row[e["pid"]].get("core"), cdc_by[e["pid"]]["corefile"]) != want_core[e["machine"]]]
+check("cores: vacuumed on fleet-a, in the journal on fleet-b, in fleet-c's own store (gone here), as coredumpctl says", not bad, bad)
+check("the spoofed entries are a problem, counted", "2 entries have the crash MESSAGE_ID not logged by systemd-coredump or pkgnote-coredump" in lerr, lerr)
+check("a field over the limit (1 MiB) is a problem, the crash still listed",
+      re.search(r"COREDUMP_CMDLINE is 1048576 bytes, over the limit of 65536", lerr) is not None and 3900003 in row, lerr)
+check("hostile stack text in a crash's MESSAGE is a problem naming the entry, not a silent '?'",
+      hostile_problem(lerr), lerr, bug="a MESSAGE whose stack text gives no signature says nothing on standard error")
+check("a problem ends in one ', ignoring'", ", ignoring, ignoring" not in lerr, lerr,
+      bug="the journal reader's over-the-limit problem already ends in ', ignoring' and the command adds another")
+
+# The signatures: the same bug on two machines, rebuilt, and stripped with
+# its symbols found, gives one signature; stripped without them, another.
+def sig(label, machine):
+    return [row[e["pid"]].get("signature") for e in crashes if e["label"] == label and e["machine"] == machine and e["pid"] in row]
+s_a, s_b, s_bs = sig("store-1.0", "a"), sig("store-1.0", "b"), sig("store-1.0-stripped", "b")
+check("the NULL write has the same signature on fleet-a and fleet-b, and the stripped build's with its symbols found",
+      s_a == s_b == s_bs == ["fleetprog: store_record | main"], (s_a, s_b, s_bs))
+s_as = sig("store-1.0-stripped", "a")
+check("the stripped build without its symbols: build-id and offsets",
+      len(s_as) == 1 and (s_as[0] or "").startswith("fleetprog: %s+0x" % bid10), s_as)
+l10, l11 = sig("limits-1.0", "a"), sig("limits-1.1", "b") + sig("limits-1.1", "c")
+check("the failed check has one signature in 1.0-1 and 1.1-1, by systemd-coredump and pkgnote-coredump",
+      len(l10) == 1 and len(l11) == 3 and len(set(l10 + l11)) == 1 and (l10[0] or "").endswith("check_limits | main"), (l10, l11))
+check("the failed check's signature skips the abort machinery to the program's frames",
+      l10 == ["fleetprog: check_limits | main"], l10,
+      bug="an unnamed C library frame above raise/abort (__pthread_kill_implementation without libc's debug symbols) is not skipped, so the faulting package is libc.so.6")
+
+# The text listing has a machine column: each crash's row names its machine.
+text = open("list.txt", encoding="utf-8", errors="replace").read().splitlines()
+head = text[0] if text else ""
+bad = [e["pid"] for e in crashes if not any(re.search(r"\b%d\b" % e["pid"], l) and
+       (machines[e["machine"]]["host"] in l or machines[e["machine"]]["id"][:8] in l) for l in text[1:])]
+check("pkgnote list -D has a machine column naming each crash's machine", ("MACHINE" in head or "HOST" in head) and not bad, (head, bad))
+for name in ("list.txt", "group.txt"):
+    raw = open(name, "rb").read()
+    check("%s: no control character of the hostile entry reaches the terminal" % name,
+          not re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", raw), raw[:2000])
+
+# The groups, exactly (the group JSON contract).
+try:
+    g = json.load(open("group.json"))
+except Exception as e:
+    g = {"error": str(e)}
+groups = g.get("groups", [])
+def find(pred):
+    m = [x for x in groups if pred(x)]
+    return m[0] if len(m) == 1 else None
+def machines_of(*spec):  # (machine, count, last)...
+    return sorted([{"machineId": machines[m]["id"], "hostname": machines[m]["host"], "count": c, "last": B + t} for m, c, t in spec],
+                  key=lambda x: x["hostname"])
+def mine(x):
+    return sorted(x.get("machines", []), key=lambda y: y.get("hostname", ""))
+check("--group --json: 11 crashes in 5 groups on 3 machines, first and last",
+      (g.get("groupBy"), g.get("crashes"), g.get("groupCount"), g.get("machineCount"), g.get("first"), g.get("last"), len(groups)) ==
+      ("signature", 11, 5, 3, B + 100, B + 950, 5), {k: v for k, v in g.items() if k != "groups"})
+check("groups sorted by count, then last, descending",
+      [(x.get("count"), x.get("last")) for x in groups] == sorted([(x.get("count"), x.get("last")) for x in groups], reverse=True),
+      [(x.get("key"), x.get("count"), x.get("last")) for x in groups])
+store = find(lambda x: x.get("key") == "fleetprog: store_record | main")
+check("the NULL write: one group of 3 on fleet-a and fleet-b (the stripped build with symbols in it, the spoofed copies not)",
+      store is not None and (store["count"], store["first"], store["last"], store.get("package"), mine(store)) ==
+      (3, B + 100, B + 500, "fleetprog", machines_of(("a", 1, 100), ("b", 2, 500))), store and {k: v for k, v in store.items() if k != "example"})
+check("the NULL write: version 1.0-1 only, not seen since 1.1-1 (a spoofed later copy does not count)",
+      store is not None and store.get("versions") == [{"version": "1.0-1", "count": 3, "first": B + 100, "last": B + 500}] and
+      store.get("notSeenSince") == "1.1-1", store and (store.get("versions"), store.get("notSeenSince")))
+stripped = find(lambda x: x.get("key", "").startswith("fleetprog: %s+0x" % bid10))
+check("the stripped build without symbols: a group of its own on fleet-a, not seen since 1.1-1",
+      stripped is not None and (stripped["count"], mine(stripped), stripped.get("package"), stripped.get("versions"), stripped.get("notSeenSince")) ==
+      (1, machines_of(("a", 1, 350)), "fleetprog", [{"version": "1.0-1", "count": 1, "first": B + 350, "last": B + 350}], "1.1-1"),
+      stripped and {k: v for k, v in stripped.items() if k != "example"})
+limits = find(lambda x: x.get("key", "").endswith("check_limits | main"))
+check("the failed check: one group of 4 over 1.0-1 and 1.1-1 on the three machines, still seen",
+      limits is not None and (limits["count"], limits["first"], limits["last"], mine(limits), "notSeenSince" in limits) ==
+      (4, B + 200, B + 800, machines_of(("a", 1, 200), ("b", 1, 600), ("c", 2, 800)), False),
+      limits and {k: v for k, v in limits.items() if k != "example"})
+check("the failed check's group: package fleetprog, versions 1.0-1 x1 and 1.1-1 x3",
+      limits is not None and limits.get("package") == "fleetprog" and limits.get("versions") ==
+      [{"version": "1.0-1", "count": 1, "first": B + 200, "last": B + 200}, {"version": "1.1-1", "count": 3, "first": B + 600, "last": B + 800}],
+      limits and (limits.get("key"), limits.get("package"), limits.get("versions")),
+      bug="the faulting package is libc.so.6 while an unnamed C library frame above abort stays in the signature")
+sleep = find(lambda x: "nanosleep" in x.get("key", ""))
+check("Debian's sleep killed by SIGSEGV: one group of 2, fleet-a (systemd-coredump) and fleet-c (pkgnote-coredump)",
+      sleep is not None and (sleep["count"], mine(sleep), "notSeenSince" in sleep) == (2, machines_of(("a", 1, 300), ("c", 1, 900)), False),
+      sleep and {k: v for k, v in sleep.items() if k != "example"})
+hostile = find(lambda x: x.get("example", {}).get("pid") == 3900003)
+check("the hostile entry: a group of its own on fleet-c, its key printable",
+      hostile is not None and (hostile["count"], mine(hostile)) == (1, machines_of(("c", 1, 950))) and
+      not re.search(r"[\x00-\x1f\x7f]", hostile.get("key", "")), hostile and {k: v for k, v in hostile.items() if k != "example"})
+check("every crash is in a group, each once", sum(x.get("count", 0) for x in groups) == 11 and
+      len({id(x) for x in (store, stripped, limits, sleep, hostile) if x is not None}) == 5, [x.get("key") for x in groups])
+print("\n".join(out))
+PY
+[ $? -eq 0 ] || fail "the checks ran" "$(cat checks.out)"
+report < checks.out
+
+# A journal file cut short: named alone (--file) it is an error (exit 2),
+# never a crash; in the collector's directory the other machines' crashes
+# are still listed, and the file is a problem.
+cp "$COLLECT/remote-10.44.2.2.journal" cut.journal
+truncate -s 1000000 cut.journal
+"$PKGNOTE" list --file "$T/cut.journal" --json > cut.out 2> cut.err
+status=$?
+[ $status -eq 2 ] && grep -q "cut.journal': cannot open the journal" cut.err && [ ! -s cut.out ] &&
+        pass "a journal file cut short (--file): a clear error, exit 2" ||
+        fail "a journal file cut short (--file): a clear error, exit 2" "status $status: $(cat cut.out cut.err)"
+mkdir cutdir
+cp "$COLLECT"/*.journal cutdir/
+cp cut.journal cutdir/remote-10.44.2.2.journal
+"$PKGNOTE" list -D "$T/cutdir" --json > cutdir.out 2> cutdir.err
+status=$?
+n=$(grep -c '"pid"' cutdir.out)
+want=$(grep -c '^crash\|^hostile' "$FLEET/a.entries" "$FLEET/c.entries" | awk -F: '{ s += $2 } END { print s }')
+[ $status -eq 0 ] && [ "$n" -eq "$want" ] && pass "a journal file cut short in a directory: the other files' crashes listed" ||
+        fail "a journal file cut short in a directory: the other files' crashes listed" "status $status, $n crashes, expected $want: $(cat cutdir.err)"
+if grep -q "remote-10.44.2.2.journal" cutdir.err; then
+        echo "ok - a journal file cut short in a directory is a problem naming it # TODO sd_journal skips a file it cannot open; pkgnote says nothing"
+else
+        echo "not ok - a journal file cut short in a directory is a problem naming it # TODO sd_journal skips a file it cannot open; pkgnote says nothing"
+fi
+# FLEET_KEEP=DIR keeps the fleet and the collector's files, to look into.
 [ -n "${FLEET_KEEP:-}" ] && rm -rf "$FLEET_KEEP" && mkdir -p "$FLEET_KEEP" && cp -r "$FLEET" "$COLLECT" "$FLEET_KEEP"/
 finish

@@ -23,7 +23,8 @@
 # the stored cores go once logged), FLEET_DEBUG (a directory to mount as
 # /usr/lib/debug: the symbols of a stripped build are found there).
 # What the machine logged goes to $FLEET/$FLEET_NAME.entries, one line
-# each: KIND PID (KIND crash, spoof or hostile).
+# each: KIND PID LABEL TIME (KIND crash, spoof or hostile; LABEL the core's
+# name, TIME the crash's in seconds, or KIND and - for an entry logged).
 : "${FLEET:?}" "${FLEET_NAME:?}" "${FLEET_INDEX:?}" "${FLEET_HOST:?}" "${FLEET_ID:?}" "${FLEET_PLAN:?}"
 : > "$FLEET/$FLEET_NAME.inside"
 PKGNOTE_SDNS_INSIDE=1
@@ -65,7 +66,7 @@ SDNS_HOSTNAME=$FLEET_HOST
 # CORE of CMD (a twin runs under the PID it is given).
 sd_crash() {
         sdns_feed "$@"
-        echo "crash $SDNS_PID" >> "$ENTRIES"
+        echo "crash $SDNS_PID $(basename "$1" .core) $3" >> "$ENTRIES"
 }
 
 # pn_crash CORE SIGNAL TIME COMM CMD...: pkgnote-coredump (stack = yes)
@@ -83,7 +84,7 @@ pn_crash() {
         wait "$_pid" 2> /dev/null
         [ $_r -eq 0 ] || fatal "pkgnote-coredump failed ($_r): $(cat "$T/pkgnote-coredump.log")"
         sdns_wait_entry "$_pid"
-        echo "crash $_pid" >> "$ENTRIES"
+        echo "crash $_pid $(basename "$_core" .core) $_ts" >> "$ENTRIES"
 }
 
 # log_entry KIND AS COMM PID [-] FIELD=VALUE...: logs an entry with the
@@ -102,7 +103,7 @@ log_entry() {
                 setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c "$_py" "$_comm" $_copy "$MID" COREDUMP_PID="$_pid" "$@"
         fi || fatal "machine $FLEET_NAME: cannot log the $_kind entry"
         sdns_wait_entry "$_pid"
-        echo "$_kind $_pid" >> "$ENTRIES"
+        echo "$_kind $_pid $_kind -" >> "$ENTRIES"
 }
 
 # message PID: the MESSAGE of the crash entry of PID in this journal.
