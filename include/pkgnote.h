@@ -1772,9 +1772,30 @@ typedef struct pkgnote_crash_options {
  * options), -EOPNOTSUPP (a store this build does not know), -ENOMEM, or
  * the errno of a store that exists but cannot be read. */
 PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret);
+/* The same crashes as pkgnote_crashes_load() (same stores, match, since
+ * and until, the same merge of pkgnote-coredump's journal entries into
+ * its store's), read one at a time with pkgnote_crashes_next(): memory
+ * does not grow with the number of journal entries read (a bounded
+ * number of problems is kept, the rest counted).  The order: each store
+ * in time order, one store after the other: systemd-coredump's journal
+ * entries first (the journal's order, by the time it received them, over
+ * every file), then pkgnote-coredump's store (loaded whole, as its copies
+ * in the journal merge into it), then the files of systemd-coredump's
+ * store no journal entry named.  On such a list pkgnote_crashes_count()
+ * is 0 and pkgnote_crashes_get() NULL; the problems are those met so
+ * far.  O and its strings may go once this returns.  0, or the errors of
+ * pkgnote_crashes_load() about the options (a store's own errors come
+ * from pkgnote_crashes_next()).  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crashes_open(const pkgnote_crash_options *o, pkgnote_crashes **ret);
+/* 1 and *RET = the next crash (valid until the next call or _free), 0 at
+ * the end, or -errno: the errors of pkgnote_crashes_load(), -EINVAL for
+ * a list not of pkgnote_crashes_open().  Since 1.1. */
+PKGNOTE_PUBLIC int pkgnote_crashes_next(pkgnote_crashes *l, const pkgnote_crash **ret);
 PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l);
+/* The crashes of a loaded list; 0 for one of pkgnote_crashes_open(). */
 PKGNOTE_PUBLIC size_t pkgnote_crashes_count(const pkgnote_crashes *l);
-/* Crash I (0: the oldest), or NULL past the end; it lives as long as L. */
+/* Crash I (0: the oldest), or NULL past the end; it lives as long as L.
+ * NULL on a list of pkgnote_crashes_open(). */
 PKGNOTE_PUBLIC const pkgnote_crash *pkgnote_crashes_get(const pkgnote_crashes *l, size_t i);
 PKGNOTE_PUBLIC size_t pkgnote_crashes_problem_count(const pkgnote_crashes *l);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_crashes_problem(const pkgnote_crashes *l, size_t i);

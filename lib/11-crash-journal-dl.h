@@ -23,6 +23,8 @@ typedef struct sd_journal sd_journal;
         X(int, sd_journal_add_match, (sd_journal *, const void *, size_t))                                           \
         X(int, sd_journal_next, (sd_journal *))                                                                      \
         X(int, sd_journal_get_data, (sd_journal *, const char *, const void **, size_t *))                           \
+        X(int, sd_journal_enumerate_data, (sd_journal *, const void **, size_t *))                                   \
+        X(void, sd_journal_restart_data, (sd_journal *))                                                             \
         X(int, sd_journal_set_data_threshold, (sd_journal *, size_t))                                                \
         X(int, sd_journal_get_realtime_usec, (sd_journal *, uint64_t *))                                             \
         X(int, sd_journal_get_cursor, (sd_journal *, char **))                                                       \

@@ -75,6 +75,63 @@ int pn_crash_parse_name(const char *name, struct pn_crash_name *ret) {
         return 0;
 }
 
+json_t *pn_crash_record(const struct pkgnote_crash *c) {
+        struct pkgnote_crash *m = (struct pkgnote_crash *)c; /* the list's own: the cache fills in */
+        if (m->partial && m->row && m->row->fill && m->row->fill(m) < 0)
+                m->partial = false; /* what could be read stays; the error is recorded */
+        return m->j;
+}
+
+const char *pn_crash_string(const struct pkgnote_crash *c, const char *field) {
+        json_t *v = json_object_get(c->j, field);
+        if (!v && c->partial)
+                v = json_object_get(pn_crash_record(c), field);
+        return json_string_value(v);
+}
+
+/* This machine's ID as journald writes _MACHINE_ID (32 lowercase hex
+ * digits) into BUF, or "". */
+static void read_machine_id(char buf[static 33]) {
+        char raw[64];
+        buf[0] = 0;
+        int fd = open("/etc/machine-id", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        ssize_t n = fd < 0 ? -1 : read(fd, raw, sizeof raw);
+        if (fd >= 0)
+                close(fd);
+        if (n < 32)
+                return;
+        for (int i = 0; i < 32; i++)
+                if (!((raw[i] >= '0' && raw[i] <= '9') || (raw[i] >= 'a' && raw[i] <= 'f')))
+                        return;
+        if (n > 32 && raw[32] != '\n')
+                return;
+        memcpy(buf, raw, 32);
+        buf[32] = 0;
+}
+
+int pn_crash_this_machine(pkgnote_crashes *l, json_t *j) {
+        if (!l->machine_read) {
+                l->machine_read = true;
+                read_machine_id(l->machine_id);
+                if (gethostname(l->hostname, sizeof l->hostname) < 0)
+                        l->hostname[0] = 0;
+                l->hostname[sizeof l->hostname - 1] = 0;
+        }
+        if (l->machine_id[0] && !json_object_get(j, "machineId") &&
+            json_object_set_new(j, "machineId", json_string(l->machine_id)) < 0)
+                return pn_oom();
+        if (l->hostname[0] && !json_is_string(json_object_get(j, "hostname"))) {
+                size_t n;
+                char *h = pn_utf8_or_hex(l->hostname, strlen(l->hostname), &n);
+                if (!h || json_object_set_new(j, "hostname", json_string(h)) < 0) {
+                        free(h);
+                        return pn_oom();
+                }
+                free(h);
+        }
+        return 0;
+}
+
 /* The number the record J holds as the text of FIELD, at most MAX. */
 static bool field_number(const json_t *j, const char *field, uint64_t max, uint64_t *ret) {
         const char *v = json_string_value(json_object_get(j, field));
@@ -98,7 +155,8 @@ static bool matches(const struct pkgnote_crash *c, const char *match) {
                  * PID namespace; a container's core holds its own): the
                  * journal's COREDUMP_PID, or where its store keeps it. */
                 uint64_t v;
-                return (field_number(c->j, "COREDUMP_PID", INT32_MAX, &v) && (long long)v == pid) ||
+                const char *cp = pn_crash_string(c, "COREDUMP_PID");
+                return (cp && pn_crash_parse_number(cp, strlen(cp), INT32_MAX, &v) == 0 && (long long)v == pid) ||
                        (c->row && c->row->names_pid && c->row->names_pid(c, pid));
         }
         size_t field = strspn(match, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
@@ -108,11 +166,11 @@ static bool matches(const struct pkgnote_crash *c, const char *match) {
                         return false;
                 memcpy(name, match, field);
                 name[field] = 0;
-                const char *v = json_string_value(json_object_get(c->j, name));
+                const char *v = pn_crash_string(c, name);
                 return v && !strcmp(v, match + field + 1);
         }
-        const char *cmd = json_string_value(json_object_get(c->j, "command"));
-        const char *exe = json_string_value(json_object_get(c->j, "executable"));
+        const char *cmd = pn_crash_string(c, "command");
+        const char *exe = pn_crash_string(c, "executable");
         const char *base = c->core ? strrchr(c->core, '/') : NULL;
         return (cmd && !strcmp(cmd, match)) || (exe && !strcmp(exe, match)) || !strcmp(c->id, match) ||
                (base && !strcmp(base + 1, match));

@@ -14,6 +14,7 @@
 #include "pkgnote.h"
 #include "01-base-dir.h"
 #include "01-base-problem.h"
+#include "11-crash-journal-dl.h"
 
 #define PN_CRASH_DEFAULT_DIR "/var/lib/pkgnote/coredump"
 #if HAVE_ZSTD
@@ -59,6 +60,15 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
 
 struct pn_crash_store;
 
+/* What the stores of one pkgnote_crashes_load() share: the files of a
+ * store that another store's entries name (systemd-coredump's journal
+ * entries, its store's files), so the store lists them once. */
+struct pn_crash_load {
+        char **claimed; /* base names, malloc()ed */
+        size_t n_claimed, cap_claimed;
+};
+
+
 struct pkgnote_crash {
         int store;
         char *id;       /* unique in its store: an entry's or file's name, a journal cursor */
@@ -72,6 +82,24 @@ struct pkgnote_crash {
          * kind that may be merged into an entry of pkgnote's store. */
         bool pkgnote_handler;
         const struct pn_crash_store *row; /* its store's row of the table */
+        /* J holds only what a listing reads; the rest is read on first
+         * use (pn_crash_record()), by the row's fill. */
+        bool partial;
+};
+
+/* The stores' crashes, as pkgnote_crashes_load() holds them or
+ * pkgnote_crashes_open() hands them out one at a time. */
+struct pn_crash_stream {
+        bool on;                  /* a stream: count() 0, get() NULL */
+        int phase;                /* 0 pkgnote's store, 1 the journal, 2 its entries, 3 systemd's store, 4 the end */
+        size_t pos;               /* the next of c[] in phases 2 and 3 */
+        bool merge;               /* pkgnote's store and its journal copies both read */
+        unsigned want;            /* the stores read */
+        pkgnote_crash_options o;  /* the caller's, strings copied below */
+        pkgnote_crash_options all; /* O without match and time range when merging */
+        char *match, *pkgnote_dir;
+        struct pkgnote_crash cur; /* the journal's crash handed out last */
+        struct pn_crash_load ld;
 };
 
 struct pkgnote_crashes {
@@ -83,7 +111,31 @@ struct pkgnote_crashes {
         char *systemd_dir, *journal_dir;
         char **journal_files; /* NULL-terminated, or NULL */
         bool options_kept;    /* the above set, once for every store that needs them */
+        /* The journal being read, kept open for reading the rest of a
+         * crash's fields later (pn_crash_record()); NULL before and when
+         * it cannot be opened. */
+        sd_journal *jr;
+        int store_dfd;        /* systemd's store directory while the journal is read, or -1 */
+        bool journal_started, journal_done;
+        size_t foreign;       /* entries with the crash MESSAGE_ID not from a handler */
+        int64_t handler_uid;
+        char machine_id[33];  /* this machine's /etc/machine-id, "" unknown */
+        char hostname[256];   /* this machine's, "" unknown */
+        bool machine_read;
+        struct pn_crash_stream s;
 };
+
+/* The crash's whole record, its remaining fields read first when C is
+ * partial (C's list keeps the journal open for that); C's J as it then
+ * is.  Not thread-safe on one list, like every reading of it. */
+json_t *pn_crash_record(const struct pkgnote_crash *c);
+/* The string FIELD of C's record, read from the store when C is partial
+ * and its listing lacks it. */
+const char *pn_crash_string(const struct pkgnote_crash *c, const char *field);
+/* Sets "machineId" and "hostname" of this machine (read once per list L)
+ * into the record J of one of its own stores, where J lacks them: 0 or
+ * -ENOMEM. */
+int pn_crash_this_machine(pkgnote_crashes *l, json_t *j);
 
 /* Appends *C to L when it passes O's match and time range, else clears
  * it; either way *C is L's or gone.  0 or -ENOMEM (pn_error set). */
@@ -106,14 +158,6 @@ int pn_crash_dir_open(const char *dir, bool named, int *ret_dfd, struct pn_dir *
 
 /* ---------------------------------------------------- the store table */
 
-/* What the stores of one pkgnote_crashes_load() share: the files of a
- * store that another store's entries name (systemd-coredump's journal
- * entries, its store's files), so the store lists them once. */
-struct pn_crash_load {
-        char **claimed; /* base names, malloc()ed */
-        size_t n_claimed, cap_claimed;
-};
-
 /* One crash store, one row of operations.  The table (lib/11-crash-list.c)
  * lists the rows in the order they load: a store whose entries name
  * another's files before that one.  Another collector's store (apport's
@@ -130,6 +174,13 @@ struct pn_crash_store {
         /* Adds the store's crashes that O keeps to L (NAMED: as above).
          * 0, or a negative errno with pn_error set. */
         int (*load)(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, struct pn_crash_load *ld);
+        /* A store read one crash at a time (a journal of any size): the
+         * next crash into *RET, unfiltered: 1, 0 at the end, or a negative
+         * errno with pn_error set.  NULL: the store only loads whole. */
+        int (*next)(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, struct pn_crash_load *ld,
+                    struct pkgnote_crash *ret);
+        /* Reads the rest of a partial crash's record: 0 or a negative errno. */
+        int (*fill)(struct pkgnote_crash *c);
         /* Opens the core of C, a crash of the store. */
         int (*open)(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret);
         /* Whether C, a crash of the store, is of PID as the crash handler
@@ -141,6 +192,9 @@ struct pn_crash_store {
          * when both are loaded: 0 or a negative errno with pn_error set. */
         unsigned copies_in;
         int (*merge)(pkgnote_crashes *l);
+        /* Merges the copy J (of a copies_in store) into the entry of L's
+         * crashes it names: 1 merged (J cleared), 0 none names it. */
+        int (*merge_one)(pkgnote_crashes *l, struct pkgnote_crash *j);
 };
 
 /* The rows: lib/11-crash.c (pkgnote-coredump's store), lib/11-crash-systemd.c

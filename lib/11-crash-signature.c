@@ -54,7 +54,7 @@ static void report_module(json_t *modules, struct pn_sig_frame *f) {
 }
 
 static int from_report(const pkgnote_crash *c, pkgnote_signature **ret) {
-        json_t *frames = json_object_get(json_array_get(json_object_get(c->j, "threads"), 0), "frames");
+        json_t *frames = json_object_get(json_array_get(json_object_get(pn_crash_record(c), "threads"), 0), "frames");
         size_t n = json_array_size(frames);
         if (n == 0)
                 return 0;
@@ -81,9 +81,9 @@ int pkgnote_crash_signature(const pkgnote_crash *c, pkgnote_signature **ret) {
         int r = from_report(c, ret);
         if (r != 0)
                 return r < 0 ? r : 0;
-        const char *msg = json_string_value(json_object_get(c->j, "MESSAGE"));
+        const char *msg = pn_crash_string(c, "MESSAGE");
         if (!msg)
                 return pn_error(-ENODATA, "%s: the store holds no stack trace of the crash", c->id);
         return pkgnote_signature_from_message(msg, strlen(msg),
-                                              json_string_value(json_object_get(c->j, "COREDUMP_PACKAGE_JSON")), ret);
+                                              pn_crash_string(c, "COREDUMP_PACKAGE_JSON"), ret);
 }

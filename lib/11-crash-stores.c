@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "11-crash-private.h"
 #include "01-base.h"
+#include "11-crash-journal-dl.h"
 
 /* The stores, in the order they load: systemd-coredump's journal names
  * the files of its store, which are then listed once (struct
@@ -44,6 +46,13 @@ static int cmp_crash(const void *a, const void *b) {
         return x->time < y->time ? -1 : x->time > y->time ? 1 : strcmp(x->id, y->id);
 }
 
+static pkgnote_crashes *list_new(void) {
+        pkgnote_crashes *l = calloc(1, sizeof *l);
+        if (l)
+                l->store_dfd = -1;
+        return l;
+}
+
 PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret) {
         pkgnote_crash_options opts;
         int r0 = pn_options_read(&opts, sizeof opts, o, PN_SIZE_1_0(pkgnote_crash_options), "crash");
@@ -54,7 +63,7 @@ PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_
                 known |= stores[i]->bit;
         if (opts.stores & ~known)
                 return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~known);
-        pkgnote_crashes *l = calloc(1, sizeof *l);
+        pkgnote_crashes *l = list_new();
         if (!l)
                 return pn_oom();
         int r = 0;
@@ -115,15 +124,25 @@ PKGNOTE_PUBLIC void pkgnote_crashes_free(pkgnote_crashes *l) {
         for (size_t i = 0; l->journal_files && l->journal_files[i]; i++)
                 free(l->journal_files[i]);
         free(l->journal_files);
+        if (l->jr)
+                pn_journal_api.sd_journal_close(l->jr);
+        if (l->store_dfd >= 0)
+                close(l->store_dfd);
+        pn_crash_clear(&l->s.cur);
+        for (size_t i = 0; i < l->s.ld.n_claimed; i++)
+                free(l->s.ld.claimed[i]);
+        free(l->s.ld.claimed);
+        free(l->s.match);
+        free(l->s.pkgnote_dir);
         free(l);
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_crashes_count(const pkgnote_crashes *l) {
-        return l ? l->n : 0;
+        return l && !l->s.on ? l->n : 0;
 }
 
 PKGNOTE_PUBLIC const pkgnote_crash *pkgnote_crashes_get(const pkgnote_crashes *l, size_t i) {
-        return l && i < l->n ? &l->c[i] : NULL;
+        return l && !l->s.on && i < l->n ? &l->c[i] : NULL;
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_crashes_problem_count(const pkgnote_crashes *l) {
@@ -163,7 +182,7 @@ PKGNOTE_PUBLIC int pkgnote_crash_signal(const pkgnote_crash *c) {
 }
 
 PKGNOTE_PUBLIC const char *pkgnote_crash_field(const pkgnote_crash *c, const char *name) {
-        return c && name ? str(c->j, name) : NULL;
+        return c && name ? pn_crash_string(c, name) : NULL;
 }
 
 PKGNOTE_PUBLIC const char *pkgnote_crash_package_name(const pkgnote_crash *c) {
@@ -181,7 +200,7 @@ PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c) {
 PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
         if (!c)
                 return pn_error(-EINVAL, "no crash");
-        json_t *j = c->j;
+        json_t *j = pn_crash_record(c);
         json_t *o = json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?,s:s?,s:s?,s:s?}", "time", (json_int_t)c->time, "pid",
                               json_object_get(j, "pid"), "uid", json_object_get(j, "uid"), "signal",
                               json_object_get(j, "signal"), "executable", json_object_get(j, "executable"), "package",
@@ -192,7 +211,7 @@ PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
                                                                             : "gone");
         /* What a journal entry adds, where it has it. */
         static const char *const more[] = {"command", "commandLine", "signalName", "hostname", "unit", "userUnit",
-                                           "slice", "cgroup", "bootId", "timestamp"};
+                                           "slice", "cgroup", "bootId", "machineId", "timestamp"};
         for (size_t i = 0; o && i < sizeof more / sizeof *more; i++) {
                 json_t *v = json_object_get(j, more[i]);
                 if (json_is_string(v) && json_object_set(o, more[i], v) < 0) {
@@ -235,4 +254,126 @@ PKGNOTE_PUBLIC int pkgnote_crash_core_state(const pkgnote_crash *c) {
 PKGNOTE_PUBLIC const char *pkgnote_crash_store_name(int store) {
         const struct pn_crash_store *st = store_of(store);
         return st ? st->name : NULL;
+}
+
+/* ---------------------------------------------------------- streaming */
+
+static int strdup_opt(const char *s, char **ret) {
+        *ret = NULL;
+        return s && !(*ret = strdup(s)) ? pn_oom() : 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crashes_open(const pkgnote_crash_options *o, pkgnote_crashes **ret) {
+        pkgnote_crash_options opts;
+        int r = pn_options_read(&opts, sizeof opts, o, PN_SIZE_1_0(pkgnote_crash_options), "crash");
+        if (r < 0)
+                return r;
+        if (!ret)
+                return pn_error(-EINVAL, "pkgnote_crashes_open: no list to return");
+        unsigned known = 0;
+        for (size_t i = 0; i < ELEMENTSOF(stores); i++)
+                known |= stores[i]->bit;
+        if (opts.stores & ~known)
+                return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~known);
+        pkgnote_crashes *l = list_new();
+        if (!l)
+                return pn_oom();
+        struct pn_crash_stream *s = &l->s;
+        s->on = true;
+        s->want = opts.stores ? opts.stores : known;
+        for (size_t i = 0; i < ELEMENTSOF(stores); i++)
+                s->merge |= stores[i]->merge_one && (s->want & stores[i]->bit) && (s->want & stores[i]->copies_in);
+        /* The strings the stream reads later are its own copies; the
+         * journal's and systemd's directories are kept by the stores. */
+        if ((r = strdup_opt(opts.match, &s->match)) < 0 || (r = strdup_opt(opts.pkgnote_dir, &s->pkgnote_dir)) < 0) {
+                pkgnote_crashes_free(l);
+                return r;
+        }
+        opts.match = s->match;
+        opts.pkgnote_dir = s->pkgnote_dir;
+        s->o = opts;
+        s->all = opts;
+        if (s->merge)
+                s->all.match = NULL, s->all.since = s->all.until = 0;
+        *ret = l;
+        return 0;
+}
+
+/* Whether the store ST is read, and whether it must exist. */
+static bool stream_reads(const pkgnote_crashes *l, const struct pn_crash_store *st, bool *named) {
+        *named = (l->s.o.stores & st->bit) || (st->located && st->located(&l->s.o));
+        return l->s.want & st->bit;
+}
+
+/* Lets go of the loaded entries of c[], after they were handed out. */
+static void stream_drop(pkgnote_crashes *l) {
+        for (size_t i = 0; i < l->n; i++)
+                pn_crash_clear(&l->c[i]);
+        l->n = 0;
+        l->s.pos = 0;
+}
+
+PKGNOTE_PUBLIC int pkgnote_crashes_next(pkgnote_crashes *l, const pkgnote_crash **ret) {
+        if (!l || !ret || !l->s.on)
+                return pn_error(-EINVAL, "pkgnote_crashes_next: no list of pkgnote_crashes_open()");
+        struct pn_crash_stream *s = &l->s;
+        pn_crash_clear(&s->cur);
+        int r;
+        bool named;
+        for (;;)
+                switch (s->phase) {
+                case 0: /* pkgnote's store, whole (its copies merge into it), in time order */
+                        s->phase = 1;
+                        if (stream_reads(l, &pn_crash_store_pkgnote, &named)) {
+                                if ((r = pn_crash_store_pkgnote.load(l, &s->all, named, &s->ld)) < 0)
+                                        return r;
+                                if (l->n > 1)
+                                        qsort(l->c, l->n, sizeof *l->c, cmp_crash);
+                        }
+                        break;
+                case 1: /* the journal, one entry at a time */
+                        if (!stream_reads(l, &pn_crash_store_journal, &named)) {
+                                s->phase = 2;
+                                break;
+                        }
+                        r = pn_crash_store_journal.next(l, &s->all, named, &s->ld, &s->cur);
+                        if (r < 0)
+                                return r;
+                        if (r == 0) {
+                                s->phase = 2;
+                                break;
+                        }
+                        if (s->merge && (r = pn_crash_store_pkgnote.merge_one(l, &s->cur)) != 0) {
+                                if (r < 0)
+                                        return r;
+                                break; /* merged: no crash of its own */
+                        }
+                        if (!pn_crash_wanted(&s->cur, &s->o)) {
+                                pn_crash_clear(&s->cur);
+                                break;
+                        }
+                        *ret = &s->cur;
+                        return 1;
+                case 2: /* pkgnote's entries, with what the journal added */
+                case 3: /* systemd's store files no journal entry names */
+                        while (s->pos < l->n) {
+                                const struct pkgnote_crash *c = &l->c[s->pos++];
+                                if (pn_crash_wanted(c, &s->o)) {
+                                        *ret = c;
+                                        return 1;
+                                }
+                        }
+                        stream_drop(l);
+                        if (s->phase++ == 3)
+                                break;
+                        if (stream_reads(l, &pn_crash_store_systemd, &named)) {
+                                if ((r = pn_crash_store_systemd.load(l, &s->all, named, &s->ld)) < 0)
+                                        return r;
+                                if (l->n > 1)
+                                        qsort(l->c, l->n, sizeof *l->c, cmp_crash);
+                        }
+                        break;
+                default:
+                        return 0;
+                }
 }

@@ -166,6 +166,7 @@ static const struct {
         {"COREDUMP_PACKAGE_JSON", NULL, TEXT, 0},
         {"_BOOT_ID", "bootId", TEXT, 0},
         {"_MACHINE_ID", "machineId", TEXT, 0},
+        {"_HOSTNAME", NULL, TEXT, 0}, /* "hostname" where COREDUMP_HOSTNAME is absent */
         {"MESSAGE", "message", TEXT, 0},
 };
 #define N_FIELDS (sizeof fields / sizeof *fields)
@@ -320,12 +321,13 @@ static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool n
                 } else {
                         struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_SYSTEMD, strdup(de.name), path, json_object(),
                                                   (int64_t)(n.usec / 1000000), PKGNOTE_CRASH_CORE_FILE, l, false,
-                                                  &pn_crash_store_systemd};
+                                                  &pn_crash_store_systemd, false};
                         path = NULL;
                         if (!c.id || !c.j) {
                                 pn_crash_clear(&c);
                                 r = pn_oom();
-                        } else if ((r = store_record(c.j, fd, &n, &l->problems, c.core)) < 0)
+                        } else if ((r = store_record(c.j, fd, &n, &l->problems, c.core)) < 0 ||
+                                   (r = pn_crash_this_machine(l, c.j)) < 0)
                                 pn_crash_clear(&c);
                         else
                                 r = pn_crashes_add(l, &c, o);
@@ -392,7 +394,37 @@ static int journal_field(sd_journal *jr, json_t *j, const char *field, struct pn
         return record_bytes(j, field, (const char *)data + fl + 1, len - fl - 1, p, where);
 }
 
-/* Whether the current entry was logged by a crash handler, by the
+/* The fields a listing reads of an entry: what pkgnote list, the
+ * match on PID, command and executable, the time, the pairing with a
+ * store file and the merge into pkgnote's store need.  The rest
+ * (MESSAGE, the command line, the unit...) is read when asked for
+ * (fill_journal()). */
+static const char *const list_fields[] = {
+        "COREDUMP_PID",          "COREDUMP_UID",           "COREDUMP_GID",      "COREDUMP_SIGNAL",
+        "COREDUMP_SIGNAL_NAME",  "COREDUMP_TIMESTAMP",     "COREDUMP_HOSTNAME", "COREDUMP_COMM",
+        "COREDUMP_EXE",          "COREDUMP_FILENAME",      "COREDUMP_PACKAGE_NAME", "COREDUMP_PACKAGE_VERSION",
+        "_BOOT_ID",              "_MACHINE_ID",            "_HOSTNAME",
+};
+
+/* While listing, values are read up to this: a field's core (COREDUMP=)
+ * or a long stack is never decompressed further.  A listed field that
+ * reaches it is read again whole. */
+#define LIST_THRESHOLD 2048u
+
+/* What one pass over an entry's fields found. */
+struct entry_scan {
+        char uid[16], comm[32], ident[40]; /* _UID, _COMM, SYSLOG_IDENTIFIER values, cut */
+        bool has_uid, has_comm, has_ident, has_core;
+};
+
+static void keep_value(char *buf, size_t size, const char *v, size_t len) {
+        if (len >= size)
+                len = size - 1; /* longer than any value compared: then never equal */
+        memcpy(buf, v, len);
+        buf[len] = 0;
+}
+
+/* Whether the scanned entry was logged by a crash handler, by the
  * fields journald sets and no sender can: _UID, from the socket's
  * credentials, and _COMM, which journald reads from /proc and leaves out
  * when the sender has already exited.  A crash handler is root or, in the
@@ -404,20 +436,13 @@ static int journal_field(sd_journal *jr, json_t *j, const char *field, struct pn
  * MESSAGE_ID; one that is not from a handler is no crash.  HANDLER_UID:
  * the local systemd-coredump user's id (local_handler_uid()), or -1 for a
  * copied journal. */
-static bool from_crash_handler(sd_journal *jr, int64_t handler_uid) {
-        const void *data;
-        size_t len;
+static bool from_crash_handler(const struct entry_scan *e, int64_t handler_uid) {
         uint64_t uid;
-        if (J.sd_journal_get_data(jr, "_UID", &data, &len) < 0 || len <= 5 || len > 5 + 10 ||
-            pn_crash_parse_number((const char *)data + 5, len - 5, UINT32_MAX, &uid) < 0)
+        if (!e->has_uid || pn_crash_parse_number(e->uid, strlen(e->uid), UINT32_MAX, &uid) < 0)
                 return false;
         int named = -1; /* no _COMM */
-        if (J.sd_journal_get_data(jr, "_COMM", &data, &len) >= 0) {
-                static const char *const handlers[] = {"_COMM=systemd-coredum", "_COMM=pkgnote-coredum"};
-                named = 0;
-                for (size_t i = 0; i < sizeof handlers / sizeof *handlers; i++)
-                        named |= len == strlen(handlers[i]) && !memcmp(data, handlers[i], len);
-        }
+        if (e->has_comm)
+                named = !strcmp(e->comm, "systemd-coredum") || !strcmp(e->comm, "pkgnote-coredum");
         if (named == 0)
                 return false;
         if (uid == 0)
@@ -427,21 +452,13 @@ static bool from_crash_handler(sd_journal *jr, int64_t handler_uid) {
         return (int64_t)uid == handler_uid;
 }
 
-/* Whether the current entry was logged by pkgnote-coredump as root: _UID
+/* Whether the scanned entry was logged by pkgnote-coredump as root: _UID
  * 0 (a pipe handler of the kernel runs as root), _COMM, where journald
  * recorded one, pkgnote-coredump's, and its SYSLOG_IDENTIFIER.  Only such
  * an entry may stand for a crash of pkgnote's store (lib/11-crash.c). */
-static bool from_pkgnote_root(sd_journal *jr) {
-        static const char uid[] = "_UID=0", comm[] = "_COMM=pkgnote-coredum",
-                          ident[] = "SYSLOG_IDENTIFIER=pkgnote-coredump";
-        const void *data;
-        size_t len;
-        if (J.sd_journal_get_data(jr, "_UID", &data, &len) < 0 || len != sizeof uid - 1 || memcmp(data, uid, len))
-                return false;
-        if (J.sd_journal_get_data(jr, "_COMM", &data, &len) >= 0 && (len != sizeof comm - 1 || memcmp(data, comm, len)))
-                return false;
-        return J.sd_journal_get_data(jr, "SYSLOG_IDENTIFIER", &data, &len) >= 0 && len == sizeof ident - 1 &&
-               !memcmp(data, ident, len);
+static bool from_pkgnote_root(const struct entry_scan *e) {
+        return e->has_uid && !strcmp(e->uid, "0") && (!e->has_comm || !strcmp(e->comm, "pkgnote-coredum")) &&
+               e->has_ident && !strcmp(e->ident, "pkgnote-coredump");
 }
 
 /* The id of the local systemd-coredump user, looked up once per listing,
@@ -468,103 +485,233 @@ static const char *entry_store_name(json_t *j) {
         return json_is_integer(pid) && (uint64_t)json_integer_value(pid) == n.pid && usec == n.usec ? base + 1 : NULL;
 }
 
-static int load_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, int dfd, struct pn_crash_load *ld) {
-        char ***claimed_names = &ld->claimed;
-        size_t *n_claimed = &ld->n_claimed;
-        sd_journal *jr;
-        int r = journal_open(l, &jr);
+/* "hostname": COREDUMP_HOSTNAME, else the sender's _HOSTNAME. */
+static int record_hostname(json_t *j) {
+        const char *h = json_string_value(json_object_get(j, "_HOSTNAME"));
+        if (h && !json_object_get(j, "hostname") && json_object_set_new(j, "hostname", json_string(h)) < 0)
+                return pn_oom();
+        return 0;
+}
+
+/* One pass over the current entry's fields (each compressed field
+ * decompressed once, up to the threshold set): the fields of ONLY (NULL:
+ * every field of the table) not in J yet into J, the sender's fields into
+ * E (may be NULL).  A field whose value reaches CUT (0: none) is read
+ * again whole. */
+static int scan_entry(sd_journal *jr, json_t *j, const char *const *only, size_t n_only, size_t cut,
+                      struct entry_scan *e, struct pn_problems *p, const char *where) {
+        const void *data;
+        size_t len;
+        int r = 0;
+        J.sd_journal_restart_data(jr);
+        while (r >= 0 && J.sd_journal_enumerate_data(jr, &data, &len) > 0) {
+                char name[64];
+                size_t off;
+                if (pn_sd_split_field(data, len, name, sizeof name, &off) < 0)
+                        continue;
+                const char *v = (const char *)data + off;
+                if (e) {
+                        if (!strcmp(name, "COREDUMP")) {
+                                e->has_core = true;
+                                continue;
+                        }
+                        if (!strcmp(name, "_UID"))
+                                keep_value(e->uid, sizeof e->uid, v, len - off), e->has_uid = true;
+                        else if (!strcmp(name, "_COMM"))
+                                keep_value(e->comm, sizeof e->comm, v, len - off), e->has_comm = true;
+                        else if (!strcmp(name, "SYSLOG_IDENTIFIER"))
+                                keep_value(e->ident, sizeof e->ident, v, len - off), e->has_ident = true;
+                }
+                bool want = false;
+                if (only) {
+                        for (size_t i = 0; i < n_only && !want; i++)
+                                want = !strcmp(only[i], name);
+                } else {
+                        for (size_t i = 0; i < N_FIELDS && !want; i++)
+                                want = !strcmp(fields[i].field, name);
+                }
+                if (!want || json_object_get(j, name))
+                        continue;
+                if (cut && len >= cut) {
+                        /* Cut short at the threshold: the whole value. */
+                        char *copy = strdup(name);
+                        if (!copy)
+                                return pn_oom();
+                        (void)J.sd_journal_set_data_threshold(jr, PKGNOTE_MAX_CRASH_FIELD + 64);
+                        r = journal_field(jr, j, copy, p, where);
+                        (void)J.sd_journal_set_data_threshold(jr, cut);
+                        free(copy);
+                        /* get_data() leaves the enumeration where it was. */
+                        continue;
+                }
+                r = record_bytes(j, name, v, len - off, p, where);
+        }
+        return r < 0 ? r : record_hostname(j);
+}
+
+static void journal_where(char *where, size_t size, uint64_t usec) {
+        /* Names the entry as journalctl -o export shows it. */
+        snprintf(where, size, "journal entry __REALTIME_TIMESTAMP=%" PRIu64, usec);
+}
+
+/* The current entry as a crash into *C: 1, 0 when it is no handler's
+ * (counted as foreign), or a negative errno. */
+static int journal_crash(pkgnote_crashes *l, const pkgnote_crash_options *o, struct pn_crash_load *ld,
+                         struct pkgnote_crash *ret) {
+        sd_journal *jr = l->jr;
+        struct entry_scan e = {0};
+        uint64_t usec = 0;
+        (void)J.sd_journal_get_realtime_usec(jr, &usec);
+        char where[64];
+        journal_where(where, sizeof where, usec);
+        struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_JOURNAL, NULL, NULL, json_object(), (int64_t)(usec / 1000000),
+                                  PKGNOTE_CRASH_CORE_GONE, l, false, &pn_crash_store_journal, true};
+        if (!c.j)
+                return pn_oom();
+        int r = scan_entry(jr, c.j, list_fields, ELEMENTSOF(list_fields), LIST_THRESHOLD, &e, &l->problems, where);
+        if (r < 0) {
+                pn_crash_clear(&c);
+                return r;
+        }
+        if (!from_crash_handler(&e, l->handler_uid)) {
+                l->foreign++;
+                pn_crash_clear(&c);
+                return 0;
+        }
+        c.pkgnote_handler = from_pkgnote_root(&e);
+        if (J.sd_journal_get_cursor(jr, &c.id) < 0 || !c.id) {
+                c.id = NULL;
+                pn_crash_clear(&c);
+                return 0;
+        }
+        uint64_t ts;
+        const char *t = json_string_value(json_object_get(c.j, "COREDUMP_TIMESTAMP"));
+        if (t && pn_crash_parse_number(t, strlen(t), UINT64_MAX, &ts) == 0)
+                c.time = (int64_t)(ts / 1000000);
+        const char *base = entry_store_name(c.j);
+        struct stat st;
+        if (base && l->store_dfd >= 0 && fstatat(l->store_dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode)) {
+                if (asprintf(&c.core, "%s/%s", store_dir(o), base) < 0) {
+                        c.core = NULL;
+                        pn_crash_clear(&c);
+                        return pn_oom();
+                }
+                c.core_state = PKGNOTE_CRASH_CORE_FILE;
+                /* The file is this entry's: the store's listing leaves it
+                 * out.  Only names of files there are kept. */
+                char *name = strdup(base);
+                if (!name || PN_GROW(ld->claimed, ld->cap_claimed, ld->n_claimed + 1) < 0) {
+                        free(name);
+                        pn_crash_clear(&c);
+                        return pn_oom();
+                }
+                ld->claimed[ld->n_claimed++] = name;
+        } else if (e.has_core)
+                c.core_state = PKGNOTE_CRASH_CORE_JOURNAL;
+        *ret = c;
+        return 1;
+}
+
+/* Opens the journal for reading crashes, once per list. */
+static int journal_start(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named) {
+        l->journal_started = true;
+        l->store_dfd = -1;
+        int r = keep_options(l, o);
         if (r < 0)
                 return r;
-        const char *dir = store_dir(o);
-        size_t foreign = 0;
-        int64_t handler_uid = !l->journal_files && !l->journal_dir ? local_handler_uid() : -1;
-        /* Values past the limit come back cut short at it, which is then
-         * how they are told over the limit. */
-        (void)J.sd_journal_set_data_threshold(jr, PKGNOTE_MAX_CRASH_FIELD + 64);
-        r = J.sd_journal_add_match(jr, "MESSAGE_ID=" PN_SD_MESSAGE_ID, strlen("MESSAGE_ID=" PN_SD_MESSAGE_ID));
-        if (r < 0)
-                r = pn_error(r, "cannot filter the journal: %s", strerror(-r));
-        while (r >= 0) {
-                if ((r = J.sd_journal_next(jr)) <= 0) {
-                        if (r < 0)
-                                r = pn_error(r, "cannot read the journal: %s", strerror(-r));
-                        break;
-                }
-                if (!from_crash_handler(jr, handler_uid)) {
-                        foreign++;
-                        continue;
-                }
-                char *cursor = NULL;
-                uint64_t usec = 0;
-                if (J.sd_journal_get_cursor(jr, &cursor) < 0 || !cursor)
-                        continue;
-                (void)J.sd_journal_get_realtime_usec(jr, &usec);
-                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_JOURNAL, cursor, NULL, json_object(),
-                                          (int64_t)(usec / 1000000), PKGNOTE_CRASH_CORE_GONE, l, from_pkgnote_root(jr),
-                                          &pn_crash_store_journal};
-                char where[64];
-                /* Names the entry as journalctl -o export shows it. */
-                snprintf(where, sizeof where, "journal entry __REALTIME_TIMESTAMP=%" PRIu64, usec);
-                r = c.j ? 0 : pn_oom();
-                for (size_t i = 0; r >= 0 && i < N_FIELDS; i++)
-                        r = journal_field(jr, c.j, fields[i].field, &l->problems, where);
-                if (r < 0) {
-                        pn_crash_clear(&c);
-                        break;
-                }
-                uint64_t ts;
-                const char *t = json_string_value(json_object_get(c.j, "COREDUMP_TIMESTAMP"));
-                if (t && pn_crash_parse_number(t, strlen(t), UINT64_MAX, &ts) == 0)
-                        c.time = (int64_t)(ts / 1000000);
-                const char *base = entry_store_name(c.j);
-                struct stat st;
-                const void *data;
-                size_t len;
-                if (base && dfd >= 0 && fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
-                        if (asprintf(&c.core, "%s/%s", dir, base) < 0) {
-                                c.core = NULL;
-                                r = pn_oom();
-                        }
-                        c.core_state = PKGNOTE_CRASH_CORE_FILE;
-                } else if (J.sd_journal_get_data(jr, "COREDUMP", &data, &len) >= 0)
-                        c.core_state = PKGNOTE_CRASH_CORE_JOURNAL;
-                char *name = base ? strdup(base) : NULL;
-                if (r >= 0 && base && (!name || PN_GROW(*claimed_names, ld->cap_claimed, *n_claimed + 1) < 0))
-                        r = pn_oom();
-                if (r >= 0 && name) {
-                        (*claimed_names)[(*n_claimed)++] = name;
-                        name = NULL;
-                }
-                free(name);
-                if (r >= 0)
-                        r = pn_crashes_add(l, &c, o);
-                else
-                        pn_crash_clear(&c);
+        r = pn_journal_load();
+        if (r < 0) {
+                l->journal_done = true;
+                return named ? r : 0; /* a machine without libsystemd has no journal */
         }
-        J.sd_journal_close(jr);
-        if (r >= 0 && foreign &&
-            pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, -EPERM, "journal",
-                            "%zu %s the crash MESSAGE_ID not logged by systemd-coredump or pkgnote-coredump "
-                            "(their _COMM and _UID)",
-                            foreign, foreign == 1 ? "entry has" : "entries have") < 0)
-                r = -ENOMEM;
-        return r < 0 ? r : 0;
+        if ((r = journal_open(l, &l->jr)) < 0) {
+                l->journal_done = true;
+                return r;
+        }
+        l->store_dfd = open(store_dir(o), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        l->handler_uid = !l->journal_files && !l->journal_dir ? local_handler_uid() : -1;
+        (void)J.sd_journal_set_data_threshold(l->jr, LIST_THRESHOLD);
+        r = J.sd_journal_add_match(l->jr, "MESSAGE_ID=" PN_SD_MESSAGE_ID, strlen("MESSAGE_ID=" PN_SD_MESSAGE_ID));
+        if (r < 0) {
+                l->journal_done = true;
+                return pn_error(r, "cannot filter the journal: %s", strerror(-r));
+        }
+        return 0;
+}
+
+/* The journal's next crash, unfiltered: 1, 0 at the end, or a negative
+ * errno.  The store files the entries name are claimed in LD, for
+ * load_store(). */
+static int next_journal(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, struct pn_crash_load *ld,
+                        struct pkgnote_crash *ret) {
+        int r;
+        if (!l->journal_started && (r = journal_start(l, o, named)) < 0)
+                return r;
+        while (!l->journal_done) {
+                if ((r = J.sd_journal_next(l->jr)) <= 0) {
+                        l->journal_done = true;
+                        if (l->store_dfd >= 0)
+                                close(l->store_dfd);
+                        l->store_dfd = -1;
+                        if (r < 0)
+                                return pn_error(r, "cannot read the journal: %s", strerror(-r));
+                        if (l->foreign &&
+                            pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, -EPERM, "journal",
+                                            "%zu %s the crash MESSAGE_ID not logged by systemd-coredump or "
+                                            "pkgnote-coredump (their _COMM and _UID)",
+                                            l->foreign, l->foreign == 1 ? "entry has" : "entries have") < 0)
+                                return -ENOMEM;
+                        break;
+                }
+                if ((r = journal_crash(l, o, ld, ret)) != 0)
+                        return r;
+        }
+        return 0;
 }
 
 /* The journal's crash entries into L; the store files they name are
  * claimed in LD, for load_store(). */
 static int load_journal_entries(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named,
                                 struct pn_crash_load *ld) {
-        int r = keep_options(l, o);
-        if (r < 0)
-                return r;
-        r = pn_journal_load();
-        if (r < 0)
-                return named ? r : 0; /* a machine without libsystemd has no journal */
-        int dfd = open(store_dir(o), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        r = load_journal(l, o, dfd, ld);
-        if (dfd >= 0)
-                close(dfd);
+        struct pkgnote_crash c;
+        int r;
+        while ((r = next_journal(l, o, named, ld, &c)) > 0)
+                if ((r = pn_crashes_add(l, &c, o)) < 0)
+                        return r;
+        return r;
+}
+
+/* The rest of the journal entry C's fields: from the list's journal,
+ * where C is the current entry while it is read, else found again by
+ * its cursor. */
+static int fill_journal(struct pkgnote_crash *c) {
+        pkgnote_crashes *l = (pkgnote_crashes *)c->list;
+        if (!c->partial)
+                return 0;
+        c->partial = false; /* once, whatever comes of it */
+        int r = 0;
+        if (!l->jr) {
+                if ((r = pn_journal_load()) < 0 || (r = journal_open(l, &l->jr)) < 0)
+                        return r;
+                l->journal_done = l->journal_started = true;
+        }
+        sd_journal *jr = l->jr;
+        if (J.sd_journal_test_cursor(jr, c->id) <= 0) {
+                if (!l->journal_done)
+                        return pn_error(-EBUSY, "the journal is being read past the crash");
+                if (J.sd_journal_seek_cursor(jr, c->id) < 0 || J.sd_journal_next(jr) <= 0 ||
+                    J.sd_journal_test_cursor(jr, c->id) <= 0)
+                        return pn_error(-ENODATA, "the journal entry of the crash is gone");
+        }
+        uint64_t usec = 0;
+        (void)J.sd_journal_get_realtime_usec(jr, &usec);
+        char where[64];
+        journal_where(where, sizeof where, usec);
+        /* Whole values now (up to the limit), the core left out. */
+        (void)J.sd_journal_set_data_threshold(jr, PKGNOTE_MAX_CRASH_FIELD + 64);
+        r = scan_entry(jr, c->j, NULL, 0, 0, NULL, &l->problems, where);
+        (void)J.sd_journal_set_data_threshold(jr, LIST_THRESHOLD);
         return r;
 }
 
@@ -639,6 +786,8 @@ const struct pn_crash_store pn_crash_store_journal = {
         .name = "journal",
         .located = journal_located,
         .load = load_journal_entries,
+        .next = next_journal,
+        .fill = fill_journal,
         .open = open_systemd,
 };
 

@@ -271,11 +271,11 @@ static int load_pkgnote(pkgnote_crashes *l, const pkgnote_crash_options *o, bool
                 }
                 free(path);
                 struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, j, t, PKGNOTE_CRASH_CORE_FILE, l, false,
-                                          &pn_crash_store_pkgnote};
+                                          &pn_crash_store_pkgnote, false};
                 json_t *jt = json_object_get(j, "time");
                 if (json_is_integer(jt))
                         c.time = json_integer_value(jt);
-                if (!c.id) {
+                if (!c.id || pn_crash_this_machine(l, j) < 0) {
                         pn_crash_clear(&c);
                         r = pn_oom();
                         break;
@@ -358,7 +358,7 @@ static int merge_journal(pkgnote_crashes *l) {
                 for (; lo < n && !strcmp(v[lo].base, own); lo++) {
                         if (v[lo].taken || !pn_crash_journal_names(s, &l->c[v[lo].at]))
                                 continue;
-                        if (json_object_update_missing(s->j, l->c[v[lo].at].j) < 0) {
+                        if (json_object_update_missing(s->j, pn_crash_record(&l->c[v[lo].at])) < 0) {
                                 free(v);
                                 return pn_oom();
                         }
@@ -376,6 +376,26 @@ static int merge_journal(pkgnote_crashes *l) {
                         l->c[kept++] = l->c[i];
         if (merged)
                 l->n = kept;
+        return 0;
+}
+
+/* The journal entry J, read one at a time, into the first of L's
+ * entries of pkgnote's store that pn_crash_journal_names() says is its
+ * own and that took in none yet (struct pkgnote_crash's pkgnote_handler
+ * then marks it): as merge_journal() does for a whole list. */
+static int merge_one(pkgnote_crashes *l, struct pkgnote_crash *j) {
+        if (j->store != PKGNOTE_CRASH_STORE_JOURNAL || !j->pkgnote_handler)
+                return 0;
+        for (size_t i = 0; i < l->n; i++) {
+                struct pkgnote_crash *s = &l->c[i];
+                if (s->pkgnote_handler || !pn_crash_journal_names(s, j))
+                        continue;
+                if (json_object_update_missing(s->j, pn_crash_record(j)) < 0)
+                        return pn_oom();
+                s->pkgnote_handler = true;
+                pn_crash_clear(j);
+                return 1;
+        }
         return 0;
 }
 
@@ -407,4 +427,5 @@ const struct pn_crash_store pn_crash_store_pkgnote = {
         .names_pid = names_pid,
         .copies_in = PKGNOTE_CRASH_STORE_JOURNAL,
         .merge = merge_journal,
+        .merge_one = merge_one,
 };

@@ -19,6 +19,35 @@ static void package_text(const pkgnote_crash *c, char *buf, size_t len) {
                 snprintf(buf, len, "n/a");
 }
 
+/* The MACHINE column: the crash's hostname, else its machine ID's first
+ * 12 digits, else "-", cut to MACHINE_WIDTH bytes (at a UTF-8 character);
+ * its width. */
+#define MACHINE_WIDTH 20
+static int machine_text(const pkgnote_crash *c, char *buf, size_t len) {
+        const char *h = pkgnote_crash_field(c, "hostname"), *m = pkgnote_crash_field(c, "machineId");
+        if (h && *h)
+                snprintf(buf, len, "%s", h);
+        else if (m)
+                snprintf(buf, len, "%.12s", m);
+        else
+                snprintf(buf, len, "-");
+        /* No character cut in two: a last lead byte without all its
+         * continuation bytes goes. */
+        size_t n = strlen(buf), i = n;
+        while (i > 0 && ((unsigned char)buf[i - 1] & 0xc0) == 0x80)
+                i--;
+        if (i > 0 && (unsigned char)buf[i - 1] >= 0xc0) {
+                unsigned char b = (unsigned char)buf[i - 1];
+                size_t need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+                if (n - (i - 1) < need)
+                        buf[i - 1] = 0;
+        }
+        int w = 0;
+        for (size_t k = 0; buf[k]; k++)
+                w += ((unsigned char)buf[k] & 0xc0) != 0x80;
+        return w;
+}
+
 static void list_help(void) {
         printf("Usage: pkgnote list [OPTIONS] [MATCH]\n"
                "\n"
@@ -26,9 +55,11 @@ static void list_help(void) {
                "(a crash it also logged to the journal is listed once, as the store's),\n"
                "systemd-coredump's journal entries, and files of systemd-coredump's store\n"
                "no journal entry names.  Columns: TIME, PID, UID, SIG, COREFILE (present,\n"
-               "journal: held inline, missing), STORE (pkgnote, journal, systemd), EXE\n"
-               "and the executable's PACKAGE.  MATCH: a PID, an executable's path or a\n"
-               "command name, or FIELD=VALUE of a journal field (COREDUMP_UNIT=x.service).\n"
+               "journal: held inline, missing), STORE (pkgnote, journal, systemd),\n"
+               "MACHINE (when the crashes come from more than one: the hostname, else\n"
+               "the machine ID's start), EXE and the executable's PACKAGE.  MATCH: a PID,\n"
+               "an executable's path or a command name, or FIELD=VALUE of a journal field\n"
+               "(COREDUMP_UNIT=x.service).\n"
                "'pkgnote core MATCH' then reads the newest match.\n"
                "\n"
                "  -j, --json            one JSON object per crash and line\n"
@@ -256,13 +287,28 @@ int cmd_list(int argc, char **argv) {
         if (r < 0)
                 return tool_fail("list: %s", pkgnote_last_error());
         size_t n = pkgnote_crashes_count(l);
-        for (size_t i = 0; i < pkgnote_crashes_problem_count(l); i++) {
-                const pkgnote_problem *p = pkgnote_crashes_problem(l, i);
-                tool_warn_ignoring(p->path ? p->path : "", p->message);
+        /* A MACHINE column when the crashes come from more than one. */
+        const char *first = NULL;
+        bool machines = false;
+        int mw = 7;
+        for (size_t i = 0; !json && i < n; i++) {
+                const char *m = pkgnote_crash_field(pkgnote_crashes_get(l, i), "machineId");
+                if (m && !first)
+                        first = m;
+                else if (m && strcmp(m, first))
+                        machines = true;
         }
-        if (!json && n > 0)
-                printf("%-23s %7s %5s %4s %-8s %-7s %-32s %s\n", "TIME", "PID", "UID", "SIG", "COREFILE", "STORE", "EXE",
-                       "PACKAGE");
+        for (size_t i = 0; machines && i < n; i++) {
+                char name[MACHINE_WIDTH + 1];
+                int w = machine_text(pkgnote_crashes_get(l, i), name, sizeof name);
+                mw = w > mw ? w : mw;
+        }
+        if (!json && n > 0) {
+                printf("%-23s %7s %5s %4s %-8s %-7s ", "TIME", "PID", "UID", "SIG", "COREFILE", "STORE");
+                if (machines)
+                        printf("%-*s ", mw, "MACHINE");
+                printf("%-32s %s\n", "EXE", "PACKAGE");
+        }
         for (size_t i = 0; i < n; i++) {
                 const pkgnote_crash *c = pkgnote_crashes_get(l, i);
                 if (json) {
@@ -284,11 +330,23 @@ int cmd_list(int argc, char **argv) {
                         sig = pkgnote_crash_field(c, "signalName");
                 printf("%-23s %7" PRId64 " %5" PRId64 " %4s %-8s %-7s ", when, pkgnote_crash_pid(c), pkgnote_crash_uid(c),
                        sig ? sig : "-", core_word(c), pkgnote_crash_store_name(pkgnote_crash_store(c)));
+                if (machines) {
+                        char name[MACHINE_WIDTH + 1];
+                        int w = machine_text(c, name, sizeof name);
+                        tool_print_escaped(stdout, name);
+                        printf("%*s ", mw - w, "");
+                }
                 const char *exe = pkgnote_crash_field(c, "executable") ? pkgnote_crash_field(c, "executable") : "n/a";
                 tool_print_escaped(stdout, exe);
                 printf("%*s ", strlen(exe) < 32 ? (int)(32 - strlen(exe)) : 0, "");
                 tool_print_escaped(stdout, pkg);
                 fputc('\n', stdout);
+        }
+        /* After the listing: reading a crash's whole record (--json) may
+         * meet problems of its own. */
+        for (size_t i = 0; i < pkgnote_crashes_problem_count(l); i++) {
+                const pkgnote_problem *p = pkgnote_crashes_problem(l, i);
+                tool_warn_ignoring(p->path ? p->path : "", p->message);
         }
         if (!json && n == 0)
                 fputs("No crashes.\n", stderr);

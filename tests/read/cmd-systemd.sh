@@ -174,7 +174,11 @@ run list -D "$SDNS_JOURNAL"
 expect_status 0 "hostile entries: list exits 0"
 grep -q " 4242 .* missing  journal /bin/evil\\\\x1b\[31mred" out && ! grep -q "$(printf '\033')" out \
         && pass "hostile entries: control bytes escaped" || fail "hostile entries: control bytes escaped" "$(cat -v out)"
+# A listing reads only the fields it shows; the command line is read,
+# and found over the limit, when the whole record is (--json).
+run list --json -D "$SDNS_JOURNAL"
 expect_err "COREDUMP_CMDLINE is 70000 bytes, over the limit of 65536, ignoring" "hostile entries: a huge field is a problem"
+run list -D "$SDNS_JOURNAL"
 expect_err "COREDUMP_SIGNAL is no number up to 255, ignoring" "hostile entries: a bad number is a problem"
 ! grep -q spoofed out && pass "spoofed-crash-entry: an entry another process logged is no crash" \
         || fail "spoofed-crash-entry: an entry another process logged is no crash" "$(cat out)"

@@ -539,6 +539,15 @@ OK(pkgnote_crash_groups_to_json, {
         pkgnote_crash_groups_free(g);
         return freed(r, &j);
 })
+FAIL(pkgnote_crashes_open, {
+        pkgnote_crash_options o = {.size = 1};
+        pkgnote_crashes *l = NULL;
+        return pkgnote_crashes_open(&o, &l);
+})
+FAIL(pkgnote_crashes_next, {
+        const pkgnote_crash *c = NULL;
+        return pkgnote_crashes_next(NULL, &c);
+})
 
 #define F(fn) {#fn, FAILS, fail_##fn, NULL, NULL}
 #define FO(fn) {#fn, FAILS, fail_##fn, ok_##fn, NULL}
@@ -741,6 +750,8 @@ static const struct row rows[] = {
         N(pkgnote_crash_group_version_count, ACCESSOR),
         F(pkgnote_crash_group_version),
         FO(pkgnote_crash_groups_to_json),
+        F(pkgnote_crashes_open),
+        F(pkgnote_crashes_next),
         FO(pkgnote_signature_from_message),
         F(pkgnote_signature_from_stack),
         N(pkgnote_signature_free, FREE),
