@@ -24,6 +24,12 @@
 # list -D list the same crashes, the machine column, the spoofed entries
 # left out, pkgnote list --group's exact groups (the contract "The group
 # JSON"); a journal file cut short is a problem, never a crash.
+# Networking is a veth pair per machine, never a shared loopback: where no
+# network namespace with a veth pair can be made, the test skips.  All
+# machines share the host's kernel, so its boot ID: every group has one
+# boot.  Checks that fail on a known bug of another part print a TAP TODO
+# line and do not fail the test; once such a check passes, it fails the
+# test, to be made an ordinary check.
 SDNS_UNSHARE=-n
 if [ -z "${PKGNOTE_SDNS_INSIDE:-}" ]; then
         # Probe what the fleet needs before entering its namespaces.
@@ -35,6 +41,10 @@ if [ -z "${PKGNOTE_SDNS_INSIDE:-}" ]; then
         unshare -n sh -c 'ip link set lo up && ip link add fleet0 type veth peer name fleet1' > /dev/null 2>&1 || {
                 echo "1..0 # SKIP no network namespace with a veth pair here (unshare -n; ip link add ... type veth)"; exit 77
         }
+        # Mount points a machine binds its own files over.
+        for _f in /etc/machine-id /usr/lib/debug; do
+                [ -e "$_f" ] || { echo "1..0 # SKIP no $_f here for a machine to bind its own over"; exit 77; }
+        done
 fi
 . "$SRCDIR/tests/read/systemd-ns.sh"
 require python3 gcc strip objcopy readelf setpriv

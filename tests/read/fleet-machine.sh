@@ -18,10 +18,10 @@
 #   - uploads its journal with systemd-journal-upload to the collector.
 # The environment names it: FLEET (the shared directory), FLEET_NAME,
 # FLEET_INDEX, FLEET_HOST, FLEET_ID (its machine ID), FLEET_UPLOAD
-# (systemd-journal-upload), FLEET_CONF
-# (coredump.conf lines, separated by ';'), FLEET_PLAN, FLEET_VACUUM (1:
-# the stored cores go once logged), FLEET_DEBUG (a directory to mount as
-# /usr/lib/debug: the symbols of a stripped build are found there).
+# (systemd-journal-upload), FLEET_CONF (coredump.conf lines, separated by
+# ';'), FLEET_PLAN, FLEET_VACUUM (1: the stored cores go once logged),
+# FLEET_DEBUG (a directory to mount as /usr/lib/debug: the debug symbols
+# this machine's unwinders find).
 # What the machine logged goes to $FLEET/$FLEET_NAME.entries, one line
 # each: KIND PID LABEL TIME (KIND crash, spoof or hostile; LABEL the core's
 # name, TIME the crash's in seconds, or KIND and - for an entry logged).
