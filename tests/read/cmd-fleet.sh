@@ -489,12 +489,47 @@ hostile = find(lambda x: x.get("example", {}).get("pid") == 3900003)
 check("the hostile entry: a group of its own on fleet-c, its key printable",
       hostile is not None and (hostile["count"], mine(hostile)) == (1, machines_of(("c", 1, 950))) and
       not re.search(r"[\x00-\x1f\x7f]", hostile.get("key", "")), hostile and {k: v for k, v in hostile.items() if k != "example"})
+# Each group's example is one of its crashes; its days (UTC) count its
+# crashes by version.
+import datetime
+def day(t):
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%d")
+members = {"store": [("store-1.0", "a"), ("store-1.0", "b"), ("store-1.0-stripped", "b")],
+           "stripped": [("store-1.0-stripped", "a")], "sleep": [("sleep", "a"), ("sleep", "c")],
+           "limits": [("limits-1.0", "a"), ("limits-1.1", "b"), ("limits-1.1", "c")]}
+named = {"store": store, "stripped": stripped, "sleep": sleep, "limits": limits}
+bad = []
+for k, spec in members.items():
+    grp = named[k]
+    es = [e for e in crashes if (e["label"], e["machine"]) in spec]
+    if grp is None or grp.get("example", {}).get("pid") not in [e["pid"] for e in es]:
+        bad.append((k, "example", grp and grp.get("example", {}).get("pid")))
+    if k in ("store", "stripped"):  # one version each
+        want = {}
+        for e in es:
+            want[day(e["time"])] = want.get(day(e["time"]), 0) + 1
+        want = [{"day": d, "version": "1.0-1", "count": n} for d, n in sorted(want.items())]
+        if grp is None or grp.get("days") != want:
+            bad.append((k, "days", grp and grp.get("days"), want))
+check("each group's example is one of its crashes; days by version", not bad, bad)
 check("every crash is in a group, each once", sum(x.get("count", 0) for x in groups) == 11 and
       len({id(x) for x in (store, stripped, limits, sleep, hostile) if x is not None}) == 5, [x.get("key") for x in groups])
 print("\n".join(out))
 PY
 [ $? -eq 0 ] || fail "the checks ran" "$(cat checks.out)"
 report < checks.out
+
+# The text table: a header line, a column line and one row per group, the
+# fixed bug's marked; --top 2 keeps the first two groups of the JSON.
+rows=$(tail -n +3 group.txt | wc -l)
+[ "$rows" -eq 5 ] && grep -E '^ +3 +2 .*1\.0-1 x3; not seen since 1\.1-1 +fleetprog: store_record \| main$' group.txt > /dev/null &&
+        pass "pkgnote list --group: one row per group, the fixed bug not seen since 1.1-1" ||
+        fail "pkgnote list --group: one row per group, the fixed bug not seen since 1.1-1" "$(cat group.txt)"
+"$PKGNOTE" list -D "$COLLECT" --group --top 2 --json > top.json 2> top.err
+python3 -c 'import json, sys
+a, b = json.load(open("group.json")), json.load(open("top.json"))
+assert b["groups"] == a["groups"][:2] and b["crashes"] == a["crashes"], (b.get("groupCount"), len(b["groups"]))' 2> top.check &&
+        pass "--top 2 keeps the first two groups" || fail "--top 2 keeps the first two groups" "$(cat top.check top.err)"
 
 # A journal file cut short: named alone (--file) it is an error (exit 2),
 # never a crash; in the collector's directory the other machines' crashes
