@@ -220,10 +220,10 @@ open(d + "/hostile-cmdline", "w").write("x" * (1 << 20))
 open(d + "/hostile-package", "w").write("[" * 10000 + "]" * 10000)
 PY
 
-# The plans: the machines run one after another, in the order of the crash
-# times (B, two hours ago, plus seconds), so that the journal's order and
-# the crashes' agree: fleetprog 1.1-1 is first seen at B+600, after the
-# last crash of the bug it fixed.
+# The plans: the machines run side by side, each crash handed its time
+# (the kernel's %t: B, two hours ago, plus seconds), so that the crashes'
+# order is known whatever order the journals hold them in: fleetprog 1.1-1
+# is first seen at B+600, after the last crash of the bug it fixed.
 B=$(($(date +%s) - 7200))
 # Each plan runs in its machine (tests/read/fleet-machine.sh), with B, BIN
 # and MID from here.
@@ -263,11 +263,11 @@ log_entry hostile root systemd-coredump 3900003 COREDUMP_UID=0 COREDUMP_GID=0 CO
         COREDUMP_CMDLINE=@"$FLEET/hostile-cmdline" COREDUMP_PACKAGE_JSON=@"$FLEET/hostile-package"
 EOF2
 
-# run_machine NAME INDEX CONF VACUUM DEBUG: machine NAME (fleet-NAME) runs
-# plan-NAME.sh in its namespaces, wired to the collector by veth pair
+# start_machine NAME INDEX CONF VACUUM DEBUG: machine NAME (fleet-NAME)
+# runs plan-NAME.sh in its namespaces, wired to the collector by veth pair
 # INDEX; coredump.conf lines CONF (';' between them), its cores removed
-# afterwards when VACUUM is 1, DEBUG its /usr/lib/debug.
-run_machine() {
+# afterwards when VACUUM is 1, DEBUG its /usr/lib/debug.  Sets PID_NAME.
+start_machine() {
         _n=$1 _x=$2
         _id=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
         echo "$_id" > "$FLEET/$_n.id"
@@ -275,6 +275,7 @@ run_machine() {
                 FLEET_CONF=$3 FLEET_VACUUM=$4 FLEET_DEBUG=$5 FLEET_PLAN="$FLEET/plan-$_n.sh" \
                 unshare -m -u -n --propagation private sh "$SRCDIR/tests/read/fleet-machine.sh" > "$FLEET/$_n.log" 2>&1 &
         _mp=$!
+        eval "PID_$_n=\$_mp"
         _i=0
         until [ -e "$FLEET/$_n.inside" ]; do
                 _i=$((_i + 1))
@@ -284,20 +285,38 @@ run_machine() {
         ip link add "fleet$_x" type veth peer name eth0 netns "$_mp" && ip addr add "10.44.$_x.1/24" dev "fleet$_x" &&
                 ip link set "fleet$_x" up || fatal "cannot wire machine $_n"
         : > "$FLEET/$_n.wired"
-        wait "$_mp" || fatal "machine $_n failed: $(cat "$FLEET/$_n.log")"
-        # Every entry it logged reaches the collector (30 s).
-        _want=$(wc -l < "$FLEET/$_n.entries")
-        _i=0
-        until [ "$(journalctl -D "$COLLECT" -q -o json $MID _MACHINE_ID="$_id" 2> /dev/null | wc -l)" -eq "$_want" ]; do
-                _i=$((_i + 1))
-                [ $_i -gt 300 ] && fatal "the collector has not every entry of machine $_n ($_want): $(cat "$T/remote.log")"
-                sleep 0.1
-        done
 }
 mkdir -p "$FLEET/no-debug"
-run_machine a 1 'Storage=external' 1 "$FLEET/no-debug"
-run_machine b 2 'Storage=journal' 0 "$DEBUG"
-run_machine c 3 '' 0 "$FLEET/no-debug"
+start_machine a 1 'Storage=external' 1 "$FLEET/no-debug"
+start_machine b 2 'Storage=journal' 0 "$DEBUG"
+start_machine c 3 '' 0 "$FLEET/no-debug"
+# The machines crash side by side; once each has logged its entries they
+# upload together (60 s).
+_i=0
+until [ -e "$FLEET/a.logged" ] && [ -e "$FLEET/b.logged" ] && [ -e "$FLEET/c.logged" ]; do
+        _i=$((_i + 1))
+        for m in a b c; do
+                eval "_mp=\$PID_$m"
+                kill -0 "$_mp" 2> /dev/null || [ -e "$FLEET/$m.logged" ] || { wait "$_mp"; fatal "machine $m failed: $(cat "$FLEET/$m.log")"; }
+        done
+        [ $_i -gt 600 ] && fatal "the machines did not log their crashes in time: $(cat "$FLEET"/?.log)"
+        sleep 0.1
+done
+: > "$FLEET/upload"
+for m in a b c; do
+        eval "_mp=\$PID_$m"
+        wait "$_mp" || fatal "machine $m failed: $(cat "$FLEET/$m.log")"
+done
+# The collector has every entry of each machine (30 s).
+for m in a b c; do
+        _want=$(wc -l < "$FLEET/$m.entries")
+        _i=0
+        until [ "$(journalctl -D "$COLLECT" -q -o json "$MID" _MACHINE_ID="$(cat "$FLEET/$m.id")" 2> /dev/null | wc -l)" -eq "$_want" ]; do
+                _i=$((_i + 1))
+                [ $_i -gt 300 ] && fatal "the collector has not every entry of machine $m ($_want): $(cat "$T/remote.log")"
+                sleep 0.1
+        done
+done
 kill "$REMOTE" && wait "$REMOTE" || fatal "systemd-journal-remote did not stop cleanly: $(cat "$T/remote.log")"
 
 # Checks written in Python print one line each: "P NAME", "F NAME|DETAIL",
@@ -385,9 +404,11 @@ cdc_pids = [r["pid"] for r in cdc]
 pids = [r["pid"] for r in rows]
 check("coredumpctl -D lists every entry the machines logged, spoofed ones too",
       sorted(cdc_pids) == sorted(by_pid), (cdc_pids, sorted(by_pid)))
-check("pkgnote list -D lists the crashes coredumpctl -D lists, in its order, without the spoofed entries",
-      pids == [p for p in cdc_pids if by_pid.get(p, {}).get("kind") != "spoof"] and sorted(pids) == sorted(e["pid"] for e in crashes),
+check("pkgnote list -D lists the crashes coredumpctl -D lists, without the spoofed entries",
+      sorted(pids) == sorted(p for p in cdc_pids if by_pid.get(p, {}).get("kind") != "spoof") == sorted(e["pid"] for e in crashes),
       (pids, cdc_pids))
+times = [r.get("time") for r in rows]
+check("pkgnote list -D: newest last", times == sorted(times), times)
 cdc_by = {r["pid"]: r for r in cdc}
 same = [p for p in pids if p in cdc_by and cdc_by[p]["exe"] == next(r for r in rows if r["pid"] == p).get("executable")
         and cdc_by[p]["sig"] == next(r for r in rows if r["pid"] == p).get("signal")]

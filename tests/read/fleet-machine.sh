@@ -15,7 +15,8 @@
 #     hostile entries), each crash waited for in its journal,
 #   - removes the cores systemd-coredump stored when told to (a store
 #     vacuumed), and
-#   - uploads its journal with systemd-journal-upload to the collector.
+#   - uploads its journal with systemd-journal-upload to the collector
+#     when $FLEET/upload appears (all machines at once).
 # The environment names it: FLEET (the shared directory), FLEET_NAME,
 # FLEET_INDEX, FLEET_HOST, FLEET_ID (its machine ID), FLEET_UPLOAD
 # (systemd-journal-upload), FLEET_CONF (coredump.conf lines, separated by
@@ -118,6 +119,14 @@ if [ "${FLEET_VACUUM:-0}" = 1 ]; then
         rm -f "$SDNS_STORE"/core.*
 fi
 
+# The machines upload together, once all have logged their crashes.
+: > "$FLEET/$FLEET_NAME.logged"
+_i=0
+until [ -e "$FLEET/upload" ]; do
+        _i=$((_i + 1))
+        [ $_i -gt 1200 ] && fatal "machine $FLEET_NAME: never told to upload"
+        sleep 0.05
+done
 "${FLEET_UPLOAD:?}" -D "$SDNS_JOURNAL" --url="http://10.44.0.1:19532" --save-state="$T/upload.state" --follow=no \
         > "$T/upload.log" 2>&1 || fatal "machine $FLEET_NAME: systemd-journal-upload failed: $(cat "$T/upload.log")"
 [ -s "$T/upload.state" ] || fatal "machine $FLEET_NAME: systemd-journal-upload saved no cursor: $(cat "$T/upload.log")"
