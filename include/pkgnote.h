@@ -2022,11 +2022,11 @@ PKGNOTE_PUBLIC size_t pkgnote_crash_group_version_count(const pkgnote_crash_grou
 PKGNOTE_PUBLIC int pkgnote_crash_group_version(const pkgnote_crash_group *grp, size_t i, pkgnote_crash_group_item *ret);
 /* The groups as one JSON document (pkgnote-list(1) "GROUPS" gives its
  * keys): groupBy, crashes, groupCount, machineCount, first, last, and
- * groups, the first TOP of them (0: all), each with key, hash, package,
- * count, first, last, boots, machines, versions, notSeenSince, days (the
- * crashes per UTC day and version) and example (the example crash as
- * pkgnote_crash_to_json() gives it); malloc()ed into *RET.  0, -EINVAL,
- * -ENOMEM.  Since 1.1. */
+ * groups, the first TOP of them (0: all), each with its key, hash,
+ * package, counts, machines, versions, the version it was not seen after
+ * (pkgnote_crash_group_not_seen_since()), days (the crashes per UTC day
+ * and version) and example (the example crash as pkgnote_crash_to_json()
+ * gives it); malloc()ed into *RET.  0, -EINVAL, -ENOMEM.  Since 1.1. */
 PKGNOTE_PUBLIC int pkgnote_crash_groups_to_json(pkgnote_crash_groups *g, size_t top, char **ret);
 
 /* ===================================================================

@@ -43,6 +43,7 @@ __all__ = [
     "Scan", "ScanObject", "scan",
     "generate", "stamp", "lint", "LintFinding", "deps", "purl", "check",
     "signature_from_message",
+    "crash_groups",
 ]
 
 def _problems(raw):
@@ -583,3 +584,33 @@ def signature_from_message(text, packages=None):
     if packages is not None and not isinstance(packages, str):
         packages = _json.dumps(packages)
     return _pkgnote._signature_from_message(text, packages)
+
+
+_CRASH_STORES = {"pkgnote": 1, "systemd": 2, "journal": 4}
+
+
+def crash_groups(by="signature", top=0, *, stores=None, pkgnote_dir=None, systemd_dir=None, journal_dir=None,
+                 journal_files=None, match=None, since=0, until=0):
+    """The crashes of the machine's crash stores (as `pkgnote list` reads
+    them: stores, a list of "pkgnote", "systemd" and "journal" (None:
+    every store), pkgnote_dir, systemd_dir, journal_dir or journal_files,
+    match, since and until in seconds since the epoch, 0 unbounded) counted by
+    group: by "signature", "package" or "executable"; top keeps the
+    largest groups (0: all).  A dict as `pkgnote list --group --json`
+    prints it (pkgnote-list(1), GROUPS): groupBy, crashes, groupCount,
+    machineCount, first, last and groups, each with key, hash, package,
+    count, first, last, boots, machines, versions, notSeenSince, days and
+    example.  Raises ValueError for another "by", pkgnote.Error (or
+    FileNotFoundError) when a store named cannot be read."""
+    bits = 0
+    for name in stores or ():
+        if name not in _CRASH_STORES:
+            raise ValueError(f"no crash store {name!r}: pkgnote, systemd or journal")
+        bits |= _CRASH_STORES[name]
+    if journal_files is not None:
+        journal_files = [_os.fspath(f) for f in journal_files]
+
+    def path(p):
+        return None if p is None else _os.fsdecode(_os.fspath(p))
+    return _pkgnote._crash_groups(by, top, bits, path(pkgnote_dir), path(systemd_dir), path(journal_dir), journal_files,
+                                  match, int(since), int(until))

@@ -1150,6 +1150,87 @@ static PyObject *py_signature_from_message(PyObject *self, PyObject *args) {
         return loads_free(ms, j);
 }
 
+/* _crash_groups(by, top, stores, pkgnote_dir, systemd_dir, journal_dir,
+ * journal_files, match, since, until) -> dict: the crashes of the stores
+ * counted by group (pkgnote_crash_groups_to_json()), fed one by one. */
+static PyObject *py_crash_groups(PyObject *self, PyObject *args) {
+        modstate *ms = module_state(self);
+        const char *by_name;
+        Py_ssize_t top;
+        long long since, until;
+        PyObject *files_arg;
+        pkgnote_crash_options o = PKGNOTE_CRASH_OPTIONS_INIT;
+        if (!PyArg_ParseTuple(args, "snIzzzOzLL", &by_name, &top, &o.stores, &o.pkgnote_dir, &o.systemd_dir,
+                              &o.journal_dir, &files_arg, &o.match, &since, &until))
+                return NULL;
+        if (top < 0 || since < 0 || until < 0) {
+                PyErr_SetString(PyExc_ValueError, "top, since and until cannot be negative");
+                return NULL;
+        }
+        int by = pkgnote_crash_group_by_from_name(by_name);
+        if (by < 0) {
+                PyErr_SetString(PyExc_ValueError, pkgnote_last_error());
+                return NULL;
+        }
+        o.since = since, o.until = until;
+        /* the journal files as bytes, alive until the call returns */
+        PyObject *files = NULL;
+        const char **paths = NULL;
+        if (files_arg != Py_None) {
+                PyObject *seq = PySequence_Fast(files_arg, "journal_files must be a sequence of paths");
+                if (!seq)
+                        return NULL;
+                Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+                files = PyList_New(n);
+                paths = calloc((size_t)n + 1, sizeof *paths);
+                if (!files || !paths) {
+                        Py_DECREF(seq);
+                        Py_XDECREF(files);
+                        free(paths);
+                        return PyErr_NoMemory();
+                }
+                for (Py_ssize_t i = 0; i < n; i++) {
+                        PyObject *b = NULL;
+                        if (!PyUnicode_FSConverter(PySequence_Fast_GET_ITEM(seq, i), &b)) {
+                                Py_DECREF(seq);
+                                Py_DECREF(files);
+                                free(paths);
+                                return NULL;
+                        }
+                        PyList_SET_ITEM(files, i, b);
+                        paths[i] = PyBytes_AS_STRING(b);
+                }
+                Py_DECREF(seq);
+                o.journal_files = paths;
+        }
+        char *j = NULL;
+        failure f = {0};
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        pkgnote_crashes *l = NULL;
+        pkgnote_crash_groups *g = NULL;
+        r = pkgnote_crash_groups_new(by, &g);
+        if (r >= 0)
+                r = pkgnote_crashes_load(&o, &l);
+        for (size_t i = 0; r >= 0 && i < pkgnote_crashes_count(l); i++) {
+                r = pkgnote_crash_groups_add(g, pkgnote_crashes_get(l, i));
+                if (r == -E2BIG) /* a new group past the limit: the others are counted on */
+                        r = 0;
+        }
+        if (r >= 0)
+                r = pkgnote_crash_groups_to_json(g, (size_t)top, &j);
+        if (r < 0)
+                failure_set(&f, r);
+        pkgnote_crash_groups_free(g);
+        pkgnote_crashes_free(l);
+        Py_END_ALLOW_THREADS
+        Py_XDECREF(files);
+        free(paths);
+        if (r < 0)
+                return raise_failure(ms, &f, NULL);
+        return loads_free(ms, j);
+}
+
 static PyMethodDef methods[] = {
         {"_read", py_read, METH_O, "_read(path) -> dict"},
         {"_read_bytes", py_read_bytes, METH_O, "_read_bytes(buffer) -> dict"},
@@ -1162,6 +1243,7 @@ static PyMethodDef methods[] = {
         {"_check", py_check, METH_O, "_check(json) -> list"},
         {"_signature_from_message", py_signature_from_message, METH_VARARGS,
          "_signature_from_message(text, packages) -> dict"},
+        {"_crash_groups", py_crash_groups, METH_VARARGS, "_crash_groups(by, top, ...) -> dict"},
         {NULL, NULL, 0, NULL},
 };
 

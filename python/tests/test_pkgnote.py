@@ -852,3 +852,43 @@ def test_pip_install_in_a_venv(tmp_path: pathlib.Path, programs: dict[str, pathl
     assert r.returncode == 0, r.stderr
     where, name = r.stdout.splitlines()
     assert where.startswith(str(venv)) and name == "pyapp"
+
+
+def _store_report(d: pathlib.Path, pid: int, t: int, fn: str | None, version: str, host: str) -> None:
+    frames = [] if fn is None else [
+        {"pc": "0x1010", "moduleOffset": "0x10", "function": fn, "module": "app"},
+        {"pc": "0x1100", "moduleOffset": "0x100", "function": "main", "module": "app"}]
+    report = {"time": t, "pid": pid, "uid": 1000, "signal": 11, "executable": "/usr/bin/app",
+              "package": {"name": "app", "version": version}, "hostname": host, "bootId": "b" * 32,
+              "modules": [{"start": "0x1000", "end": "0x2000", "path": "/usr/bin/app",
+                           "packages": [{"name": "app", "version": version}]}],
+              "threads": [{"frames": frames}]}
+    name = f"core.app.1000.{pid}.{t}"
+    (d / (name + ".json")).write_text(json.dumps(report))
+    # the core beside it, under either name a build gives it
+    for suffix in ("", ".zst"):
+        (d / (name + suffix)).write_bytes(b"core")
+
+
+def test_crash_groups(tmp_path: pathlib.Path) -> None:
+    _store_report(tmp_path, 10, 1700000000, "parse", "1.0", "h1")
+    _store_report(tmp_path, 11, 1700000100, "parse", "1.0", "h2")
+    _store_report(tmp_path, 12, 1700000200, "other", "1.0", "h1")
+    _store_report(tmp_path, 13, 1700090000, "parse", "1.1", "h1")
+    _store_report(tmp_path, 14, 1700000300, None, "1.0", "h3")
+    g = pkgnote.crash_groups(stores=["pkgnote"], pkgnote_dir=tmp_path)
+    assert (g["groupBy"], g["crashes"], g["groupCount"], g["machineCount"]) == ("signature", 5, 3, 3)
+    assert [(x["key"], x["count"]) for x in g["groups"]] == [
+        ("app: parse | main", 3), ("app: ?", 1), ("app: other | main", 1)]
+    first = g["groups"][0]
+    assert [(v["version"], v["count"]) for v in first["versions"]] == [("1.0", 2), ("1.1", 1)]
+    assert first["example"]["time"] == 1700090000 and first["example"]["signature"] == "app: parse | main"
+    assert g["groups"][2]["notSeenSince"] == "1.1" and "hash" not in g["groups"][1]
+    top = pkgnote.crash_groups("package", 1, stores=["pkgnote"], pkgnote_dir=str(tmp_path), since=1700000100)
+    assert top["crashes"] == 4 and [(x["key"], x["count"]) for x in top["groups"]] == [("app", 4)]
+    with pytest.raises(ValueError):
+        pkgnote.crash_groups("bogus", stores=["pkgnote"], pkgnote_dir=tmp_path)
+    with pytest.raises(ValueError):
+        pkgnote.crash_groups(stores=["apport"], pkgnote_dir=tmp_path)
+    with pytest.raises(FileNotFoundError):
+        pkgnote.crash_groups(stores=["pkgnote"], pkgnote_dir=tmp_path / "none")
