@@ -14,6 +14,10 @@
 # After sourcing: sdns_start; sdns_crash NAME CMD...; sdns_feed ...; see
 # each function.  SDC is the unpacked package, COREDUMPCTL its coredumpctl,
 # SDNS_JOURNAL the journal directory (coredumpctl -D "$SDNS_JOURNAL").
+# Set before sourcing, SDNS_UNSHARE adds namespaces to the mount namespace
+# (SDNS_UNSHARE=-n: a private network namespace too); set before
+# sdns_feed, SDNS_HOSTNAME is the hostname the crash handler is given (the
+# kernel's %h; pkgnote-test unless set).
 SDC=${PKGNOTE_SYSTEMD_COREDUMP:-/var/cache/pkgnote/systemd-coredump}
 COREDUMPCTL="$SDC/usr/bin/coredumpctl"
 SDNS_JOURNAL=/run/log/journal
@@ -37,7 +41,8 @@ case $(cat /proc/sys/kernel/core_pattern) in
 esac
 
 if [ -z "${PKGNOTE_SDNS_INSIDE:-}" ]; then
-        PKGNOTE_SDNS_INSIDE=1 exec unshare -m --propagation private sh "$0" "$@"
+        # shellcheck disable=SC2086 # SDNS_UNSHARE is a list of options
+        PKGNOTE_SDNS_INSIDE=1 exec unshare -m ${SDNS_UNSHARE:-} --propagation private sh "$0" "$@"
         echo "Bail out! cannot enter a mount namespace"
         exit 99
 fi
@@ -117,7 +122,7 @@ sdns_feed() {
         "$@" > /dev/null 2>&1 &
         SDNS_PID=$!
         sleep 0.3
-        "$SDC/lib/systemd/systemd-coredump" "$SDNS_PID" 0 0 "$_sig" "$_ts" 18446744073709551615 pkgnote-test \
+        "$SDC/lib/systemd/systemd-coredump" "$SDNS_PID" 0 0 "$_sig" "$_ts" 18446744073709551615 "${SDNS_HOSTNAME:-pkgnote-test}" \
                 < "$_core" >> "$T/coredump.log" 2>&1
         _r=$?
         kill -KILL "$SDNS_PID" 2> /dev/null
