@@ -16,6 +16,8 @@
 #   pkgnote list -D DIR --json    every crash's whole record and signature
 #   coredumpctl --no-pager list -D DIR   (the unpacked systemd-coredump's)
 #   pkgnote list -D DIR --group   when list --help mentions --group
+# Also the peak of anonymous memory (RssAnon, sampled): the peak RSS is
+# mostly the journal files libsystemd maps, which grow with the journal.
 # Goal: pkgnote list no slower than coredumpctl list, its peak memory
 # independent of the number of entries.
 #
@@ -92,6 +94,25 @@ for n in $names; do
         eval "wall_$n=\$(awk '{ print \$1 }' \"\$W/$n.times\" | median)"
         eval "rss_$n=\$(awk '{ printf \"%.1f\\n\", \$2 / 1024 }' \"\$W/$n.times\" | median)"
 done
+# Peak anonymous memory (RssAnon, sampled every 20 ms; the journal files
+# libsystemd maps are file pages, counted in the peak RSS above): what the
+# program itself holds, apart from the journal's size.
+anon_peak() {
+        sh -c "exec $1 > /dev/null 2>&1" &
+        _p=$!
+        _m=0
+        while kill -0 "$_p" 2> /dev/null; do
+                _a=$(awk '/^RssAnon:/ { print $2 }' "/proc/$_p/status" 2> /dev/null || true)
+                [ -n "$_a" ] && [ "$_a" -gt "$_m" ] && _m=$_a
+                sleep 0.02
+        done
+        wait "$_p" || true
+        echo "$_m" | awk '{ printf "%.1f", $1 / 1024 }'
+}
+for n in $names; do
+        eval "c=\$cmd_$n"
+        eval "anon_$n=\$(anon_peak \"\$c\")"
+done
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0) ? $1 / $2 : 0 }'; }
 {
         echo "pkgnote list beside coredumpctl list on a collector's journal"
@@ -99,10 +120,10 @@ ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0) ? $1 / $2 : 0 }'; }
         echo " $(du -sm "$DIR" | cut -f1) MiB in $(ls "$DIR" | wc -l) files; medians of $runs alternating runs;"
         echo " load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%d))"
         echo
-        printf '%-34s %9s %12s\n' command "wall s" "peak MiB"
+        printf '%-34s %9s %12s %12s\n' command "wall s" "peak MiB" "anon MiB"
         for n in $names; do
-                eval "c=\$cmd_$n; w=\$wall_$n; r=\$rss_$n"
-                printf '%-34s %9s %12s\n' "$(echo "$c" | sed "s|$DIR|DIR|; s|$PKGNOTE|pkgnote|; s|$COREDUMPCTL|coredumpctl|")" "$w" "$r"
+                eval "c=\$cmd_$n; w=\$wall_$n; r=\$rss_$n; a=\$anon_$n"
+                printf '%-34s %9s %12s %12s\n' "$(echo "$c" | sed "s|$DIR|DIR|; s|$PKGNOTE|pkgnote|; s|$COREDUMPCTL|coredumpctl|")" "$w" "$r" "$a"
         done
         echo
         echo "list / coredumpctl: wall $(ratio "$wall_list" "$wall_coredumpctl")x, peak memory $(ratio "$rss_list" "$rss_coredumpctl")x (goal: wall <= 1)"

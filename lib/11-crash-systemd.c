@@ -496,7 +496,7 @@ static int record_hostname(json_t *j) {
 
 /* One pass over the current entry's fields (each compressed field
  * decompressed once, up to the threshold set): the fields of ONLY (NULL:
- * every field of the table) not in J yet into J, the sender's fields into
+ * every field of the table but the listed ones) not in J yet into J, the sender's fields into
  * E (may be NULL).  A field whose value reaches CUT (0: none) is read
  * again whole. */
 static int scan_entry(sd_journal *jr, json_t *j, const char *const *only, size_t n_only, size_t cut,
@@ -528,8 +528,12 @@ static int scan_entry(sd_journal *jr, json_t *j, const char *const *only, size_t
                         for (size_t i = 0; i < n_only && !want; i++)
                                 want = !strcmp(only[i], name);
                 } else {
+                        /* The rest: a listed field was read (or found
+                         * wanting, and said so) already. */
                         for (size_t i = 0; i < N_FIELDS && !want; i++)
                                 want = !strcmp(fields[i].field, name);
+                        for (size_t i = 0; i < ELEMENTSOF(list_fields) && want; i++)
+                                want = strcmp(list_fields[i], name) != 0;
                 }
                 if (!want || json_object_get(j, name))
                         continue;

@@ -104,6 +104,26 @@ else
         missing "list -D: the crashes coredumpctl -D lists" "coredumpctl (dist/fetch-systemd-coredump.sh)"
 fi
 
+# A listed field longer than the listing reads at first (2 KiB) is read
+# whole; one over the limit is said once, also when --json reads the rest.
+python3 - > long.export <<'PY'
+for pid, n in ((501, 3000), (502, 70000)):
+    print("__REALTIME_TIMESTAMP=%d" % (1733500000000000 + pid))
+    print("_MACHINE_ID=cccccccccccccccccccccccccccccccc\n_BOOT_ID=0123456789abcdef0123456789abcdef\n_HOSTNAME=gamma")
+    print("_UID=0\n_COMM=systemd-coredum\nMESSAGE_ID=fc2e22bc6ee647b6b90729ab34a250b1")
+    print("COREDUMP_PID=%d\nCOREDUMP_EXE=/%s\nMESSAGE=x\n" % (pid, "e" * n))
+PY
+mkdir long
+"$JR" -o long/remote-gamma.journal - < long.export > jr-long.log 2>&1 || fatal "systemd-journal-remote failed: $(cat jr-long.log)"
+run list -D long --json
+python3 - <<'PY' && [ "$(grep -c "COREDUMP_EXE is 70001 bytes, over the limit of 65536" err)" = 1 ] \
+        && pass "list: a long field read whole, one over the limit said once" \
+        || fail "list: a long field read whole, one over the limit said once" "$(cut -c1-200 out; cat err)"
+import json
+got = {c["pid"]: len(c.get("executable") or "") for c in map(json.loads, open("out"))}
+assert got == {501: 3001, 502: 0}, got
+PY
+
 # Another machine's inline core: opened, its packages from the notes alone.
 run core -S --json -D journal 201
 expect_status 0 "core: another machine's inline core opens"
