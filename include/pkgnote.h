@@ -52,8 +52,9 @@
  *     pkgnote_scan_add() (its package index is built once, under a lock);
  *     the serializers pkgnote_metadata_to_json(), _value_json() and
  *     pkgnote_dlopen_to_json() excepted (jansson before 2.13 marks the
- *     objects it writes).  A pkgnote_object reads lazily, even through its accessors: one thread at
- *     a time.  tests/api/api-threads.c checks these claims.
+ *     objects it writes).  A pkgnote_object and a pkgnote_crashes with its
+ *     crashes read lazily, even through their accessors: one thread at a
+ *     time.  tests/api/api-threads.c checks these claims.
  *   - The library never prints.
  *   - Handles: every object is an opaque handle, declared
  *     "typedef struct pkgnote_X pkgnote_X;" at the start of the section
@@ -1765,7 +1766,15 @@ typedef struct pkgnote_crash_options {
         const char *journal_dir;          /* a journal directory (coredumpctl -D); NULL: the local journal */
         const char *const *journal_files; /* NULL-terminated journal files (--file), instead of the above */
         int64_t since, until;             /* crashes in [since, until], seconds since the epoch; 0: unbounded */
+        /* PKGNOTE_CRASH_WHOLE_RECORDS, or 0.  Since 1.1. */
+        unsigned flags;
 } pkgnote_crash_options;
+/* A listing reads only the fields it shows, the rest of a crash's record
+ * when first asked for (a journal entry found again): a caller that asks
+ * for every crash's record or signature (pkgnote_crash_to_json(),
+ * pkgnote_crash_signature(), pkgnote_crash_groups_add()) reads each
+ * record whole in the one pass instead.  Since 1.1. */
+#define PKGNOTE_CRASH_WHOLE_RECORDS (1u << 0)
 #define PKGNOTE_CRASH_OPTIONS_INIT {.size = sizeof(pkgnote_crash_options)}
 /* Lists the crashes of the stores O names (NULL: defaults), oldest first.
  * A store named in O->stores or by its directory must exist (else

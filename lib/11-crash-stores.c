@@ -63,6 +63,8 @@ PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_
                 known |= stores[i]->bit;
         if (opts.stores & ~known)
                 return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~known);
+        if (opts.flags & ~PKGNOTE_CRASH_WHOLE_RECORDS)
+                return pn_error(-EINVAL, "unknown crash list flags 0x%x", opts.flags & ~PKGNOTE_CRASH_WHOLE_RECORDS);
         pkgnote_crashes *l = list_new();
         if (!l)
                 return pn_oom();
@@ -280,6 +282,8 @@ PKGNOTE_PUBLIC int pkgnote_crashes_open(const pkgnote_crash_options *o, pkgnote_
                 known |= stores[i]->bit;
         if (opts.stores & ~known)
                 return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~known);
+        if (opts.flags & ~PKGNOTE_CRASH_WHOLE_RECORDS)
+                return pn_error(-EINVAL, "unknown crash list flags 0x%x", opts.flags & ~PKGNOTE_CRASH_WHOLE_RECORDS);
         pkgnote_crashes *l = list_new();
         if (!l)
                 return pn_oom();

@@ -494,13 +494,19 @@ static int record_hostname(json_t *j) {
         return 0;
 }
 
+/* Which fields scan_entry() reads. */
+enum scan_what {
+        SCAN_LISTED, /* those a listing shows (list_fields) */
+        SCAN_REST,   /* every other field of the table */
+        SCAN_ALL,    /* every field of the table */
+};
+
 /* One pass over the current entry's fields (each compressed field
- * decompressed once, up to the threshold set): the fields of ONLY (NULL:
- * every field of the table but the listed ones) not in J yet into J, the sender's fields into
- * E (may be NULL).  A field whose value reaches CUT (0: none) is read
- * again whole. */
-static int scan_entry(sd_journal *jr, json_t *j, const char *const *only, size_t n_only, size_t cut,
-                      struct entry_scan *e, struct pn_problems *p, const char *where) {
+ * decompressed once, up to the threshold set): the fields WHAT names not
+ * in J yet into J, the sender's fields into E (may be NULL).  A field
+ * whose value reaches CUT (0: none) is read again whole. */
+static int scan_entry(sd_journal *jr, json_t *j, enum scan_what what, size_t cut, struct entry_scan *e,
+                      struct pn_problems *p, const char *where) {
         const void *data;
         size_t len;
         int r = 0;
@@ -524,15 +530,15 @@ static int scan_entry(sd_journal *jr, json_t *j, const char *const *only, size_t
                                 keep_value(e->ident, sizeof e->ident, v, len - off), e->has_ident = true;
                 }
                 bool want = false;
-                if (only) {
-                        for (size_t i = 0; i < n_only && !want; i++)
-                                want = !strcmp(only[i], name);
+                if (what == SCAN_LISTED) {
+                        for (size_t i = 0; i < ELEMENTSOF(list_fields) && !want; i++)
+                                want = !strcmp(list_fields[i], name);
                 } else {
-                        /* The rest: a listed field was read (or found
-                         * wanting, and said so) already. */
                         for (size_t i = 0; i < N_FIELDS && !want; i++)
                                 want = !strcmp(fields[i].field, name);
-                        for (size_t i = 0; i < ELEMENTSOF(list_fields) && want; i++)
+                        /* The rest: a listed field was read (or found
+                         * wanting, and said so) already. */
+                        for (size_t i = 0; what == SCAN_REST && i < ELEMENTSOF(list_fields) && want; i++)
                                 want = strcmp(list_fields[i], name) != 0;
                 }
                 if (!want || json_object_get(j, name))
@@ -573,7 +579,16 @@ static int journal_crash(pkgnote_crashes *l, const pkgnote_crash_options *o, str
                                   PKGNOTE_CRASH_CORE_GONE, l, false, &pn_crash_store_journal, true};
         if (!c.j)
                 return pn_oom();
-        int r = scan_entry(jr, c.j, list_fields, ELEMENTSOF(list_fields), LIST_THRESHOLD, &e, &l->problems, where);
+        /* Whole records: every field in this one pass, whole (up to the
+         * limit; the core's bytes only up to it). */
+        bool whole = o->flags & PKGNOTE_CRASH_WHOLE_RECORDS;
+        if (whole)
+                (void)J.sd_journal_set_data_threshold(jr, PKGNOTE_MAX_CRASH_FIELD + 64);
+        int r = scan_entry(jr, c.j, whole ? SCAN_ALL : SCAN_LISTED, whole ? 0 : LIST_THRESHOLD, &e, &l->problems,
+                           where);
+        if (whole)
+                (void)J.sd_journal_set_data_threshold(jr, LIST_THRESHOLD);
+        c.partial = !whole;
         if (r < 0) {
                 pn_crash_clear(&c);
                 return r;
@@ -715,7 +730,7 @@ static int fill_journal(struct pkgnote_crash *c) {
         journal_where(where, sizeof where, usec);
         /* Whole values now (up to the limit), the core left out. */
         (void)J.sd_journal_set_data_threshold(jr, PKGNOTE_MAX_CRASH_FIELD + 64);
-        r = scan_entry(jr, c->j, NULL, 0, 0, NULL, &l->problems, where);
+        r = scan_entry(jr, c->j, SCAN_REST, 0, NULL, &l->problems, where);
         (void)J.sd_journal_set_data_threshold(jr, LIST_THRESHOLD);
         return r;
 }

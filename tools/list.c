@@ -474,6 +474,9 @@ int cmd_list(int argc, char **argv) {
                 return tool_fail("list: --output needs --format html (the other formats go to standard output)");
         }
         crash_options_done(&co, optind < argc ? argv[optind] : NULL);
+        /* groups and JSON read every crash's record: in one pass */
+        if (by || json)
+                co.lib.flags |= PKGNOTE_CRASH_WHOLE_RECORDS;
         if (by) {
                 int r = list_groups(&co.lib, by, json, html, output, top);
                 crash_options_free(&co);

@@ -1211,6 +1211,7 @@ static PyObject *py_crash_groups(PyObject *self, PyObject *args) {
         pkgnote_crash_groups *g = NULL;
         const pkgnote_crash *c;
         r = pkgnote_crash_groups_new(by, &g);
+        o.flags |= PKGNOTE_CRASH_WHOLE_RECORDS; /* every record is read: in one pass */
         if (r >= 0)
                 r = pkgnote_crashes_open(&o, &l);
         while (r >= 0 && (r = pkgnote_crashes_next(l, &c)) > 0) {

@@ -94,6 +94,42 @@ assert got[102] == (a, "alpha", "gone"), got
 assert got[201] == (b, "beta", "journal"), got
 assert got[301][0] == local and got[301][2] == "journal", got
 PY
+# list --json reads each record whole in its one pass over the entry
+# (PKGNOTE_CRASH_WHOLE_RECORDS): the records a lazy listing gives when
+# each crash's rest is read later, by its cursor, and signatures alike.
+cp out whole.json
+python3_lib - > lazy.json 2> lazy.err <<'PY'
+import ctypes
+lib = ctypes.CDLL("libpkgnote.so.1")
+class Opts(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t), ("stores", ctypes.c_uint), ("pkgnote_dir", ctypes.c_char_p),
+                ("match", ctypes.c_char_p), ("systemd_dir", ctypes.c_char_p), ("journal_dir", ctypes.c_char_p),
+                ("journal_files", ctypes.c_void_p), ("since", ctypes.c_int64), ("until", ctypes.c_int64),
+                ("flags", ctypes.c_uint)]
+lib.pkgnote_crashes_load.argtypes = [ctypes.POINTER(Opts), ctypes.POINTER(ctypes.c_void_p)]
+lib.pkgnote_crashes_get.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+lib.pkgnote_crashes_get.restype = ctypes.c_void_p
+lib.pkgnote_crashes_count.argtypes = [ctypes.c_void_p]
+lib.pkgnote_crashes_count.restype = ctypes.c_size_t
+lib.pkgnote_crash_to_json.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p)]
+o = Opts(ctypes.sizeof(Opts), 4, None, None, None, b"journal", None, 0, 0, 0)
+l = ctypes.c_void_p()
+assert lib.pkgnote_crashes_load(ctypes.byref(o), ctypes.byref(l)) == 0
+for i in range(lib.pkgnote_crashes_count(l)):
+    j = ctypes.c_char_p()
+    assert lib.pkgnote_crash_to_json(lib.pkgnote_crashes_get(l, i), ctypes.byref(j)) == 0
+    print(j.value.decode())
+o.flags = 2
+assert lib.pkgnote_crashes_load(ctypes.byref(o), ctypes.byref(ctypes.c_void_p())) == -22
+PY
+python3 - <<'PY' && pass "list --json: records read whole in one pass equal those read lazily, unknown flags refused" \
+        || fail "list --json: records read whole in one pass equal those read lazily, unknown flags refused" "$(cat lazy.err whole.json lazy.json)"
+import json
+whole = sorted(map(json.loads, open("whole.json")), key=lambda c: c["pid"])
+lazy = sorted(map(json.loads, open("lazy.json")), key=lambda c: c["pid"])
+assert len(whole) == 4 and whole == lazy, (whole, lazy)
+assert all(c.get("signature") for c in whole), whole
+PY
 COREDUMPCTL=/var/cache/pkgnote/systemd-coredump/usr/bin/coredumpctl
 if [ -x "$COREDUMPCTL" ]; then
         "$COREDUMPCTL" --no-pager -D journal list 2> /dev/null | awk 'NR > 1 { print $5 }' | sort > want.txt
