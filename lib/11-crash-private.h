@@ -85,6 +85,8 @@ struct pkgnote_crash {
         /* J holds only what a listing reads; the rest is read on first
          * use (pn_crash_record()), by the row's fill. */
         bool partial;
+        /* Its signature was refused, and that said as a problem of its list. */
+        bool signature_said;
 };
 
 /* The stores' crashes, as pkgnote_crashes_load() holds them or

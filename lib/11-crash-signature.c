@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "01-base.h"
+#include "01-base-problem.h"
 #include "08-core-signature.h"
 #include "11-crash-private.h"
 
@@ -75,15 +76,34 @@ static int from_report(const pkgnote_crash *c, pkgnote_signature **ret) {
         return r < 0 ? r : 1;
 }
 
+/* R, the error of a stack trace the store holds but that gives no
+ * signature (malformed, hostile, over a limit): also a problem of C's
+ * list, said once per crash, so that a listing that goes on without the
+ * signature says why. */
+static int refused(const pkgnote_crash *c, const char *what, int r) {
+        pkgnote_crashes *l = (pkgnote_crashes *)c->list;
+        struct pkgnote_crash *m = (struct pkgnote_crash *)c;
+        if (r == -ENOMEM || !l || m->signature_said)
+                return r;
+        m->signature_said = true;
+        const char *why = pn_last_error();
+        char *copy = why ? strdup(why) : NULL;
+        (void)pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, r, c->id, "no signature from %s: %s", what,
+                              copy ? copy : strerror(-r));
+        free(copy);
+        /* the problem's recording leaves the call's message as it was */
+        return pn_error(r, "%s", why ? why : strerror(-r));
+}
+
 int pkgnote_crash_signature(const pkgnote_crash *c, pkgnote_signature **ret) {
         if (!c || !ret)
                 return pn_error(-EINVAL, "pkgnote_crash_signature: no crash");
         int r = from_report(c, ret);
         if (r != 0)
-                return r < 0 ? r : 0;
+                return r < 0 ? refused(c, "the report's stack trace", r) : 0;
         const char *msg = pn_crash_string(c, "MESSAGE");
         if (!msg)
                 return pn_error(-ENODATA, "%s: the store holds no stack trace of the crash", c->id);
-        return pkgnote_signature_from_message(msg, strlen(msg),
-                                              pn_crash_string(c, "COREDUMP_PACKAGE_JSON"), ret);
+        r = pkgnote_signature_from_message(msg, strlen(msg), pn_crash_string(c, "COREDUMP_PACKAGE_JSON"), ret);
+        return r < 0 && r != -ENODATA ? refused(c, "the stack text of MESSAGE", r) : r;
 }

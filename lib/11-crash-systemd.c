@@ -185,7 +185,7 @@ int pn_sd_record(json_t *j, const char *field, const char *value, struct pn_prob
                 uint64_t n;
                 if (pn_crash_parse_number(value, strlen(value), fields[i].max, &n) < 0) {
                         json_object_del(j, field);
-                        return pn_problems_add(p, PKGNOTE_MAX_PROBLEMS, -EBADMSG, path, "%s is no number up to %" PRIu64 ", ignoring",
+                        return pn_problems_add(p, PKGNOTE_MAX_PROBLEMS, -EBADMSG, path, "%s is no number up to %" PRIu64,
                                                field, fields[i].max) < 0
                                        ? -ENOMEM
                                        : 0;
@@ -213,8 +213,8 @@ static int record_bytes(json_t *j, const char *field, const void *value, size_t 
                 return pn_oom();
         if (r < 0)
                 return pn_problems_add(p, PKGNOTE_MAX_PROBLEMS, r, path,
-                                       r == -E2BIG ? "%s is %zu bytes, over the limit of %u, ignoring"
-                                                   : "%s holds a NUL byte (%zu bytes), ignoring",
+                                       r == -E2BIG ? "%s is %zu bytes, over the limit of %u"
+                                                   : "%s holds a NUL byte (%zu bytes)",
                                        field, len, PKGNOTE_MAX_CRASH_FIELD) < 0
                                ? -ENOMEM
                                : 0;
@@ -322,7 +322,7 @@ static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool n
                 } else {
                         struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_SYSTEMD, strdup(de.name), path, json_object(),
                                                   (int64_t)(n.usec / 1000000), PKGNOTE_CRASH_CORE_FILE, l, false,
-                                                  &pn_crash_store_systemd, false};
+                                                  &pn_crash_store_systemd, false, false};
                         path = NULL;
                         if (!c.id || !c.j) {
                                 pn_crash_clear(&c);
@@ -576,7 +576,7 @@ static int journal_crash(pkgnote_crashes *l, const pkgnote_crash_options *o, str
         char where[64];
         journal_where(where, sizeof where, usec);
         struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_JOURNAL, NULL, NULL, json_object(), (int64_t)(usec / 1000000),
-                                  PKGNOTE_CRASH_CORE_GONE, l, false, &pn_crash_store_journal, true};
+                                  PKGNOTE_CRASH_CORE_GONE, l, false, &pn_crash_store_journal, true, false};
         if (!c.j)
                 return pn_oom();
         /* Whole records: every field in this one pass, whole (up to the

@@ -271,7 +271,7 @@ static int load_pkgnote(pkgnote_crashes *l, const pkgnote_crash_options *o, bool
                 }
                 free(path);
                 struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, j, t, PKGNOTE_CRASH_CORE_FILE, l, false,
-                                          &pn_crash_store_pkgnote, false};
+                                          &pn_crash_store_pkgnote, false, false};
                 json_t *jt = json_object_get(j, "time");
                 if (json_is_integer(jt))
                         c.time = json_integer_value(jt);
