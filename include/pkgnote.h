@@ -1779,7 +1779,9 @@ typedef struct pkgnote_crash_options {
 /* Lists the crashes of the stores O names (NULL: defaults), oldest first.
  * A store named in O->stores or by its directory must exist (else
  * -ENOENT); of every store, those the machine lacks hold no crash.  An
- * entry that cannot be read is a problem of the list, which goes on.
+ * entry that cannot be read is a problem of the list, which goes on; so
+ * is a file of journal_dir that sd-journal passes over without a word (a
+ * journal file cut short, or a *.journal that is none).
  * The journal entry pkgnote-coredump logs for a crash it stored is no
  * crash of its own: logged by pkgnote-coredump as root and naming, by its
  * file name (never opened), a core pkgnote's store lists, with its PID,

@@ -346,6 +346,78 @@ static int load_store(pkgnote_crashes *l, const pkgnote_crash_options *o, bool n
 
 #define J pn_journal_api
 
+/* Whether the journal file FD (SIZE bytes) is whole: its header
+ * (journal-def.h: "LPKSHHRH", header_size at byte 88, arena_size at 96,
+ * little-endian) and the arena it announces fit.  0 whole; -EBADMSG no
+ * journal file; -ENODATA cut short, *WANT the size its header gives
+ * (systemd refuses such a file: "No data available"). */
+static int journal_file_whole(int fd, uint64_t size, uint64_t *want) {
+        uint8_t h[104];
+        *want = 0;
+        size_t n = size < sizeof h ? (size_t)size : sizeof h;
+        if (n < 8 || pread(fd, h, n, 0) != (ssize_t)n || memcmp(h, "LPKSHHRH", 8))
+                return -EBADMSG;
+        if (n < sizeof h)
+                return -ENODATA; /* within the header: *WANT unknown, 0 */
+        uint64_t hs = 0, as = 0;
+        for (int i = 7; i >= 0; i--) {
+                hs = hs << 8 | h[88 + i];
+                as = as << 8 | h[96 + i];
+        }
+        if (hs > UINT64_MAX - as)
+                return -EBADMSG;
+        *want = hs + as;
+        return *want > size ? -ENODATA : 0;
+}
+
+/* The journal files of DIR (-D) that sd_journal leaves out without a
+ * word: cut short, or no journal file at all, each a problem of L. */
+static int journal_dir_check(pkgnote_crashes *l, const char *dir) {
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return 0; /* sd_journal said why, or will */
+        DIR *d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return 0;
+        }
+        int r = 0;
+        struct dirent *de;
+        while (r >= 0 && (de = readdir(d))) {
+                size_t n = strlen(de->d_name);
+                if (!((n > 8 && !strcmp(de->d_name + n - 8, ".journal")) ||
+                      (n > 9 && !strcmp(de->d_name + n - 9, ".journal~"))))
+                        continue;
+                int fd = openat(dfd, de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+                struct stat st;
+                if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                        if (fd >= 0)
+                                close(fd);
+                        continue;
+                }
+                uint64_t want;
+                int w = journal_file_whole(fd, (uint64_t)st.st_size, &want);
+                close(fd);
+                char *path = NULL;
+                if (w < 0 && asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+                        path = NULL, r = pn_oom();
+                else if (w == -ENODATA && want)
+                        r = pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, w, path,
+                                            "the journal file is cut short (%jd of %" PRIu64 " bytes)",
+                                            (intmax_t)st.st_size, want);
+                else if (w == -ENODATA)
+                        r = pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, w, path,
+                                            "the journal file is cut short within its header (%jd bytes)",
+                                            (intmax_t)st.st_size);
+                else if (w < 0)
+                        r = pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, w, path,
+                                            "no journal file (its header is not one)");
+                free(path);
+        }
+        closedir(d);
+        return r < 0 ? r : 0;
+}
+
 static int journal_open(const pkgnote_crashes *l, sd_journal **ret) {
         int r;
         if (l->journal_files)
@@ -354,6 +426,27 @@ static int journal_open(const pkgnote_crashes *l, sd_journal **ret) {
                 r = J.sd_journal_open_directory(ret, l->journal_dir, 0);
         else
                 r = J.sd_journal_open(ret, PN_SD_JOURNAL_LOCAL_ONLY);
+        if (r < 0 && l->journal_files)
+                /* the file that is not whole, named with why */
+                for (size_t i = 0; l->journal_files[i]; i++) {
+                        int fd = open(l->journal_files[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+                        struct stat st;
+                        uint64_t want;
+                        int w = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+                                        ? journal_file_whole(fd, (uint64_t)st.st_size, &want)
+                                        : 0;
+                        if (fd >= 0)
+                                close(fd);
+                        if (w == -ENODATA && want)
+                                return pn_error(r, "'%s': cannot open the journal: the file is cut short (%jd of %" PRIu64 " bytes)",
+                                                l->journal_files[i], (intmax_t)st.st_size, want);
+                        if (w == -ENODATA)
+                                return pn_error(r, "'%s': cannot open the journal: the file is cut short within its header (%jd bytes)",
+                                                l->journal_files[i], (intmax_t)st.st_size);
+                        if (w < 0)
+                                return pn_error(r, "'%s': cannot open the journal: no journal file (its header is not one)",
+                                                l->journal_files[i]);
+                }
         if (r < 0)
                 return pn_error(r, "'%s': cannot open the journal: %s",
                                 l->journal_files ? l->journal_files[0] : l->journal_dir ? l->journal_dir : "journal",
@@ -644,6 +737,10 @@ static int journal_start(pkgnote_crashes *l, const pkgnote_crash_options *o, boo
         if (r < 0) {
                 l->journal_done = true;
                 return named ? r : 0; /* a machine without libsystemd has no journal */
+        }
+        if (!l->journal_files && l->journal_dir && (r = journal_dir_check(l, l->journal_dir)) < 0) {
+                l->journal_done = true;
+                return r;
         }
         if ((r = journal_open(l, &l->jr)) < 0) {
                 l->journal_done = true;

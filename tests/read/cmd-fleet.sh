@@ -556,7 +556,7 @@ cp "$COLLECT/remote-10.44.2.2.journal" cut.journal
 truncate -s 1000000 cut.journal
 "$PKGNOTE" list --file "$T/cut.journal" --json > cut.out 2> cut.err
 status=$?
-[ $status -eq 2 ] && grep -q "cut.journal': cannot open the journal" cut.err && [ ! -s cut.out ] &&
+[ $status -eq 2 ] && grep -q "cut.journal': cannot open the journal: the file is cut short" cut.err && [ ! -s cut.out ] &&
         pass "a journal file cut short (--file): a clear error, exit 2" ||
         fail "a journal file cut short (--file): a clear error, exit 2" "status $status: $(cat cut.out cut.err)"
 # Cut elsewhere too: in the header, after it, in the data.
@@ -588,12 +588,9 @@ n=$(grep -c '"pid"' cutdir.out)
 want=$(grep -c '^crash\|^hostile' "$FLEET/a.entries" "$FLEET/c.entries" | awk -F: '{ s += $2 } END { print s }')
 [ $status -eq 0 ] && [ "$n" -eq "$want" ] && pass "a journal file cut short in a directory: the other files' crashes listed" ||
         fail "a journal file cut short in a directory: the other files' crashes listed" "status $status, $n crashes, expected $want: $(cat cutdir.err)"
-if grep -q "remote-10.44.2.2.journal" cutdir.err; then
-        echo "U a journal file cut short in a directory is a problem naming it|sd_journal skips a file it cannot open" > cut.check
-else
-        echo "T a journal file cut short in a directory is a problem naming it|sd_journal skips a file it cannot open; pkgnote says nothing" > cut.check
-fi
-report < cut.check
+grep -q "remote-10.44.2.2.journal': the journal file is cut short (1000000 of [0-9]* bytes)" cutdir.err &&
+        pass "a journal file cut short in a directory is a problem naming it" ||
+        fail "a journal file cut short in a directory is a problem naming it" "$(cat cutdir.err)"
 # FLEET_KEEP=DIR keeps the fleet and the collector's files, to look into.
 [ -n "${FLEET_KEEP:-}" ] && rm -rf "$FLEET_KEEP" && mkdir -p "$FLEET_KEEP" && cp -r "$FLEET" "$COLLECT" "$FLEET_KEEP"/
 finish
