@@ -129,6 +129,7 @@ ratio() { echo "$1 $2" | awk '{ printf "%.2f", ($2 > 0) ? $1 / $2 : 0 }'; }
         echo "list / coredumpctl: wall $(ratio "$wall_list" "$wall_coredumpctl")x, peak memory $(ratio "$rss_list" "$rss_coredumpctl")x (goal: wall <= 1)"
         echo "list --json / coredumpctl: wall $(ratio "$wall_json" "$wall_coredumpctl")x, peak memory $(ratio "$rss_json" "$rss_coredumpctl")x"
         case " $names " in *" group "*)
-                echo "list --group / coredumpctl: wall $(ratio "$wall_group" "$wall_coredumpctl")x, peak memory $(ratio "$rss_group" "$rss_coredumpctl")x" ;;
+                echo "list --group / coredumpctl: wall $(ratio "$wall_group" "$wall_coredumpctl")x, peak memory $(ratio "$rss_group" "$rss_coredumpctl")x"
+                echo "list --group / list: wall $(ratio "$wall_group" "$wall_list")x (goal: <= 1.5), anon memory $(ratio "$anon_group" "$anon_list")x" ;;
         esac
 } | tee "$RESULTS"
