@@ -53,18 +53,28 @@ static pkgnote_crashes *list_new(void) {
         return l;
 }
 
+/* The caller's options O into *OPTS, checked; *KNOWN the stores this
+ * build reads. */
+static int read_options(const pkgnote_crash_options *o, pkgnote_crash_options *opts, unsigned *known) {
+        int r = pn_options_read(opts, sizeof *opts, o, PN_SIZE_1_0(pkgnote_crash_options), "crash");
+        if (r < 0)
+                return r;
+        *known = 0;
+        for (size_t i = 0; i < ELEMENTSOF(stores); i++)
+                *known |= stores[i]->bit;
+        if (opts->stores & ~*known)
+                return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts->stores & ~*known);
+        if (opts->flags & ~PKGNOTE_CRASH_WHOLE_RECORDS)
+                return pn_error(-EINVAL, "unknown crash list flags 0x%x", opts->flags & ~PKGNOTE_CRASH_WHOLE_RECORDS);
+        return 0;
+}
+
 PKGNOTE_PUBLIC int pkgnote_crashes_load(const pkgnote_crash_options *o, pkgnote_crashes **ret) {
         pkgnote_crash_options opts;
-        int r0 = pn_options_read(&opts, sizeof opts, o, PN_SIZE_1_0(pkgnote_crash_options), "crash");
+        unsigned known;
+        int r0 = read_options(o, &opts, &known);
         if (r0 < 0)
                 return r0;
-        unsigned known = 0;
-        for (size_t i = 0; i < ELEMENTSOF(stores); i++)
-                known |= stores[i]->bit;
-        if (opts.stores & ~known)
-                return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~known);
-        if (opts.flags & ~PKGNOTE_CRASH_WHOLE_RECORDS)
-                return pn_error(-EINVAL, "unknown crash list flags 0x%x", opts.flags & ~PKGNOTE_CRASH_WHOLE_RECORDS);
         pkgnote_crashes *l = list_new();
         if (!l)
                 return pn_oom();
@@ -272,18 +282,12 @@ static int strdup_opt(const char *s, char **ret) {
 
 PKGNOTE_PUBLIC int pkgnote_crashes_open(const pkgnote_crash_options *o, pkgnote_crashes **ret) {
         pkgnote_crash_options opts;
-        int r = pn_options_read(&opts, sizeof opts, o, PN_SIZE_1_0(pkgnote_crash_options), "crash");
+        unsigned known;
+        int r = read_options(o, &opts, &known);
         if (r < 0)
                 return r;
         if (!ret)
                 return pn_error(-EINVAL, "pkgnote_crashes_open: no list to return");
-        unsigned known = 0;
-        for (size_t i = 0; i < ELEMENTSOF(stores); i++)
-                known |= stores[i]->bit;
-        if (opts.stores & ~known)
-                return pn_error(-EOPNOTSUPP, "unknown crash stores 0x%x", opts.stores & ~known);
-        if (opts.flags & ~PKGNOTE_CRASH_WHOLE_RECORDS)
-                return pn_error(-EINVAL, "unknown crash list flags 0x%x", opts.flags & ~PKGNOTE_CRASH_WHOLE_RECORDS);
         pkgnote_crashes *l = list_new();
         if (!l)
                 return pn_oom();

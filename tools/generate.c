@@ -143,25 +143,9 @@ static int fail_lib(const char *what, int err) {
         return tool_fail("generate: %s: %s", what, detail && *detail ? detail : strerror(-err));
 }
 
-/* Writes DATA to PATH by the output rule (pn_output_open()), reading it
- * back before the rename.  Returns 0 or an exit code. */
+/* Writes DATA to PATH by the output rule.  0 or an exit code. */
 static int write_output(const char *path, const void *data, size_t len, unsigned flags) {
-        pn_output o;
-        char why[128] = "";
-        int r = pn_output_open(&o, AT_FDCWD, path ? path : "-", flags | PN_OUT_FOLLOW);
-        if (r < 0)
-                return tool_error_shared(path ? path : "-", "generate", r);
-        if ((r = pn_write_full(o.fd, data, len)) < 0)
-                snprintf(why, sizeof why, "cannot write: %s", strerror(-r));
-        if (r == 0 && !o.direct && !o.borrowed && (r = pn_output_verify(&o, data, len)) < 0)
-                snprintf(why, sizeof why, "written data does not read back");
-        if (r == 0)
-                r = pn_output_commit(&o);
-        else
-                pn_output_abort(&o);
-        if (r < 0 && why[0])
-                return tool_error_reason(path ? path : "-", "generate", why);
-        return r < 0 ? tool_error_shared(path ? path : "-", "generate", r) : EXIT_OK;
+        return tool_write_output(path, flags, data, len, "generate");
 }
 
 /* Runs "PROGRAM --version" and identifies the linker from its first line. */

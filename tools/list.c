@@ -203,28 +203,6 @@ static int print_groups_text(pkgnote_crash_groups *g, size_t top) {
         return EXIT_OK;
 }
 
-/* Writes the LEN bytes of PAGE to OUTPUT (NULL: standard output) by the
- * output rule: a file is replaced whole or not at all.  An exit code. */
-static int write_page(const char *output, const char *page, size_t len) {
-        const char *name = output ? output : "-";
-        pn_output o;
-        char why[128] = "";
-        int r = pn_output_open(&o, AT_FDCWD, name, PN_OUT_FOLLOW | PN_OUT_STDIO);
-        if (r < 0)
-                return tool_error_shared(name, "cannot write the page", r);
-        if ((r = pn_write_full(o.fd, page, len)) < 0)
-                snprintf(why, sizeof why, "cannot write: %s", strerror(-r));
-        if (r == 0 && !o.direct && !o.borrowed && (r = pn_output_verify(&o, page, len)) < 0)
-                snprintf(why, sizeof why, "written data does not read back");
-        if (r == 0)
-                r = pn_output_commit(&o);
-        else
-                pn_output_abort(&o);
-        if (r < 0 && why[0])
-                return tool_error_reason(name, "cannot write the page", why);
-        return r < 0 ? tool_error_shared(name, "cannot write the page", r) : EXIT_OK;
-}
-
 /* The page lists the modules of the example crash's core, while the store
  * has it, for this many of the largest groups: each is one core to read. */
 #define LIST_HTML_CORES 5
@@ -293,7 +271,7 @@ static int write_groups_html(const pkgnote_crash_options *o, pkgnote_crash_group
         if (r < 0)
                 /* The library's document, which the page cannot read. */
                 return tool_fail("list: cannot make the page: %s", why);
-        r = write_page(output, page, len);
+        r = tool_write_output(output, PN_OUT_STDIO, page, len, "cannot write the page");
         free(page);
         return r;
 }

@@ -36,6 +36,11 @@ int tool_error_shared(const char *path, const char *what, int err);
 /* The same with REASON given (a failure of the command's own, which the
  * library did not report). */
 int tool_error_reason(const char *path, const char *what, const char *reason);
+/* DATA (LEN bytes) to PATH ("-" or NULL: standard output) by the output
+ * rule (shared/output.h, PN_OUT_FOLLOW and FLAGS): written whole, read
+ * back, then renamed into place, or not at all.  EXIT_OK, or an exit code
+ * after a message saying "WHAT" and why. */
+int tool_write_output(const char *path, unsigned flags, const void *data, size_t len, const char *what);
 /* "pkgnote: MESSAGE" on stderr, printf-style, escaped like the
  * library's messages (pn_escape(), shared/escape.h); returns 2. */
 int tool_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tool.h"
 #include "escape.h"
 #include "message.h"
+#include "output.h"
 
 const char *program_name = "pkgnote";
 
@@ -149,4 +152,24 @@ int tool_sbom_options(const char *command, const char *name, pkgnote_sbom_option
                 ret->reproducible = 1;
         }
         return 0;
+}
+
+int tool_write_output(const char *path, unsigned flags, const void *data, size_t len, const char *what) {
+        const char *name = path ? path : "-";
+        pn_output o;
+        char why[128] = "";
+        int r = pn_output_open(&o, AT_FDCWD, name, flags | PN_OUT_FOLLOW);
+        if (r < 0)
+                return tool_error_shared(name, what, r);
+        if ((r = pn_write_full(o.fd, data, len)) < 0)
+                snprintf(why, sizeof why, "cannot write: %s", strerror(-r));
+        if (r == 0 && !o.direct && !o.borrowed && (r = pn_output_verify(&o, data, len)) < 0)
+                snprintf(why, sizeof why, "written data does not read back");
+        if (r == 0)
+                r = pn_output_commit(&o);
+        else
+                pn_output_abort(&o);
+        if (r < 0 && why[0])
+                return tool_error_reason(name, what, why);
+        return r < 0 ? tool_error_shared(name, what, r) : EXIT_OK;
 }
