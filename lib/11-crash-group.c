@@ -667,6 +667,11 @@ static json_t *group_json(const struct pkgnote_crash_group *grp) {
         }
         json_t *exj = ex ? json_loads(ex, 0, NULL) : NULL;
         free(ex);
+        /* and its id, which pkgnote core takes as MATCH (a store's name
+         * that is no UTF-8 is left out) */
+        json_t *idj = exj && grp->ex.id ? json_string(grp->ex.id) : NULL;
+        if (idj && json_object_set_new(exj, "id", idj) < 0)
+                ok = false;
         if (ok)
                 ok = exj && json_object_set_new(o, "example", exj) == 0;
         else

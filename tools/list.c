@@ -200,6 +200,14 @@ static int print_groups_text(pkgnote_crash_groups *g, size_t top) {
                 free(vt[i]);
         }
         free(vt);
+        /* one crash of each group, by the id pkgnote core takes */
+        printf("\nAn example of each group (pkgnote core, with the same store options, opens it by its ID):\n");
+        for (size_t i = 0; i < n; i++) {
+                const char *id = pkgnote_crash_group_example_id(pkgnote_crash_groups_get(g, i));
+                printf("%6zu ", i + 1);
+                tool_print_escaped(stdout, id && *id ? id : "-");
+                fputc('\n', stdout);
+        }
         return EXIT_OK;
 }
 

@@ -137,10 +137,13 @@ assert "signature" not in g["example"], g["example"]
 check "the example is the latest crash, as list --json gives it" sig.json '
 g = D["groups"][0]
 rows = [json.loads(l) for l in open("plain.json")]
-assert g["example"] == [r for r in rows if r["time"] == T0 + 86500][0], (g["example"], rows)
+ex = dict(g["example"])
+assert ex.pop("id", None), g["example"]
+assert ex == [r for r in rows if r["time"] == T0 + 86500][0], (g["example"], rows)
 assert g["example"]["signature"] == g["key"] and g["example"]["core"] == "file", g["example"]
 '
-EX=$(python3 -c 'import json,sys; print(json.load(open("sig.json"))["groups"][0]["example"]["pid"])')
+# opened by its id, which the text names too
+EX=$(python3 -c 'import json,sys; print(json.load(open("sig.json"))["groups"][0]["example"]["id"])')
 "$PKGNOTE" core -d "$T/state" --json "$EX" > excore.json 2> excore.err &&
         [ "$(python3 -c 'import json; print(json.load(open("excore.json"))["signature"])')" = "grpprog: parse_record | main" ] &&
         pass "pkgnote core opens the example" || fail "pkgnote core opens the example" "$(cat excore.err)"
@@ -181,7 +184,11 @@ list --group=executable > exe.txt 2>&1
 if grep -q "$(printf '\033')" exe.txt; then fail "text: a hostile executable path is escaped" "$(od -c exe.txt | head)"
 elif grep -qF 'bad\x1b[31m\x0adir/grpprog' exe.txt; then pass "text: a hostile executable path is escaped"
 else fail "text: a hostile executable path is escaped" "$(cat exe.txt)"; fi
-[ "$(wc -l < exe.txt)" -eq 4 ] && pass "text: one line per group" || fail "text: one line per group" "$(cat exe.txt)"
+# a header, a column line, a line per group (2), a blank line, the
+# examples' heading and a line per group
+[ "$(wc -l < exe.txt)" -eq 8 ] && [ "$(tail -n 2 exe.txt | grep -c '^ *[12] core\.grpprog\.')" -eq 2 ] &&
+        pass "text: one line per group, then each group's example by its id" ||
+        fail "text: one line per group, then each group's example by its id" "$(cat exe.txt)"
 
 # Bad values.
 run list -d "$T/state" --group=bogus
