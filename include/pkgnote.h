@@ -1921,7 +1921,9 @@ PKGNOTE_PUBLIC const char *pkgnote_crash_core_suffix(void);
  * "" when LEN > 0). */
 PKGNOTE_PUBLIC int pkgnote_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
 /* An entry's report: pkgnote core --json of C with "time", "hostname",
- * "coreFile", "bootId" (this boot's, as journald's _BOOT_ID), and ST's
+ * "coreFile", "bootId" (this boot's, as journald's _BOOT_ID), "machineId"
+ * (this machine's /etc/machine-id; Since 1.1.; a report without it, read
+ * from pkgnote's store, is taken for this machine's), and ST's
  * stack trace when ST is not NULL, into *RET
  * (malloc()ed): 0 or a negative errno. */
 PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_stack *st, int64_t time,

@@ -111,6 +111,19 @@ static const char *const cpu_variants[] = {
         "vx", "arch13", "nocancel", "ifunc",
 };
 
+/* The length of the first LEN bytes of S without a UTF-8 sequence that
+ * LEN cuts in two: a name cut to a limit stays text. */
+static size_t utf8_cut(const char *s, size_t len) {
+        size_t i = len, back = 0;
+        while (i > 0 && back < 4 && ((unsigned char)s[i - 1] & 0xc0) == 0x80)
+                i--, back++;
+        if (i == 0)
+                return len;
+        unsigned char lead = (unsigned char)s[i - 1];
+        size_t need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+        return need > back + 1 ? i - 1 : len;
+}
+
 /* Rule 4 on FN into OUT (at most OUT_LEN bytes with the NUL). */
 static void normalize_name(const char *fn, char *out, size_t out_len) {
         size_t len = strlen(fn);
@@ -124,7 +137,7 @@ static void normalize_name(const char *fn, char *out, size_t out_len) {
                         len = (size_t)(p - fn);
         }
         if (len >= out_len)
-                len = out_len - 1;
+                len = utf8_cut(fn, out_len - 1);
         memcpy(out, fn, len);
         out[len] = 0;
         /* __NAME_VARIANT[_VARIANT...] of glibc */
@@ -174,8 +187,10 @@ static bool printable(const char *s) {
 
 /* Rule 4 on frame F's function (printable) into NAME. */
 static void frame_name(const struct pn_sig_frame *f, char *name, size_t len) {
-        normalize_name(f->function, name, len);
-        if (is_libc(f->module))
+        bool libc = is_libc(f->module);
+        /* a hidden alias of a CPU variant (__GI___memcpy_avx_unaligned) first */
+        normalize_name(libc && !strncmp(f->function, "__GI_", 5) ? f->function + 5 : f->function, name, len);
+        if (libc)
                 normalize_libc_name(name);
 }
 
@@ -221,10 +236,13 @@ int pn_signature_build(const struct pn_sig_frame *f, size_t n, int source, pkgno
                                 fn = NULL;
                 }
                 if (!fn) {
-                        if (printable(f[i].build_id))
-                                snprintf(name, sizeof name, "%.128s+0x%" PRIx64, f[i].build_id, f[i].offset);
-                        else if (printable(f[i].module))
-                                snprintf(name, sizeof name, "%.255s+0x%" PRIx64, base_name(f[i].module), f[i].offset);
+                        const char *m = printable(f[i].build_id) ? f[i].build_id
+                                        : printable(f[i].module) ? base_name(f[i].module)
+                                                                 : NULL;
+                        size_t max = m == f[i].build_id ? 128 : 255;
+                        if (m)
+                                snprintf(name, sizeof name, "%.*s+0x%" PRIx64,
+                                         (int)utf8_cut(m, strnlen(m, max)), m, f[i].offset);
                         else
                                 snprintf(name, sizeof name, "??");
                 }

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -76,6 +77,7 @@ struct pkgnote_crash_groups {
         json_t *releases; /* package -> {version -> first time} */
         size_t n_releases;
         bool sorted;
+        uint64_t seed; /* of the boot sets' slots: boot IDs come from other machines */
 };
 
 static void items_clear(struct items *s) {
@@ -127,6 +129,10 @@ PKGNOTE_PUBLIC int pkgnote_crash_groups_new(int by, pkgnote_crash_groups **ret) 
         if (!g)
                 return pn_oom();
         g->by = by;
+        /* a secret basis for the boot sets' hashes; without the kernel's
+         * randomness, one that differs from run to run */
+        if (getrandom(&g->seed, sizeof g->seed, GRND_NONBLOCK) != (ssize_t)sizeof g->seed)
+                g->seed = (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)g ^ ((uint64_t)clock() << 32);
         g->index = json_object();
         g->machines = json_object();
         g->releases = json_object();
@@ -186,15 +192,24 @@ static void item_count(struct item *it, int64_t t) {
         it->count++;
 }
 
-/* FNV-1a, never 0 (the set's free slot). */
-static uint64_t hash64(const char *s) {
-        uint64_t h = 0xcbf29ce484222325ull;
+/* FNV-1a from SEED's basis, never 0 (the set's free slot). */
+static uint64_t hash64(const char *s, uint64_t seed) {
+        uint64_t h = 0xcbf29ce484222325ull ^ seed;
         for (; *s; s++)
                 h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
         return h ? h : 1;
 }
 
-static int boot_add(struct pkgnote_crash_group *grp, const char *boot) {
+/* The slot of H in a set of CAP (a power of 2): its bits mixed (the
+ * finalizer of splitmix64), so that IDs a machine chose cannot pile up
+ * in one run of slots. */
+static size_t boot_slot(uint64_t h, size_t cap) {
+        h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+        h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+        return (size_t)(h ^ (h >> 31)) & (cap - 1);
+}
+
+static int boot_add(struct pkgnote_crash_group *grp, const char *boot, uint64_t seed) {
         if (grp->boots >= PKGNOTE_MAX_GROUP_BOOTS)
                 return 0;
         if ((grp->boots + 1) * 2 > grp->boot_cap) {
@@ -204,7 +219,7 @@ static int boot_add(struct pkgnote_crash_group *grp, const char *boot) {
                         return pn_oom();
                 for (size_t i = 0; i < grp->boot_cap; i++)
                         if (grp->boot_set[i])
-                                for (size_t k = grp->boot_set[i] & (cap - 1);; k = (k + 1) & (cap - 1))
+                                for (size_t k = boot_slot(grp->boot_set[i], cap);; k = (k + 1) & (cap - 1))
                                         if (!set[k]) {
                                                 set[k] = grp->boot_set[i];
                                                 break;
@@ -213,8 +228,8 @@ static int boot_add(struct pkgnote_crash_group *grp, const char *boot) {
                 grp->boot_set = set;
                 grp->boot_cap = cap;
         }
-        uint64_t h = hash64(boot);
-        for (size_t k = h & (grp->boot_cap - 1);; k = (k + 1) & (grp->boot_cap - 1)) {
+        uint64_t h = hash64(boot, seed);
+        for (size_t k = boot_slot(h, grp->boot_cap);; k = (k + 1) & (grp->boot_cap - 1)) {
                 if (grp->boot_set[k] == h)
                         return 0;
                 if (!grp->boot_set[k]) {
@@ -226,7 +241,8 @@ static int boot_add(struct pkgnote_crash_group *grp, const char *boot) {
 }
 
 static int64_t day_of(int64_t t) {
-        return t >= 0 ? t / 86400 : -((-t + 86399) / 86400);
+        /* no overflow at the ends of the range a report may give */
+        return t >= 0 ? t / 86400 : -1 - (-(t + 1) / 86400);
 }
 
 static int day_add(struct pkgnote_crash_group *grp, int64_t t, const char *version) {
@@ -412,7 +428,7 @@ PKGNOTE_PUBLIC int pkgnote_crash_groups_add(pkgnote_crash_groups *g, const pkgno
                 r = machine_add(g, grp, c);
         const char *boot = pkgnote_crash_field(c, "bootId");
         if (r >= 0 && boot)
-                r = boot_add(grp, boot);
+                r = boot_add(grp, boot, g->seed);
         if (r >= 0)
                 r = day_add(grp, c->time, version);
         if (r >= 0)

@@ -91,7 +91,7 @@ const char *pn_crash_string(const struct pkgnote_crash *c, const char *field) {
 
 /* This machine's ID as journald writes _MACHINE_ID (32 lowercase hex
  * digits) into BUF, or "". */
-static void read_machine_id(char buf[static 33]) {
+void pn_read_machine_id(char buf[static 33]) {
         char raw[64];
         buf[0] = 0;
         int fd = open("/etc/machine-id", O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -112,7 +112,7 @@ static void read_machine_id(char buf[static 33]) {
 const char *pn_crash_machine_id(pkgnote_crashes *l) {
         if (!l->machine_read) {
                 l->machine_read = true;
-                read_machine_id(l->machine_id);
+                pn_read_machine_id(l->machine_id);
                 if (gethostname(l->hostname, sizeof l->hostname) < 0)
                         l->hostname[0] = 0;
                 l->hostname[sizeof l->hostname - 1] = 0;

@@ -139,6 +139,9 @@ const char *pn_crash_string(const struct pkgnote_crash *c, const char *field);
  * into the record J of one of its own stores, where J lacks them: 0 or
  * -ENOMEM. */
 int pn_crash_this_machine(pkgnote_crashes *l, json_t *j);
+/* This machine's ID as journald writes _MACHINE_ID (32 lowercase hex
+ * digits) into BUF, or "". */
+void pn_read_machine_id(char buf[static 33]);
 /* This machine's ID (/etc/machine-id, read once per list L), or NULL. */
 const char *pn_crash_machine_id(pkgnote_crashes *l);
 

@@ -79,14 +79,17 @@ static bool boot_id(char buf[static 33]) {
 
 int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
                           const char *core_path) {
-        char boot[33];
+        char boot[33], machine[33];
         /* The boot tells this crash from one of the same PID and second
-         * of another boot, as the journal entry's _BOOT_ID does. */
+         * of another boot, as the journal entry's _BOOT_ID does; the
+         * machine stays with the report when the store is read elsewhere. */
+        pn_read_machine_id(machine);
         const pkgnote_json_member extra[] = {
                 {.size = sizeof(pkgnote_json_member), .key = "time", .number = time},
                 {.size = sizeof(pkgnote_json_member), .key = "hostname", .string = host},
                 {.size = sizeof(pkgnote_json_member), .key = "coreFile", .string = core_path},
                 {.size = sizeof(pkgnote_json_member), .key = "bootId", .string = boot_id(boot) ? boot : NULL},
+                {.size = sizeof(pkgnote_json_member), .key = "machineId", .string = machine[0] ? machine : NULL},
         };
         char *j;
         int r = pkgnote_core_to_json(c, st, extra, sizeof extra / sizeof *extra, &j);

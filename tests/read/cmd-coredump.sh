@@ -50,6 +50,27 @@ d = json.load(open(sys.argv[1]))
 assert d["package"]["name"] == "crasher" and d["package"]["version"] == "4.2-1", d["package"]
 assert d["signal"] == 11 and d["hostname"] == "testhost" and d["time"] == 1700000000, d
 PY
+# and the machine, which stays with the report when the store is read on
+# another machine (a store copied to a collector)
+if [ "$(wc -c < /etc/machine-id 2> /dev/null)" = 33 ]; then
+        python3 - "$entry.json" <<'PY' && pass "report names this machine" || fail "report names this machine" "$(cat "$entry.json")"
+import json, sys
+assert json.load(open(sys.argv[1]))["machineId"] == open("/etc/machine-id").read().strip()
+PY
+        cp "$entry.json" "$T/other.json"
+        python3 - "$T/other.json" <<'PY' || fatal "cannot make another machine's report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["machineId"] = "0123456789abcdef0123456789abcdef"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+        mkdir -p "$T/copied" && cp "$entry$Z" "$T/copied/" && cp "$T/other.json" "$T/copied/$(basename "$entry.json")"
+        "$PKGNOTE" list --json -d "$T/copied" > copied.out 2>&1
+        grep -q '"machineId": *"0123456789abcdef0123456789abcdef"' copied.out &&
+                pass "a copied store's report keeps its machine" || fail "a copied store's report keeps its machine" "$(cat copied.out)"
+else
+        skip "report names this machine" "no /etc/machine-id here"
+fi
 grep -q "process 101 (crasher) of user 0 crashed with signal 11 (SEGV), package crasher/4.2-1" log \
         && pass "one log line with the package" || fail "one log line with the package" "$(cat log)"
 [ "$(wc -l < log)" -eq 1 ] && pass "exactly one log line" || fail "exactly one log line"

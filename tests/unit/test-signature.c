@@ -191,6 +191,26 @@ static void test_normalize(void) {
                       "#1  0x2 __nanosleep (libc.so.6 + 0x2)\n#2  0x3 main (sleep + 0x3)\n",
                       NULL),
                   one);
+        /* a hidden alias of a CPU variant is the routine */
+        CHECK_STR(sig("Stack trace of thread 1:\n"
+                      "#0  0x1 __GI___memcpy_avx_unaligned_erms (libc.so.6 + 0x1)\n#1  0x2 copy (prog + 0x2)\n",
+                      NULL),
+                  "prog: memcpy | copy");
+        /* a name cut to its limit stays UTF-8: never in a character */
+        {
+                static char text[2048], name[600], want[1024];
+                memset(name, 'a', 510);
+                strcpy(name + 510, "\xc3\xa9xyz"); /* é across byte 511 */
+                snprintf(text, sizeof text, "Stack trace of thread 1:\n#0  0x1 %s (prog + 0x1)\n", name);
+                snprintf(want, sizeof want, "prog: %.510s", name);
+                CHECK_STR(sig(text, NULL), want);
+                char mod[300] = "";
+                for (int k = 0; k < 200; k++)
+                        strcat(mod, k < 128 ? "\xc3\xa9" : ""); /* 256 bytes: byte 255 cuts one */
+                snprintf(text, sizeof text, "Stack trace of thread 1:\n#0  0x1 n/a (%s + 0x1)\n", mod);
+                snprintf(want, sizeof want, "%s: %.254s+0x1", mod, mod);
+                CHECK_STR(sig(text, NULL), want);
+        }
         /* __libc_NAME is NAME; a program's own __names are kept */
         CHECK_STR(sig("Stack trace of thread 1:\n"
                       "#0  0x1 __libc_malloc (libc.so.6 + 0x1)\n#1  0x2 __parse (prog + 0x2)\n",
