@@ -22,14 +22,14 @@
 # (stack text with control characters and absurd frames, a field over the
 # size limit).  On the collector's directory: coredumpctl -D and pkgnote
 # list -D list the same crashes, the machine column, the spoofed entries
-# left out, pkgnote list --group's exact groups (the contract "The group
-# JSON"); a journal file cut short is a problem, never a crash.
+# left out, pkgnote list --group's exact groups (its JSON as
+# pkgnote-list(1) gives it); a journal file cut short is a problem, never a crash.
 # Networking is a veth pair per machine, never a shared loopback: where no
 # network namespace with a veth pair can be made, the test skips.  All
 # machines share the host's kernel, so its boot ID: every group has one
-# boot.  Checks that fail on a known bug of another part print a TAP TODO
-# line and do not fail the test; once such a check passes, it fails the
-# test, to be made an ordinary check.
+# boot.  A check given a known bug prints a TAP TODO line and does not
+# fail the test; once such a check passes, it fails the test, to be made
+# an ordinary check (none is now).
 SDNS_UNSHARE=-n
 if [ -z "${PKGNOTE_SDNS_INSIDE:-}" ]; then
         # Probe what the fleet needs before entering its namespaces.
@@ -471,7 +471,7 @@ for name in ("list.txt", "group.txt"):
     check("%s: no control character of the hostile entry reaches the terminal" % name,
           not re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", raw), raw[:2000])
 
-# The groups, exactly (the group JSON contract).
+# The groups, exactly (list --group --json, pkgnote-list(1)).
 try:
     g = json.load(open("group.json"))
 except Exception as e:
