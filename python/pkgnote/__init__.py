@@ -600,8 +600,11 @@ def crash_groups(by="signature", top=0, *, stores=None, pkgnote_dir=None, system
     prints it (pkgnote-list(1), GROUPS): groupBy, crashes, groupCount,
     machineCount, first, last and groups, each with key, hash, package,
     count, first, last, boots, machines, versions, notSeenSince, days and
-    example.  Raises ValueError for another "by", pkgnote.Error (or
-    FileNotFoundError) when a store named cannot be read."""
+    example; and problems, what could not be read (an entry, a journal
+    file cut short, a stack that gives no signature), each (errno, path,
+    message), as the command prints them.  Raises ValueError for another
+    "by", pkgnote.Error (or FileNotFoundError) when a store named cannot
+    be read."""
     bits = 0
     for name in stores or ():
         if name not in _CRASH_STORES:
@@ -612,5 +615,7 @@ def crash_groups(by="signature", top=0, *, stores=None, pkgnote_dir=None, system
 
     def path(p):
         return None if p is None else _os.fsdecode(_os.fspath(p))
-    return _pkgnote._crash_groups(by, top, bits, path(pkgnote_dir), path(systemd_dir), path(journal_dir), journal_files,
-                                  match, int(since), int(until))
+    d = _pkgnote._crash_groups(by, top, bits, path(pkgnote_dir), path(systemd_dir), path(journal_dir), journal_files,
+                               match, int(since), int(until))
+    d["problems"] = _problems(d.pop("_problems"))
+    return d

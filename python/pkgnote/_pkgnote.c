@@ -130,6 +130,7 @@ static PyObject *problems_list(size_t n, const pkgnote_problem *(*get)(const voi
 static const pkgnote_problem *info_problem(const void *o, size_t i) { return pkgnote_info_problem(o, i); }
 static const pkgnote_problem *core_problem(const void *o, size_t i) { return pkgnote_core_problem(o, i); }
 static const pkgnote_problem *scan_problem(const void *o, size_t i) { return pkgnote_scan_problem(o, i); }
+static const pkgnote_problem *crashes_problem(const void *o, size_t i) { return pkgnote_crashes_problem(o, i); }
 
 static int list_append_steal(PyObject *l, PyObject *v) {
         if (!v)
@@ -1206,8 +1207,8 @@ static PyObject *py_crash_groups(PyObject *self, PyObject *args) {
         char *j = NULL;
         failure f = {0};
         int r;
-        Py_BEGIN_ALLOW_THREADS
         pkgnote_crashes *l = NULL;
+        Py_BEGIN_ALLOW_THREADS
         pkgnote_crash_groups *g = NULL;
         const pkgnote_crash *c;
         r = pkgnote_crash_groups_new(by, &g);
@@ -1224,13 +1225,20 @@ static PyObject *py_crash_groups(PyObject *self, PyObject *args) {
         if (r < 0)
                 failure_set(&f, r);
         pkgnote_crash_groups_free(g);
-        pkgnote_crashes_free(l);
         Py_END_ALLOW_THREADS
         Py_XDECREF(files);
         free(paths);
-        if (r < 0)
+        if (r < 0) {
+                pkgnote_crashes_free(l);
                 return raise_failure(ms, &f, NULL);
-        return loads_free(ms, j);
+        }
+        /* and what could not be read, as the command says it on stderr */
+        PyObject *ret = loads_free(ms, j);
+        if (ret && dict_set_steal(ret, "_problems",
+                                  problems_list(l ? pkgnote_crashes_problem_count(l) : 0, crashes_problem, l)) < 0)
+                Py_CLEAR(ret);
+        pkgnote_crashes_free(l);
+        return ret;
 }
 
 static PyMethodDef methods[] = {

@@ -880,6 +880,19 @@ def test_crash_groups(tmp_path: pathlib.Path) -> None:
     assert [(v["version"], v["count"]) for v in first["versions"]] == [("1.0", 2), ("1.1", 1)]
     assert first["example"]["time"] == 1700090000 and first["example"]["signature"] == "app: parse | main"
     assert g["groups"][2]["notSeenSince"] == "1.1" and "hash" not in g["groups"][1]
+    assert g["problems"] == [], g["problems"]
+    # a report whose stack is malformed: its crash is counted, and why it
+    # has no signature is a problem naming it
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    _store_report(bad, 15, 1700000400, "parse", "1.0", "h1")
+    r = json.loads((bad / "core.app.1000.15.1700000400.json").read_text())
+    r["threads"][0]["frames"][0]["pc"] = "zz"
+    (bad / "core.app.1000.15.1700000400.json").write_text(json.dumps(r))
+    b = pkgnote.crash_groups(stores=["pkgnote"], pkgnote_dir=bad)
+    assert b["crashes"] == 1 and [x["key"] for x in b["groups"]] == ["app: ?"], b
+    assert [(e, p) for (e, p, _m) in b["problems"]] == [(74, "core.app.1000.15.1700000400")], b["problems"]
+    assert "no signature from the report's stack trace" in b["problems"][0][2], b["problems"]
     top = pkgnote.crash_groups("package", 1, stores=["pkgnote"], pkgnote_dir=str(tmp_path), since=1700000100)
     assert top["crashes"] == 4 and [(x["key"], x["count"]) for x in top["groups"]] == [("app", 4)]
     with pytest.raises(ValueError):
