@@ -6,7 +6,8 @@
 # dracut package conflicts with initramfs-tools) and initramfs-tools, ukify
 # with the stub it wraps (systemd-boot-efi), a kernel (linux-image-amd64:
 # modules and a kernel version for the initrds, the kernel of the UKI), and
-# what the builders use at their defaults (zstd, busybox, binutils).
+# what the builders use at their defaults (zstd, busybox, binutils); and
+# libdw, which systemd-analyze dlopen-metadata loads to read the notes.
 #   sh dist/make-sid-root.sh [DIR]   (default /var/cache/pkgnote/roots/sid)
 # Needs mmdebstrap and the network; run as root (or add --mode=unshare).
 # The kernel's postinst runs update-initramfs, so the root's /boot also holds
@@ -19,7 +20,7 @@ mkdir -p "$(dirname "$dir")"
 rm -rf "$dir.tmp"
 pkgs=systemd,systemd-sysv,udev,systemd-ukify,systemd-boot-efi,python3-pefile,python3-zstandard
 pkgs=$pkgs,dracut-core,dracut-install,initramfs-tools,linux-image-amd64
-pkgs=$pkgs,zstd,xz-utils,cpio,busybox,binutils,kmod,e2fsprogs
+pkgs=$pkgs,zstd,xz-utils,cpio,busybox,binutils,kmod,e2fsprogs,libdw1t64
 # sid's Release file is valid for a week only; a mirror that lags behind
 # (or a frozen one) still serves a consistent archive, so its age is not
 # checked.
