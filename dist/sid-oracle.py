@@ -18,7 +18,8 @@
 #     runpath DIRS
 #     dlopen PRIORITY FEATURE SONAME[,SONAME...]   (readelf -n, FDO notes)
 #     analyze-dlopen LINE                (systemd-analyze dlopen-metadata, as printed)
-#   elf-count N
+#   elf-count N                        (paths; busybox's applets are hard links)
+#   elf-inodes N                       (distinct files among them)
 #   analyze-unavailable MESSAGE         (instead, when systemd-analyze fails here)
 #   missing-needed SONAME PATH...       (DT_NEEDED no file in the artefact provides)
 #   missing-dlopen PRIORITY SONAMES in-root=yes|no FEATURE PATH...
@@ -160,6 +161,7 @@ def main():
         lines.append(f"unpacked {os.path.relpath(r, tree) if r != tree else '.'} {nfiles} {nbytes}")
 
     missing_needed, missing_dlopen, elfs, analyze = {}, {}, 0, None
+    inodes = set()
     for r in roots:
         have = present(r)
         for d, dirs, files in os.walk(r):
@@ -173,6 +175,8 @@ def main():
                         continue
                 rel = os.path.relpath(p, r)
                 elfs += 1
+                st = os.stat(p)
+                inodes.add((st.st_dev, st.st_ino))
                 lines.append(f"elf {rel}")
                 needed, runpath = dynamic(p)
                 for s in needed:
@@ -198,6 +202,7 @@ def main():
                         if line.strip():
                             lines.append(f"  analyze-dlopen {line.rstrip()}")
     lines.append(f"elf-count {elfs}")
+    lines.append(f"elf-inodes {len(inodes)}")
     if analyze is not None:
         lines.append(f"analyze-unavailable {analyze}")
     in_root = set()
