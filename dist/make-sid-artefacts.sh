@@ -32,7 +32,8 @@ if [ -z "${PKGNOTE_SID_INSIDE:-}" ]; then
         rm -rf "$dir.tmp"
         mkdir "$dir.tmp"
         PKGNOTE_SID_INSIDE=1 PKGNOTE_SID_ROOT=$root unshare --mount --propagation private \
-                sh "$here/make-sid-artefacts.sh" "$dir.tmp"
+                sh "$here/make-sid-artefacts.sh" "$dir.tmp" ||
+                { echo "make-sid-artefacts.sh: the logs are in $dir.tmp" >&2; exit 1; }
         mv "$dir.tmp" "$dir"
         exit 0
 fi
