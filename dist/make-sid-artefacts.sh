@@ -86,6 +86,8 @@ step initrd-dracut dracut --force --verbose --no-hostonly --kver "$kver" /mnt/in
 step initrd-initramfs-tools mkinitramfs -o /mnt/initrd-initramfs-tools.img "$kver"
 step uki-dracut ukify build --linux "/boot/vmlinuz-$kver" --initrd /mnt/initrd-dracut.img \
         --uname "$kver" --cmdline "root=LABEL=root ro quiet" --output /mnt/uki-dracut.efi
+# dracut writes its image mode 0600; tests that do not run as root read them.
+chmod 0644 "$out/initrd-dracut.img" "$out/initrd-initramfs-tools.img" "$out/uki-dracut.efi"
 
 {
         echo "kernel $kver"
