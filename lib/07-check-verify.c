@@ -36,6 +36,7 @@ struct finding {
         char **names;
         size_t n_names;
         int priority;
+        size_t order;
 };
 
 /* What is known of an inode as a candidate of a search. */
@@ -44,8 +45,24 @@ struct cand {
         struct pn_abi abi;
 };
 
+/* An ELF object of the artefact, read once. */
+struct vobj {
+        char *path;
+        size_t node;
+        struct pn_abi abi;
+        struct pn_dynamic dyn;
+        struct pn_dirlist rpath, runpath;
+        char *interp;
+        pkgnote_info *info;
+        bool reached; /* mapped by a program's loader */
+};
+
 struct pkgnote_verify {
         char *path;
+        struct vobj *objs;
+        size_t n_objs;
+        struct pn_smap obj_of_inode; /* inode -> first object of it */
+        struct pn_smap said;         /* findings made: "kind\nobject\nname" */
         struct pn_artefact *a;
         pn_resolver *resolver;
         struct cand *cands; /* by inode */
@@ -112,6 +129,17 @@ PKGNOTE_PUBLIC void pkgnote_verify_free(pkgnote_verify *v) {
                 pn_free_strv(v->f[i].names, v->f[i].n_names);
         }
         free(v->f);
+        for (size_t i = 0; i < v->n_objs; i++) {
+                free(v->objs[i].path);
+                pn_dynamic_done(&v->objs[i].dyn);
+                pn_dirlist_done(&v->objs[i].rpath);
+                pn_dirlist_done(&v->objs[i].runpath);
+                free(v->objs[i].interp);
+                pkgnote_info_free(v->objs[i].info);
+        }
+        free(v->objs);
+        pn_smap_done(&v->obj_of_inode);
+        pn_smap_done(&v->said);
         free(v->cands);
         pn_resolver_free(v->resolver);
         pn_artefact_free(v->a);
@@ -205,43 +233,6 @@ static int candidate(void *u, const char *path, const char *hwcaps, size_t *obj)
         return accepts(x->v, path, x->abi, obj);
 }
 
-/* One object's search: its ABI, DT_RPATH and DT_RUNPATH expanded. */
-struct obj {
-        const char *path;
-        struct pn_abi abi;
-        struct pn_dynamic dyn;
-        struct pn_dirlist rpath, runpath;
-        const struct pn_dirlist *rp[1];
-};
-
-/* Is NAME found for object O?  1, 0, or -ENOMEM. */
-static int found(pkgnote_verify *v, struct obj *o, const char *name) {
-        size_t obj;
-        if (strchr(name, '/'))
-                /* A path: taken as it is, from the top (the working
-                 * directory of a program started in /). */
-                return accepts(v, name, &o->abi, &obj);
-        struct cctx x = {v, &o->abi};
-        struct pn_lookup q = {.name = name, .abi = o->abi, .candidate = candidate, .u = &x};
-        q.nodeflib = o->dyn.flags_1 & DF_1_NODEFLIB;
-        if (!o->dyn.runpath && o->rpath.n) {
-                o->rp[0] = &o->rpath;
-                q.rpath = o->rp, q.n_rpath = 1;
-        }
-        if (o->dyn.runpath)
-                q.runpath = &o->runpath;
-        int r = pn_resolver_lookup(v->resolver, &q);
-        if (r < 0)
-                return r == -ENOMEM ? pn_oom() : r;
-        if (r == 0 && q.variant != SIZE_MAX) {
-                pn_problems_add(&v->problems, PKGNOTE_MAX_PROBLEMS, 0, o->path,
-                                "%s: only in glibc-hwcaps subdirectories (%s): a CPU below that level finds none", name,
-                                q.variant_sub);
-                return 1;
-        }
-        return r;
-}
-
 static int add_finding(pkgnote_verify *v, const char *object, const char *kind, const char *const *names, size_t n,
                        const char *feature, int priority) {
         if (PN_GROW(v->f, v->cap_f, v->n_f + 1) < 0)
@@ -285,7 +276,9 @@ static char *interp_of(pkgnote_object *e) {
 }
 
 /* Checks the object at regular node N, path PATH. */
-static int check_object(pkgnote_verify *v, size_t n, const char *path) {
+/* Reads the ELF object at regular node N, path PATH, into V->objs:
+ * 0 (also when it is none), -ENOMEM. */
+static int read_object(pkgnote_verify *v, size_t n, const char *path) {
         pkgnote_object *e = NULL;
         int r = open_object(v, n, &e);
         if (r < 0) {
@@ -298,83 +291,239 @@ static int check_object(pkgnote_verify *v, size_t n, const char *path) {
                 pkgnote_object_free(e);
                 return 0;
         }
-        v->objects++;
-        struct obj o = {.path = path, .abi = pn_elf_abi(e)};
+        struct vobj *o = &v->objs[v->n_objs];
+        *o = (struct vobj){.node = n, .abi = pn_elf_abi(e)};
+        if (!(o->path = strdup(path))) {
+                pkgnote_object_free(e);
+                return pn_oom();
+        }
+        v->n_objs++;
         char origin[PATH_MAX];
         const char *slash = strrchr(path, '/');
         snprintf(origin, sizeof origin, "%.*s", slash && slash != path ? (int)(slash - path) : 1, path);
-        if ((r = pn_elf_dynamic_read(e, &o.dyn)) < 0) {
+        if ((r = pn_elf_dynamic_read(e, &o->dyn)) < 0) {
                 if (r == -ENOMEM)
                         goto out;
                 pn_problems_add(&v->problems, PKGNOTE_MAX_PROBLEMS, r, path, "cannot read the dynamic section: %s",
                                 pkgnote_last_error());
-                r = 0;
         }
-        if ((o.dyn.rpath && (r = pn_resolver_expand(v->resolver, o.dyn.rpath, origin, &o.abi, path, &o.rpath)) < 0) ||
-            (o.dyn.runpath && (r = pn_resolver_expand(v->resolver, o.dyn.runpath, origin, &o.abi, path, &o.runpath)) < 0)) {
+        if ((o->dyn.rpath && pn_resolver_expand(v->resolver, o->dyn.rpath, origin, &o->abi, path, &o->rpath) < 0) ||
+            (o->dyn.runpath && pn_resolver_expand(v->resolver, o->dyn.runpath, origin, &o->abi, path, &o->runpath) < 0)) {
                 r = pn_oom();
                 goto out;
         }
-        char *interp = interp_of(e);
-        if (interp) {
-                size_t obj;
-                const char *nm[1] = {interp};
-                r = accepts(v, interp, &o.abi, &obj);
-                if (r == 0)
-                        r = add_finding(v, path, "interpreter", nm, 1, NULL, PKGNOTE_DLOPEN_REQUIRED);
-                free(interp);
-                if (r < 0)
-                        goto out;
-        }
-        for (size_t i = 0; i < o.dyn.n_needed; i++) {
-                const char *nm[1] = {o.dyn.needed[i]};
-                r = found(v, &o, nm[0]);
-                if (r == 0)
-                        r = add_finding(v, path, "needed", nm, 1, NULL, PKGNOTE_DLOPEN_REQUIRED);
-                if (r < 0)
-                        goto out;
-        }
-        pkgnote_info *info = NULL;
-        if ((r = pkgnote_info_read(e, &info)) < 0) {
+        o->interp = interp_of(e);
+        if ((r = pkgnote_info_read(e, &o->info)) < 0) {
                 if (r == -ENOMEM)
                         goto out;
                 pn_problems_add(&v->problems, PKGNOTE_MAX_PROBLEMS, r, path, "cannot read the notes: %s", pkgnote_last_error());
-                info = NULL;
+                o->info = NULL;
         }
-        r = 0;
+        char key[32];
+        size_t first;
+        snprintf(key, sizeof key, "%zx", pn_artefact_inode(v->a, n));
+        r = pn_smap_get(&v->obj_of_inode, key, &first) ? 0 : pn_smap_put(&v->obj_of_inode, key, v->n_objs - 1);
+out:
+        pkgnote_object_free(e);
+        return r < 0 ? pn_oom() : 0;
+}
+
+/* A finding, once per object, kind and names. */
+static int finding_once(pkgnote_verify *v, const char *object, const char *kind, const char *const *names, size_t n,
+                        const char *feature, int priority) {
+        struct pn_text t = {0};
+        pn_text_add(&t, "%s\n%s", kind, object);
+        for (size_t i = 0; i < n; i++)
+                pn_text_add(&t, "\n%s", names[i]);
+        char *key;
+        size_t old;
+        if (pn_text_finish(&t, &key) < 0)
+                return pn_oom();
+        int r = 0;
+        if (!pn_smap_get(&v->said, key, &old))
+                r = pn_smap_put(&v->said, key, 0) < 0 ? pn_oom() : add_finding(v, object, kind, names, n, feature, priority);
+        free(key);
+        return r;
+}
+
+/* Looks NAME up for object OI with the DT_RPATH of LOADERS[0..NL) (the
+ * chain up to the program, OI first): 1 with the object found in *RET
+ * (SIZE_MAX: a file the loader takes that is no object read, as one of a
+ * glibc-hwcaps variant only), 0, -ENOMEM. */
+static int lookup(pkgnote_verify *v, size_t oi, const size_t *loaders, size_t nl, const char *name, size_t *ret) {
+        struct vobj *o = &v->objs[oi];
+        struct cctx x = {v, &o->abi};
+        size_t in;
+        int r;
+        *ret = SIZE_MAX;
+        if (strchr(name, '/'))
+                /* A path: taken as it is, from the top (the working
+                 * directory of a program started in /). */
+                r = accepts(v, name, &o->abi, &in);
+        else {
+                const struct pn_dirlist *rp[64];
+                size_t n_rp = 0;
+                /* Unless the object has DT_RUNPATH: DT_RPATH of it and of
+                 * its loaders up to the program, those with DT_RUNPATH
+                 * giving none (glibc's _dl_map_object). */
+                for (size_t k = 0; !o->dyn.runpath && k < nl && n_rp < 64; k++) {
+                        const struct vobj *l = &v->objs[loaders[k]];
+                        if (!l->dyn.runpath && l->rpath.n)
+                                rp[n_rp++] = &l->rpath;
+                }
+                struct pn_lookup q = {.name = name, .abi = o->abi, .rpath = rp, .n_rpath = n_rp,
+                                      .runpath = o->dyn.runpath ? &o->runpath : NULL,
+                                      .nodeflib = o->dyn.flags_1 & DF_1_NODEFLIB, .candidate = candidate, .u = &x};
+                r = pn_resolver_lookup(v->resolver, &q);
+                if (r < 0)
+                        return r == -ENOMEM ? pn_oom() : r;
+                if (r == 0 && q.variant != SIZE_MAX) {
+                        pn_problems_add(&v->problems, PKGNOTE_MAX_PROBLEMS, 0, o->path,
+                                        "%s: only in glibc-hwcaps subdirectories (%s): a CPU below that level finds none", name,
+                                        q.variant_sub);
+                        return 1;
+                }
+                in = q.found;
+        }
+        if (r > 0) {
+                char key[32];
+                snprintf(key, sizeof key, "%zx", in);
+                if (!pn_smap_get(&v->obj_of_inode, key, ret))
+                        *ret = SIZE_MAX;
+        }
+        return r;
+}
+
+/* The names an object answers to in a program's map: "ABI:name". */
+static void name_key(char *buf, size_t size, const struct pn_abi *a, const char *name) {
+        snprintf(buf, size, "%d:%u:%d:%d:%s", a->elf_class, a->machine, a->big_endian, a->float_abi, name);
+}
+
+/* Program PI and every object its loader maps (breadth first, as glibc
+ * maps them): a DT_NEEDED answered by an object already mapped (its
+ * DT_SONAME or a name it was found under), else searched with the
+ * DT_RPATH chain of its loaders.  Each object found is marked reached. */
+static int check_program(pkgnote_verify *v, size_t pi) {
+        size_t *q = NULL, *from = NULL, nq = 0, cap = 0, cap_from = 0;
+        struct pn_smap names = {0}, in_map = {0};
+        char key[PATH_MAX + 64];
+        int r = 0;
+        if (PN_GROW(q, cap, 1) < 0 || PN_GROW(from, cap_from, 1) < 0)
+                r = pn_oom();
+        else
+                q[nq] = pi, from[nq++] = SIZE_MAX;
+        snprintf(key, sizeof key, "%zx", pi);
+        if (r == 0 && pn_smap_put(&in_map, key, 0) < 0)
+                r = pn_oom();
+        for (size_t h = 0; r == 0 && h < nq; h++) {
+                struct vobj *o = &v->objs[q[h]];
+                o->reached = true;
+                name_key(key, sizeof key, &o->abi, o->dyn.soname ? o->dyn.soname : "");
+                size_t old;
+                if (o->dyn.soname && !pn_smap_get(&names, key, &old) && pn_smap_put(&names, key, q[h]) < 0) {
+                        r = pn_oom();
+                        break;
+                }
+                /* The loader chain: this object, its loader, up to the program. */
+                size_t chain[64], nc = 0;
+                for (size_t k = h; k != SIZE_MAX && nc < 64; k = from[k])
+                        chain[nc++] = q[k];
+                for (size_t i = 0; r == 0 && i < o->dyn.n_needed; i++) {
+                        const char *nm = o->dyn.needed[i];
+                        name_key(key, sizeof key, &o->abi, nm);
+                        if (pn_smap_get(&names, key, &old))
+                                continue;
+                        size_t got;
+                        r = lookup(v, q[h], chain, nc, nm, &got);
+                        if (r == 0) {
+                                const char *n1[1] = {nm};
+                                r = finding_once(v, o->path, "needed", n1, 1, NULL, PKGNOTE_DLOPEN_REQUIRED);
+                                continue;
+                        }
+                        if (r < 0)
+                                break;
+                        r = 0;
+                        if (got == SIZE_MAX)
+                                continue;
+                        if (pn_smap_put(&names, key, got) < 0) {
+                                r = pn_oom();
+                                break;
+                        }
+                        char k2[32];
+                        snprintf(k2, sizeof k2, "%zx", got);
+                        if (pn_smap_get(&in_map, k2, &old))
+                                continue;
+                        if (pn_smap_put(&in_map, k2, 0) < 0 || PN_GROW(q, cap, nq + 1) < 0 || PN_GROW(from, cap_from, nq + 1) < 0) {
+                                r = pn_oom();
+                                break;
+                        }
+                        q[nq] = got, from[nq++] = h;
+                        o = &v->objs[q[h]];
+                }
+        }
+        free(q);
+        free(from);
+        pn_smap_done(&names);
+        pn_smap_done(&in_map);
+        return r;
+}
+
+/* An object no program maps (a library dlopen()ed, a module of a
+ * program not in the artefact): its DT_NEEDED by its own search paths. */
+static int check_alone(pkgnote_verify *v, size_t oi) {
+        int r = 0;
+        for (size_t i = 0; r == 0 && i < v->objs[oi].dyn.n_needed; i++) {
+                const char *nm[1] = {v->objs[oi].dyn.needed[i]};
+                size_t got;
+                r = lookup(v, oi, &oi, 1, nm[0], &got);
+                if (r == 0)
+                        r = finding_once(v, v->objs[oi].path, "needed", nm, 1, NULL, PKGNOTE_DLOPEN_REQUIRED);
+                else if (r > 0)
+                        r = 0;
+        }
+        return r;
+}
+
+/* The interpreter and the dlopen entries selected of object OI. */
+static int check_rest(pkgnote_verify *v, size_t oi) {
+        struct vobj *o = &v->objs[oi];
+        int r = 0;
+        if (o->interp) {
+                size_t in;
+                const char *nm[1] = {o->interp};
+                r = accepts(v, o->interp, &o->abi, &in);
+                if (r == 0)
+                        r = finding_once(v, o->path, "interpreter", nm, 1, NULL, PKGNOTE_DLOPEN_REQUIRED);
+                if (r < 0)
+                        return r;
+                r = 0;
+        }
+        pkgnote_info *info = o->info;
         for (size_t k = 0; r == 0 && info && k < pkgnote_info_dlopen_count(info); k++) {
                 const pkgnote_dlopen *dn = pkgnote_info_dlopen(info, k);
                 for (size_t i = 0; r == 0 && i < pkgnote_dlopen_count(dn); i++) {
                         if (!selected(v, dn, i))
                                 continue;
-                        size_t ns = pkgnote_dlopen_soname_count(dn, i);
+                        size_t ns = pkgnote_dlopen_soname_count(dn, i), got;
                         const char **names = calloc(ns ? ns : 1, sizeof *names);
-                        if (!names) {
-                                r = pn_oom();
-                                break;
-                        }
-                        int got = 0;
+                        if (!names)
+                                return pn_oom();
+                        int e = 0;
                         for (size_t j = 0; j < ns; j++) {
                                 names[j] = pkgnote_dlopen_soname(dn, i, j);
                                 /* Only a file name: a path in a note is not the artefact's. */
-                                if (got == 0 && pn_soname_shaped(names[j]) && !strchr(names[j], '/'))
-                                        got = found(v, &o, names[j]);
+                                if (e == 0 && pn_soname_shaped(names[j]) && !strchr(names[j], '/'))
+                                        e = lookup(v, oi, &oi, 1, names[j], &got);
                         }
                         int p = pkgnote_dlopen_priority(dn, i);
-                        if (got == 0 && ns)
-                                got = add_finding(v, path, "dlopen", names, ns, pkgnote_dlopen_get(dn, i, "feature"),
-                                                  p > 0 ? p : PKGNOTE_DLOPEN_RECOMMENDED);
+                        if (e == 0 && ns)
+                                e = finding_once(v, o->path, "dlopen", names, ns, pkgnote_dlopen_get(dn, i, "feature"),
+                                                 p > 0 ? p : PKGNOTE_DLOPEN_RECOMMENDED);
                         free(names);
-                        if (got < 0)
-                                r = got;
+                        if (e < 0)
+                                r = e;
                 }
         }
-        pkgnote_info_free(info);
-out:
-        pn_dirlist_done(&o.rpath);
-        pn_dirlist_done(&o.runpath);
-        pn_dynamic_done(&o.dyn);
-        pkgnote_object_free(e);
         return r;
 }
 
@@ -385,6 +534,12 @@ struct pathnode {
 
 static int cmp_path(const void *x, const void *y) {
         return strcmp(((const struct pathnode *)x)->path, ((const struct pathnode *)y)->path);
+}
+
+static int cmp_finding(const void *x, const void *y) {
+        const struct finding *a = x, *b = y;
+        int c = strcmp(a->object, b->object);
+        return c ? c : a->order < b->order ? -1 : a->order > b->order;
 }
 
 PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v) {
@@ -407,13 +562,28 @@ PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v) {
         }
         if (n > 1)
                 qsort(p, n, sizeof *p, cmp_path);
+        if (r == 0 && !(v->objs = calloc(n ? n : 1, sizeof *v->objs)))
+                r = pn_oom();
         for (size_t i = 0; r == 0 && i < n; i++)
-                r = check_object(v, p[i].node, p[i].path);
+                r = read_object(v, p[i].node, p[i].path);
         for (size_t i = 0; i < n; i++)
                 free(p[i].path);
         free(p);
+        v->objects = v->n_objs;
+        for (size_t i = 0; r == 0 && i < v->n_objs; i++)
+                if (v->objs[i].interp)
+                        r = check_program(v, i);
+        for (size_t i = 0; r == 0 && i < v->n_objs; i++)
+                if (!v->objs[i].reached)
+                        r = check_alone(v, i);
+        for (size_t i = 0; r == 0 && i < v->n_objs; i++)
+                r = check_rest(v, i);
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < v->n_f; i++)
+                v->f[i].order = i;
+        if (v->n_f > 1)
+                qsort(v->f, v->n_f, sizeof *v->f, cmp_finding);
         return (int)(v->required > INT_MAX ? INT_MAX : v->required);
 }
 
