@@ -2635,7 +2635,8 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
 typedef struct pkgnote_verify pkgnote_verify;
 
 /* One thing missing.  OBJECT: the object's absolute path in the
- * artefact; KIND: "interpreter", "needed" or "dlopen"; NAMES: the
+ * artefact; KIND: "interpreter", "needed", "dlopen" or "unreadable" (its
+ * dynamic section cannot be read: NAMES holds the reason); NAMES: the
  * alternatives looked for (N_NAMES; one but for a dlopen entry) and
  * SONAMES the same joined by " or "; FEATURE: a dlopen entry's feature
  * (or NULL); PRIORITY: a PKGNOTE_DLOPEN_*, PKGNOTE_DLOPEN_REQUIRED for

@@ -30,6 +30,7 @@
 #include "03-model-json.h"
 #include "07-check-artefact.h"
 #include "07-check-resolve.h"
+#include "07-check-verify.h"
 
 struct finding {
         char *object, *kind, *sonames, *feature;
@@ -304,8 +305,11 @@ static int read_object(pkgnote_verify *v, size_t n, const char *path) {
         if ((r = pn_elf_dynamic_read(e, &o->dyn)) < 0) {
                 if (r == -ENOMEM)
                         goto out;
-                pn_problems_add(&v->problems, PKGNOTE_MAX_PROBLEMS, r, path, "cannot read the dynamic section: %s",
-                                pkgnote_last_error());
+                /* The loader may well map it; whether it finds what it
+                 * needs is not known here, which is no pass. */
+                const char *why[1] = {pkgnote_last_error()};
+                if ((r = add_finding(v, path, "unreadable", why, 1, NULL, PKGNOTE_DLOPEN_REQUIRED)) < 0)
+                        goto out;
         }
         if ((o->dyn.rpath && pn_resolver_expand(v->resolver, o->dyn.rpath, origin, &o->abi, path, &o->rpath) < 0) ||
             (o->dyn.runpath && pn_resolver_expand(v->resolver, o->dyn.runpath, origin, &o->abi, path, &o->runpath) < 0)) {
@@ -652,4 +656,8 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
                 return pn_oom();
         *ret = s;
         return 0;
+}
+
+const struct pn_resolve_stats *pn_verify_stats(const pkgnote_verify *v) {
+        return pn_resolver_stats(v->resolver);
 }
