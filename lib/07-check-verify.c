@@ -419,6 +419,19 @@ static int check_program(pkgnote_verify *v, size_t pi) {
         snprintf(key, sizeof key, "%zx", pi);
         if (r == 0 && pn_smap_put(&in_map, key, 0) < 0)
                 r = pn_oom();
+        /* The interpreter is mapped first, and answers to its DT_SONAME
+         * (libc.so.6's DT_NEEDED ld-linux-x86-64.so.2). */
+        size_t in, ii;
+        struct vobj *p = &v->objs[pi];
+        if (r == 0 && accepts(v, p->interp, &p->abi, &in) > 0) {
+                char k2[32];
+                snprintf(k2, sizeof k2, "%zx", in);
+                if (pn_smap_get(&v->obj_of_inode, k2, &ii) && v->objs[ii].dyn.soname) {
+                        name_key(key, sizeof key, &v->objs[ii].abi, v->objs[ii].dyn.soname);
+                        if (pn_smap_put(&names, key, ii) < 0)
+                                r = pn_oom();
+                }
+        }
         for (size_t h = 0; r == 0 && h < nq; h++) {
                 struct vobj *o = &v->objs[q[h]];
                 o->reached = true;
