@@ -66,33 +66,123 @@ repack() {
         head -c "$_off" "$1" > "$3"
         (cd "$2" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | zstd -q -c) >> "$3"
 }
-# ldtrace DIR: each program of DIR (an ELF file with PT_INTERP, one name
-# per inode) run with LD_TRACE_LOADED_OBJECTS=1 inside DIR; the names the
-# loader does not find, one a line: PROGRAM<TAB>SONAME, in ldtrace.out,
-# programs it could not run in ldtrace.err.
+# ldtrace DIR: glibc's loader asked, inside DIR under bubblewrap, with
+# LD_TRACE_LOADED_OBJECTS=1: each program (an ELF file whose PT_INTERP is
+# glibc's ld-linux, one name per file), then each other shared object no
+# program mapped, given to DIR's own ld.so as ldd does.  The names the
+# loader does not find, OBJECT<TAB>SONAME a line, in ldtrace.out; what
+# could not be run in ldtrace.err.
 bwrap_isolate
 ldtrace() {
-        : > ldtrace.out
-        : > ldtrace.err
-        (cd "$1" && find . -type f -perm -u+x) | LC_ALL=C sort | while read -r p; do
-                p=${p#.}
-                head -c 4 "$1$p" | grep -q 'ELF' || continue
-                # glibc's loader only: LD_TRACE_LOADED_OBJECTS means nothing to
-                # klibc's (initramfs-tools' ipconfig, fstype...), which would run them.
-                readelf -lW "$1$p" 2> /dev/null | grep -q 'Requesting program interpreter: .*/ld-linux' || continue
-                ino=$(stat -c %i "$1$p")
-                grep -qx "$ino" ldtrace.inodes 2> /dev/null && continue
-                echo "$ino" >> ldtrace.inodes
-                # shellcheck disable=SC2086
-                if ! bwrap --bind "$1" / $BWRAP_ISOLATE --dev /dev --chdir / \
-                        --setenv LD_TRACE_LOADED_OBJECTS 1 "$p" > trace 2>&1; then
-                        grep -q 'not found' trace || { echo "$p: $(head -n 2 trace)" >> ldtrace.err; continue; }
-                fi
-                sed -n 's/^[[:space:]]*\([^ ]*\) => not found.*/\1/p' trace | while read -r s; do
-                        printf '%s\t%s\n' "$p" "$s"
-                done >> ldtrace.out
-        done
-        rm -f ldtrace.inodes
+        python3 - "$1" "$BWRAP_ISOLATE" > ldtrace.out 2> ldtrace.err << 'PYEOF'
+import os, re, struct, subprocess, sys
+root, iso = sys.argv[1], sys.argv[2].split()
+
+def inroot(path, depth=0):
+    """PATH (absolute in ROOT) with its links resolved inside ROOT, or None."""
+    done, todo, links = [], [c for c in path.split("/") if c], 0
+    while todo:
+        c = todo.pop(0)
+        if c == "..":
+            done = done[:-1]
+            continue
+        if c == ".":
+            continue
+        full = os.path.join(root, *done, c)
+        if os.path.islink(full):
+            links += 1
+            if links > 40:
+                return None
+            t = os.readlink(full)
+            if t.startswith("/"):
+                done = []
+            todo = [x for x in t.split("/") if x] + todo
+        elif os.path.lexists(full):
+            done.append(c)
+        else:
+            return None
+    return "/" + "/".join(done)
+
+def elf(path):
+    """(e_type, PT_INTERP, whether PT_DYNAMIC) of the 64-bit little-endian ELF file, or None."""
+    with open(path, "rb") as f:
+        b = f.read(1 << 16)
+    if b[:4] != b"\x7fELF" or b[4] != 2 or b[5] != 1:
+        return None
+    et, = struct.unpack_from("<H", b, 16)
+    phoff, = struct.unpack_from("<Q", b, 32)
+    phentsize, phnum = struct.unpack_from("<HH", b, 54)
+    interp, dynamic = None, False
+    for i in range(phnum):
+        o = phoff + i * phentsize
+        if o + 56 > len(b):
+            break
+        pt, = struct.unpack_from("<I", b, o)
+        dynamic = dynamic or pt == 2
+        if pt == 3:
+            off, = struct.unpack_from("<Q", b, o + 8)
+            sz, = struct.unpack_from("<Q", b, o + 32)
+            with open(path, "rb") as f:
+                f.seek(off)
+                interp = f.read(sz).rstrip(b"\0").decode()
+    return et, interp, dynamic
+
+def trace(argv):
+    p = subprocess.run(["bwrap", "--bind", root, "/"] + iso + ["--dev", "/dev", "--chdir", "/",
+                        "--setenv", "LD_TRACE_LOADED_OBJECTS", "1"] + argv,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", timeout=60)
+    missing, mapped = [], []
+    for line in p.stdout.splitlines():
+        m = re.match(r"\s*(\S+) => not found", line)
+        if m:
+            missing.append(m.group(1))
+            continue
+        m = re.match(r"\s*(?:\S+ => )?(/\S+) \(0x", line)
+        if m:
+            mapped.append(m.group(1))
+    if p.returncode != 0 and not missing:
+        print(" ".join(argv) + ": " + p.stdout.strip()[:200], file=sys.stderr)
+    return missing, mapped
+
+objs, seen = [], set()
+for d, dirs, files in os.walk(root):
+    dirs.sort()
+    for f in sorted(files):
+        full = os.path.join(d, f)
+        if os.path.islink(full) or not os.path.isfile(full):
+            continue
+        st = os.stat(full)
+        if st.st_ino in seen:
+            continue
+        seen.add(st.st_ino)
+        try:
+            e = elf(full)
+        except OSError:
+            e = None
+        # an object without PT_DYNAMIC (klibc's own) needs nothing
+        if e and e[0] in (2, 3) and e[2]:
+            objs.append(("/" + os.path.relpath(full, root), e[1], st.st_ino))
+mapped = set()
+ldso = None
+for path, interp, ino in objs:
+    if interp and "/ld-linux" in interp:
+        ldso = ldso or interp
+        miss, got = trace([path])
+        for n in miss:
+            print(path + "\t" + n)
+        for g in got:
+            r = inroot(g)
+            if r:
+                mapped.add(os.stat(root + r).st_ino)
+for path, interp, ino in objs:
+    # programs of another loader (klibc's) are not glibc's to trace
+    if interp or ino in mapped or not ldso:
+        continue
+    # a shared object no program maps: as ldd asks about it
+    miss, got = trace([ldso, path])
+    for n in miss:
+        print(path + "\t" + n)
+PYEOF
 }
 # needed_sonames: the names of the "needed" findings in out, sorted, each once.
 needed_sonames() {
