@@ -2511,16 +2511,18 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int
 
 /* ===================================================================
  * Dependencies and closures
- * Names: pkgnote_deps_*, pkgnote_closure_*
+ * Names: pkgnote_deps_*, pkgnote_closure_*, pkgnote_verify_*
  *
  * What the dlopen notes of several files ask of a package: dependencies in
- * rpm's, Debian's or JSON form (pkgnote_deps); and every file programs need
- * to run inside a root directory (pkgnote_closure).
- * Handles: pkgnote_deps, pkgnote_closure.
+ * rpm's, Debian's or JSON form (pkgnote_deps); every file programs need
+ * to run inside a root directory (pkgnote_closure); and whether a built
+ * artefact holds all its programs need (pkgnote_verify, since 1.2).
+ * Handles: pkgnote_deps, pkgnote_closure, pkgnote_verify.
  * =================================================================== */
 
 typedef struct pkgnote_deps pkgnote_deps;
 typedef struct pkgnote_closure pkgnote_closure;
+typedef struct pkgnote_verify pkgnote_verify;
 
 /* The dlopen notes of several files merged into package dependencies:
  * one dependency per list of alternative sonames, the strongest priority
@@ -2631,8 +2633,6 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
  * initramfs (cpio "newc" archives one after another, any of them
  * compressed: the early uncompressed archive and the compressed main one
  * of real initrds).  Nothing outside it is read.  Since 1.2. */
-
-typedef struct pkgnote_verify pkgnote_verify;
 
 /* One thing missing.  OBJECT: the object's absolute path in the
  * artefact; KIND: "interpreter", "needed", "dlopen" or "unreadable" (its
