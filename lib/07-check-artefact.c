@@ -347,7 +347,7 @@ static int walk_dir(struct pn_artefact *a, int fd, size_t n, const char *rel, un
         return r;
 }
 
-int pn_artefact_open(const char *path, struct pn_problems *problems, struct pn_artefact **ret) {
+static int artefact_new(struct pn_problems *problems, struct pn_artefact **ret) {
         struct pn_artefact *a = calloc(1, sizeof *a);
         if (!a)
                 return pn_oom();
@@ -355,8 +355,34 @@ int pn_artefact_open(const char *path, struct pn_problems *problems, struct pn_a
         a->problems = problems;
         size_t top;
         int r = add_node(a, 0, "", PN_NODE_DIR, &top);
+        if (r < 0) {
+                pn_artefact_free(a);
+                return r;
+        }
+        *ret = a;
+        return 0;
+}
+
+int pn_artefact_from_initramfs(const uint8_t *data, size_t len, uint64_t limit, struct pn_problems *problems,
+                               struct pn_artefact **ret) {
+        struct pn_artefact *a;
+        int r = artefact_new(problems, &a);
         if (r < 0)
-                goto fail;
+                return r;
+        a->kind = PN_ARTEFACT_INITRAMFS;
+        if ((r = pn_initramfs_each(data, len, limit, cpio_entry, a, &a->ir)) < 0) {
+                pn_artefact_free(a);
+                return r;
+        }
+        *ret = a;
+        return 0;
+}
+
+int pn_artefact_open(const char *path, struct pn_problems *problems, struct pn_artefact **ret) {
+        struct pn_artefact *a;
+        int r = artefact_new(problems, &a);
+        if (r < 0)
+                return r;
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) < 0) {

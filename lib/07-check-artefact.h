@@ -33,6 +33,10 @@ struct pn_artefact;
  * negative errno with pn_error set.  Entries left out (a name leading
  * out of the archive, a directory missing) are PROBLEMS. */
 int pn_artefact_open(const char *path, struct pn_problems *problems, struct pn_artefact **ret);
+/* The initramfs of LEN bytes at DATA (which must outlive *RET), decoding
+ * at most LIMIT bytes: as pn_artefact_open(). */
+int pn_artefact_from_initramfs(const uint8_t *data, size_t len, uint64_t limit, struct pn_problems *problems,
+                               struct pn_artefact **ret);
 void pn_artefact_free(struct pn_artefact *a);
 int pn_artefact_kind(const struct pn_artefact *a);
 /* Node numbers: 0 is the top. */
