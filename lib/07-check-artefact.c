@@ -443,6 +443,14 @@ int pn_artefact_bytes(struct pn_artefact *a, size_t node, const uint8_t **data, 
         return 0;
 }
 
+int pn_artefact_open_file(struct pn_artefact *a, size_t node) {
+        const struct inode *in = &a->ino[a->v[node].inode];
+        if (in->read)
+                return -ENODATA;
+        int fd = pn_open_below(a->topfd, in->disk, false);
+        return fd >= 0 ? fd : pn_error(fd, "cannot open '%s': %s", in->disk, strerror(-fd));
+}
+
 bool pn_artefact_is_elf(struct pn_artefact *a, size_t node) {
         struct inode *in = &a->ino[a->v[node].inode];
         if (!in->elf) {

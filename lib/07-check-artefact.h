@@ -53,6 +53,10 @@ int pn_artefact_resolve(const struct pn_artefact *a, const char *abs, bool last,
  * negative errno with pn_error set. */
 size_t pn_artefact_inode(const struct pn_artefact *a, size_t node);
 int pn_artefact_bytes(struct pn_artefact *a, size_t node, const uint8_t **data, size_t *len);
+/* A descriptor of regular node NODE's file on disk (a directory
+ * artefact's, opened below its top without following links), or
+ * -ENODATA when its bytes are in memory (pn_artefact_bytes()). */
+int pn_artefact_open_file(struct pn_artefact *a, size_t node);
 /* Whether regular node NODE's bytes begin as an ELF file's (read once). */
 bool pn_artefact_is_elf(struct pn_artefact *a, size_t node);
 /* A as a root for the resolver. */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "01-base-problem.h"
 #include "01-base.h"
@@ -188,14 +189,33 @@ static bool selected(const pkgnote_verify *v, const pkgnote_dlopen *n, size_t i)
 
 /* ------------------------------------------------------------------ */
 
-/* The ELF object of regular node N: opened from the artefact's bytes. */
-static int open_object(pkgnote_verify *v, size_t n, pkgnote_object **ret) {
+/* The ELF object of regular node N: read from its file on disk (a
+ * directory artefact's: not all kept in memory) with *FD to close after
+ * it, or from the artefact's bytes (*FD -1). */
+static int open_object(pkgnote_verify *v, size_t n, pkgnote_object **ret, int *fd) {
+        *fd = pn_artefact_open_file(v->a, n);
+        if (*fd >= 0) {
+                int r = pkgnote_object_open_fd(*fd, ret);
+                if (r < 0) {
+                        close(*fd);
+                        *fd = -1;
+                }
+                return r;
+        }
+        if (*fd != -ENODATA)
+                return *fd;
         const uint8_t *data;
         size_t len;
         int r = pn_artefact_bytes(v->a, n, &data, &len);
         if (r < 0)
                 return r;
         return pkgnote_object_from_memory(data, len, ret);
+}
+
+static void close_object(pkgnote_object *e, int fd) {
+        pkgnote_object_free(e);
+        if (fd >= 0)
+                close(fd);
 }
 
 /* Whether PATH (absolute in the artefact) is an object the loader of ABI
@@ -210,12 +230,13 @@ static int accepts(pkgnote_verify *v, const char *path, const struct pn_abi *wan
         if (!c->state) {
                 c->state = -1;
                 pkgnote_object *e = NULL;
-                if (pn_artefact_is_elf(v->a, n) && open_object(v, n, &e) >= 0 &&
+                int fd = -1;
+                if (pn_artefact_is_elf(v->a, n) && open_object(v, n, &e, &fd) >= 0 &&
                     (pkgnote_object_type(e) == ET_DYN || pkgnote_object_type(e) == ET_EXEC)) {
                         c->state = 1;
                         c->abi = pn_elf_abi(e);
                 }
-                pkgnote_object_free(e);
+                close_object(e, fd);
         }
         if (c->state < 0 || !pn_abi_accepts(want, &c->abi))
                 return 0;
@@ -276,12 +297,12 @@ static char *interp_of(pkgnote_object *e) {
         return NULL;
 }
 
-/* Checks the object at regular node N, path PATH. */
 /* Reads the ELF object at regular node N, path PATH, into V->objs:
  * 0 (also when it is none), -ENOMEM. */
 static int read_object(pkgnote_verify *v, size_t n, const char *path) {
         pkgnote_object *e = NULL;
-        int r = open_object(v, n, &e);
+        int fd;
+        int r = open_object(v, n, &e, &fd);
         if (r < 0) {
                 if (r == -ENOMEM)
                         return r;
@@ -289,13 +310,13 @@ static int read_object(pkgnote_verify *v, size_t n, const char *path) {
                 return 0;
         }
         if (pkgnote_object_is_pe(e) || (pkgnote_object_type(e) != ET_DYN && pkgnote_object_type(e) != ET_EXEC)) {
-                pkgnote_object_free(e);
+                close_object(e, fd);
                 return 0;
         }
         struct vobj *o = &v->objs[v->n_objs];
         *o = (struct vobj){.node = n, .abi = pn_elf_abi(e)};
         if (!(o->path = strdup(path))) {
-                pkgnote_object_free(e);
+                close_object(e, fd);
                 return pn_oom();
         }
         v->n_objs++;
@@ -328,7 +349,7 @@ static int read_object(pkgnote_verify *v, size_t n, const char *path) {
         snprintf(key, sizeof key, "%zx", pn_artefact_inode(v->a, n));
         r = pn_smap_get(&v->obj_of_inode, key, &first) ? 0 : pn_smap_put(&v->obj_of_inode, key, v->n_objs - 1);
 out:
-        pkgnote_object_free(e);
+        close_object(e, fd);
         return r < 0 ? pn_oom() : 0;
 }
 
