@@ -308,7 +308,7 @@ int cmd_deps(int argc, char **argv) {
         }
         if (closure_only && !closure) {
                 free(features);
-                return tool_fail("deps: --feature, --all-features, --priority, --ignore-missing, --json, --packages and --relative go with --closure");
+                return tool_fail("deps: --feature, --all-features, --priority, --ignore-missing, --json, --packages and --relative go with --closure (--feature, --all-features, --priority and --json with --verify too)");
         }
         if (closure) {
                 int r;

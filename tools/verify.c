@@ -9,9 +9,10 @@
 #include "closure.h"
 #include "tool.h"
 
-/* One artefact: its findings printed; 0, 1 (something required is
- * missing) or 2 (it cannot be read).  JSON goes into *DOC. */
-static int verify_one(const struct closure_opts *o, const char *path, bool first) {
+/* One artefact: its findings printed (its JSON an element of the array,
+ * *PRINTED counting them); 0, 1 (something required is missing) or 2 (it
+ * cannot be read). */
+static int verify_one(const struct closure_opts *o, const char *path, size_t *printed) {
         pkgnote_verify *v;
         int r = pkgnote_verify_new(path, &v);
         if (r < 0)
@@ -44,8 +45,9 @@ static int verify_one(const struct closure_opts *o, const char *path, bool first
                         pkgnote_verify_free(v);
                         return tool_oom("deps");
                 }
-                fputs(first ? "" : ",\n", stdout);
+                fputs(*printed ? ",\n" : "", stdout);
                 fputs(text, stdout);
+                ++*printed;
                 free(text);
         } else {
                 size_t n = pkgnote_verify_count(v);
@@ -79,10 +81,11 @@ static int verify_one(const struct closure_opts *o, const char *path, bool first
 
 int deps_verify(const struct closure_opts *o, char **artefacts, int n) {
         int ret = EXIT_OK;
+        size_t printed = 0;
         if (o->json)
                 fputs("[", stdout);
         for (int i = 0; i < n; i++) {
-                int r = verify_one(o, artefacts[i], i == 0);
+                int r = verify_one(o, artefacts[i], &printed);
                 if (r == EXIT_FAILURE_ || (r == EXIT_NOTFOUND && ret == EXIT_OK))
                         ret = r;
         }

@@ -290,6 +290,11 @@ for n in dracut initramfs-tools; do
         [ "$STATUS" = 0 ] && [ "$(wc -l < out)" = "$(wc -l < want.$n)" ] && grep -q "dlopen" out &&
                 pass "$n initrd: text, a line a finding" || fail "$n initrd: text, a line a finding" "$(cat out err)"
 done
+# Several artefacts, one unreadable: the others still in one JSON array, exit 2.
+verify --json "$T/no-such-artefact" "$ART/initrd-dracut.img"
+[ "$STATUS" = 2 ] && [ "$(python3 -c 'import json; print(len(json.load(open("out"))))')" = 1 ] && grep -q "no-such-artefact" err &&
+        pass "an unreadable artefact among others: exit 2, the others' JSON" ||
+        fail "an unreadable artefact among others: exit 2, the others' JSON" "status $STATUS: $(cat err)"
 # --priority and --feature as --closure takes them.
 verify --json --priority suggested "$ART/initrd-dracut.img"
 findings > got.s
