@@ -2,18 +2,24 @@
 /*
  * `deps --verify`: whether a built artefact (a directory, an initramfs)
  * holds what its programs need.  Every regular file of the artefact that
- * is an ELF program or shared object is checked by itself, in path order:
- * its interpreter (PT_INTERP) must be a file of the artefact, each
- * DT_NEEDED name must be found as glibc's loader finds it there, and of
- * each dlopen note entry selected one soname at least, searched as a
- * dlopen() from that object searches.  The search is the one resolver
- * `deps --closure` uses (lib/07-check-resolve.c: DT_RPATH/DT_RUNPATH with
- * $ORIGIN, the artefact's ld.so.conf, the system directories of the
- * object's ABI, glibc-hwcaps), over the artefact read into memory
- * (lib/07-check-artefact.c), each directory listed once for all objects.
- * An object is checked with its own search paths: a library whose
- * DT_NEEDED only a program's DT_RPATH would find is a finding, as
- * running it by itself would fail.
+ * is an ELF program or shared object is read once, in path order, and
+ * checked: its interpreter (PT_INTERP) must be an object of its ABI in
+ * the artefact; each DT_NEEDED name must be found as glibc's loader finds
+ * it there; of each dlopen note entry selected, one soname at least,
+ * searched as a dlopen() from that object searches.  The search is the
+ * one resolver `deps --closure` uses (lib/07-check-resolve.c: DT_RPATH/
+ * DT_RUNPATH with $ORIGIN, the artefact's ld.so.conf, the system
+ * directories of the object's ABI, glibc-hwcaps), over the artefact read
+ * into memory (lib/07-check-artefact.c), each directory listed once for
+ * all objects.
+ *
+ * DT_NEEDED is checked as the loader meets it: a program (an object with
+ * PT_INTERP) with every object it maps, breadth first, a name answered by
+ * an object already mapped (its DT_SONAME, the interpreter's too, or a
+ * name it was found under) before any search, and the DT_RPATH of the
+ * loaders up the chain (elf/dl-load.c, _dl_map_object); an object no
+ * program maps (a library that is dlopen()ed, a module) by itself, as
+ * ldd asks about it.  A finding is made once per object, kind and names.
  */
 #include <elf.h>
 #include <errno.h>
