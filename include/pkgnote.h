@@ -2627,9 +2627,10 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
  * the loader would find them there (the resolver of pkgnote_closure:
  * DT_RPATH/DT_RUNPATH with $ORIGIN, the artefact's own ld.so.conf, the
  * system directories, glibc-hwcaps), and for each dlopen note entry
- * selected at least one of its sonames.  Each object is checked with its
- * own search paths, as a program or a dlopen() from it would search.
- * The artefact is read without unpacking it to disk: a directory, or an
+ * selected at least one of its sonames.  A program is checked with the
+ * objects its loader maps (a name an object already mapped answers is
+ * not searched; DT_RPATH of the loaders up the chain); an object no
+ * program maps by itself, as ldd(1) asks about one.  The artefact is read without unpacking it to disk: a directory, or an
  * initramfs (cpio "newc" archives one after another, any of them
  * compressed: the early uncompressed archive and the compressed main one
  * of real initrds).  Nothing outside it is read.  Since 1.2. */
@@ -2688,8 +2689,9 @@ PKGNOTE_PUBLIC size_t pkgnote_verify_count(const pkgnote_verify *v);
 /* Finding I into *F (its SIZE set by the caller; fields past it are left
  * alone): 1, or -ENOENT past the last, -EINVAL for a bad SIZE.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_get(const pkgnote_verify *v, size_t i, pkgnote_verify_finding *f);
-/* Problems met that did not stop the check (an entry left out of an
- * archive, a malformed dynamic section, a loop of links).  Since 1.2. */
+/* Problems met that did not stop the check (an entry of an archive left
+ * out, notes that cannot be read, a DT_RPATH relative to the working
+ * directory, a library only in glibc-hwcaps subdirectories).  Since 1.2. */
 PKGNOTE_PUBLIC size_t pkgnote_verify_problem_count(const pkgnote_verify *v);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_verify_problem(const pkgnote_verify *v, size_t i);
 /* {"artefact", "kind": "directory"|"initramfs", "objects": N,
