@@ -240,6 +240,13 @@ if [ -n "$prog" ]; then
         [ "$(grep -c 'leading out of the archive' err)" = 2 ] && ! grep -q evil out &&
                 pass "crafted: names leading out are left out and said" ||
                 fail "crafted: names leading out are left out and said" "$(cat err)"
+        # A name with control characters: escaped in the findings.
+        esc=$(printf 'usr/bin/t\033]0;title\007\033[31mred')
+        mkcpio names.img d:usr d:usr/bin "f:$esc:$prog"
+        verify names.img
+        [ "$STATUS" = 1 ] && grep -q 'needed libc.so.6' out && ! grep -q "$(printf '\033')" out err &&
+                pass "crafted: control characters of names are escaped" ||
+                fail "crafted: control characters of names are escaped" "status $STATUS: $(od -c out | head -n 5)"
         # The same with the libraries there: nothing missing.
         libc=$(ldd "$prog" | awk '$1 == "libc.so.6" { print $3 }')
         mkcpio good.img d:usr d:usr/bin d:usr/lib d:usr/lib/x86_64-linux-gnu d:usr/lib64 l:lib:usr/lib l:lib64:usr/lib64 \
