@@ -10,7 +10,7 @@
 # and archives made here: names leading out, loops of links, links out of
 # the artefact, a truncated compressed stream.
 . "$SRCDIR/tests/lib.sh"
-require python3 cpio zstd bwrap timeout readelf
+require python3 cpio zstd bwrap timeout readelf cc ldd
 PK=$PKGNOTE
 ART=${PKGNOTE_TEST_SID_ARTEFACTS:-/var/cache/pkgnote/roots/sid-artefacts}
 
@@ -276,6 +276,35 @@ if [ -n "$prog" ]; then
         [ "$STATUS" = 1 ] && [ "$(findings)" = "$(printf '/usr/bin/true\tneeded\tlibc.so.6\trequired')" ] &&
                 pass "crafted: a directory artefact without libc.so.6, --json" ||
                 fail "crafted: a directory artefact without libc.so.6, --json" "status $STATUS: $(cat out err)"
+        # dlopen notes: a required entry missing is exit 1, named with its
+        # alternatives, feature and priority; suggested ones only when asked;
+        # one alternative present is enough.
+        if command -v cc > /dev/null && printf 'int main(void) { return 0; }\n' > dl.c &&
+                "$PK" generate --format object -o dl.o --dlopen '[{"feature":"foo","priority":"required","soname":["libfoo.so.1","libfoo.so.2"]},{"feature":"bar","priority":"suggested","soname":["libbar.so.1"]}]' &&
+                cc -o dlprog dl.c dl.o; then
+                mkcpio dl.img d:usr d:usr/bin d:usr/lib d:usr/lib/x86_64-linux-gnu d:usr/lib64 l:lib:usr/lib l:lib64:usr/lib64 \
+                        "f:usr/bin/dlprog:dlprog" "f:usr/lib/x86_64-linux-gnu/libc.so.6:$libc" "f:usr${interp#/usr}:$interp"
+                verify dl.img
+                [ "$STATUS" = 1 ] && [ "$(cat out)" = "dl.img: /usr/bin/dlprog: dlopen libfoo.so.1 or libfoo.so.2 (feature foo, required): missing" ] &&
+                        pass "crafted: a required dlopen entry missing, exit 1" ||
+                        fail "crafted: a required dlopen entry missing, exit 1" "status $STATUS: $(cat out err)"
+                verify --priority suggested dl.img
+                [ "$STATUS" = 1 ] && [ "$(wc -l < out)" = 2 ] && grep -q "dlopen libbar.so.1 (feature bar, suggested): missing" out &&
+                        pass "crafted: --priority suggested adds the suggested entry" ||
+                        fail "crafted: --priority suggested adds the suggested entry" "status $STATUS: $(cat out err)"
+                verify --feature bar dl.img
+                [ "$STATUS" = 0 ] && [ "$(wc -l < out)" = 1 ] && grep -q "libbar.so.1" out &&
+                        pass "crafted: --feature bar alone, nothing required missing, exit 0" ||
+                        fail "crafted: --feature bar alone, nothing required missing, exit 0" "status $STATUS: $(cat out err)"
+                mkcpio dl2.img d:usr d:usr/bin d:usr/lib d:usr/lib/x86_64-linux-gnu d:usr/lib64 l:lib:usr/lib l:lib64:usr/lib64 \
+                        "f:usr/bin/dlprog:dlprog" "f:usr/lib/x86_64-linux-gnu/libc.so.6:$libc" "f:usr${interp#/usr}:$interp" \
+                        "f:usr/lib/x86_64-linux-gnu/libfoo.so.2:$libc"
+                verify dl2.img
+                [ "$STATUS" = 0 ] && [ ! -s out ] && pass "crafted: the second alternative of a dlopen entry is enough" ||
+                        fail "crafted: the second alternative of a dlopen entry is enough" "status $STATUS: $(cat out err)"
+        else
+                fail "crafted: a program with dlopen notes" "cannot build it: $(cat err 2> /dev/null)"
+        fi
 else
         skip "crafted archives" "needs an x86-64 $prog"
 fi
