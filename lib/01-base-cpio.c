@@ -176,8 +176,25 @@ static int read_sequence(struct walk *w, const uint8_t *data, size_t len, unsign
                         int codec = pn_codec_detect(data + off, len - off,
                                                     PN_CODEC_BIT(PN_CODEC_GZIP) | PN_CODEC_BIT(PN_CODEC_XZ) |
                                                             PN_CODEC_BIT(PN_CODEC_ZSTD) | PN_CODEC_BIT(PN_CODEC_LZ4));
+                        /* Formats the kernel also unpacks (lib/decompress.c)
+                         * that the one decompressor does not read. */
+                        static const struct {
+                                const char *magic, *name;
+                                size_t len;
+                        } other[] = {
+                                {"BZh", "bzip2", 3},
+                                {"\x5d\x00\x00", "lzma", 3},
+                                {"\x02\x21\x4c\x18", "lz4 (legacy, as the kernel's lz4 initramfs)", 4},
+                                {"\x89LZO", "lzo", 4},
+                        };
+                        for (size_t k = 0; codec == PN_CODEC_NONE && depth == 0 && k < ELEMENTSOF(other); k++)
+                                if (len - off >= other[k].len && !memcmp(data + off, other[k].magic, other[k].len))
+                                        return pn_error(-EOPNOTSUPP, "a %s compressed archive at offset %zu: not read (gzip, xz, zstd and lz4 frames are)",
+                                                        other[k].name, off);
                         /* A compressed archive holding another compressed
                          * one: the kernel does not do that. */
+                        if (codec == PN_CODEC_NONE && depth == 0 && off == 0)
+                                return pn_error(-EBADMSG, "not an initramfs (no cpio archive, compressed or not, at its start)");
                         if (codec == PN_CODEC_NONE || depth > 0)
                                 return pn_error(-EBADMSG, "neither a cpio archive nor a compressed one at offset %zu%s", off,
                                                 depth ? " of a decompressed stream" : "");
@@ -192,7 +209,7 @@ static int read_sequence(struct walk *w, const uint8_t *data, size_t len, unsign
 int pn_initramfs_each(const uint8_t *data, size_t len, uint64_t limit, pn_cpio_fn fn, void *u, struct pn_initramfs *ir) {
         struct walk w = {limit, 0, 0, fn, u, ir};
         *ir = (struct pn_initramfs){0};
-        if (len == 0 || !(is_cpio(data, len) || pn_codec_detect(data, len, ~0u) != PN_CODEC_NONE))
-                return pn_error(-EBADMSG, "not an initramfs (no cpio archive, compressed or not, at its start)");
+        if (len == 0)
+                return pn_error(-EBADMSG, "not an initramfs (an empty file)");
         return read_sequence(&w, data, len, 0);
 }

@@ -46,7 +46,9 @@ struct pn_initramfs {
 /* Walks the LEN bytes at DATA, an initramfs, decoding at most LIMIT bytes
  * of compressed data in all: 0, or -EBADMSG (a header that is not one,
  * an entry past the end, a damaged or truncated compressed stream),
- * -EOPNOTSUPP (a compression this build cannot decode), -E2BIG (past
+ * -EOPNOTSUPP (a compression this build cannot decode, or one the
+ * kernel reads and the decompressor does not: bzip2, lzma, lzo, lz4's
+ * legacy format), -E2BIG (past
  * LIMIT or PN_CPIO_MAX_ENTRIES), -ENOMEM, each with pn_error set, or
  * FN's error.  *IR holds the decoded data either way. */
 int pn_initramfs_each(const uint8_t *data, size_t len, uint64_t limit, pn_cpio_fn fn, void *u, struct pn_initramfs *ir);
