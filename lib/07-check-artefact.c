@@ -5,8 +5,8 @@
  * it (init/initramfs.c): every archive into the one root, in order; an
  * entry replaces one of the same name unless both are directories; a
  * file whose directory is not there is not made (the kernel's open
- * fails); entries with a link count above one and the same (device,
- * inode, mode) are one file, its bytes those of the entry that carries
+ * fails); entries of one archive with a link count above one and the
+ * same (device, inode, mode) are one file, its bytes those of the entry that carries
  * them (newc stores them once, with the last name).  Names with ".."
  * are left out and said: the kernel resolves them against its own root,
  * which a tree read here must never stand for.
@@ -264,8 +264,10 @@ static int cpio_entry(void *u, const struct pn_cpio_entry *e) {
                         return pn_oom();
         } else if (type == PN_NODE_FILE) {
                 size_t in = SIZE_MAX;
-                char key[80];
-                snprintf(key, sizeof key, "%x:%x:%x:%x", e->devmajor, e->devminor, e->ino, e->mode);
+                /* The kernel forgets its links at each trailer (free_hash()):
+                 * archives number their inodes each from its own start. */
+                char key[96];
+                snprintf(key, sizeof key, "%x:%x:%x:%x:%x", e->archive, e->devmajor, e->devminor, e->ino, e->mode);
                 if (e->nlink >= 2 && pn_smap_get(&a->links, key, &in)) {
                         if (e->size)
                                 a->ino[in].data = e->data, a->ino[in].size = e->size;

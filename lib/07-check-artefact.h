@@ -20,7 +20,7 @@
 
 /* Entries of one artefact, and the bytes an initramfs may decompress to. */
 #define PN_ARTEFACT_MAX_NODES (1u << 20)
-#define PN_ARTEFACT_MAX_DECODED (4ull << 30)
+#define PN_ARTEFACT_MAX_DECODED (2ull << 30)
 /* How deep a directory artefact is walked. */
 #define PN_ARTEFACT_MAX_DEPTH 256u
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "01-base-cpio.h"
+#include "07-check-artefact.h"
 #include "07-check-verify.h"
 #include "pkgnote.h"
 #include "testlib.h"
@@ -170,6 +171,34 @@ static void test_cpio_sequence(void) {
         }
         /* Whole: the first archive and any zero padding after it. */
         CHECK(ok >= 1);
+        free(b.p);
+}
+
+/* Hard links: one file per (device, inode, mode) of one archive, its
+ * bytes those of the entry that carries them; the next archive numbers
+ * its inodes anew (the kernel forgets its links at a trailer). */
+static void test_links_per_archive(void) {
+        struct buf b = {0};
+        entry(&b, "a", S_IFREG | 0644, 5, 2, "", 0);
+        entry(&b, "b", S_IFREG | 0644, 5, 2, "AAAA", 4);
+        trailer(&b);
+        entry(&b, "c", S_IFREG | 0644, 5, 2, "", 0);
+        entry(&b, "d", S_IFREG | 0644, 5, 2, "other", 5);
+        trailer(&b);
+        struct pn_problems pr = {0};
+        struct pn_artefact *a;
+        CHECK_INT(pn_artefact_from_initramfs(b.p, b.n, 1u << 20, &pr, &a), 0);
+        const char *want[][2] = {{"/a", "AAAA"}, {"/b", "AAAA"}, {"/c", "other"}, {"/d", "other"}};
+        for (size_t i = 0; i < 4; i++) {
+                size_t n, len = 0;
+                const uint8_t *d = NULL;
+                CHECK_INT(pn_artefact_resolve(a, want[i][0], true, &n), 0);
+                CHECK_INT(pn_artefact_bytes(a, n, &d, &len), 0);
+                CHECK_INT(len, strlen(want[i][1]));
+                CHECK(d && !memcmp(d, want[i][1], len));
+        }
+        pn_artefact_free(a);
+        pn_problems_clear(&pr);
         free(b.p);
 }
 
@@ -346,6 +375,7 @@ static void test_artefact_bounded(void) {
 int main(void) {
         CHECK(mkdtemp(tmp) != NULL);
         RUN(test_cpio_sequence);
+        RUN(test_links_per_archive);
         RUN(test_artefact_hostile);
         RUN(test_artefact_bounded);
         char cmd[4200];
