@@ -2665,8 +2665,8 @@ enum {
 /* Reads the artefact PATH (a directory or an initramfs file): 0 with
  * *RET; -ENOENT, -EINVAL (neither a directory nor a regular file),
  * -EBADMSG (not an initramfs, or a damaged or truncated one),
- * -EOPNOTSUPP (a compression this build cannot decode, or bzip2, lzma,
- * lzo and lz4's legacy format, which are not read), -E2BIG (over a
+ * -EOPNOTSUPP (a compression this build cannot decode, or bzip2, lzma
+ * and lzo, which are not read), -E2BIG (over a
  * limit), -ENOMEM.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_new(const char *path, pkgnote_verify **ret);
 /* Since 1.2. */

@@ -175,7 +175,8 @@ static int read_sequence(struct walk *w, const uint8_t *data, size_t len, unsign
                 else {
                         int codec = pn_codec_detect(data + off, len - off,
                                                     PN_CODEC_BIT(PN_CODEC_GZIP) | PN_CODEC_BIT(PN_CODEC_XZ) |
-                                                            PN_CODEC_BIT(PN_CODEC_ZSTD) | PN_CODEC_BIT(PN_CODEC_LZ4));
+                                                            PN_CODEC_BIT(PN_CODEC_ZSTD) | PN_CODEC_BIT(PN_CODEC_LZ4) |
+                                                            PN_CODEC_BIT(PN_CODEC_LZ4_LEGACY));
                         /* Formats the kernel also unpacks (lib/decompress.c)
                          * that the one decompressor does not read. */
                         static const struct {
@@ -184,12 +185,11 @@ static int read_sequence(struct walk *w, const uint8_t *data, size_t len, unsign
                         } other[] = {
                                 {"BZh", "bzip2", 3},
                                 {"\x5d\x00\x00", "lzma", 3},
-                                {"\x02\x21\x4c\x18", "lz4 (legacy, as the kernel's lz4 initramfs)", 4},
                                 {"\x89LZO", "lzo", 4},
                         };
                         for (size_t k = 0; codec == PN_CODEC_NONE && depth == 0 && k < ELEMENTSOF(other); k++)
                                 if (len - off >= other[k].len && !memcmp(data + off, other[k].magic, other[k].len))
-                                        return pn_error(-EOPNOTSUPP, "a %s compressed archive at offset %zu: not read (gzip, xz, zstd and lz4 frames are)",
+                                        return pn_error(-EOPNOTSUPP, "a %s compressed archive at offset %zu: not read (gzip, xz, zstd and lz4 are)",
                                                         other[k].name, off);
                         /* A compressed archive holding another compressed
                          * one: the kernel does not do that. */

@@ -4,7 +4,8 @@
  * init/initramfs.c and Documentation/driver-api/early-userspace/
  * buffer-format.rst): cpio archives of the "newc" formats (070701, and
  * 070702 with checksums) one after another, zero bytes between them, any
- * of them compressed (gzip, xz, zstd, lz4: the one decompressor,
+ * of them compressed (gzip, xz, zstd, lz4 frames or lz4's legacy format
+ * as the kernel's lz4 initramfs has it: the one decompressor,
  * lib/01-base-decompress.c), read from memory without writing anything
  * to disk.  Shared by the check layer (deps --verify) and whatever else
  * reads initrds; the caller decides what a path means.
@@ -47,8 +48,8 @@ struct pn_initramfs {
  * of compressed data in all: 0, or -EBADMSG (a header that is not one,
  * an entry past the end, a damaged or truncated compressed stream),
  * -EOPNOTSUPP (a compression this build cannot decode, or one the
- * kernel reads and the decompressor does not: bzip2, lzma, lzo, lz4's
- * legacy format), -E2BIG (past
+ * kernel reads and the decompressor does not: bzip2, lzma, lzo), -E2BIG
+ * (past
  * LIMIT or PN_CPIO_MAX_ENTRIES), -ENOMEM, each with pn_error set, or
  * FN's error.  *IR holds the decoded data either way. */
 int pn_initramfs_each(const uint8_t *data, size_t len, uint64_t limit, pn_cpio_fn fn, void *u, struct pn_initramfs *ir);

@@ -345,13 +345,16 @@ for n in dracut initramfs-tools; do
         [ "$STATUS" = 0 ] && [ "$(wc -l < out)" = "$(wc -l < want.$n)" ] && grep -q "dlopen" out &&
                 pass "$n initrd: text, a line a finding" || fail "$n initrd: text, a line a finding" "$(cat out err)"
 done
-# The main archive of dracut's initrd compressed with gzip and with xz
-# instead of zstd, as other distributions do: the same findings.
+# The main archive of dracut's initrd compressed with gzip, xz and lz4
+# (its legacy format, the kernel's) instead of zstd, as other
+# distributions do: the same findings.
 off=$(segment "$ART/initrd-dracut.img.ORACLE.txt" 1)
-for c in "gzip -1" "xz -0 --check=crc32"; do
+for c in "gzip -1" "xz -0 --check=crc32" "lz4 -l -q -c"; do
         name=${c%% *}
+        command -v "$name" > /dev/null || { missing "dracut initrd recompressed with $name" "$name"; continue; }
         { head -c "$off" "$ART/initrd-dracut.img"; tail -c +$((off + 1)) "$ART/initrd-dracut.img" | zstd -dq | $c; } > "dracut.$name.img"
-        if with_feature "$( [ "$name" = gzip ] && echo zlib || echo xz)" "dracut initrd recompressed with $name"; then
+        case $name in gzip) f=zlib ;; *) f=$name ;; esac
+        if with_feature "$f" "dracut initrd recompressed with $name"; then
                 verify --json "dracut.$name.img"
                 findings > "got.$name"
                 [ "$STATUS" = 0 ] && cmp -s want.dracut "got.$name" && pass "dracut initrd recompressed with $name: the same findings" ||
