@@ -40,6 +40,8 @@ deps-test:
 	@sh dist/fetch-systemd-coredump.sh
 	@sh dist/make-test-root.sh
 	@sh dist/make-ukify-root.sh
+	@sh dist/make-sid-root.sh
+	@sh dist/make-sid-artefacts.sh
 	@sh dist/fetch-pe-corpus.sh
 
 $(BUILD)/build.ninja:

@@ -2511,16 +2511,18 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int
 
 /* ===================================================================
  * Dependencies and closures
- * Names: pkgnote_deps_*, pkgnote_closure_*
+ * Names: pkgnote_deps_*, pkgnote_closure_*, pkgnote_verify_*
  *
  * What the dlopen notes of several files ask of a package: dependencies in
- * rpm's, Debian's or JSON form (pkgnote_deps); and every file programs need
- * to run inside a root directory (pkgnote_closure).
- * Handles: pkgnote_deps, pkgnote_closure.
+ * rpm's, Debian's or JSON form (pkgnote_deps); every file programs need
+ * to run inside a root directory (pkgnote_closure); and whether a built
+ * artefact holds all its programs need (pkgnote_verify, since 1.2).
+ * Handles: pkgnote_deps, pkgnote_closure, pkgnote_verify.
  * =================================================================== */
 
 typedef struct pkgnote_deps pkgnote_deps;
 typedef struct pkgnote_closure pkgnote_closure;
+typedef struct pkgnote_verify pkgnote_verify;
 
 /* The dlopen notes of several files merged into package dependencies:
  * one dependency per list of alternative sonames, the strongest priority
@@ -2618,6 +2620,86 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_closure_problem(const pkgnote_clos
  * "package" (the binary package that ships the file or link; not for a
  * link to a directory, which many list) only with DB (may be NULL).  0 with *RET (malloc()ed), or -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgnote_pkgdb *db, char **ret);
+
+/* Whether a built artefact holds everything its programs need
+ * (pkgnote_verify): for every ELF program and shared object inside it,
+ * each DT_NEEDED name and the interpreter found inside the artefact as
+ * the loader would find them there (the resolver of pkgnote_closure:
+ * DT_RPATH/DT_RUNPATH with $ORIGIN, the artefact's own ld.so.conf, the
+ * system directories, glibc-hwcaps), and for each dlopen note entry
+ * selected at least one of its sonames.  A program is checked with the
+ * objects its loader maps (a name an object already mapped answers is
+ * not searched; DT_RPATH of the loaders up the chain); an object no
+ * program maps by itself, as ldd(1) asks about one.  The artefact is read without unpacking it to disk: a directory, or an
+ * initramfs (cpio "newc" archives one after another, any of them
+ * compressed: the early uncompressed archive and the compressed main one
+ * of real initrds).  Nothing outside it is read.  Since 1.2. */
+
+/* One thing missing.  OBJECT: the object's absolute path in the
+ * artefact; KIND: "interpreter", "needed", "dlopen" or "unreadable" (its
+ * dynamic section cannot be read: NAMES holds the reason); NAMES: the
+ * alternatives looked for (N_NAMES; one but for a dlopen entry) and
+ * SONAMES the same joined by " or "; FEATURE: a dlopen entry's feature
+ * (or NULL); PRIORITY: a PKGNOTE_DLOPEN_*, PKGNOTE_DLOPEN_REQUIRED for
+ * the interpreter and DT_NEEDED.  Strings live as long as the handle.
+ * Since 1.2. */
+typedef struct pkgnote_verify_finding {
+        size_t size; /* sizeof(pkgnote_verify_finding), set by the caller */
+        const char *object;
+        const char *kind;
+        const char *const *names;
+        size_t n_names;
+        const char *sonames;
+        const char *feature;
+        int priority;
+} pkgnote_verify_finding;
+#define PKGNOTE_VERIFY_FINDING_INIT {.size = sizeof(pkgnote_verify_finding)}
+
+/* Artefact kinds. */
+enum {
+        PKGNOTE_VERIFY_DIRECTORY = 1,
+        PKGNOTE_VERIFY_INITRAMFS = 2,
+};
+#define PKGNOTE_VERIFY_ALL_FEATURES 1u
+
+/* Reads the artefact PATH (a directory or an initramfs file): 0 with
+ * *RET; -ENOENT, -EINVAL (neither a directory nor a regular file),
+ * -EBADMSG (not an initramfs, or a damaged or truncated one),
+ * -EOPNOTSUPP (a compression this build cannot decode, or bzip2, lzma
+ * and lzo, which are not read), -E2BIG (over a
+ * limit), -ENOMEM.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_verify_new(const char *path, pkgnote_verify **ret);
+/* Since 1.2. */
+PKGNOTE_PUBLIC void pkgnote_verify_free(pkgnote_verify *v);
+/* Selects dlopen note entries, before pkgnote_verify_run(), as
+ * pkgnote_closure_select() does: of feature FEATURE (may be NULL), all
+ * with PKGNOTE_VERIFY_ALL_FEATURES, and all at PRIORITY or stronger (0:
+ * none by priority).  Without a call, those at PKGNOTE_DLOPEN_RECOMMENDED
+ * or stronger; the first call replaces that.  0 or -EINVAL.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_verify_select(pkgnote_verify *v, const char *feature, int priority, unsigned flags);
+/* Checks every object (once; again it does nothing): how many findings
+ * are at PKGNOTE_DLOPEN_REQUIRED (0: nothing required is missing), or
+ * -ENOMEM.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v);
+/* PKGNOTE_VERIFY_DIRECTORY or PKGNOTE_VERIFY_INITRAMFS.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_verify_kind(const pkgnote_verify *v);
+/* ELF objects (programs and shared objects, by path) checked.  Since 1.2. */
+PKGNOTE_PUBLIC size_t pkgnote_verify_object_count(const pkgnote_verify *v);
+/* The findings, by object path, then as each object lists them.  Since 1.2. */
+PKGNOTE_PUBLIC size_t pkgnote_verify_count(const pkgnote_verify *v);
+/* Finding I into *F (its SIZE set by the caller; fields past it are left
+ * alone): 1, or -ENOENT past the last, -EINVAL for a bad SIZE.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_verify_get(const pkgnote_verify *v, size_t i, pkgnote_verify_finding *f);
+/* Problems met that did not stop the check (an entry of an archive left
+ * out, notes that cannot be read, a DT_RPATH relative to the working
+ * directory, a library only in glibc-hwcaps subdirectories).  Since 1.2. */
+PKGNOTE_PUBLIC size_t pkgnote_verify_problem_count(const pkgnote_verify *v);
+PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_verify_problem(const pkgnote_verify *v, size_t i);
+/* {"artefact", "kind": "directory"|"initramfs", "objects": N,
+ * "findings": [{"object", "kind", "names": [...], "feature", "priority"}],
+ * "required": N, "problems": [{"path", "message"}]}.  0 with *RET
+ * (malloc()ed), or -ENOMEM.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret);
 
 #ifdef __cplusplus
 }

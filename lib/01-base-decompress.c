@@ -18,6 +18,7 @@
 #include <zstd.h>
 #endif
 #if HAVE_LZ4
+#include <lz4.h>
 #include <lz4frame.h>
 #endif
 
@@ -44,6 +45,14 @@ struct pn_decoder {
 #endif
 #if HAVE_LZ4
         LZ4F_dctx *lz4;
+        /* lz4's legacy format: where the stream is, the header or block
+         * being gathered, the block decoded and what of it is handed out */
+        struct {
+                int phase; /* 0 magic, 1 block size, 2 block, 3 output */
+                uint8_t hdr[4];
+                size_t hdr_n, size, got, out_len, out_pos;
+                uint8_t *in, *out;
+        } legacy;
 #endif
 };
 
@@ -223,6 +232,94 @@ static void lz4_end(struct pn_decoder *d) {
         if (d->lz4)
                 LZ4F_freeDecompressionContext(d->lz4);
 }
+
+/* lz4's legacy format, as the kernel's decompress_unlz4.c reads it: the
+ * magic, then blocks, each its compressed size (32-bit little-endian) and
+ * an lz4 block of at most 8 MiB decoded; the magic again begins another
+ * stream.  It has no end mark: the stream ends with the input, or, with
+ * PN_DECODE_STOP_AT_TRAILING, at a block size of 0 (padding). */
+#define LZ4_LEGACY_MAGIC 0x184c2102u
+#define LZ4_LEGACY_BLOCK (8u << 20)
+static int lz4l_init(struct pn_decoder *d, unsigned threads) {
+        (void)threads;
+        d->legacy.phase = 0;
+        return 0;
+}
+static int lz4l_step(struct pn_decoder *d, const uint8_t *in, size_t *in_n, uint8_t *out, size_t *out_n, bool in_end) {
+        size_t avail = *in_n, room = *out_n, ip = 0, op = 0;
+        for (;;) {
+                if (d->legacy.phase == 3) {
+                        size_t k = d->legacy.out_len - d->legacy.out_pos;
+                        if (k > room - op)
+                                k = room - op;
+                        memcpy(out + op, d->legacy.out + d->legacy.out_pos, k);
+                        op += k, d->legacy.out_pos += k;
+                        if (d->legacy.out_pos < d->legacy.out_len)
+                                break; /* no room */
+                        d->legacy.phase = 1;
+                        continue;
+                }
+                if (ip == avail)
+                        break;
+                if (d->legacy.phase <= 1) {
+                        while (d->legacy.hdr_n < 4 && ip < avail)
+                                d->legacy.hdr[d->legacy.hdr_n++] = in[ip++];
+                        if (d->legacy.hdr_n < 4)
+                                break;
+                        uint32_t v = (uint32_t)d->legacy.hdr[0] | (uint32_t)d->legacy.hdr[1] << 8 |
+                                     (uint32_t)d->legacy.hdr[2] << 16 | (uint32_t)d->legacy.hdr[3] << 24;
+                        d->legacy.hdr_n = 0;
+                        if (d->legacy.phase == 0) {
+                                if (v != LZ4_LEGACY_MAGIC)
+                                        return damaged(d, "not an lz4 legacy stream", 0);
+                                d->legacy.phase = 1;
+                                continue;
+                        }
+                        if (v == LZ4_LEGACY_MAGIC)
+                                continue; /* another stream */
+                        if (v == 0 && (d->flags & PN_DECODE_STOP_AT_TRAILING)) {
+                                if (ip >= 4)
+                                        ip -= 4; /* the padding is not the stream's */
+                                *in_n = ip, *out_n = op;
+                                return 1;
+                        }
+                        if (v == 0 || v > (uint32_t)LZ4_compressBound(LZ4_LEGACY_BLOCK))
+                                return damaged(d, "lz4 legacy block size out of range", (int)v);
+                        if (!d->legacy.in && !(d->legacy.in = malloc((size_t)LZ4_compressBound(LZ4_LEGACY_BLOCK))))
+                                return -ENOMEM;
+                        d->legacy.size = v, d->legacy.got = 0, d->legacy.phase = 2;
+                        continue;
+                }
+                /* phase 2: the block */
+                size_t k = d->legacy.size - d->legacy.got;
+                if (k > avail - ip)
+                        k = avail - ip;
+                memcpy(d->legacy.in + d->legacy.got, in + ip, k);
+                ip += k, d->legacy.got += k;
+                if (d->legacy.got < d->legacy.size)
+                        break;
+                if (!d->legacy.out && !(d->legacy.out = malloc(LZ4_LEGACY_BLOCK)))
+                        return -ENOMEM;
+                int n = LZ4_decompress_safe((const char *)d->legacy.in, (char *)d->legacy.out, (int)d->legacy.size,
+                                            (int)LZ4_LEGACY_BLOCK);
+                if (n < 0)
+                        return damaged(d, "lz4 legacy block damaged", n);
+                d->legacy.out_len = (size_t)n, d->legacy.out_pos = 0, d->legacy.phase = 3;
+        }
+        *in_n = ip, *out_n = op;
+        if (in_end && ip == avail && !(d->legacy.phase == 3 && d->legacy.out_pos < d->legacy.out_len)) {
+                /* All input read and handed out: the end between blocks,
+                 * truncated anywhere else. */
+                if (d->legacy.phase == 1 && d->legacy.hdr_n == 0)
+                        return 1;
+                return truncated(d);
+        }
+        return 0;
+}
+static void lz4l_end(struct pn_decoder *d) {
+        free(d->legacy.in);
+        free(d->legacy.out);
+}
 #endif
 
 /* The formats, by enum pn_codec; a format without its library has a name
@@ -246,6 +343,11 @@ static const struct codec codecs[] = {
         [PN_CODEC_LZ4] = {"lz4", "\x04\x22\x4d\x18", 4,
 #if HAVE_LZ4
                           lz4_init, lz4_step, lz4_end
+#endif
+        },
+        [PN_CODEC_LZ4_LEGACY] = {"lz4-legacy", "\x02\x21\x4c\x18", 4,
+#if HAVE_LZ4
+                                 lz4l_init, lz4l_step, lz4l_end
 #endif
         },
 };

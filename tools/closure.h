@@ -15,3 +15,7 @@ struct closure_opts {
 
 /* The closure of the N FILES: an exit status. */
 int deps_closure(const struct closure_opts *o, char **files, int n);
+
+/* pkgnote deps --verify (tools/verify.c): whether each of the N
+ * artefacts holds what its programs need; an exit status. */
+int deps_verify(const struct closure_opts *o, char **artefacts, int n);

@@ -19,6 +19,8 @@ static void deps_help(void) {
                "       pkgnote deps --rpm-generator requires|recommends|suggests [--rpm-multifile]\n"
                "       pkgnote deps --closure [--root DIR] [--feature NAME]... [--all-features]\n"
                "                    [--priority P] [--ignore-missing] [--json|--packages] FILE...\n"
+               "       pkgnote deps --verify [--feature NAME]... [--all-features] [--priority P]\n"
+               "                    [--json] ARTEFACT...\n"
                "\n"
                "Turn the dlopen notes of ELF files into package dependencies: one per\n"
                "entry, entries naming the same sonames merged, the strongest priority\n"
@@ -55,13 +57,20 @@ static void deps_help(void) {
                "      --packages     the packages that ship the files, by the root's dpkg\n"
                "                     or rpm database\n"
                "      --relative     paths without their leading '/' (tar -C DIR -T)\n"
+               "      --verify       whether each ARTEFACT (a directory, an initramfs: cpio\n"
+               "                     archives, each plain or compressed) holds what its ELF\n"
+               "                     programs and libraries need: each interpreter and\n"
+               "                     DT_NEEDED found as the loader finds it there, and one\n"
+               "                     soname of each dlopen entry selected (by default those\n"
+               "                     required and recommended); one missing thing a line\n"
                "  -h, --help         show this help\n"
                "\n"
                "Exit status: 0 done, 1 a soname no installed package ships (deb, json;\n"
                "the rest is still printed), 2 a file could not be read, is not ELF or\n"
                "holds a malformed dlopen note (then nothing is printed).  With --closure:\n"
                "1 something needed was not found (all else is printed), 2 a FILE is not\n"
-               "in the root or not ELF.\n");
+               "in the root or not ELF.  With --verify: 1 something required (an interpreter,\n"
+               "a DT_NEEDED, a required dlopen entry) is missing, 2 an ARTEFACT cannot be read.\n");
 }
 
 /* Warns about each problem of a dlopen note that still gives dependencies. */
@@ -219,7 +228,7 @@ static int rpm_generator(const char *kind, bool multifile) {
 
 int cmd_deps(int argc, char **argv) {
         enum { OPT_GENERATOR = 0x100, OPT_MULTIFILE, OPT_CLOSURE, OPT_FEATURE, OPT_ALL_FEATURES, OPT_PRIORITY,
-               OPT_IGNORE_MISSING, OPT_JSON, OPT_PACKAGES, OPT_RELATIVE };
+               OPT_IGNORE_MISSING, OPT_JSON, OPT_PACKAGES, OPT_RELATIVE, OPT_VERIFY };
         static const struct option longopts[] = {
                 {"format", required_argument, NULL, 'f'},
                 {"root", required_argument, NULL, 'r'},
@@ -227,6 +236,7 @@ int cmd_deps(int argc, char **argv) {
                 {"rpm-generator", required_argument, NULL, OPT_GENERATOR},
                 {"rpm-multifile", no_argument, NULL, OPT_MULTIFILE},
                 {"closure", no_argument, NULL, OPT_CLOSURE},
+                {"verify", no_argument, NULL, OPT_VERIFY},
                 {"feature", required_argument, NULL, OPT_FEATURE},
                 {"all-features", no_argument, NULL, OPT_ALL_FEATURES},
                 {"priority", required_argument, NULL, OPT_PRIORITY},
@@ -239,7 +249,7 @@ int cmd_deps(int argc, char **argv) {
         };
         int format = PKGNOTE_DEPS_RPM, c;
         const char *root = NULL, *generator = NULL, *tree_dir = NULL;
-        bool multifile = false, closure = false, closure_only = false;
+        bool multifile = false, closure = false, closure_only = false, verify = false;
         struct closure_opts co = {0};
         const char **features = calloc((size_t)argc + 1, sizeof *features);
         if (!features)
@@ -264,6 +274,7 @@ int cmd_deps(int argc, char **argv) {
                 case OPT_GENERATOR: generator = optarg; break;
                 case OPT_MULTIFILE: multifile = true; break;
                 case OPT_CLOSURE: closure = true; break;
+                case OPT_VERIFY: verify = true; break;
                 case OPT_FEATURE: features[co.n_features++] = optarg, closure_only = true; break;
                 case OPT_ALL_FEATURES: co.all_features = closure_only = true; break;
                 case OPT_PRIORITY:
@@ -283,9 +294,21 @@ int cmd_deps(int argc, char **argv) {
                 case 'h': free(features); deps_help(); return EXIT_OK;
                 default: free(features); return EXIT_FAILURE_;
                 }
+        if (verify) {
+                int r;
+                if (closure || generator || tree_dir || root || format != PKGNOTE_DEPS_RPM || co.ignore_missing ||
+                    co.packages || co.relative)
+                        r = tool_fail("deps: --verify takes only --feature, --all-features, --priority and --json");
+                else if (optind >= argc)
+                        r = tool_fail("deps: --verify: no ARTEFACT given (see 'pkgnote deps --help')");
+                else
+                        r = deps_verify(&co, argv + optind, argc - optind);
+                free(features);
+                return r;
+        }
         if (closure_only && !closure) {
                 free(features);
-                return tool_fail("deps: --feature, --all-features, --priority, --ignore-missing, --json, --packages and --relative go with --closure");
+                return tool_fail("deps: --feature, --all-features, --priority, --ignore-missing, --json, --packages and --relative go with --closure (--feature, --all-features, --priority and --json with --verify too)");
         }
         if (closure) {
                 int r;

@@ -21,7 +21,7 @@ _pkgnote() {
         list) opts="--json --group --group=signature --group=package --group=executable --top --format --output --state-dir --help" ;;
         stamp) opts="$(pkgnote stamp --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
         scan) opts="$(pkgnote scan --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
-        deps) opts="--format --root --rpm-generator --help" ;;
+        deps) opts="--format --root --tree --rpm-generator --rpm-multifile --closure --verify --feature --all-features --priority --ignore-missing --json --packages --relative --help" ;;
         esac
         case $prev in
         --format | -F)
@@ -33,6 +33,7 @@ _pkgnote() {
                 esac
                 return ;;
         --rpm-generator) COMPREPLY=($(compgen -W "requires recommends suggests" -- "$cur")); return ;;
+        --priority) COMPREPLY=($(compgen -W "required recommended suggested" -- "$cur")); return ;;
         --linker) COMPREPLY=($(compgen -W "bfd gold lld mold" -- "$cur")); return ;;
         --ldflags-style) COMPREPLY=($(compgen -W "shell make" -- "$cur")); return ;;
         --type) COMPREPLY=($(compgen -W "rpm deb apk alpm generic" -- "$cur")); return ;;

@@ -12,10 +12,10 @@ configs() {
         cat <<'LIST'
 libarchive archive cmd-features cmd-scan cmd-scan-db cmd-scan-storage cmd-scan-image cmd-scan-artefacts api-probe-core
 squashfs squashfs cmd-features cmd-scan-artefacts cmd-scan-db
-zstd zstd cmd-features cmd-core cmd-core-cross cmd-coredump cmd-coredump-journal cmd-systemd
-xz xz cmd-features cmd-core
-lz4 lz4 cmd-features cmd-core
-zlib zlib cmd-features cmd-scan cmd-scan-artefacts
+zstd zstd cmd-features cmd-core cmd-core-cross cmd-coredump cmd-coredump-journal cmd-systemd cmd-verify
+xz xz cmd-features cmd-core cmd-verify
+lz4 lz4 cmd-features cmd-core cmd-verify
+zlib zlib cmd-features cmd-scan cmd-scan-artefacts cmd-verify
 libdw stack cmd-features cmd-core cmd-pid cmd-coredump cmd-debuginfod cmd-elfutils-corpus
 LIST
 }

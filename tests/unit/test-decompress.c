@@ -24,6 +24,7 @@
 #include <zstd.h>
 #endif
 #if HAVE_LZ4
+#include <lz4.h>
 #include <lz4frame.h>
 #endif
 
@@ -255,6 +256,108 @@ static void test_lz4(void) {
 #endif
 }
 
+#if HAVE_LZ4
+/* N bytes at DATA in lz4's legacy format, in blocks of BLOCK bytes (lz4
+ * -l makes 8 MiB ones; smaller are as valid), into *LEN. */
+static uint8_t *legacy_compress(const uint8_t *data, size_t n, size_t block, size_t *len) {
+        size_t cap = 4 + (n / block + 1) * (4 + (size_t)LZ4_compressBound((int)block));
+        uint8_t *out = malloc(cap);
+        memcpy(out, "\x02\x21\x4c\x18", 4);
+        size_t at = 4;
+        for (size_t i = 0; i < n; i += block) {
+                size_t k = n - i < block ? n - i : block;
+                int z = LZ4_compress_default((const char *)data + i, (char *)out + at + 4, (int)k,
+                                             LZ4_compressBound((int)block));
+                CHECK(z > 0);
+                for (int b = 0; b < 4; b++)
+                        out[at + (size_t)b] = (uint8_t)((uint32_t)z >> (8 * b));
+                at += 4 + (size_t)z;
+        }
+        *len = at;
+        return out;
+}
+#endif
+
+/* lz4's legacy format, the kernel's lz4 initramfs: blocks after the
+ * magic, no end mark (the input's end between blocks is the end; inside
+ * one, truncated), the magic again another stream, a block size of 0
+ * padding with PN_DECODE_STOP_AT_TRAILING. */
+static void test_lz4_legacy(void) {
+#if HAVE_LZ4
+        enum { N = 300000, BLOCK = 100000 };
+        uint8_t *data = sample(N), *out = malloc(2 * N + 16);
+        size_t clen, got;
+        enum pn_decode_error err;
+        uint8_t *c = legacy_compress(data, N, BLOCK, &clen);
+        CHECK_STR(pn_codec_name(PN_CODEC_LZ4_LEGACY), "lz4-legacy");
+        CHECK_INT(pn_codec_detect(c, clen, ~0u), PN_CODEC_LZ4_LEGACY);
+        CHECK_INT(pn_codec_detect(c, clen, ~0u & ~PN_CODEC_BIT(PN_CODEC_LZ4_LEGACY)), PN_CODEC_NONE);
+        size_t steps[] = {1, 7, 4096, 1 << 20};
+        for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+                int r = decode(PN_CODEC_LZ4_LEGACY, 0, UINT64_MAX, c, clen, steps[k], out, 2 * N, &got, &err);
+                CHECK_INT(r, 1);
+                CHECK_INT(got, N);
+                CHECK(got == N && !memcmp(out, data, N));
+        }
+        /* Cut inside the magic, a block size or a block: truncated. */
+        size_t first = 4 + 4 + ((size_t)c[4] | (size_t)c[5] << 8 | (size_t)c[6] << 16 | (size_t)c[7] << 24);
+        size_t cuts[] = {2, 6, 100, first - 1, first + 2, clen - 1};
+        for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+                int r = decode(PN_CODEC_LZ4_LEGACY, 0, UINT64_MAX, c, cuts[k], 4096, out, 2 * N, &got, &err);
+                CHECK_INT(r, -EBADMSG);
+                CHECK_INT(err, PN_DECODE_TRUNCATED);
+        }
+        /* Cut between blocks: the end, as the format has no other. */
+        int r = decode(PN_CODEC_LZ4_LEGACY, 0, UINT64_MAX, c, first, 4096, out, 2 * N, &got, &err);
+        CHECK_INT(r, 1);
+        CHECK_INT(got, BLOCK);
+        /* Damaged: a block size past any block, a block's bytes. */
+        uint8_t *bad = malloc(clen + 512);
+        memcpy(bad, c, clen);
+        bad[7] = 0x7f;
+        r = decode(PN_CODEC_LZ4_LEGACY, 0, UINT64_MAX, bad, clen, 4096, out, 2 * N, &got, &err);
+        CHECK_INT(r, -EBADMSG);
+        CHECK_INT(err, PN_DECODE_DAMAGED);
+        memcpy(bad, c, clen);
+        bad[0] = 0x03;
+        CHECK_INT(pn_codec_detect(bad, clen, ~0u), PN_CODEC_NONE);
+        /* Padding: the end when asked, else a block size out of range. */
+        memcpy(bad, c, clen);
+        memset(bad + clen, 0, 512);
+        r = decode(PN_CODEC_LZ4_LEGACY, PN_DECODE_STOP_AT_TRAILING, UINT64_MAX, bad, clen + 512, 4096, out, 2 * N, &got, &err);
+        CHECK_INT(r, 1);
+        CHECK_INT(got, N);
+        r = decode(PN_CODEC_LZ4_LEGACY, 0, UINT64_MAX, bad, clen + 512, 4096, out, 2 * N, &got, &err);
+        CHECK_INT(r, -EBADMSG);
+        free(bad);
+        /* Two streams in a row are one. */
+        uint8_t *two = malloc(2 * clen);
+        memcpy(two, c, clen);
+        memcpy(two + clen, c, clen);
+        r = decode(PN_CODEC_LZ4_LEGACY, 0, UINT64_MAX, two, 2 * clen, 4096, out, 2 * N + 16, &got, &err);
+        CHECK_INT(r, 1);
+        CHECK_INT(got, 2 * N);
+        free(two);
+        /* A bomb under a limit. */
+        size_t big = 64u << 20, blen;
+        uint8_t *ones = malloc(big);
+        memset(ones, 'x', big);
+        uint8_t *bomb = legacy_compress(ones, big, 8u << 20, &blen);
+        free(ones);
+        uint8_t *room = malloc(4u << 20);
+        r = decode(PN_CODEC_LZ4_LEGACY, 0, 1u << 20, bomb, blen, 1 << 16, room, 4u << 20, &got, &err);
+        CHECK_INT(r, -E2BIG);
+        CHECK_INT(err, PN_DECODE_OVER_LIMIT);
+        free(room);
+        free(bomb);
+        free(c);
+        free(out);
+        free(data);
+#else
+        CHECK(!pn_codec_built(PN_CODEC_LZ4_LEGACY));
+#endif
+}
+
 static void test_not_built_or_unknown(void) {
         struct pn_decoder *d = NULL;
         CHECK_INT(pn_decoder_new(PN_CODEC_NONE, 0, 0, UINT64_MAX, &d), -EOPNOTSUPP);
@@ -272,6 +375,7 @@ int main(void) {
         RUN(test_xz);
         RUN(test_zstd);
         RUN(test_lz4);
+        RUN(test_lz4_legacy);
         RUN(test_not_built_or_unknown);
         return test_summary();
 }

@@ -50,6 +50,7 @@ static pkgnote_core *self;       /* this process, or NULL when /proc cannot be r
 static pkgnote_info *info;       /* of obj */
 static pkgnote_process_sbom *psbom;
 static pkgnote_closure *closure; /* below dir */
+static pkgnote_verify *verify;   /* of dir */
 static pkgnote_filemap *fmap;
 static const pkgnote_target target = {.size = sizeof(pkgnote_target), .name = "x86_64", .elf_class = 64, .machine = 62};
 
@@ -369,6 +370,14 @@ FAIL(pkgnote_closure_new, { pkgnote_closure *c = NULL; return pkgnote_closure_ne
 FAIL(pkgnote_closure_select, { return pkgnote_closure_select(closure, "x", 99, 0); })
 FAIL(pkgnote_closure_add, { return pkgnote_closure_add(closure, "/no-such-file"); })
 OK(pkgnote_closure_to_json, { char *s = NULL; return freed(pkgnote_closure_to_json(closure, NULL, &s), &s); })
+FAIL(pkgnote_verify_new, { pkgnote_verify *v = NULL; return pkgnote_verify_new(NOPE, &v); })
+FAIL(pkgnote_verify_select, { return pkgnote_verify_select(verify, "x", 99, 0); })
+OK(pkgnote_verify_run, { return pkgnote_verify_run(verify); })
+FAIL(pkgnote_verify_get, {
+        pkgnote_verify_finding f = PKGNOTE_VERIFY_FINDING_INIT;
+        return pkgnote_verify_get(verify, 99999, &f);
+})
+OK(pkgnote_verify_to_json, { char *s = NULL; return freed(pkgnote_verify_to_json(verify, &s), &s); })
 FAIL(pkgnote_filemap_parse, {
         pkgnote_filemap *m = NULL;
         return pkgnote_filemap_parse("/x {\n", 5, "map", &m);
@@ -911,6 +920,17 @@ static const struct row rows[] = {
         N(pkgnote_closure_problem_count, ACCESSOR),
         N(pkgnote_closure_problem, ACCESSOR),
         UO(pkgnote_closure_to_json, OOM),
+        F(pkgnote_verify_new),
+        N(pkgnote_verify_free, FREE),
+        F(pkgnote_verify_select),
+        UO(pkgnote_verify_run, OOM),
+        N(pkgnote_verify_kind, ACCESSOR),
+        N(pkgnote_verify_object_count, ACCESSOR),
+        N(pkgnote_verify_count, ACCESSOR),
+        F(pkgnote_verify_get),
+        N(pkgnote_verify_problem_count, ACCESSOR),
+        N(pkgnote_verify_problem, ACCESSOR),
+        UO(pkgnote_verify_to_json, OOM),
         F(pkgnote_filemap_parse),
         N(pkgnote_filemap_free, FREE),
         N(pkgnote_filemap_count, ACCESSOR),
@@ -981,6 +1001,7 @@ static void setup(void) {
         CHECK_INT(pkgnote_info_read(obj, &info), 0);
         CHECK_INT(pkgnote_process_sbom_new(&psbom), 0);
         CHECK(pkgnote_closure_new(dir, &closure) >= 0);
+        CHECK(pkgnote_verify_new(dir, &verify) >= 0);
         static const char map[] = "/usr/bin/x\t" JSON_OK "\n";
         CHECK(pkgnote_filemap_parse(map, sizeof map - 1, "map", &fmap) >= 0);
         if (pkgnote_process_open(getpid(), &self) < 0)
@@ -1177,6 +1198,7 @@ int main(int argc, char **argv) {
         pkgnote_info_free(info);
         pkgnote_process_sbom_free(psbom);
         pkgnote_closure_free(closure);
+        pkgnote_verify_free(verify);
         pkgnote_filemap_free(fmap);
         pkgnote_pkgdb_free(db());
         char cmd[4200];

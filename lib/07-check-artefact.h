@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A built artefact as a file tree in memory (lib/07-check-artefact.c):
+ * a directory on disk (names, types and link targets read once, file
+ * bytes when asked, never following a link) or an initramfs (its cpio
+ * archives, read from memory as the kernel unpacks them into one root:
+ * lib/01-base-cpio.c).  Paths resolve inside the tree as if it were "/"
+ * (".." stops at the top, absolute links start from it, at most
+ * PN_MAX_SYMLINKS links), so nothing of the host is ever read, and the
+ * shared resolver (07-check-resolve.h) reads it through a pn_resolve_root.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "01-base-problem.h"
+#include "07-check-resolve.h"
+
+/* Entries of one artefact, and the bytes an initramfs may decompress to. */
+#define PN_ARTEFACT_MAX_NODES (1u << 20)
+#define PN_ARTEFACT_MAX_DECODED (2ull << 30)
+/* How deep a directory artefact is walked. */
+#define PN_ARTEFACT_MAX_DEPTH 256u
+
+enum { PN_NODE_DIR = 1, PN_NODE_FILE, PN_NODE_LINK, PN_NODE_OTHER };
+enum { PN_ARTEFACT_DIRECTORY = 1, PN_ARTEFACT_INITRAMFS };
+
+struct pn_artefact;
+
+/* Reads PATH, a directory or an initramfs file: 0 with *RET, or a
+ * negative errno with pn_error set.  Entries left out (a name leading
+ * out of the archive, a directory missing) are PROBLEMS. */
+int pn_artefact_open(const char *path, struct pn_problems *problems, struct pn_artefact **ret);
+/* The initramfs of LEN bytes at DATA (which must outlive *RET), decoding
+ * at most LIMIT bytes: as pn_artefact_open(). */
+int pn_artefact_from_initramfs(const uint8_t *data, size_t len, uint64_t limit, struct pn_problems *problems,
+                               struct pn_artefact **ret);
+void pn_artefact_free(struct pn_artefact *a);
+int pn_artefact_kind(const struct pn_artefact *a);
+/* Node numbers: 0 is the top. */
+size_t pn_artefact_count(const struct pn_artefact *a);
+int pn_artefact_type(const struct pn_artefact *a, size_t node);
+/* The absolute path of NODE into BUF: false when longer than SIZE. */
+bool pn_artefact_path(const struct pn_artefact *a, size_t node, char *buf, size_t size);
+/* The node ABS names, every link (LAST: the last component's too) and
+ * ".." resolved inside: 0 with *RET, -ENOENT, -ENOTDIR, -ELOOP,
+ * -ENAMETOOLONG. */
+int pn_artefact_resolve(const struct pn_artefact *a, const char *abs, bool last, size_t *ret);
+/* The file of regular node NODE: its inode number (shared by hard links)
+ * and its bytes, read once (*DATA stays valid while A lives): 0, or a
+ * negative errno with pn_error set. */
+size_t pn_artefact_inode(const struct pn_artefact *a, size_t node);
+int pn_artefact_bytes(struct pn_artefact *a, size_t node, const uint8_t **data, size_t *len);
+/* A descriptor of regular node NODE's file on disk (a directory
+ * artefact's, opened below its top without following links), or
+ * -ENODATA when its bytes are in memory (pn_artefact_bytes()). */
+int pn_artefact_open_file(struct pn_artefact *a, size_t node);
+/* Whether regular node NODE's bytes begin as an ELF file's (read once). */
+bool pn_artefact_is_elf(struct pn_artefact *a, size_t node);
+/* A as a root for the resolver. */
+void pn_artefact_root(struct pn_artefact *a, struct pn_resolve_root *r);
