@@ -95,10 +95,7 @@ struct pkgnote_closure {
         char **missing_text; /* pkgnote_closure_missing()'s, one per entry of MISSING */
         size_t cap_missing_text;
         struct pn_problems problems;
-        char **features;
-        size_t n_features;
-        bool all_features;
-        int priority; /* dlopen entries at least this strong (0: none by priority) */
+        struct pn_dlopen_select sel; /* the dlopen entries followed */
 };
 
 static int problem(pkgnote_closure *c, int err, const char *path, const char *fmt, ...)
@@ -157,7 +154,7 @@ PKGNOTE_PUBLIC void pkgnote_closure_free(pkgnote_closure *c) {
         pn_smap_done(&c->by_inode);
         pn_smap_done(&c->by_name);
         pn_resolver_free(c->resolver);
-        pn_free_strv(c->features, c->n_features);
+        pn_dlopen_select_free(&c->sel);
         pn_free_strv(c->missing_text, json_array_size(c->missing));
         json_decref(c->missing);
         pn_problems_clear(&c->problems);
@@ -170,20 +167,7 @@ PKGNOTE_PUBLIC void pkgnote_closure_free(pkgnote_closure *c) {
 PKGNOTE_PUBLIC int pkgnote_closure_select(pkgnote_closure *c, const char *feature, int priority, unsigned flags) {
         if (priority < 0 || priority > PKGNOTE_DLOPEN_REQUIRED || (flags & ~PKGNOTE_CLOSURE_ALL_FEATURES))
                 return pn_error(-EINVAL, "unknown dlopen priority or flag");
-        if (feature) {
-                char **v = realloc(c->features, (c->n_features + 1) * sizeof *v);
-                if (!v)
-                        return pn_oom();
-                c->features = v;
-                if (!(v[c->n_features] = strdup(feature)))
-                        return pn_oom();
-                c->n_features++;
-        }
-        if (priority && (!c->priority || priority < c->priority))
-                c->priority = priority;
-        if (flags & PKGNOTE_CLOSURE_ALL_FEATURES)
-                c->all_features = true;
-        return 0;
+        return pn_dlopen_select_add(&c->sel, feature, priority, flags & PKGNOTE_CLOSURE_ALL_FEATURES);
 }
 
 static int problem(pkgnote_closure *c, int err, const char *path, const char *fmt, ...) {
@@ -547,19 +531,6 @@ static int add_missing(pkgnote_closure *c, json_t *why) {
 }
 
 /* Is the dlopen entry I of N asked for? */
-static bool selected(const pkgnote_closure *c, const pkgnote_dlopen *n, size_t i) {
-        int p = pkgnote_dlopen_priority(n, i);
-        if (c->priority && p >= c->priority)
-                return true;
-        const char *f = pkgnote_dlopen_get(n, i, "feature");
-        if (c->all_features)
-                return true;
-        for (size_t k = 0; f && k < c->n_features; k++)
-                if (!strcmp(c->features[k], f))
-                        return true;
-        return false;
-}
-
 /* The dlopen entry I of note N of object OI: its first soname found. */
 static int add_dlopen(pkgnote_closure *c, size_t oi, const pkgnote_dlopen *n, size_t i) {
         size_t ns = pkgnote_dlopen_soname_count(n, i);
@@ -625,7 +596,7 @@ static int expand_object(pkgnote_closure *c, size_t oi) {
         for (size_t k = 0; r >= 0 && info && k < pkgnote_info_dlopen_count(info); k++) {
                 const pkgnote_dlopen *n = pkgnote_info_dlopen(info, k);
                 for (size_t i = 0; r >= 0 && i < pkgnote_dlopen_count(n); i++)
-                        if (selected(c, n, i))
+                        if (pn_dlopen_selected(&c->sel, n, i))
                                 r = add_dlopen(c, oi, n, i);
         }
         pkgnote_info_free(info);

@@ -919,3 +919,37 @@ int pn_resolver_lookup(pn_resolver *r, struct pn_lookup *q) {
                 e = search_list(r, q, sys);
         return e;
 }
+
+/* ------------------------------------------------------------------ */
+
+int pn_dlopen_select_add(struct pn_dlopen_select *s, const char *feature, int priority, bool all) {
+        if (feature) {
+                char **f = realloc(s->features, (s->n_features + 1) * sizeof *f);
+                if (!f)
+                        return pn_oom();
+                s->features = f;
+                if (!(f[s->n_features] = strdup(feature)))
+                        return pn_oom();
+                s->n_features++;
+        }
+        if (priority && (!s->priority || priority < s->priority))
+                s->priority = priority;
+        if (all)
+                s->all_features = true;
+        return 0;
+}
+
+bool pn_dlopen_selected(const struct pn_dlopen_select *s, const pkgnote_dlopen *n, size_t i) {
+        if ((s->priority && pkgnote_dlopen_priority(n, i) >= s->priority) || s->all_features)
+                return true;
+        const char *f = pkgnote_dlopen_get(n, i, "feature");
+        for (size_t k = 0; f && k < s->n_features; k++)
+                if (!strcmp(s->features[k], f))
+                        return true;
+        return false;
+}
+
+void pn_dlopen_select_free(struct pn_dlopen_select *s) {
+        pn_free_strv(s->features, s->n_features);
+        *s = (struct pn_dlopen_select){0};
+}

@@ -204,3 +204,21 @@ struct pn_lookup {
  * CPU is not known): 1 with Q->found, 0 when no directory itself holds
  * it (Q->variant may still name a glibc-hwcaps one), negative errno. */
 int pn_resolver_lookup(pn_resolver *r, struct pn_lookup *q);
+
+/* ---- which dlopen note entries a check follows ---- */
+
+/* The selection of deps --closure and --verify: the entries at least
+ * PRIORITY strong (0: none by priority), of FEATURES, or of every
+ * feature. */
+struct pn_dlopen_select {
+        char **features;
+        size_t n_features;
+        bool all_features;
+        int priority;
+};
+/* Adds FEATURE (NULL: none), PRIORITY (0: none; the weakest given wins)
+ * and, when ALL, every feature to S: 0 or -ENOMEM. */
+int pn_dlopen_select_add(struct pn_dlopen_select *s, const char *feature, int priority, bool all);
+/* Whether S selects entry I of N. */
+bool pn_dlopen_selected(const struct pn_dlopen_select *s, const pkgnote_dlopen *n, size_t i);
+void pn_dlopen_select_free(struct pn_dlopen_select *s);

@@ -78,10 +78,8 @@ struct pkgnote_verify {
         struct finding *f;
         size_t n_f, cap_f;
         struct pn_problems problems;
-        char **features;
-        size_t n_features;
-        bool all_features, selected, ran;
-        int priority;
+        struct pn_dlopen_select sel; /* the dlopen entries checked */
+        bool selected, ran;
         size_t objects, required;
 };
 
@@ -104,7 +102,7 @@ PKGNOTE_PUBLIC int pkgnote_verify_new(const char *path, pkgnote_verify **ret) {
         pkgnote_verify *v = calloc(1, sizeof *v);
         if (!v)
                 return pn_oom();
-        v->priority = PKGNOTE_DLOPEN_RECOMMENDED;
+        v->sel.priority = PKGNOTE_DLOPEN_RECOMMENDED;
         int r = pn_artefact_open(path, &v->problems, &v->a);
         if (r < 0) {
                 pkgnote_verify_free(v);
@@ -151,7 +149,7 @@ PKGNOTE_PUBLIC void pkgnote_verify_free(pkgnote_verify *v) {
         free(v->cands);
         pn_resolver_free(v->resolver);
         pn_artefact_free(v->a);
-        pn_free_strv(v->features, v->n_features);
+        pn_dlopen_select_free(&v->sel);
         pn_problems_clear(&v->problems);
         free(v->path);
         free(v);
@@ -162,35 +160,9 @@ PKGNOTE_PUBLIC int pkgnote_verify_select(pkgnote_verify *v, const char *feature,
                 return pn_error(-EINVAL, "unknown dlopen priority or flag");
         if (!v->selected) {
                 v->selected = true;
-                v->priority = 0;
+                v->sel.priority = 0;
         }
-        if (feature) {
-                char **f = realloc(v->features, (v->n_features + 1) * sizeof *f);
-                if (!f)
-                        return pn_oom();
-                v->features = f;
-                if (!(f[v->n_features] = strdup(feature)))
-                        return pn_oom();
-                v->n_features++;
-        }
-        if (priority && (!v->priority || priority < v->priority))
-                v->priority = priority;
-        if (flags & PKGNOTE_VERIFY_ALL_FEATURES)
-                v->all_features = true;
-        return 0;
-}
-
-static bool selected(const pkgnote_verify *v, const pkgnote_dlopen *n, size_t i) {
-        int p = pkgnote_dlopen_priority(n, i);
-        if (v->priority && p >= v->priority)
-                return true;
-        if (v->all_features)
-                return true;
-        const char *f = pkgnote_dlopen_get(n, i, "feature");
-        for (size_t k = 0; f && k < v->n_features; k++)
-                if (!strcmp(v->features[k], f))
-                        return true;
-        return false;
+        return pn_dlopen_select_add(&v->sel, feature, priority, flags & PKGNOTE_VERIFY_ALL_FEATURES);
 }
 
 /* ------------------------------------------------------------------ */
@@ -546,7 +518,7 @@ static int check_rest(pkgnote_verify *v, size_t oi) {
         for (size_t k = 0; r == 0 && info && k < pkgnote_info_dlopen_count(info); k++) {
                 const pkgnote_dlopen *dn = pkgnote_info_dlopen(info, k);
                 for (size_t i = 0; r == 0 && i < pkgnote_dlopen_count(dn); i++) {
-                        if (!selected(v, dn, i))
+                        if (!pn_dlopen_selected(&v->sel, dn, i))
                                 continue;
                         size_t ns = pkgnote_dlopen_soname_count(dn, i), got;
                         const char **names = calloc(ns ? ns : 1, sizeof *names);
