@@ -18,6 +18,9 @@ Entry points:
                                      then .summary, .packages, .write_sbom()
     generate(...), stamp(path, ...), lint(path), deps(paths, style=...)
                                      what the pkgnote command does
+    closure(paths, root=...), verify(artefact)
+                                     what programs need inside a root; whether
+                                     a built image or initrd holds it
     purl(metadata), check(metadata)  a note's package URL; its problems
 
 Failures raise pkgnote.Error, an OSError carrying errno and libpkgnote's
@@ -43,7 +46,7 @@ __all__ = [
     "Scan", "ScanObject", "scan",
     "generate", "stamp", "lint", "LintFinding", "deps", "purl", "check",
     "signature_from_message",
-    "crash_groups",
+    "crash_groups", "closure", "verify",
 ]
 
 def _problems(raw):
@@ -619,3 +622,44 @@ def crash_groups(by="signature", top=0, *, stores=None, pkgnote_dir=None, system
                                match, int(since), int(until))
     d["problems"] = _problems(d.pop("_problems"))
     return d
+
+
+_PRIORITIES = {None: 0, "suggested": 1, "recommended": 2, "required": 3}
+
+
+def _selection(features, priority, all_features):
+    if priority not in _PRIORITIES:
+        raise ValueError(f"no dlopen priority {priority!r}: required, recommended or suggested")
+    if isinstance(features, str):
+        features = [features]
+    return [str(f) for f in features or ()], _PRIORITIES[priority], bool(all_features)
+
+
+def closure(paths, *, root=None, features=None, priority=None, all_features=False):
+    """Every file the programs or libraries PATHS (in ROOT; None: "/")
+    need, as `pkgnote deps --closure --json` prints it: a dict of root,
+    files (each with path, type, target, why it is needed and, where the
+    root has a dpkg or rpm database, its package), missing and problems.  The dlopen entries followed are those of FEATURES (a name
+    or a list), of PRIORITY ("required", "recommended", "suggested") or
+    stronger, or all with ALL_FEATURES; none by default.  Raises
+    pkgnote.Error (or FileNotFoundError) when the root or a path cannot be
+    read or is no ELF program or library, ValueError for another
+    priority."""
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    f, p, a = _selection(features, priority, all_features)
+    return _pkgnote._closure([_os.fspath(x) for x in paths], None if root is None else _os.fsdecode(root), f, p, a)
+
+
+def verify(artefact, *, features=None, priority=None, all_features=False):
+    """Whether the built ARTEFACT (a directory or an initramfs) holds
+    everything its programs need, as `pkgnote deps --verify --json` prints
+    it for one artefact: a dict of artefact, kind, objects, findings (each
+    with object, kind, names, feature and priority), required (how many
+    findings are required: 0 when it will load) and problems.  The dlopen
+    entries checked: those at "recommended" or stronger by default, else
+    as closure() selects them.  Raises pkgnote.Error (or
+    FileNotFoundError) when the artefact cannot be read, ValueError for
+    another priority."""
+    f, p, a = _selection(features, priority, all_features)
+    return _pkgnote._verify(_os.fspath(artefact), f, p, a)

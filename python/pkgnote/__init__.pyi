@@ -198,3 +198,9 @@ def crash_groups(by: str = ..., top: int = ..., *, stores: Sequence[str] | None 
                  systemd_dir: str | os.PathLike[str] | None = ..., journal_dir: str | os.PathLike[str] | None = ...,
                  journal_files: Sequence[str | os.PathLike[str]] | None = ..., match: str | None = ...,
                  since: int = ..., until: int = ...) -> _Json: ...
+def closure(paths: _Path | Sequence[_Path], *, root: _Path | None = ..., features: str | Sequence[str] | None = ...,
+            priority: Literal["required", "recommended", "suggested"] | None = ...,
+            all_features: bool = ...) -> _Json: ...
+def verify(artefact: _Path, *, features: str | Sequence[str] | None = ...,
+           priority: Literal["required", "recommended", "suggested"] | None = ...,
+           all_features: bool = ...) -> _Json: ...

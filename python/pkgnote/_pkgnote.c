@@ -1241,6 +1241,121 @@ static PyObject *py_crash_groups(PyObject *self, PyObject *args) {
         return ret;
 }
 
+/* The dlopen entries chosen (features, a list of str; priority, 0 for
+ * none by priority; all_features) through SELECT on H, as the command's
+ * --feature, --priority and --all-features do; 0 or a negative errno. */
+static int deps_select(PyObject *features, int priority, int all, void *h,
+                       int (*select)(void *h, const char *feature, int priority, unsigned flags)) {
+        Py_ssize_t n = PyList_GET_SIZE(features);
+        int r = 0;
+        for (Py_ssize_t i = 0; r >= 0 && i < n; i++) {
+                const char *f = PyUnicode_AsUTF8(PyList_GET_ITEM(features, i));
+                if (!f)
+                        return -EINVAL;
+                r = select(h, f, 0, 0);
+        }
+        if (r >= 0 && (priority || all || n))
+                r = select(h, NULL, priority, all ? 1u : 0u);
+        return r;
+}
+
+static int verify_select(void *h, const char *f, int p, unsigned fl) {
+        return pkgnote_verify_select(h, f, p, fl ? PKGNOTE_VERIFY_ALL_FEATURES : 0);
+}
+
+static int closure_select(void *h, const char *f, int p, unsigned fl) {
+        return pkgnote_closure_select(h, f, p, fl ? PKGNOTE_CLOSURE_ALL_FEATURES : 0);
+}
+
+/* _verify(path, features, priority, all_features) -> dict: whether the
+ * artefact PATH holds what its programs need (pkgnote_verify_to_json()). */
+static PyObject *py_verify(PyObject *self, PyObject *args) {
+        modstate *ms = module_state(self);
+        PyObject *bpath, *features;
+        int priority, all;
+        if (!PyArg_ParseTuple(args, "O&O!ip", PyUnicode_FSConverter, &bpath, &PyList_Type, &features, &priority, &all))
+                return NULL;
+        pkgnote_verify *v = NULL;
+        failure f = {0};
+        char *j = NULL;
+        int r = pkgnote_verify_new(PyBytes_AS_STRING(bpath), &v);
+        if (r >= 0)
+                r = deps_select(features, priority, all, v, verify_select);
+        if (PyErr_Occurred()) {
+                pkgnote_verify_free(v);
+                Py_DECREF(bpath);
+                return NULL;
+        }
+        if (r >= 0) {
+                Py_BEGIN_ALLOW_THREADS
+                r = pkgnote_verify_run(v);
+                if (r >= 0)
+                        r = pkgnote_verify_to_json(v, &j);
+                if (r < 0)
+                        failure_set(&f, r);
+                Py_END_ALLOW_THREADS
+        } else
+                failure_set(&f, r);
+        pkgnote_verify_free(v);
+        if (r < 0) {
+                raise_failure_path(ms, &f, bpath);
+                Py_DECREF(bpath);
+                return NULL;
+        }
+        Py_DECREF(bpath);
+        return loads_free(ms, j);
+}
+
+/* _closure(paths, root, features, priority, all_features) -> dict: every
+ * file the programs PATHS need inside ROOT (pkgnote_closure_to_json()). */
+static PyObject *py_closure(PyObject *self, PyObject *args) {
+        modstate *ms = module_state(self);
+        PyObject *paths, *features, *failed = NULL;
+        const char *root;
+        int priority, all;
+        if (!PyArg_ParseTuple(args, "O!zO!ip", &PyList_Type, &paths, &root, &PyList_Type, &features, &priority, &all))
+                return NULL;
+        pkgnote_closure *c = NULL;
+        failure f = {0};
+        char *j = NULL;
+        int r = pkgnote_closure_new(root, &c);
+        if (r < 0) {
+                failure_set(&f, r);
+                failed = PyUnicode_DecodeFSDefault(root ? root : "/"); /* named in the exception */
+        } else if ((r = deps_select(features, priority, all, c, closure_select)) < 0 && !PyErr_Occurred())
+                failure_set(&f, r);
+        for (Py_ssize_t i = 0; r >= 0 && i < PyList_GET_SIZE(paths); i++) {
+                PyObject *b = NULL;
+                if (!PyUnicode_FSConverter(PyList_GET_ITEM(paths, i), &b)) {
+                        r = -EINVAL;
+                        break;
+                }
+                if ((r = pkgnote_closure_add(c, PyBytes_AS_STRING(b))) < 0) {
+                        failure_set(&f, r);
+                        failed = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(b));
+                }
+                Py_DECREF(b);
+        }
+        /* files named by their package where the root has a database
+         * (dpkg's, else rpm's), as the command's JSON does */
+        pkgnote_pkgdb *db = NULL;
+        const char *where;
+        if (r >= 0 && pkgnote_pkgdb_open(root, "deb", &where, &db) <= 0 &&
+            pkgnote_pkgdb_open(root, "rpm", &where, &db) <= 0)
+                db = NULL;
+        if (r >= 0 && (r = pkgnote_closure_to_json(c, db, &j)) < 0)
+                failure_set(&f, r);
+        pkgnote_pkgdb_free(db);
+        pkgnote_closure_free(c);
+        if (r < 0) {
+                if (!PyErr_Occurred())
+                        raise_failure(ms, &f, failed);
+                Py_XDECREF(failed);
+                return NULL;
+        }
+        return loads_free(ms, j);
+}
+
 static PyMethodDef methods[] = {
         {"_read", py_read, METH_O, "_read(path) -> dict"},
         {"_read_bytes", py_read_bytes, METH_O, "_read_bytes(buffer) -> dict"},
@@ -1254,6 +1369,8 @@ static PyMethodDef methods[] = {
         {"_signature_from_message", py_signature_from_message, METH_VARARGS,
          "_signature_from_message(text, packages) -> dict"},
         {"_crash_groups", py_crash_groups, METH_VARARGS, "_crash_groups(by, top, ...) -> dict"},
+        {"_verify", py_verify, METH_VARARGS, "_verify(path, features, priority, all_features) -> dict"},
+        {"_closure", py_closure, METH_VARARGS, "_closure(paths, root, features, priority, all_features) -> dict"},
         {NULL, NULL, 0, NULL},
 };
 

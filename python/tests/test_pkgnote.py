@@ -901,3 +901,51 @@ def test_crash_groups(tmp_path: pathlib.Path) -> None:
         pkgnote.crash_groups(stores=["apport"], pkgnote_dir=tmp_path)
     with pytest.raises(FileNotFoundError):
         pkgnote.crash_groups(stores=["pkgnote"], pkgnote_dir=tmp_path / "none")
+
+
+# ------------------------------------------------------- closure and verify
+
+def _command_json(cmd: list[str]) -> Any:
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode in (0, 1), p.stderr
+    return json.loads(p.stdout)
+
+
+def test_closure(pkgnote_cmd: str) -> None:
+    mine = pkgnote.closure(pkgnote_cmd, priority="required")
+    cmd = _command_json([pkgnote_cmd, "deps", "--closure", "--priority", "required", "--json", pkgnote_cmd])
+    assert mine == cmd
+    paths = [f["path"] for f in mine["files"]]
+    assert os.path.realpath(pkgnote_cmd) in [os.path.realpath(p) for p in paths]
+    assert any("/libc.so.6" in p for p in paths), paths
+    with pytest.raises(FileNotFoundError):
+        pkgnote.closure("/nonexistent/program")
+    with pytest.raises(ValueError):
+        pkgnote.closure(pkgnote_cmd, priority="optional")  # type: ignore[arg-type]
+
+
+def test_verify(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:
+    # an artefact holding one program and nothing it needs
+    bindir = tmp_path / "usr" / "bin"
+    bindir.mkdir(parents=True)
+    shutil.copy(pkgnote_cmd, bindir / "prog")
+    selections: list[tuple[dict[str, Any], list[str]]] = [
+        ({}, []), ({"priority": "required"}, ["--priority", "required"]),
+        ({"features": ["zstd"], "all_features": True}, ["--feature", "zstd", "--all-features"])]
+    for sel, args in selections:
+        mine = pkgnote.verify(tmp_path, **sel)
+        cmd = _command_json([pkgnote_cmd, "deps", "--verify", "--json", *args, str(tmp_path)])
+        assert [mine] == cmd, sel
+    v = pkgnote.verify(str(tmp_path))
+    assert v["kind"] == "directory" and v["objects"] == 1
+    kinds = {(f["object"], f["kind"]) for f in v["findings"]}
+    assert ("/usr/bin/prog", "interpreter") in kinds and ("/usr/bin/prog", "needed") in kinds, kinds
+    assert v["required"] == sum(1 for f in v["findings"] if f["priority"] == "required") > 0
+    with pytest.raises(FileNotFoundError):
+        pkgnote.verify(tmp_path / "missing")
+    (tmp_path / "not-an-initrd").write_bytes(b"no cpio archive here")
+    with pytest.raises(pkgnote.Error) as e:
+        pkgnote.verify(tmp_path / "not-an-initrd")
+    assert e.value.errno == errno.EBADMSG, e.value
+    with pytest.raises(ValueError):
+        pkgnote.verify(tmp_path, priority="optional")  # type: ignore[arg-type]
