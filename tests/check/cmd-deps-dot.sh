@@ -12,7 +12,7 @@
 # names hold quotes, backslashes, a newline, '}' and a byte that is not
 # UTF-8.  A graph with one edge dropped must fail the comparison.
 . "$SRCDIR/tests/lib.sh"
-require python3 dot cc
+require python3 dot cc readelf ldd timeout
 PK=$PKGNOTE
 SID=${PKGNOTE_TEST_SID_ROOT:-/var/cache/pkgnote/roots/sid}
 ART=${PKGNOTE_TEST_SID_ARTEFACTS:-/var/cache/pkgnote/roots/sid-artefacts}
