@@ -22,7 +22,7 @@ DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	gcc-i686-linux-gnu libc6-dev-i386-cross gcc-m68k-linux-gnu gcc-sh4-linux-gnu gcc-hppa-linux-gnu \
 	qemu-user-static libc6-dev \
 	systemd zstd xz-utils lz4 cmake rpm rpm2cpio libsqlite3-0 cpio build-essential debhelper dh-python dpkg-dev \
-	attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso squashfs-tools squashfs-tools-ng bubblewrap mmdebstrap abigail-tools \
+	graphviz attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso squashfs-tools squashfs-tools-ng bubblewrap mmdebstrap abigail-tools \
 	debuginfod libdebuginfod1 strace curl bzip2 gdb time needrestart pax-utils \
 	lintian rpmlint devscripts rustc cargo golang-go systemd-journal-remote chromium iproute2 \
 	python3-dev python3-mesonpy python3-venv python3-pytest python3-pyelftools mypy \

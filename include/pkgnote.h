@@ -2564,6 +2564,33 @@ PKGNOTE_PUBLIC const char *pkgnote_deps_feature(const pkgnote_deps *d, size_t i,
  * ending in a newline.  DEB needs pkgnote_deps_resolve_dpkg() first. */
 PKGNOTE_PUBLIC int pkgnote_deps_format(const pkgnote_deps *d, int format, char **ret);
 
+/* An edge of the dependency graph that pkgnote_closure and pkgnote_verify
+ * record as they resolve: FROM, the object that asks (its absolute path,
+ * as the closure or the artefact names it), needs NAME (a DT_NEEDED
+ * name, the PT_INTERP path, or the soname of a dlopen note entry) and
+ * the loader finds it in the object TO (its path), or finds nothing (TO
+ * NULL: missing; for a dlopen entry NAME then holds its sonames joined
+ * by " or ").  KIND: a PKGNOTE_DEP_*; FEATURE: a dlopen entry's feature
+ * (or NULL); PRIORITY: a dlopen entry's PKGNOTE_DLOPEN_*,
+ * PKGNOTE_DLOPEN_REQUIRED for the interpreter and DT_NEEDED.  Each edge
+ * is recorded once.  Strings live as long as the handle.  Since 1.2. */
+typedef struct pkgnote_dep_edge {
+        size_t size; /* sizeof(pkgnote_dep_edge), set by the caller */
+        const char *from;
+        const char *to;
+        const char *name;
+        const char *feature;
+        int kind;
+        int priority;
+} pkgnote_dep_edge;
+#define PKGNOTE_DEP_EDGE_INIT {.size = sizeof(pkgnote_dep_edge)}
+/* Edge kinds.  Since 1.2. */
+enum {
+        PKGNOTE_DEP_NEEDED = 1, /* DT_NEEDED */
+        PKGNOTE_DEP_INTERP = 2, /* PT_INTERP */
+        PKGNOTE_DEP_DLOPEN = 3, /* a dlopen note entry */
+};
+
 /* Every file programs need to run inside a root directory, found as the
  * dynamic loader (glibc's) finds it there: the interpreter, DT_NEEDED
  * recursively through DT_RPATH/DT_RUNPATH ($ORIGIN, $LIB, $PLATFORM),
@@ -2612,13 +2639,24 @@ PKGNOTE_PUBLIC const char *pkgnote_closure_missing(const pkgnote_closure *c, siz
  * a loop of symbolic links, a malformed dynamic section). */
 PKGNOTE_PUBLIC size_t pkgnote_closure_problem_count(const pkgnote_closure *c);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_closure_problem(const pkgnote_closure *c, size_t i);
+/* The edges of the graph (pkgnote_dep_edge), in the order they were
+ * found: 1 with *E (its SIZE set by the caller; fields past it are left
+ * alone), -ENOENT past the last, -EINVAL for a bad SIZE.  The nodes are
+ * the objects: the files of the closure that are no symbolic link.
+ * Since 1.2. */
+PKGNOTE_PUBLIC size_t pkgnote_closure_edge_count(const pkgnote_closure *c);
+PKGNOTE_PUBLIC int pkgnote_closure_edge(const pkgnote_closure *c, size_t i, pkgnote_dep_edge *e);
 /* {"root", "files": [{"path", "type": "file"|"symlink", "target",
  * "directory" (true: a link that stands for a directory),
  * "why": [{"kind": "program"|"interpreter"|"needed"|"dlopen", "by",
  * "name", "feature", "priority"}], "package"}], "missing": [reasons, a
  * dlopen entry's with "names"], "problems": [{"path", "message"}]},
  * "package" (the binary package that ships the file or link; not for a
- * link to a directory, which many list) only with DB (may be NULL).  0 with *RET (malloc()ed), or -ENOMEM. */
+ * link to a directory, which many list) only with DB (may be NULL);
+ * since 1.2 also "nodes": [the objects' paths] and "edges": [{"from",
+ * "to" (absent: missing), "name", "kind": "needed"|"interpreter"|"dlopen",
+ * "feature", "priority" (both of a dlopen edge only)}], as
+ * pkgnote_closure_edge() gives them.  0 with *RET (malloc()ed), or -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgnote_pkgdb *db, char **ret);
 
 /* Whether a built artefact holds everything its programs need
@@ -2695,10 +2733,20 @@ PKGNOTE_PUBLIC int pkgnote_verify_get(const pkgnote_verify *v, size_t i, pkgnote
  * directory, a library only in glibc-hwcaps subdirectories).  Since 1.2. */
 PKGNOTE_PUBLIC size_t pkgnote_verify_problem_count(const pkgnote_verify *v);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_verify_problem(const pkgnote_verify *v, size_t i);
+/* The path of object I (of pkgnote_verify_object_count(), by path), or
+ * NULL past the last.  Since 1.2. */
+PKGNOTE_PUBLIC const char *pkgnote_verify_object(const pkgnote_verify *v, size_t i);
+/* The edges of the graph the check walked (pkgnote_dep_edge; a missing
+ * edge for each finding but "unreadable"), by the asking object's path,
+ * then in the order they were found: 1 with *E (its SIZE set by the
+ * caller), -ENOENT past the last, -EINVAL for a bad SIZE.  Since 1.2. */
+PKGNOTE_PUBLIC size_t pkgnote_verify_edge_count(const pkgnote_verify *v);
+PKGNOTE_PUBLIC int pkgnote_verify_edge(const pkgnote_verify *v, size_t i, pkgnote_dep_edge *e);
 /* {"artefact", "kind": "directory"|"initramfs", "objects": N,
  * "findings": [{"object", "kind", "names": [...], "feature", "priority"}],
- * "required": N, "problems": [{"path", "message"}]}.  0 with *RET
- * (malloc()ed), or -ENOMEM.  Since 1.2. */
+ * "required": N, "problems": [{"path", "message"}], "nodes": [the
+ * objects' paths], "edges": [as pkgnote_closure_to_json()'s]}.  0 with
+ * *RET (malloc()ed), or -ENOMEM.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret);
 
 #ifdef __cplusplus

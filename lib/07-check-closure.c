@@ -42,6 +42,7 @@
 #include "01-base-problem.h"
 #include "01-base-root.h"
 #include "07-check-resolve.h"
+#include "07-check-edges.h"
 #include "03-model-dlopen.h"
 #include "02-elf-const.h"
 #include "02-elf-view.h"
@@ -96,6 +97,7 @@ struct pkgnote_closure {
         size_t cap_missing_text;
         struct pn_problems problems;
         struct pn_dlopen_select sel; /* the dlopen entries followed */
+        struct pn_edges edges;       /* between objects (indices of OBJS) */
 };
 
 static int problem(pkgnote_closure *c, int err, const char *path, const char *fmt, ...)
@@ -155,6 +157,7 @@ PKGNOTE_PUBLIC void pkgnote_closure_free(pkgnote_closure *c) {
         pn_smap_done(&c->by_name);
         pn_resolver_free(c->resolver);
         pn_dlopen_select_free(&c->sel);
+        pn_edges_done(&c->edges);
         pn_free_strv(c->missing_text, json_array_size(c->missing));
         json_decref(c->missing);
         pn_problems_clear(&c->problems);
@@ -544,7 +547,7 @@ static int add_dlopen(pkgnote_closure *c, size_t oi, const pkgnote_dlopen *n, si
                 json_decref(names);
                 return pn_oom();
         }
-        int r = 0;
+        int r = 0, pr = p > 0 ? p : PKGNOTE_DLOPEN_RECOMMENDED;
         for (size_t j = 0; j < ns; j++)
                 json_array_append_new(names, jstr(pkgnote_dlopen_soname(n, i, j)));
         for (size_t j = 0; r == 0 && j < ns; j++) {
@@ -558,6 +561,18 @@ static int add_dlopen(pkgnote_closure *c, size_t oi, const pkgnote_dlopen *n, si
                 r = !w || json_object_set_new(w, "name", jstr(so)) < 0 ? pn_oom()
                                                                       : lookup(c, oi, so, w, &found);
                 json_decref(w);
+                if (r > 0 && pn_edges_add(&c->edges, oi, found, PKGNOTE_DEP_DLOPEN, so, f, pr) < 0)
+                        r = -ENOMEM;
+        }
+        if (r == 0 && ns) {
+                /* The missing edge names every alternative. */
+                struct pn_text t = {0};
+                char *all = NULL;
+                for (size_t j = 0; j < ns; j++)
+                        pn_text_add(&t, "%s%s", j ? " or " : "", pkgnote_dlopen_soname(n, i, j));
+                if (pn_text_finish(&t, &all) < 0 || pn_edges_add(&c->edges, oi, PN_EDGE_NONE, PKGNOTE_DEP_DLOPEN, all, f, pr) < 0)
+                        r = pn_oom();
+                free(all);
         }
         if (r == 0)
                 r = json_object_set(why, "names", names) < 0 ? pn_oom() : add_missing(c, why);
@@ -574,6 +589,9 @@ static int expand_object(pkgnote_closure *c, size_t oi) {
                 size_t found;
                 struct pn_abi any = c->objs[oi].abi;
                 r = !why ? -ENOMEM : try_path(c, c->objs[oi].interp, &any, oi, why, &found);
+                if (r >= 0 && pn_edges_add(&c->edges, oi, r > 0 ? found : PN_EDGE_NONE, PKGNOTE_DEP_INTERP,
+                                           c->objs[oi].interp, NULL, PKGNOTE_DLOPEN_REQUIRED) < 0)
+                        r = -ENOMEM;
                 if (r == 0)
                         r = add_missing(c, why);
                 json_decref(why);
@@ -585,6 +603,9 @@ static int expand_object(pkgnote_closure *c, size_t oi) {
                 json_t *why = reason(c, "needed", oi, name);
                 size_t found;
                 r = !why ? pn_oom() : lookup(c, oi, name, why, &found);
+                if (r >= 0 && pn_edges_add(&c->edges, oi, r > 0 ? found : PN_EDGE_NONE, PKGNOTE_DEP_NEEDED, name,
+                                           NULL, PKGNOTE_DLOPEN_REQUIRED) < 0)
+                        r = -ENOMEM;
                 if (r == 0)
                         r = add_missing(c, why);
                 json_decref(why);
@@ -660,6 +681,19 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_closure_problem(const pkgnote_clos
         return pn_problems_get(&c->problems, i);
 }
 
+/* The path of object I, as the edges name it. */
+static const char *obj_path(const void *u, size_t i) {
+        const pkgnote_closure *c = u;
+        return i < c->n_objs && c->objs[i].file != SIZE_MAX ? c->files[c->objs[i].file].path : "";
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_closure_edge_count(const pkgnote_closure *c) {
+        return c->edges.n;
+}
+PKGNOTE_PUBLIC int pkgnote_closure_edge(const pkgnote_closure *c, size_t i, pkgnote_dep_edge *e) {
+        return pn_edges_get(&c->edges, i, obj_path, c, e);
+}
+
 PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgnote_pkgdb *db, char **ret) {
         json_t *files = json_array(), *problems = json_array();
         int r = files && problems ? 0 : -ENOMEM;
@@ -687,9 +721,17 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
                 if (!o || json_array_append_new(problems, o) < 0)
                         r = -ENOMEM;
         }
-        json_t *top = r == 0 ? json_pack("{s:o,s:O,s:O,s:O}", "root", jstr(c->root), "files", files,
-                                         "missing", c->missing, "problems", problems)
-                             : NULL;
+        /* The graph: the objects, and the edges between them. */
+        json_t *nodes = json_array(), *edges = pn_edges_json(&c->edges, obj_path, c);
+        for (size_t i = 0; r == 0 && nodes && i < c->n_files; i++)
+                if (!c->files[i].target && json_array_append_new(nodes, jstr(c->files[i].path)) < 0)
+                        r = -ENOMEM;
+        json_t *top = r == 0 && nodes && edges
+                              ? json_pack("{s:o,s:O,s:O,s:O,s:O,s:O}", "root", jstr(c->root), "files", files, "missing",
+                                          c->missing, "problems", problems, "nodes", nodes, "edges", edges)
+                              : NULL;
+        json_decref(nodes);
+        json_decref(edges);
         json_decref(files);
         json_decref(problems);
         char *s = top ? json_dumps(top, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;

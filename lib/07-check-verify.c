@@ -36,6 +36,7 @@
 #include "03-model-dlopen.h"
 #include "03-model-json.h"
 #include "07-check-artefact.h"
+#include "07-check-edges.h"
 #include "07-check-resolve.h"
 #include "07-check-verify.h"
 
@@ -79,6 +80,7 @@ struct pkgnote_verify {
         size_t n_f, cap_f;
         struct pn_problems problems;
         struct pn_dlopen_select sel; /* the dlopen entries checked */
+        struct pn_edges edges;       /* between objects (indices of OBJS) */
         bool selected, ran;
         size_t objects, required;
 };
@@ -150,6 +152,7 @@ PKGNOTE_PUBLIC void pkgnote_verify_free(pkgnote_verify *v) {
         pn_resolver_free(v->resolver);
         pn_artefact_free(v->a);
         pn_dlopen_select_free(&v->sel);
+        pn_edges_done(&v->edges);
         pn_problems_clear(&v->problems);
         free(v->path);
         free(v);
@@ -349,16 +352,26 @@ static int finding_once(pkgnote_verify *v, const char *object, const char *kind,
         return r;
 }
 
+/* The object read of inode IN, or SIZE_MAX. */
+static size_t obj_of(const pkgnote_verify *v, size_t in) {
+        char key[32];
+        size_t oi;
+        snprintf(key, sizeof key, "%zx", in);
+        return pn_smap_get(&v->obj_of_inode, key, &oi) ? oi : SIZE_MAX;
+}
+
 /* Looks NAME up for object OI with the DT_RPATH of LOADERS[0..NL) (the
  * chain up to the program, OI first): 1 with the object found in *RET
  * (SIZE_MAX: a file the loader takes that is no object read, as one of a
- * glibc-hwcaps variant only), 0, -ENOMEM. */
-static int lookup(pkgnote_verify *v, size_t oi, const size_t *loaders, size_t nl, const char *name, size_t *ret) {
+ * glibc-hwcaps variant only) and the object the graph's edge goes to in
+ * *TO (that variant's too), 0, -ENOMEM. */
+static int lookup(pkgnote_verify *v, size_t oi, const size_t *loaders, size_t nl, const char *name, size_t *ret,
+                  size_t *to) {
         struct vobj *o = &v->objs[oi];
         struct cctx x = {v, &o->abi};
         size_t in;
         int r;
-        *ret = SIZE_MAX;
+        *ret = *to = SIZE_MAX;
         if (strchr(name, '/'))
                 /* A path: taken as it is, from the top (the working
                  * directory of a program started in /). */
@@ -384,16 +397,13 @@ static int lookup(pkgnote_verify *v, size_t oi, const size_t *loaders, size_t nl
                         pn_problems_add(&v->problems, PKGNOTE_MAX_PROBLEMS, 0, o->path,
                                         "%s: only in glibc-hwcaps subdirectories (%s): a CPU below that level finds none", name,
                                         q.variant_sub);
+                        *to = obj_of(v, q.variant);
                         return 1;
                 }
                 in = q.found;
         }
-        if (r > 0) {
-                char key[32];
-                snprintf(key, sizeof key, "%zx", in);
-                if (!pn_smap_get(&v->obj_of_inode, key, ret))
-                        *ret = SIZE_MAX;
-        }
+        if (r > 0)
+                *ret = *to = obj_of(v, in);
         return r;
 }
 
@@ -447,10 +457,15 @@ static int check_program(pkgnote_verify *v, size_t pi) {
                 for (size_t i = 0; r == 0 && i < o->dyn.n_needed; i++) {
                         const char *nm = o->dyn.needed[i];
                         name_key(key, sizeof key, &o->abi, nm);
-                        if (pn_smap_get(&names, key, &old))
+                        if (pn_smap_get(&names, key, &old)) {
+                                r = pn_edges_add(&v->edges, q[h], old, PKGNOTE_DEP_NEEDED, nm, NULL, PKGNOTE_DLOPEN_REQUIRED);
                                 continue;
-                        size_t got;
-                        r = lookup(v, q[h], chain, nc, nm, &got);
+                        }
+                        size_t got, to;
+                        r = lookup(v, q[h], chain, nc, nm, &got, &to);
+                        if (r >= 0 && (to != SIZE_MAX || r == 0))
+                                r = pn_edges_add(&v->edges, q[h], r > 0 ? to : PN_EDGE_NONE, PKGNOTE_DEP_NEEDED, nm, NULL,
+                                                 PKGNOTE_DLOPEN_REQUIRED) < 0 ? -ENOMEM : r;
                         if (r == 0) {
                                 const char *n1[1] = {nm};
                                 r = finding_once(v, o->path, "needed", n1, 1, NULL, PKGNOTE_DLOPEN_REQUIRED);
@@ -490,8 +505,11 @@ static int check_alone(pkgnote_verify *v, size_t oi) {
         int r = 0;
         for (size_t i = 0; r == 0 && i < v->objs[oi].dyn.n_needed; i++) {
                 const char *nm[1] = {v->objs[oi].dyn.needed[i]};
-                size_t got;
-                r = lookup(v, oi, &oi, 1, nm[0], &got);
+                size_t got, to;
+                r = lookup(v, oi, &oi, 1, nm[0], &got, &to);
+                if (r >= 0 && (to != SIZE_MAX || r == 0))
+                        r = pn_edges_add(&v->edges, oi, r > 0 ? to : PN_EDGE_NONE, PKGNOTE_DEP_NEEDED, nm[0], NULL,
+                                         PKGNOTE_DLOPEN_REQUIRED) < 0 ? -ENOMEM : r;
                 if (r == 0)
                         r = finding_once(v, v->objs[oi].path, "needed", nm, 1, NULL, PKGNOTE_DLOPEN_REQUIRED);
                 else if (r > 0)
@@ -508,6 +526,11 @@ static int check_rest(pkgnote_verify *v, size_t oi) {
                 size_t in;
                 const char *nm[1] = {o->interp};
                 r = accepts(v, o->interp, &o->abi, &in);
+                size_t to = r > 0 ? obj_of(v, in) : PN_EDGE_NONE;
+                if (r >= 0 && (r == 0 || to != SIZE_MAX))
+                        r = pn_edges_add(&v->edges, oi, to, PKGNOTE_DEP_INTERP, o->interp, NULL, PKGNOTE_DLOPEN_REQUIRED) < 0
+                                    ? -ENOMEM
+                                    : r;
                 if (r == 0)
                         r = finding_once(v, o->path, "interpreter", nm, 1, NULL, PKGNOTE_DLOPEN_REQUIRED);
                 if (r < 0)
@@ -520,7 +543,7 @@ static int check_rest(pkgnote_verify *v, size_t oi) {
                 for (size_t i = 0; r == 0 && i < pkgnote_dlopen_count(dn); i++) {
                         if (!pn_dlopen_selected(&v->sel, dn, i))
                                 continue;
-                        size_t ns = pkgnote_dlopen_soname_count(dn, i), got;
+                        size_t ns = pkgnote_dlopen_soname_count(dn, i), got, to = SIZE_MAX, found = SIZE_MAX;
                         const char **names = calloc(ns ? ns : 1, sizeof *names);
                         if (!names)
                                 return pn_oom();
@@ -528,13 +551,26 @@ static int check_rest(pkgnote_verify *v, size_t oi) {
                         for (size_t j = 0; j < ns; j++) {
                                 names[j] = pkgnote_dlopen_soname(dn, i, j);
                                 /* Only a file name: a path in a note is not the artefact's. */
-                                if (e == 0 && pn_soname_shaped(names[j]) && !strchr(names[j], '/'))
-                                        e = lookup(v, oi, &oi, 1, names[j], &got);
+                                if (e == 0 && pn_soname_shaped(names[j]) && !strchr(names[j], '/') &&
+                                    (e = lookup(v, oi, &oi, 1, names[j], &got, &to)) > 0)
+                                        found = j;
                         }
                         int p = pkgnote_dlopen_priority(dn, i);
-                        if (e == 0 && ns)
-                                e = finding_once(v, o->path, "dlopen", names, ns, pkgnote_dlopen_get(dn, i, "feature"),
-                                                 p > 0 ? p : PKGNOTE_DLOPEN_RECOMMENDED);
+                        const char *feature = pkgnote_dlopen_get(dn, i, "feature");
+                        p = p > 0 ? p : PKGNOTE_DLOPEN_RECOMMENDED;
+                        if (e > 0 && to != SIZE_MAX && pn_edges_add(&v->edges, oi, to, PKGNOTE_DEP_DLOPEN, names[found], feature, p) < 0)
+                                e = -ENOMEM;
+                        if (e == 0 && ns && (e = finding_once(v, o->path, "dlopen", names, ns, feature, p)) == 0) {
+                                /* The missing edge names every alternative, as the finding. */
+                                struct pn_text t = {0};
+                                char *all = NULL;
+                                for (size_t j = 0; j < ns; j++)
+                                        pn_text_add(&t, "%s%s", j ? " or " : "", names[j]);
+                                if (pn_text_finish(&t, &all) < 0 ||
+                                    pn_edges_add(&v->edges, oi, PN_EDGE_NONE, PKGNOTE_DEP_DLOPEN, all, feature, p) < 0)
+                                        e = pn_oom();
+                                free(all);
+                        }
                         free(names);
                         if (e < 0)
                                 r = e;
@@ -596,6 +632,8 @@ PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v) {
                 r = check_rest(v, i);
         if (r < 0)
                 return r;
+        if (pn_edges_sort_by_from(&v->edges) < 0)
+                return -ENOMEM;
         for (size_t i = 0; i < v->n_f; i++)
                 v->f[i].order = i;
         if (v->n_f > 1)
@@ -624,6 +662,22 @@ PKGNOTE_PUBLIC int pkgnote_verify_get(const pkgnote_verify *v, size_t i, pkgnote
                                     .feature = x->feature, .priority = x->priority};
         memcpy(f, &t, f->size < sizeof t ? f->size : sizeof t);
         return 1;
+}
+
+PKGNOTE_PUBLIC const char *pkgnote_verify_object(const pkgnote_verify *v, size_t i) {
+        return i < v->n_objs ? v->objs[i].path : NULL;
+}
+
+static const char *obj_path(const void *u, size_t i) {
+        const pkgnote_verify *v = u;
+        return i < v->n_objs ? v->objs[i].path : "";
+}
+
+PKGNOTE_PUBLIC size_t pkgnote_verify_edge_count(const pkgnote_verify *v) {
+        return v->edges.n;
+}
+PKGNOTE_PUBLIC int pkgnote_verify_edge(const pkgnote_verify *v, size_t i, pkgnote_dep_edge *e) {
+        return pn_edges_get(&v->edges, i, obj_path, v, e);
 }
 
 PKGNOTE_PUBLIC size_t pkgnote_verify_problem_count(const pkgnote_verify *v) {
@@ -660,6 +714,18 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
                                          "objects", (json_int_t)v->objects, "findings", fs, "required",
                                          (json_int_t)v->required, "problems", ps)
                              : NULL;
+        /* The graph: the objects, and the edges between them. */
+        json_t *nodes = top ? json_array() : NULL;
+        for (size_t i = 0; nodes && i < v->n_objs; i++)
+                if (json_array_append_new(nodes, jstr(v->objs[i].path)) < 0) {
+                        json_decref(nodes);
+                        nodes = NULL;
+                }
+        if (top && (json_object_set_new(top, "nodes", nodes) < 0 ||
+                    json_object_set_new(top, "edges", pn_edges_json(&v->edges, obj_path, v)) < 0)) {
+                json_decref(top);
+                top = NULL;
+        }
         json_decref(fs);
         json_decref(ps);
         char *s = top ? json_dumps(top, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "closure.h"
+#include "depgraph.h"
 #include "tool.h"
 
 /* Opens the root's package database: dpkg's, else rpm's. */
@@ -56,6 +57,15 @@ static int print_packages(const pkgnote_closure *c, const pkgnote_pkgdb *db) {
         return EXIT_OK;
 }
 
+/* The graph's nodes: the objects, the files that are no symbolic link. */
+static const char *closure_node(const void *u, size_t i) {
+        const pkgnote_closure *c = u;
+        return pkgnote_closure_target(c, i) ? NULL : pkgnote_closure_path(c, i);
+}
+static int closure_edge(const void *u, size_t i, pkgnote_dep_edge *e) {
+        return pkgnote_closure_edge(u, i, e);
+}
+
 int deps_closure(const struct closure_opts *o, char **files, int n) {
         pkgnote_closure *c;
         int r = pkgnote_closure_new(o->root, &c);
@@ -97,6 +107,13 @@ int deps_closure(const struct closure_opts *o, char **files, int n) {
                         char *text = NULL;
                         if (tool_put_json(stdout, pkgnote_closure_to_json(c, db, &text), &text) != 0)
                                 ret = EXIT_FAILURE_;
+                } else if (o->dot) {
+                        struct depgraph_source s = {c, pkgnote_closure_count(c), pkgnote_closure_edge_count(c),
+                                                    closure_node, closure_edge};
+                        depgraph_begin(stdout);
+                        if (depgraph_add(stdout, 0, NULL, &s) < 0)
+                                ret = tool_oom("deps");
+                        depgraph_end(stdout);
                 } else if (o->packages)
                         ret = print_packages(c, db) ? EXIT_FAILURE_ : ret;
                 else

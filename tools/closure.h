@@ -9,7 +9,7 @@ struct closure_opts {
         const char *root;
         const char **features;
         size_t n_features;
-        bool all_features, ignore_missing, json, packages, relative;
+        bool all_features, ignore_missing, json, dot, packages, relative;
         int priority;
 };
 

@@ -18,9 +18,10 @@ static void deps_help(void) {
                "       pkgnote deps [--format rpm|deb|json] [--root DIR] --tree DIR\n"
                "       pkgnote deps --rpm-generator requires|recommends|suggests [--rpm-multifile]\n"
                "       pkgnote deps --closure [--root DIR] [--feature NAME]... [--all-features]\n"
-               "                    [--priority P] [--ignore-missing] [--json|--packages] FILE...\n"
+               "                    [--priority P] [--ignore-missing] [--format text|json|dot]\n"
+               "                    [--json|--packages] FILE...\n"
                "       pkgnote deps --verify [--feature NAME]... [--all-features] [--priority P]\n"
-               "                    [--json] ARTEFACT...\n"
+               "                    [--format text|json|dot] [--json] ARTEFACT...\n"
                "\n"
                "Turn the dlopen notes of ELF files into package dependencies: one per\n"
                "entry, entries naming the same sonames merged, the strongest priority\n"
@@ -53,7 +54,12 @@ static void deps_help(void) {
                "      --priority P   add those of every dlopen entry of priority P or\n"
                "                     stronger (required, recommended, suggested)\n"
                "      --ignore-missing  what is not found is named, but no error\n"
-               "      --json         why each file is there, and what is missing\n"
+               "      --json         why each file is there, and what is missing (and the\n"
+               "                     graph: \"nodes\", \"edges\"); the same as --format json\n"
+               "  -f, --format dot   with --closure or --verify: the dependency graph for\n"
+               "                     graphviz (pkgnote deps ... --format dot | dot -Tsvg):\n"
+               "                     objects, what they need, dlopen edges dashed and\n"
+               "                     labelled with feature and priority, missing names red\n"
                "      --packages     the packages that ship the files, by the root's dpkg\n"
                "                     or rpm database\n"
                "      --relative     paths without their leading '/' (tar -C DIR -T)\n"
@@ -248,6 +254,7 @@ int cmd_deps(int argc, char **argv) {
                 {0},
         };
         int format = PKGNOTE_DEPS_RPM, c;
+        const char *format_arg = NULL;
         const char *root = NULL, *generator = NULL, *tree_dir = NULL;
         bool multifile = false, closure = false, closure_only = false, verify = false;
         struct closure_opts co = {0};
@@ -257,18 +264,7 @@ int cmd_deps(int argc, char **argv) {
         co.features = features;
         while ((c = tool_getopt(argc, argv, "f:r:t:h", longopts)) >= 0)
                 switch (c) {
-                case 'f':
-                        if (!strcmp(optarg, "rpm"))
-                                format = PKGNOTE_DEPS_RPM;
-                        else if (!strcmp(optarg, "deb"))
-                                format = PKGNOTE_DEPS_DEB;
-                        else if (!strcmp(optarg, "json"))
-                                format = PKGNOTE_DEPS_JSON;
-                        else {
-                                free(features);
-                                return tool_fail("deps: --format: '%s' is not rpm, deb or json", optarg);
-                        }
-                        break;
+                case 'f': format_arg = optarg; break;
                 case 'r': root = optarg; break;
                 case 't': tree_dir = optarg; break;
                 case OPT_GENERATOR: generator = optarg; break;
@@ -294,11 +290,39 @@ int cmd_deps(int argc, char **argv) {
                 case 'h': free(features); deps_help(); return EXIT_OK;
                 default: free(features); return EXIT_FAILURE_;
                 }
+        /* --format: rpm, deb or json for dependencies; text, json or dot
+         * for --closure and --verify. */
+        if (format_arg && (closure || verify)) {
+                if (!strcmp(format_arg, "json"))
+                        co.json = true;
+                else if (!strcmp(format_arg, "dot"))
+                        co.dot = true;
+                else if (strcmp(format_arg, "text")) {
+                        free(features);
+                        return tool_fail("deps: --format: '%s' is not text, json or dot (with --%s)", format_arg,
+                                         verify ? "verify" : "closure");
+                }
+                if (co.dot && co.json) {
+                        free(features);
+                        return tool_fail("deps: --json and --format dot exclude each other");
+                }
+        } else if (format_arg) {
+                if (!strcmp(format_arg, "rpm"))
+                        format = PKGNOTE_DEPS_RPM;
+                else if (!strcmp(format_arg, "deb"))
+                        format = PKGNOTE_DEPS_DEB;
+                else if (!strcmp(format_arg, "json"))
+                        format = PKGNOTE_DEPS_JSON;
+                else {
+                        free(features);
+                        return tool_fail("deps: --format: '%s' is not rpm, deb or json", format_arg);
+                }
+        }
         if (verify) {
                 int r;
                 if (closure || generator || tree_dir || root || format != PKGNOTE_DEPS_RPM || co.ignore_missing ||
                     co.packages || co.relative)
-                        r = tool_fail("deps: --verify takes only --feature, --all-features, --priority and --json");
+                        r = tool_fail("deps: --verify takes only --feature, --all-features, --priority, --format and --json");
                 else if (optind >= argc)
                         r = tool_fail("deps: --verify: no ARTEFACT given (see 'pkgnote deps --help')");
                 else
@@ -314,9 +338,11 @@ int cmd_deps(int argc, char **argv) {
                 int r;
                 co.root = root;
                 if (generator || tree_dir || format != PKGNOTE_DEPS_RPM)
-                        r = tool_fail("deps: --closure takes neither --rpm-generator, --tree nor --format");
+                        r = tool_fail("deps: --closure takes neither --rpm-generator nor --tree");
                 else if (co.json && co.packages)
                         r = tool_fail("deps: --json and --packages exclude each other (--json names the packages too)");
+                else if ((co.dot && (co.packages || co.relative)))
+                        r = tool_fail("deps: --packages and --relative go with the text format only (not --format dot)");
                 else if (optind >= argc)
                         r = tool_fail("deps: --closure: no FILE given (see 'pkgnote deps --help')");
                 else

@@ -7,7 +7,15 @@
 #include <string.h>
 
 #include "closure.h"
+#include "depgraph.h"
 #include "tool.h"
+
+static const char *verify_node(const void *u, size_t i) {
+        return pkgnote_verify_object(u, i);
+}
+static int verify_edge(const void *u, size_t i, pkgnote_dep_edge *e) {
+        return pkgnote_verify_edge(u, i, e);
+}
 
 /* One artefact: its findings printed (its JSON an element of the array,
  * *PRINTED counting them); 0, 1 (something required is missing) or 2 (it
@@ -39,7 +47,16 @@ static int verify_one(const struct closure_opts *o, const char *path, size_t *pr
                 tool_print_escaped(stderr, p->message);
                 fputs(", ignoring\n", stderr);
         }
-        if (o->json) {
+        if (o->dot) {
+                /* A cluster of the run's one graph, named by the artefact. */
+                struct depgraph_source s = {v, pkgnote_verify_object_count(v), pkgnote_verify_edge_count(v), verify_node,
+                                            verify_edge};
+                if (depgraph_add(stdout, *printed, path, &s) < 0) {
+                        pkgnote_verify_free(v);
+                        return tool_oom("deps");
+                }
+                ++*printed;
+        } else if (o->json) {
                 char *text = NULL;
                 if (pkgnote_verify_to_json(v, &text) < 0) {
                         pkgnote_verify_free(v);
@@ -82,14 +99,18 @@ static int verify_one(const struct closure_opts *o, const char *path, size_t *pr
 int deps_verify(const struct closure_opts *o, char **artefacts, int n) {
         int ret = EXIT_OK;
         size_t printed = 0;
-        if (o->json)
+        if (o->dot)
+                depgraph_begin(stdout);
+        else if (o->json)
                 fputs("[", stdout);
         for (int i = 0; i < n; i++) {
                 int r = verify_one(o, artefacts[i], &printed);
                 if (r == EXIT_FAILURE_ || (r == EXIT_NOTFOUND && ret == EXIT_OK))
                         ret = r;
         }
-        if (o->json)
+        if (o->dot)
+                depgraph_end(stdout);
+        else if (o->json)
                 fputs("]\n", stdout);
         if (fflush(stdout) != 0)
                 return tool_fail("cannot write output: %s", strerror(errno));

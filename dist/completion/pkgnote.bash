@@ -28,7 +28,7 @@ _pkgnote() {
                 case $cmd in
                 generate) COMPREPLY=($(compgen -W "json note linker-script asm object ldflags gcc-specs clang-config response-file c-header" -- "$cur")) ;;
                 scan) COMPREPLY=($(compgen -W "table json spdx cyclonedx" -- "$cur")) ;;
-                deps) COMPREPLY=($(compgen -W "rpm deb json" -- "$cur")) ;;
+                deps) COMPREPLY=($(compgen -W "rpm deb json text dot" -- "$cur")) ;;
                 list) COMPREPLY=($(compgen -W "text json html" -- "$cur")) ;;
                 esac
                 return ;;

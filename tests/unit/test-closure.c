@@ -107,8 +107,33 @@ static void test_closure_api(void) {
         CHECK(pkgnote_closure_path(c, n) == NULL);
         CHECK_INT((int)pkgnote_closure_missing_count(c), 0);
         CHECK(pkgnote_closure_missing(c, 0, NULL) == NULL);
+        /* The graph: /bin/sh's interpreter and libc.so.6 are edges to
+         * objects of the list; each edge once (the second add asked
+         * nothing again); a struct without its size is refused. */
+        size_t ne = pkgnote_closure_edge_count(c);
+        bool interp = false, libc = false;
+        for (size_t i = 0; i < ne; i++) {
+                pkgnote_dep_edge e = PKGNOTE_DEP_EDGE_INIT;
+                CHECK_INT(pkgnote_closure_edge(c, i, &e), 1);
+                CHECK(e.from && e.from[0] == '/' && e.to && e.name);
+                CHECK(e.kind == PKGNOTE_DEP_NEEDED || e.kind == PKGNOTE_DEP_INTERP);
+                CHECK_INT(e.priority, PKGNOTE_DLOPEN_REQUIRED);
+                interp |= e.kind == PKGNOTE_DEP_INTERP;
+                libc |= e.kind == PKGNOTE_DEP_NEEDED && !strcmp(e.name, "libc.so.6");
+                for (size_t j = 0; j < i; j++) {
+                        pkgnote_dep_edge f = PKGNOTE_DEP_EDGE_INIT;
+                        CHECK_INT(pkgnote_closure_edge(c, j, &f), 1);
+                        CHECK(strcmp(e.from, f.from) || strcmp(e.to, f.to) || strcmp(e.name, f.name) || e.kind != f.kind);
+                }
+        }
+        CHECK(interp && libc);
+        pkgnote_dep_edge small = {.size = sizeof(size_t)};
+        CHECK_INT(pkgnote_closure_edge(c, 0, &small), -EINVAL);
+        pkgnote_dep_edge past = PKGNOTE_DEP_EDGE_INIT;
+        CHECK_INT(pkgnote_closure_edge(c, ne, &past), -ENOENT);
         char *json;
         CHECK_INT(pkgnote_closure_to_json(c, NULL, &json), 0);
+        CHECK(strstr(json, "\"edges\":[{\"from\":\"/") != NULL);
         CHECK(strstr(json, "\"kind\":\"program\"") != NULL);
         CHECK(strstr(json, "\"kind\":\"interpreter\"") != NULL);
         free(json);

@@ -369,6 +369,10 @@ FAIL(pkgnote_pkgdb_open, {
 FAIL(pkgnote_closure_new, { pkgnote_closure *c = NULL; return pkgnote_closure_new(NOPE, &c); })
 FAIL(pkgnote_closure_select, { return pkgnote_closure_select(closure, "x", 99, 0); })
 FAIL(pkgnote_closure_add, { return pkgnote_closure_add(closure, "/no-such-file"); })
+FAIL(pkgnote_closure_edge, {
+        pkgnote_dep_edge e = PKGNOTE_DEP_EDGE_INIT;
+        return pkgnote_closure_edge(closure, 99999, &e);
+})
 OK(pkgnote_closure_to_json, { char *s = NULL; return freed(pkgnote_closure_to_json(closure, NULL, &s), &s); })
 FAIL(pkgnote_verify_new, { pkgnote_verify *v = NULL; return pkgnote_verify_new(NOPE, &v); })
 FAIL(pkgnote_verify_select, { return pkgnote_verify_select(verify, "x", 99, 0); })
@@ -376,6 +380,10 @@ OK(pkgnote_verify_run, { return pkgnote_verify_run(verify); })
 FAIL(pkgnote_verify_get, {
         pkgnote_verify_finding f = PKGNOTE_VERIFY_FINDING_INIT;
         return pkgnote_verify_get(verify, 99999, &f);
+})
+FAIL(pkgnote_verify_edge, {
+        pkgnote_dep_edge e = {.size = 1};
+        return pkgnote_verify_edge(verify, 0, &e);
 })
 OK(pkgnote_verify_to_json, { char *s = NULL; return freed(pkgnote_verify_to_json(verify, &s), &s); })
 FAIL(pkgnote_filemap_parse, {
@@ -919,6 +927,8 @@ static const struct row rows[] = {
         N(pkgnote_closure_missing, ACCESSOR),
         N(pkgnote_closure_problem_count, ACCESSOR),
         N(pkgnote_closure_problem, ACCESSOR),
+        N(pkgnote_closure_edge_count, ACCESSOR),
+        F(pkgnote_closure_edge),
         UO(pkgnote_closure_to_json, OOM),
         F(pkgnote_verify_new),
         N(pkgnote_verify_free, FREE),
@@ -928,6 +938,9 @@ static const struct row rows[] = {
         N(pkgnote_verify_object_count, ACCESSOR),
         N(pkgnote_verify_count, ACCESSOR),
         F(pkgnote_verify_get),
+        N(pkgnote_verify_object, ACCESSOR),
+        N(pkgnote_verify_edge_count, ACCESSOR),
+        F(pkgnote_verify_edge),
         N(pkgnote_verify_problem_count, ACCESSOR),
         N(pkgnote_verify_problem, ACCESSOR),
         UO(pkgnote_verify_to_json, OOM),

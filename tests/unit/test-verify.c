@@ -359,6 +359,16 @@ static void test_artefact_bounded(void) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         CHECK_INT(pkgnote_verify_count(v), OBJS * NEEDED + 1);
         CHECK(has_finding(v, "/usr/lib/x86_64-linux-gnu/libover.so", "unreadable", "more than 1024 DT_NEEDED entries"));
+        /* the graph: one missing edge per name, each once, in the order
+         * the objects list them (libbig0.so's first name first) */
+        CHECK_INT(pkgnote_verify_edge_count(v), OBJS * NEEDED);
+        pkgnote_dep_edge e = PKGNOTE_DEP_EDGE_INIT;
+        CHECK_INT(pkgnote_verify_edge(v, 0, &e), 1);
+        CHECK_STR(e.from, "/usr/lib/x86_64-linux-gnu/libbig0.so");
+        CHECK_STR(e.name, "libn0-0.so.1");
+        CHECK(e.to == NULL);
+        CHECK_INT(e.kind, PKGNOTE_DEP_NEEDED);
+        CHECK_INT(pkgnote_verify_edge(v, OBJS * NEEDED, &e), -ENOENT);
         const struct pn_resolve_stats *st = pn_verify_stats(v);
         printf("# %zu directory reads, %zu name lookups, %.2f s\n", st->dir_reads, st->name_lookups,
                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
