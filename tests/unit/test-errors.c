@@ -930,6 +930,7 @@ static const struct row rows[] = {
         F(pkgnote_verify_get),
         N(pkgnote_verify_problem_count, ACCESSOR),
         N(pkgnote_verify_problem, ACCESSOR),
+        N(pkgnote_verify_release, ACCESSOR),
         UO(pkgnote_verify_to_json, OOM),
         F(pkgnote_filemap_parse),
         N(pkgnote_filemap_free, FREE),
