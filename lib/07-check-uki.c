@@ -142,8 +142,8 @@ static int uname_release(const struct pn_pe *pe, const struct pn_pe_section *s, 
                 l--;
         if (!release_ok(b, l, u->release)) {
                 pn_problems_add(problems, PKGNOTE_MAX_PROBLEMS, -EBADMSG, SECTION_UNAME,
-                                l > PN_UKI_MAX_RELEASE ? "%zu bytes, no kernel release (at most %u bytes): not used"
-                                                       : "%zu bytes that are no kernel release (printable, no space, at most %u bytes): not used",
+                                l > PN_UKI_MAX_RELEASE ? "%zu bytes, longer than a kernel release (at most %u bytes): not used"
+                                                       : "%zu bytes that are no kernel release (control characters, spaces or not ASCII; at most %u bytes): not used",
                                 l, PN_UKI_MAX_RELEASE);
                 return 0;
         }
