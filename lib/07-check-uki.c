@@ -6,7 +6,10 @@
  * min(SizeOfRawData, VirtualSize) at PointerToRawData (the rest of
  * VirtualSize is zeros, which the kernel's unpacker skips between
  * archives).  A section a loader would not map (over the headers, past
- * SizeOfImage) or whose bytes are not in the file is refused.
+ * SizeOfImage) or whose bytes are not in the file is refused.  A `.ucode`
+ * section (a microcode cpio the stub puts before the initrd) and the
+ * initrds the stub adds at boot (credentials, system extensions) hold no
+ * programs and are not read.
  *
  * Profiles (UAPI.5, "Multi-Profile UKIs", systemd 257 and later): the
  * sections before the first `.profile` make the base profile; each
