@@ -6,7 +6,11 @@
  * data inside the input or a decoded buffer (ASan watches); the tree
  * keeps no name with ".." and every path resolves in bounded steps
  * (loops of links end in -ELOOP); the resolver lists each directory of
- * it once while looking a library up.
+ * it once while looking a library up.  An input beginning "MZ" is read
+ * as a unified kernel image (lib/07-check-uki.c): its .initrd section's
+ * initramfs, and a kernel release that is printable ASCII of at most
+ * PN_UKI_MAX_RELEASE bytes or none (the corpus' uki-* seeds come from
+ * fuzz/make-seeds-uki.py --corpus).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -17,6 +21,7 @@
 #include "01-base-cpio.h"
 #include "07-check-artefact.h"
 #include "07-check-resolve.h"
+#include "07-check-uki.h"
 #include "fuzz-input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -61,7 +66,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         pn_initramfs_done(&ir);
         struct pn_problems problems = {0};
         struct pn_artefact *a;
-        if (pn_artefact_from_initramfs(copy, size, MAX_DECODED, &problems, &a) == 0) {
+        bool uki = size >= 2 && copy[0] == 'M' && copy[1] == 'Z';
+        int opened = uki ? pn_artefact_from_uki(copy, size, MAX_DECODED, &problems, &a)
+                    : pn_artefact_from_initramfs(copy, size, MAX_DECODED, &problems, &a);
+        if (opened == 0) {
+                const char *from, *rel = pn_artefact_release(a, &from);
+                if (rel && (!uki || !from || strlen(rel) > PN_UKI_MAX_RELEASE))
+                        abort();
+                for (const char *c = rel; c && *c; c++)
+                        if (*c <= ' ' || *c >= 0x7f)
+                                abort();
                 char path[4096];
                 for (size_t i = 0; i < pn_artefact_count(a); i++) {
                         size_t back;

@@ -2671,11 +2671,22 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
  * program maps by itself, as ldd(1) asks about one.  The artefact is read without unpacking it to disk: a directory, or an
  * initramfs (cpio "newc" archives one after another, any of them
  * compressed: the early uncompressed archive and the compressed main one
- * of real initrds).  Nothing outside it is read.  Since 1.2. */
+ * of real initrds).  Nothing outside it is read.  Since 1.2.
+ *
+ * A unified kernel image (UKI: a PE file with the kernel in its `.linux`
+ * section and an initramfs in `.initrd`) is verified as its `.initrd`,
+ * read in place (the base profile's, when it has `.profile` sections),
+ * and its kernel against it: when the initrd holds kernel modules
+ * (directories under /usr/lib/modules or /lib/modules) but none for the
+ * kernel's release (its `.uname`, else the version string of the
+ * bzImage in `.linux`), that is a finding of object ".linux", kind
+ * "modules", its one name the release.  Since 1.2. */
 
 /* One thing missing.  OBJECT: the object's absolute path in the
- * artefact; KIND: "interpreter", "needed", "dlopen" or "unreadable" (its
- * dynamic section cannot be read: NAMES holds the reason); NAMES: the
+ * artefact (".linux": a UKI's kernel); KIND: "interpreter", "needed",
+ * "dlopen", "unreadable" (its dynamic section cannot be read: NAMES
+ * holds the reason) or "modules" (a UKI's initrd holds no modules for
+ * the kernel release NAMES holds); NAMES: the
  * alternatives looked for (N_NAMES; one but for a dlopen entry) and
  * SONAMES the same joined by " or "; FEATURE: a dlopen entry's feature
  * (or NULL); PRIORITY: a PKGNOTE_DLOPEN_*, PKGNOTE_DLOPEN_REQUIRED for
@@ -2697,12 +2708,17 @@ typedef struct pkgnote_verify_finding {
 enum {
         PKGNOTE_VERIFY_DIRECTORY = 1,
         PKGNOTE_VERIFY_INITRAMFS = 2,
+        /* A unified kernel image: its .initrd section.  Since 1.2. */
+        PKGNOTE_VERIFY_UKI = 3,
 };
 #define PKGNOTE_VERIFY_ALL_FEATURES 1u
 
-/* Reads the artefact PATH (a directory or an initramfs file): 0 with
- * *RET; -ENOENT, -EINVAL (neither a directory nor a regular file),
- * -EBADMSG (not an initramfs, or a damaged or truncated one),
+/* Reads the artefact PATH (a directory, an initramfs file or a UKI): 0
+ * with *RET; -ENOENT, -EINVAL (neither a directory nor a regular file),
+ * -EBADMSG (not an initramfs, or a damaged or truncated one; a UKI whose
+ * `.initrd` lies outside the file, over its headers or past its image,
+ * is empty, or is there twice), -ENOEXEC (an MZ file with no PE header),
+ * -ENODATA (a PE file without `.initrd`),
  * -EOPNOTSUPP (a compression this build cannot decode, or bzip2, lzma
  * and lzo, which are not read), -E2BIG (over a
  * limit), -ENOMEM.  Since 1.2. */
@@ -2719,8 +2735,13 @@ PKGNOTE_PUBLIC int pkgnote_verify_select(pkgnote_verify *v, const char *feature,
  * are at PKGNOTE_DLOPEN_REQUIRED (0: nothing required is missing), or
  * -ENOMEM.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v);
-/* PKGNOTE_VERIFY_DIRECTORY or PKGNOTE_VERIFY_INITRAMFS.  Since 1.2. */
+/* PKGNOTE_VERIFY_DIRECTORY, PKGNOTE_VERIFY_INITRAMFS or
+ * PKGNOTE_VERIFY_UKI.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_kind(const pkgnote_verify *v);
+/* A UKI's kernel release (its `.uname`, else its bzImage's version
+ * string: printable ASCII, at most 64 bytes), or NULL (not a UKI, or
+ * not known: a problem says why).  Lives as long as V.  Since 1.2. */
+PKGNOTE_PUBLIC const char *pkgnote_verify_release(const pkgnote_verify *v);
 /* ELF objects (programs and shared objects, by path) checked.  Since 1.2. */
 PKGNOTE_PUBLIC size_t pkgnote_verify_object_count(const pkgnote_verify *v);
 /* The findings, by object path, then as each object lists them.  Since 1.2. */
@@ -2737,16 +2758,17 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_verify_problem(const pkgnote_verif
  * NULL past the last.  Since 1.2. */
 PKGNOTE_PUBLIC const char *pkgnote_verify_object(const pkgnote_verify *v, size_t i);
 /* The edges of the graph the check walked (pkgnote_dep_edge; a missing
- * edge for each finding but "unreadable"), by the asking object's path,
+ * edge for each finding but "unreadable" and "modules"), by the asking object's path,
  * then in the order they were found: 1 with *E (its SIZE set by the
  * caller), -ENOENT past the last, -EINVAL for a bad SIZE.  Since 1.2. */
 PKGNOTE_PUBLIC size_t pkgnote_verify_edge_count(const pkgnote_verify *v);
 PKGNOTE_PUBLIC int pkgnote_verify_edge(const pkgnote_verify *v, size_t i, pkgnote_dep_edge *e);
-/* {"artefact", "kind": "directory"|"initramfs", "objects": N,
+/* {"artefact", "kind": "directory"|"initramfs"|"uki", "objects": N,
  * "findings": [{"object", "kind", "names": [...], "feature", "priority"}],
  * "required": N, "problems": [{"path", "message"}], "nodes": [the
- * objects' paths], "edges": [as pkgnote_closure_to_json()'s]}.  0 with
- * *RET (malloc()ed), or -ENOMEM.  Since 1.2. */
+ * objects' paths], "edges": [as pkgnote_closure_to_json()'s], "release"
+ * (a UKI's kernel release, when known)}.  0 with *RET (malloc()ed), or
+ * -ENOMEM.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret);
 
 #ifdef __cplusplus

@@ -9,7 +9,9 @@
  * same (device, inode, mode) are one file, its bytes those of the entry that carries
  * them (newc stores them once, with the last name).  Names with ".."
  * are left out and said: the kernel resolves them against its own root,
- * which a tree read here must never stand for.
+ * which a tree read here must never stand for.  A UKI is the initramfs
+ * of its `.initrd` section, read where it lies in the mapped file
+ * (lib/07-check-uki.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include "01-base-root.h"
 #include "01-base.h"
 #include "07-check-artefact.h"
+#include "07-check-uki.h"
 
 struct node {
         size_t parent;
@@ -57,6 +60,7 @@ struct pn_artefact {
         size_t map_len;
         int topfd;
         struct pn_problems *problems;
+        struct pn_uki uki; /* a UKI's */
 };
 
 void pn_artefact_free(struct pn_artefact *a) {
@@ -84,6 +88,11 @@ void pn_artefact_free(struct pn_artefact *a) {
 
 int pn_artefact_kind(const struct pn_artefact *a) {
         return a->kind;
+}
+const char *pn_artefact_release(const struct pn_artefact *a, const char **from) {
+        if (from)
+                *from = a->uki.release_from;
+        return a->uki.release[0] ? a->uki.release : NULL;
 }
 size_t pn_artefact_count(const struct pn_artefact *a) {
         return a->n;
@@ -380,6 +389,30 @@ int pn_artefact_from_initramfs(const uint8_t *data, size_t len, uint64_t limit, 
         return 0;
 }
 
+/* The initramfs of the UKI of LEN bytes at DATA into A. */
+static int read_uki(struct pn_artefact *a, const uint8_t *data, size_t len, uint64_t limit) {
+        a->kind = PN_ARTEFACT_UKI;
+        int r = pn_uki_read(data, len, a->problems, &a->uki);
+        if (r < 0)
+                return r;
+        r = pn_initramfs_each(a->uki.initrd, a->uki.initrd_len, limit, cpio_entry, a, &a->ir);
+        return r < 0 && r != -ENOMEM ? pn_error(r, "the .initrd section: %s", pkgnote_last_error()) : r;
+}
+
+int pn_artefact_from_uki(const uint8_t *data, size_t len, uint64_t limit, struct pn_problems *problems,
+                         struct pn_artefact **ret) {
+        struct pn_artefact *a;
+        int r = artefact_new(problems, &a);
+        if (r < 0)
+                return r;
+        if ((r = read_uki(a, data, len, limit)) < 0) {
+                pn_artefact_free(a);
+                return r;
+        }
+        *ret = a;
+        return 0;
+}
+
 int pn_artefact_open(const char *path, struct pn_problems *problems, struct pn_artefact **ret) {
         struct pn_artefact *a;
         int r = artefact_new(problems, &a);
@@ -416,7 +449,10 @@ int pn_artefact_open(const char *path, struct pn_problems *problems, struct pn_a
                         goto fail;
                 }
                 a->map = m;
-                r = pn_initramfs_each(a->map, a->map_len, PN_ARTEFACT_MAX_DECODED, cpio_entry, a, &a->ir);
+                if (a->map_len >= 2 && !memcmp(a->map, "MZ", 2))
+                        r = read_uki(a, a->map, a->map_len, PN_ARTEFACT_MAX_DECODED);
+                else
+                        r = pn_initramfs_each(a->map, a->map_len, PN_ARTEFACT_MAX_DECODED, cpio_entry, a, &a->ir);
         } else {
                 close(fd);
                 r = pn_error(-EINVAL, "neither a directory nor a regular file");
@@ -467,6 +503,22 @@ bool pn_artefact_is_elf(struct pn_artefact *a, size_t node) {
                 }
         }
         return in->elf > 0;
+}
+
+size_t pn_artefact_subdirs(const struct pn_artefact *a, size_t node) {
+        const struct pn_smap *k = &a->v[node].kids;
+        char path[PATH_MAX];
+        size_t n = 0, m;
+        for (size_t i = 0; i < k->cap; i++) {
+                if (!k->v[i].key)
+                        continue;
+                size_t c = k->v[i].val;
+                if (a->v[c].type == PN_NODE_LINK && pn_artefact_path(a, c, path, sizeof path) &&
+                    pn_artefact_resolve(a, path, true, &m) == 0)
+                        c = m;
+                n += a->v[c].type == PN_NODE_DIR;
+        }
+        return n;
 }
 
 /* ---- the resolver's view ---- */

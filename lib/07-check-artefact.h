@@ -4,7 +4,8 @@
  * a directory on disk (names, types and link targets read once, file
  * bytes when asked, never following a link) or an initramfs (its cpio
  * archives, read from memory as the kernel unpacks them into one root:
- * lib/01-base-cpio.c).  Paths resolve inside the tree as if it were "/"
+ * lib/01-base-cpio.c), or a unified kernel image (its `.initrd` section's
+ * initramfs, read in place: lib/07-check-uki.c).  Paths resolve inside the tree as if it were "/"
  * (".." stops at the top, absolute links start from it, at most
  * PN_MAX_SYMLINKS links), so nothing of the host is ever read, and the
  * shared resolver (07-check-resolve.h) reads it through a pn_resolve_root.
@@ -25,11 +26,12 @@
 #define PN_ARTEFACT_MAX_DEPTH 256u
 
 enum { PN_NODE_DIR = 1, PN_NODE_FILE, PN_NODE_LINK, PN_NODE_OTHER };
-enum { PN_ARTEFACT_DIRECTORY = 1, PN_ARTEFACT_INITRAMFS };
+enum { PN_ARTEFACT_DIRECTORY = 1, PN_ARTEFACT_INITRAMFS, PN_ARTEFACT_UKI };
 
 struct pn_artefact;
 
-/* Reads PATH, a directory or an initramfs file: 0 with *RET, or a
+/* Reads PATH, a directory, an initramfs file or a UKI (a PE file, its
+ * first bytes "MZ"): 0 with *RET, or a
  * negative errno with pn_error set.  Entries left out (a name leading
  * out of the archive, a directory missing) are PROBLEMS. */
 int pn_artefact_open(const char *path, struct pn_problems *problems, struct pn_artefact **ret);
@@ -37,8 +39,18 @@ int pn_artefact_open(const char *path, struct pn_problems *problems, struct pn_a
  * at most LIMIT bytes: as pn_artefact_open(). */
 int pn_artefact_from_initramfs(const uint8_t *data, size_t len, uint64_t limit, struct pn_problems *problems,
                                struct pn_artefact **ret);
+/* The UKI of LEN bytes at DATA (which must outlive *RET), its `.initrd`
+ * decoded to at most LIMIT bytes: as pn_artefact_open(). */
+int pn_artefact_from_uki(const uint8_t *data, size_t len, uint64_t limit, struct pn_problems *problems,
+                         struct pn_artefact **ret);
 void pn_artefact_free(struct pn_artefact *a);
 int pn_artefact_kind(const struct pn_artefact *a);
+/* A UKI's kernel release, *FROM the section it was read from (".uname"
+ * or ".linux"; FROM may be NULL), or NULL when not known. */
+const char *pn_artefact_release(const struct pn_artefact *a, const char **from);
+/* How many entries of directory NODE are directories, links to them
+ * included. */
+size_t pn_artefact_subdirs(const struct pn_artefact *a, size_t node);
 /* Node numbers: 0 is the top. */
 size_t pn_artefact_count(const struct pn_artefact *a);
 int pn_artefact_type(const struct pn_artefact *a, size_t node);

@@ -11,7 +11,8 @@
  * DT_RUNPATH with $ORIGIN, the artefact's ld.so.conf, the system
  * directories of the object's ABI, glibc-hwcaps), over the artefact read
  * into memory (lib/07-check-artefact.c), each directory listed once for
- * all objects.
+ * all objects.  A UKI's kernel is checked against its initrd: modules
+ * in it, but none for the kernel's release, is a finding.
  *
  * DT_NEEDED is checked as the loader meets it: a program (an object with
  * PT_INTERP) with every object it maps, breadth first, a name answered by
@@ -579,6 +580,32 @@ static int check_rest(pkgnote_verify *v, size_t oi) {
         return r;
 }
 
+/* A UKI's kernel against its initrd: modprobe and udev load modules from
+ * /lib/modules/$(uname -r) (kmod's libkmod.c; /usr/lib/modules through
+ * the /lib link of merged-/usr systems).  When the initrd holds modules
+ * (a directory under either) but none for the release of the kernel the
+ * UKI boots, none of them can be loaded: a finding of the kernel
+ * (".linux"), kind "modules", its one name the release. */
+static int check_modules(pkgnote_verify *v) {
+        static const char *const dirs[] = {"/usr/lib/modules", "/lib/modules"};
+        const char *release = pn_artefact_release(v->a, NULL);
+        if (!release)
+                return 0;
+        size_t held = 0;
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                char path[PATH_MAX];
+                size_t n;
+                if (pn_artefact_resolve(v->a, dirs[i], true, &n) < 0 || pn_artefact_type(v->a, n) != PN_NODE_DIR)
+                        continue;
+                held += pn_artefact_subdirs(v->a, n);
+                snprintf(path, sizeof path, "%s/%s", dirs[i], release);
+                if (pn_artefact_resolve(v->a, path, true, &n) == 0 && pn_artefact_type(v->a, n) == PN_NODE_DIR)
+                        return 0;
+        }
+        const char *nm[1] = {release};
+        return held ? finding_once(v, ".linux", "modules", nm, 1, NULL, PKGNOTE_DLOPEN_REQUIRED) : 0;
+}
+
 struct pathnode {
         char *path;
         size_t node;
@@ -630,6 +657,8 @@ PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v) {
                         r = check_alone(v, i);
         for (size_t i = 0; r == 0 && i < v->n_objs; i++)
                 r = check_rest(v, i);
+        if (r == 0)
+                r = check_modules(v);
         if (r < 0)
                 return r;
         if (pn_edges_sort_by_from(&v->edges) < 0)
@@ -642,7 +671,14 @@ PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v) {
 }
 
 PKGNOTE_PUBLIC int pkgnote_verify_kind(const pkgnote_verify *v) {
-        return pn_artefact_kind(v->a) == PN_ARTEFACT_DIRECTORY ? PKGNOTE_VERIFY_DIRECTORY : PKGNOTE_VERIFY_INITRAMFS;
+        switch (pn_artefact_kind(v->a)) {
+        case PN_ARTEFACT_DIRECTORY: return PKGNOTE_VERIFY_DIRECTORY;
+        case PN_ARTEFACT_UKI: return PKGNOTE_VERIFY_UKI;
+        default: return PKGNOTE_VERIFY_INITRAMFS;
+        }
+}
+PKGNOTE_PUBLIC const char *pkgnote_verify_release(const pkgnote_verify *v) {
+        return pn_artefact_release(v->a, NULL);
 }
 PKGNOTE_PUBLIC size_t pkgnote_verify_object_count(const pkgnote_verify *v) {
         return v->objects;
@@ -687,6 +723,14 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_verify_problem(const pkgnote_verif
         return pn_problems_get(&v->problems, i);
 }
 
+static const char *kind_name(int kind) {
+        switch (kind) {
+        case PKGNOTE_VERIFY_DIRECTORY: return "directory";
+        case PKGNOTE_VERIFY_UKI: return "uki";
+        default: return "initramfs";
+        }
+}
+
 PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
         json_t *fs = json_array(), *ps = json_array();
         int r = fs && ps ? 0 : -ENOMEM;
@@ -710,7 +754,7 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
                         r = -ENOMEM;
         }
         json_t *top = r == 0 ? json_pack("{s:o,s:s,s:I,s:O,s:I,s:O}", "artefact", jstr(v->path), "kind",
-                                         pkgnote_verify_kind(v) == PKGNOTE_VERIFY_DIRECTORY ? "directory" : "initramfs",
+                                         kind_name(pkgnote_verify_kind(v)),
                                          "objects", (json_int_t)v->objects, "findings", fs, "required",
                                          (json_int_t)v->required, "problems", ps)
                              : NULL;
@@ -726,6 +770,9 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
                 json_decref(top);
                 top = NULL;
         }
+        const char *release = pkgnote_verify_release(v);
+        if (top && release && json_object_set_new(top, "release", jstr(release)) < 0)
+                json_decref(top), top = NULL;
         json_decref(fs);
         json_decref(ps);
         char *s = top ? json_dumps(top, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;

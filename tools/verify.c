@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pkgnote deps --verify: whether built artefacts (a directory, an
- * initramfs) hold everything their programs need, one finding a line. */
+ * initramfs, a UKI) hold everything their programs need, one finding a
+ * line. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,14 @@ static const char *verify_node(const void *u, size_t i) {
 }
 static int verify_edge(const void *u, size_t i, pkgnote_dep_edge *e) {
         return pkgnote_verify_edge(u, i, e);
+}
+
+static const char *kind_name(int kind) {
+        switch (kind) {
+        case PKGNOTE_VERIFY_DIRECTORY: return "directory";
+        case PKGNOTE_VERIFY_UKI: return "UKI";
+        default: return "initramfs";
+        }
 }
 
 /* One artefact: its findings printed (its JSON an element of the array,
@@ -88,9 +97,13 @@ static int verify_one(const struct closure_opts *o, const char *path, size_t *pr
                 size_t req = (size_t)r;
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, path);
-                fprintf(stderr, "': %s, %zu ELF objects, %zu findings, %zu of them required\n",
-                        pkgnote_verify_kind(v) == PKGNOTE_VERIFY_DIRECTORY ? "directory" : "initramfs",
-                        pkgnote_verify_object_count(v), n, req);
+                fprintf(stderr, "': %s", kind_name(pkgnote_verify_kind(v)));
+                if (pkgnote_verify_release(v)) {
+                        fputs(" (kernel ", stderr);
+                        tool_print_escaped(stderr, pkgnote_verify_release(v));
+                        fputc(')', stderr);
+                }
+                fprintf(stderr, ", %zu ELF objects, %zu findings, %zu of them required\n", pkgnote_verify_object_count(v), n, req);
         }
         pkgnote_verify_free(v);
         return ret;

@@ -943,6 +943,7 @@ static const struct row rows[] = {
         F(pkgnote_verify_edge),
         N(pkgnote_verify_problem_count, ACCESSOR),
         N(pkgnote_verify_problem, ACCESSOR),
+        N(pkgnote_verify_release, ACCESSOR),
         UO(pkgnote_verify_to_json, OOM),
         F(pkgnote_filemap_parse),
         N(pkgnote_filemap_free, FREE),

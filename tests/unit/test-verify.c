@@ -4,7 +4,9 @@
  * (lib/07-check-verify.c), on archives and objects made here: truncated
  * archives, names leading out, hard links, loops of links, links out of
  * the artefact, and an object with 10^5 DT_NEEDED names and 10^4
- * DT_RPATH entries, whose search must list each directory once. */
+ * DT_RPATH entries, whose search must list each directory once; unified
+ * kernel images made here (lib/07-check-uki.c): the bzImage's release,
+ * the modules check, every truncated prefix. */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 
 #include "01-base-cpio.h"
 #include "07-check-artefact.h"
+#include "07-check-uki.h"
 #include "07-check-verify.h"
 #include "pkgnote.h"
 #include "testlib.h"
@@ -382,8 +385,188 @@ static void test_artefact_bounded(void) {
         free(rpath);
 }
 
+/* ---- unified kernel images ---- */
+
+static void put32(unsigned char *p, uint32_t v) {
+        for (int i = 0; i < 4; i++)
+                p[i] = (unsigned char)(v >> 8 * i);
+}
+static void put16(unsigned char *p, uint16_t v) {
+        p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8);
+}
+
+/* A stand-in bzImage of 2560 bytes: setup header, 4 setup sectors, the
+ * version string VERSION at 0x400. */
+static void bzimage(unsigned char *b, const char *version) {
+        memset(b, 0, 2560);
+        b[0x1f1] = 4;
+        memcpy(b + 0x202, "HdrS", 4);
+        put16(b + 0x206, 0x020f);
+        put16(b + 0x20e, 0x200);
+        snprintf((char *)b + 0x400, 2560 - 0x400, "%s", version);
+}
+
+/* A PE32+ image of the N sections NAMES holding DATA[i] (LEN[i] bytes),
+ * file alignment 0x200, section alignment 0x1000, into B. */
+static void uki(struct buf *b, size_t n, const char *const *names, const void *const *data, const size_t *len) {
+        unsigned char h[0x400] = {0};
+        const uint32_t pe = 0x80, table = pe + 24 + 240;
+        CHECK(table + 40 * n <= sizeof h);
+        h[0] = 'M', h[1] = 'Z';
+        put32(h + 0x3c, pe);
+        memcpy(h + pe, "PE\0\0", 4);
+        put16(h + pe + 4, 0x8664);
+        put16(h + pe + 6, (uint16_t)n);
+        put16(h + pe + 20, 240);
+        unsigned char *o = h + pe + 24;
+        put16(o, 0x20b);
+        put32(o + 32, 0x1000);
+        put32(o + 36, 0x200);
+        put32(o + 60, sizeof h);
+        put16(o + 68, 10);
+        put32(o + 108, 16);
+        uint32_t raw = sizeof h, va = 0x1000;
+        for (size_t i = 0; i < n; i++) {
+                unsigned char *s = h + table + 40 * i;
+                memcpy(s, names[i], strlen(names[i]));
+                put32(s + 8, (uint32_t)len[i]);
+                put32(s + 12, va);
+                put32(s + 16, (uint32_t)(len[i] + 0x1ff) / 0x200 * 0x200);
+                put32(s + 20, raw);
+                raw += (uint32_t)(len[i] + 0x1ff) / 0x200 * 0x200;
+                va += (uint32_t)(len[i] + 0xfff) / 0x1000 * 0x1000;
+        }
+        put32(o + 56, va);
+        put(b, h, sizeof h);
+        for (size_t i = 0; i < n; i++) {
+                static const unsigned char z[0x200];
+                put(b, data[i], len[i]);
+                put(b, z, (0x200 - len[i] % 0x200) % 0x200);
+        }
+}
+
+/* An initrd with modules for RELEASE under /usr/lib/modules, /lib a link. */
+static void modules_initrd(struct buf *b, const char *release) {
+        char d[256];
+        dir(b, "usr");
+        dir(b, "usr/lib");
+        link_(b, "lib", "usr/lib");
+        dir(b, "usr/lib/modules");
+        snprintf(d, sizeof d, "usr/lib/modules/%s", release);
+        dir(b, d);
+        snprintf(d, sizeof d, "usr/lib/modules/%s/modules.dep", release);
+        entry(b, d, S_IFREG | 0644, 7, 1, "x.ko:\n", 6);
+        trailer(b);
+}
+
+static pkgnote_verify *verify_uki(const struct buf *b, int ret) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/uki.efi", tmp);
+        write_file(path, b->p, b->n);
+        pkgnote_verify *v = NULL;
+        CHECK_INT(pkgnote_verify_new(path, &v), ret);
+        return v;
+}
+
+/* The release of a bzImage's setup header, over its bounds. */
+static void test_uki_bzimage(void) {
+        unsigned char b[2560];
+        char rel[PN_UKI_MAX_RELEASE + 1];
+        bzimage(b, "6.1.0-1-amd64 (builder@example) #1 SMP");
+        CHECK_INT(pn_uki_bzimage_release(b, sizeof b, rel, sizeof rel), 1);
+        CHECK_STR(rel, "6.1.0-1-amd64");
+        /* every prefix: the string whole, or no release, never past */
+        for (size_t n = 0; n < sizeof b; n++) {
+                int r = pn_uki_bzimage_release(b, n, rel, sizeof rel);
+                CHECK(n > 0x400 + 13 ? r == 1 || r == -EBADMSG : r <= 0);
+        }
+        bzimage(b, "6.1.0\033[31m-1 x");
+        CHECK_INT(pn_uki_bzimage_release(b, sizeof b, rel, sizeof rel), -EBADMSG);
+        memset(b + 0x400, 'a', 0x600); /* not terminated in the setup sectors */
+        CHECK_INT(pn_uki_bzimage_release(b, sizeof b, rel, sizeof rel), -EBADMSG);
+        bzimage(b, "6.1.0-1-amd64");
+        put16(b + 0x20e, 0x1000); /* past the setup sectors */
+        CHECK_INT(pn_uki_bzimage_release(b, sizeof b, rel, sizeof rel), -EBADMSG);
+        put16(b + 0x20e, 0);
+        CHECK_INT(pn_uki_bzimage_release(b, sizeof b, rel, sizeof rel), 0);
+        bzimage(b, "6.1.0-1-amd64");
+        memcpy(b + 0x202, "HdrX", 4);
+        CHECK_INT(pn_uki_bzimage_release(b, sizeof b, rel, sizeof rel), 0);
+}
+
+/* The kernel against the initrd, the kinds and names the API gives, and
+ * every truncated prefix of a UKI. */
+static void test_uki(void) {
+        unsigned char bz[2560];
+        bzimage(bz, "6.1.0-1-amd64 (b@e) #1");
+        struct buf ird = {0}, b = {0};
+        modules_initrd(&ird, "6.1.0-1-amd64");
+        const char *names[] = {".linux", ".uname", ".initrd"};
+        const void *data[] = {bz, "6.1.0-2-amd64", ird.p};
+        size_t len[] = {sizeof bz, 13, ird.n};
+        uki(&b, 3, names, data, len);
+        pkgnote_verify *v = verify_uki(&b, 0);
+        CHECK_INT(pkgnote_verify_kind(v), PKGNOTE_VERIFY_UKI);
+        CHECK_STR(pkgnote_verify_release(v), "6.1.0-2-amd64");
+        CHECK_INT(pkgnote_verify_run(v), 1);
+        CHECK_INT(pkgnote_verify_count(v), 1);
+        pkgnote_verify_finding f = PKGNOTE_VERIFY_FINDING_INIT;
+        CHECK_INT(pkgnote_verify_get(v, 0, &f), 1);
+        CHECK_STR(f.object, ".linux");
+        CHECK_STR(f.kind, "modules");
+        CHECK_INT(f.n_names, 1);
+        CHECK_STR(f.names[0], "6.1.0-2-amd64");
+        CHECK_INT(f.priority, PKGNOTE_DLOPEN_REQUIRED);
+        CHECK(f.feature == NULL);
+        char *json = NULL;
+        CHECK_INT(pkgnote_verify_to_json(v, &json), 0);
+        CHECK(strstr(json, "\"kind\":\"uki\"") != NULL);
+        CHECK(strstr(json, "\"release\":\"6.1.0-2-amd64\"") != NULL);
+        free(json);
+        pkgnote_verify_free(v);
+        /* without .uname: the bzImage's release, its modules there */
+        b.n = 0;
+        const char *n2[] = {".linux", ".initrd"};
+        const void *d2[] = {bz, ird.p};
+        size_t l2[] = {sizeof bz, ird.n};
+        uki(&b, 2, n2, d2, l2);
+        v = verify_uki(&b, 0);
+        CHECK_STR(pkgnote_verify_release(v), "6.1.0-1-amd64");
+        CHECK_INT(pkgnote_verify_run(v), 0);
+        CHECK_INT(pkgnote_verify_count(v), 0);
+        pkgnote_verify_free(v);
+        /* every prefix, straight from memory: refused or read */
+        size_t read = 0;
+        for (size_t n = 0; n <= b.n; n++) {
+                struct pn_problems pr = {0};
+                struct pn_artefact *a = NULL;
+                int r = pn_artefact_from_uki(b.p, n, 1u << 20, &pr, &a);
+                CHECK(r == 0 || r == -EBADMSG || r == -ENOEXEC || r == -ENODATA);
+                if (r == 0) {
+                        read++;
+                        CHECK_INT(pn_artefact_kind(a), PN_ARTEFACT_UKI);
+                        const char *rel = pn_artefact_release(a, NULL);
+                        CHECK(rel == NULL || !strcmp(rel, "6.1.0-1-amd64"));
+                }
+                pn_artefact_free(a);
+                pn_problems_clear(&pr);
+        }
+        /* the whole, and prefixes that cut only the .initrd's padding */
+        CHECK(read >= 1);
+        /* not a PE file for pkgnote_verify_new(): no PE header */
+        b.n = 0;
+        put(&b, "MZ", 2);
+        static const unsigned char z[200];
+        put(&b, z, sizeof z);
+        pkgnote_verify_free(verify_uki(&b, -ENOEXEC));
+        free(b.p);
+        free(ird.p);
+}
+
 int main(void) {
         CHECK(mkdtemp(tmp) != NULL);
+        RUN(test_uki_bzimage);
+        RUN(test_uki);
         RUN(test_cpio_sequence);
         RUN(test_links_per_archive);
         RUN(test_artefact_hostile);
