@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The build information the Go linker writes into every Go program
+ * (lib/02-elf-gobuild.c): the toolchain's version, the main package and
+ * module, every dependency module with its version, checksum and
+ * replacement, and the build settings, as `go version -m` prints them.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "01-base.h"
+
+/* Bytes of module text read, lines and modules kept, settings kept. */
+#define PN_GO_MAX_MODINFO (4u << 20)
+#define PN_GO_MAX_VERSION 256u
+#define PN_GO_MAX_MODULES 65536u
+#define PN_GO_MAX_SETTINGS 4096u
+
+/* One module: its path, version ("(devel)" for the main module built from
+ * its own tree) and go.sum checksum ("" when none), and what replaced it
+ * (a replace directive: REPLACE set, its version empty for a directory). */
+struct pn_go_module {
+        char *path, *version, *sum;
+        struct pn_go_module *replace;
+};
+
+struct pn_go_setting {
+        char *key, *value;
+};
+
+struct pn_go_build {
+        char *go_version; /* "go1.19.8" */
+        bool inline_layout; /* the strings inline (Go 1.18 and later), else through pointers */
+        int ptr_size;       /* 4 or 8 */
+        bool big_endian;
+        char *path;              /* the main package's import path, or NULL */
+        struct pn_go_module main; /* MAIN.path NULL when the program was built outside a module */
+        struct pn_go_module *deps;
+        size_t n_deps;
+        struct pn_go_setting *settings;
+        size_t n_settings;
+};
+
+/* Reads the build information of the ELF object E: 1 with *B filled, 0
+ * when E is no Go program (no ".go.buildinfo" section, and no build
+ * information header at the start of its first writable segment), or a
+ * negative errno with pn_error set (-EBADMSG: damaged; -E2BIG: over a
+ * limit; -ENODATA: the bytes are not all there).  *B is empty on 0 and
+ * on failure. */
+int pn_go_build_read(pkgnote_object *e, struct pn_go_build *b);
+
+/* Parses the module text MOD (LEN bytes, the framing already taken off)
+ * as Go's runtime/debug.ParseBuildInfo() does, into *B (its go_version
+ * left alone): 0, or -EBADMSG / -E2BIG / -ENOMEM with pn_error set. */
+int pn_go_modinfo_parse(const char *mod, size_t len, struct pn_go_build *b);
+
+/* The module text as `go version -m` prints it after its first line
+ * (runtime/debug.BuildInfo.String() without its "go" line), malloc()ed,
+ * or NULL (out of memory). */
+char *pn_go_build_format(const struct pn_go_build *b);
+
+void pn_go_build_done(struct pn_go_build *b);
