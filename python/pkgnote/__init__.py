@@ -639,7 +639,9 @@ def closure(paths, *, root=None, features=None, priority=None, all_features=Fals
     """Every file the programs or libraries PATHS (in ROOT; None: "/")
     need, as `pkgnote deps --closure --json` prints it: a dict of root,
     files (each with path, type, target, why it is needed and, where the
-    root has a dpkg or rpm database, its package), missing and problems.  The dlopen entries followed are those of FEATURES (a name
+    root has a dpkg or rpm database, its package), missing, problems, and
+    the graph walked (nodes and edges: from, to, name, kind, and for a
+    dlopen edge its feature and priority).  The dlopen entries followed are those of FEATURES (a name
     or a list), of PRIORITY ("required", "recommended", "suggested") or
     stronger, or all with ALL_FEATURES; none by default.  Raises
     pkgnote.Error (or FileNotFoundError) when the root or a path cannot be
@@ -652,11 +654,13 @@ def closure(paths, *, root=None, features=None, priority=None, all_features=Fals
 
 
 def verify(artefact, *, features=None, priority=None, all_features=False):
-    """Whether the built ARTEFACT (a directory or an initramfs) holds
-    everything its programs need, as `pkgnote deps --verify --json` prints
-    it for one artefact: a dict of artefact, kind, objects, findings (each
-    with object, kind, names, feature and priority), required (how many
-    findings are required: 0 when it will load) and problems.  The dlopen
+    """Whether the built ARTEFACT (a directory, an initramfs or a unified
+    kernel image) holds everything its programs need, as `pkgnote deps
+    --verify --json` prints it for one artefact: a dict of artefact, kind,
+    objects, findings (each with object, kind, names, feature and
+    priority), required (how many findings are required: 0 when it will
+    load), problems, the graph walked (nodes and edges) and, for a UKI,
+    its kernel release.  The dlopen
     entries checked: those at "recommended" or stronger by default, else
     as closure() selects them.  Raises pkgnote.Error (or
     FileNotFoundError) when the artefact cannot be read, ValueError for

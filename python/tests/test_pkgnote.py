@@ -941,6 +941,10 @@ def test_verify(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:
     kinds = {(f["object"], f["kind"]) for f in v["findings"]}
     assert ("/usr/bin/prog", "interpreter") in kinds and ("/usr/bin/prog", "needed") in kinds, kinds
     assert v["required"] == sum(1 for f in v["findings"] if f["priority"] == "required") > 0
+    # the graph: the program, and a missing edge for each library it lacks
+    assert v["nodes"] == ["/usr/bin/prog"]
+    missing = {e["name"] for e in v["edges"] if "to" not in e}
+    assert {f["names"][0] for f in v["findings"] if f["kind"] in ("needed", "interpreter")} <= missing, missing
     with pytest.raises(FileNotFoundError):
         pkgnote.verify(tmp_path / "missing")
     (tmp_path / "not-an-initrd").write_bytes(b"no cpio archive here")
