@@ -131,6 +131,8 @@ def cases(corpus):
         # .uname refused: control characters, too long; .linux's is used.
         "uname-control": pe([lx, (".uname", b"6.1.0\x1b]0;owned\x07\x1b[31m-2", {}), ird]),
         "uname-long": pe([lx, (".uname", long_uname, {}), ird]),
+        # names another directory than one below /usr/lib/modules
+        "uname-dotdot": pe([lx, (".uname", b"../../..", {}), ird]),
         "uname-past-end": pe([lx, (".uname", GOOD.encode(), {"raw_off": 0x7fff0000}), ird]),
         # The .initrd section refused.
         "initrd-past-end": pe([lx, un, (".initrd", initrd(), {"raw_off": 0x10000000})]),

@@ -2731,7 +2731,7 @@ PKGNOTE_PUBLIC void pkgnote_verify_free(pkgnote_verify *v);
  * none by priority).  Without a call, those at PKGNOTE_DLOPEN_RECOMMENDED
  * or stronger; the first call replaces that.  0 or -EINVAL.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_select(pkgnote_verify *v, const char *feature, int priority, unsigned flags);
-/* Checks every object (once; again it does nothing): how many findings
+/* Checks every object (once; a later call returns the same): how many findings
  * are at PKGNOTE_DLOPEN_REQUIRED (0: nothing required is missing), or
  * -ENOMEM.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v);

@@ -20,12 +20,13 @@ const char *pn_edge_kind_name(int kind) {
 
 int pn_edges_add(struct pn_edges *g, size_t from, size_t to, int kind, const char *name, const char *feature,
                  int priority) {
-        /* The key: the numbers, then the two strings, which hold no NUL
-         * (a newline between them cannot be mistaken: the numbers come
-         * first and FEATURE is marked present or absent). */
+        /* The key: the numbers, then the two strings, NAME after its
+         * length (names may hold any byte but NUL, so no separator could
+         * tell where NAME ends and FEATURE begins), FEATURE marked present
+         * or absent. */
         char *key = NULL;
-        if (asprintf(&key, "%zx %zx %d %d %c%s\n%s", from, to, kind, priority, feature ? 'f' : '-', name,
-                     feature ? feature : "") < 0)
+        if (asprintf(&key, "%zx %zx %d %d %c%zu:%s%s", from, to, kind, priority, feature ? 'f' : '-', strlen(name),
+                     name, feature ? feature : "") < 0)
                 return pn_oom();
         size_t old;
         int r = 0;

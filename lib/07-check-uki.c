@@ -91,12 +91,14 @@ static int section_bytes(const struct pn_pe *pe, const struct pn_pe_section *s, 
         return 0;
 }
 
-/* Whether the LEN bytes at S are a kernel release: copied into BUF. */
+/* Whether the LEN bytes at S are a kernel release: copied into BUF.  It
+ * names a directory below /usr/lib/modules: no "/", and neither "." nor
+ * "..", which would name another directory. */
 static bool release_ok(const uint8_t *s, size_t len, char *buf) {
-        if (len == 0 || len > PN_UKI_MAX_RELEASE)
+        if (len == 0 || len > PN_UKI_MAX_RELEASE || (len <= 2 && !memcmp(s, "..", len)))
                 return false;
         for (size_t i = 0; i < len; i++)
-                if (s[i] <= ' ' || s[i] >= 0x7f)
+                if (s[i] <= ' ' || s[i] >= 0x7f || s[i] == '/')
                         return false;
         memcpy(buf, s, len);
         buf[len] = '\0';

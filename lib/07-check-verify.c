@@ -83,6 +83,7 @@ struct pkgnote_verify {
         struct pn_dlopen_select sel; /* the dlopen entries checked */
         struct pn_edges edges;       /* between objects (indices of OBJS) */
         bool selected, ran;
+        int run_error; /* of the run that failed, returned again */
         size_t objects, required;
 };
 
@@ -623,7 +624,7 @@ static int cmp_finding(const void *x, const void *y) {
 
 PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v) {
         if (v->ran)
-                return (int)(v->required > INT_MAX ? INT_MAX : v->required);
+                return v->run_error < 0 ? v->run_error : (int)(v->required > INT_MAX ? INT_MAX : v->required);
         v->ran = true;
         struct pathnode *p = NULL;
         size_t n = 0, cap = 0;
@@ -659,10 +660,10 @@ PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v) {
                 r = check_rest(v, i);
         if (r == 0)
                 r = check_modules(v);
-        if (r < 0)
-                return r;
-        if (pn_edges_sort_by_from(&v->edges) < 0)
-                return -ENOMEM;
+        if (r == 0 && pn_edges_sort_by_from(&v->edges) < 0)
+                r = -ENOMEM;
+        if (r < 0) /* what was found is incomplete: a later call says so again */
+                return v->run_error = r;
         for (size_t i = 0; i < v->n_f; i++)
                 v->f[i].order = i;
         if (v->n_f > 1)

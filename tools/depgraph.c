@@ -31,6 +31,8 @@ static void put_quoted(FILE *f, const char *s) {
                                 fputs("\\\\", f);
                         else if (*p == '"')
                                 fputs("\\\"", f);
+                        else if (*p == '&') /* graphviz reads HTML entities in strings */
+                                fputs("&amp;", f);
                         else
                                 fputc(*p, f);
                 s += n;

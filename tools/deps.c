@@ -306,6 +306,10 @@ int cmd_deps(int argc, char **argv) {
                         free(features);
                         return tool_fail("deps: --json and --format dot exclude each other");
                 }
+                if (co.json && !strcmp(format_arg, "text")) {
+                        free(features);
+                        return tool_fail("deps: --json and --format text exclude each other");
+                }
         } else if (format_arg) {
                 if (!strcmp(format_arg, "rpm"))
                         format = PKGNOTE_DEPS_RPM;

@@ -632,7 +632,7 @@ def _selection(features, priority, all_features):
         raise ValueError(f"no dlopen priority {priority!r}: required, recommended or suggested")
     if isinstance(features, str):
         features = [features]
-    return [str(f) for f in features or ()], _PRIORITIES[priority], bool(all_features)
+    return list(features or ()), _PRIORITIES[priority], bool(all_features)
 
 
 def closure(paths, *, root=None, features=None, priority=None, all_features=False):
@@ -650,7 +650,7 @@ def closure(paths, *, root=None, features=None, priority=None, all_features=Fals
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]
     f, p, a = _selection(features, priority, all_features)
-    return _pkgnote._closure([_os.fspath(x) for x in paths], None if root is None else _os.fsdecode(root), f, p, a)
+    return _pkgnote._closure(list(paths), root, f, p, a)
 
 
 def verify(artefact, *, features=None, priority=None, all_features=False):

@@ -1241,19 +1241,43 @@ static PyObject *py_crash_groups(PyObject *self, PyObject *args) {
         return ret;
 }
 
-/* The dlopen entries chosen (features, a list of str; priority, 0 for
- * none by priority; all_features) through SELECT on H, as the command's
- * --feature, --priority and --all-features do; 0 or a negative errno. */
-static int deps_select(PyObject *features, int priority, int all, void *h,
-                       int (*select)(void *h, const char *feature, int priority, unsigned flags)) {
-        Py_ssize_t n = PyList_GET_SIZE(features);
-        int r = 0;
-        for (Py_ssize_t i = 0; r >= 0 && i < n; i++) {
-                const char *f = PyUnicode_AsUTF8(PyList_GET_ITEM(features, i));
-                if (!f)
-                        return -EINVAL;
-                r = select(h, f, 0, 0);
+/* The dlopen entries chosen: FEATURES, a list of str, as C strings in a
+ * malloc()ed array *RET of *N (valid while the list lives); NULL with an
+ * exception set (a feature not a str, or holding a NUL). */
+static int features_get(PyObject *features, const char ***ret, size_t *n) {
+        Py_ssize_t k = PyList_GET_SIZE(features);
+        const char **v = calloc((size_t)k + 1, sizeof *v);
+        if (!v) {
+                PyErr_NoMemory();
+                return -1;
         }
+        for (Py_ssize_t i = 0; i < k; i++) {
+                Py_ssize_t len;
+                PyObject *o = PyList_GET_ITEM(features, i);
+                if (!PyUnicode_Check(o)) {
+                        PyErr_SetString(PyExc_TypeError, "features must be str");
+                        free(v);
+                        return -1;
+                }
+                if (!(v[i] = PyUnicode_AsUTF8AndSize(o, &len)) || strlen(v[i]) != (size_t)len) {
+                        if (v[i])
+                                PyErr_SetString(PyExc_ValueError, "a feature name holds a NUL character");
+                        free(v);
+                        return -1;
+                }
+        }
+        *ret = v, *n = (size_t)k;
+        return 0;
+}
+
+/* Selects, through SELECT on H, the entries of the N FEATURES, of
+ * PRIORITY (0: none by priority) and every one with ALL, as the
+ * command's --feature, --priority and --all-features do. */
+static int deps_select(const char *const *features, size_t n, int priority, int all, void *h,
+                       int (*select)(void *h, const char *feature, int priority, unsigned flags)) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = select(h, features[i], 0, 0);
         if (r >= 0 && (priority || all || n))
                 r = select(h, NULL, priority, all ? 1u : 0u);
         return r;
@@ -1267,6 +1291,15 @@ static int closure_select(void *h, const char *f, int p, unsigned fl) {
         return pkgnote_closure_select(h, f, p, fl ? PKGNOTE_CLOSURE_ALL_FEATURES : 0);
 }
 
+/* PyUnicode_FSConverter() that takes None for NULL. */
+static int fs_or_none(PyObject *o, void *p) {
+        if (o == Py_None) {
+                *(PyObject **)p = NULL;
+                return 1;
+        }
+        return PyUnicode_FSConverter(o, p);
+}
+
 /* _verify(path, features, priority, all_features) -> dict: whether the
  * artefact PATH holds what its programs need (pkgnote_verify_to_json()). */
 static PyObject *py_verify(PyObject *self, PyObject *args) {
@@ -1275,28 +1308,29 @@ static PyObject *py_verify(PyObject *self, PyObject *args) {
         int priority, all;
         if (!PyArg_ParseTuple(args, "O&O!ip", PyUnicode_FSConverter, &bpath, &PyList_Type, &features, &priority, &all))
                 return NULL;
-        pkgnote_verify *v = NULL;
-        failure f = {0};
-        char *j = NULL;
-        int r = pkgnote_verify_new(PyBytes_AS_STRING(bpath), &v);
-        if (r >= 0)
-                r = deps_select(features, priority, all, v, verify_select);
-        if (PyErr_Occurred()) {
-                pkgnote_verify_free(v);
+        const char **fv;
+        size_t nf;
+        if (features_get(features, &fv, &nf) < 0) {
                 Py_DECREF(bpath);
                 return NULL;
         }
-        if (r >= 0) {
-                Py_BEGIN_ALLOW_THREADS
+        pkgnote_verify *v = NULL;
+        failure f = {0};
+        char *j = NULL;
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        r = pkgnote_verify_new(PyBytes_AS_STRING(bpath), &v);
+        if (r >= 0)
+                r = deps_select(fv, nf, priority, all, v, verify_select);
+        if (r >= 0)
                 r = pkgnote_verify_run(v);
-                if (r >= 0)
-                        r = pkgnote_verify_to_json(v, &j);
-                if (r < 0)
-                        failure_set(&f, r);
-                Py_END_ALLOW_THREADS
-        } else
+        if (r >= 0)
+                r = pkgnote_verify_to_json(v, &j);
+        if (r < 0)
                 failure_set(&f, r);
         pkgnote_verify_free(v);
+        Py_END_ALLOW_THREADS
+        free(fv);
         if (r < 0) {
                 raise_failure_path(ms, &f, bpath);
                 Py_DECREF(bpath);
@@ -1310,32 +1344,41 @@ static PyObject *py_verify(PyObject *self, PyObject *args) {
  * file the programs PATHS need inside ROOT (pkgnote_closure_to_json()). */
 static PyObject *py_closure(PyObject *self, PyObject *args) {
         modstate *ms = module_state(self);
-        PyObject *paths, *features, *failed = NULL;
-        const char *root;
+        PyObject *paths, *features, *broot = NULL, *bytes = NULL;
         int priority, all;
-        if (!PyArg_ParseTuple(args, "O!zO!ip", &PyList_Type, &paths, &root, &PyList_Type, &features, &priority, &all))
+        if (!PyArg_ParseTuple(args, "O!O&O!ip", &PyList_Type, &paths, fs_or_none, &broot, &PyList_Type, &features,
+                              &priority, &all))
                 return NULL;
-        pkgnote_closure *c = NULL;
+        const char **fv = NULL, **pv = NULL;
+        size_t nf = 0, np = (size_t)PyList_GET_SIZE(paths);
+        /* the paths as bytes, alive until the call returns */
+        if (features_get(features, &fv, &nf) < 0 || !(bytes = PyList_New((Py_ssize_t)np)) ||
+            !(pv = calloc(np + 1, sizeof *pv))) {
+                if (!PyErr_Occurred())
+                        PyErr_NoMemory();
+                goto fail;
+        }
+        for (size_t i = 0; i < np; i++) {
+                PyObject *b = NULL;
+                if (!PyUnicode_FSConverter(PyList_GET_ITEM(paths, (Py_ssize_t)i), &b))
+                        goto fail;
+                PyList_SET_ITEM(bytes, (Py_ssize_t)i, b);
+                pv[i] = PyBytes_AS_STRING(b);
+        }
+        const char *root = broot ? PyBytes_AS_STRING(broot) : NULL, *failed = NULL;
         failure f = {0};
         char *j = NULL;
-        int r = pkgnote_closure_new(root, &c);
-        if (r < 0) {
-                failure_set(&f, r);
-                failed = PyUnicode_DecodeFSDefault(root ? root : "/"); /* named in the exception */
-        } else if ((r = deps_select(features, priority, all, c, closure_select)) < 0 && !PyErr_Occurred())
-                failure_set(&f, r);
-        for (Py_ssize_t i = 0; r >= 0 && i < PyList_GET_SIZE(paths); i++) {
-                PyObject *b = NULL;
-                if (!PyUnicode_FSConverter(PyList_GET_ITEM(paths, i), &b)) {
-                        r = -EINVAL;
-                        break;
-                }
-                if ((r = pkgnote_closure_add(c, PyBytes_AS_STRING(b))) < 0) {
-                        failure_set(&f, r);
-                        failed = PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(b));
-                }
-                Py_DECREF(b);
-        }
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        pkgnote_closure *c = NULL;
+        r = pkgnote_closure_new(root, &c);
+        if (r < 0)
+                failed = root ? root : "/";
+        else
+                r = deps_select(fv, nf, priority, all, c, closure_select);
+        for (size_t i = 0; r >= 0 && i < np; i++)
+                if ((r = pkgnote_closure_add(c, pv[i])) < 0)
+                        failed = pv[i];
         /* files named by their package where the root has a database
          * (dpkg's, else rpm's), as the command's JSON does */
         pkgnote_pkgdb *db = NULL;
@@ -1343,17 +1386,31 @@ static PyObject *py_closure(PyObject *self, PyObject *args) {
         if (r >= 0 && pkgnote_pkgdb_open(root, "deb", &where, &db) <= 0 &&
             pkgnote_pkgdb_open(root, "rpm", &where, &db) <= 0)
                 db = NULL;
-        if (r >= 0 && (r = pkgnote_closure_to_json(c, db, &j)) < 0)
+        if (r >= 0)
+                r = pkgnote_closure_to_json(c, db, &j);
+        if (r < 0)
                 failure_set(&f, r);
         pkgnote_pkgdb_free(db);
         pkgnote_closure_free(c);
+        Py_END_ALLOW_THREADS
         if (r < 0) {
-                if (!PyErr_Occurred())
-                        raise_failure(ms, &f, failed);
-                Py_XDECREF(failed);
-                return NULL;
+                PyObject *name = failed ? PyUnicode_DecodeFSDefault(failed) : NULL;
+                if (!failed || name)
+                        raise_failure(ms, &f, name);
+                Py_XDECREF(name);
+                goto fail;
         }
+        free(fv);
+        free(pv);
+        Py_DECREF(bytes);
+        Py_XDECREF(broot);
         return loads_free(ms, j);
+fail:
+        free(fv);
+        free(pv);
+        Py_XDECREF(bytes);
+        Py_XDECREF(broot);
+        return NULL;
 }
 
 static PyMethodDef methods[] = {

@@ -922,6 +922,13 @@ def test_closure(pkgnote_cmd: str) -> None:
         pkgnote.closure("/nonexistent/program")
     with pytest.raises(ValueError):
         pkgnote.closure(pkgnote_cmd, priority="optional")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        pkgnote.closure(pkgnote_cmd, features=["a\0b"])
+    # a root whose name is no UTF-8 is a path like another
+    with pytest.raises(FileNotFoundError):
+        pkgnote.closure(pkgnote_cmd, root=os.fsdecode(b"/nonexistent-\xff"))
+    with pytest.raises(FileNotFoundError):
+        pkgnote.closure(pkgnote_cmd, root=b"/nonexistent-\xff")
 
 
 def test_verify(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:

@@ -9,7 +9,8 @@
 # libsystemd-shared in the sid root), deps --verify of the real sid
 # initrds (one cluster each in one digraph), of a directory made here
 # with a library taken out, and of objects whose DT_NEEDED names and file
-# names hold quotes, backslashes, a newline, '}' and a byte that is not
+# names hold quotes, backslashes, a newline, '}', an HTML entity and
+# graphviz's \N (drawn as themselves, not decoded), and a byte that is not
 # UTF-8.  A graph with one edge dropped must fail the comparison.
 . "$SRCDIR/tests/lib.sh"
 require python3 dot cc readelf ldd timeout
@@ -22,7 +23,7 @@ cat > same.py << 'PYEOF'
 its JSON), then compares the graph graphviz read with the one of JSON.
 Prints the differences; exit 0 when equal, 1 when not, 2 when graphviz
 fails."""
-import json, subprocess, sys
+import html, json, subprocess, sys
 import xml.etree.ElementTree as ET
 
 dot_file, json_file, mode = sys.argv[1:4]
@@ -40,7 +41,8 @@ def vis(s):
     return "".join(out)
 
 def unesc(s):
-    """An attribute's escString as graphviz shows it: \\X is X."""
+    """An attribute's escString as graphviz shows it: \\X is X, and HTML
+    entities decoded (graphviz's -Tjson gives the attribute as written)."""
     out, i = [], 0
     while i < len(s):
         if s[i] == "\\" and i + 1 < len(s):
@@ -49,7 +51,7 @@ def unesc(s):
         else:
             out.append(s[i])
             i += 1
-    return "".join(out)
+    return html.unescape("".join(out))
 
 p = subprocess.run(["dot", "-Tsvg", "-o", dot_file + ".svg", "-Tjson", "-o", dot_file + ".json", dot_file],
                    capture_output=True, text=True)
@@ -240,7 +242,7 @@ fi
 # ---- hostile names ---------------------------------------------------
 nl='
 '
-bad1="lib\"q\\b}${nl}x{.so.1"
+bad1="lib\"q\\b}&amp;\\N${nl}x{.so.1"
 bad2="libmiss\"\\\"}$(printf '\377\001')${nl}];.so.2"
 echo 'int one(void) { return 1; }' > src/one.c
 echo 'int two(void) { return 2; }' > src/two.c
@@ -254,7 +256,7 @@ if cc -shared -fPIC "-Wl,-soname,$bad1" -o src/libone.so src/one.c &&
    cp src/libone.so "hart/usr/lib/x86_64-linux-gnu/$bad1"; then
         graph verify-hostile verify --verify "$T/hart"
         has verify-hostile "the names as they are, one found, one missing" \
-                'any(e.get("to", "").endswith("/lib\"q\\b}\nx{.so.1") for e in d[0]["edges"]) and any("to" not in e and e["name"].startswith("libmiss\"\\\"}") for e in d[0]["edges"])'
+                'any(e.get("to", "").endswith("/lib\"q\\b}&amp;\\N\nx{.so.1") for e in d[0]["edges"]) and any("to" not in e and e["name"].startswith("libmiss\"\\\"}") for e in d[0]["edges"])'
         grep -q '^digraph' verify-hostile.dot && [ "$(tail -n 1 verify-hostile.dot)" = "}" ] &&
                 [ "$(grep -c '^	*"g0[om][0-9]*"' verify-hostile.dot)" = "$(grep -c . verify-hostile.dot | awk '{ print $1 - 7 }')" ] &&
                 pass "verify-hostile: every line inside the cluster is one node or edge (no newline written raw)" ||
@@ -263,4 +265,11 @@ if cc -shared -fPIC "-Wl,-soname,$bad1" -o src/libone.so src/one.c &&
 else
         fail "objects with hostile names built with cc"
 fi
+
+# ---- options ----------------------------------------------------------
+for f in dot text; do
+        "$PK" deps --verify --json --format $f "$T/art" > out 2> err
+        [ $? = 2 ] && [ ! -s out ] && grep -q -- "--json and --format $f exclude each other" err &&
+                pass "--json with --format $f: refused" || fail "--json with --format $f: refused" "$(cat err)"
+done
 finish

@@ -101,6 +101,12 @@ if [ "$STATUS" = 0 ] && [ "$(field release)" = "$G" ] && [ -z "$(findings)" ] &&
 else
         fail "made: .uname with control characters: refused, said, the bzImage's release used" "status $STATUS: $(cat out err)"
 fi
+# a release that would name another directory (the check would pass
+# on /usr/lib/modules/../../..): refused, the bzImage's used
+verify made/uname-dotdot.efi
+check "made: .uname ../../..: refused, said" 0 "\.uname: .*no kernel release"
+grep -q "UKI (kernel $G)" err && pass "made: .uname ../../..: the bzImage's release used" ||
+        fail "made: .uname ../../..: the bzImage's release used" "$(cat err)"
 verify made/uname-control.efi
 check "made: .uname with control characters: text, escaped" 0 "\.uname: 22 bytes that are no kernel release"
 verify made/uname-long.efi

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "07-check-edges.h"
 #include "07-check-resolve.h"
 #include "pkgnote.h"
 #include "testlib.h"
@@ -648,7 +649,29 @@ static void test_abi(void) {
         CHECK(pn_abi_cmp(&hf, &sf) != 0);
 }
 
+/* Edges are kept once each; two that differ only in where NAME ends and
+ * FEATURE begins are two (names and features may hold newlines). */
+static void test_edges_once(void) {
+        struct pn_edges g = {0};
+        CHECK_INT(pn_edges_add(&g, 0, PN_EDGE_NONE, PKGNOTE_DEP_DLOPEN, "a\nb", "c", 2), 0);
+        CHECK_INT(pn_edges_add(&g, 0, PN_EDGE_NONE, PKGNOTE_DEP_DLOPEN, "a", "b\nc", 2), 0);
+        CHECK_INT(pn_edges_add(&g, 0, PN_EDGE_NONE, PKGNOTE_DEP_DLOPEN, "a\nb", NULL, 2), 0);
+        CHECK_INT(pn_edges_add(&g, 0, PN_EDGE_NONE, PKGNOTE_DEP_DLOPEN, "a\nb", "", 2), 0);
+        CHECK_INT(g.n, 4);
+        /* the same again: nothing new */
+        CHECK_INT(pn_edges_add(&g, 0, PN_EDGE_NONE, PKGNOTE_DEP_DLOPEN, "a", "b\nc", 2), 0);
+        CHECK_INT(pn_edges_add(&g, 0, PN_EDGE_NONE, PKGNOTE_DEP_DLOPEN, "a\nb", NULL, 2), 0);
+        CHECK_INT(g.n, 4);
+        /* another priority, kind or end is another edge */
+        CHECK_INT(pn_edges_add(&g, 0, PN_EDGE_NONE, PKGNOTE_DEP_DLOPEN, "a", "b\nc", 3), 0);
+        CHECK_INT(pn_edges_add(&g, 0, 1, PKGNOTE_DEP_NEEDED, "a", NULL, 3), 0);
+        CHECK_INT(pn_edges_add(&g, 1, 1, PKGNOTE_DEP_NEEDED, "a", NULL, 3), 0);
+        CHECK_INT(g.n, 7);
+        pn_edges_done(&g);
+}
+
 int main(void) {
+        RUN(test_edges_once);
         RUN(test_ldconf);
         RUN(test_ldconf_prefixes);
         RUN(test_ldconf_stop);
