@@ -2659,6 +2659,13 @@ typedef struct pkgnote_verify_finding {
 enum {
         PKGNOTE_VERIFY_DIRECTORY = 1,
         PKGNOTE_VERIFY_INITRAMFS = 2,
+        /* A tar archive (any compression) of a root file system.  Since 1.2. */
+        PKGNOTE_VERIFY_TAR = 4,
+        /* A container image: a docker-save archive or an OCI image layout
+         * (a directory or its tar), its layers merged.  Since 1.2. */
+        PKGNOTE_VERIFY_IMAGE = 5,
+        /* A SquashFS image.  Since 1.2. */
+        PKGNOTE_VERIFY_SQUASHFS = 6,
 };
 #define PKGNOTE_VERIFY_ALL_FEATURES 1u
 

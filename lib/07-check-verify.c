@@ -96,14 +96,14 @@ static void resolve_problem(void *u, int err, const char *path, const char *msg)
         pn_problems_add(&v->problems, PKGNOTE_MAX_PROBLEMS, err, path, "%s", msg);
 }
 
-PKGNOTE_PUBLIC int pkgnote_verify_new(const char *path, pkgnote_verify **ret) {
+int pn_verify_new_with(const char *path, pn_verify_open_fn open_artefact, void *u, pkgnote_verify **ret) {
         if (!path || !*path)
                 return pn_error(-EINVAL, "no artefact");
         pkgnote_verify *v = calloc(1, sizeof *v);
         if (!v)
                 return pn_oom();
         v->sel.priority = PKGNOTE_DLOPEN_RECOMMENDED;
-        int r = pn_artefact_open(path, &v->problems, &v->a);
+        int r = open_artefact ? open_artefact(u, path, &v->problems, &v->a) : pn_artefact_open(path, &v->problems, &v->a);
         if (r < 0) {
                 pkgnote_verify_free(v);
                 return r;
@@ -604,6 +604,8 @@ PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v) {
 }
 
 PKGNOTE_PUBLIC int pkgnote_verify_kind(const pkgnote_verify *v) {
+        if (pn_artefact_kind(v->a) >= PN_ARTEFACT_TAR) /* built from an archive or image: the same numbers */
+                return pn_artefact_kind(v->a);
         return pn_artefact_kind(v->a) == PN_ARTEFACT_DIRECTORY ? PKGNOTE_VERIFY_DIRECTORY : PKGNOTE_VERIFY_INITRAMFS;
 }
 PKGNOTE_PUBLIC size_t pkgnote_verify_object_count(const pkgnote_verify *v) {
@@ -633,6 +635,15 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_verify_problem(const pkgnote_verif
         return pn_problems_get(&v->problems, i);
 }
 
+const char *pn_verify_kind_name(int kind) {
+        switch (kind) {
+        case PKGNOTE_VERIFY_TAR: return "tar";
+        case PKGNOTE_VERIFY_IMAGE: return "image";
+        case PKGNOTE_VERIFY_SQUASHFS: return "squashfs";
+        }
+        return kind == PKGNOTE_VERIFY_DIRECTORY ? "directory" : "initramfs";
+}
+
 PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
         json_t *fs = json_array(), *ps = json_array();
         int r = fs && ps ? 0 : -ENOMEM;
@@ -656,7 +667,7 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
                         r = -ENOMEM;
         }
         json_t *top = r == 0 ? json_pack("{s:o,s:s,s:I,s:O,s:I,s:O}", "artefact", jstr(v->path), "kind",
-                                         pkgnote_verify_kind(v) == PKGNOTE_VERIFY_DIRECTORY ? "directory" : "initramfs",
+                                         pn_verify_kind_name(pkgnote_verify_kind(v)),
                                          "objects", (json_int_t)v->objects, "findings", fs, "required",
                                          (json_int_t)v->required, "problems", ps)
                              : NULL;

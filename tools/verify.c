@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pkgnote deps --verify: whether built artefacts (a directory, an
- * initramfs) hold everything their programs need, one finding a line. */
+ * initramfs, a tar archive, an image, a SquashFS image) hold everything their programs need, one finding a line. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,15 @@
 
 #include "closure.h"
 #include "tool.h"
+
+static const char *kind_name(int kind) {
+        switch (kind) {
+        case PKGNOTE_VERIFY_TAR: return "tar archive";
+        case PKGNOTE_VERIFY_IMAGE: return "image";
+        case PKGNOTE_VERIFY_SQUASHFS: return "SquashFS image";
+        }
+        return kind == PKGNOTE_VERIFY_DIRECTORY ? "directory" : "initramfs";
+}
 
 /* One artefact: its findings printed (its JSON an element of the array,
  * *PRINTED counting them); 0, 1 (something required is missing) or 2 (it
@@ -72,7 +81,7 @@ static int verify_one(const struct closure_opts *o, const char *path, size_t *pr
                 fprintf(stderr, "%s: '", program_name);
                 tool_print_escaped(stderr, path);
                 fprintf(stderr, "': %s, %zu ELF objects, %zu findings, %zu of them required\n",
-                        pkgnote_verify_kind(v) == PKGNOTE_VERIFY_DIRECTORY ? "directory" : "initramfs",
+                        kind_name(pkgnote_verify_kind(v)),
                         pkgnote_verify_object_count(v), n, req);
         }
         pkgnote_verify_free(v);
