@@ -191,7 +191,7 @@ static int add_file(struct sq *q, const char *path, const sqfs_inode_generic_t *
                 n = read_data(q, inode, 0, buf, size, path);
                 if (n < 0) {
                         free(buf);
-                        return 0;
+                        return pn_error((int)n, "'/%s': an ELF file that cannot be read from the SquashFS image", path);
                 }
                 e->data = (char *)buf, e->len = (size_t)n, e->size = (uint64_t)n;
                 return 0;
@@ -359,6 +359,10 @@ int pn_scan_squashfs(pkgnote_scan *s, size_t input, int fd, uint64_t offset, con
         int k = api.sqfs_super_read(&super, &file.f);
         if (k != 0)
                 return pn_error(-EBADMSG, "not a readable SquashFS image (its superblock: error %d)", k);
+        if (s->artefact && super.bytes_used > file.size)
+                /* deps --verify: what is cut off cannot be told. */
+                return pn_error(-EBADMSG, "the SquashFS image is cut short: it says it has %llu bytes, the file %llu",
+                                (unsigned long long)super.bytes_used, (unsigned long long)file.size);
         if (api.sqfs_compressor_config_init(&cfg, (SQFS_COMPRESSOR)super.compression_id, super.block_size,
                                             SQFS_COMP_FLAG_UNCOMPRESS) != 0 ||
             api.sqfs_compressor_create(&cfg, &cmp) != 0)
