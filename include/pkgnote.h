@@ -2669,8 +2669,12 @@ enum {
 };
 #define PKGNOTE_VERIFY_ALL_FEATURES 1u
 
-/* Reads the artefact PATH (a directory or an initramfs file): 0 with
- * *RET; -ENOENT, -EINVAL (neither a directory nor a regular file),
+/* Reads the artefact PATH (a directory or an initramfs file; since 1.2
+ * too a tar archive, a docker-save archive, an OCI image layout, a
+ * reference naming one image of several as pkgnote_scan_add() takes
+ * them, or a SquashFS image, read as the scan reads them, an image's
+ * layers merged): 0 with *RET; -ENOENT, -EINVAL (neither a directory nor
+ * a regular file, or an artefact of several images),
  * -EBADMSG (not an initramfs, or a damaged or truncated one),
  * -EOPNOTSUPP (a compression this build cannot decode, or bzip2, lzma
  * and lzo, which are not read), -E2BIG (over a
@@ -2688,7 +2692,8 @@ PKGNOTE_PUBLIC int pkgnote_verify_select(pkgnote_verify *v, const char *feature,
  * are at PKGNOTE_DLOPEN_REQUIRED (0: nothing required is missing), or
  * -ENOMEM.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v);
-/* PKGNOTE_VERIFY_DIRECTORY or PKGNOTE_VERIFY_INITRAMFS.  Since 1.2. */
+/* PKGNOTE_VERIFY_DIRECTORY, PKGNOTE_VERIFY_INITRAMFS, PKGNOTE_VERIFY_TAR,
+ * PKGNOTE_VERIFY_IMAGE or PKGNOTE_VERIFY_SQUASHFS.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_kind(const pkgnote_verify *v);
 /* ELF objects (programs and shared objects, by path) checked.  Since 1.2. */
 PKGNOTE_PUBLIC size_t pkgnote_verify_object_count(const pkgnote_verify *v);
@@ -2702,7 +2707,7 @@ PKGNOTE_PUBLIC int pkgnote_verify_get(const pkgnote_verify *v, size_t i, pkgnote
  * directory, a library only in glibc-hwcaps subdirectories).  Since 1.2. */
 PKGNOTE_PUBLIC size_t pkgnote_verify_problem_count(const pkgnote_verify *v);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_verify_problem(const pkgnote_verify *v, size_t i);
-/* {"artefact", "kind": "directory"|"initramfs", "objects": N,
+/* {"artefact", "kind": "directory"|"initramfs"|"tar"|"image"|"squashfs", "objects": N,
  * "findings": [{"object", "kind", "names": [...], "feature", "priority"}],
  * "required": N, "problems": [{"path", "message"}]}.  0 with *RET
  * (malloc()ed), or -ENOMEM.  Since 1.2. */

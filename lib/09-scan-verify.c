@@ -52,8 +52,8 @@ static int file_kind(int fd) {
                 kind = pn_error(-errno, "cannot read: %m");
         else if (n >= 4 && !memcmp(head, "hsqs", 4))
                 kind = PN_ARTEFACT_SQUASHFS;
-        else if (tar_magic(head, (size_t)n))
-                kind = PN_ARTEFACT_TAR;
+        else if (tar_magic(head, (size_t)n) || (n >= 4 && !memcmp(head, "BZh", 3) && head[3] >= '1' && head[3] <= '9'))
+                kind = PN_ARTEFACT_TAR; /* bzip2: no initramfs read here, so a tar for libarchive to try */
         else {
                 int codec = pn_codec_detect(head, (size_t)n, ~0u);
                 ssize_t k = codec != PN_CODEC_NONE ? pn_decode_prefix(codec, head, (size_t)n, out, sizeof out) : -1;
