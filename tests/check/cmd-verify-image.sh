@@ -8,7 +8,8 @@
 # (tests/scan/images.py): each gives exactly the findings of the
 # directory.  A top layer whose whiteout deletes a library one program
 # needs gives that one finding more, as the directory without it does; an
-# opaque directory the same; the layer without the whiteout none.
+# opaque directory the same; the layer without the whiteout none.  Hard
+# links stay links (a library behind one is found).
 # Hostile: names leading out, links out of the artefact, a loop of links,
 # a zstd layer cut short, a SquashFS image cut short.
 . "$SRCDIR/tests/lib.sh"
@@ -193,6 +194,48 @@ else
         fail "a layout of two images: an error naming both" "status $STATUS: $(cat err)"
 fi
 same oci-tag oci:lay:two image
+# Hard links: the library a hard link to a copy of it under another name
+# (in a tar, and in a SquashFS image made from the same tree): nothing
+# more; a hard link to a file the archive lacks: an empty file, the one
+# finding more, and the problem said.
+cp -a root hard && rm "hard/$LIBDIR/$LIB" && cp -L "root/$LIBDIR/$LIB" "hard/$LIBDIR/libcopy.so.9" &&
+        ln "hard/$LIBDIR/libcopy.so.9" "hard/$LIBDIR/$LIB" || fatal "cannot make the hard link"
+(cd hard && tar -cf ../hard.tar .) && mksquashfs hard hard.sqfs -quiet -noappend > /dev/null 2>&1 ||
+        fatal "cannot pack the hard links"
+tar -tvf hard.tar | grep -q "$LIB link to" || fatal "tar stored no hard link"
+verify --json hard
+findings out > hard.f
+hobj=$(cut -d' ' -f2 out.kind)
+for f in hard.tar hard.sqfs; do
+        verify --json $f
+        findings out > got.f
+        if cmp -s dir.f got.f && cmp -s hard.f got.f && [ "$(cut -d' ' -f2 out.kind)" = "$hobj" ] && [ $STATUS = "$DSTATUS" ]; then
+                pass "$f: a library behind a hard link is found ($hobj objects, as the directory)"
+        else
+                fail "$f: a library behind a hard link" "status $STATUS $(cat out.kind) $hobj $(cat err) $(diff hard.f got.f | head)"
+        fi
+done
+python3 - "$LIBDIR" "$LIB" << 'PY' || fatal "cannot make the tar"
+import sys, tarfile
+libdir, lib = sys.argv[1:]
+src = tarfile.open("root.tar")
+with tarfile.open("hardgone.tar", "w", format=tarfile.GNU_FORMAT) as t:
+    for m in src.getmembers():
+        if m.name.lstrip("./") == libdir + "/" + lib:
+            continue
+        t.addfile(m, src.extractfile(m) if m.isreg() else None)
+    x = tarfile.TarInfo("./" + libdir + "/" + lib)
+    x.type, x.linkname = tarfile.LNKTYPE, "./" + libdir + "/no-such-file"
+    t.addfile(x)
+PY
+verify --json hardgone.tar
+findings out | LC_ALL=C sort > got.f
+if cmp -s want.f got.f && [ $STATUS = 1 ] && grep -q "hard link to a missing file" err; then
+        pass "a hard link to a file not there: an empty file, one finding more, said"
+else
+        fail "a hard link to a file not there" "status $STATUS $(cat err) $(diff want.f got.f | head)"
+fi
+
 # ---- hostile archives ----
 # Names leading out ("../x", "/abs"), the library replaced by an
 # absolute link out of the artefact to a real file of this machine, a
