@@ -194,6 +194,33 @@ else
         fail "a layout of two images: an error naming both" "status $STATUS: $(cat err)"
 fi
 same oci-tag oci:lay:two image
+# A multi-platform index as scan reads it: "one" (the library whited
+# out) for linux/arm64/v8, "two" for linux/amd64; this machine's taken.
+python3 - << 'PY' || fatal "cannot write the index"
+import hashlib, json
+idx = json.load(open("lay/index.json"))
+by = {m["annotations"]["org.opencontainers.image.ref.name"]: m for m in idx["manifests"]}
+def plat(m, **p):
+    m = {k: v for k, v in m.items() if k != "annotations"}
+    m["platform"] = p
+    return m
+multi = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",
+                    "manifests": [plat(by["one"], os="linux", architecture="arm64", variant="v8"),
+                                  plat(by["two"], os="linux", architecture="amd64")]}).encode()
+d = hashlib.sha256(multi).hexdigest()
+open("lay/blobs/sha256/" + d, "wb").write(multi)
+idx["manifests"].append({"mediaType": "application/vnd.oci.image.index.v1+json", "digest": "sha256:" + d,
+                         "size": len(multi), "annotations": {"org.opencontainers.image.ref.name": "multi"}})
+json.dump(idx, open("lay/index.json", "w"))
+PY
+case $(uname -m) in
+x86_64) same multi-platform oci:lay:multi image ;;
+aarch64)
+        verify --json oci:lay:multi
+        findings out | LC_ALL=C sort > got.f
+        cmp -s want.f got.f && pass "multi-platform: this machine's image (arm64)" || fail "multi-platform: arm64" "$(cat err)" ;;
+*) skip "multi-platform" "no image of this machine's platform in the test index" ;;
+esac
 # Hard links: the library a hard link to a copy of it under another name
 # (in a tar, and in a SquashFS image made from the same tree): nothing
 # more; a hard link to a file the archive lacks: an empty file, the one
