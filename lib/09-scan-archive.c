@@ -1375,6 +1375,8 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         }
         if (r >= 0)
                 r = read_outer_members(c, a, &root);
+        if (r >= 0 && s->artefact && (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR)
+                r = pn_error(-ENOEXEC, "not a tar archive"); /* deps --verify reads cpio itself */
         if (r >= 0 && seekable && !zs && archive_filter_count(a) == 1 &&
             (archive_format(a) == ARCHIVE_FORMAT_CPIO_SVR4_NOCRC || archive_format(a) == ARCHIVE_FORMAT_CPIO_SVR4_CRC))
                 r = read_segments(c, &root, (uint64_t)st.st_size);

@@ -41,8 +41,9 @@ static bool tar_magic(const uint8_t *p, size_t n) {
 }
 
 /* What the regular file FD begins as: PN_ARTEFACT_TAR, _SQUASHFS, or 0
- * (pn_artefact_open()'s: an initramfs, a PE image, or nothing known). */
-static int file_kind(int fd) {
+ * (pn_artefact_open()'s: an initramfs, a PE image, or nothing known,
+ * then *UNKNOWN). */
+static int file_kind(int fd, bool *unknown) {
         uint8_t *head = malloc(VERIFY_HEAD), out[512];
         if (!head)
                 return pn_oom();
@@ -59,6 +60,8 @@ static int file_kind(int fd) {
                 ssize_t k = codec != PN_CODEC_NONE ? pn_decode_prefix(codec, head, (size_t)n, out, sizeof out) : -1;
                 if (k > 0 && tar_magic(out, (size_t)k))
                         kind = PN_ARTEFACT_TAR;
+                *unknown = codec == PN_CODEC_NONE && (n < 5 || memcmp(head, "07070", 5) != 0) &&
+                           (n < 2 || memcmp(head, "MZ", 2) != 0);
         }
         free(head);
         return kind;
@@ -87,6 +90,8 @@ static int scan_read(pkgnote_scan *s, int fd, int kind, const char *display) {
                 return pn_error(-EBADMSG, "neither a tar archive nor a SquashFS image");
         struct pn_scan_place pl = {.at = PN_AT_INPUT, .path = display, .display = display, .st = &st};
         int r = pn_scan_format_read(s, f, 0, fd, &pl);
+        if (r == -ENOEXEC && kind == PN_ARTEFACT_TAR && n >= 262 && !tar_magic(head, (size_t)n))
+                return r; /* compressed, and no tar inside after all */
         if (r == -ENOEXEC)
                 return pn_error(-EBADMSG, "not a tar archive: %s", pkgnote_last_error());
         if (r < 0)
@@ -131,6 +136,7 @@ static int open_artefact(void *u, const char *path, struct pn_problems *problems
                 return r;
         }
         int kind = 0;
+        bool unknown = false;
         if (file)
                 kind = PN_ARTEFACT_IMAGE;
         else if (S_ISDIR(st.st_mode)) {
@@ -139,11 +145,17 @@ static int open_artefact(void *u, const char *path, struct pn_problems *problems
                     fstatat(fd, "index.json", &l2, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(l2.st_mode))
                         kind = PN_ARTEFACT_IMAGE;
         } else if (S_ISREG(st.st_mode))
-                kind = file_kind(fd);
+                kind = file_kind(fd, &unknown);
         if (kind <= 0) {
                 close(fd);
                 free(file);
-                return kind < 0 ? kind : pn_artefact_open(path, problems, ret);
+                if (kind < 0)
+                        return kind;
+                r = pn_artefact_open(path, problems, ret);
+                if (r == -EBADMSG && unknown)
+                        /* Nothing in it said what it is: all that was tried. */
+                        r = pn_error(r, "neither a tar archive, an image, a SquashFS image nor an initramfs");
+                return r;
         }
         pkgnote_scan_options o = PKGNOTE_SCAN_OPTIONS_INIT;
         o.threads = 1;
@@ -157,6 +169,16 @@ static int open_artefact(void *u, const char *path, struct pn_problems *problems
         s->sel.path = at;
         s->artefact = a;
         r = scan_read(s, fd, kind, path);
+        if (r == -ENOEXEC) {
+                /* Compressed (bzip2) but no tar inside: an initramfs maybe. */
+                close(fd);
+                fd = -1;
+                s->artefact = NULL;
+                pn_artefact_free(a);
+                a = NULL;
+                r = pn_artefact_open(path, problems, &a);
+                goto out;
+        }
         if (r >= 0 && (s->merges > 1 || s->n_images > 1))
                 r = several(s);
         if (r >= 0) {
@@ -164,7 +186,8 @@ static int open_artefact(void *u, const char *path, struct pn_problems *problems
                 r = pn_problems_append(problems, PKGNOTE_MAX_PROBLEMS, &s->problems) < 0 ? pn_oom() : 0;
         }
 out:
-        close(fd);
+        if (fd >= 0)
+                close(fd);
         if (s)
                 s->artefact = NULL;
         pkgnote_scan_free(s);

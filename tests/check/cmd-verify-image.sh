@@ -81,6 +81,20 @@ same tar root.tar tar
 same tar.zst root.tar.zst tar
 same tar.xz root.tar.xz tar
 same squashfs root.sqfs squashfs
+# A compressed cpio is still an initramfs, not a tar.
+(cd root && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -c) > root.cpio.gz || fatal "cpio failed"
+same cpio.gz root.cpio.gz initramfs
+if command -v bzip2 > /dev/null; then
+        bzip2 -kc root.tar > root.tar.bz2 && bzip2 -kc root.cpio.gz > /dev/null || fatal "bzip2 failed"
+        same tar.bz2 root.tar.bz2 tar
+        (cd root && find . | cpio -o -H newc --quiet | bzip2 -c) > root.cpio.bz2
+        verify root.cpio.bz2
+        [ $STATUS = 2 ] && grep -q "bzip2 compressed archive at offset 0: not read" err &&
+                pass "a bzip2 cpio: the initramfs reader says it is not read" ||
+                fail "a bzip2 cpio: the initramfs reader says it is not read" "status $STATUS: $(cat err)"
+else
+        missing "tar.bz2" bzip2
+fi
 
 # An OCI layout of two layers: the initrd, then a layer adding a file.
 umoci init --layout lay > /dev/null && umoci new --image lay:one > /dev/null &&
@@ -362,6 +376,20 @@ for cut in 96 4096 $((size / 3)) $((size / 2)) $((size - 4096)); do
         fi
 done
 [ $ok = 1 ] && pass "a SquashFS image cut short: an error each time"
+# A tar cut short (plain and zstd), and bytes that are nothing: errors.
+for f in root.tar root.tar.zst; do
+        head -c $(($(wc -c < $f) / 2)) $f > cut.$f
+done
+head -c 4096 /dev/urandom > junk.tar
+for f in cut.root.tar:"Truncated tar archive" cut.root.tar.zst:"zstd data ends early" \
+        junk.tar:"neither a tar archive, an image, a SquashFS image nor an initramfs"; do
+        verify "${f%%:*}"
+        if [ $STATUS = 2 ] && grep -q "cannot read the artefact: ${f#*:}" err; then
+                pass "${f%%:*}: an error ($(cat err))"
+        else
+                fail "${f%%:*}: an error" "status $STATUS: $(cat err)"
+        fi
+done
 # Text output names the kind.
 verify root.tar.zst
 grep -q "tar archive, $(cut -d' ' -f2 dir.json.kind) ELF objects" err && pass "the text names a tar archive" ||
