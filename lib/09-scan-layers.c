@@ -11,6 +11,7 @@
  * ask for are resolved through the merged tree's symbolic links.
  */
 #include <elf.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -404,9 +405,12 @@ static int verify_fill(pkgnote_scan *s, size_t input, struct tree *t) {
                         continue;
                 memcpy(name, x->name, x->len);
                 name[x->len] = 0;
+                /* A link whose text was not kept (past the limits) leads
+                 * nowhere, as one that is no link. */
                 int type = !e || e->kind == E_DIR ? PN_NODE_DIR
                          : e->kind == E_FILE || e->kind == E_HARDLINK ? PN_NODE_FILE
-                         : e->kind == E_SYMLINK && e->target ? PN_NODE_LINK : PN_NODE_OTHER;
+                         : e->kind == E_SYMLINK && e->target && *e->target && strlen(e->target) < PATH_MAX ? PN_NODE_LINK
+                         : PN_NODE_OTHER;
                 if (pn_artefact_type(a, node[x->parent]) != PN_NODE_DIR) {
                         char path[PKGNOTE_MAX_SCAN_PATH + 2];
                         if (pn_artefact_path(a, node[x->parent], path, sizeof path))
@@ -415,14 +419,18 @@ static int verify_fill(pkgnote_scan *s, size_t input, struct tree *t) {
                         continue;
                 }
                 size_t k;
-                if ((r = pn_artefact_add(a, node[x->parent], name, type, &k)) < 0)
+                if ((r = pn_artefact_add(a, node[x->parent], name, type, &k)) == -EINVAL) {
+                        /* A name no directory can hold (longer than NAME_MAX). */
+                        pn_scan_add_problem(s, input, e ? e->path : name, r, "%s: left out", pkgnote_last_error());
+                        r = 0;
+                        continue;
+                }
+                if (r < 0)
                         break;
                 node[i] = k;
-                if (type == PN_NODE_LINK && (r = pn_artefact_set_target(a, k, e->target)) == -EINVAL) {
-                        r = 0;
-                        pn_scan_add_problem(s, input, e->path, -EINVAL, "%s: kept as a file of another type",
-                                            pkgnote_last_error());
-                } else if (type == PN_NODE_FILE && e->kind == E_FILE && (r = verify_content(a, e, &ino[i])) == 0)
+                if (type == PN_NODE_LINK)
+                        r = pn_artefact_set_target(a, k, e->target);
+                else if (type == PN_NODE_FILE && e->kind == E_FILE && (r = verify_content(a, e, &ino[i])) == 0)
                         pn_artefact_set_inode(a, k, ino[i]);
         }
         /* Hard links: the inode of the file they name where it is in the

@@ -281,7 +281,7 @@ else
 fi
 
 # ---- hostile archives ----
-# Names leading out ("../x", "/abs"), the library replaced by an
+# Names leading out ("../x"), a name too long for a directory, the library replaced by an
 # absolute link out of the artefact to a real file of this machine, a
 # program's library through a loop of links.
 mkdir host && cp "root/$LIBDIR/$LIB" host/ 2> /dev/null || cp -L "root/$LIBDIR/$LIB" host/
@@ -304,10 +304,18 @@ with tarfile.open("hostile.tar", "w", format=tarfile.GNU_FORMAT) as t:
         x = tarfile.TarInfo("./" + libdir + "/" + a)
         x.type, x.linkname = tarfile.SYMTYPE, b
         t.addfile(x)
+    # A name no directory holds (300 bytes), a link text longer than a path.
+    x = tarfile.TarInfo("./opt/" + "n" * 300 + "/f")
+    x.size = 1
+    t.addfile(x, io.BytesIO(b"x"))
+    x = tarfile.TarInfo("./opt/long-link")
+    x.type, x.linkname = tarfile.SYMTYPE, "l/" * 3000
+    t.addfile(x)
 PY
 verify --json hostile.tar
 findings out | LC_ALL=C sort > got.f
-if cmp -s want.f got.f && [ $STATUS = 1 ] && grep -q "escaped" err && [ ! -e ../escaped ] && [ ! -e escaped ]; then
+if cmp -s want.f got.f && [ $STATUS = 1 ] && grep -q "escaped" err && [ ! -e ../escaped ] && [ ! -e escaped ] &&
+        grep -q "nnnn" err; then
         pass "a tar with names leading out and a link out of it: the host's file is not taken, the name is told"
 else
         fail "a tar with names leading out and a link out" "status $STATUS $(cat err) $(diff want.f got.f | head)"
