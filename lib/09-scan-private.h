@@ -6,6 +6,8 @@
  *   09-scan-walk.c     the worker pool, directory trees and single files
  *   09-scan-archive.c  tar archives, docker and OCI images (libarchive)
  *   09-scan-layers.c   archive entries and the merge of image layers
+ *   09-scan-verify.c   deps --verify of archives and images: the merge
+ *                      into an artefact (lib/07-check-artefact.c)
  *   01-base-hash.c          SHA-1 and SHA-256 for the SBOM's file checksums
  */
 #ifndef PKGNOTE_SCAN_PRIVATE_H
