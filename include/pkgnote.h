@@ -2710,15 +2710,25 @@ enum {
         PKGNOTE_VERIFY_INITRAMFS = 2,
         /* A unified kernel image: its .initrd section.  Since 1.2. */
         PKGNOTE_VERIFY_UKI = 3,
+        /* A tar archive (any compression) of a root file system.  Since 1.2. */
+        PKGNOTE_VERIFY_TAR = 4,
+        /* A container image: a docker-save archive or an OCI image layout
+         * (a directory or its tar), its layers merged.  Since 1.2. */
+        PKGNOTE_VERIFY_IMAGE = 5,
+        /* A SquashFS image.  Since 1.2. */
+        PKGNOTE_VERIFY_SQUASHFS = 6,
 };
 #define PKGNOTE_VERIFY_ALL_FEATURES 1u
 
-/* Reads the artefact PATH (a directory, an initramfs file or a UKI): 0
- * with *RET; -ENOENT, -EINVAL (neither a directory nor a regular file),
- * -EBADMSG (not an initramfs, or a damaged or truncated one; a UKI whose
- * `.initrd` lies outside the file, over its headers or past its image,
- * is empty, or is there twice), -ENOEXEC (an MZ file with no PE header),
- * -ENODATA (a PE file without `.initrd`),
+/* Reads the artefact PATH (a directory, an initramfs file, a UKI, a tar
+ * archive, a docker-save archive, an OCI image layout, a reference naming
+ * one image of several as pkgnote_scan_add() takes them, or a SquashFS
+ * image, read as the scan reads them, an image's layers merged): 0 with
+ * *RET; -ENOENT, -EINVAL (neither a directory nor a regular file, or an
+ * artefact of several images), -EBADMSG (not an initramfs, or a damaged
+ * or truncated one; a UKI whose `.initrd` lies outside the file, over its
+ * headers or past its image, is empty, or is there twice), -ENOEXEC (an
+ * MZ file with no PE header), -ENODATA (a PE file without `.initrd`),
  * -EOPNOTSUPP (a compression this build cannot decode, or bzip2, lzma
  * and lzo, which are not read), -E2BIG (over a
  * limit), -ENOMEM.  Since 1.2. */
@@ -2735,8 +2745,9 @@ PKGNOTE_PUBLIC int pkgnote_verify_select(pkgnote_verify *v, const char *feature,
  * are at PKGNOTE_DLOPEN_REQUIRED (0: nothing required is missing), or
  * -ENOMEM.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v);
-/* PKGNOTE_VERIFY_DIRECTORY, PKGNOTE_VERIFY_INITRAMFS or
- * PKGNOTE_VERIFY_UKI.  Since 1.2. */
+/* PKGNOTE_VERIFY_DIRECTORY, PKGNOTE_VERIFY_INITRAMFS, PKGNOTE_VERIFY_UKI,
+ * PKGNOTE_VERIFY_TAR, PKGNOTE_VERIFY_IMAGE or PKGNOTE_VERIFY_SQUASHFS.
+ * Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_verify_kind(const pkgnote_verify *v);
 /* A UKI's kernel release (its `.uname`, else its bzImage's version
  * string: printable ASCII, at most 64 bytes), or NULL (not a UKI, or
@@ -2763,7 +2774,8 @@ PKGNOTE_PUBLIC const char *pkgnote_verify_object(const pkgnote_verify *v, size_t
  * caller), -ENOENT past the last, -EINVAL for a bad SIZE.  Since 1.2. */
 PKGNOTE_PUBLIC size_t pkgnote_verify_edge_count(const pkgnote_verify *v);
 PKGNOTE_PUBLIC int pkgnote_verify_edge(const pkgnote_verify *v, size_t i, pkgnote_dep_edge *e);
-/* {"artefact", "kind": "directory"|"initramfs"|"uki", "objects": N,
+/* {"artefact", "kind": "directory"|"initramfs"|"uki"|"tar"|"image"|"squashfs",
+ * "objects": N,
  * "findings": [{"object", "kind", "names": [...], "feature", "priority"}],
  * "required": N, "problems": [{"path", "message"}], "nodes": [the
  * objects' paths], "edges": [as pkgnote_closure_to_json()'s], "release"

@@ -54,6 +54,7 @@ struct pn_artefact {
         size_t n, cap;
         struct inode *ino;
         size_t n_ino, cap_ino;
+        uint64_t kept; /* bytes handed over by a builder */
         struct pn_smap links; /* "major:minor:ino:mode" -> inode, of an initramfs */
         struct pn_initramfs ir;
         const uint8_t *map;
@@ -372,6 +373,60 @@ static int artefact_new(struct pn_problems *problems, struct pn_artefact **ret) 
         }
         *ret = a;
         return 0;
+}
+
+int pn_artefact_new(int kind, struct pn_problems *problems, struct pn_artefact **ret) {
+        int r = artefact_new(problems, ret);
+        if (r == 0)
+                (*ret)->kind = kind;
+        return r;
+}
+
+void pn_artefact_set_kind(struct pn_artefact *a, int kind) {
+        a->kind = kind;
+}
+
+int pn_artefact_add(struct pn_artefact *a, size_t parent, const char *name, int type, size_t *ret) {
+        size_t old;
+        if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, "..") || strlen(name) > NAME_MAX)
+                return pn_error(-EINVAL, "'%s': not a name of a directory entry", name);
+        if (parent >= a->n || a->v[parent].type != PN_NODE_DIR)
+                return pn_error(-ENOTDIR, "'%s': its directory is none", name);
+        if (pn_smap_get(&a->v[parent].kids, name, &old))
+                return pn_error(-EEXIST, "'%s': there twice", name);
+        return add_node(a, parent, name, type, ret);
+}
+
+int pn_artefact_set_target(struct pn_artefact *a, size_t node, const char *target) {
+        if (!*target || strlen(target) >= PATH_MAX)
+                return pn_error(-EINVAL, "a symbolic link with no usable target");
+        free(a->v[node].target);
+        if (!(a->v[node].target = strdup(target)))
+                return pn_oom();
+        return 0;
+}
+
+int pn_artefact_add_content(struct pn_artefact *a, uint8_t *data, size_t len, size_t *ret) {
+        if (!data)
+                len = 0;
+        if (len > PN_ARTEFACT_MAX_DECODED - a->kept) {
+                free(data);
+                return pn_error(-E2BIG, "the files kept of the artefact are larger than %llu bytes",
+                                (unsigned long long)PN_ARTEFACT_MAX_DECODED);
+        }
+        int r = add_inode(a, ret);
+        if (r < 0) {
+                free(data);
+                return r;
+        }
+        struct inode *in = &a->ino[*ret];
+        in->own = data, in->data = data, in->size = len, in->read = true;
+        a->kept += len;
+        return 0;
+}
+
+void pn_artefact_set_inode(struct pn_artefact *a, size_t node, size_t inode) {
+        a->v[node].inode = inode;
 }
 
 int pn_artefact_from_initramfs(const uint8_t *data, size_t len, uint64_t limit, struct pn_problems *problems,

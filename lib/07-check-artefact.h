@@ -27,6 +27,9 @@
 
 enum { PN_NODE_DIR = 1, PN_NODE_FILE, PN_NODE_LINK, PN_NODE_OTHER };
 enum { PN_ARTEFACT_DIRECTORY = 1, PN_ARTEFACT_INITRAMFS, PN_ARTEFACT_UKI };
+/* Artefacts built from outside (lib/09-scan-verify.c): the values of
+ * their PKGNOTE_VERIFY_* kinds. */
+enum { PN_ARTEFACT_TAR = 4, PN_ARTEFACT_IMAGE = 5, PN_ARTEFACT_SQUASHFS = 6 };
 
 struct pn_artefact;
 
@@ -44,6 +47,27 @@ int pn_artefact_from_initramfs(const uint8_t *data, size_t len, uint64_t limit, 
 int pn_artefact_from_uki(const uint8_t *data, size_t len, uint64_t limit, struct pn_problems *problems,
                          struct pn_artefact **ret);
 void pn_artefact_free(struct pn_artefact *a);
+
+/* An artefact built from outside, from an archive read elsewhere: the
+ * top directory only, of KIND (set again later with
+ * pn_artefact_set_kind()); problems go to PROBLEMS.  0 or -ENOMEM. */
+int pn_artefact_new(int kind, struct pn_problems *problems, struct pn_artefact **ret);
+void pn_artefact_set_kind(struct pn_artefact *a, int kind);
+/* Adds NAME (one component, neither "." nor "..") of TYPE (PN_NODE_*)
+ * to directory node PARENT: 0 with its node in *RET; -EINVAL (a bad
+ * name), -ENOTDIR (PARENT is no directory), -EEXIST, -E2BIG (past
+ * PN_ARTEFACT_MAX_NODES), -ENOMEM, with pn_error set. */
+int pn_artefact_add(struct pn_artefact *a, size_t parent, const char *name, int type, size_t *ret);
+/* Sets link node NODE's text (not empty, shorter than PATH_MAX, copied):
+ * 0, -EINVAL, -ENOMEM. */
+int pn_artefact_set_target(struct pn_artefact *a, size_t node, const char *target);
+/* A new file content of LEN bytes at DATA (malloc()ed, taken, freed on
+ * failure; NULL: bytes not kept, an empty file to the checks): 0 with its
+ * inode number in *RET; -E2BIG past PN_ARTEFACT_MAX_DECODED kept in all,
+ * -ENOMEM. */
+int pn_artefact_add_content(struct pn_artefact *a, uint8_t *data, size_t len, size_t *ret);
+/* Makes regular node NODE a name of INODE (hard links share one). */
+void pn_artefact_set_inode(struct pn_artefact *a, size_t node, size_t inode);
 int pn_artefact_kind(const struct pn_artefact *a);
 /* A UKI's kernel release, *FROM the section it was read from (".uname"
  * or ".linux"; FROM may be NULL), or NULL when not known. */

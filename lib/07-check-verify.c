@@ -100,14 +100,14 @@ static void resolve_problem(void *u, int err, const char *path, const char *msg)
         pn_problems_add(&v->problems, PKGNOTE_MAX_PROBLEMS, err, path, "%s", msg);
 }
 
-PKGNOTE_PUBLIC int pkgnote_verify_new(const char *path, pkgnote_verify **ret) {
+int pn_verify_new_with(const char *path, pn_verify_open_fn open_artefact, void *u, pkgnote_verify **ret) {
         if (!path || !*path)
                 return pn_error(-EINVAL, "no artefact");
         pkgnote_verify *v = calloc(1, sizeof *v);
         if (!v)
                 return pn_oom();
         v->sel.priority = PKGNOTE_DLOPEN_RECOMMENDED;
-        int r = pn_artefact_open(path, &v->problems, &v->a);
+        int r = open_artefact ? open_artefact(u, path, &v->problems, &v->a) : pn_artefact_open(path, &v->problems, &v->a);
         if (r < 0) {
                 pkgnote_verify_free(v);
                 return r;
@@ -672,6 +672,8 @@ PKGNOTE_PUBLIC int pkgnote_verify_run(pkgnote_verify *v) {
 }
 
 PKGNOTE_PUBLIC int pkgnote_verify_kind(const pkgnote_verify *v) {
+        if (pn_artefact_kind(v->a) >= PN_ARTEFACT_TAR) /* built from an archive or image: the same numbers */
+                return pn_artefact_kind(v->a);
         switch (pn_artefact_kind(v->a)) {
         case PN_ARTEFACT_DIRECTORY: return PKGNOTE_VERIFY_DIRECTORY;
         case PN_ARTEFACT_UKI: return PKGNOTE_VERIFY_UKI;
@@ -724,12 +726,14 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_verify_problem(const pkgnote_verif
         return pn_problems_get(&v->problems, i);
 }
 
-static const char *kind_name(int kind) {
+const char *pn_verify_kind_name(int kind) {
         switch (kind) {
-        case PKGNOTE_VERIFY_DIRECTORY: return "directory";
         case PKGNOTE_VERIFY_UKI: return "uki";
-        default: return "initramfs";
+        case PKGNOTE_VERIFY_TAR: return "tar";
+        case PKGNOTE_VERIFY_IMAGE: return "image";
+        case PKGNOTE_VERIFY_SQUASHFS: return "squashfs";
         }
+        return kind == PKGNOTE_VERIFY_DIRECTORY ? "directory" : "initramfs";
 }
 
 PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
@@ -755,7 +759,7 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
                         r = -ENOMEM;
         }
         json_t *top = r == 0 ? json_pack("{s:o,s:s,s:I,s:O,s:I,s:O}", "artefact", jstr(v->path), "kind",
-                                         kind_name(pkgnote_verify_kind(v)),
+                                         pn_verify_kind_name(pkgnote_verify_kind(v)),
                                          "objects", (json_int_t)v->objects, "findings", fs, "required",
                                          (json_int_t)v->required, "problems", ps)
                              : NULL;

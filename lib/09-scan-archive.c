@@ -454,6 +454,54 @@ static int member_capture(struct actx *c, struct archive *a, struct entry *e, st
         return 0;
 }
 
+/* deps --verify: an ELF member E of SIZE bytes (-1: not known), whose
+ * first N bytes are in c->head, kept whole in E's data. */
+static int member_keep(struct actx *c, struct archive *a, struct entry *e, int64_t size, size_t n) {
+        uint64_t max = c->s->opts.max_bytes;
+        /* A size said is believed up to 64 MiB at first: a header may lie. */
+        size_t cap = size >= 0 && (uint64_t)size >= n ? (size_t)size : n + (1u << 20), len = n;
+        if (cap > (64u << 20) && n < (64u << 20))
+                cap = 64u << 20;
+        uint8_t *buf = malloc(cap ? cap : 1);
+        if (!buf)
+                return pn_oom();
+        memcpy(buf, c->head, n);
+        for (;;) {
+                if (len == cap) {
+                        /* Longer than it said (or it did not say). */
+                        if (cap >= max) {
+                                free(buf);
+                                return pn_error(-EFBIG, "'%s': an ELF file larger than %llu bytes", e->path,
+                                                (unsigned long long)max);
+                        }
+                        size_t ncap = cap > max / 2 ? (size_t)max : cap * 2;
+                        uint8_t *nb = realloc(buf, ncap);
+                        if (!nb) {
+                                free(buf);
+                                return pn_oom();
+                        }
+                        buf = nb, cap = ncap;
+                }
+                size_t want = cap - len;
+                la_ssize_t k = member_read(c, a, buf + len, want);
+                if (k < 0) {
+                        free(buf);
+                        member_problem(c, e->path, -EIO, archive_error_string(a));
+                        return k == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
+                }
+                len += (size_t)k;
+                if ((size_t)k < want || (size >= 0 && len == (uint64_t)size))
+                        break;
+                int r = over_limit(c, a);
+                if (r < 0) {
+                        free(buf);
+                        return r;
+                }
+        }
+        e->data = (char *)buf, e->len = len, e->size = len;
+        return 0;
+}
+
 /* A regular file member: only its first bytes unless it is ELF, or an
  * archive, which is opened. */
 static int member_file(struct actx *c, struct archive *a, struct archive_entry *ent, struct entry *e) {
@@ -472,6 +520,12 @@ static int member_file(struct actx *c, struct archive *a, struct archive_entry *
                 member_problem(c, e->path, -EIO, archive_error_string(a));
                 atomic_fetch_add(&s->c.unreadable, 1);
                 return n == ARCHIVE_FATAL ? pn_error(-EIO, "%s", archive_error_string(a)) : 0;
+        }
+        if (s->artefact) {
+                /* deps --verify: ELF files whole, nothing else; archives
+                 * inside are not the artefact's files. */
+                int k = pn_scan_verify_keep(s, c->head, (size_t)n, size > 0 ? (uint64_t)size : 0);
+                return k <= 0 ? k : member_keep(c, a, e, size, (size_t)n);
         }
         if (n < SELFMAG || !pn_scan_object_magic(c->head, (size_t)n))
                 return n > 0 && pn_scan_format_bid(c->head, (size_t)n, PN_AT_MEMBER, false)
@@ -741,6 +795,9 @@ static int scan_layer(struct actx *c, struct source *src, const char *name) {
                 r = 0;
         } else if (r == -EFBIG || r == -ENOMEM) {
                 /* a limit of the whole input */
+        } else if (r < 0 && c->s->artefact) {
+                /* deps --verify: what a layer cut short leaves out cannot be told. */
+                r = pn_error(r, "layer %s: %s", name, pkgnote_last_error());
         } else if (r < 0) {
                 char *abs = pn_scan_join("/", name);
                 pn_scan_add_problem(c->s, c->input, abs ? abs : name, r, "layer: %s", pkgnote_last_error());
@@ -1318,6 +1375,8 @@ static int scan_archive_fd(pkgnote_scan *s, size_t input, int fd, const char *di
         }
         if (r >= 0)
                 r = read_outer_members(c, a, &root);
+        if (r >= 0 && s->artefact && (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) != ARCHIVE_FORMAT_TAR)
+                r = pn_error(-ENOEXEC, "not a tar archive"); /* deps --verify reads cpio itself */
         if (r >= 0 && seekable && !zs && archive_filter_count(a) == 1 &&
             (archive_format(a) == ARCHIVE_FORMAT_CPIO_SVR4_NOCRC || archive_format(a) == ARCHIVE_FORMAT_CPIO_SVR4_CRC))
                 r = read_segments(c, &root, (uint64_t)st.st_size);

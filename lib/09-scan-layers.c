@@ -10,9 +10,12 @@
  * of the entries left over go to the scan, and the library names they
  * ask for are resolved through the merged tree's symbolic links.
  */
+#include <elf.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "07-check-artefact.h"
 #include "07-check-resolve.h"
 #include "09-scan-private.h"
 
@@ -367,6 +370,89 @@ static int merged_rread(void *u, const char *abs, size_t max, void **data, size_
         return r;
 }
 
+/* ------------------------------------------------------------------ */
+/* deps --verify: the merged tree as an artefact                       */
+
+int pn_scan_verify_keep(const pkgnote_scan *s, const uint8_t *head, size_t n, uint64_t size) {
+        if (n < SELFMAG || memcmp(head, ELFMAG, SELFMAG) != 0)
+                return 0;
+        if (size > s->opts.max_bytes)
+                return pn_error(-EFBIG, "an ELF file of %llu bytes, more than the limit of the artefact (%llu)",
+                                (unsigned long long)size, (unsigned long long)s->opts.max_bytes);
+        return 1;
+}
+
+/* The content of file entry E, its kept bytes taken: into *RET. */
+static int verify_content(struct pn_artefact *a, struct entry *e, size_t *ret) {
+        uint8_t *data = (uint8_t *)e->data;
+        size_t len = e->len;
+        e->data = NULL, e->len = 0;
+        return pn_artefact_add_content(a, data, len, ret);
+}
+
+/* Builds s->artefact from the merged tree T: its nodes in the order they
+ * were made (a directory before what is in it), hard links after. */
+static int verify_fill(pkgnote_scan *s, size_t input, struct tree *t) {
+        struct pn_artefact *a = s->artefact;
+        size_t *node = calloc(t->n_nodes, sizeof *node), *ino = calloc(t->n_nodes, sizeof *ino);
+        char name[PKGNOTE_MAX_SCAN_PATH + 1];
+        int r = node && ino ? 0 : pn_oom();
+        for (size_t i = 1; r == 0 && i < t->n_nodes; i++) {
+                const struct node *x = &t->n[i];
+                struct entry *e = (struct entry *)x->e;
+                node[i] = SIZE_MAX;
+                if (x->dead || node[x->parent] == SIZE_MAX || x->len > PKGNOTE_MAX_SCAN_PATH)
+                        continue;
+                memcpy(name, x->name, x->len);
+                name[x->len] = 0;
+                /* A link whose text was not kept (past the limits) leads
+                 * nowhere, as one that is no link. */
+                int type = !e || e->kind == E_DIR ? PN_NODE_DIR
+                         : e->kind == E_FILE || e->kind == E_HARDLINK ? PN_NODE_FILE
+                         : e->kind == E_SYMLINK && e->target && *e->target && strlen(e->target) < PATH_MAX ? PN_NODE_LINK
+                         : PN_NODE_OTHER;
+                if (pn_artefact_type(a, node[x->parent]) != PN_NODE_DIR) {
+                        char path[PKGNOTE_MAX_SCAN_PATH + 2];
+                        if (pn_artefact_path(a, node[x->parent], path, sizeof path))
+                                pn_scan_add_problem(s, input, path, -ENOTDIR,
+                                                    "entries below something that is no directory: left out");
+                        continue;
+                }
+                size_t k;
+                if ((r = pn_artefact_add(a, node[x->parent], name, type, &k)) == -EINVAL) {
+                        /* A name no directory can hold (longer than NAME_MAX). */
+                        pn_scan_add_problem(s, input, e ? e->path : name, r, "%s: left out", pkgnote_last_error());
+                        r = 0;
+                        continue;
+                }
+                if (r < 0)
+                        break;
+                node[i] = k;
+                if (type == PN_NODE_LINK)
+                        r = pn_artefact_set_target(a, k, e->target);
+                else if (type == PN_NODE_FILE && e->kind == E_FILE && (r = verify_content(a, e, &ino[i])) == 0)
+                        pn_artefact_set_inode(a, k, ino[i]);
+        }
+        /* Hard links: the inode of the file they name where it is in the
+         * tree, else (replaced since) a content of its own. */
+        for (size_t i = 1; r == 0 && i < t->n_nodes; i++) {
+                const struct node *x = &t->n[i];
+                if (x->dead || node[i] == SIZE_MAX || !x->e || x->e->kind != E_HARDLINK)
+                        continue;
+                struct entry *to = (struct entry *)x->e->resolved;
+                uint32_t k;
+                size_t in;
+                if (to && tree_find(t, to->path, false, &k) > 0 && t->n[k].e == to && node[k] != SIZE_MAX)
+                        in = ino[k];
+                else if ((r = to ? verify_content(a, to, &in) : pn_artefact_add_content(a, NULL, 0, &in)) < 0)
+                        break;
+                pn_artefact_set_inode(a, node[i], in);
+        }
+        free(node);
+        free(ino);
+        return r;
+}
+
 /* Applies LAYERS bottom to top and adds what is left to the scan. */
 int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_image *image, struct layer **layers,
                     size_t n, const struct pn_merge_hook *hook) {
@@ -424,6 +510,15 @@ int pn_merge_layers(pkgnote_scan *s, size_t input, const struct pkgnote_scan_ima
                 free(t.n);
                 free(t.slots);
                 return pn_oom();
+        }
+        if (s->artefact) {
+                /* deps --verify: the first image only; more are told
+                 * by the caller. */
+                if (s->merges++ == 0)
+                        r = verify_fill(s, input, &t);
+                free(t.n);
+                free(t.slots);
+                return r;
         }
         /* Hard links first: their copies read objects that a plain entry
          * hands over below. */

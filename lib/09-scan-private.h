@@ -6,6 +6,8 @@
  *   09-scan-walk.c     the worker pool, directory trees and single files
  *   09-scan-archive.c  tar archives, docker and OCI images (libarchive)
  *   09-scan-layers.c   archive entries and the merge of image layers
+ *   09-scan-verify.c   deps --verify of archives and images: the merge
+ *                      into an artefact (lib/07-check-artefact.c)
  *   01-base-hash.c          SHA-1 and SHA-256 for the SBOM's file checksums
  */
 #ifndef PKGNOTE_SCAN_PRIVATE_H
@@ -225,6 +227,12 @@ struct pkgnote_scan {
         size_t n_packages, cap_packages;
         size_t n_note_packages; /* the first ones; database packages follow */
         bool packages_valid;
+        /* deps --verify (09-scan-verify.c): the tree the first merge leaves
+         * goes into ARTEFACT, not into objects; ELF files are kept whole
+         * (pn_scan_verify_keep()), nested archives left closed; MERGES
+         * counts the merges (one per image). */
+        struct pn_artefact *artefact;
+        size_t merges;
 };
 
 struct pkgnote_scan_object *pn_scan_object_new(const char *path, size_t input);
@@ -251,6 +259,11 @@ int pn_scan_add_object(pkgnote_scan *s, struct pkgnote_scan_object *o);
 void pn_scan_progress(pkgnote_scan *s, bool force);
 /* DIR "/" NAME, without doubling a trailing slash of DIR; NULL without memory. */
 char *pn_scan_join(const char *dir, const char *name);
+
+/* deps --verify: a regular file of SIZE bytes whose first N bytes are at
+ * HEAD is kept whole (an ELF file); 1 when it is, 0 when not, -EFBIG
+ * when larger than the scan's limit of bytes (with pn_error set). */
+int pn_scan_verify_keep(const pkgnote_scan *s, const uint8_t *head, size_t n, uint64_t size);
 
 /* ------------------------------------------------------------------ */
 /* The worker pool                                                     */

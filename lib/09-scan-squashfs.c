@@ -177,6 +177,25 @@ static int add_file(struct sq *q, const char *path, const sqfs_inode_generic_t *
         }
         uint8_t head[512]; /* a PE image's signature is told by its DOS header */
         ssize_t n = read_data(q, inode, 0, head, size < sizeof head ? (size_t)size : sizeof head, path);
+        if (s->artefact) {
+                /* deps --verify: an ELF file whole, nothing else. */
+                int k = n > 0 ? pn_scan_verify_keep(s, head, (size_t)n, size) : 0;
+                if (k <= 0)
+                        return k;
+                if (size > s->opts.max_bytes - (q->inflated < s->opts.max_bytes ? q->inflated : s->opts.max_bytes))
+                        return pn_error(-EFBIG, "the SquashFS image decompresses to more than %llu bytes",
+                                        (unsigned long long)s->opts.max_bytes);
+                uint8_t *buf = malloc(size);
+                if (!buf)
+                        return pn_oom();
+                n = read_data(q, inode, 0, buf, size, path);
+                if (n < 0) {
+                        free(buf);
+                        return pn_error((int)n, "'/%s': an ELF file that cannot be read from the SquashFS image", path);
+                }
+                e->data = (char *)buf, e->len = (size_t)n, e->size = (uint64_t)n;
+                return 0;
+        }
         if (n < (ssize_t)SELFMAG || !pn_scan_object_magic(head, (size_t)n))
                 return 0;
         uint64_t want = size < s->opts.max_member ? size : s->opts.max_member;
@@ -340,6 +359,10 @@ int pn_scan_squashfs(pkgnote_scan *s, size_t input, int fd, uint64_t offset, con
         int k = api.sqfs_super_read(&super, &file.f);
         if (k != 0)
                 return pn_error(-EBADMSG, "not a readable SquashFS image (its superblock: error %d)", k);
+        if (s->artefact && super.bytes_used > file.size)
+                /* deps --verify: what is cut off cannot be told. */
+                return pn_error(-EBADMSG, "the SquashFS image is cut short: it says it has %llu bytes, the file %llu",
+                                (unsigned long long)super.bytes_used, (unsigned long long)file.size);
         if (api.sqfs_compressor_config_init(&cfg, (SQFS_COMPRESSOR)super.compression_id, super.block_size,
                                             SQFS_COMP_FLAG_UNCOMPRESS) != 0 ||
             api.sqfs_compressor_create(&cfg, &cmp) != 0)

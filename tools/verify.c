@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* pkgnote deps --verify: whether built artefacts (a directory, an
- * initramfs, a UKI) hold everything their programs need, one finding a
- * line. */
+ * initramfs, a UKI, a tar archive, an image, a SquashFS image) hold
+ * everything their programs need, one finding a line. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,9 @@ static const char *kind_name(int kind) {
         switch (kind) {
         case PKGNOTE_VERIFY_DIRECTORY: return "directory";
         case PKGNOTE_VERIFY_UKI: return "UKI";
+        case PKGNOTE_VERIFY_TAR: return "tar archive";
+        case PKGNOTE_VERIFY_IMAGE: return "image";
+        case PKGNOTE_VERIFY_SQUASHFS: return "SquashFS image";
         default: return "initramfs";
         }
 }

@@ -563,6 +563,75 @@ static void test_uki(void) {
         free(ird.p);
 }
 
+/* ---- an artefact built from outside (as lib/09-scan-verify.c builds
+ * one from a tar, an image or a SquashFS image) ---- */
+
+struct built {
+        bool with_lib; /* libdep.so.1 there */
+};
+
+/* What the opener builds: /usr/lib/x86_64-linux-gnu/ holding libtop.so
+ * (needing libdep.so.1), libdep.so.1 a symbolic link to libdep.so.1.0,
+ * itself a hard link of libreal.so (its content shared). */
+static int build_open(void *u, const char *path, struct pn_problems *problems, struct pn_artefact **ret) {
+        (void)path;
+        const struct built *b = u;
+        struct pn_artefact *a;
+        size_t usr, lib, dir, n, in, real;
+        CHECK_INT(pn_artefact_new(PN_ARTEFACT_TAR, problems, &a), 0);
+        CHECK_INT(pn_artefact_add(a, 0, "usr", PN_NODE_DIR, &usr), 0);
+        CHECK_INT(pn_artefact_add(a, usr, "lib", PN_NODE_DIR, &lib), 0);
+        CHECK_INT(pn_artefact_add(a, lib, "x86_64-linux-gnu", PN_NODE_DIR, &dir), 0);
+        const char *need[1] = {"libdep.so.1"};
+        size_t len;
+        unsigned char *dso = make_dso(need, 1, NULL, &len);
+        CHECK_INT(pn_artefact_add(a, dir, "libtop.so", PN_NODE_FILE, &n), 0);
+        CHECK_INT(pn_artefact_add_content(a, dso, len, &in), 0);
+        pn_artefact_set_inode(a, n, in);
+        dso = make_dso(NULL, 0, NULL, &len);
+        CHECK_INT(pn_artefact_add(a, dir, "libreal.so", PN_NODE_FILE, &real), 0);
+        CHECK_INT(pn_artefact_add_content(a, dso, len, &in), 0);
+        pn_artefact_set_inode(a, real, in);
+        CHECK_INT(pn_artefact_add(a, dir, "libdep.so.1.0", PN_NODE_FILE, &n), 0);
+        pn_artefact_set_inode(a, n, in); /* a hard link */
+        if (b->with_lib) {
+                CHECK_INT(pn_artefact_add(a, dir, "libdep.so.1", PN_NODE_LINK, &n), 0);
+                CHECK_INT(pn_artefact_set_target(a, n, "libdep.so.1.0"), 0);
+        }
+        /* what a builder must refuse */
+        CHECK_INT(pn_artefact_add(a, dir, "libtop.so", PN_NODE_FILE, &n), -EEXIST);
+        CHECK_INT(pn_artefact_add(a, dir, "..", PN_NODE_DIR, &n), -EINVAL);
+        CHECK_INT(pn_artefact_add(a, dir, "a/b", PN_NODE_DIR, &n), -EINVAL);
+        CHECK_INT(pn_artefact_add(a, dir, "", PN_NODE_DIR, &n), -EINVAL);
+        CHECK_INT(pn_artefact_add(a, real, "x", PN_NODE_FILE, &n), -ENOTDIR);
+        CHECK_INT(pn_artefact_set_target(a, real, ""), -EINVAL);
+        /* one name, one inode: the two names of the hard link share it */
+        size_t r1, r2;
+        CHECK_INT(pn_artefact_resolve(a, "/usr/lib/x86_64-linux-gnu/libreal.so", true, &r1), 0);
+        CHECK_INT(pn_artefact_resolve(a, "/usr/lib/../lib/x86_64-linux-gnu/libdep.so.1.0", true, &r2), 0);
+        CHECK(pn_artefact_inode(a, r1) == pn_artefact_inode(a, r2));
+        *ret = a;
+        return 0;
+}
+
+static void test_artefact_built(void) {
+        for (int with = 1; with >= 0; with--) {
+                struct built b = {with};
+                pkgnote_verify *v = NULL;
+                CHECK_INT(pn_verify_new_with("built", build_open, &b, &v), 0);
+                CHECK_INT(pkgnote_verify_kind(v), PKGNOTE_VERIFY_TAR);
+                CHECK_INT(pkgnote_verify_run(v), with ? 0 : 1);
+                CHECK_INT(pkgnote_verify_object_count(v), 3);
+                if (!with)
+                        CHECK(has_finding(v, "/usr/lib/x86_64-linux-gnu/libtop.so", "needed", "libdep.so.1"));
+                char *json = NULL;
+                CHECK_INT(pkgnote_verify_to_json(v, &json), 0);
+                CHECK(strstr(json, "\"kind\":\"tar\"") != NULL);
+                free(json);
+                pkgnote_verify_free(v);
+        }
+}
+
 int main(void) {
         CHECK(mkdtemp(tmp) != NULL);
         RUN(test_uki_bzimage);
@@ -571,6 +640,7 @@ int main(void) {
         RUN(test_links_per_archive);
         RUN(test_artefact_hostile);
         RUN(test_artefact_bounded);
+        RUN(test_artefact_built);
         char cmd[4200];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
         CHECK_INT(system(cmd), 0);
