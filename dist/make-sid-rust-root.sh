@@ -5,10 +5,11 @@
 # packaged crates (librust-*-dev, unpacked under /usr/share/cargo/registry),
 # and builds in it, offline, a small program with `cargo auditable build`,
 # Debian's registry directory standing in for crates.io as dh-cargo sets it
-# up.  The program depends on two packaged crates (itoa, cfg-if), one crate
-# of its own tree (a path dependency: source "local") and, from its build
-# script, on autocfg (kind "build"), so that its .dep-v0 section lists each
-# source and kind.  The programs are kept in the root's /build/out: demo as
+# up.  The program depends on three packaged crates (itoa, cfg-if and
+# num-traits, which itself has a build-dependency), one crate of its own
+# tree (a path dependency: source "local") and, from its build script, on
+# autocfg (kind "build"), so that its .dep-v0 section lists each source
+# and kind and edges between packaged crates.  The programs are kept in the root's /build/out: demo as
 # built, demo.stripped after strip(1), demo.nosection after strip
 # --remove-section=.dep-v0.
 #   sh dist/make-sid-rust-root.sh [DIR]   (default /var/cache/pkgnote/roots/sid-rust)
@@ -37,6 +38,7 @@ build = "build.rs"
 [dependencies]
 itoa = "1"
 cfg-if = "1"
+num-traits = { version = "0.2", default-features = false }
 helper = { path = "helper" }
 
 [build-dependencies]
@@ -58,7 +60,8 @@ cfg_if::cfg_if! {
 }
 fn main() {
     let mut b = itoa::Buffer::new();
-    println!("{} {} {}", b.format(helper::answer()), wide(), std::env::args().count());
+    let n: u32 = num_traits::Zero::zero();
+    println!("{} {} {}", b.format(helper::answer() + n), wide(), std::env::args().count());
 }
 RS
         cat > "$r/build/demo/helper/Cargo.toml" << 'TOML'
@@ -82,7 +85,7 @@ self=$(readlink -f "$0")
 mkdir -p "$(dirname "$dir")"
 rm -rf "$dir.tmp"
 pkgs=cargo,rustc,cargo-auditable,gcc,libc6-dev,binutils
-pkgs=$pkgs,librust-itoa-dev,librust-cfg-if-dev,librust-autocfg-dev
+pkgs=$pkgs,librust-itoa-dev,librust-cfg-if-dev,librust-autocfg-dev,librust-num-traits-dev
 # As dist/make-sid-root.sh: sid's Release file is valid for a week only.
 mmdebstrap --variant=minbase --include="$pkgs" --skip=check/empty \
         --aptopt='Acquire::Check-Valid-Until "false"' \

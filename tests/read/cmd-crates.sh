@@ -59,10 +59,12 @@ done
 # What the build was made to hold is there: otherwise the comparison
 # above would prove little.
 if grep -q '	autocfg	[^	]*	crates.io	build	-	$' want && grep -q '	demo	0.3.1	local	runtime	root	.' want &&
-        grep -q '	helper	0.1.0	local	runtime	-	$' want && grep -q '	itoa	[^	]*	crates.io	runtime' want; then
-        pass "the list holds the build's crates.io, local and build-time crates and its root"
+        grep -q '	helper	0.1.0	local	runtime	-	$' want && grep -q '	itoa	[^	]*	crates.io	runtime' want &&
+        awk -F '\t' '$2 == "autocfg" { a = $1 } $2 == "num-traits" { d = "," $7 "," }
+                END { exit !(a != "" && index(d, "," a ",")) }' want; then
+        pass "the list holds the build's crates.io, local and build-time crates, its root and num-traits' edge to autocfg"
 else
-        fail "the list holds the build's crates.io, local and build-time crates and its root" "$(cat want)"
+        fail "the list holds the build's crates.io, local and build-time crates, its root and num-traits' edge to autocfg" "$(cat want)"
 fi
 
 "$CR" "$OUT/demo.nosection" > got 2> err
