@@ -66,14 +66,14 @@ int pn_crates_inflate(const uint8_t *z, size_t zlen, uint8_t **json, size_t *len
         uint8_t *buf = malloc(cap);
         if (!buf) {
                 pn_decoder_free(d);
-                return pn_error(-ENOMEM, WHAT ": out of memory");
+                return pn_oom();
         }
         for (;;) {
                 if (pos == cap) {
                         size_t ncap = cap > PN_CRATES_MAX_JSON / 2 ? (size_t)PN_CRATES_MAX_JSON + 1 : cap * 2;
                         uint8_t *nb = ncap > cap ? realloc(buf, ncap) : NULL;
                         if (!nb) {
-                                r = ncap > cap ? pn_error(-ENOMEM, WHAT ": out of memory")
+                                r = ncap > cap ? pn_oom()
                                                : pn_error(-E2BIG, WHAT ": decompresses to more than %u bytes",
                                                           PN_CRATES_MAX_JSON);
                                 break;
@@ -96,7 +96,7 @@ int pn_crates_inflate(const uint8_t *z, size_t zlen, uint8_t **json, size_t *len
                         if (k == PN_DECODE_TRUNCATED)
                                 r = pn_error(-EBADMSG, WHAT ": the zlib stream is truncated");
                         else if (k == PN_DECODE_NO_MEMORY)
-                                r = pn_error(-ENOMEM, WHAT ": out of memory");
+                                r = pn_oom();
                         else
                                 r = pn_error(-EBADMSG, WHAT ": damaged zlib stream: %s", detail ? detail : "bad data");
                         break;
@@ -186,7 +186,7 @@ static int get_string(json_t *pkg, size_t i, const char *key, bool need, char **
         if (memchr(s, 0, len) || pn_has_control(s))
                 return pn_error(-EBADMSG, WHAT ": package %zu: \"%s\" holds a control character", i, key);
         if (!(*ret = strdup(s)))
-                return pn_error(-ENOMEM, WHAT ": out of memory");
+                return pn_oom();
         return 1;
 }
 
@@ -248,7 +248,7 @@ static int parse_package(json_t *pkg, size_t i, size_t n, size_t *edges, struct 
         if (nd == 0)
                 return 0;
         if (!(cr->deps = malloc(nd * sizeof *cr->deps)))
-                return pn_error(-ENOMEM, WHAT ": out of memory");
+                return pn_oom();
         for (size_t k = 0; k < nd; k++) {
                 json_t *d = json_array_get(v, k);
                 if (!json_is_integer(d))
@@ -272,7 +272,7 @@ static int check_acyclic(const struct pn_crates *c) {
         if (!indeg || !queue) {
                 free(indeg);
                 free(queue);
-                return pn_error(-ENOMEM, WHAT ": out of memory");
+                return pn_oom();
         }
         for (size_t i = 0; i < n; i++)
                 for (size_t k = 0; k < c->crates[i].n_deps; k++)
@@ -317,7 +317,7 @@ static int parse_doc(json_t *doc, struct pn_crates *c) {
         if (n > PN_CRATES_MAX_CRATES)
                 return pn_error(-E2BIG, WHAT ": %zu packages, more than the limit of %u", n, PN_CRATES_MAX_CRATES);
         if (n && !(c->crates = calloc(n, sizeof *c->crates)))
-                return pn_error(-ENOMEM, WHAT ": out of memory");
+                return pn_oom();
         size_t edges = 0;
         for (size_t i = 0; i < n; i++) {
                 c->n_crates = i + 1;
