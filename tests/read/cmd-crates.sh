@@ -4,13 +4,14 @@
 # programs: those dist/make-sid-rust-root.sh built with Debian sid's
 # cargo-auditable, offline, over Debian's packaged crates (a program with
 # crates.io, local and build-time dependencies, as built and after
-# strip(1)).  For each, the reader's list equals the section's JSON taken
+# strip(1) in the root and here, and the debug file eu-strip -f makes).
+# For each, the reader's list equals the section's JSON taken
 # out by objcopy and decoded by Python's zlib and json, package by
 # package; a program whose section was removed has none; and the real
 # program with its section replaced by a zlib bomb, by invalid JSON and by
 # a truncated stream fails with the reader's errors.
 . "$SRCDIR/tests/lib.sh"
-require python3 objcopy
+require python3 objcopy strip
 CR=$BUILDDIR/tests/test-crates
 [ -x "$CR" ] || fatal "$CR is not built"
 OUT=${PKGNOTE_TEST_SID_RUST_ROOT:-/var/cache/pkgnote/roots/sid-rust}/build/out
@@ -20,6 +21,21 @@ if [ ! -x "$OUT/demo" ]; then
         exit $?
 fi
 with_feature zlib "zlib streams" || { finish; exit $?; }
+
+# What strippers do to the section, which is in no segment: binutils'
+# strip keeps it (it is no debugging information), eu-strip removes it,
+# and with -f moves it into the separate debug file.
+cp "$OUT/demo" demo.bstrip && strip --strip-all demo.bstrip
+PROGS="$OUT/demo $OUT/demo.stripped demo.bstrip"
+if command -v eu-strip > /dev/null; then
+        eu-strip -f demo.eu.debug -o demo.eu "$OUT/demo"
+        PROGS="$PROGS demo.eu.debug"
+        "$CR" demo.eu > got 2> err
+        if [ $? -eq 3 ] && grep -q "no crate list" err; then pass "eu-strip removes the section"
+        else fail "eu-strip removes the section" "$(cat got err)"; fi
+else
+        missing "eu-strip removes the section, -f moves it to the debug file" eu-strip
+fi
 
 # oracle FILE: the crate list of FILE's .dep-v0 as test-crates prints it,
 # from objcopy's copy of the section, Python's zlib and json, and the
@@ -39,7 +55,7 @@ PY
 
 COMPARED=0
 CRATES=0
-for prog in "$OUT/demo" "$OUT/demo.stripped"; do
+for prog in $PROGS; do
         name=${prog##*/}
         if ! oracle "$prog" > want; then
                 fail "$name: the oracle reads its .dep-v0" "objcopy or Python could not decode it"
@@ -95,5 +111,5 @@ hostile cycle.z "a package depending on itself" "package 0 depends on itself"
 hostile trunc.z "a truncated zlib stream" "the zlib stream is truncated"
 
 echo "# compared $COMPARED programs, $CRATES crates"
-[ "$COMPARED" -ge 2 ] || fail "two programs compared" "only $COMPARED"
+[ "$COMPARED" -ge 3 ] || fail "three programs compared" "only $COMPARED"
 finish
