@@ -60,10 +60,13 @@ struct pn_crates {
 
 /* Reads the crate list of the ELF object E from its ".dep-v0" section: 1
  * with *C filled, 0 when E has no such section (also when its section
- * headers are gone: the section is in no segment, so nothing else finds
- * it), or a negative errno with pn_error set (-EBADMSG: damaged; -E2BIG:
- * over a limit; -EOPNOTSUPP: a build without zlib).  *C is empty on 0 and
- * on failure. */
+ * headers are gone, as in a core or a process: the section is in no
+ * segment, so nothing else finds it; and for a PE image, whose section
+ * table is not read here), or a negative errno with pn_error set
+ * (-EBADMSG: damaged; -E2BIG: over a limit; -EOPNOTSUPP: a build without
+ * zlib).  *C is empty on 0 and on failure.  binutils' strip keeps the
+ * section; eu-strip and llvm-strip remove it (eu-strip -f moves it into
+ * the separate debug file, where this reads it). */
 int pn_crates_read(pkgnote_object *e, struct pn_crates *c);
 
 /* Decompresses the section's bytes Z (ZLEN of them: one zlib stream, RFC
@@ -75,10 +78,12 @@ int pn_crates_inflate(const uint8_t *z, size_t zlen, uint8_t **json, size_t *len
  * "packages" is an array of objects with "name", "version" (semver) and
  * "source" strings, optional "kind" ("runtime" or "build"), "dependencies"
  * (indices of other packages) and "root" (a boolean); an optional
- * "format" (an unsigned 32-bit integer); unknown keys are ignored.  As
- * auditable-serde's validation does, at most one root and no cycle (a
- * package depending on itself is one).  0, or -EBADMSG / -E2BIG / -ENOMEM
- * with pn_error set; *C empty on failure. */
+ * "format" (an unsigned 32-bit integer); unknown keys are ignored,
+ * duplicate ones refused.  As auditable-serde's validation does, at most
+ * one root and no cycle (a package depending on itself is one).  Stricter
+ * than it, since the strings go into reports: none empty, none with a
+ * control character, none over PN_CRATES_MAX_STRING bytes.  0, or
+ * -EBADMSG / -E2BIG / -ENOMEM with pn_error set; *C empty on failure. */
 int pn_crates_parse(const uint8_t *json, size_t len, struct pn_crates *c);
 
 /* pn_crates_inflate() then pn_crates_parse(). */
