@@ -42,6 +42,7 @@ deps-test:
 	@sh dist/make-ukify-root.sh
 	@sh dist/make-sid-root.sh
 	@sh dist/make-sid-artefacts.sh
+	@sh dist/make-sid-rust-root.sh
 	@sh dist/fetch-pe-corpus.sh
 
 $(BUILD)/build.ninja:

@@ -120,6 +120,42 @@ static int gz_step(struct pn_decoder *d, const uint8_t *in, size_t *in_n, uint8_
                 return truncated(d);
         return 0;
 }
+/* One zlib stream (RFC 1950): zlib checks its header and Adler-32; what
+ * follows the stream's end is trailing data. */
+static int zl_init(struct pn_decoder *d, unsigned threads) {
+        (void)threads;
+        if (inflateInit2(&d->gz, MAX_WBITS) != Z_OK)
+                return -ENOMEM;
+        d->gz_init = true;
+        return 0;
+}
+static int zl_step(struct pn_decoder *d, const uint8_t *in, size_t *in_n, uint8_t *out, size_t *out_n, bool in_end) {
+        size_t avail = *in_n, room = *out_n;
+        *in_n = *out_n = 0;
+        if (d->member_end) {
+                if (avail == 0 || (d->flags & PN_DECODE_STOP_AT_TRAILING))
+                        return avail == 0 && !in_end ? 0 : 1;
+                return damaged(d, "trailing data after the end of the stream", 0);
+        }
+        if (avail == 0 && !in_end)
+                return 0;
+        d->gz.next_in = (Bytef *)(uintptr_t)in, d->gz.avail_in = (uInt)(avail > UINT32_MAX ? UINT32_MAX : avail);
+        d->gz.next_out = out, d->gz.avail_out = (uInt)(room > UINT32_MAX ? UINT32_MAX : room);
+        uInt ai = d->gz.avail_in, ao = d->gz.avail_out;
+        int r = inflate(&d->gz, Z_NO_FLUSH);
+        *in_n = ai - d->gz.avail_in, *out_n = ao - d->gz.avail_out;
+        if (r == Z_STREAM_END) {
+                d->member_end = true;
+                if (*in_n < avail && !(d->flags & PN_DECODE_STOP_AT_TRAILING))
+                        return damaged(d, "trailing data after the end of the stream", 0);
+                return *in_n == avail && in_end ? 1 : 0;
+        }
+        if (r != Z_OK && r != Z_BUF_ERROR)
+                return damaged(d, d->gz.msg ? d->gz.msg : "inflate failed", r);
+        if (in_end && *in_n == avail && *out_n == 0 && room > 0)
+                return truncated(d);
+        return 0;
+}
 static void gz_end(struct pn_decoder *d) {
         if (d->gz_init)
                 inflateEnd(&d->gz);
@@ -350,12 +386,17 @@ static const struct codec codecs[] = {
                                  lz4l_init, lz4l_step, lz4l_end
 #endif
         },
+        [PN_CODEC_ZLIB] = {"zlib", "", 0,
+#if HAVE_ZLIB
+                           zl_init, zl_step, gz_end
+#endif
+        },
 };
 #define N_CODECS (sizeof codecs / sizeof codecs[0])
 
 int pn_codec_detect(const uint8_t *p, size_t n, unsigned mask) {
         for (int c = 1; c < (int)N_CODECS; c++)
-                if ((mask & PN_CODEC_BIT(c)) && n >= codecs[c].magic_len && !memcmp(p, codecs[c].magic, codecs[c].magic_len))
+                if ((mask & PN_CODEC_BIT(c)) && codecs[c].magic_len && n >= codecs[c].magic_len && !memcmp(p, codecs[c].magic, codecs[c].magic_len))
                         return c;
         return PN_CODEC_NONE;
 }

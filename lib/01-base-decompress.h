@@ -17,15 +17,18 @@
 
 /* PN_CODEC_LZ4_LEGACY: lz4's legacy format (magic 0x184c2102, blocks of
  * at most 8 MiB each after its size), the one the kernel's lz4 initramfs
- * and kernel images use (lib/decompress_unlz4.c). */
-enum pn_codec { PN_CODEC_NONE = 0, PN_CODEC_GZIP, PN_CODEC_XZ, PN_CODEC_ZSTD, PN_CODEC_LZ4, PN_CODEC_LZ4_LEGACY };
+ * and kernel images use (lib/decompress_unlz4.c).  PN_CODEC_ZLIB: one
+ * zlib stream (RFC 1950: a two-byte header, deflate data, an Adler-32),
+ * as cargo-auditable's .dep-v0 section holds; it has no magic number, so
+ * pn_codec_detect() never answers it: the caller knows it is one. */
+enum pn_codec { PN_CODEC_NONE = 0, PN_CODEC_GZIP, PN_CODEC_XZ, PN_CODEC_ZSTD, PN_CODEC_LZ4, PN_CODEC_LZ4_LEGACY, PN_CODEC_ZLIB };
 #define PN_CODEC_BIT(c) (1u << (c))
 
 /* The format the N bytes at P begin with, among those in MASK
  * (PN_CODEC_BIT()s), whether or not this build decodes it: PN_CODEC_NONE
  * when none.  Formats are told by their magic numbers only. */
 int pn_codec_detect(const uint8_t *p, size_t n, unsigned mask);
-/* "gzip", "xz", "zstd", "lz4", "lz4-legacy". */
+/* "gzip", "xz", "zstd", "lz4", "lz4-legacy", "zlib". */
 const char *pn_codec_name(int codec);
 /* Whether this build has the format's library. */
 bool pn_codec_built(int codec);

@@ -12,6 +12,11 @@
  * limit, -EBADMSG otherwise, with pn_error set. */
 int pn_json_load(const char *text, size_t len, json_t **ret);
 
+/* The deepest nesting of arrays and objects in the LEN bytes of JSON at S,
+ * found without recursion on the raw text, so that an over-deep document
+ * is refused before any parser descends into it. */
+unsigned pn_json_depth(const char *s, size_t len);
+
 /* Compact, raw UTF-8, stored key order; -EINVAL (pn_error set) when a
  * string or key holds a control character. */
 int pn_json_dump(const json_t *v, char **ret);

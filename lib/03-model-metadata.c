@@ -30,9 +30,8 @@ PKGNOTE_PUBLIC const char *const *pkgnote_metadata_known_keys(void) {
         return known_keys;
 }
 
-/* Depth of nesting, found without recursion on the raw text so that an
- * over-deep document is refused before any parser descends into it. */
-static unsigned json_depth(const char *s, size_t len) {
+/* 03-model-json.h */
+unsigned pn_json_depth(const char *s, size_t len) {
         unsigned depth = 0, max = 0;
         bool in_string = false;
         for (size_t i = 0; i < len; i++) {
@@ -61,7 +60,7 @@ int pn_json_load(const char *text, size_t len, json_t **ret) {
         size_t bad = pn_utf8_invalid_at(text, len);
         if (bad < len)
                 return pn_error(-EBADMSG, "JSON is not valid UTF-8 at byte %zu", bad);
-        unsigned depth = json_depth(text, len);
+        unsigned depth = pn_json_depth(text, len);
         if (depth > PKGNOTE_MAX_JSON_DEPTH)
                 return pn_error(-E2BIG, "JSON nested %u levels deep, more than the limit of %u", depth,
                                 PKGNOTE_MAX_JSON_DEPTH);
@@ -311,7 +310,7 @@ PKGNOTE_PUBLIC int pkgnote_metadata_set_json(pkgnote_metadata *m, const char *ke
         if (len > PKGNOTE_MAX_JSON)
                 return pn_error(-E2BIG, "value of %zu bytes, more than the limit of %u", len, PKGNOTE_MAX_JSON);
         /* The value sits one level below the top object. */
-        if (json_depth(value_json, len) > PKGNOTE_MAX_JSON_DEPTH - 1)
+        if (pn_json_depth(value_json, len) > PKGNOTE_MAX_JSON_DEPTH - 1)
                 return pn_error(-E2BIG, "value nested deeper than %u levels", PKGNOTE_MAX_JSON_DEPTH - 1);
         json_error_t jerr;
         json_t *v = json_loadb(value_json, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);

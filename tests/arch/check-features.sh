@@ -15,7 +15,7 @@ squashfs squashfs cmd-features cmd-scan-artefacts cmd-scan-db
 zstd zstd cmd-features cmd-core cmd-core-cross cmd-coredump cmd-coredump-journal cmd-systemd cmd-verify
 xz xz cmd-features cmd-core cmd-verify
 lz4 lz4 cmd-features cmd-core cmd-verify
-zlib zlib cmd-features cmd-scan cmd-scan-artefacts cmd-verify
+zlib zlib cmd-features cmd-scan cmd-scan-artefacts cmd-verify cmd-crates
 libdw stack cmd-features cmd-core cmd-pid cmd-coredump cmd-debuginfod cmd-elfutils-corpus
 LIST
 }

@@ -46,6 +46,12 @@ static uint8_t *compress_with(int codec, const uint8_t *data, size_t n, size_t *
                 deflateEnd(&z);
                 break;
         }
+        case PN_CODEC_ZLIB: {
+                uLongf zl = (uLongf)cap;
+                if (compress2(out, &zl, data, (uLong)n, 6) == Z_OK)
+                        *len = zl;
+                break;
+        }
 #endif
 #if HAVE_LZMA
         case PN_CODEC_XZ:
@@ -125,8 +131,9 @@ static void check_codec(int codec) {
                 CHECK_INT(got, N);
                 CHECK(got == N && !memcmp(out, data, N));
         }
-        CHECK_STR(pn_codec_name(codec), codec == PN_CODEC_GZIP ? "gzip" : codec == PN_CODEC_XZ ? "xz" : codec == PN_CODEC_ZSTD ? "zstd" : "lz4");
-        CHECK_INT(pn_codec_detect(c, clen, ~0u), codec);
+        CHECK_STR(pn_codec_name(codec), codec == PN_CODEC_GZIP ? "gzip" : codec == PN_CODEC_XZ ? "xz" : codec == PN_CODEC_ZSTD ? "zstd" : codec == PN_CODEC_ZLIB ? "zlib" : "lz4");
+        /* zlib has no magic number: never detected, only named by the caller */
+        CHECK_INT(pn_codec_detect(c, clen, ~0u), codec == PN_CODEC_ZLIB ? PN_CODEC_NONE : codec);
         CHECK_INT(pn_codec_detect(c, clen, ~0u & ~PN_CODEC_BIT(codec)), PN_CODEC_NONE);
 
         /* Truncated: cut anywhere before the end, the stream ends early
@@ -145,6 +152,8 @@ static void check_codec(int codec) {
         memcpy(bad, c, clen);
         if (codec == PN_CODEC_GZIP)
                 bad[2] = 7; /* compression method: only 8 (deflate) exists */
+        else if (codec == PN_CODEC_ZLIB)
+                bad[0] ^= 0x01; /* CM 9: only 8 (deflate) exists, and the header check fails */
         else if (codec == PN_CODEC_XZ)
                 bad[7] ^= 0x01; /* stream flags: the header's CRC32 no longer matches */
         else if (codec == PN_CODEC_ZSTD)
@@ -185,7 +194,7 @@ static void check_codec(int codec) {
 
         /* Padding after the data: the end when asked, else damaged (gzip,
          * zstd: their tools take padding; xz's own format allows it). */
-        if (codec == PN_CODEC_GZIP || codec == PN_CODEC_ZSTD) {
+        if (codec == PN_CODEC_GZIP || codec == PN_CODEC_ZSTD || codec == PN_CODEC_ZLIB) {
                 uint8_t *pad = calloc(1, clen + 512);
                 memcpy(pad, c, clen);
                 r = decode(codec, PN_DECODE_STOP_AT_TRAILING, UINT64_MAX, pad, clen + 512, 4096, out, 2 * N, &got, &err);
@@ -193,7 +202,8 @@ static void check_codec(int codec) {
                 CHECK_INT(got, N);
                 r = decode(codec, 0, UINT64_MAX, pad, clen + 512, 4096, out, 2 * N, &got, &err);
                 CHECK(r < 0);
-                /* Two members or frames in a row are one stream. */
+                /* Two members or frames in a row are one stream; a
+                 * second zlib stream is trailing data. */
                 memcpy(pad, c, clen);
                 uint8_t *two = malloc(2 * clen);
                 memcpy(two, c, clen);
@@ -202,7 +212,12 @@ static void check_codec(int codec) {
                 r = decode(codec, PN_DECODE_STOP_AT_TRAILING, UINT64_MAX, two, 2 * clen, 4096, twice, 2 * N + 16, &got,
                            &err);
                 CHECK_INT(r, 1);
-                CHECK_INT(got, 2 * N);
+                CHECK_INT(got, codec == PN_CODEC_ZLIB ? N : 2 * N);
+                if (codec == PN_CODEC_ZLIB) {
+                        r = decode(codec, 0, UINT64_MAX, two, 2 * clen, 4096, twice, 2 * N + 16, &got, &err);
+                        CHECK_INT(r, -EBADMSG);
+                        CHECK_INT(err, PN_DECODE_DAMAGED);
+                }
                 free(twice);
                 free(two);
                 free(pad);
@@ -216,7 +231,7 @@ static void check_codec(int codec) {
                 CHECK(k == (ssize_t)sizeof head && !memcmp(head, data, sizeof head));
                 bad = malloc(clen);
                 memcpy(bad, c, clen);
-                bad[codec == PN_CODEC_GZIP ? 2 : codec == PN_CODEC_XZ ? 7 : 4] ^= codec == PN_CODEC_ZSTD ? 0x08 : codec == PN_CODEC_GZIP ? 0x0f : 0x01;
+                bad[codec == PN_CODEC_GZIP ? 2 : codec == PN_CODEC_XZ ? 7 : codec == PN_CODEC_ZLIB ? 0 : 4] ^= codec == PN_CODEC_ZSTD ? 0x08 : codec == PN_CODEC_GZIP ? 0x0f : 0x01;
                 CHECK_INT(pn_decode_prefix(codec, bad, clen, head, sizeof head), -1);
                 free(bad);
         }
@@ -232,6 +247,13 @@ static void test_gzip(void) {
         check_codec(PN_CODEC_GZIP);
 #else
         CHECK(!pn_codec_built(PN_CODEC_GZIP));
+#endif
+}
+static void test_zlib(void) {
+#if HAVE_ZLIB
+        check_codec(PN_CODEC_ZLIB);
+#else
+        CHECK(!pn_codec_built(PN_CODEC_ZLIB));
 #endif
 }
 static void test_xz(void) {
@@ -372,6 +394,7 @@ static void test_not_built_or_unknown(void) {
 
 int main(void) {
         RUN(test_gzip);
+        RUN(test_zlib);
         RUN(test_xz);
         RUN(test_zstd);
         RUN(test_lz4);
