@@ -17,6 +17,10 @@ int pn_json_load(const char *text, size_t len, json_t **ret);
  * is refused before any parser descends into it. */
 unsigned pn_json_depth(const char *s, size_t len);
 
+/* S (a name from a file: any bytes but NUL) as a JSON string, the bytes
+ * that are not UTF-8 as the text \xNN; NULL when out of memory. */
+json_t *pn_json_bytes(const char *s);
+
 /* Compact, raw UTF-8, stored key order; -EINVAL (pn_error set) when a
  * string or key holds a control character. */
 int pn_json_dump(const json_t *v, char **ret);

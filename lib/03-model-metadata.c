@@ -31,6 +31,14 @@ PKGNOTE_PUBLIC const char *const *pkgnote_metadata_known_keys(void) {
 }
 
 /* 03-model-json.h */
+json_t *pn_json_bytes(const char *s) {
+        size_t len;
+        char *t = pn_utf8_or_hex(s, strlen(s), &len);
+        json_t *v = t ? json_stringn(t, len) : NULL;
+        free(t);
+        return v;
+}
+
 unsigned pn_json_depth(const char *s, size_t len) {
         unsigned depth = 0, max = 0;
         bool in_string = false;

@@ -47,16 +47,6 @@
 #include "02-elf-const.h"
 #include "02-elf-view.h"
 
-/* S as a JSON string: file names may hold any bytes, those that are not
- * UTF-8 become the text \xNN. */
-static json_t *jstr(const char *s) {
-        size_t len;
-        char *t = pn_utf8_or_hex(s, strlen(s), &len);
-        json_t *v = t ? json_stringn(t, len) : NULL;
-        free(t);
-        return v;
-}
-
 /* ------------------------------------------------------------------ */
 
 struct cfile {
@@ -218,7 +208,7 @@ static json_t *reason(const pkgnote_closure *c, const char *kind, size_t by, con
         json_t *o = json_pack("{s:s}", "kind", kind);
         if (o && by != SIZE_MAX && json_object_set_new(o, "by", json_string(c->files[c->objs[by].file].path)) < 0)
                 goto fail;
-        if (o && name && json_object_set_new(o, "name", jstr(name)) < 0)
+        if (o && name && json_object_set_new(o, "name", pn_json_bytes(name)) < 0)
                 goto fail;
         return o;
 fail:
@@ -541,7 +531,7 @@ static int add_dlopen(pkgnote_closure *c, size_t oi, const pkgnote_dlopen *n, si
         const char *f = pkgnote_dlopen_get(n, i, "feature");
         int p = pkgnote_dlopen_priority(n, i);
         json_t *names = json_array();
-        if (!why || !names || (f && json_object_set_new(why, "feature", jstr(f)) < 0) ||
+        if (!why || !names || (f && json_object_set_new(why, "feature", pn_json_bytes(f)) < 0) ||
             json_object_set_new(why, "priority", json_string(pkgnote_dlopen_priority_name(p > 0 ? p : PKGNOTE_DLOPEN_RECOMMENDED))) < 0) {
                 json_decref(why);
                 json_decref(names);
@@ -549,7 +539,7 @@ static int add_dlopen(pkgnote_closure *c, size_t oi, const pkgnote_dlopen *n, si
         }
         int r = 0, pr = p > 0 ? p : PKGNOTE_DLOPEN_RECOMMENDED;
         for (size_t j = 0; j < ns; j++)
-                json_array_append_new(names, jstr(pkgnote_dlopen_soname(n, i, j)));
+                json_array_append_new(names, pn_json_bytes(pkgnote_dlopen_soname(n, i, j)));
         for (size_t j = 0; r == 0 && j < ns; j++) {
                 const char *so = pkgnote_dlopen_soname(n, i, j);
                 /* Only a file name: a path in a note is not the root's. */
@@ -558,7 +548,7 @@ static int add_dlopen(pkgnote_closure *c, size_t oi, const pkgnote_dlopen *n, si
                 /* Each reason its own object: those kept are shared. */
                 json_t *w = json_copy(why);
                 size_t found;
-                r = !w || json_object_set_new(w, "name", jstr(so)) < 0 ? pn_oom()
+                r = !w || json_object_set_new(w, "name", pn_json_bytes(so)) < 0 ? pn_oom()
                                                                       : lookup(c, oi, so, w, &found);
                 json_decref(w);
                 if (r > 0 && pn_edges_add(&c->edges, oi, found, PKGNOTE_DEP_DLOPEN, so, f, pr) < 0)
@@ -699,10 +689,10 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
         int r = files && problems ? 0 : -ENOMEM;
         for (size_t i = 0; r == 0 && i < c->n_files; i++) {
                 const struct cfile *f = &c->files[i];
-                json_t *o = json_pack("{s:o,s:s,s:O}", "path", jstr(f->path), "type",
+                json_t *o = json_pack("{s:o,s:s,s:O}", "path", pn_json_bytes(f->path), "type",
                                       f->target ? "symlink" : "file", "why", f->why);
                 if (o && f->target)
-                        json_object_set_new(o, "target", jstr(f->target));
+                        json_object_set_new(o, "target", pn_json_bytes(f->target));
                 if (o && f->dir_link)
                         json_object_set_new(o, "directory", json_true());
                 if (o && f->more)
@@ -710,24 +700,24 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
                 size_t pi;
                 pkgnote_db_package p = {.size = sizeof p};
                 if (o && db && !f->dir_link && pkgnote_pkgdb_owner(db, f->path, &pi) > 0 && pkgnote_pkgdb_package(db, pi, &p) > 0)
-                        json_object_set_new(o, "package", jstr(p.binary_name));
+                        json_object_set_new(o, "package", pn_json_bytes(p.binary_name));
                 if (!o || json_array_append_new(files, o) < 0)
                         r = -ENOMEM;
         }
         for (size_t i = 0; r == 0 && i < c->problems.n; i++) {
                 const pkgnote_problem *p = pn_problems_get(&c->problems, i);
-                json_t *o = json_pack("{s:o,s:o}", "path", jstr(p->path ? p->path : ""), "message",
-                                      jstr(p->message));
+                json_t *o = json_pack("{s:o,s:o}", "path", pn_json_bytes(p->path ? p->path : ""), "message",
+                                      pn_json_bytes(p->message));
                 if (!o || json_array_append_new(problems, o) < 0)
                         r = -ENOMEM;
         }
         /* The graph: the objects, and the edges between them. */
         json_t *nodes = json_array(), *edges = pn_edges_json(&c->edges, obj_path, c);
         for (size_t i = 0; r == 0 && nodes && i < c->n_files; i++)
-                if (!c->files[i].target && json_array_append_new(nodes, jstr(c->files[i].path)) < 0)
+                if (!c->files[i].target && json_array_append_new(nodes, pn_json_bytes(c->files[i].path)) < 0)
                         r = -ENOMEM;
         json_t *top = r == 0 && nodes && edges
-                              ? json_pack("{s:o,s:O,s:O,s:O,s:O,s:O}", "root", jstr(c->root), "files", files, "missing",
+                              ? json_pack("{s:o,s:O,s:O,s:O,s:O,s:O}", "root", pn_json_bytes(c->root), "files", files, "missing",
                                           c->missing, "problems", problems, "nodes", nodes, "edges", edges)
                               : NULL;
         json_decref(nodes);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "01-base.h"
+#include "03-model-json.h"
 #include "07-check-edges.h"
 
 const char *pn_edge_kind_name(int kind) {
@@ -101,29 +102,19 @@ int pn_edges_get(const struct pn_edges *g, size_t i, pn_edge_path_fn *path, cons
         return 1;
 }
 
-/* S as a JSON string: names may hold any bytes, those that are not UTF-8
- * become the text \xNN. */
-static json_t *jstr(const char *s) {
-        size_t len;
-        char *t = pn_utf8_or_hex(s, strlen(s), &len);
-        json_t *v = t ? json_stringn(t, len) : NULL;
-        free(t);
-        return v;
-}
-
 json_t *pn_edges_json(const struct pn_edges *g, pn_edge_path_fn *path, const void *u) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < g->n; i++) {
                 const struct pn_edge *x = &g->v[i];
-                json_t *o = json_pack("{s:o}", "from", jstr(path(u, x->from)));
+                json_t *o = json_pack("{s:o}", "from", pn_json_bytes(path(u, x->from)));
                 bool ok = o != NULL;
                 if (ok && x->to != PN_EDGE_NONE)
-                        ok = json_object_set_new(o, "to", jstr(path(u, x->to))) == 0;
-                ok = ok && json_object_set_new(o, "name", jstr(x->name)) == 0 &&
+                        ok = json_object_set_new(o, "to", pn_json_bytes(path(u, x->to))) == 0;
+                ok = ok && json_object_set_new(o, "name", pn_json_bytes(x->name)) == 0 &&
                      json_object_set_new(o, "kind", json_string(pn_edge_kind_name(x->kind))) == 0;
                 if (ok && x->kind == PKGNOTE_DEP_DLOPEN) {
                         if (x->feature)
-                                ok = json_object_set_new(o, "feature", jstr(x->feature)) == 0;
+                                ok = json_object_set_new(o, "feature", pn_json_bytes(x->feature)) == 0;
                         ok = ok && json_object_set_new(o, "priority",
                                                        json_string(pkgnote_dlopen_priority_name(x->priority))) == 0;
                 }

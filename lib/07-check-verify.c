@@ -87,14 +87,6 @@ struct pkgnote_verify {
         size_t objects, required;
 };
 
-static json_t *jstr(const char *s) {
-        size_t len;
-        char *t = pn_utf8_or_hex(s, strlen(s), &len);
-        json_t *v = t ? json_stringn(t, len) : NULL;
-        free(t);
-        return v;
-}
-
 static void resolve_problem(void *u, int err, const char *path, const char *msg) {
         pkgnote_verify *v = u;
         pn_problems_add(&v->problems, PKGNOTE_MAX_PROBLEMS, err, path, "%s", msg);
@@ -743,10 +735,10 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
                 const struct finding *x = &v->f[i];
                 json_t *names = json_array();
                 for (size_t j = 0; names && j < x->n_names; j++)
-                        json_array_append_new(names, jstr(x->names[j]));
-                json_t *o = names ? json_pack("{s:o,s:s,s:o}", "object", jstr(x->object), "kind", x->kind, "names", names) : NULL;
+                        json_array_append_new(names, pn_json_bytes(x->names[j]));
+                json_t *o = names ? json_pack("{s:o,s:s,s:o}", "object", pn_json_bytes(x->object), "kind", x->kind, "names", names) : NULL;
                 if (o && x->feature)
-                        json_object_set_new(o, "feature", jstr(x->feature));
+                        json_object_set_new(o, "feature", pn_json_bytes(x->feature));
                 if (o)
                         json_object_set_new(o, "priority", json_string(pkgnote_dlopen_priority_name(x->priority)));
                 if (!o || json_array_append_new(fs, o) < 0)
@@ -754,11 +746,11 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
         }
         for (size_t i = 0; r == 0 && i < v->problems.n; i++) {
                 const pkgnote_problem *p = pn_problems_get(&v->problems, i);
-                json_t *o = json_pack("{s:o,s:o}", "path", jstr(p->path ? p->path : ""), "message", jstr(p->message));
+                json_t *o = json_pack("{s:o,s:o}", "path", pn_json_bytes(p->path ? p->path : ""), "message", pn_json_bytes(p->message));
                 if (!o || json_array_append_new(ps, o) < 0)
                         r = -ENOMEM;
         }
-        json_t *top = r == 0 ? json_pack("{s:o,s:s,s:I,s:O,s:I,s:O}", "artefact", jstr(v->path), "kind",
+        json_t *top = r == 0 ? json_pack("{s:o,s:s,s:I,s:O,s:I,s:O}", "artefact", pn_json_bytes(v->path), "kind",
                                          pn_verify_kind_name(pkgnote_verify_kind(v)),
                                          "objects", (json_int_t)v->objects, "findings", fs, "required",
                                          (json_int_t)v->required, "problems", ps)
@@ -766,7 +758,7 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
         /* The graph: the objects, and the edges between them. */
         json_t *nodes = top ? json_array() : NULL;
         for (size_t i = 0; nodes && i < v->n_objs; i++)
-                if (json_array_append_new(nodes, jstr(v->objs[i].path)) < 0) {
+                if (json_array_append_new(nodes, pn_json_bytes(v->objs[i].path)) < 0) {
                         json_decref(nodes);
                         nodes = NULL;
                 }
@@ -776,7 +768,7 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
                 top = NULL;
         }
         const char *release = pkgnote_verify_release(v);
-        if (top && release && json_object_set_new(top, "release", jstr(release)) < 0)
+        if (top && release && json_object_set_new(top, "release", pn_json_bytes(release)) < 0)
                 json_decref(top), top = NULL;
         json_decref(fs);
         json_decref(ps);

@@ -18,11 +18,7 @@
 #include "04-pkgdb-private.h"
 
 json_t *pn_sbom_jstr(const char *s) {
-        size_t len;
-        char *t = pn_utf8_or_hex(s, strlen(s), &len);
-        json_t *v = t ? json_stringn(t, len) : NULL;
-        free(t);
-        return v;
+        return pn_json_bytes(s);
 }
 
 void pn_sbom_put(json_t *o, const char *key, json_t *v, int *err) {
