@@ -25,11 +25,7 @@ if [ ! -f "$IMG.ORACLE.txt" ]; then
         exit
 fi
 
-# verify ARGS...: pkgnote deps --verify under a time limit.
-verify() {
-        timeout 120 "$PK" deps --verify "$@" > out 2> err
-        STATUS=$?
-}
+. "$SRCDIR/tests/check/verify-lib.sh"
 # findings FILE: the findings of the JSON in FILE (one artefact), a line
 # each, sorted; its kind into FILE.kind.
 findings() {

@@ -15,42 +15,10 @@ require python3 objcopy timeout
 PK=$PKGNOTE
 ART=${PKGNOTE_TEST_SID_ARTEFACTS:-/var/cache/pkgnote/roots/sid-artefacts}
 
-# verify ARGS...: pkgnote deps --verify under a time limit, output in out,
-# stderr in err, status in STATUS.
-verify() {
-        timeout 120 "$PK" deps --verify "$@" > out 2> err
-        STATUS=$?
-}
-# findings: the findings of the JSON in out, one a line:
-# OBJECT<TAB>KIND<TAB>NAMES (joined by ",")<TAB>PRIORITY, sorted.
-findings() {
-        python3 -c '
-import json, sys
-for a in json.load(open("out")):
-    for f in a["findings"]:
-        print("\t".join([f["object"], f["kind"], ",".join(f["names"]), f["priority"]]))
-' | LC_ALL=C sort
-}
+. "$SRCDIR/tests/check/verify-lib.sh"
 # field NAME: the top-level NAME of the first artefact of the JSON in out.
 field() {
         python3 -c 'import json, sys; print(json.load(open("out"))[0].get(sys.argv[1]))' "$1"
-}
-# oracle FILE: what the oracle says is missing (as cmd-verify reads it),
-# for priorities required and recommended.
-oracle() {
-        python3 -c '
-import sys
-for line in open(sys.argv[1]):
-    w = line.split()
-    if not w:
-        continue
-    if w[0] == "missing-needed":
-        for p in w[2:]:
-            print("\t".join(["/" + p, "needed", w[1], "required"]))
-    elif w[0] == "missing-dlopen" and w[1] in ("required", "recommended"):
-        for p in w[5:]:
-            print("\t".join(["/" + p, "dlopen", w[2], w[1]]))
-' "$1" | LC_ALL=C sort
 }
 # check NAME STATUS PATTERN: the last verify exited STATUS and its
 # stdout and stderr hold PATTERN (grep -E), no escape character.
