@@ -279,7 +279,10 @@ static int add_go_module(pkgnote_embedded *m, const struct pn_go_module *g, bool
         return pn_embedded_add_component(m, &c, NULL);
 }
 
-static int from_go(const struct pn_go_build *b, pkgnote_embedded *m) {
+int pn_embedded_from_go(const struct pn_go_build *b, pkgnote_embedded **ret) {
+        pkgnote_embedded *m = pn_embedded_new();
+        if (!m)
+                return pn_oom();
         int r = pn_embedded_set_toolchain(m, b->go_version, b->path);
         if (r == 0 && b->main.path)
                 r = add_go_module(m, &b->main, true);
@@ -287,7 +290,12 @@ static int from_go(const struct pn_go_build *b, pkgnote_embedded *m) {
                 r = add_go_module(m, &b->deps[i], false);
         for (size_t i = 0; i < b->n_settings && r == 0; i++)
                 r = pn_embedded_add_setting(m, b->settings[i].key, b->settings[i].value);
-        return r;
+        if (r < 0) {
+                pkgnote_embedded_free(m);
+                return r;
+        }
+        *ret = m;
+        return 0;
 }
 
 int pn_embedded_read(pkgnote_object *e, pkgnote_embedded **ret) {
@@ -297,18 +305,9 @@ int pn_embedded_read(pkgnote_object *e, pkgnote_embedded **ret) {
         int r = pn_go_build_read(e, &b);
         if (r <= 0)
                 return r;
-        pkgnote_embedded *m = pn_embedded_new();
-        if (!m)
-                r = pn_oom();
-        else
-                r = from_go(&b, m);
+        r = pn_embedded_from_go(&b, ret);
         pn_go_build_done(&b);
-        if (r < 0) {
-                pkgnote_embedded_free(m);
-                return r;
-        }
-        *ret = m;
-        return 1;
+        return r < 0 ? r : 1;
 }
 
 PKGNOTE_PUBLIC int pkgnote_embedded_read(pkgnote_object *e, pkgnote_embedded **ret) {

@@ -32,6 +32,13 @@ pkgnote_embedded *pn_embedded_dup(const pkgnote_embedded *m);
  * VERSION (may be NULL), malloc()ed, or NULL without memory. */
 char *pn_embedded_purl(const char *ecosystem, const char *name, const char *version);
 
+struct pn_go_build;
+/* The components of Go build information B: the main module (when the
+ * program was built in one) first, then the dependencies; the toolchain,
+ * main package path and build settings.  0 with *RET, or -ENOMEM / -E2BIG
+ * with pn_error set. */
+int pn_embedded_from_go(const struct pn_go_build *b, pkgnote_embedded **ret);
+
 /* 1 when E carries Go's build-id note (owner "Go", type 4) in a PT_NOTE. */
 bool pn_embedded_is_go(pkgnote_object *e);
 /* pkgnote_embedded_read() of an object whose notes were already walked:
