@@ -60,10 +60,14 @@ class Info:
     "relocatable", "core", "unknown"), elf_class (32, 64), byte_order
     ("little", "big"), machine (name such as "x86-64"), machine_number
     (e_machine), notes (each package note's raw descriptor bytes),
-    problems (list of (errno, path, message)), warning (str or None)."""
+    problems (list of (errno, path, message)), warning (str or None),
+    embedded (what the program says is inside it: a Go program's
+    toolchain, path, components with their purls, dependencies and
+    settings, as a dict; None for any other object)."""
 
     __slots__ = ("path", "packages", "dlopen", "build_id", "elf_type", "elf_class",
-                 "byte_order", "machine", "machine_number", "notes", "problems", "warning")
+                 "byte_order", "machine", "machine_number", "notes", "problems", "warning",
+                 "embedded")
 
     def __init__(self, d, path):
         self.path = path
@@ -78,6 +82,7 @@ class Info:
         self.notes = d["_notes"]
         self.problems = _problems(d["_problems"])
         self.warning = d["_warning"]
+        self.embedded = d.get("embedded")
 
     @property
     def package(self):
@@ -90,6 +95,8 @@ class Info:
              "byteOrder": self.byte_order, "architecture": self.machine,
              "machine": self.machine_number, "buildId": self.build_id,
              "packages": self.packages, "dlopen": self.dlopen}
+        if self.embedded is not None:
+            d["embedded"] = self.embedded
         if self.path is None:
             del d["path"]
         return d

@@ -27,6 +27,7 @@ class Info:
     notes: list[bytes]
     problems: list[Problem]
     warning: str | None
+    embedded: _Json | None
     @property
     def package(self) -> _Json | None: ...
     def to_dict(self) -> _Json: ...
