@@ -2547,8 +2547,9 @@ PKGNOTE_PUBLIC int pkgnote_scan_db_package_to_json(const pkgnote_scan *s, size_t
  * (INPUT: the name the caller gave input pkgnote_scan_object_input(O)),
  * elfType (pkgnote_scan_object_kind()), elfClass, byteOrder,
  * architecture, machine, buildId, packages, dlopen (the entries of its
- * dlopen notes, as stored), and problems (their messages) when it has
- * any. */
+ * dlopen notes, as stored), embedded (pkgnote_embedded_to_json(), since
+ * 1.2) when the object says what is inside it, and problems (their
+ * messages) when it has any. */
 PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *o, const char *input, char **ret);
 /* The scan's last line: {"summary": {inputs, objects, withNote,
  * withoutNote, malformed, packages, files, bytes, directories, symlinks,

@@ -627,6 +627,9 @@ PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *ob, co
         for (size_t k = 0; k < pkgnote_scan_object_dlopen_count(ob); k++)
                 jw_splice_array(&w, d, pkgnote_scan_object_dlopen_json(ob, k));
         jw_set(&w, o, "dlopen", d);
+        const pkgnote_info *info = pkgnote_scan_object_info(ob);
+        if (info && pkgnote_info_embedded(info))
+                jw_set(&w, o, "embedded", jw_embedded(&w, pkgnote_info_embedded(info)));
         if (pkgnote_scan_object_problem_count(ob)) {
                 json_t *pr = jw_check(&w, json_array());
                 for (size_t k = 0; k < pkgnote_scan_object_problem_count(ob); k++)

@@ -12,7 +12,8 @@
 # whose path has one segment; for amd64 and s390x (big-endian), plain and
 # stripped; then Debian's own Go programs on this machine.  A C program
 # has no "embedded" member, nor has a Go program whose Go build-id note
-# was renamed (the note is what makes pkgnote look).
+# was renamed (the note is what makes pkgnote look).  scan's JSON lines
+# carry the same lists as show's.
 . "$SRCDIR/tests/lib.sh"
 require go git python3
 . "$SRCDIR/tests/read/go-modules.sh"
@@ -218,6 +219,29 @@ grep -q '"checksum":"h1:' got.json && pass "modules from the proxy carry their c
 grep -q '^  embedded: toolchain go' got.txt && grep -q '^    main: hello (devel) (pkg:golang/hello)$' got.txt &&
         grep -q '^      replaced by: example.com/new v1.1.0 h1:' got.txt && grep -q '^    setting: GOARCH=amd64$' got.txt &&
         pass "show's text" || fail "show's text" "$(cat got.txt)"
+
+# scan's JSON line of each object carries the same "embedded" as show's
+mkdir -p tree
+cp "$T/hello-amd64-plain" "$T/hello-s390x-stripped" tree/ && cp /bin/true tree/
+"$PKGNOTE" scan --format json tree > scan.json 2> scan.err
+"$PKGNOTE" show --json tree/hello-amd64-plain tree/hello-s390x-stripped tree/true > show.json
+if python3 - scan.json show.json > diff.txt 2>&1 <<'PYEOF'; then
+import json, sys
+scan = {o['path']: o for o in map(json.loads, open(sys.argv[1])) if 'path' in o}
+show = {o['path']: o for o in map(json.loads, open(sys.argv[2]))}
+ok = len(show) == 3
+for path, o in show.items():
+    key = [p for p in scan if p.endswith(path.split('/')[-1])]
+    if len(key) != 1 or scan[key[0]].get('embedded') != o.get('embedded'):
+        print(path, key, key and scan[key[0]].get('embedded'), o.get('embedded'))
+        ok = False
+ok = ok and sum('embedded' in o for o in show.values()) == 2
+sys.exit(0 if ok else 1)
+PYEOF
+        pass "scan's JSON lines carry show's embedded lists"
+else
+        fail "scan's JSON lines carry show's embedded lists" "$(head -c 1500 diff.txt; head -c 300 scan.err)"
+fi
 
 # Debian's own Go programs on this machine
 n0=$COMPARED
