@@ -590,6 +590,107 @@ static int contain_edges(const pkgnote_scan *s, const struct scope *sc, struct n
         return 0;
 }
 
+
+/* ------------------------------------------------------------------ */
+/* What binaries say is inside them (pkgnote_embedded)                 */
+
+/* The list OB carries with at least one component, or NULL. */
+static const pkgnote_embedded *object_embedded(const pkgnote_scan_object *ob) {
+        const pkgnote_info *info = pkgnote_scan_object_info(ob);
+        const pkgnote_embedded *m = info ? pkgnote_info_embedded(info) : NULL;
+        return m && pkgnote_embedded_component_count(m) ? m : NULL;
+}
+
+/* Component C of the list of the object at PATH as an SBOM element named
+ * ID: its name, version and purl, and as properties its ecosystem,
+ * checksum, source, kind and replacement. */
+static int embedded_element(const pkgnote_component *c, const char *id, const char *path,
+                            struct pn_sbom_package *e) {
+        int err = 0;
+        *e = (struct pn_sbom_package){0};
+        snprintf(e->id, sizeof e->id, "%s", id);
+        e->unnamed = "unknown";
+        if (!(e->name = strdup(c->name)) || (c->version && !(e->version = strdup(c->version))) ||
+            (c->purl && !(e->purl = strdup(c->purl))))
+                return -ENOMEM;
+        e->purpose = c->main ? "APPLICATION" : "LIBRARY";
+        pn_sbom_package_property(e, "pkgnote:embedded:ecosystem", c->ecosystem, false, &err);
+        const char *const names[] = {"pkgnote:embedded:checksum", "pkgnote:embedded:source", "pkgnote:embedded:kind",
+                                     "pkgnote:embedded:replacement:name", "pkgnote:embedded:replacement:version",
+                                     "pkgnote:embedded:replacement:checksum"};
+        const char *const values[] = {c->checksum, c->source, c->kind, c->replacement_name, c->replacement_version,
+                                      c->replacement_checksum};
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+                if (values[k])
+                        pn_sbom_package_property(e, names[k], values[k], false, &err);
+        pn_sbom_package_location(e, path, &err);
+        return err;
+}
+
+/* The words SPDX 2.3 has no field for: where the component was found and
+ * what its properties say. */
+static char *embedded_comment(const struct pn_sbom_package *e) {
+        char *c = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&c, &len);
+        if (!f)
+                return NULL;
+        fputs("what the binary says is inside it", f);
+        for (size_t k = 0; k < e->n_props; k++)
+                fprintf(f, "; %s: %s", e->props[k].name + strlen("pkgnote:embedded:"), e->props[k].value);
+        for (size_t k = 0; k < e->n_locations; k++)
+                fprintf(f, "%s%s", k ? ", " : "; found in: ", e->locations[k]);
+        if (fclose(f) != 0) {
+                free(c);
+                return NULL;
+        }
+        return c;
+}
+
+/* One element made for a component, so that a component a package's
+ * binaries share is one element: its owner's id, its purl (or name), its
+ * own id. */
+struct emb_seen {
+        char owner[80], id[80];
+        char *key;
+};
+
+struct emb_set {
+        struct emb_seen *v;
+        size_t n, cap;
+};
+
+static void emb_set_free(struct emb_set *set) {
+        for (size_t i = 0; i < set->n; i++)
+                free(set->v[i].key);
+        free(set->v);
+        *set = (struct emb_set){0};
+}
+
+static const char *emb_find(const struct emb_set *set, const char *owner, const char *key) {
+        for (size_t i = 0; i < set->n; i++)
+                if (!strcmp(set->v[i].owner, owner) && !strcmp(set->v[i].key, key))
+                        return set->v[i].id;
+        return NULL;
+}
+
+static int emb_add(struct emb_set *set, const char *owner, const char *key, const char *id) {
+        if (PN_GROW(set->v, set->cap, set->n + 1) < 0)
+                return -ENOMEM;
+        struct emb_seen *x = &set->v[set->n];
+        snprintf(x->owner, sizeof x->owner, "%s", owner);
+        snprintf(x->id, sizeof x->id, "%s", id);
+        if (!(x->key = strdup(key)))
+                return -ENOMEM;
+        set->n++;
+        return 0;
+}
+
+/* The key a component is known by under its owner. */
+static const char *emb_key(const pkgnote_component *c) {
+        return c->purl ? c->purl : c->name;
+}
+
 /* ------------------------------------------------------------------ */
 /* SPDX 2.3                                                            */
 
@@ -788,6 +889,83 @@ static void spdx_images(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int *
         }
 }
 
+/* The components binaries say are inside them: for an object with a
+ * package (its database's or its note's), packages that package CONTAINS;
+ * for one without, its main module (or, built outside a module, a package
+ * named by its file) is the package the document DESCRIBES and CONTAINS
+ * the others.  A component the binaries of one package share is one
+ * package element; the list's dependency edges are DEPENDS_ON. */
+static void spdx_embedded(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int *err) {
+        struct emb_set set = {0};
+        size_t no = 0;
+        pkg_count(s); /* the index, with each object's package */
+        for (size_t i = 0; i < pkgnote_scan_object_count(s) && !*err; i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                const pkgnote_embedded *m = object_embedded(ob);
+                if (!m)
+                        continue;
+                size_t n = pkgnote_embedded_component_count(m);
+                const char *path = pkgnote_scan_object_path(ob);
+                char owner[80], id[80];
+                size_t p = object_package(s, ob);
+                size_t first = 0;
+                if (p != SIZE_MAX)
+                        element_id(owner, spdx_ids.package, p);
+                else {
+                        /* the binary's own element: its main module, else one
+                         * named by its file */
+                        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                        pkgnote_embedded_component(m, 0, &c);
+                        snprintf(owner, sizeof owner, "SPDXRef-Binary-%zu", ++no);
+                        struct pn_sbom_package e;
+                        pkgnote_component self = {.size = sizeof self, .ecosystem = c.ecosystem,
+                                                  .name = base_name(path), .main = 1};
+                        if (embedded_element(c.main ? &c : &self, owner, path, &e) < 0)
+                                *err = -ENOMEM;
+                        json_t *x = pn_sbom_spdx_package(&e, NULL, NULL, err);
+                        char *comment = embedded_comment(&e);
+                        pn_sbom_put(x, "comment", comment ? pn_sbom_jstr(comment) : NULL, err);
+                        free(comment);
+                        pn_sbom_package_done(&e);
+                        pn_sbom_push(pkgs, x, err);
+                        pn_sbom_push(rels, pn_sbom_spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", owner, NULL), err);
+                        first = c.main ? 1 : 0;
+                }
+                for (size_t k = first; k < n && !*err; k++) {
+                        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_component(m, k, &c) < 0)
+                                continue;
+                        if (emb_find(&set, owner, emb_key(&c)))
+                                continue; /* another binary of the package has it */
+                        snprintf(id, sizeof id, "SPDXRef-Embedded-%zu", set.n + 1);
+                        struct pn_sbom_package e;
+                        if (embedded_element(&c, id, path, &e) < 0 || emb_add(&set, owner, emb_key(&c), id) < 0)
+                                *err = -ENOMEM;
+                        json_t *x = pn_sbom_spdx_package(&e, NULL, NULL, err);
+                        char *comment = embedded_comment(&e);
+                        pn_sbom_put(x, "comment", comment ? pn_sbom_jstr(comment) : NULL, err);
+                        free(comment);
+                        pn_sbom_package_done(&e);
+                        pn_sbom_push(pkgs, x, err);
+                        pn_sbom_push(rels, pn_sbom_spdx_relationship(owner, "CONTAINS", id, "what the binary says is inside it"),
+                                     err);
+                }
+                /* the list's edges, between the elements of its components */
+                for (size_t k = 0; k < pkgnote_embedded_edge_count(m) && !*err; k++) {
+                        size_t from, to;
+                        pkgnote_component a = PKGNOTE_COMPONENT_INIT, b = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_edge(m, k, &from, &to) < 0 || pkgnote_embedded_component(m, from, &a) < 0 ||
+                            pkgnote_embedded_component(m, to, &b) < 0)
+                                continue;
+                        const char *fa = first && from == 0 ? owner : emb_find(&set, owner, emb_key(&a)),
+                                   *tb = first && to == 0 ? owner : emb_find(&set, owner, emb_key(&b));
+                        if (fa && tb && strcmp(fa, tb) != 0)
+                                pn_sbom_push(rels, pn_sbom_spdx_relationship(fa, "DEPENDS_ON", tb, NULL), err);
+                }
+        }
+        emb_set_free(&set);
+}
+
 /* The scan as an SPDX 2.3 JSON document. */
 
 static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
@@ -846,6 +1024,8 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
                 free(c);
         }
         free(ev);
+        if (!err)
+                spdx_embedded(s, pkgs, rels, &err);
         pn_sbom_put(doc, "packages", pkgs, &err);
         pn_sbom_put(doc, "files", files, &err);
         pn_sbom_put(doc, "relationships", rels, &err);
@@ -1054,6 +1234,115 @@ static void cdx_nest_parts(const pkgnote_scan *s, const struct sbom_ids *ids, js
         free(cv);
 }
 
+/* Adds FROM depends on TO to DEPS: to FROM's entry when it has one. */
+static void cdx_dep_add(json_t *deps, const char *from, const char *to, int *err) {
+        json_t *entry = NULL;
+        for (size_t q = 0; q < json_array_size(deps) && !entry; q++) {
+                const char *r = json_string_value(json_object_get(json_array_get(deps, q), "ref"));
+                if (r && !strcmp(r, from))
+                        entry = json_array_get(deps, q);
+        }
+        if (!entry) {
+                entry = json_pack("{s:s, s:[]}", "ref", from, "dependsOn");
+                pn_sbom_push(deps, entry, err);
+                if (!entry)
+                        return;
+        }
+        struct cdx_depends d = {json_object_get(entry, "dependsOn"), err};
+        if (d.on)
+                cdx_depends_on(to, &d);
+}
+
+/* Component C of a binary's list, named REF, found at PATH. */
+static json_t *cdx_embedded_component(const pkgnote_component *c, const char *ref, const char *path, int *err) {
+        struct pn_sbom_package e;
+        if (embedded_element(c, ref, path, &e) < 0)
+                *err = -ENOMEM;
+        json_t *x = pn_sbom_cdx_component(&e, err);
+        pn_sbom_package_done(&e);
+        if (x && c->main)
+                pn_sbom_put(x, "type", json_string("application"), err);
+        return x;
+}
+
+/* The components binaries say are inside them, nested (CycloneDX
+ * component.components: what the assembly holds) under the component of
+ * the binary's package (its database's or its note's) or, for a binary
+ * without one, under its main module (else a component named by its
+ * file), which is then a component of the BOM of its own.  A component
+ * the binaries of one package share is one component, its binaries its
+ * occurrences; the list's dependency edges go into DEPS. */
+static void cdx_embedded(const pkgnote_scan *s, const struct sbom_ids *ids, json_t *comps, json_t *deps, int *err) {
+        struct emb_set set = {0};
+        size_t no = 0, ne = 0;
+        pkg_count(s);
+        for (size_t i = 0; i < pkgnote_scan_object_count(s) && !*err; i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                const pkgnote_embedded *m = in_scope(&ids->scope, ob) ? object_embedded(ob) : NULL;
+                if (!m)
+                        continue;
+                const char *path = pkgnote_scan_object_path(ob);
+                char owner_ref[80], ref[96];
+                size_t p = object_package(s, ob), at, first = 0;
+                json_t *owner = NULL;
+                if (p != SIZE_MAX) {
+                        element_id(owner_ref, ids->package, p);
+                        owner = cdx_find(comps, owner_ref, &at);
+                }
+                if (!owner) {
+                        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                        pkgnote_embedded_component(m, 0, &c);
+                        pkgnote_component self = {.size = sizeof self, .ecosystem = c.ecosystem,
+                                                  .name = base_name(path), .main = 1};
+                        snprintf(owner_ref, sizeof owner_ref, "%sbinary-%zu", ids->package, ++no);
+                        owner = cdx_embedded_component(c.main ? &c : &self, owner_ref, path, err);
+                        pn_sbom_push(comps, owner, err);
+                        first = c.main ? 1 : 0;
+                }
+                if (!owner)
+                        break;
+                json_t *inner = json_object_get(owner, "components");
+                if (!inner) {
+                        pn_sbom_put(owner, "components", json_array(), err);
+                        if (!(inner = json_object_get(owner, "components")))
+                                break;
+                }
+                size_t n = pkgnote_embedded_component_count(m);
+                for (size_t k = first; k < n && !*err; k++) {
+                        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_component(m, k, &c) < 0)
+                                continue;
+                        const char *known = emb_find(&set, owner_ref, emb_key(&c));
+                        if (known) { /* one more binary holding it */
+                                for (size_t q = 0; q < json_array_size(inner); q++) {
+                                        json_t *x = json_array_get(inner, q);
+                                        const char *r = json_string_value(json_object_get(x, "bom-ref"));
+                                        json_t *occ = json_object_get(json_object_get(x, "evidence"), "occurrences");
+                                        if (r && !strcmp(r, known) && occ)
+                                                pn_sbom_push(occ, json_pack("{s:o}", "location", pn_sbom_jstr(path)), err);
+                                }
+                                continue;
+                        }
+                        snprintf(ref, sizeof ref, "%sembedded-%zu", ids->package, ++ne);
+                        if (emb_add(&set, owner_ref, emb_key(&c), ref) < 0)
+                                *err = -ENOMEM;
+                        pn_sbom_push(inner, cdx_embedded_component(&c, ref, path, err), err);
+                }
+                for (size_t k = 0; k < pkgnote_embedded_edge_count(m) && !*err; k++) {
+                        size_t from, to;
+                        pkgnote_component a = PKGNOTE_COMPONENT_INIT, b = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_edge(m, k, &from, &to) < 0 || pkgnote_embedded_component(m, from, &a) < 0 ||
+                            pkgnote_embedded_component(m, to, &b) < 0)
+                                continue;
+                        const char *fa = first && from == 0 ? owner_ref : emb_find(&set, owner_ref, emb_key(&a)),
+                                   *tb = first && to == 0 ? owner_ref : emb_find(&set, owner_ref, emb_key(&b));
+                        if (fa && tb && strcmp(fa, tb) != 0)
+                                cdx_dep_add(deps, fa, tb, err);
+                }
+        }
+        emb_set_free(&set);
+}
+
 /* The components of the packages of IDS's scope into COMPS, with the
  * components of the sonames they load that no package of the scope
  * ships, and their dependencies into DEPS. */
@@ -1067,6 +1356,8 @@ static void cdx_scope(const pkgnote_scan *s, const struct sbom_ids *ids, json_t 
         dl_free(&dl);
         if (!*err)
                 cdx_nest_parts(s, ids, comps, err);
+        if (!*err)
+                cdx_embedded(s, ids, comps, deps, err);
 }
 
 /* The component of image I: a container holding the components of its
