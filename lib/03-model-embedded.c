@@ -16,6 +16,7 @@
 
 #include "01-base.h"
 #include "02-elf-gobuild.h"
+#include "02-elf-view.h"
 #include "03-model-embedded.h"
 #include "03-model-purl.h"
 
@@ -302,7 +303,13 @@ int pn_embedded_read(pkgnote_object *e, pkgnote_embedded **ret) {
         if (pkgnote_object_is_pe(e) || !pn_embedded_is_go(e))
                 return 0;
         struct pn_go_build b;
+        /* A member of an archive read as a stream keeps only the ranges
+         * its notes need: the build information's bytes missing from it
+         * is -ENODATA here, and no miss of the notes' (which the scan
+         * reports as such). */
+        bool missed = e->span_missed;
         int r = pn_go_build_read(e, &b);
+        e->span_missed = missed;
         if (r <= 0)
                 return r;
         r = pn_embedded_from_go(&b, ret);
