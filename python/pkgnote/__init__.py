@@ -327,13 +327,14 @@ class ScanObject:
     problems) and size, sha1, sha256 (with checksums=True), soname,
     needed (with dependencies=True), image, containers, and the package
     database's owner (db_type, db_name, db_version, db_architecture,
-    db_source, db_source_version, db_mismatch)."""
+    db_source, db_source_version, db_mismatch), and embedded (what a
+    Go program says is inside it, as Info.embedded; else None)."""
 
     __slots__ = ("path", "input", "elf_type", "elf_class", "byte_order", "machine",
                  "machine_number", "build_id", "packages", "dlopen", "problems", "size",
                  "sha1", "sha256", "soname", "needed", "image", "containers", "db_type",
                  "db_name", "db_version", "db_architecture", "db_source",
-                 "db_source_version", "db_mismatch", "raw")
+                 "db_source_version", "db_mismatch", "raw", "embedded")
 
     def __init__(self, d):
         self.raw = d
@@ -348,6 +349,7 @@ class ScanObject:
         self.packages = d.get("packages", [])
         self.dlopen = d.get("dlopen", [])
         self.problems = d.get("problems", [])
+        self.embedded = d.get("embedded")
         for k in ("size", "sha1", "sha256", "soname", "needed", "image", "containers", "db_type",
                   "db_name", "db_version", "db_architecture", "db_source", "db_source_version",
                   "db_mismatch"):

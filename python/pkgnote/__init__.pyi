@@ -132,6 +132,7 @@ class ScanObject:
     packages: list[_Json]
     dlopen: list[_Json]
     problems: list[str]
+    embedded: _Json | None
     size: int
     sha1: str | None
     sha256: str | None

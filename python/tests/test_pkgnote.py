@@ -116,6 +116,11 @@ def test_read_embedded_go_modules(pkgnote_cmd: str, tmp_path: pathlib.Path) -> N
     assert dep["replacement"]["name"] == "../lib" and dep["source"] == "local"
     assert "\tdep\texample.com/Lib\tv0.0.0-20230102030405-abcdefabcdef\n\t=>\t../lib\t" in version_m
     assert {"key": "GOOS", "value": "linux"} in info.embedded["settings"]
+    # a scan's object says the same
+    s = pkgnote.scan(str(out), threads=1)
+    (obj,) = list(s)
+    s.close()
+    assert obj.embedded == info.embedded
     # a C program says nothing
     assert pkgnote.read(pkgnote_cmd).embedded is None
     assert "embedded" not in pkgnote.read(pkgnote_cmd).to_dict()
