@@ -653,7 +653,8 @@ typedef struct pkgnote_component {
 /* Reads what E says is inside it: 1 with *RET, 0 when it says nothing (no
  * Go build information, no crate list), or a negative errno: -EBADMSG (a
  * damaged list), -E2BIG (over a limit), -ENODATA (the bytes are not all
- * there: a module's page in a core), -ENOMEM.  An ELF object is looked at
+ * there: a module's page in a core), -ENOMEM, -EINVAL (no E or RET).
+ * *RET is written only when 1 is returned.  An ELF object is looked at
  * for Go build information only when it carries Go's build-id note (owner
  * "Go", type 4) in a PT_NOTE, as everything Go's linker writes does, so
  * that reading a tree of C objects costs nothing more; a program linked
