@@ -1690,7 +1690,9 @@ typedef struct pkgnote_json_member {
  * commandLine, executable (strings or null), architecture, elfClass,
  * byteOrder, package (the main module's first package note, or null),
  * modules (an array of {path, start, end ("0x..."), buildId, packages,
- * source (pkgnote_source_name()), foundBy, diskBuildId (only for
+ * embedded (pkgnote_embedded_to_json(), only when the module's summary
+ * has a list; since 1.2), source (pkgnote_source_name()), foundBy,
+ * diskBuildId (only for
  * PKGNOTE_SOURCE_DISK_MISMATCH), deleted, replaced, vdso (only when
  * true), installedPackages (a replaced module's installed notes, when
  * read: pkgnote_module_installed_info()), reason (only when there is one), packageFrom

@@ -446,6 +446,8 @@ static json_t *jw_module(jw *w, const pkgnote_module *m) {
         jw_set(w, o, "end", jw_hex(w, pkgnote_module_end(m)));
         jw_set(w, o, "buildId", jw_string(w, pkgnote_module_build_id(m)));
         jw_set(w, o, "packages", jw_packages(w, pkgnote_module_info(m)));
+        if (pkgnote_module_info(m) && pkgnote_info_embedded(pkgnote_module_info(m)))
+                jw_set(w, o, "embedded", jw_embedded(w, pkgnote_info_embedded(pkgnote_module_info(m))));
         jw_set(w, o, "source", jw_string(w, pkgnote_source_name(source)));
         jw_set(w, o, "foundBy", jw_string(w, pkgnote_module_found_by(m)));
         if (source == PKGNOTE_SOURCE_DISK_MISMATCH)

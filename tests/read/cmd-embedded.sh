@@ -13,7 +13,8 @@
 # stripped; then Debian's own Go programs on this machine.  A C program
 # has no "embedded" member, nor has a Go program whose Go build-id note
 # was renamed (the note is what makes pkgnote look).  scan's JSON lines
-# carry the same lists as show's.
+# carry the same lists as show's, and so does pkgnote pid's module of a
+# running Go program.
 . "$SRCDIR/tests/lib.sh"
 require go git python3
 . "$SRCDIR/tests/read/go-modules.sh"
@@ -241,6 +242,37 @@ PYEOF
         pass "scan's JSON lines carry show's embedded lists"
 else
         fail "scan's JSON lines carry show's embedded lists" "$(head -c 1500 diff.txt; head -c 300 scan.err)"
+fi
+
+# A running Go program: pkgnote pid's module of its executable carries
+# the same list as show's
+mkdir -p src/sleeper
+printf 'module example.com/sleeper\n\ngo 1.19\n' > src/sleeper/go.mod
+printf 'package main\n\nimport "time"\n\nfunc main() { time.Sleep(30 * time.Second) }\n' > src/sleeper/main.go
+if (cd src/sleeper && go build -o "$T/sleeper" . 2> "$BUILD_ERR"); then
+        "$T/sleeper" &
+        pid=$!
+        sleep 0.3
+        "$PKGNOTE" pid --json "$pid" > pid.json 2> pid.err
+        "$PKGNOTE" show --json "$T/sleeper" > show1.json
+        kill "$pid" 2> /dev/null
+        wait "$pid" 2> /dev/null
+        if python3 - pid.json show1.json "$T/sleeper" > diff.txt 2>&1 <<'PYEOF'; then
+import json, sys
+pid, show = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+mods = [m for m in pid['modules'] if m['path'] == sys.argv[3]]
+ok = len(mods) == 1 and 'embedded' in show and mods[0].get('embedded') == show['embedded']
+ok = ok and all('embedded' not in m for m in pid['modules'] if m['path'] != sys.argv[3])
+if not ok:
+    print(json.dumps(mods), json.dumps(show.get('embedded')))
+sys.exit(0 if ok else 1)
+PYEOF
+                pass "a running Go program's module carries show's list"
+        else
+                fail "a running Go program's module carries show's list" "$(head -c 600 diff.txt; head -c 200 pid.err)"
+        fi
+else
+        fail "go build the sleeper" "$(head -c 300 "$BUILD_ERR")"
 fi
 
 # The SBOMs: a Go program without a package note is its main module's
