@@ -163,12 +163,13 @@ class Module:
     "disk-mismatch", "mapped", "none"), package_from (where its package
     came from: "core-note", "disk-note", "database", "none"), found_by,
     deleted, replaced, vdso, reason, db_state, db_package (dict or None),
-    db_mismatch, installed_packages (a replaced module's), raw (the
+    db_mismatch, installed_packages (a replaced module's), embedded (what
+    a Go program says is inside it, as Info.embedded; else None), raw (the
     module's object of `pkgnote core --json`)."""
 
     __slots__ = ("path", "start", "end", "build_id", "packages", "source", "package_from",
                  "found_by", "deleted", "replaced", "vdso", "reason", "db_state",
-                 "db_package", "db_mismatch", "installed_packages", "raw")
+                 "db_package", "db_mismatch", "installed_packages", "embedded", "raw")
 
     def __init__(self, d):
         self.raw = d
@@ -188,6 +189,7 @@ class Module:
         self.db_package = d.get("dbPackage")
         self.db_mismatch = bool(d.get("dbMismatch", False))
         self.installed_packages = d.get("installedPackages")
+        self.embedded = d.get("embedded")
 
     @property
     def package(self):

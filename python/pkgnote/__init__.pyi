@@ -67,6 +67,7 @@ class Module:
     db_package: _Json | None
     db_mismatch: bool
     installed_packages: list[_Json] | None
+    embedded: _Json | None
     raw: _Json
     @property
     def package(self) -> _Json | None: ...

@@ -121,6 +121,23 @@ def test_read_embedded_go_modules(pkgnote_cmd: str, tmp_path: pathlib.Path) -> N
     (obj,) = list(s)
     s.close()
     assert obj.embedded == info.embedded
+    # a running Go program's module carries the same list
+    (tmp_path / "sl").mkdir()
+    (tmp_path / "sl" / "go.mod").write_text("module example.com/sleeper\n\ngo 1.19\n")
+    (tmp_path / "sl" / "main.go").write_text('package main\n\nimport "time"\n\n'
+                                             "func main() { time.Sleep(30 * time.Second) }\n")
+    sleeper = tmp_path / "sleeper"
+    subprocess.run([go, "build", "-o", str(sleeper), "."], cwd=tmp_path / "sl", env=env, check=True)
+    proc = subprocess.Popen([str(sleeper)])
+    try:
+        with pkgnote.open_process(proc.pid) as p:
+            mods = [m for m in p.modules if m.path == str(sleeper)]
+        assert len(mods) == 1 and mods[0].embedded is not None
+        assert mods[0].embedded == pkgnote.read(sleeper).embedded
+        assert mods[0].embedded["components"][0]["purl"] == "pkg:golang/example.com/sleeper"
+    finally:
+        proc.kill()
+        proc.wait()
     # a C program says nothing
     assert pkgnote.read(pkgnote_cmd).embedded is None
     assert "embedded" not in pkgnote.read(pkgnote_cmd).to_dict()
