@@ -649,40 +649,83 @@ static char *embedded_comment(const struct pn_sbom_package *e) {
 
 /* One element made for a component, so that a component a package's
  * binaries share is one element: its owner's id, its purl (or name), its
- * own id. */
+ * own id, and (CycloneDX) the component made, which the document holds.
+ * Found through a hash of owner and key (open addressing, at most half
+ * full): a large image's programs list tens of thousands of modules. */
 struct emb_seen {
-        char owner[80], id[80];
+        char owner[80], id[96];
         char *key;
+        json_t *elem;
 };
 
 struct emb_set {
         struct emb_seen *v;
         size_t n, cap;
+        size_t *slot; /* index + 1 into V, 0: empty */
+        size_t n_slot;
 };
 
 static void emb_set_free(struct emb_set *set) {
         for (size_t i = 0; i < set->n; i++)
                 free(set->v[i].key);
         free(set->v);
+        free(set->slot);
         *set = (struct emb_set){0};
 }
 
-static const char *emb_find(const struct emb_set *set, const char *owner, const char *key) {
-        for (size_t i = 0; i < set->n; i++)
-                if (!strcmp(set->v[i].owner, owner) && !strcmp(set->v[i].key, key))
-                        return set->v[i].id;
-        return NULL;
+/* FNV-1a over OWNER, a NUL and KEY. */
+static size_t emb_hash(const char *owner, const char *key) {
+        uint64_t h = 1469598103934665603u;
+        for (const unsigned char *p = (const unsigned char *)owner;; p++) {
+                h = (h ^ *p) * 1099511628211u;
+                if (!*p)
+                        break;
+        }
+        for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+                h = (h ^ *p) * 1099511628211u;
+        return (size_t)h;
 }
 
-static int emb_add(struct emb_set *set, const char *owner, const char *key, const char *id) {
+static struct emb_seen *emb_find(const struct emb_set *set, const char *owner, const char *key) {
+        if (!set->n_slot)
+                return NULL;
+        for (size_t i = emb_hash(owner, key) & (set->n_slot - 1);; i = (i + 1) & (set->n_slot - 1)) {
+                if (!set->slot[i])
+                        return NULL;
+                struct emb_seen *x = &set->v[set->slot[i] - 1];
+                if (!strcmp(x->owner, owner) && !strcmp(x->key, key))
+                        return x;
+        }
+}
+
+static void emb_place(struct emb_set *set, size_t index) {
+        const struct emb_seen *x = &set->v[index];
+        size_t i = emb_hash(x->owner, x->key) & (set->n_slot - 1);
+        while (set->slot[i])
+                i = (i + 1) & (set->n_slot - 1);
+        set->slot[i] = index + 1;
+}
+
+static int emb_add(struct emb_set *set, const char *owner, const char *key, const char *id, json_t *elem) {
+        if (2 * (set->n + 1) > set->n_slot) {
+                size_t n = set->n_slot ? 2 * set->n_slot : 64;
+                size_t *slot = calloc(n, sizeof *slot);
+                if (!slot)
+                        return -ENOMEM;
+                free(set->slot);
+                set->slot = slot, set->n_slot = n;
+                for (size_t i = 0; i < set->n; i++)
+                        emb_place(set, i);
+        }
         if (PN_GROW(set->v, set->cap, set->n + 1) < 0)
                 return -ENOMEM;
         struct emb_seen *x = &set->v[set->n];
         snprintf(x->owner, sizeof x->owner, "%s", owner);
         snprintf(x->id, sizeof x->id, "%s", id);
+        x->elem = elem;
         if (!(x->key = strdup(key)))
                 return -ENOMEM;
-        set->n++;
+        emb_place(set, set->n++);
         return 0;
 }
 
@@ -939,7 +982,7 @@ static void spdx_embedded(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int
                                 continue; /* another binary of the package has it */
                         snprintf(id, sizeof id, "SPDXRef-Embedded-%zu", set.n + 1);
                         struct pn_sbom_package e;
-                        if (embedded_element(&c, id, path, &e) < 0 || emb_add(&set, owner, emb_key(&c), id) < 0)
+                        if (embedded_element(&c, id, path, &e) < 0 || emb_add(&set, owner, emb_key(&c), id, NULL) < 0)
                                 *err = -ENOMEM;
                         json_t *x = pn_sbom_spdx_package(&e, NULL, NULL, err);
                         char *comment = embedded_comment(&e);
@@ -957,8 +1000,9 @@ static void spdx_embedded(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int
                         if (pkgnote_embedded_edge(m, k, &from, &to) < 0 || pkgnote_embedded_component(m, from, &a) < 0 ||
                             pkgnote_embedded_component(m, to, &b) < 0)
                                 continue;
-                        const char *fa = first && from == 0 ? owner : emb_find(&set, owner, emb_key(&a)),
-                                   *tb = first && to == 0 ? owner : emb_find(&set, owner, emb_key(&b));
+                        const struct emb_seen *xa = emb_find(&set, owner, emb_key(&a)), *xb = emb_find(&set, owner, emb_key(&b));
+                        const char *fa = first && from == 0 ? owner : xa ? xa->id : NULL,
+                                   *tb = first && to == 0 ? owner : xb ? xb->id : NULL;
                         if (fa && tb && strcmp(fa, tb) != 0)
                                 pn_sbom_push(rels, pn_sbom_spdx_relationship(fa, "DEPENDS_ON", tb, NULL), err);
                 }
@@ -1312,21 +1356,18 @@ static void cdx_embedded(const pkgnote_scan *s, const struct sbom_ids *ids, json
                         pkgnote_component c = PKGNOTE_COMPONENT_INIT;
                         if (pkgnote_embedded_component(m, k, &c) < 0)
                                 continue;
-                        const char *known = emb_find(&set, owner_ref, emb_key(&c));
+                        const struct emb_seen *known = emb_find(&set, owner_ref, emb_key(&c));
                         if (known) { /* one more binary holding it */
-                                for (size_t q = 0; q < json_array_size(inner); q++) {
-                                        json_t *x = json_array_get(inner, q);
-                                        const char *r = json_string_value(json_object_get(x, "bom-ref"));
-                                        json_t *occ = json_object_get(json_object_get(x, "evidence"), "occurrences");
-                                        if (r && !strcmp(r, known) && occ)
-                                                pn_sbom_push(occ, json_pack("{s:o}", "location", pn_sbom_jstr(path)), err);
-                                }
+                                json_t *occ = json_object_get(json_object_get(known->elem, "evidence"), "occurrences");
+                                if (occ)
+                                        pn_sbom_push(occ, json_pack("{s:o}", "location", pn_sbom_jstr(path)), err);
                                 continue;
                         }
                         snprintf(ref, sizeof ref, "%sembedded-%zu", ids->package, ++ne);
-                        if (emb_add(&set, owner_ref, emb_key(&c), ref) < 0)
+                        json_t *x = cdx_embedded_component(&c, ref, path, err);
+                        if (!x || emb_add(&set, owner_ref, emb_key(&c), ref, x) < 0)
                                 *err = -ENOMEM;
-                        pn_sbom_push(inner, cdx_embedded_component(&c, ref, path, err), err);
+                        pn_sbom_push(inner, x, err);
                 }
                 for (size_t k = 0; k < pkgnote_embedded_edge_count(m) && !*err; k++) {
                         size_t from, to;
@@ -1334,8 +1375,10 @@ static void cdx_embedded(const pkgnote_scan *s, const struct sbom_ids *ids, json
                         if (pkgnote_embedded_edge(m, k, &from, &to) < 0 || pkgnote_embedded_component(m, from, &a) < 0 ||
                             pkgnote_embedded_component(m, to, &b) < 0)
                                 continue;
-                        const char *fa = first && from == 0 ? owner_ref : emb_find(&set, owner_ref, emb_key(&a)),
-                                   *tb = first && to == 0 ? owner_ref : emb_find(&set, owner_ref, emb_key(&b));
+                        const struct emb_seen *xa = emb_find(&set, owner_ref, emb_key(&a)),
+                                              *xb = emb_find(&set, owner_ref, emb_key(&b));
+                        const char *fa = first && from == 0 ? owner_ref : xa ? xa->id : NULL,
+                                   *tb = first && to == 0 ? owner_ref : xb ? xb->id : NULL;
                         if (fa && tb && strcmp(fa, tb) != 0)
                                 cdx_dep_add(deps, fa, tb, err);
                 }
