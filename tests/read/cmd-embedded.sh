@@ -354,6 +354,8 @@ fi
 if [ -f "$schemas/spdx-2.3.schema.json" ] && [ -d "$ajv/node_modules/ajv-formats" ] && command -v node > /dev/null; then
         validate_sbom "SPDX 2.3 with modules validates" "$ajv" "$schemas" spdx e.spdx.json
         validate_sbom "CycloneDX 1.6 with modules validates" "$ajv" "$schemas" cyclonedx e.cdx.json
+        "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 -o e15.cdx.json sbom 2> /dev/null
+        validate_sbom "CycloneDX 1.5 with modules validates" "$ajv" "$schemas" cyclonedx e15.cdx.json
 else
         missing "the SBOMs with modules validate" "ajv and the schemas (cmd-scan installs ajv)"
 fi
