@@ -601,52 +601,6 @@ static const pkgnote_embedded *object_embedded(const pkgnote_scan_object *ob) {
         return m && pkgnote_embedded_component_count(m) ? m : NULL;
 }
 
-/* Component C of the list of the object at PATH as an SBOM element named
- * ID: its name, version and purl, and as properties its ecosystem,
- * checksum, source, kind and replacement. */
-static int embedded_element(const pkgnote_component *c, const char *id, const char *path,
-                            struct pn_sbom_package *e) {
-        int err = 0;
-        *e = (struct pn_sbom_package){0};
-        snprintf(e->id, sizeof e->id, "%s", id);
-        e->unnamed = "unknown";
-        if (!(e->name = strdup(c->name)) || (c->version && !(e->version = strdup(c->version))) ||
-            (c->purl && !(e->purl = strdup(c->purl))))
-                return -ENOMEM;
-        e->purpose = c->main ? "APPLICATION" : "LIBRARY";
-        pn_sbom_package_property(e, "pkgnote:embedded:ecosystem", c->ecosystem, false, &err);
-        const char *const names[] = {"pkgnote:embedded:checksum", "pkgnote:embedded:source", "pkgnote:embedded:kind",
-                                     "pkgnote:embedded:replacement:name", "pkgnote:embedded:replacement:version",
-                                     "pkgnote:embedded:replacement:checksum"};
-        const char *const values[] = {c->checksum, c->source, c->kind, c->replacement_name, c->replacement_version,
-                                      c->replacement_checksum};
-        for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-                if (values[k])
-                        pn_sbom_package_property(e, names[k], values[k], false, &err);
-        pn_sbom_package_location(e, path, &err);
-        return err;
-}
-
-/* The words SPDX 2.3 has no field for: where the component was found and
- * what its properties say. */
-static char *embedded_comment(const struct pn_sbom_package *e) {
-        char *c = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&c, &len);
-        if (!f)
-                return NULL;
-        fputs("what the binary says is inside it", f);
-        for (size_t k = 0; k < e->n_props; k++)
-                fprintf(f, "; %s: %s", e->props[k].name + strlen("pkgnote:embedded:"), e->props[k].value);
-        for (size_t k = 0; k < e->n_locations; k++)
-                fprintf(f, "%s%s", k ? ", " : "; found in: ", e->locations[k]);
-        if (fclose(f) != 0) {
-                free(c);
-                return NULL;
-        }
-        return c;
-}
-
 /* One element made for a component, so that a component a package's
  * binaries share is one element: its owner's id, its purl (or name), its
  * own id, and (CycloneDX) the component made, which the document holds.
@@ -963,10 +917,10 @@ static void spdx_embedded(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int
                         struct pn_sbom_package e;
                         pkgnote_component self = {.size = sizeof self, .ecosystem = c.ecosystem,
                                                   .name = base_name(path), .main = 1};
-                        if (embedded_element(c.main ? &c : &self, owner, path, &e) < 0)
+                        if (pn_sbom_package_from_component(c.main ? &c : &self, owner, path, &e) < 0)
                                 *err = -ENOMEM;
                         json_t *x = pn_sbom_spdx_package(&e, NULL, NULL, err);
-                        char *comment = embedded_comment(&e);
+                        char *comment = pn_sbom_component_comment(&e);
                         pn_sbom_put(x, "comment", comment ? pn_sbom_jstr(comment) : NULL, err);
                         free(comment);
                         pn_sbom_package_done(&e);
@@ -982,10 +936,10 @@ static void spdx_embedded(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int
                                 continue; /* another binary of the package has it */
                         snprintf(id, sizeof id, "SPDXRef-Embedded-%zu", set.n + 1);
                         struct pn_sbom_package e;
-                        if (embedded_element(&c, id, path, &e) < 0 || emb_add(&set, owner, emb_key(&c), id, NULL) < 0)
+                        if (pn_sbom_package_from_component(&c, id, path, &e) < 0 || emb_add(&set, owner, emb_key(&c), id, NULL) < 0)
                                 *err = -ENOMEM;
                         json_t *x = pn_sbom_spdx_package(&e, NULL, NULL, err);
-                        char *comment = embedded_comment(&e);
+                        char *comment = pn_sbom_component_comment(&e);
                         pn_sbom_put(x, "comment", comment ? pn_sbom_jstr(comment) : NULL, err);
                         free(comment);
                         pn_sbom_package_done(&e);
@@ -1300,7 +1254,7 @@ static void cdx_dep_add(json_t *deps, const char *from, const char *to, int *err
 /* Component C of a binary's list, named REF, found at PATH. */
 static json_t *cdx_embedded_component(const pkgnote_component *c, const char *ref, const char *path, int *err) {
         struct pn_sbom_package e;
-        if (embedded_element(c, ref, path, &e) < 0)
+        if (pn_sbom_package_from_component(c, ref, path, &e) < 0)
                 *err = -ENOMEM;
         json_t *x = pn_sbom_cdx_component(&e, err);
         pn_sbom_package_done(&e);

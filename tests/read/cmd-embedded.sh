@@ -254,6 +254,8 @@ if (cd src/sleeper && go build -o "$T/sleeper" . 2> "$BUILD_ERR"); then
         pid=$!
         sleep 0.3
         "$PKGNOTE" pid --json "$pid" > pid.json 2> pid.err
+        "$PKGNOTE" ps --format cyclonedx "$pid" > ps.cdx.json 2> ps.err
+        "$PKGNOTE" ps --format spdx "$pid" > ps.spdx.json 2>> ps.err
         "$PKGNOTE" show --json "$T/sleeper" > show1.json
         kill "$pid" 2> /dev/null
         wait "$pid" 2> /dev/null
@@ -270,6 +272,24 @@ PYEOF
                 pass "a running Go program's module carries show's list"
         else
                 fail "a running Go program's module carries show's list" "$(head -c 600 diff.txt; head -c 200 pid.err)"
+        fi
+        # ps's SBOMs: the process's component holds the program's modules
+        if python3 - ps.cdx.json ps.spdx.json "$pid" > diff.txt 2>&1 <<'PYEOF'; then
+import json, sys
+cdx, spdx, pid = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+proc = [c for c in cdx['components'] if c.get('bom-ref') == 'pkgnote-process-' + pid]
+ok = len(proc) == 1 and [c['purl'] for c in proc[0].get('components', [])] == ['pkg:golang/example.com/sleeper']
+held = [r['relatedSpdxElement'] for r in spdx['relationships']
+        if r['relationshipType'] == 'CONTAINS' and r['spdxElementId'] == 'SPDXRef-Process-' + pid]
+names = {p['SPDXID']: p['name'] for p in spdx['packages']}
+ok = ok and [names.get(h) for h in held] == ['example.com/sleeper']
+if not ok:
+    print(json.dumps(proc), held)
+sys.exit(0 if ok else 1)
+PYEOF
+                pass "ps's SBOMs: the process holds the running program's modules"
+        else
+                fail "ps's SBOMs: the process holds the running program's modules" "$(head -c 600 diff.txt; head -c 200 ps.err)"
         fi
 else
         fail "go build the sleeper" "$(head -c 300 "$BUILD_ERR")"
@@ -356,6 +376,8 @@ if [ -f "$schemas/spdx-2.3.schema.json" ] && [ -d "$ajv/node_modules/ajv-formats
         validate_sbom "CycloneDX 1.6 with modules validates" "$ajv" "$schemas" cyclonedx e.cdx.json
         "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 -o e15.cdx.json sbom 2> /dev/null
         validate_sbom "CycloneDX 1.5 with modules validates" "$ajv" "$schemas" cyclonedx e15.cdx.json
+        [ -s ps.cdx.json ] && validate_sbom "ps's CycloneDX with a Go program validates" "$ajv" "$schemas" cyclonedx ps.cdx.json
+        [ -s ps.spdx.json ] && validate_sbom "ps's SPDX with a Go program validates" "$ajv" "$schemas" spdx ps.spdx.json
 else
         missing "the SBOMs with modules validate" "ajv and the schemas (cmd-scan installs ajv)"
 fi
