@@ -3,7 +3,9 @@
 """Regenerates fuzz/corpus/gobuild: small ELF objects holding Go build
 information in both layouts (inline, Go 1.18 and later; pointers, Go
 1.13 to 1.17), both byte orders and word sizes, with a section table or
-without, and plain module texts.  With GO programs given as arguments,
+without, and plain module texts; some also with Go's build-id note in a
+PT_NOTE (owner "Go", type 4), which makes pkgnote_info_read() read the
+build information into the object's summary.  With GO programs given as arguments,
 their real ".go.buildinfo" blobs are wrapped the same way (inline layout).
 Usage: fuzz/make-seeds-gobuild.py [GO-PROGRAM...]"""
 import os
@@ -30,7 +32,10 @@ def uvarint(v):
             return bytes(out)
 
 
-def elf(blob, is64, be, section):
+NOTE_AT = 0x200
+
+
+def elf(blob, is64, be, section, note=False):
     e = ">" if be else "<"
     names = b"\0.go.buildinfo\0.shstrtab\0"
     ph, phsz, shsz = (64, 56, 64) if is64 else (52, 32, 40)
@@ -40,19 +45,26 @@ def elf(blob, is64, be, section):
     shoff = (len(d) + 7) & ~7
     d += bytes(shoff - len(d))
     d[0:7] = b"\x7fELF" + bytes([2 if is64 else 1, 2 if be else 1, 1])
+    nph = 2 if note else 1
+    if note:
+        d[NOTE_AT:NOTE_AT + 24] = struct.pack(e + "III", 4, 8, 4) + b"Go\0\0" + b"buildid1"
     struct.pack_into(e + "HHI", d, 16, 2, 62 if is64 else 3, 1)
     if is64:
         struct.pack_into(e + "QQ", d, 32, ph, shoff if section else 0)
-        struct.pack_into(e + "HHHHHH", d, 52, 64, phsz, 1, shsz, 3 if section else 0, 2 if section else 0)
+        struct.pack_into(e + "HHHHHH", d, 52, 64, phsz, nph, shsz, 3 if section else 0, 2 if section else 0)
         struct.pack_into(e + "IIQQQQQQ", d, ph, 1, 6, DATA, BASE + DATA, BASE + DATA, len(blob), len(blob), 0x1000)
+        if note:
+            struct.pack_into(e + "IIQQQQQQ", d, ph + phsz, 4, 4, NOTE_AT, BASE + NOTE_AT, BASE + NOTE_AT, 24, 24, 4)
         if section:
             d += bytes(shsz)
             d += struct.pack(e + "IIQQQQIIQQ", 1, 1, 3, BASE + DATA, DATA, len(blob), 0, 0, 16, 0)
             d += struct.pack(e + "IIQQQQIIQQ", 15, 3, 0, 0, stroff, len(names), 0, 0, 1, 0)
     else:
         struct.pack_into(e + "II", d, 28, ph, shoff if section else 0)
-        struct.pack_into(e + "HHHHHH", d, 40, 52, phsz, 1, shsz, 3 if section else 0, 2 if section else 0)
+        struct.pack_into(e + "HHHHHH", d, 40, 52, phsz, nph, shsz, 3 if section else 0, 2 if section else 0)
         struct.pack_into(e + "IIIIIIII", d, ph, 1, DATA, BASE + DATA, BASE + DATA, len(blob), len(blob), 6, 0x1000)
+        if note:
+            struct.pack_into(e + "IIIIIIII", d, ph + phsz, 4, NOTE_AT, BASE + NOTE_AT, BASE + NOTE_AT, 24, 24, 4, 4)
         if section:
             d += bytes(shsz)
             d += struct.pack(e + "IIIIIIIIII", 1, 1, 3, BASE + DATA, DATA, len(blob), 0, 0, 16, 0)
@@ -98,6 +110,12 @@ def main():
                 ptr = 8 if is64 else 4
                 write("inline-" + tag, elf(inline(ptr, be), is64, be, section))
                 write("pointers-" + tag, elf(pointers(ptr, be), is64, be, section))
+    for is64 in (False, True):
+        for be in (False, True):
+            tag = "%d%s" % (64 if is64 else 32, "be" if be else "le")
+            ptr = 8 if is64 else 4
+            write("note-inline-" + tag, elf(inline(ptr, be), is64, be, True, note=True))
+            write("note-pointers-" + tag, elf(pointers(ptr, be), is64, be, False, note=True))
     write("inline-nomod", elf(b"\xff Go buildinf:" + bytes([8, 2]) + bytes(16) + uvarint(8) + b"go1.20.1" + uvarint(0),
                               True, False, True))
     write("text-mod", MOD)

@@ -366,6 +366,7 @@ PKGNOTE_PUBLIC const char *pkgnote_os_release_package_type(const pkgnote_os_rele
 
 typedef struct pkgnote_object pkgnote_object;
 typedef struct pkgnote_info pkgnote_info;
+typedef struct pkgnote_embedded pkgnote_embedded; /* below: what a binary says is inside it */
 
 /* Opens PATH read-only.  -ENOEXEC when it is not ELF, -EBADMSG when the
  * ELF header or a header table is malformed. */
@@ -537,6 +538,13 @@ PKGNOTE_PUBLIC const pkgnote_dlopen *pkgnote_info_dlopen(const pkgnote_info *inf
 /* Build-id as lowercase hex, or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_info_build_id(const pkgnote_info *info);
 
+/* What the object says is inside it (see pkgnote_embedded_read(), whose
+ * rules pkgnote_info_read() follows), or NULL when it says nothing.  An
+ * object whose list cannot be read has none, and the reason among the
+ * problems; where the bytes are not there (a module's page in a core),
+ * no problem.  Lives until pkgnote_info_free().  Since 1.2. */
+PKGNOTE_PUBLIC const pkgnote_embedded *pkgnote_info_embedded(const pkgnote_info *info);
+
 /* The view's problems and the malformed notes met. */
 PKGNOTE_PUBLIC size_t pkgnote_info_problem_count(const pkgnote_info *info);
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *info, size_t i);
@@ -548,7 +556,9 @@ PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *i
  * (pkgnote_object_kind()), elfClass, byteOrder ("little", "big"),
  * architecture (pkgnote_machine_name(), else "machine-N"), machine; then
  * buildId (hex, or null), packages (the package notes of INFO, as
- * stored), dlopen (the entries of every dlopen note, in one array). */
+ * stored), dlopen (the entries of every dlopen note, in one array), and
+ * embedded (pkgnote_embedded_to_json(), since 1.2) where the object says
+ * what is inside it. */
 PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_object *e, const char *path, char **ret);
 
 /* The package metadata as systemd-coredump writes it to
@@ -572,6 +582,119 @@ PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_object
 /* A file's object, its member named NAME (as given; NULL: "(unnamed)"). */
 PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnote_object *e, const char *name,
                                                 char **ret);
+
+/* ===================================================================
+ * What a binary says is inside it
+ * Names: pkgnote_embedded_*
+ *
+ * The component lists some toolchains write into every program they
+ * build, read back as one shape whatever wrote them: Go's build
+ * information (the toolchain, the main module, every module linked in
+ * with its version, go.sum checksum and replacement, and the build
+ * settings: what `go version -m` prints), and, in the same shape, the
+ * crate lists cargo-auditable writes (crates with their source, kind,
+ * root flag and dependency edges).  pkgnote_info_read() reads them too
+ * (pkgnote_info_embedded()), so reports, scans and SBOMs carry them as
+ * components of the binary's own package.
+ * Handle: pkgnote_embedded (pkgnote_info_embedded() hands out one its
+ * summary owns).  Since 1.2.
+ * =================================================================== */
+
+/* One component: a Go module or a Rust crate.  Every string lives as
+ * long as the pkgnote_embedded it came from; a field a list does not
+ * carry is NULL.
+ *   ecosystem  "golang" or "cargo": the purl type
+ *   name       the Go module path, the crate name
+ *   version    as the list gives it: a Go module's version as in go.sum
+ *              (pseudo-versions and "+incompatible" kept), "(devel)" for
+ *              a main module built from its own tree; NULL when none
+ *   checksum   a Go module's go.sum hash ("h1:..."), NULL when none
+ *   source     where a crate came from ("crates.io", "git", "local",
+ *              "registry"); for Go "local" when a replace directive
+ *              points at a directory, else NULL
+ *   kind       "runtime", "build" or "dev" (every Go module: "runtime")
+ *   purl       its package URL as the purl specification writes the
+ *              type: pkg:golang/NAMESPACE/NAME@VERSION, the module path
+ *              lowercased, its last segment the name and the rest the
+ *              namespace (a one-segment path is the name alone), each
+ *              segment and the version percent-encoded ("+incompatible"
+ *              is "%2Bincompatible"), no version for "(devel)" or none;
+ *              pkg:cargo/NAME@VERSION.  A replaced Go module has the
+ *              purl of its replacement when that is a module version,
+ *              of itself when the replacement is a directory (its code
+ *              is local: no published version names it better)
+ *   replacement_name, replacement_version, replacement_checksum
+ *              what a replace directive put in its place (a directory:
+ *              its path, and the version cmd/go records for it, "(devel)"
+ *              or none), else NULL
+ *   main       1 for the main module, a root crate; else 0
+ * Growable: the caller sets SIZE (PKGNOTE_COMPONENT_INIT); fields past
+ * it are left alone. */
+typedef struct pkgnote_component {
+        size_t size; /* sizeof(pkgnote_component), set by the caller */
+        const char *ecosystem;
+        const char *name;
+        const char *version;
+        const char *checksum;
+        const char *source;
+        const char *kind;
+        const char *purl;
+        const char *replacement_name;
+        const char *replacement_version;
+        const char *replacement_checksum;
+        int main;
+} pkgnote_component;
+#define PKGNOTE_COMPONENT_INIT {.size = sizeof(pkgnote_component)}
+
+/* Limits on what a list may hold; beyond them, -E2BIG. */
+#define PKGNOTE_MAX_COMPONENTS 65536u /* components per object */
+#define PKGNOTE_MAX_COMPONENT_EDGES (1u << 20) /* dependency edges per object */
+
+/* Reads what E says is inside it: 1 with *RET, 0 when it says nothing (no
+ * Go build information, no crate list), or a negative errno: -EBADMSG (a
+ * damaged list), -E2BIG (over a limit), -ENODATA (the bytes are not all
+ * there: a module's page in a core), -ENOMEM, -EINVAL (no E or RET).
+ * *RET is written only when 1 is returned.  An ELF object is looked at
+ * for Go build information only when it carries Go's build-id note (owner
+ * "Go", type 4) in a PT_NOTE, as everything Go's linker writes does, so
+ * that reading a tree of C objects costs nothing more; a program linked
+ * with -buildid= (which drops that note) reads as 0.  *RET does not refer
+ * to E: E may be freed first.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_embedded_read(pkgnote_object *e, pkgnote_embedded **ret);
+/* Since 1.2. */
+PKGNOTE_PUBLIC void pkgnote_embedded_free(pkgnote_embedded *m);
+/* The toolchain that built the program ("go1.19.8"), or NULL.  Since 1.2. */
+PKGNOTE_PUBLIC const char *pkgnote_embedded_toolchain(const pkgnote_embedded *m);
+/* Go's main package's import path (the "path" line of go version -m,
+ * "command-line-arguments" for a program built from files), or NULL.
+ * Since 1.2. */
+PKGNOTE_PUBLIC const char *pkgnote_embedded_package_path(const pkgnote_embedded *m);
+/* The components, in the list's order (Go: the main module first, when
+ * the program was built inside one, then the dependencies as go version
+ * -m lists them).  Since 1.2. */
+PKGNOTE_PUBLIC size_t pkgnote_embedded_component_count(const pkgnote_embedded *m);
+/* Component I into *C (its SIZE set by the caller): 1, or -ENOENT past
+ * the last, -EINVAL for a bad SIZE.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_embedded_component(const pkgnote_embedded *m, size_t i, pkgnote_component *c);
+/* Dependency edges, where the list has them (a crate list does; Go's
+ * build information names no edges, so a Go program has none): their
+ * count, and edge I: 1 with *FROM depending on *TO (component indices),
+ * or -ENOENT past the last.  Since 1.2. */
+PKGNOTE_PUBLIC size_t pkgnote_embedded_edge_count(const pkgnote_embedded *m);
+PKGNOTE_PUBLIC int pkgnote_embedded_edge(const pkgnote_embedded *m, size_t i, size_t *from, size_t *to);
+/* The build settings (Go: "-trimpath", "CGO_ENABLED", "GOARCH",
+ * "vcs.revision"...), in the list's order: their count, and setting I: 1
+ * with *KEY and *VALUE, or -ENOENT past the last.  Since 1.2. */
+PKGNOTE_PUBLIC size_t pkgnote_embedded_setting_count(const pkgnote_embedded *m);
+PKGNOTE_PUBLIC int pkgnote_embedded_setting(const pkgnote_embedded *m, size_t i, const char **key, const char **value);
+/* {"toolchain", "path", "components": [{"ecosystem", "name", "version",
+ * "checksum", "source", "kind", "purl", "main", "replacement": {"name",
+ * "version", "checksum"}}], "dependencies": [[FROM, TO]...], "settings":
+ * [{"key", "value"}]}, members that are NULL (and "replacement" when
+ * there is none) left out; the "embedded" member of a file's report
+ * (pkgnote_info_to_json()).  0 with *RET (malloc()ed), or -ENOMEM.
+ * Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_embedded_to_json(const pkgnote_embedded *m, char **ret);
 
 /* ===================================================================
  * Generate
@@ -1567,7 +1690,9 @@ typedef struct pkgnote_json_member {
  * commandLine, executable (strings or null), architecture, elfClass,
  * byteOrder, package (the main module's first package note, or null),
  * modules (an array of {path, start, end ("0x..."), buildId, packages,
- * source (pkgnote_source_name()), foundBy, diskBuildId (only for
+ * embedded (pkgnote_embedded_to_json(), only when the module's summary
+ * has a list; since 1.2), source (pkgnote_source_name()), foundBy,
+ * diskBuildId (only for
  * PKGNOTE_SOURCE_DISK_MISMATCH), deleted, replaced, vdso (only when
  * true), installedPackages (a replaced module's installed notes, when
  * read: pkgnote_module_installed_info()), reason (only when there is one), packageFrom
@@ -2425,8 +2550,9 @@ PKGNOTE_PUBLIC int pkgnote_scan_db_package_to_json(const pkgnote_scan *s, size_t
  * (INPUT: the name the caller gave input pkgnote_scan_object_input(O)),
  * elfType (pkgnote_scan_object_kind()), elfClass, byteOrder,
  * architecture, machine, buildId, packages, dlopen (the entries of its
- * dlopen notes, as stored), and problems (their messages) when it has
- * any. */
+ * dlopen notes, as stored), embedded (pkgnote_embedded_to_json(), since
+ * 1.2) when the object says what is inside it, and problems (their
+ * messages) when it has any. */
 PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *o, const char *input, char **ret);
 /* The scan's last line: {"summary": {inputs, objects, withNote,
  * withoutNote, malformed, packages, files, bytes, directories, symlinks,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "01-base.h"
+#include "03-model-embedded.h"
 #include "03-model-info.h"
 #include "01-base-problem.h"
 
@@ -37,6 +38,7 @@ struct pkgnote_info {
         struct dlopen_note *dlopen;
         size_t n_dlopen, cap_dlopen;
         struct pn_problems problems;
+        pkgnote_embedded *embedded; /* what the object says is inside it, or NULL */
 };
 
 /* Copies N with its name (NUL-terminated beyond namesz, so a reader
@@ -139,6 +141,16 @@ PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_object *e, pkgnote_info **ret) {
                 else if (pkgnote_note_is(&notes[i], PKGNOTE_OWNER_FDO, PKGNOTE_NT_FDO_DLOPEN_METADATA))
                         r = add_dlopen(info, &notes[i]);
         }
+        if (r >= 0) {
+                /* A list that cannot be read is a problem of the object, not
+                 * of the reading; bytes that are not there (a module's page
+                 * in a core) are no problem at all. */
+                int k = pn_embedded_read(e, &info->embedded);
+                if (k == -ENOMEM)
+                        r = k;
+                else if (k < 0 && k != -ENODATA)
+                        r = pn_info_add_problem(info, k, NULL, "%s", pkgnote_last_error());
+        }
         if (r < 0) {
                 pkgnote_info_free(info);
                 return pn_oom();
@@ -177,6 +189,8 @@ static int info_copy(const pkgnote_info *src, pkgnote_info *dst) {
                 if (!(dst->dlopen[i].json = strdup(d->json)))
                         return -ENOMEM;
         }
+        if (src->embedded && !(dst->embedded = pn_embedded_dup(src->embedded)))
+                return -ENOMEM;
         return pn_problems_append(&dst->problems, PKGNOTE_MAX_PROBLEMS, &src->problems);
 }
 
@@ -204,6 +218,7 @@ PKGNOTE_PUBLIC void pkgnote_info_free(pkgnote_info *info) {
                 free(info->dlopen[i].json);
         }
         pn_problems_clear(&info->problems);
+        pkgnote_embedded_free(info->embedded);
         free(info->packages);
         free(info->dlopen);
         free(info);
@@ -238,6 +253,9 @@ PKGNOTE_PUBLIC size_t pkgnote_info_problem_count(const pkgnote_info *info) {
 }
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *info, size_t i) {
         return pn_problems_get(&info->problems, i);
+}
+PKGNOTE_PUBLIC const pkgnote_embedded *pkgnote_info_embedded(const pkgnote_info *info) {
+        return info->embedded;
 }
 const char *pn_info_dlopen_json(const pkgnote_info *info, size_t i) {
         return i < info->n_dlopen ? info->dlopen[i].json : NULL;

@@ -200,7 +200,7 @@ char *pn_cpe_full(const char *cpe, bool *is23) {
 
 /* purl-spec "Character encoding": everything but ALPHA, DIGIT, "-._~"
  * and ":" is percent-encoded (UTF-8 bytes, uppercase hex). */
-static void pct(FILE *f, const char *s, bool lower) {
+void pn_purl_pct(FILE *f, const char *s, bool lower) {
         for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
                 unsigned char c = *p;
                 if (lower && c >= 'A' && c <= 'Z')
@@ -329,10 +329,10 @@ int pn_purl_in_root(const pkgnote_metadata *m, const char *root_os, const char *
                 return pn_oom();
         fprintf(f, "pkg:%s/", ptype);
         if (distro_type && nonempty(os)) {
-                pct(f, os, true);
+                pn_purl_pct(f, os, true);
                 fputc('/', f);
         }
-        pct(f, name, distro_type && strcmp(ptype, "rpm") != 0);
+        pn_purl_pct(f, name, distro_type && strcmp(ptype, "rpm") != 0);
         /* rpm carries the epoch as a qualifier (E:V-R -> V-R, epoch=E);
          * deb keeps it in the version, as dpkg writes it. */
         const char *ver = version, *epoch = NULL;
@@ -346,21 +346,21 @@ int pn_purl_in_root(const pkgnote_metadata *m, const char *root_os, const char *
         }
         if (nonempty(ver)) {
                 fputc('@', f);
-                pct(f, ver, false);
+                pn_purl_pct(f, ver, false);
         }
         /* Qualifiers, sorted by key. */
         char sep = '?';
         if (nonempty(arch)) {
                 fprintf(f, "%carch=", sep);
-                pct(f, arch, false);
+                pn_purl_pct(f, arch, false);
                 sep = '&';
         }
         if (nonempty(distro)) {
                 fprintf(f, "%cdistro=", sep);
-                pct(f, distro, true);
+                pn_purl_pct(f, distro, true);
                 if (nonempty(osv)) {
                         fputc('-', f);
-                        pct(f, osv, false);
+                        pn_purl_pct(f, osv, false);
                 }
                 sep = '&';
         }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Component I (from 0: part, vendor, product, version) of the CPE name
  * CPE (2.3 formatted string or 2.2 URI), unquoted or %-decoded and
@@ -22,3 +23,8 @@ struct pkgnote_metadata;
  * and ROOT_VERSION (ID and VERSION_ID; either may be NULL): a note of that
  * OS that names no version of it gets the root's in its distro qualifier. */
 int pn_purl_in_root(const struct pkgnote_metadata *m, const char *root_os, const char *root_version, char **ret);
+
+/* S percent-encoded as purl-spec "Character encoding" says (all but
+ * ALPHA, DIGIT, "-._~" and ":"; UTF-8 bytes, uppercase hex), lowercased
+ * first with LOWER. */
+void pn_purl_pct(FILE *f, const char *s, bool lower);

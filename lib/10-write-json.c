@@ -231,6 +231,65 @@ static void jw_splice_array(jw *w, json_t *a, const char *j) {
                 jw_append(w, a, jw_raw(w, j + 1, len - 2));
 }
 
+/* What a binary says is inside it (pkgnote_embedded_to_json()). */
+static json_t *jw_embedded(jw *w, const pkgnote_embedded *m) {
+        json_t *o = jw_check(w, json_object()), *cs = jw_check(w, json_array()), *ds = jw_check(w, json_array()),
+               *ss = jw_check(w, json_array());
+        if (pkgnote_embedded_toolchain(m))
+                jw_set(w, o, "toolchain", jw_string(w, pkgnote_embedded_toolchain(m)));
+        if (pkgnote_embedded_package_path(m))
+                jw_set(w, o, "path", jw_string(w, pkgnote_embedded_package_path(m)));
+        for (size_t i = 0; i < pkgnote_embedded_component_count(m); i++) {
+                pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                if (pkgnote_embedded_component(m, i, &c) < 0)
+                        continue;
+                json_t *x = jw_check(w, json_object());
+                const char *const keys[] = {"ecosystem", "name", "version", "checksum", "source", "kind", "purl"};
+                const char *const vals[] = {c.ecosystem, c.name, c.version, c.checksum, c.source, c.kind, c.purl};
+                for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+                        if (vals[k])
+                                jw_set(w, x, keys[k], jw_string(w, vals[k]));
+                jw_set(w, x, "main", jw_bool(w, c.main));
+                if (c.replacement_name) {
+                        json_t *r = jw_check(w, json_object());
+                        jw_set(w, r, "name", jw_string(w, c.replacement_name));
+                        if (c.replacement_version)
+                                jw_set(w, r, "version", jw_string(w, c.replacement_version));
+                        if (c.replacement_checksum)
+                                jw_set(w, r, "checksum", jw_string(w, c.replacement_checksum));
+                        jw_set(w, x, "replacement", r);
+                }
+                jw_append(w, cs, x);
+        }
+        jw_set(w, o, "components", cs);
+        for (size_t i = 0; i < pkgnote_embedded_edge_count(m); i++) {
+                size_t from, to;
+                if (pkgnote_embedded_edge(m, i, &from, &to) < 0)
+                        continue;
+                json_t *e = jw_check(w, json_array());
+                jw_append(w, e, jw_u64(w, from));
+                jw_append(w, e, jw_u64(w, to));
+                jw_append(w, ds, e);
+        }
+        jw_set(w, o, "dependencies", ds);
+        for (size_t i = 0; i < pkgnote_embedded_setting_count(m); i++) {
+                const char *k, *v;
+                if (pkgnote_embedded_setting(m, i, &k, &v) < 0)
+                        continue;
+                json_t *x = jw_check(w, json_object());
+                jw_set(w, x, "key", jw_string(w, k));
+                jw_set(w, x, "value", jw_string(w, v));
+                jw_append(w, ss, x);
+        }
+        jw_set(w, o, "settings", ss);
+        return o;
+}
+
+PKGNOTE_PUBLIC int pkgnote_embedded_to_json(const pkgnote_embedded *m, char **ret) {
+        jw w = {0};
+        return jw_finish(&w, jw_embedded(&w, m), ret);
+}
+
 /* ------------------------------------------------------------------ */
 
 /* What a PE image is beyond its notes: its format, machine, subsystem
@@ -289,6 +348,8 @@ PKGNOTE_PUBLIC int pkgnote_info_to_json(const pkgnote_info *info, pkgnote_object
                 free(j);
         }
         jw_set(&w, o, "dlopen", d);
+        if (pkgnote_info_embedded(info))
+                jw_set(&w, o, "embedded", jw_embedded(&w, pkgnote_info_embedded(info)));
         return jw_finish(&w, o, ret);
 }
 
@@ -385,6 +446,8 @@ static json_t *jw_module(jw *w, const pkgnote_module *m) {
         jw_set(w, o, "end", jw_hex(w, pkgnote_module_end(m)));
         jw_set(w, o, "buildId", jw_string(w, pkgnote_module_build_id(m)));
         jw_set(w, o, "packages", jw_packages(w, pkgnote_module_info(m)));
+        if (pkgnote_module_info(m) && pkgnote_info_embedded(pkgnote_module_info(m)))
+                jw_set(w, o, "embedded", jw_embedded(w, pkgnote_info_embedded(pkgnote_module_info(m))));
         jw_set(w, o, "source", jw_string(w, pkgnote_source_name(source)));
         jw_set(w, o, "foundBy", jw_string(w, pkgnote_module_found_by(m)));
         if (source == PKGNOTE_SOURCE_DISK_MISMATCH)
@@ -566,6 +629,9 @@ PKGNOTE_PUBLIC int pkgnote_scan_object_to_json(const pkgnote_scan_object *ob, co
         for (size_t k = 0; k < pkgnote_scan_object_dlopen_count(ob); k++)
                 jw_splice_array(&w, d, pkgnote_scan_object_dlopen_json(ob, k));
         jw_set(&w, o, "dlopen", d);
+        const pkgnote_info *info = pkgnote_scan_object_info(ob);
+        if (info && pkgnote_info_embedded(info))
+                jw_set(&w, o, "embedded", jw_embedded(&w, pkgnote_info_embedded(info)));
         if (pkgnote_scan_object_problem_count(ob)) {
                 json_t *pr = jw_check(&w, json_array());
                 for (size_t k = 0; k < pkgnote_scan_object_problem_count(ob); k++)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "01-base.h"
+#include "03-model-embedded.h"
 #include "08-core-private.h"
 #include "04-pkgdb-private.h"
 #include "10-write-sbom.h"
@@ -46,6 +47,11 @@ struct rs_process {
         bool restart;
         size_t *pkgs; /* indices into the packages, each once */
         size_t n_pkgs, cap_pkgs;
+        /* What its mapped objects say is inside them (a Go program's
+         * modules), copied, with each object's path. */
+        pkgnote_embedded **emb;
+        char **emb_path;
+        size_t n_emb, cap_emb, cap_emb_path;
 };
 
 /* The root a process runs in: its distribution (OS, may be NULL) and the
@@ -92,6 +98,10 @@ PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b) {
         for (size_t i = 0; i < b->n_proc; i++) {
                 free(b->proc[i].executable), free(b->proc[i].command);
                 free(b->proc[i].pkgs);
+                for (size_t k = 0; k < b->proc[i].n_emb; k++)
+                        pkgnote_embedded_free(b->proc[i].emb[k]);
+                free(b->proc[i].emb);
+                pn_free_strv(b->proc[i].emb_path, b->proc[i].n_emb);
         }
         for (size_t i = 0; i < b->n_lic; i++)
                 free(b->lic[i].name), free(b->lic[i].license);
@@ -258,10 +268,37 @@ static int use_package(pkgnote_process_sbom *b, struct rs_process *pr, size_t i,
 
 /* Module M's packages: each of its notes, else the database's answer
  * when it is the module's own (pkgnote_module_package_origin()). */
+/* Keeps a copy of what module M says is inside it, once per path. */
+static int add_embedded(struct rs_process *pr, const pkgnote_module *m) {
+        const pkgnote_info *info = pkgnote_module_info(m);
+        const pkgnote_embedded *emb = info ? pkgnote_info_embedded(info) : NULL;
+        const char *path = pkgnote_module_path(m);
+        if (!emb || !pkgnote_embedded_component_count(emb) || !path)
+                return 0;
+        for (size_t k = 0; k < pr->n_emb; k++)
+                if (!strcmp(pr->emb_path[k], path))
+                        return 0;
+        if (PN_GROW(pr->emb, pr->cap_emb, pr->n_emb + 1) < 0 ||
+            PN_GROW(pr->emb_path, pr->cap_emb_path, pr->n_emb + 1) < 0)
+                return -ENOMEM;
+        pkgnote_embedded *copy = pn_embedded_dup(emb);
+        char *p = strdup(path);
+        if (!copy || !p) {
+                pkgnote_embedded_free(copy);
+                free(p);
+                return -ENOMEM;
+        }
+        pr->emb[pr->n_emb] = copy;
+        pr->emb_path[pr->n_emb++] = p;
+        return 0;
+}
+
 static int add_module(pkgnote_process_sbom *b, struct rs_process *pr, const pkgnote_module *m,
                       const struct rs_root *root) {
         const pkgnote_os_release *os = root->os;
         const pkgnote_info *info = pkgnote_module_info(m);
+        if (add_embedded(pr, m) < 0)
+                return -ENOMEM;
         size_t n = info ? pkgnote_info_package_count(info) : 0;
         for (size_t k = 0; k < n; k++) {
                 ssize_t i = package_of(b, false, pkgnote_info_package_json(info, k), pkgnote_info_package(info, k), os);
@@ -428,6 +465,70 @@ static void element_done(struct pn_sbom_package *e) {
         free(e->props), free(e->locations);
 }
 
+/* ---- What the running programs say is inside them ---- */
+
+/* Calls FN for each component of PR's lists (its objects' modules),
+ * each once by purl (or name), with an id made from PREFIX and a count. */
+typedef void (*emb_fn)(const pkgnote_component *c, const char *id, const char *path, void *u, int *err);
+
+static void each_component(const struct rs_process *pr, const char *prefix, emb_fn fn, void *u, int *err) {
+        const char **seen = NULL;
+        size_t n_seen = 0, cap_seen = 0, no = 0;
+        for (size_t k = 0; k < pr->n_emb && !*err; k++)
+                for (size_t i = 0; i < pkgnote_embedded_component_count(pr->emb[k]) && !*err; i++) {
+                        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_component(pr->emb[k], i, &c) < 0)
+                                continue;
+                        const char *key = c.purl ? c.purl : c.name;
+                        bool dup = false;
+                        for (size_t q = 0; q < n_seen && !dup; q++)
+                                dup = !strcmp(seen[q], key);
+                        if (dup)
+                                continue;
+                        if (PN_GROW(seen, cap_seen, n_seen + 1) < 0) {
+                                *err = -ENOMEM;
+                                break;
+                        }
+                        seen[n_seen++] = key;
+                        char id[96];
+                        snprintf(id, sizeof id, "%s%zu", prefix, ++no);
+                        fn(&c, id, pr->emb_path[k], u, err);
+                }
+        free(seen);
+}
+
+struct spdx_emb {
+        json_t *pkgs, *rels;
+        const char *pid;
+};
+
+static void spdx_component(const pkgnote_component *c, const char *id, const char *path, void *u, int *err) {
+        struct spdx_emb *x = u;
+        struct pn_sbom_package e;
+        if (pn_sbom_package_from_component(c, id, path, &e) < 0)
+                *err = -ENOMEM;
+        json_t *p = pn_sbom_spdx_package(&e, NULL, NULL, err);
+        char *comment = pn_sbom_component_comment(&e);
+        pn_sbom_put(p, "comment", comment ? pn_sbom_jstr(comment) : NULL, err);
+        free(comment);
+        pn_sbom_package_done(&e);
+        pn_sbom_push(x->pkgs, p, err);
+        pn_sbom_push(x->rels, pn_sbom_spdx_relationship(x->pid, "CONTAINS", id, "what the running program says is inside it"),
+                     err);
+}
+
+static void cdx_emb_component(const pkgnote_component *c, const char *id, const char *path, void *u, int *err) {
+        json_t *inner = u;
+        struct pn_sbom_package e;
+        if (pn_sbom_package_from_component(c, id, path, &e) < 0)
+                *err = -ENOMEM;
+        json_t *x = pn_sbom_cdx_component(&e, err);
+        pn_sbom_package_done(&e);
+        if (x && c->main)
+                pn_sbom_put(x, "type", json_string("application"), err);
+        pn_sbom_push(inner, x, err);
+}
+
 /* ---- SPDX 2.3 ---- */
 
 static json_t *spdx_package(const struct rs_package *p, const char *created, const char *creator, int *err) {
@@ -479,6 +580,10 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
                              &err);
                 }
                 free(ranks);
+                char prefix[80];
+                snprintf(prefix, sizeof prefix, "%s-Embedded-", pid);
+                struct spdx_emb x = {pkgs, rels, pid};
+                each_component(pr, prefix, spdx_component, &x, &err);
         }
         for (size_t i = 0; i < b->n_pkg && !err; i++)
                 pn_sbom_push(pkgs, spdx_package(order[i], created, creator, &err), &err);
@@ -522,10 +627,17 @@ static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, c
                 if (pr->command)
                         pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:command", pr->command), &err);
                 pn_sbom_push(props, pn_sbom_cdx_property("pkgnote:needsRestart", pr->restart ? "true" : "false"), &err);
-                pn_sbom_push(comps,
-                     json_pack("{s:s, s:s, s:o, s:o}", "type", "application", "bom-ref", ref, "name",
-                               pn_sbom_jstr(process_name(pr)), "properties", props),
-                     &err);
+                json_t *pc = json_pack("{s:s, s:s, s:o, s:o}", "type", "application", "bom-ref", ref, "name",
+                                       pn_sbom_jstr(process_name(pr)), "properties", props);
+                if (pc && pr->n_emb) {
+                        /* the modules the running program says it holds */
+                        json_t *inner = json_array();
+                        char prefix[80];
+                        snprintf(prefix, sizeof prefix, "%s-embedded-", ref);
+                        each_component(pr, prefix, cdx_emb_component, inner, &err);
+                        pn_sbom_put(pc, "components", inner, &err);
+                }
+                pn_sbom_push(comps, pc, &err);
                 size_t *ranks = malloc((pr->n_pkgs ? pr->n_pkgs : 1) * sizeof *ranks);
                 if (!ranks || !on) {
                         free(ranks);

@@ -190,3 +190,49 @@ json_t *pn_sbom_cdx_component(const struct pn_sbom_package *e, int *err) {
         }
         return c;
 }
+
+/* Component C of the list of the object at PATH as an SBOM element named
+ * ID: its name, version and purl, and as properties its ecosystem,
+ * checksum, source, kind and replacement. */
+int pn_sbom_package_from_component(const pkgnote_component *c, const char *id, const char *path,
+                                   struct pn_sbom_package *e) {
+        int err = 0;
+        *e = (struct pn_sbom_package){0};
+        snprintf(e->id, sizeof e->id, "%s", id);
+        e->unnamed = "unknown";
+        if (!(e->name = strdup(c->name)) || (c->version && !(e->version = strdup(c->version))) ||
+            (c->purl && !(e->purl = strdup(c->purl))))
+                return -ENOMEM;
+        e->purpose = c->main ? "APPLICATION" : "LIBRARY";
+        pn_sbom_package_property(e, "pkgnote:embedded:ecosystem", c->ecosystem, false, &err);
+        const char *const names[] = {"pkgnote:embedded:checksum", "pkgnote:embedded:source", "pkgnote:embedded:kind",
+                                     "pkgnote:embedded:replacement:name", "pkgnote:embedded:replacement:version",
+                                     "pkgnote:embedded:replacement:checksum"};
+        const char *const values[] = {c->checksum, c->source, c->kind, c->replacement_name, c->replacement_version,
+                                      c->replacement_checksum};
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+                if (values[k])
+                        pn_sbom_package_property(e, names[k], values[k], false, &err);
+        pn_sbom_package_location(e, path, &err);
+        return err;
+}
+
+/* The words SPDX 2.3 has no field for: where the component was found and
+ * what its properties say. */
+char *pn_sbom_component_comment(const struct pn_sbom_package *e) {
+        char *c = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&c, &len);
+        if (!f)
+                return NULL;
+        fputs("what the binary says is inside it", f);
+        for (size_t k = 0; k < e->n_props; k++)
+                fprintf(f, "; %s: %s", e->props[k].name + strlen("pkgnote:embedded:"), e->props[k].value);
+        for (size_t k = 0; k < e->n_locations; k++)
+                fprintf(f, "%s%s", k ? ", " : "; found in: ", e->locations[k]);
+        if (fclose(f) != 0) {
+                free(c);
+                return NULL;
+        }
+        return c;
+}

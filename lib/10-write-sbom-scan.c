@@ -590,6 +590,104 @@ static int contain_edges(const pkgnote_scan *s, const struct scope *sc, struct n
         return 0;
 }
 
+
+/* ------------------------------------------------------------------ */
+/* What binaries say is inside them (pkgnote_embedded)                 */
+
+/* The list OB carries with at least one component, or NULL. */
+static const pkgnote_embedded *object_embedded(const pkgnote_scan_object *ob) {
+        const pkgnote_info *info = pkgnote_scan_object_info(ob);
+        const pkgnote_embedded *m = info ? pkgnote_info_embedded(info) : NULL;
+        return m && pkgnote_embedded_component_count(m) ? m : NULL;
+}
+
+/* One element made for a component, so that a component a package's
+ * binaries share is one element: its owner's id, its purl (or name), its
+ * own id, and (CycloneDX) the component made, which the document holds.
+ * Found through a hash of owner and key (open addressing, at most half
+ * full): a large image's programs list tens of thousands of modules. */
+struct emb_seen {
+        char owner[80], id[96];
+        char *key;
+        json_t *elem;
+};
+
+struct emb_set {
+        struct emb_seen *v;
+        size_t n, cap;
+        size_t *slot; /* index + 1 into V, 0: empty */
+        size_t n_slot;
+};
+
+static void emb_set_free(struct emb_set *set) {
+        for (size_t i = 0; i < set->n; i++)
+                free(set->v[i].key);
+        free(set->v);
+        free(set->slot);
+        *set = (struct emb_set){0};
+}
+
+/* FNV-1a over OWNER, a NUL and KEY. */
+static size_t emb_hash(const char *owner, const char *key) {
+        uint64_t h = 1469598103934665603u;
+        for (const unsigned char *p = (const unsigned char *)owner;; p++) {
+                h = (h ^ *p) * 1099511628211u;
+                if (!*p)
+                        break;
+        }
+        for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+                h = (h ^ *p) * 1099511628211u;
+        return (size_t)h;
+}
+
+static struct emb_seen *emb_find(const struct emb_set *set, const char *owner, const char *key) {
+        if (!set->n_slot)
+                return NULL;
+        for (size_t i = emb_hash(owner, key) & (set->n_slot - 1);; i = (i + 1) & (set->n_slot - 1)) {
+                if (!set->slot[i])
+                        return NULL;
+                struct emb_seen *x = &set->v[set->slot[i] - 1];
+                if (!strcmp(x->owner, owner) && !strcmp(x->key, key))
+                        return x;
+        }
+}
+
+static void emb_place(struct emb_set *set, size_t index) {
+        const struct emb_seen *x = &set->v[index];
+        size_t i = emb_hash(x->owner, x->key) & (set->n_slot - 1);
+        while (set->slot[i])
+                i = (i + 1) & (set->n_slot - 1);
+        set->slot[i] = index + 1;
+}
+
+static int emb_add(struct emb_set *set, const char *owner, const char *key, const char *id, json_t *elem) {
+        if (2 * (set->n + 1) > set->n_slot) {
+                size_t n = set->n_slot ? 2 * set->n_slot : 64;
+                size_t *slot = calloc(n, sizeof *slot);
+                if (!slot)
+                        return -ENOMEM;
+                free(set->slot);
+                set->slot = slot, set->n_slot = n;
+                for (size_t i = 0; i < set->n; i++)
+                        emb_place(set, i);
+        }
+        if (PN_GROW(set->v, set->cap, set->n + 1) < 0)
+                return -ENOMEM;
+        struct emb_seen *x = &set->v[set->n];
+        snprintf(x->owner, sizeof x->owner, "%s", owner);
+        snprintf(x->id, sizeof x->id, "%s", id);
+        x->elem = elem;
+        if (!(x->key = strdup(key)))
+                return -ENOMEM;
+        emb_place(set, set->n++);
+        return 0;
+}
+
+/* The key a component is known by under its owner. */
+static const char *emb_key(const pkgnote_component *c) {
+        return c->purl ? c->purl : c->name;
+}
+
 /* ------------------------------------------------------------------ */
 /* SPDX 2.3                                                            */
 
@@ -788,6 +886,84 @@ static void spdx_images(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int *
         }
 }
 
+/* The components binaries say are inside them: for an object with a
+ * package (its database's or its note's), packages that package CONTAINS;
+ * for one without, its main module (or, built outside a module, a package
+ * named by its file) is the package the document DESCRIBES and CONTAINS
+ * the others.  A component the binaries of one package share is one
+ * package element; the list's dependency edges are DEPENDS_ON. */
+static void spdx_embedded(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int *err) {
+        struct emb_set set = {0};
+        size_t no = 0;
+        pkg_count(s); /* the index, with each object's package */
+        for (size_t i = 0; i < pkgnote_scan_object_count(s) && !*err; i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                const pkgnote_embedded *m = object_embedded(ob);
+                if (!m)
+                        continue;
+                size_t n = pkgnote_embedded_component_count(m);
+                const char *path = pkgnote_scan_object_path(ob);
+                char owner[80], id[80];
+                size_t p = object_package(s, ob);
+                size_t first = 0;
+                if (p != SIZE_MAX)
+                        element_id(owner, spdx_ids.package, p);
+                else {
+                        /* the binary's own element: its main module, else one
+                         * named by its file */
+                        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                        pkgnote_embedded_component(m, 0, &c);
+                        snprintf(owner, sizeof owner, "SPDXRef-Binary-%zu", ++no);
+                        struct pn_sbom_package e;
+                        pkgnote_component self = {.size = sizeof self, .ecosystem = c.ecosystem,
+                                                  .name = base_name(path), .main = 1};
+                        if (pn_sbom_package_from_component(c.main ? &c : &self, owner, path, &e) < 0)
+                                *err = -ENOMEM;
+                        json_t *x = pn_sbom_spdx_package(&e, NULL, NULL, err);
+                        char *comment = pn_sbom_component_comment(&e);
+                        pn_sbom_put(x, "comment", comment ? pn_sbom_jstr(comment) : NULL, err);
+                        free(comment);
+                        pn_sbom_package_done(&e);
+                        pn_sbom_push(pkgs, x, err);
+                        pn_sbom_push(rels, pn_sbom_spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", owner, NULL), err);
+                        first = c.main ? 1 : 0;
+                }
+                for (size_t k = first; k < n && !*err; k++) {
+                        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_component(m, k, &c) < 0)
+                                continue;
+                        if (emb_find(&set, owner, emb_key(&c)))
+                                continue; /* another binary of the package has it */
+                        snprintf(id, sizeof id, "SPDXRef-Embedded-%zu", set.n + 1);
+                        struct pn_sbom_package e;
+                        if (pn_sbom_package_from_component(&c, id, path, &e) < 0 || emb_add(&set, owner, emb_key(&c), id, NULL) < 0)
+                                *err = -ENOMEM;
+                        json_t *x = pn_sbom_spdx_package(&e, NULL, NULL, err);
+                        char *comment = pn_sbom_component_comment(&e);
+                        pn_sbom_put(x, "comment", comment ? pn_sbom_jstr(comment) : NULL, err);
+                        free(comment);
+                        pn_sbom_package_done(&e);
+                        pn_sbom_push(pkgs, x, err);
+                        pn_sbom_push(rels, pn_sbom_spdx_relationship(owner, "CONTAINS", id, "what the binary says is inside it"),
+                                     err);
+                }
+                /* the list's edges, between the elements of its components */
+                for (size_t k = 0; k < pkgnote_embedded_edge_count(m) && !*err; k++) {
+                        size_t from, to;
+                        pkgnote_component a = PKGNOTE_COMPONENT_INIT, b = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_edge(m, k, &from, &to) < 0 || pkgnote_embedded_component(m, from, &a) < 0 ||
+                            pkgnote_embedded_component(m, to, &b) < 0)
+                                continue;
+                        const struct emb_seen *xa = emb_find(&set, owner, emb_key(&a)), *xb = emb_find(&set, owner, emb_key(&b));
+                        const char *fa = first && from == 0 ? owner : xa ? xa->id : NULL,
+                                   *tb = first && to == 0 ? owner : xb ? xb->id : NULL;
+                        if (fa && tb && strcmp(fa, tb) != 0)
+                                pn_sbom_push(rels, pn_sbom_spdx_relationship(fa, "DEPENDS_ON", tb, NULL), err);
+                }
+        }
+        emb_set_free(&set);
+}
+
 /* The scan as an SPDX 2.3 JSON document. */
 
 static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
@@ -846,6 +1022,8 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
                 free(c);
         }
         free(ev);
+        if (!err)
+                spdx_embedded(s, pkgs, rels, &err);
         pn_sbom_put(doc, "packages", pkgs, &err);
         pn_sbom_put(doc, "files", files, &err);
         pn_sbom_put(doc, "relationships", rels, &err);
@@ -1054,6 +1232,114 @@ static void cdx_nest_parts(const pkgnote_scan *s, const struct sbom_ids *ids, js
         free(cv);
 }
 
+/* Adds FROM depends on TO to DEPS: to FROM's entry when it has one. */
+static void cdx_dep_add(json_t *deps, const char *from, const char *to, int *err) {
+        json_t *entry = NULL;
+        for (size_t q = 0; q < json_array_size(deps) && !entry; q++) {
+                const char *r = json_string_value(json_object_get(json_array_get(deps, q), "ref"));
+                if (r && !strcmp(r, from))
+                        entry = json_array_get(deps, q);
+        }
+        if (!entry) {
+                entry = json_pack("{s:s, s:[]}", "ref", from, "dependsOn");
+                pn_sbom_push(deps, entry, err);
+                if (!entry)
+                        return;
+        }
+        struct cdx_depends d = {json_object_get(entry, "dependsOn"), err};
+        if (d.on)
+                cdx_depends_on(to, &d);
+}
+
+/* Component C of a binary's list, named REF, found at PATH. */
+static json_t *cdx_embedded_component(const pkgnote_component *c, const char *ref, const char *path, int *err) {
+        struct pn_sbom_package e;
+        if (pn_sbom_package_from_component(c, ref, path, &e) < 0)
+                *err = -ENOMEM;
+        json_t *x = pn_sbom_cdx_component(&e, err);
+        pn_sbom_package_done(&e);
+        if (x && c->main)
+                pn_sbom_put(x, "type", json_string("application"), err);
+        return x;
+}
+
+/* The components binaries say are inside them, nested (CycloneDX
+ * component.components: what the assembly holds) under the component of
+ * the binary's package (its database's or its note's) or, for a binary
+ * without one, under its main module (else a component named by its
+ * file), which is then a component of the BOM of its own.  A component
+ * the binaries of one package share is one component, its binaries its
+ * occurrences; the list's dependency edges go into DEPS. */
+static void cdx_embedded(const pkgnote_scan *s, const struct sbom_ids *ids, json_t *comps, json_t *deps, int *err) {
+        struct emb_set set = {0};
+        size_t no = 0, ne = 0;
+        pkg_count(s);
+        for (size_t i = 0; i < pkgnote_scan_object_count(s) && !*err; i++) {
+                const pkgnote_scan_object *ob = pkgnote_scan_object_get(s, i);
+                const pkgnote_embedded *m = in_scope(&ids->scope, ob) ? object_embedded(ob) : NULL;
+                if (!m)
+                        continue;
+                const char *path = pkgnote_scan_object_path(ob);
+                char owner_ref[80], ref[96];
+                size_t p = object_package(s, ob), at, first = 0;
+                json_t *owner = NULL;
+                if (p != SIZE_MAX) {
+                        element_id(owner_ref, ids->package, p);
+                        owner = cdx_find(comps, owner_ref, &at);
+                }
+                if (!owner) {
+                        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                        pkgnote_embedded_component(m, 0, &c);
+                        pkgnote_component self = {.size = sizeof self, .ecosystem = c.ecosystem,
+                                                  .name = base_name(path), .main = 1};
+                        snprintf(owner_ref, sizeof owner_ref, "%sbinary-%zu", ids->package, ++no);
+                        owner = cdx_embedded_component(c.main ? &c : &self, owner_ref, path, err);
+                        pn_sbom_push(comps, owner, err);
+                        first = c.main ? 1 : 0;
+                }
+                if (!owner)
+                        break;
+                json_t *inner = json_object_get(owner, "components");
+                if (!inner) {
+                        pn_sbom_put(owner, "components", json_array(), err);
+                        if (!(inner = json_object_get(owner, "components")))
+                                break;
+                }
+                size_t n = pkgnote_embedded_component_count(m);
+                for (size_t k = first; k < n && !*err; k++) {
+                        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_component(m, k, &c) < 0)
+                                continue;
+                        const struct emb_seen *known = emb_find(&set, owner_ref, emb_key(&c));
+                        if (known) { /* one more binary holding it */
+                                json_t *occ = json_object_get(json_object_get(known->elem, "evidence"), "occurrences");
+                                if (occ)
+                                        pn_sbom_push(occ, json_pack("{s:o}", "location", pn_sbom_jstr(path)), err);
+                                continue;
+                        }
+                        snprintf(ref, sizeof ref, "%sembedded-%zu", ids->package, ++ne);
+                        json_t *x = cdx_embedded_component(&c, ref, path, err);
+                        if (!x || emb_add(&set, owner_ref, emb_key(&c), ref, x) < 0)
+                                *err = -ENOMEM;
+                        pn_sbom_push(inner, x, err);
+                }
+                for (size_t k = 0; k < pkgnote_embedded_edge_count(m) && !*err; k++) {
+                        size_t from, to;
+                        pkgnote_component a = PKGNOTE_COMPONENT_INIT, b = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_edge(m, k, &from, &to) < 0 || pkgnote_embedded_component(m, from, &a) < 0 ||
+                            pkgnote_embedded_component(m, to, &b) < 0)
+                                continue;
+                        const struct emb_seen *xa = emb_find(&set, owner_ref, emb_key(&a)),
+                                              *xb = emb_find(&set, owner_ref, emb_key(&b));
+                        const char *fa = first && from == 0 ? owner_ref : xa ? xa->id : NULL,
+                                   *tb = first && to == 0 ? owner_ref : xb ? xb->id : NULL;
+                        if (fa && tb && strcmp(fa, tb) != 0)
+                                cdx_dep_add(deps, fa, tb, err);
+                }
+        }
+        emb_set_free(&set);
+}
+
 /* The components of the packages of IDS's scope into COMPS, with the
  * components of the sonames they load that no package of the scope
  * ships, and their dependencies into DEPS. */
@@ -1067,6 +1353,8 @@ static void cdx_scope(const pkgnote_scan *s, const struct sbom_ids *ids, json_t 
         dl_free(&dl);
         if (!*err)
                 cdx_nest_parts(s, ids, comps, err);
+        if (!*err)
+                cdx_embedded(s, ids, comps, deps, err);
 }
 
 /* The component of image I: a container holding the components of its

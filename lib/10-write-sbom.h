@@ -113,6 +113,17 @@ void pn_sbom_package_property(struct pn_sbom_package *e, const char *name, const
 void pn_sbom_package_location(struct pn_sbom_package *e, const char *location, int *err);
 void pn_sbom_package_done(struct pn_sbom_package *e);
 
+/* Component C of what the object at PATH says is inside it
+ * (pkgnote_embedded) as the element E named ID: name, version, purl,
+ * purpose (APPLICATION for a main module), its other fields as
+ * pkgnote:embedded:* properties, PATH its location.  0 or -ENOMEM (E to
+ * be released with pn_sbom_package_done() all the same). */
+int pn_sbom_package_from_component(const pkgnote_component *c, const char *id, const char *path,
+                                   struct pn_sbom_package *e);
+/* SPDX 2.3's comment for such an element (malloc()ed; NULL without
+ * memory): what its properties and locations say. */
+char *pn_sbom_component_comment(const struct pn_sbom_package *e);
+
 /* E as an SPDX 2.3 package (CREATED and CREATOR date and sign its
  * annotation), or as a CycloneDX component; NULL without memory. */
 json_t *pn_sbom_spdx_package(const struct pn_sbom_package *e, const char *created, const char *creator, int *err);

@@ -61,6 +61,68 @@ static void print_pe(pkgnote_object *e, const char *arch) {
         }
 }
 
+/* What the object says is inside it: the toolchain and main package,
+ * then one line per component (its version, checksum and purl) with its
+ * replacement, then the build settings. */
+static void print_embedded(const pkgnote_embedded *m) {
+        const char *tc = pkgnote_embedded_toolchain(m), *path = pkgnote_embedded_package_path(m);
+        fputs("  embedded:", stdout);
+        if (tc) {
+                fputs(" toolchain ", stdout);
+                tool_print_escaped(stdout, tc);
+        }
+        if (path) {
+                fputs(tc ? ", path " : " path ", stdout);
+                tool_print_escaped(stdout, path);
+        }
+        fputc('\n', stdout);
+        for (size_t i = 0; i < pkgnote_embedded_component_count(m); i++) {
+                pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+                if (pkgnote_embedded_component(m, i, &c) < 0)
+                        continue;
+                printf("    %s: ", c.main ? "main" : "dependency");
+                tool_print_escaped(stdout, c.name);
+                const char *const more[] = {c.version, c.checksum};
+                for (size_t k = 0; k < 2; k++)
+                        if (more[k]) {
+                                fputc(' ', stdout);
+                                tool_print_escaped(stdout, more[k]);
+                        }
+                if (c.purl) {
+                        fputs(" (", stdout);
+                        tool_print_escaped(stdout, c.purl);
+                        fputc(')', stdout);
+                }
+                fputc('\n', stdout);
+                if (c.replacement_name) {
+                        fputs("      replaced by: ", stdout);
+                        tool_print_escaped(stdout, c.replacement_name);
+                        const char *const r[] = {c.replacement_version, c.replacement_checksum};
+                        for (size_t k = 0; k < 2; k++)
+                                if (r[k]) {
+                                        fputc(' ', stdout);
+                                        tool_print_escaped(stdout, r[k]);
+                                }
+                        fputc('\n', stdout);
+                }
+        }
+        for (size_t i = 0; i < pkgnote_embedded_edge_count(m); i++) {
+                size_t from, to;
+                if (pkgnote_embedded_edge(m, i, &from, &to) > 0)
+                        printf("    edge: %zu -> %zu\n", from, to);
+        }
+        for (size_t i = 0; i < pkgnote_embedded_setting_count(m); i++) {
+                const char *k, *v;
+                if (pkgnote_embedded_setting(m, i, &k, &v) <= 0)
+                        continue;
+                fputs("    setting: ", stdout);
+                tool_print_escaped(stdout, k);
+                fputc('=', stdout);
+                tool_print_escaped(stdout, v);
+                fputc('\n', stdout);
+        }
+}
+
 static void print_text(const char *path, pkgnote_object *e, const pkgnote_info *info) {
         char arch[32];
         architecture(e, arch, sizeof arch);
@@ -125,6 +187,8 @@ static void print_text(const char *path, pkgnote_object *e, const pkgnote_info *
                         fputc('\n', stdout);
                 }
         }
+        if (pkgnote_info_embedded(info))
+                print_embedded(pkgnote_info_embedded(info));
 }
 
 static bool print_field(const char *path, const char *field, pkgnote_object *e, const pkgnote_info *info,
@@ -246,7 +310,8 @@ static void show_help(void) {
                "\n"
                "Print the package notes of ELF files and the .pkgnote section of PE/COFF\n"
                "files: EFI binaries, unified kernel images, Windows programs ('-' reads\n"
-               "standard input).\n"
+               "standard input); and what a program says is inside it: a Go program's\n"
+               "toolchain, modules and build settings.\n"
                "\n"
                "  -j, --json       one JSON object per file and line\n"
                "      --format F   text, json (as --json) or systemd: one object per\n"

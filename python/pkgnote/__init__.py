@@ -63,10 +63,14 @@ class Info:
     "relocatable", "core", "unknown"), elf_class (32, 64), byte_order
     ("little", "big"), machine (name such as "x86-64"), machine_number
     (e_machine), notes (each package note's raw descriptor bytes),
-    problems (list of (errno, path, message)), warning (str or None)."""
+    problems (list of (errno, path, message)), warning (str or None),
+    embedded (what the program says is inside it: a Go program's
+    toolchain, path, components with their purls, dependencies and
+    settings, as a dict; None for any other object)."""
 
     __slots__ = ("path", "packages", "dlopen", "build_id", "elf_type", "elf_class",
-                 "byte_order", "machine", "machine_number", "notes", "problems", "warning")
+                 "byte_order", "machine", "machine_number", "notes", "problems", "warning",
+                 "embedded")
 
     def __init__(self, d, path):
         self.path = path
@@ -81,6 +85,7 @@ class Info:
         self.notes = d["_notes"]
         self.problems = _problems(d["_problems"])
         self.warning = d["_warning"]
+        self.embedded = d.get("embedded")
 
     @property
     def package(self):
@@ -93,6 +98,8 @@ class Info:
              "byteOrder": self.byte_order, "architecture": self.machine,
              "machine": self.machine_number, "buildId": self.build_id,
              "packages": self.packages, "dlopen": self.dlopen}
+        if self.embedded is not None:
+            d["embedded"] = self.embedded
         if self.path is None:
             del d["path"]
         return d
@@ -159,12 +166,13 @@ class Module:
     "disk-mismatch", "mapped", "none"), package_from (where its package
     came from: "core-note", "disk-note", "database", "none"), found_by,
     deleted, replaced, vdso, reason, db_state, db_package (dict or None),
-    db_mismatch, installed_packages (a replaced module's), raw (the
+    db_mismatch, installed_packages (a replaced module's), embedded (what
+    a Go program says is inside it, as Info.embedded; else None), raw (the
     module's object of `pkgnote core --json`)."""
 
     __slots__ = ("path", "start", "end", "build_id", "packages", "source", "package_from",
                  "found_by", "deleted", "replaced", "vdso", "reason", "db_state",
-                 "db_package", "db_mismatch", "installed_packages", "raw")
+                 "db_package", "db_mismatch", "installed_packages", "embedded", "raw")
 
     def __init__(self, d):
         self.raw = d
@@ -184,6 +192,7 @@ class Module:
         self.db_package = d.get("dbPackage")
         self.db_mismatch = bool(d.get("dbMismatch", False))
         self.installed_packages = d.get("installedPackages")
+        self.embedded = d.get("embedded")
 
     @property
     def package(self):
@@ -323,13 +332,14 @@ class ScanObject:
     problems) and size, sha1, sha256 (with checksums=True), soname,
     needed (with dependencies=True), image, containers, and the package
     database's owner (db_type, db_name, db_version, db_architecture,
-    db_source, db_source_version, db_mismatch)."""
+    db_source, db_source_version, db_mismatch), and embedded (what a
+    Go program says is inside it, as Info.embedded; else None)."""
 
     __slots__ = ("path", "input", "elf_type", "elf_class", "byte_order", "machine",
                  "machine_number", "build_id", "packages", "dlopen", "problems", "size",
                  "sha1", "sha256", "soname", "needed", "image", "containers", "db_type",
                  "db_name", "db_version", "db_architecture", "db_source",
-                 "db_source_version", "db_mismatch", "raw")
+                 "db_source_version", "db_mismatch", "raw", "embedded")
 
     def __init__(self, d):
         self.raw = d
@@ -344,6 +354,7 @@ class ScanObject:
         self.packages = d.get("packages", [])
         self.dlopen = d.get("dlopen", [])
         self.problems = d.get("problems", [])
+        self.embedded = d.get("embedded")
         for k in ("size", "sha1", "sha256", "soname", "needed", "image", "containers", "db_type",
                   "db_name", "db_version", "db_architecture", "db_source", "db_source_version",
                   "db_mismatch"):

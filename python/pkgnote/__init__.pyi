@@ -27,6 +27,7 @@ class Info:
     notes: list[bytes]
     problems: list[Problem]
     warning: str | None
+    embedded: _Json | None
     @property
     def package(self) -> _Json | None: ...
     def to_dict(self) -> _Json: ...
@@ -66,6 +67,7 @@ class Module:
     db_package: _Json | None
     db_mismatch: bool
     installed_packages: list[_Json] | None
+    embedded: _Json | None
     raw: _Json
     @property
     def package(self) -> _Json | None: ...
@@ -131,6 +133,7 @@ class ScanObject:
     packages: list[_Json]
     dlopen: list[_Json]
     problems: list[str]
+    embedded: _Json | None
     size: int
     sha1: str | None
     sha256: str | None

@@ -163,7 +163,7 @@ static int append_json(modstate *ms, PyObject *l, const char *text) {
 
 /* The report of the view E (freed here), with the members of
  * pkgnote_info_to_json() (less "path") built directly rather than
- * serialized and parsed again, which would double the cost of reading a
+ * serialized and parsed again (but "embedded", only Go programs have), which would double the cost of reading a
  * file without notes; plus "_notes" (each package note's descriptor
  * bytes), "_problems" and "_warning".  The tests compare it with
  * pkgnote show --json. */
@@ -218,6 +218,16 @@ static PyObject *info_report(modstate *ms, pkgnote_object *e, PyObject *filename
         r = dict_set_steal(d, "packages", packages);
         r |= dict_set_steal(d, "dlopen", dlopen);
         r |= dict_set_steal(d, "_notes", notes);
+        const pkgnote_embedded *emb = pkgnote_info_embedded(info);
+        if (r >= 0 && emb) {
+                char *j = NULL;
+                int k = pkgnote_embedded_to_json(emb, &j);
+                if (k < 0) {
+                        raise_errno(ms, k, NULL);
+                        r = -1;
+                } else
+                        r = dict_set_steal(d, "embedded", loads_free(ms, j));
+        }
         if (r < 0)
                 Py_CLEAR(d);
         else if (dict_set_steal(d, "_problems", problems_list(pkgnote_info_problem_count(info), info_problem, info)) < 0 ||

@@ -84,6 +84,65 @@ def test_read_dlopen_notes(pkgnote_cmd: str) -> None:
     assert archive == ("archive" in build_features(pkgnote_cmd))
 
 
+def test_read_embedded_go_modules(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:
+    # A Go program built here from a module that uses another through a
+    # replace directive: Info.embedded is show --json's "embedded", and
+    # says what go version -m says.
+    go = need("go")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "go.mod").write_text("module example.com/Lib\n\ngo 1.19\n")
+    (tmp_path / "lib" / "lib.go").write_text('package lib\n\nfunc Name() string { return "lib" }\n')
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "go.mod").write_text("module example.com/app\n\ngo 1.19\n\n"
+                                             "require example.com/Lib v0.0.0-20230102030405-abcdefabcdef\n\n"
+                                             "replace example.com/Lib => ../lib\n")
+    (tmp_path / "app" / "main.go").write_text('package main\n\nimport (\n\t"fmt"\n\n\t"example.com/Lib"\n)\n\n'
+                                              "func main() { fmt.Println(lib.Name()) }\n")
+    env = {**os.environ, "GOCACHE": str(tmp_path / "cache"), "GOPATH": str(tmp_path / "gopath"),
+           "GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOTOOLCHAIN": "local", "CGO_ENABLED": "0",
+           "HOME": str(tmp_path)}
+    out = tmp_path / "prog"
+    subprocess.run([go, "build", "-o", str(out), "."], cwd=tmp_path / "app", env=env, check=True)
+    info = pkgnote.read(out)
+    (want,) = show_json(pkgnote_cmd, str(out))
+    assert info.embedded is not None and info.embedded == want["embedded"]
+    assert info.to_dict() == want
+    version_m = subprocess.run([go, "version", "-m", str(out)], capture_output=True, text=True, check=True).stdout
+    assert info.embedded["toolchain"] == version_m.split(": ", 1)[1].split("\n", 1)[0]
+    main, dep = info.embedded["components"]
+    assert main["name"] == "example.com/app" and main["main"] is True
+    assert dep["name"] == "example.com/Lib" and dep["version"] == "v0.0.0-20230102030405-abcdefabcdef"
+    assert dep["purl"] == "pkg:golang/example.com/lib@v0.0.0-20230102030405-abcdefabcdef"
+    assert dep["replacement"]["name"] == "../lib" and dep["source"] == "local"
+    assert "\tdep\texample.com/Lib\tv0.0.0-20230102030405-abcdefabcdef\n\t=>\t../lib\t" in version_m
+    assert {"key": "GOOS", "value": "linux"} in info.embedded["settings"]
+    # a scan's object says the same
+    s = pkgnote.scan(str(out), threads=1)
+    (obj,) = list(s)
+    s.close()
+    assert obj.embedded == info.embedded
+    # a running Go program's module carries the same list
+    (tmp_path / "sl").mkdir()
+    (tmp_path / "sl" / "go.mod").write_text("module example.com/sleeper\n\ngo 1.19\n")
+    (tmp_path / "sl" / "main.go").write_text('package main\n\nimport "time"\n\n'
+                                             "func main() { time.Sleep(30 * time.Second) }\n")
+    sleeper = tmp_path / "sleeper"
+    subprocess.run([go, "build", "-o", str(sleeper), "."], cwd=tmp_path / "sl", env=env, check=True)
+    proc = subprocess.Popen([str(sleeper)])
+    try:
+        with pkgnote.open_process(proc.pid) as p:
+            mods = [m for m in p.modules if m.path == str(sleeper)]
+        assert len(mods) == 1 and mods[0].embedded is not None
+        assert mods[0].embedded == pkgnote.read(sleeper).embedded
+        assert mods[0].embedded["components"][0]["purl"] == "pkg:golang/example.com/sleeper"
+    finally:
+        proc.kill()
+        proc.wait()
+    # a C program says nothing
+    assert pkgnote.read(pkgnote_cmd).embedded is None
+    assert "embedded" not in pkgnote.read(pkgnote_cmd).to_dict()
+
+
 # ------------------------------------------------------------- errors
 
 def test_errors_are_oserrors(tmp_path: pathlib.Path) -> None:

@@ -13,43 +13,8 @@ require go git python3 cc
 GB=$BUILDDIR/tests/test-gobuild
 [ -x "$GB" ] || fatal "$GB is not built"
 
-export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local HOME="$T"
-export CGO_ENABLED=0 GOOS=linux
-mkdir -p src/app src/lib
-cat > src/lib/go.mod <<'EOF'
-module example.com/lib
-
-go 1.19
-EOF
-cat > src/lib/lib.go <<'EOF'
-package lib
-
-func Greeting() string { return "hello from lib" }
-EOF
-cat > src/app/go.mod <<'EOF'
-module example.com/app
-
-go 1.19
-
-require example.com/lib v1.2.3
-
-replace example.com/lib => ../lib
-EOF
-cat > src/app/main.go <<'EOF'
-package main
-
-import (
-	"fmt"
-
-	"example.com/lib"
-)
-
-var version = "dev"
-
-func main() { fmt.Println(lib.Greeting(), version) }
-EOF
-(cd src/app && git init -q && git add . && git -c user.email=t@example.org -c user.name=t commit -qm init) ||
-        fatal "cannot make the module's git repository"
+. "$SRCDIR/tests/read/go-modules.sh"
+go_app_modules
 
 # same FILE NAME: pkgnote's reading of FILE equals go version -m's.
 COMPARED=0

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "03-model-embedded.h"
 #include "pkgnote.h"
 #include "testlib.h"
 
@@ -52,6 +53,7 @@ static pkgnote_process_sbom *psbom;
 static pkgnote_closure *closure; /* below dir */
 static pkgnote_verify *verify;   /* of dir */
 static pkgnote_filemap *fmap;
+static pkgnote_embedded *emb;     /* one Go module, no edges, no settings */
 static const pkgnote_target target = {.size = sizeof(pkgnote_target), .name = "x86_64", .elf_class = 64, .machine = 62};
 
 static const pkgnote_note_spec ok_spec[] = {{.size = sizeof(pkgnote_note_spec), .type = PKGNOTE_NT_FDO_PACKAGING_METADATA, .json = JSON_OK}};
@@ -556,6 +558,24 @@ OK(pkgnote_crash_groups_to_json, {
         pkgnote_crash_groups_free(g);
         return freed(r, &j);
 })
+FAIL(pkgnote_embedded_read, { pkgnote_embedded *m = NULL; return pkgnote_embedded_read(NULL, &m); })
+OK(pkgnote_embedded_read, {
+        pkgnote_embedded *m = NULL;
+        int r = pkgnote_embedded_read(obj, &m); /* not Go: 0 */
+        pkgnote_embedded_free(m);
+        return r;
+})
+FAIL(pkgnote_embedded_component, {
+        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+        return pkgnote_embedded_component(emb, 99, &c);
+})
+OK(pkgnote_embedded_component, {
+        pkgnote_component c = PKGNOTE_COMPONENT_INIT;
+        return pkgnote_embedded_component(emb, 0, &c);
+})
+FAIL(pkgnote_embedded_edge, { size_t a, b; return pkgnote_embedded_edge(emb, 0, &a, &b); })
+FAIL(pkgnote_embedded_setting, { const char *k, *v; return pkgnote_embedded_setting(emb, 0, &k, &v); })
+OK(pkgnote_embedded_to_json, { char *s = NULL; return freed(pkgnote_embedded_to_json(emb, &s), &s); })
 FAIL(pkgnote_crashes_open, {
         pkgnote_crash_options o = {.size = 1};
         pkgnote_crashes *l = NULL;
@@ -945,6 +965,18 @@ static const struct row rows[] = {
         N(pkgnote_verify_problem, ACCESSOR),
         N(pkgnote_verify_release, ACCESSOR),
         UO(pkgnote_verify_to_json, OOM),
+        FO(pkgnote_embedded_read),
+        N(pkgnote_embedded_free, FREE),
+        N(pkgnote_embedded_toolchain, ACCESSOR),
+        N(pkgnote_embedded_package_path, ACCESSOR),
+        N(pkgnote_embedded_component_count, ACCESSOR),
+        FO(pkgnote_embedded_component),
+        N(pkgnote_embedded_edge_count, ACCESSOR),
+        F(pkgnote_embedded_edge),
+        N(pkgnote_embedded_setting_count, ACCESSOR),
+        F(pkgnote_embedded_setting),
+        UO(pkgnote_embedded_to_json, OOM),
+        N(pkgnote_info_embedded, ACCESSOR),
         F(pkgnote_filemap_parse),
         N(pkgnote_filemap_free, FREE),
         N(pkgnote_filemap_count, ACCESSOR),
@@ -1018,6 +1050,10 @@ static void setup(void) {
         CHECK(pkgnote_verify_new(dir, &verify) >= 0);
         static const char map[] = "/usr/bin/x\t" JSON_OK "\n";
         CHECK(pkgnote_filemap_parse(map, sizeof map - 1, "map", &fmap) >= 0);
+        static const pkgnote_component go = {.size = sizeof go, .ecosystem = "golang", .name = "example.com/m",
+                                             .version = "v1.0.0", .kind = "runtime", .main = 1};
+        CHECK((emb = pn_embedded_new()) != NULL);
+        CHECK_INT(pn_embedded_add_component(emb, &go, NULL), 0);
         if (pkgnote_process_open(getpid(), &self) < 0)
                 self = NULL;
 }
@@ -1214,6 +1250,7 @@ int main(int argc, char **argv) {
         pkgnote_closure_free(closure);
         pkgnote_verify_free(verify);
         pkgnote_filemap_free(fmap);
+        pkgnote_embedded_free(emb);
         pkgnote_pkgdb_free(db());
         char cmd[4200];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
