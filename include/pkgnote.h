@@ -591,9 +591,11 @@ PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnot
  * build, read back as one shape whatever wrote them: Go's build
  * information (the toolchain, the main module, every module linked in
  * with its version, go.sum checksum and replacement, and the build
- * settings: what `go version -m` prints), and, in the same shape, the
- * crate lists cargo-auditable writes (crates with their source, kind,
- * root flag and dependency edges).  pkgnote_info_read() reads them too
+ * settings: what `go version -m` prints).  The shape carries the crate
+ * lists cargo-auditable writes too (crates with their source, kind, root
+ * flag and dependency edges), which are not read yet: today every list
+ * is Go's, "cargo" components and edges come from none.
+ * pkgnote_info_read() reads them too
  * (pkgnote_info_embedded()), so reports, scans and SBOMs carry them as
  * components of the binary's own package.
  * Handle: pkgnote_embedded (pkgnote_info_embedded() hands out one its
@@ -651,7 +653,7 @@ typedef struct pkgnote_component {
 #define PKGNOTE_MAX_COMPONENT_EDGES (1u << 20) /* dependency edges per object */
 
 /* Reads what E says is inside it: 1 with *RET, 0 when it says nothing (no
- * Go build information, no crate list), or a negative errno: -EBADMSG (a
+ * Go build information), or a negative errno: -EBADMSG (a
  * damaged list), -E2BIG (over a limit), -ENODATA (the bytes are not all
  * there: a module's page in a core), -ENOMEM, -EINVAL (no E or RET).
  * *RET is written only when 1 is returned.  An ELF object is looked at

@@ -111,7 +111,8 @@ static int unquote(const char *s, size_t len, char **ret, size_t *used) {
                 }
                 if (++i >= len)
                         break;
-                static const char esc[] = "a\ab\bf\fn\nr\rt\tv\v\\\\\"\"''";
+                /* \' is a rune literal's escape, not a string's */
+                static const char esc[] = "a\ab\bf\fn\nr\rt\tv\v\\\\\"\"";
                 const char *m = strchr(esc, s[i]);
                 if (m && (m - esc) % 2 == 0 && s[i]) {
                         out[o++] = m[1];
@@ -131,7 +132,8 @@ static int unquote(const char *s, size_t len, char **ret, size_t *used) {
                                 break;
                         v = v * base + (uint32_t)x;
                 }
-                if (k < digits || (digits <= 3 && v > 255) || v > 0x10ffff || (v >= 0xd800 && v < 0xe000))
+                /* a NUL would cut the value short: refused, as a raw one is */
+                if (k < digits || (digits <= 3 && v > 255) || v > 0x10ffff || (v >= 0xd800 && v < 0xe000) || v == 0)
                         break;
                 i = at + digits - 1;
                 if (digits <= 3)
@@ -314,7 +316,7 @@ static void put_quoted(struct buf *b, const char *s) {
                 }
                 /* a valid UTF-8 sequence of a printable character is kept;
                  * anything else is a \x escape of its byte */
-                size_t k = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+                size_t k = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
                 uint32_t cp = k == 4 ? c & 7 : k == 3 ? c & 15 : c & 31;
                 size_t j = 1;
                 for (; k && j < k && (p[j] & 0xc0) == 0x80; j++)

@@ -15,7 +15,7 @@
 /* Bytes of module text read, lines and modules kept, settings kept. */
 #define PN_GO_MAX_MODINFO (4u << 20)
 #define PN_GO_MAX_VERSION 256u
-#define PN_GO_MAX_MODULES 65536u
+#define PN_GO_MAX_MODULES 65535u /* dependencies: with the main module, PKGNOTE_MAX_COMPONENTS */
 #define PN_GO_MAX_SETTINGS 4096u
 
 /* One module: its path, version ("(devel)" for the main module built from
@@ -44,11 +44,11 @@ struct pn_go_build {
 };
 
 /* Reads the build information of the ELF object E: 1 with *B filled, 0
- * when E is no Go program (no ".go.buildinfo" section, and no build
- * information header at the start of its first writable segment), or a
- * negative errno with pn_error set (-EBADMSG: damaged; -E2BIG: over a
- * limit; -ENODATA: the bytes are not all there).  *B is empty on 0 and
- * on failure. */
+ * when E is no Go program (no ".go.buildinfo" section, or, without one,
+ * no build information header in the first 64 KiB of any of its first 8
+ * writable segments, searched in steps of 16 bytes), or a negative errno
+ * with pn_error set (-EBADMSG: damaged; -E2BIG: over a limit; -ENODATA:
+ * the bytes are not all there).  *B is empty on 0 and on failure. */
 int pn_go_build_read(pkgnote_object *e, struct pn_go_build *b);
 
 /* Parses the module text MOD (LEN bytes, the framing already taken off)

@@ -104,6 +104,22 @@ static void purl_cargo(FILE *f, const char *name, const char *version) {
         }
 }
 
+bool pn_embedded_purl_name_ok(const char *ecosystem, const char *name) {
+        if (!name || !*name)
+                return false;
+        if (strcmp(ecosystem, "golang") != 0)
+                return true;
+        for (const char *p = name;;) {
+                const char *e = strchr(p, '/');
+                size_t n = e ? (size_t)(e - p) : strlen(p);
+                if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return false;
+                if (!e)
+                        return true;
+                p = e + 1;
+        }
+}
+
 char *pn_embedded_purl(const char *ecosystem, const char *name, const char *version) {
         char *buf = NULL;
         size_t len = 0;
@@ -149,10 +165,14 @@ int pn_embedded_add_component(pkgnote_embedded *m, const pkgnote_component *c, s
                  * replaced module's own. */
                 bool repl = c->replacement_name && c->replacement_version && *c->replacement_version &&
                             strcmp(c->replacement_version, "(devel)") != 0 && !(c->source && !strcmp(c->source, "local"));
-                x->f[F_PURL] = pn_embedded_purl(c->ecosystem, repl ? c->replacement_name : c->name,
-                                                repl ? c->replacement_version : c->version);
-                if (!x->f[F_PURL])
-                        r = -ENOMEM;
+                const char *pname = repl ? c->replacement_name : c->name;
+                /* a name no purl can carry (empty, or a path with an empty,
+                 * "." or ".." segment: a hostile list) gets none */
+                if (pn_embedded_purl_name_ok(c->ecosystem, pname)) {
+                        x->f[F_PURL] = pn_embedded_purl(c->ecosystem, pname, repl ? c->replacement_version : c->version);
+                        if (!x->f[F_PURL])
+                                r = -ENOMEM;
+                }
         }
         if (r < 0) {
                 for (size_t k = 0; k < N_FIELDS; k++)

@@ -30,6 +30,9 @@ pkgnote_embedded *pn_embedded_dup(const pkgnote_embedded *m);
 
 /* The purl of a component of ECOSYSTEM ("golang", "cargo") named NAME at
  * VERSION (may be NULL), malloc()ed, or NULL without memory. */
+/* Whether NAME can be named by a purl of ECOSYSTEM: not empty, and for
+ * golang no empty, "." or ".." segment. */
+bool pn_embedded_purl_name_ok(const char *ecosystem, const char *name);
 char *pn_embedded_purl(const char *ecosystem, const char *name, const char *version);
 
 struct pn_go_build;

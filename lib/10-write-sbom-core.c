@@ -27,6 +27,7 @@
 #include "03-model-embedded.h"
 #include "08-core-private.h"
 #include "04-pkgdb-private.h"
+#include "07-check-resolve.h"
 #include "10-write-sbom.h"
 
 /* A package in memory: the SBOM element (lib/10-write-sbom.h) the scan's
@@ -468,33 +469,35 @@ static void element_done(struct pn_sbom_package *e) {
 /* ---- What the running programs say is inside them ---- */
 
 /* Calls FN for each component of PR's lists (its objects' modules),
- * each once by purl (or name), with an id made from PREFIX and a count. */
+ * each once (pn_sbom_component_key()), with an id made from PREFIX and a
+ * count. */
 typedef void (*emb_fn)(const pkgnote_component *c, const char *id, const char *path, void *u, int *err);
 
 static void each_component(const struct rs_process *pr, const char *prefix, emb_fn fn, void *u, int *err) {
-        const char **seen = NULL;
-        size_t n_seen = 0, cap_seen = 0, no = 0;
+        struct pn_smap seen = {0};
+        size_t no = 0;
         for (size_t k = 0; k < pr->n_emb && !*err; k++)
                 for (size_t i = 0; i < pkgnote_embedded_component_count(pr->emb[k]) && !*err; i++) {
                         pkgnote_component c = PKGNOTE_COMPONENT_INIT;
                         if (pkgnote_embedded_component(pr->emb[k], i, &c) < 0)
                                 continue;
-                        const char *key = c.purl ? c.purl : c.name;
-                        bool dup = false;
-                        for (size_t q = 0; q < n_seen && !dup; q++)
-                                dup = !strcmp(seen[q], key);
-                        if (dup)
-                                continue;
-                        if (PN_GROW(seen, cap_seen, n_seen + 1) < 0) {
+                        /* each once, by what it is (a hash: a process may list 10^5) */
+                        char *key = pn_sbom_component_key(&c);
+                        size_t old;
+                        bool dup = key && pn_smap_get(&seen, key, &old);
+                        if (!key || (!dup && pn_smap_put(&seen, key, 0) < 0)) {
+                                free(key);
                                 *err = -ENOMEM;
                                 break;
                         }
-                        seen[n_seen++] = key;
+                        free(key);
+                        if (dup)
+                                continue;
                         char id[96];
                         snprintf(id, sizeof id, "%s%zu", prefix, ++no);
                         fn(&c, id, pr->emb_path[k], u, err);
                 }
-        free(seen);
+        pn_smap_done(&seen);
 }
 
 struct spdx_emb {

@@ -191,6 +191,17 @@ json_t *pn_sbom_cdx_component(const struct pn_sbom_package *e, int *err) {
         return c;
 }
 
+char *pn_sbom_component_key(const pkgnote_component *c) {
+        const char *f[] = {c->ecosystem, c->name, c->version, c->replacement_name, c->replacement_version};
+        char *key = NULL;
+        if (asprintf(&key, "%c%zu:%s%c%zu:%s%c%zu:%s%c%zu:%s%c%zu:%s", f[0] ? '+' : '-', f[0] ? strlen(f[0]) : 0,
+                     f[0] ? f[0] : "", f[1] ? '+' : '-', f[1] ? strlen(f[1]) : 0, f[1] ? f[1] : "", f[2] ? '+' : '-',
+                     f[2] ? strlen(f[2]) : 0, f[2] ? f[2] : "", f[3] ? '+' : '-', f[3] ? strlen(f[3]) : 0,
+                     f[3] ? f[3] : "", f[4] ? '+' : '-', f[4] ? strlen(f[4]) : 0, f[4] ? f[4] : "") < 0)
+                return NULL;
+        return key;
+}
+
 /* Component C of the list of the object at PATH as an SBOM element named
  * ID: its name, version and purl, and as properties its ecosystem,
  * checksum, source, kind and replacement. */

@@ -640,7 +640,7 @@ static size_t emb_hash(const char *owner, const char *key) {
         return (size_t)h;
 }
 
-static struct emb_seen *emb_find(const struct emb_set *set, const char *owner, const char *key) {
+static struct emb_seen *emb_find_key(const struct emb_set *set, const char *owner, const char *key) {
         if (!set->n_slot)
                 return NULL;
         for (size_t i = emb_hash(owner, key) & (set->n_slot - 1);; i = (i + 1) & (set->n_slot - 1)) {
@@ -652,6 +652,14 @@ static struct emb_seen *emb_find(const struct emb_set *set, const char *owner, c
         }
 }
 
+/* Component C under OWNER, if it was added (out of memory: not found). */
+static struct emb_seen *emb_find(const struct emb_set *set, const char *owner, const pkgnote_component *c) {
+        char *key = pn_sbom_component_key(c);
+        struct emb_seen *x = key ? emb_find_key(set, owner, key) : NULL;
+        free(key);
+        return x;
+}
+
 static void emb_place(struct emb_set *set, size_t index) {
         const struct emb_seen *x = &set->v[index];
         size_t i = emb_hash(x->owner, x->key) & (set->n_slot - 1);
@@ -660,7 +668,7 @@ static void emb_place(struct emb_set *set, size_t index) {
         set->slot[i] = index + 1;
 }
 
-static int emb_add(struct emb_set *set, const char *owner, const char *key, const char *id, json_t *elem) {
+static int emb_add(struct emb_set *set, const char *owner, const pkgnote_component *c, const char *id, json_t *elem) {
         if (2 * (set->n + 1) > set->n_slot) {
                 size_t n = set->n_slot ? 2 * set->n_slot : 64;
                 size_t *slot = calloc(n, sizeof *slot);
@@ -677,15 +685,10 @@ static int emb_add(struct emb_set *set, const char *owner, const char *key, cons
         snprintf(x->owner, sizeof x->owner, "%s", owner);
         snprintf(x->id, sizeof x->id, "%s", id);
         x->elem = elem;
-        if (!(x->key = strdup(key)))
+        if (!(x->key = pn_sbom_component_key(c)))
                 return -ENOMEM;
         emb_place(set, set->n++);
         return 0;
-}
-
-/* The key a component is known by under its owner. */
-static const char *emb_key(const pkgnote_component *c) {
-        return c->purl ? c->purl : c->name;
 }
 
 /* ------------------------------------------------------------------ */
@@ -932,11 +935,11 @@ static void spdx_embedded(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int
                         pkgnote_component c = PKGNOTE_COMPONENT_INIT;
                         if (pkgnote_embedded_component(m, k, &c) < 0)
                                 continue;
-                        if (emb_find(&set, owner, emb_key(&c)))
+                        if (emb_find(&set, owner, &c))
                                 continue; /* another binary of the package has it */
                         snprintf(id, sizeof id, "SPDXRef-Embedded-%zu", set.n + 1);
                         struct pn_sbom_package e;
-                        if (pn_sbom_package_from_component(&c, id, path, &e) < 0 || emb_add(&set, owner, emb_key(&c), id, NULL) < 0)
+                        if (pn_sbom_package_from_component(&c, id, path, &e) < 0 || emb_add(&set, owner, &c, id, NULL) < 0)
                                 *err = -ENOMEM;
                         json_t *x = pn_sbom_spdx_package(&e, NULL, NULL, err);
                         char *comment = pn_sbom_component_comment(&e);
@@ -954,7 +957,7 @@ static void spdx_embedded(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int
                         if (pkgnote_embedded_edge(m, k, &from, &to) < 0 || pkgnote_embedded_component(m, from, &a) < 0 ||
                             pkgnote_embedded_component(m, to, &b) < 0)
                                 continue;
-                        const struct emb_seen *xa = emb_find(&set, owner, emb_key(&a)), *xb = emb_find(&set, owner, emb_key(&b));
+                        const struct emb_seen *xa = emb_find(&set, owner, &a), *xb = emb_find(&set, owner, &b);
                         const char *fa = first && from == 0 ? owner : xa ? xa->id : NULL,
                                    *tb = first && to == 0 ? owner : xb ? xb->id : NULL;
                         if (fa && tb && strcmp(fa, tb) != 0)
@@ -1310,7 +1313,7 @@ static void cdx_embedded(const pkgnote_scan *s, const struct sbom_ids *ids, json
                         pkgnote_component c = PKGNOTE_COMPONENT_INIT;
                         if (pkgnote_embedded_component(m, k, &c) < 0)
                                 continue;
-                        const struct emb_seen *known = emb_find(&set, owner_ref, emb_key(&c));
+                        const struct emb_seen *known = emb_find(&set, owner_ref, &c);
                         if (known) { /* one more binary holding it */
                                 json_t *occ = json_object_get(json_object_get(known->elem, "evidence"), "occurrences");
                                 if (occ)
@@ -1319,7 +1322,7 @@ static void cdx_embedded(const pkgnote_scan *s, const struct sbom_ids *ids, json
                         }
                         snprintf(ref, sizeof ref, "%sembedded-%zu", ids->package, ++ne);
                         json_t *x = cdx_embedded_component(&c, ref, path, err);
-                        if (!x || emb_add(&set, owner_ref, emb_key(&c), ref, x) < 0)
+                        if (!x || emb_add(&set, owner_ref, &c, ref, x) < 0)
                                 *err = -ENOMEM;
                         pn_sbom_push(inner, x, err);
                 }
@@ -1329,8 +1332,8 @@ static void cdx_embedded(const pkgnote_scan *s, const struct sbom_ids *ids, json
                         if (pkgnote_embedded_edge(m, k, &from, &to) < 0 || pkgnote_embedded_component(m, from, &a) < 0 ||
                             pkgnote_embedded_component(m, to, &b) < 0)
                                 continue;
-                        const struct emb_seen *xa = emb_find(&set, owner_ref, emb_key(&a)),
-                                              *xb = emb_find(&set, owner_ref, emb_key(&b));
+                        const struct emb_seen *xa = emb_find(&set, owner_ref, &a),
+                                              *xb = emb_find(&set, owner_ref, &b);
                         const char *fa = first && from == 0 ? owner_ref : xa ? xa->id : NULL,
                                    *tb = first && to == 0 ? owner_ref : xb ? xb->id : NULL;
                         if (fa && tb && strcmp(fa, tb) != 0)

@@ -113,6 +113,12 @@ void pn_sbom_package_property(struct pn_sbom_package *e, const char *name, const
 void pn_sbom_package_location(struct pn_sbom_package *e, const char *location, int *err);
 void pn_sbom_package_done(struct pn_sbom_package *e);
 
+/* What tells component C from another in an SBOM, malloc()ed (NULL: out
+ * of memory): its ecosystem, name, version and replacement exactly, each
+ * after its length.  Not its purl: golang purls are lowercased, and
+ * github.com/Sirupsen/logrus and github.com/sirupsen/logrus are two
+ * modules. */
+char *pn_sbom_component_key(const pkgnote_component *c);
 /* Component C of what the object at PATH says is inside it
  * (pkgnote_embedded) as the element E named ID: name, version, purl,
  * purpose (APPLICATION for a main module), its other fields as

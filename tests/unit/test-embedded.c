@@ -35,6 +35,15 @@ static void test_purls(void) {
         purl("golang", "example.com/caf\xc3\xa9", "v1", "pkg:golang/example.com/caf%C3%A9@v1");
         purl("cargo", "serde_json", "1.0.96", "pkg:cargo/serde_json@1.0.96");
         purl("cargo", "Inflector", "0.11.4", "pkg:cargo/Inflector@0.11.4");
+        /* names no purl can carry: none */
+        CHECK(!pn_embedded_purl_name_ok("golang", ""));
+        CHECK(!pn_embedded_purl_name_ok("golang", "/abs//x"));
+        CHECK(!pn_embedded_purl_name_ok("golang", "example.com/../x"));
+        CHECK(!pn_embedded_purl_name_ok("golang", "example.com/."));
+        CHECK(!pn_embedded_purl_name_ok("golang", "example.com/"));
+        CHECK(!pn_embedded_purl_name_ok("cargo", ""));
+        CHECK(pn_embedded_purl_name_ok("golang", "example.com/.well/x.."));
+        CHECK(pn_embedded_purl_name_ok("golang", "hello"));
 }
 
 static const char MODINFO[] = "path\texample.com/App/cmd/app\n"

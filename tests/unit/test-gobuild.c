@@ -334,6 +334,11 @@ static void test_grammar(void) {
         CHECK_INT(parse("build\t\"open=1\n"), -EBADMSG);
         CHECK_INT(parse("build\tk=\"v\"tail\n"), -EBADMSG);
         CHECK_INT(parse("unknown line\nbuild\tk=v\n"), 0);
+        /* a NUL escaped would cut the value short; \' is no string escape */
+        CHECK_INT(parse("build\tz=\"\\x00tail\"\n"), -EBADMSG);
+        CHECK_INT(parse("build\tz=\"\\000tail\"\n"), -EBADMSG);
+        CHECK_INT(parse("build\tz=\"\\u0000tail\"\n"), -EBADMSG);
+        CHECK_INT(parse("build\tz=\"a\\'b\"\n"), -EBADMSG);
         /* quoted keys and values, and their escapes, both ways */
         const char *q = "build\t\"a b=c\"=\"x\\ty \\\"q\\\" \\u00e9\\x01\"\nbuild\tk=`raw\\n`\n";
         struct pn_go_build b = {0};
@@ -346,6 +351,12 @@ static void test_grammar(void) {
         }
         char *t = pn_go_build_format(&b);
         CHECK_STR(t, "build\t\"a b=c\"=\"x\\ty \\\"q\\\" \xc3\xa9\\x01\"\nbuild\tk=raw\\n\n");
+        free(t);
+        /* bytes that begin no UTF-8 sequence are escaped, as Go quotes them */
+        free(b.settings[1].value);
+        b.settings[1].value = strdup("a b\xff\xf8\x8f");
+        t = pn_go_build_format(&b);
+        CHECK(t && strstr(t, "k=\"a b\\xff\\xf8\\x8f\"\n") != NULL);
         free(t);
         pn_go_build_done(&b);
         /* counts past the limits */
