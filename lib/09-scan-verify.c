@@ -86,8 +86,13 @@ static int scan_read(pkgnote_scan *s, int fd, int kind, const char *display) {
         if (n < 0)
                 return pn_error(-errno, "cannot read: %m");
         const struct pn_scan_format *f = pn_scan_format_bid(head, (size_t)n, PN_AT_INPUT, false);
-        if (!f || pn_scan_format_is_elf(f))
+        if (!f || pn_scan_format_is_elf(f)) {
+                /* compressed in a way this build reads no tar of (bzip2
+                 * without libarchive): the initramfs reader says what it is */
+                if (kind == PN_ARTEFACT_TAR && !tar_magic(head, (size_t)n))
+                        return -ENOEXEC;
                 return pn_error(-EBADMSG, "neither a tar archive nor a SquashFS image");
+        }
         struct pn_scan_place pl = {.at = PN_AT_INPUT, .path = display, .display = display, .st = &st};
         int r = pn_scan_format_read(s, f, 0, fd, &pl);
         if (r == -ENOEXEC && kind == PN_ARTEFACT_TAR && n >= 262 && !tar_magic(head, (size_t)n))

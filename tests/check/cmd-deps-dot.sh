@@ -194,7 +194,8 @@ fi
 
 # ---- deps --verify of the real sid initrds --------------------------
 if [ -f "$ART/initrd-dracut.img" ] && [ -f "$ART/initrd-initramfs-tools.img" ]; then
-        if graph verify-sid verify --verify --priority suggested "$ART/initrd-dracut.img" "$ART/initrd-initramfs-tools.img"; then
+        if with_feature zstd "deps --verify of the sid initrds (zstd-compressed)" &&
+           graph verify-sid verify --verify --priority suggested "$ART/initrd-dracut.img" "$ART/initrd-initramfs-tools.img"; then
                 has verify-sid "two artefacts, each with its objects and edges" \
                         'len(d) == 2 and all(len(a["nodes"]) > 10 and len(a["edges"]) > 10 for a in d)'
                 has verify-sid "a missing edge for each finding about a name" \

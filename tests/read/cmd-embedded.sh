@@ -397,7 +397,9 @@ fi
 tar -cf sbom.tar sbom
 "$PKGNOTE" scan --format json - < sbom.tar > tar.json 2> tar.err
 rc=$?
-if [ $rc != 2 ] && ! grep -q '"problems":\[' tar.json && [ "$(grep -c '"path":"/sbom/' tar.json)" -ge 1 ]; then
+if ! with_feature archive "a tarball read as a stream: no false problem"; then
+        :
+elif [ $rc != 2 ] && ! grep -q '"problems":\[' tar.json && [ "$(grep -c '"path":"/sbom/' tar.json)" -ge 1 ]; then
         pass "a tarball read as a stream: no false problem"
 else
         fail "a tarball read as a stream: no false problem" \
