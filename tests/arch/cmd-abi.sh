@@ -1,13 +1,14 @@
 #!/bin/sh
 # The library's ABI: the functions include/pkgnote.h declares are exactly
 # those lib/libpkgnote.sym lists and the built library exports, every one
-# under a version node; the ABI of 1.0 (its functions and the types they
-# reach) equals the baseline tests/arch/abi/libpkgnote.abi, which stays the
-# release's: a function added later passes only in a later node
-# (LIBPKGNOTE_1.1, ...), and any change to a function or type of the
-# baseline fails (UPDATE_ABI=1 rewrites the baseline, for a new soname
-# only); and the API probe, built against the installed library through
-# pkg-config, runs clean with it.
+# under a version node; the ABI of each release (its functions and the
+# types they reach) equals its baseline in tests/arch/abi, which stays the
+# release's: libpkgnote.abi for 1.0, libpkgnote-1.N.abi for 1.N.  A
+# function added after a release passes only in a node after the
+# release's (LIBPKGNOTE_1.1, ...), and any change to a function or type of
+# a baseline fails (UPDATE_ABI=1 rewrites the 1.0 baseline, for a new
+# soname only); and the API probe, built against the installed library
+# through pkg-config, runs clean with it.
 . "$SRCDIR/tests/lib.sh"
 : "${BUILDDIR:?BUILDDIR must name the meson build directory}"
 LIB="$BUILDDIR/libpkgnote.so"
@@ -38,17 +39,43 @@ sed -n "s/.*<elf-symbol name='\(pkgnote_[a-z0-9_]*\)' version='\([A-Z0-9_.]*\)'.
 nm -D --defined-only "$LIB" | awk '$2 == "T" {print $3}' | sort -u > versioned.txt
 nodes_check() { # BASELINE VERSIONED: prints what is wrong, nothing when all is right
         sed 's/@@.*//' "$1" > nodes-base.txt
+        sed 's/.*@@//' "$1" | sort -u > nodes-names.txt
         # a baseline function gone or moved to another node
         comm -23 "$1" "$2" | sed 's/^/gone or moved: /'
-        # an added function in the baseline's node
+        # an added function in one of the baseline's nodes
         sed 's/@@.*//' "$2" | sort | comm -13 nodes-base.txt - | while read -r f; do
-                grep -x "$f@@LIBPKGNOTE_1\.0" "$2" | sed 's/^/added to 1.0: /'
+                grep "^$f@@" "$2" | while read -r fv; do
+                        grep -qxF "${fv#*@@}" nodes-names.txt && echo "added to ${fv#*@@LIBPKGNOTE_}: $f"
+                done
         done
 }
 [ -s baseline-syms.txt ] || fatal "no function in the baseline"
 nodes_check baseline-syms.txt versioned.txt > nodes.txt
 [ ! -s nodes.txt ] && pass "the baseline's functions keep their nodes, and added functions are in later nodes" ||
         fail "the baseline's functions keep their nodes, and added functions are in later nodes" "$(sed 's/^/# /' nodes.txt)"
+# Each later release's baseline: its functions keep their nodes, and no
+# function was added to one of them since.
+for base in "$SRCDIR"/tests/arch/abi/libpkgnote-1.*.abi; do
+        [ -e "$base" ] || continue
+        rel=${base##*/libpkgnote-}
+        rel=${rel%.abi}
+        sed -n "s/.*<elf-symbol name='\(pkgnote_[a-z0-9_]*\)' version='\([A-Z0-9_.]*\)'.*type='func-type'.*/\1@@\2/p" \
+                "$base" | sort -u > "baseline-$rel-syms.txt"
+        grep -q "@@LIBPKGNOTE_$rel\$" "baseline-$rel-syms.txt" || fatal "no function of node $rel in $base"
+        nodes_check "baseline-$rel-syms.txt" versioned.txt > "nodes-$rel.txt"
+        [ ! -s "nodes-$rel.txt" ] && pass "the $rel release's functions keep their nodes, and none was added to them" ||
+                fail "the $rel release's functions keep their nodes, and none was added to them" "$(sed 's/^/# /' "nodes-$rel.txt")"
+done
+# Control: a function of a later node put into 1.1 fails the 1.1 check.
+if [ -s baseline-1.1-syms.txt ]; then
+        later=$(grep -m 1 '@@LIBPKGNOTE_1\.[2-9]' versioned.txt | sed 's/@@.*//')
+        if [ -n "$later" ]; then
+                sed "s/^$later@@.*/$later@@LIBPKGNOTE_1.1/" versioned.txt > bad11.txt
+                nodes_check baseline-1.1-syms.txt bad11.txt | grep -q "added to 1.1: $later" &&
+                        pass "control: a later function put into the 1.1 node fails the 1.1 check" ||
+                        fail "control: a later function put into the 1.1 node fails the 1.1 check"
+        fi
+fi
 # Control: the check fails for a function added to 1.0 and for one moved.
 echo "pkgnote_signature_text@@LIBPKGNOTE_1.0" | sort -u - versioned.txt | grep -v '^pkgnote_signature_text@@LIBPKGNOTE_1\.[1-9]' > bad1.txt
 sed 's/^pkgnote_core_open@@LIBPKGNOTE_1\.0$/pkgnote_core_open@@LIBPKGNOTE_1.1/' versioned.txt > bad2.txt
@@ -107,6 +134,25 @@ PY
                         "ABI $what (abidiff status $rc); a 1.0 function or type must not change:
 $(sed 's/^/# /' abidiff.txt)"
         fi
+        # Each later release's ABI against its own baseline, as 1.0's.
+        for base in "$SRCDIR"/tests/arch/abi/libpkgnote-1.*.abi; do
+                [ -e "$base" ] || continue
+                rel=${base##*/libpkgnote-}
+                rel=${rel%.abi}
+                growable_supp "$base" > "growable-$rel.supp" || fatal "cannot list the growable structs"
+                abidiff --no-added-syms --suppressions "growable-$rel.supp" --headers-dir2 "$SRCDIR/include" \
+                        "$base" "$LIB" > "abidiff-$rel.txt" 2>&1
+                rc=$?
+                if [ $rc -eq 0 ]; then
+                        pass "the $rel ABI equals the baseline tests/arch/abi/${base##*/}"
+                else
+                        what="changed"
+                        [ $((rc & 8)) -ne 0 ] && what="broken incompatibly"
+                        fail "the $rel ABI equals the baseline tests/arch/abi/${base##*/}" \
+                                "ABI $what (abidiff status $rc); a released function or type must not change:
+$(sed 's/^/# /' "abidiff-$rel.txt")"
+                fi
+        done
         # Control: the same comparison fails when a 1.0 type differs (the
         # baseline's pkgnote_process_info with has_fault_address moved) and
         # when a 1.0 function is gone from the library (one more in the
