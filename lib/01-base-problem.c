@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Lists of problems, one shape for every object that keeps them. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,13 @@
  * last entry becomes a note that more were dropped, so a hostile input
  * cannot grow the list but the reader still learns the list is short. */
 static int add_owned(struct pn_problems *l, size_t limit, int err, const char *path, size_t input, char *message) {
+        /* Memory running out is the reading's failure, never a problem of
+         * what was read: it goes back to the caller, whose result would
+         * otherwise be short without saying so. */
+        if (err == -ENOMEM) {
+                free(message);
+                return -ENOMEM;
+        }
         if (l->n >= limit) {
                 free(message);
                 if (l->n == 0 || l->dropped++)

@@ -349,7 +349,8 @@ int pn_crates_parse(const uint8_t *json, size_t len, struct pn_crates *c) {
         json_error_t jerr;
         json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
         if (!doc)
-                return pn_error(-EBADMSG, WHAT ": invalid JSON at byte %d: %s", jerr.position, jerr.text);
+                return pn_json_oom(&jerr) ? pn_oom()
+                                          : pn_error(-EBADMSG, WHAT ": invalid JSON at byte %d: %s", jerr.position, jerr.text);
         int r = parse_doc(doc, c);
         json_decref(doc);
         if (r < 0)

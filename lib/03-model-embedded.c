@@ -263,13 +263,15 @@ static bool go_owner(const pkgnote_note *n) {
         return n->namesz == 3 || n->name[3] == 0;
 }
 
-bool pn_embedded_is_go(pkgnote_object *e) {
+int pn_embedded_is_go(pkgnote_object *e) {
         const pkgnote_note *notes;
         int n = pn_object_notes(e, &notes);
+        if (n < 0)
+                return n;
         for (int i = 0; i < n; i++)
                 if ((notes[i].where & PKGNOTE_NOTE_IN_SEGMENT) && notes[i].type == GO_NT_BUILDID && go_owner(&notes[i]))
-                        return true;
-        return false;
+                        return 1;
+        return 0;
 }
 
 /* A replacement by a directory: a path as golang.org/x/mod/modfile's
@@ -320,8 +322,9 @@ int pn_embedded_from_go(const struct pn_go_build *b, pkgnote_embedded **ret) {
 }
 
 int pn_embedded_read(pkgnote_object *e, pkgnote_embedded **ret) {
-        if (pkgnote_object_is_pe(e) || !pn_embedded_is_go(e))
-                return 0;
+        int go = pkgnote_object_is_pe(e) ? 0 : pn_embedded_is_go(e);
+        if (go <= 0)
+                return go;
         struct pn_go_build b;
         /* A member of an archive read as a stream keeps only the ranges
          * its notes need: the build information's bytes missing from it

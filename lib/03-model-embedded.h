@@ -42,8 +42,9 @@ struct pn_go_build;
  * with pn_error set. */
 int pn_embedded_from_go(const struct pn_go_build *b, pkgnote_embedded **ret);
 
-/* 1 when E carries Go's build-id note (owner "Go", type 4) in a PT_NOTE. */
-bool pn_embedded_is_go(pkgnote_object *e);
+/* 1 when E carries Go's build-id note (owner "Go", type 4) in a PT_NOTE,
+ * 0 when not, or the error of reading its notes. */
+int pn_embedded_is_go(pkgnote_object *e);
 /* pkgnote_embedded_read() of an object whose notes were already walked:
  * the same results. */
 int pn_embedded_read(pkgnote_object *e, pkgnote_embedded **ret);

@@ -4,6 +4,8 @@
 #define PKGNOTE_PNJSON_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <string.h>
 
 #include "01-base.h"
 
@@ -11,6 +13,20 @@
  * size and depth limits, unique names, valid UTF-8, no NUL.  -E2BIG over a
  * limit, -EBADMSG otherwise, with pn_error set. */
 int pn_json_load(const char *text, size_t len, json_t **ret);
+
+/* Whether jansson's parse failed for want of memory (then -ENOMEM is the
+ * answer, not a verdict on the text): it says so, or, when it could not
+ * even set up its reader, leaves the message empty (every verdict on the
+ * text has one). */
+static inline bool pn_json_oom(const json_error_t *e) {
+        if (!e->text[0])
+                return true;
+#if JANSSON_VERSION_HEX >= 0x020b00
+        return json_error_code(e) == json_error_out_of_memory;
+#else
+        return strstr(e->text, "out of memory") != NULL;
+#endif
+}
 
 /* The deepest nesting of arrays and objects in the LEN bytes of JSON at S,
  * found without recursion on the raw text, so that an over-deep document

@@ -75,7 +75,7 @@ int pn_json_load(const char *text, size_t len, json_t **ret) {
         json_error_t jerr;
         json_t *v = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
         if (!v)
-                return pn_error(-EBADMSG, "invalid JSON at byte %d: %s", jerr.position, jerr.text);
+                return pn_json_oom(&jerr) ? pn_oom() : pn_error(-EBADMSG, "invalid JSON at byte %d: %s", jerr.position, jerr.text);
         *ret = v;
         return 0;
 }
@@ -276,6 +276,8 @@ PKGNOTE_PUBLIC const char *pkgnote_metadata_key(const pkgnote_metadata *m, size_
 
 PKGNOTE_PUBLIC int pkgnote_metadata_value_json(const pkgnote_metadata *m, size_t i, char **ret) {
         const char *k = pkgnote_metadata_key(m, i);
+        if (!k && i < pkgnote_metadata_count(m))
+                return pn_oom(); /* the key cache could not be made */
         if (!k)
                 return pn_error(-EINVAL, "no key %zu", i);
         char *s = json_dumps(json_object_get(m->obj, k),

@@ -126,6 +126,10 @@ PKGNOTE_PUBLIC int pkgnote_compose_document(pkgnote_compose *c, const char *json
                 return r;
         for (size_t i = 0; i < pkgnote_metadata_count(m); i++) {
                 const char *key = pkgnote_metadata_key(m, i);
+                if (!key) { /* below the count: only memory can fail */
+                        pkgnote_metadata_free(m);
+                        return pn_oom();
+                }
                 if (key_index(key) >= 0 && !pkgnote_metadata_get(m, key)) {
                         /* KEY lives in M: report before freeing it. */
                         r = pn_error(-EINVAL, "well-known key \"%s\" must be a string", key);

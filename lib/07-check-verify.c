@@ -735,12 +735,13 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
                 const struct finding *x = &v->f[i];
                 json_t *names = json_array();
                 for (size_t j = 0; names && j < x->n_names; j++)
-                        json_array_append_new(names, pn_json_bytes(x->names[j]));
+                        if (json_array_append_new(names, pn_json_bytes(x->names[j])) < 0)
+                                json_decref(names), names = NULL;
                 json_t *o = names ? json_pack("{s:o,s:s,s:o}", "object", pn_json_bytes(x->object), "kind", x->kind, "names", names) : NULL;
-                if (o && x->feature)
-                        json_object_set_new(o, "feature", pn_json_bytes(x->feature));
-                if (o)
-                        json_object_set_new(o, "priority", json_string(pkgnote_dlopen_priority_name(x->priority)));
+                if (o && x->feature && json_object_set_new(o, "feature", pn_json_bytes(x->feature)) < 0)
+                        json_decref(o), o = NULL;
+                if (o && json_object_set_new(o, "priority", json_string(pkgnote_dlopen_priority_name(x->priority))) < 0)
+                        json_decref(o), o = NULL;
                 if (!o || json_array_append_new(fs, o) < 0)
                         r = -ENOMEM;
         }

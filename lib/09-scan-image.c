@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "03-model-json.h"
 #include "09-scan-private.h"
 
 /* Indexes below index.json: a multi-platform image is one level. */
@@ -196,7 +197,7 @@ static int load(const struct pn_image_sel *sel, pn_blob_fn get, void *u, const c
         json_t *v = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
         free(data);
         if (!v)
-                return pn_error(-EBADMSG, "%s: invalid JSON: %s", name, jerr.text);
+                return pn_json_oom(&jerr) ? pn_oom() : pn_error(-EBADMSG, "%s: invalid JSON: %s", name, jerr.text);
         *ret = v;
         return 0;
 }

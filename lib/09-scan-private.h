@@ -89,6 +89,9 @@ struct package {
 /* Every package of S: those of the notes (pkgnote_scan_package()), then
  * those of the databases; NULL past the end. */
 size_t pn_scan_all_package_count(const pkgnote_scan *s);
+/* Builds the package index when it is not built yet: 0, or -ENOMEM (the
+ * accessors then see no package, so a writer asks this first). */
+int pn_scan_packages_ready(const pkgnote_scan *s);
 const struct package *pn_scan_all_package(const pkgnote_scan *s, size_t i);
 
 /* What an image reference said its input is. */
@@ -233,6 +236,10 @@ struct pkgnote_scan {
          * counts the merges (one per image). */
         struct pn_artefact *artefact;
         size_t merges;
+        /* Memory ran out while the input being added was read (a problem
+         * that could not be kept, or one of memory): that input fails with
+         * -ENOMEM, as its results are short. */
+        _Atomic int oom;
 };
 
 struct pkgnote_scan_object *pn_scan_object_new(const char *path, size_t input);
@@ -250,7 +257,9 @@ int pn_scan_object_cmp(const struct pkgnote_scan_object *x, const struct pkgnote
 /* A deep copy of SRC named PATH (a hard link to it), or NULL. */
 struct pkgnote_scan_object *pn_scan_object_clone(const struct pkgnote_scan_object *src, const char *path);
 
-/* Records a problem; safe from workers. */
+/* Records a problem; safe from workers.  A problem of memory (ERR
+ * -ENOMEM), or one that cannot be kept, marks the input as failed for
+ * want of memory (s->oom) instead. */
 void pn_scan_add_problem(pkgnote_scan *s, size_t input, const char *path, int err, const char *fmt, ...)
         __attribute__((format(printf, 5, 6)));
 /* Adds O (taking it, freed on failure); safe from workers. */

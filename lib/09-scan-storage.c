@@ -36,6 +36,7 @@
 
 #include "01-base-dir.h"
 #include "02-elf-const.h"
+#include "03-model-json.h"
 #include "09-scan-private.h"
 
 #define MAX_STORE_LIST (64u << 20) /* images.json, layers.json */
@@ -240,6 +241,8 @@ static int load_list(struct store *st, const char *name, json_t **ret) {
         json_error_t jerr;
         json_t *v = json_loadb(data, len, 0, &jerr);
         free(data);
+        if (!v && pn_json_oom(&jerr))
+                return pn_oom();
         if (!v || !json_is_array(v)) {
                 int e = pn_error(-EBADMSG, "%s/%s: %s", st->root, name, v ? "not a JSON array" : jerr.text);
                 json_decref(v);
@@ -312,7 +315,9 @@ static int big_data(const struct store *st, const char *id, const char *key, con
         json_error_t jerr;
         *ret = json_loadb(data, len, 0, &jerr);
         free(data);
-        return *ret ? 0 : pn_error(-EBADMSG, "image %.12s: %s: invalid JSON: %s", id, key, jerr.text);
+        return *ret                ? 0
+               : pn_json_oom(&jerr) ? pn_oom()
+                                    : pn_error(-EBADMSG, "image %.12s: %s: invalid JSON: %s", id, key, jerr.text);
 }
 
 /* ---- choosing images ---- */

@@ -177,7 +177,8 @@ void pn_scan_add_problem(pkgnote_scan *s, size_t input, const char *path, int er
         va_list ap;
         va_start(ap, fmt);
         pthread_mutex_lock(&s->lock);
-        (void)pn_problems_addv(&s->problems, PKGNOTE_MAX_SCAN_PROBLEMS, err, path, input, fmt, ap);
+        if (pn_problems_addv(&s->problems, PKGNOTE_MAX_SCAN_PROBLEMS, err, path, input, fmt, ap) < 0)
+                atomic_store(&s->oom, 1);
         pthread_mutex_unlock(&s->lock);
         va_end(ap);
 }
@@ -203,8 +204,10 @@ int pn_scan_add_object(pkgnote_scan *s, struct pkgnote_scan_object *o) {
         if ((r = PN_GROW(s->objects, s->cap_objects, s->n_objects + 1)) == 0)
                 s->objects[s->n_objects++] = o;
         pthread_mutex_unlock(&s->lock);
-        if (r < 0)
+        if (r < 0) {
                 pn_scan_object_free(o);
+                atomic_store(&s->oom, 1); /* the input's results are short */
+        }
         return r;
 }
 

@@ -255,6 +255,7 @@ PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, con
         size_t first_object = s->n_objects, first_problem = s->problems.n;
         packages_clear(s);
         s->input_inflated = 0;
+        atomic_store(&s->oom, 0);
         pn_error_clear();
         char *file = NULL;
         int r = image_of(s, path, image, &file);
@@ -268,6 +269,8 @@ PKGNOTE_PUBLIC int pkgnote_scan_add_image(pkgnote_scan *s, const char *path, con
                 qsort(s->problems.v + first_problem, s->problems.n - first_problem, sizeof *s->problems.v,
                       cmp_problems);
         pn_scan_progress(s, true);
+        if (r >= 0 && atomic_load(&s->oom))
+                r = pn_oom();
         if (r >= 0)
                 s->inputs_ok++;
         return r;
@@ -656,14 +659,18 @@ static int build_packages(pkgnote_scan *s) {
         return r;
 }
 
-static const struct package *package_at(const pkgnote_scan *s, size_t i) {
+int pn_scan_packages_ready(const pkgnote_scan *s) {
         /* The index is a cache of the objects: logically const, built once
          * under the lock, since const accessors may run in several threads. */
         pkgnote_scan *m = (pkgnote_scan *)s;
         pthread_mutex_lock(&m->lock);
-        bool ok = m->packages_valid || build_packages(m) >= 0;
+        int r = m->packages_valid ? 0 : build_packages(m);
         pthread_mutex_unlock(&m->lock);
-        return ok && i < m->n_packages ? &m->packages[i] : NULL;
+        return r < 0 ? pn_oom() : 0;
+}
+
+static const struct package *package_at(const pkgnote_scan *s, size_t i) {
+        return pn_scan_packages_ready(s) == 0 && i < s->n_packages ? &s->packages[i] : NULL;
 }
 
 size_t pn_scan_all_package_count(const pkgnote_scan *s) {

@@ -90,13 +90,15 @@ static json_t *jw_bool(jw *w, bool v) {
         return jw_check(w, json_boolean(v));
 }
 
+/* jansson takes V whatever happens, also when OBJ or ARR is NULL (it then
+ * fails and frees V). */
 static void jw_set(jw *w, json_t *obj, const char *key, json_t *v) {
-        if (!obj || !v || json_object_set_new(obj, key, v) < 0)
+        if (!v || json_object_set_new(obj, key, v) < 0)
                 w->failed = true;
 }
 
 static void jw_append(jw *w, json_t *arr, json_t *v) {
-        if (!arr || !v || json_array_append_new(arr, v) < 0)
+        if (!v || json_array_append_new(arr, v) < 0)
                 w->failed = true;
 }
 

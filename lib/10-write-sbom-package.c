@@ -47,8 +47,11 @@ int pn_sbom_package_from_metadata(struct pn_sbom_package *e, const pkgnote_metad
                 if (cpe)
                         e->cpe[e->n_cpe++] = cpe;
         }
-        if (pn_purl_in_root(m, root_os, root_version, &e->purl) < 0)
-                e->purl = NULL;
+        int k = pn_purl_in_root(m, root_os, root_version, &e->purl);
+        if (k == -ENOMEM)
+                err = k;
+        if (k < 0)
+                e->purl = NULL; /* a note without a name has none */
         return err;
 }
 

@@ -1041,6 +1041,10 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
 static void cdx_note_properties(struct pn_sbom_package *e, const pkgnote_metadata *m, bool db, int *err) {
         for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
                 const char *key = pkgnote_metadata_key(m, k), *v = key ? pkgnote_metadata_get(m, key) : NULL;
+                if (!key) { /* below the count: only memory can fail */
+                        *err = -ENOMEM;
+                        return;
+                }
                 if (!v)
                         continue;
                 char name[160];
@@ -1429,6 +1433,8 @@ PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const p
                 return r;
         if (!options)
                 o.created = -1;
+        if ((r = pn_scan_packages_ready(s)) < 0)
+                return r;
         if (format == PKGNOTE_SBOM_SPDX)
                 return spdx(s, &o, ret);
         const char *cdx = pn_sbom_cdx_version(format);

@@ -199,7 +199,7 @@ int pn_sd_record(json_t *j, const char *field, const char *value, struct pn_prob
                 if (!into && json_object_set_new(j, "package", into = json_object()) < 0)
                         into = NULL;
         }
-        if (!v || !into || json_object_set_new(into, fields[i].name, v) < 0)
+        if (!v || json_object_set_new(into, fields[i].name, v) < 0) /* frees V also when INTO is NULL */
                 return pn_oom();
         return 0;
 }

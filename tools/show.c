@@ -149,6 +149,8 @@ static void print_text(const char *path, pkgnote_object *e, const pkgnote_info *
                 fputc('\n', stdout);
                 for (size_t k = 0; k < pkgnote_metadata_count(m); k++) {
                         const char *key = pkgnote_metadata_key(m, k);
+                        if (!key) /* below the count: only memory can fail */
+                                exit(tool_oom("show"));
                         const char *v = pkgnote_metadata_get(m, key);
                         fputs("    ", stdout);
                         tool_print_escaped(stdout, key);
@@ -207,7 +209,9 @@ static bool print_field(const char *path, const char *field, pkgnote_object *e, 
                 const pkgnote_metadata *m = pkgnote_info_package(info, 0);
                 v = pkgnote_metadata_get(m, field);
                 for (size_t k = 0; !v && k < pkgnote_metadata_count(m); k++)
-                        if (!strcmp(pkgnote_metadata_key(m, k), field) && pkgnote_metadata_value_json(m, k, &j) >= 0)
+                        if (!pkgnote_metadata_key(m, k))
+                                exit(tool_oom("show"));
+                        else if (!strcmp(pkgnote_metadata_key(m, k), field) && pkgnote_metadata_value_json(m, k, &j) >= 0)
                                 v = j;
         }
         if (!v)

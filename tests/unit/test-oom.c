@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Memory running out, at every allocation in turn: the allocator below
+ * fails its Nth call, for N = 0, 1, 2, ... until a scenario runs through
+ * without reaching N.  Each run must fail with -ENOMEM (or succeed, when
+ * the failed allocation was one the library can do without), never crash,
+ * give back every allocation it made (counted here), and a handle whose
+ * work failed must say so again when asked again.
+ *
+ * The allocator wraps glibc's own (__libc_malloc and its siblings), so this
+ * test is built only without a sanitizer, which brings its own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <unistd.h>
+
+#include "pkgnote.h"
+#include "testlib.h"
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+
+/* The project builds with hidden visibility: these must be seen by libc
+ * and the shared libraries. */
+#define PUBLIC __attribute__((visibility("default")))
+
+static long fail_at = -1; /* the index of the call that fails; < 0: none */
+static long calls;        /* allocations asked for since the last reset */
+static long live;         /* allocations not given back */
+static int failed;        /* the failing call was reached */
+static int in_lexer;      /* ... from inside jansson's parser or dumper (see sweep()) */
+
+/* TEST_OOM_AT mode: the live allocations by index, to name a leak's
+ * allocations, and TEST_OOM_TRACE=K prints where allocation K is made. */
+static int tracking;
+static long trace_at = -1;
+static struct {
+        void *p;
+        long index;
+} table[1 << 16];
+
+static int take(void) {
+        long n = __atomic_fetch_add(&calls, 1, __ATOMIC_RELAXED);
+        if (n == __atomic_load_n(&fail_at, __ATOMIC_RELAXED)) {
+                __atomic_store_n(&failed, 1, __ATOMIC_RELAXED);
+                /* Who asked: the caller of malloc() and its callers. */
+                void *bt[64];
+                int k = backtrace(bt, 64);
+                if (tracking) { /* TEST_OOM_AT: where the failing call is made */
+                        tracking = 0;
+                        backtrace_symbols_fd(bt, k, 2);
+                        tracking = 1;
+                }
+                Dl_info d;
+                for (int i = 2; i < k; i++)
+                        if (dladdr(bt[i], &d) && d.dli_sname &&
+                            (!strncmp(d.dli_sname, "json_load", 9) || !strncmp(d.dli_sname, "json_dump", 9))) {
+                                in_lexer = 1;
+                                break;
+                        }
+                errno = ENOMEM;
+                return -1;
+        }
+        return 0;
+}
+
+static void track(void *p, long index) {
+        if (!tracking || !p)
+                return;
+        for (size_t i = ((uintptr_t)p >> 4) & 0xffff, k = 0; k < 0x10000; i = (i + 1) & 0xffff, k++)
+                if (!table[i].p) {
+                        table[i].p = p;
+                        table[i].index = index;
+                        return;
+                }
+}
+
+static void untrack(void *p) {
+        if (!tracking || !p)
+                return;
+        for (size_t i = ((uintptr_t)p >> 4) & 0xffff, k = 0; k < 0x10000; i = (i + 1) & 0xffff, k++)
+                if (table[i].p == p) {
+                        table[i].p = (void *)1; /* a tombstone */
+                        return;
+                }
+}
+
+static void *count(void *p) {
+        if (p) {
+                __atomic_fetch_add(&live, 1, __ATOMIC_RELAXED);
+                long index = __atomic_load_n(&calls, __ATOMIC_RELAXED) - 1;
+                track(p, index);
+                if (tracking && index == trace_at) {
+                        void *bt[32];
+                        tracking = 0;
+                        backtrace_symbols_fd(bt, backtrace(bt, 32), 2);
+                        tracking = 1;
+                }
+        }
+        return p;
+}
+
+PUBLIC void *malloc(size_t n) {
+        return take() < 0 ? NULL : count(__libc_malloc(n));
+}
+
+PUBLIC void *calloc(size_t k, size_t n) {
+        return take() < 0 ? NULL : count(__libc_calloc(k, n));
+}
+
+PUBLIC void free(void *p) {
+        if (p)
+                __atomic_fetch_sub(&live, 1, __ATOMIC_RELAXED);
+        untrack(p);
+        __libc_free(p);
+}
+
+PUBLIC void *realloc(void *p, size_t n) {
+        if (!p)
+                return malloc(n);
+        if (n == 0) {
+                free(p);
+                return NULL;
+        }
+        if (take() < 0)
+                return NULL;
+        void *q = __libc_realloc(p, n);
+        if (q && q != p && tracking) {
+                untrack(p);
+                track(q, __atomic_load_n(&calls, __ATOMIC_RELAXED) - 1);
+        }
+        return q;
+}
+
+PUBLIC void *reallocarray(void *p, size_t k, size_t n) {
+        if (n && k > SIZE_MAX / n) {
+                errno = ENOMEM;
+                return NULL;
+        }
+        return realloc(p, k * n);
+}
+
+PUBLIC void *memalign(size_t a, size_t n) {
+        return take() < 0 ? NULL : count(__libc_memalign(a, n));
+}
+
+PUBLIC void *aligned_alloc(size_t a, size_t n) {
+        return memalign(a, n);
+}
+
+PUBLIC int posix_memalign(void **ret, size_t a, size_t n) {
+        void *p = memalign(a, n);
+        if (!p)
+                return ENOMEM;
+        *ret = p;
+        return 0;
+}
+
+PUBLIC void *valloc(size_t n) {
+        return memalign((size_t)sysconf(_SC_PAGESIZE), n);
+}
+
+PUBLIC void *pvalloc(size_t n) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        return memalign(page, (n + page - 1) / page * page);
+}
+
+/* ---- the scenarios: 0 when all went through, a negative errno else ---- */
+
+static char dir[] = "/tmp/test-oom.XXXXXX";
+static char elf[4096];    /* an object with a package note */
+static char go[4096];     /* a Go program, or "" */
+static char artefact[4096]; /* a directory: the object, its libc missing */
+
+/* Each scenario gives its output (malloc()ed) in *OUT on success: a run
+ * that goes through although an allocation failed must give the same as
+ * one where none did. */
+static int s_metadata(char **out) {
+        static const char j[] = "{\"type\":\"deb\",\"os\":\"debian\",\"name\":\"x\",\"version\":\"1\","
+                                "\"architecture\":\"amd64\",\"debugInfoUrl\":\"https://d.example\"}";
+        pkgnote_metadata *m = NULL;
+        int r = pkgnote_metadata_parse(j, sizeof j - 1, &m);
+        if (r == 0)
+                r = pkgnote_metadata_to_json(m, out);
+        pkgnote_metadata_free(m);
+        return r;
+}
+
+static int s_info(char **out) {
+        pkgnote_object *e = NULL;
+        pkgnote_info *info = NULL;
+        int r = pkgnote_object_open(elf, &e);
+        if (r == 0)
+                r = pkgnote_info_read(e, &info);
+        if (r == 0)
+                r = pkgnote_info_to_json(info, e, elf, out);
+        pkgnote_info_free(info);
+        pkgnote_object_free(e);
+        return r;
+}
+
+static int s_embedded(char **out) {
+        pkgnote_object *e = NULL;
+        pkgnote_embedded *m = NULL;
+        int r = pkgnote_object_open(go, &e);
+        if (r == 0)
+                r = pkgnote_embedded_read(e, &m);
+        if (r > 0)
+                r = pkgnote_embedded_to_json(m, out);
+        else if (r == 0)
+                r = -ENODATA; /* gofmt carries Go's build information */
+        pkgnote_embedded_free(m);
+        pkgnote_object_free(e);
+        return r < 0 ? r : 0;
+}
+
+static int s_verify(char **out) {
+        pkgnote_verify *v = NULL;
+        int r = pkgnote_verify_new(artefact, &v);
+        if (r == 0) {
+                r = pkgnote_verify_run(v);
+                /* A run that failed says so again; one that went through
+                 * gives the same again. */
+                int again = pkgnote_verify_run(v);
+                if (again != r) {
+                        fprintf(stderr, "pkgnote_verify_run() gave %d, then %d\n", r, again);
+                        abort();
+                }
+        }
+        if (r >= 0)
+                r = pkgnote_verify_to_json(v, out);
+        pkgnote_verify_free(v);
+        return r < 0 ? r : 0;
+}
+
+static int s_scan(char **out) {
+        pkgnote_scan_options o = PKGNOTE_SCAN_OPTIONS_INIT;
+        o.threads = 1;
+        o.flags = PKGNOTE_SCAN_CHECKSUMS;
+        pkgnote_sbom_options so = PKGNOTE_SBOM_OPTIONS_INIT;
+        so.created = 1700000000;
+        so.reproducible = 1;
+        pkgnote_scan *sc = NULL;
+        char *a = NULL, *b = NULL;
+        int r = pkgnote_scan_new(&o, &sc);
+        if (r == 0)
+                r = pkgnote_scan_add(sc, artefact);
+        if (r >= 0)
+                r = pkgnote_sbom_write(sc, PKGNOTE_SBOM_SPDX, &so, &a);
+        if (r >= 0)
+                r = pkgnote_sbom_write(sc, PKGNOTE_SBOM_CYCLONEDX, &so, &b);
+        if (r >= 0 && !(*out = malloc(strlen(a) + strlen(b) + 1)))
+                r = -ENOMEM;
+        if (r >= 0)
+                strcat(strcpy(*out, a), b);
+        free(a);
+        free(b);
+        pkgnote_scan_free(sc);
+        return r < 0 ? r : 0;
+}
+
+/* Runs S with the Nth allocation failing, for every N it makes. */
+static void sweep(const char *name, int (*s)(char **out)) {
+        /* TEST_OOM_AT="NAME N": only that run, for a look under valgrind. */
+        const char *at = getenv("TEST_OOM_AT");
+        if (at) {
+                size_t k = strlen(name);
+                if (strncmp(at, name, k) != 0 || at[k] != ' ')
+                        return;
+                char *first = NULL; /* as the sweep does, once through before */
+                if (s(&first) < 0)
+                        fprintf(stderr, "%s: fails without a failed allocation\n", name);
+                free(first);
+                const char *t = getenv("TEST_OOM_TRACE");
+                trace_at = t ? atol(t) : -1;
+                __atomic_store_n(&calls, 0, __ATOMIC_RELAXED);
+                __atomic_store_n(&fail_at, atol(at + k + 1), __ATOMIC_RELAXED);
+                tracking = 1;
+                char *out = NULL;
+                int r = s(&out);
+                tracking = 0;
+                if (out)
+                        printf("%s\n", out);
+                free(out);
+                printf("# %s with allocation %s failing: %d (%s); allocations still live:", name, at + k + 1, r,
+                       r < 0 ? pkgnote_last_error() : "");
+                for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+                        if (table[i].p && table[i].p != (void *)1)
+                                printf(" %ld", table[i].index);
+                printf("\n");
+                return;
+        }
+        /* Once through, so what is made once per process (caches, the
+         * message buffer) is made, and the count of its allocations. */
+        __atomic_store_n(&fail_at, -1, __ATOMIC_RELAXED);
+        char *want = NULL;
+        int r = s(&want);
+        if (r < 0 || !want) {
+                fprintf(stderr, "%s: fails without a failed allocation: %s\n", name, strerror(-r));
+                CHECK(false);
+                return;
+        }
+        long base = __atomic_load_n(&live, __ATOMIC_RELAXED);
+        long runs = 0, enomem = 0, through = 0, leaks = 0, wrong = 0, jansson = 0, differ = 0;
+        for (long n = 0;; n++) {
+                __atomic_store_n(&calls, 0, __ATOMIC_RELAXED);
+                __atomic_store_n(&failed, 0, __ATOMIC_RELAXED);
+                in_lexer = 0;
+                __atomic_store_n(&fail_at, n, __ATOMIC_RELAXED);
+                char *got = NULL;
+                r = s(&got);
+                __atomic_store_n(&fail_at, -1, __ATOMIC_RELAXED);
+                bool same = got && !strcmp(got, want);
+                char *got2 = got ? got : strdup("");
+                if (!__atomic_load_n(&failed, __ATOMIC_RELAXED)) {
+                        free(got2);
+                        break; /* it made fewer than N + 1 allocations */
+                }
+                runs++;
+                if (r == -ENOMEM)
+                        enomem++;
+                else if ((r == -EBADMSG || (r == 0 && !same)) && in_lexer)
+                        /* jansson (2.14) turns a failed allocation of a
+                         * token's text into an invalid token (its caller
+                         * hears a syntax error, and a note would be a
+                         * problem "invalid JSON"), and its lexer and
+                         * dumper drop bytes silently when a buffer cannot
+                         * grow: jansson's, not pkgnote's, and said apart
+                         * here. */
+                        jansson++;
+                else if (r == 0 && same)
+                        through++;
+                else if (r == 0) {
+                        if (differ++ < 5) {
+                                /* the first two lines that differ */
+                                fprintf(stderr, "%s: allocation %ld failing went through with another result:\n", name, n);
+                                const char *a = got2, *b = want;
+                                for (int shown = 0; *a && *b && shown < 2;) {
+                                        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+                                        if (la != lb || memcmp(a, b, la)) {
+                                                fprintf(stderr, "#   got  %.*s\n#   want %.*s\n", (int)(la > 160 ? 160 : la), a,
+                                                        (int)(lb > 160 ? 160 : lb), b);
+                                                shown++;
+                                        }
+                                        a += la + (a[la] != 0);
+                                        b += lb + (b[lb] != 0);
+                                }
+                        }
+                } else if (wrong++ < 5)
+                        fprintf(stderr, "%s: allocation %ld failing gave %d (%s), not -ENOMEM\n", name, n, r,
+                                strerror(-r));
+                free(got2);
+                long now = __atomic_load_n(&live, __ATOMIC_RELAXED);
+                if (now != base && leaks++ < 5)
+                        fprintf(stderr, "%s: allocation %ld failing left %ld allocations behind\n", name, n,
+                                now - base);
+                base = now;
+                if (n > 2000000) {
+                        fprintf(stderr, "%s: more than two million allocations\n", name);
+                        CHECK(false);
+                        break;
+                }
+        }
+        free(want);
+        printf("# %s: %ld allocations failed in turn: %ld gave -ENOMEM, %ld went through with the same result,"
+               " %ld with another, %ld leaked, %ld other (%ld jansson's: a parse or dump that lost bytes)\n",
+               name, runs, enomem, through, differ, leaks, wrong, jansson);
+        CHECK(runs > 0);
+        CHECK(enomem > 0);
+        CHECK_INT(leaks, 0);
+        CHECK_INT(wrong, 0);
+        CHECK_INT(differ, 0);
+}
+
+static void sweep_metadata(void) {
+        sweep("metadata", s_metadata);
+}
+static void sweep_info(void) {
+        sweep("info", s_info);
+}
+static void sweep_embedded(void) {
+        sweep("embedded (Go)", s_embedded);
+}
+static void sweep_verify(void) {
+        sweep("verify", s_verify);
+}
+static void sweep_scan(void) {
+        sweep("scan and SBOMs", s_scan);
+}
+
+static void copy(const char *from, const char *to) {
+        FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+        CHECK(in && out);
+        if (!in || !out)
+                exit(1);
+        char buf[65536];
+        size_t n;
+        while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+                CHECK(fwrite(buf, 1, n, out) == n);
+        fclose(in);
+        CHECK(fclose(out) == 0);
+}
+
+int main(void) {
+        static const char *const with_note[] = {
+                "/usr/lib/x86_64-linux-gnu/libsystemd.so.0",
+                "/usr/lib/aarch64-linux-gnu/libsystemd.so.0",
+                "/usr/lib64/libsystemd.so.0",
+        };
+        static const char *const go_programs[] = {
+                "/usr/lib/go/bin/gofmt",
+                "/usr/lib/go-1.19/bin/gofmt",
+                "/usr/local/go/bin/gofmt",
+        };
+        void *bt[4];
+        backtrace(bt, 4); /* loads what backtrace() needs once, before any count */
+        for (size_t i = 0; i < sizeof with_note / sizeof *with_note && !*elf; i++)
+                if (access(with_note[i], R_OK) == 0)
+                        snprintf(elf, sizeof elf, "%s", with_note[i]);
+        for (size_t i = 0; i < sizeof go_programs / sizeof *go_programs && !*go; i++)
+                if (access(go_programs[i], R_OK) == 0)
+                        snprintf(go, sizeof go, "%s", go_programs[i]);
+        if (!*elf) {
+                printf("1..0 # SKIP no libsystemd.so.0 (an object with a package note) here\n");
+                return 77;
+        }
+        CHECK(mkdtemp(dir) != NULL);
+        snprintf(artefact, sizeof artefact, "%s/root", dir);
+        char p[8192];
+        CHECK(mkdir(artefact, 0755) == 0);
+        snprintf(p, sizeof p, "%s/usr", artefact);
+        CHECK(mkdir(p, 0755) == 0);
+        snprintf(p, sizeof p, "%s/usr/lib", artefact);
+        CHECK(mkdir(p, 0755) == 0);
+        snprintf(p, sizeof p, "%s/usr/lib/libsystemd.so.0", artefact);
+        copy(elf, p);
+
+        RUN(sweep_metadata);
+        RUN(sweep_info);
+        if (*go)
+                RUN(sweep_embedded);
+        else
+                printf("# no gofmt here: the Go build information is not swept\n");
+        RUN(sweep_verify);
+        RUN(sweep_scan);
+
+        snprintf(p, sizeof p, "rm -rf '%s'", dir);
+        CHECK(system(p) == 0);
+        return test_summary();
+}
