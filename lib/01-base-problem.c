@@ -12,17 +12,15 @@
  * last entry becomes a note that more were dropped, so a hostile input
  * cannot grow the list but the reader still learns the list is short. */
 static int add_owned(struct pn_problems *l, size_t limit, int err, const char *path, size_t input, char *message) {
-        /* Memory running out is the reading's failure, never a problem of
-         * what was read: it goes back to the caller, whose result would
-         * otherwise be short without saying so. */
-        if (err == -ENOMEM) {
-                free(message);
-                return -ENOMEM;
-        }
+        /* Memory running out is the reading's failure, not a problem of
+         * what was read: it is kept (when it can be) for a caller that
+         * goes on, and goes back as -ENOMEM, so that a caller that checks
+         * fails rather than give a result that is short. */
+        int ret = err == -ENOMEM ? -ENOMEM : 0;
         if (l->n >= limit) {
                 free(message);
                 if (l->n == 0 || l->dropped++)
-                        return 0;
+                        return ret;
                 struct pn_problem *last = &l->v[l->n - 1];
                 char *m = strdup("more problems, not listed");
                 if (!m)
@@ -30,7 +28,7 @@ static int add_owned(struct pn_problems *l, size_t limit, int err, const char *p
                 free(last->message);
                 free(last->path);
                 *last = (struct pn_problem){{-E2BIG, NULL, m}, m, NULL, 0};
-                return 0;
+                return ret;
         }
         char *p = path ? strdup(path) : NULL;
         if (!message || (path && !p)) {
@@ -44,7 +42,7 @@ static int add_owned(struct pn_problems *l, size_t limit, int err, const char *p
                 return -ENOMEM;
         }
         l->v[l->n++] = (struct pn_problem){{err, p, message}, message, p, input};
-        return 0;
+        return ret;
 }
 
 int pn_problems_addv(struct pn_problems *l, size_t limit, int err, const char *path, size_t input, const char *fmt,

@@ -21,7 +21,8 @@ struct pn_problems {
 };
 
 /* Appends a problem (PATH may be NULL) unless the list holds LIMIT;
- * -ENOMEM only when memory ran out. */
+ * -ENOMEM when memory ran out, or when ERR is -ENOMEM (kept all the same,
+ * when it can be: a caller that goes on has said so). */
 int pn_problems_add(struct pn_problems *l, size_t limit, int err, const char *path, const char *fmt, ...)
         __attribute__((format(printf, 5, 6)));
 int pn_problems_addv(struct pn_problems *l, size_t limit, int err, const char *path, size_t input, const char *fmt,

@@ -45,6 +45,8 @@ static int walk_region(pkgnote_object *e, size_t *cap, uint64_t off, uint64_t le
         }
         int bad = cut ? -ENODATA : -EBADMSG;
         const uint8_t *base = pn_elf_bytes(e, off, len, &err);
+        if (!base && err != -EBADMSG && err != -ENODATA)
+                return err; /* memory or the file's reading failed: not the file's shape */
         if (!base)
                 return pn_elf_problem(e, err, "%s at offset 0x%llx: lies outside the file", what,
                                       (unsigned long long)off);
@@ -221,6 +223,8 @@ static int read_notes(pkgnote_object *e) {
                 if (r == -ENOMEM)
                         return r;
         }
+        if (ns == -ENOMEM)
+                return ns;
         if (ns < 0)
                 pn_elf_problem(e, ns, "section headers: %s", pkgnote_last_error());
         for (int i = 0; i < ns; i++) {

@@ -96,6 +96,8 @@ static int parse_header(pkgnote_object *e) {
         if (e->phentsize < phent)
                 return pn_error(-EBADMSG, "program header size %u too small", e->phentsize);
         const uint8_t *p = pn_elf_bytes(e, e->phoff, (uint64_t)e->phnum * e->phentsize, &err);
+        if (!p && err != -EBADMSG && err != -ENODATA)
+                return err; /* memory or the file's reading failed: not the file's shape */
         if (!p)
                 return pn_error(-EBADMSG, "program headers lie outside the file");
         e->phdrs = calloc(e->phnum, sizeof *e->phdrs);
@@ -360,6 +362,8 @@ static int read_shdrs(pkgnote_object *e) {
         if (e->partial && !pn_range_ok(e->shoff, (uint64_t)e->shnum * e->shentsize, e->size))
                 return 0; /* not part of the bytes we have */
         const uint8_t *p = pn_elf_bytes(e, e->shoff, (uint64_t)e->shnum * e->shentsize, &err);
+        if (!p && err != -EBADMSG && err != -ENODATA)
+                return err; /* memory or the file's reading failed: not the file's shape */
         if (!p)
                 return pn_error(-EBADMSG, "section headers lie outside the file");
         pkgnote_shdr *s = calloc(e->shnum, sizeof *s);
@@ -396,6 +400,11 @@ static int read_shdrs(pkgnote_object *e) {
                         tab_len = 0;
                 else
                         tab = pn_elf_bytes(e, s[e->shstrndx].offset, tab_len, &err);
+                if (!tab && tab_len && err != -EBADMSG && err != -ENODATA) {
+                        free(name_off);
+                        free(s);
+                        return err; /* memory or the file's reading failed */
+                }
                 if (!tab)
                         pn_elf_problem(e, -EBADMSG, "section name table lies outside the file");
         }

@@ -538,8 +538,9 @@ static int add_dlopen(pkgnote_closure *c, size_t oi, const pkgnote_dlopen *n, si
                 return pn_oom();
         }
         int r = 0, pr = p > 0 ? p : PKGNOTE_DLOPEN_RECOMMENDED;
-        for (size_t j = 0; j < ns; j++)
-                json_array_append_new(names, pn_json_bytes(pkgnote_dlopen_soname(n, i, j)));
+        for (size_t j = 0; r == 0 && j < ns; j++)
+                if (json_array_append_new(names, pn_json_bytes(pkgnote_dlopen_soname(n, i, j))) < 0)
+                        r = pn_oom();
         for (size_t j = 0; r == 0 && j < ns; j++) {
                 const char *so = pkgnote_dlopen_soname(n, i, j);
                 /* Only a file name: a path in a note is not the root's. */
@@ -691,16 +692,22 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
                 const struct cfile *f = &c->files[i];
                 json_t *o = json_pack("{s:o,s:s,s:O}", "path", pn_json_bytes(f->path), "type",
                                       f->target ? "symlink" : "file", "why", f->why);
-                if (o && f->target)
-                        json_object_set_new(o, "target", pn_json_bytes(f->target));
-                if (o && f->dir_link)
-                        json_object_set_new(o, "directory", json_true());
-                if (o && f->more)
-                        json_object_set_new(o, "moreReasons", json_integer((json_int_t)f->more));
+                /* jansson takes each value, also when it fails. */
+                bool ok = o != NULL;
+                if (ok && f->target)
+                        ok = json_object_set_new(o, "target", pn_json_bytes(f->target)) == 0;
+                if (ok && f->dir_link)
+                        ok = json_object_set_new(o, "directory", json_true()) == 0;
+                if (ok && f->more)
+                        ok = json_object_set_new(o, "moreReasons", json_integer((json_int_t)f->more)) == 0;
                 size_t pi;
                 pkgnote_db_package p = {.size = sizeof p};
-                if (o && db && !f->dir_link && pkgnote_pkgdb_owner(db, f->path, &pi) > 0 && pkgnote_pkgdb_package(db, pi, &p) > 0)
-                        json_object_set_new(o, "package", pn_json_bytes(p.binary_name));
+                if (ok && db && !f->dir_link && pkgnote_pkgdb_owner(db, f->path, &pi) > 0 && pkgnote_pkgdb_package(db, pi, &p) > 0)
+                        ok = json_object_set_new(o, "package", pn_json_bytes(p.binary_name)) == 0;
+                if (!ok) {
+                        json_decref(o);
+                        o = NULL;
+                }
                 if (!o || json_array_append_new(files, o) < 0)
                         r = -ENOMEM;
         }

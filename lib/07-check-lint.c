@@ -818,6 +818,9 @@ PKGNOTE_PUBLIC int pkgnote_lint_os_release(pkgnote_object *e, const pkgnote_os_r
                 l.n_sh = 0; /* already recorded as a problem by the note walk */
 
         for (size_t i = 0; i < pkgnote_object_problem_count(e); i++)
+                if (pkgnote_object_problem(e, i)->error == -ENOMEM)
+                        return -ENOMEM; /* the reading failed, not the file */
+        for (size_t i = 0; i < pkgnote_object_problem_count(e); i++)
                 report(&l, C_MALFORMED_NOTE, PKGNOTE_LINT_NO_OFFSET, "%s", pkgnote_object_problem(e, i)->message);
         /* A separate debug file: its segments are the stripped file's, so
          * where its notes would be loaded cannot be judged from it. */

@@ -270,6 +270,51 @@ static int s_scan(char **out) {
         return r < 0 ? r : 0;
 }
 
+static void lint_line(void *u, const pkgnote_lint_finding *f) {
+        char **out = u;
+        if (!*out)
+                return;
+        size_t a = strlen(*out), b = strlen(f->check->id) + strlen(f->message) + 4;
+        char *n = realloc(*out, a + b);
+        if (!n) {
+                free(*out);
+                *out = NULL; /* said as -ENOMEM below */
+                return;
+        }
+        snprintf(n + a, b, "%s: %s\n", f->check->id, f->message);
+        *out = n;
+}
+
+static int s_lint(char **out) {
+        pkgnote_object *e = NULL;
+        int r = pkgnote_object_open(elf, &e);
+        if (r == 0 && !(*out = calloc(1, 1)))
+                r = -ENOMEM;
+        if (r == 0)
+                r = pkgnote_lint(e, lint_line, out);
+        if (r >= 0 && !*out)
+                r = -ENOMEM;
+        pkgnote_object_free(e);
+        return r < 0 ? r : 0;
+}
+
+/* The closure of the object in the artefact's root, its packages named
+ * by the root's dpkg database. */
+static int s_closure(char **out) {
+        pkgnote_closure *c = NULL;
+        pkgnote_pkgdb *db = NULL;
+        int r = pkgnote_closure_new(artefact, &c);
+        if (r == 0)
+                r = pkgnote_closure_add(c, "/usr/lib/libsystemd.so.0");
+        if (r >= 0)
+                r = pkgnote_pkgdb_open(artefact, "deb", NULL, &db);
+        if (r >= 0)
+                r = pkgnote_closure_to_json(c, db, out);
+        pkgnote_pkgdb_free(db);
+        pkgnote_closure_free(c);
+        return r < 0 ? r : 0;
+}
+
 /* Runs S with the Nth allocation failing, for every N it makes. */
 static void sweep(const char *name, int (*s)(char **out)) {
         /* TEST_OOM_AT="NAME N": only that run, for a look under valgrind. */
@@ -395,6 +440,12 @@ static void sweep_embedded(void) {
 static void sweep_verify(void) {
         sweep("verify", s_verify);
 }
+static void sweep_lint(void) {
+        sweep("lint", s_lint);
+}
+static void sweep_closure(void) {
+        sweep("closure with a package database", s_closure);
+}
 static void sweep_scan(void) {
         sweep("scan and SBOMs", s_scan);
 }
@@ -410,6 +461,13 @@ static void copy(const char *from, const char *to) {
                 CHECK(fwrite(buf, 1, n, out) == n);
         fclose(in);
         CHECK(fclose(out) == 0);
+}
+
+static void write_text(const char *path, const char *text) {
+        FILE *f = fopen(path, "w");
+        CHECK(f && fputs(text, f) >= 0);
+        if (f)
+                CHECK(fclose(f) == 0);
 }
 
 int main(void) {
@@ -445,6 +503,19 @@ int main(void) {
         CHECK(mkdir(p, 0755) == 0);
         snprintf(p, sizeof p, "%s/usr/lib/libsystemd.so.0", artefact);
         copy(elf, p);
+        /* A dpkg database owning it. */
+        static const char *const dirs[] = {"var", "var/lib", "var/lib/dpkg", "var/lib/dpkg/info"};
+        for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+                snprintf(p, sizeof p, "%s/%s", artefact, dirs[i]);
+                CHECK(mkdir(p, 0755) == 0);
+        }
+        static const char status[] = "Package: libsystemd0\nStatus: install ok installed\nArchitecture: amd64\n"
+                                     "Source: systemd\nVersion: 252.39-1~deb12u2\n\n";
+        static const char list[] = "/usr\n/usr/lib\n/usr/lib/libsystemd.so.0\n";
+        snprintf(p, sizeof p, "%s/var/lib/dpkg/status", artefact);
+        write_text(p, status);
+        snprintf(p, sizeof p, "%s/var/lib/dpkg/info/libsystemd0:amd64.list", artefact);
+        write_text(p, list);
 
         RUN(sweep_metadata);
         RUN(sweep_info);
@@ -452,6 +523,8 @@ int main(void) {
                 RUN(sweep_embedded);
         else
                 printf("# no gofmt here: the Go build information is not swept\n");
+        RUN(sweep_lint);
+        RUN(sweep_closure);
         RUN(sweep_verify);
         RUN(sweep_scan);
 
