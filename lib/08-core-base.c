@@ -11,15 +11,26 @@
 void pn_core_problem(pkgnote_core *c, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        (void)pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, -EBADMSG, NULL, 0, fmt, ap);
+        if (pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, -EBADMSG, NULL, 0, fmt, ap) < 0)
+                c->oom = true;
         va_end(ap);
 }
 
 void pn_core_problem_err(pkgnote_core *c, int err, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        (void)pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, err, NULL, 0, fmt, ap);
+        if (pn_problems_addv(&c->problems, PKGNOTE_MAX_PROBLEMS, err, NULL, 0, fmt, ap) < 0)
+                c->oom = true;
         va_end(ap);
+}
+
+bool pn_core_ran_out(const pkgnote_core *c) {
+        if (c->oom)
+                return true;
+        for (size_t i = 0; i < c->n_modules; i++)
+                if (c->modules[i].oom)
+                        return true;
+        return false;
 }
 
 /*

@@ -59,8 +59,12 @@ static char *string_at(pkgnote_core *c, uint64_t addr) {
                                 if (!b)
                                         return NULL;
                                 buf[i] = (char)*b;
-                                if (!*b)
-                                        return strdup(buf);
+                                if (!*b) {
+                                        char *s = strdup(buf);
+                                        if (!s)
+                                                c->oom = true;
+                                        return s;
+                                }
                         }
                         return NULL;
                 }
@@ -178,6 +182,8 @@ static size_t walk_link_map(pkgnote_core *c, struct found **ret) {
         size_t n = 0, cap = 0, steps = 0;
         struct found *f = NULL;
         uint64_t *seen = malloc(PKGNOTE_MAX_MODULES * sizeof *seen);
+        if (!seen)
+                c->oom = true;
         for (; seen && lm && steps < PKGNOTE_MAX_MODULES; steps++) {
                 /* A hostile chain may loop: each link is taken once. */
                 bool again = false;
@@ -194,6 +200,7 @@ static size_t walk_link_map(pkgnote_core *c, struct found **ret) {
                 if (s && s[0]) {
                         if (PN_GROW(f, cap, n + 1) < 0) {
                                 free(s);
+                                c->oom = true;
                                 break;
                         }
                         f[n++] = (struct found){.bias = addr, .name = s, .ld = ld};

@@ -84,6 +84,8 @@ void pn_core_parse_prstatus(pkgnote_core *c, const pkgnote_note *n) {
         if (c->n_threads < PKGNOTE_MAX_THREADS) {
                 if (PN_GROW(c->threads, c->cap_threads, c->n_threads + 1) == 0)
                         c->threads[c->n_threads++] = (pkgnote_thread_info){.tid = tid, .signal = sig};
+                else
+                        c->oom = true;
         }
         if (!c->have_tid) { /* the kernel writes the crashing thread first */
                 c->tid = tid;
@@ -124,7 +126,8 @@ void pn_core_parse_prpsinfo(pkgnote_core *c, const pkgnote_note *n) {
         char args[81];
         copy_cstr(args, sizeof args, d + l.prpsinfo_fname + 16, 80);
         free(c->args);
-        c->args = strdup(args);
+        if (!(c->args = strdup(args)))
+                c->oom = true;
         /* psargs pads with spaces */
         for (size_t len = c->args ? strlen(c->args) : 0; len > 0 && c->args[len - 1] == ' '; len--)
                 c->args[len - 1] = 0;

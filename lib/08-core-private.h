@@ -40,6 +40,7 @@ struct pkgnote_module {
         const char *dbtype;  /* that database's type: "deb", "rpm" */
         bool db_mismatch;    /* a note names another package than the database */
         pkgnote_info *now_info; /* a replaced module: the notes of the file at its path now */
+        bool oom;            /* memory ran out for it (pn_core_ran_out()) */
 };
 
 /* The report of M's notes, where one was read (pkgnote_module_info()). */
@@ -51,6 +52,10 @@ static inline const pkgnote_info *pn_module_info(const pkgnote_module *m) {
 }
 
 struct pkgnote_core {
+        /* Memory ran out on a path that goes on without what it could not
+         * make (a problem, a reason, a /proc file): the report would be
+         * short, so the open fails with -ENOMEM (pn_core_ran_out()). */
+        bool oom;
         struct pn_core_source *src;
         int stream_fd; /* a compressed core file's, when have_stream_fd */
         bool have_stream_fd;
@@ -104,6 +109,8 @@ pkgnote_module *pn_core_new_module(pkgnote_core *c, const char *path, uint64_t s
                                    int *err);
 /* Records a problem of the core: malformed (-EBADMSG), or with ERR. */
 void pn_core_problem(pkgnote_core *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether memory ran out while C was read (c->oom, or a module's). */
+bool pn_core_ran_out(const pkgnote_core *c);
 void pn_core_problem_err(pkgnote_core *c, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Asks the package database of the root in O (NULL: the host's) about

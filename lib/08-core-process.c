@@ -28,8 +28,9 @@
 #define MAX_PROC_FILE (1u << 20)
 
 /* Reads a small /proc file whole (they have no size to stat); *CUT set
- * when it held more than MAX_PROC_FILE bytes. */
-static char *read_proc(int pid, const char *name, size_t *len, bool *cut) {
+ * when it held more than MAX_PROC_FILE bytes.  NULL when it cannot be
+ * read; when memory ran out, C is marked (c->oom). */
+static char *read_proc(pkgnote_core *c, int pid, const char *name, size_t *len, bool *cut) {
         char path[64];
         snprintf(path, sizeof path, "/proc/%d/%s", pid, name);
         if (cut)
@@ -39,9 +40,15 @@ static char *read_proc(int pid, const char *name, size_t *len, bool *cut) {
                 return NULL;
         size_t cap = 4096, n = 0;
         char *buf = malloc(cap + 1);
+        if (!buf)
+                c->oom = true;
         while (buf) {
                 if (n == cap) {
                         char *b = cap < MAX_PROC_FILE ? realloc(buf, cap * 2 + 1) : NULL;
+                        if (!b && cap < MAX_PROC_FILE) {
+                                c->oom = true;
+                                break;
+                        }
                         if (!b) {
                                 char one;
                                 if (cut && cap >= MAX_PROC_FILE && read(fd, &one, 1) == 1)
@@ -68,7 +75,7 @@ static char *read_proc(int pid, const char *name, size_t *len, bool *cut) {
 }
 
 static void read_status(pkgnote_core *c, int pid) {
-        char *s = read_proc(pid, "status", NULL, NULL);
+        char *s = read_proc(c, pid, "status", NULL, NULL);
         if (!s)
                 return;
         char *save = NULL;
@@ -85,14 +92,14 @@ static void read_status(pkgnote_core *c, int pid) {
 
 static void read_identity(pkgnote_core *c, int pid) {
         size_t len;
-        char *s = read_proc(pid, "comm", &len, NULL);
+        char *s = read_proc(c, pid, "comm", &len, NULL);
         if (s) {
                 s[strcspn(s, "\n")] = 0;
                 snprintf(c->comm, sizeof c->comm, "%s", s);
                 free(s);
         }
         bool cut;
-        s = read_proc(pid, "cmdline", &len, &cut);
+        s = read_proc(c, pid, "cmdline", &len, &cut);
         if (s && cut)
                 pn_core_problem_err(c, -E2BIG, "the command line of process %d cut at %u bytes (the limit)",
                                     pid, MAX_PROC_FILE);
@@ -107,9 +114,10 @@ static void read_identity(pkgnote_core *c, int pid) {
         ssize_t n = readlink(path, target, sizeof target - 1);
         if (n > 0) {
                 target[n] = 0;
-                c->exe = strdup(target);
+                if (!(c->exe = strdup(target)))
+                        c->oom = true;
         }
-        s = read_proc(pid, "auxv", &len, NULL);
+        s = read_proc(c, pid, "auxv", &len, NULL);
         if (s) {
                 pn_core_parse_auxv(c, (const uint8_t *)s, len);
                 free(s);
@@ -141,11 +149,14 @@ static void read_now(const pkgnote_core *c, int rootfd, pkgnote_module *m) {
         if (fd < 0)
                 return;
         pkgnote_object *e;
-        if (pkgnote_object_open_fd(fd, &e) >= 0) {
-                if (pkgnote_info_read(e, &m->now_info) < 0)
+        int r = pkgnote_object_open_fd(fd, &e);
+        if (r >= 0) {
+                if ((r = pkgnote_info_read(e, &m->now_info)) < 0)
                         m->now_info = NULL;
                 pkgnote_object_free(e);
         }
+        if (r == -ENOMEM)
+                m->oom = true;
         close(fd);
 }
 
@@ -380,6 +391,8 @@ static int on_mapping(const struct pn_maps_entry *e, void *u) {
         m->dev = makedev(e->major, e->minor);
         m->ino = e->inode;
         read_module(c, w->rootfd, w->pid, m);
+        if (m->oom)
+                c->oom = true; /* kept when the module is dropped below */
         if (!m->info && !m->reason) { /* not ELF: a data file mapped whole */
                 drop_module(m);
                 c->n_modules--;
@@ -435,6 +448,8 @@ static void read_module(pkgnote_core *c, int rootfd, int pid, pkgnote_module *m)
                 fd = open(path, O_RDONLY | O_CLOEXEC);
                 size_t len = m->end - m->start < 65536 ? (size_t)(m->end - m->start) : 65536;
                 vdso = malloc(len);
+                if (!vdso)
+                        m->oom = true;
                 ssize_t n = fd >= 0 && vdso ? pread(fd, vdso, len, (off_t)m->start) : -1;
                 if (fd >= 0)
                         close(fd);
@@ -465,11 +480,15 @@ static void read_module(pkgnote_core *c, int rootfd, int pid, pkgnote_module *m)
         if (r >= 0) {
                 const char *id = pkgnote_info_build_id(info);
                 m->build_id = id ? strdup(id) : NULL;
+                if (id && !m->build_id)
+                        m->oom = true;
                 m->info = info;
                 m->source = PKGNOTE_SOURCE_MAPPED;
                 if (m->replaced)
                         pn_module_set_reason(m, "replaced on disk since it was mapped; notes are the mapped file's");
-        } else if (r != -ENOEXEC)
+        } else if (r == -ENOMEM)
+                m->oom = true;
+        else if (r != -ENOEXEC)
                 pn_module_set_reason(m, "unreadable: %s", pkgnote_last_error());
         pkgnote_object_free(e);
         if (fd >= 0)
@@ -492,7 +511,8 @@ static int open_process_root(int pid, char **prefix) {
         ssize_t n = readlink(path, target, sizeof target - 1);
         if (n > 1 && target[0] == '/') {
                 target[n] = 0;
-                *prefix = strdup(target);
+                if (!(*prefix = strdup(target)))
+                        return -ENOMEM;
         }
         int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         return fd < 0 ? -errno : fd;
@@ -565,7 +585,9 @@ static int open_process(int pid, const pkgnote_core_options *options, pkgnote_db
         /* One path for pkgnote_process_open*() and so pid, ps and the
          * binding: files now at the modules' paths are the process's root's. */
         int rootfd = open_process_root(pid, &c->root_prefix);
-        if (rootfd < 0 && rootfd != -ENOENT && rootfd != -ESRCH)
+        if (rootfd == -ENOMEM)
+                c->oom = true;
+        else if (rootfd < 0 && rootfd != -ENOENT && rootfd != -ESRCH)
                 pn_core_problem_err(c, rootfd,
                                     "cannot open the root directory of process %d: %s; its modules are compared with the files at their paths here",
                                     pid, strerror(-rootfd));
@@ -582,6 +604,10 @@ static int open_process(int pid, const pkgnote_core_options *options, pkgnote_db
         ask_database(c, &opts, rootfd, cache);
         if (rootfd >= 0)
                 close(rootfd);
+        if (pn_core_ran_out(c)) {
+                pkgnote_core_free(c);
+                return pn_oom();
+        }
         *ret = c;
         return 0;
 }

@@ -98,8 +98,10 @@ static size_t want_range(pkgnote_core *c, uint64_t addr, uint64_t max) {
         uint64_t off, avail;
         if (!pn_core_dumped_at(c, addr, &off, &avail))
                 return SIZE_MAX;
-        if (PN_GROW(c->ranges, c->cap_ranges, c->n_ranges + 1) < 0)
+        if (PN_GROW(c->ranges, c->cap_ranges, c->n_ranges + 1) < 0) {
+                c->oom = true;
                 return SIZE_MAX;
+        }
         c->ranges[c->n_ranges] = (struct range){.off = off, .len = avail < max ? avail : max};
         return c->n_ranges++;
 }
@@ -124,6 +126,10 @@ static int fetch_ranges(pkgnote_core *c) {
                 int err;
                 if (!c->src) {
                         r->data = pn_elf_bytes(c->view, r->off, r->len, &err);
+                        if (!r->data && err == -ENOMEM) {
+                                free(order);
+                                return err;
+                        }
                         if (!r->data)
                                 pn_core_problem(c, "dumped bytes at offset 0x%llx: %s", (unsigned long long)r->off,
                                              pkgnote_last_error());
@@ -143,6 +149,10 @@ static int fetch_ranges(pkgnote_core *c) {
                 }
                 uint64_t got = 0;
                 int k = pn_core_source_read(c->src, r->off, r->owned, r->len, &got);
+                if (k == -ENOMEM) {
+                        free(order);
+                        return k;
+                }
                 if (k < 0 || got < r->len) {
                         pn_core_problem(c, "dumped bytes at offset 0x%llx: %s", (unsigned long long)r->off,
                                      k < 0 ? pkgnote_last_error() : "core ends early");
@@ -210,8 +220,10 @@ void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) {
         free(m->reason);
         va_list ap;
         va_start(ap, fmt);
-        if (vasprintf(&m->reason, fmt, ap) < 0)
+        if (vasprintf(&m->reason, fmt, ap) < 0) {
                 m->reason = NULL;
+                m->oom = true;
+        }
         va_end(ap);
 }
 
@@ -227,18 +239,23 @@ static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
                 return false;
         *is_elf = true;
         pkgnote_object *e;
-        if (pn_elf_from_prefix(r->data, r->len, &e) < 0) {
+        int k = pn_elf_from_prefix(r->data, r->len, &e);
+        if (k == -ENOMEM)
+                m->oom = true;
+        if (k < 0) {
                 pn_module_set_reason(m, "dumped header unreadable: %s", pkgnote_last_error());
                 return false;
         }
         pkgnote_info *info;
-        if (pkgnote_info_read(e, &info) < 0) {
+        if ((k = pkgnote_info_read(e, &info)) < 0) {
+                if (k == -ENOMEM)
+                        m->oom = true;
                 pkgnote_object_free(e);
                 return false;
         }
         const char *id = pkgnote_info_build_id(info);
-        if (id)
-                m->build_id = strdup(id);
+        if (id && !(m->build_id = strdup(id)))
+                m->oom = true;
         bool complete = true;
         for (size_t i = 0; i < pkgnote_info_problem_count(info); i++)
                 if (pkgnote_info_problem(info, i)->error == -ENODATA)
@@ -263,6 +280,8 @@ static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, boo
         }
         pkgnote_object *e;
         int r = pkgnote_object_open_fd(fd, &e);
+        if (r == -ENOMEM)
+                m->oom = true;
         if (r < 0) {
                 close(fd);
                 if (r != -ENOEXEC)
@@ -271,7 +290,9 @@ static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, boo
         }
         *is_elf = true;
         pkgnote_info *info;
-        if (pkgnote_info_read(e, &info) < 0) {
+        if ((r = pkgnote_info_read(e, &info)) < 0) {
+                if (r == -ENOMEM)
+                        m->oom = true;
                 pkgnote_object_free(e);
                 close(fd);
                 pn_module_set_reason(m, "disk copy unreadable: %s", pkgnote_last_error());
@@ -280,6 +301,8 @@ static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, boo
         const char *id = pkgnote_info_build_id(info);
         free(m->disk_build_id);
         m->disk_build_id = id ? strdup(id) : NULL;
+        if (id && !m->disk_build_id)
+                m->oom = true;
         if (!m->build_id) {
                 pn_module_set_reason(m, "not in the core; the disk copy cannot be verified without a build-id");
                 pkgnote_info_free(info);
@@ -493,8 +516,8 @@ static void exe_from_execfn(pkgnote_core *c, size_t execfn) {
         if (execfn != SIZE_MAX && c->ranges[execfn].data) {
                 const struct range *x = &c->ranges[execfn];
                 /* An empty string (AT_EXECFN at zeroed bytes) names nothing. */
-                if (x->len > 0 && x->data[0] && memchr(x->data, 0, x->len))
-                        c->exe = strdup((const char *)x->data);
+                if (x->len > 0 && x->data[0] && memchr(x->data, 0, x->len) && !(c->exe = strdup((const char *)x->data)))
+                        c->oom = true;
         }
 }
 
@@ -505,11 +528,12 @@ static void exe_from_modules(pkgnote_core *c) {
          * relative; the executable's mapping names the file itself. */
         if (c->main_module != SIZE_MAX && c->modules[c->main_module].path[0] == '/' && (!c->exe || c->exe[0] != '/')) {
                 free(c->exe);
-                c->exe = strdup(c->modules[c->main_module].path);
+                if (!(c->exe = strdup(c->modules[c->main_module].path)))
+                        c->oom = true;
         }
         /* Last, the command name the kernel kept (at most 15 bytes). */
-        if (!c->exe && c->comm[0])
-                c->exe = strdup(c->comm);
+        if (!c->exe && c->comm[0] && !(c->exe = strdup(c->comm)))
+                c->oom = true;
 }
 
 /* Reads the core: its notes, its modules and their packages, the
@@ -629,6 +653,8 @@ PKGNOTE_PUBLIC int pkgnote_core_open_fd(int fd, const pkgnote_core_options *opti
         }
         if (r >= 0)
                 r = read_core(c, o);
+        if (r >= 0 && pn_core_ran_out(c))
+                r = pn_oom();
         if (r < 0) {
                 pkgnote_core_free(c);
                 return r;
@@ -649,6 +675,8 @@ PKGNOTE_PUBLIC int pkgnote_core_from_memory(const void *data, size_t size, const
         r = pkgnote_object_from_memory(data, size, &c->view);
         if (r >= 0)
                 r = read_core(c, o);
+        if (r >= 0 && pn_core_ran_out(c))
+                r = pn_oom();
         if (r < 0) {
                 pkgnote_core_free(c);
                 return r;

@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <unistd.h>
@@ -315,6 +318,74 @@ static int s_closure(char **out) {
         return r < 0 ? r : 0;
 }
 
+/* A running process: a child of this test, waiting in pause(), its
+ * modules read from disk, no package database asked. */
+static pid_t child;
+
+static int s_process(char **out) {
+        pkgnote_core_options o = PKGNOTE_CORE_OPTIONS_INIT;
+        o.no_database = 1;
+        pkgnote_core *c = NULL;
+        int r = pkgnote_process_open_with(child, &o, &c);
+        if (r == 0)
+                r = pkgnote_core_to_json(c, NULL, NULL, 0, out);
+        pkgnote_core_free(c);
+        return r;
+}
+
+/* A real core dump of a child of this test, read as the kernel wrote it. */
+static char core_path[8192];
+
+static int s_core(char **out) {
+        pkgnote_core_options o = PKGNOTE_CORE_OPTIONS_INIT;
+        o.no_database = 1;
+        pkgnote_core *c = NULL;
+        int r = pkgnote_core_open(core_path, &o, &c);
+        if (r == 0)
+                r = pkgnote_core_to_json(c, NULL, NULL, 0, out);
+        pkgnote_core_free(c);
+        return r;
+}
+
+/* Makes core_path: a child that aborts in DIR, with cores allowed, when
+ * the kernel writes cores as files named "core" in the working directory
+ * (a pattern naming a program or another place is not this test's to
+ * change).  false, with the reason printed, when it cannot. */
+static bool make_core(void) {
+        char pattern[256] = "";
+        FILE *f = fopen("/proc/sys/kernel/core_pattern", "r");
+        if (f) {
+                if (!fgets(pattern, sizeof pattern, f))
+                        pattern[0] = 0;
+                fclose(f);
+        }
+        pattern[strcspn(pattern, "\n")] = 0;
+        if (strcmp(pattern, "core") != 0) {
+                printf("# kernel.core_pattern is '%s', not 'core': no core file to read\n", pattern);
+                return false;
+        }
+        pid_t pid = fork();
+        if (pid == 0) {
+                struct rlimit rl = {RLIM_INFINITY, RLIM_INFINITY};
+                if (setrlimit(RLIMIT_CORE, &rl) < 0 || chdir(dir) < 0)
+                        _exit(1);
+                abort();
+        }
+        int status = 0;
+        if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFSIGNALED(status) || !WCOREDUMP(status)) {
+                printf("# the child wrote no core (status 0x%x)\n", status);
+                return false;
+        }
+        snprintf(core_path, sizeof core_path, "%s/core", dir);
+        if (access(core_path, R_OK) < 0)
+                snprintf(core_path, sizeof core_path, "%s/core.%d", dir, (int)pid);
+        if (access(core_path, R_OK) < 0) {
+                printf("# no core file in %s\n", dir);
+                return false;
+        }
+        return true;
+}
+
 /* Runs S with the Nth allocation failing, for every N it makes. */
 static void sweep(const char *name, int (*s)(char **out)) {
         /* TEST_OOM_AT="NAME N": only that run, for a look under valgrind. */
@@ -394,8 +465,13 @@ static void sweep(const char *name, int (*s)(char **out)) {
                                 for (int shown = 0; *a && *b && shown < 2;) {
                                         size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
                                         if (la != lb || memcmp(a, b, la)) {
-                                                fprintf(stderr, "#   got  %.*s\n#   want %.*s\n", (int)(la > 160 ? 160 : la), a,
-                                                        (int)(lb > 160 ? 160 : lb), b);
+                                                size_t k = 0; /* from a little before where they part */
+                                                while (k < la && k < lb && a[k] == b[k])
+                                                        k++;
+                                                k = k > 60 ? k - 60 : 0;
+                                                fprintf(stderr, "#   got  ...%.*s\n#   want ...%.*s\n",
+                                                        (int)(la - k > 160 ? 160 : la - k), a + k,
+                                                        (int)(lb - k > 160 ? 160 : lb - k), b + k);
                                                 shown++;
                                         }
                                         a += la + (a[la] != 0);
@@ -445,6 +521,12 @@ static void sweep_lint(void) {
 }
 static void sweep_closure(void) {
         sweep("closure with a package database", s_closure);
+}
+static void sweep_process(void) {
+        sweep("a running process", s_process);
+}
+static void sweep_core(void) {
+        sweep("a core dump", s_core);
 }
 static void sweep_scan(void) {
         sweep("scan and SBOMs", s_scan);
@@ -527,6 +609,21 @@ int main(void) {
         RUN(sweep_closure);
         RUN(sweep_verify);
         RUN(sweep_scan);
+        if (make_core())
+                RUN(sweep_core);
+        else
+                printf("# the core reader is not swept\n");
+        child = fork();
+        if (child == 0) {
+                for (;;)
+                        pause();
+        }
+        CHECK(child > 0);
+        if (child > 0) {
+                RUN(sweep_process);
+                kill(child, SIGKILL);
+                waitpid(child, NULL, 0);
+        }
 
         snprintf(p, sizeof p, "rm -rf '%s'", dir);
         CHECK(system(p) == 0);
