@@ -149,7 +149,7 @@ int pn_package_note_checked(const char *json, int big_endian, uint8_t **note, si
         pkgnote_metadata *m;
         int r = pkgnote_metadata_parse(json, strlen(json), &m);
         if (r < 0)
-                return r == -E2BIG ? r : pn_error(-EINVAL, "%s", pkgnote_last_error());
+                return r == -E2BIG || r == -ENOMEM ? r : pn_error(-EINVAL, "%s", pkgnote_last_error());
         char *check;
         r = pkgnote_metadata_to_json(m, &check); /* refuses control characters */
         pkgnote_metadata_free(m);
@@ -196,7 +196,7 @@ int pn_dlopen_note_checked(const char *json, int big_endian, uint8_t **note, siz
         pkgnote_dlopen *d;
         int r = pkgnote_dlopen_parse(json, len, &d);
         if (r < 0)
-                return r == -E2BIG ? r : pn_error(-EINVAL, "%s", pkgnote_last_error());
+                return r == -E2BIG || r == -ENOMEM ? r : pn_error(-EINVAL, "%s", pkgnote_last_error());
         char first[512] = "";
         int n = pkgnote_dlopen_check(d, first_complaint, first);
         pkgnote_dlopen_free(d);

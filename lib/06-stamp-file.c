@@ -113,7 +113,7 @@ static int read_back(int fd, size_t len, const pkgnote_note_spec *specs, size_t 
                                 r = pn_error(-EIO, "the temporary file does not hold the expected dlopen note");
                 }
         }
-        if (r < 0 && r != -EIO)
+        if (r < 0 && r != -EIO && r != -ENOMEM)
                 r = pn_error(-EIO, "the temporary file does not read back: %s", pkgnote_last_error());
         pkgnote_info_free(info);
         pkgnote_object_free(e);

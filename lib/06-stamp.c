@@ -470,12 +470,16 @@ static int verify(const struct stamp *s, const uint8_t *out, size_t out_len, con
         pkgnote_object *o = NULL;
         pkgnote_info *info = NULL;
         int r = pkgnote_object_from_memory(out, out_len, &o);
+        if (r == -ENOMEM)
+                return r;
         if (r < 0)
                 return pn_error(-EBADMSG, "the result does not parse: %s", pkgnote_last_error());
         const pkgnote_note *on, *in;
         int non = pn_object_notes(o, &on), nin = pn_object_notes(s->e, &in);
         if (non < 0 || nin < 0 || (r = pkgnote_info_read(o, &info)) < 0) {
-                r = pn_error(-EBADMSG, "the result's notes do not parse");
+                /* Memory running out is no verdict on the result. */
+                r = non == -ENOMEM || nin == -ENOMEM || r == -ENOMEM ? pn_oom()
+                                                                      : pn_error(-EBADMSG, "the result's notes do not parse");
                 goto out;
         }
         if (remove) {
@@ -742,12 +746,14 @@ static int check_all(const pkgnote_note_spec *specs, size_t n, bool remove_all, 
                      pkgnote_stamp_result *res) {
         pkgnote_object *o = NULL;
         int r = pkgnote_object_from_memory(out, out_len, &o);
+        if (r == -ENOMEM)
+                return r;
         if (r < 0)
                 return pn_error(-EBADMSG, "the result does not parse: %s", pkgnote_last_error());
         const pkgnote_note *on;
         int non = pn_object_notes(o, &on);
         if (non < 0)
-                r = pn_error(-EBADMSG, "the result's notes do not parse");
+                r = non == -ENOMEM ? pn_oom() : pn_error(-EBADMSG, "the result's notes do not parse");
         for (size_t i = 0; r == 0 && i < n; i++) {
                 const struct pn_note_kind *kind = pn_note_kind_of(specs[i].type);
                 const char *json = remove_all ? NULL : specs[i].json;

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "pkgnote.h"
@@ -386,6 +387,83 @@ static bool make_core(void) {
         return true;
 }
 
+/* Stamping a file in place: a failed stamp leaves the file as it was and
+ * nothing beside it.  Copies and digests are made with system calls only,
+ * so that no allocation of the test's own is counted. */
+static char stamp_dir[4200], stamp_file[4300], stamp_pristine[4300];
+
+static uint64_t digest(const char *path) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        uint64_t h = 0xcbf29ce484222325ULL;
+        static unsigned char buf[65536];
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof buf)) > 0)
+                for (ssize_t i = 0; i < n; i++)
+                        h = (h ^ buf[i]) * 0x100000001b3ULL;
+        close(fd);
+        return h;
+}
+
+static void raw_copy(const char *from, const char *to) {
+        int in = open(from, O_RDONLY | O_CLOEXEC), out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+        static unsigned char buf[65536];
+        ssize_t n;
+        while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+                if (write(out, buf, (size_t)n) != n)
+                        break;
+        if (in >= 0)
+                close(in);
+        if (out >= 0)
+                close(out);
+}
+
+/* The names in stamp_dir other than the file: what a failed stamp left. */
+static int leftovers(void) {
+        int fd = open(stamp_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        static char buf[8192];
+        int n = 0;
+        long k;
+        while ((k = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+                for (long off = 0; off < k;) {
+                        struct {
+                                uint64_t ino;
+                                int64_t off;
+                                unsigned short reclen;
+                                unsigned char type;
+                                char name[];
+                        } *d = (void *)(buf + off);
+                        if (strcmp(d->name, ".") && strcmp(d->name, "..") && strcmp(d->name, "lib.so"))
+                                n++;
+                        off += d->reclen;
+                }
+        close(fd);
+        return n;
+}
+
+static int s_stamp(char **out) {
+        static const char j[] = "{\"type\":\"deb\",\"os\":\"debian\",\"name\":\"stamped\",\"version\":\"2\"}";
+        raw_copy(stamp_pristine, stamp_file);
+        uint64_t before = digest(stamp_file);
+        int r = pkgnote_stamp_file(stamp_file, NULL, j, 0, NULL);
+        uint64_t after = digest(stamp_file);
+        if (r < 0 && (after != before || leftovers() != 0)) {
+                fprintf(stderr, "stamp: a failed stamp (%d) changed the file or left %d names beside it\n", r,
+                        leftovers());
+                abort();
+        }
+        if (r < 0)
+                return r;
+        char text[32];
+        snprintf(text, sizeof text, "%016llx", (unsigned long long)after);
+        if (!(*out = strdup(text)))
+                return -ENOMEM;
+        return 0;
+}
+
 /* Runs S with the Nth allocation failing, for every N it makes. */
 static void sweep(const char *name, int (*s)(char **out)) {
         /* TEST_OOM_AT="NAME N": only that run, for a look under valgrind. */
@@ -446,14 +524,16 @@ static void sweep(const char *name, int (*s)(char **out)) {
                 runs++;
                 if (r == -ENOMEM)
                         enomem++;
-                else if ((r == -EBADMSG || (r == 0 && !same)) && in_lexer)
+                else if (in_lexer && (r < 0 || !same))
                         /* jansson (2.14) turns a failed allocation of a
                          * token's text into an invalid token (its caller
-                         * hears a syntax error, and a note would be a
-                         * problem "invalid JSON"), and its lexer and
-                         * dumper drop bytes silently when a buffer cannot
-                         * grow: jansson's, not pkgnote's, and said apart
-                         * here. */
+                         * hears a syntax error: a reader's problem
+                         * "invalid JSON", a writer's -EINVAL, a stamp's
+                         * read-back that does not find its note), and its
+                         * lexer and dumper drop bytes silently when a
+                         * buffer cannot grow: jansson's, not pkgnote's, and
+                         * counted apart here; nothing leaked and no file
+                         * half-written still holds. */
                         jansson++;
                 else if (r == 0 && same)
                         through++;
@@ -527,6 +607,9 @@ static void sweep_process(void) {
 }
 static void sweep_core(void) {
         sweep("a core dump", s_core);
+}
+static void sweep_stamp(void) {
+        sweep("stamp in place", s_stamp);
 }
 static void sweep_scan(void) {
         sweep("scan and SBOMs", s_scan);
@@ -606,6 +689,12 @@ int main(void) {
         else
                 printf("# no gofmt here: the Go build information is not swept\n");
         RUN(sweep_lint);
+        snprintf(stamp_dir, sizeof stamp_dir, "%s/stamp", dir);
+        CHECK(mkdir(stamp_dir, 0755) == 0);
+        snprintf(stamp_file, sizeof stamp_file, "%s/lib.so", stamp_dir);
+        snprintf(stamp_pristine, sizeof stamp_pristine, "%s/pristine.so", dir);
+        copy(elf, stamp_pristine);
+        RUN(sweep_stamp);
         RUN(sweep_closure);
         RUN(sweep_verify);
         RUN(sweep_scan);
