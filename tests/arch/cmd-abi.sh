@@ -117,41 +117,31 @@ for name in names:
         print("[suppress_type]\n  type_kind = struct\n  name = %s\n" % name)
 PY
         }
-        growable_supp "$SRCDIR/tests/arch/abi/libpkgnote.abi" > growable.supp || fatal "cannot list the growable structs"
-        # Functions added since the baseline are not changes of it (their
+        # Functions added since a baseline are not changes of it (their
         # nodes are checked above); anything else abidiff sees is: a
         # function removed or changed, or a type a function reaches.
-        abidiff --no-added-syms --suppressions growable.supp --headers-dir2 "$SRCDIR/include" \
-                "$SRCDIR/tests/arch/abi/libpkgnote.abi" "$LIB" > abidiff.txt 2>&1
-        rc=$?
-        if [ $rc -eq 0 ]; then
-                pass "the 1.0 ABI equals the baseline tests/arch/abi/libpkgnote.abi"
-        else
-                # abidiff: bit 4 an ABI change, bit 8 an incompatible one.
-                what="changed"
-                [ $((rc & 8)) -ne 0 ] && what="broken incompatibly"
-                fail "the 1.0 ABI equals the baseline tests/arch/abi/libpkgnote.abi" \
-                        "ABI $what (abidiff status $rc); a 1.0 function or type must not change:
-$(sed 's/^/# /' abidiff.txt)"
-        fi
-        # Each later release's ABI against its own baseline, as 1.0's.
+        abi_check() { # RELEASE BASELINE
+                growable_supp "$2" > "growable-$1.supp" || fatal "cannot list the growable structs"
+                abidiff --no-added-syms --suppressions "growable-$1.supp" --headers-dir2 "$SRCDIR/include" \
+                        "$2" "$LIB" > "abidiff-$1.txt" 2>&1
+                rc=$?
+                if [ $rc -eq 0 ]; then
+                        pass "the $1 ABI equals the baseline tests/arch/abi/${2##*/}"
+                else
+                        # abidiff: bit 4 an ABI change, bit 8 an incompatible one.
+                        what="changed"
+                        [ $((rc & 8)) -ne 0 ] && what="broken incompatibly"
+                        fail "the $1 ABI equals the baseline tests/arch/abi/${2##*/}" \
+                                "ABI $what (abidiff status $rc); a released function or type must not change:
+$(sed 's/^/# /' "abidiff-$1.txt")"
+                fi
+        }
+        abi_check 1.0 "$SRCDIR/tests/arch/abi/libpkgnote.abi"
+        # Each later release's ABI against its own baseline.
         for base in "$SRCDIR"/tests/arch/abi/libpkgnote-1.*.abi; do
                 [ -e "$base" ] || continue
                 rel=${base##*/libpkgnote-}
-                rel=${rel%.abi}
-                growable_supp "$base" > "growable-$rel.supp" || fatal "cannot list the growable structs"
-                abidiff --no-added-syms --suppressions "growable-$rel.supp" --headers-dir2 "$SRCDIR/include" \
-                        "$base" "$LIB" > "abidiff-$rel.txt" 2>&1
-                rc=$?
-                if [ $rc -eq 0 ]; then
-                        pass "the $rel ABI equals the baseline tests/arch/abi/${base##*/}"
-                else
-                        what="changed"
-                        [ $((rc & 8)) -ne 0 ] && what="broken incompatibly"
-                        fail "the $rel ABI equals the baseline tests/arch/abi/${base##*/}" \
-                                "ABI $what (abidiff status $rc); a released function or type must not change:
-$(sed 's/^/# /' "abidiff-$rel.txt")"
-                fi
+                abi_check "${rel%.abi}" "$base"
         done
         # Control: the same comparison fails when a 1.0 type differs (the
         # baseline's pkgnote_process_info with has_fault_address moved) and
@@ -170,7 +160,7 @@ PY
         growable_supp type.abi > growable-type.supp || fatal "cannot list the growable structs"
         abidiff --no-added-syms --suppressions growable-type.supp --headers-dir2 "$SRCDIR/include" type.abi "$LIB" > control1.txt 2>&1
         rc1=$?
-        abidiff --no-added-syms --suppressions growable.supp --headers-dir2 "$SRCDIR/include" gone.abi "$LIB" > control2.txt 2>&1
+        abidiff --no-added-syms --suppressions growable-1.0.supp --headers-dir2 "$SRCDIR/include" gone.abi "$LIB" > control2.txt 2>&1
         rc2=$?
         if [ $rc1 -ne 0 ] && grep -q has_fault_address control1.txt && [ $rc2 -ne 0 ] && grep -q pkgnote_core_reopen control2.txt; then
                 pass "control: a changed 1.0 type and a removed 1.0 function fail the comparison (status $rc1, $rc2)"
