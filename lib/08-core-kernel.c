@@ -154,6 +154,8 @@ static int read_notes(pkgnote_kernel *k, int sysfd) {
         char *data = NULL;
         size_t len = 0;
         int r = read_sysfs(sysfd, "kernel/notes", PN_KERNEL_MAX_NOTES_BYTES, &data, &len);
+        if (r == -E2BIG)
+                return pn_error(r, "kernel/notes: more than %u bytes", PN_KERNEL_MAX_NOTES_BYTES);
         if (r < 0)
                 return pn_error(r, "kernel/notes: cannot read: %s", strerror(-r));
         struct pn_knotes n;
@@ -439,14 +441,47 @@ static void open_db(pkgnote_kernel *k, const char *root) {
                 k->db = NULL;
 }
 
-/* B's binary name with RB replaced by RA equals A's (the same kernel line
- * of another release: linux-image-6.1.0-2-amd64 for linux-image-6.1.0-1-amd64),
- * or the two are equal (rpm's kernel-core). */
+/* The next word of *P (between "-.+~_") that is not all digits, advancing
+ * *P past it: its start and *LEN, or NULL at the end. */
+static const char *next_word(const char **p, size_t *len) {
+        for (;;) {
+                *p += strspn(*p, "-.+~_");
+                if (!**p)
+                        return NULL;
+                const char *w = *p;
+                size_t n = strcspn(w, "-.+~_");
+                *p += n;
+                for (size_t i = 0; i < n; i++)
+                        if (!pn_ascii_digit(w[i])) {
+                                *len = n;
+                                return w;
+                        }
+        }
+}
+
+/* Whether the releases A and B are of one flavour: the same words that
+ * are not numbers ("amd64" for 6.1.0-1-amd64 and 6.1.0-2-amd64, not
+ * "rt amd64"; "generic"; "fc39 x86_64"). */
+static bool same_flavour(const char *a, const char *b) {
+        for (;;) {
+                size_t la = 0, lb = 0;
+                const char *wa = next_word(&a, &la), *wb = next_word(&b, &lb);
+                if (!wa || !wb)
+                        return !wa && !wb;
+                if (la != lb || memcmp(wa, wb, la))
+                        return false;
+        }
+}
+
+/* B's binary name with RB replaced by RA equals A's, and the releases are
+ * of one flavour (linux-image-6.1.0-2-amd64 for linux-image-6.1.0-1-amd64,
+ * not linux-image-6.1.0-3-rt-amd64), or the two names are equal (rpm's
+ * kernel-core). */
 static bool same_line(const char *a, const char *b, const char *ra, const char *rb) {
         if (!strcmp(a, b))
                 return true;
         const char *at = strstr(b, rb);
-        if (!at)
+        if (!at || !same_flavour(ra, rb))
                 return false;
         size_t pre = (size_t)(at - b), lr = strlen(rb);
         return !strncmp(a, b, pre) && !strncmp(a + pre, ra, strlen(ra)) && !strcmp(a + pre + strlen(ra), at + lr);
