@@ -111,7 +111,7 @@ int pn_knotes_parse(const uint8_t *p, size_t n, bool be, const char *what, struc
         *k = t;
         return 0;
 oom:
-        r = pn_error(-ENOMEM, "%s: out of memory", what);
+        r = pn_oom();
 fail:
         pn_knotes_done(&t);
         return r;
@@ -177,7 +177,7 @@ static int vml_parse_head(struct vml *v) {
                 *s = (struct seg){.off = ph[i].offset, .len = ph[i].filesz};
                 if (!(s->buf = malloc(s->len))) {
                         pkgnote_object_free(e);
-                        return pn_error(-ENOMEM, "out of memory");
+                        return pn_oom();
                 }
                 v->n_seg++;
                 if (s->off + s->len > v->need_end)
@@ -278,7 +278,7 @@ static int decode_payload(int codec, const uint8_t *p, size_t n, struct vml *v) 
         uint8_t *out = malloc(out_cap);
         if (!out) {
                 pn_decoder_free(d);
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         uint64_t pos = 0;
         for (;;) {
@@ -291,7 +291,7 @@ static int decode_payload(int codec, const uint8_t *p, size_t n, struct vml *v) 
                         r = k == PN_DECODE_OVER_LIMIT
                                     ? pn_error(-E2BIG, "the kernel image decompresses past %llu bytes without its notes",
                                                (unsigned long long)PN_KERNEL_MAX_VMLINUX)
-                            : k == PN_DECODE_NO_MEMORY ? pn_error(-ENOMEM, "out of memory")
+                            : k == PN_DECODE_NO_MEMORY ? pn_oom()
                             : k == PN_DECODE_TRUNCATED
                                     ? pn_error(-EBADMSG, "the kernel image's %s payload is truncated after %llu bytes",
                                                pn_codec_name(codec), (unsigned long long)(pos + out_pos))
@@ -322,7 +322,7 @@ static int decode_payload(int codec, const uint8_t *p, size_t n, struct vml *v) 
 int pn_kernel_image_build_id(const uint8_t *p, size_t n, uint8_t *id, size_t *len) {
         struct vml *v = calloc(1, sizeof *v);
         if (!v)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         size_t got = 0;
         v->id = id;
         v->id_len = &got;
@@ -393,7 +393,7 @@ int pn_kernel_module_build_id(const uint8_t *p, size_t n, uint8_t *id, size_t *l
                                         ncap = PN_KERNEL_MAX_KO + 1;
                                 uint8_t *np = ncap > cap ? realloc(plain, ncap) : NULL;
                                 if (!np) {
-                                        r = ncap > cap ? pn_error(-ENOMEM, "out of memory")
+                                        r = ncap > cap ? pn_oom()
                                                        : pn_error(-E2BIG, "the module decompresses past %u bytes", PN_KERNEL_MAX_KO);
                                         break;
                                 }
@@ -407,7 +407,7 @@ int pn_kernel_module_build_id(const uint8_t *p, size_t n, uint8_t *id, size_t *l
                                 int code = 0;
                                 enum pn_decode_error k = pn_decoder_error(d, &detail, &code);
                                 r = k == PN_DECODE_OVER_LIMIT ? pn_error(-E2BIG, "the module decompresses past %u bytes", PN_KERNEL_MAX_KO)
-                                    : k == PN_DECODE_NO_MEMORY ? pn_error(-ENOMEM, "out of memory")
+                                    : k == PN_DECODE_NO_MEMORY ? pn_oom()
                                     : pn_error(-EBADMSG, "the module's %s data is %s%s%s", pn_codec_name(codec),
                                                k == PN_DECODE_TRUNCATED ? "truncated" : "damaged", detail ? ": " : "",
                                                detail ? detail : "");

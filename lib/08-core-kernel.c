@@ -121,7 +121,7 @@ static int check_release(const char *s, size_t len, const char *what, char **ret
                 return pn_error(-EBADMSG, "%s: the kernel release is \"%.*s\"", what, (int)len, s);
         char *r = strndup(s, len);
         if (!r)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = r;
         return 0;
 }
@@ -231,14 +231,14 @@ static int read_modules(pkgnote_kernel *k, int sysfd) {
                 }
                 if (PN_GROW(k->mods, cap, k->n_mods + 1) < 0) {
                         free(data);
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                         break;
                 }
                 struct kmod *m = &k->mods[k->n_mods];
                 *m = (struct kmod){.name = strdup(de->d_name)};
                 if (!m->name) {
                         free(data);
-                        r = pn_error(-ENOMEM, "out of memory");
+                        r = pn_oom();
                         break;
                 }
                 k->n_mods++;
@@ -546,7 +546,7 @@ static int reason(pkgnote_kernel *k, unsigned bit, const char *fmt, ...) {
         va_end(ap);
         if (r < 0) {
                 k->why[i] = NULL;
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         }
         k->reboot |= bit;
         return 0;
@@ -604,7 +604,7 @@ PKGNOTE_PUBLIC int pkgnote_kernel_read(const pkgnote_kernel_options *o, pkgnote_
                 return pn_error(e, "%s: cannot open: %s", root, strerror(-e));
         }
         pkgnote_kernel *k = calloc(1, sizeof *k);
-        int r = k ? 0 : pn_error(-ENOMEM, "out of memory");
+        int r = k ? 0 : pn_oom();
         if (r == 0)
                 r = read_release(opt.osrelease, &k->release);
         if (r == 0) {
@@ -785,7 +785,7 @@ PKGNOTE_PUBLIC int pkgnote_kernel_to_json(const pkgnote_kernel *k, char **ret) {
         json_decref(why);
         json_decref(img);
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         *ret = s;
         return 0;
 }
@@ -800,7 +800,7 @@ PKGNOTE_PUBLIC int pkgnote_kernel_image_build_id(const void *data, size_t size, 
                 return r;
         char *s = malloc(2 * n + 1);
         if (!s)
-                return pn_error(-ENOMEM, "out of memory");
+                return pn_oom();
         hex(s, id, n);
         *ret = s;
         return 1;
