@@ -138,6 +138,39 @@ kernel newer --kernel --no-database --json
 [ "$(jq_py 'd["package"], d["reboot"]')" = "(None, [])" ] && pass "--no-database: no package, no package reason" ||
         fail "--no-database: no package, no package reason" "$(cat out err)"
 
+# ---- the version order against the package managers' own ----
+TK=$BUILDDIR/tests/test-kernel
+PAIRS="6.1.10-1 6.1.7-1 1:1.0-1 2.0-1 1.0~rc1-1 1.0-1 1.0-1 1.0-1 1.0a-1 1.0+-1 1.0.1-1 1.0a-1 7.2.13+1 7.2.13-1
+6.8.0-31.31 6.8.0-100.100 2.0-1~bpo12+1 2.0-1 1.0^git1-1 1.0-1 0:5-1 5-1 1.01-1 1.1-1 10-1 9a-1 a-1 b-1 1.0-1a 1.0-1"
+if command -v dpkg > /dev/null; then
+        set -- $PAIRS
+        "$TK" vercmp deb "$@" > deb.got
+        : > deb.want
+        while [ $# -ge 2 ]; do
+                if dpkg --compare-versions "$1" lt "$2" 2> /dev/null; then echo -1
+                elif dpkg --compare-versions "$1" eq "$2" 2> /dev/null; then echo 0
+                else echo 1; fi >> deb.want
+                shift 2
+        done
+        diff -u deb.want deb.got > diff.txt && pass "dpkg's order: $(wc -l < deb.want) pairs as dpkg --compare-versions orders them" ||
+                fail "dpkg's order" "$(cat diff.txt)"
+else
+        missing "dpkg's order against dpkg --compare-versions" dpkg
+fi
+if command -v rpm > /dev/null; then
+        set -- $PAIRS
+        "$TK" vercmp rpm "$@" > rpm.got
+        : > rpm.want
+        while [ $# -ge 2 ]; do
+                rpm --eval "%{lua: print(rpm.vercmp('$1', '$2'))}" >> rpm.want
+                shift 2
+        done
+        diff -u rpm.want rpm.got > diff.txt && pass "rpm's order: $(wc -l < rpm.want) pairs as rpm.vercmp() orders them" ||
+                fail "rpm's order" "$(cat diff.txt)"
+else
+        missing "rpm's order against rpm.vercmp()" rpm
+fi
+
 # ---- hostile note streams ----
 mkdir -p bad/sys/kernel bad/root
 echo 6.1.0-1-amd64 > bad/osrelease
