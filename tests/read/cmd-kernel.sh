@@ -240,6 +240,16 @@ for c in "outside:lies outside its" "damaged:payload is damaged" "truncated:payl
         esac
 done
 
+# ---- usage ----
+run ps --kernel 1
+[ "$STATUS" -eq 2 ] && grep -q "take no process IDs" err && pass "--kernel with a PID is refused" || fail "--kernel with a PID is refused" "status $STATUS: $(cat err)"
+run ps --needs-reboot --format cyclonedx
+[ "$STATUS" -eq 2 ] && grep -q "a table or JSON layout of their own" err && pass "--needs-reboot with an SBOM format is refused" ||
+        fail "--needs-reboot with an SBOM format is refused" "status $STATUS: $(cat err)"
+run ps --kernel --sysfs nonexistent
+[ "$STATUS" -eq 2 ] && grep -q "'nonexistent': cannot read the running kernel: nonexistent: cannot open: No such file or directory" err &&
+        pass "a missing sysfs tree is named" || fail "a missing sysfs tree is named" "status $STATUS: $(cat err)"
+
 # ---- the host's own kernel ----
 if [ -r /sys/kernel/notes ]; then
         run ps --kernel --json --no-database
