@@ -169,9 +169,11 @@ static int vml_parse_head(struct vml *v) {
                 }
                 if (ph[i].filesz > PN_KERNEL_MAX_NOTES_BYTES || ph[i].offset > PN_KERNEL_MAX_VMLINUX ||
                     ph[i].offset + ph[i].filesz > PN_KERNEL_MAX_VMLINUX) {
+                        /* The program headers are the view's: say it before freeing it. */
+                        r = pn_error(-E2BIG, "the vmlinux's note segment at offset %llu (%llu bytes) lies past the limits",
+                                         (unsigned long long)ph[i].offset, (unsigned long long)ph[i].filesz);
                         pkgnote_object_free(e);
-                        return pn_error(-E2BIG, "the vmlinux's note segment at offset %llu (%llu bytes) lies past the limits",
-                                        (unsigned long long)ph[i].offset, (unsigned long long)ph[i].filesz);
+                        return r;
                 }
                 struct seg *s = &v->seg[v->n_seg];
                 *s = (struct seg){.off = ph[i].offset, .len = ph[i].filesz};
