@@ -34,6 +34,8 @@
 #define MAX_KO_FILE (64u << 20)
 #define HEX_MAX (2 * PN_KERNEL_MAX_BUILD_ID + 1)
 #define N_REASONS 3
+/* sysfs hands out the notes as the kernel holds them: in the machine's byte order. */
+#define HOST_BE (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 
 struct kpkg {
         const char *type, *name, *version, *binary; /* the database's strings */
@@ -159,7 +161,7 @@ static int read_notes(pkgnote_kernel *k, int sysfd) {
         if (r < 0)
                 return pn_error(r, "kernel/notes: cannot read: %s", strerror(-r));
         struct pn_knotes n;
-        r = pn_knotes_parse((const uint8_t *)data, len, false, "kernel/notes", &n);
+        r = pn_knotes_parse((const uint8_t *)data, len, HOST_BE, "kernel/notes", &n);
         free(data);
         if (r < 0)
                 return r;
@@ -246,7 +248,7 @@ static int read_modules(pkgnote_kernel *k, int sysfd) {
                         struct pn_knotes n;
                         char what[400];
                         snprintf(what, sizeof what, "module/%s", rel);
-                        q = pn_knotes_parse((const uint8_t *)data, len, false, what, &n);
+                        q = pn_knotes_parse((const uint8_t *)data, len, HOST_BE, what, &n);
                         if (q < 0) {
                                 free(data);
                                 r = q;
