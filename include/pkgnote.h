@@ -2191,6 +2191,116 @@ PKGNOTE_PUBLIC int pkgnote_crash_group_version(const pkgnote_crash_group *grp, s
 PKGNOTE_PUBLIC int pkgnote_crash_groups_to_json(pkgnote_crash_groups *g, size_t top, char **ret);
 
 /* ===================================================================
+ * The running kernel
+ * Names: pkgnote_kernel_*
+ *
+ * Which kernel and modules are running, read from sysfs: the notes the
+ * kernel publishes (/sys/kernel/notes: its GNU build-id, Linux's build
+ * salt, an FDO package note where the distribution adds one) and each
+ * loaded module's build-id (/sys/module/NAME/notes/.note.gnu.build-id);
+ * then the installed image of that release (/boot/vmlinuz-RELEASE or
+ * /usr/lib/modules/RELEASE/vmlinuz, its build-id read from inside the
+ * compressed bzImage) and module files (/usr/lib/modules/RELEASE/ **
+ * /NAME.ko[.xz|.zst|.gz]) under a root directory, and their packages from
+ * its package database, accepted only when the build-ids are equal.  The
+ * build salt is not a package identity (a kernel may carry another
+ * distribution's): it is shown, never taken for a package.
+ * Handles: pkgnote_kernel.
+ * =================================================================== */
+
+typedef struct pkgnote_kernel pkgnote_kernel;
+
+#define PKGNOTE_MAX_KERNEL_MODULES 65536u /* loaded modules read, and module files looked at */
+
+/* Never ask the package database.  Since 1.2. */
+#define PKGNOTE_KERNEL_NO_DATABASE 1u
+
+/* Where the kernel is read from; NULL fields take the running system's.
+ * Since 1.2. */
+typedef struct pkgnote_kernel_options {
+        size_t size;           /* sizeof(pkgnote_kernel_options) */
+        const char *sysfs;     /* sysfs (NULL: "/sys"), or a tree laid out as it is */
+        const char *osrelease; /* a file holding the release (NULL: /proc/sys/kernel/osrelease, else uname()) */
+        const char *root;      /* where the installed image, modules and database are (NULL: "/") */
+        unsigned flags;        /* PKGNOTE_KERNEL_* */
+} pkgnote_kernel_options;
+#define PKGNOTE_KERNEL_OPTIONS_INIT {.size = sizeof(pkgnote_kernel_options)}
+
+/* Why the machine needs a reboot: a set of these.  Since 1.2. */
+enum {
+        PKGNOTE_REBOOT_IMAGE_DIFFERS = 1u << 0,  /* the installed image of the release has another build-id */
+        PKGNOTE_REBOOT_IMAGE_MISSING = 1u << 1,  /* no image of the release is installed */
+        PKGNOTE_REBOOT_NEWER_PACKAGE = 1u << 2,  /* a newer package of the same kernel line is installed */
+};
+
+/* The running kernel, its strings valid while K lives.  Since 1.2. */
+typedef struct pkgnote_kernel_info {
+        size_t size;                  /* sizeof(pkgnote_kernel_info), set by the caller */
+        const char *release;          /* uname -r */
+        const char *build_id;         /* lowercase hex, or NULL when the kernel publishes none */
+        const char *build_salt;       /* Linux's build salt note, or NULL: not a package */
+        const pkgnote_metadata *note; /* the kernel's own FDO package note, or NULL */
+        const char *image;            /* the installed image of the release (path in the root), or NULL */
+        const char *image_build_id;   /* its build-id (hex), or NULL */
+        const char *image_error;      /* why IMAGE_BUILD_ID is NULL though IMAGE is not, or NULL */
+        int package_origin;           /* PKGNOTE_ORIGIN_DISK_NOTE (the kernel's note), _DATABASE, _NONE */
+        const char *db_type;          /* the image's database package, when its build-id is the running one */
+        const char *db_name;          /* source package */
+        const char *db_version;
+        const char *db_binary;        /* the binary package ("NAME:ARCH", NEVRA) */
+        size_t module_count;          /* loaded modules */
+        unsigned reboot;              /* PKGNOTE_REBOOT_* */
+} pkgnote_kernel_info;
+#define PKGNOTE_KERNEL_INFO_INIT {.size = sizeof(pkgnote_kernel_info)}
+
+/* A loaded module, its strings valid while K lives.  Since 1.2. */
+typedef struct pkgnote_kernel_module {
+        size_t size;               /* sizeof(pkgnote_kernel_module), set by the caller */
+        const char *name;          /* as in /sys/module */
+        const char *build_id;      /* lowercase hex, or NULL (the module publishes none) */
+        const char *file;          /* its module file of the release (path in the root), or NULL */
+        const char *file_build_id; /* the file's build-id (hex), or NULL */
+        const char *file_error;    /* why FILE_BUILD_ID is NULL though FILE is not, or NULL */
+        const char *db_type;       /* the file's database package, when the build-ids are equal */
+        const char *db_name;
+        const char *db_version;
+        const char *db_binary;
+} pkgnote_kernel_module;
+#define PKGNOTE_KERNEL_MODULE_INIT {.size = sizeof(pkgnote_kernel_module)}
+
+/* Reads the running kernel as O (NULL: all defaults) says: 1 with *RET,
+ * or a negative errno: -ENOENT no notes file in the sysfs tree, -EBADMSG
+ * malformed notes, -E2BIG over a limit (PKGNOTE_MAX_KERNEL_MODULES), -EINVAL
+ * bad options, -ENOMEM, errno values.  What cannot be read of the image,
+ * modules or database is told in the image_error and file_error fields, not
+ * a failure.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_kernel_read(const pkgnote_kernel_options *o, pkgnote_kernel **ret);
+/* Since 1.2. */
+PKGNOTE_PUBLIC void pkgnote_kernel_free(pkgnote_kernel *k);
+/* Fills the fields of *RET its size covers: 1, or -EINVAL when RET->size
+ * is below sizeof(size_t).  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_kernel_get(const pkgnote_kernel *k, pkgnote_kernel_info *ret);
+/* Loaded module I (in name order), as pkgnote_kernel_get(): 1, 0 past the
+ * last one, -EINVAL.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_kernel_module_get(const pkgnote_kernel *k, size_t i, pkgnote_kernel_module *ret);
+/* The name of one PKGNOTE_REBOOT_* reason ("image-differs",
+ * "image-missing", "newer-package"), or NULL.  Since 1.2. */
+PKGNOTE_PUBLIC const char *pkgnote_kernel_reboot_name(unsigned reason);
+/* One sentence saying why REASON holds for K (build-ids, paths, packages
+ * and versions named), or NULL when it does not.  Since 1.2. */
+PKGNOTE_PUBLIC const char *pkgnote_kernel_reboot_text(const pkgnote_kernel *k, unsigned reason);
+/* K as one JSON object (release, buildId, buildSalt, note, image,
+ * package, modules, reboot), malloc()ed into *RET: 0 or -ENOMEM.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_kernel_to_json(const pkgnote_kernel *k, char **ret);
+/* The build-id (lowercase hex, malloc()ed into *RET) of the kernel image
+ * of SIZE bytes at DATA: an x86 bzImage (gzip, xz, zstd, lz4 or plain
+ * payload) or an ELF vmlinux, decompressed only as far as its notes.  1,
+ * 0 when it has none, or -ENOEXEC (not a kernel image), -EOPNOTSUPP (a
+ * compression this build does not decode), -EBADMSG, -E2BIG, -ENOMEM.
+ * Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_kernel_image_build_id(const void *data, size_t size, char **ret);
+
+/* ===================================================================
  * Package databases
  * Names: pkgnote_pkgdb_*
  *

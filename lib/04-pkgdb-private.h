@@ -292,4 +292,9 @@ bool pn_pkgdb_disagrees(const pkgnote_info *info, const char *type, const struct
 bool pn_pkgdb_note_agrees(const pkgnote_metadata *m, const char *type, const struct pn_pkg *p);
 const struct pn_pkg *pn_pkgdb_pkg(const pn_pkgdb *db, size_t i);
 
+/* Which of the versions A and B of the package database of TYPE ("deb",
+ * "rpm", others as "deb") is newer: dpkg's or rpm's order, with epochs.
+ * Negative, 0 or positive as strcmp().  (lib/04-pkgdb-version.c) */
+int pn_version_compare(const char *type, const char *a, const char *b);
+
 #endif

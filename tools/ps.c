@@ -28,6 +28,8 @@ struct ps_opts {
         int format;
         int cyclonedx; /* the PKGNOTE_SBOM_CYCLONEDX* format */
         bool json, by_package, restart_only, have_user, have_root;
+        bool kernel, needs_reboot;
+        const char *root_path, *sysfs, *osrelease;
         uid_t user;
         const char *exe;
         dev_t root_dev;
@@ -79,13 +81,27 @@ static void ps_help(void) {
                "      --cyclonedx-version 1.6|1.5\n"
                "                         the CycloneDX version written (1.6 by default)\n"
                "      --no-database      never ask package databases\n"
+               "  -k, --kernel           only the running kernel and its loaded modules:\n"
+               "                         release, build-id, package (its own note, else the\n"
+               "                         database package of the installed image or module\n"
+               "                         file whose build-id is the running one), whether a\n"
+               "                         reboot is needed and why (a table, or one JSON\n"
+               "                         object with --json)\n"
+               "      --needs-reboot     only whether the running kernel needs a reboot, each\n"
+               "                         reason on a line: exit status 0 no, 1 yes\n"
+               "      --sysfs DIR        read the kernel from DIR laid out as /sys\n"
+               "      --osrelease FILE   the running release from FILE (default: uname)\n"
+               "                         (with --kernel or --needs-reboot, --root DIR is where\n"
+               "                         the installed image, modules and database are)\n"
                "  -h, --help             this help\n"
                "\n"
                "SOURCE_DATE_EPOCH, when set, fixes the SBOM creation time and makes its\n"
                "namespace or serial number reproducible.\n"
                "\n"
                "Processes that cannot be read (other users', without privileges) are\n"
-               "counted on standard error.  Exit status: 0, or 2 on an error.\n");
+               "counted on standard error.  The table of every process ends with the\n"
+               "kernel section.  Exit status: 0, or 2 on an error; with --needs-reboot,\n"
+               "1 when a reboot is needed.\n");
 }
 
 /* S escaped into BUF (for a column width; cut at CAP). */
@@ -325,8 +341,106 @@ static int all_pids(int **ret, size_t *n) {
         return 0;
 }
 
+/* ---- the running kernel ---- */
+
+static int kernel_read(const struct ps_opts *o, pkgnote_kernel **k) {
+        pkgnote_kernel_options ko = PKGNOTE_KERNEL_OPTIONS_INIT;
+        ko.sysfs = o->sysfs;
+        ko.osrelease = o->osrelease;
+        ko.root = (o->kernel || o->needs_reboot) ? o->root_path : NULL;
+        ko.flags = o->co.no_database ? PKGNOTE_KERNEL_NO_DATABASE : 0;
+        return pkgnote_kernel_read(&ko, k);
+}
+
+static void kernel_pkg_text(char *buf, size_t cap, const char *name, const char *version, const char *from,
+                            const char *binary) {
+        char n[512], v[256], b[512] = "";
+        esc(n, sizeof n, name);
+        esc(v, sizeof v, version ? version : "?");
+        if (binary)
+                esc(b, sizeof b, binary);
+        snprintf(buf, cap, "%s %s (%s%s%s)", n, v, from, binary ? ": " : "", b);
+}
+
+static void kernel_reasons(FILE *f, const pkgnote_kernel *k, const char *indent) {
+        for (unsigned bit = 1; bit <= PKGNOTE_REBOOT_NEWER_PACKAGE; bit <<= 1) {
+                const char *t = pkgnote_kernel_reboot_text(k, bit);
+                if (t) {
+                        char e[2048];
+                        fprintf(f, "%s%s: %s\n", indent, pkgnote_kernel_reboot_name(bit), esc(e, sizeof e, t));
+                }
+        }
+}
+
+static void print_kernel(FILE *f, const pkgnote_kernel *k) {
+        pkgnote_kernel_info ki = PKGNOTE_KERNEL_INFO_INIT;
+        pkgnote_kernel_get(k, &ki);
+        char a[1024], b[1024], pkg[1400] = "-";
+        fprintf(f, "KERNEL %s\n", esc(a, sizeof a, ki.release));
+        fprintf(f, "  %-12s %s\n", "build-id", ki.build_id ? ki.build_id : "-");
+        if (ki.build_salt)
+                fprintf(f, "  %-12s %s (not a package)\n", "build salt", esc(a, sizeof a, ki.build_salt));
+        if (ki.note)
+                kernel_pkg_text(pkg, sizeof pkg, pkgnote_metadata_name(ki.note) ? pkgnote_metadata_name(ki.note) : "?",
+                                pkgnote_metadata_version(ki.note), "note", NULL);
+        else if (ki.db_name)
+                kernel_pkg_text(pkg, sizeof pkg, ki.db_name, ki.db_version, "database", ki.db_binary);
+        fprintf(f, "  %-12s %s\n", "package", pkg);
+        if (ki.image)
+                fprintf(f, "  %-12s %s build-id %s\n", "image", esc(a, sizeof a, ki.image),
+                        ki.image_build_id ? ki.image_build_id : ki.image_error ? esc(b, sizeof b, ki.image_error) : "-");
+        else
+                fprintf(f, "  %-12s %s\n", "image", "none installed");
+        fprintf(f, "  %-12s %s\n", "reboot", ki.reboot ? "needed" : "not needed");
+        kernel_reasons(f, k, "    ");
+        if (ki.module_count)
+                fprintf(f, "  %-24s %-40s %s\n", "MODULE", "BUILD-ID", "PACKAGE");
+        for (size_t i = 0; i < ki.module_count; i++) {
+                pkgnote_kernel_module m = PKGNOTE_KERNEL_MODULE_INIT;
+                if (pkgnote_kernel_module_get(k, i, &m) <= 0)
+                        break;
+                char p[2200] = "-";
+                if (m.db_name)
+                        kernel_pkg_text(p, sizeof p, m.db_name, m.db_version, "database", m.db_binary);
+                else if (!m.file)
+                        snprintf(p, sizeof p, "- (no module file)");
+                else if (!m.file_build_id)
+                        snprintf(p, sizeof p, "- (%s: %s)", esc(a, sizeof a, m.file), m.file_error ? esc(b, sizeof b, m.file_error) : "?");
+                else if (!m.build_id || strcmp(m.build_id, m.file_build_id))
+                        snprintf(p, sizeof p, "- (%s has build-id %s)", esc(a, sizeof a, m.file), m.file_build_id);
+                fprintf(f, "  %-24s %-40s %s\n", esc(b, sizeof b, m.name), m.build_id ? m.build_id : "-", p);
+        }
+}
+
+/* --kernel and --needs-reboot: the kernel alone. */
+static int kernel_only(const struct ps_opts *o) {
+        pkgnote_kernel *k = NULL;
+        int r = kernel_read(o, &k);
+        if (r < 0)
+                return tool_error(o->sysfs ? o->sysfs : "/sys", "cannot read the running kernel", r);
+        int ret = EXIT_OK;
+        pkgnote_kernel_info ki = PKGNOTE_KERNEL_INFO_INIT;
+        pkgnote_kernel_get(k, &ki);
+        if (o->json) {
+                char *j = NULL;
+                r = tool_put_json(stdout, pkgnote_kernel_to_json(k, &j), &j);
+                if (r < 0)
+                        ret = tool_error("ps", "cannot write the report", r);
+        } else if (o->needs_reboot) {
+                printf("%s\n", ki.reboot ? "reboot needed" : "no reboot needed");
+                kernel_reasons(stdout, k, "  ");
+        } else
+                print_kernel(stdout, k);
+        if (ret == EXIT_OK && o->needs_reboot && ki.reboot)
+                ret = 1;
+        pkgnote_kernel_free(k);
+        if (fflush(stdout) != 0)
+                return tool_fail("cannot write output: %s", strerror(errno));
+        return ret;
+}
+
 static int parse_args(int argc, char **argv, struct ps_opts *o) {
-        enum { OPT_NO_DATABASE = 256, OPT_CYCLONEDX_VERSION };
+        enum { OPT_NO_DATABASE = 256, OPT_CYCLONEDX_VERSION, OPT_NEEDS_REBOOT, OPT_SYSFS, OPT_OSRELEASE };
         static const struct option longopts[] = {
                 {"user", required_argument, NULL, 'u'},
                 {"exe", required_argument, NULL, 'e'},
@@ -337,11 +451,15 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                 {"format", required_argument, NULL, 'f'},
                 {"no-database", no_argument, NULL, OPT_NO_DATABASE},
                 {"cyclonedx-version", required_argument, NULL, OPT_CYCLONEDX_VERSION},
+                {"kernel", no_argument, NULL, 'k'},
+                {"needs-reboot", no_argument, NULL, OPT_NEEDS_REBOOT},
+                {"sysfs", required_argument, NULL, OPT_SYSFS},
+                {"osrelease", required_argument, NULL, OPT_OSRELEASE},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
         int ch;
-        while ((ch = tool_getopt(argc, argv, "u:e:r:Rbjf:h", longopts)) >= 0) {
+        while ((ch = tool_getopt(argc, argv, "u:e:r:Rbjf:kh", longopts)) >= 0) {
                 switch (ch) {
                 case 'u': {
                         struct passwd *pw = getpwnam(optarg);
@@ -365,6 +483,7 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                         o->root_dev = st.st_dev;
                         o->root_ino = st.st_ino;
                         o->have_root = true;
+                        o->root_path = optarg;
                         break;
                 }
                 case 'R': o->restart_only = true; break;
@@ -387,11 +506,19 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                         if (tool_parse_cyclonedx_version("ps", optarg, &o->cyclonedx) < 0)
                                 return EXIT_FAILURE_;
                         break;
+                case 'k': o->kernel = true; break;
+                case OPT_NEEDS_REBOOT: o->needs_reboot = true; break;
+                case OPT_SYSFS: o->sysfs = optarg; break;
+                case OPT_OSRELEASE: o->osrelease = optarg; break;
                 case 'h': ps_help(); return 1;
                 default: return EXIT_FAILURE_;
                 }
         }
         o->json = o->format == PS_JSON;
+        if ((o->kernel || o->needs_reboot) && (o->format == PS_SPDX || o->format == PS_CYCLONEDX || o->by_package))
+                return tool_fail("ps: --kernel and --needs-reboot are a table or JSON layout of their own");
+        if ((o->kernel || o->needs_reboot) && optind < argc)
+                return tool_fail("ps: --kernel and --needs-reboot take no process IDs");
         if (o->by_package && (o->format == PS_SPDX || o->format == PS_CYCLONEDX))
                 return tool_fail("ps: --by-package is a table or JSON layout; an SBOM relates packages and processes itself");
         return 0;
@@ -425,6 +552,8 @@ int cmd_ps(int argc, char **argv) {
         int r = parse_args(argc, argv, &o);
         if (r)
                 return r == 1 ? EXIT_OK : r;
+        if (o.kernel || o.needs_reboot)
+                return kernel_only(&o);
         int *pids = NULL;
         size_t n_pids = 0;
         if ((r = chosen_pids(argc, argv, &pids, &n_pids)) != 0)
@@ -505,6 +634,19 @@ int cmd_ps(int argc, char **argv) {
         }
         if (o.by_package && !o.json && ret == EXIT_OK)
                 print_by_package(stdout, &uses);
+        if (!named && !sbom && !o.json && !o.by_package && !o.have_user && !o.exe && !o.have_root && !o.restart_only &&
+            ret == EXIT_OK) {
+                /* The table of every process ends with the kernel's. */
+                pkgnote_kernel *k = NULL;
+                r = kernel_read(&o, &k);
+                if (r < 0)
+                        tool_warn_ignoring("/sys/kernel", pkgnote_last_error());
+                else {
+                        putchar('\n');
+                        print_kernel(stdout, k);
+                }
+                pkgnote_kernel_free(k);
+        }
         if (sbom && ret == EXIT_OK)
                 ret = print_sbom(doc, o.format == PS_SPDX ? PKGNOTE_SBOM_SPDX : o.cyclonedx);
         pkgnote_process_sbom_free(doc);

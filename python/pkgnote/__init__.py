@@ -47,6 +47,7 @@ __all__ = [
     "generate", "stamp", "lint", "LintFinding", "deps", "purl", "check",
     "signature_from_message",
     "crash_groups", "closure", "verify",
+    "kernel",
 ]
 
 def _problems(raw):
@@ -678,3 +679,18 @@ def verify(artefact, *, features=None, priority=None, all_features=False):
     another priority."""
     f, p, a = _selection(features, priority, all_features)
     return _pkgnote._verify(_os.fspath(artefact), f, p, a)
+
+
+def kernel(*, sysfs=None, osrelease=None, root=None, database=True):
+    """The running kernel as pkgnote ps --kernel --json reports it: a dict
+    with release, buildId, buildSalt (never a package), note (its own
+    package note or None), image (path, buildId, error), package (the
+    note's, else the database owner of the installed image whose build-id
+    is the running one, or None), modules (name, buildId, file,
+    fileBuildId, fileError, package), needsReboot and reboot (each reason
+    and its text).  SYSFS (default /sys) and OSRELEASE (a file holding the
+    release; default uname) read another tree, ROOT (default /) is where
+    the installed image, modules and package database are."""
+    return _pkgnote._kernel(None if sysfs is None else _os.fspath(sysfs),
+                            None if osrelease is None else _os.fspath(osrelease),
+                            None if root is None else _os.fspath(root), not database)

@@ -1423,6 +1423,45 @@ fail:
         return NULL;
 }
 
+/* _kernel(sysfs, osrelease, root, no_database) -> dict: the running kernel
+ * (pkgnote_kernel_to_json()). */
+static PyObject *py_kernel(PyObject *self, PyObject *args) {
+        modstate *ms = module_state(self);
+        PyObject *bsys = NULL, *brel = NULL, *broot = NULL;
+        int no_db;
+        if (!PyArg_ParseTuple(args, "O&O&O&p", fs_or_none, &bsys, fs_or_none, &brel, fs_or_none, &broot, &no_db))
+                return NULL;
+        pkgnote_kernel_options o = PKGNOTE_KERNEL_OPTIONS_INIT;
+        o.sysfs = bsys ? PyBytes_AS_STRING(bsys) : NULL;
+        o.osrelease = brel ? PyBytes_AS_STRING(brel) : NULL;
+        o.root = broot ? PyBytes_AS_STRING(broot) : NULL;
+        o.flags = no_db ? PKGNOTE_KERNEL_NO_DATABASE : 0;
+        failure f = {0};
+        char *j = NULL;
+        int r;
+        Py_BEGIN_ALLOW_THREADS
+        pkgnote_kernel *k = NULL;
+        r = pkgnote_kernel_read(&o, &k);
+        if (r >= 0)
+                r = pkgnote_kernel_to_json(k, &j);
+        if (r < 0)
+                failure_set(&f, r);
+        pkgnote_kernel_free(k);
+        Py_END_ALLOW_THREADS
+        PyObject *ret = NULL;
+        if (r < 0) {
+                PyObject *name = PyUnicode_DecodeFSDefault(o.sysfs ? o.sysfs : "/sys");
+                if (name)
+                        raise_failure(ms, &f, name);
+                Py_XDECREF(name);
+        } else
+                ret = loads_free(ms, j);
+        Py_XDECREF(bsys);
+        Py_XDECREF(brel);
+        Py_XDECREF(broot);
+        return ret;
+}
+
 static PyMethodDef methods[] = {
         {"_read", py_read, METH_O, "_read(path) -> dict"},
         {"_read_bytes", py_read_bytes, METH_O, "_read_bytes(buffer) -> dict"},
@@ -1438,6 +1477,7 @@ static PyMethodDef methods[] = {
         {"_crash_groups", py_crash_groups, METH_VARARGS, "_crash_groups(by, top, ...) -> dict"},
         {"_verify", py_verify, METH_VARARGS, "_verify(path, features, priority, all_features) -> dict"},
         {"_closure", py_closure, METH_VARARGS, "_closure(paths, root, features, priority, all_features) -> dict"},
+        {"_kernel", py_kernel, METH_VARARGS, "_kernel(sysfs, osrelease, root, no_database) -> dict"},
         {NULL, NULL, 0, NULL},
 };
 

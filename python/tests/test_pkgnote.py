@@ -1019,3 +1019,35 @@ def test_verify(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:
     assert e.value.errno == errno.EBADMSG, e.value
     with pytest.raises(ValueError):
         pkgnote.verify(tmp_path, priority="optional")  # type: ignore[arg-type]
+
+
+def test_kernel(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:
+    # A sysfs tree: a build-id, a build salt that is no package, one module.
+    def note(owner: bytes, ntype: int, desc: bytes) -> bytes:
+        name = owner + b"\0"
+        head = len(name).to_bytes(4, "little") + len(desc).to_bytes(4, "little") + ntype.to_bytes(4, "little")
+        return head + name + b"\0" * (-len(name) % 4) + desc + b"\0" * (-len(desc) % 4)
+    bid = "ab" * 20
+    (tmp_path / "sys" / "kernel").mkdir(parents=True)
+    (tmp_path / "sys" / "kernel" / "notes").write_bytes(
+        note(b"GNU", 3, bytes.fromhex(bid)) + note(b"Linux", 0x100, b"6.1.102-1.182.amzn2023.x86_64\0"))
+    mod = tmp_path / "sys" / "module" / "my_mod"
+    (mod / "notes").mkdir(parents=True)
+    (mod / "notes" / ".note.gnu.build-id").write_bytes(note(b"GNU", 3, bytes.fromhex("cd" * 20)))
+    (mod / "initstate").write_text("live\n")
+    (tmp_path / "osrelease").write_text("6.1.0-test\n")
+    (tmp_path / "root").mkdir()
+    k = pkgnote.kernel(sysfs=tmp_path / "sys", osrelease=tmp_path / "osrelease", root=tmp_path / "root")
+    assert (k["release"], k["buildId"], k["buildSalt"], k["package"]) == \
+        ("6.1.0-test", bid, "6.1.102-1.182.amzn2023.x86_64", None), k
+    assert [(m["name"], m["buildId"], m["file"]) for m in k["modules"]] == [("my_mod", "cd" * 20, None)]
+    assert k["needsReboot"] and [r["reason"] for r in k["reboot"]] == ["image-missing"], k
+    cmd = _command_json([pkgnote_cmd, "ps", "--kernel", "--json", "--sysfs", str(tmp_path / "sys"),
+                         "--osrelease", str(tmp_path / "osrelease"), "--root", str(tmp_path / "root")])
+    assert k == cmd
+    with pytest.raises(FileNotFoundError):
+        pkgnote.kernel(sysfs=tmp_path / "missing")
+    (tmp_path / "sys" / "kernel" / "notes").write_bytes(note(b"GNU", 3, b""))  # a build-id of 0 bytes
+    with pytest.raises(pkgnote.Error) as e:
+        pkgnote.kernel(sysfs=tmp_path / "sys", osrelease=tmp_path / "osrelease", root=tmp_path / "root")
+    assert e.value.errno == errno.EBADMSG, e.value

@@ -644,6 +644,55 @@ static void probe_closure(const char *self) {
         pkgnote_closure_free(NULL);
 }
 
+/* The running kernel: every string of the info and of each module read
+ * while the kernel object lives, its JSON an object. */
+static void probe_kernel(void) {
+        pkgnote_kernel *k = NULL;
+        int r = pkgnote_kernel_read(NULL, &k);
+        if (r == -ENOENT || r == -EACCES) /* no /sys/kernel/notes here */
+                return;
+        CHECK(r == 1);
+        if (r != 1)
+                return;
+        pkgnote_kernel_info ki = PKGNOTE_KERNEL_INFO_INIT;
+        CHECK(pkgnote_kernel_get(k, &ki) == 1);
+        touch_str(ki.release);
+        touch_str(ki.build_id);
+        touch_str(ki.build_salt);
+        touch_str(ki.image);
+        touch_str(ki.image_build_id);
+        touch_str(ki.image_error);
+        touch_str(ki.db_type);
+        touch_str(ki.db_name);
+        touch_str(ki.db_version);
+        touch_str(ki.db_binary);
+        for (unsigned bit = 1; bit <= PKGNOTE_REBOOT_NEWER_PACKAGE; bit <<= 1) {
+                touch_str(pkgnote_kernel_reboot_name(bit));
+                touch_str(pkgnote_kernel_reboot_text(k, bit));
+        }
+        for (size_t i = 0; i <= ki.module_count; i++) {
+                pkgnote_kernel_module m = PKGNOTE_KERNEL_MODULE_INIT;
+                r = pkgnote_kernel_module_get(k, i, &m);
+                CHECK(r == (i < ki.module_count));
+                if (r != 1)
+                        continue;
+                touch_str(m.name);
+                touch_str(m.build_id);
+                touch_str(m.file);
+                touch_str(m.file_build_id);
+                touch_str(m.file_error);
+                touch_str(m.db_type);
+                touch_str(m.db_name);
+                touch_str(m.db_version);
+                touch_str(m.db_binary);
+        }
+        char *j;
+        json_t *v = parse_json(pkgnote_kernel_to_json(k, &j), &j, JSON_OBJECT);
+        json_decref(v);
+        pkgnote_kernel_free(k);
+        pkgnote_kernel_free(NULL);
+}
+
 int main(int argc, char **argv) {
         char self[4096];
         ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -657,6 +706,11 @@ int main(int argc, char **argv) {
         probe_file(self);
         printf("%s - file: every accessor, summary after its view, copy after its summary\n",
                failures ? "not ok" : "ok");
+
+        int kernel_before = failures;
+        probe_kernel();
+        printf("%s - the running kernel: every string while it lives, its JSON\n",
+               failures == kernel_before ? "ok" : "not ok");
 
         int before = failures;
         pkgnote_core *c;

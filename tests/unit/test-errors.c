@@ -576,6 +576,101 @@ OK(pkgnote_embedded_component, {
 FAIL(pkgnote_embedded_edge, { size_t a, b; return pkgnote_embedded_edge(emb, 0, &a, &b); })
 FAIL(pkgnote_embedded_setting, { const char *k, *v; return pkgnote_embedded_setting(emb, 0, &k, &v); })
 OK(pkgnote_embedded_to_json, { char *s = NULL; return freed(pkgnote_embedded_to_json(emb, &s), &s); })
+/* A sysfs tree holding only kernel/notes (one GNU build-id note) and an
+ * osrelease file, below dir; the root is dir too (no image there). */
+static pkgnote_kernel_options kernel_opts(void) {
+        static char sys[4200], rel[4200];
+        if (!*sys) {
+                static const uint8_t note[] = {4, 0, 0, 0, 4, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xde, 0xad, 0xbe, 0xef};
+                snprintf(sys, sizeof sys, "%s/sys", dir);
+                snprintf(rel, sizeof rel, "%s/osrelease", dir);
+                char p[4300];
+                mkdir(sys, 0755);
+                snprintf(p, sizeof p, "%s/kernel", sys);
+                mkdir(p, 0755);
+                snprintf(p, sizeof p, "%s/kernel/notes", sys);
+                FILE *f = fopen(p, "w");
+                if (f) {
+                        fwrite(note, 1, sizeof note, f);
+                        fclose(f);
+                }
+                if ((f = fopen(rel, "w"))) {
+                        fputs("6.1.0-test\n", f);
+                        fclose(f);
+                }
+        }
+        pkgnote_kernel_options o = PKGNOTE_KERNEL_OPTIONS_INIT;
+        o.sysfs = sys;
+        o.osrelease = rel;
+        o.root = dir;
+        o.flags = PKGNOTE_KERNEL_NO_DATABASE;
+        return o;
+}
+FAIL(pkgnote_kernel_read, {
+        pkgnote_kernel_options o = PKGNOTE_KERNEL_OPTIONS_INIT;
+        o.sysfs = NOPE;
+        pkgnote_kernel *k = NULL;
+        return pkgnote_kernel_read(&o, &k);
+})
+OK(pkgnote_kernel_read, {
+        pkgnote_kernel_options o = kernel_opts();
+        pkgnote_kernel *k = NULL;
+        int r = pkgnote_kernel_read(&o, &k);
+        pkgnote_kernel_free(k);
+        return r;
+})
+FAIL(pkgnote_kernel_get, {
+        pkgnote_kernel_options o = kernel_opts();
+        pkgnote_kernel *k = NULL;
+        int r = pkgnote_kernel_read(&o, &k);
+        if (r < 0)
+                return NO_FIXTURE;
+        pkgnote_kernel_info i = {.size = 1};
+        r = pkgnote_kernel_get(k, &i);
+        pkgnote_kernel_free(k);
+        return r;
+})
+OK(pkgnote_kernel_get, {
+        pkgnote_kernel_options o = kernel_opts();
+        pkgnote_kernel *k = NULL;
+        int r = pkgnote_kernel_read(&o, &k);
+        if (r < 0)
+                return NO_FIXTURE;
+        pkgnote_kernel_info i = PKGNOTE_KERNEL_INFO_INIT;
+        r = pkgnote_kernel_get(k, &i);
+        pkgnote_kernel_free(k);
+        return r;
+})
+FAIL(pkgnote_kernel_module_get, {
+        pkgnote_kernel_options o = kernel_opts();
+        pkgnote_kernel *k = NULL;
+        int r = pkgnote_kernel_read(&o, &k);
+        if (r < 0)
+                return NO_FIXTURE;
+        pkgnote_kernel_module m = {.size = 0};
+        r = pkgnote_kernel_module_get(k, 0, &m);
+        pkgnote_kernel_free(k);
+        return r;
+})
+OK(pkgnote_kernel_to_json, {
+        pkgnote_kernel_options o = kernel_opts();
+        pkgnote_kernel *k = NULL;
+        char *s = NULL;
+        int r = pkgnote_kernel_read(&o, &k);
+        if (r < 0)
+                return NO_FIXTURE;
+        r = pkgnote_kernel_to_json(k, &s);
+        pkgnote_kernel_free(k);
+        return freed(r, &s);
+})
+FAIL(pkgnote_kernel_image_build_id, {
+        char *s = NULL;
+        return freed(pkgnote_kernel_image_build_id("not a kernel", 12, &s), &s);
+})
+OK(pkgnote_kernel_image_build_id, {
+        char *s = NULL;
+        return freed(pkgnote_kernel_image_build_id(img, img_len, &s), &s);
+})
 FAIL(pkgnote_crashes_open, {
         pkgnote_crash_options o = {.size = 1};
         pkgnote_crashes *l = NULL;
@@ -977,6 +1072,14 @@ static const struct row rows[] = {
         F(pkgnote_embedded_setting),
         UO(pkgnote_embedded_to_json, OOM),
         N(pkgnote_info_embedded, ACCESSOR),
+        FO(pkgnote_kernel_read),
+        N(pkgnote_kernel_free, FREE),
+        FO(pkgnote_kernel_get),
+        F(pkgnote_kernel_module_get),
+        N(pkgnote_kernel_reboot_name, NAME),
+        N(pkgnote_kernel_reboot_text, ACCESSOR),
+        UO(pkgnote_kernel_to_json, OOM),
+        FO(pkgnote_kernel_image_build_id),
         F(pkgnote_filemap_parse),
         N(pkgnote_filemap_free, FREE),
         N(pkgnote_filemap_count, ACCESSOR),
