@@ -16,6 +16,7 @@
 #endif
 #if HAVE_ZSTD
 #include <zstd.h>
+#include <zstd_errors.h>
 #endif
 #if HAVE_LZ4
 #include <lz4.h>
@@ -114,6 +115,8 @@ static int gz_step(struct pn_decoder *d, const uint8_t *in, size_t *in_n, uint8_
                 d->member_end = true;
                 return 0;
         }
+        if (r == Z_MEM_ERROR)
+                return -ENOMEM;
         if (r != Z_OK && r != Z_BUF_ERROR)
                 return damaged(d, d->gz.msg ? d->gz.msg : "inflate failed", r);
         if (in_end && *in_n == avail && *out_n == 0 && room > 0)
@@ -150,6 +153,8 @@ static int zl_step(struct pn_decoder *d, const uint8_t *in, size_t *in_n, uint8_
                         return damaged(d, "trailing data after the end of the stream", 0);
                 return *in_n == avail && in_end ? 1 : 0;
         }
+        if (r == Z_MEM_ERROR)
+                return -ENOMEM;
         if (r != Z_OK && r != Z_BUF_ERROR)
                 return damaged(d, d->gz.msg ? d->gz.msg : "inflate failed", r);
         if (in_end && *in_n == avail && *out_n == 0 && room > 0)
@@ -194,6 +199,8 @@ static int xz_step(struct pn_decoder *d, const uint8_t *in, size_t *in_n, uint8_
                 return 1;
         if (r == LZMA_BUF_ERROR)
                 return in_end ? truncated(d) : 0;
+        if (r == LZMA_MEM_ERROR)
+                return -ENOMEM;
         if (r != LZMA_OK)
                 return damaged(d, NULL, (int)r);
         /* Told the input ends, with room left, and nothing came out. */
@@ -231,6 +238,8 @@ static int zstd_step(struct pn_decoder *d, const uint8_t *in, size_t *in_n, uint
         ZSTD_inBuffer ib = {in, avail, 0};
         ZSTD_outBuffer ob = {out, room, 0};
         size_t z = ZSTD_decompressStream(d->zstd, &ob, &ib);
+        if (ZSTD_isError(z) && ZSTD_getErrorCode(z) == ZSTD_error_memory_allocation)
+                return -ENOMEM;
         if (ZSTD_isError(z))
                 return damaged(d, ZSTD_getErrorName(z), 0);
         d->hint = z, d->frame_done = z == 0;
@@ -436,13 +445,15 @@ void pn_decoder_free(struct pn_decoder *d) {
 int pn_decoder_step(struct pn_decoder *d, const uint8_t *in, size_t in_len, size_t *in_pos, uint8_t *out,
                     size_t out_len, size_t *out_pos, bool in_end) {
         if (d->error)
-                return -EBADMSG;
+                return d->error == PN_DECODE_NO_MEMORY ? -ENOMEM : -EBADMSG;
         size_t in_n = in_len - *in_pos, out_n = out_len - *out_pos;
         /* Never past the limit: the room is cut to what is left of it. */
         if (d->limit - d->total < out_n)
                 out_n = (size_t)(d->limit - d->total);
         size_t room = out_n;
         int r = d->c->step(d, in + *in_pos, &in_n, out + *out_pos, &out_n, in_end);
+        if (r == -ENOMEM) /* the decoder's own memory: no verdict on the data */
+                d->error = PN_DECODE_NO_MEMORY, d->detail = NULL;
         *in_pos += in_n, *out_pos += out_n;
         d->total += out_n;
         if (r == 0 && room == 0 && d->total == d->limit && out_len > *out_pos) {
@@ -451,6 +462,8 @@ int pn_decoder_step(struct pn_decoder *d, const uint8_t *in, size_t in_len, size
                 uint8_t probe;
                 size_t pi = in_len - *in_pos, po = 1;
                 int k = d->c->step(d, in + *in_pos, &pi, &probe, &po, in_end);
+                if (k == -ENOMEM)
+                        d->error = PN_DECODE_NO_MEMORY, d->detail = NULL;
                 *in_pos += pi;
                 if (po) {
                         d->error = PN_DECODE_OVER_LIMIT, d->detail = NULL;

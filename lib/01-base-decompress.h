@@ -49,7 +49,8 @@ void pn_decoder_free(struct pn_decoder *d);
 /* Decodes from IN[*IN_POS..IN_LEN) into OUT[*OUT_POS..OUT_LEN), advancing
  * both; IN_END says no input follows this.  1 at the end of the stream
  * (every member or frame), 0 for more (room or input), or a negative
- * errno once the data is bad (then pn_decoder_error() tells). */
+ * errno once the data is bad or memory ran out (-ENOMEM; then
+ * pn_decoder_error() tells which). */
 int pn_decoder_step(struct pn_decoder *d, const uint8_t *in, size_t in_len, size_t *in_pos, uint8_t *out,
                     size_t out_len, size_t *out_pos, bool in_end);
 /* The last error: its kind, and the library's words (a zstd or lz4 error

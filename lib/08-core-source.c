@@ -70,6 +70,8 @@ static int decode_failed(struct pn_core_source *s) {
         const char *detail;
         int code;
         switch (pn_decoder_error(s->dec, &detail, &code)) {
+        case PN_DECODE_NO_MEMORY:
+                return pn_oom();
         case PN_DECODE_TRUNCATED:
                 if (s->codec != PN_CODEC_XZ) {
                         s->finished = true;

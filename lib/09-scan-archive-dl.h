@@ -13,12 +13,13 @@
 #include <archive_entry.h>
 
 #define PN_ARCHIVE_FUNCS(X)                                                                         \
-        X(archive_entry_filetype) X(archive_entry_hardlink) X(archive_entry_pathname)               \
+        X(archive_entry_filetype) X(archive_entry_free) X(archive_entry_hardlink) X(archive_entry_new) \
+        X(archive_entry_pathname)                                                                   \
         X(archive_entry_size) X(archive_entry_size_is_set) X(archive_entry_sparse_count)            \
         X(archive_entry_symlink)                                                                    \
         X(archive_error_string) X(archive_filter_bytes) X(archive_filter_code)                      \
         X(archive_filter_count) X(archive_read_data) X(archive_read_data_block) X(archive_read_free) X(archive_read_new)       \
-        X(archive_read_next_header) X(archive_read_open2) X(archive_read_open_fd)                   \
+        X(archive_read_next_header2) X(archive_read_open2) X(archive_read_open_fd)                  \
         X(archive_read_support_filter_all) X(archive_read_support_format_cpio)                      \
         X(archive_read_support_format_tar) X(archive_set_error) X(archive_read_support_format_ar)   \
         X(archive_read_support_format_zip) X(archive_read_support_format_iso9660)                   \
@@ -38,7 +39,9 @@ int pn_archive_load(void);
 
 #ifndef PN_ARCHIVE_NO_CALL_MACROS
 #define archive_entry_filetype pn_archive_api.archive_entry_filetype
+#define archive_entry_free pn_archive_api.archive_entry_free
 #define archive_entry_hardlink pn_archive_api.archive_entry_hardlink
+#define archive_entry_new pn_archive_api.archive_entry_new
 #define archive_entry_pathname pn_archive_api.archive_entry_pathname
 #define archive_entry_size pn_archive_api.archive_entry_size
 #define archive_entry_size_is_set pn_archive_api.archive_entry_size_is_set
@@ -52,7 +55,7 @@ int pn_archive_load(void);
 #define archive_read_data_block pn_archive_api.archive_read_data_block
 #define archive_read_free pn_archive_api.archive_read_free
 #define archive_read_new pn_archive_api.archive_read_new
-#define archive_read_next_header pn_archive_api.archive_read_next_header
+#define archive_read_next_header2 pn_archive_api.archive_read_next_header2
 #define archive_read_open2 pn_archive_api.archive_read_open2
 #define archive_read_open_fd pn_archive_api.archive_read_open_fd
 #define archive_read_support_filter_all pn_archive_api.archive_read_support_filter_all

@@ -662,18 +662,20 @@ static struct archive *archive_new(int kind) {
 
 enum { MEMBER_END = 0, MEMBER_OK, MEMBER_DAMAGED, MEMBER_SKIPPED };
 
-/* Reads the next header of A into *ENT and the member's normalised name
- * into NORM.  Returns MEMBER_OK; MEMBER_END; MEMBER_DAMAGED, a header
+/* Reads the next header of A into ENT (the caller's: libarchive's own,
+ * which archive_read_next_header() fills, is made without a check by
+ * archive_read_new(), and a failed allocation there crashes in the first
+ * header read) and the member's normalised name into NORM.  Returns MEMBER_OK; MEMBER_END; MEMBER_DAMAGED, a header
  * libarchive can read past, for the caller to report where it belongs;
  * MEMBER_SKIPPED, an unsafe name, reported here; -ENOEXEC when the first
  * header fails (A is no archive at all), or -EBADMSG. */
-static int next_member(struct actx *c, struct archive *a, bool *first, struct archive_entry **ent,
+static int next_member(struct actx *c, struct archive *a, bool *first, struct archive_entry *ent,
                        char norm[PKGNOTE_MAX_SCAN_PATH + 1]) {
         c->rest_len = 0; /* of the member before, if it was not read */
         int r = over_limit(c, a);
         if (r < 0)
                 return r;
-        r = archive_read_next_header(a, ent);
+        r = archive_read_next_header2(a, ent);
         if (r == ARCHIVE_EOF)
                 return MEMBER_END;
         if (r == ARCHIVE_FATAL)
@@ -681,7 +683,7 @@ static int next_member(struct actx *c, struct archive *a, bool *first, struct ar
         *first = false;
         if (r == ARCHIVE_RETRY)
                 return MEMBER_DAMAGED;
-        const char *name = archive_entry_pathname(*ent);
+        const char *name = archive_entry_pathname(ent);
         int k = name ? pn_path_normalize(name, norm, PKGNOTE_MAX_SCAN_PATH + 1) : -EBADMSG;
         if (k < 0) {
                 pn_scan_add_problem(c->s, c->input, name ? name : "", k, "unsafe member name, skipped: %s",
@@ -710,12 +712,12 @@ static int drain(struct actx *c, struct archive *a) {
 
 /* Reads every member of A into L.  Returns 0, -ENOEXEC when A is not an
  * archive at all (nothing read), or another negative errno. */
-static int read_members(struct actx *c, struct archive *a, struct layer *l, bool image) {
-        struct archive_entry *ent;
+static int read_members_into(struct actx *c, struct archive *a, struct layer *l, bool image,
+                             struct archive_entry *ent) {
         bool first = true;
         for (;;) {
                 char norm[PKGNOTE_MAX_SCAN_PATH + 1];
-                int k = next_member(c, a, &first, &ent, norm);
+                int k = next_member(c, a, &first, ent, norm);
                 if (k <= 0)
                         return k;
                 if (k == MEMBER_DAMAGED) {
@@ -729,6 +731,15 @@ static int read_members(struct actx *c, struct archive *a, struct layer *l, bool
                 atomic_store(&c->s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
                 pn_scan_progress(c->s, false);
         }
+}
+
+static int read_members(struct actx *c, struct archive *a, struct layer *l, bool image) {
+        struct archive_entry *ent = archive_entry_new();
+        if (!ent)
+                return pn_oom();
+        int r = read_members_into(c, a, l, image, ent);
+        archive_entry_free(ent);
+        return r;
 }
 
 /* Scans an image layer from SRC into a new layer named NAME.  A member
@@ -1080,13 +1091,12 @@ static int image_member(struct actx *c, struct archive *a, struct archive_entry 
 
 /* Reads every member of the outer archive A: those an image holds as
  * image_member(), the others as entries of ROOT. */
-static int read_outer_members(struct actx *c, struct archive *a, struct layer *root) {
+static int read_outer_members_into(struct actx *c, struct archive *a, struct layer *root, struct archive_entry *ent) {
         bool first = true;
-        struct archive_entry *ent;
         int r;
         for (;;) {
                 char norm[PKGNOTE_MAX_SCAN_PATH + 1];
-                r = next_member(c, a, &first, &ent, norm);
+                r = next_member(c, a, &first, ent, norm);
                 if (r <= 0)
                         break;
                 if (r == MEMBER_DAMAGED) {
@@ -1108,6 +1118,15 @@ static int read_outer_members(struct actx *c, struct archive *a, struct layer *r
                 atomic_store(&c->s->prog_bytes, (uint64_t)archive_filter_bytes(a, -1));
                 pn_scan_progress(c->s, false);
         }
+        return r;
+}
+
+static int read_outer_members(struct actx *c, struct archive *a, struct layer *root) {
+        struct archive_entry *ent = archive_entry_new();
+        if (!ent)
+                return pn_oom();
+        int r = read_outer_members_into(c, a, root, ent);
+        archive_entry_free(ent);
         return r;
 }
 

@@ -110,6 +110,9 @@ static void decode_failed(struct pn_stream *st, struct pn_decoder *d, int err, s
         const char *detail, *name = pn_codec_name(st->kind);
         int code;
         switch (pn_decoder_error(d, &detail, &code)) {
+        case PN_DECODE_NO_MEMORY:
+                fail(st, -ENOMEM, "%s", pn_out_of_memory);
+                return;
         case PN_DECODE_TRUNCATED:
                 /* A gzip stream that gave nothing yet just ends, as before. */
                 if (st->kind == PN_STREAM_GZIP && st->out_total + slot_len == 0)
