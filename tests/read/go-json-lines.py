@@ -5,7 +5,8 @@
 # build settings unquoted), one field per tab, so that cmd-go-corpus.sh
 # compares pkgnote's public route with Go's own reading line by line.
 # With --go, reads `go version -m` output instead and writes the same
-# lines (its quoted build settings unquoted, its empty lines dropped).
+# lines (its quoted build settings unquoted, its empty lines dropped);
+# with --pairs DIR compares each DIR/N.go with DIR/N.json.
 import codecs
 import json
 import sys
@@ -63,6 +64,35 @@ def from_json(doc):
     return out
 
 
-lines = from_go(sys.stdin.read()) if sys.argv[1:] == ['--go'] else from_json(json.load(sys.stdin))
-for f in lines:
-    sys.stdout.write('\t'.join(x.encode('unicode_escape').decode('ascii') for x in f) + '\n')
+def show(lines):
+    return ['\t'.join(x.encode('unicode_escape').decode('ascii') for x in f) for f in lines]
+
+
+if sys.argv[1:] == ['--go']:
+    print('\n'.join(show(from_go(sys.stdin.read()))))
+elif sys.argv[1:] == ['--json']:
+    print('\n'.join(show(from_json(json.load(sys.stdin)))))
+else:
+    # --pairs DIR: for each DIR/NAME.go (go version -m's output) and
+    # DIR/NAME.json (pkgnote show --json's), "PASS NAME" or "FAIL NAME"
+    # with the first differing lines, one python run for the corpus
+    import difflib
+    import os
+    d = sys.argv[2]
+    for name in sorted(os.listdir(d)):
+        if not name.endswith('.go'):
+            continue
+        base = name[:-3]
+        with open(os.path.join(d, name), encoding='utf-8', errors='surrogateescape') as f:
+            want = show(from_go(f.read()))
+        try:
+            with open(os.path.join(d, base + '.json'), 'rb') as f:
+                got = show(from_json(json.loads(f.read())))
+        except (OSError, ValueError) as e:
+            print('FAIL', base, 'cannot read show --json:', e)
+            continue
+        if want == got:
+            print('PASS', base)
+        else:
+            diff = list(difflib.unified_diff(want, got, 'go version -m', 'show --json', lineterm='', n=0))
+            print('FAIL', base, ' | '.join(diff[:8]))
