@@ -4,7 +4,9 @@
 # go_app_modules makes with $GO (a command or function standing for `go`)
 # for amd64, i386, arm64 and s390x, plain, stripped (-s -w), PIE and
 # -trimpath, each also without section headers, and compares pkgnote's
-# reading of each with `$GO version -m`, counting in COMPARED and MODULES.
+# reading of each with `$GO version -m`, counting in COMPARED and MODULES;
+# then has $GO's runtime/debug and pkgnote's parser read the same module
+# texts (tests/read/go-grammar.py) and write them back.
 
 # same FILE NAME: pkgnote's reading of FILE equals $GO version -m's.
 COMPARED=0
@@ -89,3 +91,57 @@ grep -q '^	=>	\.\./lib	(devel)	$' got && grep -q '^	build	vcs.revision=' got &&
 "$GB" "$T/app-amd64-stripped" > got 2>&1
 grep -q '^	build	-ldflags="-s -w"$' got && pass "a quoted build setting" || fail "a quoted build setting" "$(head -c 600 got)"
 
+
+# The grammar: $GO's runtime/debug.ParseBuildInfo() and BuildInfo.String()
+# and pkgnote's parser and writer on the same module texts, each text's
+# result (the text written back, in hex, or ERROR) equal.
+mkdir -p src/parse
+cat > src/parse/go.mod <<'GOEOF'
+module example.com/parse
+
+go 1.19
+GOEOF
+cat > src/parse/main.go <<'GOEOF'
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
+)
+
+func main() {
+	for _, name := range os.Args[1:] {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			panic(err)
+		}
+		bi, err := debug.ParseBuildInfo(string(b))
+		if err != nil {
+			fmt.Println("ERROR")
+			continue
+		}
+		// the empty line String() writes after each replacement ("=>")
+		// line is no line of the list (cmd-gobuild leaves it out too)
+		fmt.Printf("%x\n", strings.ReplaceAll(bi.String(), "\n\n", "\n"))
+	}
+}
+GOEOF
+python3 "$SRCDIR/tests/read/go-grammar.py" texts || fatal "cannot write the module texts"
+if ! (cd src/parse && $GO build -o "$T/parse" . 2> "$T/build.err"); then
+        fail "the grammar: go build" "$(head -c 300 "$T/build.err")"
+elif ! (cd "$T" && $GO version > /dev/null && "$T/parse" texts/* > grammar.go 2> grammar.err); then
+        fail "the grammar: $GO's parser runs" "$(head -c 300 grammar.err)"
+elif ! "$GB" --parse texts/* > grammar.got 2> grammar.err; then
+        fail "the grammar: pkgnote's parser runs" "$(head -c 300 grammar.err)"
+else
+        n=$(ls texts | wc -l)
+        refused=$(grep -c '^ERROR$' grammar.go)
+        if [ "$(wc -l < grammar.go)" = "$n" ] && cmp -s grammar.go grammar.got; then
+                pass "the grammar: $n module texts read as Go reads them ($refused refused by both)"
+        else
+                fail "the grammar: $n module texts read as Go reads them" \
+                        "$(ls texts | paste - grammar.go grammar.got | awk '$2 != $3' | head -5)"
+        fi
+fi

@@ -547,34 +547,39 @@ static int print_files(int argc, char **argv) {
         return ret;
 }
 
-/* --parse FILE: FILE's module text parsed and written back as
- * BuildInfo.String() would, in hex (Go's fmt %x), or "ERROR": for
- * comparing the grammar with Go's runtime/debug.ParseBuildInfo(). */
-static int print_parsed(const char *path) {
-        FILE *f = fopen(path, "rb");
-        if (!f)
-                return 2;
+/* --parse FILE...: each FILE's module text parsed and written back as
+ * BuildInfo.String() would, one line each, in hex (Go's fmt %x), or
+ * "ERROR": for comparing the grammar with Go's runtime/debug
+ * (tests/read/go-matrix.sh builds the Go side). */
+static int print_parsed(int argc, char **argv) {
         static char text[1 << 16];
-        size_t n = fread(text, 1, sizeof text, f);
-        fclose(f);
-        struct pn_go_build b = {0};
-        if (pn_go_modinfo_parse(text, n, &b) < 0) {
-                printf("ERROR %s\n", pkgnote_last_error());
-                pn_go_build_done(&b); /* what was parsed before the error */
-                return 0;
+        for (int i = 2; i < argc; i++) {
+                FILE *f = fopen(argv[i], "rb");
+                if (!f) {
+                        fprintf(stderr, "%s: cannot open\n", argv[i]);
+                        return 2;
+                }
+                size_t n = fread(text, 1, sizeof text, f);
+                fclose(f);
+                struct pn_go_build b = {0};
+                if (pn_go_modinfo_parse(text, n, &b) < 0) {
+                        puts("ERROR");
+                        pn_go_build_done(&b); /* what was parsed before the error */
+                        continue;
+                }
+                char *t = pn_go_build_format(&b);
+                for (const unsigned char *p = (const unsigned char *)t; p && *p; p++)
+                        printf("%02x", *p);
+                putchar('\n');
+                free(t);
+                pn_go_build_done(&b);
         }
-        char *t = pn_go_build_format(&b);
-        for (const unsigned char *p = (const unsigned char *)t; p && *p; p++)
-                printf("%02x", *p);
-        putchar('\n');
-        free(t);
-        pn_go_build_done(&b);
         return 0;
 }
 
 int main(int argc, char **argv) {
-        if (argc == 3 && !strcmp(argv[1], "--parse"))
-                return print_parsed(argv[2]);
+        if (argc > 1 && !strcmp(argv[1], "--parse"))
+                return print_parsed(argc, argv);
         if (argc > 1)
                 return print_files(argc, argv);
         RUN(test_inline);
