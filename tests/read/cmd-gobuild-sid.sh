@@ -13,9 +13,12 @@ GB=$BUILDDIR/tests/test-gobuild
 [ -x "$GB" ] || fatal "$GB is not built"
 ROOT=${PKGNOTE_TEST_SID_GO_ROOT:-/var/cache/pkgnote/roots/sid-go}
 if [ ! -f "$ROOT/.pkgnote-sid-go-root" ]; then
-        missing "sid's Go toolchain (sh dist/make-sid-go-root.sh)" "$ROOT"
-        echo "1..$((PASSED + FAILED))"
-        exit $([ $FAILED = 0 ] && echo 77 || echo 1)
+        if [ "${PKGNOTE_STRICT:-0}" = 1 ]; then
+                echo "not ok - sid's Go root $ROOT is missing: sh dist/make-sid-go-root.sh makes it (make deps-test runs it)"
+                exit 1
+        fi
+        echo "1..0 # SKIP sid's Go root $ROOT is missing: sh dist/make-sid-go-root.sh makes it"
+        exit 77
 fi
 # The test's directory is bound at its own path over a fresh /tmp of the
 # root, so that the paths go version -m prints are the ones outside.
