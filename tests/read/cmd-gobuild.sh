@@ -6,8 +6,10 @@
 # revision, quoted -ldflags), for amd64, i386, arm64 and s390x
 # (big-endian), plain, stripped (-s -w), PIE and -trimpath, and each also
 # without its section headers (found in the writable segment, as Go's
-# reader finds it); then every Go program of Debian's own packages on
-# this machine.  A program that is not Go has none.
+# reader finds it) (tests/read/go-matrix.sh, which cmd-gobuild-sid.sh
+# runs with sid's Go); the module text's grammar against Go's own
+# parser; then every Go program of Debian's own packages on this machine.
+# A program that is not Go has none.
 . "$SRCDIR/tests/lib.sh"
 require go git python3 cc
 GB=$BUILDDIR/tests/test-gobuild
