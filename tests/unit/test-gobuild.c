@@ -434,7 +434,6 @@ static void test_go_differences(void) {
         SAME_AS_GO("build\tk=v\nbuild\tbroken", "build\tk=v\n");
         /* a NUL in a line passed over does no harm; in a kept one it is
          * refused (Go keeps it; a C string cannot) */
-        SAME_AS_GO("x\0y\nbuild\tk=v\n" + 0, "");  /* strlen stops at the NUL: nothing complete */
         struct pn_go_build b = {0};
         static const char nul_skipped[] = "x\0y\nbuild\tk=v\n";
         CHECK_INT(pn_go_modinfo_parse(nul_skipped, sizeof nul_skipped - 1, &b), 0);
