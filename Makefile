@@ -43,6 +43,8 @@ deps-test:
 	@sh dist/make-sid-root.sh
 	@sh dist/make-sid-artefacts.sh
 	@sh dist/make-sid-rust-root.sh
+	@sh dist/make-sid-go-root.sh
+	@sh dist/fetch-go-corpus.sh
 	@sh dist/fetch-pe-corpus.sh
 
 $(BUILD)/build.ninja:

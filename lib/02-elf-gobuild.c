@@ -20,6 +20,7 @@
  * make the reader loop or allocate without bound.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,13 +86,36 @@ static int module_fill(struct pn_go_module *m, const char *const *f, const size_
         return m->path && m->version && m->sum ? 0 : pn_oom();
 }
 
+/* The length of the valid UTF-8 sequence at P (AVAIL bytes), or 0, as
+ * Go's utf8.DecodeRune tells one: no overlong forms, surrogates or code
+ * points past U+10FFFF. */
+static size_t utf8_len(const unsigned char *p, size_t avail) {
+        unsigned c = p[0];
+        size_t k = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+        if (!k || k > avail)
+                return 0;
+        uint32_t cp = k == 4 ? c & 7 : k == 3 ? c & 15 : c & 31;
+        for (size_t j = 1; j < k; j++) {
+                if ((p[j] & 0xc0) != 0x80)
+                        return 0;
+                cp = cp << 6 | (p[j] & 0x3f);
+        }
+        if ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+                return 0;
+        return k;
+}
+
 /* Go's strconv.Unquote of the "..." or `...` literal at S (at most LEN
  * bytes), into a malloc()ed *RET; *USED the bytes of the literal.  Only
  * what strconv.Quote writes is taken: the escapes \a \b \f \n \r \t \v
- * \\ \" \xHH \uHHHH \UHHHHHHHH and octal \NNN. */
+ * \\ \" \xHH \uHHHH \UHHHHHHHH and octal \NNN.  As Go's: a raw string
+ * drops its carriage returns, and in a "..." one each byte that begins
+ * no valid UTF-8 sequence becomes U+FFFD. */
 static int unquote(const char *s, size_t len, char **ret, size_t *used) {
         char q = s[0];
-        char *out = malloc(len + 1); /* never longer than the literal */
+        if (len > SIZE_MAX / 3 - 1)
+                return pn_error(-E2BIG, "Go build information: a quoted build setting of %zu bytes", len);
+        char *out = malloc(3 * len + 1); /* U+FFFD takes 3 bytes for 1 */
         if (!out)
                 return pn_oom();
         size_t o = 0, i = 1;
@@ -103,8 +127,22 @@ static int unquote(const char *s, size_t len, char **ret, size_t *used) {
                 unsigned char c = (unsigned char)s[i];
                 if (c == (unsigned char)q)
                         break;
-                if (q == '`' || c != '\\') {
-                        if (q == '"' && c == '\n')
+                if (q == '`') {
+                        if (c != '\r')
+                                out[o++] = (char)c;
+                        continue;
+                }
+                if (c >= 0x80) {
+                        size_t k = utf8_len((const unsigned char *)s + i, len - i);
+                        if (k) {
+                                memcpy(out + o, s + i, k);
+                                o += k, i += k - 1;
+                        } else
+                                memcpy(out + o, "\xef\xbf\xbd", 3), o += 3;
+                        continue;
+                }
+                if (c != '\\') {
+                        if (c == '\n')
                                 break; /* refused below */
                         out[o++] = (char)c;
                         continue;
@@ -158,7 +196,18 @@ static int unquote(const char *s, size_t len, char **ret, size_t *used) {
         return 0;
 }
 
-/* "build\t" KEY=VALUE, either part maybe quoted. */
+/* Whether the LEN bytes at S hold a byte that BuildInfo.String() quotes
+ * (its quoteKey() and quoteValue(), '=' aside): Go's parser refuses the
+ * build information when such a key or value is not quoted. */
+static bool needs_quotes(const char *s, size_t len) {
+        for (size_t i = 0; i < len; i++)
+                if (strchr(" \t\r\n\"`", s[i]) && s[i])
+                        return true;
+        return false;
+}
+
+/* "build\t" KEY=VALUE, either part maybe quoted, as Go's
+ * runtime/debug.ParseBuildInfo() reads it. */
 static int setting_parse(const char *kv, size_t len, struct pn_go_build *b, size_t *cap) {
         if (b->n_settings >= PN_GO_MAX_SETTINGS)
                 return pn_error(-E2BIG, "Go build information: more than %u build settings", PN_GO_MAX_SETTINGS);
@@ -179,6 +228,8 @@ static int setting_parse(const char *kv, size_t len, struct pn_go_build *b, size
                 if (!eq)
                         return pn_error(-EBADMSG, "Go build information: a build setting without '='");
                 at = (size_t)(eq - kv);
+                if (needs_quotes(kv, at))
+                        return pn_error(-EBADMSG, "Go build information: a build setting key that must be quoted is not");
                 if (!(key = strndup(kv, at)))
                         return pn_oom();
         }
@@ -192,7 +243,9 @@ static int setting_parse(const char *kv, size_t len, struct pn_go_build *b, size
                         value = NULL;
                         r = pn_error(-EBADMSG, "Go build information: bytes after a quoted build setting");
                 }
-        } else if (!(value = strndup(v, vl)))
+        } else if (needs_quotes(v, vl))
+                r = pn_error(-EBADMSG, "Go build information: a build setting value that must be quoted is not");
+        else if (!(value = strndup(v, vl)))
                 r = pn_oom();
         if (r == 0 && PN_GROW(b->settings, *cap, b->n_settings + 1) < 0)
                 r = -ENOMEM;
@@ -214,19 +267,28 @@ int pn_go_modinfo_parse(const char *mod, size_t len, struct pn_go_build *b) {
         int r = 0;
         for (size_t pos = 0; r == 0 && pos < len;) {
                 const char *nl = memchr(mod + pos, '\n', len - pos);
+                /* a last line without its newline is passed over, as Go's
+                 * parser (strings.Cut on each "\n") does */
+                if (!nl)
+                        break;
                 const char *line = mod + pos;
-                size_t ll = nl ? (size_t)(nl - line) : len - pos;
+                size_t ll = (size_t)(nl - line);
                 pos += ll + 1;
-                if (memchr(line, 0, ll))
-                        return pn_error(-EBADMSG, "Go build information: a NUL byte in the module text");
                 const char *f[4];
                 size_t fl[4], n;
 #define PREFIX(p) (ll >= sizeof(p) - 1 && !memcmp(line, p, sizeof(p) - 1))
+                /* a NUL would cut a kept string short: refused there (Go
+                 * keeps it); in a line passed over it does no harm */
+                if ((PREFIX("path\t") || PREFIX("mod\t") || PREFIX("dep\t") || PREFIX("=>\t") || PREFIX("build\t")) &&
+                    memchr(line, 0, ll))
+                        return pn_error(-EBADMSG, "Go build information: a NUL byte in the module text");
                 if (PREFIX("go\t")) {
                         /* the toolchain, as BuildInfo.String() writes it: the header's is kept */
                 } else if (PREFIX("path\t")) {
+                        /* an empty one is none: BuildInfo.String() leaves it out */
                         free(b->path);
-                        if (!(b->path = strndup(line + 5, ll - 5)))
+                        b->path = NULL;
+                        if (ll > 5 && !(b->path = strndup(line + 5, ll - 5)))
                                 return pn_oom();
                 } else if (PREFIX("mod\t") || PREFIX("dep\t")) {
                         n = split_tabs(line + 4, ll - 4, f, fl, 3);
@@ -263,6 +325,10 @@ int pn_go_modinfo_parse(const char *mod, size_t len, struct pn_go_build *b) {
                 /* other lines are passed over, as Go's parser does */
 #undef PREFIX
         }
+        /* a "mod" line of empty fields leaves Go's Main the zero Module,
+         * which BuildInfo.String() does not print: no main module */
+        if (r == 0 && b->main.path && !b->main.path[0] && !b->main.version[0] && !b->main.sum[0] && !b->main.replace)
+                module_done(&b->main);
         return r;
 }
 

@@ -53,7 +53,12 @@ int pn_go_build_read(pkgnote_object *e, struct pn_go_build *b);
 
 /* Parses the module text MOD (LEN bytes, the framing already taken off)
  * as Go's runtime/debug.ParseBuildInfo() does, into *B (its go_version
- * left alone): 0, or -EBADMSG / -E2BIG / -ENOMEM with pn_error set. */
+ * left alone): 0, or -EBADMSG / -E2BIG / -ENOMEM with pn_error set.  As
+ * Go's: only lines ending in a newline are read; a build setting's key or
+ * value that BuildInfo.String() would quote must be quoted; raw strings
+ * drop carriage returns, and a byte beginning no UTF-8 sequence in a
+ * "..." string is U+FFFD; an empty path or main module is none.  Unlike
+ * Go's, a NUL byte in a line that is kept is refused. */
 int pn_go_modinfo_parse(const char *mod, size_t len, struct pn_go_build *b);
 
 /* The module text as `go version -m` prints it after its first line
