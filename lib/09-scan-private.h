@@ -468,6 +468,16 @@ struct pn_capture {
         size_t n_spans, cap_spans;
         uint8_t *buf;          /* their bytes */
         size_t len, cap;
+        /* Go's build information, in a writable segment: the PT_NOTEs
+         * (to tell a Go program, whose build-id note is in one), the
+         * first writable segments (off, end in the file), the step
+         * (0: not known to be Go yet, 1: searching window GO_AT, 2:
+         * done) and the offset the next step is taken at. */
+        struct { uint64_t off, end; } go_note[4], go_seg[8];
+        unsigned n_go_note, n_go_seg, go_at;
+        int go_step;
+        uint64_t go_next;
+        bool has_shdrs;
 };
 /* Starts keeping the parts of a member of SIZE bytes (as far as it is
  * read) that its notes (DEPS: and its dynamic section) are read from. */

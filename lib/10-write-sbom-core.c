@@ -470,11 +470,15 @@ static void element_done(struct pn_sbom_package *e) {
 
 /* Calls FN for each component of PR's lists (its objects' modules),
  * each once (pn_sbom_component_key()), with an id made from PREFIX and a
- * count. */
+ * count; then, when EDGE is given, EDGE for each dependency edge of the
+ * lists (a crate list's), between those ids, each pair once.  A writer
+ * of another format takes the components and edges from here. */
 typedef void (*emb_fn)(const pkgnote_component *c, const char *id, const char *path, void *u, int *err);
+typedef void (*emb_edge_fn)(const char *from, const char *to, void *u, int *err);
 
-static void each_component(const struct rs_process *pr, const char *prefix, emb_fn fn, void *u, int *err) {
-        struct pn_smap seen = {0};
+static void each_component(const struct rs_process *pr, const char *prefix, emb_fn fn, emb_edge_fn edge, void *u,
+                           int *err) {
+        struct pn_smap seen = {0}, pairs = {0};
         size_t no = 0;
         for (size_t k = 0; k < pr->n_emb && !*err; k++)
                 for (size_t i = 0; i < pkgnote_embedded_component_count(pr->emb[k]) && !*err; i++) {
@@ -485,7 +489,7 @@ static void each_component(const struct rs_process *pr, const char *prefix, emb_
                         char *key = pn_sbom_component_key(&c);
                         size_t old;
                         bool dup = key && pn_smap_get(&seen, key, &old);
-                        if (!key || (!dup && pn_smap_put(&seen, key, 0) < 0)) {
+                        if (!key || (!dup && pn_smap_put(&seen, key, no + 1) < 0)) {
                                 free(key);
                                 *err = -ENOMEM;
                                 break;
@@ -497,6 +501,35 @@ static void each_component(const struct rs_process *pr, const char *prefix, emb_
                         snprintf(id, sizeof id, "%s%zu", prefix, ++no);
                         fn(&c, id, pr->emb_path[k], u, err);
                 }
+        for (size_t k = 0; k < pr->n_emb && edge && !*err; k++)
+                for (size_t i = 0; i < pkgnote_embedded_edge_count(pr->emb[k]) && !*err; i++) {
+                        size_t from, to, nf, nt;
+                        pkgnote_component a = PKGNOTE_COMPONENT_INIT, b = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_edge(pr->emb[k], i, &from, &to) <= 0 ||
+                            pkgnote_embedded_component(pr->emb[k], from, &a) <= 0 ||
+                            pkgnote_embedded_component(pr->emb[k], to, &b) <= 0)
+                                continue;
+                        char *ka = pn_sbom_component_key(&a), *kb = pn_sbom_component_key(&b), *pair = NULL;
+                        bool known = ka && kb && pn_smap_get(&seen, ka, &nf) && pn_smap_get(&seen, kb, &nt);
+                        if (!ka || !kb)
+                                *err = -ENOMEM;
+                        else if (known && nf != nt) {
+                                char fid[96], tid[96];
+                                snprintf(fid, sizeof fid, "%s%zu", prefix, nf);
+                                snprintf(tid, sizeof tid, "%s%zu", prefix, nt);
+                                size_t one;
+                                if (asprintf(&pair, "%zu %zu", nf, nt) < 0)
+                                        *err = -ENOMEM, pair = NULL;
+                                else if (!pn_smap_get(&pairs, pair, &one)) {
+                                        if (pn_smap_put(&pairs, pair, 1) < 0)
+                                                *err = -ENOMEM;
+                                        else
+                                                edge(fid, tid, u, err);
+                                }
+                        }
+                        free(ka), free(kb), free(pair);
+                }
+        pn_smap_done(&pairs);
         pn_smap_done(&seen);
 }
 
@@ -520,8 +553,31 @@ static void spdx_component(const pkgnote_component *c, const char *id, const cha
                      err);
 }
 
+static void spdx_edge(const char *from, const char *to, void *u, int *err) {
+        struct spdx_emb *x = u;
+        pn_sbom_push(x->rels, pn_sbom_spdx_relationship(from, "DEPENDS_ON", to, NULL), err);
+}
+
+struct cdx_emb {
+        json_t *inner; /* the process's nested components */
+        json_t *deps;  /* bom-ref -> its dependsOn array, as the edges come */
+};
+
+static void cdx_edge(const char *from, const char *to, void *u, int *err) {
+        struct cdx_emb *x = u;
+        json_t *on = json_object_get(x->deps, from);
+        if (!on) {
+                pn_sbom_put(x->deps, from, json_array(), err);
+                on = json_object_get(x->deps, from);
+        }
+        if (on)
+                pn_sbom_push(on, json_string(to), err);
+        else
+                *err = -ENOMEM;
+}
+
 static void cdx_emb_component(const pkgnote_component *c, const char *id, const char *path, void *u, int *err) {
-        json_t *inner = u;
+        json_t *inner = ((struct cdx_emb *)u)->inner;
         struct pn_sbom_package e;
         if (pn_sbom_package_from_component(c, id, path, &e) < 0)
                 *err = -ENOMEM;
@@ -586,7 +642,7 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
                 char prefix[80];
                 snprintf(prefix, sizeof prefix, "%s-Embedded-", pid);
                 struct spdx_emb x = {pkgs, rels, pid};
-                each_component(pr, prefix, spdx_component, &x, &err);
+                each_component(pr, prefix, spdx_component, spdx_edge, &x, &err);
         }
         for (size_t i = 0; i < b->n_pkg && !err; i++)
                 pn_sbom_push(pkgs, spdx_package(order[i], created, creator, &err), &err);
@@ -633,12 +689,21 @@ static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, c
                 json_t *pc = json_pack("{s:s, s:s, s:o, s:o}", "type", "application", "bom-ref", ref, "name",
                                        pn_sbom_jstr(process_name(pr)), "properties", props);
                 if (pc && pr->n_emb) {
-                        /* the modules the running program says it holds */
-                        json_t *inner = json_array();
+                        /* the modules the running program says it holds, and
+                         * the dependencies between them its lists name */
+                        struct cdx_emb x = {json_array(), json_object()};
                         char prefix[80];
                         snprintf(prefix, sizeof prefix, "%s-embedded-", ref);
-                        each_component(pr, prefix, cdx_emb_component, inner, &err);
-                        pn_sbom_put(pc, "components", inner, &err);
+                        if (!x.deps)
+                                err = -ENOMEM;
+                        each_component(pr, prefix, cdx_emb_component, cdx_edge, &x, &err);
+                        pn_sbom_put(pc, "components", x.inner, &err);
+                        const char *from;
+                        json_t *to;
+                        json_object_foreach(x.deps, from, to) {
+                                pn_sbom_push(deps, json_pack("{s:s, s:O}", "ref", from, "dependsOn", to), &err);
+                        }
+                        json_decref(x.deps);
                 }
                 pn_sbom_push(comps, pc, &err);
                 size_t *ranks = malloc((pr->n_pkgs ? pr->n_pkgs : 1) * sizeof *ranks);
