@@ -260,6 +260,11 @@ PKGNOTE_PUBLIC size_t pkgnote_info_problem_count(const pkgnote_info *info) {
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *info, size_t i) {
         return pn_problems_get(&info->problems, i);
 }
+void pn_info_set_embedded(pkgnote_info *info, pkgnote_embedded *m) {
+        pkgnote_embedded_free(info->embedded);
+        info->embedded = m;
+}
+
 PKGNOTE_PUBLIC const pkgnote_embedded *pkgnote_info_embedded(const pkgnote_info *info) {
         return info->embedded;
 }
