@@ -450,10 +450,25 @@ int pn_embedded_read_go(pkgnote_object *e, pkgnote_embedded **ret) {
         return r < 0 ? r : 1;
 }
 
+/* Whether E has a section named ".dep-v0": one pass over the table the
+ * note walk read, its names told apart by their first bytes (nearly every
+ * section of a C object starts ".d" no more than ".debug_" and ".data"
+ * do), so that a tree of C objects costs a few instructions a section. */
+static bool has_crates_section(pkgnote_object *e) {
+        const pkgnote_shdr *s;
+        int n = pn_object_shdrs(e, &s);
+        for (int i = 0; i < n; i++) {
+                const char *name = s[i].name;
+                if (name[0] == '.' && name[1] == 'd' && name[2] == 'e' && name[3] == 'p' && !strcmp(name, PN_CRATES_SECTION))
+                        return true;
+        }
+        return false; /* also without a readable table: the notes' problem, said once */
+}
+
 int pn_embedded_read_crates(pkgnote_object *e, pkgnote_embedded **into) {
         /* The section table was read when the notes were walked: looking
          * for the section among its names costs a C object nothing else. */
-        if (pkgnote_object_is_pe(e))
+        if (pkgnote_object_is_pe(e) || !has_crates_section(e))
                 return 0;
         struct pn_crates c;
         bool missed = e->span_missed;
