@@ -227,6 +227,7 @@ void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) {
  * PN_GO_SEARCH + PN_GO_MAX_BLOB of each); whatever is not there leaves
  * the module without a list and says so in its reason.  Cores read as a
  * stream (from a pipe) cannot go back for the pages: none. */
+#define GO_DUMP_MAX ((uint64_t)PN_GO_SEARCH * PN_GO_MAX_SEGMENTS + PN_GO_MAX_BLOB)
 static void go_from_dump(pkgnote_core *c, pkgnote_module *m, pkgnote_object *e, const struct range *r,
                          pkgnote_info *info) {
         const pkgnote_phdr *first = NULL;
@@ -259,6 +260,12 @@ static void go_from_dump(pkgnote_core *c, pkgnote_module *m, pkgnote_object *e, 
                 uint64_t want = ph->filesz < avail ? ph->filesz : avail;
                 if (want > PN_GO_SEARCH + PN_GO_MAX_BLOB)
                         want = PN_GO_SEARCH + PN_GO_MAX_BLOB;
+                /* all of them together no more than the reader can use:
+                 * the windows it searches and one blob */
+                if (len >= GO_DUMP_MAX)
+                        break;
+                if (want > GO_DUMP_MAX - len)
+                        want = GO_DUMP_MAX - len;
                 int err = 0;
                 const uint8_t *p = pn_elf_bytes(c->view, off, want, &err);
                 uint8_t *grown = p ? realloc(buf, len + (size_t)want) : NULL;
