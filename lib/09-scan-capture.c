@@ -106,6 +106,7 @@ static int got_header(struct pn_capture *c) {
         c->phoff = phoff;
         int r = 0;
         c->has_shdrs = shoff != 0;
+        c->shoff = shoff;
         if (shoff)
                 r = want(c, shoff, c->size);
         if (r == 0 && c->phnum && c->phnum <= PKGNOTE_MAX_PHDRS && c->phentsize >= (is64 ? 56u : 32u))
@@ -173,8 +174,19 @@ static int got_phdrs(struct pn_capture *c) {
                 if (load[i].end > at)
                         at = load[i].end;
         }
+        /* The section header table apart from what lies before it (it
+         * was wanted with the ELF header): ranges that only touch stay
+         * apart, so that a tail of debugging information over the bound
+         * loses its own end, not the table the notes and the crate list
+         * are found through. */
+        uint64_t stop = c->shoff > at && c->shoff < c->size ? c->shoff : c->size;
+        /* and the last bytes before the table apart too: the section name
+         * table, which linkers and objcopy put there */
+        uint64_t names = stop == c->shoff && stop - at > PN_CAPTURE_NAMES ? stop - PN_CAPTURE_NAMES : at;
+        if (r == 0 && names > at)
+                r = want(c, at, names);
         if (r == 0)
-                r = want(c, at, c->size);
+                r = want(c, names, stop);
         free(load);
         /* the Go question is asked at the first writable segment, in
          * file order (the program headers list them by address) */

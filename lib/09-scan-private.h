@@ -454,13 +454,14 @@ void pn_stream_free(struct pn_stream *st);
 #define PN_CAPTURE_HEAD (4u << 10)     /* the first page, always kept */
 #define PN_CAPTURE_DYNAMIC (64u << 10) /* of PT_DYNAMIC, as pn_elf_dynamic() reads */
 #define PN_CAPTURE_MAX (16u << 20)     /* kept of one member at most */
+#define PN_CAPTURE_NAMES (64u << 10)   /* before the section headers: the section name table */
 
 struct pn_capture {
         uint64_t size; /* of the member, as far as it is read */
         uint64_t pos;  /* bytes of it seen */
         bool deps, is64, be, full;
         int stage;     /* 0: before the ELF header, 1: before the program headers, 2: after */
-        uint64_t phoff;
+        uint64_t phoff, shoff;
         unsigned phnum, phentsize;
         struct { uint64_t off, end; } *want; /* ahead, sorted, disjoint */
         size_t n_want, cap_want;

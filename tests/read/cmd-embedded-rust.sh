@@ -12,7 +12,8 @@
 # twice.  The same tree scanned as a tarball read as a stream, as an OCI
 # layout and as a docker-archive gives the same objects: the capture of a
 # streamed member keeps what Go's build information and the crate list
-# need.  Damaged sections (invalid JSON, a zlib bomb, a cycle, a
+# need, also when a member's debugging information is more than is kept
+# of it.  Damaged sections (invalid JSON, a zlib bomb, a cycle, a
 # truncated stream) are clear problems in show and scan, never a crash,
 # and a damaged crate list leaves a Go program's modules.
 . "$SRCDIR/tests/lib.sh"
@@ -28,6 +29,10 @@ with_feature zlib "zlib streams" || { finish; exit $?; }
 mkdir -p tree/bin
 cp "$OUT/demo" "$OUT/demo.stripped" tree/bin/
 objcopy --dump-section .dep-v0=dep.z "$OUT/demo" obj.tmp || fatal "objcopy cannot take the section out"
+# and with 24 MB of debugging information after the section, more than a
+# streamed member keeps: its end is dropped, not the section table
+head -c 24000000 /dev/urandom > junk.bin &&
+        objcopy --add-section .debug_junk=junk.bin "$OUT/demo" tree/bin/demo-debug || fatal "objcopy cannot add a section"
 
 # Go programs: one of Debian's (large enough to be read from a stream in
 # part; built outside a module, it has a toolchain and settings only), and
@@ -93,7 +98,7 @@ got_embedded() {
 }
 
 COMPARED=0
-for p in demo demo.stripped; do
+for p in demo demo.stripped demo-debug; do
         python3 want.py rust "tree/bin/$p" > want.txt || fatal "cannot decode $p's section"
         "$PKGNOTE" show --json "tree/bin/$p" | got_embedded > got.txt
         if cmp -s want.txt got.txt; then
@@ -352,6 +357,6 @@ if [ -n "$GO" ]; then
                 fail "a Go program with a damaged crate list keeps its modules" "$(head -c 600 bad.json) $(cat bad.err)"
         fi
 fi
-[ "$COMPARED" -ge 2 ] && pass "programs compared with their sections: $COMPARED" ||
+[ "$COMPARED" -ge 3 ] && pass "programs compared with their sections: $COMPARED" ||
         fail "programs compared with their sections: $COMPARED"
 finish
