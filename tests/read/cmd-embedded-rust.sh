@@ -191,6 +191,9 @@ fi
 "$PKGNOTE" scan --format cyclonedx -o r.cdx.json tree/bin/demo 2> /dev/null
 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 -o r15.cdx.json tree/bin/demo 2> /dev/null
 "$PKGNOTE" scan --format spdx -o r.spdx.json tree/bin/demo 2> /dev/null
+# the whole tree (Go programs, one with crates too), for the schemas
+"$PKGNOTE" scan --format spdx -o t.spdx.json tree 2> /dev/null
+"$PKGNOTE" scan --format cyclonedx -o t.cdx.json tree 2> /dev/null
 # sbom.py KIND FILE: checks FILE's crates and edges against the section's.
 cat > sbom.py << 'PYEOF'
 import json, subprocess, sys, zlib
@@ -313,6 +316,8 @@ else
                 validate_sbom "SPDX 2.3 with crates validates" "$ajv" "$schemas" spdx r.spdx.json
                 validate_sbom "CycloneDX 1.6 with crates validates" "$ajv" "$schemas" cyclonedx r.cdx.json
                 validate_sbom "CycloneDX 1.5 with crates validates" "$ajv" "$schemas" cyclonedx r15.cdx.json
+                validate_sbom "SPDX 2.3 of Go and Rust programs validates" "$ajv" "$schemas" spdx t.spdx.json
+                validate_sbom "CycloneDX 1.6 of Go and Rust programs validates" "$ajv" "$schemas" cyclonedx t.cdx.json
                 [ -s ps.cdx.json ] && validate_sbom "ps's CycloneDX with crates validates" "$ajv" "$schemas" cyclonedx ps.cdx.json
                 [ -s ps.spdx.json ] && validate_sbom "ps's SPDX with crates validates" "$ajv" "$schemas" spdx ps.spdx.json
         fi
