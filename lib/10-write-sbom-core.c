@@ -472,12 +472,13 @@ static void element_done(struct pn_sbom_package *e) {
  * each once (pn_sbom_component_key()), with an id made from PREFIX and a
  * count; then, when EDGE is given, EDGE for each dependency edge of the
  * lists (a crate list's), between those ids, each pair once.  A writer
- * of another format takes the components and edges from here. */
+ * of another format takes the components and edges from here
+ * (each_component() when it wants no edges). */
 typedef void (*emb_fn)(const pkgnote_component *c, const char *id, const char *path, void *u, int *err);
 typedef void (*emb_edge_fn)(const char *from, const char *to, void *u, int *err);
 
-static void each_component(const struct rs_process *pr, const char *prefix, emb_fn fn, emb_edge_fn edge, void *u,
-                           int *err) {
+static void each_component_edges(const struct rs_process *pr, const char *prefix, emb_fn fn, void *u,
+                                 emb_edge_fn edge, void *ue, int *err) {
         struct pn_smap seen = {0}, pairs = {0};
         size_t no = 0;
         for (size_t k = 0; k < pr->n_emb && !*err; k++)
@@ -524,13 +525,19 @@ static void each_component(const struct rs_process *pr, const char *prefix, emb_
                                         if (pn_smap_put(&pairs, pair, 1) < 0)
                                                 *err = -ENOMEM;
                                         else
-                                                edge(fid, tid, u, err);
+                                                edge(fid, tid, ue, err);
                                 }
                         }
                         free(ka), free(kb), free(pair);
                 }
         pn_smap_done(&pairs);
         pn_smap_done(&seen);
+}
+
+/* each_component_edges() without the edges. */
+static void __attribute__((unused)) each_component(const struct rs_process *pr, const char *prefix, emb_fn fn, void *u,
+                                                   int *err) {
+        each_component_edges(pr, prefix, fn, u, NULL, NULL, err);
 }
 
 struct spdx_emb {
@@ -558,17 +565,13 @@ static void spdx_edge(const char *from, const char *to, void *u, int *err) {
         pn_sbom_push(x->rels, pn_sbom_spdx_relationship(from, "DEPENDS_ON", to, NULL), err);
 }
 
-struct cdx_emb {
-        json_t *inner; /* the process's nested components */
-        json_t *deps;  /* bom-ref -> its dependsOn array, as the edges come */
-};
-
+/* U: an object of bom-ref -> its dependsOn array, filled as the edges come. */
 static void cdx_edge(const char *from, const char *to, void *u, int *err) {
-        struct cdx_emb *x = u;
-        json_t *on = json_object_get(x->deps, from);
+        json_t *deps = u;
+        json_t *on = json_object_get(deps, from);
         if (!on) {
-                pn_sbom_put(x->deps, from, json_array(), err);
-                on = json_object_get(x->deps, from);
+                pn_sbom_put(deps, from, json_array(), err);
+                on = json_object_get(deps, from);
         }
         if (on)
                 pn_sbom_push(on, json_string(to), err);
@@ -577,7 +580,7 @@ static void cdx_edge(const char *from, const char *to, void *u, int *err) {
 }
 
 static void cdx_emb_component(const pkgnote_component *c, const char *id, const char *path, void *u, int *err) {
-        json_t *inner = ((struct cdx_emb *)u)->inner;
+        json_t *inner = u;
         struct pn_sbom_package e;
         if (pn_sbom_package_from_component(c, id, path, &e) < 0)
                 *err = -ENOMEM;
@@ -642,7 +645,7 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
                 char prefix[80];
                 snprintf(prefix, sizeof prefix, "%s-Embedded-", pid);
                 struct spdx_emb x = {pkgs, rels, pid};
-                each_component(pr, prefix, spdx_component, spdx_edge, &x, &err);
+                each_component_edges(pr, prefix, spdx_component, &x, spdx_edge, &x, &err);
         }
         for (size_t i = 0; i < b->n_pkg && !err; i++)
                 pn_sbom_push(pkgs, spdx_package(order[i], created, creator, &err), &err);
@@ -691,19 +694,19 @@ static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, c
                 if (pc && pr->n_emb) {
                         /* the modules the running program says it holds, and
                          * the dependencies between them its lists name */
-                        struct cdx_emb x = {json_array(), json_object()};
+                        json_t *inner = json_array(), *on_map = json_object();
                         char prefix[80];
                         snprintf(prefix, sizeof prefix, "%s-embedded-", ref);
-                        if (!x.deps)
+                        if (!on_map)
                                 err = -ENOMEM;
-                        each_component(pr, prefix, cdx_emb_component, cdx_edge, &x, &err);
-                        pn_sbom_put(pc, "components", x.inner, &err);
+                        each_component_edges(pr, prefix, cdx_emb_component, inner, cdx_edge, on_map, &err);
+                        pn_sbom_put(pc, "components", inner, &err);
                         const char *from;
                         json_t *to;
-                        json_object_foreach(x.deps, from, to) {
+                        json_object_foreach(on_map, from, to) {
                                 pn_sbom_push(deps, json_pack("{s:s, s:O}", "ref", from, "dependsOn", to), &err);
                         }
-                        json_decref(x.deps);
+                        json_decref(on_map);
                 }
                 pn_sbom_push(comps, pc, &err);
                 size_t *ranks = malloc((pr->n_pkgs ? pr->n_pkgs : 1) * sizeof *ranks);
