@@ -234,6 +234,8 @@ static void go_from_dump(pkgnote_core *c, pkgnote_module *m, pkgnote_object *e, 
         for (uint32_t i = 0; e->phdrs && i < e->phnum && !first; i++)
                 if (e->phdrs[i].type == PT_LOAD)
                         first = &e->phdrs[i];
+        if ((c->src || !c->view) && !m->reason)
+                pn_module_set_reason(m, "a Go program whose build information is not read from a core read as a stream (its data pages lie behind)");
         if (c->src || !c->view || !first)
                 return;
         /* where the object's address 0 is in the process (0 for a
