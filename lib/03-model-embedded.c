@@ -377,11 +377,13 @@ int pn_embedded_add_crates(pkgnote_embedded *m, const struct pn_crates *c) {
         size_t n_edges = 0;
         int r = first && at ? crates_dedup(c, first) : pn_oom();
         /* The root crate first, as Go's main module is: the program's
-         * own component, then the others in the list's order. */
+         * own component, then the others in the list's order.  (A root
+         * listed twice is the first of its copies, marked main.) */
+        size_t lead = r == 0 && c->root < c->n_crates ? first[c->root] : SIZE_MAX;
         for (size_t pass = 0; pass < 2 && r == 0; pass++)
                 for (size_t i = 0; i < c->n_crates && r == 0; i++) {
                         const struct pn_crate *x = &c->crates[i];
-                        if ((pass == 0) != (i == c->root) || first[i] != i)
+                        if ((pass == 0) != (i == lead) || first[i] != i)
                                 continue;
                         pkgnote_component comp = {
                                 .size = sizeof comp,
@@ -390,7 +392,7 @@ int pn_embedded_add_crates(pkgnote_embedded *m, const struct pn_crates *c) {
                                 .version = x->version,
                                 .source = x->source,
                                 .kind = pn_crate_kind_name(x->kind),
-                                .main = x->root,
+                                .main = i == lead,
                         };
                         r = pn_embedded_add_component(m, &comp, &at[i]);
                 }
@@ -451,9 +453,9 @@ int pn_embedded_read_go(pkgnote_object *e, pkgnote_embedded **ret) {
 }
 
 /* Whether E has a section named ".dep-v0": one pass over the table the
- * note walk read, its names told apart by their first bytes (nearly every
- * section of a C object starts ".d" no more than ".debug_" and ".data"
- * do), so that a tree of C objects costs a few instructions a section. */
+ * note walk read, the names told apart by their first bytes (few start
+ * ".dep"), so that a tree of C objects costs a few instructions a
+ * section. */
 static bool has_crates_section(pkgnote_object *e) {
         const pkgnote_shdr *s;
         int n = pn_object_shdrs(e, &s);

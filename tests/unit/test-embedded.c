@@ -263,6 +263,27 @@ static void test_crates(void) {
         }
         pkgnote_embedded_free(m);
         pn_crates_done(&c);
+
+        /* the root crate listed twice, first without its flag: one
+         * component, first, main */
+        static const char twice[] =
+                "{\"packages\":[{\"name\":\"app\",\"version\":\"0.1.0\",\"source\":\"local\"},"
+                "{\"name\":\"z\",\"version\":\"1.0.0\",\"source\":\"crates.io\"},"
+                "{\"name\":\"app\",\"version\":\"0.1.0\",\"source\":\"local\",\"dependencies\":[1],\"root\":true}]}";
+        CHECK_INT(pn_crates_parse((const uint8_t *)twice, sizeof twice - 1, &c), 0);
+        m = NULL;
+        CHECK_INT(pn_embedded_from_crates(&c, &m), 0);
+        if (m) {
+                CHECK_INT(pkgnote_embedded_component_count(m), 2);
+                component(m, 0, &x);
+                CHECK_STR(x.name, "app");
+                CHECK_INT(x.main, 1);
+                component(m, 1, &x);
+                CHECK_INT(x.main, 0);
+                CHECK_INT(pkgnote_embedded_edge_count(m), 1);
+                pkgnote_embedded_free(m);
+        }
+        pn_crates_done(&c);
 }
 
 /* Not a Go program (no Go build-id note): nothing said, nothing read. */
