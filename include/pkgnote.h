@@ -591,10 +591,13 @@ PKGNOTE_PUBLIC int pkgnote_info_to_systemd_json(const pkgnote_info *info, pkgnot
  * build, read back as one shape whatever wrote them: Go's build
  * information (the toolchain, the main module, every module linked in
  * with its version, go.sum checksum and replacement, and the build
- * settings: what `go version -m` prints).  The shape carries the crate
- * lists cargo-auditable writes too (crates with their source, kind, root
- * flag and dependency edges), which are not read yet: today every list
- * is Go's, "cargo" components and edges come from none.
+ * settings: what `go version -m` prints), and the crate list
+ * cargo-auditable writes into a Rust program's non-allocated ".dep-v0"
+ * section (zlib-compressed JSON: every crate with its version, source,
+ * kind and root flag, and the dependencies between them, which become
+ * the list's edges).  A program that carries both (a Go program linking
+ * a Rust static library through cgo) gives one list: Go's modules, then
+ * the crates; the toolchain and settings are Go's.
  * pkgnote_info_read() reads them too
  * (pkgnote_info_embedded()), so reports, scans and SBOMs carry them as
  * components of the binary's own package.
@@ -653,15 +656,26 @@ typedef struct pkgnote_component {
 #define PKGNOTE_MAX_COMPONENT_EDGES (1u << 20) /* dependency edges per object */
 
 /* Reads what E says is inside it: 1 with *RET, 0 when it says nothing (no
- * Go build information), or a negative errno: -EBADMSG (a
+ * Go build information, no crate list), or a negative errno: -EBADMSG (a
  * damaged list), -E2BIG (over a limit), -ENODATA (the bytes are not all
- * there: a module's page in a core), -ENOMEM, -EINVAL (no E or RET).
+ * there: a module's page in a core), -EOPNOTSUPP (a crate list in a build
+ * without zlib), -ENOMEM, -EINVAL (no E or RET).  When either list fails
+ * this fails; pkgnote_info_read() instead keeps the list that could be
+ * read and records the other's failure among the problems.
  * *RET is written only when 1 is returned.  An ELF object is looked at
  * for Go build information only when it carries Go's build-id note (owner
- * "Go", type 4) in a PT_NOTE, as everything Go's linker writes does, so
- * that reading a tree of C objects costs nothing more; a program linked
- * with -buildid= (which drops that note) reads as 0.  *RET does not refer
- * to E: E may be freed first.  Since 1.2. */
+ * "Go", type 4) in a PT_NOTE, as everything Go's linker writes does, and
+ * for a crate list only when its section table (read for the notes)
+ * names ".dep-v0", so that reading a tree of C objects costs nothing
+ * more; a program linked with -buildid= (which drops that note) reads as
+ * 0.  The crate list is in no segment: eu-strip and llvm-strip remove it
+ * (binutils' strip keeps it), and a core or a process image has none (a
+ * running process's modules are read from their files, which have it).
+ * A Go module in a core gets its build information from the dumped pages
+ * of its data segment (pkgnote_module_reason() says when they were not
+ * dumped).  Crates are each listed once (name, version, source), the
+ * root crate first.  *RET does not refer to E: E may be freed first.
+ * Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_embedded_read(pkgnote_object *e, pkgnote_embedded **ret);
 /* Since 1.2. */
 PKGNOTE_PUBLIC void pkgnote_embedded_free(pkgnote_embedded *m);
@@ -673,15 +687,16 @@ PKGNOTE_PUBLIC const char *pkgnote_embedded_toolchain(const pkgnote_embedded *m)
 PKGNOTE_PUBLIC const char *pkgnote_embedded_package_path(const pkgnote_embedded *m);
 /* The components, in the list's order (Go: the main module first, when
  * the program was built inside one, then the dependencies as go version
- * -m lists them).  Since 1.2. */
+ * -m lists them; then the crates: the root crate first, then the others
+ * in the crate list's order).  Since 1.2. */
 PKGNOTE_PUBLIC size_t pkgnote_embedded_component_count(const pkgnote_embedded *m);
 /* Component I into *C (its SIZE set by the caller): 1, or -ENOENT past
  * the last, -EINVAL for a bad SIZE.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_embedded_component(const pkgnote_embedded *m, size_t i, pkgnote_component *c);
-/* Dependency edges, where the list has them (a crate list does; Go's
- * build information names no edges, so a Go program has none): their
- * count, and edge I: 1 with *FROM depending on *TO (component indices),
- * or -ENOENT past the last.  Since 1.2. */
+/* Dependency edges, where the list has them (a crate list does, each
+ * edge once, sorted; Go's build information names no edges, so a Go
+ * program has none): their count, and edge I: 1 with *FROM depending on
+ * *TO (component indices), or -ENOENT past the last.  Since 1.2. */
 PKGNOTE_PUBLIC size_t pkgnote_embedded_edge_count(const pkgnote_embedded *m);
 PKGNOTE_PUBLIC int pkgnote_embedded_edge(const pkgnote_embedded *m, size_t i, size_t *from, size_t *to);
 /* The build settings (Go: "-trimpath", "CGO_ENABLED", "GOARCH",

@@ -18,6 +18,19 @@
 #define PN_GO_MAX_MODULES 65535u /* dependencies: with the main module, PKGNOTE_MAX_COMPONENTS */
 #define PN_GO_MAX_SETTINGS 4096u
 
+/* What a reader of a stream keeps for the build information
+ * (lib/09-scan-capture.c): the blob starts with PN_GO_MAGIC, at a multiple
+ * of 16 bytes of address within the first PN_GO_SEARCH bytes of a
+ * writable segment (as the reader here searches), and is at most
+ * PN_GO_MAX_BLOB bytes (its header, two varints and the two strings the
+ * reader accepts). */
+#define PN_GO_MAGIC "\xff Go buildinf:"
+#define PN_GO_MAGIC_LEN 14u
+#define PN_GO_HEADER 32u
+#define PN_GO_SEARCH (64u << 10)
+#define PN_GO_MAX_BLOB (PN_GO_HEADER + 20u + PN_GO_MAX_VERSION + PN_GO_MAX_MODINFO + 32u)
+#define PN_GO_MAX_SEGMENTS 8u /* writable segments searched */
+
 /* One module: its path, version ("(devel)" for the main module built from
  * its own tree) and go.sum checksum ("" when none), and what replaced it
  * (a replace directive: REPLACE set, its version empty for a directory). */

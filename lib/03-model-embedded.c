@@ -17,6 +17,7 @@
 #include "01-base.h"
 #include "02-elf-gobuild.h"
 #include "02-elf-view.h"
+#include "03-model-crates.h"
 #include "03-model-embedded.h"
 #include "03-model-purl.h"
 
@@ -321,15 +322,129 @@ int pn_embedded_from_go(const struct pn_go_build *b, pkgnote_embedded **ret) {
         return 0;
 }
 
-int pn_embedded_read(pkgnote_object *e, pkgnote_embedded **ret) {
+/* ------------------------------------------------------------------ */
+/* Rust                                                                */
+
+/* Crates sorted by what tells them apart (name, version, source), the
+ * index breaking ties: the first of equal ones is the one kept. */
+struct crate_ref {
+        const struct pn_crate *c;
+        size_t i;
+};
+
+static int cmp_crate(const void *a, const void *b) {
+        const struct crate_ref *x = a, *y = b;
+        int r = strcmp(x->c->name, y->c->name);
+        if (r == 0)
+                r = strcmp(x->c->version, y->c->version);
+        if (r == 0)
+                r = strcmp(x->c->source, y->c->source);
+        return r ? r : (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_edge(const void *a, const void *b) {
+        const size_t *x = a, *y = b;
+        if (x[0] != y[0])
+                return (x[0] > y[0]) - (x[0] < y[0]);
+        return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static bool same_crate(const struct pn_crate *x, const struct pn_crate *y) {
+        return !strcmp(x->name, y->name) && !strcmp(x->version, y->version) && !strcmp(x->source, y->source);
+}
+
+/* Each crate once (a hostile list may name one twice: its dependencies
+ * then count as the first's): FIRST[i] the index of the first crate equal
+ * to crate I. */
+static int crates_dedup(const struct pn_crates *c, size_t *first) {
+        struct crate_ref *order = malloc(c->n_crates * sizeof *order);
+        if (!order)
+                return pn_oom();
+        for (size_t i = 0; i < c->n_crates; i++)
+                order[i] = (struct crate_ref){&c->crates[i], i};
+        qsort(order, c->n_crates, sizeof *order, cmp_crate);
+        for (size_t k = 0; k < c->n_crates; k++) {
+                size_t i = order[k].i;
+                first[i] = k > 0 && same_crate(order[k - 1].c, order[k].c) ? first[order[k - 1].i] : i;
+        }
+        free(order);
+        return 0;
+}
+
+int pn_embedded_add_crates(pkgnote_embedded *m, const struct pn_crates *c) {
+        if (!c->n_crates)
+                return 0;
+        size_t *first = malloc(c->n_crates * sizeof *first), *at = malloc(c->n_crates * sizeof *at);
+        size_t (*edges)[2] = NULL;
+        size_t n_edges = 0;
+        int r = first && at ? crates_dedup(c, first) : pn_oom();
+        /* The root crate first, as Go's main module is: the program's
+         * own component, then the others in the list's order.  (A root
+         * listed twice is the first of its copies, marked main.) */
+        size_t lead = r == 0 && c->root < c->n_crates ? first[c->root] : SIZE_MAX;
+        for (size_t pass = 0; pass < 2 && r == 0; pass++)
+                for (size_t i = 0; i < c->n_crates && r == 0; i++) {
+                        const struct pn_crate *x = &c->crates[i];
+                        if ((pass == 0) != (i == lead) || first[i] != i)
+                                continue;
+                        pkgnote_component comp = {
+                                .size = sizeof comp,
+                                .ecosystem = "cargo",
+                                .name = x->name,
+                                .version = x->version,
+                                .source = x->source,
+                                .kind = pn_crate_kind_name(x->kind),
+                                .main = i == lead,
+                        };
+                        r = pn_embedded_add_component(m, &comp, &at[i]);
+                }
+        size_t n_deps = 0;
+        for (size_t i = 0; i < c->n_crates && r == 0; i++)
+                n_deps += c->crates[i].n_deps;
+        if (r == 0 && n_deps && !(edges = malloc(n_deps * sizeof *edges)))
+                r = pn_oom();
+        for (size_t i = 0; i < c->n_crates && r == 0; i++)
+                for (size_t k = 0; k < c->crates[i].n_deps; k++) {
+                        size_t from = at[first[i]], to = at[first[c->crates[i].deps[k]]];
+                        if (from != to)
+                                edges[n_edges][0] = from, edges[n_edges++][1] = to;
+                }
+        if (r == 0 && n_edges)
+                qsort(edges, n_edges, sizeof *edges, cmp_edge);
+        for (size_t i = 0; i < n_edges && r == 0; i++)
+                if (i == 0 || edges[i][0] != edges[i - 1][0] || edges[i][1] != edges[i - 1][1])
+                        r = pn_embedded_add_edge(m, edges[i][0], edges[i][1]);
+        free(edges);
+        free(first);
+        free(at);
+        return r;
+}
+
+int pn_embedded_from_crates(const struct pn_crates *c, pkgnote_embedded **ret) {
+        pkgnote_embedded *m = pn_embedded_new();
+        if (!m)
+                return pn_oom();
+        int r = pn_embedded_add_crates(m, c);
+        if (r < 0) {
+                pkgnote_embedded_free(m);
+                return r;
+        }
+        *ret = m;
+        return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading an object                                                   */
+
+int pn_embedded_read_go(pkgnote_object *e, pkgnote_embedded **ret) {
         int go = pkgnote_object_is_pe(e) ? 0 : pn_embedded_is_go(e);
         if (go <= 0)
                 return go;
         struct pn_go_build b;
         /* A member of an archive read as a stream keeps only the ranges
-         * its notes need: the build information's bytes missing from it
-         * is -ENODATA here, and no miss of the notes' (which the scan
-         * reports as such). */
+         * its notes and these lists need (lib/09-scan-capture.c): what is
+         * missing anyway is -ENODATA here, and no miss of the notes'
+         * (which the scan reports as such). */
         bool missed = e->span_missed;
         int r = pn_go_build_read(e, &b);
         e->span_missed = missed;
@@ -340,6 +455,62 @@ int pn_embedded_read(pkgnote_object *e, pkgnote_embedded **ret) {
         return r < 0 ? r : 1;
 }
 
+/* Whether E has a section named ".dep-v0": one pass over the table the
+ * note walk read, the names told apart by their first bytes (few start
+ * ".dep"), so that a tree of C objects costs a few instructions a
+ * section. */
+static bool has_crates_section(pkgnote_object *e) {
+        const pkgnote_shdr *s;
+        int n = pn_object_shdrs(e, &s);
+        for (int i = 0; i < n; i++) {
+                const char *name = s[i].name;
+                if (name[0] == '.' && name[1] == 'd' && name[2] == 'e' && name[3] == 'p' && !strcmp(name, PN_CRATES_SECTION))
+                        return true;
+        }
+        return false; /* also without a readable table: the notes' problem, said once */
+}
+
+int pn_embedded_read_crates(pkgnote_object *e, pkgnote_embedded **into) {
+        /* The section table was read when the notes were walked: looking
+         * for the section among its names costs a C object nothing else. */
+        if (pkgnote_object_is_pe(e) || !has_crates_section(e))
+                return 0;
+        struct pn_crates c;
+        bool missed = e->span_missed;
+        int r = pn_crates_read(e, &c);
+        e->span_missed = missed;
+        if (r <= 0)
+                return r;
+        if (!*into) {
+                r = pn_embedded_from_crates(&c, into);
+        } else {
+                /* added to a copy, so that a failure leaves *INTO as it was */
+                pkgnote_embedded *m = pn_embedded_dup(*into);
+                r = m ? pn_embedded_add_crates(m, &c) : pn_oom();
+                if (r == 0) {
+                        pkgnote_embedded_free(*into);
+                        *into = m;
+                } else
+                        pkgnote_embedded_free(m);
+        }
+        pn_crates_done(&c);
+        return r < 0 ? r : 1;
+}
+
+int pn_embedded_read(pkgnote_object *e, pkgnote_embedded **ret) {
+        pkgnote_embedded *m = NULL;
+        int r = pn_embedded_read_go(e, &m);
+        if (r >= 0) {
+                int k = pn_embedded_read_crates(e, &m);
+                r = k < 0 ? k : r > 0 || k > 0;
+        }
+        if (r <= 0) {
+                pkgnote_embedded_free(m);
+                return r;
+        }
+        *ret = m;
+        return 1;
+}
 PKGNOTE_PUBLIC int pkgnote_embedded_read(pkgnote_object *e, pkgnote_embedded **ret) {
         if (!e || !ret)
                 return pn_error(-EINVAL, "pkgnote_embedded_read() without an object or a result");

@@ -42,9 +42,25 @@ struct pn_go_build;
  * with pn_error set. */
 int pn_embedded_from_go(const struct pn_go_build *b, pkgnote_embedded **ret);
 
+struct pn_crates;
+/* Adds the crates of C to M: each once (name, version and source tell
+ * them apart), the root crate first, then the others in the list's
+ * order; its dependency indices as edges (each once, none from a crate
+ * to itself).  0, or -ENOMEM / -E2BIG with pn_error set (M then holds
+ * part of them). */
+int pn_embedded_add_crates(pkgnote_embedded *m, const struct pn_crates *c);
+/* The components of crate list C alone: 0 with *RET, or a negative errno. */
+int pn_embedded_from_crates(const struct pn_crates *c, pkgnote_embedded **ret);
+
 /* 1 when E carries Go's build-id note (owner "Go", type 4) in a PT_NOTE,
  * 0 when not, or the error of reading its notes. */
 int pn_embedded_is_go(pkgnote_object *e);
+/* Go's build information of E (looked for only when pn_embedded_is_go()):
+ * 1 with *RET, 0, or a negative errno. */
+int pn_embedded_read_go(pkgnote_object *e, pkgnote_embedded **ret);
+/* E's crate list, added to *INTO (a new list when *INTO is NULL): 1, 0
+ * when E has none, or a negative errno with *INTO as it was. */
+int pn_embedded_read_crates(pkgnote_object *e, pkgnote_embedded **into);
 /* pkgnote_embedded_read() of an object whose notes were already walked:
- * the same results. */
+ * the same results (Go's build information, then the crate list). */
 int pn_embedded_read(pkgnote_object *e, pkgnote_embedded **ret);

@@ -144,11 +144,17 @@ PKGNOTE_PUBLIC int pkgnote_info_read(pkgnote_object *e, pkgnote_info **ret) {
         if (r >= 0) {
                 /* A list that cannot be read is a problem of the object, not
                  * of the reading; bytes that are not there (a module's page
-                 * in a core) are no problem at all. */
-                int k = pn_embedded_read(e, &info->embedded);
+                 * in a core) are no problem at all.  The two lists are read
+                 * apart: a damaged crate list leaves Go's modules, and the
+                 * other way round. */
+                int k = pn_embedded_read_go(e, &info->embedded);
                 if (k == -ENOMEM)
                         r = k;
                 else if (k < 0 && k != -ENODATA)
+                        r = pn_info_add_problem(info, k, NULL, "%s", pkgnote_last_error());
+                if (r >= 0 && (k = pn_embedded_read_crates(e, &info->embedded)) == -ENOMEM)
+                        r = k;
+                else if (r >= 0 && k < 0 && k != -ENODATA)
                         r = pn_info_add_problem(info, k, NULL, "%s", pkgnote_last_error());
         }
         if (r < 0) {
@@ -254,6 +260,11 @@ PKGNOTE_PUBLIC size_t pkgnote_info_problem_count(const pkgnote_info *info) {
 PKGNOTE_PUBLIC const pkgnote_problem *pkgnote_info_problem(const pkgnote_info *info, size_t i) {
         return pn_problems_get(&info->problems, i);
 }
+void pn_info_set_embedded(pkgnote_info *info, pkgnote_embedded *m) {
+        pkgnote_embedded_free(info->embedded);
+        info->embedded = m;
+}
+
 PKGNOTE_PUBLIC const pkgnote_embedded *pkgnote_info_embedded(const pkgnote_info *info) {
         return info->embedded;
 }

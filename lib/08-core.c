@@ -26,7 +26,10 @@
 
 #include "08-core-private.h"
 #include "02-elf-const.h"
+#include "02-elf-gobuild.h"
 #include "02-elf-view.h"
+#include "03-model-embedded.h"
+#include "03-model-info.h"
 #include "04-pkgdb-private.h"
 
 #define VDSO_BYTES 8192u
@@ -227,6 +230,84 @@ void pn_module_set_reason(pkgnote_module *m, const char *fmt, ...) {
         va_end(ap);
 }
 
+/* Go's build information of module M, a Go program whose header page R
+ * was dumped (the view E), from the dumped pages of its first writable
+ * segments: the kernel dumps a private file mapping once it was written
+ * to (coredump_filter bit 0), which a Go program's data segment always
+ * is.  A view of the object is made of the header page and, at their file
+ * offsets, those pages (as much as the reader searches and reads:
+ * PN_GO_SEARCH + PN_GO_MAX_BLOB of each); whatever is not there leaves
+ * the module without a list and says so in its reason.  Cores read as a
+ * stream (from a pipe) cannot go back for the pages: none. */
+#define GO_DUMP_MAX ((uint64_t)PN_GO_SEARCH * PN_GO_MAX_SEGMENTS + PN_GO_MAX_BLOB)
+static void go_from_dump(pkgnote_core *c, pkgnote_module *m, pkgnote_object *e, const struct range *r,
+                         pkgnote_info *info) {
+        const pkgnote_phdr *first = NULL;
+        for (uint32_t i = 0; e->phdrs && i < e->phnum && !first; i++)
+                if (e->phdrs[i].type == PT_LOAD)
+                        first = &e->phdrs[i];
+        if ((c->src || !c->view) && !m->reason)
+                pn_module_set_reason(m, "a Go program whose build information is not read from a core read as a stream (its data pages lie behind)");
+        if (c->src || !c->view || !first)
+                return;
+        /* where the object's address 0 is in the process (0 for a
+         * program linked at a fixed address) */
+        uint64_t bias = m->start - (first->vaddr - first->offset);
+        struct pn_span spans[1 + PN_GO_MAX_SEGMENTS];
+        size_t n = 0, len = 0;
+        uint64_t end = r->len;
+        uint8_t *buf = malloc(r->len ? r->len : 1);
+        if (!buf)
+                return;
+        memcpy(buf, r->data, r->len);
+        spans[n++] = (struct pn_span){0, r->len, 0};
+        len = r->len;
+        unsigned tried = 0;
+        for (uint32_t i = 0; i < e->phnum && tried < PN_GO_MAX_SEGMENTS; i++) {
+                const pkgnote_phdr *ph = &e->phdrs[i];
+                if (ph->type != PT_LOAD || (ph->flags & (PF_W | PF_X)) != PF_W || !ph->filesz)
+                        continue;
+                tried++;
+                uint64_t off, avail;
+                if (ph->offset < end || !pn_core_dumped_at(c, bias + ph->vaddr, &off, &avail))
+                        continue;
+                uint64_t want = ph->filesz < avail ? ph->filesz : avail;
+                if (want > PN_GO_SEARCH + PN_GO_MAX_BLOB)
+                        want = PN_GO_SEARCH + PN_GO_MAX_BLOB;
+                /* all of them together no more than the reader can use:
+                 * the windows it searches and one blob */
+                if (len >= GO_DUMP_MAX)
+                        break;
+                if (want > GO_DUMP_MAX - len)
+                        want = GO_DUMP_MAX - len;
+                int err = 0;
+                const uint8_t *p = pn_elf_bytes(c->view, off, want, &err);
+                uint8_t *grown = p ? realloc(buf, len + (size_t)want) : NULL;
+                if (!grown)
+                        continue;
+                buf = grown;
+                memcpy(buf + len, p, (size_t)want);
+                spans[n++] = (struct pn_span){ph->offset, want, len};
+                len += (size_t)want;
+                end = ph->offset + want;
+        }
+        pkgnote_object *v = NULL;
+        pkgnote_embedded *emb = NULL;
+        int k = n > 1 ? pn_elf_from_spans(spans, n, buf, end, true, &v) : -ENODATA;
+        if (k >= 0)
+                k = pn_embedded_read_go(v, &emb);
+        if (k > 0)
+                pn_info_set_embedded(info, emb);
+        else if (k == -ENOMEM)
+                pn_error_clear();
+        else if (k < 0 && k != -ENODATA)
+                pn_info_add_problem(info, k, NULL, "%s", pkgnote_last_error());
+        else if (!m->reason)
+                pn_module_set_reason(m, "a Go program whose build information is not in the dumped pages");
+        pkgnote_object_free(v);
+        free(buf);
+}
+
 /* Reads the module's header, program headers and notes from its dumped
  * page.  Returns true when they are complete there (all PT_NOTEs inside
  * the page), so disk need not be consulted. */
@@ -253,6 +334,8 @@ static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
                 pkgnote_object_free(e);
                 return false;
         }
+        if (!pkgnote_info_embedded(info) && pn_embedded_is_go(e) > 0)
+                go_from_dump(c, m, e, r, info);
         const char *id = pkgnote_info_build_id(info);
         if (id && !(m->build_id = strdup(id)))
                 m->oom = true;

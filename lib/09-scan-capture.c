@@ -14,7 +14,15 @@
  *   - with dependencies asked for, all that lies before PT_DYNAMIC: the
  *     dynamic string table is found through PT_DYNAMIC's entries, which
  *     come after it in every linker's layout (it is among the first
- *     sections, PT_DYNAMIC among the last).
+ *     sections, PT_DYNAMIC among the last);
+ *   - for a Go program (its build-id note is in a PT_NOTE, which comes
+ *     before the data), the first 64 KiB of its first writable segments,
+ *     where the reader looks for the build information, and once its
+ *     header is found there the whole blob (bounded by PN_GO_MAX_BLOB).
+ *     The Go 1.17 layout, whose strings lie elsewhere through pointers,
+ *     is not followed: such a member has no build information.
+ * A Rust program's crate list (.dep-v0) is a non-allocated section, among
+ * the bytes no PT_LOAD maps, which are kept as far as the bound goes.
  * Everything else is passed over.  What is kept is bounded (PN_CAPTURE_MAX);
  * a range the ELF view asks for that was not kept reads as -ENODATA.
  */
@@ -25,6 +33,7 @@
 #include <string.h>
 
 #include "02-elf-const.h"
+#include "02-elf-gobuild.h"
 #include "09-scan-private.h"
 
 /* Whether [OFF, OFF+LEN) was kept: a pointer to its bytes, or NULL. */
@@ -96,6 +105,8 @@ static int got_header(struct pn_capture *c) {
         c->phnum = pn_rd16(t + 2, be);
         c->phoff = phoff;
         int r = 0;
+        c->has_shdrs = shoff != 0;
+        c->shoff = shoff;
         if (shoff)
                 r = want(c, shoff, c->size);
         if (r == 0 && c->phnum && c->phnum <= PKGNOTE_MAX_PHDRS && c->phentsize >= (is64 ? 56u : 32u))
@@ -137,8 +148,14 @@ static int got_phdrs(struct pn_capture *c) {
                 uint64_t off = c->is64 ? pn_rd64(p + 8, be) : pn_rd32(p + 4, be);
                 uint64_t fsz = c->is64 ? pn_rd64(p + 32, be) : pn_rd32(p + 16, be);
                 uint64_t end = off + fsz < off ? UINT64_MAX : off + fsz;
-                if (type == PT_NOTE)
+                uint32_t flags = pn_rd32(p + (c->is64 ? 4 : 24), be);
+                if (type == PT_NOTE) {
                         r = want(c, off, end);
+                        if (c->n_go_note < 4)
+                                c->go_note[c->n_go_note].off = off, c->go_note[c->n_go_note++].end = end;
+                } else if (type == PT_LOAD && (flags & (PF_W | PF_X)) == PF_W && c->n_go_seg < PN_GO_MAX_SEGMENTS &&
+                           off < c->size && fsz > 0)
+                        c->go_seg[c->n_go_seg].off = off, c->go_seg[c->n_go_seg++].end = end < c->size ? end : c->size;
                 else if (type == PT_DYNAMIC) {
                         r = want(c, off, fsz > PN_CAPTURE_DYNAMIC ? off + PN_CAPTURE_DYNAMIC : end);
                         if (!dyn)
@@ -157,16 +174,149 @@ static int got_phdrs(struct pn_capture *c) {
                 if (load[i].end > at)
                         at = load[i].end;
         }
+        /* The section header table apart from what lies before it (it
+         * was wanted with the ELF header): ranges that only touch stay
+         * apart, so that a tail of debugging information over the bound
+         * loses its own end, not the table the notes and the crate list
+         * are found through. */
+        uint64_t stop = c->shoff > at && c->shoff < c->size ? c->shoff : c->size;
+        /* and the last bytes before the table apart too: the section name
+         * table, which linkers and objcopy put there */
+        uint64_t names = stop == c->shoff && stop - at > PN_CAPTURE_NAMES ? stop - PN_CAPTURE_NAMES : at;
+        if (r == 0 && names > at)
+                r = want(c, at, names);
         if (r == 0)
-                r = want(c, at, c->size);
+                r = want(c, names, stop);
         free(load);
+        /* the Go question is asked at the first writable segment, in
+         * file order (the program headers list them by address) */
+        c->go_step = c->n_go_seg ? 0 : 2;
+        c->go_next = UINT64_MAX;
+        for (unsigned i = 0; i < c->n_go_seg; i++)
+                if (c->go_seg[i].off < c->go_next)
+                        c->go_next = c->go_seg[i].off;
+        if (c->go_next < c->pos)
+                c->go_step = 2; /* already gone by */
         return r;
+}
+
+/* Whether a kept PT_NOTE holds Go's build-id note (owner "Go", type 4:
+ * cmd/link's ELF_NOTE_GOBUILDID_TAG, the owner NUL-padded to 4 bytes). */
+static bool go_noted(const struct pn_capture *c) {
+        for (unsigned i = 0; i < c->n_go_note; i++) {
+                uint64_t len = c->go_note[i].end - c->go_note[i].off;
+                const uint8_t *p = kept(c, c->go_note[i].off, len);
+                for (uint64_t at = 0; p && at + 12 <= len;) {
+                        uint32_t namesz = pn_rd32(p + at, c->be), descsz = pn_rd32(p + at + 4, c->be),
+                                 type = pn_rd32(p + at + 8, c->be);
+                        uint64_t next = at + 12 + (((uint64_t)namesz + 3) & ~3ull) + (((uint64_t)descsz + 3) & ~3ull);
+                        if (next > len)
+                                break;
+                        if (type == 4 && (namesz == 3 || namesz == 4) && !memcmp(p + at + 12, "Go", 3) &&
+                            (namesz == 3 || p[at + 15] == 0))
+                                return true;
+                        at = next;
+                }
+        }
+        return false;
+}
+
+/* A varint as Go writes it (encoding/binary.Uvarint), at most 10 bytes
+ * of the LEN at P: its byte count, or 0 when it does not end there. */
+static size_t uvarint(const uint8_t *p, size_t len, uint64_t *v) {
+        *v = 0;
+        for (size_t i = 0; i < len && i < 10; i++) {
+                *v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+                if (!(p[i] & 0x80))
+                        return i + 1;
+        }
+        return 0;
+}
+
+/* Window I of the writable segments is kept: the blob's header searched
+ * in it, and when found, the blob wanted. */
+static int go_search(struct pn_capture *c, unsigned i) {
+        uint64_t off = c->go_seg[i].off, end = c->go_seg[i].end;
+        uint64_t len = end - off < PN_GO_SEARCH ? end - off : PN_GO_SEARCH;
+        const uint8_t *d = kept(c, off, len);
+        if (!d)
+                return 0;
+        for (uint64_t k = 0; k + PN_GO_HEADER <= len; k++) {
+                if (d[k] != 0xff || memcmp(d + k, PN_GO_MAGIC, PN_GO_MAGIC_LEN) != 0)
+                        continue;
+                /* the inline layout: two varint-prefixed strings after the
+                 * header, their length known when the varints are here */
+                uint64_t blob = PN_GO_MAX_BLOB;
+                if (d[k + 15] & 2) {
+                        uint64_t a, b;
+                        size_t at = (size_t)(k + PN_GO_HEADER), n = uvarint(d + at, (size_t)(len - at), &a);
+                        if (n && a <= PN_GO_MAX_VERSION && at + n + a < len) {
+                                at += n + (size_t)a;
+                                size_t m = uvarint(d + at, (size_t)(len - at), &b);
+                                if (m && b <= PN_GO_MAX_MODINFO + 32)
+                                        blob = at - k + m + b;
+                        }
+                }
+                /* a reader without the section table reads as much as it
+                 * may of the segment; with one, the section's bytes, which
+                 * are the blob's */
+                if (!c->has_shdrs)
+                        blob = PN_GO_MAX_BLOB;
+                uint64_t stop = end - (off + k) < blob ? end : off + k + blob;
+                int r = want(c, off + k, stop);
+                return r < 0 ? r : 1;
+        }
+        return 0;
+}
+
+/* At c->go_next: the next step of the search for Go's build information. */
+static int go_step(struct pn_capture *c) {
+        if (c->go_step == 0) {
+                if (!go_noted(c)) {
+                        c->go_step = 2;
+                        return 0;
+                }
+                for (unsigned i = 0; i < c->n_go_seg; i++) {
+                        uint64_t off = c->go_seg[i].off, end = c->go_seg[i].end;
+                        int r = want(c, off, end - off < PN_GO_SEARCH ? end : off + PN_GO_SEARCH);
+                        if (r < 0)
+                                return r;
+                }
+                c->go_step = 1;
+                c->go_at = 0;
+        } else {
+                int r = go_search(c, c->go_at);
+                if (r != 0) {
+                        c->go_step = 2;
+                        return r < 0 ? r : 0;
+                }
+                c->go_at++;
+        }
+        /* the next window's end, in the order of the program headers */
+        while (c->go_at < c->n_go_seg) {
+                uint64_t off = c->go_seg[c->go_at].off, end = c->go_seg[c->go_at].end;
+                uint64_t stop = end - off < PN_GO_SEARCH ? end : off + PN_GO_SEARCH;
+                if (stop > c->pos || (stop == c->pos && c->go_step == 1)) {
+                        c->go_next = stop;
+                        return 0;
+                }
+                /* already gone by (a segment before the one searched first) */
+                int r = go_search(c, c->go_at);
+                if (r != 0) {
+                        c->go_step = 2;
+                        return r < 0 ? r : 0;
+                }
+                c->go_at++;
+        }
+        c->go_step = 2;
+        return 0;
 }
 
 int pn_capture_init(struct pn_capture *c, uint64_t size, bool deps) {
         memset(c, 0, sizeof *c);
         c->size = size;
         c->deps = deps;
+        c->go_step = 2; /* until the program headers say where to look */
         return want(c, 0, PN_CAPTURE_HEAD);
 }
 
@@ -222,9 +372,12 @@ int pn_capture_feed(struct pn_capture *c, const uint8_t *p, size_t n) {
         while (n > 0) {
                 /* Up to where the next headers end, then what they say
                  * is wanted, before the bytes after them go by. */
-                uint64_t stop = c->stage == 0 ? 64 : c->stage == 1 ? c->phoff + (uint64_t)c->phnum * c->phentsize : 0;
+                uint64_t stop = c->stage == 0   ? 64
+                                : c->stage == 1 ? c->phoff + (uint64_t)c->phnum * c->phentsize
+                                : c->go_step < 2 ? c->go_next
+                                                 : 0;
                 size_t k = n;
-                if (c->stage < 2 && stop > c->pos && stop - c->pos < k)
+                if ((c->stage < 2 || c->go_step < 2) && stop > c->pos && stop - c->pos < k)
                         k = (size_t)(stop - c->pos);
                 if (c->pos >= c->size)
                         k = n; /* past the view: nothing more is wanted */
@@ -244,6 +397,9 @@ int pn_capture_feed(struct pn_capture *c, const uint8_t *p, size_t n) {
                         if ((r = got_phdrs(c)) < 0)
                                 return r;
                 }
+                while (c->stage == 2 && c->go_step < 2 && c->pos >= c->go_next)
+                        if ((r = go_step(c)) < 0)
+                                return r;
         }
         return 0;
 }

@@ -463,13 +463,14 @@ void pn_stream_free(struct pn_stream *st);
 #define PN_CAPTURE_HEAD (4u << 10)     /* the first page, always kept */
 #define PN_CAPTURE_DYNAMIC (64u << 10) /* of PT_DYNAMIC, as pn_elf_dynamic() reads */
 #define PN_CAPTURE_MAX (16u << 20)     /* kept of one member at most */
+#define PN_CAPTURE_NAMES (64u << 10)   /* before the section headers: the section name table */
 
 struct pn_capture {
         uint64_t size; /* of the member, as far as it is read */
         uint64_t pos;  /* bytes of it seen */
         bool deps, is64, be, full;
         int stage;     /* 0: before the ELF header, 1: before the program headers, 2: after */
-        uint64_t phoff;
+        uint64_t phoff, shoff;
         unsigned phnum, phentsize;
         struct { uint64_t off, end; } *want; /* ahead, sorted, disjoint */
         size_t n_want, cap_want;
@@ -477,6 +478,16 @@ struct pn_capture {
         size_t n_spans, cap_spans;
         uint8_t *buf;          /* their bytes */
         size_t len, cap;
+        /* Go's build information, in a writable segment: the PT_NOTEs
+         * (to tell a Go program, whose build-id note is in one), the
+         * first writable segments (off, end in the file), the step
+         * (0: not known to be Go yet, 1: searching window GO_AT, 2:
+         * done) and the offset the next step is taken at. */
+        struct { uint64_t off, end; } go_note[4], go_seg[8];
+        unsigned n_go_note, n_go_seg, go_at;
+        int go_step;
+        uint64_t go_next;
+        bool has_shdrs;
 };
 /* Starts keeping the parts of a member of SIZE bytes (as far as it is
  * read) that its notes (DEPS: and its dynamic section) are read from. */

@@ -470,11 +470,16 @@ static void element_done(struct pn_sbom_package *e) {
 
 /* Calls FN for each component of PR's lists (its objects' modules),
  * each once (pn_sbom_component_key()), with an id made from PREFIX and a
- * count. */
+ * count; then, when EDGE is given, EDGE for each dependency edge of the
+ * lists (a crate list's), between those ids, each pair once.  A writer
+ * of another format takes the components and edges from here
+ * (each_component() when it wants no edges). */
 typedef void (*emb_fn)(const pkgnote_component *c, const char *id, const char *path, void *u, int *err);
+typedef void (*emb_edge_fn)(const char *from, const char *to, void *u, int *err);
 
-static void each_component(const struct rs_process *pr, const char *prefix, emb_fn fn, void *u, int *err) {
-        struct pn_smap seen = {0};
+static void each_component_edges(const struct rs_process *pr, const char *prefix, emb_fn fn, void *u,
+                                 emb_edge_fn edge, void *ue, int *err) {
+        struct pn_smap seen = {0}, pairs = {0};
         size_t no = 0;
         for (size_t k = 0; k < pr->n_emb && !*err; k++)
                 for (size_t i = 0; i < pkgnote_embedded_component_count(pr->emb[k]) && !*err; i++) {
@@ -485,7 +490,7 @@ static void each_component(const struct rs_process *pr, const char *prefix, emb_
                         char *key = pn_sbom_component_key(&c);
                         size_t old;
                         bool dup = key && pn_smap_get(&seen, key, &old);
-                        if (!key || (!dup && pn_smap_put(&seen, key, 0) < 0)) {
+                        if (!key || (!dup && pn_smap_put(&seen, key, no + 1) < 0)) {
                                 free(key);
                                 *err = -ENOMEM;
                                 break;
@@ -497,7 +502,42 @@ static void each_component(const struct rs_process *pr, const char *prefix, emb_
                         snprintf(id, sizeof id, "%s%zu", prefix, ++no);
                         fn(&c, id, pr->emb_path[k], u, err);
                 }
+        for (size_t k = 0; k < pr->n_emb && edge && !*err; k++)
+                for (size_t i = 0; i < pkgnote_embedded_edge_count(pr->emb[k]) && !*err; i++) {
+                        size_t from, to, nf, nt;
+                        pkgnote_component a = PKGNOTE_COMPONENT_INIT, b = PKGNOTE_COMPONENT_INIT;
+                        if (pkgnote_embedded_edge(pr->emb[k], i, &from, &to) <= 0 ||
+                            pkgnote_embedded_component(pr->emb[k], from, &a) <= 0 ||
+                            pkgnote_embedded_component(pr->emb[k], to, &b) <= 0)
+                                continue;
+                        char *ka = pn_sbom_component_key(&a), *kb = pn_sbom_component_key(&b), *pair = NULL;
+                        bool known = ka && kb && pn_smap_get(&seen, ka, &nf) && pn_smap_get(&seen, kb, &nt);
+                        if (!ka || !kb)
+                                *err = -ENOMEM;
+                        else if (known && nf != nt) {
+                                char fid[96], tid[96];
+                                snprintf(fid, sizeof fid, "%s%zu", prefix, nf);
+                                snprintf(tid, sizeof tid, "%s%zu", prefix, nt);
+                                size_t one;
+                                if (asprintf(&pair, "%zu %zu", nf, nt) < 0)
+                                        *err = -ENOMEM, pair = NULL;
+                                else if (!pn_smap_get(&pairs, pair, &one)) {
+                                        if (pn_smap_put(&pairs, pair, 1) < 0)
+                                                *err = -ENOMEM;
+                                        else
+                                                edge(fid, tid, ue, err);
+                                }
+                        }
+                        free(ka), free(kb), free(pair);
+                }
+        pn_smap_done(&pairs);
         pn_smap_done(&seen);
+}
+
+/* each_component_edges() without the edges. */
+static void __attribute__((unused)) each_component(const struct rs_process *pr, const char *prefix, emb_fn fn, void *u,
+                                                   int *err) {
+        each_component_edges(pr, prefix, fn, u, NULL, NULL, err);
 }
 
 struct spdx_emb {
@@ -518,6 +558,25 @@ static void spdx_component(const pkgnote_component *c, const char *id, const cha
         pn_sbom_push(x->pkgs, p, err);
         pn_sbom_push(x->rels, pn_sbom_spdx_relationship(x->pid, "CONTAINS", id, "what the running program says is inside it"),
                      err);
+}
+
+static void spdx_edge(const char *from, const char *to, void *u, int *err) {
+        struct spdx_emb *x = u;
+        pn_sbom_push(x->rels, pn_sbom_spdx_relationship(from, "DEPENDS_ON", to, NULL), err);
+}
+
+/* U: an object of bom-ref -> its dependsOn array, filled as the edges come. */
+static void cdx_edge(const char *from, const char *to, void *u, int *err) {
+        json_t *deps = u;
+        json_t *on = json_object_get(deps, from);
+        if (!on) {
+                pn_sbom_put(deps, from, json_array(), err);
+                on = json_object_get(deps, from);
+        }
+        if (on)
+                pn_sbom_push(on, json_string(to), err);
+        else
+                *err = -ENOMEM;
 }
 
 static void cdx_emb_component(const pkgnote_component *c, const char *id, const char *path, void *u, int *err) {
@@ -586,7 +645,7 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
                 char prefix[80];
                 snprintf(prefix, sizeof prefix, "%s-Embedded-", pid);
                 struct spdx_emb x = {pkgs, rels, pid};
-                each_component(pr, prefix, spdx_component, &x, &err);
+                each_component_edges(pr, prefix, spdx_component, &x, spdx_edge, &x, &err);
         }
         for (size_t i = 0; i < b->n_pkg && !err; i++)
                 pn_sbom_push(pkgs, spdx_package(order[i], created, creator, &err), &err);
@@ -633,12 +692,21 @@ static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, c
                 json_t *pc = json_pack("{s:s, s:s, s:o, s:o}", "type", "application", "bom-ref", ref, "name",
                                        pn_sbom_jstr(process_name(pr)), "properties", props);
                 if (pc && pr->n_emb) {
-                        /* the modules the running program says it holds */
-                        json_t *inner = json_array();
+                        /* the modules the running program says it holds, and
+                         * the dependencies between them its lists name */
+                        json_t *inner = json_array(), *on_map = json_object();
                         char prefix[80];
                         snprintf(prefix, sizeof prefix, "%s-embedded-", ref);
-                        each_component(pr, prefix, cdx_emb_component, inner, &err);
+                        if (!on_map)
+                                err = -ENOMEM;
+                        each_component_edges(pr, prefix, cdx_emb_component, inner, cdx_edge, on_map, &err);
                         pn_sbom_put(pc, "components", inner, &err);
+                        const char *from;
+                        json_t *to;
+                        json_object_foreach(on_map, from, to) {
+                                pn_sbom_push(deps, json_pack("{s:s, s:O}", "ref", from, "dependsOn", to), &err);
+                        }
+                        json_decref(on_map);
                 }
                 pn_sbom_push(comps, pc, &err);
                 size_t *ranks = malloc((pr->n_pkgs ? pr->n_pkgs : 1) * sizeof *ranks);

@@ -93,6 +93,20 @@ static void print_embedded(const pkgnote_embedded *m) {
                         tool_print_escaped(stdout, c.purl);
                         fputc(')', stdout);
                 }
+                if (strcmp(c.ecosystem, "golang") != 0) {
+                        /* a crate's source and kind: where it came from, and
+                         * whether only its build used it */
+                        const char *const what[] = {c.source, c.kind};
+                        const char *sep = " [";
+                        for (size_t k = 0; k < 2; k++)
+                                if (what[k]) {
+                                        fputs(sep, stdout);
+                                        tool_print_escaped(stdout, what[k]);
+                                        sep = ", ";
+                                }
+                        if (strcmp(sep, " [") != 0)
+                                fputc(']', stdout);
+                }
                 fputc('\n', stdout);
                 if (c.replacement_name) {
                         fputs("      replaced by: ", stdout);
@@ -108,8 +122,24 @@ static void print_embedded(const pkgnote_embedded *m) {
         }
         for (size_t i = 0; i < pkgnote_embedded_edge_count(m); i++) {
                 size_t from, to;
-                if (pkgnote_embedded_edge(m, i, &from, &to) > 0)
-                        printf("    edge: %zu -> %zu\n", from, to);
+                pkgnote_component a = PKGNOTE_COMPONENT_INIT, b = PKGNOTE_COMPONENT_INIT;
+                if (pkgnote_embedded_edge(m, i, &from, &to) <= 0 || pkgnote_embedded_component(m, from, &a) <= 0 ||
+                    pkgnote_embedded_component(m, to, &b) <= 0)
+                        continue;
+                /* by name and version: two crates of one name may be there */
+                fputs("    depends: ", stdout);
+                tool_print_escaped(stdout, a.name);
+                if (a.version) {
+                        fputc(' ', stdout);
+                        tool_print_escaped(stdout, a.version);
+                }
+                fputs(" -> ", stdout);
+                tool_print_escaped(stdout, b.name);
+                if (b.version) {
+                        fputc(' ', stdout);
+                        tool_print_escaped(stdout, b.version);
+                }
+                fputc('\n', stdout);
         }
         for (size_t i = 0; i < pkgnote_embedded_setting_count(m); i++) {
                 const char *k, *v;

@@ -66,8 +66,10 @@ class Info:
     (e_machine), notes (each package note's raw descriptor bytes),
     problems (list of (errno, path, message)), warning (str or None),
     embedded (what the program says is inside it: a Go program's
-    toolchain, path, components with their purls, dependencies and
-    settings, as a dict; None for any other object)."""
+    toolchain, path, modules and settings, a Rust program's crates from
+    its cargo-auditable list with their dependency edges, as components
+    with their purls, "dependencies" ([from, to] index pairs) and
+    "settings", in one dict; None for any other object)."""
 
     __slots__ = ("path", "packages", "dlopen", "build_id", "elf_type", "elf_class",
                  "byte_order", "machine", "machine_number", "notes", "problems", "warning",
@@ -168,7 +170,7 @@ class Module:
     came from: "core-note", "disk-note", "database", "none"), found_by,
     deleted, replaced, vdso, reason, db_state, db_package (dict or None),
     db_mismatch, installed_packages (a replaced module's), embedded (what
-    a Go program says is inside it, as Info.embedded; else None), raw (the
+    a Go or Rust program says is inside it, as Info.embedded; else None), raw (the
     module's object of `pkgnote core --json`)."""
 
     __slots__ = ("path", "start", "end", "build_id", "packages", "source", "package_from",
@@ -334,7 +336,7 @@ class ScanObject:
     needed (with dependencies=True), image, containers, and the package
     database's owner (db_type, db_name, db_version, db_architecture,
     db_source, db_source_version, db_mismatch), and embedded (what a
-    Go program says is inside it, as Info.embedded; else None)."""
+    Go or Rust program says is inside it, as Info.embedded; else None)."""
 
     __slots__ = ("path", "input", "elf_type", "elf_class", "byte_order", "machine",
                  "machine_number", "build_id", "packages", "dlopen", "problems", "size",

@@ -138,6 +138,41 @@ def test_read_embedded_go_modules(pkgnote_cmd: str, tmp_path: pathlib.Path) -> N
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_read_embedded_rust_crates(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:
+    # A real Rust program built with cargo-auditable (dist/make-sid-rust-root.sh):
+    # Info.embedded is show --json's "embedded", and its crates and edges are
+    # the .dep-v0 section's JSON, decoded here by objcopy, zlib and json.
+    import zlib
+    root = pathlib.Path(os.environ.get("PKGNOTE_TEST_SID_RUST_ROOT", "/var/cache/pkgnote/roots/sid-rust"))
+    demo = root / "build" / "out" / "demo"
+    if not demo.exists():
+        if os.environ.get("PKGNOTE_STRICT") == "1":
+            pytest.fail(f"{demo} missing (sh dist/make-sid-rust-root.sh)")
+        pytest.skip(f"{demo} missing (sh dist/make-sid-rust-root.sh)")
+    objcopy = need("objcopy")
+    dep = tmp_path / "dep.z"
+    subprocess.run([objcopy, "--dump-section", f".dep-v0={dep}", str(demo), str(tmp_path / "o")], check=True)
+    doc = json.loads(zlib.decompress(dep.read_bytes()))
+    pk = doc["packages"]
+    info = pkgnote.read(demo)
+    (want,) = show_json(pkgnote_cmd, str(demo))
+    assert info.embedded is not None and info.embedded == want["embedded"]
+    comps = info.embedded["components"]
+    # the root crate first, then the others in the list's order
+    root_i = next(i for i, p in enumerate(pk) if p.get("root"))
+    order = [root_i] + [i for i in range(len(pk)) if i != root_i]
+    assert [(c["name"], c["version"], c["source"], c["kind"], c["main"]) for c in comps] == [
+        (pk[i]["name"], pk[i]["version"], pk[i]["source"], pk[i].get("kind", "runtime"), i == root_i) for i in order]
+    assert all(c["ecosystem"] == "cargo" and c["purl"] == f"pkg:cargo/{c['name']}@{c['version']}" for c in comps)
+    at = {i: k for k, i in enumerate(order)}
+    edges = sorted([at[i], at[d]] for i, p in enumerate(pk) for d in p.get("dependencies", []))
+    assert sorted(info.embedded["dependencies"]) == edges and len(edges) > 0
+    s = pkgnote.scan(str(demo), threads=1)
+    (obj,) = list(s)
+    s.close()
+    assert obj.embedded == info.embedded
     # a C program says nothing
     assert pkgnote.read(pkgnote_cmd).embedded is None
     assert "embedded" not in pkgnote.read(pkgnote_cmd).to_dict()

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "02-elf-gobuild.h"
+#include "03-model-crates.h"
 #include "03-model-embedded.h"
 #include "pkgnote.h"
 #include "testlib.h"
@@ -202,6 +203,89 @@ static void test_edges(void) {
         pkgnote_embedded_free(m);
 }
 
+/* A crate list's JSON TEXT into components: the root crate first, each
+ * crate once (a second "a 1.0.0 crates.io" counts as the first, its
+ * dependencies too), edges each once, none from a crate to itself. */
+static void test_crates(void) {
+        static const char text[] =
+                "{\"format\":1,\"packages\":["
+                "{\"name\":\"a\",\"version\":\"1.0.0\",\"source\":\"crates.io\"},"
+                "{\"name\":\"b\",\"version\":\"2.0.0+x\",\"source\":\"git\",\"kind\":\"build\",\"dependencies\":[0,3]},"
+                "{\"name\":\"app\",\"version\":\"0.1.0\",\"source\":\"local\",\"dependencies\":[0,1,3],\"root\":true},"
+                "{\"name\":\"a\",\"version\":\"1.0.0\",\"source\":\"crates.io\"}]}";
+        struct pn_crates c;
+        CHECK_INT(pn_crates_parse((const uint8_t *)text, sizeof text - 1, &c), 0);
+        pkgnote_embedded *m = NULL;
+        CHECK_INT(pn_embedded_from_crates(&c, &m), 0);
+        if (!m) {
+                pn_crates_done(&c);
+                return;
+        }
+        CHECK_INT(pkgnote_embedded_component_count(m), 3);
+        pkgnote_component x;
+        component(m, 0, &x);
+        CHECK_STR(x.name, "app");
+        CHECK_INT(x.main, 1);
+        CHECK_STR(x.purl, "pkg:cargo/app@0.1.0");
+        component(m, 1, &x);
+        CHECK_STR(x.name, "a");
+        CHECK_STR(x.kind, "runtime");
+        CHECK_INT(x.main, 0);
+        component(m, 2, &x);
+        CHECK_STR(x.name, "b");
+        CHECK_STR(x.kind, "build");
+        CHECK_STR(x.source, "git");
+        CHECK_STR(x.purl, "pkg:cargo/b@2.0.0%2Bx");
+        CHECK(pkgnote_embedded_toolchain(m) == NULL);
+        /* app->a, app->b, b->a: app's two "a"s are one edge */
+        CHECK_INT(pkgnote_embedded_edge_count(m), 3);
+        char *j = NULL;
+        CHECK_INT(pkgnote_embedded_to_json(m, &j), 0);
+        CHECK(j && strstr(j, "\"dependencies\":[[0,1],[0,2],[2,1]]"));
+        free(j);
+
+        /* after Go's modules: the indices moved, Go's toolchain kept */
+        pkgnote_embedded *g = from_text("path\texample.com/app\nmod\texample.com/app\t(devel)\t\n");
+        if (g) {
+                CHECK_INT(pn_embedded_add_crates(g, &c), 0);
+                CHECK_INT(pkgnote_embedded_component_count(g), 4);
+                component(g, 0, &x);
+                CHECK_STR(x.ecosystem, "golang");
+                component(g, 1, &x);
+                CHECK_STR(x.ecosystem, "cargo");
+                CHECK_STR(x.name, "app");
+                CHECK_STR(pkgnote_embedded_toolchain(g), "go1.19.8");
+                size_t a = 0, b = 0;
+                CHECK_INT(pkgnote_embedded_edge(g, 2, &a, &b), 1);
+                CHECK_INT(a, 3);
+                CHECK_INT(b, 2);
+                pkgnote_embedded_free(g);
+        }
+        pkgnote_embedded_free(m);
+        pn_crates_done(&c);
+
+        /* the root crate listed twice, first without its flag: one
+         * component, first, main */
+        static const char twice[] =
+                "{\"packages\":[{\"name\":\"app\",\"version\":\"0.1.0\",\"source\":\"local\"},"
+                "{\"name\":\"z\",\"version\":\"1.0.0\",\"source\":\"crates.io\"},"
+                "{\"name\":\"app\",\"version\":\"0.1.0\",\"source\":\"local\",\"dependencies\":[1],\"root\":true}]}";
+        CHECK_INT(pn_crates_parse((const uint8_t *)twice, sizeof twice - 1, &c), 0);
+        m = NULL;
+        CHECK_INT(pn_embedded_from_crates(&c, &m), 0);
+        if (m) {
+                CHECK_INT(pkgnote_embedded_component_count(m), 2);
+                component(m, 0, &x);
+                CHECK_STR(x.name, "app");
+                CHECK_INT(x.main, 1);
+                component(m, 1, &x);
+                CHECK_INT(x.main, 0);
+                CHECK_INT(pkgnote_embedded_edge_count(m), 1);
+                pkgnote_embedded_free(m);
+        }
+        pn_crates_done(&c);
+}
+
 /* Not a Go program (no Go build-id note): nothing said, nothing read. */
 static void test_not_go(void) {
         pkgnote_object *e;
@@ -225,6 +309,7 @@ int main(void) {
         RUN(test_go);
         RUN(test_no_module);
         RUN(test_edges);
+        RUN(test_crates);
         RUN(test_not_go);
         return test_summary();
 }

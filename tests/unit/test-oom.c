@@ -224,7 +224,7 @@ static int s_embedded(char **out) {
         if (r > 0)
                 r = pkgnote_embedded_to_json(m, out);
         else if (r == 0)
-                r = -ENODATA; /* gofmt carries Go's build information */
+                r = -ENODATA; /* both programs carry a list */
         pkgnote_embedded_free(m);
         pkgnote_object_free(e);
         return r < 0 ? r : 0;
@@ -638,6 +638,9 @@ static void sweep_info(void) {
 static void sweep_embedded(void) {
         sweep("embedded (Go)", s_embedded);
 }
+static void sweep_crates(void) {
+        sweep("embedded (a Rust crate list)", s_embedded);
+}
 static void sweep_verify(void) {
         sweep("verify", s_verify);
 }
@@ -739,6 +742,13 @@ int main(void) {
                 RUN(sweep_embedded);
         else
                 printf("# no gofmt here: the Go build information is not swept\n");
+        /* A Rust program with its crate list, as make deps-test builds it. */
+        static const char rust[] = "/var/cache/pkgnote/roots/sid-rust/build/out/demo";
+        if (access(rust, R_OK) == 0) {
+                snprintf(go, sizeof go, "%s", rust);
+                RUN(sweep_crates);
+        } else
+                printf("# no %s (make deps-test builds it): the crate list is not swept\n", rust);
         RUN(sweep_lint);
         snprintf(stamp_dir, sizeof stamp_dir, "%s/stamp", dir);
         CHECK(mkdir(stamp_dir, 0755) == 0);
