@@ -5,7 +5,6 @@
 
 #include <jansson.h>
 #include <stdbool.h>
-#include <string.h>
 
 #include "01-base.h"
 
@@ -19,13 +18,7 @@ int pn_json_load(const char *text, size_t len, json_t **ret);
  * even set up its reader, leaves the message empty (every verdict on the
  * text has one). */
 static inline bool pn_json_oom(const json_error_t *e) {
-        if (!e->text[0])
-                return true;
-#if JANSSON_VERSION_HEX >= 0x020b00
-        return json_error_code(e) == json_error_out_of_memory;
-#else
-        return strstr(e->text, "out of memory") != NULL;
-#endif
+        return !e->text[0] || json_error_code(e) == json_error_out_of_memory; /* jansson >= 2.11 */
 }
 
 /* The deepest nesting of arrays and objects in the LEN bytes of JSON at S,
