@@ -101,22 +101,29 @@ finish() {
         [ "$FAILED" -eq 0 ]
 }
 
-# fetch_cdx_schemas DIR: the CycloneDX JSON schemas (1.6 and the others)
-# that npm's @cyclonedx/cyclonedx-library ships in res/schema, into
-# DIR/cdx-schema, once; status 0 when they are there.
+# fetch_cdx_schemas DIR: the CycloneDX JSON schemas (1.6, 1.7 and the
+# others) that npm's @cyclonedx/cyclonedx-library ships in res/schema
+# (1.7 since 10.x, with cryptography-defs, which 1.7 refers to), into
+# DIR/cdx-schema, once; status 0 when 1.6 and 1.7 are there.  A copy
+# fetched before 1.7 was looked for is fetched again.
 fetch_cdx_schemas() {
-        [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ] && return 0
+        [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ] && [ -f "$1/cdx-schema/bom-1.7.SNAPSHOT.schema.json" ] &&
+                [ -f "$1/cdx-schema/cryptography-defs.SNAPSHOT.schema.json" ] && return 0
         command -v npm > /dev/null || return 1
         pack=$(mktemp -d "$1/cdx-pack.XXXXXX") || return 1
         if (cd "$pack" && npm pack --silent @cyclonedx/cyclonedx-library@10 > pack.log 2>&1) &&
            tar -xzf "$pack"/cyclonedx-cyclonedx-library-*.tgz -C "$pack" package/res/schema &&
            mkdir "$pack/cdx-schema" && cp "$pack"/package/res/schema/*.schema.json "$pack/cdx-schema/"; then
-                mv "$pack/cdx-schema" "$1/cdx-schema" 2> /dev/null # another test may have been first
+                if [ -d "$1/cdx-schema" ] && [ ! -f "$1/cdx-schema/bom-1.7.SNAPSHOT.schema.json" ]; then
+                        cp "$pack"/cdx-schema/*.schema.json "$1/cdx-schema/" # an older copy: add what it lacks
+                else
+                        mv "$pack/cdx-schema" "$1/cdx-schema" 2> /dev/null # another test may have been first
+                fi
         fi
         rm -rf "$pack"
-        [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ]
+        [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ] && [ -f "$1/cdx-schema/bom-1.7.SNAPSHOT.schema.json" ]
 }
-# validate_sbom NAME AJV_DIR SCHEMA_DIR spdx|cyclonedx FILE: FILE against
+# validate_sbom NAME AJV_DIR SCHEMA_DIR spdx|spdx3|cyclonedx FILE: FILE against
 # its official schema (tests/scan/validate.js); a schema that is not there
 # is a skip with the reason, never a pass.
 validate_sbom() {
