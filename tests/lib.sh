@@ -135,6 +135,34 @@ validate_sbom() {
         esac
 }
 
+# spdx3_reader DIR: installs the second SPDX 3 reader tests/scan/spdx3-shacl.js
+# uses (jsonld.js, N3.js, rdf-validate-shacl and its RDF environment, from
+# npm) into DIR/npm-spdx3, once; status 0 when it is there, else the reason
+# in SPDX3_READER_WHY.
+spdx3_reader() {
+        SPDX3_READER="$1/npm-spdx3"
+        [ -f "$SPDX3_READER/node_modules/rdf-validate-shacl/index.js" ] && [ -d "$SPDX3_READER/node_modules/jsonld" ] &&
+                [ -d "$SPDX3_READER/node_modules/n3" ] && [ -d "$SPDX3_READER/node_modules/@zazuko/env" ] && return 0
+        if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+                SPDX3_READER_WHY="node and npm are not installed"
+                return 1
+        fi
+        npm install --silent --no-audit --no-fund --prefix "$SPDX3_READER" jsonld@8.3.3 n3@2.13.12 rdf-validate-shacl@0.6.5 \
+                @zazuko/env@3.0.1 > "$1/npm-spdx3.log" 2>&1
+        [ -f "$SPDX3_READER/node_modules/rdf-validate-shacl/index.js" ] && return 0
+        SPDX3_READER_WHY="cannot install jsonld, n3 and rdf-validate-shacl from npm: $(tail -n 1 "$1/npm-spdx3.log")"
+        return 1
+}
+# spdx3_shacl NAME FILE: FILE read as JSON-LD with the official SPDX 3.0.1
+# context and checked against the model's SHACL shapes (spdx3_reader first).
+spdx3_shacl() {
+        node "$SRCDIR/tests/scan/spdx3-shacl.js" "$SPDX3_READER" "$2" > shacl.txt 2>&1
+        case $? in
+        0) pass "$1 ($(cat shacl.txt))" ;;
+        *) fail "$1"; sed 's/^/# /' shacl.txt | head -n 20 ;;
+        esac
+}
+
 # bwrap_isolate: sets BWRAP_ISOLATE to bwrap's options for /proc and the
 # namespaces.  Inside a container a new proc cannot be mounted ("Can't
 # mount proc on /newroot/proc: Operation not permitted"), so there the

@@ -746,6 +746,38 @@ PY
         fi
 fi
 
+# ---- SPDX 3.0.1 read by a second reader: JSON-LD to RDF, the model's SHACL shapes ----
+if ! spdx3_reader "${BUILDDIR:-$HOME}"; then
+        missing "SPDX 3 documents conform to the SPDX 3.0.1 model (SHACL)" "$SPDX3_READER_WHY"
+else
+        k=1
+        while [ $k -le $n3 ]; do
+                spdx3_shacl "p$k.spdx3.json conforms to the SPDX 3.0.1 model (JSON-LD, SHACL)" p$k.spdx3.json
+                k=$((k + 1))
+        done
+        # It must refuse: a relationship type, a hash algorithm and a
+        # purpose outside the model's vocabularies, a relationship without
+        # its from, and a key the context does not define.
+        python3 - <<'PY'
+import json
+def bad(name, change):
+    d = json.load(open("p1.spdx3.json"))
+    change(d["@graph"])
+    json.dump(d, open(name, "w"))
+first = lambda g, t: next(e for e in g if e["type"] == t)
+bad("shacl-rel.json", lambda g: first(g, "Relationship").update(relationshipType="isBoguslyRelatedTo"))
+bad("shacl-hash.json", lambda g: first(g, "software_File")["verifiedUsing"][0].update(algorithm="sha999"))
+bad("shacl-purpose.json", lambda g: first(g, "software_Package").update(software_primaryPurpose="gadget"))
+bad("shacl-from.json", lambda g: first(g, "Relationship").pop("from"))
+bad("shacl-key.json", lambda g: first(g, "software_Package").update(software_packageVersionX="1"))
+PY
+        for b in shacl-rel shacl-hash shacl-purpose shacl-from shacl-key; do
+                node "$H/spdx3-shacl.js" "$SPDX3_READER" $b.json > $b.txt 2>&1
+                [ $? = 1 ] && pass "the SPDX 3 model refuses $b.json ($(head -n 1 $b.txt | sed 's/.*(http:\/\/www.w3.org\/ns\/shacl#\(.*\))$/\1/' | cut -c1-80))" ||
+                        fail "the SPDX 3 model refuses $b.json" "$(head -c 300 $b.txt)"
+        done
+fi
+
 # ---- this machine's /usr against readelf -n ----
 if [ -d /usr ] && command -v readelf > /dev/null; then
         python3 "$H/usr-crosscheck.py" "$PKGNOTE" /usr > cross.txt 2>&1

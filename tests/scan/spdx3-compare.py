@@ -10,6 +10,7 @@
 # as the SBOM's root elements.  Prints what it compared; exit 1 with the
 # differences.
 import json
+import re
 import sys
 
 d2 = json.load(open(sys.argv[1]))
@@ -73,11 +74,13 @@ for p in d2.get("packages", []):
         n_lic += 1
         l = licenses.get(decl)
         check(l is not None and (i, "hasDeclaredLicense", local(l["spdxId"])) in rels3, "%s license %s" % (i, decl))
-        for ref in (x for x in extracted if x in decl):
+        for ref in sorted(set(re.findall(r"LicenseRef-[A-Za-z0-9.-]+", decl))):
+            check(ref in extracted, "%s %s not declared in 2.3" % (i, ref))
             m = {x["key"]: x["value"] for x in (l or {}).get("simplelicensing_customIdToUri", [])}
             c = byid.get(local(m[ref])) if ref in m else None
             check(c is not None and c["type"] == "expandedlicensing_CustomLicense" and
-                  c.get("simplelicensing_licenseText") == extracted[ref]["extractedText"], "%s %s text" % (i, ref))
+                  c.get("simplelicensing_licenseText") == extracted.get(ref, {}).get("extractedText") and
+                  c.get("name") == extracted.get(ref, {}).get("name"), "%s %s text" % (i, ref))
     want = sorted(a["comment"] for a in p.get("annotations", []))
     check(sorted(annotations.get(i, [])) == want, "%s annotations %s, 2.3 %s" % (i, annotations.get(i), want))
 for f in d2.get("files", []):
@@ -118,4 +121,5 @@ check(graph[0]["created"] == d2["creationInfo"]["created"], "creation time")
 if bad:
     print("\n".join(bad[:30]))
     sys.exit(1)
-print("%d packages, %d files, %d relationships, %d licenses, %d roots compared" % (n_pkg, n_file, n_rel, n_lic, len(roots)))
+print("%d packages, %d files, %d relationships, %d licenses (%d LicenseRefs), %d roots compared" %
+      (n_pkg, n_file, n_rel, n_lic, len(extracted), len(roots)))
