@@ -405,6 +405,12 @@ else
                 [ -s ps.spdx3.json ] && validate_sbom "ps's SPDX 3.0.1 with a Go program validates" "$ajv" "$schemas" spdx3 ps.spdx3.json
         fi
 fi
+if ! spdx3_reader "${BUILDDIR:-$HOME}"; then
+        missing "SPDX 3.0.1 with modules conforms to the SPDX 3.0.1 model" "$SPDX3_READER_WHY"
+else
+        spdx3_shacl "SPDX 3.0.1 with modules conforms to the SPDX 3.0.1 model" e.spdx3.json
+        [ -s ps.spdx3.json ] && spdx3_shacl "ps's SPDX 3.0.1 with a Go program conforms to the SPDX 3.0.1 model" ps.spdx3.json
+fi
 
 # The same programs in a tarball read as a stream: a large member keeps
 # only the ranges its notes need (lib/09-scan-capture.c), so its build

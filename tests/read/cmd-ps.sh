@@ -627,6 +627,15 @@ else
         fi
 fi
 
+# SPDX 3.0.1 read by a second reader (JSON-LD, the model's SHACL shapes).
+if ! spdx3_reader "${BUILDDIR:-$HOME}"; then
+        missing "sbom-spdx3-model: the documents conform to the SPDX 3.0.1 model" "$SPDX3_READER_WHY"
+else
+        for f in running chroot rpm; do
+                [ -f $f.spdx3.json ] && spdx3_shacl "sbom-spdx3-model: $f.spdx3.json conforms to the SPDX 3.0.1 model" $f.spdx3.json
+        done
+fi
+
 run ps 0
 expect_status 2 "a PID of 0 is refused"
 run ps --user no-such-user-here
