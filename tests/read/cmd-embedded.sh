@@ -381,9 +381,10 @@ python3 "$SRCDIR/tests/scan/spdx3-compare.py" e.spdx.json e.spdx3.json > cmp3.tx
 # the checkout; elsewhere a skip with the reason), ajv from npm.
 schemas="$SRCDIR/../shared/schemas"
 ajv="${BUILDDIR:-$HOME}/npm-ajv"
-if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
-        skip "the SBOMs with modules validate" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
-elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+# Without shared/ beside the checkout (a fresh machine) the SPDX 2.3 schema
+# is missing and its checks skip with the reason (validate.js); CycloneDX's
+# schemas come from npm, SPDX 3's from tests/data.
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
         missing "the SBOMs with modules validate" "node and npm"
 else
         if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then

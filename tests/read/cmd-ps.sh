@@ -593,9 +593,10 @@ grep -q "^pkgnote: ps: [1-9][0-9]* process\(es\)\? could not be read (permission
 
 # ------------------------------------------ SBOMs against their schemas
 schemas="$SRCDIR/../shared/schemas"
-if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
-        skip "sbom: the documents validate against the official schemas" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
-elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+# Without shared/ beside the checkout (a fresh machine) the SPDX 2.3 schema
+# is missing and its checks skip with the reason (validate.js); CycloneDX's
+# schemas come from npm, SPDX 3's from tests/data.
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
         missing "sbom: the documents validate against the official schemas" "node and npm"
 else
         ajv="${BUILDDIR:-$HOME}/npm-ajv"

@@ -29,6 +29,10 @@ if (kind === "spdx3") {
   const Ajv2019 = req("ajv/dist/2019").default;
   const ajv = new Ajv2019({ strict: false, allErrors: true });
   addFormats(ajv);
+  if (!fs.existsSync(path.join(schemas, "spdx-2.3.schema.json"))) {
+    console.log("no schema spdx-2.3.schema.json in " + schemas + " (CI puts shared/ beside the checkout)");
+    process.exit(77);
+  }
   validate = ajv.compile(load(schemas, "spdx-2.3.schema.json"));
 } else {
   const bom = "bom-" + doc.specVersion + ".SNAPSHOT.schema.json";
