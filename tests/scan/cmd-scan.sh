@@ -636,8 +636,14 @@ assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "foo2"
 PY2
 
 # ---- SPDX 3.0.1: what the 2.3 document says, in SPDX 3's vocabulary ----
+# A hostile tree: a file name that is no UTF-8 and holds a control
+# character, a note whose values hold quotes, backslashes and a LicenseRef-
+# look-alike; the documents stay JSON, their ids IRIs, the name shown as
+# the text output shows it.
+mkdir -p hostile/usr/bin
+link "hostile/usr/bin/$(printf 'bad\377\001name')" '{"type":"generic","name":"q\"uo\\te LicenseRef-x","version":"1.0 \"x\""}' main.c
 n3=0
-for input in "$R" docker.tar static-root "$LR" "$LR $LR2" twoimg; do
+for input in "$R" docker.tar static-root "$LR" "$LR $LR2" twoimg hostile; do
         [ -e "${input%% *}" ] || continue
         n3=$((n3 + 1))
         SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx $input > p$n3.spdx.json 2>/dev/null
