@@ -2699,8 +2699,12 @@ PKGNOTE_PUBLIC int pkgnote_scan_summary_to_json(const pkgnote_scan *s, char **re
 PKGNOTE_PUBLIC int pkgnote_purl(const pkgnote_metadata *m, char **ret);
 
 enum {
-        PKGNOTE_SBOM_SPDX = 1,      /* SPDX 2.3 JSON */
-        PKGNOTE_SBOM_CYCLONEDX = 2, /* CycloneDX JSON, the newest version written (1.6) */
+        PKGNOTE_SBOM_SPDX = 1, /* SPDX 2.3 JSON */
+        /* CycloneDX 1.6 JSON.  Released as "the newest version written",
+         * which was 1.6; it stays 1.6 so that existing users get the
+         * documents they were tested with (trivy, among others, reads no
+         * 1.7): name a version (PKGNOTE_SBOM_CYCLONEDX_1_*) for another. */
+        PKGNOTE_SBOM_CYCLONEDX = 2,
 };
 
 typedef struct pkgnote_sbom_options {
@@ -2727,10 +2731,19 @@ PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const p
                                       char **ret);
 
 /* pkgnote_sbom_write() and pkgnote_process_sbom_write() formats naming the CycloneDX version, for
- * consumers that need one (PKGNOTE_SBOM_CYCLONEDX: the newest). */
+ * consumers that need one (PKGNOTE_SBOM_CYCLONEDX: 1.6), and SPDX 3. */
 enum {
         PKGNOTE_SBOM_CYCLONEDX_1_5 = 3, /* CycloneDX 1.5 JSON */
         PKGNOTE_SBOM_CYCLONEDX_1_6 = 4, /* CycloneDX 1.6 JSON */
+        PKGNOTE_SBOM_CYCLONEDX_1_7 = 5, /* CycloneDX 1.7 JSON.  Since 1.2. */
+        /* SPDX 3.0.1 JSON-LD (one @graph; element ids are IRIs below the
+         * document's namespace): what the SPDX 2.3 document says, in SPDX
+         * 3's vocabulary (software_Package, software_File with its hashes,
+         * Relationship contains/dependsOn/hasOptionalDependency/
+         * hasDynamicLink/hasEvidence/hasDeclaredLicense,
+         * simplelicensing_LicenseExpression, expandedlicensing_CustomLicense,
+         * Annotation), in one software_Sbom.  Since 1.2. */
+        PKGNOTE_SBOM_SPDX_3 = 6,
 };
 
 /* What runs now as an SBOM: one component (SPDX package) per distinct
@@ -2750,8 +2763,9 @@ enum {
  * packages the document describes) that depend on the packages they map
  * (CycloneDX dependencies; SPDX DEPENDS_ON).  Packages are sorted by
  * type, name, version, architecture, origin; processes in the order
- * added.  SPDX 2.3 or CycloneDX JSON (PKGNOTE_SBOM_*: PKGNOTE_SBOM_CYCLONEDX
- * the newest, 1.6; PKGNOTE_SBOM_CYCLONEDX_1_5 and _1_6 name one). */
+ * added.  SPDX 2.3, SPDX 3.0.1 or CycloneDX JSON (PKGNOTE_SBOM_*:
+ * PKGNOTE_SBOM_CYCLONEDX is 1.6; PKGNOTE_SBOM_CYCLONEDX_1_5, _1_6 and _1_7
+ * name one). */
 PKGNOTE_PUBLIC int pkgnote_process_sbom_new(pkgnote_process_sbom **ret);
 PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b);
 /* Adds process C (pkgnote_process_open*()) and its modules' packages,

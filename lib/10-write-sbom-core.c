@@ -601,7 +601,8 @@ static json_t *spdx_package(const struct rs_package *p, const char *created, con
         return j;
 }
 
-static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const pkgnote_sbom_options *o,
+/* SPDX 2.3, or (V3) said again as SPDX 3.0.1 (lib/10-write-sbom-spdx3.c). */
+static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const pkgnote_sbom_options *o, bool v3,
                 char **ret) {
         int err = 0;
         char created[32], creator[96], id[64], pid[64];
@@ -652,6 +653,8 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
         pn_sbom_spdx_license_refs(doc, pkgs, &err);
         pn_sbom_put(doc, "packages", pkgs, &err);
         pn_sbom_put(doc, "relationships", rels, &err);
+        if (v3)
+                return pn_sbom_spdx3_finish(doc, err, o, "ps", ret);
         return pn_sbom_finish(doc, err, o, "documentNamespace", "https://spdx.org/spdxdocs/pkgnote-ps-", ret);
 }
 
@@ -741,12 +744,13 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int
         if (!b)
                 return pn_error(-EINVAL, "no SBOM");
         const char *cdx = pn_sbom_cdx_version(format);
-        if (format != PKGNOTE_SBOM_SPDX && !cdx)
+        bool spdx_any = format == PKGNOTE_SBOM_SPDX || format == PKGNOTE_SBOM_SPDX_3;
+        if (!spdx_any && !cdx)
                 return pn_error(-EINVAL, "unknown SBOM format %d", format);
         struct rs_package **order = sorted_packages(b);
         if (!order)
                 return pn_oom();
-        r = format == PKGNOTE_SBOM_SPDX ? spdx(b, order, &o, ret) : cyclonedx(b, order, &o, cdx, ret);
+        r = spdx_any ? spdx(b, order, &o, format == PKGNOTE_SBOM_SPDX_3, ret) : cyclonedx(b, order, &o, cdx, ret);
         free(order);
         return r;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * SBOMs of a scan: SPDX 2.3 and CycloneDX 1.6 (or 1.5) JSON, written with jansson,
+ * SBOMs of a scan: SPDX 2.3 (and from it 3.0.1) and CycloneDX 1.6 (or 1.5, 1.7) JSON, written with jansson,
  * and the package URL (purl-spec) of a note.
  *
  * One package (component) per distinct package note; the objects that
@@ -967,9 +967,10 @@ static void spdx_embedded(const pkgnote_scan *s, json_t *pkgs, json_t *rels, int
         emb_set_free(&set);
 }
 
-/* The scan as an SPDX 2.3 JSON document. */
+/* The scan as an SPDX 2.3 JSON document, or (V3) said again as SPDX
+ * 3.0.1 JSON-LD (lib/10-write-sbom-spdx3.c). */
 
-static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret) {
+static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, bool v3, char **ret) {
         int err = 0;
         json_t *doc = json_object(), *pkgs = json_array(), *files = json_array(), *rels = json_array();
         if (!doc || !pkgs || !files || !rels) {
@@ -1030,6 +1031,8 @@ static int spdx(const pkgnote_scan *s, const pkgnote_sbom_options *o, char **ret
         pn_sbom_put(doc, "packages", pkgs, &err);
         pn_sbom_put(doc, "files", files, &err);
         pn_sbom_put(doc, "relationships", rels, &err);
+        if (v3)
+                return pn_sbom_spdx3_finish(doc, err, o, "scan", ret);
         return pn_sbom_finish(doc, err, o, "documentNamespace", "https://spdx.org/spdxdocs/pkgnote-scan-", ret);
 }
 
@@ -1435,8 +1438,8 @@ PKGNOTE_PUBLIC int pkgnote_sbom_write(const pkgnote_scan *s, int format, const p
                 o.created = -1;
         if ((r = pn_scan_packages_ready(s)) < 0)
                 return r;
-        if (format == PKGNOTE_SBOM_SPDX)
-                return spdx(s, &o, ret);
+        if (format == PKGNOTE_SBOM_SPDX || format == PKGNOTE_SBOM_SPDX_3)
+                return spdx(s, &o, format == PKGNOTE_SBOM_SPDX_3, ret);
         const char *cdx = pn_sbom_cdx_version(format);
         if (!cdx)
                 return pn_error(-EINVAL, "unknown SBOM format %d", format);

@@ -97,10 +97,14 @@ int pn_sbom_finish(json_t *doc, int err, const pkgnote_sbom_options *o, const ch
         return r;
 }
 
-/* What pkgnote writes reads the same in both versions: 1.6 only adds to
- * 1.5 (fields pkgnote does not use yet). */
+/* What pkgnote writes reads the same in all three versions: 1.6 only adds
+ * to 1.5, and 1.7 to 1.6 (component isExternal, versionRange and
+ * patentAssertions, metadata distributionConstraints, the BOM's
+ * citations; nothing pkgnote writes changed, nothing became required),
+ * so only specVersion differs. */
 const char *pn_sbom_cdx_version(int format) {
         switch (format) {
+        case PKGNOTE_SBOM_CYCLONEDX_1_7: return "1.7";
         case PKGNOTE_SBOM_CYCLONEDX:
         case PKGNOTE_SBOM_CYCLONEDX_1_6: return "1.6";
         case PKGNOTE_SBOM_CYCLONEDX_1_5: return "1.5";

@@ -35,6 +35,11 @@ int pn_sbom_uuid(const char *text, int reproducible, char out[37]);
 int pn_sbom_finish(json_t *doc, int err, const pkgnote_sbom_options *o, const char *key, const char *prefix,
                    char **ret);
 
+/* Ends the SPDX 2.3 document DOC2 (which it takes; out of memory if
+ * building it failed, ERR) as SPDX 3.0.1 JSON-LD instead, in *RET
+ * (lib/10-write-sbom-spdx3.c); KIND ("scan", "ps") names its namespace. */
+int pn_sbom_spdx3_finish(json_t *doc2, int err, const pkgnote_sbom_options *o, const char *kind, char **ret);
+
 /* The specVersion a CycloneDX format (PKGNOTE_SBOM_CYCLONEDX*) writes,
  * or NULL for any other format. */
 const char *pn_sbom_cdx_version(int format);

@@ -101,22 +101,29 @@ finish() {
         [ "$FAILED" -eq 0 ]
 }
 
-# fetch_cdx_schemas DIR: the CycloneDX JSON schemas (1.6 and the others)
-# that npm's @cyclonedx/cyclonedx-library ships in res/schema, into
-# DIR/cdx-schema, once; status 0 when they are there.
+# fetch_cdx_schemas DIR: the CycloneDX JSON schemas (1.6, 1.7 and the
+# others) that npm's @cyclonedx/cyclonedx-library ships in res/schema
+# (1.7 since 10.x, with cryptography-defs, which 1.7 refers to), into
+# DIR/cdx-schema, once; status 0 when 1.6 and 1.7 are there.  A copy
+# fetched before 1.7 was looked for is fetched again.
 fetch_cdx_schemas() {
-        [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ] && return 0
+        [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ] && [ -f "$1/cdx-schema/bom-1.7.SNAPSHOT.schema.json" ] &&
+                [ -f "$1/cdx-schema/cryptography-defs.SNAPSHOT.schema.json" ] && return 0
         command -v npm > /dev/null || return 1
         pack=$(mktemp -d "$1/cdx-pack.XXXXXX") || return 1
         if (cd "$pack" && npm pack --silent @cyclonedx/cyclonedx-library@10 > pack.log 2>&1) &&
            tar -xzf "$pack"/cyclonedx-cyclonedx-library-*.tgz -C "$pack" package/res/schema &&
            mkdir "$pack/cdx-schema" && cp "$pack"/package/res/schema/*.schema.json "$pack/cdx-schema/"; then
-                mv "$pack/cdx-schema" "$1/cdx-schema" 2> /dev/null # another test may have been first
+                if [ -d "$1/cdx-schema" ] && [ ! -f "$1/cdx-schema/bom-1.7.SNAPSHOT.schema.json" ]; then
+                        cp "$pack"/cdx-schema/*.schema.json "$1/cdx-schema/" # an older copy: add what it lacks
+                else
+                        mv "$pack/cdx-schema" "$1/cdx-schema" 2> /dev/null # another test may have been first
+                fi
         fi
         rm -rf "$pack"
-        [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ]
+        [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ] && [ -f "$1/cdx-schema/bom-1.7.SNAPSHOT.schema.json" ]
 }
-# validate_sbom NAME AJV_DIR SCHEMA_DIR spdx|cyclonedx FILE: FILE against
+# validate_sbom NAME AJV_DIR SCHEMA_DIR spdx|spdx3|cyclonedx FILE: FILE against
 # its official schema (tests/scan/validate.js); a schema that is not there
 # is a skip with the reason, never a pass.
 validate_sbom() {
@@ -125,6 +132,34 @@ validate_sbom() {
         0) pass "$1" ;;
         77) skip "$1" "$(tail -n 1 v.txt)" ;;
         *) fail "$1"; sed 's/^/# /' v.txt | head -n 20 ;;
+        esac
+}
+
+# spdx3_reader DIR: installs the second SPDX 3 reader tests/scan/spdx3-shacl.js
+# uses (jsonld.js, N3.js, rdf-validate-shacl and its RDF environment, from
+# npm) into DIR/npm-spdx3, once; status 0 when it is there, else the reason
+# in SPDX3_READER_WHY.
+spdx3_reader() {
+        SPDX3_READER="$1/npm-spdx3"
+        [ -f "$SPDX3_READER/node_modules/rdf-validate-shacl/index.js" ] && [ -d "$SPDX3_READER/node_modules/jsonld" ] &&
+                [ -d "$SPDX3_READER/node_modules/n3" ] && [ -d "$SPDX3_READER/node_modules/@zazuko/env" ] && return 0
+        if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+                SPDX3_READER_WHY="node and npm are not installed"
+                return 1
+        fi
+        npm install --silent --no-audit --no-fund --prefix "$SPDX3_READER" jsonld@8.3.3 n3@2.13.12 rdf-validate-shacl@0.6.5 \
+                @zazuko/env@3.0.1 > "$1/npm-spdx3.log" 2>&1
+        [ -f "$SPDX3_READER/node_modules/rdf-validate-shacl/index.js" ] && return 0
+        SPDX3_READER_WHY="cannot install jsonld, n3 and rdf-validate-shacl from npm: $(tail -n 1 "$1/npm-spdx3.log")"
+        return 1
+}
+# spdx3_shacl NAME FILE: FILE read as JSON-LD with the official SPDX 3.0.1
+# context and checked against the model's SHACL shapes (spdx3_reader first).
+spdx3_shacl() {
+        node "$SRCDIR/tests/scan/spdx3-shacl.js" "$SPDX3_READER" "$2" > shacl.txt 2>&1
+        case $? in
+        0) pass "$1 ($(cat shacl.txt))" ;;
+        *) fail "$1"; sed 's/^/# /' shacl.txt | head -n 20 ;;
         esac
 }
 

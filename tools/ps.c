@@ -22,7 +22,7 @@
 #include "tool.h"
 #include "escape.h"
 
-enum { PS_TABLE, PS_JSON, PS_SPDX, PS_CYCLONEDX };
+enum { PS_TABLE, PS_JSON, PS_SPDX, PS_CYCLONEDX, PS_SPDX3 };
 
 struct ps_opts {
         int format;
@@ -74,11 +74,12 @@ static void ps_help(void) {
                "  -b, --by-package       which processes use each package and version\n"
                "  -j, --json             one JSON object per process per line (with\n"
                "                         --by-package: one per package and process)\n"
-               "  -f, --format FORMAT    table (default), json (as --json), spdx (SPDX 2.3)\n"
-               "                         or cyclonedx (CycloneDX 1.6): an SBOM of what is\n"
-               "                         running, one package per package and version in\n"
-               "                         memory, the processes depending on them\n"
-               "      --cyclonedx-version 1.6|1.5\n"
+               "  -f, --format FORMAT    table (default), json (as --json), spdx (SPDX 2.3),\n"
+               "                         spdx3 (SPDX 3.0.1 JSON-LD) or cyclonedx (CycloneDX\n"
+               "                         1.6): an SBOM of what is running, one package per\n"
+               "                         package and version in memory, the processes\n"
+               "                         depending on them\n"
+               "      --cyclonedx-version 1.6|1.7|1.5\n"
                "                         the CycloneDX version written (1.6 by default)\n"
                "      --no-database      never ask package databases\n"
                "  -k, --kernel           only the running kernel and its loaded modules:\n"
@@ -496,10 +497,12 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                                 o->format = PS_JSON;
                         else if (!strcmp(optarg, "spdx"))
                                 o->format = PS_SPDX;
+                        else if (!strcmp(optarg, "spdx3"))
+                                o->format = PS_SPDX3;
                         else if (!strcmp(optarg, "cyclonedx"))
                                 o->format = PS_CYCLONEDX;
                         else
-                                return tool_fail("ps: unknown format '%s' (table, json, spdx, cyclonedx)", optarg);
+                                return tool_fail("ps: unknown format '%s' (table, json, spdx, spdx3, cyclonedx)", optarg);
                         break;
                 case OPT_NO_DATABASE: o->co.no_database = 1; break;
                 case OPT_CYCLONEDX_VERSION:
@@ -515,11 +518,11 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                 }
         }
         o->json = o->format == PS_JSON;
-        if ((o->kernel || o->needs_reboot) && (o->format == PS_SPDX || o->format == PS_CYCLONEDX || o->by_package))
+        if ((o->kernel || o->needs_reboot) && (o->format == PS_SPDX || o->format == PS_SPDX3 || o->format == PS_CYCLONEDX || o->by_package))
                 return tool_fail("ps: --kernel and --needs-reboot are a table or JSON layout of their own");
         if ((o->kernel || o->needs_reboot) && optind < argc)
                 return tool_fail("ps: --kernel and --needs-reboot take no process IDs");
-        if (o->by_package && (o->format == PS_SPDX || o->format == PS_CYCLONEDX))
+        if (o->by_package && (o->format == PS_SPDX || o->format == PS_SPDX3 || o->format == PS_CYCLONEDX))
                 return tool_fail("ps: --by-package is a table or JSON layout; an SBOM relates packages and processes itself");
         return 0;
 }
@@ -567,7 +570,7 @@ int cmd_ps(int argc, char **argv) {
         struct uses uses = {0};
         size_t unreadable = 0, shown = 0;
         int ret = EXIT_OK;
-        bool sbom = o.format == PS_SPDX || o.format == PS_CYCLONEDX;
+        bool sbom = o.format == PS_SPDX || o.format == PS_SPDX3 || o.format == PS_CYCLONEDX;
         pkgnote_process_sbom *doc = NULL;
         if (sbom && (r = pkgnote_process_sbom_new(&doc)) < 0)
                 ret = tool_error("ps", "cannot start", r);
@@ -648,7 +651,9 @@ int cmd_ps(int argc, char **argv) {
                 pkgnote_kernel_free(k);
         }
         if (sbom && ret == EXIT_OK)
-                ret = print_sbom(doc, o.format == PS_SPDX ? PKGNOTE_SBOM_SPDX : o.cyclonedx);
+                ret = print_sbom(doc, o.format == PS_SPDX    ? PKGNOTE_SBOM_SPDX
+                                      : o.format == PS_SPDX3 ? PKGNOTE_SBOM_SPDX_3
+                                                             : o.cyclonedx);
         pkgnote_process_sbom_free(doc);
         for (size_t i = 0; i < uses.n; i++)
                 free(uses.v[i].key);

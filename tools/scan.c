@@ -15,7 +15,7 @@
 #include "tool.h"
 #include "output.h"
 
-enum { FMT_TABLE, FMT_JSON, FMT_SPDX, FMT_CYCLONEDX };
+enum { FMT_TABLE, FMT_JSON, FMT_SPDX, FMT_CYCLONEDX, FMT_SPDX3 };
 
 struct scan_opts {
         int format;
@@ -560,11 +560,12 @@ static int print_json(FILE *f, const pkgnote_scan *s, char **inputs) {
  * beside FILE renamed over it once complete. */
 static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
         char *sbom = NULL;
-        if (!o->images && (o->format == FMT_SPDX || o->format == FMT_CYCLONEDX)) {
+        if (!o->images && (o->format == FMT_SPDX || o->format == FMT_SPDX3 || o->format == FMT_CYCLONEDX)) {
                 pkgnote_sbom_options so;
                 if (tool_sbom_options("scan", o->n_inputs == 1 ? o->inputs[0] : NULL, &so) < 0)
                         return EXIT_FAILURE_;
-                int r = pkgnote_sbom_write(s, o->format == FMT_SPDX ? PKGNOTE_SBOM_SPDX : o->cyclonedx, &so, &sbom);
+                int fmt = o->format == FMT_SPDX ? PKGNOTE_SBOM_SPDX : o->format == FMT_SPDX3 ? PKGNOTE_SBOM_SPDX_3 : o->cyclonedx;
+                int r = pkgnote_sbom_write(s, fmt, &so, &sbom);
                 if (r < 0)
                         return tool_error(o->output ? o->output : "-", "cannot write the SBOM", r);
         }
@@ -623,7 +624,7 @@ static int write_report(const struct scan_opts *o, const pkgnote_scan *s) {
 }
 
 static void scan_help(void) {
-        printf("Usage: pkgnote scan [--format table|json|spdx|cyclonedx] [-o FILE] [--one-file-system]\n"
+        printf("Usage: pkgnote scan [--format table|json|spdx|spdx3|cyclonedx] [-o FILE] [--one-file-system]\n"
                "                    [--image IMAGE] [--platform OS/ARCH[/VARIANT]] PATH...\n"
                "\n"
                "Inventory the ELF objects, PE images and package notes of directory trees,\n"
@@ -640,8 +641,9 @@ static void scan_help(void) {
                "every image of a layout, archive or store is reported, each labelled.\n"
                "\n"
                "  -f, --format FORMAT    table (default), json (one object per line and a\n"
-               "                         summary line), spdx (SPDX 2.3), cyclonedx (1.6)\n"
-               "      --cyclonedx-version 1.6|1.5\n"
+               "                         summary line), spdx (SPDX 2.3), spdx3 (SPDX 3.0.1\n"
+               "                         JSON-LD), cyclonedx (1.6)\n"
+               "      --cyclonedx-version 1.6|1.7|1.5\n"
                "                         the CycloneDX version written (default 1.6)\n"
                "  -o, --output FILE      write the report to FILE instead of standard output\n"
                "  -x, --one-file-system  do not enter directories on other file systems\n"
@@ -706,10 +708,12 @@ int cmd_scan(int argc, char **argv) {
                                 o.format = FMT_JSON;
                         else if (!strcmp(optarg, "spdx") || !strcmp(optarg, "spdx-json"))
                                 o.format = FMT_SPDX;
+                        else if (!strcmp(optarg, "spdx3") || !strcmp(optarg, "spdx3-json"))
+                                o.format = FMT_SPDX3;
                         else if (!strcmp(optarg, "cyclonedx") || !strcmp(optarg, "cyclonedx-json"))
                                 o.format = FMT_CYCLONEDX;
                         else
-                                return tool_fail("scan: unknown format '%s' (table, json, spdx, cyclonedx)", optarg);
+                                return tool_fail("scan: unknown format '%s' (table, json, spdx, spdx3, cyclonedx)", optarg);
                         break;
                 case 'o': o.output = optarg; break;
                 case 'x': o.flags |= PKGNOTE_SCAN_ONE_FILE_SYSTEM; break;
@@ -748,9 +752,9 @@ int cmd_scan(int argc, char **argv) {
                 return tool_fail("scan: --images lists images as a table or JSON, not an SBOM");
         if (o.images)
                 o.flags |= PKGNOTE_SCAN_LIST_IMAGES;
-        if (o.format == FMT_SPDX)
+        if (o.format == FMT_SPDX || o.format == FMT_SPDX3)
                 o.flags |= PKGNOTE_SCAN_CHECKSUMS; /* SPDX files need them */
-        if (o.format == FMT_SPDX || o.format == FMT_CYCLONEDX)
+        if (o.format == FMT_SPDX || o.format == FMT_SPDX3 || o.format == FMT_CYCLONEDX)
                 o.flags |= PKGNOTE_SCAN_DEPENDENCIES; /* relations between packages */
         if (o.progress < 0)
                 o.progress = isatty(STDERR_FILENO);

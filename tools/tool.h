@@ -77,7 +77,7 @@ int tool_parse_format(const char *f, bool *json, bool *systemd);
  * namespace or serial number reproducible; -1 (said) when it is no
  * number of seconds. */
 int tool_sbom_options(const char *command, const char *name, pkgnote_sbom_options *ret);
-/* --cyclonedx-version V of COMMAND: "1.6" or "1.5" as the
+/* --cyclonedx-version V of COMMAND: "1.6", "1.7" or "1.5" as the
  * PKGNOTE_SBOM_CYCLONEDX_* format into *RET; -1 (said) for another. */
 int tool_parse_cyclonedx_version(const char *command, const char *v, int *ret);
 

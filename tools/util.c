@@ -131,10 +131,12 @@ int tool_parse_format(const char *f, bool *json, bool *systemd) {
 int tool_parse_cyclonedx_version(const char *command, const char *v, int *ret) {
         if (!strcmp(v, "1.6"))
                 *ret = PKGNOTE_SBOM_CYCLONEDX_1_6;
+        else if (!strcmp(v, "1.7"))
+                *ret = PKGNOTE_SBOM_CYCLONEDX_1_7;
         else if (!strcmp(v, "1.5"))
                 *ret = PKGNOTE_SBOM_CYCLONEDX_1_5;
         else
-                return tool_fail("%s: unknown CycloneDX version '%s' (1.6, 1.5)", command, v), -1;
+                return tool_fail("%s: unknown CycloneDX version '%s' (1.6, 1.7, 1.5)", command, v), -1;
         return 0;
 }
 

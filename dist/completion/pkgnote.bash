@@ -17,7 +17,7 @@ _pkgnote() {
         lint) opts="--json --quiet --os-release --list-checks --help" ;;
         core) opts="--json --format --root --no-disk --all-threads --stats --help" ;;
         pid) opts="--json --root --no-database --stack --all-threads --help" ;;
-        ps) opts="--json --by-package --needs-restart --kernel --needs-reboot --sysfs --osrelease --user --exe --root --no-database --help" ;;
+        ps) opts="--json --format --cyclonedx-version --by-package --needs-restart --kernel --needs-reboot --sysfs --osrelease --user --exe --root --no-database --help" ;;
         list) opts="--json --group --group=signature --group=package --group=executable --top --format --output --state-dir --help" ;;
         stamp) opts="$(pkgnote stamp --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
         scan) opts="$(pkgnote scan --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
@@ -27,11 +27,12 @@ _pkgnote() {
         --format | -F)
                 case $cmd in
                 generate) COMPREPLY=($(compgen -W "json note linker-script asm object ldflags gcc-specs clang-config response-file c-header" -- "$cur")) ;;
-                scan) COMPREPLY=($(compgen -W "table json spdx cyclonedx" -- "$cur")) ;;
+                scan | ps) COMPREPLY=($(compgen -W "table json spdx spdx3 cyclonedx" -- "$cur")) ;;
                 deps) COMPREPLY=($(compgen -W "rpm deb json text dot" -- "$cur")) ;;
                 list) COMPREPLY=($(compgen -W "text json html" -- "$cur")) ;;
                 esac
                 return ;;
+        --cyclonedx-version) COMPREPLY=($(compgen -W "1.6 1.7 1.5" -- "$cur")); return ;;
         --rpm-generator) COMPREPLY=($(compgen -W "requires recommends suggests" -- "$cur")); return ;;
         --priority) COMPREPLY=($(compgen -W "required recommended suggested" -- "$cur")); return ;;
         --linker) COMPREPLY=($(compgen -W "bfd gold lld mold" -- "$cur")); return ;;

@@ -426,8 +426,10 @@ class Scan:
         return self._native.packages()
 
     def sbom(self, format="spdx", *, name=None, created=None, reproducible=False):
-        """The SBOM of what was scanned (SPDX 2.3 or CycloneDX 1.5 JSON) as
-        a str.  created: seconds since the epoch (None: now)."""
+        """The SBOM of what was scanned as a str: format "spdx" (SPDX 2.3
+        JSON), "spdx3" (SPDX 3.0.1 JSON-LD), "cyclonedx" (CycloneDX 1.6
+        JSON) or "cyclonedx-1.5", "cyclonedx-1.6", "cyclonedx-1.7".
+        created: seconds since the epoch (None: now)."""
         self._check()
         return self._native.sbom(format, name, -1 if created is None else int(created), bool(reproducible))
 

@@ -728,9 +728,24 @@ static PyObject *scan_sbom(ScanObject *s, PyObject *args, PyObject *kw) {
         int reproducible = 0;
         if (!PyArg_ParseTupleAndKeywords(args, kw, "s|zLp", kwlist, &format, &name, &created, &reproducible))
                 return NULL;
-        int fmt = !strcmp(format, "spdx") ? PKGNOTE_SBOM_SPDX : !strcmp(format, "cyclonedx") ? PKGNOTE_SBOM_CYCLONEDX : 0;
+        static const struct {
+                const char *name;
+                int format;
+        } formats[] = {
+                {"spdx", PKGNOTE_SBOM_SPDX},
+                {"spdx3", PKGNOTE_SBOM_SPDX_3},
+                {"cyclonedx", PKGNOTE_SBOM_CYCLONEDX},
+                {"cyclonedx-1.5", PKGNOTE_SBOM_CYCLONEDX_1_5},
+                {"cyclonedx-1.6", PKGNOTE_SBOM_CYCLONEDX_1_6},
+                {"cyclonedx-1.7", PKGNOTE_SBOM_CYCLONEDX_1_7},
+        };
+        int fmt = 0;
+        for (size_t i = 0; i < sizeof formats / sizeof *formats && !fmt; i++)
+                if (!strcmp(format, formats[i].name))
+                        fmt = formats[i].format;
         if (!fmt) {
-                PyErr_Format(PyExc_ValueError, "unknown SBOM format '%s' (spdx, cyclonedx)", format);
+                PyErr_Format(PyExc_ValueError,
+                             "unknown SBOM format '%s' (spdx, spdx3, cyclonedx, cyclonedx-1.5, cyclonedx-1.6, cyclonedx-1.7)", format);
                 return NULL;
         }
         if (scan_enter(s) < 0)

@@ -591,13 +591,19 @@ def test_scan_iterates_then_summarises(programs: dict[str, pathlib.Path], tmp_pa
     assert s.run() == s.summary
     pk = s.packages()
     assert sorted(m["name"] for m, _ in pk) == ["pyapp", "pylib"]
-    fmts: list[Literal["spdx", "cyclonedx"]] = ["spdx", "cyclonedx"]
+    fmts: list[Literal["spdx", "spdx3", "cyclonedx", "cyclonedx-1.5", "cyclonedx-1.6", "cyclonedx-1.7"]] = [
+        "spdx", "spdx3", "cyclonedx", "cyclonedx-1.5", "cyclonedx-1.6", "cyclonedx-1.7"]
     for fmt in fmts:
         out = tmp_path / f"sbom.{fmt}.json"
         s.write_sbom(out, fmt, reproducible=True, created=0, name="t")
         doc = json.loads(out.read_text())
         assert "pyapp" in json.dumps(doc)
         assert s.sbom(fmt, reproducible=True, created=0, name="t") == out.read_text()
+        if fmt == "spdx3":
+            assert doc["@context"] == "https://spdx.org/rdf/3.0.1/spdx-context.jsonld", doc
+            assert "pyapp" in [e.get("name") for e in doc["@graph"] if e["type"] == "software_Package"]
+        elif fmt.startswith("cyclonedx"):
+            assert doc["specVersion"] == ("1.6" if fmt == "cyclonedx" else fmt[10:]), (fmt, doc["specVersion"])
     with pytest.raises(ValueError):
         s.sbom("swid")  # type: ignore[arg-type]
     s.close()

@@ -16,11 +16,13 @@ require python3 cc tar dpkg-query
 . "$H/image-checks.sh"
 make_programs
 
-# sboms ROOT: ROOT's SPDX, CycloneDX and JSON report in r.spdx, r.cdx, r.json.
-# STATUS the highest exit status of the three (1: problems named).
+# sboms ROOT: ROOT's SPDX 2.3, SPDX 3.0.1 (of one creation time), CycloneDX
+# and JSON report in r.spdx, r.spdx3, r.cdx, r.json.  STATUS the highest
+# exit status of them (1: problems named).
 sboms() {
         STATUS=0
-        "$PKGNOTE" scan --format spdx -o r.spdx "$1" 2> err || STATUS=$?
+        SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx -o r.spdx "$1" 2> err || STATUS=$?
+        SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx3 -o r.spdx3 "$1" 2>> err || { [ $? -gt "$STATUS" ] && STATUS=$?; }
         "$PKGNOTE" scan --format cyclonedx -o r.cdx "$1" 2>> err || { [ $? -gt "$STATUS" ] && STATUS=$?; }
         "$PKGNOTE" scan --format json "$1" > r.json 2>> err || { r=$?; [ $r -gt "$STATUS" ] && STATUS=$r; }
 }
@@ -85,7 +87,8 @@ PY
         else fail "Debian 12 root: licenses from the copyright files" "$(tail -n 3 lic.txt)"; fi
         grep -q '"purl": "pkg:deb/debian/zlib1g@1:' r.cdx && pass "Debian 12 root: a deb purl keeps the epoch in its version" ||
                 fail "Debian 12 root: a deb purl keeps the epoch in its version" "$(grep -m1 'pkg:deb/debian/zlib1g' r.cdx)"
-        validate_sboms "Debian 12 root" r.spdx:spdx r.cdx:cyclonedx
+        validate_sboms "Debian 12 root" r.spdx:spdx r.cdx:cyclonedx r.spdx3:spdx3
+        spdx3_same "Debian 12 root" r.spdx r.spdx3
 fi
 
 # --- a small dpkg root: licenses mapped, notes beside the database
@@ -215,7 +218,8 @@ if "$PKGNOTE" scan "$S" > table 2>&1 && grep -Eq '^  nodoc +5 +amd64$' table && 
 else
         fail "small dpkg root: the table lists the installed packages that ship no ELF object" "$(sed -n '/Installed/,$p' table | head)"
 fi
-validate_sboms "small dpkg root" r.spdx:spdx r.cdx:cyclonedx
+validate_sboms "small dpkg root" r.spdx:spdx r.cdx:cyclonedx r.spdx3:spdx3
+spdx3_same "small dpkg root" r.spdx r.spdx3
 if with_feature archive "the small dpkg root as a tar"; then
         tar -C "$S" -cf small.tar .
         sboms small.tar
@@ -290,7 +294,8 @@ PY
         else
                 fail "rpm root: the purl of an rpm with an epoch" "$(grep '"purl": "pkg:rpm/fedora/hello@' r.cdx)"
         fi
-        validate_sboms "rpm root" r.spdx:spdx r.cdx:cyclonedx
+        validate_sboms "rpm root" r.spdx:spdx r.cdx:cyclonedx r.spdx3:spdx3
+        spdx3_same "rpm root" r.spdx r.spdx3
 fi
 
 # --- an Alpine root with a hand-written apk database
@@ -326,7 +331,8 @@ assert bb["purl"] == "pkg:apk/alpine/busybox@1.36.1-r15?arch=x86_64&distro=alpin
 assert bb["evidence"]["occurrences"][0]["location"].endswith("/bin/busybox"), bb
 ' 2> apk.txt; then pass "Alpine root: purl, and the file the database lists as the package's evidence"
 else fail "Alpine root: purl and evidence" "$(tail -n 2 apk.txt)"; fi
-validate_sboms "Alpine root" r.spdx:spdx r.cdx:cyclonedx
+validate_sboms "Alpine root" r.spdx:spdx r.cdx:cyclonedx r.spdx3:spdx3
+spdx3_same "Alpine root" r.spdx r.spdx3
 # A license that is not UTF-8 (Latin-1) and an origin spanning nothing:
 # the package is still reported, the license left out.
 B=$T/apk-latin1

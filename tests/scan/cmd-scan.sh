@@ -352,6 +352,20 @@ v15=$("$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 $R 2>/dev/null 
 run scan --format cyclonedx --cyclonedx-version 1.4 $R
 [ "$STATUS" = 2 ] && grep -q "unknown CycloneDX version '1.4'" err && pass "--cyclonedx-version refuses 1.4" ||
         fail "--cyclonedx-version refuses 1.4" "exit status $STATUS: $(cat err)"
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.7 $R > r17.cdx.json 2>/dev/null
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.6 $R > r16.cdx.json 2>/dev/null
+python3 - <<'PY' && pass "CycloneDX 1.7 with --cyclonedx-version 1.7: the 1.6 document's content" || fail "CycloneDX 1.7 with --cyclonedx-version 1.7: the 1.6 document's content"
+import json
+a, b = json.load(open("r17.cdx.json")), json.load(open("r16.cdx.json"))
+assert a["specVersion"] == "1.7", a["specVersion"]
+assert len(a["components"]) > 3, a["components"]
+for d in a, b:
+    del d["specVersion"], d["serialNumber"]
+assert a == b
+PY
+run scan --format spdx4 $R
+[ "$STATUS" = 2 ] && grep -q "unknown format 'spdx4' (table, json, spdx, spdx3, cyclonedx)" err && pass "--format refuses spdx4, naming spdx3" ||
+        fail "--format refuses spdx4, naming spdx3" "exit status $STATUS: $(cat err)"
 
 # ---- a static binary with three package notes: one component each ----
 # The first note is the binary's own package; the parts linked in are
@@ -621,10 +635,55 @@ refs = {x["name"]: x["bom-ref"] for x in c["components"]}
 assert sorted(dep["dependsOn"]) == sorted(refs[n] for n in ("abs", "foo", "foo2", "libesc.so.1", "libmissing.so.9", "miss", "nos")), dep
 PY2
 
+# ---- SPDX 3.0.1: what the 2.3 document says, in SPDX 3's vocabulary ----
+# A hostile tree: a file name that is no UTF-8 and holds a control
+# character, a note whose values hold quotes, backslashes and a LicenseRef-
+# look-alike; the documents stay JSON, their ids IRIs, the name shown as
+# the text output shows it.
+mkdir -p hostile/usr/bin
+link "hostile/usr/bin/$(printf 'bad\377\001name')" '{"type":"generic","name":"q\"uo\\te LicenseRef-x","version":"1.0 \"x\""}' main.c
+n3=0
+for input in "$R" docker.tar static-root "$LR" "$LR $LR2" twoimg hostile; do
+        [ -e "${input%% *}" ] || continue
+        n3=$((n3 + 1))
+        SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx $input > p$n3.spdx.json 2>/dev/null
+        if SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx3 -o p$n3.spdx3.json $input 2> cmp3.txt &&
+           python3 "$H/spdx3-compare.py" p$n3.spdx.json p$n3.spdx3.json > cmp3.txt 2>&1; then
+                pass "SPDX 3 of $input: the 2.3 document's facts ($(cat cmp3.txt))"
+        else
+                fail "SPDX 3 of $input: the 2.3 document's facts"
+                sed 's/^/# /' cmp3.txt | head -n 20
+        fi
+done
+python3 - <<'PY' && pass "SPDX 3 of a root: packages, files, licenses, dlopen and evidence relations present" || fail "SPDX 3 of a root: packages, files, licenses, dlopen and evidence relations present"
+import json
+g = json.load(open("p1.spdx3.json"))["@graph"]
+types = {}
+for e in g:
+    types.setdefault(e["type"], []).append(e)
+rel = {e["relationshipType"] for e in types["Relationship"]}
+assert {"hasEvidence", "hasOptionalDependency", "contains"} <= rel, rel
+pk = {e["name"]: e for e in types["software_Package"]}
+assert pk["alpha"]["software_packageUrl"].startswith("pkg:deb/debian/alpha@1.0-1"), pk["alpha"]
+assert pk["alpha"]["externalIdentifier"] == [{"type": "ExternalIdentifier", "externalIdentifierType": "cpe23", "identifier": "cpe:2.3:a:example:alpha:1.0:*:*:*:*:*:*:*"}], pk["alpha"]
+assert all(len(f["verifiedUsing"]) == 2 for f in types["software_File"]), types["software_File"]
+assert g[0]["created"] == "2023-11-14T22:13:20Z", g[0]
+PY
+SOURCE_DATE_EPOCH=1700000000 "$PKGNOTE" scan --format spdx3 -j 1 $R > p1b.spdx3.json 2>/dev/null
+cmp -s p1.spdx3.json p1b.spdx3.json && pass "SPDX 3: reproducible with SOURCE_DATE_EPOCH" || fail "SPDX 3: reproducible with SOURCE_DATE_EPOCH"
+"$PKGNOTE" scan --format spdx3 $R > p1c.spdx3.json 2>/dev/null
+"$PKGNOTE" scan --format spdx3 $R > p1d.spdx3.json 2>/dev/null
+python3 - <<'PY' && pass "SPDX 3: without SOURCE_DATE_EPOCH a namespace of its own each time" || fail "SPDX 3: without SOURCE_DATE_EPOCH a namespace of its own each time"
+import json
+a, b = (json.load(open(f))["@graph"][1]["spdxId"] for f in ("p1c.spdx3.json", "p1d.spdx3.json"))
+assert a != b and a.startswith("https://spdx.org/spdxdocs/pkgnote-scan-") and a.endswith("#SPDXRef-DOCUMENT"), (a, b)
+PY
+
 schemas="$SRCDIR/../shared/schemas"
-if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
-        skip "SBOMs validate against the official schemas" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
-elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+# Without shared/ beside the checkout (a fresh machine) the SPDX 2.3 schema
+# is missing and its checks skip with the reason (validate.js); CycloneDX's
+# schemas come from npm, SPDX 3's from tests/data.
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
         missing "SBOMs validate against the official schemas" "node and npm"
 else
         ajv="${BUILDDIR:-$HOME}/npm-ajv"
@@ -634,9 +693,10 @@ else
         if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
                 skip "SBOMs validate against the official schemas" "cannot install ajv from npm: $(tail -n 1 npm.log)"
         else
-                # CycloneDX 1.6 (the default) against the schema npm's
-                # @cyclonedx/cyclonedx-library ships; 1.5 against shared/'s.
-                fetch_cdx_schemas "$ajv" || echo "# cannot fetch the CycloneDX 1.6 schema from npm: the 1.6 checks skip"
+                # CycloneDX 1.6 (the default) and 1.7 against the schemas
+                # npm's @cyclonedx/cyclonedx-library ships; 1.5 against
+                # shared/'s, else npm's.
+                fetch_cdx_schemas "$ajv" || echo "# cannot fetch the CycloneDX 1.6 and 1.7 schemas from npm: their checks skip"
                 "$PKGNOTE" scan --format cyclonedx $R > r.cdx.json 2>/dev/null
                 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 $R > r15.cdx.json 2>/dev/null
                 "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 docker.tar > d15.cdx.json 2>/dev/null
@@ -644,15 +704,98 @@ else
                         validate_sbom "${f%%:*} validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
                 done
                 validate_sbom "CycloneDX of a directory validates" "$ajv" "$schemas" cyclonedx r.cdx.json
+                # CycloneDX 1.7 against the schema npm's library ships, and
+                # SPDX 3.0.1 against the official schema in tests/data.
+                for f in r17.cdx.json; do
+                        validate_sbom "$f validates against the CycloneDX 1.7 schema" "$ajv" "$schemas" cyclonedx $f
+                done
+                k=1
+                while [ $k -le $n3 ]; do
+                        validate_sbom "p$k.spdx3.json validates against the SPDX 3.0.1 schema" "$ajv" "$schemas" spdx3 p$k.spdx3.json
+                        k=$((k + 1))
+                done
+                # The validators must refuse broken documents: an element
+                # without creationInfo (schema), a relationship to nothing,
+                # a duplicate spdxId (the document's own checks), a 1.7 BOM
+                # with a component type no version has.
+                python3 - <<'PY'
+import json
+d = json.load(open("p1.spdx3.json"))
+pkg = next(e for e in d["@graph"] if e["type"] == "software_Package")
+del pkg["creationInfo"]
+json.dump(d, open("bad3-ci.json", "w"))
+d = json.load(open("p1.spdx3.json"))
+rel = next(e for e in d["@graph"] if e["type"] == "Relationship")
+rel["to"] = [rel["to"][0] + "-nothing"]
+json.dump(d, open("bad3-to.json", "w"))
+d = json.load(open("p1.spdx3.json"))
+pkgs = [e for e in d["@graph"] if e["type"] == "software_Package"]
+pkgs[1]["spdxId"] = pkgs[0]["spdxId"]
+json.dump(d, open("bad3-dup.json", "w"))
+d = json.load(open("r17.cdx.json"))
+d["components"][0]["type"] = "gadget"
+json.dump(d, open("bad17.json", "w"))
+PY
+                for b in bad3-ci bad3-to bad3-dup; do
+                        node "$H/validate.js" "$ajv" "$schemas" spdx3 $b.json > $b.txt 2>&1 &&
+                                fail "the SPDX 3 checks refuse $b.json" || pass "the SPDX 3 checks refuse $b.json ($(grep -m1 -o 'creationInfo\|nothing\|not unique' $b.txt))"
+                done
+                node "$H/validate.js" "$ajv" "$schemas" cyclonedx bad17.json > bad17.txt 2>&1
+                case $? in
+                1) grep -q '"allowedValues"' bad17.txt && pass "the 1.7 schema refuses a component type 'gadget'" ||
+                        fail "the 1.7 schema refuses a component type 'gadget'" "$(head -c 300 bad17.txt)" ;;
+                77) skip "the 1.7 schema refuses a component type 'gadget'" "$(tail -n 1 bad17.txt)" ;;
+                *) fail "the 1.7 schema refuses a component type 'gadget'" "$(head -c 300 bad17.txt)" ;;
+                esac
                 # The validator must tell the versions apart: a 1.6-only
                 # field is refused in a 1.5 document.
                 python3 -c 'import json; d = json.load(open("r15.cdx.json")); d["metadata"]["lifecycles"] = [{"phase": "post-build"}]; d["components"][0]["omniborId"] = ["gitoid:blob:sha1:0000000000000000000000000000000000000000"]; json.dump(d, open("bad15.json", "w"))'
-                node "$H/validate.js" "$ajv" "$schemas" cyclonedx bad15.json > /dev/null 2>&1 &&
-                        fail "the validator refuses a 1.6 field in a 1.5 document" || pass "the validator refuses a 1.6 field in a 1.5 document"
+                node "$H/validate.js" "$ajv" "$schemas" cyclonedx bad15.json > bad15.txt 2>&1
+                case $? in
+                1) pass "the validator refuses a 1.6 field in a 1.5 document" ;;
+                77) skip "the validator refuses a 1.6 field in a 1.5 document" "$(tail -n 1 bad15.txt)" ;;
+                *) fail "the validator refuses a 1.6 field in a 1.5 document" "$(head -c 300 bad15.txt)" ;;
+                esac
                 echo '{"spdxVersion":"SPDX-2.3"}' > bad.json
-                node "$H/validate.js" "$ajv" "$schemas" spdx bad.json > /dev/null 2>&1 &&
-                        fail "the validator rejects an incomplete document" || pass "the validator rejects an incomplete document"
+                node "$H/validate.js" "$ajv" "$schemas" spdx bad.json > bad.txt 2>&1
+                case $? in
+                1) pass "the validator rejects an incomplete document" ;;
+                77) skip "the validator rejects an incomplete document" "$(tail -n 1 bad.txt)" ;;
+                *) fail "the validator rejects an incomplete document" "$(head -c 300 bad.txt)" ;;
+                esac
         fi
+fi
+
+# ---- SPDX 3.0.1 read by a second reader: JSON-LD to RDF, the model's SHACL shapes ----
+if ! spdx3_reader "${BUILDDIR:-$HOME}"; then
+        missing "SPDX 3 documents conform to the SPDX 3.0.1 model (SHACL)" "$SPDX3_READER_WHY"
+else
+        k=1
+        while [ $k -le $n3 ]; do
+                spdx3_shacl "p$k.spdx3.json conforms to the SPDX 3.0.1 model (JSON-LD, SHACL)" p$k.spdx3.json
+                k=$((k + 1))
+        done
+        # It must refuse: a relationship type, a hash algorithm and a
+        # purpose outside the model's vocabularies, a relationship without
+        # its from, and a key the context does not define.
+        python3 - <<'PY'
+import json
+def bad(name, change):
+    d = json.load(open("p1.spdx3.json"))
+    change(d["@graph"])
+    json.dump(d, open(name, "w"))
+first = lambda g, t: next(e for e in g if e["type"] == t)
+bad("shacl-rel.json", lambda g: first(g, "Relationship").update(relationshipType="isBoguslyRelatedTo"))
+bad("shacl-hash.json", lambda g: first(g, "software_File")["verifiedUsing"][0].update(algorithm="sha999"))
+bad("shacl-purpose.json", lambda g: first(g, "software_Package").update(software_primaryPurpose="gadget"))
+bad("shacl-from.json", lambda g: first(g, "Relationship").pop("from"))
+bad("shacl-key.json", lambda g: first(g, "software_Package").update(software_packageVersionX="1"))
+PY
+        for b in shacl-rel shacl-hash shacl-purpose shacl-from shacl-key; do
+                node "$H/spdx3-shacl.js" "$SPDX3_READER" $b.json > $b.txt 2>&1
+                [ $? = 1 ] && pass "the SPDX 3 model refuses $b.json ($(head -n 1 $b.txt | sed 's/.*(http:\/\/www.w3.org\/ns\/shacl#\(.*\))$/\1/' | cut -c1-80))" ||
+                        fail "the SPDX 3 model refuses $b.json" "$(head -c 300 $b.txt)"
+        done
 fi
 
 # ---- this machine's /usr against readelf -n ----

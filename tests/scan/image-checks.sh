@@ -32,18 +32,31 @@ expect_error() { # MESSAGE NAME
 }
 
 # validate_sboms WHAT FILE:KIND...: each SBOM against the official schema
-# of its KIND (spdx, cyclonedx), when the schemas and ajv are there.
+# of its KIND (spdx, spdx3, cyclonedx), when ajv is there (a schema that is
+# not, SPDX 2.3's without shared/ beside the checkout, is a skip).
 validate_sboms() {
         what=$1
         shift
         schemas="$SRCDIR/../shared/schemas"
         ajv="${BUILDDIR:-$HOME}/npm-ajv"
-        if ! [ -f "$schemas/spdx-2.3.schema.json" ] || ! [ -d "$ajv/node_modules/ajv-formats" ] ||
-           ! command -v node > /dev/null; then
-                skip "SBOMs ($what) validate against the schemas" "the schemas or ajv are not there (cmd-scan installs ajv)"
+        if ! [ -d "$ajv/node_modules/ajv-formats" ] || ! command -v node > /dev/null; then
+                skip "SBOMs ($what) validate against the schemas" "ajv is not there (cmd-scan installs ajv)"
                 return
         fi
         for f in "$@"; do
                 validate_sbom "${f%%:*} ($what) validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
         done
+}
+
+# spdx3_same WHAT SPDX23 SPDX3: the SPDX 3.0.1 document says what the 2.3
+# document of the same input and time says (spdx3-compare.py) and conforms
+# to the SPDX 3.0.1 model (the second reader, spdx3-shacl.js).
+spdx3_same() {
+        python3 "$SRCDIR/tests/scan/spdx3-compare.py" "$2" "$3" > cmp3.txt 2>&1 && pass "SPDX 3 ($1): the 2.3 document's facts ($(cat cmp3.txt))" ||
+                fail "SPDX 3 ($1): the 2.3 document's facts" "$(head -c 600 cmp3.txt)"
+        if spdx3_reader "${BUILDDIR:-$HOME}"; then
+                spdx3_shacl "SPDX 3 ($1) conforms to the SPDX 3.0.1 model" "$3"
+        else
+                missing "SPDX 3 ($1) conforms to the SPDX 3.0.1 model" "$SPDX3_READER_WHY"
+        fi
 }

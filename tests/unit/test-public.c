@@ -466,8 +466,8 @@ static void test_process_sbom(void) {
         pkgnote_core_free(c);
         char *doc = NULL, want[64];
         CHECK_INT(pkgnote_process_sbom_write(b, 99, NULL, &doc), -EINVAL);
-        /* The CycloneDX versions of pkgnote_sbom_write(): the newest, 1.6,
-         * unless 1.5 is asked for. */
+        /* The CycloneDX versions of pkgnote_sbom_write(): 1.6 unless 1.5
+         * or 1.7 is asked for (PKGNOTE_SBOM_CYCLONEDX stays 1.6). */
         static const struct {
                 int format;
                 const char *version;
@@ -475,6 +475,7 @@ static void test_process_sbom(void) {
                 {PKGNOTE_SBOM_CYCLONEDX, "\"specVersion\": \"1.6\""},
                 {PKGNOTE_SBOM_CYCLONEDX_1_6, "\"specVersion\": \"1.6\""},
                 {PKGNOTE_SBOM_CYCLONEDX_1_5, "\"specVersion\": \"1.5\""},
+                {PKGNOTE_SBOM_CYCLONEDX_1_7, "\"specVersion\": \"1.7\""},
         };
         snprintf(want, sizeof want, "\"pkgnote-process-%d\"", (int)getpid());
         for (size_t i = 0; i < sizeof cdx / sizeof *cdx; i++) {
@@ -490,6 +491,16 @@ static void test_process_sbom(void) {
         snprintf(want, sizeof want, "\"SPDXRef-Process-%d\"", (int)getpid());
         CHECK(doc && strstr(doc, want) && strstr(doc, "\"created\": \"1970-01-01T00:00:00Z\""));
         free(doc);
+        /* SPDX 3.0.1: the process an element below the document's
+         * namespace, reproducible. */
+        char *doc2 = NULL;
+        CHECK_INT(pkgnote_process_sbom_write(b, PKGNOTE_SBOM_SPDX_3, &o, &doc), 0);
+        CHECK_INT(pkgnote_process_sbom_write(b, PKGNOTE_SBOM_SPDX_3, &o, &doc2), 0);
+        snprintf(want, sizeof want, "#SPDXRef-Process-%d\"", (int)getpid());
+        CHECK(doc && strstr(doc, want) && strstr(doc, "\"@context\": \"https://spdx.org/rdf/3.0.1/spdx-context.jsonld\"") &&
+              strstr(doc, "\"specVersion\": \"3.0.1\"") && strstr(doc, "\"created\": \"1970-01-01T00:00:00Z\""));
+        CHECK(doc && doc2 && !strcmp(doc, doc2));
+        free(doc), free(doc2);
         pkgnote_process_sbom_free(b);
         pkgnote_process_sbom_free(NULL);
 }

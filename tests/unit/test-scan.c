@@ -213,12 +213,32 @@ static void test_tree(void) {
         CHECK(a && strstr(a, "pkg:deb/debian/alpha@1:1.0%2Bdfsg-1?arch=amd64&distro=debian-12"));
         free(a), free(b);
         a = b = NULL;
+        /* SPDX 3.0.1: as reproducible, the purl as software_packageUrl,
+         * every id below the document's namespace. */
+        CHECK_INT(pkgnote_sbom_write(s, PKGNOTE_SBOM_SPDX_3, &so, &a), 0);
+        CHECK_INT(pkgnote_sbom_write(s, PKGNOTE_SBOM_SPDX_3, &so, &b), 0);
+        CHECK(a && b && !strcmp(a, b));
+        CHECK(a && strstr(a, "\"software_packageUrl\": \"pkg:deb/debian/alpha@1:1.0%2Bdfsg-1?arch=amd64&distro=debian-12\""));
+        CHECK(a && strstr(a, "\"created\": \"1970-01-01T00:00:00Z\"") && strstr(a, "\"specVersion\": \"3.0.1\""));
+        CHECK(a && !strstr(a, "pkgnote-scan-#")); /* no placeholder left */
+        free(a), free(b);
+        a = b = NULL;
+        CHECK_INT(pkgnote_sbom_write(s, PKGNOTE_SBOM_CYCLONEDX_1_7, &so, &a), 0);
+        CHECK(a && strstr(a, "\"specVersion\": \"1.7\""));
+        free(a);
+        a = NULL;
         so.reproducible = 0;
         CHECK_INT(pkgnote_sbom_write(s, PKGNOTE_SBOM_CYCLONEDX, &so, &a), 0);
         CHECK_INT(pkgnote_sbom_write(s, PKGNOTE_SBOM_CYCLONEDX, &so, &b), 0);
         CHECK(a && b && strcmp(a, b) != 0); /* random serial numbers */
         CHECK(a && strstr(a, "\"urn:uuid:"));
         free(a), free(b);
+        a = b = NULL;
+        CHECK_INT(pkgnote_sbom_write(s, PKGNOTE_SBOM_SPDX_3, &so, &a), 0);
+        CHECK_INT(pkgnote_sbom_write(s, PKGNOTE_SBOM_SPDX_3, &so, &b), 0);
+        CHECK(a && b && strcmp(a, b) != 0); /* random namespaces */
+        free(a), free(b);
+        a = NULL;
         CHECK_INT(pkgnote_sbom_write(s, 7, NULL, &a), -EINVAL);
         pkgnote_scan_free(s);
 }
