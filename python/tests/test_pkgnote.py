@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from typing import Any, Literal
 
 import pytest
@@ -130,6 +131,15 @@ def test_read_embedded_go_modules(pkgnote_cmd: str, tmp_path: pathlib.Path) -> N
     subprocess.run([go, "build", "-o", str(sleeper), "."], cwd=tmp_path / "sl", env=env, check=True)
     proc = subprocess.Popen([str(sleeper)])
     try:
+        # Popen returns once the child is forked: its exec may still come.
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if os.readlink(f"/proc/{proc.pid}/exe") == str(sleeper):
+                    break
+            except OSError:
+                pass
+            time.sleep(0.01)
         with pkgnote.open_process(proc.pid) as p:
             mods = [m for m in p.modules if m.path == str(sleeper)]
         assert len(mods) == 1 and mods[0].embedded is not None
