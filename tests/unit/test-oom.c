@@ -257,7 +257,7 @@ static int s_scan(char **out) {
         so.created = 1700000000;
         so.reproducible = 1;
         pkgnote_scan *sc = NULL;
-        char *a = NULL, *b = NULL;
+        char *a = NULL, *b = NULL, *c = NULL;
         int r = pkgnote_scan_new(&o, &sc);
         if (r == 0)
                 r = pkgnote_scan_add(sc, artefact);
@@ -265,12 +265,15 @@ static int s_scan(char **out) {
                 r = pkgnote_sbom_write(sc, PKGNOTE_SBOM_SPDX, &so, &a);
         if (r >= 0)
                 r = pkgnote_sbom_write(sc, PKGNOTE_SBOM_CYCLONEDX, &so, &b);
-        if (r >= 0 && !(*out = malloc(strlen(a) + strlen(b) + 1)))
+        if (r >= 0)
+                r = pkgnote_sbom_write(sc, PKGNOTE_SBOM_SPDX_3, &so, &c);
+        if (r >= 0 && !(*out = malloc(strlen(a) + strlen(b) + strlen(c) + 1)))
                 r = -ENOMEM;
         if (r >= 0)
-                strcat(strcpy(*out, a), b);
+                strcat(strcat(strcpy(*out, a), b), c);
         free(a);
         free(b);
+        free(c);
         pkgnote_scan_free(sc);
         return r < 0 ? r : 0;
 }
@@ -328,9 +331,31 @@ static int s_process(char **out) {
         pkgnote_core_options o = PKGNOTE_CORE_OPTIONS_INIT;
         o.no_database = 1;
         pkgnote_core *c = NULL;
+        pkgnote_process_sbom *b = NULL;
+        char *json = NULL, *spdx = NULL, *cdx = NULL;
+        pkgnote_sbom_options so = PKGNOTE_SBOM_OPTIONS_INIT;
+        so.created = 1700000000;
+        so.reproducible = 1;
         int r = pkgnote_process_open_with(child, &o, &c);
         if (r == 0)
-                r = pkgnote_core_to_json(c, NULL, NULL, 0, out);
+                r = pkgnote_core_to_json(c, NULL, NULL, 0, &json);
+        /* and the running system's SBOM of it */
+        if (r == 0)
+                r = pkgnote_process_sbom_new(&b);
+        if (r == 0)
+                r = pkgnote_process_sbom_add(b, c);
+        if (r == 0)
+                r = pkgnote_process_sbom_write(b, PKGNOTE_SBOM_SPDX_3, &so, &spdx);
+        if (r == 0)
+                r = pkgnote_process_sbom_write(b, PKGNOTE_SBOM_CYCLONEDX_1_7, &so, &cdx);
+        if (r == 0 && !(*out = malloc(strlen(json) + strlen(spdx) + strlen(cdx) + 1)))
+                r = -ENOMEM;
+        if (r == 0)
+                strcat(strcat(strcpy(*out, json), spdx), cdx);
+        free(json);
+        free(spdx);
+        free(cdx);
+        pkgnote_process_sbom_free(b);
         pkgnote_core_free(c);
         return r;
 }
@@ -651,7 +676,7 @@ static void sweep_closure(void) {
         sweep("closure with a package database", s_closure);
 }
 static void sweep_process(void) {
-        sweep("a running process", s_process);
+        sweep("a running process and its SBOMs", s_process);
 }
 static void sweep_core(void) {
         sweep("a core dump", s_core);
@@ -666,7 +691,7 @@ static void sweep_image(void) {
         sweep("a kernel image's build-id", s_image);
 }
 static void sweep_scan(void) {
-        sweep("scan and SBOMs", s_scan);
+        sweep("scan and SBOMs (SPDX 2.3 and 3.0.1, CycloneDX)", s_scan);
 }
 
 static void copy(const char *from, const char *to) {
