@@ -34,9 +34,10 @@
 #define SO_PEERPIDFD 77
 #endif
 /* linux/pidfd.h, which older build machines lack: PIDFD_GET_INFO is
- * _IOWR(0xFF, 11, struct pidfd_info), the size encoded being the first
- * published struct's (64); the kernel takes any size and copies what
- * both know. */
+ * _IOWR(0xFF, 11, struct pidfd_info), an extensible ioctl: the kernel
+ * reads the size from the command and copies back no more than it, so
+ * the size encoded must cover the fields read (coredump_mask past the
+ * first published 64 bytes). */
 #define PIDFD_INFO_PID (1ull << 0)
 #define PIDFD_INFO_CREDS (1ull << 1)
 #define PIDFD_INFO_COREDUMP (1ull << 4)
@@ -45,10 +46,12 @@
 #define PIDFD_COREDUMPED (1u << 0)
 /* struct pidfd_info: mask u64 @0, cgroupid u64 @8, pid @16, tgid @20,
  * ppid @24, ruid @28, rgid @32, euid @36, egid @40, suid, sgid, fsuid,
- * fsgid, exit_code @60, coredump_mask @64, coredump_signal @68,
- * supported_mask u64 @72. */
-#define PIDFD_INFO_SIZE 80
-#define PIDFD_GET_INFO_VER0 _IOWR(0xFF, 11, uint8_t[64])
+ * fsgid, exit_code @60, coredump_mask @64, coredump_signal @68; then
+ * supported_mask u64 @72 (PIDFD_INFO_SIZE_VER2, 80 bytes), or
+ * coredump_code @72 and supported_mask @80 (VER3, 88 bytes: what
+ * Debian sid's 7.2 kernel fills, found in the VM of tests/vm). */
+#define PIDFD_INFO_SIZE 88
+#define PIDFD_GET_INFO_80 _IOWR(0xFF, 11, uint8_t[PIDFD_INFO_SIZE])
 
 static uint32_t get32(const uint8_t *p) {
         uint32_t v;
@@ -136,7 +139,7 @@ int cds_read_marker(int fd) {
 static int pidfd_info(int pidfd, uint64_t want, uint8_t info[PIDFD_INFO_SIZE]) {
         memset(info, 0, PIDFD_INFO_SIZE);
         put64(info, want);
-        if (ioctl(pidfd, PIDFD_GET_INFO_VER0, info) < 0)
+        if (ioctl(pidfd, PIDFD_GET_INFO_80, info) < 0)
                 return -errno;
         return 0;
 }
@@ -200,7 +203,11 @@ int cds_kernel_level(void) {
                  * be asked; the socket ("@", 6.16) is assumed only where
                  * the supported mask is, so nothing is. */
                 return 0;
-        uint64_t sup = get64(info + 72);
+        /* The supported mask always holds PIDFD_INFO_PID: where the
+         * field at 80 does not, the kernel's struct ends before it. */
+        uint64_t sup = get64(info + 80);
+        if (!(sup & PIDFD_INFO_PID))
+                sup = get64(info + 72);
         if ((sup & (PIDFD_INFO_COREDUMP | PIDFD_INFO_COREDUMP_SIGNAL)) == (PIDFD_INFO_COREDUMP | PIDFD_INFO_COREDUMP_SIGNAL))
                 return 2;
         return (sup & PIDFD_INFO_COREDUMP) ? 1 : 0;

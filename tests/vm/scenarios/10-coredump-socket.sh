@@ -1,0 +1,68 @@
+# In the VM, as root, on Debian sid's kernel: pkgnote-coredump on the
+# kernel's coredump socket ("@@", the request protocol).  A program
+# crashing 20 times under a quota of 3: 3 cores stored, 17 metadata-only
+# entries, and for those 17 the kernel sent no dump (the handler answered
+# COREDUMP_REJECT before any byte); without a quota every crash stored; a
+# client that is not the kernel refused.  TAP lines on the console.
+check() { # NAME GOT WANT
+        if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1"; echo "# got '$2', want '$3'"; fi
+}
+S=/run/pkgnote-coredump.socket
+ulimit -c unlimited
+reg=$(pkgnote-coredump --register --socket=$S 2>&1)
+check "vm: --register on sid's kernel keeps @@ (the request protocol)" "$reg" "@@$S"
+check "vm: core_pattern read back" "$(cat /proc/sys/kernel/core_pattern)" "@@$S"
+# Without the socket pattern nothing below can pass: said once, not waited for.
+case $(cat /proc/sys/kernel/core_pattern) in
+"@@"*) ;;
+*) echo "not ok - vm: socket scenarios (core_pattern is not the socket)"; exit 0 ;;
+esac
+
+serve() { # DIR CONNECTIONS OPTIONS...: a server, its socket ready
+        d=$1 n=$2
+        shift 2
+        rm -f $S
+        # Bounded: a server still waiting for its connections is ended.
+        timeout 120 pkgnote-coredump -d "$d" -l "$d.log" --socket=$S --connections "$n" "$@" &
+        SRV=$!
+        k=0
+        while [ ! -S $S ] && [ $k -lt 100 ]; do sleep 0.1; k=$((k + 1)); done
+}
+crash_n() {
+        i=0
+        while [ $i -lt "$1" ]; do /vm/bin/crasher 2> /dev/null; i=$((i + 1)); done
+}
+count() { ls "$1" 2> /dev/null | grep -c '\.json$'; }
+
+t0=$(cut -d' ' -f1 /proc/uptime)
+serve /var/lib/quota 20 --quota-count 3 --quota-interval 3600
+crash_n 20
+wait $SRV
+t1=$(cut -d' ' -f1 /proc/uptime)
+check "vm: quota 3, 20 crashes: 3 cores stored" "$(count /var/lib/quota)" 3
+check "vm: quota 3, 20 crashes: 17 metadata-only entries" "$(count /var/lib/quota/rejected)" 17
+check "vm: quota 3: 17 crashes answered COREDUMP_REJECT, no dump sent" \
+        "$(grep -c 'no core dumped: over quota' /var/lib/quota.log)" 17
+check "vm: quota 3: the rejected entries name the package" \
+        "$(grep -l '"programPackage": *"crasher/4.2-1"' /var/lib/quota/rejected/*.json | wc -l)" 17
+q_kib=$(du -sk /var/lib/quota | cut -f1)
+r_kib=$(du -sk /var/lib/quota/rejected | cut -f1)
+echo "# quota 3: 20 crashes in $(awk "BEGIN { print $t1 - $t0 }") s; store $q_kib KiB ($r_kib KiB of it the 17 metadata-only entries)"
+
+serve /var/lib/free 5 --quota-count 0 --quota-bytes 0
+crash_n 5
+wait $SRV
+check "vm: no quota, 5 crashes: 5 cores stored" "$(count /var/lib/free)" 5
+check "vm: no quota: no metadata-only entry" "$(count /var/lib/free/rejected)" 0
+f_kib=$(du -sk /var/lib/free | cut -f1)
+echo "# no quota: 5 crashes, store $f_kib KiB; 20 would take about $((f_kib * 4)) KiB"
+/vm/bin/pkgnote list -d /var/lib/free > /tmp/list.txt 2>&1 \
+        && check "vm: pkgnote list reads the socket mode's store" "$(grep -c crasher /tmp/list.txt)" 5 \
+        || { echo "not ok - vm: pkgnote list reads the socket mode's store"; sed 's/^/# /' /tmp/list.txt | head -5; }
+
+serve /var/lib/notkernel 1
+check "vm: a client that is not the kernel gets no answer" "$(/vm/bin/crasher client $S)" closed
+wait $SRV
+check "vm: a client that is not the kernel is refused and logged" \
+        "$(grep -c 'refused a connection to the coredump socket: ' /var/lib/notkernel.log)" 1
+check "vm: the refused client stored nothing" "$(count /var/lib/notkernel)" 0
