@@ -281,6 +281,18 @@ int cds_listen(const char *path) {
         if (fd < 0)
                 return -errno;
         (void)unlink(path); /* a stale socket of an earlier run */
+        /* Its directory (/run/pkgnote on a fresh boot), root's alone. */
+        char parent[sizeof sa.sun_path];
+        snprintf(parent, sizeof parent, "%s", path);
+        char *slash = strrchr(parent, '/');
+        if (slash && slash != parent) {
+                *slash = 0;
+                if (mkdir(parent, 0700) < 0 && errno != EEXIST) {
+                        int e = errno;
+                        close(fd);
+                        return -e;
+                }
+        }
         /* Only root may connect: the kernel connects with its own
          * credentials whatever the crashing process's. */
         mode_t old = umask(0177);

@@ -36,6 +36,9 @@ mv core segv.core
 ./crasher wait &
 WAITER=$!
 trap 'kill $WAITER 2>/dev/null' EXIT
+# Until the shell's child has exec'd it, /proc/PID is the shell's.
+n=0
+while [ "$(readlink /proc/$WAITER/exe)" != "$(readlink -f crasher)" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 STATE="$T/state"
 i=0
 while [ $i -lt 8 ]; do

@@ -7,7 +7,7 @@
 check() { # NAME GOT WANT
         if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1"; echo "# got '$2', want '$3'"; fi
 }
-S=/run/pkgnote-coredump.socket
+S=/run/pkgnote/coredump.socket
 ulimit -c unlimited
 reg=$(pkgnote-coredump --register --socket=$S 2>&1)
 check "vm: --register on sid's kernel keeps @@ (the request protocol)" "$reg" "@@$S"
