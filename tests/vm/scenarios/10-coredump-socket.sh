@@ -62,6 +62,22 @@ echo "# no quota: 20 crashes in $(awk "BEGIN { print $t1 - $t0 }") s; store $f_k
         && check "vm: pkgnote list reads the socket mode's store" "$(grep -c crasher /tmp/list.txt)" 20 \
         || { echo "not ok - vm: pkgnote list reads the socket mode's store"; sed 's/^/# /' /tmp/list.txt | head -5; }
 
+# The same program's crash through the pipe: its stored core tells the
+# same modules, build-ids and packages as one the socket mode stored.
+echo "|/vm/bin/pkgnote-coredump -d /var/lib/pipe -l /var/lib/pipe.log --quota-count 0 %P %u %g %s %t %c %h %e" \
+        > /proc/sys/kernel/core_pattern
+/vm/bin/crasher 2> /dev/null
+k=0
+while [ "$(count /var/lib/pipe)" = 0 ] && [ $k -lt 100 ]; do sleep 0.1; k=$((k + 1)); done
+pipe_core=/var/lib/pipe/$(ls /var/lib/pipe | grep '^core\.' | grep -v '\.json$' | head -1)
+sock_core=/var/lib/free/$(ls /var/lib/free | grep '^core\.' | grep -v '\.json$' | head -1)
+a=$(/vm/bin/pkgnote core --format systemd "$pipe_core" 2>&1)
+b=$(/vm/bin/pkgnote core --format systemd "$sock_core" 2>&1)
+check "vm: a core the socket mode stored tells what the pipe mode's does (modules, build-ids, packages)" "$b" "$a"
+case $a in *crasher*4.2-1*) echo "ok - vm: the pipe mode's core names the crasher's package" ;;
+*) echo "not ok - vm: the pipe mode's core names the crasher's package"; echo "# $a" ;; esac
+echo "@@$S" > /proc/sys/kernel/core_pattern
+
 # A flood: 24 crashes at once of 4 programs, 2 workers.  Every crash is
 # served (the default quota, 10 per program, keeps them all), the
 # workers never more than 2.
