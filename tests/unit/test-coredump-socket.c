@@ -94,6 +94,19 @@ static void test_request(void) {
                 close(sv[0]);
                 close(sv[1]);
         }
+        /* Every truncated prefix of a valid request, and of a longer one
+         * cut inside its unknown part, fails cleanly. */
+        for (size_t cut = 1; cut < 16 + 8; cut++) {
+                pair(sv);
+                kernel_request(sv[1], cut < 16 ? 16 : 24, 16, ALL, cut < 16 ? 0 : 8, cut);
+                shutdown(sv[1], SHUT_WR);
+                int r = cds_read_request(sv[0], &req);
+                if (r != -EBADMSG)
+                        fprintf(stderr, "request cut at %zu: %d\n", cut, r);
+                CHECK_INT(r, -EBADMSG);
+                close(sv[0]);
+                close(sv[1]);
+        }
         /* Nothing at all. */
         pair(sv);
         close(sv[1]);
@@ -283,6 +296,9 @@ static void test_register(void) {
         CHECK_STR(out, "|/h %P");
         CHECK_INT(cds_register(path, 0, "/run/s", NULL, out, sizeof out), -EOPNOTSUPP);
         CHECK_INT(cds_register(path, 2, "run/s", NULL, out, sizeof out), -EINVAL);
+        /* A file that keeps nothing written (as a kernel refusing every
+         * pattern would): each is tried in turn, then the failure. */
+        CHECK_INT(cds_register("/dev/null", 2, "/run/s", "|/h %P", out, sizeof out), -EINVAL);
         char missing[300];
         snprintf(missing, sizeof missing, "%s/none/core_pattern", dir);
         CHECK_INT(cds_register(missing, 2, "/run/s", NULL, out, sizeof out), -ENOENT);
