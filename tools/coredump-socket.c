@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,7 +307,7 @@ int cds_listen(const char *path) {
         return fd;
 }
 
-int cds_listen_fds(void) {
+int cds_listen_fds(const char *path) {
         const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
         if (!pid || !fds)
                 return -ENOENT;
@@ -323,10 +324,16 @@ int cds_listen_fds(void) {
         socklen_t len = sizeof type;
         struct sockaddr_un sa;
         socklen_t salen = sizeof sa;
+        memset(&sa, 0, sizeof sa);
         if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM ||
             getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &(socklen_t){sizeof acc}) < 0 || !acc ||
             getsockname(fd, (struct sockaddr *)&sa, &salen) < 0 || sa.sun_family != AF_UNIX)
                 return -EINVAL;
+        /* The kernel connects to the path core_pattern names: a passed
+         * socket bound elsewhere would never see a crash. */
+        if (path && (salen <= offsetof(struct sockaddr_un, sun_path) ||
+                     strncmp(sa.sun_path, path, sizeof sa.sun_path) != 0))
+                return -EXDEV;
         (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
         unsetenv("LISTEN_PID");
         unsetenv("LISTEN_FDS");

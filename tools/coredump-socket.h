@@ -91,8 +91,8 @@ void cds_quota_key(char out[17], const char *program, const char *package);
 int cds_listen(const char *path);
 /* The listening socket systemd passed (LISTEN_FDS/LISTEN_PID), -ENOENT
  * when none was, -EINVAL when more than one or not a listening unix
- * stream socket. */
-int cds_listen_fds(void);
+ * stream socket, -EXDEV when not bound to PATH (NULL: any). */
+int cds_listen_fds(const char *path);
 
 /* What the running kernel's coredump socket can do, told by the flags
  * its PIDFD_GET_INFO knows (an old kernel takes any core_pattern string,

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * pkgnote-coredump: a kernel.core_pattern pipe handler for machines
- * without systemd-coredump.
+ * pkgnote-coredump: a kernel.core_pattern handler for machines without
+ * systemd-coredump, as a pipe:
  *
  *   |/usr/libexec/pkgnote-coredump %P %u %g %s %t %c %h %e
+ *
+ * or on the kernel's coredump socket (--socket, "@@PATH"; the protocol
+ * and the quota are in coredump-socket.c), where a crash over quota is
+ * refused before the kernel writes its dump.
  *
  * Reads the core from standard input as fast as it comes (the crashing
  * process is held until the kernel has written it), compresses it with
@@ -773,15 +777,20 @@ static void on_term(int sig) {
         stop = 1;
 }
 
-/* Listens on PATH (or the socket systemd passed), one worker process per
+/* Listens on PATH (or takes PATH's socket from systemd), one worker process per
  * connection, at most h->max_workers at once: a flood of crashes waits
  * in the listen queue (the kernel's connect fails, and no dump is made,
  * once that is full), never more memory or processes.  CONNECTIONS > 0:
  * returns after that many (tests). */
 static int serve_socket(struct handler *h, const char *path, unsigned long connections) {
-        int lfd = path ? cds_listen(path) : cds_listen_fds();
+        /* Started by systemd for its socket unit: the socket it passes,
+         * which must be PATH's. */
+        int lfd = cds_listen_fds(path);
+        if (lfd == -ENOENT)
+                lfd = cds_listen(path);
         if (lfd < 0) {
-                tool_fail("pkgnote-coredump: %s: cannot listen: %s", path ? path : "LISTEN_FDS", strerror(-lfd));
+                tool_fail("%s: cannot listen: %s", path,
+                          lfd == -EXDEV ? "the socket systemd passed (LISTEN_FDS) is not this one" : strerror(-lfd));
                 return EXIT_FAILURE_;
         }
         signal(SIGPIPE, SIG_IGN);
@@ -859,8 +868,8 @@ static void usage(void) {
                "      --quota-count N      cores kept per program and package version\n"
                "      --quota-bytes N      bytes of cores kept likewise\n"
                "      --quota-interval S   in S seconds\n"
-               "      --socket PATH        listen on PATH (without PATH: the socket systemd\n"
-               "                           passes, LISTEN_FDS)\n"
+               "      --socket PATH        serve the kernel's coredump socket PATH: made\n"
+               "                           here, or passed by systemd (LISTEN_FDS)\n"
                "      --max-workers N      crashes handled at once (default 8)\n"
                "      --connections N      stop after N connections\n"
                "      --register           make this handler the kernel's: '@@PATH', else\n"
@@ -878,7 +887,7 @@ static int do_register(const char *sysctl, const char *path) {
         char self[4096];
         ssize_t n = readlink("/proc/self/exe", self, sizeof self - 64);
         if (n <= 0) {
-                tool_fail("pkgnote-coredump: cannot tell its own path: %s", strerror(errno));
+                tool_fail("cannot tell its own path: %s", strerror(errno));
                 return EXIT_FAILURE_;
         }
         self[n] = 0;
@@ -890,7 +899,7 @@ static int do_register(const char *sysctl, const char *path) {
                 level = forced[0] - '0';
         int r = cds_register(sysctl, level, path, pipe, kept, sizeof kept);
         if (r < 0) {
-                tool_fail("pkgnote-coredump: %s: cannot register: %s", sysctl, strerror(-r));
+                tool_fail("%s: cannot register: %s", sysctl, strerror(-r));
                 return EXIT_FAILURE_;
         }
         printf("%s\n", kept);
@@ -908,7 +917,7 @@ int main(int argc, char **argv) {
                 {"quota-count", required_argument, NULL, OPT_QCOUNT},
                 {"quota-bytes", required_argument, NULL, OPT_QBYTES},
                 {"quota-interval", required_argument, NULL, OPT_QINTERVAL},
-                {"socket", optional_argument, NULL, OPT_SOCKET},
+                {"socket", required_argument, NULL, OPT_SOCKET},
                 {"max-workers", required_argument, NULL, OPT_WORKERS},
                 {"connections", required_argument, NULL, OPT_CONNS},
                 {"register", no_argument, NULL, OPT_REGISTER},
@@ -946,7 +955,7 @@ int main(int argc, char **argv) {
                 case OPT_CONNS: {
                         unsigned v;
                         if (!parse_uint(optarg, 1000000, &v)) {
-                                tool_fail("pkgnote-coredump: --connections: '%s' is not a number", optarg);
+                                tool_fail("--connections: '%s' is not a number", optarg);
                                 return EXIT_FAILURE_;
                         }
                         connections = v;
@@ -959,7 +968,7 @@ int main(int argc, char **argv) {
                 }
         if (reg) {
                 if (argc != optind) {
-                        tool_fail("pkgnote-coredump: --register takes no arguments");
+                        tool_fail("--register takes no arguments");
                         return EXIT_FAILURE_;
                 }
                 return do_register(sysctl, socket_path ? socket_path : DEFAULT_SOCKET);
@@ -970,14 +979,14 @@ int main(int argc, char **argv) {
         if ((q_count && !parse_uint(q_count, 1000000, &h.quota.count)) ||
             (q_interval && (!parse_uint(q_interval, 366u * 86400, &h.quota.interval) || !h.quota.interval)) ||
             (workers && (!parse_uint(workers, 256, &h.max_workers) || !h.max_workers))) {
-                tool_fail("pkgnote-coredump: --quota-count, --quota-interval (1 s to a year) and --max-workers (1 to 256) take a number");
+                tool_fail("--quota-count, --quota-interval (1 s to a year) and --max-workers (1 to 256) take a number");
                 return EXIT_FAILURE_;
         }
         if (q_bytes)
                 h.quota.bytes = parse_size(q_bytes, "--quota-bytes");
         if (socket_mode) {
                 if (argc != optind) {
-                        tool_fail("pkgnote-coredump: --socket takes no arguments");
+                        tool_fail("--socket takes no arguments");
                         return EXIT_FAILURE_;
                 }
                 return serve_socket(&h, socket_path, connections);

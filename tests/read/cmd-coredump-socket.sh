@@ -105,7 +105,7 @@ grep -q "refused a connection to the coredump socket: " "$T/sock-log" \
 # systemd's socket activation: the socket passed as fd 3.
 if command -v systemd-socket-activate > /dev/null 2>&1; then
         rm -f "$T/sock-log"
-        systemd-socket-activate -l "$T/act.socket" "$HANDLER" -d "$T/sock-state" -l "$T/sock-log" --socket --connections 1 \
+        systemd-socket-activate -l "$T/act.socket" "$HANDLER" -d "$T/sock-state" -l "$T/sock-log" --socket "$T/act.socket" --connections 1 \
                 > /dev/null 2>&1 &
         ACT=$!
         n=0
@@ -118,9 +118,21 @@ if command -v systemd-socket-activate > /dev/null 2>&1; then
 else
         missing "socket activation: the passed socket is served" systemd-socket-activate
 fi
-"$HANDLER" --socket -d "$T/x" -l "$T/x.log" > /dev/null 2> err
-[ $? -eq 2 ] && grep -q "LISTEN_FDS" err && pass "--socket without a path or a passed socket: an error" \
-        || fail "--socket without a path or a passed socket: an error" "$(cat err)"
+# A passed socket bound elsewhere than PATH would never see a crash.
+if command -v systemd-socket-activate > /dev/null 2>&1; then
+systemd-socket-activate -l "$T/other.socket" "$HANDLER" -d "$T/x" -l "$T/x.log" --socket "$T/act.socket" > /dev/null 2> err &
+ACT=$!
+n=0
+while [ ! -S "$T/other.socket" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' "$T/other.socket" > /dev/null 2>&1
+wait $ACT
+st=$?
+[ $st -eq 2 ] && grep -q "is not this one" err && pass "socket activation: a socket bound elsewhere than PATH is an error" \
+        || fail "socket activation: a socket bound elsewhere than PATH is an error" "status $st: $(cat err)"
+fi
+"$HANDLER" --socket relative/path -d "$T/x" -l "$T/x.log" > /dev/null 2> err
+[ $? -eq 2 ] && grep -q "cannot listen" err && pass "--socket with a relative path: an error" \
+        || fail "--socket with a relative path: an error" "$(cat err)"
 
 # --register against a fixture file: what the kernel supports decides
 # (PKGNOTE_COREDUMP_KERNEL_LEVEL stands in for its answer), and the

@@ -315,7 +315,7 @@ static void test_listen(void) {
         close(fd);
         CHECK_INT(cds_listen("relative"), -EINVAL);
         unsetenv("LISTEN_PID");
-        CHECK_INT(cds_listen_fds(), -ENOENT);
+        CHECK_INT(cds_listen_fds(NULL), -ENOENT);
 }
 
 int main(void) {
