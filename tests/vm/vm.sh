@@ -59,7 +59,7 @@ vm_boot() {
         _start=$(date +%s.%N)
         # -no-reboot: poweroff -f (or a panic, panic=-1) ends qemu.
         timeout "${VM_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 -no-reboot -nographic \
-                -monitor none -serial stdio -kernel "$VM_DIR/vmlinuz" -initrd "$T/vm.cpio" \
+                -monitor none -nic none -serial stdio -kernel "$VM_DIR/vmlinuz" -initrd "$T/vm.cpio" \
                 -append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=3" < /dev/null > "$T/vm.log" 2>&1
         _rc=$?
         VM_SECONDS=$(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $_start }")
@@ -75,6 +75,7 @@ vm_collect() {
                 "ok - "*) pass "${_l#ok - }" ;;
                 "not ok - "*) fail "${_l#not ok - }" ;;
                 "#"*) echo "$_l" ;;
+                *VM-BEGIN*|VM-END*) echo "# ${_l#*VM-}" ;;
                 esac
         done < "$T/vm.tap"
 }
