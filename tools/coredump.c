@@ -660,6 +660,32 @@ static void take_process(struct handler *h) {
         crash_journal_collect(&journal, h->pid);
 }
 
+/* The soft RLIMIT_CORE of PID from /proc/PID/limits ("Max core file
+ * size  SOFT  HARD  bytes"), what the pipe mode gets as %c: -1 when
+ * unlimited or unknown. */
+static long long core_limit(int pid) {
+        char path[64], line[256];
+        snprintf(path, sizeof path, "/proc/%d/limits", pid);
+        FILE *f = fopen(path, "re");
+        long long v = -1;
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof line, f)) {
+                static const char key[] = "Max core file size";
+                if (strncmp(line, key, sizeof key - 1))
+                        continue;
+                char *p = line + sizeof key - 1, *end;
+                p += strspn(p, " ");
+                errno = 0;
+                long long n = strtoll(p, &end, 10);
+                if (!errno && end != p && n >= 0)
+                        v = n;
+                break;
+        }
+        fclose(f);
+        return v;
+}
+
 /* One connection of the kernel (in a worker process of its own). */
 static int serve_connection(struct handler *h, int conn) {
         struct cds_peer peer;
@@ -683,7 +709,7 @@ static int serve_connection(struct handler *h, int conn) {
         h->gid = peer.gid;
         h->sig = peer.signal;
         h->time = (int64_t)time(NULL);
-        h->core_limit = -1; /* the kernel connects only when RLIMIT_CORE lets it dump */
+        h->core_limit = -1;
         snprintf(time_s, sizeof time_s, "%" PRId64, h->time);
         struct utsname u;
         snprintf(host, sizeof host, "%s", uname(&u) == 0 ? u.nodename : "?");
@@ -699,6 +725,9 @@ static int serve_connection(struct handler *h, int conn) {
                 close(cfd);
         }
         h->comm = comm;
+        static char limit_s[32];
+        h->core_limit = core_limit(h->pid);
+        snprintf(limit_s, sizeof limit_s, "%lld", h->core_limit);
         take_process(h);
         struct identity id;
         identify(h, &id);
@@ -733,7 +762,7 @@ static int serve_connection(struct handler *h, int conn) {
                 if (dup2(conn, STDIN_FILENO) < 0)
                         return EXIT_FAILURE_;
                 close(conn);
-                return store_crash(h, time_s, "-1", NULL);
+                return store_crash(h, time_s, limit_s, NULL);
         }
         struct cds_request req;
         if ((r = cds_read_request(conn, &req)) < 0) {
@@ -743,7 +772,10 @@ static int serve_connection(struct handler *h, int conn) {
                 return EXIT_FAILURE_;
         }
         struct cds_usage use = {0};
-        int take = dirfd < 0 ? 1 : quota_take(h, dirfd, &id, &use);
+        /* RLIMIT_CORE 0: the process asked for no core (the pipe mode
+         * keeps none either); nothing is counted or recorded. */
+        bool none = h->core_limit == 0;
+        int take = none ? 0 : dirfd < 0 ? 1 : quota_take(h, dirfd, &id, &use);
         r = cds_send_ack(conn, &req, (take ? CDS_KERNEL : CDS_REJECT) | CDS_WAIT);
         int mark = r < 0 ? r : cds_read_marker(conn);
         if (mark != 0) {
@@ -751,6 +783,15 @@ static int serve_connection(struct handler *h, int conn) {
                          mark < 0 ? "error" : "mark", mark < 0 ? -mark : mark);
                 identity_done(&id);
                 return EXIT_FAILURE_;
+        }
+        if (none) {
+                close(conn);
+                log_line(h, "process %d (%s) of user %d crashed with signal %d; no core dumped (RLIMIT_CORE is 0)",
+                         h->pid, comm, h->uid, h->sig);
+                identity_done(&id);
+                if (dirfd >= 0)
+                        close(dirfd);
+                return EXIT_OK;
         }
         if (!take) {
                 close(conn); /* the process goes on dying, without a dump */
@@ -768,7 +809,7 @@ static int serve_connection(struct handler *h, int conn) {
         close(conn);
         if (dirfd >= 0)
                 close(dirfd);
-        return store_crash(h, time_s, "-1", &id);
+        return store_crash(h, time_s, limit_s, &id);
 }
 
 static volatile sig_atomic_t stop;

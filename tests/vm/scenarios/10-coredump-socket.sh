@@ -110,6 +110,15 @@ check "vm: @ (no request), quota 1: 1 core stored" "$(count /var/lib/plain)" 1
 check "vm: @ (no request), quota 1: 2 cores dropped, recorded" "$(count /var/lib/plain/rejected)" 2
 echo "@@$S" > /proc/sys/kernel/core_pattern
 
+# RLIMIT_CORE 0: the process asked for no core; none kept, none recorded.
+serve /var/lib/nolimit 1
+(ulimit -c 0; /vm/bin/crasher 2> /dev/null)
+kill $SRV 2> /dev/null
+wait $SRV 2> /dev/null
+check "vm: RLIMIT_CORE 0: no core stored" "$(count /var/lib/nolimit)" 0
+check "vm: RLIMIT_CORE 0: no metadata-only entry" "$(count /var/lib/nolimit/rejected)" 0
+echo "# RLIMIT_CORE 0: $(cat /var/lib/nolimit.log 2> /dev/null || echo 'the kernel did not connect')"
+
 serve /var/lib/notkernel 1
 check "vm: a client that is not the kernel gets no answer" "$(/vm/bin/crasher client $S)" closed
 wait $SRV
