@@ -275,13 +275,14 @@ int cds_register(const char *sysctl, int level, const char *path, const char *pi
 
 int cds_listen(const char *path) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
-        if (!path || path[0] != '/' || strlen(path) >= sizeof sa.sun_path)
+        /* Bound under a temporary name and renamed once listening: a
+         * connection never finds the path before it can be taken. */
+        if (!path || path[0] != '/' || strlen(path) + 5 >= sizeof sa.sun_path)
                 return -EINVAL;
-        strcpy(sa.sun_path, path);
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s.new", path);
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
-        (void)unlink(path); /* a stale socket of an earlier run */
         /* Its directory (/run/pkgnote on a fresh boot), root's alone. */
         char parent[sizeof sa.sun_path];
         snprintf(parent, sizeof parent, "%s", path);
@@ -294,13 +295,15 @@ int cds_listen(const char *path) {
                         return -e;
                 }
         }
+        (void)unlink(sa.sun_path); /* a stale one of an earlier run */
         /* Only root may connect: the kernel connects with its own
          * credentials whatever the crashing process's. */
         mode_t old = umask(0177);
         int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
         umask(old);
-        if (r < 0 || listen(fd, 64) < 0) {
+        if (r < 0 || listen(fd, 64) < 0 || rename(sa.sun_path, path) < 0) {
                 r = -errno;
+                (void)unlink(sa.sun_path);
                 close(fd);
                 return r;
         }
