@@ -20,7 +20,7 @@ DEPS_BUILD = gcc make meson ninja-build pkg-config libjansson-dev libdw-dev libz
 DEPS_TEST = $(DEPS_BUILD) clang libclang-rt-14-dev elfutils lld lld-16 mold \
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross \
 	gcc-i686-linux-gnu libc6-dev-i386-cross gcc-m68k-linux-gnu gcc-sh4-linux-gnu gcc-hppa-linux-gnu \
-	qemu-user-static libc6-dev \
+	qemu-user-static qemu-system-x86 libc6-dev \
 	systemd zstd xz-utils lz4 cmake rpm rpm2cpio libsqlite3-0 cpio build-essential debhelper dh-python dpkg-dev \
 	graphviz attr libcap2-bin bsdutils nodejs npm:npm umoci skopeo buildah xorriso squashfs-tools squashfs-tools-ng bubblewrap mmdebstrap abigail-tools \
 	debuginfod libdebuginfod1 strace curl bzip2 gdb time needrestart pax-utils \
@@ -45,6 +45,7 @@ deps-test:
 	@sh dist/make-sid-rust-root.sh
 	@sh dist/make-sid-go-root.sh
 	@sh dist/fetch-go-corpus.sh
+	@sh dist/make-vm-image.sh
 	@sh dist/fetch-pe-corpus.sh
 
 $(BUILD)/build.ninja:

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * pkgnote-coredump: a kernel.core_pattern pipe handler for machines
- * without systemd-coredump.
+ * pkgnote-coredump: a kernel.core_pattern handler for machines without
+ * systemd-coredump, as a pipe:
  *
  *   |/usr/libexec/pkgnote-coredump %P %u %g %s %t %c %h %e
+ *
+ * or on the kernel's coredump socket (--socket, "@@PATH"; the protocol
+ * and the quota are in coredump-socket.c), where a crash over quota is
+ * refused before the kernel writes its dump.
  *
  * Reads the core from standard input as fast as it comes (the crashing
  * process is held until the kernel has written it), compresses it with
@@ -15,6 +19,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -26,6 +35,7 @@
 
 #include "config.h"
 #include "coredump-journal.h"
+#include "coredump-socket.h"
 #include "tool.h"
 #include "fileio.h"
 #include "output.h"
@@ -52,6 +62,9 @@ struct handler {
         bool stack;
         char *allow, *urls, *cache;
         unsigned timeout_ms, budget_ms;
+        /* The quota per program and package version (coredump.conf). */
+        struct cds_quota quota;
+        unsigned max_workers; /* socket mode: crashes handled at once */
 };
 
 /* The crash's journal entry, filled as the handler learns its parts. */
@@ -262,6 +275,16 @@ static bool parse_ms(const char *v, unsigned *ms) {
         return true;
 }
 
+static bool parse_uint(const char *v, unsigned max, unsigned *out) {
+        char *end;
+        errno = 0;
+        unsigned long n = strtoul(v, &end, 10);
+        if (errno || end == v || *end || *v == '-' || n > max)
+                return false;
+        *out = (unsigned)n;
+        return true;
+}
+
 /* The longest line of a setting, without its newline.  A comment line
  * is skipped whatever its length: it never sets anything. */
 #define MAX_CONFIG_LINE 4096u
@@ -307,6 +330,11 @@ static bool read_config_line(FILE *f, char *line, enum line_state *state) {
  *   debuginfod-timeout = SECONDS per module (default 5)
  *   debuginfod-budget = SECONDS  per crash (default 30)
  *   debuginfod-cache = DIR       (default /var/cache/pkgnote/debuginfod)
+ *   quota-count = N              cores kept per program and package version
+ *                                in an interval (default 10; 0: no bound)
+ *   quota-bytes = SIZE           bytes of cores kept likewise (default 1G; 0: none)
+ *   quota-interval = SECONDS     the interval (default 3600)
+ *   max-workers = N              socket mode: crashes handled at once (default 8)
  * A missing default file is no configuration.  Errors are logged and the
  * crash is stored all the same, without what the bad line asked for. */
 static void read_config(struct handler *h, const char *path, bool given) {
@@ -354,6 +382,14 @@ static void read_config(struct handler *h, const char *path, bool given) {
                         ok = parse_ms(v, &h->timeout_ms);
                 else if (!strcmp(k, "debuginfod-budget"))
                         ok = parse_ms(v, &h->budget_ms);
+                else if (!strcmp(k, "quota-count"))
+                        ok = parse_uint(v, 1000000, &h->quota.count);
+                else if (!strcmp(k, "quota-interval"))
+                        ok = parse_uint(v, 366u * 86400, &h->quota.interval) && h->quota.interval > 0;
+                else if (!strcmp(k, "quota-bytes"))
+                        ok = tool_parse_size(v, &h->quota.bytes) == 0;
+                else if (!strcmp(k, "max-workers"))
+                        ok = parse_uint(v, 256, &h->max_workers) && h->max_workers > 0;
                 else {
                         log_line(h, "%s:%u: unknown key '%s', ignored", path, n, k);
                         continue;
@@ -373,13 +409,490 @@ static uint64_t parse_size(const char *s, const char *what) {
         return v;
 }
 
+/* What is known of the crashing process before any byte of its core is
+ * read: the executable and the package of its notes (or the package
+ * database's, for the very file mapped), read from /proc/PID through the
+ * library while the kernel holds the process. */
+struct identity {
+        pkgnote_core *process; /* NULL when /proc/PID could not be read */
+        char program[1024];
+        char package[256];
+        char key[17];
+};
+
+static void identify(const struct handler *h, struct identity *id) {
+        *id = (struct identity){0};
+        pkgnote_core_options o = PKGNOTE_CORE_OPTIONS_INIT;
+        if (h->pid > 0 && pkgnote_process_open_with(h->pid, &o, &id->process) < 0)
+                id->process = NULL;
+        const pkgnote_module *m = id->process ? pkgnote_core_main_module(id->process) : NULL;
+        if (m && pkgnote_module_path(m))
+                snprintf(id->program, sizeof id->program, "%s", pkgnote_module_path(m));
+        else
+                snprintf(id->program, sizeof id->program, "comm:%s", h->comm ? h->comm : "?");
+        const pkgnote_info *info = m ? pkgnote_module_info(m) : NULL;
+        if (info && pkgnote_info_package_count(info) > 0) {
+                const pkgnote_metadata *md = pkgnote_info_package(info, 0);
+                snprintf(id->package, sizeof id->package, "%s%s%s", pkgnote_metadata_name(md) ? pkgnote_metadata_name(md) : "?",
+                         pkgnote_metadata_version(md) ? "/" : "",
+                         pkgnote_metadata_version(md) ? pkgnote_metadata_version(md) : "");
+        } else if (m && pkgnote_module_package_origin(m) == PKGNOTE_ORIGIN_DATABASE)
+                snprintf(id->package, sizeof id->package, "%s/%s (package database)", pkgnote_module_db_name(m),
+                         pkgnote_module_db_version(m));
+        cds_quota_key(id->key, id->program, id->package);
+}
+
+static void identity_done(struct identity *id) {
+        pkgnote_core_free(id->process);
+        id->process = NULL;
+}
+
+/* Metadata-only entries (a crash over quota: its core refused or
+ * dropped) go to rejected/ in the store, at most this many, the oldest
+ * removed first: counted and described, never a core. */
+#define REJECTED_DIR "rejected"
+#define REJECTED_MAX 1000u
+
+static void rejected_make_room(int dirfd) {
+        DIR *d = fdopendir(dup(dirfd));
+        if (!d)
+                return;
+        size_t n = 0;
+        char oldest[256] = "";
+        struct timespec ot = {0};
+        for (struct dirent *de; (de = readdir(d));) {
+                size_t len = strlen(de->d_name);
+                if (de->d_name[0] == '.' || len < 5 || len >= sizeof oldest ||
+                    strcmp(de->d_name + len - 5, PKGNOTE_CRASH_REPORT_SUFFIX))
+                        continue;
+                n++;
+                struct stat st;
+                if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    (!oldest[0] || st.st_mtim.tv_sec < ot.tv_sec ||
+                     (st.st_mtim.tv_sec == ot.tv_sec && st.st_mtim.tv_nsec < ot.tv_nsec))) {
+                        ot = st.st_mtim;
+                        snprintf(oldest, sizeof oldest, "%s", de->d_name);
+                }
+        }
+        closedir(d);
+        if (n >= REJECTED_MAX && oldest[0])
+                (void)unlinkat(dirfd, oldest, 0);
+}
+
+static int write_rejected(const struct handler *h, int store_fd, const struct identity *id, const struct cds_usage *u,
+                          const char *reason) {
+        if (mkdirat(store_fd, REJECTED_DIR, 0700) < 0 && errno != EEXIST)
+                return -errno;
+        int dirfd = openat(store_fd, REJECTED_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (dirfd < 0)
+                return -errno;
+        rejected_make_room(dirfd);
+        char name[512], report_name[600];
+        pkgnote_crash_entry_name(name, sizeof name, h->comm, h->uid, h->pid, h->time);
+        snprintf(report_name, sizeof report_name, "%s%s", name, PKGNOTE_CRASH_REPORT_SUFFIX);
+        pkgnote_json_member m[] = {
+                PKGNOTE_JSON_NUMBER("time", h->time),
+                PKGNOTE_JSON_STRING("hostname", h->host),
+                PKGNOTE_JSON_NUMBER("dumpSignal", h->sig),
+                PKGNOTE_JSON_STRING("program", id->program),
+                PKGNOTE_JSON_STRING("programPackage", id->package[0] ? id->package : NULL),
+                PKGNOTE_JSON_NUMBER("coreStored", 0),
+                PKGNOTE_JSON_STRING("reason", reason),
+                PKGNOTE_JSON_NUMBER("quotaUsedCount", (int64_t)u->count),
+                PKGNOTE_JSON_NUMBER("quotaUsedBytes", u->bytes > INT64_MAX ? INT64_MAX : (int64_t)u->bytes),
+        };
+        char *text = NULL;
+        int r = pkgnote_core_to_json(id->process, NULL, m, sizeof m / sizeof m[0], &text);
+        if (r < 0 && id->process) {
+                free(text);
+                text = NULL;
+                r = pkgnote_core_to_json(NULL, NULL, m, sizeof m / sizeof m[0], &text);
+        }
+        struct room room = {dirfd, name};
+        r = r < 0 ? r : write_text(&room, report_name, text);
+        close(dirfd);
+        return r;
+}
+
+/* Applies the quota to the crash of ID: 1 when its core may be stored
+ * (and it is counted), 0 when not (*U: the use so far).  A ledger that
+ * cannot be read keeps the core: a quota must never lose the one crash
+ * that matters. */
+static int quota_take(const struct handler *h, int dirfd, const struct identity *id, struct cds_usage *u) {
+        *u = (struct cds_usage){0};
+        if (!h->quota.count && !h->quota.bytes)
+                return 1;
+        int r = cds_quota_take(dirfd, id->key, &h->quota, h->time, u);
+        if (r < 0) {
+                log_line(h, "process %d (%s): cannot read the quota ledger: %s; the core is kept", h->pid, h->comm,
+                         strerror(-r));
+                return 1;
+        }
+        return r;
+}
+
+static void quota_reason(const struct handler *h, const struct cds_usage *u, char *buf, size_t len) {
+        snprintf(buf, len, "over quota: %" PRIu64 " cores, %" PRIu64 " bytes in %u s (quota %u cores, %" PRIu64 " bytes)",
+                 u->count, u->bytes, h->quota.interval, h->quota.count, h->quota.bytes);
+}
+
+static void log_rejected(const struct handler *h, const struct identity *id, const char *reason, bool dumped) {
+        log_line(h, "process %d (%s) of user %d crashed with signal %d, package %s; %s: %s", h->pid, h->comm, h->uid,
+                 h->sig, id->package[0] ? id->package : "n/a", dumped ? "core dropped" : "no core dumped", reason);
+}
+
+/* Reads and drops standard input: the kernel must never be left waiting. */
+static void drain_stdin(void) {
+        static uint8_t buf[1 << 16];
+        while (pn_read_full(STDIN_FILENO, buf, sizeof buf) > 0)
+                ;
+}
+
+/* Stores the core read from standard input and its report (the pipe
+ * mode's and an accepted socket dump's way alike).  ID: the identity
+ * already taken and counted by the quota (socket mode), or NULL: then
+ * the quota is applied here, and a crash over it keeps no core. */
+static int store_crash(struct handler *h, const char *time_s, const char *limit_s, struct identity *id_given) {
+        if (mkdir(h->state_dir, 0700) < 0 && errno != EEXIST) {
+                log_line(h, "process %d (%s) crashed with signal %d; cannot create %s: %s", h->pid, h->comm, h->sig,
+                         h->state_dir, strerror(errno));
+                return EXIT_FAILURE_;
+        }
+        /* RLIMIT_CORE 0: the process asked for no core.  Keep nothing. */
+        if (h->core_limit == 0) {
+                log_line(h, "process %d (%s) of user %d crashed with signal %d; core not stored (RLIMIT_CORE is 0)",
+                         h->pid, h->comm, h->uid, h->sig);
+                return EXIT_OK;
+        }
+        char name[512], core_name[600], core_path[4096], report_name[600];
+        pkgnote_crash_entry_name(name, sizeof name, h->comm, h->uid, h->pid, h->time);
+        snprintf(core_name, sizeof core_name, "%s%s", name, pkgnote_crash_core_suffix());
+        snprintf(core_path, sizeof core_path, "%s/%s", h->state_dir, core_name);
+        snprintf(report_name, sizeof report_name, "%s%s", name, PKGNOTE_CRASH_REPORT_SUFFIX);
+        int dirfd = open(h->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct identity own, *id = id_given;
+        if (!id && dirfd >= 0 && (h->quota.count || h->quota.bytes)) {
+                /* The pipe mode: the process waits for its core to be read,
+                 * so /proc/PID is still its own. */
+                identify(h, &own);
+                id = &own;
+                struct cds_usage u;
+                if (quota_take(h, dirfd, id, &u) == 0) {
+                        drain_stdin();
+                        close(STDIN_FILENO);
+                        char reason[256];
+                        quota_reason(h, &u, reason, sizeof reason);
+                        int r = write_rejected(h, dirfd, id, &u, reason);
+                        log_rejected(h, id, reason, true);
+                        identity_done(id);
+                        close(dirfd);
+                        return r < 0 ? EXIT_FAILURE_ : EXIT_OK;
+                }
+        }
+        struct room room = {dirfd, name};
+        pn_output o;
+        int r = dirfd < 0 ? -errno : pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
+        if ((r == -ENOSPC || r == -EDQUOT) && make_room(&room) > 0)
+                r = pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
+        if (r < 0) {
+                log_line(h, "process %d (%s) crashed with signal %d; cannot write %s: %s", h->pid, h->comm, h->sig,
+                         core_path, strerror(-r));
+                drain_stdin();
+                if (id == &own)
+                        identity_done(id);
+                return EXIT_FAILURE_;
+        }
+        uint64_t size;
+        bool truncated;
+        r = store_core(o.fd, h->max_core, &room, &size, &truncated);
+        close(STDIN_FILENO); /* the kernel may let the process go now */
+        struct stat st;
+        uint64_t disk = fstat(o.fd, &st) == 0 ? (uint64_t)st.st_size : size;
+        /* The core first, then its report: readers see an entry once its
+         * report exists, and then its core is there. */
+        if (r == 0)
+                r = pn_output_commit(&o);
+        else
+                pn_output_abort(&o);
+        if (r < 0) {
+                log_line(h, "process %d (%s) crashed with signal %d; storing the core failed: %s", h->pid, h->comm,
+                         h->sig, strerror(-r));
+                if (id == &own)
+                        identity_done(id);
+                return EXIT_FAILURE_;
+        }
+        if (id && (h->quota.count || h->quota.bytes))
+                (void)cds_quota_add_bytes(dirfd, id->key, h->time, disk);
+        if (id == &own)
+                identity_done(id);
+        char package[256];
+        r = write_report(h, core_path, &room, report_name, package, sizeof package);
+        if (r < 0 && write_text(&room, report_name, minimal_report(h, core_path)) < 0) {
+                /* A core without its report is no entry: do not leave it. */
+                (void)unlinkat(dirfd, core_name, 0);
+                log_line(h, "process %d (%s) crashed with signal %d; storing the report failed: %s", h->pid, h->comm,
+                         h->sig, strerror(-r));
+                return EXIT_FAILURE_;
+        }
+        pkgnote_crash_store_vacuum(dirfd, h->max_use, name, SIZE_MAX);
+        /* The crash is stored: its journal entry may fail, never it. */
+        char *abs_core = h->state_dir[0] == '/' ? NULL : realpath(h->state_dir, NULL);
+        char abs_path[4096 + 64];
+        snprintf(abs_path, sizeof abs_path, "%s/%s", abs_core ? abs_core : h->state_dir, core_name);
+        free(abs_core);
+        struct crash_facts facts = {h->pid, h->uid, h->gid, h->sig, time_s, limit_s, h->host, h->comm, abs_path, truncated};
+        int jr = crash_journal_log(&journal, &facts);
+        if (jr < 0)
+                log_line(h, "process %d (%s): cannot log the crash to the journal: %s", h->pid, h->comm, strerror(-jr));
+        const char *sn = pkgnote_signal_name(h->sig);
+        log_line(h, "process %d (%s) of user %d crashed with signal %d (%s), package %s; core %s%s%s", h->pid, h->comm,
+                 h->uid, h->sig, sn ? sn : "?", package[0] ? package : "n/a", core_path,
+                 truncated ? " (truncated at the size limit)" : "", r > 0 ? " (core unreadable: minimal report)" : "");
+        return EXIT_OK;
+}
+
+/* Taken while the process waits for its core to be read: once it is
+ * reaped, /proc/PID is gone or another process's. */
+static void take_process(struct handler *h) {
+        char proc_root[64];
+        snprintf(proc_root, sizeof proc_root, "/proc/%d/root", h->pid);
+        h->root_fd = h->pid > 0 ? open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+        crash_journal_collect(&journal, h->pid);
+}
+
+/* The soft RLIMIT_CORE of PID from /proc/PID/limits ("Max core file
+ * size  SOFT  HARD  bytes"), what the pipe mode gets as %c: -1 when
+ * unlimited or unknown. */
+static long long core_limit(int pid) {
+        char path[64], line[256];
+        snprintf(path, sizeof path, "/proc/%d/limits", pid);
+        FILE *f = fopen(path, "re");
+        long long v = -1;
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof line, f)) {
+                static const char key[] = "Max core file size";
+                if (strncmp(line, key, sizeof key - 1))
+                        continue;
+                char *p = line + sizeof key - 1, *end;
+                p += strspn(p, " ");
+                errno = 0;
+                long long n = strtoll(p, &end, 10);
+                if (!errno && end != p && n >= 0)
+                        v = n;
+                break;
+        }
+        fclose(f);
+        return v;
+}
+
+/* One connection of the kernel (in a worker process of its own). */
+static int serve_connection(struct handler *h, int conn) {
+        struct cds_peer peer;
+        const char *why = NULL;
+        int r = cds_peer_check(conn, &peer, &why);
+        if (r == -EPERM) {
+                log_line(h, "refused a connection to the coredump socket: %s", why);
+                return EXIT_FAILURE_;
+        }
+        if (r < 0) {
+                log_line(h, "refused a connection to the coredump socket: cannot tell its peer: %s", strerror(-r));
+                return EXIT_FAILURE_;
+        }
+        /* A kernel that stops sending is not waited for forever. */
+        struct timeval tv = {30, 0};
+        (void)setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        (void)setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        static char comm[64], host[256], time_s[32];
+        h->pid = peer.pid;
+        h->uid = peer.uid;
+        h->gid = peer.gid;
+        h->sig = peer.signal;
+        h->time = (int64_t)time(NULL);
+        h->core_limit = -1;
+        snprintf(time_s, sizeof time_s, "%" PRId64, h->time);
+        struct utsname u;
+        snprintf(host, sizeof host, "%s", uname(&u) == 0 ? u.nodename : "?");
+        h->host = host;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/comm", h->pid);
+        snprintf(comm, sizeof comm, "?");
+        int cfd = open(path, O_RDONLY | O_CLOEXEC);
+        if (cfd >= 0) {
+                ssize_t n = read(cfd, comm, sizeof comm - 1);
+                comm[n > 0 ? n : 0] = 0;
+                comm[strcspn(comm, "\n")] = 0;
+                close(cfd);
+        }
+        h->comm = comm;
+        static char limit_s[32];
+        h->core_limit = core_limit(h->pid);
+        snprintf(limit_s, sizeof limit_s, "%lld", h->core_limit);
+        take_process(h);
+        struct identity id;
+        identify(h, &id);
+        /* What /proc/PID told is this process's only if the pidfd's
+         * process is still there now: else the PID may be another's. */
+        if (cds_pidfd_alive(peer.pidfd) != 1) {
+                log_line(h, "process %d (%s) exited while it was identified; what /proc told is dropped", h->pid, comm);
+                identity_done(&id);
+                snprintf(id.program, sizeof id.program, "comm:%s", comm);
+                id.package[0] = 0;
+                cds_quota_key(id.key, id.program, id.package);
+                if (h->root_fd >= 0)
+                        close(h->root_fd);
+                h->root_fd = -1;
+        }
+        close(peer.pidfd);
+        /* "@PATH" sends the core at once, "@@PATH" a request first: an ELF
+         * core starts with its magic, a request with its size (16 or more,
+         * little numbers). */
+        uint8_t head[4];
+        ssize_t n = recv(conn, head, sizeof head, MSG_PEEK | MSG_WAITALL);
+        bool request = !(n == 4 && !memcmp(head, "\177ELF", 4));
+        int dirfd = -1;
+        if (mkdir(h->state_dir, 0700) == 0 || errno == EEXIST)
+                dirfd = open(h->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (!request) {
+                /* "@": the dump comes whatever the answer; the quota can
+                 * only drop it, as in the pipe mode. */
+                identity_done(&id);
+                if (dirfd >= 0)
+                        close(dirfd);
+                if (dup2(conn, STDIN_FILENO) < 0)
+                        return EXIT_FAILURE_;
+                close(conn);
+                return store_crash(h, time_s, limit_s, NULL);
+        }
+        struct cds_request req;
+        if ((r = cds_read_request(conn, &req)) < 0) {
+                log_line(h, "process %d (%s): the kernel's coredump request cannot be read: %s", h->pid, comm,
+                         strerror(-r));
+                identity_done(&id);
+                return EXIT_FAILURE_;
+        }
+        struct cds_usage use = {0};
+        /* RLIMIT_CORE 0: the process asked for no core (the pipe mode
+         * keeps none either); nothing is counted or recorded. */
+        bool none = h->core_limit == 0;
+        int take = none ? 0 : dirfd < 0 ? 1 : quota_take(h, dirfd, &id, &use);
+        r = cds_send_ack(conn, &req, (take ? CDS_KERNEL : CDS_REJECT) | CDS_WAIT);
+        int mark = r < 0 ? r : cds_read_marker(conn);
+        if (mark != 0) {
+                log_line(h, "process %d (%s): the kernel did not take the answer (%s %d)", h->pid, comm,
+                         mark < 0 ? "error" : "mark", mark < 0 ? -mark : mark);
+                identity_done(&id);
+                return EXIT_FAILURE_;
+        }
+        if (none) {
+                close(conn);
+                log_line(h, "process %d (%s) of user %d crashed with signal %d; no core dumped (RLIMIT_CORE is 0)",
+                         h->pid, comm, h->uid, h->sig);
+                identity_done(&id);
+                if (dirfd >= 0)
+                        close(dirfd);
+                return EXIT_OK;
+        }
+        if (!take) {
+                close(conn); /* the process goes on dying, without a dump */
+                char reason[256];
+                quota_reason(h, &use, reason, sizeof reason);
+                r = write_rejected(h, dirfd, &id, &use, reason);
+                log_rejected(h, &id, reason, false);
+                identity_done(&id);
+                close(dirfd);
+                return r < 0 ? EXIT_FAILURE_ : EXIT_OK;
+        }
+        identity_done(&id); /* the stored core is read again for its report */
+        if (dup2(conn, STDIN_FILENO) < 0)
+                return EXIT_FAILURE_;
+        close(conn);
+        if (dirfd >= 0)
+                close(dirfd);
+        return store_crash(h, time_s, limit_s, &id);
+}
+
+static volatile sig_atomic_t stop;
+static void on_term(int sig) {
+        (void)sig;
+        stop = 1;
+}
+
+/* Listens on PATH (or takes PATH's socket from systemd), one worker process per
+ * connection, at most h->max_workers at once: a flood of crashes waits
+ * in the listen queue (the kernel's connect fails, and no dump is made,
+ * once that is full), never more memory or processes.  CONNECTIONS > 0:
+ * returns after that many (tests). */
+static int serve_socket(struct handler *h, const char *path, unsigned long connections) {
+        /* Started by systemd for its socket unit: the socket it passes,
+         * which must be PATH's. */
+        int lfd = cds_listen_fds(path);
+        if (lfd == -ENOENT)
+                lfd = cds_listen(path);
+        if (lfd < 0) {
+                tool_fail("%s: cannot listen: %s", path,
+                          lfd == -EXDEV ? "the socket systemd passed (LISTEN_FDS) is not this one" : strerror(-lfd));
+                return EXIT_FAILURE_;
+        }
+        signal(SIGPIPE, SIG_IGN);
+        struct sigaction sa = {.sa_handler = on_term};
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGINT, &sa, NULL);
+        unsigned running = 0;
+        unsigned long served = 0;
+        while (!stop && (!connections || served < connections)) {
+                while (running > 0 && waitpid(-1, NULL, WNOHANG) > 0)
+                        running--;
+                while (running >= h->max_workers) {
+                        if (waitpid(-1, NULL, 0) > 0)
+                                running--;
+                        else if (errno == ECHILD)
+                                running = 0;
+                }
+                int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+                if (c < 0) {
+                        if (errno != EINTR && errno != ECONNABORTED) {
+                                log_line(h, "coredump socket: accept failed: %s", strerror(errno));
+                                poll(NULL, 0, 100);
+                        }
+                        continue;
+                }
+                served++;
+                pid_t p = fork();
+                if (p == 0) {
+                        close(lfd);
+                        signal(SIGTERM, SIG_DFL);
+                        signal(SIGINT, SIG_DFL);
+                        _exit(serve_connection(h, c));
+                }
+                close(c);
+                if (p > 0)
+                        running++;
+                else
+                        log_line(h, "coredump socket: cannot start a worker: %s", strerror(errno));
+        }
+        while (running > 0) {
+                if (waitpid(-1, NULL, 0) > 0)
+                        running--;
+                else if (errno != EINTR)
+                        break;
+        }
+        close(lfd);
+        return EXIT_OK;
+}
+
 static void usage(void) {
         printf("Usage: pkgnote-coredump [OPTIONS] PID UID GID SIGNAL TIME CORELIMIT HOST COMM\n"
+               "       pkgnote-coredump [OPTIONS] --socket PATH\n"
+               "       pkgnote-coredump --register [--socket PATH] [--sysctl FILE]\n"
                "\n"
-               "A kernel.core_pattern pipe handler: stores the core read from standard\n"
-               "input, compressed, with a JSON report of its packages beside it.  Install:\n"
+               "A kernel.core_pattern handler: stores the core, compressed, with a JSON\n"
+               "report of its packages beside it, within a quota per program and package\n"
+               "version.  As a pipe handler:\n"
                "  echo '|/usr/libexec/pkgnote-coredump %%P %%u %%g %%s %%t %%c %%h %%e' \\\n"
                "      > /proc/sys/kernel/core_pattern\n"
+               "or on the kernel's coredump socket (Linux 6.16+; '@@' 6.17+), which can\n"
+               "refuse a dump over quota before it is written.\n"
                "\n"
                "  -d, --state-dir DIR      where entries go (default %s)\n"
                "  -s, --max-core-size N    keep at most N bytes of one core (default 2G)\n"
@@ -390,26 +903,83 @@ static void usage(void) {
                "                           'stack = yes' adds the stack trace to reports;\n"
                "                           'debuginfod-allow = URL...' also fetches missing\n"
                "                           debug info at crash time, from those servers only\n"
-               "                           (see pkgnote(1)); without it nothing is fetched\n"
+               "                           (see pkgnote(1)); without it nothing is fetched;\n"
+               "                           'quota-count', 'quota-bytes', 'quota-interval'\n"
+               "                           (defaults 10 cores, 1G, 3600 s; 0: no bound)\n"
+               "      --quota-count N      cores kept per program and package version\n"
+               "      --quota-bytes N      bytes of cores kept likewise\n"
+               "      --quota-interval S   in S seconds\n"
+               "      --socket PATH        serve the kernel's coredump socket PATH: made\n"
+               "                           here, or passed by systemd (LISTEN_FDS)\n"
+               "      --max-workers N      crashes handled at once (default 8)\n"
+               "      --connections N      stop after N connections\n"
+               "      --register           make this handler the kernel's: '@@PATH', else\n"
+               "                           '@PATH', else the pipe, as the kernel takes them\n"
+               "      --sysctl FILE        the core_pattern file (default\n"
+               "                           /proc/sys/kernel/core_pattern)\n"
                "  -h, --help               show this help\n",
                PKGNOTE_CRASH_DEFAULT_DIR, DEFAULT_CONFIG);
 }
 
+#define DEFAULT_SOCKET "/run/pkgnote/coredump.socket"
+#define PIPE_PATTERN_ARGS " %P %u %g %s %t %c %h %e"
+
+static int do_register(const char *sysctl, const char *path) {
+        char self[4096];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 64);
+        if (n <= 0) {
+                tool_fail("cannot tell its own path: %s", strerror(errno));
+                return EXIT_FAILURE_;
+        }
+        self[n] = 0;
+        char pipe[4200], kept[4200];
+        snprintf(pipe, sizeof pipe, "|%s%s", self, PIPE_PATTERN_ARGS);
+        int level = cds_kernel_level();
+        const char *forced = getenv("PKGNOTE_COREDUMP_KERNEL_LEVEL"); /* tests: the kernel's answer */
+        if (forced && (forced[0] >= '0' && forced[0] <= '2') && !forced[1])
+                level = forced[0] - '0';
+        int r = cds_register(sysctl, level, path, pipe, kept, sizeof kept);
+        if (r < 0) {
+                tool_fail("%s: cannot register: %s", sysctl, strerror(-r));
+                return EXIT_FAILURE_;
+        }
+        printf("%s\n", kept);
+        return EXIT_OK;
+}
+
 int main(int argc, char **argv) {
+        enum { OPT_QCOUNT = 256, OPT_QBYTES, OPT_QINTERVAL, OPT_SOCKET, OPT_WORKERS, OPT_CONNS, OPT_REGISTER, OPT_SYSCTL };
         static const struct option longopts[] = {
                 {"state-dir", required_argument, NULL, 'd'},
                 {"max-core-size", required_argument, NULL, 's'},
                 {"max-use", required_argument, NULL, 'u'},
                 {"log-file", required_argument, NULL, 'l'},
                 {"config", required_argument, NULL, 'c'},
+                {"quota-count", required_argument, NULL, OPT_QCOUNT},
+                {"quota-bytes", required_argument, NULL, OPT_QBYTES},
+                {"quota-interval", required_argument, NULL, OPT_QINTERVAL},
+                {"socket", required_argument, NULL, OPT_SOCKET},
+                {"max-workers", required_argument, NULL, OPT_WORKERS},
+                {"connections", required_argument, NULL, OPT_CONNS},
+                {"register", no_argument, NULL, OPT_REGISTER},
+                {"sysctl", required_argument, NULL, OPT_SYSCTL},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
         program_name = "pkgnote-coredump";
         /* Static: what the configuration allocates stays reachable. */
         static struct handler h;
-        h = (struct handler){.state_dir = pkgnote_crash_store_dir(NULL), .max_core = 2ull << 30, .max_use = 4ull << 30};
-        const char *config = NULL;
+        h = (struct handler){.state_dir = pkgnote_crash_store_dir(NULL),
+                             .max_core = 2ull << 30,
+                             .max_use = 4ull << 30,
+                             .quota = {CDS_QUOTA_DEFAULT_COUNT, CDS_QUOTA_DEFAULT_BYTES, CDS_QUOTA_DEFAULT_INTERVAL},
+                             .max_workers = 8,
+                             .root_fd = -1};
+        const char *config = NULL, *socket_path = NULL, *sysctl = "/proc/sys/kernel/core_pattern";
+        bool socket_mode = false, reg = false;
+        unsigned long connections = 0;
+        /* Options override the configuration file: kept, applied after it. */
+        const char *q_count = NULL, *q_bytes = NULL, *q_interval = NULL, *workers = NULL;
         int ch;
         while ((ch = tool_getopt(argc, argv, "+d:s:u:l:c:h", longopts)) >= 0)
                 switch (ch) {
@@ -418,9 +988,50 @@ int main(int argc, char **argv) {
                 case 'u': h.max_use = parse_size(optarg, "--max-use"); break;
                 case 'l': h.log_file = optarg; break;
                 case 'c': config = optarg; break;
+                case OPT_QCOUNT: q_count = optarg; break;
+                case OPT_QBYTES: q_bytes = optarg; break;
+                case OPT_QINTERVAL: q_interval = optarg; break;
+                case OPT_SOCKET: socket_mode = true; socket_path = optarg; break;
+                case OPT_WORKERS: workers = optarg; break;
+                case OPT_CONNS: {
+                        unsigned v;
+                        if (!parse_uint(optarg, 1000000, &v)) {
+                                tool_fail("--connections: '%s' is not a number", optarg);
+                                return EXIT_FAILURE_;
+                        }
+                        connections = v;
+                        break;
+                }
+                case OPT_REGISTER: reg = true; break;
+                case OPT_SYSCTL: sysctl = optarg; break;
                 case 'h': usage(); return EXIT_OK;
                 default: return EXIT_FAILURE_;
                 }
+        if (reg) {
+                if (argc != optind) {
+                        tool_fail("--register takes no arguments");
+                        return EXIT_FAILURE_;
+                }
+                return do_register(sysctl, socket_path ? socket_path : DEFAULT_SOCKET);
+        }
+        openlog("pkgnote-coredump", LOG_PID, LOG_DAEMON);
+        umask(0077);
+        read_config(&h, config ? config : DEFAULT_CONFIG, config != NULL);
+        if ((q_count && !parse_uint(q_count, 1000000, &h.quota.count)) ||
+            (q_interval && (!parse_uint(q_interval, 366u * 86400, &h.quota.interval) || !h.quota.interval)) ||
+            (workers && (!parse_uint(workers, 256, &h.max_workers) || !h.max_workers))) {
+                tool_fail("--quota-count, --quota-interval (1 s to a year) and --max-workers (1 to 256) take a number");
+                return EXIT_FAILURE_;
+        }
+        if (q_bytes)
+                h.quota.bytes = parse_size(q_bytes, "--quota-bytes");
+        if (socket_mode) {
+                if (argc != optind) {
+                        tool_fail("--socket takes no arguments");
+                        return EXIT_FAILURE_;
+                }
+                return serve_socket(&h, socket_path, connections);
+        }
         if (argc - optind != 8) {
                 tool_fail("expected PID UID GID SIGNAL TIME CORELIMIT HOST COMM (%%P %%u %%g %%s %%t %%c %%h %%e), got %d arguments",
                           argc - optind);
@@ -435,80 +1046,6 @@ int main(int argc, char **argv) {
         h.core_limit = strtoll(a[5], NULL, 10);
         h.host = a[6];
         h.comm = a[7];
-        /* Taken now, while the process waits for its core to be read: once
-         * it is reaped, /proc/PID is gone or another process's. */
-        char proc_root[64];
-        snprintf(proc_root, sizeof proc_root, "/proc/%d/root", h.pid);
-        h.root_fd = h.pid > 0 ? open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
-        crash_journal_collect(&journal, h.pid);
-        openlog("pkgnote-coredump", LOG_PID, LOG_DAEMON);
-        umask(0077);
-        read_config(&h, config ? config : DEFAULT_CONFIG, config != NULL);
-
-        if (mkdir(h.state_dir, 0700) < 0 && errno != EEXIST) {
-                log_line(&h, "process %d (%s) crashed with signal %d; cannot create %s: %s", h.pid, h.comm, h.sig,
-                         h.state_dir, strerror(errno));
-                return EXIT_FAILURE_;
-        }
-        /* RLIMIT_CORE 0: the process asked for no core.  Keep nothing. */
-        if (h.core_limit == 0) {
-                log_line(&h, "process %d (%s) of user %d crashed with signal %d; core not stored (RLIMIT_CORE is 0)",
-                         h.pid, h.comm, h.uid, h.sig);
-                return EXIT_OK;
-        }
-        char name[512], core_name[600], core_path[4096], report_name[600];
-        pkgnote_crash_entry_name(name, sizeof name, h.comm, h.uid, h.pid, h.time);
-        snprintf(core_name, sizeof core_name, "%s%s", name, pkgnote_crash_core_suffix());
-        snprintf(core_path, sizeof core_path, "%s/%s", h.state_dir, core_name);
-        snprintf(report_name, sizeof report_name, "%s%s", name, PKGNOTE_CRASH_REPORT_SUFFIX);
-        int dirfd = open(h.state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        struct room room = {dirfd, name};
-        pn_output o;
-        int r = dirfd < 0 ? -errno : pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
-        if ((r == -ENOSPC || r == -EDQUOT) && make_room(&room) > 0)
-                r = pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
-        if (r < 0) {
-                log_line(&h, "process %d (%s) crashed with signal %d; cannot write %s: %s", h.pid, h.comm, h.sig,
-                         core_path, strerror(-r));
-                return EXIT_FAILURE_;
-        }
-        uint64_t size;
-        bool truncated;
-        r = store_core(o.fd, h.max_core, &room, &size, &truncated);
-        close(STDIN_FILENO); /* the kernel may let the process go now */
-        /* The core first, then its report: readers see an entry once its
-         * report exists, and then its core is there. */
-        if (r == 0)
-                r = pn_output_commit(&o);
-        else
-                pn_output_abort(&o);
-        if (r < 0) {
-                log_line(&h, "process %d (%s) crashed with signal %d; storing the core failed: %s", h.pid, h.comm,
-                         h.sig, strerror(-r));
-                return EXIT_FAILURE_;
-        }
-        char package[256];
-        r = write_report(&h, core_path, &room, report_name, package, sizeof package);
-        if (r < 0 && write_text(&room, report_name, minimal_report(&h, core_path)) < 0) {
-                /* A core without its report is no entry: do not leave it. */
-                (void)unlinkat(dirfd, core_name, 0);
-                log_line(&h, "process %d (%s) crashed with signal %d; storing the report failed: %s", h.pid, h.comm,
-                         h.sig, strerror(-r));
-                return EXIT_FAILURE_;
-        }
-        pkgnote_crash_store_vacuum(dirfd, h.max_use, name, SIZE_MAX);
-        /* The crash is stored: its journal entry may fail, never it. */
-        char *abs_core = h.state_dir[0] == '/' ? NULL : realpath(h.state_dir, NULL);
-        char abs_path[4096 + 64];
-        snprintf(abs_path, sizeof abs_path, "%s/%s", abs_core ? abs_core : h.state_dir, core_name);
-        free(abs_core);
-        struct crash_facts facts = {h.pid, h.uid, h.gid, h.sig, a[4], a[5], h.host, h.comm, abs_path, truncated};
-        int jr = crash_journal_log(&journal, &facts);
-        if (jr < 0)
-                log_line(&h, "process %d (%s): cannot log the crash to the journal: %s", h.pid, h.comm, strerror(-jr));
-        const char *sn = pkgnote_signal_name(h.sig);
-        log_line(&h, "process %d (%s) of user %d crashed with signal %d (%s), package %s; core %s%s%s", h.pid, h.comm,
-                 h.uid, h.sig, sn ? sn : "?", package[0] ? package : "n/a", core_path,
-                 truncated ? " (truncated at the size limit)" : "", r > 0 ? " (core unreadable: minimal report)" : "");
-        return EXIT_OK;
+        take_process(&h);
+        return store_crash(&h, a[4], a[5], NULL);
 }

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* pkgnote-coredump's side of the kernel's coredump socket
+ * (tools/coredump-socket.c), driven over a socketpair whose other end
+ * plays the kernel as include/uapi/linux/coredump.h describes it: the
+ * request and its checks, the ack, the marker; the peer check, which a
+ * process that is not dumping core fails; the quota ledger (counts,
+ * bytes, the interval, concurrent takers, a hostile ledger, pruning); and
+ * registration against a fixture core_pattern file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "coredump-socket.h"
+#include "testlib.h"
+
+static void pair(int sv[2]) {
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+                perror("socketpair");
+                exit(1);
+        }
+}
+
+/* The kernel's request: SIZE, SIZE_ACK, MASK, then PAD bytes of fields
+ * the handler does not know, or only the first CUT bytes. */
+static void kernel_request(int fd, uint32_t size, uint32_t size_ack, uint64_t mask, size_t pad, size_t cut) {
+        uint8_t b[64] = {0};
+        memcpy(b, &size, 4);
+        memcpy(b + 4, &size_ack, 4);
+        memcpy(b + 8, &mask, 8);
+        memset(b + 16, 0xAB, pad);
+        b[16 + pad] = 0x5a; /* not part of the request: the next thing sent */
+        size_t n = cut ? cut : 16 + pad + 1;
+        if (write(fd, b, n) != (ssize_t)n)
+                perror("write");
+}
+
+static const uint64_t ALL = CDS_KERNEL | CDS_USERSPACE | CDS_REJECT | CDS_WAIT;
+
+static void test_request(void) {
+        int sv[2];
+        struct cds_request req = {0};
+        pair(sv);
+        kernel_request(sv[1], 16, 16, ALL, 0, 0);
+        CHECK_INT(cds_read_request(sv[0], &req), 0);
+        CHECK_INT(req.size, 16);
+        CHECK_INT(req.size_ack, 16);
+        CHECK(req.mask == ALL);
+        uint8_t next = 0;
+        CHECK_INT(read(sv[0], &next, 1), 1);
+        CHECK_INT(next, 0x5a);
+        close(sv[0]);
+        close(sv[1]);
+
+        /* A larger request of a newer kernel: the unknown part is read
+         * and dropped, nothing past it. */
+        pair(sv);
+        kernel_request(sv[1], 40, 24, ALL | (1ull << 5), 24, 0);
+        CHECK_INT(cds_read_request(sv[0], &req), 0);
+        CHECK_INT(req.size, 40);
+        CHECK_INT(read(sv[0], &next, 1), 1);
+        CHECK_INT(next, 0x5a);
+        close(sv[0]);
+        close(sv[1]);
+
+        struct {
+                uint32_t size, size_ack;
+                uint64_t mask;
+                size_t cut;
+                const char *what;
+        } bad[] = {
+                {8, 16, ALL, 0, "size under the first struct's"},
+                {5000, 16, ALL, 0, "size over CDS_REQ_SIZE_MAX"},
+                {16, 8, ALL, 0, "ack size under the first struct's"},
+                {16, 16, CDS_KERNEL | CDS_WAIT, 0, "no COREDUMP_REJECT offered"},
+                {16, 16, CDS_REJECT | CDS_WAIT, 0, "no COREDUMP_KERNEL offered"},
+                {16, 16, ALL, 9, "cut in its middle"},
+                {32, 16, ALL, 20, "cut in the unknown part"},
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+                pair(sv);
+                kernel_request(sv[1], bad[i].size, bad[i].size_ack, bad[i].mask, 0, bad[i].cut);
+                shutdown(sv[1], SHUT_WR);
+                int r = cds_read_request(sv[0], &req);
+                if (r != -EBADMSG)
+                        fprintf(stderr, "request %s: %d\n", bad[i].what, r);
+                CHECK_INT(r, -EBADMSG);
+                close(sv[0]);
+                close(sv[1]);
+        }
+        /* Every truncated prefix of a valid request, and of a longer one
+         * cut inside its unknown part, fails cleanly. */
+        for (size_t cut = 1; cut < 16 + 8; cut++) {
+                pair(sv);
+                kernel_request(sv[1], cut < 16 ? 16 : 24, 16, ALL, cut < 16 ? 0 : 8, cut);
+                shutdown(sv[1], SHUT_WR);
+                int r = cds_read_request(sv[0], &req);
+                if (r != -EBADMSG)
+                        fprintf(stderr, "request cut at %zu: %d\n", cut, r);
+                CHECK_INT(r, -EBADMSG);
+                close(sv[0]);
+                close(sv[1]);
+        }
+        /* Nothing at all. */
+        pair(sv);
+        close(sv[1]);
+        CHECK_INT(cds_read_request(sv[0], &req), -EBADMSG);
+        close(sv[0]);
+}
+
+static void test_ack_marker(void) {
+        int sv[2];
+        pair(sv);
+        struct cds_request req = {16, 16, ALL};
+        CHECK_INT(cds_send_ack(sv[0], &req, CDS_KERNEL | CDS_WAIT), 0);
+        uint8_t b[16];
+        CHECK_INT(read(sv[1], b, sizeof b), 16);
+        uint32_t size;
+        uint64_t mask;
+        memcpy(&size, b, 4);
+        memcpy(&mask, b + 8, 8);
+        CHECK_INT(size, 16);
+        CHECK(mask == (CDS_KERNEL | CDS_WAIT));
+        CHECK_INT(cds_send_ack(sv[0], &req, CDS_REJECT | CDS_WAIT), 0);
+        CHECK_INT(read(sv[1], b, sizeof b), 16);
+        memcpy(&mask, b + 8, 8);
+        CHECK(mask == (CDS_REJECT | CDS_WAIT));
+        /* A bit the kernel did not offer is never sent. */
+        struct cds_request old = {16, 16, CDS_KERNEL | CDS_REJECT | CDS_WAIT};
+        CHECK_INT(cds_send_ack(sv[0], &old, CDS_USERSPACE), -EINVAL);
+
+        uint32_t m = 0;
+        CHECK_INT(write(sv[1], &m, 4), 4);
+        CHECK_INT(cds_read_marker(sv[0]), 0);
+        m = 3; /* COREDUMP_MARK_UNSUPPORTED */
+        CHECK_INT(write(sv[1], &m, 4), 4);
+        CHECK_INT(cds_read_marker(sv[0]), 3);
+        m = 0x80000000u;
+        CHECK_INT(write(sv[1], &m, 4), 4);
+        CHECK_INT(cds_read_marker(sv[0]), -EBADMSG);
+        CHECK_INT(write(sv[1], &m, 2), 2);
+        close(sv[1]);
+        CHECK_INT(cds_read_marker(sv[0]), -EBADMSG);
+        close(sv[0]);
+}
+
+/* This process is no crashing one: its connection is refused, whoever
+ * runs the test (root passes the credentials check, then fails on the
+ * pidfd's coredump mask). */
+static void test_peer(void) {
+        int sv[2];
+        pair(sv);
+        struct cds_peer peer = {.pidfd = -1};
+        const char *why = NULL;
+        int r = cds_peer_check(sv[0], &peer, &why);
+        if (r == -ENOPROTOOPT || r == -ENOTTY || r == -EINVAL) {
+                printf("# the kernel has no SO_PEERPIDFD or PIDFD_INFO_COREDUMP (%s): peer check untested\n",
+                       strerror(-r));
+        } else {
+                CHECK_INT(r, -EPERM);
+                CHECK(why != NULL);
+                if (why)
+                        printf("# refused: %s\n", why);
+                if (getuid() == 0 && why)
+                        CHECK_STR(why, "the process behind it is not dumping core");
+        }
+        CHECK_INT(peer.pidfd, -1);
+        close(sv[0]);
+        close(sv[1]);
+        /* The pidfd of a child that exited is no longer alive. */
+        pid_t p = fork();
+        if (p == 0)
+                _exit(0);
+        int pidfd = (int)syscall(SYS_pidfd_open, p, 0);
+        CHECK(pidfd >= 0);
+        CHECK_INT(cds_pidfd_alive(pidfd), 1); /* a zombie still is the process */
+        waitpid(p, NULL, 0);
+        CHECK_INT(cds_pidfd_alive(pidfd), 0);
+        close(pidfd);
+        int lvl = cds_kernel_level();
+        CHECK(lvl >= 0 && lvl <= 2);
+        printf("# this kernel's coredump socket level: %d\n", lvl);
+}
+
+static char dir[] = "/tmp/test-coredump-socket.XXXXXX";
+
+static void test_quota(void) {
+        int dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+        CHECK(dirfd >= 0);
+        char a[17], b[17], c[17];
+        cds_quota_key(a, "/usr/bin/crasher", "crasher/1.0");
+        cds_quota_key(b, "/usr/bin/crasher", "crasher/1.1");
+        cds_quota_key(c, "/usr/bin/crasher1.1", "crasher/");
+        CHECK(strcmp(a, b) != 0);
+        CHECK(strlen(a) == 16);
+        cds_quota_key(c, "/usr/bin/crasher/1.0", ""); /* no pair reads as another */
+        CHECK(strcmp(a, c) != 0);
+        struct cds_quota q = {3, 0, 3600};
+        struct cds_usage u;
+        int64_t t = 1700000000;
+        for (int i = 0; i < 3; i++) {
+                CHECK_INT(cds_quota_take(dirfd, a, &q, t + i, &u), 1);
+                CHECK_INT(u.count, i);
+        }
+        CHECK_INT(cds_quota_take(dirfd, a, &q, t + 10, &u), 0);
+        CHECK_INT(u.count, 3);
+        CHECK_INT(cds_quota_take(dirfd, a, &q, t + 11, &u), 0);
+        /* Another version of the program has its own quota. */
+        CHECK_INT(cds_quota_take(dirfd, b, &q, t + 12, &u), 1);
+        CHECK_INT(u.count, 0);
+        /* Past the interval the first crashes no longer count. */
+        CHECK_INT(cds_quota_take(dirfd, a, &q, t + 3601, &u), 1);
+        CHECK_INT(u.count, 2);
+
+        /* Bytes: the core that crosses the bound is kept, the next not. */
+        struct cds_quota qb = {0, 100, 3600};
+        CHECK_INT(cds_quota_take(dirfd, c, &qb, t, &u), 1);
+        CHECK_INT(cds_quota_add_bytes(dirfd, c, t, 150), 0);
+        CHECK_INT(cds_quota_take(dirfd, c, &qb, t + 1, &u), 0);
+        CHECK_INT(u.bytes, 150);
+
+        /* A hostile ledger: garbage, an over-long line, counts out of
+         * range, are skipped; the lines after them still count. */
+        int fd = openat(dirfd, ".quota", O_WRONLY | O_APPEND);
+        CHECK(fd >= 0);
+        char big[5000];
+        memset(big, 'x', sizeof big);
+        big[sizeof big - 1] = '\n';
+        CHECK_INT(write(fd, big, sizeof big), (ssize_t)sizeof big);
+        char key_d[17];
+        cds_quota_key(key_d, "/bin/d", "");
+        dprintf(fd, "garbage\n%lld 7 0 %s\n-5 1 0 %s\n%lld 1 0 %s\n", (long long)t, key_d, key_d, (long long)t, key_d);
+        close(fd);
+        struct cds_quota q1 = {2, 0, 3600};
+        CHECK_INT(cds_quota_take(dirfd, key_d, &q1, t + 1, &u), 1);
+        CHECK_INT(u.count, 1);
+        CHECK_INT(cds_quota_take(dirfd, key_d, &q1, t + 2, &u), 0);
+
+        /* Concurrent takers (20 processes, a quota of 3): exactly 3 win. */
+        char e[17];
+        cds_quota_key(e, "/bin/flood", "flood/1");
+        int wins = 0;
+        pid_t kids[20];
+        for (int i = 0; i < 20; i++) {
+                kids[i] = fork();
+                if (kids[i] == 0)
+                        _exit(cds_quota_take(dirfd, e, &q, t, &u) == 1 ? 0 : 1);
+        }
+        for (int i = 0; i < 20; i++) {
+                int st;
+                waitpid(kids[i], &st, 0);
+                wins += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        }
+        CHECK_INT(wins, 3);
+
+        /* Pruning: a ledger past CDS_LEDGER_MAX loses its expired lines. */
+        fd = openat(dirfd, ".quota", O_WRONLY | O_APPEND);
+        for (int i = 0; i < 10000; i++)
+                dprintf(fd, "%d 1 0 %s\n", 1000 + i, e);
+        close(fd);
+        struct stat st;
+        CHECK_INT(fstatat(dirfd, ".quota", &st, 0), 0);
+        CHECK(st.st_size > (off_t)CDS_LEDGER_MAX);
+        CHECK_INT(cds_quota_take(dirfd, b, &q, t + 13, &u), 1);
+        CHECK_INT(u.count, 1);
+        CHECK_INT(fstatat(dirfd, ".quota", &st, 0), 0);
+        CHECK(st.st_size < 4096);
+        /* What was within the interval survived it. */
+        CHECK_INT(cds_quota_take(dirfd, e, &q, t + 14, &u), 0);
+        CHECK_INT(u.count, 3);
+        close(dirfd);
+}
+
+static void test_register(void) {
+        char path[256], out[512], back[512];
+        snprintf(path, sizeof path, "%s/core_pattern", dir);
+        FILE *f = fopen(path, "w");
+        fputs("|/old/handler %P\n", f);
+        fclose(f);
+        CHECK_INT(cds_register(path, 2, "/run/pkgnote/coredump.socket", "|/h %P", out, sizeof out), 0);
+        CHECK_STR(out, "@@/run/pkgnote/coredump.socket");
+        f = fopen(path, "r");
+        back[0] = 0;
+        CHECK(fgets(back, sizeof back, f) != NULL);
+        fclose(f);
+        CHECK_STR(back, "@@/run/pkgnote/coredump.socket");
+        CHECK_INT(cds_register(path, 1, "/run/s", "|/h %P", out, sizeof out), 0);
+        CHECK_STR(out, "@/run/s");
+        CHECK_INT(cds_register(path, 0, "/run/s", "|/h %P", out, sizeof out), 0);
+        CHECK_STR(out, "|/h %P");
+        CHECK_INT(cds_register(path, 0, "/run/s", NULL, out, sizeof out), -EOPNOTSUPP);
+        CHECK_INT(cds_register(path, 2, "run/s", NULL, out, sizeof out), -EINVAL);
+        /* A file that keeps nothing written (as a kernel refusing every
+         * pattern would): each is tried in turn, then the failure. */
+        CHECK_INT(cds_register("/dev/null", 2, "/run/s", "|/h %P", out, sizeof out), -EINVAL);
+        char missing[300];
+        snprintf(missing, sizeof missing, "%s/none/core_pattern", dir);
+        CHECK_INT(cds_register(missing, 2, "/run/s", NULL, out, sizeof out), -ENOENT);
+}
+
+static void test_listen(void) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/s.socket", dir);
+        int fd = cds_listen(path);
+        CHECK(fd >= 0);
+        struct stat st;
+        CHECK_INT(stat(path, &st), 0);
+        CHECK_INT(st.st_mode & 0777, 0600);
+        close(fd);
+        CHECK_INT(cds_listen("relative"), -EINVAL);
+        unsetenv("LISTEN_PID");
+        CHECK_INT(cds_listen_fds(NULL), -ENOENT);
+}
+
+int main(void) {
+        if (!mkdtemp(dir)) {
+                perror("mkdtemp");
+                return 1;
+        }
+        RUN(test_request);
+        RUN(test_ack_marker);
+        RUN(test_peer);
+        RUN(test_quota);
+        RUN(test_register);
+        RUN(test_listen);
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+                fprintf(stderr, "cannot remove %s\n", dir);
+        return test_summary();
+}

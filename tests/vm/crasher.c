@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The VM scenarios' program: without arguments it crashes (SIGSEGV);
+ * "client PATH" connects to the coredump socket at PATH as a process
+ * that is not the kernel would, sends a request as the kernel's, and
+ * prints "answered" when the server replies, "closed" when it hangs up. */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+int main(int argc, char **argv) {
+        if (argc > 2 && !strcmp(argv[1], "client")) {
+                struct sockaddr_un sa = {.sun_family = AF_UNIX};
+                snprintf(sa.sun_path, sizeof sa.sun_path, "%s", argv[2]);
+                int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+                if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+                        perror("connect");
+                        return 1;
+                }
+                uint8_t req[16] = {16, 0, 0, 0, 16, 0, 0, 0, 0x0f};
+                /* The server may have refused and closed already. */
+                signal(SIGPIPE, SIG_IGN);
+                if (write(fd, req, sizeof req) != (ssize_t)sizeof req) {
+                        puts("closed");
+                        return 0;
+                }
+                struct timeval tv = {20, 0};
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+                uint8_t ack[16];
+                ssize_t n = read(fd, ack, sizeof ack);
+                puts(n > 0 ? "answered" : "closed");
+                return 0;
+        }
+        *(volatile int *)0 = 1;
+        return 0;
+}

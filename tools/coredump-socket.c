@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel's coredump socket (Documentation/admin-guide/sysctl/kernel.rst,
+ * core_pattern "@" and "@@"; include/uapi/linux/coredump.h) and the quota.
+ *
+ * "@@PATH": the kernel connects to PATH as the crashing process, with its
+ * own credentials, sends a struct coredump_req {u32 size, u32 size_ack,
+ * u64 mask}, and waits for a struct coredump_ack {u32 size, u32 spare,
+ * u64 mask}; it answers with a 4-byte marker (0: the ack was taken), then,
+ * for COREDUMP_KERNEL, writes the dump and shuts its side down; with
+ * COREDUMP_WAIT the process stays until the server closes.  COREDUMP_REJECT
+ * makes it write nothing.  Fields are read by offset in host byte order
+ * (the kernel's own, on the same machine).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "coredump-socket.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+/* linux/pidfd.h, which older build machines lack: PIDFD_GET_INFO is
+ * _IOWR(0xFF, 11, struct pidfd_info), an extensible ioctl: the kernel
+ * reads the size from the command and copies back no more than it, so
+ * the size encoded must cover the fields read (coredump_mask past the
+ * first published 64 bytes). */
+#define PIDFD_INFO_PID (1ull << 0)
+#define PIDFD_INFO_CREDS (1ull << 1)
+#define PIDFD_INFO_COREDUMP (1ull << 4)
+#define PIDFD_INFO_SUPPORTED_MASK (1ull << 5)
+#define PIDFD_INFO_COREDUMP_SIGNAL (1ull << 6)
+#define PIDFD_COREDUMPED (1u << 0)
+/* struct pidfd_info: mask u64 @0, cgroupid u64 @8, pid @16, tgid @20,
+ * ppid @24, ruid @28, rgid @32, euid @36, egid @40, suid, sgid, fsuid,
+ * fsgid, exit_code @60, coredump_mask @64, coredump_signal @68; then
+ * supported_mask u64 @72 (PIDFD_INFO_SIZE_VER2, 80 bytes), or
+ * coredump_code @72 and supported_mask @80 (VER3, 88 bytes: what
+ * Debian sid's 7.2 kernel fills, found in the VM of tests/vm). */
+#define PIDFD_INFO_SIZE 88
+#define PIDFD_GET_INFO_80 _IOWR(0xFF, 11, uint8_t[PIDFD_INFO_SIZE])
+
+static uint32_t get32(const uint8_t *p) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+}
+static uint64_t get64(const uint8_t *p) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+}
+static void put32(uint8_t *p, uint32_t v) {
+        memcpy(p, &v, 4);
+}
+static void put64(uint8_t *p, uint64_t v) {
+        memcpy(p, &v, 8);
+}
+
+/* Reads exactly LEN bytes; -EBADMSG when the peer closes first. */
+static int read_exact(int fd, void *buf, size_t len) {
+        size_t got = 0;
+        while (got < len) {
+                ssize_t n = recv(fd, (uint8_t *)buf + got, len - got, 0);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        return -EBADMSG;
+                got += (size_t)n;
+        }
+        return 0;
+}
+
+int cds_read_request(int fd, struct cds_request *req) {
+        uint8_t b[CDS_REQ_SIZE_VER0];
+        int r = read_exact(fd, b, sizeof b);
+        if (r < 0)
+                return r;
+        struct cds_request q = {get32(b), get32(b + 4), get64(b + 8)};
+        if (q.size < CDS_REQ_SIZE_VER0 || q.size > CDS_REQ_SIZE_MAX || q.size_ack < CDS_ACK_SIZE_VER0)
+                return -EBADMSG;
+        /* The handler answers with these: a kernel offering fewer is not
+         * one it can speak to. */
+        if ((q.mask & (CDS_KERNEL | CDS_REJECT | CDS_WAIT)) != (CDS_KERNEL | CDS_REJECT | CDS_WAIT))
+                return -EBADMSG;
+        for (size_t left = q.size - CDS_REQ_SIZE_VER0; left > 0;) {
+                uint8_t skip[256];
+                size_t n = left < sizeof skip ? left : sizeof skip;
+                if ((r = read_exact(fd, skip, n)) < 0)
+                        return r;
+                left -= n;
+        }
+        *req = q;
+        return 0;
+}
+
+int cds_send_ack(int fd, const struct cds_request *req, uint64_t mask) {
+        if (mask & ~req->mask)
+                return -EINVAL;
+        uint8_t b[CDS_ACK_SIZE_VER0] = {0};
+        put32(b, CDS_ACK_SIZE_VER0); /* no field past the first struct is used */
+        put64(b + 8, mask);
+        size_t off = 0;
+        while (off < sizeof b) {
+                ssize_t n = send(fd, b + off, sizeof b - off, MSG_NOSIGNAL);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                off += (size_t)n;
+        }
+        return 0;
+}
+
+int cds_read_marker(int fd) {
+        uint8_t b[4];
+        int r = read_exact(fd, b, sizeof b);
+        if (r < 0)
+                return r;
+        uint32_t m = get32(b);
+        return m > INT_MAX ? -EBADMSG : (int)m;
+}
+
+static int pidfd_info(int pidfd, uint64_t want, uint8_t info[PIDFD_INFO_SIZE]) {
+        memset(info, 0, PIDFD_INFO_SIZE);
+        put64(info, want);
+        if (ioctl(pidfd, PIDFD_GET_INFO_80, info) < 0)
+                return -errno;
+        return 0;
+}
+
+int cds_peer_check(int fd, struct cds_peer *peer, const char **why) {
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        *why = NULL;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+                return -errno;
+        if (cred.uid != 0 || cred.gid != 0) {
+                *why = "its credentials are not the kernel's (uid and gid 0)";
+                return -EPERM;
+        }
+        int pidfd = -1;
+        len = sizeof pidfd;
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
+                return -errno;
+        uint8_t info[PIDFD_INFO_SIZE];
+        int r = pidfd_info(pidfd, PIDFD_INFO_PID | PIDFD_INFO_CREDS | PIDFD_INFO_COREDUMP | PIDFD_INFO_COREDUMP_SIGNAL,
+                           info);
+        if (r < 0) {
+                close(pidfd);
+                return r;
+        }
+        uint64_t mask = get64(info);
+        if (!(mask & PIDFD_INFO_COREDUMP) || !(get32(info + 64) & PIDFD_COREDUMPED)) {
+                close(pidfd);
+                *why = "the process behind it is not dumping core";
+                return -EPERM;
+        }
+        *peer = (struct cds_peer){
+                .pidfd = pidfd,
+                .pid = (int)get32(info + 20), /* tgid: the process */
+                .uid = (int)get32(info + 28),
+                .gid = (int)get32(info + 32),
+                .signal = (mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int)get32(info + 68) : 0,
+        };
+        return 0;
+}
+
+int cds_pidfd_alive(int pidfd) {
+        /* Signal 0 checks only: ESRCH once the process has exited. */
+        if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0)
+                return 1;
+        return errno == ESRCH ? 0 : -errno;
+}
+
+int cds_kernel_level(void) {
+        int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+        if (pidfd < 0)
+                return 0;
+        uint8_t info[PIDFD_INFO_SIZE];
+        int r = pidfd_info(pidfd, PIDFD_INFO_PID | PIDFD_INFO_SUPPORTED_MASK, info);
+        close(pidfd);
+        if (r < 0)
+                return 0;
+        uint64_t mask = get64(info);
+        if (!(mask & PIDFD_INFO_SUPPORTED_MASK))
+                /* Before 6.19: whether PIDFD_INFO_COREDUMP is known cannot
+                 * be asked; the socket ("@", 6.16) is assumed only where
+                 * the supported mask is, so nothing is. */
+                return 0;
+        /* The supported mask always holds PIDFD_INFO_PID: where the
+         * field at 80 does not, the kernel's struct ends before it. */
+        uint64_t sup = get64(info + 80);
+        if (!(sup & PIDFD_INFO_PID))
+                sup = get64(info + 72);
+        if ((sup & (PIDFD_INFO_COREDUMP | PIDFD_INFO_COREDUMP_SIGNAL)) == (PIDFD_INFO_COREDUMP | PIDFD_INFO_COREDUMP_SIGNAL))
+                return 2;
+        return (sup & PIDFD_INFO_COREDUMP) ? 1 : 0;
+}
+
+/* Writes PATTERN to the sysctl file and reads it back: 1 when the file
+ * holds it, 0 when the kernel kept something else, -errno. */
+static int try_pattern(const char *sysctl, const char *pattern) {
+        int fd = open(sysctl, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        size_t len = strlen(pattern);
+        /* A regular file (a test's fixture) is rewritten whole; the
+         * sysctl file takes one write. */
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
+                int e = errno;
+                close(fd);
+                return -e;
+        }
+        ssize_t n = write(fd, pattern, len);
+        int e = n < 0 ? errno : 0;
+        close(fd);
+        if (n < 0)
+                return e == EINVAL ? 0 : -e; /* the kernel refused it */
+        char back[4096];
+        fd = open(sysctl, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        n = read(fd, back, sizeof back - 1);
+        e = errno;
+        close(fd);
+        if (n < 0)
+                return -e;
+        back[n] = 0;
+        back[strcspn(back, "\n")] = 0;
+        return strcmp(back, pattern) == 0;
+}
+
+int cds_register(const char *sysctl, int level, const char *path, const char *pipe, char *out, size_t len) {
+        char pattern[4096];
+        if (!path || path[0] != '/' || strlen(path) + 3 > sizeof pattern)
+                return -EINVAL;
+        for (int l = level; l >= 1; l--) {
+                snprintf(pattern, sizeof pattern, "%s%s", l == 2 ? "@@" : "@", path);
+                int r = try_pattern(sysctl, pattern);
+                if (r < 0)
+                        return r;
+                if (r > 0) {
+                        snprintf(out, len, "%s", pattern);
+                        return 0;
+                }
+        }
+        if (!pipe)
+                return -EOPNOTSUPP;
+        int r = try_pattern(sysctl, pipe);
+        if (r < 0)
+                return r;
+        if (r == 0)
+                return -EINVAL;
+        snprintf(out, len, "%s", pipe);
+        return 0;
+}
+
+int cds_listen(const char *path) {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        /* Bound under a temporary name and renamed once listening: a
+         * connection never finds the path before it can be taken. */
+        if (!path || path[0] != '/' || strlen(path) + 5 >= sizeof sa.sun_path)
+                return -EINVAL;
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s.new", path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        /* Its directory (/run/pkgnote on a fresh boot), root's alone. */
+        char parent[sizeof sa.sun_path];
+        snprintf(parent, sizeof parent, "%s", path);
+        char *slash = strrchr(parent, '/');
+        if (slash && slash != parent) {
+                *slash = 0;
+                if (mkdir(parent, 0700) < 0 && errno != EEXIST) {
+                        int e = errno;
+                        close(fd);
+                        return -e;
+                }
+        }
+        (void)unlink(sa.sun_path); /* a stale one of an earlier run */
+        /* Only root may connect: the kernel connects with its own
+         * credentials whatever the crashing process's. */
+        mode_t old = umask(0177);
+        int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+        umask(old);
+        if (r < 0 || listen(fd, 64) < 0 || rename(sa.sun_path, path) < 0) {
+                r = -errno;
+                (void)unlink(sa.sun_path);
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+int cds_listen_fds(const char *path) {
+        const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+        if (!pid || !fds)
+                return -ENOENT;
+        char *end;
+        errno = 0;
+        long p = strtol(pid, &end, 10);
+        if (errno || *end || p != getpid())
+                return -ENOENT;
+        long n = strtol(fds, &end, 10);
+        if (errno || *end || n != 1)
+                return -EINVAL;
+        int fd = 3; /* SD_LISTEN_FDS_START */
+        int type = 0, acc = 0;
+        socklen_t len = sizeof type;
+        struct sockaddr_un sa;
+        socklen_t salen = sizeof sa;
+        memset(&sa, 0, sizeof sa);
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM ||
+            getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &(socklen_t){sizeof acc}) < 0 || !acc ||
+            getsockname(fd, (struct sockaddr *)&sa, &salen) < 0 || sa.sun_family != AF_UNIX)
+                return -EINVAL;
+        /* The kernel connects to the path core_pattern names: a passed
+         * socket bound elsewhere would never see a crash. */
+        if (path && (salen <= offsetof(struct sockaddr_un, sun_path) ||
+                     strncmp(sa.sun_path, path, sizeof sa.sun_path) != 0))
+                return -EXDEV;
+        (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+        unsetenv("LISTEN_PID");
+        unsetenv("LISTEN_FDS");
+        unsetenv("LISTEN_FDNAMES");
+        return fd;
+}
+
+/* ---- The quota ledger ----
+ * One line per event, "TIME COUNT BYTES KEY\n": a core taken (COUNT 1)
+ * or the bytes it took once stored (COUNT 0).  Lines of another shape are
+ * skipped (the file is the handler's own, root's, 0600). */
+
+#define LEDGER ".quota"
+#define LEDGER_LINE 80
+
+void cds_quota_key(char out[17], const char *program, const char *package) {
+        uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64 bits */
+        const char *parts[2] = {program ? program : "", package ? package : ""};
+        for (int i = 0; i < 2; i++) {
+                for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++)
+                        h = (h ^ *p) * 0x100000001b3ull;
+                h = (h ^ 0xff) * 0x100000001b3ull; /* the separator: no pair reads as another */
+        }
+        snprintf(out, 17, "%016" PRIx64, h);
+}
+
+/* The lock is a file of its own, never renamed, so that a ledger
+ * rewritten under it is the one every later handler reads. */
+static int ledger_lock(int dirfd) {
+        int fd = openat(dirfd, LEDGER ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return -errno;
+        while (flock(fd, LOCK_EX) < 0)
+                if (errno != EINTR) {
+                        int e = errno;
+                        close(fd);
+                        return -e;
+                }
+        return fd;
+}
+
+static int ledger_open(int dirfd) {
+        int fd = openat(dirfd, LEDGER, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return -errno;
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                close(fd);
+                return -EBADF;
+        }
+        return fd;
+}
+
+/* Sums the lines of KEY since SINCE; rewrites the file without the lines
+ * older than KEEP_SINCE once it is larger than CDS_LEDGER_MAX. */
+static int ledger_sum(int fd, int dirfd, const char *key, int64_t since, int64_t keep_since, struct cds_usage *u) {
+        *u = (struct cds_usage){0};
+        FILE *f = fdopen(dup(fd), "r");
+        if (!f)
+                return -errno;
+        rewind(f);
+        struct stat st;
+        bool prune = fstat(fd, &st) == 0 && (uint64_t)st.st_size > CDS_LEDGER_MAX;
+        FILE *keep = NULL;
+        char tmp[] = LEDGER ".new";
+        if (prune) {
+                int tfd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+                keep = tfd >= 0 ? fdopen(tfd, "w") : NULL;
+                if (!keep && tfd >= 0)
+                        close(tfd);
+        }
+        char line[LEDGER_LINE];
+        while (fgets(line, sizeof line, f)) {
+                size_t n = strlen(line);
+                if (n == 0 || line[n - 1] != '\n') {
+                        /* Longer than any line written: skip to its end. */
+                        int ch;
+                        while ((ch = getc(f)) != EOF && ch != '\n')
+                                ;
+                        continue;
+                }
+                long long t;
+                unsigned c;
+                unsigned long long b;
+                char k[17];
+                if (sscanf(line, "%lld %u %llu %16s", &t, &c, &b, k) != 4 || c > 1)
+                        continue;
+                if (keep && t >= keep_since)
+                        fputs(line, keep);
+                if (t < since || strcmp(k, key) != 0)
+                        continue;
+                u->count += c;
+                u->bytes = b > UINT64_MAX - u->bytes ? UINT64_MAX : u->bytes + b;
+        }
+        fclose(f);
+        if (keep) {
+                bool ok = fflush(keep) == 0 && fsync(fileno(keep)) == 0;
+                ok &= fclose(keep) == 0;
+                if (!ok || renameat(dirfd, tmp, dirfd, LEDGER) < 0)
+                        (void)unlinkat(dirfd, tmp, 0);
+        }
+        return 0;
+}
+
+static int ledger_append(int dirfd, int fd, int64_t now, unsigned count, uint64_t bytes, const char *key) {
+        char line[LEDGER_LINE];
+        int n = snprintf(line, sizeof line, "%" PRId64 " %u %" PRIu64 " %s\n", now, count, bytes, key);
+        (void)dirfd;
+        ssize_t w = write(fd, line, (size_t)n);
+        return w == n ? 0 : w < 0 ? -errno : -EIO;
+}
+
+int cds_quota_take(int dirfd, const char *key, const struct cds_quota *q, int64_t now, struct cds_usage *used) {
+        int lock = ledger_lock(dirfd);
+        if (lock < 0)
+                return lock;
+        int fd = ledger_open(dirfd);
+        if (fd < 0) {
+                close(lock);
+                return fd;
+        }
+        int64_t since = now - (int64_t)q->interval;
+        int r = ledger_sum(fd, dirfd, key, since, since, used);
+        if (r == 0) {
+                /* A rewritten ledger is another file: append to it. */
+                close(fd);
+                fd = ledger_open(dirfd);
+                if (fd < 0) {
+                        close(lock);
+                        return fd;
+                }
+                bool over = (q->count && used->count >= q->count) || (q->bytes && used->bytes >= q->bytes);
+                r = over ? 0 : ledger_append(dirfd, fd, now, 1, 0, key);
+                if (r == 0 && !over)
+                        r = 1;
+        }
+        close(fd);
+        close(lock);
+        return r;
+}
+
+int cds_quota_add_bytes(int dirfd, const char *key, int64_t now, uint64_t bytes) {
+        int lock = ledger_lock(dirfd);
+        if (lock < 0)
+                return lock;
+        int fd = ledger_open(dirfd);
+        int r = fd < 0 ? fd : ledger_append(dirfd, fd, now, 0, bytes, key);
+        if (fd >= 0)
+                close(fd);
+        close(lock);
+        return r;
+}
