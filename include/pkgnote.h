@@ -136,6 +136,8 @@ extern "C" {
 #define PKGNOTE_MAX_SHDRS (1u << 20)      /* section headers */
 #define PKGNOTE_MAX_SHSTRTAB (16u << 20)  /* section name table */
 #define PKGNOTE_MAX_READ (64u << 20)      /* bytes read from a non-seekable file */
+#define PKGNOTE_MAX_RANGE (64u << 20)     /* bytes of a file read at once (a note region, a table);
+                                           * a larger one is refused (-E2BIG).  Since 1.2. */
 #define PKGNOTE_MAX_DB_PACKAGES (1u << 18) /* packages read from one package database
                                             * (rows of rpmdb.sqlite's Packages table) */
 
@@ -2265,6 +2267,12 @@ typedef struct pkgnote_kernel_info {
         const char *db_binary;        /* the binary package ("NAME:ARCH", NEVRA) */
         size_t module_count;          /* loaded modules */
         unsigned reboot;              /* PKGNOTE_REBOOT_* */
+        /* Why it cannot be told whether the running kernel is the installed
+         * image (no build-id on one side: the kernel publishes none, the
+         * image cannot be read or decoded, the package database cannot be
+         * opened), or NULL when it can: then REBOOT 0 means no reboot is
+         * needed; with UNDECIDED set it means none was found. */
+        const char *undecided;
 } pkgnote_kernel_info;
 #define PKGNOTE_KERNEL_INFO_INIT {.size = sizeof(pkgnote_kernel_info)}
 

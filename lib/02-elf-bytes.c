@@ -61,6 +61,13 @@ const uint8_t *pn_elf_bytes(pkgnote_object *e, uint64_t off, uint64_t len, int *
         for (struct chunk *c = e->chunks; c; c = c->next)
                 if (off >= c->off && off + len <= c->off + c->len)
                         return c->data + (off - c->off);
+        /* A length the file's own fields give, inside the file (a sparse
+         * one may be huge): bounded, or memory would be the limit. */
+        if (len > PKGNOTE_MAX_RANGE) {
+                *err = pn_error(-E2BIG, "range 0x%llx+0x%llx is more than the %u bytes read at once",
+                                (unsigned long long)off, (unsigned long long)len, PKGNOTE_MAX_RANGE);
+                return NULL;
+        }
         struct chunk *c = malloc(sizeof *c + (len ? len : 1));
         if (!c) {
                 *err = pn_oom();

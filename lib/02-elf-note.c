@@ -45,11 +45,14 @@ static int walk_region(pkgnote_object *e, size_t *cap, uint64_t off, uint64_t le
         }
         int bad = cut ? -ENODATA : -EBADMSG;
         const uint8_t *base = pn_elf_bytes(e, off, len, &err);
-        if (!base && err != -EBADMSG && err != -ENODATA)
-                return err; /* memory or the file's reading failed: not the file's shape */
-        if (!base)
+        if (!base && err == -ENOMEM)
+                return err; /* the reading's failure, not the file's */
+        if (!base && (err == -EBADMSG || err == -ENODATA))
                 return pn_elf_problem(e, err, "%s at offset 0x%llx: lies outside the file", what,
                                       (unsigned long long)off);
+        if (!base) /* over the limit, or the read failed: said as it is */
+                return pn_elf_problem(e, err, "%s at offset 0x%llx: %s", what, (unsigned long long)off,
+                                      pkgnote_last_error());
         uint64_t pos = 0;
         while (pos < len) {
                 if (len - pos < 12) {

@@ -70,6 +70,11 @@ struct pkgnote_kernel {
         size_t n_mods;
         unsigned reboot;
         char *why[N_REASONS];
+        char *undecided; /* pkgnote_kernel_info.undecided */
+        char *db_error;  /* the package database could not be opened */
+        /* Memory ran out on a path that goes on without what it could not
+         * make: the read fails with -ENOMEM, as its verdict may be wrong. */
+        bool oom;
 };
 
 static void hex(char *out, const uint8_t *b, size_t n) {
@@ -95,6 +100,8 @@ PKGNOTE_PUBLIC void pkgnote_kernel_free(pkgnote_kernel *k) {
         pkgnote_pkgdb_free(k->db);
         for (size_t i = 0; i < N_REASONS; i++)
                 free(k->why[i]);
+        free(k->undecided);
+        free(k->db_error);
         free(k);
 }
 
@@ -270,9 +277,12 @@ static int read_modules(pkgnote_kernel *k, int sysfd) {
 
 /* ---- the installed image and module files ---- */
 
-static char *error_text(void) {
+static char *error_text(pkgnote_kernel *k) {
         const char *e = pkgnote_last_error();
-        return strdup(e && *e ? e : "unknown error");
+        char *s = strdup(e && *e ? e : "unknown error");
+        if (!s)
+                k->oom = true;
+        return s;
 }
 
 static void read_image(pkgnote_kernel *k, int rootfd) {
@@ -287,8 +297,9 @@ static void read_image(pkgnote_kernel *k, int rootfd) {
                 if (r == -ENOENT || r == -ENOTDIR)
                         continue;
                 size_t c = k->n_cand;
-                if (!(k->cand[c] = strdup(path))) {
+                if (r == -ENOMEM || !(k->cand[c] = strdup(path))) {
                         free(data);
+                        k->oom = true;
                         return;
                 }
                 k->n_cand++;
@@ -300,16 +311,20 @@ static void read_image(pkgnote_kernel *k, int rootfd) {
                                 hex(k->cand_id[c], id, n);
                         else if (r == 0)
                                 pn_error(-ENODATA, "the image has no build-id");
+                        else if (r == -ENOMEM)
+                                k->oom = true;
                         free(data);
                 }
                 if (c > 0)
                         continue;
-                if (!(k->image = strdup(path)))
+                if (!(k->image = strdup(path))) {
+                        k->oom = true;
                         return;
+                }
                 if (r > 0)
                         memcpy(k->image_id, k->cand_id[0], HEX_MAX);
                 else
-                        k->image_error = error_text();
+                        k->image_error = error_text(k);
         }
 }
 
@@ -346,8 +361,10 @@ static void walk_file(struct walk *w, const char *rel, const char *name) {
                 return;
         bool updates = !strncmp(rel, "updates/", 8);
         char *path = NULL;
-        if (asprintf(&path, "%s/%s", w->base, rel) < 0)
+        if (asprintf(&path, "%s/%s", w->base, rel) < 0) {
+                w->k->oom = true;
                 return;
+        }
         /* depmod's order: updates/ first; else the first path by name. */
         if (!m->file || (updates && !m->file_updates) || (updates == m->file_updates && strcmp(path, m->file) < 0)) {
                 free(m->file);
@@ -368,19 +385,26 @@ static void walk_dir(struct walk *w, int fd, const char *rel, int depth) {
                 if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
                         continue;
                 if (++w->entries > MAX_WALK_ENTRIES) {
-                        w->err = -E2BIG;
+                        w->err = -E2BIG; /* the rest not looked at: said by read_module_files() */
                         break;
                 }
                 char sub[4096];
                 if (snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name) >= (int)sizeof sub)
                         continue;
-                if (de->d_type == DT_DIR) {
+                unsigned char type = de->d_type;
+                if (type == DT_UNKNOWN) { /* a file system without d_type: asked */
+                        struct stat st;
+                        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                                continue;
+                        type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+                }
+                if (type == DT_DIR) {
                         if (depth >= MAX_WALK_DEPTH)
                                 continue;
                         int c = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                         if (c >= 0)
                                 walk_dir(w, c, sub, depth + 1);
-                } else if (de->d_type == DT_REG || de->d_type == DT_UNKNOWN)
+                } else if (type == DT_REG)
                         walk_file(w, sub, de->d_name);
         }
         closedir(d);
@@ -399,6 +423,11 @@ static void read_module_files(pkgnote_kernel *k, int rootfd) {
                 walk_dir(&w, fd, "", 0);
                 break;
         }
+        if (w.err) /* modules whose files were not looked for say so */
+                for (size_t i = 0; i < k->n_mods; i++)
+                        if (!k->mods[i].file && !k->mods[i].file_error &&
+                            !(k->mods[i].file_error = strdup("more files under the release's modules than looked at")))
+                                k->oom = true;
         for (size_t i = 0; i < k->n_mods; i++) {
                 struct kmod *m = &k->mods[i];
                 if (!m->file)
@@ -416,8 +445,10 @@ static void read_module_files(pkgnote_kernel *k, int rootfd) {
                         else if (r == 0)
                                 r = pn_error(-ENODATA, "the module file has no build-id");
                 }
+                if (r == -ENOMEM)
+                        k->oom = true;
                 if (r <= 0)
-                        m->file_error = error_text();
+                        m->file_error = error_text(k);
         }
 }
 
@@ -435,12 +466,29 @@ static void take(struct kpkg *to, const pkgnote_kernel *k, const pkgnote_db_pack
         *to = (struct kpkg){.type = pkgnote_pkgdb_type(k->db), .name = p->name, .version = p->version, .binary = p->binary};
 }
 
+/* The root's dpkg database, else its rpm one; a database there that
+ * cannot be read is said (k->db_error), none at all is not. */
 static void open_db(pkgnote_kernel *k, const char *root) {
-        if (pkgnote_pkgdb_open(root, "deb", NULL, &k->db) > 0)
+        int r = pkgnote_pkgdb_open(root, "deb", NULL, &k->db);
+        if (r > 0)
                 return;
         k->db = NULL;
-        if (pkgnote_pkgdb_open(root, "rpm", NULL, &k->db) <= 0)
-                k->db = NULL;
+        if (r == -ENOMEM) {
+                k->oom = true;
+                return;
+        }
+        if (r != -ENOENT) {
+                k->db_error = error_text(k);
+                return;
+        }
+        r = pkgnote_pkgdb_open(root, "rpm", NULL, &k->db);
+        if (r > 0)
+                return;
+        k->db = NULL;
+        if (r == -ENOMEM)
+                k->oom = true;
+        else if (r < 0 && r != -ENOENT && r != -EOPNOTSUPP)
+                k->db_error = error_text(k);
 }
 
 /* The next word of *P (between "-.+~_") that is not all digits, advancing
@@ -554,16 +602,51 @@ static int reason(pkgnote_kernel *k, unsigned bit, const char *fmt, ...) {
         return 0;
 }
 
+/* Why it cannot be told, into k->undecided (the first reason kept). */
+static int undecided(pkgnote_kernel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int undecided(pkgnote_kernel *k, const char *fmt, ...) {
+        if (k->undecided)
+                return 0;
+        va_list ap;
+        va_start(ap, fmt);
+        int r = vasprintf(&k->undecided, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                k->undecided = NULL;
+                return pn_oom();
+        }
+        return 0;
+}
+
 static int decide(pkgnote_kernel *k, int rootfd) {
         int r = 0;
+        /* The running kernel against every candidate whose build-id was
+         * read (Debian has the image twice, one a link): equal to one is
+         * the same kernel; read and equal to none is another. */
+        size_t known = 0, same = 0, first_known = SIZE_MAX;
+        for (size_t i = 0; i < k->n_cand; i++)
+                if (*k->cand_id[i]) {
+                        known++;
+                        same += *k->id && !strcmp(k->id, k->cand_id[i]);
+                        if (first_known == SIZE_MAX)
+                                first_known = i;
+                }
         if (!k->image)
                 r = reason(k, PKGNOTE_REBOOT_IMAGE_MISSING,
                            "no image of the running release %s is installed (/boot/vmlinuz-%s, /usr/lib/modules/%s/vmlinuz)",
                            k->release, k->release, k->release);
-        else if (*k->id && *k->image_id && strcmp(k->id, k->image_id))
+        else if (!*k->id)
+                r = undecided(k, "the running kernel publishes no build-id to compare with the installed image %s", k->image);
+        else if (known && !same)
                 r = reason(k, PKGNOTE_REBOOT_IMAGE_DIFFERS,
-                           "the running kernel's build-id %s is not that of the installed image %s (%s)", k->id, k->image,
-                           k->image_id);
+                           "the running kernel's build-id %s is not that of the installed image %s (%s)", k->id,
+                           k->cand[first_known], k->cand_id[first_known]);
+        else if (!known)
+                r = undecided(k, "the build-id of the installed image %s cannot be read: %s", k->image,
+                              k->image_error ? k->image_error : "unknown error");
+        if (r == 0 && k->db_error)
+                r = undecided(k, "the package database cannot be read, so a newer kernel package is not looked for: %s",
+                              k->db_error);
         if (r < 0 || !k->db)
                 return r;
         struct newer nw = {.k = k};
@@ -638,6 +721,8 @@ PKGNOTE_PUBLIC int pkgnote_kernel_read(const pkgnote_kernel_options *o, pkgnote_
                 }
                 r = decide(k, rootfd);
         }
+        if (r >= 0 && k->oom)
+                r = pn_oom();
         close(sysfd);
         close(rootfd);
         if (r < 0) {
@@ -667,6 +752,7 @@ PKGNOTE_PUBLIC int pkgnote_kernel_get(const pkgnote_kernel *k, pkgnote_kernel_in
                 .db_binary = k->note ? NULL : k->pkg.binary,
                 .module_count = k->n_mods,
                 .reboot = k->reboot,
+                .undecided = k->undecided,
         };
         memcpy(ret, &t, ret->size < sizeof t ? ret->size : sizeof t);
         return 1;
@@ -741,9 +827,10 @@ PKGNOTE_PUBLIC int pkgnote_kernel_to_json(const pkgnote_kernel *k, char **ret) {
         ok = ok && json_object_set_new(o, "buildSalt", k->salt ? pn_json_bytes(k->salt) : json_null()) == 0;
         if (ok) {
                 char *nj = NULL;
-                json_t *n = json_null();
-                if (k->note && pkgnote_metadata_to_json(k->note, &nj) >= 0) {
-                        json_decref(n);
+                json_t *n = NULL;
+                if (!k->note)
+                        n = json_null();
+                else if (pkgnote_metadata_to_json(k->note, &nj) >= 0) {
                         n = json_loads(nj, 0, NULL);
                         free(nj);
                 }
@@ -759,26 +846,34 @@ PKGNOTE_PUBLIC int pkgnote_kernel_to_json(const pkgnote_kernel *k, char **ret) {
         for (size_t i = 0; ok && i < k->n_mods; i++) {
                 const struct kmod *m = &k->mods[i];
                 json_t *mo = json_object();
-                /* json_object_set_new() takes the value over, failing or not. */
+                /* json_object_set_new() and json_array_append_new() take the
+                 * value over, failing or not. */
                 ok = mo && set_str(mo, "name", m->name) &&
                      json_object_set_new(mo, "buildId", *m->id ? json_string(m->id) : json_null()) == 0 &&
                      json_object_set_new(mo, "file", m->file ? pn_json_bytes(m->file) : json_null()) == 0 &&
                      json_object_set_new(mo, "fileBuildId", *m->file_id ? json_string(m->file_id) : json_null()) == 0 &&
                      set_str(mo, "fileError", m->file_error) &&
                      json_object_set_new(mo, "package", pkg_json(&m->pkg, "database")) == 0;
-                ok = ok && json_array_append_new(mods, mo) == 0;
                 if (!ok)
                         json_decref(mo);
+                else
+                        ok = json_array_append_new(mods, mo) == 0;
         }
-        ok = ok && json_object_set(o, "modules", mods) == 0 && json_object_set_new(o, "needsReboot", json_boolean(k->reboot)) == 0;
+        /* true: a reason was found; false: none, and none could be missed;
+         * null: none found, but it cannot be told (cannotTell says why). */
+        ok = ok && json_object_set(o, "modules", mods) == 0 &&
+             json_object_set_new(o, "needsReboot", k->reboot ? json_true() : k->undecided ? json_null() : json_false()) == 0 &&
+             set_str(o, "cannotTell", k->undecided);
         for (unsigned bit = 1; ok && bit <= PKGNOTE_REBOOT_NEWER_PACKAGE; bit <<= 1) {
                 if (!(k->reboot & bit))
                         continue;
                 json_t *r = json_object();
                 ok = r && set_str(r, "reason", pkgnote_kernel_reboot_name(bit)) &&
-                     set_str(r, "text", pkgnote_kernel_reboot_text(k, bit)) && json_array_append_new(why, r) == 0;
+                     set_str(r, "text", pkgnote_kernel_reboot_text(k, bit));
                 if (!ok)
                         json_decref(r);
+                else
+                        ok = json_array_append_new(why, r) == 0;
         }
         ok = ok && json_object_set(o, "reboot", why) == 0;
         char *s = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) : NULL;

@@ -102,7 +102,7 @@ static void ps_help(void) {
                "Processes that cannot be read (other users', without privileges) are\n"
                "counted on standard error.  The table of every process ends with the\n"
                "kernel section.  Exit status: 0, or 2 on an error; with --needs-reboot,\n"
-               "1 when a reboot is needed.\n");
+               "1 when a reboot is needed, 2 when it cannot be told.\n");
 }
 
 /* S escaped into BUF (for a column width; cut at CAP). */
@@ -392,8 +392,10 @@ static void print_kernel(FILE *f, const pkgnote_kernel *k) {
                         ki.image_build_id ? ki.image_build_id : ki.image_error ? esc(b, sizeof b, ki.image_error) : "-");
         else
                 fprintf(f, "  %-12s %s\n", "image", "none installed");
-        fprintf(f, "  %-12s %s\n", "reboot", ki.reboot ? "needed" : "not needed");
+        fprintf(f, "  %-12s %s\n", "reboot", ki.reboot ? "needed" : ki.undecided ? "cannot tell" : "not needed");
         kernel_reasons(f, k, "    ");
+        if (ki.undecided)
+                fprintf(f, "    cannot tell: %s\n", esc(a, sizeof a, ki.undecided));
         if (ki.module_count)
                 fprintf(f, "  %-24s %-40s %s\n", "MODULE", "BUILD-ID", "PACKAGE");
         for (size_t i = 0; i < ki.module_count; i++) {
@@ -428,12 +430,18 @@ static int kernel_only(const struct ps_opts *o) {
                 if (r < 0)
                         ret = tool_error("ps", "cannot write the report", r);
         } else if (o->needs_reboot) {
-                printf("%s\n", ki.reboot ? "reboot needed" : "no reboot needed");
+                char e[2048];
+                printf("%s\n", ki.reboot ? "reboot needed" : ki.undecided ? "cannot tell whether a reboot is needed" : "no reboot needed");
                 kernel_reasons(stdout, k, "  ");
+                if (ki.undecided)
+                        printf("  cannot tell: %s\n", esc(e, sizeof e, ki.undecided));
         } else
                 print_kernel(stdout, k);
+        /* 1: a reboot is needed; 2: none was found, but it cannot be told. */
         if (ret == EXIT_OK && o->needs_reboot && ki.reboot)
                 ret = 1;
+        else if (ret == EXIT_OK && o->needs_reboot && ki.undecided)
+                ret = 2;
         pkgnote_kernel_free(k);
         if (fflush(stdout) != 0)
                 return tool_fail("cannot write output: %s", strerror(errno));
@@ -591,9 +599,17 @@ int cmd_ps(int argc, char **argv) {
                 }
                 if (r < 0) {
                         /* Gone since it was listed, or a kernel thread: nothing maps
-                         * there.  Named PIDs are said to be missing. */
+                         * there.  Named PIDs are said to be missing; any other
+                         * failure is said too, so that no process drops out of
+                         * the listing unseen. */
                         if (named)
                                 ret = tool_error(argv[optind + (int)i], "cannot read process", r);
+                        else if (r != -ESRCH && r != -ENOENT) {
+                                char what[32], msg[512];
+                                snprintf(what, sizeof what, "process %d", pid);
+                                snprintf(msg, sizeof msg, "cannot read: %s", pkgnote_last_error()[0] ? pkgnote_last_error() : strerror(-r));
+                                tool_warn_ignoring(what, msg);
+                        }
                         continue;
                 }
                 pkgnote_process_info p = {.size = sizeof p};

@@ -63,6 +63,17 @@ dpkg("mismatch/root", [("linux-image-" + R, "linux-signed-amd64 (6.1.4+1)", "6.1
 # No image of the release at all.
 kernel("missing", "6.1.0-9-amd64", ID1)
 
+# An image that cannot be decoded: whether it is the running kernel cannot be told.
+R = "6.1.0-4-amd64"
+kernel("opaque", R, ID1)
+put("opaque/root/boot/vmlinuz-" + R, b"\0" * 8192)
+
+# Two images of the release: the first unreadable, the second another kernel.
+R = "6.1.0-5-amd64"
+kernel("second", R, ID1)
+put("second/root/boot/vmlinuz-" + R, b"\0" * 8192)
+put("second/root/usr/lib/modules/%s/vmlinuz" % R, kf.image(ID2, "gzip"))
+
 # A newer package of the same line (6.1.10 > 6.1.7 > 6.1.4: not text order),
 # one of another line (rt) and an older one; modules.
 R = "6.1.0-1-amd64"
@@ -120,6 +131,19 @@ kernel mismatch --kernel --json
 kernel missing --needs-reboot
 [ "$STATUS" -eq 1 ] && grep -q "^  image-missing: no image of the running release 6.1.0-9-amd64 is installed" out &&
         pass "missing: no image installed is a reason" || fail "missing: no image installed is a reason" "status $STATUS: $(cat out err)"
+
+kernel opaque --needs-reboot
+[ "$STATUS" -eq 2 ] && grep -qx "cannot tell whether a reboot is needed" out &&
+        grep -q "^  cannot tell: the build-id of the installed image /boot/vmlinuz-6.1.0-4-amd64 cannot be read" out &&
+        pass "opaque: an image that cannot be decoded is 'cannot tell', status 2, not 'no reboot needed'" ||
+        fail "opaque: an image that cannot be decoded is 'cannot tell'" "status $STATUS: $(cat out err)"
+kernel opaque --kernel --json
+[ "$(jq_py 'd["needsReboot"], d["cannotTell"][:40]')" = "(None, 'the build-id of the installed image /boo')" ] &&
+        pass "opaque: needsReboot null, cannotTell says why" || fail "opaque: needsReboot null" "$(cat out err)"
+kernel second --needs-reboot
+[ "$STATUS" -eq 1 ] && grep -q "^  image-differs: .* the installed image /usr/lib/modules/6.1.0-5-amd64/vmlinuz ($ID2)" out &&
+        pass "second: an image whose build-id can be read is compared though the first candidate cannot be" ||
+        fail "second: the readable candidate is compared" "status $STATUS: $(cat out err)"
 
 kernel newer --kernel --json
 [ "$(jq_py '[r["reason"] for r in d["reboot"]], d["package"]["binary"], d["package"]["version"], d["image"]["path"]')" = "(['newer-package'], 'linux-image-6.1.0-1-amd64:amd64', '6.1.4+1', '/usr/lib/modules/6.1.0-1-amd64/vmlinuz')" ] &&

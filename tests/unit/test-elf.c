@@ -433,6 +433,49 @@ static void test_problem_list_bounded(void) {
         pn_problems_clear(&copy);
 }
 
+/* A sparse file whose PT_NOTE, inside the file, spans 64 GiB: refused as
+ * over PKGNOTE_MAX_RANGE, a problem of the object, which is otherwise read
+ * (it made a whole scan fail for want of memory). */
+static void test_huge_note_region(void) {
+        char path[] = "/tmp/pkgnote-test-XXXXXX";
+        int fd = mkstemp(path);
+        CHECK(fd >= 0);
+        uint8_t h[64 + 56] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+        const uint64_t size = 64ull << 30;
+        h[16] = 3, h[18] = 62, h[20] = 1;             /* ET_DYN, x86-64, EV_CURRENT */
+        h[32] = 64;                                    /* e_phoff */
+        h[52] = 64, h[54] = 56, h[56] = 1;             /* e_ehsize, e_phentsize, e_phnum */
+        uint8_t *ph = h + 64;
+        ph[0] = 4, ph[4] = 4;                          /* PT_NOTE, PF_R */
+        for (int i = 0; i < 8; i++) {
+                ph[8 + i] = (uint8_t)(0x1000ull >> (8 * i));            /* p_offset */
+                ph[32 + i] = (uint8_t)((size - 0x1000) >> (8 * i));     /* p_filesz */
+                ph[40 + i] = (uint8_t)((size - 0x1000) >> (8 * i));     /* p_memsz */
+        }
+        ph[48] = 4;                                    /* p_align */
+        CHECK_INT(write(fd, h, sizeof h), (long long)sizeof h);
+        if (ftruncate(fd, (off_t)size) < 0) {
+                printf("# cannot make a sparse file of 64 GiB here: %s\n", strerror(errno));
+                close(fd);
+                unlink(path);
+                return;
+        }
+        pkgnote_object *e;
+        CHECK_INT(pkgnote_object_open(path, &e), 0);
+        pkgnote_info *info;
+        CHECK_INT(pkgnote_info_read(e, &info), 0);
+        CHECK_INT(pkgnote_info_package_count(info), 0);
+        CHECK_INT(pkgnote_info_problem_count(info), 1);
+        if (pkgnote_info_problem_count(info) == 1) {
+                CHECK_INT(pkgnote_info_problem(info, 0)->error, -E2BIG);
+                CHECK(strstr(pkgnote_info_problem(info, 0)->message, "read at once") != NULL);
+        }
+        pkgnote_info_free(info);
+        pkgnote_object_free(e);
+        close(fd);
+        unlink(path);
+}
+
 int main(void) {
         RUN(test_classes_and_orders);
         RUN(test_stripped_sections);
@@ -448,5 +491,6 @@ int main(void) {
         RUN(test_files);
         RUN(test_encode);
         RUN(test_problem_list_bounded);
+        RUN(test_huge_note_region);
         return test_summary();
 }
