@@ -74,7 +74,7 @@ PKGNOTE_PUBLIC const char *pkgnote_dlopen_get(const pkgnote_dlopen *d, size_t i,
 PKGNOTE_PUBLIC int pkgnote_dlopen_to_json(const pkgnote_dlopen *d, char **ret) {
         /* A reader's rendering: control characters come out \u-escaped
          * rather than refused, so the output is always valid JSON. */
-        char *s = json_dumps(d->arr, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+        char *s = pn_json_dumps(d->arr, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
         if (!s)
                 return pn_oom();
         *ret = s;

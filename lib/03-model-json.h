@@ -30,6 +30,12 @@ unsigned pn_json_depth(const char *s, size_t len);
  * that are not UTF-8 as the text \xNN; NULL when out of memory. */
 json_t *pn_json_bytes(const char *s);
 
+/* json_dumps(V, FLAGS), but NULL whenever a byte of the text could not be
+ * kept: jansson (2.14) goes on after a failed write of an object's key,
+ * so its own buffer may come back short.  The text goes through a buffer
+ * of the library's whose every growth is checked. */
+char *pn_json_dumps(const json_t *v, size_t flags);
+
 /* Compact, raw UTF-8, stored key order; -EINVAL (pn_error set) when a
  * string or key holds a control character. */
 int pn_json_dump(const json_t *v, char **ret);

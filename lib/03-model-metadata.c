@@ -178,11 +178,53 @@ static int real_digits(const json_t *v) {
         return digits;
 }
 
+struct dump_buf {
+        char *p;
+        size_t n, cap;
+        bool failed;
+};
+
+static int dump_part(const char *buf, size_t size, void *u) {
+        struct dump_buf *b = u;
+        if (b->failed)
+                return -1;
+        if (size >= b->cap - b->n) {
+                size_t cap = b->cap ? b->cap : 256;
+                while (size >= cap - b->n) {
+                        if (cap > SIZE_MAX / 2) {
+                                b->failed = true;
+                                return -1;
+                        }
+                        cap *= 2;
+                }
+                char *p = realloc(b->p, cap);
+                if (!p) {
+                        b->failed = true;
+                        return -1;
+                }
+                b->p = p;
+                b->cap = cap;
+        }
+        memcpy(b->p + b->n, buf, size);
+        b->n += size;
+        b->p[b->n] = 0;
+        return 0;
+}
+
+char *pn_json_dumps(const json_t *v, size_t flags) {
+        struct dump_buf b = {0};
+        if (json_dump_callback(v, dump_part, &b, flags) < 0 || b.failed || (!b.p && !(b.p = calloc(1, 1)))) {
+                free(b.p);
+                return NULL;
+        }
+        return b.p;
+}
+
 int pn_json_dump(const json_t *v, char **ret) {
         int r = pn_json_each_string(v, refuse_control, NULL);
         if (r < 0)
                 return r;
-        char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(real_digits(v)));
+        char *s = pn_json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(real_digits(v)));
         if (!s)
                 return pn_oom();
         *ret = s;
@@ -280,7 +322,7 @@ PKGNOTE_PUBLIC int pkgnote_metadata_value_json(const pkgnote_metadata *m, size_t
                 return pn_oom(); /* the key cache could not be made */
         if (!k)
                 return pn_error(-EINVAL, "no key %zu", i);
-        char *s = json_dumps(json_object_get(m->obj, k),
+        char *s = pn_json_dumps(json_object_get(m->obj, k),
                              JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
         if (!s)
                 return pn_oom();

@@ -731,7 +731,7 @@ PKGNOTE_PUBLIC int pkgnote_closure_to_json(const pkgnote_closure *c, const pkgno
         json_decref(edges);
         json_decref(files);
         json_decref(problems);
-        char *s = top ? json_dumps(top, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        char *s = top ? pn_json_dumps(top, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(top);
         if (!s)
                 return pn_oom();

@@ -462,7 +462,7 @@ static int format_json(const pkgnote_deps *d, const size_t *o, FILE *f) {
         }
         /* A reader's rendering: a control character in a feature name
          * comes out \u-escaped, so the output is always valid JSON. */
-        char *s = arr ? json_dumps(arr, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        char *s = arr ? pn_json_dumps(arr, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(arr);
         if (!s)
                 return -ENOMEM;

@@ -773,7 +773,7 @@ PKGNOTE_PUBLIC int pkgnote_verify_to_json(const pkgnote_verify *v, char **ret) {
                 json_decref(top), top = NULL;
         json_decref(fs);
         json_decref(ps);
-        char *s = top ? json_dumps(top, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        char *s = top ? pn_json_dumps(top, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(top);
         if (!s)
                 return pn_oom();

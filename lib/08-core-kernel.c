@@ -876,7 +876,7 @@ PKGNOTE_PUBLIC int pkgnote_kernel_to_json(const pkgnote_kernel *k, char **ret) {
                         ok = json_array_append_new(why, r) == 0;
         }
         ok = ok && json_object_set(o, "reboot", why) == 0;
-        char *s = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) : NULL;
+        char *s = ok ? pn_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) : NULL;
         json_decref(o);
         json_decref(mods);
         json_decref(why);

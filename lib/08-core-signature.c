@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "03-model-json.h"
 #include "01-base.h"
 #include "01-base-hash.h"
 #include "08-core-signature.h"
@@ -356,7 +357,7 @@ int pkgnote_signature_to_json(const pkgnote_signature *s, char **ret) {
                         json_decref(j);
                         return pn_oom();
                 }
-        char *out = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        char *out = pn_json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
         json_decref(j);
         if (!out)
                 return pn_oom();

@@ -9,6 +9,7 @@
  * them feed) and 09-scan-archive.c (archives and images, whose layers
  * 09-scan-layers.c merges); they write into the store of 09-scan-store.c.
  */
+#include "03-model-json.h"
 #include "config.h"
 
 #include <fcntl.h>
@@ -517,7 +518,7 @@ static int db_package(const struct dbentry *e, struct package *p) {
                 if (json_object_set_new(j, kv[i][0], json_string(kv[i][1])) < 0)
                         r = -ENOMEM;
         }
-        if (r == 0 && !(p->db_json = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER)))
+        if (r == 0 && !(p->db_json = pn_json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER)))
                 r = -ENOMEM;
         json_decref(j);
         if (r == 0 && pkgnote_metadata_parse(p->db_json, strlen(p->db_json), &p->db_meta) < 0)

@@ -174,7 +174,7 @@ static void jw_rewrite(const jw *w, const char *d, FILE *f) {
 
 /* ROOT dumped with jansson's FLAGS, then rewritten (jw_rewrite()). */
 static char *jw_dump(const jw *w, const json_t *root, size_t flags) {
-        char *d = json_dumps(root, flags), *out = NULL;
+        char *d = pn_json_dumps(root, flags), *out = NULL;
         size_t len = 0;
         FILE *f = d ? open_memstream(&out, &len) : NULL;
         if (f) {

@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "03-model-json.h"
 #include "01-base.h"
 #include "11-crash-private.h"
 
@@ -712,7 +713,7 @@ PKGNOTE_PUBLIC int pkgnote_crash_groups_to_json(pkgnote_crash_groups *g, size_t 
         size_t n = top && top < g->n ? top : g->n;
         for (size_t i = 0; ok && i < n; i++)
                 ok = json_array_append_new(groups, group_json(g->g[i])) == 0;
-        char *s = ok ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        char *s = ok ? pn_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(o);
         if (!s)
                 return pn_oom();

@@ -7,6 +7,7 @@
  * store's files.  Rows: pkgnote-coredump's store (11-crash.c),
  * systemd-coredump's journal and store (11-crash-systemd.c).
  */
+#include "03-model-json.h"
 #include "config.h"
 
 #include <errno.h>
@@ -247,7 +248,7 @@ PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
                 o = NULL;
         }
         pkgnote_signature_free(sig);
-        char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        char *s = o ? pn_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(o);
         if (!s)
                 return pn_oom();
