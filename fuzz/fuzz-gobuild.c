@@ -22,15 +22,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_INPUT (1u << 20)
 
-/* B as components: every purl golang's, a copy's JSON the same. */
+/* B as components: every purl there is golang's (a name no purl can
+ * carry, such as "", "./local" or "a//b", has none, by design), a copy's
+ * JSON the same. */
 static void components(const struct pn_go_build *b) {
         pkgnote_embedded *m = NULL;
         if (pn_embedded_from_go(b, &m) < 0)
                 return;
         for (size_t i = 0; i < pkgnote_embedded_component_count(m); i++) {
                 pkgnote_component c = PKGNOTE_COMPONENT_INIT;
-                if (pkgnote_embedded_component(m, i, &c) != 1 || !c.purl || strncmp(c.purl, "pkg:golang/", 11) != 0)
+                if (pkgnote_embedded_component(m, i, &c) != 1 || (c.purl && strncmp(c.purl, "pkg:golang/", 11) != 0))
                         abort();
+                if (!c.purl && pn_embedded_purl_name_ok("golang", c.replacement_name ? c.replacement_name : c.name) &&
+                    !c.replacement_name)
+                        abort(); /* a name a purl can carry, left without one */
         }
         char *j = NULL, *k = NULL;
         pkgnote_embedded *d = pn_embedded_dup(m);

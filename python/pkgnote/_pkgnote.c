@@ -1317,12 +1317,18 @@ static int closure_select(void *h, const char *f, int p, unsigned fl) {
 }
 
 /* PyUnicode_FSConverter() that takes None for NULL. */
+/* A path (bytes), or None; with Py_CLEANUP_SUPPORTED, so that a later
+ * argument's failure gives back what an earlier one made. */
 static int fs_or_none(PyObject *o, void *p) {
-        if (o == Py_None) {
-                *(PyObject **)p = NULL;
+        if (!o) { /* the cleanup call */
+                Py_CLEAR(*(PyObject **)p);
                 return 1;
         }
-        return PyUnicode_FSConverter(o, p);
+        if (o == Py_None) {
+                *(PyObject **)p = NULL;
+                return Py_CLEANUP_SUPPORTED;
+        }
+        return PyUnicode_FSConverter(o, p) ? Py_CLEANUP_SUPPORTED : 0;
 }
 
 /* _verify(path, features, priority, all_features) -> dict: whether the

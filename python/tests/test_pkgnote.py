@@ -131,12 +131,16 @@ def test_read_embedded_go_modules(pkgnote_cmd: str, tmp_path: pathlib.Path) -> N
     subprocess.run([go, "build", "-o", str(sleeper), "."], cwd=tmp_path / "sl", env=env, check=True)
     proc = subprocess.Popen([str(sleeper)])
     try:
-        # Popen returns once the child is forked: its exec may still come.
+        # Popen returns once the child is forked: its exec may still come,
+        # and in the middle of it /proc/PID/exe already names the program
+        # while its new memory maps nothing yet (the kernel maps the
+        # program's segments after switching to it): wait for the mapping.
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
-                if os.readlink(f"/proc/{proc.pid}/exe") == str(sleeper):
-                    break
+                with open(f"/proc/{proc.pid}/maps") as f:
+                    if str(sleeper) in f.read():
+                        break
             except OSError:
                 pass
             time.sleep(0.01)
