@@ -2794,7 +2794,7 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgno
 /* Adds the running kernel K (pkgnote_kernel_read()), copying what it
  * keeps (K may be freed right after): one component the document
  * describes (CycloneDX "operating-system"; SPDX a package of purpose
- * OPERATING-SYSTEM), named, versioned and with the purl of its package
+ * OPERATING_SYSTEM), named, versioned and with the purl of its package
  * when one is known (its own note, else the database package of the
  * installed image whose build-id is the running one; else "linux" and
  * the release), its release, build-id, build salt and installed image as

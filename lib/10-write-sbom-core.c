@@ -514,7 +514,8 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add_kernel(pkgnote_process_sbom *b, cons
         }
         if (x) {
                 struct pn_sbom_package *e = &x->e;
-                e->purpose = "OPERATING-SYSTEM";
+                /* the spec's OPERATING-SYSTEM as its JSON schema spells it */
+                e->purpose = "OPERATING_SYSTEM";
                 e->unnamed = "linux";
                 if (!err && !(e->source_info = strdup("the running kernel (sysfs: kernel/notes)")))
                         err = -ENOMEM;
