@@ -529,7 +529,9 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add_kernel(pkgnote_process_sbom *b, cons
                 kprop(e, "pkgnote:kernel:imageBuildId", ki.image_build_id, &err);
                 kprop(e, "pkgnote:kernel:imageError", ki.image_error, &err);
                 kprop(e, "pkgnote:kernel:package:binary", ki.db_binary, &err);
-                kprop(e, "pkgnote:needsReboot", ki.reboot ? "true" : "false", &err);
+                /* as the kernel's JSON: unknown when none was found but one could be missed */
+                kprop(e, "pkgnote:needsReboot", ki.reboot ? "true" : ki.undecided ? "unknown" : "false", &err);
+                kprop(e, "pkgnote:rebootCannotTell", ki.reboot ? NULL : ki.undecided, &err);
                 for (unsigned bit = 1; bit && !err; bit <<= 1) {
                         const char *name = pkgnote_kernel_reboot_name(bit), *text = pkgnote_kernel_reboot_text(k, bit);
                         if (!name)
