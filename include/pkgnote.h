@@ -1691,17 +1691,25 @@ PKGNOTE_PUBLIC const char *pkgnote_debuginfo_status_name(int status);
 PKGNOTE_PUBLIC int pkgnote_stack_to_json(const pkgnote_stack *st, char **ret);
 
 /* A member added to a core's report: KEY with STRING, or with NUMBER
- * when STRING is NULL.  Passed as an array whose first element's size is
- * the stride of all (see the conventions); PKGNOTE_JSON_STRING() and
- * PKGNOTE_JSON_NUMBER() make one element. */
+ * when STRING is NULL, or with JSON when it is not NULL (since 1.2).
+ * Passed as an array whose first element's size is the stride of all
+ * (see the conventions); PKGNOTE_JSON_STRING(), PKGNOTE_JSON_NUMBER() and
+ * PKGNOTE_JSON_VALUE() make one element. */
 typedef struct pkgnote_json_member {
         size_t size; /* sizeof(pkgnote_json_member), set by the caller */
         const char *key;
         const char *string;
         int64_t number;
+        /* A JSON object or array as text (a library report such as
+         * pkgnote_kernel_to_json()'s), written as it is once it parses
+         * within PKGNOTE_MAX_JSON and PKGNOTE_MAX_JSON_DEPTH; STRING and
+         * NUMBER are then unused.  Since 1.2. */
+        const char *json;
 } pkgnote_json_member;
-#define PKGNOTE_JSON_STRING(KEY, STRING) {sizeof(pkgnote_json_member), (KEY), (STRING), 0}
-#define PKGNOTE_JSON_NUMBER(KEY, NUMBER) {sizeof(pkgnote_json_member), (KEY), NULL, (NUMBER)}
+#define PKGNOTE_JSON_STRING(KEY, STRING) {sizeof(pkgnote_json_member), (KEY), (STRING), 0, NULL}
+#define PKGNOTE_JSON_NUMBER(KEY, NUMBER) {sizeof(pkgnote_json_member), (KEY), NULL, (NUMBER), NULL}
+/* Since 1.2. */
+#define PKGNOTE_JSON_VALUE(KEY, JSON) {sizeof(pkgnote_json_member), (KEY), NULL, 0, (JSON)}
 
 /* A core's or process's report ("pkgnote core --json", "pkgnote pid
  * --json"): pid, tid, ppid, uid, gid, signal (numbers, or null when
@@ -1727,7 +1735,7 @@ typedef struct pkgnote_json_member {
  * hostname and core file, say.  C may be NULL: the report is then the
  * N_EXTRA members alone (what a crash collector knows of a core it
  * cannot read).  -EINVAL when an extra member has no key or one of the
- * report's own, or two members share a key. */
+ * report's own, or two members share a key, or its JSON does not parse. */
 PKGNOTE_PUBLIC int pkgnote_core_to_json(const pkgnote_core *c, const pkgnote_stack *st,
                                         const pkgnote_json_member *extra, size_t n_extra, char **ret);
 
@@ -2231,6 +2239,10 @@ typedef struct pkgnote_kernel pkgnote_kernel;
 
 /* Never ask the package database.  Since 1.2. */
 #define PKGNOTE_KERNEL_NO_DATABASE 1u
+/* Read no loaded modules (module_count 0; pkgnote_kernel_to_json() then
+ * has no "modules"): the kernel alone, as a process's report gives it.
+ * Since 1.2. */
+#define PKGNOTE_KERNEL_NO_MODULES 2u
 
 /* Where the kernel is read from; NULL fields take the running system's.
  * Since 1.2. */
@@ -2779,6 +2791,20 @@ PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b);
 /* Adds process C (pkgnote_process_open*()) and its modules' packages,
  * copying what it keeps: C may be freed right after.  0, -EINVAL, -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgnote_core *c);
+/* Adds the running kernel K (pkgnote_kernel_read()), copying what it
+ * keeps (K may be freed right after): one component the document
+ * describes (CycloneDX "operating-system"; SPDX a package of purpose
+ * OPERATING_SYSTEM), named, versioned and with the purl of its package
+ * when one is known (its own note, else the database package of the
+ * installed image whose build-id is the running one; else "linux" and
+ * the release), its release, build-id, build salt and installed image as
+ * properties (SPDX: its comment), each reason it needs a reboot as a
+ * "pkgnote:rebootReason" property (SPDX: an annotation); its loaded
+ * modules as components inside it (CycloneDX nested "library"
+ * components; SPDX packages it CONTAINS), each with its build-id, module
+ * file and, when their build-ids are equal, the file's database package.
+ * 0, -EEXIST when B has a kernel already, -EINVAL, -ENOMEM.  Since 1.2. */
+PKGNOTE_PUBLIC int pkgnote_process_sbom_add_kernel(pkgnote_process_sbom *b, const pkgnote_kernel *k);
 /* The document, malloc()ed, pretty-printed (OPTIONS as for
  * pkgnote_sbom_write(); may be NULL).  0, -EINVAL, -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_process_sbom_write(const pkgnote_process_sbom *b, int format,

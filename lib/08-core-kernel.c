@@ -24,6 +24,7 @@
 #include "02-elf-kernel.h"
 #include "03-model-json.h"
 #include "04-pkgdb-private.h"
+#include "08-core-private.h"
 #include "fileio.h"
 
 #define MAX_RELEASE 64u /* __NEW_UTS_LEN */
@@ -38,7 +39,7 @@
 #define HOST_BE (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 
 struct kpkg {
-        const char *type, *name, *version, *binary; /* the database's strings */
+        const char *type, *name, *version, *binary, *arch; /* the database's strings */
 };
 
 struct kmod {
@@ -52,6 +53,7 @@ struct kmod {
 };
 
 struct pkgnote_kernel {
+        char *root; /* where the image, modules and database were looked for */
         char *release;
         char id[HEX_MAX];
         char *salt;
@@ -68,6 +70,7 @@ struct pkgnote_kernel {
         pkgnote_pkgdb *db;
         struct kmod *mods;
         size_t n_mods;
+        bool no_modules; /* not read (PKGNOTE_KERNEL_NO_MODULES) */
         unsigned reboot;
         char *why[N_REASONS];
         char *undecided; /* pkgnote_kernel_info.undecided */
@@ -90,6 +93,7 @@ PKGNOTE_PUBLIC void pkgnote_kernel_free(pkgnote_kernel *k) {
                 free(k->mods[i].file_error);
         }
         free(k->mods);
+        free(k->root);
         free(k->release);
         free(k->salt);
         pkgnote_metadata_free(k->note);
@@ -463,7 +467,8 @@ static bool owner(pkgnote_kernel *k, const char *path, pkgnote_db_package *p) {
 }
 
 static void take(struct kpkg *to, const pkgnote_kernel *k, const pkgnote_db_package *p) {
-        *to = (struct kpkg){.type = pkgnote_pkgdb_type(k->db), .name = p->name, .version = p->version, .binary = p->binary};
+        *to = (struct kpkg){.type = pkgnote_pkgdb_type(k->db), .name = p->name, .version = p->version, .binary = p->binary,
+                            .arch = p->architecture};
 }
 
 /* The root's dpkg database, else its rpm one; a database there that
@@ -675,8 +680,9 @@ PKGNOTE_PUBLIC int pkgnote_kernel_read(const pkgnote_kernel_options *o, pkgnote_
                 if (r < 0)
                         return r;
         }
-        if (opt.flags & ~PKGNOTE_KERNEL_NO_DATABASE)
-                return pn_error(-EINVAL, "pkgnote_kernel_options: unknown flags %#x", opt.flags & ~PKGNOTE_KERNEL_NO_DATABASE);
+        const unsigned known = PKGNOTE_KERNEL_NO_DATABASE | PKGNOTE_KERNEL_NO_MODULES;
+        if (opt.flags & ~known)
+                return pn_error(-EINVAL, "pkgnote_kernel_options: unknown flags %#x", opt.flags & ~known);
         const char *sysfs = opt.sysfs ? opt.sysfs : "/sys";
         int sysfd = open(sysfs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (sysfd < 0)
@@ -689,7 +695,7 @@ PKGNOTE_PUBLIC int pkgnote_kernel_read(const pkgnote_kernel_options *o, pkgnote_
                 return pn_error(e, "%s: cannot open: %s", root, strerror(-e));
         }
         pkgnote_kernel *k = calloc(1, sizeof *k);
-        int r = k ? 0 : pn_oom();
+        int r = k && (k->root = strdup(root)) ? 0 : pn_oom();
         if (r == 0)
                 r = read_release(opt.osrelease, &k->release);
         if (r == 0) {
@@ -697,7 +703,9 @@ PKGNOTE_PUBLIC int pkgnote_kernel_read(const pkgnote_kernel_options *o, pkgnote_
                 if (r < 0 && r != -ENOMEM)
                         r = pn_error(r, "%s: %s", sysfs, pkgnote_last_error());
         }
-        if (r == 0)
+        if (r == 0 && (opt.flags & PKGNOTE_KERNEL_NO_MODULES))
+                k->no_modules = true;
+        else if (r == 0)
                 r = read_modules(k, sysfd);
         if (r == 0) {
                 read_image(k, rootfd);
@@ -731,6 +739,16 @@ PKGNOTE_PUBLIC int pkgnote_kernel_read(const pkgnote_kernel_options *o, pkgnote_
         }
         *ret = k;
         return 1;
+}
+
+const char *pn_kernel_root(const pkgnote_kernel *k) {
+        return k->root;
+}
+
+const char *pn_kernel_db_architecture(const pkgnote_kernel *k, size_t i) {
+        if (i == SIZE_MAX)
+                return k->note ? NULL : k->pkg.arch;
+        return i < k->n_mods ? k->mods[i].pkg.arch : NULL;
 }
 
 PKGNOTE_PUBLIC int pkgnote_kernel_get(const pkgnote_kernel *k, pkgnote_kernel_info *ret) {
@@ -861,7 +879,7 @@ PKGNOTE_PUBLIC int pkgnote_kernel_to_json(const pkgnote_kernel *k, char **ret) {
         }
         /* true: a reason was found; false: none, and none could be missed;
          * null: none found, but it cannot be told (cannotTell says why). */
-        ok = ok && json_object_set(o, "modules", mods) == 0 &&
+        ok = ok && (k->no_modules || json_object_set(o, "modules", mods) == 0) &&
              json_object_set_new(o, "needsReboot", k->reboot ? json_true() : k->undecided ? json_null() : json_false()) == 0 &&
              set_str(o, "cannotTell", k->undecided);
         for (unsigned bit = 1; ok && bit <= PKGNOTE_REBOOT_NEWER_PACKAGE; bit <<= 1) {

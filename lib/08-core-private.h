@@ -253,6 +253,13 @@ int pn_core_module_image(const pkgnote_core *c, const uint8_t *raw, uint64_t raw
 /* A stack object from the unwinder child's records (lib/08-core-stack.c), checked
  * as the parent checks them: for the fuzzer, since a child that a hostile
  * core subverted may send anything. */
+/* The root directory the running kernel K's image, modules and database
+ * were looked for in (lib/08-core-kernel.c), and the architecture of the
+ * database package of the kernel (I SIZE_MAX) or of loaded module I, or
+ * NULL: what pkgnote_kernel_info does not carry, for the SBOMs. */
+const char *pn_kernel_root(const pkgnote_kernel *k);
+const char *pn_kernel_db_architecture(const pkgnote_kernel *k, size_t i);
+
 int pn_stack_from_records(const void *buf, size_t len, pkgnote_stack **ret);
 
 #endif

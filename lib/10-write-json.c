@@ -568,8 +568,23 @@ static int core_json_with(const pkgnote_core *c, const pkgnote_stack *st, const 
                         return pn_error(-EINVAL, "extra member %zu: %s", i,
                                         extra[i].key ? "its key is the report's own" : "no key");
                 }
-                jw_set(&w, o, extra[i].key,
-                       extra[i].string ? jw_string(&w, extra[i].string) : jw_int(&w, extra[i].number));
+                if (extra[i].json) {
+                        /* checked before it is written as it is */
+                        json_t *v = NULL;
+                        size_t len = strlen(extra[i].json);
+                        int r = pn_json_load(extra[i].json, len, &v);
+                        json_decref(v);
+                        if (r < 0) {
+                                json_decref(o);
+                                jw_free(&w);
+                                return r == -ENOMEM ? r
+                                                    : pn_error(-EINVAL, "extra member %zu (%s): %s", i, extra[i].key,
+                                                               pkgnote_last_error());
+                        }
+                        jw_set(&w, o, extra[i].key, jw_raw(&w, extra[i].json, len));
+                } else
+                        jw_set(&w, o, extra[i].key,
+                               extra[i].string ? jw_string(&w, extra[i].string) : jw_int(&w, extra[i].number));
         }
         return jw_finish(&w, o, ret);
 }

@@ -64,7 +64,20 @@ struct rs_root {
         ino_t ino;
 };
 
+/* The running kernel (pkgnote_process_sbom_add_kernel()): its element (its
+ * package's when one is known) and its loaded modules', each with what
+ * the SBOMs say of it as properties, which SPDX 2.3 gives as a comment;
+ * the reasons it needs a reboot, each "NAME: TEXT". */
+struct rs_kernel {
+        struct pn_sbom_package e;
+        struct pn_sbom_package *mods;
+        size_t n_mods;
+        char **reasons;
+        size_t n_reasons, cap_reasons;
+};
+
 struct pkgnote_process_sbom {
+        struct rs_kernel *kernel;
         struct rs_package *pkg;
         size_t n_pkg, cap_pkg;
         struct rs_process *proc;
@@ -87,6 +100,17 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_new(pkgnote_process_sbom **ret) {
         return 0;
 }
 
+static void kernel_free(struct rs_kernel *x) {
+        if (!x)
+                return;
+        pn_sbom_package_done(&x->e);
+        for (size_t i = 0; i < x->n_mods; i++)
+                pn_sbom_package_done(&x->mods[i]);
+        free(x->mods);
+        pn_free_strv(x->reasons, x->n_reasons);
+        free(x);
+}
+
 PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b) {
         if (!b)
                 return;
@@ -104,6 +128,7 @@ PKGNOTE_PUBLIC void pkgnote_process_sbom_free(pkgnote_process_sbom *b) {
                 free(b->proc[i].emb);
                 pn_free_strv(b->proc[i].emb_path, b->proc[i].n_emb);
         }
+        kernel_free(b->kernel);
         for (size_t i = 0; i < b->n_lic; i++)
                 free(b->lic[i].name), free(b->lic[i].license);
         free(b->lic);
@@ -365,6 +390,205 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgno
 }
 
 /* ------------------------------------------------------------------ */
+/* The running kernel                                                  */
+
+/* The metadata of a kernel or module file's database package, its os and
+ * osVersion those of the root it was read in (OS, may be NULL), as
+ * db_metadata() makes a process's: its purl names the distribution. */
+static int kernel_db_metadata(const char *type, const char *name, const char *version, const char *arch,
+                              const pkgnote_os_release *os, pkgnote_metadata **ret, char **json) {
+        pkgnote_metadata *md;
+        int r = pkgnote_metadata_new(&md);
+        if (r < 0)
+                return r;
+        const char *kv[][2] = {
+                {PKGNOTE_KEY_TYPE, type},
+                {PKGNOTE_KEY_OS, os ? pkgnote_os_release_get(os, "ID") : NULL},
+                {PKGNOTE_KEY_OS_VERSION, os ? pkgnote_os_release_get(os, "VERSION_ID") : NULL},
+                {PKGNOTE_KEY_NAME, name},
+                {PKGNOTE_KEY_VERSION, version},
+                {PKGNOTE_KEY_ARCHITECTURE, arch},
+        };
+        /* Database bytes that are not UTF-8 are left out, as db_metadata() does. */
+        for (size_t k = 0; k < ELEMENTSOF(kv) && r >= 0; k++)
+                if (kv[k][1] && *kv[k][1] && pn_utf8_invalid_at(kv[k][1], strlen(kv[k][1])) == strlen(kv[k][1]))
+                        r = pkgnote_metadata_set(md, kv[k][0], kv[k][1]);
+        if (r >= 0)
+                r = pkgnote_metadata_to_json(md, json);
+        if (r < 0) {
+                pkgnote_metadata_free(md);
+                return r;
+        }
+        *ret = md;
+        return 0;
+}
+
+static void kprop(struct pn_sbom_package *e, const char *name, const char *value, int *err) {
+        if (value)
+                pn_sbom_package_property(e, name, value, false, err);
+}
+
+/* Module I of K as the element E. */
+static void kernel_module(const pkgnote_kernel *k, size_t i, const pkgnote_kernel_module *m,
+                          const pkgnote_os_release *os, struct pn_sbom_package *e, int *err) {
+        *e = (struct pn_sbom_package){.purpose = "LIBRARY", .unnamed = "(unnamed)"};
+        if (!(e->name = strdup(m->name)) ||
+            asprintf(&e->source_info, "a loaded module of the running kernel (sysfs: module/%s)", m->name) < 0) {
+                e->source_info = NULL;
+                *err = -ENOMEM;
+                return;
+        }
+        kprop(e, "pkgnote:kernel:buildId", m->build_id, err);
+        kprop(e, "pkgnote:kernel:file", m->file, err);
+        kprop(e, "pkgnote:kernel:fileBuildId", m->file_build_id, err);
+        kprop(e, "pkgnote:kernel:fileError", m->file_error, err);
+        kprop(e, "pkgnote:origin", m->db_name ? "database" : "none", err);
+        if (!m->db_name)
+                return;
+        /* The package, its purl as the kernel's would be, as properties:
+         * the package is the file's, not the module's own, and a purl of
+         * its own would count one package once per module. */
+        pkgnote_metadata *md = NULL;
+        char *record = NULL;
+        struct pn_sbom_package p = {0};
+        int r = kernel_db_metadata(m->db_type, m->db_name, m->db_version, pn_kernel_db_architecture(k, i), os, &md, &record);
+        if (r >= 0)
+                r = pn_sbom_package_from_metadata(&p, md, true, record, os ? pkgnote_os_release_get(os, "ID") : NULL,
+                                                  os ? pkgnote_os_release_get(os, "VERSION_ID") : NULL);
+        if (r < 0)
+                *err = -ENOMEM;
+        kprop(e, "pkgnote:database", record, err);
+        kprop(e, "pkgnote:kernel:package:name", m->db_name, err);
+        kprop(e, "pkgnote:kernel:package:version", m->db_version, err);
+        kprop(e, "pkgnote:kernel:package:binary", m->db_binary, err);
+        kprop(e, "pkgnote:kernel:package:purl", p.purl, err);
+        pn_sbom_package_done(&p);
+        pkgnote_metadata_free(md);
+        free(record);
+}
+
+PKGNOTE_PUBLIC int pkgnote_process_sbom_add_kernel(pkgnote_process_sbom *b, const pkgnote_kernel *k) {
+        if (!b || !k)
+                return pn_error(-EINVAL, "no SBOM or no kernel");
+        if (b->kernel)
+                return pn_error(-EEXIST, "the SBOM has a kernel already");
+        pkgnote_kernel_info ki = PKGNOTE_KERNEL_INFO_INIT;
+        int r = pkgnote_kernel_get(k, &ki);
+        if (r < 0)
+                return r;
+        /* The distribution of the root the kernel's image was looked for
+         * in names the purl of its database package, as a process's root
+         * does its packages'. */
+        pkgnote_os_release *os = NULL;
+        r = pkgnote_os_release_read(pn_kernel_root(k), &os);
+        if (r == -ENOMEM)
+                return pn_oom();
+        if (r < 0)
+                os = NULL;
+        struct rs_kernel *x = calloc(1, sizeof *x);
+        int err = x ? 0 : -ENOMEM;
+        pkgnote_metadata *md = NULL;
+        char *record = NULL;
+        const char *origin = "none";
+        if (!err && ki.note) {
+                origin = "note";
+                err = pkgnote_metadata_to_json(ki.note, &record);
+                if (err >= 0)
+                        err = pn_sbom_package_from_metadata(&x->e, ki.note, false, record,
+                                                            os ? pkgnote_os_release_get(os, "ID") : NULL,
+                                                            os ? pkgnote_os_release_get(os, "VERSION_ID") : NULL);
+        } else if (!err && ki.db_name) {
+                origin = "database";
+                err = kernel_db_metadata(ki.db_type, ki.db_name, ki.db_version, pn_kernel_db_architecture(k, SIZE_MAX), os,
+                                         &md, &record);
+                if (err >= 0)
+                        err = pn_sbom_package_from_metadata(&x->e, md, true, record,
+                                                            os ? pkgnote_os_release_get(os, "ID") : NULL,
+                                                            os ? pkgnote_os_release_get(os, "VERSION_ID") : NULL);
+        } else if (!err) {
+                /* No package known: the kernel by its release. */
+                x->e.name = strdup("linux");
+                x->e.version = strdup(ki.release);
+                if (!x->e.name || !x->e.version)
+                        err = -ENOMEM;
+        }
+        if (x) {
+                struct pn_sbom_package *e = &x->e;
+                /* the spec's OPERATING-SYSTEM as its JSON schema spells it */
+                e->purpose = "OPERATING_SYSTEM";
+                e->unnamed = "linux";
+                if (!err && !(e->source_info = strdup("the running kernel (sysfs: kernel/notes)")))
+                        err = -ENOMEM;
+                kprop(e, "pkgnote:origin", origin, &err);
+                kprop(e, !strcmp(origin, "note") ? "pkgnote:note" : "pkgnote:database", record, &err);
+                kprop(e, "pkgnote:kernel:release", ki.release, &err);
+                kprop(e, "pkgnote:kernel:buildId", ki.build_id, &err);
+                /* shown, never taken for a package: a kernel may carry another distribution's */
+                kprop(e, "pkgnote:kernel:buildSalt", ki.build_salt, &err);
+                kprop(e, "pkgnote:kernel:image", ki.image, &err);
+                kprop(e, "pkgnote:kernel:imageBuildId", ki.image_build_id, &err);
+                kprop(e, "pkgnote:kernel:imageError", ki.image_error, &err);
+                kprop(e, "pkgnote:kernel:package:binary", ki.db_binary, &err);
+                /* as the kernel's JSON: unknown when none was found but one could be missed */
+                kprop(e, "pkgnote:needsReboot", ki.reboot ? "true" : ki.undecided ? "unknown" : "false", &err);
+                kprop(e, "pkgnote:rebootCannotTell", ki.reboot ? NULL : ki.undecided, &err);
+                for (unsigned bit = 1; bit && !err; bit <<= 1) {
+                        const char *name = pkgnote_kernel_reboot_name(bit), *text = pkgnote_kernel_reboot_text(k, bit);
+                        if (!name)
+                                break;
+                        if (!text)
+                                continue;
+                        char *s = NULL;
+                        if (asprintf(&s, "%s: %s", name, text) < 0)
+                                err = -ENOMEM;
+                        else {
+                                kprop(e, "pkgnote:rebootReason", s, &err);
+                                if (PN_GROW(x->reasons, x->cap_reasons, x->n_reasons + 1) < 0) {
+                                        free(s);
+                                        err = -ENOMEM;
+                                } else
+                                        x->reasons[x->n_reasons++] = s;
+                        }
+                }
+                if (!err && ki.module_count && !(x->mods = calloc(ki.module_count, sizeof *x->mods)))
+                        err = -ENOMEM;
+                for (size_t i = 0; i < ki.module_count && !err; i++) {
+                        pkgnote_kernel_module m = PKGNOTE_KERNEL_MODULE_INIT;
+                        if (pkgnote_kernel_module_get(k, i, &m) <= 0)
+                                break;
+                        kernel_module(k, i, &m, os, &x->mods[x->n_mods++], &err);
+                }
+        }
+        pkgnote_metadata_free(md);
+        free(record);
+        pkgnote_os_release_free(os);
+        if (err) {
+                kernel_free(x);
+                return err == -ENOMEM ? pn_oom() : err;
+        }
+        b->kernel = x;
+        return 0;
+}
+
+/* The words SPDX 2.3 has no field for: E's properties, after WHAT. */
+static char *kernel_comment(const char *what, const struct pn_sbom_package *e) {
+        char *c = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&c, &len);
+        if (!f)
+                return NULL;
+        fputs(what, f);
+        for (size_t k = 0; k < e->n_props; k++)
+                if (strcmp(e->props[k].name, "pkgnote:rebootReason")) /* annotations of their own */
+                        fprintf(f, "; %s: %s", e->props[k].name, e->props[k].value);
+        if (fclose(f) != 0) {
+                free(c);
+                return NULL;
+        }
+        return c;
+}
+
+/* ------------------------------------------------------------------ */
 /* Writing                                                             */
 
 static int cmp_package(const void *x, const void *y) {
@@ -601,6 +825,47 @@ static json_t *spdx_package(const struct rs_package *p, const char *created, con
         return j;
 }
 
+/* The running kernel X, which the document describes, and its modules, which it CONTAINS. */
+static void spdx_kernel(const struct rs_kernel *x, json_t *pkgs, json_t *rels, const char *created, const char *creator,
+                        int *err) {
+        struct pn_sbom_package e = x->e;
+        snprintf(e.id, sizeof e.id, "SPDXRef-Kernel");
+        json_t *p = pn_sbom_spdx_package(&e, created, creator, err);
+        char *c = kernel_comment("the running kernel", &e);
+        pn_sbom_put(p, "comment", c ? pn_sbom_jstr(c) : NULL, err);
+        free(c);
+        if (x->n_reasons) {
+                /* SPDX 2.3 has no field for why it needs a reboot: an annotation per reason */
+                json_t *anns = json_array();
+                for (size_t i = 0; i < x->n_reasons && anns; i++) {
+                        char *s = NULL;
+                        if (asprintf(&s, "pkgnote:needsReboot: %s", x->reasons[i]) < 0) {
+                                *err = -ENOMEM;
+                                break;
+                        }
+                        pn_sbom_push(anns,
+                                     json_pack("{s:s, s:s, s:s, s:o}", "annotationDate", created, "annotationType", "OTHER",
+                                               "annotator", creator, "comment", pn_sbom_jstr(s)),
+                                     err);
+                        free(s);
+                }
+                pn_sbom_put(p, "annotations", anns, err);
+        }
+        pn_sbom_push(pkgs, p, err);
+        pn_sbom_push(rels, pn_sbom_spdx_relationship("SPDXRef-DOCUMENT", "DESCRIBES", "SPDXRef-Kernel", "the running kernel"),
+                     err);
+        for (size_t i = 0; i < x->n_mods && !*err; i++) {
+                struct pn_sbom_package m = x->mods[i];
+                snprintf(m.id, sizeof m.id, "SPDXRef-Kernel-Module-%zu", i + 1);
+                json_t *mp = pn_sbom_spdx_package(&m, created, creator, err);
+                c = kernel_comment("a loaded kernel module", &m);
+                pn_sbom_put(mp, "comment", c ? pn_sbom_jstr(c) : NULL, err);
+                free(c);
+                pn_sbom_push(pkgs, mp, err);
+                pn_sbom_push(rels, pn_sbom_spdx_relationship("SPDXRef-Kernel", "CONTAINS", m.id, "a loaded module"), err);
+        }
+}
+
 /* SPDX 2.3, or (V3) said again as SPDX 3.0.1 (lib/10-write-sbom-spdx3.c). */
 static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const pkgnote_sbom_options *o, bool v3,
                 char **ret) {
@@ -648,6 +913,8 @@ static int spdx(const pkgnote_process_sbom *b, struct rs_package **order, const 
                 struct spdx_emb x = {pkgs, rels, pid};
                 each_component_edges(pr, prefix, spdx_component, &x, spdx_edge, &x, &err);
         }
+        if (b->kernel && !err)
+                spdx_kernel(b->kernel, pkgs, rels, created, creator, &err);
         for (size_t i = 0; i < b->n_pkg && !err; i++)
                 pn_sbom_push(pkgs, spdx_package(order[i], created, creator, &err), &err);
         pn_sbom_spdx_license_refs(doc, pkgs, &err);
@@ -665,6 +932,27 @@ static json_t *cdx_package(const struct rs_package *p, int *err) {
         element(p, "pkgnote-package-", &e, err);
         json_t *c = pn_sbom_cdx_component(&e, err);
         element_done(&e);
+        return c;
+}
+
+/* The running kernel X, its loaded modules inside it: CycloneDX 1.6
+ * (and 1.5) has "operating-system" for a kernel; of its modules, which
+ * may be file systems or protocols as well as drivers, "library", the
+ * default type, rather than "device-driver". */
+static json_t *cdx_kernel(const struct rs_kernel *x, int *err) {
+        struct pn_sbom_package e = x->e;
+        snprintf(e.id, sizeof e.id, "pkgnote-kernel");
+        json_t *c = pn_sbom_cdx_component(&e, err);
+        pn_sbom_put(c, "type", json_string("operating-system"), err);
+        if (!x->n_mods)
+                return c;
+        json_t *inner = json_array();
+        for (size_t i = 0; i < x->n_mods && inner; i++) {
+                struct pn_sbom_package m = x->mods[i];
+                snprintf(m.id, sizeof m.id, "pkgnote-kernel-module-%zu", i + 1);
+                pn_sbom_push(inner, pn_sbom_cdx_component(&m, err), err);
+        }
+        pn_sbom_put(c, "components", inner, err);
         return c;
 }
 
@@ -728,6 +1016,8 @@ static int cyclonedx(const pkgnote_process_sbom *b, struct rs_package **order, c
                 free(ranks);
                 pn_sbom_push(deps, json_pack("{s:s, s:o}", "ref", ref, "dependsOn", on), &err);
         }
+        if (b->kernel && !err)
+                pn_sbom_push(comps, cdx_kernel(b->kernel, &err), &err);
         pn_sbom_put(doc, "components", comps, &err);
         pn_sbom_put(doc, "dependencies", deps, &err);
         return pn_sbom_finish(doc, err, o, "serialNumber", "urn:uuid:", ret);

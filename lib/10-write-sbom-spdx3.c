@@ -102,11 +102,13 @@ static void relationship(struct spdx3 *x, const char *from, const char *type, co
                 pn_sbom_put(r, "comment", pn_sbom_jstr(comment), x->err);
 }
 
-/* SPDX 2.3 primaryPackagePurpose (7.24) as 3.0's software_SoftwarePurpose. */
+/* SPDX 2.3 primaryPackagePurpose (7.24) as 3.0's software_SoftwarePurpose;
+ * the 2.3 JSON schema spells OPERATING-SYSTEM with an underscore. */
 static const char *purpose(const char *p) {
         static const char *const map[][2] = {
                 {"APPLICATION", "application"}, {"FRAMEWORK", "framework"}, {"LIBRARY", "library"},
                 {"CONTAINER", "container"},     {"OPERATING-SYSTEM", "operatingSystem"},
+                {"OPERATING_SYSTEM", "operatingSystem"},
                 {"DEVICE", "device"},           {"FIRMWARE", "firmware"},   {"SOURCE", "source"},
                 {"ARCHIVE", "archive"},         {"FILE", "file"},           {"INSTALL", "install"},
                 {"OTHER", "other"},

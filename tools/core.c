@@ -469,7 +469,9 @@ static void pid_help(void) {
                "for a process of the host, the chroot or container root otherwise), only\n"
                "while the file at its path there is the one mapped (same device and inode).\n"
                "\n"
-               "  -j, --json         one JSON object\n"
+               "  -j, --json         one JSON object, with the running kernel (\"kernel\":\n"
+               "                     release, build-id, package, needs-reboot, as 'pkgnote\n"
+               "                     ps --kernel --json' gives it, without the modules)\n"
                "  -r, --root DIR     the package database of DIR, not of the process's root\n"
                "      --no-database  never ask the package database\n"
                "  -s, --stack        add the stack trace of the main thread (ptrace: the\n"
@@ -532,9 +534,33 @@ int cmd_pid(int argc, char **argv) {
         }
         int ret = EXIT_OK;
         if (json) {
-                char *j;
-                if ((r = tool_put_json(stdout, pkgnote_core_to_json(c, st, NULL, 0, &j), &j)) < 0)
+                /* A live process's report is made on its machine: the
+                 * kernel it runs on is this one's (a core's may not be). */
+                char *kj = NULL, *j;
+                pkgnote_kernel *k = NULL;
+                pkgnote_kernel_options ko = PKGNOTE_KERNEL_OPTIONS_INIT;
+                ko.flags = PKGNOTE_KERNEL_NO_MODULES | (co.no_database ? PKGNOTE_KERNEL_NO_DATABASE : 0);
+                r = pkgnote_kernel_read(&ko, &k);
+                if (r >= 0)
+                        r = pkgnote_kernel_to_json(k, &kj);
+                pkgnote_kernel_free(k);
+                if (r == -ENOMEM) {
+                        pkgnote_stack_free(st);
+                        pkgnote_core_free(c);
+                        return tool_oom("pid");
+                }
+                if (r < 0)
+                        tool_warn_ignoring("/sys/kernel", pkgnote_last_error());
+                pkgnote_json_member kernel[] = {PKGNOTE_JSON_VALUE("kernel", kj)};
+                r = pkgnote_core_to_json(c, st, kernel, kj ? 1 : 0, &j);
+                if (r < 0 && r != -ENOMEM && kj) {
+                        /* a kernel over the report's limits is left out, not the report */
+                        tool_warn_ignoring("/sys/kernel", pkgnote_last_error());
+                        r = pkgnote_core_to_json(c, st, NULL, 0, &j);
+                }
+                if ((r = tool_put_json(stdout, r, &j)) < 0)
                         ret = tool_error(argv[optind], "cannot write the report", r);
+                free(kj);
         } else
                 print_text(stdout, c, st);
         for (size_t i = 0; i < pkgnote_core_problem_count(c); i++)

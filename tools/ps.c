@@ -28,7 +28,7 @@ struct ps_opts {
         int format;
         int cyclonedx; /* the PKGNOTE_SBOM_CYCLONEDX* format */
         bool json, by_package, restart_only, have_user, have_root;
-        bool kernel, needs_reboot;
+        bool kernel, needs_reboot, no_kernel;
         const char *root_path, *sysfs, *osrelease;
         uid_t user;
         const char *exe;
@@ -82,6 +82,8 @@ static void ps_help(void) {
                "      --cyclonedx-version 1.6|1.7|1.5\n"
                "                         the CycloneDX version written (1.6 by default)\n"
                "      --no-database      never ask package databases\n"
+               "      --no-kernel        an SBOM without the running kernel (by default its\n"
+               "                         component holds its loaded modules)\n"
                "  -k, --kernel           only the running kernel and its loaded modules:\n"
                "                         release, build-id, package (its own note, else the\n"
                "                         database package of the installed image or module\n"
@@ -92,8 +94,9 @@ static void ps_help(void) {
                "                         reason on a line: exit status 0 no, 1 yes\n"
                "      --sysfs DIR        read the kernel from DIR laid out as /sys\n"
                "      --osrelease FILE   the running release from FILE (default: uname)\n"
-               "                         (with --kernel or --needs-reboot, --root DIR is where\n"
-               "                         the installed image, modules and database are)\n"
+               "                         (with --kernel, --needs-reboot or --sysfs, --root DIR\n"
+               "                         is where the installed image, modules and database\n"
+               "                         are)\n"
                "  -h, --help             this help\n"
                "\n"
                "SOURCE_DATE_EPOCH, when set, fixes the SBOM creation time and makes its\n"
@@ -348,7 +351,7 @@ static int kernel_read(const struct ps_opts *o, pkgnote_kernel **k) {
         pkgnote_kernel_options ko = PKGNOTE_KERNEL_OPTIONS_INIT;
         ko.sysfs = o->sysfs;
         ko.osrelease = o->osrelease;
-        ko.root = (o->kernel || o->needs_reboot) ? o->root_path : NULL;
+        ko.root = (o->kernel || o->needs_reboot || o->sysfs) ? o->root_path : NULL;
         ko.flags = o->co.no_database ? PKGNOTE_KERNEL_NO_DATABASE : 0;
         return pkgnote_kernel_read(&ko, k);
 }
@@ -449,7 +452,7 @@ static int kernel_only(const struct ps_opts *o) {
 }
 
 static int parse_args(int argc, char **argv, struct ps_opts *o) {
-        enum { OPT_NO_DATABASE = 256, OPT_CYCLONEDX_VERSION, OPT_NEEDS_REBOOT, OPT_SYSFS, OPT_OSRELEASE };
+        enum { OPT_NO_DATABASE = 256, OPT_CYCLONEDX_VERSION, OPT_NEEDS_REBOOT, OPT_SYSFS, OPT_OSRELEASE, OPT_NO_KERNEL };
         static const struct option longopts[] = {
                 {"user", required_argument, NULL, 'u'},
                 {"exe", required_argument, NULL, 'e'},
@@ -464,6 +467,7 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                 {"needs-reboot", no_argument, NULL, OPT_NEEDS_REBOOT},
                 {"sysfs", required_argument, NULL, OPT_SYSFS},
                 {"osrelease", required_argument, NULL, OPT_OSRELEASE},
+                {"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
                 {"help", no_argument, NULL, 'h'},
                 {0},
         };
@@ -521,6 +525,7 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                 case OPT_NEEDS_REBOOT: o->needs_reboot = true; break;
                 case OPT_SYSFS: o->sysfs = optarg; break;
                 case OPT_OSRELEASE: o->osrelease = optarg; break;
+                case OPT_NO_KERNEL: o->no_kernel = true; break;
                 case 'h': ps_help(); return 1;
                 default: return EXIT_FAILURE_;
                 }
@@ -530,6 +535,8 @@ static int parse_args(int argc, char **argv, struct ps_opts *o) {
                 return tool_fail("ps: --kernel and --needs-reboot are a table or JSON layout of their own");
         if ((o->kernel || o->needs_reboot) && optind < argc)
                 return tool_fail("ps: --kernel and --needs-reboot take no process IDs");
+        if (o->no_kernel && (o->kernel || o->needs_reboot || o->sysfs || o->osrelease))
+                return tool_fail("ps: --no-kernel leaves out the kernel that --kernel, --needs-reboot, --sysfs and --osrelease ask for");
         if (o->by_package && (o->format == PS_SPDX || o->format == PS_SPDX3 || o->format == PS_CYCLONEDX))
                 return tool_fail("ps: --by-package is a table or JSON layout; an SBOM relates packages and processes itself");
         return 0;
@@ -664,6 +671,22 @@ int cmd_ps(int argc, char **argv) {
                         putchar('\n');
                         print_kernel(stdout, k);
                 }
+                pkgnote_kernel_free(k);
+        }
+        if (sbom && ret == EXIT_OK && !o.no_kernel) {
+                /* What runs on the kernel, and the kernel: read from a
+                 * fixture tree (--sysfs) it must be there; the host's may
+                 * not be readable (a container without /sys). */
+                pkgnote_kernel *k = NULL;
+                r = kernel_read(&o, &k);
+                if (r >= 0)
+                        r = pkgnote_process_sbom_add_kernel(doc, k);
+                if (r == -ENOMEM)
+                        ret = tool_oom("ps");
+                else if (r < 0 && o.sysfs)
+                        ret = tool_error(o.sysfs, "cannot read the running kernel", r);
+                else if (r < 0)
+                        tool_warn_ignoring("/sys/kernel", pkgnote_last_error());
                 pkgnote_kernel_free(k);
         }
         if (sbom && ret == EXIT_OK)

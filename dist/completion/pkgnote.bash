@@ -17,7 +17,7 @@ _pkgnote() {
         lint) opts="--json --quiet --os-release --list-checks --help" ;;
         core) opts="--json --format --root --no-disk --all-threads --stats --help" ;;
         pid) opts="--json --root --no-database --stack --all-threads --help" ;;
-        ps) opts="--json --format --cyclonedx-version --by-package --needs-restart --kernel --needs-reboot --sysfs --osrelease --user --exe --root --no-database --help" ;;
+        ps) opts="--json --format --cyclonedx-version --by-package --needs-restart --kernel --needs-reboot --sysfs --osrelease --no-kernel --user --exe --root --no-database --help" ;;
         list) opts="--json --group --group=signature --group=package --group=executable --top --format --output --state-dir --help" ;;
         stamp) opts="$(pkgnote stamp --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;
         scan) opts="$(pkgnote scan --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)" ;;

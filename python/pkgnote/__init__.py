@@ -685,7 +685,7 @@ def verify(artefact, *, features=None, priority=None, all_features=False):
     return _pkgnote._verify(_os.fspath(artefact), f, p, a)
 
 
-def kernel(*, sysfs=None, osrelease=None, root=None, database=True):
+def kernel(*, sysfs=None, osrelease=None, root=None, database=True, modules=True):
     """The running kernel as pkgnote ps --kernel --json reports it: a dict
     with release, buildId, buildSalt (never a package), note (its own
     package note or None), image (path, buildId, error), package (the
@@ -694,7 +694,9 @@ def kernel(*, sysfs=None, osrelease=None, root=None, database=True):
     fileBuildId, fileError, package), needsReboot and reboot (each reason
     and its text).  SYSFS (default /sys) and OSRELEASE (a file holding the
     release; default uname) read another tree, ROOT (default /) is where
-    the installed image, modules and package database are."""
+    the installed image, modules and package database are.  With
+    modules=False the loaded modules are not read and the dict has no
+    "modules" (the kernel as pkgnote pid --json reports it)."""
     return _pkgnote._kernel(None if sysfs is None else _os.fspath(sysfs),
                             None if osrelease is None else _os.fspath(osrelease),
-                            None if root is None else _os.fspath(root), not database)
+                            None if root is None else _os.fspath(root), not database, not modules)

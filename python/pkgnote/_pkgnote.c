@@ -1444,19 +1444,20 @@ fail:
         return NULL;
 }
 
-/* _kernel(sysfs, osrelease, root, no_database) -> dict: the running kernel
- * (pkgnote_kernel_to_json()). */
+/* _kernel(sysfs, osrelease, root, no_database, no_modules) -> dict: the
+ * running kernel (pkgnote_kernel_to_json()). */
 static PyObject *py_kernel(PyObject *self, PyObject *args) {
         modstate *ms = module_state(self);
         PyObject *bsys = NULL, *brel = NULL, *broot = NULL;
-        int no_db;
-        if (!PyArg_ParseTuple(args, "O&O&O&p", fs_or_none, &bsys, fs_or_none, &brel, fs_or_none, &broot, &no_db))
+        int no_db, no_mods;
+        if (!PyArg_ParseTuple(args, "O&O&O&pp", fs_or_none, &bsys, fs_or_none, &brel, fs_or_none, &broot, &no_db,
+                              &no_mods))
                 return NULL;
         pkgnote_kernel_options o = PKGNOTE_KERNEL_OPTIONS_INIT;
         o.sysfs = bsys ? PyBytes_AS_STRING(bsys) : NULL;
         o.osrelease = brel ? PyBytes_AS_STRING(brel) : NULL;
         o.root = broot ? PyBytes_AS_STRING(broot) : NULL;
-        o.flags = no_db ? PKGNOTE_KERNEL_NO_DATABASE : 0;
+        o.flags = (no_db ? PKGNOTE_KERNEL_NO_DATABASE : 0) | (no_mods ? PKGNOTE_KERNEL_NO_MODULES : 0);
         failure f = {0};
         char *j = NULL;
         int r;
@@ -1498,7 +1499,7 @@ static PyMethodDef methods[] = {
         {"_crash_groups", py_crash_groups, METH_VARARGS, "_crash_groups(by, top, ...) -> dict"},
         {"_verify", py_verify, METH_VARARGS, "_verify(path, features, priority, all_features) -> dict"},
         {"_closure", py_closure, METH_VARARGS, "_closure(paths, root, features, priority, all_features) -> dict"},
-        {"_kernel", py_kernel, METH_VARARGS, "_kernel(sysfs, osrelease, root, no_database) -> dict"},
+        {"_kernel", py_kernel, METH_VARARGS, "_kernel(sysfs, osrelease, root, no_database, no_modules) -> dict"},
         {NULL, NULL, 0, NULL},
 };
 

@@ -1100,6 +1100,10 @@ def test_kernel(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:
     cmd = _command_json([pkgnote_cmd, "ps", "--kernel", "--json", "--sysfs", str(tmp_path / "sys"),
                          "--osrelease", str(tmp_path / "osrelease"), "--root", str(tmp_path / "root")])
     assert k == cmd
+    # modules=False: the kernel alone, as pid --json gives it
+    alone = pkgnote.kernel(sysfs=tmp_path / "sys", osrelease=tmp_path / "osrelease", root=tmp_path / "root",
+                           modules=False)
+    assert "modules" not in alone and alone == {key: v for key, v in k.items() if key != "modules"}, alone
     with pytest.raises(FileNotFoundError):
         pkgnote.kernel(sysfs=tmp_path / "missing")
     (tmp_path / "sys" / "kernel" / "notes").write_bytes(note(b"GNU", 3, b""))  # a build-id of 0 bytes

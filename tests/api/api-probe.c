@@ -194,6 +194,20 @@ static void probe_core_json(const pkgnote_core *c, const pkgnote_stack *st) {
         CHECK(!strcmp(json_string_value(json_object_get(v, "command")) ?: "", "a\\xff"));
         json_decref(v);
         CHECK(pkgnote_core_to_json(NULL, NULL, alone, 3, &j) == -EINVAL);
+        /* A JSON value (since 1.2): written as it is; text that is no JSON
+         * object or array, or over the depth limit, is refused. */
+        const pkgnote_json_member value[] = {PKGNOTE_JSON_VALUE("kernel", "{\"release\":\"6.1\",\"reboot\":[1,{\"a\":null}]}")};
+        v = parse_json(pkgnote_core_to_json(NULL, NULL, value, 1, &j), &j, JSON_OBJECT);
+        json_t *kv = json_object_get(v, "kernel");
+        CHECK(json_object_size(v) == 1 && !strcmp(json_string_value(json_object_get(kv, "release")) ?: "", "6.1") &&
+              json_array_size(json_object_get(kv, "reboot")) == 2);
+        json_decref(v);
+        static const char *const bad[] = {"{\"a\":", "\"text\"", "{\"a\":1,\"a\":2}", "{\"a\":1} x", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"};
+        for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+                const pkgnote_json_member b1[] = {PKGNOTE_JSON_VALUE("kernel", bad[i])};
+                j = NULL;
+                CHECK(pkgnote_core_to_json(NULL, NULL, b1, 1, &j) == -EINVAL && !j);
+        }
         if (st) {
                 v = parse_json(pkgnote_stack_to_json(st, &j), &j, JSON_ARRAY);
                 CHECK(v && json_array_size(v) == pkgnote_stack_thread_count(st));

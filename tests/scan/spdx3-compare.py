@@ -31,7 +31,7 @@ if not all(e["spdxId"].startswith(ns + "#") for e in graph if "spdxId" in e):
     bad.append("element ids outside the document's namespace " + ns)
 
 PURPOSE = {"APPLICATION": "application", "LIBRARY": "library", "CONTAINER": "container", "FRAMEWORK": "framework",
-           "OPERATING-SYSTEM": "operatingSystem", "FILE": "file", "OTHER": "other"}
+           "OPERATING-SYSTEM": "operatingSystem", "OPERATING_SYSTEM": "operatingSystem", "FILE": "file", "OTHER": "other"}
 rels3 = {}
 for e in graph:
     if e["type"] == "Relationship":

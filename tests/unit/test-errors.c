@@ -347,6 +347,26 @@ OK(pkgnote_process_sbom_new, {
         return r;
 })
 FAIL(pkgnote_process_sbom_write, { char *s = NULL; return pkgnote_process_sbom_write(psbom, 99, NULL, &s); })
+/* The kernel of the fixture tree (kernel_opts(), defined below) added
+ * once, then again: the second is refused. */
+static pkgnote_kernel_options kernel_opts(void);
+static long long add_kernel(int times) {
+        pkgnote_kernel_options o = kernel_opts();
+        pkgnote_kernel *k = NULL;
+        pkgnote_process_sbom *b = NULL;
+        if (pkgnote_kernel_read(&o, &k) < 0 || pkgnote_process_sbom_new(&b) < 0) {
+                pkgnote_kernel_free(k);
+                return NO_FIXTURE;
+        }
+        int r = 0;
+        for (int i = 0; i < times && r >= 0; i++)
+                r = pkgnote_process_sbom_add_kernel(b, k);
+        pkgnote_kernel_free(k);
+        pkgnote_process_sbom_free(b);
+        return r;
+}
+FAIL(pkgnote_process_sbom_add_kernel, { return add_kernel(2); })
+OK(pkgnote_process_sbom_add_kernel, { return add_kernel(1); })
 OK(pkgnote_info_to_json, { char *s = NULL; return freed(pkgnote_info_to_json(info, obj, "x", &s), &s); })
 FAIL(pkgnote_core_to_json, {
         static const pkgnote_json_member extra[] = {{.size = sizeof(pkgnote_json_member), .key = NULL, .string = "x"}};
@@ -1014,6 +1034,7 @@ static const struct row rows[] = {
         N(pkgnote_process_sbom_free, FREE),
         U(pkgnote_process_sbom_add, OOM "; it needs a core, its cores are checked by tests/read/cmd-ps.sh"),
         F(pkgnote_process_sbom_write),
+        FO(pkgnote_process_sbom_add_kernel),
         UO(pkgnote_info_to_json, OOM),
         U(pkgnote_stack_to_json, OOM),
         F(pkgnote_core_to_json),

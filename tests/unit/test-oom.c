@@ -490,14 +490,38 @@ static int s_stamp(char **out) {
 }
 
 /* The running kernel, as this machine's sysfs tells it, with no package
- * database asked. */
+ * database asked; as a report's member (pid --json's) and in the running
+ * system's SBOMs (SPDX 2.3, CycloneDX 1.6). */
 static int s_kernel(char **out) {
         pkgnote_kernel_options o = PKGNOTE_KERNEL_OPTIONS_INIT;
         o.flags = PKGNOTE_KERNEL_NO_DATABASE;
         pkgnote_kernel *k = NULL;
+        pkgnote_process_sbom *b = NULL;
+        char *json = NULL, *member = NULL, *spdx = NULL, *cdx = NULL;
+        pkgnote_sbom_options so = PKGNOTE_SBOM_OPTIONS_INIT;
+        so.created = 1700000000;
+        so.reproducible = 1;
         int r = pkgnote_kernel_read(&o, &k);
         if (r >= 0)
-                r = pkgnote_kernel_to_json(k, out);
+                r = pkgnote_kernel_to_json(k, &json);
+        if (r >= 0) {
+                pkgnote_json_member m[] = {PKGNOTE_JSON_VALUE("kernel", json)};
+                r = pkgnote_core_to_json(NULL, NULL, m, 1, &member);
+        }
+        if (r >= 0)
+                r = pkgnote_process_sbom_new(&b);
+        if (r >= 0)
+                r = pkgnote_process_sbom_add_kernel(b, k);
+        if (r >= 0)
+                r = pkgnote_process_sbom_write(b, PKGNOTE_SBOM_SPDX, &so, &spdx);
+        if (r >= 0)
+                r = pkgnote_process_sbom_write(b, PKGNOTE_SBOM_CYCLONEDX, &so, &cdx);
+        if (r >= 0 && !(*out = malloc(strlen(member) + strlen(spdx) + strlen(cdx) + 1)))
+                r = -ENOMEM;
+        if (r >= 0)
+                strcat(strcat(strcpy(*out, member), spdx), cdx);
+        free(json), free(member), free(spdx), free(cdx);
+        pkgnote_process_sbom_free(b);
         pkgnote_kernel_free(k);
         return r < 0 ? r : 0;
 }
@@ -685,7 +709,7 @@ static void sweep_stamp(void) {
         sweep("stamp in place", s_stamp);
 }
 static void sweep_kernel(void) {
-        sweep("the running kernel", s_kernel);
+        sweep("the running kernel, as a report's member and in an SBOM", s_kernel);
 }
 static void sweep_image(void) {
         sweep("a kernel image's build-id", s_image);
