@@ -24,6 +24,36 @@ cc -O1 -o crasher "$SRCDIR/tests/vm/crasher.c" \
         -Xlinker '--package-metadata={"type":"deb","name":"crasher","version":"4.2-1","architecture":"amd64"}' \
         || fatal "cannot build the crasher"
 vm_file crasher /vm/bin/crasher
+# The kernel row (scenarios/20-kernel.sh): sid's image where Debian puts
+# it, a few modules (.ko.xz, as packaged, for pkgnote's module rows; and
+# decompressed for busybox insmod, which reads no xz), and what pkgnote on
+# this machine reads from the same files: the image's build-id and each
+# module's, through a fixture sysfs naming them loaded.
+VM_REL=$(cat "$VM_DIR/release")
+VM_MODS="crc8 crc16 cordic crc_itu_t"
+require xz
+mkdir -p kfix/sys/kernel kfix/sys/module
+: > kfix/sys/kernel/notes
+echo "$VM_REL" > kfix/osrelease
+for m in $VM_MODS; do mkdir -p "kfix/sys/module/$m/notes"; echo live > "kfix/sys/module/$m/initstate"; done
+"$PKGNOTE" ps --kernel --json --no-database --sysfs kfix/sys --osrelease kfix/osrelease --root "$VM_ROOT" \
+        > kfix/host.json 2> kfix/host.err || { cat kfix/host.err; fatal "pkgnote cannot read sid's kernel image and modules"; }
+python3 - kfix/host.json "$VM_MODS" > kernel-expect <<'PY' || fatal "sid's image or modules without a build-id"
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("image", d["image"]["buildId"])
+mods = {m["name"]: m for m in d["modules"]}
+for n in sys.argv[2].split():
+    print("module", n, mods[n]["fileBuildId"], mods[n]["file"])
+PY
+vm_file kernel-expect /vm/kernel-expect
+vm_file "$VM_ROOT/usr/lib/modules/$VM_REL/vmlinuz" "/usr/lib/modules/$VM_REL/vmlinuz"
+while read -r what name id file; do
+        [ "$what" = module ] || continue
+        vm_file "$VM_ROOT$file" "$file"
+        mkdir -p "$VM_STAGE/vm/ko"
+        xz -dc "$VM_ROOT$file" > "$VM_STAGE/vm/ko/$name.ko" || fatal "cannot decompress $file"
+done < kernel-expect
 for s in "$SRCDIR"/tests/vm/scenarios/*.sh; do vm_scenario "$s"; done
 vm_boot
 vm_collect
