@@ -54,6 +54,32 @@ while read -r what name id file; do
         mkdir -p "$VM_STAGE/vm/ko"
         xz -dc "$VM_ROOT$file" > "$VM_STAGE/vm/ko/$name.ko" || fatal "cannot decompress $file"
 done < kernel-expect
+# systemd-coredump 262 of sid beside pkgnote-coredump
+# (scenarios/30-systemd-coredump.sh): the package unpacked, never
+# installed (dist/fetch-sid-systemd-coredump.sh), its binary with
+# libsystemd-shared's closure from the sid root (and the compressors and
+# libdw it loads), a passwd naming its user.
+SDC=${PKGNOTE_VM_SYSTEMD_COREDUMP:-/var/cache/pkgnote/vm-systemd-coredump}
+if [ -x "$SDC/usr/lib/systemd/systemd-coredump" ]; then
+        "$PKGNOTE" deps --closure --root "$VM_ROOT" --feature zstd --feature lz4 --feature lzma --feature dw --feature elf \
+                --feature acl /usr/lib/x86_64-linux-gnu/systemd/libsystemd-shared-262.so > "$T/sdc-closure" 2> "$T/sdc-closure.err" \
+                || { cat "$T/sdc-closure.err"; fatal "pkgnote deps --closure failed for libsystemd-shared"; }
+        while IFS= read -r p; do
+                [ -n "$p" ] && { (cd "$VM_ROOT" && cp -a --parents ".$p" "$VM_STAGE/") || fatal "cannot copy $p"; }
+        done < "$T/sdc-closure"
+        vm_file "$SDC/usr/lib/systemd/systemd-coredump" /usr/lib/systemd/systemd-coredump
+        vm_file "$SDC/etc/systemd/coredump.conf" /etc/systemd/coredump.conf
+        cat "$SDC/.version" > sdc-version
+        vm_file sdc-version /vm/systemd-coredump-version
+        printf 'root:x:0:0:root:/root:/bin/sh\nsystemd-coredump:x:998:998:systemd Core Dumper:/:/usr/sbin/nologin\n' > passwd
+        printf 'root:x:0:\nsystemd-coredump:x:998:\n' > group
+        vm_file passwd /etc/passwd
+        vm_file group /etc/group
+        echo 0123456789abcdef0123456789abcdef > machine-id
+        vm_file machine-id /etc/machine-id
+elif [ "${PKGNOTE_STRICT:-0}" = 1 ]; then
+        fail "vm: systemd-coredump of sid unpacked in $SDC (sh dist/fetch-sid-systemd-coredump.sh)"
+fi
 for s in "$SRCDIR"/tests/vm/scenarios/*.sh; do vm_scenario "$s"; done
 vm_boot
 vm_collect
