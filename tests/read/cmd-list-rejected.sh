@@ -46,6 +46,8 @@ while [ $i -lt 8 ]; do crash $((1700000000 + i)); i=$((i + 1)); done
 
 run list -d "$STATE"
 expect_status 0 "list: status 0"
+# Only pkgnote's store: a machine with systemd-coredump's has its lines too.
+grep ' pkgnote ' out > out.p && mv out.p out
 [ "$(grep -c 'crasher' out)" = 8 ] && pass "list: 8 crashes, 3 stored and 5 rejected" || fail "list: 8 crashes, 3 stored and 5 rejected" "$(cat out)"
 [ "$(grep -c ' present ' out)" = 3 ] && pass "list: 3 with their core present" || fail "list: 3 with their core present" "$(cat out)"
 [ "$(grep -c ' rejected (quota) ' out)" = 5 ] && pass "list: 5 rejected (quota)" || fail "list: 5 rejected (quota)" "$(cat out)"
@@ -57,7 +59,7 @@ expect_status 0 "list --json: status 0"
 python3 - out "$STATE" "$WAITER" > check.out 2>&1 <<'P'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-rows = rows if rows and isinstance(rows[0], dict) and "core" in rows[0] else [r for x in rows for r in (x if isinstance(x, list) else x.get("crashes", []))]
+rows = [r for r in rows if r.get("store") == "pkgnote"]
 rej = [r for r in rows if r["core"] == "rejected"]
 got = [r for r in rows if r["core"] == "file"]
 assert len(rows) == 8 and len(rej) == 5 and len(got) == 3, [r["core"] for r in rows]
@@ -77,7 +79,7 @@ P
         || fail "list --json: \"core\": \"rejected\" with its reason, PID, signal and package" "$(cat check.out)"
 
 run list -d "$STATE" $WAITER
-[ "$(grep -c crasher out)" = 8 ] && pass "list PID: the rejected crashes match by PID too" || fail "list PID: the rejected crashes match by PID too" "$(cat out)"
+[ "$(grep ' pkgnote ' out | grep -c crasher)" = 8 ] && pass "list PID: the rejected crashes match by PID too" || fail "list PID: the rejected crashes match by PID too" "$(cat out)"
 id=$(ls "$STATE/rejected" | grep '\.json$' | head -1)
 run core -d "$STATE" "rejected/${id%.json}"
 case $STATUS in 0) fail "core of a rejected crash: an error" "status 0" ;;
