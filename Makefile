@@ -46,6 +46,7 @@ deps-test:
 	@sh dist/make-sid-go-root.sh
 	@sh dist/fetch-go-corpus.sh
 	@sh dist/make-vm-image.sh
+	@sh dist/fetch-sid-systemd-coredump.sh
 	@sh dist/fetch-pe-corpus.sh
 
 $(BUILD)/build.ninja:

@@ -1989,7 +1989,8 @@ PKGNOTE_PUBLIC const char *pkgnote_crash_package_version(const pkgnote_crash *c)
  * report gives), or NULL when the core is gone. */
 PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c);
 /* One line of JSON: time, pid, uid, signal, executable, package, coreFile,
- * store (pkgnote_crash_store_name()), core ("file", "journal", "gone"),
+ * store (pkgnote_crash_store_name()), core ("file", "journal", "gone",
+ * or "rejected" with coreRejected, the reason: Since 1.2.),
  * and where the store has them command, commandLine, signalName, hostname,
  * unit, userUnit, slice, cgroup, bootId, timestamp; and where the store
  * recorded a stack (pkgnote_crash_signature()) signature, signatureHash
@@ -2051,6 +2052,12 @@ enum {
         PKGNOTE_CRASH_CORE_GONE = 0,    /* vacuumed, deleted, or never stored */
         PKGNOTE_CRASH_CORE_FILE = 1,    /* a file: pkgnote_crash_core_path() */
         PKGNOTE_CRASH_CORE_JOURNAL = 2, /* inline in the journal entry (COREDUMP=) */
+        /* Never stored: a crash over pkgnote-coredump's quota, its core
+         * refused (the socket mode answered COREDUMP_REJECT) or dropped
+         * (the pipe mode), of which the store's rejected/ directory keeps
+         * a metadata-only entry (its id "rejected/NAME"; the reason in
+         * pkgnote_crash_field(c, "reason")).  Since 1.2. */
+        PKGNOTE_CRASH_CORE_REJECTED = 3,
 };
 PKGNOTE_PUBLIC int pkgnote_crash_core_state(const pkgnote_crash *c);
 /* The name of STORE (one PKGNOTE_CRASH_STORE_* bit): "pkgnote",
@@ -2084,8 +2091,9 @@ PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_sta
  * entries of killed handlers, reports without their core, then whole
  * entries, oldest first, until the store DIRFD holds at most MAX_USE
  * bytes or MAX_REMOVE entries went; never the entry named KEEP (may be
- * NULL), nor one still being written.  The number of whole entries
- * removed. */
+ * NULL), nor one still being written.  The metadata-only entries of
+ * rejected/ (PKGNOTE_CRASH_CORE_REJECTED) count in MAX_USE and go by age
+ * with the others (Since 1.2.).  The number of entries removed. */
 PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const char *keep, size_t max_remove);
 
 /* ===================================================================

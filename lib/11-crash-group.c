@@ -355,7 +355,8 @@ static int group_of(pkgnote_crash_groups *g, const struct what *w, struct pkgnot
 /* Keeps C as GRP's example when it is a better one: a core still there
  * first, then the latest. */
 static int example_offer(struct pkgnote_crash_group *grp, const pkgnote_crash *c) {
-        bool has = c->core_state != PKGNOTE_CRASH_CORE_GONE, had = grp->ex.core_state != PKGNOTE_CRASH_CORE_GONE;
+        bool has = c->core_state == PKGNOTE_CRASH_CORE_FILE || c->core_state == PKGNOTE_CRASH_CORE_JOURNAL,
+             had = grp->ex.core_state == PKGNOTE_CRASH_CORE_FILE || grp->ex.core_state == PKGNOTE_CRASH_CORE_JOURNAL;
         if (grp->ex.j && (had > has || (had == has && c->time < grp->ex.time)))
                 return 0;
         char *id = strdup(c->id ? c->id : ""), *core = c->core ? strdup(c->core) : NULL;

@@ -224,9 +224,17 @@ PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
                               json_object_get(j, "signal"), "executable", json_object_get(j, "executable"), "package",
                               json_object_get(j, "package"), "coreFile", c->core, "store",
                               pkgnote_crash_store_name(c->store), "core",
-                              c->core_state == PKGNOTE_CRASH_CORE_FILE      ? "file"
-                              : c->core_state == PKGNOTE_CRASH_CORE_JOURNAL ? "journal"
-                                                                            : "gone");
+                              c->core_state == PKGNOTE_CRASH_CORE_FILE       ? "file"
+                              : c->core_state == PKGNOTE_CRASH_CORE_JOURNAL  ? "journal"
+                              : c->core_state == PKGNOTE_CRASH_CORE_REJECTED ? "rejected"
+                                                                             : "gone");
+        /* A metadata-only entry: why its core was refused (1.2). */
+        const char *why = c->core_state == PKGNOTE_CRASH_CORE_REJECTED ? json_string_value(json_object_get(j, "reason")) : NULL;
+        if (o && c->core_state == PKGNOTE_CRASH_CORE_REJECTED &&
+            json_object_set_new(o, "coreRejected", json_string(why ? why : "over quota")) < 0) {
+                json_decref(o);
+                o = NULL;
+        }
         /* What a journal entry adds, where it has it. */
         static const char *const more[] = {"command", "commandLine", "signalName", "hostname", "unit", "userUnit",
                                            "slice", "cgroup", "bootId", "machineId", "timestamp"};

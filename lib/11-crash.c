@@ -106,11 +106,17 @@ int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *s
  * than this are a killed handler's leftovers. */
 #define STALE_AGE (60 * 60)
 
+/* The metadata-only entries of a crash over quota, whose core was
+ * refused (socket mode: COREDUMP_REJECT before any byte) or dropped (pipe
+ * mode): pkgnote-coredump's rejected/ below the store, a report each. */
+#define PN_CRASH_REJECTED_DIR "rejected"
+
 struct entry {
         char *name; /* core.COMM.UID.PID.TIME, without suffix */
         int64_t time;
         uint64_t bytes;
         bool core, report;
+        bool rejected; /* a report alone, in rejected/ */
         time_t mtime;
 };
 
@@ -139,6 +145,11 @@ static bool is_temporary(const char *name) {
 
 static void remove_entry(int dirfd, const struct entry *e) {
         char path[600];
+        if (e->rejected) {
+                snprintf(path, sizeof path, "%s/%s%s", PN_CRASH_REJECTED_DIR, e->name, PN_CRASH_REPORT_SUFFIX);
+                (void)unlinkat(dirfd, path, 0);
+                return;
+        }
         /* The report first: readers only see entries with a report, and
          * a report's core is then always there. */
         snprintf(path, sizeof path, "%s%s", e->name, PN_CRASH_REPORT_SUFFIX);
@@ -190,7 +201,7 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
                                 free(copy);
                                 break;
                         }
-                        e[n++] = (struct entry){copy, t, 0, false, false, 0};
+                        e[n++] = (struct entry){copy, t, 0, false, false, false, 0};
                 }
                 e[i].bytes += (uint64_t)st.st_size;
                 e[i].core |= !report;
@@ -199,10 +210,36 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
                         e[i].mtime = st.st_mtime;
         }
         pn_dir_close(&d);
+        /* The metadata-only entries count too (each a few KiB, at most
+         * pkgnote-coredump's thousand), removed by age with the rest:
+         * a directory of its own, never a link. */
+        int rfd = openat(dirfd, PN_CRASH_REJECTED_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (rfd >= 0 && pn_dir_open(&d, rfd, NULL, 0, 0) >= 0) {
+                while (pn_dir_next(&d, &de) > 0) {
+                        struct stat st;
+                        char name[600];
+                        int64_t t = 0;
+                        bool report = false;
+                        if (fstatat(rfd, de.name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                                continue;
+                        total += (uint64_t)st.st_size;
+                        if (!entry_of(de.name, name, sizeof name, &t, &report) || !report)
+                                continue;
+                        char *copy = strdup(name);
+                        if (!copy || PN_GROW(e, cap, n + 1) < 0) {
+                                free(copy);
+                                break;
+                        }
+                        e[n++] = (struct entry){copy, t, (uint64_t)st.st_size, false, true, true, st.st_mtime};
+                }
+                pn_dir_close(&d);
+        }
+        if (rfd >= 0)
+                close(rfd);
         /* A report whose core is gone, and a core whose handler died
          * before writing its report, are no entries: removed. */
         for (size_t i = 0; i < n; i++)
-                if (strcmp(e[i].name, keep) &&
+                if (!e[i].rejected && strcmp(e[i].name, keep) &&
                     ((e[i].report && !e[i].core) || (!e[i].report && now - e[i].mtime > STALE_AGE))) {
                         remove_entry(dirfd, &e[i]);
                         total -= e[i].bytes;
@@ -212,7 +249,7 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
                 qsort(e, n, sizeof *e, cmp_entry);
         for (size_t i = 0; i < n && total > max_use && removed < max_remove; i++) {
                 /* Only whole entries; one being written is not ours. */
-                if (!strcmp(e[i].name, keep) || !e[i].core || !e[i].report)
+                if (!e[i].rejected && (!strcmp(e[i].name, keep) || !e[i].core || !e[i].report))
                         continue;
                 remove_entry(dirfd, &e[i]);
                 total -= e[i].bytes;
@@ -227,17 +264,14 @@ int pn_crash_enforce_limits(int dirfd, uint64_t max_use, const char *keep, size_
 
 /* ------------------------------------------------------------ reading */
 
-/* The entries of pkgnote-coredump's directory into L. */
-static int load_pkgnote(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, struct pn_crash_load *ld) {
-        (void)ld;
-        const char *dir = pn_crash_dir(o->pkgnote_dir);
-        int dfd;
-        struct pn_dir d;
-        int r = pn_crash_dir_open(dir, named, &dfd, &d);
-        if (r < 0 || dfd < 0)
-                return r;
+/* The reports of directory D (DFD, its path DIR) into L: an entry of the
+ * store with its core, or under rejected/ (REJECTED) a report alone, its
+ * id "rejected/NAME". */
+static int load_reports(pkgnote_crashes *l, const pkgnote_crash_options *o, const char *dir, int dfd, struct pn_dir *d,
+                        bool rejected) {
+        int r = 0;
         struct pn_dirent de;
-        while (r == 0 && pn_dir_next(&d, &de) > 0) {
+        while (r == 0 && pn_dir_next(d, &de) > 0) {
                 char id[600];
                 int64_t t = 0;
                 bool report = false;
@@ -248,13 +282,16 @@ static int load_pkgnote(pkgnote_crashes *l, const pkgnote_crash_options *o, bool
                 char core[sizeof id + 8];
                 struct stat st;
                 snprintf(core, sizeof core, "%s%s", id, PN_CRASH_CORE_SUFFIX);
-                if (fstatat(dfd, core, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+                if (!rejected && (fstatat(dfd, core, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)))
+                        continue;
+                if (rejected && (fstatat(dfd, de.name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)))
                         continue;
                 char *path = NULL, *core_path = NULL;
                 void *data = NULL;
                 size_t len = 0;
                 json_t *j = NULL;
-                if (asprintf(&path, "%s/%s", dir, de.name) < 0 || asprintf(&core_path, "%s/%s", dir, core) < 0) {
+                if (asprintf(&path, "%s/%s", dir, de.name) < 0 ||
+                    (!rejected && asprintf(&core_path, "%s/%s", dir, core) < 0)) {
                         free(path);
                         r = pn_oom();
                         break;
@@ -273,20 +310,69 @@ static int load_pkgnote(pkgnote_crashes *l, const pkgnote_crash_options *o, bool
                         continue;
                 }
                 free(path);
-                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, strdup(id), core_path, j, t, PKGNOTE_CRASH_CORE_FILE, l, false,
+                char *cid = NULL;
+                if (rejected ? asprintf(&cid, "%s/%s", PN_CRASH_REJECTED_DIR, id) < 0 : !(cid = strdup(id)))
+                        cid = NULL;
+                struct pkgnote_crash c = {PKGNOTE_CRASH_STORE_PKGNOTE, cid, core_path, j, t,
+                                          rejected ? PKGNOTE_CRASH_CORE_REJECTED : PKGNOTE_CRASH_CORE_FILE, l, false,
                                           &pn_crash_store_pkgnote, false, false};
                 json_t *jt = json_object_get(j, "time");
                 if (json_is_integer(jt))
                         c.time = json_integer_value(jt);
-                if (!c.id || pn_crash_this_machine(l, j) < 0) {
+                /* A metadata-only entry describes the process from /proc
+                 * before its dump: its signal is the handler's (dumpSignal),
+                 * its PID and UID, where /proc gave none, the entry name's. */
+                struct pn_crash_name pn;
+                bool fill_ok = true;
+                if (rejected && pn_crash_parse_name(de.name, &pn) == 0) {
+                        json_t *ds = json_object_get(j, "dumpSignal");
+                        if (!json_is_integer(json_object_get(j, "signal")) && json_is_integer(ds))
+                                fill_ok = json_object_set(j, "signal", ds) == 0;
+                        if (fill_ok && !json_is_integer(json_object_get(j, "pid")))
+                                fill_ok = json_object_set_new(j, "pid", json_integer((json_int_t)pn.pid)) == 0;
+                        if (fill_ok && !json_is_integer(json_object_get(j, "uid")))
+                                fill_ok = json_object_set_new(j, "uid", json_integer((json_int_t)pn.uid)) == 0;
+                }
+                if (!c.id || !fill_ok || pn_crash_this_machine(l, j) < 0) {
                         pn_crash_clear(&c);
                         r = pn_oom();
                         break;
                 }
                 r = pn_crashes_add(l, &c, o);
         }
+        return r;
+}
+
+/* The entries of pkgnote-coredump's directory into L, then those of its
+ * rejected/ (when it is a directory of its own, not a link). */
+static int load_pkgnote(pkgnote_crashes *l, const pkgnote_crash_options *o, bool named, struct pn_crash_load *ld) {
+        (void)ld;
+        const char *dir = pn_crash_dir(o->pkgnote_dir);
+        int dfd;
+        struct pn_dir d;
+        int r = pn_crash_dir_open(dir, named, &dfd, &d);
+        if (r < 0 || dfd < 0)
+                return r;
+        r = load_reports(l, o, dir, dfd, &d, false);
         pn_dir_close(&d);
+        int rfd = r < 0 ? -1 : openat(dfd, PN_CRASH_REJECTED_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         close(dfd);
+        if (rfd < 0)
+                return r;
+        char *rdir = NULL;
+        if (asprintf(&rdir, "%s/%s", dir, PN_CRASH_REJECTED_DIR) < 0) {
+                close(rfd);
+                return pn_oom();
+        }
+        int k = pn_dir_open(&d, rfd, NULL, 0, 0);
+        if (k < 0)
+                pn_problems_add(&l->problems, PKGNOTE_MAX_PROBLEMS, k, rdir, "cannot read: %s", strerror(-k));
+        else {
+                r = load_reports(l, o, rdir, rfd, &d, true);
+                pn_dir_close(&d);
+        }
+        free(rdir);
+        close(rfd);
         return r;
 }
 
@@ -404,6 +490,8 @@ static int merge_one(pkgnote_crashes *l, struct pkgnote_crash *j) {
 
 /* The core of C, by its entry's name below the store. */
 static int open_pkgnote(const pkgnote_crash *c, const pkgnote_core_options *o, pkgnote_core **ret) {
+        if (c->core_state == PKGNOTE_CRASH_CORE_REJECTED)
+                return pn_error(-ENODATA, "the core of %s was refused (over quota): only its metadata was kept", c->id);
         if (!c->core)
                 return pn_error(-ENODATA, "the core of %s is gone", c->id);
         return pkgnote_core_open(c->core, o, ret);
@@ -414,6 +502,12 @@ static int open_pkgnote(const pkgnote_crash *c, const pkgnote_core_options *o, p
 static bool names_pid(const struct pkgnote_crash *c, long long pid) {
         struct pn_crash_name n;
         const char *base = c->core ? strrchr(c->core, '/') : NULL;
+        char name[PN_CRASH_MAX_NAME + 16];
+        /* A metadata-only entry: by its id, "rejected/NAME". */
+        if (!base && c->core_state == PKGNOTE_CRASH_CORE_REJECTED && c->id && (base = strrchr(c->id, '/'))) {
+                snprintf(name, sizeof name, "%s%s", base + 1, PN_CRASH_REPORT_SUFFIX);
+                return pn_crash_parse_name(name, &n) == 0 && (long long)n.pid == pid;
+        }
         return base && pn_crash_parse_name(base + 1, &n) == 0 && (long long)n.pid == pid;
 }
 

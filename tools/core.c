@@ -244,6 +244,11 @@ static void print_crash_text(FILE *out, const pkgnote_crash *crash, const pkgnot
         switch (pkgnote_crash_core_state(crash)) {
         case PKGNOTE_CRASH_CORE_FILE: print_field(out, "Core", pkgnote_crash_core_path(crash)); break;
         case PKGNOTE_CRASH_CORE_JOURNAL: print_field(out, "Core", "in the journal entry"); break;
+        case PKGNOTE_CRASH_CORE_REJECTED:
+                fputs("          Core: rejected (", out);
+                tool_print_escaped(out, pkgnote_crash_field(crash, "reason") ? pkgnote_crash_field(crash, "reason") : "over quota");
+                fputs("): only its metadata was kept\n", out);
+                break;
         default:
                 fputs("          Core: gone", out);
                 if (file) {

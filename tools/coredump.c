@@ -511,6 +511,9 @@ static int write_rejected(const struct handler *h, int store_fd, const struct id
         struct room room = {dirfd, name};
         r = r < 0 ? r : write_text(&room, report_name, text);
         close(dirfd);
+        /* The metadata-only entries count in --max-use as the cores do. */
+        if (r >= 0)
+                pkgnote_crash_store_vacuum(store_fd, h->max_use, NULL, SIZE_MAX);
         return r;
 }
 

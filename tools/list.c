@@ -84,6 +84,7 @@ static const char *core_word(const pkgnote_crash *c) {
         switch (pkgnote_crash_core_state(c)) {
         case PKGNOTE_CRASH_CORE_FILE: return "present";
         case PKGNOTE_CRASH_CORE_JOURNAL: return "journal";
+        case PKGNOTE_CRASH_CORE_REJECTED: return "rejected (quota)";
         default: return "missing";
         }
 }

@@ -148,6 +148,27 @@ if have dpkg-buildpackage && have dh; then
                 else
                         not_ok "pkgnote-coredump: core_pattern only as an example, never set on installation" "$bad"
                 fi
+                # The socket mode: its units where systemd looks for a
+                # package's, neither enabled (no link in etc/, no enable but
+                # the one dh_installsystemd keeps for an administrator who
+                # enabled it) nor started; its sysctl file an example.
+                f=$(ls "$T/deb/pkgnote-coredump_${VERSION}_"*.deb 2>/dev/null | head -n 1)
+                rm -rf "$T/ctl"/* && dpkg-deb -e "$f" "$T/ctl"
+                bad=""
+                for u in pkgnote-coredump.socket pkgnote-coredump.service; do
+                        [ -f "$T/debroot/usr/lib/systemd/system/$u" ] || bad="$bad no-$u"
+                done
+                [ -z "$(cd "$T/debroot" && find etc/systemd -mindepth 1 2>/dev/null)" ] || bad="$bad etc/systemd"
+                grep -q 'deb-systemd-invoke.*start\|systemctl.*start' "$T/ctl/postinst" 2>/dev/null && bad="$bad started"
+                if grep -q 'deb-systemd-helper enable' "$T/ctl/postinst" 2>/dev/null &&
+                        ! grep -B2 'deb-systemd-helper enable' "$T/ctl/postinst" | grep -q 'was-enabled'; then
+                        bad="$bad enabled"
+                fi
+                grep -q '^kernel.core_pattern=@@' \
+                        "$T/debroot/usr/share/doc/pkgnote-coredump/examples/51-pkgnote-coredump-socket.conf" 2>/dev/null ||
+                        bad="$bad no-socket-example"
+                if [ -z "$bad" ]; then ok "pkgnote-coredump: the socket mode's units installed, not enabled nor started; its sysctl file an example"
+                else not_ok "pkgnote-coredump: the socket mode's units installed, not enabled nor started; its sysctl file an example" "$bad"; fi
                 # The commands link libpkgnote.so.1 of their own build: a
                 # newer command must never run on an older library (a flag
                 # or field it sets would be unknown there).
@@ -223,6 +244,14 @@ if have rpmbuild && have rpm; then
                 if rpm --root "$Q" --dbpath /var/lib/rpm --initdb &&
                         rpm --root "$Q" --dbpath /var/lib/rpm -i --nodeps --noscripts "$R"/RPMS/*/*.rpm >"$T/rpmi.log" 2>&1; then
                         check_tree "rpm" "$Q" rpm "$rel" "$rarch"
+                        unitdir=$(rpm --eval '%{?_unitdir}%{!?_unitdir:/usr/lib/systemd/system}')
+                        if [ -f "$Q$unitdir/pkgnote-coredump.socket" ] && [ -f "$Q$unitdir/pkgnote-coredump.service" ] &&
+                                [ -z "$(find "$Q/etc/systemd" -mindepth 1 2>/dev/null)" ] &&
+                                [ -z "$(find "$Q/etc/sysctl.d" "$Q/usr/lib/sysctl.d" -type f 2>/dev/null)" ]; then
+                                ok "rpm: the socket mode's units in $unitdir, none enabled, no sysctl file installed"
+                        else
+                                not_ok "rpm: the socket mode's units in $unitdir, none enabled, no sysctl file installed" "$(cd "$Q" && find . -path '*systemd*' -o -path '*sysctl*')"
+                        fi
                         check_pymod "rpm" "$Q" "$(rpm --eval '%{_libdir}' | sed 's|^/||')" rpm "$rel" "$rarch"
                         "$PKGNOTE" scan --format json "$Q" >"$T/scan.json" 2>"$T/scan.err"
                         if python3 - "$T/scan.json" "$rel" <<'EOF'

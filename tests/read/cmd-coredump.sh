@@ -270,7 +270,7 @@ done
 [ $orphans -eq 0 ] && pass "concurrent crashes: no report without its core, no core without its report" \
         || fail "concurrent crashes: no report without its core, no core without its report" "$orphans orphans: $(ls "$S3")"
 bad=0
-for pid in $(PKGNOTE_COREDUMP_DIR="$S3" "$PKGNOTE" list --json | python3 -c 'import json, sys; [print(json.loads(l)["pid"]) for l in sys.stdin]'); do
+for pid in $(PKGNOTE_COREDUMP_DIR="$S3" "$PKGNOTE" list --json | python3 -c 'import json, sys; [print(j["pid"]) for j in map(json.loads, sys.stdin) if j["core"] != "rejected"]'); do
         PKGNOTE_COREDUMP_DIR="$S3" "$PKGNOTE" core "$pid" > /dev/null 2>&1 || bad=$((bad + 1))
 done
 [ $bad -eq 0 ] && [ "$(ls "$S3" | grep -c json)" -ge 2 ] && pass "concurrent crashes: pkgnote core reads every listed entry" \
