@@ -2245,7 +2245,10 @@ typedef struct pkgnote_kernel pkgnote_kernel;
 
 #define PKGNOTE_MAX_KERNEL_MODULES 65536u /* loaded modules read, and module files looked at */
 
-/* Never ask the package database.  Since 1.2. */
+/* Never ask the package database: no database package, and no
+ * newer-package reason looked for.  (Without this flag the database is
+ * read only when there is an image or module file to ask it about.)
+ * Since 1.2. */
 #define PKGNOTE_KERNEL_NO_DATABASE 1u
 /* Read no loaded modules (module_count 0; pkgnote_kernel_to_json() then
  * has no "modules"): the kernel alone, as a process's report gives it.

@@ -710,7 +710,12 @@ PKGNOTE_PUBLIC int pkgnote_kernel_read(const pkgnote_kernel_options *o, pkgnote_
         if (r == 0) {
                 read_image(k, rootfd);
                 read_module_files(k, rootfd);
-                if (!(opt.flags & PKGNOTE_KERNEL_NO_DATABASE))
+                /* The database only when there is a file to ask it about
+                 * (an image, a module's file): reading it is the costly part. */
+                bool files = k->n_cand > 0;
+                for (size_t i = 0; i < k->n_mods && !files; i++)
+                        files = k->mods[i].file != NULL;
+                if (files && !(opt.flags & PKGNOTE_KERNEL_NO_DATABASE))
                         open_db(k, opt.root);
                 pkgnote_db_package p;
                 if (k->note)

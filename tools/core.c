@@ -544,7 +544,10 @@ int cmd_pid(int argc, char **argv) {
                 char *kj = NULL, *j;
                 pkgnote_kernel *k = NULL;
                 pkgnote_kernel_options ko = PKGNOTE_KERNEL_OPTIONS_INIT;
-                ko.flags = PKGNOTE_KERNEL_NO_MODULES | (co.no_database ? PKGNOTE_KERNEL_NO_DATABASE : 0);
+                /* Not its package database: reading it whole for the
+                 * kernel's package would cost pid more than the process's
+                 * own lookups (ps --kernel has it). */
+                ko.flags = PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE;
                 r = pkgnote_kernel_read(&ko, &k);
                 if (r >= 0)
                         r = pkgnote_kernel_to_json(k, &kj);
