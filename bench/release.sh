@@ -5,12 +5,14 @@
 # by side: the release is built from this repository's history (the commit
 # "Release X.Y.Z", or REV) into a temporary directory, and both programs
 # scan the same tree in turn, $RUNS times each after one untimed run each.
-# It reports the medians of CPU (user + system) and wall time of each and
-# their ratios, and the peak resident memory.
+# The release is built as the project builds by default (debugoptimized),
+# as build/ is.  It reports the medians of CPU (user + system) and wall
+# time of each and their ratios, and the peak resident memory.
 #
 # Usage: bench/release.sh [PKGNOTE [ROOT [REV]]]
-#   defaults: build/pkgnote, /usr, the newest "Release ..." commit before
-#   HEAD's version.  Writes the table to stdout and bench/results-release.txt.
+#   defaults: build/pkgnote, /usr, the newest "Release X.Y.Z" commit of
+#   another version than this tree's meson.build.  Writes the table to
+#   stdout and bench/results-release.txt.
 set -eu
 
 pkgnote=${1:-build/pkgnote}
@@ -30,7 +32,10 @@ if [ ! -d "$root" ]; then
         exit 2
 fi
 if [ -z "$rev" ]; then
-        rev=$(git -C "$top" log --format=%H --grep='^Release [0-9]' -n 1 HEAD) || rev=
+        # The newest release before this tree's own version.
+        cur=$(sed -n "s/^ *version : '\([0-9.]*\)',\$/\1/p" "$top/meson.build" | head -n 1)
+        rev=$(git -C "$top" log --format='%H %s' --grep='^Release [0-9]' HEAD |
+                awk -v cur="$cur" '$2 != "Release" || $3 != cur":" { print $1; exit }') || rev=
         if [ -z "$rev" ]; then
                 echo "release.sh: no 'Release ...' commit in the history; name one as the third argument" >&2
                 exit 2
@@ -46,7 +51,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 export LC_ALL=C
 
 git -C "$top" archive --format=tar "$rev" | tar -x -C "$tmp"
-if ! (cd "$tmp" && meson setup -Dbuildtype=release b > build.log 2>&1 && ninja -C b pkgnote >> build.log 2>&1); then
+if ! (cd "$tmp" && meson setup b > build.log 2>&1 && ninja -C b pkgnote >> build.log 2>&1); then
         tail -n 20 "$tmp/build.log" >&2
         echo "release.sh: cannot build $rev" >&2
         exit 1
