@@ -215,15 +215,30 @@ static const char *db_license(pkgnote_process_sbom *b, const pkgnote_module *m, 
         return license;
 }
 
+/* The metadata of the N pairs (key, value) of KV and its JSON text; a
+ * database is untrusted: a value that is not UTF-8 (a License tag in
+ * Latin-1) is left out, not fatal, as the scan does. */
+static int metadata_of(const char *const (*kv)[2], size_t n, pkgnote_metadata **ret, char **json) {
+        pkgnote_metadata *md;
+        int r = pkgnote_metadata_new(&md);
+        for (size_t k = 0; k < n && r >= 0; k++)
+                if (kv[k][1] && *kv[k][1] && pn_utf8_invalid_at(kv[k][1], strlen(kv[k][1])) == strlen(kv[k][1]))
+                        r = pkgnote_metadata_set(md, kv[k][0], kv[k][1]);
+        if (r >= 0)
+                r = pkgnote_metadata_to_json(md, json);
+        if (r < 0) {
+                pkgnote_metadata_free(md);
+                return r;
+        }
+        *ret = md;
+        return 0;
+}
+
 static int db_metadata(pkgnote_process_sbom *b, const pkgnote_module *m, const struct rs_root *root,
                        pkgnote_metadata **ret, char **json) {
         const pkgnote_os_release *os = root->os;
         int r = 0;
         const char *license = db_license(b, m, root, &r);
-        if (r < 0)
-                return r;
-        pkgnote_metadata *md;
-        r = pkgnote_metadata_new(&md);
         if (r < 0)
                 return r;
         const char *kv[][2] = {
@@ -237,19 +252,7 @@ static int db_metadata(pkgnote_process_sbom *b, const pkgnote_module *m, const s
                 {"sourceVersion", pkgnote_module_db_source_version(m)},
                 {"license", license},
         };
-        /* A database is untrusted: a value that is not UTF-8 (a License
-         * tag in Latin-1) is left out, not fatal, as the scan does. */
-        for (size_t k = 0; k < ELEMENTSOF(kv) && r >= 0; k++)
-                if (kv[k][1] && *kv[k][1] && pn_utf8_invalid_at(kv[k][1], strlen(kv[k][1])) == strlen(kv[k][1]))
-                        r = pkgnote_metadata_set(md, kv[k][0], kv[k][1]);
-        if (r >= 0)
-                r = pkgnote_metadata_to_json(md, json);
-        if (r < 0) {
-                pkgnote_metadata_free(md);
-                return r;
-        }
-        *ret = md;
-        return 0;
+        return metadata_of(kv, ELEMENTSOF(kv), ret, json);
 }
 
 /* What is installed at M's path now, when it was replaced: "NAME VERSION"
@@ -397,10 +400,6 @@ PKGNOTE_PUBLIC int pkgnote_process_sbom_add(pkgnote_process_sbom *b, const pkgno
  * db_metadata() makes a process's: its purl names the distribution. */
 static int kernel_db_metadata(const char *type, const char *name, const char *version, const char *arch,
                               const pkgnote_os_release *os, pkgnote_metadata **ret, char **json) {
-        pkgnote_metadata *md;
-        int r = pkgnote_metadata_new(&md);
-        if (r < 0)
-                return r;
         const char *kv[][2] = {
                 {PKGNOTE_KEY_TYPE, type},
                 {PKGNOTE_KEY_OS, os ? pkgnote_os_release_get(os, "ID") : NULL},
@@ -409,18 +408,7 @@ static int kernel_db_metadata(const char *type, const char *name, const char *ve
                 {PKGNOTE_KEY_VERSION, version},
                 {PKGNOTE_KEY_ARCHITECTURE, arch},
         };
-        /* Database bytes that are not UTF-8 are left out, as db_metadata() does. */
-        for (size_t k = 0; k < ELEMENTSOF(kv) && r >= 0; k++)
-                if (kv[k][1] && *kv[k][1] && pn_utf8_invalid_at(kv[k][1], strlen(kv[k][1])) == strlen(kv[k][1]))
-                        r = pkgnote_metadata_set(md, kv[k][0], kv[k][1]);
-        if (r >= 0)
-                r = pkgnote_metadata_to_json(md, json);
-        if (r < 0) {
-                pkgnote_metadata_free(md);
-                return r;
-        }
-        *ret = md;
-        return 0;
+        return metadata_of(kv, ELEMENTSOF(kv), ret, json);
 }
 
 static void kprop(struct pn_sbom_package *e, const char *name, const char *value, int *err) {
