@@ -414,7 +414,8 @@ static uint64_t parse_size(const char *s, const char *what) {
  * database's, for the very file mapped), read from /proc/PID through the
  * library while the kernel holds the process. */
 struct identity {
-        pkgnote_core *process; /* never kept: identified in a child (NULL) */
+        pkgnote_core *process; /* only in the child that identifies */
+        char *json;            /* the process's report (pkgnote pid --json), or NULL */
         char program[1024];
         char package[256];
         char key[17], ukey[17]; /* the quota's: user, program and package; user */
@@ -428,6 +429,10 @@ struct identity {
 /* A socket worker's whole life: past it the worker is ended (SIGALRM),
  * however slowly its dump comes. */
 #define WORKER_DEADLINE_S 600
+/* The most of the process's report a metadata-only entry keeps: its
+ * modules are the process's to choose, and rejected/ has its own count
+ * only.  A longer one is left out (the entry keeps program and package). */
+#define REJECTED_JSON_MAX (128u << 10)
 
 static void identify_here(const struct handler *h, struct identity *id) {
         *id = (struct identity){0};
@@ -457,7 +462,8 @@ static void identity_keys(const struct handler *h, struct identity *id) {
 
 /* Identifies the process in a child of its own, waited for at most
  * IDENTIFY_TIMEOUT_MS: past it (or when the child fails) the program is
- * "comm:" and the command name, without package. */
+ * "comm:" and the command name, without package.  The child answers
+ * "PROGRAM\0PACKAGE\0" and the process's report. */
 static void identify(const struct handler *h, struct identity *id) {
         *id = (struct identity){0};
         snprintf(id->program, sizeof id->program, "comm:%s", h->comm ? h->comm : "?");
@@ -469,25 +475,34 @@ static void identify(const struct handler *h, struct identity *id) {
         }
         if (c == 0) {
                 close(p[0]);
+                signal(SIGPIPE, SIG_DFL);
                 struct identity own;
                 identify_here(h, &own);
-                char out[sizeof own.program + sizeof own.package];
+                char *json = NULL;
+                if (own.process && pkgnote_core_to_json(own.process, NULL, NULL, 0, &json) < 0) {
+                        free(json);
+                        json = NULL;
+                }
                 size_t a = strlen(own.program) + 1, b = strlen(own.package) + 1;
-                memcpy(out, own.program, a);
-                memcpy(out + a, own.package, b);
-                _exit(pn_write_full(p[1], out, a + b) < 0 ? 1 : 0);
+                int r = pn_write_full(p[1], own.program, a);
+                if (r == 0)
+                        r = pn_write_full(p[1], own.package, b);
+                if (r == 0 && json)
+                        r = pn_write_full(p[1], json, strlen(json));
+                _exit(r < 0 ? 1 : 0);
         }
         if (c < 0) {
                 identity_keys(h, id);
                 return;
         }
         close(p[1]);
-        char buf[sizeof id->program + sizeof id->package];
+        size_t cap = sizeof id->program + sizeof id->package + REJECTED_JSON_MAX;
+        char *buf = malloc(cap + 1);
         size_t got = 0;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        bool done = false, late = false;
-        while (!done) {
+        bool done = false, late = false, full = false;
+        while (buf && !done) {
                 clock_gettime(CLOCK_MONOTONIC, &t1);
                 long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
                 if (ms >= IDENTIFY_TIMEOUT_MS) {
@@ -502,39 +517,55 @@ static void identify(const struct handler *h, struct identity *id) {
                         late = n == 0;
                         break;
                 }
-                ssize_t r = read(p[0], buf + got, sizeof buf - got);
+                ssize_t r = read(p[0], buf + got, cap - got);
                 if (r < 0 && errno == EINTR)
                         continue;
                 if (r <= 0) {
                         done = r == 0;
                         break;
                 }
-                if ((got += (size_t)r) == sizeof buf)
-                        break; /* longer than any answer: not one */
+                if ((got += (size_t)r) == cap) {
+                        full = true; /* the report is too long: the names alone */
+                        break;
+                }
         }
         close(p[0]);
-        if (late) {
+        if (late || full || !buf)
                 kill(c, SIGKILL);
+        if (late)
                 log_line(h, "process %d (%s): identifying it took longer than %d s; counted as comm:%s", h->pid,
                          h->comm ? h->comm : "?", IDENTIFY_TIMEOUT_MS / 1000, h->comm ? h->comm : "?");
-        }
         int st = 0;
-        bool ok = !late && waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        bool ok = !late && buf && (done || full);
         if (late)
-                (void)waitpid(c, NULL, WNOHANG);
-        /* "PROGRAM\0PACKAGE\0", each within its field. */
-        char *nul = ok && done ? memchr(buf, 0, got) : NULL;
-        if (nul && (size_t)(nul - buf) < sizeof id->program && got > (size_t)(nul - buf) + 1 && buf[got - 1] == 0 &&
-            got - (size_t)(nul - buf) - 1 <= sizeof id->package && !memchr(nul + 1, 0, got - (size_t)(nul - buf) - 2)) {
-                memcpy(id->program, buf, (size_t)(nul - buf) + 1);
-                memcpy(id->package, nul + 1, got - (size_t)(nul - buf) - 1);
+                (void)waitpid(c, NULL, WNOHANG); /* a child stuck in the file system is not waited for */
+        else
+                ok &= waitpid(c, &st, 0) == c && (full || (WIFEXITED(st) && WEXITSTATUS(st) == 0));
+        char *nul = ok ? memchr(buf, 0, got < sizeof id->program ? got : sizeof id->program) : NULL;
+        size_t a = nul ? (size_t)(nul - buf) + 1 : 0;
+        char *nul2 = nul ? memchr(buf + a, 0, got - a < sizeof id->package ? got - a : sizeof id->package) : NULL;
+        if (nul2) {
+                size_t b = (size_t)(nul2 - (buf + a)) + 1;
+                memcpy(id->program, buf, a);
+                memcpy(id->package, buf + a, b);
+                size_t jl = got - a - b;
+                /* The report: only whole, and a JSON object (checked where it is used). */
+                if (!full && jl > 2 && !memchr(buf + a + b, 0, jl)) {
+                        memmove(buf, buf + a + b, jl);
+                        buf[jl] = 0;
+                        id->json = buf;
+                        buf = NULL;
+                }
         }
+        free(buf);
         identity_keys(h, id);
 }
 
 static void identity_done(struct identity *id) {
         pkgnote_core_free(id->process);
         id->process = NULL;
+        free(id->json);
+        id->json = NULL;
 }
 
 /* Metadata-only entries (a crash over quota: its core refused or
@@ -569,6 +600,42 @@ static void rejected_make_room(int dirfd) {
                 (void)unlinkat(dirfd, oldest, 0);
 }
 
+/* The process's report JSON (an object, the identifying child's) with
+ * the members of TEXT (an object, freed) after its own; TEXT alone when
+ * JSON is not one object. */
+static char *with_process(char *text, const char *json) {
+        pkgnote_json_member probe[] = {PKGNOTE_JSON_VALUE("process", json)};
+        char *t = NULL;
+        /* Parsed by the library: a child that read hostile files may
+         * have answered anything. */
+        int r = pkgnote_core_to_json(NULL, NULL, probe, 1, &t);
+        free(t);
+        size_t jl = strlen(json), tl = strlen(text);
+        while (jl > 0 && strchr(" \t\r\n", json[jl - 1]))
+                jl--;
+        const char *body = text + strspn(text, " \t\r\n");
+        if (r < 0 || json[0] != '{' || jl < 2 || json[jl - 1] != '}' || *body != '{')
+                return text;
+        body++;
+        const char *in = json + 1 + strspn(json + 1, " \t\r\n");
+        bool empty = *in == '}';
+        char *out = malloc(jl + tl + 4);
+        if (!out)
+                return text;
+        /* {PROCESS..., MEMBERS...} */
+        size_t n = 0;
+        memcpy(out, json, jl - 1);
+        n = jl - 1;
+        while (n > 1 && strchr(" \t\r\n", out[n - 1]))
+                n--;
+        if (!empty)
+                out[n++] = ',';
+        size_t bl = strlen(body);
+        memcpy(out + n, body, bl + 1);
+        free(text);
+        return out;
+}
+
 static int write_rejected(const struct handler *h, int store_fd, const struct identity *id, const struct cds_usage *u,
                           const char *reason) {
         if (mkdirat(store_fd, REJECTED_DIR, 0700) < 0 && errno != EEXIST)
@@ -592,12 +659,9 @@ static int write_rejected(const struct handler *h, int store_fd, const struct id
                 PKGNOTE_JSON_NUMBER("quotaUsedBytes", u->bytes > INT64_MAX ? INT64_MAX : (int64_t)u->bytes),
         };
         char *text = NULL;
-        int r = pkgnote_core_to_json(id->process, NULL, m, sizeof m / sizeof m[0], &text);
-        if (r < 0 && id->process) {
-                free(text);
-                text = NULL;
-                r = pkgnote_core_to_json(NULL, NULL, m, sizeof m / sizeof m[0], &text);
-        }
+        int r = pkgnote_core_to_json(NULL, NULL, m, sizeof m / sizeof m[0], &text);
+        if (r >= 0 && id->json)
+                text = with_process(text, id->json);
         struct room room = {dirfd, name};
         r = r < 0 ? r : write_text(&room, report_name, text);
         close(dirfd);
