@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -476,6 +477,7 @@ static void identify(const struct handler *h, struct identity *id) {
         if (c == 0) {
                 close(p[0]);
                 signal(SIGPIPE, SIG_DFL);
+                (void)prctl(PR_SET_NAME, "pn-identify", 0, 0, 0); /* not a worker */
                 struct identity own;
                 identify_here(h, &own);
                 char *json = NULL;

@@ -1,0 +1,44 @@
+# In the VM, on Debian sid's kernel: crashes of an unprivileged user on
+# the coredump socket ("@@").  The kernel connects as the crashing
+# process, with its credentials (uid 1000 here), not root's: the handler
+# takes the crash all the same, identifies it, and applies the quota per
+# user (user 1000's second crash over a quota of 1 is refused, root's
+# crash of the same program after it stored).  TAP lines on the console.
+check() { # NAME GOT WANT
+        if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1"; echo "# got '$2', want '$3'"; fi
+}
+S=/run/pkgnote/coredump.socket
+ulimit -c unlimited
+echo "@@$S" > /proc/sys/kernel/core_pattern
+case $(cat /proc/sys/kernel/core_pattern) in
+"@@"*) ;;
+*) echo "not ok - vm: unprivileged crashes (core_pattern is not the socket)"; exit 0 ;;
+esac
+count() { ls "$1" 2> /dev/null | grep -c '\.json$'; }
+rm -f $S
+timeout 30 pkgnote-coredump -d /var/lib/user -l /var/lib/user.log --socket=$S --connections 3 --quota-count 1 &
+SRV=$!
+k=0
+while [ ! -S $S ] && [ $k -lt 100 ]; do sleep 0.1; k=$((k + 1)); done
+# Where user 1000 may run it (the initramfs's /vm is root's alone).
+mkdir -p /tmp/u && cp /vm/bin/crasher /tmp/u/crasher && chmod 755 /tmp/u /tmp/u/crasher
+crash_as() { # UID
+        (cd /tmp/u && ./crasher as "$1" 2>&1 | sed 's/^/# crasher: /')
+}
+crash_as 1000
+crash_as 1000
+crash_as 0
+wait $SRV
+echo "# server exit status $?"
+sed 's/^/# log: /' /var/lib/user.log 2> /dev/null
+check "vm: user 1000's crash on the socket stored" "$(ls /var/lib/user | grep -c '^core\.crasher\.1000\..*\.json$')" 1
+check "vm: user 1000's second crash over its quota of 1: metadata-only" \
+        "$(ls /var/lib/user/rejected 2> /dev/null | grep -c '^core\.crasher\.1000\..*\.json$')" 1
+check "vm: root's crash of the same program after user 1000's: stored (the quota is per user)" \
+        "$(ls /var/lib/user | grep -c '^core\.crasher\.0\..*\.json$')" 1
+check "vm: no connection of the kernel refused" "$(grep -c 'refused a connection' /var/lib/user.log)" 0
+c=$(ls /var/lib/user | grep '^core\.crasher\.1000\.' | grep -v '\.json$' | head -1)
+case $(/vm/bin/pkgnote core --format systemd "/var/lib/user/$c" 2>&1) in
+*crasher*4.2-1*) echo "ok - vm: user 1000's stored core names the crasher's package" ;;
+*) echo "not ok - vm: user 1000's stored core names the crasher's package"; sed 's/^/# /' /var/lib/user.log ;;
+esac
