@@ -64,7 +64,7 @@ int cds_peer_from_info(int cred_pid, const uint8_t *info, struct cds_peer *peer,
  * its own), 0 when it has, -errno on error. */
 int cds_pidfd_alive(int pidfd);
 
-/* A quota per program and package version: at most COUNT cores and BYTES
+/* A quota per user, program and package version: at most COUNT cores and BYTES
  * bytes of cores stored in INTERVAL seconds.  COUNT 0 or BYTES 0: that
  * bound is off. */
 struct cds_quota {

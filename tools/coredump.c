@@ -63,7 +63,7 @@ struct handler {
         bool stack;
         char *allow, *urls, *cache;
         unsigned timeout_ms, budget_ms;
-        /* The quota per program and package version (coredump.conf). */
+        /* The quota per user, program and package version (coredump.conf). */
         struct cds_quota quota;
         unsigned max_workers; /* socket mode: crashes handled at once */
 };
@@ -331,7 +331,7 @@ static bool read_config_line(FILE *f, char *line, enum line_state *state) {
  *   debuginfod-timeout = SECONDS per module (default 5)
  *   debuginfod-budget = SECONDS  per crash (default 30)
  *   debuginfod-cache = DIR       (default /var/cache/pkgnote/debuginfod)
- *   quota-count = N              cores kept per program and package version
+ *   quota-count = N              cores kept per user, program and package
  *                                in an interval (default 10; 0: no bound)
  *   quota-bytes = SIZE           bytes of cores kept likewise (default 1G; 0: none)
  *   quota-interval = SECONDS     the interval (default 3600)
@@ -1129,8 +1129,8 @@ static void usage(void) {
                "       pkgnote-coredump --register [--socket PATH] [--sysctl FILE]\n"
                "\n"
                "A kernel.core_pattern handler: stores the core, compressed, with a JSON\n"
-               "report of its packages beside it, within a quota per program and package\n"
-               "version.  As a pipe handler:\n"
+               "report of its packages beside it, within a quota per user, program and\n"
+               "package version.  As a pipe handler:\n"
                "  echo '|/usr/libexec/pkgnote-coredump %%P %%u %%g %%s %%t %%c %%h %%e' \\\n"
                "      > /proc/sys/kernel/core_pattern\n"
                "or on the kernel's coredump socket (Linux 6.16+; '@@' 6.17+), which can\n"
@@ -1148,7 +1148,7 @@ static void usage(void) {
                "                           (see pkgnote(1)); without it nothing is fetched;\n"
                "                           'quota-count', 'quota-bytes', 'quota-interval'\n"
                "                           (defaults 10 cores, 1G, 3600 s; 0: no bound)\n"
-               "      --quota-count N      cores kept per program and package version\n"
+               "      --quota-count N      cores kept per user, program and version\n"
                "      --quota-bytes N      bytes of cores kept likewise\n"
                "      --quota-interval S   in S seconds\n"
                "      --socket PATH        serve the kernel's coredump socket PATH: made\n"
