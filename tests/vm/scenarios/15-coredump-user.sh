@@ -42,3 +42,30 @@ case $(/vm/bin/pkgnote core --format systemd "/var/lib/user/$c" 2>&1) in
 *crasher*4.2-1*) echo "ok - vm: user 1000's stored core names the crasher's package" ;;
 *) echo "not ok - vm: user 1000's stored core names the crasher's package"; sed 's/^/# /' /var/lib/user.log ;;
 esac
+
+# One user cannot take every worker: with 2, user 1000's crashes get 1.
+# Their identification never ends here (PKGNOTE_COREDUMP_TEST_IDENTIFY_HANG
+# plays a file system that never answers; it is given up after 10 s):
+# user 1000's second crash meanwhile is refused at once, root's is served.
+rm -f $S
+PKGNOTE_COREDUMP_TEST_IDENTIFY_HANG=1 timeout 40 pkgnote-coredump -d /var/lib/cap -l /var/lib/cap.log --socket=$S \
+        --connections 3 --max-workers 2 &
+SRV=$!
+k=0
+while [ ! -S $S ] && [ $k -lt 100 ]; do sleep 0.1; k=$((k + 1)); done
+crash_as 1000 &
+sleep 1
+t0=$(cut -d' ' -f1 /proc/uptime)
+crash_as 1000
+t1=$(cut -d' ' -f1 /proc/uptime)
+crash_as 0 &
+wait $SRV
+wait
+check "vm: user 1000's second crash while its one worker is busy: refused" \
+        "$(grep -c 'refused a crash of user 1000: 1 of its crashes are being handled' /var/lib/cap.log)" 1
+echo "# refused in $(awk "BEGIN { print $t1 - $t0 }") s"
+check "vm: user 1000's first crash stored after its identification was given up" \
+        "$(ls /var/lib/cap | grep -c '^core\.crasher\.1000\..*\.json$')" 1
+check "vm: root's crash served beside it" "$(ls /var/lib/cap | grep -c '^core\.crasher\.0\..*\.json$')" 1
+grep -q 'identifying it took longer than 10 s' /var/lib/cap.log && echo "ok - vm: the identification given up after 10 s" \
+        || { echo "not ok - vm: the identification given up after 10 s"; sed 's/^/# log: /' /var/lib/cap.log; }
