@@ -3,7 +3,9 @@
 # process, with its credentials (uid 1000 here), not root's: the handler
 # takes the crash all the same, identifies it, and applies the quota per
 # user (user 1000's second crash over a quota of 1 is refused, root's
-# crash of the same program after it stored).  TAP lines on the console.
+# crash of the same program after it stored); one user's crashes get at
+# most half the workers, and an identification that hangs is given up
+# after 10 s.  TAP lines on the console.
 check() { # NAME GOT WANT
         if [ "$2" = "$3" ]; then echo "ok - $1"; else echo "not ok - $1"; echo "# got '$2', want '$3'"; fi
 }
