@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -145,16 +146,37 @@ static int pidfd_info(int pidfd, uint64_t want, uint8_t info[PIDFD_INFO_SIZE]) {
         return 0;
 }
 
+int cds_peer_from_info(int cred_pid, const uint8_t *info, struct cds_peer *peer, const char **why) {
+        uint64_t mask = get64(info);
+        /* PIDFD_COREDUMPED is set by the kernel alone, while the process
+         * dumps: with the socket root's alone (0600 in a 0700 directory),
+         * that is the authentication.  The credentials are the crashing
+         * process's own (the kernel connects as it), whoever it runs as. */
+        if (!(mask & PIDFD_INFO_COREDUMP) || !(get32(info + 64) & PIDFD_COREDUMPED)) {
+                *why = "the process behind it is not dumping core";
+                return -EPERM;
+        }
+        int tgid = (int)get32(info + 20);
+        if (!(mask & PIDFD_INFO_PID) || cred_pid <= 0 || cred_pid != tgid) {
+                *why = "its SO_PEERCRED process is not the one of its pidfd";
+                return -EPERM;
+        }
+        *peer = (struct cds_peer){
+                .pidfd = -1,
+                .pid = tgid, /* tgid: the process */
+                .uid = (mask & PIDFD_INFO_CREDS) ? (int)get32(info + 28) : -1,
+                .gid = (mask & PIDFD_INFO_CREDS) ? (int)get32(info + 32) : -1,
+                .signal = (mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int)get32(info + 68) : 0,
+        };
+        return 0;
+}
+
 int cds_peer_check(int fd, struct cds_peer *peer, const char **why) {
         struct ucred cred;
         socklen_t len = sizeof cred;
         *why = NULL;
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
                 return -errno;
-        if (cred.uid != 0 || cred.gid != 0) {
-                *why = "its credentials are not the kernel's (uid and gid 0)";
-                return -EPERM;
-        }
         int pidfd = -1;
         len = sizeof pidfd;
         if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0)
@@ -162,23 +184,13 @@ int cds_peer_check(int fd, struct cds_peer *peer, const char **why) {
         uint8_t info[PIDFD_INFO_SIZE];
         int r = pidfd_info(pidfd, PIDFD_INFO_PID | PIDFD_INFO_CREDS | PIDFD_INFO_COREDUMP | PIDFD_INFO_COREDUMP_SIGNAL,
                            info);
+        if (r == 0)
+                r = cds_peer_from_info((int)cred.pid, info, peer, why);
         if (r < 0) {
                 close(pidfd);
                 return r;
         }
-        uint64_t mask = get64(info);
-        if (!(mask & PIDFD_INFO_COREDUMP) || !(get32(info + 64) & PIDFD_COREDUMPED)) {
-                close(pidfd);
-                *why = "the process behind it is not dumping core";
-                return -EPERM;
-        }
-        *peer = (struct cds_peer){
-                .pidfd = pidfd,
-                .pid = (int)get32(info + 20), /* tgid: the process */
-                .uid = (int)get32(info + 28),
-                .gid = (int)get32(info + 32),
-                .signal = (mask & PIDFD_INFO_COREDUMP_SIGNAL) ? (int)get32(info + 68) : 0,
-        };
+        peer->pidfd = pidfd;
         return 0;
 }
 
@@ -189,21 +201,14 @@ int cds_pidfd_alive(int pidfd) {
         return errno == ESRCH ? 0 : -errno;
 }
 
-int cds_kernel_level(void) {
-        int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-        if (pidfd < 0)
-                return 0;
-        uint8_t info[PIDFD_INFO_SIZE];
-        int r = pidfd_info(pidfd, PIDFD_INFO_PID | PIDFD_INFO_SUPPORTED_MASK, info);
-        close(pidfd);
-        if (r < 0)
-                return 0;
+int cds_level_from_info(const uint8_t *info) {
         uint64_t mask = get64(info);
         if (!(mask & PIDFD_INFO_SUPPORTED_MASK))
-                /* Before 6.19: whether PIDFD_INFO_COREDUMP is known cannot
-                 * be asked; the socket ("@", 6.16) is assumed only where
-                 * the supported mask is, so nothing is. */
-                return 0;
+                /* 6.16 to 6.18 have no supported mask; that the kernel
+                 * answered PIDFD_INFO_COREDUMP proves 6.16 or later, which
+                 * checks an "@" pattern when it is written: "@@" is tried
+                 * and read back, and 6.16, which refuses it, gets "@". */
+                return (mask & PIDFD_INFO_COREDUMP) ? 2 : 0;
         /* The supported mask always holds PIDFD_INFO_PID: where the
          * field at 80 does not, the kernel's struct ends before it. */
         uint64_t sup = get64(info + 80);
@@ -212,6 +217,20 @@ int cds_kernel_level(void) {
         if ((sup & (PIDFD_INFO_COREDUMP | PIDFD_INFO_COREDUMP_SIGNAL)) == (PIDFD_INFO_COREDUMP | PIDFD_INFO_COREDUMP_SIGNAL))
                 return 2;
         return (sup & PIDFD_INFO_COREDUMP) ? 1 : 0;
+}
+
+int cds_kernel_level(void) {
+        int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+        if (pidfd < 0)
+                return 0;
+        uint8_t info[PIDFD_INFO_SIZE];
+        int r = pidfd_info(pidfd, PIDFD_INFO_PID | PIDFD_INFO_COREDUMP | PIDFD_INFO_SUPPORTED_MASK, info);
+        close(pidfd);
+        return r < 0 ? 0 : cds_level_from_info(info);
+}
+
+int cds_no_dump(void) {
+        return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ? -errno : 0;
 }
 
 /* Writes PATTERN to the sysctl file and reads it back: 1 when the file
@@ -296,8 +315,9 @@ int cds_listen(const char *path) {
                 }
         }
         (void)unlink(sa.sun_path); /* a stale one of an earlier run */
-        /* Only root may connect: the kernel connects with its own
-         * credentials whatever the crashing process's. */
+        /* Only root may connect: the kernel's connect() looks the path
+         * up with its own credentials (the connection then carries the
+         * crashing process's). */
         mode_t old = umask(0177);
         int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
         umask(old);
@@ -345,21 +365,39 @@ int cds_listen_fds(const char *path) {
 }
 
 /* ---- The quota ledger ----
- * One line per event, "TIME COUNT BYTES KEY\n": a core taken (COUNT 1)
- * or the bytes it took once stored (COUNT 0).  Lines of another shape are
- * skipped (the file is the handler's own, root's, 0600). */
+ * One line per event, "TIME COUNT BYTES KEY\n": a core taken (COUNT 1),
+ * a place given back (COUNT -1: the core was not stored after all), or
+ * the bytes it took once stored (COUNT 0).  Each event is written twice:
+ * under the key of the program (and user), and under the user's own,
+ * which bounds what one user stores under every name.  Lines of another
+ * shape are skipped (the file is the handler's own, root's, 0600), and
+ * so are lines dated later than now (a clock set back). */
 
 #define LEDGER ".quota"
 #define LEDGER_LINE 80
+#define LEDGER_SLACK 60 /* seconds a line may be ahead of the clock */
 
-void cds_quota_key(char out[17], const char *program, const char *package) {
+static void fnv(uint64_t *h, const char *s) {
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+                *h = (*h ^ *p) * 0x100000001b3ull;
+        *h = (*h ^ 0xff) * 0x100000001b3ull; /* the separator: no pair reads as another */
+}
+
+void cds_quota_key(char out[17], int uid, const char *program, const char *package) {
         uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64 bits */
-        const char *parts[2] = {program ? program : "", package ? package : ""};
-        for (int i = 0; i < 2; i++) {
-                for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++)
-                        h = (h ^ *p) * 0x100000001b3ull;
-                h = (h ^ 0xff) * 0x100000001b3ull; /* the separator: no pair reads as another */
-        }
+        char u[32];
+        snprintf(u, sizeof u, "uid:%d", uid);
+        fnv(&h, u);
+        fnv(&h, program ? program : "");
+        fnv(&h, package ? package : "");
+        snprintf(out, 17, "%016" PRIx64, h);
+}
+
+void cds_quota_user_key(char out[17], int uid) {
+        uint64_t h = 0xcbf29ce484222325ull;
+        char u[32];
+        snprintf(u, sizeof u, "user-total:%d", uid);
+        fnv(&h, u);
         snprintf(out, 17, "%016" PRIx64, h);
 }
 
@@ -390,10 +428,21 @@ static int ledger_open(int dirfd) {
         return fd;
 }
 
-/* Sums the lines of KEY since SINCE; rewrites the file without the lines
- * older than KEEP_SINCE once it is larger than CDS_LEDGER_MAX. */
-static int ledger_sum(int fd, int dirfd, const char *key, int64_t since, int64_t keep_since, struct cds_usage *u) {
+static void usage_add(struct cds_usage *u, int c, uint64_t b) {
+        if (c < 0)
+                u->count -= u->count > 0;
+        else
+                u->count += (unsigned)c;
+        u->bytes = b > UINT64_MAX - u->bytes ? UINT64_MAX : u->bytes + b;
+}
+
+/* Sums the lines of KEY (into *U) and UKEY (into *UU) dated from SINCE
+ * to NOW; rewrites the file without the lines older than SINCE, or
+ * ahead of NOW, once it is larger than CDS_LEDGER_MAX. */
+static int ledger_sum(int fd, int dirfd, const char *key, const char *ukey, int64_t since, int64_t now,
+                      struct cds_usage *u, struct cds_usage *uu) {
         *u = (struct cds_usage){0};
+        *uu = (struct cds_usage){0};
         FILE *f = fdopen(dup(fd), "r");
         if (!f)
                 return -errno;
@@ -419,17 +468,19 @@ static int ledger_sum(int fd, int dirfd, const char *key, int64_t since, int64_t
                         continue;
                 }
                 long long t;
-                unsigned c;
+                int c;
                 unsigned long long b;
                 char k[17];
-                if (sscanf(line, "%lld %u %llu %16s", &t, &c, &b, k) != 4 || c > 1)
+                if (sscanf(line, "%lld %d %llu %16s", &t, &c, &b, k) != 4 || c < -1 || c > 1)
                         continue;
-                if (keep && t >= keep_since)
+                if (t < since || t > now + LEDGER_SLACK)
+                        continue;
+                if (keep)
                         fputs(line, keep);
-                if (t < since || strcmp(k, key) != 0)
-                        continue;
-                u->count += c;
-                u->bytes = b > UINT64_MAX - u->bytes ? UINT64_MAX : u->bytes + b;
+                if (strcmp(k, key) == 0)
+                        usage_add(u, c, b);
+                else if (ukey && strcmp(k, ukey) == 0)
+                        usage_add(uu, c, b);
         }
         fclose(f);
         if (keep) {
@@ -441,15 +492,23 @@ static int ledger_sum(int fd, int dirfd, const char *key, int64_t since, int64_t
         return 0;
 }
 
-static int ledger_append(int dirfd, int fd, int64_t now, unsigned count, uint64_t bytes, const char *key) {
-        char line[LEDGER_LINE];
-        int n = snprintf(line, sizeof line, "%" PRId64 " %u %" PRIu64 " %s\n", now, count, bytes, key);
-        (void)dirfd;
+static int ledger_append(int fd, int64_t now, int count, uint64_t bytes, const char *key, const char *ukey) {
+        char line[2 * LEDGER_LINE];
+        int n = snprintf(line, sizeof line, "%" PRId64 " %d %" PRIu64 " %s\n", now, count, bytes, key);
+        if (ukey)
+                n += snprintf(line + n, sizeof line - (size_t)n, "%" PRId64 " %d %" PRIu64 " %s\n", now, count, bytes,
+                              ukey);
+        /* One write: the two lines land together (O_APPEND). */
         ssize_t w = write(fd, line, (size_t)n);
         return w == n ? 0 : w < 0 ? -errno : -EIO;
 }
 
-int cds_quota_take(int dirfd, const char *key, const struct cds_quota *q, int64_t now, struct cds_usage *used) {
+static bool over(uint64_t count, uint64_t bytes, uint64_t max_count, uint64_t max_bytes) {
+        return (max_count && count >= max_count) || (max_bytes && bytes >= max_bytes);
+}
+
+int cds_quota_take(int dirfd, const char *key, const char *ukey, const struct cds_quota *q, int64_t now,
+                   struct cds_usage *used) {
         int lock = ledger_lock(dirfd);
         if (lock < 0)
                 return lock;
@@ -459,7 +518,8 @@ int cds_quota_take(int dirfd, const char *key, const struct cds_quota *q, int64_
                 return fd;
         }
         int64_t since = now - (int64_t)q->interval;
-        int r = ledger_sum(fd, dirfd, key, since, since, used);
+        struct cds_usage uu;
+        int r = ledger_sum(fd, dirfd, key, ukey, since, now, used, &uu);
         if (r == 0) {
                 /* A rewritten ledger is another file: append to it. */
                 close(fd);
@@ -468,9 +528,17 @@ int cds_quota_take(int dirfd, const char *key, const struct cds_quota *q, int64_
                         close(lock);
                         return fd;
                 }
-                bool over = (q->count && used->count >= q->count) || (q->bytes && used->bytes >= q->bytes);
-                r = over ? 0 : ledger_append(dirfd, fd, now, 1, 0, key);
-                if (r == 0 && !over)
+                bool no = over(used->count, used->bytes, q->count, q->bytes);
+                uint64_t uc = (uint64_t)q->count * CDS_QUOTA_USER_FACTOR;
+                uint64_t ub = q->bytes > UINT64_MAX / CDS_QUOTA_USER_FACTOR ? UINT64_MAX
+                                                                            : q->bytes * CDS_QUOTA_USER_FACTOR;
+                if (!no && ukey && over(uu.count, uu.bytes, uc, ub)) {
+                        no = true;
+                        *used = uu;
+                        used->user_total = true;
+                }
+                r = no ? 0 : ledger_append(fd, now, 1, 0, key, ukey);
+                if (r == 0 && !no)
                         r = 1;
         }
         close(fd);
@@ -478,14 +546,22 @@ int cds_quota_take(int dirfd, const char *key, const struct cds_quota *q, int64_
         return r;
 }
 
-int cds_quota_add_bytes(int dirfd, const char *key, int64_t now, uint64_t bytes) {
+static int ledger_event(int dirfd, const char *key, const char *ukey, int64_t now, int count, uint64_t bytes) {
         int lock = ledger_lock(dirfd);
         if (lock < 0)
                 return lock;
         int fd = ledger_open(dirfd);
-        int r = fd < 0 ? fd : ledger_append(dirfd, fd, now, 0, bytes, key);
+        int r = fd < 0 ? fd : ledger_append(fd, now, count, bytes, key, ukey);
         if (fd >= 0)
                 close(fd);
         close(lock);
         return r;
+}
+
+int cds_quota_add_bytes(int dirfd, const char *key, const char *ukey, int64_t now, uint64_t bytes) {
+        return ledger_event(dirfd, key, ukey, now, 0, bytes);
+}
+
+int cds_quota_give_back(int dirfd, const char *key, const char *ukey, int64_t now) {
+        return ledger_event(dirfd, key, ukey, now, -1, 0);
 }

@@ -48,17 +48,23 @@ struct cds_peer {
         int signal;          /* the dumping signal, 0 when the kernel does not say */
 };
 /* Whether the peer of the accepted connection FD is the kernel dumping a
- * process: its credentials are root's (the kernel connects with its own),
- * and the process behind its pidfd is dumping core (PIDFD_COREDUMPED,
- * which only the kernel sets).  0 and *PEER filled (the caller closes
+ * process: the process behind its pidfd is dumping core (PIDFD_COREDUMPED,
+ * which only the kernel sets) and is the one SO_PEERCRED names.  The
+ * credentials are the crashing process's own, whoever it runs as: the
+ * kernel connects as it; the socket, root's alone, is the rest of the
+ * authentication.  0 and *PEER filled (the caller closes
  * its pidfd), -EPERM with WHY set when it is not, other -errno when the
  * kernel cannot tell (no SO_PEERPIDFD or PIDFD_GET_INFO: before 6.16). */
 int cds_peer_check(int fd, struct cds_peer *peer, const char **why);
+/* The decision of cds_peer_check() over the peer's SO_PEERCRED pid
+ * CRED_PID and the 88 bytes PIDFD_GET_INFO filled (INFO): *PEER filled
+ * but its pidfd -1, or -EPERM with WHY. */
+int cds_peer_from_info(int cred_pid, const uint8_t *info, struct cds_peer *peer, const char **why);
 /* 1 while the process of PIDFD has not exited (its /proc entry is still
  * its own), 0 when it has, -errno on error. */
 int cds_pidfd_alive(int pidfd);
 
-/* A quota per program and package version: at most COUNT cores and BYTES
+/* A quota per user, program and package version: at most COUNT cores and BYTES
  * bytes of cores stored in INTERVAL seconds.  COUNT 0 or BYTES 0: that
  * bound is off. */
 struct cds_quota {
@@ -75,17 +81,30 @@ struct cds_quota {
 
 struct cds_usage {
         uint64_t count, bytes;
+        bool user_total; /* the user's total is what is over, not the program's */
 };
+/* One user's total over every program: this many times the quota. */
+#define CDS_QUOTA_USER_FACTOR 5u
 /* Under a lock on the ledger in DIRFD: whether one more core of KEY (the
- * program and its package version) may be stored at NOW.  When it may,
- * the core is counted at once (1), so concurrent handlers cannot both
- * take the last place; 0 when over quota.  *USED: the use before. */
-int cds_quota_take(int dirfd, const char *key, const struct cds_quota *q, int64_t now, struct cds_usage *used);
-/* Adds the BYTES a core of KEY took once stored. */
-int cds_quota_add_bytes(int dirfd, const char *key, int64_t now, uint64_t bytes);
-/* The key of a program and package version, as the ledger holds it:
- * 16 hex digits (hostile names never reach the file). */
-void cds_quota_key(char out[17], const char *program, const char *package);
+ * user, program and package version) may be stored at NOW, within the
+ * quota Q, and the user's total of UKEY (NULL: none) within
+ * CDS_QUOTA_USER_FACTOR times it.  When it may, the core is counted at
+ * once under both (1), so concurrent handlers cannot both take the last
+ * place; 0 when over.  *USED: the use before (the user's total when that
+ * is what is over).  Lines dated more than a minute ahead of NOW are not
+ * counted. */
+int cds_quota_take(int dirfd, const char *key, const char *ukey, const struct cds_quota *q, int64_t now,
+                   struct cds_usage *used);
+/* Adds the BYTES a core of KEY (and UKEY) took once stored. */
+int cds_quota_add_bytes(int dirfd, const char *key, const char *ukey, int64_t now, uint64_t bytes);
+/* Gives back the place cds_quota_take() counted, when the core was not
+ * stored after all. */
+int cds_quota_give_back(int dirfd, const char *key, const char *ukey, int64_t now);
+/* The key of a user, program and package version, as the ledger holds
+ * it: 16 hex digits (hostile names never reach the file). */
+void cds_quota_key(char out[17], int uid, const char *program, const char *package);
+/* The key of a user's total. */
+void cds_quota_user_key(char out[17], int uid);
 
 /* The socket of ADDRESS_PATH (an absolute path) listening, or -errno. */
 int cds_listen(const char *path);
@@ -101,6 +120,14 @@ int cds_listen_fds(const char *path);
  * and PIDFD_INFO_COREDUMP_SIGNAL), 1 the socket alone ("@",
  * PIDFD_INFO_COREDUMP), 0 neither. */
 int cds_kernel_level(void);
+/* The level over the 88 bytes PIDFD_GET_INFO filled for PIDFD_INFO_PID,
+ * PIDFD_INFO_COREDUMP and PIDFD_INFO_SUPPORTED_MASK: 6.16 to 6.18 have
+ * no supported mask, but answer PIDFD_INFO_COREDUMP: 2, and registration
+ * reads "@@" back to tell 6.16 (which refuses it) from 6.17. */
+int cds_level_from_info(const uint8_t *info);
+/* Makes this process (and the workers it forks) not dumpable: a crash of
+ * the handler must not make the kernel connect to its own socket. */
+int cds_no_dump(void);
 /* Registration: for LEVEL 2 writes "@@PATH" to the sysctl file SYSCTL
  * and reads it back; where the kernel kept something else, or for LEVEL
  * 1, "@PATH"; then PIPE (may be NULL: then -EOPNOTSUPP).  The pattern

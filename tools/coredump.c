@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -62,7 +63,7 @@ struct handler {
         bool stack;
         char *allow, *urls, *cache;
         unsigned timeout_ms, budget_ms;
-        /* The quota per program and package version (coredump.conf). */
+        /* The quota per user, program and package version (coredump.conf). */
         struct cds_quota quota;
         unsigned max_workers; /* socket mode: crashes handled at once */
 };
@@ -330,7 +331,7 @@ static bool read_config_line(FILE *f, char *line, enum line_state *state) {
  *   debuginfod-timeout = SECONDS per module (default 5)
  *   debuginfod-budget = SECONDS  per crash (default 30)
  *   debuginfod-cache = DIR       (default /var/cache/pkgnote/debuginfod)
- *   quota-count = N              cores kept per program and package version
+ *   quota-count = N              cores kept per user, program and package
  *                                in an interval (default 10; 0: no bound)
  *   quota-bytes = SIZE           bytes of cores kept likewise (default 1G; 0: none)
  *   quota-interval = SECONDS     the interval (default 3600)
@@ -414,13 +415,27 @@ static uint64_t parse_size(const char *s, const char *what) {
  * database's, for the very file mapped), read from /proc/PID through the
  * library while the kernel holds the process. */
 struct identity {
-        pkgnote_core *process; /* NULL when /proc/PID could not be read */
+        pkgnote_core *process; /* only in the child that identifies */
+        char *json;            /* the process's report (pkgnote pid --json), or NULL */
         char program[1024];
         char package[256];
-        char key[17];
+        char key[17], ukey[17]; /* the quota's: user, program and package; user */
+        bool counted;           /* the quota counted this core */
 };
 
-static void identify(const struct handler *h, struct identity *id) {
+/* How long the identification may take: it opens files the crashing
+ * process chose (its executable, mapped files, package database), which
+ * may be on a file system that never answers. */
+#define IDENTIFY_TIMEOUT_MS 10000
+/* A socket worker's whole life: past it the worker is ended (SIGALRM),
+ * however slowly its dump comes. */
+#define WORKER_DEADLINE_S 600
+/* The most of the process's report a metadata-only entry keeps: its
+ * modules are the process's to choose, and rejected/ has its own count
+ * only.  A longer one is left out (the entry keeps program and package). */
+#define REJECTED_JSON_MAX (128u << 10)
+
+static void identify_here(const struct handler *h, struct identity *id) {
         *id = (struct identity){0};
         pkgnote_core_options o = PKGNOTE_CORE_OPTIONS_INIT;
         if (h->pid > 0 && pkgnote_process_open_with(h->pid, &o, &id->process) < 0)
@@ -439,12 +454,123 @@ static void identify(const struct handler *h, struct identity *id) {
         } else if (m && pkgnote_module_package_origin(m) == PKGNOTE_ORIGIN_DATABASE)
                 snprintf(id->package, sizeof id->package, "%s/%s (package database)", pkgnote_module_db_name(m),
                          pkgnote_module_db_version(m));
-        cds_quota_key(id->key, id->program, id->package);
+}
+
+static void identity_keys(const struct handler *h, struct identity *id) {
+        cds_quota_key(id->key, h->uid, id->program, id->package);
+        cds_quota_user_key(id->ukey, h->uid);
+}
+
+/* Identifies the process in a child of its own, waited for at most
+ * IDENTIFY_TIMEOUT_MS: past it (or when the child fails) the program is
+ * "comm:" and the command name, without package.  The child answers
+ * "PROGRAM\0PACKAGE\0" and the process's report. */
+static void identify(const struct handler *h, struct identity *id) {
+        *id = (struct identity){0};
+        snprintf(id->program, sizeof id->program, "comm:%s", h->comm ? h->comm : "?");
+        int p[2] = {-1, -1};
+        pid_t c = -1;
+        if (pipe2(p, O_CLOEXEC) == 0 && (c = fork()) < 0) {
+                close(p[0]);
+                close(p[1]);
+        }
+        if (c == 0) {
+                close(p[0]);
+                signal(SIGPIPE, SIG_DFL);
+                (void)prctl(PR_SET_NAME, "pn-identify", 0, 0, 0); /* not a worker */
+                /* Tests: a file system that never answers. */
+                if (getenv("PKGNOTE_COREDUMP_TEST_IDENTIFY_HANG"))
+                        pause();
+                struct identity own;
+                identify_here(h, &own);
+                char *json = NULL;
+                if (own.process && pkgnote_core_to_json(own.process, NULL, NULL, 0, &json) < 0) {
+                        free(json);
+                        json = NULL;
+                }
+                size_t a = strlen(own.program) + 1, b = strlen(own.package) + 1;
+                int r = pn_write_full(p[1], own.program, a);
+                if (r == 0)
+                        r = pn_write_full(p[1], own.package, b);
+                if (r == 0 && json)
+                        r = pn_write_full(p[1], json, strlen(json));
+                _exit(r < 0 ? 1 : 0);
+        }
+        if (c < 0) {
+                identity_keys(h, id);
+                return;
+        }
+        close(p[1]);
+        size_t cap = sizeof id->program + sizeof id->package + REJECTED_JSON_MAX;
+        char *buf = malloc(cap + 1);
+        size_t got = 0;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        bool done = false, late = false, full = false;
+        while (buf && !done) {
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+                long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+                if (ms >= IDENTIFY_TIMEOUT_MS) {
+                        late = true;
+                        break;
+                }
+                struct pollfd pf = {p[0], POLLIN, 0};
+                int n = poll(&pf, 1, (int)(IDENTIFY_TIMEOUT_MS - ms));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        late = n == 0;
+                        break;
+                }
+                ssize_t r = read(p[0], buf + got, cap - got);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r <= 0) {
+                        done = r == 0;
+                        break;
+                }
+                if ((got += (size_t)r) == cap) {
+                        full = true; /* the report is too long: the names alone */
+                        break;
+                }
+        }
+        close(p[0]);
+        if (late || full || !buf)
+                kill(c, SIGKILL);
+        if (late)
+                log_line(h, "process %d (%s): identifying it took longer than %d s; counted as comm:%s", h->pid,
+                         h->comm ? h->comm : "?", IDENTIFY_TIMEOUT_MS / 1000, h->comm ? h->comm : "?");
+        int st = 0;
+        bool ok = !late && buf && (done || full);
+        if (late)
+                (void)waitpid(c, NULL, WNOHANG); /* a child stuck in the file system is not waited for */
+        else
+                ok &= waitpid(c, &st, 0) == c && (full || (WIFEXITED(st) && WEXITSTATUS(st) == 0));
+        char *nul = ok ? memchr(buf, 0, got < sizeof id->program ? got : sizeof id->program) : NULL;
+        size_t a = nul ? (size_t)(nul - buf) + 1 : 0;
+        char *nul2 = nul ? memchr(buf + a, 0, got - a < sizeof id->package ? got - a : sizeof id->package) : NULL;
+        if (nul2) {
+                size_t b = (size_t)(nul2 - (buf + a)) + 1;
+                memcpy(id->program, buf, a);
+                memcpy(id->package, buf + a, b);
+                size_t jl = got - a - b;
+                /* The report: only whole, and a JSON object (checked where it is used). */
+                if (!full && jl > 2 && !memchr(buf + a + b, 0, jl)) {
+                        memmove(buf, buf + a + b, jl);
+                        buf[jl] = 0;
+                        id->json = buf;
+                        buf = NULL;
+                }
+        }
+        free(buf);
+        identity_keys(h, id);
 }
 
 static void identity_done(struct identity *id) {
         pkgnote_core_free(id->process);
         id->process = NULL;
+        free(id->json);
+        id->json = NULL;
 }
 
 /* Metadata-only entries (a crash over quota: its core refused or
@@ -479,6 +605,42 @@ static void rejected_make_room(int dirfd) {
                 (void)unlinkat(dirfd, oldest, 0);
 }
 
+/* The process's report JSON (an object, the identifying child's) with
+ * the members of TEXT (an object, freed) after its own; TEXT alone when
+ * JSON is not one object. */
+static char *with_process(char *text, const char *json) {
+        pkgnote_json_member probe[] = {PKGNOTE_JSON_VALUE("process", json)};
+        char *t = NULL;
+        /* Parsed by the library: a child that read hostile files may
+         * have answered anything. */
+        int r = pkgnote_core_to_json(NULL, NULL, probe, 1, &t);
+        free(t);
+        size_t jl = strlen(json), tl = strlen(text);
+        while (jl > 0 && strchr(" \t\r\n", json[jl - 1]))
+                jl--;
+        const char *body = text + strspn(text, " \t\r\n");
+        if (r < 0 || json[0] != '{' || jl < 2 || json[jl - 1] != '}' || *body != '{')
+                return text;
+        body++;
+        const char *in = json + 1 + strspn(json + 1, " \t\r\n");
+        bool empty = *in == '}';
+        char *out = malloc(jl + tl + 4);
+        if (!out)
+                return text;
+        /* {PROCESS..., MEMBERS...} */
+        size_t n = 0;
+        memcpy(out, json, jl - 1);
+        n = jl - 1;
+        while (n > 1 && strchr(" \t\r\n", out[n - 1]))
+                n--;
+        if (!empty)
+                out[n++] = ',';
+        size_t bl = strlen(body);
+        memcpy(out + n, body, bl + 1);
+        free(text);
+        return out;
+}
+
 static int write_rejected(const struct handler *h, int store_fd, const struct identity *id, const struct cds_usage *u,
                           const char *reason) {
         if (mkdirat(store_fd, REJECTED_DIR, 0700) < 0 && errno != EEXIST)
@@ -502,12 +664,9 @@ static int write_rejected(const struct handler *h, int store_fd, const struct id
                 PKGNOTE_JSON_NUMBER("quotaUsedBytes", u->bytes > INT64_MAX ? INT64_MAX : (int64_t)u->bytes),
         };
         char *text = NULL;
-        int r = pkgnote_core_to_json(id->process, NULL, m, sizeof m / sizeof m[0], &text);
-        if (r < 0 && id->process) {
-                free(text);
-                text = NULL;
-                r = pkgnote_core_to_json(NULL, NULL, m, sizeof m / sizeof m[0], &text);
-        }
+        int r = pkgnote_core_to_json(NULL, NULL, m, sizeof m / sizeof m[0], &text);
+        if (r >= 0 && id->json)
+                text = with_process(text, id->json);
         struct room room = {dirfd, name};
         r = r < 0 ? r : write_text(&room, report_name, text);
         close(dirfd);
@@ -521,11 +680,13 @@ static int write_rejected(const struct handler *h, int store_fd, const struct id
  * (and it is counted), 0 when not (*U: the use so far).  A ledger that
  * cannot be read keeps the core: a quota must never lose the one crash
  * that matters. */
-static int quota_take(const struct handler *h, int dirfd, const struct identity *id, struct cds_usage *u) {
+static int quota_take(const struct handler *h, int dirfd, struct identity *id, struct cds_usage *u) {
         *u = (struct cds_usage){0};
+        id->counted = false;
         if (!h->quota.count && !h->quota.bytes)
                 return 1;
-        int r = cds_quota_take(dirfd, id->key, &h->quota, h->time, u);
+        int r = cds_quota_take(dirfd, id->key, id->ukey, &h->quota, h->time, u);
+        id->counted = r == 1;
         if (r < 0) {
                 log_line(h, "process %d (%s): cannot read the quota ledger: %s; the core is kept", h->pid, h->comm,
                          strerror(-r));
@@ -535,13 +696,28 @@ static int quota_take(const struct handler *h, int dirfd, const struct identity 
 }
 
 static void quota_reason(const struct handler *h, const struct cds_usage *u, char *buf, size_t len) {
-        snprintf(buf, len, "over quota: %" PRIu64 " cores, %" PRIu64 " bytes in %u s (quota %u cores, %" PRIu64 " bytes)",
-                 u->count, u->bytes, h->quota.interval, h->quota.count, h->quota.bytes);
+        if (u->user_total)
+                snprintf(buf, len,
+                         "over quota: user %d: %" PRIu64 " cores, %" PRIu64 " bytes in %u s of all programs (quota %" PRIu64
+                         " cores, %" PRIu64 " bytes)",
+                         h->uid, u->count, u->bytes, h->quota.interval, (uint64_t)h->quota.count * CDS_QUOTA_USER_FACTOR,
+                         h->quota.bytes * CDS_QUOTA_USER_FACTOR);
+        else
+                snprintf(buf, len, "over quota: %" PRIu64 " cores, %" PRIu64 " bytes in %u s (quota %u cores, %" PRIu64 " bytes)",
+                         u->count, u->bytes, h->quota.interval, h->quota.count, h->quota.bytes);
 }
 
 static void log_rejected(const struct handler *h, const struct identity *id, const char *reason, bool dumped) {
         log_line(h, "process %d (%s) of user %d crashed with signal %d, package %s; %s: %s", h->pid, h->comm, h->uid,
                  h->sig, id->package[0] ? id->package : "n/a", dumped ? "core dropped" : "no core dumped", reason);
+}
+
+/* The place the quota counted for ID, given back: its core was not stored. */
+static void quota_give_back(const struct handler *h, int dirfd, struct identity *id) {
+        if (id && id->counted && dirfd >= 0)
+                (void)cds_quota_give_back(dirfd, id->key, id->ukey, h->time);
+        if (id)
+                id->counted = false;
 }
 
 /* Reads and drops standard input: the kernel must never be left waiting. */
@@ -601,6 +777,7 @@ static int store_crash(struct handler *h, const char *time_s, const char *limit_
                 log_line(h, "process %d (%s) crashed with signal %d; cannot write %s: %s", h->pid, h->comm, h->sig,
                          core_path, strerror(-r));
                 drain_stdin();
+                quota_give_back(h, dirfd, id);
                 if (id == &own)
                         identity_done(id);
                 return EXIT_FAILURE_;
@@ -620,12 +797,13 @@ static int store_crash(struct handler *h, const char *time_s, const char *limit_
         if (r < 0) {
                 log_line(h, "process %d (%s) crashed with signal %d; storing the core failed: %s", h->pid, h->comm,
                          h->sig, strerror(-r));
+                quota_give_back(h, dirfd, id);
                 if (id == &own)
                         identity_done(id);
                 return EXIT_FAILURE_;
         }
         if (id && (h->quota.count || h->quota.bytes))
-                (void)cds_quota_add_bytes(dirfd, id->key, h->time, disk);
+                (void)cds_quota_add_bytes(dirfd, id->key, id->ukey, h->time, disk);
         if (id == &own)
                 identity_done(id);
         char package[256];
@@ -741,7 +919,7 @@ static int serve_connection(struct handler *h, int conn) {
                 identity_done(&id);
                 snprintf(id.program, sizeof id.program, "comm:%s", comm);
                 id.package[0] = 0;
-                cds_quota_key(id.key, id.program, id.package);
+                identity_keys(h, &id);
                 if (h->root_fd >= 0)
                         close(h->root_fd);
                 h->root_fd = -1;
@@ -758,14 +936,30 @@ static int serve_connection(struct handler *h, int conn) {
                 dirfd = open(h->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (!request) {
                 /* "@": the dump comes whatever the answer; the quota can
-                 * only drop it, as in the pipe mode. */
+                 * only drop it, as in the pipe mode.  It is applied here,
+                 * to the identity the pidfd vouched for (the process may
+                 * be gone once its dump is read: core_pipe_limit 0). */
+                struct cds_usage use = {0};
+                int take = h->core_limit == 0 || dirfd < 0 ? 1 : quota_take(h, dirfd, &id, &use);
                 identity_done(&id);
+                if (dup2(conn, STDIN_FILENO) < 0) {
+                        quota_give_back(h, dirfd, &id);
+                        return EXIT_FAILURE_;
+                }
+                close(conn);
+                if (!take) {
+                        drain_stdin();
+                        close(STDIN_FILENO);
+                        char reason[256];
+                        quota_reason(h, &use, reason, sizeof reason);
+                        r = write_rejected(h, dirfd, &id, &use, reason);
+                        log_rejected(h, &id, reason, true);
+                        close(dirfd);
+                        return r < 0 ? EXIT_FAILURE_ : EXIT_OK;
+                }
                 if (dirfd >= 0)
                         close(dirfd);
-                if (dup2(conn, STDIN_FILENO) < 0)
-                        return EXIT_FAILURE_;
-                close(conn);
-                return store_crash(h, time_s, limit_s, NULL);
+                return store_crash(h, time_s, limit_s, &id);
         }
         struct cds_request req;
         if ((r = cds_read_request(conn, &req)) < 0) {
@@ -784,6 +978,8 @@ static int serve_connection(struct handler *h, int conn) {
         if (mark != 0) {
                 log_line(h, "process %d (%s): the kernel did not take the answer (%s %d)", h->pid, comm,
                          mark < 0 ? "error" : "mark", mark < 0 ? -mark : mark);
+                if (take && !none)
+                        quota_give_back(h, dirfd, &id);
                 identity_done(&id);
                 return EXIT_FAILURE_;
         }
@@ -821,12 +1017,25 @@ static void on_term(int sig) {
         stop = 1;
 }
 
+/* The workers crashes of one user (other than root) may have at once:
+ * half the slots, so that one user's crashes that never end (a mapped
+ * file on a file system that never answers) leave the others room. */
+static unsigned user_cap(const struct handler *h) {
+        return h->max_workers > 1 ? h->max_workers / 2 : 1;
+}
+
 /* Listens on PATH (or takes PATH's socket from systemd), one worker process per
- * connection, at most h->max_workers at once: a flood of crashes waits
- * in the listen queue (the kernel's connect fails, and no dump is made,
- * once that is full), never more memory or processes.  CONNECTIONS > 0:
- * returns after that many (tests). */
+ * connection, at most h->max_workers at once, h->max_workers / 2 for one
+ * user's crashes (root's excepted), each ended after WORKER_DEADLINE_S: a
+ * flood of crashes waits in the listen queue (the kernel's connect fails,
+ * and no dump is made, once that is full), never more memory or processes.
+ * CONNECTIONS > 0: returns after that many (tests). */
 static int serve_socket(struct handler *h, const char *path, unsigned long connections) {
+        /* A crash of the handler itself must not make the kernel connect
+         * to this very socket and wait for it: the workers inherit it. */
+        int nd = cds_no_dump();
+        if (nd < 0)
+                log_line(h, "coredump socket: cannot make itself non-dumpable: %s", strerror(-nd));
         /* Started by systemd for its socket unit: the socket it passes,
          * which must be PATH's. */
         int lfd = cds_listen_fds(path);
@@ -838,20 +1047,36 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
                 return EXIT_FAILURE_;
         }
         signal(SIGPIPE, SIG_IGN);
+        /* No SA_RESTART: a SIGTERM ends a wait for a worker or a connection. */
         struct sigaction sa = {.sa_handler = on_term};
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
+        struct worker {
+                pid_t pid;
+                uid_t uid;
+        } workers[256];
         unsigned running = 0;
         unsigned long served = 0;
-        while (!stop && (!connections || served < connections)) {
-                while (running > 0 && waitpid(-1, NULL, WNOHANG) > 0)
-                        running--;
-                while (running >= h->max_workers) {
-                        if (waitpid(-1, NULL, 0) > 0)
-                                running--;
-                        else if (errno == ECHILD)
-                                running = 0;
+        for (;;) {
+                pid_t w;
+                bool block = running >= h->max_workers;
+                if (stop || (connections && served >= connections))
+                        break;
+                while (running > 0 && (w = waitpid(-1, NULL, block ? 0 : WNOHANG)) != 0) {
+                        if (w < 0) {
+                                if (errno == ECHILD)
+                                        running = 0;
+                                break; /* EINTR: stop is looked at */
+                        }
+                        for (unsigned i = 0; i < running; i++)
+                                if (workers[i].pid == w) {
+                                        workers[i] = workers[--running];
+                                        break;
+                                }
+                        block = running >= h->max_workers;
                 }
+                if (stop || running >= h->max_workers)
+                        continue;
                 int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
                 if (c < 0) {
                         if (errno != EINTR && errno != ECONNABORTED) {
@@ -861,19 +1086,36 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
                         continue;
                 }
                 served++;
+                /* The kernel connects as the crashing process: its user. */
+                struct ucred cred = {.uid = 0};
+                socklen_t len = sizeof cred;
+                if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+                        cred.uid = 0;
+                unsigned mine = 0;
+                for (unsigned i = 0; i < running; i++)
+                        mine += workers[i].uid == cred.uid;
+                if (cred.uid != 0 && mine >= user_cap(h)) {
+                        log_line(h, "coredump socket: refused a crash of user %u: %u of its crashes are being handled",
+                                 (unsigned)cred.uid, mine);
+                        close(c);
+                        continue;
+                }
                 pid_t p = fork();
                 if (p == 0) {
                         close(lfd);
                         signal(SIGTERM, SIG_DFL);
                         signal(SIGINT, SIG_DFL);
+                        signal(SIGALRM, SIG_DFL);
+                        alarm(WORKER_DEADLINE_S); /* then the worker ends, whatever it waits for */
                         _exit(serve_connection(h, c));
                 }
                 close(c);
                 if (p > 0)
-                        running++;
+                        workers[running++] = (struct worker){p, cred.uid};
                 else
                         log_line(h, "coredump socket: cannot start a worker: %s", strerror(errno));
         }
+        /* The workers end by their deadline at the latest. */
         while (running > 0) {
                 if (waitpid(-1, NULL, 0) > 0)
                         running--;
@@ -890,8 +1132,8 @@ static void usage(void) {
                "       pkgnote-coredump --register [--socket PATH] [--sysctl FILE]\n"
                "\n"
                "A kernel.core_pattern handler: stores the core, compressed, with a JSON\n"
-               "report of its packages beside it, within a quota per program and package\n"
-               "version.  As a pipe handler:\n"
+               "report of its packages beside it, within a quota per user, program and\n"
+               "package version.  As a pipe handler:\n"
                "  echo '|/usr/libexec/pkgnote-coredump %%P %%u %%g %%s %%t %%c %%h %%e' \\\n"
                "      > /proc/sys/kernel/core_pattern\n"
                "or on the kernel's coredump socket (Linux 6.16+; '@@' 6.17+), which can\n"
@@ -909,7 +1151,7 @@ static void usage(void) {
                "                           (see pkgnote(1)); without it nothing is fetched;\n"
                "                           'quota-count', 'quota-bytes', 'quota-interval'\n"
                "                           (defaults 10 cores, 1G, 3600 s; 0: no bound)\n"
-               "      --quota-count N      cores kept per program and package version\n"
+               "      --quota-count N      cores kept per user, program and version\n"
                "      --quota-bytes N      bytes of cores kept likewise\n"
                "      --quota-interval S   in S seconds\n"
                "      --socket PATH        serve the kernel's coredump socket PATH: made\n"

@@ -74,6 +74,21 @@ grep -q "package crasher/4.2-1; core dropped: over quota" "$T/log" && pass "over
 [ "$(ls "$T/free" | grep -c '^core\..*\.json$')" = 2 ] && [ ! -e "$T/free/rejected" ] \
         && pass "no quota: every crash stored" || fail "no quota: every crash stored" "$(ls -a "$T/free")"
 
+# An identification that never ends (a mapped file on a file system that
+# never answers, played by PKGNOTE_COREDUMP_TEST_IDENTIFY_HANG) is given up
+# after 10 s: the crash is counted by its command name and stored.
+t0=$(date +%s)
+PKGNOTE_COREDUMP_TEST_IDENTIFY_HANG=1 timeout 60 "$HANDLER" -d "$T/hang" -l "$T/hang.log" $WAITER 0 0 11 1700000200 \
+        18446744073709551615 testhost crasher < segv.core
+st=$?
+t1=$(date +%s)
+[ $st = 0 ] && [ $((t1 - t0)) -lt 30 ] && pass "identification bounded: the handler ends ($((t1 - t0)) s)" \
+        || fail "identification bounded: the handler ends" "status $st after $((t1 - t0)) s"
+grep -q "identifying it took longer than 10 s; counted as comm:crasher" "$T/hang.log" \
+        && [ "$(ls "$T/hang" | grep -c '^core\..*\.json$')" = 1 ] \
+        && pass "identification bounded: counted as comm:crasher, the core stored" \
+        || fail "identification bounded: counted as comm:crasher, the core stored" "$(cat "$T/hang.log"; ls "$T/hang")"
+
 # A client that is not the kernel: refused, nothing stored.
 SOCK="$T/cd.socket"
 "$HANDLER" -d "$T/sock-state" -l "$T/sock-log" --socket="$SOCK" --connections 1 &

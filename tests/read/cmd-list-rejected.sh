@@ -107,4 +107,20 @@ crash 1700000009 --max-use 1
 [ "$(bytes "$STATE")" = 0 ] && [ "$(bytes "$STATE/rejected")" = 0 ] \
         && pass "--max-use 1: nothing left, the metadata-only entries included" \
         || fail "--max-use 1: nothing left, the metadata-only entries included" "$(ls "$STATE" "$STATE/rejected")"
+
+# The quota is per user: user 1000's crashes over it leave root's whole.
+U="$T/users"
+ucrash() { # UID TIME
+        "$HANDLER" -d "$U" -l "$T/ulog" --quota-count 2 --quota-interval 3600 $WAITER "$1" "$1" 11 "$2" \
+                18446744073709551615 testhost crasher < segv.core || fail "handler for user $1 at $2 exits 0"
+}
+ucrash 1000 1700000000
+ucrash 1000 1700000001
+ucrash 1000 1700000002
+ucrash 0 1700000003
+[ "$(ls "$U/rejected" 2>/dev/null | grep -c '\.json$')" = 1 ] && [ -e "$U/rejected/core.crasher.1000.$WAITER.1700000002.json" ] \
+        && pass "quota per user: user 1000's third crash rejected" \
+        || fail "quota per user: user 1000's third crash rejected" "$(ls "$U" "$U/rejected" 2>&1)"
+[ -e "$U/core.crasher.0.$WAITER.1700000003.json" ] && pass "quota per user: root's crash of the same program stored after it" \
+        || fail "quota per user: root's crash of the same program stored after it" "$(ls "$U"; cat "$T/ulog")"
 finish

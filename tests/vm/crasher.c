@@ -2,8 +2,13 @@
 /* The VM scenarios' program: without arguments it crashes (SIGSEGV);
  * "client PATH" connects to the coredump socket at PATH as a process
  * that is not the kernel would, sends a request as the kernel's, and
- * prints "answered" when the server replies, "closed" when it hangs up. */
+ * prints "answered" when the server replies, "closed" when it hangs up;
+ * "as UID" becomes user UID (and group UID, no other group) and crashes
+ * (busybox's setpriv cannot change the user). */
+#define _GNU_SOURCE
+#include <grp.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +39,20 @@ int main(int argc, char **argv) {
                 ssize_t n = read(fd, ack, sizeof ack);
                 puts(n > 0 ? "answered" : "closed");
                 return 0;
+        }
+        if (argc > 2 && !strcmp(argv[1], "as")) {
+                uid_t id = (uid_t)atoi(argv[2]);
+                if (setgroups(0, NULL) < 0 || setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0) {
+                        perror("as");
+                        return 1;
+                }
+                /* exec: the process is dumpable again after the change of user */
+                char self[4096];
+                ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+                self[n > 0 ? n : 0] = 0;
+                execl(self, argv[0], (char *)NULL); /* by its name: its comm stays "crasher" */
+                perror("exec");
+                return 1;
         }
         *(volatile int *)0 = 1;
         return 0;
