@@ -593,6 +593,10 @@ static void sweep(const char *name, int (*s)(char **out)) {
         __atomic_store_n(&fail_at, -1, __ATOMIC_RELAXED);
         char *want = NULL;
         int r = s(&want);
+        if (r == -EOPNOTSUPP) { /* a decoder or library this build is without */
+                printf("# %s: not swept, this build cannot read it: %s\n", name, pkgnote_last_error());
+                return;
+        }
         if (r < 0 || !want) {
                 fprintf(stderr, "%s: fails without a failed allocation: %s\n", name, strerror(-r));
                 CHECK(false);
