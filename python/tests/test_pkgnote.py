@@ -159,6 +159,8 @@ def test_read_embedded_rust_crates(pkgnote_cmd: str, tmp_path: pathlib.Path) -> 
     # Info.embedded is show --json's "embedded", and its crates and edges are
     # the .dep-v0 section's JSON, decoded here by objcopy, zlib and json.
     import zlib
+    if "zlib" in os.environ.get("PKGNOTE_FEATURES_OFF", "").split():
+        pytest.skip("this build reads no zlib stream (a crate list is one)")
     root = pathlib.Path(os.environ.get("PKGNOTE_TEST_SID_RUST_ROOT", "/var/cache/pkgnote/roots/sid-rust"))
     demo = root / "build" / "out" / "demo"
     if not demo.exists():
