@@ -72,6 +72,9 @@ vm_boot() {
 vm_collect() {
         while IFS= read -r _l; do
                 case $_l in
+                "ok - "*" # SKIP "*)
+                        _n=${_l#ok - }
+                        skip "${_n%% # SKIP *}" "${_n#* # SKIP }" ;;
                 "ok - "*) pass "${_l#ok - }" ;;
                 "not ok - "*) fail "${_l#not ok - }" ;;
                 "#"*) echo "$_l" ;;

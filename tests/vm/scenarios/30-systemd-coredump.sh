@@ -62,10 +62,16 @@ check "vm: pkgnote list reads systemd-coredump 262's store" "$(grep -c 'crasher'
 # stored for the same program does: modules, build-ids, packages.
 f=$STORE/$(ls $STORE | grep '^core\.crasher\.' | head -1)
 p=/var/lib/free/$(ls /var/lib/free 2> /dev/null | grep '^core\.' | grep -v '\.json$' | head -1)
-a=$(/vm/bin/pkgnote core --format systemd "$f" 2>&1)
-b=$(/vm/bin/pkgnote core --format systemd "$p" 2>&1)
-check "vm: systemd-coredump's core and pkgnote-coredump's tell the same modules, build-ids and packages" "$a" "$b"
-case $a in *crasher*4.2-1*) echo "ok - vm: pkgnote core names the package in systemd-coredump's core" ;;
-*) echo "not ok - vm: pkgnote core names the package in systemd-coredump's core"; echo "# $a" | head -3 ;; esac
+if grep -qw zstd /vm/features-off 2> /dev/null; then
+        # systemd-coredump compresses with zstd, which this build reads not.
+        echo "ok - vm: systemd-coredump's core and pkgnote-coredump's tell the same modules, build-ids and packages # SKIP this build reads no zstd"
+        echo "ok - vm: pkgnote core names the package in systemd-coredump's core # SKIP this build reads no zstd"
+else
+        a=$(/vm/bin/pkgnote core --format systemd "$f" 2>&1)
+        b=$(/vm/bin/pkgnote core --format systemd "$p" 2>&1)
+        check "vm: systemd-coredump's core and pkgnote-coredump's tell the same modules, build-ids and packages" "$a" "$b"
+        case $a in *crasher*4.2-1*) echo "ok - vm: pkgnote core names the package in systemd-coredump's core" ;;
+        *) echo "not ok - vm: pkgnote core names the package in systemd-coredump's core"; echo "# $a" | head -3 ;; esac
+fi
 kill $MGR 2> /dev/null
 wait $MGR 2> /dev/null
