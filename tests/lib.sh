@@ -101,6 +101,21 @@ finish() {
         [ "$FAILED" -eq 0 ]
 }
 
+# npm_install PREFIX LOG PACKAGE...: npm install into PREFIX, one test at
+# a time: tests running side by side share the prefix, and two npm runs
+# into one prefix break each other (on a machine whose npm cache is empty
+# both failed).  LOG gets npm's errors, for the reason of a skip.
+npm_install() {
+        _np=$1 _nl=$2
+        shift 2
+        mkdir -p "$_np" || return 1
+        if command -v flock > /dev/null; then
+                flock "$_np/.install.lock" npm install --loglevel=error --no-audit --no-fund --prefix "$_np" "$@" > "$_nl" 2>&1
+        else
+                npm install --loglevel=error --no-audit --no-fund --prefix "$_np" "$@" > "$_nl" 2>&1
+        fi
+}
+
 # fetch_cdx_schemas DIR: the CycloneDX JSON schemas (1.6, 1.7 and the
 # others) that npm's @cyclonedx/cyclonedx-library ships in res/schema
 # (1.7 since 10.x, with cryptography-defs, which 1.7 refers to), into
@@ -147,8 +162,7 @@ spdx3_reader() {
                 SPDX3_READER_WHY="node and npm are not installed"
                 return 1
         fi
-        npm install --silent --no-audit --no-fund --prefix "$SPDX3_READER" jsonld@8.3.3 n3@2.13.12 rdf-validate-shacl@0.6.5 \
-                @zazuko/env@3.0.1 > "$1/npm-spdx3.log" 2>&1
+        npm_install "$SPDX3_READER" "$1/npm-spdx3.log" jsonld@8.3.3 n3@2.13.12 rdf-validate-shacl@0.6.5 @zazuko/env@3.0.1
         [ -f "$SPDX3_READER/node_modules/rdf-validate-shacl/index.js" ] && return 0
         SPDX3_READER_WHY="cannot install jsonld, n3 and rdf-validate-shacl from npm: $(tail -n 1 "$1/npm-spdx3.log")"
         return 1

@@ -225,7 +225,7 @@ then pass "SBOMs: dlopen dependencies as CycloneDX dependencies and SPDX relatio
 else fail "SBOMs: dlopen dependencies as CycloneDX dependencies and SPDX relationships" "$(cat py.out)"; fi
 schemas="$SRCDIR/../shared/schemas" ajv="${BUILDDIR:-$HOME}/npm-ajv-deps"
 if [ -f "$schemas/spdx-2.3.schema.json" ] && command -v npm > /dev/null && [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-        npm install --silent --no-audit --no-fund --prefix "$ajv" ajv ajv-formats > npm.log 2>&1
+        npm_install "$ajv" npm.log ajv ajv-formats
 fi
 if [ ! -f "$schemas/spdx-2.3.schema.json" ]; then
         skip "SBOMs with dlopen dependencies validate" "schemas not found in $schemas (CI puts shared/ beside the checkout)"

@@ -307,7 +307,7 @@ elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
         missing "the SBOMs with crates validate" "node and npm"
 else
         if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                npm install --silent --no-audit --no-fund --prefix "$ajv" ajv ajv-formats > npm.log 2>&1
+                npm_install "$ajv" npm.log ajv ajv-formats
         fi
         if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
                 skip "the SBOMs with crates validate" "cannot install ajv from npm: $(tail -n 1 npm.log)"

@@ -388,7 +388,7 @@ if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
         missing "the SBOMs with modules validate" "node and npm"
 else
         if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                npm install --silent --no-audit --no-fund --prefix "$ajv" ajv ajv-formats > npm.log 2>&1
+                npm_install "$ajv" npm.log ajv ajv-formats
         fi
         if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
                 skip "the SBOMs with modules validate" "cannot install ajv from npm: $(tail -n 1 npm.log)"

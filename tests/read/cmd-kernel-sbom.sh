@@ -276,7 +276,7 @@ if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
 else
         ajv="${BUILDDIR:-$HOME}/npm-ajv"
         if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                npm install --silent --no-audit --no-fund --prefix "$ajv" ajv ajv-formats > npm.log 2>&1
+                npm_install "$ajv" npm.log ajv ajv-formats
         fi
         if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
                 skip "the kernel's SBOMs validate against the official schemas" "cannot install ajv from npm: $(tail -n 1 npm.log)"
