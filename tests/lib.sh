@@ -167,6 +167,16 @@ spdx3_reader() {
         SPDX3_READER_WHY="cannot install jsonld, n3 and rdf-validate-shacl from npm: $(tail -n 1 "$1/npm-spdx3.log")"
         return 1
 }
+# spdx3_unavailable NAME: check NAME cannot run, spdx3_reader having failed:
+# without node and npm a missing tool (make deps-test installs them); when
+# npm cannot fetch the reader (a machine that reaches no npm registry) a
+# skip with npm's words, as the schema validations skip without ajv.
+spdx3_unavailable() {
+        case $SPDX3_READER_WHY in
+        "node and npm are not installed") missing "$1" "node and npm" ;;
+        *) skip "$1" "$SPDX3_READER_WHY" ;;
+        esac
+}
 # spdx3_shacl NAME FILE: FILE read as JSON-LD with the official SPDX 3.0.1
 # context and checked against the model's SHACL shapes (spdx3_reader first).
 spdx3_shacl() {

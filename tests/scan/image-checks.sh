@@ -57,6 +57,6 @@ spdx3_same() {
         if spdx3_reader "${BUILDDIR:-$HOME}"; then
                 spdx3_shacl "SPDX 3 ($1) conforms to the SPDX 3.0.1 model" "$3"
         else
-                missing "SPDX 3 ($1) conforms to the SPDX 3.0.1 model" "$SPDX3_READER_WHY"
+                spdx3_unavailable "SPDX 3 ($1) conforms to the SPDX 3.0.1 model"
         fi
 }
