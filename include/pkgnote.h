@@ -1979,8 +1979,10 @@ PKGNOTE_PUBLIC int64_t pkgnote_crash_pid(const pkgnote_crash *c);
 PKGNOTE_PUBLIC int64_t pkgnote_crash_uid(const pkgnote_crash *c);
 PKGNOTE_PUBLIC int pkgnote_crash_signal(const pkgnote_crash *c);
 /* A string the store recorded, by its JSON report's name ("executable",
- * "command", "signalName", "hostname", ...), or NULL.  From a store of
- * untrusted bytes: escape before printing. */
+ * "command", "signalName", "hostname", ...), or NULL; also, from the
+ * running kernel a report of pkgnote's store recorded, "kernelRelease" and
+ * "kernelBuildId" (Since 1.3.).  From a store of untrusted bytes: escape
+ * before printing. */
 PKGNOTE_PUBLIC const char *pkgnote_crash_field(const pkgnote_crash *c, const char *name);
 /* The executable's package as recorded at crash time, or NULL. */
 PKGNOTE_PUBLIC const char *pkgnote_crash_package_name(const pkgnote_crash *c);
@@ -1992,7 +1994,8 @@ PKGNOTE_PUBLIC const char *pkgnote_crash_core_path(const pkgnote_crash *c);
  * store (pkgnote_crash_store_name()), core ("file", "journal", "gone",
  * or "rejected" with coreRejected, the reason: Since 1.2.),
  * and where the store has them command, commandLine, signalName, hostname,
- * unit, userUnit, slice, cgroup, bootId, timestamp; and where the store
+ * unit, userUnit, slice, cgroup, bootId, timestamp, and kernelRelease,
+ * kernelBuildId (Since 1.3.); and where the store
  * recorded a stack (pkgnote_crash_signature()) signature, signatureHash
  * and signatureSource (Since 1.1.) (malloc()ed into *RET).  0 or -ENOMEM. */
 PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret);
@@ -2082,7 +2085,10 @@ PKGNOTE_PUBLIC int pkgnote_crash_entry_name(char *buf, size_t len, const char *c
 /* An entry's report: pkgnote core --json of C with "time", "hostname",
  * "coreFile", "bootId" (this boot's, as journald's _BOOT_ID), "machineId"
  * (this machine's /etc/machine-id; Since 1.1.; a report without it, read
- * from pkgnote's store, is taken for this machine's), and ST's
+ * from pkgnote's store, is taken for this machine's), "kernel" (the
+ * running kernel as pkgnote_kernel_to_json() gives it when read with
+ * PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE, left out when it
+ * cannot be read; Since 1.3.), and ST's
  * stack trace when ST is not NULL, into *RET
  * (malloc()ed): 0 or a negative errno. */
 PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_stack *st, int64_t time,

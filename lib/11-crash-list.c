@@ -89,26 +89,6 @@ const char *pn_crash_string(const struct pkgnote_crash *c, const char *field) {
         return json_string_value(v);
 }
 
-/* This machine's ID as journald writes _MACHINE_ID (32 lowercase hex
- * digits) into BUF, or "". */
-void pn_read_machine_id(char buf[static 33]) {
-        char raw[64];
-        buf[0] = 0;
-        int fd = open("/etc/machine-id", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        ssize_t n = fd < 0 ? -1 : read(fd, raw, sizeof raw);
-        if (fd >= 0)
-                close(fd);
-        if (n < 32)
-                return;
-        for (int i = 0; i < 32; i++)
-                if (!((raw[i] >= '0' && raw[i] <= '9') || (raw[i] >= 'a' && raw[i] <= 'f')))
-                        return;
-        if (n > 32 && raw[32] != '\n')
-                return;
-        memcpy(buf, raw, 32);
-        buf[32] = 0;
-}
-
 const char *pn_crash_machine_id(pkgnote_crashes *l) {
         if (!l->machine_read) {
                 l->machine_read = true;

@@ -15,6 +15,7 @@
 #include "01-base-dir.h"
 #include "01-base-problem.h"
 #include "11-crash-journal-dl.h"
+#include "machine.h"
 
 #define PN_CRASH_DEFAULT_DIR "/var/lib/pkgnote/coredump"
 #if HAVE_ZSTD
@@ -45,8 +46,10 @@ int pn_crash_parse_name(const char *name, struct pn_crash_name *ret);
 const char *pn_crash_dir(const char *override);
 /* "core.COMM.UID.PID.TIME" with COMM reduced to [A-Za-z0-9_-]. */
 void pn_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
-/* The report: pkgnote core --json with "time", "hostname", "coreFile", "bootId",
- * and the stack trace when ST is not NULL.  Returns 0 or a negative errno. */
+/* The report: pkgnote core --json with "time", "hostname", "coreFile",
+ * "bootId", "machineId", this machine's running "kernel" (as pkgnote pid
+ * --json has it, when it can be read), and the stack trace when ST is not
+ * NULL.  Returns 0 or a negative errno. */
 int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
                           const char *core_path);
 /* Under the store's lock: removes stale temporaries and half-made
@@ -139,9 +142,6 @@ const char *pn_crash_string(const struct pkgnote_crash *c, const char *field);
  * into the record J of one of its own stores, where J lacks them: 0 or
  * -ENOMEM. */
 int pn_crash_this_machine(pkgnote_crashes *l, json_t *j);
-/* This machine's ID as journald writes _MACHINE_ID (32 lowercase hex
- * digits) into BUF, or "". */
-void pn_read_machine_id(char buf[static 33]);
 /* This machine's ID (/etc/machine-id, read once per list L), or NULL. */
 const char *pn_crash_machine_id(pkgnote_crashes *l);
 

@@ -237,7 +237,8 @@ PKGNOTE_PUBLIC int pkgnote_crash_to_json(const pkgnote_crash *c, char **ret) {
         }
         /* What a journal entry adds, where it has it. */
         static const char *const more[] = {"command", "commandLine", "signalName", "hostname", "unit", "userUnit",
-                                           "slice", "cgroup", "bootId", "machineId", "timestamp"};
+                                           "slice", "cgroup", "bootId", "machineId", "timestamp",
+                                           "kernelRelease", "kernelBuildId"};
         for (size_t i = 0; o && i < sizeof more / sizeof *more; i++) {
                 json_t *v = json_object_get(j, more[i]);
                 if (json_is_string(v) && json_object_set(o, more[i], v) < 0) {

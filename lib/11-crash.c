@@ -34,6 +34,7 @@
 #include "output.h"
 #include "01-base-problem.h"
 #include "01-base-root.h"
+#include "machine.h"
 
 /* A report larger than this is no report pkgnote-coredump wrote (a
  * thousand modules with their notes are well under a megabyte). */
@@ -59,24 +60,6 @@ void pn_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int p
         snprintf(buf, len, "core.%s.%d.%d.%" PRId64, i ? c : "_", uid, pid, time);
 }
 
-/* This boot's id as journald writes _BOOT_ID (32 lowercase hexadecimal
- * digits, no dashes) into BUF (33 bytes): false when the kernel gives none. */
-static bool boot_id(char buf[static 33]) {
-        char raw[64];
-        int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        ssize_t n = fd < 0 ? -1 : read(fd, raw, sizeof raw - 1);
-        if (fd >= 0)
-                close(fd);
-        size_t o = 0;
-        for (ssize_t i = 0; i < n && o < 32; i++)
-                if ((raw[i] >= '0' && raw[i] <= '9') || (raw[i] >= 'a' && raw[i] <= 'f'))
-                        buf[o++] = raw[i];
-                else if (raw[i] != '-')
-                        break;
-        buf[o] = 0;
-        return o == 32;
-}
-
 int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
                           const char *core_path) {
         char boot[33], machine[33];
@@ -84,15 +67,32 @@ int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *s
          * of another boot, as the journal entry's _BOOT_ID does; the
          * machine stays with the report when the store is read elsewhere. */
         pn_read_machine_id(machine);
+        /* The kernel the process ran on is this one: read where the crash
+         * is, as "pkgnote pid --json" does (without its modules and
+         * package database, which would cost each crash a walk of both).
+         * One that cannot be read is left out; memory is not. */
+        char *kernel = NULL;
+        pkgnote_kernel *k = NULL;
+        pkgnote_kernel_options ko = PKGNOTE_KERNEL_OPTIONS_INIT;
+        ko.flags = PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE;
+        int r = pkgnote_kernel_read(&ko, &k);
+        if (r >= 0)
+                r = pkgnote_kernel_to_json(k, &kernel);
+        pkgnote_kernel_free(k);
+        if (r == -ENOMEM)
+                return r;
         const pkgnote_json_member extra[] = {
                 {.size = sizeof(pkgnote_json_member), .key = "time", .number = time},
                 {.size = sizeof(pkgnote_json_member), .key = "hostname", .string = host},
                 {.size = sizeof(pkgnote_json_member), .key = "coreFile", .string = core_path},
-                {.size = sizeof(pkgnote_json_member), .key = "bootId", .string = boot_id(boot) ? boot : NULL},
+                {.size = sizeof(pkgnote_json_member), .key = "bootId", .string = pn_boot_id(boot) ? boot : NULL},
                 {.size = sizeof(pkgnote_json_member), .key = "machineId", .string = machine[0] ? machine : NULL},
+                PKGNOTE_JSON_VALUE("kernel", kernel),
         };
+        size_t n = sizeof extra / sizeof *extra - (kernel ? 0 : 1);
         char *j;
-        int r = pkgnote_core_to_json(c, st, extra, sizeof extra / sizeof *extra, &j);
+        r = pkgnote_core_to_json(c, st, extra, n, &j);
+        free(kernel);
         if (r < 0)
                 return r;
         fputs(j, f);
@@ -333,6 +333,15 @@ static int load_reports(pkgnote_crashes *l, const pkgnote_crash_options *o, cons
                         if (fill_ok && !json_is_integer(json_object_get(j, "uid")))
                                 fill_ok = json_object_set_new(j, "uid", json_integer((json_int_t)pn.uid)) == 0;
                 }
+                /* The running kernel the report recorded, as fields of their
+                 * own (pkgnote_crash_field()) beside bootId and machineId. */
+                json_t *kj = json_object_get(j, "kernel");
+                if (fill_ok && json_is_object(kj) && !json_object_get(j, "kernelRelease") &&
+                    json_is_string(json_object_get(kj, "release")))
+                        fill_ok = json_object_set(j, "kernelRelease", json_object_get(kj, "release")) == 0;
+                if (fill_ok && json_is_object(kj) && !json_object_get(j, "kernelBuildId") &&
+                    json_is_string(json_object_get(kj, "buildId")))
+                        fill_ok = json_object_set(j, "kernelBuildId", json_object_get(kj, "buildId")) == 0;
                 if (!c.id || !fill_ok || pn_crash_this_machine(l, j) < 0) {
                         pn_crash_clear(&c);
                         r = pn_oom();

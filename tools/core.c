@@ -266,6 +266,17 @@ static void print_crash_text(FILE *out, const pkgnote_crash *crash, const pkgnot
         print_field(out, "Time", when);
         print_field(out, "Boot ID", pkgnote_crash_field(crash, "bootId"));
         print_field(out, "Hostname", pkgnote_crash_field(crash, "hostname"));
+        const char *krel = pkgnote_crash_field(crash, "kernelRelease"), *kid = pkgnote_crash_field(crash, "kernelBuildId");
+        if (krel || kid) {
+                fputs("        Kernel: ", out);
+                tool_print_escaped(out, krel ? krel : "?");
+                if (kid) {
+                        fputs(" (build-id ", out);
+                        tool_print_escaped(out, kid);
+                        fputc(')', out);
+                }
+                fputc('\n', out);
+        }
         print_field(out, "Unit", pkgnote_crash_field(crash, "unit"));
         print_field(out, "User Unit", pkgnote_crash_field(crash, "userUnit"));
         print_field(out, "Slice", pkgnote_crash_field(crash, "slice"));
@@ -301,7 +312,8 @@ static void print_crash_text(FILE *out, const pkgnote_crash *crash, const pkgnot
 
 /* The store's fields of CRASH as members of the core's JSON report. */
 static size_t crash_members(const pkgnote_crash *crash, pkgnote_json_member *m) {
-        static const char *const keys[] = {"bootId", "hostname", "unit", "userUnit", "slice", "cgroup"};
+        static const char *const keys[] = {"bootId",  "hostname", "unit",          "userUnit",
+                                           "slice",   "cgroup",   "kernelRelease", "kernelBuildId"};
         size_t n = 0;
         int state = pkgnote_crash_core_state(crash);
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "store", .string = pkgnote_crash_store_name(pkgnote_crash_store(crash))};
@@ -541,17 +553,8 @@ int cmd_pid(int argc, char **argv) {
         if (json) {
                 /* A live process's report is made on its machine: the
                  * kernel it runs on is this one's (a core's may not be). */
-                char *kj = NULL, *j;
-                pkgnote_kernel *k = NULL;
-                pkgnote_kernel_options ko = PKGNOTE_KERNEL_OPTIONS_INIT;
-                /* Not its package database: reading it whole for the
-                 * kernel's package would cost pid more than the process's
-                 * own lookups (ps --kernel has it). */
-                ko.flags = PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE;
-                r = pkgnote_kernel_read(&ko, &k);
-                if (r >= 0)
-                        r = pkgnote_kernel_to_json(k, &kj);
-                pkgnote_kernel_free(k);
+                char *kj, *j;
+                r = tool_kernel_json(&kj);
                 if (r == -ENOMEM) {
                         pkgnote_stack_free(st);
                         pkgnote_core_free(c);

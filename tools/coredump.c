@@ -39,6 +39,7 @@
 #include "coredump-socket.h"
 #include "tool.h"
 #include "fileio.h"
+#include "machine.h"
 #include "output.h"
 
 #define DEFAULT_CONFIG "/etc/pkgnote/coredump.conf"
@@ -178,11 +179,43 @@ static int write_text(struct room *room, const char *name, char *text) {
         return r;
 }
 
+/* Where a crash happened, as the library's report of a stored core says
+ * it (pkgnote_crash_report()): this boot, this machine and the running
+ * kernel (NULL when it cannot be read), for the reports made without a
+ * core.  0 or -ENOMEM; where_free() after. */
+struct where {
+        char boot[33], machine[33];
+        char *kernel;
+};
+static int where_read(struct where *w) {
+        pn_boot_id(w->boot);
+        pn_read_machine_id(w->machine);
+        return tool_kernel_json(&w->kernel) == -ENOMEM ? -ENOMEM : 0;
+}
+static void where_free(struct where *w) {
+        free(w->kernel);
+        w->kernel = NULL;
+}
+/* W's members into M: their number. */
+static size_t where_members(const struct where *w, pkgnote_json_member *m) {
+        size_t n = 0;
+        if (w->boot[0])
+                m[n++] = (pkgnote_json_member)PKGNOTE_JSON_STRING("bootId", w->boot);
+        if (w->machine[0])
+                m[n++] = (pkgnote_json_member)PKGNOTE_JSON_STRING("machineId", w->machine);
+        if (w->kernel)
+                m[n++] = (pkgnote_json_member)PKGNOTE_JSON_VALUE("kernel", w->kernel);
+        return n;
+}
+
 /* The report of a core that cannot be read (truncated, say): what the
  * kernel told, so that the crash still has an entry. */
 static char *minimal_report(const struct handler *h, const char *core_path) {
-        pkgnote_json_member m[10];
+        pkgnote_json_member m[13];
         size_t n = 0;
+        struct where w;
+        if (where_read(&w) < 0)
+                return NULL;
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "pid", .number = h->pid};
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "uid", .number = h->uid};
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "gid", .number = h->gid};
@@ -194,8 +227,11 @@ static char *minimal_report(const struct handler *h, const char *core_path) {
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "command", .string = h->comm};
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "coreFile", .string = core_path};
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "error", .string = "the core cannot be read"};
+        n += where_members(&w, m + n);
         char *text;
-        return pkgnote_core_to_json(NULL, NULL, m, n, &text) < 0 ? NULL : text;
+        int r = pkgnote_core_to_json(NULL, NULL, m, n, &text);
+        where_free(&w);
+        return r < 0 ? NULL : text;
 }
 
 static int write_report(const struct handler *h, const char *core_path, struct room *room, const char *report_name,
@@ -652,7 +688,12 @@ static int write_rejected(const struct handler *h, int store_fd, const struct id
         char name[512], report_name[600];
         pkgnote_crash_entry_name(name, sizeof name, h->comm, h->uid, h->pid, h->time);
         snprintf(report_name, sizeof report_name, "%s%s", name, PKGNOTE_CRASH_REPORT_SUFFIX);
-        pkgnote_json_member m[] = {
+        struct where w;
+        if (where_read(&w) < 0) {
+                close(dirfd);
+                return -ENOMEM;
+        }
+        const pkgnote_json_member own[] = {
                 PKGNOTE_JSON_NUMBER("time", h->time),
                 PKGNOTE_JSON_STRING("hostname", h->host),
                 PKGNOTE_JSON_NUMBER("dumpSignal", h->sig),
@@ -663,8 +704,13 @@ static int write_rejected(const struct handler *h, int store_fd, const struct id
                 PKGNOTE_JSON_NUMBER("quotaUsedCount", (int64_t)u->count),
                 PKGNOTE_JSON_NUMBER("quotaUsedBytes", u->bytes > INT64_MAX ? INT64_MAX : (int64_t)u->bytes),
         };
+        pkgnote_json_member m[sizeof own / sizeof *own + 3];
+        memcpy(m, own, sizeof own);
+        size_t n = sizeof own / sizeof *own;
+        n += where_members(&w, m + n);
         char *text = NULL;
-        int r = pkgnote_core_to_json(NULL, NULL, m, sizeof m / sizeof m[0], &text);
+        int r = pkgnote_core_to_json(NULL, NULL, m, n, &text);
+        where_free(&w);
         if (r >= 0 && id->json)
                 text = with_process(text, id->json);
         struct room room = {dirfd, name};

@@ -61,6 +61,12 @@ void tool_print_escaped(FILE *f, const char *s);
 /* Same, for LEN bytes that need not be NUL-terminated. */
 void tool_print_escaped_n(FILE *f, const char *s, size_t len);
 
+/* The running kernel as a report made on this machine has it ("kernel" of
+ * pid --json and of pkgnote-coredump's entries: no modules, no package
+ * database), malloc()ed into *RET: 0, or a negative errno (-ENOMEM, or
+ * pkgnote_last_error() says why) with *RET NULL. */
+int tool_kernel_json(char **ret);
+
 /* "pkgnote: 'PATH': MESSAGE, ignoring" on standard error, both escaped:
  * a problem that did not stop the command. */
 void tool_warn_ignoring(const char *path, const char *message);

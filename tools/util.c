@@ -175,3 +175,18 @@ int tool_write_output(const char *path, unsigned flags, const void *data, size_t
                 return tool_error_reason(name, what, why);
         return r < 0 ? tool_error_shared(name, what, r) : EXIT_OK;
 }
+
+int tool_kernel_json(char **ret) {
+        pkgnote_kernel *k = NULL;
+        pkgnote_kernel_options ko = PKGNOTE_KERNEL_OPTIONS_INIT;
+        /* Not its package database: reading it whole for the kernel's
+         * package would cost a process's report more than the process's
+         * own lookups (ps --kernel has it). */
+        ko.flags = PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE;
+        *ret = NULL;
+        int r = pkgnote_kernel_read(&ko, &k);
+        if (r >= 0)
+                r = pkgnote_kernel_to_json(k, ret);
+        pkgnote_kernel_free(k);
+        return r < 0 ? r : 0;
+}

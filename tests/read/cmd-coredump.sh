@@ -71,6 +71,55 @@ PY
 else
         skip "report names this machine" "no /etc/machine-id here"
 fi
+# and the kernel it ran on: the report is made where the crash is, as
+# pid --json's is (ps --kernel's object without modules or database)
+if [ -r /sys/kernel/notes ]; then
+        "$PKGNOTE" ps --kernel --json --no-database > kernel.json 2> kernel.err || fatal "ps --kernel: $(cat kernel.err)"
+        python3 - "$entry.json" > pyerr 2>&1 << 'PY' && pass "report names the running kernel" || fail "report names the running kernel" "$(cat pyerr)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = json.load(open("kernel.json"))
+k.pop("modules")
+assert d["kernel"] == k, (d.get("kernel"), k)
+assert k["release"] == open("/proc/sys/kernel/osrelease").read().strip() and k["buildId"], k
+PY
+        # the listing and core show it as fields of the crash
+        kr=$(python3 -c 'import json; print(json.load(open("kernel.json"))["release"])')
+        kb=$(python3 -c 'import json; print(json.load(open("kernel.json"))["buildId"])')
+        "$PKGNOTE" list --json -d "$STATE" > klist.out 2>&1
+        python3 - "$kr" "$kb" > pyerr 2>&1 << 'PY' && pass "list --json: kernelRelease, kernelBuildId" || fail "list --json: kernelRelease, kernelBuildId" "$(cat pyerr klist.out)"
+import json, sys
+[r] = [json.loads(l) for l in open("klist.out")]
+assert (r["kernelRelease"], r["kernelBuildId"]) == (sys.argv[1], sys.argv[2]), r
+PY
+        "$PKGNOTE" core -d "$STATE" 101 > kcore.out 2>&1
+        grep -qF "Kernel: $kr (build-id $kb)" kcore.out && pass "core: the kernel the crash ran on" || fail "core: the kernel the crash ran on" "$(cat kcore.out)"
+        "$PKGNOTE" core --json -d "$STATE" 101 > kcore.json 2>&1
+        python3 - "$kr" "$kb" > pyerr 2>&1 << 'PY' && pass "core --json: kernelRelease, kernelBuildId" || fail "core --json: kernelRelease, kernelBuildId" "$(cat pyerr kcore.json)"
+import json, sys
+d = json.load(open("kcore.json"))
+assert (d["kernelRelease"], d["kernelBuildId"]) == (sys.argv[1], sys.argv[2]), d
+PY
+        # a report's kernel is the store's bytes: other shapes give no field
+        for bad in '"kernel": 7' '"kernel": {"release": 7, "buildId": ["x"]}' '"kernel": {}'; do
+                mkdir -p "$T/kbad" && rm -f "$T/kbad"/*
+                cp "$entry$Z" "$T/kbad/"
+                python3 - "$entry.json" "$T/kbad/$(basename "$entry.json")" "{$bad}" << 'PY' || fatal "cannot write the report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.update(json.loads(sys.argv[3]))
+json.dump(d, open(sys.argv[2], "w"))
+PY
+                "$PKGNOTE" list --json -d "$T/kbad" > kbad.out 2> kbad.err
+                if [ $? -eq 0 ] && [ "$(grep -c . kbad.out)" = 1 ] && ! grep -q kernelRelease kbad.out && ! grep -q kernelBuildId kbad.out; then
+                        pass "a report with {$bad}: listed, without kernel fields"
+                else
+                        fail "a report with {$bad}: listed, without kernel fields" "$(cat kbad.out kbad.err)"
+                fi
+        done
+else
+        skip "report names the running kernel" "/sys/kernel/notes cannot be read here"
+fi
 grep -q "process 101 (crasher) of user 0 crashed with signal 11 (SEGV), package crasher/4.2-1" log \
         && pass "one log line with the package" || fail "one log line with the package" "$(cat log)"
 [ "$(wc -l < log)" -eq 1 ] && pass "exactly one log line" || fail "exactly one log line"

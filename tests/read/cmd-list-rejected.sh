@@ -56,6 +56,24 @@ print("ok")
 P
 [ "$(cat check.out)" = ok ] && pass "list --json: \"core\": \"rejected\" with its reason, PID, signal and package" \
         || fail "list --json: \"core\": \"rejected\" with its reason, PID, signal and package" "$(cat check.out)"
+# Where they crashed, as a stored core's report says it: this boot, this
+# machine and the running kernel (the crash groups count boots by it).
+python3 - out > check.out 2>&1 <<'P'
+import json, os
+rows = [json.loads(l) for l in open("out") if l.strip()]
+rows = [r for r in rows if r.get("store") == "pkgnote"]
+boot = open("/proc/sys/kernel/random/boot_id").read().strip().replace("-", "")
+release = open("/proc/sys/kernel/osrelease").read().strip()
+for r in rows:
+    assert r["bootId"] == boot, (r.get("bootId"), boot)
+    if os.path.exists("/etc/machine-id"):
+        assert r["machineId"] == open("/etc/machine-id").read().strip(), r.get("machineId")
+    if os.access("/sys/kernel/notes", os.R_OK):
+        assert r["kernelRelease"] == release and len(r["kernelBuildId"]) >= 16, r
+print("ok")
+P
+[ "$(cat check.out)" = ok ] && pass "list --json: stored and rejected crashes name this boot, machine and kernel" \
+        || fail "list --json: stored and rejected crashes name this boot, machine and kernel" "$(cat check.out)"
 
 run list -d "$STATE" $WAITER
 [ "$(grep ' pkgnote ' out | grep -c crasher)" = 8 ] && pass "list PID: the rejected crashes match by PID too" || fail "list PID: the rejected crashes match by PID too" "$(cat out)"

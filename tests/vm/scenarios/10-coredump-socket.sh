@@ -45,6 +45,15 @@ check "vm: quota 3: 17 crashes answered COREDUMP_REJECT, no dump sent" \
         "$(grep -c 'no core dumped: over quota' /var/lib/quota.log)" 17
 check "vm: quota 3: the rejected entries name the package" \
         "$(grep -l '"programPackage": *"crasher/4.2-1"' /var/lib/quota/rejected/*.json | wc -l)" 17
+# Each entry names the kernel it crashed on: the running one, whose
+# build-id pkgnote on the host read from sid's vmlinuz.
+kid=$(awk '$1 == "image" { print $2 }' /vm/kernel-expect)
+check "vm: quota 3: the 3 stored reports name the running kernel's build-id" \
+        "$(grep -l "\"kernel\": *{\"release\": *\"$(uname -r)\", *\"buildId\": *\"$kid\"" /var/lib/quota/*.json | wc -l)" 3
+check "vm: quota 3: the 17 metadata-only entries name it too" \
+        "$(grep -l "\"kernel\": *{\"release\": *\"$(uname -r)\", *\"buildId\": *\"$kid\"" /var/lib/quota/rejected/*.json | wc -l)" 17
+check "vm: pkgnote list --json: each crash's kernelBuildId" \
+        "$(/vm/bin/pkgnote list --json -d /var/lib/quota 2> /dev/null | grep -c "\"kernelBuildId\": *\"$kid\"")" 20
 q_kib=$(du -sk /var/lib/quota | cut -f1)
 r_kib=$(du -sk /var/lib/quota/rejected | cut -f1)
 echo "# quota 3: 20 crashes in $(awk "BEGIN { print $t1 - $t0 }") s; store $q_kib KiB ($r_kib KiB of it the 17 metadata-only entries)"
