@@ -8,6 +8,11 @@
 #include "01-base-root.h"
 
 #define PN_DELETED_SUFFIX " (deleted)"
+/* At most this many modules of one file: a process may map one object
+ * more than once (dlmopen() namespaces), but one that maps a file at
+ * thousands of places would fill PKGNOTE_MAX_MODULES and leave out the
+ * objects mapped above them, its C library among them. */
+#define PN_MODULES_PER_FILE 16u
 
 struct range {
         uint64_t off, len;

@@ -160,12 +160,38 @@ static void read_now(const pkgnote_core *c, int rootfd, pkgnote_module *m) {
         close(fd);
 }
 
+/* The kernel names an unlinked file "PATH (deleted)", but a file may be
+ * named so: when the whole name is the mapped inode (FD's, else the one
+ * maps gave), it is the file's name and the file is not deleted. */
+static void deleted_or_named_so(const pkgnote_core *c, int rootfd, int fd, pkgnote_module *m) {
+        char *whole = NULL;
+        if (asprintf(&whole, "%s%s", m->path, PN_DELETED_SUFFIX) < 0) {
+                m->oom = true;
+                return;
+        }
+        char *cut = m->path;
+        m->path = whole;
+        struct stat now, st;
+        bool same = stat_now(c, rootfd, m, &now) && S_ISREG(now.st_mode) &&
+                    (fd >= 0 ? fstat(fd, &st) == 0 && st.st_dev == now.st_dev && st.st_ino == now.st_ino
+                             : now.st_ino == m->ino && now.st_dev == m->dev);
+        if (same) {
+                m->deleted = false;
+                free(cut);
+        } else {
+                m->path = cut;
+                free(whole);
+        }
+}
+
 /* The file behind the mapping: map_files when allowed, else the path if
  * it is still the same inode. */
 static int open_mapped(const pkgnote_core *c, int rootfd, int pid, pkgnote_module *m, bool *replaced) {
         char path[96];
         snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->first_end);
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (m->deleted)
+                deleted_or_named_so(c, rootfd, fd, m);
         struct stat now, st;
         /* An upgrade renames a new file over the path: the kernel then
          * calls the mapped one deleted, though a file is at its path. */
@@ -353,11 +379,31 @@ int pn_maps_read_fd(struct pn_maps_reader *r, int fd) {
 
 static void read_module(pkgnote_core *c, int rootfd, int pid, pkgnote_module *m);
 
+/* The files of the modules kept, by device and inode: open addressing,
+ * never more than half full (PKGNOTE_MAX_MODULES entries at most). */
+#define FILES_CAP (2u * PKGNOTE_MAX_MODULES)
+
+struct file_count {
+        uint64_t dev, ino; /* ino 0: a free slot */
+        uint32_t n;
+        bool said;
+};
+
 struct maps_walk {
         pkgnote_core *c;
         int rootfd, pid;
         size_t last; /* the module of the previous file mapping, or SIZE_MAX */
+        struct file_count *files; /* FILES_CAP slots, or NULL until the first module */
 };
+
+/* The slot of the file DEV:INO (INO not 0): its own, else the free one
+ * where it goes. */
+static struct file_count *file_slot(struct file_count *files, uint64_t dev, uint64_t ino) {
+        uint64_t h = (ino ^ (dev * 0x9e3779b97f4a7c15u)) * 0xbf58476d1ce4e5b9u;
+        for (size_t i = (size_t)(h >> 32) % FILES_CAP;; i = (i + 1) % FILES_CAP)
+                if (files[i].ino == 0 || (files[i].ino == ino && files[i].dev == dev))
+                        return &files[i];
+}
 
 /* A module's storage, where it turned out to be no ELF object. */
 static void drop_module(pkgnote_module *m) {
@@ -377,18 +423,35 @@ static int on_mapping(const struct pn_maps_entry *e, void *u) {
         bool vdso = !strcmp(e->path, "[vdso]");
         if (w->last != SIZE_MAX) {
                 pkgnote_module *last = &c->modules[w->last];
-                if (e->offset != 0 && !strncmp(e->path, last->path, strlen(last->path)))
-                        last->end = e->end; /* later mappings of the same file */
+                /* later mappings of the same file: its inode, where maps gives one */
+                if (e->offset != 0 && (e->inode ? e->inode == last->ino && makedev(e->major, e->minor) == last->dev
+                                                : !strncmp(e->path, last->path, strlen(last->path))))
+                        last->end = e->end;
         }
         if ((e->path[0] != '/' || e->offset != 0) && !vdso)
                 return 0;
+        uint64_t dev = makedev(e->major, e->minor);
+        struct file_count *f = NULL;
+        if (!vdso && e->inode != 0) {
+                if (!w->files && !(w->files = calloc(FILES_CAP, sizeof *w->files)))
+                        return pn_oom();
+                f = file_slot(w->files, dev, e->inode);
+                if (f->n >= PN_MODULES_PER_FILE) {
+                        if (!f->said)
+                                pn_core_problem_err(c, -E2BIG, "%s mapped at more than %u places: the further ones are left out",
+                                                    e->path, PN_MODULES_PER_FILE);
+                        f->said = true;
+                        w->last = SIZE_MAX;
+                        return 0;
+                }
+        }
         int err;
         pkgnote_module *m = pn_core_new_module(c, e->path, e->start, e->end, vdso, &err);
         if (!m)
                 return err < 0 ? err : 1; /* over PKGNOTE_MAX_MODULES: said, the rest ignored */
         m->found_by = "maps";
         /* Device and inode, to recognise the file if map_files is shut. */
-        m->dev = makedev(e->major, e->minor);
+        m->dev = dev;
         m->ino = e->inode;
         read_module(c, w->rootfd, w->pid, m);
         if (m->oom)
@@ -398,6 +461,11 @@ static int on_mapping(const struct pn_maps_entry *e, void *u) {
                 c->n_modules--;
                 w->last = SIZE_MAX;
                 return 0;
+        }
+        if (f) {
+                f->dev = dev;
+                f->ino = e->inode;
+                f->n++;
         }
         w->last = c->n_modules - 1;
         return 0;
@@ -417,6 +485,7 @@ static int read_modules(pkgnote_core *c, int rootfd, int pid) {
         if (x == 0)
                 x = pn_maps_read_fd(&r, fd);
         close(fd);
+        free(w.files);
         const struct pn_maps_stats *st = &r.stats;
         pn_maps_reader_free(&r);
         if (x < 0 && st->lines == 0 && x != -ENOMEM)

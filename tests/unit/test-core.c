@@ -471,9 +471,10 @@ static void test_bug_nt_file_quadratic_module_dedup(void) {
                 clock_gettime(CLOCK_MONOTONIC, &t1);
                 double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
                 if (c) {
-                        if (v == 0)
-                                CHECK(has_problem(c, "more than 4096 modules"));
-                        else /* no page dumped and disk off: kept, unread */
+                        if (v == 0) { /* 26 names: each keeps 16 places */
+                                CHECK(has_problem(c, "a mapped at more than 16 places"));
+                                CHECK_INT(pkgnote_core_module_count(c), 26 * 16);
+                        } else /* no page dumped and disk off: kept, unread */
                                 CHECK_INT(pkgnote_core_module_count(c), 4000);
                         pkgnote_core_free(c);
                 }
@@ -1127,8 +1128,32 @@ static void test_module_limit(void) {
         }
         c = open_spec(&s, 0);
         if (c) {
+                /* Two files at 4,196 places: past the limit, each keeps 16
+                 * places, said, and the limit is not reached. */
+                CHECK(has_problem(c, "x mapped at more than 16 places"));
+                CHECK(has_problem(c, "y mapped at more than 16 places"));
+                CHECK(!has_problem(c, "more than 4096 modules"));
+                CHECK_INT(pkgnote_core_module_count(c), 32);
+                pkgnote_core_free(c);
+        }
+        free(d);
+        /* 4,196 files, a place each: the limit, said. */
+        len = 16 + count * 24 + count * 6;
+        d = calloc(1, len);
+        cb_put(d, count, 8, false);
+        cb_put(d + 8, 4096, 8, false);
+        for (size_t i = 0; i < count; i++) {
+                cb_put(d + 16 + i * 24, LIB_BASE + i * 0x10000, 8, false);
+                cb_put(d + 16 + i * 24 + 8, LIB_BASE + i * 0x10000 + 0x1000, 8, false);
+                snprintf((char *)d + 16 + count * 24 + 6 * i, 6, "%05zu", i);
+        }
+        s.file_note = d;
+        s.file_note_len = len;
+        c = open_spec(&s, 0);
+        if (c) {
                 CHECK(has_problem(c, "more than 4096 modules"));
-                CHECK(pkgnote_core_module_count(c) <= PKGNOTE_MAX_MODULES);
+                CHECK(!has_problem(c, "places"));
+                CHECK_INT(pkgnote_core_module_count(c), PKGNOTE_MAX_MODULES);
                 pkgnote_core_free(c);
         }
         free(d);
