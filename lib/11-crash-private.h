@@ -49,9 +49,9 @@ void pn_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int p
 /* The report: pkgnote core --json with "time", "hostname", "coreFile",
  * "bootId", "machineId", this machine's running "kernel" (as pkgnote pid
  * --json has it, when it can be read), and the stack trace when ST is not
- * NULL.  Returns 0 or a negative errno. */
-int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
-                          const char *core_path);
+ * NULL, as one line (malloc()ed into *RET).  0 or a negative errno. */
+int pn_crash_report_text(const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
+                         const char *core_path, char **ret);
 /* Under the store's lock: removes stale temporaries and half-made
  * entries of killed handlers, reports without their core, then whole
  * entries, oldest first, until the directory DIRFD holds at most MAX_USE

@@ -40,20 +40,7 @@ PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_sta
                                         const char *host, const char *core_path, char **ret) {
         if (!c || !ret)
                 return pn_error(-EINVAL, "no core given");
-        char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        if (!f)
-                return pn_oom();
-        int r = pn_crash_write_report(f, c, st, time, host, core_path);
-        if (fclose(f) != 0 && r == 0)
-                r = pn_oom();
-        if (r < 0) {
-                free(text);
-                return r;
-        }
-        *ret = text;
-        return 0;
+        return pn_crash_report_text(c, st, time, host, core_path, ret);
 }
 
 PKGNOTE_PUBLIC int pkgnote_crash_store_vacuum(int dirfd, uint64_t max_use, const char *keep, size_t max_remove) {

@@ -60,8 +60,8 @@ void pn_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int p
         snprintf(buf, len, "core.%s.%d.%d.%" PRId64, i ? c : "_", uid, pid, time);
 }
 
-int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
-                          const char *core_path) {
+int pn_crash_report_text(const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
+                         const char *core_path, char **ret) {
         char boot[33], machine[33];
         /* The boot tells this crash from one of the same PID and second
          * of another boot, as the journal entry's _BOOT_ID does; the
@@ -95,9 +95,15 @@ int pn_crash_write_report(FILE *f, const pkgnote_core *c, const pkgnote_stack *s
         free(kernel);
         if (r < 0)
                 return r;
-        fputs(j, f);
-        fputc('\n', f);
-        free(j);
+        /* A line: the text and its newline. */
+        size_t len = strlen(j);
+        char *line = realloc(j, len + 2);
+        if (!line) {
+                free(j);
+                return pn_oom();
+        }
+        memcpy(line + len, "\n", 2);
+        *ret = line;
         return 0;
 }
 

@@ -373,6 +373,19 @@ static int s_core(char **out) {
         return r;
 }
 
+/* The report pkgnote-coredump stores for it: the core's report with this
+ * boot, machine and running kernel (pkgnote_crash_report()). */
+static int s_crash_report(char **out) {
+        pkgnote_core_options o = PKGNOTE_CORE_OPTIONS_INIT;
+        o.no_database = 1;
+        pkgnote_core *c = NULL;
+        int r = pkgnote_core_open(core_path, &o, &c);
+        if (r == 0)
+                r = pkgnote_crash_report(c, NULL, 1700000000, "host", core_path, out);
+        pkgnote_core_free(c);
+        return r;
+}
+
 /* Makes core_path: a child that aborts in DIR, with cores allowed, when
  * the kernel writes cores as files named "core" in the working directory
  * (a pattern naming a program or another place is not this test's to
@@ -709,6 +722,9 @@ static void sweep_process(void) {
 static void sweep_core(void) {
         sweep("a core dump", s_core);
 }
+static void sweep_crash_report(void) {
+        sweep("a crash report (the core's, this boot's, the running kernel's)", s_crash_report);
+}
 static void sweep_stamp(void) {
         sweep("stamp in place", s_stamp);
 }
@@ -822,9 +838,10 @@ int main(void) {
         if (load_image())
                 RUN(sweep_image);
         free(image);
-        if (make_core())
+        if (make_core()) {
                 RUN(sweep_core);
-        else
+                RUN(sweep_crash_report);
+        } else
                 printf("# the core reader is not swept\n");
         child = fork();
         if (child == 0) {
