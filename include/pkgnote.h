@@ -2225,8 +2225,11 @@ PKGNOTE_PUBLIC int pkgnote_crash_group_version(const pkgnote_crash_group *grp, s
  * groups, the first TOP of them (0: all), each with its key, hash,
  * package, counts, machines, versions, the version it was not seen after
  * (pkgnote_crash_group_not_seen_since()), days (the crashes per UTC day
- * and version) and example (the example crash as pkgnote_crash_to_json()
- * gives it); malloc()ed into *RET.  0, -EINVAL, -ENOMEM.  Since 1.1. */
+ * and version), kernels (the running kernels' releases its crashes'
+ * reports name, with count, first and last, oldest first, at most
+ * PKGNOTE_MAX_GROUP_VERSIONS; present when some do: Since 1.3.) and example
+ * (the example crash as pkgnote_crash_to_json() gives it); malloc()ed into
+ * *RET.  0, -EINVAL, -ENOMEM.  Since 1.1. */
 PKGNOTE_PUBLIC int pkgnote_crash_groups_to_json(pkgnote_crash_groups *g, size_t top, char **ret);
 
 /* ===================================================================

@@ -59,6 +59,7 @@ struct pkgnote_crash_group {
         uint64_t count, boots;
         int64_t first, last;
         struct items machines, versions;
+        struct items kernels; /* the running kernels' releases the reports name */
         uint64_t *boot_set; /* open addressing, 0 free; cap a power of two */
         size_t boot_cap;
         struct day *days;
@@ -98,6 +99,7 @@ static void group_free(struct pkgnote_crash_group *grp) {
         free(grp->package);
         items_clear(&grp->machines);
         items_clear(&grp->versions);
+        items_clear(&grp->kernels);
         free(grp->boot_set);
         free(grp->days);
         free(grp->ex.id);
@@ -426,6 +428,14 @@ PKGNOTE_PUBLIC int pkgnote_crash_groups_add(pkgnote_crash_groups *g, const pkgno
                 }
                 r = oom ? pn_oom() : 0;
         }
+        const char *kernel = pkgnote_crash_field(c, "kernelRelease");
+        if (r >= 0 && kernel) {
+                bool oom;
+                struct item *it = item_get(&grp->kernels, kernel, kernel, NULL, PKGNOTE_MAX_GROUP_VERSIONS, &oom);
+                if (it)
+                        item_count(it, c->time);
+                r = oom ? pn_oom() : 0;
+        }
         if (r >= 0)
                 r = machine_add(g, grp, c);
         const char *boot = pkgnote_crash_field(c, "bootId");
@@ -526,6 +536,7 @@ static void settle(pkgnote_crash_groups *g) {
                 json_integer_set(json_object_get(g->index, grp->key), (json_int_t)i);
                 items_sort(&grp->machines, cmp_machine);
                 items_sort(&grp->versions, cmp_version);
+                items_sort(&grp->kernels, cmp_version);
                 for (size_t k = 0; k < grp->n_days; k++)
                         grp->days[k].rank = version_rank(grp, grp->days[k].version);
                 if (grp->n_days > 1)
@@ -660,6 +671,19 @@ static json_t *group_json(const struct pkgnote_crash_group *grp) {
         }
         if (ok && grp->not_seen_since)
                 ok = json_object_set_new(o, "notSeenSince", json_string(grp->not_seen_since)) == 0;
+        /* the running kernels, where the reports name them (pkgnote's store) */
+        json_t *kernels = ok && grp->kernels.n ? json_array() : NULL;
+        for (size_t i = 0; kernels && i < grp->kernels.n; i++) {
+                const struct item *it = &grp->kernels.v[i];
+                if (json_array_append_new(kernels, json_pack("{s:s, s:I, s:I, s:I}", "release", it->name, "count",
+                                                             (json_int_t)it->count, "first", (json_int_t)it->first,
+                                                             "last", (json_int_t)it->last)) < 0) {
+                        json_decref(kernels);
+                        kernels = NULL;
+                }
+        }
+        if (ok && grp->kernels.n)
+                ok = kernels && json_object_set_new(o, "kernels", kernels) == 0;
         for (size_t i = 0; ok && i < grp->n_days; i++) {
                 const struct day *d = &grp->days[i];
                 time_t t = (time_t)(d->day * 86400);

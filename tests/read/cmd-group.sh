@@ -122,6 +122,38 @@ assert g["boots"] == 1, g["boots"]
 d = [(x["day"], x["version"], x["count"]) for x in g["days"]]
 assert d == [("2023-11-14", "1.0-1", 2), ("2023-11-15", "1.1-1", 2)], d
 '
+# The running kernel of each report (pkgnote-coredump's, made where the
+# crash is): the group lists the releases, oldest first.  A copy of the
+# store where one crash names another kernel, and one a kernel of another
+# shape (ignored).
+if [ -r /sys/kernel/notes ]; then
+        REL=$(cat /proc/sys/kernel/osrelease)
+        rm -rf "$T/kstate" && cp -r "$T/state" "$T/kstate"
+        python3 - "$T/kstate" << 'PY' || fatal "cannot edit the copied reports"
+import json, os, sys
+d = sys.argv[1]
+for name, kernel in (("core.grpprog.1000.105.1700086400.json", {"release": "7.0.0-test", "buildId": "ab" * 20}),
+                     ("core.grpprog.1000.106.1700086500.json", {"release": 7})):
+    p = os.path.join(d, name)
+    r = json.load(open(p))
+    assert r["kernel"]["release"], r["kernel"]
+    r["kernel"] = kernel
+    json.dump(r, open(p, "w"))
+PY
+        list --group --json > k0.json 2> k0.err
+        "$PKGNOTE" list -d "$T/kstate" --group --json > k1.json 2> k1.err
+        check "kernels: each group lists the running kernel of its crashes" k0.json "
+g = D['groups'][0]
+assert [(k['release'], k['count'], k['first'], k['last']) for k in g['kernels']] == [('$REL', 4, T0, T0 + 86500)], g.get('kernels')
+assert sum(k['count'] for x in D['groups'] for k in x['kernels']) == 6
+"
+        check "kernels: another release counted apart, a kernel of another shape not at all" k1.json "
+g = D['groups'][0]
+assert [(k['release'], k['count'], k['first'], k['last']) for k in g['kernels']] == [('$REL', 2, T0, T0 + 100), ('7.0.0-test', 1, T0 + 86400, T0 + 86400)], g.get('kernels')
+"
+else
+        skip "kernels: each group lists the running kernel of its crashes" "/sys/kernel/notes cannot be read here"
+fi
 check "the bug fixed in 1.1-1 is not seen since 1.1-1" sig.json '
 g = [g for g in D["groups"] if g["key"] == "grpprog: check_limits | main"][0]
 assert g["notSeenSince"] == "1.1-1", g
