@@ -2086,9 +2086,10 @@ PKGNOTE_PUBLIC int pkgnote_crash_entry_name(char *buf, size_t len, const char *c
  * "coreFile", "bootId" (this boot's, as journald's _BOOT_ID), "machineId"
  * (this machine's /etc/machine-id; Since 1.1.; a report without it, read
  * from pkgnote's store, is taken for this machine's), "kernel" (the
- * running kernel as pkgnote_kernel_to_json() gives it when read with
- * PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE, left out when it
- * cannot be read; Since 1.3.), and ST's
+ * running kernel's own notes, as pkgnote_kernel_to_json() gives them when
+ * read with PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE |
+ * PKGNOTE_KERNEL_NO_IMAGE; left out when they cannot be read or pass the
+ * report's limits; Since 1.3.), and ST's
  * stack trace when ST is not NULL, into *RET
  * (malloc()ed): 0 or a negative errno. */
 PKGNOTE_PUBLIC int pkgnote_crash_report(const pkgnote_core *c, const pkgnote_stack *st, int64_t time,
@@ -2263,6 +2264,13 @@ typedef struct pkgnote_kernel pkgnote_kernel;
  * has no "modules"): the kernel alone, as a process's report gives it.
  * Since 1.2. */
 #define PKGNOTE_KERNEL_NO_MODULES 2u
+/* Look at no installed file (no image, no module file, no database): the
+ * running kernel's own notes alone, read from sysfs, its package only from
+ * its own note; no reboot answer (UNDECIDED says the image was not looked
+ * at), and pkgnote_kernel_to_json() has no image, needsReboot, cannotTell
+ * nor reboot.  For what must be quick and small, a crash report.
+ * Since 1.3. */
+#define PKGNOTE_KERNEL_NO_IMAGE 4u
 
 /* Where the kernel is read from; NULL fields take the running system's.
  * Since 1.2. */
@@ -2345,7 +2353,8 @@ PKGNOTE_PUBLIC const char *pkgnote_kernel_reboot_name(unsigned reason);
  * and versions named), or NULL when it does not.  Since 1.2. */
 PKGNOTE_PUBLIC const char *pkgnote_kernel_reboot_text(const pkgnote_kernel *k, unsigned reason);
 /* K as one JSON object (release, buildId, buildSalt, note, image,
- * package, modules, reboot), malloc()ed into *RET: 0 or -ENOMEM.  Since 1.2. */
+ * package, modules, needsReboot, cannotTell, reboot; see the flags for
+ * what some leave out), malloc()ed into *RET: 0 or -ENOMEM.  Since 1.2. */
 PKGNOTE_PUBLIC int pkgnote_kernel_to_json(const pkgnote_kernel *k, char **ret);
 /* The build-id (lowercase hex, malloc()ed into *RET) of the kernel image
  * of SIZE bytes at DATA: an x86 bzImage (gzip, xz, zstd, lz4 or plain

@@ -71,6 +71,7 @@ struct pkgnote_kernel {
         struct kmod *mods;
         size_t n_mods;
         bool no_modules; /* not read (PKGNOTE_KERNEL_NO_MODULES) */
+        bool no_image;   /* no installed file looked at (PKGNOTE_KERNEL_NO_IMAGE) */
         unsigned reboot;
         char *why[N_REASONS];
         char *undecided; /* pkgnote_kernel_info.undecided */
@@ -680,7 +681,7 @@ PKGNOTE_PUBLIC int pkgnote_kernel_read(const pkgnote_kernel_options *o, pkgnote_
                 if (r < 0)
                         return r;
         }
-        const unsigned known = PKGNOTE_KERNEL_NO_DATABASE | PKGNOTE_KERNEL_NO_MODULES;
+        const unsigned known = PKGNOTE_KERNEL_NO_DATABASE | PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_IMAGE;
         if (opt.flags & ~known)
                 return pn_error(-EINVAL, "pkgnote_kernel_options: unknown flags %#x", opt.flags & ~known);
         const char *sysfs = opt.sysfs ? opt.sysfs : "/sys";
@@ -707,7 +708,15 @@ PKGNOTE_PUBLIC int pkgnote_kernel_read(const pkgnote_kernel_options *o, pkgnote_
                 k->no_modules = true;
         else if (r == 0)
                 r = read_modules(k, sysfd);
-        if (r == 0) {
+        if (r == 0 && (opt.flags & PKGNOTE_KERNEL_NO_IMAGE)) {
+                /* The kernel's own notes alone: its package only from its
+                 * note, no file read, no reboot answer. */
+                k->no_image = true;
+                if (k->note)
+                        k->pkg = (struct kpkg){.type = pkgnote_metadata_type(k->note), .name = pkgnote_metadata_name(k->note),
+                                               .version = pkgnote_metadata_version(k->note)};
+                r = undecided(k, "the installed image was not looked at");
+        } else if (r == 0) {
                 read_image(k, rootfd);
                 read_module_files(k, rootfd);
                 /* The database only when there is a file to ask it about
@@ -861,7 +870,7 @@ PKGNOTE_PUBLIC int pkgnote_kernel_to_json(const pkgnote_kernel *k, char **ret) {
         }
         ok = ok && json_object_set_new(img, "path", k->image ? pn_json_bytes(k->image) : json_null()) == 0 &&
              json_object_set_new(img, "buildId", *k->image_id ? json_string(k->image_id) : json_null()) == 0 &&
-             set_str(img, "error", k->image_error) && json_object_set(o, "image", img) == 0;
+             set_str(img, "error", k->image_error) && (k->no_image || json_object_set(o, "image", img) == 0);
         if (ok) {
                 json_t *p = pkg_json(&k->pkg, k->note ? "note" : "database");
                 ok = p && json_object_set_new(o, "package", p) == 0;
@@ -885,8 +894,9 @@ PKGNOTE_PUBLIC int pkgnote_kernel_to_json(const pkgnote_kernel *k, char **ret) {
         /* true: a reason was found; false: none, and none could be missed;
          * null: none found, but it cannot be told (cannotTell says why). */
         ok = ok && (k->no_modules || json_object_set(o, "modules", mods) == 0) &&
-             json_object_set_new(o, "needsReboot", k->reboot ? json_true() : k->undecided ? json_null() : json_false()) == 0 &&
-             set_str(o, "cannotTell", k->undecided);
+             (k->no_image ||
+              (json_object_set_new(o, "needsReboot", k->reboot ? json_true() : k->undecided ? json_null() : json_false()) == 0 &&
+               set_str(o, "cannotTell", k->undecided)));
         for (unsigned bit = 1; ok && bit <= PKGNOTE_REBOOT_NEWER_PACKAGE; bit <<= 1) {
                 if (!(k->reboot & bit))
                         continue;
@@ -898,7 +908,7 @@ PKGNOTE_PUBLIC int pkgnote_kernel_to_json(const pkgnote_kernel *k, char **ret) {
                 else
                         ok = json_array_append_new(why, r) == 0;
         }
-        ok = ok && json_object_set(o, "reboot", why) == 0;
+        ok = ok && (k->no_image || json_object_set(o, "reboot", why) == 0);
         char *s = ok ? pn_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII) : NULL;
         json_decref(o);
         json_decref(mods);

@@ -423,10 +423,17 @@ static int on_mapping(const struct pn_maps_entry *e, void *u) {
         bool vdso = !strcmp(e->path, "[vdso]");
         if (w->last != SIZE_MAX) {
                 pkgnote_module *last = &c->modules[w->last];
-                /* later mappings of the same file: its inode, where maps gives one */
-                if (e->offset != 0 && (e->inode ? e->inode == last->ino && makedev(e->major, e->minor) == last->dev
-                                                : !strncmp(e->path, last->path, strlen(last->path))))
+                /* Later mappings of the same file (its inode, where maps gives
+                 * one); an offset-0 one right after it too: without separate
+                 * code the loader maps the data segment from page 0 again
+                 * (-z noseparate-code), as a core's reader joins them. */
+                bool same = e->inode ? e->inode == last->ino && makedev(e->major, e->minor) == last->dev
+                                     : !strncmp(e->path, last->path, strlen(last->path));
+                if (same && (e->offset != 0 || (e->inode && e->start == last->end))) {
                         last->end = e->end;
+                        if (e->offset == 0)
+                                return 0;
+                }
         }
         if ((e->path[0] != '/' || e->offset != 0) && !vdso)
                 return 0;

@@ -88,14 +88,14 @@ static int parse_file_note(pkgnote_core *c, const pkgnote_note *n) {
 struct cand {
         uint64_t start;
         size_t index;
-        bool skip; /* one more mapping of a file already a module PN_MODULES_PER_FILE times */
+        const char *path; /* its mapping's */
+        bool skip;        /* a start already taken, or a file past PN_MODULES_PER_FILE places */
 };
 
-/* By the file's name, then start (qsort_r(); U the core). */
-static int cmp_cand_path(const void *a, const void *b, void *u) {
+/* By the file's name, then start. */
+static int cmp_cand_path(const void *a, const void *b) {
         const struct cand *x = a, *y = b;
-        const pkgnote_core *c = u;
-        int d = strcmp(c->maps[x->index].path, c->maps[y->index].path);
+        int d = strcmp(x->path, y->path);
         return d ? d : x->start < y->start ? -1 : x->start > y->start;
 }
 
@@ -358,38 +358,50 @@ static bool module_from_core(pkgnote_core *c, pkgnote_module *m, bool *is_elf) {
         return complete || pkgnote_info_package_count(info) > 0;
 }
 
-static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, bool *is_elf, char **named_so);
-
-/* As module_from_disk(), and a file the core calls deleted may be named
- * "PATH (deleted)" (the kernel's words for an unlinked file are a name a
- * file can have): with nothing at PATH, that name is read, and taken for
- * the module's when its build-id is the core's. */
-static void module_from_disk_named(pkgnote_core *c, pkgnote_module *m, int rootfd, bool *is_elf) {
+/* A module the core calls deleted may be a file named "PATH (deleted)":
+ * the kernel's words for an unlinked file are a name a file can have.
+ * With nothing at PATH and a file of that name whose build-id is the
+ * core's (NT_FILE has no inode to go by), the module is that file. */
+static void named_deleted(pkgnote_module *m, int rootfd) {
+        if (!m->deleted || !m->build_id)
+                return;
+        int fd = pn_open_in_root(rootfd, m->path);
+        if (fd >= 0) {
+                close(fd);
+                return;
+        }
         char *whole = NULL;
-        module_from_disk(c, m, rootfd, is_elf, m->deleted ? &whole : NULL);
-        if (whole && m->source == PKGNOTE_SOURCE_DISK) {
+        if (asprintf(&whole, "%s%s", m->path, PN_DELETED_SUFFIX) < 0) {
+                m->oom = true;
+                return;
+        }
+        fd = pn_open_in_root(rootfd, whole);
+        pkgnote_object *e = NULL;
+        pkgnote_info *info = NULL;
+        int r = fd < 0 ? fd : pkgnote_object_open_fd(fd, &e);
+        if (r >= 0)
+                r = pkgnote_info_read(e, &info);
+        if (r == -ENOMEM)
+                m->oom = true;
+        const char *id = r >= 0 ? pkgnote_info_build_id(info) : NULL;
+        if (id && !strcmp(id, m->build_id)) {
                 free(m->path);
                 m->path = whole;
                 m->deleted = false;
                 whole = NULL;
         }
+        pkgnote_info_free(info);
+        pkgnote_object_free(e);
+        if (fd >= 0)
+                close(fd);
         free(whole);
 }
 
-static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, bool *is_elf, char **named_so) {
+static void module_from_disk(pkgnote_core *c, pkgnote_module *m, int rootfd, bool *is_elf) {
         *is_elf = false;
         /* A file marked deleted may have been replaced by an upgrade: what
          * is at the path now is read, and used only if its build-id matches. */
         int fd = pn_open_in_root(rootfd, m->path);
-        if (fd < 0 && named_so) {
-                if (asprintf(named_so, "%s%s", m->path, PN_DELETED_SUFFIX) < 0) {
-                        *named_so = NULL;
-                        m->oom = true;
-                } else if ((fd = pn_open_in_root(rootfd, *named_so)) < 0) {
-                        free(*named_so);
-                        *named_so = NULL;
-                }
-        }
         if (fd < 0) {
                 if (m->deleted)
                         pn_module_set_reason(m, "file deleted since it was mapped");
@@ -465,8 +477,10 @@ static void resolve_modules(pkgnote_core *c, const pkgnote_core_options *o) {
                 pkgnote_module *m = &c->modules[i];
                 bool is_elf = false, disk_elf = false;
                 bool complete = module_from_core(c, m, &is_elf);
+                if (disk && !m->is_vdso)
+                        named_deleted(m, rootfd);
                 if (!complete && disk && !m->is_vdso)
-                        module_from_disk_named(c, m, rootfd, &disk_elf);
+                        module_from_disk(c, m, rootfd, &disk_elf);
                 bool maybe_elf = m->range == SIZE_MAX && !disk && !m->is_vdso && !(m->not_dumped && pages_dumped);
                 if (!is_elf && !disk_elf && !maybe_elf) {
                         /* Not an ELF object (a locale archive, a font): not a module. */
@@ -584,7 +598,7 @@ static int add_mapped_modules(pkgnote_core *c) {
                 return pn_oom();
         for (size_t i = 0; i < c->n_maps; i++)
                 if (c->maps[i].pgoff == 0 && !(i > 0 && !strcmp(c->maps[i - 1].path, c->maps[i].path)))
-                        cand[nc++] = (struct cand){c->maps[i].start, i, false};
+                        cand[nc++] = (struct cand){c->maps[i].start, i, c->maps[i].path, false};
         /* Sorted by start, duplicates are neighbours: linear, whatever
          * NT_FILE claims.  The first of a start is its module. */
         qsort(cand, nc, sizeof *cand, cmp_cand);
@@ -598,13 +612,13 @@ static int add_mapped_modules(pkgnote_core *c) {
          * and leave the other objects out.  (Below it, data files mapped
          * many times, dropped later as no ELF object, say nothing.) */
         if (starts > PKGNOTE_MAX_MODULES) {
-                qsort_r(cand, nc, sizeof *cand, cmp_cand_path, c);
+                qsort(cand, nc, sizeof *cand, cmp_cand_path);
                 const char *name = NULL;
                 size_t run = 0;
                 for (size_t j = 0; j < nc; j++) {
                         if (cand[j].skip)
                                 continue;
-                        const char *path = c->maps[cand[j].index].path;
+                        const char *path = cand[j].path;
                         run = name && !strcmp(name, path) ? run + 1 : 0;
                         name = path;
                         if ((cand[j].skip = run >= PN_MODULES_PER_FILE) && run == PN_MODULES_PER_FILE)

@@ -47,8 +47,8 @@ const char *pn_crash_dir(const char *override);
 /* "core.COMM.UID.PID.TIME" with COMM reduced to [A-Za-z0-9_-]. */
 void pn_crash_entry_name(char *buf, size_t len, const char *comm, int uid, int pid, int64_t time);
 /* The report: pkgnote core --json with "time", "hostname", "coreFile",
- * "bootId", "machineId", this machine's running "kernel" (as pkgnote pid
- * --json has it, when it can be read), and the stack trace when ST is not
+ * "bootId", "machineId", this machine's running "kernel" (its own notes,
+ * when they can be read), and the stack trace when ST is not
  * NULL, as one line (malloc()ed into *RET).  0 or a negative errno. */
 int pn_crash_report_text(const pkgnote_core *c, const pkgnote_stack *st, int64_t time, const char *host,
                          const char *core_path, char **ret);

@@ -67,14 +67,15 @@ int pn_crash_report_text(const pkgnote_core *c, const pkgnote_stack *st, int64_t
          * of another boot, as the journal entry's _BOOT_ID does; the
          * machine stays with the report when the store is read elsewhere. */
         pn_read_machine_id(machine);
-        /* The kernel the process ran on is this one: read where the crash
-         * is, as "pkgnote pid --json" does (without its modules and
-         * package database, which would cost each crash a walk of both).
-         * One that cannot be read is left out; memory is not. */
+        /* The kernel the process ran on is this one: its own notes, read
+         * where the crash is (no modules, image or package database: a
+         * crash under memory pressure is no time to decompress the
+         * installed image).  One that cannot be read is left out; memory
+         * is not. */
         char *kernel = NULL;
         pkgnote_kernel *k = NULL;
         pkgnote_kernel_options ko = PKGNOTE_KERNEL_OPTIONS_INIT;
-        ko.flags = PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE;
+        ko.flags = PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE | PKGNOTE_KERNEL_NO_IMAGE;
         int r = pkgnote_kernel_read(&ko, &k);
         if (r >= 0)
                 r = pkgnote_kernel_to_json(k, &kernel);
@@ -92,6 +93,10 @@ int pn_crash_report_text(const pkgnote_core *c, const pkgnote_stack *st, int64_t
         size_t n = sizeof extra / sizeof *extra - (kernel ? 0 : 1);
         char *j;
         r = pkgnote_core_to_json(c, st, extra, n, &j);
+        /* a kernel over the report's limits (its note may be 64 KiB) is
+         * left out, not the report */
+        if (r < 0 && r != -ENOMEM && kernel)
+                r = pkgnote_core_to_json(c, st, extra, n - 1, &j);
         free(kernel);
         if (r < 0)
                 return r;

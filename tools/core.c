@@ -554,7 +554,7 @@ int cmd_pid(int argc, char **argv) {
                 /* A live process's report is made on its machine: the
                  * kernel it runs on is this one's (a core's may not be). */
                 char *kj, *j;
-                r = tool_kernel_json(&kj);
+                r = tool_kernel_json(0, &kj);
                 if (r == -ENOMEM) {
                         pkgnote_stack_free(st);
                         pkgnote_core_free(c);

@@ -181,8 +181,9 @@ static int write_text(struct room *room, const char *name, char *text) {
 
 /* Where a crash happened, as the library's report of a stored core says
  * it (pkgnote_crash_report()): this boot, this machine and the running
- * kernel (NULL when it cannot be read), for the reports made without a
- * core.  0 or -ENOMEM; where_free() after. */
+ * kernel's own notes (NULL when they cannot be read), for the reports made
+ * without a core.  0 or -ENOMEM (the kernel then NULL); where_free()
+ * after. */
 struct where {
         char boot[33], machine[33];
         char *kernel;
@@ -190,7 +191,7 @@ struct where {
 static int where_read(struct where *w) {
         pn_boot_id(w->boot);
         pn_read_machine_id(w->machine);
-        return tool_kernel_json(&w->kernel) == -ENOMEM ? -ENOMEM : 0;
+        return tool_kernel_json(PKGNOTE_KERNEL_NO_IMAGE, &w->kernel) == -ENOMEM ? -ENOMEM : 0;
 }
 static void where_free(struct where *w) {
         free(w->kernel);
@@ -207,6 +208,16 @@ static size_t where_members(const struct where *w, pkgnote_json_member *m) {
                 m[n++] = (pkgnote_json_member)PKGNOTE_JSON_VALUE("kernel", w->kernel);
         return n;
 }
+/* The report of the N members M (room for 3 more) and W's into *TEXT: as
+ * pkgnote_core_to_json(); a kernel over the report's limits (its own note
+ * may be 64 KiB) is left out, not the report. */
+static int where_report(pkgnote_json_member *m, size_t n, const struct where *w, char **text) {
+        size_t k = where_members(w, m + n);
+        int r = pkgnote_core_to_json(NULL, NULL, m, n + k, text);
+        if (r < 0 && r != -ENOMEM && w->kernel)
+                r = pkgnote_core_to_json(NULL, NULL, m, n + k - 1, text);
+        return r;
+}
 
 /* The report of a core that cannot be read (truncated, say): what the
  * kernel told, so that the crash still has an entry. */
@@ -214,8 +225,7 @@ static char *minimal_report(const struct handler *h, const char *core_path) {
         pkgnote_json_member m[13];
         size_t n = 0;
         struct where w;
-        if (where_read(&w) < 0)
-                return NULL;
+        (void)where_read(&w); /* the last resort: without the kernel, if need be */
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "pid", .number = h->pid};
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "uid", .number = h->uid};
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "gid", .number = h->gid};
@@ -227,9 +237,8 @@ static char *minimal_report(const struct handler *h, const char *core_path) {
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "command", .string = h->comm};
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "coreFile", .string = core_path};
         m[n++] = (pkgnote_json_member){.size = sizeof(pkgnote_json_member), .key = "error", .string = "the core cannot be read"};
-        n += where_members(&w, m + n);
         char *text;
-        int r = pkgnote_core_to_json(NULL, NULL, m, n, &text);
+        int r = where_report(m, n, &w, &text);
         where_free(&w);
         return r < 0 ? NULL : text;
 }
@@ -706,10 +715,8 @@ static int write_rejected(const struct handler *h, int store_fd, const struct id
         };
         pkgnote_json_member m[sizeof own / sizeof *own + 3];
         memcpy(m, own, sizeof own);
-        size_t n = sizeof own / sizeof *own;
-        n += where_members(&w, m + n);
         char *text = NULL;
-        int r = pkgnote_core_to_json(NULL, NULL, m, n, &text);
+        int r = where_report(m, sizeof own / sizeof *own, &w, &text);
         where_free(&w);
         if (r >= 0 && id->json)
                 text = with_process(text, id->json);

@@ -62,10 +62,11 @@ void tool_print_escaped(FILE *f, const char *s);
 void tool_print_escaped_n(FILE *f, const char *s, size_t len);
 
 /* The running kernel as a report made on this machine has it ("kernel" of
- * pid --json and of pkgnote-coredump's entries: no modules, no package
- * database), malloc()ed into *RET: 0, or a negative errno (-ENOMEM, or
- * pkgnote_last_error() says why) with *RET NULL. */
-int tool_kernel_json(char **ret);
+ * pid --json: no modules, no package database; with FLAGS
+ * PKGNOTE_KERNEL_NO_IMAGE, of pkgnote-coredump's entries), malloc()ed into
+ * *RET: 0, or a negative errno (-ENOMEM, or pkgnote_last_error() says why)
+ * with *RET NULL. */
+int tool_kernel_json(unsigned flags, char **ret);
 
 /* "pkgnote: 'PATH': MESSAGE, ignoring" on standard error, both escaped:
  * a problem that did not stop the command. */

@@ -176,13 +176,13 @@ int tool_write_output(const char *path, unsigned flags, const void *data, size_t
         return r < 0 ? tool_error_shared(name, what, r) : EXIT_OK;
 }
 
-int tool_kernel_json(char **ret) {
+int tool_kernel_json(unsigned flags, char **ret) {
         pkgnote_kernel *k = NULL;
         pkgnote_kernel_options ko = PKGNOTE_KERNEL_OPTIONS_INIT;
         /* Not its package database: reading it whole for the kernel's
          * package would cost a process's report more than the process's
          * own lookups (ps --kernel has it). */
-        ko.flags = PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE;
+        ko.flags = PKGNOTE_KERNEL_NO_MODULES | PKGNOTE_KERNEL_NO_DATABASE | flags;
         *ret = NULL;
         int r = pkgnote_kernel_read(&ko, &k);
         if (r >= 0)

@@ -685,7 +685,7 @@ def verify(artefact, *, features=None, priority=None, all_features=False):
     return _pkgnote._verify(_os.fspath(artefact), f, p, a)
 
 
-def kernel(*, sysfs=None, osrelease=None, root=None, database=True, modules=True):
+def kernel(*, sysfs=None, osrelease=None, root=None, database=True, modules=True, image=True):
     """The running kernel as pkgnote ps --kernel --json reports it: a dict
     with release, buildId, buildSalt (never a package), note (its own
     package note or None), image (path, buildId, error), package (the
@@ -696,7 +696,10 @@ def kernel(*, sysfs=None, osrelease=None, root=None, database=True, modules=True
     release; default uname) read another tree, ROOT (default /) is where
     the installed image, modules and package database are.  With
     modules=False the loaded modules are not read and the dict has no
-    "modules" (the kernel as pkgnote pid --json reports it)."""
+    "modules" (the kernel as pkgnote pid --json reports it).  With
+    image=False no installed file is looked at (nor the database): the
+    kernel's own notes alone, without image, needsReboot, cannotTell and
+    reboot (the kernel of a crash report, with modules=False)."""
     return _pkgnote._kernel(None if sysfs is None else _os.fspath(sysfs),
                             None if osrelease is None else _os.fspath(osrelease),
-                            None if root is None else _os.fspath(root), not database, not modules)
+                            None if root is None else _os.fspath(root), not database, not modules, not image)

@@ -1444,20 +1444,21 @@ fail:
         return NULL;
 }
 
-/* _kernel(sysfs, osrelease, root, no_database, no_modules) -> dict: the
- * running kernel (pkgnote_kernel_to_json()). */
+/* _kernel(sysfs, osrelease, root, no_database, no_modules, no_image) ->
+ * dict: the running kernel (pkgnote_kernel_to_json()). */
 static PyObject *py_kernel(PyObject *self, PyObject *args) {
         modstate *ms = module_state(self);
         PyObject *bsys = NULL, *brel = NULL, *broot = NULL;
-        int no_db, no_mods;
-        if (!PyArg_ParseTuple(args, "O&O&O&pp", fs_or_none, &bsys, fs_or_none, &brel, fs_or_none, &broot, &no_db,
-                              &no_mods))
+        int no_db, no_mods, no_image;
+        if (!PyArg_ParseTuple(args, "O&O&O&ppp", fs_or_none, &bsys, fs_or_none, &brel, fs_or_none, &broot, &no_db,
+                              &no_mods, &no_image))
                 return NULL;
         pkgnote_kernel_options o = PKGNOTE_KERNEL_OPTIONS_INIT;
         o.sysfs = bsys ? PyBytes_AS_STRING(bsys) : NULL;
         o.osrelease = brel ? PyBytes_AS_STRING(brel) : NULL;
         o.root = broot ? PyBytes_AS_STRING(broot) : NULL;
-        o.flags = (no_db ? PKGNOTE_KERNEL_NO_DATABASE : 0) | (no_mods ? PKGNOTE_KERNEL_NO_MODULES : 0);
+        o.flags = (no_db ? PKGNOTE_KERNEL_NO_DATABASE : 0) | (no_mods ? PKGNOTE_KERNEL_NO_MODULES : 0) |
+                  (no_image ? PKGNOTE_KERNEL_NO_IMAGE : 0);
         failure f = {0};
         char *j = NULL;
         int r;

@@ -1106,6 +1106,11 @@ def test_kernel(pkgnote_cmd: str, tmp_path: pathlib.Path) -> None:
     alone = pkgnote.kernel(sysfs=tmp_path / "sys", osrelease=tmp_path / "osrelease", root=tmp_path / "root",
                            modules=False)
     assert "modules" not in alone and alone == {key: v for key, v in k.items() if key != "modules"}, alone
+    # image=False: the kernel's own notes alone, as a crash report has them
+    own = pkgnote.kernel(sysfs=tmp_path / "sys", osrelease=tmp_path / "osrelease", root=tmp_path / "root",
+                         modules=False, image=False)
+    gone = ("modules", "image", "needsReboot", "cannotTell", "reboot")
+    assert own == {key: v for key, v in k.items() if key not in gone}, own
     with pytest.raises(FileNotFoundError):
         pkgnote.kernel(sysfs=tmp_path / "missing")
     (tmp_path / "sys" / "kernel" / "notes").write_bytes(note(b"GNU", 3, b""))  # a build-id of 0 bytes

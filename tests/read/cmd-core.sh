@@ -303,8 +303,32 @@ N_JSON='{"type":"deb","os":"debian","name":"nosep","version":"0.9-1","architectu
 export N_JSON
 mkdir nosep
 gcc -shared -fPIC $LD -Wl,-z,noseparate-code -o nosep/libnosep.so src/alpha.c -Xlinker "--package-metadata=$N_JSON" || fatal "cannot link libnosep"
-printf 'int alpha_value(void);\nint main(void) { volatile int *p = (int *)0x10; *p = alpha_value(); return 0; }\n' > src/nosep.c
+cat > src/nosep.c <<'C'
+#include <stdio.h>
+#include <unistd.h>
+int alpha_value(void);
+/* nosep, or nosep wait GO: says GO.ready, waits for GO, then crashes */
+int main(int argc, char **argv) {
+        if (argc > 2) {
+                char ready[4096];
+                snprintf(ready, sizeof ready, "%s.ready", argv[2]);
+                FILE *f = fopen(ready, "w");
+                if (f)
+                        fclose(f);
+                while (access(argv[2], F_OK) != 0)
+                        usleep(10000);
+        }
+        volatile int *p = (int *)0x10;
+        *p = alpha_value();
+        return 0;
+}
+C
 gcc $LD -Wl,-z,noseparate-code -o nosep/nosep src/nosep.c -Lnosep -lnosep -Wl,-rpath,'$ORIGIN' -Xlinker "--package-metadata=$N_JSON" || fatal "cannot link nosep"
+# the live process first: its maps list the same two offset-0 mappings
+start_waiting nosep-live "$T/nosep/nosep"
+"$PKGNOTE" pid --json $CPID > nosep-pid.json 2> nosep-pid.err
+finish_waiting nosep-live
+jcheck "bug-noseparate-code-module-listed-twice: pid too, each file one module" nosep-pid.json 'sorted(m["path"] for m in d["modules"] if "/nosep/" in m["path"]) == sorted([E["T"] + "/nosep/nosep", E["T"] + "/nosep/libnosep.so"]) and all(pkg(m)["name"] == "nosep" for m in d["modules"] if "/nosep/" in m["path"])'
 crash nosep-crash "$T/nosep/nosep"
 if [ -n "$CORE" ]; then
         run core --json "$CORE"

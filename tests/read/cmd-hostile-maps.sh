@@ -146,6 +146,26 @@ assert g.get("deleted"), g
 PY
         grep -q "twin.so mapped at more than 16 places: the further ones are left out" core.err \
                 && pass "core: says which file's mappings it left out" || fail "core: says which file's mappings it left out" "$(cat core.err)"
+        # The usual layout: the library's notes in its first page, which the
+        # core holds (nothing read from the disk for them); the name
+        # " (deleted)" is still checked on the disk, by build-id.
+        cc -shared -fPIC -o first.so l.c -Xlinker '--package-metadata={"type":"deb","name":"decoy","version":"6.6","architecture":"amd64"}' \
+                || fatal "cannot build first.so"
+        mkdir -p "$T/crash2" "$T/crashd2" && cd "$T/crash2" || fatal "cd"
+        (ulimit -c unlimited; exec ../hostile "$T/crashd2" ../first.so ../other.so c) 2> /dev/null
+        mv "$T/crashd2/core" "$T/crash2/core" 2> /dev/null
+        cd "$T" || fatal "cd"
+        "$PKGNOTE" core --json "$T/crash2/core" > core2.json 2> core2.err
+        python3 - "$T/crashd2" > pyerr 2>&1 << 'PY' && pass "core, notes in the dumped page: a file named \" (deleted)\" keeps its name, a deleted one is deleted" || fail "core, notes in the dumped page: the file named so" "$(cat pyerr core2.err)"
+import json, os, sys
+d = sys.argv[1]
+by = {m["path"]: m for m in json.load(open("core2.json"))["modules"]}
+t = by.get(os.path.join(d, "trick.so (deleted)"))
+assert t and not t.get("deleted") and t["source"] == "core" and [p["name"] for p in t["packages"]] == ["decoy"], (t, sorted(by))
+assert os.path.join(d, "trick.so") not in by, sorted(by)
+g = by[os.path.join(d, "gone.so")]
+assert g.get("deleted") and [p["name"] for p in g["packages"]] == ["decoy"], g
+PY
 else
         skip "core of a process of many mappings" "core_pattern writes no core file here"
 fi

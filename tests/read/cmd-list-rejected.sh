@@ -57,9 +57,18 @@ P
 [ "$(cat check.out)" = ok ] && pass "list --json: \"core\": \"rejected\" with its reason, PID, signal and package" \
         || fail "list --json: \"core\": \"rejected\" with its reason, PID, signal and package" "$(cat check.out)"
 # Where they crashed, as a stored core's report says it: this boot, this
-# machine and the running kernel (the crash groups count boots by it).
-python3 - out > check.out 2>&1 <<'P'
-import json, os
+# machine and the running kernel (the crash groups count boots by it),
+# written into the entries themselves (a listing fills in this machine's
+# id for a report without one) and listed.
+python3 - out "$STATE" > check.out 2>&1 <<'P'
+import glob, json, os, sys
+for p in glob.glob(sys.argv[2] + "/rejected/*.json"):
+    r = json.load(open(p))
+    assert len(r["bootId"]) == 32, (p, r.get("bootId"))
+    if os.path.exists("/etc/machine-id"):
+        assert r["machineId"] == open("/etc/machine-id").read().strip(), (p, r.get("machineId"))
+    if os.access("/sys/kernel/notes", os.R_OK):
+        assert r["kernel"]["release"] and r["kernel"]["buildId"], (p, r.get("kernel"))
 rows = [json.loads(l) for l in open("out") if l.strip()]
 rows = [r for r in rows if r.get("store") == "pkgnote"]
 boot = open("/proc/sys/kernel/random/boot_id").read().strip().replace("-", "")
