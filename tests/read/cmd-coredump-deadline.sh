@@ -75,23 +75,23 @@ wait_socket() {
 store_files() { ls -A "$1" 2>/dev/null | grep -v '^\.quota' | tr '\n' ' '; }
 
 # ------------------------------------------------ a dump that stalls half-way
-# A deadline of 8 s, then a second connection, served whole.
+# A deadline of 12 s, then a second connection, served whole.
 rm -f "$T/dl.log"
-PKGNOTE_COREDUMP_TEST_DEADLINE=8 "$HANDLER" -d "$T/dl" -l "$T/dl.log" --socket="$T/dl.socket" --connections 2 &
+PKGNOTE_COREDUMP_TEST_DEADLINE=12 "$HANDLER" -d "$T/dl" -l "$T/dl.log" --socket="$T/dl.socket" --connections 2 &
 SRV=$!
 wait_socket "$T/dl.socket"
 python3 kern.py "$T/dl.socket" segv.core stall > stall.out 2>&1
 end=$(at stall.out closed)
 half=$(at stall.out "half sent")
-# Ended at 8 s, not by the 30 s a single read may wait.
-if [ -n "$half" ] && [ -n "$end" ] && python3 -c 'import sys; sys.exit(not 7 <= float(sys.argv[1]) < 28)' "$end"; then
+# Ended at 12 s, not by the 30 s a single read may wait.
+if [ -n "$half" ] && [ -n "$end" ] && python3 -c 'import sys; sys.exit(not 11 <= float(sys.argv[1]) < 28)' "$end"; then
         pass "a dump stalled half-way: the worker ended at its deadline (${end} s)"
 else
         fail "a dump stalled half-way: the worker ended at its deadline" "$(cat stall.out)"
 fi
 n=0
 while ! grep -q "ended at its deadline" "$T/dl.log" 2> /dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-grep -q "coredump socket: the worker for process [0-9]* was ended at its deadline of 8 s; what it had not stored whole is removed" \
+grep -q "coredump socket: the worker for process [0-9]* was ended at its deadline of 12 s; what it had not stored whole is removed" \
         "$T/dl.log" && pass "the deadline logged, with the crash's process" || fail "the deadline logged, with the crash's process" "$(cat "$T/dl.log")"
 left=$(store_files "$T/dl")
 [ -z "$left" ] && pass "a dump stalled half-way: nothing left in the store" \
@@ -338,7 +338,7 @@ rm -f b.out
 PKGNOTE_COREDUMP_TEST_IDENTIFY_HANG=1 "$HANDLER" -d "$T/left" -l "$T/left.log" --socket="$T/left.socket" --connections 1 &
 SRV=$!
 wait_socket "$T/left.socket"
-python3 exiting.py "$T/left.socket" segv.core 3 > left.out 2>&1
+python3 exiting.py "$T/left.socket" segv.core 5 > left.out 2>&1
 A=$(sed -n 's/^pid //p' left.out)
 REUSED=$(sed -n 's/^reused \([0-9]*\)$/\1/p' left.out)
 wait $SRV
