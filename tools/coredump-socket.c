@@ -146,13 +146,14 @@ static int pidfd_info(int pidfd, uint64_t want, uint8_t info[PIDFD_INFO_SIZE]) {
         return 0;
 }
 
-int cds_peer_from_info(int cred_pid, const uint8_t *info, struct cds_peer *peer, const char **why) {
+int cds_peer_from_info(int cred_pid, const uint8_t *info, bool not_dumping_ok, struct cds_peer *peer,
+                       const char **why) {
         uint64_t mask = get64(info);
         /* PIDFD_COREDUMPED is set by the kernel alone, while the process
          * dumps: with the socket root's alone (0600 in a 0700 directory),
          * that is the authentication.  The credentials are the crashing
          * process's own (the kernel connects as it), whoever it runs as. */
-        if (!(mask & PIDFD_INFO_COREDUMP) || !(get32(info + 64) & PIDFD_COREDUMPED)) {
+        if (!not_dumping_ok && (!(mask & PIDFD_INFO_COREDUMP) || !(get32(info + 64) & PIDFD_COREDUMPED))) {
                 *why = "the process behind it is not dumping core";
                 return -EPERM;
         }
@@ -171,7 +172,7 @@ int cds_peer_from_info(int cred_pid, const uint8_t *info, struct cds_peer *peer,
         return 0;
 }
 
-int cds_peer_check(int fd, struct cds_peer *peer, const char **why) {
+int cds_peer_check(int fd, bool not_dumping_ok, struct cds_peer *peer, const char **why) {
         struct ucred cred;
         socklen_t len = sizeof cred;
         *why = NULL;
@@ -185,7 +186,7 @@ int cds_peer_check(int fd, struct cds_peer *peer, const char **why) {
         int r = pidfd_info(pidfd, PIDFD_INFO_PID | PIDFD_INFO_CREDS | PIDFD_INFO_COREDUMP | PIDFD_INFO_COREDUMP_SIGNAL,
                            info);
         if (r == 0)
-                r = cds_peer_from_info((int)cred.pid, info, peer, why);
+                r = cds_peer_from_info((int)cred.pid, info, not_dumping_ok, peer, why);
         if (r < 0) {
                 close(pidfd);
                 return r;

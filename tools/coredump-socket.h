@@ -54,12 +54,17 @@ struct cds_peer {
  * kernel connects as it; the socket, root's alone, is the rest of the
  * authentication.  0 and *PEER filled (the caller closes
  * its pidfd), -EPERM with WHY set when it is not, other -errno when the
- * kernel cannot tell (no SO_PEERPIDFD or PIDFD_GET_INFO: before 6.16). */
-int cds_peer_check(int fd, struct cds_peer *peer, const char **why);
+ * kernel cannot tell (no SO_PEERPIDFD or PIDFD_GET_INFO: before 6.16;
+ * -ESRCH: the peer has already exited and been reaped, so its PID may be
+ * another process's by now).  NOT_DUMPING_OK (tests only, where a test
+ * plays the kernel's side) takes a live peer that is not dumping core;
+ * the pidfd and SO_PEERCRED must still name the same process. */
+int cds_peer_check(int fd, bool not_dumping_ok, struct cds_peer *peer, const char **why);
 /* The decision of cds_peer_check() over the peer's SO_PEERCRED pid
  * CRED_PID and the 88 bytes PIDFD_GET_INFO filled (INFO): *PEER filled
  * but its pidfd -1, or -EPERM with WHY. */
-int cds_peer_from_info(int cred_pid, const uint8_t *info, struct cds_peer *peer, const char **why);
+int cds_peer_from_info(int cred_pid, const uint8_t *info, bool not_dumping_ok, struct cds_peer *peer,
+                       const char **why);
 /* 1 while the process of PIDFD has not exited (its /proc entry is still
  * its own), 0 when it has, -errno on error. */
 int cds_pidfd_alive(int pidfd);

@@ -160,7 +160,66 @@ static int store_core(int fd, uint64_t max, struct room *room, uint64_t *size, b
         return r;
 }
 
-/* Writes the JSON report of CORE into FD (stdout redirected there). */
+/* What a socket worker ended by its deadline (SIGALRM) takes back, so
+ * that it leaves nothing half-written in the store: a named temporary
+ * (where the file system has no O_TMPFILE; an unnamed one goes with the
+ * process), and a core stored whose report is not yet (a core alone is
+ * no entry).  Set and cleared with SIGALRM blocked; read by on_deadline(). */
+enum { UNDONE_TEMP, UNDONE_CORE, UNDONE_N };
+static struct {
+        int dirfd;
+        char name[600];
+        volatile sig_atomic_t set;
+} undone[UNDONE_N];
+
+static void undone_set(int slot, int dirfd, const char *name) {
+        sigset_t alrm, old;
+        sigemptyset(&alrm);
+        sigaddset(&alrm, SIGALRM);
+        sigprocmask(SIG_BLOCK, &alrm, &old);
+        undone[slot].set = 0;
+        if (name && dirfd >= 0 && strlen(name) < sizeof undone[slot].name) {
+                undone[slot].dirfd = dirfd;
+                snprintf(undone[slot].name, sizeof undone[slot].name, "%s", name);
+                undone[slot].set = 1;
+        }
+        sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The worker's deadline: removes what undone[] names and dies of the
+ * signal (async-signal-safe calls only), so that the server, which
+ * logs why, sees a worker ended by SIGALRM. */
+static void on_deadline(int sig) {
+        for (int i = 0; i < UNDONE_N; i++)
+                if (undone[i].set)
+                        (void)unlinkat(undone[i].dirfd, undone[i].name, 0);
+        struct sigaction dfl = {.sa_handler = SIG_DFL};
+        sigaction(sig, &dfl, NULL);
+        sigset_t m;
+        sigemptyset(&m);
+        sigaddset(&m, sig);
+        sigprocmask(SIG_UNBLOCK, &m, NULL);
+        raise(sig);
+        _exit(EXIT_FAILURE_);
+}
+
+/* pn_output_commit() with the deadline held off until undone[] says
+ * what is now in the store: CORE_NAME, a core whose report is still to
+ * come, or (NULL) a report, which makes the entry of any core noted
+ * whole: no SIGALRM between the rename and the note of it. */
+static int commit_watched(pn_output *o, int dirfd, const char *core_name) {
+        sigset_t alrm, old;
+        sigemptyset(&alrm);
+        sigaddset(&alrm, SIGALRM);
+        sigprocmask(SIG_BLOCK, &alrm, &old);
+        int r = pn_output_commit(o);
+        undone_set(UNDONE_TEMP, -1, NULL);
+        if (r == 0)
+                undone_set(UNDONE_CORE, dirfd, core_name);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return r;
+}
+
 /* Writes TEXT (freed) as the new file NAME of the store; 1 when written. */
 static int write_text(struct room *room, const char *name, char *text) {
         pn_output out;
@@ -168,12 +227,15 @@ static int write_text(struct room *room, const char *name, char *text) {
         if ((r == -ENOSPC || r == -EDQUOT) && make_room(room) > 0)
                 r = pn_output_open(&out, room->dirfd, name, PN_OUT_EXCL);
         if (r == 0) {
+                undone_set(UNDONE_TEMP, out.dirfd, out.tmpname);
                 /* A failed write drops the temporary (the name stays free). */
                 r = pn_write_full_room(out.fd, text, strlen(text), make_room, room);
                 if (r == 0)
-                        r = pn_output_commit(&out);
-                else
+                        r = commit_watched(&out, room->dirfd, NULL);
+                else {
                         pn_output_abort(&out);
+                        undone_set(UNDONE_TEMP, -1, NULL);
+                }
         }
         free(text);
         return r;
@@ -475,6 +537,23 @@ struct identity {
 /* A socket worker's whole life: past it the worker is ended (SIGALRM),
  * however slowly its dump comes. */
 #define WORKER_DEADLINE_S 600
+
+/* Tests only: PKGNOTE_COREDUMP_TEST_DEADLINE=S ends the workers after S
+ * seconds instead (1 to WORKER_DEADLINE_S; any other value is ignored),
+ * so that a test sees a worker ended without waiting ten minutes. */
+static unsigned worker_deadline(void) {
+        const char *s = getenv("PKGNOTE_COREDUMP_TEST_DEADLINE");
+        unsigned v;
+        if (s && parse_uint(s, WORKER_DEADLINE_S, &v) && v > 0)
+                return v;
+        return WORKER_DEADLINE_S;
+}
+/* Tests only: PKGNOTE_COREDUMP_TEST_PEER takes the connections of live
+ * processes that are not dumping core, so that a test plays the kernel's
+ * side of the socket (whose path stays root's alone). */
+static bool test_peer(void) {
+        return getenv("PKGNOTE_COREDUMP_TEST_PEER") != NULL;
+}
 /* The most of the process's report a metadata-only entry keeps: its
  * modules are the process's to choose, and rejected/ has its own count
  * only.  A longer one is left out (the entry keeps program and package). */
@@ -835,6 +914,7 @@ static int store_crash(struct handler *h, const char *time_s, const char *limit_
                         identity_done(id);
                 return EXIT_FAILURE_;
         }
+        undone_set(UNDONE_TEMP, o.dirfd, o.tmpname);
         uint64_t size;
         bool truncated;
         r = store_core(o.fd, h->max_core, &room, &size, &truncated);
@@ -844,9 +924,11 @@ static int store_crash(struct handler *h, const char *time_s, const char *limit_
         /* The core first, then its report: readers see an entry once its
          * report exists, and then its core is there. */
         if (r == 0)
-                r = pn_output_commit(&o);
-        else
+                r = commit_watched(&o, dirfd, core_name);
+        else {
                 pn_output_abort(&o);
+                undone_set(UNDONE_TEMP, -1, NULL);
+        }
         if (r < 0) {
                 log_line(h, "process %d (%s) crashed with signal %d; storing the core failed: %s", h->pid, h->comm,
                          h->sig, strerror(-r));
@@ -864,10 +946,12 @@ static int store_crash(struct handler *h, const char *time_s, const char *limit_
         if (r < 0 && write_text(&room, report_name, minimal_report(h, core_path)) < 0) {
                 /* A core without its report is no entry: do not leave it. */
                 (void)unlinkat(dirfd, core_name, 0);
+                undone_set(UNDONE_CORE, -1, NULL);
                 log_line(h, "process %d (%s) crashed with signal %d; storing the report failed: %s", h->pid, h->comm,
                          h->sig, strerror(-r));
                 return EXIT_FAILURE_;
         }
+        undone_set(UNDONE_CORE, -1, NULL); /* the entry is whole */
         pkgnote_crash_store_vacuum(dirfd, h->max_use, name, SIZE_MAX);
         /* The crash is stored: its journal entry may fail, never it. */
         char *abs_core = h->state_dir[0] == '/' ? NULL : realpath(h->state_dir, NULL);
@@ -924,9 +1008,15 @@ static long long core_limit(int pid) {
 static int serve_connection(struct handler *h, int conn) {
         struct cds_peer peer;
         const char *why = NULL;
-        int r = cds_peer_check(conn, &peer, &why);
+        int r = cds_peer_check(conn, test_peer(), &peer, &why);
         if (r == -EPERM) {
                 log_line(h, "refused a connection to the coredump socket: %s", why);
+                return EXIT_FAILURE_;
+        }
+        if (r == -ESRCH) {
+                /* Not the kernel's (it holds a dumping process): its
+                 * PID may be another process's by now. */
+                log_line(h, "refused a connection to the coredump socket: its process has exited and been reaped");
                 return EXIT_FAILURE_;
         }
         if (r < 0) {
@@ -968,14 +1058,21 @@ static int serve_connection(struct handler *h, int conn) {
         /* What /proc/PID told is this process's only if the pidfd's
          * process is still there now: else the PID may be another's. */
         if (cds_pidfd_alive(peer.pidfd) != 1) {
+                /* Its command name, core limit, root and journal fields
+                 * too: each was read from /proc/PID by the PID alone. */
                 log_line(h, "process %d (%s) exited while it was identified; what /proc told is dropped", h->pid, comm);
                 identity_done(&id);
+                snprintf(comm, sizeof comm, "?");
                 snprintf(id.program, sizeof id.program, "comm:%s", comm);
                 id.package[0] = 0;
                 identity_keys(h, &id);
                 if (h->root_fd >= 0)
                         close(h->root_fd);
                 h->root_fd = -1;
+                h->core_limit = -1;
+                snprintf(limit_s, sizeof limit_s, "%lld", h->core_limit);
+                journal_msg_free(&journal.proc);
+                journal.proc = (struct journal_msg){0};
         }
         close(peer.pidfd);
         /* "@PATH" sends the core at once, "@@PATH" a request first: an ELF
@@ -1069,12 +1166,51 @@ static void on_term(int sig) {
         (void)sig;
         stop = 1;
 }
+static void on_child(int sig) {
+        (void)sig; /* only ends the server's ppoll() */
+}
 
 /* The workers crashes of one user (other than root) may have at once:
  * half the slots, so that one user's crashes that never end (a mapped
  * file on a file system that never answers) leave the others room. */
 static unsigned user_cap(const struct handler *h) {
         return h->max_workers > 1 ? h->max_workers / 2 : 1;
+}
+
+struct worker {
+        pid_t pid;
+        uid_t uid;
+        pid_t crash; /* the crashing process, as its connection names it */
+};
+
+/* Takes the workers that ended off W (BLOCK: waits until all have), and
+ * logs those that did not end by themselves: a worker logs its crash,
+ * but one killed cannot. */
+static void reap_workers(const struct handler *h, struct worker *w, unsigned *running, bool block, unsigned deadline) {
+        while (*running > 0) {
+                int st;
+                pid_t p = waitpid(-1, &st, block ? 0 : WNOHANG);
+                if (p < 0 && errno == EINTR)
+                        continue;
+                if (p < 0 && errno == ECHILD)
+                        *running = 0;
+                if (p <= 0)
+                        return;
+                for (unsigned i = 0; i < *running; i++) {
+                        if (w[i].pid != p)
+                                continue;
+                        if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+                                log_line(h,
+                                         "coredump socket: the worker for process %d was ended at its deadline of %u s; "
+                                         "what it had not stored whole is removed",
+                                         (int)w[i].crash, deadline);
+                        else if (WIFSIGNALED(st))
+                                log_line(h, "coredump socket: the worker for process %d was killed by signal %d",
+                                         (int)w[i].crash, WTERMSIG(st));
+                        w[i] = w[--*running];
+                        break;
+                }
+        }
 }
 
 /* Listens on PATH (or takes PATH's socket from systemd), one worker process per
@@ -1099,40 +1235,42 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
                           lfd == -EXDEV ? "the socket systemd passed (LISTEN_FDS) is not this one" : strerror(-lfd));
                 return EXIT_FAILURE_;
         }
+        /* Waited for by ppoll() alone: an accept never blocks. */
+        (void)fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+        unsigned deadline = worker_deadline();
+        if (test_peer())
+                log_line(h, "coredump socket: PKGNOTE_COREDUMP_TEST_PEER is set: processes not dumping core are served (tests only)");
         signal(SIGPIPE, SIG_IGN);
-        /* No SA_RESTART: a SIGTERM ends a wait for a worker or a connection. */
+        /* SIGTERM, SIGINT and SIGCHLD are blocked but while the server
+         * waits in ppoll(): one that comes at any other moment ends the
+         * next wait, never is lost before it. */
+        sigset_t block, waiting;
+        sigemptyset(&block);
+        sigaddset(&block, SIGTERM);
+        sigaddset(&block, SIGINT);
+        sigaddset(&block, SIGCHLD);
+        sigprocmask(SIG_BLOCK, &block, &waiting);
         struct sigaction sa = {.sa_handler = on_term};
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGINT, &sa, NULL);
-        struct worker {
-                pid_t pid;
-                uid_t uid;
-        } workers[256];
+        struct sigaction sc = {.sa_handler = on_child, .sa_flags = SA_NOCLDSTOP};
+        sigaction(SIGCHLD, &sc, NULL);
+        struct worker workers[256];
         unsigned running = 0;
         unsigned long served = 0;
         for (;;) {
-                pid_t w;
-                bool block = running >= h->max_workers;
+                reap_workers(h, workers, &running, false, deadline);
                 if (stop || (connections && served >= connections))
                         break;
-                while (running > 0 && (w = waitpid(-1, NULL, block ? 0 : WNOHANG)) != 0) {
-                        if (w < 0) {
-                                if (errno == ECHILD)
-                                        running = 0;
-                                break; /* EINTR: stop is looked at */
-                        }
-                        for (unsigned i = 0; i < running; i++)
-                                if (workers[i].pid == w) {
-                                        workers[i] = workers[--running];
-                                        break;
-                                }
-                        block = running >= h->max_workers;
-                }
-                if (stop || running >= h->max_workers)
+                /* All workers busy: only a worker's end (SIGCHLD) or a
+                 * SIGTERM is waited for. */
+                struct pollfd pf = {lfd, POLLIN, 0};
+                bool full = running >= h->max_workers;
+                if (ppoll(&pf, full ? 0 : 1, NULL, &waiting) < 0 || full)
                         continue;
                 int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
                 if (c < 0) {
-                        if (errno != EINTR && errno != ECONNABORTED) {
+                        if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN && errno != EWOULDBLOCK) {
                                 log_line(h, "coredump socket: accept failed: %s", strerror(errno));
                                 poll(NULL, 0, 100);
                         }
@@ -1143,7 +1281,7 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
                 struct ucred cred = {.uid = 0};
                 socklen_t len = sizeof cred;
                 if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
-                        cred.uid = 0;
+                        cred = (struct ucred){.uid = 0};
                 unsigned mine = 0;
                 for (unsigned i = 0; i < running; i++)
                         mine += workers[i].uid == cred.uid;
@@ -1158,24 +1296,25 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
                         close(lfd);
                         signal(SIGTERM, SIG_DFL);
                         signal(SIGINT, SIG_DFL);
-                        signal(SIGALRM, SIG_DFL);
-                        alarm(WORKER_DEADLINE_S); /* then the worker ends, whatever it waits for */
+                        signal(SIGCHLD, SIG_DFL);
+                        struct sigaction da = {.sa_handler = on_deadline};
+                        sigaction(SIGALRM, &da, NULL);
+                        sigprocmask(SIG_SETMASK, &waiting, NULL);
+                        alarm(deadline); /* then the worker ends, whatever it waits for */
                         _exit(serve_connection(h, c));
                 }
                 close(c);
                 if (p > 0)
-                        workers[running++] = (struct worker){p, cred.uid};
+                        workers[running++] = (struct worker){p, cred.uid, cred.pid};
                 else
                         log_line(h, "coredump socket: cannot start a worker: %s", strerror(errno));
         }
-        /* The workers end by their deadline at the latest. */
-        while (running > 0) {
-                if (waitpid(-1, NULL, 0) > 0)
-                        running--;
-                else if (errno != EINTR)
-                        break;
-        }
+        /* No more connections: a kernel connecting now is refused at once
+         * (and the ones queued are reset) rather than left waiting for an
+         * answer while the busy workers finish. */
         close(lfd);
+        /* The workers end by their deadline at the latest. */
+        reap_workers(h, workers, &running, true, deadline);
         return EXIT_OK;
 }
 

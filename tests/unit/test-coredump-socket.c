@@ -158,7 +158,7 @@ static void test_peer(void) {
         pair(sv);
         struct cds_peer peer = {.pidfd = -1};
         const char *why = NULL;
-        int r = cds_peer_check(sv[0], &peer, &why);
+        int r = cds_peer_check(sv[0], false, &peer, &why);
         if (r == -ENOPROTOOPT || r == -ENOTTY || r == -EINVAL) {
                 printf("# the kernel has no SO_PEERPIDFD or PIDFD_INFO_COREDUMP (%s): peer check untested\n",
                        strerror(-r));
@@ -209,7 +209,7 @@ static void test_peer_info(void) {
         put32(info + 68, 11);
         struct cds_peer peer = {.pidfd = 7};
         const char *why = NULL;
-        CHECK_INT(cds_peer_from_info(4242, info, &peer, &why), 0);
+        CHECK_INT(cds_peer_from_info(4242, info, false, &peer, &why), 0);
         CHECK_INT(peer.pid, 4242);
         CHECK_INT(peer.uid, 1000);
         CHECK_INT(peer.gid, 1001);
@@ -217,17 +217,27 @@ static void test_peer_info(void) {
         CHECK_INT(peer.pidfd, -1);
         /* SO_PEERCRED's process is not the pidfd's: refused. */
         why = NULL;
-        CHECK_INT(cds_peer_from_info(4243, info, &peer, &why), -EPERM);
+        CHECK_INT(cds_peer_from_info(4243, info, false, &peer, &why), -EPERM);
         CHECK(why != NULL);
-        CHECK_INT(cds_peer_from_info(0, info, &peer, &why), -EPERM);
+        CHECK_INT(cds_peer_from_info(0, info, false, &peer, &why), -EPERM);
         /* Not dumping core: refused whoever it is. */
         put32(info + 64, 0);
-        CHECK_INT(cds_peer_from_info(4242, info, &peer, &why), -EPERM);
+        CHECK_INT(cds_peer_from_info(4242, info, false, &peer, &why), -EPERM);
         if (why)
                 CHECK_STR(why, "the process behind it is not dumping core");
         put32(info + 64, 1);
         put64(info, (1u << 0) | (1u << 1)); /* a kernel without PIDFD_INFO_COREDUMP */
-        CHECK_INT(cds_peer_from_info(4242, info, &peer, &why), -EPERM);
+        CHECK_INT(cds_peer_from_info(4242, info, false, &peer, &why), -EPERM);
+        /* The tests' peer (PKGNOTE_COREDUMP_TEST_PEER) need not dump core,
+         * but SO_PEERCRED and the pidfd must still name one process. */
+        put64(info, (1u << 0) | (1u << 1) | (1u << 4));
+        put32(info + 64, 0);
+        CHECK_INT(cds_peer_from_info(4242, info, true, &peer, &why), 0);
+        CHECK_INT(peer.pid, 4242);
+        CHECK_INT(peer.signal, 0);
+        CHECK_INT(cds_peer_from_info(4243, info, true, &peer, &why), -EPERM);
+        if (why)
+                CHECK_STR(why, "its SO_PEERCRED process is not the one of its pidfd");
 }
 
 static void test_level(void) {
