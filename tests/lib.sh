@@ -101,6 +101,28 @@ finish() {
         [ "$FAILED" -eq 0 ]
 }
 
+# npm's network bounds for the tests: one retry, 30 s a request (npm's
+# own defaults wait minutes where the registry is not reached, once per
+# request, and a test fetching twice runs out of time).
+NPM_NET="--fetch-retries=1 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=5000 --fetch-timeout=30000"
+# Where a failed npm fetch is remembered for an hour (npm's last words),
+# so that the other tests of the run skip at once instead of waiting again.
+NPM_FAILED="${BUILDDIR:-${TMPDIR:-/tmp}}/npm-unreachable"
+# npm_fetch LOG ARGS...: npm ARGS (with NPM_NET), its errors in LOG; once
+# one has failed within the hour, fails at once with that failure in LOG.
+npm_fetch() {
+        _nl=$1
+        shift
+        if [ -n "$(find "$NPM_FAILED" -mmin -60 2> /dev/null)" ]; then
+                { echo "npm failed earlier in this run, not asked again for an hour:"; cat "$NPM_FAILED"; } > "$_nl"
+                return 1
+        fi
+        # shellcheck disable=SC2086
+        npm $NPM_NET "$@" > "$_nl" 2>&1 && return 0
+        _ns=$?
+        tail -n 3 "$_nl" > "$NPM_FAILED.$$" 2> /dev/null && mv "$NPM_FAILED.$$" "$NPM_FAILED" 2> /dev/null
+        return $_ns
+}
 # npm_install PREFIX LOG PACKAGE...: npm install into PREFIX, one test at
 # a time: tests running side by side share the prefix, and two npm runs
 # into one prefix break each other (on a machine whose npm cache is empty
@@ -110,10 +132,15 @@ npm_install() {
         shift 2
         mkdir -p "$_np" || return 1
         if command -v flock > /dev/null; then
-                flock "$_np/.install.lock" npm install --loglevel=error --no-audit --no-fund --prefix "$_np" "$@" > "$_nl" 2>&1
-        else
-                npm install --loglevel=error --no-audit --no-fund --prefix "$_np" "$@" > "$_nl" 2>&1
+                # the lock held through the fetch: a test that waited sees the
+                # first one's result (installed, or remembered as failed)
+                exec 9> "$_np/.install.lock" && flock 9
+                npm_fetch "$_nl" install --loglevel=error --no-audit --no-fund --prefix "$_np" "$@"
+                _ns=$?
+                exec 9>&-
+                return $_ns
         fi
+        npm_fetch "$_nl" install --loglevel=error --no-audit --no-fund --prefix "$_np" "$@"
 }
 
 # fetch_cdx_schemas DIR: the CycloneDX JSON schemas (1.6, 1.7 and the
@@ -126,7 +153,7 @@ fetch_cdx_schemas() {
                 [ -f "$1/cdx-schema/cryptography-defs.SNAPSHOT.schema.json" ] && return 0
         command -v npm > /dev/null || return 1
         pack=$(mktemp -d "$1/cdx-pack.XXXXXX") || return 1
-        if (cd "$pack" && npm pack --silent @cyclonedx/cyclonedx-library@10 > pack.log 2>&1) &&
+        if (cd "$pack" && npm_fetch pack.log pack --silent @cyclonedx/cyclonedx-library@10) &&
            tar -xzf "$pack"/cyclonedx-cyclonedx-library-*.tgz -C "$pack" package/res/schema &&
            mkdir "$pack/cdx-schema" && cp "$pack"/package/res/schema/*.schema.json "$pack/cdx-schema/"; then
                 if [ -d "$1/cdx-schema" ] && [ ! -f "$1/cdx-schema/bom-1.7.SNAPSHOT.schema.json" ]; then
