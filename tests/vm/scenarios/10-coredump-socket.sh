@@ -46,8 +46,14 @@ check "vm: quota 3: 17 crashes answered COREDUMP_REJECT, no dump sent" \
 check "vm: quota 3: the rejected entries name the package" \
         "$(grep -l '"programPackage": *"crasher/4.2-1"' /var/lib/quota/rejected/*.json | wc -l)" 17
 # Each entry names the kernel it crashed on: the running one, whose
-# build-id pkgnote on the host read from sid's vmlinuz.
-kid=$(awk '$1 == "image" { print $2 }' /vm/kernel-expect)
+# build-id pkgnote on the host read from sid's vmlinuz (a build that reads
+# no zstd cannot: then the one the VM's /sys/kernel/notes gives).
+kid=$(awk '$1 == "image" { print $2 }' /vm/kernel-expect 2> /dev/null)
+if [ -z "$kid" ]; then
+        kid=$(/vm/bin/pkgnote ps --kernel --json --no-database 2> /dev/null |
+                sed -n 's/^{"release":"[^"]*","buildId":"\([0-9a-f]*\)".*/\1/p')
+        echo "# the kernel's build-id as the VM's /sys/kernel/notes gives it: $kid (this build read no image on the host)"
+fi
 check "vm: quota 3: the 3 stored reports name the running kernel's build-id" \
         "$(grep -l "\"kernel\": *{\"release\": *\"$(uname -r)\", *\"buildId\": *\"$kid\"" /var/lib/quota/*.json | wc -l)" 3
 check "vm: quota 3: the 17 metadata-only entries name it too" \
