@@ -98,6 +98,12 @@ echo "@@$S" > /proc/sys/kernel/core_pattern
 # workers never more than 2.
 for p in 1 2 3 4; do cp /vm/bin/crasher /tmp/crasher$p; done
 serve /var/lib/flood 24 --max-workers 2
+# The server: SRV itself (busybox's timeout execs it), or SRV's child.
+srvp=$SRV
+if [ "$(awk '/^Name:/ { print $2 }' /proc/$SRV/status 2> /dev/null)" != pkgnote-coredum ]; then
+        srvp=$(cat /proc/[0-9]*/status 2> /dev/null |
+                awk -v srv=$SRV '/^Name:/ { n = $2 } /^Pid:/ { p = $2 } /^PPid:/ && $2 == srv && n == "pkgnote-coredum" { print p }' | head -n 1)
+fi
 i=0
 while [ $i -lt 6 ]; do
         for p in 1 2 3 4; do /tmp/crasher$p 2> /dev/null & done
@@ -105,15 +111,19 @@ while [ $i -lt 6 ]; do
 done
 most=0
 while kill -0 $SRV 2> /dev/null; do
-        # The workers are forks of the server: the same name (15 bytes of it).
-        n=$(($(ps -o comm | grep -c '^pkgnote-coredum') - 1))
+        # The workers are the server's children (its forks: the same name,
+        # 15 bytes of it), exited ones not yet reaped included; a worker's
+        # own child (the identification, renamed once it runs) is not one.
+        # (cat reads past the status files of processes gone meanwhile)
+        n=$(cat /proc/[0-9]*/status 2> /dev/null |
+                awk -v srv="$srvp" '/^Name:/ { n = $2 } /^PPid:/ && $2 == srv && n == "pkgnote-coredum" { c++ } END { print c + 0 }')
         [ "$n" -gt "$most" ] && most=$n
         sleep 0.05
 done
 wait
 check "vm: flood of 24 crashes from 4 programs: all stored" "$(count /var/lib/flood)" 24
-[ "$most" -le 2 ] && echo "ok - vm: flood: at most 2 workers at once (seen $most)" \
-        || echo "not ok - vm: flood: at most 2 workers at once (seen $most)"
+[ "$most" -ge 1 ] && [ "$most" -le 2 ] && echo "ok - vm: flood: at most 2 workers at once (seen $most)" \
+        || echo "not ok - vm: flood: at most 2 workers at once (seen $most, server ${srvp:-not found})"
 
 # "@": the core comes without a request; over quota it is read and dropped.
 rm -f $S
