@@ -346,13 +346,13 @@ static int load_reports(pkgnote_crashes *l, const pkgnote_crash_options *o, cons
                 }
                 /* The running kernel the report recorded, as fields of their
                  * own (pkgnote_crash_field()) beside bootId and machineId. */
+                static const char *const kernel_fields[][2] = {{"kernelRelease", "release"}, {"kernelBuildId", "buildId"}};
                 json_t *kj = json_object_get(j, "kernel");
-                if (fill_ok && json_is_object(kj) && !json_object_get(j, "kernelRelease") &&
-                    json_is_string(json_object_get(kj, "release")))
-                        fill_ok = json_object_set(j, "kernelRelease", json_object_get(kj, "release")) == 0;
-                if (fill_ok && json_is_object(kj) && !json_object_get(j, "kernelBuildId") &&
-                    json_is_string(json_object_get(kj, "buildId")))
-                        fill_ok = json_object_set(j, "kernelBuildId", json_object_get(kj, "buildId")) == 0;
+                for (size_t f = 0; fill_ok && json_is_object(kj) && f < 2; f++) {
+                        json_t *v = json_object_get(kj, kernel_fields[f][1]);
+                        if (json_is_string(v) && !json_object_get(j, kernel_fields[f][0]))
+                                fill_ok = json_object_set(j, kernel_fields[f][0], v) == 0;
+                }
                 if (!c.id || !fill_ok || pn_crash_this_machine(l, j) < 0) {
                         pn_crash_clear(&c);
                         r = pn_oom();
