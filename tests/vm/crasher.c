@@ -4,7 +4,10 @@
  * that is not the kernel would, sends a request as the kernel's, and
  * prints "answered" when the server replies, "closed" when it hangs up;
  * "as UID" becomes user UID (and group UID, no other group) and crashes
- * (busybox's setpriv cannot change the user). */
+ * (busybox's setpriv cannot change the user); "watch PID" prints the
+ * most children named "pkgnote-coredum" (the socket server's workers)
+ * PID had at once, sampled every millisecond until PID ends (a shell's
+ * sampling, tens of milliseconds in the VM, can miss a worker's life). */
 #define _GNU_SOURCE
 #include <grp.h>
 #include <signal.h>
@@ -53,6 +56,49 @@ int main(int argc, char **argv) {
                 execl(self, argv[0], (char *)NULL); /* by its name: its comm stays "crasher" */
                 perror("exec");
                 return 1;
+        }
+        if (argc > 2 && !strcmp(argv[1], "watch")) {
+                char path[64], buf[8192];
+                int most = 0;
+                for (;;) {
+                        /* Ended (or a zombie no one reaped yet): done. */
+                        snprintf(path, sizeof path, "/proc/%s/stat", argv[2]);
+                        FILE *f = fopen(path, "re");
+                        if (!f)
+                                break;
+                        size_t n = fread(buf, 1, sizeof buf - 1, f);
+                        fclose(f);
+                        buf[n] = 0;
+                        char *e = strrchr(buf, ')');
+                        if (!e || e[1] != ' ' || e[2] == 'Z' || e[2] == 'X')
+                                break;
+                        /* Its children, unreaped ones included. */
+                        snprintf(path, sizeof path, "/proc/%s/task/%s/children", argv[2], argv[2]);
+                        f = fopen(path, "re");
+                        if (!f) {
+                                perror(path);
+                                return 1;
+                        }
+                        n = fread(buf, 1, sizeof buf - 1, f);
+                        fclose(f);
+                        buf[n] = 0;
+                        int c = 0;
+                        for (char *s = strtok(buf, " \n"); s; s = strtok(NULL, " \n")) {
+                                char comm[64] = "";
+                                snprintf(path, sizeof path, "/proc/%s/comm", s);
+                                FILE *g = fopen(path, "re");
+                                if (!g)
+                                        continue;
+                                if (fgets(comm, sizeof comm, g) && !strcmp(comm, "pkgnote-coredum\n"))
+                                        c++;
+                                fclose(g);
+                        }
+                        if (c > most)
+                                most = c;
+                        usleep(1000);
+                }
+                printf("%d\n", most);
+                return 0;
         }
         *(volatile int *)0 = 1;
         return 0;
