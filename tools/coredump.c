@@ -160,11 +160,12 @@ static int store_core(int fd, uint64_t max, struct room *room, uint64_t *size, b
         return r;
 }
 
-/* What a socket worker ended by its deadline (SIGALRM) takes back, so
- * that it leaves nothing half-written in the store: a named temporary
- * (where the file system has no O_TMPFILE; an unnamed one goes with the
- * process), and a core stored whose report is not yet (a core alone is
- * no entry).  Set and cleared with SIGALRM blocked; read by on_deadline(). */
+/* What a socket worker ended early (SIGALRM, its deadline; SIGTERM or
+ * SIGINT, a stop) takes back, so that it leaves nothing half-written in
+ * the store: a named temporary (where the file system has no O_TMPFILE;
+ * an unnamed one goes with the process), and a core stored whose report
+ * is not yet (a core alone is no entry).  Set and cleared with those
+ * signals blocked; read by on_end(). */
 enum { UNDONE_TEMP, UNDONE_CORE, UNDONE_N };
 static struct {
         int dirfd;
@@ -172,11 +173,19 @@ static struct {
         volatile sig_atomic_t set;
 } undone[UNDONE_N];
 
+/* Holds off the signals that end a worker early; OLD to restore. */
+static void hold_ends(sigset_t *old) {
+        sigset_t ends;
+        sigemptyset(&ends);
+        sigaddset(&ends, SIGALRM);
+        sigaddset(&ends, SIGTERM);
+        sigaddset(&ends, SIGINT);
+        sigprocmask(SIG_BLOCK, &ends, old);
+}
+
 static void undone_set(int slot, int dirfd, const char *name) {
-        sigset_t alrm, old;
-        sigemptyset(&alrm);
-        sigaddset(&alrm, SIGALRM);
-        sigprocmask(SIG_BLOCK, &alrm, &old);
+        sigset_t old;
+        hold_ends(&old);
         undone[slot].set = 0;
         if (name && dirfd >= 0 && strlen(name) < sizeof undone[slot].name) {
                 undone[slot].dirfd = dirfd;
@@ -186,10 +195,10 @@ static void undone_set(int slot, int dirfd, const char *name) {
         sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-/* The worker's deadline: removes what undone[] names and dies of the
- * signal (async-signal-safe calls only), so that the server, which
- * logs why, sees a worker ended by SIGALRM. */
-static void on_deadline(int sig) {
+/* The worker's deadline or stop: removes what undone[] names and dies
+ * of the signal (async-signal-safe calls only), so that the server,
+ * which logs why, sees a worker ended by SIGALRM or SIGTERM. */
+static void on_end(int sig) {
         for (int i = 0; i < UNDONE_N; i++)
                 if (undone[i].set)
                         (void)unlinkat(undone[i].dirfd, undone[i].name, 0);
@@ -203,15 +212,13 @@ static void on_deadline(int sig) {
         _exit(EXIT_FAILURE_);
 }
 
-/* pn_output_commit() with the deadline held off until undone[] says
+/* pn_output_commit() with the worker's end held off until undone[] says
  * what is now in the store: CORE_NAME, a core whose report is still to
  * come, or (NULL) a report, which makes the entry of any core noted
- * whole: no SIGALRM between the rename and the note of it. */
+ * whole: no early end between the rename and the note of it. */
 static int commit_watched(pn_output *o, int dirfd, const char *core_name) {
-        sigset_t alrm, old;
-        sigemptyset(&alrm);
-        sigaddset(&alrm, SIGALRM);
-        sigprocmask(SIG_BLOCK, &alrm, &old);
+        sigset_t old;
+        hold_ends(&old);
         int r = pn_output_commit(o);
         undone_set(UNDONE_TEMP, -1, NULL);
         if (r == 0)
@@ -537,6 +544,12 @@ struct identity {
 /* A socket worker's whole life: past it the worker is ended (SIGALRM),
  * however slowly its dump comes. */
 #define WORKER_DEADLINE_S 600
+/* Stopped (SIGTERM), the server waits this long, or half the deadline
+ * if that is shorter, for its busy workers to store their crashes; then
+ * it ends them (SIGTERM: each removes what it had not stored whole), so
+ * that a service manager's stop timeout (systemd's 90 s) never comes to
+ * a SIGKILL that leaves a core without its report. */
+#define STOP_GRACE_S 30
 
 /* Tests only: PKGNOTE_COREDUMP_TEST_DEADLINE=S ends the workers after S
  * seconds instead (1 to WORKER_DEADLINE_S; any other value is ignored),
@@ -601,7 +614,12 @@ static void identify(const struct handler *h, struct identity *id) {
         if (c == 0) {
                 close(p[0]);
                 signal(SIGPIPE, SIG_DFL);
-                (void)prctl(PR_SET_NAME, "pn-identify", 0, 0, 0); /* not a worker */
+                /* Not a worker: a stop ends it with nothing to take back
+                 * (undone[] names the worker's files, not its own). */
+                signal(SIGTERM, SIG_DFL);
+                signal(SIGINT, SIG_DFL);
+                signal(SIGALRM, SIG_DFL);
+                (void)prctl(PR_SET_NAME, "pn-identify", 0, 0, 0);
                 /* Tests: a file system that never answers. */
                 if (getenv("PKGNOTE_COREDUMP_TEST_IDENTIFY_HANG"))
                         pause();
@@ -1204,6 +1222,11 @@ static void reap_workers(const struct handler *h, struct worker *w, unsigned *ru
                                          "coredump socket: the worker for process %d was ended at its deadline of %u s; "
                                          "what it had not stored whole is removed",
                                          (int)w[i].crash, deadline);
+                        else if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGINT))
+                                log_line(h,
+                                         "coredump socket: the worker for process %d was stopped (%s) before its crash was stored; "
+                                         "what it had not stored whole is removed",
+                                         (int)w[i].crash, WTERMSIG(st) == SIGTERM ? "SIGTERM" : "SIGINT");
                         else if (WIFSIGNALED(st))
                                 log_line(h, "coredump socket: the worker for process %d was killed by signal %d",
                                          (int)w[i].crash, WTERMSIG(st));
@@ -1294,11 +1317,13 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
                 pid_t p = fork();
                 if (p == 0) {
                         close(lfd);
-                        signal(SIGTERM, SIG_DFL);
-                        signal(SIGINT, SIG_DFL);
                         signal(SIGCHLD, SIG_DFL);
-                        struct sigaction da = {.sa_handler = on_deadline};
+                        /* Its deadline, or a stop (the server's at the
+                         * end of its grace, or a service manager's). */
+                        struct sigaction da = {.sa_handler = on_end};
                         sigaction(SIGALRM, &da, NULL);
+                        sigaction(SIGTERM, &da, NULL);
+                        sigaction(SIGINT, &da, NULL);
                         sigprocmask(SIG_SETMASK, &waiting, NULL);
                         alarm(deadline); /* then the worker ends, whatever it waits for */
                         _exit(serve_connection(h, c));
@@ -1313,6 +1338,32 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
          * (and the ones queued are reset) rather than left waiting for an
          * answer while the busy workers finish. */
         close(lfd);
+        if (stop && running > 0) {
+                /* Stopped: the busy workers get a grace, then are ended. */
+                unsigned grace = deadline / 2 < STOP_GRACE_S ? (deadline + 1) / 2 : STOP_GRACE_S;
+                struct timespec now, end;
+                clock_gettime(CLOCK_MONOTONIC, &end);
+                end.tv_sec += grace;
+                for (;;) {
+                        reap_workers(h, workers, &running, false, deadline);
+                        clock_gettime(CLOCK_MONOTONIC, &now);
+                        if (!running || now.tv_sec > end.tv_sec ||
+                            (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+                                break;
+                        struct timespec left = {end.tv_sec - now.tv_sec, end.tv_nsec - now.tv_nsec};
+                        if (left.tv_nsec < 0) {
+                                left.tv_sec--;
+                                left.tv_nsec += 1000000000L;
+                        }
+                        (void)ppoll(NULL, 0, &left, &waiting); /* until a worker ends (SIGCHLD) */
+                }
+                if (running > 0) {
+                        log_line(h, "coredump socket: stopped: %u worker%s still busy after %u s, ended", running,
+                                 running == 1 ? "" : "s", grace);
+                        for (unsigned i = 0; i < running; i++)
+                                (void)kill(workers[i].pid, SIGTERM);
+                }
+        }
         /* The workers end by their deadline at the latest. */
         reap_workers(h, workers, &running, true, deadline);
         return EXIT_OK;

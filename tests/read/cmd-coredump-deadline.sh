@@ -4,7 +4,8 @@
 # never answers), is ended at its deadline (PKGNOTE_COREDUMP_TEST_DEADLINE
 # shortens it from 600 s) and leaves nothing half-written in the store;
 # SIGTERM while a worker is busy (no more connections taken, the worker
-# finishes, then the server exits 0); a peer that exits, and whose PID is
+# finishes, then the server exits 0; one that does not finish is ended
+# after a grace); a worker's own SIGTERM; a peer that exits, and whose PID is
 # taken by another process, before or while it is identified.  The
 # kernel's side is played by kern.py over the socket, which the handler
 # serves though no process is dumping core (PKGNOTE_COREDUMP_TEST_PEER);
@@ -13,8 +14,8 @@
 HANDLER="$BUILDDIR/pkgnote-coredump"
 [ -x "$HANDLER" ] || fatal "no $HANDLER"
 . "$SRCDIR/tests/read/crasher.sh"
-SRV= STALL= REUSED=
-trap 'kill $WAITER $SRV $STALL $REUSED 2>/dev/null' EXIT
+SRV= STALL= REUSED= KERN=
+trap 'kill $WAITER $SRV $STALL $REUSED $KERN 2>/dev/null' EXIT
 export PKGNOTE_COREDUMP_TEST_PEER=1
 
 # The kernel's side of "@@PATH": the request, the ack read, the marker,
@@ -218,6 +219,74 @@ P
         && grep -q "package crasher/4.2-1; core $T/term/core\." "$T/term.log" \
         && pass "SIGTERM: the busy worker's crash stored whole, then the server exits 0" \
         || fail "SIGTERM: the busy worker's crash stored whole, then the server exits 0" "status $st; $(cat term.out whole.out "$T/term.log")"
+
+# ------------------------------------------------ stopped while a dump stalls
+# stall_on SOCKET OUT: kern.py's dump stalled half-way (KERN), in the
+# background, once the half is sent.
+stall_on() {
+        python3 kern.py "$1" segv.core stall > "$2" 2>&1 &
+        KERN=$!
+        n=0
+        while ! grep -q "half sent" "$2" && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+}
+# SIGTERM with a worker whose dump never ends: the server waits half the
+# deadline (here 20 s, so 10; 30 s in service), then ends the worker,
+# which removes what it had not stored whole, and exits 0: before its
+# deadline, and before a service manager's stop timeout would SIGKILL.
+PKGNOTE_COREDUMP_TEST_DEADLINE=20 "$HANDLER" -d "$T/grace" -l "$T/grace.log" --socket="$T/grace.socket" &
+SRV=$!
+wait_socket "$T/grace.socket"
+stall_on "$T/grace.socket" grace.out
+t0=$(date +%s)
+kill -TERM $SRV
+wait $SRV
+st=$?
+SRV=
+took=$(($(date +%s) - t0))
+wait $KERN
+if [ $st = 0 ] && [ $took -ge 9 ] && [ $took -lt 19 ] && grep -q "closed" grace.out \
+        && grep -q "coredump socket: stopped: 1 worker still busy after 10 s, ended" "$T/grace.log" \
+        && grep -q "coredump socket: the worker for process [0-9]* was stopped (SIGTERM) before its crash was stored; what it had not stored whole is removed" "$T/grace.log"; then
+        pass "SIGTERM, a dump stalled: the worker ended after the grace (${took} s), logged, the server exits 0"
+else
+        fail "SIGTERM, a dump stalled: the worker ended after the grace, logged, the server exits 0" \
+                "status $st after ${took} s; $(cat grace.out "$T/grace.log")"
+fi
+left=$(store_files "$T/grace")
+[ -z "$left" ] && pass "SIGTERM, a dump stalled: nothing left in the store" \
+        || fail "SIGTERM, a dump stalled: nothing left in the store" "$left"
+
+# ------------------------------------------------ a worker stopped on its own
+# A service manager's stop signals every process of the service, the
+# workers too (KillMode=control-group; the unit shipped uses "mixed"): a
+# worker's SIGTERM removes what it had not stored whole, the server logs
+# it and serves the next crash.
+"$HANDLER" -d "$T/wterm" -l "$T/wterm.log" --socket="$T/wterm.socket" --connections 2 &
+SRV=$!
+wait_socket "$T/wterm.socket"
+stall_on "$T/wterm.socket" wterm.out
+worker=
+for c in $(cat /proc/$SRV/task/$SRV/children 2> /dev/null); do
+        [ "$(cat /proc/$c/comm 2> /dev/null)" = pkgnote-coredum ] && worker=$c
+done
+[ -n "$worker" ] && kill -TERM "$worker"
+wait $KERN
+n=0
+while ! grep -q "was stopped (SIGTERM)" "$T/wterm.log" 2> /dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+left=$(store_files "$T/wterm")
+if [ -n "$worker" ] && grep -q "closed" wterm.out && [ -z "$left" ] \
+        && grep -q "coredump socket: the worker for process [0-9]* was stopped (SIGTERM) before its crash was stored" "$T/wterm.log"; then
+        pass "a worker's own SIGTERM: nothing left in the store, logged"
+else
+        fail "a worker's own SIGTERM: nothing left in the store, logged" "worker ${worker:-not found}; left: $left; $(cat wterm.out "$T/wterm.log")"
+fi
+python3 kern.py "$T/wterm.socket" segv.core whole > wterm2.out 2>&1
+wait $SRV
+st=$?
+SRV=
+[ $st = 0 ] && grep -q "ack 0x9" wterm2.out && [ "$(ls "$T/wterm" | grep -c '^core\..*\.json$')" = 1 ] \
+        && pass "a worker's own SIGTERM: the next crash stored" \
+        || fail "a worker's own SIGTERM: the next crash stored" "status $st; $(cat wterm2.out); $(ls -A "$T/wterm")"
 
 # ------------------------------------------------ a peer that exits, its PID reused
 # reuse PID PROGRAM...: runs PROGRAM as the process PID (clone3's set_tid,
