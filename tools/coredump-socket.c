@@ -493,15 +493,31 @@ static int ledger_sum(int fd, int dirfd, const char *key, const char *ukey, int6
         return 0;
 }
 
+/* The ledger's lines of one event into LINE (LEN bytes): their length. */
+static int ledger_lines(char *line, size_t len, int64_t now, int count, uint64_t bytes, const char *key,
+                        const char *ukey) {
+        int n = snprintf(line, len, "%" PRId64 " %d %" PRIu64 " %s\n", now, count, bytes, key);
+        if (n < 0 || (size_t)n >= len)
+                return -ENAMETOOLONG;
+        if (ukey) {
+                int m = snprintf(line + n, len - (size_t)n, "%" PRId64 " %d %" PRIu64 " %s\n", now, count, bytes, ukey);
+                if (m < 0 || (size_t)m >= len - (size_t)n)
+                        return -ENAMETOOLONG;
+                n += m;
+        }
+        return n;
+}
+
+static int ledger_write(int fd, const char *line, size_t n) {
+        /* One write: the two lines land together (O_APPEND). */
+        ssize_t w = write(fd, line, n);
+        return w == (ssize_t)n ? 0 : w < 0 ? -errno : -EIO;
+}
+
 static int ledger_append(int fd, int64_t now, int count, uint64_t bytes, const char *key, const char *ukey) {
         char line[2 * LEDGER_LINE];
-        int n = snprintf(line, sizeof line, "%" PRId64 " %d %" PRIu64 " %s\n", now, count, bytes, key);
-        if (ukey)
-                n += snprintf(line + n, sizeof line - (size_t)n, "%" PRId64 " %d %" PRIu64 " %s\n", now, count, bytes,
-                              ukey);
-        /* One write: the two lines land together (O_APPEND). */
-        ssize_t w = write(fd, line, (size_t)n);
-        return w == n ? 0 : w < 0 ? -errno : -EIO;
+        int n = ledger_lines(line, sizeof line, now, count, bytes, key, ukey);
+        return n < 0 ? n : ledger_write(fd, line, (size_t)n);
 }
 
 static bool over(uint64_t count, uint64_t bytes, uint64_t max_count, uint64_t max_bytes) {
@@ -565,4 +581,20 @@ int cds_quota_add_bytes(int dirfd, const char *key, const char *ukey, int64_t no
 
 int cds_quota_give_back(int dirfd, const char *key, const char *ukey, int64_t now) {
         return ledger_event(dirfd, key, ukey, now, -1, 0);
+}
+
+int cds_quota_give_back_line(char *line, size_t len, const char *key, const char *ukey, int64_t now) {
+        return ledger_lines(line, len, now, -1, 0, key, ukey);
+}
+
+int cds_quota_give_back_raw(int dirfd, const char *line, size_t n) {
+        int lock = ledger_lock(dirfd);
+        if (lock < 0)
+                return lock;
+        int fd = ledger_open(dirfd);
+        int r = fd < 0 ? fd : ledger_write(fd, line, n);
+        if (fd >= 0)
+                close(fd);
+        close(lock);
+        return r;
 }

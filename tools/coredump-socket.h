@@ -105,6 +105,16 @@ int cds_quota_add_bytes(int dirfd, const char *key, const char *ukey, int64_t no
 /* Gives back the place cds_quota_take() counted, when the core was not
  * stored after all. */
 int cds_quota_give_back(int dirfd, const char *key, const char *ukey, int64_t now);
+/* The ledger's give-back of KEY and UKEY at NOW, made ahead as text in
+ * LINE (CDS_LEDGER_EVENT_MAX bytes), so that cds_quota_give_back_raw()
+ * can write it from a signal handler; its length, or -ENAMETOOLONG. */
+#define CDS_LEDGER_EVENT_MAX 192
+int cds_quota_give_back_line(char *line, size_t len, const char *key, const char *ukey, int64_t now);
+/* Appends LINE (N bytes, from cds_quota_give_back_line()) to DIRFD's
+ * ledger under its lock: system calls only (async-signal-safe), for a
+ * worker ended by a signal.  The caller must not be inside the ledger's
+ * lock itself (hold the signal off around every other ledger call). */
+int cds_quota_give_back_raw(int dirfd, const char *line, size_t n);
 /* The key of a user, program and package version, as the ledger holds
  * it: 16 hex digits (hostile names never reach the file). */
 void cds_quota_key(char out[17], int uid, const char *program, const char *package);

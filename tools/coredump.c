@@ -164,14 +164,22 @@ static int store_core(int fd, uint64_t max, struct room *room, uint64_t *size, b
  * SIGINT, a stop) takes back, so that it leaves nothing half-written in
  * the store: a named temporary (where the file system has no O_TMPFILE;
  * an unnamed one goes with the process), and a core stored whose report
- * is not yet (a core alone is no entry).  Set and cleared with those
- * signals blocked; read by on_end(). */
+ * is not yet (a core alone is no entry); and the place the quota counted
+ * for a crash not stored whole (undone_quota: the ledger's line that
+ * gives it back, made ahead).  Set and cleared with those signals
+ * blocked; read by on_end(). */
 enum { UNDONE_TEMP, UNDONE_CORE, UNDONE_N };
 static struct {
         int dirfd;
         char name[600];
         volatile sig_atomic_t set;
 } undone[UNDONE_N];
+static struct {
+        int dirfd;
+        char line[CDS_LEDGER_EVENT_MAX];
+        size_t n;
+        volatile sig_atomic_t set;
+} undone_quota = {.dirfd = -1};
 
 /* Holds off the signals that end a worker early; OLD to restore. */
 static void hold_ends(sigset_t *old) {
@@ -195,6 +203,18 @@ static void undone_set(int slot, int dirfd, const char *name) {
         sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The quota's place no longer to be given back by on_end(): the crash is
+ * stored whole, or its place given back already. */
+static void undone_quota_clear(void) {
+        sigset_t old;
+        hold_ends(&old);
+        undone_quota.set = 0;
+        if (undone_quota.dirfd >= 0)
+                close(undone_quota.dirfd);
+        undone_quota.dirfd = -1;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 /* The worker's deadline or stop: removes what undone[] names and dies
  * of the signal (async-signal-safe calls only), so that the server,
  * which logs why, sees a worker ended by SIGALRM or SIGTERM. */
@@ -202,6 +222,10 @@ static void on_end(int sig) {
         for (int i = 0; i < UNDONE_N; i++)
                 if (undone[i].set)
                         (void)unlinkat(undone[i].dirfd, undone[i].name, 0);
+        /* Never inside the ledger's lock: every other ledger call holds
+         * this signal off (quota_take(), quota_give_back(), quota_bytes()). */
+        if (undone_quota.set)
+                (void)cds_quota_give_back_raw(undone_quota.dirfd, undone_quota.line, undone_quota.n);
         struct sigaction dfl = {.sa_handler = SIG_DFL};
         sigaction(sig, &dfl, NULL);
         sigset_t m;
@@ -835,8 +859,22 @@ static int quota_take(const struct handler *h, int dirfd, struct identity *id, s
         id->counted = false;
         if (!h->quota.count && !h->quota.bytes)
                 return 1;
+        /* Counted, and noted to be given back should the worker be
+         * ended before its crash is stored whole, with no end between. */
+        sigset_t old;
+        hold_ends(&old);
         int r = cds_quota_take(dirfd, id->key, id->ukey, &h->quota, h->time, u);
         id->counted = r == 1;
+        undone_quota_clear();
+        if (id->counted) {
+                int n = cds_quota_give_back_line(undone_quota.line, sizeof undone_quota.line, id->key, id->ukey, h->time);
+                /* Its own descriptor: the store's may be closed before
+                 * the crash is stored. */
+                undone_quota.dirfd = n > 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) : -1;
+                undone_quota.n = n > 0 ? (size_t)n : 0;
+                undone_quota.set = undone_quota.dirfd >= 0;
+        }
+        sigprocmask(SIG_SETMASK, &old, NULL);
         if (r < 0) {
                 log_line(h, "process %d (%s): cannot read the quota ledger: %s; the core is kept", h->pid, h->comm,
                          strerror(-r));
@@ -864,10 +902,23 @@ static void log_rejected(const struct handler *h, const struct identity *id, con
 
 /* The place the quota counted for ID, given back: its core was not stored. */
 static void quota_give_back(const struct handler *h, int dirfd, struct identity *id) {
+        sigset_t old;
+        hold_ends(&old);
         if (id && id->counted && dirfd >= 0)
                 (void)cds_quota_give_back(dirfd, id->key, id->ukey, h->time);
         if (id)
                 id->counted = false;
+        undone_quota_clear();
+        sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The BYTES the core of ID took, added to the quota's ledger (with the
+ * worker's end held off: never inside the ledger's lock). */
+static void quota_bytes(const struct handler *h, int dirfd, const struct identity *id, uint64_t bytes) {
+        sigset_t old;
+        hold_ends(&old);
+        (void)cds_quota_add_bytes(dirfd, id->key, id->ukey, h->time, bytes);
+        sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Reads and drops standard input: the kernel must never be left waiting. */
@@ -956,20 +1007,23 @@ static int store_crash(struct handler *h, const char *time_s, const char *limit_
                 return EXIT_FAILURE_;
         }
         if (id && (h->quota.count || h->quota.bytes))
-                (void)cds_quota_add_bytes(dirfd, id->key, id->ukey, h->time, disk);
+                quota_bytes(h, dirfd, id, disk);
         if (id == &own)
                 identity_done(id);
         char package[256];
         r = write_report(h, core_path, &room, report_name, package, sizeof package);
         if (r < 0 && write_text(&room, report_name, minimal_report(h, core_path)) < 0) {
-                /* A core without its report is no entry: do not leave it. */
+                /* A core without its report is no entry: do not leave it,
+                 * nor its place in the quota. */
                 (void)unlinkat(dirfd, core_name, 0);
                 undone_set(UNDONE_CORE, -1, NULL);
+                quota_give_back(h, dirfd, id);
                 log_line(h, "process %d (%s) crashed with signal %d; storing the report failed: %s", h->pid, h->comm,
                          h->sig, strerror(-r));
                 return EXIT_FAILURE_;
         }
         undone_set(UNDONE_CORE, -1, NULL); /* the entry is whole */
+        undone_quota_clear();
         pkgnote_crash_store_vacuum(dirfd, h->max_use, name, SIZE_MAX);
         /* The crash is stored: its journal entry may fail, never it. */
         char *abs_core = h->state_dir[0] == '/' ? NULL : realpath(h->state_dir, NULL);
@@ -1171,8 +1225,10 @@ static int serve_connection(struct handler *h, int conn) {
                 return r < 0 ? EXIT_FAILURE_ : EXIT_OK;
         }
         identity_done(&id); /* the stored core is read again for its report */
-        if (dup2(conn, STDIN_FILENO) < 0)
+        if (dup2(conn, STDIN_FILENO) < 0) {
+                quota_give_back(h, dirfd, &id);
                 return EXIT_FAILURE_;
+        }
         close(conn);
         if (dirfd >= 0)
                 close(dirfd);

@@ -76,9 +76,10 @@ wait_socket() {
 store_files() { ls -A "$1" 2>/dev/null | grep -v '^\.quota' | tr '\n' ' '; }
 
 # ------------------------------------------------ a dump that stalls half-way
-# A deadline of 12 s, then a second connection, served whole.
+# A deadline of 12 s, then a second connection, served whole: with a
+# quota of 1 core, which the crash ended at its deadline gave back.
 rm -f "$T/dl.log"
-PKGNOTE_COREDUMP_TEST_DEADLINE=12 "$HANDLER" -d "$T/dl" -l "$T/dl.log" --socket="$T/dl.socket" --connections 2 &
+PKGNOTE_COREDUMP_TEST_DEADLINE=12 "$HANDLER" -d "$T/dl" -l "$T/dl.log" --socket="$T/dl.socket" --connections 2 --quota-count 1 &
 SRV=$!
 wait_socket "$T/dl.socket"
 python3 kern.py "$T/dl.socket" segv.core stall > stall.out 2>&1
@@ -103,8 +104,8 @@ st=$?
 SRV=
 [ $st = 0 ] && grep -q "ack 0x9" next.out && grep -q "closed" next.out \
         && [ "$(ls "$T/dl" | grep -c '^core\..*\.json$')" = 1 ] && [ "$(ls "$T/dl" | grep -c '^core\..*\.zst$\|^core\..*[0-9]$')" = 1 ] \
-        && pass "the next connection served: its crash stored, the server exits 0" \
-        || fail "the next connection served: its crash stored, the server exits 0" "status $st; $(cat next.out); $(ls -A "$T/dl")"
+        && pass "the next connection served: its crash stored (the quota's place given back), the server exits 0" \
+        || fail "the next connection served: its crash stored (the quota's place given back), the server exits 0" "status $st; $(cat next.out); $(ls -A "$T/dl")"
 
 # ------------------------------------------------ a report that never ends
 # The crash's note names a debuginfod server that accepts and never
@@ -260,8 +261,9 @@ left=$(store_files "$T/grace")
 # A service manager's stop signals every process of the service, the
 # workers too (KillMode=control-group; the unit shipped uses "mixed"): a
 # worker's SIGTERM removes what it had not stored whole, the server logs
-# it and serves the next crash.
-"$HANDLER" -d "$T/wterm" -l "$T/wterm.log" --socket="$T/wterm.socket" --connections 2 &
+# it and serves the next crash (under a quota of 1 core: the place is
+# given back).
+"$HANDLER" -d "$T/wterm" -l "$T/wterm.log" --socket="$T/wterm.socket" --connections 2 --quota-count 1 &
 SRV=$!
 wait_socket "$T/wterm.socket"
 stall_on "$T/wterm.socket" wterm.out
@@ -285,8 +287,8 @@ wait $SRV
 st=$?
 SRV=
 [ $st = 0 ] && grep -q "ack 0x9" wterm2.out && [ "$(ls "$T/wterm" | grep -c '^core\..*\.json$')" = 1 ] \
-        && pass "a worker's own SIGTERM: the next crash stored" \
-        || fail "a worker's own SIGTERM: the next crash stored" "status $st; $(cat wterm2.out); $(ls -A "$T/wterm")"
+        && pass "a worker's own SIGTERM: the next crash stored (the quota's place given back)" \
+        || fail "a worker's own SIGTERM: the next crash stored (the quota's place given back)" "status $st; $(cat wterm2.out); $(ls -A "$T/wterm")"
 
 # ------------------------------------------------ a peer that exits, its PID reused
 # reuse PID PROGRAM...: runs PROGRAM as the process PID (clone3's set_tid,

@@ -327,6 +327,15 @@ static void test_quota_users(void) {
         CHECK_INT(cds_quota_give_back(dirfd, g, ug, t), 0);
         CHECK_INT(cds_quota_take(dirfd, g, ug, &q3, t + 1, &u), 1);
         CHECK_INT(u.count, 2);
+        /* The same, by the line made ahead for a signal handler. */
+        char line[CDS_LEDGER_EVENT_MAX];
+        int n = cds_quota_give_back_line(line, sizeof line, g, ug, t);
+        CHECK(n > 0 && (size_t)n < sizeof line && line[n - 1] == '\n');
+        CHECK_INT(cds_quota_give_back_raw(dirfd, line, (size_t)n), 0);
+        CHECK_INT(cds_quota_take(dirfd, g, ug, &q3, t + 2, &u), 1);
+        CHECK_INT(u.count, 2);
+        CHECK_INT(cds_quota_take(dirfd, g, ug, &q3, t + 2, &u), 0);
+        CHECK_INT(cds_quota_give_back_line(line, 20, g, ug, t), -ENAMETOOLONG);
 
         /* Lines dated ahead of the clock (set back since) count not. */
         char f[17];
