@@ -218,7 +218,13 @@ static void undone_quota_clear(void) {
 /* The worker's deadline or stop: removes what undone[] names and dies
  * of the signal (async-signal-safe calls only), so that the server,
  * which logs why, sees a worker ended by SIGALRM or SIGTERM. */
+static pid_t worker_pid; /* set in the worker: on_end() acts there alone */
 static void on_end(int sig) {
+        /* A child of the worker (the stack's unwinder, the identification
+         * before it resets its signals) has undone[]'s copy, not its say:
+         * it only dies. */
+        if (getpid() != worker_pid)
+                goto die;
         for (int i = 0; i < UNDONE_N; i++)
                 if (undone[i].set)
                         (void)unlinkat(undone[i].dirfd, undone[i].name, 0);
@@ -226,6 +232,7 @@ static void on_end(int sig) {
          * this signal off (quota_take(), quota_give_back(), quota_bytes()). */
         if (undone_quota.set)
                 (void)cds_quota_give_back_raw(undone_quota.dirfd, undone_quota.line, undone_quota.n);
+die:;
         struct sigaction dfl = {.sa_handler = SIG_DFL};
         sigaction(sig, &dfl, NULL);
         sigset_t m;
@@ -251,14 +258,26 @@ static int commit_watched(pn_output *o, int dirfd, const char *core_name) {
         return r;
 }
 
+/* pn_output_open() of NAME in DIRFD, its temporary noted in undone[]
+ * with the worker's end held off between (a named one, where the file
+ * system has no O_TMPFILE, is never left behind). */
+static int open_watched(pn_output *o, int dirfd, const char *name) {
+        sigset_t old;
+        hold_ends(&old);
+        int r = pn_output_open(o, dirfd, name, PN_OUT_EXCL);
+        if (r == 0)
+                undone_set(UNDONE_TEMP, o->dirfd, o->tmpname);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return r;
+}
+
 /* Writes TEXT (freed) as the new file NAME of the store; 1 when written. */
 static int write_text(struct room *room, const char *name, char *text) {
         pn_output out;
-        int r = text ? pn_output_open(&out, room->dirfd, name, PN_OUT_EXCL) : -ENOMEM;
+        int r = text ? open_watched(&out, room->dirfd, name) : -ENOMEM;
         if ((r == -ENOSPC || r == -EDQUOT) && make_room(room) > 0)
-                r = pn_output_open(&out, room->dirfd, name, PN_OUT_EXCL);
+                r = open_watched(&out, room->dirfd, name);
         if (r == 0) {
-                undone_set(UNDONE_TEMP, out.dirfd, out.tmpname);
                 /* A failed write drops the temporary (the name stays free). */
                 r = pn_write_full_room(out.fd, text, strlen(text), make_room, room);
                 if (r == 0)
@@ -971,9 +990,9 @@ static int store_crash(struct handler *h, const char *time_s, const char *limit_
         }
         struct room room = {dirfd, name};
         pn_output o;
-        int r = dirfd < 0 ? -errno : pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
+        int r = dirfd < 0 ? -errno : open_watched(&o, dirfd, core_name);
         if ((r == -ENOSPC || r == -EDQUOT) && make_room(&room) > 0)
-                r = pn_output_open(&o, dirfd, core_name, PN_OUT_EXCL);
+                r = open_watched(&o, dirfd, core_name);
         if (r < 0) {
                 log_line(h, "process %d (%s) crashed with signal %d; cannot write %s: %s", h->pid, h->comm, h->sig,
                          core_path, strerror(-r));
@@ -983,7 +1002,6 @@ static int store_crash(struct handler *h, const char *time_s, const char *limit_
                         identity_done(id);
                 return EXIT_FAILURE_;
         }
-        undone_set(UNDONE_TEMP, o.dirfd, o.tmpname);
         uint64_t size;
         bool truncated;
         r = store_core(o.fd, h->max_core, &room, &size, &truncated);
@@ -1280,7 +1298,7 @@ static void reap_workers(const struct handler *h, struct worker *w, unsigned *ru
                                          (int)w[i].crash, deadline);
                         else if (WIFSIGNALED(st) && (WTERMSIG(st) == SIGTERM || WTERMSIG(st) == SIGINT))
                                 log_line(h,
-                                         "coredump socket: the worker for process %d was stopped (%s) before its crash was stored; "
+                                         "coredump socket: the worker for process %d was stopped (%s); "
                                          "what it had not stored whole is removed",
                                          (int)w[i].crash, WTERMSIG(st) == SIGTERM ? "SIGTERM" : "SIGINT");
                         else if (WIFSIGNALED(st))
@@ -1375,12 +1393,21 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
                         close(lfd);
                         signal(SIGCHLD, SIG_DFL);
                         /* Its deadline, or a stop (the server's at the
-                         * end of its grace, or a service manager's). */
+                         * end of its grace, or a service manager's): one
+                         * at a time, the first one's name logged. */
+                        worker_pid = getpid();
                         struct sigaction da = {.sa_handler = on_end};
+                        sigemptyset(&da.sa_mask);
+                        sigaddset(&da.sa_mask, SIGALRM);
+                        sigaddset(&da.sa_mask, SIGTERM);
+                        sigaddset(&da.sa_mask, SIGINT);
                         sigaction(SIGALRM, &da, NULL);
                         sigaction(SIGTERM, &da, NULL);
                         sigaction(SIGINT, &da, NULL);
+                        /* Whatever mask the server was started with, the
+                         * worker's ends come through. */
                         sigprocmask(SIG_SETMASK, &waiting, NULL);
+                        sigprocmask(SIG_UNBLOCK, &da.sa_mask, NULL);
                         alarm(deadline); /* then the worker ends, whatever it waits for */
                         _exit(serve_connection(h, c));
                 }

@@ -563,15 +563,18 @@ def test_open_process_container_root(programs: dict[str, pathlib.Path], tmp_path
     proc = subprocess.Popen(argv + [str(app), "sleep"], env=PLAIN_ENV)
     try:
         # bwrap runs the program as its child: its PID is bwrap's child
-        # whose executable is the copy (only bwrap's: another run of this
+        # (by /proc's PPid) whose executable is the copy (only bwrap's: another run of this
         # test, on a machine whose PIDs a container shares, has the same
         # path).
         pid = 0
         for _ in range(250):
-            try:
-                kids = pathlib.Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-            except OSError:
-                kids = []
+            kids = []
+            for d in pathlib.Path("/proc").iterdir():
+                try:
+                    if d.name.isdigit() and f"\nPPid:\t{proc.pid}\n" in (d / "status").read_text():
+                        kids.append(d.name)
+                except OSError:
+                    pass
             for d in [pathlib.Path("/proc") / k for k in kids]:
                 try:
                     if os.readlink(d / "exe") == str(app) and str(lib) in (d / "maps").read_text():

@@ -72,6 +72,12 @@ wait_socket() {
         n=0
         while [ ! -S "$1" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
 }
+# The workers of server PID (its children of its name).
+workers_of() {
+        for c in $(cat /proc/$1/task/$1/children 2> /dev/null); do
+                [ "$(cat /proc/$c/comm 2> /dev/null)" = pkgnote-coredum ] && echo $c
+        done
+}
 # What a store holds but its quota ledger: "name name ...".
 store_files() { ls -A "$1" 2>/dev/null | grep -v '^\.quota' | tr '\n' ' '; }
 
@@ -159,12 +165,49 @@ P
         left=$(store_files "$T/di")
         [ -z "$left" ] && pass "a report waiting for debuginfod: no core without its report left" \
                 || fail "a report waiting for debuginfod: no core without its report left" "$left"
+        # The same wait, stopped: SIGTERM to the worker's unwinder alone
+        # (the child that downloads) leaves the entry whole, its report
+        # without the stack; SIGTERM to the next crash's worker removes
+        # its core, its report not written.
+        "$HANDLER" -d "$T/dit" -l "$T/dit.log" -c di.conf --socket="$T/dit.socket" --connections 2 &
+        SRV=$!
+        wait_socket "$T/dit.socket"
+        for step in unwinder worker; do
+                rm -f "$T/asked"
+                python3 kern.py "$T/dit.socket" di.core whole > "dit-$step.out" 2>&1
+                n=0
+                while [ ! -s "$T/asked" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+                worker=$(workers_of $SRV)
+                if [ $step = unwinder ]; then
+                        victims=$(cat /proc/$worker/task/$worker/children 2> /dev/null)
+                        want="; core "
+                else
+                        victims=$worker
+                        want="was stopped (SIGTERM)"
+                fi
+                [ -n "$victims" ] && kill -TERM $victims
+                n=0
+                while ! grep -q "$want" "$T/dit.log" 2> /dev/null && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+                [ $step = unwinder ] && whole=$(store_files "$T/dit")
+        done
+        wait $SRV
+        SRV=
+        set -- $whole
+        if [ $# = 2 ] && [ -f "$T/dit/$1" ] && [ -f "$T/dit/$2" ] && [ "$(store_files "$T/dit")" = "$whole" ] \
+                && grep -q "was stopped (SIGTERM); what it had not stored whole is removed" "$T/dit.log"; then
+                pass "a report waiting for debuginfod: the unwinder's SIGTERM leaves the entry whole; the worker's, no core without its report"
+        else
+                fail "a report waiting for debuginfod: the unwinder's SIGTERM leaves the entry whole; the worker's, no core without its report" \
+                        "after the unwinder's: $whole; at the end: $(store_files "$T/dit"); $(cat "$T/dit.log")"
+        fi
         kill $STALL 2> /dev/null
         wait $STALL 2> /dev/null
         STALL=
 else
         skip "a report waiting for debuginfod: the worker ended at its deadline" "pkgnote was built without stack"
         skip "a report waiting for debuginfod: no core without its report left" "pkgnote was built without stack"
+        skip "a report waiting for debuginfod: the unwinder's SIGTERM leaves the entry whole; the worker's, no core without its report" \
+                "pkgnote was built without stack"
 fi
 
 # ------------------------------------------------ SIGTERM while a worker is busy
@@ -231,10 +274,10 @@ stall_on() {
         while ! grep -q "half sent" "$2" && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
 }
 # SIGTERM with a worker whose dump never ends: the server waits half the
-# deadline (here 20 s, so 10; 30 s in service), then ends the worker,
+# deadline (here 30 s, so 15; 30 s in service), then ends the worker,
 # which removes what it had not stored whole, and exits 0: before its
 # deadline, and before a service manager's stop timeout would SIGKILL.
-PKGNOTE_COREDUMP_TEST_DEADLINE=20 "$HANDLER" -d "$T/grace" -l "$T/grace.log" --socket="$T/grace.socket" &
+PKGNOTE_COREDUMP_TEST_DEADLINE=30 "$HANDLER" -d "$T/grace" -l "$T/grace.log" --socket="$T/grace.socket" &
 SRV=$!
 wait_socket "$T/grace.socket"
 stall_on "$T/grace.socket" grace.out
@@ -245,9 +288,9 @@ st=$?
 SRV=
 took=$(($(date +%s) - t0))
 wait $KERN
-if [ $st = 0 ] && [ $took -ge 9 ] && [ $took -lt 19 ] && grep -q "closed" grace.out \
-        && grep -q "coredump socket: stopped: 1 worker still busy after 10 s, ended" "$T/grace.log" \
-        && grep -q "coredump socket: the worker for process [0-9]* was stopped (SIGTERM) before its crash was stored; what it had not stored whole is removed" "$T/grace.log"; then
+if [ $st = 0 ] && [ $took -ge 14 ] && [ $took -lt 29 ] && grep -q "closed" grace.out \
+        && grep -q "coredump socket: stopped: 1 worker still busy after 15 s, ended" "$T/grace.log" \
+        && grep -q "coredump socket: the worker for process [0-9]* was stopped (SIGTERM); what it had not stored whole is removed" "$T/grace.log"; then
         pass "SIGTERM, a dump stalled: the worker ended after the grace (${took} s), logged, the server exits 0"
 else
         fail "SIGTERM, a dump stalled: the worker ended after the grace, logged, the server exits 0" \
@@ -267,17 +310,14 @@ left=$(store_files "$T/grace")
 SRV=$!
 wait_socket "$T/wterm.socket"
 stall_on "$T/wterm.socket" wterm.out
-worker=
-for c in $(cat /proc/$SRV/task/$SRV/children 2> /dev/null); do
-        [ "$(cat /proc/$c/comm 2> /dev/null)" = pkgnote-coredum ] && worker=$c
-done
+worker=$(workers_of $SRV)
 [ -n "$worker" ] && kill -TERM "$worker"
 wait $KERN
 n=0
 while ! grep -q "was stopped (SIGTERM)" "$T/wterm.log" 2> /dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
 left=$(store_files "$T/wterm")
 if [ -n "$worker" ] && grep -q "closed" wterm.out && [ -z "$left" ] \
-        && grep -q "coredump socket: the worker for process [0-9]* was stopped (SIGTERM) before its crash was stored" "$T/wterm.log"; then
+        && grep -q "coredump socket: the worker for process [0-9]* was stopped (SIGTERM); what it had not stored whole is removed" "$T/wterm.log"; then
         pass "a worker's own SIGTERM: nothing left in the store, logged"
 else
         fail "a worker's own SIGTERM: nothing left in the store, logged" "worker ${worker:-not found}; left: $left; $(cat wterm.out "$T/wterm.log")"

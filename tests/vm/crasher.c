@@ -9,6 +9,7 @@
  * PID had at once, sampled every millisecond until PID ends (a shell's
  * sampling, tens of milliseconds in the VM, can miss a worker's life). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -75,6 +76,8 @@ int main(int argc, char **argv) {
                         /* Its children, unreaped ones included. */
                         snprintf(path, sizeof path, "/proc/%s/task/%s/children", argv[2], argv[2]);
                         f = fopen(path, "re");
+                        if (!f && (errno == ENOENT || errno == ESRCH))
+                                break; /* reaped since */
                         if (!f) {
                                 perror(path);
                                 return 1;
