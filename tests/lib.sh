@@ -165,6 +165,28 @@ fetch_cdx_schemas() {
         rm -rf "$pack"
         [ -f "$1/cdx-schema/bom-1.6.SNAPSHOT.schema.json" ] && [ -f "$1/cdx-schema/bom-1.7.SNAPSHOT.schema.json" ]
 }
+# sbom_validator NAME: ajv (npm's, in the build directory's npm-ajv, AJV)
+# and the CycloneDX schemas ready, status 0; otherwise NAME is said
+# missing (no node or npm) or skipped (npm failed, with its words),
+# status 1.  SCHEMAS: shared/'s schemas beside the checkout (without
+# them, on a fresh machine, the SPDX 2.3 checks skip with the reason).
+sbom_validator() {
+        SCHEMAS="$SRCDIR/../shared/schemas"
+        AJV="${BUILDDIR:-$HOME}/npm-ajv"
+        if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+                missing "$1" "node and npm"
+                return 1
+        fi
+        if [ ! -d "$AJV/node_modules/ajv" ] || [ ! -d "$AJV/node_modules/ajv-formats" ]; then
+                npm_install "$AJV" npm.log ajv ajv-formats
+        fi
+        if [ ! -d "$AJV/node_modules/ajv-formats" ]; then
+                skip "$1" "cannot install ajv from npm: $(tail -n 1 npm.log 2> /dev/null)"
+                return 1
+        fi
+        fetch_cdx_schemas "$AJV" || echo "# cannot fetch the CycloneDX 1.6 and 1.7 schemas from npm: their checks skip"
+        return 0
+}
 # validate_sbom NAME AJV_DIR SCHEMA_DIR spdx|spdx3|cyclonedx FILE: FILE against
 # its official schema (tests/scan/validate.js); a schema that is not there
 # is a skip with the reason, never a pass.

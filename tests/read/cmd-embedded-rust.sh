@@ -300,27 +300,16 @@ wait
 
 # The SBOMs against their official schemas, as cmd-embedded does.
 schemas="$SRCDIR/../shared/schemas"
-ajv="${BUILDDIR:-$HOME}/npm-ajv"
 if [ ! -f "$schemas/spdx-2.3.schema.json" ] || [ ! -f "$schemas/bom-1.5.SNAPSHOT.schema.json" ]; then
         skip "the SBOMs with crates validate" "schemas not found in $schemas (CI puts shared/ beside the checkout)"
-elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-        missing "the SBOMs with crates validate" "node and npm"
-else
-        if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                npm_install "$ajv" npm.log ajv ajv-formats
-        fi
-        if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                skip "the SBOMs with crates validate" "cannot install ajv from npm: $(tail -n 1 npm.log)"
-        else
-                fetch_cdx_schemas "$ajv" || echo "# cannot fetch the CycloneDX 1.6 schema from npm: the 1.6 checks skip"
-                validate_sbom "SPDX 2.3 with crates validates" "$ajv" "$schemas" spdx r.spdx.json
-                validate_sbom "CycloneDX 1.6 with crates validates" "$ajv" "$schemas" cyclonedx r.cdx.json
-                validate_sbom "CycloneDX 1.5 with crates validates" "$ajv" "$schemas" cyclonedx r15.cdx.json
-                validate_sbom "SPDX 2.3 of Go and Rust programs validates" "$ajv" "$schemas" spdx t.spdx.json
-                validate_sbom "CycloneDX 1.6 of Go and Rust programs validates" "$ajv" "$schemas" cyclonedx t.cdx.json
-                [ -s ps.cdx.json ] && validate_sbom "ps's CycloneDX with crates validates" "$ajv" "$schemas" cyclonedx ps.cdx.json
-                [ -s ps.spdx.json ] && validate_sbom "ps's SPDX with crates validates" "$ajv" "$schemas" spdx ps.spdx.json
-        fi
+elif sbom_validator "the SBOMs with crates validate"; then
+        validate_sbom "SPDX 2.3 with crates validates" "$AJV" "$SCHEMAS" spdx r.spdx.json
+        validate_sbom "CycloneDX 1.6 with crates validates" "$AJV" "$SCHEMAS" cyclonedx r.cdx.json
+        validate_sbom "CycloneDX 1.5 with crates validates" "$AJV" "$SCHEMAS" cyclonedx r15.cdx.json
+        validate_sbom "SPDX 2.3 of Go and Rust programs validates" "$AJV" "$SCHEMAS" spdx t.spdx.json
+        validate_sbom "CycloneDX 1.6 of Go and Rust programs validates" "$AJV" "$SCHEMAS" cyclonedx t.cdx.json
+        [ -s ps.cdx.json ] && validate_sbom "ps's CycloneDX with crates validates" "$AJV" "$SCHEMAS" cyclonedx ps.cdx.json
+        [ -s ps.spdx.json ] && validate_sbom "ps's SPDX with crates validates" "$AJV" "$SCHEMAS" spdx ps.spdx.json
 fi
 
 # Damaged sections: show and scan report a clear problem, exit with a

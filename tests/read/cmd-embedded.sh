@@ -379,32 +379,17 @@ python3 "$SRCDIR/tests/scan/spdx3-compare.py" e.spdx.json e.spdx3.json > cmp3.tx
         fail "SPDX 3 with modules: the 2.3 document's facts" "$(sed 's/^/# /' cmp3.txt | head -20)"
 # The official schemas as cmd-scan finds them (CI puts shared/ beside
 # the checkout; elsewhere a skip with the reason), ajv from npm.
-schemas="$SRCDIR/../shared/schemas"
-ajv="${BUILDDIR:-$HOME}/npm-ajv"
-# Without shared/ beside the checkout (a fresh machine) the SPDX 2.3 schema
-# is missing and its checks skip with the reason (validate.js); CycloneDX's
-# schemas come from npm, SPDX 3's from tests/data.
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-        missing "the SBOMs with modules validate" "node and npm"
-else
-        if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                npm_install "$ajv" npm.log ajv ajv-formats
-        fi
-        if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                skip "the SBOMs with modules validate" "cannot install ajv from npm: $(tail -n 1 npm.log)"
-        else
-                fetch_cdx_schemas "$ajv" || echo "# cannot fetch the CycloneDX 1.6 and 1.7 schemas from npm: their checks skip"
-                validate_sbom "SPDX 2.3 with modules validates" "$ajv" "$schemas" spdx e.spdx.json
-                validate_sbom "CycloneDX 1.6 with modules validates" "$ajv" "$schemas" cyclonedx e.cdx.json
-                "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 -o e15.cdx.json sbom 2> /dev/null
-                validate_sbom "CycloneDX 1.5 with modules validates" "$ajv" "$schemas" cyclonedx e15.cdx.json
-                [ -s ps.cdx.json ] && validate_sbom "ps's CycloneDX with a Go program validates" "$ajv" "$schemas" cyclonedx ps.cdx.json
-                [ -s ps.spdx.json ] && validate_sbom "ps's SPDX with a Go program validates" "$ajv" "$schemas" spdx ps.spdx.json
-                "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.7 -o e17.cdx.json sbom 2> /dev/null
-                validate_sbom "CycloneDX 1.7 with modules validates" "$ajv" "$schemas" cyclonedx e17.cdx.json
-                validate_sbom "SPDX 3.0.1 with modules validates" "$ajv" "$schemas" spdx3 e.spdx3.json
-                [ -s ps.spdx3.json ] && validate_sbom "ps's SPDX 3.0.1 with a Go program validates" "$ajv" "$schemas" spdx3 ps.spdx3.json
-        fi
+if sbom_validator "the SBOMs with modules validate"; then
+        validate_sbom "SPDX 2.3 with modules validates" "$AJV" "$SCHEMAS" spdx e.spdx.json
+        validate_sbom "CycloneDX 1.6 with modules validates" "$AJV" "$SCHEMAS" cyclonedx e.cdx.json
+        "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 -o e15.cdx.json sbom 2> /dev/null
+        validate_sbom "CycloneDX 1.5 with modules validates" "$AJV" "$SCHEMAS" cyclonedx e15.cdx.json
+        [ -s ps.cdx.json ] && validate_sbom "ps's CycloneDX with a Go program validates" "$AJV" "$SCHEMAS" cyclonedx ps.cdx.json
+        [ -s ps.spdx.json ] && validate_sbom "ps's SPDX with a Go program validates" "$AJV" "$SCHEMAS" spdx ps.spdx.json
+        "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.7 -o e17.cdx.json sbom 2> /dev/null
+        validate_sbom "CycloneDX 1.7 with modules validates" "$AJV" "$SCHEMAS" cyclonedx e17.cdx.json
+        validate_sbom "SPDX 3.0.1 with modules validates" "$AJV" "$SCHEMAS" spdx3 e.spdx3.json
+        [ -s ps.spdx3.json ] && validate_sbom "ps's SPDX 3.0.1 with a Go program validates" "$AJV" "$SCHEMAS" spdx3 ps.spdx3.json
 fi
 if ! spdx3_reader "${BUILDDIR:-$HOME}"; then
         spdx3_unavailable "SPDX 3.0.1 with modules conforms to the SPDX 3.0.1 model"

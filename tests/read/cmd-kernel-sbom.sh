@@ -270,31 +270,19 @@ run ps --format cyclonedx --no-kernel --sysfs newer/sys
 expect_status 2 "--no-kernel with --sysfs is refused"
 
 # ---- the official schemas and the SPDX 3 model ----
-schemas="$SRCDIR/../shared/schemas"
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-        missing "the kernel's SBOMs validate against the official schemas" "node and npm"
-else
-        ajv="${BUILDDIR:-$HOME}/npm-ajv"
-        if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                npm_install "$ajv" npm.log ajv ajv-formats
-        fi
-        if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                skip "the kernel's SBOMs validate against the official schemas" "cannot install ajv from npm: $(tail -n 1 npm.log)"
-        else
-                fetch_cdx_schemas "$ajv" || echo "# cannot fetch the CycloneDX 1.6 and 1.7 schemas from npm: their checks skip"
-                "$PKGNOTE" ps --format cyclonedx > host.cdx.json 2> /dev/null
-                "$PKGNOTE" ps --format spdx > host.spdx.json 2> /dev/null
-                for d in noted newer mismatch; do
-                        for f in $d.cdx.json:cyclonedx $d.cdx15.json:cyclonedx $d.cdx17.json:cyclonedx $d.spdx.json:spdx $d.spdx3.json:spdx3; do
-                                validate_sbom "schema: ${f%%:*} validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
-                        done
+if sbom_validator "the kernel's SBOMs validate against the official schemas"; then
+        "$PKGNOTE" ps --format cyclonedx > host.cdx.json 2> /dev/null
+        "$PKGNOTE" ps --format spdx > host.spdx.json 2> /dev/null
+        for d in noted newer mismatch; do
+                for f in $d.cdx.json:cyclonedx $d.cdx15.json:cyclonedx $d.cdx17.json:cyclonedx $d.spdx.json:spdx $d.spdx3.json:spdx3; do
+                        validate_sbom "schema: ${f%%:*} validates against the ${f#*:} schema" "$AJV" "$SCHEMAS" "${f#*:}" "${f%%:*}"
                 done
-                for f in ${SIDDOCS:-}; do
-                        validate_sbom "schema: ${f%%:*} validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
-                done
-                validate_sbom "schema: the host's processes and kernel (CycloneDX) validate" "$ajv" "$schemas" cyclonedx host.cdx.json
-                validate_sbom "schema: the host's processes and kernel (SPDX 2.3) validate" "$ajv" "$schemas" spdx host.spdx.json
-        fi
+        done
+        for f in ${SIDDOCS:-}; do
+                validate_sbom "schema: ${f%%:*} validates against the ${f#*:} schema" "$AJV" "$SCHEMAS" "${f#*:}" "${f%%:*}"
+        done
+        validate_sbom "schema: the host's processes and kernel (CycloneDX) validate" "$AJV" "$SCHEMAS" cyclonedx host.cdx.json
+        validate_sbom "schema: the host's processes and kernel (SPDX 2.3) validate" "$AJV" "$SCHEMAS" spdx host.spdx.json
 fi
 if ! spdx3_reader "${BUILDDIR:-$HOME}"; then
         spdx3_unavailable "spdx3-model: the kernel's SPDX 3 documents conform to the SPDX 3.0.1 model"

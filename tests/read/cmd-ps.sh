@@ -613,40 +613,25 @@ grep -q "^pkgnote: ps: [1-9][0-9]* process\(es\)\? could not be read (permission
         fail "unprivileged --root: the processes whose root it may not see are counted" "$(cat npr.out npr.err)"
 
 # ------------------------------------------ SBOMs against their schemas
-schemas="$SRCDIR/../shared/schemas"
-# Without shared/ beside the checkout (a fresh machine) the SPDX 2.3 schema
-# is missing and its checks skip with the reason (validate.js); CycloneDX's
-# schemas come from npm, SPDX 3's from tests/data.
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-        missing "sbom: the documents validate against the official schemas" "node and npm"
-else
-        ajv="${BUILDDIR:-$HOME}/npm-ajv"
-        if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                npm_install "$ajv" npm.log ajv ajv-formats
-        fi
-        if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                skip "sbom: the documents validate against the official schemas" "cannot install ajv from npm: $(tail -n 1 npm.log)"
-        else
-                # CycloneDX 1.6 (the default) against the schema npm's
-                # @cyclonedx/cyclonedx-library ships; 1.5 against shared/'s.
-                fetch_cdx_schemas "$ajv" || echo "# cannot fetch the CycloneDX 1.6 and 1.7 schemas from npm: their checks skip"
-                # Every process this user may read, as well as the test's.
-                "$PKGNOTE" ps --format cyclonedx > all.cdx.json 2> /dev/null
-                "$PKGNOTE" ps --format cyclonedx --cyclonedx-version 1.5 > all15.cdx.json 2> /dev/null
-                "$PKGNOTE" ps --format spdx > all.spdx.json 2> /dev/null
-                python3 -c 'import json, sys; sys.exit([json.load(open(f))["specVersion"] for f in sys.argv[1:]] != ["1.6", "1.5", "1.6", "1.5"])' \
-                        running.cdx.json running15.cdx.json all.cdx.json all15.cdx.json &&
-                        pass "sbom-schema: the documents validated are of both CycloneDX versions" ||
-                        fail "sbom-schema: the documents validated are of both CycloneDX versions"
-                "$PKGNOTE" ps --format spdx3 > all.spdx3.json 2> /dev/null
-                docs="running.cdx.json:cyclonedx running15.cdx.json:cyclonedx running17.cdx.json:cyclonedx running.spdx.json:spdx all.cdx.json:cyclonedx all15.cdx.json:cyclonedx all.spdx.json:spdx"
-                docs="$docs running.spdx3.json:spdx3 all.spdx3.json:spdx3"
-                [ -f chroot.cdx.json ] && docs="$docs chroot.cdx.json:cyclonedx chroot.spdx.json:spdx chroot.spdx3.json:spdx3"
-                [ -f rpm.cdx.json ] && docs="$docs rpm.cdx.json:cyclonedx rpm.spdx.json:spdx rpm.spdx3.json:spdx3"
-                for f in $docs; do
-                        validate_sbom "sbom-schema: ${f%%:*} validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
-                done
-        fi
+if sbom_validator "sbom: the documents validate against the official schemas"; then
+        # CycloneDX 1.6 (the default) against the schema npm's
+        # @cyclonedx/cyclonedx-library ships; 1.5 against shared/'s.
+        # Every process this user may read, as well as the test's.
+        "$PKGNOTE" ps --format cyclonedx > all.cdx.json 2> /dev/null
+        "$PKGNOTE" ps --format cyclonedx --cyclonedx-version 1.5 > all15.cdx.json 2> /dev/null
+        "$PKGNOTE" ps --format spdx > all.spdx.json 2> /dev/null
+        python3 -c 'import json, sys; sys.exit([json.load(open(f))["specVersion"] for f in sys.argv[1:]] != ["1.6", "1.5", "1.6", "1.5"])' \
+                running.cdx.json running15.cdx.json all.cdx.json all15.cdx.json &&
+                pass "sbom-schema: the documents validated are of both CycloneDX versions" ||
+                fail "sbom-schema: the documents validated are of both CycloneDX versions"
+        "$PKGNOTE" ps --format spdx3 > all.spdx3.json 2> /dev/null
+        docs="running.cdx.json:cyclonedx running15.cdx.json:cyclonedx running17.cdx.json:cyclonedx running.spdx.json:spdx all.cdx.json:cyclonedx all15.cdx.json:cyclonedx all.spdx.json:spdx"
+        docs="$docs running.spdx3.json:spdx3 all.spdx3.json:spdx3"
+        [ -f chroot.cdx.json ] && docs="$docs chroot.cdx.json:cyclonedx chroot.spdx.json:spdx chroot.spdx3.json:spdx3"
+        [ -f rpm.cdx.json ] && docs="$docs rpm.cdx.json:cyclonedx rpm.spdx.json:spdx rpm.spdx3.json:spdx3"
+        for f in $docs; do
+                validate_sbom "sbom-schema: ${f%%:*} validates against the ${f#*:} schema" "$AJV" "$SCHEMAS" "${f#*:}" "${f%%:*}"
+        done
 fi
 
 # SPDX 3.0.1 read by a second reader (JSON-LD, the model's SHACL shapes).

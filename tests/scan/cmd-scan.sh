@@ -679,46 +679,32 @@ a, b = (json.load(open(f))["@graph"][1]["spdxId"] for f in ("p1c.spdx3.json", "p
 assert a != b and a.startswith("https://spdx.org/spdxdocs/pkgnote-scan-") and a.endswith("#SPDXRef-DOCUMENT"), (a, b)
 PY
 
-schemas="$SRCDIR/../shared/schemas"
-# Without shared/ beside the checkout (a fresh machine) the SPDX 2.3 schema
-# is missing and its checks skip with the reason (validate.js); CycloneDX's
-# schemas come from npm, SPDX 3's from tests/data.
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-        missing "SBOMs validate against the official schemas" "node and npm"
-else
-        ajv="${BUILDDIR:-$HOME}/npm-ajv"
-        if [ ! -d "$ajv/node_modules/ajv" ] || [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                npm_install "$ajv" npm.log ajv ajv-formats
-        fi
-        if [ ! -d "$ajv/node_modules/ajv-formats" ]; then
-                skip "SBOMs validate against the official schemas" "cannot install ajv from npm: $(tail -n 1 npm.log)"
-        else
-                # CycloneDX 1.6 (the default) and 1.7 against the schemas
-                # npm's @cyclonedx/cyclonedx-library ships; 1.5 against
-                # shared/'s, else npm's.
-                fetch_cdx_schemas "$ajv" || echo "# cannot fetch the CycloneDX 1.6 and 1.7 schemas from npm: their checks skip"
-                "$PKGNOTE" scan --format cyclonedx $R > r.cdx.json 2>/dev/null
-                "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 $R > r15.cdx.json 2>/dev/null
-                "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 docker.tar > d15.cdx.json 2>/dev/null
-                for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx lrt.tar.spdx.json:spdx lrt.tar.cdx.json:cyclonedx lrd.tar.spdx.json:spdx lrd.tar.cdx.json:cyclonedx lroci.spdx.json:spdx lroci.cdx.json:cyclonedx ${TWOIMG:-} tworoot.spdx.json:spdx tworoot.cdx.json:cyclonedx r15.cdx.json:cyclonedx d15.cdx.json:cyclonedx; do
-                        validate_sbom "${f%%:*} validates against the ${f#*:} schema" "$ajv" "$schemas" "${f#*:}" "${f%%:*}"
-                done
-                validate_sbom "CycloneDX of a directory validates" "$ajv" "$schemas" cyclonedx r.cdx.json
-                # CycloneDX 1.7 against the schema npm's library ships, and
-                # SPDX 3.0.1 against the official schema in tests/data.
-                for f in r17.cdx.json; do
-                        validate_sbom "$f validates against the CycloneDX 1.7 schema" "$ajv" "$schemas" cyclonedx $f
-                done
-                k=1
-                while [ $k -le $n3 ]; do
-                        validate_sbom "p$k.spdx3.json validates against the SPDX 3.0.1 schema" "$ajv" "$schemas" spdx3 p$k.spdx3.json
-                        k=$((k + 1))
-                done
-                # The validators must refuse broken documents: an element
-                # without creationInfo (schema), a relationship to nothing,
-                # a duplicate spdxId (the document's own checks), a 1.7 BOM
-                # with a component type no version has.
-                python3 - <<'PY'
+if sbom_validator "SBOMs validate against the official schemas"; then
+        # CycloneDX 1.6 (the default) and 1.7 against the schemas
+        # npm's @cyclonedx/cyclonedx-library ships; 1.5 against
+        # shared/'s, else npm's.
+        "$PKGNOTE" scan --format cyclonedx $R > r.cdx.json 2>/dev/null
+        "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 $R > r15.cdx.json 2>/dev/null
+        "$PKGNOTE" scan --format cyclonedx --cyclonedx-version 1.5 docker.tar > d15.cdx.json 2>/dev/null
+        for f in doc.spdx.json:spdx s1.json:spdx sd.json:spdx doc.cdx.json:cyclonedx st.spdx.json:spdx st.cdx.json:cyclonedx lr.spdx.json:spdx lr.cdx.json:cyclonedx lrt.tar.spdx.json:spdx lrt.tar.cdx.json:cyclonedx lrd.tar.spdx.json:spdx lrd.tar.cdx.json:cyclonedx lroci.spdx.json:spdx lroci.cdx.json:cyclonedx ${TWOIMG:-} tworoot.spdx.json:spdx tworoot.cdx.json:cyclonedx r15.cdx.json:cyclonedx d15.cdx.json:cyclonedx; do
+                validate_sbom "${f%%:*} validates against the ${f#*:} schema" "$AJV" "$SCHEMAS" "${f#*:}" "${f%%:*}"
+        done
+        validate_sbom "CycloneDX of a directory validates" "$AJV" "$SCHEMAS" cyclonedx r.cdx.json
+        # CycloneDX 1.7 against the schema npm's library ships, and
+        # SPDX 3.0.1 against the official schema in tests/data.
+        for f in r17.cdx.json; do
+                validate_sbom "$f validates against the CycloneDX 1.7 schema" "$AJV" "$SCHEMAS" cyclonedx $f
+        done
+        k=1
+        while [ $k -le $n3 ]; do
+                validate_sbom "p$k.spdx3.json validates against the SPDX 3.0.1 schema" "$AJV" "$SCHEMAS" spdx3 p$k.spdx3.json
+                k=$((k + 1))
+        done
+        # The validators must refuse broken documents: an element
+        # without creationInfo (schema), a relationship to nothing,
+        # a duplicate spdxId (the document's own checks), a 1.7 BOM
+        # with a component type no version has.
+        python3 - <<'PY'
 import json
 d = json.load(open("p1.spdx3.json"))
 pkg = next(e for e in d["@graph"] if e["type"] == "software_Package")
@@ -736,34 +722,33 @@ d = json.load(open("r17.cdx.json"))
 d["components"][0]["type"] = "gadget"
 json.dump(d, open("bad17.json", "w"))
 PY
-                for b in bad3-ci bad3-to bad3-dup; do
-                        node "$H/validate.js" "$ajv" "$schemas" spdx3 $b.json > $b.txt 2>&1 &&
-                                fail "the SPDX 3 checks refuse $b.json" || pass "the SPDX 3 checks refuse $b.json ($(grep -m1 -o 'creationInfo\|nothing\|not unique' $b.txt))"
-                done
-                node "$H/validate.js" "$ajv" "$schemas" cyclonedx bad17.json > bad17.txt 2>&1
-                case $? in
-                1) grep -q '"allowedValues"' bad17.txt && pass "the 1.7 schema refuses a component type 'gadget'" ||
-                        fail "the 1.7 schema refuses a component type 'gadget'" "$(head -c 300 bad17.txt)" ;;
-                77) skip "the 1.7 schema refuses a component type 'gadget'" "$(tail -n 1 bad17.txt)" ;;
-                *) fail "the 1.7 schema refuses a component type 'gadget'" "$(head -c 300 bad17.txt)" ;;
-                esac
-                # The validator must tell the versions apart: a 1.6-only
-                # field is refused in a 1.5 document.
-                python3 -c 'import json; d = json.load(open("r15.cdx.json")); d["metadata"]["lifecycles"] = [{"phase": "post-build"}]; d["components"][0]["omniborId"] = ["gitoid:blob:sha1:0000000000000000000000000000000000000000"]; json.dump(d, open("bad15.json", "w"))'
-                node "$H/validate.js" "$ajv" "$schemas" cyclonedx bad15.json > bad15.txt 2>&1
-                case $? in
-                1) pass "the validator refuses a 1.6 field in a 1.5 document" ;;
-                77) skip "the validator refuses a 1.6 field in a 1.5 document" "$(tail -n 1 bad15.txt)" ;;
-                *) fail "the validator refuses a 1.6 field in a 1.5 document" "$(head -c 300 bad15.txt)" ;;
-                esac
-                echo '{"spdxVersion":"SPDX-2.3"}' > bad.json
-                node "$H/validate.js" "$ajv" "$schemas" spdx bad.json > bad.txt 2>&1
-                case $? in
-                1) pass "the validator rejects an incomplete document" ;;
-                77) skip "the validator rejects an incomplete document" "$(tail -n 1 bad.txt)" ;;
-                *) fail "the validator rejects an incomplete document" "$(head -c 300 bad.txt)" ;;
-                esac
-        fi
+        for b in bad3-ci bad3-to bad3-dup; do
+                node "$H/validate.js" "$AJV" "$SCHEMAS" spdx3 $b.json > $b.txt 2>&1 &&
+                        fail "the SPDX 3 checks refuse $b.json" || pass "the SPDX 3 checks refuse $b.json ($(grep -m1 -o 'creationInfo\|nothing\|not unique' $b.txt))"
+        done
+        node "$H/validate.js" "$AJV" "$SCHEMAS" cyclonedx bad17.json > bad17.txt 2>&1
+        case $? in
+        1) grep -q '"allowedValues"' bad17.txt && pass "the 1.7 schema refuses a component type 'gadget'" ||
+                fail "the 1.7 schema refuses a component type 'gadget'" "$(head -c 300 bad17.txt)" ;;
+        77) skip "the 1.7 schema refuses a component type 'gadget'" "$(tail -n 1 bad17.txt)" ;;
+        *) fail "the 1.7 schema refuses a component type 'gadget'" "$(head -c 300 bad17.txt)" ;;
+        esac
+        # The validator must tell the versions apart: a 1.6-only
+        # field is refused in a 1.5 document.
+        python3 -c 'import json; d = json.load(open("r15.cdx.json")); d["metadata"]["lifecycles"] = [{"phase": "post-build"}]; d["components"][0]["omniborId"] = ["gitoid:blob:sha1:0000000000000000000000000000000000000000"]; json.dump(d, open("bad15.json", "w"))'
+        node "$H/validate.js" "$AJV" "$SCHEMAS" cyclonedx bad15.json > bad15.txt 2>&1
+        case $? in
+        1) pass "the validator refuses a 1.6 field in a 1.5 document" ;;
+        77) skip "the validator refuses a 1.6 field in a 1.5 document" "$(tail -n 1 bad15.txt)" ;;
+        *) fail "the validator refuses a 1.6 field in a 1.5 document" "$(head -c 300 bad15.txt)" ;;
+        esac
+        echo '{"spdxVersion":"SPDX-2.3"}' > bad.json
+        node "$H/validate.js" "$AJV" "$SCHEMAS" spdx bad.json > bad.txt 2>&1
+        case $? in
+        1) pass "the validator rejects an incomplete document" ;;
+        77) skip "the validator rejects an incomplete document" "$(tail -n 1 bad.txt)" ;;
+        *) fail "the validator rejects an incomplete document" "$(head -c 300 bad.txt)" ;;
+        esac
 fi
 
 # ---- SPDX 3.0.1 read by a second reader: JSON-LD to RDF, the model's SHACL shapes ----
