@@ -293,12 +293,38 @@ int cds_register(const char *sysctl, int level, const char *path, const char *pi
         return 0;
 }
 
+/* Whether the socket file at PATH may be replaced: 0 when nothing is
+ * there or a socket no one listens on (an earlier run's), -EEXIST when
+ * it is not a socket (never the handler's to remove), -EADDRINUSE when
+ * a server listens on it. */
+static int replaceable(const char *path) {
+        struct stat st;
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!S_ISSOCK(st.st_mode))
+                return -EEXIST;
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return -errno;
+        /* Refused: no one listens.  Taken, or its queue full: a server. */
+        int r = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 ? -EADDRINUSE
+                : errno == ECONNREFUSED ? 0
+                : errno == EAGAIN || errno == EINPROGRESS ? -EADDRINUSE
+                : -errno;
+        close(fd);
+        return r;
+}
+
 int cds_listen(const char *path) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         /* Bound under a temporary name and renamed once listening: a
          * connection never finds the path before it can be taken. */
-        if (!path || path[0] != '/' || strlen(path) + 5 >= sizeof sa.sun_path)
+        if (!path || path[0] != '/')
                 return -EINVAL;
+        if (strlen(path) + 5 >= sizeof sa.sun_path)
+                return -ENAMETOOLONG;
         snprintf(sa.sun_path, sizeof sa.sun_path, "%s.new", path);
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
@@ -314,6 +340,14 @@ int cds_listen(const char *path) {
                         close(fd);
                         return -e;
                 }
+        }
+        /* Only a stale socket is replaced, at either name. */
+        int busy = replaceable(sa.sun_path);
+        if (busy == 0)
+                busy = replaceable(path);
+        if (busy < 0) {
+                close(fd);
+                return busy;
         }
         (void)unlink(sa.sun_path); /* a stale one of an earlier run */
         /* Only root may connect: the kernel's connect() looks the path

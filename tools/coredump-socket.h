@@ -121,7 +121,10 @@ void cds_quota_key(char out[17], int uid, const char *program, const char *packa
 /* The key of a user's total. */
 void cds_quota_user_key(char out[17], int uid);
 
-/* The socket of ADDRESS_PATH (an absolute path) listening, or -errno. */
+/* The socket of ADDRESS_PATH (an absolute path) listening, or -errno:
+ * -EINVAL (not absolute), -ENAMETOOLONG (longer than a socket's address
+ * allows, with ".new"), -EEXIST (PATH or PATH.new is there and is not a
+ * socket: never replaced), -EADDRINUSE (a server listens on it). */
 int cds_listen(const char *path);
 /* The listening socket systemd passed (LISTEN_FDS/LISTEN_PID), -ENOENT
  * when none was, -EINVAL when more than one or not a listening unix

@@ -1329,7 +1329,12 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
                 lfd = cds_listen(path);
         if (lfd < 0) {
                 tool_fail("%s: cannot listen: %s", path,
-                          lfd == -EXDEV ? "the socket systemd passed (LISTEN_FDS) is not this one" : strerror(-lfd));
+                          lfd == -EXDEV          ? "the socket systemd passed (LISTEN_FDS) is not this one"
+                          : lfd == -EINVAL       ? "not an absolute path"
+                          : lfd == -ENAMETOOLONG ? "too long for a socket's address"
+                          : lfd == -EEXIST       ? "it (or its name with .new) is there and is not a socket; not replaced"
+                          : lfd == -EADDRINUSE   ? "a server is listening on it already"
+                                                 : strerror(-lfd));
                 return EXIT_FAILURE_;
         }
         /* Waited for by ppoll() alone: an accept never blocks. */

@@ -121,8 +121,27 @@ st=$?
         || fail "socket activation: a socket bound elsewhere than PATH is an error" "status $st: $(cat err)"
 fi
 "$HANDLER" --socket relative/path -d "$T/x" -l "$T/x.log" > /dev/null 2> err
-[ $? -eq 2 ] && grep -q "cannot listen" err && pass "--socket with a relative path: an error" \
+[ $? -eq 2 ] && grep -q "relative/path: cannot listen: not an absolute path" err && pass "--socket with a relative path: an error" \
         || fail "--socket with a relative path: an error" "$(cat err)"
+# What is at the path and is not a socket stays; a live server keeps its
+# socket.
+echo kept > "$T/plain"
+timeout 20 "$HANDLER" --socket "$T/plain" -d "$T/x" -l "$T/x.log" > /dev/null 2> err
+st=$?
+[ $st -eq 2 ] && grep -q "plain: cannot listen: it (or its name with .new) is there and is not a socket; not replaced" err \
+        && [ "$(cat "$T/plain")" = kept ] && pass "--socket naming a regular file: an error, the file kept" \
+        || fail "--socket naming a regular file: an error, the file kept" "status $st; $(cat err); $(ls -l "$T/plain")"
+"$HANDLER" --socket "$T/live.socket" -d "$T/live" -l "$T/live.log" --connections 1 &
+LIVE=$!
+n=0
+while [ ! -S "$T/live.socket" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+timeout 20 "$HANDLER" --socket "$T/live.socket" -d "$T/x" -l "$T/x.log" > /dev/null 2> err
+st=$?
+kill $LIVE 2> /dev/null
+wait $LIVE 2> /dev/null
+[ $st -eq 2 ] && grep -q "live.socket: cannot listen: a server is listening on it already" err \
+        && pass "--socket where a server listens: an error, its socket kept" \
+        || fail "--socket where a server listens: an error, its socket kept" "status $st; $(cat err)"
 
 # --register against a fixture file: what the kernel supports decides
 # (PKGNOTE_COREDUMP_KERNEL_LEVEL stands in for its answer), and the

@@ -472,8 +472,33 @@ static void test_listen(void) {
         struct stat st;
         CHECK_INT(stat(path, &st), 0);
         CHECK_INT(st.st_mode & 0777, 0600);
+        /* A server listens on it: not taken from it. */
+        CHECK_INT(cds_listen(path), -EADDRINUSE);
+        close(fd);
+        /* Its socket file left behind (no one listens): replaced. */
+        fd = cds_listen(path);
+        CHECK(fd >= 0);
         close(fd);
         CHECK_INT(cds_listen("relative"), -EINVAL);
+        char longp[200];
+        memset(longp, 'a', sizeof longp - 1);
+        longp[0] = '/';
+        longp[sizeof longp - 1] = 0;
+        CHECK_INT(cds_listen(longp), -ENAMETOOLONG);
+        /* What is not a socket is never replaced, at either name. */
+        char file[300], newname[310];
+        snprintf(file, sizeof file, "%s/plain", dir);
+        snprintf(newname, sizeof newname, "%s.new", file);
+        int w = open(file, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        CHECK(w >= 0 && write(w, "kept", 4) == 4);
+        close(w);
+        CHECK_INT(cds_listen(file), -EEXIST);
+        struct stat fs;
+        CHECK(stat(file, &fs) == 0 && S_ISREG(fs.st_mode) && fs.st_size == 4);
+        CHECK(rename(file, newname) == 0);
+        CHECK_INT(cds_listen(file), -EEXIST);
+        CHECK(stat(newname, &fs) == 0 && S_ISREG(fs.st_mode) && fs.st_size == 4);
+        CHECK(lstat(file, &fs) < 0 && errno == ENOENT);
         unsetenv("LISTEN_PID");
         CHECK_INT(cds_listen_fds(NULL), -ENOENT);
 }
