@@ -830,10 +830,16 @@ static int decompress_core(const pkgnote_core *c) {
         return out;
 }
 
-static void unwind_child(int outfd, const pkgnote_core *c, const pkgnote_stack_options *o, long timeout_ms) {
+static void unwind_child(int outfd, const pkgnote_core *c, const pkgnote_stack_options *o, long timeout_ms,
+                         pid_t parent) {
         /* Not dumpable (no core of the unwinder itself, no ptrace by
-         * others), and bounded in CPU time besides the parent's timeout. */
+         * others), and bounded in CPU time besides the parent's timeout.
+         * Its parent gone (a crash handler's worker ended), no one waits
+         * for it: it ends too, rather than download on for no one. */
         (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+        (void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        if (getppid() != parent)
+                _exit(3);
         rlim_t secs = (rlim_t)(timeout_ms / 1000 + 5);
         struct rlimit zero = {0, 0}, cpu = {secs, secs};
         (void)setrlimit(RLIMIT_CORE, &zero);
@@ -1088,7 +1094,7 @@ PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_
         int pfd[2] = {-1, -1};
         if (!why && pipe2(pfd, O_CLOEXEC) < 0)
                 why = "cannot create a pipe";
-        pid_t pid = -1;
+        pid_t pid = -1, self = getpid();
         if (!why) {
                 fflush(NULL);
                 pid = fork();
@@ -1111,7 +1117,7 @@ PKGNOTE_PUBLIC int pkgnote_core_stack_with(const pkgnote_core *c, const pkgnote_
                 timeout += (long)o.total_timeout_ms + (long)o.module_timeout_ms + 5000;
         if (pid == 0) {
                 close(pfd[0]);
-                unwind_child(pfd[1], c, &o, timeout);
+                unwind_child(pfd[1], c, &o, timeout, self);
         }
         close(pfd[1]);
         size_t len;

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -438,17 +439,28 @@ void cds_quota_user_key(char out[17], int uid) {
 
 /* The lock is a file of its own, never renamed, so that a ledger
  * rewritten under it is the one every later handler reads. */
-static int ledger_lock(int dirfd) {
+/* The ledger's lock, waited for at most WAIT_MS: a handler that holds
+ * it on a file system that no longer answers must not keep every other
+ * one (which waits with its deadline held off) past its own bounds.
+ * System calls only: a signal handler takes it too. */
+static int ledger_lock_within(int dirfd, unsigned wait_ms) {
         int fd = openat(dirfd, LEDGER ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return -errno;
-        while (flock(fd, LOCK_EX) < 0)
-                if (errno != EINTR) {
-                        int e = errno;
+        for (unsigned waited = 0; flock(fd, LOCK_EX | LOCK_NB) < 0;) {
+                if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= wait_ms) {
+                        int e = errno == EWOULDBLOCK || errno == EINTR ? ETIMEDOUT : errno;
                         close(fd);
                         return -e;
                 }
+                (void)poll(NULL, 0, 10);
+                waited += 10;
+        }
         return fd;
+}
+
+static int ledger_lock(int dirfd) {
+        return ledger_lock_within(dirfd, CDS_LEDGER_LOCK_MS);
 }
 
 static int ledger_open(int dirfd) {
@@ -463,11 +475,15 @@ static int ledger_open(int dirfd) {
         return fd;
 }
 
+/* A line's COUNT and BYTES into U: a place given back (COUNT -1) takes
+ * its BYTES back too. */
 static void usage_add(struct cds_usage *u, int c, uint64_t b) {
-        if (c < 0)
+        if (c < 0) {
                 u->count -= u->count > 0;
-        else
-                u->count += (unsigned)c;
+                u->bytes = b > u->bytes ? 0 : u->bytes - b;
+                return;
+        }
+        u->count += (unsigned)c;
         u->bytes = b > UINT64_MAX - u->bytes ? UINT64_MAX : u->bytes + b;
 }
 
@@ -613,16 +629,16 @@ int cds_quota_add_bytes(int dirfd, const char *key, const char *ukey, int64_t no
         return ledger_event(dirfd, key, ukey, now, 0, bytes);
 }
 
-int cds_quota_give_back(int dirfd, const char *key, const char *ukey, int64_t now) {
-        return ledger_event(dirfd, key, ukey, now, -1, 0);
+int cds_quota_give_back(int dirfd, const char *key, const char *ukey, int64_t now, uint64_t bytes) {
+        return ledger_event(dirfd, key, ukey, now, -1, bytes);
 }
 
-int cds_quota_give_back_line(char *line, size_t len, const char *key, const char *ukey, int64_t now) {
-        return ledger_lines(line, len, now, -1, 0, key, ukey);
+int cds_quota_give_back_line(char *line, size_t len, const char *key, const char *ukey, int64_t now, uint64_t bytes) {
+        return ledger_lines(line, len, now, -1, bytes, key, ukey);
 }
 
 int cds_quota_give_back_raw(int dirfd, const char *line, size_t n) {
-        int lock = ledger_lock(dirfd);
+        int lock = ledger_lock_within(dirfd, CDS_LEDGER_LOCK_MS / 2);
         if (lock < 0)
                 return lock;
         int fd = ledger_open(dirfd);

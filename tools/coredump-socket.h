@@ -90,6 +90,8 @@ struct cds_usage {
 };
 /* One user's total over every program: this many times the quota. */
 #define CDS_QUOTA_USER_FACTOR 5u
+/* How long a ledger call waits for the ledger's lock (then -ETIMEDOUT). */
+#define CDS_LEDGER_LOCK_MS 5000
 /* Under a lock on the ledger in DIRFD: whether one more core of KEY (the
  * user, program and package version) may be stored at NOW, within the
  * quota Q, and the user's total of UKEY (NULL: none) within
@@ -102,18 +104,21 @@ int cds_quota_take(int dirfd, const char *key, const char *ukey, const struct cd
                    struct cds_usage *used);
 /* Adds the BYTES a core of KEY (and UKEY) took once stored. */
 int cds_quota_add_bytes(int dirfd, const char *key, const char *ukey, int64_t now, uint64_t bytes);
-/* Gives back the place cds_quota_take() counted, when the core was not
- * stored after all. */
-int cds_quota_give_back(int dirfd, const char *key, const char *ukey, int64_t now);
-/* The ledger's give-back of KEY and UKEY at NOW, made ahead as text in
- * LINE (CDS_LEDGER_EVENT_MAX bytes), so that cds_quota_give_back_raw()
- * can write it from a signal handler; its length, or -ENAMETOOLONG. */
+/* Gives back the place cds_quota_take() counted, and the BYTES
+ * cds_quota_add_bytes() added for it, when the core was not stored after
+ * all. */
+int cds_quota_give_back(int dirfd, const char *key, const char *ukey, int64_t now, uint64_t bytes);
+/* The ledger's give-back of KEY and UKEY at NOW (and BYTES), made ahead as
+ * text in LINE (CDS_LEDGER_EVENT_MAX bytes), so that
+ * cds_quota_give_back_raw() can write it from a signal handler; its
+ * length, or -ENAMETOOLONG. */
 #define CDS_LEDGER_EVENT_MAX 192
-int cds_quota_give_back_line(char *line, size_t len, const char *key, const char *ukey, int64_t now);
+int cds_quota_give_back_line(char *line, size_t len, const char *key, const char *ukey, int64_t now, uint64_t bytes);
 /* Appends LINE (N bytes, from cds_quota_give_back_line()) to DIRFD's
- * ledger under its lock: system calls only (async-signal-safe), for a
- * worker ended by a signal.  The caller must not be inside the ledger's
- * lock itself (hold the signal off around every other ledger call). */
+ * ledger under its lock (waited for at most CDS_LEDGER_LOCK_MS / 2, then
+ * -ETIMEDOUT): system calls only (async-signal-safe), for a worker ended
+ * by a signal.  The caller must not be inside the ledger's lock itself
+ * (hold the signal off around every other ledger call). */
 int cds_quota_give_back_raw(int dirfd, const char *line, size_t n);
 /* The key of a user, program and package version, as the ledger holds
  * it: 16 hex digits (hostile names never reach the file). */

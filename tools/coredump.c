@@ -254,6 +254,8 @@ static int commit_watched(pn_output *o, int dirfd, const char *core_name) {
         undone_set(UNDONE_TEMP, -1, NULL);
         if (r == 0)
                 undone_set(UNDONE_CORE, dirfd, core_name);
+        if (r == 0 && !core_name)
+                undone_quota_clear(); /* a report: the entry is whole, its place kept */
         sigprocmask(SIG_SETMASK, &old, NULL);
         return r;
 }
@@ -578,6 +580,7 @@ struct identity {
         char package[256];
         char key[17], ukey[17]; /* the quota's: user, program and package; user */
         bool counted;           /* the quota counted this core */
+        uint64_t bytes;         /* and these bytes for it */
 };
 
 /* How long the identification may take: it opens files the crashing
@@ -885,8 +888,9 @@ static int quota_take(const struct handler *h, int dirfd, struct identity *id, s
         int r = cds_quota_take(dirfd, id->key, id->ukey, &h->quota, h->time, u);
         id->counted = r == 1;
         undone_quota_clear();
+        id->bytes = 0;
         if (id->counted) {
-                int n = cds_quota_give_back_line(undone_quota.line, sizeof undone_quota.line, id->key, id->ukey, h->time);
+                int n = cds_quota_give_back_line(undone_quota.line, sizeof undone_quota.line, id->key, id->ukey, h->time, 0);
                 /* Its own descriptor: the store's may be closed before
                  * the crash is stored. */
                 undone_quota.dirfd = n > 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) : -1;
@@ -896,7 +900,7 @@ static int quota_take(const struct handler *h, int dirfd, struct identity *id, s
         sigprocmask(SIG_SETMASK, &old, NULL);
         if (r < 0) {
                 log_line(h, "process %d (%s): cannot read the quota ledger: %s; the core is kept", h->pid, h->comm,
-                         strerror(-r));
+                         r == -ETIMEDOUT ? "another handler held its lock too long" : strerror(-r));
                 return 1;
         }
         return r;
@@ -923,8 +927,10 @@ static void log_rejected(const struct handler *h, const struct identity *id, con
 static void quota_give_back(const struct handler *h, int dirfd, struct identity *id) {
         sigset_t old;
         hold_ends(&old);
+        if (dirfd < 0)
+                dirfd = undone_quota.set ? undone_quota.dirfd : -1;
         if (id && id->counted && dirfd >= 0)
-                (void)cds_quota_give_back(dirfd, id->key, id->ukey, h->time);
+                (void)cds_quota_give_back(dirfd, id->key, id->ukey, h->time, id->bytes);
         if (id)
                 id->counted = false;
         undone_quota_clear();
@@ -932,11 +938,18 @@ static void quota_give_back(const struct handler *h, int dirfd, struct identity 
 }
 
 /* The BYTES the core of ID took, added to the quota's ledger (with the
- * worker's end held off: never inside the ledger's lock). */
-static void quota_bytes(const struct handler *h, int dirfd, const struct identity *id, uint64_t bytes) {
+ * worker's end held off: never inside the ledger's lock), and to what a
+ * give-back returns. */
+static void quota_bytes(const struct handler *h, int dirfd, struct identity *id, uint64_t bytes) {
         sigset_t old;
         hold_ends(&old);
-        (void)cds_quota_add_bytes(dirfd, id->key, id->ukey, h->time, bytes);
+        if (cds_quota_add_bytes(dirfd, id->key, id->ukey, h->time, bytes) == 0) {
+                id->bytes = bytes;
+                int n = cds_quota_give_back_line(undone_quota.line, sizeof undone_quota.line, id->key, id->ukey, h->time,
+                                                 bytes);
+                if (n > 0)
+                        undone_quota.n = (size_t)n;
+        }
         sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
@@ -955,6 +968,7 @@ static int store_crash(struct handler *h, const char *time_s, const char *limit_
         if (mkdir(h->state_dir, 0700) < 0 && errno != EEXIST) {
                 log_line(h, "process %d (%s) crashed with signal %d; cannot create %s: %s", h->pid, h->comm, h->sig,
                          h->state_dir, strerror(errno));
+                quota_give_back(h, -1, id_given);
                 return EXIT_FAILURE_;
         }
         /* RLIMIT_CORE 0: the process asked for no core.  Keep nothing. */

@@ -14,8 +14,8 @@
 HANDLER="$BUILDDIR/pkgnote-coredump"
 [ -x "$HANDLER" ] || fatal "no $HANDLER"
 . "$SRCDIR/tests/read/crasher.sh"
-SRV= STALL= REUSED= KERN=
-trap 'kill $WAITER $SRV $STALL $REUSED $KERN 2>/dev/null' EXIT
+SRV= STALL= REUSED= KERN= HOLDER=
+trap 'kill $WAITER $SRV $STALL $REUSED $KERN $HOLDER 2>/dev/null' EXIT
 export PKGNOTE_COREDUMP_TEST_PEER=1
 
 # The kernel's side of "@@PATH": the request, the ack read, the marker,
@@ -113,6 +113,34 @@ SRV=
         && pass "the next connection served: its crash stored (the quota's place given back), the server exits 0" \
         || fail "the next connection served: its crash stored (the quota's place given back), the server exits 0" "status $st; $(cat next.out); $(ls -A "$T/dl")"
 
+# ------------------------------------------------ a ledger locked by another handler
+# One that hangs holding the quota's lock (its file system stopped
+# answering) must not keep a worker past its deadline: the worker waits
+# for the lock at most 5 s (its deadline of 3 s held off meanwhile), then
+# the deadline ends it (it would have kept the core, unquota'd).
+mkdir -p "$T/lk"
+flock "$T/lk/.quota.lock" sleep 40 &
+HOLDER=$!
+n=0
+while ! [ -e "$T/lk/.quota.lock" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+sleep 0.3
+PKGNOTE_COREDUMP_TEST_DEADLINE=3 "$HANDLER" -d "$T/lk" -l "$T/lk.log" --socket="$T/lk.socket" --connections 1 --quota-count 5 &
+SRV=$!
+wait_socket "$T/lk.socket"
+python3 kern.py "$T/lk.socket" segv.core stall > lk.out 2>&1
+# (closed before its ack, or after the dump's half)
+end=$(sed -n 's/^\([0-9.]*\) closed.*/\1/p' lk.out | head -n 1)
+wait $SRV
+SRV=
+kill $HOLDER 2> /dev/null
+wait $HOLDER 2> /dev/null
+if [ -n "$end" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 25)' "$end" \
+        && grep -q "ended at its deadline of 3 s" "$T/lk.log"; then
+        pass "a ledger locked by a hung handler: the worker still ended by its deadline (${end} s), logged"
+else
+        fail "a ledger locked by a hung handler: the worker still ended by its deadline" "$(cat lk.out "$T/lk.log")"
+fi
+
 # ------------------------------------------------ a report that never ends
 # The crash's note names a debuginfod server that accepts and never
 # answers, and the configuration allows it: the core is stored, then its
@@ -172,6 +200,7 @@ P
         "$HANDLER" -d "$T/dit" -l "$T/dit.log" -c di.conf --socket="$T/dit.socket" --connections 2 &
         SRV=$!
         wait_socket "$T/dit.socket"
+        orphan=
         for step in unwinder worker; do
                 rm -f "$T/asked"
                 python3 kern.py "$T/dit.socket" di.core whole > "dit-$step.out" 2>&1
@@ -183,6 +212,7 @@ P
                         want="; core "
                 else
                         victims=$worker
+                        orphan=$(cat /proc/$worker/task/$worker/children 2> /dev/null)
                         want="was stopped (SIGTERM)"
                 fi
                 [ -n "$victims" ] && kill -TERM $victims
@@ -190,6 +220,14 @@ P
                 while ! grep -q "$want" "$T/dit.log" 2> /dev/null && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
                 [ $step = unwinder ] && whole=$(store_files "$T/dit")
         done
+        # The stopped worker's unwinder (still downloading) ends with it.
+        n=0
+        while [ -n "$orphan" ] && kill -0 $orphan 2> /dev/null && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+        if [ -n "$orphan" ] && ! kill -0 $orphan 2> /dev/null; then
+                pass "a report waiting for debuginfod: the stopped worker's unwinder ends with it"
+        else
+                fail "a report waiting for debuginfod: the stopped worker's unwinder ends with it" "unwinder '${orphan}' $(ps -o pid,stat,comm -p ${orphan:-0} 2> /dev/null | tail -n +2)"
+        fi
         wait $SRV
         SRV=
         set -- $whole
@@ -208,6 +246,7 @@ else
         skip "a report waiting for debuginfod: no core without its report left" "pkgnote was built without stack"
         skip "a report waiting for debuginfod: the unwinder's SIGTERM leaves the entry whole; the worker's, no core without its report" \
                 "pkgnote was built without stack"
+        skip "a report waiting for debuginfod: the stopped worker's unwinder ends with it" "pkgnote was built without stack"
 fi
 
 # ------------------------------------------------ SIGTERM while a worker is busy
@@ -329,6 +368,38 @@ SRV=
 [ $st = 0 ] && grep -q "ack 0x9" wterm2.out && [ "$(ls "$T/wterm" | grep -c '^core\..*\.json$')" = 1 ] \
         && pass "a worker's own SIGTERM: the next crash stored (the quota's place given back)" \
         || fail "a worker's own SIGTERM: the next crash stored (the quota's place given back)" "status $st; $(cat wterm2.out); $(ls -A "$T/wterm")"
+
+# ------------------------------------------------ a stop during the report's commit
+# The report's directory fsync made slow (strace injects a delay into
+# every fsync from the third on): a SIGTERM to the worker once the report
+# is renamed into place lands while the commit holds it off; the entry is
+# whole then, and its quota place is kept, not given back.
+if ! command -v strace > /dev/null; then
+        missing "a stop during the report's commit: the entry whole, its quota place kept" strace
+elif ! strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=1000:when=1+ true 2> /dev/null; then
+        skip "a stop during the report's commit: the entry whole, its quota place kept" "strace cannot inject delays here"
+else
+        strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=4000000:when=3+ \
+                "$HANDLER" -d "$T/cm" -l "$T/cm.log" --socket="$T/cm.socket" --connections 1 --quota-count 5 &
+        SRV=$!
+        wait_socket "$T/cm.socket"
+        python3 kern.py "$T/cm.socket" segv.core whole > cm.out 2>&1
+        n=0
+        while ! ls "$T/cm" 2> /dev/null | grep -q '^core\..*\.json$' && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+        srvp=$(workers_of $SRV) # SRV is strace: the server is its child
+        worker=$(for s in $srvp; do workers_of $s; done)
+        [ -n "$worker" ] && kill -TERM $worker
+        wait $SRV
+        SRV=
+        left=$(store_files "$T/cm")
+        set -- $left
+        if [ -n "$worker" ] && [ $# = 2 ] && ! grep -q ' -1 ' "$T/cm/.quota" && grep -q ' 1 0 ' "$T/cm/.quota"; then
+                pass "a stop during the report's commit: the entry whole, its quota place kept"
+        else
+                fail "a stop during the report's commit: the entry whole, its quota place kept" \
+                        "worker '$worker' (server '$srvp'); store: $left; ledger: $(cat "$T/cm/.quota" 2> /dev/null); $(cat cm.out "$T/cm.log")"
+        fi
+fi
 
 # ------------------------------------------------ a peer that exits, its PID reused
 # reuse PID PROGRAM...: runs PROGRAM as the process PID (clone3's set_tid,

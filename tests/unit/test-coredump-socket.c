@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coredump-socket.h"
@@ -324,18 +326,50 @@ static void test_quota_users(void) {
         for (int i = 0; i < 3; i++)
                 CHECK_INT(cds_quota_take(dirfd, g, ug, &q3, t, &u), 1);
         CHECK_INT(cds_quota_take(dirfd, g, ug, &q3, t, &u), 0);
-        CHECK_INT(cds_quota_give_back(dirfd, g, ug, t), 0);
+        CHECK_INT(cds_quota_give_back(dirfd, g, ug, t, 0), 0);
         CHECK_INT(cds_quota_take(dirfd, g, ug, &q3, t + 1, &u), 1);
         CHECK_INT(u.count, 2);
         /* The same, by the line made ahead for a signal handler. */
         char line[CDS_LEDGER_EVENT_MAX];
-        int n = cds_quota_give_back_line(line, sizeof line, g, ug, t);
+        int n = cds_quota_give_back_line(line, sizeof line, g, ug, t, 0);
         CHECK(n > 0 && (size_t)n < sizeof line && line[n - 1] == '\n');
         CHECK_INT(cds_quota_give_back_raw(dirfd, line, (size_t)n), 0);
         CHECK_INT(cds_quota_take(dirfd, g, ug, &q3, t + 2, &u), 1);
         CHECK_INT(u.count, 2);
         CHECK_INT(cds_quota_take(dirfd, g, ug, &q3, t + 2, &u), 0);
-        CHECK_INT(cds_quota_give_back_line(line, 20, g, ug, t), -ENAMETOOLONG);
+        CHECK_INT(cds_quota_give_back_line(line, 20, g, ug, t, 0), -ENAMETOOLONG);
+
+        /* A place given back takes its bytes back too. */
+        char b[17];
+        cds_quota_key(b, 3500, "/bin/b", "");
+        struct cds_quota qb = {0, 1500, 3600};
+        CHECK_INT(cds_quota_take(dirfd, b, NULL, &qb, t, &u), 1);
+        CHECK_INT(cds_quota_add_bytes(dirfd, b, NULL, t, 1000), 0);
+        CHECK_INT(cds_quota_take(dirfd, b, NULL, &qb, t, &u), 1);
+        CHECK_INT(cds_quota_add_bytes(dirfd, b, NULL, t, 1000), 0);
+        CHECK_INT(cds_quota_take(dirfd, b, NULL, &qb, t, &u), 0);
+        CHECK(u.bytes == 2000);
+        n = cds_quota_give_back_line(line, sizeof line, b, NULL, t, 1000);
+        CHECK(n > 0);
+        CHECK_INT(cds_quota_give_back_raw(dirfd, line, (size_t)n), 0);
+        CHECK_INT(cds_quota_take(dirfd, b, NULL, &qb, t, &u), 1);
+        CHECK(u.bytes == 1000 && u.count == 1);
+        CHECK_INT(cds_quota_give_back(dirfd, b, NULL, t, 5000), 0); /* never below 0 */
+        CHECK_INT(cds_quota_take(dirfd, b, NULL, &qb, t, &u), 1);
+        CHECK(u.bytes == 0 && u.count == 1);
+
+        /* The ledger's lock held elsewhere (another open of it): the
+         * signal handler's give-back waits a bounded time, then fails. */
+        int held = openat(dirfd, ".quota.lock", O_RDWR);
+        CHECK(held >= 0 && flock(held, LOCK_EX) == 0);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        CHECK_INT(cds_quota_give_back_raw(dirfd, line, (size_t)n), -ETIMEDOUT);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        CHECK(took >= CDS_LEDGER_LOCK_MS / 2000.0 - 0.5 && took < 60);
+        close(held);
+        CHECK_INT(cds_quota_give_back_raw(dirfd, line, (size_t)n), 0);
 
         /* Lines dated ahead of the clock (set back since) count not. */
         char f[17];
