@@ -315,6 +315,10 @@ PY
         # pid --json: the report of a live process is made on its machine.
         sleep 30 &
         SPID=$!
+        # Read once exec'd and linked (libc mapped): during its exec a
+        # process's maps is the new program's, still empty or half made.
+        n=0
+        until grep -q 'libc\.so' /proc/$SPID/maps 2> /dev/null || [ $n -ge 200 ]; do sleep 0.05; n=$((n + 1)); done
         "$PKGNOTE" pid --json $SPID > pid.json 2> pid.err
         kill $SPID 2> /dev/null
         wait $SPID 2> /dev/null
