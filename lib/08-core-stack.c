@@ -838,7 +838,8 @@ static void unwind_child(int outfd, const pkgnote_core *c, const pkgnote_stack_o
          * for it: it ends too, rather than download on for no one. */
         (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
         (void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-        if (getppid() != parent)
+        pid_t pp = getppid();
+        if (pp != parent && pp != 0) /* 0: the caller's parent is of another PID namespace */
                 _exit(3);
         rlim_t secs = (rlim_t)(timeout_ms / 1000 + 5);
         struct rlimit zero = {0, 0}, cpu = {secs, secs};

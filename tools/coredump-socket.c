@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coredump-socket.h"
@@ -294,22 +295,57 @@ int cds_register(const char *sysctl, int level, const char *path, const char *pi
         return 0;
 }
 
+/* Whether a unix socket bound to PATH listens, as /proc/net/unix (this
+ * network namespace's) tells: 1, 0, or -errno when it cannot be read.
+ * No connection is made: a live server (systemd's socket unit among
+ * them) sees nothing of the question. */
+static int listening_at(const char *path) {
+        FILE *f = fopen("/proc/net/unix", "re");
+        if (!f)
+                return -errno;
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        int found = 0;
+        size_t plen = strlen(path);
+        while (!found && (n = getline(&line, &cap, f)) > 0) {
+                /* "Num: RefCount Protocol Flags Type St Inode Path" */
+                unsigned long flags;
+                int at = -1;
+                if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %n", &flags, &at) < 1 || at < 0)
+                        continue;
+                size_t len = (size_t)n - (size_t)at;
+                if (len > 0 && line[n - 1] == '\n')
+                        len--;
+                /* __SO_ACCEPTCON: listening */
+                found = (flags & 0x10000) && len == plen && !memcmp(line + at, path, plen);
+        }
+        free(line);
+        fclose(f);
+        return found;
+}
+
 /* Whether the socket file at PATH may be replaced: 0 when nothing is
  * there or a socket no one listens on (an earlier run's), -EEXIST when
  * it is not a socket (never the handler's to remove), -EADDRINUSE when
- * a server listens on it. */
+ * a server listens on it.  Another pkgnote-coredump holds the path's
+ * lock (cds_listen()); this is for the others (systemd's socket unit). */
 static int replaceable(const char *path) {
         struct stat st;
         if (lstat(path, &st) < 0)
                 return errno == ENOENT ? 0 : -errno;
         if (!S_ISSOCK(st.st_mode))
                 return -EEXIST;
+        int l = listening_at(path);
+        if (l >= 0)
+                return l ? -EADDRINUSE : 0;
+        /* No /proc/net/unix: asked by a connection instead.  Refused: no
+         * one listens.  Taken, or its queue full: a server. */
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return -errno;
-        /* Refused: no one listens.  Taken, or its queue full: a server. */
         int r = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 ? -EADDRINUSE
                 : errno == ECONNREFUSED ? 0
                 : errno == EAGAIN || errno == EINPROGRESS ? -EADDRINUSE
@@ -317,6 +353,10 @@ static int replaceable(const char *path) {
         close(fd);
         return r;
 }
+
+/* The lock of the path's server, held as long as it (or a worker) lives:
+ * never closed once taken. */
+static int listen_lock = -1;
 
 int cds_listen(const char *path) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -327,42 +367,56 @@ int cds_listen(const char *path) {
         if (strlen(path) + 5 >= sizeof sa.sun_path)
                 return -ENAMETOOLONG;
         snprintf(sa.sun_path, sizeof sa.sun_path, "%s.new", path);
-        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
         /* Its directory (/run/pkgnote on a fresh boot), root's alone. */
         char parent[sizeof sa.sun_path];
         snprintf(parent, sizeof parent, "%s", path);
         char *slash = strrchr(parent, '/');
         if (slash && slash != parent) {
                 *slash = 0;
-                if (mkdir(parent, 0700) < 0 && errno != EEXIST) {
-                        int e = errno;
-                        close(fd);
-                        return -e;
-                }
+                if (mkdir(parent, 0700) < 0 && errno != EEXIST)
+                        return -errno;
+        }
+        /* One server a path: PATH.lock, taken before anything at PATH
+         * or PATH.new is looked at, so that two starting at once never
+         * remove each other's socket. */
+        char lockp[sizeof sa.sun_path + 8];
+        snprintf(lockp, sizeof lockp, "%s.lock", path);
+        int lk = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (lk < 0)
+                return -errno;
+        if (flock(lk, LOCK_EX | LOCK_NB) < 0) {
+                int e = errno == EWOULDBLOCK ? EADDRINUSE : errno;
+                close(lk);
+                return -e;
         }
         /* Only a stale socket is replaced, at either name. */
-        int busy = replaceable(sa.sun_path);
-        if (busy == 0)
-                busy = replaceable(path);
-        if (busy < 0) {
-                close(fd);
-                return busy;
+        int r = replaceable(sa.sun_path);
+        if (r == 0)
+                r = replaceable(path);
+        int fd = r < 0 ? -1 : socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (r == 0 && fd < 0)
+                r = -errno;
+        if (r < 0) {
+                close(lk);
+                return r;
         }
         (void)unlink(sa.sun_path); /* a stale one of an earlier run */
         /* Only root may connect: the kernel's connect() looks the path
          * up with its own credentials (the connection then carries the
          * crashing process's). */
         mode_t old = umask(0177);
-        int r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+        r = bind(fd, (struct sockaddr *)&sa, sizeof sa);
         umask(old);
         if (r < 0 || listen(fd, 64) < 0 || rename(sa.sun_path, path) < 0) {
                 r = -errno;
                 (void)unlink(sa.sun_path);
                 close(fd);
+                close(lk);
                 return r;
         }
+        if (listen_lock >= 0)
+                close(listen_lock);
+        listen_lock = lk;
         return fd;
 }
 
@@ -447,14 +501,17 @@ static int ledger_lock_within(int dirfd, unsigned wait_ms) {
         int fd = openat(dirfd, LEDGER ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return -errno;
-        for (unsigned waited = 0; flock(fd, LOCK_EX | LOCK_NB) < 0;) {
-                if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= wait_ms) {
-                        int e = errno == EWOULDBLOCK || errno == EINTR ? ETIMEDOUT : errno;
+        struct timespec t0, now;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int e = errno;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                long waited = (long)(now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+                if ((e != EWOULDBLOCK && e != EINTR) || waited >= (long)wait_ms) {
                         close(fd);
-                        return -e;
+                        return e == EWOULDBLOCK || e == EINTR ? -ETIMEDOUT : -e;
                 }
                 (void)poll(NULL, 0, 10);
-                waited += 10;
         }
         return fd;
 }

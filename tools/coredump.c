@@ -1038,7 +1038,7 @@ static int store_crash(struct handler *h, const char *time_s, const char *limit_
                         identity_done(id);
                 return EXIT_FAILURE_;
         }
-        if (id && (h->quota.count || h->quota.bytes))
+        if (id && id->counted)
                 quota_bytes(h, dirfd, id, disk);
         if (id == &own)
                 identity_done(id);

@@ -119,7 +119,7 @@ SRV=
 # for the lock at most 5 s (its deadline of 3 s held off meanwhile), then
 # the deadline ends it (it would have kept the core, unquota'd).
 mkdir -p "$T/lk"
-flock "$T/lk/.quota.lock" sleep 40 &
+flock -o "$T/lk/.quota.lock" sleep 40 & # -o: the lock is flock's, gone with it
 HOLDER=$!
 n=0
 while ! [ -e "$T/lk/.quota.lock" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
@@ -134,7 +134,8 @@ wait $SRV
 SRV=
 kill $HOLDER 2> /dev/null
 wait $HOLDER 2> /dev/null
-if [ -n "$end" ] && python3 -c 'import sys; sys.exit(not float(sys.argv[1]) < 25)' "$end" \
+# (it waited for the lock: ended after 4.5 s, before its ack)
+if [ -n "$end" ] && python3 -c 'import sys; sys.exit(not 4.5 <= float(sys.argv[1]) < 25)' "$end" && grep -q "closed before the ack" lk.out \
         && grep -q "ended at its deadline of 3 s" "$T/lk.log"; then
         pass "a ledger locked by a hung handler: the worker still ended by its deadline (${end} s), logged"
 else
@@ -222,8 +223,10 @@ P
         done
         # The stopped worker's unwinder (still downloading) ends with it.
         n=0
-        while [ -n "$orphan" ] && kill -0 $orphan 2> /dev/null && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-        if [ -n "$orphan" ] && ! kill -0 $orphan 2> /dev/null; then
+        # (a zombie no one reaped yet has ended too)
+        alive() { [ -n "$(sed -n 's/^[0-9]* (.*) \([^ZX]\) .*/\1/p' /proc/$1/stat 2> /dev/null)" ]; }
+        while [ -n "$orphan" ] && alive $orphan && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+        if [ -n "$orphan" ] && ! alive $orphan; then
                 pass "a report waiting for debuginfod: the stopped worker's unwinder ends with it"
         else
                 fail "a report waiting for debuginfod: the stopped worker's unwinder ends with it" "unwinder '${orphan}' $(ps -o pid,stat,comm -p ${orphan:-0} 2> /dev/null | tail -n +2)"

@@ -8,6 +8,7 @@
  * registration against a fixture core_pattern file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -501,18 +503,46 @@ static void test_register(void) {
 static void test_listen(void) {
         char path[256];
         snprintf(path, sizeof path, "%s/s.socket", dir);
-        int fd = cds_listen(path);
-        CHECK(fd >= 0);
+        /* A server of another process listens on it (holding its lock):
+         * not taken from it.  Once it is gone, its socket file left
+         * behind is replaced. */
+        int ready[2];
+        CHECK(pipe(ready) == 0);
+        pid_t srv = fork();
+        if (srv == 0) {
+                int lfd = cds_listen(path);
+                char c = lfd >= 0 ? 'y' : 'n';
+                (void)!write(ready[1], &c, 1);
+                pause();
+                _exit(0);
+        }
+        char c = 0;
+        CHECK(read(ready[0], &c, 1) == 1 && c == 'y');
         struct stat st;
         CHECK_INT(stat(path, &st), 0);
+        CHECK(S_ISSOCK(st.st_mode));
         CHECK_INT(st.st_mode & 0777, 0600);
-        /* A server listens on it: not taken from it. */
         CHECK_INT(cds_listen(path), -EADDRINUSE);
-        close(fd);
-        /* Its socket file left behind (no one listens): replaced. */
-        fd = cds_listen(path);
+        kill(srv, SIGKILL);
+        waitpid(srv, NULL, 0);
+        close(ready[0]);
+        close(ready[1]);
+        int fd = cds_listen(path);
         CHECK(fd >= 0);
         close(fd);
+        /* A listening socket bound there by another program (as
+         * systemd's socket unit is), no lock of this one's: not taken. */
+        char other[100];
+        snprintf(other, sizeof other, "%s/other.socket", dir);
+        int o = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", other);
+        CHECK(o >= 0 && bind(o, (struct sockaddr *)&sa, sizeof sa) == 0);
+        CHECK(listen(o, 4) == 0);
+        CHECK_INT(cds_listen(other), -EADDRINUSE);
+        /* Asked without a connection: the server has none to accept. */
+        CHECK(accept4(o, NULL, NULL, SOCK_CLOEXEC) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+        close(o);
         CHECK_INT(cds_listen("relative"), -EINVAL);
         char longp[200];
         memset(longp, 'a', sizeof longp - 1);
