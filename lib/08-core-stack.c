@@ -839,7 +839,7 @@ static void unwind_child(int outfd, const pkgnote_core *c, const pkgnote_stack_o
         (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
         (void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
         pid_t pp = getppid();
-        if (pp != parent && pp != 0) /* 0: the caller's parent is of another PID namespace */
+        if (pp != parent && pp != 0) /* 0: forked into a PID namespace of the caller's making */
                 _exit(3);
         rlim_t secs = (rlim_t)(timeout_ms / 1000 + 5);
         struct rlimit zero = {0, 0}, cpu = {secs, secs};

@@ -295,52 +295,21 @@ int cds_register(const char *sysctl, int level, const char *path, const char *pi
         return 0;
 }
 
-/* Whether a unix socket bound to PATH listens, as /proc/net/unix (this
- * network namespace's) tells: 1, 0, or -errno when it cannot be read.
- * No connection is made: a live server (systemd's socket unit among
- * them) sees nothing of the question. */
-static int listening_at(const char *path) {
-        FILE *f = fopen("/proc/net/unix", "re");
-        if (!f)
-                return -errno;
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t n;
-        int found = 0;
-        size_t plen = strlen(path);
-        while (!found && (n = getline(&line, &cap, f)) > 0) {
-                /* "Num: RefCount Protocol Flags Type St Inode Path" */
-                unsigned long flags;
-                int at = -1;
-                if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %n", &flags, &at) < 1 || at < 0)
-                        continue;
-                size_t len = (size_t)n - (size_t)at;
-                if (len > 0 && line[n - 1] == '\n')
-                        len--;
-                /* __SO_ACCEPTCON: listening */
-                found = (flags & 0x10000) && len == plen && !memcmp(line + at, path, plen);
-        }
-        free(line);
-        fclose(f);
-        return found;
-}
-
 /* Whether the socket file at PATH may be replaced: 0 when nothing is
  * there or a socket no one listens on (an earlier run's), -EEXIST when
  * it is not a socket (never the handler's to remove), -EADDRINUSE when
- * a server listens on it.  Another pkgnote-coredump holds the path's
- * lock (cds_listen()); this is for the others (systemd's socket unit). */
+ * a server listens on it.  Another pkgnote-coredump is told by the
+ * path's lock (cds_listen()), without a connection; this asks the others
+ * (systemd's socket unit, a server of another version) by connecting,
+ * which only a live listener notices: the socket's own inode answers,
+ * however the path is spelt and from whichever namespace it listens. */
 static int replaceable(const char *path) {
         struct stat st;
         if (lstat(path, &st) < 0)
                 return errno == ENOENT ? 0 : -errno;
         if (!S_ISSOCK(st.st_mode))
                 return -EEXIST;
-        int l = listening_at(path);
-        if (l >= 0)
-                return l ? -EADDRINUSE : 0;
-        /* No /proc/net/unix: asked by a connection instead.  Refused: no
-         * one listens.  Taken, or its queue full: a server. */
+        /* Refused: no one listens.  Taken, or its queue full: a server. */
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -354,9 +323,15 @@ static int replaceable(const char *path) {
         return r;
 }
 
-/* The lock of the path's server, held as long as it (or a worker) lives:
- * never closed once taken. */
+/* The lock of the path's server, held as long as it lives (its workers
+ * let go of it: cds_listen_release()). */
 static int listen_lock = -1;
+
+void cds_listen_release(void) {
+        if (listen_lock >= 0)
+                close(listen_lock);
+        listen_lock = -1;
+}
 
 int cds_listen(const char *path) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -414,8 +389,7 @@ int cds_listen(const char *path) {
                 close(lk);
                 return r;
         }
-        if (listen_lock >= 0)
-                close(listen_lock);
+        cds_listen_release(); /* (once a process: an earlier path's, let go) */
         listen_lock = lk;
         return fd;
 }

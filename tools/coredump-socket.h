@@ -131,6 +131,10 @@ void cds_quota_user_key(char out[17], int uid);
  * allows, with ".new"), -EEXIST (PATH or PATH.new is there and is not a
  * socket: never replaced), -EADDRINUSE (a server listens on it). */
 int cds_listen(const char *path);
+/* In a child of the server (a worker): lets go of the lock cds_listen()
+ * holds on the path, which only the server needs (a worker that outlives
+ * it must not keep a new server from starting). */
+void cds_listen_release(void);
 /* The listening socket systemd passed (LISTEN_FDS/LISTEN_PID), -ENOENT
  * when none was, -EINVAL when more than one or not a listening unix
  * stream socket, -EXDEV when not bound to PATH (NULL: any). */

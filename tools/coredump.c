@@ -1410,6 +1410,7 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
                 pid_t p = fork();
                 if (p == 0) {
                         close(lfd);
+                        cds_listen_release();
                         signal(SIGCHLD, SIG_DFL);
                         /* Its deadline, or a stop (the server's at the
                          * end of its grace, or a service manager's): one

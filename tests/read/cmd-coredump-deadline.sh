@@ -132,6 +132,7 @@ python3 kern.py "$T/lk.socket" segv.core stall > lk.out 2>&1
 end=$(sed -n 's/^\([0-9.]*\) closed.*/\1/p' lk.out | head -n 1)
 wait $SRV
 SRV=
+pkill -P $HOLDER 2> /dev/null # its sleep, which holds the test's output
 kill $HOLDER 2> /dev/null
 wait $HOLDER 2> /dev/null
 # (it waited for the lock: ended after 4.5 s, before its ack)
@@ -371,6 +372,30 @@ SRV=
 [ $st = 0 ] && grep -q "ack 0x9" wterm2.out && [ "$(ls "$T/wterm" | grep -c '^core\..*\.json$')" = 1 ] \
         && pass "a worker's own SIGTERM: the next crash stored (the quota's place given back)" \
         || fail "a worker's own SIGTERM: the next crash stored (the quota's place given back)" "status $st; $(cat wterm2.out); $(ls -A "$T/wterm")"
+
+# ------------------------------------------------ a server killed, its worker alive
+# The path's lock is the server's alone: killed (SIGKILL, the OOM killer)
+# while a worker still serves a crash, a new server starts on its path at
+# once, not when that worker ends.
+PKGNOTE_COREDUMP_TEST_DEADLINE=30 "$HANDLER" -d "$T/ko" -l "$T/ko.log" --socket="$T/ko.socket" &
+SRV=$!
+wait_socket "$T/ko.socket"
+stall_on "$T/ko.socket" ko.out
+worker=$(workers_of $SRV)
+kill -KILL $SRV
+wait $SRV 2> /dev/null
+"$HANDLER" -d "$T/ko2" -l "$T/ko2.log" --socket="$T/ko.socket" --connections 1 > /dev/null 2> ko2.err &
+SRV=$!
+sleep 1
+if [ -n "$worker" ] && kill -0 $worker 2> /dev/null && kill -0 $SRV 2> /dev/null && [ ! -s ko2.err ]; then
+        pass "a server killed while its worker serves: a new one starts on its path"
+else
+        fail "a server killed while its worker serves: a new one starts on its path" "worker '${worker}'; $(cat ko2.err)"
+fi
+[ -n "$worker" ] && kill $worker 2> /dev/null
+kill $SRV $KERN 2> /dev/null
+wait $SRV $KERN 2> /dev/null
+SRV= KERN=
 
 # ------------------------------------------------ a stop during the report's commit
 # The report's directory fsync made slow (strace injects a delay into
