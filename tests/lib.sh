@@ -101,6 +101,18 @@ finish() {
         [ "$FAILED" -eq 0 ]
 }
 
+# wait_for SECONDS COMMAND...: runs COMMAND every 0.05 s until it
+# succeeds, at most SECONDS long; the status of its last run.
+wait_for() {
+        _wl=$(($1 * 20)) _wn=0
+        shift
+        until "$@"; do
+                [ $_wn -ge $_wl ] && return 1
+                sleep 0.05
+                _wn=$((_wn + 1))
+        done
+}
+
 # npm's network bounds for the tests: one retry, 30 s a request (npm's
 # own defaults wait minutes where the registry is not reached, once per
 # request, and a test fetching twice runs out of time).

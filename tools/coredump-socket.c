@@ -465,23 +465,27 @@ void cds_quota_user_key(char out[17], int uid) {
         snprintf(out, 17, "%016" PRIx64, h);
 }
 
-/* The lock is a file of its own, never renamed, so that a ledger
- * rewritten under it is the one every later handler reads. */
+long cds_ms_since(const struct timespec *t0) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (long)(now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 /* The ledger's lock, waited for at most WAIT_MS: a handler that holds
  * it on a file system that no longer answers must not keep every other
  * one (which waits with its deadline held off) past its own bounds.
- * System calls only: a signal handler takes it too. */
+ * System calls only: a signal handler takes it too.  The lock is a file
+ * of its own, never renamed, so that a ledger rewritten under it is the
+ * one every later handler reads. */
 static int ledger_lock_within(int dirfd, unsigned wait_ms) {
         int fd = openat(dirfd, LEDGER ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return -errno;
-        struct timespec t0, now;
+        struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
                 int e = errno;
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                long waited = (long)(now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
-                if ((e != EWOULDBLOCK && e != EINTR) || waited >= (long)wait_ms) {
+                if ((e != EWOULDBLOCK && e != EINTR) || cds_ms_since(&t0) >= (long)wait_ms) {
                         close(fd);
                         return e == EWOULDBLOCK || e == EINTR ? -ETIMEDOUT : -e;
                 }

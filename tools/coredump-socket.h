@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* The bits of coredump_req.mask and coredump_ack.mask (uapi). */
 #define CDS_KERNEL (1ull << 0)    /* the kernel writes the dump to the socket */
@@ -90,6 +91,8 @@ struct cds_usage {
 };
 /* One user's total over every program: this many times the quota. */
 #define CDS_QUOTA_USER_FACTOR 5u
+/* The milliseconds since T0 (CLOCK_MONOTONIC); async-signal-safe. */
+long cds_ms_since(const struct timespec *t0);
 /* How long a ledger call waits for the ledger's lock (then -ETIMEDOUT). */
 #define CDS_LEDGER_LOCK_MS 5000
 /* Under a lock on the ledger in DIRFD: whether one more core of KEY (the

@@ -181,13 +181,18 @@ static struct {
         volatile sig_atomic_t set;
 } undone_quota = {.dirfd = -1};
 
-/* Holds off the signals that end a worker early; OLD to restore. */
+/* The signals that end a worker early: its deadline, a stop. */
+static void end_signals(sigset_t *ends) {
+        sigemptyset(ends);
+        sigaddset(ends, SIGALRM);
+        sigaddset(ends, SIGTERM);
+        sigaddset(ends, SIGINT);
+}
+
+/* Holds them off; OLD to restore. */
 static void hold_ends(sigset_t *old) {
         sigset_t ends;
-        sigemptyset(&ends);
-        sigaddset(&ends, SIGALRM);
-        sigaddset(&ends, SIGTERM);
-        sigaddset(&ends, SIGINT);
+        end_signals(&ends);
         sigprocmask(SIG_BLOCK, &ends, old);
 }
 
@@ -215,10 +220,11 @@ static void undone_quota_clear(void) {
         sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+static pid_t worker_pid; /* set in the worker: on_end() acts there alone */
+
 /* The worker's deadline or stop: removes what undone[] names and dies
  * of the signal (async-signal-safe calls only), so that the server,
  * which logs why, sees a worker ended by SIGALRM or SIGTERM. */
-static pid_t worker_pid; /* set in the worker: on_end() acts there alone */
 static void on_end(int sig) {
         /* A child of the worker (the stack's unwinder, the identification
          * before it resets its signals) has undone[]'s copy, not its say:
@@ -692,12 +698,11 @@ static void identify(const struct handler *h, struct identity *id) {
         size_t cap = sizeof id->program + sizeof id->package + REJECTED_JSON_MAX;
         char *buf = malloc(cap + 1);
         size_t got = 0;
-        struct timespec t0, t1;
+        struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         bool done = false, late = false, full = false;
         while (buf && !done) {
-                clock_gettime(CLOCK_MONOTONIC, &t1);
-                long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+                long ms = cds_ms_since(&t0);
                 if (ms >= IDENTIFY_TIMEOUT_MS) {
                         late = true;
                         break;
@@ -872,6 +877,13 @@ static int write_rejected(const struct handler *h, int store_fd, const struct id
         return r;
 }
 
+/* undone_quota's line for ID: its place, and the bytes counted so far. */
+static void undone_quota_line(const struct handler *h, const struct identity *id) {
+        int n = cds_quota_give_back_line(undone_quota.line, sizeof undone_quota.line, id->key, id->ukey, h->time,
+                                         id->bytes);
+        undone_quota.n = n > 0 ? (size_t)n : 0;
+}
+
 /* Applies the quota to the crash of ID: 1 when its core may be stored
  * (and it is counted), 0 when not (*U: the use so far).  A ledger that
  * cannot be read keeps the core: a quota must never lose the one crash
@@ -890,11 +902,10 @@ static int quota_take(const struct handler *h, int dirfd, struct identity *id, s
         undone_quota_clear();
         id->bytes = 0;
         if (id->counted) {
-                int n = cds_quota_give_back_line(undone_quota.line, sizeof undone_quota.line, id->key, id->ukey, h->time, 0);
+                undone_quota_line(h, id);
                 /* Its own descriptor: the store's may be closed before
                  * the crash is stored. */
-                undone_quota.dirfd = n > 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) : -1;
-                undone_quota.n = n > 0 ? (size_t)n : 0;
+                undone_quota.dirfd = undone_quota.n ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) : -1;
                 undone_quota.set = undone_quota.dirfd >= 0;
         }
         sigprocmask(SIG_SETMASK, &old, NULL);
@@ -945,10 +956,7 @@ static void quota_bytes(const struct handler *h, int dirfd, struct identity *id,
         hold_ends(&old);
         if (cds_quota_add_bytes(dirfd, id->key, id->ukey, h->time, bytes) == 0) {
                 id->bytes = bytes;
-                int n = cds_quota_give_back_line(undone_quota.line, sizeof undone_quota.line, id->key, id->ukey, h->time,
-                                                 bytes);
-                if (n > 0)
-                        undone_quota.n = (size_t)n;
+                undone_quota_line(h, id);
         }
         sigprocmask(SIG_SETMASK, &old, NULL);
 }
@@ -1417,10 +1425,7 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
                          * at a time, the first one's name logged. */
                         worker_pid = getpid();
                         struct sigaction da = {.sa_handler = on_end};
-                        sigemptyset(&da.sa_mask);
-                        sigaddset(&da.sa_mask, SIGALRM);
-                        sigaddset(&da.sa_mask, SIGTERM);
-                        sigaddset(&da.sa_mask, SIGINT);
+                        end_signals(&da.sa_mask);
                         sigaction(SIGALRM, &da, NULL);
                         sigaction(SIGTERM, &da, NULL);
                         sigaction(SIGINT, &da, NULL);
@@ -1444,21 +1449,15 @@ static int serve_socket(struct handler *h, const char *path, unsigned long conne
         if (stop && running > 0) {
                 /* Stopped: the busy workers get a grace, then are ended. */
                 unsigned grace = deadline / 2 < STOP_GRACE_S ? (deadline + 1) / 2 : STOP_GRACE_S;
-                struct timespec now, end;
-                clock_gettime(CLOCK_MONOTONIC, &end);
-                end.tv_sec += grace;
+                struct timespec t0;
+                clock_gettime(CLOCK_MONOTONIC, &t0);
                 for (;;) {
                         reap_workers(h, workers, &running, false, deadline);
-                        clock_gettime(CLOCK_MONOTONIC, &now);
-                        if (!running || now.tv_sec > end.tv_sec ||
-                            (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+                        long left = (long)grace * 1000 - cds_ms_since(&t0);
+                        if (!running || left <= 0)
                                 break;
-                        struct timespec left = {end.tv_sec - now.tv_sec, end.tv_nsec - now.tv_nsec};
-                        if (left.tv_nsec < 0) {
-                                left.tv_sec--;
-                                left.tv_nsec += 1000000000L;
-                        }
-                        (void)ppoll(NULL, 0, &left, &waiting); /* until a worker ends (SIGCHLD) */
+                        struct timespec ts = {left / 1000, (left % 1000) * 1000000L};
+                        (void)ppoll(NULL, 0, &ts, &waiting); /* until a worker ends (SIGCHLD) */
                 }
                 if (running > 0) {
                         log_line(h, "coredump socket: stopped: %u worker%s still busy after %u s, ended", running,

@@ -69,8 +69,7 @@ P
 at() { sed -n "s/^\([0-9.]*\) $2\$/\1/p" "$1" | head -1; }
 # Waits up to 60 s for the socket PATH.
 wait_socket() {
-        n=0
-        while [ ! -S "$1" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+        wait_for 60 test -S "$1"
 }
 # The workers of server PID (its children of its name).
 workers_of() {
@@ -97,8 +96,7 @@ if [ -n "$half" ] && [ -n "$end" ] && python3 -c 'import sys; sys.exit(not 11 <=
 else
         fail "a dump stalled half-way: the worker ended at its deadline" "$(cat stall.out)"
 fi
-n=0
-while ! grep -q "ended at its deadline" "$T/dl.log" 2> /dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 10 grep -qs "ended at its deadline" "$T/dl.log"
 grep -q "coredump socket: the worker for process [0-9]* was ended at its deadline of 12 s; what it had not stored whole is removed" \
         "$T/dl.log" && pass "the deadline logged, with the crash's process" || fail "the deadline logged, with the crash's process" "$(cat "$T/dl.log")"
 left=$(store_files "$T/dl")
@@ -121,8 +119,7 @@ SRV=
 mkdir -p "$T/lk"
 flock -o "$T/lk/.quota.lock" sleep 40 & # -o: the lock is flock's, gone with it
 HOLDER=$!
-n=0
-while ! [ -e "$T/lk/.quota.lock" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 10 test -e "$T/lk/.quota.lock"
 sleep 0.3
 PKGNOTE_COREDUMP_TEST_DEADLINE=3 "$HANDLER" -d "$T/lk" -l "$T/lk.log" --socket="$T/lk.socket" --connections 1 --quota-count 5 &
 SRV=$!
@@ -163,8 +160,7 @@ while True:
 P
         python3 stall.py "$T/asked" > port &
         STALL=$!
-        n=0
-        while [ ! -s port ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+        wait_for 10 test -s port
         URL="http://127.0.0.1:$(cat port)"
         cc -o dicrasher crash.c -Xlinker "--package-metadata={\"type\":\"rpm\",\"name\":\"dicrasher\",\"version\":\"1.0-1\",\"debugInfoUrl\":\"$URL\"}" \
                 || fatal "cannot build"
@@ -206,8 +202,7 @@ P
         for step in unwinder worker; do
                 rm -f "$T/asked"
                 python3 kern.py "$T/dit.socket" di.core whole > "dit-$step.out" 2>&1
-                n=0
-                while [ ! -s "$T/asked" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+                wait_for 60 test -s "$T/asked"
                 worker=$(workers_of $SRV)
                 if [ $step = unwinder ]; then
                         victims=$(cat /proc/$worker/task/$worker/children 2> /dev/null)
@@ -218,16 +213,13 @@ P
                         want="was stopped (SIGTERM)"
                 fi
                 [ -n "$victims" ] && kill -TERM $victims
-                n=0
-                while ! grep -q "$want" "$T/dit.log" 2> /dev/null && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+                wait_for 30 grep -qs "$want" "$T/dit.log"
                 [ $step = unwinder ] && whole=$(store_files "$T/dit")
         done
         # The stopped worker's unwinder (still downloading) ends with it.
-        n=0
         # (a zombie no one reaped yet has ended too)
-        alive() { [ -n "$(sed -n 's/^[0-9]* (.*) \([^ZX]\) .*/\1/p' /proc/$1/stat 2> /dev/null)" ]; }
-        while [ -n "$orphan" ] && alive $orphan && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-        if [ -n "$orphan" ] && ! alive $orphan; then
+        gone() { [ -z "$(sed -n 's/^[0-9]* (.*) \([^ZX]\) .*/\1/p' /proc/$1/stat 2> /dev/null)" ]; }
+        if [ -n "$orphan" ] && wait_for 5 gone $orphan; then
                 pass "a report waiting for debuginfod: the stopped worker's unwinder ends with it"
         else
                 fail "a report waiting for debuginfod: the stopped worker's unwinder ends with it" "unwinder '${orphan}' $(ps -o pid,stat,comm -p ${orphan:-0} 2> /dev/null | tail -n +2)"
@@ -260,8 +252,7 @@ SRV=$!
 wait_socket "$T/term.socket"
 python3 kern.py "$T/term.socket" segv.core go:go > term.out 2>&1 &
 KERN=$!
-n=0
-while ! grep -q "half sent" term.out && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 60 grep -q "half sent" term.out
 kill -TERM $SRV
 sleep 2
 if kill -0 $SRV 2> /dev/null; then alive=yes; else alive=no; fi
@@ -313,8 +304,7 @@ P
 stall_on() {
         python3 kern.py "$1" segv.core stall > "$2" 2>&1 &
         KERN=$!
-        n=0
-        while ! grep -q "half sent" "$2" && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+        wait_for 60 grep -q "half sent" "$2"
 }
 # SIGTERM with a worker whose dump never ends: the server waits half the
 # deadline (here 30 s, so 15; 30 s in service), then ends the worker,
@@ -356,8 +346,7 @@ stall_on "$T/wterm.socket" wterm.out
 worker=$(workers_of $SRV)
 [ -n "$worker" ] && kill -TERM "$worker"
 wait $KERN
-n=0
-while ! grep -q "was stopped (SIGTERM)" "$T/wterm.log" 2> /dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 10 grep -qs "was stopped (SIGTERM)" "$T/wterm.log"
 left=$(store_files "$T/wterm")
 if [ -n "$worker" ] && grep -q "closed" wterm.out && [ -z "$left" ] \
         && grep -q "coredump socket: the worker for process [0-9]* was stopped (SIGTERM); what it had not stored whole is removed" "$T/wterm.log"; then
@@ -412,8 +401,8 @@ else
         SRV=$!
         wait_socket "$T/cm.socket"
         python3 kern.py "$T/cm.socket" segv.core whole > cm.out 2>&1
-        n=0
-        while ! ls "$T/cm" 2> /dev/null | grep -q '^core\..*\.json$' && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+        has_report() { ls "$1" 2> /dev/null | grep -q '^core\..*\.json$'; }
+        wait_for 30 has_report "$T/cm"
         srvp=$(workers_of $SRV) # SRV is strace: the server is its child
         worker=$(for s in $srvp; do workers_of $s; done)
         [ -n "$worker" ] && kill -TERM $worker
@@ -526,8 +515,7 @@ REUSED=$(sed -n 's/^reused \([0-9]*\)$/\1/p' gone.out)
 kill -CONT $SRV
 wait $SRV
 SRV=
-n=0
-while ! grep -q closed b.out 2> /dev/null && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 30 grep -qs closed b.out
 if [ -z "$REUSED" ]; then
         skip "a peer reaped before the check, its PID reused: refused" "cannot run a process as PID $A: $(cat gone.out)"
 else
@@ -554,8 +542,7 @@ REUSED=$(sed -n 's/^reused \([0-9]*\)$/\1/p' left.out)
 wait $SRV
 st=$?
 SRV=
-n=0
-while ! grep -q closed b.out 2> /dev/null && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 30 grep -qs closed b.out
 if [ -z "$REUSED" ]; then
         skip "a peer exiting while identified, its PID reused: told by the pidfd" "cannot run a process as PID $A: $(cat left.out)"
 else

@@ -67,8 +67,7 @@ grep -q "identifying it took longer than 10 s; counted as comm:crasher" "$T/hang
 SOCK="$T/cd.socket"
 "$HANDLER" -d "$T/sock-state" -l "$T/sock-log" --socket="$SOCK" --connections 1 &
 SRV=$!
-n=0
-while [ ! -S "$SOCK" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 5 test -S "$SOCK"
 [ "$(stat -c %a "$SOCK")" = 600 ] && pass "socket made 0600" || fail "socket made 0600" "$(stat -c %a "$SOCK")"
 python3 - "$SOCK" > out 2>&1 <<'P'
 import socket, struct, sys
@@ -98,8 +97,7 @@ if command -v systemd-socket-activate > /dev/null 2>&1; then
         systemd-socket-activate -l "$T/act.socket" "$HANDLER" -d "$T/sock-state" -l "$T/sock-log" --socket "$T/act.socket" --connections 1 \
                 > /dev/null 2>&1 &
         ACT=$!
-        n=0
-        while [ ! -S "$T/act.socket" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+        wait_for 5 test -S "$T/act.socket"
         python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10); print(s.recv(16))' \
                 "$T/act.socket" > /dev/null 2>&1
         wait $ACT
@@ -112,8 +110,7 @@ fi
 if command -v systemd-socket-activate > /dev/null 2>&1; then
 systemd-socket-activate -l "$T/other.socket" "$HANDLER" -d "$T/x" -l "$T/x.log" --socket "$T/act.socket" > /dev/null 2> err &
 ACT=$!
-n=0
-while [ ! -S "$T/other.socket" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 5 test -S "$T/other.socket"
 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' "$T/other.socket" > /dev/null 2>&1
 wait $ACT
 st=$?
@@ -133,8 +130,7 @@ st=$?
         || fail "--socket naming a regular file: an error, the file kept" "status $st; $(cat err); $(ls -l "$T/plain")"
 "$HANDLER" --socket "$T/live.socket" -d "$T/live" -l "$T/live.log" --connections 1 &
 LIVE=$!
-n=0
-while [ ! -S "$T/live.socket" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+wait_for 10 test -S "$T/live.socket"
 timeout 20 "$HANDLER" --socket "$T/live.socket" -d "$T/x" -l "$T/x.log" > /dev/null 2> err
 st=$?
 # Asked without a connection: the live server (--connections 1) still
